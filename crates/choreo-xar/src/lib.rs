@@ -5,15 +5,29 @@
 //!
 //! - [`model`]: the typed model of a XAR file (boxes, ports, parameters, timelines, ...).
 //! - [`read_xar`] / [`write_xar`]: XAR v3 (`behavior.xar`, `box.xar`).
+//! - [`package`]: `.pml` projects, `manifest.xml`, `.dlg` and `.top` dialog files.
+//! - [`archive`]: `.crg` / `.cbl` (ar + tar.gz) and `.pkg` (zip), unpacked safely.
+//! - [`source`]: any path or bytes (file, folder, archive, split folder) to behaviors.
+//! - [`split`]: the readable split format (a folder tree of TOML, `.py` and text files).
+//! - [`diff`]: semantic differences between two behaviors.
 
+pub mod archive;
+pub mod diff;
 pub mod error;
 pub mod model;
+pub mod package;
+pub mod source;
+pub mod split;
 mod xar;
 mod xml;
 
 pub use error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 pub use model::*;
 pub use xar::{read_xar, write_xar};
+
+/// Files in memory, by relative path with `/` separators (an unpacked archive, a split
+/// folder, a project folder): the readers work on these, so they never touch the disk.
+pub type FileTree = std::collections::BTreeMap<String, Vec<u8>>;
 
 /// A value read from a source, with the warnings found while reading it.
 #[derive(Debug, Clone, PartialEq)]

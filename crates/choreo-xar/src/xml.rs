@@ -9,7 +9,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
-use crate::model::Extras;
+use crate::model::{ChildKind, Extras};
 
 /// Elements nested deeper than this are refused: real behaviors stay under 60 levels,
 /// and the readers recurse once per level.
@@ -663,6 +663,162 @@ impl ChildOrder {
         }
         if !in_order {
             extras.get_mut().order = self.seen;
+        }
+    }
+}
+
+/// An indenting XML writer that decides between `<a/>` and `<a>...</a>` by itself.
+#[derive(Default)]
+pub(crate) struct XmlWriter {
+    /// The text written so far.
+    pub out: String,
+    depth: usize,
+    /// The last start tag is still open (`<a x="1"`), waiting for a child or its end.
+    pending: bool,
+}
+
+impl XmlWriter {
+    /// Writes the indentation of the current depth.
+    pub fn indent(&mut self) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+    }
+
+    /// Closes a pending start tag before content is written inside it.
+    pub fn begin_content(&mut self) {
+        if self.pending {
+            self.out.push_str(">\n");
+            self.pending = false;
+        }
+    }
+
+    /// Starts element `name` (attributes may follow).
+    pub fn open(&mut self, name: &str) {
+        self.begin_content();
+        self.indent();
+        self.out.push('<');
+        self.out.push_str(name);
+        self.pending = true;
+        self.depth += 1;
+    }
+
+    /// Ends element `name`: `/>` if nothing was written inside it.
+    pub fn close(&mut self, name: &str) {
+        self.depth -= 1;
+        if self.pending {
+            self.out.push_str(" />\n");
+            self.pending = false;
+        } else {
+            self.indent();
+            self.out.push_str("</");
+            self.out.push_str(name);
+            self.out.push_str(">\n");
+        }
+    }
+
+    /// Writes an attribute, with the spelling recorded in `extras`.
+    pub fn attr(&mut self, extras: &Extras, name: &str, value: &str) {
+        self.out.push(' ');
+        self.out.push_str(extras.attribute_spelling(name));
+        self.out.push_str("=\"");
+        escape_attribute(&mut self.out, value);
+        self.out.push('"');
+    }
+
+    /// Writes an attribute if present.
+    pub fn attr_opt(&mut self, extras: &Extras, name: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.attr(extras, name, v);
+        }
+    }
+
+    /// Writes a number attribute (integers and floats in their shortest exact form).
+    pub fn attr_num(&mut self, extras: &Extras, name: &str, value: impl std::fmt::Display) {
+        self.out.push(' ');
+        self.out.push_str(extras.attribute_spelling(name));
+        let _ = write!(self.out, "=\"{value}\"");
+    }
+
+    /// Writes a number attribute if present.
+    pub fn attr_num_opt(
+        &mut self,
+        extras: &Extras,
+        name: &str,
+        value: Option<impl std::fmt::Display>,
+    ) {
+        if let Some(v) = value {
+            self.attr_num(extras, name, v);
+        }
+    }
+
+    /// Writes a `0`/`1` flag if present.
+    pub fn attr_flag(&mut self, extras: &Extras, name: &str, value: Option<bool>) {
+        if let Some(v) = value {
+            self.attr(extras, name, if v { "1" } else { "0" });
+        }
+    }
+
+    /// Writes the unknown attributes kept in `extras`.
+    pub fn unknown_attributes(&mut self, extras: &Extras) {
+        for (name, value) in extras.attributes() {
+            self.out.push(' ');
+            self.out.push_str(name);
+            self.out.push_str("=\"");
+            escape_attribute(&mut self.out, value);
+            self.out.push('"');
+        }
+    }
+
+    /// Writes raw XML kept verbatim, on its own line.
+    pub fn raw(&mut self, xml: &str) {
+        self.begin_content();
+        self.indent();
+        self.out.push_str(xml);
+        self.out.push('\n');
+    }
+
+    /// Writes `<name>text</name>` on one line.
+    pub fn text_element(&mut self, name: &str, text: &str) {
+        self.begin_content();
+        self.indent();
+        let _ = write!(self.out, "<{name}>");
+        escape_text(&mut self.out, text);
+        let _ = writeln!(self.out, "</{name}>");
+    }
+
+    /// Writes the children of an element: in the order recorded in `extras` if any, else in
+    /// `canonical` order; unknown children from `extras`; then anything added to the model
+    /// since reading. `item(w, kind, n)` writes the `n`-th child of `kind` and says whether
+    /// there was one.
+    pub fn children(
+        &mut self,
+        canonical: &[ChildKind],
+        extras: &Extras,
+        mut item: impl FnMut(&mut XmlWriter, ChildKind, usize) -> bool,
+    ) {
+        let mut written: Vec<(ChildKind, usize)> =
+            canonical.iter().map(|&k| (k, 0)).collect();
+        let mut unknown = 0;
+        for &kind in extras.order() {
+            if kind == ChildKind::Unknown {
+                if let Some(raw) = extras.children().get(unknown) {
+                    self.raw(raw);
+                }
+                unknown += 1;
+            } else if let Some(slot) = written.iter_mut().find(|(k, _)| *k == kind)
+                && item(self, kind, slot.1)
+            {
+                slot.1 += 1;
+            }
+        }
+        for (kind, n) in &mut written {
+            while item(self, *kind, *n) {
+                *n += 1;
+            }
+        }
+        for raw in extras.children().iter().skip(unknown) {
+            self.raw(raw);
         }
     }
 }

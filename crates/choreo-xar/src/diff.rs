@@ -1,0 +1,1 @@
+//! Semantic differences between two behaviors.

@@ -1,0 +1,1 @@
+//! Project files: `.pml`, `manifest.xml`, `.dlg` and `.top`.

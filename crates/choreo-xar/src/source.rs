@@ -1,0 +1,1 @@
+//! Reading any source (file or folder, any format) into behaviors.

@@ -1,0 +1,1 @@
+//! The readable split format: one folder per box, TOML metadata, `.py` scripts, text links.
