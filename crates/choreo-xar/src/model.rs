@@ -78,7 +78,11 @@ impl Extras {
 
     /// Drops the record when it holds nothing.
     pub(crate) fn shrink(&mut self) {
-        if self.0.as_deref().is_some_and(|d| *d == ExtraData::default()) {
+        if self
+            .0
+            .as_deref()
+            .is_some_and(|d| *d == ExtraData::default())
+        {
             self.0 = None;
         }
     }

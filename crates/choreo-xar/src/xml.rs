@@ -100,7 +100,11 @@ impl<'a> Cursor<'a> {
             .into());
         }
         if first.is_empty() {
-            return Err(Error::file_level(ErrorKind::Truncated, file, "file is empty"));
+            return Err(Error::file_level(
+                ErrorKind::Truncated,
+                file,
+                "file is empty",
+            ));
         }
         if !first.starts_with('<') {
             return Err(Diagnostic::at_offset(
@@ -111,6 +115,21 @@ impl<'a> Cursor<'a> {
                 text.len() - first.len(),
                 "",
                 "not an XML document (it does not start with '<')",
+            )
+            .into());
+        }
+        if let Some((offset, c)) = find_non_xml_char(text) {
+            return Err(Diagnostic::at_offset(
+                Severity::Error,
+                ErrorKind::NotXml,
+                file,
+                text,
+                offset,
+                "",
+                format!(
+                    "character U+{:04X} is not allowed in XML (binary data?)",
+                    u32::from(c)
+                ),
             )
             .into());
         }
@@ -214,9 +233,16 @@ impl<'a> Cursor<'a> {
             quick_xml::Error::IllFormed(quick_xml::errors::IllFormedError::MissingEndTag(_)) => {
                 ErrorKind::Truncated
             }
-            quick_xml::Error::Syntax(_) if offset >= self.text.trim_end().len() => {
-                ErrorKind::Truncated
+            // `<!` followed by something unknown, unless the input ends right there.
+            quick_xml::Error::Syntax(quick_xml::errors::SyntaxError::InvalidBangMarkup) => {
+                match self.text.get(offset..) {
+                    Some(rest) if rest.trim_end().len() > 2 => ErrorKind::NotXml,
+                    _ => ErrorKind::Truncated,
+                }
             }
+            // Every other syntax error is a tag, comment, CDATA, PI or quoted value that the
+            // input ends inside of (reported at its `<`).
+            quick_xml::Error::Syntax(_) => ErrorKind::Truncated,
             _ => ErrorKind::NotXml,
         };
         self.error(kind, offset, format!("malformed XML: {e}"))
@@ -260,18 +286,37 @@ impl<'a> Cursor<'a> {
                 Event::Text(t) if t.bytes().all(|b| b.is_ascii_whitespace()) => continue,
                 Event::Decl(_) if self.depth == 0 => continue,
                 Event::Eof => {
-                    return Err(self.error(
-                        ErrorKind::Truncated,
-                        self.text.len(),
-                        "the file ends before its elements are closed (truncated?)",
+                    let message = if self.depth == 0 {
+                        "no root element (the file ends before any element)"
+                    } else {
+                        "the file ends before its elements are closed (truncated?)"
+                    };
+                    return Err(self.error(ErrorKind::Truncated, self.text.len(), message));
+                }
+                // Stray character data between elements (text and references, which
+                // quick-xml reports apart) is one piece, kept without the whitespace around
+                // it: that whitespace is indentation, which the writer makes anew.
+                Event::Text(_) | Event::GeneralRef(_) => {
+                    let mut end = after;
+                    loop {
+                        let mut ahead = self.reader.clone();
+                        match ahead.read_event() {
+                            Ok(Event::Text(_) | Event::GeneralRef(_)) => {
+                                self.reader = ahead;
+                                end = self.position();
+                            }
+                            _ => break,
+                        }
+                    }
+                    let run = self.text.get(before..end).unwrap_or("");
+                    return Ok(Item::Misc(
+                        run.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
                     ));
                 }
-                Event::Text(_)
-                | Event::CData(_)
+                Event::CData(_)
                 | Event::Comment(_)
                 | Event::PI(_)
                 | Event::DocType(_)
-                | Event::GeneralRef(_)
                 | Event::Decl(_) => return Ok(Item::Misc(raw)),
             }
         }
@@ -280,35 +325,27 @@ impl<'a> Cursor<'a> {
     /// At document level: the root element, with comments/PIs before it collected into `prolog`.
     pub fn root_element(&mut self, prolog: &mut Vec<String>) -> Result<Element<'a>> {
         loop {
-            match self.next_item() {
-                Ok(Item::Element(e)) => return Ok(e),
-                Ok(Item::Misc(raw)) => {
+            match self.next_item()? {
+                Item::Element(e) => return Ok(e),
+                Item::Misc(raw) => {
                     if raw.trim_start().starts_with("<!") || raw.trim_start().starts_with("<?") {
                         prolog.push(raw.to_string());
                     } else {
                         return Err(self.error(
                             ErrorKind::NotXml,
-                            self.position().saturating_sub(raw.len()),
+                            raw.as_ptr()
+                                .addr()
+                                .saturating_sub(self.text.as_ptr().addr()),
                             "text outside the root element",
                         ));
                     }
                 }
-                Ok(Item::End) => {
+                Item::End => {
                     return Err(self.error(
                         ErrorKind::NotXml,
                         self.position(),
                         "end tag before any element",
                     ));
-                }
-                Err(e) => {
-                    if e.kind() == ErrorKind::Truncated && self.depth == 0 {
-                        return Err(self.error(
-                            ErrorKind::Truncated,
-                            self.text.len(),
-                            "no root element",
-                        ));
-                    }
-                    return Err(e);
                 }
             }
         }
@@ -430,6 +467,42 @@ pub(crate) fn decode_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str> {
     })
 }
 
+/// Whether XML 1.0 allows `c` in a document (the `Char` production).
+pub(crate) fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// The first character XML 1.0 does not allow (control characters, U+FFFE, U+FFFF), if any.
+fn find_non_xml_char(text: &str) -> Option<(usize, char)> {
+    // A control byte other than tab/LF/CR, or 0xEF (the lead byte of U+F000..U+FFFF).
+    fn suspicious(b: u8) -> bool {
+        (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r') || b == 0xEF
+    }
+    let bytes = text.as_bytes();
+    const CHUNK: usize = 64;
+    for (n, chunk) in bytes.chunks(CHUNK).enumerate() {
+        // Branch-free over the chunk, so the common case (nothing found) vectorises.
+        if !chunk.iter().fold(false, |found, &b| found | suspicious(b)) {
+            continue;
+        }
+        for (i, &b) in chunk.iter().enumerate() {
+            let at = n * CHUNK + i;
+            let bad = if b == 0xEF {
+                bytes.get(at + 1) == Some(&0xBF) && bytes.get(at + 2).is_some_and(|&c| c >= 0xBE)
+            } else {
+                suspicious(b)
+            };
+            if bad {
+                return text
+                    .get(at..)
+                    .and_then(|t| t.chars().next())
+                    .map(|c| (at, c));
+            }
+        }
+    }
+    None
+}
+
 /// The offset of the first git merge-conflict marker line, if any.
 fn find_merge_conflict(text: &str) -> Option<usize> {
     let mut from = 0;
@@ -481,9 +554,12 @@ fn normalize_eols(s: String) -> String {
     }
 }
 
+/// Line ends of the source are normalised before references are resolved, as XML does, so
+/// that `&#x0D;` stays a CR.
 fn unescape_text(raw: &str) -> Option<String> {
-    let unescaped = quick_xml::escape::unescape(raw).ok()?;
-    Some(normalize_eols(unescaped.into_owned()))
+    let normalized = normalize_eols(raw.to_string());
+    let unescaped = quick_xml::escape::unescape(&normalized).ok()?;
+    Some(unescaped.into_owned())
 }
 
 struct Attr<'e> {
@@ -506,10 +582,9 @@ impl<'e> Attributes<'e, '_> {
         if let Some(a) = self.items.iter_mut().find(|a| a.name == name) {
             return a.value.take();
         }
-        let a = self
-            .items
-            .iter_mut()
-            .find(|a| a.value.is_some() && !a.name.contains(':') && a.name.eq_ignore_ascii_case(name))?;
+        let a = self.items.iter_mut().find(|a| {
+            a.value.is_some() && !a.name.contains(':') && a.name.eq_ignore_ascii_case(name)
+        })?;
         self.spellings.push((name.to_string(), a.name.to_string()));
         a.value.take()
     }
@@ -797,8 +872,7 @@ impl XmlWriter {
         extras: &Extras,
         mut item: impl FnMut(&mut XmlWriter, ChildKind, usize) -> bool,
     ) {
-        let mut written: Vec<(ChildKind, usize)> =
-            canonical.iter().map(|&k| (k, 0)).collect();
+        let mut written: Vec<(ChildKind, usize)> = canonical.iter().map(|&k| (k, 0)).collect();
         let mut unknown = 0;
         for &kind in extras.order() {
             if kind == ChildKind::Unknown {
@@ -859,6 +933,12 @@ pub(crate) fn escape_attribute(out: &mut String, s: &str) {
             '\n' => "&#x0A;",
             '\r' => "&#x0D;",
             '\t' => "&#x09;",
+            c if !is_xml_char(c) => {
+                out.push_str(&s[last..i]);
+                let _ = write!(out, "&#x{:X};", u32::from(c));
+                last = i + c.len_utf8();
+                continue;
+            }
             _ => continue,
         };
         out.push_str(&s[last..i]);
@@ -877,6 +957,12 @@ pub(crate) fn escape_text(out: &mut String, s: &str) {
             '<' => "&lt;",
             '>' => "&gt;",
             '\r' => "&#x0D;",
+            c if !is_xml_char(c) => {
+                out.push_str(&s[last..i]);
+                let _ = write!(out, "&#x{:X};", u32::from(c));
+                last = i + c.len_utf8();
+                continue;
+            }
             _ => continue,
         };
         out.push_str(&s[last..i]);
@@ -915,7 +1001,10 @@ mod tests {
 
     #[test]
     fn merge_conflict_markers_are_found_only_at_line_start() {
-        assert_eq!(find_merge_conflict("<a>\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n</a>"), Some(4));
+        assert_eq!(
+            find_merge_conflict("<a>\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n</a>"),
+            Some(4)
+        );
         assert_eq!(find_merge_conflict("<a x='<<<<<<<'/>"), None);
     }
 

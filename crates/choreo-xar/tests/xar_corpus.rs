@@ -7,9 +7,15 @@ use choreo_xar::{ErrorKind, read_xar, write_xar};
 
 #[test]
 fn every_corpus_xar_round_trips() {
-    let Some(corpus) = common::corpus() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
     let files = common::files_under(&corpus, &|p| p.extension().is_some_and(|e| e == "xar"));
-    assert!(files.len() > 200, "expected the corpus's ~260 XAR files, found {}", files.len());
+    assert!(
+        files.len() > 200,
+        "expected the corpus's ~260 XAR files, found {}",
+        files.len()
+    );
     let (mut ok, mut conflict, mut warnings) = (0, 0, 0);
     let mut failures = Vec::new();
     for f in &files {
@@ -44,6 +50,14 @@ fn every_corpus_xar_round_trips() {
         "XAR corpus: {} files, {ok} round-tripped, {conflict} merge-conflict file(s) rejected as documented, {warnings} warnings",
         files.len()
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert_eq!(conflict, 1, "the corpus has exactly one merge-conflict file");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        conflict, 1,
+        "the corpus has exactly one merge-conflict file"
+    );
 }

@@ -17,7 +17,11 @@ pub(crate) fn code_of_raw_content(inner: &str) -> String {
         TextContent::Text(text) => text,
         TextContent::Mixed => text_and_cdata_of(inner),
     };
-    if code.trim().is_empty() { String::new() } else { code }
+    if code.trim().is_empty() {
+        String::new()
+    } else {
+        code
+    }
 }
 
 /// Concatenates the character data and CDATA of `inner`, leaving out comments, PIs and tags.

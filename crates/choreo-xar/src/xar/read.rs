@@ -173,8 +173,7 @@ impl<'a> XarReader<'a> {
         }
         let canonical_name = kind.element_name();
         if local != canonical_name {
-            extras.get_mut().spelling =
-                Some(root.name().to_string());
+            extras.get_mut().spelling = Some(root.name().to_string());
         }
         let mut root_box = None;
         let mut order = ChildOrder::default();
@@ -245,7 +244,9 @@ impl<'a> XarReader<'a> {
         let (content, _) = self.cur.text_content(&el)?;
         match content {
             TextContent::Text(t) if !has_attributes => Ok(Ok(t)),
-            _ => Ok(Err(self.cur.text()[el.offset..self.cur.consumed()].to_string())),
+            _ => Ok(Err(
+                self.cur.text()[el.offset..self.cur.consumed()].to_string()
+            )),
         }
     }
 
@@ -332,7 +333,8 @@ impl<'a> XarReader<'a> {
                     }
                     ChildKind::Input => {
                         let n = b.inputs.len() + 1;
-                        let mut p: Input = self.read_port(child, "Input", n, InputNature::from_code)?;
+                        let mut p: Input =
+                            self.read_port(child, "Input", n, InputNature::from_code)?;
                         set_spelling(&mut p.extras, spelling);
                         port_offsets.push((p.id, child_offset));
                         b.inputs.push(p);
@@ -423,7 +425,10 @@ impl<'a> XarReader<'a> {
                 return Err(err(
                     ErrorKind::BadValue,
                     offset,
-                    format!("box {:?} has id 0, which links use for the enclosing box", b.name),
+                    format!(
+                        "box {:?} has id 0, which links use for the enclosing box",
+                        b.name
+                    ),
                 ));
             }
             if let Some(first) = ids.insert(b.id, b) {
@@ -482,16 +487,15 @@ impl<'a> XarReader<'a> {
                     ),
                 )
             })?;
-            let source_ok = match (link.output_owner == 0, src_port) {
-                (true, PortRef::Input(_)) => true,
-                (false, PortRef::Output(_)) => true,
-                _ => false,
-            };
-            let destination_ok = match (link.input_owner == 0, dst_port) {
-                (true, PortRef::Output(_)) => true,
-                (false, PortRef::Input(_) | PortRef::Parameter(_)) => true,
-                _ => false,
-            };
+            // Inside a diagram the parent's inputs are sources and its outputs sinks.
+            let source_ok = matches!(
+                (link.output_owner == 0, src_port),
+                (true, PortRef::Input(_)) | (false, PortRef::Output(_))
+            );
+            let destination_ok = matches!(
+                (link.input_owner == 0, dst_port),
+                (true, PortRef::Output(_)) | (false, PortRef::Input(_) | PortRef::Parameter(_))
+            );
             let port_name = |p: PortRef<'_>| match p {
                 PortRef::Input(i) => format!("input {:?}", i.name),
                 PortRef::Output(o) => format!("output {:?}", o.name),
@@ -736,11 +740,9 @@ impl<'a> XarReader<'a> {
             a.finish(&mut t.extras);
         }
         if t.fps.is_some_and(|f| f < 0) {
-            return Err(self.cur.error(
-                ErrorKind::BadValue,
-                el.offset,
-                "Timeline fps is negative",
-            ));
+            return Err(self
+                .cur
+                .error(ErrorKind::BadValue, el.offset, "Timeline fps is negative"));
         }
         // A flow-diagram holder adds nothing to the path: its boxes read as children of the box.
         let holder = !t.is_enabled();
@@ -1004,7 +1006,8 @@ impl<'a> XarReader<'a> {
             c.always_visible = a.flag("alwaysVisible")?;
             a.finish(&mut c.extras);
         }
-        self.cur.push(format!("ActuatorCurve[{n}]({})", c.actuator), None);
+        self.cur
+            .push(format!("ActuatorCurve[{n}]({})", c.actuator), None);
         let mut order = ChildOrder::default();
         if !el.empty {
             loop {

@@ -13,15 +13,13 @@ use crate::xml::{Real, XmlWriter, write_cdata};
 /// Writes a XAR file as UTF-8 XML text.
 pub fn write_xar(file: &XarFile) -> String {
     let mut w = XmlWriter::default();
-    w.out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n");
+    w.out
+        .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n");
     for p in &file.prolog {
         w.out.push_str(p);
         w.out.push('\n');
     }
-    let name = file
-        .extras
-        .spelling()
-        .unwrap_or(file.root.element_name());
+    let name = file.extras.spelling().unwrap_or(file.root.element_name());
     w.open(name);
     w.attr_opt(&file.extras, "xmlns", file.namespace.as_deref());
     w.attr_opt(&file.extras, "xar_version", file.xar_version.as_deref());
@@ -38,7 +36,7 @@ pub fn write_xar(file: &XarFile) -> String {
 }
 
 impl XmlWriter {
-    fn name<'e>(extras: &'e Extras, kind: ChildKind) -> &'e str {
+    fn name(extras: &Extras, kind: ChildKind) -> &str {
         extras.spelling().unwrap_or(element_name(kind))
     }
 
@@ -203,9 +201,9 @@ impl XmlWriter {
                 w.write_layer(l);
                 true
             }),
-            ChildKind::ActuatorList => once(n, t.actuator_list.as_ref(), |l| {
-                w.write_actuator_list(l)
-            }),
+            ChildKind::ActuatorList => {
+                once(n, t.actuator_list.as_ref(), |l| w.write_actuator_list(l))
+            }
             _ => false,
         });
         self.close(name);

@@ -23,7 +23,9 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -41,9 +43,13 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
 /// sets, same comments and text (whitespace around text ignored, whitespace-only text
 /// ignored). Returns the first difference.
 pub fn xml_equivalent(a: &str, b: &str) -> Result<(), String> {
-    let opt = || roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    let opt = || roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
     let da = roxmltree::Document::parse_with_options(a, opt()).map_err(|e| format!("left: {e}"))?;
-    let db = roxmltree::Document::parse_with_options(b, opt()).map_err(|e| format!("right: {e}"))?;
+    let db =
+        roxmltree::Document::parse_with_options(b, opt()).map_err(|e| format!("right: {e}"))?;
     compare(da.root_element(), db.root_element(), "")
 }
 
@@ -58,21 +64,35 @@ fn significant(n: &roxmltree::Node) -> bool {
 fn compare(a: roxmltree::Node, b: roxmltree::Node, path: &str) -> Result<(), String> {
     let here = format!("{path}/{}", a.tag_name().name());
     if a.node_type() != b.node_type() {
-        return Err(format!("{here}: node type {:?} vs {:?}", a.node_type(), b.node_type()));
+        return Err(format!(
+            "{here}: node type {:?} vs {:?}",
+            a.node_type(),
+            b.node_type()
+        ));
     }
     match a.node_type() {
         roxmltree::NodeType::Text | roxmltree::NodeType::Comment => {
             let (ta, tb) = (a.text().unwrap_or("").trim(), b.text().unwrap_or("").trim());
-            return if ta == tb { Ok(()) } else { Err(format!("{here}: text {ta:?} vs {tb:?}")) };
+            return if ta == tb {
+                Ok(())
+            } else {
+                Err(format!("{here}: text {ta:?} vs {tb:?}"))
+            };
         }
         _ => {}
     }
     if a.tag_name() != b.tag_name() {
-        return Err(format!("{here}: element {:?} vs {:?}", a.tag_name(), b.tag_name()));
+        return Err(format!(
+            "{here}: element {:?} vs {:?}",
+            a.tag_name(),
+            b.tag_name()
+        ));
     }
     let attrs = |n: roxmltree::Node| {
-        let mut v: Vec<(String, String)> =
-            n.attributes().map(|x| (x.name().to_string(), x.value().to_string())).collect();
+        let mut v: Vec<(String, String)> = n
+            .attributes()
+            .map(|x| (x.name().to_string(), x.value().to_string()))
+            .collect();
         v.sort();
         v
     };

@@ -1,0 +1,172 @@
+//! `choreo check`: per-file validation of every Choregraphe format, with a summary.
+
+use std::path::{Path, PathBuf};
+
+use choreo_xar::source::{FileReport, check_file};
+use choreo_xar::{Diagnostic, ErrorKind, Severity};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::exit;
+use crate::report::format_diagnostic;
+
+/// File extensions looked at when walking a folder (explicit file arguments are always checked).
+const EXTENSIONS: &[&str] = &["xar", "pml", "xml", "crg", "cbl", "pkg", "dlg", "top"];
+
+/// Above this many files, a progress bar is shown on stderr (when it is a terminal).
+const PROGRESS_THRESHOLD: usize = 20;
+
+/// Checks every file under `paths`; returns the exit code.
+pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
+    let mut files = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            eprintln!("{}: no such file or folder", p.display());
+            return exit::USAGE;
+        }
+        collect(p, true, &mut files);
+    }
+    let bar = if files.len() > PROGRESS_THRESHOLD && !json {
+        let bar = ProgressBar::new(files.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut tally = Tally::default();
+    for f in &files {
+        bar.set_message(f.display().to_string());
+        let report = check_path(f);
+        tally.add(&report);
+        bar.suspend(|| {
+            if json {
+                println!("{}", report_json(&report));
+            } else {
+                print_report(&report, quiet);
+            }
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if json {
+        println!(
+            "{}",
+            json!({"summary": {"files": tally.files, "ok": tally.ok, "warnings": tally.warned,
+                "errors": tally.failed}})
+        );
+    } else {
+        println!(
+            "checked {} file(s): {} ok, {} with warnings, {} with errors",
+            tally.files, tally.ok, tally.warned, tally.failed
+        );
+    }
+    if tally.failed > 0 { exit::NO } else { exit::OK }
+}
+
+/// Adds the files to check under `path` (all of them if `explicit`, else by extension).
+fn collect(path: &Path, explicit: bool, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            out.push(path.to_path_buf()); // reported as unreadable by check_path
+            return;
+        };
+        let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        children.sort();
+        for c in children {
+            collect(&c, false, out);
+        }
+    } else if explicit || wanted(path) {
+        out.push(path.to_path_buf());
+    }
+}
+
+fn wanted(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.starts_with("._") {
+        return false; // macOS AppleDouble companion files
+    }
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+fn check_path(path: &Path) -> FileReport {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => check_file(&name, &bytes),
+        Err(e) => FileReport::failed(
+            &name,
+            Diagnostic::file_level(
+                Severity::Error,
+                ErrorKind::Io,
+                &name,
+                format!("cannot read: {e}"),
+            )
+            .into(),
+        ),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    ok: usize,
+    warned: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn add(&mut self, r: &FileReport) {
+        self.files += 1;
+        if r.has_errors() {
+            self.failed += 1;
+        } else if r.has_warnings() {
+            self.warned += 1;
+        } else {
+            self.ok += 1;
+        }
+    }
+}
+
+fn print_report(r: &FileReport, quiet: bool) {
+    let status = if r.has_errors() {
+        "error"
+    } else if r.has_warnings() {
+        "warn "
+    } else {
+        "ok   "
+    };
+    if quiet && status == "ok   " {
+        return;
+    }
+    println!("{status} {}  {}", r.file, r.summary);
+    for d in r.diagnostics() {
+        for line in format_diagnostic(d).lines() {
+            println!("        {line}");
+        }
+    }
+}
+
+fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
+    json!({
+        "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+        "kind": format!("{:?}", d.kind),
+        "file": d.file,
+        "line": d.position.map(|p| p.line),
+        "column": d.position.map(|p| p.column),
+        "element_path": d.element_path,
+        "message": d.message,
+    })
+}
+
+fn report_json(r: &FileReport) -> serde_json::Value {
+    json!({
+        "file": r.file,
+        "kind": r.kind.map(|k| format!("{k:?}")),
+        "status": if r.has_errors() { "error" } else if r.has_warnings() { "warning" } else { "ok" },
+        "summary": r.summary,
+        "diagnostics": r.diagnostics().map(diagnostic_json).collect::<Vec<_>>(),
+    })
+}
