@@ -1,5 +1,6 @@
 //! Every XAR file of the shared corpus: reads (or fails with the documented error for the one
 //! broken file), and XAR -> model -> XAR gives an equal model and equivalent XML.
+#![allow(clippy::expect_used)]
 
 mod common;
 
