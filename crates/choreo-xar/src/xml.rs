@@ -7,13 +7,14 @@ use std::fmt::Write as _;
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
+use smallvec::SmallVec;
 
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
 use crate::model::{ChildKind, Extras};
 
-/// Elements nested deeper than this are refused: real behaviors stay under 60 levels,
+/// Elements nested deeper than this are refused: real behaviors stay under 35 levels (6 box levels of 5),
 /// and the readers recurse once per level.
-const MAX_DEPTH: usize = 400;
+const MAX_DEPTH: usize = 255;
 
 /// One segment of an element path: `Timeline`, `BehaviorLayer[1]` or a box name.
 #[derive(Debug, Clone)]
@@ -66,8 +67,9 @@ pub(crate) enum Item<'a> {
 pub(crate) enum TextContent {
     /// Character data (entities resolved, line ends normalised).
     Text(String),
-    /// Only CDATA sections (with whitespace around): their concatenated text.
-    Cdata(String),
+    /// Only CDATA sections (with whitespace around): their concatenated text, and whether
+    /// there was exactly one section (then writing the text as CDATA gives the source back).
+    Cdata(String, bool),
     /// Anything else: child elements, comments, mixed text and CDATA.
     Mixed,
 }
@@ -413,9 +415,10 @@ impl<'a> Cursor<'a> {
 
     /// Typed access to the attributes of `el`.
     pub fn attributes<'e>(&'e self, el: &'e Element<'a>) -> Result<Attributes<'e, 'a>> {
-        let mut items = Vec::with_capacity(8);
+        let mut items: SmallVec<[Attr<'e>; 12]> = SmallVec::new();
         let mut iter = el.start.attributes();
-        iter.with_checks(true);
+        // Duplicates are checked below on our own small vector: quick-xml's check allocates.
+        iter.with_checks(false);
         for attr in iter {
             let attr = attr.map_err(|e| {
                 self.error(
@@ -438,6 +441,13 @@ impl<'a> Cursor<'a> {
                 name,
                 value: Some(value),
             });
+        }
+        if has_duplicate_name(&items) {
+            return Err(self.error(
+                ErrorKind::NotXml,
+                el.offset,
+                "malformed attribute: an attribute name is repeated",
+            ));
         }
         Ok(Attributes {
             cursor: self,
@@ -505,8 +515,9 @@ fn find_non_xml_char(text: &str) -> Option<(usize, char)> {
 
 /// The offset of the first git merge-conflict marker line, if any.
 fn find_merge_conflict(text: &str) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new("<<<<<<<");
     let mut from = 0;
-    while let Some(i) = text[from..].find("<<<<<<<") {
+    while let Some(i) = finder.find(&text.as_bytes()[from..]) {
         let at = from + i;
         if at == 0 || text.as_bytes()[at - 1] == b'\n' {
             let rest = &text[at..];
@@ -539,7 +550,7 @@ pub(crate) fn classify_text(inner: &str) -> TextContent {
         sections += 1;
     }
     if sections > 0 && rest.trim().is_empty() {
-        TextContent::Cdata(normalize_eols(out))
+        TextContent::Cdata(normalize_eols(out), sections == 1)
     } else {
         TextContent::Mixed
     }
@@ -562,6 +573,19 @@ fn unescape_text(raw: &str) -> Option<String> {
     Some(unescaped.into_owned())
 }
 
+/// Whether two attributes share a name (a hash set only for unusually many attributes).
+fn has_duplicate_name(items: &[Attr<'_>]) -> bool {
+    if items.len() <= 16 {
+        items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].iter().any(|b| b.name == a.name))
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(items.len());
+        !items.iter().all(|a| seen.insert(a.name))
+    }
+}
+
 struct Attr<'e> {
     name: &'e str,
     value: Option<Cow<'e, str>>,
@@ -572,7 +596,7 @@ struct Attr<'e> {
 pub(crate) struct Attributes<'e, 'a> {
     cursor: &'e Cursor<'a>,
     offset: usize,
-    items: Vec<Attr<'e>>,
+    items: SmallVec<[Attr<'e>; 12]>,
     spellings: Vec<(String, String)>,
 }
 
@@ -988,7 +1012,7 @@ mod tests {
         let mut out = String::new();
         write_cdata(&mut out, "a]]>b");
         match classify_text(&out) {
-            TextContent::Cdata(s) => assert_eq!(s, "a]]>b"),
+            TextContent::Cdata(s, single) => assert!(s == "a]]>b" && !single),
             _ => panic!("expected CDATA"),
         }
     }

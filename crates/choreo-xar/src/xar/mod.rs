@@ -13,7 +13,7 @@ use crate::xml::TextContent;
 /// Whitespace alone is no code.
 pub(crate) fn code_of_raw_content(inner: &str) -> String {
     let code = match crate::xml::classify_text(inner) {
-        TextContent::Cdata(code) => return code,
+        TextContent::Cdata(code, _) => return code,
         TextContent::Text(text) => text,
         TextContent::Mixed => text_and_cdata_of(inner),
     };

@@ -130,7 +130,69 @@ fn set_spelling(extras: &mut Extras, spelling: Option<String>) {
     }
 }
 
+/// What a child handler did with a child element of a known kind.
+enum Taken {
+    /// Read into the model.
+    Read,
+    /// Not modelled after all (unexpected content): kept raw, in place.
+    Raw(String),
+}
+
 impl<'a> XarReader<'a> {
+    /// Reads the children of `el` into `node`: elements of a `canonical` kind go to `take`
+    /// (with their name as written, if not canonical); everything else, and what `take` hands
+    /// back, is kept raw in the node's extras. Records the child order when it matters.
+    fn children<T>(
+        &mut self,
+        el: &Element<'a>,
+        canonical: &[ChildKind],
+        node: &mut T,
+        extras: fn(&mut T) -> &mut Extras,
+        mut take: impl FnMut(&mut Self, &mut T, ChildKind, Element<'a>, Option<String>) -> Result<Taken>,
+    ) -> Result<()> {
+        let mut order = ChildOrder::default();
+        if !el.empty {
+            loop {
+                let raw = match self.cur.next_item()? {
+                    Item::End => break,
+                    Item::Misc(raw) => raw.to_string(),
+                    Item::Element(child) => match known(&child, canonical) {
+                        Some((kind, spelling)) => match take(self, node, kind, child, spelling)? {
+                            Taken::Read => {
+                                order.push(kind);
+                                continue;
+                            }
+                            Taken::Raw(raw) => raw,
+                        },
+                        None => self.cur.raw_element(&child)?.to_string(),
+                    },
+                };
+                extras(node).get_mut().children.push(raw);
+                order.push(ChildKind::Unknown);
+            }
+        }
+        let extras = extras(node);
+        order.finish(canonical, extras);
+        extras.shrink();
+        Ok(())
+    }
+
+    /// Children of an element that has none of its own: all kept raw.
+    fn leaf_children(&mut self, el: &Element<'a>, extras: &mut Extras) -> Result<()> {
+        self.children(
+            el,
+            canonical::LEAF,
+            extras,
+            |e| e,
+            |_, _, _, _, _| Ok(Taken::Read),
+        )
+    }
+
+    /// An error for a second child where one is allowed.
+    fn second(&self, offset: usize, message: &str) -> crate::error::Error {
+        self.cur.error(ErrorKind::BadStructure, offset, message)
+    }
+
     fn document(&mut self) -> Result<XarFile> {
         let mut prolog = Vec::new();
         let root = self.cur.root_element(&mut prolog)?;
@@ -175,34 +237,26 @@ impl<'a> XarReader<'a> {
         if local != canonical_name {
             extras.get_mut().spelling = Some(root.name().to_string());
         }
-        let mut root_box = None;
-        let mut order = ChildOrder::default();
-        if !root.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::ROOT) {
-                        Some((_, spelling)) => {
-                            if root_box.is_some() {
-                                return Err(self.cur.error(
-                                    ErrorKind::BadStructure,
-                                    child.offset,
-                                    "a second root Box: the root element holds exactly one",
-                                ));
-                            }
-                            let (mut b, _) = self.read_box(child)?;
-                            set_spelling(&mut b.extras, spelling);
-                            root_box = Some(b);
-                            order.push(ChildKind::Box);
-                        }
-                        None => self.unknown_element(child, &mut extras, &mut order)?,
-                    },
+        let mut top = (None::<BoxDef>, extras);
+        self.children(
+            &root,
+            canonical::ROOT,
+            &mut top,
+            |t| &mut t.1,
+            |r, t, _, child, spelling| {
+                if t.0.is_some() {
+                    return Err(r.second(
+                        child.offset,
+                        "a second root Box: the root element holds exactly one",
+                    ));
                 }
-            }
-        }
-        order.finish(canonical::ROOT, &mut extras);
-        extras.shrink();
+                let (mut b, _) = r.read_box(child)?;
+                set_spelling(&mut b.extras, spelling);
+                t.0 = Some(b);
+                Ok(Taken::Read)
+            },
+        )?;
+        let (root_box, extras) = top;
         let Some(root_box) = root_box else {
             return Err(self.cur.error(
                 ErrorKind::BadStructure,
@@ -221,27 +275,11 @@ impl<'a> XarReader<'a> {
         })
     }
 
-    fn unknown_raw(&mut self, raw: &str, extras: &mut Extras, order: &mut ChildOrder) {
-        extras.get_mut().children.push(raw.to_string());
-        order.push(ChildKind::Unknown);
-    }
-
-    fn unknown_element(
-        &mut self,
-        el: Element<'a>,
-        extras: &mut Extras,
-        order: &mut ChildOrder,
-    ) -> Result<()> {
-        let raw = self.cur.raw_element(&el)?;
-        self.unknown_raw(raw, extras, order);
-        Ok(())
-    }
-
     /// Reads a simple text element (`bitmap`, `dialogFile`): its text, or, when it holds
     /// anything richer (attributes, children, comments), its raw XML to keep verbatim.
-    fn text_element(&mut self, el: Element<'a>) -> Result<std::result::Result<String, String>> {
+    fn text_element(&mut self, el: &Element<'a>) -> Result<std::result::Result<String, String>> {
         let has_attributes = el.start.attributes().next().is_some();
-        let (content, _) = self.cur.text_content(&el)?;
+        let (content, _) = self.cur.text_content(el)?;
         match content {
             TextContent::Text(t) if !has_attributes => Ok(Ok(t)),
             _ => Ok(Err(
@@ -268,121 +306,83 @@ impl<'a> XarReader<'a> {
             a.finish(&mut b.extras);
         }
         self.cur.push(b.name.clone(), None);
-        let mut order = ChildOrder::default();
         let mut spans: Vec<DiagramSpans> = Vec::new();
         let mut port_offsets: Vec<(i32, usize)> = Vec::new();
-        if !el.empty {
-            loop {
-                let child = match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => {
-                        self.unknown_raw(raw, &mut b.extras, &mut order);
-                        continue;
-                    }
-                    Item::Element(child) => child,
-                };
-                let Some((kind, spelling)) = known(&child, canonical::BOX) else {
-                    self.unknown_element(child, &mut b.extras, &mut order)?;
-                    continue;
-                };
-                let child_offset = child.offset;
+        self.children(
+            &el,
+            canonical::BOX,
+            &mut b,
+            |b| &mut b.extras,
+            |r, b, kind, child, spelling| {
+                let at = child.offset;
                 match kind {
                     ChildKind::DialogFile | ChildKind::Bitmap => {
-                        if spelling.is_some() {
-                            self.unknown_element(child, &mut b.extras, &mut order)?;
-                            continue;
-                        }
-                        match self.text_element(child)? {
-                            Ok(text) => {
-                                if kind == ChildKind::Bitmap {
-                                    b.bitmaps.push(text);
-                                } else if b.dialog_file.replace(text).is_some() {
-                                    return Err(self.cur.error(
-                                        ErrorKind::BadStructure,
-                                        child_offset,
-                                        "a box has at most one dialogFile",
-                                    ));
-                                }
-                                order.push(kind);
+                        let text = match (spelling, r.text_element(&child)?) {
+                            (None, Ok(text)) => text,
+                            (_, Err(raw)) => return Ok(Taken::Raw(raw)),
+                            (Some(_), Ok(_)) => {
+                                let raw = r.cur.text()[at..r.cur.consumed()].to_string();
+                                return Ok(Taken::Raw(raw));
                             }
-                            Err(raw) => self.unknown_raw(&raw, &mut b.extras, &mut order),
+                        };
+                        if kind == ChildKind::Bitmap {
+                            b.bitmaps.push(text);
+                        } else if b.dialog_file.replace(text).is_some() {
+                            return Err(r.second(at, "a box has at most one dialogFile"));
                         }
                     }
                     ChildKind::Script => {
-                        let mut s = self.read_script(child)?;
+                        let mut s = r.read_script(&child)?;
                         set_spelling(&mut s.extras, spelling);
                         if b.script.replace(s).is_some() {
-                            return Err(self.cur.error(
-                                ErrorKind::BadStructure,
-                                child_offset,
-                                "a box has at most one script",
-                            ));
+                            return Err(r.second(at, "a box has at most one script"));
                         }
-                        order.push(kind);
                     }
                     ChildKind::PluginContent => {
-                        let raw = self.cur.raw_element(&child)?.to_string();
+                        let raw = r.cur.raw_element(&child)?.to_string();
                         if b.plugin_content.replace(raw).is_some() {
-                            return Err(self.cur.error(
-                                ErrorKind::BadStructure,
-                                child_offset,
-                                "a box has at most one pluginContent",
-                            ));
+                            return Err(r.second(at, "a box has at most one pluginContent"));
                         }
-                        order.push(kind);
                     }
                     ChildKind::Input => {
                         let n = b.inputs.len() + 1;
                         let mut p: Input =
-                            self.read_port(child, "Input", n, InputNature::from_code)?;
+                            r.read_port(&child, "Input", n, InputNature::from_code)?;
                         set_spelling(&mut p.extras, spelling);
-                        port_offsets.push((p.id, child_offset));
+                        port_offsets.push((p.id, at));
                         b.inputs.push(p);
-                        order.push(kind);
                     }
                     ChildKind::Output => {
                         let n = b.outputs.len() + 1;
                         let mut p: Output =
-                            self.read_port(child, "Output", n, OutputNature::from_code)?;
+                            r.read_port(&child, "Output", n, OutputNature::from_code)?;
                         set_spelling(&mut p.extras, spelling);
-                        port_offsets.push((p.id, child_offset));
+                        port_offsets.push((p.id, at));
                         b.outputs.push(p);
-                        order.push(kind);
                     }
                     ChildKind::Parameter => {
-                        let n = b.parameters.len() + 1;
-                        let mut p = self.read_parameter(child, n)?;
+                        let mut p = r.read_parameter(&child, b.parameters.len() + 1)?;
                         set_spelling(&mut p.extras, spelling);
-                        port_offsets.push((p.id, child_offset));
+                        port_offsets.push((p.id, at));
                         b.parameters.push(p);
-                        order.push(kind);
                     }
                     ChildKind::Timeline => {
-                        let (mut t, s) = self.read_timeline(child)?;
+                        let (mut t, s) = r.read_timeline(&child)?;
                         set_spelling(&mut t.extras, spelling);
                         if b.timeline.replace(t).is_some() {
-                            return Err(self.cur.error(
-                                ErrorKind::BadStructure,
-                                child_offset,
-                                "a box has at most one Timeline",
-                            ));
+                            return Err(r.second(at, "a box has at most one Timeline"));
                         }
                         spans = s;
-                        order.push(kind);
                     }
-                    ChildKind::Resource => {
-                        let n = b.resources.len() + 1;
-                        let mut r = self.read_resource(child, n)?;
-                        set_spelling(&mut r.extras, spelling);
-                        b.resources.push(r);
-                        order.push(kind);
+                    _ => {
+                        let mut res = r.read_resource(&child, b.resources.len() + 1)?;
+                        set_spelling(&mut res.extras, spelling);
+                        b.resources.push(res);
                     }
-                    _ => self.unknown_element(child, &mut b.extras, &mut order)?,
                 }
-            }
-        }
-        order.finish(canonical::BOX, &mut b.extras);
-        b.extras.shrink();
+                Ok(Taken::Read)
+            },
+        )?;
         self.check_port_ids(&port_offsets)?;
         for (diagram, s) in b.diagrams().zip(&spans) {
             self.check_diagram(&b, diagram, s)?;
@@ -527,55 +527,48 @@ impl<'a> XarReader<'a> {
         Ok(())
     }
 
-    fn read_script(&mut self, el: Element<'a>) -> Result<Script> {
+    fn read_script(&mut self, el: &Element<'a>) -> Result<Script> {
         let mut s = Script::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             s.language = a.code("language", ScriptLanguage::from_code)?;
             a.finish(&mut s.extras);
         }
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            self.cur.push("script", None);
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut s.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::SCRIPT) {
-                        Some((_, spelling)) => {
-                            let offset = child.offset;
-                            let mut c = self.read_content(child)?;
-                            set_spelling(&mut c.extras, spelling);
-                            if s.content.replace(c).is_some() {
-                                return Err(self.cur.error(
-                                    ErrorKind::BadStructure,
-                                    offset,
-                                    "a script has at most one content",
-                                ));
-                            }
-                            order.push(ChildKind::Content);
-                        }
-                        None => self.unknown_element(child, &mut s.extras, &mut order)?,
-                    },
+        self.cur.push("script", None);
+        self.children(
+            el,
+            canonical::SCRIPT,
+            &mut s,
+            |s| &mut s.extras,
+            |r, s, _, child, spelling| {
+                let at = child.offset;
+                let mut c = r.read_content(&child)?;
+                set_spelling(&mut c.extras, spelling);
+                if s.content.replace(c).is_some() {
+                    return Err(r.second(at, "a script has at most one content"));
                 }
-            }
-            self.cur.pop();
-        }
-        order.finish(canonical::SCRIPT, &mut s.extras);
-        s.extras.shrink();
+                Ok(Taken::Read)
+            },
+        )?;
+        self.cur.pop();
         Ok(s)
     }
 
-    fn read_content(&mut self, el: Element<'a>) -> Result<ScriptContent> {
+    fn read_content(&mut self, el: &Element<'a>) -> Result<ScriptContent> {
         let mut c = ScriptContent::default();
         {
-            let a = self.cur.attributes(&el)?;
+            let a = self.cur.attributes(el)?;
             a.finish(&mut c.extras);
         }
-        let (content, inner) = self.cur.text_content(&el)?;
+        let (content, inner) = self.cur.text_content(el)?;
         // Keep the source only when our CDATA writing would not give it back.
         let canonical_form = match content {
-            TextContent::Cdata(code) => {
+            // One section can hold no `]]>`, so the writer gives it back as it is.
+            TextContent::Cdata(code, true) => {
+                c.code = code;
+                true
+            }
+            TextContent::Cdata(code, false) => {
                 let mut canonical = String::new();
                 crate::xml::write_cdata(&mut canonical, &code);
                 c.code = code;
@@ -595,7 +588,7 @@ impl<'a> XarReader<'a> {
 
     fn read_port<N>(
         &mut self,
-        el: Element<'a>,
+        el: &Element<'a>,
         label: &'static str,
         n: usize,
         nature: fn(i32) -> Option<N>,
@@ -603,7 +596,7 @@ impl<'a> XarReader<'a> {
         self.cur.push(label, Some(n));
         let mut extras = Extras::default();
         let port = {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             let port = Port {
                 name: a.required("name")?,
                 port_type: a.required_code("type", PortType::from_code)?,
@@ -624,27 +617,10 @@ impl<'a> XarReader<'a> {
         Ok(port)
     }
 
-    /// Children of an element that has none of its own: all kept raw.
-    fn leaf_children(&mut self, el: Element<'a>, extras: &mut Extras) -> Result<()> {
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, extras, &mut order),
-                    Item::Element(child) => self.unknown_element(child, extras, &mut order)?,
-                }
-            }
-        }
-        order.finish(canonical::LEAF, extras);
-        extras.shrink();
-        Ok(())
-    }
-
-    fn read_parameter(&mut self, el: Element<'a>, n: usize) -> Result<Parameter> {
+    fn read_parameter(&mut self, el: &Element<'a>, n: usize) -> Result<Parameter> {
         self.cur.push("Parameter", Some(n));
         let mut p = {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             let mut p = Parameter {
                 name: a.required("name")?,
                 inherits_from_parent: a.flag("inherits_from_parent")?,
@@ -674,43 +650,35 @@ impl<'a> XarReader<'a> {
                 self.cur.warn(ErrorKind::BadValue, el.offset, msg);
             }
         }
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut p.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::PARAMETER) {
-                        Some((_, spelling)) => {
-                            let mut c = Choice {
-                                value: String::new(),
-                                extras: Extras::default(),
-                            };
-                            {
-                                let mut a = self.cur.attributes(&child)?;
-                                c.value = a.required("value")?;
-                                a.finish(&mut c.extras);
-                            }
-                            set_spelling(&mut c.extras, spelling);
-                            self.leaf_children(child, &mut c.extras)?;
-                            p.choices.push(c);
-                            order.push(ChildKind::Choice);
-                        }
-                        None => self.unknown_element(child, &mut p.extras, &mut order)?,
-                    },
+        self.children(
+            el,
+            canonical::PARAMETER,
+            &mut p,
+            |p| &mut p.extras,
+            |r, p, _, child, spelling| {
+                let mut c = Choice {
+                    value: String::new(),
+                    extras: Extras::default(),
+                };
+                {
+                    let mut a = r.cur.attributes(&child)?;
+                    c.value = a.required("value")?;
+                    a.finish(&mut c.extras);
                 }
-            }
-        }
-        order.finish(canonical::PARAMETER, &mut p.extras);
-        p.extras.shrink();
+                set_spelling(&mut c.extras, spelling);
+                r.leaf_children(&child, &mut c.extras)?;
+                p.choices.push(c);
+                Ok(Taken::Read)
+            },
+        )?;
         self.cur.pop();
         Ok(p)
     }
 
-    fn read_resource(&mut self, el: Element<'a>, n: usize) -> Result<Resource> {
+    fn read_resource(&mut self, el: &Element<'a>, n: usize) -> Result<Resource> {
         self.cur.push("Resource", Some(n));
         let mut r = {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             let mut r = Resource {
                 name: a.required("name")?,
                 lock_type: a.required("type")?,
@@ -725,10 +693,10 @@ impl<'a> XarReader<'a> {
         Ok(r)
     }
 
-    fn read_timeline(&mut self, el: Element<'a>) -> Result<(Timeline, Vec<DiagramSpans>)> {
+    fn read_timeline(&mut self, el: &Element<'a>) -> Result<(Timeline, Vec<DiagramSpans>)> {
         let mut t = Timeline::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             t.enable = a.flag("enable")?;
             t.fps = a.int("fps")?;
             t.start_frame = a.int("start_frame")?;
@@ -750,46 +718,40 @@ impl<'a> XarReader<'a> {
             self.cur.push("Timeline", None);
         }
         let mut spans = Vec::new();
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut t.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::TIMELINE) {
-                        Some((ChildKind::Watches, None))
-                            if child.empty && child.start.attributes().next().is_none() =>
+        self.children(
+            el,
+            canonical::TIMELINE,
+            &mut t,
+            |t| &mut t.extras,
+            |r, t, kind, child, spelling| {
+                match kind {
+                    ChildKind::Watches => {
+                        if spelling.is_some()
+                            || !child.empty
+                            || child.start.attributes().next().is_some()
                         {
-                            t.watches = true;
-                            order.push(ChildKind::Watches);
+                            return Ok(Taken::Raw(r.cur.raw_element(&child)?.to_string()));
                         }
-                        Some((ChildKind::BehaviorLayer, spelling)) => {
-                            let n = t.layers.len() + 1;
-                            let mut l = self.read_layer(child, n, holder, &mut spans)?;
-                            set_spelling(&mut l.extras, spelling);
-                            t.layers.push(l);
-                            order.push(ChildKind::BehaviorLayer);
+                        t.watches = true;
+                    }
+                    ChildKind::BehaviorLayer => {
+                        let n = t.layers.len() + 1;
+                        let mut l = r.read_layer(&child, n, holder, &mut spans)?;
+                        set_spelling(&mut l.extras, spelling);
+                        t.layers.push(l);
+                    }
+                    _ => {
+                        let at = child.offset;
+                        let mut l = r.read_actuator_list(&child)?;
+                        set_spelling(&mut l.extras, spelling);
+                        if t.actuator_list.replace(l).is_some() {
+                            return Err(r.second(at, "a Timeline has at most one ActuatorList"));
                         }
-                        Some((ChildKind::ActuatorList, spelling)) => {
-                            let offset = child.offset;
-                            let mut l = self.read_actuator_list(child)?;
-                            set_spelling(&mut l.extras, spelling);
-                            if t.actuator_list.replace(l).is_some() {
-                                return Err(self.cur.error(
-                                    ErrorKind::BadStructure,
-                                    offset,
-                                    "a Timeline has at most one ActuatorList",
-                                ));
-                            }
-                            order.push(ChildKind::ActuatorList);
-                        }
-                        _ => self.unknown_element(child, &mut t.extras, &mut order)?,
-                    },
+                    }
                 }
-            }
-        }
-        order.finish(canonical::TIMELINE, &mut t.extras);
-        t.extras.shrink();
+                Ok(Taken::Read)
+            },
+        )?;
         if !holder {
             self.cur.pop();
         }
@@ -798,14 +760,14 @@ impl<'a> XarReader<'a> {
 
     fn read_layer(
         &mut self,
-        el: Element<'a>,
+        el: &Element<'a>,
         n: usize,
         holder: bool,
         spans: &mut Vec<DiagramSpans>,
     ) -> Result<BehaviorLayer> {
         let mut l = BehaviorLayer::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             l.name = a.required("name")?;
             l.mute = a.flag("mute")?;
             a.finish(&mut l.extras);
@@ -813,27 +775,19 @@ impl<'a> XarReader<'a> {
         if !holder {
             self.cur.push("BehaviorLayer", Some(n));
         }
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut l.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::LAYER) {
-                        Some((_, spelling)) => {
-                            let k = l.keyframes.len() + 1;
-                            let mut kf = self.read_keyframe(child, k, holder, spans)?;
-                            set_spelling(&mut kf.extras, spelling);
-                            l.keyframes.push(kf);
-                            order.push(ChildKind::BehaviorKeyframe);
-                        }
-                        None => self.unknown_element(child, &mut l.extras, &mut order)?,
-                    },
-                }
-            }
-        }
-        order.finish(canonical::LAYER, &mut l.extras);
-        l.extras.shrink();
+        self.children(
+            el,
+            canonical::LAYER,
+            &mut l,
+            |l| &mut l.extras,
+            |r, l, _, child, spelling| {
+                let k = l.keyframes.len() + 1;
+                let mut kf = r.read_keyframe(&child, k, holder, spans)?;
+                set_spelling(&mut kf.extras, spelling);
+                l.keyframes.push(kf);
+                Ok(Taken::Read)
+            },
+        )?;
         if !holder {
             self.cur.pop();
         }
@@ -842,14 +796,14 @@ impl<'a> XarReader<'a> {
 
     fn read_keyframe(
         &mut self,
-        el: Element<'a>,
+        el: &Element<'a>,
         n: usize,
         holder: bool,
         spans: &mut Vec<DiagramSpans>,
     ) -> Result<BehaviorKeyframe> {
         let mut k = BehaviorKeyframe::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             k.name = a.required("name")?;
             k.index = a.required_int("index")?;
             k.bitmap = a.string("bitmap");
@@ -858,44 +812,32 @@ impl<'a> XarReader<'a> {
         if !holder {
             self.cur.push("BehaviorKeyframe", Some(n));
         }
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut k.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::KEYFRAME) {
-                        Some((_, spelling)) => {
-                            let offset = child.offset;
-                            let (mut d, s) = self.read_diagram(child, holder)?;
-                            set_spelling(&mut d.extras, spelling);
-                            if k.diagram.replace(d).is_some() {
-                                return Err(self.cur.error(
-                                    ErrorKind::BadStructure,
-                                    offset,
-                                    "a BehaviorKeyframe has at most one Diagram",
-                                ));
-                            }
-                            spans.push(s);
-                            order.push(ChildKind::Diagram);
-                        }
-                        None => self.unknown_element(child, &mut k.extras, &mut order)?,
-                    },
+        self.children(
+            el,
+            canonical::KEYFRAME,
+            &mut k,
+            |k| &mut k.extras,
+            |r, k, _, child, spelling| {
+                let at = child.offset;
+                let (mut d, s) = r.read_diagram(&child, holder)?;
+                set_spelling(&mut d.extras, spelling);
+                if k.diagram.replace(d).is_some() {
+                    return Err(r.second(at, "a BehaviorKeyframe has at most one Diagram"));
                 }
-            }
-        }
-        order.finish(canonical::KEYFRAME, &mut k.extras);
-        k.extras.shrink();
+                spans.push(s);
+                Ok(Taken::Read)
+            },
+        )?;
         if !holder {
             self.cur.pop();
         }
         Ok(k)
     }
 
-    fn read_diagram(&mut self, el: Element<'a>, holder: bool) -> Result<(Diagram, DiagramSpans)> {
+    fn read_diagram(&mut self, el: &Element<'a>, holder: bool) -> Result<(Diagram, DiagramSpans)> {
         let mut d = Diagram::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             d.scale = a.float("scale")?;
             a.finish(&mut d.extras);
         }
@@ -907,45 +849,36 @@ impl<'a> XarReader<'a> {
             boxes: Vec::new(),
             links: Vec::new(),
         };
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut d.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::DIAGRAM) {
-                        Some((ChildKind::Box, spelling)) => {
-                            let (mut b, offset) = self.read_box(child)?;
-                            set_spelling(&mut b.extras, spelling);
-                            spans.boxes.push(offset);
-                            d.boxes.push(b);
-                            order.push(ChildKind::Box);
-                        }
-                        Some((_, spelling)) => {
-                            let n = d.links.len() + 1;
-                            spans.links.push(child.offset);
-                            let mut link = self.read_link(child, n)?;
-                            set_spelling(&mut link.extras, spelling);
-                            d.links.push(link);
-                            order.push(ChildKind::Link);
-                        }
-                        None => self.unknown_element(child, &mut d.extras, &mut order)?,
-                    },
+        self.children(
+            el,
+            canonical::DIAGRAM,
+            &mut d,
+            |d| &mut d.extras,
+            |r, d, kind, child, spelling| {
+                if kind == ChildKind::Box {
+                    let (mut b, offset) = r.read_box(child)?;
+                    set_spelling(&mut b.extras, spelling);
+                    spans.boxes.push(offset);
+                    d.boxes.push(b);
+                } else {
+                    spans.links.push(child.offset);
+                    let mut link = r.read_link(&child, d.links.len() + 1)?;
+                    set_spelling(&mut link.extras, spelling);
+                    d.links.push(link);
                 }
-            }
-        }
-        order.finish(canonical::DIAGRAM, &mut d.extras);
-        d.extras.shrink();
+                Ok(Taken::Read)
+            },
+        )?;
         if !holder {
             self.cur.pop();
         }
         Ok((d, spans))
     }
 
-    fn read_link(&mut self, el: Element<'a>, n: usize) -> Result<Link> {
+    fn read_link(&mut self, el: &Element<'a>, n: usize) -> Result<Link> {
         self.cur.push("Link", Some(n));
         let mut link = {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             let mut link = Link {
                 input_owner: a.required_int("inputowner")?,
                 index_of_input: a.required_int("indexofinput")?,
@@ -961,43 +894,34 @@ impl<'a> XarReader<'a> {
         Ok(link)
     }
 
-    fn read_actuator_list(&mut self, el: Element<'a>) -> Result<ActuatorList> {
+    fn read_actuator_list(&mut self, el: &Element<'a>) -> Result<ActuatorList> {
         let mut l = ActuatorList::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             l.model = a.string("model");
             a.finish(&mut l.extras);
         }
         self.cur.push("ActuatorList", None);
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut l.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::ACTUATOR_LIST) {
-                        Some((_, spelling)) => {
-                            let n = l.curves.len() + 1;
-                            let mut c = self.read_curve(child, n)?;
-                            set_spelling(&mut c.extras, spelling);
-                            l.curves.push(c);
-                            order.push(ChildKind::ActuatorCurve);
-                        }
-                        None => self.unknown_element(child, &mut l.extras, &mut order)?,
-                    },
-                }
-            }
-        }
-        order.finish(canonical::ACTUATOR_LIST, &mut l.extras);
-        l.extras.shrink();
+        self.children(
+            el,
+            canonical::ACTUATOR_LIST,
+            &mut l,
+            |l| &mut l.extras,
+            |r, l, _, child, spelling| {
+                let mut c = r.read_curve(&child, l.curves.len() + 1)?;
+                set_spelling(&mut c.extras, spelling);
+                l.curves.push(c);
+                Ok(Taken::Read)
+            },
+        )?;
         self.cur.pop();
         Ok(l)
     }
 
-    fn read_curve(&mut self, el: Element<'a>, n: usize) -> Result<ActuatorCurve> {
+    fn read_curve(&mut self, el: &Element<'a>, n: usize) -> Result<ActuatorCurve> {
         let mut c = ActuatorCurve::default();
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             c.name = a.string("name");
             c.actuator = a.required("actuator")?;
             c.recordable = a.flag("recordable")?;
@@ -1008,86 +932,64 @@ impl<'a> XarReader<'a> {
         }
         self.cur
             .push(format!("ActuatorCurve[{n}]({})", c.actuator), None);
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut c.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::CURVE) {
-                        Some((_, spelling)) => {
-                            let offset = child.offset;
-                            let n = c.keys.len() + 1;
-                            let mut k = self.read_key(child, n)?;
-                            set_spelling(&mut k.extras, spelling);
-                            if let Some(prev) = c.keys.last()
-                                && k.frame <= prev.frame
-                            {
-                                let msg = if k.frame == prev.frame {
-                                    format!("two keys at frame {}; the later one wins", k.frame)
-                                } else {
-                                    format!(
-                                        "key at frame {} comes after a key at frame {}: keys out of order (played sorted)",
-                                        k.frame, prev.frame
-                                    )
-                                };
-                                self.cur.push("Key", Some(n));
-                                self.cur.warn(ErrorKind::KeyOrder, offset, msg);
-                                self.cur.pop();
-                            }
-                            c.keys.push(k);
-                            order.push(ChildKind::Key);
-                        }
-                        None => self.unknown_element(child, &mut c.extras, &mut order)?,
-                    },
-                }
+        self.children(el, canonical::CURVE, &mut c, |c| &mut c.extras, |r, c, _, child, spelling| {
+            let offset = child.offset;
+            let n = c.keys.len() + 1;
+            let mut k = r.read_key(&child, n)?;
+            set_spelling(&mut k.extras, spelling);
+            if let Some(prev) = c.keys.last()
+                && k.frame <= prev.frame
+            {
+                let msg = if k.frame == prev.frame {
+                    format!("two keys at frame {}; the later one wins", k.frame)
+                } else {
+                    format!(
+                        "key at frame {} comes after a key at frame {}: keys out of order (played sorted)",
+                        k.frame, prev.frame
+                    )
+                };
+                r.cur.push("Key", Some(n));
+                r.cur.warn(ErrorKind::KeyOrder, offset, msg);
+                r.cur.pop();
             }
-        }
-        order.finish(canonical::CURVE, &mut c.extras);
-        c.extras.shrink();
+            c.keys.push(k);
+            Ok(Taken::Read)
+        })?;
         self.cur.pop();
         Ok(c)
     }
 
-    fn read_key(&mut self, el: Element<'a>, n: usize) -> Result<Key> {
+    fn read_key(&mut self, el: &Element<'a>, n: usize) -> Result<Key> {
         let mut k = Key::default();
         self.cur.push("Key", Some(n));
         {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             k.frame = a.required_int("frame")?;
             k.value = a.required_float("value")?;
             k.smooth = a.flag("smooth")?;
             k.symmetrical = a.flag("symmetrical")?;
             a.finish(&mut k.extras);
         }
-        let mut order = ChildOrder::default();
-        if !el.empty {
-            loop {
-                match self.cur.next_item()? {
-                    Item::End => break,
-                    Item::Misc(raw) => self.unknown_raw(raw, &mut k.extras, &mut order),
-                    Item::Element(child) => match known(&child, canonical::KEY) {
-                        Some((_, spelling)) => {
-                            let mut t = self.read_tangent(child)?;
-                            set_spelling(&mut t.extras, spelling);
-                            k.tangents.push(t);
-                            order.push(ChildKind::Tangent);
-                        }
-                        None => self.unknown_element(child, &mut k.extras, &mut order)?,
-                    },
-                }
-            }
-        }
-        order.finish(canonical::KEY, &mut k.extras);
-        k.extras.shrink();
+        self.children(
+            el,
+            canonical::KEY,
+            &mut k,
+            |k| &mut k.extras,
+            |r, k, _, child, spelling| {
+                let mut t = r.read_tangent(&child)?;
+                set_spelling(&mut t.extras, spelling);
+                k.tangents.push(t);
+                Ok(Taken::Read)
+            },
+        )?;
         self.cur.pop();
         Ok(k)
     }
 
-    fn read_tangent(&mut self, el: Element<'a>) -> Result<Tangent> {
+    fn read_tangent(&mut self, el: &Element<'a>) -> Result<Tangent> {
         let mut extras = Extras::default();
         let t = {
-            let mut a = self.cur.attributes(&el)?;
+            let mut a = self.cur.attributes(el)?;
             let side = a.required("side")?;
             let side = match side.trim() {
                 s if s.eq_ignore_ascii_case("left") => TangentSide::Left,
