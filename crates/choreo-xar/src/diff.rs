@@ -117,26 +117,8 @@ impl Differ {
         self.opt(path, "dialogFile", &a.dialog_file, &b.dialog_file);
         self.extras(path, &a.extras, &b.extras);
         self.script(path, a, b);
-        self.ports(path, "input", &a.inputs, &b.inputs, |p| {
-            (
-                p.port_type,
-                p.type_size(),
-                p.nature,
-                p.stm_value_name.clone(),
-                p.is_inner(),
-                p.id,
-            )
-        });
-        self.ports(path, "output", &a.outputs, &b.outputs, |p| {
-            (
-                p.port_type,
-                p.type_size(),
-                p.nature,
-                p.stm_value_name.clone(),
-                p.is_inner(),
-                p.id,
-            )
-        });
+        self.ports(path, "input", &a.inputs, &b.inputs);
+        self.ports(path, "output", &a.outputs, &b.outputs);
         self.parameters(path, &a.parameters, &b.parameters);
         self.resources(path, &a.resources, &b.resources);
         match (&a.timeline, &b.timeline) {
@@ -172,14 +154,24 @@ impl Differ {
         }
     }
 
-    fn ports<N, K: PartialEq + Debug>(
+    fn ports<N: PartialEq + Debug + Copy>(
         &mut self,
         path: &str,
         kind: &str,
         a: &[Port<N>],
         b: &[Port<N>],
-        key: impl Fn(&Port<N>) -> K,
     ) {
+        let key = |p: &Port<N>| {
+            let memory_key = p.stm_value_name.clone();
+            (
+                p.port_type,
+                p.type_size(),
+                p.nature,
+                memory_key,
+                p.is_inner(),
+                p.id,
+            )
+        };
         for pa in a {
             match b.iter().find(|pb| pb.name == pa.name) {
                 None => self.note(path, format!("{kind} {:?} removed", pa.name)),

@@ -944,36 +944,19 @@ impl std::fmt::Display for Real {
     }
 }
 
-/// Writes `s` escaped for a double-quoted attribute value.
+/// Writes `s` escaped for a double-quoted attribute value (line ends and tabs as
+/// references, so they survive attribute-value normalisation).
 pub(crate) fn escape_attribute(out: &mut String, s: &str) {
-    let mut last = 0;
-    for (i, c) in s.char_indices() {
-        let rep = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '\'' => "&apos;",
-            '\n' => "&#x0A;",
-            '\r' => "&#x0D;",
-            '\t' => "&#x09;",
-            c if !is_xml_char(c) => {
-                out.push_str(&s[last..i]);
-                let _ = write!(out, "&#x{:X};", u32::from(c));
-                last = i + c.len_utf8();
-                continue;
-            }
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + c.len_utf8();
-    }
-    out.push_str(&s[last..]);
+    escape(out, s, true);
 }
 
 /// Writes `s` escaped as character data.
 pub(crate) fn escape_text(out: &mut String, s: &str) {
+    escape(out, s, false);
+}
+
+/// Escapes markup characters, and characters XML cannot hold raw as references.
+fn escape(out: &mut String, s: &str, attribute: bool) {
     let mut last = 0;
     for (i, c) in s.char_indices() {
         let rep = match c {
@@ -981,6 +964,10 @@ pub(crate) fn escape_text(out: &mut String, s: &str) {
             '<' => "&lt;",
             '>' => "&gt;",
             '\r' => "&#x0D;",
+            '"' if attribute => "&quot;",
+            '\'' if attribute => "&apos;",
+            '\n' if attribute => "&#x0A;",
+            '\t' if attribute => "&#x09;",
             c if !is_xml_char(c) => {
                 out.push_str(&s[last..i]);
                 let _ = write!(out, "&#x{:X};", u32::from(c));

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use choreo_xar::source::{FileReport, check_file};
-use choreo_xar::{Diagnostic, ErrorKind, Severity};
+use choreo_xar::source::{FileReport, check_path};
+use choreo_xar::{Diagnostic, Severity, split};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -65,11 +65,14 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
     if tally.failed > 0 { exit::NO } else { exit::OK }
 }
 
-/// Adds the files to check under `path` (all of them if `explicit`, else by extension).
+/// Adds the files to check under `path` (all of them if `explicit`, else by extension); a
+/// split-format folder is one item, checked as a behavior.
 fn collect(path: &Path, explicit: bool, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
+    if path.is_dir() && path.join(split::MARKER_FILE).is_file() {
+        out.push(path.to_path_buf());
+    } else if path.is_dir() {
         let Ok(entries) = std::fs::read_dir(path) else {
-            out.push(path.to_path_buf()); // reported as unreadable by check_path
+            out.push(path.to_path_buf()); // check_path reports it as unreadable
             return;
         };
         let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -90,23 +93,6 @@ fn wanted(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
-}
-
-fn check_path(path: &Path) -> FileReport {
-    let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => check_file(&name, &bytes),
-        Err(e) => FileReport::failed(
-            &name,
-            Diagnostic::file_level(
-                Severity::Error,
-                ErrorKind::Io,
-                &name,
-                format!("cannot read: {e}"),
-            )
-            .into(),
-        ),
-    }
 }
 
 #[derive(Default)]
