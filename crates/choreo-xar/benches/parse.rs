@@ -301,24 +301,11 @@ fn holder(boxes: Vec<BoxDef>) -> Timeline {
         }
         links.push(link(0, 4, last.id, 4));
     }
-    Timeline {
-        enable: Some(false),
-        layers: vec![BehaviorLayer {
-            name: "behavior_layer1".into(),
-            keyframes: vec![BehaviorKeyframe {
-                name: "keyframe1".into(),
-                index: 1,
-                diagram: Some(Diagram {
-                    boxes,
-                    links,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
+    Timeline::holder(Diagram {
+        boxes,
+        links,
         ..Default::default()
-    }
+    })
 }
 
 /// A behavior of exactly 10,000 boxes: 10 groups x 9 subgroups x 110 leaves

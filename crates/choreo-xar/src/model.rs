@@ -88,50 +88,121 @@ impl Extras {
     }
 }
 
-/// The kind of a child element, used to record child order in [`ExtraData::order`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)] // one variant per element name, named after it
-pub enum ChildKind {
-    DialogFile,
-    Bitmap,
-    Script,
-    PluginContent,
-    Input,
-    Output,
-    Parameter,
-    Timeline,
-    Resource,
-    Content,
-    Choice,
-    Watches,
-    BehaviorLayer,
-    ActuatorList,
-    BehaviorKeyframe,
-    Diagram,
-    Box,
-    Link,
-    ActuatorCurve,
-    Key,
-    Tangent,
+/// Declares [`ChildKind`] from its variants and their element names.
+macro_rules! child_kinds {
+    ($($(#[$vm:meta])* $variant:ident = $element:literal),+ $(,)?) => {
+        /// The kind of a child element, used to record child order in [`ExtraData::order`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(missing_docs)] // one variant per element name, named after it
+        pub enum ChildKind { $($(#[$vm])* $variant),+ }
+
+        impl ChildKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [ChildKind] = &[$(ChildKind::$variant),+];
+
+            /// Every kind with its variant name (`DialogFile`), the name the split format writes.
+            pub(crate) const VARIANT_NAMES: &'static [(ChildKind, &'static str)] =
+                &[$((ChildKind::$variant, stringify!($variant))),+];
+
+            /// The element name Choregraphe writes (`dialogFile`, `script`, `Input`, ...);
+            /// empty for [`ChildKind::Unknown`].
+            pub fn element_name(self) -> &'static str {
+                match self { $(ChildKind::$variant => $element),+ }
+            }
+        }
+    };
+}
+
+child_kinds! {
+    DialogFile = "dialogFile",
+    Bitmap = "bitmap",
+    Script = "script",
+    PluginContent = "pluginContent",
+    Input = "Input",
+    Output = "Output",
+    Parameter = "Parameter",
+    Timeline = "Timeline",
+    Resource = "Resource",
+    Content = "content",
+    Choice = "Choice",
+    Watches = "watches",
+    BehaviorLayer = "BehaviorLayer",
+    ActuatorList = "ActuatorList",
+    BehaviorKeyframe = "BehaviorKeyframe",
+    Diagram = "Diagram",
+    Box = "Box",
+    Link = "Link",
+    ActuatorCurve = "ActuatorCurve",
+    Key = "Key",
+    Tangent = "Tangent",
     /// A child kept as raw XML in [`ExtraData::children`].
-    Unknown,
+    Unknown = "",
+}
+
+impl ChildKind {
+    /// The known children of this element in the order Choregraphe writes them (the order
+    /// that [`ExtraData::order`] need not record); empty for elements without modelled
+    /// children. `script`'s `content` is read as text: it has none.
+    pub fn canonical_children(self) -> &'static [ChildKind] {
+        use ChildKind as K;
+        match self {
+            K::Box => &[
+                K::DialogFile,
+                K::Bitmap,
+                K::Script,
+                K::PluginContent,
+                K::Input,
+                K::Output,
+                K::Parameter,
+                K::Timeline,
+                K::Resource,
+            ],
+            K::Script => &[K::Content],
+            K::Parameter => &[K::Choice],
+            K::Timeline => &[K::Watches, K::BehaviorLayer, K::ActuatorList],
+            K::BehaviorLayer => &[K::BehaviorKeyframe],
+            K::BehaviorKeyframe => &[K::Diagram],
+            K::Diagram => &[K::Box, K::Link],
+            K::ActuatorList => &[K::ActuatorCurve],
+            K::ActuatorCurve => &[K::Key],
+            K::Key => &[K::Tangent],
+            K::DialogFile
+            | K::Bitmap
+            | K::PluginContent
+            | K::Input
+            | K::Output
+            | K::Resource
+            | K::Content
+            | K::Choice
+            | K::Watches
+            | K::Link
+            | K::Tangent
+            | K::Unknown => &[],
+        }
+    }
 }
 
 /// Declares an enum stored in XML as an integer code.
 macro_rules! code_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $code:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* $name:ident {
+        $($(#[$vm:meta])* $variant:ident = $code:literal => $short:literal),+ $(,)?
+    }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name { $($(#[$vm])* $variant),+ }
         impl $name {
             /// Every variant, in code order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every variant with its short name (as the split format and `inspect` write it).
+            pub const NAMES: &'static [($name, &'static str)] = &[$(($name::$variant, $short)),+];
             /// The integer written in the file.
             pub fn code(self) -> i32 { match self { $($name::$variant => $code),+ } }
             /// The variant written as `code`, if there is one.
             pub fn from_code(code: i32) -> Option<$name> {
                 match code { $($code => Some($name::$variant),)+ _ => None }
             }
+            /// The short name (`bang`, `onStart`, `stopping`, ...).
+            pub fn name(self) -> &'static str { match self { $($name::$variant => $short),+ } }
         }
     };
 }
@@ -140,17 +211,17 @@ code_enum!(
     /// `Input@type` / `Output@type`: what a port carries.
     PortType {
         /// Any value (0).
-        Dynamic = 0,
+        Dynamic = 0 => "dynamic",
         /// A signal without value (1).
-        Bang = 1,
+        Bang = 1 => "bang",
         /// A number (2).
-        Number = 2,
+        Number = 2 => "number",
         /// A string (3).
-        String = 3,
+        String = 3 => "string",
         /// A bitmap (4, never seen in real files).
-        Bitmap = 4,
+        Bitmap = 4 => "bitmap",
         /// A sound (5, never seen in real files).
-        Sound = 5,
+        Sound = 5 => "sound",
     }
 );
 
@@ -158,15 +229,15 @@ code_enum!(
     /// `Input@nature`: what a stimulation of the input does.
     InputNature {
         /// Fired when the enclosing diagram is loaded (inner).
-        OnLoad = 0,
+        OnLoad = 0 => "onLoad",
         /// Calls the handler and forwards into the loaded diagram; does not start or stop the box.
-        OnEvent = 1,
+        OnEvent = 1 => "onEvent",
         /// Starts the box.
-        OnStart = 2,
+        OnStart = 2 => "onStart",
         /// Stops the box.
-        OnStop = 3,
+        OnStop = 3 => "onStop",
         /// Fired on each update of the ALMemory key `stm_value_name` while loaded (inner).
-        Memory = 4,
+        Memory = 4 => "memory",
     }
 );
 
@@ -174,13 +245,13 @@ code_enum!(
     /// `Output@nature`: what firing the output does.
     OutputNature {
         /// Undefined (never seen).
-        Undef = 0,
+        Undef = 0 => "undefined",
         /// Stops and unloads the box, then signals the parent (onStopped, success, failure).
-        Stopped = 1,
+        Stopped = 1 => "stopping",
         /// Signals the parent without stopping.
-        Punctual = 2,
+        Punctual = 2 => "punctual",
         /// Recurrent (never seen).
-        Recurrent = 3,
+        Recurrent = 3 => "recurrent",
     }
 );
 
@@ -188,17 +259,17 @@ code_enum!(
     /// `Parameter@content_type`: how the parameter's text value is read.
     ContentType {
         /// `"0"` / `"1"`.
-        Bool = 0,
+        Bool = 0 => "bool",
         /// Integer.
-        Int = 1,
+        Int = 1 => "int",
         /// Floating point.
-        Double = 2,
+        Double = 2 => "double",
         /// Text on one line.
-        String = 3,
+        String = 3 => "string",
         /// A path relative to the behavior folder, starting with `/`.
-        File = 4,
+        File = 4 => "file",
         /// Multi-line text (the Say box's `Text`; undocumented, read as a string).
-        Text = 5,
+        Text = 5 => "text",
     }
 );
 
@@ -206,19 +277,19 @@ code_enum!(
     /// `script@language`.
     ScriptLanguage {
         /// C++.
-        Cpp = 0,
+        Cpp = 0 => "cpp",
         /// URBI.
-        Urbi = 1,
+        Urbi = 1 => "urbi",
         /// Ruby.
-        Ruby = 2,
+        Ruby = 2 => "ruby",
         /// A dynamic library.
-        DynamicLibrary = 3,
+        DynamicLibrary = 3 => "library",
         /// Python (every real script).
-        Python = 4,
+        Python = 4 => "python",
         /// QiChat.
-        QiChat = 5,
+        QiChat = 5 => "qichat",
         /// No script.
-        None = 6,
+        None = 6 => "none",
     }
 );
 
@@ -226,11 +297,11 @@ code_enum!(
     /// `Timeline@resources_acquisition`: how a motion timeline takes its motors (see motion.md).
     ResourcesAcquisition {
         /// Passive.
-        Passive = 0,
+        Passive = 0 => "passive",
         /// Waiting.
-        Waiting = 1,
+        Waiting = 1 => "waiting",
         /// Aggressive.
-        Aggressive = 2,
+        Aggressive = 2 => "aggressive",
     }
 );
 
@@ -250,6 +321,11 @@ impl RootKind {
             RootKind::Project => "ChoregrapheProject",
             RootKind::Box => "ChoregrapheBox",
         }
+    }
+
+    /// The known children of the root element, in canonical order: the root [`ChildKind::Box`].
+    pub fn canonical_children(self) -> &'static [ChildKind] {
+        &[ChildKind::Box]
     }
 }
 
@@ -627,7 +703,90 @@ impl Timeline {
         self.resources_acquisition
             .unwrap_or(ResourcesAcquisition::Passive)
     }
+
+    /// The timeline Choregraphe writes around a box's flow diagram: `<Timeline enable="0">`
+    /// with one layer `behavior_layer1` holding one keyframe `keyframe1` at index 1.
+    pub fn holder(diagram: Diagram) -> Timeline {
+        Timeline {
+            enable: Some(false),
+            layers: vec![BehaviorLayer {
+                name: HOLDER_LAYER.to_string(),
+                keyframes: vec![BehaviorKeyframe {
+                    name: HOLDER_KEYFRAME.to_string(),
+                    index: 1,
+                    diagram: Some(diagram),
+                    ..BehaviorKeyframe::default()
+                }],
+                ..BehaviorLayer::default()
+            }],
+            ..Timeline::default()
+        }
+    }
+
+    /// The diagram of this timeline if it is exactly [`Timeline::holder`] of it.
+    pub(crate) fn holder_diagram(&self) -> Option<&Diagram> {
+        // Destructured in full so that a new model field cannot be forgotten here.
+        let Timeline {
+            enable,
+            fps,
+            start_frame,
+            end_frame,
+            size,
+            resources_acquisition,
+            scale,
+            watches,
+            layers,
+            actuator_list,
+            extras,
+        } = self;
+        let [
+            BehaviorLayer {
+                name: layer_name,
+                mute,
+                keyframes,
+                extras: layer_extras,
+            },
+        ] = layers.as_slice()
+        else {
+            return None;
+        };
+        let [
+            BehaviorKeyframe {
+                name: keyframe_name,
+                index,
+                bitmap,
+                diagram,
+                extras: keyframe_extras,
+            },
+        ] = keyframes.as_slice()
+        else {
+            return None;
+        };
+        let plain = *enable == Some(false)
+            && fps.is_none()
+            && start_frame.is_none()
+            && end_frame.is_none()
+            && size.is_none()
+            && resources_acquisition.is_none()
+            && scale.is_none()
+            && !watches
+            && actuator_list.is_none()
+            && extras.is_empty()
+            && layer_name == HOLDER_LAYER
+            && mute.is_none()
+            && layer_extras.is_empty()
+            && keyframe_name == HOLDER_KEYFRAME
+            && *index == 1
+            && bitmap.is_none()
+            && keyframe_extras.is_empty();
+        diagram.as_ref().filter(|_| plain)
+    }
 }
+
+/// The layer name of a flow-diagram holder ([`Timeline::holder`]).
+const HOLDER_LAYER: &str = "behavior_layer1";
+/// The keyframe name of a flow-diagram holder ([`Timeline::holder`]).
+const HOLDER_KEYFRAME: &str = "keyframe1";
 
 /// A `BehaviorLayer`: one parallel track of keyframes.
 #[derive(Debug, Clone, PartialEq, Default)]

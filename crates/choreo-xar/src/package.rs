@@ -475,13 +475,17 @@ pub struct BehaviorDescription {
 impl BehaviorDescription {
     /// The XAR file, relative to the `.pml`'s folder: `src/xar`.
     pub fn xar_path(&self) -> String {
-        let xar = self.xar.as_deref().unwrap_or("behavior.xar");
-        let src = self.src.trim_end_matches(['/', '\\']);
-        if src.is_empty() || src == "." {
-            xar.to_string()
-        } else {
-            format!("{src}/{xar}")
-        }
+        in_folder(&self.src, self.xar.as_deref().unwrap_or("behavior.xar"))
+    }
+}
+
+/// `file` in `folder` (a relative path; empty or `.` is the folder itself), joined by `/`.
+fn in_folder(folder: &str, file: &str) -> String {
+    let folder = folder.trim_end_matches(['/', '\\']);
+    if folder.is_empty() || folder == "." {
+        file.to_string()
+    } else {
+        format!("{folder}/{file}")
     }
 }
 
@@ -724,12 +728,7 @@ pub struct BehaviorContent {
 impl BehaviorContent {
     /// The XAR file of this behavior in the package: `path/behavior.xar`.
     pub fn xar_path(&self) -> String {
-        let path = self.path.trim_end_matches(['/', '\\']);
-        if path.is_empty() || path == "." {
-            "behavior.xar".to_string()
-        } else {
-            format!("{path}/behavior.xar")
-        }
+        in_folder(&self.path, "behavior.xar")
     }
 }
 

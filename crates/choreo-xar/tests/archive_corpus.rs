@@ -10,17 +10,11 @@ use choreo_xar::{RootKind, read_xar};
 
 #[test]
 fn every_corpus_archive_unpacks_and_its_behaviors_read() {
-    let Some(corpus) = common::corpus() else {
+    let Some(files) = common::corpus_files(".crg and .cbl archives", 45, &|p| {
+        p.extension().is_some_and(|e| e == "crg" || e == "cbl")
+    }) else {
         return;
     };
-    let files = common::files_under(&corpus, &|p| {
-        p.extension().is_some_and(|e| e == "crg" || e == "cbl")
-    });
-    assert!(
-        files.len() >= 45,
-        "expected the corpus's ~47 archives, found {}",
-        files.len()
-    );
     let (mut members, mut xars, mut behaviors, mut plain_tar, mut no_uuid) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for f in &files {
@@ -118,12 +112,7 @@ fn every_corpus_archive_unpacks_and_its_behaviors_read() {
         "archive corpus: {} archives ({plain_tar} with plain tar data), {members} members, {xars} XAR files read, {behaviors} behaviors loaded",
         files.len()
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures);
     assert_eq!(
         plain_tar, 1,
         "one corpus .crg stores a plain tar as data.tar.gz"

@@ -69,28 +69,17 @@ fn draw(node: &Node, prefix: &str, last: bool, top: bool, out: &mut String) {
 }
 
 fn port_type(t: PortType, size: i32) -> String {
-    let name = match t {
-        PortType::Dynamic => "dynamic",
-        PortType::Bang => "bang",
-        PortType::Number => "number",
-        PortType::String => "string",
-        PortType::Bitmap => "bitmap",
-        PortType::Sound => "sound",
-    };
     if size > 1 {
-        format!("{name}×{size}")
+        format!("{}×{size}", t.name())
     } else {
-        name.to_string()
+        t.name().to_string()
     }
 }
 
 fn input_label(p: &Input) -> String {
     let nature = match p.nature {
-        InputNature::OnLoad => "onLoad".to_string(),
-        InputNature::OnEvent => "onEvent".to_string(),
-        InputNature::OnStart => "onStart".to_string(),
-        InputNature::OnStop => "onStop".to_string(),
         InputNature::Memory => format!("ALMemory {:?}", p.stm_value_name.as_deref().unwrap_or("")),
+        other => other.name().to_string(),
     };
     let inner = if p.is_inner() { ", inner" } else { "" };
     format!(
@@ -102,12 +91,7 @@ fn input_label(p: &Input) -> String {
 }
 
 fn output_label(p: &Output) -> String {
-    let nature = match p.nature {
-        OutputNature::Undef => "unDef",
-        OutputNature::Stopped => "stops the box",
-        OutputNature::Punctual => "punctual",
-        OutputNature::Recurrent => "recurrent",
-    };
+    let nature = p.nature.name();
     format!(
         "out #{} {} ({}, {nature})",
         p.id,
@@ -117,14 +101,7 @@ fn output_label(p: &Output) -> String {
 }
 
 fn parameter_label(p: &Parameter) -> String {
-    let kind = match p.content_type {
-        ContentType::Bool => "bool",
-        ContentType::Int => "int",
-        ContentType::Double => "double",
-        ContentType::String => "string",
-        ContentType::File => "file",
-        ContentType::Text => "text",
-    };
+    let kind = p.content_type.name();
     let mut s = format!("param #{} {} ({kind}", p.id, p.name);
     if let (Some(min), Some(max)) = (p.min, p.max) {
         let _ = write!(s, " {min}..{max}");

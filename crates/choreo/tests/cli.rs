@@ -175,7 +175,10 @@ fn convert_to_split_and_back_is_equal() {
     let o = choreo(&["check", dir.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("split folder: behavior: 2 boxes, 3 links, 1 timeline"), "{out}");
+    assert!(
+        out.contains("split folder: behavior: 2 boxes, 3 links, 1 timeline"),
+        "{out}"
+    );
     assert!(out.contains("checked 2 file(s): 2 ok"), "{out}");
 }
 

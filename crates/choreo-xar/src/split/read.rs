@@ -5,9 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::repr::{
-    BoxParts, BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, ScriptRepr, TimelineRepr, holder_timeline,
-};
+use super::repr::{BoxParts, BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, ScriptRepr, TimelineRepr};
 use super::text::{Endpoint, Fault, Owner, item_lines, parse_link, parse_motion, port_name};
 use super::{
     BOX_FILE, FORMAT_VERSION, LINKS_FILE, MARKER_FILE, MOTION_FILE, PLUGIN_FILE, RESERVED,
@@ -299,7 +297,7 @@ impl<'t> TreeReader<'t> {
             (Some(d), None) => {
                 let at = d.span().start;
                 let d = self.diagram(folder, d.into_inner(), at, b, src, element_path, depth)?;
-                holder_timeline(d)
+                Timeline::holder(d)
             }
             (None, Some(t)) => self.full_timeline(folder, t, b, src, element_path, depth)?,
             (None, None) if motion.is_some() => {

@@ -43,94 +43,46 @@ pub(super) trait Named: Copy + PartialEq + 'static {
     }
 }
 
-/// Implements [`Named`] for `$t` with the given names.
-macro_rules! named {
-    ($t:ty, $what:literal, { $($v:expr => $n:literal),+ $(,)? }) => {
-        impl Named for $t {
-            const WHAT: &'static str = $what;
-            const NAMES: &'static [(Self, &'static str)] = &[$(($v, $n)),+];
-        }
-    };
+impl Named for PortType {
+    const WHAT: &'static str = "port type";
+    const NAMES: &'static [(Self, &'static str)] = PortType::NAMES;
 }
 
-named!(PortType, "port type", {
-    PortType::Dynamic => "dynamic",
-    PortType::Bang => "bang",
-    PortType::Number => "number",
-    PortType::String => "string",
-    PortType::Bitmap => "bitmap",
-    PortType::Sound => "sound",
-});
+impl Named for InputNature {
+    const WHAT: &'static str = "input nature";
+    const NAMES: &'static [(Self, &'static str)] = InputNature::NAMES;
+}
 
-named!(InputNature, "input nature", {
-    InputNature::OnLoad => "onLoad",
-    InputNature::OnEvent => "onEvent",
-    InputNature::OnStart => "onStart",
-    InputNature::OnStop => "onStop",
-    InputNature::Memory => "memory",
-});
+impl Named for OutputNature {
+    const WHAT: &'static str = "output nature";
+    const NAMES: &'static [(Self, &'static str)] = OutputNature::NAMES;
+}
 
-named!(OutputNature, "output nature", {
-    OutputNature::Undef => "undefined",
-    OutputNature::Stopped => "stopping",
-    OutputNature::Punctual => "punctual",
-    OutputNature::Recurrent => "recurrent",
-});
+impl Named for ContentType {
+    const WHAT: &'static str = "parameter content type";
+    const NAMES: &'static [(Self, &'static str)] = ContentType::NAMES;
+}
 
-named!(ContentType, "parameter content type", {
-    ContentType::Bool => "bool",
-    ContentType::Int => "int",
-    ContentType::Double => "double",
-    ContentType::String => "string",
-    ContentType::File => "file",
-    ContentType::Text => "text",
-});
+impl Named for ScriptLanguage {
+    const WHAT: &'static str = "script language";
+    const NAMES: &'static [(Self, &'static str)] = ScriptLanguage::NAMES;
+}
 
-named!(ScriptLanguage, "script language", {
-    ScriptLanguage::Cpp => "cpp",
-    ScriptLanguage::Urbi => "urbi",
-    ScriptLanguage::Ruby => "ruby",
-    ScriptLanguage::DynamicLibrary => "library",
-    ScriptLanguage::Python => "python",
-    ScriptLanguage::QiChat => "qichat",
-    ScriptLanguage::None => "none",
-});
+impl Named for ResourcesAcquisition {
+    const WHAT: &'static str = "resources acquisition";
+    const NAMES: &'static [(Self, &'static str)] = ResourcesAcquisition::NAMES;
+}
 
-named!(ResourcesAcquisition, "resources acquisition", {
-    ResourcesAcquisition::Passive => "passive",
-    ResourcesAcquisition::Waiting => "waiting",
-    ResourcesAcquisition::Aggressive => "aggressive",
-});
+impl Named for RootKind {
+    const WHAT: &'static str = "root kind";
+    const NAMES: &'static [(Self, &'static str)] =
+        &[(RootKind::Project, "project"), (RootKind::Box, "box")];
+}
 
-named!(RootKind, "root kind", {
-    RootKind::Project => "project",
-    RootKind::Box => "box",
-});
-
-named!(ChildKind, "child kind", {
-    ChildKind::DialogFile => "DialogFile",
-    ChildKind::Bitmap => "Bitmap",
-    ChildKind::Script => "Script",
-    ChildKind::PluginContent => "PluginContent",
-    ChildKind::Input => "Input",
-    ChildKind::Output => "Output",
-    ChildKind::Parameter => "Parameter",
-    ChildKind::Timeline => "Timeline",
-    ChildKind::Resource => "Resource",
-    ChildKind::Content => "Content",
-    ChildKind::Choice => "Choice",
-    ChildKind::Watches => "Watches",
-    ChildKind::BehaviorLayer => "BehaviorLayer",
-    ChildKind::ActuatorList => "ActuatorList",
-    ChildKind::BehaviorKeyframe => "BehaviorKeyframe",
-    ChildKind::Diagram => "Diagram",
-    ChildKind::Box => "Box",
-    ChildKind::Link => "Link",
-    ChildKind::ActuatorCurve => "ActuatorCurve",
-    ChildKind::Key => "Key",
-    ChildKind::Tangent => "Tangent",
-    ChildKind::Unknown => "Unknown",
-});
+impl Named for ChildKind {
+    const WHAT: &'static str = "child kind";
+    const NAMES: &'static [(Self, &'static str)] = ChildKind::VARIANT_NAMES;
+}
 
 /// A [`Named`] value in a serde structure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -758,89 +710,6 @@ pub(super) struct KeyframeRepr {
     pub extras: Option<ExtrasRepr>,
 }
 
-/// The layer name of a plain flow-diagram holder.
-const HOLDER_LAYER: &str = "behavior_layer1";
-/// The keyframe name of a plain flow-diagram holder.
-const HOLDER_KEYFRAME: &str = "keyframe1";
-
-/// The timeline Choregraphe writes around a box's flow diagram: `<Timeline enable="0">`
-/// with one layer `behavior_layer1` holding one keyframe `keyframe1` at index 1.
-pub(super) fn holder_timeline(diagram: Diagram) -> Timeline {
-    Timeline {
-        enable: Some(false),
-        layers: vec![BehaviorLayer {
-            name: HOLDER_LAYER.to_string(),
-            keyframes: vec![BehaviorKeyframe {
-                name: HOLDER_KEYFRAME.to_string(),
-                index: 1,
-                diagram: Some(diagram),
-                ..BehaviorKeyframe::default()
-            }],
-            ..BehaviorLayer::default()
-        }],
-        ..Timeline::default()
-    }
-}
-
-/// The diagram of `t` if `t` is exactly [`holder_timeline`] of it.
-pub(super) fn holder_diagram(t: &Timeline) -> Option<&Diagram> {
-    // Destructured in full so that a new model field cannot be forgotten here.
-    let Timeline {
-        enable,
-        fps,
-        start_frame,
-        end_frame,
-        size,
-        resources_acquisition,
-        scale,
-        watches,
-        layers,
-        actuator_list,
-        extras,
-    } = t;
-    let [
-        BehaviorLayer {
-            name: layer_name,
-            mute,
-            keyframes,
-            extras: layer_extras,
-        },
-    ] = layers.as_slice()
-    else {
-        return None;
-    };
-    let [
-        BehaviorKeyframe {
-            name: keyframe_name,
-            index,
-            bitmap,
-            diagram,
-            extras: keyframe_extras,
-        },
-    ] = keyframes.as_slice()
-    else {
-        return None;
-    };
-    let plain = *enable == Some(false)
-        && fps.is_none()
-        && start_frame.is_none()
-        && end_frame.is_none()
-        && size.is_none()
-        && resources_acquisition.is_none()
-        && scale.is_none()
-        && !watches
-        && actuator_list.is_none()
-        && extras.is_empty()
-        && layer_name == HOLDER_LAYER
-        && mute.is_none()
-        && layer_extras.is_empty()
-        && keyframe_name == HOLDER_KEYFRAME
-        && *index == 1
-        && bitmap.is_none()
-        && keyframe_extras.is_empty();
-    diagram.as_ref().filter(|_| plain)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -863,6 +732,7 @@ mod tests {
         all_named(ScriptLanguage::ALL);
         all_named(ResourcesAcquisition::ALL);
         all_named(&[RootKind::Project, RootKind::Box]);
+        all_named(ChildKind::ALL);
     }
 
     #[test]

@@ -7,7 +7,6 @@ use toml::Spanned;
 
 use super::repr::{
     BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, KeyframeRepr, LayerRepr, ScriptRepr, TimelineRepr,
-    holder_diagram,
 };
 use super::text::{write_links, write_motion};
 use super::{
@@ -60,7 +59,7 @@ impl Writer {
         }
         let mut diagrams: Vec<(String, &Diagram)> = Vec::new();
         if let Some(t) = &b.timeline {
-            if let Some(d) = holder_diagram(t) {
+            if let Some(d) = t.holder_diagram() {
                 repr.diagram = Some(unplaced(DiagramRepr::of(d)));
                 diagrams.push((folder.to_string(), d));
             } else {

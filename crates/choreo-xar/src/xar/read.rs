@@ -11,73 +11,6 @@ use crate::error::{ErrorKind, Result};
 use crate::model::*;
 use crate::xml::{ChildOrder, Cursor, Element, Item, TextContent, decode_text};
 
-/// Canonical child order of each element, as Choregraphe writes it.
-pub(crate) mod canonical {
-    use crate::model::ChildKind as K;
-    /// Children of the root element.
-    pub const ROOT: &[K] = &[K::Box];
-    /// Children of `Box`.
-    pub const BOX: &[K] = &[
-        K::DialogFile,
-        K::Bitmap,
-        K::Script,
-        K::PluginContent,
-        K::Input,
-        K::Output,
-        K::Parameter,
-        K::Timeline,
-        K::Resource,
-    ];
-    /// Children of `script`.
-    pub const SCRIPT: &[K] = &[K::Content];
-    /// Children of `Parameter`.
-    pub const PARAMETER: &[K] = &[K::Choice];
-    /// Children of `Timeline`.
-    pub const TIMELINE: &[K] = &[K::Watches, K::BehaviorLayer, K::ActuatorList];
-    /// Children of `BehaviorLayer`.
-    pub const LAYER: &[K] = &[K::BehaviorKeyframe];
-    /// Children of `BehaviorKeyframe`.
-    pub const KEYFRAME: &[K] = &[K::Diagram];
-    /// Children of `Diagram`.
-    pub const DIAGRAM: &[K] = &[K::Box, K::Link];
-    /// Children of `ActuatorList`.
-    pub const ACTUATOR_LIST: &[K] = &[K::ActuatorCurve];
-    /// Children of `ActuatorCurve`.
-    pub const CURVE: &[K] = &[K::Key];
-    /// Children of `Key`.
-    pub const KEY: &[K] = &[K::Tangent];
-    /// Elements that have no children of their own.
-    pub const LEAF: &[K] = &[];
-}
-
-/// The canonical element name of each kind.
-pub(crate) fn element_name(kind: ChildKind) -> &'static str {
-    match kind {
-        ChildKind::DialogFile => "dialogFile",
-        ChildKind::Bitmap => "bitmap",
-        ChildKind::Script => "script",
-        ChildKind::PluginContent => "pluginContent",
-        ChildKind::Input => "Input",
-        ChildKind::Output => "Output",
-        ChildKind::Parameter => "Parameter",
-        ChildKind::Timeline => "Timeline",
-        ChildKind::Resource => "Resource",
-        ChildKind::Content => "content",
-        ChildKind::Choice => "Choice",
-        ChildKind::Watches => "watches",
-        ChildKind::BehaviorLayer => "BehaviorLayer",
-        ChildKind::ActuatorList => "ActuatorList",
-        ChildKind::BehaviorKeyframe => "BehaviorKeyframe",
-        ChildKind::Diagram => "Diagram",
-        ChildKind::Box => "Box",
-        ChildKind::Link => "Link",
-        ChildKind::ActuatorCurve => "ActuatorCurve",
-        ChildKind::Key => "Key",
-        ChildKind::Tangent => "Tangent",
-        ChildKind::Unknown => "",
-    }
-}
-
 /// Reads a XAR file. `file` names it in messages.
 pub fn read_xar(file: &str, bytes: &[u8]) -> Result<Parsed<XarFile>> {
     let text = decode_text(file, bytes)?;
@@ -111,13 +44,13 @@ fn known(el: &Element<'_>, kinds: &[ChildKind]) -> Option<(ChildKind, Option<Str
     }
     let local = el.local_name();
     for &k in kinds {
-        let name = element_name(k);
+        let name = k.element_name();
         if local == name {
             return Some((k, None));
         }
     }
     for &k in kinds {
-        if local.eq_ignore_ascii_case(element_name(k)) {
+        if local.eq_ignore_ascii_case(k.element_name()) {
             return Some((k, Some(local.to_string())));
         }
     }
@@ -179,13 +112,7 @@ impl<'a> XarReader<'a> {
 
     /// Children of an element that has none of its own: all kept raw.
     fn leaf_children(&mut self, el: &Element<'a>, extras: &mut Extras) -> Result<()> {
-        self.children(
-            el,
-            canonical::LEAF,
-            extras,
-            |e| e,
-            |_, _, _, _, _| Ok(Taken::Read),
-        )
+        self.children(el, &[], extras, |e| e, |_, _, _, _, _| Ok(Taken::Read))
     }
 
     /// An error for a second child where one is allowed.
@@ -240,7 +167,7 @@ impl<'a> XarReader<'a> {
         let mut top = (None::<BoxDef>, extras);
         self.children(
             &root,
-            canonical::ROOT,
+            kind.canonical_children(),
             &mut top,
             |t| &mut t.1,
             |r, t, _, child, spelling| {
@@ -310,7 +237,7 @@ impl<'a> XarReader<'a> {
         let mut port_offsets: Vec<(i32, usize)> = Vec::new();
         self.children(
             &el,
-            canonical::BOX,
+            ChildKind::Box.canonical_children(),
             &mut b,
             |b| &mut b.extras,
             |r, b, kind, child, spelling| {
@@ -537,7 +464,7 @@ impl<'a> XarReader<'a> {
         self.cur.push("script", None);
         self.children(
             el,
-            canonical::SCRIPT,
+            ChildKind::Script.canonical_children(),
             &mut s,
             |s| &mut s.extras,
             |r, s, _, child, spelling| {
@@ -652,7 +579,7 @@ impl<'a> XarReader<'a> {
         }
         self.children(
             el,
-            canonical::PARAMETER,
+            ChildKind::Parameter.canonical_children(),
             &mut p,
             |p| &mut p.extras,
             |r, p, _, child, spelling| {
@@ -720,7 +647,7 @@ impl<'a> XarReader<'a> {
         let mut spans = Vec::new();
         self.children(
             el,
-            canonical::TIMELINE,
+            ChildKind::Timeline.canonical_children(),
             &mut t,
             |t| &mut t.extras,
             |r, t, kind, child, spelling| {
@@ -777,7 +704,7 @@ impl<'a> XarReader<'a> {
         }
         self.children(
             el,
-            canonical::LAYER,
+            ChildKind::BehaviorLayer.canonical_children(),
             &mut l,
             |l| &mut l.extras,
             |r, l, _, child, spelling| {
@@ -814,7 +741,7 @@ impl<'a> XarReader<'a> {
         }
         self.children(
             el,
-            canonical::KEYFRAME,
+            ChildKind::BehaviorKeyframe.canonical_children(),
             &mut k,
             |k| &mut k.extras,
             |r, k, _, child, spelling| {
@@ -851,7 +778,7 @@ impl<'a> XarReader<'a> {
         };
         self.children(
             el,
-            canonical::DIAGRAM,
+            ChildKind::Diagram.canonical_children(),
             &mut d,
             |d| &mut d.extras,
             |r, d, kind, child, spelling| {
@@ -904,7 +831,7 @@ impl<'a> XarReader<'a> {
         self.cur.push("ActuatorList", None);
         self.children(
             el,
-            canonical::ACTUATOR_LIST,
+            ChildKind::ActuatorList.canonical_children(),
             &mut l,
             |l| &mut l.extras,
             |r, l, _, child, spelling| {
@@ -932,7 +859,8 @@ impl<'a> XarReader<'a> {
         }
         self.cur
             .push(format!("ActuatorCurve[{n}]({})", c.actuator), None);
-        self.children(el, canonical::CURVE, &mut c, |c| &mut c.extras, |r, c, _, child, spelling| {
+        let canonical = ChildKind::ActuatorCurve.canonical_children();
+        self.children(el, canonical, &mut c, |c| &mut c.extras, |r, c, _, child, spelling| {
             let offset = child.offset;
             let n = c.keys.len() + 1;
             let mut k = r.read_key(&child, n)?;
@@ -972,7 +900,7 @@ impl<'a> XarReader<'a> {
         }
         self.children(
             el,
-            canonical::KEY,
+            ChildKind::Key.canonical_children(),
             &mut k,
             |k| &mut k.extras,
             |r, k, _, child, spelling| {

@@ -6,7 +6,6 @@
 
 use std::fmt::Write as _;
 
-use super::read::{canonical, element_name};
 use crate::model::*;
 use crate::xml::{Real, XmlWriter, write_cdata};
 
@@ -24,7 +23,8 @@ pub fn write_xar(file: &XarFile) -> String {
     w.attr_opt(&file.extras, "xmlns", file.namespace.as_deref());
     w.attr_opt(&file.extras, "xar_version", file.xar_version.as_deref());
     w.unknown_attributes(&file.extras);
-    w.children(canonical::ROOT, &file.extras, |w, kind, n| match kind {
+    let root_children = file.root.canonical_children();
+    w.children(root_children, &file.extras, |w, kind, n| match kind {
         ChildKind::Box if n == 0 => {
             w.write_box(&file.root_box);
             true
@@ -37,7 +37,18 @@ pub fn write_xar(file: &XarFile) -> String {
 
 impl XmlWriter {
     fn name(extras: &Extras, kind: ChildKind) -> &str {
-        extras.spelling().unwrap_or(element_name(kind))
+        extras.spelling().unwrap_or(kind.element_name())
+    }
+
+    /// [`XmlWriter::children`] of an element of kind `parent`: its known children go in
+    /// [`ChildKind::canonical_children`] order unless `extras` recorded another.
+    fn children_of(
+        &mut self,
+        parent: ChildKind,
+        extras: &Extras,
+        item: impl FnMut(&mut XmlWriter, ChildKind, usize) -> bool,
+    ) {
+        self.children(parent.canonical_children(), extras, item);
     }
 
     fn write_box(&mut self, b: &BoxDef) {
@@ -54,7 +65,7 @@ impl XmlWriter {
         self.attr_opt(e, "robot", b.robot.as_deref());
         self.attr_opt(e, "bitmap_expanded", b.bitmap_expanded.as_deref());
         self.unknown_attributes(e);
-        self.children(canonical::BOX, e, |w, kind, n| match kind {
+        self.children_of(ChildKind::Box, e, |w, kind, n| match kind {
             ChildKind::DialogFile => match (&b.dialog_file, n) {
                 (Some(d), 0) => {
                     w.text_element("dialogFile", d);
@@ -95,7 +106,7 @@ impl XmlWriter {
         self.open(name);
         self.attr_num_opt(&s.extras, "language", s.language.map(ScriptLanguage::code));
         self.unknown_attributes(&s.extras);
-        self.children(canonical::SCRIPT, &s.extras, |w, kind, n| {
+        self.children_of(ChildKind::Script, &s.extras, |w, kind, n| {
             kind == ChildKind::Content && once(n, s.content.as_ref(), |c| w.write_content(c))
         });
         self.close(name);
@@ -129,7 +140,7 @@ impl XmlWriter {
         self.attr_opt(e, "tooltip", p.tooltip.as_deref());
         self.attr_num(e, "id", p.id);
         self.unknown_attributes(e);
-        self.children(canonical::LEAF, e, |_, _, _| false);
+        self.children(&[], e, |_, _, _| false);
         self.close(name);
     }
 
@@ -149,14 +160,14 @@ impl XmlWriter {
         self.attr_opt(e, "tooltip", p.tooltip.as_deref());
         self.attr_num(e, "id", p.id);
         self.unknown_attributes(e);
-        self.children(canonical::PARAMETER, e, |w, kind, n| {
+        self.children_of(ChildKind::Parameter, e, |w, kind, n| {
             kind == ChildKind::Choice
                 && p.choices.get(n).is_some_and(|c| {
                     let cname = Self::name(&c.extras, ChildKind::Choice);
                     w.open(cname);
                     w.attr(&c.extras, "value", &c.value);
                     w.unknown_attributes(&c.extras);
-                    w.children(canonical::LEAF, &c.extras, |_, _, _| false);
+                    w.children(&[], &c.extras, |_, _, _| false);
                     w.close(cname);
                     true
                 })
@@ -172,7 +183,7 @@ impl XmlWriter {
         self.attr(e, "type", &r.lock_type);
         self.attr_num_opt(e, "timeout", r.timeout);
         self.unknown_attributes(e);
-        self.children(canonical::LEAF, e, |_, _, _| false);
+        self.children(&[], e, |_, _, _| false);
         self.close(name);
     }
 
@@ -192,7 +203,7 @@ impl XmlWriter {
         );
         self.attr_num_opt(e, "scale", t.scale.map(Real));
         self.unknown_attributes(e);
-        self.children(canonical::TIMELINE, e, |w, kind, n| match kind {
+        self.children_of(ChildKind::Timeline, e, |w, kind, n| match kind {
             ChildKind::Watches => once(n, t.watches.then_some(()), |()| {
                 w.open("watches");
                 w.close("watches");
@@ -215,7 +226,7 @@ impl XmlWriter {
         self.attr(&l.extras, "name", &l.name);
         self.attr_flag(&l.extras, "mute", l.mute);
         self.unknown_attributes(&l.extras);
-        self.children(canonical::LAYER, &l.extras, |w, kind, n| {
+        self.children_of(ChildKind::BehaviorLayer, &l.extras, |w, kind, n| {
             kind == ChildKind::BehaviorKeyframe
                 && l.keyframes.get(n).is_some_and(|k| {
                     w.write_keyframe(k);
@@ -232,7 +243,7 @@ impl XmlWriter {
         self.attr_num(&k.extras, "index", k.index);
         self.attr_opt(&k.extras, "bitmap", k.bitmap.as_deref());
         self.unknown_attributes(&k.extras);
-        self.children(canonical::KEYFRAME, &k.extras, |w, kind, n| {
+        self.children_of(ChildKind::BehaviorKeyframe, &k.extras, |w, kind, n| {
             kind == ChildKind::Diagram && once(n, k.diagram.as_ref(), |d| w.write_diagram(d))
         });
         self.close(name);
@@ -243,7 +254,7 @@ impl XmlWriter {
         self.open(name);
         self.attr_num_opt(&d.extras, "scale", d.scale.map(Real));
         self.unknown_attributes(&d.extras);
-        self.children(canonical::DIAGRAM, &d.extras, |w, kind, n| match kind {
+        self.children_of(ChildKind::Diagram, &d.extras, |w, kind, n| match kind {
             ChildKind::Box => d.boxes.get(n).is_some_and(|b| {
                 w.write_box(b);
                 true
@@ -266,7 +277,7 @@ impl XmlWriter {
         self.attr_num(e, "outputowner", l.output_owner);
         self.attr_num(e, "indexofoutput", l.index_of_output);
         self.unknown_attributes(e);
-        self.children(canonical::LEAF, e, |_, _, _| false);
+        self.children(&[], e, |_, _, _| false);
         self.close(name);
     }
 
@@ -275,7 +286,7 @@ impl XmlWriter {
         self.open(name);
         self.attr_opt(&l.extras, "model", l.model.as_deref());
         self.unknown_attributes(&l.extras);
-        self.children(canonical::ACTUATOR_LIST, &l.extras, |w, kind, n| {
+        self.children_of(ChildKind::ActuatorList, &l.extras, |w, kind, n| {
             kind == ChildKind::ActuatorCurve
                 && l.curves.get(n).is_some_and(|c| {
                     w.write_curve(c);
@@ -296,7 +307,7 @@ impl XmlWriter {
         self.attr_num_opt(e, "unit", c.unit);
         self.attr_flag(e, "alwaysVisible", c.always_visible);
         self.unknown_attributes(e);
-        self.children(canonical::CURVE, e, |w, kind, n| {
+        self.children_of(ChildKind::ActuatorCurve, e, |w, kind, n| {
             kind == ChildKind::Key
                 && c.keys.get(n).is_some_and(|k| {
                     w.write_key(k);
@@ -315,7 +326,7 @@ impl XmlWriter {
         self.attr_flag(e, "smooth", k.smooth);
         self.attr_flag(e, "symmetrical", k.symmetrical);
         self.unknown_attributes(e);
-        self.children(canonical::KEY, e, |w, kind, n| {
+        self.children_of(ChildKind::Key, e, |w, kind, n| {
             kind == ChildKind::Tangent
                 && k.tangents.get(n).is_some_and(|t| {
                     w.write_tangent(t);
@@ -334,7 +345,7 @@ impl XmlWriter {
         self.attr_num(e, "abscissaParam", Real(t.abscissa_param));
         self.attr_num(e, "ordinateParam", Real(t.ordinate_param));
         self.unknown_attributes(e);
-        self.children(canonical::LEAF, e, |_, _, _| false);
+        self.children(&[], e, |_, _, _| false);
         self.close(name);
     }
 }

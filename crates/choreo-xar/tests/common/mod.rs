@@ -1,8 +1,13 @@
 //! Helpers shared by the integration tests: the corpus location and an XML comparison
-//! that ignores insignificant whitespace and attribute order.
+//! that ignores insignificant whitespace and attribute order; [`arbitrary`] models for the
+//! property tests.
 #![allow(dead_code)] // each test binary uses a part
 
+pub mod arbitrary;
+
 use std::path::{Path, PathBuf};
+
+use choreo_xar::{ErrorKind, Parsed, XarFile, read_xar};
 
 /// `../shared/corpus` relative to the workspace, if present.
 pub fn corpus() -> Option<PathBuf> {
@@ -37,6 +42,61 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// The corpus files for which `keep` holds, sorted; there must be at least `at_least` of
+/// them (`what`, in the message otherwise). `None` when the corpus is absent.
+pub fn corpus_files(
+    what: &str,
+    at_least: usize,
+    keep: &dyn Fn(&Path) -> bool,
+) -> Option<Vec<PathBuf>> {
+    let files = files_under(&corpus()?, keep);
+    assert!(
+        files.len() >= at_least,
+        "expected at least {at_least} {what} in the corpus, found {}",
+        files.len()
+    );
+    Some(files)
+}
+
+/// Fails listing `failures`, if there are any.
+pub fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Reads every XAR file of the corpus and hands each model read to `check` with the file's
+/// name and bytes; `check` pushes what is wrong to the failures. The one merge-conflict file
+/// must be refused as documented; any other error is a failure. Returns how many files there
+/// are (`None` when the corpus is absent).
+pub fn check_corpus_xars(
+    mut check: impl FnMut(&str, &[u8], Parsed<XarFile>, &mut Vec<String>),
+) -> Option<usize> {
+    let files = corpus_files("XAR files", 201, &|p| {
+        p.extension().is_some_and(|e| e == "xar")
+    })?;
+    let mut conflict = 0;
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.display().to_string();
+        let bytes = std::fs::read(f).expect("corpus file readable");
+        match read_xar(&name, &bytes) {
+            Ok(parsed) => check(&name, &bytes, parsed, &mut failures),
+            Err(e) if e.kind() == ErrorKind::MergeConflict => conflict += 1,
+            Err(e) => failures.push(format!("read: {e}")),
+        }
+    }
+    assert_no_failures(&failures);
+    assert_eq!(
+        conflict, 1,
+        "the corpus has exactly one merge-conflict file"
+    );
+    Some(files.len())
 }
 
 /// Compares two XML documents: same elements (namespace and local name), same attribute
