@@ -1,0 +1,513 @@
+//! Time for the engine: real (absolute deadlines on a dedicated thread) or virtual
+//! (discrete-event: time jumps to the next deadline when everything waits on the clock).
+//!
+//! Both give the same trace for the same behavior; virtual time is just faster, and makes
+//! every test deterministic.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::num::NonZeroU64;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// A point in behavior time: nanoseconds since the clock started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Time(pub u64);
+
+impl Time {
+    /// `n` frames after `start` at `fps` frames per second (exact: no accumulated rounding).
+    pub fn frame_deadline(start: Time, n: u64, fps: u32) -> Time {
+        let fps = u64::from(fps.max(1));
+        let whole = n / fps;
+        let part = n % fps;
+        // Saturating: a deadline past ~584 years is "never", not a panic.
+        Time(
+            start
+                .0
+                .saturating_add(whole.saturating_mul(1_000_000_000))
+                .saturating_add(part * 1_000_000_000 / fps),
+        )
+    }
+
+    /// Seconds, for display.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+}
+
+/// Identifies a scheduled wake-up, so it can be cancelled; chosen by the caller.
+pub type TimerToken = u64;
+
+/// Where a clock delivers wake-ups: called (from the clock's thread, or from
+/// [`Clock::on_idle`]) once per scheduled token whose deadline has come.
+pub type WakeSink = Arc<dyn Fn(TimerToken) + Send + Sync>;
+
+/// The engine's view of time.
+pub trait Clock: Send + Sync {
+    /// Now.
+    fn now(&self) -> Time;
+
+    /// Asks for the sink to be called with `token` at or after `deadline`.
+    fn schedule(&self, deadline: Time, token: TimerToken);
+
+    /// Forgets a scheduled wake-up (no effect if it already fired).
+    fn cancel(&self, token: TimerToken);
+
+    /// Blocks the calling worker thread until `deadline`. In virtual time such a thread counts
+    /// as waiting on the clock (see [`Clock::sleepers`]), so time may jump past it.
+    fn sleep_until(&self, deadline: Time);
+
+    /// How many threads are blocked in [`Clock::sleep_until`] right now (always 0 for real
+    /// time, where nobody needs to know).
+    fn sleepers(&self) -> usize;
+
+    /// Called by the engine when it has nothing to do and every running hook is one of the
+    /// [`Clock::sleepers`]: virtual time jumps to the earliest deadline (scheduled token or
+    /// sleeper), delivers what is due and wakes who is due, and returns true; real time
+    /// returns false (time passes by itself). Returns false when nothing is pending.
+    fn on_idle(&self) -> bool;
+}
+
+// ------------------------------------------------------------------------------------------
+// Shared pieces
+
+/// Locks a mutex, recovering the data if another thread panicked while holding it: every
+/// critical section here leaves the state consistent, so the data is still good.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Pending wake-ups in firing order: by deadline, then by scheduling order (ties are
+/// deterministic). An ordered map rather than a binary heap so that `cancel` removes the
+/// entries at once instead of leaving tombstones.
+#[derive(Debug, Default)]
+struct TimerQueue {
+    next_seq: u64,
+    order: BTreeMap<(Time, u64), TimerToken>,
+    by_token: HashMap<TimerToken, Vec<(Time, u64)>>,
+}
+
+impl TimerQueue {
+    fn push(&mut self, deadline: Time, token: TimerToken) {
+        let key = (deadline, self.next_seq);
+        self.next_seq += 1;
+        self.order.insert(key, token);
+        self.by_token.entry(token).or_default().push(key);
+    }
+
+    fn cancel(&mut self, token: TimerToken) {
+        for key in self.by_token.remove(&token).unwrap_or_default() {
+            self.order.remove(&key);
+        }
+    }
+
+    fn earliest(&self) -> Option<Time> {
+        self.order
+            .first_key_value()
+            .map(|(&(deadline, _), _)| deadline)
+    }
+
+    /// Removes and returns the first token whose deadline is at or before `now`.
+    fn pop_due(&mut self, now: Time) -> Option<TimerToken> {
+        let (&key, &token) = self.order.first_key_value()?;
+        if key.0 > now {
+            return None;
+        }
+        self.order.remove(&key);
+        if let Some(keys) = self.by_token.get_mut(&token) {
+            keys.retain(|k| *k != key);
+            if keys.is_empty() {
+                self.by_token.remove(&token);
+            }
+        }
+        Some(token)
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Real time
+
+/// The priority the frame clock thread asks for, or got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Priority {
+    /// `SCHED_FIFO` with this static priority (1–99); needs root or `CAP_SYS_NICE`.
+    Fifo(u8),
+    /// `SCHED_OTHER` with this nice value (lowering it below 0 needs privileges too).
+    Nice(i32),
+    /// Whatever the thread inherited; nothing is asked.
+    Inherited,
+}
+
+impl fmt::Display for Priority {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Priority::Fifo(p) => write!(f, "SCHED_FIFO {p}"),
+            Priority::Nice(n) => write!(f, "SCHED_OTHER nice {n}"),
+            Priority::Inherited => f.write_str("SCHED_OTHER (inherited)"),
+        }
+    }
+}
+
+/// How the frame clock thread is actually scheduled (see `anchors.md` §4 for why it matters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Scheduling {
+    /// What was asked for.
+    pub requested: Priority,
+    /// What the thread got: the request, or a fallback (`Nice(-15)`, then `Inherited`).
+    pub got: Priority,
+    /// Whether the thread's timer slack is 1 ns (else the kernel default, usually 50 µs).
+    pub timer_slack_1ns: bool,
+}
+
+impl Scheduling {
+    /// True when the thread runs under `SCHED_FIFO`.
+    pub fn is_fifo(&self) -> bool {
+        matches!(self.got, Priority::Fifo(_))
+    }
+}
+
+impl fmt::Display for Scheduling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.got)?;
+        if self.got != self.requested {
+            write!(f, " (fallback: {} refused)", self.requested)?;
+        }
+        let slack = if self.timer_slack_1ns {
+            "1 ns"
+        } else {
+            "default"
+        };
+        write!(f, ", timer slack {slack}")
+    }
+}
+
+/// The nice value tried when `SCHED_FIFO` is refused (`anchors.md` §4, method n).
+const FALLBACK_NICE: i32 = -15;
+
+/// Tunes the calling thread for punctual wake-ups: timer slack 1 ns, then the requested
+/// priority, falling back to nice −15 and then to what the thread already has. Never fails.
+fn tune_current_thread(requested: Priority) -> Scheduling {
+    let timer_slack_1ns = rustix::thread::set_current_timer_slack(NonZeroU64::new(1)).is_ok();
+    let try_nice = |nice: i32| {
+        rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice).is_ok()
+    };
+    let try_fifo = |priority: u8| {
+        use thread_priority::{
+            RealtimeThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue,
+            ThreadSchedulePolicy, set_thread_priority_and_policy, thread_native_id,
+        };
+        ThreadPriorityValue::try_from(priority).is_ok_and(|value| {
+            set_thread_priority_and_policy(
+                thread_native_id(),
+                ThreadPriority::Crossplatform(value),
+                ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo),
+            )
+            .is_ok()
+        })
+    };
+    let got = match requested {
+        Priority::Fifo(p) if try_fifo(p) => requested,
+        Priority::Nice(n) if try_nice(n) => requested,
+        Priority::Fifo(_) if try_nice(FALLBACK_NICE) => Priority::Nice(FALLBACK_NICE),
+        _ => Priority::Inherited,
+    };
+    Scheduling {
+        requested,
+        got,
+        timer_slack_1ns,
+    }
+}
+
+struct RealState {
+    queue: TimerQueue,
+    stop: bool,
+}
+
+/// What the clock and its timer thread share (the thread does not own the [`RealClock`], so
+/// dropping the last handle stops it).
+struct RealShared {
+    origin: Instant,
+    state: Mutex<RealState>,
+    /// Signalled when an earlier deadline is scheduled, or on stop.
+    changed: Condvar,
+    sink: WakeSink,
+}
+
+impl RealShared {
+    fn now(&self) -> Time {
+        Time(u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// The timer thread: waits for the earliest absolute deadline, delivers what is due.
+    fn run(&self) {
+        let mut state = lock(&self.state);
+        loop {
+            if state.stop {
+                return;
+            }
+            let now = self.now();
+            if let Some(token) = state.queue.pop_due(now) {
+                // Deliver without the lock: the sink may schedule or cancel.
+                drop(state);
+                // A panicking sink must not kill the clock; the panic hook has reported it.
+                let _ = catch_unwind(AssertUnwindSafe(|| (self.sink)(token)));
+                state = lock(&self.state);
+                continue;
+            }
+            state = match state.queue.earliest() {
+                None => self
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner),
+                // The remaining time is recomputed from the absolute deadline after every
+                // wake-up (spurious, early, or a new schedule), so nothing accumulates.
+                Some(deadline) => {
+                    let remaining = Duration::from_nanos(deadline.0.saturating_sub(now.0));
+                    match self.changed.wait_timeout(state, remaining) {
+                        Ok((guard, _)) => guard,
+                        Err(poisoned) => poisoned.into_inner().0,
+                    }
+                }
+            };
+        }
+    }
+}
+
+/// Real time: a dedicated timer thread waits for absolute deadlines (never a relative
+/// period, so there is no drift) and calls the sink for each due token.
+///
+/// The thread asks for timer slack 1 ns and `SCHED_FIFO` 50 (see [`RealClock::scheduling`]
+/// for what it got). The sink runs on that thread, possibly at real-time priority: it must be
+/// short (push to a queue and return). Dropping the clock stops and joins the thread; pending
+/// wake-ups are discarded.
+pub struct RealClock {
+    shared: Arc<RealShared>,
+    thread: Option<JoinHandle<()>>,
+    scheduling: Scheduling,
+}
+
+impl RealClock {
+    /// The default priority asked for the timer thread.
+    pub const DEFAULT_PRIORITY: Priority = Priority::Fifo(50);
+
+    /// Starts a clock whose thread asks for [`RealClock::DEFAULT_PRIORITY`]. Fails only if
+    /// the thread cannot be spawned.
+    pub fn new(sink: WakeSink) -> std::io::Result<Arc<RealClock>> {
+        Self::with_priority(sink, Self::DEFAULT_PRIORITY)
+    }
+
+    /// Starts a clock whose thread asks for `priority` (falling back as [`Scheduling`] says).
+    pub fn with_priority(sink: WakeSink, priority: Priority) -> std::io::Result<Arc<RealClock>> {
+        let shared = Arc::new(RealShared {
+            origin: Instant::now(),
+            state: Mutex::new(RealState {
+                queue: TimerQueue::default(),
+                stop: false,
+            }),
+            changed: Condvar::new(),
+            sink,
+        });
+        let (tuned_tx, tuned_rx) = mpsc::channel();
+        let thread_shared = Arc::clone(&shared);
+        let thread = thread::Builder::new()
+            .name("choreo-clock".into())
+            .spawn(move || {
+                let _ = tuned_tx.send(tune_current_thread(priority));
+                thread_shared.run();
+            })?;
+        let scheduling = tuned_rx.recv().unwrap_or(Scheduling {
+            requested: priority,
+            got: Priority::Inherited,
+            timer_slack_1ns: false,
+        });
+        Ok(Arc::new(RealClock {
+            shared,
+            thread: Some(thread),
+            scheduling,
+        }))
+    }
+
+    /// How the timer thread is scheduled (`SCHED_FIFO` or a fallback, and its timer slack).
+    pub fn scheduling(&self) -> Scheduling {
+        self.scheduling
+    }
+}
+
+impl Clock for RealClock {
+    fn now(&self) -> Time {
+        self.shared.now()
+    }
+
+    fn schedule(&self, deadline: Time, token: TimerToken) {
+        let mut state = lock(&self.shared.state);
+        let earlier = state.queue.earliest().is_none_or(|first| deadline < first);
+        state.queue.push(deadline, token);
+        if earlier {
+            self.shared.changed.notify_one();
+        }
+    }
+
+    fn cancel(&self, token: TimerToken) {
+        // No need to wake the thread: at worst it wakes at the cancelled deadline, finds
+        // nothing due and waits again.
+        lock(&self.shared.state).queue.cancel(token);
+    }
+
+    fn sleep_until(&self, deadline: Time) {
+        loop {
+            let now = self.now();
+            if now >= deadline {
+                return;
+            }
+            thread::sleep(Duration::from_nanos(deadline.0 - now.0));
+        }
+    }
+
+    fn sleepers(&self) -> usize {
+        0
+    }
+
+    fn on_idle(&self) -> bool {
+        false
+    }
+}
+
+impl Drop for RealClock {
+    fn drop(&mut self) {
+        lock(&self.shared.state).stop = true;
+        self.shared.changed.notify_all();
+        if let Some(thread) = self.thread.take() {
+            // Dropped from the sink, on the timer thread itself: it cannot join itself; it
+            // sees `stop` as soon as the sink returns and ends.
+            if thread.thread().id() != thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+impl fmt::Debug for RealClock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RealClock")
+            .field("now", &self.now())
+            .field("scheduling", &self.scheduling)
+            .finish_non_exhaustive()
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Virtual time
+
+#[derive(Debug, Default)]
+struct VirtualState {
+    now: Time,
+    queue: TimerQueue,
+    /// Threads blocked in `sleep_until`: (deadline, ticket).
+    sleeping: BTreeSet<(Time, u64)>,
+    next_ticket: u64,
+}
+
+/// Virtual time (discrete events): time stands still until the engine reports, through
+/// [`Clock::on_idle`], that everything waits on the clock; then it jumps to the earliest
+/// deadline. Same calls, same results: ties fire in scheduling order.
+pub struct VirtualClock {
+    state: Mutex<VirtualState>,
+    /// Signalled when sleepers are woken.
+    woken: Condvar,
+    sink: WakeSink,
+}
+
+impl VirtualClock {
+    /// A virtual clock at time 0 delivering to `sink` (from [`Clock::on_idle`], on the
+    /// caller's thread).
+    pub fn new(sink: WakeSink) -> Arc<VirtualClock> {
+        Arc::new(VirtualClock {
+            state: Mutex::new(VirtualState::default()),
+            woken: Condvar::new(),
+            sink,
+        })
+    }
+}
+
+impl Clock for VirtualClock {
+    fn now(&self) -> Time {
+        lock(&self.state).now
+    }
+
+    fn schedule(&self, deadline: Time, token: TimerToken) {
+        lock(&self.state).queue.push(deadline, token);
+    }
+
+    fn cancel(&self, token: TimerToken) {
+        lock(&self.state).queue.cancel(token);
+    }
+
+    fn sleep_until(&self, deadline: Time) {
+        let mut state = lock(&self.state);
+        if deadline <= state.now {
+            return;
+        }
+        let ticket = (deadline, state.next_ticket);
+        state.next_ticket += 1;
+        state.sleeping.insert(ticket);
+        // `on_idle` removes the ticket (so the count drops before it returns) and notifies.
+        while state.sleeping.contains(&ticket) {
+            state = self
+                .woken
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn sleepers(&self) -> usize {
+        lock(&self.state).sleeping.len()
+    }
+
+    /// Jumps to the earliest pending deadline (never backwards), delivers every token due
+    /// then (deadline order, ties in scheduling order; the sink is called without any lock,
+    /// so it may schedule or cancel, and a token it schedules at or before the new time is
+    /// delivered in the same call), then wakes every sleeper due, removing them from
+    /// [`Clock::sleepers`] before returning.
+    fn on_idle(&self) -> bool {
+        let mut state = lock(&self.state);
+        let first_sleeper = state.sleeping.first().map(|&(deadline, _)| deadline);
+        let next = match (state.queue.earliest(), first_sleeper) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return false,
+        };
+        state.now = state.now.max(next);
+        let now = state.now;
+        while let Some(token) = state.queue.pop_due(now) {
+            drop(state);
+            (self.sink)(token);
+            state = lock(&self.state);
+        }
+        let mut woke = false;
+        while let Some(&first) = state.sleeping.first() {
+            if first.0 > now {
+                break;
+            }
+            state.sleeping.remove(&first);
+            woke = true;
+        }
+        if woke {
+            self.woken.notify_all();
+        }
+        true
+    }
+}
+
+impl fmt::Debug for VirtualClock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = lock(&self.state);
+        f.debug_struct("VirtualClock")
+            .field("now", &state.now)
+            .field("pending", &state.queue.order.len())
+            .field("sleepers", &state.sleeping.len())
+            .finish_non_exhaustive()
+    }
+}

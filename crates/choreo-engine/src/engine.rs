@@ -1,0 +1,1228 @@
+//! The engine: one control thread owns the graph state and runs the lifecycle as small
+//! programs of [`Step`]s; box hooks run on worker threads and report back through the
+//! control queue, so a blocked hook never blocks anything else and output loops never grow
+//! the stack.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use choreo_xar::model::{InputNature, OutputNature, XarFile};
+
+use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
+use crate::graph::{BoxId, Content, DiagramId, Graph, Target};
+use crate::host::{BoxCode, BoxContext, Hook, ScriptHost, TimelineCommand};
+use crate::trace::{Step as TraceStep, Trace};
+use crate::value::Value;
+
+/// How long, in real time, the control thread waits for a hook to finish or sleep on the
+/// virtual clock before letting it run on its own (a hook blocked on something else).
+const YIELD_WAIT: Duration = Duration::from_secs(2);
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The root box fired a Stopped output (R5).
+    Finished,
+    /// [`Engine::stop`] was called and the behavior is unloaded.
+    Stopped,
+    /// Virtual time only: nothing is running and nothing is scheduled, so nothing will ever
+    /// happen again (the behavior waits for the world).
+    Idle,
+    /// The wait timed out.
+    TimedOut,
+}
+
+/// Engine options.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// Virtual time (discrete-event, deterministic) instead of real time.
+    pub virtual_time: bool,
+    /// Where events go (a fresh in-memory trace by default).
+    pub trace: Trace,
+}
+
+/// A message to the control thread.
+pub(crate) enum Command {
+    Start,
+    Stop,
+    Stimulate { b: BoxId, input: u16, value: Value },
+    Fire { b: BoxId, output: u16, value: Value },
+    HookDone { ticket: u64, ok: bool, text: String },
+    Wake(TimerToken),
+    Timeline { b: BoxId, command: TimelineCommand },
+    Quit,
+}
+
+/// State shared by the control thread, the workers and box contexts.
+pub(crate) struct Shared {
+    pub graph: Graph,
+    pub clock: Arc<dyn Clock>,
+    pub trace: Trace,
+    queue: Sender<Command>,
+    parameters: Mutex<Vec<Vec<Value>>>,
+    /// Hooks dispatched and not finished.
+    in_flight: AtomicUsize,
+    /// Hooks of those that are sleeping on the clock.
+    sleeping: AtomicUsize,
+    /// Signalled when a hook finishes or starts sleeping.
+    progress: (Mutex<u64>, Condvar),
+    virtual_time: bool,
+}
+
+impl Shared {
+    pub(crate) fn post(&self, c: Command) {
+        // The control thread is gone only after the engine is dropped: nothing to tell then.
+        let _ = self.queue.send(c);
+    }
+
+    fn notify_progress(&self) {
+        let (lock, cv) = &self.progress;
+        let mut n = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *n += 1;
+        cv.notify_all();
+    }
+
+    pub(crate) fn sleep_until(&self, deadline: Time) {
+        self.sleeping.fetch_add(1, Ordering::SeqCst);
+        self.notify_progress();
+        self.clock.sleep_until(deadline);
+        self.sleeping.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
+        self.parameters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn parameter(&self, b: BoxId, name: &str) -> Option<Value> {
+        let params = self.params();
+        let mut at = b;
+        let mut inheriting = true;
+        loop {
+            let node = self.graph.node(at);
+            if let Some(i) = node.parameters.iter().position(|p| p.name == name) {
+                if !(inheriting && node.parameters[i].inherits) || node.parent.is_none() {
+                    return params[at.0 as usize].get(i).cloned();
+                }
+                // Inherits: look further up, taking the value as is (S3).
+                if let Some((parent, _)) = node.parent {
+                    let has = self
+                        .graph
+                        .node(parent)
+                        .parameters
+                        .iter()
+                        .any(|p| p.name == name);
+                    if !has {
+                        return params[at.0 as usize].get(i).cloned();
+                    }
+                }
+            }
+            let (parent, _) = node.parent?;
+            at = parent;
+            inheriting = true;
+        }
+    }
+
+    pub(crate) fn set_parameter(&self, b: BoxId, name: &str, value: Value) -> bool {
+        let node = self.graph.node(b);
+        let Some(i) = node.parameters.iter().position(|p| p.name == name) else {
+            return false;
+        };
+        self.params()[b.0 as usize][i] = value.clone();
+        self.trace.record(
+            self.clock.now(),
+            &node.path,
+            TraceStep::Param {
+                name: name.to_string(),
+                value,
+            },
+        );
+        true
+    }
+
+    pub(crate) fn timeline_parent(&self, b: BoxId) -> Option<BoxId> {
+        let (parent, _) = self.graph.node(b).parent?;
+        matches!(self.graph.node(parent).content, Content::Timeline(_)).then_some(parent)
+    }
+}
+
+/// What the control thread does next for one operation.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Call a hook and wait for it to return.
+    Hook(BoxId, Hook),
+    /// G1: after an onStart hook, load and forward if it succeeded and no stop came.
+    AfterStart(BoxId, u16, Value),
+    /// Load the diagram(s) or timeline of a box (R8 step 3).
+    LoadContent(BoxId),
+    /// Unload the diagram(s) or timeline of a box.
+    UnloadContent(BoxId),
+    /// R14.
+    LoadDiagram(DiagramId, Option<(String, String)>),
+    /// R15.
+    UnloadDiagram(DiagramId, Option<(String, String)>),
+    /// R6, if not loaded.
+    LoadBox(BoxId),
+    /// R7, if loaded.
+    UnloadBox(BoxId),
+    LinksOn(DiagramId),
+    LinksOff(DiagramId),
+    /// Deliver from owner input `u16` into the loaded diagram `DiagramId`.
+    ForwardInto(DiagramId, u16, Value),
+    /// Deliver from a box's input into each of its loaded diagrams (R8 step 4, P1).
+    Forward(BoxId, u16, Value),
+    /// Deliver an output along its links in the parent diagram (R11 step 2).
+    Deliver(BoxId, u16, Value),
+    /// Start a timeline's cursor (R8 step 4).
+    Play(BoxId),
+    /// Stimulate the root's onStart (R3).
+    StartRoot,
+    /// `beh(end)` (R5).
+    EndBehavior,
+    /// Destroy every box (R4 step 2).
+    Destroy,
+}
+
+/// A running operation: the steps left, and whether its last hook succeeded.
+struct Op {
+    steps: VecDeque<Step>,
+    last_ok: bool,
+    /// Waiting for a hook to return.
+    waiting: bool,
+}
+
+/// A hook in flight: the op waiting for it, the box and the hook's name.
+struct Pending {
+    op: usize,
+    b: BoxId,
+    hook: String,
+}
+
+/// The start/stop memory of a box (G1, G2, G4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LastCommand {
+    None,
+    Start,
+    Stop,
+}
+
+#[derive(Debug, Clone)]
+struct BoxState {
+    loaded: bool,
+    last: LastCommand,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TimelineState {
+    /// -1 when stopped.
+    cursor: i64,
+    playing: bool,
+    fps: u32,
+    origin: Time,
+    origin_frame: i64,
+    token: Option<TimerToken>,
+    /// Per layer: the index of the active keyframe.
+    active: Vec<Option<usize>>,
+}
+
+/// The control thread's state.
+struct Control {
+    shared: Arc<Shared>,
+    code: Vec<Arc<dyn BoxCode>>,
+    boxes: Vec<BoxState>,
+    diagrams_loaded: Vec<bool>,
+    timelines: HashMap<BoxId, TimelineState>,
+    ops: Vec<Option<Op>>,
+    waiting: HashMap<u64, Pending>,
+    next_ticket: u64,
+    next_token: TimerToken,
+    token_owner: HashMap<TimerToken, BoxId>,
+    workers: Workers,
+    outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+    destroyed: bool,
+    /// Idle was reported and nothing happened since (report it once per quiet period).
+    idle_reported: bool,
+    /// The behavior was started: before that, being quiet is not being idle.
+    started: bool,
+}
+
+/// A pool of worker threads that grows when every worker is busy (a blocked hook never
+/// stops another one from running, C1).
+struct Workers {
+    jobs: Sender<Job>,
+    receiver: Receiver<Job>,
+    idle: Arc<AtomicUsize>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+struct Job {
+    code: Arc<dyn BoxCode>,
+    hook: Hook,
+    ctx: BoxContext,
+    ticket: u64,
+}
+
+impl Workers {
+    fn new() -> Workers {
+        let (jobs, receiver) = crossbeam_channel::unbounded();
+        Workers {
+            jobs,
+            receiver,
+            idle: Arc::new(AtomicUsize::new(0)),
+            threads: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, job: Job) {
+        if self.idle.load(Ordering::SeqCst) == 0 {
+            let receiver = self.receiver.clone();
+            let idle = Arc::clone(&self.idle);
+            self.threads.push(std::thread::spawn(move || {
+                while let Ok(job) = receiver.recv() {
+                    idle.fetch_sub(1, Ordering::SeqCst);
+                    run_job(job);
+                    idle.fetch_add(1, Ordering::SeqCst);
+                }
+            }));
+            self.idle.fetch_add(1, Ordering::SeqCst);
+        }
+        let _ = self.jobs.send(job);
+    }
+}
+
+fn run_job(job: Job) {
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| job.code.call(&job.hook, &job.ctx)));
+    let (ok, text) = match result {
+        Ok(Ok(())) => (true, String::new()),
+        Ok(Err(e)) => (false, e),
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "box code panicked".to_string());
+            (false, format!("panic: {text}"))
+        }
+    };
+    let shared = &job.ctx.shared;
+    // Posted before the count drops, so "nothing in flight" implies "its result is queued".
+    shared.post(Command::HookDone {
+        ticket: job.ticket,
+        ok,
+        text,
+    });
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    shared.notify_progress();
+}
+
+/// A loaded behavior, ready to start.
+pub struct Engine {
+    shared: Arc<Shared>,
+    outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+    control: Option<JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Loads a behavior (R1): instantiates it and constructs the code of every box.
+    /// Construction errors name the box (E3).
+    pub fn load(x: &XarFile, host: &dyn ScriptHost, options: Options) -> Result<Engine, String> {
+        let graph = Graph::new(x);
+        let (queue, commands) = crossbeam_channel::unbounded();
+        let sink_queue = queue.clone();
+        let sink: WakeSink = Arc::new(move |token| {
+            let _ = sink_queue.send(Command::Wake(token));
+        });
+        let clock: Arc<dyn Clock> = if options.virtual_time {
+            VirtualClock::new(sink)
+        } else {
+            RealClock::new(sink).map_err(|e| format!("cannot start the frame clock: {e}"))?
+        };
+        let parameters = graph
+            .boxes
+            .iter()
+            .map(|b| b.parameters.iter().map(|p| p.value.clone()).collect())
+            .collect();
+        let shared = Arc::new(Shared {
+            graph,
+            clock,
+            trace: options.trace,
+            queue,
+            parameters: Mutex::new(parameters),
+            in_flight: AtomicUsize::new(0),
+            sleeping: AtomicUsize::new(0),
+            progress: (Mutex::new(0), Condvar::new()),
+            virtual_time: options.virtual_time,
+        });
+        let mut code = Vec::with_capacity(shared.graph.boxes.len());
+        for (i, node) in shared.graph.boxes.iter().enumerate() {
+            let ctx = BoxContext {
+                shared: Arc::clone(&shared),
+                id: BoxId(i as u32),
+            };
+            let c = host
+                .construct(node, &ctx)
+                .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
+            shared
+                .trace
+                .record(shared.clock.now(), &node.path, TraceStep::New);
+            code.push(c);
+        }
+        let outcome = Arc::new((Mutex::new(None), Condvar::new()));
+        let n = shared.graph.boxes.len();
+        let mut control = Control {
+            shared: Arc::clone(&shared),
+            code,
+            boxes: vec![
+                BoxState {
+                    loaded: false,
+                    last: LastCommand::None,
+                };
+                n
+            ],
+            diagrams_loaded: vec![false; shared.graph.diagrams.len()],
+            timelines: HashMap::new(),
+            ops: Vec::new(),
+            waiting: HashMap::new(),
+            next_ticket: 0,
+            next_token: 0,
+            token_owner: HashMap::new(),
+            workers: Workers::new(),
+            outcome: Arc::clone(&outcome),
+            destroyed: false,
+            idle_reported: false,
+            started: false,
+        };
+        let handle = std::thread::Builder::new()
+            .name("choreo-control".to_string())
+            .spawn(move || control.run(&commands))
+            .map_err(|e| format!("cannot start the control thread: {e}"))?;
+        Ok(Engine {
+            shared,
+            outcome,
+            control: Some(handle),
+        })
+    }
+
+    /// Starts the behavior (R3).
+    pub fn start(&self) {
+        self.shared.post(Command::Start);
+    }
+
+    /// Stops the behavior (R4): everything is unloaded, then destroyed.
+    pub fn stop(&self) {
+        self.shared.post(Command::Stop);
+    }
+
+    /// Stimulates input `input` of the box at `path` from outside (tests, tools).
+    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), String> {
+        let g = &self.shared.graph;
+        let b = g
+            .boxes
+            .iter()
+            .position(|n| n.path == path)
+            .ok_or_else(|| format!("no box {path:?}"))?;
+        let b = BoxId(b as u32);
+        let input = g
+            .input_index(b, input)
+            .ok_or_else(|| format!("box {path:?} has no input {input:?}"))?;
+        self.shared.post(Command::Stimulate { b, input, value });
+        Ok(())
+    }
+
+    /// Waits until the behavior finishes, is stopped, or (virtual time) goes idle; gives up
+    /// after `timeout` of real time. [`Outcome::Idle`] is reported once: a later wait (after
+    /// a stop, say) waits for what comes next.
+    pub fn wait(&self, timeout: Duration) -> Outcome {
+        let (lock, cv) = &*self.outcome;
+        let guard = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (mut guard, _) = cv
+            .wait_timeout_while(guard, timeout, |o| o.is_none())
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let outcome = guard.unwrap_or(Outcome::TimedOut);
+        if outcome == Outcome::Idle {
+            *guard = None;
+        }
+        outcome
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &Trace {
+        &self.shared.trace
+    }
+
+    /// The instantiated graph.
+    pub fn graph(&self) -> &Graph {
+        &self.shared.graph
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shared.post(Command::Quit);
+        if let Some(h) = self.control.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Control {
+    fn run(&mut self, commands: &Receiver<Command>) {
+        loop {
+            let command = match commands.try_recv() {
+                Ok(c) => c,
+                Err(_) => {
+                    if self.shared.virtual_time && self.quiet() {
+                        if self.shared.clock.on_idle() {
+                            continue;
+                        }
+                        if self.started
+                            && self.ops.iter().all(Option::is_none)
+                            && !self.idle_reported
+                        {
+                            self.idle_reported = true;
+                            self.finish(Outcome::Idle);
+                        }
+                    }
+                    match commands.recv_timeout(Duration::from_millis(50)) {
+                        Ok(c) => c,
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            };
+            self.idle_reported = false;
+            match command {
+                Command::Quit => return,
+                Command::Start => {
+                    self.started = true;
+                    self.shared.trace.record(
+                        self.now(),
+                        "",
+                        TraceStep::Behavior {
+                            what: "start".into(),
+                        },
+                    );
+                    self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
+                }
+                Command::Stop => {
+                    self.shared.trace.record(
+                        self.now(),
+                        "",
+                        TraceStep::Behavior {
+                            what: "stop".into(),
+                        },
+                    );
+                    self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+                }
+                Command::Stimulate { b, input, value } => self.stimulate(b, input, value),
+                Command::Fire { b, output, value } => self.fire(b, output, value),
+                Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
+                Command::Wake(token) => self.wake(token),
+                Command::Timeline { b, command } => self.timeline_command(b, command),
+            }
+        }
+    }
+
+    /// Virtual time may move: no hook is running except those sleeping on the clock.
+    fn quiet(&self) -> bool {
+        let s = &self.shared;
+        s.in_flight.load(Ordering::SeqCst) == s.sleeping.load(Ordering::SeqCst)
+    }
+
+    fn now(&self) -> Time {
+        self.shared.clock.now()
+    }
+
+    fn path(&self, b: BoxId) -> &str {
+        &self.shared.graph.node(b).path
+    }
+
+    fn record(&self, b: BoxId, step: TraceStep) {
+        self.shared.trace.record(self.now(), self.path(b), step);
+    }
+
+    /// Reports an outcome: Finished and Stopped are final; Idle only until then.
+    fn finish(&mut self, outcome: Outcome) {
+        let (lock, cv) = &*self.outcome;
+        let mut o = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !matches!(*o, Some(Outcome::Finished | Outcome::Stopped)) {
+            *o = Some(outcome);
+            cv.notify_all();
+        }
+    }
+
+    fn spawn_op(&mut self, steps: Vec<Step>) {
+        let id = match self.ops.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => {
+                self.ops.push(None);
+                self.ops.len() - 1
+            }
+        };
+        self.ops[id] = Some(Op {
+            steps: steps.into(),
+            last_ok: true,
+            waiting: false,
+        });
+        self.advance(id);
+    }
+
+    /// Runs op `id` until it waits for a hook or ends.
+    fn advance(&mut self, id: usize) {
+        loop {
+            let Some(step) = self.ops[id].as_mut().and_then(|op| op.steps.pop_front()) else {
+                self.ops[id] = None;
+                return;
+            };
+            let more = self.execute(id, step);
+            if let Some(op) = self.ops[id].as_mut() {
+                for s in more.into_iter().rev() {
+                    op.steps.push_front(s);
+                }
+            }
+            if self.ops[id].as_ref().is_some_and(|op| op.waiting) {
+                return;
+            }
+        }
+    }
+
+    /// Executes one step of op `id`; returns the steps it expands into.
+    fn execute(&mut self, id: usize, step: Step) -> Vec<Step> {
+        let g = &self.shared.graph;
+        match step {
+            Step::Hook(b, hook) => {
+                self.dispatch(id, b, hook);
+                Vec::new()
+            }
+            Step::AfterStart(b, input, value) => {
+                let ok = self.ops[id].as_ref().is_some_and(|op| op.last_ok);
+                if ok && self.boxes[b.0 as usize].last == LastCommand::Start {
+                    vec![Step::LoadContent(b), Step::Forward(b, input, value)]
+                } else {
+                    Vec::new()
+                }
+            }
+            Step::LoadContent(b) => match &g.node(b).content {
+                Content::None => Vec::new(),
+                Content::Holder(ds) => ds.iter().map(|d| Step::LoadDiagram(*d, None)).collect(),
+                Content::Timeline(_) => self.timeline_load_and_play(b),
+            },
+            Step::UnloadContent(b) => match &g.node(b).content {
+                Content::None => Vec::new(),
+                Content::Holder(ds) => ds.iter().map(|d| Step::UnloadDiagram(*d, None)).collect(),
+                Content::Timeline(_) => self.timeline_stop(b),
+            },
+            Step::LoadDiagram(d, kf) => {
+                if self.diagrams_loaded[d.0 as usize] {
+                    return Vec::new();
+                }
+                let owner = g.diagram(d).owner;
+                if let Some((layer, keyframe)) = kf {
+                    self.record(owner, TraceStep::KfOn { layer, keyframe });
+                }
+                let mut steps: Vec<Step> = g
+                    .diagram(d)
+                    .boxes
+                    .iter()
+                    .map(|b| Step::LoadBox(*b))
+                    .collect();
+                steps.push(Step::LinksOn(d));
+                for (i, input) in g.node(owner).inputs.iter().enumerate() {
+                    if input.nature == InputNature::OnLoad {
+                        steps.push(Step::ForwardInto(d, i as u16, Value::None));
+                    }
+                }
+                steps
+            }
+            Step::UnloadDiagram(d, kf) => {
+                if !self.diagrams_loaded[d.0 as usize] {
+                    return Vec::new();
+                }
+                let owner = g.diagram(d).owner;
+                if let Some((layer, keyframe)) = kf {
+                    self.record(owner, TraceStep::KfOff { layer, keyframe });
+                }
+                let mut steps = vec![Step::LinksOff(d)];
+                steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
+                steps
+            }
+            Step::LoadBox(b) => {
+                let state = &mut self.boxes[b.0 as usize];
+                if state.loaded {
+                    return Vec::new();
+                }
+                state.loaded = true;
+                state.last = LastCommand::None;
+                vec![Step::Hook(b, Hook::Load)]
+            }
+            Step::UnloadBox(b) => {
+                let state = &mut self.boxes[b.0 as usize];
+                if !state.loaded {
+                    return Vec::new();
+                }
+                state.loaded = false;
+                state.last = LastCommand::Stop;
+                vec![Step::Hook(b, Hook::Unload), Step::UnloadContent(b)]
+            }
+            Step::LinksOn(d) => {
+                self.diagrams_loaded[d.0 as usize] = true;
+                self.record(g.diagram(d).owner, TraceStep::LinksOn);
+                Vec::new()
+            }
+            Step::LinksOff(d) => {
+                self.diagrams_loaded[d.0 as usize] = false;
+                self.record(g.diagram(d).owner, TraceStep::LinksOff);
+                Vec::new()
+            }
+            Step::ForwardInto(d, input, value) => {
+                if self.diagrams_loaded[d.0 as usize] {
+                    let owner = g.diagram(d).owner;
+                    let from =
+                        format!("(parent).{}", g.node(owner).inputs[usize::from(input)].name);
+                    let targets = g.diagram(d).from_owner[usize::from(input)].clone();
+                    for t in targets {
+                        self.deliver(&from, t, value.clone());
+                    }
+                }
+                Vec::new()
+            }
+            Step::Forward(b, input, value) => self
+                .loaded_diagrams(b)
+                .into_iter()
+                .map(|d| Step::ForwardInto(d, input, value.clone()))
+                .collect(),
+            Step::Deliver(b, output, value) => {
+                self.deliver_output(b, output, value);
+                Vec::new()
+            }
+            Step::Play(b) => {
+                self.play(b);
+                Vec::new()
+            }
+            Step::StartRoot => {
+                if let Some(i) = g
+                    .node(Graph::ROOT)
+                    .inputs
+                    .iter()
+                    .position(|p| p.nature == InputNature::OnStart)
+                {
+                    self.stimulate(Graph::ROOT, i as u16, Value::None);
+                }
+                Vec::new()
+            }
+            Step::EndBehavior => {
+                self.shared.trace.record(
+                    self.now(),
+                    "",
+                    TraceStep::Behavior { what: "end".into() },
+                );
+                vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]
+            }
+            Step::Destroy => {
+                if !self.destroyed {
+                    self.destroyed = true;
+                    for node in &g.boxes {
+                        self.shared
+                            .trace
+                            .record(self.now(), &node.path, TraceStep::Del);
+                    }
+                    let outcome = if self.finished_naturally() {
+                        Outcome::Finished
+                    } else {
+                        Outcome::Stopped
+                    };
+                    self.finish(outcome);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn finished_naturally(&self) -> bool {
+        self.shared
+            .trace
+            .events()
+            .iter()
+            .any(|e| matches!(&e.step, TraceStep::Behavior { what } if what == "end"))
+    }
+
+    /// The diagrams of box `b` whose links are on.
+    fn loaded_diagrams(&self, b: BoxId) -> Vec<DiagramId> {
+        let all: Vec<DiagramId> = match &self.shared.graph.node(b).content {
+            Content::None => Vec::new(),
+            Content::Holder(ds) => ds.clone(),
+            Content::Timeline(t) => t
+                .layers
+                .iter()
+                .flat_map(|l| l.keyframes.iter().map(|k| k.diagram))
+                .collect(),
+        };
+        all.into_iter()
+            .filter(|d| self.diagrams_loaded[d.0 as usize])
+            .collect()
+    }
+
+    fn dispatch(&mut self, op: usize, b: BoxId, hook: Hook) {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        let name = hook.script_name();
+        self.record(b, TraceStep::Call { hook: name.clone() });
+        self.waiting.insert(ticket, Pending { op, b, hook: name });
+        if let Some(o) = self.ops[op].as_mut() {
+            o.waiting = true;
+        }
+        let shared = &self.shared;
+        shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        let before = *shared
+            .progress
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.workers.run(Job {
+            code: Arc::clone(&self.code[b.0 as usize]),
+            hook,
+            ctx: BoxContext {
+                shared: Arc::clone(&self.shared),
+                id: b,
+            },
+            ticket,
+        });
+        if shared.virtual_time {
+            // Determinism: let the hook run until it returns or sleeps on the clock.
+            let (lock, cv) = &shared.progress;
+            let guard = lock
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _ = cv.wait_timeout_while(guard, YIELD_WAIT, |n| *n == before);
+        }
+    }
+
+    fn hook_done(&mut self, ticket: u64, ok: bool, text: String) {
+        let Some(Pending { op, b, hook }) = self.waiting.remove(&ticket) else {
+            return;
+        };
+        self.record(
+            b,
+            TraceStep::Ret {
+                hook: hook.clone(),
+                ok,
+            },
+        );
+        if !ok {
+            self.record(b, TraceStep::Err { hook, text });
+        }
+        if let Some(o) = self.ops[op].as_mut() {
+            o.last_ok = ok;
+            o.waiting = false;
+        }
+        self.advance(op);
+    }
+
+    /// An input of box `b` is stimulated: what happens depends on its nature (R8, R10, P1).
+    fn stimulate(&mut self, b: BoxId, input: u16, value: Value) {
+        let g = &self.shared.graph;
+        let port = &g.node(b).inputs[usize::from(input)];
+        let (name, nature) = (port.name.clone(), port.nature);
+        self.record(
+            b,
+            TraceStep::In {
+                port: name.clone(),
+                value: value.clone(),
+            },
+        );
+        let hook = Hook::Input {
+            name,
+            value: value.clone(),
+        };
+        let steps = match nature {
+            InputNature::OnStart => {
+                self.boxes[b.0 as usize].last = LastCommand::Start;
+                vec![Step::Hook(b, hook), Step::AfterStart(b, input, value)]
+            }
+            InputNature::OnStop => {
+                self.boxes[b.0 as usize].last = LastCommand::Stop;
+                vec![Step::Hook(b, hook), Step::UnloadContent(b)]
+            }
+            InputNature::OnEvent | InputNature::OnLoad | InputNature::Memory => {
+                vec![Step::Hook(b, hook), Step::Forward(b, input, value)]
+            }
+        };
+        self.spawn_op(steps);
+    }
+
+    /// Output `output` of box `b` is stimulated (by its code, or by a link to a parent
+    /// output): a Stopped output unloads the box's content first (R11, G4).
+    fn fire(&mut self, b: BoxId, output: u16, value: Value) {
+        let port = &self.shared.graph.node(b).outputs[usize::from(output)];
+        let nature = port.nature;
+        self.record(
+            b,
+            TraceStep::Out {
+                port: port.name.clone(),
+                value: value.clone(),
+            },
+        );
+        if nature != OutputNature::Stopped {
+            // P5, P6: Punctual, unDef and Recurrent outputs only deliver.
+            self.deliver_output(b, output, value);
+            return;
+        }
+        self.boxes[b.0 as usize].last = LastCommand::Stop;
+        if b == Graph::ROOT {
+            self.spawn_op(vec![Step::UnloadContent(b), Step::EndBehavior]);
+        } else {
+            self.spawn_op(vec![
+                Step::UnloadContent(b),
+                Step::Deliver(b, output, value),
+            ]);
+        }
+    }
+
+    /// Delivers an output along its links in the parent diagram, if they are on.
+    fn deliver_output(&mut self, b: BoxId, output: u16, value: Value) {
+        let g = &self.shared.graph;
+        let node = g.node(b);
+        let Some((_, d)) = node.parent else { return };
+        let port = &node.outputs[usize::from(output)];
+        if !self.diagrams_loaded[d.0 as usize] {
+            self.record(
+                b,
+                TraceStep::Dropped {
+                    port: port.name.clone(),
+                },
+            );
+            return;
+        }
+        let from = format!("{}.{}", node.name, port.name);
+        for t in port.targets.clone() {
+            self.deliver(&from, t, value.clone());
+        }
+    }
+
+    /// One link carries `value` to `target`.
+    fn deliver(&mut self, from: &str, target: Target, value: Value) {
+        let g = &self.shared.graph;
+        let (owner_of_link, to) = match target {
+            Target::Input(c, i) => (
+                g.node(c).parent.map_or(c, |(p, _)| p),
+                format!(
+                    "{}.{}",
+                    g.node(c).name,
+                    g.node(c).inputs[usize::from(i)].name
+                ),
+            ),
+            Target::Parameter(c, i) => (
+                g.node(c).parent.map_or(c, |(p, _)| p),
+                format!(
+                    "{}.{}",
+                    g.node(c).name,
+                    g.node(c).parameters[usize::from(i)].name
+                ),
+            ),
+            Target::OwnerOutput(o, i) => (
+                o,
+                format!("(parent).{}", g.node(o).outputs[usize::from(i)].name),
+            ),
+        };
+        self.record(
+            owner_of_link,
+            TraceStep::Deliver {
+                from: from.to_string(),
+                to,
+            },
+        );
+        match target {
+            Target::Input(c, i) => self.stimulate(c, i, value),
+            Target::Parameter(c, i) => {
+                let name = g.node(c).parameters[usize::from(i)].name.clone();
+                self.shared.set_parameter(c, &name, value);
+            }
+            Target::OwnerOutput(o, i) => self.fire(o, i, value),
+        }
+    }
+}
+
+/// Timelines (R16, R17, T1–T7).
+impl Control {
+    fn timeline(&self, b: BoxId) -> Option<&crate::graph::TimelineNode> {
+        match &self.shared.graph.node(b).content {
+            Content::Timeline(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn timeline_state(&mut self, b: BoxId) -> &mut TimelineState {
+        let (fps, layers) = self.timeline(b).map_or((0, 0), |t| (t.fps, t.layers.len()));
+        self.timelines.entry(b).or_insert_with(|| TimelineState {
+            cursor: -1,
+            fps,
+            active: vec![None; layers],
+            ..TimelineState::default()
+        })
+    }
+
+    /// The keyframe of each layer active at `frame` (T1).
+    fn active_at(&self, b: BoxId, frame: i64) -> Vec<Option<usize>> {
+        self.timeline(b).map_or_else(Vec::new, |t| {
+            t.layers
+                .iter()
+                .map(|l| l.keyframes.iter().rposition(|k| k.index <= frame))
+                .collect()
+        })
+    }
+
+    /// Steps that move the layers of `b` from their active keyframes to those active at
+    /// `frame`: unload the old, then load the new (T2).
+    fn switch_keyframes(&mut self, b: BoxId, frame: i64) -> Vec<Step> {
+        let wanted = self.active_at(b, frame);
+        let Some(t) = self.timeline(b).cloned() else {
+            return Vec::new();
+        };
+        let state = self.timeline_state(b);
+        let mut steps = Vec::new();
+        for (li, layer) in t.layers.iter().enumerate() {
+            let (old, new) = (state.active[li], wanted[li]);
+            if old == new {
+                continue;
+            }
+            if let Some(k) = old {
+                let kf = &layer.keyframes[k];
+                steps.push(Step::UnloadDiagram(
+                    kf.diagram,
+                    Some((layer.name.clone(), kf.name.clone())),
+                ));
+            }
+            if let Some(k) = new {
+                let kf = &layer.keyframes[k];
+                steps.push(Step::LoadDiagram(
+                    kf.diagram,
+                    Some((layer.name.clone(), kf.name.clone())),
+                ));
+            }
+            state.active[li] = new;
+        }
+        steps
+    }
+
+    /// R16 (cursor to the start frame, its keyframes loaded), then play (R8 step 4).
+    fn timeline_load_and_play(&mut self, b: BoxId) -> Vec<Step> {
+        let start = self.timeline(b).map_or(0, |t| t.start_frame);
+        self.timeline_state(b).cursor = start;
+        self.record(b, TraceStep::Frame { frame: start });
+        let mut steps = self.switch_keyframes(b, start);
+        steps.push(Step::Play(b));
+        steps
+    }
+
+    /// Starts the cursor moving from where it is; frame deadlines count from now.
+    fn play(&mut self, b: BoxId) {
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "play".into(),
+                frame: None,
+            },
+        );
+        let now = self.now();
+        let state = self.timeline_state(b);
+        state.playing = true;
+        state.origin = now;
+        state.origin_frame = state.cursor;
+        self.schedule_next_frame(b);
+    }
+
+    fn schedule_next_frame(&mut self, b: BoxId) {
+        let token = self.next_token;
+        let state = self.timeline_state(b);
+        if !state.playing || state.fps == 0 {
+            // fps 0: the timeline cannot play; no frame ever comes (and nothing divides by 0).
+            return;
+        }
+        let n = (state.cursor + 1 - state.origin_frame).max(1) as u64;
+        let deadline = Time::frame_deadline(state.origin, n, state.fps);
+        state.token = Some(token);
+        self.next_token += 1;
+        self.token_owner.insert(token, b);
+        self.shared.clock.schedule(deadline, token);
+    }
+
+    fn cancel_frames(&mut self, b: BoxId) {
+        if let Some(token) = self.timeline_state(b).token.take() {
+            self.shared.clock.cancel(token);
+            self.token_owner.remove(&token);
+        }
+    }
+
+    /// A frame deadline came: move the cursor, switch keyframes, end past the end (T6, G5).
+    fn wake(&mut self, token: TimerToken) {
+        let Some(b) = self.token_owner.remove(&token) else {
+            return;
+        };
+        let state = self.timeline_state(b);
+        if state.token != Some(token) || !state.playing {
+            return;
+        }
+        state.token = None;
+        state.cursor += 1;
+        let frame = state.cursor;
+        let end = self.timeline(b).and_then(|t| t.end_frame);
+        if end.is_some_and(|e| frame > e) {
+            // G5: the Stopped output fires; as for any Stopped output (R11, G4) the timeline
+            // is then stopped and unloaded, and only then the signal leaves the box.
+            match self.stopped_output(b) {
+                Some(o) => self.fire(b, o, Value::None),
+                None => {
+                    let steps = self.timeline_stop(b);
+                    self.spawn_op(steps);
+                }
+            }
+            return;
+        }
+        self.record(b, TraceStep::Frame { frame });
+        let steps = self.switch_keyframes(b, frame);
+        self.schedule_next_frame(b);
+        if !steps.is_empty() {
+            self.spawn_op(steps);
+        }
+    }
+
+    /// G5: `onStopped` if the box has it, else its first Stopped output.
+    fn stopped_output(&self, b: BoxId) -> Option<u16> {
+        let outputs = &self.shared.graph.node(b).outputs;
+        let i = outputs
+            .iter()
+            .position(|o| o.name == "onStopped" && o.nature == OutputNature::Stopped)
+            .or_else(|| {
+                outputs
+                    .iter()
+                    .position(|o| o.nature == OutputNature::Stopped)
+            })?;
+        u16::try_from(i).ok()
+    }
+
+    /// R17: pause, unload the active keyframes, cursor to -1.
+    fn timeline_stop(&mut self, b: BoxId) -> Vec<Step> {
+        if self.timeline_state(b).cursor < 0 {
+            return Vec::new();
+        }
+        self.cancel_frames(b);
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "stop".into(),
+                frame: None,
+            },
+        );
+        let steps = self.switch_keyframes(b, i64::MIN);
+        let state = self.timeline_state(b);
+        state.playing = false;
+        state.cursor = -1;
+        steps
+    }
+
+    /// A timeline command from box code (T4).
+    fn timeline_command(&mut self, b: BoxId, command: TimelineCommand) {
+        if self.timeline(b).is_none() {
+            return;
+        }
+        let steps = match command {
+            TimelineCommand::Play => {
+                if self.timeline_state(b).cursor < 0 {
+                    self.timeline_load_and_play(b)
+                } else {
+                    if !self.timeline_state(b).playing {
+                        self.play(b);
+                    }
+                    Vec::new()
+                }
+            }
+            TimelineCommand::Pause => {
+                self.cancel_frames(b);
+                self.timeline_state(b).playing = false;
+                self.record(
+                    b,
+                    TraceStep::Timeline {
+                        command: "pause".into(),
+                        frame: None,
+                    },
+                );
+                Vec::new()
+            }
+            TimelineCommand::Stop => self.timeline_stop(b),
+            TimelineCommand::GoToFrame(f) => self.goto(b, f),
+            TimelineCommand::GoToLabel(label) => {
+                let frame = self.timeline(b).and_then(|t| {
+                    t.layers
+                        .iter()
+                        .flat_map(|l| l.keyframes.iter())
+                        .find(|k| k.name == label)
+                        .map(|k| k.index)
+                });
+                match frame {
+                    Some(f) => self.goto(b, f),
+                    None => {
+                        self.record(
+                            b,
+                            TraceStep::Err {
+                                hook: "goTo".into(),
+                                text: format!("no behavior keyframe named {label:?}"),
+                            },
+                        );
+                        Vec::new()
+                    }
+                }
+            }
+            TimelineCommand::SetFps(fps) => {
+                let state = self.timeline_state(b);
+                state.fps = fps;
+                if state.playing {
+                    self.cancel_frames(b);
+                    self.play(b);
+                }
+                Vec::new()
+            }
+        };
+        if !steps.is_empty() {
+            self.spawn_op(steps);
+        }
+    }
+
+    /// T4 goTo: move the cursor, switch keyframes, keep playing or paused.
+    fn goto(&mut self, b: BoxId, frame: i64) -> Vec<Step> {
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "goto".into(),
+                frame: Some(frame),
+            },
+        );
+        let steps = self.switch_keyframes(b, frame);
+        let playing = {
+            let state = self.timeline_state(b);
+            state.cursor = frame;
+            state.playing
+        };
+        if playing {
+            self.cancel_frames(b);
+            let now = self.now();
+            let state = self.timeline_state(b);
+            state.origin = now;
+            state.origin_frame = frame;
+            self.schedule_next_frame(b);
+        }
+        steps
+    }
+}

@@ -1,0 +1,190 @@
+//! The script-host boundary: the engine calls box code through [`BoxCode`] and box code
+//! reaches the engine through [`BoxContext`]. Python boxes (choreo-python) and native Rust
+//! boxes are implementations; the engine knows nothing of either.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::clock::Time;
+use crate::engine::{Command, Shared};
+use crate::graph::{BoxId, BoxNode};
+use crate::value::Value;
+
+/// Which script hook the engine calls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Hook {
+    /// `onLoad` (R6).
+    Load,
+    /// `onUnload` (R7).
+    Unload,
+    /// `onInput_<name>` with the delivered value (a bang is [`Value::None`]).
+    Input {
+        /// The input's name.
+        name: String,
+        /// The value.
+        value: Value,
+    },
+}
+
+impl Hook {
+    /// The hook's script name (`onLoad`, `onUnload`, `onInput_onStart`).
+    pub fn script_name(&self) -> String {
+        match self {
+            Hook::Load => "onLoad".to_string(),
+            Hook::Unload => "onUnload".to_string(),
+            Hook::Input { name, .. } => format!("onInput_{name}"),
+        }
+    }
+}
+
+/// The code of one box instance. Called on worker threads, possibly several hooks at once
+/// (C1, C3). An `Err` is an exception escaping the hook (E1).
+pub trait BoxCode: Send + Sync {
+    /// Runs a hook. A missing hook is not an error: return `Ok(())`.
+    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String>;
+}
+
+/// Makes box code for box instances; one per behavior run.
+pub trait ScriptHost: Send + Sync {
+    /// Constructs the code of `node` (R1 `new(B)`); an error fails the behavior's load.
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String>;
+}
+
+/// A timeline command, from box code or from the engine's user.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimelineCommand {
+    /// Resume, or load and play a stopped timeline.
+    Play,
+    /// Freeze the cursor; loaded diagrams stay loaded.
+    Pause,
+    /// R17: unload and set the cursor to -1.
+    Stop,
+    /// Move the cursor to a frame.
+    GoToFrame(i64),
+    /// Move the cursor to a behavior keyframe's index, by its name.
+    GoToLabel(String),
+    /// Change the frame rate from the next frame on.
+    SetFps(u32),
+}
+
+/// What box code can do with the engine: fire outputs, read and set parameters, command
+/// timelines, read and wait on the clock. Cheap to clone.
+#[derive(Clone)]
+pub struct BoxContext {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) id: BoxId,
+}
+
+impl BoxContext {
+    /// The box instance.
+    pub fn id(&self) -> BoxId {
+        self.id
+    }
+
+    /// The box's fixed data.
+    pub fn node(&self) -> &BoxNode {
+        self.shared.graph.node(self.id)
+    }
+
+    /// Fires output `name` with `value` (P8). Returns at once: downstream hooks run later (C2).
+    /// An output the box does not declare is an error (an AttributeError in Python).
+    pub fn fire(&self, name: &str, value: Value) -> Result<(), String> {
+        let Some(index) = self.shared.graph.output_index(self.id, name) else {
+            return Err(format!("box {:?} has no output {name:?}", self.node().name));
+        };
+        self.shared.post(Command::Fire {
+            b: self.id,
+            output: index,
+            value,
+        });
+        Ok(())
+    }
+
+    /// The value of parameter `name` (S3): typed by its content type; inherited from the
+    /// nearest ancestor with a parameter of that name when it says so, or when the box has
+    /// none of that name (349 real calls); `None` if no box on the way up has it.
+    pub fn parameter(&self, name: &str) -> Option<Value> {
+        self.shared.parameter(self.id, name)
+    }
+
+    /// Sets parameter `name` of this box (S4); false if the box has no such parameter.
+    pub fn set_parameter(&self, name: &str, value: Value) -> bool {
+        self.shared.set_parameter(self.id, name, value)
+    }
+
+    /// Sends a command to this box's own timeline (`getTimeline()`).
+    pub fn timeline(&self, command: TimelineCommand) {
+        self.shared.post(Command::Timeline {
+            b: self.id,
+            command,
+        });
+    }
+
+    /// Sends a command to the timeline whose keyframe holds this box (`getParentTimeline()`,
+    /// T5); false if the box is not inside a playing timeline.
+    pub fn parent_timeline(&self, command: TimelineCommand) -> bool {
+        match self.shared.timeline_parent(self.id) {
+            Some(owner) => {
+                self.shared.post(Command::Timeline { b: owner, command });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Time {
+        self.shared.clock.now()
+    }
+
+    /// Sleeps for `d` of behavior time (virtual time jumps over it).
+    pub fn sleep(&self, d: Duration) {
+        let deadline = Time(self.now().0.saturating_add(d.as_nanos() as u64));
+        self.shared.sleep_until(deadline);
+    }
+}
+
+/// The code of a native box: a function of the hook and the context.
+pub type NativeFn = Arc<dyn Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync>;
+
+/// Native Rust boxes, chosen by box name; boxes with no registered code get a placeholder
+/// that does nothing (every hook returns at once), which is enough to load any behavior.
+#[derive(Default, Clone)]
+pub struct NativeHost {
+    by_name: HashMap<String, NativeFn>,
+}
+
+impl NativeHost {
+    /// A host where every box is a placeholder.
+    pub fn new() -> NativeHost {
+        NativeHost::default()
+    }
+
+    /// Gives the boxes named `name` the code `f`.
+    pub fn with(
+        mut self,
+        name: &str,
+        f: impl Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync + 'static,
+    ) -> NativeHost {
+        self.by_name.insert(name.to_string(), Arc::new(f));
+        self
+    }
+}
+
+struct NativeBox(Option<NativeFn>);
+
+impl BoxCode for NativeBox {
+    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+        match &self.0 {
+            Some(f) => f(hook, ctx),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ScriptHost for NativeHost {
+    fn construct(&self, node: &BoxNode, _ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
+        Ok(Arc::new(NativeBox(self.by_name.get(&node.name).cloned())))
+    }
+}

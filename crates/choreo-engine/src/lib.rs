@@ -1,0 +1,21 @@
+//! choreo-engine: runs Choregraphe behaviors with the lifecycle of the official reference.
+//!
+//! See `../shared/docs/runtime-semantics.md` for the numbered rules this crate follows; code
+//! comments cite them (R8, T4, G1, ...).
+//!
+//! - [`graph`]: a behavior instantiated: boxes, ports, parameters and links as indices.
+//! - [`engine`]: the control thread, the lifecycle, timelines.
+//! - [`host`]: the boundary to box code (script hosts, native boxes).
+//! - [`clock`]: real and virtual time. [`trace`]: the event trace. [`value`]: dynamic values.
+
+pub mod clock;
+pub mod engine;
+pub mod graph;
+pub mod host;
+pub mod trace;
+pub mod value;
+
+pub use engine::{Engine, Options, Outcome};
+pub use host::{BoxCode, BoxContext, Hook, NativeHost, ScriptHost, TimelineCommand};
+pub use trace::Trace;
+pub use value::Value;

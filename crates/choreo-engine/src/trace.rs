@@ -1,0 +1,209 @@
+//! The trace: every lifecycle step as an event with time, sequence number and box path
+//! (vocabulary of runtime-semantics.md §0). Tests assert on it; `--trace out.jsonl` writes it.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use crate::clock::Time;
+use crate::value::Value;
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Step {
+    /// The box was constructed (`new(B)`).
+    New,
+    /// The box was destroyed (`del(B)`).
+    Del,
+    /// A script hook was entered: `onLoad`, `onUnload` or `onInput_<name>`.
+    Call {
+        /// The hook.
+        hook: String,
+    },
+    /// A script hook returned (`ok` false: it raised or panicked).
+    Ret {
+        /// The hook.
+        hook: String,
+        /// Whether it returned normally.
+        ok: bool,
+    },
+    /// An input was stimulated, before any hook ran.
+    In {
+        /// Input name.
+        port: String,
+        /// The value.
+        value: Value,
+    },
+    /// An output was stimulated.
+    Out {
+        /// Output name.
+        port: String,
+        /// The value.
+        value: Value,
+    },
+    /// A link carried a value from `from` to `to` (paths with port names).
+    Deliver {
+        /// Source, `box.port` (`(parent).port` for the enclosing box).
+        from: String,
+        /// Destination, `box.port`.
+        to: String,
+    },
+    /// An output was fired while its links were off: nothing was delivered (R14, R15).
+    Dropped {
+        /// The output.
+        port: String,
+    },
+    /// A parameter received a value (link into a parameter, or setParameter).
+    Param {
+        /// Parameter name.
+        name: String,
+        /// The new value.
+        value: Value,
+    },
+    /// The links of the box's diagram were activated.
+    LinksOn,
+    /// The links of the box's diagram were broken.
+    LinksOff,
+    /// A timeline command: `play`, `pause`, `stop`, `goto`.
+    Timeline {
+        /// The command.
+        command: String,
+        /// The frame for `goto`.
+        frame: Option<i64>,
+    },
+    /// The time cursor reached a frame.
+    Frame {
+        /// The frame.
+        frame: i64,
+    },
+    /// A behavior keyframe's diagram was loaded.
+    KfOn {
+        /// Layer name.
+        layer: String,
+        /// Keyframe name.
+        keyframe: String,
+    },
+    /// A behavior keyframe's diagram was unloaded.
+    KfOff {
+        /// Layer name.
+        layer: String,
+        /// Keyframe name.
+        keyframe: String,
+    },
+    /// An error escaped a hook, or box code failed in another way.
+    Err {
+        /// The hook (or what failed).
+        hook: String,
+        /// The message.
+        text: String,
+    },
+    /// A behavior-level event: `start`, `end` (the root fired a Stopped output), `stop`.
+    Behavior {
+        /// What happened.
+        what: String,
+    },
+}
+
+/// One trace event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Sequence number, from 0, gap-free.
+    pub seq: u64,
+    /// Behavior time in nanoseconds.
+    pub time_ns: u64,
+    /// The box path (`root/Dance/Say`), empty for behavior-level events.
+    pub path: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub step: Step,
+}
+
+/// Collects events in order, and optionally writes them as JSON Lines.
+#[derive(Clone, Default)]
+pub struct Trace {
+    inner: Arc<Mutex<TraceInner>>,
+}
+
+#[derive(Default)]
+struct TraceInner {
+    events: Vec<Event>,
+    writer: Option<Box<dyn Write + Send>>,
+}
+
+impl Trace {
+    /// An empty trace kept in memory.
+    pub fn new() -> Trace {
+        Trace::default()
+    }
+
+    /// A trace that also writes each event as one JSON line to `writer`.
+    pub fn with_writer(writer: Box<dyn Write + Send>) -> Trace {
+        let t = Trace::default();
+        t.lock().writer = Some(writer);
+        t
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TraceInner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records an event.
+    pub fn record(&self, time: Time, path: &str, step: Step) {
+        let mut inner = self.lock();
+        let event = Event {
+            seq: inner.events.len() as u64,
+            time_ns: time.0,
+            path: path.to_string(),
+            step,
+        };
+        if let Some(w) = inner.writer.as_mut()
+            && let Ok(line) = serde_json::to_string(&event)
+        {
+            // A trace file that cannot be written must not stop the behavior.
+            let _ = writeln!(w, "{line}");
+        }
+        inner.events.push(event);
+    }
+
+    /// A copy of every event so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.lock().events.clone()
+    }
+}
+
+impl Event {
+    /// A compact one-line form for tests: `path step` (e.g. `root/Say call onInput_onStart`).
+    pub fn short(&self) -> String {
+        let what = match &self.step {
+            Step::New => "new".to_string(),
+            Step::Del => "del".to_string(),
+            Step::Call { hook } => format!("call {hook}"),
+            Step::Ret { hook, ok } => format!("ret {hook}{}", if *ok { "" } else { " err" }),
+            Step::In { port, value } => format!("in {port} {value}"),
+            Step::Out { port, value } => format!("out {port} {value}"),
+            Step::Deliver { from, to } => format!("deliver {from} -> {to}"),
+            Step::Dropped { port } => format!("dropped {port}"),
+            Step::Param { name, value } => format!("param {name} = {value}"),
+            Step::LinksOn => "links_on".to_string(),
+            Step::LinksOff => "links_off".to_string(),
+            Step::Timeline { command, frame } => match frame {
+                Some(f) => format!("tl {command} {f}"),
+                None => format!("tl {command}"),
+            },
+            Step::Frame { frame } => format!("frame {frame}"),
+            Step::KfOn { layer, keyframe } => format!("kf_on {layer}/{keyframe}"),
+            Step::KfOff { layer, keyframe } => format!("kf_off {layer}/{keyframe}"),
+            Step::Err { hook, text } => format!("err {hook}: {text}"),
+            Step::Behavior { what } => format!("beh {what}"),
+        };
+        if self.path.is_empty() {
+            what
+        } else {
+            format!("{} {what}", self.path)
+        }
+    }
+}

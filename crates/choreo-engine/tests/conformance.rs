@@ -1,0 +1,370 @@
+//! One test per rule of runtime-semantics.md that concerns the engine, each asserting the
+//! order of events in the trace (virtual time, deterministic).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use choreo_engine::{Hook, NativeHost, Outcome, Value};
+use common::*;
+
+/// A box that finishes as soon as it starts.
+fn finisher() -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), String> {
+    |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.fire("onStopped", Value::None)?;
+        }
+        Ok(())
+    }
+}
+
+/// root: onStart -> A.onStart; A.onStopped -> root.onStopped.
+fn one_box() -> String {
+    behavior(&format!(
+        "{}{}{}",
+        boxed("A", 1, "", ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    ))
+}
+
+#[test]
+fn r1_load_constructs_every_box_before_any_on_load() {
+    let (_, t) = run(&one_box(), NativeHost::new().with("A", finisher()));
+    let last_new = t.iter().rposition(|l| l.ends_with(" new")).unwrap();
+    let first_load = t.iter().position(|l| l.ends_with("call onLoad")).unwrap();
+    assert!(last_new < first_load, "{t:#?}");
+    assert_eq!(t.iter().filter(|l| l.ends_with(" new")).count(), 2);
+}
+
+#[test]
+fn r2_r3_start_loads_root_then_stimulates_its_on_start() {
+    let (_, t) = run(&one_box(), NativeHost::new().with("A", finisher()));
+    assert_in_order(
+        &t,
+        &[
+            "beh start",
+            "root call onLoad",
+            "root ret onLoad",
+            "root in onStart None",
+            "root call onInput_onStart",
+        ],
+    );
+    // Nothing inside the root is loaded by the behavior load (R2).
+    assert!(pos(&t, "root/A call onLoad") > pos(&t, "root ret onInput_onStart"));
+}
+
+#[test]
+fn r5_root_stopped_output_ends_the_behavior_then_r4_unloads_and_destroys() {
+    let (outcome, t) = run(&one_box(), NativeHost::new().with("A", finisher()));
+    assert_eq!(outcome, Outcome::Finished);
+    // A is a script box: its Stopped output delivers at once (R11 has nothing to unload);
+    // the root's Stopped output unloads the root's diagram, then the behavior ends.
+    assert_in_order(
+        &t,
+        &[
+            "root/A out onStopped None",
+            "root deliver A.onStopped -> (parent).onStopped",
+            "root out onStopped None",
+            "root links_off",
+            "root/A call onUnload",
+            "beh end",
+            "root call onUnload",
+            "root del",
+            "root/A del",
+        ],
+    );
+}
+
+#[test]
+fn r4_stop_unloads_parent_before_children_and_sends_no_on_stop() {
+    // A never finishes: the behavior is stopped from outside.
+    let (outcome, t) = run(&one_box(), NativeHost::new());
+    assert_eq!(outcome, Outcome::Idle);
+    assert_in_order(
+        &t,
+        &[
+            "beh stop",
+            "root call onUnload",
+            "root ret onUnload",
+            "root links_off",
+            "root/A call onUnload",
+            "root del",
+        ],
+    );
+    assert!(!t.iter().any(|l| l.contains("onInput_onStop")), "{t:#?}");
+}
+
+#[test]
+fn r8_r14_start_calls_the_hook_then_loads_the_diagram_then_forwards() {
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 2, 1, 2));
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ));
+    let (_, t) = run(&xml, NativeHost::new());
+    assert_in_order(
+        &t,
+        &[
+            "root/A call onInput_onStart",
+            "root/A ret onInput_onStart",
+            "root/A/B call onLoad",
+            "root/A/B ret onLoad",
+            "root/A links_on",
+            "root/A deliver (parent).onStart -> B.onStart",
+            "root/A/B in onStart None",
+        ],
+    );
+}
+
+#[test]
+fn r14_outputs_fired_in_on_load_before_links_on_are_dropped() {
+    let host = NativeHost::new().with("B", |hook, ctx| {
+        if *hook == Hook::Load {
+            ctx.fire("onStopped", Value::None)?;
+        }
+        Ok(())
+    });
+    let inner = format!(
+        "{}{}{}",
+        boxed("B", 1, "", ""),
+        boxed("C", 2, "", ""),
+        link(1, 4, 2, 2)
+    );
+    let xml = behavior(&inner);
+    let (_, t) = run(&xml, host);
+    // B's onStopped from onLoad comes before links_on: dropped, C never starts.
+    assert!(t.iter().any(|l| l == "root/B dropped onStopped"), "{t:#?}");
+    assert!(!t.iter().any(|l| l == "root/C in onStart None"), "{t:#?}");
+}
+
+#[test]
+fn r10_on_stop_calls_the_hook_then_unloads_the_diagram_and_fires_nothing() {
+    let inner = boxed("B", 1, "", "");
+    let host = NativeHost::new().with("S", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.fire("go", Value::None)?;
+        }
+        Ok(())
+    });
+    let stopper = r#"<Output name="go" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
+    // root.onStart -> A.onStart and S.onStart; S.go -> A.onStop.
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("A", 1, "", &inner),
+        boxed("S", 2, stopper, ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(2, 5, 1, 3)
+    ));
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root/A/B call onLoad",
+            "root/A in onStop None",
+            "root/A call onInput_onStop",
+            "root/A ret onInput_onStop",
+            "root/A links_off",
+            "root/A/B call onUnload",
+        ],
+    );
+    let stop_at = pos(&t, "root/A in onStop None");
+    assert!(
+        !t[stop_at..].iter().any(|l| l.starts_with("root/A out")),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn r11_stopped_output_unloads_children_before_delivering() {
+    let inner = format!(
+        "{}{}{}",
+        boxed("B", 1, "", ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    );
+    let xml = behavior(&format!(
+        "{}{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    ));
+    let (_, t) = run(&xml, NativeHost::new().with("B", finisher()));
+    assert_in_order(
+        &t,
+        &[
+            "root/A out onStopped None",
+            "root/A links_off",
+            "root/A/B call onUnload",
+            "root/A/B ret onUnload",
+            "root deliver A.onStopped -> (parent).onStopped",
+        ],
+    );
+}
+
+#[test]
+fn p9_parent_input_to_parent_output_stops_the_box_at_once() {
+    let inner = link(0, 2, 0, 4);
+    let xml = behavior(&format!(
+        "{}{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    ));
+    let (outcome, t) = run(&xml, NativeHost::new());
+    assert_eq!(outcome, Outcome::Finished, "{t:#?}");
+    assert_in_order(
+        &t,
+        &[
+            "root/A deliver (parent).onStart -> (parent).onStopped",
+            "root/A out onStopped None",
+            "beh end",
+        ],
+    );
+}
+
+#[test]
+fn p10_a_link_into_a_parameter_sets_it_without_a_hook() {
+    let param = r#"<Parameter name="Text" inherits_from_parent="0" content_type="3" value="old" default_value="old" id="5"/>"#;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let host = NativeHost::new()
+        .with("Src", |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                ctx.fire("text", Value::from("new"))?;
+                ctx.fire("onStopped", Value::None)?;
+            }
+            Ok(())
+        })
+        .with("Dst", move |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                s2.lock().unwrap().push(ctx.parameter("Text"));
+            }
+            Ok(())
+        });
+    let text_out = r#"<Output name="text" type="3" type_size="1" nature="2" inner="0" id="5"/>"#;
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("Src", 1, text_out, ""),
+        boxed("Dst", 2, param, ""),
+        link(0, 2, 1, 2),
+        link(1, 5, 2, 5),
+        link(1, 4, 2, 2)
+    ));
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root deliver Src.text -> Dst.Text",
+            "root/Dst param Text = \"new\"",
+            "root/Dst call onInput_onStart",
+        ],
+    );
+    assert!(!t.iter().any(|l| l.contains("onInput_Text")));
+    assert_eq!(*seen.lock().unwrap(), vec![Some(Value::from("new"))]);
+}
+
+#[test]
+fn c2_an_output_looped_to_its_own_input_runs_10000_rounds() {
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c2 = count.clone();
+    let host = NativeHost::new().with("Loop", move |hook, ctx| {
+        if let Hook::Input { name, .. } = hook
+            && (name == "onStart" || name == "again")
+        {
+            let n = c2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n < 10_000 {
+                ctx.fire("next", Value::None)?;
+            } else {
+                ctx.fire("onStopped", Value::None)?;
+            }
+        }
+        Ok(())
+    });
+    let ports = r#"<Input name="again" type="1" type_size="1" nature="1" inner="0" id="5"/><Output name="next" type="1" type_size="1" nature="2" inner="0" id="6"/>"#;
+    let xml = behavior(&format!(
+        "{}{}{}{}",
+        boxed("Loop", 1, ports, ""),
+        link(0, 2, 1, 2),
+        link(1, 6, 1, 5),
+        link(1, 4, 0, 4)
+    ));
+    let (outcome, _) = run(&xml, host);
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 10_001);
+}
+
+#[test]
+fn e1_an_error_in_on_start_skips_loading_and_forwarding() {
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 2, 1, 2));
+    let host = NativeHost::new().with("A", |hook, _| match hook {
+        Hook::Input { name, .. } if name == "onStart" => Err("boom".to_string()),
+        _ => Ok(()),
+    });
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ));
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root/A ret onInput_onStart err",
+            "root/A err onInput_onStart: boom",
+        ],
+    );
+    assert!(!t.iter().any(|l| l == "root/A links_on"), "{t:#?}");
+}
+
+#[test]
+fn e3_a_panic_in_box_code_is_caught_and_reported() {
+    let host = NativeHost::new().with("A", |hook, _| {
+        if matches!(hook, Hook::Input { .. }) {
+            panic!("native bug");
+        }
+        Ok(())
+    });
+    let (_, t) = run(&one_box(), host);
+    assert!(
+        t.iter()
+            .any(|l| l == "root/A err onInput_onStart: panic: native bug"),
+        "{t:#?}"
+    );
+    assert!(
+        t.iter().any(|l| l == "root del"),
+        "the engine went on and stopped cleanly"
+    );
+}
+
+#[test]
+fn p6_recurrent_and_undef_outputs_deliver_like_punctual() {
+    let outs = r#"<Output name="rec" type="1" type_size="1" nature="3" inner="0" id="5"/><Output name="und" type="1" type_size="1" nature="0" inner="0" id="6"/>"#;
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.fire("rec", Value::Int(1))?;
+            ctx.fire("und", Value::Int(2))?;
+        }
+        Ok(())
+    });
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("A", 1, outs, ""),
+        boxed("B", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(1, 5, 2, 2),
+        link(1, 6, 2, 2)
+    ));
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root/A out rec 1",
+            "root deliver A.rec -> B.onStart",
+            "root/A out und 2",
+            "root deliver A.und -> B.onStart",
+        ],
+    );
+    assert!(!t.iter().any(|l| l == "root/A links_off"));
+}

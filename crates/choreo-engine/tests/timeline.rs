@@ -1,0 +1,270 @@
+//! Timelines and behavior layers (R16, R17, T1–T7, P4) and the bugs of earlier runtimes
+//! around them, checked on the trace in virtual time.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use choreo_engine::{Hook, NativeHost, Outcome, TimelineCommand, Value};
+use common::*;
+
+/// A box "T" with a playing timeline at `fps`, frames `start..end`, and `layers` (raw XML).
+fn timeline_box(fps: &str, end: i32, layers: &str) -> String {
+    format!(
+        r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" {fps} start_frame="1" end_frame="{end}" size="300">{layers}</Timeline></Box>"#
+    )
+}
+
+/// A keyframe at `index` named `name` holding one box `inner_name` started by onLoad.
+fn keyframe(name: &str, index: i32, inner_name: &str) -> String {
+    format!(
+        r#"<BehaviorKeyframe name="{name}" index="{index}"><Diagram>{}{}</Diagram></BehaviorKeyframe>"#,
+        boxed(inner_name, 1, "", ""),
+        link(0, 1, 1, 2)
+    )
+}
+
+fn with_timeline(fps: &str, end: i32, layers: &str) -> String {
+    behavior(&format!(
+        "{}{}{}",
+        timeline_box(fps, end, layers),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    ))
+}
+
+fn two_keyframes() -> String {
+    with_timeline(
+        "fps=\"10\"",
+        30,
+        &format!(
+            r#"<BehaviorLayer name="L">{}{}</BehaviorLayer>"#,
+            keyframe("first", 1, "A"),
+            keyframe("second", 10, "B")
+        ),
+    )
+}
+
+#[test]
+fn r16_t1_t2_keyframes_load_on_arrival_and_unload_when_the_next_begins() {
+    let (outcome, t) = run(&two_keyframes(), NativeHost::new());
+    assert_eq!(outcome, Outcome::Finished, "{t:#?}");
+    assert_in_order(
+        &t,
+        &[
+            "root/T call onInput_onStart",
+            "root/T frame 1",
+            "root/T kf_on L/first",
+            "root/T/A call onLoad",
+            "root/T links_on",
+            // P4: onLoad is the entry into a keyframe diagram.
+            "root/T deliver (parent).onLoad -> A.onStart",
+            "root/T tl play",
+            "root/T frame 9",
+            "root/T frame 10",
+            // T2: the previous keyframe is unloaded first, then the new one is loaded.
+            "root/T kf_off L/first",
+            "root/T links_off",
+            "root/T/A call onUnload",
+            "root/T kf_on L/second",
+            "root/T/B call onLoad",
+            "root/T deliver (parent).onLoad -> B.onStart",
+        ],
+    );
+}
+
+#[test]
+fn t6_g5_passing_the_end_frame_stops_the_timeline_then_fires_on_stopped() {
+    let (outcome, t) = run(&two_keyframes(), NativeHost::new());
+    assert_eq!(outcome, Outcome::Finished);
+    assert_in_order(
+        &t,
+        &[
+            "root/T frame 30",
+            "root/T out onStopped None",
+            "root/T tl stop",
+            "root/T kf_off L/second",
+            "root/T/B call onUnload",
+            "root deliver T.onStopped -> (parent).onStopped",
+            "beh end",
+        ],
+    );
+    assert!(!t.iter().any(|l| l == "root/T frame 31"), "{t:#?}");
+}
+
+#[test]
+fn t3_frames_come_at_exact_times() {
+    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
+        .unwrap()
+        .value;
+    let trace = choreo_engine::Trace::new();
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &NativeHost::new(),
+        choreo_engine::Options {
+            virtual_time: true,
+            trace: trace.clone(),
+        },
+    )
+    .unwrap();
+    engine.start();
+    assert_eq!(
+        engine.wait(std::time::Duration::from_secs(20)),
+        Outcome::Finished
+    );
+    drop(engine);
+    let events = trace.events();
+    let play = events
+        .iter()
+        .find(|e| e.short() == "root/T tl play")
+        .unwrap()
+        .time_ns;
+    for e in &events {
+        if let choreo_engine::trace::Step::Frame { frame } = e.step {
+            // Frame f is due (f - start)/fps after play: 100 ms per frame at 10 fps.
+            assert_eq!(
+                e.time_ns - play,
+                (frame as u64 - 1) * 100_000_000,
+                "{}",
+                e.short()
+            );
+        }
+    }
+}
+
+#[test]
+fn bug9_fps_zero_or_absent_never_divides_by_zero_and_never_advances() {
+    for fps in ["fps=\"0\"", ""] {
+        let (outcome, t) = run(
+            &with_timeline(
+                fps,
+                30,
+                &format!(
+                    r#"<BehaviorLayer name="L">{}</BehaviorLayer>"#,
+                    keyframe("k", 1, "A")
+                ),
+            ),
+            NativeHost::new(),
+        );
+        // It loads its first keyframe, plays (cannot move), and waits for the world.
+        assert_eq!(outcome, Outcome::Idle, "{t:#?}");
+        assert!(t.iter().any(|l| l == "root/T kf_on L/k"));
+        // Only the start frame (R16): the cursor never moves.
+        assert_eq!(
+            t.iter().filter(|l| l.contains(" frame ")).count(),
+            1,
+            "{t:#?}"
+        );
+        // The stop unloads it (bug 1: stop was a no-op).
+        assert_in_order(
+            &t,
+            &[
+                "beh stop",
+                "root/T tl stop",
+                "root/T kf_off L/k",
+                "root/T/A call onUnload",
+            ],
+        );
+    }
+}
+
+#[test]
+fn t1_layers_are_independent_and_muted_layers_are_skipped() {
+    let layers = format!(
+        r#"<BehaviorLayer name="L1">{}</BehaviorLayer><BehaviorLayer name="L2">{}</BehaviorLayer><BehaviorLayer name="M" mute="1">{}</BehaviorLayer>"#,
+        keyframe("a", 1, "A"),
+        keyframe("b", 5, "B"),
+        keyframe("m", 1, "M")
+    );
+    let (_, t) = run(&with_timeline("fps=\"25\"", 10, &layers), NativeHost::new());
+    assert_in_order(
+        &t,
+        &["root/T kf_on L1/a", "root/T frame 5", "root/T kf_on L2/b"],
+    );
+    // Both stay loaded together until the end.
+    assert!(pos(&t, "root/T kf_off L1/a") > pos(&t, "root/T kf_on L2/b"));
+    assert!(!t.iter().any(|l| l.contains("M/m")), "{t:#?}");
+}
+
+#[test]
+fn t4_goto_a_label_from_a_keyframe_box_and_pause() {
+    // A (in the first keyframe) jumps its parent timeline to "second" and pauses it.
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.parent_timeline(TimelineCommand::GoToLabel("second".into()));
+            ctx.parent_timeline(TimelineCommand::Pause);
+        }
+        Ok(())
+    });
+    let (outcome, t) = run(&two_keyframes(), host);
+    assert_eq!(outcome, Outcome::Idle, "paused: nothing more happens");
+    assert_in_order(
+        &t,
+        &[
+            "root/T tl goto 10",
+            "root/T kf_off L/first",
+            "root/T kf_on L/second",
+        ],
+    );
+    assert!(pos(&t, "root/T tl pause") > pos(&t, "root/T tl goto 10"));
+    assert!(!t.iter().any(|l| l == "root/T frame 11"), "{t:#?}");
+}
+
+#[test]
+fn bug5_keyframe_boxes_are_not_loaded_before_their_keyframe() {
+    let (_, t) = run(&two_keyframes(), NativeHost::new());
+    assert!(pos(&t, "root/T/B call onLoad") > pos(&t, "root/T frame 10"));
+}
+
+#[test]
+fn p1_on_event_forwards_only_into_a_loaded_diagram() {
+    let event = r#"<Input name="ev" type="0" type_size="1" nature="1" inner="0" id="5"/>"#;
+    let inner = format!("{}{}", boxed("B", 1, event, ""), link(0, 5, 1, 5));
+    // A is a holder box with an onEvent input forwarded to B.ev; root sends ev before onStart.
+    let a = format!(
+        r#"<Box name="A" id="1">{PORTS}{event}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{inner}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#
+    );
+    let xml = behavior(&format!("{a}{}", link(0, 2, 1, 5)));
+    let (_, t) = run(&xml, NativeHost::new());
+    assert_in_order(
+        &t,
+        &[
+            "root/A in ev None",
+            "root/A call onInput_ev",
+            "root/A ret onInput_ev",
+        ],
+    );
+    assert!(
+        !t.iter().any(|l| l.contains("B.ev")),
+        "A's diagram is not loaded: {t:#?}"
+    );
+    assert!(
+        !t.iter().any(|l| l == "root/A links_on"),
+        "P1: no load: {t:#?}"
+    );
+}
+
+#[test]
+fn s3_parameters_are_typed_and_inherited_by_name() {
+    let params = r#"<Parameter name="Flag" inherits_from_parent="0" content_type="0" value="1" default_value="0" id="5"/><Parameter name="Speed" inherits_from_parent="0" content_type="1" value="120" default_value="100" id="6"/>"#;
+    let child_params = r#"<Parameter name="Speed" inherits_from_parent="1" content_type="1" value="80" default_value="100" id="5"/>"#;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let host = NativeHost::new().with("C", move |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            let mut s = s2.lock().unwrap();
+            s.push(ctx.parameter("Speed"));
+            s.push(ctx.parameter("Flag"));
+            s.push(ctx.parameter("Missing"));
+        }
+        Ok(())
+    });
+    let inner = format!("{}{}", boxed("C", 1, child_params, ""), link(0, 2, 1, 2));
+    let a = boxed("A", 1, params, &inner);
+    let xml = behavior(&format!("{a}{}", link(0, 2, 1, 2)));
+    let _ = run(&xml, host);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![Some(Value::Int(120)), Some(Value::Bool(true)), None],
+        "bug 2 (booleans always false) and bug 3 (inheritance ignored) are absent"
+    );
+}
