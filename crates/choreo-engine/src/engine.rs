@@ -34,6 +34,9 @@ pub enum Outcome {
     /// Virtual time only: nothing is running and nothing is scheduled, so nothing will ever
     /// happen again (the behavior waits for the world).
     Idle,
+    /// Virtual time only: [`Options::time_limit`] was reached with the behavior still going
+    /// (a timeline that never ends, say). Time stops moving; stop the behavior to unload it.
+    TimeLimit,
     /// The wait timed out.
     TimedOut,
 }
@@ -45,6 +48,8 @@ pub struct Options {
     pub virtual_time: bool,
     /// Where events go (a fresh in-memory trace by default).
     pub trace: Trace,
+    /// Virtual time only: time does not move past this (see [`Outcome::TimeLimit`]).
+    pub time_limit: Option<Duration>,
 }
 
 /// A message to the control thread.
@@ -253,6 +258,8 @@ struct Control {
     idle_reported: bool,
     /// The behavior was started: before that, being quiet is not being idle.
     started: bool,
+    /// See [`Options::time_limit`].
+    time_limit: Option<Duration>,
 }
 
 /// A pool of worker threads that grows when every worker is busy (a blocked hook never
@@ -400,6 +407,7 @@ impl Engine {
             destroyed: false,
             idle_reported: false,
             started: false,
+            time_limit: options.time_limit,
         };
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
@@ -450,7 +458,7 @@ impl Engine {
             .wait_timeout_while(guard, timeout, |o| o.is_none())
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let outcome = guard.unwrap_or(Outcome::TimedOut);
-        if outcome == Outcome::Idle {
+        if matches!(outcome, Outcome::Idle | Outcome::TimeLimit) {
             *guard = None;
         }
         outcome
@@ -483,7 +491,13 @@ impl Control {
                 Ok(c) => c,
                 Err(_) => {
                     if self.shared.virtual_time && self.quiet() {
-                        if self.shared.clock.on_idle() {
+                        let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
+                        if limit.is_some_and(|l| self.now() >= l) {
+                            if !self.idle_reported {
+                                self.idle_reported = true;
+                                self.finish(Outcome::TimeLimit);
+                            }
+                        } else if self.shared.clock.on_idle() {
                             continue;
                         }
                         if self.started
