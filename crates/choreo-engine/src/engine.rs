@@ -73,8 +73,6 @@ pub(crate) struct Shared {
     parameters: Mutex<Vec<Vec<Value>>>,
     /// Hooks dispatched and not finished.
     in_flight: AtomicUsize,
-    /// Hooks of those that are sleeping on the clock.
-    sleeping: AtomicUsize,
     /// Signalled when a hook finishes or starts sleeping.
     progress: (Mutex<u64>, Condvar),
     virtual_time: bool,
@@ -95,11 +93,11 @@ impl Shared {
         cv.notify_all();
     }
 
+    /// A hook sleeps on the clock: it yields to the control thread (which then sees it among
+    /// the clock's sleepers once it is registered there).
     pub(crate) fn sleep_until(&self, deadline: Time) {
-        self.sleeping.fetch_add(1, Ordering::SeqCst);
         self.notify_progress();
         self.clock.sleep_until(deadline);
-        self.sleeping.fetch_sub(1, Ordering::SeqCst);
     }
 
     fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
@@ -365,7 +363,6 @@ impl Engine {
             queue,
             parameters: Mutex::new(parameters),
             in_flight: AtomicUsize::new(0),
-            sleeping: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
             virtual_time: options.virtual_time,
         });
@@ -508,7 +505,14 @@ impl Control {
                             self.finish(Outcome::Idle);
                         }
                     }
-                    match commands.recv_timeout(Duration::from_millis(50)) {
+                    // A hook about to sleep on the virtual clock is polled for soon.
+                    let busy = self.shared.in_flight.load(Ordering::SeqCst) > 0;
+                    let poll = if self.shared.virtual_time && busy {
+                        1
+                    } else {
+                        50
+                    };
+                    match commands.recv_timeout(Duration::from_millis(poll)) {
                         Ok(c) => c,
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                         Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
@@ -551,7 +555,7 @@ impl Control {
     /// Virtual time may move: no hook is running except those sleeping on the clock.
     fn quiet(&self) -> bool {
         let s = &self.shared;
-        s.in_flight.load(Ordering::SeqCst) == s.sleeping.load(Ordering::SeqCst)
+        s.in_flight.load(Ordering::SeqCst) == s.clock.sleepers()
     }
 
     fn now(&self) -> Time {

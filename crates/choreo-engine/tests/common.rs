@@ -52,6 +52,7 @@ pub fn run(xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
         Options {
             virtual_time: true,
             trace: trace.clone(),
+            time_limit: None,
         },
     )
     .expect("loads");

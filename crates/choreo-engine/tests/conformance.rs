@@ -368,3 +368,37 @@ fn p6_recurrent_and_undef_outputs_deliver_like_punctual() {
     );
     assert!(!t.iter().any(|l| l == "root/A links_off"));
 }
+
+#[test]
+fn c1_on_stop_reaches_a_box_blocked_in_on_start() {
+    // Busy sleeps 10 s in onStart; Stopper sleeps 1 s, then stops Busy.
+    let host = NativeHost::new()
+        .with("Busy", |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                ctx.sleep(std::time::Duration::from_secs(10));
+            }
+            Ok(())
+        })
+        .with("Stopper", |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                ctx.sleep(std::time::Duration::from_secs(1));
+                ctx.fire("onStopped", Value::None)?;
+            }
+            Ok(())
+        });
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("Busy", 1, "", ""),
+        boxed("Stopper", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(2, 4, 1, 3)
+    ));
+    let (_, t) = run(&xml, host);
+    let stop = pos(&t, "root/Busy call onInput_onStop");
+    let start_ret = pos(&t, "root/Busy ret onInput_onStart");
+    assert!(
+        stop < start_ret,
+        "C1: onStop runs while onStart is blocked:\n{t:#?}"
+    );
+}

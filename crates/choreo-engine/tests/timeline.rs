@@ -103,6 +103,7 @@ fn t3_frames_come_at_exact_times() {
         choreo_engine::Options {
             virtual_time: true,
             trace: trace.clone(),
+            time_limit: None,
         },
     )
     .unwrap();
