@@ -281,8 +281,9 @@ impl RealShared {
 ///
 /// The thread asks for timer slack 1 ns and `SCHED_FIFO` 50 (see [`RealClock::scheduling`]
 /// for what it got). The sink runs on that thread, possibly at real-time priority: it must be
-/// short (push to a queue and return). Dropping the clock stops and joins the thread; pending
-/// wake-ups are discarded.
+/// short (push to a queue and return). A sink that panics loses that delivery only. Scheduling
+/// a token twice gives two wake-ups; [`Clock::cancel`] forgets all of them. Dropping the clock
+/// stops and joins the thread; pending wake-ups are discarded.
 pub struct RealClock {
     shared: Arc<RealShared>,
     thread: Option<JoinHandle<()>>,
@@ -413,6 +414,10 @@ struct VirtualState {
 /// Virtual time (discrete events): time stands still until the engine reports, through
 /// [`Clock::on_idle`], that everything waits on the clock; then it jumps to the earliest
 /// deadline. Same calls, same results: ties fire in scheduling order.
+///
+/// [`Clock::sleep_until`] is for worker threads: called from the thread that calls
+/// [`Clock::on_idle`], it would wait forever. As with [`RealClock`], scheduling a token twice
+/// gives two wake-ups, and [`Clock::cancel`] forgets all of them.
 pub struct VirtualClock {
     state: Mutex<VirtualState>,
     /// Signalled when sleepers are woken.

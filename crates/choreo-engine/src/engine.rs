@@ -1,5 +1,5 @@
 //! The engine: one control thread owns the graph state and runs the lifecycle as small
-//! programs of [`Step`]s; box hooks run on worker threads and report back through the
+//! programs of steps; box hooks run on worker threads and report back through the
 //! control queue, so a blocked hook never blocks anything else and output loops never grow
 //! the stack.
 

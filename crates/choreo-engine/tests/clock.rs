@@ -308,8 +308,7 @@ fn virtual_script() -> Vec<(Time, TimerToken)> {
     clock.cancel(5000);
     while clock.on_idle() {}
     *slot.lock().unwrap() = None;
-    let result = deliveries.lock().unwrap().clone();
-    result
+    deliveries.lock().unwrap().clone()
 }
 
 #[test]
