@@ -17,6 +17,7 @@ use choreo_xar::model::{InputNature, OutputNature, XarFile};
 use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
 use crate::graph::{BoxId, Content, DiagramId, Graph, Target};
 use crate::host::{BoxCode, BoxContext, Hook, ScriptHost, TimelineCommand};
+use crate::robot::{MemorySink, Robot};
 use crate::trace::{Step as TraceStep, Trace};
 use crate::value::Value;
 
@@ -50,23 +51,48 @@ pub struct Options {
     pub trace: Trace,
     /// Virtual time only: time does not move past this (see [`Outcome::TimeLimit`]).
     pub time_limit: Option<Duration>,
+    /// The robot: memory inputs subscribe through it, box code calls it. None: memory
+    /// inputs never fire and box code has no robot.
+    pub robot: Option<Arc<dyn Robot>>,
 }
 
 /// A message to the control thread.
 pub(crate) enum Command {
     Start,
     Stop,
-    Stimulate { b: BoxId, input: u16, value: Value },
-    Fire { b: BoxId, output: u16, value: Value },
-    HookDone { ticket: u64, ok: bool, text: String },
+    Stimulate {
+        b: BoxId,
+        input: u16,
+        value: Value,
+    },
+    Fire {
+        b: BoxId,
+        output: u16,
+        value: Value,
+    },
+    HookDone {
+        ticket: u64,
+        ok: bool,
+        text: String,
+    },
     Wake(TimerToken),
-    Timeline { b: BoxId, command: TimelineCommand },
+    Timeline {
+        b: BoxId,
+        command: TimelineCommand,
+    },
+    /// An ALMemory update for memory input `input` of the owner of diagram `d` (P3).
+    Memory {
+        d: DiagramId,
+        input: u16,
+        value: Value,
+    },
     Quit,
 }
 
 /// State shared by the control thread, the workers and box contexts.
 pub(crate) struct Shared {
     pub graph: Graph,
+    pub robot: Option<Arc<dyn Robot>>,
     pub clock: Arc<dyn Clock>,
     pub trace: Trace,
     queue: Sender<Command>,
@@ -304,6 +330,11 @@ impl Workers {
     }
 }
 
+/// The subscription id of memory input `input` for diagram `d` (unique per pair).
+fn memory_subscription(d: DiagramId, input: usize) -> u64 {
+    (u64::from(d.0) << 16) | input as u64
+}
+
 fn run_job(job: Job) {
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| job.code.call(&job.hook, &job.ctx)));
     let (ok, text) = match result {
@@ -358,6 +389,7 @@ impl Engine {
             .collect();
         let shared = Arc::new(Shared {
             graph,
+            robot: options.robot.clone(),
             clock,
             trace: options.trace,
             queue,
@@ -548,6 +580,22 @@ impl Control {
                 Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
                 Command::Wake(token) => self.wake(token),
                 Command::Timeline { b, command } => self.timeline_command(b, command),
+                Command::Memory { d, input, value } => {
+                    if self.diagrams_loaded[d.0 as usize] {
+                        let owner = self.shared.graph.diagram(d).owner;
+                        let port = self.shared.graph.node(owner).inputs[usize::from(input)]
+                            .name
+                            .clone();
+                        self.record(
+                            owner,
+                            TraceStep::In {
+                                port,
+                                value: value.clone(),
+                            },
+                        );
+                        self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
+                    }
+                }
             }
         }
     }
@@ -698,11 +746,13 @@ impl Control {
             Step::LinksOn(d) => {
                 self.diagrams_loaded[d.0 as usize] = true;
                 self.record(g.diagram(d).owner, TraceStep::LinksOn);
+                self.subscribe_memory(d);
                 Vec::new()
             }
             Step::LinksOff(d) => {
                 self.diagrams_loaded[d.0 as usize] = false;
                 self.record(g.diagram(d).owner, TraceStep::LinksOff);
+                self.unsubscribe_memory(d);
                 Vec::new()
             }
             Step::ForwardInto(d, input, value) => {
@@ -765,6 +815,56 @@ impl Control {
                     self.finish(outcome);
                 }
                 Vec::new()
+            }
+        }
+    }
+
+    /// P3: while diagram `d` is loaded, each memory input of its owner that links into it
+    /// is subscribed to its ALMemory key; each update is delivered from that input.
+    fn subscribe_memory(&mut self, d: DiagramId) {
+        let Some(robot) = self.shared.robot.clone() else {
+            return;
+        };
+        let g = &self.shared.graph;
+        let owner = g.diagram(d).owner;
+        for (i, input) in g.node(owner).inputs.iter().enumerate() {
+            let Some(key) = input.memory_key.as_deref() else {
+                continue;
+            };
+            if input.nature != InputNature::Memory || g.diagram(d).from_owner[i].is_empty() {
+                continue;
+            }
+            let id = memory_subscription(d, i);
+            let queue = self.shared.queue.clone();
+            let index = i as u16;
+            let sink: MemorySink = Arc::new(move |_key, value| {
+                let _ = queue.send(Command::Memory {
+                    d,
+                    input: index,
+                    value,
+                });
+            });
+            if let Err(e) = robot.subscribe(key, id, sink) {
+                self.record(
+                    owner,
+                    TraceStep::Err {
+                        hook: format!("subscribe {key}"),
+                        text: e,
+                    },
+                );
+            }
+        }
+    }
+
+    fn unsubscribe_memory(&mut self, d: DiagramId) {
+        let Some(robot) = self.shared.robot.clone() else {
+            return;
+        };
+        let g = &self.shared.graph;
+        let owner = g.diagram(d).owner;
+        for (i, input) in g.node(owner).inputs.iter().enumerate() {
+            if input.nature == InputNature::Memory && input.memory_key.is_some() {
+                robot.unsubscribe(memory_subscription(d, i));
             }
         }
     }

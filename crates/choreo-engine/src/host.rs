@@ -133,6 +133,11 @@ impl BoxContext {
         }
     }
 
+    /// The robot, if the engine has one.
+    pub fn robot(&self) -> Option<&Arc<dyn crate::robot::Robot>> {
+        self.shared.robot.as_ref()
+    }
+
     /// Now, in behavior time.
     pub fn now(&self) -> Time {
         self.shared.clock.now()

@@ -6,16 +6,19 @@
 //! - [`graph`]: a behavior instantiated: boxes, ports, parameters and links as indices.
 //! - [`engine`]: the control thread, the lifecycle, timelines.
 //! - [`host`]: the boundary to box code (script hosts, native boxes).
+//! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
 //! - [`clock`]: real and virtual time. [`trace`]: the event trace. [`value`]: dynamic values.
 
 pub mod clock;
 pub mod engine;
 pub mod graph;
 pub mod host;
+pub mod robot;
 pub mod trace;
 pub mod value;
 
 pub use engine::{Engine, Options, Outcome};
 pub use host::{BoxCode, BoxContext, Hook, NativeHost, ScriptHost, TimelineCommand};
+pub use robot::{MemorySink, Robot, SubscriptionId};
 pub use trace::Trace;
 pub use value::Value;

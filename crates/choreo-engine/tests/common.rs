@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use choreo_engine::{Engine, NativeHost, Options, Outcome, Trace};
+use choreo_engine::{Engine, NativeHost, Options, Outcome, Trace, Value};
 
 /// Standard ports: 1 onLoad (inner), 2 onStart, 3 onStop, 4 onStopped.
 pub const PORTS: &str = r#"<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
@@ -42,6 +42,15 @@ pub fn behavior(inner: &str) -> String {
 /// Loads and starts `xml` in virtual time; waits for the end (or idleness); stops it if it
 /// did not finish; returns the outcome and the trace in short form.
 pub fn run(xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
+    run_with(xml, host, None)
+}
+
+/// [`run`] with a robot.
+pub fn run_with(
+    xml: &str,
+    host: NativeHost,
+    robot: Option<std::sync::Arc<dyn choreo_engine::Robot>>,
+) -> (Outcome, Vec<String>) {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;
@@ -53,6 +62,7 @@ pub fn run(xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
             virtual_time: true,
             trace: trace.clone(),
             time_limit: None,
+            robot,
         },
     )
     .expect("loads");
@@ -83,4 +93,58 @@ pub fn pos(lines: &[String], line: &str) -> usize {
         .iter()
         .position(|l| l == line)
         .unwrap_or_else(|| panic!("{line:?} not in trace:\n{}", lines.join("\n")))
+}
+
+/// A robot double for engine tests: ALMemory subscriptions, and `ALMemory.raiseEvent(key,
+/// value)` / `insertData` delivering to the subscribers of `key`. Other calls are recorded and
+/// return `None`. (The simulated robot proper lives in choreo-naoqi.)
+#[derive(Default)]
+pub struct TestRobot {
+    subscribers: std::sync::Mutex<Vec<(String, u64, choreo_engine::MemorySink)>>,
+    /// Every call, as `service.method(args)`.
+    pub calls: std::sync::Mutex<Vec<String>>,
+}
+
+impl choreo_engine::Robot for TestRobot {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+        let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("{service}.{method}({})", shown.join(", ")));
+        if service == "ALMemory" && (method == "raiseEvent" || method == "insertData") {
+            let key = match args.first() {
+                Some(Value::String(k)) => k.clone(),
+                _ => return Err("raiseEvent(key, value): key must be a string".into()),
+            };
+            let value = args.get(1).cloned().unwrap_or_default();
+            let sinks: Vec<choreo_engine::MemorySink> = self
+                .subscribers
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(k, _, _)| *k == key)
+                .map(|(_, _, s)| s.clone())
+                .collect();
+            for s in sinks {
+                s(&key, value.clone());
+            }
+        }
+        Ok(Value::None)
+    }
+
+    fn subscribe(&self, key: &str, id: u64, sink: choreo_engine::MemorySink) -> Result<(), String> {
+        self.subscribers
+            .lock()
+            .unwrap()
+            .push((key.to_string(), id, sink));
+        Ok(())
+    }
+
+    fn unsubscribe(&self, id: u64) {
+        self.subscribers
+            .lock()
+            .unwrap()
+            .retain(|(_, i, _)| *i != id);
+    }
 }

@@ -402,3 +402,90 @@ fn c1_on_stop_reaches_a_box_blocked_in_on_start() {
         "C1: onStop runs while onStart is blocked:\n{t:#?}"
     );
 }
+
+/// A box "Raiser" that raises `key` with 1, 2, 3 at virtual seconds 1, 5 and 9.
+fn raiser(key: &'static str) -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), String> {
+    move |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            let robot = ctx.robot().ok_or("no robot")?.clone();
+            for (at, v) in [(1, 1), (5, 2), (9, 3)] {
+                let now = ctx.now().0 / 1_000_000_000;
+                ctx.sleep(std::time::Duration::from_secs(at - now));
+                robot.call(
+                    "ALMemory",
+                    "raiseEvent",
+                    vec![Value::from(key), Value::Int(v)],
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn p3_memory_inputs_deliver_only_while_their_diagram_is_loaded() {
+    // A (holder) has a memory input on FrontTactilTouched linked to B.onStart inside.
+    // A is started at 3 s (by Timer) and stopped at 7 s: only the update at 5 s gets in.
+    let memory = r#"<Input name="touched" type="0" type_size="1" nature="4" stm_value_name="FrontTactilTouched" inner="1" id="5"/>"#;
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 5, 1, 2));
+    let a = boxed("A", 1, memory, &inner);
+    let timer_ports = r#"<Output name="at3" type="1" type_size="1" nature="2" inner="0" id="5"/><Output name="at7" type="1" type_size="1" nature="2" inner="0" id="6"/>"#;
+    let host = NativeHost::new()
+        .with("Raiser", raiser("FrontTactilTouched"))
+        .with("Timer", |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                ctx.sleep(std::time::Duration::from_secs(3));
+                ctx.fire("at3", Value::None)?;
+                ctx.sleep(std::time::Duration::from_secs(4));
+                ctx.fire("at7", Value::None)?;
+            }
+            Ok(())
+        });
+    let xml = behavior(&format!(
+        "{a}{}{}{}{}{}",
+        boxed("Raiser", 2, "", ""),
+        boxed("Timer", 3, timer_ports, ""),
+        link(0, 2, 2, 2),
+        link(0, 2, 3, 2),
+        format!("{}{}", link(3, 5, 1, 2), link(3, 6, 1, 3))
+    ));
+    let robot = std::sync::Arc::new(TestRobot::default());
+    let (_, t) = run_with(&xml, host, Some(robot.clone()));
+    let delivered: Vec<&String> = t
+        .iter()
+        .filter(|l| l.starts_with("root/A in touched"))
+        .collect();
+    assert_eq!(delivered, vec!["root/A in touched 2"], "{t:#?}");
+    assert_in_order(
+        &t,
+        &[
+            "root/A in touched 2",
+            "root/A deliver (parent).touched -> B.onStart",
+            "root/A/B in onStart 2",
+        ],
+    );
+    assert_eq!(robot.calls.lock().unwrap().len(), 3);
+}
+
+#[test]
+fn bug8_two_memory_inputs_on_one_key_both_deliver() {
+    let memory = r#"<Input name="m1" type="0" type_size="1" nature="4" stm_value_name="K" inner="1" id="5"/><Input name="m2" type="0" type_size="1" nature="4" stm_value_name="K" inner="1" id="6"/>"#;
+    let ev = r#"<Input name="ev" type="0" type_size="1" nature="1" inner="0" id="5"/>"#;
+    let inner = format!(
+        "{}{}{}",
+        boxed("B", 1, ev, ""),
+        link(0, 5, 1, 5),
+        link(0, 6, 1, 5)
+    );
+    let a = boxed("A", 1, memory, &inner);
+    let host = NativeHost::new().with("Raiser", raiser("K"));
+    let xml = behavior(&format!(
+        "{a}{}{}{}",
+        boxed("Raiser", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2)
+    ));
+    let (_, t) = run_with(&xml, host, Some(std::sync::Arc::new(TestRobot::default())));
+    let events = t.iter().filter(|l| l.starts_with("root/A/B in ev")).count();
+    assert_eq!(events, 6, "3 updates x 2 inputs: {t:#?}");
+}

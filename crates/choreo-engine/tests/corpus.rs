@@ -46,6 +46,7 @@ fn every_corpus_behavior_loads_runs_and_unloads_with_placeholder_boxes() {
                 virtual_time: true,
                 trace: trace.clone(),
                 time_limit: Some(Duration::from_secs(60)),
+                ..Default::default()
             },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", f.display()));

@@ -104,6 +104,7 @@ fn t3_frames_come_at_exact_times() {
             virtual_time: true,
             trace: trace.clone(),
             time_limit: None,
+            ..Default::default()
         },
     )
     .unwrap();

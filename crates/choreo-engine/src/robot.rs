@@ -1,0 +1,26 @@
+//! The robot boundary: how the engine (and box code, through its context) reaches a robot.
+//! The simulated robot, a real robot over qi, or a test double implement [`Robot`]; the
+//! engine knows none of them.
+
+use std::sync::Arc;
+
+use crate::value::Value;
+
+/// Identifies one subscription, so it can be removed; chosen by the subscriber.
+pub type SubscriptionId = u64;
+
+/// Receives ALMemory updates: `(key, value)`. Called from the robot's threads; must be short.
+pub type MemorySink = Arc<dyn Fn(&str, Value) + Send + Sync>;
+
+/// A robot: service calls, and ALMemory subscriptions for memory inputs (P3).
+pub trait Robot: Send + Sync {
+    /// Calls `service.method(args)` and waits for its result; an `Err` is the robot's error
+    /// message (a method the robot does not serve, a bad argument, ...).
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String>;
+
+    /// Starts delivering every update of ALMemory `key` (raiseEvent, insertData) to `sink`.
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String>;
+
+    /// Stops the subscription `id` (no effect if there is none).
+    fn unsubscribe(&self, id: SubscriptionId);
+}
