@@ -442,12 +442,13 @@ fn p3_memory_inputs_deliver_only_while_their_diagram_is_loaded() {
             Ok(())
         });
     let xml = behavior(&format!(
-        "{a}{}{}{}{}{}",
+        "{a}{}{}{}{}{}{}",
         boxed("Raiser", 2, "", ""),
         boxed("Timer", 3, timer_ports, ""),
         link(0, 2, 2, 2),
         link(0, 2, 3, 2),
-        format!("{}{}", link(3, 5, 1, 2), link(3, 6, 1, 3))
+        link(3, 5, 1, 2),
+        link(3, 6, 1, 3)
     ));
     let robot = std::sync::Arc::new(TestRobot::default());
     let (_, t) = run_with(&xml, host, Some(robot.clone()));
