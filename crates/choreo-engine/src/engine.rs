@@ -335,9 +335,9 @@ fn memory_subscription(d: DiagramId, input: usize) -> u64 {
     (u64::from(d.0) << 16) | input as u64
 }
 
-fn run_job(job: Job) {
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| job.code.call(&job.hook, &job.ctx)));
-    let (ok, text) = match result {
+/// Calls a hook, turning a panic into an error; returns (ok, error text).
+fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx))) {
         Ok(Ok(())) => (true, String::new()),
         Ok(Err(e)) => (false, e),
         Err(panic) => {
@@ -348,7 +348,11 @@ fn run_job(job: Job) {
                 .unwrap_or_else(|| "box code panicked".to_string());
             (false, format!("panic: {text}"))
         }
-    };
+    }
+}
+
+fn run_job(job: Job) {
+    let (ok, text) = call_guarded(job.code.as_ref(), &job.hook, &job.ctx);
     let shared = &job.ctx.shared;
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
@@ -898,6 +902,16 @@ impl Control {
         self.next_ticket += 1;
         let name = hook.script_name();
         self.record(b, TraceStep::Call { hook: name.clone() });
+        let code = Arc::clone(&self.code[b.0 as usize]);
+        if code.runs_inline() {
+            let ctx = BoxContext {
+                shared: Arc::clone(&self.shared),
+                id: b,
+            };
+            let (ok, text) = call_guarded(code.as_ref(), &hook, &ctx);
+            self.finish_hook(op, b, name, ok, text);
+            return;
+        }
         self.waiting.insert(ticket, Pending { op, b, hook: name });
         if let Some(o) = self.ops[op].as_mut() {
             o.waiting = true;
@@ -910,7 +924,7 @@ impl Control {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         self.workers.run(Job {
-            code: Arc::clone(&self.code[b.0 as usize]),
+            code,
             hook,
             ctx: BoxContext {
                 shared: Arc::clone(&self.shared),
@@ -932,6 +946,12 @@ impl Control {
         let Some(Pending { op, b, hook }) = self.waiting.remove(&ticket) else {
             return;
         };
+        self.finish_hook(op, b, hook, ok, text);
+        self.advance(op);
+    }
+
+    /// Records a hook's return and lets its op go on with the result (G1).
+    fn finish_hook(&mut self, op: usize, b: BoxId, hook: String, ok: bool, text: String) {
         self.record(
             b,
             TraceStep::Ret {
@@ -946,7 +966,6 @@ impl Control {
             o.last_ok = ok;
             o.waiting = false;
         }
-        self.advance(op);
     }
 
     /// An input of box `b` is stimulated: what happens depends on its nature (R8, R10, P1).

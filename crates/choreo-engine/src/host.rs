@@ -43,6 +43,12 @@ impl Hook {
 pub trait BoxCode: Send + Sync {
     /// Runs a hook. A missing hook is not an error: return `Ok(())`.
     fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String>;
+
+    /// True for code that never blocks (no sleep, no waiting on anything): the engine then
+    /// runs its hooks on the control thread, skipping the hand-off to a worker.
+    fn runs_inline(&self) -> bool {
+        false
+    }
 }
 
 /// Makes box code for box instances; one per behavior run.
@@ -157,7 +163,7 @@ pub type NativeFn = Arc<dyn Fn(&Hook, &BoxContext) -> Result<(), String> + Send 
 /// that does nothing (every hook returns at once), which is enough to load any behavior.
 #[derive(Default, Clone)]
 pub struct NativeHost {
-    by_name: HashMap<String, NativeFn>,
+    by_name: HashMap<String, (NativeFn, bool)>,
 }
 
 impl NativeHost {
@@ -172,19 +178,35 @@ impl NativeHost {
         name: &str,
         f: impl Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync + 'static,
     ) -> NativeHost {
-        self.by_name.insert(name.to_string(), Arc::new(f));
+        self.by_name.insert(name.to_string(), (Arc::new(f), false));
+        self
+    }
+
+    /// Gives the boxes named `name` the code `f`, run on the control thread: `f` must never
+    /// block or sleep (see [`BoxCode::runs_inline`]).
+    pub fn with_inline(
+        mut self,
+        name: &str,
+        f: impl Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync + 'static,
+    ) -> NativeHost {
+        self.by_name.insert(name.to_string(), (Arc::new(f), true));
         self
     }
 }
 
-struct NativeBox(Option<NativeFn>);
+/// A native box: its function and whether it runs inline; no function is a placeholder.
+struct NativeBox(Option<(NativeFn, bool)>);
 
 impl BoxCode for NativeBox {
     fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
         match &self.0 {
-            Some(f) => f(hook, ctx),
+            Some((f, _)) => f(hook, ctx),
             None => Ok(()),
         }
+    }
+
+    fn runs_inline(&self) -> bool {
+        self.0.as_ref().is_none_or(|(_, inline)| *inline)
     }
 }
 
