@@ -490,3 +490,120 @@ fn bug8_two_memory_inputs_on_one_key_both_deliver() {
     let events = t.iter().filter(|l| l.starts_with("root/A/B in ev")).count();
     assert_eq!(events, 6, "3 updates x 2 inputs: {t:#?}");
 }
+
+#[test]
+fn p8_an_undeclared_output_fails_only_when_fired() {
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.fire("noSuchOutput", Value::None)?;
+        }
+        Ok(())
+    });
+    let (_, t) = run(&one_box(), host);
+    // The behavior loaded; the error is reported when the line runs.
+    assert_in_order(
+        &t,
+        &[
+            "root/A call onLoad",
+            "root/A ret onInput_onStart err",
+            "root/A err onInput_onStart: box \"A\" has no output \"noSuchOutput\"",
+        ],
+    );
+}
+
+#[test]
+fn p11_fan_out_delivers_in_file_order() {
+    let xml = behavior(&format!(
+        "{}{}{}{}{}{}",
+        boxed("A", 1, "", ""),
+        boxed("B", 2, "", ""),
+        boxed("C", 3, "", ""),
+        link(0, 2, 3, 2),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2)
+    ));
+    let (_, t) = run(&xml, NativeHost::new());
+    assert_in_order(
+        &t,
+        &[
+            "root deliver (parent).onStart -> C.onStart",
+            "root deliver (parent).onStart -> A.onStart",
+            "root deliver (parent).onStart -> B.onStart",
+        ],
+    );
+}
+
+#[test]
+fn c3_the_same_input_can_run_twice_at_once() {
+    let ev = r#"<Input name="ev" type="0" type_size="1" nature="1" inner="0" id="5"/>"#;
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "ev") {
+            ctx.sleep(std::time::Duration::from_secs(1));
+        }
+        Ok(())
+    });
+    // root.onStart reaches A.ev twice (two links): both hooks run before either returns.
+    let xml = behavior(&format!(
+        "{}{}{}",
+        boxed("A", 1, ev, ""),
+        link(0, 2, 1, 5),
+        link(0, 2, 1, 5)
+    ));
+    let (_, t) = run(&xml, host);
+    let calls: Vec<usize> = t
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| *l == "root/A call onInput_ev")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(calls.len(), 2, "{t:#?}");
+    assert!(calls[1] < pos(&t, "root/A ret onInput_ev"), "{t:#?}");
+}
+
+#[test]
+fn s4_set_parameter_is_seen_by_get_parameter() {
+    let param = r#"<Parameter name="N" inherits_from_parent="0" content_type="1" value="1" default_value="1" id="5"/>"#;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let s2 = seen.clone();
+    let host = NativeHost::new().with("A", move |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            assert!(ctx.set_parameter("N", Value::Int(42)));
+            assert!(!ctx.set_parameter("Missing", Value::Int(1)));
+            *s2.lock().unwrap() = ctx.parameter("N");
+        }
+        Ok(())
+    });
+    let xml = behavior(&format!("{}{}", boxed("A", 1, param, ""), link(0, 2, 1, 2)));
+    let (_, t) = run(&xml, host);
+    assert_eq!(*seen.lock().unwrap(), Some(Value::Int(42)));
+    assert!(t.iter().any(|l| l == "root/A param N = 42"), "{t:#?}");
+}
+
+#[test]
+fn e3_a_box_that_cannot_be_constructed_fails_the_load_naming_it() {
+    struct Failing;
+    impl choreo_engine::ScriptHost for Failing {
+        fn construct(
+            &self,
+            node: &choreo_engine::graph::BoxNode,
+            _ctx: &choreo_engine::BoxContext,
+        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, String> {
+            if node.name == "A" {
+                Err("SyntaxError: invalid syntax (line 3)".into())
+            } else {
+                NativeHost::new().construct(node, _ctx)
+            }
+        }
+    }
+    let x = choreo_xar::read_xar("t.xar", one_box().as_bytes())
+        .unwrap()
+        .value;
+    let e = match choreo_engine::Engine::load(&x, &Failing, choreo_engine::Options::default()) {
+        Err(e) => e,
+        Ok(_) => panic!("the load must fail"),
+    };
+    assert_eq!(
+        e,
+        "root/A: cannot construct the box: SyntaxError: invalid syntax (line 3)"
+    );
+}

@@ -270,3 +270,72 @@ fn s3_parameters_are_typed_and_inherited_by_name() {
         "bug 2 (booleans always false) and bug 3 (inheritance ignored) are absent"
     );
 }
+
+#[test]
+fn bug14_inner_boxes_of_a_finished_timeline_get_on_unload_never_on_stop() {
+    let (_, t) = run(&two_keyframes(), NativeHost::new());
+    assert!(t.iter().any(|l| l == "root/T/B call onUnload"));
+    assert!(
+        !t.iter()
+            .any(|l| l.starts_with("root/T/") && l.contains("onInput_onStop")),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn t7_a_holder_has_no_cursor() {
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 2, 1, 2));
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ));
+    let (_, t) = run(&xml, NativeHost::new());
+    assert!(t.iter().any(|l| l == "root/A links_on"));
+    assert!(
+        !t.iter()
+            .any(|l| l.contains(" frame ") || l.contains(" tl ")),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn t4_set_fps_takes_effect_from_the_next_frame() {
+    // A (first keyframe) doubles the parent timeline's fps at once: frames then come every 50 ms.
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.parent_timeline(TimelineCommand::SetFps(20));
+        }
+        Ok(())
+    });
+    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
+        .unwrap()
+        .value;
+    let trace = choreo_engine::Trace::new();
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &host,
+        choreo_engine::Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    assert_eq!(
+        engine.wait(std::time::Duration::from_secs(20)),
+        Outcome::Finished
+    );
+    drop(engine);
+    let frames: Vec<u64> = trace
+        .events()
+        .iter()
+        .filter(|e| matches!(e.step, choreo_engine::trace::Step::Frame { frame } if frame >= 2))
+        .map(|e| e.time_ns)
+        .collect();
+    assert!(
+        frames.windows(2).all(|w| w[1] - w[0] == 50_000_000),
+        "{frames:?}"
+    );
+}
