@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -54,7 +54,13 @@ pub struct Options {
     /// The robot: memory inputs subscribe through it, box code calls it. None: memory
     /// inputs never fire and box code has no robot.
     pub robot: Option<Arc<dyn Robot>>,
+    /// Called on the control thread each time a timeline reaches a frame (and with the start
+    /// frame when it loads): the hook for whoever plays motion curves. Must be short.
+    pub on_frame: Option<FrameObserver>,
 }
+
+/// See [`Options::on_frame`]: `(timeline box, frame)`.
+pub type FrameObserver = Arc<dyn Fn(BoxId, i64) + Send + Sync>;
 
 /// A message to the control thread.
 pub(crate) enum Command {
@@ -93,6 +99,10 @@ pub(crate) enum Command {
 pub(crate) struct Shared {
     pub graph: Graph,
     pub robot: Option<Arc<dyn Robot>>,
+    /// Each box's current frame rate (setFPS changes it; box code reads it any time).
+    fps: Vec<AtomicU32>,
+    /// Told of every frame a timeline reaches (for whoever plays motion curves).
+    on_frame: Option<FrameObserver>,
     pub clock: Arc<dyn Clock>,
     pub trace: Trace,
     queue: Sender<Command>,
@@ -176,6 +186,12 @@ impl Shared {
             },
         );
         true
+    }
+
+    pub(crate) fn fps(&self, b: BoxId) -> u32 {
+        self.fps
+            .get(b.0 as usize)
+            .map_or(0, |f| f.load(Ordering::SeqCst))
     }
 
     pub(crate) fn timeline_parent(&self, b: BoxId) -> Option<BoxId> {
@@ -391,9 +407,12 @@ impl Engine {
             .iter()
             .map(|b| b.parameters.iter().map(|p| p.value.clone()).collect())
             .collect();
+        let fps = graph.boxes.iter().map(|b| AtomicU32::new(b.fps)).collect();
         let shared = Arc::new(Shared {
             graph,
             robot: options.robot.clone(),
+            fps,
+            on_frame: options.on_frame.clone(),
             clock,
             trace: options.trace,
             queue,
@@ -1158,7 +1177,7 @@ impl Control {
     fn timeline_load_and_play(&mut self, b: BoxId) -> Vec<Step> {
         let start = self.timeline(b).map_or(0, |t| t.start_frame);
         self.timeline_state(b).cursor = start;
-        self.record(b, TraceStep::Frame { frame: start });
+        self.frame_reached(b, start);
         let mut steps = self.switch_keyframes(b, start);
         steps.push(Step::Play(b));
         steps
@@ -1228,11 +1247,18 @@ impl Control {
             }
             return;
         }
-        self.record(b, TraceStep::Frame { frame });
+        self.frame_reached(b, frame);
         let steps = self.switch_keyframes(b, frame);
         self.schedule_next_frame(b);
         if !steps.is_empty() {
             self.spawn_op(steps);
+        }
+    }
+
+    fn frame_reached(&self, b: BoxId, frame: i64) {
+        self.record(b, TraceStep::Frame { frame });
+        if let Some(f) = &self.shared.on_frame {
+            f(b, frame);
         }
     }
 
@@ -1272,6 +1298,12 @@ impl Control {
 
     /// A timeline command from box code (T4).
     fn timeline_command(&mut self, b: BoxId, command: TimelineCommand) {
+        if let TimelineCommand::SetFps(fps) = command
+            && let Some(f) = self.shared.fps.get(b.0 as usize)
+        {
+            // Holders too: their getFPS reports it (T7).
+            f.store(fps, Ordering::SeqCst);
+        }
         if self.timeline(b).is_none() {
             return;
         }

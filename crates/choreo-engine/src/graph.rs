@@ -124,6 +124,9 @@ pub struct BoxNode {
     pub content: Content,
     /// The script's code (for script hosts).
     pub code: String,
+    /// The frame rate `getFPS` reports at first: the timeline's fps; for a holder its fps
+    /// attribute, or 25 when absent (T7); 0 for a box without a timeline.
+    pub fps: u32,
 }
 
 /// A diagram instance.
@@ -235,6 +238,11 @@ impl Graph {
                 .collect(),
             content: Content::None,
             code: def.code().to_string(),
+            fps: match &def.timeline {
+                None => 0,
+                Some(t) if !t.is_enabled() => t.fps.map_or(25, |f| u32::try_from(f).unwrap_or(0)),
+                Some(t) => u32::try_from(t.fps()).unwrap_or(0),
+            },
         });
         let content = match &def.timeline {
             None => Content::None,

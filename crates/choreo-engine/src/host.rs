@@ -144,6 +144,51 @@ impl BoxContext {
         self.shared.robot.as_ref()
     }
 
+    /// Calls the robot, recording the call and its return in the trace (`svc`, `svc_ret`).
+    pub fn call_robot(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, String> {
+        let Some(robot) = self.shared.robot.clone() else {
+            return Err(format!("no robot to call {service}.{method}"));
+        };
+        let name = format!("{service}.{method}");
+        let path = &self.node().path;
+        self.shared.trace.record(
+            self.now(),
+            path,
+            crate::trace::Step::RobotCall {
+                method: name.clone(),
+                args: args.clone(),
+            },
+        );
+        let result = robot.call(service, method, args);
+        self.shared.trace.record(
+            self.now(),
+            path,
+            crate::trace::Step::RobotReturn {
+                method: name,
+                ok: result.is_ok(),
+            },
+        );
+        result
+    }
+
+    /// The frame rate of this box's own timeline (`getTimeline().getFPS()`, T7).
+    pub fn fps(&self) -> u32 {
+        self.shared.fps(self.id)
+    }
+
+    /// The frame rate of the timeline whose keyframe holds this box
+    /// (`getParentTimeline().getFPS()`); `None` outside a playing timeline.
+    pub fn parent_fps(&self) -> Option<u32> {
+        self.shared
+            .timeline_parent(self.id)
+            .map(|p| self.shared.fps(p))
+    }
+
     /// Now, in behavior time.
     pub fn now(&self) -> Time {
         self.shared.clock.now()

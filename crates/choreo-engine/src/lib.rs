@@ -17,7 +17,7 @@ pub mod robot;
 pub mod trace;
 pub mod value;
 
-pub use engine::{Engine, Options, Outcome};
+pub use engine::{Engine, FrameObserver, Options, Outcome};
 pub use host::{BoxCode, BoxContext, Hook, NativeHost, ScriptHost, TimelineCommand};
 pub use robot::{MemorySink, Robot, SubscriptionId};
 pub use trace::Trace;

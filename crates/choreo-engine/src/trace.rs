@@ -99,6 +99,20 @@ pub enum Step {
         /// The message.
         text: String,
     },
+    /// Box code called the robot (`svc`).
+    RobotCall {
+        /// `ALTextToSpeech.say`.
+        method: String,
+        /// The arguments.
+        args: Vec<Value>,
+    },
+    /// That robot call returned (`svc_ret`); `ok` false: the robot raised an error.
+    RobotReturn {
+        /// `ALTextToSpeech.say`.
+        method: String,
+        /// Whether it succeeded.
+        ok: bool,
+    },
     /// A behavior-level event: `start`, `end` (the root fired a Stopped output), `stop`.
     Behavior {
         /// What happened.
@@ -198,6 +212,13 @@ impl Event {
             Step::KfOn { layer, keyframe } => format!("kf_on {layer}/{keyframe}"),
             Step::KfOff { layer, keyframe } => format!("kf_off {layer}/{keyframe}"),
             Step::Err { hook, text } => format!("err {hook}: {text}"),
+            Step::RobotCall { method, args } => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                format!("svc {method}({})", args.join(", "))
+            }
+            Step::RobotReturn { method, ok } => {
+                format!("svc_ret {method}{}", if *ok { "" } else { " err" })
+            }
             Step::Behavior { what } => format!("beh {what}"),
         };
         if self.path.is_empty() {

@@ -61,8 +61,8 @@ pub fn run_with(
         Options {
             virtual_time: true,
             trace: trace.clone(),
-            time_limit: None,
             robot,
+            ..Default::default()
         },
     )
     .expect("loads");

@@ -339,3 +339,75 @@ fn t4_set_fps_takes_effect_from_the_next_frame() {
         "{frames:?}"
     );
 }
+
+#[test]
+fn s9_t7_fps_is_readable_and_set_fps_is_seen_by_get_fps() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let host = NativeHost::new().with("A", move |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            let mut s = s2.lock().unwrap();
+            s.push(ctx.parent_fps());
+            ctx.parent_timeline(TimelineCommand::SetFps(20));
+            s.push(Some(ctx.fps()));
+        }
+        Ok(())
+    });
+    let _ = run(&two_keyframes(), host);
+    // The parent timeline plays at 10 fps; A's own fps is 0 (it has no timeline).
+    assert_eq!(seen.lock().unwrap()[..2], [Some(10), Some(0)]);
+}
+
+#[test]
+fn frames_are_reported_to_the_frame_observer() {
+    let frames = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let f2 = frames.clone();
+    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
+        .unwrap()
+        .value;
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &NativeHost::new(),
+        choreo_engine::Options {
+            virtual_time: true,
+            on_frame: Some(std::sync::Arc::new(move |_, f| f2.lock().unwrap().push(f))),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    assert_eq!(
+        engine.wait(std::time::Duration::from_secs(20)),
+        Outcome::Finished
+    );
+    drop(engine);
+    assert_eq!(*frames.lock().unwrap(), (1..=30).collect::<Vec<i64>>());
+}
+
+#[test]
+fn virtual_time_gives_the_same_trace_as_real_time() {
+    // 100 fps, 30 frames: 0.3 s of real time.
+    let xml = two_keyframes().replace("fps=\"10\"", "fps=\"100\"");
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let run_in = |virtual_time: bool| {
+        let trace = choreo_engine::Trace::new();
+        let engine = choreo_engine::Engine::load(
+            &x,
+            &NativeHost::new(),
+            choreo_engine::Options {
+                virtual_time,
+                trace: trace.clone(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        engine.start();
+        assert_eq!(
+            engine.wait(std::time::Duration::from_secs(20)),
+            Outcome::Finished
+        );
+        drop(engine);
+        trace.events().iter().map(|e| e.short()).collect::<Vec<_>>()
+    };
+    assert_eq!(run_in(true), run_in(false));
+}
