@@ -21,6 +21,11 @@ use crate::robot::{MemorySink, Robot};
 use crate::trace::{Step as TraceStep, Trace};
 use crate::value::Value;
 
+thread_local! {
+    /// True on the control thread, where inline box code runs.
+    static ON_CONTROL_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// How long, in real time, the control thread waits for a hook to finish or sleep on the
 /// virtual clock before letting it run on its own (a hook blocked on something else).
 const YIELD_WAIT: Duration = Duration::from_secs(2);
@@ -130,8 +135,12 @@ impl Shared {
     }
 
     /// A hook sleeps on the clock: it yields to the control thread (which then sees it among
-    /// the clock's sleepers once it is registered there).
+    /// the clock's sleepers once it is registered there). Code running inline on the control
+    /// thread must not sleep (it would stop everything): there the call returns at once.
     pub(crate) fn sleep_until(&self, deadline: Time) {
+        if ON_CONTROL_THREAD.with(std::cell::Cell::get) {
+            return;
+        }
         self.notify_progress();
         self.clock.sleep_until(deadline);
     }
@@ -142,33 +151,26 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// S3: a parameter that does not inherit has its own value; one that inherits takes
+    /// the effective value of the nearest ancestor with a parameter of that name (its own
+    /// value when there is none); a name the box does not declare is looked up the same way.
     pub(crate) fn parameter(&self, b: BoxId, name: &str) -> Option<Value> {
         let params = self.params();
-        let mut at = b;
-        let mut inheriting = true;
-        loop {
-            let node = self.graph.node(at);
+        let mut inherited = None;
+        let mut at = Some(b);
+        while let Some(id) = at {
+            let node = self.graph.node(id);
             if let Some(i) = node.parameters.iter().position(|p| p.name == name) {
-                if !(inheriting && node.parameters[i].inherits) || node.parent.is_none() {
-                    return params[at.0 as usize].get(i).cloned();
+                let value = params[id.0 as usize].get(i).cloned();
+                if !node.parameters[i].inherits {
+                    return value;
                 }
-                // Inherits: look further up, taking the value as is (S3).
-                if let Some((parent, _)) = node.parent {
-                    let has = self
-                        .graph
-                        .node(parent)
-                        .parameters
-                        .iter()
-                        .any(|p| p.name == name);
-                    if !has {
-                        return params[at.0 as usize].get(i).cloned();
-                    }
-                }
+                // Inherits: the outermost inheriting value stands if nothing above has one.
+                inherited = value;
             }
-            let (parent, _) = node.parent?;
-            at = parent;
-            inheriting = true;
+            at = node.parent.map(|(p, _)| p);
         }
+        inherited
     }
 
     pub(crate) fn set_parameter(&self, b: BoxId, name: &str, value: Value) -> bool {
@@ -538,6 +540,7 @@ impl Drop for Engine {
 
 impl Control {
     fn run(&mut self, commands: &Receiver<Command>) {
+        ON_CONTROL_THREAD.with(|c| c.set(true));
         loop {
             let command = match commands.try_recv() {
                 Ok(c) => c,

@@ -228,7 +228,7 @@ impl NativeHost {
     }
 
     /// Gives the boxes named `name` the code `f`, run on the control thread: `f` must never
-    /// block or sleep (see [`BoxCode::runs_inline`]).
+    /// block (see [`BoxCode::runs_inline`]); a [`BoxContext::sleep`] there returns at once.
     pub fn with_inline(
         mut self,
         name: &str,

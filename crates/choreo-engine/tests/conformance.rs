@@ -607,3 +607,53 @@ fn e3_a_box_that_cannot_be_constructed_fails_the_load_naming_it() {
         "root/A: cannot construct the box: SyntaxError: invalid syntax (line 3)"
     );
 }
+
+#[test]
+fn s3_inheritance_takes_the_nearest_ancestor_and_skips_boxes_without_the_name() {
+    // Two probes inherit Speed: one inside A (A has no Speed), one inside D (D's Speed=70
+    // inherits too). With root Speed=150 both see 150, through A and through D's chain.
+    // Without a Speed on root, the probe in A keeps its own 80, and the one in D gets D's 70.
+    let speed = |v: i32, inherits: i32| {
+        format!(
+            r#"<Parameter name="Speed" inherits_from_parent="{inherits}" content_type="1" value="{v}" default_value="100" id="5"/>"#
+        )
+    };
+    for (root_params, expected) in [
+        (speed(150, 0), vec![150, 150]),
+        (String::new(), vec![70, 80]),
+    ] {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        let host = NativeHost::new().with_inline("Probe", move |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                s2.lock().unwrap().push(ctx.parameter("Speed"));
+            }
+            Ok(())
+        });
+        let probe = boxed("Probe", 1, &speed(80, 1), "");
+        let a = boxed("A", 1, "", &format!("{probe}{}", link(0, 2, 1, 2)));
+        let d = boxed(
+            "D",
+            2,
+            &speed(70, 1),
+            &format!("{probe}{}", link(0, 2, 1, 2)),
+        );
+        let root = format!(
+            r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">{PORTS}{root_params}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{a}{d}{}{}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#,
+            link(0, 2, 1, 2),
+            link(0, 2, 2, 2)
+        );
+        let _ = run(&root, host);
+        let mut got: Vec<i64> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|v| match v {
+                Some(Value::Int(i)) => *i,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, expected);
+    }
+}
