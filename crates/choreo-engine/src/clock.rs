@@ -474,8 +474,9 @@ impl Clock for VirtualClock {
     /// Jumps to the earliest pending deadline (never backwards), delivers every token due
     /// then (deadline order, ties in scheduling order; the sink is called without any lock,
     /// so it may schedule or cancel, and a token it schedules at or before the new time is
-    /// delivered in the same call), then wakes every sleeper due, removing them from
-    /// [`Clock::sleepers`] before returning.
+    /// delivered in the same call), then wakes the first sleeper due (removing it from
+    /// [`Clock::sleepers`] before returning); further sleepers due at the same instant are
+    /// woken by the next calls, one per call.
     fn on_idle(&self) -> bool {
         let mut state = lock(&self.state);
         let first_sleeper = state.sleeping.first().map(|&(deadline, _)| deadline);
@@ -491,15 +492,13 @@ impl Clock for VirtualClock {
             (self.sink)(token);
             state = lock(&self.state);
         }
-        let mut woke = false;
-        while let Some(&first) = state.sleeping.first() {
-            if first.0 > now {
-                break;
-            }
+        // One sleeper at a time (the earliest, ties in the order they slept), so the engine
+        // can let it run until it yields before waking the next: virtual time stays
+        // deterministic. The next call wakes the next one due at the same instant.
+        if let Some(&first) = state.sleeping.first()
+            && first.0 <= now
+        {
             state.sleeping.remove(&first);
-            woke = true;
-        }
-        if woke {
             self.woken.notify_all();
         }
         true

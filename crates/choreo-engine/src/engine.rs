@@ -125,6 +125,30 @@ impl Shared {
         let _ = self.queue.send(c);
     }
 
+    /// Hooks running right now: dispatched, not finished, not sleeping on the clock.
+    fn busy(&self) -> usize {
+        self.in_flight
+            .load(Ordering::SeqCst)
+            .saturating_sub(self.clock.sleepers())
+    }
+
+    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until at most `base` hooks
+    /// are running, i.e. the hook just started or woken has returned or sleeps on the clock.
+    /// Polled, as a sleeper is counted by the clock a moment after it signals.
+    fn wait_for_yield(&self, base: usize) {
+        let deadline = std::time::Instant::now() + YIELD_WAIT;
+        let (lock, cv) = &self.progress;
+        let mut guard = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while self.busy() > base && std::time::Instant::now() < deadline {
+            guard = cv
+                .wait_timeout(guard, Duration::from_millis(1))
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+    }
+
     fn notify_progress(&self) {
         let (lock, cv) = &self.progress;
         let mut n = lock
@@ -553,6 +577,8 @@ impl Control {
                                 self.finish(Outcome::TimeLimit);
                             }
                         } else if self.shared.clock.on_idle() {
+                            // A woken hook runs until it yields before anything else happens.
+                            self.shared.wait_for_yield(0);
                             continue;
                         }
                         if self.started
@@ -592,6 +618,8 @@ impl Control {
                     self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
                 }
                 Command::Stop => {
+                    // Unloading may need time to move (an onUnload that sleeps).
+                    self.time_limit = None;
                     self.shared.trace.record(
                         self.now(),
                         "",
@@ -628,8 +656,7 @@ impl Control {
 
     /// Virtual time may move: no hook is running except those sleeping on the clock.
     fn quiet(&self) -> bool {
-        let s = &self.shared;
-        s.in_flight.load(Ordering::SeqCst) == s.clock.sleepers()
+        self.shared.busy() == 0
     }
 
     fn now(&self) -> Time {
@@ -788,6 +815,9 @@ impl Control {
                         format!("(parent).{}", g.node(owner).inputs[usize::from(input)].name);
                     let targets = g.diagram(d).from_owner[usize::from(input)].clone();
                     for t in targets {
+                        if !self.diagrams_loaded[d.0 as usize] {
+                            break;
+                        }
                         self.deliver(&from, t, value.clone());
                     }
                 }
@@ -938,29 +968,21 @@ impl Control {
         if let Some(o) = self.ops[op].as_mut() {
             o.waiting = true;
         }
-        let shared = &self.shared;
+        let shared = Arc::clone(&self.shared);
+        let base = shared.busy();
         shared.in_flight.fetch_add(1, Ordering::SeqCst);
-        let before = *shared
-            .progress
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         self.workers.run(Job {
             code,
             hook,
             ctx: BoxContext {
-                shared: Arc::clone(&self.shared),
+                shared: Arc::clone(&shared),
                 id: b,
             },
             ticket,
         });
         if shared.virtual_time {
             // Determinism: let the hook run until it returns or sleeps on the clock.
-            let (lock, cv) = &shared.progress;
-            let guard = lock
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let _ = cv.wait_timeout_while(guard, YIELD_WAIT, |n| *n == before);
+            shared.wait_for_yield(base);
         }
     }
 
@@ -1067,6 +1089,10 @@ impl Control {
         }
         let from = format!("{}.{}", node.name, port.name);
         for t in port.targets.clone() {
+            // An earlier link may have unloaded the diagram (a parent's Stopped output).
+            if !self.diagrams_loaded[d.0 as usize] {
+                break;
+            }
             self.deliver(&from, t, value.clone());
         }
     }
@@ -1307,7 +1333,8 @@ impl Control {
             // Holders too: their getFPS reports it (T7).
             f.store(fps, Ordering::SeqCst);
         }
-        if self.timeline(b).is_none() {
+        if self.timeline(b).is_none() || !self.boxes[b.0 as usize].loaded {
+            // A box that is not loaded has no timeline to command.
             return;
         }
         let steps = match command {
