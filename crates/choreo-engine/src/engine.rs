@@ -326,6 +326,8 @@ struct Control {
     started: bool,
     /// See [`Options::time_limit`].
     time_limit: Option<Duration>,
+    /// The root fired a Stopped output (R5): the run finished by itself.
+    ended: bool,
 }
 
 /// A pool of worker threads that grows when every worker is busy (a blocked hook never
@@ -362,8 +364,7 @@ impl Workers {
             self.threads.push(std::thread::spawn(move || {
                 while let Ok(job) = receiver.recv() {
                     idle.fetch_sub(1, Ordering::SeqCst);
-                    run_job(job);
-                    idle.fetch_add(1, Ordering::SeqCst);
+                    run_job(job, &idle);
                 }
             }));
             self.idle.fetch_add(1, Ordering::SeqCst);
@@ -393,8 +394,11 @@ fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, Str
     }
 }
 
-fn run_job(job: Job) {
+/// Runs a job on a worker; the worker counts as idle again before the control thread hears
+/// of the result, so the next job reuses it instead of starting a new thread.
+fn run_job(job: Job, idle: &AtomicUsize) {
     let (ok, text) = call_guarded(job.code.as_ref(), &job.hook, &job.ctx);
+    idle.fetch_add(1, Ordering::SeqCst);
     let shared = &job.ctx.shared;
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
@@ -486,6 +490,7 @@ impl Engine {
             idle_reported: false,
             started: false,
             time_limit: options.time_limit,
+            ended: false,
         };
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
@@ -848,6 +853,7 @@ impl Control {
                 Vec::new()
             }
             Step::EndBehavior => {
+                self.ended = true;
                 self.shared.trace.record(
                     self.now(),
                     "",
@@ -863,7 +869,7 @@ impl Control {
                             .trace
                             .record(self.now(), &node.path, TraceStep::Del);
                     }
-                    let outcome = if self.finished_naturally() {
+                    let outcome = if self.ended {
                         Outcome::Finished
                     } else {
                         Outcome::Stopped
@@ -923,14 +929,6 @@ impl Control {
                 robot.unsubscribe(memory_subscription(d, i));
             }
         }
-    }
-
-    fn finished_naturally(&self) -> bool {
-        self.shared
-            .trace
-            .events()
-            .iter()
-            .any(|e| matches!(&e.step, TraceStep::Behavior { what } if what == "end"))
     }
 
     /// The diagrams of box `b` whose links are on.

@@ -314,7 +314,14 @@ impl Graph {
             .map(|b| (b.id, self.add_box(b, Some((owner, did)), path.to_string())))
             .collect();
         self.diagrams[did.0 as usize].boxes = children.iter().map(|(_, b)| *b).collect();
-        let child = |xml_id: i32| children.iter().find(|(i, _)| *i == xml_id).map(|(_, b)| *b);
+        // By XAR id: a map, so a diagram of thousands of boxes loads in linear time.
+        let by_id: std::collections::HashMap<i32, (BoxId, &BoxDef)> = children
+            .iter()
+            .zip(&d.boxes)
+            .map(|((i, b), def)| (*i, (*b, def)))
+            .collect();
+        let child = |xml_id: i32| by_id.get(&xml_id).map(|(b, _)| *b);
+        let child_def = |xml_id: i32| by_id.get(&xml_id).map(|(_, def)| *def);
         for link in &d.links {
             // The reader checked owners, ports and directions; anything else is skipped.
             let (target_box, target_def) = if link.input_owner == 0 {
@@ -323,7 +330,7 @@ impl Graph {
                 let Some(b) = child(link.input_owner) else {
                     continue;
                 };
-                let Some(bd) = d.box_by_id(link.input_owner) else {
+                let Some(bd) = child_def(link.input_owner) else {
                     continue;
                 };
                 (b, bd)
@@ -348,7 +355,7 @@ impl Graph {
                     self.diagrams[did.0 as usize].from_owner[usize::from(i)].push(target);
                 }
             } else if let (Some(src), Some(sd)) =
-                (child(link.output_owner), d.box_by_id(link.output_owner))
+                (child(link.output_owner), child_def(link.output_owner))
                 && let Some(PortRef::Output(p)) = sd.port(link.index_of_output)
                 && let Some(i) = index_of(&sd.outputs, p)
             {
