@@ -148,3 +148,29 @@ impl choreo_engine::Robot for TestRobot {
             .retain(|(_, i, _)| *i != id);
     }
 }
+
+/// Runs `xml` to its natural end with `options` (its trace replaced by a fresh one) and
+/// returns every trace event; fails the test unless the behavior finishes.
+pub fn run_to_end(
+    xml: &str,
+    host: NativeHost,
+    options: Options,
+) -> Vec<choreo_engine::trace::Event> {
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
+        .expect("test behavior reads")
+        .value;
+    let trace = Trace::new();
+    let engine = Engine::load(
+        &x,
+        &host,
+        Options {
+            trace: trace.clone(),
+            ..options
+        },
+    )
+    .expect("loads");
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(20)), Outcome::Finished);
+    drop(engine);
+    trace.events()
+}

@@ -93,28 +93,11 @@ fn t6_g5_passing_the_end_frame_stops_the_timeline_then_fires_on_stopped() {
 
 #[test]
 fn t3_frames_come_at_exact_times() {
-    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
-        .unwrap()
-        .value;
-    let trace = choreo_engine::Trace::new();
-    let engine = choreo_engine::Engine::load(
-        &x,
-        &NativeHost::new(),
-        choreo_engine::Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            time_limit: None,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    engine.start();
-    assert_eq!(
-        engine.wait(std::time::Duration::from_secs(20)),
-        Outcome::Finished
-    );
-    drop(engine);
-    let events = trace.events();
+    let virtual_time = choreo_engine::Options {
+        virtual_time: true,
+        ..Default::default()
+    };
+    let events = run_to_end(&two_keyframes(), NativeHost::new(), virtual_time);
     let play = events
         .iter()
         .find(|e| e.short() == "root/T tl play")
@@ -308,28 +291,15 @@ fn t4_set_fps_takes_effect_from_the_next_frame() {
         }
         Ok(())
     });
-    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
-        .unwrap()
-        .value;
-    let trace = choreo_engine::Trace::new();
-    let engine = choreo_engine::Engine::load(
-        &x,
-        &host,
+    let events = run_to_end(
+        &two_keyframes(),
+        host,
         choreo_engine::Options {
             virtual_time: true,
-            trace: trace.clone(),
             ..Default::default()
         },
-    )
-    .unwrap();
-    engine.start();
-    assert_eq!(
-        engine.wait(std::time::Duration::from_secs(20)),
-        Outcome::Finished
     );
-    drop(engine);
-    let frames: Vec<u64> = trace
-        .events()
+    let frames: Vec<u64> = events
         .iter()
         .filter(|e| matches!(e.step, choreo_engine::trace::Step::Frame { frame } if frame >= 2))
         .map(|e| e.time_ns)
@@ -362,25 +332,14 @@ fn s9_t7_fps_is_readable_and_set_fps_is_seen_by_get_fps() {
 fn frames_are_reported_to_the_frame_observer() {
     let frames = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let f2 = frames.clone();
-    let x = choreo_xar::read_xar("t.xar", two_keyframes().as_bytes())
-        .unwrap()
-        .value;
-    let engine = choreo_engine::Engine::load(
-        &x,
-        &NativeHost::new(),
-        choreo_engine::Options {
-            virtual_time: true,
-            on_frame: Some(std::sync::Arc::new(move |_, f| f2.lock().unwrap().push(f))),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    engine.start();
-    assert_eq!(
-        engine.wait(std::time::Duration::from_secs(20)),
-        Outcome::Finished
-    );
-    drop(engine);
+    let observer: choreo_engine::FrameObserver =
+        std::sync::Arc::new(move |_, f| f2.lock().unwrap().push(f));
+    let options = choreo_engine::Options {
+        virtual_time: true,
+        on_frame: Some(observer),
+        ..Default::default()
+    };
+    let _ = run_to_end(&two_keyframes(), NativeHost::new(), options);
     assert_eq!(*frames.lock().unwrap(), (1..=30).collect::<Vec<i64>>());
 }
 
@@ -388,26 +347,13 @@ fn frames_are_reported_to_the_frame_observer() {
 fn virtual_time_gives_the_same_trace_as_real_time() {
     // 100 fps, 30 frames: 0.3 s of real time.
     let xml = two_keyframes().replace("fps=\"10\"", "fps=\"100\"");
-    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
     let run_in = |virtual_time: bool| {
-        let trace = choreo_engine::Trace::new();
-        let engine = choreo_engine::Engine::load(
-            &x,
-            &NativeHost::new(),
-            choreo_engine::Options {
-                virtual_time,
-                trace: trace.clone(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        engine.start();
-        assert_eq!(
-            engine.wait(std::time::Duration::from_secs(20)),
-            Outcome::Finished
-        );
-        drop(engine);
-        trace.events().iter().map(|e| e.short()).collect::<Vec<_>>()
+        let options = choreo_engine::Options {
+            virtual_time,
+            ..Default::default()
+        };
+        let events = run_to_end(&xml, NativeHost::new(), options);
+        events.iter().map(|e| e.short()).collect::<Vec<_>>()
     };
     assert_eq!(run_in(true), run_in(false));
 }
