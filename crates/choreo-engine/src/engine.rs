@@ -14,21 +14,13 @@ use crossbeam_channel::{Receiver, Sender};
 
 use choreo_xar::model::{InputNature, OutputNature, XarFile};
 
+use crate::activity::{Activity, ON_CONTROL_THREAD};
 use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
 use crate::graph::{BoxId, Content, DiagramId, Graph, Target};
 use crate::host::{BoxCode, BoxContext, Hook, ScriptHost, TimelineCommand};
 use crate::robot::{MemorySink, Robot};
 use crate::trace::{Step as TraceStep, Trace};
 use crate::value::Value;
-
-thread_local! {
-    /// True on the control thread, where inline box code runs.
-    static ON_CONTROL_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// How long, in real time, the control thread waits for a hook to finish or sleep on the
-/// virtual clock before letting it run on its own (a hook blocked on something else).
-const YIELD_WAIT: Duration = Duration::from_secs(2);
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,65 +100,17 @@ pub(crate) struct Shared {
     fps: Vec<AtomicU32>,
     /// Told of every frame a timeline reaches (for whoever plays motion curves).
     on_frame: Option<FrameObserver>,
-    pub clock: Arc<dyn Clock>,
+    /// The clock, and the count of hooks and robot work running beside the control thread.
+    pub time: Arc<Activity>,
     pub trace: Trace,
     queue: Sender<Command>,
     parameters: Mutex<Vec<Vec<Value>>>,
-    /// Hooks dispatched and not finished.
-    in_flight: AtomicUsize,
-    /// Signalled when a hook finishes or starts sleeping.
-    progress: (Mutex<u64>, Condvar),
-    virtual_time: bool,
 }
 
 impl Shared {
     pub(crate) fn post(&self, c: Command) {
         // The control thread is gone only after the engine is dropped: nothing to tell then.
         let _ = self.queue.send(c);
-    }
-
-    /// Hooks running right now: dispatched, not finished, not sleeping on the clock.
-    fn busy(&self) -> usize {
-        self.in_flight
-            .load(Ordering::SeqCst)
-            .saturating_sub(self.clock.sleepers())
-    }
-
-    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until at most `base` hooks
-    /// are running, i.e. the hook just started or woken has returned or sleeps on the clock.
-    /// Polled, as a sleeper is counted by the clock a moment after it signals.
-    fn wait_for_yield(&self, base: usize) {
-        let deadline = std::time::Instant::now() + YIELD_WAIT;
-        let (lock, cv) = &self.progress;
-        let mut guard = lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while self.busy() > base && std::time::Instant::now() < deadline {
-            guard = cv
-                .wait_timeout(guard, Duration::from_millis(1))
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .0;
-        }
-    }
-
-    fn notify_progress(&self) {
-        let (lock, cv) = &self.progress;
-        let mut n = lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *n += 1;
-        cv.notify_all();
-    }
-
-    /// A hook sleeps on the clock: it yields to the control thread (which then sees it among
-    /// the clock's sleepers once it is registered there). Code running inline on the control
-    /// thread must not sleep (it would stop everything): there the call returns at once.
-    pub(crate) fn sleep_until(&self, deadline: Time) {
-        if ON_CONTROL_THREAD.with(std::cell::Cell::get) {
-            return;
-        }
-        self.notify_progress();
-        self.clock.sleep_until(deadline);
     }
 
     fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
@@ -204,7 +148,7 @@ impl Shared {
         };
         self.params()[b.0 as usize][i] = value.clone();
         self.trace.record(
-            self.clock.now(),
+            self.time.now(),
             &node.path,
             TraceStep::Param {
                 name: name.to_string(),
@@ -406,8 +350,7 @@ fn run_job(job: Job, idle: &AtomicUsize) {
         ok,
         text,
     });
-    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-    shared.notify_progress();
+    shared.time.end();
 }
 
 /// A loaded behavior, ready to start.
@@ -443,14 +386,14 @@ impl Engine {
             robot: options.robot.clone(),
             fps,
             on_frame: options.on_frame.clone(),
-            clock,
+            time: Activity::new(clock, options.virtual_time),
             trace: options.trace,
             queue,
             parameters: Mutex::new(parameters),
-            in_flight: AtomicUsize::new(0),
-            progress: (Mutex::new(0), Condvar::new()),
-            virtual_time: options.virtual_time,
         });
+        if let Some(robot) = &shared.robot {
+            robot.attach(Arc::clone(&shared.time));
+        }
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
@@ -462,7 +405,7 @@ impl Engine {
                 .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
             shared
                 .trace
-                .record(shared.clock.now(), &node.path, TraceStep::New);
+                .record(shared.time.now(), &node.path, TraceStep::New);
             code.push(c);
         }
         let outcome = Arc::new((Mutex::new(None), Condvar::new()));
@@ -574,16 +517,16 @@ impl Control {
             let command = match commands.try_recv() {
                 Ok(c) => c,
                 Err(_) => {
-                    if self.shared.virtual_time && self.quiet() {
+                    if self.shared.time.is_virtual() && self.quiet() {
                         let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
                         if limit.is_some_and(|l| self.now() >= l) {
                             if !self.idle_reported {
                                 self.idle_reported = true;
                                 self.finish(Outcome::TimeLimit);
                             }
-                        } else if self.shared.clock.on_idle() {
+                        } else if self.shared.time.clock().on_idle() {
                             // A woken hook runs until it yields before anything else happens.
-                            self.shared.wait_for_yield(0);
+                            self.shared.time.wait_for_yield(0);
                             continue;
                         }
                         if self.started
@@ -595,8 +538,8 @@ impl Control {
                         }
                     }
                     // A hook about to sleep on the virtual clock is polled for soon.
-                    let busy = self.shared.in_flight.load(Ordering::SeqCst) > 0;
-                    let poll = if self.shared.virtual_time && busy {
+                    let busy = self.shared.time.any_in_flight();
+                    let poll = if self.shared.time.is_virtual() && busy {
                         1
                     } else {
                         50
@@ -661,11 +604,11 @@ impl Control {
 
     /// Virtual time may move: no hook is running except those sleeping on the clock.
     fn quiet(&self) -> bool {
-        self.shared.busy() == 0
+        self.shared.time.busy() == 0
     }
 
     fn now(&self) -> Time {
-        self.shared.clock.now()
+        self.shared.time.now()
     }
 
     fn path(&self, b: BoxId) -> &str {
@@ -967,8 +910,8 @@ impl Control {
             o.waiting = true;
         }
         let shared = Arc::clone(&self.shared);
-        let base = shared.busy();
-        shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        let base = shared.time.busy();
+        shared.time.begin();
         self.workers.run(Job {
             code,
             hook,
@@ -978,9 +921,9 @@ impl Control {
             },
             ticket,
         });
-        if shared.virtual_time {
+        if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or sleeps on the clock.
-            shared.wait_for_yield(base);
+            shared.time.wait_for_yield(base);
         }
     }
 
@@ -1239,12 +1182,12 @@ impl Control {
         state.token = Some(token);
         self.next_token += 1;
         self.token_owner.insert(token, b);
-        self.shared.clock.schedule(deadline, token);
+        self.shared.time.clock().schedule(deadline, token);
     }
 
     fn cancel_frames(&mut self, b: BoxId) {
         if let Some(token) = self.timeline_state(b).token.take() {
-            self.shared.clock.cancel(token);
+            self.shared.time.clock().cancel(token);
             self.token_owner.remove(&token);
         }
     }

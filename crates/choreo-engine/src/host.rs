@@ -191,13 +191,12 @@ impl BoxContext {
 
     /// Now, in behavior time.
     pub fn now(&self) -> Time {
-        self.shared.clock.now()
+        self.shared.time.now()
     }
 
     /// Sleeps for `d` of behavior time (virtual time jumps over it).
     pub fn sleep(&self, d: Duration) {
-        let deadline = Time(self.now().0.saturating_add(d.as_nanos() as u64));
-        self.shared.sleep_until(deadline);
+        self.shared.time.sleep(d);
     }
 }
 

@@ -7,8 +7,9 @@
 //! - [`engine`]: the control thread, the lifecycle, timelines.
 //! - [`host`]: the boundary to box code (script hosts, native boxes).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
-//! - [`clock`]: real and virtual time. [`trace`]: the event trace. [`value`]: dynamic values.
+//! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread. [`trace`]: the event trace. [`value`]: dynamic values.
 
+pub mod activity;
 pub mod clock;
 pub mod engine;
 pub mod graph;
@@ -17,6 +18,7 @@ pub mod robot;
 pub mod trace;
 pub mod value;
 
+pub use activity::Activity;
 pub use engine::{Engine, FrameObserver, Options, Outcome};
 pub use host::{BoxCode, BoxContext, Hook, NativeHost, ScriptHost, TimelineCommand};
 pub use robot::{MemorySink, Robot, SubscriptionId};

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::activity::Activity;
 use crate::value::Value;
 
 /// Identifies one subscription, so it can be removed; chosen by the subscriber.
@@ -23,4 +24,12 @@ pub trait Robot: Send + Sync {
 
     /// Stops the subscription `id` (no effect if there is none).
     fn unsubscribe(&self, id: SubscriptionId);
+
+    /// Called when an engine that will use this robot is created: from then on the robot's
+    /// durations (a `say`, a motion) and background work follow `time`, so that in virtual
+    /// time they take no real time and the trace stays deterministic. A robot with no
+    /// notion of time ignores it.
+    fn attach(&self, time: Arc<Activity>) {
+        let _ = time;
+    }
 }
