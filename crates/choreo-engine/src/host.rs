@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::activity::Activity;
 use crate::clock::Time;
 use crate::engine::{Command, Shared};
 use crate::graph::{BoxId, BoxNode};
@@ -151,10 +152,28 @@ impl BoxContext {
         method: &str,
         args: Vec<Value>,
     ) -> Result<Value, String> {
+        self.traced_robot(format!("{service}.{method}"), args, |robot, args| {
+            robot.call(service, method, args)
+        })
+    }
+
+    /// Starts a robot task (`proxy.post.method(...)`) and returns its id, traced like
+    /// [`BoxContext::call_robot`] under the name `service.post.method`.
+    pub fn post_robot(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        self.traced_robot(format!("{service}.post.{method}"), args, |robot, args| {
+            robot.post(service, method, args)
+        })
+    }
+
+    fn traced_robot<T>(
+        &self,
+        name: String,
+        args: Vec<Value>,
+        call: impl FnOnce(&dyn crate::robot::Robot, Vec<Value>) -> Result<T, String>,
+    ) -> Result<T, String> {
         let Some(robot) = self.shared.robot.clone() else {
-            return Err(format!("no robot to call {service}.{method}"));
+            return Err(format!("no robot to call {name}"));
         };
-        let name = format!("{service}.{method}");
         let path = &self.node().path;
         self.shared.trace.record(
             self.now(),
@@ -164,7 +183,7 @@ impl BoxContext {
                 args: args.clone(),
             },
         );
-        let result = robot.call(service, method, args);
+        let result = call(robot.as_ref(), args);
         self.shared.trace.record(
             self.now(),
             path,
@@ -174,6 +193,25 @@ impl BoxContext {
             },
         );
         result
+    }
+
+    /// Records a message logged by the box code, with the box path (`log` in the trace).
+    pub fn log(&self, level: &str, message: &str) {
+        self.shared.trace.record(
+            self.now(),
+            &self.node().path,
+            crate::trace::Step::Log {
+                level: level.to_string(),
+                message: message.to_string(),
+            },
+        );
+    }
+
+    /// The engine's clock and activity count: box code that starts work of its own in the
+    /// background (a `qi.async` timer, a thread) runs it through [`Activity::spawn`], so
+    /// virtual time waits for it.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.shared.time
     }
 
     /// The frame rate of this box's own timeline (`getTimeline().getFPS()`, T7).

@@ -19,6 +19,14 @@ pub trait Robot: Send + Sync {
     /// message (a method the robot does not serve, a bad argument, ...).
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String>;
 
+    /// Starts `service.method(args)` in the background and returns its task id at once
+    /// (`proxy.post.method(...)`); the service's `wait`, `stop` and `isRunning` methods,
+    /// reached through [`Robot::call`], then act on that id. A robot without tasks refuses.
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        let _ = args;
+        Err(format!("{service}.post.{method}: this robot cannot run background tasks"))
+    }
+
     /// Starts delivering every update of ALMemory `key` (raiseEvent, insertData) to `sink`.
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String>;
 

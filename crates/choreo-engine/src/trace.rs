@@ -113,6 +113,13 @@ pub enum Step {
         /// Whether it succeeded.
         ok: bool,
     },
+    /// Box code logged a message (`self.logger.info(...)`, `self.log(...)`, `print`).
+    Log {
+        /// `debug`, `info`, `warning`, `error` or `fatal`.
+        level: String,
+        /// The message.
+        message: String,
+    },
     /// A behavior-level event: `start`, `end` (the root fired a Stopped output), `stop`.
     Behavior {
         /// What happened.
@@ -219,6 +226,7 @@ impl Event {
             Step::RobotReturn { method, ok } => {
                 format!("svc_ret {method}{}", if *ok { "" } else { " err" })
             }
+            Step::Log { level, message } => format!("log {level}: {message}"),
             Step::Behavior { what } => format!("beh {what}"),
         };
         if self.path.is_empty() {
