@@ -181,10 +181,18 @@ enum Step {
     LoadContent(BoxId),
     /// Unload the diagram(s) or timeline of a box.
     UnloadContent(BoxId),
-    /// R14.
+    /// R14 (with the keyframe's layer and name for a keyframe diagram). Waits for a load or
+    /// unload of the same diagram in progress to finish first.
     LoadDiagram(DiagramId, Option<(String, String)>),
-    /// R15.
+    /// R15. Waits for a load or unload of the same diagram in progress to finish first (a
+    /// load in progress is told to load no more boxes).
     UnloadDiagram(DiagramId, Option<(String, String)>),
+    /// R6 for a box of a diagram being loaded, unless that load was cancelled.
+    LoadBoxIn(DiagramId, BoxId),
+    /// The end of a diagram's load: it counts as loaded; operations waiting for it go on.
+    LoadDone(DiagramId),
+    /// The end of a diagram's unload: it counts as unloaded; operations waiting for it go on.
+    UnloadDone(DiagramId),
     /// R6, if not loaded.
     LoadBox(BoxId),
     /// R7, if loaded.
@@ -197,8 +205,9 @@ enum Step {
     Forward(BoxId, u16, Value),
     /// Deliver an output along its links in the parent diagram (R11 step 2).
     Deliver(BoxId, u16, Value),
-    /// Start a timeline's cursor (R8 step 4).
-    Play(BoxId),
+    /// Start a timeline's cursor (R8 step 4), unless it was stopped since the load that
+    /// asked for it (the stop count it had then).
+    Play(BoxId, u64),
     /// Stimulate the root's onStart (R3).
     StartRoot,
     /// `beh(end)` (R5).
@@ -211,8 +220,21 @@ enum Step {
 struct Op {
     steps: VecDeque<Step>,
     last_ok: bool,
-    /// Waiting for a hook to return.
+    /// Waiting for a hook to return, or for a diagram's load or unload to finish.
     waiting: bool,
+}
+
+/// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
+/// operation on a diagram that is loading or unloading waits for the first to finish.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    Unloaded,
+    /// Its boxes are being loaded; `cancelled`: an unload came, load no more boxes.
+    Loading {
+        cancelled: bool,
+    },
+    Loaded,
+    Unloading,
 }
 
 /// A hook in flight: the op waiting for it, the box and the hook's name.
@@ -240,6 +262,8 @@ struct BoxState {
 struct TimelineState {
     /// -1 when stopped.
     cursor: i64,
+    /// How many times it was stopped: a play asked by an earlier load is then void.
+    stops: u64,
     playing: bool,
     fps: u32,
     origin: Time,
@@ -254,7 +278,12 @@ struct Control {
     shared: Arc<Shared>,
     code: Vec<Arc<dyn BoxCode>>,
     boxes: Vec<BoxState>,
-    diagrams_loaded: Vec<bool>,
+    /// Per diagram: its links are active (between `links_on` and `links_off`).
+    links_on: Vec<bool>,
+    /// Per diagram: see [`Phase`].
+    phases: Vec<Phase>,
+    /// Ops waiting for a diagram's load or unload to finish.
+    parked: HashMap<DiagramId, Vec<usize>>,
     timelines: HashMap<BoxId, TimelineState>,
     ops: Vec<Option<Op>>,
     waiting: HashMap<u64, Pending>,
@@ -420,7 +449,9 @@ impl Engine {
                 };
                 n
             ],
-            diagrams_loaded: vec![false; shared.graph.diagrams.len()],
+            links_on: vec![false; shared.graph.diagrams.len()],
+            phases: vec![Phase::Unloaded; shared.graph.diagrams.len()],
+            parked: HashMap::new(),
             timelines: HashMap::new(),
             ops: Vec::new(),
             waiting: HashMap::new(),
@@ -583,7 +614,7 @@ impl Control {
                 Command::Wake(token) => self.wake(token),
                 Command::Timeline { b, command } => self.timeline_command(b, command),
                 Command::Memory { d, input, value } => {
-                    if self.diagrams_loaded[d.0 as usize] {
+                    if self.links_on[d.0 as usize] {
                         let owner = self.shared.graph.diagram(d).owner;
                         let port = self.shared.graph.node(owner).inputs[usize::from(input)]
                             .name
@@ -687,44 +718,85 @@ impl Control {
                 Content::Holder(ds) => ds.iter().map(|d| Step::LoadDiagram(*d, None)).collect(),
                 Content::Timeline(_) => self.timeline_load_and_play(b),
             },
-            Step::UnloadContent(b) => match &g.node(b).content {
-                Content::None => Vec::new(),
-                Content::Holder(ds) => ds.iter().map(|d| Step::UnloadDiagram(*d, None)).collect(),
-                Content::Timeline(_) => self.timeline_stop(b),
-            },
-            Step::LoadDiagram(d, kf) => {
-                if self.diagrams_loaded[d.0 as usize] {
-                    return Vec::new();
-                }
-                let owner = g.diagram(d).owner;
-                if let Some((layer, keyframe)) = kf {
-                    self.record(owner, TraceStep::KfOn { layer, keyframe });
-                }
-                let mut steps: Vec<Step> = g
-                    .diagram(d)
-                    .boxes
-                    .iter()
-                    .map(|b| Step::LoadBox(*b))
-                    .collect();
-                steps.push(Step::LinksOn(d));
-                for (i, input) in g.node(owner).inputs.iter().enumerate() {
-                    if input.nature == InputNature::OnLoad {
-                        steps.push(Step::ForwardInto(d, i as u16, Value::None));
-                    }
-                }
+            Step::UnloadContent(b) => {
+                let mut steps = match &g.node(b).content {
+                    Content::Timeline(_) => self.timeline_stop(b),
+                    _ => Vec::new(),
+                };
+                // Every diagram of b that is not unloaded yet, also those another op is
+                // unloading right now (waiting for it, so b counts as unloaded only then).
+                steps.extend(
+                    self.content_diagrams(b)
+                        .into_iter()
+                        .filter(|(d, _)| self.phases[d.0 as usize] != Phase::Unloaded)
+                        .map(|(d, kf)| Step::UnloadDiagram(d, kf)),
+                );
                 steps
             }
-            Step::UnloadDiagram(d, kf) => {
-                if !self.diagrams_loaded[d.0 as usize] {
-                    return Vec::new();
+            Step::LoadDiagram(d, kf) => match self.phases[d.0 as usize] {
+                Phase::Loaded => Vec::new(),
+                Phase::Loading { .. } | Phase::Unloading => {
+                    self.park(id, d, Step::LoadDiagram(d, kf))
                 }
-                let owner = g.diagram(d).owner;
-                if let Some((layer, keyframe)) = kf {
-                    self.record(owner, TraceStep::KfOff { layer, keyframe });
+                // Stopped since this load was asked for: nothing to load.
+                Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
+                Phase::Unloaded => {
+                    self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
+                    let owner = g.diagram(d).owner;
+                    if let Some((layer, keyframe)) = kf {
+                        self.record(owner, TraceStep::KfOn { layer, keyframe });
+                    }
+                    let mut steps: Vec<Step> = g
+                        .diagram(d)
+                        .boxes
+                        .iter()
+                        .map(|b| Step::LoadBoxIn(d, *b))
+                        .collect();
+                    steps.push(Step::LinksOn(d));
+                    for (i, input) in g.node(owner).inputs.iter().enumerate() {
+                        if input.nature == InputNature::OnLoad {
+                            steps.push(Step::ForwardInto(d, i as u16, Value::None));
+                        }
+                    }
+                    steps.push(Step::LoadDone(d));
+                    steps
                 }
-                let mut steps = vec![Step::LinksOff(d)];
-                steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
-                steps
+            },
+            Step::UnloadDiagram(d, kf) => match self.phases[d.0 as usize] {
+                Phase::Unloaded => Vec::new(),
+                Phase::Loading { .. } => {
+                    self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
+                    self.park(id, d, Step::UnloadDiagram(d, kf))
+                }
+                Phase::Unloading => self.park(id, d, Step::UnloadDiagram(d, kf)),
+                Phase::Loaded => {
+                    self.phases[d.0 as usize] = Phase::Unloading;
+                    let owner = g.diagram(d).owner;
+                    if let Some((layer, keyframe)) = kf {
+                        self.record(owner, TraceStep::KfOff { layer, keyframe });
+                    }
+                    let mut steps = vec![Step::LinksOff(d)];
+                    steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
+                    steps.push(Step::UnloadDone(d));
+                    steps
+                }
+            },
+            Step::LoadBoxIn(d, b) => {
+                if self.phases[d.0 as usize] == (Phase::Loading { cancelled: true }) {
+                    Vec::new()
+                } else {
+                    vec![Step::LoadBox(b)]
+                }
+            }
+            Step::LoadDone(d) => {
+                self.phases[d.0 as usize] = Phase::Loaded;
+                self.unpark(d);
+                Vec::new()
+            }
+            Step::UnloadDone(d) => {
+                self.phases[d.0 as usize] = Phase::Unloaded;
+                self.unpark(d);
+                Vec::new()
             }
             Step::LoadBox(b) => {
                 let state = &mut self.boxes[b.0 as usize];
@@ -745,25 +817,32 @@ impl Control {
                 vec![Step::Hook(b, Hook::Unload), Step::UnloadContent(b)]
             }
             Step::LinksOn(d) => {
-                self.diagrams_loaded[d.0 as usize] = true;
+                if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
+                    return Vec::new();
+                }
+                self.links_on[d.0 as usize] = true;
                 self.record(g.diagram(d).owner, TraceStep::LinksOn);
                 self.subscribe_memory(d);
                 Vec::new()
             }
             Step::LinksOff(d) => {
-                self.diagrams_loaded[d.0 as usize] = false;
+                if !self.links_on[d.0 as usize] {
+                    // A cancelled load never turned them on.
+                    return Vec::new();
+                }
+                self.links_on[d.0 as usize] = false;
                 self.record(g.diagram(d).owner, TraceStep::LinksOff);
                 self.unsubscribe_memory(d);
                 Vec::new()
             }
             Step::ForwardInto(d, input, value) => {
-                if self.diagrams_loaded[d.0 as usize] {
+                if self.links_on[d.0 as usize] {
                     let owner = g.diagram(d).owner;
                     let from =
                         format!("(parent).{}", g.node(owner).inputs[usize::from(input)].name);
                     let targets = g.diagram(d).from_owner[usize::from(input)].clone();
                     for t in targets {
-                        if !self.diagrams_loaded[d.0 as usize] {
+                        if !self.links_on[d.0 as usize] {
                             break;
                         }
                         self.deliver(&from, t, value.clone());
@@ -780,8 +859,11 @@ impl Control {
                 self.deliver_output(b, output, value);
                 Vec::new()
             }
-            Step::Play(b) => {
-                self.play(b);
+            Step::Play(b, stops) => {
+                let state = self.timeline_state(b);
+                if state.stops == stops && state.cursor >= 0 && !state.playing {
+                    self.play(b);
+                }
                 Vec::new()
             }
             Step::StartRoot => {
@@ -820,6 +902,25 @@ impl Control {
                     self.finish(outcome);
                 }
                 Vec::new()
+            }
+        }
+    }
+
+    /// Op `id` waits for the load or unload of `d` in progress; `step` runs again after it.
+    fn park(&mut self, id: usize, d: DiagramId, step: Step) -> Vec<Step> {
+        if let Some(op) = self.ops[id].as_mut() {
+            op.waiting = true;
+        }
+        self.parked.entry(d).or_default().push(id);
+        vec![step]
+    }
+
+    /// The load or unload of `d` finished: the ops waiting for it go on, in arrival order.
+    fn unpark(&mut self, d: DiagramId) {
+        for id in self.parked.remove(&d).unwrap_or_default() {
+            if let Some(op) = self.ops[id].as_mut() {
+                op.waiting = false;
+                self.advance(id);
             }
         }
     }
@@ -874,20 +975,54 @@ impl Control {
         }
     }
 
-    /// The diagrams of box `b` whose links are on.
-    fn loaded_diagrams(&self, b: BoxId) -> Vec<DiagramId> {
-        let all: Vec<DiagramId> = match &self.shared.graph.node(b).content {
+    /// Every diagram of box `b`, with its layer and keyframe names for a timeline's.
+    fn content_diagrams(&self, b: BoxId) -> Vec<(DiagramId, Option<(String, String)>)> {
+        match &self.shared.graph.node(b).content {
             Content::None => Vec::new(),
-            Content::Holder(ds) => ds.clone(),
+            Content::Holder(ds) => ds.iter().map(|d| (*d, None)).collect(),
             Content::Timeline(t) => t
                 .layers
                 .iter()
-                .flat_map(|l| l.keyframes.iter().map(|k| k.diagram))
+                .flat_map(|l| {
+                    l.keyframes
+                        .iter()
+                        .map(|k| (k.diagram, Some((l.name.clone(), k.name.clone()))))
+                })
                 .collect(),
-        };
-        all.into_iter()
-            .filter(|d| self.diagrams_loaded[d.0 as usize])
+        }
+    }
+
+    /// The diagrams of box `b` whose links are on.
+    fn loaded_diagrams(&self, b: BoxId) -> Vec<DiagramId> {
+        self.content_diagrams(b)
+            .into_iter()
+            .map(|(d, _)| d)
+            .filter(|d| self.links_on[d.0 as usize])
             .collect()
+    }
+
+    /// Whether diagram `d` should still be loaded when a load asked earlier gets its turn:
+    /// its owner is loaded and still started (a holder, G1), or the keyframe is still
+    /// active in its timeline (T1). A stop in between makes the pending load void.
+    fn wants_loaded(&self, d: DiagramId) -> bool {
+        let owner = self.shared.graph.diagram(d).owner;
+        let state = &self.boxes[owner.0 as usize];
+        if !state.loaded {
+            return false;
+        }
+        match &self.shared.graph.node(owner).content {
+            Content::None => false,
+            Content::Holder(_) => state.last == LastCommand::Start,
+            Content::Timeline(t) => {
+                let active = self.timelines.get(&owner).map(|s| s.active.as_slice());
+                t.layers.iter().enumerate().any(|(li, l)| {
+                    l.keyframes.iter().enumerate().any(|(ki, k)| {
+                        k.diagram == d
+                            && active.and_then(|a| a.get(li)).copied().flatten() == Some(ki)
+                    })
+                })
+            }
+        }
     }
 
     fn dispatch(&mut self, op: usize, b: BoxId, hook: Hook) {
@@ -1019,7 +1154,7 @@ impl Control {
         let node = g.node(b);
         let Some((_, d)) = node.parent else { return };
         let port = &node.outputs[usize::from(output)];
-        if !self.diagrams_loaded[d.0 as usize] {
+        if !self.links_on[d.0 as usize] {
             self.record(
                 b,
                 TraceStep::Dropped {
@@ -1031,7 +1166,7 @@ impl Control {
         let from = format!("{}.{}", node.name, port.name);
         for t in port.targets.clone() {
             // An earlier link may have unloaded the diagram (a parent's Stopped output).
-            if !self.diagrams_loaded[d.0 as usize] {
+            if !self.links_on[d.0 as usize] {
                 break;
             }
             self.deliver(&from, t, value.clone());
@@ -1149,7 +1284,8 @@ impl Control {
         self.timeline_state(b).cursor = start;
         self.frame_reached(b, start);
         let mut steps = self.switch_keyframes(b, start);
-        steps.push(Step::Play(b));
+        let stops = self.timeline_state(b).stops;
+        steps.push(Step::Play(b, stops));
         steps
     }
 
@@ -1263,6 +1399,7 @@ impl Control {
         let state = self.timeline_state(b);
         state.playing = false;
         state.cursor = -1;
+        state.stops += 1;
         steps
     }
 

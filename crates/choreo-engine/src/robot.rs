@@ -24,7 +24,9 @@ pub trait Robot: Send + Sync {
     /// reached through [`Robot::call`], then act on that id. A robot without tasks refuses.
     fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
         let _ = args;
-        Err(format!("{service}.post.{method}: this robot cannot run background tasks"))
+        Err(format!(
+            "{service}.post.{method}: this robot cannot run background tasks"
+        ))
     }
 
     /// Starts delivering every update of ALMemory `key` (raiseEvent, insertData) to `sink`.

@@ -17,17 +17,14 @@
 //! 6. the same case run twice gives the same trace (short forms and times);
 //! 7. (R17) after `tl stop`, no `frame` of that timeline but its start frame until `tl play`.
 //!
-//! Properties: `lifecycle_invariants_hold` (1–5, 7) on calm behaviors (see [`calm_case`]);
-//! `lifecycle_invariants_hold_for_any_behavior` (the same on any behavior; ignored: the engine
-//! fails it, see `load_race_*`); `same_case_same_trace` (6) on any behavior. Each run ends
+//! Properties: `lifecycle_invariants_hold` (1–5, 7) and `same_case_same_trace` (6), on any
+//! behavior the generator makes. Each run ends
 //! (Finished, Idle or TimeLimit at 120 s of virtual time), is stopped, and its hooks return.
 //!
 //! Cases: `PROPTEST_CASES` (default 64); a failure shrinks and shows the XAR and the box rules.
 //! Generated links are always valid; links from a parent input straight to a parent output
 //! (P9) are not generated: with them a behavior can loop forever in zero virtual time without
-//! any box code, which never ends a run. Box code acts at most `MAX_ACTS` times per rule. The
-//! `AVOID_*` switches and `SLEEP_HORIZON` steer around engine bugs reproduced at the end of
-//! this file.
+//! any box code, which never ends a run. Box code acts at most `MAX_ACTS` times per rule.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -35,7 +32,6 @@ mod common;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use choreo_engine::trace::{Event, Step};
@@ -50,17 +46,6 @@ const MAX_ACTS: usize = 3;
 const SLEEPS: [u64; 7] = [10, 50, 100, 200, 250, 500, 1000];
 /// Virtual time limit of a run.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
-/// Box code sleeps only if it wakes before this virtual time: see `sleep_horizon_*` below.
-const SLEEP_HORIZON: Duration = Duration::from_secs(110);
-/// Generated links into an owner's onStopped come last among the links of their source, and
-/// once: see `fan_out_stops_delivering_once_its_diagram_is_unloaded` below.
-const AVOID_FANOUT_BUG: bool = false;
-/// Box code sends no timeline command to a box that is not loaded: see
-/// `timeline_commands_to_an_unloaded_box_load_nothing` below.
-const AVOID_TL_UNLOADED: bool = false;
-/// Box code sleeps last (after every rule of the hook fired and commanded), and sleeps end at
-/// distinct instants: see `hooks_woken_at_the_same_instant_give_the_same_trace_every_time`.
-const AVOID_WAKE_RACE: bool = false;
 /// Real time allowed for a run, for its stop, and for hooks to return after the stop.
 const REAL_WAIT: Duration = Duration::from_secs(30);
 
@@ -202,9 +187,8 @@ fn raw_timeline(child: BoxedStrategy<RawBox>) -> impl Strategy<Value = RawTimeli
         })
 }
 
-/// A box whose content nests at most `depth` more levels (calm: only script boxes in
-/// timelines).
-fn raw_box(depth: u32, calm: bool) -> BoxedStrategy<RawBox> {
+/// A box whose content nests at most `depth` more levels.
+fn raw_box(depth: u32) -> BoxedStrategy<RawBox> {
     let base = || {
         (
             0..=2u8,
@@ -223,12 +207,8 @@ fn raw_box(depth: u32, calm: bool) -> BoxedStrategy<RawBox> {
     if depth == 0 {
         return script.boxed();
     }
-    let inner = raw_box(depth - 1, calm);
-    let in_timeline = if calm {
-        raw_box(0, calm)
-    } else {
-        inner.clone()
-    };
+    let inner = raw_box(depth - 1);
+    let in_timeline = inner.clone();
     let holder =
         (base(), raw_diagram(inner, 1..=3)).prop_map(|((events, punctuals, param, rules), d)| {
             RawBox {
@@ -253,8 +233,8 @@ fn raw_box(depth: u32, calm: bool) -> BoxedStrategy<RawBox> {
 }
 
 /// A whole behavior: the root's diagram, with boxes nesting 0–3 levels deeper.
-fn raw_behavior(calm: bool) -> impl Strategy<Value = RawDiagram> {
-    (0..=3u32).prop_flat_map(move |depth| raw_diagram(raw_box(depth, calm), 1..=3))
+fn raw_behavior() -> impl Strategy<Value = RawDiagram> {
+    (0..=3u32).prop_flat_map(|depth| raw_diagram(raw_box(depth), 1..=3))
 }
 
 // ------------------------------------------------------------------------------------------
@@ -282,17 +262,13 @@ struct Rule {
     fire: Option<String>,
     /// (own timeline, command)
     tl: Option<(bool, TimelineCommand)>,
-    /// The box whose timeline the command goes to, if it has one.
-    tl_target: Option<String>,
     fail: bool,
-    /// Unique in the case: makes its sleeps end at distinct instants.
-    uid: u64,
 }
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ->", self.hook)?;
-        if self.sleep_ms > 0 && !AVOID_WAKE_RACE {
+        if self.sleep_ms > 0 {
             write!(f, " sleep {}ms;", self.sleep_ms)?;
         }
         if let Some(o) = &self.fire {
@@ -301,9 +277,6 @@ impl fmt::Display for Rule {
         if let Some((own, c)) = &self.tl {
             let whose = if *own { "own" } else { "parent" };
             write!(f, " {whose} timeline {c:?};")?;
-        }
-        if self.sleep_ms > 0 && AVOID_WAKE_RACE {
-            write!(f, " (at the end of the hook) sleep {}ms;", self.sleep_ms)?;
         }
         if self.fail {
             write!(f, " fail;")?;
@@ -351,8 +324,6 @@ impl Case {
 
     /// A fresh host (fresh rule counters) for one run.
     fn host(&self) -> NativeHost {
-        // Boxes whose onLoad was called and onUnload not yet (see `AVOID_TL_UNLOADED`).
-        let loaded: Arc<Mutex<HashSet<String>>> = Arc::default();
         let mut host = NativeHost::new();
         for b in &self.boxes {
             let rules: Vec<(Rule, AtomicUsize)> = b
@@ -360,69 +331,30 @@ impl Case {
                 .iter()
                 .map(|r| (r.clone(), AtomicUsize::new(0)))
                 .collect();
-            let me = b.name.clone();
-            let loaded = Arc::clone(&loaded);
             host = host.with(&b.name, move |hook: &Hook, ctx| {
-                match hook {
-                    Hook::Load => drop(loaded.lock().unwrap().insert(me.clone())),
-                    Hook::Unload => drop(loaded.lock().unwrap().remove(&me)),
-                    Hook::Input { .. } => {}
-                }
                 let name = hook.script_name();
-                // A sleep ends at `now + nap` if that comes before the horizon.
-                let sleep = |nap: Duration| {
-                    if nap > Duration::ZERO
-                        && Duration::from_nanos(ctx.now().0) + nap < SLEEP_HORIZON
-                    {
-                        ctx.sleep(nap);
-                    }
-                };
-                // AVOID_WAKE_RACE: the sleeps of the hook's rules, taken together at its end.
-                let mut last_nap = Duration::ZERO;
-                let mut result = Ok(());
                 for (rule, count) in &rules {
-                    if rule.hook != name {
+                    if rule.hook != name || count.fetch_add(1, Ordering::SeqCst) >= MAX_ACTS {
                         continue;
                     }
-                    let n = count.fetch_add(1, Ordering::SeqCst);
-                    if n >= MAX_ACTS {
-                        continue;
-                    }
-                    // Distinct deadlines for distinct sleeps (see `AVOID_WAKE_RACE`).
-                    let nap = if rule.sleep_ms > 0 {
-                        Duration::from_millis(rule.sleep_ms)
-                            + Duration::from_nanos(rule.uid * MAX_ACTS as u64 + n as u64 + 1)
-                    } else {
-                        Duration::ZERO
-                    };
-                    if AVOID_WAKE_RACE {
-                        last_nap += nap;
-                    } else {
-                        sleep(nap);
+                    if rule.sleep_ms > 0 {
+                        ctx.sleep(Duration::from_millis(rule.sleep_ms));
                     }
                     if let Some(o) = &rule.fire {
                         ctx.fire(o, Value::None)?;
                     }
                     if let Some((own, c)) = &rule.tl {
-                        let target_loaded = rule
-                            .tl_target
-                            .as_ref()
-                            .is_some_and(|t| loaded.lock().unwrap().contains(t));
-                        if !AVOID_TL_UNLOADED || target_loaded {
-                            if *own {
-                                ctx.timeline(c.clone());
-                            } else {
-                                ctx.parent_timeline(c.clone());
-                            }
+                        if *own {
+                            ctx.timeline(c.clone());
+                        } else {
+                            ctx.parent_timeline(c.clone());
                         }
                     }
                     if rule.fail {
-                        result = Err(format!("{name} fails"));
-                        break;
+                        return Err(format!("{name} fails"));
                     }
                 }
-                sleep(last_nap);
-                result
+                Ok(())
             });
         }
         host
@@ -515,18 +447,12 @@ impl Ports {
 #[derive(Default)]
 struct Builder {
     boxes: Vec<BoxInfo>,
-    /// Rules so far (their uids).
-    rules: u64,
-    /// See [`calm_case`].
-    calm: bool,
 }
 
 /// What a diagram's boxes know of the box owning it.
 struct Parent<'a> {
     /// The keyframe labels of its timeline (empty for a holder).
     labels: &'a [String],
-    /// The number of layers of its timeline (0 for a holder).
-    layers: usize,
 }
 
 impl Builder {
@@ -548,11 +474,6 @@ impl Builder {
             xml += &x;
             children.push((id, ports, kind));
         }
-        // Calm: containers start only by the entry link, never stop by an input, and a
-        // diagram's owner is stopped from inside only by script boxes of a holder.
-        let calm = self.calm;
-        let containers = children.iter().any(|(_, _, k)| *k != Kind::Script);
-        let may_stop_owner = !calm || (!keyframe && !containers);
         let first = 1;
         let last = children.len() as i32;
         if raw.entry {
@@ -570,25 +491,11 @@ impl Builder {
             .collect();
         let sinks: Vec<(i32, i32)> = children
             .iter()
-            .flat_map(|(c, p, k)| {
-                let container = *k != Kind::Script;
-                p.sinks()
-                    .into_iter()
-                    .filter(move |i| !(calm && container && (*i == 2 || *i == 3)))
-                    .map(move |i| (*c, i))
-            })
-            .chain(
-                owner
-                    .outputs()
-                    .into_iter()
-                    .filter(|p| may_stop_owner || *p != 4)
-                    .map(|p| (0, p)),
-            )
+            .flat_map(|(c, p, _)| p.sinks().into_iter().map(move |i| (*c, i)))
+            .chain(owner.outputs().into_iter().map(|p| (0, p)))
             .collect();
-        // Links into the owner's onStopped go last, one per source: see `AVOID_FANOUT_BUG`.
-        let mut stops = Vec::new();
-        if raw.exit && may_stop_owner {
-            stops.push((last, 4));
+        if raw.exit {
+            xml += &link(last, 4, 0, 4);
         }
         for (s, d) in &raw.links {
             let (so, sp) = sources[usize::from(*s) % sources.len()];
@@ -599,16 +506,7 @@ impl Builder {
             if so == 0 && dn == 0 {
                 continue; // P9 pass-through: see the module documentation
             }
-            if AVOID_FANOUT_BUG && (dn, dp) == (0, 4) {
-                if !stops.contains(&(so, sp)) {
-                    stops.push((so, sp));
-                }
-                continue;
-            }
             xml += &link(so, sp, dn, dp);
-        }
-        for (so, sp) in stops {
-            xml += &link(so, sp, 0, 4);
         }
         xml
     }
@@ -642,10 +540,7 @@ impl Builder {
             RawContent::Script => String::new(),
             RawContent::Holder(d) => {
                 self.boxes[at].kind = Kind::Holder;
-                let holder = Parent {
-                    labels: &[],
-                    layers: 0,
-                };
+                let holder = Parent { labels: &[] };
                 let inner = self.diagram(d, &ports, &path, &DiagKey::Holder(path.clone()), &holder);
                 holder_xml(&inner)
             }
@@ -670,7 +565,6 @@ impl Builder {
                         let key = DiagKey::Keyframe(path.clone(), format!("{lname}/{kname}"));
                         let me = Parent {
                             labels: &own_labels,
-                            layers: t.layers.len(),
                         };
                         let inner = self.diagram(d, &ports, &path, &key, &me);
                         layers += &format!(
@@ -698,46 +592,20 @@ impl Builder {
             RawTl::Label(_) | RawTl::BadLabel => TimelineCommand::GoToLabel("nope".into()),
             RawTl::Fps(f) => TimelineCommand::SetFps(*f),
         };
-        let own_timeline = (self.boxes[at].kind == Kind::Timeline).then(|| name.clone());
-        let parent_timeline = match key {
-            DiagKey::Keyframe(owner, _) => owner.rsplit('/').next().map(ToString::to_string),
-            DiagKey::Holder(_) => None,
-        };
         let kind = self.boxes[at].kind;
         let mut rules = Vec::new();
         for r in &raw.rules {
-            self.rules += 1;
-            let hook = hooks[usize::from(r.trigger) % hooks.len()].clone();
-            let input_hook = hook.starts_with("onInput_");
-            let calm = self.calm;
-            // Calm: no sleep while a diagram loads or unloads, no container fires its Stopped
-            // output, timeline commands only from input hooks to a one-layer parent timeline.
-            let fire = r
-                .fire
-                .map(|o| outputs[usize::from(o) % outputs.len()].clone())
-                .filter(|o| !(calm && kind != Kind::Script && o == "onStopped"));
-            let tl =
-                r.tl.as_ref()
-                    .filter(|(own, _)| !calm || (!*own && input_hook && parent.layers == 1));
             rules.push(Rule {
-                sleep_ms: if calm && !input_hook {
-                    0
-                } else {
-                    r.sleep.unwrap_or(0)
-                },
-                hook,
-                fire,
-                tl: tl.map(|(own, c)| {
+                sleep_ms: r.sleep.unwrap_or(0),
+                hook: hooks[usize::from(r.trigger) % hooks.len()].clone(),
+                fire: r
+                    .fire
+                    .map(|o| outputs[usize::from(o) % outputs.len()].clone()),
+                tl: r.tl.as_ref().map(|(own, c)| {
                     let labels = if *own { &own_labels[..] } else { parent.labels };
                     (*own, command(c, labels))
                 }),
-                tl_target: match tl {
-                    Some((true, _)) => own_timeline.clone(),
-                    Some((false, _)) => parent_timeline.clone(),
-                    None => None,
-                },
                 fail: r.fail,
-                uid: self.rules,
             });
         }
         self.boxes[at].rules = rules;
@@ -755,11 +623,8 @@ fn holder_xml(inner: &str) -> String {
     )
 }
 
-fn build(raw: &RawDiagram, calm: bool) -> Case {
-    let mut b = Builder {
-        calm,
-        ..Builder::default()
-    };
+fn build(raw: &RawDiagram) -> Case {
+    let mut b = Builder::default();
     b.boxes.push(BoxInfo {
         name: "root".into(),
         path: "root".into(),
@@ -773,10 +638,7 @@ fn build(raw: &RawDiagram, calm: bool) -> Case {
         punctuals: 0,
         param: false,
     };
-    let holder = Parent {
-        labels: &[],
-        layers: 0,
-    };
+    let holder = Parent { labels: &[] };
     let inner = b.diagram(
         raw,
         &root_ports,
@@ -796,17 +658,7 @@ fn build(raw: &RawDiagram, calm: bool) -> Case {
 
 /// Any behavior the generator makes.
 fn case() -> impl Strategy<Value = Case> {
-    raw_behavior(false).prop_map(|raw| build(&raw, false))
-}
-
-/// A behavior in which no two operations of the engine load or unload the same diagram at
-/// once (see `load_race_*` below): boxes with a diagram or timeline (containers) are started
-/// once, by their owner's entry link, and never stopped by an input or by their own Stopped
-/// output, except for holders holding only script boxes; timelines hold only script boxes;
-/// box code sleeps only in input hooks, and sends timeline commands only from input hooks to
-/// a one-layer parent timeline.
-fn calm_case() -> impl Strategy<Value = Case> {
-    raw_behavior(true).prop_map(|raw| build(&raw, true))
+    raw_behavior().prop_map(|raw| build(&raw))
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1106,19 +958,9 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
 proptest! {
     #![proptest_config(config())]
 
-    /// Invariants 1–5 and 7 hold on every run of a calm behavior.
+    /// Invariants 1–5 and 7 hold on every run.
     #[test]
-    fn lifecycle_invariants_hold(case in calm_case()) {
-        let run = execute(&case)?;
-        if let Err(e) = check(&case, &run.events) {
-            return Err(TestCaseError::fail(format!("run ended {:?}: {e}", run.first)));
-        }
-    }
-
-    /// Invariants 1–5 and 7 hold on every run of any behavior.
-    #[test]
-    #[ignore = "engine bug: concurrent loads and unloads of one diagram race (see load_race_*)"]
-    fn lifecycle_invariants_hold_for_any_behavior(case in case()) {
+    fn lifecycle_invariants_hold(case in case()) {
         let run = execute(&case)?;
         if let Err(e) = check(&case, &run.events) {
             return Err(TestCaseError::fail(format!("run ended {:?}: {e}", run.first)));
@@ -1130,8 +972,7 @@ proptest! {
     fn same_case_same_trace(case in case()) {
         let a = execute(&case)?;
         let b = execute(&case)?;
-        // Up to the last `del`: what a run leaks past its destruction (see `load_race_*`)
-        // goes on in real time until the engine is dropped.
+        // Up to the last `del` (hooks still running then may log after it, in real time).
         let short = |r: &Run| -> Vec<(u64, String)> {
             let end = r
                 .events
@@ -1157,9 +998,8 @@ proptest! {
 }
 
 // ------------------------------------------------------------------------------------------
-// Engine bugs the properties found, as minimal reproductions. The generator steers around
-// them (`AVOID_*`, `SLEEP_HORIZON`, `calm_case`) so that the properties keep searching for
-// others; once a bug is fixed, drop its steering and its `#[ignore]`.
+// Engine bugs the properties found, as minimal reproductions (all fixed; kept as regression
+// tests).
 
 /// Runs `xml` in virtual time with `limit`; returns the first outcome, the outcome of the stop
 /// (if one was needed; `None` otherwise) and the trace in short form once the hooks returned
@@ -1314,11 +1154,10 @@ fn load_race(container: &str) -> (String, NativeHost) {
 }
 
 /// R15, R4: an unload that comes while the diagram is still loading (an onLoad of one of its
-/// boxes has not returned) finds the diagram "not loaded" (`diagrams_loaded` is set only by
-/// `LinksOn`) and does nothing; the load then completes: `links_on` after the behavior was
-/// destroyed, and C is never unloaded.
+/// boxes has not returned) waits for that load, which loads no more boxes, then unloads it.
+/// (The bug: the unload found the diagram "not loaded" and did nothing; the load then
+/// completed after the behavior was destroyed, and C was never unloaded.)
 #[test]
-#[ignore = "engine bug: an unload during a diagram's load is lost; the load completes afterwards"]
 fn load_race_an_unload_during_a_diagram_load_unloads_it() {
     use common::boxed;
     let (xml, host) = load_race(&boxed("A", 1, "", &boxed("C", 1, "", "")));
@@ -1335,11 +1174,10 @@ fn load_race_an_unload_during_a_diagram_load_unloads_it() {
     assert_eq!(loads, unloads, "C is left loaded:\n{}", t.join("\n"));
 }
 
-/// The same race with a timeline: R17's stop finds the keyframe not loaded (no `kf_off`), sets
-/// the cursor to -1; the load op then completes and its `Play` step starts the stopped
-/// timeline: frames 0, 1, 2... come after the behavior was destroyed, and never end.
+/// The same race with a timeline: a timeline stopped (R17) while its keyframe loads does not
+/// play afterwards. (The bug: the load then completed and its play step started the stopped
+/// timeline, with frames after the behavior was destroyed, forever.)
 #[test]
-#[ignore = "engine bug: a timeline stopped during its load plays afterwards, after del, forever"]
 fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
     let t_box = format!(
         r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#
@@ -1439,18 +1277,12 @@ fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
     }
 }
 
-/// R4, R7: an unload that comes while the same diagram is already unloading (its links are
-/// off, some boxes are still to get onUnload) finds it "not loaded" and goes on at once.
-/// Here A fires onStopped from its onUnload (during the behavior stop): the Stopped output's
-/// own unload of A's diagram starts first (links_off, C1's onUnload, which sleeps 10 ms); the
-/// stop's unload of A's diagram then does nothing, and the stop destroys every box (`del`)
-/// before C2 gets its onUnload. With `load_race_*`, one cause: `LoadDiagram`/`UnloadDiagram` take
-/// `diagrams_loaded` (flipped by their first or last step) for "done", so a second operation
-/// on a diagram that one is loading or unloading interleaves with it at every hook it waits
-/// for; a per-diagram state (loading, loaded, unloading) that a second operation joins or
-/// cancels would fix all three.
+/// R4, R7: an unload that comes while the same diagram is already unloading waits for that
+/// unload to finish. Here A fires onStopped from its onUnload (during the behavior stop): the
+/// Stopped output's own unload of A's diagram starts first (links_off, C1's onUnload, which
+/// sleeps 10 ms); the stop's unload of A's diagram waits for it before destroying the boxes.
+/// (The bug: the second unload went on at once and `del` came before C2's onUnload.)
 #[test]
-#[ignore = "engine bug: an unload during the same diagram's unload does not wait for it"]
 fn load_race_an_unload_during_an_unload_waits_for_it() {
     use common::{behavior, boxed};
     let inner = format!("{}{}", boxed("C1", 1, "", ""), boxed("C2", 2, "", ""));
