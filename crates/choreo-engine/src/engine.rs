@@ -18,6 +18,7 @@ use crate::activity::{Activity, ON_CONTROL_THREAD};
 use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
 use crate::graph::{BoxId, Content, DiagramId, Graph, Target};
 use crate::host::{BoxCode, BoxContext, Hook, ScriptHost, TimelineCommand};
+use crate::resource::{Holdings, LockType, ResourceNode};
 use crate::robot::{MemorySink, Robot};
 use crate::trace::{Step as TraceStep, Trace};
 use crate::value::Value;
@@ -210,6 +211,16 @@ enum Step {
     Play(BoxId, u64),
     /// Stimulate the root's onStart (R3).
     StartRoot,
+    /// Q1, Q2: take the box's resources, or wait for them (the op parks), or give up (R9).
+    Acquire(BoxId),
+    /// G1: remember "last command = start" (once the resources are held).
+    Started(BoxId),
+    /// Q5: release what the box holds.
+    Release(BoxId),
+    /// R9: the resources never came: `onResourceError` if defined, else `onStopped`.
+    ResourceError(BoxId),
+    /// Fire the box's `onStopped` output, if it has one (R9, R12).
+    FireStopped(BoxId),
     /// `beh(end)` (R5).
     EndBehavior,
     /// Destroy every box (R4 step 2).
@@ -237,11 +248,36 @@ enum Phase {
     Unloading,
 }
 
-/// A hook in flight: the op waiting for it, the box and the hook's name.
+/// A hook in flight: the op waiting for it, the box and the hook's name, and the token of
+/// its "still stopping" warning (R13).
 struct Pending {
     op: usize,
     b: BoxId,
     hook: String,
+    slow_stop: Option<TimerToken>,
+}
+
+/// What a clock token is for.
+#[derive(Debug, Clone, Copy)]
+enum Timer {
+    /// The next frame of a timeline.
+    Frame(BoxId),
+    /// The box's wait for resources times out (Q2, R9).
+    ResourceDeadline(BoxId),
+    /// A hook that stops something (onUnload, an onStop input) still runs after
+    /// [`SLOW_STOP`]: warn and keep waiting (R13). The hook's ticket.
+    SlowStop(u64),
+}
+
+/// R13: how long a stopping hook may run before a warning.
+const SLOW_STOP: Duration = Duration::from_secs(10);
+
+/// A box waiting for its resources: the op that starts it (parked), or for a box paused on
+/// demand, nothing to run but its timeline to resume.
+struct ResourceWaiter {
+    b: BoxId,
+    op: Option<usize>,
+    deadline: Option<TimerToken>,
 }
 
 /// The start/stop memory of a box (G1, G2, G4).
@@ -289,7 +325,14 @@ struct Control {
     waiting: HashMap<u64, Pending>,
     next_ticket: u64,
     next_token: TimerToken,
-    token_owner: HashMap<TimerToken, BoxId>,
+    /// What each scheduled clock token is for.
+    timers: HashMap<TimerToken, Timer>,
+    /// Who holds which resources (§6).
+    holdings: Holdings,
+    /// Boxes waiting for resources, in arrival order.
+    resource_waiters: Vec<ResourceWaiter>,
+    /// Holders being stopped because another box wants their resources (R12).
+    losing: std::collections::HashSet<BoxId>,
     workers: Workers,
     outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
     destroyed: bool,
@@ -457,7 +500,10 @@ impl Engine {
             waiting: HashMap::new(),
             next_ticket: 0,
             next_token: 0,
-            token_owner: HashMap::new(),
+            timers: HashMap::new(),
+            holdings: Holdings::default(),
+            resource_waiters: Vec::new(),
+            losing: std::collections::HashSet::new(),
             workers: Workers::new(),
             outcome: Arc::clone(&outcome),
             destroyed: false,
@@ -707,11 +753,36 @@ impl Control {
             }
             Step::AfterStart(b, input, value) => {
                 let ok = self.ops[id].as_ref().is_some_and(|op| op.last_ok);
-                if ok && self.boxes[b.0 as usize].last == LastCommand::Start {
+                if !ok {
+                    // G1 step 4: a failed hook releases and stops there.
+                    vec![Step::Release(b)]
+                } else if self.boxes[b.0 as usize].last == LastCommand::Start {
                     vec![Step::LoadContent(b), Step::Forward(b, input, value)]
                 } else {
                     Vec::new()
                 }
+            }
+            Step::Acquire(b) => self.acquire(id, b),
+            Step::Started(b) => {
+                self.boxes[b.0 as usize].last = LastCommand::Start;
+                Vec::new()
+            }
+            Step::Release(b) => {
+                self.release(b);
+                Vec::new()
+            }
+            Step::ResourceError(b) => {
+                if self.code[b.0 as usize].defines(&Hook::ResourceError) {
+                    vec![Step::Hook(b, Hook::ResourceError)]
+                } else {
+                    vec![Step::FireStopped(b)]
+                }
+            }
+            Step::FireStopped(b) => {
+                if let Some(o) = g.node(b).outputs.iter().position(|o| o.name == "onStopped") {
+                    self.fire(b, o as u16, Value::None);
+                }
+                Vec::new()
             }
             Step::LoadContent(b) => match &g.node(b).content {
                 Content::None => Vec::new(),
@@ -814,7 +885,13 @@ impl Control {
                 }
                 state.loaded = false;
                 state.last = LastCommand::Stop;
-                vec![Step::Hook(b, Hook::Unload), Step::UnloadContent(b)]
+                self.forget_resource_waits(b);
+                // G6: resources are released before onUnload.
+                vec![
+                    Step::Release(b),
+                    Step::Hook(b, Hook::Unload),
+                    Step::UnloadContent(b),
+                ]
             }
             Step::LinksOn(d) => {
                 if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
@@ -1040,7 +1117,30 @@ impl Control {
             self.finish_hook(op, b, name, ok, text);
             return;
         }
-        self.waiting.insert(ticket, Pending { op, b, hook: name });
+        let stops = match &hook {
+            Hook::Unload => true,
+            Hook::Input { name: input, .. } => self
+                .shared
+                .graph
+                .node(b)
+                .inputs
+                .iter()
+                .any(|p| p.name == *input && p.nature == InputNature::OnStop),
+            _ => false,
+        };
+        let slow_stop = stops.then(|| {
+            let at = Time(self.now().0.saturating_add(SLOW_STOP.as_nanos() as u64));
+            self.schedule(at, Timer::SlowStop(ticket))
+        });
+        self.waiting.insert(
+            ticket,
+            Pending {
+                op,
+                b,
+                hook: name,
+                slow_stop,
+            },
+        );
         if let Some(o) = self.ops[op].as_mut() {
             o.waiting = true;
         }
@@ -1063,9 +1163,18 @@ impl Control {
     }
 
     fn hook_done(&mut self, ticket: u64, ok: bool, text: String) {
-        let Some(Pending { op, b, hook }) = self.waiting.remove(&ticket) else {
+        let Some(Pending {
+            op,
+            b,
+            hook,
+            slow_stop,
+        }) = self.waiting.remove(&ticket)
+        else {
             return;
         };
+        if let Some(token) = slow_stop {
+            self.cancel_timer(token);
+        }
         self.finish_hook(op, b, hook, ok, text);
         self.advance(op);
     }
@@ -1106,12 +1215,25 @@ impl Control {
         };
         let steps = match nature {
             InputNature::OnStart => {
-                self.boxes[b.0 as usize].last = LastCommand::Start;
-                vec![Step::Hook(b, hook), Step::AfterStart(b, input, value)]
+                let mut steps = Vec::with_capacity(4);
+                if !g.node(b).resources.is_empty() {
+                    steps.push(Step::Acquire(b));
+                }
+                steps.extend([
+                    Step::Started(b),
+                    Step::Hook(b, hook),
+                    Step::AfterStart(b, input, value),
+                ]);
+                steps
             }
             InputNature::OnStop => {
+                // G2.
                 self.boxes[b.0 as usize].last = LastCommand::Stop;
-                vec![Step::Hook(b, hook), Step::UnloadContent(b)]
+                vec![
+                    Step::Hook(b, hook),
+                    Step::UnloadContent(b),
+                    Step::Release(b),
+                ]
             }
             InputNature::OnEvent | InputNature::OnLoad | InputNature::Memory => {
                 vec![Step::Hook(b, hook), Step::Forward(b, input, value)]
@@ -1137,6 +1259,8 @@ impl Control {
             self.deliver_output(b, output, value);
             return;
         }
+        // G4: release, stop the content, then deliver.
+        self.release(b);
         self.boxes[b.0 as usize].last = LastCommand::Stop;
         if b == Graph::ROOT {
             self.spawn_op(vec![Step::UnloadContent(b), Step::EndBehavior]);
@@ -1307,7 +1431,6 @@ impl Control {
     }
 
     fn schedule_next_frame(&mut self, b: BoxId) {
-        let token = self.next_token;
         let state = self.timeline_state(b);
         if !state.playing || state.fps == 0 {
             // fps 0: the timeline cannot play; no frame ever comes (and nothing divides by 0).
@@ -1315,24 +1438,56 @@ impl Control {
         }
         let n = (state.cursor + 1 - state.origin_frame).max(1) as u64;
         let deadline = Time::frame_deadline(state.origin, n, state.fps);
-        state.token = Some(token);
-        self.next_token += 1;
-        self.token_owner.insert(token, b);
-        self.shared.time.clock().schedule(deadline, token);
+        let token = self.schedule(deadline, Timer::Frame(b));
+        self.timeline_state(b).token = Some(token);
     }
 
     fn cancel_frames(&mut self, b: BoxId) {
         if let Some(token) = self.timeline_state(b).token.take() {
-            self.shared.time.clock().cancel(token);
-            self.token_owner.remove(&token);
+            self.cancel_timer(token);
+        }
+    }
+
+    /// Schedules a clock token for `timer`.
+    fn schedule(&mut self, deadline: Time, timer: Timer) -> TimerToken {
+        let token = self.next_token;
+        self.next_token += 1;
+        self.timers.insert(token, timer);
+        self.shared.time.clock().schedule(deadline, token);
+        token
+    }
+
+    fn cancel_timer(&mut self, token: TimerToken) {
+        self.shared.time.clock().cancel(token);
+        self.timers.remove(&token);
+    }
+
+    /// A clock token came due.
+    fn wake(&mut self, token: TimerToken) {
+        match self.timers.remove(&token) {
+            Some(Timer::Frame(b)) => self.next_frame(b, token),
+            Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
+            Some(Timer::SlowStop(ticket)) => {
+                if let Some(p) = self.waiting.get(&ticket) {
+                    let (b, hook) = (p.b, p.hook.clone());
+                    self.record(
+                        b,
+                        TraceStep::Log {
+                            level: "warning".into(),
+                            message: format!(
+                                "{hook} still running after {} s; waiting for it (R13)",
+                                SLOW_STOP.as_secs()
+                            ),
+                        },
+                    );
+                }
+            }
+            None => {}
         }
     }
 
     /// A frame deadline came: move the cursor, switch keyframes, end past the end (T6, G5).
-    fn wake(&mut self, token: TimerToken) {
-        let Some(b) = self.token_owner.remove(&token) else {
-            return;
-        };
+    fn next_frame(&mut self, b: BoxId, token: TimerToken) {
         let state = self.timeline_state(b);
         if state.token != Some(token) || !state.playing {
             return;
@@ -1501,5 +1656,266 @@ impl Control {
             self.schedule_next_frame(b);
         }
         steps
+    }
+}
+
+/// Resources (§6).
+impl Control {
+    fn names(resources: &[ResourceNode]) -> Vec<String> {
+        resources.iter().map(|r| r.name.clone()).collect()
+    }
+
+    /// Q1–Q3 for box `b` starting in op `id`: take the resources if free; otherwise act on
+    /// each holder in the way by its lock type, and wait (parking the op) or give up (R9).
+    fn acquire(&mut self, id: usize, b: BoxId) -> Vec<Step> {
+        let wanted = self.shared.graph.node(b).resources.clone();
+        self.record(
+            b,
+            TraceStep::Resource {
+                what: "ask".into(),
+                names: Self::names(&wanted),
+            },
+        );
+        let conflicts: Vec<(BoxId, LockType, String)> = self
+            .holdings
+            .conflicts(b, &wanted)
+            .into_iter()
+            .map(|(holder, rs)| {
+                // The holder's strongest hold decides (the reference's generated code let
+                // the last resource decide, a bug: runtime-semantics.md §9, bug 6).
+                let strongest = rs
+                    .iter()
+                    .map(|r| r.lock)
+                    .max_by_key(|l| match l {
+                        LockType::StopOnDemand => 0,
+                        LockType::PauseOnDemand => 1,
+                        LockType::CallbackOnDemand => 2,
+                        LockType::Lock => 3,
+                    })
+                    .unwrap_or(LockType::Lock);
+                (holder, strongest, rs[0].name.clone())
+            })
+            .collect();
+        let mut blocked = false;
+        for (holder, lock, name) in conflicts {
+            match lock {
+                LockType::Lock => blocked = true,
+                LockType::CallbackOnDemand => {
+                    blocked = true;
+                    if self.code[holder.0 as usize].defines(&Hook::Resource { name: name.clone() })
+                    {
+                        self.spawn_op(vec![Step::Hook(holder, Hook::Resource { name })]);
+                    }
+                }
+                LockType::StopOnDemand => self.lose(holder),
+                LockType::PauseOnDemand => self.pause_for_resources(holder),
+            }
+        }
+        // Stopped or paused holders may have released at once.
+        if self.holdings.conflicts(b, &wanted).is_empty() {
+            self.grant(b, &wanted);
+            return Vec::new();
+        }
+        // Q2: a Lock or Callback holder makes the asker wait up to its timeout (the longest
+        // of its resources'); holders being stopped or paused release soon, so waiting for
+        // them alone has no deadline.
+        let timeout = wanted
+            .iter()
+            .map(|r| r.timeout)
+            .max_by_key(|t| t.map_or(u128::MAX, |d| d.as_nanos()))
+            .flatten();
+        if blocked && timeout == Some(Duration::ZERO) {
+            return self.resource_failed(id, b);
+        }
+        let deadline = match timeout {
+            Some(t) if blocked => {
+                let at = Time(self.now().0.saturating_add(t.as_nanos() as u64));
+                Some(self.schedule(at, Timer::ResourceDeadline(b)))
+            }
+            _ => None,
+        };
+        if let Some(op) = self.ops[id].as_mut() {
+            op.waiting = true;
+        }
+        self.resource_waiters.push(ResourceWaiter {
+            b,
+            op: Some(id),
+            deadline,
+        });
+        // Step again is not needed: the op resumes after this step once granted.
+        Vec::new()
+    }
+
+    fn grant(&mut self, b: BoxId, resources: &[ResourceNode]) {
+        self.holdings.grant(b, resources);
+        self.record(
+            b,
+            TraceStep::Resource {
+                what: "got".into(),
+                names: Self::names(resources),
+            },
+        );
+    }
+
+    /// Q5: `b` releases what it holds (traced), and waiting boxes that can now go, go.
+    fn release(&mut self, b: BoxId) {
+        let Some(held) = self.holdings.release(b) else {
+            return;
+        };
+        self.losing.remove(&b);
+        self.record(
+            b,
+            TraceStep::Resource {
+                what: "free".into(),
+                names: Self::names(&held),
+            },
+        );
+        self.grant_waiters();
+    }
+
+    /// Grants resources to the waiting boxes that can have them, in arrival order.
+    fn grant_waiters(&mut self) {
+        let mut i = 0;
+        while i < self.resource_waiters.len() {
+            let b = self.resource_waiters[i].b;
+            let wanted = self.shared.graph.node(b).resources.clone();
+            if !self.holdings.conflicts(b, &wanted).is_empty() {
+                i += 1;
+                continue;
+            }
+            let w = self.resource_waiters.remove(i);
+            if let Some(token) = w.deadline {
+                self.cancel_timer(token);
+            }
+            self.grant(b, &wanted);
+            match w.op {
+                Some(op) => {
+                    if let Some(o) = self.ops[op].as_mut() {
+                        o.waiting = false;
+                        self.advance(op);
+                    }
+                }
+                // Paused on demand (Q3): it plays again.
+                None => self.timeline_command(b, TimelineCommand::Play),
+            }
+            // Granting may have started and stopped boxes: look again from the start.
+            i = 0;
+        }
+    }
+
+    /// Box `b` is unloaded: its waits for resources end, and the starts waiting on them are
+    /// dropped (no hook of an unloaded box runs).
+    fn forget_resource_waits(&mut self, b: BoxId) {
+        let mut i = 0;
+        while i < self.resource_waiters.len() {
+            if self.resource_waiters[i].b != b {
+                i += 1;
+                continue;
+            }
+            let w = self.resource_waiters.remove(i);
+            if let Some(token) = w.deadline {
+                self.cancel_timer(token);
+            }
+            if let Some(op) = w.op {
+                self.ops[op] = None;
+            }
+        }
+    }
+
+    /// Q2, R9: box `b` waited for its resources until the deadline.
+    fn resource_timeout(&mut self, b: BoxId, token: TimerToken) {
+        let Some(i) = self
+            .resource_waiters
+            .iter()
+            .position(|w| w.b == b && w.deadline == Some(token))
+        else {
+            return;
+        };
+        let w = self.resource_waiters.remove(i);
+        if let Some(op) = w.op {
+            let steps = self.resource_failed(op, b);
+            if let Some(o) = self.ops[op].as_mut() {
+                o.steps.extend(steps);
+                o.waiting = false;
+                self.advance(op);
+            }
+        }
+    }
+
+    /// R9 for the start op `id` of box `b`: no hook, no load; `onResourceError` or
+    /// `onStopped` instead. Returns the steps that replace the rest of the op.
+    fn resource_failed(&mut self, id: usize, b: BoxId) -> Vec<Step> {
+        let names = Self::names(&self.shared.graph.node(b).resources);
+        self.record(
+            b,
+            TraceStep::Resource {
+                what: "timeout".into(),
+                names,
+            },
+        );
+        if let Some(op) = self.ops[id].as_mut() {
+            op.steps.clear();
+        }
+        vec![Step::ResourceError(b)]
+    }
+
+    /// R12: the holder `a` of a "Stop on demand" resource is stopped for another box:
+    /// `onResourceLost` if defined, its content unloaded, its resources released, then
+    /// `onStopped` if there was no `onResourceLost`.
+    fn lose(&mut self, a: BoxId) {
+        if !self.losing.insert(a) {
+            return; // Already being stopped.
+        }
+        let held = self.shared.graph.node(a).resources.clone();
+        self.record(
+            a,
+            TraceStep::Resource {
+                what: "lost".into(),
+                names: Self::names(&held),
+            },
+        );
+        self.boxes[a.0 as usize].last = LastCommand::Stop;
+        let steps = if self.code[a.0 as usize].defines(&Hook::ResourceLost) {
+            vec![
+                Step::Hook(a, Hook::ResourceLost),
+                Step::UnloadContent(a),
+                Step::Release(a),
+            ]
+        } else {
+            vec![
+                Step::UnloadContent(a),
+                Step::Release(a),
+                Step::FireStopped(a),
+            ]
+        };
+        self.spawn_op(steps);
+    }
+
+    /// Q3 "Pause on demand": the holder's timeline pauses, it releases, and it waits (with
+    /// no deadline) to take its resources again and play on.
+    fn pause_for_resources(&mut self, a: BoxId) {
+        let held = self.shared.graph.node(a).resources.clone();
+        self.record(
+            a,
+            TraceStep::Resource {
+                what: "lost".into(),
+                names: Self::names(&held),
+            },
+        );
+        self.timeline_command(a, TimelineCommand::Pause);
+        if let Some(held) = self.holdings.release(a) {
+            self.record(
+                a,
+                TraceStep::Resource {
+                    what: "free".into(),
+                    names: Self::names(&held),
+                },
+            );
+        }
+        self.resource_waiters.push(ResourceWaiter {
+            b: a,
+            op: None,
+            deadline: None,
+        });
     }
 }

@@ -5,6 +5,7 @@ use choreo_xar::model::{
     BoxDef, ContentType, Diagram, InputNature, OutputNature, PortRef, Timeline, XarFile,
 };
 
+use crate::resource::ResourceNode;
 use crate::value::Value;
 
 /// A box instance, as an index into [`Graph::boxes`].
@@ -120,6 +121,8 @@ pub struct BoxNode {
     pub outputs: Vec<OutputNode>,
     /// Parameters, in file order.
     pub parameters: Vec<ParameterNode>,
+    /// Resources it takes when started (§6).
+    pub resources: Vec<ResourceNode>,
     /// Diagram or timeline.
     pub content: Content,
     /// The script's code (for script hosts).
@@ -236,6 +239,7 @@ impl Graph {
                     inherits: p.inherits(),
                 })
                 .collect(),
+            resources: def.resources.iter().map(ResourceNode::from_model).collect(),
             content: Content::None,
             code: def.code().to_string(),
             fps: match &def.timeline {

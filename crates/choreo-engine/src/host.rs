@@ -26,6 +26,15 @@ pub enum Hook {
         /// The value.
         value: Value,
     },
+    /// `onResourceLost`: a resource held with "Stop on demand" is wanted elsewhere (R12).
+    ResourceLost,
+    /// `onResourceError`: the resources were still busy when the timeout expired (R9).
+    ResourceError,
+    /// `onResource(name)`: a resource held with "Callback on demand" is wanted elsewhere (Q3).
+    Resource {
+        /// The resource asked for.
+        name: String,
+    },
 }
 
 impl Hook {
@@ -35,6 +44,9 @@ impl Hook {
             Hook::Load => "onLoad".to_string(),
             Hook::Unload => "onUnload".to_string(),
             Hook::Input { name, .. } => format!("onInput_{name}"),
+            Hook::ResourceLost => "onResourceLost".to_string(),
+            Hook::ResourceError => "onResourceError".to_string(),
+            Hook::Resource { .. } => "onResource".to_string(),
         }
     }
 }
@@ -44,6 +56,14 @@ impl Hook {
 pub trait BoxCode: Send + Sync {
     /// Runs a hook. A missing hook is not an error: return `Ok(())`.
     fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String>;
+
+    /// Whether the box defines an optional hook whose absence changes what the engine does
+    /// (`onResourceLost`, `onResourceError`, `onResource`: R9, R12, Q3). Other hooks are
+    /// always called; a missing one just returns.
+    fn defines(&self, hook: &Hook) -> bool {
+        let _ = hook;
+        false
+    }
 
     /// True for code that never blocks (no sleep, no waiting on anything): the engine then
     /// runs its hooks on the control thread, skipping the hand-off to a worker.
@@ -246,6 +266,8 @@ pub type NativeFn = Arc<dyn Fn(&Hook, &BoxContext) -> Result<(), String> + Send 
 #[derive(Default, Clone)]
 pub struct NativeHost {
     by_name: HashMap<String, (NativeFn, bool)>,
+    /// Optional hooks (see [`BoxCode::defines`]) that boxes of a name define, by script name.
+    defined: HashMap<String, Vec<String>>,
 }
 
 impl NativeHost {
@@ -264,6 +286,16 @@ impl NativeHost {
         self
     }
 
+    /// Says that the boxes named `name` define the optional hooks `hooks` (script names such
+    /// as `onResourceLost`; see [`BoxCode::defines`]); their code receives them.
+    pub fn defining(mut self, name: &str, hooks: &[&str]) -> NativeHost {
+        self.defined
+            .entry(name.to_string())
+            .or_default()
+            .extend(hooks.iter().map(ToString::to_string));
+        self
+    }
+
     /// Gives the boxes named `name` the code `f`, run on the control thread: `f` must never
     /// block (see [`BoxCode::runs_inline`]); a [`BoxContext::sleep`] there returns at once.
     pub fn with_inline(
@@ -276,24 +308,35 @@ impl NativeHost {
     }
 }
 
-/// A native box: its function and whether it runs inline; no function is a placeholder.
-struct NativeBox(Option<(NativeFn, bool)>);
+/// A native box: its function and whether it runs inline (no function: a placeholder), and
+/// the optional hooks it defines.
+struct NativeBox {
+    code: Option<(NativeFn, bool)>,
+    defined: Vec<String>,
+}
 
 impl BoxCode for NativeBox {
     fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
-        match &self.0 {
+        match &self.code {
             Some((f, _)) => f(hook, ctx),
             None => Ok(()),
         }
     }
 
+    fn defines(&self, hook: &Hook) -> bool {
+        self.defined.contains(&hook.script_name())
+    }
+
     fn runs_inline(&self) -> bool {
-        self.0.as_ref().is_none_or(|(_, inline)| *inline)
+        self.code.as_ref().is_none_or(|(_, inline)| *inline)
     }
 }
 
 impl ScriptHost for NativeHost {
     fn construct(&self, node: &BoxNode, _ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
-        Ok(Arc::new(NativeBox(self.by_name.get(&node.name).cloned())))
+        Ok(Arc::new(NativeBox {
+            code: self.by_name.get(&node.name).cloned(),
+            defined: self.defined.get(&node.name).cloned().unwrap_or_default(),
+        }))
     }
 }

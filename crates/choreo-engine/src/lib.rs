@@ -6,6 +6,7 @@
 //! - [`graph`]: a behavior instantiated: boxes, ports, parameters and links as indices.
 //! - [`engine`]: the control thread, the lifecycle, timelines.
 //! - [`host`]: the boundary to box code (script hosts, native boxes).
+//! - [`resource`]: box resources and the resource tree (§6).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
 //! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread. [`trace`]: the event trace. [`value`]: dynamic values.
 
@@ -14,6 +15,7 @@ pub mod clock;
 pub mod engine;
 pub mod graph;
 pub mod host;
+pub mod resource;
 pub mod robot;
 pub mod trace;
 pub mod value;

@@ -113,6 +113,14 @@ pub enum Step {
         /// Whether it succeeded.
         ok: bool,
     },
+    /// Resource traffic (§6): `ask` (the box starts and wants them), `got`, `timeout` (R9),
+    /// `lost` (taken by another box, R12, or paused for it), `free` (released, Q5).
+    Resource {
+        /// What happened.
+        what: String,
+        /// The resource names.
+        names: Vec<String>,
+    },
     /// Box code logged a message (`self.logger.info(...)`, `self.log(...)`, `print`).
     Log {
         /// `debug`, `info`, `warning`, `error` or `fatal`.
@@ -226,6 +234,7 @@ impl Event {
             Step::RobotReturn { method, ok } => {
                 format!("svc_ret {method}{}", if *ok { "" } else { " err" })
             }
+            Step::Resource { what, names } => format!("res {what} {}", names.join(",")),
             Step::Log { level, message } => format!("log {level}: {message}"),
             Step::Behavior { what } => format!("beh {what}"),
         };

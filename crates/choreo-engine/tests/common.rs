@@ -51,6 +51,16 @@ pub fn run_with(
     host: NativeHost,
     robot: Option<std::sync::Arc<dyn choreo_engine::Robot>>,
 ) -> (Outcome, Vec<String>) {
+    let (outcome, events) = run_events(xml, host, robot);
+    (outcome, events.iter().map(|e| e.short()).collect())
+}
+
+/// [`run_with`], returning the full events (with their times).
+pub fn run_events(
+    xml: &str,
+    host: NativeHost,
+    robot: Option<std::sync::Arc<dyn choreo_engine::Robot>>,
+) -> (Outcome, Vec<choreo_engine::trace::Event>) {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;
@@ -73,7 +83,7 @@ pub fn run_with(
         let _ = engine.wait(Duration::from_secs(20));
     }
     drop(engine);
-    (outcome, trace.events().iter().map(|e| e.short()).collect())
+    (outcome, trace.events())
 }
 
 /// Asserts that `lines` contains `expected` in this order (other lines may come between).
