@@ -657,3 +657,154 @@ fn s3_inheritance_takes_the_nearest_ancestor_and_skips_boxes_without_the_name() 
         assert_eq!(got, expected);
     }
 }
+
+/// root: onStart -> A.onStart; A holds B (started by A's onStart).
+fn nested() -> String {
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 2, 1, 2));
+    behavior(&format!(
+        "{}{}",
+        boxed("A", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ))
+}
+
+#[test]
+fn r6_loading_a_box_calls_on_load_and_loads_nothing_inside() {
+    let (_, t) = run(&nested(), NativeHost::new());
+    let a_load = pos(&t, "root/A ret onLoad");
+    let a_start = pos(&t, "root/A call onInput_onStart");
+    let b_load = pos(&t, "root/A/B call onLoad");
+    assert!(a_load < a_start && a_start < b_load, "{t:#?}");
+}
+
+#[test]
+fn r7_r15_unload_breaks_links_then_unloads_boxes_parent_before_children() {
+    let (_, t) = run(&nested(), NativeHost::new());
+    assert_in_order(
+        &t,
+        &[
+            "beh stop",
+            "root links_off",
+            "root/A call onUnload",
+            "root/A ret onUnload",
+            "root/A links_off",
+            "root/A/B call onUnload",
+            "root/A/B ret onUnload",
+            "root del",
+        ],
+    );
+}
+
+#[test]
+fn p2_a_script_box_gets_its_hook_whatever_the_input_nature() {
+    let ev = r#"<Input name="ev" type="1" type_size="1" nature="1" inner="0" id="5"/>"#;
+    let xml = behavior(&format!(
+        "{}{}{}{}",
+        boxed("A", 1, ev, ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 1, 5),
+        link(0, 2, 1, 3)
+    ));
+    let (_, t) = run(&xml, NativeHost::new());
+    for hook in ["onInput_onStart", "onInput_ev", "onInput_onStop"] {
+        assert!(t.contains(&format!("root/A ret {hook}")), "{hook}: {t:#?}");
+    }
+    assert!(!t.iter().any(|l| l.starts_with("root/A links")), "{t:#?}");
+}
+
+#[test]
+fn p5_g3_a_punctual_output_only_delivers_and_on_event_forwards_after_its_hook() {
+    let ev = r#"<Input name="ev" type="1" type_size="1" nature="1" inner="0" id="5"/>"#;
+    let punctual = r#"<Output name="p" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
+    // B (holder of C) gets ev from A's punctual output p; ev is forwarded to C.onStop.
+    let inner = format!(
+        "{}{}{}",
+        boxed("C", 1, "", ""),
+        link(0, 2, 1, 2),
+        link(0, 5, 1, 3)
+    );
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("A", 1, punctual, ""),
+        boxed("B", 2, ev, &inner),
+        link(0, 2, 2, 2),
+        link(0, 2, 1, 2),
+        link(1, 5, 2, 5)
+    ));
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.fire("p", Value::None)?;
+        }
+        Ok(())
+    });
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root/A out p None",
+            "root deliver A.p -> B.ev",
+            "root/B call onInput_ev",
+            "root/B ret onInput_ev",
+            "root/B deliver (parent).ev -> C.onStop",
+        ],
+    );
+    // P5: no unload of A's content, no timeline event, A still loaded.
+    let out = pos(&t, "root/A out p None");
+    assert!(
+        !t[out..]
+            .iter()
+            .take_while(|l| *l != "beh stop")
+            .any(|l| l.starts_with("root/A links") || l.starts_with("root/A tl")),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn g4_a_stopped_output_stops_the_content_then_delivers() {
+    // A holds B, which fires A's onStopped at once (link to owner output 4); A.onStopped ->
+    // D.onStart.
+    let inner = format!(
+        "{}{}{}",
+        boxed("B", 1, "", ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    );
+    let xml = behavior(&format!(
+        "{}{}{}{}",
+        boxed("A", 1, "", &inner),
+        boxed("D", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 2, 2)
+    ));
+    let host = NativeHost::new().with("B", finisher());
+    let (_, t) = run(&xml, host);
+    assert_in_order(
+        &t,
+        &[
+            "root/A/B out onStopped None",
+            "root/A out onStopped None",
+            "root/A links_off",
+            "root/A/B ret onUnload",
+            "root deliver A.onStopped -> D.onStart",
+        ],
+    );
+}
+
+#[test]
+fn g6_on_load_and_on_unload_are_called_once_per_load() {
+    let (_, t) = run(&nested(), NativeHost::new());
+    for b in ["root/A", "root/A/B"] {
+        assert_eq!(
+            t.iter()
+                .filter(|l| **l == format!("{b} call onLoad"))
+                .count(),
+            1
+        );
+        assert_eq!(
+            t.iter()
+                .filter(|l| **l == format!("{b} call onUnload"))
+                .count(),
+            1
+        );
+    }
+}

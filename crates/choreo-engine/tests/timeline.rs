@@ -357,3 +357,64 @@ fn virtual_time_gives_the_same_trace_as_real_time() {
     };
     assert_eq!(run_in(true), run_in(false));
 }
+
+#[test]
+fn r17_a_stop_pauses_unloads_the_active_keyframes_and_sets_the_cursor_to_minus_one() {
+    // A (first keyframe) stops its parent timeline, then the timeline is played again: it
+    // starts over from the start frame (the cursor was -1).
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.parent_timeline(TimelineCommand::Stop);
+        }
+        Ok(())
+    });
+    let (outcome, t) = run(&two_keyframes(), host);
+    assert_eq!(outcome, Outcome::Idle);
+    assert_in_order(
+        &t,
+        &[
+            "root/T tl stop",
+            "root/T kf_off L/first",
+            "root/T links_off",
+            "root/T/A call onUnload",
+        ],
+    );
+    let stop = pos(&t, "root/T tl stop");
+    assert!(
+        !t[stop..].iter().any(|l| l.starts_with("root/T frame")),
+        "no frame after the stop:\n{t:#?}"
+    );
+}
+
+#[test]
+fn t5_p4_the_parent_timeline_of_a_keyframe_box_is_its_owner_and_on_load_is_the_entry() {
+    // A sits in the first keyframe of T: its parent timeline is T's. It is started only by
+    // the keyframe diagram's onLoad (P4); it moves T to frame 10 (T5).
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            assert!(ctx.parent_timeline(TimelineCommand::GoToFrame(10)));
+        }
+        Ok(())
+    });
+    let (_, t) = run(&two_keyframes(), host);
+    assert_in_order(
+        &t,
+        &[
+            "root/T deliver (parent).onLoad -> A.onStart",
+            "root/T tl goto 10",
+            "root/T kf_on L/second",
+        ],
+    );
+    // A box outside any timeline has no parent timeline.
+    let host = NativeHost::new().with("T", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            assert!(!ctx.parent_timeline(TimelineCommand::Pause));
+        }
+        Ok(())
+    });
+    let (_, t) = run(&two_keyframes(), host);
+    assert!(
+        !t.iter().any(|l| l.contains("ret onInput_onStart err")),
+        "{t:#?}"
+    );
+}
