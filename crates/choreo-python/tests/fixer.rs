@@ -1,0 +1,523 @@
+//! The Python-2 fixer: one test per rewrite (input → expected output, lines kept, output
+//! compiles with CPython 3.11), strings and comments untouched, no panic on any input, and
+//! every distinct box script of the shared corpus compiling after fixing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use choreo_python::fixer::{Rewrite, fix, fix_report};
+use choreo_xar::BoxDef;
+use proptest::prelude::*;
+use pyo3::prelude::*;
+
+fn lines(s: &str) -> usize {
+    let b = s.as_bytes();
+    b.iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')))
+        .count()
+}
+
+/// Compiles `src` with CPython; the error as `line: message`.
+fn compile(src: &str, name: &str) -> Result<(), String> {
+    Python::attach(|py| {
+        let warnings = py.import("warnings").unwrap();
+        warnings.call_method1("simplefilter", ("ignore",)).unwrap();
+        let compile = py.import("builtins").unwrap().getattr("compile").unwrap();
+        compile.call1((src, name, "exec")).map(|_| ()).map_err(|e| {
+            let v = e.value(py);
+            let line = v
+                .getattr("lineno")
+                .and_then(|l| l.extract::<i64>())
+                .unwrap_or(0);
+            let text = v
+                .getattr("text")
+                .and_then(|l| l.extract::<String>())
+                .unwrap_or_default();
+            format!("line {line}: {e} | {}", text.trim())
+        })
+    })
+}
+
+/// The value of the Python expression `expr`, as a string.
+fn eval_str(expr: &str) -> String {
+    Python::attach(|py| {
+        let builtins = py.import("builtins").unwrap();
+        builtins
+            .getattr("eval")
+            .unwrap()
+            .call1((expr, pyo3::types::PyDict::new(py)))
+            .unwrap()
+            .extract::<String>()
+            .unwrap()
+    })
+}
+
+/// `input` fixes to `expected`, with the same lines, the output compiles, and the rewrites
+/// reported are `what`.
+fn check(input: &str, expected: &str, what: &[Rewrite]) {
+    let fixed = fix_report(input);
+    assert_eq!(fixed.text, expected, "input:\n{input}");
+    assert_eq!(lines(&fixed.text), lines(input));
+    let reported: Vec<Rewrite> = fixed.changes.iter().map(|c| c.what).collect();
+    assert_eq!(reported, what, "input:\n{input}");
+    if let Err(e) = compile(&fixed.text, "<test>") {
+        panic!("output does not compile: {e}\n{}", fixed.text);
+    }
+}
+
+/// `input` is left exactly as it is.
+fn unchanged(input: &str) {
+    let fixed = fix_report(input);
+    assert_eq!(fixed.text, input);
+    assert!(fixed.changes.is_empty(), "{:?}", fixed.changes);
+}
+
+#[test]
+fn except_comma() {
+    use Rewrite::ExceptComma as E;
+    check(
+        "try:\n    pass\nexcept RuntimeError, e:\n    pass\n",
+        "try:\n    pass\nexcept RuntimeError as e:\n    pass\n",
+        &[E],
+    );
+    check(
+        "try:\n    pass\nexcept (IOError, os.error), err:\n    pass\n",
+        "try:\n    pass\nexcept (IOError, os.error) as err:\n    pass\n",
+        &[E],
+    );
+    check(
+        "try: pass\nexcept Exception,e: print(e)\n",
+        "try: pass\nexcept Exception as e: print(e)\n",
+        &[E],
+    );
+    unchanged("try:\n    pass\nexcept (A, B) as e:\n    pass\nexcept:\n    pass\n");
+}
+
+#[test]
+fn print_statement() {
+    use Rewrite::PrintStatement as P;
+    check("print \"x\"\n", "print(\"x\")\n", &[P]);
+    check("print x, y\n", "print(x, y)\n", &[P]);
+    check("print x,\n", "print(x, end=\" \")\n", &[P]);
+    check("print\n", "print()\n", &[P]);
+    check(
+        "import sys\nprint >>sys.stderr, x\n",
+        "import sys\nprint(x, file=sys.stderr)\n",
+        &[P],
+    );
+    check(
+        "import sys\nprint >>sys.stderr, \"a %s\" % b,\n",
+        "import sys\nprint(\"a %s\" % b, end=\" \", file=sys.stderr)\n",
+        &[P],
+    );
+    check("print >>f\n", "print(file=f)\n", &[P]);
+    check(
+        "def f(self):\n\tif x: print \"a\"; print\n",
+        "def f(self):\n\tif x: print(\"a\"); print()\n",
+        &[P, P],
+    );
+    check(
+        "print \"a\", \\\n    b  # c\n",
+        "print(\"a\", \\\n    b)  # c\n",
+        &[P],
+    );
+    check("print -1\n", "print(-1)\n", &[P]);
+    unchanged("print(x)\nprint (x, y)\nprint(x, file=f)\nprint = log\nprint.x\n");
+    unchanged("from __future__ import print_function\nprint(x)\n");
+}
+
+#[test]
+fn exec_statement() {
+    use Rewrite::ExecStatement as X;
+    check("exec code\n", "exec(code)\n", &[X]);
+    check("exec code in ns\n", "exec(code, ns)\n", &[X]);
+    check("exec \"a = 1\" in g, l\n", "exec(\"a = 1\", g, l)\n", &[X]);
+    unchanged("exec(code)\nexec(code, ns)\n");
+}
+
+#[test]
+fn raise_comma() {
+    use Rewrite::RaiseComma as R;
+    check(
+        "raise ValueError, \"bad\"\n",
+        "raise ValueError(\"bad\")\n",
+        &[R],
+    );
+    check("raise E, (1, 2)\n", "raise E(*(1, 2))\n", &[R]);
+    check(
+        "raise E, \"m\", tb\n",
+        "raise E(\"m\").with_traceback(tb)\n",
+        &[R],
+    );
+    unchanged("raise E(\"m\")\nraise\nraise E(a, b) from c\n");
+}
+
+#[test]
+fn not_equal() {
+    check(
+        "if a <> b:\n    pass\n",
+        "if a != b:\n    pass\n",
+        &[Rewrite::NotEqual],
+    );
+}
+
+#[test]
+fn octal_and_long_literals() {
+    check(
+        "os.chmod(p, 0777)\n",
+        "os.chmod(p, 0o777)\n",
+        &[Rewrite::OctalLiteral],
+    );
+    check(
+        "x = 10L + 0xFFL\n",
+        "x = 10 + 0xFF\n",
+        &[Rewrite::LongLiteral, Rewrite::LongLiteral],
+    );
+    check(
+        "x = 0777L\n",
+        "x = 0o777\n",
+        &[Rewrite::OctalLiteral, Rewrite::LongLiteral],
+    );
+    unchanged("x = 0 + 00 + 0.5 + 1e10 + 0x1f + 0o17 + 1j + 10 + .5 + 0.07\n");
+}
+
+#[test]
+fn ur_strings() {
+    use Rewrite::UrString as U;
+    check(
+        "p = re.compile(ur'\\d+\\s')\n",
+        "p = re.compile(r'\\d+\\s')\n",
+        &[U],
+    );
+    check("s = UR\"x\"\n", "s = R\"x\"\n", &[U]);
+    // Python 2 processed \u escapes in `ur` strings and kept every other backslash.
+    check(
+        "data = re.sub(ur'[\\u007b-\\uffff]', '', data)\n",
+        "data = re.sub('[\\u007b-\\uffff]', '', data)\n",
+        &[U],
+    );
+    let fixed = fix("ur'\\u00e9\\d\\\\u0041\\''");
+    assert_eq!(eval_str(&fixed), "\u{e9}\\d\\\\u0041\\'");
+    let fixed = fix("ur'''a\\u0041'b\n\\c'''");
+    assert_eq!(eval_str(&fixed), "aA'b\n\\c");
+    let fixed = fix("ur'\\u0041\\\nb'");
+    assert_eq!(lines(&fixed), 1);
+    assert_eq!(eval_str(&fixed), "A\\\nb");
+    unchanged("s = u'x' + r'\\d' + b'y' + br'z' + rb'w' + f'{x}' + Rb'v'\n");
+}
+
+#[test]
+fn backticks() {
+    check(
+        "s = `x` + `y.z`\n",
+        "s = repr(x) + repr(y.z)\n",
+        &[Rewrite::Backticks, Rewrite::Backticks],
+    );
+}
+
+#[test]
+fn qi_async() {
+    check(
+        "self.waiting = qi.async(self.triggerOutput, delay=int(t * 1000 * 1000))\n",
+        "self.waiting = qi.runAsync(self.triggerOutput, delay=int(t * 1000 * 1000))\n",
+        &[Rewrite::QiAsync],
+    );
+    check(
+        "from qi import async\nf = async(g, delay=5)\n",
+        "from qi import runAsync as async_\nf = async_(g, delay=5)\n",
+        &[Rewrite::QiAsync, Rewrite::KeywordName],
+    );
+    check(
+        "from qi import async as a, Future\n",
+        "from qi import runAsync as a, Future\n",
+        &[Rewrite::QiAsync],
+    );
+}
+
+#[test]
+fn async_and_await_as_names() {
+    use Rewrite::KeywordName as K;
+    check(
+        "class A:\n    def async(self, await=1):\n        self.async = await\n",
+        "class A:\n    def async_(self, await_=1):\n        self.async_ = await_\n",
+        &[K, K, K, K],
+    );
+    unchanged("async def f():\n    await g()\n    async with a:\n        pass\n");
+}
+
+#[test]
+fn renamed_modules() {
+    use Rewrite::RenamedModule as M;
+    check(
+        "import urllib2\nimport Queue, os\nimport thread as t\n",
+        "import urllib.request as urllib2\nimport queue as Queue, os\nimport _thread as t\n",
+        &[M, M, M],
+    );
+    check(
+        "import StringIO\ns = StringIO.StringIO()\n",
+        "import io as StringIO\ns = StringIO.StringIO()\n",
+        &[M],
+    );
+    check(
+        "from urllib2 import urlopen\nfrom cStringIO import StringIO\nimport httplib, __builtin__\n",
+        "from urllib.request import urlopen\nfrom io import StringIO\nimport http.client as httplib, builtins as __builtin__\n",
+        &[M, M, M, M],
+    );
+    unchanged("import os, sys\nimport urllib.request\nfrom queue import Queue\nimport mutex\n");
+}
+
+#[test]
+fn urllib() {
+    use Rewrite::Urllib as U;
+    check(
+        "import urllib\ndata = urllib.urlencode(v)\nf = urllib.urlopen(u)\n",
+        "import urllib.request, urllib.parse\ndata = urllib.parse.urlencode(v)\nf = urllib.request.urlopen(u)\n",
+        &[U, U, U],
+    );
+    check(
+        "from urllib import urlencode, urlopen as o\n",
+        "from urllib.parse import urlencode; from urllib.request import urlopen as o\n",
+        &[U],
+    );
+    check(
+        "from urllib import quote\n",
+        "from urllib.parse import quote\n",
+        &[U],
+    );
+    unchanged("import urllib\nx = urllib.parse.quote(s)\n");
+}
+
+#[test]
+fn tab_indentation() {
+    use Rewrite::TabIndent as T;
+    check(
+        "if x:\n\tif y:\n\t    a = 1\n        b = '\t'\n",
+        "if x:\n        if y:\n            a = 1\n        b = '\t'\n",
+        &[T, T],
+    );
+    // Tabs alone (or spaces alone) are consistent: left as they are.
+    unchanged("if x:\n\tif y:\n\t\ta = 1\n");
+}
+
+#[test]
+fn strings_and_comments_are_untouched() {
+    unchanged(
+        "s = \"print x; except A, e: <> 0777 10L `x` qi.async( import Queue\"\n\
+         t = '''\nprint x\nexcept E, e:\n  a <> b\n'''  # print x <> `y` 0777\n\
+         # raise E, m\n\
+         u = \"a\\\n<> 0777\"\n",
+    );
+}
+
+#[test]
+fn crlf_and_odd_input_keep_lines() {
+    check(
+        "print x\r\nexcept_ = 1 <> 2\r\n",
+        "print(x)\r\nexcept_ = 1 != 2\r\n",
+        &[Rewrite::PrintStatement, Rewrite::NotEqual],
+    );
+    for s in [
+        "",
+        "\n",
+        "print",
+        "'''",
+        "ur'",
+        "print >>",
+        "raise E,",
+        "exec",
+        "`",
+        "(\n",
+        ")\n)\n",
+        "\\",
+        "print \"a\" \\\n",
+    ] {
+        assert_eq!(lines(&fix(s)), lines(s), "{s:?}");
+    }
+}
+
+const PY2_BITS: &[&str] = &[
+    "print", "exec", "raise", "except", "import", "from", "async", "await", "qi", ".", ",", ":",
+    ";", "(", ")", "[", "]", "`", "<>", ">>", "0777", "10L", "ur'", "'", "\"", "'''", "\\", "\n",
+    "\r", "\t", " ", "    ", "#", "in", "urllib", "Queue", "as", "x", "e", "é",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn never_panics_and_keeps_lines_on_any_string(s in any::<String>()) {
+        let fixed = fix(&s);
+        prop_assert_eq!(lines(&fixed), lines(&s));
+    }
+
+    #[test]
+    fn never_panics_and_keeps_lines_on_bytes(b in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let s = String::from_utf8_lossy(&b);
+        prop_assert_eq!(lines(&fix(&s)), lines(&s));
+    }
+
+    #[test]
+    fn never_panics_and_keeps_lines_on_python2_soup(
+        parts in proptest::collection::vec(proptest::sample::select(PY2_BITS), 0..80)
+    ) {
+        let s = parts.join(" ");
+        let fixed = fix_report(&s);
+        prop_assert_eq!(lines(&fixed.text), lines(&s));
+        let s = parts.concat();
+        prop_assert_eq!(lines(&fix(&s)), lines(&s));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// Every box with a script below `b`, with its path (`file:root/Box/Inner`).
+fn collect(b: &BoxDef, path: &str, out: &mut BTreeMap<String, String>) {
+    let path = format!("{path}/{}", b.name);
+    let code = b.code();
+    if !code.trim().is_empty() {
+        out.entry(code.to_string()).or_insert_with(|| path.clone());
+    }
+    for d in b.diagrams() {
+        for child in &d.boxes {
+            collect(child, &path, out);
+        }
+    }
+}
+
+/// Distinct box scripts of the corpus (script → first box path), and the files that could
+/// not be read.
+fn corpus_scripts(dir: &Path) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| matches!(x, "xar" | "crg" | "cbl" | "pkg"))
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut scripts = BTreeMap::new();
+    let mut unreadable = Vec::new();
+    for f in &files {
+        let shown = f.strip_prefix(dir).unwrap_or(f).display().to_string();
+        match choreo_xar::source::load_path(f) {
+            Ok(project) => {
+                for b in &project.behaviors {
+                    collect(
+                        &b.xar.root_box,
+                        &format!("{shown}:{}", b.path),
+                        &mut scripts,
+                    );
+                }
+            }
+            Err(_) => unreadable.push(shown),
+        }
+    }
+    (scripts, unreadable)
+}
+
+#[test]
+fn every_corpus_script_compiles_after_fixing() {
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        println!(
+            "NOTICE: {} is absent: corpus fixer test skipped",
+            dir.display()
+        );
+        eprintln!(
+            "NOTICE: {} is absent: corpus fixer test skipped",
+            dir.display()
+        );
+        return;
+    }
+    let (scripts, unreadable) = corpus_scripts(&dir);
+    let before: usize = scripts
+        .iter()
+        .filter(|(s, p)| compile(s, p).is_ok())
+        .count();
+
+    let started = Instant::now();
+    let fixed: Vec<_> = scripts.keys().map(|s| fix_report(s)).collect();
+    let fix_time = started.elapsed();
+
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<Rewrite, (usize, BTreeSet<usize>)> = BTreeMap::new();
+    let (mut needed, mut valid_changed) = (0, Vec::new());
+    for (i, ((src, path), f)) in scripts.iter().zip(&fixed).enumerate() {
+        assert_eq!(lines(&f.text), lines(src), "{path}: line count changed");
+        if !f.changes.is_empty() {
+            needed += 1;
+            if compile(src, path).is_ok() {
+                valid_changed.push((
+                    path,
+                    f.changes.iter().map(|c| c.what).collect::<BTreeSet<_>>(),
+                ));
+            }
+        }
+        for c in &f.changes {
+            let e = counts.entry(c.what).or_default();
+            e.0 += 1;
+            e.1.insert(i);
+        }
+        if let Err(e) = compile(&f.text, path) {
+            failures.push(format!("{path}: {e}"));
+        }
+    }
+    let started = Instant::now();
+    for f in &fixed {
+        compile(&f.text, "<timing>").ok();
+    }
+    let compile_time = started.elapsed();
+
+    println!(
+        "corpus: {} distinct box scripts ({} files unreadable: {}); {before} compile with CPython 3.11 as they are, {needed} needed fixing, {} compile after fixing",
+        scripts.len(),
+        unreadable.len(),
+        unreadable.join(", "),
+        scripts.len() - failures.len()
+    );
+    for (what, (n, in_scripts)) in &counts {
+        println!(
+            "  {:>4} × in {:>3} scripts: {}",
+            n,
+            in_scripts.len(),
+            what.describe()
+        );
+    }
+    for (path, whats) in &valid_changed {
+        println!("  already valid Python 3, still rewritten ({whats:?}): {path}");
+    }
+    println!(
+        "fix time for all {} scripts: {:.2} ms; compile time: {:.2} ms",
+        scripts.len(),
+        fix_time.as_secs_f64() * 1e3,
+        compile_time.as_secs_f64() * 1e3
+    );
+    assert!(
+        failures.is_empty(),
+        "{} scripts do not compile after fixing:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(scripts.len() > 500);
+}
