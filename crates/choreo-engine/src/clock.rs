@@ -420,6 +420,8 @@ struct VirtualState {
 /// gives two wake-ups, and [`Clock::cancel`] forgets all of them.
 pub struct VirtualClock {
     state: Mutex<VirtualState>,
+    /// `state.now`, readable without the lock (every trace event reads the time).
+    now: std::sync::atomic::AtomicU64,
     /// Signalled when sleepers are woken.
     woken: Condvar,
     sink: WakeSink,
@@ -431,6 +433,7 @@ impl VirtualClock {
     pub fn new(sink: WakeSink) -> Arc<VirtualClock> {
         Arc::new(VirtualClock {
             state: Mutex::new(VirtualState::default()),
+            now: std::sync::atomic::AtomicU64::new(0),
             woken: Condvar::new(),
             sink,
         })
@@ -439,7 +442,7 @@ impl VirtualClock {
 
 impl Clock for VirtualClock {
     fn now(&self) -> Time {
-        lock(&self.state).now
+        Time(self.now.load(std::sync::atomic::Ordering::Acquire))
     }
 
     fn schedule(&self, deadline: Time, token: TimerToken) {
@@ -487,6 +490,7 @@ impl Clock for VirtualClock {
         };
         state.now = state.now.max(next);
         let now = state.now;
+        self.now.store(now.0, std::sync::atomic::Ordering::Release);
         while let Some(token) = state.queue.pop_due(now) {
             drop(state);
             (self.sink)(token);

@@ -20,7 +20,7 @@ use crate::graph::{BoxId, Content, DiagramId, Graph, Target};
 use crate::host::{BoxCode, BoxContext, Hook, ScriptHost, TimelineCommand};
 use crate::resource::{Holdings, LockType, ResourceNode};
 use crate::robot::{MemorySink, Robot};
-use crate::trace::{Step as TraceStep, Trace};
+use crate::trace::{Compact, End, HookRef, Step as TraceStep, Trace};
 use crate::value::Value;
 
 /// How a run ended.
@@ -95,7 +95,7 @@ pub(crate) enum Command {
 
 /// State shared by the control thread, the workers and box contexts.
 pub(crate) struct Shared {
-    pub graph: Graph,
+    pub graph: Arc<Graph>,
     pub robot: Option<Arc<dyn Robot>>,
     /// Each box's current frame rate (setFPS changes it; box code reads it any time).
     fps: Vec<AtomicU32>,
@@ -148,13 +148,13 @@ impl Shared {
             return false;
         };
         self.params()[b.0 as usize][i] = value.clone();
-        self.trace.record(
+        self.trace.record_box(
             self.time.now(),
-            &node.path,
-            TraceStep::Param {
+            b,
+            Compact::Full(TraceStep::Param {
                 name: name.to_string(),
                 value,
-            },
+            }),
         );
         true
     }
@@ -253,7 +253,7 @@ enum Phase {
 struct Pending {
     op: usize,
     b: BoxId,
-    hook: String,
+    hook: HookRef,
     slow_stop: Option<TimerToken>,
 }
 
@@ -436,7 +436,8 @@ impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
     pub fn load(x: &XarFile, host: &dyn ScriptHost, options: Options) -> Result<Engine, String> {
-        let graph = Graph::new(x);
+        let graph = Arc::new(Graph::new(x));
+        options.trace.bind(Arc::clone(&graph));
         let (queue, commands) = crossbeam_channel::unbounded();
         let sink_queue = queue.clone();
         let sink: WakeSink = Arc::new(move |token| {
@@ -475,9 +476,11 @@ impl Engine {
             let c = host
                 .construct(node, &ctx)
                 .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
-            shared
-                .trace
-                .record(shared.time.now(), &node.path, TraceStep::New);
+            shared.trace.record_box(
+                shared.time.now(),
+                BoxId(i as u32),
+                Compact::Full(TraceStep::New),
+            );
             code.push(c);
         }
         let outcome = Arc::new((Mutex::new(None), Condvar::new()));
@@ -565,6 +568,31 @@ impl Engine {
             *guard = None;
         }
         outcome
+    }
+
+    /// Sets parameter `name` of the box at `path` from its text, typed by the parameter's
+    /// content type (`--param` on the command line); traced as a `param` event.
+    pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), String> {
+        let g = &self.shared.graph;
+        let b = g
+            .boxes
+            .iter()
+            .position(|n| n.path == path)
+            .ok_or_else(|| format!("no box {path:?}"))?;
+        let node = &g.boxes[b];
+        let p = node
+            .parameters
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| format!("box {path:?} has no parameter {name:?}"))?;
+        let value = crate::graph::typed_value(p.content_type, text);
+        self.shared.set_parameter(BoxId(b as u32), name, value);
+        Ok(())
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Time {
+        self.shared.time.now()
     }
 
     /// The trace so far.
@@ -662,16 +690,7 @@ impl Control {
                 Command::Memory { d, input, value } => {
                     if self.links_on[d.0 as usize] {
                         let owner = self.shared.graph.diagram(d).owner;
-                        let port = self.shared.graph.node(owner).inputs[usize::from(input)]
-                            .name
-                            .clone();
-                        self.record(
-                            owner,
-                            TraceStep::In {
-                                port,
-                                value: value.clone(),
-                            },
-                        );
+                        self.compact(owner, Compact::In(input, value.clone()));
                         self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
                     }
                 }
@@ -688,12 +707,13 @@ impl Control {
         self.shared.time.now()
     }
 
-    fn path(&self, b: BoxId) -> &str {
-        &self.shared.graph.node(b).path
+    fn record(&self, b: BoxId, step: TraceStep) {
+        self.compact(b, Compact::Full(step));
     }
 
-    fn record(&self, b: BoxId, step: TraceStep) {
-        self.shared.trace.record(self.now(), self.path(b), step);
+    /// Records a frequent event by indices (no allocation).
+    fn compact(&self, b: BoxId, what: Compact) {
+        self.shared.trace.record_box(self.now(), b, what);
     }
 
     /// Reports an outcome: Finished and Stopped are final; Idle only until then.
@@ -915,14 +935,12 @@ impl Control {
             Step::ForwardInto(d, input, value) => {
                 if self.links_on[d.0 as usize] {
                     let owner = g.diagram(d).owner;
-                    let from =
-                        format!("(parent).{}", g.node(owner).inputs[usize::from(input)].name);
-                    let targets = g.diagram(d).from_owner[usize::from(input)].clone();
-                    for t in targets {
+                    let g = Arc::clone(g);
+                    for &t in &g.diagram(d).from_owner[usize::from(input)] {
                         if !self.links_on[d.0 as usize] {
                             break;
                         }
-                        self.deliver(&from, t, value.clone());
+                        self.deliver(End::OwnerInput(owner, input), t, value.clone());
                     }
                 }
                 Vec::new()
@@ -966,10 +984,8 @@ impl Control {
             Step::Destroy => {
                 if !self.destroyed {
                     self.destroyed = true;
-                    for node in &g.boxes {
-                        self.shared
-                            .trace
-                            .record(self.now(), &node.path, TraceStep::Del);
+                    for b in 0..g.boxes.len() {
+                        self.compact(BoxId(b as u32), Compact::Full(TraceStep::Del));
                     }
                     let outcome = if self.ended {
                         Outcome::Finished
@@ -1105,8 +1121,8 @@ impl Control {
     fn dispatch(&mut self, op: usize, b: BoxId, hook: Hook) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
-        let name = hook.script_name();
-        self.record(b, TraceStep::Call { hook: name.clone() });
+        let name = HookRef::of(&self.shared.graph, b, &hook);
+        self.compact(b, Compact::Call(name));
         let code = Arc::clone(&self.code[b.0 as usize]);
         if code.runs_inline() {
             let ctx = BoxContext {
@@ -1180,15 +1196,10 @@ impl Control {
     }
 
     /// Records a hook's return and lets its op go on with the result (G1).
-    fn finish_hook(&mut self, op: usize, b: BoxId, hook: String, ok: bool, text: String) {
-        self.record(
-            b,
-            TraceStep::Ret {
-                hook: hook.clone(),
-                ok,
-            },
-        );
+    fn finish_hook(&mut self, op: usize, b: BoxId, hook: HookRef, ok: bool, text: String) {
+        self.compact(b, Compact::Ret(hook, ok));
         if !ok {
+            let hook = hook.name(&self.shared.graph, b);
             self.record(b, TraceStep::Err { hook, text });
         }
         if let Some(o) = self.ops[op].as_mut() {
@@ -1202,13 +1213,7 @@ impl Control {
         let g = &self.shared.graph;
         let port = &g.node(b).inputs[usize::from(input)];
         let (name, nature) = (port.name.clone(), port.nature);
-        self.record(
-            b,
-            TraceStep::In {
-                port: name.clone(),
-                value: value.clone(),
-            },
-        );
+        self.compact(b, Compact::In(input, value.clone()));
         let hook = Hook::Input {
             name,
             value: value.clone(),
@@ -1245,15 +1250,8 @@ impl Control {
     /// Output `output` of box `b` is stimulated (by its code, or by a link to a parent
     /// output): a Stopped output unloads the box's content first (R11, G4).
     fn fire(&mut self, b: BoxId, output: u16, value: Value) {
-        let port = &self.shared.graph.node(b).outputs[usize::from(output)];
-        let nature = port.nature;
-        self.record(
-            b,
-            TraceStep::Out {
-                port: port.name.clone(),
-                value: value.clone(),
-            },
-        );
+        let nature = self.shared.graph.node(b).outputs[usize::from(output)].nature;
+        self.compact(b, Compact::Out(output, value.clone()));
         if nature != OutputNature::Stopped {
             // P5, P6: Punctual, unDef and Recurrent outputs only deliver.
             self.deliver_output(b, output, value);
@@ -1277,58 +1275,32 @@ impl Control {
         let g = &self.shared.graph;
         let node = g.node(b);
         let Some((_, d)) = node.parent else { return };
-        let port = &node.outputs[usize::from(output)];
         if !self.links_on[d.0 as usize] {
-            self.record(
-                b,
-                TraceStep::Dropped {
-                    port: port.name.clone(),
-                },
-            );
+            self.compact(b, Compact::Dropped(output));
             return;
         }
-        let from = format!("{}.{}", node.name, port.name);
-        for t in port.targets.clone() {
+        let g = Arc::clone(g);
+        for &t in &g.node(b).outputs[usize::from(output)].targets {
             // An earlier link may have unloaded the diagram (a parent's Stopped output).
             if !self.links_on[d.0 as usize] {
                 break;
             }
-            self.deliver(&from, t, value.clone());
+            self.deliver(End::Output(b, output), t, value.clone());
         }
     }
 
     /// One link carries `value` to `target`.
-    fn deliver(&mut self, from: &str, target: Target, value: Value) {
+    fn deliver(&mut self, from: End, target: Target, value: Value) {
         let g = &self.shared.graph;
         let (owner_of_link, to) = match target {
-            Target::Input(c, i) => (
-                g.node(c).parent.map_or(c, |(p, _)| p),
-                format!(
-                    "{}.{}",
-                    g.node(c).name,
-                    g.node(c).inputs[usize::from(i)].name
-                ),
-            ),
+            Target::Input(c, i) => (g.node(c).parent.map_or(c, |(p, _)| p), End::Input(c, i)),
             Target::Parameter(c, i) => (
                 g.node(c).parent.map_or(c, |(p, _)| p),
-                format!(
-                    "{}.{}",
-                    g.node(c).name,
-                    g.node(c).parameters[usize::from(i)].name
-                ),
+                End::Parameter(c, i),
             ),
-            Target::OwnerOutput(o, i) => (
-                o,
-                format!("(parent).{}", g.node(o).outputs[usize::from(i)].name),
-            ),
+            Target::OwnerOutput(o, i) => (o, End::OwnerOutput(o, i)),
         };
-        self.record(
-            owner_of_link,
-            TraceStep::Deliver {
-                from: from.to_string(),
-                to,
-            },
-        );
+        self.compact(owner_of_link, Compact::Deliver(from, to));
         match target {
             Target::Input(c, i) => self.stimulate(c, i, value),
             Target::Parameter(c, i) => {
@@ -1469,7 +1441,7 @@ impl Control {
             Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
             Some(Timer::SlowStop(ticket)) => {
                 if let Some(p) = self.waiting.get(&ticket) {
-                    let (b, hook) = (p.b, p.hook.clone());
+                    let (b, hook) = (p.b, p.hook.name(&self.shared.graph, p.b));
                     self.record(
                         b,
                         TraceStep::Log {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use crate::clock::Time;
+use crate::graph::{BoxId, Graph};
 use crate::value::Value;
 
 /// What happened.
@@ -150,6 +151,10 @@ pub struct Event {
 }
 
 /// Collects events in order, and optionally writes them as JSON Lines.
+///
+/// The engine records its frequent events (hooks, inputs, outputs, deliveries) compactly,
+/// as box and port indices, and names are looked up only when events are read, written or
+/// listened to: recording a signal hop allocates nothing.
 #[derive(Clone, Default)]
 pub struct Trace {
     inner: Arc<Mutex<TraceInner>>,
@@ -157,8 +162,192 @@ pub struct Trace {
 
 #[derive(Default)]
 struct TraceInner {
-    events: Vec<Event>,
+    records: Vec<Record>,
+    /// The graph the compact records refer to.
+    graph: Option<Arc<Graph>>,
     writer: Option<Box<dyn Write + Send>>,
+    listener: Option<Listener>,
+}
+
+/// Told of every event as it is recorded (live output). Called with the trace locked, from
+/// whatever thread recorded the event: it must be short and must not record events itself.
+pub type Listener = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// One recorded event, before names are looked up.
+#[derive(Debug, Clone)]
+struct Record {
+    time_ns: u64,
+    who: Who,
+    what: Compact,
+}
+
+/// Whose event: a box of the bound graph, or a path given as text.
+#[derive(Debug, Clone)]
+enum Who {
+    Box(BoxId),
+    Path(Box<str>),
+}
+
+/// A hook, by what the graph knows of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum HookRef {
+    Load,
+    Unload,
+    /// `onInput_<name of input i>`.
+    Input(u16),
+    ResourceLost,
+    ResourceError,
+    Resource,
+}
+
+impl HookRef {
+    /// The reference of `hook` for box `b` (inputs found by name).
+    pub(crate) fn of(graph: &Graph, b: BoxId, hook: &crate::host::Hook) -> HookRef {
+        use crate::host::Hook;
+        match hook {
+            Hook::Load => HookRef::Load,
+            Hook::Unload => HookRef::Unload,
+            Hook::Input { name, .. } => HookRef::Input(graph.input_index(b, name).unwrap_or(0)),
+            Hook::ResourceLost => HookRef::ResourceLost,
+            Hook::ResourceError => HookRef::ResourceError,
+            Hook::Resource { .. } => HookRef::Resource,
+        }
+    }
+
+    pub(crate) fn name(self, graph: &Graph, b: BoxId) -> String {
+        match self {
+            HookRef::Load => "onLoad".into(),
+            HookRef::Unload => "onUnload".into(),
+            HookRef::Input(i) => graph
+                .node(b)
+                .inputs
+                .get(usize::from(i))
+                .map_or_else(|| "onInput_?".into(), |p| format!("onInput_{}", p.name)),
+            HookRef::ResourceLost => "onResourceLost".into(),
+            HookRef::ResourceError => "onResourceError".into(),
+            HookRef::Resource => "onResource".into(),
+        }
+    }
+}
+
+/// One end of a delivery.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum End {
+    /// Output `u16` of a box: `Box.port`.
+    Output(BoxId, u16),
+    /// Input `u16` of a box: `Box.port`.
+    Input(BoxId, u16),
+    /// Parameter `u16` of a box: `Box.name`.
+    Parameter(BoxId, u16),
+    /// Input `u16` of the diagram's owner, seen from inside: `(parent).port`.
+    OwnerInput(BoxId, u16),
+    /// Output `u16` of the diagram's owner, seen from inside: `(parent).port`.
+    OwnerOutput(BoxId, u16),
+}
+
+impl End {
+    fn name(self, graph: &Graph) -> String {
+        let port = |names: Option<&String>| names.map_or("?", String::as_str).to_string();
+        match self {
+            End::Output(b, i) => {
+                let n = graph.node(b);
+                format!("{}.{}", n.name, port(n.outputs.get(usize::from(i)).map(|p| &p.name)))
+            }
+            End::Input(b, i) => {
+                let n = graph.node(b);
+                format!("{}.{}", n.name, port(n.inputs.get(usize::from(i)).map(|p| &p.name)))
+            }
+            End::Parameter(b, i) => {
+                let n = graph.node(b);
+                format!(
+                    "{}.{}",
+                    n.name,
+                    port(n.parameters.get(usize::from(i)).map(|p| &p.name))
+                )
+            }
+            End::OwnerInput(b, i) => format!(
+                "(parent).{}",
+                port(graph.node(b).inputs.get(usize::from(i)).map(|p| &p.name))
+            ),
+            End::OwnerOutput(b, i) => format!(
+                "(parent).{}",
+                port(graph.node(b).outputs.get(usize::from(i)).map(|p| &p.name))
+            ),
+        }
+    }
+}
+
+/// The frequent steps by index (see [`Trace`]); anything else as a full [`Step`].
+#[derive(Debug, Clone)]
+pub(crate) enum Compact {
+    Call(HookRef),
+    Ret(HookRef, bool),
+    In(u16, Value),
+    Out(u16, Value),
+    Deliver(End, End),
+    Dropped(u16),
+    Full(Step),
+}
+
+impl Record {
+    fn resolve(&self, seq: usize, graph: Option<&Graph>) -> Event {
+        let (path, b) = match (&self.who, graph) {
+            (Who::Box(b), Some(g)) => (g.node(*b).path.clone(), Some(*b)),
+            (Who::Box(b), None) => (format!("#{}", b.0), None),
+            (Who::Path(p), _) => (p.to_string(), None),
+        };
+        let step = match (&self.what, graph, b) {
+            (Compact::Full(step), _, _) => step.clone(),
+            (what, Some(g), Some(b)) => {
+                let node = g.node(b);
+                let input = |i: u16| {
+                    node.inputs
+                        .get(usize::from(i))
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default()
+                };
+                let output = |i: u16| {
+                    node.outputs
+                        .get(usize::from(i))
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default()
+                };
+                match what {
+                    Compact::Call(h) => Step::Call { hook: h.name(g, b) },
+                    Compact::Ret(h, ok) => Step::Ret {
+                        hook: h.name(g, b),
+                        ok: *ok,
+                    },
+                    Compact::In(i, value) => Step::In {
+                        port: input(*i),
+                        value: value.clone(),
+                    },
+                    Compact::Out(i, value) => Step::Out {
+                        port: output(*i),
+                        value: value.clone(),
+                    },
+                    Compact::Deliver(from, to) => Step::Deliver {
+                        from: from.name(g),
+                        to: to.name(g),
+                    },
+                    Compact::Dropped(i) => Step::Dropped {
+                        port: output(*i),
+                    },
+                    Compact::Full(step) => step.clone(),
+                }
+            }
+            // Compact records only come with a bound graph.
+            (_, _, _) => Step::Behavior {
+                what: "?".into(),
+            },
+        };
+        Event {
+            seq: seq as u64,
+            time_ns: self.time_ns,
+            path,
+            step,
+        }
+    }
 }
 
 impl Trace {
@@ -174,33 +363,83 @@ impl Trace {
         t
     }
 
+    /// Calls `listener` with every event from now on.
+    pub fn set_listener(&self, listener: Listener) {
+        self.lock().listener = Some(listener);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, TraceInner> {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Records an event.
-    pub fn record(&self, time: Time, path: &str, step: Step) {
+    /// Binds the graph the engine's compact records refer to. Records made against an
+    /// earlier graph (a trace reused for another run) are resolved first.
+    pub(crate) fn bind(&self, graph: Arc<Graph>) {
         let mut inner = self.lock();
-        let event = Event {
-            seq: inner.events.len() as u64,
-            time_ns: time.0,
-            path: path.to_string(),
-            step,
-        };
-        if let Some(w) = inner.writer.as_mut()
-            && let Ok(line) = serde_json::to_string(&event)
-        {
-            // A trace file that cannot be written must not stop the behavior.
-            let _ = writeln!(w, "{line}");
+        if let Some(old) = inner.graph.take() {
+            for (seq, r) in inner.records.iter_mut().enumerate() {
+                let e = r.resolve(seq, Some(&old));
+                r.who = Who::Path(e.path.into());
+                r.what = Compact::Full(e.step);
+            }
         }
-        inner.events.push(event);
+        inner.graph = Some(graph);
     }
 
-    /// A copy of every event so far.
+    /// Records an event.
+    pub fn record(&self, time: Time, path: &str, step: Step) {
+        self.push(time, Who::Path(path.into()), Compact::Full(step));
+    }
+
+    /// Records an event of box `b` of the bound graph.
+    pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact) {
+        self.push(time, Who::Box(b), what);
+    }
+
+    fn push(&self, time: Time, who: Who, what: Compact) {
+        let mut inner = self.lock();
+        let record = Record {
+            time_ns: time.0,
+            who,
+            what,
+        };
+        if inner.writer.is_some() || inner.listener.is_some() {
+            let event = record.resolve(inner.records.len(), inner.graph.as_deref());
+            if let Some(w) = inner.writer.as_mut()
+                && let Ok(line) = serde_json::to_string(&event)
+            {
+                // A trace file that cannot be written must not stop the behavior.
+                let _ = writeln!(w, "{line}");
+            }
+            if let Some(l) = &inner.listener {
+                l(&event);
+            }
+        }
+        inner.records.push(record);
+    }
+
+    /// Every event so far, names looked up.
     pub fn events(&self) -> Vec<Event> {
-        self.lock().events.clone()
+        let inner = self.lock();
+        let graph = inner.graph.as_deref();
+        inner
+            .records
+            .iter()
+            .enumerate()
+            .map(|(seq, r)| r.resolve(seq, graph))
+            .collect()
+    }
+
+    /// How many events were recorded.
+    pub fn len(&self) -> usize {
+        self.lock().records.len()
+    }
+
+    /// Whether no event was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
