@@ -1,0 +1,456 @@
+//! The native side of `GeneratedClass`: `_choreo.BoxApi`, one box's handle on the engine
+//! (outputs, parameters, timelines, robot calls, logs, ALMemory subscriptions). Every call
+//! that may block (a robot call, a sleep) releases the interpreter lock while it waits.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use choreo_engine::graph::Content;
+use choreo_engine::{BoxContext, MemorySink, SubscriptionId, TimelineCommand, Value};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use crate::convert::{Foreign, from_python, to_python};
+use crate::host::Run;
+use crate::runtime::{Entered, log_exception};
+
+/// Subscription ids of script subscriptions: the high bit keeps them apart from the
+/// engine's own (memory inputs).
+static NEXT_SUBSCRIPTION: AtomicU64 = AtomicU64::new(1 << 63);
+
+/// One box instance as its Python code sees it.
+pub(crate) struct BoxState {
+    pub(crate) ctx: BoxContext,
+    /// `getName()`: unique in the run (S6).
+    pub(crate) name: String,
+    parent_id: String,
+    behavior_id: String,
+    pub(crate) run: Arc<Run>,
+    /// False once the engine dropped the box: background work then stops acting.
+    alive: AtomicBool,
+    subscriptions: Mutex<Vec<SubscriptionId>>,
+}
+
+/// `getName()` of the box with path `path` and id `id`: the path made identifier-safe, and
+/// the id, which makes it unique (sibling boxes may share a name).
+fn module_name(path: &str, id: u32) -> String {
+    let safe: String = path
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("{safe}_{id}")
+}
+
+impl BoxState {
+    pub(crate) fn new(ctx: BoxContext, run: Arc<Run>) -> BoxState {
+        let node = ctx.node();
+        let root = node.path.split('/').next().unwrap_or_default();
+        let behavior_id = module_name(root, 0);
+        let parent_id = match (node.parent, node.path.rsplit_once('/')) {
+            (Some((parent, _)), Some((parent_path, _))) => module_name(parent_path, parent.0),
+            _ => behavior_id.clone(),
+        };
+        BoxState {
+            name: module_name(&node.path, ctx.id().0),
+            parent_id,
+            behavior_id,
+            ctx,
+            run,
+            alive: AtomicBool::new(true),
+            subscriptions: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The context, or a `RuntimeError` once the box is gone.
+    pub(crate) fn live(&self) -> PyResult<&BoxContext> {
+        if self.alive.load(Ordering::SeqCst) {
+            Ok(&self.ctx)
+        } else {
+            Err(PyRuntimeError::new_err(format!(
+                "{}: the behavior was unloaded",
+                self.ctx.node().path
+            )))
+        }
+    }
+
+    pub(crate) fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// The box is destroyed: its subscriptions end and its background work stops acting.
+    pub(crate) fn close(&self) {
+        self.alive.store(false, Ordering::SeqCst);
+        let ids = std::mem::take(
+            &mut *self
+                .subscriptions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        if let Some(robot) = self.ctx.robot() {
+            for id in ids {
+                robot.unsubscribe(id);
+            }
+        }
+    }
+}
+
+/// `_choreo.BoxApi`: what `GeneratedClass` calls.
+#[pyclass(module = "_choreo", name = "BoxApi", frozen)]
+pub(crate) struct BoxApi {
+    pub(crate) state: Arc<BoxState>,
+}
+
+/// A timeline command from its script name and argument.
+fn timeline_command(command: &str, arg: Option<&Bound<'_, PyAny>>) -> PyResult<TimelineCommand> {
+    let number = |arg: Option<&Bound<'_, PyAny>>| -> PyResult<f64> {
+        arg.ok_or_else(|| PyTypeError::new_err(format!("{command} needs a number")))?
+            .extract::<f64>()
+    };
+    Ok(match command {
+        "play" => TimelineCommand::Play,
+        "pause" => TimelineCommand::Pause,
+        "stop" => TimelineCommand::Stop,
+        "goto" => match arg.map(|a| a.cast::<PyString>()) {
+            // A keyframe name; text that is a whole number is a frame (parameters are text).
+            Some(Ok(s)) => {
+                let s = s.to_str()?;
+                match s.trim().parse::<i64>() {
+                    Ok(frame) => TimelineCommand::GoToFrame(frame),
+                    Err(_) => TimelineCommand::GoToLabel(s.to_string()),
+                }
+            }
+            _ => TimelineCommand::GoToFrame(number(arg)?.round() as i64),
+        },
+        // setFPS accepts floats (section 9).
+        "fps" => {
+            TimelineCommand::SetFps(number(arg)?.round().clamp(0.0, f64::from(u32::MAX)) as u32)
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "no timeline command {other:?}"
+            )));
+        }
+    })
+}
+
+#[pymethods]
+impl BoxApi {
+    /// `getName()`.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.state.name
+    }
+
+    /// `boxName`: the display name.
+    #[getter]
+    fn box_name(&self) -> &str {
+        &self.state.ctx.node().name
+    }
+
+    /// The box path (`root/Dance/Say`), for tracebacks.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.state.ctx.node().path
+    }
+
+    #[getter]
+    fn behavior_id(&self) -> &str {
+        &self.state.behavior_id
+    }
+
+    #[getter]
+    fn parent_id(&self) -> &str {
+        &self.state.parent_id
+    }
+
+    #[getter]
+    fn behavior_path(&self) -> &str {
+        self.state.run.options.behavior_path.trim_end_matches('/')
+    }
+
+    #[getter]
+    fn relative_path(&self) -> &str {
+        &self.state.run.options.behavior_relative_path
+    }
+
+    #[getter]
+    fn package_uid(&self) -> &str {
+        &self.state.run.options.package_uid
+    }
+
+    /// Objects reachable by module name (boxes, ALModules, registered services).
+    #[getter]
+    fn modules(&self, py: Python<'_>) -> Py<PyDict> {
+        self.state.run.modules.clone_ref(py)
+    }
+
+    /// Subscriptions made by `ALMemory.subscribeToEvent`, by `(event, module)`.
+    #[getter]
+    fn events(&self, py: Python<'_>) -> Py<PyDict> {
+        self.state.run.events.clone_ref(py)
+    }
+
+    /// Whether the box declares output `name`.
+    fn has_output(&self, name: &str) -> bool {
+        self.state.ctx.node().outputs.iter().any(|o| o.name == name)
+    }
+
+    /// Fires output `name` (P8); `None` is a bang.
+    #[pyo3(signature = (name, value=None))]
+    fn fire(&self, name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = match value {
+            Some(v) => from_python(v, Foreign::Text)?,
+            None => Value::None,
+        };
+        self.state
+            .live()?
+            .fire(name, value)
+            .map_err(PyRuntimeError::new_err)
+    }
+
+    /// `getParameter(name)` (S3): a `RuntimeError` names a parameter no box on the way up has.
+    fn parameter<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.state.ctx.parameter(name) {
+            Some(v) => to_python(py, &v),
+            None => Err(PyRuntimeError::new_err(format!(
+                "box {:?} has no parameter {name:?}",
+                self.state.ctx.node().name
+            ))),
+        }
+    }
+
+    /// `setParameter(name, value)` (S4).
+    fn set_parameter(&self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = from_python(value, Foreign::Text)?;
+        if self.state.live()?.set_parameter(name, value) {
+            Ok(())
+        } else {
+            Err(PyRuntimeError::new_err(format!(
+                "box {:?} has no parameter {name:?}",
+                self.state.ctx.node().name
+            )))
+        }
+    }
+
+    /// `getParametersList()`: the box's own parameter names.
+    fn parameter_names(&self) -> Vec<String> {
+        self.state
+            .ctx
+            .node()
+            .parameters
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
+    /// A command to the box's own timeline or (`parent`) the one holding it (T4, T5):
+    /// `play`, `pause`, `stop`, `goto` (frame or keyframe name), `fps`. False when there is
+    /// no parent timeline.
+    #[pyo3(signature = (parent, command, arg=None))]
+    fn timeline(
+        &self,
+        parent: bool,
+        command: &str,
+        arg: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let command = timeline_command(command, arg)?;
+        let ctx = self.state.live()?;
+        Ok(if parent {
+            ctx.parent_timeline(command)
+        } else {
+            ctx.timeline(command);
+            true
+        })
+    }
+
+    /// `getFPS()` of the own or parent timeline; outside a timeline the parent's is 25 (T7).
+    fn fps(&self, parent: bool) -> u32 {
+        if parent {
+            self.state.ctx.parent_fps().unwrap_or(25)
+        } else {
+            self.state.ctx.fps()
+        }
+    }
+
+    /// `getSize()`: the end frame of the own or parent timeline (0 if it has none).
+    fn size(&self, parent: bool) -> i64 {
+        let end = |content: &Content| match content {
+            Content::Timeline(t) => t.end_frame.unwrap_or(0),
+            _ => 0,
+        };
+        if parent {
+            self.state
+                .run
+                .box_named(&self.state.parent_id)
+                .map_or(0, |p| end(&p.ctx.node().content))
+        } else {
+            end(&self.state.ctx.node().content)
+        }
+    }
+
+    /// `service.method(*args)` on the robot, without the interpreter lock; the robot's
+    /// error is a `RuntimeError` (naoqi-services.md 1.5).
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        service: &str,
+        method: &str,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = robot_args(args)?;
+        let ctx = self.state.live()?;
+        let result = py.detach(|| ctx.call_robot(service, method, args));
+        match result {
+            Ok(v) => to_python(py, &v),
+            Err(e) => Err(PyRuntimeError::new_err(e)),
+        }
+    }
+
+    /// `proxy.post.method(*args)`: starts the method, returns its task id.
+    fn post(
+        &self,
+        py: Python<'_>,
+        service: &str,
+        method: &str,
+        args: &Bound<'_, PyTuple>,
+    ) -> PyResult<i64> {
+        let args = robot_args(args)?;
+        let ctx = self.state.live()?;
+        py.detach(|| ctx.post_robot(service, method, args))
+            .map_err(PyRuntimeError::new_err)
+    }
+
+    /// A log line of the box (`debug`, `info`, `warning`, `error`, `fatal`).
+    fn log(&self, level: &str, message: &str) {
+        if self.state.is_alive() {
+            self.state.ctx.log(level, message);
+        }
+    }
+
+    /// Calls `callback(key, value)` on each update of ALMemory `key`, in the background and
+    /// in order, until [`BoxApi::unsubscribe`] or the box is destroyed. Returns the id.
+    fn subscribe(&self, key: &str, callback: Py<PyAny>) -> PyResult<u64> {
+        let ctx = self.state.live()?;
+        let robot = ctx.robot().ok_or_else(|| {
+            PyRuntimeError::new_err(format!("ALMemory: no robot to subscribe to {key:?}"))
+        })?;
+        let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::SeqCst);
+        let mailbox = Arc::new(Mailbox {
+            state: Arc::clone(&self.state),
+            callback,
+            queue: Mutex::new((VecDeque::new(), false)),
+        });
+        let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
+        robot
+            .subscribe(key, id, sink)
+            .map_err(PyRuntimeError::new_err)?;
+        self.state
+            .subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(id);
+        Ok(id)
+    }
+
+    /// Ends subscription `id`.
+    fn unsubscribe(&self, id: u64) {
+        self.state
+            .subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|s| *s != id);
+        if let Some(robot) = self.state.ctx.robot() {
+            robot.unsubscribe(id);
+        }
+    }
+
+    /// Another box of the run, by `getName()` (the ALFrameManager functions, S9).
+    #[pyo3(name = "box")]
+    fn box_named(&self, name: &str) -> Option<BoxApi> {
+        self.state.run.box_named(name).map(|state| BoxApi { state })
+    }
+}
+
+fn robot_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<Value>> {
+    args.iter()
+        .map(|a| from_python(&a, Foreign::Refuse))
+        .collect()
+}
+
+/// Runs `work` as code of the box `state` (its context current, the lock held); an
+/// exception is logged at error level (E2).
+pub(crate) fn call_in_box(state: &Arc<BoxState>, work: impl FnOnce(Python<'_>) -> PyResult<()>) {
+    if !state.is_alive() {
+        return;
+    }
+    let _entered = Entered::new(Arc::clone(state));
+    Python::attach(|py| {
+        if let Err(e) = work(py) {
+            log_exception(py, &e);
+        }
+    });
+}
+
+/// The updates of one subscription, handed to its callback one at a time and in order by a
+/// background thread that lives while there are updates (nothing waits but the updates).
+struct Mailbox {
+    state: Arc<BoxState>,
+    callback: Py<PyAny>,
+    /// Updates not yet handed over, and whether a thread is handing them over.
+    queue: Mutex<(VecDeque<(String, Value)>, bool)>,
+}
+
+impl Mailbox {
+    /// Called by the robot for each update (from its threads).
+    fn post(this: &Arc<Mailbox>, key: &str, value: Value) {
+        if !this.state.is_alive() {
+            return;
+        }
+        let mut queue = this.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.0.push_back((key.to_string(), value));
+        if queue.1 {
+            return;
+        }
+        queue.1 = true;
+        drop(queue);
+        let me = Arc::clone(this);
+        let spawned = this
+            .state
+            .ctx
+            .activity()
+            .spawn("choreo-memory", move || me.deliver());
+        if spawned.is_err() {
+            let mut queue = this.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.0.clear();
+            queue.1 = false;
+        }
+    }
+
+    fn deliver(&self) {
+        loop {
+            let next = {
+                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+                let next = queue.0.pop_front();
+                queue.1 = next.is_some();
+                next
+            };
+            let Some((key, value)) = next else {
+                return;
+            };
+            call_in_box(&self.state, |py| {
+                self.callback
+                    .call1(py, (key, to_python(py, &value)?))
+                    .map(drop)
+            });
+        }
+    }
+}
+
+/// Sleeps `seconds` of behavior time as box `ctx` (virtual time jumps over it).
+pub(crate) fn sleep_in_box(py: Python<'_>, ctx: &BoxContext, seconds: f64) {
+    let d = Duration::from_secs_f64(seconds);
+    py.detach(|| ctx.sleep(d));
+}

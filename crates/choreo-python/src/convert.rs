@@ -1,0 +1,106 @@
+//! Values across the boundary: [`Value`] to Python and back.
+
+use choreo_engine::Value;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString,
+    PyTuple,
+};
+
+/// The Python object for `value`: `None`, bool, int, float, str, bytes, list, dict, tuple.
+pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::None => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::Float(x) => PyFloat::new(py, *x).into_any(),
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Raw(b) => PyBytes::new(py, b).into_any(),
+        Value::List(items) => PyList::new(py, to_python_all(py, items)?)?.into_any(),
+        Value::Tuple(items) => PyTuple::new(py, to_python_all(py, items)?)?.into_any(),
+        Value::Map(pairs) => {
+            let dict = PyDict::new(py);
+            for (k, v) in pairs {
+                dict.set_item(to_python(py, k)?, to_python(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn to_python_all<'py>(py: Python<'py>, items: &[Value]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items.iter().map(|v| to_python(py, v)).collect()
+}
+
+/// How [`from_python`] treats an object that is no plain value (a proxy, a class instance).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Foreign {
+    /// A `TypeError` (arguments of robot calls: NAOqi could not send it either).
+    Refuse,
+    /// Its `str()` (values fired on outputs: a box may fire anything, P8).
+    Text,
+}
+
+/// The [`Value`] of a Python object: None, bool, int (beyond 64 bits: float), float, str,
+/// bytes and bytearray, list, tuple, dict, set; anything else as `foreign` says.
+pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::None);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.cast::<PyInt>().is_ok() {
+        return Ok(match obj.extract::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Float(obj.extract::<f64>()?),
+        });
+    }
+    if let Ok(x) = obj.cast::<PyFloat>() {
+        return Ok(Value::Float(x.value()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_string()));
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Value::Raw(b.as_bytes().to_vec()));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(Value::Raw(b.to_vec()));
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        return Ok(Value::List(from_python_all(list.iter(), foreign)?));
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return Ok(Value::Tuple(from_python_all(tuple.iter(), foreign)?));
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut pairs = Vec::with_capacity(dict.len());
+        for (k, v) in dict.iter() {
+            pairs.push((from_python(&k, foreign)?, from_python(&v, foreign)?));
+        }
+        return Ok(Value::Map(pairs));
+    }
+    if obj.cast::<PySet>().is_ok() || obj.cast::<PyFrozenSet>().is_ok() {
+        return Ok(Value::List(from_python_all(
+            obj.try_iter()?.flatten(),
+            foreign,
+        )?));
+    }
+    match foreign {
+        Foreign::Text => Ok(Value::String(obj.str()?.to_str()?.to_string())),
+        Foreign::Refuse => Err(PyTypeError::new_err(format!(
+            "cannot send a {} to the robot (only None, bool, int, float, str, bytes, list, \
+             tuple and dict)",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+fn from_python_all<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    foreign: Foreign,
+) -> PyResult<Vec<Value>> {
+    items.map(|item| from_python(&item, foreign)).collect()
+}

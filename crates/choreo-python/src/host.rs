@@ -1,0 +1,196 @@
+//! The script host: each box script runs in its own namespace, its `MyClass` is constructed
+//! at load (R1), and its hooks are called on the engine's workers with the interpreter lock
+//! taken only while Python runs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+use choreo_engine::graph::BoxNode;
+use choreo_engine::{BoxCode, BoxContext, Hook, ScriptHost, Value};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::api::{BoxApi, BoxState};
+use crate::convert::to_python;
+use crate::runtime::{Entered, runtime};
+
+/// Per-run values a behavior's scripts can ask for (S7).
+#[derive(Debug, Clone, Default)]
+pub struct PythonOptions {
+    /// The behavior's folder, without a trailing slash (`behaviorAbsolutePath()`,
+    /// `ALFrameManager.getBehaviorPath`).
+    pub behavior_path: String,
+    /// The package uuid from `manifest.xml` (`packageUid()`).
+    pub package_uid: String,
+    /// The behavior's path inside its package (`behaviorRelativePath()`).
+    pub behavior_relative_path: String,
+}
+
+/// Runs box scripts in the embedded CPython. One per behavior run.
+pub struct PythonHost {
+    run: Arc<Run>,
+}
+
+/// What the boxes of one run share: the options, every box by its `getName()`, and the
+/// modules that ALMemory callbacks can reach by name (S6).
+pub(crate) struct Run {
+    pub(crate) options: PythonOptions,
+    boxes: Mutex<HashMap<String, Weak<BoxState>>>,
+    /// `getName()` or ALModule name → the object whose methods ALMemory calls.
+    pub(crate) modules: Py<PyDict>,
+    /// `(event, module)` → the subscription made by `ALMemory.subscribeToEvent`.
+    pub(crate) events: Py<PyDict>,
+    /// Wall-clock seconds at behavior time 0, for `time.time()` in box code.
+    pub(crate) epoch: OnceLock<f64>,
+}
+
+impl Run {
+    /// The box whose `getName()` is `name`, if it is alive.
+    pub(crate) fn box_named(&self, name: &str) -> Option<Arc<BoxState>> {
+        self.boxes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .and_then(Weak::upgrade)
+    }
+}
+
+impl PythonHost {
+    /// A host for one run (starts the interpreter if it is not running yet).
+    pub fn new(options: PythonOptions) -> PythonHost {
+        let (modules, events) =
+            Python::attach(|py| (PyDict::new(py).unbind(), PyDict::new(py).unbind()));
+        PythonHost {
+            run: Arc::new(Run {
+                options,
+                boxes: Mutex::new(HashMap::new()),
+                modules,
+                events,
+                epoch: OnceLock::new(),
+            }),
+        }
+    }
+}
+
+impl ScriptHost for PythonHost {
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
+        let state = Arc::new(BoxState::new(ctx.clone(), Arc::clone(&self.run)));
+        self.run
+            .boxes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(state.name.clone(), Arc::downgrade(&state));
+        if node.code.trim().is_empty() {
+            return Ok(Arc::new(PythonBox {
+                state,
+                script: None,
+            }));
+        }
+        let fixed = crate::fixer::fix(&node.code);
+        let _entered = Entered::new(Arc::clone(&state));
+        let script = Python::attach(|py| -> Result<Option<Script>, String> {
+            let rt = runtime(py)?;
+            let api = Py::new(
+                py,
+                BoxApi {
+                    state: Arc::clone(&state),
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            let made = rt
+                .construct
+                .call1(py, (api, node.code.as_str(), fixed))
+                .map_err(|e| message(py, &e))?;
+            let (namespace, instance, optional): (Py<PyDict>, Py<PyAny>, Vec<String>) =
+                made.extract(py).map_err(|e| message(py, &e))?;
+            Ok((!instance.is_none(py)).then_some(Script {
+                _namespace: namespace,
+                instance,
+                optional,
+            }))
+        })?;
+        Ok(Arc::new(PythonBox { state, script }))
+    }
+}
+
+/// The text of a Python error: its message (construct already formats a traceback).
+fn message(py: Python<'_>, e: &PyErr) -> String {
+    e.value(py)
+        .str()
+        .map_or_else(|_| e.to_string(), |s| s.to_string())
+}
+
+/// A box instance: its engine handle and, if its script defines `MyClass`, the instance.
+struct PythonBox {
+    state: Arc<BoxState>,
+    script: Option<Script>,
+}
+
+/// A constructed script.
+struct Script {
+    /// The module dict the script ran in (kept alive with the box).
+    _namespace: Py<PyDict>,
+    instance: Py<PyAny>,
+    /// Optional hooks it defines (see [`BoxCode::defines`]).
+    optional: Vec<String>,
+}
+
+impl BoxCode for PythonBox {
+    fn call(&self, hook: &Hook, _ctx: &BoxContext) -> Result<(), String> {
+        let Some(script) = &self.script else {
+            return Ok(());
+        };
+        let resource;
+        let value = match hook {
+            Hook::Input { value, .. } => Some(value),
+            Hook::Resource { name } => {
+                resource = Value::String(name.clone());
+                Some(&resource)
+            }
+            _ => None,
+        };
+        let _entered = Entered::new(Arc::clone(&self.state));
+        Python::attach(|py| {
+            let rt = runtime(py)?;
+            let argument = match value {
+                Some(v) => to_python(py, v).map_err(|e| message(py, &e))?,
+                None => py.None().into_bound(py),
+            };
+            let failed = rt
+                .run_hook
+                .call1(
+                    py,
+                    (
+                        script.instance.bind(py),
+                        hook.script_name(),
+                        argument,
+                        value.is_some(),
+                    ),
+                )
+                .map_err(|e| message(py, &e))?;
+            match failed.extract::<Option<String>>(py) {
+                Ok(None) => Ok(()),
+                Ok(Some(text)) => Err(text),
+                Err(e) => Err(message(py, &e)),
+            }
+        })
+    }
+
+    fn defines(&self, hook: &Hook) -> bool {
+        let name = hook.script_name();
+        self.script
+            .as_ref()
+            .is_some_and(|s| s.optional.contains(&name))
+    }
+
+    fn runs_inline(&self) -> bool {
+        // No MyClass: every hook returns at once.
+        self.script.is_none()
+    }
+}
+
+impl Drop for PythonBox {
+    fn drop(&mut self) {
+        self.state.close();
+    }
+}

@@ -1,0 +1,431 @@
+"""What Choregraphe generated around a box script (runtime-semantics.md sections 3, 4, 7):
+GeneratedClass with the box API, the namespace each script runs in, the guarded hook call
+with the argument-count rule, and tracebacks that name the box and the script's own lines.
+
+`_choreo.BoxApi` (Rust) is the box's handle on the engine; GeneratedClass takes the one of
+the box being constructed, so every constructor form works, even none at all."""
+
+import linecache
+import logging
+import threading
+import time
+import traceback
+
+import _choreo
+import naoqi
+import _choreo_py2 as py2
+import qi
+
+
+def _level(levelno):
+    if levelno >= logging.CRITICAL:
+        return "fatal"
+    if levelno >= logging.ERROR:
+        return "error"
+    if levelno >= logging.WARNING:
+        return "warning"
+    if levelno >= logging.INFO:
+        return "info"
+    return "debug"
+
+
+class _BoxHandler(logging.Handler):
+    """Sends log records to the engine's trace, under the box."""
+
+    def __init__(self, box):
+        logging.Handler.__init__(self)
+        self._box = box
+
+    def emit(self, record):
+        try:
+            message = record.getMessage()
+            if record.exc_info:
+                message += "\n" + describe(record.exc_info[1])
+            self._box.log(_level(record.levelno), message)
+        except Exception:
+            self.handleError(record)
+
+
+class BoxLogger(logging.Logger):
+    """self.logger: a standard Logger named after the box (S5), `warn` included."""
+
+    def __init__(self, box):
+        logging.Logger.__init__(self, box.name)
+        self.propagate = False
+        self.addHandler(_BoxHandler(box))
+
+    def warn(self, msg, *args, **kwargs):
+        self.warning(msg, *args, **kwargs)
+
+
+class Timeline(object):
+    """getTimeline() / getParentTimeline(): commands to a timeline (section 5, T4)."""
+
+    def __init__(self, box, parent):
+        self._box = box
+        self._parent = parent
+
+    def play(self):
+        self._box.timeline(self._parent, "play")
+
+    def pause(self):
+        self._box.timeline(self._parent, "pause")
+
+    def stop(self):
+        self._box.timeline(self._parent, "stop")
+
+    def goTo(self, frame):
+        """Moves to a frame number or a keyframe name."""
+        self._box.timeline(self._parent, "goto", frame)
+
+    def gotoAndStop(self, frame):
+        self.goTo(frame)
+        self.pause()
+
+    def gotoAndPlay(self, frame):
+        self.goTo(frame)
+        self.play()
+
+    def setFPS(self, fps):
+        self._box.timeline(self._parent, "fps", fps)
+
+    def getFPS(self):
+        return self._box.fps(self._parent)
+
+    def getSize(self):
+        return self._box.size(self._parent)
+
+
+class GeneratedClass(object):
+    """The base of every box's MyClass (ALBehavior in the SDK)."""
+
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        box = _choreo.current()
+        if box is None:
+            raise RuntimeError("GeneratedClass: made outside the construction of a box")
+        self.__dict__["_choreo_box"] = box
+        return self
+
+    def __init__(self, *args, **kwargs):
+        """Accepts (self) and (self, autoBind) (S1); autoBind is ignored."""
+
+    def __getattr__(self, name):
+        # Outputs are methods (P8): self.onStopped() fires a bang, self.output(v) a value.
+        box = self.__dict__.get("_choreo_box")
+        if box is not None and box.has_output(name):
+
+            def output(value=None):
+                box.fire(name, value)
+
+            output.__name__ = name
+            self.__dict__[name] = output
+            return output
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    # Hooks a script may leave out but call itself (self.onUnload() in onStop, R10).
+    def onLoad(self):
+        pass
+
+    def onUnload(self):
+        pass
+
+    # Identity and context (S6, S7).
+    def getName(self):
+        return self._choreo_box.name
+
+    @property
+    def boxName(self):
+        return self._choreo_box.box_name
+
+    @property
+    def behaviorId(self):
+        return self._choreo_box.behavior_id
+
+    @property
+    def parentId(self):
+        return self._choreo_box.parent_id
+
+    def behaviorAbsolutePath(self):
+        return self._choreo_box.behavior_path
+
+    def behaviorRelativePath(self):
+        return self._choreo_box.relative_path
+
+    def packageUid(self):
+        return self._choreo_box.package_uid
+
+    def session(self):
+        session = self.__dict__.get("_choreo_session")
+        if session is None:
+            session = self.__dict__["_choreo_session"] = qi.Session(self._choreo_box)
+        return session
+
+    # Parameters (S3, S4).
+    def getParameter(self, name):
+        return self._choreo_box.parameter(name)
+
+    def setParameter(self, name, value):
+        self._choreo_box.set_parameter(name, value)
+
+    def getParametersList(self):
+        return self._choreo_box.parameter_names()
+
+    def hasParameter(self, name):
+        return name in self._choreo_box.parameter_names()
+
+    # Logging (S5).
+    @property
+    def logger(self):
+        logger = self.__dict__.get("_choreo_logger")
+        if logger is None:
+            logger = self.__dict__["_choreo_logger"] = BoxLogger(self._choreo_box)
+        return logger
+
+    @logger.setter
+    def logger(self, value):
+        self.__dict__["_choreo_logger"] = value
+
+    def log(self, message):
+        self._choreo_box.log("info", str(message))
+
+    # Timelines (section 5) and the deprecated methods (G7, T4).
+    def getTimeline(self):
+        return Timeline(self._choreo_box, False)
+
+    def getParentTimeline(self):
+        return Timeline(self._choreo_box, True)
+
+    def playTimeline(self):
+        self.getTimeline().play()
+
+    def stopTimeline(self):
+        self.getTimeline().pause()
+
+    def exitBehavior(self):
+        self.getTimeline().stop()
+
+    def gotoAndStop(self, frame):
+        self.getTimeline().gotoAndStop(frame)
+
+    def gotoAndPlay(self, frame):
+        self.getTimeline().gotoAndPlay(frame)
+
+    def playTimelineParent(self):
+        self.getParentTimeline().play()
+
+    def stopTimelineParent(self):
+        self.getParentTimeline().pause()
+
+    def exitBehaviorParent(self):
+        self.getParentTimeline().stop()
+
+    def gotoAndStopParent(self, frame):
+        self.getParentTimeline().gotoAndStop(frame)
+
+    def gotoAndPlayParent(self, frame):
+        self.getParentTimeline().gotoAndPlay(frame)
+
+    def BIND_PYTHON(self, module, method, n=None):
+        """Callbacks are reachable by name without binding (S6)."""
+
+
+# The proxies every script sees as globals (S8).
+INJECTED = ("ALMemory", "ALMotion", "ALLeds", "ALFrameManager", "ALLogger", "ALSensors")
+
+
+def _printer(box):
+    """print in a box script: a log at info level (to a file: printed there)."""
+
+    def box_print(*args, sep=" ", end="\n", file=None, flush=False):
+        if file is not None:
+            print(*args, sep=sep, end=end, file=file, flush=flush)
+            return
+        box.log("info", (sep if sep is not None else " ").join(str(a) for a in args))
+
+    return box_print
+
+
+def namespace(box, source):
+    """The module dict a box script runs in."""
+    ns = {
+        "__builtins__": py2.BUILTINS,
+        "__name__": "choreo.box",
+        "__choreo_path__": box.path,
+        "__choreo_source__": source,
+        "GeneratedClass": GeneratedClass,
+        "ALProxy": naoqi.ALProxy,
+        "print": _printer(box),
+    }
+    for name in INJECTED:
+        ns[name] = naoqi.ALProxy.of(name, box)
+    return ns
+
+
+# Compiled scripts by their (fixed) text: a stock box copied into many behaviors or many
+# times into one is compiled once, then only renamed for each box.
+_compiled = {}
+_COMPILED_MAX = 4096
+
+
+def _renamed(code, filename):
+    consts = tuple(_renamed(c, filename) if isinstance(c, type(code)) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def compiled(fixed, path):
+    code = _compiled.get(fixed)
+    if code is None:
+        code = compile(fixed, path, "exec", dont_inherit=True)
+        if len(_compiled) < _COMPILED_MAX:
+            _compiled[fixed] = code
+    return code if code.co_filename == path else _renamed(code, path)
+
+
+# Optional hooks whose presence the engine asks about (R9, R12, Q3).
+OPTIONAL = ("onResourceLost", "onResourceError", "onResource")
+
+
+def construct(box, source, fixed):
+    """Runs the script of `box` and makes its MyClass. Returns (namespace, instance or None,
+    the optional hooks it defines) or raises with a message naming the box (E3)."""
+    try:
+        code = compiled(fixed, box.path)
+    except SyntaxError as e:
+        raise RuntimeError(_syntax_error(e, box.path, source)) from None
+    ns = namespace(box, source)
+    try:
+        exec(code, ns)
+        cls = ns.get("MyClass")
+        instance = cls() if cls is not None else None
+    except BaseException as e:
+        raise RuntimeError(describe(e, skip=1)) from None
+    if instance is None:
+        return ns, None, ()
+    box.modules[box.name] = instance
+    return ns, instance, tuple(h for h in OPTIONAL if hasattr(instance, h))
+
+
+def _syntax_error(e, path, source):
+    lines = source.splitlines()
+    text = "  File \"%s\", line %s\n" % (path, e.lineno)
+    if e.lineno and 0 < e.lineno <= len(lines):
+        text += "    %s\n" % lines[e.lineno - 1].strip()
+    return text + "%s: %s" % (type(e).__name__, e.msg)
+
+
+def _takes_argument(method):
+    """P7: the hook's own signature decides whether it gets the value."""
+    code = getattr(getattr(method, "__func__", method), "__code__", None)
+    if code is None:
+        return True
+    if code.co_flags & 0x04:
+        return True
+    return code.co_argcount - (1 if hasattr(method, "__self__") else 0) >= 1
+
+
+def run_hook(instance, name, value, has_value):
+    """Calls hook `name` (S2). Returns None, or the traceback of the exception that escaped it
+    after calling onError with "<name>:<message>" if the box has one (E1)."""
+    method = getattr(instance, name, None)
+    if method is None:
+        return None
+    try:
+        if has_value and _takes_argument(method):
+            method(value)
+        else:
+            method()
+        return None
+    except BaseException as e:
+        text = describe(e, skip=1)
+        _on_error(instance, e)
+        return text
+
+
+def _on_error(instance, error):
+    handler = getattr(instance, "onError", None)
+    if handler is None:
+        return
+    try:
+        name = instance.getName() if hasattr(instance, "getName") else type(instance).__name__
+        handler("%s:%s" % (name, error))
+    except BaseException as e:
+        _choreo.log("error", "onError failed:\n" + describe(e))
+
+
+def describe(error, skip=0):
+    """The traceback of `error`: frames of box scripts show the box path and the script's
+    original line (the fixer keeps line numbers); `skip` leaves out the first frames."""
+    out = ["Traceback (most recent call last):\n"]
+    frames = list(traceback.walk_tb(error.__traceback__))[skip:]
+    for frame, lineno in frames:
+        g = frame.f_globals
+        source = g.get("__choreo_source__")
+        if source is not None:
+            filename = g.get("__choreo_path__", "?")
+            lines = source.splitlines()
+            line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        else:
+            filename = frame.f_code.co_filename
+            line = linecache.getline(filename, lineno)
+        out.append("  File \"%s\", line %d, in %s\n" % (filename, lineno, frame.f_code.co_name))
+        if line.strip():
+            out.append("    %s\n" % line.strip())
+    if not frames:
+        out = []
+    out.extend(traceback.format_exception_only(type(error), error))
+    return "".join(out).rstrip("\n")
+
+
+# ---------------------------------------------------------------------------------------
+# Process-wide patches, installed once: sleeps and threads of box code follow the engine.
+
+_real_start_new_thread = threading._start_new_thread
+_real_event_wait = threading.Event.wait
+_real_join = threading.Thread.join
+
+
+def _start_new_thread(function, args, kwargs=None):
+    """A thread started by box code runs as engine activity (virtual time waits for it)."""
+    if _choreo.current() is None:
+        return _real_start_new_thread(function, args, kwargs or {})
+    _choreo.spawn(lambda: function(*args, **(kwargs or {})), "choreo-thread")
+    return 0
+
+
+def _virtual():
+    return _choreo.current() is not None and _choreo.is_virtual()
+
+
+def _event_wait(self, timeout=None):
+    """In virtual time an Event wait sleeps on the engine clock (threading.Timer uses it)."""
+    if not _virtual():
+        return _real_event_wait(self, timeout)
+    return qi.wait_for(self.is_set, timeout)
+
+
+def _join(self, timeout=None):
+    if not _virtual() or self is threading.current_thread():
+        return _real_join(self, timeout)
+    qi.wait_for(lambda: not self.is_alive(), timeout)
+
+
+def _thread_module(name):
+    """The Python-2 `thread` module: `_thread`, with threads counted by the engine."""
+    import _thread
+
+    module = type(_thread)(name)
+    module.__dict__.update({k: v for k, v in vars(_thread).items() if not k.startswith("__")})
+    module.start_new_thread = _start_new_thread
+    module.start_new = _start_new_thread
+    return module
+
+
+def install():
+    time.sleep = _choreo.sleep
+    time.time = _choreo.time
+    time.clock = _choreo.now
+    threading._start_new_thread = _start_new_thread
+    threading.Event.wait = _event_wait
+    threading.Thread.join = _join
+    py2.install(_thread_module)

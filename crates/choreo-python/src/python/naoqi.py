@@ -1,0 +1,188 @@
+"""The `naoqi` module as box scripts use it (choreo's shim): ALProxy and the few NAOqi
+objects scripts create (ALModule, ALBroker). Every call goes through the engine, traced under
+the box that made the proxy (naoqi-services.md section 1). ALMemory subscriptions and the
+ALFrameManager timeline functions are answered by choreo itself (S6, S9)."""
+
+import _choreo
+import qi
+
+
+def _box_or_fail(what):
+    box = _choreo.current()
+    if box is None:
+        raise RuntimeError("%s: made outside box code (no box to call the robot for)" % what)
+    return box
+
+
+class _Post:
+    """proxy.post.method(args): starts the method, returns its task id."""
+
+    def __init__(self, proxy):
+        self._proxy = proxy
+
+    def __getattr__(self, method):
+        if method.startswith("__"):
+            raise AttributeError(method)
+        proxy = self._proxy
+
+        def post(*args):
+            return proxy._box.post(proxy._name, method, args)
+
+        post.__name__ = method
+        return post
+
+
+class ALProxy(object):
+    """A proxy to a robot service: ALProxy("X"), ALProxy("X", True), ALProxy("X", ip, port)."""
+
+    def __init__(self, name, *args):
+        self._name = name
+        self._box = _box_or_fail("ALProxy(%r)" % (name,))
+        self.post = _Post(self)
+
+    @classmethod
+    def of(cls, name, box):
+        """The proxy to service `name` for `box`."""
+        proxy = cls.__new__(cls)
+        proxy._name = name
+        proxy._box = box if box is not None else _box_or_fail("service(%r)" % (name,))
+        proxy.post = _Post(proxy)
+        return proxy
+
+    def __getattr__(self, method):
+        if method.startswith("__") or method in ("_name", "_box", "post"):
+            raise AttributeError(method)
+        special = _SPECIAL.get(self._name, {}).get(method)
+        if special is not None:
+            return lambda *args, **kwargs: special(self, *args, **kwargs)
+
+        def call(*args, **kwargs):
+            return self._call(method, args, kwargs)
+
+        call.__name__ = method
+        return call
+
+    def _call(self, method, args, kwargs):
+        if kwargs.pop("_async", False):
+            return qi._background(lambda: self._call(method, args, kwargs))
+        if kwargs:
+            raise TypeError("%s.%s: unexpected keyword arguments %s" % (self._name, method, sorted(kwargs)))
+        return self._box.call(self._name, method, tuple(args))
+
+    def pCall(self, method, *args):
+        """Like post: starts `method`, returns its task id."""
+        return self._box.post(self._name, method, tuple(args))
+
+    def __repr__(self):
+        return "<ALProxy %s>" % self._name
+
+
+class Subscriber(object):
+    """ALMemory.subscriber(key): `signal` is triggered with the value of each update."""
+
+    def __init__(self, box, key):
+        self.signal = qi.Signal()
+        self._id = box.subscribe(key, lambda key, value: self.signal(value))
+
+
+def _callback_arity(function):
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    if code is None:
+        return 3
+    if code.co_flags & 0x04:
+        return 3
+    return code.co_argcount - (1 if hasattr(function, "__self__") else 0)
+
+
+def _subscribe_to_event(proxy, event, module, *rest):
+    """subscribeToEvent(event, module, method) or (event, module, message, method): when
+    `module` is a box (getName()) or an ALModule of this behavior, its method is called with
+    (key, value, message) on each update; otherwise the robot is asked."""
+    target = proxy._box.modules.get(module)
+    if target is None or not rest:
+        return proxy._call("subscribeToEvent", (event, module) + rest, {})
+    method = rest[-1]
+    message = rest[0] if len(rest) > 1 else ""
+    box = getattr(target, "_choreo_box", None) or proxy._box
+    _unsubscribe_from_event(proxy, event, module, local_only=True)
+
+    def deliver(key, value):
+        callback = getattr(target, method)
+        arguments = (key, value, message)[: max(_callback_arity(callback), 0)]
+        callback(*arguments)
+
+    proxy._box.events[(event, module)] = (box, box.subscribe(event, deliver))
+
+
+def _unsubscribe_from_event(proxy, event, module, local_only=False):
+    found = proxy._box.events.pop((event, module), None)
+    if found is not None:
+        box, ident = found
+        box.unsubscribe(ident)
+    elif not local_only:
+        return proxy._call("unsubscribeToEvent", (event, module), {})
+
+
+def _box_named(proxy, name):
+    box = proxy._box.box(name)
+    if box is None:
+        raise RuntimeError("ALFrameManager: no box named %r in this behavior" % (name,))
+    return box
+
+
+def _goto(box, frame, then):
+    box.timeline(False, "goto", frame)
+    box.timeline(False, then)
+
+
+_SPECIAL = {
+    "ALMemory": {
+        "subscriber": lambda proxy, key: Subscriber(proxy._box, key),
+        "subscribeToEvent": _subscribe_to_event,
+        "subscribeToMicroEvent": _subscribe_to_event,
+        "unsubscribeToEvent": _unsubscribe_from_event,
+        "unsubscribeToMicroEvent": _unsubscribe_from_event,
+    },
+    "ALFrameManager": {
+        "getTimelineFps": lambda proxy, name: _box_named(proxy, name).fps(False),
+        "setTimelineFps": lambda proxy, name, fps: _box_named(proxy, name).timeline(False, "fps", fps),
+        "getBehaviorPath": lambda proxy, behavior_id: proxy._box.behavior_path,
+        "exitBehavior": lambda proxy, name: _box_named(proxy, name).timeline(False, "stop"),
+        "playTimeline": lambda proxy, name: _box_named(proxy, name).timeline(False, "play"),
+        "stopTimeline": lambda proxy, name: _box_named(proxy, name).timeline(False, "pause"),
+        "gotoAndStop": lambda proxy, name, frame: _goto(_box_named(proxy, name), frame, "pause"),
+        "gotoAndPlay": lambda proxy, name, frame: _goto(_box_named(proxy, name), frame, "play"),
+    },
+}
+
+
+class ALModule(object):
+    """A NAOqi module made by a script: reachable by name (ALMemory.subscribeToEvent)."""
+
+    def __init__(self, name, *args):
+        self._choreo_box = _box_or_fail("ALModule(%r)" % (name,))
+        self._module_name = name
+        self._choreo_box.modules[name] = self
+
+    def getName(self):
+        return self._module_name
+
+    def BIND_PYTHON(self, module, method, n=None):
+        pass
+
+    def exit(self):
+        self._choreo_box.modules.pop(self._module_name, None)
+
+
+class ALBroker(object):
+    """A broker: choreo needs none; kept so scripts that make one run."""
+
+    def __init__(self, name="broker", ip="0.0.0.0", port=0, parent_ip="", parent_port=0):
+        self.name = name
+
+    def shutdown(self):
+        pass
+
+    def getGlobalModuleList(self):
+        return []
+

@@ -1,0 +1,154 @@
+"""Python-2 names that a source rewrite cannot fix: builtins every box script sees, and the
+Python-2 module names (thread, Queue, urllib2, mutex, ...) importable as their Python-3
+counterparts (runtime-semantics.md section 9)."""
+
+import builtins
+import collections
+import functools
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _TextType(type):
+    """isinstance(x, unicode) is true for every str: str and unicode are one type now."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._matches)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls._matches)
+
+
+class unicode(str, metaclass=_TextType):
+    """unicode(x), unicode(data, encoding[, errors]): a str."""
+
+    _matches = str
+
+    def __new__(cls, obj="", encoding=None, errors="strict"):
+        if encoding is None or isinstance(obj, str):
+            return str(obj)
+        return str(obj, encoding, errors)
+
+
+class basestring(str, metaclass=_TextType):
+    """Only for isinstance checks: str or bytes."""
+
+    _matches = (str, bytes)
+
+
+def cmp(a, b):
+    """Python 2's three-way comparison."""
+    return (a > b) - (a < b)
+
+
+NAMES = {
+    "unicode": unicode,
+    "basestring": basestring,
+    "xrange": range,
+    "raw_input": input,
+    "long": int,
+    "unichr": chr,
+    "reduce": functools.reduce,
+    "file": open,
+    "cmp": cmp,
+    "intern": sys.intern,
+}
+
+# The builtins of every box namespace: Python's, plus the Python-2 names.
+BUILTINS = dict(vars(builtins))
+BUILTINS.update(NAMES)
+
+
+class mutex:
+    """The Python-2 `mutex` module's lock with a queue of waiting functions."""
+
+    def __init__(self):
+        self.locked = False
+        self.queue = collections.deque()
+
+    def test(self):
+        return self.locked
+
+    def testandset(self):
+        if not self.locked:
+            self.locked = True
+            return True
+        return False
+
+    def lock(self, function, argument):
+        if self.testandset():
+            function(argument)
+        else:
+            self.queue.append((function, argument))
+
+    def unlock(self):
+        if self.queue:
+            function, argument = self.queue.popleft()
+            function(argument)
+        else:
+            self.locked = False
+
+
+# Python-2 module name -> the Python-3 module that replaces it (imported on first use).
+ALIASES = {
+    "Queue": "queue",
+    "StringIO": "io",
+    "cStringIO": "io",
+    "cPickle": "pickle",
+    "ConfigParser": "configparser",
+    "httplib": "http.client",
+    "urllib2": "urllib.request",
+    "urlparse": "urllib.parse",
+    "HTMLParser": "html.parser",
+    "SocketServer": "socketserver",
+    "__builtin__": "builtins",
+}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
+class _ModuleLoader(importlib.abc.Loader):
+    def __init__(self, build):
+        self.build = build
+
+    def create_module(self, spec):
+        return self.build(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def _mutex_module(name):
+    module = type(sys)(name)
+    module.mutex = mutex
+    return module
+
+
+class _Py2Finder(importlib.abc.MetaPathFinder):
+    """Finds the Python-2 module names, after every real module (a real one always wins)."""
+
+    def __init__(self, built):
+        self.built = built
+
+    def find_spec(self, name, path=None, target=None):
+        if name in ALIASES:
+            return importlib.util.spec_from_loader(name, _AliasLoader(ALIASES[name]))
+        if name in self.built:
+            return importlib.util.spec_from_loader(name, _ModuleLoader(self.built[name]))
+        return None
+
+
+def install(thread_module):
+    """Makes the Python-2 module names importable; `thread_module(name)` builds `thread`."""
+    sys.meta_path.append(_Py2Finder({"mutex": _mutex_module, "thread": thread_module}))

@@ -1,0 +1,231 @@
+//! The interpreter, set up once per process: the native module `_choreo`, the shim modules
+//! (`naoqi`, `qi`, the Python-2 names) and the patches that make box code follow the engine
+//! (`time.sleep`, `time.time`, threads). The box whose code runs on a thread is known through
+//! a thread-local, set around every hook, callback and background task.
+
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyList;
+
+use crate::api::{BoxApi, BoxState, call_in_box, sleep_in_box};
+
+thread_local! {
+    /// The box whose code runs on this thread.
+    static CURRENT: RefCell<Option<Arc<BoxState>>> = const { RefCell::new(None) };
+}
+
+/// Makes a box current on this thread until dropped (then the previous one is again).
+pub(crate) struct Entered(Option<Arc<BoxState>>);
+
+impl Entered {
+    pub(crate) fn new(state: Arc<BoxState>) -> Entered {
+        Entered(CURRENT.with(|c| c.replace(Some(state))))
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+fn current_state() -> Option<Arc<BoxState>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// The Python functions the host calls (from `generated.py`).
+pub(crate) struct Runtime {
+    /// `construct(box, source, fixed)`.
+    pub(crate) construct: Py<PyAny>,
+    /// `run_hook(instance, name, value, has_value)`.
+    pub(crate) run_hook: Py<PyAny>,
+    /// `describe(error)`: a traceback naming boxes and their script lines.
+    describe: Py<PyAny>,
+}
+
+/// The shim modules: (module name, file name in tracebacks, source), in import order.
+const SHIMS: [(&str, &str, &str); 4] = [
+    (
+        "_choreo_py2",
+        "choreo/py2.py",
+        include_str!("python/py2.py"),
+    ),
+    ("qi", "choreo/qi.py", include_str!("python/qi.py")),
+    ("naoqi", "choreo/naoqi.py", include_str!("python/naoqi.py")),
+    (
+        "_choreo_generated",
+        "choreo/generated.py",
+        include_str!("python/generated.py"),
+    ),
+];
+
+static RUNTIME: PyOnceLock<Result<Runtime, String>> = PyOnceLock::new();
+
+/// The runtime, set up on first use; an error (a bug in a shim) is kept and repeated.
+pub(crate) fn runtime(py: Python<'_>) -> Result<&'static Runtime, String> {
+    RUNTIME
+        .get_or_init(py, || {
+            set_up(py).map_err(|e| format!("cannot set up the Python runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn set_up(py: Python<'_>) -> PyResult<Runtime> {
+    let sys = py.import("sys")?;
+    let modules = sys.getattr("modules")?;
+    let native = PyModule::new(py, "_choreo")?;
+    native.add_class::<BoxApi>()?;
+    native.add_function(wrap_pyfunction!(current, &native)?)?;
+    native.add_function(wrap_pyfunction!(sleep, &native)?)?;
+    native.add_function(wrap_pyfunction!(now, &native)?)?;
+    native.add_function(wrap_pyfunction!(time, &native)?)?;
+    native.add_function(wrap_pyfunction!(is_virtual, &native)?)?;
+    native.add_function(wrap_pyfunction!(spawn, &native)?)?;
+    native.add_function(wrap_pyfunction!(log, &native)?)?;
+    native.add_function(wrap_pyfunction!(log_exception_py, &native)?)?;
+    modules.set_item("_choreo", &native)?;
+    let linecache = py.import("linecache")?.getattr("cache")?;
+    let mut last = None;
+    for (name, file, source) in SHIMS {
+        let c = |s: &str| CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()));
+        let module = PyModule::from_code(py, &c(source)?, &c(file)?, &c(name)?)?;
+        // Tracebacks through the shims show their lines.
+        let lines = PyList::new(py, source.split_inclusive('\n'))?;
+        linecache.set_item(file, (source.len(), py.None(), lines, file))?;
+        last = Some(module);
+    }
+    let generated = last.ok_or_else(|| PyRuntimeError::new_err("no shim modules"))?;
+    generated.getattr("install")?.call0()?;
+    Ok(Runtime {
+        construct: generated.getattr("construct")?.unbind(),
+        run_hook: generated.getattr("run_hook")?.unbind(),
+        describe: generated.getattr("describe")?.unbind(),
+    })
+}
+
+/// Logs `error` at error level for the current box (E2: callbacks, background work), or
+/// prints it when no box is current.
+pub(crate) fn log_exception(py: Python<'_>, error: &PyErr) {
+    let text = RUNTIME
+        .get(py)
+        .and_then(|r| r.as_ref().ok())
+        .and_then(|r| r.describe.call1(py, (error.value(py),)).ok())
+        .and_then(|t| t.extract::<String>(py).ok())
+        .unwrap_or_else(|| error.to_string());
+    match current_state() {
+        Some(state) if state.is_alive() => state.ctx.log("error", &text),
+        _ => eprintln!("choreo-python: {text}"),
+    }
+}
+
+/// `_choreo.current()`: the box whose code runs on this thread.
+#[pyfunction]
+fn current() -> Option<BoxApi> {
+    current_state().map(|state| BoxApi { state })
+}
+
+/// `time.sleep` in box code: behavior time (virtual time jumps over it), without the lock;
+/// elsewhere a real sleep.
+#[pyfunction]
+fn sleep(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(PyValueError::new_err(
+            "sleep length must be a non-negative number",
+        ));
+    }
+    match current_state() {
+        Some(state) => sleep_in_box(py, state.live()?, seconds),
+        None => py.detach(|| std::thread::sleep(Duration::from_secs_f64(seconds))),
+    }
+    Ok(())
+}
+
+/// Seconds of behavior time in box code (`time.clock`, qi clocks); elsewhere seconds since
+/// the process started using the runtime.
+#[pyfunction]
+fn now() -> f64 {
+    match current_state() {
+        Some(state) => state.ctx.now().as_secs_f64(),
+        None => {
+            static START: OnceLock<Instant> = OnceLock::new();
+            START.get_or_init(Instant::now).elapsed().as_secs_f64()
+        }
+    }
+}
+
+fn wall_clock() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// `time.time()` in box code: the wall clock at the behavior's start plus behavior time, so
+/// durations measured with it agree with `time.sleep` in virtual time too; elsewhere the
+/// wall clock.
+#[pyfunction]
+fn time() -> f64 {
+    match current_state() {
+        Some(state) => {
+            let t = state.ctx.now().as_secs_f64();
+            state.run.epoch.get_or_init(|| wall_clock() - t) + t
+        }
+        None => wall_clock(),
+    }
+}
+
+/// Whether the current box runs in virtual time.
+#[pyfunction]
+fn is_virtual() -> bool {
+    current_state().is_some_and(|s| s.ctx.activity().is_virtual())
+}
+
+/// Runs `function()` on a new thread as work of the current box: counted by the engine so
+/// virtual time waits for it; an exception is logged (E2). Without a box: a plain thread.
+#[pyfunction]
+#[pyo3(signature = (function, name=None))]
+fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
+    let name = name.unwrap_or_else(|| "choreo-python".to_string());
+    let started = match current_state() {
+        Some(state) => {
+            let activity = Arc::clone(state.ctx.activity());
+            activity.spawn(&name, move || {
+                call_in_box(&state, |py| function.call0(py).map(drop));
+            })
+        }
+        None => std::thread::Builder::new()
+            .name(name)
+            .spawn(move || {
+                Python::attach(|py| {
+                    if let Err(e) = function.call0(py) {
+                        log_exception(py, &e);
+                    }
+                });
+            })
+            .map(drop),
+    };
+    started.map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))
+}
+
+/// A log line for the current box (printed when there is none).
+#[pyfunction]
+fn log(level: &str, message: &str) {
+    match current_state() {
+        Some(state) if state.is_alive() => state.ctx.log(level, message),
+        _ => eprintln!("choreo-python: {level}: {message}"),
+    }
+}
+
+/// `_choreo.log_exception(e)`: logs an exception with its traceback (E2).
+#[pyfunction]
+#[pyo3(name = "log_exception")]
+fn log_exception_py(py: Python<'_>, error: Bound<'_, PyAny>) {
+    log_exception(py, &PyErr::from_value(error));
+}
