@@ -5,7 +5,7 @@
 //! names, operators, line continuations, bracket depth, logical lines) and edits tokens, so
 //! string contents and comments are never touched. It never adds or removes a line break: a
 //! rewrite that needs more text puts it on the same line, so tracebacks point at the
-//! original lines. It runs in one linear pass and never panics. A script that is already
+//! original lines. It runs in linear time and never panics. A script that is already
 //! valid Python 3 keeps its meaning (see the notes on imports below).
 //!
 //! # Rewrites
@@ -143,7 +143,7 @@ impl Rewrite {
             Rewrite::NotEqual => "`<>` → `!=`",
             Rewrite::OctalLiteral => "`0777` → `0o777`",
             Rewrite::LongLiteral => "`10L` → `10`",
-            Rewrite::UrString => "`ur''` string → `r''`",
+            Rewrite::UrString => "`ur''` string → `r''` or an equal plain literal",
             Rewrite::Backticks => "`` `x` `` → `repr(x)`",
             Rewrite::QiAsync => "`qi.async` → `qi.runAsync`",
             Rewrite::KeywordName => "`async`/`await` as a name → `async_`/`await_`",

@@ -63,6 +63,7 @@ fn check(input: &str, expected: &str, what: &[Rewrite]) {
     assert_eq!(lines(&fixed.text), lines(input));
     let reported: Vec<Rewrite> = fixed.changes.iter().map(|c| c.what).collect();
     assert_eq!(reported, what, "input:\n{input}");
+    assert_eq!(fix(expected), expected, "fixing twice changes:\n{expected}");
     if let Err(e) = compile(&fixed.text, "<test>") {
         panic!("output does not compile: {e}\n{}", fixed.text);
     }
@@ -303,6 +304,29 @@ fn tab_indentation() {
 }
 
 #[test]
+fn python3_is_untouched() {
+    let src = "import asyncio, queue, urllib.request\n\
+         from typing import Optional\n\
+         async def f(x: int, *, y: Optional[str] = None) -> int:\n\
+         \tawait asyncio.sleep(0)\n\
+         \tasync for a in g():\n\
+         \t\tprint(a, end=' ', file=sys.stderr)\n\
+         \treturn (n := x @ y)\n\
+         def g():\n\
+         \tnonlocal_ = {k: v for k, v in d.items()}\n\
+         \tyield from range(0o17, 0x1F, 0b1)\n\
+         \tif (lambda: 1)(): exec(\"pass\", {}); print(f'{x!r:>10}')\n\
+         \ttry:\n\
+         \t\traise ValueError(\"a\") from None\n\
+         \texcept (A, B) as e:\n\
+         \t\tprint (e, 1)\n\
+         \tprint(rb'\\d', Rb\"x\", u'\\u00e9', ...)\n\
+         \tqi.runAsync(f, delay=5)\n";
+    compile(src, "<py3>").unwrap();
+    unchanged(src);
+}
+
+#[test]
 fn strings_and_comments_are_untouched() {
     unchanged(
         "s = \"print x; except A, e: <> 0777 10L `x` qi.async( import Queue\"\n\
@@ -465,6 +489,7 @@ fn every_corpus_script_compiles_after_fixing() {
     let (mut needed, mut valid_changed) = (0, Vec::new());
     for (i, ((src, path), f)) in scripts.iter().zip(&fixed).enumerate() {
         assert_eq!(lines(&f.text), lines(src), "{path}: line count changed");
+        assert_eq!(fix(&f.text), f.text, "{path}: fixing twice changes it");
         if !f.changes.is_empty() {
             needed += 1;
             if compile(src, path).is_ok() {
@@ -513,6 +538,15 @@ fn every_corpus_script_compiles_after_fixing() {
         fix_time.as_secs_f64() * 1e3,
         compile_time.as_secs_f64() * 1e3
     );
+    // A script CPython 3 already compiles only gets its Python-2 module imports rewritten.
+    for (path, whats) in &valid_changed {
+        assert!(
+            whats
+                .iter()
+                .all(|w| matches!(w, Rewrite::RenamedModule | Rewrite::Urllib)),
+            "{path}: valid Python 3 rewritten: {whats:?}"
+        );
+    }
     assert!(
         failures.is_empty(),
         "{} scripts do not compile after fixing:\n{}",
