@@ -368,6 +368,78 @@ const PY2_BITS: &[&str] = &[
     "\r", "\t", " ", "    ", "#", "in", "urllib", "Queue", "as", "x", "e", "é",
 ];
 
+/// Python-2 simple statements the generated scripts are made of.
+const PY2_STATEMENTS: &[&str] = &[
+    "print x",
+    "print x, y",
+    "print x,",
+    "print",
+    "print >>f, x",
+    "print >>sys.stderr, `x`,",
+    "print \"a %s\" % (b,)",
+    "print -1, not x",
+    "exec code",
+    "exec code in ns",
+    "exec \"x = 1\" in g, l",
+    "raise E, m",
+    "raise E, (1, 2)",
+    "raise E, m, tb",
+    "x = a <> b",
+    "x = 0777 + 10L + 0xFFL",
+    "s = ur'\\u00e9\\d' + UR\"\\w\"",
+    "s = `x` + `y.z`",
+    "f = qi.async(g, delay=5)",
+    "self.async = async",
+    "import Queue, urllib2 as u, thread",
+    "from StringIO import StringIO",
+    "import urllib",
+    "d = urllib.urlencode(v)",
+    "from urllib import urlencode, urlopen",
+    "x = 1; print x; y = 2",
+    "pass",
+    "s = 'print x <> `y`'  # print x",
+];
+
+/// A Python-2 script made of `stmts`, with blocks indented by a tab or by 8 spaces.
+fn py2_script(stmts: &[(&str, usize, bool)]) -> String {
+    let mut out = String::new();
+    for &(stmt, shape, tab) in stmts {
+        let ind = if tab { "\t" } else { "        " };
+        match shape {
+            0 => out.push_str(&format!("{stmt}\n")),
+            1 => out.push_str(&format!("def f():\n{ind}{stmt}\n")),
+            2 => out.push_str(&format!("try:\n{ind}{stmt}\nexcept E, e:\n    {stmt}\n")),
+            3 => out.push_str(&format!("if c: {stmt}\n")),
+            _ => out.push_str(&format!("class A:\n    def f(self):\n{ind}{ind}{stmt}\n")),
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn generated_python2_scripts_compile_after_fixing(
+        stmts in proptest::collection::vec(
+            (proptest::sample::select(PY2_STATEMENTS), 0..5usize, any::<bool>()),
+            1..12,
+        )
+    ) {
+        let src = py2_script(&stmts);
+        let fixed = fix(&src);
+        prop_assert_eq!(lines(&fixed), lines(&src));
+        prop_assert_eq!(fix(&fixed), fixed.clone());
+        if let Err(e) = compile(&fixed, "<generated>") {
+            prop_assert!(false, "{e}\n{src}\n---\n{fixed}");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 2000,
