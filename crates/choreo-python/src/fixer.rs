@@ -571,38 +571,35 @@ fn urllib_module(name: &[u8]) -> Option<&'static str> {
 }
 
 /// Keywords that cannot start an expression (so `print if` is not a print statement).
-fn is_non_expression_keyword(w: &[u8]) -> bool {
-    matches!(
-        w,
-        b"if"
-            | b"else"
-            | b"elif"
-            | b"and"
-            | b"or"
-            | b"in"
-            | b"is"
-            | b"for"
-            | b"as"
-            | b"from"
-            | b"import"
-            | b"while"
-            | b"with"
-            | b"def"
-            | b"class"
-            | b"return"
-            | b"pass"
-            | b"break"
-            | b"continue"
-            | b"del"
-            | b"global"
-            | b"try"
-            | b"except"
-            | b"finally"
-            | b"raise"
-            | b"assert"
-            | b"yield"
-    )
-}
+const NON_EXPRESSION_KEYWORDS: [&[u8]; 27] = [
+    b"if",
+    b"else",
+    b"elif",
+    b"and",
+    b"or",
+    b"in",
+    b"is",
+    b"for",
+    b"as",
+    b"from",
+    b"import",
+    b"while",
+    b"with",
+    b"def",
+    b"class",
+    b"return",
+    b"pass",
+    b"break",
+    b"continue",
+    b"del",
+    b"global",
+    b"try",
+    b"except",
+    b"finally",
+    b"raise",
+    b"assert",
+    b"yield",
+];
 
 struct Fixer<'a> {
     src: &'a str,
@@ -1053,7 +1050,7 @@ impl<'a> Fixer<'a> {
     fn starts_expression(&self, k: usize) -> bool {
         match self.kind(k) {
             Some(Kind::Number | Kind::Str | Kind::Backtick) => true,
-            Some(Kind::Name) => !is_non_expression_keyword(self.text(k)),
+            Some(Kind::Name) => !NON_EXPRESSION_KEYWORDS.contains(&self.text(k)),
             Some(Kind::Op) => matches!(self.text(k), b"-" | b"+" | b"~" | b"[" | b"{"),
             _ => false,
         }
