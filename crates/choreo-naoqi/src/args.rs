@@ -171,6 +171,7 @@ fn letters(v: &Value) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -189,7 +190,10 @@ mod tests {
         let v = vec![Value::Int(3)];
         let a = Args::new("ALLeds", "on", &v);
         let e = a.str(0).unwrap_err();
-        assert!(e.starts_with("ALLeds.on: argument 1 must be a string"), "{e}");
+        assert!(
+            e.starts_with("ALLeds.on: argument 1 must be a string"),
+            "{e}"
+        );
         assert!(a.f64(1).unwrap_err().contains("missing argument 2"));
     }
 }

@@ -1,1 +1,44 @@
-//! tmp
+//! choreo-naoqi: the simulated NAO / Pepper robot, the default target of `choreo run`.
+//!
+//! [`SimRobot`] implements [`choreo_engine::Robot`]: it serves the NAOqi modules that real
+//! Choregraphe behaviors call (the "minimum faithful set" of `naoqi-services.md` §6) with
+//! realistic durations that follow the engine's clock (virtual time takes no real time),
+//! background tasks with the generic `wait`/`stop`/`isRunning` API, ALMemory with
+//! subscriptions, and [`Scenario`]s that inject what a simulator cannot sense.
+//!
+//! Watching it: [`SimRobot::set_observer`] ([`RobotEvent`]s), [`SimRobot::snapshot`]
+//! ([`Snapshot`]), [`SimRobot::stats`] ([`CallStats`]).
+//!
+//! Modules are named after the NAOqi concept: [`tts`] (ALTextToSpeech, ALAnimatedSpeech),
+//! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
+//! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
+//! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
+//! `tasks` (the generic task API), [`scenario`], [`model`] (joints and limits).
+
+mod args;
+pub mod audio;
+mod behaviors;
+mod leds;
+mod memory;
+pub mod model;
+mod motion;
+mod observe;
+mod posture;
+mod recorded;
+pub mod scenario;
+mod sim;
+mod speech;
+mod tasks;
+mod trajectory;
+pub mod tts;
+
+pub use args::signature;
+pub use audio::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
+pub use memory::TOUCH_SENSORS;
+pub use model::{Joint, Model};
+pub use motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};
+pub use observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
+pub use posture::MAX_SECONDS as MAX_POSTURE_SECONDS;
+pub use scenario::{Action, Scenario};
+pub use sim::{Observer, SimRobot};
+pub use tasks::STOP_POLL;

@@ -1,0 +1,902 @@
+//! ALMotion (and ALNavigation's moves): joint angles and stiffness over time, clamped to
+//! the model's limits, the base's position in the world frame, walking.
+//!
+//! Timing (naoqi-services.md §5): interpolations last their last key time;
+//! `angleInterpolationWithSpeed` lasts max over joints of |Δθ| / (fraction × max speed), all
+//! joints arriving together; `setAngles`/`changeAngles` return at once and each joint moves
+//! at fraction × its max speed; `moveTo` lasts max(distance / v, |θ| / ω) + 0.5 s (NAO
+//! v = 0.1 m/s, ω = 0.5 rad/s; Pepper 0.35 m/s, 1 rad/s) or the time given; `wakeUp`/`rest`
+//! take [`WAKE_SECONDS`] (none when already there); `openHand`/`closeHand` 1 s.
+//!
+//! Joints move along straight lines between keys; Bezier handles shape the curve on a real
+//! robot but not here (timing and key values are exact). A joint whose stiffness is 0 does
+//! not move, as on the robot. A newer command on a joint stops the older task holding it
+//! (B4); a stopped motion leaves the joints where they had got to (B3).
+
+use std::collections::BTreeMap;
+
+use choreo_engine::Value;
+use choreo_engine::clock::Time;
+
+use crate::args::{Args, number};
+use crate::model::Model;
+use crate::observe::RobotEvent;
+use crate::posture;
+use crate::sim::{Reply, Sim};
+use crate::tasks::{Claim, Plan};
+use crate::trajectory::{Trajectory, after};
+
+/// Keys `(time, angle)` per joint index: one motion command.
+type Moves = Vec<(usize, Vec<(Time, f64)>)>;
+
+/// How long wakeUp and rest take when the robot has to move (§5: about 2–3 s).
+pub const WAKE_SECONDS: f64 = 2.5;
+/// Time added to every moveTo for starting and stopping (§5).
+pub const WALK_START_STOP_SECONDS: f64 = 0.5;
+/// How long openHand and closeHand take.
+pub const HAND_SECONDS: f64 = 1.0;
+/// Below this stiffness a joint does not follow commands.
+const LIMP: f64 = 0.01;
+
+/// ALMotion's methods.
+pub const METHODS: &[&str] = &[
+    "wakeUp",
+    "rest",
+    "robotIsWakeUp",
+    "setStiffnesses",
+    "stiffnessInterpolation",
+    "getStiffnesses",
+    "angleInterpolation",
+    "angleInterpolationWithSpeed",
+    "angleInterpolationBezier",
+    "setAngles",
+    "changeAngles",
+    "getAngles",
+    "openHand",
+    "closeHand",
+    "move",
+    "moveToward",
+    "moveTo",
+    "stopMove",
+    "killMove",
+    "killWalk",
+    "moveInit",
+    "waitUntilMoveIsFinished",
+    "moveIsActive",
+    "getRobotPosition",
+    "getRobotVelocity",
+    "killAll",
+    "areResourcesAvailable",
+    "killTasksUsingResources",
+    "getLimits",
+    "getJointNames",
+    "getBodyNames",
+    "getSummary",
+    "getMoveConfig",
+    "setMotionConfig",
+    "setMoveArmsEnabled",
+    "getMoveArmsEnabled",
+    "setWalkArmsEnabled",
+    "getWalkArmsEnabled",
+    "setCollisionProtectionEnabled",
+    "getCollisionProtectionEnabled",
+    "setExternalCollisionProtectionEnabled",
+    "getExternalCollisionProtectionEnabled",
+    "setFallManagerEnabled",
+    "getFallManagerEnabled",
+    "setBreathEnabled",
+    "getBreathEnabled",
+    "setIdlePostureEnabled",
+    "getIdlePostureEnabled",
+    "setSmartStiffnessEnabled",
+    "getSmartStiffnessEnabled",
+    "setPushRecoveryEnabled",
+    "getPushRecoveryEnabled",
+    "setDiagnosisEffectEnabled",
+];
+
+/// State-only settings: `set<Name>` stores its last argument, `get<Name>` reads it.
+const SETTINGS: &[(&str, bool)] = &[
+    ("MoveArmsEnabled", true),
+    ("WalkArmsEnabled", true),
+    ("CollisionProtectionEnabled", true),
+    ("ExternalCollisionProtectionEnabled", true),
+    ("FallManagerEnabled", true),
+    ("BreathEnabled", false),
+    ("IdlePostureEnabled", false),
+    ("SmartStiffnessEnabled", true),
+    ("PushRecoveryEnabled", true),
+    ("DiagnosisEffectEnabled", true),
+];
+
+/// ALNavigation's methods (they move like moveTo).
+pub const NAVIGATION_METHODS: &[&str] = &["navigateTo", "moveAlong", "stopNavigation"];
+
+/// The body: joints, stiffness, the base.
+pub(crate) struct Body {
+    angles: Vec<Trajectory<1>>,
+    stiffness: Vec<Trajectory<1>>,
+    /// Awake (wakeUp) or resting (rest).
+    pub awake: bool,
+    /// Where the base goes when moved to a place: x, y, θ in the world frame.
+    pose: Trajectory<3>,
+    /// Walking at a velocity (move, moveToward): since when, from where, body-frame velocity.
+    velocity: Option<(Time, [f64; 3], [f64; 3])>,
+    settings: BTreeMap<String, Value>,
+}
+
+impl Body {
+    /// Awake, stiff, in the model's standing posture, at the origin.
+    pub fn new(model: Model) -> Body {
+        let start = posture::angles(model, posture::wake_posture(model)).unwrap_or_default();
+        Body {
+            angles: model
+                .joints()
+                .iter()
+                .enumerate()
+                .map(|(i, _)| Trajectory::still([start.get(i).copied().unwrap_or(0.0)]))
+                .collect(),
+            stiffness: model
+                .joints()
+                .iter()
+                .map(|_| Trajectory::still([1.0]))
+                .collect(),
+            awake: true,
+            pose: Trajectory::still([0.0; 3]),
+            velocity: None,
+            settings: BTreeMap::new(),
+        }
+    }
+
+    /// Angle of joint `i` at `t`.
+    pub fn angle(&self, model: Model, i: usize, t: Time) -> f64 {
+        self.angles.get(model.dof(i)).map_or(0.0, |p| p.at(t)[0])
+    }
+
+    /// Stiffness of joint `i` at `t`.
+    pub fn stiffness(&self, model: Model, i: usize, t: Time) -> f64 {
+        self.stiffness.get(model.dof(i)).map_or(0.0, |p| p.at(t)[0])
+    }
+
+    /// Moves joints through keys `(time, angle)`, clamped to their limits; joints without
+    /// stiffness stay. Returns the joints that move.
+    pub fn command(
+        &mut self,
+        model: Model,
+        now: Time,
+        moves: &[(usize, Vec<(Time, f64)>)],
+    ) -> Vec<usize> {
+        let yaw_index = model.joint_index("HeadYaw");
+        let yaw_target = moves
+            .iter()
+            .find(|(i, _)| Some(*i) == yaw_index)
+            .and_then(|(_, keys)| keys.last().map(|k| k.1));
+        let current_yaw = yaw_index.map_or(0.0, |i| self.angle(model, i, now));
+        let mut moved = Vec::new();
+        for (i, keys) in moves {
+            let dof = model.dof(*i);
+            if self.stiffness(model, dof, now) < LIMP || moved.contains(&dof) {
+                continue;
+            }
+            let (lo, hi) = model.limits(dof, yaw_target.unwrap_or(current_yaw));
+            if let Some(path) = self.angles.get_mut(dof) {
+                path.command(now, keys.iter().map(|&(t, v)| (t, [v.clamp(lo, hi)])));
+                moved.push(dof);
+            }
+        }
+        moved
+    }
+
+    /// Stops joints where they are.
+    pub fn freeze(&mut self, joints: &[usize], now: Time) {
+        for &i in joints {
+            if let Some(p) = self.angles.get_mut(i) {
+                p.freeze(now);
+            }
+        }
+    }
+
+    /// Sets stiffness keys for joints.
+    fn stiffen(&mut self, model: Model, now: Time, keys: &[(usize, Vec<(Time, f64)>)]) {
+        for (i, keys) in keys {
+            if let Some(p) = self.stiffness.get_mut(model.dof(*i)) {
+                p.command(now, keys.iter().map(|&(t, v)| (t, [v.clamp(0.0, 1.0)])));
+            }
+        }
+    }
+
+    /// Position of the base at `t`: x, y (m), θ (rad) in the world frame.
+    pub fn position(&self, t: Time) -> [f64; 3] {
+        match self.velocity {
+            Some((t0, from, v)) => integrate(from, v, (t.0.saturating_sub(t0.0)) as f64 / 1e9),
+            None => self.pose.at(t),
+        }
+    }
+
+    /// Stops the base where it is.
+    fn halt(&mut self, now: Time) -> [f64; 3] {
+        let here = self.position(now);
+        self.velocity = None;
+        self.pose = Trajectory::still(here);
+        here
+    }
+}
+
+/// Where a body moving at body-frame velocity `v` (vx, vy, ω) from `p` is after `t` s.
+fn integrate(p: [f64; 3], v: [f64; 3], t: f64) -> [f64; 3] {
+    let [x0, y0, th0] = p;
+    let [vx, vy, w] = v;
+    let th = th0 + w * t;
+    if w.abs() < 1e-9 {
+        let (s, c) = th0.sin_cos();
+        return [x0 + (vx * c - vy * s) * t, y0 + (vx * s + vy * c) * t, th];
+    }
+    let (ds, dc) = (th.sin() - th0.sin(), th.cos() - th0.cos());
+    [
+        x0 + (vx * ds + vy * dc) / w,
+        y0 + (-vx * dc + vy * ds) / w,
+        th,
+    ]
+}
+
+/// The joint indices named by argument `i` (joints or chains).
+fn joints(sim: &Sim, a: &Args<'_>, i: usize) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for name in a.names(i)? {
+        let found = sim.model.resolve(&name).ok_or_else(|| {
+            format!(
+                "{}: unknown joint or chain {name:?} on {}",
+                a.name,
+                sim.model.name()
+            )
+        })?;
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Argument `i` given per joint: one number for all, or a list with one item (a number or
+/// a list of numbers) per joint.
+fn per_joint(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<f64>>, String> {
+    if n == 1 {
+        return Ok(vec![a.floats(i)?]);
+    }
+    if let Some(x) = a.values.get(i).and_then(number) {
+        return Ok(vec![vec![x]; n]);
+    }
+    let items = a.list(i)?;
+    if items.len() != n {
+        return Err(a.bad(i, &format!("one value or list per joint ({n} joints)")));
+    }
+    items
+        .iter()
+        .map(|item| match item {
+            Value::List(xs) | Value::Tuple(xs) => xs
+                .iter()
+                .map(|x| key_value(x).ok_or_else(|| a.bad(i, "numbers")))
+                .collect(),
+            x => number(x)
+                .map(|x| vec![x])
+                .ok_or_else(|| a.bad(i, "numbers")),
+        })
+        .collect()
+}
+
+/// A key's value: a number, or a Bezier control point `[angle, handle, handle]`.
+fn key_value(v: &Value) -> Option<f64> {
+    match v {
+        Value::List(xs) | Value::Tuple(xs) => xs.first().and_then(number),
+        x => number(x),
+    }
+}
+
+/// Keys `(now + time, value)` of one joint, checking the times.
+fn keys(
+    a: &Args<'_>,
+    now: Time,
+    values: &[f64],
+    times: &[f64],
+) -> Result<Vec<(Time, f64)>, String> {
+    if values.len() != times.len() || values.is_empty() {
+        return Err(format!(
+            "{}: each joint needs as many times as angles (got {} angles, {} times)",
+            a.name,
+            values.len(),
+            times.len()
+        ));
+    }
+    if times.windows(2).any(|w| w[1] <= w[0]) || times.first().is_some_and(|t| *t < 0.0) {
+        return Err(format!(
+            "{}: times must be positive and strictly increasing, got {times:?}",
+            a.name
+        ));
+    }
+    Ok(values
+        .iter()
+        .zip(times)
+        .map(|(&v, &t)| (after(now, t), v))
+        .collect())
+}
+
+/// A motion task over `moves`: claims the joints (stopping older tasks on them), moves
+/// them, and freezes them if stopped.
+fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
+    let now = sim.now();
+    let claim: Vec<usize> = moves.iter().map(|(i, _)| sim.model.dof(*i)).collect();
+    sim.stop_claiming(&Claim::Joints(claim.clone()));
+    let end = moves
+        .iter()
+        .filter_map(|(_, k)| k.last().map(|k| k.0))
+        .max()
+        .unwrap_or(now);
+    let moved = sim.state().body.command(sim.model, now, &moves);
+    announce(sim, method, &moved, end, now);
+    Plan::until(end)
+        .claim(Claim::Joints(claim))
+        .on_stop(move |sim: &Sim| {
+            let now = sim.now();
+            sim.state().body.freeze(&moved, now);
+        })
+}
+
+fn announce(sim: &Sim, method: &str, joints: &[usize], end: Time, now: Time) {
+    sim.observe(RobotEvent::MotionStarted {
+        method: method.to_string(),
+        joints: joints
+            .iter()
+            .filter_map(|&i| sim.model.joints().get(i).map(|j| j.name.to_string()))
+            .collect(),
+        duration: end.0.saturating_sub(now.0) as f64 / 1e9,
+    });
+}
+
+/// Moves joints to targets at `fraction` of their max speed: each on its own time
+/// (`setAngles`) or all arriving together (`angleInterpolationWithSpeed`).
+fn at_speed(
+    sim: &Sim,
+    a: &Args<'_>,
+    targets: &[(usize, f64)],
+    fraction: f64,
+    together: bool,
+) -> Result<Moves, String> {
+    if !(fraction > 0.0 && fraction <= 1.0) {
+        return Err(format!(
+            "{}: speed fraction {fraction} is not in ]0, 1]",
+            a.name
+        ));
+    }
+    let now = sim.now();
+    let model = sim.model;
+    let state = sim.state();
+    let seconds: Vec<f64> = targets
+        .iter()
+        .map(|&(i, target)| {
+            let joint = model.joints()[i];
+            let (lo, hi) = (joint.min, joint.max);
+            let delta = (target.clamp(lo, hi) - state.body.angle(model, i, now)).abs();
+            delta / (fraction * joint.max_speed)
+        })
+        .collect();
+    let longest = seconds.iter().copied().fold(0.0, f64::max);
+    Ok(targets
+        .iter()
+        .zip(&seconds)
+        .map(|(&(i, target), &s)| {
+            (
+                i,
+                vec![(after(now, if together { longest } else { s }), target)],
+            )
+        })
+        .collect())
+}
+
+/// A walk to `target` (robot frame at the start), along a path `length` metres long.
+fn walk(sim: &Sim, method: &str, target: [f64; 3], length: f64, seconds: Option<f64>) -> Plan {
+    let now = sim.now();
+    sim.stop_claiming(&Claim::Base);
+    let (v, w) = sim.model.base_speed();
+    let seconds =
+        seconds.unwrap_or_else(|| (length / v).max(target[2].abs() / w) + WALK_START_STOP_SECONDS);
+    let end = after(now, seconds);
+    let goal = {
+        let mut state = sim.state();
+        let [x0, y0, th0] = state.body.halt(now);
+        if !state.body.awake {
+            drop(state);
+            return Plan::until(now).returning(Value::Bool(false));
+        }
+        let (s, c) = th0.sin_cos();
+        let goal = [
+            x0 + c * target[0] - s * target[1],
+            y0 + s * target[0] + c * target[1],
+            th0 + target[2],
+        ];
+        state.body.pose.command(now, [(end, goal)]);
+        goal
+    };
+    sim.observe(RobotEvent::MoveStarted {
+        method: method.to_string(),
+        target: Some(goal),
+    });
+    Plan::until(end)
+        .claim(Claim::Base)
+        .returning(Value::Bool(true))
+        .stopped_returns(Value::Bool(false))
+        .at(end, |sim: &Sim| {
+            let position = sim.state().body.position(sim.now());
+            sim.observe(RobotEvent::Moved { position });
+        })
+        .on_stop(|sim: &Sim| {
+            let now = sim.now();
+            let position = sim.state().body.halt(now);
+            sim.observe(RobotEvent::Moved { position });
+        })
+}
+
+/// Stops the base: walks in progress, and walking at a velocity.
+fn stop_base(sim: &Sim) {
+    sim.stop_claiming(&Claim::Base);
+    let now = sim.now();
+    let was_moving = sim.state().body.velocity.is_some();
+    let position = sim.state().body.halt(now);
+    if was_moving {
+        sim.observe(RobotEvent::Moved { position });
+    }
+}
+
+/// Walks at body-frame velocity `v` (clamped to the model's speeds); zero stops.
+fn set_velocity(sim: &Sim, method: &str, v: [f64; 3]) {
+    sim.stop_claiming(&Claim::Base);
+    let now = sim.now();
+    let (vmax, wmax) = sim.model.base_speed();
+    let v = [
+        v[0].clamp(-vmax, vmax),
+        v[1].clamp(-vmax, vmax),
+        v[2].clamp(-wmax, wmax),
+    ];
+    let mut state = sim.state();
+    let here = state.body.halt(now);
+    if v == [0.0; 3] || !state.body.awake {
+        drop(state);
+        sim.observe(RobotEvent::Moved { position: here });
+        return;
+    }
+    state.body.velocity = Some((now, here, v));
+    drop(state);
+    sim.observe(RobotEvent::MoveStarted {
+        method: method.to_string(),
+        target: None,
+    });
+}
+
+/// Goes to the angles of `posture` in `seconds` (stiffening first when `wake`), a task that
+/// claims every joint: wakeUp, rest, goToPosture.
+pub(crate) fn to_posture(
+    sim: &Sim,
+    method: &str,
+    posture: &'static str,
+    seconds: f64,
+    wake: Option<bool>,
+) -> Plan {
+    let now = sim.now();
+    let model = sim.model;
+    let all: Vec<usize> = (0..model.joints().len()).collect();
+    if wake == Some(true) {
+        let mut state = sim.state();
+        state.body.awake = true;
+        state.body.stiffen(
+            model,
+            now,
+            &all.iter()
+                .map(|&i| (i, vec![(now, 1.0)]))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let target = posture::angles(model, posture).unwrap_or_default();
+    let end = after(now, seconds);
+    let moves: Moves = all
+        .iter()
+        .filter_map(|&i| target.get(i).map(|&v| (i, vec![(end, v)])))
+        .collect();
+    let plan = motion_plan(sim, method, moves);
+    let plan = plan
+        .returning(Value::Bool(true))
+        .stopped_returns(Value::Bool(false))
+        .at(end, move |sim: &Sim| {
+            if wake == Some(false) {
+                let now = sim.now();
+                let mut state = sim.state();
+                state.body.awake = false;
+                let keys: Vec<_> = all.iter().map(|&i| (i, vec![(now, 0.0)])).collect();
+                state.body.stiffen(sim.model, now, &keys);
+            }
+            sim.observe(RobotEvent::PostureChanged {
+                posture: posture.to_string(),
+            });
+        });
+    if wake.is_some() {
+        sim.observe(RobotEvent::StiffnessChanged {
+            joints: vec!["Body".into()],
+            stiffness: if wake == Some(true) { 1.0 } else { 0.0 },
+        });
+    }
+    plan
+}
+
+fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
+    Value::List(v.into_iter().map(Value::Float).collect())
+}
+
+/// Serves ALMotion.
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let model = sim.model;
+    let now = sim.now();
+    Ok(match method {
+        "wakeUp" => {
+            let standing = posture::wake_posture(model);
+            let there = {
+                let state = sim.state();
+                state.body.awake && posture::current(model, &state.body, now) == standing
+            };
+            Reply::Timed(to_posture(
+                sim,
+                method,
+                standing,
+                if there { 0.0 } else { WAKE_SECONDS },
+                Some(true),
+            ))
+        }
+        "rest" => {
+            let awake = sim.state().body.awake;
+            Reply::Timed(to_posture(
+                sim,
+                method,
+                "Crouch",
+                if awake { WAKE_SECONDS } else { 0.0 },
+                Some(false),
+            ))
+        }
+        "robotIsWakeUp" => Reply::Now(Value::Bool(sim.state().body.awake)),
+        "setStiffnesses" => {
+            let js = joints(sim, a, 0)?;
+            let values = per_joint(a, 1, js.len())?;
+            let keys: Vec<_> = js
+                .iter()
+                .zip(&values)
+                .map(|(&i, v)| (i, vec![(now, v.first().copied().unwrap_or(0.0))]))
+                .collect();
+            sim.state().body.stiffen(model, now, &keys);
+            stiffness_event(sim, &js, &values);
+            Reply::Now(Value::None)
+        }
+        "stiffnessInterpolation" => {
+            let js = joints(sim, a, 0)?;
+            let (values, times) = (per_joint(a, 1, js.len())?, per_joint(a, 2, js.len())?);
+            let mut all = Vec::new();
+            for ((&i, v), t) in js.iter().zip(&values).zip(&times) {
+                all.push((i, keys(a, now, v, t)?));
+            }
+            let end = all
+                .iter()
+                .filter_map(|(_, k)| k.last().map(|k| k.0))
+                .max()
+                .unwrap_or(now);
+            sim.state().body.stiffen(model, now, &all);
+            stiffness_event(sim, &js, &values);
+            Reply::Timed(Plan::until(end))
+        }
+        "getStiffnesses" => {
+            let js = joints(sim, a, 0)?;
+            let state = sim.state();
+            Reply::Now(floats_value(
+                js.iter().map(|&i| state.body.stiffness(model, i, now)),
+            ))
+        }
+        "angleInterpolation" | "angleInterpolationBezier" => {
+            let js = joints(sim, a, 0)?;
+            let bezier = method == "angleInterpolationBezier";
+            let (times, values) = if bezier {
+                (per_joint(a, 1, js.len())?, per_joint(a, 2, js.len())?)
+            } else {
+                (per_joint(a, 2, js.len())?, per_joint(a, 1, js.len())?)
+            };
+            let absolute = bezier || a.bool(3)?;
+            let mut moves = Vec::new();
+            for ((&i, v), t) in js.iter().zip(&values).zip(&times) {
+                let base = if absolute {
+                    0.0
+                } else {
+                    sim.state().body.angle(model, i, now)
+                };
+                let v: Vec<f64> = v.iter().map(|x| x + base).collect();
+                moves.push((i, keys(a, now, &v, t)?));
+            }
+            Reply::Timed(motion_plan(sim, method, moves))
+        }
+        "angleInterpolationWithSpeed" => {
+            let js = joints(sim, a, 0)?;
+            let values = per_joint(a, 1, js.len())?;
+            let targets: Vec<(usize, f64)> = js
+                .iter()
+                .zip(&values)
+                .map(|(&i, v)| (i, v.first().copied().unwrap_or(0.0)))
+                .collect();
+            let moves = at_speed(sim, a, &targets, a.f64(2)?, true)?;
+            Reply::Timed(motion_plan(sim, method, moves))
+        }
+        "setAngles" | "changeAngles" => {
+            let js = joints(sim, a, 0)?;
+            let values = per_joint(a, 1, js.len())?;
+            let targets: Vec<(usize, f64)> = {
+                let state = sim.state();
+                js.iter()
+                    .zip(&values)
+                    .map(|(&i, v)| {
+                        let x = v.first().copied().unwrap_or(0.0);
+                        let base = if method == "changeAngles" {
+                            state.body.angle(model, i, now)
+                        } else {
+                            0.0
+                        };
+                        (i, x + base)
+                    })
+                    .collect()
+            };
+            let moves = at_speed(sim, a, &targets, a.f64(2)?, false)?;
+            // Returns at once (no task), but still stops older tasks on its joints (B4).
+            drop(motion_plan(sim, method, moves));
+            Reply::Now(Value::None)
+        }
+        "getAngles" => {
+            let js = joints(sim, a, 0)?;
+            let state = sim.state();
+            Reply::Now(floats_value(
+                js.iter().map(|&i| state.body.angle(model, i, now)),
+            ))
+        }
+        "openHand" | "closeHand" => {
+            let hand = a.str(0)?;
+            let i = match hand {
+                "LHand" | "RHand" => model.joint_index(hand),
+                _ => None,
+            }
+            .ok_or_else(|| a.bad(0, "\"LHand\" or \"RHand\""))?;
+            let target = if method == "openHand" { 1.0 } else { 0.0 };
+            Reply::Timed(motion_plan(
+                sim,
+                method,
+                vec![(i, vec![(after(now, HAND_SECONDS), target)])],
+            ))
+        }
+        "moveTo" => {
+            let (target, length, seconds) = move_target(a)?;
+            Reply::Timed(
+                walk(sim, method, target, length, seconds)
+                    .returning(Value::None)
+                    .stopped_returns(Value::None),
+            )
+        }
+        "move" | "moveToward" => {
+            let v = [a.f64(0)?, a.f64(1)?, a.f64(2)?];
+            let v = if method == "moveToward" {
+                let (vmax, wmax) = model.base_speed();
+                [
+                    v[0].clamp(-1.0, 1.0) * vmax,
+                    v[1].clamp(-1.0, 1.0) * vmax,
+                    v[2].clamp(-1.0, 1.0) * wmax,
+                ]
+            } else {
+                v
+            };
+            set_velocity(sim, method, v);
+            Reply::Now(Value::None)
+        }
+        "stopMove" | "killMove" | "killWalk" => {
+            stop_base(sim);
+            Reply::Now(Value::None)
+        }
+        "moveInit" => Reply::Now(Value::None),
+        "waitUntilMoveIsFinished" => {
+            for task in sim.tasks.claiming(&Claim::Base) {
+                sim.drive(&task, None);
+            }
+            Reply::Now(Value::None)
+        }
+        "moveIsActive" => Reply::Now(Value::Bool(
+            sim.state().body.velocity.is_some() || !sim.tasks.claiming(&Claim::Base).is_empty(),
+        )),
+        "getRobotPosition" => Reply::Now(floats_value(sim.state().body.position(now))),
+        "getRobotVelocity" => Reply::Now(floats_value(
+            sim.state().body.velocity.map_or([0.0; 3], |(_, _, v)| v),
+        )),
+        "killAll" => {
+            sim.stop_all("ALMotion", &[]);
+            sim.stop_all("ALRobotPosture", &[]);
+            stop_base(sim);
+            Reply::Now(Value::None)
+        }
+        "killTasksUsingResources" => {
+            let js: Vec<usize> = joints(sim, a, 0)?
+                .into_iter()
+                .map(|i| model.dof(i))
+                .collect();
+            sim.stop_claiming(&Claim::Joints(js));
+            Reply::Now(Value::None)
+        }
+        "areResourcesAvailable" => {
+            let js: Vec<usize> = joints(sim, a, 0)?
+                .into_iter()
+                .map(|i| model.dof(i))
+                .collect();
+            Reply::Now(Value::Bool(
+                sim.tasks.claiming(&Claim::Joints(js)).is_empty(),
+            ))
+        }
+        "getLimits" => {
+            let js = joints(sim, a, 0)?;
+            Reply::Now(Value::List(
+                js.iter()
+                    .map(|&i| {
+                        let j = model.joints()[i];
+                        floats_value([j.min, j.max, j.max_speed, 0.0])
+                    })
+                    .collect(),
+            ))
+        }
+        "getJointNames" | "getBodyNames" => {
+            let name = a.str(0)?;
+            if method == "getBodyNames" && name == "Chains" {
+                return Ok(Reply::Now(Value::List(
+                    model.chains().iter().map(|c| Value::from(*c)).collect(),
+                )));
+            }
+            let js = joints(sim, a, 0)?;
+            Reply::Now(Value::List(
+                js.iter()
+                    .map(|&i| Value::from(model.joints()[i].name))
+                    .collect(),
+            ))
+        }
+        "getSummary" => {
+            let state = sim.state();
+            let lines: Vec<String> = model
+                .joints()
+                .iter()
+                .enumerate()
+                .map(|(i, j)| {
+                    format!(
+                        "{:<16}{:>10.3}{:>8.2}",
+                        j.name,
+                        state.body.angle(model, i, now),
+                        state.body.stiffness(model, i, now)
+                    )
+                })
+                .collect();
+            Reply::Now(Value::String(format!(
+                "---------------------- Model\n{}\n",
+                lines.join("\n")
+            )))
+        }
+        "getMoveConfig" => Reply::Now(Value::List(
+            [
+                ("MaxStepX", 0.04),
+                ("MaxStepY", 0.14),
+                ("MaxStepTheta", 0.35),
+                ("MaxStepFrequency", 1.0),
+                ("StepHeight", 0.02),
+                ("TorsoWx", 0.0),
+                ("TorsoWy", 0.0),
+            ]
+            .iter()
+            .map(|(k, v)| Value::List(vec![Value::from(*k), Value::Float(*v)]))
+            .collect(),
+        )),
+        "setMotionConfig" => Reply::Now(Value::None),
+        _ => match crate::recorded::setting(&mut sim.state().body.settings, method, a, SETTINGS) {
+            Some(result) => Reply::Now(result?),
+            None => Reply::NotServed,
+        },
+    })
+}
+
+fn stiffness_event(sim: &Sim, js: &[usize], values: &[Vec<f64>]) {
+    sim.observe(RobotEvent::StiffnessChanged {
+        joints: js
+            .iter()
+            .filter_map(|&i| sim.model.joints().get(i).map(|j| j.name.to_string()))
+            .collect(),
+        stiffness: values.last().and_then(|v| v.last()).copied().unwrap_or(0.0),
+    });
+}
+
+/// moveTo's overloads: `(x, y, θ)`, `(x, y, θ, time)`, `(x, y, θ, config)`,
+/// `(x, y, θ, time, config)`, `(controlPoints)`, `(controlPoints, config)`. Returns the
+/// target (robot frame), the path length and the time if given.
+fn move_target(a: &Args<'_>) -> Result<([f64; 3], f64, Option<f64>), String> {
+    if let Some(Value::List(points)) = a.values.first() {
+        let mut at = [0.0f64; 3];
+        let mut length = 0.0;
+        for p in points {
+            let xs: Vec<f64> = match p {
+                Value::List(xs) | Value::Tuple(xs) => xs.iter().filter_map(number).collect(),
+                _ => Vec::new(),
+            };
+            let [x, y, th] = xs[..] else {
+                return Err(a.bad(0, "a list of [x, y, theta] points"));
+            };
+            length += (x - at[0]).hypot(y - at[1]);
+            at = [x, y, th];
+        }
+        return Ok((at, length, None));
+    }
+    let target = [a.f64(0)?, a.f64(1)?, a.f64(2)?];
+    let seconds = a.values.get(3).and_then(number);
+    if seconds.is_some_and(|s| s <= 0.0) {
+        return Err(a.bad(3, "a positive time"));
+    }
+    Ok((target, target[0].hypot(target[1]), seconds))
+}
+
+/// Serves ALNavigation: moves like moveTo.
+pub(crate) fn serve_navigation(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    Ok(match method {
+        "navigateTo" => {
+            let target = [a.f64(0)?, a.f64(1)?, 0.0];
+            Reply::Timed(walk(sim, method, target, target[0].hypot(target[1]), None))
+        }
+        "moveAlong" => {
+            // ["Holonomic", ["Line", [x, y]], theta, time]
+            let items = a.list(0)?;
+            let line = match items {
+                [Value::String(kind), Value::List(line), th, t] if kind == "Holonomic" => {
+                    match &line[..] {
+                        [Value::String(l), Value::List(xy)] if l == "Line" => {
+                            let xy: Vec<f64> = xy.iter().filter_map(number).collect();
+                            match (&xy[..], number(th), number(t)) {
+                                ([x, y], Some(th), Some(t)) => Some(([*x, *y, th], t)),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let (target, seconds) =
+                line.ok_or_else(|| a.bad(0, "[\"Holonomic\", [\"Line\", [x, y]], theta, time]"))?;
+            Reply::Timed(walk(
+                sim,
+                method,
+                target,
+                target[0].hypot(target[1]),
+                Some(seconds),
+            ))
+        }
+        "stopNavigation" => {
+            stop_base(sim);
+            Reply::Now(Value::None)
+        }
+        _ => Reply::NotServed,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walking_in_a_circle_comes_back() {
+        let p = integrate([0.0; 3], [0.1, 0.0, 0.5], 2.0 * std::f64::consts::PI / 0.5);
+        assert!(p[0].abs() < 1e-9 && p[1].abs() < 1e-9, "{p:?}");
+        let q = integrate(
+            [1.0, 0.0, std::f64::consts::FRAC_PI_2],
+            [0.1, 0.0, 0.0],
+            10.0,
+        );
+        assert!(
+            (q[0] - 1.0).abs() < 1e-9 && (q[1] - 1.0).abs() < 1e-9,
+            "{q:?}"
+        );
+    }
+}

@@ -1,0 +1,482 @@
+//! Scenarios: the world a simulated robot cannot sense, injected at given times or when the
+//! behavior makes a given call (`choreo run --events FILE`). The format is in
+//! `docs/scenarios.md`; YAML or JSON (by the `.json` extension).
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use choreo_engine::Value;
+use choreo_engine::clock::Time;
+use serde::Deserialize;
+
+use crate::memory::TOUCH_SENSORS;
+use crate::sim::Sim;
+use crate::trajectory::after;
+
+/// How long a `touch` holds the sensor before releasing it, unless the entry says `hold`.
+pub const TOUCH_HOLD_SECONDS: f64 = 0.2;
+
+/// A scenario: what happens to the robot, entry by entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Where it came from (a file name), for messages.
+    pub name: String,
+    /// Its entries, in file order.
+    pub entries: Vec<Entry>,
+}
+
+/// One entry: when, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// When it happens.
+    pub trigger: Trigger,
+    /// What happens.
+    pub action: Action,
+}
+
+/// When an entry happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trigger {
+    /// At this many seconds of behavior time after the engine attached the robot.
+    At(f64),
+    /// When the behavior calls a method.
+    OnCall {
+        /// `Module.method`, e.g. `ALTextToSpeech.say`.
+        call: String,
+        /// Only if the first argument (as text) contains this.
+        contains: Option<String>,
+        /// At the call's start or end.
+        when: When,
+        /// Seconds to wait after that.
+        delay: f64,
+        /// Every matching call, not only the first.
+        repeat: bool,
+    },
+}
+
+/// Which moment of a call triggers an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum When {
+    /// When the call is made.
+    Start,
+    /// When it returns (a posted call: when its task ends or is stopped).
+    End,
+}
+
+/// What an entry does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// `ALMemory.raiseEvent(key, value)`.
+    RaiseEvent {
+        /// The key.
+        key: String,
+        /// The value.
+        value: Value,
+    },
+    /// `ALMemory.insertData(key, value)`.
+    InsertData {
+        /// The key.
+        key: String,
+        /// The value.
+        value: Value,
+    },
+    /// The robot hears `word`: `WordRecognized` = `[word, confidence]` (and
+    /// `Dialog/LastInput` = word while a dialog runs).
+    Recognize {
+        /// The word or phrase.
+        word: String,
+        /// Confidence 0..1.
+        confidence: f64,
+    },
+    /// A touch: the sensor's event is raised with 1.0, then 0.0 after `hold` seconds.
+    Touch {
+        /// The event key, e.g. `FrontTactilTouched`.
+        sensor: String,
+        /// Seconds between press and release.
+        hold: f64,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    /// Free text for people; accepted and ignored.
+    #[serde(default, rename = "description")]
+    _description: Option<serde::de::IgnoredAny>,
+    events: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    at: Option<f64>,
+    on_call: Option<String>,
+    contains: Option<String>,
+    when: Option<When>,
+    delay: Option<f64>,
+    repeat: Option<bool>,
+    raise_event: Option<KeyValue>,
+    insert_data: Option<KeyValue>,
+    recognize: Option<Recognize>,
+    touch: Option<Touch>,
+    /// Free text for people; accepted and ignored.
+    #[serde(default, rename = "note")]
+    _note: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyValue {
+    key: String,
+    #[serde(default)]
+    value: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Recognize {
+    word: String,
+    confidence: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Touch {
+    Sensor(String),
+    Held { sensor: String, hold: f64 },
+}
+
+fn to_value(v: serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::None,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::String(s),
+        serde_json::Value::Array(items) => Value::List(items.into_iter().map(to_value).collect()),
+        serde_json::Value::Object(map) => Value::Map(
+            map.into_iter()
+                .map(|(k, v)| (Value::String(k), to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn seconds(what: &str, x: f64) -> Result<f64, String> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(format!("`{what}` must be a number of seconds ≥ 0, got {x}"))
+    }
+}
+
+impl TryFrom<RawEntry> for Entry {
+    type Error = String;
+
+    fn try_from(raw: RawEntry) -> Result<Entry, String> {
+        let trigger = match (raw.at, raw.on_call) {
+            (Some(_), Some(_)) => {
+                return Err("an entry has both `at` and `on_call`: choose one".into());
+            }
+            (None, None) => {
+                return Err(
+                    "an entry needs `at: <seconds>` or `on_call: \"Module.method\"`".into(),
+                );
+            }
+            (Some(at), None) => {
+                for (field, set) in [
+                    ("contains", raw.contains.is_some()),
+                    ("when", raw.when.is_some()),
+                    ("delay", raw.delay.is_some()),
+                    ("repeat", raw.repeat.is_some()),
+                ] {
+                    if set {
+                        return Err(format!("`{field}` only applies to `on_call` entries"));
+                    }
+                }
+                Trigger::At(seconds("at", at)?)
+            }
+            (None, Some(call)) => {
+                let valid = call
+                    .split_once('.')
+                    .is_some_and(|(m, f)| !m.is_empty() && !f.is_empty() && !f.contains('.'));
+                if !valid {
+                    return Err(format!(
+                        "`on_call` must be \"Module.method\" (e.g. \"ALTextToSpeech.say\"), got {call:?}"
+                    ));
+                }
+                Trigger::OnCall {
+                    call,
+                    contains: raw.contains,
+                    when: raw.when.unwrap_or(When::End),
+                    delay: seconds("delay", raw.delay.unwrap_or(0.0))?,
+                    repeat: raw.repeat.unwrap_or(false),
+                }
+            }
+        };
+        let mut actions = Vec::new();
+        if let Some(kv) = raw.raise_event {
+            actions.push(Action::RaiseEvent {
+                key: kv.key,
+                value: to_value(kv.value),
+            });
+        }
+        if let Some(kv) = raw.insert_data {
+            actions.push(Action::InsertData {
+                key: kv.key,
+                value: to_value(kv.value),
+            });
+        }
+        if let Some(r) = raw.recognize {
+            let confidence = r.confidence.unwrap_or(1.0);
+            if !(0.0..=1.0).contains(&confidence) {
+                return Err(format!(
+                    "recognize: `confidence` must be in 0..1, got {confidence}"
+                ));
+            }
+            if r.word.trim().is_empty() {
+                return Err("recognize: `word` is empty".into());
+            }
+            actions.push(Action::Recognize {
+                word: r.word,
+                confidence,
+            });
+        }
+        if let Some(t) = raw.touch {
+            let (sensor, hold) = match t {
+                Touch::Sensor(s) => (s, TOUCH_HOLD_SECONDS),
+                Touch::Held { sensor, hold } => (sensor, seconds("hold", hold)?),
+            };
+            if !TOUCH_SENSORS.iter().any(|(name, _)| *name == sensor) {
+                let known: Vec<&str> = TOUCH_SENSORS.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "touch: unknown sensor {sensor:?} (sensors: {})",
+                    known.join(", ")
+                ));
+            }
+            actions.push(Action::Touch { sensor, hold });
+        }
+        if actions.len() > 1 {
+            return Err("an entry has several actions: give each its own entry".into());
+        }
+        let action = actions.pop().ok_or(
+            "an entry needs an action: `raise_event`, `insert_data`, `recognize` or `touch`",
+        )?;
+        Ok(Entry { trigger, action })
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        Entry::try_from(RawEntry::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Scenario {
+    /// Reads a scenario file (YAML, or JSON when the name ends in `.json`).
+    pub fn from_path(path: &std::path::Path) -> Result<Scenario, String> {
+        let name = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        Scenario::from_str(&text, &name)
+    }
+
+    /// Parses a scenario; `name` is used in errors (`name:line:column: message`) and picks
+    /// the syntax (`.json`: JSON, anything else: YAML).
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str, name: &str) -> Result<Scenario, String> {
+        let file: File = if name.to_ascii_lowercase().ends_with(".json") {
+            serde_json::from_str(text).map_err(|e| {
+                let message = e.to_string();
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |i| &message[..i]);
+                format!("{name}:{}:{}: {message}", e.line(), e.column())
+            })?
+        } else {
+            serde_norway::from_str(text).map_err(|e| {
+                let message = e.to_string();
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |i| &message[..i]);
+                match e.location() {
+                    Some(l) => format!("{name}:{}:{}: {message}", l.line(), l.column()),
+                    None => format!("{name}: {message}"),
+                }
+            })?
+        };
+        Ok(Scenario {
+            name: name.to_string(),
+            entries: file.events,
+        })
+    }
+}
+
+/// A scenario loaded into a robot: which one-shot call triggers have fired.
+pub(crate) struct Run {
+    scenario: Scenario,
+    fired: Mutex<Vec<bool>>,
+}
+
+/// Loads `scenario` into `sim`; its timed entries start now if an engine is attached.
+pub(crate) fn load(sim: &Sim, scenario: Scenario) {
+    let run = Arc::new(Run {
+        fired: Mutex::new(vec![false; scenario.entries.len()]),
+        scenario,
+    });
+    sim.scenarios
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Arc::clone(&run));
+    if sim.attached.load(Ordering::SeqCst) {
+        start_timed(sim, &run);
+    }
+}
+
+/// An engine attached the robot: timed entries start counting.
+pub(crate) fn attached(sim: &Sim) {
+    let runs = sim
+        .scenarios
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    for run in runs {
+        start_timed(sim, &run);
+    }
+}
+
+/// Runs the timed entries of `run` on one background activity, in time order (ties in file
+/// order); a touch's release is queued like an entry.
+fn start_timed(sim: &Sim, run: &Run) {
+    let base = sim.attached_at();
+    let mut due: Vec<(Time, usize, Action)> = run
+        .scenario
+        .entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e.trigger {
+            Trigger::At(at) => Some((after(base, at), i, e.action.clone())),
+            Trigger::OnCall { .. } => None,
+        })
+        .collect();
+    if due.is_empty() {
+        return;
+    }
+    let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
+        return;
+    };
+    let generation = sim.generation.load(Ordering::SeqCst);
+    let name = format!("scenario {}", run.scenario.name);
+    let spawned = time.clone().spawn(&name, move || {
+        let mut seq = due.len();
+        while !due.is_empty() {
+            due.sort_by_key(|(t, i, _)| (*t, *i));
+            let (at, _, action) = due.remove(0);
+            time.sleep_until(at);
+            if me.generation.load(Ordering::SeqCst) != generation {
+                return; // another engine attached: its own runner plays the scenario
+            }
+            if let Some((hold, release)) = perform(&me, &action) {
+                due.push((after(at, hold), seq, release));
+                seq += 1;
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        sim.script_error(format!("scenario {}: cannot start: {e}", run.scenario.name));
+    }
+}
+
+/// The behavior called `service.method(args)` (at `when`): runs the matching entries.
+pub(crate) fn on_call(sim: &Sim, service: &str, method: &str, args: &[Value], when: When) {
+    let runs = sim
+        .scenarios
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if runs.is_empty() {
+        return;
+    }
+    let name = format!("{service}.{method}");
+    let first = match args.first() {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let mut matched = Vec::new();
+    for run in runs {
+        let mut fired = run.fired.lock().unwrap_or_else(PoisonError::into_inner);
+        for (i, entry) in run.scenario.entries.iter().enumerate() {
+            let Trigger::OnCall {
+                call,
+                contains,
+                when: w,
+                delay,
+                repeat,
+            } = &entry.trigger
+            else {
+                continue;
+            };
+            let hit = *call == name
+                && *w == when
+                && contains.as_ref().is_none_or(|c| first.contains(c.as_str()))
+                && (*repeat || !fired.get(i).copied().unwrap_or(true));
+            if hit {
+                if let Some(f) = fired.get_mut(i) {
+                    *f = true;
+                }
+                matched.push((*delay, entry.action.clone()));
+            }
+        }
+    }
+    for (delay, action) in matched {
+        if delay == 0.0 {
+            if let Some((hold, release)) = perform(sim, &action) {
+                later(sim, hold, release);
+            }
+        } else {
+            later(sim, delay, action);
+        }
+    }
+}
+
+/// Performs `action` after `delay` seconds, on a background activity.
+pub(crate) fn later(sim: &Sim, delay: f64, action: Action) {
+    let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
+        return;
+    };
+    let at = after(time.now(), delay);
+    let spawned = time.clone().spawn("scenario action", move || {
+        time.sleep_until(at);
+        if let Some((hold, release)) = perform(&me, &action) {
+            time.sleep_until(after(at, hold));
+            perform(&me, &release);
+        }
+    });
+    if let Err(e) = spawned {
+        sim.script_error(format!("scenario action: cannot start: {e}"));
+    }
+}
+
+/// Performs `action` now; a follow-up to perform `hold` seconds later (a touch's release).
+pub(crate) fn perform(sim: &Sim, action: &Action) -> Option<(f64, Action)> {
+    match action {
+        Action::RaiseEvent { key, value } => sim.raise(key, value.clone()),
+        Action::InsertData { key, value } => sim.insert(key, value.clone()),
+        Action::Recognize { word, confidence } => crate::speech::recognize(sim, word, *confidence),
+        Action::Touch { sensor, hold } => {
+            sim.raise(sensor, Value::Float(1.0));
+            return Some((
+                *hold,
+                Action::RaiseEvent {
+                    key: sensor.clone(),
+                    value: Value::Float(0.0),
+                },
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,477 @@
+//! The simulated robot: [`SimRobot`], what every call goes through (statistics, the generic
+//! task API, scenario triggers, tasks), and the dispatch to the services.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+
+use choreo_engine::clock::Time;
+use choreo_engine::{Activity, MemorySink, Robot, SubscriptionId, Value};
+
+use crate::args::{Args, signature};
+use crate::memory::Memory;
+use crate::model::Model;
+use crate::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
+use crate::scenario::{Scenario, When};
+use crate::tasks::{Driven, Plan, Tasks};
+use crate::{audio, behaviors, leds, motion, posture, recorded, speech, tts};
+
+/// The NAOqi version the simulated robot reports (`version()`, `ALSystem.systemVersion`).
+pub(crate) const NAOQI_VERSION: &str = "2.5.10.7";
+
+/// Receives every [`RobotEvent`]; called from the thread that caused it, without any robot
+/// lock held (it may call back into the robot), so it must be short.
+pub type Observer = Arc<dyn Fn(&RobotEvent) + Send + Sync>;
+
+/// What a service answers to a call.
+pub(crate) enum Reply {
+    /// The result, at once.
+    Now(Value),
+    /// A method that takes time: run as a task.
+    Timed(Plan),
+    /// The module does not serve this method.
+    NotServed,
+}
+
+/// The modules served, each with its methods (the generic ALModule methods come on top).
+fn services() -> [(&'static str, &'static [&'static str]); 13] {
+    [
+        ("ALTextToSpeech", tts::TTS_METHODS),
+        ("ALAnimatedSpeech", tts::ANIMATED_METHODS),
+        ("ALMemory", crate::memory::METHODS),
+        ("ALMotion", motion::METHODS),
+        ("ALNavigation", motion::NAVIGATION_METHODS),
+        ("ALRobotPosture", posture::METHODS),
+        ("ALLeds", leds::METHODS),
+        ("ALAudioPlayer", audio::METHODS),
+        ("ALSpeechRecognition", speech::RECOGNITION_METHODS),
+        ("ALDialog", speech::DIALOG_METHODS),
+        ("ALBehaviorManager", behaviors::MANAGER_METHODS),
+        ("ALFrameManager", behaviors::FRAME_METHODS),
+        ("ALChoregraphe", behaviors::FRAME_METHODS),
+    ]
+}
+
+/// The methods `service` serves besides the generic ones (empty for an unknown module).
+pub(crate) fn methods_of(service: &str) -> Vec<&'static str> {
+    services()
+        .iter()
+        .find(|(s, _)| *s == service)
+        .map(|(_, m)| m.to_vec())
+        .or_else(|| recorded::methods(service))
+        .unwrap_or_default()
+}
+
+/// The state of every service, behind one lock (held only for short, non-blocking work).
+pub(crate) struct State {
+    pub speech: tts::Speech,
+    pub body: motion::Body,
+    pub leds: leds::Leds,
+    pub audio: audio::Player,
+    pub recognition: speech::Recognition,
+    pub dialog: speech::Dialog,
+    pub behaviors: behaviors::Manager,
+    pub recorded: recorded::Settings,
+}
+
+/// The shared core of a [`SimRobot`].
+pub(crate) struct Sim {
+    pub model: Model,
+    me: Weak<Sim>,
+    time: Mutex<Option<Arc<Activity>>>,
+    /// Behavior time at the last attach: scenario times count from there.
+    attached_at: Mutex<Time>,
+    /// Whether an engine attached its time.
+    pub attached: AtomicBool,
+    /// Counts attaches, so a scenario runner of an older engine stops.
+    pub generation: AtomicU64,
+    state: Mutex<State>,
+    pub memory: Memory,
+    pub tasks: Tasks,
+    observer: RwLock<Option<Observer>>,
+    stats: Mutex<CallStats>,
+    pub scenarios: Mutex<Vec<Arc<crate::scenario::Run>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Sim {
+    /// The service state (short critical sections only: never call out while holding it).
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// This core, shared (for background work).
+    pub fn arc(&self) -> Option<Arc<Sim>> {
+        self.me.upgrade()
+    }
+
+    /// The attached time, or real time if no engine attached one yet.
+    pub fn time(&self) -> Result<Arc<Activity>, String> {
+        let mut time = lock(&self.time);
+        if let Some(t) = time.as_ref() {
+            return Ok(Arc::clone(t));
+        }
+        let real = Activity::real().map_err(|e| format!("cannot start a clock: {e}"))?;
+        *time = Some(Arc::clone(&real));
+        Ok(real)
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Time {
+        self.time().map_or(Time(0), |t| t.now())
+    }
+
+    /// Behavior time at the last attach.
+    pub fn attached_at(&self) -> Time {
+        *lock(&self.attached_at)
+    }
+
+    /// Tells the observer.
+    pub fn observe(&self, event: RobotEvent) {
+        let observer = self
+            .observer
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(observer) = observer {
+            observer(&event);
+        }
+    }
+
+    fn count(&self, service: &str, method: &str, outcome: Option<&str>) {
+        let name = format!("{service}.{method}");
+        let mut stats = lock(&self.stats);
+        *stats.per_service.entry(service.to_string()).or_default() += 1;
+        *stats.per_method.entry(name.clone()).or_default() += 1;
+        if let Some(list) = outcome {
+            let map = match list {
+                "unsupported" => &mut stats.unsupported,
+                "recorded" => &mut stats.recorded_only,
+                _ => &mut stats.failed,
+            };
+            *map.entry(name).or_default() += 1;
+        }
+    }
+
+    /// Whether the robot has module `service`.
+    pub fn has_service(&self, service: &str) -> bool {
+        services().iter().any(|(s, _)| *s == service) || recorded::methods(service).is_some()
+    }
+
+    fn unsupported(&self, service: &str, method: &str, args: &[Value]) -> String {
+        self.count(service, method, Some("unsupported"));
+        let signature = signature(args);
+        self.observe(RobotEvent::Unsupported {
+            service: service.to_string(),
+            method: method.to_string(),
+            signature: signature.clone(),
+        });
+        if self.has_service(service) {
+            format!(
+                "{service}.{method}: method not served by the simulated robot (args: {signature})"
+            )
+        } else {
+            format!("Can't find service: {service} (not served by the simulated robot)")
+        }
+    }
+
+    fn failed(&self, service: &str, method: &str, error: String) -> String {
+        self.count(service, method, Some("failed"));
+        self.observe(RobotEvent::CallFailed {
+            service: service.to_string(),
+            method: method.to_string(),
+            error: error.clone(),
+        });
+        error
+    }
+
+    fn serve(&self, service: &str, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+        match service {
+            "ALTextToSpeech" => tts::serve_tts(self, method, a),
+            "ALAnimatedSpeech" => tts::serve_animated(self, method, a),
+            "ALMemory" => crate::memory::serve(self, method, a),
+            "ALMotion" => motion::serve(self, method, a),
+            "ALNavigation" => motion::serve_navigation(self, method, a),
+            "ALRobotPosture" => posture::serve(self, method, a),
+            "ALLeds" => leds::serve(self, method, a),
+            "ALAudioPlayer" => audio::serve(self, method, a),
+            "ALSpeechRecognition" => speech::serve_recognition(self, method, a),
+            "ALDialog" => speech::serve_dialog(self, method, a),
+            "ALBehaviorManager" | "ALFrameManager" | "ALChoregraphe" => {
+                behaviors::serve(self, service, method, a)
+            }
+            _ => {
+                let reply = recorded::serve(self, service, method, a);
+                if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
+                    self.count_recorded(service, method);
+                }
+                reply
+            }
+        }
+    }
+
+    fn count_recorded(&self, service: &str, method: &str) {
+        let mut stats = lock(&self.stats);
+        *stats
+            .recorded_only
+            .entry(format!("{service}.{method}"))
+            .or_default() += 1;
+    }
+
+    /// The start of every call and post: counts it, serves the generic methods, asks the
+    /// service. `Ok(Err(value))` is a generic method's answer.
+    fn begin(
+        &self,
+        service: &str,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Result<Reply, Value>, String> {
+        if !self.has_service(service) {
+            self.count(service, method, None);
+            return Err(self.unsupported(service, method, args));
+        }
+        let a = Args::new(service, method, args);
+        if let Some(result) = self.generic(service, method, &a) {
+            self.count(service, method, None);
+            return result.map(Err).map_err(|e| self.failed(service, method, e));
+        }
+        match self.serve(service, method, &a) {
+            Ok(Reply::NotServed) => {
+                self.count(service, method, None);
+                Err(self.unsupported(service, method, args))
+            }
+            Ok(reply) => {
+                self.count(service, method, None);
+                crate::scenario::on_call(self, service, method, args, When::Start);
+                Ok(Ok(reply))
+            }
+            Err(e) => {
+                self.count(service, method, None);
+                Err(self.failed(service, method, e))
+            }
+        }
+    }
+
+    /// A blocking call.
+    pub fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+        match self.begin(service, method, &args)? {
+            Err(value) => Ok(value),
+            Ok(Reply::Timed(plan)) => {
+                let task = self.start_task(service, method, &args, plan);
+                match self.drive(&task, None) {
+                    Driven::Finished(v) => Ok(v),
+                    Driven::TimedOut => Ok(Value::None),
+                }
+            }
+            Ok(Reply::Now(value)) => {
+                crate::scenario::on_call(self, service, method, &args, When::End);
+                Ok(value)
+            }
+            Ok(Reply::NotServed) => Err(self.unsupported(service, method, &args)),
+        }
+    }
+
+    /// A posted call: a task driven in the background; its id at once.
+    pub fn post_call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        match self.begin(service, method, &args)? {
+            Ok(Reply::Timed(plan)) => {
+                let task = self.start_task(service, method, &args, plan);
+                let id = task.id;
+                if task.phase() == crate::tasks::Phase::Running {
+                    let time = self.time()?;
+                    let me = self.arc().ok_or("the robot is gone")?;
+                    time.spawn(&format!("{service}.{method}#{id}"), move || {
+                        me.drive(&task, None);
+                    })
+                    .map_err(|e| format!("{service}.post.{method}: cannot start a task: {e}"))?;
+                }
+                Ok(id)
+            }
+            Ok(Reply::Now(_)) | Err(_) => {
+                crate::scenario::on_call(self, service, method, &args, When::End);
+                Ok(self.tasks.fresh_id(service))
+            }
+            Ok(Reply::NotServed) => Err(self.unsupported(service, method, &args)),
+        }
+    }
+
+    /// What follows the end (or stop) of a task.
+    pub fn task_over(&self, task: &crate::tasks::Task) {
+        crate::scenario::on_call(self, &task.service, &task.method, &task.args, When::End);
+    }
+
+    /// A script error forwarded by `onPythonError`.
+    pub fn script_error(&self, message: String) {
+        self.observe(RobotEvent::ScriptError { message });
+    }
+}
+
+/// The simulated NAO or Pepper robot: serves the NAOqi modules of naoqi-services.md §6 with
+/// their timing, keeps ALMemory, runs scenarios. Cheap to clone (a shared handle).
+#[derive(Clone)]
+pub struct SimRobot {
+    sim: Arc<Sim>,
+}
+
+impl SimRobot {
+    /// A robot of `model`, awake and standing (StandInit for NAO, Stand for Pepper), at the
+    /// origin of the world frame, eyes white, in English.
+    pub fn new(model: Model) -> SimRobot {
+        let sim = Arc::new_cyclic(|me| Sim {
+            model,
+            me: me.clone(),
+            time: Mutex::new(None),
+            attached_at: Mutex::new(Time(0)),
+            attached: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
+            state: Mutex::new(State {
+                speech: tts::Speech::default(),
+                body: motion::Body::new(model),
+                leds: leds::Leds::new(model),
+                audio: audio::Player::default(),
+                recognition: speech::Recognition::default(),
+                dialog: speech::Dialog::default(),
+                behaviors: behaviors::Manager::default(),
+                recorded: recorded::Settings::default(),
+            }),
+            memory: Memory::new(model),
+            tasks: Tasks::default(),
+            observer: RwLock::new(None),
+            stats: Mutex::new(CallStats::default()),
+            scenarios: Mutex::new(Vec::new()),
+        });
+        SimRobot { sim }
+    }
+
+    /// This robot with `scenario` loaded (see [`SimRobot::load_scenario`]).
+    pub fn with_scenario(self, scenario: Scenario) -> SimRobot {
+        self.load_scenario(scenario);
+        self
+    }
+
+    /// Loads a scenario: its timed entries run relative to the engine's attach (at once if
+    /// one is attached, else at the next attach), its call triggers from now on.
+    pub fn load_scenario(&self, scenario: Scenario) {
+        crate::scenario::load(&self.sim, scenario);
+    }
+
+    /// The model simulated.
+    pub fn model(&self) -> Model {
+        self.sim.model
+    }
+
+    /// Sets the observer of [`RobotEvent`]s (replacing any previous one).
+    pub fn set_observer(&self, observer: Observer) {
+        *self
+            .sim
+            .observer
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(observer);
+    }
+
+    /// Whether the robot has module `service`: a script host raises RuntimeError at
+    /// `ALProxy("X")` when it does not (§7), so stock boxes fall back to simulation mode.
+    pub fn has_service(&self, service: &str) -> bool {
+        self.sim.has_service(service)
+    }
+
+    /// Makes `name` (`package/behavior`) an installed behavior for ALBehaviorManager.
+    pub fn install_behavior(&self, name: &str) {
+        self.sim.state().behaviors.install(name);
+    }
+
+    /// Raises an ALMemory event by hand (a console, a test).
+    pub fn raise_event(&self, key: &str, value: Value) {
+        self.sim.raise(key, value);
+    }
+
+    /// Performs a scenario action now (a console, a test); a touch releases by itself.
+    pub fn inject(&self, action: &crate::scenario::Action) {
+        if let Some((hold, release)) = crate::scenario::perform(&self.sim, action) {
+            crate::scenario::later(&self.sim, hold, release);
+        }
+    }
+
+    /// Call statistics so far.
+    pub fn stats(&self) -> CallStats {
+        lock(&self.sim.stats).clone()
+    }
+
+    /// The robot's state now.
+    pub fn snapshot(&self) -> Snapshot {
+        let sim = &self.sim;
+        let now = sim.now();
+        let model = sim.model;
+        let state = sim.state();
+        let joints = model
+            .joints()
+            .iter()
+            .enumerate()
+            .map(|(i, joint)| JointState {
+                name: joint.name.to_string(),
+                angle: state.body.angle(model, i, now),
+                stiffness: state.body.stiffness(model, i, now),
+            })
+            .collect();
+        let snapshot = Snapshot {
+            time: now.as_secs_f64(),
+            spoken: state.speech.spoken.clone(),
+            speaking: state.speech.speaking(now),
+            posture: posture::current(model, &state.body, now).to_string(),
+            awake: state.body.awake,
+            joints,
+            position: state.body.position(now),
+            leds: state.leds.groups(now),
+            memory: BTreeMap::new(),
+            sounds: state.audio.playing(now),
+            tasks: Vec::new(),
+        };
+        drop(state);
+        let tasks = sim
+            .tasks
+            .running(|_| true)
+            .iter()
+            .map(|t| TaskInfo {
+                service: t.service.clone(),
+                method: t.method.clone(),
+                id: t.id,
+            })
+            .collect();
+        Snapshot {
+            memory: sim.memory.all(),
+            tasks,
+            ..snapshot
+        }
+    }
+}
+
+impl Robot for SimRobot {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+        self.sim.call(service, method, args)
+    }
+
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        self.sim.post_call(service, method, args)
+    }
+
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String> {
+        self.sim.memory.subscribe(key, id, sink);
+        Ok(())
+    }
+
+    fn unsubscribe(&self, id: SubscriptionId) {
+        self.sim.memory.unsubscribe(id);
+    }
+
+    fn attach(&self, time: Arc<Activity>) {
+        let now = time.now();
+        *lock(&self.sim.time) = Some(time);
+        *lock(&self.sim.attached_at) = now;
+        self.sim.attached.store(true, Ordering::SeqCst);
+        self.sim.generation.fetch_add(1, Ordering::SeqCst);
+        crate::scenario::attached(&self.sim);
+    }
+}
