@@ -3,7 +3,7 @@
 //! that may block (a robot call, a sleep) releases the interpreter lock while it waits.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -29,6 +29,9 @@ pub(crate) struct BoxState {
     parent_id: String,
     behavior_id: String,
     pub(crate) run: Arc<Run>,
+    /// The frame rate last given to the box's timeline by box code: the engine applies it
+    /// when its control thread gets to it, a script reads it back at once (0: none).
+    fps_set: AtomicU32,
     /// False once the engine dropped the box: background work then stops acting.
     alive: AtomicBool,
     subscriptions: Mutex<Vec<SubscriptionId>>,
@@ -59,6 +62,7 @@ impl BoxState {
             behavior_id,
             ctx,
             run,
+            fps_set: AtomicU32::new(0),
             alive: AtomicBool::new(true),
             subscriptions: Mutex::new(Vec::new()),
         }
@@ -258,6 +262,16 @@ impl BoxApi {
     ) -> PyResult<bool> {
         let command = timeline_command(command, arg)?;
         let ctx = self.state.live()?;
+        if let TimelineCommand::SetFps(fps) = command {
+            let owner = if parent {
+                self.parent()
+            } else {
+                Some(Arc::clone(&self.state))
+            };
+            if let Some(owner) = owner {
+                owner.fps_set.store(fps, Ordering::SeqCst);
+            }
+        }
         Ok(if parent {
             ctx.parent_timeline(command)
         } else {
@@ -268,10 +282,18 @@ impl BoxApi {
 
     /// `getFPS()` of the own or parent timeline; outside a timeline the parent's is 25 (T7).
     fn fps(&self, parent: bool) -> u32 {
+        let set = |state: &BoxState| match state.fps_set.load(Ordering::SeqCst) {
+            0 => None,
+            fps => Some(fps),
+        };
         if parent {
-            self.state.ctx.parent_fps().unwrap_or(25)
+            let engine = self.state.ctx.parent_fps();
+            engine
+                .and(self.parent().and_then(|p| set(&p)))
+                .or(engine)
+                .unwrap_or(25)
         } else {
-            self.state.ctx.fps()
+            set(&self.state).unwrap_or_else(|| self.state.ctx.fps())
         }
     }
 
@@ -282,10 +304,7 @@ impl BoxApi {
             _ => 0,
         };
         if parent {
-            self.state
-                .run
-                .box_named(&self.state.parent_id)
-                .map_or(0, |p| end(&p.ctx.node().content))
+            self.parent().map_or(0, |p| end(&p.ctx.node().content))
         } else {
             end(&self.state.ctx.node().content)
         }
@@ -371,6 +390,13 @@ impl BoxApi {
     #[pyo3(name = "box")]
     fn box_named(&self, name: &str) -> Option<BoxApi> {
         self.state.run.box_named(name).map(|state| BoxApi { state })
+    }
+}
+
+impl BoxApi {
+    /// The enclosing box.
+    fn parent(&self) -> Option<Arc<BoxState>> {
+        self.state.run.box_named(&self.state.parent_id)
     }
 }
 

@@ -301,13 +301,14 @@ class MyClass(GeneratedClass):
         self.v("x")
 "#;
     let xml = behavior(&format!(
-        "{}{}{}{}{}{}{}",
+        "{}{}{}{}{}{}{}{}",
         py_box("A", 1, ports, code, ""),
         py_box("S", 2, out, sender, ""),
         link(0, 2, 1, 2),
         link(0, 2, 2, 2),
         link(2, 9, 1, 5),
-        format!("{}{}", link(2, 9, 1, 6), link(2, 9, 1, 7)),
+        link(2, 9, 1, 6),
+        link(2, 9, 1, 7),
         link(2, 9, 1, 8)
     ));
     let (_, t) = run(&xml);

@@ -5,6 +5,7 @@ with the argument-count rule, and tracebacks that name the box and the script's 
 `_choreo.BoxApi` (Rust) is the box's handle on the engine; GeneratedClass takes the one of
 the box being constructed, so every constructor form works, even none at all."""
 
+import _thread
 import linecache
 import logging
 import threading
@@ -410,22 +411,12 @@ def _join(self, timeout=None):
     qi.wait_for(lambda: not self.is_alive(), timeout)
 
 
-def _thread_module(name):
-    """The Python-2 `thread` module: `_thread`, with threads counted by the engine."""
-    import _thread
-
-    module = type(_thread)(name)
-    module.__dict__.update({k: v for k, v in vars(_thread).items() if not k.startswith("__")})
-    module.start_new_thread = _start_new_thread
-    module.start_new = _start_new_thread
-    return module
-
-
 def install():
     time.sleep = _choreo.sleep
     time.time = _choreo.time
     time.clock = _choreo.now
     threading._start_new_thread = _start_new_thread
+    _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait
     threading.Thread.join = _join
-    py2.install(_thread_module)
+    py2.install()

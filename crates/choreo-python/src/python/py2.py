@@ -5,6 +5,7 @@ counterparts (runtime-semantics.md section 9)."""
 import builtins
 import collections
 import functools
+import hashlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -43,6 +44,19 @@ def cmp(a, b):
     return (a > b) - (a < b)
 
 
+def apply(function, args=(), kwargs=None):
+    return function(*args, **(kwargs or {}))
+
+
+def execfile(filename, globals=None, locals=None):
+    """Runs a Python file in the caller's namespace (or the given ones)."""
+    if globals is None:
+        caller = sys._getframe(1)
+        globals, locals = caller.f_globals, caller.f_locals
+    with open(filename) as f:
+        exec(compile(f.read(), filename, "exec"), globals, locals)
+
+
 NAMES = {
     "unicode": unicode,
     "basestring": basestring,
@@ -54,6 +68,9 @@ NAMES = {
     "file": open,
     "cmp": cmp,
     "intern": sys.intern,
+    "apply": apply,
+    "execfile": execfile,
+    "buffer": memoryview,
 }
 
 # The builtins of every box namespace: Python's, plus the Python-2 names.
@@ -104,6 +121,7 @@ ALIASES = {
     "HTMLParser": "html.parser",
     "SocketServer": "socketserver",
     "__builtin__": "builtins",
+    "thread": "_thread",
 }
 
 
@@ -129,26 +147,32 @@ class _ModuleLoader(importlib.abc.Loader):
         pass
 
 
-def _mutex_module(name):
+def _module(name, **attributes):
     module = type(sys)(name)
-    module.mutex = mutex
+    module.__dict__.update(attributes)
     return module
+
+
+# Removed modules rebuilt from their Python-3 parts.
+BUILT = {
+    "mutex": lambda name: _module(name, mutex=mutex),
+    "md5": lambda name: _module(name, new=hashlib.md5, md5=hashlib.md5, digest_size=16),
+    "sha": lambda name: _module(name, new=hashlib.sha1, sha=hashlib.sha1, digest_size=20),
+    "sets": lambda name: _module(name, Set=set, ImmutableSet=frozenset),
+}
 
 
 class _Py2Finder(importlib.abc.MetaPathFinder):
     """Finds the Python-2 module names, after every real module (a real one always wins)."""
 
-    def __init__(self, built):
-        self.built = built
-
     def find_spec(self, name, path=None, target=None):
         if name in ALIASES:
             return importlib.util.spec_from_loader(name, _AliasLoader(ALIASES[name]))
-        if name in self.built:
-            return importlib.util.spec_from_loader(name, _ModuleLoader(self.built[name]))
+        if name in BUILT:
+            return importlib.util.spec_from_loader(name, _ModuleLoader(BUILT[name]))
         return None
 
 
-def install(thread_module):
-    """Makes the Python-2 module names importable; `thread_module(name)` builds `thread`."""
-    sys.meta_path.append(_Py2Finder({"mutex": _mutex_module, "thread": thread_module}))
+def install():
+    """Makes the Python-2 module names importable (after every real module)."""
+    sys.meta_path.append(_Py2Finder())

@@ -1,6 +1,6 @@
 //! Helpers for the Python host's tests: behaviors as small XAR texts (the engine's test
 //! helpers), Python box scripts, runs in virtual time, and a robot double with tasks.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../../choreo-engine/tests/common.rs"]
 pub mod engine;
