@@ -230,28 +230,23 @@ impl Sim {
         args: &[Value],
     ) -> Result<Result<Reply, Value>, String> {
         if !self.has_service(service) {
-            self.count(service, method, None);
             return Err(self.unsupported(service, method, args));
         }
         let a = Args::new(service, method, args);
-        if let Some(result) = self.generic(service, method, &a) {
-            self.count(service, method, None);
-            return result.map(Err).map_err(|e| self.failed(service, method, e));
-        }
-        match self.serve(service, method, &a) {
-            Ok(Reply::NotServed) => {
-                self.count(service, method, None);
-                Err(self.unsupported(service, method, args))
-            }
+        let reply = match self.generic(service, method, &a) {
+            Some(result) => result.map(Err),
+            None => self.serve(service, method, &a).map(Ok),
+        };
+        match reply {
+            Ok(Ok(Reply::NotServed)) => Err(self.unsupported(service, method, args)),
             Ok(reply) => {
                 self.count(service, method, None);
-                crate::scenario::on_call(self, service, method, args, When::Start);
-                Ok(Ok(reply))
+                if reply.is_ok() {
+                    crate::scenario::on_call(self, service, method, args, When::Start);
+                }
+                Ok(reply)
             }
-            Err(e) => {
-                self.count(service, method, None);
-                Err(self.failed(service, method, e))
-            }
+            Err(e) => Err(self.failed(service, method, e)),
         }
     }
 

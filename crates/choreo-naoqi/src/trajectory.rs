@@ -45,11 +45,19 @@ impl<const N: usize> Trajectory<N> {
         self.keys.last().map_or(first, |&(_, v)| v)
     }
 
-    /// From `now` on, moves from the current value through `keys` (times after `now`,
-    /// increasing).
+    /// From `now` on, moves from the current value through `keys` (increasing times); keys
+    /// at or before `now` take effect at once.
     pub fn command(&mut self, now: Time, keys: impl IntoIterator<Item = (Time, [f64; N])>) {
-        let current = self.at(now);
-        self.keys = std::iter::once((now, current)).chain(keys).collect();
+        let mut start = (now, self.at(now));
+        let mut later = Vec::new();
+        for (t, v) in keys {
+            if t <= now {
+                start = (now, v);
+            } else {
+                later.push((t, v));
+            }
+        }
+        self.keys = std::iter::once(start).chain(later).collect();
     }
 
     /// Stays where it is at `now`.
@@ -81,5 +89,11 @@ mod tests {
         assert_eq!(t.at(after(Time(0), 2.0)), [1.0]);
         t.freeze(after(Time(0), 0.25));
         assert_eq!(t.at(after(Time(0), 5.0)), [0.25]);
+        t.command(after(Time(0), 6.0), [(after(Time(0), 6.0), [2.0])]);
+        assert_eq!(
+            t.at(after(Time(0), 6.0)),
+            [2.0],
+            "a key at now applies at once"
+        );
     }
 }

@@ -1,0 +1,97 @@
+//! Runs small behaviors on a [`SimRobot`] in virtual time: native boxes call the robot
+//! through their context, as Python boxes will.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::{BoxContext, Engine, Hook, NativeHost, Options, Outcome, Trace, Value};
+use choreo_naoqi::SimRobot;
+
+// The engine's own test helpers build behaviors from small XAR texts.
+#[path = "../../../choreo-engine/tests/common.rs"]
+mod engine_common;
+pub use engine_common::{PORTS, assert_in_order, behavior, boxed, link};
+
+/// Code of a box: runs on onStart; the box then fires onStopped.
+pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), String> + Send + Sync>;
+
+/// Runs a behavior whose root starts every box of `boxes` (named as given) and finishes when
+/// the first one listed stops. Returns the outcome, the trace (short form) and the robot's
+/// time at the end, in seconds.
+pub fn run_boxes(robot: &SimRobot, boxes: Vec<(&str, BoxFn)>) -> (Outcome, Vec<String>) {
+    let mut inner = String::new();
+    let mut host = NativeHost::new();
+    for (i, (name, f)) in boxes.into_iter().enumerate() {
+        let id = i as i32 + 1;
+        inner.push_str(&boxed(name, id, "", ""));
+        inner.push_str(&link(0, 2, id, 2));
+        if id == 1 {
+            inner.push_str(&link(1, 4, 0, 4));
+        }
+        host = host.with(name, move |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                f(ctx)?;
+                ctx.fire("onStopped", Value::None)?;
+            }
+            Ok(())
+        });
+    }
+    run_xml(robot, &behavior(&inner), host)
+}
+
+/// Runs `xml` with `host` on `robot` in virtual time until it finishes or idles.
+pub fn run_xml(robot: &SimRobot, xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
+        .expect("test behavior reads")
+        .value;
+    let trace = Trace::new();
+    let engine = Engine::load(
+        &x,
+        &host,
+        Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            robot: Some(Arc::new(robot.clone())),
+            time_limit: Some(Duration::from_secs(600)),
+            ..Default::default()
+        },
+    )
+    .expect("loads");
+    engine.start();
+    let outcome = engine.wait(Duration::from_secs(30));
+    if outcome != Outcome::Finished {
+        engine.stop();
+        let _ = engine.wait(Duration::from_secs(30));
+    }
+    drop(engine);
+    (outcome, trace.events().iter().map(|e| e.short()).collect())
+}
+
+/// One box.
+pub fn run_box(
+    robot: &SimRobot,
+    f: impl Fn(&BoxContext) -> Result<(), String> + Send + Sync + 'static,
+) -> (Outcome, Vec<String>) {
+    run_boxes(robot, vec![("Box", Arc::new(f))])
+}
+
+/// Seconds of behavior time now, as the box sees it.
+pub fn secs(ctx: &BoxContext) -> f64 {
+    ctx.now().as_secs_f64()
+}
+
+/// A place boxes write what they saw.
+pub fn log<T: Send + 'static>() -> Arc<Mutex<Vec<T>>> {
+    Arc::new(Mutex::new(Vec::new()))
+}
+
+/// Shorthand for string arguments.
+pub fn s(x: &str) -> Value {
+    Value::from(x)
+}
+
+/// Asserts two times (seconds) agree within a microsecond.
+pub fn assert_time(got: f64, want: f64) {
+    assert!((got - want).abs() < 1e-6, "time {got} s, expected {want} s");
+}

@@ -1,0 +1,685 @@
+//! The services: ALMemory, ALMotion, ALRobotPosture, ALLeds, ALAudioPlayer, errors for
+//! what is not served, and the observer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+use std::sync::{Arc, Mutex};
+
+use choreo_engine::{Outcome, Robot, Value};
+use choreo_naoqi::{Model, RobotEvent, SimRobot};
+use harness::{assert_time, log, run_box, s, secs};
+
+fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::List(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Value::Float(f) => *f,
+                other => panic!("not a float: {other}"),
+            })
+            .collect(),
+        other => panic!("not a list: {other}"),
+    }
+}
+
+#[test]
+fn insert_data_then_get_data_and_missing_keys_raise() {
+    let robot = SimRobot::new(Model::Nao);
+    robot
+        .call("ALMemory", "insertData", vec![s("MyKey"), Value::Int(42)])
+        .unwrap();
+    assert_eq!(
+        robot.call("ALMemory", "getData", vec![s("MyKey")]),
+        Ok(Value::Int(42))
+    );
+    // Sensor keys exist at rest.
+    assert_eq!(
+        robot.call("ALMemory", "getData", vec![s("FrontTactilTouched")]),
+        Ok(Value::Float(0.0))
+    );
+    let err = robot
+        .call("ALMemory", "getData", vec![s("NoSuchKey")])
+        .unwrap_err();
+    assert!(err.contains("NoSuchKey"), "{err}");
+    let err = robot
+        .call("ALMemory", "getData", vec![Value::Int(3)])
+        .unwrap_err();
+    assert!(
+        err.starts_with("ALMemory.getData: argument 1 must be a string"),
+        "{err}"
+    );
+    assert_eq!(robot.stats().failed["ALMemory.getData"], 2);
+    let list = robot
+        .call("ALMemory", "getDataList", vec![s("Tactil")])
+        .unwrap();
+    assert_eq!(
+        list,
+        Value::List(vec![
+            s("FrontTactilTouched"),
+            s("MiddleTactilTouched"),
+            s("RearTactilTouched")
+        ])
+    );
+}
+
+#[test]
+fn script_subscriptions_are_recorded_and_unsubscribing_twice_raises() {
+    let robot = SimRobot::new(Model::Nao);
+    let sub = vec![s("WordRecognized"), s("SpeechReco"), s("onWordRecognized")];
+    robot.call("ALMemory", "subscribeToEvent", sub).unwrap();
+    assert_eq!(
+        robot.call("ALMemory", "getSubscribers", vec![s("WordRecognized")]),
+        Ok(Value::List(vec![s("SpeechReco")]))
+    );
+    let unsub = vec![s("WordRecognized"), s("SpeechReco")];
+    robot
+        .call("ALMemory", "unsubscribeToEvent", unsub.clone())
+        .unwrap();
+    assert!(robot.call("ALMemory", "unsubscribeToEvent", unsub).is_err());
+}
+
+#[test]
+fn sinks_may_call_back_into_the_robot() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log::<Value>();
+    let (seen2, inner) = (seen.clone(), robot.clone());
+    robot
+        .subscribe(
+            "Ping",
+            7,
+            Arc::new(move |key, value| {
+                // Reading, writing and unsubscribing from inside a delivery.
+                let stored = inner.call("ALMemory", "getData", vec![s(key)]).unwrap();
+                inner
+                    .call("ALMemory", "raiseEvent", vec![s("Pong"), value.clone()])
+                    .unwrap();
+                inner.unsubscribe(7);
+                seen2.lock().unwrap().extend([value, stored]);
+            }),
+        )
+        .unwrap();
+    let pongs = log::<Value>();
+    let pongs2 = pongs.clone();
+    robot
+        .subscribe(
+            "Pong",
+            8,
+            Arc::new(move |_, v| pongs2.lock().unwrap().push(v)),
+        )
+        .unwrap();
+    robot
+        .call("ALMemory", "raiseEvent", vec![s("Ping"), Value::Int(1)])
+        .unwrap();
+    robot
+        .call("ALMemory", "raiseEvent", vec![s("Ping"), Value::Int(2)])
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![Value::Int(1), Value::Int(1)]);
+    assert_eq!(*pongs.lock().unwrap(), vec![Value::Int(1)]);
+}
+
+#[test]
+fn joint_targets_are_clamped_to_the_limits() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        ctx.call_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                Value::List(vec![s("HeadYaw"), s("LElbowRoll")]),
+                Value::List(vec![Value::Float(3.0), Value::Float(0.5)]),
+                Value::List(vec![Value::Float(1.0), Value::Float(2.0)]),
+                Value::Bool(true),
+            ],
+        )?;
+        let took = secs(ctx) - t0;
+        let angles = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![
+                Value::List(vec![s("HeadYaw"), s("LElbowRoll"), s("HeadPitch")]),
+                Value::Bool(true),
+            ],
+        )?;
+        // At full yaw the head cannot pitch down to 0.5.
+        ctx.call_robot(
+            "ALMotion",
+            "setAngles",
+            vec![s("HeadPitch"), Value::Float(0.5), Value::Float(1.0)],
+        )?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let pitch = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![s("HeadPitch"), Value::Bool(true)],
+        )?;
+        seen2.lock().unwrap().push((took, angles, pitch));
+        Ok(())
+    });
+    let (took, angles, pitch) = seen.lock().unwrap()[0].clone();
+    assert_time(took, 2.0);
+    let a = floats(&angles);
+    assert!((a[0] - 2.0857).abs() < 1e-9, "{a:?}");
+    assert!((a[1] + 0.0349).abs() < 1e-9, "{a:?}");
+    let p = floats(&pitch)[0];
+    assert!((p - 0.33).abs() < 0.01, "head pitch at full yaw: {p}");
+}
+
+#[test]
+fn a_stopped_motion_leaves_the_joint_where_it_was() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let id = ctx.post_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                s("HeadYaw"),
+                Value::Float(1.0),
+                Value::Float(2.0),
+                Value::Bool(true),
+            ],
+        )?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        ctx.call_robot("ALMotion", "stop", vec![Value::Int(id)])?;
+        ctx.sleep(std::time::Duration::from_secs(2));
+        let yaw = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![s("HeadYaw"), Value::Bool(false)],
+        )?;
+        seen2.lock().unwrap().push(floats(&yaw)[0]);
+        Ok(())
+    });
+    assert!((seen.lock().unwrap()[0] - 0.5).abs() < 1e-6);
+}
+
+#[test]
+fn a_newer_motion_on_the_same_joint_releases_the_older_call() {
+    let robot = SimRobot::new(Model::Pepper);
+    let seen = log();
+    let (a, b) = (seen.clone(), seen.clone());
+    let first: harness::BoxFn = Arc::new(move |ctx| {
+        ctx.call_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                s("HeadYaw"),
+                Value::Float(1.0),
+                Value::Float(5.0),
+                Value::Bool(true),
+            ],
+        )?;
+        a.lock().unwrap().push(("first", secs(ctx)));
+        Ok(())
+    });
+    let second: harness::BoxFn = Arc::new(move |ctx| {
+        ctx.sleep(std::time::Duration::from_secs(1));
+        ctx.call_robot(
+            "ALMotion",
+            "angleInterpolationWithSpeed",
+            vec![
+                s("Head"),
+                Value::List(vec![Value::Float(0.0), Value::Float(0.0)]),
+                Value::Float(0.1),
+            ],
+        )?;
+        b.lock().unwrap().push(("second", secs(ctx)));
+        Ok(())
+    });
+    harness::run_boxes(&robot, vec![("Second", second), ("First", first)]);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].0, "first");
+    assert!(seen[0].1 < 1.1, "the older call returned at {}", seen[0].1);
+    // Head yaw was at 0.2 after 1 s of 1 rad / 5 s: 0.2 rad at 10% of 7.34 rad/s.
+    assert_time(seen[1].1, 1.0 + 0.2 / (0.1 * 7.34));
+}
+
+#[test]
+fn postures_take_time_and_are_recognized() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let posture = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        let t0 = secs(ctx);
+        let ok = ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Crouch"), Value::Float(0.5)],
+        )?;
+        let took = secs(ctx) - t0;
+        let now = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        let family = ctx.call_robot("ALRobotPosture", "getPostureFamily", vec![])?;
+        let t1 = secs(ctx);
+        ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Crouch"), Value::Float(0.5)],
+        )?;
+        let again = secs(ctx) - t1;
+        let bad = ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Dance"), Value::Float(0.5)],
+        );
+        seen2
+            .lock()
+            .unwrap()
+            .push((posture, ok, took, now, family, again, bad.is_err()));
+        Ok(())
+    });
+    let (before, ok, took, now, family, again, bad) = seen.lock().unwrap()[0].clone();
+    assert_eq!(before, s("StandInit"));
+    assert_eq!(ok, Value::Bool(true));
+    assert!((4.0..=10.0).contains(&took), "{took}");
+    assert_eq!(now, s("Crouch"));
+    assert_eq!(family, s("Crouching"));
+    assert_time(again, 0.0);
+    assert!(bad);
+    let pepper = SimRobot::new(Model::Pepper);
+    assert_eq!(
+        pepper.call("ALRobotPosture", "getPosture", vec![]),
+        Ok(s("Stand"))
+    );
+    let err = pepper
+        .call(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Sit"), Value::Float(1.0)],
+        )
+        .unwrap_err();
+    assert!(err.contains("does not exist on Pepper"), "{err}");
+}
+
+#[test]
+fn stop_move_makes_go_to_posture_return_false() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let (a, b) = (seen.clone(), seen.clone());
+    let mover: harness::BoxFn = Arc::new(move |ctx| {
+        let ok = ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Sit"), Value::Float(1.0)],
+        )?;
+        a.lock().unwrap().push(ok);
+        Ok(())
+    });
+    let stopper: harness::BoxFn = Arc::new(move |ctx| {
+        ctx.sleep(std::time::Duration::from_millis(500));
+        ctx.call_robot("ALRobotPosture", "stopMove", vec![])?;
+        b.lock().unwrap().push(Value::None);
+        Ok(())
+    });
+    harness::run_boxes(&robot, vec![("Mover", mover), ("Stopper", stopper)]);
+    assert!(seen.lock().unwrap().contains(&Value::Bool(false)));
+    assert_ne!(robot.snapshot().posture, "Sit");
+}
+
+#[test]
+fn move_to_takes_time_and_changes_the_position() {
+    for (model, x, seconds) in [(Model::Nao, 1.0, 10.5), (Model::Pepper, 0.7, 2.5)] {
+        let robot = SimRobot::new(model);
+        let seen = log();
+        let seen2 = seen.clone();
+        run_box(&robot, move |ctx| {
+            let t0 = secs(ctx);
+            ctx.call_robot(
+                "ALMotion",
+                "moveTo",
+                vec![Value::Float(x), Value::Int(0), Value::Float(0.0)],
+            )?;
+            let took = secs(ctx) - t0;
+            ctx.call_robot(
+                "ALMotion",
+                "moveTo",
+                vec![
+                    Value::Int(0),
+                    Value::Int(0),
+                    Value::Float(std::f64::consts::FRAC_PI_2),
+                ],
+            )?;
+            ctx.call_robot(
+                "ALMotion",
+                "moveTo",
+                vec![
+                    Value::Float(0.5),
+                    Value::Int(0),
+                    Value::Int(0),
+                    Value::Float(2.0),
+                ],
+            )?;
+            let at = ctx.call_robot("ALMotion", "getRobotPosition", vec![Value::Bool(true)])?;
+            seen2.lock().unwrap().push((took, floats(&at)));
+            Ok(())
+        });
+        let (took, at) = seen.lock().unwrap()[0].clone();
+        assert_time(took, seconds);
+        assert!(
+            (at[0] - x).abs() < 1e-9 && (at[1] - 0.5).abs() < 1e-9,
+            "{model:?}: {at:?}"
+        );
+        assert!((at[2] - std::f64::consts::FRAC_PI_2).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn move_toward_walks_until_stopped() {
+    let robot = SimRobot::new(Model::Pepper);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        ctx.call_robot(
+            "ALMotion",
+            "moveToward",
+            vec![Value::Float(0.5), Value::Int(0), Value::Int(0)],
+        )?;
+        let active = ctx.call_robot("ALMotion", "moveIsActive", vec![])?;
+        ctx.sleep(std::time::Duration::from_secs(2));
+        ctx.call_robot("ALMotion", "stopMove", vec![])?;
+        ctx.sleep(std::time::Duration::from_secs(2));
+        let at = ctx.call_robot("ALMotion", "getRobotPosition", vec![Value::Bool(false)])?;
+        seen2.lock().unwrap().push((active, floats(&at)));
+        Ok(())
+    });
+    let (active, at) = seen.lock().unwrap()[0].clone();
+    assert_eq!(active, Value::Bool(true));
+    assert!((at[0] - 0.35).abs() < 1e-9, "{at:?}");
+}
+
+#[test]
+fn rest_and_wake_up() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        ctx.call_robot("ALMotion", "rest", vec![])?;
+        let rest = secs(ctx) - t0;
+        let awake = ctx.call_robot("ALMotion", "robotIsWakeUp", vec![])?;
+        let stiffness = ctx.call_robot("ALMotion", "getStiffnesses", vec![s("Body")])?;
+        // A limp joint does not move.
+        ctx.call_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                s("HeadYaw"),
+                Value::Float(1.0),
+                Value::Float(1.0),
+                Value::Bool(true),
+            ],
+        )?;
+        let yaw = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![s("HeadYaw"), Value::Bool(true)],
+        )?;
+        let t1 = secs(ctx);
+        ctx.call_robot("ALMotion", "wakeUp", vec![])?;
+        let wake = secs(ctx) - t1;
+        let posture = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        seen2.lock().unwrap().push((
+            rest,
+            awake,
+            floats(&stiffness),
+            floats(&yaw)[0],
+            wake,
+            posture,
+        ));
+        Ok(())
+    });
+    let (rest, awake, stiffness, yaw, wake, posture) = seen.lock().unwrap()[0].clone();
+    assert_time(rest, choreo_naoqi::WAKE_SECONDS);
+    assert_eq!(awake, Value::Bool(false));
+    assert_eq!(stiffness.len(), 26);
+    assert!(stiffness.iter().all(|x| *x == 0.0));
+    assert_eq!(yaw, 0.0);
+    assert_time(wake, choreo_naoqi::WAKE_SECONDS);
+    assert_eq!(posture, s("StandInit"));
+}
+
+#[test]
+fn leds_fade_over_their_duration() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    let probe = robot.clone();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("FaceLeds"), s("red"), Value::Float(1.0)],
+        )?;
+        let took = secs(ctx) - t0;
+        let id = ctx.post_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("LeftFaceLeds"), Value::Int(0x0000ff), Value::Float(2.0)],
+        )?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let halfway = probe.snapshot().leds;
+        ctx.call_robot("ALLeds", "wait", vec![Value::Int(id), Value::Int(0)])?;
+        ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![
+                s("EarLeds"),
+                Value::Float(1.0),
+                Value::Float(0.5),
+                Value::Float(0.0),
+                Value::Float(0.0),
+            ],
+        )?;
+        let bad = ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("NoseLeds"), s("red"), Value::Float(0.0)],
+        );
+        seen2.lock().unwrap().push((took, halfway, bad.is_err()));
+        Ok(())
+    });
+    let (took, halfway, bad) = seen.lock().unwrap()[0].clone();
+    assert_time(took, 1.0);
+    let colour =
+        |leds: &[(String, [f64; 3])], g: &str| leds.iter().find(|(n, _)| n == g).unwrap().1;
+    let left = colour(&halfway, "LeftFaceLeds");
+    assert!(
+        (left[0] - 0.5).abs() < 1e-6 && (left[2] - 0.5).abs() < 1e-6,
+        "{left:?}"
+    );
+    let end = robot.snapshot().leds;
+    assert_eq!(colour(&end, "LeftFaceLeds"), [0.0, 0.0, 1.0]);
+    assert_eq!(colour(&end, "RightFaceLeds"), [1.0, 0.0, 0.0]);
+    assert_eq!(
+        colour(&end, "LeftEarLeds"),
+        [0.0, 0.0, 0.0],
+        "ears are blue only"
+    );
+    assert!(bad);
+}
+
+#[test]
+fn sounds_last_as_long_as_their_files() {
+    let dir = std::env::temp_dir().join(format!("choreo-naoqi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wav = dir.join("beep.wav");
+    let mut b = Vec::new();
+    for (tag, n) in [(&b"RIFF"[..], 36u32 + 16000), (b"WAVE", 0), (b"fmt ", 16)] {
+        b.extend_from_slice(tag);
+        if tag != b"WAVE" {
+            b.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    for x in [1u16, 1] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(&8000u32.to_le_bytes());
+    b.extend_from_slice(&8000u32.to_le_bytes());
+    for x in [1u16, 8] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&16000u32.to_le_bytes());
+    b.resize(b.len() + 16000, 128);
+    std::fs::write(&wav, &b).unwrap();
+    let path = wav.display().to_string();
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        ctx.call_robot("ALAudioPlayer", "playFile", vec![s(&path)])?;
+        let full = secs(ctx) - t0;
+        let t1 = secs(ctx);
+        ctx.call_robot(
+            "ALAudioPlayer",
+            "playFileFromPosition",
+            vec![s(&path), Value::Float(1.5)],
+        )?;
+        let rest = secs(ctx) - t1;
+        let id = ctx.call_robot("ALAudioPlayer", "loadFile", vec![s(&path)])?;
+        let length = ctx.call_robot("ALAudioPlayer", "getFileLength", vec![id])?;
+        let missing = ctx.call_robot("ALAudioPlayer", "playFile", vec![s("/no/such/file.wav")]);
+        seen2
+            .lock()
+            .unwrap()
+            .push((full, rest, length, missing.is_err()));
+        Ok(())
+    });
+    let (full, rest, length, missing) = seen.lock().unwrap()[0].clone();
+    assert_time(full, 2.0);
+    assert_time(rest, 0.5);
+    assert_eq!(length, Value::Float(2.0));
+    assert!(missing);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unsupported_calls_raise_and_are_counted() {
+    let robot = SimRobot::new(Model::Nao);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let events2 = events.clone();
+    robot.set_observer(Arc::new(move |e: &RobotEvent| {
+        events2.lock().unwrap().push(e.clone())
+    }));
+    let err = robot
+        .call("ALMotion", "fooBar", vec![s("x"), Value::Float(1.0)])
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "ALMotion.fooBar: method not served by the simulated robot (args: (sf))"
+    );
+    assert!(robot.call("ALMotion", "fooBar", vec![]).is_err());
+    assert!(
+        robot.post("ALMotion", "fooBar", vec![]).is_err(),
+        "no id for an unserved post"
+    );
+    let err = robot.call("ALFoo", "bar", vec![]).unwrap_err();
+    assert!(err.starts_with("Can't find service: ALFoo"), "{err}");
+    assert!(!robot.has_service("ALFoo"));
+    assert!(robot.has_service("ALTabletService"));
+    let stats = robot.stats();
+    assert_eq!(stats.unsupported["ALMotion.fooBar"], 3);
+    assert_eq!(stats.unsupported["ALFoo.bar"], 1);
+    assert_eq!(stats.per_service["ALMotion"], 3);
+    assert!(matches!(
+        &events.lock().unwrap()[0],
+        RobotEvent::Unsupported { service, method, signature }
+            if service == "ALMotion" && method == "fooBar" && signature == "(sf)"
+    ));
+    // Recorded modules answer and are listed apart.
+    assert_eq!(
+        robot.call("ALTabletService", "showWebview", vec![s("x")]),
+        Ok(Value::Bool(true))
+    );
+    robot
+        .call("ALAutonomousLife", "setState", vec![s("solitary")])
+        .unwrap();
+    assert_eq!(
+        robot.call("ALAutonomousLife", "getState", vec![]),
+        Ok(s("solitary"))
+    );
+    assert_eq!(
+        robot.stats().recorded_only["ALTabletService.showWebview"],
+        1
+    );
+}
+
+#[test]
+fn every_listed_method_is_served() {
+    // getMethodList must not promise what dispatch does not serve.
+    let robot = SimRobot::new(Model::Nao);
+    for service in [
+        "ALTextToSpeech",
+        "ALAnimatedSpeech",
+        "ALMemory",
+        "ALMotion",
+        "ALNavigation",
+        "ALRobotPosture",
+        "ALLeds",
+        "ALAudioPlayer",
+        "ALSpeechRecognition",
+        "ALDialog",
+        "ALBehaviorManager",
+        "ALFrameManager",
+        "ALChoregraphe",
+        "ALTracker",
+        "DCM",
+    ] {
+        let Ok(Value::List(methods)) = robot.call(service, "getMethodList", vec![]) else {
+            panic!("{service}: no method list");
+        };
+        for m in methods {
+            let Value::String(m) = m else { panic!() };
+            // Called with no arguments: served methods answer or complain about arguments;
+            // only a method that is not served says so. (Skip those that take time.)
+            if ["wait", "say", "wakeUp", "rest", "lookAt", "pointAt"].contains(&m.as_str()) {
+                continue;
+            }
+            if let Err(e) = robot.call(service, &m, vec![]) {
+                assert!(!e.contains("not served"), "{service}.{m}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_observer_sees_speech_postures_and_memory() {
+    let robot = SimRobot::new(Model::Nao);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let events2 = events.clone();
+    robot.set_observer(Arc::new(move |e: &RobotEvent| {
+        events2.lock().unwrap().push(e.clone())
+    }));
+    let (outcome, _) = run_box(&robot, |ctx| {
+        ctx.call_robot("ALTextToSpeech", "say", vec![s("\\RSPD=80\\Hi there")])?;
+        ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("Stand"), Value::Float(1.0)],
+        )?;
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let events = events.lock().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, RobotEvent::Said { text, .. } if text == "Hi there"))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, RobotEvent::PostureChanged { posture } if posture == "Stand"))
+    );
+    assert!(events.iter().any(|e| matches!(e, RobotEvent::MotionStarted { method, joints, .. } if method == "goToPosture" && joints.len() == 25)));
+    assert!(events.iter().any(
+        |e| matches!(e, RobotEvent::MemoryEvent { key, .. } if key == "ALTextToSpeech/TextDone")
+    ));
+}
