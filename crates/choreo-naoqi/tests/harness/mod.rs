@@ -1,6 +1,6 @@
 //! Runs small behaviors on a [`SimRobot`] in virtual time: native boxes call the robot
 //! through their context, as Python boxes will.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use choreo_naoqi::SimRobot;
 // The engine's own test helpers build behaviors from small XAR texts.
 #[path = "../../../choreo-engine/tests/common.rs"]
 mod engine_common;
-pub use engine_common::{PORTS, assert_in_order, behavior, boxed, link};
+pub use engine_common::{assert_in_order, behavior, boxed, link};
 
 /// Code of a box: runs on onStart; the box then fires onStopped.
 pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), String> + Send + Sync>;
