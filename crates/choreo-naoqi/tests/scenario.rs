@@ -1,0 +1,251 @@
+//! Scenarios: every trigger kind and action, and validation errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+use std::sync::Arc;
+
+use choreo_engine::{NativeHost, Outcome, Robot, Value};
+use choreo_naoqi::{Action, Model, Scenario, SimRobot};
+use harness::{assert_in_order, behavior, boxed, link, log, run_box, s, secs};
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_str(text, "test.yaml").unwrap()
+}
+
+/// Records every update of `keys` with its behavior time.
+fn watch(robot: &SimRobot, keys: &[&str]) -> Arc<std::sync::Mutex<Vec<(String, Value, f64)>>> {
+    let seen = log();
+    for (i, key) in keys.iter().enumerate() {
+        let (seen, probe) = (seen.clone(), robot.clone());
+        robot
+            .subscribe(
+                key,
+                1000 + i as u64,
+                Arc::new(move |k, v| {
+                    seen.lock()
+                        .unwrap()
+                        .push((k.to_string(), v, probe.snapshot().time))
+                }),
+            )
+            .unwrap();
+    }
+    seen
+}
+
+#[test]
+fn a_timed_touch_reaches_a_memory_input() {
+    // Box A has a memory input on FrontTactilTouched linked to B.onStart inside (P3).
+    let robot = SimRobot::new(Model::Nao).with_scenario(scenario(
+        "events:\n  - at: 1.5\n    touch: FrontTactilTouched\n",
+    ));
+    let memory = r#"<Input name="touched" type="0" type_size="1" nature="4" stm_value_name="FrontTactilTouched" inner="1" id="5"/>"#;
+    let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 5, 1, 2));
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("A", 1, memory, &inner),
+        link(0, 2, 1, 2)
+    ));
+    let seen = watch(&robot, &["FrontTactilTouched"]);
+    let (outcome, trace) = harness::run_xml(&robot, &xml, NativeHost::new());
+    assert_eq!(outcome, Outcome::Idle, "{trace:#?}");
+    assert_in_order(
+        &trace,
+        &[
+            "root/A in touched 1",
+            "root/A/B in onStart 1",
+            "root/A in touched 0",
+        ],
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(
+        (seen[0].2 - 1.5).abs() < 1e-9 && (seen[1].2 - 1.7).abs() < 1e-9,
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn on_call_entries_answer_a_question_after_it_is_said() {
+    let robot = SimRobot::new(Model::Nao).with_scenario(scenario(
+        r#"
+description: the user answers yes
+events:
+  - on_call: ALTextToSpeech.say
+    contains: "your name"
+    delay: 0.5
+    recognize: {word: "Pepper", confidence: 0.8}
+  - on_call: ALTextToSpeech.say
+    when: start
+    raise_event: {key: Started, value: [1, "a"]}
+  - on_call: ALMemory.insertData
+    repeat: true
+    insert_data: {key: Copied, value: 2.5}
+"#,
+    ));
+    let seen = watch(&robot, &["WordRecognized", "Started"]);
+    let copies = watch(&robot, &["Copied"]);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        ctx.call_robot("ALTextToSpeech", "say", vec![s("Hello.")])?;
+        ctx.call_robot("ALTextToSpeech", "say", vec![s("What is your name?")])?;
+        let t = secs(ctx);
+        ctx.sleep(std::time::Duration::from_secs(1));
+        for _ in 0..2 {
+            ctx.call_robot("ALMemory", "insertData", vec![s("X"), Value::Int(1)])?;
+        }
+        assert!(t > 0.0);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let seen = seen.lock().unwrap();
+    // "Started" once, at the first say's start (not repeated); the word after the question.
+    assert_eq!(seen[0].0, "Started");
+    assert_eq!(seen[0].1, Value::List(vec![Value::Int(1), s("a")]));
+    assert!(seen[0].2.abs() < 1e-9);
+    let (key, value, at) = &seen[1];
+    assert_eq!(key, "WordRecognized");
+    assert_eq!(*value, Value::List(vec![s("Pepper"), Value::Float(0.8)]));
+    let question_end = 0.4f64.max(6.0 * 0.065 + 0.3) + 18.0 * 0.065 + 0.3;
+    assert!(
+        (at - (question_end + 0.5)).abs() < 1e-6,
+        "{at} vs {question_end}"
+    );
+    assert_eq!(seen.len(), 2);
+    assert_eq!(
+        copies.lock().unwrap().len(),
+        2,
+        "repeat: every matching call"
+    );
+}
+
+#[test]
+fn recognize_also_feeds_a_running_dialog() {
+    let robot = SimRobot::new(Model::Pepper);
+    let seen = watch(&robot, &["Dialog/LastInput"]);
+    robot.inject(&Action::Recognize {
+        word: "hello".into(),
+        confidence: 0.6,
+    });
+    assert!(seen.lock().unwrap().is_empty());
+    robot.call("ALDialog", "subscribe", vec![s("me")]).unwrap();
+    robot.inject(&Action::Recognize {
+        word: "hello".into(),
+        confidence: 0.6,
+    });
+    assert_eq!(seen.lock().unwrap()[0].1, s("hello"));
+    assert_eq!(
+        robot.call("ALMemory", "getData", vec![s("WordRecognized")]),
+        Ok(Value::List(vec![s("hello"), Value::Float(0.6)]))
+    );
+}
+
+#[test]
+fn json_scenarios_and_insert_data_at_a_time() {
+    let text = r#"{"events": [{"at": 0.25, "insert_data": {"key": "Battery", "value": 0.5}}]}"#;
+    let robot =
+        SimRobot::new(Model::Nao).with_scenario(Scenario::from_str(text, "w.json").unwrap());
+    let (outcome, _) = run_box(&robot, |ctx| {
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let v = ctx.call_robot("ALMemory", "getData", vec![s("Battery")])?;
+        if v != Value::Float(0.5) {
+            return Err(format!("got {v}"));
+        }
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(robot.stats().failed.len(), 0);
+}
+
+#[test]
+fn scenario_files_load_from_disk() {
+    let path = std::env::temp_dir().join(format!("choreo-scenario-{}.yaml", std::process::id()));
+    std::fs::write(
+        &path,
+        "events:\n  - at: 2\n    raise_event: {key: FaceDetected, value: []}\n",
+    )
+    .unwrap();
+    let sc = Scenario::from_path(&path).unwrap();
+    assert_eq!(sc.entries.len(), 1);
+    std::fs::remove_file(&path).unwrap();
+    let err = Scenario::from_path(&path).unwrap_err();
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn validation_errors_name_the_file_line_and_problem() {
+    let cases = [
+        (
+            "events:\n  - at: 1\n    on_call: ALTextToSpeech.say\n    touch: FrontTactilTouched\n",
+            "both `at` and `on_call`",
+        ),
+        (
+            "events:\n  - touch: FrontTactilTouched\n",
+            "needs `at: <seconds>` or `on_call",
+        ),
+        ("events:\n  - at: 1\n", "needs an action"),
+        (
+            "events:\n  - at: 1\n    touch: Nose\n",
+            "unknown sensor \"Nose\"",
+        ),
+        (
+            "events:\n  - at: -1\n    touch: FrontTactilTouched\n",
+            "`at` must be a number of seconds",
+        ),
+        (
+            "events:\n  - on_call: say\n    touch: FrontTactilTouched\n",
+            "\"Module.method\"",
+        ),
+        (
+            "events:\n  - at: 1\n    contains: x\n    touch: FrontTactilTouched\n",
+            "`contains` only applies",
+        ),
+        (
+            "events:\n  - at: 1\n    touch: FrontTactilTouched\n    recognize: {word: yes}\n",
+            "several actions",
+        ),
+        (
+            "events:\n  - at: 1\n    recognize: {word: yes, confidence: 3}\n",
+            "confidence",
+        ),
+        (
+            "events:\n  - at: 1\n    tuch: FrontTactilTouched\n",
+            "unknown field `tuch`",
+        ),
+        ("evnts: []\n", "unknown field `evnts`"),
+    ];
+    for (text, expected) in cases {
+        let err = Scenario::from_str(text, "world.yaml").unwrap_err();
+        assert!(err.starts_with("world.yaml:"), "{err}");
+        assert!(err.contains(expected), "expected {expected:?} in: {err}");
+        if expected != "unknown field `evnts`" {
+            // The line of the offending entry (2) or inside it.
+            let line: usize = err.split(':').nth(1).unwrap().parse().unwrap_or(0);
+            assert!(line >= 2, "no line in {err}");
+        }
+    }
+    let err = Scenario::from_str("{\"events\": [{\"at\": 1}]}", "w.json").unwrap_err();
+    assert!(err.starts_with("w.json:1:"), "{err}");
+    assert!(err.contains("needs an action"), "{err}");
+}
+
+#[test]
+fn a_touch_by_hand_releases_by_itself() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = watch(&robot, &["MiddleTactilTouched"]);
+    let probe = robot.clone();
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        probe.inject(&Action::Touch {
+            sensor: "MiddleTactilTouched".into(),
+            hold: 0.5,
+        });
+        ctx.sleep(std::time::Duration::from_secs(1));
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.iter().map(|e| e.1.clone()).collect::<Vec<_>>(),
+        vec![Value::Float(1.0), Value::Float(0.0)]
+    );
+    assert!((seen[1].2 - 0.5).abs() < 1e-9);
+}
