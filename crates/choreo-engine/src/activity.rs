@@ -130,6 +130,7 @@ impl Activity {
     /// activities are running, i.e. the one just started or woken has finished or sleeps on
     /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
     pub(crate) fn wait_for_yield(&self, base: usize) {
+        crate::trace::flush_thread_buffer();
         let deadline = std::time::Instant::now() + YIELD_WAIT;
         let (lock, cv) = &self.progress;
         let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);

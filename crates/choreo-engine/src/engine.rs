@@ -148,13 +148,13 @@ impl Shared {
             return false;
         };
         self.params()[b.0 as usize][i] = value.clone();
-        self.trace.record_box(
+        self.trace.record_step(
             self.time.now(),
             b,
-            Compact::Full(TraceStep::Param {
+            TraceStep::Param {
                 name: name.to_string(),
                 value,
-            }),
+            },
         );
         true
     }
@@ -269,6 +269,9 @@ enum Timer {
     SlowStop(u64),
 }
 
+/// How many step queues of finished ops are kept for reuse.
+const MAX_SPARE_QUEUES: usize = 64;
+
 /// R13: how long a stopping hook may run before a warning.
 const SLOW_STOP: Duration = Duration::from_secs(10);
 
@@ -318,6 +321,8 @@ struct Control {
     links_on: Vec<bool>,
     /// Per diagram: see [`Phase`].
     phases: Vec<Phase>,
+    /// Step queues of finished ops, for reuse.
+    spare_steps: Vec<VecDeque<Step>>,
     /// Ops waiting for a diagram's load or unload to finish.
     parked: HashMap<DiagramId, Vec<usize>>,
     timelines: HashMap<BoxId, TimelineState>,
@@ -476,11 +481,9 @@ impl Engine {
             let c = host
                 .construct(node, &ctx)
                 .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
-            shared.trace.record_box(
-                shared.time.now(),
-                BoxId(i as u32),
-                Compact::Full(TraceStep::New),
-            );
+            shared
+                .trace
+                .record_step(shared.time.now(), BoxId(i as u32), TraceStep::New);
             code.push(c);
         }
         let outcome = Arc::new((Mutex::new(None), Condvar::new()));
@@ -498,6 +501,7 @@ impl Engine {
             links_on: vec![false; shared.graph.diagrams.len()],
             phases: vec![Phase::Unloaded; shared.graph.diagrams.len()],
             parked: HashMap::new(),
+            spare_steps: Vec::new(),
             timelines: HashMap::new(),
             ops: Vec::new(),
             waiting: HashMap::new(),
@@ -618,6 +622,7 @@ impl Drop for Engine {
 impl Control {
     fn run(&mut self, commands: &Receiver<Command>) {
         ON_CONTROL_THREAD.with(|c| c.set(true));
+        self.shared.trace.buffer_on_this_thread();
         loop {
             let command = match commands.try_recv() {
                 Ok(c) => c,
@@ -649,16 +654,23 @@ impl Control {
                     } else {
                         50
                     };
+                    crate::trace::flush_thread_buffer();
                     match commands.recv_timeout(Duration::from_millis(poll)) {
                         Ok(c) => c,
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                            crate::trace::flush_thread_buffer();
+                            return;
+                        }
                     }
                 }
             };
             self.idle_reported = false;
             match command {
-                Command::Quit => return,
+                Command::Quit => {
+                    crate::trace::flush_thread_buffer();
+                    return;
+                }
                 Command::Start => {
                     self.started = true;
                     self.shared.trace.record(
@@ -708,7 +720,7 @@ impl Control {
     }
 
     fn record(&self, b: BoxId, step: TraceStep) {
-        self.compact(b, Compact::Full(step));
+        self.shared.trace.record_step(self.now(), b, step);
     }
 
     /// Records a frequent event by indices (no allocation).
@@ -718,6 +730,7 @@ impl Control {
 
     /// Reports an outcome: Finished and Stopped are final; Idle only until then.
     fn finish(&mut self, outcome: Outcome) {
+        crate::trace::flush_thread_buffer();
         let (lock, cv) = &*self.outcome;
         let mut o = lock
             .lock()
@@ -728,7 +741,9 @@ impl Control {
         }
     }
 
-    fn spawn_op(&mut self, steps: Vec<Step>) {
+    fn spawn_op(&mut self, steps: impl IntoIterator<Item = Step>) {
+        let mut queue = self.spare_steps.pop().unwrap_or_default();
+        queue.extend(steps);
         let id = match self.ops.iter().position(Option::is_none) {
             Some(i) => i,
             None => {
@@ -737,18 +752,29 @@ impl Control {
             }
         };
         self.ops[id] = Some(Op {
-            steps: steps.into(),
+            steps: queue,
             last_ok: true,
             waiting: false,
         });
         self.advance(id);
     }
 
+    /// Op `id` is over; its step queue is kept for the next op (no allocation per op).
+    fn end_op(&mut self, id: usize) {
+        if let Some(op) = self.ops[id].take()
+            && self.spare_steps.len() < MAX_SPARE_QUEUES
+        {
+            let mut queue = op.steps;
+            queue.clear();
+            self.spare_steps.push(queue);
+        }
+    }
+
     /// Runs op `id` until it waits for a hook or ends.
     fn advance(&mut self, id: usize) {
         loop {
             let Some(step) = self.ops[id].as_mut().and_then(|op| op.steps.pop_front()) else {
-                self.ops[id] = None;
+                self.end_op(id);
                 return;
             };
             let more = self.execute(id, step);
@@ -776,7 +802,9 @@ impl Control {
                 if !ok {
                     // G1 step 4: a failed hook releases and stops there.
                     vec![Step::Release(b)]
-                } else if self.boxes[b.0 as usize].last == LastCommand::Start {
+                } else if self.boxes[b.0 as usize].last == LastCommand::Start
+                    && !matches!(g.node(b).content, Content::None)
+                {
                     vec![Step::LoadContent(b), Step::Forward(b, input, value)]
                 } else {
                     Vec::new()
@@ -985,7 +1013,7 @@ impl Control {
                 if !self.destroyed {
                     self.destroyed = true;
                     for b in 0..g.boxes.len() {
-                        self.compact(BoxId(b as u32), Compact::Full(TraceStep::Del));
+                        self.record(BoxId(b as u32), TraceStep::Del);
                     }
                     let outcome = if self.ended {
                         Outcome::Finished
@@ -1163,6 +1191,7 @@ impl Control {
         let shared = Arc::clone(&self.shared);
         let base = shared.time.busy();
         shared.time.begin();
+        crate::trace::flush_thread_buffer();
         self.workers.run(Job {
             code,
             hook,
@@ -1218,33 +1247,28 @@ impl Control {
             name,
             value: value.clone(),
         };
-        let steps = match nature {
+        match nature {
             InputNature::OnStart => {
-                let mut steps = Vec::with_capacity(4);
-                if !g.node(b).resources.is_empty() {
-                    steps.push(Step::Acquire(b));
-                }
-                steps.extend([
+                let acquire = (!g.node(b).resources.is_empty()).then_some(Step::Acquire(b));
+                self.spawn_op(acquire.into_iter().chain([
                     Step::Started(b),
                     Step::Hook(b, hook),
                     Step::AfterStart(b, input, value),
-                ]);
-                steps
+                ]));
             }
             InputNature::OnStop => {
                 // G2.
                 self.boxes[b.0 as usize].last = LastCommand::Stop;
-                vec![
+                self.spawn_op([
                     Step::Hook(b, hook),
                     Step::UnloadContent(b),
                     Step::Release(b),
-                ]
+                ]);
             }
             InputNature::OnEvent | InputNature::OnLoad | InputNature::Memory => {
-                vec![Step::Hook(b, hook), Step::Forward(b, input, value)]
+                self.spawn_op([Step::Hook(b, hook), Step::Forward(b, input, value)]);
             }
-        };
-        self.spawn_op(steps);
+        }
     }
 
     /// Output `output` of box `b` is stimulated (by its code, or by a link to a parent
@@ -1294,10 +1318,9 @@ impl Control {
         let g = &self.shared.graph;
         let (owner_of_link, to) = match target {
             Target::Input(c, i) => (g.node(c).parent.map_or(c, |(p, _)| p), End::Input(c, i)),
-            Target::Parameter(c, i) => (
-                g.node(c).parent.map_or(c, |(p, _)| p),
-                End::Parameter(c, i),
-            ),
+            Target::Parameter(c, i) => {
+                (g.node(c).parent.map_or(c, |(p, _)| p), End::Parameter(c, i))
+            }
             Target::OwnerOutput(o, i) => (o, End::OwnerOutput(o, i)),
         };
         self.compact(owner_of_link, Compact::Deliver(from, to));

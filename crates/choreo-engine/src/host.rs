@@ -194,35 +194,35 @@ impl BoxContext {
         let Some(robot) = self.shared.robot.clone() else {
             return Err(format!("no robot to call {name}"));
         };
-        self.shared.trace.record_box(
+        self.shared.trace.record_step(
             self.now(),
             self.id,
-            crate::trace::Compact::Full(crate::trace::Step::RobotCall {
+            crate::trace::Step::RobotCall {
                 method: name.clone(),
                 args: args.clone(),
-            }),
+            },
         );
         let result = call(robot.as_ref(), args);
-        self.shared.trace.record_box(
+        self.shared.trace.record_step(
             self.now(),
             self.id,
-            crate::trace::Compact::Full(crate::trace::Step::RobotReturn {
+            crate::trace::Step::RobotReturn {
                 method: name,
                 ok: result.is_ok(),
-            }),
+            },
         );
         result
     }
 
     /// Records a message logged by the box code, with the box path (`log` in the trace).
     pub fn log(&self, level: &str, message: &str) {
-        self.shared.trace.record_box(
+        self.shared.trace.record_step(
             self.now(),
             self.id,
-            crate::trace::Compact::Full(crate::trace::Step::Log {
+            crate::trace::Step::Log {
                 level: level.to_string(),
                 message: message.to_string(),
-            }),
+            },
         );
     }
 

@@ -163,30 +163,55 @@ pub struct Trace {
 #[derive(Default)]
 struct TraceInner {
     records: Vec<Record>,
+    /// Events are only written and announced, not kept (see [`Trace::unkept`]).
+    unkept: bool,
+    /// Events recorded so far (kept or not): the next sequence number.
+    count: usize,
     /// The graph the compact records refer to.
     graph: Option<Arc<Graph>>,
     writer: Option<Box<dyn Write + Send>>,
     listener: Option<Listener>,
 }
 
+thread_local! {
+    /// See [`Trace::buffer_on_this_thread`].
+    static BUFFER: std::cell::RefCell<Option<(Trace, Vec<Record>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The most records a thread buffers before it appends them to the trace.
+const BUFFER_LIMIT: usize = 4096;
+
+/// Appends what this thread buffered (see [`Trace::buffer_on_this_thread`]) to its trace.
+/// The control thread calls it before anything another thread could record or read: before
+/// it hands a hook to a worker, waits, or reports an outcome.
+pub(crate) fn flush_thread_buffer() {
+    BUFFER.with(|b| {
+        if let Some((trace, records)) = b.borrow_mut().as_mut()
+            && !records.is_empty()
+        {
+            trace.append(records.drain(..));
+        }
+    });
+}
+
 /// Told of every event as it is recorded (live output). Called with the trace locked, from
 /// whatever thread recorded the event: it must be short and must not record events itself.
 pub type Listener = Arc<dyn Fn(&Event) + Send + Sync>;
 
-/// One recorded event, before names are looked up.
+/// One recorded event, before names are looked up: 56 bytes, so that moving records
+/// around costs little.
 #[derive(Debug, Clone)]
 struct Record {
     time_ns: u64,
-    who: Who,
+    /// The box of the bound graph, or [`NO_BOX`] for an event given with a path as text
+    /// ([`Compact::Other`]).
+    b: u32,
     what: Compact,
 }
 
-/// Whose event: a box of the bound graph, or a path given as text.
-#[derive(Debug, Clone)]
-enum Who {
-    Box(BoxId),
-    Path(Box<str>),
-}
+/// See [`Record::b`].
+const NO_BOX: u32 = u32::MAX;
 
 /// A hook, by what the graph knows of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -251,11 +276,19 @@ impl End {
         match self {
             End::Output(b, i) => {
                 let n = graph.node(b);
-                format!("{}.{}", n.name, port(n.outputs.get(usize::from(i)).map(|p| &p.name)))
+                format!(
+                    "{}.{}",
+                    n.name,
+                    port(n.outputs.get(usize::from(i)).map(|p| &p.name))
+                )
             }
             End::Input(b, i) => {
                 let n = graph.node(b);
-                format!("{}.{}", n.name, port(n.inputs.get(usize::from(i)).map(|p| &p.name)))
+                format!(
+                    "{}.{}",
+                    n.name,
+                    port(n.inputs.get(usize::from(i)).map(|p| &p.name))
+                )
             }
             End::Parameter(b, i) => {
                 let n = graph.node(b);
@@ -286,18 +319,22 @@ pub(crate) enum Compact {
     Out(u16, Value),
     Deliver(End, End),
     Dropped(u16),
-    Full(Step),
+    /// Any other step of the box.
+    Full(Box<Step>),
+    /// A step with its path as text (events not of a box of the bound graph).
+    Other(Box<(String, Step)>),
 }
 
 impl Record {
     fn resolve(&self, seq: usize, graph: Option<&Graph>) -> Event {
-        let (path, b) = match (&self.who, graph) {
-            (Who::Box(b), Some(g)) => (g.node(*b).path.clone(), Some(*b)),
-            (Who::Box(b), None) => (format!("#{}", b.0), None),
-            (Who::Path(p), _) => (p.to_string(), None),
+        let (path, b) = match (&self.what, graph) {
+            (Compact::Other(other), _) => (other.0.clone(), None),
+            (_, Some(g)) => (g.node(BoxId(self.b)).path.clone(), Some(BoxId(self.b))),
+            (_, None) => (format!("#{}", self.b), None),
         };
         let step = match (&self.what, graph, b) {
-            (Compact::Full(step), _, _) => step.clone(),
+            (Compact::Other(other), _, _) => other.1.clone(),
+            (Compact::Full(step), _, _) => (**step).clone(),
             (what, Some(g), Some(b)) => {
                 let node = g.node(b);
                 let input = |i: u16| {
@@ -330,16 +367,13 @@ impl Record {
                         from: from.name(g),
                         to: to.name(g),
                     },
-                    Compact::Dropped(i) => Step::Dropped {
-                        port: output(*i),
-                    },
-                    Compact::Full(step) => step.clone(),
+                    Compact::Dropped(i) => Step::Dropped { port: output(*i) },
+                    Compact::Full(step) => (**step).clone(),
+                    Compact::Other(other) => other.1.clone(),
                 }
             }
             // Compact records only come with a bound graph.
-            (_, _, _) => Step::Behavior {
-                what: "?".into(),
-            },
+            (_, _, _) => Step::Behavior { what: "?".into() },
         };
         Event {
             seq: seq as u64,
@@ -363,6 +397,19 @@ impl Trace {
         t
     }
 
+    /// A trace that keeps no event: each one is only written (if `writer`) and announced
+    /// to the listener. A long run then uses no memory for its trace; [`Trace::events`]
+    /// is empty.
+    pub fn unkept(writer: Option<Box<dyn Write + Send>>) -> Trace {
+        let t = Trace::default();
+        {
+            let mut inner = t.lock();
+            inner.writer = writer;
+            inner.unkept = true;
+        }
+        t
+    }
+
     /// Calls `listener` with every event from now on.
     pub fn set_listener(&self, listener: Listener) {
         self.lock().listener = Some(listener);
@@ -381,8 +428,8 @@ impl Trace {
         if let Some(old) = inner.graph.take() {
             for (seq, r) in inner.records.iter_mut().enumerate() {
                 let e = r.resolve(seq, Some(&old));
-                r.who = Who::Path(e.path.into());
-                r.what = Compact::Full(e.step);
+                r.b = NO_BOX;
+                r.what = Compact::Other(Box::new((e.path, e.step)));
             }
         }
         inner.graph = Some(graph);
@@ -390,34 +437,74 @@ impl Trace {
 
     /// Records an event.
     pub fn record(&self, time: Time, path: &str, step: Step) {
-        self.push(time, Who::Path(path.into()), Compact::Full(step));
+        self.push(
+            time,
+            NO_BOX,
+            Compact::Other(Box::new((path.to_string(), step))),
+        );
     }
 
     /// Records an event of box `b` of the bound graph.
     pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact) {
-        self.push(time, Who::Box(b), what);
+        self.push(time, b.0, what);
     }
 
-    fn push(&self, time: Time, who: Who, what: Compact) {
-        let mut inner = self.lock();
+    /// Records `step` of box `b` of the bound graph.
+    pub(crate) fn record_step(&self, time: Time, b: BoxId, step: Step) {
+        self.push(time, b.0, Compact::Full(Box::new(step)));
+    }
+
+    fn push(&self, time: Time, b: u32, what: Compact) {
         let record = Record {
             time_ns: time.0,
-            who,
+            b,
             what,
         };
-        if inner.writer.is_some() || inner.listener.is_some() {
-            let event = record.resolve(inner.records.len(), inner.graph.as_deref());
-            if let Some(w) = inner.writer.as_mut()
-                && let Ok(line) = serde_json::to_string(&event)
-            {
-                // A trace file that cannot be written must not stop the behavior.
-                let _ = writeln!(w, "{line}");
+        let unbuffered = BUFFER.with(|buffer| match buffer.borrow_mut().as_mut() {
+            Some((trace, records)) if Arc::ptr_eq(&trace.inner, &self.inner) => {
+                records.push(record);
+                if records.len() >= BUFFER_LIMIT {
+                    trace.append(records.drain(..));
+                }
+                None
             }
-            if let Some(l) = &inner.listener {
-                l(&event);
+            _ => Some(record),
+        });
+        if let Some(record) = unbuffered {
+            self.append(std::iter::once(record));
+        }
+    }
+
+    /// Takes records in order: writes and announces them, keeps them.
+    fn append(&self, records: impl Iterator<Item = Record>) {
+        let mut inner = self.lock();
+        for record in records {
+            let seq = inner.count;
+            inner.count += 1;
+            if inner.writer.is_some() || inner.listener.is_some() {
+                let event = record.resolve(seq, inner.graph.as_deref());
+                if let Some(w) = inner.writer.as_mut()
+                    && let Ok(line) = serde_json::to_string(&event)
+                {
+                    // A trace file that cannot be written must not stop the behavior.
+                    let _ = writeln!(w, "{line}");
+                }
+                if let Some(l) = &inner.listener {
+                    l(&event);
+                }
+            }
+            if !inner.unkept {
+                inner.records.push(record);
             }
         }
-        inner.records.push(record);
+    }
+
+    /// From now on, events this thread records into this trace are kept in a thread-local
+    /// buffer until [`flush_thread_buffer`]: the engine's control thread records most
+    /// events, and taking the trace's lock once per batch instead of once per event is what
+    /// makes a signal hop cheap.
+    pub(crate) fn buffer_on_this_thread(&self) {
+        BUFFER.with(|b| *b.borrow_mut() = Some((self.clone(), Vec::with_capacity(BUFFER_LIMIT))));
     }
 
     /// Every event so far, names looked up.
@@ -432,9 +519,9 @@ impl Trace {
             .collect()
     }
 
-    /// How many events were recorded.
+    /// How many events were recorded (kept or not).
     pub fn len(&self) -> usize {
-        self.lock().records.len()
+        self.lock().count
     }
 
     /// Whether no event was recorded.
@@ -482,5 +569,31 @@ impl Event {
         } else {
             format!("{} {what}", self.path)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unkept_trace_announces_every_event_in_order_and_keeps_none() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let t = Trace::unkept(None);
+        let s = Arc::clone(&seen);
+        t.set_listener(Arc::new(move |e: &Event| {
+            if let Ok(mut v) = s.lock() {
+                v.push((e.seq, e.short()));
+            }
+        }));
+        t.record(Time(1), "a", Step::New);
+        t.record(Time(2), "b", Step::Del);
+        assert!(t.events().is_empty());
+        assert_eq!(t.len(), 2);
+        let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+        assert_eq!(
+            seen,
+            vec![(0, "a new".to_string()), (1, "b del".to_string())]
+        );
     }
 }
