@@ -34,34 +34,62 @@ fn watch(robot: &SimRobot, keys: &[&str]) -> Arc<std::sync::Mutex<Vec<(String, V
 }
 
 #[test]
-fn a_timed_touch_reaches_a_memory_input() {
-    // Box A has a memory input on FrontTactilTouched linked to B.onStart inside (P3).
+fn timed_entries_happen_at_their_time() {
     let robot = SimRobot::new(Model::Nao).with_scenario(scenario(
-        "events:\n  - at: 1.5\n    touch: FrontTactilTouched\n",
+        "events:\n  - at: 1.5\n    touch: FrontTactilTouched\n  - at: 0.5\n    touch: {sensor: RearTactilTouched, hold: 1}\n",
+    ));
+    let seen = watch(&robot, &["FrontTactilTouched", "RearTactilTouched"]);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        ctx.sleep(std::time::Duration::from_secs(3));
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let seen: Vec<(String, Value, f64)> = seen.lock().unwrap().clone();
+    let expected = [
+        ("RearTactilTouched", 1.0, 0.5),
+        ("FrontTactilTouched", 1.0, 1.5),
+        ("RearTactilTouched", 0.0, 1.5),
+        ("FrontTactilTouched", 0.0, 1.7),
+    ];
+    assert_eq!(seen.len(), expected.len(), "{seen:?}");
+    for ((key, value, at), (k, v, t)) in seen.iter().zip(expected) {
+        assert_eq!((key.as_str(), value), (k, &Value::Float(v)));
+        assert!((at - t).abs() < 1e-9, "{key} at {at}, expected {t}");
+    }
+}
+
+#[test]
+fn a_touch_reaches_a_memory_input() {
+    // Box A has a memory input on FrontTactilTouched linked to B.onStart inside (P3); the
+    // touch comes when the box Caller's say ends.
+    let robot = SimRobot::new(Model::Nao).with_scenario(scenario(
+        "events:\n  - on_call: ALTextToSpeech.say\n    touch: FrontTactilTouched\n",
     ));
     let memory = r#"<Input name="touched" type="0" type_size="1" nature="4" stm_value_name="FrontTactilTouched" inner="1" id="5"/>"#;
     let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 5, 1, 2));
     let xml = behavior(&format!(
-        "{}{}",
+        "{}{}{}{}",
         boxed("A", 1, memory, &inner),
-        link(0, 2, 1, 2)
+        boxed("Caller", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2)
     ));
-    let seen = watch(&robot, &["FrontTactilTouched"]);
-    let (outcome, trace) = harness::run_xml(&robot, &xml, NativeHost::new());
+    let host = NativeHost::new().with("Caller", |hook, ctx| {
+        if matches!(hook, choreo_engine::Hook::Input { name, .. } if name == "onStart") {
+            ctx.call_robot("ALTextToSpeech", "say", vec![s("Touch my head.")])?;
+        }
+        Ok(())
+    });
+    let (outcome, trace) = harness::run_xml(&robot, &xml, host);
     assert_eq!(outcome, Outcome::Idle, "{trace:#?}");
     assert_in_order(
         &trace,
         &[
+            "root/Caller svc ALTextToSpeech.say(\"Touch my head.\")",
             "root/A in touched 1",
             "root/A/B in onStart 1",
             "root/A in touched 0",
         ],
-    );
-    let seen = seen.lock().unwrap();
-    assert_eq!(seen.len(), 2);
-    assert!(
-        (seen[0].2 - 1.5).abs() < 1e-9 && (seen[1].2 - 1.7).abs() < 1e-9,
-        "{seen:?}"
     );
 }
 
