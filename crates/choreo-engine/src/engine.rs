@@ -627,7 +627,9 @@ impl Control {
             let command = match commands.try_recv() {
                 Ok(c) => c,
                 Err(_) => {
-                    if self.shared.time.is_virtual() && self.quiet() {
+                    // Virtual time stands still until the behavior starts: a scenario event due
+                    // at 1.5 s must not fire between the load and the start.
+                    if self.shared.time.is_virtual() && self.started && self.quiet() {
                         let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
                         if limit.is_some_and(|l| self.now() >= l) {
                             if !self.idle_reported {

@@ -808,3 +808,57 @@ fn g6_on_load_and_on_unload_are_called_once_per_load() {
         );
     }
 }
+
+/// A robot whose attach starts background work due at 1.5 s of behavior time.
+struct LateRobot {
+    woke_at: std::sync::Arc<std::sync::Mutex<Option<u64>>>,
+}
+
+impl choreo_engine::Robot for LateRobot {
+    fn call(&self, _: &str, _: &str, _: Vec<Value>) -> Result<Value, String> {
+        Ok(Value::None)
+    }
+    fn subscribe(&self, _: &str, _: u64, _: choreo_engine::MemorySink) -> Result<(), String> {
+        Ok(())
+    }
+    fn unsubscribe(&self, _: u64) {}
+    fn attach(&self, time: std::sync::Arc<choreo_engine::Activity>) {
+        let woke_at = std::sync::Arc::clone(&self.woke_at);
+        let t = std::sync::Arc::clone(&time);
+        time.spawn("late", move || {
+            t.sleep(std::time::Duration::from_millis(1500));
+            *woke_at.lock().unwrap() = Some(t.now().0);
+        })
+        .unwrap();
+    }
+}
+
+#[test]
+fn r3_virtual_time_stands_still_between_load_and_start() {
+    let woke_at = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let x = choreo_xar::read_xar("t.xar", behavior("").as_bytes())
+        .unwrap()
+        .value;
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &choreo_engine::NativeHost::new(),
+        choreo_engine::Options {
+            virtual_time: true,
+            robot: Some(std::sync::Arc::new(LateRobot {
+                woke_at: std::sync::Arc::clone(&woke_at),
+            })),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(
+        *woke_at.lock().unwrap(),
+        None,
+        "time moved before the start"
+    );
+    assert_eq!(engine.now().0, 0);
+    engine.start();
+    let _ = engine.wait(std::time::Duration::from_secs(5));
+    assert_eq!(*woke_at.lock().unwrap(), Some(1_500_000_000));
+}
