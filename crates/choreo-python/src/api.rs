@@ -11,7 +11,7 @@ use choreo_engine::graph::Content;
 use choreo_engine::{BoxContext, MemorySink, SubscriptionId, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyString, PyTuple};
 
 use crate::convert::{Foreign, from_python, to_python};
 use crate::host::Run;
@@ -82,6 +82,17 @@ impl BoxState {
 
     pub(crate) fn is_alive(&self) -> bool {
         self.alive.load(Ordering::SeqCst)
+    }
+
+    /// Ends subscription `id`.
+    fn unsubscribe(&self, id: SubscriptionId) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|s| *s != id);
+        if let Some(robot) = self.ctx.robot() {
+            robot.unsubscribe(id);
+        }
     }
 
     /// The box is destroyed: its subscriptions end and its background work stops acting.
@@ -187,14 +198,8 @@ impl BoxApi {
 
     /// Objects reachable by module name (boxes, ALModules, registered services).
     #[getter]
-    fn modules(&self, py: Python<'_>) -> Py<PyDict> {
+    fn modules(&self, py: Python<'_>) -> Py<PyAny> {
         self.state.run.modules.clone_ref(py)
-    }
-
-    /// Subscriptions made by `ALMemory.subscribeToEvent`, by `(event, module)`.
-    #[getter]
-    fn events(&self, py: Python<'_>) -> Py<PyDict> {
-        self.state.run.events.clone_ref(py)
     }
 
     /// Whether the box declares output `name`.
@@ -376,13 +381,45 @@ impl BoxApi {
 
     /// Ends subscription `id`.
     fn unsubscribe(&self, id: u64) {
+        self.state.unsubscribe(id);
+    }
+
+    /// `ALMemory.subscribeToEvent(event, module, ...)` for a module of this run: `callback`
+    /// as in [`BoxApi::subscribe`], replacing an earlier subscription of `module` to `event`.
+    fn subscribe_event(&self, event: &str, module: &str, callback: Py<PyAny>) -> PyResult<()> {
+        self.unsubscribe_event(event, module);
+        let id = self.subscribe(event, callback)?;
         self.state
-            .subscriptions
+            .run
+            .events
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|s| *s != id);
-        if let Some(robot) = self.state.ctx.robot() {
-            robot.unsubscribe(id);
+            .insert(
+                (event.to_string(), module.to_string()),
+                (Arc::downgrade(&self.state), id),
+            );
+        Ok(())
+    }
+
+    /// `ALMemory.unsubscribeToEvent(event, module)`: false if this run has no such
+    /// subscription.
+    fn unsubscribe_event(&self, event: &str, module: &str) -> bool {
+        let found = self
+            .state
+            .run
+            .events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(event.to_string(), module.to_string()));
+        match found {
+            Some((state, id)) => {
+                match state.upgrade() {
+                    Some(state) => state.unsubscribe(id),
+                    None => self.state.unsubscribe(id),
+                }
+                true
+            }
+            None => false,
         }
     }
 

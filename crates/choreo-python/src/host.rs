@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use choreo_engine::graph::BoxNode;
-use choreo_engine::{BoxCode, BoxContext, Hook, ScriptHost, Value};
+use choreo_engine::{BoxCode, BoxContext, Hook, ScriptHost, SubscriptionId, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -36,13 +36,21 @@ pub struct PythonHost {
 pub(crate) struct Run {
     pub(crate) options: PythonOptions,
     boxes: Mutex<HashMap<String, Weak<BoxState>>>,
-    /// `getName()` or ALModule name → the object whose methods ALMemory calls.
-    pub(crate) modules: Py<PyDict>,
-    /// `(event, module)` → the subscription made by `ALMemory.subscribeToEvent`.
-    pub(crate) events: Py<PyDict>,
+    /// `getName()` or ALModule name → the object whose methods ALMemory calls: a
+    /// `weakref.WeakValueDictionary`, so that it keeps no box alive (and no cycle through
+    /// Rust forms that Python's collector could not see).
+    pub(crate) modules: Py<PyAny>,
+    /// The subscriptions made by `ALMemory.subscribeToEvent`.
+    pub(crate) events: Mutex<HashMap<EventKey, EventSubscription>>,
     /// Wall-clock seconds at behavior time 0, for `time.time()` in box code.
     pub(crate) epoch: OnceLock<f64>,
 }
+
+/// `(event, module)` of `ALMemory.subscribeToEvent`.
+pub(crate) type EventKey = (String, String);
+
+/// The box whose callback receives an event, and its subscription.
+pub(crate) type EventSubscription = (Weak<BoxState>, SubscriptionId);
 
 impl Run {
     /// The box whose `getName()` is `name`, if it is alive.
@@ -58,14 +66,17 @@ impl Run {
 impl PythonHost {
     /// A host for one run (starts the interpreter if it is not running yet).
     pub fn new(options: PythonOptions) -> PythonHost {
-        let (modules, events) =
-            Python::attach(|py| (PyDict::new(py).unbind(), PyDict::new(py).unbind()));
+        let modules = Python::attach(|py| {
+            py.import("weakref")
+                .and_then(|w| w.getattr("WeakValueDictionary")?.call0())
+                .map_or_else(|_| PyDict::new(py).into_any().unbind(), Bound::unbind)
+        });
         PythonHost {
             run: Arc::new(Run {
                 options,
                 boxes: Mutex::new(HashMap::new()),
                 modules,
-                events,
+                events: Mutex::new(HashMap::new()),
                 epoch: OnceLock::new(),
             }),
         }

@@ -1,12 +1,30 @@
 //! choreo-python: runs Choregraphe box scripts in an embedded CPython.
 //!
-//! - [`PythonHost`]: the [`choreo_engine::ScriptHost`] of Python boxes: each script in its
-//!   own namespace, `GeneratedClass` and the box API, hooks with the argument-count rule,
-//!   tracebacks naming the box and the script line, `onError`.
-//! - Robot access from scripts: `ALProxy`, `session().service`, the injected proxies,
-//!   `.post` tasks, ALMemory subscriptions, and the `naoqi` and `qi` shim modules
-//!   (`src/python/`). Sleeps, timers, periodic tasks and threads of box code follow the
-//!   engine's clock, so virtual time runs them without real waiting.
+//! - [`PythonHost`]: the [`choreo_engine::ScriptHost`] of Python boxes. Each script is passed
+//!   through the [`fixer`], compiled with the box path as file name (identical texts are
+//!   compiled once) and run in its own namespace; its `MyClass` is constructed at load
+//!   (R1). Hooks run with the argument-count rule (P7); an exception returns its traceback
+//!   (box path, original script line) as the hook's error, after `onError` (E1). A box with
+//!   an empty script or no `MyClass` is a plain box whose hooks never enter Python.
+//! - The box API (`src/python/generated.py` over the native `_choreo.BoxApi`):
+//!   `GeneratedClass` with outputs as methods, parameters, logging (`self.logger`,
+//!   `self.log`, `print`: all to the trace), identity and paths, `session()`, timelines and
+//!   the deprecated timeline methods, `BIND_PYTHON`.
+//! - Robot access (`src/python/naoqi.py`, `src/python/qi.py`): `ALProxy` in every form, the
+//!   injected proxies, `session().service`, `.post` tasks, `_async=True` futures,
+//!   `RuntimeError` for robot errors, ALMemory `subscriber` and `subscribeToEvent`, the
+//!   ALFrameManager timeline functions (answered by the engine), and the `qi` shim
+//!   (futures, `qi.async` / `qi.runAsync` / `qi.async_`, signals, properties, periodic
+//!   tasks, logging).
+//! - Time: in box code `time.sleep` sleeps on the engine's clock without the interpreter
+//!   lock, so virtual time jumps over it; `time.time()` is the wall clock at the behavior's
+//!   start plus behavior time, so that the many scripts that measure a wait with
+//!   `time.time()` around `time.sleep` agree with it in virtual time (and read the real
+//!   clock in real time); `time.clock()` is behavior time. Background work (`qi.async`
+//!   timers, periodic tasks, ALMemory callbacks, threads started by scripts) runs as engine
+//!   activity, and `Event.wait` / `Thread.join` in virtual time sleep on the engine's clock.
+//! - Python 2 (`src/python/py2.py`): the builtins no rewrite can fix (`unicode`, `xrange`,
+//!   `basestring`, `long`, ...) in every namespace, and the removed module names importable.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers.
 
 mod api;

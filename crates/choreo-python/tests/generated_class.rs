@@ -471,3 +471,115 @@ fn print_to_a_file_is_not_logged() {
     );
     assert_eq!(logs_of(&code), ["info: buffer x"]);
 }
+
+#[test]
+fn a_finished_run_leaves_no_box_alive() {
+    let code = "
+import sys
+import weakref
+
+class MyClass(GeneratedClass):
+    def onLoad(self):
+        self.sub = ALMemory.subscriber('K')
+        self.sub.signal.connect(self.onK)
+        ALMemory.subscribeToEvent('E', self.getName(), 'onK')
+        sys.choreo_leak_probe = weakref.ref(self)
+
+    def onK(self, *args):
+        pass
+
+    def onInput_onStart(self):
+        self.onStopped()
+";
+    let robot = support::robot::TestRobot::new();
+    let (outcome, _) = run_with(
+        &one_box("", code),
+        Some(robot.clone() as std::sync::Arc<dyn choreo_engine::Robot>),
+    );
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(robot.subscriptions(), 0);
+    use pyo3::prelude::*;
+    let alive = Python::attach(|py| -> PyResult<bool> {
+        py.import("gc")?.call_method0("collect")?;
+        let probe = py.import("sys")?.getattr("choreo_leak_probe")?;
+        Ok(!probe.call0()?.is_none())
+    })
+    .unwrap();
+    assert!(!alive, "the box instance outlived its engine");
+}
+
+/// Constructs box A of `xml` with the Python host and returns its code and context.
+fn construct_a(
+    xml: &str,
+) -> (
+    choreo_engine::Engine,
+    std::sync::Arc<dyn choreo_engine::BoxCode>,
+    choreo_engine::BoxContext,
+) {
+    use choreo_engine::ScriptHost;
+    type Kept = Option<(
+        std::sync::Arc<dyn choreo_engine::BoxCode>,
+        choreo_engine::BoxContext,
+    )>;
+    struct Keep(choreo_python::PythonHost, std::sync::Mutex<Kept>);
+    impl ScriptHost for Keep {
+        fn construct(
+            &self,
+            node: &choreo_engine::graph::BoxNode,
+            ctx: &choreo_engine::BoxContext,
+        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, String> {
+            let code = self.0.construct(node, ctx)?;
+            if node.name == "A" {
+                *self.1.lock().unwrap() = Some((code.clone(), ctx.clone()));
+            }
+            Ok(code)
+        }
+    }
+    let keep = Keep(
+        choreo_python::PythonHost::new(options()),
+        std::sync::Mutex::new(None),
+    );
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &keep,
+        choreo_engine::Options {
+            virtual_time: true,
+            trace: Trace::new(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (code, ctx) = keep.1.lock().unwrap().take().unwrap();
+    (engine, code, ctx)
+}
+
+#[test]
+fn resource_hooks_are_defined_by_the_script_and_get_the_resource_name() {
+    use choreo_engine::Hook;
+    let code = "
+class MyClass(GeneratedClass):
+    def onResource(self, name):
+        self.log('wanted: ' + name)
+
+    def onResourceLost(self):
+        self.log('lost')
+";
+    let (engine, a, ctx) = construct_a(&one_box("", code));
+    assert!(a.defines(&Hook::ResourceLost));
+    assert!(a.defines(&Hook::Resource {
+        name: "x".to_string()
+    }));
+    assert!(!a.defines(&Hook::ResourceError));
+    a.call(
+        &Hook::Resource {
+            name: "Speech".to_string(),
+        },
+        &ctx,
+    )
+    .unwrap();
+    a.call(&Hook::ResourceLost, &ctx).unwrap();
+    a.call(&Hook::ResourceError, &ctx).unwrap();
+    let t: Vec<String> = engine.trace().events().iter().map(|e| e.short()).collect();
+    assert_eq!(logs(&t, "root/A"), ["info: wanted: Speech", "info: lost"]);
+}

@@ -104,22 +104,17 @@ def _subscribe_to_event(proxy, event, module, *rest):
     method = rest[-1]
     message = rest[0] if len(rest) > 1 else ""
     box = getattr(target, "_choreo_box", None) or proxy._box
-    _unsubscribe_from_event(proxy, event, module, local_only=True)
 
     def deliver(key, value):
         callback = getattr(target, method)
         arguments = (key, value, message)[: max(_callback_arity(callback), 0)]
         callback(*arguments)
 
-    proxy._box.events[(event, module)] = (box, box.subscribe(event, deliver))
+    box.subscribe_event(event, module, deliver)
 
 
-def _unsubscribe_from_event(proxy, event, module, local_only=False):
-    found = proxy._box.events.pop((event, module), None)
-    if found is not None:
-        box, ident = found
-        box.unsubscribe(ident)
-    elif not local_only:
+def _unsubscribe_from_event(proxy, event, module):
+    if not proxy._box.unsubscribe_event(event, module):
         return proxy._call("unsubscribeToEvent", (event, module), {})
 
 

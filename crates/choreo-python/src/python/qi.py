@@ -418,7 +418,10 @@ class Session:
     def registerService(self, name, obj):
         """Makes obj reachable by name as a module (ALMemory callbacks)."""
         if self._box is not None:
-            self._box.modules[name] = obj
+            try:
+                self._box.modules[name] = obj
+            except TypeError:
+                pass  # not weakly referenceable: not reachable by name
         return 1
 
     def unregisterService(self, service_id):
