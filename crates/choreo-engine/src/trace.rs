@@ -519,6 +519,14 @@ impl Trace {
             .collect()
     }
 
+    /// Flushes the writer (see [`Trace::with_writer`]); `Err` if writing failed.
+    pub fn flush_writer(&self) -> std::io::Result<()> {
+        match self.lock().writer.as_mut() {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+
     /// How many events were recorded (kept or not).
     pub fn len(&self) -> usize {
         self.lock().count

@@ -1,12 +1,13 @@
-//! `choreo`: check, inspect, convert and compare Choregraphe behaviors.
+//! `choreo`: run, check, inspect, convert and compare Choregraphe behaviors.
 //!
 //! The command line is thin: argument parsing, progress and human output. The work is done
-//! by the `choreo-xar` library.
+//! by the libraries (`choreo-xar`, `choreo-engine`, `choreo-python`, `choreo-naoqi`).
 
 mod check;
 mod convert;
 mod inspect;
 mod report;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,19 +22,29 @@ pub mod exit {
     pub const NO: u8 = 1;
     /// Bad command-line arguments (from clap).
     pub const USAGE: u8 = 2;
+    /// `run --strict`: an error in box code stopped the behavior.
+    pub const RUNTIME: u8 = 3;
     /// An input could not be read or is not a valid behavior.
     pub const LOAD: u8 = 4;
+    /// `run`: the behavior did not finish in time (`--timeout`), or, in virtual time, it
+    /// waits for events that can never come.
+    pub const TIMEOUT: u8 = 5;
     /// An output could not be written.
     pub const WRITE: u8 = 6;
+    /// `run`: stopped by Ctrl-C (SIGINT); everything was unloaded first.
+    pub const INTERRUPTED: u8 = 130;
 }
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (check: every file valid; diff: equal)
-  1  check: some file has errors; diff: the behaviors differ
-  2  bad command-line arguments
-  4  an input could not be read or is not a valid behavior
-  6  an output could not be written";
+  0    success (run: the behavior finished; check: every file valid; diff: equal)
+  1    check: some file has errors; diff: the behaviors differ
+  2    bad command-line arguments
+  3    run --strict: an error in box code stopped the behavior
+  4    an input could not be read or is not a valid behavior (run: or could not load)
+  5    run: timeout, or (--fast) the behavior waits for events that never come
+  6    an output could not be written
+  130  run: interrupted by Ctrl-C (a second Ctrl-C exits at once)";
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
 #[derive(Parser)]
@@ -45,6 +56,42 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a behavior on the simulated robot, showing what the robot does.
+    ///
+    /// Loads the behavior, starts it and waits for its root's onStopped. Python box scripts
+    /// run in the embedded CPython. Ctrl-C stops it cleanly (every box unloaded).
+    #[command(after_help = EXIT_CODES)]
+    Run {
+        /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+        path: PathBuf,
+        /// The behavior of a project to run (by name); the first one by default.
+        #[arg(long)]
+        behavior: Option<String>,
+        /// Virtual time: sleeps and robot actions take no real time (same trace).
+        #[arg(long)]
+        fast: bool,
+        /// Stop after this many seconds (behavior time).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Write every lifecycle event as JSON Lines (docs/trace.md).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// Set a parameter before the start: `box/path/name=value` (repeatable).
+        #[arg(long = "param", value_name = "BOX/NAME=VALUE")]
+        params: Vec<String>,
+        /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// Stop the behavior at the first error in box code (exit 3).
+        #[arg(long)]
+        strict: bool,
+        /// The robot to simulate.
+        #[arg(long, value_enum, default_value = "nao")]
+        robot_model: ModelArg,
+        /// Print only the report.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Check files (or folders, recursively): every Choregraphe format, per-file results.
     #[command(after_help = EXIT_CODES)]
     Check {
@@ -92,9 +139,42 @@ enum Command {
     },
 }
 
+/// The robot models `--robot-model` accepts.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ModelArg {
+    Nao,
+    Pepper,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
+        Command::Run {
+            path,
+            behavior,
+            fast,
+            timeout,
+            trace,
+            params,
+            events,
+            strict,
+            robot_model,
+            quiet,
+        } => run::run(&run::RunArgs {
+            path,
+            behavior,
+            fast,
+            timeout,
+            trace,
+            params,
+            events,
+            strict,
+            model: match robot_model {
+                ModelArg::Nao => choreo_naoqi::Model::Nao,
+                ModelArg::Pepper => choreo_naoqi::Model::Pepper,
+            },
+            quiet,
+        }),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Inspect { path } => inspect::run(&path),
         Command::Convert {

@@ -1,0 +1,490 @@
+//! `choreo run`: load a behavior, run it on the simulated robot, show what the robot does, and
+//! report.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use choreo_engine::clock::Time;
+use choreo_engine::trace::{Event, Step};
+use choreo_engine::{Engine, Options, Outcome, Robot, ScriptHost, Trace};
+use choreo_naoqi::{Model, RobotEvent, SimRobot};
+
+use crate::exit;
+use crate::report;
+
+/// What `choreo run` was asked to do.
+pub struct RunArgs {
+    /// The behavior: a .xar, project folder, .pml, .crg, .pkg or split folder.
+    pub path: PathBuf,
+    /// Which behavior of a project (its name); the first one by default.
+    pub behavior: Option<String>,
+    /// Virtual time: as fast as the machine goes, same trace as real time.
+    pub fast: bool,
+    /// Stop after this long (behavior time).
+    pub timeout: Option<f64>,
+    /// Write the trace as JSON Lines here.
+    pub trace: Option<PathBuf>,
+    /// `box/path/name=value` parameter overrides.
+    pub params: Vec<String>,
+    /// A scenario file injecting the world.
+    pub events: Option<PathBuf>,
+    /// An error in box code stops the behavior (exit 3).
+    pub strict: bool,
+    /// NAO or Pepper.
+    pub model: Model,
+    /// Only the report (no live output).
+    pub quiet: bool,
+}
+
+/// How long `wait` blocks between looks at Ctrl-C and errors.
+const POLL: Duration = Duration::from_millis(100);
+
+/// What the live output and the report gather while the behavior runs.
+#[derive(Default)]
+struct Tally {
+    errors: Vec<String>,
+    boxes_run: std::collections::BTreeSet<String>,
+    logs: usize,
+}
+
+/// Runs the behavior; returns the exit code.
+pub fn run(args: &RunArgs) -> u8 {
+    let project = match report::load(&args.path, false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let behavior = match &args.behavior {
+        Some(name) => project.behaviors.iter().find(|b| &b.name == name),
+        None => project.behaviors.first(),
+    };
+    let Some(behavior) = behavior else {
+        let names: Vec<&str> = project.behaviors.iter().map(|b| b.name.as_str()).collect();
+        eprintln!(
+            "{}: no behavior {}(it has: {})",
+            args.path.display(),
+            args.behavior
+                .as_ref()
+                .map_or(String::new(), |n| format!("{n:?} ")),
+            names.join(", ")
+        );
+        return exit::LOAD;
+    };
+    let robot = Arc::new(SimRobot::new(args.model));
+    if let Some(file) = &args.events {
+        match choreo_naoqi::Scenario::from_path(file) {
+            Ok(s) => robot.load_scenario(s),
+            Err(e) => {
+                eprintln!("{e}");
+                return exit::LOAD;
+            }
+        }
+    }
+    let trace = match &args.trace {
+        Some(file) => match std::fs::File::create(file) {
+            Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
+            Err(e) => {
+                eprintln!("{}: cannot write the trace: {e}", file.display());
+                return exit::WRITE;
+            }
+        },
+        None => Trace::unkept(None),
+    };
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let failed = Arc::new(AtomicBool::new(false));
+    let live = Live::new(args.quiet);
+    {
+        let tally = Arc::clone(&tally);
+        let failed = Arc::clone(&failed);
+        let live = live.clone();
+        trace.set_listener(Arc::new(move |e: &Event| {
+            on_trace_event(e, &tally, &failed, &live);
+        }));
+    }
+    let behavior_dir = behavior_folder(&args.path, &behavior.path);
+    let host = script_host(&behavior_dir, &behavior.path, &project);
+    let options = Options {
+        virtual_time: args.fast,
+        trace: trace.clone(),
+        time_limit: args
+            .fast
+            .then(|| args.timeout.map(Duration::from_secs_f64))
+            .flatten(),
+        robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
+        ..Options::default()
+    };
+    let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
+        Ok(e) => Arc::new(e),
+        Err(e) => {
+            eprintln!("{}: {e}", args.path.display());
+            return exit::LOAD;
+        }
+    };
+    for p in &args.params {
+        if let Err(e) = set_param(&engine, p) {
+            eprintln!("--param {p}: {e}");
+            return exit::USAGE;
+        }
+    }
+    {
+        let engine = Arc::clone(&engine);
+        let live = live.clone();
+        robot.set_observer(Arc::new(move |e: &RobotEvent| {
+            live.robot_event(engine.now(), e);
+        }));
+    }
+    let interrupts = Arc::new(AtomicUsize::new(0));
+    {
+        let interrupts = Arc::clone(&interrupts);
+        // A second Ctrl-C forces the exit; the first asks for a clean stop (R4).
+        let _ = ctrlc::set_handler(move || {
+            if interrupts.fetch_add(1, Ordering::SeqCst) >= 1 {
+                eprintln!("\ninterrupted again: exiting without unloading");
+                std::process::exit(i32::from(exit::INTERRUPTED));
+            }
+        });
+    }
+    if !args.quiet {
+        eprintln!(
+            "running {} on a simulated {} ({} time); Ctrl-C stops it",
+            behavior.name,
+            args.model.name(),
+            if args.fast { "virtual" } else { "real" }
+        );
+    }
+    let started = Instant::now();
+    engine.start();
+    let deadline = (!args.fast)
+        .then(|| args.timeout.map(|t| started + Duration::from_secs_f64(t)))
+        .flatten();
+    let mut ending = Ending::Running;
+    loop {
+        let outcome = engine.wait(POLL);
+        if matches!(outcome, Outcome::Finished | Outcome::Stopped) {
+            if outcome == Outcome::Finished {
+                ending = ending.or(Ending::Finished);
+            }
+            break;
+        }
+        if ending != Ending::Running {
+            continue;
+        }
+        // An error seen before the run went idle still counts as the reason it stopped.
+        let why = if args.strict && failed.load(Ordering::SeqCst) {
+            Some(Ending::Error)
+        } else if interrupts.load(Ordering::SeqCst) > 0 {
+            Some(Ending::Interrupted)
+        } else if outcome == Outcome::Idle {
+            Some(Ending::Idle)
+        } else if outcome == Outcome::TimeLimit || deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Ending::Timeout)
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            engine.stop();
+            ending = why;
+        }
+    }
+    let behavior_time = engine.now();
+    live.finish();
+    if let Err(e) = trace.flush_writer() {
+        eprintln!("cannot write the trace: {e}");
+    }
+    let tally = tally.lock().map(|t| t.clone_summary()).unwrap_or_default();
+    print_report(
+        ending,
+        behavior_time,
+        started.elapsed(),
+        &tally,
+        &robot.stats(),
+    );
+    match ending {
+        Ending::Finished => exit::OK,
+        Ending::Error => exit::RUNTIME,
+        Ending::Timeout | Ending::Idle => exit::TIMEOUT,
+        Ending::Interrupted => exit::INTERRUPTED,
+        Ending::Running => exit::OK,
+    }
+}
+
+/// Why the run ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ending {
+    Running,
+    Finished,
+    /// `--strict` and an error in box code.
+    Error,
+    Timeout,
+    /// Virtual time: nothing more can happen (the behavior waits for the world).
+    Idle,
+    Interrupted,
+}
+
+impl Ending {
+    fn or(self, other: Ending) -> Ending {
+        if self == Ending::Running { other } else { self }
+    }
+}
+
+/// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.
+fn set_param(engine: &Engine, spec: &str) -> Result<(), String> {
+    let (target, value) = spec.split_once('=').ok_or("expected box/path/name=value")?;
+    let (path, name) = target
+        .rsplit_once('/')
+        .ok_or("expected box/path/name=value")?;
+    let root = engine
+        .graph()
+        .node(choreo_engine::graph::Graph::ROOT)
+        .path
+        .clone();
+    let full = if path == root || path.starts_with(&format!("{root}/")) {
+        path.to_string()
+    } else {
+        format!("{root}/{path}")
+    };
+    engine.set_parameter(&full, name, value)
+}
+
+/// The folder a behavior's scripts see as `behaviorAbsolutePath()`: on disk for a folder or
+/// a file; for an archive (read in memory), a path named after it.
+fn behavior_folder(input: &Path, behavior_file: &str) -> PathBuf {
+    let base = if input.is_dir() {
+        input.to_path_buf()
+    } else {
+        input.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let base = std::fs::canonicalize(&base).unwrap_or(base);
+    match Path::new(behavior_file).parent() {
+        Some(p) if input.is_dir() => base.join(p),
+        _ => base,
+    }
+}
+
+/// The script host for box code: Python scripts in the embedded CPython.
+fn script_host(
+    behavior_dir: &Path,
+    behavior_file: &str,
+    project: &choreo_xar::source::Project,
+) -> Box<dyn ScriptHost> {
+    let options = choreo_python::PythonOptions {
+        behavior_path: behavior_dir.display().to_string(),
+        package_uid: project
+            .manifest
+            .as_ref()
+            .and_then(|m| m.uuid.clone())
+            .unwrap_or_default(),
+        behavior_relative_path: Path::new(behavior_file)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    };
+    Box::new(choreo_python::PythonHost::new(options))
+}
+
+impl Tally {
+    fn clone_summary(&self) -> Tally {
+        Tally {
+            errors: self.errors.clone(),
+            boxes_run: self.boxes_run.clone(),
+            logs: self.logs,
+        }
+    }
+}
+
+fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &Live) {
+    match &e.step {
+        Step::Call { hook } if hook.starts_with("onInput_") => {
+            if let Ok(mut t) = tally.lock()
+                && !t.boxes_run.contains(&e.path)
+            {
+                t.boxes_run.insert(e.path.clone());
+            }
+        }
+        Step::Err { hook, text } => {
+            failed.store(true, Ordering::SeqCst);
+            let line = format!("{} {hook}: {text}", e.path);
+            live.line(Time(e.time_ns), &format!("error in {line}"));
+            if let Ok(mut t) = tally.lock() {
+                t.errors.push(line);
+            }
+        }
+        Step::Log { level, message } => {
+            if let Ok(mut t) = tally.lock() {
+                t.logs += 1;
+            }
+            live.line(Time(e.time_ns), &format!("{level} {}: {message}", e.path));
+        }
+        Step::Frame { frame } => live.frame(&e.path, *frame),
+        _ => {}
+    }
+}
+
+/// Live human output on stderr: what the robot does, errors, and a progress line while a
+/// timeline plays. Quiet: nothing.
+#[derive(Clone)]
+struct Live {
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Live {
+    fn new(quiet: bool) -> Live {
+        let bar = (!quiet).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar
+        });
+        Live { quiet, bar }
+    }
+
+    fn line(&self, at: Time, text: &str) {
+        if self.quiet {
+            return;
+        }
+        let line = format!("{:>8.2}s  {text}", at.as_secs_f64());
+        match &self.bar {
+            Some(bar) if !bar.is_hidden() => bar.println(line),
+            _ => {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+        }
+    }
+
+    fn frame(&self, timeline: &str, frame: i64) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{timeline}: frame {frame}"));
+            bar.tick();
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn robot_event(&self, at: Time, e: &RobotEvent) {
+        let text = match e {
+            RobotEvent::Said { text, duration } => format!("says {text:?} ({duration:.1} s)"),
+            RobotEvent::SpeechInterrupted { text } => format!("stops saying {text:?}"),
+            RobotEvent::PostureChanged { posture } => format!("posture: {posture}"),
+            RobotEvent::MotionStarted {
+                method,
+                joints,
+                duration,
+            } => format!(
+                "moves {} ({method}, {duration:.1} s)",
+                joint_summary(joints)
+            ),
+            RobotEvent::StiffnessChanged { joints, stiffness } => {
+                format!("stiffness {stiffness:.1} on {}", joint_summary(joints))
+            }
+            RobotEvent::MoveStarted { method, target } => match target {
+                Some([x, y, t]) => format!("walks to x {x:.2} m, y {y:.2} m, θ {t:.2} ({method})"),
+                None => format!("walks ({method})"),
+            },
+            RobotEvent::Moved { position } => format!(
+                "stands at x {:.2} m, y {:.2} m, θ {:.2}",
+                position[0], position[1], position[2]
+            ),
+            RobotEvent::LedsChanged {
+                group,
+                rgb,
+                duration,
+            } => format!(
+                "LEDs {group} -> #{:02x}{:02x}{:02x} ({duration:.1} s)",
+                channel(rgb[0]),
+                channel(rgb[1]),
+                channel(rgb[2])
+            ),
+            RobotEvent::SoundPlayed { file, duration } => match duration {
+                Some(d) => format!("plays {file} ({d:.1} s)"),
+                None => format!("plays {file} (looping)"),
+            },
+            RobotEvent::SoundStopped { file } => format!("stops {file}"),
+            // A service's own bookkeeping keys (ALTextToSpeech/TextDone, ...) say nothing new.
+            RobotEvent::MemoryEvent { key, .. } if key.starts_with("AL") && key.contains('/') => {
+                return;
+            }
+            RobotEvent::MemoryEvent { key, value } => format!("ALMemory {key} = {value}"),
+            RobotEvent::TaskStopped {
+                service, method, ..
+            } => format!("{service}.{method} stopped"),
+            RobotEvent::Unsupported {
+                service,
+                method,
+                signature,
+            } => format!("unsupported call {service}.{method}{signature}"),
+            RobotEvent::CallFailed {
+                service,
+                method,
+                error,
+            } => format!("{service}.{method} failed: {error}"),
+            RobotEvent::ScriptError { message } => format!("script error: {message}"),
+        };
+        self.line(at, &text);
+    }
+}
+
+fn channel(x: f64) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+fn joint_summary(joints: &[String]) -> String {
+    match joints.len() {
+        0 => "no joint".to_string(),
+        1..=3 => joints.join(", "),
+        n => format!("{n} joints"),
+    }
+}
+
+fn print_report(
+    ending: Ending,
+    behavior_time: Time,
+    real: Duration,
+    tally: &Tally,
+    stats: &choreo_naoqi::CallStats,
+) {
+    let how = match ending {
+        Ending::Finished | Ending::Running => "finished",
+        Ending::Error => "stopped: error in box code (--strict)",
+        Ending::Timeout => "stopped: timeout",
+        Ending::Idle => "stopped: waiting for events that never came (nothing left to do)",
+        Ending::Interrupted => "stopped: interrupted",
+    };
+    println!("run report");
+    println!("  outcome        {how}");
+    println!(
+        "  duration       {:.2} s behavior time, {:.2} s real time",
+        behavior_time.as_secs_f64(),
+        real.as_secs_f64()
+    );
+    println!("  boxes run      {}", tally.boxes_run.len());
+    let total: u64 = stats.per_service.values().sum();
+    println!("  robot calls    {total}");
+    for (service, n) in &stats.per_service {
+        println!("    {service:<24} {n}");
+    }
+    print_counts("unsupported", &stats.unsupported);
+    print_counts("failed calls", &stats.failed);
+    println!("  errors         {}", tally.errors.len());
+    for e in &tally.errors {
+        let first = e.lines().next().unwrap_or_default();
+        println!("    {first}");
+    }
+}
+
+fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
+    if counts.is_empty() {
+        return;
+    }
+    let total: u64 = counts.values().sum();
+    println!("  {title:<14} {total}");
+    for (m, n) in counts {
+        println!("    {m:<24} {n}");
+    }
+}

@@ -1,0 +1,218 @@
+//! `choreo run` end to end: the examples on the simulated robot, live output, report, trace,
+//! parameters, scenarios, exit codes, and a graceful stop on a real SIGINT.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn choreo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .expect("choreo runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The trace file's events as JSON values.
+fn trace_events(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn hello_runs_on_the_simulated_robot_and_shows_what_it_does() {
+    let o = choreo(&["run", "examples/hello", "--fast"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        err.contains("says \"Hello! I am running in choreo.\""),
+        "{err}"
+    );
+    assert!(err.contains("moves HeadPitch"), "{err}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    assert!(out.contains("ALTextToSpeech"), "{out}");
+    assert!(out.contains("errors         0"), "{out}");
+}
+
+#[test]
+fn the_trace_is_written_as_json_lines_and_every_box_is_destroyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let o = choreo(&[
+        "run",
+        "examples/dance",
+        "--fast",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let events = trace_events(&trace);
+    let count = |kind: &str| events.iter().filter(|e| e["event"] == kind).count();
+    assert!(count("new") > 5);
+    assert_eq!(count("new"), count("del"));
+    assert!(count("kf_on") >= 5, "both layers switch keyframes");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "behavior" && e["what"] == "end")
+    );
+}
+
+#[test]
+fn a_parameter_set_on_the_command_line_is_used() {
+    let o = choreo(&[
+        "run",
+        "examples/hello",
+        "--fast",
+        "--param",
+        "Say Hello/Text=Bonjour",
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("says \"Bonjour\""), "{err}");
+    let o = choreo(&["run", "examples/hello", "--fast", "--param", "Nope/Text=x"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_interactive_example_answers_the_touch_of_its_scenario() {
+    let o = choreo(&[
+        "run",
+        "examples/interactive",
+        "--fast",
+        "--events",
+        "examples/interactive/touch.yaml",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        err.contains("says \"Hello! You touched my head.\""),
+        "{err}"
+    );
+    // Without the scenario nobody touches the head: nothing more can happen (exit 5).
+    let o = choreo(&["run", "examples/interactive", "--fast"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(5), "{out}");
+    assert!(out.contains("waiting for events that never came"), "{out}");
+}
+
+/// A behavior whose one box raises in onStart.
+const FAILING: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Oops" id="1"><script language="4"><content><![CDATA[class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        x = 1
+        raise ValueError("no luck")
+]]></content></script>
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
+"#;
+
+#[test]
+fn an_error_in_box_code_names_the_box_and_line_and_strict_stops_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("failing.xar");
+    std::fs::write(&file, FAILING).unwrap();
+    let o = choreo(&["run", file.to_str().unwrap(), "--fast", "--strict"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}\n{err}");
+    assert!(err.contains("root/Oops"), "{err}");
+    assert!(err.contains("no luck"), "{err}");
+    assert!(
+        err.contains("line 4"),
+        "the script line of the raise:\n{err}"
+    );
+    assert!(out.contains("errors         1"), "{out}");
+    // Without --strict the error is reported and the run goes on until nothing is left.
+    let o = choreo(&["run", file.to_str().unwrap(), "--fast"]);
+    assert_eq!(o.status.code(), Some(5), "{:?}", text(&o));
+}
+
+#[test]
+fn load_errors_have_their_exit_codes() {
+    assert_eq!(choreo(&["run", "no/such/file.xar"]).status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.xar");
+    std::fs::write(&file, "<ChoregrapheProject><Box").unwrap();
+    assert_eq!(
+        choreo(&["run", file.to_str().unwrap()]).status.code(),
+        Some(4)
+    );
+}
+
+#[test]
+fn a_timeout_in_real_time_stops_the_behavior_with_exit_5() {
+    let started = Instant::now();
+    let o = choreo(&["run", "examples/dance", "--timeout", "1"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(5), "{out}");
+    assert!(out.contains("stopped: timeout"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn sigint_stops_the_behavior_cleanly_with_exit_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    // The dance takes about 8 s of real time; interrupt it after 1.5 s.
+    let child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["run", "examples/dance", "--trace", trace.to_str().unwrap()])
+        .current_dir(workspace())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
+    assert!(out.contains("stopped: interrupted"), "{out}");
+    // Everything was unloaded and destroyed (R4): each onLoad has its onUnload, each new
+    // its del, and the stop came before the end of the dance.
+    let events = trace_events(&trace);
+    let calls = |hook: &str| {
+        events
+            .iter()
+            .filter(|e| e["event"] == "call" && e["hook"] == hook)
+            .count()
+    };
+    assert!(calls("onLoad") > 0);
+    assert_eq!(calls("onLoad"), calls("onUnload"), "{out}");
+    let count = |kind: &str| events.iter().filter(|e| e["event"] == kind).count();
+    assert_eq!(count("new"), count("del"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "behavior" && e["what"] == "stop")
+    );
+}
