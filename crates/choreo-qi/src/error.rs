@@ -1,0 +1,36 @@
+//! Errors of the codec, sessions and servers.
+
+/// What went wrong in qi messaging.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The socket failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// Bytes from the peer break the protocol (bad magic, sizes, signatures, values).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// A value does not fit a signature, or a signature is invalid.
+    #[error("type error: {0}")]
+    Type(String),
+    /// The peer answered with an Error message (its text, opaque).
+    #[error("{0}")]
+    Remote(String),
+    /// The call was canceled.
+    #[error("the call was canceled")]
+    Canceled,
+    /// No answer came in time.
+    #[error("timed out after {0:?}")]
+    Timeout(std::time::Duration),
+    /// No connection right now (the session may be reconnecting).
+    #[error("disconnected: {0}")]
+    Disconnected(String),
+    /// No such service, method, signal or property.
+    #[error("{0}")]
+    NotFound(String),
+    /// Authentication was refused.
+    #[error("authentication failed: {0}")]
+    Authentication(String),
+}
+
+/// A result with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,30 @@
+//! choreo-qi: qi messaging, the binary protocol NAOqi robots speak (libqi), in Rust.
+//!
+//! The wire format follows `../shared/docs/qi-protocol.md` (checked against libqi 4.0.3).
+//!
+//! - [`header`]: the 28-byte header, message types and flags; [`message`]: framing and ids.
+//! - [`signature`]: type signatures; [`value`]: the binary codec between signatures and the
+//!   engine's [`choreo_engine::Value`]; [`metaobject`]: MetaObjects and object references.
+//! - [`capability`]: capabilities and authentication; [`directory`]: the ServiceDirectory's
+//!   API and `ServiceInfo`.
+//! - [`session`]: the client ([`Session`], [`RemoteObject`]).
+//! - [`server`]: a server hosting services written in Rust ([`Server`], [`ServedObject`]),
+//!   standalone with its own ServiceDirectory or registered into another one.
+//! - [`robot`]: [`RemoteRobot`] (a robot over qi for the engine) and [`serve_robot`] (any
+//!   [`choreo_engine::Robot`] served as NAOqi modules); [`naoqi`]: the module catalogue.
+
+pub mod capability;
+pub mod directory;
+pub mod error;
+pub mod header;
+pub mod message;
+pub mod metaobject;
+pub mod session;
+pub mod signature;
+mod socket;
+pub mod value;
+
+pub use error::{Error, Result};
+pub use metaobject::{MetaObject, ObjectRef};
+pub use session::{PendingCall, RemoteObject, Session, SessionOptions, SignalLink};
+pub use signature::Signature;

@@ -1,0 +1,1187 @@
+//! The client session (qi-protocol.md §8–§10): connect, authenticate, the ServiceDirectory,
+//! remote objects (calls by name with overload resolution, post, cancel, signals,
+//! properties), timeouts, and reconnection with backoff.
+//!
+//! **Threads, not an async runtime.** The engine is thread-based and calls
+//! [`choreo_engine::Robot::call`] synchronously from its worker threads; a session therefore
+//! serves blocking callers. Each socket has one reader thread that routes answers to the
+//! waiting callers (a one-slot channel per call) and events to their handlers; callers write
+//! their own frames (see `socket`), so a call costs no hand-off to a writer thread and many
+//! calls in flight share system calls. A robot session holds one or two sockets, so a thread
+//! per socket is cheap, and no runtime has to be started inside a library that callers
+//! use from plain threads.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use crossbeam_channel::{Receiver, Sender, bounded};
+
+use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
+use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
+use crate::error::{Error, Result};
+use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
+use crate::message::{Message, next_id};
+use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
+use crate::signature::Signature;
+use crate::socket::Outbox;
+use crate::value::{self, Decoded};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How a session connects and behaves.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// `auth_user` sent when authenticating (NAOqi 2.9: normally `nao`).
+    pub user: Option<String>,
+    /// `auth_token` sent when authenticating (NAOqi 2.9: the robot's password).
+    pub token: Option<String>,
+    /// Limit for connecting and authenticating.
+    pub connect_timeout: Duration,
+    /// Limit for every call's answer; `None` waits as long as the method runs (a `say`
+    /// blocks until the speech ends, a motion until it is done).
+    pub call_timeout: Option<Duration>,
+    /// Largest payload accepted from the peer.
+    pub max_payload: u32,
+    /// Reconnect in the background when the link drops (callers get
+    /// [`Error::Disconnected`] meanwhile).
+    pub reconnect: bool,
+    /// First delay between reconnection attempts; doubles up to `max_backoff`.
+    pub min_backoff: Duration,
+    /// Longest delay between reconnection attempts.
+    pub max_backoff: Duration,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            user: None,
+            token: None,
+            connect_timeout: Duration::from_secs(5),
+            call_timeout: None,
+            max_payload: DEFAULT_MAX_PAYLOAD,
+            reconnect: true,
+            min_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Receives one event: the raw message and the object format of its link.
+type EventHandler = Arc<dyn Fn(&Message, ObjectFormat) + Send + Sync>;
+
+type AnswerSlot = Sender<Result<Message>>;
+
+/// One authenticated socket and its reader thread.
+pub(crate) struct Link {
+    out: Outbox,
+    url: String,
+    shared: Shared,
+    pending: Mutex<HashMap<u32, AnswerSlot>>,
+    handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
+    dead: Mutex<Option<String>>,
+}
+
+/// The host and port of a `tcp://host:port` URL (a bare `host:port` or `host` works too;
+/// the port defaults to 9559).
+pub fn parse_url(url: &str) -> Result<String> {
+    let rest = if let Some(rest) = url.strip_prefix("tcp://") {
+        rest
+    } else if url.starts_with("tcps://") {
+        return Err(Error::Disconnected(format!(
+            "{url}: tcps (TLS) is not supported yet; use tcp://"
+        )));
+    } else if url.contains("://") {
+        return Err(Error::Disconnected(format!("{url}: unknown URL scheme")));
+    } else {
+        url
+    };
+    let rest = rest.trim_end_matches('/');
+    if rest.is_empty() {
+        return Err(Error::Disconnected(format!("{url}: no host")));
+    }
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+        && !rest.ends_with(']');
+    Ok(if has_port {
+        rest.to_string()
+    } else {
+        format!("{rest}:9559")
+    })
+}
+
+impl Link {
+    /// Connects to `url`, authenticates, and starts the reader; `on_close` runs once when
+    /// the link dies.
+    fn connect(
+        url: &str,
+        options: &SessionOptions,
+        on_close: Box<dyn FnOnce(String) + Send>,
+    ) -> Result<Arc<Link>> {
+        let host = parse_url(url)?;
+        let addrs: Vec<_> = host
+            .to_socket_addrs()
+            .map_err(|e| Error::Disconnected(format!("{url}: {e}")))?
+            .collect();
+        let mut last = Error::Disconnected(format!("{url}: no address"));
+        let mut stream = None;
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, options.connect_timeout) {
+                Ok(s) => {
+                    stream = Some(s);
+                    break;
+                }
+                Err(e) => last = Error::Disconnected(format!("{url}: {e}")),
+            }
+        }
+        let stream = stream.ok_or(last)?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(options.connect_timeout))?;
+        let mut reader = BufReader::with_capacity(1 << 16, stream.try_clone()?);
+        let out = Outbox::new(stream.try_clone()?);
+
+        let mut credentials = Vec::new();
+        if let Some(user) = &options.user {
+            credentials.push(("auth_user", Value::String(user.clone())));
+        }
+        if let Some(token) = &options.token {
+            credentials.push(("auth_token", Value::String(token.clone())));
+        }
+        let id = next_id();
+        out.send(&Message::new(
+            MessageType::Call,
+            id,
+            Address::new(0, 0, capability::AUTHENTICATE),
+            Flags::default(),
+            capability::encode(&credentials),
+        ))?;
+        let answer = loop {
+            let m = Message::read_from(&mut reader, options.max_payload)?.ok_or_else(|| {
+                Error::Authentication(format!("{url}: connection closed while authenticating"))
+            })?;
+            if m.header.id == id || m.header.kind == MessageType::Capability {
+                break m;
+            }
+        };
+        let remote = match answer.header.kind {
+            MessageType::Reply | MessageType::Capability => CapabilityMap::decode(&answer.payload)?,
+            MessageType::Error => return Err(Error::Authentication(error_text(&answer.payload))),
+            other => {
+                return Err(Error::Protocol(format!(
+                    "unexpected {other:?} answering authenticate"
+                )));
+            }
+        };
+        match remote.get(AUTH_STATE) {
+            None => {}
+            Some(Value::Int(AUTH_DONE)) => {}
+            Some(Value::Int(AUTH_CONTINUE)) => {
+                return Err(Error::Authentication(format!(
+                    "{url}: the server asks for another authentication step, which is not supported"
+                )));
+            }
+            Some(state) => {
+                return Err(Error::Authentication(format!(
+                    "{url}: refused (state {state})"
+                )));
+            }
+        }
+        stream.set_read_timeout(None)?;
+        let link = Arc::new(Link {
+            out,
+            url: url.to_string(),
+            shared: Shared::with(&remote),
+            pending: Mutex::new(HashMap::new()),
+            handlers: RwLock::new(HashMap::new()),
+            dead: Mutex::new(None),
+        });
+        let me = Arc::clone(&link);
+        let max = options.max_payload;
+        std::thread::Builder::new()
+            .name("qi-client".into())
+            .spawn(move || {
+                let why = me.read_loop(&mut reader, max);
+                me.die(&why);
+                on_close(why);
+            })?;
+        Ok(link)
+    }
+
+    fn read_loop(&self, reader: &mut BufReader<TcpStream>, max: u32) -> String {
+        loop {
+            let m = match Message::read_from(reader, max) {
+                Ok(Some(m)) => m,
+                Ok(None) => return format!("{}: connection closed by the peer", self.url),
+                Err(e) => return format!("{}: {e}", self.url),
+            };
+            match m.header.kind {
+                MessageType::Reply | MessageType::Error | MessageType::Canceled => {
+                    let slot = lock(&self.pending).remove(&m.header.id);
+                    if let Some(slot) = slot {
+                        let _ = slot.send(Ok(m));
+                    }
+                }
+                MessageType::Event => {
+                    let handlers: Vec<EventHandler> = self
+                        .handlers
+                        .read()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get(&m.header.address)
+                        .map(|v| v.iter().map(|(_, h)| Arc::clone(h)).collect())
+                        .unwrap_or_default();
+                    for h in handlers {
+                        h(&m, self.shared.objects);
+                    }
+                }
+                MessageType::Call => {
+                    let a = m.header.address;
+                    let text = format!(
+                        "No such object {{{}.{}.{}, id:{}}}: this client serves no objects",
+                        a.service, a.object, a.action, m.header.id
+                    );
+                    let _ = self.out.send(&Message::new(
+                        MessageType::Error,
+                        m.header.id,
+                        a,
+                        Flags::default(),
+                        error_payload(&text),
+                    ));
+                }
+                MessageType::Post | MessageType::Capability | MessageType::Cancel => {}
+            }
+        }
+    }
+
+    /// Marks the link dead and fails every waiting call.
+    fn die(&self, why: &str) {
+        *lock(&self.dead) = Some(why.to_string());
+        self.out.close(why);
+        let pending: Vec<AnswerSlot> = lock(&self.pending).drain().map(|(_, s)| s).collect();
+        for slot in pending {
+            let _ = slot.send(Err(Error::Disconnected(why.to_string())));
+        }
+    }
+
+    fn check_alive(&self) -> Result<()> {
+        match &*lock(&self.dead) {
+            Some(why) => Err(Error::Disconnected(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a call; its answer arrives on the returned receiver.
+    fn call(
+        self: &Arc<Self>,
+        address: Address,
+        payload: &[u8],
+        flags: Flags,
+    ) -> Result<(u32, Receiver<Result<Message>>)> {
+        self.check_alive()?;
+        let id = next_id();
+        let (tx, rx) = bounded(1);
+        lock(&self.pending).insert(id, tx);
+        let header = crate::header::Header {
+            id,
+            size: u32::try_from(payload.len())
+                .map_err(|_| Error::Type("payload exceeds 4 GiB".into()))?,
+            kind: MessageType::Call,
+            flags,
+            address,
+        };
+        if let Err(e) = self.out.send_parts(&header.encode(), payload) {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        // The reader may have died between the check and the insert: do not wait forever.
+        if let Err(e) = self.check_alive() {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        Ok((id, rx))
+    }
+
+    fn post(&self, address: Address, payload: Vec<u8>) -> Result<()> {
+        self.check_alive()?;
+        self.out.send(&Message::new(
+            MessageType::Post,
+            next_id(),
+            address,
+            Flags::default(),
+            payload,
+        ))
+    }
+
+    fn cancel(&self, id: u32, address: Address) {
+        if self.shared.remote_cancel {
+            let _ = self.out.send(&Message::new(
+                MessageType::Cancel,
+                next_id(),
+                Address::new(address.service, address.object, 0),
+                Flags::default(),
+                id.to_le_bytes().to_vec(),
+            ));
+        }
+    }
+
+    fn add_handler(&self, address: Address, key: u64, handler: EventHandler) {
+        self.handlers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(address)
+            .or_default()
+            .push((key, handler));
+    }
+
+    fn remove_handler(&self, address: Address, key: u64) {
+        let mut handlers = self
+            .handlers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = handlers.get_mut(&address) {
+            v.retain(|(k, _)| *k != key);
+            if v.is_empty() {
+                handlers.remove(&address);
+            }
+        }
+    }
+}
+
+/// The text of an Error payload (`m<s>`); opaque otherwise.
+pub(crate) fn error_text(payload: &[u8]) -> String {
+    match value::decode(payload, &Signature::Dynamic, ObjectFormat::default()) {
+        Ok(Decoded {
+            value: Value::String(s),
+            ..
+        }) => s,
+        Ok(d) => d.value.to_string(),
+        Err(e) => format!("unreadable error message ({e})"),
+    }
+}
+
+/// An Error payload: `m<s>` holding `text`.
+pub(crate) fn error_payload(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 9);
+    let _ = value::encode_dynamic(&Value::String(text.to_string()), &mut out);
+    out
+}
+
+/// A call on its way: wait for its answer, or cancel it.
+pub struct PendingCall {
+    id: u32,
+    address: Address,
+    rx: Receiver<Result<Message>>,
+    link: Arc<Link>,
+    returns: Signature,
+    timeout: Option<Duration>,
+}
+
+impl PendingCall {
+    /// The call's message id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Asks the callee to cancel the call; the answer then is [`Error::Canceled`] (or the
+    /// result, if it was already on its way).
+    pub fn cancel(&self) {
+        self.link.cancel(self.id, self.address);
+    }
+
+    /// Waits for the answer (up to the session's call timeout).
+    pub fn wait(self) -> Result<Decoded> {
+        let timeout = self.timeout;
+        self.wait_for(timeout)
+    }
+
+    /// Waits for the answer up to `timeout` (`None`: without limit); on timeout the call is
+    /// canceled.
+    pub fn wait_for(self, timeout: Option<Duration>) -> Result<Decoded> {
+        let answer = match timeout {
+            None => self
+                .rx
+                .recv()
+                .map_err(|_| Error::Disconnected(self.link.url.clone()))?,
+            Some(t) => match self.rx.recv_timeout(t) {
+                Ok(a) => a,
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    lock(&self.link.pending).remove(&self.id);
+                    self.cancel();
+                    return Err(Error::Timeout(t));
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    return Err(Error::Disconnected(self.link.url.clone()));
+                }
+            },
+        }?;
+        decode_answer(&answer, &self.returns, self.link.shared.objects)
+    }
+}
+
+fn decode_answer(m: &Message, returns: &Signature, format: ObjectFormat) -> Result<Decoded> {
+    match m.header.kind {
+        MessageType::Reply => {
+            if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
+                value::decode(&m.payload, &Signature::Dynamic, format)
+            } else if m.payload.is_empty() && *returns == Signature::Void {
+                Ok(Decoded::default())
+            } else {
+                value::decode(&m.payload, returns, format)
+            }
+        }
+        MessageType::Error => Err(Error::Remote(error_text(&m.payload))),
+        MessageType::Canceled => Err(Error::Canceled),
+        other => Err(Error::Protocol(format!(
+            "unexpected {other:?} as an answer"
+        ))),
+    }
+}
+
+/// A method's uid and parsed signatures.
+#[derive(Debug, Clone)]
+struct MethodSig {
+    uid: u32,
+    params: Signature,
+    returns: Signature,
+}
+
+/// Identifies one signal subscription, for [`RemoteObject::disconnect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SignalLink {
+    /// The signal's uid.
+    pub uid: u32,
+    /// The link id sent in `registerEvent` (`(uid << 32) | counter`).
+    pub link: u64,
+}
+
+static LINK_COUNTER: AtomicU32 = AtomicU32::new(1);
+
+/// An object on the peer: a service's main object, or one returned by reference.
+#[derive(Clone)]
+pub struct RemoteObject {
+    inner: Arc<ObjectInner>,
+}
+
+struct ObjectInner {
+    link: Arc<Link>,
+    name: String,
+    service: u32,
+    object: u32,
+    meta: MetaObject,
+    methods: HashMap<String, Vec<MethodSig>>,
+    timeout: Option<Duration>,
+    /// Returned by reference: terminated when the last handle is dropped.
+    owned: bool,
+}
+
+impl Drop for ObjectInner {
+    fn drop(&mut self) {
+        if self.owned {
+            let mut payload = Vec::new();
+            payload.extend_from_slice(&self.object.to_le_bytes());
+            let _ = self.link.post(
+                Address::new(self.service, self.object, metaobject::TERMINATE),
+                payload,
+            );
+        }
+    }
+}
+
+impl RemoteObject {
+    fn new(
+        link: Arc<Link>,
+        name: String,
+        service: u32,
+        object: u32,
+        meta: MetaObject,
+        timeout: Option<Duration>,
+        owned: bool,
+    ) -> RemoteObject {
+        let mut methods: HashMap<String, Vec<MethodSig>> = HashMap::new();
+        for m in meta.methods.values() {
+            let (Ok(params), Ok(returns)) = (
+                Signature::parse(&m.parameters_signature),
+                Signature::parse(&m.return_signature),
+            ) else {
+                continue;
+            };
+            methods.entry(m.name.clone()).or_default().push(MethodSig {
+                uid: m.uid,
+                params,
+                returns,
+            });
+        }
+        RemoteObject {
+            inner: Arc::new(ObjectInner {
+                link,
+                name,
+                service,
+                object,
+                meta,
+                methods,
+                timeout,
+                owned,
+            }),
+        }
+    }
+
+    /// Fetches the MetaObject of `(service, object)` and builds the handle.
+    fn fetch(
+        link: &Arc<Link>,
+        name: &str,
+        service: u32,
+        object: u32,
+        timeout: Option<Duration>,
+    ) -> Result<RemoteObject> {
+        let (id, rx) = link.call(
+            Address::new(service, object, metaobject::META_OBJECT),
+            &0u32.to_le_bytes(),
+            Flags::default(),
+        )?;
+        let pending = PendingCall {
+            id,
+            address: Address::new(service, object, metaobject::META_OBJECT),
+            rx,
+            link: Arc::clone(link),
+            returns: Signature::Void,
+            timeout,
+        };
+        let answer = match timeout {
+            Some(t) => pending.rx.recv_timeout(t).map_err(|_| Error::Timeout(t))?,
+            None => pending
+                .rx
+                .recv()
+                .map_err(|_| Error::Disconnected(link.url.clone()))?,
+        }?;
+        let meta = match answer.header.kind {
+            MessageType::Reply => MetaObject::decode(&answer.payload)?,
+            MessageType::Error => return Err(Error::Remote(error_text(&answer.payload))),
+            _ => return Err(Error::Canceled),
+        };
+        Ok(RemoteObject::new(
+            Arc::clone(link),
+            name.to_string(),
+            service,
+            object,
+            meta,
+            timeout,
+            false,
+        ))
+    }
+
+    /// A handle on an object received by reference (on this object's socket). The object
+    /// is terminated on the peer when the last handle is dropped.
+    pub fn object(&self, reference: ObjectRef) -> RemoteObject {
+        RemoteObject::new(
+            Arc::clone(&self.inner.link),
+            format!("{}/object {}", self.inner.name, reference.object),
+            reference.service,
+            reference.object,
+            reference.meta,
+            self.inner.timeout,
+            reference.object > 1,
+        )
+    }
+
+    /// The object's MetaObject.
+    pub fn meta_object(&self) -> &MetaObject {
+        &self.inner.meta
+    }
+
+    /// Service id and object id.
+    pub fn address(&self) -> (u32, u32) {
+        (self.inner.service, self.inner.object)
+    }
+
+    /// Whether the socket under this handle still works.
+    pub fn is_connected(&self) -> bool {
+        self.inner.link.check_alive().is_ok()
+    }
+
+    /// Picks the overload of `method` that fits `args` best and encodes them.
+    fn resolve(&self, method: &str, args: &[Value]) -> Result<(&MethodSig, Vec<u8>)> {
+        let candidates =
+            self.inner.methods.get(method).ok_or_else(|| {
+                Error::NotFound(format!("{}: no method {method}", self.inner.name))
+            })?;
+        let args_value = Value::Tuple(args.to_vec());
+        let best = candidates
+            .iter()
+            .filter_map(|m| value::fit(&args_value, &m.params).map(|c| (c, m)))
+            .min_by_key(|(c, m)| (*c, m.uid))
+            .map(|(_, m)| m)
+            .ok_or_else(|| {
+                let sigs: Vec<String> = candidates.iter().map(|m| m.params.to_string()).collect();
+                Error::Type(format!(
+                    "{}.{method}: no overload takes {} (candidates: {})",
+                    self.inner.name,
+                    value::signature_of(&args_value),
+                    sigs.join(", ")
+                ))
+            })?;
+        let mut payload = Vec::new();
+        value::encode(&args_value, &best.params, &mut payload)?;
+        Ok((best, payload))
+    }
+
+    /// Starts `method(args)`, choosing the overload by the arguments' types.
+    pub fn call_async(&self, method: &str, args: &[Value]) -> Result<PendingCall> {
+        let (m, payload) = self.resolve(method, args)?;
+        let address = Address::new(self.inner.service, self.inner.object, m.uid);
+        let (id, rx) = self.inner.link.call(address, &payload, Flags::default())?;
+        Ok(PendingCall {
+            id,
+            address,
+            rx,
+            link: Arc::clone(&self.inner.link),
+            returns: m.returns.clone(),
+            timeout: self.inner.timeout,
+        })
+    }
+
+    /// Calls `method(args)` and waits for its value and the objects it returned.
+    pub fn call_decoded(&self, method: &str, args: &[Value]) -> Result<Decoded> {
+        self.call_async(method, args)?.wait()
+    }
+
+    /// Calls `method(args)` and waits for its value.
+    pub fn call(&self, method: &str, args: &[Value]) -> Result<Value> {
+        Ok(self.call_decoded(method, args)?.value)
+    }
+
+    /// Calls a method returning an object (`o`) and gives a handle on it.
+    pub fn call_object(&self, method: &str, args: &[Value]) -> Result<RemoteObject> {
+        let decoded = self.call_decoded(method, args)?;
+        let reference = decoded.objects.into_iter().next().ok_or_else(|| {
+            Error::Type(format!(
+                "{}.{method} returned {} and no object",
+                self.inner.name, decoded.value
+            ))
+        })?;
+        Ok(self.object(reference))
+    }
+
+    /// Posts `method(args)`: it runs on the peer and nothing comes back.
+    pub fn post(&self, method: &str, args: &[Value]) -> Result<()> {
+        let (m, payload) = self.resolve(method, args)?;
+        self.inner.link.post(
+            Address::new(self.inner.service, self.inner.object, m.uid),
+            payload,
+        )
+    }
+
+    /// Emits signal `name` on the peer's object (libqi posts to the signal uid).
+    pub fn emit(&self, name: &str, args: &[Value]) -> Result<()> {
+        let (uid, sig) = self.signal(name)?;
+        let mut payload = Vec::new();
+        value::encode(&Value::Tuple(args.to_vec()), &sig, &mut payload)?;
+        self.inner.link.post(
+            Address::new(self.inner.service, self.inner.object, uid),
+            payload,
+        )
+    }
+
+    fn signal(&self, name: &str) -> Result<(u32, Signature)> {
+        let meta = &self.inner.meta;
+        let (uid, text) = if let Some(s) = meta.signal(name) {
+            (s.uid, s.signature.clone())
+        } else if let Some(p) = meta.property(name) {
+            (p.uid, format!("({})", p.signature))
+        } else {
+            return Err(Error::NotFound(format!(
+                "{}: no signal {name}",
+                self.inner.name
+            )));
+        };
+        Ok((uid, Signature::parse(&text)?))
+    }
+
+    /// Subscribes to signal (or property) `name`: `handler` gets each event's arguments, on
+    /// the socket's reader thread (keep it short). Events are routed from the moment the
+    /// subscription is sent, as the peer may emit before its reply.
+    pub fn connect(
+        &self,
+        name: &str,
+        handler: impl Fn(Vec<Value>) + Send + Sync + 'static,
+    ) -> Result<SignalLink> {
+        let (uid, sig) = self.signal(name)?;
+        let link_id =
+            (u64::from(uid) << 32) | u64::from(LINK_COUNTER.fetch_add(1, Ordering::Relaxed));
+        let address = Address::new(self.inner.service, self.inner.object, uid);
+        let handler: EventHandler = Arc::new(move |m: &Message, format: ObjectFormat| {
+            let sig = if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
+                &Signature::Dynamic
+            } else {
+                &sig
+            };
+            if let Ok(d) = value::decode(&m.payload, sig, format) {
+                handler(match d.value {
+                    Value::Tuple(v) => v,
+                    other => vec![other],
+                });
+            }
+        });
+        self.inner.link.add_handler(address, link_id, handler);
+        let args = [
+            Value::Int(i64::from(self.inner.service)),
+            Value::Int(i64::from(uid)),
+            Value::Int(link_id as i64),
+        ];
+        if let Err(e) = self.reserved(metaobject::REGISTER_EVENT, "(IIL)", &args, "L") {
+            self.inner.link.remove_handler(address, link_id);
+            return Err(e);
+        }
+        Ok(SignalLink { uid, link: link_id })
+    }
+
+    /// Ends a subscription made with [`RemoteObject::connect`].
+    pub fn disconnect(&self, link: SignalLink) -> Result<()> {
+        let address = Address::new(self.inner.service, self.inner.object, link.uid);
+        self.inner.link.remove_handler(address, link.link);
+        let args = [
+            Value::Int(i64::from(self.inner.service)),
+            Value::Int(i64::from(link.uid)),
+            Value::Int(link.link as i64),
+        ];
+        self.reserved(metaobject::UNREGISTER_EVENT, "(IIL)", &args, "v")
+            .map(|_| ())
+    }
+
+    /// Reads property `name`.
+    pub fn property(&self, name: &str) -> Result<Value> {
+        self.reserved(
+            metaobject::PROPERTY,
+            "(m)",
+            &[Value::String(name.to_string())],
+            "m",
+        )
+    }
+
+    /// Sets property `name`; subscribers get a change event.
+    pub fn set_property(&self, name: &str, value: Value) -> Result<()> {
+        self.reserved(
+            metaobject::SET_PROPERTY,
+            "(mm)",
+            &[Value::String(name.to_string()), value],
+            "v",
+        )
+        .map(|_| ())
+    }
+
+    /// The names of the object's properties.
+    pub fn properties(&self) -> Result<Vec<String>> {
+        match self.reserved(metaobject::PROPERTIES, "()", &[], "[s]")? {
+            Value::List(v) => Ok(v
+                .into_iter()
+                .filter_map(|x| match x {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect()),
+            other => Err(Error::Protocol(format!("properties() returned {other}"))),
+        }
+    }
+
+    /// Calls a reserved member (§4) with a known signature.
+    fn reserved(&self, action: u32, params: &str, args: &[Value], returns: &str) -> Result<Value> {
+        let params = Signature::parse(params)?;
+        let returns = Signature::parse(returns)?;
+        let mut payload = Vec::new();
+        value::encode(&Value::Tuple(args.to_vec()), &params, &mut payload)?;
+        let address = Address::new(self.inner.service, self.inner.object, action);
+        let (id, rx) = self.inner.link.call(address, &payload, Flags::default())?;
+        let pending = PendingCall {
+            id,
+            address,
+            rx,
+            link: Arc::clone(&self.inner.link),
+            returns,
+            timeout: self.inner.timeout,
+        };
+        Ok(pending.wait()?.value)
+    }
+}
+
+/// The state of a session's main link.
+enum State {
+    Connected(Arc<Link>),
+    Reconnecting(String),
+    Closed,
+}
+
+/// A client session with a qi ServiceDirectory (a robot, or any libqi process).
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<SessionInner>,
+}
+
+type ReconnectHook = Arc<dyn Fn(&Session) + Send + Sync>;
+
+struct SessionInner {
+    url: String,
+    options: SessionOptions,
+    state: Mutex<State>,
+    generation: AtomicU64,
+    directory: Mutex<Option<(u64, RemoteObject)>>,
+    extra: Mutex<HashMap<String, Arc<Link>>>,
+    hooks: Mutex<Vec<ReconnectHook>>,
+    closing: AtomicBool,
+}
+
+impl Drop for SessionInner {
+    fn drop(&mut self) {
+        self.closing.store(true, Ordering::SeqCst);
+        if let State::Connected(link) = &*lock(&self.state) {
+            link.out.close("session closed");
+        }
+        for link in lock(&self.extra).values() {
+            link.out.close("session closed");
+        }
+    }
+}
+
+impl Session {
+    /// Connects to `url` (`tcp://host:port`) with default options.
+    pub fn connect(url: &str) -> Result<Session> {
+        Session::connect_with(url, SessionOptions::default())
+    }
+
+    /// Connects to `url` and authenticates; fails if the first connection fails.
+    pub fn connect_with(url: &str, options: SessionOptions) -> Result<Session> {
+        let inner = Arc::new(SessionInner {
+            url: url.to_string(),
+            options,
+            state: Mutex::new(State::Reconnecting("connecting".into())),
+            generation: AtomicU64::new(0),
+            directory: Mutex::new(None),
+            extra: Mutex::new(HashMap::new()),
+            hooks: Mutex::new(Vec::new()),
+            closing: AtomicBool::new(false),
+        });
+        let link = Session::open_main(&inner)?;
+        *lock(&inner.state) = State::Connected(link);
+        Ok(Session { inner })
+    }
+
+    fn open_main(inner: &Arc<SessionInner>) -> Result<Arc<Link>> {
+        let weak = Arc::downgrade(inner);
+        let generation = inner.generation.load(Ordering::SeqCst);
+        Link::connect(
+            &inner.url,
+            &inner.options,
+            Box::new(move |why| Session::lost(weak, generation, why)),
+        )
+    }
+
+    /// The main link of generation `generation` died: reconnect in the background.
+    fn lost(weak: Weak<SessionInner>, generation: u64, why: String) {
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        if inner.closing.load(Ordering::SeqCst)
+            || inner.generation.load(Ordering::SeqCst) != generation
+        {
+            return;
+        }
+        let mut state = lock(&inner.state);
+        if matches!(*state, State::Closed) {
+            return;
+        }
+        if !inner.options.reconnect {
+            *state = State::Reconnecting(format!("{why} (reconnection is off)"));
+            return;
+        }
+        *state = State::Reconnecting(why);
+        drop(state);
+        let weak = Arc::downgrade(&inner);
+        drop(inner);
+        let _ = std::thread::Builder::new()
+            .name("qi-reconnect".into())
+            .spawn(move || Session::reconnect(weak));
+    }
+
+    fn reconnect(weak: Weak<SessionInner>) {
+        let mut delay = match weak.upgrade() {
+            Some(inner) => inner.options.min_backoff,
+            None => return,
+        };
+        loop {
+            std::thread::sleep(delay);
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            if inner.closing.load(Ordering::SeqCst) || matches!(*lock(&inner.state), State::Closed)
+            {
+                return;
+            }
+            inner.generation.fetch_add(1, Ordering::SeqCst);
+            match Session::open_main(&inner) {
+                Ok(link) => {
+                    *lock(&inner.state) = State::Connected(link);
+                    let hooks: Vec<ReconnectHook> = lock(&inner.hooks).clone();
+                    let session = Session { inner };
+                    for hook in hooks {
+                        hook(&session);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    if let State::Reconnecting(why) = &mut *lock(&inner.state) {
+                        *why = format!("reconnecting to {} (last attempt: {e})", inner.url);
+                    }
+                    delay = (delay * 2).min(inner.options.max_backoff);
+                }
+            }
+        }
+    }
+
+    /// The URL this session connects to.
+    pub fn url(&self) -> &str {
+        &self.inner.url
+    }
+
+    /// The options in effect.
+    pub fn options(&self) -> &SessionOptions {
+        &self.inner.options
+    }
+
+    /// Whether the main link is up.
+    pub fn is_connected(&self) -> bool {
+        matches!(&*lock(&self.inner.state), State::Connected(l) if l.check_alive().is_ok())
+    }
+
+    /// Counts reconnections: objects from an older generation belong to a dead link.
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::SeqCst)
+    }
+
+    /// Runs `hook` after every successful reconnection (to subscribe again, say).
+    pub fn on_reconnect(&self, hook: impl Fn(&Session) + Send + Sync + 'static) {
+        lock(&self.inner.hooks).push(Arc::new(hook));
+    }
+
+    /// Closes the session: links are shut, reconnection stops.
+    pub fn close(&self) {
+        self.inner.closing.store(true, Ordering::SeqCst);
+        let old = std::mem::replace(&mut *lock(&self.inner.state), State::Closed);
+        if let State::Connected(link) = old {
+            link.out.close("session closed");
+        }
+        for (_, link) in lock(&self.inner.extra).drain() {
+            link.out.close("session closed");
+        }
+    }
+
+    fn link(&self) -> Result<Arc<Link>> {
+        match &*lock(&self.inner.state) {
+            State::Connected(link) => {
+                link.check_alive()?;
+                Ok(Arc::clone(link))
+            }
+            State::Reconnecting(why) => Err(Error::Disconnected(format!(
+                "not connected to {}: {why}",
+                self.inner.url
+            ))),
+            State::Closed => Err(Error::Disconnected(format!(
+                "the session with {} is closed",
+                self.inner.url
+            ))),
+        }
+    }
+
+    /// The ServiceDirectory object (service 1, object 1).
+    pub fn directory(&self) -> Result<RemoteObject> {
+        let generation = self.generation();
+        if let Some((g, sd)) = &*lock(&self.inner.directory)
+            && *g == generation
+            && sd.is_connected()
+        {
+            return Ok(sd.clone());
+        }
+        let link = self.link()?;
+        let sd = RemoteObject::fetch(
+            &link,
+            "ServiceDirectory",
+            directory::SERVICE_ID,
+            1,
+            Some(
+                self.inner
+                    .options
+                    .call_timeout
+                    .unwrap_or(Duration::from_secs(30)),
+            ),
+        )?;
+        *lock(&self.inner.directory) = Some((generation, sd.clone()));
+        Ok(sd)
+    }
+
+    /// Every registered service.
+    pub fn services(&self) -> Result<Vec<ServiceInfo>> {
+        match self.directory()?.call("services", &[])? {
+            Value::List(v) => v.iter().map(ServiceInfo::from_value).collect(),
+            other => Err(Error::Protocol(format!("services() returned {other}"))),
+        }
+    }
+
+    /// The ServiceDirectory's record of service `name`.
+    pub fn service_info(&self, name: &str) -> Result<ServiceInfo> {
+        let v = self
+            .directory()?
+            .call("service", &[Value::String(name.to_string())])
+            .map_err(|e| match e {
+                Error::Remote(text) => Error::NotFound(format!("service {name}: {text}")),
+                other => other,
+            })?;
+        ServiceInfo::from_value(&v)
+    }
+
+    /// A handle on service `name`'s main object. Relative endpoints (`qi:…`) and this
+    /// session's own URL reuse the session's socket; otherwise a socket to the service's
+    /// first `tcp://` endpoint is opened (and kept for later services there).
+    pub fn service(&self, name: &str) -> Result<RemoteObject> {
+        let info = self.service_info(name)?;
+        if info.endpoints.is_empty() {
+            return Err(Error::NotFound(format!(
+                "service {name}: No endpoints returned"
+            )));
+        }
+        let same = info
+            .endpoints
+            .iter()
+            .any(|e| e.starts_with("qi:") || parse_url(e).ok() == parse_url(&self.inner.url).ok());
+        let link = if same {
+            self.link()?
+        } else {
+            self.extra_link(&info.endpoints)?
+        };
+        RemoteObject::fetch(
+            &link,
+            name,
+            info.service_id,
+            1,
+            self.inner
+                .options
+                .call_timeout
+                .or(Some(Duration::from_secs(30))),
+        )
+        .map(|o| {
+            RemoteObject::new(
+                Arc::clone(&o.inner.link),
+                name.to_string(),
+                info.service_id,
+                1,
+                o.inner.meta.clone(),
+                self.inner.options.call_timeout,
+                false,
+            )
+        })
+    }
+
+    fn extra_link(&self, endpoints: &[String]) -> Result<Arc<Link>> {
+        let mut last = Error::NotFound(format!("no reachable endpoint among {endpoints:?}"));
+        for url in endpoints.iter().filter(|e| e.starts_with("tcp://")) {
+            if let Some(link) = lock(&self.inner.extra).get(url)
+                && link.check_alive().is_ok()
+            {
+                return Ok(Arc::clone(link));
+            }
+            let weak = Arc::downgrade(&self.inner);
+            let key = url.clone();
+            let on_close = Box::new(move |_why: String| {
+                if let Some(inner) = weak.upgrade() {
+                    lock(&inner.extra).remove(&key);
+                }
+            });
+            match Link::connect(url, &self.inner.options, on_close) {
+                Ok(link) => {
+                    lock(&self.inner.extra).insert(url.clone(), Arc::clone(&link));
+                    return Ok(link);
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Calls `handler(id, name)` on every `serviceAdded` signal.
+    pub fn on_service_added(
+        &self,
+        handler: impl Fn(u32, String) + Send + Sync + 'static,
+    ) -> Result<SignalLink> {
+        self.directory_signal("serviceAdded", handler)
+    }
+
+    /// Calls `handler(id, name)` on every `serviceRemoved` signal.
+    pub fn on_service_removed(
+        &self,
+        handler: impl Fn(u32, String) + Send + Sync + 'static,
+    ) -> Result<SignalLink> {
+        self.directory_signal("serviceRemoved", handler)
+    }
+
+    fn directory_signal(
+        &self,
+        signal: &str,
+        handler: impl Fn(u32, String) + Send + Sync + 'static,
+    ) -> Result<SignalLink> {
+        self.directory()?.connect(signal, move |args| {
+            if let [Value::Int(id), Value::String(name)] = args.as_slice() {
+                handler(u32::try_from(*id).unwrap_or_default(), name.clone());
+            }
+        })
+    }
+
+    /// Registers a service hosted at `endpoints` with the directory; returns its id.
+    pub fn register_service(&self, info: &ServiceInfo) -> Result<u32> {
+        let sd = self.directory()?;
+        let sig = Signature::parse(SERVICE_INFO_SIGNATURE)?;
+        let args = Value::Tuple(vec![info.to_value()]);
+        let mut payload = Vec::new();
+        value::encode(&args, &Signature::tuple(vec![sig]), &mut payload)?;
+        let link = self.link()?;
+        let address = Address::new(directory::SERVICE_ID, 1, directory::REGISTER_SERVICE);
+        let (id, rx) = link.call(address, &payload, Flags::default())?;
+        let pending = PendingCall {
+            id,
+            address,
+            rx,
+            link,
+            returns: Signature::UInt32,
+            timeout: sd.inner.timeout.or(Some(Duration::from_secs(30))),
+        };
+        match pending.wait()?.value {
+            Value::Int(id) => {
+                u32::try_from(id).map_err(|_| Error::Protocol(format!("service id {id}")))
+            }
+            other => Err(Error::Protocol(format!("registerService returned {other}"))),
+        }
+    }
+
+    /// Tells the directory that service `id` is ready (it then emits `serviceAdded`).
+    pub fn service_ready(&self, id: u32) -> Result<()> {
+        self.directory()?
+            .call("serviceReady", &[Value::Int(i64::from(id))])
+            .map(|_| ())
+    }
+
+    /// Removes service `id` from the directory.
+    pub fn unregister_service(&self, id: u32) -> Result<()> {
+        self.directory()?
+            .call("unregisterService", &[Value::Int(i64::from(id))])
+            .map(|_| ())
+    }
+
+    /// The directory's machine id.
+    pub fn machine_id(&self) -> Result<String> {
+        match self.directory()?.call("machineId", &[])? {
+            Value::String(s) => Ok(s),
+            other => Err(Error::Protocol(format!("machineId() returned {other}"))),
+        }
+    }
+}

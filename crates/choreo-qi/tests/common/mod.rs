@@ -1,0 +1,133 @@
+//! Test harness shared by the interop tests.
+//! Test harness: the libqi Python venv (CHOREO_QI_PYTHON) and fixture processes.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The venv's python with PyPI `qi` 3.1.5, or `None` (after a NOTICE) when the variable is
+/// absent outside CI. In CI (`CI=true`) a missing venv fails the test.
+pub fn python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("CHOREO_QI_PYTHON") {
+        Some(p) if PathBuf::from(&p).exists() => Some(PathBuf::from(p)),
+        other => {
+            let why = match other {
+                Some(p) => format!("CHOREO_QI_PYTHON={} does not exist", p.to_string_lossy()),
+                None => "CHOREO_QI_PYTHON is not set".to_string(),
+            };
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{test}: {why}; scripts/test creates target/qi-venv with qi==3.1.5");
+            }
+            eprintln!(
+                "NOTICE: {test} skipped: {why} (run scripts/test, which creates target/qi-venv with PyPI qi==3.1.5)"
+            );
+            None
+        }
+    }
+}
+
+/// A fixture script's path.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free port: {e}"))
+}
+
+/// A running Python fixture: killed on drop; exits by itself when its stdin closes.
+pub struct Peer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Peer {
+    /// Starts `python script args...` and waits (up to 20 s) for a line starting with
+    /// `ready`; returns the peer and that line.
+    pub fn start(python: &PathBuf, script: &str, args: &[String], ready: &str) -> (Peer, String) {
+        let mut child = Command::new(python)
+            .arg(fixture(script))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {script}: {e}"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut peer = Peer {
+            child,
+            stdin,
+            lines: rx,
+        };
+        let line = peer.line_starting(ready, Duration::from_secs(20));
+        (peer, line)
+    }
+
+    /// The next stdout line starting with `prefix` (other lines skipped), within `timeout`.
+    pub fn line_starting(&mut self, prefix: &str, timeout: Duration) -> String {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("no line starting with {prefix:?} within {timeout:?}"),
+            }
+        }
+    }
+
+    /// Every remaining stdout line until the process exits (bounded by `timeout`).
+    pub fn finish(mut self, timeout: Duration) -> Vec<String> {
+        self.stdin.take();
+        let deadline = std::time::Instant::now() + timeout;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => out.push(line),
+                Err(_) => break,
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A libqi standalone directory with the `ChoreoTest` service: the peer and its URL.
+pub fn libqi_server(python: &PathBuf) -> (Peer, String) {
+    for _ in 0..3 {
+        let port = free_port();
+        let (peer, line) = Peer::start(python, "libqi_server.py", &[port.to_string()], "READY");
+        if line.starts_with("READY") {
+            return (peer, format!("tcp://127.0.0.1:{port}"));
+        }
+    }
+    panic!("the libqi server did not start");
+}
