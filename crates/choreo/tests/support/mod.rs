@@ -1,0 +1,229 @@
+//! Shared by the stock-box and corpus-run tests: where the corpus is, and one behavior run
+//! on the simulated robot with Python box scripts, in virtual time.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use choreo_engine::trace::{Event, Step};
+use choreo_engine::{Engine, Options, Outcome, Robot, Trace, Value};
+use choreo_naoqi::{Model, Scenario, SimRobot};
+use choreo_python::{PythonHost, PythonOptions};
+use choreo_xar::model::XarFile;
+
+/// The shared corpus, or None after a NOTICE naming what is skipped.
+pub fn corpus(what: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("NOTICE: {} is absent: {what} skipped", dir.display());
+        None
+    }
+}
+
+/// Choregraphe 2.1's stock box library inside the corpus.
+pub const LIBRARY: &str = "chiarasabaini__3CI_assignments/INI/nao/choregraphe-suite-2.1.4.13-win32-vs2010/share/choregraphe/libraries/box";
+
+/// The stock box library, or None after a NOTICE.
+pub fn library(what: &str) -> Option<PathBuf> {
+    let dir = corpus(what)?.join(LIBRARY);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "NOTICE: {} is absent from the corpus: {what} skipped",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// One behavior loaded on a fresh simulated NAO with the Python host, in virtual time.
+pub struct Run {
+    pub engine: Engine,
+    pub robot: SimRobot,
+    pub trace: Trace,
+    _host: PythonHost,
+}
+
+/// The real-time cap of one wait: far more than any stock box needs in virtual time.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+impl Run {
+    /// Loads `xar` (its scripts see `dir` as their behavior folder), with `scenario`
+    /// (YAML text) loaded in the robot, and virtual time limited to `limit` seconds.
+    pub fn load(
+        xar: &XarFile,
+        dir: &Path,
+        scenario: Option<&str>,
+        limit: f64,
+    ) -> Result<Run, String> {
+        let robot = SimRobot::new(Model::Nao);
+        if let Some(text) = scenario {
+            robot.load_scenario(Scenario::from_str(text, "scenario.yaml")?);
+        }
+        let trace = Trace::new();
+        let host = PythonHost::new(PythonOptions {
+            behavior_path: dir.display().to_string(),
+            ..PythonOptions::default()
+        });
+        let engine = Engine::load(
+            xar,
+            &host,
+            Options {
+                virtual_time: true,
+                trace: trace.clone(),
+                time_limit: Some(Duration::from_secs_f64(limit)),
+                robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
+                ..Options::default()
+            },
+        )?;
+        Ok(Run {
+            engine,
+            robot,
+            trace,
+            _host: host,
+        })
+    }
+
+    /// Loads the first behavior of the file at `path` (a stock box.xar or behavior.xar).
+    pub fn file(path: &Path, scenario: Option<&str>, limit: f64) -> Run {
+        let project = choreo_xar::source::load_path(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let behavior = project
+            .behaviors
+            .first()
+            .unwrap_or_else(|| panic!("{}: no behavior", path.display()));
+        Run::load(&behavior.xar, path.parent().unwrap(), scenario, limit)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The stock box of the file at `path` (a box.xar) placed as `root/Box` in the diagram of
+    /// an empty root: started, the root loads it and waits, so that a test can stimulate its
+    /// inputs with values (a library box's typed onStart would otherwise get the start's
+    /// bang).
+    pub fn nested(path: &Path, scenario: Option<&str>, limit: f64) -> Run {
+        let text = std::fs::read_to_string(path).unwrap();
+        let start = text.find("<Box ").expect("a Box element");
+        let end = text.rfind("</Box>").expect("a Box element") + "</Box>".len();
+        let tag_end = start + text[start..].find('>').unwrap();
+        let tag = text[start..tag_end]
+            .replacen(" name=\"root\"", " name=\"Box\"", 1)
+            .replacen(" id=\"", " id=\"1\" old_id=\"", 1);
+        let xml = format!(
+            r#"{head}<Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+{tag}{body}
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>{tail}"#,
+            head = &text[..start],
+            body = &text[tag_end..end],
+            tail = &text[end..],
+        );
+        let x = choreo_xar::read_xar(&path.display().to_string(), xml.as_bytes())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .value;
+        Run::load(&x, path.parent().unwrap(), scenario, limit)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// Sets a parameter of the box at `path` from its text (before the start).
+    pub fn param(&self, path: &str, name: &str, text: &str) -> &Run {
+        self.engine
+            .set_parameter(path, name, text)
+            .unwrap_or_else(|e| panic!("{path} {name}: {e}"));
+        self
+    }
+
+    /// Starts the behavior and waits until it finishes, goes idle or reaches its limit.
+    pub fn start(&self) -> Outcome {
+        self.engine.start();
+        self.engine.wait(WAIT)
+    }
+
+    /// Stimulates input `input` of the box at `path` and waits until nothing more happens.
+    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Outcome {
+        self.engine
+            .stimulate(path, input, value)
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.engine.wait(WAIT)
+    }
+
+    /// Stops the behavior and waits until everything is unloaded.
+    pub fn stop(&self) -> Outcome {
+        self.engine.stop();
+        self.engine.wait(WAIT)
+    }
+
+    /// Every event so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.trace.events()
+    }
+
+    /// The values and times (seconds) at which the box at `path` fired output `port`.
+    pub fn outputs(&self, path: &str, port: &str) -> Vec<(f64, Value)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match &e.step {
+                Step::Out { port: p, value } if e.path == path && p == port => {
+                    Some((secs(&e), value.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The arguments and times (seconds) of every call of `method` (`ALLeds.fade`), blocking
+    /// or posted (`ALLeds.post.fade`).
+    pub fn calls(&self, method: &str) -> Vec<(f64, Vec<Value>)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match &e.step {
+                Step::RobotCall { method: m, args } if m.replacen(".post.", ".", 1) == method => {
+                    Some((secs(&e), args.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Errors in box code, as `path hook: text`.
+    pub fn errors(&self) -> Vec<String> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e.step {
+                Step::Err { hook, text } => Some(format!("{} {hook}: {text}", e.path)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The whole trace, one short line per event (for failure messages).
+    pub fn dump(&self) -> String {
+        self.events()
+            .iter()
+            .filter(|e| !matches!(e.step, Step::Frame { .. }))
+            .map(|e| format!("{:>9.3}s {}", secs(e), e.short()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The event's time in seconds.
+pub fn secs(e: &Event) -> f64 {
+    e.time_ns as f64 / 1e9
+}
+
+/// Asserts two times (seconds) agree within a millisecond.
+#[track_caller]
+pub fn assert_secs(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() < 1e-3,
+        "{what}: at {got} s, expected {want} s"
+    );
+}
