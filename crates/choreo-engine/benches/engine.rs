@@ -522,26 +522,9 @@ fn graph_bytes(g: &choreo_engine::graph::Graph) -> usize {
     n
 }
 
-/// Trace events so far, and the heap bytes of their strings (paths, hook and port names).
+/// Trace events so far, and the bytes their records take.
 fn trace_counts(engine: &Engine) -> (usize, usize) {
-    use choreo_engine::trace::Step;
-    let events = engine.trace().events();
-    let strings: usize = events
-        .iter()
-        .map(|e| {
-            e.path.len()
-                + match &e.step {
-                    Step::Call { hook } | Step::Ret { hook, .. } => hook.len(),
-                    Step::In { port, .. } | Step::Out { port, .. } | Step::Dropped { port } => {
-                        port.len()
-                    }
-                    Step::Deliver { from, to } => from.len() + to.len(),
-                    Step::Behavior { what } => what.len(),
-                    _ => 0,
-                }
-        })
-        .sum();
-    (events.len(), strings)
+    (engine.trace().len(), engine.trace().record_bytes())
 }
 
 fn memory(s: Sizes) {
@@ -574,21 +557,20 @@ fn memory(s: Sizes) {
     drop(engine);
     let r_second = rss();
 
-    let event = std::mem::size_of::<choreo_engine::trace::Event>();
     let per_box = |bytes: f64| bytes / boxes as f64;
     println!(
         "== memory: {boxes} placeholder boxes in nested diagrams; RSS (VmRSS) {:.1} MiB before Engine::load ==",
         r0 as f64 / 1048576.0
     );
     println!(
-        "graph (heap asked for, no allocator overhead): {:.0} B/box; size_of::<Event>() = {event} B",
+        "graph (heap asked for, no allocator overhead): {:.0} B/box",
         per_box(graph as f64)
     );
     println!(
         "{:<32} {:>11} {:>8} {:>14} {:>18}",
-        "phase", "RSS delta", "B/box", "trace events", "trace est. B/box"
+        "phase", "RSS delta", "B/box", "trace events", "trace B/box"
     );
-    for (what, at, (events, strings)) in [
+    for (what, at, (events, trace_bytes)) in [
         ("after Engine::load", r_load, c_load),
         ("after start, idle (all loaded)", r_idle, c_idle),
         ("after stop, stopped", r_stopped, c_stopped),
@@ -600,7 +582,7 @@ fn memory(s: Sizes) {
             (at as f64 - r0 as f64) / 1024.0,
             per_box(at as f64 - r0 as f64),
             events,
-            per_box((events * event + strings) as f64)
+            per_box(trace_bytes as f64)
         );
     }
     println!();

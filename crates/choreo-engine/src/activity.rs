@@ -22,6 +22,10 @@ thread_local! {
 /// the virtual clock before letting it run on its own (one blocked on something else).
 const YIELD_WAIT: Duration = Duration::from_secs(2);
 
+/// How long the control thread spins, in real time, for an activity to yield before it
+/// sleeps (see [`Activity::wait_for_yield`]).
+const YIELD_SPIN: Duration = Duration::from_micros(50);
+
 /// The clock of one engine, and the count of activities running beside its control thread.
 pub struct Activity {
     clock: Arc<dyn Clock>,
@@ -131,6 +135,12 @@ impl Activity {
     /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
     pub(crate) fn wait_for_yield(&self, base: usize) {
         crate::trace::flush_thread_buffer();
+        // Most hooks return or sleep within microseconds: spin a little before sleeping on
+        // the condition variable, as waking a sleeping thread costs far more on a VM.
+        let spin = std::time::Instant::now() + YIELD_SPIN;
+        while self.busy() > base && std::time::Instant::now() < spin {
+            std::hint::spin_loop();
+        }
         let deadline = std::time::Instant::now() + YIELD_WAIT;
         let (lock, cv) = &self.progress;
         let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);

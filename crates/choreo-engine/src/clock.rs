@@ -422,6 +422,9 @@ pub struct VirtualClock {
     state: Mutex<VirtualState>,
     /// `state.now`, readable without the lock (every trace event reads the time).
     now: std::sync::atomic::AtomicU64,
+    /// `state.sleeping.len()`, readable without the lock (the engine polls it while it
+    /// waits for a hook to return or sleep).
+    sleepers: std::sync::atomic::AtomicUsize,
     /// Signalled when sleepers are woken.
     woken: Condvar,
     sink: WakeSink,
@@ -434,6 +437,7 @@ impl VirtualClock {
         Arc::new(VirtualClock {
             state: Mutex::new(VirtualState::default()),
             now: std::sync::atomic::AtomicU64::new(0),
+            sleepers: std::sync::atomic::AtomicUsize::new(0),
             woken: Condvar::new(),
             sink,
         })
@@ -461,6 +465,8 @@ impl Clock for VirtualClock {
         let ticket = (deadline, state.next_ticket);
         state.next_ticket += 1;
         state.sleeping.insert(ticket);
+        self.sleepers
+            .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
         // `on_idle` removes the ticket (so the count drops before it returns) and notifies.
         while state.sleeping.contains(&ticket) {
             state = self
@@ -471,7 +477,7 @@ impl Clock for VirtualClock {
     }
 
     fn sleepers(&self) -> usize {
-        lock(&self.state).sleeping.len()
+        self.sleepers.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Jumps to the earliest pending deadline (never backwards), delivers every token due
@@ -503,6 +509,8 @@ impl Clock for VirtualClock {
             && first.0 <= now
         {
             state.sleeping.remove(&first);
+            self.sleepers
+                .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
             self.woken.notify_all();
         }
         true

@@ -543,12 +543,7 @@ impl Engine {
     /// Stimulates input `input` of the box at `path` from outside (tests, tools).
     pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), String> {
         let g = &self.shared.graph;
-        let b = g
-            .boxes
-            .iter()
-            .position(|n| n.path == path)
-            .ok_or_else(|| format!("no box {path:?}"))?;
-        let b = BoxId(b as u32);
+        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
         let input = g
             .input_index(b, input)
             .ok_or_else(|| format!("box {path:?} has no input {input:?}"))?;
@@ -578,19 +573,15 @@ impl Engine {
     /// content type (`--param` on the command line); traced as a `param` event.
     pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), String> {
         let g = &self.shared.graph;
-        let b = g
-            .boxes
-            .iter()
-            .position(|n| n.path == path)
-            .ok_or_else(|| format!("no box {path:?}"))?;
-        let node = &g.boxes[b];
+        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
+        let node = g.node(b);
         let p = node
             .parameters
             .iter()
             .find(|p| p.name == name)
             .ok_or_else(|| format!("box {path:?} has no parameter {name:?}"))?;
         let value = crate::graph::typed_value(p.content_type, text);
-        self.shared.set_parameter(BoxId(b as u32), name, value);
+        self.shared.set_parameter(b, name, value);
         Ok(())
     }
 

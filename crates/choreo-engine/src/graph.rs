@@ -167,6 +167,14 @@ impl Graph {
         g
     }
 
+    /// The box at `path` (`root/Dance/Say`), if there is one.
+    pub fn find(&self, path: &str) -> Option<BoxId> {
+        self.boxes
+            .iter()
+            .position(|n| n.path == path)
+            .map(|i| BoxId(i as u32))
+    }
+
     /// The box with id `id`.
     pub fn node(&self, id: BoxId) -> &BoxNode {
         &self.boxes[id.0 as usize]

@@ -527,6 +527,12 @@ impl Trace {
         }
     }
 
+    /// Bytes the kept records take (their vector's capacity; the rare events stored with
+    /// their names add a small heap part not counted here). For memory measurements.
+    pub fn record_bytes(&self) -> usize {
+        self.lock().records.capacity() * std::mem::size_of::<Record>()
+    }
+
     /// How many events were recorded (kept or not).
     pub fn len(&self) -> usize {
         self.lock().count

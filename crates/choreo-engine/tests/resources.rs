@@ -51,6 +51,14 @@ fn contest(a_res: &str, b_res: &str) -> String {
     ))
 }
 
+/// A holds its resources for `secs`, T starts B after 1 s, B finishes at once.
+fn contest_host(secs: u64) -> NativeHost {
+    NativeHost::new()
+        .with("A", holder(secs))
+        .with("T", timer)
+        .with("B", quick)
+}
+
 /// T waits 1 s, then starts B.
 fn timer(hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
     if on_start(hook) {
@@ -103,10 +111,7 @@ fn q2_q3_lock_the_asker_waits_for_the_holder_to_finish() {
         &resource("Speech", "Lock", 0),
         &resource("Speech", "Lock", 5),
     );
-    let host = NativeHost::new()
-        .with("A", holder(3))
-        .with("T", timer)
-        .with("B", quick);
+    let host = contest_host(3);
     let (t, got) = secs_of(&xml, host, "root/B res got Speech");
     // A holds it from 0 to 3 s; B asks at 1 s and waits (timeout 5 s) until A frees it.
     assert_in_order(
@@ -128,10 +133,7 @@ fn r9_the_wait_times_out_then_on_stopped_fires_without_the_hook() {
         &resource("Speech", "Lock", 0),
         &resource("Speech", "Lock", 1),
     );
-    let host = NativeHost::new()
-        .with("A", holder(10))
-        .with("T", timer)
-        .with("B", quick);
+    let host = contest_host(10);
     let (t, at) = secs_of(&xml, host, "root/B res timeout Speech");
     assert!((at - 2.0).abs() < 1e-6, "timed out at {at} s");
     assert_in_order(
@@ -319,10 +321,7 @@ fn q3_pause_on_demand_pauses_the_holder_timeline_and_resumes_it_after() {
 fn q4_a_group_conflicts_with_its_joints_and_not_with_other_groups() {
     // A holds the Legs with Lock; B wants the Head: no conflict, no wait.
     let xml = contest(&resource("Legs", "Lock", 0), &resource("Head", "Lock", 0));
-    let host = NativeHost::new()
-        .with("A", holder(10))
-        .with("T", timer)
-        .with("B", quick);
+    let host = contest_host(10);
     let (t, at) = secs_of(&xml, host, "root/B res got Head");
     assert!((at - 1.0).abs() < 1e-6, "{t:#?}");
     // And a joint of the legs, asked with timeout 0, fails at once.
@@ -330,10 +329,7 @@ fn q4_a_group_conflicts_with_its_joints_and_not_with_other_groups() {
         &resource("Legs", "Lock", 0),
         &resource("LKneePitch", "Lock", 0),
     );
-    let host = NativeHost::new()
-        .with("A", holder(10))
-        .with("T", timer)
-        .with("B", quick);
+    let host = contest_host(10);
     let (_, at) = secs_of(&xml, host, "root/B res timeout LKneePitch");
     assert!((at - 1.0).abs() < 1e-6);
 }
@@ -458,10 +454,7 @@ fn bug6_resources_are_not_ignored() {
         &resource("Speech", "Lock", 0),
         &resource("Speech", "Lock", 0),
     );
-    let host = NativeHost::new()
-        .with("A", holder(10))
-        .with("T", timer)
-        .with("B", quick);
+    let host = contest_host(10);
     let (_, t) = run(&xml, host);
     assert!(
         !t.iter().any(|l| l == "root/B call onInput_onStart"),
