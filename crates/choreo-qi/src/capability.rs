@@ -49,6 +49,22 @@ pub fn encode(extra: &[(&str, Value)]) -> Vec<u8> {
     out
 }
 
+/// The server's answer to authenticate: our capabilities plus `__qi_auth_state` as an
+/// `m<I>` holding `state`, as libqi writes it.
+pub fn encode_reply(state: u32) -> Vec<u8> {
+    let mut out = encode(&[]);
+    let count = u32::try_from(LOCAL.len() + 1).unwrap_or(u32::MAX);
+    out[0..4].copy_from_slice(&count.to_le_bytes());
+    let mut put = |b: &[u8]| {
+        out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(b);
+    };
+    put(AUTH_STATE.as_bytes());
+    put(b"I");
+    out.extend_from_slice(&state.to_le_bytes());
+    out
+}
+
 /// A decoded `{sm}` map.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CapabilityMap(pub Vec<(String, Value)>);

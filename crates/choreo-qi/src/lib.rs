@@ -8,8 +8,9 @@
 //! - [`capability`]: capabilities and authentication; [`directory`]: the ServiceDirectory's
 //!   API and `ServiceInfo`.
 //! - [`session`]: the client ([`Session`], [`RemoteObject`]).
-//! - [`server`]: a server hosting services written in Rust ([`Server`], [`ServedObject`]),
-//!   standalone with its own ServiceDirectory or registered into another one.
+//! - [`server`]: a server hosting services written in Rust ([`Server`]), standalone with its
+//!   own ServiceDirectory or registered into another one; [`object`]: the objects it serves
+//!   ([`ObjectBuilder`], [`ServedObject`]).
 //! - [`robot`]: [`RemoteRobot`] (a robot over qi for the engine) and [`serve_robot`] (any
 //!   [`choreo_engine::Robot`] served as NAOqi modules); [`naoqi`]: the module catalogue.
 
@@ -19,6 +20,10 @@ pub mod error;
 pub mod header;
 pub mod message;
 pub mod metaobject;
+pub mod naoqi;
+pub mod object;
+pub mod robot;
+pub mod server;
 pub mod session;
 pub mod signature;
 mod socket;
@@ -26,5 +31,8 @@ pub mod value;
 
 pub use error::{Error, Result};
 pub use metaobject::{MetaObject, ObjectRef};
+pub use object::{Caller, ObjectBuilder, Out, ServedObject};
+pub use robot::{CallLog, CallReport, DEFAULT_LISTEN, RemoteRobot, RobotServer, serve_robot};
+pub use server::{Server, ServerEvent, ServerLog, ServerOptions};
 pub use session::{PendingCall, RemoteObject, Session, SessionOptions, SignalLink};
 pub use signature::Signature;

@@ -388,6 +388,15 @@ impl PendingCall {
         self.id
     }
 
+    /// A handle that cancels this call from any thread.
+    pub fn canceler(&self) -> Canceler {
+        Canceler {
+            id: self.id,
+            address: self.address,
+            link: Arc::clone(&self.link),
+        }
+    }
+
     /// Asks the callee to cancel the call; the answer then is [`Error::Canceled`] (or the
     /// result, if it was already on its way).
     pub fn cancel(&self) {
@@ -421,6 +430,21 @@ impl PendingCall {
             },
         }?;
         decode_answer(&answer, &self.returns, self.link.shared.objects)
+    }
+}
+
+/// Cancels one call (see [`PendingCall::canceler`]).
+#[derive(Clone)]
+pub struct Canceler {
+    id: u32,
+    address: Address,
+    link: Arc<Link>,
+}
+
+impl Canceler {
+    /// Asks the callee to cancel the call.
+    pub fn cancel(&self) {
+        self.link.cancel(self.id, self.address);
     }
 }
 
@@ -1041,9 +1065,10 @@ impl Session {
         ServiceInfo::from_value(&v)
     }
 
-    /// A handle on service `name`'s main object. Relative endpoints (`qi:…`) and this
-    /// session's own URL reuse the session's socket; otherwise a socket to the service's
-    /// first `tcp://` endpoint is opened (and kept for later services there).
+    /// A handle on service `name`'s main object. A service living with the directory
+    /// (`qi:ServiceDirectory` among its endpoints, or this session's URL) uses the session's
+    /// socket; otherwise a socket to the service's first reachable `tcp://` endpoint is
+    /// opened (and kept for later services there).
     pub fn service(&self, name: &str) -> Result<RemoteObject> {
         let info = self.service_info(name)?;
         if info.endpoints.is_empty() {
@@ -1051,10 +1076,9 @@ impl Session {
                 "service {name}: No endpoints returned"
             )));
         }
-        let same = info
-            .endpoints
-            .iter()
-            .any(|e| e.starts_with("qi:") || parse_url(e).ok() == parse_url(&self.inner.url).ok());
+        let same = info.endpoints.iter().any(|e| {
+            e == "qi:ServiceDirectory" || parse_url(e).ok() == parse_url(&self.inner.url).ok()
+        });
         let link = if same {
             self.link()?
         } else {

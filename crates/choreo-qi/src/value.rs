@@ -499,3 +499,11 @@ fn sum_fit(mut costs: impl Iterator<Item = Option<u32>>) -> Option<u32> {
 pub fn encode_object(object: &ObjectRef, format: ObjectFormat, out: &mut Vec<u8>) {
     object.write(format, out);
 }
+
+/// Writes `value` as an `m` with signature `sig` (a property's own type, say).
+pub fn encode_dynamic_as(value: &Value, sig: &Signature, out: &mut Vec<u8>) -> Result<(), Error> {
+    let text = sig.to_string();
+    put_len(text.len(), out)?;
+    out.extend_from_slice(text.as_bytes());
+    encode(value, sig, out)
+}

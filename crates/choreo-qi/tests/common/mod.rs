@@ -1,4 +1,3 @@
-//! Test harness shared by the interop tests.
 //! Test harness: the libqi Python venv (CHOREO_QI_PYTHON) and fixture processes.
 #![allow(dead_code)]
 

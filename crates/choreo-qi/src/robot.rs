@@ -1,0 +1,413 @@
+//! Robots over qi: [`RemoteRobot`] drives a real (or libqi-hosted) robot for the engine, and
+//! [`serve_robot`] serves any [`Robot`] (the simulated robot) as NAOqi modules.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use choreo_engine::{MemorySink, Robot, SubscriptionId, Value};
+
+use crate::error::Error;
+use crate::naoqi::{MODULE_BASE, modules};
+use crate::object::{ObjectBuilder, Out, ServedObject};
+use crate::server::{Server, ServerOptions};
+use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where a served robot listens unless told otherwise (loopback, NAOqi's port).
+pub const DEFAULT_LISTEN: &str = "tcp://127.0.0.1:9559";
+
+/// A robot reached over qi: every call goes to the module of that name on the robot.
+///
+/// - [`Robot::call`] resolves the module through the ServiceDirectory (cached until the
+///   session reconnects) and the overload by the arguments' types.
+/// - [`Robot::post`] runs the call in the background and returns a local task id; the
+///   module's `wait`, `isRunning` and `stop` called with such an id act on it here (`stop`
+///   cancels the remote call).
+/// - [`Robot::subscribe`] uses `ALMemory.subscriber(key)` and its `signal`; subscriptions
+///   are made again after a reconnection.
+///
+/// While the link is down, calls fail at once with a message saying so.
+pub struct RemoteRobot {
+    state: Arc<RemoteState>,
+}
+
+struct RemoteState {
+    session: Session,
+    services: Mutex<HashMap<String, (u64, RemoteObject)>>,
+    subscriptions: Mutex<HashMap<SubscriptionId, Subscription>>,
+    tasks: Mutex<HashMap<i64, Arc<Task>>>,
+    next_task: AtomicI64,
+}
+
+struct Subscription {
+    key: String,
+    sink: MemorySink,
+    live: Option<(RemoteObject, SignalLink)>,
+}
+
+struct Task {
+    done: Mutex<Option<Result<Value, String>>>,
+    ended: Condvar,
+    cancel: Mutex<Option<Canceler>>,
+}
+
+/// Task ids handed out by [`RemoteRobot::post`] start here, away from the small ids of
+/// a robot's own tasks.
+const FIRST_TASK: i64 = 100_000;
+
+impl RemoteRobot {
+    /// Connects to the robot at `url` (`tcp://host:9559`).
+    pub fn connect(url: &str, options: SessionOptions) -> Result<RemoteRobot, Error> {
+        Ok(RemoteRobot::new(Session::connect_with(url, options)?))
+    }
+
+    /// A robot over an existing session.
+    pub fn new(session: Session) -> RemoteRobot {
+        let state = Arc::new(RemoteState {
+            session: session.clone(),
+            services: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(HashMap::new()),
+            next_task: AtomicI64::new(FIRST_TASK),
+        });
+        let weak = Arc::downgrade(&state);
+        session.on_reconnect(move |_| {
+            if let Some(state) = weak.upgrade() {
+                state.resubscribe();
+            }
+        });
+        RemoteRobot { state }
+    }
+
+    /// The session under this robot.
+    pub fn session(&self) -> &Session {
+        &self.state.session
+    }
+}
+
+impl RemoteState {
+    fn service(&self, name: &str) -> Result<RemoteObject, String> {
+        let generation = self.session.generation();
+        if let Some((g, o)) = lock(&self.services).get(name)
+            && *g == generation
+            && o.is_connected()
+        {
+            return Ok(o.clone());
+        }
+        let o = self.session.service(name).map_err(|e| match e {
+            Error::NotFound(_) | Error::Remote(_) => format!("Can't find service: {name} ({e})"),
+            other => other.to_string(),
+        })?;
+        lock(&self.services).insert(name.to_string(), (generation, o.clone()));
+        Ok(o)
+    }
+
+    fn call(&self, service: &str, method: &str, args: &[Value]) -> Result<Value, String> {
+        self.service(service)?
+            .call(method, args)
+            .map_err(|e| format!("{service}.{method}: {e}"))
+    }
+
+    fn subscribe_live(
+        &self,
+        key: &str,
+        sink: &MemorySink,
+    ) -> Result<(RemoteObject, SignalLink), String> {
+        let memory = self.service("ALMemory")?;
+        let subscriber = memory
+            .call_object("subscriber", &[Value::String(key.to_string())])
+            .map_err(|e| format!("ALMemory.subscriber({key:?}): {e}"))?;
+        let (sink, name) = (Arc::clone(sink), key.to_string());
+        let link = subscriber
+            .connect("signal", move |args| {
+                sink(&name, args.into_iter().next().unwrap_or_default());
+            })
+            .map_err(|e| format!("ALMemory.subscriber({key:?}).signal: {e}"))?;
+        Ok((subscriber, link))
+    }
+
+    fn resubscribe(&self) {
+        let mut subs = lock(&self.subscriptions);
+        for sub in subs.values_mut() {
+            sub.live = self.subscribe_live(&sub.key, &sub.sink).ok();
+        }
+    }
+
+    fn task(&self, args: &[Value]) -> Option<Arc<Task>> {
+        match args.first() {
+            Some(Value::Int(id)) if *id >= FIRST_TASK => lock(&self.tasks).get(id).cloned(),
+            _ => None,
+        }
+    }
+}
+
+impl Task {
+    /// Waits up to `timeout` (`None`: for ever); true if the task ended.
+    fn wait(&self, timeout: Option<Duration>) -> bool {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut done = lock(&self.done);
+        while done.is_none() {
+            match deadline {
+                None => {
+                    done = self
+                        .ended
+                        .wait(done)
+                        .unwrap_or_else(PoisonError::into_inner)
+                }
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return false;
+                    }
+                    done = self
+                        .ended
+                        .wait_timeout(done, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+        }
+        true
+    }
+}
+
+impl Robot for RemoteRobot {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+        if let Some(task) = self.state.task(&args) {
+            match method {
+                "wait" => {
+                    let ms = match args.get(1) {
+                        Some(Value::Int(ms)) if *ms > 0 => Some(Duration::from_millis(*ms as u64)),
+                        _ => None,
+                    };
+                    // True if the timeout expired, False if the task ended.
+                    return Ok(Value::Bool(!task.wait(ms)));
+                }
+                "isRunning" => return Ok(Value::Bool(lock(&task.done).is_none())),
+                "stop" => {
+                    if let Some(c) = lock(&task.cancel).as_ref() {
+                        c.cancel();
+                    }
+                    return Ok(Value::None);
+                }
+                _ => {}
+            }
+        }
+        self.state.call(service, method, &args)
+    }
+
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        let object = self.state.service(service)?;
+        let pending = object
+            .call_async(method, &args)
+            .map_err(|e| format!("{service}.post.{method}: {e}"))?;
+        let id = self.state.next_task.fetch_add(1, Ordering::SeqCst);
+        let task = Arc::new(Task {
+            done: Mutex::new(None),
+            ended: Condvar::new(),
+            cancel: Mutex::new(Some(pending.canceler())),
+        });
+        lock(&self.state.tasks).insert(id, Arc::clone(&task));
+        let weak: Weak<RemoteState> = Arc::downgrade(&self.state);
+        let name = format!("{service}.{method}#{id}");
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(move || {
+                let result = pending
+                    .wait_for(None)
+                    .map(|d| d.value)
+                    .map_err(|e| e.to_string());
+                *lock(&task.done) = Some(result);
+                task.ended.notify_all();
+                // Keep finished tasks a while for `wait`/`isRunning`, then forget them.
+                std::thread::sleep(Duration::from_secs(60));
+                if let Some(state) = weak.upgrade() {
+                    lock(&state.tasks).remove(&id);
+                }
+            })
+            .map_err(|e| format!("{service}.post.{method}: cannot start a task: {e}"))?;
+        Ok(id)
+    }
+
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String> {
+        let live = self.state.subscribe_live(key, &sink)?;
+        lock(&self.state.subscriptions).insert(
+            id,
+            Subscription {
+                key: key.to_string(),
+                sink,
+                live: Some(live),
+            },
+        );
+        Ok(())
+    }
+
+    fn unsubscribe(&self, id: SubscriptionId) {
+        let sub = lock(&self.state.subscriptions).remove(&id);
+        if let Some(Subscription {
+            live: Some((object, link)),
+            ..
+        }) = sub
+        {
+            let _ = object.disconnect(link);
+        }
+    }
+}
+
+/// One call a served robot received, for [`CallLog`].
+#[derive(Debug)]
+pub struct CallReport<'a> {
+    /// Module name.
+    pub service: &'a str,
+    /// Method name.
+    pub method: &'a str,
+    /// Arguments as received.
+    pub args: &'a [Value],
+    /// What the robot answered (the task id for `pCall`).
+    pub result: &'a Result<Value, String>,
+}
+
+/// Receives every call a served robot handles (printing them, counting them).
+pub type CallLog = Arc<dyn Fn(&CallReport<'_>) + Send + Sync>;
+
+/// A robot served over qi: the server and the URL it listens on.
+pub struct RobotServer {
+    /// The server (standalone, with its ServiceDirectory).
+    pub server: Server,
+    /// The URL bound.
+    pub url: String,
+}
+
+impl RobotServer {
+    /// Stops serving.
+    pub fn stop(&self) {
+        self.server.stop();
+    }
+}
+
+/// Serves `robot` at `url` (`tcp://127.0.0.1:9559`, or port 0 for a free one) as NAOqi
+/// modules (see [`crate::naoqi`]), each with the ALModule base methods; `ALMemory.subscriber`
+/// returns objects with a `signal(m)` fed by the robot's memory. Every call is reported to
+/// `on_call`.
+pub fn serve_robot(
+    robot: Arc<dyn Robot>,
+    url: &str,
+    on_call: Option<CallLog>,
+    options: ServerOptions,
+) -> Result<RobotServer, Error> {
+    let server = Server::standalone(options)?;
+    for (module, methods) in modules() {
+        let object = module_object(&robot, module, &methods, on_call.clone())?;
+        server.register_service(module, object)?;
+    }
+    let url = server.listen(url)?;
+    Ok(RobotServer { server, url })
+}
+
+fn report(
+    on_call: &Option<CallLog>,
+    service: &str,
+    method: &str,
+    args: &[Value],
+    result: &Result<Value, String>,
+) {
+    if let Some(log) = on_call {
+        log(&CallReport {
+            service,
+            method,
+            args,
+            result,
+        });
+    }
+}
+
+static NEXT_SUBSCRIPTION: AtomicI64 = AtomicI64::new(1 << 40);
+
+fn module_object(
+    robot: &Arc<dyn Robot>,
+    module: &'static str,
+    methods: &[crate::naoqi::ModuleMethod],
+    on_call: Option<CallLog>,
+) -> Result<Arc<ServedObject>, Error> {
+    let mut b = ObjectBuilder::new(&format!("{module} (choreo simulated robot)"));
+    let names: Vec<Value> = methods
+        .iter()
+        .map(|m| Value::String(m.name.to_string()))
+        .collect();
+    for (name, params, returns) in MODULE_BASE {
+        let (robot, log) = (Arc::clone(robot), on_call.clone());
+        let names = names.clone();
+        let handler = move |args: Vec<Value>| -> Result<Out, String> {
+            let result = match name {
+                "exit" => Ok(Value::None),
+                "version" => Ok(Value::String("2.5.0 (choreo)".into())),
+                "ping" => Ok(Value::Bool(true)),
+                "getMethodList" => Ok(Value::List(names.clone())),
+                "getMethodHelp" | "getUsage" => Ok(Value::String(format!(
+                    "{module}.{}",
+                    args.first().unwrap_or(&Value::None)
+                ))),
+                "getModuleHelp" => Ok(Value::String(module.to_string())),
+                "getBrokerName" => Ok(Value::String("choreo".into())),
+                "pCall" | "__pCall" => {
+                    let call = match args.last() {
+                        Some(Value::List(v) | Value::Tuple(v)) => v.clone(),
+                        _ => Vec::new(),
+                    };
+                    match call.split_first() {
+                        Some((Value::String(method), rest)) => {
+                            robot.post(module, method, rest.to_vec()).map(Value::Int)
+                        }
+                        _ => Err(format!("{module}.pCall: expects [method, args...]")),
+                    }
+                }
+                _ => robot.call(module, name, args.clone()),
+            };
+            report(&log, module, name, &args, &result);
+            result.map(Out::Value)
+        };
+        b = b.method(name, params, returns, handler);
+    }
+    for m in methods {
+        let (robot, log) = (Arc::clone(robot), on_call.clone());
+        let name = m.name;
+        let void = m.returns == "v";
+        b = b.method(m.name, m.params, m.returns, move |args| {
+            let result = robot.call(module, name, args.clone());
+            report(&log, module, name, &args, &result);
+            result.map(|v| Out::Value(if void { Value::None } else { v }))
+        });
+    }
+    if module == "ALMemory" {
+        let robot = Arc::clone(robot);
+        let log = on_call;
+        b = b.method("subscriber", "(s)", "o", move |args| {
+            let key = match args.first() {
+                Some(Value::String(k)) => k.clone(),
+                _ => return Err("ALMemory.subscriber: the key must be a string".into()),
+            };
+            let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::Relaxed) as u64;
+            let unsubscriber = Arc::clone(&robot);
+            let object = ObjectBuilder::new(&format!("ALMemory subscriber of {key}"))
+                .signal("signal", "(m)")
+                .on_drop(move || unsubscriber.unsubscribe(id))
+                .build()
+                .map_err(|e| e.to_string())?;
+            let weak = Arc::downgrade(&object);
+            let sink: MemorySink = Arc::new(move |_key: &str, value: Value| {
+                if let Some(o) = weak.upgrade() {
+                    let _ = o.emit("signal", vec![value]);
+                }
+            });
+            let result = robot.subscribe(&key, id, sink).map(|()| Value::None);
+            report(&log, "ALMemory", "subscriber", &args, &result);
+            result.map(|_| Out::Object(object))
+        });
+    }
+    b.build()
+}

@@ -1,0 +1,1037 @@
+//! The server: hosts [`ServedObject`]s as services, either standalone with its own
+//! ServiceDirectory (service 1), or registered into another directory (a robot's, or any
+//! libqi process's).
+//!
+//! Threads: one accepting thread per listening socket, one reader thread per connection,
+//! and a pool of workers that grows when every worker is busy (methods may block for as
+//! long as a robot action lasts) and shrinks when workers stay idle. Methods built with
+//! [`crate::ObjectBuilder::method_inline`] run on the reader thread itself.
+//!
+//! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
+//! connection with an error reported through [`ServerOptions::log`]; other connections go on.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufReader;
+use std::net::{TcpListener, TcpStream};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use crossbeam_channel::{Receiver, Sender, unbounded};
+
+use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
+use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
+use crate::error::Error;
+use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
+use crate::message::{Message, next_id};
+use crate::metaobject::{self, ObjectFormat, ObjectRef};
+use crate::object::{Caller, ObjectBuilder, Out, ServedObject, Subscriber};
+use crate::session::{Session, SessionOptions, error_payload, parse_url};
+use crate::signature::Signature;
+use crate::socket::Outbox;
+use crate::value;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a server reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// Listening on `url`.
+    Listening(String),
+    /// A client connected from `peer`.
+    Connected(String),
+    /// A client's connection ended; `error` says why when it was not a clean close.
+    Closed {
+        /// The client's address.
+        peer: String,
+        /// The protocol or socket error that closed it.
+        error: Option<String>,
+    },
+    /// A service was registered: name and id.
+    ServiceAdded(String, u32),
+    /// A service was unregistered: name and id.
+    ServiceRemoved(String, u32),
+}
+
+/// Receives [`ServerEvent`]s (from server threads; keep it short).
+pub type ServerLog = Arc<dyn Fn(&ServerEvent) + Send + Sync>;
+
+/// How a server behaves.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// Largest payload accepted from a client.
+    pub max_payload: u32,
+    /// When set, clients must authenticate with this `(user, token)`.
+    pub credentials: Option<(String, String)>,
+    /// Where events go; by default connection errors are printed on stderr.
+    pub log: ServerLog,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            max_payload: DEFAULT_MAX_PAYLOAD,
+            credentials: None,
+            log: Arc::new(|e| {
+                if let ServerEvent::Closed {
+                    peer,
+                    error: Some(error),
+                } = e
+                {
+                    eprintln!("qi server: connection from {peer} closed: {error}");
+                }
+            }),
+        }
+    }
+}
+
+/// One client connection.
+pub(crate) struct Connection {
+    id: u64,
+    out: Outbox,
+    shared: Mutex<Shared>,
+    authenticated: AtomicBool,
+    /// Calls running on workers: id → address, so a Cancel can answer for them.
+    in_flight: Mutex<HashMap<u32, Address>>,
+}
+
+impl Connection {
+    /// Sends a message to the client.
+    pub(crate) fn send(&self, m: &Message) -> Result<(), Error> {
+        self.out.send(m)
+    }
+
+    fn format(&self) -> ObjectFormat {
+        lock(&self.shared).objects
+    }
+
+    fn answer(&self, call: &Message, kind: MessageType, payload: Vec<u8>) {
+        let _ = self.out.send(&Message::new(
+            kind,
+            call.header.id,
+            call.header.address,
+            Flags::default(),
+            payload,
+        ));
+    }
+
+    fn error(&self, call: &Message, text: &str) {
+        if call.header.kind == MessageType::Call {
+            self.answer(call, MessageType::Error, error_payload(text));
+        }
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Workers for methods that may block: grows when all are busy, shrinks after idling.
+struct Workers {
+    jobs: Sender<Job>,
+    queue: Receiver<Job>,
+    idle: Arc<AtomicUsize>,
+}
+
+const WORKER_IDLE: Duration = Duration::from_secs(30);
+
+impl Workers {
+    fn new() -> Workers {
+        let (jobs, queue) = unbounded();
+        Workers {
+            jobs,
+            queue,
+            idle: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    fn run(&self, job: Job) {
+        // Reserve an idle worker, or start one for this job.
+        let mut n = self.idle.load(Ordering::SeqCst);
+        while n > 0 {
+            match self
+                .idle
+                .compare_exchange(n, n - 1, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => {
+                    if let Err(e) = self.jobs.send(job) {
+                        (e.into_inner())();
+                    }
+                    return;
+                }
+                Err(now) => n = now,
+            }
+        }
+        let queue = self.queue.clone();
+        let idle = Arc::clone(&self.idle);
+        let spawned = std::thread::Builder::new()
+            .name("qi-worker".into())
+            .spawn(move || {
+                job();
+                loop {
+                    idle.fetch_add(1, Ordering::SeqCst);
+                    match queue.recv_timeout(WORKER_IDLE) {
+                        Ok(job) => job(),
+                        Err(_) => {
+                            // Retire only if no job was reserved for an idle worker.
+                            let n = idle.load(Ordering::SeqCst);
+                            if n > 0
+                                && idle
+                                    .compare_exchange(n, n - 1, Ordering::SeqCst, Ordering::SeqCst)
+                                    .is_ok()
+                            {
+                                return;
+                            }
+                            if let Ok(job) = queue.recv() {
+                                job();
+                            }
+                        }
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            eprintln!("qi server: cannot start a worker: {e}");
+        }
+    }
+}
+
+/// Where services are registered.
+enum Registry {
+    /// Our own ServiceDirectory.
+    Local,
+    /// Another process's directory, through a client session.
+    Remote(Session),
+}
+
+struct ServiceRecord {
+    info: ServiceInfo,
+    /// The connection that registered it (remote providers), 0 for our own services.
+    owner: u64,
+}
+
+struct BoundObject {
+    object: Arc<ServedObject>,
+    /// The connection it was returned to (objects by reference die with it); 0 for services.
+    owner: u64,
+}
+
+struct ServerInner {
+    options: ServerOptions,
+    registry: Registry,
+    objects: RwLock<HashMap<(u32, u32), BoundObject>>,
+    services: RwLock<BTreeMap<u32, ServiceRecord>>,
+    endpoints: RwLock<Vec<String>>,
+    next_service: AtomicU32,
+    next_object: AtomicU32,
+    next_connection: AtomicU64,
+    machine_id: String,
+    session_id: String,
+    connections: Mutex<HashMap<u64, Weak<Connection>>>,
+    listeners: Mutex<Vec<TcpListener>>,
+    stopped: AtomicBool,
+    workers: Workers,
+    directory: Mutex<Option<Arc<ServedObject>>>,
+}
+
+/// A qi server (see the module documentation).
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+/// A UUID-shaped id, random enough to tell processes and runs apart.
+fn uuid_like() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut words = [0u64; 2];
+    for w in &mut words {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(u64::from(std::process::id()));
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        *w = h.finish();
+    }
+    let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+impl Server {
+    fn with_registry(options: ServerOptions, registry: Registry) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                options,
+                registry,
+                objects: RwLock::new(HashMap::new()),
+                services: RwLock::new(BTreeMap::new()),
+                endpoints: RwLock::new(Vec::new()),
+                next_service: AtomicU32::new(2),
+                next_object: AtomicU32::new(2),
+                next_connection: AtomicU64::new(1),
+                machine_id: uuid_like(),
+                session_id: uuid_like(),
+                connections: Mutex::new(HashMap::new()),
+                listeners: Mutex::new(Vec::new()),
+                stopped: AtomicBool::new(false),
+                workers: Workers::new(),
+                directory: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// A server with its own ServiceDirectory (service 1): a complete qi endpoint, like
+    /// `qi.Application --qi-standalone` or a robot.
+    pub fn standalone(options: ServerOptions) -> Result<Server, Error> {
+        let server = Server::with_registry(options, Registry::Local);
+        let sd = directory_object(Arc::downgrade(&server.inner))?;
+        sd.bind((directory::SERVICE_ID, 1));
+        write(&server.inner.objects).insert(
+            (directory::SERVICE_ID, 1),
+            BoundObject {
+                object: Arc::clone(&sd),
+                owner: 0,
+            },
+        );
+        write(&server.inner.services).insert(
+            directory::SERVICE_ID,
+            ServiceRecord {
+                info: ServiceInfo {
+                    name: "ServiceDirectory".into(),
+                    service_id: directory::SERVICE_ID,
+                    machine_id: server.inner.machine_id.clone(),
+                    process_id: std::process::id(),
+                    endpoints: Vec::new(),
+                    session_id: "0".into(),
+                    object_uid: Vec::new(),
+                },
+                owner: 0,
+            },
+        );
+        *lock(&server.inner.directory) = Some(sd);
+        Ok(server)
+    }
+
+    /// A server whose services are registered into the directory at `directory_url`
+    /// (call [`Server::listen`] before registering: the directory hands our endpoint out).
+    pub fn attached(
+        directory_url: &str,
+        options: ServerOptions,
+        session: SessionOptions,
+    ) -> Result<Server, Error> {
+        let session = Session::connect_with(
+            directory_url,
+            SessionOptions {
+                reconnect: false,
+                ..session
+            },
+        )?;
+        Ok(Server::with_registry(options, Registry::Remote(session)))
+    }
+
+    /// Listens on `url` (`tcp://127.0.0.1:0` picks a free port) and serves clients there;
+    /// returns the URL actually bound.
+    pub fn listen(&self, url: &str) -> Result<String, Error> {
+        let host = parse_url(url)?;
+        let listener = TcpListener::bind(&host)?;
+        let local = listener.local_addr()?;
+        let bound = format!("tcp://{local}");
+        write(&self.inner.endpoints).push(bound.clone());
+        lock(&self.inner.listeners).push(listener.try_clone()?);
+        let weak = Arc::downgrade(&self.inner);
+        std::thread::Builder::new()
+            .name("qi-accept".into())
+            .spawn(move || accept_loop(&weak, &listener))?;
+        (self.inner.options.log)(&ServerEvent::Listening(bound.clone()));
+        Ok(bound)
+    }
+
+    /// The URLs listened on.
+    pub fn endpoints(&self) -> Vec<String> {
+        read(&self.inner.endpoints).clone()
+    }
+
+    /// The machine id this server reports.
+    pub fn machine_id(&self) -> &str {
+        &self.inner.machine_id
+    }
+
+    /// Registers `object` as service `name`; returns its id.
+    pub fn register_service(&self, name: &str, object: Arc<ServedObject>) -> Result<u32, Error> {
+        match &self.inner.registry {
+            Registry::Local => {
+                if read(&self.inner.services)
+                    .values()
+                    .any(|r| r.info.name == name)
+                {
+                    return Err(Error::Type(format!("service {name} already registered")));
+                }
+                let id = self.inner.next_service.fetch_add(1, Ordering::SeqCst);
+                object.bind((id, 1));
+                write(&self.inner.objects).insert((id, 1), BoundObject { object, owner: 0 });
+                let info = ServiceInfo {
+                    name: name.to_string(),
+                    service_id: id,
+                    machine_id: self.inner.machine_id.clone(),
+                    process_id: std::process::id(),
+                    endpoints: Vec::new(),
+                    session_id: self.inner.session_id.clone(),
+                    object_uid: Vec::new(),
+                };
+                write(&self.inner.services).insert(id, ServiceRecord { info, owner: 0 });
+                self.inner.service_added(id, name);
+                Ok(id)
+            }
+            Registry::Remote(session) => {
+                let endpoints = self.endpoints();
+                if endpoints.is_empty() {
+                    return Err(Error::Type(
+                        "listen before registering into another directory".into(),
+                    ));
+                }
+                let info = ServiceInfo {
+                    name: name.to_string(),
+                    service_id: 0,
+                    machine_id: session.machine_id()?,
+                    process_id: std::process::id(),
+                    endpoints,
+                    session_id: self.inner.session_id.clone(),
+                    object_uid: object.uid.to_vec(),
+                };
+                let id = session.register_service(&info)?;
+                object.bind((id, 1));
+                write(&self.inner.objects).insert((id, 1), BoundObject { object, owner: 0 });
+                session.service_ready(id)?;
+                (self.inner.options.log)(&ServerEvent::ServiceAdded(name.to_string(), id));
+                Ok(id)
+            }
+        }
+    }
+
+    /// Unregisters service `id`.
+    pub fn unregister_service(&self, id: u32) -> Result<(), Error> {
+        write(&self.inner.objects).remove(&(id, 1));
+        match &self.inner.registry {
+            Registry::Local => self.inner.remove_service(id),
+            Registry::Remote(session) => session.unregister_service(id),
+        }
+    }
+
+    /// Stops listening and closes every connection.
+    pub fn stop(&self) {
+        self.inner.stopped.store(true, Ordering::SeqCst);
+        for l in lock(&self.inner.listeners).drain(..) {
+            // Wake the accepting thread: it sees `stopped` and returns.
+            if let Ok(a) = l.local_addr() {
+                let _ = TcpStream::connect_timeout(&a, Duration::from_millis(200));
+            }
+        }
+        let conns: Vec<_> = lock(&self.inner.connections).drain().collect();
+        for (_, c) in conns {
+            if let Some(c) = c.upgrade() {
+                c.out.close("server stopped");
+            }
+        }
+    }
+}
+
+impl ServerInner {
+    fn service_added(&self, id: u32, name: &str) {
+        (self.options.log)(&ServerEvent::ServiceAdded(name.to_string(), id));
+        if let Some(sd) = lock(&self.directory).as_ref() {
+            let _ = sd.emit(
+                "serviceAdded",
+                vec![Value::Int(i64::from(id)), Value::String(name.to_string())],
+            );
+        }
+    }
+
+    fn remove_service(&self, id: u32) -> Result<(), Error> {
+        let record = write(&self.services)
+            .remove(&id)
+            .ok_or_else(|| Error::NotFound(format!("no service with id {id}")))?;
+        let name = record.info.name;
+        (self.options.log)(&ServerEvent::ServiceRemoved(name.clone(), id));
+        if let Some(sd) = lock(&self.directory).as_ref() {
+            let _ = sd.emit(
+                "serviceRemoved",
+                vec![Value::Int(i64::from(id)), Value::String(name)],
+            );
+        }
+        Ok(())
+    }
+
+    /// The record of service `name` as clients see it: our own services list the
+    /// relative endpoints and every URL we listen on.
+    fn service_info(&self, record: &ServiceRecord) -> ServiceInfo {
+        let mut info = record.info.clone();
+        if record.owner == 0 {
+            let mut endpoints = vec!["qi:ServiceDirectory".to_string()];
+            if info.name != "ServiceDirectory" {
+                endpoints.push(format!("qi:{}", info.name));
+            }
+            endpoints.extend(read(&self.endpoints).iter().cloned());
+            info.endpoints = endpoints;
+        }
+        info
+    }
+
+    fn object(&self, service: u32, object: u32) -> Option<Arc<ServedObject>> {
+        read(&self.objects)
+            .get(&(service, object))
+            .map(|b| Arc::clone(&b.object))
+    }
+
+    /// Binds an object returned by reference from service `service` to `owner`.
+    fn bind_returned(&self, service: u32, object: &Arc<ServedObject>, owner: u64) -> (u32, u32) {
+        if let Some(at) = object.address() {
+            return at;
+        }
+        let id = self.next_object.fetch_add(1, Ordering::SeqCst);
+        let at = object.bind((service, id));
+        write(&self.objects).insert(
+            at,
+            BoundObject {
+                object: Arc::clone(object),
+                owner,
+            },
+        );
+        at
+    }
+
+    fn connection_closed(&self, id: u64) {
+        lock(&self.connections).remove(&id);
+        let mut objects = write(&self.objects);
+        objects.retain(|_, b| b.owner != id);
+        for b in objects.values() {
+            b.object.drop_connection(id);
+        }
+        drop(objects);
+        let owned: Vec<u32> = read(&self.services)
+            .iter()
+            .filter(|(_, r)| r.owner == id)
+            .map(|(k, _)| *k)
+            .collect();
+        for sid in owned {
+            let _ = self.remove_service(sid);
+        }
+    }
+}
+
+fn accept_loop(weak: &Weak<ServerInner>, listener: &TcpListener) {
+    for stream in listener.incoming() {
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        if inner.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else {
+            continue;
+        };
+        let _ = std::thread::Builder::new()
+            .name("qi-server-conn".into())
+            .spawn(move || serve_connection(&inner, stream));
+    }
+}
+
+fn serve_connection(inner: &Arc<ServerInner>, stream: TcpStream) {
+    let peer = stream
+        .peer_addr()
+        .map_or_else(|_| "?".to_string(), |a| a.to_string());
+    let _ = stream.set_nodelay(true);
+    let (Ok(read_half), Ok(write_half)) = (stream.try_clone(), stream.try_clone()) else {
+        return;
+    };
+    let id = inner.next_connection.fetch_add(1, Ordering::SeqCst);
+    let conn = Arc::new(Connection {
+        id,
+        out: Outbox::new(write_half),
+        shared: Mutex::new(Shared::default()),
+        authenticated: AtomicBool::new(false),
+        in_flight: Mutex::new(HashMap::new()),
+    });
+    lock(&inner.connections).insert(id, Arc::downgrade(&conn));
+    (inner.options.log)(&ServerEvent::Connected(peer.clone()));
+    let mut reader = BufReader::with_capacity(1 << 16, read_half);
+    let error = loop {
+        match Message::read_from(&mut reader, inner.options.max_payload) {
+            Ok(Some(m)) => {
+                if let Err(e) = handle(inner, &conn, m) {
+                    break Some(e.to_string());
+                }
+            }
+            Ok(None) => break None,
+            Err(e) => break Some(e.to_string()),
+        }
+    };
+    conn.out.close(error.as_deref().unwrap_or("closed"));
+    inner.connection_closed(id);
+    (inner.options.log)(&ServerEvent::Closed { peer, error });
+}
+
+/// Handles one message; an error closes the connection.
+fn handle(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
+    let a = m.header.address;
+    if a.service == 0 && matches!(m.header.kind, MessageType::Call | MessageType::Post) {
+        return authenticate(inner, conn, &m);
+    }
+    if !conn.authenticated.load(Ordering::SeqCst) {
+        if inner.options.credentials.is_some() {
+            conn.error(&m, "Authentication failed: authenticate first");
+            return Err(Error::Authentication("a call before authenticating".into()));
+        }
+        conn.error(&m, "The call request could not be handled.");
+        return Ok(());
+    }
+    match m.header.kind {
+        MessageType::Call | MessageType::Post => call(inner, conn, m),
+        MessageType::Cancel => {
+            let target = value::Reader::new(&m.payload).u32()?;
+            if let Some(address) = lock(&conn.in_flight).remove(&target) {
+                let _ = conn.out.send(&Message::new(
+                    MessageType::Canceled,
+                    target,
+                    address,
+                    Flags::default(),
+                    Vec::new(),
+                ));
+            }
+            Ok(())
+        }
+        MessageType::Capability => {
+            *lock(&conn.shared) = Shared::with(&CapabilityMap::decode(&m.payload)?);
+            Ok(())
+        }
+        MessageType::Reply | MessageType::Error | MessageType::Canceled | MessageType::Event => {
+            Ok(())
+        }
+    }
+}
+
+fn authenticate(
+    inner: &Arc<ServerInner>,
+    conn: &Arc<Connection>,
+    m: &Message,
+) -> Result<(), Error> {
+    if m.header.address.action != AUTHENTICATE || m.header.kind != MessageType::Call {
+        if inner.options.credentials.is_some() {
+            conn.error(m, "Authentication failed: authenticate first");
+            return Err(Error::Authentication("no authenticate call".into()));
+        }
+        conn.authenticated.store(true, Ordering::SeqCst);
+        let _ = conn.out.send(&Message::new(
+            MessageType::Capability,
+            next_id(),
+            Address::default(),
+            Flags::default(),
+            capability::encode(&[]),
+        ));
+        return Ok(());
+    }
+    let remote = CapabilityMap::decode(&m.payload)?;
+    if let Some((user, token)) = &inner.options.credentials
+        && (remote.string("auth_user") != Some(user) || remote.string("auth_token") != Some(token))
+    {
+        conn.error(m, "Authentication failed: bad user or token");
+        return Err(Error::Authentication("bad user or token".into()));
+    }
+    *lock(&conn.shared) = Shared::with(&remote);
+    conn.authenticated.store(true, Ordering::SeqCst);
+    conn.answer(
+        m,
+        MessageType::Reply,
+        capability::encode_reply(AUTH_DONE as u32),
+    );
+    Ok(())
+}
+
+fn read_args(m: &Message, sig: &Signature, format: ObjectFormat) -> Result<Vec<Value>, Error> {
+    let sig = if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
+        &Signature::Dynamic
+    } else {
+        sig
+    };
+    if m.header.flags.contains(Flags::RETURN_TYPE) {
+        // The arguments are followed by the wanted return signature: read and ignore it.
+        let mut r = value::Reader::new(&m.payload);
+        let mut objects = Vec::new();
+        let v = value::read_value(&mut r, sig, format, &mut objects, 0)?;
+        r.string()?;
+        r.finish()?;
+        return Ok(into_args(v));
+    }
+    Ok(into_args(value::decode(&m.payload, sig, format)?.value))
+}
+
+fn into_args(v: Value) -> Vec<Value> {
+    match v {
+        Value::Tuple(v) | Value::List(v) => v,
+        other => vec![other],
+    }
+}
+
+fn reply_value(conn: &Connection, m: &Message, v: &Value, sig: &Signature) {
+    let mut out = Vec::new();
+    match value::encode(v, sig, &mut out) {
+        Ok(()) => conn.answer(m, MessageType::Reply, out),
+        Err(e) => conn.error(m, &format!("cannot convert the result: {e}")),
+    }
+}
+
+fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
+    let a = m.header.address;
+    let Some(object) = inner.object(a.service, a.object) else {
+        conn.error(
+            &m,
+            &format!(
+                "No such object {{{}.{}.{}, id:{}}}",
+                a.service, a.object, a.action, m.header.id
+            ),
+        );
+        return Ok(());
+    };
+    let format = conn.format();
+    let args =
+        |sig: &str| -> Result<Vec<Value>, Error> { read_args(&m, &Signature::parse(sig)?, format) };
+    match a.action {
+        metaobject::REGISTER_EVENT | metaobject::REGISTER_EVENT_WITH_SIGNATURE => {
+            let dynamic = a.action == metaobject::REGISTER_EVENT_WITH_SIGNATURE;
+            let v = args(if dynamic { "(IILs)" } else { "(IIL)" })?;
+            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
+                return Err(Error::Protocol("bad registerEvent arguments".into()));
+            };
+            let dynamic = match v.get(3) {
+                Some(Value::String(s)) => Some(Signature::parse(s)?),
+                _ => None,
+            };
+            let signal = u32::try_from(*uid)
+                .ok()
+                .and_then(|u| object.signals.get(&u));
+            let Some(signal) = signal else {
+                conn.error(&m, &format!("Cannot find signal with uid {uid}"));
+                return Ok(());
+            };
+            lock(&signal.subscribers).push(Subscriber {
+                connection: Arc::downgrade(conn),
+                connection_id: conn.id,
+                link: *link as u64,
+                dynamic,
+            });
+            if m.header.kind == MessageType::Call {
+                reply_value(conn, &m, &Value::Int(*link), &Signature::UInt64);
+            }
+        }
+        metaobject::UNREGISTER_EVENT => {
+            let v = args("(IIL)")?;
+            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
+                return Err(Error::Protocol("bad unregisterEvent arguments".into()));
+            };
+            let removed = u32::try_from(*uid)
+                .ok()
+                .and_then(|u| object.signals.get(&u))
+                .is_some_and(|s| {
+                    let mut subs = lock(&s.subscribers);
+                    let before = subs.len();
+                    subs.retain(|x| !(x.connection_id == conn.id && x.link == *link as u64));
+                    subs.len() != before
+                });
+            if removed {
+                if m.header.kind == MessageType::Call {
+                    conn.answer(&m, MessageType::Reply, Vec::new());
+                }
+            } else {
+                conn.error(
+                    &m,
+                    &format!("No subscription with link {link} on signal {uid}"),
+                );
+            }
+        }
+        metaobject::META_OBJECT => {
+            args("(I)")?;
+            if m.header.kind == MessageType::Call {
+                conn.answer(&m, MessageType::Reply, object.meta_bytes().to_vec());
+            }
+        }
+        metaobject::TERMINATE => {
+            args("(I)")?;
+            if a.object > 1 {
+                write(&inner.objects).remove(&(a.service, a.object));
+            }
+            if m.header.kind == MessageType::Call {
+                conn.answer(&m, MessageType::Reply, Vec::new());
+            }
+        }
+        metaobject::PROPERTY => {
+            let v = args("(m)")?;
+            let uid = v.first().and_then(|k| object.property_uid(k));
+            match uid.and_then(|u| object.properties.get(&u)) {
+                Some(p) => {
+                    let mut out = Vec::new();
+                    let value = lock(&p.value).clone();
+                    match value::encode_dynamic_as(&value, &p.signature, &mut out) {
+                        Ok(()) => conn.answer(&m, MessageType::Reply, out),
+                        Err(e) => conn.error(&m, &e.to_string()),
+                    }
+                }
+                None => conn.error(
+                    &m,
+                    &format!("No such property {}", v.first().unwrap_or(&Value::None)),
+                ),
+            }
+        }
+        metaobject::SET_PROPERTY => {
+            let mut v = args("(mm)")?.into_iter();
+            let key = v.next().unwrap_or_default();
+            let value = v.next().unwrap_or_default();
+            match object.property_uid(&key) {
+                Some(uid) => match object.set_property_uid(uid, value) {
+                    Ok(()) => {
+                        if m.header.kind == MessageType::Call {
+                            conn.answer(&m, MessageType::Reply, Vec::new());
+                        }
+                    }
+                    Err(e) => conn.error(&m, &e.to_string()),
+                },
+                None => conn.error(&m, &format!("No such property {key}")),
+            }
+        }
+        metaobject::PROPERTIES => {
+            args("()")?;
+            let names = Value::List(
+                object
+                    .properties
+                    .values()
+                    .map(|p| Value::String(p.name.clone()))
+                    .collect(),
+            );
+            reply_value(
+                conn,
+                &m,
+                &names,
+                &Signature::List(Box::new(Signature::String)),
+            );
+        }
+        80 | 84 => reply_value(conn, &m, &Value::Bool(false), &Signature::Bool),
+        81 | 83 | 85 => {
+            if m.header.kind == MessageType::Call {
+                conn.answer(&m, MessageType::Reply, Vec::new());
+            }
+        }
+        82 => conn.answer(&m, MessageType::Reply, 0u32.to_le_bytes().to_vec()),
+        uid => {
+            if let Some(method) = object.methods.get(&uid) {
+                let args = read_args(&m, &method.params, format)?;
+                let post = m.header.kind == MessageType::Post;
+                let caller = Caller {
+                    connection: conn.id,
+                };
+                if method.inline {
+                    let result = run_handler(&method.handler, &caller, args);
+                    if !post {
+                        finish(inner, conn, &m, result, &method.returns);
+                    }
+                } else {
+                    if !post {
+                        lock(&conn.in_flight).insert(m.header.id, a);
+                    }
+                    let (inner, conn, object) =
+                        (Arc::clone(inner), Arc::clone(conn), Arc::clone(&object));
+                    inner.clone().workers.run(Box::new(move || {
+                        let Some(method) = object.methods.get(&uid) else {
+                            return;
+                        };
+                        let result = run_handler(&method.handler, &caller, args);
+                        if !post && lock(&conn.in_flight).remove(&m.header.id).is_some() {
+                            finish(&inner, &conn, &m, result, &method.returns);
+                        }
+                    }));
+                }
+            } else if object.signals.contains_key(&uid) {
+                // A remote emit: libqi posts the arguments to the signal uid.
+                let sig = object
+                    .signals
+                    .get(&uid)
+                    .map(|s| s.signature.clone())
+                    .unwrap_or(Signature::tuple(vec![]));
+                let v = read_args(&m, &sig, format)?;
+                let _ = object.emit_uid(uid, &Value::Tuple(v));
+            } else {
+                conn.error(
+                    &m,
+                    &format!(
+                        "No such method {{{}.{}.{}, id:{}}}",
+                        a.service, a.object, a.action, m.header.id
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_handler(
+    handler: &crate::object::Handler,
+    caller: &Caller,
+    args: Vec<Value>,
+) -> Result<Out, String> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| handler(caller, args)))
+        .unwrap_or_else(|_| Err("internal error: the method panicked".to_string()))
+}
+
+fn finish(
+    inner: &ServerInner,
+    conn: &Connection,
+    m: &Message,
+    result: Result<Out, String>,
+    returns: &Signature,
+) {
+    match result {
+        Ok(Out::Value(v)) => reply_value(conn, m, &v, returns),
+        Ok(Out::Object(object)) => {
+            let (service, id) = inner.bind_returned(m.header.address.service, &object, conn.id);
+            let reference = ObjectRef {
+                meta: object.meta_object().clone(),
+                service,
+                object: id,
+                uid: Some(object.uid),
+            };
+            let mut out = Vec::new();
+            if *returns == Signature::Dynamic {
+                out.extend_from_slice(&1u32.to_le_bytes());
+                out.push(b'o');
+            }
+            value::encode_object(&reference, conn.format(), &mut out);
+            conn.answer(m, MessageType::Reply, out);
+        }
+        Err(text) => conn.error(m, &text),
+    }
+}
+
+/// The ServiceDirectory object of a standalone server.
+fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error> {
+    let info = SERVICE_INFO_SIGNATURE;
+    let list = format!("[{info}]");
+    let w = weak.clone();
+    let service = move |args: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let name = match args.first() {
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err("service(name): name must be a string".into()),
+        };
+        let services = read(&inner.services);
+        let record = services
+            .values()
+            .find(|r| r.info.name == name)
+            .ok_or_else(|| format!("Cannot find service '{name}' in index"))?;
+        Ok(Out::Value(inner.service_info(record).to_value()))
+    };
+    let w = weak.clone();
+    let services = move |_: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let services = read(&inner.services);
+        Ok(Out::Value(Value::List(
+            services
+                .values()
+                .map(|r| inner.service_info(r).to_value())
+                .collect(),
+        )))
+    };
+    let w = weak.clone();
+    let register = move |caller: &Caller, args: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let mut info = ServiceInfo::from_value(args.first().unwrap_or(&Value::None))
+            .map_err(|e| e.to_string())?;
+        let mut services = write(&inner.services);
+        if services.values().any(|r| r.info.name == info.name) {
+            return Err(format!(
+                "Service \"{}\" (#0) is already registered",
+                info.name
+            ));
+        }
+        let id = inner.next_service.fetch_add(1, Ordering::SeqCst);
+        info.service_id = id;
+        services.insert(
+            id,
+            ServiceRecord {
+                info,
+                owner: caller.connection,
+            },
+        );
+        Ok(Out::Value(Value::Int(i64::from(id))))
+    };
+    let w = weak.clone();
+    let unregister = move |args: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let id = match args.first() {
+            Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
+            _ => return Err("unregisterService(id): id must be an integer".into()),
+        };
+        inner.remove_service(id).map_err(|e| e.to_string())?;
+        Ok(Out::Value(Value::None))
+    };
+    let w = weak.clone();
+    let ready = move |args: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let id = match args.first() {
+            Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
+            _ => return Err("serviceReady(id): id must be an integer".into()),
+        };
+        let name = read(&inner.services)
+            .get(&id)
+            .map(|r| r.info.name.clone())
+            .ok_or_else(|| format!("no service with id {id}"))?;
+        inner.service_added(id, &name);
+        Ok(Out::Value(Value::None))
+    };
+    let w = weak.clone();
+    let update = move |args: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        let info = ServiceInfo::from_value(args.first().unwrap_or(&Value::None))
+            .map_err(|e| e.to_string())?;
+        match write(&inner.services).get_mut(&info.service_id) {
+            Some(r) => {
+                r.info = info;
+                Ok(Out::Value(Value::None))
+            }
+            None => Err(format!("no service with id {}", info.service_id)),
+        }
+    };
+    let w = weak;
+    let machine = move |_: Vec<Value>| -> Result<Out, String> {
+        let inner = w.upgrade().ok_or("server stopped")?;
+        Ok(Out::Value(Value::String(inner.machine_id.clone())))
+    };
+    ObjectBuilder::new("")
+        .method_inline("service", "(s)", info, service)
+        .method_inline("services", "()", &list, services)
+        .method_with_caller("registerService", &format!("({info})"), "I", true, register)
+        .method_inline("unregisterService", "(I)", "v", unregister)
+        .method_inline("serviceReady", "(I)", "v", ready)
+        .method_inline("updateServiceInfo", &format!("({info})"), "v", update)
+        .signal("serviceAdded", "(Is)")
+        .signal("serviceRemoved", "(Is)")
+        .method_inline("machineId", "()", "s", machine)
+        .method_inline("_socketOfService", "(I)", "o", |_| {
+            Err("_socketOfService is not served".to_string())
+        })
+        .build()
+}

@@ -1,0 +1,355 @@
+//! Interop with the real libqi (PyPI `qi` 3.1.5, through CHOREO_QI_PYTHON): our client
+//! against a libqi standalone directory with Python services, and the libqi client against
+//! our server (the simulated robot plus a Rust service). Both directions assert values.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use choreo_qi::{Error, ObjectBuilder, Out, Server, ServerOptions, Session, SessionOptions};
+
+fn s(x: &str) -> Value {
+    Value::String(x.to_string())
+}
+
+fn i(x: i64) -> Value {
+    Value::Int(x)
+}
+
+/// Waits (up to 5 s) for `done`.
+fn wait_until(done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !done() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn our_client_against_libqi_server() {
+    let Some(py) = common::python("our_client_against_libqi_server") else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    let options = SessionOptions {
+        call_timeout: Some(Duration::from_secs(10)),
+        ..SessionOptions::default()
+    };
+    let session = Session::connect_with(&url, options).unwrap();
+
+    // The directory's MetaObject and records.
+    let sd = session.directory().unwrap();
+    let uids: Vec<(u32, &str)> = sd
+        .meta_object()
+        .methods
+        .values()
+        .filter(|m| m.uid >= 100)
+        .map(|m| (m.uid, m.name.as_str()))
+        .collect();
+    assert_eq!(
+        &uids[..3],
+        &[
+            (100, "service"),
+            (101, "services"),
+            (102, "registerService")
+        ]
+    );
+    let info = session.service_info("ChoreoTest").unwrap();
+    assert_eq!(info.service_id, 2);
+    assert!(info.endpoints.iter().any(|e| e == "qi:ChoreoTest"));
+    assert!(
+        info.endpoints
+            .iter()
+            .any(|e| e.starts_with("tcp://127.0.0.1:"))
+    );
+    assert_eq!(info.object_uid.len(), 20);
+    assert!(
+        session
+            .services()
+            .unwrap()
+            .iter()
+            .any(|x| x.name == "ServiceDirectory")
+    );
+    assert!(!session.machine_id().unwrap().is_empty());
+    assert!(matches!(
+        session.service("NoSuchService"),
+        Err(Error::NotFound(_))
+    ));
+
+    let t = session.service("ChoreoTest").unwrap();
+    // One method per value kind.
+    assert_eq!(t.call("ping", &[i(41)]).unwrap(), i(41));
+    assert_eq!(
+        t.call("echoBool", &[Value::Bool(true)]).unwrap(),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        t.call("echoInt64", &[i(-5_000_000_000)]).unwrap(),
+        i(-5_000_000_000)
+    );
+    assert_eq!(
+        t.call("echoUInt32", &[i(4_000_000_000)]).unwrap(),
+        i(4_000_000_000)
+    );
+    assert_eq!(
+        t.call("echoFloat", &[Value::Float(0.75)]).unwrap(),
+        Value::Float(0.75)
+    );
+    assert_eq!(
+        t.call("echoDouble", &[Value::Float(0.1)]).unwrap(),
+        Value::Float(0.1)
+    );
+    assert_eq!(t.call("echoString", &[s("héllo")]).unwrap(), s("héllo"));
+    let raw = Value::Raw(vec![0, 1, 2, 255]);
+    assert_eq!(t.call("echoRaw", &[raw.clone()]).unwrap(), raw);
+    let list = Value::List(vec![i(1), i(2), i(3)]);
+    assert_eq!(t.call("echoList", &[list.clone()]).unwrap(), list);
+    let Value::Map(mut m) = t
+        .call(
+            "echoMap",
+            &[Value::Map(vec![(s("a"), i(1)), (s("b"), i(2))])],
+        )
+        .unwrap()
+    else {
+        panic!("not a map")
+    };
+    m.sort_by_key(|a| a.0.to_string());
+    assert_eq!(m, vec![(s("a"), i(1)), (s("b"), i(2))]);
+    let tuple = Value::Tuple(vec![i(7), s("seven")]);
+    assert_eq!(t.call("echoTuple", &[tuple.clone()]).unwrap(), tuple);
+    let nested = Value::Map(vec![(
+        s("k"),
+        Value::List(vec![Value::Tuple(vec![
+            i(1),
+            Value::List(vec![Value::Float(2.5), s("x")]),
+        ])]),
+    )]);
+    assert_eq!(t.call("echoNested", &[nested.clone()]).unwrap(), nested);
+    let dynamic = Value::List(vec![i(1), Value::Float(2.5), s("s"), Value::None]);
+    assert_eq!(t.call("echo", &[dynamic.clone()]).unwrap(), dynamic);
+    assert_eq!(
+        t.call("shapes", &[Value::List(vec![s("ab"), s("c")]), Value::None])
+            .unwrap(),
+        s("ab,c|none")
+    );
+    assert_eq!(
+        t.call("shapes", &[Value::List(vec![s("x")]), i(5)])
+            .unwrap(),
+        s("x|5")
+    );
+    // Overloads resolved by argument types.
+    assert_eq!(t.call("over", &[s("a")]).unwrap(), s("string"));
+    assert_eq!(t.call("over", &[i(3)]).unwrap(), s("int"));
+    assert!(matches!(t.call("nope", &[]), Err(Error::NotFound(_))));
+    assert!(matches!(t.call("ping", &[s("x")]), Err(Error::Type(_))));
+
+    // Signals: events come before the reply of the call that caused them.
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&got);
+    let link = t
+        .connect("textDone", move |args| sink.lock().unwrap().push(args))
+        .unwrap();
+    t.call("emit", &[i(3)]).unwrap();
+    // The Python service emits from a thread pool: order and timing are libqi's.
+    wait_until(|| got.lock().unwrap().len() == 3);
+    let mut events = got.lock().unwrap().clone();
+    events.sort_by_key(|e| e[0].to_string());
+    assert_eq!(
+        events,
+        vec![vec![s("done0")], vec![s("done1")], vec![s("done2")]]
+    );
+    t.disconnect(link).unwrap();
+    t.call("emit", &[i(2)]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        got.lock().unwrap().len(),
+        3,
+        "no events after unsubscribing"
+    );
+
+    // Properties: get, set, change events.
+    assert_eq!(t.property("volume").unwrap(), Value::Float(0.75));
+    assert_eq!(t.properties().unwrap(), vec!["volume".to_string()]);
+    let changes = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&changes);
+    let plink = t
+        .connect("volume", move |args| sink.lock().unwrap().push(args))
+        .unwrap();
+    t.set_property("volume", Value::Float(0.25)).unwrap();
+    wait_until(|| !changes.lock().unwrap().is_empty());
+    assert_eq!(*changes.lock().unwrap(), vec![vec![Value::Float(0.25)]]);
+    assert_eq!(t.property("volume").unwrap(), Value::Float(0.25));
+    t.disconnect(plink).unwrap();
+
+    // Post: runs, nothing comes back (seen through a later call).
+    let before = t.call("saidCount", &[]).unwrap();
+    t.post("say", &[s("posted")]).unwrap();
+    t.call("say", &[s("called")]).unwrap();
+    let Value::Int(before) = before else { panic!() };
+    assert_eq!(t.call("saidCount", &[]).unwrap(), i(before + 2));
+
+    // Cancel → Canceled; errors carry libqi's text.
+    let pending = t.call_async("slow", &[]).unwrap();
+    // libqi ignores a Cancel that overtakes the start of its call: let it start.
+    std::thread::sleep(Duration::from_millis(100));
+    pending.cancel();
+    let answer = pending.wait();
+    assert!(matches!(answer, Err(Error::Canceled)), "{answer:?}");
+    match t.call("fail", &[]) {
+        Err(Error::Remote(text)) => assert!(text.contains("boom"), "{text}"),
+        other => panic!("{other:?}"),
+    }
+
+    // An object returned by reference, called on the same socket, terminated on drop.
+    let sub = t.call_object("makeSub", &[]).unwrap();
+    assert_eq!(sub.address().0, 2);
+    assert!(sub.address().1 > 1);
+    assert_eq!(sub.call("hello", &[s("raw")]).unwrap(), s("hi raw"));
+    drop(sub);
+    assert_eq!(t.call("ping", &[i(1)]).unwrap(), i(1));
+}
+
+/// A Rust service for the tests: ping, echo, a signal, a property, a never-ending method,
+/// one that fails.
+fn rust_service() -> Arc<choreo_qi::ServedObject> {
+    let emitter: Arc<Mutex<Option<Arc<choreo_qi::ServedObject>>>> = Arc::new(Mutex::new(None));
+    let e = Arc::clone(&emitter);
+    let object = ObjectBuilder::new("choreo test service")
+        .method_inline("ping", "(i)", "i", |a| {
+            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
+        })
+        .method_inline("echo", "(m)", "m", |a| {
+            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
+        })
+        .signal("textDone", "(s)")
+        .property("volume", "f", Value::Float(0.75))
+        .method_inline("emit", "(i)", "v", move |a| {
+            let n = match a.first() {
+                Some(Value::Int(n)) => *n,
+                _ => 0,
+            };
+            if let Some(o) = e.lock().unwrap().as_ref() {
+                for k in 0..n {
+                    o.emit("textDone", vec![Value::String(format!("done{k}"))])
+                        .unwrap();
+                }
+            }
+            Ok(Out::Value(Value::None))
+        })
+        .method("slow", "()", "i", |_| {
+            std::thread::sleep(Duration::from_secs(2));
+            Ok(Out::Value(Value::Int(1)))
+        })
+        .method_inline("fail", "()", "v", |_| Err("RuntimeError: boom".to_string()))
+        .build()
+        .unwrap();
+    *emitter.lock().unwrap() = Some(Arc::clone(&object));
+    object
+}
+
+#[test]
+fn libqi_client_against_our_server() {
+    let Some(py) = common::python("libqi_client_against_our_server") else {
+        return;
+    };
+    let robot = Arc::new(choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao));
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&calls);
+    let served = choreo_qi::serve_robot(
+        robot.clone(),
+        "tcp://127.0.0.1:0",
+        Some(Arc::new(move |c: &choreo_qi::CallReport<'_>| {
+            log.lock()
+                .unwrap()
+                .push(format!("{}.{}", c.service, c.method));
+        })),
+        ServerOptions::default(),
+    )
+    .unwrap();
+    served
+        .server
+        .register_service("ChoreoRust", rust_service())
+        .unwrap();
+    let (peer, _) = common::Peer::start(&py, "libqi_client.py", &[served.url.clone()], "CHECK");
+    let lines = peer.finish(Duration::from_secs(60));
+    let mut checks = std::collections::HashMap::new();
+    for line in &lines {
+        if let Some(json) = line.strip_prefix("CHECK ") {
+            let v: serde_json::Value = serde_json::from_str(json).unwrap();
+            checks.insert(v["name"].as_str().unwrap().to_string(), v);
+        }
+    }
+    assert!(
+        lines.iter().any(|l| l == "DONE"),
+        "client output: {lines:?}"
+    );
+    assert_eq!(checks["say"]["language"], "English");
+    let angle = checks["angleInterpolation"]["angles"][0].as_f64().unwrap();
+    assert!((angle - 0.5).abs() < 1e-3, "{angle}");
+    assert_eq!(checks["memory"]["values"], serde_json::json!([42, "hi"]));
+    assert_eq!(checks["memory"]["data"], "hi");
+    assert_eq!(checks["error"]["raised"], true);
+    assert_eq!(checks["ping"]["value"], 41);
+    assert_eq!(
+        checks["nested"]["value"],
+        serde_json::json!({"a": [1, 2], "b": [1.5, "x"]})
+    );
+    assert_eq!(
+        checks["signal"]["values"],
+        serde_json::json!(["done0", "done1", "done2"])
+    );
+    assert_eq!(checks["property"]["before"], 0.75);
+    assert_eq!(checks["property"]["after"], 0.25);
+    assert_eq!(checks["property"]["changed"], serde_json::json!([0.25]));
+    assert_eq!(checks["cancel"]["canceled"], true);
+    assert_eq!(checks["fail"]["raised"], true);
+    let calls = calls.lock().unwrap();
+    for c in [
+        "ALTextToSpeech.say",
+        "ALMotion.angleInterpolation",
+        "ALMemory.insertData",
+        "ALMemory.raiseEvent",
+        "ALMemory.subscriber",
+    ] {
+        assert!(calls.iter().any(|x| x == c), "{c} not reported: {calls:?}");
+    }
+    served.stop();
+}
+
+#[test]
+fn our_server_registered_into_libqi_directory() {
+    let Some(py) = common::python("our_server_registered_into_libqi_directory") else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    let session = Session::connect(&url).unwrap();
+    let added = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&added);
+    session
+        .on_service_added(move |id, name| sink.lock().unwrap().push((id, name)))
+        .unwrap();
+    let server =
+        Server::attached(&url, ServerOptions::default(), SessionOptions::default()).unwrap();
+    server.listen("tcp://127.0.0.1:0").unwrap();
+    let id = server
+        .register_service("RustProvider", rust_service())
+        .unwrap();
+    let info = session.service_info("RustProvider").unwrap();
+    assert_eq!(info.service_id, id);
+    // Reached through its own endpoint (a second socket).
+    let provider = session.service("RustProvider").unwrap();
+    assert_eq!(provider.call("ping", &[i(5)]).unwrap(), i(5));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        added
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(x, n)| *x == id && n == "RustProvider")
+    );
+    server.unregister_service(id).unwrap();
+    assert!(session.service_info("RustProvider").is_err());
+}
