@@ -839,7 +839,9 @@ enum State {
     Closed,
 }
 
-/// A client session with a qi ServiceDirectory (a robot, or any libqi process).
+/// A client session with a qi ServiceDirectory (a robot, or any libqi process). Clones
+/// share it; dropping the last clone closes its sockets (objects obtained from it then fail
+/// with [`Error::Disconnected`]).
 #[derive(Clone)]
 pub struct Session {
     inner: Arc<SessionInner>,
