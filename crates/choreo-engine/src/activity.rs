@@ -135,11 +135,12 @@ impl Activity {
     /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
     pub(crate) fn wait_for_yield(&self, base: usize) {
         crate::trace::flush_thread_buffer();
-        // Most hooks return or sleep within microseconds: spin a little before sleeping on
+        // Most hooks return or sleep within microseconds: poll a little before sleeping on
         // the condition variable, as waking a sleeping thread costs far more on a VM.
+        // Yielding (not spinning) lets the hook's thread run when it shares our CPU.
         let spin = std::time::Instant::now() + YIELD_SPIN;
         while self.busy() > base && std::time::Instant::now() < spin {
-            std::hint::spin_loop();
+            std::thread::yield_now();
         }
         let deadline = std::time::Instant::now() + YIELD_WAIT;
         let (lock, cv) = &self.progress;
