@@ -14,7 +14,11 @@ use support::{Run, assert_secs, library};
 /// The stock box at `rel` (inside the library), or None after a NOTICE.
 fn stock(rel: &str) -> Option<PathBuf> {
     let file = library(&format!("stock box test of {rel}"))?.join(rel);
-    assert!(file.is_file(), "{} is missing from the library", file.display());
+    assert!(
+        file.is_file(),
+        "{} is missing from the library",
+        file.display()
+    );
     Some(file)
 }
 
@@ -77,7 +81,10 @@ fn say_says_the_sentence_of_its_localized_text_and_stops_when_done() {
     let said = text(&says[0].1[0]);
     assert_eq!(heard(&said), heard(&sentence));
     // Speed and voice shaping parameters go into the text as tags.
-    assert!(said.contains("RSPD=100") && said.contains("VCT=100"), "{said}");
+    assert!(
+        said.contains("RSPD=100") && said.contains("VCT=100"),
+        "{said}"
+    );
     let snap = run.robot.snapshot();
     assert_eq!(snap.spoken.len(), 1);
     assert_eq!(heard(&snap.spoken[0]), heard(&sentence));
@@ -109,7 +116,10 @@ fn say_text_says_the_text_it_receives_at_the_speed_it_is_given() {
     assert_eq!(says.len(), 2, "{}", run.dump());
     for ((_, args), t) in says.iter().zip([short, long]) {
         let said = text(&args[0]);
-        assert!(said.contains("RSPD=150") && said.contains("VCT=120"), "{said}");
+        assert!(
+            said.contains("RSPD=150") && said.contains("VCT=120"),
+            "{said}"
+        );
         assert_eq!(heard(&said), t);
     }
     assert_eq!(
@@ -278,9 +288,16 @@ fn eye_leds_set_the_eyes_to_the_colour_of_its_colour_edit() {
     };
     let left = group("LeftFaceLeds");
     for (got, want) in left.iter().zip(&rgb) {
-        assert!((got - want).abs() < 0.01, "left eye {left:?}, expected {rgb:?}");
+        assert!(
+            (got - want).abs() < 0.01,
+            "left eye {left:?}, expected {rgb:?}"
+        );
     }
-    assert_eq!(group("RightFaceLeds"), [1.0, 1.0, 1.0], "the right eye is untouched");
+    assert_eq!(
+        group("RightFaceLeds"),
+        [1.0, 1.0, 1.0],
+        "the right eye is untouched"
+    );
 }
 
 fn posture_box(rel: &str, posture: &str) {
@@ -350,7 +367,10 @@ fn move_to_moves_the_robot_by_its_parameters() {
     let [x, y, theta] = run.robot.snapshot().position;
     assert!((x - 0.6).abs() < 0.01, "x {x}");
     assert!((y + 0.2).abs() < 0.01, "y {y}");
-    assert!((theta - std::f64::consts::FRAC_PI_2).abs() < 0.03, "θ {theta}");
+    assert!(
+        (theta - std::f64::consts::FRAC_PI_2).abs() < 0.03,
+        "θ {theta}"
+    );
     assert!(run.outputs("root", "onStoppedBeforeArriving").is_empty());
 }
 
