@@ -85,9 +85,10 @@ enum Command {
         /// Stop the behavior at the first error in box code (exit 3).
         #[arg(long)]
         strict: bool,
-        /// The robot to simulate.
-        #[arg(long, value_enum, default_value = "nao")]
-        robot_model: ModelArg,
+        /// The robot to simulate; by default the one the package's manifest asks for
+        /// (Pepper for `JULIETTE` models), else NAO.
+        #[arg(long, value_enum)]
+        robot_model: Option<ModelArg>,
         /// Print only the report.
         #[arg(long, short)]
         quiet: bool,
@@ -169,10 +170,10 @@ fn main() -> ExitCode {
             params,
             events,
             strict,
-            model: match robot_model {
+            model: robot_model.map(|m| match m {
                 ModelArg::Nao => choreo_naoqi::Model::Nao,
                 ModelArg::Pepper => choreo_naoqi::Model::Pepper,
-            },
+            }),
             quiet,
         }),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),

@@ -34,8 +34,8 @@ pub struct RunArgs {
     pub events: Option<PathBuf>,
     /// An error in box code stops the behavior (exit 3).
     pub strict: bool,
-    /// NAO or Pepper.
-    pub model: Model,
+    /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
+    pub model: Option<Model>,
     /// Only the report (no live output).
     pub quiet: bool,
 }
@@ -73,7 +73,8 @@ pub fn run(args: &RunArgs) -> u8 {
         );
         return exit::LOAD;
     };
-    let robot = Arc::new(SimRobot::new(args.model));
+    let model = args.model.unwrap_or_else(|| model_of(&project));
+    let robot = Arc::new(SimRobot::new(model));
     if let Some(file) = &args.events {
         match choreo_naoqi::Scenario::from_path(file) {
             Ok(s) => robot.load_scenario(s),
@@ -151,7 +152,7 @@ pub fn run(args: &RunArgs) -> u8 {
         eprintln!(
             "running {} on a simulated {} ({} time); Ctrl-C stops it",
             behavior.name,
-            args.model.name(),
+            model.name(),
             if args.fast { "virtual" } else { "real" }
         );
     }
@@ -228,6 +229,17 @@ impl Ending {
     fn or(self, other: Ending) -> Ending {
         if self == Ending::Running { other } else { self }
     }
+}
+
+/// The robot a package is made for: Pepper when its manifest asks for a `JULIETTE` model
+/// (Pepper's code name), else NAO.
+fn model_of(project: &choreo_xar::source::Project) -> Model {
+    let pepper = project.manifest.as_ref().is_some_and(|m| {
+        m.robot_models
+            .iter()
+            .any(|r| r.to_ascii_uppercase().starts_with("JULIETTE"))
+    });
+    if pepper { Model::Pepper } else { Model::Nao }
 }
 
 /// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.
