@@ -387,8 +387,12 @@ impl Differ {
                     };
                     let (ka, kb) = (keys(ca), keys(cb));
                     if ka != kb {
-                        let changed = ka.iter().filter(|k| !kb.contains(k)).count()
-                            + kb.iter().filter(|k| !ka.contains(k)).count();
+                        // A key whose value changed is one difference, not one per side.
+                        let changed = ka
+                            .iter()
+                            .filter(|k| !kb.contains(k))
+                            .count()
+                            .max(kb.iter().filter(|k| !ka.contains(k)).count());
                         self.note(
                             &here,
                             format!(

@@ -35,6 +35,7 @@ fn corpus() -> Option<PathBuf> {
 }
 
 const HELLO: &str = "examples/hello/behavior.xar";
+const DANCE: &str = "examples/dance/behavior.xar";
 
 #[test]
 fn check_accepts_the_example() {
@@ -52,7 +53,7 @@ fn check_accepts_the_example() {
 fn check_shows_file_line_column_and_the_source_line() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.xar");
-    let text = std::fs::read_to_string(workspace().join(HELLO))
+    let text = std::fs::read_to_string(workspace().join(DANCE))
         .unwrap()
         .replace("fps=\"25\"", "fps=\"fast\"");
     std::fs::write(&bad, text).unwrap();
@@ -61,12 +62,12 @@ fn check_shows_file_line_column_and_the_source_line() {
     let out = stdout(&o);
     assert!(
         out.contains(
-            "bad.xar:56:29: error: attribute fps=\"fast\" is not an integer (at root/Nod)"
+            "bad.xar:44:29: error: attribute fps=\"fast\" is not an integer (at root/Dance)"
         ),
         "{out}"
     );
     assert!(
-        out.contains("56 |                             <Timeline enable=\"1\" fps=\"fast\""),
+        out.contains("44 |                             <Timeline enable=\"1\" fps=\"fast\""),
         "{out}"
     );
     assert!(
@@ -176,7 +177,7 @@ fn convert_to_split_and_back_is_equal() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("split folder: behavior: 2 boxes, 3 links, 1 timeline"),
+        out.contains("split folder: behavior: 3 boxes, 4 links, 0 timelines"),
         "{out}"
     );
     assert!(out.contains("checked 2 file(s): 2 ok"), "{out}");
@@ -201,17 +202,23 @@ fn convert_refuses_to_overwrite_without_force() {
 fn diff_reports_changes_with_exit_code_one() {
     let dir = tempfile::tempdir().unwrap();
     let changed = dir.path().join("changed.xar");
-    let text = std::fs::read_to_string(workspace().join(HELLO))
+    let text = std::fs::read_to_string(workspace().join(DANCE))
         .unwrap()
-        .replace("value=\"15.5\"", "value=\"20\"")
-        .replace("Hello! I am running in choreo.", "Bonjour");
+        .replace(
+            "<Key frame=\"1\" value=\"0\" />",
+            "<Key frame=\"1\" value=\"20\" />",
+        )
+        .replace("value=\"Thank you!\"", "value=\"Bonjour\"");
     std::fs::write(&changed, text).unwrap();
-    let o = choreo(&["diff", HELLO, changed.to_str().unwrap()]);
+    let o = choreo(&["diff", DANCE, changed.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("root/Say Hello parameter \"Text\": value: \"Hello! I am running in choreo.\" -> \"Bonjour\""), "{out}");
     assert!(
-        out.contains("root/Nod/Timeline curve HeadPitch: keys changed (4 -> 4 keys, 2 differ)"),
+        out.contains("root/Bow Out parameter \"Text\": value: \"Thank you!\" -> \"Bonjour\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("root/Dance/Timeline curve HipRoll: keys changed (1 -> 1 keys, 1 differ)"),
         "{out}"
     );
     assert!(out.contains("2 difference(s)"), "{out}");
@@ -238,7 +245,7 @@ fn help_documents_exit_codes() {
     let o = choreo(&["check", "--help"]);
     let out = stdout(&o);
     assert!(
-        out.contains("Exit codes:") && out.contains("4  an input could not be read"),
+        out.contains("Exit codes:") && out.contains("4    an input could not be read"),
         "{out}"
     );
 }
