@@ -161,6 +161,14 @@ impl Leds {
             "LeftFootLeds" if nao => pick(&|n| n == "LeftFootLed"),
             "RightFootLeds" if nao => pick(&|n| n == "RightFootLed"),
             "BrainLeds" if nao => pick(&|n| n.starts_with("BrainLed")),
+            _ if face_part(name).is_some() => {
+                let (sides, ks) = face_part(name).unwrap_or_default();
+                pick(&|n| {
+                    sides
+                        .iter()
+                        .any(|side| ks.iter().any(|k| n == format!("FaceLed{side}{k}")))
+                })
+            }
             _ => {
                 // FaceLed0..7: the k-th LED of both eyes; or one LED by name.
                 let k = name
@@ -228,6 +236,29 @@ impl Leds {
             })
             .collect()
     }
+}
+
+/// The face groups by position: `FaceLeds[Left|Right](Top|Bottom|External|Internal)`,
+/// as the sides and LED numbers they cover. Each eye's eight LEDs are numbered 0 to 7 around
+/// it, mirrored between the eyes: 0 at the top, 2 on the outer side, 4 at the bottom, 6 on
+/// the inner side; a position takes its LED and the two beside it.
+fn face_part(name: &str) -> Option<(Vec<&'static str>, Vec<u8>)> {
+    let rest = name.strip_prefix("FaceLeds")?;
+    let (sides, part) = if let Some(p) = rest.strip_prefix("Left") {
+        (vec!["Left"], p)
+    } else if let Some(p) = rest.strip_prefix("Right") {
+        (vec!["Right"], p)
+    } else {
+        (vec!["Left", "Right"], rest)
+    };
+    let ks = match part {
+        "Top" => vec![7, 0, 1],
+        "External" => vec![1, 2, 3],
+        "Bottom" => vec![3, 4, 5],
+        "Internal" => vec![5, 6, 7],
+        _ => return None,
+    };
+    Some((sides, ks))
 }
 
 /// A colour from `0x00RRGGBB`.

@@ -683,3 +683,51 @@ fn the_observer_sees_speech_postures_and_memory() {
         |e| matches!(e, RobotEvent::MemoryEvent { key, .. } if key == "ALTextToSpeech/TextDone")
     ));
 }
+
+#[test]
+fn face_led_groups_by_position_light_three_leds_of_each_eye() {
+    // FaceLedsTop/Bottom/External/Internal (and their Left/Right forms): NAO's groups that
+    // stock boxes (Light_ConcentratedEyes in the Tai Chi Chuan dance...) fade.
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    let probe = robot.clone();
+    run_box(&robot, move |ctx| {
+        ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("FaceLedsTop"), Value::Int(0x0000ff), Value::Float(0.0)],
+        )?;
+        let top = probe.snapshot().leds;
+        ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("FaceLedsLeftBottom"), s("red"), Value::Float(0.0)],
+        )?;
+        let bottom = probe.snapshot().leds;
+        let bad = ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("FaceLedsMiddle"), s("red"), Value::Float(0.0)],
+        );
+        seen2.lock().unwrap().push((top, bottom, bad.is_err()));
+        Ok(())
+    });
+    let (top, bottom, bad) = seen.lock().unwrap()[0].clone();
+    let colour =
+        |leds: &[(String, [f64; 3])], g: &str| leds.iter().find(|(n, _)| n == g).unwrap().1;
+    // Three of the eight LEDs of each eye turned blue, five stay white.
+    for eye in ["LeftFaceLeds", "RightFaceLeds"] {
+        assert_eq!(colour(&top, eye), [5.0 / 8.0, 5.0 / 8.0, 1.0], "{eye}");
+    }
+    // Bottom of the left eye red: LEDs 3, 4, 5; the right eye keeps its blue top.
+    assert_eq!(
+        colour(&bottom, "LeftFaceLeds"),
+        [5.0 / 8.0, 2.0 / 8.0, 5.0 / 8.0]
+    );
+    assert_eq!(
+        colour(&bottom, "RightFaceLeds"),
+        [5.0 / 8.0, 5.0 / 8.0, 1.0]
+    );
+    assert!(bad, "an unknown position is an unknown group");
+}
