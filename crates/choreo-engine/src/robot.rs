@@ -35,6 +35,14 @@ pub trait Robot: Send + Sync {
     /// Stops the subscription `id` (no effect if there is none).
     fn unsubscribe(&self, id: SubscriptionId);
 
+    /// Whether the robot has module `service`. Script hosts ask it when a proxy is
+    /// created (`ALProxy("X")` raises for a module NAOqi does not have, and stock boxes
+    /// catch that to switch to a "simulation mode"). A robot that cannot tell says yes.
+    fn has_service(&self, service: &str) -> bool {
+        let _ = service;
+        true
+    }
+
     /// Called when an engine that will use this robot is created: from then on the robot's
     /// durations (a `say`, a motion) and background work follow `time`, so that in virtual
     /// time they take no real time and the trace stays deterministic. A robot with no

@@ -367,12 +367,6 @@ impl SimRobot {
             .unwrap_or_else(PoisonError::into_inner) = Some(observer);
     }
 
-    /// Whether the robot has module `service`: a script host raises RuntimeError at
-    /// `ALProxy("X")` when it does not (§7), so stock boxes fall back to simulation mode.
-    pub fn has_service(&self, service: &str) -> bool {
-        self.sim.has_service(service)
-    }
-
     /// Makes `name` (`package/behavior`) an installed behavior for ALBehaviorManager.
     pub fn install_behavior(&self, name: &str) {
         self.sim.state().behaviors.install(name);
@@ -459,6 +453,10 @@ impl Robot for SimRobot {
 
     fn unsubscribe(&self, id: SubscriptionId) {
         self.sim.memory.unsubscribe(id);
+    }
+
+    fn has_service(&self, service: &str) -> bool {
+        self.sim.has_service(service)
     }
 
     fn attach(&self, time: Arc<Activity>) {
