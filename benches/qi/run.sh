@@ -27,7 +27,7 @@ exec 3>"$OUT/libqi.in"
 wait_ready "$OUT/libqi.out"
 LIBQI="tcp://127.0.0.1:$PORT"
 echo "official client -> libqi server" >&2
-"$PY" benches/qi/official_client.py "$LIBQI" "$SECS" > "$OUT/official_libqi.json"
+"$PY" benches/qi/official_client.py "$LIBQI" "$SECS" | grep "^{" > "$OUT/official_libqi.json"
 echo "our client -> libqi server" >&2
 "$BENCH" client "$LIBQI" "$SECS" > "$OUT/ours_libqi.json"
 exec 3>&-
@@ -40,7 +40,7 @@ exec 4>"$OUT/ours.in"
 wait_ready "$OUT/ours.out"
 OURS=$(awk '/READY/ {print $2}' "$OUT/ours.out")
 echo "official client -> our server" >&2
-"$PY" benches/qi/official_client.py "$OURS" "$SECS" > "$OUT/official_ours.json"
+"$PY" benches/qi/official_client.py "$OURS" "$SECS" | grep "^{" > "$OUT/official_ours.json"
 echo "our client -> our server" >&2
 "$BENCH" client "$OURS" "$SECS" > "$OUT/ours_ours.json"
 exec 4>&-
