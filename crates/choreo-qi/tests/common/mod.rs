@@ -21,9 +21,11 @@ pub fn python(test: &str) -> Option<PathBuf> {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("{test}: {why}; scripts/test creates target/qi-venv with qi==3.1.5");
             }
-            eprintln!(
-                "NOTICE: {test} skipped: {why} (run scripts/test, which creates target/qi-venv with PyPI qi==3.1.5)"
+            // Written to the real stderr, past the test harness's capture: never silent.
+            let notice = format!(
+                "NOTICE: {test} skipped: {why} (run scripts/test, which creates target/qi-venv with PyPI qi==3.1.5)\n"
             );
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
             None
         }
     }
