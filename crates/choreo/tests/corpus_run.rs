@@ -706,7 +706,7 @@ fn report(
             }
         }
     }
-    slowest.sort_by(|a, b| b.0.cmp(&a.0));
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     println!("  slowest runs (real time):");
     for (d, name) in slowest.iter().take(5) {
         println!("    {:>6.2} s  {name}", d.as_secs_f64());
