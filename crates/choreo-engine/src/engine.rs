@@ -1666,7 +1666,7 @@ impl Control {
         );
         let conflicts: Vec<(BoxId, LockType, String)> = self
             .holdings
-            .conflicts(b, &wanted)
+            .conflicts(&wanted, |h| self.encloses(h, b))
             .into_iter()
             .map(|(holder, rs)| {
                 // The holder's strongest hold decides (the reference's generated code let
@@ -1700,7 +1700,11 @@ impl Control {
             }
         }
         // Stopped or paused holders may have released at once.
-        if self.holdings.conflicts(b, &wanted).is_empty() {
+        if self
+            .holdings
+            .conflicts(&wanted, |h| self.encloses(h, b))
+            .is_empty()
+        {
             self.grant(b, &wanted);
             return Vec::new();
         }
@@ -1732,6 +1736,18 @@ impl Control {
         });
         // Step again is not needed: the op resumes after this step once granted.
         Vec::new()
+    }
+
+    /// Whether `outer` is `b` or a box enclosing it (their resources are shared with it).
+    fn encloses(&self, outer: BoxId, b: BoxId) -> bool {
+        let mut at = Some(b);
+        while let Some(x) = at {
+            if x == outer {
+                return true;
+            }
+            at = self.shared.graph.node(x).parent.map(|(p, _)| p);
+        }
+        false
     }
 
     fn grant(&mut self, b: BoxId, resources: &[ResourceNode]) {
@@ -1767,7 +1783,11 @@ impl Control {
         while i < self.resource_waiters.len() {
             let b = self.resource_waiters[i].b;
             let wanted = self.shared.graph.node(b).resources.clone();
-            if !self.holdings.conflicts(b, &wanted).is_empty() {
+            if !self
+                .holdings
+                .conflicts(&wanted, |h| self.encloses(h, b))
+                .is_empty()
+            {
                 i += 1;
                 continue;
             }

@@ -151,17 +151,19 @@ pub struct Holdings {
 }
 
 impl Holdings {
-    /// For each holder other than `asker` that is in the way of `wanted`: the holder and its
-    /// resources that overlap, in box order (deterministic).
+    /// For each holder in the way of `wanted`: the holder and its resources that overlap,
+    /// in box order (deterministic). `shares(holder)` says which holders do not count: the
+    /// asker itself and the boxes enclosing it, whose resources their inner boxes use (the
+    /// stock Stand Up box holds "All motors" and its Goto Posture box asks for it again).
     pub fn conflicts(
         &self,
-        asker: BoxId,
         wanted: &[ResourceNode],
+        shares: impl Fn(BoxId) -> bool,
     ) -> Vec<(BoxId, Vec<&ResourceNode>)> {
         let mut out: Vec<(BoxId, Vec<&ResourceNode>)> = self
             .held
             .iter()
-            .filter(|(holder, _)| **holder != asker)
+            .filter(|(holder, _)| !shares(**holder))
             .filter_map(|(holder, rs)| {
                 let hit: Vec<&ResourceNode> = rs
                     .iter()

@@ -15,9 +15,12 @@
 //!    or `tl` comes after the first `del`;
 //! 5. `seq` is gap-free from 0 and `time_ns` never decreases;
 //! 6. the same case run twice gives the same trace (short forms and times);
-//! 7. (R17) after `tl stop`, no `frame` of that timeline but its start frame until `tl play`.
+//! 7. (R17) after `tl stop`, no `frame` of that timeline but its start frame until `tl play`;
+//! 8. (§6) no box gets resources that overlap those another box holds (Q4: groups cover their
+//!    joints), except a box enclosing it; every `got` is matched by one `free`, and nothing
+//!    is held at the end.
 //!
-//! Properties: `lifecycle_invariants_hold` (1–5, 7) and `same_case_same_trace` (6), on any
+//! Properties: `lifecycle_invariants_hold` (1–5, 7, 8) and `same_case_same_trace` (6), on any
 //! behavior the generator makes. Each run ends
 //! (Finished, Idle or TimeLimit at 120 s of virtual time), is stopped, and its hooks return.
 //!
@@ -34,6 +37,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use choreo_engine::resource;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 use common::{PORTS, link};
@@ -119,7 +123,21 @@ struct RawBox {
     param: bool,
     rules: Vec<RawRule>,
     content: RawContent,
+    /// A `<Resource>`: indices into [`RESOURCE_NAMES`], [`LOCK_TYPES`], [`TIMEOUTS`].
+    resource: Option<(u8, u8, u8)>,
 }
+
+/// Resource names: groups and joints that overlap (Q4), and one unrelated name.
+const RESOURCE_NAMES: [&str; 5] = ["Speech", "Head", "HeadYaw", "Legs", "All motors"];
+/// Lock types (Q3).
+const LOCK_TYPES: [&str; 4] = [
+    "Lock",
+    "Stop on demand",
+    "Pause on demand (beta)",
+    "Callback on demand",
+];
+/// Resource timeouts in seconds (Q2): none, short, until free.
+const TIMEOUTS: [i32; 3] = [0, 1, -1];
 
 fn raw_tl() -> impl Strategy<Value = RawTl> {
     prop_oneof![
@@ -195,40 +213,42 @@ fn raw_box(depth: u32) -> BoxedStrategy<RawBox> {
             0..=2u8,
             prop::bool::weighted(0.2),
             prop::collection::vec(raw_rule(), 0..=3),
+            prop::option::weighted(0.25, (0..5u8, 0..4u8, 0..3u8)),
         )
     };
-    let script = base().prop_map(|(events, punctuals, param, rules)| RawBox {
+    let script = base().prop_map(|(events, punctuals, param, rules, resource)| RawBox {
         events,
         punctuals,
         param,
         rules,
         content: RawContent::Script,
+        resource,
     });
     if depth == 0 {
         return script.boxed();
     }
     let inner = raw_box(depth - 1);
     let in_timeline = inner.clone();
-    let holder =
-        (base(), raw_diagram(inner, 1..=3)).prop_map(|((events, punctuals, param, rules), d)| {
-            RawBox {
-                events,
-                punctuals,
-                param,
-                rules,
-                content: RawContent::Holder(d),
-            }
-        });
-    let timeline =
-        (base(), raw_timeline(in_timeline)).prop_map(|((events, punctuals, param, rules), t)| {
-            RawBox {
-                events,
-                punctuals,
-                param,
-                rules,
-                content: RawContent::Timeline(t),
-            }
-        });
+    let holder = (base(), raw_diagram(inner, 1..=3)).prop_map(
+        |((events, punctuals, param, rules, resource), d)| RawBox {
+            events,
+            punctuals,
+            param,
+            rules,
+            content: RawContent::Holder(d),
+            resource,
+        },
+    );
+    let timeline = (base(), raw_timeline(in_timeline)).prop_map(
+        |((events, punctuals, param, rules, resource), t)| RawBox {
+            events,
+            punctuals,
+            param,
+            rules,
+            content: RawContent::Timeline(t),
+            resource,
+        },
+    );
     prop_oneof![6 => script, 2 => holder, 1 => timeline].boxed()
 }
 
@@ -609,8 +629,16 @@ impl Builder {
             });
         }
         self.boxes[at].rules = rules;
+        let resource = raw.resource.map_or_else(String::new, |(n, l, t)| {
+            format!(
+                r#"<Resource name="{}" type="{}" timeout="{}"/>"#,
+                RESOURCE_NAMES[usize::from(n)],
+                LOCK_TYPES[usize::from(l)],
+                TIMEOUTS[usize::from(t)]
+            )
+        });
         let xml = format!(
-            r#"<Box name="{name}" id="{id}">{}{content}</Box>"#,
+            r#"<Box name="{name}" id="{id}">{}{resource}{content}</Box>"#,
             ports.xml()
         );
         (xml, ports, kind)
@@ -758,6 +786,8 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
     let mut dels: HashMap<&str, usize> = HashMap::new();
     let mut first_del: Option<usize> = None;
     let mut stopped_timelines: HashSet<&str> = HashSet::new();
+    // Who holds which resources (invariant 8).
+    let mut holding: HashMap<&str, Vec<String>> = HashMap::new();
     let mut last_time = 0;
     for (i, e) in events.iter().enumerate() {
         if e.seq != i as u64 {
@@ -914,8 +944,36 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
                     return fail(i, "(7) frame of a stopped timeline".into());
                 }
             }
+            Step::Resource { what, names } => match what.as_str() {
+                "got" => {
+                    let clash = holding.iter().find(|(q, held)| {
+                        // A box shares what the boxes enclosing it hold.
+                        **q != p
+                            && !p.starts_with(&format!("{q}/"))
+                            && held
+                                .iter()
+                                .any(|h| names.iter().any(|n| resource::overlap(h, n)))
+                    });
+                    if let Some((q, _)) = clash {
+                        return fail(i, format!("(8) {p} got {names:?} while {q} holds them"));
+                    }
+                    holding.insert(p, names.clone());
+                }
+                "free" => {
+                    if holding.remove(p).is_none() {
+                        return fail(i, "(8) free without got".into());
+                    }
+                }
+                _ => {}
+            },
             _ => {}
         }
+    }
+    if let Some(p) = holding.keys().next() {
+        return fail(
+            events.len().saturating_sub(1),
+            format!("(8) {p} still holds its resources at the end"),
+        );
     }
     let end = events.len().saturating_sub(1);
     for b in &case.boxes {

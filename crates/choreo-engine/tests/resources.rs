@@ -461,3 +461,32 @@ fn bug6_resources_are_not_ignored() {
         "{t:#?}"
     );
 }
+
+#[test]
+fn an_inner_box_uses_the_resources_of_the_boxes_enclosing_it() {
+    // The stock Stand Up box holds "All motors" and its Goto Posture box asks for it again
+    // with timeout 0: it must get it at once.
+    let inner = format!(
+        "{}{}{}",
+        boxed("Goto", 1, &resource("All motors", "Lock", 0), ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    );
+    let xml = behavior(&format!(
+        "{}{}{}",
+        boxed("Stand", 1, &resource("All motors", "Lock", 0), &inner),
+        link(0, 2, 1, 2),
+        link(1, 4, 0, 4)
+    ));
+    let (_, t) = run(&xml, NativeHost::new().with("Goto", quick));
+    assert_in_order(
+        &t,
+        &[
+            "root/Stand res got All motors",
+            "root/Stand/Goto res got All motors",
+            "root/Stand/Goto call onInput_onStart",
+            "root/Stand/Goto res free All motors",
+            "root/Stand res free All motors",
+        ],
+    );
+}
