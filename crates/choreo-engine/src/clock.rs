@@ -64,6 +64,18 @@ pub trait Clock: Send + Sync {
     /// time, where nobody needs to know).
     fn sleepers(&self) -> usize;
 
+    /// The earliest deadline pending (a scheduled token or a sleeper), if any. Virtual time
+    /// only: real time returns `None`.
+    fn next_due(&self) -> Option<Time> {
+        None
+    }
+
+    /// Virtual time: moves now forward to `t` without delivering anything (nothing may be
+    /// due before `t`); used to stop exactly at a time limit. Real time: no effect.
+    fn advance_to(&self, t: Time) {
+        let _ = t;
+    }
+
     /// Called by the engine when it has nothing to do and every running hook is one of the
     /// [`Clock::sleepers`]: virtual time jumps to the earliest deadline (scheduled token or
     /// sleeper), delivers what is due and wakes who is due, and returns true; real time
@@ -478,6 +490,23 @@ impl Clock for VirtualClock {
 
     fn sleepers(&self) -> usize {
         self.sleepers.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn next_due(&self) -> Option<Time> {
+        let state = lock(&self.state);
+        let first_sleeper = state.sleeping.first().map(|&(deadline, _)| deadline);
+        match (state.queue.earliest(), first_sleeper) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn advance_to(&self, t: Time) {
+        let mut state = lock(&self.state);
+        if t > state.now {
+            state.now = t;
+            self.now.store(t.0, std::sync::atomic::Ordering::Release);
+        }
     }
 
     /// Jumps to the earliest pending deadline (never backwards), delivers every token due

@@ -622,12 +622,20 @@ impl Control {
                     // at 1.5 s must not fire between the load and the start.
                     if self.shared.time.is_virtual() && self.started && self.quiet() {
                         let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
+                        let clock = self.shared.time.clock();
+                        if let Some(l) = limit
+                            && self.now() < l
+                            && clock.next_due().is_some_and(|next| next > l)
+                        {
+                            // Nothing is due before the limit: time stops exactly there.
+                            clock.advance_to(l);
+                        }
                         if limit.is_some_and(|l| self.now() >= l) {
                             if !self.idle_reported {
                                 self.idle_reported = true;
                                 self.finish(Outcome::TimeLimit);
                             }
-                        } else if self.shared.time.clock().on_idle() {
+                        } else if clock.on_idle() {
                             // A woken hook runs until it yields before anything else happens.
                             self.shared.time.wait_for_yield(0);
                             continue;

@@ -862,3 +862,46 @@ fn r3_virtual_time_stands_still_between_load_and_start() {
     let _ = engine.wait(std::time::Duration::from_secs(5));
     assert_eq!(*woke_at.lock().unwrap(), Some(1_500_000_000));
 }
+
+#[test]
+fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
+    // A box ticking every second, forever; the limit is 3.5 s.
+    let tick = r#"<Output name="tick" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
+    let xml = behavior(&format!("{}{}", boxed("T", 1, tick, ""), link(0, 2, 1, 2)));
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let trace = choreo_engine::Trace::new();
+    let host = NativeHost::new().with("T", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            loop {
+                ctx.sleep(std::time::Duration::from_secs(1));
+                ctx.fire("tick", Value::None)?;
+            }
+        }
+        Ok(())
+    });
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &host,
+        choreo_engine::Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            time_limit: Some(std::time::Duration::from_millis(3500)),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    assert_eq!(
+        engine.wait(std::time::Duration::from_secs(10)),
+        Outcome::TimeLimit
+    );
+    assert_eq!(engine.now().0, 3_500_000_000, "time stops at the limit");
+    let ticks = trace
+        .events()
+        .iter()
+        .filter(|e| e.short() == "root/T out tick None")
+        .count();
+    assert_eq!(ticks, 3);
+    engine.stop();
+    let _ = engine.wait(std::time::Duration::from_secs(10));
+}
