@@ -51,12 +51,14 @@ pub(crate) struct Runtime {
 }
 
 /// The shim modules: (module name, file name in tracebacks, source), in import order.
-const SHIMS: [(&str, &str, &str); 4] = [
+const SHIMS: [(&str, &str, &str); 6] = [
     (
         "_choreo_py2",
         "choreo/py2.py",
         include_str!("python/py2.py"),
     ),
+    ("almath", "choreo/almath.py", include_str!("python/almath.py")),
+    ("motion", "choreo/motion.py", include_str!("python/motion.py")),
     ("qi", "choreo/qi.py", include_str!("python/qi.py")),
     ("naoqi", "choreo/naoqi.py", include_str!("python/naoqi.py")),
     (

@@ -153,3 +153,38 @@ class MyClass(GeneratedClass):
         "{errs:#?}"
     );
 }
+
+#[test]
+fn python_2_list_builtins_reference_globals_and_naoqi_modules() {
+    let code = "
+import almath
+import motion
+import email.Parser
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        r = range(3)
+        r[0] = 9
+        self.log(repr([r, zip([1, 2], 'ab')[1], map(abs, [-1])[0], filter(None, [0, 2])]))
+        # qi and time are globals of every box script, as in the reference.
+        self.log(repr([callable(qi.PeriodicTask), callable(time.sleep)]))
+        p = almath.Pose2D(1.0, 0.0, almath.PI / 2) * almath.Pose2D(1.0, 0.0, 0.0)
+        self.log('%.3f %.3f %.3f' % (p.x, p.y, almath.modulo2PI(p.theta + almath.PI)))
+        self.log(repr([motion.FRAME_ROBOT, motion.AXIS_MASK_ALL, round(motion.TO_RAD * 180, 6)]))
+        link = self.session().service('ALTabletService').onTouchDown.connect(lambda x, y: None)
+        self.log(repr([link > 0, email.Parser.Parser.__name__]))
+        self.onStopped()
+";
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: [[9, 1, 2], (2, 'b'), 1, [2]]",
+            "info: [True, True]",
+            "info: 1.000 1.000 -1.571",
+            "info: [2, 63, 3.141593]",
+            "info: [True, 'Parser']",
+        ]
+    );
+}

@@ -32,6 +32,28 @@ class _Post:
         return post
 
 
+class _Member(object):
+    """A member of a service: called, it is a method call; `.connect(callback)` treats it as
+    a signal (`session.service("ALTabletService").onTouchDown.connect(cb)`): the link is
+    kept and returns an id, but only ALMemory signals ever fire on the simulated robot."""
+
+    _links = 0
+
+    def __init__(self, proxy, name):
+        self._proxy = proxy
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        return self._proxy._call(self.__name__, args, kwargs)
+
+    def connect(self, callback):
+        _Member._links += 1
+        return _Member._links
+
+    def disconnect(self, link):
+        return True
+
+
 class ALProxy(object):
     """A proxy to a robot service: ALProxy("X"), ALProxy("X", True), ALProxy("X", ip, port)."""
 
@@ -56,11 +78,7 @@ class ALProxy(object):
         if special is not None:
             return lambda *args, **kwargs: special(self, *args, **kwargs)
 
-        def call(*args, **kwargs):
-            return self._call(method, args, kwargs)
-
-        call.__name__ = method
-        return call
+        return _Member(self, method)
 
     def _call(self, method, args, kwargs):
         if kwargs.pop("_async", False):

@@ -10,6 +10,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import time
 
 
 class _TextType(type):
@@ -57,7 +58,49 @@ def execfile(filename, globals=None, locals=None):
         exec(compile(f.read(), filename, "exec"), globals, locals)
 
 
+def range_list(*args):
+    """Python 2's range: a list (scripts index and assign into it)."""
+    return list(builtins.range(*args))
+
+
+def zip_list(*iterables):
+    """Python 2's zip: a list."""
+    return list(builtins.zip(*iterables))
+
+
+def map_list(function, *iterables):
+    """Python 2's map: a list."""
+    return list(builtins.map(function, *iterables))
+
+
+def filter_list(function, iterable):
+    """Python 2's filter: a list."""
+    return list(builtins.filter(function, iterable))
+
+
+class _LazyModule(object):
+    """A module imported on first use: `qi` is a global of every box script in the
+    reference (stock Move Toward uses qi.PeriodicTask without importing it), but the qi shim
+    is set up after this module."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attribute):
+        return getattr(importlib.import_module(self._name), attribute)
+
+    def __repr__(self):
+        return "<module %r (on first use)>" % self._name
+
+
 NAMES = {
+    "range": range_list,
+    "zip": zip_list,
+    "map": map_list,
+    "filter": filter_list,
+    # Globals of every box script in the reference (the generated code imported them).
+    "time": time,
+    "qi": _LazyModule("qi"),
     "unicode": unicode,
     "basestring": basestring,
     "xrange": range,
@@ -122,6 +165,9 @@ ALIASES = {
     "SocketServer": "socketserver",
     "__builtin__": "builtins",
     "thread": "_thread",
+    "email.Parser": "email.parser",
+    "email.MIMEText": "email.mime.text",
+    "email.MIMEMultipart": "email.mime.multipart",
 }
 
 
