@@ -30,6 +30,7 @@
 //! | `import urllib` + `urllib.urlencode(…)`, `urllib.urlopen(…)` | `import urllib.request, urllib.parse` + `urllib.parse.urlencode(…)`, `urllib.request.urlopen(…)` | [`Rewrite::Urllib`] |
 //! | `from urllib import urlencode, urlopen` | `from urllib.parse import urlencode; from urllib.request import urlopen` | [`Rewrite::Urllib`] |
 //! | indentation mixing tabs and spaces (a `TabError` in Python 3) | tabs expanded to multiples of 8 columns, as Python 2 read them | [`Rewrite::TabIndent`] |
+//! | `d.iteritems()`, `d.iterkeys()`, `d.itervalues()`, `d.has_key(k)` | `d.items()`, `d.keys()`, `d.values()`, `d.__contains__(k)` (any object with such a method: in practice dicts) | [`Rewrite::DictMethod`] |
 //!
 //! Details:
 //! - `print(x)` (a call) is left alone, as is everything after
@@ -112,11 +113,14 @@ pub enum Rewrite {
     Urllib,
     /// Indentation mixing tabs and spaces → spaces, tabs expanded to multiples of 8.
     TabIndent,
+    /// `.iteritems()`, `.iterkeys()`, `.itervalues()`, `.has_key(k)` → `.items()`,
+    /// `.keys()`, `.values()`, `.__contains__(k)`.
+    DictMethod,
 }
 
 impl Rewrite {
     /// Every rewrite, in the order of the module documentation.
-    pub const ALL: [Rewrite; 14] = [
+    pub const ALL: [Rewrite; 15] = [
         Rewrite::ExceptComma,
         Rewrite::PrintStatement,
         Rewrite::ExecStatement,
@@ -131,6 +135,7 @@ impl Rewrite {
         Rewrite::RenamedModule,
         Rewrite::Urllib,
         Rewrite::TabIndent,
+        Rewrite::DictMethod,
     ];
 
     /// A short description, e.g. ``"`except X, e:` → `except X as e:`"``.
@@ -150,6 +155,7 @@ impl Rewrite {
             Rewrite::RenamedModule => "Python-2 module import → Python-3 module",
             Rewrite::Urllib => "Python-2 `urllib` function → `urllib.parse`/`urllib.request`",
             Rewrite::TabIndent => "tab indentation → spaces",
+            Rewrite::DictMethod => "`d.iteritems()`, `d.has_key(k)` → `d.items()`, `k in d`",
         }
     }
 }
@@ -858,6 +864,18 @@ impl<'a> Fixer<'a> {
                             k >= 2 && self.is_name(k - 1, b"qi") && self.is_name(k - 2, b"from");
                     }
                     b"async" => self.async_name(k, from_qi),
+                    b"iteritems" | b"iterkeys" | b"itervalues" | b"has_key"
+                        if self.is_op(k.wrapping_sub(1), b".") && self.is_op(k + 1, b"(") =>
+                    {
+                        let text = match t {
+                            b"iteritems" => "items",
+                            b"iterkeys" => "keys",
+                            b"itervalues" => "values",
+                            _ => "__contains__",
+                        };
+                        self.edit(self.start(k), self.end(k), text);
+                        self.change(k, Rewrite::DictMethod);
+                    }
                     b"await" if !self.has_async_def => {
                         self.edit(self.start(k), self.end(k), "await_");
                         self.change(k, Rewrite::KeywordName);

@@ -166,6 +166,22 @@ fn not_equal() {
 }
 
 #[test]
+fn dict_methods() {
+    check(
+        "for k, v in d.iteritems():\n    if d.has_key(k) and k in d.iterkeys():\n        x = list(d.itervalues())\n",
+        "for k, v in d.items():\n    if d.__contains__(k) and k in d.keys():\n        x = list(d.values())\n",
+        &[
+            Rewrite::DictMethod,
+            Rewrite::DictMethod,
+            Rewrite::DictMethod,
+            Rewrite::DictMethod,
+        ],
+    );
+    // A name that is not a method call stays.
+    unchanged("iteritems = 1\nf(has_key)\n");
+}
+
+#[test]
 fn octal_and_long_literals() {
     check(
         "os.chmod(p, 0777)\n",
@@ -610,12 +626,14 @@ fn every_corpus_script_compiles_after_fixing() {
         fix_time.as_secs_f64() * 1e3,
         compile_time.as_secs_f64() * 1e3
     );
-    // A script CPython 3 already compiles only gets its Python-2 module imports rewritten.
+    // A script CPython 3 already compiles only gets what would fail at run time rewritten:
+    // its Python-2 module imports and Python-2-only dict methods.
     for (path, whats) in &valid_changed {
         assert!(
-            whats
-                .iter()
-                .all(|w| matches!(w, Rewrite::RenamedModule | Rewrite::Urllib)),
+            whats.iter().all(|w| matches!(
+                w,
+                Rewrite::RenamedModule | Rewrite::Urllib | Rewrite::DictMethod
+            )),
             "{path}: valid Python 3 rewritten: {whats:?}"
         );
     }
