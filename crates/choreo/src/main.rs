@@ -8,6 +8,7 @@ mod convert;
 mod inspect;
 mod report;
 mod run;
+mod sim;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +32,9 @@ pub mod exit {
     pub const TIMEOUT: u8 = 5;
     /// An output could not be written.
     pub const WRITE: u8 = 6;
+    /// `run --robot` / `sim`: the robot could not be reached, or was lost (the behavior was
+    /// stopped); `sim`: the address could not be served.
+    pub const ROBOT: u8 = 7;
     /// `run`: stopped by Ctrl-C (SIGINT); everything was unloaded first.
     pub const INTERRUPTED: u8 = 130;
 }
@@ -44,6 +48,7 @@ Exit codes:
   4    an input could not be read or is not a valid behavior (run: or could not load)
   5    run: timeout, or (--fast) the behavior waits for events that never come
   6    an output could not be written
+  7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
   130  run: interrupted by Ctrl-C (a second Ctrl-C exits at once)";
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
@@ -85,11 +90,31 @@ enum Command {
         /// Stop the behavior at the first error in box code (exit 3).
         #[arg(long)]
         strict: bool,
+        /// Run on a real robot over qi (`tcp://HOST:9559`) instead of the simulated one.
+        #[arg(long, value_name = "URL")]
+        robot: Option<String>,
         /// The robot to simulate; by default the one the package's manifest asks for
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
         robot_model: Option<ModelArg>,
         /// Print only the report.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Serve the simulated robot over qi messaging: any qi client (the `qi` Python package,
+    /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
+    #[command(after_help = EXIT_CODES)]
+    Sim {
+        /// Where to listen; loopback unless told otherwise.
+        #[arg(long, value_name = "URL", default_value = choreo_qi::DEFAULT_LISTEN)]
+        listen: String,
+        /// The robot to simulate.
+        #[arg(long, value_enum)]
+        robot_model: Option<ModelArg>,
+        /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
     },
@@ -147,6 +172,15 @@ enum ModelArg {
     Pepper,
 }
 
+impl ModelArg {
+    fn model(self) -> choreo_naoqi::Model {
+        match self {
+            ModelArg::Nao => choreo_naoqi::Model::Nao,
+            ModelArg::Pepper => choreo_naoqi::Model::Pepper,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
@@ -159,6 +193,7 @@ fn main() -> ExitCode {
             params,
             events,
             strict,
+            robot,
             robot_model,
             quiet,
         } => run::run(&run::RunArgs {
@@ -170,12 +205,21 @@ fn main() -> ExitCode {
             params,
             events,
             strict,
-            model: robot_model.map(|m| match m {
-                ModelArg::Nao => choreo_naoqi::Model::Nao,
-                ModelArg::Pepper => choreo_naoqi::Model::Pepper,
-            }),
+            model: robot_model.map(ModelArg::model),
+            robot,
             quiet,
         }),
+        Command::Sim {
+            listen,
+            robot_model,
+            events,
+            quiet,
+        } => sim::run(
+            &listen,
+            robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
+            events.as_deref(),
+            quiet,
+        ),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Inspect { path } => inspect::run(&path),
         Command::Convert {

@@ -1,5 +1,5 @@
-//! `choreo run`: load a behavior, run it on the simulated robot, show what the robot does, and
-//! report.
+//! `choreo run`: load a behavior, run it on the simulated robot (or a real one over qi), show
+//! what the robot does, and report.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -36,6 +36,8 @@ pub struct RunArgs {
     pub strict: bool,
     /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
     pub model: Option<Model>,
+    /// A real robot (`tcp://HOST:PORT`) to run on instead of the simulated one.
+    pub robot: Option<String>,
     /// Only the report (no live output).
     pub quiet: bool,
 }
@@ -44,11 +46,37 @@ pub struct RunArgs {
 const POLL: Duration = Duration::from_millis(100);
 
 /// What the live output and the report gather while the behavior runs.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Tally {
     errors: Vec<String>,
     boxes_run: std::collections::BTreeSet<String>,
-    logs: usize,
+    /// Robot calls per service (from the trace: the same for every robot).
+    calls: BTreeMap<String, u64>,
+    /// Robot calls that failed, per `Service.method`.
+    failed_calls: BTreeMap<String, u64>,
+}
+
+/// Where the behavior runs.
+enum Target {
+    Sim(Arc<SimRobot>),
+    Remote(Arc<choreo_qi::RemoteRobot>),
+}
+
+impl Target {
+    fn robot(&self) -> Arc<dyn Robot> {
+        match self {
+            Target::Sim(r) => Arc::clone(r) as Arc<dyn Robot>,
+            Target::Remote(r) => Arc::clone(r) as Arc<dyn Robot>,
+        }
+    }
+
+    /// Whether the robot can still be reached (a simulated one always can).
+    fn connected(&self) -> bool {
+        match self {
+            Target::Sim(_) => true,
+            Target::Remote(r) => r.session().is_connected(),
+        }
+    }
 }
 
 /// Runs the behavior; returns the exit code.
@@ -74,16 +102,36 @@ pub fn run(args: &RunArgs) -> u8 {
         return exit::LOAD;
     };
     let model = args.model.unwrap_or_else(|| model_of(&project));
-    let robot = Arc::new(SimRobot::new(model));
-    if let Some(file) = &args.events {
-        match choreo_naoqi::Scenario::from_path(file) {
-            Ok(s) => robot.load_scenario(s),
-            Err(e) => {
-                eprintln!("{e}");
-                return exit::LOAD;
+    let target = match &args.robot {
+        None => {
+            let robot = Arc::new(SimRobot::new(model));
+            if let Some(file) = &args.events {
+                match choreo_naoqi::Scenario::from_path(file) {
+                    Ok(s) => robot.load_scenario(s),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        return exit::LOAD;
+                    }
+                }
+            }
+            Target::Sim(robot)
+        }
+        Some(_) if args.fast || args.events.is_some() => {
+            eprintln!(
+                "--robot runs on a real robot: --fast and --events are for the simulated one"
+            );
+            return exit::USAGE;
+        }
+        Some(url) => {
+            match choreo_qi::RemoteRobot::connect(url, choreo_qi::SessionOptions::default()) {
+                Ok(r) => Target::Remote(Arc::new(r)),
+                Err(e) => {
+                    eprintln!("{url}: cannot reach the robot: {e}");
+                    return exit::ROBOT;
+                }
             }
         }
-    }
+    };
     let trace = match &args.trace {
         Some(file) => match std::fs::File::create(file) {
             Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
@@ -101,8 +149,9 @@ pub fn run(args: &RunArgs) -> u8 {
         let tally = Arc::clone(&tally);
         let failed = Arc::clone(&failed);
         let live = live.clone();
+        let remote = matches!(target, Target::Remote(_));
         trace.set_listener(Arc::new(move |e: &Event| {
-            on_trace_event(e, &tally, &failed, &live);
+            on_trace_event(e, &tally, &failed, &live, remote);
         }));
     }
     let behavior_dir = behavior_folder(&args.path, &behavior.path);
@@ -114,7 +163,7 @@ pub fn run(args: &RunArgs) -> u8 {
             .fast
             .then(|| args.timeout.map(Duration::from_secs_f64))
             .flatten(),
-        robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
+        robot: Some(target.robot()),
         ..Options::default()
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
@@ -130,7 +179,7 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::USAGE;
         }
     }
-    {
+    if let Target::Sim(robot) = &target {
         let engine = Arc::clone(&engine);
         let live = live.clone();
         robot.set_observer(Arc::new(move |e: &RobotEvent| {
@@ -149,10 +198,13 @@ pub fn run(args: &RunArgs) -> u8 {
         });
     }
     if !args.quiet {
+        let on = match &args.robot {
+            Some(url) => format!("the robot at {url}"),
+            None => format!("a simulated {}", model.name()),
+        };
         eprintln!(
-            "running {} on a simulated {} ({} time); Ctrl-C stops it",
+            "running {} on {on} ({} time); Ctrl-C stops it",
             behavior.name,
-            model.name(),
             if args.fast { "virtual" } else { "real" }
         );
     }
@@ -178,6 +230,8 @@ pub fn run(args: &RunArgs) -> u8 {
             Some(Ending::Error)
         } else if interrupts.load(Ordering::SeqCst) > 0 {
             Some(Ending::Interrupted)
+        } else if !target.connected() {
+            Some(Ending::Disconnected)
         } else if outcome == Outcome::Idle {
             Some(Ending::Idle)
         } else if outcome == Outcome::TimeLimit || deadline.is_some_and(|d| Instant::now() >= d) {
@@ -195,19 +249,24 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Err(e) = trace.flush_writer() {
         eprintln!("cannot write the trace: {e}");
     }
-    let tally = tally.lock().map(|t| t.clone_summary()).unwrap_or_default();
+    let tally = tally.lock().map(|t| t.clone()).unwrap_or_default();
+    let unsupported = match &target {
+        Target::Sim(robot) => robot.stats().unsupported,
+        Target::Remote(_) => BTreeMap::new(),
+    };
     print_report(
         ending,
         behavior_time,
         started.elapsed(),
         &tally,
-        &robot.stats(),
+        &unsupported,
     );
     match ending {
         Ending::Finished => exit::OK,
         Ending::Error => exit::RUNTIME,
         Ending::Timeout | Ending::Idle => exit::TIMEOUT,
         Ending::Interrupted => exit::INTERRUPTED,
+        Ending::Disconnected => exit::ROBOT,
         Ending::Running => exit::OK,
     }
 }
@@ -223,6 +282,8 @@ enum Ending {
     /// Virtual time: nothing more can happen (the behavior waits for the world).
     Idle,
     Interrupted,
+    /// `--robot`: the connection to the robot was lost.
+    Disconnected,
 }
 
 impl Ending {
@@ -297,17 +358,7 @@ fn script_host(
     Box::new(choreo_python::PythonHost::new(options))
 }
 
-impl Tally {
-    fn clone_summary(&self) -> Tally {
-        Tally {
-            errors: self.errors.clone(),
-            boxes_run: self.boxes_run.clone(),
-            logs: self.logs,
-        }
-    }
-}
-
-fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &Live) {
+fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &Live, remote: bool) {
     match &e.step {
         Step::Call { hook } if hook.starts_with("onInput_") => {
             if let Ok(mut t) = tally.lock()
@@ -325,10 +376,26 @@ fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &L
             }
         }
         Step::Log { level, message } => {
-            if let Ok(mut t) = tally.lock() {
-                t.logs += 1;
-            }
             live.line(Time(e.time_ns), &format!("{level} {}: {message}", e.path));
+        }
+        Step::RobotCall { method, args } => {
+            if let Ok(mut t) = tally.lock() {
+                let service = method.split('.').next().unwrap_or_default();
+                *t.calls.entry(service.to_string()).or_default() += 1;
+            }
+            // The simulated robot says what it does; a real one is shown its calls.
+            if remote {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                live.line(
+                    Time(e.time_ns),
+                    &format!("calls {method}({})", args.join(", ")),
+                );
+            }
+        }
+        Step::RobotReturn { method, ok: false } => {
+            if let Ok(mut t) = tally.lock() {
+                *t.failed_calls.entry(method.clone()).or_default() += 1;
+            }
         }
         Step::Frame { frame } => live.frame(&e.path, *frame),
         _ => {}
@@ -338,13 +405,13 @@ fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &L
 /// Live human output on stderr: what the robot does, errors, and a progress line while a
 /// timeline plays. Quiet: nothing.
 #[derive(Clone)]
-struct Live {
+pub(crate) struct Live {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
 }
 
 impl Live {
-    fn new(quiet: bool) -> Live {
+    pub(crate) fn new(quiet: bool) -> Live {
         let bar = (!quiet).then(|| {
             let bar = indicatif::ProgressBar::new_spinner();
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -353,7 +420,7 @@ impl Live {
         Live { quiet, bar }
     }
 
-    fn line(&self, at: Time, text: &str) {
+    pub(crate) fn line(&self, at: Time, text: &str) {
         if self.quiet {
             return;
         }
@@ -373,13 +440,13 @@ impl Live {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
     }
 
-    fn robot_event(&self, at: Time, e: &RobotEvent) {
+    pub(crate) fn robot_event(&self, at: Time, e: &RobotEvent) {
         let text = match e {
             RobotEvent::Said { text, duration } => format!("says {text:?} ({duration:.1} s)"),
             RobotEvent::SpeechInterrupted { text } => format!("stops saying {text:?}"),
@@ -459,7 +526,7 @@ fn print_report(
     behavior_time: Time,
     real: Duration,
     tally: &Tally,
-    stats: &choreo_naoqi::CallStats,
+    unsupported: &BTreeMap<String, u64>,
 ) {
     let how = match ending {
         Ending::Finished | Ending::Running => "finished",
@@ -467,6 +534,7 @@ fn print_report(
         Ending::Timeout => "stopped: timeout",
         Ending::Idle => "stopped: waiting for events that never came (nothing left to do)",
         Ending::Interrupted => "stopped: interrupted",
+        Ending::Disconnected => "stopped: the robot disconnected",
     };
     println!("run report");
     println!("  outcome        {how}");
@@ -476,13 +544,9 @@ fn print_report(
         real.as_secs_f64()
     );
     println!("  boxes run      {}", tally.boxes_run.len());
-    let total: u64 = stats.per_service.values().sum();
-    println!("  robot calls    {total}");
-    for (service, n) in &stats.per_service {
-        println!("    {service:<24} {n}");
-    }
-    print_counts("unsupported", &stats.unsupported);
-    print_counts("failed calls", &stats.failed);
+    print_counts("robot calls", &tally.calls);
+    print_counts("unsupported", unsupported);
+    print_counts("failed calls", &tally.failed_calls);
     println!("  errors         {}", tally.errors.len());
     for e in &tally.errors {
         let first = e.lines().next().unwrap_or_default();
@@ -491,7 +555,7 @@ fn print_report(
 }
 
 fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
-    if counts.is_empty() {
+    if counts.is_empty() && title != "robot calls" {
         return;
     }
     let total: u64 = counts.values().sum();

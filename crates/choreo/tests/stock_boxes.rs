@@ -318,13 +318,11 @@ fn posture_box(rel: &str, posture: &str) {
 }
 
 #[test]
-#[ignore = "choreo-engine bug: a box asking for a resource its parent holds (Goto Posture inside Stand Up, both 'All motors', Lock 0) times out at once, so the posture is never asked; see the report of issue 4"]
 fn stand_up_reaches_the_stand_posture() {
     posture_box("standard/Motions/Stand Up/behavior.xar", "Stand");
 }
 
 #[test]
-#[ignore = "choreo-engine bug: a box asking for a resource its parent holds (Goto Posture inside Sit Down, both 'All motors', Lock 0) times out at once, so the posture is never asked; see the report of issue 4"]
 fn sit_down_reaches_the_sit_posture() {
     posture_box("standard/Motions/Sit Down/behavior.xar", "Sit");
 }
@@ -349,7 +347,6 @@ fn goto_posture_reaches_the_posture_it_names() {
 }
 
 #[test]
-#[ignore = "choreo-python gap: the stock Move To box does `import almath` (NAOqi's Python module: Pose2D, PI, modulo2PI), which the Python host does not provide; see the report of issue 4"]
 fn move_to_moves_the_robot_by_its_parameters() {
     let Some(file) = stock("standard/Motions/Move To/box.xar") else {
         return;
