@@ -42,7 +42,7 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
         tally.add(&report);
         bar.suspend(|| {
             if json {
-                println!("{}", report_json(&report));
+                outln!("{}", report_json(&report));
             } else {
                 print_report(&report, quiet);
             }
@@ -51,15 +51,18 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
     }
     bar.finish_and_clear();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"summary": {"files": tally.files, "ok": tally.ok, "warnings": tally.warned,
                 "errors": tally.failed}})
         );
     } else {
-        println!(
+        outln!(
             "checked {} file(s): {} ok, {} with warnings, {} with errors",
-            tally.files, tally.ok, tally.warned, tally.failed
+            tally.files,
+            tally.ok,
+            tally.warned,
+            tally.failed
         );
     }
     if tally.failed > 0 { exit::NO } else { exit::OK }
@@ -127,10 +130,10 @@ fn print_report(r: &FileReport, quiet: bool) {
     if quiet && status == "ok   " {
         return;
     }
-    println!("{status} {}  {}", r.file, r.summary);
+    outln!("{status} {}  {}", r.file, r.summary);
     for d in r.diagnostics() {
         for line in format_diagnostic(d).lines() {
-            println!("        {line}");
+            outln!("        {line}");
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn run(input: &Path, output: &Path, force: bool) -> u8 {
     };
     match result {
         Ok(()) => {
-            println!(
+            outln!(
                 "wrote {} ({} behavior(s))",
                 output.display(),
                 project.behaviors.len()

@@ -16,11 +16,11 @@ pub fn run(path: &Path) -> u8 {
         Err(code) => return code,
     };
     if project.behaviors.is_empty() {
-        println!("{}: no behavior", path.display());
+        outln!("{}: no behavior", path.display());
     }
     let only = project.behaviors.len() == 1;
     for b in &project.behaviors {
-        print!("{}", render(&report::behavior_name(path, b, only), &b.xar));
+        out!("{}", render(&report::behavior_name(path, b, only), &b.xar));
     }
     let broken = project
         .warnings

@@ -3,6 +3,8 @@
 //! The command line is thin: argument parsing, progress and human output. The work is done
 //! by the libraries (`choreo-xar`, `choreo-engine`, `choreo-python`, `choreo-naoqi`).
 
+#[macro_use]
+mod output;
 mod check;
 mod convert;
 mod inspect;
@@ -49,6 +51,7 @@ Exit codes:
   5    run: timeout, or (--fast) the behavior waits for events that never come
   6    an output could not be written
   7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
+  141  standard output was closed by its reader (`choreo check ... | head`)
   130  run: interrupted by Ctrl-C (a second Ctrl-C exits at once)";
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
@@ -257,13 +260,13 @@ fn diff(a: &std::path::Path, b: &std::path::Path, editor: bool) -> u8 {
         }
     }
     if differences.is_empty() {
-        println!("equal");
+        outln!("equal");
         exit::OK
     } else {
         for d in &differences {
-            println!("{d}");
+            outln!("{d}");
         }
-        println!("{} difference(s)", differences.len());
+        outln!("{} difference(s)", differences.len());
         exit::NO
     }
 }

@@ -536,21 +536,21 @@ fn print_report(
         Ending::Interrupted => "stopped: interrupted",
         Ending::Disconnected => "stopped: the robot disconnected",
     };
-    println!("run report");
-    println!("  outcome        {how}");
-    println!(
+    outln!("run report");
+    outln!("  outcome        {how}");
+    outln!(
         "  duration       {:.2} s behavior time, {:.2} s real time",
         behavior_time.as_secs_f64(),
         real.as_secs_f64()
     );
-    println!("  boxes run      {}", tally.boxes_run.len());
+    outln!("  boxes run      {}", tally.boxes_run.len());
     print_counts("robot calls", &tally.calls);
     print_counts("unsupported", unsupported);
     print_counts("failed calls", &tally.failed_calls);
-    println!("  errors         {}", tally.errors.len());
+    outln!("  errors         {}", tally.errors.len());
     for e in &tally.errors {
         let first = e.lines().next().unwrap_or_default();
-        println!("    {first}");
+        outln!("    {first}");
     }
 }
 
@@ -559,8 +559,8 @@ fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
         return;
     }
     let total: u64 = counts.values().sum();
-    println!("  {title:<14} {total}");
+    outln!("  {title:<14} {total}");
     for (m, n) in counts {
-        println!("    {m:<24} {n}");
+        outln!("    {m:<24} {n}");
     }
 }

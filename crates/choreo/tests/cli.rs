@@ -249,3 +249,20 @@ fn help_documents_exit_codes() {
         "{out}"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    // `choreo check FOLDER | head -1`: the reader goes away after one line.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["check", "examples", "crates/choreo-xar/tests"])
+        .current_dir(workspace())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(141), "{err}");
+}
