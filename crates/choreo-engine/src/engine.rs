@@ -272,6 +272,10 @@ enum Timer {
 /// How many step queues of finished ops are kept for reuse.
 const MAX_SPARE_QUEUES: usize = 64;
 
+/// Virtual time: how long, in real time, hooks may keep running without returning or
+/// sleeping on the clock before time moves on without them (see [`Control::quiet_or_stalled`]).
+const STALL: Duration = Duration::from_secs(2);
+
 /// R13: how long a stopping hook may run before a warning.
 const SLOW_STOP: Duration = Duration::from_secs(10);
 
@@ -336,6 +340,10 @@ struct Control {
     holdings: Holdings,
     /// Boxes waiting for resources, in arrival order.
     resource_waiters: Vec<ResourceWaiter>,
+    /// Since when nothing happened while a hook kept running outside the clock (virtual time).
+    stalled_since: Option<std::time::Instant>,
+    /// The hooks (tickets) already named in the trace as stalled.
+    stall_reported: std::collections::HashSet<u64>,
     /// Holders being stopped because another box wants their resources (R12).
     losing: std::collections::HashSet<BoxId>,
     workers: Workers,
@@ -511,6 +519,8 @@ impl Engine {
             holdings: Holdings::default(),
             resource_waiters: Vec::new(),
             losing: std::collections::HashSet::new(),
+            stalled_since: None,
+            stall_reported: std::collections::HashSet::new(),
             workers: Workers::new(),
             outcome: Arc::clone(&outcome),
             destroyed: false,
@@ -620,7 +630,7 @@ impl Control {
                 Err(_) => {
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
-                    if self.shared.time.is_virtual() && self.started && self.quiet() {
+                    if self.shared.time.is_virtual() && self.started && self.quiet_or_stalled() {
                         let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
                         let clock = self.shared.time.clock();
                         if let Some(l) = limit
@@ -667,6 +677,7 @@ impl Control {
                 }
             };
             self.idle_reported = false;
+            self.stalled_since = None;
             match command {
                 Command::Quit => {
                     crate::trace::flush_thread_buffer();
@@ -714,6 +725,48 @@ impl Control {
     /// Virtual time may move: no hook is running except those sleeping on the clock.
     fn quiet(&self) -> bool {
         self.shared.time.busy() == 0
+    }
+
+    /// [`Control::quiet`], or nothing has happened for [`STALL`] of real time while some
+    /// hook neither returns nor sleeps on the clock: it is blocked on something else (a
+    /// lock, a queue, real I/O) and virtual time goes on without it, or a run would hang. The
+    /// hooks still running are named in the trace, once each.
+    fn quiet_or_stalled(&mut self) -> bool {
+        if self.quiet() {
+            self.stalled_since = None;
+            return true;
+        }
+        let since = *self
+            .stalled_since
+            .get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() < STALL {
+            return false;
+        }
+        let mut running: Vec<(u64, BoxId, HookRef)> = self
+            .waiting
+            .iter()
+            .filter(|(ticket, _)| !self.stall_reported.contains(*ticket))
+            .map(|(ticket, p)| (*ticket, p.b, p.hook))
+            .collect();
+        running.sort_by_key(|(ticket, _, _)| *ticket);
+        {
+            for (ticket, b, hook) in running {
+                self.stall_reported.insert(ticket);
+                let hook = hook.name(&self.shared.graph, b);
+                self.record(
+                    b,
+                    TraceStep::Log {
+                        level: "warning".into(),
+                        message: format!(
+                            "{hook} has neither returned nor slept for {} s of real time: it \
+                             waits on something other than the clock; virtual time goes on",
+                            STALL.as_secs()
+                        ),
+                    },
+                );
+            }
+        }
+        true
     }
 
     fn now(&self) -> Time {

@@ -905,3 +905,58 @@ fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
     engine.stop();
     let _ = engine.wait(std::time::Duration::from_secs(10));
 }
+
+#[test]
+fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
+    // B blocks on a real channel (not on the engine's clock); A sleeps 1 s, then ends the
+    // behavior. After 2 s of real time without progress, time goes on without B.
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        boxed("A", 1, "", ""),
+        boxed("B", 2, "", ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(1, 4, 0, 4)
+    ));
+    let (release, blocked) = std::sync::mpsc::channel::<()>();
+    let blocked = std::sync::Mutex::new(blocked);
+    let host = NativeHost::new()
+        .with("A", |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                ctx.sleep(std::time::Duration::from_secs(1));
+                ctx.fire("onStopped", Value::None)?;
+            }
+            Ok(())
+        })
+        .with("B", move |hook, _| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                let rx = blocked.lock().unwrap();
+                let _ = rx.recv_timeout(std::time::Duration::from_secs(30));
+            }
+            Ok(())
+        });
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let trace = choreo_engine::Trace::new();
+    let engine = choreo_engine::Engine::load(
+        &x,
+        &host,
+        choreo_engine::Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    let outcome = engine.wait(std::time::Duration::from_secs(20));
+    let _ = release.send(());
+    assert_eq!(outcome, Outcome::Finished);
+    let t: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(
+        t.iter().any(|l| l.starts_with(
+            "root/B log warning: onInput_onStart has neither returned nor slept"
+        )),
+        "{t:#?}"
+    );
+    assert_in_order(&t, &["root/A out onStopped None", "beh end"]);
+}
