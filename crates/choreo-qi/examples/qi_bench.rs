@@ -4,7 +4,8 @@
 //!   (ping, emit/textDone): sequential latency, calls/s with 1, 8 and 128 in flight,
 //!   signals/s; one JSON object on stdout.
 //! - `qi_bench serve URL`: our server with the same service; prints `READY <url>` and runs
-//!   until stdin closes.
+//!   until stdin closes. A `tcps://` URL serves TLS with a self-signed certificate made at
+//!   start (the client accepts it, as it accepts a robot's).
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -164,7 +165,16 @@ fn service() -> Result<Arc<ServedObject>, String> {
 }
 
 fn serve(url: &str) -> Result<(), String> {
-    let server = Server::standalone(ServerOptions::default()).map_err(|e| e.to_string())?;
+    let mut options = ServerOptions::default();
+    if url.starts_with("tcps://") {
+        let key = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()])
+            .map_err(|e| e.to_string())?;
+        options.tls = Some(choreo_qi::ServerTls {
+            certificate: choreo_qi::Pem::Bytes(key.cert.pem().into_bytes()),
+            key: choreo_qi::Pem::Bytes(key.signing_key.serialize_pem().into_bytes()),
+        });
+    }
+    let server = Server::standalone(options).map_err(|e| e.to_string())?;
     server
         .register_service("ChoreoTest", service()?)
         .map_err(|e| e.to_string())?;

@@ -27,7 +27,11 @@ pub enum Error {
     /// No such service, method, signal or property.
     #[error("{0}")]
     NotFound(String),
-    /// Authentication was refused.
+    /// TLS could not be set up: unreadable certificates or keys, or a failed handshake.
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// Authentication was refused (by the server, or a `tcps` server's certificate was not
+    /// trusted).
     #[error("authentication failed: {0}")]
     Authentication(String),
 }

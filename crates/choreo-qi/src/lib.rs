@@ -7,7 +7,8 @@
 //!   engine's [`choreo_engine::Value`]; [`metaobject`]: MetaObjects and object references.
 //! - [`capability`]: capabilities and authentication; [`directory`]: the ServiceDirectory's
 //!   API and `ServiceInfo`.
-//! - [`session`]: the client ([`Session`], [`RemoteObject`]).
+//! - [`session`]: the client ([`Session`], [`RemoteObject`]) over `tcp://` or `tcps://`;
+//!   [`tls`]: TLS for `tcps://` (certificate checks, server identities).
 //! - [`server`]: a server hosting services written in Rust ([`Server`]), standalone with its
 //!   own ServiceDirectory or registered into another one; [`object`]: the objects it serves
 //!   ([`ObjectBuilder`], [`ServedObject`]).
@@ -27,6 +28,7 @@ pub mod server;
 pub mod session;
 pub mod signature;
 mod socket;
+pub mod tls;
 pub mod value;
 
 pub use error::{Error, Result};
@@ -36,3 +38,4 @@ pub use robot::{CallLog, CallReport, DEFAULT_LISTEN, RemoteRobot, RobotServer, s
 pub use server::{Server, ServerEvent, ServerLog, ServerOptions};
 pub use session::{PendingCall, RemoteObject, Session, SessionOptions, SignalLink};
 pub use signature::Signature;
+pub use tls::{Fingerprint, Pem, ServerTls, TlsVerify};

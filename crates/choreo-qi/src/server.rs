@@ -9,6 +9,11 @@
 //!
 //! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
 //! connection with an error reported through [`ServerOptions::log`]; other connections go on.
+//!
+//! **TLS.** [`Server::listen`] on `tcps://host:port` serves TLS with the certificate and key of
+//! [`ServerOptions::tls`] (see [`crate::tls`]); each connection's handshake runs on its own
+//! thread (bounded by 10 s), so a client speaking plain qi, or nothing, to a tcps port is
+//! closed with a logged error and holds up no one.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
@@ -30,7 +35,8 @@ use crate::metaobject::{self, ObjectFormat, ObjectRef};
 use crate::object::{Caller, ObjectBuilder, Out, ServedObject, Subscriber};
 use crate::session::{Session, SessionOptions, error_payload, parse_url};
 use crate::signature::Signature;
-use crate::socket::Outbox;
+use crate::socket::{Incoming, Outbox};
+use crate::tls::{self, ServerTls};
 use crate::value;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -77,6 +83,8 @@ pub struct ServerOptions {
     pub credentials: Option<(String, String)>,
     /// Where events go; by default connection errors are printed on stderr.
     pub log: ServerLog,
+    /// The certificate and key served on `tcps://` URLs (required to listen on one).
+    pub tls: Option<ServerTls>,
 }
 
 impl Default for ServerOptions {
@@ -93,6 +101,7 @@ impl Default for ServerOptions {
                     eprintln!("qi server: connection from {peer} closed: {error}");
                 }
             }),
+            tls: None,
         }
     }
 }
@@ -100,7 +109,7 @@ impl Default for ServerOptions {
 /// One client connection.
 pub(crate) struct Connection {
     id: u64,
-    out: Outbox,
+    out: Arc<Outbox>,
     shared: Mutex<Shared>,
     authenticated: AtomicBool,
     /// Calls running on workers: id → address, so a Cancel can answer for them.
@@ -347,19 +356,28 @@ impl Server {
         Ok(Server::with_registry(options, Registry::Remote(session)))
     }
 
-    /// Listens on `url` (`tcp://127.0.0.1:0` picks a free port) and serves clients there;
-    /// returns the URL actually bound.
+    /// Listens on `url` (`tcp://127.0.0.1:0` picks a free port; `tcps://…` serves TLS with
+    /// [`ServerOptions::tls`]) and serves clients there; returns the URL actually bound.
     pub fn listen(&self, url: &str) -> Result<String, Error> {
-        let host = parse_url(url)?;
-        let listener = TcpListener::bind(&host)?;
+        let target = parse_url(url)?;
+        let tls = match (&self.inner.options.tls, target.tls) {
+            (_, false) => None,
+            (Some(identity), true) => Some(tls::server_config(identity)?),
+            (None, true) => {
+                return Err(Error::Tls(format!(
+                    "{url}: listening on tcps needs a certificate and key (ServerOptions::tls)"
+                )));
+            }
+        };
+        let listener = TcpListener::bind(&target.address)?;
         let local = listener.local_addr()?;
-        let bound = format!("tcp://{local}");
+        let bound = format!("{}://{local}", if target.tls { "tcps" } else { "tcp" });
         write(&self.inner.endpoints).push(bound.clone());
         lock(&self.inner.listeners).push(listener.try_clone()?);
         let weak = Arc::downgrade(&self.inner);
         std::thread::Builder::new()
             .name("qi-accept".into())
-            .spawn(move || accept_loop(&weak, &listener))?;
+            .spawn(move || accept_loop(&weak, &listener, tls))?;
         (self.inner.options.log)(&ServerEvent::Listening(bound.clone()));
         Ok(bound)
     }
@@ -536,7 +554,11 @@ impl ServerInner {
     }
 }
 
-fn accept_loop(weak: &Weak<ServerInner>, listener: &TcpListener) {
+fn accept_loop(
+    weak: &Weak<ServerInner>,
+    listener: &TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) {
     for stream in listener.incoming() {
         let Some(inner) = weak.upgrade() else {
             return;
@@ -547,13 +569,18 @@ fn accept_loop(weak: &Weak<ServerInner>, listener: &TcpListener) {
         let Ok(stream) = stream else {
             continue;
         };
+        let tls = tls.clone();
         let _ = std::thread::Builder::new()
             .name("qi-server-conn".into())
-            .spawn(move || serve_connection(&inner, stream));
+            .spawn(move || serve_connection(&inner, stream, tls));
     }
 }
 
-fn serve_connection(inner: &Arc<ServerInner>, stream: TcpStream) {
+fn serve_connection(
+    inner: &Arc<ServerInner>,
+    stream: TcpStream,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) {
     let peer = stream
         .peer_addr()
         .map_or_else(|_| "?".to_string(), |a| a.to_string());
@@ -561,17 +588,35 @@ fn serve_connection(inner: &Arc<ServerInner>, stream: TcpStream) {
     let (Ok(read_half), Ok(write_half)) = (stream.try_clone(), stream.try_clone()) else {
         return;
     };
+    let (incoming, out) = match tls {
+        None => (Incoming::Tcp(read_half), Arc::new(Outbox::new(write_half))),
+        Some(config) => match tls::accept(&stream, config) {
+            Ok(tls) => {
+                let out = Arc::new(Outbox::with_tls(write_half, tls));
+                (Incoming::tls(read_half, Arc::clone(&out)), out)
+            }
+            Err(e) => {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                (inner.options.log)(&ServerEvent::Connected(peer.clone()));
+                (inner.options.log)(&ServerEvent::Closed {
+                    peer,
+                    error: Some(e.to_string()),
+                });
+                return;
+            }
+        },
+    };
     let id = inner.next_connection.fetch_add(1, Ordering::SeqCst);
     let conn = Arc::new(Connection {
         id,
-        out: Outbox::new(write_half),
+        out,
         shared: Mutex::new(Shared::default()),
         authenticated: AtomicBool::new(false),
         in_flight: Mutex::new(HashMap::new()),
     });
     lock(&inner.connections).insert(id, Arc::downgrade(&conn));
     (inner.options.log)(&ServerEvent::Connected(peer.clone()));
-    let mut reader = BufReader::with_capacity(1 << 16, read_half);
+    let mut reader = BufReader::with_capacity(1 << 16, incoming);
     let error = loop {
         match Message::read_from(&mut reader, inner.options.max_payload) {
             Ok(Some(m)) => {

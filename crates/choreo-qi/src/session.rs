@@ -10,6 +10,13 @@
 //! calls in flight share system calls. A robot session holds one or two sockets, so a thread
 //! per socket is cheap, and no runtime has to be started inside a library that callers
 //! use from plain threads.
+//!
+//! **URLs.** `tcp://host:port` (port 9559 by default; a bare `host[:port]` means tcp too)
+//! and `tcps://host:port` (TLS, port 9503 by default: NAOqi 2.9's Pepper). How a tcps
+//! client checks the server's certificate is [`SessionOptions::tls`] (by default it accepts
+//! any, like libqi: see [`crate::tls`]). A tcps session opens its other sockets (to services
+//! living in other processes) only to `tcps://` endpoints, so credentials never travel in
+//! clear; a tcp session prefers `tcp://` endpoints and falls back to `tcps://` ones.
 
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -28,7 +35,8 @@ use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
 use crate::message::{Message, next_id};
 use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
 use crate::signature::Signature;
-use crate::socket::Outbox;
+use crate::socket::{Incoming, Outbox};
+use crate::tls::{self, Fingerprint, TlsVerify};
 use crate::value::{self, Decoded};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -56,6 +64,9 @@ pub struct SessionOptions {
     pub min_backoff: Duration,
     /// Longest delay between reconnection attempts.
     pub max_backoff: Duration,
+    /// How `tcps://` links check the server's certificate (default: accept any, as libqi
+    /// does; see [`crate::tls`]).
+    pub tls: TlsVerify,
 }
 
 impl Default for SessionOptions {
@@ -69,6 +80,7 @@ impl Default for SessionOptions {
             reconnect: true,
             min_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
+            tls: TlsVerify::AcceptAny,
         }
     }
 }
@@ -80,27 +92,61 @@ type AnswerSlot = Sender<Result<Message>>;
 
 /// One authenticated socket and its reader thread.
 pub(crate) struct Link {
-    out: Outbox,
+    out: Arc<Outbox>,
     url: String,
+    /// The server certificate's fingerprint (tcps).
+    peer: Option<Fingerprint>,
     shared: Shared,
     pending: Mutex<HashMap<u32, AnswerSlot>>,
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
 }
 
-/// The host and port of a `tcp://host:port` URL (a bare `host:port` or `host` works too;
-/// the port defaults to 9559).
-pub fn parse_url(url: &str) -> Result<String> {
-    let rest = if let Some(rest) = url.strip_prefix("tcp://") {
-        rest
-    } else if url.starts_with("tcps://") {
-        return Err(Error::Disconnected(format!(
-            "{url}: tcps (TLS) is not supported yet; use tcp://"
-        )));
+/// A parsed qi URL: `tcp://host:port` or `tcps://host:port`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QiUrl {
+    /// `tcps`: TLS.
+    pub tls: bool,
+    /// `host:port` (an IPv6 host in brackets).
+    pub address: String,
+}
+
+impl QiUrl {
+    /// The host without the port.
+    pub fn host(&self) -> &str {
+        self.address
+            .rsplit_once(':')
+            .map_or(self.address.as_str(), |(h, _)| h)
+    }
+
+    /// The URL written back (`tcp://host:port` or `tcps://host:port`).
+    pub fn url(&self) -> String {
+        format!(
+            "{}://{}",
+            if self.tls { "tcps" } else { "tcp" },
+            self.address
+        )
+    }
+}
+
+/// Default port of `tcp://` URLs (NAOqi).
+pub const DEFAULT_TCP_PORT: u16 = 9559;
+/// Default port of `tcps://` URLs (NAOqi 2.9's Pepper).
+pub const DEFAULT_TCPS_PORT: u16 = 9503;
+
+/// Parses `tcp://host[:port]`, `tcps://host[:port]`, or a bare `host[:port]` (tcp); the port
+/// defaults to 9559 for tcp and 9503 for tcps.
+pub fn parse_url(url: &str) -> Result<QiUrl> {
+    let (tls, rest) = if let Some(rest) = url.strip_prefix("tcp://") {
+        (false, rest)
+    } else if let Some(rest) = url.strip_prefix("tcps://") {
+        (true, rest)
     } else if url.contains("://") {
-        return Err(Error::Disconnected(format!("{url}: unknown URL scheme")));
+        return Err(Error::Disconnected(format!(
+            "{url}: unknown URL scheme (tcp:// or tcps://)"
+        )));
     } else {
-        url
+        (false, url)
     };
     let rest = rest.trim_end_matches('/');
     if rest.is_empty() {
@@ -110,11 +156,17 @@ pub fn parse_url(url: &str) -> Result<String> {
         .rsplit_once(':')
         .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
         && !rest.ends_with(']');
-    Ok(if has_port {
+    let address = if has_port {
         rest.to_string()
     } else {
-        format!("{rest}:9559")
-    })
+        let port = if tls {
+            DEFAULT_TCPS_PORT
+        } else {
+            DEFAULT_TCP_PORT
+        };
+        format!("{rest}:{port}")
+    };
+    Ok(QiUrl { tls, address })
 }
 
 impl Link {
@@ -125,8 +177,9 @@ impl Link {
         options: &SessionOptions,
         on_close: Box<dyn FnOnce(String) + Send>,
     ) -> Result<Arc<Link>> {
-        let host = parse_url(url)?;
-        let addrs: Vec<_> = host
+        let target = parse_url(url)?;
+        let addrs: Vec<_> = target
+            .address
             .to_socket_addrs()
             .map_err(|e| Error::Disconnected(format!("{url}: {e}")))?
             .collect();
@@ -144,8 +197,21 @@ impl Link {
         let stream = stream.ok_or(last)?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(options.connect_timeout))?;
-        let mut reader = BufReader::with_capacity(1 << 16, stream.try_clone()?);
-        let out = Outbox::new(stream.try_clone()?);
+        let (incoming, out, peer) = if target.tls {
+            let done = tls::connect(&stream, target.host(), &options.tls).map_err(|e| match e {
+                Error::Authentication(why) => Error::Authentication(format!("{url}: {why}")),
+                Error::Tls(why) => Error::Tls(format!("{url}: {why}")),
+                Error::Io(e) => Error::Disconnected(format!("{url}: {e}")),
+                other => other,
+            })?;
+            let out = Arc::new(Outbox::with_tls(stream.try_clone()?, done.conn));
+            let incoming = Incoming::tls(stream.try_clone()?, Arc::clone(&out));
+            (incoming, out, done.peer)
+        } else {
+            let out = Arc::new(Outbox::new(stream.try_clone()?));
+            (Incoming::Tcp(stream.try_clone()?), out, None)
+        };
+        let mut reader = BufReader::with_capacity(1 << 16, incoming);
 
         let mut credentials = Vec::new();
         if let Some(user) = &options.user {
@@ -162,10 +228,26 @@ impl Link {
             Flags::default(),
             capability::encode(&credentials),
         ))?;
+        let hint = if target.tls {
+            ""
+        } else {
+            " (if the server speaks TLS, use tcps://)"
+        };
         let answer = loop {
-            let m = Message::read_from(&mut reader, options.max_payload)?.ok_or_else(|| {
-                Error::Authentication(format!("{url}: connection closed while authenticating"))
-            })?;
+            let m = match Message::read_from(&mut reader, options.max_payload) {
+                Ok(Some(m)) => m,
+                Ok(None) => {
+                    return Err(Error::Authentication(format!(
+                        "{url}: connection closed while authenticating{hint}"
+                    )));
+                }
+                Err(Error::Protocol(why)) => {
+                    return Err(Error::Protocol(format!(
+                        "{url}: while authenticating: {why}{hint}"
+                    )));
+                }
+                Err(e) => return Err(e),
+            };
             if m.header.id == id || m.header.kind == MessageType::Capability {
                 break m;
             }
@@ -197,6 +279,7 @@ impl Link {
         let link = Arc::new(Link {
             out,
             url: url.to_string(),
+            peer,
             shared: Shared::with(&remote),
             pending: Mutex::new(HashMap::new()),
             handlers: RwLock::new(HashMap::new()),
@@ -214,7 +297,7 @@ impl Link {
         Ok(link)
     }
 
-    fn read_loop(&self, reader: &mut BufReader<TcpStream>, max: u32) -> String {
+    fn read_loop(&self, reader: &mut BufReader<Incoming>, max: u32) -> String {
         loop {
             let m = match Message::read_from(reader, max) {
                 Ok(Some(m)) => m,
@@ -873,7 +956,7 @@ impl Drop for SessionInner {
 }
 
 impl Session {
-    /// Connects to `url` (`tcp://host:port`) with default options.
+    /// Connects to `url` (`tcp://host:port` or `tcps://host:port`) with default options.
     pub fn connect(url: &str) -> Result<Session> {
         Session::connect_with(url, SessionOptions::default())
     }
@@ -977,6 +1060,16 @@ impl Session {
         &self.inner.options
     }
 
+    /// The SHA-256 fingerprint of the server's certificate on the main link (`tcps://`
+    /// sessions while connected; `None` otherwise): the value to pin with
+    /// [`TlsVerify::Pinned`].
+    pub fn peer_certificate(&self) -> Option<Fingerprint> {
+        match &*lock(&self.inner.state) {
+            State::Connected(link) => link.peer,
+            _ => None,
+        }
+    }
+
     /// Whether the main link is up.
     pub fn is_connected(&self) -> bool {
         matches!(&*lock(&self.inner.state), State::Connected(l) if l.check_alive().is_ok())
@@ -1069,8 +1162,9 @@ impl Session {
 
     /// A handle on service `name`'s main object. A service living with the directory
     /// (`qi:ServiceDirectory` among its endpoints, or this session's URL) uses the session's
-    /// socket; otherwise a socket to the service's first reachable `tcp://` endpoint is
-    /// opened (and kept for later services there).
+    /// socket; otherwise a socket to the service's first reachable endpoint is opened (and
+    /// kept for later services there): `tcps://` ones only for a tcps session, `tcp://`
+    /// ones first for a tcp session.
     pub fn service(&self, name: &str) -> Result<RemoteObject> {
         let info = self.service_info(name)?;
         if info.endpoints.is_empty() {
@@ -1111,7 +1205,20 @@ impl Session {
 
     fn extra_link(&self, endpoints: &[String]) -> Result<Arc<Link>> {
         let mut last = Error::NotFound(format!("no reachable endpoint among {endpoints:?}"));
-        for url in endpoints.iter().filter(|e| e.starts_with("tcp://")) {
+        let secure = parse_url(&self.inner.url).is_ok_and(|u| u.tls);
+        let tcps = endpoints.iter().filter(|e| e.starts_with("tcps://"));
+        let tcp = endpoints.iter().filter(|e| e.starts_with("tcp://"));
+        let candidates: Vec<&String> = if secure {
+            tcps.collect()
+        } else {
+            tcp.chain(tcps).collect()
+        };
+        if candidates.is_empty() && secure {
+            return Err(Error::NotFound(format!(
+                "no tcps:// endpoint among {endpoints:?} (a tcps session does not fall back to tcp)"
+            )));
+        }
+        for url in candidates {
             if let Some(link) = lock(&self.inner.extra).get(url)
                 && link.check_alive().is_ok()
             {

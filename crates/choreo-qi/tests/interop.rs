@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::Value;
-use choreo_qi::{Error, ObjectBuilder, Out, Server, ServerOptions, Session, SessionOptions};
+use choreo_qi::{Error, Server, ServerOptions, Session, SessionOptions};
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())
@@ -214,42 +214,6 @@ fn our_client_against_libqi_server() {
 
 /// A Rust service for the tests: ping, echo, a signal, a property, a never-ending method,
 /// one that fails.
-fn rust_service() -> Arc<choreo_qi::ServedObject> {
-    let emitter: Arc<Mutex<Option<Arc<choreo_qi::ServedObject>>>> = Arc::new(Mutex::new(None));
-    let e = Arc::clone(&emitter);
-    let object = ObjectBuilder::new("choreo test service")
-        .method_inline("ping", "(i)", "i", |a| {
-            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
-        })
-        .method_inline("echo", "(m)", "m", |a| {
-            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
-        })
-        .signal("textDone", "(s)")
-        .property("volume", "f", Value::Float(0.75))
-        .method_inline("emit", "(i)", "v", move |a| {
-            let n = match a.first() {
-                Some(Value::Int(n)) => *n,
-                _ => 0,
-            };
-            if let Some(o) = e.lock().unwrap().as_ref() {
-                for k in 0..n {
-                    o.emit("textDone", vec![Value::String(format!("done{k}"))])
-                        .unwrap();
-                }
-            }
-            Ok(Out::Value(Value::None))
-        })
-        .method("slow", "()", "i", |_| {
-            std::thread::sleep(Duration::from_secs(2));
-            Ok(Out::Value(Value::Int(1)))
-        })
-        .method_inline("fail", "()", "v", |_| Err("RuntimeError: boom".to_string()))
-        .build()
-        .unwrap();
-    *emitter.lock().unwrap() = Some(Arc::clone(&object));
-    object
-}
-
 #[test]
 fn libqi_client_against_our_server() {
     let Some(py) = common::python("libqi_client_against_our_server") else {
@@ -271,7 +235,7 @@ fn libqi_client_against_our_server() {
     .unwrap();
     served
         .server
-        .register_service("ChoreoRust", rust_service())
+        .register_service("ChoreoRust", common::rust_service())
         .unwrap();
     let (peer, _) = common::Peer::start(&py, "libqi_client.py", &[served.url.clone()], "CHECK");
     let lines = peer.finish(Duration::from_secs(60));
@@ -335,7 +299,7 @@ fn our_server_registered_into_libqi_directory() {
         Server::attached(&url, ServerOptions::default(), SessionOptions::default()).unwrap();
     server.listen("tcp://127.0.0.1:0").unwrap();
     let id = server
-        .register_service("RustProvider", rust_service())
+        .register_service("RustProvider", common::rust_service())
         .unwrap();
     let info = session.service_info("RustProvider").unwrap();
     assert_eq!(info.service_id, id);

@@ -1,12 +1,16 @@
-//! Test harness: the libqi Python venv (CHOREO_QI_PYTHON) and fixture processes.
+//! Test harness: the libqi Python venv (CHOREO_QI_PYTHON), fixture processes, and the Rust
+//! test service the libqi client drives.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
+
+use choreo_engine::Value;
+use choreo_qi::{ObjectBuilder, Out};
 
 /// The venv's python with PyPI `qi` 3.1.5, or `None` (after a NOTICE) when the variable is
 /// absent outside CI. In CI (`CI=true`) a missing venv fails the test.
@@ -131,4 +135,42 @@ pub fn libqi_server(python: &PathBuf) -> (Peer, String) {
         }
     }
     panic!("the libqi server did not start");
+}
+
+/// The Rust test service `ChoreoRust` that `libqi_client.py` drives: ping, echo, the
+/// `textDone` signal (`emit(n)`), the `volume` property, `slow` (cancelable) and `fail`.
+pub fn rust_service() -> Arc<choreo_qi::ServedObject> {
+    let emitter: Arc<Mutex<Option<Arc<choreo_qi::ServedObject>>>> = Arc::new(Mutex::new(None));
+    let e = Arc::clone(&emitter);
+    let object = ObjectBuilder::new("choreo test service")
+        .method_inline("ping", "(i)", "i", |a| {
+            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
+        })
+        .method_inline("echo", "(m)", "m", |a| {
+            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
+        })
+        .signal("textDone", "(s)")
+        .property("volume", "f", Value::Float(0.75))
+        .method_inline("emit", "(i)", "v", move |a| {
+            let n = match a.first() {
+                Some(Value::Int(n)) => *n,
+                _ => 0,
+            };
+            if let Some(o) = e.lock().unwrap().as_ref() {
+                for k in 0..n {
+                    o.emit("textDone", vec![Value::String(format!("done{k}"))])
+                        .unwrap();
+                }
+            }
+            Ok(Out::Value(Value::None))
+        })
+        .method("slow", "()", "i", |_| {
+            std::thread::sleep(Duration::from_secs(2));
+            Ok(Out::Value(Value::Int(1)))
+        })
+        .method_inline("fail", "()", "v", |_| Err("RuntimeError: boom".to_string()))
+        .build()
+        .unwrap();
+    *emitter.lock().unwrap() = Some(Arc::clone(&object));
+    object
 }
