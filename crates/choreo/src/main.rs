@@ -93,9 +93,21 @@ enum Command {
         /// Stop the behavior at the first error in box code (exit 3).
         #[arg(long)]
         strict: bool,
-        /// Run on a real robot over qi (`tcp://HOST:9559`) instead of the simulated one.
+        /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for
+        /// NAOqi 2.9 with TLS) instead of the simulated one.
         #[arg(long, value_name = "URL")]
         robot: Option<String>,
+        /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
+        #[arg(long, requires = "robot")]
+        user: Option<String>,
+        /// `--robot`: the token (NAOqi 2.9: the robot's password).
+        #[arg(long, requires = "robot")]
+        token: Option<String>,
+        /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint, as
+        /// `openssl x509 -noout -fingerprint -sha256` prints it). Without it any certificate
+        /// is accepted, as libqi does: the link is encrypted but the robot not authenticated.
+        #[arg(long, requires = "robot", value_name = "SHA256")]
+        pin: Option<String>,
         /// The robot to simulate; by default the one the package's manifest asks for
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
@@ -117,6 +129,12 @@ enum Command {
         /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
         #[arg(long, value_name = "FILE")]
         events: Option<PathBuf>,
+        /// `--listen tcps://`: the server's certificate (PEM).
+        #[arg(long, value_name = "PEM", requires = "key")]
+        cert: Option<PathBuf>,
+        /// `--listen tcps://`: the certificate's private key (PEM).
+        #[arg(long, value_name = "PEM", requires = "cert")]
+        key: Option<PathBuf>,
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
@@ -197,6 +215,9 @@ fn main() -> ExitCode {
             events,
             strict,
             robot,
+            user,
+            token,
+            pin,
             robot_model,
             quiet,
         } => run::run(&run::RunArgs {
@@ -209,18 +230,30 @@ fn main() -> ExitCode {
             events,
             strict,
             model: robot_model.map(ModelArg::model),
-            robot,
+            robot: robot.map(|url| run::RobotArgs {
+                url,
+                user,
+                token,
+                pin,
+            }),
             quiet,
         }),
         Command::Sim {
             listen,
             robot_model,
             events,
+            cert,
+            key,
             quiet,
         } => sim::run(
             &listen,
             robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
             events.as_deref(),
+            cert.zip(key)
+                .map(|(certificate, key)| choreo_qi::ServerTls {
+                    certificate: choreo_qi::Pem::File(certificate),
+                    key: choreo_qi::Pem::File(key),
+                }),
             quiet,
         ),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),

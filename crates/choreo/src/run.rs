@@ -36,10 +36,41 @@ pub struct RunArgs {
     pub strict: bool,
     /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
     pub model: Option<Model>,
-    /// A real robot (`tcp://HOST:PORT`) to run on instead of the simulated one.
-    pub robot: Option<String>,
+    /// A real robot to run on instead of the simulated one.
+    pub robot: Option<RobotArgs>,
     /// Only the report (no live output).
     pub quiet: bool,
+}
+
+/// How to reach a real robot.
+pub struct RobotArgs {
+    /// `tcp://HOST:PORT` or `tcps://HOST:PORT`.
+    pub url: String,
+    /// Authentication user (NAOqi 2.9).
+    pub user: Option<String>,
+    /// Authentication token (NAOqi 2.9).
+    pub token: Option<String>,
+    /// The SHA-256 fingerprint the robot's TLS certificate must have.
+    pub pin: Option<String>,
+}
+
+impl RobotArgs {
+    /// The session options these ask for.
+    fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
+        let tls = match &self.pin {
+            Some(pin) => choreo_qi::TlsVerify::Pinned(vec![
+                pin.parse::<choreo_qi::Fingerprint>()
+                    .map_err(|e| format!("--pin {pin}: {e}"))?,
+            ]),
+            None => choreo_qi::TlsVerify::AcceptAny,
+        };
+        Ok(choreo_qi::SessionOptions {
+            user: self.user.clone(),
+            token: self.token.clone(),
+            tls,
+            ..choreo_qi::SessionOptions::default()
+        })
+    }
 }
 
 /// How long `wait` blocks between looks at Ctrl-C and errors.
@@ -122,11 +153,18 @@ pub fn run(args: &RunArgs) -> u8 {
             );
             return exit::USAGE;
         }
-        Some(url) => {
-            match choreo_qi::RemoteRobot::connect(url, choreo_qi::SessionOptions::default()) {
+        Some(robot) => {
+            let options = match robot.options() {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return exit::USAGE;
+                }
+            };
+            match choreo_qi::RemoteRobot::connect(&robot.url, options) {
                 Ok(r) => Target::Remote(Arc::new(r)),
                 Err(e) => {
-                    eprintln!("{url}: cannot reach the robot: {e}");
+                    eprintln!("{}: cannot reach the robot: {e}", robot.url);
                     return exit::ROBOT;
                 }
             }
@@ -199,7 +237,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     if !args.quiet {
         let on = match &args.robot {
-            Some(url) => format!("the robot at {url}"),
+            Some(robot) => format!("the robot at {}", robot.url),
             None => format!("a simulated {}", model.name()),
         };
         eprintln!(

@@ -7,14 +7,20 @@ use std::time::Duration;
 
 use choreo_engine::{Activity, Robot};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use choreo_qi::{CallReport, ServerOptions};
+use choreo_qi::{CallReport, ServerOptions, ServerTls};
 
 use crate::exit;
 use crate::run::Live;
 
 /// Serves a simulated `model` at `listen` until Ctrl-C; prints what the robot does and every
 /// call it receives. Returns the exit code.
-pub fn run(listen: &str, model: Model, events: Option<&Path>, quiet: bool) -> u8 {
+pub fn run(
+    listen: &str,
+    model: Model,
+    events: Option<&Path>,
+    tls: Option<ServerTls>,
+    quiet: bool,
+) -> u8 {
     let robot = Arc::new(SimRobot::new(model));
     let time = match Activity::real() {
         Ok(t) => t,
@@ -61,7 +67,10 @@ pub fn run(listen: &str, model: Model, events: Option<&Path>, quiet: bool) -> u8
         Arc::clone(&robot) as Arc<dyn Robot>,
         listen,
         Some(log),
-        ServerOptions::default(),
+        ServerOptions {
+            tls,
+            ..ServerOptions::default()
+        },
     ) {
         Ok(s) => s,
         Err(e) => {

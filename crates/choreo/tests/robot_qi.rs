@@ -251,3 +251,64 @@ fn sim_listen_serves_the_simulated_robot_to_run_robot() {
         "{log}"
     );
 }
+
+#[test]
+fn sim_over_tls_is_reached_by_run_robot_tcps_with_a_pinned_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).unwrap();
+    let (cert_file, key_file) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_file, cert.cert.pem()).unwrap();
+    std::fs::write(&key_file, cert.signing_key.serialize_pem()).unwrap();
+    let fingerprint: String = {
+        use std::fmt::Write as _;
+        let digest = choreo_qi::Fingerprint::of(cert.cert.der());
+        digest.0.iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02X}");
+            s
+        })
+    };
+    let port = free_port();
+    let url = format!("tcps://127.0.0.1:{port}");
+    let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args([
+            "sim",
+            "--listen",
+            &url,
+            "--cert",
+            cert_file.to_str().unwrap(),
+            "--key",
+            key_file.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "choreo sim does not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = choreo(&[
+        "run",
+        "examples/hello",
+        "--robot",
+        &url,
+        "--pin",
+        &fingerprint,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    // Another certificate's fingerprint is refused before anything runs.
+    let o = choreo(&[
+        "run",
+        "examples/hello",
+        "--robot",
+        &url,
+        "--pin",
+        &"00".repeat(32),
+    ]);
+    assert_eq!(o.status.code(), Some(7));
+    let _ = sim.kill();
+    let _ = sim.wait();
+}
