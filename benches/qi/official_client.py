@@ -2,10 +2,15 @@
 "ChoreoTest" service with ping(i)->i, say(s)->v and emit(i) emitting textDone(s).
 Prints one JSON object.
 
-Usage: python official_client.py URL SECONDS
+With --sd METHOD it calls a method of the ServiceDirectory itself instead (machineId(),
+services() or service("ServiceDirectory")): sequential latency and calls/s in flight only.
+In the libqi standalone directory these methods are C++, not held by Python's GIL.
+
+Usage: python official_client.py URL SECONDS [--sd METHOD]
 """
 import collections
 import json
+import os
 import sys
 import threading
 import time
@@ -13,14 +18,20 @@ import time
 import qi
 
 
-def sequential(svc, seconds):
+def cpu_seconds():
+    """This process's CPU time (user + system, all threads, libqi's included)."""
+    t = os.times()
+    return t.user + t.system
+
+
+def sequential(call, seconds):
     for _ in range(200):
-        svc.ping(1)
+        call()
     samples = []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end and len(samples) < 20000:
         t0 = time.perf_counter()
-        svc.ping(1)
+        call()
         samples.append(time.perf_counter() - t0)
     samples.sort()
     n = len(samples)
@@ -32,15 +43,15 @@ def sequential(svc, seconds):
     }
 
 
-def in_flight(svc, depth, seconds):
-    futs = collections.deque(svc.ping(1, _async=True) for _ in range(depth))
+def in_flight(call_async, depth, seconds):
+    futs = collections.deque(call_async() for _ in range(depth))
     done = 0
     t0 = time.perf_counter()
     end = t0 + seconds
     while time.perf_counter() < end and done < 40000:
         futs.popleft().value()
         done += 1
-        futs.append(svc.ping(1, _async=True))
+        futs.append(call_async())
     elapsed = time.perf_counter() - t0
     while futs:
         futs.popleft().value()
@@ -67,16 +78,39 @@ def signals(svc, count):
     return {"per_s": got[0] / elapsed if elapsed > 0 else 0, "received": got[0], "sent": count}
 
 
+SD_ARGS = {"machineId": (), "services": (), "service": ("ServiceDirectory",)}
+
+
 def main():
     url, seconds = sys.argv[1], float(sys.argv[2])
+    sd_method = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--sd" else None
     t0 = time.perf_counter()
     session = qi.Session()
     session.connect(url)
-    svc = session.service("ChoreoTest")
+    if sd_method:
+        svc = session.service("ServiceDirectory")
+        method, args = getattr(svc, sd_method), SD_ARGS[sd_method]
+    else:
+        svc = session.service("ChoreoTest")
+        method, args = svc.ping, (1,)
     connect_ms = (time.perf_counter() - t0) * 1e3
-    result = {"connect_ms": connect_ms, "sequential": sequential(svc, seconds)}
-    result["in_flight"] = {str(d): in_flight(svc, d, seconds) for d in (1, 8, 128)}
-    result["signals"] = signals(svc, 20000)
+    call = lambda: method(*args)
+    call_async = lambda: method(*args, _async=True)
+    result = {"connect_ms": connect_ms, "sequential": sequential(call, seconds)}
+    result["in_flight"], cpu = {}, {}
+    total = 200 + result["sequential"]["n"]  # every call made, to divide the server's CPU time by
+    for d in (1, 8, 128):
+        c0, t0 = cpu_seconds(), time.perf_counter()
+        rate = in_flight(call_async, d, seconds)
+        calls = rate * (time.perf_counter() - t0)
+        total += calls
+        result["in_flight"][str(d)] = rate
+        cpu[str(d)] = (cpu_seconds() - c0) / max(calls, 1.0) * 1e6
+    if sd_method:
+        result["cpu_us_per_call"] = cpu
+        result["calls"] = total
+    else:
+        result["signals"] = signals(svc, 20000)
     print(json.dumps(result), flush=True)
 
 

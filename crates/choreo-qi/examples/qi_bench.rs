@@ -3,6 +3,11 @@
 //! - `qi_bench client URL SECONDS`: our client against a server with a `ChoreoTest` service
 //!   (ping, emit/textDone): sequential latency, calls/s with 1, 8 and 128 in flight,
 //!   signals/s; one JSON object on stdout.
+//! - `qi_bench sd-client URL SECONDS METHOD`: our client calling a method of the
+//!   ServiceDirectory itself (`machineId`, `services`, or `service`, which asks for
+//!   `service("ServiceDirectory")`): sequential latency and calls/s with 1, 8 and 128 in
+//!   flight; one JSON object on stdout. Against the libqi standalone directory these
+//!   methods are C++, so the server is not held by Python's GIL.
 //! - `qi_bench serve URL`: our server with the same service; prints `READY <url>` and runs
 //!   until stdin closes. A `tcps://` URL serves TLS with a self-signed certificate made at
 //!   start (the client accepts it, as it accepts a robot's).
@@ -23,8 +28,16 @@ fn main() {
             args.get(2).map_or("tcp://127.0.0.1:9559", String::as_str),
             args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3.0),
         ),
+        Some("sd-client") => sd_client(
+            args.get(2).map_or("tcp://127.0.0.1:9559", String::as_str),
+            args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3.0),
+            args.get(4).map_or("machineId", String::as_str),
+        ),
         Some("serve") => serve(args.get(2).map_or("tcp://127.0.0.1:0", String::as_str)),
-        _ => Err("usage: qi_bench client URL SECONDS | qi_bench serve URL".to_string()),
+        _ => Err(
+            "usage: qi_bench client URL SECONDS | qi_bench sd-client URL SECONDS METHOD | qi_bench serve URL"
+                .to_string(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("qi_bench: {e}");
@@ -38,15 +51,96 @@ fn client(url: &str, seconds: f64) -> Result<(), String> {
     let svc = session.service("ChoreoTest").map_err(|e| e.to_string())?;
     let connect_ms = t0.elapsed().as_secs_f64() * 1e3;
     let ping = [Value::Int(1)];
-    for _ in 0..200 {
-        svc.call("ping", &ping).map_err(|e| e.to_string())?;
-    }
     let budget = Duration::from_secs_f64(seconds);
+    let sequential = sequential(&svc, "ping", &ping, budget)?;
+    let mut in_flight = Vec::new();
+    for depth in [1usize, 8, 128] {
+        in_flight.push((depth, pipelined(&svc, "ping", &ping, depth, budget)?));
+    }
+    let (per_s, received) = signals(&svc, 20000)?;
+    let flights: Vec<String> = in_flight
+        .iter()
+        .map(|(d, r)| format!("\"{d}\": {r:.1}"))
+        .collect();
+    println!(
+        "{{\"connect_ms\": {connect_ms:.3}, \"sequential\": {sequential}, \"in_flight\": {{{}}}, \"signals\": {{\"per_s\": {per_s:.1}, \"received\": {received}, \"sent\": 20000}}}}",
+        flights.join(", ")
+    );
+    Ok(())
+}
+
+fn sd_client(url: &str, seconds: f64, method: &str) -> Result<(), String> {
+    let t0 = Instant::now();
+    let session = Session::connect(url).map_err(|e| e.to_string())?;
+    let sd = session.directory().map_err(|e| e.to_string())?;
+    let connect_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let args: Vec<Value> = match method {
+        "machineId" | "services" => Vec::new(),
+        "service" => vec![Value::String("ServiceDirectory".to_string())],
+        other => return Err(format!("sd-client: unknown method {other}")),
+    };
+    let budget = Duration::from_secs_f64(seconds);
+    let sequential = sequential(&sd, method, &args, budget)?;
+    let (mut flights, mut cpu) = (Vec::new(), Vec::new());
+    // Every call made, warm-up and connection set-up aside: to divide the server's CPU time by.
+    let mut total = 200.0 + sequential_calls(&sequential);
+    for depth in [1usize, 8, 128] {
+        let (cpu0, start) = (cpu_seconds(), Instant::now());
+        let rate = pipelined(&sd, method, &args, depth, budget)?;
+        let calls = rate * start.elapsed().as_secs_f64();
+        total += calls;
+        flights.push(format!("\"{depth}\": {rate:.1}"));
+        cpu.push(format!(
+            "\"{depth}\": {:.2}",
+            (cpu_seconds() - cpu0) / calls.max(1.0) * 1e6
+        ));
+    }
+    println!(
+        "{{\"connect_ms\": {connect_ms:.3}, \"sequential\": {sequential}, \"in_flight\": {{{}}}, \"cpu_us_per_call\": {{{}}}, \"calls\": {total:.0}}}",
+        flights.join(", "),
+        cpu.join(", ")
+    );
+    Ok(())
+}
+
+/// The `n` of `sequential`'s JSON.
+fn sequential_calls(json: &str) -> f64 {
+    json.rsplit_once("\"n\": ")
+        .and_then(|(_, n)| n.trim_end_matches('}').trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// This process's CPU time (user + system, all threads) in seconds, from /proc/self/stat
+/// (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// 200 warm-up calls, then up to 20,000 sequential calls or `budget`: a JSON object with
+/// p50/p99 (µs), calls/s and the count.
+fn sequential(
+    svc: &RemoteObject,
+    method: &str,
+    args: &[Value],
+    budget: Duration,
+) -> Result<String, String> {
+    for _ in 0..200 {
+        svc.call(method, args).map_err(|e| e.to_string())?;
+    }
     let mut samples = Vec::new();
     let start = Instant::now();
     while start.elapsed() < budget && samples.len() < 20000 {
         let t = Instant::now();
-        svc.call("ping", &ping).map_err(|e| e.to_string())?;
+        svc.call(method, args).map_err(|e| e.to_string())?;
         samples.push(t.elapsed().as_secs_f64());
     }
     samples.sort_by(f64::total_cmp);
@@ -59,30 +153,24 @@ fn client(url: &str, seconds: f64) -> Result<(), String> {
             .unwrap_or(0.0)
             * 1e6
     };
-    let mut in_flight = Vec::new();
-    for depth in [1usize, 8, 128] {
-        in_flight.push((depth, pipelined(&svc, depth, budget)?));
-    }
-    let (per_s, received) = signals(&svc, 20000)?;
-    let flights: Vec<String> = in_flight
-        .iter()
-        .map(|(d, r)| format!("\"{d}\": {r:.1}"))
-        .collect();
-    println!(
-        "{{\"connect_ms\": {connect_ms:.3}, \"sequential\": {{\"p50_us\": {:.1}, \"p99_us\": {:.1}, \"calls_per_s\": {:.1}, \"n\": {n}}}, \"in_flight\": {{{}}}, \"signals\": {{\"per_s\": {per_s:.1}, \"received\": {received}, \"sent\": 20000}}}}",
+    Ok(format!(
+        "{{\"p50_us\": {:.1}, \"p99_us\": {:.1}, \"calls_per_s\": {:.1}, \"n\": {n}}}",
         at(50),
         at(99),
-        n as f64 / total,
-        flights.join(", ")
-    );
-    Ok(())
+        n as f64 / total
+    ))
 }
 
-fn pipelined(svc: &RemoteObject, depth: usize, budget: Duration) -> Result<f64, String> {
-    let ping = [Value::Int(1)];
+fn pipelined(
+    svc: &RemoteObject,
+    method: &str,
+    args: &[Value],
+    depth: usize,
+    budget: Duration,
+) -> Result<f64, String> {
     let mut queue = VecDeque::new();
     for _ in 0..depth {
-        queue.push_back(svc.call_async("ping", &ping).map_err(|e| e.to_string())?);
+        queue.push_back(svc.call_async(method, args).map_err(|e| e.to_string())?);
     }
     let start = Instant::now();
     let mut done = 0u64;
@@ -91,7 +179,7 @@ fn pipelined(svc: &RemoteObject, depth: usize, budget: Duration) -> Result<f64, 
             p.wait().map_err(|e| e.to_string())?;
         }
         done += 1;
-        queue.push_back(svc.call_async("ping", &ping).map_err(|e| e.to_string())?);
+        queue.push_back(svc.call_async(method, args).map_err(|e| e.to_string())?);
     }
     let rate = done as f64 / start.elapsed().as_secs_f64();
     for p in queue {
