@@ -15,10 +15,20 @@
 //!    per Python round trip.
 //! 3. `hook`: one Python hook called directly (`BoxCode::call` with a bang, the script
 //!    returning at once) against a native one: the cost of entering Python, without the
-//!    engine's hand-off to a worker.
+//!    engine's hand-off to a worker. `python` calls it on the thread that started the
+//!    interpreter, `python_other_thread` on another thread, as the engine's workers do.
 //!
 //! After criterion, a side-by-side summary (`PYTHON_BENCH_ROUNDS` rounds, default 9, each
-//! measuring every variant once) prints medians and the Python / native ratios.
+//! measuring every variant once, the order rotating from round to round) prints medians and
+//! ratios, with the load average at start and end. `PYTHON_BENCH_PARTS` picks parts (`load`,
+//! `hop`, `hook`, comma-separated; all by default), `PYTHON_BENCH_HOSTS` the hop hosts
+//! (`python`, `worker`, `inline`). Under `--profile-time` only criterion runs. To compare two
+//! builds side by side, run them one round each in turn with a filter that matches no
+//! criterion benchmark:
+//!
+//! ```sh
+//! PYTHON_BENCH_ROUNDS=1 PYTHON_BENCH_PARTS=hop target/release/deps/python-* --bench none
+//! ```
 //!
 //! Run: `cargo bench -p choreo-python --bench python`. Without `--bench` (`cargo test
 //! --benches`) sizes are 10× smaller and each routine runs once.
@@ -162,12 +172,17 @@ fn read(inner: &str) -> XarFile {
 
 /// `n` boxes running the stock script; `distinct`: each with its own text (a comment).
 fn load_xar(n: i64, distinct: bool) -> XarFile {
+    load_xar_salted(n, distinct.then_some(0))
+}
+
+/// `n` boxes running the stock script, each with its own text if `salt` is given (texts
+/// differ from those of any other salt: compiled scripts are cached by text in the process).
+fn load_xar_salted(n: i64, salt: Option<usize>) -> XarFile {
     let mut d = String::new();
     for i in 1..=n {
-        let code = if distinct {
-            format!("# box {i}\n{STOCK}")
-        } else {
-            STOCK.to_string()
+        let code = match salt {
+            Some(salt) => format!("# box {i} ({salt})\n{STOCK}"),
+            None => STOCK.to_string(),
         };
         push_box(&mut d, "Say", i, &code);
     }
@@ -315,6 +330,9 @@ fn bench(c: &mut Criterion, sizes: Sizes) {
     let (_e2, n_code, n_ctx) = one_hook(&native, "");
     let hook = start_hook();
     g.bench_function("python", |b| b.iter(|| py_code.call(&hook, &py_ctx)));
+    g.bench_function("python_other_thread", |b| {
+        b.iter_custom(|n| time_hook(&py_code, &py_ctx, n, true))
+    });
     g.bench_function("native", |b| b.iter(|| n_code.call(&hook, &n_ctx)));
     g.finish();
 }
@@ -324,41 +342,163 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Every variant once per round, interleaved; medians and ratios.
-fn side_by_side(sizes: Sizes) {
-    let same = load_xar(sizes.boxes, false);
-    let distinct = load_xar(sizes.boxes, true);
-    let chain = chain_xar(sizes.chain, true);
-    let base = chain_xar(sizes.chain, false);
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let mut load = [Vec::new(), Vec::new(), Vec::new()];
-    let mut hops: [Vec<f64>; 3] = Default::default();
-    for _ in 0..sizes.rounds {
-        load[0].push(ms(time_load(&same, &python())));
-        load[1].push(ms(time_load(&distinct, &python())));
-        load[2].push(ms(time_load(&same, &NativeHost::new())));
-        let per_hop = |host: &dyn ScriptHost| {
-            let c = time_run(&chain, host).as_secs_f64();
-            let b = time_run(&base, host).as_secs_f64();
-            (c - b) / (sizes.chain - 1) as f64 * 1e6
-        };
-        hops[0].push(per_hop(&python()));
-        hops[1].push(per_hop(&native_hops(false)));
-        hops[2].push(per_hop(&native_hops(true)));
+/// `calls` calls of `code`'s onStart hook, on this thread or on another thread (as on a
+/// worker of the engine, which is not the thread that started the interpreter); the time.
+fn time_hook(
+    code: &Arc<dyn BoxCode>,
+    ctx: &BoxContext,
+    calls: u64,
+    other_thread: bool,
+) -> Duration {
+    let hook = start_hook();
+    let run = || {
+        let t = Instant::now();
+        for _ in 0..calls {
+            code.call(&hook, ctx).unwrap();
+        }
+        t.elapsed()
+    };
+    if other_thread {
+        std::thread::scope(|s| s.spawn(run).join().unwrap())
+    } else {
+        run()
     }
-    let [py_same, py_distinct, native] = load.map(median);
-    let [py_hop, worker_hop, inline_hop] = hops.map(median);
+}
+
+/// Which side-by-side parts run (`PYTHON_BENCH_PARTS`, a comma-separated list of `load`,
+/// `hop`, `hook`; all by default). None under criterion's `--profile-time`.
+fn parts() -> Vec<String> {
+    if std::env::args().any(|a| a.starts_with("--profile-time")) {
+        return Vec::new();
+    }
+    std::env::var("PYTHON_BENCH_PARTS")
+        .unwrap_or_else(|_| "load,hop,hook".to_string())
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
+/// The first three fields of `/proc/loadavg`.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Makes a fresh host for one run.
+type MakeHost = dyn Fn() -> Box<dyn ScriptHost>;
+
+/// Every variant once per round, the order rotating from round to round so that background
+/// load hits them alike; medians and ratios.
+fn side_by_side(sizes: Sizes) {
+    let parts = parts();
+    if parts.is_empty() {
+        return;
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "\nside by side, {} rounds (medians):\n\
-         load of {} boxes: python same script {py_same:.1} ms, python distinct scripts \
-         {py_distinct:.1} ms, native {native:.1} ms (python / native {:.1}x)\n\
-         net per hop (round trip through the engine): python {py_hop:.2} us, native worker \
-         {worker_hop:.2} us, native inline {inline_hop:.2} us (python / native worker {:.2}x)",
+        "\nside by side, {} rounds (medians), load average at start {}",
         sizes.rounds,
-        sizes.boxes,
-        py_distinct / native,
-        py_hop / worker_hop,
+        load_average()
     );
+    if parts.iter().any(|p| p == "load") {
+        let same = load_xar(sizes.boxes, false);
+        let mut load: [Vec<f64>; 3] = Default::default();
+        for round in 0..sizes.rounds {
+            // New texts each round, so that every round compiles them.
+            let distinct = load_xar_salted(sizes.boxes, Some(round + 1));
+            for k in 0..3 {
+                let v = (round + k) % 3;
+                load[v].push(ms(match v {
+                    0 => time_load(&same, &python()),
+                    1 => time_load(&distinct, &python()),
+                    _ => time_load(&same, &NativeHost::new()),
+                }));
+            }
+        }
+        let [py_same, py_distinct, native] = load.map(median);
+        println!(
+            "load of {} boxes: python same script {py_same:.1} ms, python distinct scripts \
+             {py_distinct:.1} ms, native {native:.1} ms (python distinct / native {:.1}x)",
+            sizes.boxes,
+            py_distinct / native,
+        );
+    }
+    if parts.iter().any(|p| p == "hop") {
+        let chain = chain_xar(sizes.chain, true);
+        let base = chain_xar(sizes.chain, false);
+        let hosts: [(&str, &MakeHost); 3] = [
+            ("python", &|| Box::new(python())),
+            ("native worker", &|| Box::new(native_hops(false))),
+            ("native inline", &|| Box::new(native_hops(true))),
+        ];
+        // Which hosts (`PYTHON_BENCH_HOSTS`: names containing one of its comma-separated
+        // words; all by default).
+        let only = std::env::var("PYTHON_BENCH_HOSTS").unwrap_or_default();
+        let runs = |name: &str| only.is_empty() || only.split(',').any(|w| name.contains(w));
+        // Per host: chain times, baseline times (seconds), in round order.
+        let mut t: [[Vec<f64>; 2]; 3] = Default::default();
+        for round in 0..sizes.rounds {
+            for k in 0..6 {
+                let v = (round + k) % 6;
+                let (h, x) = (v / 2, if v % 2 == 0 { &chain } else { &base });
+                if runs(hosts[h].0) {
+                    t[h][v % 2].push(time_run(x, hosts[h].1().as_ref()).as_secs_f64());
+                }
+            }
+        }
+        let n = sizes.chain as f64;
+        let mut nets = [f64::NAN; 3];
+        for (h, (name, _)) in hosts.iter().enumerate() {
+            if !runs(name) {
+                continue;
+            }
+            let net: Vec<f64> = (0..sizes.rounds)
+                .map(|r| (t[h][0][r] - t[h][1][r]) / (n - 1.0) * 1e6)
+                .collect();
+            let net = median(net);
+            nets[h] = net;
+            println!(
+                "hop {name}: chain {:.2} ms, 1-hop baseline {:.2} ms, gross {:.2} us/hop, \
+                 net {net:.2} us/hop (round trip through the engine)",
+                median(t[h][0].clone()) * 1e3,
+                median(t[h][1].clone()) * 1e3,
+                median(t[h][0].clone()) / n * 1e6,
+            );
+        }
+        println!(
+            "net per hop: python / native worker {:.2}x, native worker / native inline {:.1}x",
+            nets[0] / nets[1],
+            nets[1] / nets[2],
+        );
+    }
+    if parts.iter().any(|p| p == "hook") {
+        let py = python();
+        let (_e1, py_code, py_ctx) = one_hook(&py, NOTHING);
+        let native = NativeHost::new().with("hop", |_, _| Ok(()));
+        let (_e2, n_code, n_ctx) = one_hook(&native, "");
+        let calls = 20_000;
+        let mut t: [Vec<f64>; 3] = Default::default();
+        for round in 0..sizes.rounds {
+            for k in 0..3 {
+                let v = (round + k) % 3;
+                let d = match v {
+                    0 => time_hook(&py_code, &py_ctx, calls, false),
+                    1 => time_hook(&py_code, &py_ctx, calls, true),
+                    _ => time_hook(&n_code, &n_ctx, calls, false),
+                };
+                t[v].push(d.as_secs_f64() / calls as f64 * 1e9);
+            }
+        }
+        let [main, other, native] = t.map(median);
+        println!(
+            "hook call: python {main:.0} ns (interpreter's main thread), python {other:.0} ns \
+             (another thread), native {native:.0} ns"
+        );
+    }
+    println!("load average at end {}", load_average());
 }
 
 fn main() {

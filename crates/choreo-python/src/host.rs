@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use choreo_engine::graph::BoxNode;
 use choreo_engine::{BoxCode, BoxContext, Hook, ScriptHost, SubscriptionId, Value};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::api::{BoxApi, BoxState};
 use crate::convert::to_python;
@@ -114,10 +115,19 @@ impl ScriptHost for PythonHost {
                 .map_err(|e| message(py, &e))?;
             let (namespace, instance, optional): (Py<PyDict>, Py<PyAny>, Vec<String>) =
                 made.extract(py).map_err(|e| message(py, &e))?;
+            let inputs = node
+                .inputs
+                .iter()
+                .map(|p| {
+                    let hook = format!("onInput_{}", p.name);
+                    (p.name.clone(), PyString::intern(py, &hook).unbind())
+                })
+                .collect();
             Ok((!instance.is_none(py)).then_some(Script {
                 _namespace: namespace,
                 instance,
                 optional,
+                inputs,
             }))
         })?;
         Ok(Arc::new(PythonBox { state, script }))
@@ -144,6 +154,24 @@ struct Script {
     instance: Py<PyAny>,
     /// Optional hooks it defines (see [`BoxCode::defines`]).
     optional: Vec<String>,
+    /// Each input's name and its hook's name (`onInput_<name>`) as a Python string, made
+    /// once rather than on every call.
+    inputs: Vec<(String, Py<PyString>)>,
+}
+
+impl Script {
+    /// The script name of `hook` as a Python string.
+    fn hook_name<'py>(&self, py: Python<'py>, hook: &Hook) -> Bound<'py, PyString> {
+        match hook {
+            Hook::Load => intern!(py, "onLoad").clone(),
+            Hook::Unload => intern!(py, "onUnload").clone(),
+            Hook::Input { name, .. } => match self.inputs.iter().find(|(n, _)| n == name) {
+                Some((_, hook)) => hook.bind(py).clone(),
+                None => PyString::new(py, &hook.script_name()),
+            },
+            _ => PyString::new(py, &hook.script_name()),
+        }
+    }
 }
 
 impl BoxCode for PythonBox {
@@ -162,6 +190,7 @@ impl BoxCode for PythonBox {
         };
         let _entered = Entered::new(Arc::clone(&self.state));
         Python::attach(|py| {
+            crate::thread::keep(py);
             let rt = runtime(py)?;
             let argument = match value {
                 Some(v) => to_python(py, v).map_err(|e| message(py, &e))?,
@@ -173,7 +202,7 @@ impl BoxCode for PythonBox {
                     py,
                     (
                         script.instance.bind(py),
-                        hook.script_name(),
+                        script.hook_name(py, hook),
                         argument,
                         value.is_some(),
                     ),

@@ -32,5 +32,6 @@ mod convert;
 pub mod fixer;
 mod host;
 mod runtime;
+mod thread;
 
 pub use host::{PythonHost, PythonOptions};

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 import traceback
+import types
 
 import _choreo
 import naoqi
@@ -317,6 +318,11 @@ def _syntax_error(e, path, source):
 
 def _takes_argument(method):
     """P7: the hook's own signature decides whether it gets the value."""
+    if type(method) is types.MethodType:
+        # The usual case, a method of MyClass: one attribute less to look up.
+        code = getattr(method.__func__, "__code__", None)
+        if code is not None:
+            return bool(code.co_flags & 0x04) or code.co_argcount >= 2
     code = getattr(getattr(method, "__func__", method), "__code__", None)
     if code is None:
         return True
