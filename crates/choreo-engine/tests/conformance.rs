@@ -953,9 +953,9 @@ fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     assert_eq!(outcome, Outcome::Finished);
     let t: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
     assert!(
-        t.iter().any(|l| l.starts_with(
-            "root/B log warning: onInput_onStart has neither returned nor slept"
-        )),
+        t.iter()
+            .any(|l| l
+                .starts_with("root/B log warning: onInput_onStart has neither returned nor slept")),
         "{t:#?}"
     );
     assert_in_order(&t, &["root/A out onStopped None", "beh end"]);

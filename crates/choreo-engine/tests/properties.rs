@@ -959,10 +959,8 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
                     }
                     holding.insert(p, names.clone());
                 }
-                "free" => {
-                    if holding.remove(p).is_none() {
-                        return fail(i, "(8) free without got".into());
-                    }
+                "free" if holding.remove(p).is_none() => {
+                    return fail(i, "(8) free without got".into());
                 }
                 _ => {}
             },

@@ -57,8 +57,16 @@ const SHIMS: [(&str, &str, &str); 6] = [
         "choreo/py2.py",
         include_str!("python/py2.py"),
     ),
-    ("almath", "choreo/almath.py", include_str!("python/almath.py")),
-    ("motion", "choreo/motion.py", include_str!("python/motion.py")),
+    (
+        "almath",
+        "choreo/almath.py",
+        include_str!("python/almath.py"),
+    ),
+    (
+        "motion",
+        "choreo/motion.py",
+        include_str!("python/motion.py"),
+    ),
     ("qi", "choreo/qi.py", include_str!("python/qi.py")),
     ("naoqi", "choreo/naoqi.py", include_str!("python/naoqi.py")),
     (
