@@ -650,10 +650,11 @@ impl Control {
                             self.shared.time.wait_for_yield(0);
                             continue;
                         }
-                        if self.started
-                            && self.ops.iter().all(Option::is_none)
-                            && !self.idle_reported
-                        {
+                        // Idle: nothing runs, nothing is due, nothing is queued (a hook that
+                        // just returned posts its result before it stops counting as running).
+                        // Operations may still wait: for resources that nobody will release,
+                        // say; only the world (or a stop) can move them now.
+                        if self.started && commands.is_empty() && !self.idle_reported {
                             self.idle_reported = true;
                             self.finish(Outcome::Idle);
                         }
@@ -1759,6 +1760,14 @@ impl Control {
                 LockType::StopOnDemand => self.lose(holder),
                 LockType::PauseOnDemand => self.pause_for_resources(holder),
             }
+        }
+        // Stopping a holder may have unloaded this box too (its Stopped output reaching
+        // the diagram that holds it): then it does not start at all.
+        if !self.boxes[b.0 as usize].loaded {
+            if let Some(op) = self.ops[id].as_mut() {
+                op.steps.clear();
+            }
+            return Vec::new();
         }
         // Stopped or paused holders may have released at once.
         if self

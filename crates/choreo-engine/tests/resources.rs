@@ -490,3 +490,25 @@ fn an_inner_box_uses_the_resources_of_the_boxes_enclosing_it() {
         ],
     );
 }
+
+#[test]
+fn a_box_waiting_forever_for_a_resource_leaves_the_run_idle_not_hung() {
+    // A holds the legs and never finishes; B waits for them with timeout -1 (until free).
+    // Nothing else can happen: the run is idle (found by the property tests: it used to
+    // wait forever because an operation was still waiting).
+    let xml = contest(&resource("Legs", "Lock", 0), &resource("Legs", "Lock", -1));
+    let host = NativeHost::new().with("T", timer).with("B", quick);
+    let (outcome, t) = run(&xml, host);
+    assert_eq!(outcome, choreo_engine::Outcome::Idle, "{t:#?}");
+    // B got nothing while A held the legs: only the stop that follows frees them (and B,
+    // still loaded then, gets them as the reference's waiting wrapper would).
+    let stop = pos(&t, "beh stop");
+    assert!(
+        !t[..stop].iter().any(|l| l == "root/B res got Legs"),
+        "{t:#?}"
+    );
+    assert_in_order(
+        &t,
+        &["beh stop", "root/A res free Legs", "root/B res got Legs"],
+    );
+}
