@@ -561,68 +561,7 @@ struct Known {
     why: &'static str,
 }
 
-const KNOWN: &[Known] = &[
-    Known {
-        owner: "choreo-python",
-        kind: "load: NAOqi module missing from our shims",
-        detail: "No module named 'almath'",
-        why: "no `almath` module (Pose2D, Position6D, PI, modulo2PI, ...): stock Move To, Obstacle Avoidance, Represent Object import it",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "NAOqi module missing from our shims",
-        detail: "No module named 'almath'",
-        why: "no `almath` module, imported inside a hook (stock Move To)",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "load: NAOqi module missing from our shims",
-        detail: "No module named 'motion'",
-        why: "no `motion` module (NAOqi's constants FRAME_TORSO, AXIS_MASK_...): deprecated WB Tracker and Walk Tracker import it",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "load: Python-2 semantics not emulated",
-        detail: "'range' object does not support item assignment",
-        why: "Python 2's range() returns a list; scripts assign to its items",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "Python-2 semantics not emulated",
-        detail: "type 'zip' has no len()",
-        why: "Python 2's zip() returns a list; scripts take its len() (stock Motor Heat)",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "global missing from box namespaces",
-        detail: "name 'qi' is not defined",
-        why: "`qi` is not a global of box scripts (stock Move Toward and Walk Toward use qi.PeriodicTask without importing qi)",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "global missing from box namespaces",
-        detail: "name 'time' is not defined",
-        why: "`time` is not a global of box scripts (stock Random Eyes and Endless Walk call time.sleep without importing time)",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "service signal missing from our proxies",
-        detail: "'function' object has no attribute 'connect'",
-        why: "a signal of a service object (session.service(X).signalName.connect) is a method of the proxy",
-    },
-    Known {
-        owner: "choreo-python",
-        kind: "load: Python-2 module not mapped",
-        detail: "email.Parser",
-        why: "the Python-2 module email.Parser (email.parser) is not mapped (stock Fetch E-mail)",
-    },
-    Known {
-        owner: "choreo-engine or choreo-python",
-        kind: "hang (no outcome within the real-time cap)",
-        detail: "open hooks",
-        why: "Bored.crg stalls at 3.0 s in virtual time (fine in real time): Play Sound File's onUnload `while self.bIsRunning: time.sleep(0.2)` never wakes",
-    },
-];
+const KNOWN: &[Known] = &[];
 
 fn report(
     results: &[(String, End)],
