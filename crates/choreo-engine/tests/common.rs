@@ -86,6 +86,26 @@ pub fn run_events(
     (outcome, trace.events())
 }
 
+/// Loads `xml` in virtual time with `options` (its trace replaced by a fresh one, returned
+/// too), not started: for tests that drive the engine themselves.
+pub fn load_virtual(xml: &str, host: &NativeHost, options: Options) -> (Engine, Trace) {
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
+        .expect("test behavior reads")
+        .value;
+    let trace = Trace::new();
+    let engine = Engine::load(
+        &x,
+        host,
+        Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            ..options
+        },
+    )
+    .expect("loads");
+    (engine, trace)
+}
+
 /// Asserts that `lines` contains `expected` in this order (other lines may come between).
 pub fn assert_in_order(lines: &[String], expected: &[&str]) {
     let mut at = 0;

@@ -836,21 +836,16 @@ impl choreo_engine::Robot for LateRobot {
 #[test]
 fn r3_virtual_time_stands_still_between_load_and_start() {
     let woke_at = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let x = choreo_xar::read_xar("t.xar", behavior("").as_bytes())
-        .unwrap()
-        .value;
-    let engine = choreo_engine::Engine::load(
-        &x,
-        &choreo_engine::NativeHost::new(),
+    let (engine, _) = load_virtual(
+        &behavior(""),
+        &NativeHost::new(),
         choreo_engine::Options {
-            virtual_time: true,
             robot: Some(std::sync::Arc::new(LateRobot {
                 woke_at: std::sync::Arc::clone(&woke_at),
             })),
             ..Default::default()
         },
-    )
-    .unwrap();
+    );
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(
         *woke_at.lock().unwrap(),
@@ -868,8 +863,6 @@ fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
     // A box ticking every second, forever; the limit is 3.5 s.
     let tick = r#"<Output name="tick" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
     let xml = behavior(&format!("{}{}", boxed("T", 1, tick, ""), link(0, 2, 1, 2)));
-    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
-    let trace = choreo_engine::Trace::new();
     let host = NativeHost::new().with("T", |hook, ctx| {
         if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
             loop {
@@ -879,17 +872,14 @@ fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
         }
         Ok(())
     });
-    let engine = choreo_engine::Engine::load(
-        &x,
+    let (engine, trace) = load_virtual(
+        &xml,
         &host,
         choreo_engine::Options {
-            virtual_time: true,
-            trace: trace.clone(),
             time_limit: Some(std::time::Duration::from_millis(3500)),
             ..Default::default()
         },
-    )
-    .unwrap();
+    );
     engine.start();
     assert_eq!(
         engine.wait(std::time::Duration::from_secs(10)),
@@ -935,18 +925,7 @@ fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
             }
             Ok(())
         });
-    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
-    let trace = choreo_engine::Trace::new();
-    let engine = choreo_engine::Engine::load(
-        &x,
-        &host,
-        choreo_engine::Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let (engine, trace) = load_virtual(&xml, &host, choreo_engine::Options::default());
     engine.start();
     let outcome = engine.wait(std::time::Duration::from_secs(20));
     let _ = release.send(());
