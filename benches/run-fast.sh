@@ -22,13 +22,8 @@ CHOREO=target/release/choreo
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# The dance's folder (its attached files), with the <Resource> declarations removed: the
-# engine does not yet let a box take a resource its parent holds (the dance's Stand Up and
-# timeline boxes ask for "All motors" that the root holds), so with them the dance never
-# starts. What is measured is the run of the timeline and its boxes, not resources.
-cp -r "$(dirname "$DANCE")" "$WORK/dance"
-sed -i '/<Resource /d' "$WORK/dance/$(basename "$DANCE")"
-XAR="$WORK/dance/$(basename "$DANCE")"
+# The dance as it is in the corpus (resources included).
+XAR="$DANCE"
 
 now() { date +%s.%N; }
 

@@ -333,6 +333,12 @@ impl BoxApi {
         }
     }
 
+    /// Whether the robot has module `service` (`ALProxy("X")` raises when it does not).
+    fn has_service(&self, service: &str) -> PyResult<bool> {
+        let ctx = self.state.live()?;
+        Ok(ctx.robot().is_none_or(|r| r.has_service(service)))
+    }
+
     /// `proxy.post.method(*args)`: starts the method, returns its task id.
     fn post(
         &self,

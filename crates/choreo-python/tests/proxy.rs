@@ -280,3 +280,29 @@ except RuntimeError as e:
     let (_, t) = run(&one_box("", &code));
     assert_eq!(logs(&t, "root/A"), ["info: no robot to call ALLeds.on"]);
 }
+
+#[test]
+fn a_proxy_to_a_module_the_robot_lacks_raises_at_creation_like_naoqi() {
+    // The stock boxes' pattern: try the proxy, fall back to a "simulation mode".
+    let (_, logs, calls) = with_robot(&script_of(
+        "",
+        "try:
+    ALProxy('ALMissing')
+    self.log('made')
+except RuntimeError as e:
+    self.log('missing: ' + str(e).splitlines()[-1].strip())
+try:
+    self.session().service('ALMissing')
+except RuntimeError:
+    self.log('missing too')
+ALProxy('ALTextToSpeech').say('here')",
+    ));
+    assert_eq!(
+        logs,
+        [
+            "info: missing: Can't find service: ALMissing",
+            "info: missing too"
+        ]
+    );
+    assert_eq!(calls, ["ALTextToSpeech.say(\"here\")"]);
+}

@@ -260,7 +260,8 @@ def namespace(box, source):
         "print": _printer(box),
     }
     for name in INJECTED:
-        ns[name] = naoqi.ALProxy.of(name, box)
+        # Made at every start in the reference too, whether or not the robot has the module.
+        ns[name] = naoqi.ALProxy.of(name, box, check=False)
     return ns
 
 

@@ -54,6 +54,13 @@ class _Member(object):
         return True
 
 
+def _check_service(proxy):
+    """NAOqi raises RuntimeError when a proxy is made to a module the robot does not have;
+    stock boxes catch it to switch to their "simulation mode" (naoqi-services.md 1.1)."""
+    if proxy._name not in _SPECIAL and not proxy._box.has_service(proxy._name):
+        raise RuntimeError("ALProxy::ALProxy\n\tCan't find service: %s" % proxy._name)
+
+
 class ALProxy(object):
     """A proxy to a robot service: ALProxy("X"), ALProxy("X", True), ALProxy("X", ip, port)."""
 
@@ -61,14 +68,17 @@ class ALProxy(object):
         self._name = name
         self._box = _box_or_fail("ALProxy(%r)" % (name,))
         self.post = _Post(self)
+        _check_service(self)
 
     @classmethod
-    def of(cls, name, box):
-        """The proxy to service `name` for `box`."""
+    def of(cls, name, box, check=True):
+        """The proxy to service `name` for `box`; `check`: raise if the robot lacks it."""
         proxy = cls.__new__(cls)
         proxy._name = name
         proxy._box = box if box is not None else _box_or_fail("service(%r)" % (name,))
         proxy.post = _Post(proxy)
+        if check:
+            _check_service(proxy)
         return proxy
 
     def __getattr__(self, method):

@@ -116,6 +116,11 @@ fn int(args: &[Value], i: usize) -> i64 {
 }
 
 impl Robot for TestRobot {
+    /// Every module but `ALMissing`.
+    fn has_service(&self, service: &str) -> bool {
+        service != "ALMissing"
+    }
+
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
         self.record(format!("{service}.{method}({})", shown(&args)));
         if service == "ALBroken" {
