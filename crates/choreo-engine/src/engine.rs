@@ -750,6 +750,23 @@ impl Control {
             .map(|(ticket, p)| (*ticket, p.b, p.hook))
             .collect();
         running.sort_by_key(|(ticket, _, _)| *ticket);
+        if self.waiting.is_empty() && !self.stall_reported.contains(&u64::MAX) {
+            // No hook: background work (a robot task, a thread of box code) is what waits.
+            // Said once per run (the key `u64::MAX` is no hook's ticket).
+            self.stall_reported.insert(u64::MAX);
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Log {
+                    level: "warning".into(),
+                    message: format!(
+                        "background work (a robot task or a thread of box code) has neither \
+                         finished nor slept for {} s of real time: virtual time goes on",
+                        STALL.as_secs()
+                    ),
+                },
+            );
+        }
         {
             for (ticket, b, hook) in running {
                 self.stall_reported.insert(ticket);
@@ -1259,6 +1276,22 @@ impl Control {
         if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or sleeps on the clock.
             shared.time.wait_for_yield(base);
+            if shared.time.busy() > base && self.waiting.contains_key(&ticket) {
+                // It waits on something else (a lock, a queue, real I/O): the run goes on,
+                // but its order is now up to the OS; say so.
+                let hook = name.name(&self.shared.graph, b);
+                self.record(
+                    b,
+                    TraceStep::Log {
+                        level: "warning".into(),
+                        message: format!(
+                            "{hook} neither returned nor slept on the clock within 2 s of real \
+                             time (it waits on something else); the run goes on without \
+                             waiting for it"
+                        ),
+                    },
+                );
+            }
         }
     }
 
