@@ -520,6 +520,9 @@ impl Mailbox {
 
 /// Sleeps `seconds` of behavior time as box `ctx` (virtual time jumps over it).
 pub(crate) fn sleep_in_box(py: Python<'_>, ctx: &BoxContext, seconds: f64) {
-    let d = Duration::from_secs_f64(seconds);
+    // Rounded up to the nanosecond: a positive sleep shorter than 1 ns must still move
+    // virtual time, or a loop that sleeps until a deadline in float seconds (qi.wait_for,
+    // threading.Timer) spins without time ever reaching the deadline.
+    let d = Duration::from_nanos((seconds * 1e9).ceil() as u64);
     py.detach(|| ctx.sleep(d));
 }

@@ -282,3 +282,27 @@ class MyClass(GeneratedClass):
     assert_eq!(engine.wait(Duration::from_secs(10)), Outcome::Finished);
     assert!(began.elapsed() >= Duration::from_millis(200));
 }
+
+#[test]
+fn waits_with_float_deadlines_end_exactly_and_never_spin() {
+    // Event.wait (threading.Timer uses it) sleeps on the engine clock towards a deadline in
+    // float seconds; the last step can be shorter than a nanosecond and must still move
+    // virtual time (it used to spin until the engine gave up waiting, 2 s of real time).
+    let code = "
+import threading
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        for t in (0.3, 0.7, 0.1 + 0.2, 1.1, 2.675):
+            threading.Event().wait(t)
+        self.onStopped()
+";
+    let started = std::time::Instant::now();
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert!(
+        !t.iter().any(|l| l.contains("neither")),
+        "a wait spun outside the clock: {t:#?}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
