@@ -185,11 +185,6 @@ impl Holdings {
     pub fn release(&mut self, b: BoxId) -> Option<Vec<ResourceNode>> {
         self.held.remove(&b)
     }
-
-    /// Whether `b` holds anything.
-    pub fn holds(&self, b: BoxId) -> bool {
-        self.held.contains_key(&b)
-    }
 }
 
 #[cfg(test)]
