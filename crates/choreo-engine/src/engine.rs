@@ -449,7 +449,9 @@ impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
     pub fn load(x: &XarFile, host: &dyn ScriptHost, options: Options) -> Result<Engine, String> {
-        let graph = Arc::new(Graph::new(x));
+        let graph = Arc::new(Graph::with_generated_code(x, &|def| {
+            host.generated_code(def)
+        }));
         options.trace.bind(Arc::clone(&graph));
         let (queue, commands) = crossbeam_channel::unbounded();
         let sink_queue = queue.clone();

@@ -144,6 +144,9 @@ pub struct DiagramNode {
     pub from_owner: Vec<Vec<Target>>,
 }
 
+/// The code of a box whose script is made when the behavior runs, if it is one of those.
+pub type GeneratedCode<'a> = dyn Fn(&BoxDef) -> Option<String> + 'a;
+
 /// A whole behavior, instantiated.
 #[derive(Debug, Clone)]
 pub struct Graph {
@@ -159,11 +162,17 @@ impl Graph {
 
     /// Instantiates a behavior (the reader has already checked its links and ids).
     pub fn new(x: &XarFile) -> Graph {
+        Graph::with_generated_code(x, &|_| None)
+    }
+
+    /// Like [`Graph::new`], with `generated` giving the code of the boxes whose script the
+    /// editor made when the behavior ran (see [`crate::host::ScriptHost::generated_code`]).
+    pub fn with_generated_code(x: &XarFile, generated: &GeneratedCode<'_>) -> Graph {
         let mut g = Graph {
             boxes: Vec::new(),
             diagrams: Vec::new(),
         };
-        g.add_box(&x.root_box, None, String::new());
+        g.add_box(&x.root_box, None, String::new(), generated);
         g
     }
 
@@ -202,6 +211,7 @@ impl Graph {
         def: &BoxDef,
         parent: Option<(BoxId, DiagramId)>,
         prefix: String,
+        generated: &GeneratedCode<'_>,
     ) -> BoxId {
         let id = BoxId(self.boxes.len() as u32);
         let path = if prefix.is_empty() {
@@ -249,7 +259,7 @@ impl Graph {
                 .collect(),
             resources: def.resources.iter().map(ResourceNode::from_model).collect(),
             content: Content::None,
-            code: def.code().to_string(),
+            code: generated(def).unwrap_or_else(|| def.code().to_string()),
             fps: match &def.timeline {
                 None => 0,
                 Some(t) if !t.is_enabled() => t.fps.map_or(25, |f| u32::try_from(f).unwrap_or(0)),
@@ -260,17 +270,24 @@ impl Graph {
             None => Content::None,
             Some(t) if !t.is_enabled() => {
                 let diagrams = first_keyframes(t)
-                    .map(|d| self.add_diagram(def, id, d, &path))
+                    .map(|d| self.add_diagram(def, id, d, &path, generated))
                     .collect();
                 Content::Holder(diagrams)
             }
-            Some(t) => Content::Timeline(self.add_timeline(def, id, t, &path)),
+            Some(t) => Content::Timeline(self.add_timeline(def, id, t, &path, generated)),
         };
         self.boxes[id.0 as usize].content = content;
         id
     }
 
-    fn add_timeline(&mut self, def: &BoxDef, id: BoxId, t: &Timeline, path: &str) -> TimelineNode {
+    fn add_timeline(
+        &mut self,
+        def: &BoxDef,
+        id: BoxId,
+        t: &Timeline,
+        path: &str,
+        generated: &GeneratedCode<'_>,
+    ) -> TimelineNode {
         let mut layers = Vec::new();
         for l in t.layers.iter().filter(|l| !l.mute.unwrap_or(false)) {
             let mut keyframes: Vec<KeyframeNode> = l
@@ -281,7 +298,7 @@ impl Graph {
                     Some(KeyframeNode {
                         name: k.name.clone(),
                         index: i64::from(k.index),
-                        diagram: self.add_diagram(def, id, d, path),
+                        diagram: self.add_diagram(def, id, d, path, generated),
                     })
                 })
                 .collect();
@@ -313,7 +330,14 @@ impl Graph {
     }
 
     /// Adds the diagram `d` owned by box `owner` (whose model is `def`) and its boxes.
-    fn add_diagram(&mut self, def: &BoxDef, owner: BoxId, d: &Diagram, path: &str) -> DiagramId {
+    fn add_diagram(
+        &mut self,
+        def: &BoxDef,
+        owner: BoxId,
+        d: &Diagram,
+        path: &str,
+        generated: &GeneratedCode<'_>,
+    ) -> DiagramId {
         let did = DiagramId(self.diagrams.len() as u32);
         self.diagrams.push(DiagramNode {
             owner,
@@ -323,7 +347,10 @@ impl Graph {
         let children: Vec<(i32, BoxId)> = d
             .boxes
             .iter()
-            .map(|b| (b.id, self.add_box(b, Some((owner, did)), path.to_string())))
+            .map(|b| {
+                let id = self.add_box(b, Some((owner, did)), path.to_string(), generated);
+                (b.id, id)
+            })
             .collect();
         self.diagrams[did.0 as usize].boxes = children.iter().map(|(_, b)| *b).collect();
         // By XAR id: a map, so a diagram of thousands of boxes loads in linear time.

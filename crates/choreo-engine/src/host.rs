@@ -76,6 +76,13 @@ pub trait BoxCode: Send + Sync {
 pub trait ScriptHost: Send + Sync {
     /// Constructs the code of `node` (R1 `new(B)`); an error fails the behavior's load.
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String>;
+
+    /// The code for a box whose script Choregraphe generated when the behavior ran rather
+    /// than keeping it in the file (the stock Choice box): `None` runs the file's script.
+    fn generated_code(&self, def: &choreo_xar::BoxDef) -> Option<String> {
+        let _ = def;
+        None
+    }
 }
 
 /// A timeline command, from box code or from the engine's user.

@@ -85,6 +85,10 @@ impl PythonHost {
 }
 
 impl ScriptHost for PythonHost {
+    fn generated_code(&self, def: &choreo_xar::BoxDef) -> Option<String> {
+        crate::plugins::generated_code(def)
+    }
+
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
         let state = Arc::new(BoxState::new(ctx.clone(), Arc::clone(&self.run)));
         self.run

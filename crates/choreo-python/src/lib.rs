@@ -25,12 +25,15 @@
 //!   activity, and `Event.wait` / `Thread.join` in virtual time sleep on the engine's clock.
 //! - Python 2 (`src/python/py2.py`): the builtins no rewrite can fix (`unicode`, `xrange`,
 //!   `basestring`, `long`, ...) in every namespace, and the removed module names importable.
+//! - Generated scripts (`plugins.rs`): the stock Choice box keeps no code in the file
+//!   (Choregraphe generated it at run time); `src/python/choice.py` stands in for it.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers.
 
 mod api;
 mod convert;
 pub mod fixer;
 mod host;
+mod plugins;
 mod runtime;
 mod thread;
 

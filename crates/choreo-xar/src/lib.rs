@@ -5,6 +5,7 @@
 //!
 //! - [`model`]: the typed model of a XAR file (boxes, ports, parameters, timelines, ...).
 //! - [`read_xar`] / [`write_xar`]: XAR v3 (`behavior.xar`, `box.xar`).
+//! - [`plugin`]: editor plugin state a runtime needs (the Choice box's table of answers).
 //! - [`package`]: `.pml` projects, `manifest.xml`, `.dlg` and `.top` dialog files.
 //! - [`archive`]: `.crg` / `.cbl` (ar + tar.gz) and `.pkg` (zip), unpacked safely.
 //! - [`source`]: any path or bytes (file, folder, archive, split folder) to behaviors.
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod error;
 pub mod model;
 pub mod package;
+pub mod plugin;
 pub mod source;
 pub mod split;
 mod xar;
