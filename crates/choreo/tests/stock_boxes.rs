@@ -675,7 +675,7 @@ const CHOICES_LIST_BEHAVIOR: &str = r#"<ChoregrapheProject xar_version="3">
 <script language="4"><content><![CDATA[import time
 class MyClass(GeneratedClass):
     def onInput_onStart(self):
-        self.choices([["red", "crimson"], "blue"])
+        self.choices(["", ["red", " crimson."], "blue"])
         time.sleep(0.1)
         self.question("Which colour?")
 ]]></content></script>
@@ -722,14 +722,15 @@ fn choice_takes_its_choices_from_choices_list_and_gives_their_number() {
     );
     let vocabulary = run.calls("ALSpeechRecognition.setVocabulary");
     assert_eq!(vocabulary[0].1[0], words, "{}", run.dump());
-    // The first choice, as its number; the robot repeats its first phrasing.
+    // The choice's place in the list (the empty first one counts), the robot repeats what
+    // it heard.
     assert_eq!(
         run.outputs("root", "onStopped")[0].1,
         Value::Int(1),
         "{}",
         run.dump()
     );
-    assert_eq!(spoken(&run), ["Which colour?", "red"]);
+    assert_eq!(spoken(&run), ["Which colour?", "crimson"]);
 }
 
 #[test]

@@ -1,18 +1,23 @@
 
-# The stock Choice box, written for choreo from what the box documents (its tooltips and
-# parameters); Choregraphe's own generated code is not public.
+# The stock Choice box, written for choreo. Choregraphe 2.x generated this code when the
+# behavior ran; what it must do comes from the box's tooltips and parameters, and from an
+# older generated version that one corpus behavior embeds ("NAO is Disappointed"), read
+# for its facts: which output gets what value, and the frames of the timeline.
 #
 # Asks the question given on onStart (a bang listens at once), then listens for one of the
-# choices of the robot's language. A confident answer fires output_<n> with the choice's
-# first phrasing (the number of the choice on `other` when the choices came on
-# choicesList). An answer between the two thresholds is confirmed first ("Did you say
-# ...?"; no reply means yes). Silence repeats the question; after the maximum number of
-# repetitions `other` gets "timeout". Answers not understood make the robot say so (and
-# list the choices when help is on); after the maximum `other` gets "notUnderstood". The
-# words "help", "repeat" and "exit" work when their parameters allow them ("exit": `other`
-# gets "wordRecognised"). Touching the head opens a menu: front for the next choice, rear
-# for the previous one, middle to select it; an exit entry ends with "onTactileSensor".
-# onStop ends with "onStop".
+# choices of the robot's language. A confident answer fires output_<n> with the phrasing
+# heard (when the choices came on choicesList: `other` with the choice's place in that
+# list, from 0). An answer between the two thresholds is confirmed first ("Did you say
+# ...?"; no reply means yes, "no" counts as not understood). Silence repeats the question;
+# after the maximum number of repetitions `other` gets "timeout". Answers not understood
+# make the robot say so (and list the choices when help is on); after the maximum `other`
+# gets "notUnderstood". The words "help", "repeat" and "exit" work when their parameters
+# allow them ("exit": `other` gets "wordRecognised"). Touching the head opens a menu:
+# front for the next choice, rear for the previous one, middle to select it; an exit entry
+# ends with "onTactileSensor". onStop ends with "onStop". Unlike the older version, the
+# thresholds are the parameters' values (it nudged them after each answer), and the
+# sentences are choreo's own (it read them from a choice_sentences.xml file that is not
+# public), in English and French.
 
 import threading
 
@@ -66,10 +71,11 @@ class _Cancelled(Exception):
 class _Interaction(object):
     """One question: what was heard arrives through `hear`, the box's thread waits on it."""
 
-    def __init__(self, question, choices, external):
+    def __init__(self, question, choices, numbers):
         self.question = question
         self.choices = choices
-        self.external = external
+        # For choices given on choicesList: each one's place in that list, given on `other`.
+        self.numbers = numbers
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.heard = []
@@ -151,19 +157,29 @@ class MyClass(GeneratedClass):
         self._links = []
 
     def onInput_choicesList(self, p):
-        self._external = [
-            [str(x) for x in row] if isinstance(row, (list, tuple)) else [str(row)]
-            for row in (p or [])
-        ]
+        if self._run is not None:
+            self.logger.warning("choicesList ignored: a question is in progress")
+            return
+        self._external = []
+        for number, row in enumerate(p or []):
+            phrasings = row if isinstance(row, (list, tuple)) else [row]
+            phrasings = [str(x).strip(" \t,;.\n") for x in phrasings]
+            phrasings = [x for x in phrasings if x]
+            if phrasings:
+                self._external.append((number, phrasings))
 
     def onInput_onStart(self, p):
         self._cancel()
         language = self._language()
-        external = self._external is not None
-        choices = self._external if external else _choices_for(language)
+        if self._external is not None:
+            numbers = [number for number, _ in self._external]
+            choices = [phrasings for _, phrasings in self._external]
+        else:
+            numbers = None
+            choices = _choices_for(language)
         self._external = None
         question = p if isinstance(p, str) and p.strip() else None
-        run = _Interaction(question, choices or [], external)
+        run = _Interaction(question, choices, numbers)
         self._run = run
         # The whole interaction runs in the hook, as the stock box's timeline expects: the
         # frames it shows meanwhile are set with gotoAndPlay, and when the hook returns the
@@ -229,18 +245,14 @@ class MyClass(GeneratedClass):
                     return
                 continue
             word, confidence = event[1], event[2]
-            index = _find(run.choices, word)
+            index, phrasing = _find(run.choices, word)
             command = self._command(word, say)
             if confidence < self._param("Minimum threshold to understand", 0.2) or (
                 index is None and command is None
             ):
                 failures += 1
-                if failures >= self._param("Maximum number of repetition when failure", 5):
-                    return self._finish(run, "other", "notUnderstood")
-                self._animate(_FRAMES_NOT_UNDERSTOOD[(failures - 1) % len(_FRAMES_NOT_UNDERSTOOD)])
-                self._say(run, say["not_understood"])
-                if self._param("Activate help when failure", 1):
-                    self._say(run, self._help(run, say))
+                if self._not_understood(run, say, failures):
+                    return
                 continue
             if command == "help":
                 self._say(run, self._help(run, say))
@@ -253,17 +265,29 @@ class MyClass(GeneratedClass):
             if command == "exit":
                 return self._finish(run, "other", "wordRecognised")
             if confidence < self._param("Minimum threshold to be sure", 0.3):
-                self._say(run, say["did_you_say"] % run.choices[index][0])
+                self._say(run, say["did_you_say"] % phrasing)
                 answer = self._listen(
                     run,
                     say["yes"] + say["no"],
                     self._param("Speech recognition timeout when confirmation", 6),
                 )
                 if answer[0] == "word" and answer[1] in say["no"]:
-                    if run.question:
-                        self._say(run, run.question)
+                    failures += 1
+                    if self._not_understood(run, say, failures):
+                        return
                     continue
-            return self._choose(run, index)
+            return self._choose(run, index, phrasing)
+
+    def _not_understood(self, run, say, failures):
+        """Says so (with help); True when that was the last failure allowed."""
+        if failures >= self._param("Maximum number of repetition when failure", 5):
+            self._finish(run, "other", "notUnderstood")
+            return True
+        self._animate(_FRAMES_NOT_UNDERSTOOD[(failures - 1) % len(_FRAMES_NOT_UNDERSTOOD)])
+        self._say(run, say["not_understood"])
+        if self._param("Activate help when failure", 1):
+            self._say(run, self._help(run, say))
+        return False
 
     def _tactile_menu(self, run, say):
         """Browses the choices with the head; True when the interaction ended."""
@@ -293,18 +317,17 @@ class MyClass(GeneratedClass):
                 if entries[current] is None:
                     self._finish(run, "other", "onTactileSensor")
                 else:
-                    self._choose(run, current)
+                    self._choose(run, current, entries[current])
                 return True
             step = 1 if event[1] == "FrontTactilTouched" else -1
             current = (current + step) % len(entries)
             self._say(run, entries[current] or say["exit_entry"])
 
-    def _choose(self, run, index):
-        phrasing = run.choices[index][0]
+    def _choose(self, run, index, phrasing):
         if self._param("Repeat validated choice", 1):
             self._say(run, phrasing)
-        if run.external:
-            return self._finish(run, "other", index + 1)
+        if run.numbers is not None:
+            return self._finish(run, "other", run.numbers[index])
         return self._finish(run, "output_%d" % (index + 1), phrasing)
 
     def _finish(self, run, output, value):
@@ -432,8 +455,10 @@ def _sentences(language):
 
 
 def _find(choices, word):
+    """The choice `word` is a phrasing of, and that phrasing: (index, phrasing)."""
     word = word.strip().lower()
     for index, row in enumerate(choices):
-        if any(word == phrasing.lower() for phrasing in row):
-            return index
-    return None
+        for phrasing in row:
+            if word == phrasing.lower():
+                return index, phrasing
+    return None, None
