@@ -442,6 +442,14 @@ fn choice(scenario: &str) -> Option<Run> {
     Some(Run::file(&file, Some(scenario), 120.0))
 }
 
+/// [`choice`] run to its end, which must be a clean finish.
+fn choice_finished(scenario: &str) -> Option<Run> {
+    let run = choice(scenario)?;
+    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
+    ok(&run);
+    Some(run)
+}
+
 /// What the robot said, in order.
 fn spoken(run: &Run) -> Vec<String> {
     run.robot.snapshot().spoken
@@ -450,7 +458,7 @@ fn spoken(run: &Run) -> Vec<String> {
 #[test]
 fn choice_asks_its_question_listens_and_gives_the_answer_heard() {
     // The answer comes half a second after the robot starts listening.
-    let Some(run) = choice(
+    let Some(run) = choice_finished(
         "events:
   - on_call: ALSpeechRecognition.subscribe
     delay: 0.5
@@ -459,9 +467,6 @@ fn choice_asks_its_question_listens_and_gives_the_answer_heard() {
     ) else {
         return;
     };
-    let outcome = run.start();
-    ok(&run);
-    assert_eq!(outcome, Outcome::Finished, "{}", run.dump());
     let said = spoken(&run);
     assert!(said[0].contains("chocolate"), "asks first: {said:?}");
     // "Repeat validated choice" is on: the robot repeats the answer.
@@ -499,11 +504,9 @@ fn choice_asks_its_question_listens_and_gives_the_answer_heard() {
 
 #[test]
 fn choice_repeats_its_question_on_silence_then_gives_up_with_timeout() {
-    let Some(run) = choice("events: []\n") else {
+    let Some(run) = choice_finished("events: []\n") else {
         return;
     };
-    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
-    ok(&run);
     // "Maximum number of repetition when no reply" is 3: asked three times, 6 s each.
     let said = spoken(&run);
     assert_eq!(said.len(), 3, "{said:?}");
@@ -523,7 +526,7 @@ fn choice_repeats_its_question_on_silence_then_gives_up_with_timeout() {
 
 #[test]
 fn choice_says_it_did_not_understand_lists_the_choices_and_listens_again() {
-    let Some(run) = choice(
+    let Some(run) = choice_finished(
         "events:
   - on_call: ALSpeechRecognition.subscribe
     delay: 0.5
@@ -536,8 +539,6 @@ fn choice_says_it_did_not_understand_lists_the_choices_and_listens_again() {
     ) else {
         return;
     };
-    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
-    ok(&run);
     let said = spoken(&run);
     assert_eq!(
         &said[1..],
@@ -567,7 +568,7 @@ fn choice_says_it_did_not_understand_lists_the_choices_and_listens_again() {
 #[test]
 fn choice_confirms_an_answer_heard_with_little_confidence() {
     // 0.25 is above "Minimum threshold to understand" (0.2), under "to be sure" (0.3).
-    let Some(run) = choice(
+    let Some(run) = choice_finished(
         "events:
   - on_call: ALSpeechRecognition.subscribe
     delay: 0.5
@@ -580,8 +581,6 @@ fn choice_confirms_an_answer_heard_with_little_confidence() {
     ) else {
         return;
     };
-    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
-    ok(&run);
     let said = spoken(&run);
     assert_eq!(&said[1..], ["Did you say no?", "no"], "{said:?}");
     // The confirmation listens for yes and no only.
@@ -595,7 +594,7 @@ fn choice_confirms_an_answer_heard_with_little_confidence() {
 
 #[test]
 fn choice_exits_on_the_exit_command_and_on_its_stop_input() {
-    let Some(run) = choice(
+    let Some(run) = choice_finished(
         "events:
   - on_call: ALSpeechRecognition.subscribe
     delay: 1
@@ -604,8 +603,6 @@ fn choice_exits_on_the_exit_command_and_on_its_stop_input() {
     ) else {
         return;
     };
-    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
-    ok(&run);
     let stopped = run.outputs("root", "onStopped");
     assert_eq!(stopped[0].1, Value::from("wordRecognised"));
 
@@ -637,7 +634,7 @@ fn choice_exits_on_the_exit_command_and_on_its_stop_input() {
 fn choice_can_be_answered_with_the_head() {
     // A touch while listening opens the menu: the robot explains it and says the first
     // choice; front goes to the next one, middle chooses it.
-    let Some(run) = choice(
+    let Some(run) = choice_finished(
         "events:
   - on_call: ALSpeechRecognition.subscribe
     delay: 0.5
@@ -654,8 +651,6 @@ fn choice_can_be_answered_with_the_head() {
     ) else {
         return;
     };
-    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
-    ok(&run);
     let said = spoken(&run);
     assert!(said[1].contains("with my head"), "{said:?}");
     assert_eq!(&said[2..], ["yes", "no", "no"], "{said:?}");
