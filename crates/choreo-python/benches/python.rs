@@ -3,9 +3,12 @@
 //!
 //! 1. `load`: `Engine::load` of 2,000 boxes in one diagram (then dropping the engine), with
 //!    `PythonHost` — every box running a stock-like script of 50 lines (the Say box's shape),
-//!    once the same text in every box (stock boxes copied; compiled once) and once a distinct
-//!    text per box (each compiled) — and with `NativeHost` placeholders. Target: < 0.5 s for
-//!    the Python load.
+//!    once the same text in every box (stock boxes copied; compiled twice, then reused) and
+//!    once a distinct text per box (a first comment line of its own; new texts for every
+//!    load, so that each load compiles all of them) — and with `NativeHost` placeholders.
+//!    Next to them the compile anchor, the floor of the distinct load: CPython's own
+//!    `compile()` of the same 2,000 distinct texts in a loop, the interpreter lock taken once,
+//!    no choreo. Target: < 0.5 s for the Python load of distinct scripts.
 //! 2. `hop`: a chain of N boxes (N = 1,000): each box's onStart hook fires its output `next`
 //!    into the next box's onStart, the last into root's onStopped; timed from `Engine::start`
 //!    to `Outcome::Finished`, with a 1-hop baseline (box 1 straight to root.onStopped) so that
@@ -21,20 +24,26 @@
 //! After criterion, a side-by-side summary (`PYTHON_BENCH_ROUNDS` rounds, default 9, each
 //! measuring every variant once, the order rotating from round to round) prints medians and
 //! ratios, with the load average at start and end. `PYTHON_BENCH_PARTS` picks parts (`load`,
-//! `hop`, `hook`, comma-separated; all by default), `PYTHON_BENCH_HOSTS` the hop hosts
-//! (`python`, `worker`, `inline`). Under `--profile-time` only criterion runs. To compare two
-//! builds side by side, run them one round each in turn with a filter that matches no
-//! criterion benchmark:
+//! `hop`, `hook`, comma-separated; all by default; `cold`, below), `PYTHON_BENCH_HOSTS` the
+//! hop hosts (`python`, `worker`, `inline`). Under `--profile-time` only criterion runs. To
+//! compare two builds side by side, run them one round each in turn with a filter that
+//! matches no criterion benchmark:
 //!
 //! ```sh
 //! PYTHON_BENCH_ROUNDS=1 PYTHON_BENCH_PARTS=hop target/release/deps/python-* --bench none
 //! ```
+//!
+//! `PYTHON_BENCH_PARTS=cold` (with such a filter) measures a fresh process before anything
+//! else runs in it: the interpreter's start, the first load of 2,000 distinct scripts (which
+//! sets the runtime up: the shim modules), a second load of other distinct scripts, and the
+//! compile anchor of those; run it in a few processes for a range.
 //!
 //! Run: `cargo bench -p choreo-python --bench python`. Without `--bench` (`cargo test
 //! --benches`) sizes are 10× smaller and each routine runs once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -44,7 +53,9 @@ use choreo_engine::{
 };
 use choreo_python::{PythonHost, PythonOptions};
 use choreo_xar::model::XarFile;
-use criterion::Criterion;
+use criterion::{BatchSize, Criterion};
+use pyo3::prelude::*;
+use pyo3::types::IntoPyDict;
 
 const WAIT: Duration = Duration::from_secs(300);
 
@@ -170,23 +181,31 @@ fn read(inner: &str) -> XarFile {
         .value
 }
 
-/// `n` boxes running the stock script; `distinct`: each with its own text (a comment).
-fn load_xar(n: i64, distinct: bool) -> XarFile {
-    load_xar_salted(n, distinct.then_some(0))
-}
-
-/// `n` boxes running the stock script, each with its own text if `salt` is given (texts
-/// differ from those of any other salt: compiled scripts are cached by text in the process).
-fn load_xar_salted(n: i64, salt: Option<usize>) -> XarFile {
-    let mut d = String::new();
-    for i in 1..=n {
-        let code = match salt {
+/// `n` texts of the stock script, each its own if `salt` is given (a first comment line;
+/// texts differ from those of any other salt: compiled scripts are cached by text in the
+/// process).
+fn stock_texts(n: i64, salt: Option<usize>) -> Vec<String> {
+    (1..=n)
+        .map(|i| match salt {
             Some(salt) => format!("# box {i} ({salt})\n{STOCK}"),
             None => STOCK.to_string(),
-        };
+        })
+        .collect()
+}
+
+/// `n` boxes running the stock script, each with its own text if `salt` is given.
+fn load_xar(n: i64, salt: Option<usize>) -> XarFile {
+    let mut d = String::new();
+    for (i, code) in (1..).zip(stock_texts(n, salt)) {
         push_box(&mut d, "Say", i, &code);
     }
     read(&d)
+}
+
+/// A salt not used before in this process.
+fn fresh_salt() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// `n` hop boxes chained (`linked`), or only box 1 → root.onStopped.
@@ -241,6 +260,22 @@ fn time_load(x: &XarFile, host: &dyn ScriptHost) -> Duration {
     t.elapsed()
 }
 
+/// The compile floor: CPython's own `compile()` of `texts` in a loop (the flags choreo
+/// uses, the interpreter lock taken once), without choreo.
+fn time_compile(texts: &[String]) -> Duration {
+    Python::attach(|py| {
+        let compile = py.import("builtins").unwrap().getattr("compile").unwrap();
+        let kwargs = [("dont_inherit", true)].into_py_dict(py).unwrap();
+        let t = Instant::now();
+        for text in texts {
+            compile
+                .call((text.as_str(), "root/Say", "exec"), Some(&kwargs))
+                .unwrap();
+        }
+        t.elapsed()
+    })
+}
+
 /// Start → finished of `x` with `host` (load not timed).
 fn time_run(x: &XarFile, host: &dyn ScriptHost) -> Duration {
     let engine = Engine::load(x, host, virtual_time()).expect("loads");
@@ -291,19 +326,25 @@ fn start_hook() -> Hook {
 }
 
 fn bench(c: &mut Criterion, sizes: Sizes) {
-    let same = load_xar(sizes.boxes, false);
-    let distinct = load_xar(sizes.boxes, true);
+    let same = load_xar(sizes.boxes, None);
+    let texts = stock_texts(sizes.boxes, Some(0));
     let mut g = c.benchmark_group(format!("load_{}", sizes.boxes));
     g.sample_size(10);
     g.bench_function("python_same_script", |b| {
         b.iter(|| time_load(&same, &python()))
     });
+    // New texts for every load, so that each one compiles all of them.
     g.bench_function("python_distinct_scripts", |b| {
-        b.iter(|| time_load(&distinct, &python()))
+        b.iter_batched(
+            || load_xar(sizes.boxes, Some(fresh_salt())),
+            |x| time_load(&x, &python()),
+            BatchSize::PerIteration,
+        )
     });
     g.bench_function("native", |b| {
         b.iter(|| time_load(&same, &NativeHost::new()))
     });
+    g.bench_function("compile_anchor", |b| b.iter(|| time_compile(&texts)));
     g.finish();
 
     let chain = chain_xar(sizes.chain, true);
@@ -365,8 +406,8 @@ fn time_hook(
     }
 }
 
-/// Which side-by-side parts run (`PYTHON_BENCH_PARTS`, a comma-separated list of `load`,
-/// `hop`, `hook`; all by default). None under criterion's `--profile-time`.
+/// Which parts run (`PYTHON_BENCH_PARTS`, a comma-separated list of `cold`, `load`, `hop`,
+/// `hook`; all but `cold` by default). None under criterion's `--profile-time`.
 fn parts() -> Vec<String> {
     if std::env::args().any(|a| a.starts_with("--profile-time")) {
         return Vec::new();
@@ -404,25 +445,35 @@ fn side_by_side(sizes: Sizes) {
         load_average()
     );
     if parts.iter().any(|p| p == "load") {
-        let same = load_xar(sizes.boxes, false);
-        let mut load: [Vec<f64>; 3] = Default::default();
+        let same = load_xar(sizes.boxes, None);
+        let mut load: [Vec<f64>; 4] = Default::default();
         for round in 0..sizes.rounds {
             // New texts each round, so that every round compiles them.
-            let distinct = load_xar_salted(sizes.boxes, Some(round + 1));
-            for k in 0..3 {
-                let v = (round + k) % 3;
+            let salt = fresh_salt();
+            let distinct = load_xar(sizes.boxes, Some(salt));
+            let texts = stock_texts(sizes.boxes, Some(salt));
+            for k in 0..4 {
+                let v = (round + k) % 4;
                 load[v].push(ms(match v {
                     0 => time_load(&same, &python()),
                     1 => time_load(&distinct, &python()),
-                    _ => time_load(&same, &NativeHost::new()),
+                    2 => time_load(&same, &NativeHost::new()),
+                    _ => time_compile(&texts),
                 }));
             }
         }
-        let [py_same, py_distinct, native] = load.map(median);
+        let (lo, hi) = (
+            load[1].iter().copied().fold(f64::INFINITY, f64::min),
+            load[1].iter().copied().fold(0.0, f64::max),
+        );
+        let [py_same, py_distinct, native, anchor] = load.map(median);
         println!(
             "load of {} boxes: python same script {py_same:.1} ms, python distinct scripts \
-             {py_distinct:.1} ms, native {native:.1} ms (python distinct / native {:.1}x)",
+             {py_distinct:.1} ms (rounds {lo:.1}..{hi:.1}), native {native:.1} ms; compile \
+             anchor (compile() of the distinct texts) {anchor:.1} ms; python distinct / \
+             anchor {:.2}x, python distinct / native {:.1}x",
             sizes.boxes,
+            py_distinct / anchor,
             py_distinct / native,
         );
     }
@@ -501,8 +552,39 @@ fn side_by_side(sizes: Sizes) {
     println!("load average at end {}", load_average());
 }
 
+/// The first loads in this process (run it with a filter that matches no criterion
+/// benchmark): starting the interpreter, the first load of distinct scripts (which sets up
+/// the runtime: the shim modules), a second load of other distinct scripts, and the
+/// compile anchor for those.
+fn cold(sizes: Sizes) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let host = python();
+    let start = t.elapsed();
+    let first = load_xar(sizes.boxes, Some(fresh_salt()));
+    let first = time_load(&first, &host);
+    let salt = fresh_salt();
+    let second = time_load(&load_xar(sizes.boxes, Some(salt)), &python());
+    let anchor = time_compile(&stock_texts(sizes.boxes, Some(salt)));
+    println!(
+        "cold process: interpreter start {:.1} ms, first load of {} distinct scripts {:.1} ms \
+         (with the runtime's set-up), second load {:.1} ms, compile anchor {:.1} ms (first / \
+         anchor {:.2}x)",
+        ms(start),
+        sizes.boxes,
+        ms(first),
+        ms(second),
+        ms(anchor),
+        first.as_secs_f64() / anchor.as_secs_f64(),
+    );
+}
+
 fn main() {
     let sizes = Sizes::from_args();
+    if parts().iter().any(|p| p == "cold") {
+        // Before criterion, whose set-up starts the interpreter.
+        cold(sizes);
+    }
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, sizes);
     c.final_summary();

@@ -1,11 +1,12 @@
 //! choreo-python: runs Choregraphe box scripts in an embedded CPython.
 //!
 //! - [`PythonHost`]: the [`choreo_engine::ScriptHost`] of Python boxes. Each script is passed
-//!   through the [`fixer`], compiled with the box path as file name (identical texts are
-//!   compiled once) and run in its own namespace; its `MyClass` is constructed at load
-//!   (R1). Hooks run with the argument-count rule (P7); an exception returns its traceback
-//!   (box path, original script line) as the hook's error, after `onError` (E1). A box with
-//!   an empty script or no `MyClass` is a plain box whose hooks never enter Python.
+//!   through the [`fixer`] (skipped when a quick scan finds nothing to rewrite), compiled
+//!   with the box path as file name (a text met again is compiled once more, then reused)
+//!   and run in its own namespace; its `MyClass` is constructed at load (R1). Hooks run
+//!   with the argument-count rule (P7); an exception returns its traceback (box path,
+//!   original script line) as the hook's error, after `onError` (E1). A box with an empty
+//!   script or no `MyClass` is a plain box whose hooks never enter Python.
 //! - The box API (`src/python/generated.py` over the native `_choreo.BoxApi`):
 //!   `GeneratedClass` with outputs as methods, parameters, logging (`self.logger`,
 //!   `self.log`, `print`: all to the trace), identity and paths, `session()`, timelines and

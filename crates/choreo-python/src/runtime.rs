@@ -11,7 +11,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyList;
 
 use crate::api::{BoxApi, BoxState, call_in_box, sleep_in_box};
 
@@ -102,14 +101,18 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(log, &native)?)?;
     native.add_function(wrap_pyfunction!(log_exception_py, &native)?)?;
     modules.set_item("_choreo", &native)?;
-    let linecache = py.import("linecache")?.getattr("cache")?;
     let mut last = None;
     for (name, file, source) in SHIMS {
         let c = |s: &str| CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()));
         let module = PyModule::from_code(py, &c(source)?, &c(file)?, &c(name)?)?;
-        // Tracebacks through the shims show their lines.
-        let lines = PyList::new(py, source.split_inclusive('\n'))?;
-        linecache.set_item(file, (source.len(), py.None(), lines, file))?;
+        // Tracebacks through the shims show their lines: linecache asks the module's loader
+        // (there is no file to read).
+        let loader = Bound::new(py, ShimSource(source))?;
+        module.setattr("__loader__", &loader)?;
+        let spec = module.getattr("__spec__")?;
+        if !spec.is_none() {
+            spec.setattr("loader", &loader)?;
+        }
         last = Some(module);
     }
     let generated = last.ok_or_else(|| PyRuntimeError::new_err("no shim modules"))?;
@@ -119,6 +122,18 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
         run_hook: generated.getattr("run_hook")?.unbind(),
         describe: generated.getattr("describe")?.unbind(),
     })
+}
+
+/// The loader of a shim module as `linecache` sees it: what gives its source.
+#[pyclass(module = "_choreo", frozen)]
+struct ShimSource(&'static str);
+
+#[pymethods]
+impl ShimSource {
+    /// The module's source (PEP 302 `get_source`).
+    fn get_source(&self, _name: &str) -> &'static str {
+        self.0
+    }
 }
 
 /// Logs `error` at error level for the current box (E2: callbacks, background work), or

@@ -6,11 +6,8 @@ with the argument-count rule, and tracebacks that name the box and the script's 
 the box being constructed, so every constructor form works, even none at all."""
 
 import _thread
-import linecache
-import logging
 import threading
 import time
-import traceback
 import types
 
 import _choreo
@@ -19,45 +16,59 @@ import _choreo_py2 as py2
 import qi
 
 
-def _level(levelno):
-    if levelno >= logging.CRITICAL:
-        return "fatal"
-    if levelno >= logging.ERROR:
-        return "error"
-    if levelno >= logging.WARNING:
-        return "warning"
-    if levelno >= logging.INFO:
-        return "info"
-    return "debug"
+# `logging`, `traceback` and `linecache` (with `re` and `tokenize`: 8 ms) are imported on
+# first use: most runs never need them, and every run would wait for them at start.
+_logger_class = None
 
 
-class _BoxHandler(logging.Handler):
-    """Sends log records to the engine's trace, under the box."""
-
-    def __init__(self, box):
-        logging.Handler.__init__(self)
-        self._box = box
-
-    def emit(self, record):
-        try:
-            message = record.getMessage()
-            if record.exc_info:
-                message += "\n" + describe(record.exc_info[1])
-            self._box.log(_level(record.levelno), message)
-        except Exception:
-            self.handleError(record)
-
-
-class BoxLogger(logging.Logger):
+def _box_logger(box):
     """self.logger: a standard Logger named after the box (S5), `warn` included."""
+    global _logger_class
+    if _logger_class is None:
+        _logger_class = _make_logger_class()
+    return _logger_class(box)
 
-    def __init__(self, box):
-        logging.Logger.__init__(self, box.name)
-        self.propagate = False
-        self.addHandler(_BoxHandler(box))
 
-    def warn(self, msg, *args, **kwargs):
-        self.warning(msg, *args, **kwargs)
+def _make_logger_class():
+    import logging
+
+    def level(levelno):
+        if levelno >= logging.CRITICAL:
+            return "fatal"
+        if levelno >= logging.ERROR:
+            return "error"
+        if levelno >= logging.WARNING:
+            return "warning"
+        if levelno >= logging.INFO:
+            return "info"
+        return "debug"
+
+    class _BoxHandler(logging.Handler):
+        """Sends log records to the engine's trace, under the box."""
+
+        def __init__(self, box):
+            logging.Handler.__init__(self)
+            self._box = box
+
+        def emit(self, record):
+            try:
+                message = record.getMessage()
+                if record.exc_info:
+                    message += "\n" + describe(record.exc_info[1])
+                self._box.log(level(record.levelno), message)
+            except Exception:
+                self.handleError(record)
+
+    class BoxLogger(logging.Logger):
+        def __init__(self, box):
+            logging.Logger.__init__(self, box.name)
+            self.propagate = False
+            self.addHandler(_BoxHandler(box))
+
+        def warn(self, msg, *args, **kwargs):
+            self.warning(msg, *args, **kwargs)
+
+    return BoxLogger
 
 
 class Timeline(object):
@@ -181,7 +192,7 @@ class GeneratedClass(object):
     def logger(self):
         logger = self.__dict__.get("_choreo_logger")
         if logger is None:
-            logger = self.__dict__["_choreo_logger"] = BoxLogger(self._choreo_box)
+            logger = self.__dict__["_choreo_logger"] = _box_logger(self._choreo_box)
         return logger
 
     @logger.setter
@@ -248,27 +259,36 @@ def _printer(box):
     return box_print
 
 
+# What every namespace starts with (copied: cheaper than building it).
+_NAMESPACE = {
+    "__builtins__": py2.BUILTINS,
+    "__name__": "choreo.box",
+    "GeneratedClass": GeneratedClass,
+    "ALProxy": naoqi.ALProxy,
+}
+
+
 def namespace(box, source):
     """The module dict a box script runs in."""
-    ns = {
-        "__builtins__": py2.BUILTINS,
-        "__name__": "choreo.box",
-        "__choreo_path__": box.path,
-        "__choreo_source__": source,
-        "GeneratedClass": GeneratedClass,
-        "ALProxy": naoqi.ALProxy,
-        "print": _printer(box),
-    }
+    ns = _NAMESPACE.copy()
+    ns["__choreo_path__"] = box.path
+    ns["__choreo_source__"] = source
+    ns["print"] = _printer(box)
+    proxy = naoqi.ALProxy.of
     for name in INJECTED:
         # Made at every start in the reference too, whether or not the robot has the module.
-        ns[name] = naoqi.ALProxy.of(name, box, check=False)
+        ns[name] = proxy(name, box, False)
     return ns
 
 
 # Compiled scripts by their (fixed) text: a stock box copied into many behaviors or many
-# times into one is compiled once, then only renamed for each box.
+# times into one is compiled once more, then only renamed for each box. A text is kept
+# from its second sight on: a text seen once (most of a behavior's) keeps no text nor code
+# alive, only its hash in `_seen`.
 _compiled = {}
 _COMPILED_MAX = 4096
+_seen = set()
+_SEEN_MAX = 16384
 
 
 def _renamed(code, filename):
@@ -280,7 +300,12 @@ def compiled(fixed, path):
     code = _compiled.get(fixed)
     if code is None:
         code = compile(fixed, path, "exec", dont_inherit=True)
-        if len(_compiled) < _COMPILED_MAX:
+        key = hash(fixed)
+        if key not in _seen:
+            if len(_seen) >= _SEEN_MAX:
+                _seen.clear()
+            _seen.add(key)
+        elif len(_compiled) < _COMPILED_MAX:
             _compiled[fixed] = code
     return code if code.co_filename == path else _renamed(code, path)
 
@@ -306,7 +331,34 @@ def construct(box, source, fixed):
     if instance is None:
         return ns, None, ()
     box.modules[box.name] = instance
-    return ns, instance, tuple(h for h in OPTIONAL if hasattr(instance, h))
+    return ns, instance, _optional_hooks(instance)
+
+
+def _optional_hooks(instance):
+    """The OPTIONAL hooks `instance` has, as `hasattr` says; without raising and catching an
+    AttributeError for each one it lacks when MyClass keeps GeneratedClass's lookup (the
+    usual case): a name in no class of the MRO nor in the instance is an attribute only if
+    GeneratedClass.__getattr__ makes it one (an output of the box)."""
+    cls = type(instance)
+    if cls.__getattribute__ is not object.__getattribute__ or cls.__getattr__ is not _GETATTR:
+        return tuple(h for h in OPTIONAL if hasattr(instance, h))
+    found = []
+    attributes = instance.__dict__
+    for h in OPTIONAL:
+        if any(h in c.__dict__ for c in cls.__mro__):
+            # Found in a class: hasattr itself (a descriptor may still fail).
+            if hasattr(instance, h):
+                found.append(h)
+        elif h in attributes:
+            found.append(h)
+        else:
+            box = attributes.get("_choreo_box")
+            if box is not None and box.has_output(h):
+                found.append(h)
+    return tuple(found)
+
+
+_GETATTR = GeneratedClass.__getattr__
 
 
 def _syntax_error(e, path, source):
@@ -364,6 +416,9 @@ def _on_error(instance, error):
 def describe(error, skip=0):
     """The traceback of `error`: frames of box scripts show the box path and the script's
     original line (the fixer keeps line numbers); `skip` leaves out the first frames."""
+    import linecache
+    import traceback
+
     out = ["Traceback (most recent call last):\n"]
     frames = list(traceback.walk_tb(error.__traceback__))[skip:]
     for frame, lineno in frames:
@@ -375,7 +430,8 @@ def describe(error, skip=0):
             line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
         else:
             filename = frame.f_code.co_filename
-            line = linecache.getline(filename, lineno)
+            # The shims' lines come from their loader (runtime.rs).
+            line = linecache.getline(filename, lineno, g)
         out.append("  File \"%s\", line %d, in %s\n" % (filename, lineno, frame.f_code.co_name))
         if line.strip():
             out.append("    %s\n" % line.strip())

@@ -32,6 +32,16 @@ class _Post:
         return post
 
 
+class _LazyPost(object):
+    """`proxy.post`, made on first use: most proxies (every script gets six) never post."""
+
+    def __get__(self, proxy, owner=None):
+        if proxy is None:
+            return self
+        post = proxy.__dict__["post"] = _Post(proxy)
+        return post
+
+
 class _Member(object):
     """A member of a service: called, it is a method call; `.connect(callback)` treats it as
     a signal (`session.service("ALTabletService").onTouchDown.connect(cb)`): the link is
@@ -64,10 +74,11 @@ def _check_service(proxy):
 class ALProxy(object):
     """A proxy to a robot service: ALProxy("X"), ALProxy("X", True), ALProxy("X", ip, port)."""
 
+    post = _LazyPost()
+
     def __init__(self, name, *args):
         self._name = name
         self._box = _box_or_fail("ALProxy(%r)" % (name,))
-        self.post = _Post(self)
         _check_service(self)
 
     @classmethod
@@ -76,7 +87,6 @@ class ALProxy(object):
         proxy = cls.__new__(cls)
         proxy._name = name
         proxy._box = box if box is not None else _box_or_fail("service(%r)" % (name,))
-        proxy.post = _Post(proxy)
         if check:
             _check_service(proxy)
         return proxy

@@ -5,10 +5,8 @@ counterparts (runtime-semantics.md section 9)."""
 import builtins
 import collections
 import functools
-import hashlib
 import importlib
-import importlib.abc
-import importlib.util
+import importlib.machinery
 import sys
 import time
 
@@ -171,7 +169,9 @@ ALIASES = {
 }
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The loaders and the finder are duck-typed: importlib.abc would import importlib.resources
+# and pathlib, typing, tempfile... at start-up (14 ms), for nothing they use.
+class _AliasLoader(object):
     def __init__(self, target):
         self.target = target
 
@@ -182,7 +182,7 @@ class _AliasLoader(importlib.abc.Loader):
         pass
 
 
-class _ModuleLoader(importlib.abc.Loader):
+class _ModuleLoader(object):
     def __init__(self, build):
         self.build = build
 
@@ -199,23 +199,30 @@ def _module(name, **attributes):
     return module
 
 
+def _hash_module(name, function, size):
+    import hashlib
+
+    new = getattr(hashlib, function)
+    return _module(name, **{"new": new, name: new, "digest_size": size})
+
+
 # Removed modules rebuilt from their Python-3 parts.
 BUILT = {
     "mutex": lambda name: _module(name, mutex=mutex),
-    "md5": lambda name: _module(name, new=hashlib.md5, md5=hashlib.md5, digest_size=16),
-    "sha": lambda name: _module(name, new=hashlib.sha1, sha=hashlib.sha1, digest_size=20),
+    "md5": lambda name: _hash_module(name, "md5", 16),
+    "sha": lambda name: _hash_module(name, "sha1", 20),
     "sets": lambda name: _module(name, Set=set, ImmutableSet=frozenset),
 }
 
 
-class _Py2Finder(importlib.abc.MetaPathFinder):
+class _Py2Finder(object):
     """Finds the Python-2 module names, after every real module (a real one always wins)."""
 
     def find_spec(self, name, path=None, target=None):
         if name in ALIASES:
-            return importlib.util.spec_from_loader(name, _AliasLoader(ALIASES[name]))
+            return importlib.machinery.ModuleSpec(name, _AliasLoader(ALIASES[name]))
         if name in BUILT:
-            return importlib.util.spec_from_loader(name, _ModuleLoader(BUILT[name]))
+            return importlib.machinery.ModuleSpec(name, _ModuleLoader(BUILT[name]))
         return None
 
 
