@@ -482,6 +482,7 @@ impl Engine {
         if let Some(robot) = &shared.robot {
             robot.attach(Arc::clone(&shared.time));
         }
+        host.prepare(&shared.graph);
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {

@@ -77,6 +77,12 @@ pub trait ScriptHost: Send + Sync {
     /// Constructs the code of `node` (R1 `new(B)`); an error fails the behavior's load.
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String>;
 
+    /// Called once at load, with every box, before any is constructed: work a host does
+    /// better in one batch (the Python host compiles every script before running any).
+    fn prepare(&self, graph: &crate::graph::Graph) {
+        let _ = graph;
+    }
+
     /// The code for a box whose script Choregraphe generated when the behavior ran rather
     /// than keeping it in the file (the stock Choice box): `None` runs the file's script.
     fn generated_code(&self, def: &choreo_xar::BoxDef) -> Option<String> {

@@ -30,6 +30,9 @@ pub struct PythonOptions {
 /// Runs box scripts in the embedded CPython. One per behavior run.
 pub struct PythonHost {
     run: Arc<Run>,
+    /// Scripts fixed by [`ScriptHost::prepare`]: original text → fixed text, each taken by
+    /// the first box constructed with it.
+    prepared: Mutex<HashMap<String, String>>,
 }
 
 /// What the boxes of one run share: the options, every box by its `getName()`, and the
@@ -80,6 +83,7 @@ impl PythonHost {
                 events: Mutex::new(HashMap::new()),
                 epoch: OnceLock::new(),
             }),
+            prepared: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -87,6 +91,27 @@ impl PythonHost {
 impl ScriptHost for PythonHost {
     fn generated_code(&self, def: &choreo_xar::BoxDef) -> Option<String> {
         crate::plugins::generated_code(def)
+    }
+
+    fn prepare(&self, graph: &choreo_engine::graph::Graph) {
+        let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
+        prepared.clear();
+        let mut items = Vec::new();
+        for node in &graph.boxes {
+            if node.code.trim().is_empty() || prepared.contains_key(&node.code) {
+                continue;
+            }
+            let fixed = crate::fixer::fix(&node.code);
+            items.push((fixed.clone(), node.path.clone()));
+            prepared.insert(node.code.clone(), fixed);
+        }
+        drop(prepared);
+        // A failure here only loses the head start: construct compiles and reports.
+        let _ = Python::attach(|py| -> PyResult<()> {
+            let rt = runtime(py).map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
+            rt.precompile.call1(py, (items,))?;
+            Ok(())
+        });
     }
 
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
@@ -102,7 +127,12 @@ impl ScriptHost for PythonHost {
                 script: None,
             }));
         }
-        let fixed = crate::fixer::fix(&node.code);
+        let prepared = self
+            .prepared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&node.code);
+        let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(&node.code));
         let _entered = Entered::new(Arc::clone(&state));
         let script = Python::attach(|py| -> Result<Option<Script>, String> {
             let rt = runtime(py)?;

@@ -43,6 +43,8 @@ fn current_state() -> Option<Arc<BoxState>> {
 pub(crate) struct Runtime {
     /// `construct(box, source, fixed)`.
     pub(crate) construct: Py<PyAny>,
+    /// `precompile([(fixed, path), ...])`.
+    pub(crate) precompile: Py<PyAny>,
     /// `run_hook(instance, name, value, has_value)`.
     pub(crate) run_hook: Py<PyAny>,
     /// `describe(error)`: a traceback naming boxes and their script lines.
@@ -119,6 +121,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     generated.getattr("install")?.call0()?;
     Ok(Runtime {
         construct: generated.getattr("construct")?.unbind(),
+        precompile: generated.getattr("precompile")?.unbind(),
         run_hook: generated.getattr("run_hook")?.unbind(),
         describe: generated.getattr("describe")?.unbind(),
     })

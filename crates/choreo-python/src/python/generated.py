@@ -296,7 +296,36 @@ def _renamed(code, filename):
     return code.replace(co_filename=filename, co_consts=consts)
 
 
+# Scripts compiled by `precompile` for the load in progress, each taken by its first box.
+_batch = {}
+
+
+def precompile(items):
+    """Compiles the (fixed text, box path) of every box at once, before any box runs: the
+    same compiles cost more between constructions, when each walks the objects those made.
+    A text several boxes share goes to the lasting cache. A syntax error is left for the
+    box's construction to report."""
+    _batch.clear()
+    counts = {}
+    for fixed, _ in items:
+        counts[fixed] = counts.get(fixed, 0) + 1
+    for fixed, path in items:
+        if fixed in _batch or fixed in _compiled:
+            continue
+        try:
+            code = compile(fixed, path, "exec", dont_inherit=True)
+        except SyntaxError:
+            continue
+        if counts[fixed] > 1 and len(_compiled) < _COMPILED_MAX:
+            _compiled[fixed] = code
+        else:
+            _batch[fixed] = code
+
+
 def compiled(fixed, path):
+    code = _batch.pop(fixed, None)
+    if code is not None:
+        return code if code.co_filename == path else _renamed(code, path)
     code = _compiled.get(fixed)
     if code is None:
         code = compile(fixed, path, "exec", dont_inherit=True)
