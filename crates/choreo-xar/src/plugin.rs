@@ -99,17 +99,6 @@ impl ChoiceTable {
         }
         Ok(table)
     }
-
-    /// The choices for `language` (a NAOqi name), else for the editor's language.
-    pub fn choices(&self, language: &str) -> Option<&[Vec<String>]> {
-        let find = |wanted: &str| {
-            self.languages
-                .iter()
-                .find(|(l, rows)| l.eq_ignore_ascii_case(wanted) && !rows.is_empty())
-                .map(|(_, rows)| rows.as_slice())
-        };
-        find(language).or_else(|| self.editor_language.as_deref().and_then(find))
-    }
 }
 
 /// `english` → `English`: the file's lower-case element names as NAOqi spells languages.
@@ -155,10 +144,6 @@ mod tests {
                 ("Finnish".to_string(), vec![]),
             ]
         );
-        assert_eq!(t.choices("French").map(<[_]>::len), Some(2));
-        // A language without rows falls back to the editor's.
-        assert_eq!(t.choices("Finnish"), t.choices("English"));
-        assert_eq!(t.choices("Klingon"), t.choices("English"));
     }
 
     #[test]
@@ -166,7 +151,7 @@ mod tests {
         let t = ChoiceTable::parse("<pluginContent><language>1</language></pluginContent>")
             .expect("valid");
         assert_eq!(t.editor_language, None);
-        assert_eq!(t.choices("English"), None);
+        assert!(t.languages.is_empty());
     }
 
     #[test]
