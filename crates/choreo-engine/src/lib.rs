@@ -4,16 +4,20 @@
 //! comments cite them (R8, T4, G1, ...).
 //!
 //! - [`graph`]: a behavior instantiated: boxes, ports, parameters and links as indices.
-//! - [`engine`]: the control thread, the lifecycle, timelines.
-//! - [`host`]: the boundary to box code (script hosts, native boxes).
+//! - [`engine`]: the control thread, the lifecycle, timelines, resources, workers.
+//! - [`host`]: the boundary to box code (script hosts, native boxes); [`hook`]: the hooks;
+//!   [`context`]: what box code reaches.
 //! - [`resource`]: box resources and the resource tree (§6).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
-//! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread. [`trace`]: the event trace. [`value`]: dynamic values.
+//! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread.
+//! - [`trace`]: the event trace. [`value`]: dynamic values.
 
 pub mod activity;
 pub mod clock;
+pub mod context;
 pub mod engine;
 pub mod graph;
+pub mod hook;
 pub mod host;
 pub mod resource;
 pub mod robot;
@@ -21,8 +25,11 @@ pub mod trace;
 pub mod value;
 
 pub use activity::Activity;
+pub use context::BoxContext;
+pub use engine::command::TimelineCommand;
 pub use engine::{Engine, FrameObserver, Options, Outcome};
-pub use host::{BoxCode, BoxContext, Hook, NativeHost, ScriptHost, TimelineCommand};
+pub use hook::Hook;
+pub use host::{BoxCode, NativeHost, ScriptHost};
 pub use robot::{MemorySink, Robot, SubscriptionId};
 pub use trace::Trace;
 pub use value::Value;

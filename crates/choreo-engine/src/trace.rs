@@ -227,8 +227,8 @@ pub(crate) enum HookRef {
 
 impl HookRef {
     /// The reference of `hook` for box `b` (inputs found by name).
-    pub(crate) fn of(graph: &Graph, b: BoxId, hook: &crate::host::Hook) -> HookRef {
-        use crate::host::Hook;
+    pub(crate) fn of(graph: &Graph, b: BoxId, hook: &crate::hook::Hook) -> HookRef {
+        use crate::hook::Hook;
         match hook {
             Hook::Load => HookRef::Load,
             Hook::Unload => HookRef::Unload,

@@ -1,0 +1,174 @@
+//! What box code reaches: [`BoxContext`] fires outputs, reads and sets parameters, commands
+//! timelines, calls the robot, logs, and reads and waits on the clock.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::activity::Activity;
+use crate::clock::Time;
+use crate::engine::command::{Command, TimelineCommand};
+use crate::engine::shared::Shared;
+use crate::graph::{BoxId, BoxNode};
+use crate::value::Value;
+
+/// What box code can do with the engine: fire outputs, read and set parameters, command
+/// timelines, read and wait on the clock. Cheap to clone.
+#[derive(Clone)]
+pub struct BoxContext {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) id: BoxId,
+}
+
+impl BoxContext {
+    /// The box instance.
+    pub fn id(&self) -> BoxId {
+        self.id
+    }
+
+    /// The box's fixed data.
+    pub fn node(&self) -> &BoxNode {
+        self.shared.graph.node(self.id)
+    }
+
+    /// Fires output `name` with `value` (P8). Returns at once: downstream hooks run later (C2).
+    /// An output the box does not declare is an error (an AttributeError in Python).
+    pub fn fire(&self, name: &str, value: Value) -> Result<(), String> {
+        let Some(index) = self.shared.graph.output_index(self.id, name) else {
+            return Err(format!("box {:?} has no output {name:?}", self.node().name));
+        };
+        self.shared.post(Command::Fire {
+            b: self.id,
+            output: index,
+            value,
+        });
+        Ok(())
+    }
+
+    /// The value of parameter `name` (S3): typed by its content type; inherited from the
+    /// nearest ancestor with a parameter of that name when it says so, or when the box has
+    /// none of that name (349 real calls); `None` if no box on the way up has it.
+    pub fn parameter(&self, name: &str) -> Option<Value> {
+        self.shared.parameter(self.id, name)
+    }
+
+    /// Sets parameter `name` of this box (S4); false if the box has no such parameter.
+    pub fn set_parameter(&self, name: &str, value: Value) -> bool {
+        self.shared.set_parameter(self.id, name, value)
+    }
+
+    /// Sends a command to this box's own timeline (`getTimeline()`).
+    pub fn timeline(&self, command: TimelineCommand) {
+        self.shared.post(Command::Timeline {
+            b: self.id,
+            command,
+        });
+    }
+
+    /// Sends a command to the timeline whose keyframe holds this box (`getParentTimeline()`,
+    /// T5); false if the box is not inside a playing timeline.
+    pub fn parent_timeline(&self, command: TimelineCommand) -> bool {
+        match self.shared.timeline_parent(self.id) {
+            Some(owner) => {
+                self.shared.post(Command::Timeline { b: owner, command });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The robot, if the engine has one.
+    pub fn robot(&self) -> Option<&Arc<dyn crate::robot::Robot>> {
+        self.shared.robot.as_ref()
+    }
+
+    /// Calls the robot, recording the call and its return in the trace (`svc`, `svc_ret`).
+    pub fn call_robot(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, String> {
+        self.traced_robot(format!("{service}.{method}"), args, |robot, args| {
+            robot.call(service, method, args)
+        })
+    }
+
+    /// Starts a robot task (`proxy.post.method(...)`) and returns its id, traced like
+    /// [`BoxContext::call_robot`] under the name `service.post.method`.
+    pub fn post_robot(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+        self.traced_robot(format!("{service}.post.{method}"), args, |robot, args| {
+            robot.post(service, method, args)
+        })
+    }
+
+    fn traced_robot<T>(
+        &self,
+        name: String,
+        args: Vec<Value>,
+        call: impl FnOnce(&dyn crate::robot::Robot, Vec<Value>) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let Some(robot) = self.shared.robot.clone() else {
+            return Err(format!("no robot to call {name}"));
+        };
+        self.shared.trace.record_step(
+            self.now(),
+            self.id,
+            crate::trace::Step::RobotCall {
+                method: name.clone(),
+                args: args.clone(),
+            },
+        );
+        let result = call(robot.as_ref(), args);
+        self.shared.trace.record_step(
+            self.now(),
+            self.id,
+            crate::trace::Step::RobotReturn {
+                method: name,
+                ok: result.is_ok(),
+            },
+        );
+        result
+    }
+
+    /// Records a message logged by the box code, with the box path (`log` in the trace).
+    pub fn log(&self, level: &str, message: &str) {
+        self.shared.trace.record_step(
+            self.now(),
+            self.id,
+            crate::trace::Step::Log {
+                level: level.to_string(),
+                message: message.to_string(),
+            },
+        );
+    }
+
+    /// The engine's clock and activity count: box code that starts work of its own in the
+    /// background (a `qi.async` timer, a thread) runs it through [`Activity::spawn`], so
+    /// virtual time waits for it.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.shared.time
+    }
+
+    /// The frame rate of this box's own timeline (`getTimeline().getFPS()`, T7).
+    pub fn fps(&self) -> u32 {
+        self.shared.fps(self.id)
+    }
+
+    /// The frame rate of the timeline whose keyframe holds this box
+    /// (`getParentTimeline().getFPS()`); `None` outside a playing timeline.
+    pub fn parent_fps(&self) -> Option<u32> {
+        self.shared
+            .timeline_parent(self.id)
+            .map(|p| self.shared.fps(p))
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Time {
+        self.shared.time.now()
+    }
+
+    /// Sleeps for `d` of behavior time (virtual time jumps over it).
+    pub fn sleep(&self, d: Duration) {
+        self.shared.time.sleep(d);
+    }
+}

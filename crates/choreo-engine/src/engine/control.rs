@@ -1,0 +1,194 @@
+//! The command loop: commands in, operations run, virtual time moved, outcomes out.
+
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+
+use crate::activity::ON_CONTROL_THREAD;
+use crate::clock::Time;
+use crate::engine::command::Command;
+use crate::engine::outcome::Outcome;
+use crate::engine::state::{Control, STALL, Step};
+use crate::graph::{BoxId, Graph};
+use crate::trace::{Compact, HookRef, Step as TraceStep};
+
+impl Control {
+    pub(super) fn run(&mut self, commands: &Receiver<Command>) {
+        ON_CONTROL_THREAD.with(|c| c.set(true));
+        self.shared.trace.buffer_on_this_thread();
+        loop {
+            let command = match commands.try_recv() {
+                Ok(c) => c,
+                Err(_) => {
+                    // Virtual time stands still until the behavior starts: a scenario event due
+                    // at 1.5 s must not fire between the load and the start.
+                    if self.shared.time.is_virtual() && self.started && self.quiet_or_stalled() {
+                        let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
+                        let clock = self.shared.time.clock();
+                        if let Some(l) = limit
+                            && self.now() < l
+                            && clock.next_due().is_some_and(|next| next > l)
+                        {
+                            // Nothing is due before the limit: time stops exactly there.
+                            clock.advance_to(l);
+                        }
+                        if limit.is_some_and(|l| self.now() >= l) {
+                            if !self.idle_reported {
+                                self.idle_reported = true;
+                                self.finish(Outcome::TimeLimit);
+                            }
+                        } else if clock.on_idle() {
+                            // A woken hook runs until it yields before anything else happens.
+                            self.shared.time.wait_for_yield(0);
+                            continue;
+                        }
+                        // Idle: nothing runs, nothing is due, nothing is queued (a hook that
+                        // just returned posts its result before it stops counting as running).
+                        // Operations may still wait: for resources that nobody will release,
+                        // say; only the world (or a stop) can move them now.
+                        if self.started && commands.is_empty() && !self.idle_reported {
+                            self.idle_reported = true;
+                            self.finish(Outcome::Idle);
+                        }
+                    }
+                    // A hook about to sleep on the virtual clock is polled for soon.
+                    let busy = self.shared.time.any_in_flight();
+                    let poll = if self.shared.time.is_virtual() && busy {
+                        1
+                    } else {
+                        50
+                    };
+                    crate::trace::flush_thread_buffer();
+                    match commands.recv_timeout(Duration::from_millis(poll)) {
+                        Ok(c) => c,
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                            crate::trace::flush_thread_buffer();
+                            return;
+                        }
+                    }
+                }
+            };
+            self.idle_reported = false;
+            self.stalled_since = None;
+            match command {
+                Command::Quit => {
+                    crate::trace::flush_thread_buffer();
+                    return;
+                }
+                Command::Start => {
+                    self.started = true;
+                    self.shared.trace.record(
+                        self.now(),
+                        "",
+                        TraceStep::Behavior {
+                            what: "start".into(),
+                        },
+                    );
+                    self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
+                }
+                Command::Stop => {
+                    // Unloading may need time to move (an onUnload that sleeps).
+                    self.time_limit = None;
+                    self.shared.trace.record(
+                        self.now(),
+                        "",
+                        TraceStep::Behavior {
+                            what: "stop".into(),
+                        },
+                    );
+                    self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+                }
+                Command::Stimulate { b, input, value } => self.stimulate(b, input, value),
+                Command::Fire { b, output, value } => self.fire(b, output, value),
+                Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
+                Command::Wake(token) => self.wake(token),
+                Command::Timeline { b, command } => self.timeline_command(b, command),
+                Command::Memory { d, input, value } => {
+                    if self.links_on[d.0 as usize] {
+                        let owner = self.shared.graph.diagram(d).owner;
+                        self.compact(owner, Compact::In(input, value.clone()));
+                        self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Virtual time may move: no hook is running except those sleeping on the clock.
+    pub(super) fn quiet(&self) -> bool {
+        self.shared.time.busy() == 0
+    }
+
+    /// [`Control::quiet`], or nothing has happened for [`STALL`] of real time while some
+    /// hook neither returns nor sleeps on the clock: it is blocked on something else (a
+    /// lock, a queue, real I/O) and virtual time goes on without it, or a run would hang. The
+    /// hooks still running are named in the trace, once each.
+    pub(super) fn quiet_or_stalled(&mut self) -> bool {
+        if self.quiet() {
+            self.stalled_since = None;
+            return true;
+        }
+        let since = *self
+            .stalled_since
+            .get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() < STALL {
+            return false;
+        }
+        let mut running: Vec<(u64, BoxId, HookRef)> = self
+            .waiting
+            .iter()
+            .filter(|(ticket, _)| !self.stall_reported.contains(*ticket))
+            .map(|(ticket, p)| (*ticket, p.b, p.hook))
+            .collect();
+        running.sort_by_key(|(ticket, _, _)| *ticket);
+        if self.waiting.is_empty() && !self.stall_reported.contains(&u64::MAX) {
+            // No hook: background work (a robot task, a thread of box code) is what waits.
+            // Said once per run (the key `u64::MAX` is no hook's ticket).
+            self.stall_reported.insert(u64::MAX);
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Log {
+                    level: "warning".into(),
+                    message: format!(
+                        "background work (a robot task or a thread of box code) has neither \
+                         finished nor slept for {} s of real time: virtual time goes on",
+                        STALL.as_secs()
+                    ),
+                },
+            );
+        }
+        {
+            for (ticket, b, hook) in running {
+                self.stall_reported.insert(ticket);
+                let hook = hook.name(&self.shared.graph, b);
+                self.record(
+                    b,
+                    TraceStep::Log {
+                        level: "warning".into(),
+                        message: format!(
+                            "{hook} has neither returned nor slept for {} s of real time: it \
+                             waits on something other than the clock; virtual time goes on",
+                            STALL.as_secs()
+                        ),
+                    },
+                );
+            }
+        }
+        true
+    }
+
+    /// Reports an outcome: Finished and Stopped are final; Idle only until then.
+    pub(super) fn finish(&mut self, outcome: Outcome) {
+        crate::trace::flush_thread_buffer();
+        let (lock, cv) = &*self.outcome;
+        let mut o = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !matches!(*o, Some(Outcome::Finished | Outcome::Stopped)) {
+            *o = Some(outcome);
+            cv.notify_all();
+        }
+    }
+}

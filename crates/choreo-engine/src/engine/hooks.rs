@@ -1,0 +1,129 @@
+//! Calling box hooks: inline on the control thread, or on a worker (C1), and their return.
+
+use std::sync::Arc;
+
+use choreo_xar::model::InputNature;
+
+use crate::clock::Time;
+use crate::context::BoxContext;
+use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
+use crate::engine::workers::{Job, call_guarded};
+use crate::graph::BoxId;
+use crate::hook::Hook;
+use crate::trace::{Compact, HookRef, Step as TraceStep};
+
+impl Control {
+    pub(super) fn dispatch(&mut self, op: usize, b: BoxId, hook: Hook) {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        let name = HookRef::of(&self.shared.graph, b, &hook);
+        self.compact(b, Compact::Call(name));
+        let code = Arc::clone(&self.code[b.0 as usize]);
+        if code.runs_inline() {
+            let ctx = BoxContext {
+                shared: Arc::clone(&self.shared),
+                id: b,
+            };
+            let (ok, text) = call_guarded(code.as_ref(), &hook, &ctx);
+            self.finish_hook(op, b, name, ok, text);
+            return;
+        }
+        let stops = match &hook {
+            Hook::Unload => true,
+            Hook::Input { name: input, .. } => self
+                .shared
+                .graph
+                .node(b)
+                .inputs
+                .iter()
+                .any(|p| p.name == *input && p.nature == InputNature::OnStop),
+            _ => false,
+        };
+        let slow_stop = stops.then(|| {
+            let at = Time(self.now().0.saturating_add(SLOW_STOP.as_nanos() as u64));
+            self.schedule(at, Timer::SlowStop(ticket))
+        });
+        self.waiting.insert(
+            ticket,
+            Pending {
+                op,
+                b,
+                hook: name,
+                slow_stop,
+            },
+        );
+        if let Some(o) = self.ops[op].as_mut() {
+            o.waiting = true;
+        }
+        let shared = Arc::clone(&self.shared);
+        let base = shared.time.busy();
+        shared.time.begin();
+        crate::trace::flush_thread_buffer();
+        self.workers.run(Job {
+            code,
+            hook,
+            ctx: BoxContext {
+                shared: Arc::clone(&shared),
+                id: b,
+            },
+            ticket,
+        });
+        if shared.time.is_virtual() {
+            // Determinism: let the hook run until it returns or sleeps on the clock.
+            shared.time.wait_for_yield(base);
+            if shared.time.busy() > base && self.waiting.contains_key(&ticket) {
+                // It waits on something else (a lock, a queue, real I/O): the run goes on,
+                // but its order is now up to the OS; say so.
+                let hook = name.name(&self.shared.graph, b);
+                self.record(
+                    b,
+                    TraceStep::Log {
+                        level: "warning".into(),
+                        message: format!(
+                            "{hook} neither returned nor slept on the clock within 2 s of real \
+                             time (it waits on something else); the run goes on without \
+                             waiting for it"
+                        ),
+                    },
+                );
+            }
+        }
+    }
+
+    pub(super) fn hook_done(&mut self, ticket: u64, ok: bool, text: String) {
+        let Some(Pending {
+            op,
+            b,
+            hook,
+            slow_stop,
+        }) = self.waiting.remove(&ticket)
+        else {
+            return;
+        };
+        if let Some(token) = slow_stop {
+            self.cancel_timer(token);
+        }
+        self.finish_hook(op, b, hook, ok, text);
+        self.advance(op);
+    }
+
+    /// Records a hook's return and lets its op go on with the result (G1).
+    pub(super) fn finish_hook(
+        &mut self,
+        op: usize,
+        b: BoxId,
+        hook: HookRef,
+        ok: bool,
+        text: String,
+    ) {
+        self.compact(b, Compact::Ret(hook, ok));
+        if !ok {
+            let hook = hook.name(&self.shared.graph, b);
+            self.record(b, TraceStep::Err { hook, text });
+        }
+        if let Some(o) = self.ops[op].as_mut() {
+            o.last_ok = ok;
+            o.waiting = false;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! What the control thread shares with workers and box contexts: the graph, the robot, the
+//! clock, the trace, parameters and frame rates, and the control queue.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crossbeam_channel::Sender;
+
+use crate::activity::Activity;
+use crate::engine::command::Command;
+use crate::graph::{BoxId, Content, Graph};
+use crate::robot::Robot;
+use crate::trace::{Step as TraceStep, Trace};
+use crate::value::Value;
+
+/// See [`Options::on_frame`]: `(timeline box, frame)`.
+pub type FrameObserver = Arc<dyn Fn(BoxId, i64) + Send + Sync>;
+
+/// State shared by the control thread, the workers and box contexts.
+pub(crate) struct Shared {
+    pub graph: Arc<Graph>,
+    pub robot: Option<Arc<dyn Robot>>,
+    /// Each box's current frame rate (setFPS changes it; box code reads it any time).
+    pub(crate) fps: Vec<AtomicU32>,
+    /// Told of every frame a timeline reaches (for whoever plays motion curves).
+    pub(crate) on_frame: Option<FrameObserver>,
+    /// The clock, and the count of hooks and robot work running beside the control thread.
+    pub time: Arc<Activity>,
+    pub trace: Trace,
+    pub(crate) queue: Sender<Command>,
+    pub(crate) parameters: Mutex<Vec<Vec<Value>>>,
+}
+
+impl Shared {
+    pub(crate) fn post(&self, c: Command) {
+        // The control thread is gone only after the engine is dropped: nothing to tell then.
+        let _ = self.queue.send(c);
+    }
+
+    fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
+        self.parameters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// S3: a parameter that does not inherit has its own value; one that inherits takes
+    /// the effective value of the nearest ancestor with a parameter of that name (its own
+    /// value when there is none); a name the box does not declare is looked up the same way.
+    pub(crate) fn parameter(&self, b: BoxId, name: &str) -> Option<Value> {
+        let params = self.params();
+        let mut inherited = None;
+        let mut at = Some(b);
+        while let Some(id) = at {
+            let node = self.graph.node(id);
+            if let Some(i) = node.parameters.iter().position(|p| p.name == name) {
+                let value = params[id.0 as usize].get(i).cloned();
+                if !node.parameters[i].inherits {
+                    return value;
+                }
+                // Inherits: the outermost inheriting value stands if nothing above has one.
+                inherited = value;
+            }
+            at = node.parent.map(|(p, _)| p);
+        }
+        inherited
+    }
+
+    pub(crate) fn set_parameter(&self, b: BoxId, name: &str, value: Value) -> bool {
+        let node = self.graph.node(b);
+        let Some(i) = node.parameters.iter().position(|p| p.name == name) else {
+            return false;
+        };
+        self.params()[b.0 as usize][i] = value.clone();
+        self.trace.record_step(
+            self.time.now(),
+            b,
+            TraceStep::Param {
+                name: name.to_string(),
+                value,
+            },
+        );
+        true
+    }
+
+    pub(crate) fn fps(&self, b: BoxId) -> u32 {
+        self.fps
+            .get(b.0 as usize)
+            .map_or(0, |f| f.load(Ordering::SeqCst))
+    }
+
+    pub(crate) fn timeline_parent(&self, b: BoxId) -> Option<BoxId> {
+        let (parent, _) = self.graph.node(b).parent?;
+        matches!(self.graph.node(parent).content, Content::Timeline(_)).then_some(parent)
+    }
+}

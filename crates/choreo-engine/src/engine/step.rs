@@ -1,0 +1,370 @@
+//! The step interpreter: each lifecycle operation is a small program of steps that waits when
+//! it calls a hook and resumes when the hook returns (R6–R15).
+
+use std::sync::Arc;
+
+use choreo_xar::model::InputNature;
+
+use crate::engine::outcome::Outcome;
+use crate::engine::state::{Control, LastCommand, MAX_SPARE_QUEUES, Op, Phase, Step};
+use crate::graph::{BoxId, Content, DiagramId, Graph};
+use crate::hook::Hook;
+use crate::trace::{End, Step as TraceStep};
+use crate::value::Value;
+
+impl Control {
+    pub(super) fn spawn_op(&mut self, steps: impl IntoIterator<Item = Step>) {
+        let mut queue = self.spare_steps.pop().unwrap_or_default();
+        queue.extend(steps);
+        let id = match self.ops.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => {
+                self.ops.push(None);
+                self.ops.len() - 1
+            }
+        };
+        self.ops[id] = Some(Op {
+            steps: queue,
+            last_ok: true,
+            waiting: false,
+        });
+        self.advance(id);
+    }
+
+    /// Op `id` is over; its step queue is kept for the next op (no allocation per op).
+    pub(super) fn end_op(&mut self, id: usize) {
+        if let Some(op) = self.ops[id].take()
+            && self.spare_steps.len() < MAX_SPARE_QUEUES
+        {
+            let mut queue = op.steps;
+            queue.clear();
+            self.spare_steps.push(queue);
+        }
+    }
+
+    /// Runs op `id` until it waits for a hook or ends.
+    pub(super) fn advance(&mut self, id: usize) {
+        loop {
+            let Some(step) = self.ops[id].as_mut().and_then(|op| op.steps.pop_front()) else {
+                self.end_op(id);
+                return;
+            };
+            let more = self.execute(id, step);
+            if let Some(op) = self.ops[id].as_mut() {
+                for s in more.into_iter().rev() {
+                    op.steps.push_front(s);
+                }
+            }
+            if self.ops[id].as_ref().is_some_and(|op| op.waiting) {
+                return;
+            }
+        }
+    }
+
+    /// Executes one step of op `id`; returns the steps it expands into.
+    pub(super) fn execute(&mut self, id: usize, step: Step) -> Vec<Step> {
+        let g = &self.shared.graph;
+        match step {
+            Step::Hook(b, hook) => {
+                self.dispatch(id, b, hook);
+                Vec::new()
+            }
+            Step::AfterStart(b, input, value) => {
+                let ok = self.ops[id].as_ref().is_some_and(|op| op.last_ok);
+                if !ok {
+                    // G1 step 4: a failed hook releases and stops there.
+                    vec![Step::Release(b)]
+                } else if self.boxes[b.0 as usize].last == LastCommand::Start
+                    && !matches!(g.node(b).content, Content::None)
+                {
+                    vec![Step::LoadContent(b), Step::Forward(b, input, value)]
+                } else {
+                    Vec::new()
+                }
+            }
+            Step::Acquire(b) => self.acquire(id, b),
+            Step::Started(b) => {
+                self.boxes[b.0 as usize].last = LastCommand::Start;
+                Vec::new()
+            }
+            Step::Release(b) => {
+                self.release(b);
+                Vec::new()
+            }
+            Step::ResourceError(b) => {
+                if self.code[b.0 as usize].defines(&Hook::ResourceError) {
+                    vec![Step::Hook(b, Hook::ResourceError)]
+                } else {
+                    vec![Step::FireStopped(b)]
+                }
+            }
+            Step::FireStopped(b) => {
+                if let Some(o) = g.node(b).outputs.iter().position(|o| o.name == "onStopped") {
+                    self.fire(b, o as u16, Value::None);
+                }
+                Vec::new()
+            }
+            Step::LoadContent(b) => match &g.node(b).content {
+                Content::None => Vec::new(),
+                Content::Holder(ds) => ds.iter().map(|d| Step::LoadDiagram(*d, None)).collect(),
+                Content::Timeline(_) => self.timeline_load_and_play(b),
+            },
+            Step::UnloadContent(b) => {
+                let mut steps = match &g.node(b).content {
+                    Content::Timeline(_) => self.timeline_stop(b),
+                    _ => Vec::new(),
+                };
+                // Every diagram of b that is not unloaded yet, also those another op is
+                // unloading right now (waiting for it, so b counts as unloaded only then).
+                steps.extend(
+                    self.content_diagrams(b)
+                        .into_iter()
+                        .filter(|(d, _)| self.phases[d.0 as usize] != Phase::Unloaded)
+                        .map(|(d, kf)| Step::UnloadDiagram(d, kf)),
+                );
+                steps
+            }
+            Step::LoadDiagram(d, kf) => match self.phases[d.0 as usize] {
+                Phase::Loaded => Vec::new(),
+                Phase::Loading { .. } | Phase::Unloading => {
+                    self.park(id, d, Step::LoadDiagram(d, kf))
+                }
+                // Stopped since this load was asked for: nothing to load.
+                Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
+                Phase::Unloaded => {
+                    self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
+                    let owner = g.diagram(d).owner;
+                    if let Some((layer, keyframe)) = kf {
+                        self.record(owner, TraceStep::KfOn { layer, keyframe });
+                    }
+                    let mut steps: Vec<Step> = g
+                        .diagram(d)
+                        .boxes
+                        .iter()
+                        .map(|b| Step::LoadBoxIn(d, *b))
+                        .collect();
+                    steps.push(Step::LinksOn(d));
+                    for (i, input) in g.node(owner).inputs.iter().enumerate() {
+                        if input.nature == InputNature::OnLoad {
+                            steps.push(Step::ForwardInto(d, i as u16, Value::None));
+                        }
+                    }
+                    steps.push(Step::LoadDone(d));
+                    steps
+                }
+            },
+            Step::UnloadDiagram(d, kf) => match self.phases[d.0 as usize] {
+                Phase::Unloaded => Vec::new(),
+                Phase::Loading { .. } => {
+                    self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
+                    self.park(id, d, Step::UnloadDiagram(d, kf))
+                }
+                Phase::Unloading => self.park(id, d, Step::UnloadDiagram(d, kf)),
+                Phase::Loaded => {
+                    self.phases[d.0 as usize] = Phase::Unloading;
+                    let owner = g.diagram(d).owner;
+                    if let Some((layer, keyframe)) = kf {
+                        self.record(owner, TraceStep::KfOff { layer, keyframe });
+                    }
+                    let mut steps = vec![Step::LinksOff(d)];
+                    steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
+                    steps.push(Step::UnloadDone(d));
+                    steps
+                }
+            },
+            Step::LoadBoxIn(d, b) => {
+                if self.phases[d.0 as usize] == (Phase::Loading { cancelled: true }) {
+                    Vec::new()
+                } else {
+                    vec![Step::LoadBox(b)]
+                }
+            }
+            Step::LoadDone(d) => {
+                self.phases[d.0 as usize] = Phase::Loaded;
+                self.unpark(d);
+                Vec::new()
+            }
+            Step::UnloadDone(d) => {
+                self.phases[d.0 as usize] = Phase::Unloaded;
+                self.unpark(d);
+                Vec::new()
+            }
+            Step::LoadBox(b) => {
+                let state = &mut self.boxes[b.0 as usize];
+                if state.loaded {
+                    return Vec::new();
+                }
+                state.loaded = true;
+                state.last = LastCommand::None;
+                vec![Step::Hook(b, Hook::Load)]
+            }
+            Step::UnloadBox(b) => {
+                let state = &mut self.boxes[b.0 as usize];
+                if !state.loaded {
+                    return Vec::new();
+                }
+                state.loaded = false;
+                state.last = LastCommand::Stop;
+                self.forget_resource_waits(b);
+                // G6: resources are released before onUnload.
+                vec![
+                    Step::Release(b),
+                    Step::Hook(b, Hook::Unload),
+                    Step::UnloadContent(b),
+                ]
+            }
+            Step::LinksOn(d) => {
+                if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
+                    return Vec::new();
+                }
+                self.links_on[d.0 as usize] = true;
+                self.record(g.diagram(d).owner, TraceStep::LinksOn);
+                self.subscribe_memory(d);
+                Vec::new()
+            }
+            Step::LinksOff(d) => {
+                if !self.links_on[d.0 as usize] {
+                    // A cancelled load never turned them on.
+                    return Vec::new();
+                }
+                self.links_on[d.0 as usize] = false;
+                self.record(g.diagram(d).owner, TraceStep::LinksOff);
+                self.unsubscribe_memory(d);
+                Vec::new()
+            }
+            Step::ForwardInto(d, input, value) => {
+                if self.links_on[d.0 as usize] {
+                    let owner = g.diagram(d).owner;
+                    let g = Arc::clone(g);
+                    for &t in &g.diagram(d).from_owner[usize::from(input)] {
+                        if !self.links_on[d.0 as usize] {
+                            break;
+                        }
+                        self.deliver(End::OwnerInput(owner, input), t, value.clone());
+                    }
+                }
+                Vec::new()
+            }
+            Step::Forward(b, input, value) => self
+                .loaded_diagrams(b)
+                .into_iter()
+                .map(|d| Step::ForwardInto(d, input, value.clone()))
+                .collect(),
+            Step::Deliver(b, output, value) => {
+                self.deliver_output(b, output, value);
+                Vec::new()
+            }
+            Step::Play(b, stops) => {
+                let state = self.timeline_state(b);
+                if state.stops == stops && state.cursor >= 0 && !state.playing {
+                    self.play(b);
+                }
+                Vec::new()
+            }
+            Step::StartRoot => {
+                if let Some(i) = g
+                    .node(Graph::ROOT)
+                    .inputs
+                    .iter()
+                    .position(|p| p.nature == InputNature::OnStart)
+                {
+                    self.stimulate(Graph::ROOT, i as u16, Value::None);
+                }
+                Vec::new()
+            }
+            Step::EndBehavior => {
+                self.ended = true;
+                self.shared.trace.record(
+                    self.now(),
+                    "",
+                    TraceStep::Behavior { what: "end".into() },
+                );
+                vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]
+            }
+            Step::Destroy => {
+                if !self.destroyed {
+                    self.destroyed = true;
+                    for b in 0..g.boxes.len() {
+                        self.record(BoxId(b as u32), TraceStep::Del);
+                    }
+                    let outcome = if self.ended {
+                        Outcome::Finished
+                    } else {
+                        Outcome::Stopped
+                    };
+                    self.finish(outcome);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// Op `id` waits for the load or unload of `d` in progress; `step` runs again after it.
+    pub(super) fn park(&mut self, id: usize, d: DiagramId, step: Step) -> Vec<Step> {
+        if let Some(op) = self.ops[id].as_mut() {
+            op.waiting = true;
+        }
+        self.parked.entry(d).or_default().push(id);
+        vec![step]
+    }
+
+    /// The load or unload of `d` finished: the ops waiting for it go on, in arrival order.
+    pub(super) fn unpark(&mut self, d: DiagramId) {
+        for id in self.parked.remove(&d).unwrap_or_default() {
+            if let Some(op) = self.ops[id].as_mut() {
+                op.waiting = false;
+                self.advance(id);
+            }
+        }
+    }
+
+    /// Every diagram of box `b`, with its layer and keyframe names for a timeline's.
+    pub(super) fn content_diagrams(&self, b: BoxId) -> Vec<(DiagramId, Option<(String, String)>)> {
+        match &self.shared.graph.node(b).content {
+            Content::None => Vec::new(),
+            Content::Holder(ds) => ds.iter().map(|d| (*d, None)).collect(),
+            Content::Timeline(t) => t
+                .layers
+                .iter()
+                .flat_map(|l| {
+                    l.keyframes
+                        .iter()
+                        .map(|k| (k.diagram, Some((l.name.clone(), k.name.clone()))))
+                })
+                .collect(),
+        }
+    }
+
+    /// The diagrams of box `b` whose links are on.
+    pub(super) fn loaded_diagrams(&self, b: BoxId) -> Vec<DiagramId> {
+        self.content_diagrams(b)
+            .into_iter()
+            .map(|(d, _)| d)
+            .filter(|d| self.links_on[d.0 as usize])
+            .collect()
+    }
+
+    /// Whether diagram `d` should still be loaded when a load asked earlier gets its turn:
+    /// its owner is loaded and still started (a holder, G1), or the keyframe is still
+    /// active in its timeline (T1). A stop in between makes the pending load void.
+    pub(super) fn wants_loaded(&self, d: DiagramId) -> bool {
+        let owner = self.shared.graph.diagram(d).owner;
+        let state = &self.boxes[owner.0 as usize];
+        if !state.loaded {
+            return false;
+        }
+        match &self.shared.graph.node(owner).content {
+            Content::None => false,
+            Content::Holder(_) => state.last == LastCommand::Start,
+            Content::Timeline(t) => {
+                let active = self.timelines.get(&owner).map(|s| s.active.as_slice());
+                t.layers.iter().enumerate().any(|(li, l)| {
+                    l.keyframes.iter().enumerate().any(|(ki, k)| {
+                        k.diagram == d
+                            && active.and_then(|a| a.get(li)).copied().flatten() == Some(ki)
+                    })
+                })
+            }
+        }
+    }
+}

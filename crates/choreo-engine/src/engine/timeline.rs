@@ -1,0 +1,316 @@
+//! Timelines (R16, R17, T1–T7): cursor, frames, keyframe switching, commands.
+
+use std::sync::atomic::Ordering;
+
+use choreo_xar::model::OutputNature;
+
+use crate::clock::{Time, TimerToken};
+use crate::engine::command::TimelineCommand;
+use crate::engine::state::{Control, SLOW_STOP, Step, TimelineState, Timer};
+use crate::graph::{BoxId, Content};
+use crate::trace::Step as TraceStep;
+use crate::value::Value;
+
+impl Control {
+    pub(super) fn timeline(&self, b: BoxId) -> Option<&crate::graph::TimelineNode> {
+        match &self.shared.graph.node(b).content {
+            Content::Timeline(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub(super) fn timeline_state(&mut self, b: BoxId) -> &mut TimelineState {
+        let (fps, layers) = self.timeline(b).map_or((0, 0), |t| (t.fps, t.layers.len()));
+        self.timelines.entry(b).or_insert_with(|| TimelineState {
+            cursor: -1,
+            fps,
+            active: vec![None; layers],
+            ..TimelineState::default()
+        })
+    }
+
+    /// The keyframe of each layer active at `frame` (T1).
+    pub(super) fn active_at(&self, b: BoxId, frame: i64) -> Vec<Option<usize>> {
+        self.timeline(b).map_or_else(Vec::new, |t| {
+            t.layers
+                .iter()
+                .map(|l| l.keyframes.iter().rposition(|k| k.index <= frame))
+                .collect()
+        })
+    }
+
+    /// Steps that move the layers of `b` from their active keyframes to those active at
+    /// `frame`: unload the old, then load the new (T2).
+    pub(super) fn switch_keyframes(&mut self, b: BoxId, frame: i64) -> Vec<Step> {
+        let wanted = self.active_at(b, frame);
+        let Some(t) = self.timeline(b).cloned() else {
+            return Vec::new();
+        };
+        let state = self.timeline_state(b);
+        let mut steps = Vec::new();
+        for (li, layer) in t.layers.iter().enumerate() {
+            let (old, new) = (state.active[li], wanted[li]);
+            if old == new {
+                continue;
+            }
+            if let Some(k) = old {
+                let kf = &layer.keyframes[k];
+                steps.push(Step::UnloadDiagram(
+                    kf.diagram,
+                    Some((layer.name.clone(), kf.name.clone())),
+                ));
+            }
+            if let Some(k) = new {
+                let kf = &layer.keyframes[k];
+                steps.push(Step::LoadDiagram(
+                    kf.diagram,
+                    Some((layer.name.clone(), kf.name.clone())),
+                ));
+            }
+            state.active[li] = new;
+        }
+        steps
+    }
+
+    /// R16 (cursor to the start frame, its keyframes loaded), then play (R8 step 4).
+    pub(super) fn timeline_load_and_play(&mut self, b: BoxId) -> Vec<Step> {
+        let start = self.timeline(b).map_or(0, |t| t.start_frame);
+        self.timeline_state(b).cursor = start;
+        self.frame_reached(b, start);
+        let mut steps = self.switch_keyframes(b, start);
+        let stops = self.timeline_state(b).stops;
+        steps.push(Step::Play(b, stops));
+        steps
+    }
+
+    /// Starts the cursor moving from where it is; frame deadlines count from now.
+    pub(super) fn play(&mut self, b: BoxId) {
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "play".into(),
+                frame: None,
+            },
+        );
+        let now = self.now();
+        let state = self.timeline_state(b);
+        state.playing = true;
+        state.origin = now;
+        state.origin_frame = state.cursor;
+        self.schedule_next_frame(b);
+    }
+
+    pub(super) fn schedule_next_frame(&mut self, b: BoxId) {
+        let state = self.timeline_state(b);
+        if !state.playing || state.fps == 0 {
+            // fps 0: the timeline cannot play; no frame ever comes (and nothing divides by 0).
+            return;
+        }
+        let n = (state.cursor + 1 - state.origin_frame).max(1) as u64;
+        let deadline = Time::frame_deadline(state.origin, n, state.fps);
+        let token = self.schedule(deadline, Timer::Frame(b));
+        self.timeline_state(b).token = Some(token);
+    }
+
+    pub(super) fn cancel_frames(&mut self, b: BoxId) {
+        if let Some(token) = self.timeline_state(b).token.take() {
+            self.cancel_timer(token);
+        }
+    }
+
+    /// A clock token came due.
+    pub(super) fn wake(&mut self, token: TimerToken) {
+        match self.timers.remove(&token) {
+            Some(Timer::Frame(b)) => self.next_frame(b, token),
+            Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
+            Some(Timer::SlowStop(ticket)) => {
+                if let Some(p) = self.waiting.get(&ticket) {
+                    let (b, hook) = (p.b, p.hook.name(&self.shared.graph, p.b));
+                    self.record(
+                        b,
+                        TraceStep::Log {
+                            level: "warning".into(),
+                            message: format!(
+                                "{hook} still running after {} s; waiting for it (R13)",
+                                SLOW_STOP.as_secs()
+                            ),
+                        },
+                    );
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// A frame deadline came: move the cursor, switch keyframes, end past the end (T6, G5).
+    pub(super) fn next_frame(&mut self, b: BoxId, token: TimerToken) {
+        let state = self.timeline_state(b);
+        if state.token != Some(token) || !state.playing {
+            return;
+        }
+        state.token = None;
+        state.cursor += 1;
+        let frame = state.cursor;
+        let end = self.timeline(b).and_then(|t| t.end_frame);
+        if end.is_some_and(|e| frame > e) {
+            // G5: the Stopped output fires; as for any Stopped output (R11, G4) the timeline
+            // is then stopped and unloaded, and only then the signal leaves the box.
+            match self.stopped_output(b) {
+                Some(o) => self.fire(b, o, Value::None),
+                None => {
+                    let steps = self.timeline_stop(b);
+                    self.spawn_op(steps);
+                }
+            }
+            return;
+        }
+        self.frame_reached(b, frame);
+        let steps = self.switch_keyframes(b, frame);
+        self.schedule_next_frame(b);
+        if !steps.is_empty() {
+            self.spawn_op(steps);
+        }
+    }
+
+    pub(super) fn frame_reached(&self, b: BoxId, frame: i64) {
+        self.record(b, TraceStep::Frame { frame });
+        if let Some(f) = &self.shared.on_frame {
+            f(b, frame);
+        }
+    }
+
+    /// G5: `onStopped` if the box has it, else its first Stopped output.
+    pub(super) fn stopped_output(&self, b: BoxId) -> Option<u16> {
+        let outputs = &self.shared.graph.node(b).outputs;
+        let i = outputs
+            .iter()
+            .position(|o| o.name == "onStopped" && o.nature == OutputNature::Stopped)
+            .or_else(|| {
+                outputs
+                    .iter()
+                    .position(|o| o.nature == OutputNature::Stopped)
+            })?;
+        u16::try_from(i).ok()
+    }
+
+    /// R17: pause, unload the active keyframes, cursor to -1.
+    pub(super) fn timeline_stop(&mut self, b: BoxId) -> Vec<Step> {
+        if self.timeline_state(b).cursor < 0 {
+            return Vec::new();
+        }
+        self.cancel_frames(b);
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "stop".into(),
+                frame: None,
+            },
+        );
+        let steps = self.switch_keyframes(b, i64::MIN);
+        let state = self.timeline_state(b);
+        state.playing = false;
+        state.cursor = -1;
+        state.stops += 1;
+        steps
+    }
+
+    /// A timeline command from box code (T4).
+    pub(super) fn timeline_command(&mut self, b: BoxId, command: TimelineCommand) {
+        if let TimelineCommand::SetFps(fps) = command
+            && let Some(f) = self.shared.fps.get(b.0 as usize)
+        {
+            // Holders too: their getFPS reports it (T7).
+            f.store(fps, Ordering::SeqCst);
+        }
+        if self.timeline(b).is_none() || !self.boxes[b.0 as usize].loaded {
+            // A box that is not loaded has no timeline to command.
+            return;
+        }
+        let steps = match command {
+            TimelineCommand::Play => {
+                if self.timeline_state(b).cursor < 0 {
+                    self.timeline_load_and_play(b)
+                } else {
+                    if !self.timeline_state(b).playing {
+                        self.play(b);
+                    }
+                    Vec::new()
+                }
+            }
+            TimelineCommand::Pause => {
+                self.cancel_frames(b);
+                self.timeline_state(b).playing = false;
+                self.record(
+                    b,
+                    TraceStep::Timeline {
+                        command: "pause".into(),
+                        frame: None,
+                    },
+                );
+                Vec::new()
+            }
+            TimelineCommand::Stop => self.timeline_stop(b),
+            TimelineCommand::GoToFrame(f) => self.goto(b, f),
+            TimelineCommand::GoToLabel(label) => {
+                let frame = self.timeline(b).and_then(|t| {
+                    t.layers
+                        .iter()
+                        .flat_map(|l| l.keyframes.iter())
+                        .find(|k| k.name == label)
+                        .map(|k| k.index)
+                });
+                match frame {
+                    Some(f) => self.goto(b, f),
+                    None => {
+                        self.record(
+                            b,
+                            TraceStep::Err {
+                                hook: "goTo".into(),
+                                text: format!("no behavior keyframe named {label:?}"),
+                            },
+                        );
+                        Vec::new()
+                    }
+                }
+            }
+            TimelineCommand::SetFps(fps) => {
+                let state = self.timeline_state(b);
+                state.fps = fps;
+                if state.playing {
+                    self.cancel_frames(b);
+                    self.play(b);
+                }
+                Vec::new()
+            }
+        };
+        if !steps.is_empty() {
+            self.spawn_op(steps);
+        }
+    }
+
+    /// T4 goTo: move the cursor, switch keyframes, keep playing or paused.
+    pub(super) fn goto(&mut self, b: BoxId, frame: i64) -> Vec<Step> {
+        self.record(
+            b,
+            TraceStep::Timeline {
+                command: "goto".into(),
+                frame: Some(frame),
+            },
+        );
+        let steps = self.switch_keyframes(b, frame);
+        let playing = {
+            let state = self.timeline_state(b);
+            state.cursor = frame;
+            state.playing
+        };
+        if playing {
+            self.cancel_frames(b);
+            let now = self.now();
+            let state = self.timeline_state(b);
+            state.origin = now;
+            state.origin_frame = frame;
+            self.schedule_next_frame(b);
+        }
+        steps
+    }
+}
