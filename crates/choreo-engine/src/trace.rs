@@ -271,7 +271,7 @@ pub(crate) enum End {
 }
 
 impl End {
-    fn name(self, graph: &Graph) -> String {
+    pub(crate) fn name(self, graph: &Graph) -> String {
         let port = |names: Option<&String>| names.map_or("?", String::as_str).to_string();
         match self {
             End::Output(b, i) => {

@@ -1,14 +1,15 @@
 //! The command loop: commands in, operations run, virtual time moved, outcomes out.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, TryRecvError};
 
 use crate::activity::ON_CONTROL_THREAD;
 use crate::clock::Time;
 use crate::engine::command::Command;
+use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Control, STALL, Step};
+use crate::engine::state::{Control, STALL, STEP_BUDGET};
 use crate::graph::{BoxId, Graph};
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
@@ -17,27 +18,38 @@ impl Control {
         ON_CONTROL_THREAD.with(|c| c.set(true));
         self.shared.trace.buffer_on_this_thread();
         loop {
+            if !self.ready.is_empty() {
+                self.run_ready(STEP_BUDGET);
+                if !self.ready.is_empty() {
+                    // Still going after a whole budget: a loop of links that never waits,
+                    // as an endless loop ran in NAOqi. Commands (a stop) get their turn
+                    // between budgets; virtual time, which moves only when everything
+                    // waits, goes on beside the loop after a while, so a time limit holds.
+                    let since = *self.looping_since.get_or_insert_with(Instant::now);
+                    match commands.try_recv() {
+                        Ok(command) => {
+                            if !self.handle(command) {
+                                break;
+                            }
+                        }
+                        Err(TryRecvError::Disconnected) => break,
+                        Err(TryRecvError::Empty) => {
+                            if self.shared.time.is_virtual() && since.elapsed() >= STALL {
+                                self.time_beside_loop();
+                            }
+                        }
+                    }
+                    continue;
+                }
+                self.looping_since = None;
+            }
             let command = match commands.try_recv() {
                 Ok(c) => c,
                 Err(_) => {
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
                     if self.shared.time.is_virtual() && self.started && self.quiet_or_stalled() {
-                        let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
-                        let clock = self.shared.time.clock();
-                        if let Some(l) = limit
-                            && self.now() < l
-                            && clock.next_due().is_some_and(|next| next > l)
-                        {
-                            // Nothing is due before the limit: time stops exactly there.
-                            clock.advance_to(l);
-                        }
-                        if limit.is_some_and(|l| self.now() >= l) {
-                            if !self.idle_reported {
-                                self.idle_reported = true;
-                                self.finish(Outcome::TimeLimit);
-                            }
-                        } else if clock.on_idle() {
+                        if self.move_virtual_time() {
                             // A woken hook runs until it yields before anything else happens.
                             self.shared.time.wait_for_yield(0);
                             continue;
@@ -62,57 +74,111 @@ impl Control {
                     match commands.recv_timeout(Duration::from_millis(poll)) {
                         Ok(c) => c,
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                            crate::trace::flush_thread_buffer();
-                            return;
-                        }
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
                     }
                 }
             };
-            self.idle_reported = false;
-            self.stalled_since = None;
-            match command {
-                Command::Quit => {
-                    crate::trace::flush_thread_buffer();
-                    return;
-                }
-                Command::Start => {
-                    self.started = true;
-                    self.shared.trace.record(
-                        self.now(),
-                        "",
-                        TraceStep::Behavior {
-                            what: "start".into(),
-                        },
-                    );
-                    self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
-                }
-                Command::Stop => {
-                    // Unloading may need time to move (an onUnload that sleeps).
-                    self.time_limit = None;
-                    self.shared.trace.record(
-                        self.now(),
-                        "",
-                        TraceStep::Behavior {
-                            what: "stop".into(),
-                        },
-                    );
-                    self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
-                }
-                Command::Stimulate { b, input, value } => self.stimulate(b, input, value),
-                Command::Fire { b, output, value } => self.fire(b, output, value),
-                Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
-                Command::Wake(token) => self.wake(token),
-                Command::Timeline { b, command } => self.timeline_command(b, command),
-                Command::Memory { d, input, value } => {
-                    if self.links_on[d.0 as usize] {
-                        let owner = self.shared.graph.diagram(d).owner;
-                        self.compact(owner, Compact::In(input, value.clone()));
-                        self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
-                    }
+            if !self.handle(command) {
+                break;
+            }
+        }
+        crate::trace::flush_thread_buffer();
+    }
+
+    /// Virtual time: moves the clock to what is due next, or to the time limit when nothing
+    /// is due before it (then [`Outcome::TimeLimit`], once). True if the clock woke someone.
+    fn move_virtual_time(&mut self) -> bool {
+        let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
+        let clock = self.shared.time.clock();
+        if let Some(l) = limit
+            && self.now() < l
+            && clock.next_due().is_some_and(|next| next > l)
+        {
+            // Nothing is due before the limit: time stops exactly there.
+            clock.advance_to(l);
+        }
+        if limit.is_some_and(|l| self.now() >= l) {
+            if !self.idle_reported {
+                self.idle_reported = true;
+                self.finish(Outcome::TimeLimit);
+            }
+            return false;
+        }
+        clock.on_idle()
+    }
+
+    /// Virtual time beside a loop of links that has kept the control thread busy for
+    /// [`STALL`] of real time: said once in the trace, then time moves on as if everything
+    /// waited, so timers fire and a time limit is reached.
+    fn time_beside_loop(&mut self) {
+        if !self.loop_reported {
+            self.loop_reported = true;
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Log {
+                    level: "warning".into(),
+                    message: format!(
+                        "signals have kept the engine busy for {} s of real time without a \
+                         pause (a loop of links?): virtual time goes on beside them",
+                        STALL.as_secs()
+                    ),
+                },
+            );
+        }
+        if self.move_virtual_time() {
+            self.shared.time.wait_for_yield(0);
+        }
+    }
+
+    /// Acts on one command; false when the engine is told to quit.
+    fn handle(&mut self, command: Command) -> bool {
+        self.idle_reported = false;
+        self.stalled_since = None;
+        let mark = self.ready.len();
+        match command {
+            Command::Quit => return false,
+            Command::Start => {
+                self.started = true;
+                self.shared.trace.record(
+                    self.now(),
+                    "",
+                    TraceStep::Behavior {
+                        what: "start".into(),
+                    },
+                );
+                self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
+            }
+            Command::Stop => {
+                // Unloading may need time to move (an onUnload that sleeps).
+                self.time_limit = None;
+                self.shared.trace.record(
+                    self.now(),
+                    "",
+                    TraceStep::Behavior {
+                        what: "stop".into(),
+                    },
+                );
+                self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+            }
+            Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
+            Command::Fire { b, output, value } => self.fire(b, output, value),
+            Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
+            Command::Wake(token) => self.wake(token),
+            Command::Timeline { b, command } => self.timeline_command(b, command),
+            Command::Memory { d, input, value } => {
+                if self.links_on[d.0 as usize] {
+                    let owner = self.shared.graph.diagram(d).owner;
+                    self.compact(owner, Compact::In(input, value.clone()));
+                    self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
                 }
             }
         }
+        // What the command made ready runs in the order it was made ready.
+        if self.ready.len() > mark {
+            self.ready[mark..].reverse();
+        }
+        true
     }
 
     /// Virtual time may move: no hook is running except those sleeping on the clock.

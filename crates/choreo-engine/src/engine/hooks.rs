@@ -6,6 +6,7 @@ use choreo_xar::model::InputNature;
 
 use crate::clock::Time;
 use crate::context::BoxContext;
+use crate::engine::op::OpId;
 use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
 use crate::engine::workers::{Job, call_guarded};
 use crate::graph::BoxId;
@@ -13,7 +14,7 @@ use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
 impl Control {
-    pub(super) fn dispatch(&mut self, op: usize, b: BoxId, hook: Hook) {
+    pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         let name = HookRef::of(&self.shared.graph, b, &hook);
@@ -52,7 +53,7 @@ impl Control {
                 slow_stop,
             },
         );
-        if let Some(o) = self.ops[op].as_mut() {
+        if let Some(o) = self.ops.get_mut(op) {
             o.waiting = true;
         }
         let shared = Arc::clone(&self.shared);
@@ -104,13 +105,13 @@ impl Control {
             self.cancel_timer(token);
         }
         self.finish_hook(op, b, hook, ok, text);
-        self.advance(op);
+        self.resume(op);
     }
 
     /// Records a hook's return and lets its op go on with the result (G1).
     pub(super) fn finish_hook(
         &mut self,
-        op: usize,
+        op: OpId,
         b: BoxId,
         hook: HookRef,
         ok: bool,
@@ -121,7 +122,7 @@ impl Control {
             let hook = hook.name(&self.shared.graph, b);
             self.record(b, TraceStep::Err { hook, text });
         }
-        if let Some(o) = self.ops[op].as_mut() {
+        if let Some(o) = self.ops.get_mut(op) {
             o.last_ok = ok;
             o.waiting = false;
         }

@@ -13,7 +13,9 @@ mod control;
 mod holdings;
 mod hooks;
 mod memory;
+mod op;
 mod outcome;
+mod rate;
 mod resources;
 pub(crate) mod shared;
 mod signal;
@@ -24,6 +26,7 @@ mod workers;
 
 pub use holdings::Holdings;
 pub use outcome::Outcome;
+pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
 use std::collections::HashMap;
@@ -38,6 +41,8 @@ use crate::activity::Activity;
 use crate::clock::{Clock, RealClock, Time, VirtualClock, WakeSink};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
+use crate::engine::op::Ops;
+use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::state::{BoxState, Control, LastCommand, Phase};
 use crate::engine::workers::Workers;
@@ -138,9 +143,13 @@ impl Engine {
             links_on: vec![false; shared.graph.diagrams.len()],
             phases: vec![Phase::Unloaded; shared.graph.diagrams.len()],
             parked: HashMap::new(),
-            spare_steps: Vec::new(),
             timelines: HashMap::new(),
-            ops: Vec::new(),
+            ops: Ops::default(),
+            ready: Vec::new(),
+            dropped_ops: 0,
+            looping_since: None,
+            loop_reported: false,
+            rates: LinkRates::new(&shared.graph),
             waiting: HashMap::new(),
             next_ticket: 0,
             next_token: 0,

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use crate::clock::{Time, TimerToken};
 use crate::engine::command::TimelineCommand;
-use crate::engine::state::{Control, LastCommand, ResourceWaiter, Step, Timer};
+use crate::engine::op::{OpId, Step};
+use crate::engine::state::{Control, LastCommand, ResourceWaiter, Timer};
 use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::resource::{LockType, ResourceNode};
@@ -17,7 +18,7 @@ impl Control {
 
     /// Q1–Q3 for box `b` starting in op `id`: take the resources if free; otherwise act on
     /// each holder in the way by its lock type, and wait (parking the op) or give up (R9).
-    pub(super) fn acquire(&mut self, id: usize, b: BoxId) -> Vec<Step> {
+    pub(super) fn acquire(&mut self, b: BoxId) -> Vec<Step> {
         let wanted = self.shared.graph.node(b).resources.clone();
         self.record(
             b,
@@ -61,10 +62,19 @@ impl Control {
                 LockType::PauseOnDemand => self.pause_for_resources(holder),
             }
         }
+        // The holders' stops and callbacks run first, as calls did in the reference.
+        vec![Step::TakeResources(b, blocked)]
+    }
+
+    /// Q2 after [`Control::acquire`] acted on the holders in the way: take the resources if
+    /// they are free now, else wait for them (up to the timeout when `blocked` by a Lock or
+    /// Callback holder) or give up at once (timeout 0).
+    pub(super) fn take_resources(&mut self, id: OpId, b: BoxId, blocked: bool) -> Vec<Step> {
+        let wanted = self.shared.graph.node(b).resources.clone();
         // Stopping a holder may have unloaded this box too (its Stopped output reaching
         // the diagram that holds it): then it does not start at all.
         if !self.boxes[b.0 as usize].loaded {
-            if let Some(op) = self.ops[id].as_mut() {
+            if let Some(op) = self.ops.get_mut(id) {
                 op.steps.clear();
             }
             return Vec::new();
@@ -96,7 +106,7 @@ impl Control {
             }
             _ => None,
         };
-        if let Some(op) = self.ops[id].as_mut() {
+        if let Some(op) = self.ops.get_mut(id) {
             op.waiting = true;
         }
         self.resource_waiters.push(ResourceWaiter {
@@ -167,12 +177,7 @@ impl Control {
             }
             self.grant(b, &wanted);
             match w.op {
-                Some(op) => {
-                    if let Some(o) = self.ops[op].as_mut() {
-                        o.waiting = false;
-                        self.advance(op);
-                    }
-                }
+                Some(op) => self.resume(op),
                 // Paused on demand (Q3): it plays again.
                 None => self.timeline_command(b, TimelineCommand::Play),
             }
@@ -195,7 +200,7 @@ impl Control {
                 self.cancel_timer(token);
             }
             if let Some(op) = w.op {
-                self.ops[op] = None;
+                self.ops.remove(op);
             }
         }
     }
@@ -212,17 +217,16 @@ impl Control {
         let w = self.resource_waiters.remove(i);
         if let Some(op) = w.op {
             let steps = self.resource_failed(op, b);
-            if let Some(o) = self.ops[op].as_mut() {
+            if let Some(o) = self.ops.get_mut(op) {
                 o.steps.extend(steps);
-                o.waiting = false;
-                self.advance(op);
             }
+            self.resume(op);
         }
     }
 
     /// R9 for the start op `id` of box `b`: no hook, no load; `onResourceError` or
     /// `onStopped` instead. Returns the steps that replace the rest of the op.
-    pub(super) fn resource_failed(&mut self, id: usize, b: BoxId) -> Vec<Step> {
+    pub(super) fn resource_failed(&mut self, id: OpId, b: BoxId) -> Vec<Step> {
         let names = Self::names(&self.shared.graph.node(b).resources);
         self.record(
             b,
@@ -231,7 +235,7 @@ impl Control {
                 names,
             },
         );
-        if let Some(op) = self.ops[id].as_mut() {
+        if let Some(op) = self.ops.get_mut(id) {
             op.steps.clear();
         }
         vec![Step::ResourceError(b)]

@@ -4,15 +4,20 @@ use std::sync::Arc;
 
 use choreo_xar::model::{InputNature, OutputNature};
 
-use crate::engine::state::{Control, LastCommand, Step};
-use crate::graph::{BoxId, Graph, Target};
+use crate::engine::op::Step;
+use crate::engine::rate::LOUD_LINK;
+use crate::engine::state::{Control, LastCommand};
+use crate::graph::{BoxId, DiagramId, Graph, Target};
 use crate::hook::Hook;
-use crate::trace::{Compact, End};
+use crate::trace::{Compact, End, Step as TraceStep};
 use crate::value::Value;
 
 impl Control {
     /// An input of box `b` is stimulated: what happens depends on its nature (R8, R10, P1).
-    pub(super) fn stimulate(&mut self, b: BoxId, input: u16, value: Value) {
+    /// `from_link`: the value came along a link, so the operation it starts first checks
+    /// that the box is still loaded when its turn comes (a stop may come first, between two
+    /// budgets of a loop of links, and no hook of an unloaded box runs).
+    pub(super) fn stimulate(&mut self, b: BoxId, input: u16, value: Value, from_link: bool) {
         let g = &self.shared.graph;
         let port = &g.node(b).inputs[usize::from(input)];
         let (name, nature) = (port.name.clone(), port.nature);
@@ -21,10 +26,11 @@ impl Control {
             name,
             value: value.clone(),
         };
+        let guard = from_link.then_some(Step::IfLoaded(b));
         match nature {
             InputNature::OnStart => {
                 let acquire = (!g.node(b).resources.is_empty()).then_some(Step::Acquire(b));
-                self.spawn_op(acquire.into_iter().chain([
+                self.spawn_op(guard.into_iter().chain(acquire).chain([
                     Step::Started(b),
                     Step::Hook(b, hook),
                     Step::AfterStart(b, input, value),
@@ -33,14 +39,18 @@ impl Control {
             InputNature::OnStop => {
                 // G2.
                 self.boxes[b.0 as usize].last = LastCommand::Stop;
-                self.spawn_op([
+                self.spawn_op(guard.into_iter().chain([
                     Step::Hook(b, hook),
                     Step::UnloadContent(b),
                     Step::Release(b),
-                ]);
+                ]));
             }
             InputNature::OnEvent | InputNature::OnLoad | InputNature::Memory => {
-                self.spawn_op([Step::Hook(b, hook), Step::Forward(b, input, value)]);
+                self.spawn_op(
+                    guard
+                        .into_iter()
+                        .chain([Step::Hook(b, hook), Step::Forward(b, input, value)]),
+                );
             }
         }
     }
@@ -70,20 +80,33 @@ impl Control {
 
     /// Delivers an output along its links in the parent diagram, if they are on.
     pub(super) fn deliver_output(&mut self, b: BoxId, output: u16, value: Value) {
-        let g = &self.shared.graph;
-        let node = g.node(b);
-        let Some((_, d)) = node.parent else { return };
+        let g = Arc::clone(&self.shared.graph);
+        let Some((_, d)) = g.node(b).parent else {
+            return;
+        };
         if !self.links_on[d.0 as usize] {
             self.compact(b, Compact::Dropped(output));
             return;
         }
-        let g = Arc::clone(g);
-        for &t in &g.node(b).outputs[usize::from(output)].targets {
-            // An earlier link may have unloaded the diagram (a parent's Stopped output).
-            if !self.links_on[d.0 as usize] {
-                break;
-            }
-            self.deliver(End::Output(b, output), t, value.clone());
+        let targets = &g.node(b).outputs[usize::from(output)].targets;
+        self.links(d, End::Output(b, output), targets, value);
+    }
+
+    /// `value` leaves `from` along `targets`, links of diagram `d` whose links are on. A
+    /// single link to an input or a parameter delivers at once (that only makes the input's
+    /// operation ready); otherwise each link is a step of a new operation, and checks that
+    /// the diagram's links are still on when its turn comes (an earlier one may have
+    /// stopped the diagram's owner). Nothing here calls back into itself: a loop of links,
+    /// however deep the boxes it crosses, never grows the stack.
+    pub(super) fn links(&mut self, d: DiagramId, from: End, targets: &[Target], value: Value) {
+        match targets {
+            [] => {}
+            [t @ (Target::Input(..) | Target::Parameter(..))] => self.deliver(from, *t, value),
+            _ => self.spawn_op(
+                targets
+                    .iter()
+                    .map(|t| Step::Link(d, from, *t, value.clone())),
+            ),
         }
     }
 
@@ -98,13 +121,28 @@ impl Control {
             Target::OwnerOutput(o, i) => (o, End::OwnerOutput(o, i)),
         };
         self.compact(owner_of_link, Compact::Deliver(from, to));
+        if self.rates.count(g, target, self.shared.time.now()) {
+            self.record(
+                owner_of_link,
+                TraceStep::Log {
+                    level: "warning".into(),
+                    message: format!(
+                        "the link to {} carries more than {LOUD_LINK} signals per second of \
+                         behavior time: a loop of links?",
+                        to.name(g)
+                    ),
+                },
+            );
+        }
         match target {
-            Target::Input(c, i) => self.stimulate(c, i, value),
+            Target::Input(c, i) => self.stimulate(c, i, value, true),
             Target::Parameter(c, i) => {
                 let name = g.node(c).parameters[usize::from(i)].name.clone();
                 self.shared.set_parameter(c, &name, value);
             }
-            Target::OwnerOutput(o, i) => self.fire(o, i, value),
+            // A new operation: a chain of outputs of enclosing boxes is as deep as the file
+            // makes it, and must not be followed by recursion.
+            Target::OwnerOutput(o, i) => self.spawn_op([Step::FireOutput(o, i, value)]),
         }
     }
 }

@@ -1,84 +1,20 @@
 //! The control thread's state: operations and their steps, diagram phases, box and timeline
 //! state, pending hooks and timers, and the few helpers every part of the control thread uses.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::clock::{Time, TimerToken};
 use crate::engine::holdings::Holdings;
+use crate::engine::op::{OpId, Ops};
 use crate::engine::outcome::Outcome;
+use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
-use crate::hook::Hook;
 use crate::host::BoxCode;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
-use crate::value::Value;
-
-/// What the control thread does next for one operation.
-#[derive(Debug, Clone)]
-pub(super) enum Step {
-    /// Call a hook and wait for it to return.
-    Hook(BoxId, Hook),
-    /// G1: after an onStart hook, load and forward if it succeeded and no stop came.
-    AfterStart(BoxId, u16, Value),
-    /// Load the diagram(s) or timeline of a box (R8 step 3).
-    LoadContent(BoxId),
-    /// Unload the diagram(s) or timeline of a box.
-    UnloadContent(BoxId),
-    /// R14 (with the keyframe's layer and name for a keyframe diagram). Waits for a load or
-    /// unload of the same diagram in progress to finish first.
-    LoadDiagram(DiagramId, Option<(String, String)>),
-    /// R15. Waits for a load or unload of the same diagram in progress to finish first (a
-    /// load in progress is told to load no more boxes).
-    UnloadDiagram(DiagramId, Option<(String, String)>),
-    /// R6 for a box of a diagram being loaded, unless that load was cancelled.
-    LoadBoxIn(DiagramId, BoxId),
-    /// The end of a diagram's load: it counts as loaded; operations waiting for it go on.
-    LoadDone(DiagramId),
-    /// The end of a diagram's unload: it counts as unloaded; operations waiting for it go on.
-    UnloadDone(DiagramId),
-    /// R6, if not loaded.
-    LoadBox(BoxId),
-    /// R7, if loaded.
-    UnloadBox(BoxId),
-    LinksOn(DiagramId),
-    LinksOff(DiagramId),
-    /// Deliver from owner input `u16` into the loaded diagram `DiagramId`.
-    ForwardInto(DiagramId, u16, Value),
-    /// Deliver from a box's input into each of its loaded diagrams (R8 step 4, P1).
-    Forward(BoxId, u16, Value),
-    /// Deliver an output along its links in the parent diagram (R11 step 2).
-    Deliver(BoxId, u16, Value),
-    /// Start a timeline's cursor (R8 step 4), unless it was stopped since the load that
-    /// asked for it (the stop count it had then).
-    Play(BoxId, u64),
-    /// Stimulate the root's onStart (R3).
-    StartRoot,
-    /// Q1, Q2: take the box's resources, or wait for them (the op parks), or give up (R9).
-    Acquire(BoxId),
-    /// G1: remember "last command = start" (once the resources are held).
-    Started(BoxId),
-    /// Q5: release what the box holds.
-    Release(BoxId),
-    /// R9: the resources never came: `onResourceError` if defined, else `onStopped`.
-    ResourceError(BoxId),
-    /// Fire the box's `onStopped` output, if it has one (R9, R12).
-    FireStopped(BoxId),
-    /// `beh(end)` (R5).
-    EndBehavior,
-    /// Destroy every box (R4 step 2).
-    Destroy,
-}
-
-/// A running operation: the steps left, and whether its last hook succeeded.
-pub(super) struct Op {
-    pub(super) steps: VecDeque<Step>,
-    pub(super) last_ok: bool,
-    /// Waiting for a hook to return, or for a diagram's load or unload to finish.
-    pub(super) waiting: bool,
-}
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
 /// operation on a diagram that is loading or unloading waits for the first to finish.
@@ -96,7 +32,7 @@ pub(super) enum Phase {
 /// A hook in flight: the op waiting for it, the box and the hook's name, and the token of
 /// its "still stopping" warning (R13).
 pub(super) struct Pending {
-    pub(super) op: usize,
+    pub(super) op: OpId,
     pub(super) b: BoxId,
     pub(super) hook: HookRef,
     pub(super) slow_stop: Option<TimerToken>,
@@ -114,12 +50,16 @@ pub(super) enum Timer {
     SlowStop(u64),
 }
 
-/// How many step queues of finished ops are kept for reuse.
-pub(super) const MAX_SPARE_QUEUES: usize = 64;
-
 /// Virtual time: how long, in real time, hooks may keep running without returning or
 /// sleeping on the clock before time moves on without them (see [`Control::quiet_or_stalled`]).
 pub(super) const STALL: Duration = Duration::from_secs(2);
+
+/// The most operations in flight (running, ready or waiting); past it, new ones are dropped
+/// (see [`Control::spawn_op`]). Only a loop of links that multiplies signals gets there.
+pub(super) const MAX_OPS: usize = 100_000;
+
+/// How many steps the control thread runs before it looks at its queue again.
+pub(super) const STEP_BUDGET: usize = 65_536;
 
 /// R13: how long a stopping hook may run before a warning.
 pub(super) const SLOW_STOP: Duration = Duration::from_secs(10);
@@ -128,7 +68,7 @@ pub(super) const SLOW_STOP: Duration = Duration::from_secs(10);
 /// demand, nothing to run but its timeline to resume.
 pub(super) struct ResourceWaiter {
     pub(super) b: BoxId,
-    pub(super) op: Option<usize>,
+    pub(super) op: Option<OpId>,
     pub(super) deadline: Option<TimerToken>,
 }
 
@@ -170,12 +110,22 @@ pub(super) struct Control {
     pub(super) links_on: Vec<bool>,
     /// Per diagram: see [`Phase`].
     pub(super) phases: Vec<Phase>,
-    /// Step queues of finished ops, for reuse.
-    pub(super) spare_steps: Vec<VecDeque<Step>>,
     /// Ops waiting for a diagram's load or unload to finish.
-    pub(super) parked: HashMap<DiagramId, Vec<usize>>,
+    pub(super) parked: HashMap<DiagramId, Vec<OpId>>,
     pub(super) timelines: HashMap<BoxId, TimelineState>,
-    pub(super) ops: Vec<Option<Op>>,
+    pub(super) ops: Ops,
+    /// Operations ready to run, as a stack: the top runs next. An operation that starts
+    /// others waits under them until they have run or wait themselves, which keeps the
+    /// reference's depth-first order without recursion (C2: loops never grow the stack).
+    pub(super) ready: Vec<OpId>,
+    /// Operations dropped because [`MAX_OPS`] were in flight.
+    pub(super) dropped_ops: u64,
+    /// Since when ready operations have kept the control thread busy without a pause.
+    pub(super) looping_since: Option<std::time::Instant>,
+    /// The trace said that virtual time goes on beside a loop of links.
+    pub(super) loop_reported: bool,
+    /// Signals per link target, for the loop warning.
+    pub(super) rates: LinkRates,
     pub(super) waiting: HashMap<u64, Pending>,
     pub(super) next_ticket: u64,
     pub(super) next_token: TimerToken,

@@ -5,64 +5,103 @@ use std::sync::Arc;
 
 use choreo_xar::model::InputNature;
 
+use crate::engine::op::{OpId, Step};
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Control, LastCommand, MAX_SPARE_QUEUES, Op, Phase, Step};
+use crate::engine::state::{Control, LastCommand, MAX_OPS, Phase};
 use crate::graph::{BoxId, Content, DiagramId, Graph};
 use crate::hook::Hook;
 use crate::trace::{End, Step as TraceStep};
 use crate::value::Value;
 
 impl Control {
+    /// Starts an operation: it runs (from [`Control::run_ready`]) before the operation that
+    /// started it goes on, as a call would in the reference, but without recursion.
     pub(super) fn spawn_op(&mut self, steps: impl IntoIterator<Item = Step>) {
-        let mut queue = self.spare_steps.pop().unwrap_or_default();
-        queue.extend(steps);
-        let id = match self.ops.iter().position(Option::is_none) {
-            Some(i) => i,
-            None => {
-                self.ops.push(None);
-                self.ops.len() - 1
-            }
-        };
-        self.ops[id] = Some(Op {
-            steps: queue,
-            last_ok: true,
-            waiting: false,
-        });
-        self.advance(id);
+        if self.ops.len() >= MAX_OPS {
+            self.too_many_ops();
+            return;
+        }
+        let id = self.ops.insert(steps);
+        self.ready.push(id);
     }
 
-    /// Op `id` is over; its step queue is kept for the next op (no allocation per op).
-    pub(super) fn end_op(&mut self, id: usize) {
-        if let Some(op) = self.ops[id].take()
-            && self.spare_steps.len() < MAX_SPARE_QUEUES
-        {
-            let mut queue = op.steps;
-            queue.clear();
-            self.spare_steps.push(queue);
+    /// Op `id`, which waited, may go on.
+    pub(super) fn resume(&mut self, id: OpId) {
+        if let Some(op) = self.ops.get_mut(id) {
+            op.waiting = false;
+            self.ready.push(id);
         }
     }
 
-    /// Runs op `id` until it waits for a hook or ends.
-    pub(super) fn advance(&mut self, id: usize) {
-        loop {
-            let Some(step) = self.ops[id].as_mut().and_then(|op| op.steps.pop_front()) else {
-                self.end_op(id);
-                return;
-            };
-            let more = self.execute(id, step);
-            if let Some(op) = self.ops[id].as_mut() {
+    /// Runs ready operations, top of the stack first, one step at a time, until none is
+    /// ready or `budget` steps ran (then the command loop looks at its queue: a loop of
+    /// signals never shuts out a stop). An operation that made others ready (started them,
+    /// or resumed them) goes on only after them, and they run in the order they were made
+    /// ready; an operation whose last step started another simply ends, so a loop of
+    /// signals keeps the stack at a constant height.
+    pub(super) fn run_ready(&mut self, mut budget: usize) {
+        while let Some(id) = self.ready.pop() {
+            if self.destroyed {
+                // Every box is gone: what was still ready has nothing left to act on.
+                self.ops.remove(id);
+                continue;
+            }
+            loop {
+                if budget == 0 {
+                    self.ready.push(id);
+                    return;
+                }
+                budget -= 1;
+                let mark = self.ready.len();
+                let Some(step) = self.ops.get_mut(id).and_then(|op| op.steps.pop_front()) else {
+                    self.ops.remove(id);
+                    break;
+                };
+                let more = self.execute(id, step);
+                let Some(op) = self.ops.get_mut(id) else {
+                    break;
+                };
                 for s in more.into_iter().rev() {
                     op.steps.push_front(s);
                 }
+                let (waiting, done) = (op.waiting, op.steps.is_empty());
+                if self.ready.len() > mark {
+                    self.ready[mark..].reverse();
+                    if done && !waiting {
+                        self.ops.remove(id);
+                    } else if !waiting {
+                        self.ready.insert(mark, id);
+                    }
+                    break;
+                }
+                if waiting {
+                    break;
+                }
             }
-            if self.ops[id].as_ref().is_some_and(|op| op.waiting) {
-                return;
-            }
+        }
+    }
+
+    /// The cap on operations in flight is reached (a loop of signals that multiplies them):
+    /// the new one is dropped, and the trace says so once per run.
+    fn too_many_ops(&mut self) {
+        self.dropped_ops += 1;
+        if self.dropped_ops == 1 {
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Err {
+                    hook: "signal".into(),
+                    text: format!(
+                        "more than {MAX_OPS} operations in flight (a loop of links that \
+                         multiplies signals?): signals are dropped while it lasts"
+                    ),
+                },
+            );
         }
     }
 
     /// Executes one step of op `id`; returns the steps it expands into.
-    pub(super) fn execute(&mut self, id: usize, step: Step) -> Vec<Step> {
+    pub(super) fn execute(&mut self, id: OpId, step: Step) -> Vec<Step> {
         let g = &self.shared.graph;
         match step {
             Step::Hook(b, hook) => {
@@ -70,7 +109,7 @@ impl Control {
                 Vec::new()
             }
             Step::AfterStart(b, input, value) => {
-                let ok = self.ops[id].as_ref().is_some_and(|op| op.last_ok);
+                let ok = self.ops.get(id).is_some_and(|op| op.last_ok);
                 if !ok {
                     // G1 step 4: a failed hook releases and stops there.
                     vec![Step::Release(b)]
@@ -82,7 +121,8 @@ impl Control {
                     Vec::new()
                 }
             }
-            Step::Acquire(b) => self.acquire(id, b),
+            Step::Acquire(b) => self.acquire(b),
+            Step::TakeResources(b, blocked) => self.take_resources(id, b, blocked),
             Step::Started(b) => {
                 self.boxes[b.0 as usize].last = LastCommand::Start;
                 Vec::new()
@@ -234,14 +274,10 @@ impl Control {
             }
             Step::ForwardInto(d, input, value) => {
                 if self.links_on[d.0 as usize] {
-                    let owner = g.diagram(d).owner;
                     let g = Arc::clone(g);
-                    for &t in &g.diagram(d).from_owner[usize::from(input)] {
-                        if !self.links_on[d.0 as usize] {
-                            break;
-                        }
-                        self.deliver(End::OwnerInput(owner, input), t, value.clone());
-                    }
+                    let owner = g.diagram(d).owner;
+                    let targets = &g.diagram(d).from_owner[usize::from(input)];
+                    self.links(d, End::OwnerInput(owner, input), targets, value);
                 }
                 Vec::new()
             }
@@ -250,6 +286,24 @@ impl Control {
                 .into_iter()
                 .map(|d| Step::ForwardInto(d, input, value.clone()))
                 .collect(),
+            Step::Link(d, from, target, value) => {
+                if self.links_on[d.0 as usize] {
+                    self.deliver(from, target, value);
+                }
+                Vec::new()
+            }
+            Step::IfLoaded(b) => {
+                if !self.boxes[b.0 as usize].loaded
+                    && let Some(op) = self.ops.get_mut(id)
+                {
+                    op.steps.clear();
+                }
+                Vec::new()
+            }
+            Step::FireOutput(b, output, value) => {
+                self.fire(b, output, value);
+                Vec::new()
+            }
             Step::Deliver(b, output, value) => {
                 self.deliver_output(b, output, value);
                 Vec::new()
@@ -268,7 +322,7 @@ impl Control {
                     .iter()
                     .position(|p| p.nature == InputNature::OnStart)
                 {
-                    self.stimulate(Graph::ROOT, i as u16, Value::None);
+                    self.stimulate(Graph::ROOT, i as u16, Value::None, false);
                 }
                 Vec::new()
             }
@@ -300,8 +354,8 @@ impl Control {
     }
 
     /// Op `id` waits for the load or unload of `d` in progress; `step` runs again after it.
-    pub(super) fn park(&mut self, id: usize, d: DiagramId, step: Step) -> Vec<Step> {
-        if let Some(op) = self.ops[id].as_mut() {
+    pub(super) fn park(&mut self, id: OpId, d: DiagramId, step: Step) -> Vec<Step> {
+        if let Some(op) = self.ops.get_mut(id) {
             op.waiting = true;
         }
         self.parked.entry(d).or_default().push(id);
@@ -311,10 +365,7 @@ impl Control {
     /// The load or unload of `d` finished: the ops waiting for it go on, in arrival order.
     pub(super) fn unpark(&mut self, d: DiagramId) {
         for id in self.parked.remove(&d).unwrap_or_default() {
-            if let Some(op) = self.ops[id].as_mut() {
-                op.waiting = false;
-                self.advance(id);
-            }
+            self.resume(id);
         }
     }
 

@@ -6,7 +6,8 @@ use choreo_xar::model::OutputNature;
 
 use crate::clock::{Time, TimerToken};
 use crate::engine::command::TimelineCommand;
-use crate::engine::state::{Control, SLOW_STOP, Step, TimelineState, Timer};
+use crate::engine::op::Step;
+use crate::engine::state::{Control, SLOW_STOP, TimelineState, Timer};
 use crate::graph::{BoxId, Content};
 use crate::trace::Step as TraceStep;
 use crate::value::Value;
