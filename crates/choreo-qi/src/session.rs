@@ -17,6 +17,40 @@
 //! any, like libqi: see [`crate::tls`]). A tcps session opens its other sockets (to services
 //! living in other processes) only to `tcps://` endpoints, so credentials never travel in
 //! clear; a tcp session prefers `tcp://` endpoints and falls back to `tcps://` ones.
+//!
+//! **Dead links.** A robot that vanishes without closing its sockets (Wi-Fi lost, power
+//! cut) leaves them half-open: TCP alone reports nothing for many minutes. Two bounds keep
+//! callers from waiting forever:
+//!
+//! - **Keep-alive** ([`SessionOptions::keepalive`], on by default): every socket's reader
+//!   wakes at least once per tick (an eighth of the shorter of the two periods below).
+//!   When nothing was received for [`Keepalive::interval`] (4 s), it sends a probe call
+//!   the peer always answers: `machineId()` on the ServiceDirectory for the main socket,
+//!   the reserved `isStatsEnabled()` (action 80) of the service a socket was opened for
+//!   otherwise (libqi answers both with a few bytes and logs nothing; an Error answer would
+//!   do as well). When not one byte arrives within [`Keepalive::timeout`] (8 s) of the
+//!   probe, the link is declared dead: the reader stops and the link closes exactly as if
+//!   the peer had closed it (the socket is shut down, every waiting call fails with
+//!   [`Error::Disconnected`], [`Session::is_connected`] turns false, reconnection starts).
+//!   A dead link is thus noticed within [`Keepalive::detection_bound`] (13 s by default)
+//!   of the last byte received, whether calls are in flight or not, while a call may run
+//!   for as long as it needs as long as the peer answers the probes. Sockets get a send
+//!   timeout of [`Keepalive::timeout`] too, so a write that makes no progress for that
+//!   long (the peer's window stays shut) fails and closes the link instead of blocking.
+//!   Why an application probe rather than TCP keep-alive: TCP keep-alive stays silent
+//!   while sent data is unacknowledged (a call just sent to a vanished robot), and needs
+//!   per-platform socket options; the probe works with every libqi peer (no heartbeat
+//!   message exists in the protocol) and also notices a peer whose process hangs. Its cost
+//!   is one 28-byte call and a short answer per interval of silence. A single frame that
+//!   takes longer than the timeout to send (megabytes over a slow link) delays the probe
+//!   behind it and can trip the watch: raise the timeout for such uses.
+//! - **Call timeout** ([`SessionOptions::call_timeout`], 1 hour by default): the last
+//!   resort for a peer that stays alive but never answers one call. It is long on purpose:
+//!   robot methods block for as long as their action lasts (`ALTextToSpeech.say` for the
+//!   speech, `ALMotion.moveTo` for the walk, `ALAudioPlayer.playFile` for a whole track,
+//!   `ALBehaviorManager.runBehavior` for a whole behavior), and a call that times out is
+//!   canceled on the robot. A call that times out fails with [`Error::Timeout`], asks the
+//!   peer to cancel it and forgets its answer slot (a late answer is dropped).
 
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -35,13 +69,54 @@ use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
 use crate::message::{Message, next_id};
 use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
 use crate::signature::Signature;
-use crate::socket::{Incoming, Outbox};
+use crate::socket::{Incoming, Outbox, Watch, Watched};
 use crate::tls::{self, Fingerprint, TlsVerify};
 use crate::value::{self, Decoded};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// The keep-alive of a session's sockets (see the module doc): probe a quiet link, and
+/// declare it dead when a probe gets no byte back in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keepalive {
+    /// Silence (nothing received) after which a probe is sent; 4 s by default.
+    pub interval: Duration,
+    /// How long after a probe, with nothing at all received, the link is declared dead
+    /// (and how long a write may make no progress); 8 s by default, room for a Wi-Fi
+    /// stall and TCP's retransmission backoff.
+    pub timeout: Duration,
+}
+
+impl Default for Keepalive {
+    fn default() -> Self {
+        Keepalive {
+            interval: Duration::from_secs(4),
+            timeout: Duration::from_secs(8),
+        }
+    }
+}
+
+impl Keepalive {
+    /// How often a quiet reader wakes: an eighth of the shorter period (at least 1 ms).
+    pub fn tick(&self) -> Duration {
+        (self.interval.min(self.timeout) / 8).max(Duration::from_millis(1))
+    }
+
+    /// The longest a dead link goes unnoticed after the last byte received:
+    /// `interval + timeout + 2 × tick` (13 s by default).
+    pub fn detection_bound(&self) -> Duration {
+        self.interval + self.timeout + 2 * self.tick()
+    }
+}
+
+/// Answer time allowed to the calls that set up objects (MetaObject fetches, directory
+/// lookups): they answer at once, unless the link is in trouble.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The reserved `isStatsEnabled()` member every bound object answers (qi-protocol.md §4).
+const IS_STATS_ENABLED: u32 = 80;
 
 /// How a session connects and behaves.
 #[derive(Debug, Clone)]
@@ -52,9 +127,14 @@ pub struct SessionOptions {
     pub token: Option<String>,
     /// Limit for connecting and authenticating.
     pub connect_timeout: Duration,
-    /// Limit for every call's answer; `None` waits as long as the method runs (a `say`
-    /// blocks until the speech ends, a motion until it is done).
+    /// Limit for every call's answer; `None` waits as long as the method runs. 1 hour by
+    /// default: a last resort, as robot methods block for as long as their action lasts
+    /// (a `say` until the speech ends, `runBehavior` until the behavior does); dead links
+    /// are the keep-alive's business. Object set-up calls wait at most 30 s.
     pub call_timeout: Option<Duration>,
+    /// Detection of dead (half-open) links; `None` disables it (a vanished peer is then
+    /// noticed only when TCP gives up, or by the call timeout).
+    pub keepalive: Option<Keepalive>,
     /// Largest payload accepted from the peer.
     pub max_payload: u32,
     /// Reconnect in the background when the link drops (callers get
@@ -75,7 +155,8 @@ impl Default for SessionOptions {
             user: None,
             token: None,
             connect_timeout: Duration::from_secs(5),
-            call_timeout: None,
+            call_timeout: Some(Duration::from_secs(3600)),
+            keepalive: Some(Keepalive::default()),
             max_payload: DEFAULT_MAX_PAYLOAD,
             reconnect: true,
             min_backoff: Duration::from_millis(100),
@@ -171,10 +252,11 @@ pub fn parse_url(url: &str) -> Result<QiUrl> {
 
 impl Link {
     /// Connects to `url`, authenticates, and starts the reader; `on_close` runs once when
-    /// the link dies.
+    /// the link dies. `probe` is the keep-alive's call (see the module doc).
     fn connect(
         url: &str,
         options: &SessionOptions,
+        probe: Address,
         on_close: Box<dyn FnOnce(String) + Send>,
     ) -> Result<Arc<Link>> {
         let target = parse_url(url)?;
@@ -211,7 +293,8 @@ impl Link {
             let out = Arc::new(Outbox::new(stream.try_clone()?));
             (Incoming::Tcp(stream.try_clone()?), out, None)
         };
-        let mut reader = BufReader::with_capacity(1 << 16, incoming);
+        let mut reader =
+            BufReader::with_capacity(1 << 16, Watched::new(incoming, Arc::clone(&out)));
 
         let mut credentials = Vec::new();
         if let Some(user) = &options.user {
@@ -275,7 +358,18 @@ impl Link {
                 )));
             }
         }
-        stream.set_read_timeout(None)?;
+        match options.keepalive {
+            Some(k) => {
+                stream.set_read_timeout(Some(k.tick()))?;
+                stream.set_write_timeout(Some(k.timeout.max(Duration::from_millis(1))))?;
+                reader.get_mut().arm(Watch {
+                    interval: k.interval,
+                    timeout: k.timeout,
+                    probe,
+                });
+            }
+            None => stream.set_read_timeout(None)?,
+        }
         let link = Arc::new(Link {
             out,
             url: url.to_string(),
@@ -297,11 +391,15 @@ impl Link {
         Ok(link)
     }
 
-    fn read_loop(&self, reader: &mut BufReader<Incoming>, max: u32) -> String {
+    fn read_loop(&self, reader: &mut BufReader<Watched>, max: u32) -> String {
         loop {
             let m = match Message::read_from(reader, max) {
                 Ok(Some(m)) => m,
-                Ok(None) => return format!("{}: connection closed by the peer", self.url),
+                // Our own shutdown (a failed write, a close) also ends here: say why.
+                Ok(None) => match self.out.closed_reason() {
+                    Some(why) => return format!("{}: {why}", self.url),
+                    None => return format!("{}: connection closed by the peer", self.url),
+                },
                 Err(e) => return format!("{}: {e}", self.url),
             };
             match m.header.kind {
@@ -493,9 +591,15 @@ impl PendingCall {
     }
 
     /// Waits for the answer up to `timeout` (`None`: without limit); on timeout the call is
-    /// canceled.
+    /// canceled and its answer slot forgotten.
     pub fn wait_for(self, timeout: Option<Duration>) -> Result<Decoded> {
-        let answer = match timeout {
+        let answer = self.answer(timeout)?;
+        decode_answer(&answer, &self.returns, self.link.shared.objects)
+    }
+
+    /// The raw answer within `timeout`; on timeout, asks the peer to cancel.
+    fn answer(&self, timeout: Option<Duration>) -> Result<Message> {
+        match timeout {
             None => self
                 .rx
                 .recv()
@@ -505,14 +609,20 @@ impl PendingCall {
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
                     lock(&self.link.pending).remove(&self.id);
                     self.cancel();
-                    return Err(Error::Timeout(t));
+                    Err(Error::Timeout(t))
                 }
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                    return Err(Error::Disconnected(self.link.url.clone()));
+                    Err(Error::Disconnected(self.link.url.clone()))
                 }
             },
-        }?;
-        decode_answer(&answer, &self.returns, self.link.shared.objects)
+        }
+    }
+}
+
+impl Drop for PendingCall {
+    /// A call nobody waits for any more leaves no answer slot behind.
+    fn drop(&mut self) {
+        lock(&self.link.pending).remove(&self.id);
     }
 }
 
@@ -659,13 +769,7 @@ impl RemoteObject {
             returns: Signature::Void,
             timeout,
         };
-        let answer = match timeout {
-            Some(t) => pending.rx.recv_timeout(t).map_err(|_| Error::Timeout(t))?,
-            None => pending
-                .rx
-                .recv()
-                .map_err(|_| Error::Disconnected(link.url.clone()))?,
-        }?;
+        let answer = pending.answer(timeout)?;
         let meta = match answer.header.kind {
             MessageType::Reply => MetaObject::decode(&answer.payload)?,
             MessageType::Error => return Err(Error::Remote(error_text(&answer.payload))),
@@ -984,6 +1088,7 @@ impl Session {
         Link::connect(
             &inner.url,
             &inner.options,
+            Address::new(directory::SERVICE_ID, 1, directory::MACHINE_ID),
             Box::new(move |why| Session::lost(weak, generation, why)),
         )
     }
@@ -1114,6 +1219,28 @@ impl Session {
         }
     }
 
+    /// Calls waiting for an answer, on every socket of this session (a diagnostic: calls
+    /// that time out or whose socket dies leave none behind).
+    pub fn pending_calls(&self) -> usize {
+        let main = match &*lock(&self.inner.state) {
+            State::Connected(link) => lock(&link.pending).len(),
+            _ => 0,
+        };
+        let extra: usize = lock(&self.inner.extra)
+            .values()
+            .map(|l| lock(&l.pending).len())
+            .sum();
+        main + extra
+    }
+
+    /// The bound on object set-up calls: [`SETUP_TIMEOUT`], or the call timeout if shorter.
+    fn setup_timeout(&self) -> Duration {
+        self.inner
+            .options
+            .call_timeout
+            .map_or(SETUP_TIMEOUT, |t| t.min(SETUP_TIMEOUT))
+    }
+
     /// The ServiceDirectory object (service 1, object 1).
     pub fn directory(&self) -> Result<RemoteObject> {
         let generation = self.generation();
@@ -1129,12 +1256,7 @@ impl Session {
             "ServiceDirectory",
             directory::SERVICE_ID,
             1,
-            Some(
-                self.inner
-                    .options
-                    .call_timeout
-                    .unwrap_or(Duration::from_secs(30)),
-            ),
+            Some(self.setup_timeout()),
         )?;
         *lock(&self.inner.directory) = Some((generation, sd.clone()));
         Ok(sd)
@@ -1178,19 +1300,9 @@ impl Session {
         let link = if same {
             self.link()?
         } else {
-            self.extra_link(&info.endpoints)?
+            self.extra_link(&info.endpoints, info.service_id)?
         };
-        RemoteObject::fetch(
-            &link,
-            name,
-            info.service_id,
-            1,
-            self.inner
-                .options
-                .call_timeout
-                .or(Some(Duration::from_secs(30))),
-        )
-        .map(|o| {
+        RemoteObject::fetch(&link, name, info.service_id, 1, Some(self.setup_timeout())).map(|o| {
             RemoteObject::new(
                 Arc::clone(&o.inner.link),
                 name.to_string(),
@@ -1203,7 +1315,9 @@ impl Session {
         })
     }
 
-    fn extra_link(&self, endpoints: &[String]) -> Result<Arc<Link>> {
+    /// A socket to one of `endpoints`, where service `service` lives (its keep-alive
+    /// probes that service).
+    fn extra_link(&self, endpoints: &[String], service: u32) -> Result<Arc<Link>> {
         let mut last = Error::NotFound(format!("no reachable endpoint among {endpoints:?}"));
         let secure = parse_url(&self.inner.url).is_ok_and(|u| u.tls);
         let tcps = endpoints.iter().filter(|e| e.starts_with("tcps://"));
@@ -1231,7 +1345,8 @@ impl Session {
                     lock(&inner.extra).remove(&key);
                 }
             });
-            match Link::connect(url, &self.inner.options, on_close) {
+            let probe = Address::new(service, 1, IS_STATS_ENABLED);
+            match Link::connect(url, &self.inner.options, probe, on_close) {
                 Ok(link) => {
                     lock(&self.inner.extra).insert(url.clone(), Arc::clone(&link));
                     return Ok(link);
@@ -1272,7 +1387,7 @@ impl Session {
 
     /// Registers a service hosted at `endpoints` with the directory; returns its id.
     pub fn register_service(&self, info: &ServiceInfo) -> Result<u32> {
-        let sd = self.directory()?;
+        self.directory()?;
         let sig = Signature::parse(SERVICE_INFO_SIGNATURE)?;
         let args = Value::Tuple(vec![info.to_value()]);
         let mut payload = Vec::new();
@@ -1286,7 +1401,7 @@ impl Session {
             rx,
             link,
             returns: Signature::UInt32,
-            timeout: sd.inner.timeout.or(Some(Duration::from_secs(30))),
+            timeout: Some(self.setup_timeout()),
         };
         match pending.wait()?.value {
             Value::Int(id) => {

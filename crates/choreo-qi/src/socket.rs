@@ -9,6 +9,12 @@
 //! **Receiving** ([`Incoming`], owned by the socket's reader thread): a plain socket is read
 //! as is; a TLS socket is read raw (unlocked, blocking) and decrypted under the TLS lock.
 //!
+//! **Watching** ([`Watched`], around the receiving half): the session's keep-alive. The
+//! socket's read timeout makes every read return at least once per tick; when nothing was
+//! received for a while, the watch sends a probe call the peer always answers, and when
+//! nothing at all arrives within the limit after a probe, the read fails, which makes the
+//! reader close the link exactly as for a socket closed by the peer (see `session`).
+//!
 //! **TLS** keeps that design: the rustls connection is behind a mutex held only while
 //! sealing or opening records, never across a blocking socket call. The writer seals the
 //! queued frames under the lock, then writes the ciphertext unlocked; records the reader
@@ -19,10 +25,11 @@
 use std::io::{self, BufRead, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::error::Error;
-use crate::header::HEADER_SIZE;
-use crate::message::Message;
+use crate::header::{Address, Flags, HEADER_SIZE, MessageType};
+use crate::message::{Message, next_id};
 
 /// The sending half of a connection.
 pub(crate) struct Outbox {
@@ -125,7 +132,12 @@ impl Outbox {
             }
             if let Err(e) = written {
                 st.writing = false;
-                st.closed = Some(format!("write failed: {e}"));
+                st.closed = Some(if is_timeout(&e) {
+                    // The send timeout (set with the keep-alive): the peer took nothing.
+                    "write failed: the peer accepted no data within the send timeout".to_string()
+                } else {
+                    format!("write failed: {e}")
+                });
                 st.queued.clear();
                 drop(st);
                 let _ = self.stream.shutdown(Shutdown::Both);
@@ -136,6 +148,11 @@ impl Outbox {
                 return Ok(());
             }
         }
+    }
+
+    /// Why sends fail, once the outbox is closed.
+    pub fn closed_reason(&self) -> Option<String> {
+        lock(&self.state).closed.clone()
     }
 
     /// Closes the socket (both directions); later sends fail with `why`.
@@ -200,6 +217,110 @@ impl Read for Incoming {
         match self {
             Incoming::Tcp(s) => s.read(buf),
             Incoming::Tls(t) => t.read(buf),
+        }
+    }
+}
+
+/// A read or write that ended because the socket's timeout expired (`EAGAIN` on Unix,
+/// `TimedOut` on Windows).
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// What a [`Watched`] reader does when the link is quiet.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watch {
+    /// Send a probe after this long without receiving anything.
+    pub interval: Duration,
+    /// Fail when nothing at all arrives for this long after a probe.
+    pub timeout: Duration,
+    /// The probe: a call with no arguments the peer answers (a Reply or an Error: any byte
+    /// will do).
+    pub probe: Address,
+}
+
+/// The receiving half of a connection under a keep-alive [`Watch`] (none: a plain pass-
+/// through). The socket's read timeout must be set (to a fraction of the watch's periods):
+/// each expiry is a chance to probe, or to declare the link dead.
+pub(crate) struct Watched {
+    inner: Incoming,
+    out: Arc<Outbox>,
+    watch: Option<Watch>,
+    /// When the last bytes arrived.
+    last: Instant,
+    /// When the probe still unanswered was sent.
+    probing: Option<Instant>,
+}
+
+impl Watched {
+    /// `inner`, with probes sent through `out`; unwatched until [`Watched::arm`].
+    pub fn new(inner: Incoming, out: Arc<Outbox>) -> Watched {
+        Watched {
+            inner,
+            out,
+            watch: None,
+            last: Instant::now(),
+            probing: None,
+        }
+    }
+
+    /// Starts watching (from now).
+    pub fn arm(&mut self, watch: Watch) {
+        self.watch = Some(watch);
+        self.last = Instant::now();
+        self.probing = None;
+    }
+
+    /// A read timed out: probe, or give up on the link.
+    fn quiet(&mut self, watch: Watch) -> io::Result<()> {
+        let now = Instant::now();
+        match self.probing {
+            Some(sent) if now.duration_since(sent) >= watch.timeout => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "keep-alive: nothing received for {:.1?}, {:.1?} after a probe: the link is dead",
+                    now.duration_since(self.last),
+                    now.duration_since(sent)
+                ),
+            )),
+            Some(_) => Ok(()),
+            None if now.duration_since(self.last) >= watch.interval => {
+                self.probing = Some(now);
+                let probe = Message::new(
+                    MessageType::Call,
+                    next_id(),
+                    watch.probe,
+                    Flags::default(),
+                    Vec::new(),
+                );
+                // No answer slot: the reader drops the answer; its bytes are what counts.
+                self.out
+                    .send(&probe)
+                    .map_err(|e| io::Error::new(io::ErrorKind::BrokenPipe, e.to_string()))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Read for Watched {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Ok(n) => {
+                    self.last = Instant::now();
+                    self.probing = None;
+                    return Ok(n);
+                }
+                Err(e) if is_timeout(&e) => match self.watch {
+                    Some(watch) => self.quiet(watch)?,
+                    None => return Err(e),
+                },
+                Err(e) => return Err(e),
+            }
         }
     }
 }
