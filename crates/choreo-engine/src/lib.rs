@@ -8,6 +8,7 @@
 //! - [`host`]: the boundary to box code (script hosts, native boxes).
 //! - [`resource`]: box resources and the resource tree (§6).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
+//! - [`pool`]: the worker threads that run blocking jobs (box hooks, qi calls).
 //! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread. [`trace`]: the event trace. [`value`]: dynamic values.
 
 pub mod activity;
@@ -15,6 +16,7 @@ pub mod clock;
 pub mod engine;
 pub mod graph;
 pub mod host;
+pub mod pool;
 pub mod resource;
 pub mod robot;
 pub mod trace;
