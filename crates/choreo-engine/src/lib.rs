@@ -9,6 +9,7 @@
 //!   [`context`]: what box code reaches.
 //! - [`resource`]: box resources and the resource tree (§6).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
+//! - [`pool`]: the worker threads that run blocking jobs (box hooks, qi calls).
 //! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread.
 //! - [`trace`]: the event trace. [`value`]: dynamic values.
 
@@ -19,6 +20,7 @@ pub mod engine;
 pub mod graph;
 pub mod hook;
 pub mod host;
+pub mod pool;
 pub mod resource;
 pub mod robot;
 pub mod trace;

@@ -3,9 +3,10 @@
 //! libqi process's).
 //!
 //! Threads: one accepting thread per listening socket, one reader thread per connection,
-//! and a pool of workers that grows when every worker is busy (methods may block for as
-//! long as a robot action lasts) and shrinks when workers stay idle. Methods built with
-//! [`crate::ObjectBuilder::method_inline`] run on the reader thread itself.
+//! and a pool of workers ([`choreo_engine::pool::Pool`]) that grows when every worker is busy
+//! (methods may block for as long as a robot action lasts) and shrinks when workers stay
+//! idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the reader thread
+//! itself.
 //!
 //! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
 //! connection with an error reported through [`ServerOptions::log`]; other connections go on.
@@ -19,12 +20,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::net::{TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use choreo_engine::Value;
-use crossbeam_channel::{Receiver, Sender, unbounded};
+use choreo_engine::pool::{Job, Pool, PoolOptions, Started};
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
@@ -143,73 +144,33 @@ impl Connection {
     }
 }
 
-type Job = Box<dyn FnOnce() + Send>;
-
-/// Workers for methods that may block: grows when all are busy, shrinks after idling.
-struct Workers {
-    jobs: Sender<Job>,
-    queue: Receiver<Job>,
-    idle: Arc<AtomicUsize>,
-}
-
+/// How long a worker waits for another call before it retires.
 const WORKER_IDLE: Duration = Duration::from_secs(30);
 
-impl Workers {
-    fn new() -> Workers {
-        let (jobs, queue) = unbounded();
-        Workers {
-            jobs,
-            queue,
-            idle: Arc::new(AtomicUsize::new(0)),
-        }
-    }
+/// Workers for methods that may block: grows when all are busy (up to 256 threads, then
+/// calls wait for one to free), shrinks after [`WORKER_IDLE`].
+fn workers() -> Pool {
+    Pool::new(
+        "qi-worker",
+        PoolOptions {
+            idle_timeout: WORKER_IDLE,
+            ..PoolOptions::default()
+        },
+    )
+}
 
-    fn run(&self, job: Job) {
-        // Reserve an idle worker, or start one for this job.
-        let mut n = self.idle.load(Ordering::SeqCst);
-        while n > 0 {
-            match self
-                .idle
-                .compare_exchange(n, n - 1, Ordering::SeqCst, Ordering::SeqCst)
-            {
-                Ok(_) => {
-                    if let Err(e) = self.jobs.send(job) {
-                        (e.into_inner())();
-                    }
-                    return;
-                }
-                Err(now) => n = now,
-            }
-        }
-        let queue = self.queue.clone();
-        let idle = Arc::clone(&self.idle);
-        let spawned = std::thread::Builder::new()
-            .name("qi-worker".into())
-            .spawn(move || {
-                job();
-                loop {
-                    idle.fetch_add(1, Ordering::SeqCst);
-                    match queue.recv_timeout(WORKER_IDLE) {
-                        Ok(job) => job(),
-                        Err(_) => {
-                            // Retire only if no job was reserved for an idle worker.
-                            let n = idle.load(Ordering::SeqCst);
-                            if n > 0
-                                && idle
-                                    .compare_exchange(n, n - 1, Ordering::SeqCst, Ordering::SeqCst)
-                                    .is_ok()
-                            {
-                                return;
-                            }
-                            if let Ok(job) = queue.recv() {
-                                job();
-                            }
-                        }
-                    }
-                }
-            });
-        if let Err(e) = spawned {
-            eprintln!("qi server: cannot start a worker: {e}");
+/// Runs a method call on a worker. If no worker can run it (no thread could start), it runs
+/// here, on the connection's reader thread: late, but the call is answered.
+fn run_on_worker(workers: &Pool, job: Job) {
+    match workers.run(job) {
+        Ok(Started::Now) => {}
+        Ok(Started::Queued) => eprintln!(
+            "qi server: every worker is busy; a call waits for one ({} waiting)",
+            workers.queued()
+        ),
+        Err(e) => {
+            eprintln!("qi server: no worker for a call ({e}); running it on the reader thread");
+            (e.into_job())();
         }
     }
 }
@@ -248,7 +209,7 @@ struct ServerInner {
     connections: Mutex<HashMap<u64, Weak<Connection>>>,
     listeners: Mutex<Vec<TcpListener>>,
     stopped: AtomicBool,
-    workers: Workers,
+    workers: Pool,
     directory: Mutex<Option<Arc<ServedObject>>>,
 }
 
@@ -301,7 +262,7 @@ impl Server {
                 connections: Mutex::new(HashMap::new()),
                 listeners: Mutex::new(Vec::new()),
                 stopped: AtomicBool::new(false),
-                workers: Workers::new(),
+                workers: workers(),
                 directory: Mutex::new(None),
             }),
         }
@@ -898,9 +859,10 @@ fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<
                     if !post {
                         lock(&conn.in_flight).insert(m.header.id, a);
                     }
+                    let server = Arc::clone(inner);
                     let (inner, conn, object) =
                         (Arc::clone(inner), Arc::clone(conn), Arc::clone(&object));
-                    inner.clone().workers.run(Box::new(move || {
+                    let job: Job = Box::new(move || {
                         let Some(method) = object.methods.get(&uid) else {
                             return;
                         };
@@ -908,7 +870,8 @@ fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<
                         if !post && lock(&conn.in_flight).remove(&m.header.id).is_some() {
                             finish(&inner, &conn, &m, result, &method.returns);
                         }
-                    }));
+                    });
+                    run_on_worker(&server.workers, job);
                 }
             } else if object.signals.contains_key(&uid) {
                 // A remote emit: libqi posts the arguments to the signal uid.
