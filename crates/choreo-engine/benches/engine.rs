@@ -706,8 +706,8 @@ fn interleaved(rounds: usize, configs: &[(&XarFile, &NativeHost, Outcome)]) -> V
     for r in 0..rounds {
         for k in 0..configs.len() {
             let i = (k + r) % configs.len();
-            let (x, host, outcome) = configs[i];
-            times[i].push(time_run(x, host, outcome).as_nanos() as f64);
+            let (x, host, outcome) = &configs[i];
+            times[i].push(time_run(x, host, outcome.clone()).as_nanos() as f64);
         }
     }
     times

@@ -81,6 +81,11 @@ pub trait Clock: Send + Sync {
     /// sleeper), delivers what is due and wakes who is due, and returns true; real time
     /// returns false (time passes by itself). Returns false when nothing is pending.
     fn on_idle(&self) -> bool;
+
+    /// Wakes every thread sleeping in [`Clock::sleep_until`] and makes later sleeps return
+    /// at once: the engine is going away, or its time limit passed while boxes were being
+    /// constructed, and box code must not sleep on a clock that will not move again.
+    fn release_sleepers(&self);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -300,6 +305,8 @@ pub struct RealClock {
     shared: Arc<RealShared>,
     thread: Option<JoinHandle<()>>,
     scheduling: Scheduling,
+    /// Set by [`Clock::release_sleepers`]; sleepers wait on its condition variable.
+    released: (Mutex<bool>, Condvar),
 }
 
 impl RealClock {
@@ -340,6 +347,7 @@ impl RealClock {
             shared,
             thread: Some(thread),
             scheduling,
+            released: (Mutex::new(false), Condvar::new()),
         }))
     }
 
@@ -370,12 +378,17 @@ impl Clock for RealClock {
     }
 
     fn sleep_until(&self, deadline: Time) {
+        let (lock_released, cv) = &self.released;
+        let mut released = lock(lock_released);
         loop {
             let now = self.now();
-            if now >= deadline {
+            if now >= deadline || *released {
                 return;
             }
-            thread::sleep(Duration::from_nanos(deadline.0 - now.0));
+            released = match cv.wait_timeout(released, Duration::from_nanos(deadline.0 - now.0)) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
         }
     }
 
@@ -385,6 +398,12 @@ impl Clock for RealClock {
 
     fn on_idle(&self) -> bool {
         false
+    }
+
+    fn release_sleepers(&self) {
+        let (released, cv) = &self.released;
+        *lock(released) = true;
+        cv.notify_all();
     }
 }
 
@@ -420,6 +439,8 @@ struct VirtualState {
     queue: TimerQueue,
     /// Threads blocked in `sleep_until`: (deadline, ticket).
     sleeping: BTreeSet<(Time, u64)>,
+    /// See [`Clock::release_sleepers`].
+    released: bool,
     next_ticket: u64,
 }
 
@@ -471,7 +492,7 @@ impl Clock for VirtualClock {
 
     fn sleep_until(&self, deadline: Time) {
         let mut state = lock(&self.state);
-        if deadline <= state.now {
+        if deadline <= state.now || state.released {
             return;
         }
         let ticket = (deadline, state.next_ticket);
@@ -543,6 +564,20 @@ impl Clock for VirtualClock {
             self.woken.notify_all();
         }
         true
+    }
+
+    fn release_sleepers(&self) {
+        self.release();
+    }
+}
+
+impl VirtualClock {
+    fn release(&self) {
+        let mut state = lock(&self.state);
+        state.released = true;
+        state.sleeping.clear();
+        self.sleepers.store(0, std::sync::atomic::Ordering::Release);
+        self.woken.notify_all();
     }
 }
 

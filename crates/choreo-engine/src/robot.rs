@@ -35,6 +35,14 @@ pub trait Robot: Send + Sync {
     /// Stops the subscription `id` (no effect if there is none).
     fn unsubscribe(&self, id: SubscriptionId);
 
+    /// Whether the robot can still be reached. The engine looks at it while it waits for
+    /// something to do (every 50 ms at most) and stops the behavior when it turns false
+    /// ([`crate::Outcome::RobotLost`]). Must not block. A robot that is always there (the
+    /// simulated one) says yes.
+    fn is_connected(&self) -> bool {
+        true
+    }
+
     /// Whether the robot has module `service`. Script hosts ask it when a proxy is
     /// created (`ALProxy("X")` raises for a module NAOqi does not have, and stock boxes
     /// catch that to switch to a "simulation mode"). A robot that cannot tell says yes.

@@ -177,6 +177,10 @@ impl Task {
 }
 
 impl Robot for RemoteRobot {
+    fn is_connected(&self) -> bool {
+        self.session().is_connected()
+    }
+
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
         if let Some(task) = self.state.task(&args) {
             match method {

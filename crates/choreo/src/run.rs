@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -100,14 +100,6 @@ impl Target {
             Target::Remote(r) => Arc::clone(r) as Arc<dyn Robot>,
         }
     }
-
-    /// Whether the robot can still be reached (a simulated one always can).
-    fn connected(&self) -> bool {
-        match self {
-            Target::Sim(_) => true,
-            Target::Remote(r) => r.session().is_connected(),
-        }
-    }
 }
 
 /// Runs the behavior; returns the exit code.
@@ -181,15 +173,13 @@ pub fn run(args: &RunArgs) -> u8 {
         None => Trace::unkept(None),
     };
     let tally = Arc::new(Mutex::new(Tally::default()));
-    let failed = Arc::new(AtomicBool::new(false));
     let live = Live::new(args.quiet);
     {
         let tally = Arc::clone(&tally);
-        let failed = Arc::clone(&failed);
         let live = live.clone();
         let remote = matches!(target, Target::Remote(_));
         trace.set_listener(Arc::new(move |e: &Event| {
-            on_trace_event(e, &tally, &failed, &live, remote);
+            on_trace_event(e, &tally, &live, remote);
         }));
     }
     let behavior_dir = behavior_folder(&args.path, &behavior.path);
@@ -197,11 +187,9 @@ pub fn run(args: &RunArgs) -> u8 {
     let options = Options {
         virtual_time: args.fast,
         trace: trace.clone(),
-        time_limit: args
-            .fast
-            .then(|| args.timeout.map(Duration::from_secs_f64))
-            .flatten(),
+        time_limit: args.timeout.map(Duration::from_secs_f64),
         robot: Some(target.robot()),
+        strict: args.strict,
         ..Options::default()
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
@@ -248,31 +236,29 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let started = Instant::now();
     engine.start();
-    let deadline = (!args.fast)
-        .then(|| args.timeout.map(|t| started + Duration::from_secs_f64(t)))
-        .flatten();
+    // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
+    // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
     let mut ending = Ending::Running;
     loop {
         let outcome = engine.wait(POLL);
-        if matches!(outcome, Outcome::Finished | Outcome::Stopped) {
-            if outcome == Outcome::Finished {
-                ending = ending.or(Ending::Finished);
-            }
+        if outcome.is_final() {
+            ending = ending.or(match outcome {
+                Outcome::Finished => Ending::Finished,
+                Outcome::Failed { .. } => Ending::Error,
+                Outcome::RobotLost => Ending::Disconnected,
+                Outcome::Crashed { .. } => Ending::Crashed,
+                _ => Ending::Interrupted,
+            });
             break;
         }
         if ending != Ending::Running {
             continue;
         }
-        // An error seen before the run went idle still counts as the reason it stopped.
-        let why = if args.strict && failed.load(Ordering::SeqCst) {
-            Some(Ending::Error)
-        } else if interrupts.load(Ordering::SeqCst) > 0 {
+        let why = if interrupts.load(Ordering::SeqCst) > 0 {
             Some(Ending::Interrupted)
-        } else if !target.connected() {
-            Some(Ending::Disconnected)
         } else if outcome == Outcome::Idle {
             Some(Ending::Idle)
-        } else if outcome == Outcome::TimeLimit || deadline.is_some_and(|d| Instant::now() >= d) {
+        } else if outcome == Outcome::TimeLimit {
             Some(Ending::Timeout)
         } else {
             None
@@ -282,7 +268,8 @@ pub fn run(args: &RunArgs) -> u8 {
             ending = why;
         }
     }
-    let behavior_time = engine.now();
+    // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
+    let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
     live.finish();
     if let Err(e) = trace.flush_writer() {
         eprintln!("cannot write the trace: {e}");
@@ -301,7 +288,7 @@ pub fn run(args: &RunArgs) -> u8 {
     );
     match ending {
         Ending::Finished => exit::OK,
-        Ending::Error => exit::RUNTIME,
+        Ending::Error | Ending::Crashed => exit::RUNTIME,
         Ending::Timeout | Ending::Idle => exit::TIMEOUT,
         Ending::Interrupted => exit::INTERRUPTED,
         Ending::Disconnected => exit::ROBOT,
@@ -322,6 +309,8 @@ enum Ending {
     Interrupted,
     /// `--robot`: the connection to the robot was lost.
     Disconnected,
+    /// The engine's control thread panicked (a bug of choreo's); it unloaded what it could.
+    Crashed,
 }
 
 impl Ending {
@@ -396,7 +385,7 @@ fn script_host(
     Box::new(choreo_python::PythonHost::new(options))
 }
 
-fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &Live, remote: bool) {
+fn on_trace_event(e: &Event, tally: &Mutex<Tally>, live: &Live, remote: bool) {
     match &e.step {
         Step::Call { hook } if hook.starts_with("onInput_") => {
             if let Ok(mut t) = tally.lock()
@@ -406,7 +395,6 @@ fn on_trace_event(e: &Event, tally: &Mutex<Tally>, failed: &AtomicBool, live: &L
             }
         }
         Step::Err { hook, text } => {
-            failed.store(true, Ordering::SeqCst);
             let line = format!("{} {hook}: {text}", e.path);
             live.line(Time(e.time_ns), &format!("error in {line}"));
             if let Ok(mut t) = tally.lock() {
@@ -573,6 +561,7 @@ fn print_report(
         Ending::Idle => "stopped: waiting for events that never came (nothing left to do)",
         Ending::Interrupted => "stopped: interrupted",
         Ending::Disconnected => "stopped: the robot disconnected",
+        Ending::Crashed => "stopped: the engine crashed (a bug of choreo's; please report it)",
     };
     outln!("run report");
     outln!("  outcome        {how}");

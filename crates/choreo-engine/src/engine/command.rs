@@ -35,6 +35,8 @@ pub(crate) enum Command {
         input: u16,
         value: Value,
     },
+    /// Every box is constructed: its code waits in the control thread's code slot.
+    Constructed,
     Quit,
 }
 

@@ -1,5 +1,6 @@
 //! The command loop: commands in, operations run, virtual time moved, outcomes out.
 
+use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -9,11 +10,193 @@ use crate::clock::Time;
 use crate::engine::command::Command;
 use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Control, STALL, STEP_BUDGET};
+use crate::engine::state::{Control, STALL, STEP_BUDGET, Timer};
+use crate::engine::workers::{Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
+use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
+/// After a crash of the control thread, how long (real time) it waits for the onUnload hooks
+/// it calls on workers before it destroys every box anyway.
+const CRASH_UNLOAD: Duration = Duration::from_secs(5);
+
 impl Control {
+    /// The control thread: [`Control::run`] under supervision. A panic anywhere on this
+    /// thread (the engine itself, box code called inline, an observer) ends the run with
+    /// [`Outcome::Crashed`] after a best-effort unload, so `wait` and `stop` always return.
+    pub(super) fn supervise(mut self, commands: &Receiver<Command>) {
+        if !self.shared.time.is_virtual()
+            && let Some(l) = self.time_limit
+        {
+            let at = Time(u64::try_from(l.as_nanos()).unwrap_or(u64::MAX));
+            self.schedule(at, Timer::Limit);
+        }
+        let run = std::panic::catch_unwind(AssertUnwindSafe(|| self.run(commands)));
+        if let Err(panic) = run {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the control thread panicked".to_string());
+            self.crashed(message, commands);
+        }
+    }
+
+    /// Best-effort unload after a panic: every loaded box gets its onUnload (deepest first;
+    /// those on workers are waited for up to [`CRASH_UNLOAD`]), then every box is destroyed
+    /// and the outcome is [`Outcome::Crashed`].
+    fn crashed(&mut self, message: String, commands: &Receiver<Command>) {
+        self.mark_ended();
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Err {
+                hook: "engine".into(),
+                text: format!("the control thread panicked: {message}; unloading what it can"),
+            },
+        );
+        let mut pending = std::collections::HashMap::new();
+        if !self.destroyed {
+            for i in (0..self.boxes.len()).rev() {
+                if !self.boxes[i].loaded {
+                    continue;
+                }
+                self.boxes[i].loaded = false;
+                let b = BoxId(i as u32);
+                let Some(code) = self.code.get(i).cloned() else {
+                    continue;
+                };
+                self.compact(b, Compact::Call(HookRef::Unload));
+                let ctx = crate::context::BoxContext {
+                    shared: std::sync::Arc::clone(&self.shared),
+                    id: b,
+                };
+                if code.runs_inline() {
+                    let (ok, _) = call_guarded(code.as_ref(), &Hook::Unload, &ctx);
+                    self.compact(b, Compact::Ret(HookRef::Unload, ok));
+                    continue;
+                }
+                let ticket = self.next_ticket;
+                self.next_ticket += 1;
+                self.shared.time.begin();
+                crate::trace::flush_thread_buffer();
+                let handed = self.workers.run(Job {
+                    code,
+                    hook: Hook::Unload,
+                    ctx,
+                    ticket,
+                });
+                if !matches!(handed, Handed::Failed) {
+                    pending.insert(ticket, b);
+                }
+            }
+        }
+        let deadline = Instant::now() + CRASH_UNLOAD;
+        while !pending.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match commands.recv_timeout(left) {
+                Ok(Command::HookDone { ticket, ok, .. }) => {
+                    if let Some(b) = pending.remove(&ticket) {
+                        self.compact(b, Compact::Ret(HookRef::Unload, ok));
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if !self.destroyed {
+            self.destroyed = true;
+            for b in 0..self.shared.graph.boxes.len() {
+                self.record(BoxId(b as u32), TraceStep::Del);
+            }
+        }
+        self.finish(Outcome::Crashed { message });
+        crate::trace::flush_thread_buffer();
+    }
+
+    /// Stops the behavior (R4): unload everything, then destroy. `reason`: the outcome to
+    /// report once unloaded, if not [`Outcome::Stopped`]. A second stop while one is under
+    /// way changes nothing.
+    pub(super) fn stop_behavior(&mut self, reason: Option<Outcome>) {
+        if self.destroyed || self.stopping {
+            return;
+        }
+        self.stopping = true;
+        self.stop_reason = reason;
+        self.mark_ended();
+        // Unloading may need time to move (an onUnload that sleeps).
+        self.time_limit = None;
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Behavior {
+                what: "stop".into(),
+            },
+        );
+        self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+    }
+
+    /// Remembers now as the end of the run (the first time only).
+    pub(super) fn mark_ended(&self) {
+        let _ = self.ended_at.compare_exchange(
+            u64::MAX,
+            self.now().0,
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+    }
+
+    /// An error escaped box code or a box's request failed (E1, E3): traced, and in strict
+    /// mode the behavior stops right here.
+    pub(super) fn box_error(&mut self, b: BoxId, hook: String, text: String) {
+        if self.strict && self.stop_reason.is_none() {
+            let reason = Outcome::Failed {
+                path: self.shared.graph.node(b).path.clone(),
+                hook: hook.clone(),
+                message: text.clone(),
+            };
+            self.record(b, TraceStep::Err { hook, text });
+            self.stop_behavior(Some(reason));
+        } else {
+            self.record(b, TraceStep::Err { hook, text });
+        }
+    }
+
+    /// Real time: the time limit came.
+    pub(super) fn limit_reached(&mut self) {
+        if self.time_limit.is_none() {
+            return;
+        }
+        if self.loading {
+            self.shared.time.clock().release_sleepers();
+        }
+        self.mark_ended();
+        self.finish(Outcome::TimeLimit);
+    }
+
+    /// The robot cannot be reached any more: the behavior stops ([`Outcome::RobotLost`]).
+    fn check_robot(&mut self) {
+        if self.stopping || self.destroyed || !(self.started || self.loading) {
+            return;
+        }
+        if self
+            .shared
+            .robot
+            .as_ref()
+            .is_some_and(|r| !r.is_connected())
+        {
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Log {
+                    level: "error".into(),
+                    message: "the robot cannot be reached any more: stopping the behavior".into(),
+                },
+            );
+            self.stop_behavior(Some(Outcome::RobotLost));
+        }
+    }
+
     pub(super) fn run(&mut self, commands: &Receiver<Command>) {
         ON_CONTROL_THREAD.with(|c| c.set(true));
         self.shared.trace.buffer_on_this_thread();
@@ -48,8 +231,20 @@ impl Control {
                 Err(_) => {
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
-                    if self.shared.time.is_virtual() && self.started && self.quiet_or_stalled() {
-                        if self.move_virtual_time() {
+                    self.check_robot();
+                    if !self.ready.is_empty() {
+                        continue;
+                    }
+                    // Time moves while boxes are constructed and once the behavior started.
+                    // While boxes are constructed, only when the constructor sleeps on the
+                    // clock: a slow load is not a stalled hook.
+                    let may_move = if self.started {
+                        self.quiet_or_stalled()
+                    } else {
+                        self.loading && self.quiet()
+                    };
+                    if self.shared.time.is_virtual() && may_move {
+                        if self.move_virtual_time(false) {
                             // A woken hook runs until it yields before anything else happens.
                             self.shared.time.wait_for_yield(0);
                             continue;
@@ -87,19 +282,27 @@ impl Control {
 
     /// Virtual time: moves the clock to what is due next, or to the time limit when nothing
     /// is due before it (then [`Outcome::TimeLimit`], once). True if the clock woke someone.
-    fn move_virtual_time(&mut self) -> bool {
+    /// `busy`: the engine still has work (a loop of links), so with nothing due at all time
+    /// goes to the limit; otherwise nothing due means the behavior is idle.
+    fn move_virtual_time(&mut self, busy: bool) -> bool {
         let limit = self.time_limit.map(|l| Time(l.as_nanos() as u64));
         let clock = self.shared.time.clock();
+        let next = clock.next_due();
         if let Some(l) = limit
             && self.now() < l
-            && clock.next_due().is_some_and(|next| next > l)
+            && (next.is_some_and(|next| next > l) || (busy && next.is_none()))
         {
             // Nothing is due before the limit: time stops exactly there.
             clock.advance_to(l);
         }
         if limit.is_some_and(|l| self.now() >= l) {
+            if self.loading {
+                // Constructors sleeping on the clock wake up: time will not move again.
+                clock.release_sleepers();
+            }
             if !self.idle_reported {
                 self.idle_reported = true;
+                self.mark_ended();
                 self.finish(Outcome::TimeLimit);
             }
             return false;
@@ -126,7 +329,7 @@ impl Control {
                 },
             );
         }
-        if self.move_virtual_time() {
+        if self.move_virtual_time(true) {
             self.shared.time.wait_for_yield(0);
         }
     }
@@ -149,17 +352,15 @@ impl Control {
                 );
                 self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
             }
-            Command::Stop => {
-                // Unloading may need time to move (an onUnload that sleeps).
-                self.time_limit = None;
-                self.shared.trace.record(
-                    self.now(),
-                    "",
-                    TraceStep::Behavior {
-                        what: "stop".into(),
-                    },
+            Command::Stop => self.stop_behavior(None),
+            Command::Constructed => {
+                self.code = std::mem::take(
+                    &mut *self
+                        .code_slot
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner),
                 );
-                self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+                self.loading = false;
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
             Command::Fire { b, output, value } => self.fire(b, output, value),
@@ -252,7 +453,7 @@ impl Control {
         let mut o = lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !matches!(*o, Some(Outcome::Finished | Outcome::Stopped)) {
+        if !o.as_ref().is_some_and(Outcome::is_final) {
             *o = Some(outcome);
             cv.notify_all();
         }

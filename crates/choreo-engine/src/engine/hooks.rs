@@ -8,7 +8,7 @@ use crate::clock::Time;
 use crate::context::BoxContext;
 use crate::engine::op::OpId;
 use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
-use crate::engine::workers::{Job, call_guarded};
+use crate::engine::workers::{Handed, Job, call_guarded};
 use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
@@ -60,7 +60,7 @@ impl Control {
         let base = shared.time.busy();
         shared.time.begin();
         crate::trace::flush_thread_buffer();
-        self.workers.run(Job {
+        let handed = self.workers.run(Job {
             code,
             hook,
             ctx: BoxContext {
@@ -69,6 +69,18 @@ impl Control {
             },
             ticket,
         });
+        if matches!(handed, Handed::Queued) && !self.cap_reported {
+            self.cap_reported = true;
+            self.record(
+                b,
+                TraceStep::Log {
+                    level: "warning".into(),
+                    message: "every worker thread is busy and their number is at its cap: \
+                              this hook waits for one to free"
+                        .into(),
+                },
+            );
+        }
         if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or sleeps on the clock.
             shared.time.wait_for_yield(base);
@@ -120,7 +132,7 @@ impl Control {
         self.compact(b, Compact::Ret(hook, ok));
         if !ok {
             let hook = hook.name(&self.shared.graph, b);
-            self.record(b, TraceStep::Err { hook, text });
+            self.box_error(b, hook, text);
         }
         if let Some(o) = self.ops.get_mut(op) {
             o.last_ok = ok;

@@ -29,8 +29,7 @@ pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
-use std::collections::HashMap;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -41,11 +40,8 @@ use crate::activity::Activity;
 use crate::clock::{Clock, RealClock, Time, VirtualClock, WakeSink};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
-use crate::engine::op::Ops;
-use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
-use crate::engine::state::{BoxState, Control, LastCommand, Phase};
-use crate::engine::workers::Workers;
+use crate::engine::state::{CodeSlot, Control, ControlOptions};
 use crate::graph::{BoxId, Graph};
 use crate::host::ScriptHost;
 use crate::robot::Robot;
@@ -59,7 +55,9 @@ pub struct Options {
     pub virtual_time: bool,
     /// Where events go (a fresh in-memory trace by default).
     pub trace: Trace,
-    /// Virtual time only: time does not move past this (see [`Outcome::TimeLimit`]).
+    /// Behavior time the run may last, box construction included, in real and in virtual
+    /// time: then [`Outcome::TimeLimit`] (virtual time stops exactly there). Reached while
+    /// boxes are still being constructed, the load fails (box code sleeping then is woken).
     pub time_limit: Option<Duration>,
     /// The robot: memory inputs subscribe through it, box code calls it. None: memory
     /// inputs never fire and box code has no robot.
@@ -67,13 +65,27 @@ pub struct Options {
     /// Called on the control thread each time a timeline reaches a frame (and with the start
     /// frame when it loads): the hook for whoever plays motion curves. Must be short.
     pub on_frame: Option<FrameObserver>,
+    /// E3: an error escaping a box hook stops the behavior at once (in virtual time at the
+    /// very instant of the failing hook, whatever the machine's load); the run ends with
+    /// [`Outcome::Failed`].
+    pub strict: bool,
 }
 
 /// A loaded behavior, ready to start.
 pub struct Engine {
     shared: Arc<Shared>,
     outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+    /// See [`Engine::ended_at`]; [`NOT_ENDED`] until then.
+    ended_at: Arc<AtomicU64>,
     control: Option<JoinHandle<()>>,
+}
+
+/// [`Engine::ended_at`] before the end.
+const NOT_ENDED: u64 = u64::MAX;
+
+/// The options the control thread keeps.
+fn options_rest(time_limit: Option<Duration>, strict: bool) -> ControlOptions {
+    ControlOptions { time_limit, strict }
 }
 
 impl Engine {
@@ -84,6 +96,9 @@ impl Engine {
             host.generated_code(def)
         }));
         options.trace.bind(Arc::clone(&graph));
+        // Unbounded, and argued: the control thread drains it at once but while it runs a
+        // budget of steps; what is queued meanwhile is one command per hook return, timer,
+        // fired output or memory event, each bounded by the work that produced it.
         let (queue, commands) = crossbeam_channel::unbounded();
         let sink_queue = queue.clone();
         let sink: WakeSink = Arc::new(move |token| {
@@ -114,68 +129,93 @@ impl Engine {
             robot.attach(Arc::clone(&shared.time));
         }
         host.prepare(&shared.graph);
+        let outcome = Arc::new((Mutex::new(None), Condvar::new()));
+        let ended_at = Arc::new(AtomicU64::new(NOT_ENDED));
+        let code_slot: CodeSlot = Arc::new(Mutex::new(Vec::new()));
+        let control = Control::new(
+            Arc::clone(&shared),
+            Arc::clone(&outcome),
+            Arc::clone(&ended_at),
+            Arc::clone(&code_slot),
+            &options_rest(options.time_limit, options.strict),
+        );
+        let handle = std::thread::Builder::new()
+            .name("choreo-control".to_string())
+            .spawn(move || control.supervise(&commands))
+            .map_err(|e| format!("cannot start the control thread: {e}"))?;
+        let engine = Engine {
+            shared: Arc::clone(&shared),
+            outcome,
+            ended_at,
+            control: Some(handle),
+        };
+        // R1: every box is constructed on this thread, counted as an activity while the
+        // control thread already runs: box code that sleeps, waits on a timer or calls the
+        // robot in its constructor follows the engine's clock, which moves (virtual time
+        // included), and the time limit holds.
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
+        shared.time.begin();
+        let mut failed = None;
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
                 shared: Arc::clone(&shared),
                 id: BoxId(i as u32),
             };
-            let c = host
-                .construct(node, &ctx)
-                .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
-            shared
-                .trace
-                .record_step(shared.time.now(), BoxId(i as u32), TraceStep::New);
-            code.push(c);
+            match host.construct(node, &ctx) {
+                Ok(c) => {
+                    shared
+                        .trace
+                        .record_step(shared.time.now(), BoxId(i as u32), TraceStep::New);
+                    code.push(c);
+                }
+                Err(e) => {
+                    failed = Some(format!("{}: cannot construct the box: {e}", node.path));
+                    break;
+                }
+            }
         }
-        let outcome = Arc::new((Mutex::new(None), Condvar::new()));
-        let n = shared.graph.boxes.len();
-        let mut control = Control {
-            shared: Arc::clone(&shared),
-            code,
-            boxes: vec![
-                BoxState {
-                    loaded: false,
-                    last: LastCommand::None,
-                };
-                n
-            ],
-            links_on: vec![false; shared.graph.diagrams.len()],
-            phases: vec![Phase::Unloaded; shared.graph.diagrams.len()],
-            parked: HashMap::new(),
-            timelines: HashMap::new(),
-            ops: Ops::default(),
-            ready: Vec::new(),
-            dropped_ops: 0,
-            looping_since: None,
-            loop_reported: false,
-            rates: LinkRates::new(&shared.graph),
-            waiting: HashMap::new(),
-            next_ticket: 0,
-            next_token: 0,
-            timers: HashMap::new(),
-            holdings: Holdings::default(),
-            resource_waiters: Vec::new(),
-            losing: std::collections::HashSet::new(),
-            stalled_since: None,
-            stall_reported: std::collections::HashSet::new(),
-            workers: Workers::new(),
-            outcome: Arc::clone(&outcome),
-            destroyed: false,
-            idle_reported: false,
-            started: false,
-            time_limit: options.time_limit,
-            ended: false,
-        };
-        let handle = std::thread::Builder::new()
-            .name("choreo-control".to_string())
-            .spawn(move || control.run(&commands))
-            .map_err(|e| format!("cannot start the control thread: {e}"))?;
-        Ok(Engine {
-            shared,
-            outcome,
-            control: Some(handle),
-        })
+        shared.time.end();
+        if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
+            failed = Some(format!(
+                "the time limit ({:.3} s) passed while the boxes were being constructed",
+                options.time_limit.unwrap_or_default().as_secs_f64()
+            ));
+        }
+        if let Some(e) = failed {
+            // Every box constructed is destroyed again (`del` for each `new`).
+            for i in 0..code.len() {
+                shared
+                    .trace
+                    .record_step(shared.time.now(), BoxId(i as u32), TraceStep::Del);
+            }
+            drop(code);
+            drop(engine);
+            return Err(e);
+        }
+        *code_slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = code;
+        shared.post(Command::Constructed);
+        Ok(engine)
+    }
+
+    /// The outcome reported so far, without waiting or consuming it.
+    fn outcome_now(&self) -> Option<Outcome> {
+        self.outcome
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// When the run ended, in behavior time: the root finished (R5), or a stop began (asked,
+    /// strict, robot lost, crash). The unload that follows may take behavior time of its
+    /// own (an onUnload that sleeps); a run report gives this time as the run's duration.
+    pub fn ended_at(&self) -> Option<Time> {
+        match self.ended_at.load(Ordering::SeqCst) {
+            NOT_ENDED => None,
+            t => Some(Time(t)),
+        }
     }
 
     /// Starts the behavior (R3).
@@ -210,7 +250,7 @@ impl Engine {
         let (mut guard, _) = cv
             .wait_timeout_while(guard, timeout, |o| o.is_none())
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let outcome = guard.unwrap_or(Outcome::TimedOut);
+        let outcome = guard.clone().unwrap_or(Outcome::TimedOut);
         if matches!(outcome, Outcome::Idle | Outcome::TimeLimit) {
             *guard = None;
         }
@@ -252,6 +292,9 @@ impl Engine {
 impl Drop for Engine {
     fn drop(&mut self) {
         self.shared.post(Command::Quit);
+        // Box code still sleeping on the clock (a hook never unloaded, a thread of its own)
+        // wakes up instead of sleeping on a clock that no longer moves.
+        self.shared.time.clock().release_sleepers();
         if let Some(h) = self.control.take() {
             let _ = h.join();
         }

@@ -2,6 +2,7 @@
 //! state, pending hooks and timers, and the few helpers every part of the control thread uses.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -48,6 +49,8 @@ pub(super) enum Timer {
     /// A hook that stops something (onUnload, an onStop input) still runs after
     /// [`SLOW_STOP`]: warn and keep waiting (R13). The hook's ticket.
     SlowStop(u64),
+    /// Real time: [`crate::engine::Options::time_limit`] is reached.
+    Limit,
 }
 
 /// Virtual time: how long, in real time, hooks may keep running without returning or
@@ -59,7 +62,7 @@ pub(super) const STALL: Duration = Duration::from_secs(2);
 pub(super) const MAX_OPS: usize = 100_000;
 
 /// How many steps the control thread runs before it looks at its queue again.
-pub(super) const STEP_BUDGET: usize = 65_536;
+pub(super) const STEP_BUDGET: usize = 4096;
 
 /// R13: how long a stopping hook may run before a warning.
 pub(super) const SLOW_STOP: Duration = Duration::from_secs(10);
@@ -152,6 +155,90 @@ pub(super) struct Control {
     pub(super) time_limit: Option<Duration>,
     /// The root fired a Stopped output (R5): the run finished by itself.
     pub(super) ended: bool,
+    /// Boxes are being constructed (the code is not here yet): time may move.
+    pub(super) loading: bool,
+    /// See [`crate::engine::Options::strict`].
+    pub(super) strict: bool,
+    /// Why the behavior is being stopped when it is not [`Outcome::Stopped`]: strict mode,
+    /// the robot lost, a crash. Reported once it is unloaded.
+    pub(super) stop_reason: Option<Outcome>,
+    /// A stop is under way.
+    pub(super) stopping: bool,
+    /// The trace said that hooks wait for a worker (the pool's cap).
+    pub(super) cap_reported: bool,
+    /// See [`crate::engine::Engine::ended_at`].
+    pub(super) ended_at: Arc<AtomicU64>,
+    /// Where the load puts the boxes' code for the control thread to take.
+    pub(super) code_slot: CodeSlot,
+}
+
+/// See [`Control::code_slot`].
+pub(super) type CodeSlot = Arc<Mutex<Vec<Arc<dyn BoxCode>>>>;
+
+/// What the control thread keeps of [`crate::engine::Options`].
+pub(super) struct ControlOptions {
+    pub(super) time_limit: Option<Duration>,
+    pub(super) strict: bool,
+}
+
+impl Control {
+    /// The state of a behavior nothing of which is loaded; its code comes later
+    /// ([`crate::engine::command::Command::Constructed`]).
+    pub(super) fn new(
+        shared: Arc<Shared>,
+        outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+        ended_at: Arc<AtomicU64>,
+        code_slot: CodeSlot,
+        options: &ControlOptions,
+    ) -> Control {
+        let n = shared.graph.boxes.len();
+        let diagrams = shared.graph.diagrams.len();
+        let rates = LinkRates::new(&shared.graph);
+        Control {
+            shared,
+            code: Vec::new(),
+            boxes: vec![
+                BoxState {
+                    loaded: false,
+                    last: LastCommand::None,
+                };
+                n
+            ],
+            links_on: vec![false; diagrams],
+            phases: vec![Phase::Unloaded; diagrams],
+            parked: HashMap::new(),
+            timelines: HashMap::new(),
+            ops: Ops::default(),
+            ready: Vec::new(),
+            dropped_ops: 0,
+            looping_since: None,
+            loop_reported: false,
+            rates,
+            waiting: HashMap::new(),
+            next_ticket: 0,
+            next_token: 0,
+            timers: HashMap::new(),
+            holdings: Holdings::default(),
+            resource_waiters: Vec::new(),
+            losing: std::collections::HashSet::new(),
+            stalled_since: None,
+            stall_reported: std::collections::HashSet::new(),
+            workers: Workers::new(),
+            outcome,
+            destroyed: false,
+            idle_reported: false,
+            started: false,
+            time_limit: options.time_limit,
+            ended: false,
+            loading: true,
+            strict: options.strict,
+            stop_reason: None,
+            stopping: false,
+            cap_reported: false,
+            ended_at,
+            code_slot,
+        }
+    }
 }
 
 impl Control {

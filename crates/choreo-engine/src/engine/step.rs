@@ -328,6 +328,8 @@ impl Control {
             }
             Step::EndBehavior => {
                 self.ended = true;
+                self.stopping = true;
+                self.mark_ended();
                 self.shared.trace.record(
                     self.now(),
                     "",
@@ -344,7 +346,7 @@ impl Control {
                     let outcome = if self.ended {
                         Outcome::Finished
                     } else {
-                        Outcome::Stopped
+                        self.stop_reason.take().unwrap_or(Outcome::Stopped)
                     };
                     self.finish(outcome);
                 }

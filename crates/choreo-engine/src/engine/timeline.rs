@@ -124,6 +124,7 @@ impl Control {
         match self.timers.remove(&token) {
             Some(Timer::Frame(b)) => self.next_frame(b, token),
             Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
+            Some(Timer::Limit) => self.limit_reached(),
             Some(Timer::SlowStop(ticket)) => {
                 if let Some(p) = self.waiting.get(&ticket) {
                     let (b, hook) = (p.b, p.hook.name(&self.shared.graph, p.b));

@@ -2,25 +2,21 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::JoinHandle;
-
-use crossbeam_channel::{Receiver, Sender};
 
 use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::hook::Hook;
 use crate::host::BoxCode;
+use crate::pool::{Pool, PoolError, PoolOptions, Started};
 
-/// A pool of worker threads that grows when every worker is busy (a blocked hook never
-/// stops another one from running, C1).
+/// The worker threads of one engine: the workspace's [`Pool`], which grows while every
+/// worker is busy (a blocked hook never stops another one from running, C1) up to a cap,
+/// retires idle workers, and joins them (with a deadline) when the engine is dropped.
 pub(super) struct Workers {
-    pub(super) jobs: Sender<Job>,
-    pub(super) receiver: Receiver<Job>,
-    pub(super) idle: Arc<AtomicUsize>,
-    pub(super) threads: Vec<JoinHandle<()>>,
+    pool: Pool,
 }
 
+/// A hook to run on a worker; its result comes back as [`Command::HookDone`].
 pub(super) struct Job {
     pub(super) code: Arc<dyn BoxCode>,
     pub(super) hook: Hook,
@@ -28,30 +24,48 @@ pub(super) struct Job {
     pub(super) ticket: u64,
 }
 
+/// What happened to a job handed to the workers.
+pub(super) enum Handed {
+    /// A worker runs it now.
+    Running,
+    /// Every worker is busy and the pool is at its cap: it waits for one to free.
+    Queued,
+    /// No worker could take it (no thread could start): it failed, and said so.
+    Failed,
+}
+
 impl Workers {
     pub(super) fn new() -> Workers {
-        let (jobs, receiver) = crossbeam_channel::unbounded();
         Workers {
-            jobs,
-            receiver,
-            idle: Arc::new(AtomicUsize::new(0)),
-            threads: Vec::new(),
+            pool: Pool::new("choreo-worker", PoolOptions::default()),
         }
     }
 
-    pub(super) fn run(&mut self, job: Job) {
-        if self.idle.load(Ordering::SeqCst) == 0 {
-            let receiver = self.receiver.clone();
-            let idle = Arc::clone(&self.idle);
-            self.threads.push(std::thread::spawn(move || {
-                while let Ok(job) = receiver.recv() {
-                    idle.fetch_sub(1, Ordering::SeqCst);
-                    run_job(job, &idle);
-                }
-            }));
-            self.idle.fetch_add(1, Ordering::SeqCst);
+    /// Runs `job` on a worker. The caller counted it as an activity; if no worker can take
+    /// it, the hook is reported failed (and the activity ended) as if it had raised.
+    pub(super) fn run(&mut self, job: Job) -> Handed {
+        let shared = Arc::clone(&job.ctx.shared);
+        let ticket = job.ticket;
+        match self.pool.run(Box::new(move || run_job(job))) {
+            Ok(Started::Now) => Handed::Running,
+            Ok(Started::Queued) => Handed::Queued,
+            Err(e) => {
+                let text = match &e {
+                    PoolError::Spawn { error, .. } => {
+                        format!("no worker thread could start for this hook: {error}")
+                    }
+                    PoolError::Closed { .. } => "the engine's workers are shut down".to_string(),
+                };
+                drop(e.into_job());
+                shared.post(Command::HookDone {
+                    ticket,
+                    ok: false,
+                    text,
+                });
+                shared.time.end();
+                Handed::Failed
+            }
         }
-        let _ = self.jobs.send(job);
     }
 }
 
@@ -71,11 +85,9 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
     }
 }
 
-/// Runs a job on a worker; the worker counts as idle again before the control thread hears
-/// of the result, so the next job reuses it instead of starting a new thread.
-pub(super) fn run_job(job: Job, idle: &AtomicUsize) {
+/// Runs a job on a worker and reports its result to the control thread.
+pub(super) fn run_job(job: Job) {
     let (ok, text) = call_guarded(job.code.as_ref(), &job.hook, &job.ctx);
-    idle.fetch_add(1, Ordering::SeqCst);
     let shared = &job.ctx.shared;
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
