@@ -208,7 +208,7 @@ impl Control {
                     // as an endless loop ran in NAOqi. Commands (a stop) get their turn
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
-                    let since = *self.looping_since.get_or_insert_with(Instant::now);
+                    self.looping_since.get_or_insert_with(Instant::now);
                     match commands.try_recv() {
                         Ok(command) => {
                             if !self.handle(command) {
@@ -216,19 +216,21 @@ impl Control {
                             }
                         }
                         Err(TryRecvError::Disconnected) => break,
-                        Err(TryRecvError::Empty) => {
-                            if self.shared.time.is_virtual() && since.elapsed() >= STALL {
-                                self.time_beside_loop();
-                            }
-                        }
+                        Err(TryRecvError::Empty) => self.time_beside_loop(),
                     }
                     continue;
                 }
-                self.looping_since = None;
             }
             let command = match commands.try_recv() {
-                Ok(c) => c,
+                // Commands that keep coming (a loop of links through box code posts one per
+                // hop) keep the engine busy just as ready operations do.
+                Ok(c) => {
+                    self.looping_since.get_or_insert_with(Instant::now);
+                    self.time_beside_loop();
+                    c
+                }
                 Err(_) => {
+                    self.looping_since = None;
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
                     self.check_robot();
@@ -312,8 +314,19 @@ impl Control {
 
     /// Virtual time beside a loop of links that has kept the control thread busy for
     /// [`STALL`] of real time: said once in the trace, then time moves on as if everything
-    /// waited, so timers fire and a time limit is reached.
+    /// waited, so timers fire and a time limit is reached. Time moves again at most once
+    /// per [`STALL`].
     fn time_beside_loop(&mut self) {
+        // Only a loop: a link gone loud (see `rate`), the engine busy without a pause for
+        // STALL. A long load or a busy start is neither, and keeps virtual time exact.
+        if !self.shared.time.is_virtual()
+            || !self.rates.any_loud()
+            || self
+                .looping_since
+                .is_none_or(|since| since.elapsed() < STALL)
+        {
+            return;
+        }
         if !self.loop_reported {
             self.loop_reported = true;
             self.shared.trace.record(
@@ -329,6 +342,7 @@ impl Control {
                 },
             );
         }
+        self.looping_since = Some(Instant::now());
         if self.move_virtual_time(true) {
             self.shared.time.wait_for_yield(0);
         }

@@ -18,6 +18,8 @@ pub(super) struct LinkRates {
     /// Per port: (second, signals in that second).
     counts: Vec<(u64, u32)>,
     reported: Vec<bool>,
+    /// Some target went past [`LOUD_LINK`].
+    loud: bool,
 }
 
 impl LinkRates {
@@ -33,6 +35,7 @@ impl LinkRates {
             base,
             counts: vec![(0, 0); n as usize],
             reported: vec![false; n as usize],
+            loud: false,
         }
     }
 
@@ -47,6 +50,11 @@ impl LinkRates {
         };
         let base = *self.base.get(b.0 as usize)?;
         Some(base as usize + offset)
+    }
+
+    /// Whether some link target went past [`LOUD_LINK`] signals within a second.
+    pub(super) fn any_loud(&self) -> bool {
+        self.loud
     }
 
     /// Counts one signal to `target` at `now`; true the first time the target goes past
@@ -66,6 +74,7 @@ impl LinkRates {
         *n = n.saturating_add(1);
         if *n > LOUD_LINK && !self.reported[p] {
             self.reported[p] = true;
+            self.loud = true;
             return true;
         }
         false
