@@ -21,7 +21,7 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
     let mut files = Vec::new();
     for p in paths {
         if !p.exists() {
-            eprintln!("{}: no such file or folder", p.display());
+            errln!("{}: no such file or folder", p.display());
             return exit::USAGE;
         }
         collect(p, true, &mut files);

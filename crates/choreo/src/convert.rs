@@ -15,7 +15,7 @@ pub fn run(input: &Path, output: &Path, force: bool) -> u8 {
         Err(code) => return code,
     };
     if project.behaviors.is_empty() {
-        eprintln!("{}: no behavior to convert", input.display());
+        errln!("{}: no behavior to convert", input.display());
         return exit::LOAD;
     }
     let to_xar = output
@@ -26,7 +26,7 @@ pub fn run(input: &Path, output: &Path, force: bool) -> u8 {
     }
     let result = if to_xar {
         let [only] = project.behaviors.as_slice() else {
-            eprintln!(
+            errln!(
                 "{} holds {} behaviors: convert it to a folder instead of one .xar file",
                 input.display(),
                 project.behaviors.len()
@@ -47,7 +47,7 @@ pub fn run(input: &Path, output: &Path, force: bool) -> u8 {
             exit::OK
         }
         Err((path, e)) => {
-            eprintln!("{}: cannot write: {e}", path.display());
+            errln!("{}: cannot write: {e}", path.display());
             exit::WRITE
         }
     }
@@ -60,7 +60,7 @@ fn make_room(output: &Path, force: bool) -> Result<(), u8> {
         return Ok(());
     }
     if !force {
-        eprintln!(
+        errln!(
             "{}: already exists (use --force to replace it)",
             output.display()
         );
@@ -69,14 +69,14 @@ fn make_room(output: &Path, force: bool) -> Result<(), u8> {
     if output.is_dir() {
         let is_split = read_dir_tree(output).is_ok_and(|t| split::is_split_tree(&t));
         if !is_split {
-            eprintln!(
+            errln!(
                 "{}: is a folder but not a split behavior; refusing to replace it",
                 output.display()
             );
             return Err(exit::USAGE);
         }
         if let Err(e) = std::fs::remove_dir_all(output) {
-            eprintln!("{}: cannot remove: {e}", output.display());
+            errln!("{}: cannot remove: {e}", output.display());
             return Err(exit::WRITE);
         }
     }

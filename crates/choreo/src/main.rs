@@ -18,6 +18,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// Exit codes shared by every command (documented in `--help` and the README).
+///
+/// Bad arguments, numbers included (`--timeout nan`, a port above 65535), are refused with
+/// [`USAGE`] before anything is loaded or started.
+///
+/// A closed standard output (`choreo check . | head`) ends the command with 141 (128 +
+/// SIGPIPE, [`crate::output::CLOSED`]). A closed standard error changes nothing: its messages
+/// (and the progress line) are dropped, and the command goes on to its usual exit code.
 pub mod exit {
     /// Success: all files valid, behaviors equal, output written.
     pub const OK: u8 = 0;
@@ -52,7 +59,8 @@ Exit codes:
   6    an output could not be written
   7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
   141  standard output was closed by its reader (`choreo check ... | head`)
-  130  run: interrupted by Ctrl-C (a second Ctrl-C exits at once)";
+  130  run: interrupted by Ctrl-C (a second Ctrl-C exits at once)
+A closed standard error never changes the exit code: its messages are dropped.";
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
 #[derive(Parser)]
@@ -78,8 +86,14 @@ enum Command {
         /// Virtual time: sleeps and robot actions take no real time (same trace).
         #[arg(long)]
         fast: bool,
-        /// Stop after this many seconds (behavior time).
-        #[arg(long, value_name = "SECONDS")]
+        /// Stop after this many seconds (behavior time): more than 0, at most 315360000
+        /// (10 years).
+        #[arg(
+            long,
+            value_name = "SECONDS",
+            value_parser = timeout_secs,
+            allow_hyphen_values = true
+        )]
         timeout: Option<f64>,
         /// Write every lifecycle event as JSON Lines (docs/trace.md).
         #[arg(long, value_name = "FILE")]
@@ -95,7 +109,7 @@ enum Command {
         strict: bool,
         /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for
         /// NAOqi 2.9 with TLS) instead of the simulated one.
-        #[arg(long, value_name = "URL")]
+        #[arg(long, value_name = "URL", value_parser = robot_url)]
         robot: Option<String>,
         /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
         #[arg(long, requires = "robot")]
@@ -120,8 +134,13 @@ enum Command {
     /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
     #[command(after_help = EXIT_CODES)]
     Sim {
-        /// Where to listen; loopback unless told otherwise.
-        #[arg(long, value_name = "URL", default_value = choreo_qi::DEFAULT_LISTEN)]
+        /// Where to listen; loopback unless told otherwise. Port 0: any free port.
+        #[arg(
+            long,
+            value_name = "URL",
+            default_value = choreo_qi::DEFAULT_LISTEN,
+            value_parser = listen_url
+        )]
         listen: String,
         /// The robot to simulate.
         #[arg(long, value_enum)]
@@ -200,6 +219,79 @@ impl ModelArg {
             ModelArg::Pepper => choreo_naoqi::Model::Pepper,
         }
     }
+}
+
+/// The longest `--timeout`, in seconds: 10 years, far inside what `Duration` and the engine's
+/// clock (nanoseconds in a `u64`, about 584 years) hold.
+const MAX_TIMEOUT_SECS: f64 = 10.0 * 365.0 * 86_400.0;
+
+/// `--timeout`: a number of seconds, more than 0 and at most [`MAX_TIMEOUT_SECS`].
+fn timeout_secs(text: &str) -> Result<f64, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number of seconds".to_string())?;
+    if !secs.is_finite() {
+        Err("expected a finite number of seconds".to_string())
+    } else if secs <= 0.0 {
+        Err("expected more than 0 seconds".to_string())
+    } else if secs > MAX_TIMEOUT_SECS {
+        Err(format!(
+            "expected at most {MAX_TIMEOUT_SECS} seconds (10 years)"
+        ))
+    } else {
+        Ok(secs)
+    }
+}
+
+/// `--robot`: a qi URL whose port, if given, is 1 to 65535.
+fn robot_url(text: &str) -> Result<String, String> {
+    match qi_port(text)? {
+        Some(0) => Err("port 0: expected a port from 1 to 65535".to_string()),
+        _ => Ok(text.to_string()),
+    }
+}
+
+/// `--listen`: a qi URL whose port, if given, is 0 (any free port) to 65535.
+fn listen_url(text: &str) -> Result<String, String> {
+    qi_port(text).map(|_| text.to_string())
+}
+
+/// Checks `tcp://HOST[:PORT]`, `tcps://HOST[:PORT]` or `HOST[:PORT]` (the forms the qi
+/// session reads) and returns its port, if it has one. IPv6 hosts take brackets to have a
+/// port (`[::1]:9559`); a bare one (`::1`) has none.
+fn qi_port(text: &str) -> Result<Option<u16>, String> {
+    let rest = match text.split_once("://") {
+        Some(("tcp" | "tcps", rest)) => rest,
+        Some((scheme, _)) => {
+            return Err(format!("unknown scheme {scheme}:// (tcp:// or tcps://)"));
+        }
+        None => text,
+    };
+    let authority = rest.trim_end_matches('/');
+    let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
+        match bracketed.split_once(']') {
+            Some((host, "")) => (host, None),
+            Some((host, tail)) => match tail.strip_prefix(':') {
+                Some(port) => (host, Some(port)),
+                None => return Err(format!("unexpected {tail:?} after the address")),
+            },
+            None => return Err("no ] after the IPv6 address".to_string()),
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) if !port.contains(':') => (host, Some(port)),
+            _ => (authority, None),
+        }
+    };
+    if host.is_empty() {
+        return Err("no host".to_string());
+    }
+    port.map(|p| {
+        p.parse::<u16>()
+            .map_err(|_| format!("port {p:?}: expected a port from 0 to 65535"))
+    })
+    .transpose()
 }
 
 fn main() -> ExitCode {

@@ -53,26 +53,26 @@ fn clip(line: &str, before: &str) -> (String, String) {
 /// with the others; on error, returns the exit code to use.
 pub fn load(path: &Path, partial: bool) -> Result<Project, u8> {
     if !path.exists() {
-        eprintln!("{}: no such file or folder", path.display());
+        errln!("{}: no such file or folder", path.display());
         return Err(exit::USAGE);
     }
     match load_path(path) {
         Ok(project) => {
             for w in &project.warnings {
-                eprintln!("{}", format_diagnostic(w));
+                errln!("{}", format_diagnostic(w));
             }
             let broken = project
                 .warnings
                 .iter()
                 .any(|w| w.severity == Severity::Error);
             if broken && !partial {
-                eprintln!("{}: a behavior could not be read", path.display());
+                errln!("{}: a behavior could not be read", path.display());
                 return Err(exit::LOAD);
             }
             Ok(project)
         }
         Err(e) => {
-            eprintln!("{}", format_diagnostic(e.diagnostic()));
+            errln!("{}", format_diagnostic(e.diagnostic()));
             Err(exit::LOAD)
         }
     }

@@ -114,7 +114,7 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     let Some(behavior) = behavior else {
         let names: Vec<&str> = project.behaviors.iter().map(|b| b.name.as_str()).collect();
-        eprintln!(
+        errln!(
             "{}: no behavior {}(it has: {})",
             args.path.display(),
             args.behavior
@@ -132,7 +132,7 @@ pub fn run(args: &RunArgs) -> u8 {
                 match choreo_naoqi::Scenario::from_path(file) {
                     Ok(s) => robot.load_scenario(s),
                     Err(e) => {
-                        eprintln!("{e}");
+                        errln!("{e}");
                         return exit::LOAD;
                     }
                 }
@@ -140,23 +140,21 @@ pub fn run(args: &RunArgs) -> u8 {
             Target::Sim(robot)
         }
         Some(_) if args.fast || args.events.is_some() => {
-            eprintln!(
-                "--robot runs on a real robot: --fast and --events are for the simulated one"
-            );
+            errln!("--robot runs on a real robot: --fast and --events are for the simulated one");
             return exit::USAGE;
         }
         Some(robot) => {
             let options = match robot.options() {
                 Ok(o) => o,
                 Err(e) => {
-                    eprintln!("{e}");
+                    errln!("{e}");
                     return exit::USAGE;
                 }
             };
             match choreo_qi::RemoteRobot::connect(&robot.url, options) {
                 Ok(r) => Target::Remote(Arc::new(r)),
                 Err(e) => {
-                    eprintln!("{}: cannot reach the robot: {e}", robot.url);
+                    errln!("{}: cannot reach the robot: {e}", robot.url);
                     return exit::ROBOT;
                 }
             }
@@ -166,7 +164,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Some(file) => match std::fs::File::create(file) {
             Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
             Err(e) => {
-                eprintln!("{}: cannot write the trace: {e}", file.display());
+                errln!("{}: cannot write the trace: {e}", file.display());
                 return exit::WRITE;
             }
         },
@@ -195,13 +193,13 @@ pub fn run(args: &RunArgs) -> u8 {
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
         Ok(e) => Arc::new(e),
         Err(e) => {
-            eprintln!("{}: {e}", args.path.display());
+            errln!("{}: {e}", args.path.display());
             return exit::LOAD;
         }
     };
     for p in &args.params {
         if let Err(e) = set_param(&engine, p) {
-            eprintln!("--param {p}: {e}");
+            errln!("--param {p}: {e}");
             return exit::USAGE;
         }
     }
@@ -218,7 +216,7 @@ pub fn run(args: &RunArgs) -> u8 {
         // A second Ctrl-C forces the exit; the first asks for a clean stop (R4).
         let _ = ctrlc::set_handler(move || {
             if interrupts.fetch_add(1, Ordering::SeqCst) >= 1 {
-                eprintln!("\ninterrupted again: exiting without unloading");
+                errln!("\ninterrupted again: exiting without unloading");
                 std::process::exit(i32::from(exit::INTERRUPTED));
             }
         });
@@ -228,7 +226,7 @@ pub fn run(args: &RunArgs) -> u8 {
             Some(robot) => format!("the robot at {}", robot.url),
             None => format!("a simulated {}", model.name()),
         };
-        eprintln!(
+        errln!(
             "running {} on {on} ({} time); Ctrl-C stops it",
             behavior.name,
             if args.fast { "virtual" } else { "real" }
@@ -272,7 +270,7 @@ pub fn run(args: &RunArgs) -> u8 {
     let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
     live.finish();
     if let Err(e) = trace.flush_writer() {
-        eprintln!("cannot write the trace: {e}");
+        errln!("cannot write the trace: {e}");
     }
     let tally = tally.lock().map(|t| t.clone()).unwrap_or_default();
     let unsupported = match &target {

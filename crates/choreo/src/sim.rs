@@ -25,7 +25,7 @@ pub fn run(
     let time = match Activity::real() {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("cannot start the clock: {e}");
+            errln!("cannot start the clock: {e}");
             return exit::ROBOT;
         }
     };
@@ -35,7 +35,7 @@ pub fn run(
         match choreo_naoqi::Scenario::from_path(file) {
             Ok(s) => robot.load_scenario(s),
             Err(e) => {
-                eprintln!("{e}");
+                errln!("{e}");
                 return exit::LOAD;
             }
         }
@@ -74,11 +74,11 @@ pub fn run(
     ) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("{listen}: cannot serve: {e}");
+            errln!("{listen}: cannot serve: {e}");
             return exit::ROBOT;
         }
     };
-    eprintln!(
+    errln!(
         "serving a simulated {} at {}: any qi client can drive it; Ctrl-C stops",
         model.name(),
         served.url
@@ -97,6 +97,6 @@ pub fn run(
     live.finish();
     let stats = robot.stats();
     let total: u64 = stats.per_service.values().sum();
-    eprintln!("stopped after {total} call(s)");
+    errln!("stopped after {total} call(s)");
     exit::OK
 }
