@@ -216,3 +216,45 @@ fn sigint_stops_the_behavior_cleanly_with_exit_130() {
             .any(|e| e["event"] == "behavior" && e["what"] == "stop")
     );
 }
+
+/// A loop of links through two script-less flow-diagram boxes, in virtual and real time:
+/// stopped by `--timeout` (exit 5) at exactly the limit in virtual time, every box unloaded
+/// and destroyed.
+#[test]
+fn a_loop_of_links_ends_at_the_timeout_with_a_clean_unload() {
+    let dir = tempfile::tempdir().unwrap();
+    for fast in [true, false] {
+        let trace = dir.path().join(format!("loop-{fast}.jsonl"));
+        let mut args = vec![
+            "run",
+            "crates/choreo/tests/fixtures/loop.xar",
+            "--timeout",
+            "1",
+            "-q",
+            "--trace",
+            trace.to_str().unwrap(),
+        ];
+        if fast {
+            args.push("--fast");
+        }
+        let o = choreo(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(5), "stdout:\n{out}\nstderr:\n{err}");
+        assert!(out.contains("outcome        stopped: timeout"), "{out}");
+        if fast {
+            assert!(out.contains("duration       1.00 s behavior time"), "{out}");
+        }
+        let events = trace_events(&trace);
+        let count = |event: &str, hook: Option<&str>| {
+            events
+                .iter()
+                .filter(|e| e["event"] == event && hook.is_none_or(|h| e["hook"] == h))
+                .count()
+        };
+        assert_eq!(count("new", None), 3);
+        assert_eq!(count("del", None), 3);
+        assert_eq!(count("call", Some("onLoad")), 3);
+        assert_eq!(count("call", Some("onUnload")), 3);
+        assert!(count("deliver", None) > 1000, "the loop ran");
+    }
+}

@@ -1,0 +1,336 @@
+//! The fault suite: what box code, robots and behavior files can do to the engine, and the
+//! documented outcome of each. Every case ends with every `onLoad` matched by an
+//! `onUnload` and every `new` by a `del` (docs/reliability.md, "Engine").
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use choreo_engine::{BoxContext, Engine, Hook, NativeHost, Options, Outcome, Trace, Value};
+use common::{PORTS, link};
+
+/// Ports of a loop box: the standard ones, plus `out` (Punctual, 5) and `in` (OnEvent, 6).
+fn loop_ports() -> String {
+    format!(
+        r#"{PORTS}<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/><Input name="in" type="1" type_size="1" nature="1" inner="0" id="6"/>"#
+    )
+}
+
+/// A box with the loop ports and a flow diagram holding `inner` (empty: a script box).
+fn loop_box(name: &str, id: i32, inner: &str) -> String {
+    let content = if inner.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#"<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{inner}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>"#
+        )
+    };
+    format!(
+        r#"<Box name="{name}" id="{id}">{}{content}</Box>"#,
+        loop_ports()
+    )
+}
+
+/// Two boxes A and B, `A.out -> B.in`, `B.out -> A.in`, both started and A kicked by the
+/// root's onStart: a loop that never ends.
+fn two_box_loop(a: &str, b: &str) -> String {
+    let inner = format!(
+        "{a}{b}{}{}{}{}{}",
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(0, 2, 1, 6),
+        link(1, 5, 2, 6),
+        link(2, 5, 1, 6)
+    );
+    format!(
+        r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
+        loop_box("root", -1, &inner)
+    )
+}
+
+/// A flow-diagram box whose diagram forwards `in` straight to `out`, with no script.
+fn pass_through(name: &str, id: i32) -> String {
+    loop_box(name, id, &link(0, 6, 0, 5))
+}
+
+/// Loads `xml` with `host`.
+fn load(xml: &str, host: &NativeHost, options: Options) -> (Engine, Trace) {
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
+        .expect("test behavior reads")
+        .value;
+    let trace = Trace::keep_all();
+    let engine = Engine::load(
+        &x,
+        host,
+        Options {
+            trace: trace.clone(),
+            ..options
+        },
+    )
+    .expect("loads");
+    (engine, trace)
+}
+
+/// Every `onLoad` that returned has an `onUnload` after it, every `new` a `del`, and no hook
+/// is called on a box after its `del`.
+fn assert_balanced(trace: &Trace) {
+    let events = trace.events();
+    let lines: Vec<String> = events.iter().map(|e| e.short()).collect();
+    let mut loads: HashMap<String, i64> = HashMap::new();
+    let mut lives: HashMap<String, i64> = HashMap::new();
+    for e in &events {
+        let line = e.short();
+        if line.ends_with(" call onLoad") {
+            *loads.entry(e.path.clone()).or_default() += 1;
+        } else if line.ends_with(" call onUnload") {
+            *loads.entry(e.path.clone()).or_default() -= 1;
+        } else if line.ends_with(" new") {
+            *lives.entry(e.path.clone()).or_default() += 1;
+        } else if line.ends_with(" del") {
+            *lives.entry(e.path.clone()).or_default() -= 1;
+        } else if line.contains(" call ")
+            && lives.get(&e.path).copied().unwrap_or(0) <= 0
+            && !lines.is_empty()
+        {
+            panic!("hook after del: {line}");
+        }
+    }
+    for (path, n) in loads {
+        assert_eq!(n, 0, "{path}: onLoad/onUnload unbalanced");
+    }
+    for (path, n) in lives {
+        assert_eq!(n, 0, "{path}: new/del unbalanced");
+    }
+}
+
+/// Waits for the interim outcome, stops, waits for the final one.
+fn stop_and_wait(engine: &Engine) -> Outcome {
+    engine.stop();
+    engine.wait(Duration::from_secs(30))
+}
+
+fn virtual_with_limit(secs: u64) -> Options {
+    Options {
+        virtual_time: true,
+        time_limit: Some(Duration::from_secs(secs)),
+        ..Options::default()
+    }
+}
+
+#[test]
+fn a_loop_through_script_less_boxes_keeps_running_until_the_time_limit_and_unloads() {
+    let xml = two_box_loop(&pass_through("A", 1), &pass_through("B", 2));
+    let (engine, trace) = load(&xml, &NativeHost::new(), virtual_with_limit(5));
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::TimeLimit);
+    assert_eq!(engine.ended_at().map(|t| t.0), Some(5_000_000_000));
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    let warnings = lines
+        .iter()
+        .filter(|l| l.contains("signals per second"))
+        .count();
+    assert!(warnings >= 1, "a loud link is reported");
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.contains("deliver B.out -> A.in"))
+            .count()
+            > 10_000,
+        "the loop kept running"
+    );
+    assert_balanced(&trace);
+}
+
+#[test]
+fn a_loop_through_two_levels_of_nested_diagrams_is_stopped_by_engine_stop() {
+    // A holds A2 (a pass-through) and forwards through it; B is a pass-through.
+    let inner = format!(
+        "{}{}{}{}",
+        pass_through("A2", 1),
+        link(0, 2, 1, 2),
+        link(0, 6, 1, 6),
+        link(1, 5, 0, 5)
+    );
+    let a = loop_box("A", 1, &inner);
+    let xml = two_box_loop(&a, &pass_through("B", 2));
+    let (engine, trace) = load(
+        &xml,
+        &NativeHost::new(),
+        Options {
+            virtual_time: true,
+            ..Options::default()
+        },
+    );
+    engine.start();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("root/A/A2") && l.contains("(parent).out")),
+        "the loop went through the nested box"
+    );
+    assert_balanced(&trace);
+}
+
+/// Native code for a loop box: its `in` fires `out`.
+fn echo(hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+    if matches!(hook, Hook::Input { name, .. } if name == "in") {
+        ctx.fire("out", Value::None)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn a_loop_through_native_inline_and_worker_boxes_reaches_the_time_limit() {
+    let xml = two_box_loop(&loop_box("A", 1, ""), &loop_box("B", 2, ""));
+    let host = NativeHost::new().with_inline("A", echo).with("B", echo);
+    let (engine, trace) = load(&xml, &host, virtual_with_limit(3));
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::TimeLimit);
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    assert_balanced(&trace);
+}
+
+#[test]
+fn a_native_box_that_panics_inline_or_on_a_worker_fails_its_hook_only() {
+    let xml = two_box_loop(&loop_box("A", 1, ""), &loop_box("B", 2, ""));
+    let boom = |hook: &Hook, _: &BoxContext| -> Result<(), String> {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            panic!("boom");
+        }
+        Ok(())
+    };
+    let host = NativeHost::new().with_inline("A", boom).with("B", boom);
+    let (engine, trace) = load(
+        &xml,
+        &host,
+        Options {
+            virtual_time: true,
+            ..Options::default()
+        },
+    );
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(30)), Outcome::Idle);
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    for b in ["root/A", "root/B"] {
+        assert!(
+            lines.contains(&format!("{b} err onInput_onStart: panic: boom")),
+            "{lines:#?}"
+        );
+    }
+    assert_balanced(&trace);
+}
+
+#[test]
+fn strict_mode_stops_at_the_failing_hook_with_its_outcome() {
+    let xml = two_box_loop(&loop_box("A", 1, ""), &loop_box("B", 2, ""));
+    let host = NativeHost::new().with("A", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.sleep(Duration::from_millis(1500));
+            return Err("raised".into());
+        }
+        Ok(())
+    });
+    for _ in 0..5 {
+        let (engine, trace) = load(
+            &xml,
+            &host,
+            Options {
+                virtual_time: true,
+                strict: true,
+                ..Options::default()
+            },
+        );
+        engine.start();
+        let outcome = engine.wait(Duration::from_secs(30));
+        assert_eq!(
+            outcome,
+            Outcome::Failed {
+                path: "root/A".into(),
+                hook: "onInput_onStart".into(),
+                message: "raised".into()
+            }
+        );
+        assert_eq!(engine.ended_at().map(|t| t.0), Some(1_500_000_000));
+        drop(engine);
+        assert_balanced(&trace);
+    }
+}
+
+#[test]
+fn an_observer_that_panics_crashes_the_run_cleanly() {
+    let xml = format!(
+        r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="20"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#,
+        loop_box("A", 1, "")
+    );
+    let (engine, trace) = load(
+        &xml,
+        &NativeHost::new(),
+        Options {
+            virtual_time: true,
+            on_frame: Some(Arc::new(|_, frame| {
+                assert!(frame < 5, "observer fails at frame {frame}");
+            })),
+            ..Options::default()
+        },
+    );
+    engine.start();
+    let outcome = engine.wait(Duration::from_secs(30));
+    assert!(
+        matches!(&outcome, Outcome::Crashed { message } if message.contains("observer fails")),
+        "{outcome:?}"
+    );
+    // Stop and wait still return.
+    engine.stop();
+    assert!(engine.wait(Duration::from_secs(1)).is_final());
+    drop(engine);
+    assert_balanced(&trace);
+}
+
+#[test]
+fn stop_at_random_moments_always_ends_balanced() {
+    // A timeline box, a worker box that sleeps and a loop: stopped after a random number of
+    // real-time milliseconds (seeded), each run ends Stopped and balanced.
+    let xml = two_box_loop(&loop_box("A", 1, ""), &loop_box("B", 2, ""));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    let host = NativeHost::new()
+        .with("A", echo)
+        .with("B", move |hook, ctx| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            ctx.sleep(Duration::from_millis(10));
+            echo(hook, ctx)
+        });
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for round in 0..20 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let virtual_time = round % 2 == 0;
+        let (engine, trace) = load(
+            &xml,
+            &host,
+            Options {
+                virtual_time,
+                ..Options::default()
+            },
+        );
+        engine.start();
+        std::thread::sleep(Duration::from_millis(seed % 50));
+        assert_eq!(stop_and_wait(&engine), Outcome::Stopped, "round {round}");
+        drop(engine);
+        assert_balanced(&trace);
+    }
+    assert!(calls.load(Ordering::SeqCst) > 0);
+}
