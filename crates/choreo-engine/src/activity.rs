@@ -107,6 +107,13 @@ impl Activity {
         Ok(())
     }
 
+    /// Counts one more activity until the returned guard is dropped (also on unwinding: a
+    /// lost count would freeze virtual time). For work handed to another thread.
+    pub(crate) fn counted(self: &Arc<Self>) -> Counted {
+        self.begin();
+        Counted(Arc::clone(self))
+    }
+
     /// One more activity runs.
     pub(crate) fn begin(&self) {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -162,6 +169,15 @@ impl Activity {
 
     pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+}
+
+/// See [`Activity::counted`].
+pub(crate) struct Counted(Arc<Activity>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.end();
     }
 }
 

@@ -35,6 +35,13 @@ pub(crate) enum Command {
         input: u16,
         value: Value,
     },
+    /// A box's request failed outside its hooks (a memory input's subscription): traced as
+    /// an error of the box, and in strict mode the behavior stops.
+    BoxError {
+        b: BoxId,
+        hook: String,
+        text: String,
+    },
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,

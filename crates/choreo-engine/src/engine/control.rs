@@ -367,6 +367,7 @@ impl Control {
                 self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
             }
             Command::Stop => self.stop_behavior(None),
+            Command::BoxError { b, hook, text } => self.box_error(b, hook, text),
             Command::Constructed => {
                 self.code = std::mem::take(
                     &mut *self

@@ -17,15 +17,17 @@ fn memory_subscription(d: DiagramId, input: usize) -> u64 {
 
 impl Control {
     /// P3: while diagram `d` is loaded, each memory input of its owner that links into it
-    /// is subscribed to its ALMemory key; each update is delivered from that input.
+    /// is subscribed to its ALMemory key; each update is delivered from that input. The
+    /// subscription is a robot call, which may block (several round trips over qi): it runs
+    /// on the engine's robot thread, never on the control thread (see [`Control::robot_job`]).
     pub(super) fn subscribe_memory(&mut self, d: DiagramId) {
         let Some(robot) = self.shared.robot.clone() else {
             return;
         };
-        let g = &self.shared.graph;
+        let g = Arc::clone(&self.shared.graph);
         let owner = g.diagram(d).owner;
         for (i, input) in g.node(owner).inputs.iter().enumerate() {
-            let Some(key) = input.memory_key.as_deref() else {
+            let Some(key) = input.memory_key.clone() else {
                 continue;
             };
             if input.nature != InputNature::Memory || g.diagram(d).from_owner[i].is_empty() {
@@ -41,15 +43,17 @@ impl Control {
                     value,
                 });
             });
-            if let Err(e) = robot.subscribe(key, id, sink) {
-                self.record(
-                    owner,
-                    TraceStep::Err {
+            let robot = Arc::clone(&robot);
+            let queue = self.shared.queue.clone();
+            self.robot_job(Box::new(move || {
+                if let Err(e) = robot.subscribe(&key, id, sink) {
+                    let _ = queue.send(Command::BoxError {
+                        b: owner,
                         hook: format!("subscribe {key}"),
-                        text: e,
-                    },
-                );
-            }
+                        text: e.to_string(),
+                    });
+                }
+            }));
         }
     }
 
@@ -57,12 +61,46 @@ impl Control {
         let Some(robot) = self.shared.robot.clone() else {
             return;
         };
-        let g = &self.shared.graph;
+        let g = Arc::clone(&self.shared.graph);
         let owner = g.diagram(d).owner;
         for (i, input) in g.node(owner).inputs.iter().enumerate() {
             if input.nature == InputNature::Memory && input.memory_key.is_some() {
-                robot.unsubscribe(memory_subscription(d, i));
+                let robot = Arc::clone(&robot);
+                let id = memory_subscription(d, i);
+                self.robot_job(Box::new(move || robot.unsubscribe(id)));
             }
+        }
+    }
+
+    /// Runs a robot call on the engine's robot thread (one thread, so calls keep their
+    /// order: an unsubscribe never overtakes its subscribe), counted as an activity. In
+    /// virtual time the control thread then lets it finish (or sleep on the clock) first, up
+    /// to 2 s of real time, so traces stay deterministic; a call that blocks longer (a
+    /// half-open connection) no longer holds anything but the calls queued behind it.
+    fn robot_job(&mut self, job: Box<dyn FnOnce() + Send>) {
+        let time = Arc::clone(&self.shared.time);
+        let base = time.busy();
+        let counted = time.counted();
+        let run = self.robot_calls.run(Box::new(move || {
+            let _counted = counted;
+            job();
+        }));
+        if let Err(e) = run {
+            // No thread for it: the job (and its count) is dropped; say so.
+            drop(e.into_job());
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Log {
+                    level: "error".into(),
+                    message: "no thread could start for a robot call: it was not made".into(),
+                },
+            );
+            return;
+        }
+        if time.is_virtual() {
+            crate::trace::flush_thread_buffer();
+            time.wait_for_yield(base);
         }
     }
 }

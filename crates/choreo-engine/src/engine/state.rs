@@ -15,6 +15,7 @@ use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
+use crate::pool::{Pool, PoolOptions};
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
@@ -145,6 +146,9 @@ pub(super) struct Control {
     /// Holders being stopped because another box wants their resources (R12).
     pub(super) losing: std::collections::HashSet<BoxId>,
     pub(super) workers: Workers,
+    /// The robot thread: robot calls the control thread needs (memory subscriptions), in
+    /// order, off the control thread.
+    pub(super) robot_calls: Pool,
     pub(super) outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
     pub(super) destroyed: bool,
     /// Idle was reported and nothing happened since (report it once per quiet period).
@@ -224,6 +228,13 @@ impl Control {
             stalled_since: None,
             stall_reported: std::collections::HashSet::new(),
             workers: Workers::new(),
+            robot_calls: Pool::new(
+                "choreo-robot",
+                PoolOptions {
+                    max_threads: 1,
+                    ..PoolOptions::default()
+                },
+            ),
             outcome,
             destroyed: false,
             idle_reported: false,
