@@ -46,7 +46,7 @@ impl Control {
                     owner,
                     TraceStep::Err {
                         hook: format!("subscribe {key}"),
-                        text: e,
+                        text: e.to_string(),
                     },
                 );
             }

@@ -46,6 +46,7 @@ use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::state::{BoxState, Control, LastCommand, Phase};
 use crate::engine::workers::Workers;
+use crate::error::EngineError;
 use crate::graph::{BoxId, Graph};
 use crate::host::ScriptHost;
 use crate::robot::Robot;
@@ -79,7 +80,11 @@ pub struct Engine {
 impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
-    pub fn load(x: &XarFile, host: &dyn ScriptHost, options: Options) -> Result<Engine, String> {
+    pub fn load(
+        x: &XarFile,
+        host: &dyn ScriptHost,
+        options: Options,
+    ) -> Result<Engine, EngineError> {
         let graph = Arc::new(Graph::with_generated_code(x, &|def| {
             host.generated_code(def)
         }));
@@ -92,7 +97,10 @@ impl Engine {
         let clock: Arc<dyn Clock> = if options.virtual_time {
             VirtualClock::new(sink)
         } else {
-            RealClock::new(sink).map_err(|e| format!("cannot start the frame clock: {e}"))?
+            RealClock::new(sink).map_err(|error| EngineError::Thread {
+                what: "frame clock",
+                error,
+            })?
         };
         let parameters = graph
             .boxes
@@ -122,7 +130,10 @@ impl Engine {
             };
             let c = host
                 .construct(node, &ctx)
-                .map_err(|e| format!("{}: cannot construct the box: {e}", node.path))?;
+                .map_err(|error| EngineError::Construct {
+                    path: node.path.clone(),
+                    error,
+                })?;
             shared
                 .trace
                 .record_step(shared.time.now(), BoxId(i as u32), TraceStep::New);
@@ -170,7 +181,10 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
             .spawn(move || control.run(&commands))
-            .map_err(|e| format!("cannot start the control thread: {e}"))?;
+            .map_err(|error| EngineError::Thread {
+                what: "control thread",
+                error,
+            })?;
         Ok(Engine {
             shared,
             outcome,
@@ -189,12 +203,17 @@ impl Engine {
     }
 
     /// Stimulates input `input` of the box at `path` from outside (tests, tools).
-    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), String> {
+    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), EngineError> {
         let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
+        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
+            path: path.to_string(),
+        })?;
         let input = g
             .input_index(b, input)
-            .ok_or_else(|| format!("box {path:?} has no input {input:?}"))?;
+            .ok_or_else(|| EngineError::NoInput {
+                path: path.to_string(),
+                input: input.to_string(),
+            })?;
         self.shared.post(Command::Stimulate { b, input, value });
         Ok(())
     }
@@ -219,15 +238,20 @@ impl Engine {
 
     /// Sets parameter `name` of the box at `path` from its text, typed by the parameter's
     /// content type (`--param` on the command line); traced as a `param` event.
-    pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), String> {
+    pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), EngineError> {
         let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
+        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
+            path: path.to_string(),
+        })?;
         let node = g.node(b);
         let p = node
             .parameters
             .iter()
             .find(|p| p.name == name)
-            .ok_or_else(|| format!("box {path:?} has no parameter {name:?}"))?;
+            .ok_or_else(|| EngineError::NoParameter {
+                path: path.to_string(),
+                name: name.to_string(),
+            })?;
         let value = crate::graph::typed_value(p.content_type, text);
         self.shared.set_parameter(b, name, value);
         Ok(())
