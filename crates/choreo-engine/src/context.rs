@@ -8,6 +8,7 @@ use crate::activity::Activity;
 use crate::clock::Time;
 use crate::engine::command::{Command, TimelineCommand};
 use crate::engine::shared::Shared;
+use crate::error::{EngineError, RobotError};
 use crate::graph::{BoxId, BoxNode};
 use crate::value::Value;
 
@@ -31,10 +32,13 @@ impl BoxContext {
     }
 
     /// Fires output `name` with `value` (P8). Returns at once: downstream hooks run later (C2).
-    /// An output the box does not declare is an error (an AttributeError in Python).
-    pub fn fire(&self, name: &str, value: Value) -> Result<(), String> {
+    /// An output the box does not declare is an error ([`EngineError::NoOutput`]).
+    pub fn fire(&self, name: &str, value: Value) -> Result<(), EngineError> {
         let Some(index) = self.shared.graph.output_index(self.id, name) else {
-            return Err(format!("box {:?} has no output {name:?}", self.node().name));
+            return Err(EngineError::NoOutput {
+                path: self.node().path.clone(),
+                output: name.to_string(),
+            });
         };
         self.shared.post(Command::Fire {
             b: self.id,
@@ -81,13 +85,14 @@ impl BoxContext {
         self.shared.robot.as_ref()
     }
 
-    /// Calls the robot, recording the call and its return in the trace (`svc`, `svc_ret`).
+    /// Calls the robot, recording the call and its return in the trace (`svc`, `svc_ret`);
+    /// [`RobotError::NoRobot`] if the engine has none.
     pub fn call_robot(
         &self,
         service: &str,
         method: &str,
         args: Vec<Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RobotError> {
         self.traced_robot(format!("{service}.{method}"), args, |robot, args| {
             robot.call(service, method, args)
         })
@@ -95,7 +100,12 @@ impl BoxContext {
 
     /// Starts a robot task (`proxy.post.method(...)`) and returns its id, traced like
     /// [`BoxContext::call_robot`] under the name `service.post.method`.
-    pub fn post_robot(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    pub fn post_robot(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<i64, RobotError> {
         self.traced_robot(format!("{service}.post.{method}"), args, |robot, args| {
             robot.post(service, method, args)
         })
@@ -105,10 +115,10 @@ impl BoxContext {
         &self,
         name: String,
         args: Vec<Value>,
-        call: impl FnOnce(&dyn crate::robot::Robot, Vec<Value>) -> Result<T, String>,
-    ) -> Result<T, String> {
+        call: impl FnOnce(&dyn crate::robot::Robot, Vec<Value>) -> Result<T, RobotError>,
+    ) -> Result<T, RobotError> {
         let Some(robot) = self.shared.robot.clone() else {
-            return Err(format!("no robot to call {name}"));
+            return Err(RobotError::NoRobot);
         };
         self.shared.trace.record_step(
             self.now(),

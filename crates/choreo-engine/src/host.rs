@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::context::BoxContext;
+use crate::error::ScriptError;
 use crate::graph::BoxNode;
 use crate::hook::Hook;
 
@@ -13,7 +14,7 @@ use crate::hook::Hook;
 /// (C1, C3). An `Err` is an exception escaping the hook (E1).
 pub trait BoxCode: Send + Sync {
     /// Runs a hook. A missing hook is not an error: return `Ok(())`.
-    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String>;
+    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), ScriptError>;
 
     /// Whether the box defines an optional hook whose absence changes what the engine does
     /// (`onResourceLost`, `onResourceError`, `onResource`: R9, R12, Q3). Other hooks are
@@ -33,7 +34,7 @@ pub trait BoxCode: Send + Sync {
 /// Makes box code for box instances; one per behavior run.
 pub trait ScriptHost: Send + Sync {
     /// Constructs the code of `node` (R1 `new(B)`); an error fails the behavior's load.
-    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String>;
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError>;
 
     /// Called once at load, with every box, before any is constructed: work a host does
     /// better in one batch (the Python host compiles every script before running any).
@@ -50,7 +51,7 @@ pub trait ScriptHost: Send + Sync {
 }
 
 /// The code of a native box: a function of the hook and the context.
-pub type NativeFn = Arc<dyn Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync>;
+pub type NativeFn = Arc<dyn Fn(&Hook, &BoxContext) -> Result<(), ScriptError> + Send + Sync>;
 
 /// Native Rust boxes, chosen by box name; boxes with no registered code get a placeholder
 /// that does nothing (every hook returns at once), which is enough to load any behavior.
@@ -71,7 +72,7 @@ impl NativeHost {
     pub fn with(
         mut self,
         name: &str,
-        f: impl Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync + 'static,
+        f: impl Fn(&Hook, &BoxContext) -> Result<(), ScriptError> + Send + Sync + 'static,
     ) -> NativeHost {
         self.by_name.insert(name.to_string(), (Arc::new(f), false));
         self
@@ -92,7 +93,7 @@ impl NativeHost {
     pub fn with_inline(
         mut self,
         name: &str,
-        f: impl Fn(&Hook, &BoxContext) -> Result<(), String> + Send + Sync + 'static,
+        f: impl Fn(&Hook, &BoxContext) -> Result<(), ScriptError> + Send + Sync + 'static,
     ) -> NativeHost {
         self.by_name.insert(name.to_string(), (Arc::new(f), true));
         self
@@ -107,7 +108,7 @@ struct NativeBox {
 }
 
 impl BoxCode for NativeBox {
-    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+    fn call(&self, hook: &Hook, ctx: &BoxContext) -> Result<(), ScriptError> {
         match &self.code {
             Some((f, _)) => f(hook, ctx),
             None => Ok(()),
@@ -124,7 +125,11 @@ impl BoxCode for NativeBox {
 }
 
 impl ScriptHost for NativeHost {
-    fn construct(&self, node: &BoxNode, _ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
+    fn construct(
+        &self,
+        node: &BoxNode,
+        _ctx: &BoxContext,
+    ) -> Result<Arc<dyn BoxCode>, ScriptError> {
         Ok(Arc::new(NativeBox {
             code: self.by_name.get(&node.name).cloned(),
             defined: self.defined.get(&node.name).cloned().unwrap_or_default(),

@@ -9,6 +9,8 @@
 //!   [`context`]: what box code reaches.
 //! - [`resource`]: box resources and the resource tree (§6).
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
+//! - [`error`]: the errors at those boundaries ([`ScriptError`], [`RobotError`],
+//!   [`EngineError`]).
 //! - [`pool`]: the worker threads that run blocking jobs (box hooks, qi calls).
 //! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread.
 //! - [`trace`]: the event trace. [`value`]: dynamic values.
@@ -17,6 +19,7 @@ pub mod activity;
 pub mod clock;
 pub mod context;
 pub mod engine;
+pub mod error;
 pub mod graph;
 pub mod hook;
 pub mod host;
@@ -30,6 +33,7 @@ pub use activity::Activity;
 pub use context::BoxContext;
 pub use engine::command::TimelineCommand;
 pub use engine::{Engine, FrameObserver, Options, Outcome};
+pub use error::{EngineError, RobotError, ScriptError};
 pub use hook::Hook;
 pub use host::{BoxCode, NativeHost, ScriptHost};
 pub use robot::{MemorySink, Robot, SubscriptionId};

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::activity::Activity;
+use crate::error::RobotError;
 use crate::value::Value;
 
 /// Identifies one subscription, so it can be removed; chosen by the subscriber.
@@ -15,22 +16,22 @@ pub type MemorySink = Arc<dyn Fn(&str, Value) + Send + Sync>;
 
 /// A robot: service calls, and ALMemory subscriptions for memory inputs (P3).
 pub trait Robot: Send + Sync {
-    /// Calls `service.method(args)` and waits for its result; an `Err` is the robot's error
-    /// message (a method the robot does not serve, a bad argument, ...).
-    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String>;
+    /// Calls `service.method(args)` and waits for its result; an `Err` says why it failed (a
+    /// module or method the robot does not serve, a bad argument, the method's own error, a
+    /// lost link).
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError>;
 
     /// Starts `service.method(args)` in the background and returns its task id at once
     /// (`proxy.post.method(...)`); the service's `wait`, `stop` and `isRunning` methods,
-    /// reached through [`Robot::call`], then act on that id. A robot without tasks refuses.
-    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    /// reached through [`Robot::call`], then act on that id. A robot without tasks refuses
+    /// ([`RobotError::CannotPost`]).
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
         let _ = args;
-        Err(format!(
-            "{service}.post.{method}: this robot cannot run background tasks"
-        ))
+        Err(RobotError::CannotPost(format!("{service}.post.{method}")))
     }
 
     /// Starts delivering every update of ALMemory `key` (raiseEvent, insertData) to `sink`.
-    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String>;
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError>;
 
     /// Stops the subscription `id` (no effect if there is none).
     fn unsubscribe(&self, id: SubscriptionId);

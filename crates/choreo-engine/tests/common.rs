@@ -136,7 +136,12 @@ pub struct TestRobot {
 }
 
 impl choreo_engine::Robot for TestRobot {
-    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+    fn call(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, choreo_engine::RobotError> {
         let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
         self.calls
             .lock()
@@ -145,7 +150,11 @@ impl choreo_engine::Robot for TestRobot {
         if service == "ALMemory" && (method == "raiseEvent" || method == "insertData") {
             let key = match args.first() {
                 Some(Value::String(k)) => k.clone(),
-                _ => return Err("raiseEvent(key, value): key must be a string".into()),
+                _ => {
+                    return Err(choreo_engine::RobotError::BadArguments(
+                        "raiseEvent(key, value): key must be a string".into(),
+                    ));
+                }
             };
             let value = args.get(1).cloned().unwrap_or_default();
             let sinks: Vec<choreo_engine::MemorySink> = self
@@ -163,7 +172,12 @@ impl choreo_engine::Robot for TestRobot {
         Ok(Value::None)
     }
 
-    fn subscribe(&self, key: &str, id: u64, sink: choreo_engine::MemorySink) -> Result<(), String> {
+    fn subscribe(
+        &self,
+        key: &str,
+        id: u64,
+        sink: choreo_engine::MemorySink,
+    ) -> Result<(), choreo_engine::RobotError> {
         self.subscribers
             .lock()
             .unwrap()

@@ -8,7 +8,8 @@ use choreo_engine::{Hook, NativeHost, Outcome, Value};
 use common::*;
 
 /// A box that finishes as soon as it starts.
-fn finisher() -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), String> {
+fn finisher() -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), choreo_engine::ScriptError>
+{
     |hook, ctx| {
         if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
             ctx.fire("onStopped", Value::None)?;
@@ -299,7 +300,7 @@ fn c2_an_output_looped_to_its_own_input_runs_10000_rounds() {
 fn e1_an_error_in_on_start_skips_loading_and_forwarding() {
     let inner = format!("{}{}", boxed("B", 1, "", ""), link(0, 2, 1, 2));
     let host = NativeHost::new().with("A", |hook, _| match hook {
-        Hook::Input { name, .. } if name == "onStart" => Err("boom".to_string()),
+        Hook::Input { name, .. } if name == "onStart" => Err("boom".into()),
         _ => Ok(()),
     });
     let xml = behavior(&format!(
@@ -404,7 +405,9 @@ fn c1_on_stop_reaches_a_box_blocked_in_on_start() {
 }
 
 /// A box "Raiser" that raises `key` with 1, 2, 3 at virtual seconds 1, 5 and 9.
-fn raiser(key: &'static str) -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), String> {
+fn raiser(
+    key: &'static str,
+) -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), choreo_engine::ScriptError> {
     move |hook, ctx| {
         if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
             let robot = ctx.robot().ok_or("no robot")?.clone();
@@ -489,6 +492,59 @@ fn bug8_two_memory_inputs_on_one_key_both_deliver() {
     let (_, t) = run_with(&xml, host, Some(std::sync::Arc::new(TestRobot::default())));
     let events = t.iter().filter(|l| l.starts_with("root/A/B in ev")).count();
     assert_eq!(events, 6, "3 updates x 2 inputs: {t:#?}");
+}
+
+#[test]
+fn box_code_tells_a_missing_robot_and_a_robot_without_tasks_from_other_errors() {
+    use choreo_engine::{EngineError, RobotError};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let host = |seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>| {
+        NativeHost::new().with("A", move |hook, ctx| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                let call = ctx.call_robot("ALMotion", "moveTo", vec![]);
+                let post = ctx.post_robot("ALMotion", "moveTo", vec![]);
+                let fire = ctx.fire("noSuchOutput", Value::None);
+                let mut seen = seen.lock().unwrap();
+                seen.push(match call {
+                    Ok(_) => "call ok".to_string(),
+                    Err(RobotError::NoRobot) => "call: no robot".to_string(),
+                    Err(e) => format!("call: {e:?}"),
+                });
+                seen.push(match post {
+                    Err(RobotError::NoRobot) => "post: no robot".to_string(),
+                    Err(RobotError::CannotPost(what)) => format!("post refused: {what}"),
+                    other => format!("post: {other:?}"),
+                });
+                seen.push(match fire {
+                    Err(EngineError::NoOutput { path, output }) => {
+                        format!("{path} has no {output}")
+                    }
+                    other => format!("fire: {other:?}"),
+                });
+                ctx.fire("onStopped", Value::None)?;
+            }
+            Ok(())
+        })
+    };
+    let (outcome, _) = run(&one_box(), host(seen.clone()));
+    assert_eq!(outcome, Outcome::Finished);
+    let (outcome, _) = run_with(
+        &one_box(),
+        host(seen.clone()),
+        Some(std::sync::Arc::new(TestRobot::default())),
+    );
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "call: no robot",
+            "post: no robot",
+            "root/A has no noSuchOutput",
+            "call ok",
+            "post refused: ALMotion.post.moveTo",
+            "root/A has no noSuchOutput",
+        ]
+    );
 }
 
 #[test]
@@ -587,9 +643,13 @@ fn e3_a_box_that_cannot_be_constructed_fails_the_load_naming_it() {
             &self,
             node: &choreo_engine::graph::BoxNode,
             _ctx: &choreo_engine::BoxContext,
-        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, String> {
+        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, choreo_engine::ScriptError>
+        {
             if node.name == "A" {
-                Err("SyntaxError: invalid syntax (line 3)".into())
+                Err(
+                    choreo_engine::ScriptError::new("SyntaxError: invalid syntax (line 3)")
+                        .at_line(3),
+                )
             } else {
                 NativeHost::new().construct(node, _ctx)
             }
@@ -603,9 +663,17 @@ fn e3_a_box_that_cannot_be_constructed_fails_the_load_naming_it() {
         Ok(_) => panic!("the load must fail"),
     };
     assert_eq!(
-        e,
+        e.to_string(),
         "root/A: cannot construct the box: SyntaxError: invalid syntax (line 3)"
     );
+    // A program sees which box failed, and where its script did.
+    match e {
+        choreo_engine::EngineError::Construct { path, error } => {
+            assert_eq!(path, "root/A");
+            assert_eq!(error.line, Some(3));
+        }
+        other => panic!("not a construction error: {other:?}"),
+    }
 }
 
 #[test]
@@ -815,10 +883,15 @@ struct LateRobot {
 }
 
 impl choreo_engine::Robot for LateRobot {
-    fn call(&self, _: &str, _: &str, _: Vec<Value>) -> Result<Value, String> {
+    fn call(&self, _: &str, _: &str, _: Vec<Value>) -> Result<Value, choreo_engine::RobotError> {
         Ok(Value::None)
     }
-    fn subscribe(&self, _: &str, _: u64, _: choreo_engine::MemorySink) -> Result<(), String> {
+    fn subscribe(
+        &self,
+        _: &str,
+        _: u64,
+        _: choreo_engine::MemorySink,
+    ) -> Result<(), choreo_engine::RobotError> {
         Ok(())
     }
     fn unsubscribe(&self, _: u64) {}

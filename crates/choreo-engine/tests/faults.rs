@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use choreo_engine::{BoxContext, Engine, Hook, NativeHost, Options, Outcome, Trace, Value};
+use choreo_engine::{
+    BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, Trace, Value,
+};
 use common::{PORTS, link};
 
 /// Ports of a loop box: the standard ones, plus `out` (Punctual, 5) and `in` (OnEvent, 6).
@@ -182,7 +184,7 @@ fn a_loop_through_two_levels_of_nested_diagrams_is_stopped_by_engine_stop() {
 }
 
 /// Native code for a loop box: its `in` fires `out`.
-fn echo(hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+fn echo(hook: &Hook, ctx: &BoxContext) -> Result<(), ScriptError> {
     if matches!(hook, Hook::Input { name, .. } if name == "in") {
         ctx.fire("out", Value::None)?;
     }
@@ -204,7 +206,7 @@ fn a_loop_through_native_inline_and_worker_boxes_reaches_the_time_limit() {
 #[test]
 fn a_native_box_that_panics_inline_or_on_a_worker_fails_its_hook_only() {
     let xml = two_box_loop(&loop_box("A", 1, ""), &loop_box("B", 2, ""));
-    let boom = |hook: &Hook, _: &BoxContext| -> Result<(), String> {
+    let boom = |hook: &Hook, _: &BoxContext| -> Result<(), ScriptError> {
         if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
             panic!("boom");
         }

@@ -373,7 +373,7 @@ impl Case {
                         }
                     }
                     if rule.fail {
-                        return Err(format!("{name} fails"));
+                        return Err(format!("{name} fails").into());
                     }
                 }
                 Ok(())
@@ -728,7 +728,7 @@ fn execute(case: &Case) -> Result<Run, TestCaseError> {
             ..Options::default()
         },
     )
-    .map_err(TestCaseError::fail)?;
+    .map_err(|e| TestCaseError::fail(e.to_string()))?;
     engine.start();
     // A run that does not end is reported with the end of its trace; the engine is leaked,
     // not dropped, as dropping waits for a control thread that may be stuck.

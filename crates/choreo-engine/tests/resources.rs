@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use choreo_engine::{BoxContext, Hook, NativeHost, Value};
+use choreo_engine::{BoxContext, Hook, NativeHost, ScriptError, Value};
 use common::*;
 
 fn resource(name: &str, kind: &str, timeout: i32) -> String {
@@ -18,7 +18,7 @@ fn on_start(hook: &Hook) -> bool {
 }
 
 /// Holds the resource for `secs` of virtual time once started, then finishes.
-fn holder(secs: u64) -> impl Fn(&Hook, &BoxContext) -> Result<(), String> {
+fn holder(secs: u64) -> impl Fn(&Hook, &BoxContext) -> Result<(), ScriptError> {
     move |hook, ctx| {
         if on_start(hook) {
             ctx.sleep(Duration::from_secs(secs));
@@ -29,7 +29,7 @@ fn holder(secs: u64) -> impl Fn(&Hook, &BoxContext) -> Result<(), String> {
 }
 
 /// Finishes as soon as it starts.
-fn quick(hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+fn quick(hook: &Hook, ctx: &BoxContext) -> Result<(), ScriptError> {
     if on_start(hook) {
         ctx.fire("onStopped", Value::None)?;
     }
@@ -60,7 +60,7 @@ fn contest_host(secs: u64) -> NativeHost {
 }
 
 /// T waits 1 s, then starts B.
-fn timer(hook: &Hook, ctx: &BoxContext) -> Result<(), String> {
+fn timer(hook: &Hook, ctx: &BoxContext) -> Result<(), ScriptError> {
     if on_start(hook) {
         ctx.sleep(Duration::from_secs(1));
         ctx.fire("onStopped", Value::None)?;

@@ -44,6 +44,15 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// Whether `error`, raised by a service for this call, is one of [`Args::bad`]'s: the
+    /// arguments, not the method, are at fault.
+    pub fn is_bad(&self, error: &str) -> bool {
+        error.strip_prefix(self.name.as_str()).is_some_and(|rest| {
+            rest.starts_with(": missing argument ")
+                || (rest.starts_with(": argument ") && rest.contains(" must be "))
+        })
+    }
+
     /// Argument `i` as a string.
     pub fn str(&self, i: usize) -> Result<&'a str, String> {
         match self.values.get(i) {
@@ -195,5 +204,18 @@ mod tests {
             "{e}"
         );
         assert!(a.f64(1).unwrap_err().contains("missing argument 2"));
+    }
+
+    #[test]
+    fn bad_arguments_are_told_from_other_errors() {
+        let v = vec![Value::Int(3)];
+        let a = Args::new("ALLeds", "on", &v);
+        assert!(a.is_bad(&a.str(0).unwrap_err()));
+        assert!(a.is_bad(&a.f64(1).unwrap_err()));
+        assert!(a.is_bad(&a.bad(0, "a colour")));
+        assert!(!a.is_bad("ALLeds.on: unknown LED or group \"Nose\""));
+        // Another method's complaint about its arguments is not this call's.
+        let other = Args::new("ALLeds", "fade", &v);
+        assert!(!a.is_bad(&other.str(0).unwrap_err()));
     }
 }

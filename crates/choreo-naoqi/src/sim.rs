@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
 use choreo_engine::clock::Time;
-use choreo_engine::{Activity, MemorySink, Robot, SubscriptionId, Value};
+use choreo_engine::{Activity, MemorySink, Robot, RobotError, SubscriptionId, Value};
 
 use crate::args::{Args, signature};
 use crate::memory::Memory;
@@ -161,7 +161,9 @@ impl Sim {
         services().iter().any(|(s, _)| *s == service) || recorded::methods(service).is_some()
     }
 
-    fn unsupported(&self, service: &str, method: &str, args: &[Value]) -> String {
+    /// A call of a module or a method the robot does not serve: counted, observed, and the
+    /// error NAOqi raises for it.
+    fn unsupported(&self, service: &str, method: &str, args: &[Value]) -> RobotError {
         self.count(service, method, Some("unsupported"));
         let signature = signature(args);
         self.observe(RobotEvent::Unsupported {
@@ -170,20 +172,23 @@ impl Sim {
             signature: signature.clone(),
         });
         if self.has_service(service) {
-            format!(
-                "{service}.{method}: method not served by the simulated robot (args: {signature})"
-            )
+            RobotError::UnknownMethod {
+                service: service.to_string(),
+                method: method.to_string(),
+                signature,
+            }
         } else {
-            format!("Can't find service: {service} (not served by the simulated robot)")
+            RobotError::UnknownService(service.to_string())
         }
     }
 
-    fn failed(&self, service: &str, method: &str, error: String) -> String {
+    /// A call that failed: counted and observed.
+    fn failed(&self, service: &str, method: &str, error: RobotError) -> RobotError {
         self.count(service, method, Some("failed"));
         self.observe(RobotEvent::CallFailed {
             service: service.to_string(),
             method: method.to_string(),
-            error: error.clone(),
+            error: error.to_string(),
         });
         error
     }
@@ -228,14 +233,22 @@ impl Sim {
         service: &str,
         method: &str,
         args: &[Value],
-    ) -> Result<Result<Reply, Value>, String> {
+    ) -> Result<Result<Reply, Value>, RobotError> {
         if !self.has_service(service) {
             return Err(self.unsupported(service, method, args));
         }
         let a = Args::new(service, method, args);
         let reply = match self.generic(service, method, &a) {
             Some(result) => result.map(Err),
-            None => self.serve(service, method, &a).map(Ok),
+            // The services' errors are text: their argument checks (`Args::bad`) say the
+            // arguments are wrong, anything else is the method's own failure.
+            None => self.serve(service, method, &a).map(Ok).map_err(|e| {
+                if a.is_bad(&e) {
+                    RobotError::BadArguments(e)
+                } else {
+                    RobotError::Failed(e)
+                }
+            }),
         };
         match reply {
             Ok(Ok(Reply::NotServed)) => Err(self.unsupported(service, method, args)),
@@ -251,7 +264,7 @@ impl Sim {
     }
 
     /// A blocking call.
-    pub fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+    pub fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
         match self.begin(service, method, &args)? {
             Err(value) => Ok(value),
             Ok(Reply::Timed(plan)) => {
@@ -270,18 +283,27 @@ impl Sim {
     }
 
     /// A posted call: a task driven in the background; its id at once.
-    pub fn post_call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    pub fn post_call(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<i64, RobotError> {
         match self.begin(service, method, &args)? {
             Ok(Reply::Timed(plan)) => {
                 let task = self.start_task(service, method, &args, plan);
                 let id = task.id;
                 if task.phase() == crate::tasks::Phase::Running {
-                    let time = self.time()?;
-                    let me = self.arc().ok_or("the robot is gone")?;
+                    let cannot =
+                        |e: String| RobotError::Failed(format!("{service}.post.{method}: {e}"));
+                    let time = self.time().map_err(cannot)?;
+                    let me = self
+                        .arc()
+                        .ok_or_else(|| cannot("the robot is gone".to_string()))?;
                     time.spawn(&format!("{service}.{method}#{id}"), move || {
                         me.drive(&task, None);
                     })
-                    .map_err(|e| format!("{service}.post.{method}: cannot start a task: {e}"))?;
+                    .map_err(|e| cannot(format!("cannot start a task: {e}")))?;
                 }
                 Ok(id)
             }
@@ -438,15 +460,15 @@ impl SimRobot {
 }
 
 impl Robot for SimRobot {
-    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
         self.sim.call(service, method, args)
     }
 
-    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
         self.sim.post_call(service, method, args)
     }
 
-    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String> {
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
         self.sim.memory.subscribe(key, id, sink);
         Ok(())
     }

@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use choreo_engine::Value;
 use choreo_engine::clock::Time;
+use choreo_engine::{RobotError, Value};
 
 /// How often (behavior time) a sleeping driver checks for a stop: one 25 fps frame, the
 /// "one engine tick" of B3. Drivers wake on multiples of it, so the instants are the same
@@ -413,11 +413,16 @@ impl crate::sim::Sim {
         service: &str,
         method: &str,
         a: &crate::args::Args<'_>,
-    ) -> Option<Result<Value, String>> {
+    ) -> Option<Result<Value, RobotError>> {
+        let bad = RobotError::BadArguments;
         let result = match method {
             "wait" => (|| {
-                let id = a.int(0)?;
-                let timeout_ms = if a.len() > 1 { a.int(1)? } else { 0 };
+                let id = a.int(0).map_err(bad)?;
+                let timeout_ms = if a.len() > 1 {
+                    a.int(1).map_err(bad)?
+                } else {
+                    0
+                };
                 let Some(task) = self.tasks.get(service, id) else {
                     return Ok(Value::Bool(false));
                 };
@@ -428,13 +433,13 @@ impl crate::sim::Sim {
                     Driven::TimedOut
                 )))
             })(),
-            "stop" => a.int(0).map(|id| {
+            "stop" => a.int(0).map_err(bad).map(|id| {
                 if let Some(task) = self.tasks.get(service, id) {
                     self.stop_task(&task);
                 }
                 Value::None
             }),
-            "isRunning" => a.int(0).map(|id| {
+            "isRunning" => a.int(0).map_err(bad).map(|id| {
                 Value::Bool(
                     self.tasks
                         .get(service, id)
@@ -442,7 +447,7 @@ impl crate::sim::Sim {
                 )
             }),
             "pCall" => (|| {
-                let target = a.str(0)?;
+                let target = a.str(0).map_err(bad)?;
                 self.post_call(service, target, a.values[1..].to_vec())
                     .map(Value::Int)
             })(),

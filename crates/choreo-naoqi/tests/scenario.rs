@@ -176,7 +176,7 @@ fn json_scenarios_and_insert_data_at_a_time() {
         ctx.sleep(std::time::Duration::from_secs(1));
         let v = ctx.call_robot("ALMemory", "getData", vec![s("Battery")])?;
         if v != Value::Float(0.5) {
-            return Err(format!("got {v}"));
+            return Err(format!("got {v}").into());
         }
         Ok(())
     });

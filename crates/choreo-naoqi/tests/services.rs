@@ -6,7 +6,7 @@ mod harness;
 
 use std::sync::{Arc, Mutex};
 
-use choreo_engine::{Outcome, Robot, Value};
+use choreo_engine::{Outcome, Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use harness::{assert_time, log, run_box, s, secs};
 
@@ -41,13 +41,17 @@ fn insert_data_then_get_data_and_missing_keys_raise() {
     let err = robot
         .call("ALMemory", "getData", vec![s("NoSuchKey")])
         .unwrap_err();
-    assert!(err.contains("NoSuchKey"), "{err}");
+    assert!(
+        matches!(&err, RobotError::Failed(m) if m.contains("NoSuchKey")),
+        "{err:?}"
+    );
     let err = robot
         .call("ALMemory", "getData", vec![Value::Int(3)])
         .unwrap_err();
     assert!(
-        err.starts_with("ALMemory.getData: argument 1 must be a string"),
-        "{err}"
+        matches!(&err, RobotError::BadArguments(m)
+            if m.starts_with("ALMemory.getData: argument 1 must be a string")),
+        "{err:?}"
     );
     assert_eq!(robot.stats().failed["ALMemory.getData"], 2);
     let list = robot
@@ -293,7 +297,10 @@ fn postures_take_time_and_are_recognized() {
             vec![s("Sit"), Value::Float(1.0)],
         )
         .unwrap_err();
-    assert!(err.contains("does not exist on Pepper"), "{err}");
+    assert!(
+        matches!(&err, RobotError::Failed(m) if m.contains("does not exist on Pepper")),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -573,7 +580,15 @@ fn unsupported_calls_raise_and_are_counted() {
         .unwrap_err();
     assert_eq!(
         err,
-        "ALMotion.fooBar: method not served by the simulated robot (args: (sf))"
+        RobotError::UnknownMethod {
+            service: "ALMotion".into(),
+            method: "fooBar".into(),
+            signature: "(sf)".into(),
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "ALMotion.fooBar: method not served by the robot (args: (sf))"
     );
     assert!(robot.call("ALMotion", "fooBar", vec![]).is_err());
     assert!(
@@ -581,7 +596,8 @@ fn unsupported_calls_raise_and_are_counted() {
         "no id for an unserved post"
     );
     let err = robot.call("ALFoo", "bar", vec![]).unwrap_err();
-    assert!(err.starts_with("Can't find service: ALFoo"), "{err}");
+    assert_eq!(err, RobotError::UnknownService("ALFoo".into()));
+    assert_eq!(err.to_string(), "Can't find service: ALFoo");
     assert!(!robot.has_service("ALFoo"));
     assert!(robot.has_service("ALTabletService"));
     let stats = robot.stats();
@@ -608,6 +624,55 @@ fn unsupported_calls_raise_and_are_counted() {
     assert_eq!(
         robot.stats().recorded_only["ALTabletService.showWebview"],
         1
+    );
+}
+
+#[test]
+fn a_program_tells_a_missing_service_from_a_missing_method_from_a_failure() {
+    // Box code reaches the robot through its context and decides by the kind of error.
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let calls = [
+            ("ALFoo", "bar", vec![]),
+            ("ALMotion", "fooBar", vec![Value::Int(1)]),
+            ("ALLeds", "on", vec![Value::Int(3)]),
+            ("ALMemory", "getData", vec![s("NoSuchKey")]),
+            ("ALMemory", "getData", vec![s("FrontTactilTouched")]),
+        ];
+        for (service, method, args) in calls {
+            let kind = match ctx.call_robot(service, method, args) {
+                Ok(_) => "ok".to_string(),
+                Err(RobotError::UnknownService(name)) => format!("no module {name}"),
+                Err(RobotError::UnknownMethod {
+                    service, method, ..
+                }) => format!("no method {service}.{method}"),
+                Err(RobotError::BadArguments(_)) => "bad arguments".to_string(),
+                Err(RobotError::Failed(_)) => "failed".to_string(),
+                Err(other) => format!("unexpected: {other}"),
+            };
+            seen2.lock().unwrap().push(kind);
+        }
+        // A posted call of a method the robot lacks raises at once, the same way.
+        let post = ctx.post_robot("ALMotion", "fooBar", vec![]);
+        seen2.lock().unwrap().push(match post {
+            Err(RobotError::UnknownMethod { method, .. }) => format!("no post {method}"),
+            other => format!("unexpected: {other:?}"),
+        });
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "no module ALFoo",
+            "no method ALMotion.fooBar",
+            "bad arguments",
+            "failed",
+            "ok",
+            "no post fooBar"
+        ]
     );
 }
 
@@ -643,7 +708,13 @@ fn every_listed_method_is_served() {
                 continue;
             }
             if let Err(e) = robot.call(service, &m, vec![]) {
-                assert!(!e.contains("not served"), "{service}.{m}: {e}");
+                assert!(
+                    !matches!(
+                        e,
+                        RobotError::UnknownMethod { .. } | RobotError::UnknownService(_)
+                    ),
+                    "{service}.{m}: {e}"
+                );
             }
         }
     }

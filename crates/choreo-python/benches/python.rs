@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::graph::BoxNode;
 use choreo_engine::{
-    BoxCode, BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptHost, Value,
+    BoxCode, BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, ScriptHost, Value,
 };
 use choreo_python::{PythonHost, PythonOptions};
 use choreo_xar::model::XarFile;
@@ -295,7 +295,7 @@ struct Keep<'a> {
 }
 
 impl ScriptHost for Keep<'_> {
-    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
         let code = self.host.construct(node, ctx)?;
         if node.name == "hop" {
             *self.kept.lock().unwrap() = Some((Arc::clone(&code), ctx.clone()));

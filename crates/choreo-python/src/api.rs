@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use choreo_engine::graph::Content;
-use choreo_engine::{BoxContext, MemorySink, SubscriptionId, TimelineCommand, Value};
+use choreo_engine::{BoxContext, MemorySink, RobotError, SubscriptionId, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
@@ -217,7 +217,7 @@ impl BoxApi {
         self.state
             .live()?
             .fire(name, value)
-            .map_err(PyRuntimeError::new_err)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// `getParameter(name)` (S3): a `RuntimeError` names a parameter no box on the way up has.
@@ -329,7 +329,7 @@ impl BoxApi {
         let result = py.detach(|| ctx.call_robot(service, method, args));
         match result {
             Ok(v) => to_python(py, &v),
-            Err(e) => Err(PyRuntimeError::new_err(e)),
+            Err(e) => Err(robot_error(&e, &format!("{service}.{method}"))),
         }
     }
 
@@ -350,7 +350,7 @@ impl BoxApi {
         let args = robot_args(args)?;
         let ctx = self.state.live()?;
         py.detach(|| ctx.post_robot(service, method, args))
-            .map_err(PyRuntimeError::new_err)
+            .map_err(|e| robot_error(&e, &format!("{service}.post.{method}")))
     }
 
     /// A log line of the box (`debug`, `info`, `warning`, `error`, `fatal`).
@@ -376,7 +376,7 @@ impl BoxApi {
         let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
         robot
             .subscribe(key, id, sink)
-            .map_err(PyRuntimeError::new_err)?;
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         self.state
             .subscriptions
             .lock()
@@ -440,6 +440,16 @@ impl BoxApi {
     /// The enclosing box.
     fn parent(&self) -> Option<Arc<BoxState>> {
         self.state.run.box_named(&self.state.parent_id)
+    }
+}
+
+/// A robot error as Python sees it: NAOqi raises `RuntimeError` for every robot error
+/// (naoqi-services.md 1.5), with the robot's message; without a robot, the message names the
+/// call (`call`: `Service.method`, `Service.post.method`).
+fn robot_error(error: &RobotError, call: &str) -> PyErr {
+    match error {
+        RobotError::NoRobot => PyRuntimeError::new_err(format!("no robot to call {call}")),
+        other => PyRuntimeError::new_err(other.to_string()),
     }
 }
 

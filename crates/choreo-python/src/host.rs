@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use choreo_engine::graph::BoxNode;
-use choreo_engine::{BoxCode, BoxContext, Hook, ScriptHost, SubscriptionId, Value};
+use choreo_engine::{BoxCode, BoxContext, Hook, ScriptError, ScriptHost, SubscriptionId, Value};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -114,7 +114,7 @@ impl ScriptHost for PythonHost {
         });
     }
 
-    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, String> {
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
         let state = Arc::new(BoxState::new(ctx.clone(), Arc::clone(&self.run)));
         self.run
             .boxes
@@ -134,7 +134,7 @@ impl ScriptHost for PythonHost {
             .remove(&node.code);
         let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(&node.code));
         let _entered = Entered::new(Arc::clone(&state));
-        let script = Python::attach(|py| -> Result<Option<Script>, String> {
+        let script = Python::attach(|py| -> Result<Option<Script>, ScriptError> {
             let rt = runtime(py)?;
             let api = Py::new(
                 py,
@@ -142,13 +142,13 @@ impl ScriptHost for PythonHost {
                     state: Arc::clone(&state),
                 },
             )
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ScriptError::new(e.to_string()))?;
             let made = rt
                 .construct
                 .call1(py, (api, node.code.as_str(), fixed))
-                .map_err(|e| message(py, &e))?;
+                .map_err(|e| script_error(py, &e))?;
             let (namespace, instance, optional): (Py<PyDict>, Py<PyAny>, Vec<String>) =
-                made.extract(py).map_err(|e| message(py, &e))?;
+                made.extract(py).map_err(|e| script_error(py, &e))?;
             let inputs = node
                 .inputs
                 .iter()
@@ -173,6 +173,22 @@ fn message(py: Python<'_>, e: &PyErr) -> String {
     e.value(py)
         .str()
         .map_or_else(|_| e.to_string(), |s| s.to_string())
+}
+
+/// A Python error as a [`ScriptError`]: its message, and the line of the box script at fault
+/// when `generated.construct` gave it (`choreo_line`).
+fn script_error(py: Python<'_>, e: &PyErr) -> ScriptError {
+    let error = ScriptError::new(message(py, e));
+    let line = e
+        .value(py)
+        .getattr(intern!(py, "choreo_line"))
+        .ok()
+        .and_then(|l| l.extract::<Option<u32>>().ok())
+        .flatten();
+    match line {
+        Some(line) => error.at_line(line),
+        None => error,
+    }
 }
 
 /// A box instance: its engine handle and, if its script defines `MyClass`, the instance.
@@ -209,7 +225,7 @@ impl Script {
 }
 
 impl BoxCode for PythonBox {
-    fn call(&self, hook: &Hook, _ctx: &BoxContext) -> Result<(), String> {
+    fn call(&self, hook: &Hook, _ctx: &BoxContext) -> Result<(), ScriptError> {
         let Some(script) = &self.script else {
             return Ok(());
         };
@@ -227,7 +243,7 @@ impl BoxCode for PythonBox {
             crate::thread::keep(py);
             let rt = runtime(py)?;
             let argument = match value {
-                Some(v) => to_python(py, v).map_err(|e| message(py, &e))?,
+                Some(v) => to_python(py, v).map_err(|e| script_error(py, &e))?,
                 None => py.None().into_bound(py),
             };
             let failed = rt
@@ -241,11 +257,12 @@ impl BoxCode for PythonBox {
                         value.is_some(),
                     ),
                 )
-                .map_err(|e| message(py, &e))?;
-            match failed.extract::<Option<String>>(py) {
+                .map_err(|e| script_error(py, &e))?;
+            match failed.extract::<Option<(String, Option<u32>)>>(py) {
                 Ok(None) => Ok(()),
-                Ok(Some(text)) => Err(text),
-                Err(e) => Err(message(py, &e)),
+                Ok(Some((text, None))) => Err(ScriptError::new(text)),
+                Ok(Some((text, Some(line)))) => Err(ScriptError::new(text).at_line(line)),
+                Err(e) => Err(script_error(py, &e)),
             }
         })
     }

@@ -4,7 +4,7 @@
 
 mod support;
 
-use choreo_engine::{Outcome, Trace};
+use choreo_engine::{Outcome, Trace, Value};
 use support::*;
 
 /// A box running `body` (indented for a method) in onInput_onStart, then stopping.
@@ -380,6 +380,14 @@ class MyClass(GeneratedClass):
     assert_eq!(outcome, Outcome::Finished, "{t:#?}");
 }
 
+/// The script line of a construction error of box A.
+fn construction_line(e: &choreo_engine::EngineError) -> Option<u32> {
+    match e {
+        choreo_engine::EngineError::Construct { path, error } if path == "root/A" => error.line,
+        other => panic!("not a construction error of root/A: {other:?}"),
+    }
+}
+
 #[test]
 fn a_construction_error_fails_the_load_naming_the_box_and_line() {
     let code = "
@@ -392,6 +400,8 @@ class MyClass(GeneratedClass):
         Err(e) => e,
         Ok(_) => panic!("the load must fail"),
     };
+    assert_eq!(construction_line(&e), Some(5), "{e}");
+    let e = e.to_string();
     assert!(
         e.starts_with("root/A: cannot construct the box: Traceback"),
         "{e}"
@@ -418,6 +428,8 @@ class MyClass(GeneratedClass):
         Err(e) => e,
         Ok(_) => panic!("the load must fail"),
     };
+    assert_eq!(construction_line(&e), Some(4), "{e}");
+    let e = e.to_string();
     assert!(
         e.starts_with(
             "root/A: cannot construct the box:   File \"root/A\", line 4\n    if True\nSyntaxError:"
@@ -527,7 +539,8 @@ fn construct_a(
             &self,
             node: &choreo_engine::graph::BoxNode,
             ctx: &choreo_engine::BoxContext,
-        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, String> {
+        ) -> Result<std::sync::Arc<dyn choreo_engine::BoxCode>, choreo_engine::ScriptError>
+        {
             let code = self.0.construct(node, ctx)?;
             if node.name == "A" {
                 *self.1.lock().unwrap() = Some((code.clone(), ctx.clone()));
@@ -582,4 +595,39 @@ class MyClass(GeneratedClass):
     a.call(&Hook::ResourceError, &ctx).unwrap();
     let t: Vec<String> = engine.trace().events().iter().map(|e| e.short()).collect();
     assert_eq!(logs(&t, "root/A"), ["info: wanted: Speech", "info: lost"]);
+}
+
+#[test]
+fn a_hook_error_carries_the_line_of_the_script_that_raised() {
+    use choreo_engine::Hook;
+    let code = "
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.helper(0)
+
+    def helper(self, n):
+        return 10 / n
+
+    def onInput_onStop(self):
+        raise RuntimeError('stop')
+";
+    let (_engine, a, ctx) = construct_a(&one_box("", code));
+    let start = Hook::Input {
+        name: "onStart".to_string(),
+        value: Value::None,
+    };
+    let e = a.call(&start, &ctx).unwrap_err();
+    // The innermost line of the script: in helper, not where onInput_onStart called it.
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(
+        e.message.ends_with("ZeroDivisionError: division by zero"),
+        "{e}"
+    );
+    let stop = Hook::Input {
+        name: "onStop".to_string(),
+        value: Value::None,
+    };
+    let e = a.call(&stop, &ctx).unwrap_err();
+    assert_eq!(e.line, Some(10), "{e}");
+    assert!(e.message.ends_with("RuntimeError: stop"), "{e}");
 }

@@ -6,13 +6,14 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use choreo_engine::{MemorySink, Robot, SubscriptionId, Value};
+use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
 
 use crate::error::Error;
 use crate::naoqi::{MODULE_BASE, modules};
 use crate::object::{ObjectBuilder, Out, ServedObject};
 use crate::server::{Server, ServerOptions};
 use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
+use crate::value::signature_of;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -31,7 +32,10 @@ pub const DEFAULT_LISTEN: &str = "tcp://127.0.0.1:9559";
 /// - [`Robot::subscribe`] uses `ALMemory.subscriber(key)` and its `signal`; subscriptions
 ///   are made again after a reconnection.
 ///
-/// While the link is down, calls fail at once with a message saying so.
+/// While the link is down, calls fail at once with [`RobotError::Disconnected`]; a call with
+/// no answer in time fails with [`RobotError::Timeout`]; a module or method the robot lacks
+/// with [`RobotError::UnknownService`] or [`RobotError::UnknownMethod`]; the method's own
+/// error with [`RobotError::Failed`].
 pub struct RemoteRobot {
     state: Arc<RemoteState>,
 }
@@ -90,8 +94,55 @@ impl RemoteRobot {
     }
 }
 
+/// A qi error of the call `service.method(args)` as a robot error:
+///
+/// - a link that is down or failed (`Disconnected`, `Io`) → [`RobotError::Disconnected`];
+///   no answer in time → [`RobotError::Timeout`];
+/// - a method the object does not have (`NotFound`, or a peer's error saying it cannot find
+///   the method) → [`RobotError::UnknownMethod`]; a peer's error saying it cannot find the
+///   service → [`RobotError::UnknownService`];
+/// - arguments no overload takes (`Type`) → [`RobotError::BadArguments`];
+/// - any other error of the peer (the method raised) and the rest → [`RobotError::Failed`].
+///
+/// The messages name the call, as `service.method: ...`.
+fn robot_error(service: &str, method: &str, args: &[Value], error: Error) -> RobotError {
+    let unknown_method = || RobotError::UnknownMethod {
+        service: service.to_string(),
+        method: method.to_string(),
+        signature: signature_of(&Value::Tuple(args.to_vec())).to_string(),
+    };
+    match error {
+        Error::NotFound(_) => unknown_method(),
+        Error::Type(_) => RobotError::BadArguments(format!("{service}.{method}: {error}")),
+        Error::Remote(text) if says_missing(&text, "service") => {
+            RobotError::UnknownService(service.to_string())
+        }
+        Error::Remote(text) if says_missing(&text, "method") => unknown_method(),
+        other => link_error(&format!("{service}.{method}"), other),
+    }
+}
+
+/// A qi error of `what` that says nothing of services or methods: a lost link, a timeout, or
+/// a failure (named after `what`).
+fn link_error(what: &str, error: Error) -> RobotError {
+    match error {
+        Error::Disconnected(why) => RobotError::Disconnected(format!("{what}: {why}")),
+        Error::Io(e) => RobotError::Disconnected(format!("{what}: {e}")),
+        Error::Timeout(after) => RobotError::Timeout(after),
+        other => RobotError::Failed(format!("{what}: {other}")),
+    }
+}
+
+/// Whether a peer's error text says it cannot find a `what` (`Can't find service: X`,
+/// libqi's `Can't find method: m`, choreo's `Cannot find service 'X' in index`).
+fn says_missing(text: &str, what: &str) -> bool {
+    ["Can't find ", "Cannot find "]
+        .iter()
+        .any(|lead| text.contains(&format!("{lead}{what}")))
+}
+
 impl RemoteState {
-    fn service(&self, name: &str) -> Result<RemoteObject, String> {
+    fn service(&self, name: &str) -> Result<RemoteObject, RobotError> {
         let generation = self.session.generation();
         if let Some((g, o)) = lock(&self.services).get(name)
             && *g == generation
@@ -100,34 +151,41 @@ impl RemoteState {
             return Ok(o.clone());
         }
         let o = self.session.service(name).map_err(|e| match e {
-            Error::NotFound(_) | Error::Remote(_) => format!("Can't find service: {name} ({e})"),
-            other => other.to_string(),
+            Error::NotFound(_) | Error::Remote(_) => RobotError::UnknownService(name.to_string()),
+            other => link_error(name, other),
         })?;
         lock(&self.services).insert(name.to_string(), (generation, o.clone()));
         Ok(o)
     }
 
-    fn call(&self, service: &str, method: &str, args: &[Value]) -> Result<Value, String> {
+    fn call(&self, service: &str, method: &str, args: &[Value]) -> Result<Value, RobotError> {
         self.service(service)?
             .call(method, args)
-            .map_err(|e| format!("{service}.{method}: {e}"))
+            .map_err(|e| robot_error(service, method, args, e))
     }
 
     fn subscribe_live(
         &self,
         key: &str,
         sink: &MemorySink,
-    ) -> Result<(RemoteObject, SignalLink), String> {
+    ) -> Result<(RemoteObject, SignalLink), RobotError> {
         let memory = self.service("ALMemory")?;
+        let args = [Value::String(key.to_string())];
         let subscriber = memory
-            .call_object("subscriber", &[Value::String(key.to_string())])
-            .map_err(|e| format!("ALMemory.subscriber({key:?}): {e}"))?;
+            .call_object("subscriber", &args)
+            .map_err(|e| robot_error("ALMemory", "subscriber", &args, e))?;
         let (sink, name) = (Arc::clone(sink), key.to_string());
         let link = subscriber
             .connect("signal", move |args| {
                 sink(&name, args.into_iter().next().unwrap_or_default());
             })
-            .map_err(|e| format!("ALMemory.subscriber({key:?}).signal: {e}"))?;
+            .map_err(|e| match e {
+                // The subscriber object has no `signal`: the robot's ALMemory is not NAOqi's.
+                Error::NotFound(text) => {
+                    RobotError::Failed(format!("ALMemory.subscriber({key:?}).signal: {text}"))
+                }
+                other => robot_error("ALMemory", "subscriber", &args, other),
+            })?;
         Ok((subscriber, link))
     }
 
@@ -181,7 +239,7 @@ impl Robot for RemoteRobot {
         self.session().is_connected()
     }
 
-    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
         if let Some(task) = self.state.task(&args) {
             match method {
                 "wait" => {
@@ -205,11 +263,11 @@ impl Robot for RemoteRobot {
         self.state.call(service, method, &args)
     }
 
-    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
         let object = self.state.service(service)?;
         let pending = object
             .call_async(method, &args)
-            .map_err(|e| format!("{service}.post.{method}: {e}"))?;
+            .map_err(|e| robot_error(service, method, &args, e))?;
         let id = self.state.next_task.fetch_add(1, Ordering::SeqCst);
         let task = Arc::new(Task {
             done: Mutex::new(None),
@@ -234,11 +292,13 @@ impl Robot for RemoteRobot {
                     lock(&state.tasks).remove(&id);
                 }
             })
-            .map_err(|e| format!("{service}.post.{method}: cannot start a task: {e}"))?;
+            .map_err(|e| {
+                RobotError::Failed(format!("{service}.post.{method}: cannot start a task: {e}"))
+            })?;
         Ok(id)
     }
 
-    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String> {
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
         let live = self.state.subscribe_live(key, &sink)?;
         lock(&self.state.subscriptions).insert(
             id,
@@ -273,7 +333,7 @@ pub struct CallReport<'a> {
     /// Arguments as received.
     pub args: &'a [Value],
     /// What the robot answered (the task id for `pCall`).
-    pub result: &'a Result<Value, String>,
+    pub result: &'a Result<Value, RobotError>,
 }
 
 /// Receives every call a served robot handles (printing them, counting them).
@@ -318,7 +378,7 @@ fn report(
     service: &str,
     method: &str,
     args: &[Value],
-    result: &Result<Value, String>,
+    result: &Result<Value, RobotError>,
 ) {
     if let Some(log) = on_call {
         log(&CallReport {
@@ -367,13 +427,16 @@ fn module_object(
                         Some((Value::String(method), rest)) => {
                             robot.post(module, method, rest.to_vec()).map(Value::Int)
                         }
-                        _ => Err(format!("{module}.pCall: expects [method, args...]")),
+                        _ => Err(RobotError::BadArguments(format!(
+                            "{module}.pCall: expects [method, args...]"
+                        ))),
                     }
                 }
                 _ => robot.call(module, name, args.clone()),
             };
             report(&log, module, name, &args, &result);
-            result.map(Out::Value)
+            // The robot's error becomes the text of the qi error reply.
+            result.map(Out::Value).map_err(|e| e.to_string())
         };
         b = b.method(name, params, returns, handler);
     }
@@ -384,7 +447,9 @@ fn module_object(
         b = b.method(m.name, m.params, m.returns, move |args| {
             let result = robot.call(module, name, args.clone());
             report(&log, module, name, &args, &result);
-            result.map(|v| Out::Value(if void { Value::None } else { v }))
+            result
+                .map(|v| Out::Value(if void { Value::None } else { v }))
+                .map_err(|e| e.to_string())
         });
     }
     if module == "ALMemory" {
@@ -410,8 +475,66 @@ fn module_object(
             });
             let result = robot.subscribe(&key, id, sink).map(|()| Value::None);
             report(&log, "ALMemory", "subscriber", &args, &result);
-            result.map(|_| Out::Object(object))
+            result
+                .map(|_| Out::Object(object))
+                .map_err(|e| e.to_string())
         });
     }
     b.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(error: Error) -> RobotError {
+        robot_error("ALMotion", "moveTo", &[Value::Float(1.0)], error)
+    }
+
+    #[test]
+    fn a_lost_link_and_a_timeout_are_connection_losses() {
+        let e = map(Error::Disconnected("tcp://robot:9559: reset".into()));
+        assert_eq!(
+            e,
+            RobotError::Disconnected("ALMotion.moveTo: tcp://robot:9559: reset".into())
+        );
+        let e = map(Error::Io(std::io::Error::other("broken pipe")));
+        assert!(matches!(&e, RobotError::Disconnected(m) if m.ends_with("broken pipe")));
+        assert!(e.is_connection_lost());
+        let e = map(Error::Timeout(Duration::from_secs(3)));
+        assert_eq!(e, RobotError::Timeout(Duration::from_secs(3)));
+        assert!(e.is_connection_lost());
+    }
+
+    #[test]
+    fn missing_services_and_methods_are_told_from_failures() {
+        assert_eq!(
+            map(Error::Remote("Can't find service: ALMotion".into())),
+            RobotError::UnknownService("ALMotion".into())
+        );
+        let unknown = RobotError::UnknownMethod {
+            service: "ALMotion".into(),
+            method: "moveTo".into(),
+            signature: "(d)".into(),
+        };
+        assert_eq!(
+            map(Error::NotFound("ALMotion: no method moveTo".into())),
+            unknown
+        );
+        assert_eq!(
+            map(Error::Remote("Can't find method: moveTo".into())),
+            unknown
+        );
+        assert!(matches!(
+            map(Error::Type("ALMotion.moveTo: no overload takes (d)".into())),
+            RobotError::BadArguments(_)
+        ));
+        let e = map(Error::Remote("the robot fell".into()));
+        assert_eq!(
+            e,
+            RobotError::Failed("ALMotion.moveTo: the robot fell".into())
+        );
+        assert!(!e.is_connection_lost());
+        assert!(matches!(map(Error::Canceled), RobotError::Failed(_)));
+    }
 }

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use choreo_engine::{Robot, Value};
+use choreo_engine::{Robot, RobotError, Value};
 use choreo_qi::header::{Address, Flags, MessageType};
 use choreo_qi::message::Message;
 use choreo_qi::{
@@ -105,20 +105,40 @@ fn remote_robot_drives_the_served_simulated_robot() {
             .unwrap(),
         Value::Bool(false)
     );
-    // Errors: unknown module, unknown method, the robot's own error.
-    assert!(
-        robot
-            .call("ALNoSuch", "x", vec![])
-            .unwrap_err()
-            .contains("ALNoSuch")
+    // Errors a program can tell apart: unknown module, unknown method, bad arguments, the
+    // robot's own error, and (once the server is gone) a lost link.
+    assert_eq!(
+        robot.call("ALNoSuch", "x", vec![]).unwrap_err(),
+        RobotError::UnknownService("ALNoSuch".into())
     );
-    assert!(robot.call("ALMotion", "noSuchMethod", vec![]).is_err());
-    assert!(
+    assert_eq!(
         robot
-            .call("ALMemory", "getData", vec![Value::String("nokey".into())])
-            .is_err()
+            .call("ALMotion", "noSuchMethod", vec![Value::Int(1)])
+            .unwrap_err(),
+        RobotError::UnknownMethod {
+            service: "ALMotion".into(),
+            method: "noSuchMethod".into(),
+            signature: "(l)".into(),
+        }
     );
+    let e = robot
+        .call("ALMemory", "getData", vec![Value::List(vec![])])
+        .unwrap_err();
+    assert!(matches!(e, RobotError::BadArguments(_)), "{e:?}");
+    let e = robot
+        .call("ALMemory", "getData", vec![Value::String("nokey".into())])
+        .unwrap_err();
+    assert!(
+        matches!(&e, RobotError::Failed(m) if m.starts_with("ALMemory.getData: ") && m.contains("nokey")),
+        "{e:?}"
+    );
+    assert!(!e.is_connection_lost());
     served.stop();
+    assert!(wait_until(|| {
+        robot
+            .call("ALTextToSpeech", "getLanguage", vec![])
+            .is_err_and(|e| e.is_connection_lost())
+    }));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
 use choreo_engine::trace::{Event, Step};
-use choreo_engine::{Engine, Options, Outcome, Robot, ScriptHost, Trace};
+use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, ScriptHost, Trace};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 
 use crate::exit;
@@ -194,7 +194,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(e) => Arc::new(e),
         Err(e) => {
             errln!("{}: {e}", args.path.display());
-            return exit::LOAD;
+            return load_exit(&e);
         }
     };
     for p in &args.params {
@@ -344,7 +344,25 @@ fn set_param(engine: &Engine, spec: &str) -> Result<(), String> {
     } else {
         format!("{root}/{path}")
     };
-    engine.set_parameter(&full, name, value)
+    engine
+        .set_parameter(&full, name, value)
+        .map_err(|e| e.to_string())
+}
+
+/// The exit code for a behavior that could not be loaded: [`exit::LOAD`] whatever the
+/// reason (a box that cannot be constructed, a thread that cannot start, the time limit).
+/// Every kind is listed so that a new one is given its code on purpose.
+fn load_exit(error: &EngineError) -> u8 {
+    match error {
+        EngineError::Construct { .. }
+        | EngineError::Thread { .. }
+        | EngineError::LoadTimeLimit { .. } => exit::LOAD,
+        // Not load errors (commands to a loaded engine); counted as such should one appear.
+        EngineError::NoBox { .. }
+        | EngineError::NoInput { .. }
+        | EngineError::NoOutput { .. }
+        | EngineError::NoParameter { .. } => exit::LOAD,
+    }
 }
 
 /// The folder a behavior's scripts see as `behaviorAbsolutePath()`: on disk for a folder or

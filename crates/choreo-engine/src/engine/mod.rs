@@ -42,6 +42,7 @@ use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::engine::shared::Shared;
 use crate::engine::state::{CodeSlot, Control, ControlOptions};
+use crate::error::EngineError;
 use crate::graph::{BoxId, Graph};
 use crate::host::ScriptHost;
 use crate::robot::Robot;
@@ -91,7 +92,11 @@ fn options_rest(time_limit: Option<Duration>, strict: bool) -> ControlOptions {
 impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
-    pub fn load(x: &XarFile, host: &dyn ScriptHost, options: Options) -> Result<Engine, String> {
+    pub fn load(
+        x: &XarFile,
+        host: &dyn ScriptHost,
+        options: Options,
+    ) -> Result<Engine, EngineError> {
         let graph = Arc::new(Graph::with_generated_code(x, &|def| {
             host.generated_code(def)
         }));
@@ -107,7 +112,10 @@ impl Engine {
         let clock: Arc<dyn Clock> = if options.virtual_time {
             VirtualClock::new(sink)
         } else {
-            RealClock::new(sink).map_err(|e| format!("cannot start the frame clock: {e}"))?
+            RealClock::new(sink).map_err(|error| EngineError::Thread {
+                what: "frame clock",
+                error,
+            })?
         };
         let parameters = graph
             .boxes
@@ -142,7 +150,10 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
             .spawn(move || control.supervise(&commands))
-            .map_err(|e| format!("cannot start the control thread: {e}"))?;
+            .map_err(|error| EngineError::Thread {
+                what: "control thread",
+                error,
+            })?;
         let engine = Engine {
             shared: Arc::clone(&shared),
             outcome,
@@ -168,18 +179,20 @@ impl Engine {
                         .record_step(shared.time.now(), BoxId(i as u32), TraceStep::New);
                     code.push(c);
                 }
-                Err(e) => {
-                    failed = Some(format!("{}: cannot construct the box: {e}", node.path));
+                Err(error) => {
+                    failed = Some(EngineError::Construct {
+                        path: node.path.clone(),
+                        error,
+                    });
                     break;
                 }
             }
         }
         shared.time.end();
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
-            failed = Some(format!(
-                "the time limit ({:.3} s) passed while the boxes were being constructed",
-                options.time_limit.unwrap_or_default().as_secs_f64()
-            ));
+            failed = Some(EngineError::LoadTimeLimit {
+                limit: options.time_limit.unwrap_or_default(),
+            });
         }
         if let Some(e) = failed {
             // Every box constructed is destroyed again (`del` for each `new`).
@@ -229,12 +242,17 @@ impl Engine {
     }
 
     /// Stimulates input `input` of the box at `path` from outside (tests, tools).
-    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), String> {
+    pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), EngineError> {
         let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
+        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
+            path: path.to_string(),
+        })?;
         let input = g
             .input_index(b, input)
-            .ok_or_else(|| format!("box {path:?} has no input {input:?}"))?;
+            .ok_or_else(|| EngineError::NoInput {
+                path: path.to_string(),
+                input: input.to_string(),
+            })?;
         self.shared.post(Command::Stimulate { b, input, value });
         Ok(())
     }
@@ -259,15 +277,20 @@ impl Engine {
 
     /// Sets parameter `name` of the box at `path` from its text, typed by the parameter's
     /// content type (`--param` on the command line); traced as a `param` event.
-    pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), String> {
+    pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), EngineError> {
         let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| format!("no box {path:?}"))?;
+        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
+            path: path.to_string(),
+        })?;
         let node = g.node(b);
         let p = node
             .parameters
             .iter()
             .find(|p| p.name == name)
-            .ok_or_else(|| format!("box {path:?} has no parameter {name:?}"))?;
+            .ok_or_else(|| EngineError::NoParameter {
+                path: path.to_string(),
+                name: name.to_string(),
+            })?;
         let value = crate::graph::typed_value(p.content_type, text);
         self.shared.set_parameter(b, name, value);
         Ok(())

@@ -73,7 +73,7 @@ impl Workers {
 pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
     match std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx))) {
         Ok(Ok(())) => (true, String::new()),
-        Ok(Err(e)) => (false, e),
+        Ok(Err(e)) => (false, e.to_string()),
         Err(panic) => {
             let text = panic
                 .downcast_ref::<&str>()

@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use choreo_engine::{BoxContext, Engine, Hook, NativeHost, Options, Outcome, Trace, Value};
+use choreo_engine::{
+    BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, Trace, Value,
+};
 use choreo_naoqi::SimRobot;
 
 // The engine's own test helpers build behaviors from small XAR texts.
@@ -14,7 +16,7 @@ mod engine_common;
 pub use engine_common::{assert_in_order, behavior, boxed, link};
 
 /// Code of a box: runs on onStart; the box then fires onStopped.
-pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), String> + Send + Sync>;
+pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), ScriptError> + Send + Sync>;
 
 /// Runs a behavior whose root starts every box of `boxes` (named as given) and finishes when
 /// the first one listed stops. Returns the outcome, the trace (short form) and the robot's
@@ -71,7 +73,7 @@ pub fn run_xml(robot: &SimRobot, xml: &str, host: NativeHost) -> (Outcome, Vec<S
 /// One box.
 pub fn run_box(
     robot: &SimRobot,
-    f: impl Fn(&BoxContext) -> Result<(), String> + Send + Sync + 'static,
+    f: impl Fn(&BoxContext) -> Result<(), ScriptError> + Send + Sync + 'static,
 ) -> (Outcome, Vec<String>) {
     run_boxes(robot, vec![("Box", Arc::new(f))])
 }

@@ -345,18 +345,19 @@ OPTIONAL = ("onResourceLost", "onResourceError", "onResource")
 
 def construct(box, source, fixed):
     """Runs the script of `box` and makes its MyClass. Returns (namespace, instance or None,
-    the optional hooks it defines) or raises with a message naming the box (E3)."""
+    the optional hooks it defines) or raises a RuntimeError with a message naming the box
+    (E3) and, as `choreo_line`, the line of the script at fault (or None)."""
     try:
         code = compiled(fixed, box.path)
     except SyntaxError as e:
-        raise RuntimeError(_syntax_error(e, box.path, source)) from None
+        raise _failure(_syntax_error(e, box.path, source), e.lineno) from None
     ns = namespace(box, source)
     try:
         exec(code, ns)
         cls = ns.get("MyClass")
         instance = cls() if cls is not None else None
     except BaseException as e:
-        raise RuntimeError(describe(e, skip=1)) from None
+        raise _failure(describe(e, skip=1), script_line(e)) from None
     if instance is None:
         return ns, None, ()
     box.modules[box.name] = instance
@@ -390,6 +391,12 @@ def _optional_hooks(instance):
 _GETATTR = GeneratedClass.__getattr__
 
 
+def _failure(text, line):
+    error = RuntimeError(text)
+    error.choreo_line = line
+    return error
+
+
 def _syntax_error(e, path, source):
     lines = source.splitlines()
     text = "  File \"%s\", line %s\n" % (path, e.lineno)
@@ -414,8 +421,9 @@ def _takes_argument(method):
 
 
 def run_hook(instance, name, value, has_value):
-    """Calls hook `name` (S2). Returns None, or the traceback of the exception that escaped it
-    after calling onError with "<name>:<message>" if the box has one (E1)."""
+    """Calls hook `name` (S2). Returns None, or (the traceback of the exception that escaped
+    it, the line of the box script where it was raised or None) after calling onError with
+    "<name>:<message>" if the box has one (E1)."""
     method = getattr(instance, name, None)
     if method is None:
         return None
@@ -428,7 +436,7 @@ def run_hook(instance, name, value, has_value):
     except BaseException as e:
         text = describe(e, skip=1)
         _on_error(instance, e)
-        return text
+        return text, script_line(e)
 
 
 def _on_error(instance, error):
@@ -440,6 +448,18 @@ def _on_error(instance, error):
         handler("%s:%s" % (name, error))
     except BaseException as e:
         _choreo.log("error", "onError failed:\n" + describe(e))
+
+
+def script_line(error):
+    """The line of a box script where `error` was raised: that of the innermost frame that
+    runs a box script; None if none does."""
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if "__choreo_source__" in tb.tb_frame.f_globals:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def describe(error, skip=0):

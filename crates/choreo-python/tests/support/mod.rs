@@ -10,7 +10,7 @@ pub mod robot;
 use std::sync::Arc;
 use std::time::Duration;
 
-use choreo_engine::{Engine, Options, Outcome, Robot, Trace};
+use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
 use choreo_python::{PythonHost, PythonOptions};
 
 pub use engine::{PORTS, assert_in_order, behavior, boxed, link, pos};
@@ -36,7 +36,7 @@ pub fn options() -> PythonOptions {
 }
 
 /// Loads `xml` with a Python host.
-pub fn load(xml: &str, robot: Option<Arc<dyn Robot>>, trace: Trace) -> Result<Engine, String> {
+pub fn load(xml: &str, robot: Option<Arc<dyn Robot>>, trace: Trace) -> Result<Engine, EngineError> {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::clock::Time;
-use choreo_engine::{Activity, MemorySink, Robot, SubscriptionId, Value};
+use choreo_engine::{Activity, MemorySink, Robot, RobotError, SubscriptionId, Value};
 
 /// How long a posted task lasts.
 pub const TASK: Duration = Duration::from_secs(1);
@@ -121,10 +121,10 @@ impl Robot for TestRobot {
         service != "ALMissing"
     }
 
-    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
         self.record(format!("{service}.{method}({})", shown(&args)));
         if service == "ALBroken" {
-            return Err(format!("{service}.{method}: broken"));
+            return Err(RobotError::Failed(format!("{service}.{method}: broken")));
         }
         let key = match args.first() {
             Some(Value::String(k)) => k.clone(),
@@ -141,7 +141,7 @@ impl Robot for TestRobot {
                 .unwrap()
                 .get(&key)
                 .cloned()
-                .ok_or_else(|| format!("ALMemory.getData: no key {key:?}")),
+                .ok_or_else(|| RobotError::Failed(format!("ALMemory.getData: no key {key:?}"))),
             "wait" => Ok(Value::Bool(self.wait(int(&args, 0), int(&args, 1)))),
             "isRunning" => Ok(Value::Bool(self.running(int(&args, 0)))),
             "stop" => {
@@ -156,7 +156,7 @@ impl Robot for TestRobot {
         }
     }
 
-    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, String> {
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
         self.record(format!("{service}.post.{method}({})", shown(&args)));
         let end = Time(self.now().0 + TASK.as_nanos() as u64);
         let mut tasks = self.tasks.lock().unwrap();
@@ -165,7 +165,7 @@ impl Robot for TestRobot {
         Ok(id)
     }
 
-    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), String> {
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
         self.subscribers
             .lock()
             .unwrap()

@@ -79,7 +79,8 @@ impl Run {
                 robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
                 ..Options::default()
             },
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         Ok(Run {
             engine,
             robot,
