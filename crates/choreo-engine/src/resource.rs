@@ -5,6 +5,7 @@
 //! records grants and releases here; what happens to a holder that is in the way (wait, stop
 //! it, pause it, call it back) is the engine's business (Q3).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 pub use choreo_xar::model::LockType;
@@ -37,107 +38,50 @@ impl ResourceNode {
     }
 }
 
-/// NAO and Pepper joints, by group: a group name covers its joints (Q4).
-const GROUPS: &[(&str, &[&str])] = &[
-    ("Head", &["HeadYaw", "HeadPitch"]),
-    (
-        "Left arm",
-        &[
-            "LShoulderPitch",
-            "LShoulderRoll",
-            "LElbowYaw",
-            "LElbowRoll",
-            "LWristYaw",
-            "LHand",
-        ],
-    ),
-    (
-        "Right arm",
-        &[
-            "RShoulderPitch",
-            "RShoulderRoll",
-            "RElbowYaw",
-            "RElbowRoll",
-            "RWristYaw",
-            "RHand",
-        ],
-    ),
-    (
-        "Left leg",
-        &[
-            "LHipYawPitch",
-            "LHipRoll",
-            "LHipPitch",
-            "LKneePitch",
-            "LAnklePitch",
-            "LAnkleRoll",
-        ],
-    ),
-    (
-        "Right leg",
-        &[
-            "RHipYawPitch",
-            "RHipRoll",
-            "RHipPitch",
-            "RKneePitch",
-            "RAnklePitch",
-            "RAnkleRoll",
-        ],
-    ),
-    // Pepper's lower body.
-    (
-        "Lower body",
-        &[
-            "HipRoll",
-            "HipPitch",
-            "KneePitch",
-            "WheelFL",
-            "WheelFR",
-            "WheelB",
-        ],
-    ),
-];
-
-/// Groups made of groups.
-const SUPER_GROUPS: &[(&str, &[&str])] = &[
-    ("Arms", &["Left arm", "Right arm"]),
-    ("Legs", &["Left leg", "Right leg"]),
-    (
-        "All motors",
-        &[
-            "Head",
-            "Left arm",
-            "Right arm",
-            "Left leg",
-            "Right leg",
-            "Lower body",
-        ],
-    ),
-];
-
-/// The leaves a resource name covers: the joints of a group, or the name itself (a joint,
-/// or a name the tree does not know, which is a leaf of its own).
-pub fn leaves(name: &str) -> Vec<&str> {
-    let group = |g: &str| GROUPS.iter().find(|(n, _)| *n == g).map(|(_, j)| *j);
-    if let Some(joints) = group(name) {
-        return joints.to_vec();
-    }
-    if let Some((_, groups)) = SUPER_GROUPS.iter().find(|(n, _)| *n == name) {
-        return groups
-            .iter()
-            .filter_map(|g| group(g))
-            .flatten()
-            .copied()
-            .collect();
-    }
-    vec![name]
+/// A robot's resource tree (Q4): which leaves (joints) each group name covers. What the
+/// groups of a NAO or a Pepper are is the robot side's knowledge (the simulated robot's
+/// model gives it: [`crate::Robot::resource_tree`]); the engine only applies it. A name the
+/// tree does not know is a leaf of its own (`Speech`, a joint), and with no tree at all every
+/// name is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceTree {
+    /// Group name → the leaves it covers (groups of groups already expanded).
+    groups: HashMap<String, Vec<String>>,
 }
 
-/// Whether two resource names share a leaf (one covers the other, or they are equal).
-pub fn overlap(a: &str, b: &str) -> bool {
-    a == b || {
-        let lb = leaves(b);
-        leaves(a).iter().any(|l| lb.contains(l))
+impl ResourceTree {
+    /// A tree with no group.
+    pub fn new() -> ResourceTree {
+        ResourceTree::default()
+    }
+
+    /// Adds group `name` covering `members`: leaves, or groups added before (their leaves).
+    pub fn with_group(mut self, name: &str, members: &[&str]) -> ResourceTree {
+        let mut leaves: Vec<String> = Vec::new();
+        for m in members {
+            match self.groups.get(*m) {
+                Some(inner) => leaves.extend(inner.iter().cloned()),
+                None => leaves.push((*m).to_string()),
+            }
+        }
+        self.groups.insert(name.to_string(), leaves);
+        self
+    }
+
+    /// The leaves a resource name covers: a group's, or the name itself.
+    pub fn leaves<'a>(&'a self, name: &'a str) -> Vec<&'a str> {
+        match self.groups.get(name) {
+            Some(leaves) => leaves.iter().map(String::as_str).collect(),
+            None => vec![name],
+        }
+    }
+
+    /// Whether two resource names share a leaf (one covers the other, or they are equal).
+    pub fn overlap(&self, a: &str, b: &str) -> bool {
+        a == b || {
+            let lb = self.leaves(b);
+            self.leaves(a).iter().any(|l| lb.contains(l))
+        }
     }
 }
 
@@ -147,14 +91,24 @@ mod tests {
 
     #[test]
     fn groups_cover_their_joints_and_unknown_names_are_leaves() {
-        assert!(overlap("All motors", "HeadYaw"));
-        assert!(overlap("Legs", "LKneePitch"));
-        assert!(overlap("Legs", "All motors"));
-        assert!(!overlap("Legs", "Head"));
-        assert!(!overlap("Left arm", "Right arm"));
-        assert!(overlap("Speech", "Speech"));
-        assert!(!overlap("Speech", "All motors"));
-        assert!(!overlap("Standing", "Legs"));
+        let t = ResourceTree::new()
+            .with_group("Head", &["HeadYaw", "HeadPitch"])
+            .with_group("Left leg", &["LKneePitch"])
+            .with_group("Right leg", &["RKneePitch"])
+            .with_group("Legs", &["Left leg", "Right leg"])
+            .with_group("All motors", &["Head", "Legs"]);
+        assert!(t.overlap("All motors", "HeadYaw"));
+        assert!(t.overlap("Legs", "LKneePitch"));
+        assert!(t.overlap("Legs", "All motors"));
+        assert!(!t.overlap("Legs", "Head"));
+        assert!(!t.overlap("Left leg", "Right leg"));
+        assert!(t.overlap("Speech", "Speech"));
+        assert!(!t.overlap("Speech", "All motors"));
+        assert!(!t.overlap("Standing", "Legs"));
+        assert!(
+            !ResourceTree::new().overlap("Legs", "LKneePitch"),
+            "no tree: leaves"
+        );
     }
 
     #[test]

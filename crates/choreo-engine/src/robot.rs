@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::activity::Activity;
 use crate::error::RobotError;
+use crate::resource::ResourceTree;
 use crate::value::Value;
 
 /// Identifies one subscription, so it can be removed; chosen by the subscriber.
@@ -42,6 +43,13 @@ pub trait Robot: Send + Sync {
     /// simulated one) says yes.
     fn is_connected(&self) -> bool {
         true
+    }
+
+    /// The robot's resource tree: which joints the resource groups of its model cover
+    /// (`All motors`, `Legs`, ...: Q4). `None`: the robot does not know (every resource
+    /// name is then a leaf of its own unless [`crate::Options::resources`] gives a tree).
+    fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
+        None
     }
 
     /// Whether the robot has module `service`. Script hosts ask it when a proxy is

@@ -39,6 +39,19 @@ pub fn behavior(inner: &str) -> String {
     )
 }
 
+/// A small resource tree for tests (the real ones are the robot side's: choreo-naoqi's
+/// `Model::resource_tree`): `Head`, `Left leg`/`Right leg` in `Legs`, all in `All motors`.
+pub fn test_tree() -> std::sync::Arc<choreo_engine::resource::ResourceTree> {
+    std::sync::Arc::new(
+        choreo_engine::resource::ResourceTree::new()
+            .with_group("Head", &["HeadYaw", "HeadPitch"])
+            .with_group("Left leg", &["LHipPitch", "LKneePitch"])
+            .with_group("Right leg", &["RHipPitch", "RKneePitch"])
+            .with_group("Legs", &["Left leg", "Right leg"])
+            .with_group("All motors", &["Head", "Legs"]),
+    )
+}
+
 /// Loads and starts `xml` in virtual time; waits for the end (or idleness); stops it if it
 /// did not finish; returns the outcome and the trace in short form.
 pub fn run(xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
@@ -72,6 +85,7 @@ pub fn run_events(
             virtual_time: true,
             trace: trace.clone(),
             robot,
+            resources: Some(test_tree()),
             ..Default::default()
         },
     )
@@ -99,6 +113,7 @@ pub fn load_virtual(xml: &str, host: &NativeHost, options: Options) -> (Engine, 
         Options {
             virtual_time: true,
             trace: trace.clone(),
+            resources: options.resources.clone().or_else(|| Some(test_tree())),
             ..options
         },
     )

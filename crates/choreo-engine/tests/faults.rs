@@ -337,3 +337,214 @@ fn stop_at_random_moments_always_ends_balanced() {
     }
     assert!(calls.load(Ordering::SeqCst) > 0);
 }
+
+/// A robot whose `subscribe` never returns (a half-open qi connection), or fails as the
+/// connection drops (then it is no longer connected).
+struct StuckRobot {
+    /// true: subscribe blocks until `release`; false: it fails with Disconnected.
+    blocks: bool,
+    connected: std::sync::atomic::AtomicBool,
+    release: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+    subscribes: AtomicUsize,
+}
+
+impl StuckRobot {
+    fn new(blocks: bool) -> (Arc<StuckRobot>, std::sync::mpsc::Sender<()>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let robot = Arc::new(StuckRobot {
+            blocks,
+            connected: std::sync::atomic::AtomicBool::new(true),
+            release: std::sync::Mutex::new(Some(rx)),
+            subscribes: AtomicUsize::new(0),
+        });
+        (robot, tx)
+    }
+}
+
+impl choreo_engine::Robot for StuckRobot {
+    fn call(
+        &self,
+        _service: &str,
+        _method: &str,
+        _args: Vec<Value>,
+    ) -> Result<Value, choreo_engine::RobotError> {
+        Ok(Value::None)
+    }
+
+    fn subscribe(
+        &self,
+        _key: &str,
+        _id: choreo_engine::SubscriptionId,
+        _sink: choreo_engine::MemorySink,
+    ) -> Result<(), choreo_engine::RobotError> {
+        self.subscribes.fetch_add(1, Ordering::SeqCst);
+        if self.blocks {
+            let rx = self.release.lock().ok().and_then(|mut r| r.take());
+            if let Some(rx) = rx {
+                let _ = rx.recv();
+            }
+            Ok(())
+        } else {
+            self.connected.store(false, Ordering::SeqCst);
+            Err(choreo_engine::RobotError::Disconnected(
+                "the robot went away during the subscription".into(),
+            ))
+        }
+    }
+
+    fn unsubscribe(&self, _id: choreo_engine::SubscriptionId) {}
+
+    fn is_connected(&self) -> bool {
+        self.connected.load(Ordering::SeqCst)
+    }
+}
+
+/// The root holds A, whose memory input `m` (key K) links to its inner box: loading A's
+/// diagram subscribes. A worker box S sleeps 1 s then stops the root.
+fn memory_behavior() -> String {
+    let memory = r#"<Input name="m" type="0" type_size="1" nature="4" stm_value_name="K" inner="1" id="7"/>"#;
+    let a = format!(
+        r#"<Box name="A" id="1">{}{memory}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{}{}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#,
+        loop_ports(),
+        loop_box("In", 1, ""),
+        link(0, 7, 1, 6)
+    );
+    let inner = format!(
+        "{a}{}{}{}{}",
+        loop_box("S", 2, ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(2, 5, 0, 4)
+    );
+    format!(
+        r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
+        loop_box("root", -1, &inner)
+    )
+}
+
+fn sleeper() -> NativeHost {
+    NativeHost::new().with("S", |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            ctx.sleep(Duration::from_secs(1));
+            ctx.fire("out", Value::None)?;
+        }
+        Ok(())
+    })
+}
+
+#[test]
+fn a_robot_whose_subscribe_blocks_forever_does_not_freeze_the_engine() {
+    let (robot, release) = StuckRobot::new(true);
+    for virtual_time in [true, false] {
+        let (engine, trace) = load(
+            &memory_behavior(),
+            &sleeper(),
+            Options {
+                virtual_time,
+                robot: Some(robot.clone()),
+                ..Options::default()
+            },
+        );
+        engine.start();
+        // S still stops the root at 1 s: the control thread was never held by the robot.
+        assert_eq!(engine.wait(Duration::from_secs(30)), Outcome::Finished);
+        assert!(engine.ended_at().is_some_and(|t| t.0 >= 1_000_000_000));
+        drop(engine);
+        assert_balanced(&trace);
+    }
+    assert!(robot.subscribes.load(Ordering::SeqCst) >= 1);
+    let _ = release.send(());
+}
+
+#[test]
+fn a_robot_that_disconnects_during_a_subscribe_ends_the_run_as_robot_lost() {
+    let (robot, _release) = StuckRobot::new(false);
+    let (engine, trace) = load(
+        &memory_behavior(),
+        &sleeper(),
+        Options {
+            virtual_time: false,
+            robot: Some(robot.clone()),
+            ..Options::default()
+        },
+    );
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(30)), Outcome::RobotLost);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("root/A err subscribe K: disconnected")),
+        "{lines:#?}"
+    );
+    assert_balanced(&trace);
+}
+
+#[test]
+fn past_the_worker_cap_hooks_wait_for_a_free_worker_and_the_trace_says_so() {
+    // 300 boxes whose onStart blocks until a shared gate opens: more than the pool's 256
+    // threads. Real time; the gate opens after every hook was asked for.
+    let n = 300;
+    let gate = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let boxes: String = (1..=n)
+        .map(|i| format!("{}{}", loop_box(&format!("W{i}"), i, ""), link(0, 2, i, 2)))
+        .collect();
+    let xml = format!(
+        r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
+        loop_box("root", -1, &boxes)
+    );
+    let started = Arc::new(AtomicUsize::new(0));
+    let mut host = NativeHost::new();
+    for i in 1..=n {
+        let gate = Arc::clone(&gate);
+        let started = Arc::clone(&started);
+        host = host.with(&format!("W{i}"), move |hook, _| {
+            if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+                started.fetch_add(1, Ordering::SeqCst);
+                let (lock, cv) = &*gate;
+                let mut open = lock.lock().unwrap();
+                while !*open {
+                    open = cv.wait(open).unwrap();
+                }
+            }
+            Ok(())
+        });
+    }
+    let (engine, trace) = load(&xml, &host, Options::default());
+    engine.start();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while started.load(Ordering::SeqCst) < 256 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        256,
+        "exactly the cap runs at once"
+    );
+    {
+        let (lock, cv) = &*gate;
+        *lock.lock().unwrap() = true;
+        cv.notify_all();
+    }
+    while started.load(Ordering::SeqCst) < n as usize && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        n as usize,
+        "the rest ran later"
+    );
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("waits for one to free"))
+            .count(),
+        1
+    );
+    assert_balanced(&trace);
+}

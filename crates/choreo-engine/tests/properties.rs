@@ -39,10 +39,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use choreo_engine::resource;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
-use common::{PORTS, link};
+use common::{PORTS, link, test_tree};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -725,6 +724,7 @@ fn execute(case: &Case) -> Result<Run, TestCaseError> {
             virtual_time: true,
             trace: trace.clone(),
             time_limit: Some(TIME_LIMIT),
+            resources: Some(test_tree()),
             ..Options::default()
         },
     )
@@ -788,6 +788,7 @@ fn end_box(end: &str) -> Option<&str> {
 
 /// Checks invariants 1–5 and 7 on the trace of a stopped behavior.
 fn check(case: &Case, events: &[Event]) -> Result<(), String> {
+    let tree = test_tree();
     let lines: Vec<String> = events.iter().map(Event::short).collect();
     let fail = |i: usize, what: String| Err(format!("{what}\n{}", window(&lines, i)));
     let mut loaded: HashSet<&str> = HashSet::new();
@@ -969,7 +970,7 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
                             && !p.starts_with(&format!("{q}/"))
                             && held
                                 .iter()
-                                .any(|h| names.iter().any(|n| resource::overlap(h, n)))
+                                .any(|h| names.iter().any(|n| tree.overlap(h, n)))
                     });
                     if let Some((q, _)) = clash {
                         return fail(i, format!("(8) {p} got {names:?} while {q} holds them"));
@@ -1095,6 +1096,7 @@ fn run_limited(
             virtual_time: true,
             trace: trace.clone(),
             time_limit: Some(limit),
+            resources: Some(test_tree()),
             ..Options::default()
         },
     )

@@ -1,6 +1,7 @@
 //! The robot models: NAO and Pepper joints with their limits and speeds (motion.md §10),
 //! chains, and base speeds.
 
+use choreo_engine::resource::ResourceTree;
 use serde::Serialize;
 
 /// Which robot is simulated.
@@ -171,6 +172,38 @@ impl Model {
             _ => self.joint_index(name).map(|i| vec![i])?,
         };
         Some(found)
+    }
+
+    /// The resource tree of the robot's resource manager (runtime-semantics.md Q4): the
+    /// groups box resources name (`Head`, `Left arm`, `Legs`, `All motors`, Pepper's `Lower
+    /// body` with its wheels) and the joints each covers. The engine applies it.
+    pub fn resource_tree(self) -> ResourceTree {
+        let names = |chain: &str| -> Vec<&'static str> {
+            self.resolve(chain)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|i| self.joints().get(i).map(|j| j.name))
+                .collect()
+        };
+        let tree = ResourceTree::new()
+            .with_group("Head", &names("Head"))
+            .with_group("Left arm", &names("LArm"))
+            .with_group("Right arm", &names("RArm"))
+            .with_group("Arms", &["Left arm", "Right arm"]);
+        let (tree, lower) = match self {
+            Model::Nao => (
+                tree.with_group("Left leg", &names("LLeg"))
+                    .with_group("Right leg", &names("RLeg"))
+                    .with_group("Legs", &["Left leg", "Right leg"]),
+                "Legs",
+            ),
+            Model::Pepper => {
+                let mut lower = names("Leg");
+                lower.extend(["WheelFL", "WheelFR", "WheelB"]);
+                (tree.with_group("Lower body", &lower), "Lower body")
+            }
+        };
+        tree.with_group("All motors", &["Head", "Arms", lower])
     }
 
     /// The chain names [`Model::resolve`] accepts (for `getBodyNames`).

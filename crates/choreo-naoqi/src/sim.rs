@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
 use choreo_engine::clock::Time;
+use choreo_engine::resource::ResourceTree;
 use choreo_engine::{Activity, MemorySink, Robot, RobotError, SubscriptionId, Value};
 
 use crate::args::{Args, signature};
@@ -460,6 +461,10 @@ impl SimRobot {
 }
 
 impl Robot for SimRobot {
+    fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
+        Some(Arc::new(self.sim.model.resource_tree()))
+    }
+
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
         self.sim.call(service, method, args)
     }

@@ -188,6 +188,9 @@ pub fn run(args: &RunArgs) -> u8 {
         time_limit: args.timeout.map(Duration::from_secs_f64),
         robot: Some(target.robot()),
         strict: args.strict,
+        // A real robot does not say which model it is: the resource groups of the model
+        // asked for (or the manifest's) apply. The simulated robot gives its own.
+        resources: Some(Arc::new(model.resource_tree())),
         ..Options::default()
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {

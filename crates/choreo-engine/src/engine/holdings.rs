@@ -4,15 +4,26 @@
 use std::collections::HashMap;
 
 use crate::graph::BoxId;
-use crate::resource::{ResourceNode, overlap};
+use std::sync::Arc;
 
-/// Who holds which resources.
+use crate::resource::{ResourceNode, ResourceTree};
+
+/// Who holds which resources, under a robot's resource tree.
 #[derive(Debug, Default)]
 pub struct Holdings {
     held: HashMap<BoxId, Vec<ResourceNode>>,
+    tree: Arc<ResourceTree>,
 }
 
 impl Holdings {
+    /// Nobody holds anything yet; `tree` says which names overlap.
+    pub fn new(tree: Arc<ResourceTree>) -> Holdings {
+        Holdings {
+            held: HashMap::new(),
+            tree,
+        }
+    }
+
     /// For each holder in the way of `wanted`: the holder and its resources that overlap,
     /// in box order (deterministic). `shares(holder)` says which holders do not count: the
     /// asker itself and the boxes enclosing it, whose resources their inner boxes use (the
@@ -29,7 +40,7 @@ impl Holdings {
             .filter_map(|(holder, rs)| {
                 let hit: Vec<&ResourceNode> = rs
                     .iter()
-                    .filter(|r| wanted.iter().any(|w| overlap(&w.name, &r.name)))
+                    .filter(|r| wanted.iter().any(|w| self.tree.overlap(&w.name, &r.name)))
                     .collect();
                 (!hit.is_empty()).then_some((*holder, hit))
             })

@@ -45,6 +45,7 @@ use crate::engine::state::{CodeSlot, Control, ControlOptions};
 use crate::error::EngineError;
 use crate::graph::{BoxId, Graph};
 use crate::host::ScriptHost;
+use crate::resource::ResourceTree;
 use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
 use crate::value::Value;
@@ -70,6 +71,9 @@ pub struct Options {
     /// very instant of the failing hook, whatever the machine's load); the run ends with
     /// [`Outcome::Failed`].
     pub strict: bool,
+    /// The robot's resource tree (which joints a group such as `All motors` covers, Q4).
+    /// `None`: the robot's own ([`Robot::resource_tree`]), else none (every name a leaf).
+    pub resources: Option<Arc<ResourceTree>>,
 }
 
 /// A loaded behavior, ready to start.
@@ -83,11 +87,6 @@ pub struct Engine {
 
 /// [`Engine::ended_at`] before the end.
 const NOT_ENDED: u64 = u64::MAX;
-
-/// The options the control thread keeps.
-fn options_rest(time_limit: Option<Duration>, strict: bool) -> ControlOptions {
-    ControlOptions { time_limit, strict }
-}
 
 impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
@@ -145,7 +144,15 @@ impl Engine {
             Arc::clone(&outcome),
             Arc::clone(&ended_at),
             Arc::clone(&code_slot),
-            &options_rest(options.time_limit, options.strict),
+            &ControlOptions {
+                time_limit: options.time_limit,
+                strict: options.strict,
+                resources: options
+                    .resources
+                    .clone()
+                    .or_else(|| options.robot.as_ref().and_then(|r| r.resource_tree()))
+                    .unwrap_or_default(),
+            },
         );
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())

@@ -16,6 +16,7 @@ use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
 use crate::pool::{Pool, PoolOptions};
+use crate::resource::ResourceTree;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
@@ -183,6 +184,7 @@ pub(super) type CodeSlot = Arc<Mutex<Vec<Arc<dyn BoxCode>>>>;
 pub(super) struct ControlOptions {
     pub(super) time_limit: Option<Duration>,
     pub(super) strict: bool,
+    pub(super) resources: Arc<ResourceTree>,
 }
 
 impl Control {
@@ -222,7 +224,7 @@ impl Control {
             next_ticket: 0,
             next_token: 0,
             timers: HashMap::new(),
-            holdings: Holdings::default(),
+            holdings: Holdings::new(Arc::clone(&options.resources)),
             resource_waiters: Vec::new(),
             losing: std::collections::HashSet::new(),
             stalled_since: None,
