@@ -32,12 +32,14 @@ pub mod exit {
     pub const NO: u8 = 1;
     /// Bad command-line arguments (from clap).
     pub const USAGE: u8 = 2;
-    /// `run --strict`: an error in box code stopped the behavior.
+    /// `run --strict`: an error in box code stopped the behavior; or the engine crashed (a
+    /// bug of choreo's) and unloaded what it could.
     pub const RUNTIME: u8 = 3;
     /// An input could not be read or is not a valid behavior.
     pub const LOAD: u8 = 4;
-    /// `run`: the behavior did not finish in time (`--timeout`), or, in virtual time, it
-    /// waits for events that can never come.
+    /// `run`: the behavior did not finish in time (`--timeout`, which counts from the load:
+    /// box constructors that sleep count too), or, in virtual time, it waits for events that
+    /// can never come.
     pub const TIMEOUT: u8 = 5;
     /// An output could not be written.
     pub const WRITE: u8 = 6;
@@ -53,9 +55,9 @@ Exit codes:
   0    success (run: the behavior finished; check: every file valid; diff: equal)
   1    check: some file has errors; diff: the behaviors differ
   2    bad command-line arguments
-  3    run --strict: an error in box code stopped the behavior
+  3    run --strict: an error in box code stopped the behavior (or the engine crashed)
   4    an input could not be read or is not a valid behavior (run: or could not load)
-  5    run: timeout, or (--fast) the behavior waits for events that never come
+  5    run: timeout (the load included), or (--fast) the behavior waits for events that never come
   6    an output could not be written
   7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
   141  standard output was closed by its reader (`choreo check ... | head`)

@@ -357,9 +357,9 @@ fn set_param(engine: &Engine, spec: &str) -> Result<(), String> {
 /// Every kind is listed so that a new one is given its code on purpose.
 fn load_exit(error: &EngineError) -> u8 {
     match error {
-        EngineError::Construct { .. }
-        | EngineError::Thread { .. }
-        | EngineError::LoadTimeLimit { .. } => exit::LOAD,
+        EngineError::Construct { .. } | EngineError::Thread { .. } => exit::LOAD,
+        // `--timeout` bounds the whole run, box construction included.
+        EngineError::LoadTimeLimit { .. } => exit::TIMEOUT,
         // Not load errors (commands to a loaded engine); counted as such should one appear.
         EngineError::NoBox { .. }
         | EngineError::NoInput { .. }

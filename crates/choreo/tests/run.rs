@@ -258,3 +258,34 @@ fn a_loop_of_links_ends_at_the_timeout_with_a_clean_unload() {
         assert!(count("deliver", None) > 1000, "the loop ran");
     }
 }
+
+/// Python box code that sleeps at module level, and sleeps and calls the robot in
+/// `__init__` and `onLoad`: under `--fast` the clock moves while boxes are constructed (no
+/// hang), and the run's behavior time counts every second of it; a `--timeout` shorter than
+/// the load ends it with the timeout code, in virtual and in real time.
+#[test]
+fn box_code_that_sleeps_or_calls_the_robot_while_loading_follows_the_clock() {
+    let file = "crates/choreo/tests/fixtures/sleepy_load.xar";
+    let started = Instant::now();
+    let o = choreo(&["run", file, "--fast", "--timeout", "60"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    // 1 s at module level, the first say, 0.5 s, 0.25 s, the second say (0.4 s).
+    assert!(out.contains("duration       2.86 s behavior time"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    for fast in [true, false] {
+        let mut args = vec!["run", file, "--timeout", "0.5"];
+        if fast {
+            args.push("--fast");
+        }
+        let started = Instant::now();
+        let o = choreo(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(5), "stdout:\n{out}\nstderr:\n{err}");
+        assert!(
+            err.contains("the time limit (500ms) passed while the boxes were being constructed")
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+}
