@@ -130,6 +130,11 @@ fn a_loop_through_script_less_boxes_keeps_running_until_the_time_limit_and_unloa
     engine.start();
     assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::TimeLimit);
     assert_eq!(engine.ended_at().map(|t| t.0), Some(5_000_000_000));
+    let peak = engine.peak_operations();
+    assert!(
+        peak < 20,
+        "the loop runs in constant space: {peak} operations at most"
+    );
     assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
     drop(engine);
     let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();

@@ -29,7 +29,7 @@ pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -82,6 +82,8 @@ pub struct Engine {
     outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
     /// See [`Engine::ended_at`]; [`NOT_ENDED`] until then.
     ended_at: Arc<AtomicU64>,
+    /// See [`Engine::peak_operations`].
+    peak_ops: Arc<AtomicUsize>,
     control: Option<JoinHandle<()>>,
 }
 
@@ -139,11 +141,13 @@ impl Engine {
         let outcome = Arc::new((Mutex::new(None), Condvar::new()));
         let ended_at = Arc::new(AtomicU64::new(NOT_ENDED));
         let code_slot: CodeSlot = Arc::new(Mutex::new(Vec::new()));
+        let peak_ops = Arc::new(AtomicUsize::new(0));
         let control = Control::new(
             Arc::clone(&shared),
             Arc::clone(&outcome),
             Arc::clone(&ended_at),
             Arc::clone(&code_slot),
+            Arc::clone(&peak_ops),
             &ControlOptions {
                 time_limit: options.time_limit,
                 strict: options.strict,
@@ -165,6 +169,7 @@ impl Engine {
             shared: Arc::clone(&shared),
             outcome,
             ended_at,
+            peak_ops,
             control: Some(handle),
         };
         // R1: every box is constructed on this thread, counted as an activity while the
@@ -217,6 +222,14 @@ impl Engine {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = code;
         shared.post(Command::Constructed);
         Ok(engine)
+    }
+
+    /// The most lifecycle operations that were in flight at once (running, ready or waiting
+    /// for a hook, a diagram or resources): what the engine's queues held at their fullest.
+    /// A loop of links keeps it constant; it never exceeds 100,000 (beyond that, signals are
+    /// dropped and the trace says so).
+    pub fn peak_operations(&self) -> usize {
+        self.peak_ops.load(Ordering::Relaxed)
     }
 
     /// The outcome reported so far, without waiting or consuming it.

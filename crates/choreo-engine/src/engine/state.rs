@@ -173,6 +173,8 @@ pub(super) struct Control {
     pub(super) cap_reported: bool,
     /// See [`crate::engine::Engine::ended_at`].
     pub(super) ended_at: Arc<AtomicU64>,
+    /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
+    pub(super) peak_ops: Arc<std::sync::atomic::AtomicUsize>,
     /// Where the load puts the boxes' code for the control thread to take.
     pub(super) code_slot: CodeSlot,
 }
@@ -195,6 +197,7 @@ impl Control {
         outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
         ended_at: Arc<AtomicU64>,
         code_slot: CodeSlot,
+        peak_ops: Arc<std::sync::atomic::AtomicUsize>,
         options: &ControlOptions,
     ) -> Control {
         let n = shared.graph.boxes.len();
@@ -250,6 +253,7 @@ impl Control {
             cap_reported: false,
             ended_at,
             code_slot,
+            peak_ops,
         }
     }
 }

@@ -23,6 +23,11 @@ impl Control {
         }
         let id = self.ops.insert(steps);
         self.ready.push(id);
+        let live = self.ops.len();
+        if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
+            self.peak_ops
+                .store(live, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Op `id`, which waited, may go on.
