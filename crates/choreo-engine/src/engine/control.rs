@@ -240,7 +240,12 @@ impl Control {
                     // Time moves while boxes are constructed and once the behavior started.
                     // While boxes are constructed, only when the constructor sleeps on the
                     // clock: a slow load is not a stalled hook.
-                    let may_move = if self.started {
+                    // Once every box is destroyed, time stands still: box code that outlives
+                    // its box (a thread of its own) must not go on acting in behavior time
+                    // after the end (it is woken when the engine is dropped).
+                    let may_move = if self.destroyed {
+                        false
+                    } else if self.started {
                         self.quiet_or_stalled()
                     } else {
                         self.loading && self.quiet()
