@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::ffi::CString;
+use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -150,7 +151,10 @@ pub(crate) fn log_exception(py: Python<'_>, error: &PyErr) {
         .unwrap_or_else(|| error.to_string());
     match current_state() {
         Some(state) if state.is_alive() => state.ctx.log("error", &text),
-        _ => eprintln!("choreo-python: {text}"),
+        // A closed stderr must not panic a box's thread.
+        _ => {
+            let _ = writeln!(std::io::stderr(), "choreo-python: {text}");
+        }
     }
 }
 
@@ -247,7 +251,9 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
 fn log(level: &str, message: &str) {
     match current_state() {
         Some(state) if state.is_alive() => state.ctx.log(level, message),
-        _ => eprintln!("choreo-python: {level}: {message}"),
+        _ => {
+            let _ = writeln!(std::io::stderr(), "choreo-python: {level}: {message}");
+        }
     }
 }
 

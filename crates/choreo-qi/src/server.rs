@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
+use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -99,7 +100,10 @@ impl Default for ServerOptions {
                     error: Some(error),
                 } = e
                 {
-                    eprintln!("qi server: connection from {peer} closed: {error}");
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "qi server: connection from {peer} closed: {error}"
+                    );
                 }
             }),
             tls: None,
@@ -164,12 +168,18 @@ fn workers() -> Pool {
 fn run_on_worker(workers: &Pool, job: Job) {
     match workers.run(job) {
         Ok(Started::Now) => {}
-        Ok(Started::Queued) => eprintln!(
-            "qi server: every worker is busy; a call waits for one ({} waiting)",
-            workers.queued()
-        ),
+        Ok(Started::Queued) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "qi server: every worker is busy; a call waits for one ({} waiting)",
+                workers.queued()
+            );
+        }
         Err(e) => {
-            eprintln!("qi server: no worker for a call ({e}); running it on the reader thread");
+            let _ = writeln!(
+                std::io::stderr(),
+                "qi server: no worker for a call ({e}); running it on the reader thread"
+            );
             (e.into_job())();
         }
     }
