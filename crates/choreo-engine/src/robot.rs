@@ -16,6 +16,13 @@ pub type SubscriptionId = u64;
 pub type MemorySink = Arc<dyn Fn(&str, Value) + Send + Sync>;
 
 /// A robot: service calls, and ALMemory subscriptions for memory inputs (P3).
+///
+/// **Which methods may block.** `call`, `post`, `subscribe`, `unsubscribe` and
+/// `has_service` may (over qi each is one or more network round trips; a `say` lasts as long
+/// as the speech): the engine calls them only from worker threads, box code, the thread that
+/// constructs the boxes, or its robot thread, never from its control thread. `is_connected`,
+/// `resource_tree` and `attach` must not block: the engine calls them on its control thread
+/// or while it loads.
 pub trait Robot: Send + Sync {
     /// Calls `service.method(args)` and waits for its result; an `Err` says why it failed (a
     /// module or method the robot does not serve, a bad argument, the method's own error, a
