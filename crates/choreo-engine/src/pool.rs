@@ -141,6 +141,9 @@ struct State {
     threads: usize,
     /// Workers not running a job: waiting for one, or about to take one from the queue.
     waiting: usize,
+    /// Workers whose job said it is about to return ([`finishing`]): they take the next
+    /// queued job instead of a new thread being started for it.
+    finishing: usize,
     closed: bool,
     dropped: usize,
     /// Number of the next thread started (for its name).
@@ -194,6 +197,7 @@ impl Pool {
                     queue: VecDeque::new(),
                     threads: 0,
                     waiting: 0,
+                    finishing: 0,
                     closed: false,
                     dropped: 0,
                     next: 1,
@@ -220,8 +224,8 @@ impl Pool {
         if st.closed {
             return Err(PoolError::Closed { job });
         }
-        if st.waiting > st.queue.len() {
-            // A waiting worker is unclaimed: it takes this job.
+        if st.waiting + st.finishing > st.queue.len() {
+            // A waiting worker is unclaimed, or one is about to be: it takes this job.
             st.queue.push_back(job);
             self.shared.work.notify_one();
             return Ok(Started::Now);
@@ -242,7 +246,7 @@ impl Pool {
         let idle_timeout = self.options.idle_timeout;
         let spawned = std::thread::Builder::new()
             .name(format!("{}-{n}", self.name))
-            .spawn(move || work(&shared, n, idle_timeout));
+            .spawn(move || work(shared, n, idle_timeout));
         match spawned {
             Ok(handle) => {
                 st.workers.push(Worker {
@@ -434,9 +438,32 @@ fn wait_until<'a>(
         .0)
 }
 
+thread_local! {
+    /// On a worker: its pool, and whether the running job called [`finishing`].
+    static WORKER: std::cell::RefCell<Option<(Arc<Shared>, bool)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Called from inside a job: it is about to return, and what is left of it is short and
+/// never blocks, so the pool gives the next job to this worker rather than start a thread
+/// for it. The engine calls it once a hook's result is posted (the control thread hands
+/// out the next hook at once, while the worker is still returning). No effect outside a
+/// worker, or a second time in the same job.
+pub fn finishing() {
+    WORKER.with(|w| {
+        if let Some((shared, hinted)) = w.borrow_mut().as_mut()
+            && !*hinted
+        {
+            *hinted = true;
+            shared.lock().finishing += 1;
+        }
+    });
+}
+
 /// A worker's life: take jobs from the queue until idle for `idle_timeout` or closed.
 /// It starts counted in `threads` and `waiting`, with a job queued for it.
-fn work(shared: &Shared, n: usize, idle_timeout: Duration) {
+fn work(shared: Arc<Shared>, n: usize, idle_timeout: Duration) {
+    WORKER.with(|w| *w.borrow_mut() = Some((Arc::clone(&shared), false)));
     let mut st = shared.lock();
     let mut idle_until = Instant::now().checked_add(idle_timeout);
     loop {
@@ -446,7 +473,15 @@ fn work(shared: &Shared, n: usize, idle_timeout: Duration) {
             drop(st);
             // A panicking job must not end the worker: its counts would go stale.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+            let hinted = WORKER.with(|w| {
+                w.borrow_mut()
+                    .as_mut()
+                    .is_some_and(|(_, hinted)| std::mem::take(hinted))
+            });
             st = shared.lock();
+            if hinted {
+                st.finishing -= 1;
+            }
             st.waiting += 1;
             idle_until = Instant::now().checked_add(idle_timeout);
             continue;
@@ -469,6 +504,8 @@ fn work(shared: &Shared, n: usize, idle_timeout: Duration) {
         w.exited = true;
     }
     shared.exit.notify_all();
+    drop(st);
+    WORKER.with(|w| *w.borrow_mut() = None);
 }
 
 #[cfg(test)]
@@ -499,6 +536,33 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         f()
+    }
+
+    #[test]
+    fn a_job_that_says_it_is_finishing_hands_its_worker_to_the_next_job() {
+        let pool = Pool::new("finishing", options(8, Duration::from_secs(10)));
+        let (tx, rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let first = {
+            let tx = tx.clone();
+            Box::new(move || {
+                finishing();
+                tx.send(std::thread::current().id()).unwrap();
+                // Still running when the next job comes: it must wait for this worker.
+                let _ = go_rx.recv();
+            })
+        };
+        pool.run(first).unwrap();
+        let one = rx.recv_timeout(SOON).unwrap();
+        let second = Box::new(move || tx.send(std::thread::current().id()).unwrap());
+        assert!(matches!(pool.run(second).unwrap(), Started::Now));
+        assert_eq!(pool.threads(), 1, "no thread started for the second job");
+        go_tx.send(()).unwrap();
+        assert_eq!(
+            rx.recv_timeout(SOON).unwrap(),
+            one,
+            "the same worker ran it"
+        );
     }
 
     #[test]

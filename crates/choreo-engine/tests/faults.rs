@@ -48,9 +48,14 @@ fn two_box_loop(a: &str, b: &str) -> String {
         link(1, 5, 2, 6),
         link(2, 5, 1, 6)
     );
+    project(&inner)
+}
+
+/// A behavior whose root (with the loop ports) holds `inner`.
+fn project(inner: &str) -> String {
     format!(
         r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
-        loop_box("root", -1, &inner)
+        loop_box("root", -1, inner)
     )
 }
 
@@ -421,10 +426,7 @@ fn memory_behavior() -> String {
         link(0, 2, 2, 2),
         link(2, 5, 0, 4)
     );
-    format!(
-        r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
-        loop_box("root", -1, &inner)
-    )
+    project(&inner)
 }
 
 fn sleeper() -> NativeHost {
@@ -495,10 +497,7 @@ fn past_the_worker_cap_hooks_wait_for_a_free_worker_and_the_trace_says_so() {
     let boxes: String = (1..=n)
         .map(|i| format!("{}{}", loop_box(&format!("W{i}"), i, ""), link(0, 2, i, 2)))
         .collect();
-    let xml = format!(
-        r#"<ChoregrapheProject xar_version="3">{}</ChoregrapheProject>"#,
-        loop_box("root", -1, &boxes)
-    );
+    let xml = project(&boxes);
     let started = Arc::new(AtomicUsize::new(0));
     let mut host = NativeHost::new();
     for i in 1..=n {

@@ -85,6 +85,9 @@ struct Tally {
     calls: BTreeMap<String, u64>,
     /// Robot calls that failed, per `Service.method`.
     failed_calls: BTreeMap<String, u64>,
+    /// The behavior is destroyed (its first `del`): what box threads that outlive their
+    /// box do afterwards is not the run's, and is not counted.
+    over: bool,
 }
 
 /// Where the behavior runs.
@@ -405,6 +408,14 @@ fn script_host(
 }
 
 fn on_trace_event(e: &Event, tally: &Mutex<Tally>, live: &Live, remote: bool) {
+    if let Ok(mut t) = tally.lock() {
+        if t.over {
+            return;
+        }
+        if e.step == Step::Del {
+            t.over = true;
+        }
+    }
     match &e.step {
         Step::Call { hook } if hook.starts_with("onInput_") => {
             if let Ok(mut t) = tally.lock()

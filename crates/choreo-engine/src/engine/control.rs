@@ -126,14 +126,15 @@ impl Control {
         self.mark_ended();
         // Unloading may need time to move (an onUnload that sleeps).
         self.time_limit = None;
-        self.shared.trace.record(
-            self.now(),
-            "",
-            TraceStep::Behavior {
-                what: "stop".into(),
-            },
-        );
+        self.record_behavior("stop");
         self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+    }
+
+    /// Boxes are being constructed (by [`crate::Engine::load`], on its caller's thread).
+    fn constructing(&self) -> bool {
+        self.shared
+            .constructing
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Remembers now as the end of the run (the first time only).
@@ -167,7 +168,7 @@ impl Control {
         if self.time_limit.is_none() {
             return;
         }
-        if self.loading {
+        if self.constructing() {
             self.shared.time.clock().release_sleepers();
         }
         self.mark_ended();
@@ -176,7 +177,7 @@ impl Control {
 
     /// The robot cannot be reached any more: the behavior stops ([`Outcome::RobotLost`]).
     fn check_robot(&mut self) {
-        if self.stopping || self.destroyed || !(self.started || self.loading) {
+        if self.stopping || self.destroyed || !(self.started || self.constructing()) {
             return;
         }
         if self
@@ -240,15 +241,10 @@ impl Control {
                     // Time moves while boxes are constructed and once the behavior started.
                     // While boxes are constructed, only when the constructor sleeps on the
                     // clock: a slow load is not a stalled hook.
-                    // Once every box is destroyed, time stands still: box code that outlives
-                    // its box (a thread of its own) must not go on acting in behavior time
-                    // after the end (it is woken when the engine is dropped).
-                    let may_move = if self.destroyed {
-                        false
-                    } else if self.started {
+                    let may_move = if self.started {
                         self.quiet_or_stalled()
                     } else {
-                        self.loading && self.quiet()
+                        self.constructing() && self.quiet()
                     };
                     if self.shared.time.is_virtual() && may_move {
                         if self.move_virtual_time(false) {
@@ -303,7 +299,7 @@ impl Control {
             clock.advance_to(l);
         }
         if limit.is_some_and(|l| self.now() >= l) {
-            if self.loading {
+            if self.constructing() {
                 // Constructors sleeping on the clock wake up: time will not move again.
                 clock.release_sleepers();
             }
@@ -362,13 +358,7 @@ impl Control {
             Command::Quit => return false,
             Command::Start => {
                 self.started = true;
-                self.shared.trace.record(
-                    self.now(),
-                    "",
-                    TraceStep::Behavior {
-                        what: "start".into(),
-                    },
-                );
+                self.record_behavior("start");
                 self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
             }
             Command::Stop => self.stop_behavior(None),
@@ -380,7 +370,6 @@ impl Control {
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner),
                 );
-                self.loading = false;
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
             Command::Fire { b, output, value } => self.fire(b, output, value),

@@ -133,7 +133,11 @@ impl Engine {
             trace: options.trace,
             queue,
             parameters: Mutex::new(parameters),
+            constructing: std::sync::atomic::AtomicBool::new(true),
         });
+        // Construction counts as an activity from here (see below), so that nothing the robot
+        // starts when attached makes time move before the first box is constructed.
+        shared.time.begin();
         if let Some(robot) = &shared.robot {
             robot.attach(Arc::clone(&shared.time));
         }
@@ -177,7 +181,6 @@ impl Engine {
         // robot in its constructor follows the engine's clock, which moves (virtual time
         // included), and the time limit holds.
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
-        shared.time.begin();
         let mut failed = None;
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
@@ -200,6 +203,7 @@ impl Engine {
                 }
             }
         }
+        shared.constructing.store(false, Ordering::SeqCst);
         shared.time.end();
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
             failed = Some(EngineError::LoadTimeLimit {

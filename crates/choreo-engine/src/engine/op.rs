@@ -48,8 +48,6 @@ pub(super) enum Step {
     /// earlier link of the same output may have turned them off: a Stopped output of the
     /// diagram's owner, R15).
     Link(DiagramId, End, Target, Value),
-    /// The rest of the operation runs only if the box is loaded.
-    IfLoaded(BoxId),
     /// An output of a box is stimulated by a link from inside its diagram (R11).
     FireOutput(BoxId, u16, Value),
     /// Start a timeline's cursor (R8 step 4), unless it was stopped since the load that
@@ -82,6 +80,9 @@ pub(super) struct Op {
     pub(super) last_ok: bool,
     /// Waiting for a hook to return, or for a diagram's load or unload to finish.
     pub(super) waiting: bool,
+    /// Runs only if this box is still loaded when the operation's turn comes (checked once,
+    /// before its first step): set for the operations signals start along links.
+    pub(super) guard: Option<BoxId>,
 }
 
 /// Names an operation: its slot, and the slot's generation when the operation was made. A
@@ -119,6 +120,7 @@ impl Ops {
             steps: queue,
             last_ok: true,
             waiting: false,
+            guard: None,
         };
         self.live += 1;
         match self.free.pop() {

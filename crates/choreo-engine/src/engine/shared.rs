@@ -29,6 +29,10 @@ pub(crate) struct Shared {
     pub trace: Trace,
     pub(crate) queue: Sender<Command>,
     pub(crate) parameters: Mutex<Vec<Vec<Value>>>,
+    /// Boxes are being constructed: virtual time may move while the constructor sleeps on
+    /// the clock (cleared before the constructor stops counting as an activity, so time
+    /// never moves between the end of construction and the start).
+    pub(crate) constructing: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {

@@ -26,31 +26,33 @@ impl Control {
             name,
             value: value.clone(),
         };
-        let guard = from_link.then_some(Step::IfLoaded(b));
+        let guard = from_link.then_some(b);
         match nature {
             InputNature::OnStart => {
                 let acquire = (!g.node(b).resources.is_empty()).then_some(Step::Acquire(b));
-                self.spawn_op(guard.into_iter().chain(acquire).chain([
-                    Step::Started(b),
-                    Step::Hook(b, hook),
-                    Step::AfterStart(b, input, value),
-                ]));
+                self.spawn_guarded(
+                    acquire.into_iter().chain([
+                        Step::Started(b),
+                        Step::Hook(b, hook),
+                        Step::AfterStart(b, input, value),
+                    ]),
+                    guard,
+                );
             }
             InputNature::OnStop => {
                 // G2.
                 self.boxes[b.0 as usize].last = LastCommand::Stop;
-                self.spawn_op(guard.into_iter().chain([
-                    Step::Hook(b, hook),
-                    Step::UnloadContent(b),
-                    Step::Release(b),
-                ]));
+                self.spawn_guarded(
+                    [
+                        Step::Hook(b, hook),
+                        Step::UnloadContent(b),
+                        Step::Release(b),
+                    ],
+                    guard,
+                );
             }
             InputNature::OnEvent | InputNature::OnLoad | InputNature::Memory => {
-                self.spawn_op(
-                    guard
-                        .into_iter()
-                        .chain([Step::Hook(b, hook), Step::Forward(b, input, value)]),
-                );
+                self.spawn_guarded([Step::Hook(b, hook), Step::Forward(b, input, value)], guard);
             }
         }
     }

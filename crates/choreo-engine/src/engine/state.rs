@@ -160,8 +160,6 @@ pub(super) struct Control {
     pub(super) time_limit: Option<Duration>,
     /// The root fired a Stopped output (R5): the run finished by itself.
     pub(super) ended: bool,
-    /// Boxes are being constructed (the code is not here yet): time may move.
-    pub(super) loading: bool,
     /// See [`crate::engine::Options::strict`].
     pub(super) strict: bool,
     /// Why the behavior is being stopped when it is not [`Outcome::Stopped`]: strict mode,
@@ -246,7 +244,6 @@ impl Control {
             started: false,
             time_limit: options.time_limit,
             ended: false,
-            loading: true,
             strict: options.strict,
             stop_reason: None,
             stopping: false,
@@ -261,6 +258,17 @@ impl Control {
 impl Control {
     pub(super) fn now(&self) -> Time {
         self.shared.time.now()
+    }
+
+    /// Records a behavior-level event (`beh start`, `beh stop`, `beh end`).
+    pub(super) fn record_behavior(&self, what: &str) {
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Behavior {
+                what: what.to_string(),
+            },
+        );
     }
 
     pub(super) fn record(&self, b: BoxId, step: TraceStep) {

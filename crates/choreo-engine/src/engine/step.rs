@@ -17,11 +17,24 @@ impl Control {
     /// Starts an operation: it runs (from [`Control::run_ready`]) before the operation that
     /// started it goes on, as a call would in the reference, but without recursion.
     pub(super) fn spawn_op(&mut self, steps: impl IntoIterator<Item = Step>) {
+        self.spawn_guarded(steps, None);
+    }
+
+    /// [`Control::spawn_op`], the operation running only if box `guard` is still loaded when
+    /// its turn comes.
+    pub(super) fn spawn_guarded(
+        &mut self,
+        steps: impl IntoIterator<Item = Step>,
+        guard: Option<BoxId>,
+    ) {
         if self.ops.len() >= MAX_OPS {
             self.too_many_ops();
             return;
         }
         let id = self.ops.insert(steps);
+        if let Some(op) = self.ops.get_mut(id) {
+            op.guard = guard;
+        }
         self.ready.push(id);
         let live = self.ops.len();
         if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
@@ -58,7 +71,16 @@ impl Control {
                 }
                 budget -= 1;
                 let mark = self.ready.len();
-                let Some(step) = self.ops.get_mut(id).and_then(|op| op.steps.pop_front()) else {
+                let Some(op) = self.ops.get_mut(id) else {
+                    break;
+                };
+                if let Some(b) = op.guard.take()
+                    && !self.boxes[b.0 as usize].loaded
+                {
+                    self.ops.remove(id);
+                    break;
+                }
+                let Some(step) = op.steps.pop_front() else {
                     self.ops.remove(id);
                     break;
                 };
@@ -297,14 +319,6 @@ impl Control {
                 }
                 Vec::new()
             }
-            Step::IfLoaded(b) => {
-                if !self.boxes[b.0 as usize].loaded
-                    && let Some(op) = self.ops.get_mut(id)
-                {
-                    op.steps.clear();
-                }
-                Vec::new()
-            }
             Step::FireOutput(b, output, value) => {
                 self.fire(b, output, value);
                 Vec::new()
@@ -335,11 +349,7 @@ impl Control {
                 self.ended = true;
                 self.stopping = true;
                 self.mark_ended();
-                self.shared.trace.record(
-                    self.now(),
-                    "",
-                    TraceStep::Behavior { what: "end".into() },
-                );
+                self.record_behavior("end");
                 vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]
             }
             Step::Destroy => {

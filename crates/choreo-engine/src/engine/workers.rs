@@ -89,6 +89,9 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
 pub(super) fn run_job(job: Job) {
     let (ok, text) = call_guarded(job.code.as_ref(), &job.hook, &job.ctx);
     let shared = &job.ctx.shared;
+    // The control thread may hand out the next hook as soon as it hears of this one: this
+    // worker takes it (it only has the count below left to do).
+    crate::pool::finishing();
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
         ticket: job.ticket,
