@@ -1,44 +1,85 @@
 //! Property tests: random behaviors (nested flow diagrams, playing timelines, native boxes that
-//! sleep, fire, fail and command timelines) run in virtual time, and lifecycle invariants
-//! checked on their traces (runtime-semantics.md §0–§1, §5).
+//! sleep, fire, fail and command timelines, loops of links) run in virtual time, and lifecycle
+//! invariants checked on their traces (runtime-semantics.md §0–§1, §5).
 //!
-//! Invariants (see [`check`]):
-//! 1. no `in` / `call onInput_*` reaches a box that is not loaded (R6, R14, R15);
+//! Invariants (see [`check`] and [`bounds`]):
+//! 1. no `in` / `call onInput_*` reaches a box that is not loaded (R6, R14, R15); but in a
+//!    case with a loop in its signal graph, an input hook called after the box's onUnload is
+//!    let through if the input came before that onUnload: a known engine bug
+//!    (`engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`);
 //! 2. no `deliver` in a diagram whose links are off: exact for flow-diagram holders (and the
 //!    root) by `links_on`/`links_off` of the owner; for a timeline's keyframe diagrams, the
 //!    keyframe must be on (`kf_on`, no `kf_off` since) and its owner must have turned links on
-//!    since that `kf_on` (the trace does not say which keyframe a `links_on` belongs to);
+//!    since that `kf_on` (the trace does not say which keyframe a `links_on` belongs to); a
+//!    P9 `deliver` (`(parent).x -> (parent).y`) needs some diagram of its owner with links on;
 //! 3. `call onLoad` / `call onUnload` alternate per box, starting with onLoad, and end with
 //!    onUnload; likewise `links_on`/`links_off` per holder and `kf_on`/`kf_off` per keyframe;
 //! 4. after the behavior is stopped: every box had one `new` and one `del`, nothing is loaded,
 //!    every `call` has its `ret`, and no `call`, `in`, `deliver`, `links_on`, `kf_on`, `frame`
 //!    or `tl` comes after the first `del`;
 //! 5. `seq` is gap-free from 0 and `time_ns` never decreases;
-//! 6. the same case run twice gives the same trace (short forms and times);
+//! 6. the same case run twice gives the same trace (short forms and times); for a run with a
+//!    loop of links stopped in real time (the loud-link warning, "signals per second", is in
+//!    either trace, or the harness stopped either run as a loop), only up to the first
+//!    `beh stop` of either run: where a real-time stop lands is up to the OS;
 //! 7. (R17) after `tl stop`, no `frame` of that timeline but its start frame until `tl play`;
 //! 8. (§6) no box gets resources that overlap those another box holds (Q4: groups cover their
 //!    joints), except a box enclosing it; every `got` is matched by one `free`, and nothing
 //!    is held at the end;
 //! 9. no hook is reported as stalled (blocked outside the clock): box code here only sleeps on
-//!    the clock, so such a report would mean the engine lost count of what runs.
+//!    the clock, so such a report would mean the engine lost count of what runs;
+//! 10. `Engine::peak_operations` is at most 4 per box plus 16, unless the case's signal graph
+//!     ([`Case::loops`]) has a loop that multiplies signals (a port on the loop linked to two
+//!     ports that both lead back to a loop), or that runs on operations alone (no hook on a
+//!     worker, no command) through a port with two links or more (the operation delivering
+//!     the other links waits on the ready stack under the loop's next turn: one more per
+//!     turn), or whose turns start what waits for virtual time (a hook that sleeps on a
+//!     worker, resources), which stands still beside the loop: then only the engine's cap
+//!     (100,000) bounds them;
+//! 11. the trace stays sane: without a loop in the signal graph, at most 1,000 events per box
+//!     plus, per frame of each timeline (120 s at 30 fps at most), 2 and 20 per box in
+//!     keyframes; with one, up to the stop and per second of behavior time, that plus
+//!     16 × (`LOUD_LINK` + 1) events per box (a link target gets at most `LOUD_LINK` signals
+//!     in a second before the loud-link warning); after a stop that does not wait for virtual
+//!     time, at most 4 events per operation in flight at the peak, 100 per box and 4 budgets
+//!     of 4,096 steps (a stop ends a loop at once).
 //!
-//! Properties: `lifecycle_invariants_hold` (1–5, 7, 8) and `same_case_same_trace` (6), on any
-//! behavior the generator makes. Each run ends
-//! (Finished, Idle or TimeLimit at 120 s of virtual time), is stopped, and its hooks return.
+//! Properties: `lifecycle_invariants_hold` (1–5, 7–11) and `same_case_same_trace` (6), on any
+//! behavior the generator makes. Each run ends by itself (Finished, Idle or TimeLimit at
+//! 120 s of virtual time) or is stopped in real time as a loop of links: a loop in zero
+//! virtual time never ends by itself, and virtual time goes on beside it (towards the time
+//! limit) only after 2 s of real time, so a run is stopped as soon as the loud-link warning
+//! comes, the operations in flight pass `PEAK_STOP`, or virtual time stands still for
+//! `STANDING` while events keep coming (a loop through hooks on workers is slow to get loud).
+//! Then it is stopped, and its hooks return.
 //!
-//! Cases: `PROPTEST_CASES` (default 64); a failure shrinks and shows the XAR and the box rules.
-//! Generated links are always valid; links from a parent input straight to a parent output
-//! (P9) are not generated: with them a behavior can loop forever in zero virtual time without
-//! any box code, which never ends a run. Box code acts at most `MAX_ACTS` times per rule.
+//! Generated links are always valid. Besides links between any ports, a diagram sometimes
+//! has P9 links (an input of its owner straight to an output of its owner; not in the root's
+//! diagram, where they would only end the behavior) and links that close cycles between its
+//! boxes (a later box's output back to an earlier box's input, or a box's output to its own
+//! input, sometimes kicked by the diagram's entry), through the ports that let signals
+//! through where there are some: a flow-diagram box's P9 links, a box whose code (inline on
+//! the control thread, or on a worker) echoes an input to an output every time. Such loops
+//! run in zero virtual time. Box rules act at most `MAX_ACTS` times each. The generator keeps
+//! clear of three engine bugs the properties found, not fixed yet (see [`build`]; a fourth is
+//! let through by invariant 1); the `engine_bug_*` tests at the end reproduce them, ignored
+//! until they are fixed.
+//!
+//! Cases: `PROPTEST_CASES` (default 256: about 15 s for both properties on 2 cores); a failure
+//! shrinks and shows the XAR and the box code.
+//! `PROPS_STATS=1` (with `--nocapture`) prints one line per case of `lifecycle_invariants_hold`:
+//! its loops, how it ended, its peak of operations, events and real time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use choreo_engine::engine::LOUD_LINK;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 use common::{PORTS, link, test_tree};
@@ -49,16 +90,39 @@ use proptest::test_runner::Config;
 const MAX_ACTS: usize = 3;
 /// Virtual sleeps, in ms: multiples of common frame periods, so that wake-ups and frames meet.
 const SLEEPS: [u64; 7] = [10, 50, 100, 200, 250, 500, 1000];
+/// How often (real time) a run is looked at: for its outcome, or for a loop of links.
+const POLL: Duration = Duration::from_millis(2);
+/// How long, in real time, the engine lets a loop keep virtual time still before time moves
+/// beside it (once per such a while).
+const STALL_REAL: Duration = Duration::from_secs(2);
+/// A run whose virtual time stands still for this long in real time while more than
+/// `LOUD_LINK` events come is stopped as a loop.
+const STANDING: Duration = Duration::from_secs(1);
+/// A run with more operations in flight than this is stopped as a loop: well below the
+/// engine's cap of 100,000 (see `engine_bug_a_stop_at_the_operation_cap_is_lost`).
+const PEAK_STOP: usize = 50_000;
+/// The engine's cap on operations in flight (see [`Engine::peak_operations`]).
+const MAX_OPS: usize = 100_000;
+/// How many steps the engine runs before it looks at its commands (a stop) again.
+const STEP_BUDGET: usize = 4096;
 /// Virtual time limit of a run.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
 /// Real time allowed for a run, for its stop, and for hooks to return after the stop.
 const REAL_WAIT: Duration = Duration::from_secs(10);
+/// Probability that a diagram gets P9 links (owner input straight to owner output).
+const P9_LINKS: f64 = 0.3;
+/// Probability that a diagram gets links closing cycles between its boxes.
+const CYCLES: f64 = 0.4;
+/// Probability that a box's code echoes one of its inputs to one of its outputs, always.
+const ECHOES: f64 = 0.3;
+/// Probability that a box's code runs inline on the control thread.
+const INLINE: f64 = 0.3;
 
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(64);
+        .unwrap_or(256);
     Config {
         cases,
         failure_persistence: None,
@@ -99,6 +163,16 @@ struct RawDiagram {
     exit: bool,
     /// (source pick, destination pick), resolved modulo the valid choices.
     links: Vec<(u16, u16)>,
+    /// P9 links: (owner input pick, owner output pick), from an input of the diagram's owner
+    /// straight to one of its outputs.
+    through: Vec<(u16, u16)>,
+    /// Cycles: (box pick, box pick, port pick, port pick, kick). The earlier box's output
+    /// goes to the later box's input and the later box's output back to the earlier box's
+    /// input (one link from a box's output to its own input when both picks are the same
+    /// box); the ports are, when the box has some, a pair that lets a signal through (see
+    /// [`Through`]). `kick`: a link from the owner's entry (as for `entry`) to the earlier
+    /// box's input as well.
+    cycles: Vec<(u8, u8, u16, u16, bool)>,
 }
 
 #[derive(Debug, Clone)]
@@ -126,6 +200,11 @@ struct RawBox {
     content: RawContent,
     /// A `<Resource>`: indices into [`RESOURCE_NAMES`], [`LOCK_TYPES`], [`TIMEOUTS`].
     resource: Option<(u8, u8, u8)>,
+    /// (input pick, output pick): the box's code fires that output every time that input
+    /// comes, without the [`MAX_ACTS`] bound of rules (a native box in a loop).
+    echo: Option<(u8, u8)>,
+    /// The box's code runs inline, on the engine's control thread (its sleeps return at once).
+    inline: bool,
 }
 
 /// Resource names: groups and joints that overlap (Q4), and one unrelated name.
@@ -178,13 +257,37 @@ fn raw_diagram(
         prop::bool::weighted(0.9),
         prop::bool::weighted(0.7),
         prop::collection::vec((any::<u16>(), any::<u16>()), 0..=5),
+        sometimes(P9_LINKS, (any::<u16>(), any::<u16>()), 2),
+        sometimes(
+            CYCLES,
+            (
+                any::<u8>(),
+                any::<u8>(),
+                any::<u16>(),
+                any::<u16>(),
+                any::<bool>(),
+            ),
+            2,
+        ),
     )
-        .prop_map(|(boxes, entry, exit, links)| RawDiagram {
+        .prop_map(|(boxes, entry, exit, links, through, cycles)| RawDiagram {
             boxes,
             entry,
             exit,
             links,
+            through,
+            cycles,
         })
+}
+
+/// With probability `p`, one to `most` values of `element`; otherwise none.
+fn sometimes<S: Strategy + 'static>(
+    p: f64,
+    element: S,
+    most: usize,
+) -> impl Strategy<Value = Vec<S::Value>> {
+    prop::option::weighted(p, prop::collection::vec(element, 1..=most))
+        .prop_map(Option::unwrap_or_default)
 }
 
 fn raw_timeline(child: BoxedStrategy<RawBox>) -> impl Strategy<Value = RawTimeline> {
@@ -215,39 +318,49 @@ fn raw_box(depth: u32) -> BoxedStrategy<RawBox> {
             prop::bool::weighted(0.2),
             prop::collection::vec(raw_rule(), 0..=3),
             prop::option::weighted(0.25, (0..5u8, 0..4u8, 0..3u8)),
+            prop::option::weighted(ECHOES, (any::<u8>(), any::<u8>())),
+            prop::bool::weighted(INLINE),
         )
     };
-    let script = base().prop_map(|(events, punctuals, param, rules, resource)| RawBox {
-        events,
-        punctuals,
-        param,
-        rules,
-        content: RawContent::Script,
-        resource,
-    });
+    let script = base().prop_map(
+        |(events, punctuals, param, rules, resource, echo, inline)| RawBox {
+            events,
+            punctuals,
+            param,
+            rules,
+            content: RawContent::Script,
+            resource,
+            echo,
+            inline,
+        },
+    );
     if depth == 0 {
         return script.boxed();
     }
     let inner = raw_box(depth - 1);
     let in_timeline = inner.clone();
     let holder = (base(), raw_diagram(inner, 1..=3)).prop_map(
-        |((events, punctuals, param, rules, resource), d)| RawBox {
+        |((events, punctuals, param, rules, resource, echo, inline), d)| RawBox {
             events,
             punctuals,
             param,
             rules,
             content: RawContent::Holder(d),
             resource,
+            echo,
+            inline,
         },
     );
     let timeline = (base(), raw_timeline(in_timeline)).prop_map(
-        |((events, punctuals, param, rules, resource), t)| RawBox {
+        |((events, punctuals, param, rules, resource, echo, inline), t)| RawBox {
             events,
             punctuals,
             param,
             rules,
             content: RawContent::Timeline(t),
             resource,
+            echo,
+            inline,
         },
     );
     prop_oneof![6 => script, 2 => holder, 1 => timeline].boxed()
@@ -313,19 +426,76 @@ struct BoxInfo {
     /// Where the box lives (`None` for the root).
     diagram: Option<DiagKey>,
     rules: Vec<Rule>,
+    /// (hook, output): the box fires the output every time the hook runs (see [`RawBox::echo`]).
+    echo: Option<(String, String)>,
+    /// The box's code runs inline (see [`RawBox::inline`]).
+    inline: bool,
+    /// The box has a `<Resource>`.
+    resource: bool,
     /// Timelines: the start frame.
     start_frame: i64,
 }
 
+/// (input id, output id) of a box: a signal at the input comes out at the output (its code
+/// echoes it, or a P9 link of its flow diagram forwards it).
+type Through = (i32, i32);
+
 struct Case {
     xml: String,
     boxes: Vec<BoxInfo>,
+    /// Where a signal at a port may go on to without bound: links, P9 links, an input
+    /// forwarded into the box's diagram (a node is a box's port, seen from inside as from
+    /// outside), a box's onStart to its onLoad links (the load) and, for a timeline, to its
+    /// onStopped (the end), echoes, and what resources do (a start that fails or stops a
+    /// holder fires onStopped or stimulates onStop). Rules act at most [`MAX_ACTS`] times
+    /// each, so they are left out.
+    edges: Vec<(Node, Node)>,
+    /// The edges of [`Case::edges`] that go through box code (echoes): box code fires an
+    /// output by posting to the engine's command queue, not as an operation.
+    code_edges: Vec<(Node, Node)>,
+    /// All box code runs inline (see [`build`]): a loop through flow-diagram boxes then runs
+    /// on operations alone, never waiting for a hook.
+    all_inline: bool,
+}
+
+/// A port of a box: (index in [`Case::boxes`], port id).
+type Node = (usize, i32);
+
+/// The loops of signals a case may have, from its signal graph ([`Case::edges`]).
+#[derive(Debug, Clone)]
+struct Loops {
+    /// The graph has a cycle.
+    any: bool,
+    /// Some port on a cycle has two edges or more: in a loop that runs on operations alone
+    /// (see [`Case::all_inline`]), the one that goes on round the loop first leaves the
+    /// operation delivering the others on the ready stack, one more per turn.
+    fan_out: bool,
+    /// Some port on a cycle sends each signal along two edges (or two copies of one link)
+    /// that both lead to a cycle, where signals can go on without end: a loop may multiply
+    /// signals, and the operations in flight grow while it runs (one more left on the ready
+    /// stack per turn), up to the engine's cap.
+    multiplying: bool,
+    /// A loop acts on a box whose hooks sleep (on a worker: inline sleeps return at once) or
+    /// that takes resources: then what a turn of the loop starts may wait for virtual time,
+    /// which stands still beside a loop (for 2 s of real time, see the module
+    /// documentation), and the operations waiting grow by one or more per turn.
+    waits: bool,
+    /// A diagram's load starts a loop: see [`build`].
+    from_load: bool,
+    /// The echoes a cycle leads to: box code that posts a command (a fire) each turn.
+    echoes: Vec<(Node, Node)>,
 }
 
 impl fmt::Debug for Case {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{}", self.xml.replace("><", ">\n<"))?;
         for b in &self.boxes {
+            if b.inline {
+                writeln!(f, "{}: inline", b.name)?;
+            }
+            if let Some((hook, output)) = &b.echo {
+                writeln!(f, "{}: {hook} -> fire {output}; (always)", b.name)?;
+            }
             for r in &b.rules {
                 writeln!(f, "{}: {r}", b.name)?;
             }
@@ -335,6 +505,77 @@ impl fmt::Debug for Case {
 }
 
 impl Case {
+    /// What loops of signals the case may have (see [`Loops`]).
+    fn loops(&self) -> Loops {
+        let mut next: HashMap<Node, Vec<Node>> = HashMap::new();
+        for (a, b) in &self.edges {
+            next.entry(*a).or_default().push(*b);
+        }
+        // What each port reaches (itself included).
+        let reach: HashMap<Node, HashSet<Node>> = next
+            .keys()
+            .map(|n| {
+                let mut seen: HashSet<Node> = HashSet::from([*n]);
+                let mut todo = vec![*n];
+                while let Some(m) = todo.pop() {
+                    for k in next.get(&m).into_iter().flatten() {
+                        if seen.insert(*k) {
+                            todo.push(*k);
+                        }
+                    }
+                }
+                (*n, seen)
+            })
+            .collect();
+        let reaches = |a: &Node, b: &Node| reach.get(a).is_some_and(|r| r.contains(b));
+        let on_cycle: HashSet<Node> = next
+            .iter()
+            .filter(|(n, succ)| succ.iter().any(|m| reaches(m, n)))
+            .map(|(n, _)| *n)
+            .collect();
+        // Ports from which signals can go on without end.
+        let endless = |n: &Node| on_cycle.iter().any(|c| reaches(n, c));
+        let multiplying: Vec<Node> = on_cycle
+            .iter()
+            .filter(|n| next[*n].iter().filter(|m| endless(m)).count() >= 2)
+            .copied()
+            .collect();
+        let echoes = self
+            .code_edges
+            .iter()
+            .filter(|(a, _)| on_cycle.iter().any(|c| reaches(c, a)))
+            .copied()
+            .collect();
+        // Boxes a loop acts on: a port reached from a cycle, or inside such a box (loaded and
+        // unloaded with it).
+        let reached: HashSet<usize> = on_cycle
+            .iter()
+            .flat_map(|c| reach[c].iter().map(|(b, _)| *b))
+            .collect();
+        let touched = |b: &BoxInfo| {
+            reached.iter().any(|r| {
+                let p = &self.boxes[*r].path;
+                b.path == *p || b.path.starts_with(&format!("{p}/"))
+            })
+        };
+        let waits = self.boxes.iter().any(|b| {
+            touched(b) && (b.resource || (!b.inline && b.rules.iter().any(|r| r.sleep_ms > 0)))
+        });
+        // A loop the onLoad links of a diagram (its owner's port 1) lead to.
+        let from_load = next
+            .keys()
+            .filter(|(_, port)| *port == 1)
+            .any(|n| on_cycle.iter().any(|c| reaches(n, c)));
+        Loops {
+            any: !on_cycle.is_empty(),
+            fan_out: on_cycle.iter().any(|n| next[n].len() >= 2),
+            multiplying: !multiplying.is_empty(),
+            waits,
+            from_load,
+            echoes,
+        }
+    }
+
     fn info(&self, path: &str) -> Option<&BoxInfo> {
         self.boxes.iter().find(|b| b.path == path)
     }
@@ -352,8 +593,14 @@ impl Case {
                 .iter()
                 .map(|r| (r.clone(), AtomicUsize::new(0)))
                 .collect();
-            host = host.with(&b.name, move |hook: &Hook, ctx| {
+            let echo = b.echo.clone();
+            let code = move |hook: &Hook, ctx: &choreo_engine::BoxContext| {
                 let name = hook.script_name();
+                if let Some((input, output)) = &echo
+                    && *input == name
+                {
+                    ctx.fire(output, Value::None)?;
+                }
                 for (rule, count) in &rules {
                     if rule.hook != name || count.fetch_add(1, Ordering::SeqCst) >= MAX_ACTS {
                         continue;
@@ -376,7 +623,12 @@ impl Case {
                     }
                 }
                 Ok(())
-            });
+            };
+            host = if b.inline {
+                host.with_inline(&b.name, code)
+            } else {
+                host.with(&b.name, code)
+            };
         }
         host
     }
@@ -418,6 +670,15 @@ impl Ports {
     fn outputs(&self) -> Vec<i32> {
         let mut v = vec![4];
         v.extend((0..self.punctuals).map(|i| self.punctual_id(i)));
+        v
+    }
+    /// Inputs whose hooks box code sees (no onLoad, no parameter): (id, hook).
+    fn hook_inputs(&self) -> Vec<(i32, String)> {
+        let mut v = vec![
+            (2, "onInput_onStart".to_string()),
+            (3, "onInput_onStop".to_string()),
+        ];
+        v.extend((0..self.events).map(|i| (self.event_id(i), format!("onInput_e{i}"))));
         v
     }
     fn output_names(&self) -> Vec<String> {
@@ -468,6 +729,11 @@ impl Ports {
 #[derive(Default)]
 struct Builder {
     boxes: Vec<BoxInfo>,
+    /// The signal graph (see [`Case::edges`]).
+    edges: Vec<(Node, Node)>,
+    code_edges: Vec<(Node, Node)>,
+    /// Links from an owner's onLoad come from its onStart instead (see [`build`]).
+    no_load_links: bool,
 }
 
 /// What a diagram's boxes know of the box owning it.
@@ -477,28 +743,35 @@ struct Parent<'a> {
 }
 
 impl Builder {
-    /// The XML of a diagram owned by the box at `owner_path` with ports `owner`.
+    /// The XML of a diagram owned by the box at `owner_path` with ports `owner`, and the
+    /// owner's inputs and outputs its P9 links join.
     fn diagram(
         &mut self,
         raw: &RawDiagram,
         owner: &Ports,
         owner_path: &str,
+        owner_at: usize,
         key: &DiagKey,
         parent: &Parent<'_>,
-    ) -> String {
+    ) -> (String, Vec<Through>) {
         let keyframe = matches!(key, DiagKey::Keyframe(..));
         let mut xml = String::new();
         let mut children = Vec::new();
+        // Box indices in `self.boxes`: the owner's, then each child's.
+        let mut at = vec![owner_at];
         for (i, rb) in raw.boxes.iter().enumerate() {
             let id = i as i32 + 1;
-            let (x, ports, kind) = self.boxed(rb, id, owner_path, key, parent);
+            at.push(self.boxes.len());
+            let (x, ports, through) = self.boxed(rb, id, owner_path, key, parent);
             xml += &x;
-            children.push((id, ports, kind));
+            children.push((id, ports, through));
         }
+        // Links: (source box, port, destination box, port), box 0 the owner.
+        let mut wires: Vec<(i32, i32, i32, i32)> = Vec::new();
         let first = 1;
         let last = children.len() as i32;
         if raw.entry {
-            xml += &link(0, if keyframe { 1 } else { 2 }, first, 2);
+            wires.push((0, if keyframe { 1 } else { 2 }, first, 2));
         }
         let sources: Vec<(i32, i32)> = owner
             .inputs()
@@ -516,7 +789,7 @@ impl Builder {
             .chain(owner.outputs().into_iter().map(|p| (0, p)))
             .collect();
         if raw.exit {
-            xml += &link(last, 4, 0, 4);
+            wires.push((last, 4, 0, 4));
         }
         for (s, d) in &raw.links {
             let (so, sp) = sources[usize::from(*s) % sources.len()];
@@ -525,11 +798,74 @@ impl Builder {
             }
             let (dn, dp) = sinks[usize::from(*d) % sinks.len()];
             if so == 0 && dn == 0 {
-                continue; // P9 pass-through: see the module documentation
+                continue; // P9 links come from `raw.through` only
+            }
+            wires.push((so, sp, dn, dp));
+        }
+        // P9: the owner's input straight to its output.
+        let (inputs, outputs) = (owner.inputs(), owner.outputs());
+        let mut through = Vec::new();
+        // Not in the root's diagram: there a P9 link would only end the behavior at once.
+        let p9 = if owner_at == 0 {
+            &[][..]
+        } else {
+            &raw.through[..]
+        };
+        for (s, d) in p9 {
+            let pair = (
+                inputs[usize::from(*s) % inputs.len()],
+                outputs[usize::from(*d) % outputs.len()],
+            );
+            wires.push((0, pair.0, 0, pair.1));
+            through.push(pair);
+        }
+        // Cycles: the ports of box `c` picked by `pick`, a pair that lets signals through
+        // if the box has one.
+        let ports_of = |c: usize, pick: u16| -> Through {
+            let (_, p, through) = &children[c];
+            if through.is_empty() {
+                let (sinks, outputs) = (p.sinks(), p.outputs());
+                (
+                    sinks[usize::from(pick) % sinks.len()],
+                    outputs[usize::from(pick) % outputs.len()],
+                )
+            } else {
+                through[usize::from(pick) % through.len()]
+            }
+        };
+        // Cycles join boxes that let signals through, when there are some.
+        let mut passing: Vec<usize> = (0..children.len())
+            .filter(|c| !children[*c].2.is_empty())
+            .collect();
+        if passing.is_empty() {
+            passing = (0..children.len()).collect();
+        }
+        for (a, b, pa, pb, kick) in &raw.cycles {
+            let n = passing.len();
+            let (a, b) = (passing[usize::from(*a) % n], passing[usize::from(*b) % n]);
+            let (early, late) = (a.min(b), a.max(b));
+            let (e_in, e_out) = ports_of(early, *pa);
+            let (l_in, l_out) = ports_of(late, *pb);
+            let (e_id, l_id) = (children[early].0, children[late].0);
+            if *kick {
+                wires.push((0, if keyframe { 1 } else { 2 }, e_id, e_in));
+            }
+            if early == late {
+                wires.push((e_id, e_out, e_id, e_in));
+            } else {
+                wires.push((e_id, e_out, l_id, l_in));
+                wires.push((l_id, l_out, e_id, e_in));
+            }
+        }
+        for (so, mut sp, dn, dp) in wires {
+            if self.no_load_links && so == 0 && sp == 1 {
+                sp = 2;
             }
             xml += &link(so, sp, dn, dp);
+            self.edges
+                .push(((at[so as usize], sp), (at[dn as usize], dp)));
         }
-        xml
+        (xml, through)
     }
 
     fn boxed(
@@ -539,7 +875,7 @@ impl Builder {
         parent_path: &str,
         key: &DiagKey,
         parent: &Parent<'_>,
-    ) -> (String, Ports, Kind) {
+    ) -> (String, Ports, Vec<Through>) {
         let name = format!("B{}", self.boxes.len() + 1);
         let path = format!("{parent_path}/{name}");
         let ports = Ports {
@@ -554,15 +890,22 @@ impl Builder {
             kind: Kind::Script,
             diagram: Some(key.clone()),
             rules: Vec::new(),
+            echo: None,
+            inline: raw.inline,
+            resource: raw.resource.is_some(),
             start_frame: 0,
         });
         let mut own_labels = Vec::new();
+        let mut through = Vec::new();
         let content = match &raw.content {
             RawContent::Script => String::new(),
             RawContent::Holder(d) => {
                 self.boxes[at].kind = Kind::Holder;
                 let holder = Parent { labels: &[] };
-                let inner = self.diagram(d, &ports, &path, &DiagKey::Holder(path.clone()), &holder);
+                let key = DiagKey::Holder(path.clone());
+                let (inner, p9) = self.diagram(d, &ports, &path, at, &key, &holder);
+                // onLoad (1) is not an input links reach from outside.
+                through.extend(p9.into_iter().filter(|(i, _)| *i != 1));
                 holder_xml(&inner)
             }
             RawContent::Timeline(t) => {
@@ -587,7 +930,7 @@ impl Builder {
                         let me = Parent {
                             labels: &own_labels,
                         };
-                        let inner = self.diagram(d, &ports, &path, &key, &me);
+                        let (inner, _) = self.diagram(d, &ports, &path, at, &key, &me);
                         layers += &format!(
                             r#"<BehaviorKeyframe name="{kname}" index="{index}"><Diagram>{inner}</Diagram></BehaviorKeyframe>"#
                         );
@@ -613,7 +956,16 @@ impl Builder {
             RawTl::Label(_) | RawTl::BadLabel => TimelineCommand::GoToLabel("nope".into()),
             RawTl::Fps(f) => TimelineCommand::SetFps(*f),
         };
-        let kind = self.boxes[at].kind;
+        if let Some((i, o)) = raw.echo {
+            let inputs = ports.hook_inputs();
+            let (input, hook) = &inputs[usize::from(i) % inputs.len()];
+            let o = usize::from(o) % outputs.len();
+            self.boxes[at].echo = Some((hook.clone(), outputs[o].clone()));
+            through.push((*input, ports.outputs()[o]));
+            self.edges.push(((at, *input), (at, ports.outputs()[o])));
+            self.code_edges
+                .push(((at, *input), (at, ports.outputs()[o])));
+        }
         let mut rules = Vec::new();
         for r in &raw.rules {
             rules.push(Rule {
@@ -642,7 +994,7 @@ impl Builder {
             r#"<Box name="{name}" id="{id}">{}{resource}{content}</Box>"#,
             ports.xml()
         );
-        (xml, ports, kind)
+        (xml, ports, through)
     }
 }
 
@@ -652,14 +1004,65 @@ fn holder_xml(inner: &str) -> String {
     )
 }
 
+/// The case `raw` describes, kept clear of the engine bugs the properties found (see the
+/// `engine_bug_*` tests at the end):
+/// - a loop of links that a diagram's load starts (from the onLoad of its owner) starves that
+///   load, and a stop never ends: in such a case, links from onLoad come from onStart instead;
+/// - a loop that runs on operations alone (it never waits for a hook on a worker, nor goes
+///   through the command queue) and makes box code post commands (a fire, the end of a hook
+///   on a worker) each turn makes the command queue grow, and the stop waits behind it: in a
+///   case with loops, boxes with a diagram (which let signals through by P9 links) run their
+///   code on workers, so that a loop through them waits for their hooks; but when a loop may
+///   multiply signals, its operations stay ready whatever it waits for, and then all box code
+///   runs inline and the echoes a loop leads to are muted.
 fn build(raw: &RawDiagram) -> Case {
-    let mut b = Builder::default();
+    let mut case = build_with(raw, false);
+    if case.loops().from_load {
+        case = build_with(raw, true);
+    }
+    let loops = case.loops();
+    if loops.multiplying {
+        case.all_inline = true;
+        for b in &mut case.boxes {
+            b.inline = true;
+        }
+        loop {
+            let muted = case.loops().echoes;
+            if muted.is_empty() {
+                break;
+            }
+            for edge in muted {
+                case.boxes[edge.0.0].echo = None;
+                case.code_edges.retain(|e| *e != edge);
+                if let Some(i) = case.edges.iter().position(|e| *e == edge) {
+                    case.edges.remove(i);
+                }
+            }
+        }
+    } else if loops.any {
+        for b in &mut case.boxes {
+            if b.kind != Kind::Script {
+                b.inline = false;
+            }
+        }
+    }
+    case
+}
+
+fn build_with(raw: &RawDiagram, no_load_links: bool) -> Case {
+    let mut b = Builder {
+        no_load_links,
+        ..Builder::default()
+    };
     b.boxes.push(BoxInfo {
         name: "root".into(),
         path: "root".into(),
         kind: Kind::Holder,
         diagram: None,
         rules: Vec::new(),
+        echo: None,
+        inline: false,
+        resource: false,
         start_frame: 0,
     });
     let root_ports = Ports {
@@ -668,10 +1071,11 @@ fn build(raw: &RawDiagram) -> Case {
         param: false,
     };
     let holder = Parent { labels: &[] };
-    let inner = b.diagram(
+    let (inner, _) = b.diagram(
         raw,
         &root_ports,
         "root",
+        0,
         &DiagKey::Holder("root".into()),
         &holder,
     );
@@ -679,9 +1083,34 @@ fn build(raw: &RawDiagram) -> Case {
         r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">{PORTS}{}</Box></ChoregrapheProject>"#,
         holder_xml(&inner)
     );
+    let mut edges = b.edges;
+    for (x, bx) in b.boxes.iter().enumerate() {
+        if bx.kind != Kind::Script {
+            // onStart loads the content: its onLoad links.
+            edges.push(((x, 2), (x, 1)));
+        }
+        if bx.kind == Kind::Timeline {
+            // A timeline that ends fires onStopped.
+            edges.push(((x, 2), (x, 4)));
+        }
+        if !bx.resource {
+            continue;
+        }
+        // A start that cannot get its resources fires onStopped (R9); one that takes them
+        // from a holder stops it (Q3).
+        for (y, by) in b.boxes.iter().enumerate() {
+            if by.resource {
+                edges.push(((x, 2), (y, 3)));
+                edges.push(((x, 2), (y, 4)));
+            }
+        }
+    }
     Case {
         xml,
         boxes: b.boxes,
+        edges,
+        code_edges: b.code_edges,
+        all_inline: false,
     }
 }
 
@@ -694,8 +1123,25 @@ fn case() -> impl Strategy<Value = Case> {
 // Running a case
 
 struct Run {
+    /// How the run ended: Finished, Idle, TimeLimit, or `TimedOut` for a loop of links that
+    /// was stopped while it ran (then `looped`).
     first: Outcome,
+    /// A loop of links ran (the loud-link warning came, the operations in flight passed
+    /// [`PEAK_STOP`], or virtual time stood still for [`STANDING`] while events came) and the
+    /// run was stopped in real time while it did.
+    looped: bool,
+    /// [`Engine::peak_operations`] at the end.
+    peak: usize,
+    /// How long the run took, in real time, up to its first outcome (or its stop).
+    took: Duration,
     events: Vec<Event>,
+}
+
+impl Run {
+    /// The loud-link warning is in the trace: a loop of links ran.
+    fn loud(&self) -> bool {
+        self.events.iter().any(is_loud)
+    }
 }
 
 /// Hooks entered and not returned.
@@ -710,13 +1156,29 @@ fn unbalanced(events: &[Event]) -> i64 {
         .sum()
 }
 
+/// Whether `e` is the engine's warning about a loud link target (a loop of links).
+fn is_loud(e: &Event) -> bool {
+    matches!(&e.step, Step::Log { message, .. } if message.contains("signals per second"))
+}
+
 /// Runs `case` to its end (Finished, Idle or TimeLimit), stops it if needed, waits for the
-/// hooks still running to return, and returns the whole trace.
+/// hooks still running to return, and returns the whole trace. A run in which a loop of
+/// links runs (its loud-link warning comes, the operations in flight pass [`PEAK_STOP`], or
+/// virtual time stands still for [`STANDING`] while events come) is stopped then, in real
+/// time: it might never end by itself, and would reach the time limit only after 2 s of
+/// real time.
 fn execute(case: &Case) -> Result<Run, TestCaseError> {
     let x = choreo_xar::read_xar("p.xar", case.xml.as_bytes())
         .map_err(|e| TestCaseError::fail(format!("generated XAR does not read: {e}")))?
         .value;
-    let trace = Trace::new();
+    let trace = Trace::keep_all();
+    let loud = Arc::new(AtomicBool::new(false));
+    let heard = Arc::clone(&loud);
+    trace.add_listener(Arc::new(move |e: &Event| {
+        if is_loud(e) {
+            heard.store(true, Ordering::SeqCst);
+        }
+    }));
     let engine = Engine::load(
         &x,
         &case.host(),
@@ -729,27 +1191,80 @@ fn execute(case: &Case) -> Result<Run, TestCaseError> {
         },
     )
     .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let since = Instant::now();
     engine.start();
     // A run that does not end is reported with the end of its trace; the engine is leaked,
     // not dropped, as dropping waits for a control thread that may be stuck.
     let stuck = |engine: Engine, what: String| {
-        let lines: Vec<String> = trace.events().iter().map(Event::short).collect();
+        let events = trace.events();
+        let lines: Vec<String> = events.iter().map(Event::short).collect();
+        let peak = engine.peak_operations();
+        // Perhaps it stops in the end, rather than spin beside the cases that follow.
+        engine.stop();
         std::mem::forget(engine);
+        let marks: Vec<String> = events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.step,
+                    Step::Log { .. } | Step::Behavior { .. } | Step::Err { .. }
+                )
+            })
+            .take(20)
+            .map(|e| format!("{} {}", e.seq, e.short()))
+            .collect();
         Err(TestCaseError::fail(format!(
-            "{what}\n{}",
+            "{what} (peak {peak} operations; {} events)\n{}\n...\n{}",
+            lines.len(),
+            marks.join("\n"),
             window(&lines, lines.len().saturating_sub(1))
         )))
     };
-    let first = engine.wait(REAL_WAIT);
+    let mut looped = false;
+    // When virtual time last moved (real time), and the events then.
+    let (mut time, mut moved, mut events) = (engine.now(), Instant::now(), trace.len());
+    let first = loop {
+        let outcome = engine.wait(POLL);
+        if outcome != Outcome::TimedOut {
+            break outcome;
+        }
+        if engine.now() != time {
+            (time, moved, events) = (engine.now(), Instant::now(), trace.len());
+        }
+        // A loop through hooks on workers is slow: it may take seconds to get loud.
+        let standing = moved.elapsed() > STANDING && trace.len() - events > LOUD_LINK as usize;
+        if loud.load(Ordering::SeqCst) || engine.peak_operations() > PEAK_STOP || standing {
+            looped = true;
+            break outcome;
+        }
+        if since.elapsed() > REAL_WAIT {
+            return stuck(engine, "the run did not end (and no loop of links)".into());
+        }
+    };
+    let took = since.elapsed();
     if !matches!(
         first,
-        Outcome::Finished | Outcome::Idle | Outcome::TimeLimit
+        Outcome::Finished | Outcome::Idle | Outcome::TimeLimit | Outcome::TimedOut
     ) {
         return stuck(engine, format!("the run did not end: {first:?}"));
     }
     if first != Outcome::Finished {
         engine.stop();
-        let stopped = engine.wait(REAL_WAIT);
+        // Beside a loop that runs on, virtual time moves once per 2 s of real time: a stop
+        // waits that long for each sleep of the hooks it waits for (onUnload that sleeps).
+        let sleeps = case
+            .boxes
+            .iter()
+            .filter(|b| !b.inline)
+            .flat_map(|b| &b.rules)
+            .filter(|r| r.sleep_ms > 0)
+            .count();
+        let wait = REAL_WAIT + STALL_REAL * u32::try_from(MAX_ACTS * sleeps).unwrap_or(u32::MAX);
+        // A loop may still reach the time limit before the stop gets its turn.
+        let mut stopped = engine.wait(wait);
+        if looped && stopped == Outcome::TimeLimit {
+            stopped = engine.wait(wait);
+        }
         if stopped != Outcome::Stopped {
             return stuck(engine, format!("the stop did not end: {stopped:?}"));
         }
@@ -758,9 +1273,13 @@ fn execute(case: &Case) -> Result<Run, TestCaseError> {
     while unbalanced(&trace.events()) != 0 && since.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(5));
     }
+    let peak = engine.peak_operations();
     drop(engine);
     Ok(Run {
         first,
+        looped,
+        peak,
+        took,
         events: trace.events(),
     })
 }
@@ -786,9 +1305,106 @@ fn end_box(end: &str) -> Option<&str> {
     (b != "(parent)").then_some(b)
 }
 
-/// Checks invariants 1–5 and 7 on the trace of a stopped behavior.
-fn check(case: &Case, events: &[Event]) -> Result<(), String> {
+/// Invariants 10 and 11: the engine's queues and the trace stay bounded.
+fn bounds(case: &Case, run: &Run) -> Result<(), String> {
+    let loops = case.loops();
+    let boxes = case.boxes.len();
+    // (10) A box has few operations in flight at once (its start, a stop, a load or
+    // unload of its diagram, a hook); only a loop that multiplies signals, that runs on
+    // operations alone through a fan-out, or whose turns start what waits for time, adds
+    // more with each turn, up to the engine's cap.
+    let most = if loops.multiplying || loops.waits || (case.all_inline && loops.fan_out) {
+        MAX_OPS
+    } else {
+        4 * boxes + 16
+    };
+    if run.peak > most {
+        return Err(format!(
+            "(10) {} operations in flight at once, more than {most} ({loops:?})",
+            run.peak
+        ));
+    }
+    // (11) Without a loop: a few events per hook and link, which box code triggers at most
+    // MAX_ACTS times per rule, and per frame of a timeline (30 fps at most) its `frame` and
+    // the loads and unloads of the boxes in its keyframes. With one: besides, per second of
+    // behavior time and up to the stop, each turn of the loop acts on every box at most,
+    // with a few events each, and a link target gets at most LOUD_LINK signals before the
+    // loud-link warning (then the run is stopped, or time moves beside the loop only after
+    // 2 s of real time).
+    let lines = || -> Vec<String> { run.events.iter().map(Event::short).collect() };
+    let timelines: Vec<&str> = case
+        .boxes
+        .iter()
+        .filter(|b| b.kind == Kind::Timeline)
+        .map(|b| b.path.as_str())
+        .collect();
+    let in_keyframes = case
+        .boxes
+        .iter()
+        .filter(|b| {
+            timelines
+                .iter()
+                .any(|t| b.path.starts_with(&format!("{t}/")))
+        })
+        .count();
+    let per_frame = timelines.len() * (2 + 20 * in_keyframes);
+    let n = run.events.len();
+    let stop = run.events.iter().position(|e| {
+        e.step
+            == Step::Behavior {
+                what: "stop".into(),
+            }
+    });
+    if loops.any {
+        let most = 1_000 * boxes + 30 * per_frame + 16 * (LOUD_LINK as usize + 1) * boxes;
+        let mut seconds: HashMap<u64, usize> = HashMap::new();
+        for e in &run.events[..stop.unwrap_or(n)] {
+            *seconds.entry(e.time_ns / 1_000_000_000).or_default() += 1;
+        }
+        if let Some((second, count)) = seconds.iter().find(|(_, c)| **c > most) {
+            return Err(format!(
+                "(11) {count} events in second {second} of behavior time, more than {most}"
+            ));
+        }
+    } else {
+        let most = 1_000 * boxes + 30 * TIME_LIMIT.as_secs() as usize * per_frame;
+        if n > most {
+            return Err(format!(
+                "(11) {n} events without a loop of links, more than {most}"
+            ));
+        }
+    }
+    // A stop ends a loop at once: after it come the operations already in flight, the
+    // unload of every box and one budget of steps. Unless the unload waits for virtual time
+    // (an onUnload that sleeps): beside a loop, time moves only after 2 s of real time (the
+    // trace says so), and the loop runs on until then.
+    let beside =
+        |e: &Event| matches!(&e.step, Step::Log { message, .. } if message.contains("beside"));
+    if let Some(stop) = stop
+        && !run.events[stop..].iter().any(beside)
+    {
+        let most = 4 * run.peak + 100 * boxes + 4 * STEP_BUDGET;
+        if n - stop > most {
+            return Err(format!(
+                "(11) {} events after the stop, more than {most}\n{}",
+                n - stop,
+                window(&lines(), stop)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks invariants 1–5 and 7–9 on the trace of a stopped behavior. `lenient` (a case with
+/// a loop in its signal graph): an input hook called after the box's onUnload is let through
+/// if its `in` came before that onUnload (a known engine bug:
+/// `engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`).
+fn check(case: &Case, events: &[Event], lenient: bool) -> Result<(), String> {
     let tree = test_tree();
+    // For `engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`:
+    // the latest `in` and `call onUnload` of each box.
+    let mut last_in: HashMap<&str, usize> = HashMap::new();
+    let mut last_unload: HashMap<&str, usize> = HashMap::new();
     let lines: Vec<String> = events.iter().map(Event::short).collect();
     let fail = |i: usize, what: String| Err(format!("{what}\n{}", window(&lines, i)));
     let mut loaded: HashSet<&str> = HashSet::new();
@@ -815,6 +1431,15 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
         }
         last_time = e.time_ns;
         let p = e.path.as_str();
+        match &e.step {
+            Step::In { .. } => {
+                last_in.insert(p, i);
+            }
+            Step::Call { hook } if hook == "onUnload" => {
+                last_unload.insert(p, i);
+            }
+            _ => {}
+        }
         if let Some(d) = first_del
             && matches!(
                 e.step,
@@ -857,7 +1482,13 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
                         }
                     }
                     _ => {
-                        if !loaded.contains(p) {
+                        // The known engine bug (see above): the input came while the box
+                        // was loaded, and its unload came between the input and its hook.
+                        let bug = lenient
+                            && last_in
+                                .get(p)
+                                .is_some_and(|j| last_unload.get(p).is_some_and(|u| j < u));
+                        if !loaded.contains(p) && !bug {
                             return fail(i, "(1) an input hook of a box that is not loaded".into());
                         }
                     }
@@ -875,7 +1506,18 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
             }
             Step::Deliver { from, to } => {
                 let Some(child) = end_box(from).or_else(|| end_box(to)) else {
-                    return fail(i, "deliver names no box".into());
+                    // A P9 link: in the diagram of `p`, a holder's or a keyframe's.
+                    let on = match case.info(p).map(|b| b.kind) {
+                        Some(Kind::Holder) => holders_on.contains(p),
+                        Some(Kind::Timeline) => keyframes_on
+                            .iter()
+                            .any(|((owner, _), linked)| *owner == p && *linked),
+                        _ => return fail(i, "a P9 deliver in a box without a diagram".into()),
+                    };
+                    if !on {
+                        return fail(i, "(2) P9 deliver in a diagram whose links are off".into());
+                    }
+                    continue;
                 };
                 let key = case.by_name(child).and_then(|b| b.diagram.as_ref());
                 match key {
@@ -1036,16 +1678,37 @@ fn check(case: &Case, events: &[Event]) -> Result<(), String> {
 proptest! {
     #![proptest_config(config())]
 
-    /// Invariants 1–5 and 7 hold on every run.
+    /// Invariants 1–5 and 7–11 hold on every run.
     #[test]
     fn lifecycle_invariants_hold(case in case()) {
         let run = execute(&case)?;
-        if let Err(e) = check(&case, &run.events) {
-            return Err(TestCaseError::fail(format!("run ended {:?}: {e}", run.first)));
+        if std::env::var("PROPS_STATS").is_ok() {
+            let stop = run.events.iter().position(|e| e.short() == "beh stop");
+            eprintln!(
+                "STATS boxes={} loud_at={} loops={:?} looped={} loud={} first={:?} peak={} events={} after_stop={} took_ms={}",
+                case.boxes.len(),
+                run.events.iter().position(is_loud).unwrap_or(0),
+                case.loops(),
+                run.looped,
+                run.loud(),
+                run.first,
+                run.peak,
+                run.events.len(),
+                stop.map_or(0, |i| run.events.len() - i),
+                run.took.as_millis()
+            );
+        }
+        if let Err(e) = bounds(&case, &run).and_then(|()| check(&case, &run.events, case.loops().any)) {
+            return Err(TestCaseError::fail(format!(
+                "run ended {:?}{}: {e}",
+                run.first,
+                if run.looped { " (a loop, stopped)" } else { "" }
+            )));
         }
     }
 
-    /// Invariant 6: the same case run twice gives the same trace.
+    /// Invariant 6: the same case run twice gives the same trace (for a loop stopped in real
+    /// time, up to the stop).
     #[test]
     fn same_case_same_trace(case in case()) {
         let a = execute(&case)?;
@@ -1059,7 +1722,18 @@ proptest! {
                 .map_or(r.events.len(), |i| i + 1);
             r.events[..end].iter().map(|e| (e.time_ns, e.short())).collect()
         };
-        let (sa, sb) = (short(&a), short(&b));
+        let (mut sa, mut sb) = (short(&a), short(&b));
+        if a.loud() || b.loud() || a.looped || b.looped {
+            // A loop of links stopped in real time: the same up to the stop of either run.
+            let stop = |s: &[(u64, String)]| s.iter().position(|(_, l)| l == "beh stop");
+            let end = [stop(&sa), stop(&sb), Some(sa.len()), Some(sb.len())]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(0);
+            sa.truncate(end);
+            sb.truncate(end);
+        }
         if sa != sb {
             let i = sa.iter().zip(&sb).position(|(x, y)| x != y).unwrap_or(sa.len().min(sb.len()));
             let show = |s: &[(u64, String)]| -> String {
@@ -1390,5 +2064,258 @@ fn load_race_an_unload_during_an_unload_waits_for_it() {
         !t[del..].iter().any(|l| l.contains(" call ")),
         "onUnload after del:\n{}",
         t.join("\n")
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Engine bugs the properties found that are not fixed yet: ignored until they are (run them
+// with `--ignored`); the generator keeps clear of them meanwhile (see `build` and
+// `PEAK_STOP`).
+
+/// Ports of a loop box: `out` (Punctual, 5) and `in` (OnEvent, 6).
+const LOOP_PORTS: &str = r#"<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/><Input name="in" type="1" type_size="1" nature="1" inner="0" id="6"/>"#;
+
+/// Loads `xml` with `host` in virtual time (no time limit), a trace keeping the last events.
+fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let trace = Trace::keeping(64);
+    let engine = Engine::load(
+        &x,
+        host,
+        Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    (engine, trace)
+}
+
+/// `Engine::stop` while the operations in flight are at the engine's cap (100,000): the stop
+/// is traced (`beh stop`) but its unload is an operation like any other, and `spawn_op` drops
+/// it at the cap; as the engine is now `stopping`, a second stop does nothing either. The loop
+/// goes on for ever, `wait` never reports `Stopped`, and dropping the engine hangs. Here two
+/// flow-diagram boxes that forward `in` to `out` (P9, no code) and `A.out` linked twice to
+/// `B.in`: a loop that doubles its signals, which fills the stack to the cap in about a second.
+/// The stop is lost when it comes with the ops exactly at the cap, which the rounds hit within
+/// a few tries.
+#[test]
+#[ignore = "engine bug: a stop at the operation cap is lost"]
+fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
+    use common::{behavior, boxed};
+    let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
+    let xml = behavior(&format!(
+        "{}{}{}{}{}{}{}{}",
+        pass("A", 1),
+        pass("B", 2),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(0, 2, 1, 6),
+        link(1, 5, 2, 6),
+        link(1, 5, 2, 6),
+        link(2, 5, 1, 6)
+    ));
+    for round in 0..20u64 {
+        let (engine, trace) = load_loop(&xml, &NativeHost::new());
+        engine.start();
+        let since = Instant::now();
+        while engine.peak_operations() < MAX_OPS && since.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(
+            engine.peak_operations(),
+            MAX_OPS,
+            "the loop fills the stack"
+        );
+        std::thread::sleep(Duration::from_millis(round % 5));
+        engine.stop();
+        let outcome = engine.wait(Duration::from_secs(5));
+        if outcome != Outcome::Stopped {
+            engine.stop();
+            let again = engine.wait(Duration::from_secs(1));
+            let tail: Vec<String> = trace.events().iter().map(Event::short).collect();
+            // Dropping the engine would wait for its control thread, which loops for ever.
+            std::mem::forget(engine);
+            panic!(
+                "round {round}: the stop did not end ({outcome:?}, then {again:?}); the loop goes on:\n{}",
+                tail.join("\n")
+            );
+        }
+    }
+}
+
+/// Box code reaches the control thread through its command queue: a fire posts a `Fire`, a
+/// hook on a worker ends with a `HookDone`. While operations are ready, the control thread
+/// handles one command per budget of 4,096 steps; the queue is unbounded (it is not among the
+/// operations `peak_operations` counts or the cap bounds), and a stop is a command like the
+/// others, at the back. A loop of links that runs on operations alone (here two flow-diagram
+/// boxes A and B forwarding `in` to `out` by P9 links, no code) keeps operations ready; if
+/// each turn makes box code post a command (here `A.out` also goes to a box C), the queue
+/// grows by nearly one command per turn, and the stop, behind them all, comes after about
+/// as long as the loop ran, times the turns per budget: after 1 s of loop,
+/// (a) C's code, inline, fires `out` (linked nowhere): after 20 s the stop has not begun (no
+///     `beh stop` in the trace) and the loop goes on;
+/// (b) C's code, on a worker, does nothing: each turn's operation waits for its `HookDone`,
+///     so the operations in flight grow to the cap (100,000), and the stop ends after about
+///     4 s, with five times as many events after it as before.
+/// A loop that multiplies signals keeps operations ready even through hooks on workers, so
+/// that its own hooks do the same. (The generator keeps clear of this: see `build`.)
+#[test]
+#[ignore = "engine bug: box code behind a loop of links starves the stop"]
+fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
+    use common::{behavior, boxed};
+    let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
+    let xml = behavior(&format!(
+        "{}{}{}{}{}{}{}{}{}",
+        pass("A", 1),
+        pass("B", 2),
+        boxed("C", 3, LOOP_PORTS, ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(0, 2, 1, 6),
+        link(1, 5, 3, 6),
+        link(1, 5, 2, 6),
+        link(2, 5, 1, 6)
+    ));
+    let fires = |hook: &Hook, ctx: &choreo_engine::BoxContext| {
+        if matches!(hook, Hook::Input { name, .. } if name == "in") {
+            ctx.fire("out", Value::None)?;
+        }
+        Ok(())
+    };
+    let nothing = |_: &Hook, _: &choreo_engine::BoxContext| Ok(());
+    let mut failures = Vec::new();
+    for (what, host) in [
+        (
+            "(a) C fires, inline",
+            NativeHost::new().with_inline("C", fires),
+        ),
+        ("(b) C on a worker", NativeHost::new().with("C", nothing)),
+    ] {
+        let (engine, trace) = load_loop(&xml, &host);
+        engine.start();
+        std::thread::sleep(Duration::from_secs(1));
+        let before = trace.len();
+        let since = Instant::now();
+        engine.stop();
+        let outcome = engine.wait(Duration::from_secs(2));
+        let after = trace.len() - before;
+        if outcome == Outcome::Stopped && after <= 10 * STEP_BUDGET {
+            continue;
+        }
+        failures.push(format!(
+            "{what}: {outcome:?} after {:?}, {after} events after the stop ({before} before), \
+             peak {} operations",
+            since.elapsed(),
+            engine.peak_operations()
+        ));
+        if outcome == Outcome::Stopped {
+            drop(engine);
+        } else {
+            // Dropping the engine would wait for its control thread, which loops on.
+            std::mem::forget(engine);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// R14: a diagram's load turns its links on, then forwards its owner's onLoad along them,
+/// then counts the diagram as loaded (`LoadDone`). The operations the onLoad links start go on
+/// the ready stack above the load's own operation, which goes on only once they are done: a
+/// loop of links they start (here two flow-diagram boxes A and B forwarding `in` to `out`, no
+/// code, `A.out -> B.in -> ... -> A.in`, kicked by L's onLoad) never is, so L's diagram stays
+/// "loading" for ever. A stop then unloads L's diagram, which waits for the load in progress
+/// (R15): the stop never ends, L's links stay on and the loop goes on (after `root/L call
+/// onUnload` the trace has only the loop). No multiplication and no box code are needed.
+#[test]
+#[ignore = "engine bug: a loop started by a diagram's load makes a stop wait for ever"]
+fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
+    use common::{behavior, boxed};
+    let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
+    // L's onLoad (1) starts A and B and kicks A.in.
+    let inner = format!(
+        "{}{}{}{}{}{}{}",
+        pass("A", 1),
+        pass("B", 2),
+        link(0, 1, 1, 2),
+        link(0, 1, 2, 2),
+        link(0, 1, 1, 6),
+        link(1, 5, 2, 6),
+        link(2, 5, 1, 6)
+    );
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("L", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ));
+    let (engine, trace) = load_loop(&xml, &NativeHost::new());
+    engine.start();
+    std::thread::sleep(Duration::from_millis(300));
+    engine.stop();
+    let outcome = engine.wait(Duration::from_secs(5));
+    if outcome != Outcome::Stopped {
+        let tail: Vec<String> = trace.events().iter().map(Event::short).collect();
+        // Dropping the engine would wait for its control thread, which loops for ever.
+        std::mem::forget(engine);
+        panic!(
+            "the stop did not end ({outcome:?}); the loop goes on:\n{}",
+            tail.join("\n")
+        );
+    }
+}
+
+/// R6, R15: an input that comes along a link starts an operation whose first step checks that
+/// the box is still loaded (`IfLoaded`); its hook comes steps later. The control thread may
+/// handle a command between the two (at the end of a budget of 4,096 steps): a stop, or a
+/// box's fire of a Stopped output, whose unload then runs first and calls the box's onUnload;
+/// the interrupted operation goes on after it (at once if the unload waits, here for W's
+/// onUnload on a worker; else after it) and calls the input's hook of the unloaded box. Here
+/// a loop of n flow-diagram boxes forwarding `in` to `out` (P9, no code), n from 2 to 6 so
+/// that the budgets end at every phase of a turn, stopped after a few milliseconds, 60
+/// times: about one stop in ten calls `Pi call onInput_in` after `Pi call onUnload`. (The
+/// properties found it with a Stopped output fired by box code in a long burst of signals.)
+#[test]
+#[ignore = "engine bug: an unload between an input's check and its hook calls the hook of an unloaded box"]
+fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
+    use common::{behavior, boxed};
+    let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
+    let host = NativeHost::new().with("W", |_: &Hook, _: &choreo_engine::BoxContext| Ok(()));
+    let mut found = Vec::new();
+    for round in 0..60u64 {
+        let n = 2 + (round % 5) as i32;
+        let mut inner = String::new();
+        for i in 1..=n {
+            inner += &pass(&format!("P{i}"), i);
+            inner += &link(0, 2, i, 2);
+            inner += &link(i, 5, i % n + 1, 6);
+        }
+        inner += &link(0, 2, 1, 6);
+        inner += &boxed("W", n + 1, "", "");
+        let (engine, trace) = load_loop(&behavior(&inner), &host);
+        engine.start();
+        std::thread::sleep(Duration::from_millis(5 + round % 7));
+        engine.stop();
+        assert_eq!(engine.wait(Duration::from_secs(5)), Outcome::Stopped);
+        drop(engine);
+        let lines: Vec<String> = trace.events().iter().map(Event::short).collect();
+        for i in 1..=n {
+            let unload = format!("root/P{i} call onUnload");
+            let input = format!("root/P{i} call onInput");
+            if let Some(u) = lines.iter().position(|l| *l == unload)
+                && let Some(j) = lines[u..].iter().position(|l| l.starts_with(&input))
+            {
+                found.push(format!(
+                    "round {round}:\n{}",
+                    lines[u.saturating_sub(6)..(u + j + 2).min(lines.len())].join("\n")
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "{} stops of 60 called an input hook of an unloaded box:\n{}",
+        found.len(),
+        found[0]
     );
 }
