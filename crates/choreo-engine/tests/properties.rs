@@ -2101,7 +2101,7 @@ fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
 /// The stop is lost when it comes with the ops exactly at the cap, which the rounds hit within
 /// a few tries.
 #[test]
-#[ignore = "engine bug: a stop at the operation cap is lost"]
+
 fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
@@ -2162,7 +2162,7 @@ fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
 /// A loop that multiplies signals keeps operations ready even through hooks on workers, so
 /// that its own hooks do the same. (The generator keeps clear of this: see `build`.)
 #[test]
-#[ignore = "engine bug: box code behind a loop of links starves the stop"]
+
 fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
@@ -2276,7 +2276,7 @@ fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
 /// times: about one stop in ten calls `Pi call onInput_in` after `Pi call onUnload`. (The
 /// properties found it with a Stopped output fired by box code in a long burst of signals.)
 #[test]
-#[ignore = "engine bug: an unload between an input's check and its hook calls the hook of an unloaded box"]
+
 fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));

@@ -127,7 +127,9 @@ impl Control {
         // Unloading may need time to move (an onUnload that sleeps).
         self.time_limit = None;
         self.record_behavior("stop");
+        self.spawning_stop = true;
         self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+        self.spawning_stop = false;
     }
 
     /// Boxes are being constructed (by [`crate::Engine::load`], on its caller's thread).
@@ -210,14 +212,32 @@ impl Control {
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
                     self.looping_since.get_or_insert_with(Instant::now);
-                    match commands.try_recv() {
-                        Ok(command) => {
-                            if !self.handle(command) {
+                    // Every command queued so far gets its turn (box code a loop keeps busy
+                    // posts one per hop: one per budget would leave a stop behind them all),
+                    // up to one budget's worth, so the loop still advances.
+                    let mut quit = false;
+                    let mut handled = 0;
+                    while handled < STEP_BUDGET {
+                        match commands.try_recv() {
+                            Ok(command) => {
+                                handled += 1;
+                                if !self.handle(command) {
+                                    quit = true;
+                                    break;
+                                }
+                            }
+                            Err(TryRecvError::Disconnected) => {
+                                quit = true;
                                 break;
                             }
+                            Err(TryRecvError::Empty) => break,
                         }
-                        Err(TryRecvError::Disconnected) => break,
-                        Err(TryRecvError::Empty) => self.time_beside_loop(),
+                    }
+                    if quit {
+                        break;
+                    }
+                    if handled == 0 {
+                        self.time_beside_loop();
                     }
                     continue;
                 }

@@ -27,7 +27,8 @@ impl Control {
         steps: impl IntoIterator<Item = Step>,
         guard: Option<BoxId>,
     ) {
-        if self.ops.len() >= MAX_OPS {
+        // A stop is never dropped: it is what ends a loop that filled the cap.
+        if self.ops.len() >= MAX_OPS && !self.spawning_stop {
             self.too_many_ops();
             return;
         }
@@ -74,7 +75,9 @@ impl Control {
                 let Some(op) = self.ops.get_mut(id) else {
                     break;
                 };
-                if let Some(b) = op.guard.take()
+                // Checked before every step: a stop or a Stopped output handled between two
+                // steps (or while its hook ran) may have unloaded the box since.
+                if let Some(b) = op.guard
                     && !self.boxes[b.0 as usize].loaded
                 {
                     self.ops.remove(id);
