@@ -80,8 +80,8 @@ pub(super) struct Op {
     pub(super) last_ok: bool,
     /// Waiting for a hook to return, or for a diagram's load or unload to finish.
     pub(super) waiting: bool,
-    /// Runs only while this box is loaded (checked before each step): set for the
-    /// operations signals start along links.
+    /// Runs only while this box is loaded (checked before each step up to its hook): set
+    /// for the operations signals start along links.
     pub(super) guard: Option<BoxId>,
 }
 

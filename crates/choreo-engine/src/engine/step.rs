@@ -75,13 +75,17 @@ impl Control {
                 let Some(op) = self.ops.get_mut(id) else {
                     break;
                 };
-                // Checked before every step: a stop or a Stopped output handled between two
-                // steps (or while its hook ran) may have unloaded the box since.
-                if let Some(b) = op.guard
-                    && !self.boxes[b.0 as usize].loaded
-                {
-                    self.ops.remove(id);
-                    break;
+                // Checked before every step up to the hook: a stop or a Stopped output
+                // handled in between may have unloaded the box. Not after the hook: what
+                // follows (a diagram's load under way) must run to its end.
+                if let Some(b) = op.guard {
+                    if !self.boxes[b.0 as usize].loaded {
+                        self.ops.remove(id);
+                        break;
+                    }
+                    if matches!(op.steps.front(), Some(Step::Hook(..))) {
+                        op.guard = None;
+                    }
                 }
                 let Some(step) = op.steps.pop_front() else {
                     self.ops.remove(id);
