@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
 use std::time::{Duration, Instant};
@@ -144,6 +145,8 @@ struct State {
     /// Workers whose job said it is about to return ([`finishing`]): they take the next
     /// queued job instead of a new thread being started for it.
     finishing: usize,
+    /// Waiting workers asleep on the `work` signal (the others are spinning, see [`spin`]).
+    sleeping: usize,
     closed: bool,
     dropped: usize,
     /// Number of the next thread started (for its name).
@@ -153,6 +156,9 @@ struct State {
 
 struct Shared {
     state: Mutex<State>,
+    /// The queue's length as of the last change, readable without the lock: a worker that
+    /// just finished a job watches it for a short while before it sleeps (see [`spin`]).
+    queued: AtomicUsize,
     /// Signalled when a job is queued for a waiting worker, or the pool closes.
     work: Condvar,
     /// Signalled when a worker exits.
@@ -162,6 +168,12 @@ struct Shared {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Publishes the queue's length for spinning workers; called under the lock after every
+    /// change to the queue.
+    fn published(&self, st: &State) {
+        self.queued.store(st.queue.len(), Ordering::Release);
     }
 }
 
@@ -198,11 +210,13 @@ impl Pool {
                     threads: 0,
                     waiting: 0,
                     finishing: 0,
+                    sleeping: 0,
                     closed: false,
                     dropped: 0,
                     next: 1,
                     workers: Vec::new(),
                 }),
+                queued: AtomicUsize::new(0),
                 work: Condvar::new(),
                 exit: Condvar::new(),
             }),
@@ -227,17 +241,23 @@ impl Pool {
         if st.waiting + st.finishing > st.queue.len() {
             // A waiting worker is unclaimed, or one is about to be: it takes this job.
             st.queue.push_back(job);
-            self.shared.work.notify_one();
+            self.shared.published(&st);
+            if st.sleeping > 0 {
+                // Waking a sleeper costs a system call: a spinning worker needs none.
+                self.shared.work.notify_one();
+            }
             return Ok(Started::Now);
         }
         if st.threads >= self.options.max_threads {
             st.queue.push_back(job);
+            self.shared.published(&st);
             return Ok(Started::Queued);
         }
         reap(&mut st.workers);
         // The new worker counts as waiting and claims the job; nobody can take it from the
         // queue before the lock is released, so on failure it is still there to give back.
         st.queue.push_back(job);
+        self.shared.published(&st);
         st.threads += 1;
         st.waiting += 1;
         let n = st.next;
@@ -265,7 +285,9 @@ impl Pool {
                     // The workers alive will take it when they free.
                     return Ok(Started::Queued);
                 }
-                match st.queue.pop_back() {
+                let job = st.queue.pop_back();
+                self.shared.published(&st);
+                match job {
                     Some(job) => Err(PoolError::Spawn { error, job }),
                     // Unreachable: the lock was held since the push.
                     None => Ok(Started::Queued),
@@ -305,6 +327,7 @@ impl Pool {
             }
             st.closed = true;
             let unrun = std::mem::take(&mut st.queue);
+            self.shared.published(&st);
             st.dropped += unrun.len();
             self.shared.work.notify_all();
             unrun
@@ -460,15 +483,30 @@ pub fn finishing() {
     });
 }
 
+/// Watches `queued` for a job, a few microseconds of spinning then a few yields (about what
+/// a lock-free channel does before it sleeps), and returns as soon as one shows or the
+/// watch ends. Called without the lock, once after each job.
+fn spin(queued: &AtomicUsize) {
+    let backoff = crossbeam_utils::Backoff::new();
+    while !backoff.is_completed() {
+        if queued.load(Ordering::Acquire) > 0 {
+            return;
+        }
+        backoff.snooze();
+    }
+}
+
 /// A worker's life: take jobs from the queue until idle for `idle_timeout` or closed.
 /// It starts counted in `threads` and `waiting`, with a job queued for it.
 fn work(shared: Arc<Shared>, n: usize, idle_timeout: Duration) {
     WORKER.with(|w| *w.borrow_mut() = Some((Arc::clone(&shared), false)));
     let mut st = shared.lock();
     let mut idle_until = Instant::now().checked_add(idle_timeout);
+    let mut just_worked = false;
     loop {
         // The queue comes first: a job queued as the idle time ran out still runs.
         if let Some(job) = st.queue.pop_front() {
+            shared.published(&st);
             st.waiting -= 1;
             drop(st);
             // A panicking job must not end the worker: its counts would go stale.
@@ -484,14 +522,30 @@ fn work(shared: Arc<Shared>, n: usize, idle_timeout: Duration) {
             }
             st.waiting += 1;
             idle_until = Instant::now().checked_add(idle_timeout);
+            just_worked = true;
             continue;
         }
         if st.closed {
             break;
         }
-        match wait_until(&shared.work, st, idle_until) {
-            Ok(guard) => st = guard,
-            Err(guard) => {
+        if just_worked {
+            // Jobs often come in chains (a hook's result makes the next hook run): a short
+            // watch finds the next one without the cost of sleeping and being woken.
+            just_worked = false;
+            drop(st);
+            spin(&shared.queued);
+            st = shared.lock();
+            continue;
+        }
+        st.sleeping += 1;
+        let woken = wait_until(&shared.work, st, idle_until);
+        match woken {
+            Ok(mut guard) => {
+                guard.sleeping -= 1;
+                st = guard;
+            }
+            Err(mut guard) => {
+                guard.sleeping -= 1;
                 // Idle long enough (the queue, checked above under this same lock, is empty).
                 st = guard;
                 break;
