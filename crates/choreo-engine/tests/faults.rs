@@ -552,3 +552,62 @@ fn past_the_worker_cap_hooks_wait_for_a_free_worker_and_the_trace_says_so() {
     );
     assert_balanced(&trace);
 }
+
+#[test]
+fn a_loop_that_multiplies_signals_through_worker_boxes_stops_and_runs_no_hook_after_unload() {
+    // B's `in` fires `out`, linked twice back to `in`: each turn doubles the signals, until
+    // the operations in flight reach the engine's cap and the worker pool its cap (hooks
+    // then queue for a worker). A stop must not wait for every queued hook to run: those of
+    // a box unloaded meanwhile return at once without running its code.
+    let inner = format!(
+        "{}{}{}{}{}",
+        loop_box("B", 1, ""),
+        link(0, 2, 1, 2),
+        link(0, 2, 1, 6),
+        link(1, 5, 1, 6),
+        link(1, 5, 1, 6)
+    );
+    let unloaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let after_unload = Arc::new(AtomicUsize::new(0));
+    let host = {
+        let (unloaded, after_unload) = (Arc::clone(&unloaded), Arc::clone(&after_unload));
+        NativeHost::new().with("B", move |hook, ctx| {
+            match hook {
+                Hook::Unload => unloaded.store(true, Ordering::SeqCst),
+                Hook::Input { name, .. } if name == "in" => {
+                    if unloaded.load(Ordering::SeqCst) {
+                        after_unload.fetch_add(1, Ordering::SeqCst);
+                    }
+                    ctx.fire("out", Value::None)?;
+                }
+                _ => {}
+            }
+            Ok(())
+        })
+    };
+    let (engine, trace) = load(
+        &project(&inner),
+        &host,
+        Options {
+            virtual_time: true,
+            ..Options::default()
+        },
+    );
+    engine.start();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        engine.peak_operations() > 1_000,
+        "the loop multiplied: peak {}",
+        engine.peak_operations()
+    );
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    // A hook a worker had already taken when the unload came may still end after it; the
+    // thousands queued behind it do not run.
+    assert!(
+        after_unload.load(Ordering::SeqCst) <= 256,
+        "{} input hooks ran after onUnload",
+        after_unload.load(Ordering::SeqCst)
+    );
+    assert_balanced(&trace);
+}

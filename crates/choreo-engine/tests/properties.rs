@@ -3,10 +3,7 @@
 //! invariants checked on their traces (runtime-semantics.md §0–§1, §5).
 //!
 //! Invariants (see [`check`] and [`bounds`]):
-//! 1. no `in` / `call onInput_*` reaches a box that is not loaded (R6, R14, R15); but in a
-//!    case with a loop in its signal graph, an input hook called after the box's onUnload is
-//!    let through if the input came before that onUnload: a known engine bug
-//!    (`engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`);
+//! 1. no `in` / `call onInput_*` reaches a box that is not loaded (R6, R14, R15);
 //! 2. no `deliver` in a diagram whose links are off: exact for flow-diagram holders (and the
 //!    root) by `links_on`/`links_off` of the owner; for a timeline's keyframe diagrams, the
 //!    keyframe must be on (`kf_on`, no `kf_off` since) and its owner must have turned links on
@@ -60,10 +57,9 @@
 //! input, sometimes kicked by the diagram's entry), through the ports that let signals
 //! through where there are some: a flow-diagram box's P9 links, a box whose code (inline on
 //! the control thread, or on a worker) echoes an input to an output every time. Such loops
-//! run in zero virtual time. Box rules act at most `MAX_ACTS` times each. The generator keeps
-//! clear of three engine bugs the properties found, not fixed yet (see [`build`]; a fourth is
-//! let through by invariant 1); the `engine_bug_*` tests at the end reproduce them, ignored
-//! until they are fixed.
+//! run in zero virtual time. Box rules act at most `MAX_ACTS` times each. A loop that may
+//! multiply signals runs its box code inline (see [`build`]). The engine bugs these
+//! properties found are fixed; the `engine_bug_*` tests at the end reproduce each one.
 //!
 //! Cases: `PROPTEST_CASES` (default 256: about 15 s for both properties on 2 cores); a failure
 //! shrinks and shows the XAR and the box code.
@@ -480,8 +476,6 @@ struct Loops {
     /// which stands still beside a loop (for 2 s of real time, see the module
     /// documentation), and the operations waiting grow by one or more per turn.
     waits: bool,
-    /// A diagram's load starts a loop: see [`build`].
-    from_load: bool,
     /// The echoes a cycle leads to: box code that posts a command (a fire) each turn.
     echoes: Vec<(Node, Node)>,
 }
@@ -561,17 +555,11 @@ impl Case {
         let waits = self.boxes.iter().any(|b| {
             touched(b) && (b.resource || (!b.inline && b.rules.iter().any(|r| r.sleep_ms > 0)))
         });
-        // A loop the onLoad links of a diagram (its owner's port 1) lead to.
-        let from_load = next
-            .keys()
-            .filter(|(_, port)| *port == 1)
-            .any(|n| on_cycle.iter().any(|c| reaches(n, c)));
         Loops {
             any: !on_cycle.is_empty(),
             fan_out: on_cycle.iter().any(|n| next[n].len() >= 2),
             multiplying: !multiplying.is_empty(),
             waits,
-            from_load,
             echoes,
         }
     }
@@ -732,8 +720,6 @@ struct Builder {
     /// The signal graph (see [`Case::edges`]).
     edges: Vec<(Node, Node)>,
     code_edges: Vec<(Node, Node)>,
-    /// Links from an owner's onLoad come from its onStart instead (see [`build`]).
-    no_load_links: bool,
 }
 
 /// What a diagram's boxes know of the box owning it.
@@ -857,10 +843,7 @@ impl Builder {
                 wires.push((l_id, l_out, e_id, e_in));
             }
         }
-        for (so, mut sp, dn, dp) in wires {
-            if self.no_load_links && so == 0 && sp == 1 {
-                sp = 2;
-            }
+        for (so, sp, dn, dp) in wires {
             xml += &link(so, sp, dn, dp);
             self.edges
                 .push(((at[so as usize], sp), (at[dn as usize], dp)));
@@ -1004,24 +987,15 @@ fn holder_xml(inner: &str) -> String {
     )
 }
 
-/// The case `raw` describes, kept clear of the engine bugs the properties found (see the
-/// `engine_bug_*` tests at the end):
-/// - a loop of links that a diagram's load starts (from the onLoad of its owner) starves that
-///   load, and a stop never ends: in such a case, links from onLoad come from onStart instead;
-/// - a loop that runs on operations alone (it never waits for a hook on a worker, nor goes
-///   through the command queue) and makes box code post commands (a fire, the end of a hook
-///   on a worker) each turn makes the command queue grow, and the stop waits behind it: in a
-///   case with loops, boxes with a diagram (which let signals through by P9 links) run their
-///   code on workers, so that a loop through them waits for their hooks; but when a loop may
-///   multiply signals, its operations stay ready whatever it waits for, and then all box code
-///   runs inline and the echoes a loop leads to are muted.
+/// The case `raw` describes. A loop that may multiply signals through hooks on workers fills
+/// the worker pool to its cap, and then the order in which queued hooks return is the
+/// operating system's, not virtual time's (invariant 6 cannot hold; the engine warns). So when
+/// a loop may multiply signals, all box code runs inline, and the echoes a loop leads to are
+/// muted (box code posting a command per turn of a multiplying loop floods the command queue
+/// as fast as the operations multiply).
 fn build(raw: &RawDiagram) -> Case {
-    let mut case = build_with(raw, false);
-    if case.loops().from_load {
-        case = build_with(raw, true);
-    }
-    let loops = case.loops();
-    if loops.multiplying {
+    let mut case = build_with(raw);
+    if case.loops().multiplying {
         case.all_inline = true;
         for b in &mut case.boxes {
             b.inline = true;
@@ -1039,21 +1013,12 @@ fn build(raw: &RawDiagram) -> Case {
                 }
             }
         }
-    } else if loops.any {
-        for b in &mut case.boxes {
-            if b.kind != Kind::Script {
-                b.inline = false;
-            }
-        }
     }
     case
 }
 
-fn build_with(raw: &RawDiagram, no_load_links: bool) -> Case {
-    let mut b = Builder {
-        no_load_links,
-        ..Builder::default()
-    };
+fn build_with(raw: &RawDiagram) -> Case {
+    let mut b = Builder::default();
     b.boxes.push(BoxInfo {
         name: "root".into(),
         path: "root".into(),
@@ -1395,16 +1360,9 @@ fn bounds(case: &Case, run: &Run) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks invariants 1–5 and 7–9 on the trace of a stopped behavior. `lenient` (a case with
-/// a loop in its signal graph): an input hook called after the box's onUnload is let through
-/// if its `in` came before that onUnload (a known engine bug:
-/// `engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`).
-fn check(case: &Case, events: &[Event], lenient: bool) -> Result<(), String> {
+/// Checks invariants 1–5 and 7–9 on the trace of a stopped behavior.
+fn check(case: &Case, events: &[Event]) -> Result<(), String> {
     let tree = test_tree();
-    // For `engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box`:
-    // the latest `in` and `call onUnload` of each box.
-    let mut last_in: HashMap<&str, usize> = HashMap::new();
-    let mut last_unload: HashMap<&str, usize> = HashMap::new();
     let lines: Vec<String> = events.iter().map(Event::short).collect();
     let fail = |i: usize, what: String| Err(format!("{what}\n{}", window(&lines, i)));
     let mut loaded: HashSet<&str> = HashSet::new();
@@ -1431,15 +1389,6 @@ fn check(case: &Case, events: &[Event], lenient: bool) -> Result<(), String> {
         }
         last_time = e.time_ns;
         let p = e.path.as_str();
-        match &e.step {
-            Step::In { .. } => {
-                last_in.insert(p, i);
-            }
-            Step::Call { hook } if hook == "onUnload" => {
-                last_unload.insert(p, i);
-            }
-            _ => {}
-        }
         if let Some(d) = first_del
             && matches!(
                 e.step,
@@ -1482,13 +1431,7 @@ fn check(case: &Case, events: &[Event], lenient: bool) -> Result<(), String> {
                         }
                     }
                     _ => {
-                        // The known engine bug (see above): the input came while the box
-                        // was loaded, and its unload came between the input and its hook.
-                        let bug = lenient
-                            && last_in
-                                .get(p)
-                                .is_some_and(|j| last_unload.get(p).is_some_and(|u| j < u));
-                        if !loaded.contains(p) && !bug {
+                        if !loaded.contains(p) {
                             return fail(i, "(1) an input hook of a box that is not loaded".into());
                         }
                     }
@@ -1698,7 +1641,7 @@ proptest! {
                 run.took.as_millis()
             );
         }
-        if let Err(e) = bounds(&case, &run).and_then(|()| check(&case, &run.events, case.loops().any)) {
+        if let Err(e) = bounds(&case, &run).and_then(|()| check(&case, &run.events)) {
             return Err(TestCaseError::fail(format!(
                 "run ended {:?}{}: {e}",
                 run.first,
@@ -2067,11 +2010,6 @@ fn load_race_an_unload_during_an_unload_waits_for_it() {
     );
 }
 
-// ------------------------------------------------------------------------------------------
-// Engine bugs the properties found that are not fixed yet: ignored until they are (run them
-// with `--ignored`); the generator keeps clear of them meanwhile (see `build` and
-// `PEAK_STOP`).
-
 /// Ports of a loop box: `out` (Punctual, 5) and `in` (OnEvent, 6).
 const LOOP_PORTS: &str = r#"<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/><Input name="in" type="1" type_size="1" nature="1" inner="0" id="6"/>"#;
 
@@ -2229,7 +2167,6 @@ fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
 /// (R15): the stop never ends, L's links stay on and the loop goes on (after `root/L call
 /// onUnload` the trace has only the loop). No multiplication and no box code are needed.
 #[test]
-#[ignore = "engine bug: a loop started by a diagram's load makes a stop wait for ever"]
 fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));

@@ -63,6 +63,7 @@ impl Control {
                 }
                 self.boxes[i].loaded = false;
                 let b = BoxId(i as u32);
+                self.shared.set_loaded(b, false);
                 let Some(code) = self.code.get(i).cloned() else {
                     continue;
                 };
@@ -128,7 +129,11 @@ impl Control {
         self.time_limit = None;
         self.record_behavior("stop");
         self.spawning_stop = true;
-        self.spawn_op(vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]);
+        self.spawn_op(vec![
+            Step::AfterRootLoad,
+            Step::UnloadBox(Graph::ROOT),
+            Step::Destroy,
+        ]);
         self.spawning_stop = false;
     }
 
@@ -379,7 +384,12 @@ impl Control {
             Command::Start => {
                 self.started = true;
                 self.record_behavior("start");
-                self.spawn_op(vec![Step::LoadBox(Graph::ROOT), Step::StartRoot]);
+                self.root_loading = true;
+                self.spawn_op(vec![
+                    Step::LoadBox(Graph::ROOT),
+                    Step::RootLoaded,
+                    Step::StartRoot,
+                ]);
             }
             Command::Stop => self.stop_behavior(None),
             Command::BoxError { b, hook, text } => self.box_error(b, hook, text),

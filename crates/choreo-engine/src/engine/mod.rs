@@ -29,7 +29,7 @@ pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -124,16 +124,18 @@ impl Engine {
             .map(|b| b.parameters.iter().map(|p| p.value.clone()).collect())
             .collect();
         let fps = graph.boxes.iter().map(|b| AtomicU32::new(b.fps)).collect();
+        let loaded = graph.boxes.iter().map(|_| AtomicBool::new(false)).collect();
         let shared = Arc::new(Shared {
             graph,
             robot: options.robot.clone(),
             fps,
+            loaded,
             on_frame: options.on_frame.clone(),
             time: Activity::new(clock, options.virtual_time),
             trace: options.trace,
             queue,
             parameters: Mutex::new(parameters),
-            constructing: std::sync::atomic::AtomicBool::new(true),
+            constructing: AtomicBool::new(true),
         });
         // Construction counts as an activity from here (see below), so that nothing the robot
         // starts when attached makes time move before the first box is constructed.

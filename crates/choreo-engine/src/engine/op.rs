@@ -53,8 +53,13 @@ pub(super) enum Step {
     /// Start a timeline's cursor (R8 step 4), unless it was stopped since the load that
     /// asked for it (the stop count it had then).
     Play(BoxId, u64),
-    /// Stimulate the root's onStart (R3).
+    /// Stimulate the root's onStart (R3), unless a stop came meanwhile.
     StartRoot,
+    /// The root's load (its onLoad) is done: a stop waiting for it goes on.
+    RootLoaded,
+    /// Wait while the root's load is under way (a stop never unloads the root beside its
+    /// running onLoad).
+    AfterRootLoad,
     /// Q1, Q2: take the box's resources, or wait for them (the op parks), or give up (R9).
     Acquire(BoxId),
     /// Q2: after the holders in the way were acted on, take the resources or wait for them

@@ -1,7 +1,7 @@
 //! What the control thread shares with workers and box contexts: the graph, the robot, the
 //! clock, the trace, parameters and frame rates, and the control queue.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Sender;
@@ -22,6 +22,9 @@ pub(crate) struct Shared {
     pub robot: Option<Arc<dyn Robot>>,
     /// Each box's current frame rate (setFPS changes it; box code reads it any time).
     pub(crate) fps: Vec<AtomicU32>,
+    /// Per box: loaded (set by the control thread). A worker taking an input hook of a box
+    /// unloaded since the hook was handed out skips it (see `workers::run_job`).
+    pub(crate) loaded: Vec<AtomicBool>,
     /// Told of every frame a timeline reaches (for whoever plays motion curves).
     pub(crate) on_frame: Option<FrameObserver>,
     /// The clock, and the count of hooks and robot work running beside the control thread.
@@ -84,6 +87,19 @@ impl Shared {
             },
         );
         true
+    }
+
+    /// Whether box `b` is loaded, as the control thread last said.
+    pub(crate) fn is_loaded(&self, b: BoxId) -> bool {
+        self.loaded
+            .get(b.0 as usize)
+            .is_some_and(|l| l.load(Ordering::SeqCst))
+    }
+
+    pub(crate) fn set_loaded(&self, b: BoxId, loaded: bool) {
+        if let Some(l) = self.loaded.get(b.0 as usize) {
+            l.store(loaded, Ordering::SeqCst);
+        }
     }
 
     pub(crate) fn fps(&self, b: BoxId) -> u32 {

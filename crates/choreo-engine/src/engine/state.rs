@@ -32,6 +32,16 @@ pub(super) enum Phase {
     Unloading,
 }
 
+/// What a parked operation waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Awaited {
+    /// The load or unload of a diagram in progress (R14, R15).
+    Diagram(DiagramId),
+    /// The root box's load (its onLoad hook, R3): a stop waits for it to return, as the
+    /// unload of a diagram waits for the diagram's load.
+    RootLoad,
+}
+
 /// A hook in flight: the op waiting for it, the box and the hook's name, and the token of
 /// its "still stopping" warning (R13).
 pub(super) struct Pending {
@@ -115,8 +125,13 @@ pub(super) struct Control {
     pub(super) links_on: Vec<bool>,
     /// Per diagram: see [`Phase`].
     pub(super) phases: Vec<Phase>,
-    /// Ops waiting for a diagram's load or unload to finish.
-    pub(super) parked: HashMap<DiagramId, Vec<OpId>>,
+    /// Ops waiting for a diagram's load or unload, or the root's load, to finish.
+    pub(super) parked: HashMap<Awaited, Vec<OpId>>,
+    /// Per diagram being loaded: the operation loading it (a cancelled load is run to its
+    /// end at once, see `Step::UnloadDiagram`).
+    pub(super) load_ops: HashMap<DiagramId, OpId>,
+    /// The root box's load is under way (between the start and its onLoad's return).
+    pub(super) root_loading: bool,
     pub(super) timelines: HashMap<BoxId, TimelineState>,
     pub(super) ops: Ops,
     /// Operations ready to run, as a stack: the top runs next. An operation that starts
@@ -216,6 +231,8 @@ impl Control {
             links_on: vec![false; diagrams],
             phases: vec![Phase::Unloaded; diagrams],
             parked: HashMap::new(),
+            load_ops: HashMap::new(),
+            root_loading: false,
             timelines: HashMap::new(),
             ops: Ops::default(),
             ready: Vec::new(),

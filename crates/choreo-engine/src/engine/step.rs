@@ -7,7 +7,7 @@ use choreo_xar::model::InputNature;
 
 use crate::engine::op::{OpId, Step};
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Control, LastCommand, MAX_OPS, Phase};
+use crate::engine::state::{Awaited, Control, LastCommand, MAX_OPS, Phase};
 use crate::graph::{BoxId, Content, DiagramId, Graph};
 use crate::hook::Hook;
 use crate::trace::{End, Step as TraceStep};
@@ -201,12 +201,13 @@ impl Control {
             Step::LoadDiagram(d, kf) => match self.phases[d.0 as usize] {
                 Phase::Loaded => Vec::new(),
                 Phase::Loading { .. } | Phase::Unloading => {
-                    self.park(id, d, Step::LoadDiagram(d, kf))
+                    self.park(id, Awaited::Diagram(d), Step::LoadDiagram(d, kf))
                 }
                 // Stopped since this load was asked for: nothing to load.
                 Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
                 Phase::Unloaded => {
                     self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
+                    self.load_ops.insert(d, id);
                     let owner = g.diagram(d).owner;
                     if let Some((layer, keyframe)) = kf {
                         self.record(owner, TraceStep::KfOn { layer, keyframe });
@@ -231,9 +232,10 @@ impl Control {
                 Phase::Unloaded => Vec::new(),
                 Phase::Loading { .. } => {
                     self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
-                    self.park(id, d, Step::UnloadDiagram(d, kf))
+                    self.finish_cancelled_load(d);
+                    self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf))
                 }
-                Phase::Unloading => self.park(id, d, Step::UnloadDiagram(d, kf)),
+                Phase::Unloading => self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf)),
                 Phase::Loaded => {
                     self.phases[d.0 as usize] = Phase::Unloading;
                     let owner = g.diagram(d).owner;
@@ -255,13 +257,26 @@ impl Control {
             }
             Step::LoadDone(d) => {
                 self.phases[d.0 as usize] = Phase::Loaded;
-                self.unpark(d);
+                self.load_ops.remove(&d);
+                self.unpark(Awaited::Diagram(d));
                 Vec::new()
             }
             Step::UnloadDone(d) => {
                 self.phases[d.0 as usize] = Phase::Unloaded;
-                self.unpark(d);
+                self.unpark(Awaited::Diagram(d));
                 Vec::new()
+            }
+            Step::RootLoaded => {
+                self.root_loading = false;
+                self.unpark(Awaited::RootLoad);
+                Vec::new()
+            }
+            Step::AfterRootLoad => {
+                if self.root_loading {
+                    self.park(id, Awaited::RootLoad, Step::AfterRootLoad)
+                } else {
+                    Vec::new()
+                }
             }
             Step::LoadBox(b) => {
                 let state = &mut self.boxes[b.0 as usize];
@@ -270,6 +285,7 @@ impl Control {
                 }
                 state.loaded = true;
                 state.last = LastCommand::None;
+                self.shared.set_loaded(b, true);
                 vec![Step::Hook(b, Hook::Load)]
             }
             Step::UnloadBox(b) => {
@@ -279,6 +295,7 @@ impl Control {
                 }
                 state.loaded = false;
                 state.last = LastCommand::Stop;
+                self.shared.set_loaded(b, false);
                 self.forget_resource_waits(b);
                 // G6: resources are released before onUnload.
                 vec![
@@ -307,7 +324,10 @@ impl Control {
                 Vec::new()
             }
             Step::ForwardInto(d, input, value) => {
-                if self.links_on[d.0 as usize] {
+                // A load cancelled by an unload forwards nothing more.
+                if self.links_on[d.0 as usize]
+                    && self.phases[d.0 as usize] != (Phase::Loading { cancelled: true })
+                {
                     let g = Arc::clone(g);
                     let owner = g.diagram(d).owner;
                     let targets = &g.diagram(d).from_owner[usize::from(input)];
@@ -342,6 +362,10 @@ impl Control {
                 Vec::new()
             }
             Step::StartRoot => {
+                if self.stopping {
+                    // A stop came while the root loaded: it unloads the root, nothing starts.
+                    return Vec::new();
+                }
                 if let Some(i) = g
                     .node(Graph::ROOT)
                     .inputs
@@ -377,19 +401,37 @@ impl Control {
         }
     }
 
-    /// Op `id` waits for the load or unload of `d` in progress; `step` runs again after it.
-    pub(super) fn park(&mut self, id: OpId, d: DiagramId, step: Step) -> Vec<Step> {
+    /// Op `id` waits for `what` to finish; `step` runs again after it.
+    pub(super) fn park(&mut self, id: OpId, what: Awaited, step: Step) -> Vec<Step> {
         if let Some(op) = self.ops.get_mut(id) {
             op.waiting = true;
         }
-        self.parked.entry(d).or_default().push(id);
+        self.parked.entry(what).or_default().push(id);
         vec![step]
     }
 
-    /// The load or unload of `d` finished: the ops waiting for it go on, in arrival order.
-    pub(super) fn unpark(&mut self, d: DiagramId) {
-        for id in self.parked.remove(&d).unwrap_or_default() {
+    /// `what` finished: the ops waiting for it go on, in arrival order.
+    pub(super) fn unpark(&mut self, what: Awaited) {
+        for id in self.parked.remove(&what).unwrap_or_default() {
             self.resume(id);
+        }
+    }
+
+    /// The load of `d` was just cancelled by an unload, which waits for it. If the loading
+    /// operation is not waiting for a hook, it is only ready under operations it started (its
+    /// onLoad links), which run first, and a loop of links among them never ends: it goes
+    /// to the top of the ready stack, to run its last (cancelled, so empty) steps now. The
+    /// unload then goes on and unloads the boxes of that loop.
+    fn finish_cancelled_load(&mut self, d: DiagramId) {
+        let Some(&load) = self.load_ops.get(&d) else {
+            return;
+        };
+        if self.ops.get(load).is_none_or(|op| op.waiting) {
+            return;
+        }
+        if let Some(at) = self.ready.iter().rposition(|r| *r == load) {
+            self.ready.remove(at);
+            self.ready.push(load);
         }
     }
 

@@ -87,8 +87,16 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
 
 /// Runs a job on a worker and reports its result to the control thread.
 pub(super) fn run_job(job: Job) {
-    let (ok, text) = call_guarded(job.code.as_ref(), &job.hook, &job.ctx);
     let shared = &job.ctx.shared;
+    // An input hook waited in the pool's queue (every worker busy) while its box was
+    // unloaded: no hook of an unloaded box runs (a stop beside a loop of signals through
+    // worker boxes would otherwise wait for every queued one to run first). It returns at
+    // once, as a call the unload overtook.
+    let (ok, text) = if matches!(job.hook, Hook::Input { .. }) && !shared.is_loaded(job.ctx.id) {
+        (true, String::new())
+    } else {
+        call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
+    };
     // The control thread may hand out the next hook as soon as it hears of this one: this
     // worker takes it (it only has the count below left to do).
     crate::pool::finishing();
