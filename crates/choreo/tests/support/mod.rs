@@ -242,12 +242,9 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                     continue;
                 }
             };
-            let model = model_of(&project);
-            let uid = project
-                .manifest
-                .as_ref()
-                .and_then(|m| m.uuid.clone())
-                .unwrap_or_default();
+            let manifest = project.manifest.as_ref();
+            let model = manifest.map_or(Model::Nao, |m| Model::required_by(&m.robot_models));
+            let uid = manifest.and_then(|m| m.uuid.clone()).unwrap_or_default();
             let parent = f.parent().unwrap();
             for b in project.behaviors {
                 if kinds == ["pml"] {
@@ -285,14 +282,4 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
         }
     }
     (behaviors, load_errors)
-}
-
-/// The robot a package is made for, as `choreo run` picks it.
-fn model_of(project: &choreo_xar::source::Project) -> Model {
-    let pepper = project.manifest.as_ref().is_some_and(|m| {
-        m.robot_models
-            .iter()
-            .any(|r| r.to_ascii_uppercase().starts_with("JULIETTE"))
-    });
-    if pepper { Model::Pepper } else { Model::Nao }
 }
