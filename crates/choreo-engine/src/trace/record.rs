@@ -79,41 +79,25 @@ pub(crate) enum End {
 }
 
 impl End {
+    /// `Box.port`, or `(parent).port` for the diagram's owner seen from inside (`?` for a
+    /// port the graph does not have).
     pub(crate) fn name(self, graph: &Graph) -> String {
-        let port = |names: Option<&String>| names.map_or("?", String::as_str).to_string();
+        let (End::Output(b, i)
+        | End::Input(b, i)
+        | End::Parameter(b, i)
+        | End::OwnerInput(b, i)
+        | End::OwnerOutput(b, i)) = self;
+        let n = graph.node(b);
+        let i = usize::from(i);
+        let port = match self {
+            End::Output(..) | End::OwnerOutput(..) => n.outputs.get(i).map(|p| &p.name),
+            End::Input(..) | End::OwnerInput(..) => n.inputs.get(i).map(|p| &p.name),
+            End::Parameter(..) => n.parameters.get(i).map(|p| &p.name),
+        }
+        .map_or("?", String::as_str);
         match self {
-            End::Output(b, i) => {
-                let n = graph.node(b);
-                format!(
-                    "{}.{}",
-                    n.name,
-                    port(n.outputs.get(usize::from(i)).map(|p| &p.name))
-                )
-            }
-            End::Input(b, i) => {
-                let n = graph.node(b);
-                format!(
-                    "{}.{}",
-                    n.name,
-                    port(n.inputs.get(usize::from(i)).map(|p| &p.name))
-                )
-            }
-            End::Parameter(b, i) => {
-                let n = graph.node(b);
-                format!(
-                    "{}.{}",
-                    n.name,
-                    port(n.parameters.get(usize::from(i)).map(|p| &p.name))
-                )
-            }
-            End::OwnerInput(b, i) => format!(
-                "(parent).{}",
-                port(graph.node(b).inputs.get(usize::from(i)).map(|p| &p.name))
-            ),
-            End::OwnerOutput(b, i) => format!(
-                "(parent).{}",
-                port(graph.node(b).outputs.get(usize::from(i)).map(|p| &p.name))
-            ),
+            End::OwnerInput(..) | End::OwnerOutput(..) => format!("(parent).{port}"),
+            _ => format!("{}.{port}", n.name),
         }
     }
 }
