@@ -2,7 +2,6 @@
 //! placeholder boxes (hooks that do nothing), in virtual time, and unloads completely.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
 use std::time::Duration;
 
 use choreo_engine::trace::Step;
@@ -10,27 +9,10 @@ use choreo_engine::{Engine, NativeHost, Options, Outcome, Trace};
 
 #[test]
 fn every_corpus_behavior_loads_runs_and_unloads_with_placeholder_boxes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!(
-            "NOTICE: {} is absent: corpus instantiation skipped",
-            dir.display()
-        );
+    let Some(dir) = choreo_testkit::corpus("corpus instantiation") else {
         return;
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "xar") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    };
+    let files = choreo_testkit::files_under(&dir, &|p| choreo_testkit::has_extension(p, &["xar"]));
     let (mut ran, mut unreadable, mut boxes, mut finished, mut limited) = (0, 0, 0, 0, 0);
     for f in &files {
         let Ok(parsed) = choreo_xar::read_xar(&f.display().to_string(), &std::fs::read(f).unwrap())

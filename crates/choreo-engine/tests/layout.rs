@@ -7,30 +7,16 @@ use std::path::{Path, PathBuf};
 /// Every `.rs` file under `src`, by module path (`engine::state`, `trace`, `lib` for the root).
 fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
     let mut out = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).unwrap_or(&path).with_extension("");
-            let mut parts: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if parts.last().is_some_and(|p| p == "mod") {
-                parts.pop();
-            }
-            out.insert(parts.join("::"), path);
+    for path in choreo_testkit::files_under(src, &|p| p.extension().is_some_and(|e| e == "rs")) {
+        let rel = path.strip_prefix(src).unwrap_or(&path).with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
         }
+        out.insert(parts.join("::"), path);
     }
     out
 }

@@ -99,6 +99,17 @@ const HEAD_PITCH: &[(f64, f64, f64)] = &[
 ];
 
 impl Model {
+    /// The robot a package is made for, from its manifest's `robotRequirement` models:
+    /// Pepper when one is a `JULIETTE` model (Pepper's code name), else NAO.
+    pub fn required_by<S: AsRef<str>>(robot_models: &[S]) -> Model {
+        let pepper = robot_models.iter().any(|r| {
+            r.as_ref()
+                .get(..8)
+                .is_some_and(|p| p.eq_ignore_ascii_case("JULIETTE"))
+        });
+        if pepper { Model::Pepper } else { Model::Nao }
+    }
+
     /// Its name as ALSystem and reports show it.
     pub fn name(self) -> &'static str {
         match self {
@@ -254,6 +265,15 @@ mod tests {
         assert_eq!(Model::Pepper.resolve("LLeg"), None);
         assert_eq!(Model::Pepper.resolve("Leg").map(|v| v.len()), Some(3));
         assert_eq!(Model::Nao.resolve("Body").map(|v| v.len()), Some(26));
+    }
+
+    #[test]
+    fn a_juliette_requirement_means_pepper() {
+        assert_eq!(Model::required_by(&["JULIETTE_Y20"]), Model::Pepper);
+        assert_eq!(Model::required_by(&["NAO", "juliette"]), Model::Pepper);
+        assert_eq!(Model::required_by(&["NAO"]), Model::Nao);
+        assert_eq!(Model::required_by(&["JULIET"]), Model::Nao);
+        assert_eq!(Model::required_by::<&str>(&[]), Model::Nao);
     }
 
     #[test]

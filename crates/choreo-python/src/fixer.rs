@@ -1570,8 +1570,6 @@ fn unraw(body: &[u8], quote: u8, triple: bool, out: &mut Vec<u8>) {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use std::path::Path;
-
     use proptest::prelude::*;
 
     use super::{fix_tokens, needs_fixing};
@@ -1706,40 +1704,27 @@ mod tests {
     /// Every script of the shared corpus: what the quick scan lets through needs no rewrite.
     #[test]
     fn quick_scan_on_the_corpus() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-        if !dir.is_dir() {
-            println!(
-                "NOTICE: {} is absent: corpus quick-scan test skipped",
-                dir.display()
-            );
+        let Some(dir) = choreo_testkit::corpus("corpus quick-scan test") else {
             return;
-        }
-        let mut stack = vec![dir];
+        };
         let (mut scripts, mut skipped, mut unchanged) = (0, 0, 0);
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let Ok(project) = choreo_xar::source::load_path(&p) else {
-                    continue;
-                };
-                let mut boxes: Vec<_> = project.behaviors.iter().map(|b| &b.xar.root_box).collect();
-                while let Some(b) = boxes.pop() {
-                    let code = b.code();
-                    if !code.trim().is_empty() {
-                        scripts += 1;
-                        let fixed = fix_tokens(code);
-                        unchanged += usize::from(fixed.changes.is_empty());
-                        if !needs_fixing(code) {
-                            skipped += 1;
-                            assert_eq!(fixed.text, code, "{}: {}", p.display(), b.name);
-                        }
+        for p in choreo_testkit::files_under(&dir, &|_| true) {
+            let Ok(project) = choreo_xar::source::load_path(&p) else {
+                continue;
+            };
+            let mut boxes: Vec<_> = project.behaviors.iter().map(|b| &b.xar.root_box).collect();
+            while let Some(b) = boxes.pop() {
+                let code = b.code();
+                if !code.trim().is_empty() {
+                    scripts += 1;
+                    let fixed = fix_tokens(code);
+                    unchanged += usize::from(fixed.changes.is_empty());
+                    if !needs_fixing(code) {
+                        skipped += 1;
+                        assert_eq!(fixed.text, code, "{}: {}", p.display(), b.name);
                     }
-                    boxes.extend(b.diagrams().flat_map(|d| &d.boxes));
                 }
+                boxes.extend(b.diagrams().flat_map(|d| &d.boxes));
             }
         }
         println!(

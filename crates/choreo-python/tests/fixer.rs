@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use choreo_python::fixer::{Rewrite, fix, fix_report};
@@ -490,10 +490,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
-
 /// Every box with a script below `b`, with its path (`file:root/Box/Inner`).
 fn collect(b: &BoxDef, path: &str, out: &mut BTreeMap<String, String>) {
     let path = format!("{path}/{}", b.name);
@@ -511,23 +507,9 @@ fn collect(b: &BoxDef, path: &str, out: &mut BTreeMap<String, String>) {
 /// Distinct box scripts of the corpus (script → first box path), and the files that could
 /// not be read.
 fn corpus_scripts(dir: &Path) -> (BTreeMap<String, String>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| matches!(x, "xar" | "crg" | "cbl" | "pkg"))
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = choreo_testkit::files_under(dir, &|p| {
+        choreo_testkit::has_extension(p, &["xar", "crg", "cbl", "pkg"])
+    });
     let mut scripts = BTreeMap::new();
     let mut unreadable = Vec::new();
     for f in &files {
@@ -550,18 +532,9 @@ fn corpus_scripts(dir: &Path) -> (BTreeMap<String, String>, Vec<String>) {
 
 #[test]
 fn every_corpus_script_compiles_after_fixing() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!(
-            "NOTICE: {} is absent: corpus fixer test skipped",
-            dir.display()
-        );
-        eprintln!(
-            "NOTICE: {} is absent: corpus fixer test skipped",
-            dir.display()
-        );
+    let Some(dir) = choreo_testkit::corpus("corpus fixer test") else {
         return;
-    }
+    };
     let (scripts, unreadable) = corpus_scripts(&dir);
     let before: usize = scripts
         .iter()

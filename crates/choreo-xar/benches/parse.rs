@@ -16,7 +16,6 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use choreo_xar::*;
@@ -25,31 +24,15 @@ use quick_xml::events::Event;
 
 // ---------------------------------------------------------------- inputs
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    dir.is_dir().then_some(dir)
-}
-
-fn xar_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            xar_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "xar") {
-            out.push(p);
-        }
-    }
-}
-
-/// The corpus XAR files that read without error.
+/// The corpus XAR files that read without error, or `None` after a NOTICE. Benchmarks are
+/// never run by CI, so an absent corpus is a NOTICE here whatever `CI` says.
 fn corpus_files() -> Option<Vec<Vec<u8>>> {
-    let dir = corpus_dir()?;
-    let mut paths = Vec::new();
-    xar_files(&dir, &mut paths);
-    paths.sort();
+    let dir = choreo_testkit::required(
+        &choreo_testkit::corpus_dir(),
+        "the corpus benchmarks",
+        false,
+    )?;
+    let paths = choreo_testkit::files_under(&dir, &|p| choreo_testkit::has_extension(p, &["xar"]));
     let files: Vec<Vec<u8>> = paths
         .iter()
         .map(|p| std::fs::read(p).expect("corpus file"))
@@ -439,9 +422,8 @@ fn bench_set(c: &mut Criterion, group_name: &str, files: &[Vec<u8>], sample_size
 }
 
 fn benches(c: &mut Criterion) {
-    match corpus_files() {
-        Some(files) => bench_set(c, "corpus", &files, 30),
-        None => eprintln!("NOTICE: ../shared/corpus is absent: the corpus benchmarks are skipped"),
+    if let Some(files) = corpus_files() {
+        bench_set(c, "corpus", &files, 30);
     }
     let generated = generated_10k().into_bytes();
     bench_set(c, "generated_10k", std::slice::from_ref(&generated), 20);

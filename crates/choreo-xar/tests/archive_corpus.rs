@@ -122,7 +122,8 @@ fn every_corpus_archive_unpacks_and_its_behaviors_read() {
 
 #[test]
 fn library_boxes_are_named_by_their_decoded_folder() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) = choreo_testkit::corpus("library boxes are named by their decoded folder")
+    else {
         return;
     };
     let f = corpus.join(

@@ -36,7 +36,9 @@ fn pml(behaviors: &[&str], extra: &str) -> Vec<u8> {
 
 #[test]
 fn checking_the_whole_corpus_finds_only_the_documented_errors() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) =
+        choreo_testkit::corpus("checking the whole corpus finds only the documented errors")
+    else {
         return;
     };
     let report = check_path(&corpus);
@@ -84,10 +86,10 @@ fn checking_the_whole_corpus_finds_only_the_documented_errors() {
 
 #[test]
 fn every_corpus_project_loads_from_its_pml() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) = choreo_testkit::corpus("every corpus project loads from its pml") else {
         return;
     };
-    let files = common::files_under(&corpus, &|p| {
+    let files = choreo_testkit::files_under(&corpus, &|p| {
         p.extension().is_some_and(|e| e == "pml")
             && !p.file_name().unwrap().to_string_lossy().starts_with("._")
     });
@@ -134,7 +136,7 @@ fn every_corpus_project_loads_from_its_pml() {
 
 #[test]
 fn a_corpus_project_folder_loads_by_path() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) = choreo_testkit::corpus("a corpus project folder loads by path") else {
         return;
     };
     let p = load_path(&corpus.join("orchestra-platform__choregraphe-hello-world")).unwrap();

@@ -87,7 +87,8 @@ fn assert_says(e: &Error, words: &[&str]) {
 
 #[test]
 fn truncated_corpus_file_is_an_error_at_every_cut() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) = choreo_testkit::corpus("truncated corpus file is an error at every cut")
+    else {
         return;
     };
     let path = corpus.join("icoxfog417__PepperYesMan/behavior.xar");
@@ -290,7 +291,7 @@ fn wrong_root_names_what_the_file_is() {
 
 #[test]
 fn merge_conflict_in_the_corpus_file() {
-    let Some(corpus) = common::corpus() else {
+    let Some(corpus) = choreo_testkit::corpus("merge conflict in the corpus file") else {
         return;
     };
     let path = corpus.join(

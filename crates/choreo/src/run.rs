@@ -323,15 +323,12 @@ impl Ending {
     }
 }
 
-/// The robot a package is made for: Pepper when its manifest asks for a `JULIETTE` model
-/// (Pepper's code name), else NAO.
+/// The robot a package is made for (NAO without a manifest).
 fn model_of(project: &choreo_xar::source::Project) -> Model {
-    let pepper = project.manifest.as_ref().is_some_and(|m| {
-        m.robot_models
-            .iter()
-            .any(|r| r.to_ascii_uppercase().starts_with("JULIETTE"))
-    });
-    if pepper { Model::Pepper } else { Model::Nao }
+    project
+        .manifest
+        .as_ref()
+        .map_or(Model::Nao, |m| Model::required_by(&m.robot_models))
 }
 
 /// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.

@@ -24,16 +24,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn corpus() -> Option<PathBuf> {
-    let dir = workspace().join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("NOTICE: ../shared/corpus is absent: corpus CLI tests skipped");
-        None
-    }
-}
-
 const HELLO: &str = "examples/hello/behavior.xar";
 const DANCE: &str = "examples/dance/behavior.xar";
 
@@ -91,7 +81,9 @@ fn check_json_gives_one_object_per_file_and_a_summary() {
 
 #[test]
 fn check_reports_every_corpus_file_and_only_the_broken_ones_fail() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = choreo_testkit::corpus("choreo check of the corpus") else {
+        return;
+    };
     let o = choreo(&["check", "--json", corpus.to_str().unwrap()]);
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
@@ -137,8 +129,10 @@ fn inspect_shows_the_box_tree() {
 
 #[test]
 fn inspect_corpus_samples() {
-    let Some(corpus) = corpus() else { return };
-    let lib = "chiarasabaini__3CI_assignments/INI/nao/choregraphe-suite-2.1.4.13-win32-vs2010/share/choregraphe/libraries/box";
+    let Some(corpus) = choreo_testkit::corpus("choreo inspect of corpus samples") else {
+        return;
+    };
+    let lib = choreo_testkit::LIBRARY;
     for (name, rel) in [
         (
             "inspect_stock_say",

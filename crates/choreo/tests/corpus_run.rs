@@ -13,14 +13,13 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use choreo_engine::Outcome;
 use choreo_engine::trace::Step;
-use choreo_xar::model::XarFile;
-use support::{Run, corpus};
+use choreo_testkit::corpus;
+use support::{CorpusBehavior as Job, Run, corpus_behaviors};
 
 /// Virtual seconds a behavior may run.
 const LIMIT: f64 = 60.0;
@@ -28,15 +27,6 @@ const LIMIT: f64 = 60.0;
 const CAP: Duration = Duration::from_secs(60);
 /// Runs at once (each in its own thread, so that a hang can be left behind).
 const PARALLEL: usize = 2;
-
-/// One behavior to run.
-struct Job {
-    /// What the table calls it: the file, and the behavior inside an archive or project.
-    name: String,
-    xar: XarFile,
-    /// The folder its scripts see as the behavior's.
-    dir: PathBuf,
-}
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,91 +54,6 @@ impl Reason {
             detail: detail.into(),
         }
     }
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
-fn ext(p: &Path) -> String {
-    p.extension()
-        .map(|x| x.to_string_lossy().to_lowercase())
-        .unwrap_or_default()
-}
-
-/// The jobs: projects first (their behaviors are then not run again as lone files), then
-/// archives, then every other `.xar`. Files that cannot be loaded at all are returned as
-/// load errors.
-fn jobs(root: &Path) -> (Vec<Job>, Vec<(String, String)>) {
-    let mut files = Vec::new();
-    walk(root, &mut files);
-    let short = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let mut jobs = Vec::new();
-    let mut load_errors = Vec::new();
-    let mut covered = BTreeSet::new();
-    for f in files.iter().filter(|f| ext(f) == "pml") {
-        let dir = f.parent().unwrap();
-        match choreo_xar::source::load_path(f) {
-            Ok(project) => {
-                for b in project.behaviors {
-                    let file = dir.join(&b.path);
-                    covered.insert(std::fs::canonicalize(&file).unwrap_or(file.clone()));
-                    jobs.push(Job {
-                        name: format!("{} :: {}", short(f), b.path),
-                        dir: file.parent().unwrap_or(dir).to_path_buf(),
-                        xar: b.xar,
-                    });
-                }
-            }
-            Err(e) => load_errors.push((short(f), e.to_string())),
-        }
-    }
-    for f in files
-        .iter()
-        .filter(|f| matches!(ext(f).as_str(), "crg" | "cbl" | "pkg"))
-    {
-        match choreo_xar::source::load_path(f) {
-            Ok(project) => {
-                for b in project.behaviors {
-                    jobs.push(Job {
-                        name: format!("{} :: {}", short(f), b.path),
-                        dir: f
-                            .parent()
-                            .unwrap()
-                            .join(b.path.rsplit_once('/').map_or("", |p| p.0)),
-                        xar: b.xar,
-                    });
-                }
-            }
-            Err(e) => load_errors.push((short(f), e.to_string())),
-        }
-    }
-    for f in files.iter().filter(|f| ext(f) == "xar") {
-        if covered.contains(&std::fs::canonicalize(f).unwrap_or(f.clone())) {
-            continue;
-        }
-        match choreo_xar::read_xar(&f.display().to_string(), &std::fs::read(f).unwrap()) {
-            Ok(x) => jobs.push(Job {
-                name: short(f),
-                dir: f.parent().unwrap().to_path_buf(),
-                xar: x.value,
-            }),
-            Err(e) => load_errors.push((short(f), e.to_string())),
-        }
-    }
-    (jobs, load_errors)
 }
 
 /// Python modules of NAOqi's SDK that real scripts import: our shims must provide them.
@@ -437,7 +342,7 @@ fn every_corpus_behavior_runs_with_python_boxes_on_the_simulated_robot() {
         return;
     };
     let started = Instant::now();
-    let (jobs, load_errors) = jobs(&root);
+    let (jobs, load_errors) = corpus_behaviors(&root);
     let total = jobs.len();
     let mut results: Vec<(String, End)> = load_errors
         .into_iter()

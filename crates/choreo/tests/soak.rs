@@ -40,17 +40,15 @@
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Options, Outcome, Robot, Trace};
-use choreo_naoqi::{Model, SimRobot};
+use choreo_naoqi::SimRobot;
 use choreo_python::{PythonHost, PythonOptions};
-use choreo_xar::model::XarFile;
-use support::corpus;
+use support::{CorpusBehavior as Job, corpus_behaviors};
 
 /// Runs per behavior when `CHOREO_SOAK_RUNS` is not set: the first pass is the warm-up, the
 /// other two measure memory growth. About three minutes here (2 cores).
@@ -275,116 +273,6 @@ impl Plan {
 
 // ----------------------------------------------------------------------------------------
 // The corpus
-
-/// One behavior, with what `choreo run` derives from its package.
-struct Job {
-    /// The file, and the behavior inside a project or archive.
-    name: String,
-    xar: XarFile,
-    /// The folder its scripts see as the behavior's.
-    dir: PathBuf,
-    /// Pepper when the package's manifest asks for it (`JULIETTE`), else NAO.
-    model: Model,
-    /// The package uuid, from the manifest.
-    package_uid: String,
-    /// The behavior's folder inside its package.
-    relative: String,
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
-fn ext(p: &Path) -> String {
-    p.extension()
-        .map(|x| x.to_string_lossy().to_lowercase())
-        .unwrap_or_default()
-}
-
-fn model_of(project: &choreo_xar::source::Project) -> Model {
-    let pepper = project.manifest.as_ref().is_some_and(|m| {
-        m.robot_models
-            .iter()
-            .any(|r| r.to_ascii_uppercase().starts_with("JULIETTE"))
-    });
-    if pepper { Model::Pepper } else { Model::Nao }
-}
-
-/// The corpus run's behaviors, in its order: projects (`.pml`), archives (`.crg`, `.cbl`,
-/// `.pkg`), then every `.xar` no project covers. Files that cannot be read are skipped (the
-/// corpus run reports them).
-fn jobs(root: &Path) -> Vec<Job> {
-    let mut files = Vec::new();
-    walk(root, &mut files);
-    let short = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut projects = Vec::new();
-    let mut archives = Vec::new();
-    let mut covered = BTreeSet::new();
-    for f in &files {
-        let kind = ext(f);
-        if !matches!(kind.as_str(), "pml" | "crg" | "cbl" | "pkg") {
-            continue;
-        }
-        let Ok(project) = choreo_xar::source::load_path(f) else {
-            continue;
-        };
-        let model = model_of(&project);
-        let uid = project
-            .manifest
-            .as_ref()
-            .and_then(|m| m.uuid.clone())
-            .unwrap_or_default();
-        let parent = f.parent().unwrap();
-        for b in project.behaviors {
-            let relative = b.path.rsplit_once('/').map_or("", |p| p.0).to_string();
-            let job = Job {
-                name: format!("{} :: {}", short(f), b.path),
-                dir: parent.join(&relative),
-                xar: b.xar,
-                model,
-                package_uid: uid.clone(),
-                relative,
-            };
-            if kind == "pml" {
-                covered.insert(canonical(&parent.join(&b.path)));
-                projects.push(job);
-            } else {
-                archives.push(job);
-            }
-        }
-    }
-    let mut jobs = projects;
-    jobs.append(&mut archives);
-    for f in files.iter().filter(|f| ext(f) == "xar") {
-        if covered.contains(&canonical(f)) {
-            continue;
-        }
-        if let Ok(x) = choreo_xar::read_xar(&f.display().to_string(), &std::fs::read(f).unwrap()) {
-            jobs.push(Job {
-                name: short(f),
-                dir: f.parent().unwrap().to_path_buf(),
-                xar: x.value,
-                model: Model::Nao,
-                package_uid: String::new(),
-                relative: String::new(),
-            });
-        }
-    }
-    jobs
-}
 
 // ----------------------------------------------------------------------------------------
 // The process
@@ -993,15 +881,7 @@ fn run_apart(job: &Arc<Job>, plan: Plan, n: usize) -> Result<RunResult, Option<S
 
 #[test]
 fn corpus_soak_threads_and_memory_come_back() {
-    let Some(root) = corpus("corpus soak") else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "corpus soak: the shared corpus (../shared/corpus) is required under CI=true"
-        );
-        // Past the test harness's capture: a skip is never silent.
-        let _ = std::io::stderr().write_all(
-            b"NOTICE: the shared corpus (../shared/corpus) is absent: corpus soak skipped\n",
-        );
+    let Some(root) = choreo_testkit::corpus("corpus soak") else {
         return;
     };
     let page = page_size();
@@ -1013,7 +893,8 @@ fn corpus_soak_threads_and_memory_come_back() {
     let skip = std::env::var("CHOREO_SOAK_SKIP").unwrap_or_default();
     let skip: Vec<&str> = skip.split('|').filter(|s| !s.is_empty()).collect();
     let verbose = std::env::var_os("CHOREO_SOAK_VERBOSE").is_some();
-    let jobs: Vec<Arc<Job>> = jobs(&root)
+    let jobs: Vec<Arc<Job>> = corpus_behaviors(&root)
+        .0
         .into_iter()
         .filter(|j| only.as_ref().is_none_or(|o| j.name.contains(o.as_str())))
         .filter(|j| !skip.iter().any(|s| j.name.contains(s)))

@@ -9,7 +9,8 @@ mod support;
 use std::path::PathBuf;
 
 use choreo_engine::{Outcome, Value};
-use support::{Run, assert_secs, library};
+use choreo_testkit::library;
+use support::{Run, assert_secs};
 
 /// The stock box at `rel` (inside the library), or None after a NOTICE.
 fn stock(rel: &str) -> Option<PathBuf> {

@@ -1,6 +1,6 @@
-//! Helpers shared by the integration tests: the corpus location and an XML comparison
-//! that ignores insignificant whitespace and attribute order; [`arbitrary`] models for the
-//! property tests.
+//! Helpers shared by the integration tests: the corpus files of a kind (the corpus is found
+//! by `choreo_testkit`), and an XML comparison that ignores insignificant whitespace and
+//! attribute order; [`arbitrary`] models for the property tests.
 #![allow(dead_code)] // each test binary uses a part
 
 pub mod arbitrary;
@@ -9,41 +9,6 @@ use std::path::{Path, PathBuf};
 
 use choreo_xar::{ErrorKind, Parsed, XarFile, read_xar};
 
-/// `../shared/corpus` relative to the workspace, if present.
-pub fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "NOTICE: {} is absent: corpus tests skipped (they need the shared corpus)",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Every file under `dir` whose name satisfies `keep`, sorted.
-pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if keep(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The corpus files for which `keep` holds, sorted; there must be at least `at_least` of
 /// them (`what`, in the message otherwise). `None` when the corpus is absent.
 pub fn corpus_files(
@@ -51,7 +16,10 @@ pub fn corpus_files(
     at_least: usize,
     keep: &dyn Fn(&Path) -> bool,
 ) -> Option<Vec<PathBuf>> {
-    let files = files_under(&corpus()?, keep);
+    let files = choreo_testkit::files_under(
+        &choreo_testkit::corpus(&format!("the tests of the corpus's {what}"))?,
+        keep,
+    );
     assert!(
         files.len() >= at_least,
         "expected at least {at_least} {what} in the corpus, found {}",

@@ -1,7 +1,9 @@
-//! Shared by the stock-box and corpus-run tests: where the corpus is, and one behavior run
-//! on the simulated robot with Python box scripts, in virtual time.
+//! Shared by the stock-box, corpus-run and soak tests: the corpus's behaviors (the corpus
+//! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
+//! Python box scripts, in virtual time.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,34 +13,6 @@ use choreo_engine::{Engine, Options, Outcome, Robot, Trace, Value};
 use choreo_naoqi::{Model, Scenario, SimRobot};
 use choreo_python::{PythonHost, PythonOptions};
 use choreo_xar::model::XarFile;
-
-/// The shared corpus, or None after a NOTICE naming what is skipped.
-pub fn corpus(what: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("NOTICE: {} is absent: {what} skipped", dir.display());
-        None
-    }
-}
-
-/// Choregraphe 2.1's stock box library inside the corpus.
-pub const LIBRARY: &str = "chiarasabaini__3CI_assignments/INI/nao/choregraphe-suite-2.1.4.13-win32-vs2010/share/choregraphe/libraries/box";
-
-/// The stock box library, or None after a NOTICE.
-pub fn library(what: &str) -> Option<PathBuf> {
-    let dir = corpus(what)?.join(LIBRARY);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "NOTICE: {} is absent from the corpus: {what} skipped",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// One behavior loaded on a fresh simulated NAO with the Python host, in virtual time.
 pub struct Run {
@@ -227,4 +201,85 @@ pub fn assert_secs(got: f64, want: f64, what: &str) {
         (got - want).abs() < 1e-3,
         "{what}: at {got} s, expected {want} s"
     );
+}
+
+/// One behavior of the corpus, with what `choreo run` derives from its package.
+pub struct CorpusBehavior {
+    /// The file, and the behavior inside a project or archive (`file :: behavior/path`).
+    pub name: String,
+    /// The behavior.
+    pub xar: XarFile,
+    /// The folder its scripts see as the behavior's.
+    pub dir: PathBuf,
+    /// Pepper when the package's manifest asks for it (`JULIETTE`), else NAO.
+    pub model: Model,
+    /// The package uuid, from the manifest (empty without one).
+    pub package_uid: String,
+    /// The behavior's folder inside its package (empty for a lone file).
+    pub relative: String,
+}
+
+/// Every behavior of the corpus below `root`, in the order of the corpus run: projects
+/// (`.pml`: their behaviors are then not run again as lone files), then archives (`.crg`,
+/// `.cbl`, `.pkg`: each behavior inside), then every other `.xar`; each kind in file order.
+/// Second, the files that could not be loaded, with the error (file, error).
+pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, String)>) {
+    let files = choreo_testkit::files_under(root, &|_| true);
+    let short = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut behaviors = Vec::new();
+    let mut load_errors = Vec::new();
+    let mut covered = BTreeSet::new();
+    for kinds in [&["pml"][..], &["crg", "cbl", "pkg"]] {
+        for f in files
+            .iter()
+            .filter(|f| choreo_testkit::has_extension(f, kinds))
+        {
+            let project = match choreo_xar::source::load_path(f) {
+                Ok(project) => project,
+                Err(e) => {
+                    load_errors.push((short(f), e.to_string()));
+                    continue;
+                }
+            };
+            let manifest = project.manifest.as_ref();
+            let model = manifest.map_or(Model::Nao, |m| Model::required_by(&m.robot_models));
+            let uid = manifest.and_then(|m| m.uuid.clone()).unwrap_or_default();
+            let parent = f.parent().unwrap();
+            for b in project.behaviors {
+                if kinds == ["pml"] {
+                    covered.insert(canonical(&parent.join(&b.path)));
+                }
+                let relative = b.path.rsplit_once('/').map_or("", |p| p.0).to_string();
+                behaviors.push(CorpusBehavior {
+                    name: format!("{} :: {}", short(f), b.path),
+                    dir: parent.join(&relative),
+                    xar: b.xar,
+                    model,
+                    package_uid: uid.clone(),
+                    relative,
+                });
+            }
+        }
+    }
+    for f in files
+        .iter()
+        .filter(|f| choreo_testkit::has_extension(f, &["xar"]))
+    {
+        if covered.contains(&canonical(f)) {
+            continue;
+        }
+        match choreo_xar::read_xar(&f.display().to_string(), &std::fs::read(f).unwrap()) {
+            Ok(x) => behaviors.push(CorpusBehavior {
+                name: short(f),
+                dir: f.parent().unwrap().to_path_buf(),
+                xar: x.value,
+                model: Model::Nao,
+                package_uid: String::new(),
+                relative: String::new(),
+            }),
+            Err(e) => load_errors.push((short(f), e.to_string())),
+        }
+    }
+    (behaviors, load_errors)
 }

@@ -1,0 +1,188 @@
+//! What a trace is made of: [`Event`]s, each a [`Step`] of a box (or of the behavior) with
+//! its sequence number and time; and the compact one-line form tests compare.
+
+use serde::Serialize;
+
+use crate::value::Value;
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Step {
+    /// The box was constructed (`new(B)`).
+    New,
+    /// The box was destroyed (`del(B)`).
+    Del,
+    /// A script hook was entered: `onLoad`, `onUnload` or `onInput_<name>`.
+    Call {
+        /// The hook.
+        hook: String,
+    },
+    /// A script hook returned (`ok` false: it raised or panicked).
+    Ret {
+        /// The hook.
+        hook: String,
+        /// Whether it returned normally.
+        ok: bool,
+    },
+    /// An input was stimulated, before any hook ran.
+    In {
+        /// Input name.
+        port: String,
+        /// The value.
+        value: Value,
+    },
+    /// An output was stimulated.
+    Out {
+        /// Output name.
+        port: String,
+        /// The value.
+        value: Value,
+    },
+    /// A link carried a value from `from` to `to` (paths with port names).
+    Deliver {
+        /// Source, `box.port` (`(parent).port` for the enclosing box).
+        from: String,
+        /// Destination, `box.port`.
+        to: String,
+    },
+    /// An output was fired while its links were off: nothing was delivered (R14, R15).
+    Dropped {
+        /// The output.
+        port: String,
+    },
+    /// A parameter received a value (link into a parameter, or setParameter).
+    Param {
+        /// Parameter name.
+        name: String,
+        /// The new value.
+        value: Value,
+    },
+    /// The links of the box's diagram were activated.
+    LinksOn,
+    /// The links of the box's diagram were broken.
+    LinksOff,
+    /// A timeline command: `play`, `pause`, `stop`, `goto`.
+    Timeline {
+        /// The command.
+        command: String,
+        /// The frame for `goto`.
+        frame: Option<i64>,
+    },
+    /// The time cursor reached a frame.
+    Frame {
+        /// The frame.
+        frame: i64,
+    },
+    /// A behavior keyframe's diagram was loaded.
+    KfOn {
+        /// Layer name.
+        layer: String,
+        /// Keyframe name.
+        keyframe: String,
+    },
+    /// A behavior keyframe's diagram was unloaded.
+    KfOff {
+        /// Layer name.
+        layer: String,
+        /// Keyframe name.
+        keyframe: String,
+    },
+    /// An error escaped a hook, or box code failed in another way.
+    Err {
+        /// The hook (or what failed).
+        hook: String,
+        /// The message.
+        text: String,
+    },
+    /// Box code called the robot (`svc`).
+    RobotCall {
+        /// `ALTextToSpeech.say`.
+        method: String,
+        /// The arguments.
+        args: Vec<Value>,
+    },
+    /// That robot call returned (`svc_ret`); `ok` false: the robot raised an error.
+    RobotReturn {
+        /// `ALTextToSpeech.say`.
+        method: String,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+    /// Resource traffic (§6): `ask` (the box starts and wants them), `got`, `timeout` (R9),
+    /// `lost` (taken by another box, R12, or paused for it), `free` (released, Q5).
+    Resource {
+        /// What happened.
+        what: String,
+        /// The resource names.
+        names: Vec<String>,
+    },
+    /// Box code logged a message (`self.logger.info(...)`, `self.log(...)`, `print`).
+    Log {
+        /// `debug`, `info`, `warning`, `error` or `fatal`.
+        level: String,
+        /// The message.
+        message: String,
+    },
+    /// A behavior-level event: `start`, `end` (the root fired a Stopped output), `stop`.
+    Behavior {
+        /// What happened.
+        what: String,
+    },
+}
+
+/// One trace event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Sequence number, from 0, gap-free.
+    pub seq: u64,
+    /// Behavior time in nanoseconds.
+    pub time_ns: u64,
+    /// The box path (`root/Dance/Say`), empty for behavior-level events.
+    pub path: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub step: Step,
+}
+
+impl Event {
+    /// A compact one-line form for tests: `path step` (e.g. `root/Say call onInput_onStart`).
+    pub fn short(&self) -> String {
+        let what = match &self.step {
+            Step::New => "new".to_string(),
+            Step::Del => "del".to_string(),
+            Step::Call { hook } => format!("call {hook}"),
+            Step::Ret { hook, ok } => format!("ret {hook}{}", if *ok { "" } else { " err" }),
+            Step::In { port, value } => format!("in {port} {value}"),
+            Step::Out { port, value } => format!("out {port} {value}"),
+            Step::Deliver { from, to } => format!("deliver {from} -> {to}"),
+            Step::Dropped { port } => format!("dropped {port}"),
+            Step::Param { name, value } => format!("param {name} = {value}"),
+            Step::LinksOn => "links_on".to_string(),
+            Step::LinksOff => "links_off".to_string(),
+            Step::Timeline { command, frame } => match frame {
+                Some(f) => format!("tl {command} {f}"),
+                None => format!("tl {command}"),
+            },
+            Step::Frame { frame } => format!("frame {frame}"),
+            Step::KfOn { layer, keyframe } => format!("kf_on {layer}/{keyframe}"),
+            Step::KfOff { layer, keyframe } => format!("kf_off {layer}/{keyframe}"),
+            Step::Err { hook, text } => format!("err {hook}: {text}"),
+            Step::RobotCall { method, args } => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                format!("svc {method}({})", args.join(", "))
+            }
+            Step::RobotReturn { method, ok } => {
+                format!("svc_ret {method}{}", if *ok { "" } else { " err" })
+            }
+            Step::Resource { what, names } => format!("res {what} {}", names.join(",")),
+            Step::Log { level, message } => format!("log {level}: {message}"),
+            Step::Behavior { what } => format!("beh {what}"),
+        };
+        if self.path.is_empty() {
+            what
+        } else {
+            format!("{} {what}", self.path)
+        }
+    }
+}

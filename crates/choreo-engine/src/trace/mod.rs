@@ -1,0 +1,296 @@
+//! The trace: every lifecycle step as an event with time, sequence number and box path
+//! (vocabulary of runtime-semantics.md §0). Tests assert on it; `--trace out.jsonl` writes it.
+//!
+//! # What is kept
+//!
+//! A trace keeps only its last events, in a ring, so that a long run does not grow without
+//! bound: [`DEFAULT_KEEP`] for [`Trace::new`] and [`Trace::with_writer`], `n` for
+//! [`Trace::keeping`], none for [`Trace::unkept`], every one for [`Trace::keep_all`].
+//! Sequence numbers count the whole run, gap-free: [`Trace::events`] returns the kept tail,
+//! whose first `seq` is [`Trace::dropped`] (how many events fell out of the ring), and
+//! [`Trace::len`] counts every event recorded.
+//!
+//! # Listeners and the writer
+//!
+//! Any number of [`Listener`]s ([`Trace::add_listener`]) are told of every event, and the
+//! JSON Lines writer ([`Trace::with_writer`]) writes every event. Both happen
+//!
+//! - in sequence order, each event once, one event at a time (never two listener calls at
+//!   once), even when several threads record;
+//! - outside the trace's lock: a listener may read the trace (`events`, `len`, ...) and may
+//!   record into it; what it records is delivered by the same delivery, after the events
+//!   already waiting (so after the one it is being told of);
+//! - before recording returns: once `record` has returned (for the engine's control
+//!   thread, which buffers its events: once its buffer is flushed), every listener has
+//!   seen the event and the writer has written it, unless a listener recorded it (above);
+//! - safely: a listener that panics is removed, and the others still get the event.
+//!
+//! How. Recording takes the trace's lock, gives each event its sequence number, keeps it in
+//! the ring and, when someone listens or writes, resolves its names into a queue of pending
+//! events, in sequence order since numbers are given under the same lock. Then one thread at
+//! a time, the *deliverer*, writes and announces the queue outside the lock; a thread that
+//! records meanwhile waits until its events are delivered, and a listener that records only
+//! queues its events for the delivery running below it.
+//!
+//! # Where
+//!
+//! - `event`: [`Event`] and [`Step`], what a trace is made of;
+//! - `record`: the compact records the engine makes, and how their names are looked up;
+//! - `ring`: the kept tail of records, numbered over the whole run;
+//! - `listener`: [`Listener`]s, their ids, and announcing an event to them;
+//! - `shared`: what the clones of a [`Trace`] share (its lock, the queue, the writer);
+//! - `delivery`: the deliverer's loop, the writer's lines, a listener's own recordings;
+//! - here: [`Trace`], and the control thread's buffer of records
+//!   (`Trace::buffer_on_this_thread`).
+//!
+//! With no listener and no writer, recording only keeps the record: no name is looked up
+//! and nothing is allocated (beyond the ring's own growth).
+
+mod delivery;
+mod event;
+mod listener;
+mod record;
+mod ring;
+mod shared;
+
+pub use event::{Event, Step};
+pub use listener::{Listener, ListenerId};
+pub(crate) use record::{Compact, End, HookRef};
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::sync::{Arc, MutexGuard};
+
+use crate::clock::Time;
+use crate::graph::{BoxId, Graph};
+use crate::trace::record::{NO_BOX, Record};
+use crate::trace::shared::{Shared, TraceInner};
+
+/// How many events [`Trace::new`] keeps: the last 262,144. A record takes 56 bytes, so a
+/// full ring is about 14 MiB (14,680,064 bytes), plus the text of the rare events stored
+/// with their names.
+pub const DEFAULT_KEEP: usize = 1 << 18;
+
+/// Collects events in order, keeps the last ones, and optionally writes them as JSON Lines
+/// and tells listeners of them (see the [module](self) doc).
+///
+/// The engine records its frequent events (hooks, inputs, outputs, deliveries) compactly,
+/// as box and port indices, and names are looked up only when events are read, written or
+/// listened to: recording a signal hop allocates nothing.
+#[derive(Clone)]
+pub struct Trace {
+    shared: Arc<Shared>,
+}
+
+impl Default for Trace {
+    /// The same as [`Trace::new`].
+    fn default() -> Trace {
+        Trace::keeping(DEFAULT_KEEP)
+    }
+}
+
+thread_local! {
+    /// See [`Trace::buffer_on_this_thread`]: the trace this thread buffers for, and its
+    /// records not appended yet. Never borrowed while a listener runs.
+    static BUFFER: RefCell<Option<(Trace, Vec<Record>)>> = const { RefCell::new(None) };
+}
+
+/// The most records a thread buffers before it appends them to the trace.
+const BUFFER_LIMIT: usize = 4096;
+
+/// Appends what this thread buffered (see [`Trace::buffer_on_this_thread`]) to its trace.
+/// The control thread calls it before anything another thread could record or read: before
+/// it hands a hook to a worker, waits, or reports an outcome.
+pub(crate) fn flush_thread_buffer() {
+    // Appended with the buffer borrowed, delivered once it is not: a listener may record,
+    // and recording looks at the buffer.
+    let appended = BUFFER.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        let (trace, records) = b.as_mut()?;
+        if records.is_empty() {
+            return None;
+        }
+        let end = trace.lock().append(records.drain(..))?;
+        Some((trace.clone(), end))
+    });
+    if let Some((trace, end)) = appended {
+        delivery::deliver(&trace.shared, end);
+    }
+}
+
+impl Trace {
+    /// An empty trace keeping the last [`DEFAULT_KEEP`] events.
+    pub fn new() -> Trace {
+        Trace::default()
+    }
+
+    /// An empty trace keeping every event, however many: for tests and tools that need the
+    /// whole trace of a long run.
+    pub fn keep_all() -> Trace {
+        Trace::keeping(usize::MAX)
+    }
+
+    /// An empty trace keeping the last `n` events (`0`: none; listeners and the writer
+    /// still get every event).
+    pub fn keeping(n: usize) -> Trace {
+        Trace::make(n, None)
+    }
+
+    /// A trace keeping the last [`DEFAULT_KEEP`] events that also writes each event as one
+    /// JSON line to `writer` (in sequence order, outside the trace's lock).
+    pub fn with_writer(writer: Box<dyn Write + Send>) -> Trace {
+        Trace::make(DEFAULT_KEEP, Some(writer))
+    }
+
+    /// A trace that keeps no event: each one is only written (if `writer`) and announced
+    /// to the listeners. A long run then uses no memory for its trace; [`Trace::events`]
+    /// is empty.
+    pub fn unkept(writer: Option<Box<dyn Write + Send>>) -> Trace {
+        Trace::make(0, writer)
+    }
+
+    fn make(keep: usize, writer: Option<Box<dyn Write + Send>>) -> Trace {
+        Trace {
+            shared: Arc::new(Shared::new(keep, writer)),
+        }
+    }
+
+    /// Calls `listener` with every event recorded from now on (perhaps also with a few
+    /// recorded just before, still being delivered), until it is removed or panics.
+    pub fn add_listener(&self, listener: Listener) -> ListenerId {
+        self.lock().listeners.add(listener)
+    }
+
+    /// Stops calling listener `id` (nothing if it is already gone). A delivery under way
+    /// may still call it with the events it already took.
+    pub fn remove_listener(&self, id: ListenerId) {
+        self.lock().listeners.remove(&[id]);
+    }
+
+    /// The same as [`Trace::add_listener`], for older callers: it adds `listener` beside
+    /// the others, it does not replace them.
+    pub fn set_listener(&self, listener: Listener) -> ListenerId {
+        self.add_listener(listener)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TraceInner> {
+        self.shared.lock()
+    }
+
+    /// Binds the graph the engine's compact records refer to. Records made against an
+    /// earlier graph (a trace reused for another run) are resolved first.
+    pub(crate) fn bind(&self, graph: Arc<Graph>) {
+        let mut inner = self.lock();
+        if let Some(old) = inner.graph.take() {
+            inner.ring.detach(&old);
+        }
+        inner.graph = Some(graph);
+    }
+
+    /// Records an event.
+    pub fn record(&self, time: Time, path: &str, step: Step) {
+        self.push(
+            time,
+            NO_BOX,
+            Compact::Other(Box::new((path.to_string(), step))),
+        );
+    }
+
+    /// Records an event of box `b` of the bound graph.
+    pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact) {
+        self.push(time, b.0, what);
+    }
+
+    /// Records `step` of box `b` of the bound graph.
+    pub(crate) fn record_step(&self, time: Time, b: BoxId, step: Step) {
+        self.push(time, b.0, Compact::Full(Box::new(step)));
+    }
+
+    fn push(&self, time: Time, b: u32, what: Compact) {
+        let record = Record {
+            time_ns: time.0,
+            b,
+            what,
+        };
+        // Ok: buffered (and the end to deliver if the buffer was appended); Err: to append
+        // now. A listener's records are not buffered: the delivery running below it on
+        // this thread is to deliver them.
+        let buffered = BUFFER.with(|buffer| {
+            let Ok(mut buffer) = buffer.try_borrow_mut() else {
+                return Err(record);
+            };
+            match buffer.as_mut() {
+                Some((trace, records))
+                    if Arc::ptr_eq(&trace.shared, &self.shared)
+                        && !delivery::delivering_here(&self.shared) =>
+                {
+                    records.push(record);
+                    Ok(if records.len() >= BUFFER_LIMIT {
+                        trace.lock().append(records.drain(..))
+                    } else {
+                        None
+                    })
+                }
+                _ => Err(record),
+            }
+        });
+        let end = match buffered {
+            Ok(end) => end,
+            Err(record) => self.lock().append(std::iter::once(record)),
+        };
+        if let Some(end) = end {
+            delivery::deliver(&self.shared, end);
+        }
+    }
+
+    /// From now on, events this thread records into this trace are kept in a thread-local
+    /// buffer until [`flush_thread_buffer`]: the engine's control thread records most
+    /// events, and taking the trace's lock once per batch instead of once per event is what
+    /// makes a signal hop cheap.
+    pub(crate) fn buffer_on_this_thread(&self) {
+        BUFFER.with(|b| {
+            if let Ok(mut b) = b.try_borrow_mut() {
+                *b = Some((self.clone(), Vec::with_capacity(BUFFER_LIMIT)));
+            }
+        });
+    }
+
+    /// The kept events (all of them but the [`Trace::dropped`] first ones), names looked up.
+    pub fn events(&self) -> Vec<Event> {
+        let inner = self.lock();
+        inner.ring.events(inner.graph.as_deref())
+    }
+
+    /// How many events were not kept (fell out of the ring, or were never kept): the
+    /// sequence number of the first of [`Trace::events`]. Not 0: the trace was cut.
+    pub fn dropped(&self) -> u64 {
+        self.lock().ring.first_kept() as u64
+    }
+
+    /// Flushes the writer (see [`Trace::with_writer`]) once every event recorded so far is
+    /// written to it (called by a listener: once those already written are); `Err` if
+    /// writing failed.
+    pub fn flush_writer(&self) -> std::io::Result<()> {
+        delivery::flush_writer(&self.shared)
+    }
+
+    /// Bytes the kept records take: the ring's capacity (a bounded ring never grows past
+    /// its size) times the record size; the rare events stored with their names add a
+    /// small heap part not counted here. For memory measurements.
+    pub fn record_bytes(&self) -> usize {
+        self.lock().ring.bytes()
+    }
+
+    /// How many events were recorded in all (kept or not).
+    pub fn len(&self) -> usize {
+        self.lock().ring.len()
+    }
+
+    /// Whether no event was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests;

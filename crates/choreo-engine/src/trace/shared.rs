@@ -1,0 +1,93 @@
+//! What the clones of a trace share: under one lock, the ring, the bound graph, the
+//! listeners and the queue of events waiting to be delivered; beside it, the condition
+//! variable deliverers signal and the JSON Lines writer.
+
+use std::io::Write;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::graph::Graph;
+use crate::trace::event::Event;
+use crate::trace::listener::Listeners;
+use crate::trace::record::Record;
+use crate::trace::ring::Ring;
+
+/// What the clones of a trace share.
+pub(super) struct Shared {
+    /// The trace's lock: records, counters, listeners, the pending queue.
+    pub(super) inner: Mutex<TraceInner>,
+    /// Signalled each time a deliverer is done with a batch (see the module doc).
+    pub(super) delivered: Condvar,
+    /// The JSON Lines output. Only the deliverer writes to it, outside the trace's lock;
+    /// never held while a listener runs.
+    pub(super) writer: Mutex<Option<Box<dyn Write + Send>>>,
+}
+
+/// What the trace's lock guards.
+pub(super) struct TraceInner {
+    /// The kept records.
+    pub(super) ring: Ring,
+    /// The graph the compact records refer to.
+    pub(super) graph: Option<Arc<Graph>>,
+    /// Whether [`Shared::writer`] holds a writer (it is only set when the trace is made).
+    pub(super) has_writer: bool,
+    /// Who is told of every event.
+    pub(super) listeners: Listeners,
+    /// Events resolved for the writer and the listeners, not yet taken by the deliverer,
+    /// in sequence order.
+    pub(super) pending: Vec<Event>,
+    /// The end (last sequence number + 1) of the events queued in `pending` so far.
+    pub(super) queued: usize,
+    /// The end of the events delivered so far.
+    pub(super) delivered: usize,
+    /// Whether a thread is delivering; it does until `pending` is empty.
+    pub(super) delivering: bool,
+}
+
+impl Shared {
+    /// A trace's shared state keeping the last `keep` records, writing to `writer`.
+    pub(super) fn new(keep: usize, writer: Option<Box<dyn Write + Send>>) -> Shared {
+        let inner = TraceInner {
+            ring: Ring::new(keep),
+            graph: None,
+            has_writer: writer.is_some(),
+            listeners: Listeners::new(),
+            pending: Vec::new(),
+            queued: 0,
+            delivered: 0,
+            delivering: false,
+        };
+        Shared {
+            inner: Mutex::new(inner),
+            delivered: Condvar::new(),
+            writer: Mutex::new(writer),
+        }
+    }
+
+    /// The trace's lock (a panic while it was held does not matter: every state it guards
+    /// is consistent between statements).
+    pub(super) fn lock(&self) -> MutexGuard<'_, TraceInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl TraceInner {
+    /// Takes records in order: numbers and keeps them and, if anyone listens or writes,
+    /// queues them resolved. Returns the end of the queue then, for the delivery.
+    pub(super) fn append(&mut self, records: impl Iterator<Item = Record>) -> Option<usize> {
+        let announce = self.has_writer || !self.listeners.is_empty();
+        for record in records {
+            if announce {
+                let seq = self.ring.len();
+                self.pending
+                    .push(record.resolve(seq, self.graph.as_deref()));
+            }
+            self.ring.push(record);
+        }
+        if announce && self.queued < self.ring.len() {
+            self.queued = self.ring.len();
+            Some(self.queued)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Helpers shared by choreo's tests and benchmarks (a dev-dependency only, never published).
+//!
+//! The shared corpus of real behavior files lives next to the workspace, in
+//! `../shared/corpus`. A test that needs it calls [`corpus`]: when the folder is absent, the
+//! test is skipped with a `NOTICE` on stderr, except under `CI=true`, where the absence is a
+//! failure (a CI run must never pass by skipping).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Choregraphe 2.1's stock box library, relative to the corpus.
+pub const LIBRARY: &str = "chiarasabaini__3CI_assignments/INI/nao/choregraphe-suite-2.1.4.13-win32-vs2010/share/choregraphe/libraries/box";
+
+/// Where the shared corpus is expected: `../shared/corpus` beside the workspace, whether or
+/// not it is there.
+pub fn corpus_dir() -> PathBuf {
+    // Every crate of the workspace sits at `crates/<name>`, this one too.
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// True when the environment variable `CI` is `true`: absent inputs then fail the tests.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The shared corpus, or `None` after a `NOTICE` naming `what` is skipped. Panics when the
+/// corpus is absent under `CI=true`.
+pub fn corpus(what: &str) -> Option<PathBuf> {
+    required(&corpus_dir(), what, under_ci())
+}
+
+/// The stock box library inside the corpus ([`LIBRARY`]), or `None` after a `NOTICE` naming
+/// `what` is skipped. Panics when it is absent under `CI=true`.
+pub fn library(what: &str) -> Option<PathBuf> {
+    required(&corpus(what)?.join(LIBRARY), what, under_ci())
+}
+
+/// `dir` when it is a folder. Otherwise: with `ci` true, panics (a CI run must have every
+/// input); with `ci` false, writes `NOTICE: <dir> is absent: <what> skipped` to stderr (past
+/// the test harness's capture, so that a skip is never silent) and returns `None`.
+pub fn required(dir: &Path, what: &str, ci: bool) -> Option<PathBuf> {
+    if dir.is_dir() {
+        return Some(dir.to_path_buf());
+    }
+    assert!(
+        !ci,
+        "{} is absent: {what} cannot run, and under CI=true it must (skips are for local runs)",
+        dir.display()
+    );
+    let notice = format!("NOTICE: {} is absent: {what} skipped\n", dir.display());
+    // Written straight to the process's stderr: `eprintln!` would be captured by the harness
+    // and shown only for a failing test. A failed write leaves nothing better to do.
+    let _ = std::io::stderr().write_all(notice.as_bytes());
+    None
+}
+
+/// Every file below `dir` (at any depth) for which `keep` holds, sorted (folders before the
+/// files that follow them by name: the order of a depth-first walk with sorted entries).
+/// Folders that cannot be read are passed over.
+pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if keep(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// True when the file's extension is one of `exts` (compared without case).
+pub fn has_extension(p: &Path, exts: &[&str]) -> bool {
+    p.extension()
+        .and_then(|x| x.to_str())
+        .is_some_and(|x| exts.iter().any(|e| x.eq_ignore_ascii_case(e)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn absent() -> PathBuf {
+        std::env::temp_dir().join("choreo-testkit-absent/nowhere")
+    }
+
+    #[test]
+    fn an_absent_folder_is_skipped_outside_ci() {
+        assert_eq!(required(&absent(), "this test", false), None);
+    }
+
+    #[test]
+    fn an_absent_folder_fails_under_ci() {
+        let panic = std::panic::catch_unwind(|| required(&absent(), "this test", true))
+            .expect_err("an absent folder must fail under CI=true");
+        let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(text.contains("choreo-testkit-absent"), "{text}");
+        assert!(text.contains("this test cannot run"), "{text}");
+        assert!(text.contains("CI=true"), "{text}");
+    }
+
+    #[test]
+    fn a_present_folder_is_returned_whatever_the_flag() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(required(here, "x", true).as_deref(), Some(here));
+        assert_eq!(required(here, "x", false).as_deref(), Some(here));
+    }
+
+    #[test]
+    fn files_under_walks_every_level_in_sorted_order() {
+        let root = std::env::temp_dir().join(format!("choreo-testkit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for f in ["b.XAR", "a/z.xar", "a.xar", "a/skip.txt", "c/d/e.pml"] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        let found = files_under(&root, &|p| has_extension(p, &["xar", "pml"]));
+        std::fs::remove_dir_all(&root).unwrap();
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["a/z.xar", "a.xar", "b.XAR", "c/d/e.pml"]);
+    }
+}
