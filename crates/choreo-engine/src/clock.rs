@@ -82,14 +82,26 @@ pub trait Clock: Send + Sync {
     /// returns false (time passes by itself). Returns false when nothing is pending.
     fn on_idle(&self) -> bool;
 
-    /// Wakes every thread sleeping in [`Clock::sleep_until`] and makes later sleeps return
-    /// at once: the engine is going away, or its time limit passed while boxes were being
-    /// constructed, and box code must not sleep on a clock that will not move again.
+    /// Wakes every thread sleeping in [`Clock::sleep_until`] now: the engine is going away,
+    /// or its time limit passed while boxes were being constructed, and box code must not
+    /// sleep on a clock that will not move again. Later sleeps take their length in real
+    /// time (see [`after_release`]): box code that outlives its engine (a thread of its own, a
+    /// hook that never returns) goes on as on a robot, and a loop that sleeps between polls
+    /// does not spin.
     fn release_sleepers(&self);
 }
 
 // ------------------------------------------------------------------------------------------
 // Shared pieces
+
+/// A sleep until `deadline` on a released clock whose time stands at `now`: the remaining
+/// behavior time, slept in real time (a sleep of 0.2 s in a polling loop takes 0.2 s; time
+/// no longer moves, so each turn asks for its full length).
+fn after_release(now: Time, deadline: Time) {
+    if deadline > now {
+        std::thread::sleep(Duration::from_nanos(deadline.0 - now.0));
+    }
+}
 
 /// Locks a mutex, recovering the data if another thread panicked while holding it: every
 /// critical section here leaves the state consistent, so the data is still good.
@@ -380,6 +392,12 @@ impl Clock for RealClock {
     fn sleep_until(&self, deadline: Time) {
         let (lock_released, cv) = &self.released;
         let mut released = lock(lock_released);
+        if *released {
+            // Real time goes on by itself: the sleep is the same, only no longer cut short.
+            drop(released);
+            after_release(self.now(), deadline);
+            return;
+        }
         loop {
             let now = self.now();
             if now >= deadline || *released {
@@ -492,7 +510,13 @@ impl Clock for VirtualClock {
 
     fn sleep_until(&self, deadline: Time) {
         let mut state = lock(&self.state);
-        if deadline <= state.now || state.released {
+        if deadline <= state.now {
+            return;
+        }
+        if state.released {
+            let now = state.now;
+            drop(state);
+            after_release(now, deadline);
             return;
         }
         let ticket = (deadline, state.next_ticket);
