@@ -23,7 +23,8 @@
 //!   (the baseline taken before the soak, plus what earlier runs were allowed to leave)
 //!   within [`SETTLE`]; a thread still there then must end within [`LINGER`] (box code
 //!   blocked in real I/O with a timeout), else it is a leak: a failure unless [`ALLOWED`]
-//!   (box code a robot would keep running too) or [`KNOWN`] (a reported choreo bug).
+//!   (box code a robot would keep running too) and idle (a thread left behind that spins,
+//!   above [`SPINNING`], is a failure even if allowed).
 //!
 //! And over the whole soak: resident memory (`/proc/self/statm`) grows by less than
 //! [`RSS_GROWTH_BOUND`] between the end of the first pass (the warm-up: Python imports,
@@ -75,7 +76,7 @@ const LINGER: Duration = Duration::from_secs(15);
 /// Threads beyond those before the run tolerated after it: none. Every thread of a run (the
 /// control thread, its worker pool, threads box code starts through `threading`,
 /// `qi.async` and periodic tasks, the simulated robot's tasks) ends with the run, but those
-/// [`ALLOWED`] or [`KNOWN`]; the runner thread of the soak is joined before counting.
+/// [`ALLOWED`]; the runner thread of the soak is joined before counting.
 const THREAD_TOLERANCE: usize = 0;
 /// `/proc/*/stat` counts CPU time in ticks of 1/100 s (`USER_HZ`).
 const TICKS_PER_SECOND: f64 = 100.0;
@@ -157,41 +158,6 @@ const ALLOWED: &[Allowed] = &[
               processRecoInterruption (`while self.sRecoInterruption == \"\": \
               time.sleep(0.2)`) and nothing sets that field once unloaded; a LED loop it \
               started with thread.start_new_thread (a choreo-thread) may go on beside it.",
-    },
-];
-
-/// A choreo bug found by this soak, reported, tolerated until it is fixed (then remove it:
-/// the soak checks strictly again).
-struct Known {
-    /// The crate to fix.
-    owner: &'static str,
-    why: &'static str,
-}
-
-/// Stop during the root's onLoad; see [`KNOWN`].
-const STOP_DURING_ONLOAD: usize = 0;
-/// Box code spinning after its run; see [`KNOWN`].
-const SPIN_AFTER_END: usize = 1;
-
-const KNOWN: &[Known] = &[
-    Known {
-        owner: "choreo-engine",
-        why: "a stop while the root box's onLoad runs calls the root's onUnload at once \
-              (beside the running onLoad), and when onLoad returns the start goes on: \
-              in(root,onStart) and call(root,onInput_onStart) after the stop and the \
-              onUnload. The box's code then runs after its unload (the stock Internet \
-              Connection box resets its stop flag there and polls the network forever: a \
-              thread left behind). Tolerated: these two orders on the root box, and the \
-              threads such a run leaves behind.",
-    },
-    Known {
-        owner: "choreo-python / choreo-engine",
-        why: "box code still running after its run ended spins at 100 % of a core forever \
-              when it sleeps in a loop: once the engine is stopped and dropped, time.sleep \
-              (and qi.wait_for, Event.wait) on the released clock returns at once, and the \
-              box is still alive (its hook holds it), so it does not raise either. On a robot \
-              that loop sleeps. Tolerated: a thread left behind (allowed or known) that \
-              spins.",
     },
 ];
 
@@ -388,11 +354,6 @@ struct BoxTally {
     loading: bool,
 }
 
-/// The out-of-order call of [`KNOWN`] [`STOP_DURING_ONLOAD`]: onUnload beside onLoad.
-const UNLOAD_DURING_LOAD: &str = "onUnload called while its onLoad runs";
-/// The out-of-order call of [`KNOWN`] [`STOP_DURING_ONLOAD`]: an input of an unloaded box.
-const INPUT_NOT_LOADED: &str = "called on a box that is not loaded";
-
 impl Balance {
     fn count(&mut self, e: &Event) {
         self.events += 1;
@@ -415,13 +376,13 @@ impl Balance {
                     "onUnload" => {
                         b.load_unload -= 1;
                         if b.loading {
-                            wrong = Some(UNLOAD_DURING_LOAD.to_string());
+                            wrong = Some("onUnload called while its onLoad runs".to_string());
                         }
                         b.loaded = false;
                     }
                     // R3, R14, R15: inputs reach loaded boxes only.
                     h if h.starts_with("onInput_") && !b.loaded => {
-                        wrong = Some(format!("{h} {INPUT_NOT_LOADED}"));
+                        wrong = Some(format!("{h} called on a box that is not loaded"));
                     }
                     _ => {}
                 }
@@ -504,8 +465,6 @@ struct RunResult {
     events: u64,
     /// Hooks still running when the engine was dropped.
     open: Vec<String>,
-    /// Whether the run shows [`KNOWN`] [`STOP_DURING_ONLOAD`].
-    stop_during_onload: bool,
     /// The trace's last events (frames left out), one line each.
     tail: Vec<String>,
 }
@@ -626,19 +585,13 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
         problems.push(e);
     }
     let b = balance.lock().unwrap();
-    // Out of order: the known bug's two orders on the root box are tolerated.
-    let known = |(path, what, _): &&(String, String, String)| {
-        !path.contains('/') && (what == UNLOAD_DURING_LOAD || what.ends_with(INPUT_NOT_LOADED))
-    };
-    let stop_during_onload = b.order.iter().any(|o| known(&o));
-    let unknown: Vec<String> = b
+    let order: Vec<String> = b
         .order
         .iter()
-        .filter(|o| !known(o))
         .map(|(p, w, at)| format!("{p} ({at}): {w}"))
         .collect();
-    if !unknown.is_empty() {
-        problems.push(format!("hooks called out of order: {}", unknown.join("; ")));
+    if !order.is_empty() {
+        problems.push(format!("hooks called out of order: {}", order.join("; ")));
     }
     let unpaired = b.unpaired();
     if !unpaired.is_empty() {
@@ -665,7 +618,6 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
         loads: b.loads,
         events: b.events,
         open: b.open_hooks(),
-        stop_during_onload,
         problems,
         tail,
     }
@@ -687,9 +639,7 @@ struct PerJob {
     events: u64,
     /// Runs that ended with a hook never returned (box code blocked on real I/O, say).
     open_runs: usize,
-    /// Runs that showed [`KNOWN`] [`STOP_DURING_ONLOAD`].
-    known_runs: usize,
-    /// Threads its runs left behind (slow to end, allowed, known or not).
+    /// Threads its runs left behind (slow to end, allowed or not).
     left: usize,
 }
 
@@ -702,8 +652,6 @@ struct Leftover {
     since: Instant,
     /// What the failure message says of the run.
     run: String,
-    /// The run showed [`KNOWN`] [`STOP_DURING_ONLOAD`].
-    stop_during_onload: bool,
 }
 
 /// A thread left behind still there after [`LINGER`].
@@ -730,8 +678,6 @@ struct Leftovers {
     stayed: Vec<Stayed>,
     /// How many each [`ALLOWED`] entry let stay.
     allowed: Vec<usize>,
-    /// How many each [`KNOWN`] bug accounts for.
-    known: Vec<usize>,
 }
 
 impl Leftovers {
@@ -781,7 +727,7 @@ impl Leftovers {
     }
 
     /// Why thread `t`, left behind by a run of `behavior`, may stay: the [`ALLOWED`] entry
-    /// and why, or [`KNOWN`]; None: it may not.
+    /// and why; None: it may not (not allowed, or spinning).
     fn judge(
         &mut self,
         behavior: &str,
@@ -790,7 +736,6 @@ impl Leftovers {
         busy: f64,
     ) -> (Option<usize>, Option<String>) {
         self.allowed.resize(ALLOWED.len(), 0);
-        self.known.resize(KNOWN.len(), 0);
         let mut found = (None, None);
         for (i, a) in ALLOWED.iter().enumerate() {
             let taken = if a.once {
@@ -811,12 +756,9 @@ impl Leftovers {
                 break;
             }
         }
-        if found.1.is_none() && l.stop_during_onload {
-            self.known[STOP_DURING_ONLOAD] += 1;
-            found.1 = Some("known bug: stop during the root's onLoad".to_string());
-        }
-        if found.1.is_some() && busy > SPINNING {
-            self.known[SPIN_AFTER_END] += 1;
+        if busy > SPINNING {
+            // Box code a robot keeps running sleeps or blocks: one that spins is ours.
+            return (None, None);
         }
         found
     }
@@ -969,7 +911,6 @@ fn corpus_soak_threads_and_memory_come_back() {
             stats.loads += result.loads;
             stats.events += result.events;
             stats.open_runs += usize::from(!result.open.is_empty());
-            stats.known_runs += usize::from(result.stop_during_onload);
             stats.left += extra.len();
             let trace_tail = format!(
                 "the trace's last events:\n      {}",
@@ -987,9 +928,6 @@ fn corpus_soak_threads_and_memory_come_back() {
                 );
                 if !result.open.is_empty() {
                     println!("      hooks never returned: {}", result.open.join(", "));
-                }
-                if result.stop_during_onload {
-                    println!("      known bug: stop during the root's onLoad");
                 }
                 for t in &extra {
                     println!("      thread left behind: {t}");
@@ -1011,7 +949,6 @@ fn corpus_soak_threads_and_memory_come_back() {
                     run_id: n,
                     since: Instant::now(),
                     run: format!("{replay}\n    {trace_tail}"),
-                    stop_during_onload: result.stop_during_onload,
                 });
             }
             left.review(&jobs, false, &mut failures);
@@ -1078,12 +1015,12 @@ fn report(
     elapsed: Duration,
 ) {
     println!(
-        "  per behavior (F finished, S stopped, L load failed, X failed the checks; threads: of the process after its runs, at most; left: threads still there {} s after a run; open: runs ending with a hook never returned; K: runs showing the known stop-during-onLoad bug):",
+        "  per behavior (F finished, S stopped, L load failed, X failed the checks; threads: of the process after its runs, at most; left: threads still there {} s after a run; open: runs ending with a hook never returned):",
         SETTLE.as_secs()
     );
     println!(
-        "    {:>4} {:>3} {:>3} {:>3} {:>3} {:>7} {:>4} {:>8} {:>8} {:>4} {:>3}  behavior",
-        "#", "F", "S", "L", "X", "threads", "left", "max ms", "mean ms", "open", "K"
+        "    {:>4} {:>3} {:>3} {:>3} {:>3} {:>7} {:>4} {:>8} {:>8} {:>4}  behavior",
+        "#", "F", "S", "L", "X", "threads", "left", "max ms", "mean ms", "open"
     );
     for (i, (job, s)) in jobs.iter().zip(per_job).enumerate() {
         let n: usize = s.kinds.values().sum();
@@ -1094,7 +1031,7 @@ fn report(
         let chars: Vec<char> = job.name.chars().collect();
         let name: String = chars[chars.len().saturating_sub(90)..].iter().collect();
         println!(
-            "    {i:>4} {:>3} {:>3} {:>3} {:>3} {:>7} {:>4} {:>8.1} {:>8.1} {:>4} {:>3}  {name}",
+            "    {i:>4} {:>3} {:>3} {:>3} {:>3} {:>7} {:>4} {:>8.1} {:>8.1} {:>4}  {name}",
             k(Kind::Finished),
             k(Kind::Stopped),
             k(Kind::LoadFailed),
@@ -1104,7 +1041,6 @@ fn report(
             s.real_max.as_secs_f64() * 1e3,
             s.real_total.as_secs_f64() * 1e3 / n as f64,
             s.open_runs,
-            s.known_runs,
         );
     }
     let total: usize = per_job
@@ -1131,11 +1067,6 @@ fn report(
         "    {:<36} {:>7}",
         "runs ending with a hook never returned",
         sum(&|s| s.open_runs as u64)
-    );
-    println!(
-        "    {:<36} {:>7}",
-        "runs showing stop during onLoad",
-        sum(&|s| s.known_runs as u64)
     );
     println!(
         "    threads: baseline {base}, after each run min {} max {}; left behind: {} ended within {} s, {} stayed",
@@ -1190,13 +1121,5 @@ fn report(
             if a.wchan.is_empty() { "any" } else { a.wchan },
             a.why
         );
-    }
-    println!("  KNOWN CHOREO BUGS, tolerated by this test until fixed (see the soak's report):");
-    for (i, k) in KNOWN.iter().enumerate() {
-        let n = match i {
-            STOP_DURING_ONLOAD => sum(&|s| s.known_runs as u64) as usize,
-            _ => left.known.get(i).copied().unwrap_or(0),
-        };
-        println!("    {n:>3} × [{}] {}", k.owner, k.why);
     }
 }

@@ -381,7 +381,12 @@ impl Control {
                 self.stopping = true;
                 self.mark_ended();
                 self.record_behavior("end");
-                vec![Step::UnloadBox(Graph::ROOT), Step::Destroy]
+                // The root's onLoad may be what fired its Stopped output: it returns first.
+                vec![
+                    Step::AfterRootLoad,
+                    Step::UnloadBox(Graph::ROOT),
+                    Step::Destroy,
+                ]
             }
             Step::Destroy => {
                 if !self.destroyed {
