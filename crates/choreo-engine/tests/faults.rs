@@ -611,3 +611,62 @@ fn a_loop_that_multiplies_signals_through_worker_boxes_stops_and_runs_no_hook_af
     );
     assert_balanced(&trace);
 }
+
+#[test]
+fn a_stop_beside_a_loop_lets_virtual_time_move_for_onunloads_that_sleep() {
+    // S1..S5 sleep 1 s of behavior time in onUnload; L, unloaded after them, holds a loop
+    // of script-less boxes that runs until then. Virtual time moves beside a loop only
+    // every 2 s of real time while the behavior runs; once it stops, the sleeps get their
+    // time at once (else this stop would take 10 s of real time).
+    let sleepers: String = (1..=5)
+        .map(|i| format!("{}{}", loop_box(&format!("S{i}"), i, ""), link(0, 2, i, 2)))
+        .collect();
+    let inner_loop = format!(
+        "{}{}{}{}{}{}{}",
+        pass_through("A", 1),
+        pass_through("B", 2),
+        link(0, 2, 1, 2),
+        link(0, 2, 2, 2),
+        link(0, 2, 1, 6),
+        link(1, 5, 2, 6),
+        link(2, 5, 1, 6)
+    );
+    let xml = project(&format!(
+        "{sleepers}{}{}",
+        loop_box("L", 6, &inner_loop),
+        link(0, 2, 6, 2)
+    ));
+    let mut host = NativeHost::new();
+    for i in 1..=5 {
+        host = host.with(&format!("S{i}"), |hook, ctx| {
+            if matches!(hook, Hook::Unload) {
+                ctx.sleep(Duration::from_secs(1));
+            }
+            Ok(())
+        });
+    }
+    let (engine, trace) = load(
+        &xml,
+        &host,
+        Options {
+            virtual_time: true,
+            ..Options::default()
+        },
+    );
+    engine.start();
+    std::thread::sleep(Duration::from_millis(300));
+    let stopped = std::time::Instant::now();
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    let took = stopped.elapsed();
+    drop(engine);
+    assert!(
+        took < Duration::from_secs(5),
+        "the stop took {took:?} of real time"
+    );
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(
+        lines.iter().any(|l| l.contains("deliver B.out -> A.in")),
+        "the loop ran"
+    );
+    assert_balanced(&trace);
+}

@@ -88,9 +88,6 @@ const MAX_ACTS: usize = 3;
 const SLEEPS: [u64; 7] = [10, 50, 100, 200, 250, 500, 1000];
 /// How often (real time) a run is looked at: for its outcome, or for a loop of links.
 const POLL: Duration = Duration::from_millis(2);
-/// How long, in real time, the engine lets a loop keep virtual time still before time moves
-/// beside it (once per such a while).
-const STALL_REAL: Duration = Duration::from_secs(2);
 /// A run whose virtual time stands still for this long in real time while more than
 /// `LOUD_LINK` events come is stopped as a loop.
 const STANDING: Duration = Duration::from_secs(1);
@@ -1215,20 +1212,12 @@ fn execute(case: &Case) -> Result<Run, TestCaseError> {
     }
     if first != Outcome::Finished {
         engine.stop();
-        // Beside a loop that runs on, virtual time moves once per 2 s of real time: a stop
-        // waits that long for each sleep of the hooks it waits for (onUnload that sleeps).
-        let sleeps = case
-            .boxes
-            .iter()
-            .filter(|b| !b.inline)
-            .flat_map(|b| &b.rules)
-            .filter(|r| r.sleep_ms > 0)
-            .count();
-        let wait = REAL_WAIT + STALL_REAL * u32::try_from(MAX_ACTS * sleeps).unwrap_or(u32::MAX);
-        // A loop may still reach the time limit before the stop gets its turn.
-        let mut stopped = engine.wait(wait);
+        // Once stopping, virtual time moves beside a loop at every turn: an onUnload that
+        // sleeps gets its time at once. A loop may still reach the time limit before the
+        // stop gets its turn.
+        let mut stopped = engine.wait(REAL_WAIT);
         if looped && stopped == Outcome::TimeLimit {
-            stopped = engine.wait(wait);
+            stopped = engine.wait(REAL_WAIT);
         }
         if stopped != Outcome::Stopped {
             return stuck(engine, format!("the stop did not end: {stopped:?}"));
@@ -1340,14 +1329,9 @@ fn bounds(case: &Case, run: &Run) -> Result<(), String> {
         }
     }
     // A stop ends a loop at once: after it come the operations already in flight, the
-    // unload of every box and one budget of steps. Unless the unload waits for virtual time
-    // (an onUnload that sleeps): beside a loop, time moves only after 2 s of real time (the
-    // trace says so), and the loop runs on until then.
-    let beside =
-        |e: &Event| matches!(&e.step, Step::Log { message, .. } if message.contains("beside"));
-    if let Some(stop) = stop
-        && !run.events[stop..].iter().any(beside)
-    {
+    // unload of every box and one budget of steps per turn of the stop (an onUnload that
+    // sleeps gets its virtual time at the end of a budget).
+    if let Some(stop) = stop {
         let most = 4 * run.peak + 100 * boxes + 4 * STEP_BUDGET;
         if n - stop > most {
             return Err(format!(

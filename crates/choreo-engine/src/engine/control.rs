@@ -341,19 +341,25 @@ impl Control {
     /// Virtual time beside a loop of links that has kept the control thread busy for
     /// [`STALL`] of real time: said once in the trace, then time moves on as if everything
     /// waited, so timers fire and a time limit is reached. Time moves again at most once
-    /// per [`STALL`].
+    /// per [`STALL`]. Once the behavior stops, time moves at every turn: what is left is
+    /// to unload, and an onUnload that sleeps gets its time at once, not one sleep per
+    /// [`STALL`] of real time.
     fn time_beside_loop(&mut self) {
         // Only a loop: a link gone loud (see `rate`), the engine busy without a pause for
         // STALL. A long load or a busy start is neither, and keeps virtual time exact.
-        if !self.shared.time.is_virtual()
-            || !self.rates.any_loud()
-            || self
-                .looping_since
-                .is_none_or(|since| since.elapsed() < STALL)
-        {
+        if !self.shared.time.is_virtual() {
             return;
         }
-        if !self.loop_reported {
+        if !self.rates.any_loud() {
+            return;
+        }
+        let stalled = self
+            .looping_since
+            .is_some_and(|since| since.elapsed() >= STALL);
+        if !stalled && !self.stopping {
+            return;
+        }
+        if stalled && !self.loop_reported {
             self.loop_reported = true;
             self.shared.trace.record(
                 self.now(),
