@@ -117,15 +117,19 @@ pub(super) struct Ops {
 const MAX_SPARE_QUEUES: usize = 64;
 
 impl Ops {
-    /// A new operation running `steps`.
-    pub(super) fn insert(&mut self, steps: impl IntoIterator<Item = Step>) -> OpId {
+    /// A new operation running `steps` (while box `guard` is loaded, see [`Op::guard`]).
+    pub(super) fn insert(
+        &mut self,
+        steps: impl IntoIterator<Item = Step>,
+        guard: Option<BoxId>,
+    ) -> OpId {
         let mut queue = self.spare.pop().unwrap_or_default();
         queue.extend(steps);
         let op = Op {
             steps: queue,
             last_ok: true,
             waiting: false,
-            guard: None,
+            guard,
         };
         self.live += 1;
         match self.free.pop() {
@@ -197,9 +201,9 @@ mod tests {
     #[test]
     fn a_stale_id_is_never_acted_on() {
         let mut ops = Ops::default();
-        let a = ops.insert([Step::StartRoot]);
+        let a = ops.insert([Step::StartRoot], None);
         ops.remove(a);
-        let b = ops.insert([Step::Destroy]);
+        let b = ops.insert([Step::Destroy], None);
         assert_ne!(a, b, "the reused slot has a new generation");
         assert!(ops.get(a).is_none());
         assert!(ops.get_mut(a).is_none());

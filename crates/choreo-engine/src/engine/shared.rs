@@ -93,12 +93,12 @@ impl Shared {
     pub(crate) fn is_loaded(&self, b: BoxId) -> bool {
         self.loaded
             .get(b.0 as usize)
-            .is_some_and(|l| l.load(Ordering::SeqCst))
+            .is_some_and(|l| l.load(Ordering::Acquire))
     }
 
     pub(crate) fn set_loaded(&self, b: BoxId, loaded: bool) {
         if let Some(l) = self.loaded.get(b.0 as usize) {
-            l.store(loaded, Ordering::SeqCst);
+            l.store(loaded, Ordering::Release);
         }
     }
 

@@ -32,10 +32,7 @@ impl Control {
             self.too_many_ops();
             return;
         }
-        let id = self.ops.insert(steps);
-        if let Some(op) = self.ops.get_mut(id) {
-            op.guard = guard;
-        }
+        let id = self.ops.insert(steps, guard);
         self.ready.push(id);
         let live = self.ops.len();
         if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
