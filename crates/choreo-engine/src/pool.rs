@@ -142,9 +142,6 @@ struct State {
     threads: usize,
     /// Workers not running a job: waiting for one, or about to take one from the queue.
     waiting: usize,
-    /// Workers whose job said it is about to return ([`finishing`]): they take the next
-    /// queued job instead of a new thread being started for it.
-    finishing: usize,
     /// Waiting workers asleep on the `work` signal (the others are spinning, see [`spin`]).
     sleeping: usize,
     closed: bool,
@@ -159,6 +156,11 @@ struct Shared {
     /// The queue's length as of the last change, readable without the lock: a worker that
     /// just finished a job watches it for a short while before it sleeps (see [`spin`]).
     queued: AtomicUsize,
+    /// Workers whose job called [`finishing`] and has not returned yet: they take the next
+    /// queued job instead of a new thread being started for it. Raised without the lock (the
+    /// hint is on the hot path of every hook), lowered under it; read under it by
+    /// [`Pool::run`]: a stale read only starts a thread that was not needed.
+    finishing: AtomicUsize,
     /// Signalled when a job is queued for a waiting worker, or the pool closes.
     work: Condvar,
     /// Signalled when a worker exits.
@@ -209,7 +211,6 @@ impl Pool {
                     queue: VecDeque::new(),
                     threads: 0,
                     waiting: 0,
-                    finishing: 0,
                     sleeping: 0,
                     closed: false,
                     dropped: 0,
@@ -217,6 +218,7 @@ impl Pool {
                     workers: Vec::new(),
                 }),
                 queued: AtomicUsize::new(0),
+                finishing: AtomicUsize::new(0),
                 work: Condvar::new(),
                 exit: Condvar::new(),
             }),
@@ -238,7 +240,8 @@ impl Pool {
         if st.closed {
             return Err(PoolError::Closed { job });
         }
-        if st.waiting + st.finishing > st.queue.len() {
+        let finishing = self.shared.finishing.load(Ordering::Acquire);
+        if st.waiting + finishing > st.queue.len() {
             // A waiting worker is unclaimed, or one is about to be: it takes this job.
             st.queue.push_back(job);
             self.shared.published(&st);
@@ -478,7 +481,7 @@ pub fn finishing() {
             && !*hinted
         {
             *hinted = true;
-            shared.lock().finishing += 1;
+            shared.finishing.fetch_add(1, Ordering::AcqRel);
         }
     });
 }
@@ -518,7 +521,9 @@ fn work(shared: Arc<Shared>, n: usize, idle_timeout: Duration) {
             });
             st = shared.lock();
             if hinted {
-                st.finishing -= 1;
+                // Under the lock, with `waiting` raised in the same section: `run` sees the
+                // worker as finishing or as waiting, never as neither.
+                shared.finishing.fetch_sub(1, Ordering::AcqRel);
             }
             st.waiting += 1;
             idle_until = Instant::now().checked_add(idle_timeout);
