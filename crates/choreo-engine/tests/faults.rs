@@ -40,15 +40,20 @@ fn loop_box(name: &str, id: i32, inner: &str) -> String {
 /// Two boxes A and B, `A.out -> B.in`, `B.out -> A.in`, both started and A kicked by the
 /// root's onStart: a loop that never ends.
 fn two_box_loop(a: &str, b: &str) -> String {
-    let inner = format!(
+    project(&two_box_loop_diagram(a, b))
+}
+
+/// The diagram of [`two_box_loop`]: A and B (ids 1 and 2) started and looped by its owner's
+/// onStart.
+fn two_box_loop_diagram(a: &str, b: &str) -> String {
+    format!(
         "{a}{b}{}{}{}{}{}",
         link(0, 2, 1, 2),
         link(0, 2, 2, 2),
         link(0, 2, 1, 6),
         link(1, 5, 2, 6),
         link(2, 5, 1, 6)
-    );
-    project(&inner)
+    )
 }
 
 /// A behavior whose root (with the loop ports) holds `inner`.
@@ -120,6 +125,13 @@ fn stop_and_wait(engine: &Engine) -> Outcome {
     engine.wait(Duration::from_secs(30))
 }
 
+fn in_virtual_time() -> Options {
+    Options {
+        virtual_time: true,
+        ..Options::default()
+    }
+}
+
 fn virtual_with_limit(secs: u64) -> Options {
     Options {
         virtual_time: true,
@@ -171,14 +183,7 @@ fn a_loop_through_two_levels_of_nested_diagrams_is_stopped_by_engine_stop() {
     );
     let a = loop_box("A", 1, &inner);
     let xml = two_box_loop(&a, &pass_through("B", 2));
-    let (engine, trace) = load(
-        &xml,
-        &NativeHost::new(),
-        Options {
-            virtual_time: true,
-            ..Options::default()
-        },
-    );
+    let (engine, trace) = load(&xml, &NativeHost::new(), in_virtual_time());
     engine.start();
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
@@ -223,14 +228,7 @@ fn a_native_box_that_panics_inline_or_on_a_worker_fails_its_hook_only() {
         Ok(())
     };
     let host = NativeHost::new().with_inline("A", boom).with("B", boom);
-    let (engine, trace) = load(
-        &xml,
-        &host,
-        Options {
-            virtual_time: true,
-            ..Options::default()
-        },
-    );
+    let (engine, trace) = load(&xml, &host, in_virtual_time());
     engine.start();
     assert_eq!(engine.wait(Duration::from_secs(30)), Outcome::Idle);
     assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
@@ -585,14 +583,7 @@ fn a_loop_that_multiplies_signals_through_worker_boxes_stops_and_runs_no_hook_af
             Ok(())
         })
     };
-    let (engine, trace) = load(
-        &project(&inner),
-        &host,
-        Options {
-            virtual_time: true,
-            ..Options::default()
-        },
-    );
+    let (engine, trace) = load(&project(&inner), &host, in_virtual_time());
     engine.start();
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
@@ -621,16 +612,7 @@ fn a_stop_beside_a_loop_lets_virtual_time_move_for_onunloads_that_sleep() {
     let sleepers: String = (1..=5)
         .map(|i| format!("{}{}", loop_box(&format!("S{i}"), i, ""), link(0, 2, i, 2)))
         .collect();
-    let inner_loop = format!(
-        "{}{}{}{}{}{}{}",
-        pass_through("A", 1),
-        pass_through("B", 2),
-        link(0, 2, 1, 2),
-        link(0, 2, 2, 2),
-        link(0, 2, 1, 6),
-        link(1, 5, 2, 6),
-        link(2, 5, 1, 6)
-    );
+    let inner_loop = two_box_loop_diagram(&pass_through("A", 1), &pass_through("B", 2));
     let xml = project(&format!(
         "{sleepers}{}{}",
         loop_box("L", 6, &inner_loop),
@@ -645,14 +627,7 @@ fn a_stop_beside_a_loop_lets_virtual_time_move_for_onunloads_that_sleep() {
             Ok(())
         });
     }
-    let (engine, trace) = load(
-        &xml,
-        &host,
-        Options {
-            virtual_time: true,
-            ..Options::default()
-        },
-    );
+    let (engine, trace) = load(&xml, &host, in_virtual_time());
     engine.start();
     std::thread::sleep(Duration::from_millis(300));
     let stopped = std::time::Instant::now();

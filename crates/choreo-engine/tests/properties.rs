@@ -2150,6 +2150,7 @@ fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
 /// "loading" for ever. A stop then unloads L's diagram, which waits for the load in progress
 /// (R15): the stop never ends, L's links stay on and the loop goes on (after `root/L call
 /// onUnload` the trace has only the loop). No multiplication and no box code are needed.
+/// (Fixed: the cancelled load goes to the top of the ready stack and ends at once.)
 #[test]
 fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
     use common::{behavior, boxed};
