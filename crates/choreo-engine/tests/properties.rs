@@ -2023,7 +2023,6 @@ fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
 /// The stop is lost when it comes with the ops exactly at the cap, which the rounds hit within
 /// a few tries.
 #[test]
-
 fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
@@ -2082,9 +2081,9 @@ fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
 ///     so the operations in flight grow to the cap (100,000), and the stop ends after about
 ///     4 s, with five times as many events after it as before.
 /// A loop that multiplies signals keeps operations ready even through hooks on workers, so
-/// that its own hooks do the same. (The generator keeps clear of this: see `build`.)
+/// that its own hooks do the same. (Fixed: between budgets every queued command gets its
+/// turn.)
 #[test]
-
 fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
@@ -2198,7 +2197,6 @@ fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
 /// times: about one stop in ten calls `Pi call onInput_in` after `Pi call onUnload`. (The
 /// properties found it with a Stopped output fired by box code in a long burst of signals.)
 #[test]
-
 fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));

@@ -193,13 +193,9 @@ impl Control {
             .as_ref()
             .is_some_and(|r| !r.is_connected())
         {
-            self.shared.trace.record(
-                self.now(),
-                "",
-                TraceStep::Log {
-                    level: "error".into(),
-                    message: "the robot cannot be reached any more: stopping the behavior".into(),
-                },
+            self.log_run(
+                "error",
+                "the robot cannot be reached any more: stopping the behavior".to_string(),
             );
             self.stop_behavior(Some(Outcome::RobotLost));
         }
@@ -361,17 +357,13 @@ impl Control {
         }
         if stalled && !self.loop_reported {
             self.loop_reported = true;
-            self.shared.trace.record(
-                self.now(),
-                "",
-                TraceStep::Log {
-                    level: "warning".into(),
-                    message: format!(
-                        "signals have kept the engine busy for {} s of real time without a \
+            self.log_run(
+                "warning",
+                format!(
+                    "signals have kept the engine busy for {} s of real time without a \
                          pause (a loop of links?): virtual time goes on beside them",
-                        STALL.as_secs()
-                    ),
-                },
+                    STALL.as_secs()
+                ),
             );
         }
         self.looping_since = Some(Instant::now());
@@ -458,17 +450,13 @@ impl Control {
             // No hook: background work (a robot task, a thread of box code) is what waits.
             // Said once per run (the key `u64::MAX` is no hook's ticket).
             self.stall_reported.insert(u64::MAX);
-            self.shared.trace.record(
-                self.now(),
-                "",
-                TraceStep::Log {
-                    level: "warning".into(),
-                    message: format!(
-                        "background work (a robot task or a thread of box code) has neither \
+            self.log_run(
+                "warning",
+                format!(
+                    "background work (a robot task or a thread of box code) has neither \
                          finished nor slept for {} s of real time: virtual time goes on",
-                        STALL.as_secs()
-                    ),
-                },
+                    STALL.as_secs()
+                ),
             );
         }
         {

@@ -8,7 +8,6 @@ use crate::engine::command::Command;
 use crate::engine::state::Control;
 use crate::graph::DiagramId;
 use crate::robot::MemorySink;
-use crate::trace::Step as TraceStep;
 
 /// The subscription id of memory input `input` for diagram `d` (unique per pair).
 fn memory_subscription(d: DiagramId, input: usize) -> u64 {
@@ -88,13 +87,9 @@ impl Control {
         if let Err(e) = run {
             // No thread for it: the job (and its count) is dropped; say so.
             drop(e.into_job());
-            self.shared.trace.record(
-                self.now(),
-                "",
-                TraceStep::Log {
-                    level: "error".into(),
-                    message: "no thread could start for a robot call: it was not made".into(),
-                },
+            self.log_run(
+                "error",
+                "no thread could start for a robot call: it was not made".to_string(),
             );
             return;
         }

@@ -291,6 +291,18 @@ impl Control {
         );
     }
 
+    /// Logs `message` at `level` for the whole run (no box).
+    pub(super) fn log_run(&self, level: &str, message: String) {
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Log {
+                level: level.to_string(),
+                message,
+            },
+        );
+    }
+
     pub(super) fn record(&self, b: BoxId, step: TraceStep) {
         self.shared.trace.record_step(self.now(), b, step);
     }
