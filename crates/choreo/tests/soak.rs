@@ -85,13 +85,13 @@ const TICKS_PER_SECOND: f64 = 100.0;
 /// the runs and each other, so that each of them gets little.
 const SPINNING: f64 = 0.05;
 /// Resident memory growth allowed between the end of the warm-up pass and the end: 64 MiB.
-/// Measured here: +20 MiB over the two measured passes of the CI size; over 20 passes
+/// Measured here: +8.5 MiB over the two measured passes of the CI size; over 20 passes
 /// without the 13 behaviors that leave threads behind, +37 MiB, wobbling between 131 and
 /// 146 MiB from the eighth pass on (the allocator's high-water mark: one behavior run 40
 /// times grows 25 MiB over its first 12 passes, then not at all). The whole corpus over 20
-/// passes grows +140 MiB, beyond the bound: the ~100 threads left behind keep their runs
-/// (engine, boxes, Python objects), and those that spin churn memory. A leak of 100 KiB per
-/// run would pass this bound in the CI size only just (63 MiB over 644 runs).
+/// passes grows +134 MiB, beyond the bound: each of the ~107 threads left behind (idle, as
+/// on a robot) keeps its run alive (engine, box, Python thread), about 1.25 MiB each. A leak
+/// of 100 KiB per run would pass this bound in the CI size only just (63 MiB over 644 runs).
 const RSS_GROWTH_BOUND: u64 = 64 << 20;
 /// Events the trace keeps for failure messages (the listener counts every event).
 const KEEP: usize = 400;
