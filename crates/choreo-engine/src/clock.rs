@@ -82,17 +82,25 @@ pub trait Clock: Send + Sync {
     /// returns false (time passes by itself). Returns false when nothing is pending.
     fn on_idle(&self) -> bool;
 
-    /// Wakes every thread sleeping in [`Clock::sleep_until`] now: the engine is going away,
-    /// or its time limit passed while boxes were being constructed, and box code must not
-    /// sleep on a clock that will not move again. Later sleeps take their length in real
-    /// time (see [`after_release`]): box code that outlives its engine (a thread of its own, a
-    /// hook that never returns) goes on as on a robot, and a loop that sleeps between polls
-    /// does not spin.
-    fn release_sleepers(&self);
+    /// Wakes every thread sleeping in [`Clock::sleep_until`] now, because box code must not
+    /// sleep on a clock that will not move again; `later` says what sleeps do from then on.
+    fn release_sleepers(&self, later: Later);
 }
 
 // ------------------------------------------------------------------------------------------
 // Shared pieces
+
+/// What a sleep on a released clock does (see [`Clock::release_sleepers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Later {
+    /// Returns at once: the time limit passed while boxes were being constructed, and the
+    /// load is giving up (the rest of a constructor runs through without waiting).
+    AtOnce,
+    /// Takes its length in real time (see [`after_release`]): the engine is gone, and box
+    /// code that outlives it (a thread of its own, a hook that never returns) goes on as on
+    /// a robot: a loop that sleeps between polls sleeps, it does not spin.
+    RealTime,
+}
 
 /// A sleep until `deadline` on a released clock whose time stands at `now`: the remaining
 /// behavior time, slept in real time (a sleep of 0.2 s in a polling loop takes 0.2 s; time
@@ -318,7 +326,7 @@ pub struct RealClock {
     thread: Option<JoinHandle<()>>,
     scheduling: Scheduling,
     /// Set by [`Clock::release_sleepers`]; sleepers wait on its condition variable.
-    released: (Mutex<bool>, Condvar),
+    released: (Mutex<Option<Later>>, Condvar),
 }
 
 impl RealClock {
@@ -359,7 +367,7 @@ impl RealClock {
             shared,
             thread: Some(thread),
             scheduling,
-            released: (Mutex::new(false), Condvar::new()),
+            released: (Mutex::new(None), Condvar::new()),
         }))
     }
 
@@ -392,7 +400,7 @@ impl Clock for RealClock {
     fn sleep_until(&self, deadline: Time) {
         let (lock_released, cv) = &self.released;
         let mut released = lock(lock_released);
-        if *released {
+        if *released == Some(Later::RealTime) {
             // Real time goes on by itself: the sleep is the same, only no longer cut short.
             drop(released);
             after_release(self.now(), deadline);
@@ -400,7 +408,7 @@ impl Clock for RealClock {
         }
         loop {
             let now = self.now();
-            if now >= deadline || *released {
+            if now >= deadline || released.is_some() {
                 return;
             }
             released = match cv.wait_timeout(released, Duration::from_nanos(deadline.0 - now.0)) {
@@ -418,9 +426,9 @@ impl Clock for RealClock {
         false
     }
 
-    fn release_sleepers(&self) {
+    fn release_sleepers(&self, later: Later) {
         let (released, cv) = &self.released;
-        *lock(released) = true;
+        *lock(released) = Some(later);
         cv.notify_all();
     }
 }
@@ -458,7 +466,7 @@ struct VirtualState {
     /// Threads blocked in `sleep_until`: (deadline, ticket).
     sleeping: BTreeSet<(Time, u64)>,
     /// See [`Clock::release_sleepers`].
-    released: bool,
+    released: Option<Later>,
     next_ticket: u64,
 }
 
@@ -513,11 +521,15 @@ impl Clock for VirtualClock {
         if deadline <= state.now {
             return;
         }
-        if state.released {
-            let now = state.now;
-            drop(state);
-            after_release(now, deadline);
-            return;
+        match state.released {
+            None => {}
+            Some(Later::AtOnce) => return,
+            Some(Later::RealTime) => {
+                let now = state.now;
+                drop(state);
+                after_release(now, deadline);
+                return;
+            }
         }
         let ticket = (deadline, state.next_ticket);
         state.next_ticket += 1;
@@ -590,15 +602,15 @@ impl Clock for VirtualClock {
         true
     }
 
-    fn release_sleepers(&self) {
-        self.release();
+    fn release_sleepers(&self, later: Later) {
+        self.release(later);
     }
 }
 
 impl VirtualClock {
-    fn release(&self) {
+    fn release(&self, later: Later) {
         let mut state = lock(&self.state);
-        state.released = true;
+        state.released = Some(later);
         state.sleeping.clear();
         self.sleepers.store(0, std::sync::atomic::Ordering::Release);
         self.woken.notify_all();

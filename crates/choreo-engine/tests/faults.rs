@@ -645,3 +645,107 @@ fn a_stop_beside_a_loop_lets_virtual_time_move_for_onunloads_that_sleep() {
     );
     assert_balanced(&trace);
 }
+
+/// Native boxes whose construction sleeps `construct` of behavior time (as Python code at
+/// module level or in `__init__` does) before they get `inner`'s code.
+struct SleepyHost {
+    inner: NativeHost,
+    construct: Duration,
+}
+
+impl choreo_engine::ScriptHost for SleepyHost {
+    fn construct(
+        &self,
+        node: &choreo_engine::graph::BoxNode,
+        ctx: &BoxContext,
+    ) -> Result<Arc<dyn choreo_engine::BoxCode>, ScriptError> {
+        if node.name.starts_with('S') {
+            ctx.sleep(self.construct);
+        }
+        self.inner.construct(node, ctx)
+    }
+}
+
+#[test]
+fn native_boxes_that_sleep_while_constructed_and_loaded_follow_the_clock() {
+    // S1 and S2 sleep 1 s each while constructed, then 0.5 s in onLoad.
+    let boxes: String = (1..=2)
+        .map(|i| format!("{}{}", loop_box(&format!("S{i}"), i, ""), link(0, 2, i, 2)))
+        .collect();
+    let xml = project(&boxes);
+    let on_load = |hook: &Hook, ctx: &BoxContext| {
+        if matches!(hook, Hook::Load) {
+            ctx.sleep(Duration::from_millis(500));
+        }
+        Ok(())
+    };
+    let host = |construct| SleepyHost {
+        inner: NativeHost::new().with("S1", on_load).with("S2", on_load),
+        construct,
+    };
+    let load_with = |host: &SleepyHost, options: Options| {
+        let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+        let trace = Trace::keep_all();
+        let loaded = Engine::load(
+            &x,
+            host,
+            Options {
+                trace: trace.clone(),
+                ..options
+            },
+        );
+        (loaded, trace)
+    };
+    // Virtual time: the clock moves under the sleeping constructors (2 s), then under the
+    // sleeping onLoads (one after the other: 1 s), and the run goes idle.
+    let (engine, trace) = load_with(&host(Duration::from_secs(1)), in_virtual_time());
+    let engine = engine.expect("loads");
+    assert_eq!(engine.now().0, 2_000_000_000, "construction slept 2 s");
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(30)), Outcome::Idle);
+    assert_eq!(engine.now().0, 3_000_000_000, "each onLoad slept 0.5 s");
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    assert_balanced(&trace);
+    // Real time: the same, at the pace of the wall clock.
+    let started = std::time::Instant::now();
+    let (engine, trace) = load_with(&host(Duration::from_millis(100)), Options::default());
+    let engine = engine.expect("loads");
+    assert!(started.elapsed() >= Duration::from_millis(200));
+    engine.start();
+    // Real time never goes idle: wait for both onLoads to return.
+    let loaded = |trace: &Trace| {
+        trace
+            .events()
+            .iter()
+            .filter(|e| e.short().ends_with("ret onLoad"))
+            .count()
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while loaded(&trace) < 3 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(loaded(&trace), 3, "root, S1 and S2 loaded");
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    assert_balanced(&trace);
+    // A time limit shorter than the construction ends the load, in either time.
+    for options in [
+        virtual_with_limit(1),
+        Options {
+            time_limit: Some(Duration::from_millis(150)),
+            ..Options::default()
+        },
+    ] {
+        let virtual_time = options.virtual_time;
+        let (result, _) = load_with(&host(Duration::from_secs(2)), options);
+        assert!(
+            matches!(
+                result,
+                Err(choreo_engine::EngineError::LoadTimeLimit { .. })
+            ),
+            "virtual time {virtual_time}: {:?}",
+            result.err()
+        );
+    }
+}

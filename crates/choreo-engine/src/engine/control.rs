@@ -175,11 +175,16 @@ impl Control {
         if self.time_limit.is_none() {
             return;
         }
-        if self.constructing() {
-            self.shared.time.clock().release_sleepers();
-        }
         self.mark_ended();
         self.finish(Outcome::TimeLimit);
+        // After the outcome: the load, which checks it once the constructors return, must
+        // not find them done before it is set.
+        if self.constructing() {
+            self.shared
+                .time
+                .clock()
+                .release_sleepers(crate::clock::Later::AtOnce);
+        }
     }
 
     /// The robot cannot be reached any more: the behavior stops ([`Outcome::RobotLost`]).
@@ -320,14 +325,18 @@ impl Control {
             clock.advance_to(l);
         }
         if limit.is_some_and(|l| self.now() >= l) {
-            if self.constructing() {
-                // Constructors sleeping on the clock wake up: time will not move again.
-                clock.release_sleepers();
-            }
             if !self.idle_reported {
                 self.idle_reported = true;
                 self.mark_ended();
                 self.finish(Outcome::TimeLimit);
+            }
+            if self.constructing() {
+                // Constructors sleeping on the clock wake up (once the outcome is set, which
+                // the load checks when they return): time will not move again.
+                self.shared
+                    .time
+                    .clock()
+                    .release_sleepers(crate::clock::Later::AtOnce);
             }
             return false;
         }

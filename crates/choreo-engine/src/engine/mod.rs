@@ -342,8 +342,12 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.shared.post(Command::Quit);
         // Box code still sleeping on the clock (a hook never unloaded, a thread of its own)
-        // wakes up instead of sleeping on a clock that no longer moves.
-        self.shared.time.clock().release_sleepers();
+        // wakes up instead of sleeping on a clock that no longer moves; its later sleeps
+        // take real time.
+        self.shared
+            .time
+            .clock()
+            .release_sleepers(crate::clock::Later::RealTime);
         if let Some(h) = self.control.take() {
             let _ = h.join();
         }
