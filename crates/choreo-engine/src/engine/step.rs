@@ -108,6 +108,10 @@ impl Control {
                 if waiting {
                     break;
                 }
+                if done {
+                    self.ops.remove(id);
+                    break;
+                }
             }
         }
     }

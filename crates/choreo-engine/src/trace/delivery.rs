@@ -8,7 +8,7 @@
 //! meanwhile waits on [`Shared::delivered`]. This thread's marks say which traces it is
 //! delivering now: a listener's own recording is then only queued, for the loop below it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::sync::{Arc, PoisonError};
 
@@ -20,11 +20,17 @@ thread_local! {
     /// The traces whose events this thread is delivering now (a listener of one may record
     /// into another): empty but while a listener runs. Never borrowed while one runs.
     static DELIVERING: RefCell<Vec<*const Shared>> = const { RefCell::new(Vec::new()) };
+    /// How many marks [`DELIVERING`] holds: read first, so that recording (every event of
+    /// the control thread asks) costs one plain load when no listener runs on this thread.
+    static MARKS: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Whether this thread is delivering the events of `shared`'s trace now: it is a listener
 /// of that trace recording into it.
 pub(super) fn delivering_here(shared: &Arc<Shared>) -> bool {
+    if MARKS.with(Cell::get) == 0 {
+        return false;
+    }
     let me = Arc::as_ptr(shared);
     DELIVERING.with(|d| d.try_borrow().is_ok_and(|d| d.contains(&me)))
 }
@@ -47,6 +53,7 @@ impl Delivery<'_> {
         self.marked = DELIVERING.with(|d| match d.try_borrow_mut() {
             Ok(mut d) => {
                 d.push(Arc::as_ptr(self.shared));
+                MARKS.with(|m| m.set(d.len()));
                 true
             }
             Err(_) => false,
@@ -63,6 +70,7 @@ impl Drop for Delivery<'_> {
                     && let Some(i) = d.iter().rposition(|p| *p == me)
                 {
                     d.remove(i);
+                    MARKS.with(|m| m.set(d.len()));
                 }
             });
         }
