@@ -273,6 +273,30 @@ fn shape_extras(
     e
 }
 
+/// Two pieces of stray text side by side in `data`'s document order read back as one (as in
+/// [`shape_extras`]): keeps the first. For an order that lost the known children between
+/// them.
+fn drop_adjacent_text(data: &mut ExtraData) {
+    let is_text = |raw: &str| !raw.starts_with('<');
+    let (mut at, mut child, mut prev_text) = (0, 0, false);
+    while at < data.order.len() {
+        if data.order[at] != ChildKind::Unknown {
+            prev_text = false;
+            at += 1;
+            continue;
+        }
+        let text = data.children.get(child).is_some_and(|raw| is_text(raw));
+        if text && prev_text {
+            data.order.remove(at);
+            data.children.remove(child);
+            continue;
+        }
+        prev_text = text;
+        at += 1;
+        child += 1;
+    }
+}
+
 /// [`shape_extras`] for an element of kind `kind`.
 fn extras_of(g: &ExtrasGen, kind: ChildKind, known: Vec<ChildKind>) -> Extras {
     shape_extras(g, kind.element_name(), known, kind.canonical_children())
@@ -721,6 +745,7 @@ fn fix_box(b: &mut BoxDef) {
                 if let Some(data) = d.extras.get() {
                     let mut data = data.clone();
                     data.order.retain(|k| *k != ChildKind::Link);
+                    drop_adjacent_text(&mut data);
                     if !data.order.contains(&ChildKind::Unknown) {
                         data.order.clear();
                     }
