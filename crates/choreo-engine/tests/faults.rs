@@ -71,6 +71,16 @@ fn pass_through(name: &str, id: i32) -> String {
 
 /// Loads `xml` with `host`.
 fn load(xml: &str, host: &NativeHost, options: Options) -> (Engine, Trace) {
+    let (engine, trace) = try_load(xml, host, options);
+    (engine.expect("loads"), trace)
+}
+
+/// Loads `xml` with `host`, which may fail; the trace keeps every event.
+fn try_load(
+    xml: &str,
+    host: &dyn choreo_engine::ScriptHost,
+    options: Options,
+) -> (Result<Engine, choreo_engine::EngineError>, Trace) {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;
@@ -82,8 +92,7 @@ fn load(xml: &str, host: &NativeHost, options: Options) -> (Engine, Trace) {
             trace: trace.clone(),
             ..options
         },
-    )
-    .expect("loads");
+    );
     (engine, trace)
 }
 
@@ -683,19 +692,7 @@ fn native_boxes_that_sleep_while_constructed_and_loaded_follow_the_clock() {
         inner: NativeHost::new().with("S1", on_load).with("S2", on_load),
         construct,
     };
-    let load_with = |host: &SleepyHost, options: Options| {
-        let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
-        let trace = Trace::keep_all();
-        let loaded = Engine::load(
-            &x,
-            host,
-            Options {
-                trace: trace.clone(),
-                ..options
-            },
-        );
-        (loaded, trace)
-    };
+    let load_with = |host: &SleepyHost, options: Options| try_load(&xml, host, options);
     // Virtual time: the clock moves under the sleeping constructors (2 s), then under the
     // sleeping onLoads (one after the other: 1 s), and the run goes idle.
     let (engine, trace) = load_with(&host(Duration::from_secs(1)), in_virtual_time());
