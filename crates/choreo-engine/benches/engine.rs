@@ -498,7 +498,8 @@ fn graph_bytes(g: &choreo_engine::graph::Graph) -> usize {
     for b in &g.boxes {
         n += string(&b.path) + string(&b.name) + string(&b.code);
         n += b.inputs.capacity() * size_of::<InputNode>();
-        n += b.inputs.iter().map(|p| string(&p.name)).sum::<usize>();
+        // A shared name: its text and the two reference counts in front of it.
+        n += b.inputs.iter().map(|p| p.name.len() + 16).sum::<usize>();
         n += b.outputs.capacity() * size_of::<OutputNode>();
         n += b
             .outputs

@@ -31,7 +31,7 @@ pub enum Target {
 #[derive(Debug, Clone)]
 pub struct InputNode {
     /// Its name (`onStart`); the hook is `onInput_<name>`.
-    pub name: String,
+    pub name: crate::hook::InputName,
     /// What a stimulation does.
     pub nature: InputNature,
     /// ALMemory key of a memory input.
@@ -227,7 +227,7 @@ impl Graph {
                 .inputs
                 .iter()
                 .map(|p| InputNode {
-                    name: p.name.clone(),
+                    name: p.name.clone().into(),
                     nature: p.nature,
                     memory_key: p.stm_value_name.clone(),
                 })

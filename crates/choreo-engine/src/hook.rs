@@ -1,6 +1,76 @@
 //! The hooks the engine calls in box code (`onLoad`, `onUnload`, `onInput_*`, ...).
 
+use std::sync::Arc;
+
 use crate::value::Value;
+
+/// The name of a box input (`onStart`), shared by the graph and every hook call it gets: a
+/// signal hop hands the name on without copying it. Reads as a `str` (it derefs to one and
+/// compares with `str`, `&str` and `String`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InputName(Arc<str>);
+
+impl InputName {
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for InputName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for InputName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for InputName {
+    fn from(s: &str) -> InputName {
+        InputName(Arc::from(s))
+    }
+}
+
+impl From<String> for InputName {
+    fn from(s: String) -> InputName {
+        InputName(Arc::from(s))
+    }
+}
+
+impl PartialEq<str> for InputName {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for InputName {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for InputName {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<InputName> for String {
+    fn eq(&self, other: &InputName) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<InputName> for str {
+    fn eq(&self, other: &InputName) -> bool {
+        *self == *other.0
+    }
+}
 
 /// Which script hook the engine calls.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,7 +82,7 @@ pub enum Hook {
     /// `onInput_<name>` with the delivered value (a bang is [`Value::None`]).
     Input {
         /// The input's name.
-        name: String,
+        name: InputName,
         /// The value.
         value: Value,
     },

@@ -320,7 +320,7 @@ fn one_hook(host: &dyn ScriptHost, code: &str) -> (Engine, Arc<dyn BoxCode>, Box
 
 fn start_hook() -> Hook {
     Hook::Input {
-        name: "onStart".to_string(),
+        name: "onStart".into(),
         value: Value::None,
     }
 }

@@ -206,7 +206,7 @@ struct Script {
     optional: Vec<String>,
     /// Each input's name and its hook's name (`onInput_<name>`) as a Python string, made
     /// once rather than on every call.
-    inputs: Vec<(String, Py<PyString>)>,
+    inputs: Vec<(choreo_engine::InputName, Py<PyString>)>,
 }
 
 impl Script {

@@ -613,7 +613,7 @@ class MyClass(GeneratedClass):
 ";
     let (_engine, a, ctx) = construct_a(&one_box("", code));
     let start = Hook::Input {
-        name: "onStart".to_string(),
+        name: "onStart".into(),
         value: Value::None,
     };
     let e = a.call(&start, &ctx).unwrap_err();
@@ -624,7 +624,7 @@ class MyClass(GeneratedClass):
         "{e}"
     );
     let stop = Hook::Input {
-        name: "onStop".to_string(),
+        name: "onStop".into(),
         value: Value::None,
     };
     let e = a.call(&stop, &ctx).unwrap_err();

@@ -90,11 +90,11 @@ impl End {
         let n = graph.node(b);
         let i = usize::from(i);
         let port = match self {
-            End::Output(..) | End::OwnerOutput(..) => n.outputs.get(i).map(|p| &p.name),
-            End::Input(..) | End::OwnerInput(..) => n.inputs.get(i).map(|p| &p.name),
-            End::Parameter(..) => n.parameters.get(i).map(|p| &p.name),
+            End::Output(..) | End::OwnerOutput(..) => n.outputs.get(i).map(|p| p.name.as_str()),
+            End::Input(..) | End::OwnerInput(..) => n.inputs.get(i).map(|p| p.name.as_str()),
+            End::Parameter(..) => n.parameters.get(i).map(|p| p.name.as_str()),
         }
-        .map_or("?", String::as_str);
+        .unwrap_or("?");
         match self {
             End::OwnerInput(..) | End::OwnerOutput(..) => format!("(parent).{port}"),
             _ => format!("{}.{port}", n.name),
@@ -135,7 +135,7 @@ impl Record {
                 let input = |i: u16| {
                     node.inputs
                         .get(usize::from(i))
-                        .map(|p| p.name.clone())
+                        .map(|p| p.name.to_string())
                         .unwrap_or_default()
                 };
                 let output = |i: u16| {
