@@ -128,13 +128,13 @@ impl Control {
         // Unloading may need time to move (an onUnload that sleeps).
         self.time_limit = None;
         self.record_behavior("stop");
-        self.spawning_stop = true;
+        self.uncapped = true;
         self.spawn_op(vec![
             Step::AfterRootLoad,
             Step::UnloadBox(Graph::ROOT),
             Step::Destroy,
         ]);
-        self.spawning_stop = false;
+        self.uncapped = false;
     }
 
     /// Boxes are being constructed (by [`crate::Engine::load`], on its caller's thread).
@@ -392,11 +392,13 @@ impl Control {
                 self.started = true;
                 self.record_behavior("start");
                 self.root_loading = true;
+                self.uncapped = true;
                 self.spawn_op(vec![
                     Step::LoadBox(Graph::ROOT),
                     Step::RootLoaded,
                     Step::StartRoot,
                 ]);
+                self.uncapped = false;
             }
             Command::Stop => self.stop_behavior(None),
             Command::BoxError { b, hook, text } => self.box_error(b, hook, text),

@@ -182,8 +182,9 @@ pub(super) struct Control {
     pub(super) stop_reason: Option<Outcome>,
     /// A stop is under way.
     pub(super) stopping: bool,
-    /// The stop's operation is being made (it bypasses the cap on operations).
-    pub(super) spawning_stop: bool,
+    /// An operation that must not be lost is being made (the start, a stop): it bypasses
+    /// the cap on operations.
+    pub(super) uncapped: bool,
     /// The trace said that hooks wait for a worker (the pool's cap).
     pub(super) cap_reported: bool,
     /// See [`crate::engine::Engine::ended_at`].
@@ -266,7 +267,7 @@ impl Control {
             strict: options.strict,
             stop_reason: None,
             stopping: false,
-            spawning_stop: false,
+            uncapped: false,
             cap_reported: false,
             ended_at,
             code_slot,

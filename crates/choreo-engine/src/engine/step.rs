@@ -27,8 +27,9 @@ impl Control {
         steps: impl IntoIterator<Item = Step>,
         guard: Option<BoxId>,
     ) {
-        // A stop is never dropped: it is what ends a loop that filled the cap.
-        if self.ops.len() >= MAX_OPS && !self.spawning_stop {
+        // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
+        // which a stop waits for while it loads the root).
+        if self.ops.len() >= MAX_OPS && !self.uncapped {
             self.too_many_ops();
             return;
         }
