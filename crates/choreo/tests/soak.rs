@@ -28,7 +28,8 @@
 //!
 //! And over the whole soak: resident memory (`/proc/self/statm`) grows by less than
 //! [`RSS_GROWTH_BOUND`] between the end of the first pass (the warm-up: Python imports,
-//! compiled scripts, allocator arenas) and the end.
+//! compiled scripts, allocator arenas) and the end, plus [`PER_THREAD_LEFT`] for each
+//! thread left behind (allowed and idle) since.
 //!
 //! `CHOREO_SOAK_RUNS` (default [`CI_RUNS`]), `CHOREO_SOAK_SEED` (decimal or `0x` hex),
 //! `CHOREO_SOAK_ONLY` (a part of the behaviors' names: only those run), `CHOREO_SOAK_SKIP`
@@ -84,22 +85,27 @@ const TICKS_PER_SECOND: f64 = 100.0;
 /// sleeping uses none, and spinning threads share the 2 cores (and Python's lock) with
 /// the runs and each other, so that each of them gets little.
 const SPINNING: f64 = 0.05;
-/// Resident memory growth allowed between the end of the warm-up pass and the end: 64 MiB.
+/// Resident memory growth allowed between the end of the warm-up pass and the end, besides
+/// [`PER_THREAD_LEFT`] for each thread left behind since: 64 MiB.
 /// Measured here: +8.5 MiB over the two measured passes of the CI size; over 20 passes
 /// without the 13 behaviors that leave threads behind, +37 MiB, wobbling between 131 and
 /// 146 MiB from the eighth pass on (the allocator's high-water mark: one behavior run 40
-/// times grows 25 MiB over its first 12 passes, then not at all). The whole corpus over 20
-/// passes grows +134 MiB, beyond the bound: each of the ~107 threads left behind (idle, as
-/// on a robot) keeps its run alive (engine, box, Python thread), about 1.25 MiB each. A leak
-/// of 100 KiB per run would pass this bound in the CI size only just (63 MiB over 644 runs).
+/// times grows 25 MiB over its first 12 passes, then not at all). A leak of 100 KiB per run
+/// would pass this bound in the CI size only just (63 MiB over 644 runs).
 const RSS_GROWTH_BOUND: u64 = 64 << 20;
+/// Resident memory a thread left behind may keep, on top of [`RSS_GROWTH_BOUND`]: 2 MiB.
+/// A box thread that never returns keeps its run alive (its box, the engine's shared state,
+/// its Python thread and stack), as it would on a robot: about 1.25 MiB each, measured over
+/// the whole corpus at 20 passes (+134 MiB with ~107 threads left behind). Only threads
+/// [`ALLOWED`] and idle get here; any other is a failure of its own.
+const PER_THREAD_LEFT: u64 = 2 << 20;
 /// Events the trace keeps for failure messages (the listener counts every event).
 const KEEP: usize = 400;
 /// Events (frames left out) a failure message shows (`CHOREO_SOAK_TAIL` to change).
 const TAIL: usize = 40;
 
 /// Threads box code leaves behind when its behavior stops, as it would on a robot (NAOqi
-/// cannot end a Python thread either): allowed after a run of a behavior whose name
+/// cannot end a Python thread either; an entry that is ours to fix says so): allowed after a run of a behavior whose name
 /// contains one of `behaviors`, when the thread's name starts with `thread` and it waits in
 /// `wchan` (empty: anywhere), at most `most` per run (`once`: in the whole soak).
 struct Allowed {
@@ -132,10 +138,13 @@ const ALLOWED: &[Allowed] = &[
         wchan: "futex_do_wait",
         most: 6,
         once: false,
-        why: "a deadlock of the box's own: Edit Object Representation takes its \
-              threading.Lock, then raises (there is no ALWorldRepresentation, so self.wr is \
-              missing) without releasing it; its 6 other onInput_updateDisplay calls (of the \
-              7 World Rep Manager sends) wait on the lock forever.",
+        // Our failure, not the world's: a robot has ALWorldRepresentation and the box does
+        // not raise there. It goes when the simulated robot serves that module (issue 12);
+        // until then the soak lets these threads stay, so that it keeps watching the rest.
+        why: "Edit Object Representation takes its threading.Lock, then raises without \
+              releasing it because the simulated robot has no ALWorldRepresentation (self.wr \
+              is missing; a robot has it: ours to fix); its 6 other onInput_updateDisplay \
+              calls (of the 7 World Rep Manager sends) wait on the lock forever.",
     },
     Allowed {
         what: "the deprecated Choice box",
@@ -868,6 +877,8 @@ fn corpus_soak_threads_and_memory_come_back() {
     let mut failures: Vec<String> = Vec::new();
     let (mut threads_min, mut threads_max) = (usize::MAX, 0);
     let mut pass_rss = Vec::new();
+    // Threads left behind by the end of the warm-up pass.
+    let mut left_at_warm = 0;
     let mut hung = false;
     let mut n = 0;
     'passes: for pass in 0..runs {
@@ -963,6 +974,9 @@ fn corpus_soak_threads_and_memory_come_back() {
         left.review(&jobs, true, &mut failures);
         let r = rss(page);
         pass_rss.push(r);
+        if pass == 0 {
+            left_at_warm = left.stayed.len();
+        }
         println!(
             "  pass {:>2}: {:>6.1} s, RSS {:>7.1} MiB, threads {}",
             pass + 1,
@@ -994,11 +1008,13 @@ fn corpus_soak_threads_and_memory_come_back() {
         && runs > 1
     {
         let growth = rss_end.saturating_sub(warm);
+        let since = left.stayed.len().saturating_sub(left_at_warm);
+        let bound = RSS_GROWTH_BOUND + PER_THREAD_LEFT * since as u64;
         assert!(
-            growth < RSS_GROWTH_BOUND,
-            "resident memory grew by {:.1} MiB between the warm-up pass and the end (bound {:.0} MiB)",
+            growth < bound,
+            "resident memory grew by {:.1} MiB between the warm-up pass and the end (bound {:.0} MiB: 64, and 2 for each of the {since} threads left behind since)",
             mib(growth),
-            mib(RSS_GROWTH_BOUND),
+            mib(bound),
         );
     }
 }
@@ -1097,7 +1113,7 @@ fn report(
         );
     }
     println!(
-        "    RSS: start {:.1} MiB, after the warm-up pass {}, end {:.1} MiB (growth since the warm-up {}, bound {:.0} MiB); per pass {:?} MiB",
+        "    RSS: start {:.1} MiB, after the warm-up pass {}, end {:.1} MiB (growth since the warm-up {}, bound {:.0} MiB + {:.0} MiB per thread left behind since); per pass {:?} MiB",
         mib(start),
         warm.map_or("-".to_string(), |w| format!("{:.1} MiB", mib(w))),
         mib(end),
@@ -1106,6 +1122,7 @@ fn report(
             (end as f64 - w as f64) / f64::from(1 << 20)
         )),
         mib(RSS_GROWTH_BOUND),
+        mib(PER_THREAD_LEFT),
         pass_rss
             .iter()
             .map(|r| (mib(*r) * 10.0).round() / 10.0)

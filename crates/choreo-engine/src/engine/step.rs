@@ -251,11 +251,10 @@ impl Control {
                 }
             },
             Step::LoadBoxIn(d, b) => {
-                if self.phases[d.0 as usize] == (Phase::Loading { cancelled: true }) {
-                    Vec::new()
-                } else {
-                    vec![Step::LoadBox(b)]
+                if self.phases[d.0 as usize] != (Phase::Loading { cancelled: true }) {
+                    self.load_box(id, b);
                 }
+                Vec::new()
             }
             Step::LoadDone(d) => {
                 self.phases[d.0 as usize] = Phase::Loaded;
@@ -281,14 +280,8 @@ impl Control {
                 }
             }
             Step::LoadBox(b) => {
-                let state = &mut self.boxes[b.0 as usize];
-                if state.loaded {
-                    return Vec::new();
-                }
-                state.loaded = true;
-                state.last = LastCommand::None;
-                self.shared.set_loaded(b, true);
-                vec![Step::Hook(b, Hook::Load)]
+                self.load_box(id, b);
+                Vec::new()
             }
             Step::UnloadBox(b) => {
                 let state = &mut self.boxes[b.0 as usize];
@@ -298,13 +291,17 @@ impl Control {
                 state.loaded = false;
                 state.last = LastCommand::Stop;
                 self.shared.set_loaded(b, false);
+                let has_content = !matches!(g.node(b).content, Content::None);
                 self.forget_resource_waits(b);
-                // G6: resources are released before onUnload.
-                vec![
-                    Step::Release(b),
-                    Step::Hook(b, Hook::Unload),
-                    Step::UnloadContent(b),
-                ]
+                // G6: resources are released before onUnload, called at once (as the op's
+                // next step would), and the content is unloaded after it returns.
+                self.release(b);
+                self.dispatch(id, b, Hook::Unload);
+                if has_content {
+                    vec![Step::UnloadContent(b)]
+                } else {
+                    Vec::new()
+                }
             }
             Step::LinksOn(d) => {
                 if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
@@ -406,6 +403,19 @@ impl Control {
                 Vec::new()
             }
         }
+    }
+
+    /// R6, if box `b` is not loaded: it counts as loaded and its onLoad is called at once
+    /// (as the op's next step would: nothing runs in between, no allocation per box).
+    fn load_box(&mut self, id: OpId, b: BoxId) {
+        let state = &mut self.boxes[b.0 as usize];
+        if state.loaded {
+            return;
+        }
+        state.loaded = true;
+        state.last = LastCommand::None;
+        self.shared.set_loaded(b, true);
+        self.dispatch(id, b, Hook::Load);
     }
 
     /// Op `id` waits for `what` to finish; `step` runs again after it.
