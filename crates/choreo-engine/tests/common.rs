@@ -40,7 +40,7 @@ pub fn behavior(inner: &str) -> String {
 }
 
 /// A small resource tree for tests (the real ones are the robot side's: choreo-naoqi's
-/// `Model::resource_tree`): `Head`, `Left leg`/`Right leg` in `Legs`, all in `All motors`.
+/// `Model::resource_groups`): `Head`, `Left leg`/`Right leg` in `Legs`, all in `All motors`.
 pub fn test_tree() -> std::sync::Arc<choreo_engine::resource::ResourceTree> {
     std::sync::Arc::new(
         choreo_engine::resource::ResourceTree::new()

@@ -10,11 +10,11 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::args::{Args, number};
-use crate::model::Model;
 use crate::observe::RobotEvent;
 use crate::sim::{Reply, Sim};
 use crate::tasks::Plan;
 use crate::trajectory::{Trajectory, after};
+use choreo_robot::Model;
 
 /// The methods served.
 pub const METHODS: &[&str] = &[

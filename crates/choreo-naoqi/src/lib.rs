@@ -13,14 +13,14 @@
 //! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
 //! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
-//! `tasks` (the generic task API), [`scenario`], [`model`] (joints and limits).
+//! `tasks` (the generic task API), [`scenario`]. What a NAO or a Pepper is (joints, limits,
+//! chains, resource groups) is `choreo_robot`'s, re-exported here as [`Model`] and [`Joint`].
 
 mod args;
 pub mod audio;
 mod behaviors;
 mod leds;
 mod memory;
-pub mod model;
 mod motion;
 mod observe;
 mod posture;
@@ -34,8 +34,8 @@ pub mod tts;
 
 pub use args::signature;
 pub use audio::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
+pub use choreo_robot::{Joint, Model};
 pub use memory::TOUCH_SENSORS;
-pub use model::{Joint, Model};
 pub use motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};
 pub use observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 pub use posture::MAX_SECONDS as MAX_POSTURE_SECONDS;

@@ -10,8 +10,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use choreo_engine::{MemorySink, SubscriptionId, Value};
 
 use crate::args::Args;
-use crate::model::Model;
 use crate::sim::{Reply, Sim};
+use choreo_robot::Model;
 
 /// Touch and bumper events a scenario may `touch`, with the models that have them.
 pub const TOUCH_SENSORS: &[(&str, &[Model])] = &[

@@ -19,15 +19,84 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::args::{Args, number};
-use crate::model::Model;
 use crate::observe::RobotEvent;
 use crate::posture;
 use crate::sim::{Reply, Sim};
 use crate::tasks::{Claim, Plan};
 use crate::trajectory::{Trajectory, after};
+use choreo_motion::command::{BezierKey, trajectory};
+use choreo_motion::spline::{Handle, Interp, Knot, Spline};
+use choreo_robot::Model;
 
-/// Keys `(time, angle)` per joint index: one motion command.
-type Moves = Vec<(usize, Vec<(Time, f64)>)>;
+/// The keys of one joint in a motion command, times in seconds from the command.
+#[derive(Debug, Clone)]
+pub(crate) enum Keys {
+    /// `(time, angle)` joined by straight lines, from where the joint is.
+    Linear(Vec<(f64, f64)>),
+    /// An `angleInterpolationBezier` order's keys, handles as given (choreo-motion's
+    /// trajectory: from where the joint is, the first key's handle as sent).
+    Bezier(Vec<f64>, Vec<BezierKey>),
+}
+
+impl Keys {
+    /// When the last key is reached, in seconds from the command.
+    fn seconds(&self) -> f64 {
+        match self {
+            Keys::Linear(k) => k.last().map_or(0.0, |k| k.0),
+            Keys::Bezier(t, _) => t.last().copied().unwrap_or(0.0),
+        }
+    }
+
+    /// The path from `start`, in seconds from the command.
+    fn path(&self, start: f64) -> Spline {
+        match self {
+            Keys::Linear(keys) => {
+                let knot = |x: f64, y: f64| Knot {
+                    x,
+                    y,
+                    left: Handle::LINEAR,
+                    right: Handle::LINEAR,
+                };
+                // Keys at time 0 take effect at once.
+                let first = keys.iter().rposition(|k| k.0 <= 0.0);
+                let head = first.map_or(start, |i| keys[i].1);
+                let later = keys[first.map_or(0, |i| i + 1)..].iter();
+                Spline::new(
+                    std::iter::once(knot(0.0, head))
+                        .chain(later.map(|&(t, v)| knot(t, v)))
+                        .collect(),
+                )
+            }
+            Keys::Bezier(times, keys) => trajectory(times, keys, start),
+        }
+    }
+}
+
+/// One motion command: keys per joint index.
+type Moves = Vec<(usize, Keys)>;
+
+/// Where a joint is over time: a path (seconds) from an origin.
+#[derive(Debug, Clone)]
+struct JointPath {
+    origin: Time,
+    path: Spline,
+}
+
+impl JointPath {
+    /// A joint that stays at `value`.
+    fn still(origin: Time, value: f64) -> JointPath {
+        JointPath {
+            origin,
+            path: Keys::Linear(Vec::new()).path(value),
+        }
+    }
+
+    /// The (unclamped) value at `t`.
+    fn at(&self, t: Time) -> f64 {
+        let x = t.0.saturating_sub(self.origin.0) as f64 / 1e9;
+        self.path.eval(x).unwrap_or(0.0)
+    }
+}
 
 /// How long wakeUp and rest take when the robot has to move (§5: about 2–3 s).
 pub const WAKE_SECONDS: f64 = 2.5;
@@ -114,7 +183,8 @@ pub const NAVIGATION_METHODS: &[&str] = &["navigateTo", "moveAlong", "stopNaviga
 
 /// The body: joints, stiffness, the base.
 pub(crate) struct Body {
-    angles: Vec<Trajectory<1>>,
+    /// Per joint: its path, unclamped (read through [`Body::angle`], which clamps).
+    angles: Vec<JointPath>,
     stiffness: Vec<Trajectory<1>>,
     /// Awake (wakeUp) or resting (rest).
     pub awake: bool,
@@ -134,7 +204,7 @@ impl Body {
                 .joints()
                 .iter()
                 .enumerate()
-                .map(|(i, _)| Trajectory::still([start.get(i).copied().unwrap_or(0.0)]))
+                .map(|(i, _)| JointPath::still(Time(0), start.get(i).copied().unwrap_or(0.0)))
                 .collect(),
             stiffness: model
                 .joints()
@@ -148,9 +218,18 @@ impl Body {
         }
     }
 
-    /// Angle of joint `i` at `t`.
+    /// Angle of joint `i` at `t`, within its limits (NAO's head pitch: those of the head
+    /// yaw at `t`).
     pub fn angle(&self, model: Model, i: usize, t: Time) -> f64 {
-        self.angles.get(model.dof(i)).map_or(0.0, |p| p.at(t)[0])
+        let dof = model.dof(i);
+        let Some(path) = self.angles.get(dof) else {
+            return 0.0;
+        };
+        let yaw = model
+            .joint_index("HeadYaw")
+            .filter(|&y| y != dof)
+            .map_or(0.0, |y| self.angle(model, y, t));
+        model.clamp(dof, path.at(t), yaw)
     }
 
     /// Stiffness of joint `i` at `t`.
@@ -158,29 +237,21 @@ impl Body {
         self.stiffness.get(model.dof(i)).map_or(0.0, |p| p.at(t)[0])
     }
 
-    /// Moves joints through keys `(time, angle)`, clamped to their limits; joints without
-    /// stiffness stay. Returns the joints that move.
-    pub fn command(
-        &mut self,
-        model: Model,
-        now: Time,
-        moves: &[(usize, Vec<(Time, f64)>)],
-    ) -> Vec<usize> {
-        let yaw_index = model.joint_index("HeadYaw");
-        let yaw_target = moves
-            .iter()
-            .find(|(i, _)| Some(*i) == yaw_index)
-            .and_then(|(_, keys)| keys.last().map(|k| k.1));
-        let current_yaw = yaw_index.map_or(0.0, |i| self.angle(model, i, now));
+    /// Moves joints along `moves` from where they are at `now` (values are clamped to the
+    /// limits when read); joints without stiffness stay. Returns the joints that move.
+    pub fn command(&mut self, model: Model, now: Time, moves: &[(usize, Keys)]) -> Vec<usize> {
         let mut moved = Vec::new();
         for (i, keys) in moves {
             let dof = model.dof(*i);
             if self.stiffness(model, dof, now) < LIMP || moved.contains(&dof) {
                 continue;
             }
-            let (lo, hi) = model.limits(dof, yaw_target.unwrap_or(current_yaw));
+            let start = self.angle(model, dof, now);
             if let Some(path) = self.angles.get_mut(dof) {
-                path.command(now, keys.iter().map(|&(t, v)| (t, [v.clamp(lo, hi)])));
+                *path = JointPath {
+                    origin: now,
+                    path: keys.path(start),
+                };
                 moved.push(dof);
             }
         }
@@ -188,10 +259,11 @@ impl Body {
     }
 
     /// Stops joints where they are.
-    pub fn freeze(&mut self, joints: &[usize], now: Time) {
+    pub fn freeze(&mut self, model: Model, joints: &[usize], now: Time) {
         for &i in joints {
+            let here = self.angle(model, i, now);
             if let Some(p) = self.angles.get_mut(i) {
-                p.freeze(now);
+                *p = JointPath::still(now, here);
             }
         }
     }
@@ -290,18 +362,13 @@ fn key_value(v: &Value) -> Option<f64> {
     }
 }
 
-/// Keys `(now + time, value)` of one joint, checking the times.
-fn keys(
-    a: &Args<'_>,
-    now: Time,
-    values: &[f64],
-    times: &[f64],
-) -> Result<Vec<(Time, f64)>, String> {
-    if values.len() != times.len() || values.is_empty() {
+/// Checks one joint's key times against its `values` keys: as many, increasing, none
+/// negative.
+fn check_times(a: &Args<'_>, values: usize, times: &[f64]) -> Result<(), String> {
+    if values != times.len() || values == 0 {
         return Err(format!(
-            "{}: each joint needs as many times as angles (got {} angles, {} times)",
+            "{}: each joint needs as many times as angles (got {values} angles, {} times)",
             a.name,
-            values.len(),
             times.len()
         ));
     }
@@ -311,11 +378,92 @@ fn keys(
             a.name
         ));
     }
+    Ok(())
+}
+
+/// Keys `(now + time, value)` of one joint, checking the times.
+fn keys(
+    a: &Args<'_>,
+    now: Time,
+    values: &[f64],
+    times: &[f64],
+) -> Result<Vec<(Time, f64)>, String> {
+    check_times(a, values.len(), times)?;
     Ok(values
         .iter()
         .zip(times)
         .map(|(&v, &t)| (after(now, t), v))
         .collect())
+}
+
+/// A Bezier control point `[value, [type, dt, dv], [type, dt, dv]]` (a bare number: a key
+/// with zero-length handles).
+fn control_point(v: &Value) -> Option<BezierKey> {
+    let handle = |h: Option<&Value>| -> Option<Handle> {
+        match h {
+            None => Some(Handle::LINEAR),
+            Some(Value::List(xs) | Value::Tuple(xs)) => {
+                let kind = xs.first().and_then(number)?;
+                let interp = Interp::from_number(kind as i64).unwrap_or(Interp::Bezier);
+                let dx = xs.get(1).and_then(number)?;
+                let dy = xs.get(2).and_then(number)?;
+                Some(Handle::new(interp, dx, dy))
+            }
+            Some(_) => None,
+        }
+    };
+    match v {
+        Value::List(xs) | Value::Tuple(xs) => Some(BezierKey {
+            value: xs.first().and_then(number)?,
+            left: handle(xs.get(1))?,
+            right: handle(xs.get(2))?,
+        }),
+        x => number(x).map(|value| BezierKey {
+            value,
+            left: Handle::LINEAR,
+            right: Handle::LINEAR,
+        }),
+    }
+}
+
+/// Argument `i` of `angleInterpolationBezier`: per joint, its control points (for one
+/// joint, the list of its control points may come bare).
+fn control_points(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<BezierKey>>, String> {
+    let items = a.list(i)?;
+    let is_point = |v: &Value| match v {
+        Value::List(xs) | Value::Tuple(xs) => xs.first().and_then(number).is_some(),
+        x => number(x).is_some(),
+    };
+    let per_joint: Vec<&[Value]> = if n == 1 && items.first().is_some_and(is_point) {
+        vec![items]
+    } else {
+        items
+            .iter()
+            .map(|item| match item {
+                Value::List(xs) | Value::Tuple(xs) => Ok(&xs[..]),
+                _ => Err(a.bad(i, "a list of control points per joint")),
+            })
+            .collect::<Result<_, _>>()?
+    };
+    if per_joint.len() != n {
+        return Err(a.bad(
+            i,
+            &format!("a list of control points per joint ({n} joints)"),
+        ));
+    }
+    per_joint
+        .iter()
+        .map(|points| {
+            points
+                .iter()
+                .map(|p| {
+                    control_point(p).ok_or_else(|| {
+                        a.bad(i, "control points [value, [type, dt, dv], [type, dt, dv]]")
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A motion task over `moves`: claims the joints (stopping older tasks on them), moves
@@ -324,18 +472,15 @@ fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
     let now = sim.now();
     let claim: Vec<usize> = moves.iter().map(|(i, _)| sim.model.dof(*i)).collect();
     sim.stop_claiming(&Claim::Joints(claim.clone()));
-    let end = moves
-        .iter()
-        .filter_map(|(_, k)| k.last().map(|k| k.0))
-        .max()
-        .unwrap_or(now);
+    let seconds = moves.iter().map(|(_, k)| k.seconds()).fold(0.0, f64::max);
+    let end = after(now, seconds);
     let moved = sim.state().body.command(sim.model, now, &moves);
     announce(sim, method, &moved, end, now);
     Plan::until(end)
         .claim(Claim::Joints(claim))
         .on_stop(move |sim: &Sim| {
             let now = sim.now();
-            sim.state().body.freeze(&moved, now);
+            sim.state().body.freeze(sim.model, &moved, now);
         })
 }
 
@@ -384,7 +529,7 @@ fn at_speed(
         .map(|(&(i, target), &s)| {
             (
                 i,
-                vec![(after(now, if together { longest } else { s }), target)],
+                Keys::Linear(vec![(if together { longest } else { s }, target)]),
             )
         })
         .collect())
@@ -496,7 +641,11 @@ pub(crate) fn to_posture(
     let end = after(now, seconds);
     let moves: Moves = all
         .iter()
-        .filter_map(|&i| target.get(i).map(|&v| (i, vec![(end, v)])))
+        .filter_map(|&i| {
+            target
+                .get(i)
+                .map(|&v| (i, Keys::Linear(vec![(seconds, v)])))
+        })
         .collect();
     let plan = motion_plan(sim, method, moves);
     let plan = plan
@@ -592,24 +741,31 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 js.iter().map(|&i| state.body.stiffness(model, i, now)),
             ))
         }
-        "angleInterpolation" | "angleInterpolationBezier" => {
+        "angleInterpolation" => {
             let js = joints(sim, a, 0)?;
-            let bezier = method == "angleInterpolationBezier";
-            let (times, values) = if bezier {
-                (per_joint(a, 1, js.len())?, per_joint(a, 2, js.len())?)
-            } else {
-                (per_joint(a, 2, js.len())?, per_joint(a, 1, js.len())?)
-            };
-            let absolute = bezier || a.bool(3)?;
+            let (values, times) = (per_joint(a, 1, js.len())?, per_joint(a, 2, js.len())?);
+            let absolute = a.bool(3)?;
             let mut moves = Vec::new();
             for ((&i, v), t) in js.iter().zip(&values).zip(&times) {
+                check_times(a, v.len(), t)?;
                 let base = if absolute {
                     0.0
                 } else {
                     sim.state().body.angle(model, i, now)
                 };
-                let v: Vec<f64> = v.iter().map(|x| x + base).collect();
-                moves.push((i, keys(a, now, &v, t)?));
+                let keys = t.iter().zip(v).map(|(&t, &x)| (t, x + base)).collect();
+                moves.push((i, Keys::Linear(keys)));
+            }
+            Reply::Timed(motion_plan(sim, method, moves))
+        }
+        "angleInterpolationBezier" => {
+            let js = joints(sim, a, 0)?;
+            let times = per_joint(a, 1, js.len())?;
+            let points = control_points(a, 2, js.len())?;
+            let mut moves = Vec::new();
+            for ((&i, p), t) in js.iter().zip(points).zip(times) {
+                check_times(a, p.len(), &t)?;
+                moves.push((i, Keys::Bezier(t, p)));
             }
             Reply::Timed(motion_plan(sim, method, moves))
         }
@@ -665,7 +821,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             Reply::Timed(motion_plan(
                 sim,
                 method,
-                vec![(i, vec![(after(now, HAND_SECONDS), target)])],
+                vec![(i, Keys::Linear(vec![(HAND_SECONDS, target)]))],
             ))
         }
         "moveTo" => {

@@ -10,9 +10,9 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::args::Args;
-use crate::model::Model;
 use crate::motion::{Body, to_posture};
 use crate::sim::{Reply, Sim};
+use choreo_robot::Model;
 
 /// The methods served.
 pub const METHODS: &[&str] = &[

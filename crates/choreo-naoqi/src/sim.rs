@@ -11,11 +11,11 @@ use choreo_engine::{Activity, MemorySink, Robot, RobotError, SubscriptionId, Val
 
 use crate::args::{Args, signature};
 use crate::memory::Memory;
-use crate::model::Model;
 use crate::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 use crate::scenario::{Scenario, When};
 use crate::tasks::{Driven, Plan, Tasks};
 use crate::{audio, behaviors, leds, motion, posture, recorded, speech, tts};
+use choreo_robot::Model;
 
 /// The NAOqi version the simulated robot reports (`version()`, `ALSystem.systemVersion`).
 pub(crate) const NAOQI_VERSION: &str = "2.5.10.7";
@@ -462,7 +462,15 @@ impl SimRobot {
 
 impl Robot for SimRobot {
     fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
-        Some(Arc::new(self.sim.model.resource_tree()))
+        let tree = self
+            .sim
+            .model
+            .resource_groups()
+            .into_iter()
+            .fold(ResourceTree::new(), |tree, (group, covers)| {
+                tree.with_group(group, &covers)
+            });
+        Some(Arc::new(tree))
     }
 
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
