@@ -124,6 +124,28 @@ pub enum Step {
         /// The message.
         message: String,
     },
+    /// A timeline's motion (motion.md §7): `send` (an `angleInterpolationBezier` order from
+    /// `frame`, moving `joints` for `seconds`), `kill` (the order in flight stopped: pause,
+    /// stop, goTo, new fps, the end), `busy` (Waiting mode: the joints are taken, the frame
+    /// holds), `goto` (moved to the values at `frame` while stopped).
+    Motion {
+        /// What happened.
+        what: String,
+        /// The frame it was sent from.
+        frame: i64,
+        /// The joints it moves.
+        joints: Vec<String>,
+        /// How long it lasts (0 for a kill).
+        seconds: f64,
+    },
+    /// The simulated robot's joint angles at that moment (radians; hands: opening ratio):
+    /// what the joints did, sampled at each frame of a playing timeline by `choreo run`.
+    Joints {
+        /// Joint names.
+        names: Vec<String>,
+        /// Their values, in the same order.
+        values: Vec<f64>,
+    },
     /// A behavior-level event: `start`, `end` (the root fired a Stopped output), `stop`.
     Behavior {
         /// What happened.
@@ -177,6 +199,13 @@ impl Event {
             }
             Step::Resource { what, names } => format!("res {what} {}", names.join(",")),
             Step::Log { level, message } => format!("log {level}: {message}"),
+            Step::Motion {
+                what,
+                frame,
+                joints,
+                seconds,
+            } => format!("motion {what} {frame} [{}] {seconds:.3}s", joints.join(",")),
+            Step::Joints { names, .. } => format!("joints {}", names.len()),
             Step::Behavior { what } => format!("beh {what}"),
         };
         if self.path.is_empty() {
