@@ -40,5 +40,5 @@ pub use motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};
 pub use observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 pub use posture::MAX_SECONDS as MAX_POSTURE_SECONDS;
 pub use scenario::{Action, Scenario};
-pub use sim::{Observer, SimRobot};
+pub use sim::{Observer, SimRobot, resource_tree};
 pub use tasks::STOP_POLL;

@@ -462,15 +462,7 @@ impl SimRobot {
 
 impl Robot for SimRobot {
     fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
-        let tree = self
-            .sim
-            .model
-            .resource_groups()
-            .into_iter()
-            .fold(ResourceTree::new(), |tree, (group, covers)| {
-                tree.with_group(group, &covers)
-            });
-        Some(Arc::new(tree))
+        Some(Arc::new(resource_tree(self.sim.model)))
     }
 
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
@@ -502,4 +494,15 @@ impl Robot for SimRobot {
         self.sim.generation.fetch_add(1, Ordering::SeqCst);
         crate::scenario::attached(&self.sim);
     }
+}
+
+/// The engine's resource tree for `model`: the groups of its resource manager
+/// ([`Model::resource_groups`]) over its joints.
+pub fn resource_tree(model: Model) -> ResourceTree {
+    model
+        .resource_groups()
+        .into_iter()
+        .fold(ResourceTree::new(), |tree, (group, covers)| {
+            tree.with_group(group, &covers)
+        })
 }

@@ -193,7 +193,7 @@ pub fn run(args: &RunArgs) -> u8 {
         strict: args.strict,
         // A real robot does not say which model it is: the resource groups of the model
         // asked for (or the manifest's) apply. The simulated robot gives its own.
-        resources: Some(Arc::new(model.resource_tree())),
+        resources: Some(Arc::new(choreo_naoqi::resource_tree(model))),
         ..Options::default()
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {

@@ -532,7 +532,7 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
         trace: trace.clone(),
         time_limit: Some(Duration::from_secs_f64(limit)),
         robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
-        resources: Some(Arc::new(job.model.resource_tree())),
+        resources: Some(Arc::new(choreo_naoqi::resource_tree(job.model))),
         ..Options::default()
     };
     let mut problems = Vec::new();
