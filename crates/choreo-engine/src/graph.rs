@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use choreo_xar::model::{
-    BoxDef, ContentType, Diagram, InputNature, OutputNature, PortRef, Timeline, XarFile, ActuatorList, ResourcesAcquisition,
+    ActuatorList, BoxDef, ContentType, Diagram, InputNature, OutputNature, PortRef,
+    ResourcesAcquisition, Timeline, XarFile,
 };
 
 use crate::resource::ResourceNode;

@@ -109,9 +109,10 @@ impl Motion {
     /// curve, the keys at or after `from`, up to the end frame and the first key past it
     /// (the segment crossing the end is played until the timeline finishes and kills the
     /// order, as the reference does), times `(f − from) / fps`, handles in seconds and
-    /// radians, the first key's auto handles resolved against the posture (§6.4), values
-    /// clamped to the joint's static limits (NAO's head pitch: its widest range; the robot
-    /// narrows it with the yaw). Empty when no key is left.
+    /// radians, the first key's auto handles resolved against the posture (§6.4). Values
+    /// are sent as the file has them, as the reference sends them: the robot clamps the
+    /// trajectory to the joint limits (ALMotion does, and so does the simulated robot), and
+    /// [`Motion::warnings`] says which keys lie beyond them. Empty when no key is left.
     pub fn command_from(&self, from: i32, posture: &dyn Fn(&str) -> Option<f64>) -> BezierCommand {
         self.command_at(from, self.fps, posture)
     }
@@ -137,7 +138,6 @@ impl Motion {
             let Some(spline) = curve.spline_from(from, at) else {
                 continue;
             };
-            let joint = self.robot.joint_index(&curve.actuator).unwrap_or(0);
             // The virtual key of the posture (when no key sits on `from`) is not sent.
             let skip = usize::from(head.frame > from);
             let per_second = |h: Handle| Handle {
@@ -151,7 +151,7 @@ impl Motion {
                 .take(sent.len())
                 .map(|knot| {
                     let key = BezierKey {
-                        value: self.robot.clamp(joint, knot.y, 0.0),
+                        value: knot.y,
                         left: per_second(knot.left),
                         right: per_second(knot.right),
                     };
@@ -198,7 +198,8 @@ impl Motion {
         }
     }
 
-    /// Every curve's value at `frame` (ALMotion units, clamped as [`Motion::command_from`] does), each curve alone from its
+    /// Every curve's value at `frame` (ALMotion units, clamped to the joint's static limits:
+    /// NAO's head pitch, its widest range), each curve alone from its
     /// first key (the editor's view): what a goTo while stopped moves the joints to
     /// (motion.md §7.3), and what plots and samples show.
     pub fn values_at(&self, frame: f64) -> Vec<(&str, f64)> {

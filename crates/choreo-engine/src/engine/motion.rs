@@ -12,8 +12,8 @@ use choreo_motion::{BezierCommand, Handle, Motion, Warning};
 use choreo_robot::Model;
 use choreo_xar::model::ResourcesAcquisition;
 
-use crate::engine::command::Command;
 use crate::clock::lock;
+use crate::engine::command::Command;
 use crate::engine::state::{Control, MotionState};
 use crate::graph::{BoxId, Content};
 use crate::resource::{LockType, ResourceNode};
@@ -151,7 +151,8 @@ impl Control {
                 // A check that fails sends anyway, as the reference does (§8).
             }
             if kill_first
-                && let Err(e) = robot.call("ALMotion", "killTasksUsingResources", vec![names.clone()])
+                && let Err(e) =
+                    robot.call("ALMotion", "killTasksUsingResources", vec![names.clone()])
             {
                 report(format!("ALMotion.killTasksUsingResources: {e}"));
             }
@@ -297,7 +298,13 @@ impl Control {
         }
         let (names, angles): (Vec<String>, Vec<f64>) =
             values.into_iter().map(|(n, v)| (n.to_string(), v)).unzip();
-        self.record_motion(b, "goto", i32::try_from(frame).unwrap_or(0), names.clone(), 0.0);
+        self.record_motion(
+            b,
+            "goto",
+            i32::try_from(frame).unwrap_or(0),
+            names.clone(),
+            0.0,
+        );
         let Some(robot) = self.shared.robot.clone() else {
             return;
         };
@@ -406,7 +413,11 @@ fn order_args(command: &BezierCommand) -> Vec<Value> {
             Value::List(
                 ks.iter()
                     .map(|k| {
-                        Value::List(vec![Value::Float(k.value), handle(&k.left), handle(&k.right)])
+                        Value::List(vec![
+                            Value::Float(k.value),
+                            handle(&k.left),
+                            handle(&k.right),
+                        ])
                     })
                     .collect(),
             )
