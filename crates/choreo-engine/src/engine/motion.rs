@@ -13,11 +13,11 @@ use choreo_robot::Model;
 use choreo_xar::model::ResourcesAcquisition;
 
 use crate::clock::lock;
+use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::engine::state::{Control, MotionState};
 use crate::graph::{BoxId, Content};
 use crate::resource::{LockType, ResourceNode};
-use crate::robot::Robot;
 use crate::trace::Step as TraceStep;
 use crate::value::Value;
 
@@ -98,6 +98,9 @@ impl Control {
             self.hold_motion(b, &joints);
             return;
         }
+        if self.shared.robot.is_none() {
+            return;
+        }
         if force {
             self.record(
                 b,
@@ -110,9 +113,7 @@ impl Control {
                 },
             );
         }
-        let Some(robot) = self.shared.robot.clone() else {
-            return;
-        };
+        let ctx = self.robot_context(b);
         let Some(m) = self.motion_state(b) else {
             return;
         };
@@ -139,7 +140,7 @@ impl Control {
                 });
             };
             if waiting {
-                let free = robot.call("ALMotion", "areResourcesAvailable", vec![names.clone()]);
+                let free = ctx.call_robot("ALMotion", "areResourcesAvailable", vec![names.clone()]);
                 if let Ok(Value::Bool(false)) = free {
                     let _ = queue.send(Command::Motion {
                         b,
@@ -152,11 +153,11 @@ impl Control {
             }
             if kill_first
                 && let Err(e) =
-                    robot.call("ALMotion", "killTasksUsingResources", vec![names.clone()])
+                    ctx.call_robot("ALMotion", "killTasksUsingResources", vec![names.clone()])
             {
                 report(format!("ALMotion.killTasksUsingResources: {e}"));
             }
-            let posture = posture(robot.as_ref(), &joints, names);
+            let posture = posture(&ctx, &joints, names);
             let command = motion.command_at(from, fps, &|name| {
                 joints
                     .iter()
@@ -164,7 +165,7 @@ impl Control {
                     .and_then(|i| posture.get(i).copied().flatten())
             });
             if !command.is_empty() {
-                match robot.post("ALMotion", "angleInterpolationBezier", order_args(&command)) {
+                match ctx.post_robot("ALMotion", "angleInterpolationBezier", order_args(&command)) {
                     Ok(id) => *lock(&task) = Some(id),
                     Err(e) => report(format!("ALMotion.angleInterpolationBezier: {e}")),
                 }
@@ -275,13 +276,11 @@ impl Control {
         let task = Arc::clone(&m.task);
         let joints = m.motion.curves.iter().map(|c| c.actuator.clone()).collect();
         self.record_motion(b, "kill", i32::try_from(cursor).unwrap_or(0), joints, 0.0);
-        let Some(robot) = self.shared.robot.clone() else {
-            return;
-        };
+        let ctx = self.robot_context(b);
         self.robot_job(Box::new(move || {
             // An order that already ended has nothing to stop; its error says nothing new.
             if let Some(id) = lock(&task).take() {
-                let _ = robot.call("ALMotion", "stop", vec![Value::Int(id)]);
+                let _ = ctx.call_robot("ALMotion", "stop", vec![Value::Int(id)]);
             }
         }));
     }
@@ -305,9 +304,7 @@ impl Control {
             names.clone(),
             0.0,
         );
-        let Some(robot) = self.shared.robot.clone() else {
-            return;
-        };
+        let ctx = self.robot_context(b);
         let queue = self.shared.queue.clone();
         self.robot_job(Box::new(move || {
             let args = vec![
@@ -315,7 +312,7 @@ impl Control {
                 Value::List(angles.into_iter().map(Value::Float).collect()),
                 Value::Float(GOTO_SPEED),
             ];
-            if let Err(e) = robot.post("ALMotion", "angleInterpolationWithSpeed", args) {
+            if let Err(e) = ctx.post_robot("ALMotion", "angleInterpolationWithSpeed", args) {
                 let _ = queue.send(Command::BoxError {
                     b,
                     hook: "motion".into(),
@@ -359,6 +356,15 @@ impl Control {
         }
     }
 
+    /// Box `b`'s context for the robot thread: its robot calls are traced as the box's, like
+    /// those of its code (`svc`, `svc_ret`), so a trace shows every order with its arguments.
+    fn robot_context(&self, b: BoxId) -> BoxContext {
+        BoxContext {
+            shared: Arc::clone(&self.shared),
+            id: b,
+        }
+    }
+
     fn record_motion(&self, b: BoxId, what: &str, frame: i32, joints: Vec<String>, seconds: f64) {
         self.record(
             b,
@@ -374,8 +380,8 @@ impl Control {
 
 /// The joints' current angles (`ALMotion.getAngles(names, True)`), one per name; None where
 /// the robot could not tell (the order then starts those joints from their first key).
-fn posture(robot: &dyn Robot, joints: &[String], names: Value) -> Vec<Option<f64>> {
-    let angles = robot.call("ALMotion", "getAngles", vec![names, Value::Bool(true)]);
+fn posture(ctx: &BoxContext, joints: &[String], names: Value) -> Vec<Option<f64>> {
+    let angles = ctx.call_robot("ALMotion", "getAngles", vec![names, Value::Bool(true)]);
     let list = match angles {
         Ok(Value::List(xs) | Value::Tuple(xs)) if xs.len() == joints.len() => xs,
         _ => return vec![None; joints.len()],
