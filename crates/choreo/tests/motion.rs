@@ -311,7 +311,7 @@ fn pause_goto_and_resume_kill_the_order_and_send_from_the_right_frame() {
             if !matches!(hook, Hook::Input { name, .. } if name == "onStart") {
                 return Ok(());
             }
-            let mut note = |what, ctx: &choreo_engine::BoxContext| {
+            let note = |what, ctx: &choreo_engine::BoxContext| {
                 seen.lock().unwrap().push((what, head_yaw(ctx)));
             };
             ctx.sleep(Duration::from_secs(1));
