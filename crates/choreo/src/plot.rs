@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use choreo_motion::Motion;
 use choreo_robot::{Model, is_hand};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -175,34 +176,13 @@ fn from_motion(found: &Found) -> Figure {
             let x = start..f64::from(m.end_frame()).max(start + 1.0);
             let at = frames(&x);
             let samples = m.samples(&at);
-            // Keys are marked where the curve is (values clamped as played): sampled at
-            // every key frame of the range, each curve then taking its own.
-            let mut key_frames: Vec<i32> = m
-                .curves
-                .iter()
-                .flat_map(|c| c.keys().iter().map(|k| k.frame))
-                .filter(|f| x.contains(&f64::from(*f)) || f64::from(*f) == x.end)
-                .collect();
-            key_frames.sort_unstable();
-            key_frames.dedup();
-            let at_keys = m.samples(&key_frames.iter().map(|f| f64::from(*f)).collect::<Vec<_>>());
+            let mut marks = key_marks(m, &x);
             let series = samples
                 .into_iter()
-                .zip(at_keys)
-                .filter_map(|((joint, values), (_, key_values))| {
-                    let curve = m.curves.iter().find(|c| c.actuator == joint)?;
-                    let own: Vec<i32> = curve.keys().iter().map(|k| k.frame).collect();
-                    let keys = key_frames
-                        .iter()
-                        .zip(key_values)
-                        .filter(|(f, _)| own.binary_search(f).is_ok())
-                        .map(|(f, v)| (f64::from(*f), v))
-                        .collect();
-                    Some(Series {
-                        joint: joint.to_string(),
-                        points: at.iter().copied().zip(values).collect(),
-                        keys,
-                    })
+                .map(|(joint, values)| Series {
+                    joint: joint.to_string(),
+                    points: at.iter().copied().zip(values).collect(),
+                    keys: marks.remove(joint).unwrap_or_default(),
                 })
                 .collect();
             let seconds = (x.end - x.start) / f64::from(m.fps);
@@ -229,6 +209,35 @@ fn from_motion(found: &Found) -> Figure {
         title: format!("{}: motion", found.name),
         sections,
     }
+}
+
+/// Each curve's keys within `x`, where the curve is (values clamped as played): the curves
+/// sampled at every key frame of the range, each keeping its own.
+fn key_marks<'m>(m: &'m Motion, x: &Range<f64>) -> BTreeMap<&'m str, Vec<(f64, f64)>> {
+    let inside = |f: i32| (x.start..=x.end).contains(&f64::from(f));
+    let mut frames: Vec<i32> = m
+        .curves
+        .iter()
+        .flat_map(|c| c.keys().iter().map(|k| k.frame))
+        .filter(|f| inside(*f))
+        .collect();
+    frames.sort_unstable();
+    frames.dedup();
+    let at: Vec<f64> = frames.iter().map(|f| f64::from(*f)).collect();
+    m.samples(&at)
+        .into_iter()
+        .filter_map(|(joint, values)| {
+            let curve = m.curves.iter().find(|c| c.actuator == joint)?;
+            let own = |f: &i32| curve.keys().binary_search_by_key(f, |k| k.frame).is_ok();
+            let marks = frames
+                .iter()
+                .zip(values)
+                .filter(|(f, _)| own(f))
+                .map(|(f, v)| (f64::from(*f), v))
+                .collect();
+            Some((joint, marks))
+        })
+        .collect()
 }
 
 /// The fields of a trace line `from_trace` reads (the others are skipped).
