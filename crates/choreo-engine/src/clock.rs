@@ -113,7 +113,7 @@ fn after_release(now: Time, deadline: Time) {
 
 /// Locks a mutex, recovering the data if another thread panicked while holding it: every
 /// critical section here leaves the state consistent, so the data is still good.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

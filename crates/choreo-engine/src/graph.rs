@@ -1,8 +1,11 @@
 //! Instantiation: a behavior's model becomes a flat graph of box instances with every port,
 //! parameter and link resolved to indices once, so running it needs no string look-ups.
 
+use std::sync::Arc;
+
 use choreo_xar::model::{
-    BoxDef, ContentType, Diagram, InputNature, OutputNature, PortRef, Timeline, XarFile,
+    ActuatorList, BoxDef, ContentType, Diagram, InputNature, OutputNature, PortRef,
+    ResourcesAcquisition, Timeline, XarFile,
 };
 
 use crate::resource::ResourceNode;
@@ -104,6 +107,12 @@ pub struct TimelineNode {
     pub end_frame: Option<i64>,
     /// Unmuted behavior layers.
     pub layers: Vec<LayerNode>,
+    /// Its motion curves, if it has any (played by `choreo-motion`'s orders).
+    pub actuators: Option<Arc<ActuatorList>>,
+    /// How its motion takes the joints (motion.md §8).
+    pub acquisition: ResourcesAcquisition,
+    /// The `end_frame` attribute as written (−1: the last key), for the motion's cut.
+    pub end_request: i32,
 }
 
 /// A box instance's fixed data.
@@ -326,6 +335,13 @@ impl Graph {
             start_frame: i64::from(t.start_frame()),
             end_frame,
             layers,
+            actuators: t
+                .actuator_list
+                .as_ref()
+                .filter(|l| !l.curves.is_empty())
+                .map(|l| Arc::new(l.clone())),
+            acquisition: t.resources_acquisition(),
+            end_request: t.end_frame(),
         }
     }
 

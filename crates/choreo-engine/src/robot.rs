@@ -59,6 +59,13 @@ pub trait Robot: Send + Sync {
         None
     }
 
+    /// Which robot this is (its joints and limits: motion orders are built for it). `None`:
+    /// it cannot tell; a motion timeline is then played for the model its joints name, NAO
+    /// by default. Must not block.
+    fn model(&self) -> Option<choreo_robot::Model> {
+        None
+    }
+
     /// Whether the robot has module `service`. Script hosts ask it when a proxy is
     /// created (`ALProxy("X")` raises for a module NAOqi does not have, and stock boxes
     /// catch that to switch to a "simulation mode"). A robot that cannot tell says yes.

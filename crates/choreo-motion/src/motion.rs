@@ -2,7 +2,7 @@
 //! for; the orders a play sends (motion.md §7) and the joint values at any frame.
 
 use choreo_robot::Model;
-use choreo_xar::model::{BoxDef, Timeline};
+use choreo_xar::model::{ActuatorList, BoxDef, Timeline};
 
 use crate::command::{BezierCommand, BezierKey};
 use crate::curve::{Curve, Warning};
@@ -28,10 +28,9 @@ pub struct Motion {
     pub warnings: Vec<(String, Warning)>,
 }
 
-/// The model `timeline`'s curves are made for ([`Model::detect`] on its actuator list: the
+/// The model a timeline's curves are made for ([`Model::detect`] on its actuator list: the
 /// joints it names, else its `model` hint); None when they do not tell.
-pub fn made_for(timeline: &Timeline) -> Option<Model> {
-    let list = timeline.actuator_list.as_ref()?;
+pub fn made_for(list: &ActuatorList) -> Option<Model> {
     Model::detect(
         list.model.as_deref(),
         list.curves.iter().map(|c| c.actuator.as_str()),
@@ -66,12 +65,28 @@ impl Motion {
     /// The motion of `timeline` for `robot`; None when it has no playable curve or no clock
     /// (fps ≤ 0: motion.md §1, never divided by).
     pub fn from_timeline(timeline: &Timeline, robot: Model) -> Option<Motion> {
-        let list = timeline.actuator_list.as_ref()?;
-        let fps = timeline.fps();
+        Motion::from_list(
+            timeline.actuator_list.as_ref()?,
+            timeline.fps(),
+            timeline.start_frame(),
+            timeline.end_frame(),
+            robot,
+        )
+    }
+
+    /// The motion of a timeline's `ActuatorList` at `fps`, from `start`, with its
+    /// `end_frame` (−1 or 0: the last key); see [`Motion::from_timeline`].
+    pub fn from_list(
+        list: &ActuatorList,
+        fps: i32,
+        start: i32,
+        end_frame: i32,
+        robot: Model,
+    ) -> Option<Motion> {
         if fps <= 0 {
             return None;
         }
-        let made_for = made_for(timeline);
+        let made_for = made_for(list);
         let mut warnings = Vec::new();
         let mut curves = Vec::new();
         for c in &list.curves {
@@ -104,8 +119,8 @@ impl Motion {
             fps,
             robot,
             made_for,
-            start: timeline.start_frame(),
-            end: Some(timeline.end_frame()).filter(|e| *e >= 1),
+            start,
+            end: Some(end_frame).filter(|e| *e >= 1),
             curves,
             warnings,
         };
@@ -124,52 +139,97 @@ impl Motion {
     /// curve, the keys at or after `from`, up to the end frame and the first key past it
     /// (the segment crossing the end is played until the timeline finishes and kills the
     /// order, as the reference does), times `(f − from) / fps`, handles in seconds and
-    /// radians, the first key's auto handles resolved against the posture (§6.4), values
-    /// clamped to the joint's static limits (NAO's head pitch: its widest range; the robot
-    /// narrows it with the yaw). Empty when no key is left.
+    /// radians, the first key's auto handles resolved against the posture (§6.4). Values
+    /// are sent as the file has them, as the reference sends them: the robot clamps the
+    /// trajectory to the joint limits (ALMotion does, and so does the simulated robot), and
+    /// [`Motion::warnings`] says which keys lie beyond them. Empty when no key is left.
     pub fn command_from(&self, from: i32, posture: &dyn Fn(&str) -> Option<f64>) -> BezierCommand {
-        let fps = f64::from(self.fps);
+        self.command_at(from, self.fps, posture)
+    }
+
+    /// [`Motion::command_from`] at another frame rate (a script changed it: `setFPS`).
+    pub fn command_at(
+        &self,
+        from: i32,
+        fps: i32,
+        posture: &dyn Fn(&str) -> Option<f64>,
+    ) -> BezierCommand {
         let mut command = BezierCommand::default();
+        if fps <= 0 {
+            return command;
+        }
+        let fps = f64::from(fps);
         for curve in &self.curves {
-            let keys = curve.keys();
-            let first = keys.partition_point(|k| k.frame < from);
-            let Some(head) = keys.get(first) else {
+            let sent = self.sent_keys(curve, from);
+            let Some(head) = sent.first() else {
                 continue;
             };
             let at = posture(&curve.actuator).unwrap_or(head.value * curve.scale);
             let Some(spline) = curve.spline_from(from, at) else {
                 continue;
             };
-            let limit = self.end.map_or(usize::MAX, |end| {
-                keys[first..].partition_point(|k| k.frame <= end) + 1
-            });
-            let joint = self.robot.joint_index(&curve.actuator).unwrap_or(0);
-            let (mut times, mut values) = (Vec::new(), Vec::new());
             // The virtual key of the posture (when no key sits on `from`) is not sent.
             let skip = usize::from(head.frame > from);
-            for knot in spline.knots().iter().skip(skip).take(limit) {
-                times.push((knot.x - f64::from(from)) / fps);
-                let per_second = |h: Handle| Handle {
-                    dx: h.dx / fps,
-                    ..h
-                };
-                values.push(BezierKey {
-                    value: self.robot.clamp(joint, knot.y, 0.0),
-                    left: per_second(knot.left),
-                    right: per_second(knot.right),
-                });
-            }
-            if times.is_empty() {
-                continue;
-            }
+            let per_second = |h: Handle| Handle {
+                dx: h.dx / fps,
+                ..h
+            };
+            let (times, keys): (Vec<f64>, Vec<BezierKey>) = spline
+                .knots()
+                .iter()
+                .skip(skip)
+                .take(sent.len())
+                .map(|knot| {
+                    let key = BezierKey {
+                        value: knot.y,
+                        left: per_second(knot.left),
+                        right: per_second(knot.right),
+                    };
+                    ((knot.x - f64::from(from)) / fps, key)
+                })
+                .unzip();
             command.names.push(curve.actuator.clone());
             command.times.push(times);
-            command.keys.push(values);
+            command.keys.push(keys);
         }
         command
     }
 
-    /// Every curve's value at `frame` (ALMotion units, clamped as [`Motion::command_from`] does), each curve alone from its
+    /// What an order from `from` at `fps` moves, and for how long, without building it:
+    /// the joints [`Motion::command_at`] names and its duration (for traces and reports).
+    pub fn extent_from(&self, from: i32, fps: i32) -> (Vec<String>, f64) {
+        let mut joints = Vec::new();
+        let mut last = from;
+        for curve in &self.curves {
+            if let Some(k) = self.sent_keys(curve, from).last() {
+                joints.push(curve.actuator.clone());
+                last = last.max(k.frame);
+            }
+        }
+        let seconds = if fps > 0 {
+            f64::from(last - from) / f64::from(fps)
+        } else {
+            0.0
+        };
+        (joints, seconds)
+    }
+
+    /// The keys of `curve` an order from `from` carries: those at or after `from`, up to the
+    /// end frame and the first key past it.
+    fn sent_keys<'c>(&self, curve: &'c Curve, from: i32) -> &'c [crate::curve::Key] {
+        let keys = curve.keys();
+        let rest = &keys[keys.partition_point(|k| k.frame < from)..];
+        match self.end {
+            Some(end) => {
+                let within = rest.partition_point(|k| k.frame <= end);
+                &rest[..(within + 1).min(rest.len())]
+            }
+            None => rest,
+        }
+    }
+
+    /// Every curve's value at `frame` (ALMotion units, clamped to the joint's static limits:
+    /// NAO's head pitch, its widest range), each curve alone from its
     /// first key (the editor's view): what a goTo while stopped moves the joints to
     /// (motion.md §7.3), and what plots and samples show.
     pub fn values_at(&self, frame: f64) -> Vec<(&str, f64)> {
@@ -264,7 +324,10 @@ mod tests {
         let Some(m) = Motion::from_timeline(found[0].1, Model::Nao) else {
             panic!("no motion");
         };
-        assert_eq!(made_for(found[0].1), Some(Model::Nao));
+        assert_eq!(
+            found[0].1.actuator_list.as_ref().and_then(made_for),
+            Some(Model::Nao)
+        );
         assert_eq!((m.start, m.end_frame()), (1, 11));
         let frames = [0.0, 1.0, 3.5, 11.0, 20.0];
         let samples = m.samples(&frames);

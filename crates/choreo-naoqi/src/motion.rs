@@ -331,6 +331,15 @@ fn joints(sim: &Sim, a: &Args<'_>, i: usize) -> Result<Vec<usize>, String> {
 /// a list of numbers) per joint.
 fn per_joint(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<f64>>, String> {
     if n == 1 {
+        // One joint: its list bare (`[0.1, 0.2]`), or in a list of one (`[[0.1, 0.2]]`, as a
+        // caller that builds every order alike sends it).
+        if let Ok([Value::List(xs) | Value::Tuple(xs)]) = a.list(i) {
+            return xs
+                .iter()
+                .map(|x| key_value(x).ok_or_else(|| a.bad(i, "numbers")))
+                .collect::<Result<Vec<f64>, String>>()
+                .map(|v| vec![v]);
+        }
         return Ok(vec![a.floats(i)?]);
     }
     if let Some(x) = a.values.get(i).and_then(number) {

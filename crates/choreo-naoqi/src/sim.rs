@@ -475,6 +475,10 @@ impl SimRobot {
 }
 
 impl Robot for SimRobot {
+    fn model(&self) -> Option<Model> {
+        Some(self.sim.model)
+    }
+
     fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
         Some(Arc::new(resource_tree(self.sim.model)))
     }

@@ -66,7 +66,7 @@ pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
     for (path, timeline) in all.iter().filter(|(p, _)| wanted(p)) {
         matched = true;
         let robot = manifest
-            .or_else(|| made_for(timeline))
+            .or_else(|| timeline.actuator_list.as_ref().and_then(made_for))
             .unwrap_or(Model::Nao);
         let Some(motion) = Motion::from_timeline(timeline, robot) else {
             continue;

@@ -312,3 +312,50 @@ fn sim_over_tls_is_reached_by_run_robot_tcps_with_a_pinned_certificate() {
     let _ = sim.kill();
     let _ = sim.wait();
 }
+
+#[test]
+fn a_motion_timeline_sends_a_libqi_robot_the_orders_the_simulated_robot_gets() {
+    let test = "a_motion_timeline_sends_a_libqi_robot_the_orders_the_simulated_robot_gets";
+    let Some(py) = python(test) else {
+        return;
+    };
+    let fixture = "crates/choreo/tests/fixtures/motion.xar";
+    let robot = FakeRobot::start(&py, None);
+    let o = choreo(&["run", fixture, "--robot", &robot.url]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let remote: Vec<_> = robot
+        .calls()
+        .into_iter()
+        .map(|(m, a)| (m, normal(&a)))
+        .collect();
+    let simulated: Vec<_> = simulated_calls(fixture)
+        .into_iter()
+        .map(|(m, a)| (m, normal(&a)))
+        .collect();
+    assert_eq!(remote, simulated);
+    let methods: Vec<&str> = remote.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        methods,
+        ["ALMotion.getAngles", "ALMotion.angleInterpolationBezier"],
+        "the posture, then one order for the whole timeline"
+    );
+    // The order: the three playing curves (the muted LHand is not sent), key times in
+    // seconds at 25 fps, and HeadPitch's explicit handles at frame 25 (-4 and 5 frames,
+    // 2 and -1 degrees) in seconds and radians.
+    let order = &remote[1].1;
+    assert_eq!(
+        order[0],
+        serde_json::json!(["HeadPitch", "RShoulderPitch", "RHand"])
+    );
+    assert_eq!(order[1][0], serde_json::json!([0.0, 0.48, 0.96, 1.56]));
+    let d = std::f64::consts::PI / 180.0;
+    let at25 = &order[2][0][2];
+    let close = |v: &serde_json::Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-12;
+    assert!(close(&at25[0], -5.0 * d), "{at25}");
+    assert!(close(&at25[1][0], 2.0) && close(&at25[1][1], -0.16) && close(&at25[1][2], 2.0 * d));
+    assert!(close(&at25[2][0], 2.0) && close(&at25[2][1], 0.2) && close(&at25[2][2], -d));
+    // RHand is a ratio, never degrees.
+    assert!(close(&order[2][2][1][0], 0.9), "{}", order[2][2]);
+}

@@ -42,6 +42,14 @@ pub(crate) enum Command {
         hook: String,
         text: String,
     },
+    /// The robot thread's answer to a Waiting timeline's check of its joints (motion.md
+    /// §8): the order was sent, or the joints were taken. `epoch`: the order's, void after
+    /// a kill.
+    Motion {
+        b: BoxId,
+        epoch: u64,
+        sent: bool,
+    },
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,

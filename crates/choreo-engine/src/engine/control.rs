@@ -415,6 +415,7 @@ impl Control {
             Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
             Command::Wake(token) => self.wake(token),
             Command::Timeline { b, command } => self.timeline_command(b, command),
+            Command::Motion { b, epoch, sent } => self.motion_reply(b, epoch, sent),
             Command::Memory { d, input, value } => {
                 if self.links_on[d.0 as usize] {
                     let owner = self.shared.graph.diagram(d).owner;

@@ -76,7 +76,7 @@ impl Control {
     /// virtual time the control thread then lets it finish (or sleep on the clock) first, up
     /// to 2 s of real time, so traces stay deterministic; a call that blocks longer (a
     /// half-open connection) no longer holds anything but the calls queued behind it.
-    fn robot_job(&mut self, job: Box<dyn FnOnce() + Send>) {
+    pub(super) fn robot_job(&mut self, job: Box<dyn FnOnce() + Send>) {
         let time = Arc::clone(&self.shared.time);
         let base = time.busy();
         let counted = time.counted();

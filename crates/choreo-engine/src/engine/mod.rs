@@ -13,6 +13,7 @@ mod control;
 mod holdings;
 mod hooks;
 mod memory;
+mod motion;
 mod op;
 mod outcome;
 mod rate;
@@ -25,6 +26,7 @@ mod timeline;
 mod workers;
 
 pub use holdings::Holdings;
+pub use motion::MOTION_WAIT_LIMIT;
 pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex};
+
+use choreo_motion::Motion;
 use std::time::Duration;
 
 use crate::clock::{Time, TimerToken};
@@ -101,6 +103,22 @@ pub(super) struct BoxState {
     pub(super) last: LastCommand,
 }
 
+/// A timeline's motion and its order in flight.
+#[derive(Debug, Clone)]
+pub(super) struct MotionState {
+    pub(super) motion: Arc<Motion>,
+    /// An order was sent (or is being checked and sent) since the last kill.
+    pub(super) in_flight: bool,
+    /// Waiting mode: the frame holds since then, until the order is sent.
+    pub(super) holding: Option<Time>,
+    /// A Waiting check is on the robot thread.
+    pub(super) checking: bool,
+    /// Bumped by each kill: a reply about an older order is void.
+    pub(super) epoch: u64,
+    /// The order's task id, set by the robot thread, taken by the kill.
+    pub(super) task: Arc<Mutex<Option<i64>>>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct TimelineState {
     /// -1 when stopped.
@@ -114,6 +132,8 @@ pub(super) struct TimelineState {
     pub(super) token: Option<TimerToken>,
     /// Per layer: the index of the active keyframe.
     pub(super) active: Vec<Option<usize>>,
+    /// Its motion, built at its first load (None: no curves, or no robot).
+    pub(super) motion: Option<MotionState>,
 }
 
 /// The control thread's state.

@@ -99,6 +99,7 @@ impl Control {
         state.origin = now;
         state.origin_frame = state.cursor;
         self.schedule_next_frame(b);
+        self.send_motion(b);
     }
 
     pub(super) fn schedule_next_frame(&mut self, b: BoxId) {
@@ -151,6 +152,19 @@ impl Control {
             return;
         }
         state.token = None;
+        if self.motion_holds(b) {
+            // Waiting mode (motion.md §8): the frame does not move while the joints are
+            // taken; the next frame's deadline counts from now, and the joints are asked for
+            // again.
+            let now = self.now();
+            let state = self.timeline_state(b);
+            state.origin = now;
+            state.origin_frame = state.cursor;
+            self.send_motion(b);
+            self.schedule_next_frame(b);
+            return;
+        }
+        let state = self.timeline_state(b);
         state.cursor += 1;
         let frame = state.cursor;
         let end = self.timeline(b).and_then(|t| t.end_frame);
@@ -201,6 +215,7 @@ impl Control {
             return Vec::new();
         }
         self.cancel_frames(b);
+        self.kill_motion(b);
         self.record(
             b,
             TraceStep::Timeline {
@@ -241,6 +256,7 @@ impl Control {
             }
             TimelineCommand::Pause => {
                 self.cancel_frames(b);
+                self.kill_motion(b);
                 self.timeline_state(b).playing = false;
                 self.record(
                     b,
@@ -279,7 +295,9 @@ impl Control {
                 let state = self.timeline_state(b);
                 state.fps = fps;
                 if state.playing {
+                    // The order in flight was timed for the old rate: a new one (§9).
                     self.cancel_frames(b);
+                    self.kill_motion(b);
                     self.play(b);
                 }
                 Vec::new()
@@ -306,12 +324,17 @@ impl Control {
             state.playing
         };
         if playing {
+            // §7.2: the order in flight is killed, a new one goes from the new frame.
             self.cancel_frames(b);
+            self.kill_motion(b);
             let now = self.now();
             let state = self.timeline_state(b);
             state.origin = now;
             state.origin_frame = frame;
             self.schedule_next_frame(b);
+            self.send_motion(b);
+        } else {
+            self.goto_motion(b, frame);
         }
         steps
     }
