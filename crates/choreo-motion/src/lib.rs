@@ -5,7 +5,8 @@
 //! - [`curve`]: one `ActuatorCurve` in frames and ALMotion units, handles resolved
 //!   (explicit, linear, constant, Bezier-auto with the 1/3 rule), from any frame and posture;
 //! - [`motion`]: a timeline's playable curves for a robot model, the
-//!   `angleInterpolationBezier` order a play sends from a frame, values at a frame;
+//!   `angleInterpolationBezier` order a play sends from a frame, values at a frame and
+//!   samples at many; the motion timelines of a behavior, by box path;
 //! - [`command`]: that order, and the trajectory it makes a joint follow (what the
 //!   simulated robot plays).
 //!

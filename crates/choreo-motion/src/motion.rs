@@ -2,7 +2,7 @@
 //! for; the orders a play sends (motion.md §7) and the joint values at any frame.
 
 use choreo_robot::Model;
-use choreo_xar::model::{ActuatorList, Timeline};
+use choreo_xar::model::{ActuatorList, BoxDef, Timeline};
 
 use crate::command::{BezierCommand, BezierKey};
 use crate::curve::{Curve, Warning};
@@ -26,6 +26,39 @@ pub struct Motion {
     pub curves: Vec<Curve>,
     /// What was mended or left out, with the joint it concerns.
     pub warnings: Vec<(String, Warning)>,
+}
+
+/// The model a timeline's curves are made for ([`Model::detect`] on its actuator list: the
+/// joints it names, else its `model` hint); None when they do not tell.
+pub fn made_for(list: &ActuatorList) -> Option<Model> {
+    Model::detect(
+        list.model.as_deref(),
+        list.curves.iter().map(|c| c.actuator.as_str()),
+    )
+}
+
+/// Every box at or under `root` whose timeline has an actuator list, with its box path as
+/// the engine's graph and trace name it (box names joined by `/`: `root/Tai Chi Chuan`),
+/// parents first. Boxes of every keyframe are listed (two boxes may share a path).
+pub fn timelines(root: &BoxDef) -> Vec<(String, &Timeline)> {
+    fn visit<'a>(b: &'a BoxDef, prefix: &str, out: &mut Vec<(String, &'a Timeline)>) {
+        let path = if prefix.is_empty() {
+            b.name.clone()
+        } else {
+            format!("{prefix}/{}", b.name)
+        };
+        if let Some(t) = b.timeline.as_ref().filter(|t| t.actuator_list.is_some()) {
+            out.push((path.clone(), t));
+        }
+        for d in b.diagrams() {
+            for child in &d.boxes {
+                visit(child, &path, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(root, "", &mut out);
+    out
 }
 
 impl Motion {
@@ -53,10 +86,7 @@ impl Motion {
         if fps <= 0 {
             return None;
         }
-        let made_for = Model::detect(
-            list.model.as_deref(),
-            list.curves.iter().map(|c| c.actuator.as_str()),
-        );
+        let made_for = made_for(list);
         let mut warnings = Vec::new();
         let mut curves = Vec::new();
         for c in &list.curves {
@@ -203,14 +233,33 @@ impl Motion {
     /// first key (the editor's view): what a goTo while stopped moves the joints to
     /// (motion.md §7.3), and what plots and samples show.
     pub fn values_at(&self, frame: f64) -> Vec<(&str, f64)> {
+        self.samples(&[frame])
+            .into_iter()
+            .filter_map(|(joint, values)| Some((joint, *values.first()?)))
+            .collect()
+    }
+
+    /// Every curve sampled at each of `frames` (any frames, fractional ones included), in
+    /// curve order: its joint and one value per frame, as [`Motion::values_at`] gives them
+    /// (each curve's spline built once, however many frames).
+    pub fn samples(&self, frames: &[f64]) -> Vec<(&str, Vec<f64>)> {
         self.curves
             .iter()
             .filter_map(|c| {
-                let v = c.spline().eval(frame)?;
                 let joint = self.robot.joint_index(&c.actuator)?;
-                Some((c.actuator.as_str(), self.robot.clamp(joint, v, 0.0)))
+                let spline = c.spline();
+                let values = frames
+                    .iter()
+                    .map(|f| Some(self.robot.clamp(joint, spline.eval(*f)?, 0.0)))
+                    .collect::<Option<Vec<f64>>>()?;
+                Some((c.actuator.as_str(), values))
             })
             .collect()
+    }
+
+    /// The last frame played: the explicit end frame, else the last key frame.
+    pub fn end_frame(&self) -> i32 {
+        self.end.unwrap_or_else(|| self.last_key_frame())
     }
 
     /// The key values beyond the joints' limits (static limits; NAO's head pitch: its widest
@@ -244,5 +293,57 @@ impl Motion {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root holding box `A` with a 10 fps timeline: HeadPitch from 0° at frame 1 to −20°
+    /// at frame 11 (linear handles), and LHand held at 0.5 by one key.
+    const XAR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1"><Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="A" id="1"><Timeline enable="1" fps="10" start_frame="1" end_frame="-1"><ActuatorList model="Nao">
+<ActuatorCurve name="value" actuator="HeadPitch" mute="0" unit="0">
+<Key frame="1" value="0"><Tangent side="right" interpType="linear" abscissaParam="0" ordinateParam="0"/></Key>
+<Key frame="11" value="-20"><Tangent side="left" interpType="linear" abscissaParam="0" ordinateParam="0"/></Key>
+</ActuatorCurve>
+<ActuatorCurve name="value" actuator="LHand" mute="0" unit="1"><Key frame="3" value="0.5"/></ActuatorCurve>
+</ActuatorList></Timeline></Box>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
+
+    #[test]
+    fn timelines_are_found_by_path_and_sampled_like_values_at() {
+        let x = choreo_xar::read_xar("t.xar", XAR.as_bytes())
+            .map(|r| r.value)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let found = timelines(&x.root_box);
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["root/A"]);
+        let Some(m) = Motion::from_timeline(found[0].1, Model::Nao) else {
+            panic!("no motion");
+        };
+        assert_eq!(
+            found[0].1.actuator_list.as_ref().and_then(made_for),
+            Some(Model::Nao)
+        );
+        assert_eq!((m.start, m.end_frame()), (1, 11));
+        let frames = [0.0, 1.0, 3.5, 11.0, 20.0];
+        let samples = m.samples(&frames);
+        assert_eq!(samples.len(), 2);
+        let (joint, pitch) = &samples[0];
+        assert_eq!(*joint, "HeadPitch");
+        let degrees = std::f64::consts::PI / 180.0;
+        // Linear: −20°·(f − 1)/10 inside the keys, flat outside.
+        let expected = [0.0, 0.0, -5.0 * degrees, -20.0 * degrees, -20.0 * degrees];
+        for (got, want) in pitch.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-12, "{got} != {want}");
+        }
+        assert_eq!(samples[1], ("LHand", vec![0.5; 5]));
+        for (i, f) in frames.iter().enumerate() {
+            let at = m.values_at(*f);
+            assert_eq!(at, [("HeadPitch", pitch[i]), ("LHand", 0.5)]);
+        }
     }
 }

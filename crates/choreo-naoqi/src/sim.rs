@@ -412,6 +412,20 @@ impl SimRobot {
         lock(&self.sim.stats).clone()
     }
 
+    /// Every joint's angle now (radians; hands: opening ratio), in the model's "Body" order,
+    /// with the behavior time it is for: the joints of [`SimRobot::snapshot`] alone, under one
+    /// short lock, cheap enough to read at every frame (from the engine's control thread).
+    pub fn joint_angles(&self) -> (Time, Vec<f64>) {
+        let sim = &self.sim;
+        let now = sim.now();
+        let model = sim.model;
+        let state = sim.state();
+        let angles = (0..model.joints().len())
+            .map(|i| state.body.angle(model, i, now))
+            .collect();
+        (now, angles)
+    }
+
     /// The robot's state now.
     pub fn snapshot(&self) -> Snapshot {
         let sim = &self.sim;

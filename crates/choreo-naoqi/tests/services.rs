@@ -802,3 +802,41 @@ fn face_led_groups_by_position_light_three_leds_of_each_eye() {
     );
     assert!(bad, "an unknown position is an unknown group");
 }
+
+#[test]
+fn joint_angles_are_the_snapshots_joints_at_its_time() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let (seen2, probe) = (seen.clone(), robot.clone());
+    run_box(&robot, move |ctx| {
+        ctx.call_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                s("HeadYaw"),
+                Value::Float(1.0),
+                Value::Float(2.0),
+                Value::Bool(true),
+            ],
+        )?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let (at, angles) = probe.joint_angles();
+        seen2
+            .lock()
+            .unwrap()
+            .push((secs(ctx), at.as_secs_f64(), angles));
+        Ok(())
+    });
+    let (now, at, angles) = seen.lock().unwrap()[0].clone();
+    assert_eq!(at, now, "the behavior time of the reading");
+    let snapshot = robot.snapshot();
+    let names: Vec<&str> = Model::Nao.joints().iter().map(|j| j.name).collect();
+    let snapshot_names: Vec<&str> = snapshot.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(snapshot_names, names, "Body order");
+    assert_eq!(angles.len(), names.len());
+    let yaw = Model::Nao.joint_index("HeadYaw").unwrap();
+    assert!((angles[yaw] - 1.0).abs() < 1e-9, "{angles:?}");
+    let now = robot.joint_angles().1;
+    let joints: Vec<f64> = snapshot.joints.iter().map(|j| j.angle).collect();
+    assert_eq!(now, joints);
+}

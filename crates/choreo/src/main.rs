@@ -1,4 +1,4 @@
-//! `choreo`: run, check, inspect, convert and compare Choregraphe behaviors.
+//! `choreo`: run, check, inspect, convert, compare and plot Choregraphe behaviors.
 //!
 //! The command line is thin: argument parsing, progress and human output. The work is done
 //! by the libraries (`choreo-xar`, `choreo-engine`, `choreo-python`, `choreo-naoqi`).
@@ -8,6 +8,9 @@ mod output;
 mod check;
 mod convert;
 mod inspect;
+mod joints;
+mod motion;
+mod plot;
 mod report;
 mod run;
 mod sim;
@@ -30,12 +33,16 @@ pub mod exit {
     pub const OK: u8 = 0;
     /// A negative answer: `check` found invalid files, `diff` found differences.
     pub const NO: u8 = 1;
-    /// Bad command-line arguments (from clap).
+    /// Bad command-line arguments (from clap), or a path that does not exist; `plot` and
+    /// `motion`: a `--box` that names no timeline box with curves, several motion
+    /// timelines and no `--box` (`motion`), an image not named .png or .svg (`plot`).
     pub const USAGE: u8 = 2;
     /// `run --strict`: an error in box code stopped the behavior; or the engine crashed (a
     /// bug of choreo's) and unloaded what it could.
     pub const RUNTIME: u8 = 3;
-    /// An input could not be read or is not a valid behavior.
+    /// An input could not be read or is not a valid behavior; `plot`, `motion`: it has no
+    /// motion timeline to show; `plot --trace`: a line is not a trace event, or no `joints`
+    /// event is there.
     pub const LOAD: u8 = 4;
     /// `run`: the behavior did not finish in time (`--timeout`, which counts from the load:
     /// box constructors that sleep count too), or, in virtual time, it waits for events that
@@ -54,9 +61,11 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success (run: the behavior finished; check: every file valid; diff: equal)
   1    check: some file has errors; diff: the behaviors differ
-  2    bad command-line arguments
+  2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
+       several motion timelines and no --box; plot: an image not named .png or .svg)
   3    run --strict: an error in box code stopped the behavior (or the engine crashed)
-  4    an input could not be read or is not a valid behavior (run: or could not load)
+  4    an input could not be read or is not a valid behavior (run: or could not load; plot, motion:
+       or has no motion timeline; plot --trace: not a trace, or no joints events in it)
   5    run: timeout (the load included), or (--fast) the behavior waits for events that never come
   6    an output could not be written
   7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
@@ -97,7 +106,9 @@ enum Command {
             allow_hyphen_values = true
         )]
         timeout: Option<f64>,
-        /// Write every lifecycle event as JSON Lines (docs/trace.md).
+        /// Write every lifecycle event as JSON Lines (docs/trace.md); on the simulated robot,
+        /// also its joints at each frame of a playing timeline (`joints` events, which
+        /// `choreo plot --trace` draws).
         #[arg(long, value_name = "FILE")]
         trace: Option<PathBuf>,
         /// Set a parameter before the start: `box/path/name=value` (repeatable).
@@ -193,6 +204,55 @@ enum Command {
         /// Replace an existing output.
         #[arg(long)]
         force: bool,
+    },
+    /// Plot motion: every joint's curve of a behavior's motion timelines (keys marked), or
+    /// the joints a run moved (`--trace`), one panel per joint group; PNG or SVG.
+    ///
+    /// Every motion timeline of the behavior is one section of the image (boxes in order),
+    /// unless `--box` picks one. Joints in radians, hands as opening ratios (0..1); x in
+    /// frames with seconds on top (a trace: behavior time). Text needs a font, read at run
+    /// time: CHOREO_PLOT_FONT, else DejaVu Sans or any .ttf under /usr/share/fonts; without
+    /// one the plot has no text.
+    #[command(after_help = EXIT_CODES)]
+    Plot {
+        /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+        #[arg(required_unless_present = "trace")]
+        path: Option<PathBuf>,
+        /// The behavior of a project to plot (by name); the first one by default.
+        #[arg(long, conflicts_with = "trace")]
+        behavior: Option<String>,
+        /// One timeline box, by path as traces name it (`root/Tai Chi Chuan`; `root/` may be
+        /// left out); every motion timeline by default.
+        #[arg(long = "box", value_name = "BOXPATH", conflicts_with = "trace")]
+        box_path: Option<String>,
+        /// Plot the `joints` events of a trace written by `choreo run --trace` instead (what
+        /// the simulated joints did, over behavior time).
+        #[arg(long, value_name = "FILE", conflicts_with = "path")]
+        trace: Option<PathBuf>,
+        /// The image to write: FILE.png or FILE.svg.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// The joint angles of one motion timeline, frame by frame.
+    #[command(after_help = EXIT_CODES)]
+    Motion {
+        /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+        path: PathBuf,
+        /// The behavior of a project (by name); the first one by default.
+        #[arg(long)]
+        behavior: Option<String>,
+        /// The timeline box, by path (`root/Tai Chi Chuan`; `root/` may be left out); needed
+        /// when the behavior has several motion timelines.
+        #[arg(long = "box", value_name = "BOXPATH")]
+        box_path: Option<String>,
+        /// CSV (the one format for now): `frame,time_s,<joint>...`, one row per frame from the
+        /// start frame to the end frame (the last key frame without one), joints in radians
+        /// (hands: opening ratio), in the robot's joint order.
+        #[arg(long, required = true)]
+        csv: bool,
+        /// Write to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Compare two behaviors semantically (file layout, order and spelling never count).
     #[command(after_help = EXIT_CODES)]
@@ -358,6 +418,33 @@ fn main() -> ExitCode {
             force,
         } => convert::run(&input, &output, force),
         Command::Diff { a, b, editor } => diff(&a, &b, editor),
+        Command::Plot {
+            path,
+            behavior,
+            box_path,
+            trace,
+            output,
+        } => plot::run(&plot::PlotArgs {
+            path,
+            behavior,
+            box_path,
+            trace,
+            output,
+        }),
+        Command::Motion {
+            path,
+            behavior,
+            box_path,
+            csv: _,
+            output,
+        } => motion::run(
+            &motion::Pick {
+                path: &path,
+                behavior: behavior.as_deref(),
+                box_path: box_path.as_deref(),
+            },
+            output.as_deref(),
+        ),
     };
     ExitCode::from(code)
 }

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
@@ -76,6 +77,38 @@ pub fn load(path: &Path, partial: bool) -> Result<Project, u8> {
             Err(exit::LOAD)
         }
     }
+}
+
+/// The behavior of `project` named `name` (the first one without a name), or the exit code
+/// after saying which behaviors there are.
+pub fn pick_behavior<'a>(
+    project: &'a Project,
+    path: &Path,
+    name: Option<&str>,
+) -> Result<&'a Behavior, u8> {
+    let behavior = match name {
+        Some(name) => project.behaviors.iter().find(|b| b.name == name),
+        None => project.behaviors.first(),
+    };
+    behavior.ok_or_else(|| {
+        let names: Vec<&str> = project.behaviors.iter().map(|b| b.name.as_str()).collect();
+        errln!(
+            "{}: no behavior {}(it has: {})",
+            path.display(),
+            name.map_or(String::new(), |n| format!("{n:?} ")),
+            names.join(", ")
+        );
+        exit::LOAD
+    })
+}
+
+/// The robot the package's manifest asks for (Pepper for `JULIETTE` models); None without
+/// a manifest.
+pub fn manifest_model(project: &Project) -> Option<Model> {
+    project
+        .manifest
+        .as_ref()
+        .map(|m| Model::required_by(&m.robot_models))
 }
 
 /// How to name behavior `b` of the input at `path`: the file itself, a file in the folder,

@@ -14,6 +14,7 @@ use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, ScriptHost, Tr
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 
 use crate::exit;
+use crate::joints::JointRecorder;
 use crate::report;
 
 /// What `choreo run` was asked to do.
@@ -111,23 +112,14 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let behavior = match &args.behavior {
-        Some(name) => project.behaviors.iter().find(|b| &b.name == name),
-        None => project.behaviors.first(),
+    let behavior = match report::pick_behavior(&project, &args.path, args.behavior.as_deref()) {
+        Ok(b) => b,
+        Err(code) => return code,
     };
-    let Some(behavior) = behavior else {
-        let names: Vec<&str> = project.behaviors.iter().map(|b| b.name.as_str()).collect();
-        errln!(
-            "{}: no behavior {}(it has: {})",
-            args.path.display(),
-            args.behavior
-                .as_ref()
-                .map_or(String::new(), |n| format!("{n:?} ")),
-            names.join(", ")
-        );
-        return exit::LOAD;
-    };
-    let model = args.model.unwrap_or_else(|| model_of(&project));
+    let model = args
+        .model
+        .or_else(|| report::manifest_model(&project))
+        .unwrap_or(Model::Nao);
     let target = match &args.robot {
         None => {
             let robot = Arc::new(SimRobot::new(model));
@@ -183,6 +175,13 @@ pub fn run(args: &RunArgs) -> u8 {
             on_trace_event(e, &tally, &live, remote);
         }));
     }
+    // The simulated joints at every frame, into the trace written (`choreo plot --trace`).
+    let joints = match (&target, &args.trace) {
+        (Target::Sim(robot), Some(_)) => {
+            Some(JointRecorder::new(SimRobot::clone(robot), trace.clone()))
+        }
+        _ => None,
+    };
     let behavior_dir = behavior_folder(&args.path, &behavior.path);
     let host = script_host(&behavior_dir, &behavior.path, &project);
     let options = Options {
@@ -194,7 +193,7 @@ pub fn run(args: &RunArgs) -> u8 {
         // A real robot does not say which model it is: the resource groups of the model
         // asked for (or the manifest's) apply. The simulated robot gives its own.
         resources: Some(Arc::new(choreo_naoqi::resource_tree(model))),
-        ..Options::default()
+        on_frame: joints.as_ref().map(JointRecorder::observer),
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
         Ok(e) => Arc::new(e),
@@ -203,6 +202,9 @@ pub fn run(args: &RunArgs) -> u8 {
             return load_exit(&e);
         }
     };
+    if let Some(joints) = &joints {
+        joints.bind(&engine, &behavior.xar);
+    }
     for p in &args.params {
         if let Err(e) = set_param(&engine, p) {
             errln!("--param {p}: {e}");
@@ -321,14 +323,6 @@ impl Ending {
     fn or(self, other: Ending) -> Ending {
         if self == Ending::Running { other } else { self }
     }
-}
-
-/// The robot a package is made for (NAO without a manifest).
-fn model_of(project: &choreo_xar::source::Project) -> Model {
-    project
-        .manifest
-        .as_ref()
-        .map_or(Model::Nao, |m| Model::required_by(&m.robot_models))
 }
 
 /// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.

@@ -1,28 +1,11 @@
 //! The `choreo` command end to end: exit codes, output, snapshots of `inspect`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn choreo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(args)
-        .current_dir(workspace())
-        .output()
-        .expect("choreo runs")
-}
+use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::cli::{choreo, stderr, stdout, workspace};
 
 const HELLO: &str = "examples/hello/behavior.xar";
 const DANCE: &str = "examples/dance/behavior.xar";

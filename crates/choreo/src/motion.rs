@@ -1,0 +1,196 @@
+//! `choreo motion`: the joint angles of a motion timeline, frame by frame, as CSV; and what
+//! it shares with `choreo plot`: the motion timelines of any input, one picked with `--box`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use choreo_motion::Motion;
+use choreo_motion::motion::{made_for, timelines};
+use choreo_robot::Model;
+
+use crate::exit;
+use crate::report;
+
+/// One motion timeline of the input.
+pub struct Located {
+    /// Its box path (`root/Tai Chi Chuan`), as traces name it.
+    pub path: String,
+    /// Its motion.
+    pub motion: Motion,
+}
+
+/// The motion timelines found in an input.
+pub struct Found {
+    /// The input, as a title shows it.
+    pub name: String,
+    /// The timelines, parents first (only those at `--box`'s path when it is given).
+    pub timelines: Vec<Located>,
+}
+
+/// Where to look: an input, one of its behaviors, one timeline box.
+pub struct Pick<'a> {
+    /// Anything `choreo run` accepts, or a `.qianim` file.
+    pub path: &'a Path,
+    /// The behavior of a project (by name); the first one by default.
+    pub behavior: Option<&'a str>,
+    /// One timeline box by path (`root/` may be left out); every one by default.
+    pub box_path: Option<&'a str>,
+}
+
+/// The motion timelines `pick` designates, with the curves played on the robot the package
+/// asks for (its manifest), else the one each timeline's joints or `model` hint name, else
+/// NAO. Their warnings (keys clamped, curves left out) go to stderr. On error, the exit code
+/// after the message: [`exit::USAGE`] for a missing path or a `--box` that names no timeline
+/// box, [`exit::LOAD`] for an unreadable input or one without a playable motion timeline.
+pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
+    let is_qianim = pick
+        .path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("qianim"));
+    if is_qianim {
+        return qianim(pick.path);
+    }
+    let project = report::load(pick.path, false)?;
+    let behavior = report::pick_behavior(&project, pick.path, pick.behavior)?;
+    let manifest = report::manifest_model(&project);
+    let root = behavior.xar.root_box.name.as_str();
+    let all = timelines(&behavior.xar.root_box);
+    let wanted = |path: &str| match pick.box_path {
+        None => true,
+        Some(b) => {
+            path == b || path.strip_prefix(root).and_then(|p| p.strip_prefix('/')) == Some(b)
+        }
+    };
+    let mut found = Vec::new();
+    let mut matched = false;
+    for (path, timeline) in all.iter().filter(|(p, _)| wanted(p)) {
+        matched = true;
+        let robot = manifest
+            .or_else(|| timeline.actuator_list.as_ref().and_then(made_for))
+            .unwrap_or(Model::Nao);
+        let Some(motion) = Motion::from_timeline(timeline, robot) else {
+            continue;
+        };
+        for (joint, warning) in &motion.warnings {
+            errln!("warning: {path}: {joint}: {warning}");
+        }
+        found.push(Located {
+            path: path.clone(),
+            motion,
+        });
+    }
+    let name = display_name(pick.path, &project, &behavior.path);
+    if let (Some(b), false) = (pick.box_path, matched) {
+        let paths: Vec<&str> = all.iter().map(|(p, _)| p.as_str()).collect();
+        errln!(
+            "{name}: --box {b:?}: no timeline box with curves at that path (there: {})",
+            if paths.is_empty() {
+                "none".to_string()
+            } else {
+                paths.join(", ")
+            }
+        );
+        return Err(exit::USAGE);
+    }
+    if found.is_empty() {
+        errln!(
+            "{name}: no motion timeline to show{} (a timeline box with an fps and keyed, \
+             unmuted curves of the robot's joints)",
+            pick.box_path
+                .map_or(String::new(), |b| format!(" at {b:?}"))
+        );
+        return Err(exit::LOAD);
+    }
+    Ok(Found {
+        name,
+        timelines: found,
+    })
+}
+
+/// HOOK(qianim): a `.qianim` file (one animation, no behavior around it) as one timeline.
+/// To wire once `choreo_motion::qianim` lands: read the file, build its [`Motion`] and
+/// return `Found { name: <the file name>, timelines: vec![Located { path: <the file
+/// name>, motion }] }`, a read error being [`exit::LOAD`]. `choreo plot` and
+/// `choreo motion` take it from there.
+fn qianim(path: &Path) -> Result<Found, u8> {
+    errln!(
+        "{}: .qianim files are not read yet (a .xar or any behavior is)",
+        path.display()
+    );
+    Err(exit::LOAD)
+}
+
+/// How titles name the input: its folder and file name (`Tai Chi Chuan/behavior.xar`), and
+/// the behavior's file when the input holds several.
+fn display_name(path: &Path, project: &choreo_xar::source::Project, behavior: &str) -> String {
+    let last: Vec<String> = path
+        .components()
+        .rev()
+        .take(2)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let name = last.into_iter().rev().collect::<Vec<_>>().join("/");
+    if project.behaviors.len() > 1 {
+        format!("{name}!{behavior}")
+    } else {
+        name
+    }
+}
+
+/// `choreo motion --csv`: the one timeline `pick` designates (`--box` is needed when the
+/// behavior has several), one row per frame from its start frame to its end frame (the last
+/// key frame without one), to `output` or stdout. Returns the exit code.
+pub fn run(pick: &Pick<'_>, output: Option<&Path>) -> u8 {
+    let found = match find(pick) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let [one] = found.timelines.as_slice() else {
+        let paths: Vec<&str> = found.timelines.iter().map(|t| t.path.as_str()).collect();
+        errln!(
+            "{}: {} motion timelines: pick one with --box ({})",
+            found.name,
+            paths.len(),
+            paths.join(", ")
+        );
+        return exit::USAGE;
+    };
+    let text = csv(&one.motion);
+    match output {
+        None => {
+            out!("{text}");
+            exit::OK
+        }
+        Some(file) => match std::fs::write(file, text) {
+            Ok(()) => exit::OK,
+            Err(e) => {
+                errln!("{}: cannot write: {e}", file.display());
+                exit::WRITE
+            }
+        },
+    }
+}
+
+/// The CSV of `motion`: `frame,time_s`, then its joints in the robot's "Body" order; times
+/// from the start frame; values as [`Motion::samples`] gives them, in Rust's shortest
+/// round-trip spelling (read back, they are the same numbers).
+pub fn csv(motion: &Motion) -> String {
+    let (start, end) = (motion.start, motion.end_frame());
+    let frames: Vec<f64> = (start..=end).map(f64::from).collect();
+    let mut columns = motion.samples(&frames);
+    columns.sort_by_key(|(joint, _)| motion.robot.joint_index(joint));
+    let mut text = String::from("frame,time_s");
+    for (joint, _) in &columns {
+        let _ = write!(text, ",{joint}");
+    }
+    text.push('\n');
+    let fps = f64::from(motion.fps);
+    for (row, frame) in (start..=end).enumerate() {
+        let _ = write!(text, "{frame},{}", f64::from(frame - start) / fps);
+        for (_, values) in &columns {
+            let _ = write!(text, ",{}", values[row]);
+        }
+        text.push('\n');
+    }
+    text
+}

@@ -1,0 +1,433 @@
+//! `choreo plot`, `choreo motion --csv`, and the `joints` events `choreo run --trace` records:
+//! images of the right size with curves in them, one SVG polyline per joint, CSV values
+//! computed by hand (`fixtures/nod.xar` says how), errors and exit codes, and a stock dance
+//! run, traced and plotted.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use choreo_naoqi::Model;
+use support::cli::{choreo, stderr, stdout, workspace};
+
+const NOD: &str = "crates/choreo/tests/fixtures/nod.xar";
+const DANCE: &str = "examples/dance/behavior.xar";
+
+/// The image's width and the parts of its height (plot.rs's layout).
+const WIDTH: u32 = 1600;
+const TITLE: u32 = 50;
+const SECTION: u32 = 32;
+const PANEL: u32 = 240;
+
+/// A decoded PNG: width, height, and how many pixels are not the white background, and
+/// how many are coloured (curves, keys and legend marks: axes, grid and text are grey).
+struct Png {
+    width: u32,
+    height: u32,
+    painted: usize,
+    coloured: usize,
+}
+
+fn read_png(path: &Path) -> Png {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "{:?}", info.color_type);
+    let (mut painted, mut coloured) = (0, 0);
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        let (r, g, b) = (i32::from(px[0]), i32::from(px[1]), i32::from(px[2]));
+        if (r, g, b) != (255, 255, 255) {
+            painted += 1;
+        }
+        if (r - g).abs().max((g - b).abs()).max((r - b).abs()) > 40 {
+            coloured += 1;
+        }
+    }
+    Png {
+        width: info.width,
+        height: info.height,
+        painted,
+        coloured,
+    }
+}
+
+/// The SVG's polylines with more than two points (curves: axes and ticks have two), and its
+/// circles (keys) and text elements.
+fn svg_counts(path: &Path) -> (usize, usize, usize) {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let curves = svg
+        .split("<polyline")
+        .skip(1)
+        .filter(|p| {
+            let points = p
+                .split("points=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            points.split_whitespace().count() > 2
+        })
+        .count();
+    (
+        curves,
+        svg.matches("<circle").count(),
+        svg.matches("<text").count(),
+    )
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).display().to_string()
+}
+
+#[test]
+fn plot_writes_a_png_with_one_section_per_timeline_and_curves_in_it() {
+    let dir = temp();
+    let all = path(&dir, "nod.png");
+    let o = choreo(&["plot", NOD, "-o", &all]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let png = read_png(Path::new(&all));
+    // Nod: head and hands panels; Wave: arms.
+    assert_eq!(png.width, WIDTH);
+    assert_eq!(
+        png.height,
+        TITLE + (SECTION + 2 * PANEL) + (SECTION + PANEL)
+    );
+    let pixels = (png.width * png.height) as usize;
+    assert!(
+        png.painted > pixels / 50 && png.painted < pixels / 2,
+        "{}",
+        png.painted
+    );
+    // Four curves about 1,300 px long and 2 px wide: far more than the legend's marks.
+    assert!(png.coloured > 6_000, "{}", png.coloured);
+
+    let one = path(&dir, "wave.png");
+    let o = choreo(&["plot", NOD, "--box", "root/Wave", "-o", &one]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let wave = read_png(Path::new(&one));
+    assert_eq!((wave.width, wave.height), (WIDTH, TITLE + SECTION + PANEL));
+    assert!(
+        wave.coloured > 1_500 && wave.coloured < png.coloured,
+        "{}",
+        wave.coloured
+    );
+}
+
+#[test]
+fn an_svg_has_one_curve_per_joint_and_a_circle_per_key() {
+    let dir = temp();
+    let svg = path(&dir, "nod.svg");
+    let o = choreo(&["plot", NOD, "-o", &svg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (curves, keys, texts) = svg_counts(Path::new(&svg));
+    // HeadYaw, HeadPitch, LHand (the muted LKneePitch is not played), RShoulderPitch.
+    assert_eq!(curves, 4);
+    // Nod: 2 + 2 + 3 keys; Wave: 3.
+    assert_eq!(keys, 10);
+    assert!(texts > 20, "titles, axes and legends: {texts}");
+    let o = choreo(&["plot", NOD, "--box", "Nod", "-o", &svg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(svg_counts(Path::new(&svg)).0, 3, "`root/` may be left out");
+}
+
+#[test]
+fn without_a_font_the_plot_is_drawn_without_text() {
+    let dir = temp();
+    for name in ["nod.png", "nod.svg"] {
+        let out = path(&dir, name);
+        let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(["plot", NOD, "-o", &out])
+            .current_dir(workspace())
+            .env("CHOREO_PLOT_FONT", "/no/such/font.ttf")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stderr(&o).contains("no font found"), "{}", stderr(&o));
+        if name.ends_with(".png") {
+            assert!(read_png(Path::new(&out)).coloured > 6_000);
+        } else {
+            let (curves, keys, texts) = svg_counts(Path::new(&out));
+            assert_eq!((curves, keys, texts), (4, 10, 0));
+        }
+    }
+}
+
+/// `smoothstep(s) = 3s² − 2s³`: a segment between two flat handles a third long each.
+fn smooth(s: f64) -> f64 {
+    s * s * (3.0 - 2.0 * s)
+}
+
+fn csv_rows(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn motion_csv_gives_the_values_computed_by_hand() {
+    let o = choreo(&["motion", NOD, "--box", "root/Nod", "--csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (header, rows) = csv_rows(&stdout(&o));
+    assert_eq!(header, ["frame", "time_s", "HeadYaw", "HeadPitch", "LHand"]);
+    assert_eq!(rows.len(), 11, "frames 1 to 11");
+    let degree = std::f64::consts::PI / 180.0;
+    for (i, row) in rows.iter().enumerate() {
+        let f = 1.0 + i as f64;
+        let hand = if f <= 6.0 {
+            0.2 + 0.6 * smooth((f - 1.0) / 5.0)
+        } else {
+            0.8
+        };
+        let want = [
+            f,
+            (f - 1.0) / 10.0,
+            90.0 * degree * smooth((f - 1.0) / 10.0),
+            -20.0 * degree * (f - 1.0) / 10.0,
+            hand,
+        ];
+        for (got, want) in row.iter().zip(want) {
+            assert!((got - want).abs() < 1e-9, "frame {f}: {row:?} != {want}");
+        }
+    }
+    // Frame 6 is exactly halfway: 45° of yaw.
+    assert!((rows[5][2] - std::f64::consts::FRAC_PI_4).abs() < 1e-12);
+
+    // An explicit end past the last key: rows to the end, the last key's value held.
+    let dir = temp();
+    let file = path(&dir, "wave.csv");
+    let o = choreo(&["motion", NOD, "--box", "Wave", "--csv", "-o", &file]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    let (header, rows) = csv_rows(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(header, ["frame", "time_s", "RShoulderPitch"]);
+    assert_eq!(rows.len(), 50);
+    assert_eq!(rows[49][..2], [50.0, 49.0 / 25.0]);
+    for row in &rows[39..] {
+        assert!((row[2] - 80.0 * degree).abs() < 1e-12, "{row:?}");
+    }
+    assert!(
+        (rows[19][2] + 60.0 * degree).abs() < 1e-12,
+        "the key at frame 20"
+    );
+}
+
+#[test]
+fn bad_inputs_boxes_and_outputs_have_clear_errors_and_exit_codes() {
+    let dir = temp();
+    let png = path(&dir, "x.png");
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["motion", NOD, "--csv"],
+            2,
+            "pick one with --box (root/Nod, root/Wave)",
+        ),
+        (
+            &["motion", NOD, "--box", "root/Nope", "--csv"],
+            2,
+            "--box \"root/Nope\"",
+        ),
+        (
+            &["plot", NOD, "--box", "Nope", "-o", &png],
+            2,
+            "there: root/Nod, root/Wave",
+        ),
+        (&["motion", NOD], 2, "--csv"),
+        (&["plot", "no/such/file.xar", "-o", &png], 2, "no such file"),
+        (&["motion", DANCE, "--csv"], 4, "no motion timeline"),
+        (&["plot", DANCE, "-o", &png], 4, "no motion timeline"),
+        (&["plot", NOD, "-o", "nod.jpg"], 2, "name it .png or .svg"),
+        (
+            &["plot", NOD, "--trace", "t.jsonl", "-o", &png],
+            2,
+            "cannot be used with",
+        ),
+        (&["plot", "-o", &png], 2, "required"),
+        // HOOK(qianim): to change once .qianim files are read.
+        (
+            &["plot", "x.qianim", "-o", &png],
+            4,
+            ".qianim files are not read yet",
+        ),
+    ];
+    for (args, code, message) in cases {
+        let o = choreo(args);
+        assert_eq!(o.status.code(), Some(*code), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    assert!(!Path::new(&png).exists(), "no image after an error");
+
+    let bad = dir.path().join("bad.xar");
+    std::fs::write(&bad, "<ChoregrapheProject><Box name='root'").unwrap();
+    let o = choreo(&["plot", bad.to_str().unwrap(), "-o", &png]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+
+    let nowhere = dir.path().join("no/such/dir/x.png");
+    let o = choreo(&["plot", NOD, "-o", nowhere.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write the plot"),
+        "{}",
+        stderr(&o)
+    );
+
+    let trace = dir.path().join("t.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"seq\":0,\"time_ns\":0,\"path\":\"\",\"event\":\"behavior\",\"what\":\"start\"}\n",
+    )
+    .unwrap();
+    let o = choreo(&["plot", "--trace", trace.to_str().unwrap(), "-o", &png]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no joints events"), "{}", stderr(&o));
+    std::fs::write(&trace, "{\"event\":\"joints\"}\nnot json\n").unwrap();
+    let o = choreo(&["plot", "--trace", trace.to_str().unwrap(), "-o", &png]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("t.jsonl:1: not a trace event"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_motion_csv_with_141() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["motion", NOD, "--box", "Wave", "--csv"])
+        .current_dir(workspace())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+}
+
+/// The `joints` events of a trace file: time (ns), box path, names, values.
+type Joints = Vec<(u64, String, Vec<String>, Vec<f64>)>;
+
+fn joints_events(file: &Path) -> Joints {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "joints")
+        .map(|e| {
+            let names: Vec<String> = serde_json::from_value(e["names"].clone()).unwrap();
+            let values: Vec<f64> = serde_json::from_value(e["values"].clone()).unwrap();
+            let time = e["time_ns"].as_u64().unwrap();
+            (time, e["path"].as_str().unwrap().to_string(), names, values)
+        })
+        .collect()
+}
+
+/// Whether `names` are NAO joints, each once, in "Body" order.
+fn in_body_order(names: &[String]) -> bool {
+    let at: Option<Vec<usize>> = names.iter().map(|n| Model::Nao.joint_index(n)).collect();
+    at.is_some_and(|at| at.windows(2).all(|w| w[0] < w[1]))
+}
+
+#[test]
+fn a_run_records_the_joints_a_box_moves_from_when_they_move() {
+    // The example's timeline has no motion curve; its boxes move the arms, then the head.
+    let dir = temp();
+    let trace = path(&dir, "dance.jsonl");
+    let o = choreo(&["run", "--fast", "--quiet", "--trace", &trace, DANCE]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let events = joints_events(Path::new(&trace));
+    assert!(!events.is_empty());
+    let (first, last) = (&events[0], &events[events.len() - 1]);
+    assert_eq!(first.1, "root/Dance");
+    assert_eq!(
+        first.2,
+        ["LShoulderPitch", "RShoulderPitch"],
+        "only what moved"
+    );
+    assert!(last.2.contains(&"HeadYaw".to_string()), "{:?}", last.2);
+    for (time, _, names, values) in &events {
+        assert!(in_body_order(names), "{names:?}");
+        assert_eq!(names.len(), values.len());
+        assert_eq!(
+            (time - first.0) % 40_000_000,
+            0,
+            "frames' times at 25 fps: {time}"
+        );
+    }
+    let lowest = events.iter().map(|e| e.3[0]).fold(f64::INFINITY, f64::min);
+    assert!(
+        (lowest + 1.2).abs() < 1e-6,
+        "the arms went up to -1.2: {lowest}"
+    );
+
+    let png = path(&dir, "dance.png");
+    let o = choreo(&["plot", "--trace", &trace, "-o", &png]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let image = read_png(Path::new(&png));
+    // Head and arms panels.
+    assert_eq!(
+        (image.width, image.height),
+        (WIDTH, TITLE + SECTION + 2 * PANEL)
+    );
+    assert!(image.coloured > 2_000, "{}", image.coloured);
+}
+
+#[test]
+fn a_stock_dance_run_records_its_animated_joints_at_every_frame() {
+    let Some(library) = choreo_testkit::library("choreo run --trace of Tai Chi Chuan") else {
+        return;
+    };
+    let file = library.join("standard/Motions/Dances/Tai Chi Chuan/behavior.xar");
+    let file = file.to_str().unwrap();
+    let dir = temp();
+    let trace = path(&dir, "taichi.jsonl");
+    let o = choreo(&["run", "--fast", "--quiet", "--trace", &trace, file]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let events = joints_events(Path::new(&trace));
+    // 5 fps, frames 0 to the last key (250), one event each.
+    assert_eq!(events.len(), 251);
+    let o = choreo(&["motion", file, "--csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (header, rows) = csv_rows(&stdout(&o));
+    assert_eq!(rows.len(), events.len());
+    let animated = &header[2..];
+    let start = events[0].0;
+    for (k, (time, path, names, values)) in events.iter().enumerate() {
+        assert_eq!(path, "root/Tai Chi Chuan");
+        assert_eq!(*time, start + k as u64 * 200_000_000, "frame {k} at 5 fps");
+        assert!(in_body_order(names), "{names:?}");
+        assert!(
+            animated.iter().all(|j| names.contains(j)),
+            "every animated joint is recorded: {names:?}"
+        );
+        assert_eq!(names.len(), values.len());
+        assert!(values.iter().all(|v| v.is_finite()));
+        // TODO(motion): once the engine sends the timeline's motion, the joints follow the
+        // file's curves: compare `values` with `rows[k]` (the same joint's column), e.g. within
+        // 0.05 rad once the first key is reached (before it the robot comes from its posture).
+        let _ = &rows[k];
+    }
+
+    let svg = path(&dir, "taichi.svg");
+    let o = choreo(&["plot", "--trace", &trace, "-o", &svg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recorded: std::collections::BTreeSet<&String> =
+        events.iter().flat_map(|e| e.2.iter()).collect();
+    assert_eq!(
+        svg_counts(Path::new(&svg)).0,
+        recorded.len(),
+        "one curve per joint"
+    );
+}

@@ -1,0 +1,28 @@
+//! The `choreo` command as the CLI tests run it: in the workspace, output captured.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace's folder (relative paths in the tests start there).
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `choreo ARGS` in the workspace, run to its end.
+pub fn choreo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .expect("choreo runs")
+}
+
+/// Its standard output, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Its standard error, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
