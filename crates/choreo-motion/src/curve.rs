@@ -54,6 +54,14 @@ pub enum Warning {
     /// was written as a hold (a key with the same value one frame before the next key) and
     /// linear handles, equal to the constant segment at every whole frame.
     ConstantHeld(i32),
+    /// Keys after the timeline's explicit end frame, which the timeline never plays: kept
+    /// where a file has no end frame to cut them (`.qianim`).
+    PastEnd {
+        /// The timeline's `end_frame`.
+        end: i32,
+        /// How many keys lie after it.
+        keys: usize,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -85,6 +93,11 @@ impl fmt::Display for Warning {
                 f,
                 "the constant segment from frame {frame} is written as a hold key one frame \
                  before the next key, then linear (.qianim has no constant handles)"
+            ),
+            Warning::PastEnd { end, keys } => write!(
+                f,
+                "{keys} key(s) after the timeline's end frame {end}, which Choregraphe never \
+                 plays, are kept (.qianim has no end frame)"
             ),
         }
     }

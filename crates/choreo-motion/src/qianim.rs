@@ -16,7 +16,7 @@
 //! </Animation>
 //! ```
 //!
-//! # What libalmath requires, and so what [`write`] always writes
+//! # What libalmath requires, and so what [`write()`] always writes
 //!
 //! libalmath's check of a v2 document (`Animation::check_all`) reads, and throws without:
 //! - `Animation typeVersion="2.0"` (`check_version`); the curves are the `ActuatorCurve`
@@ -43,6 +43,10 @@
 //!   file frame `f − 1` ([`FRAME_SHIFT`]), as libalmath's XAR migration does, so that a
 //!   timeline started at frame 1 (every 2.x timeline) plays its first frame at time 0. A key
 //!   before XAR frame 1 has no file frame: [`WriteError::Frame`] (no surveyed key is there).
+//!   A 1.x timeline that starts at frame 0 therefore plays one frame earlier than in
+//!   Choregraphe (40 ms at 25 fps), all of it: the shift libalmath's migration makes too.
+//!   A `.qianim` has no start or end frame: every key is written, even those after an
+//!   explicit `end_frame` that the timeline never plays ([`Warning::PastEnd`]).
 //! - **Units.** Values are written as they are stored, in the unit that says so
 //!   ([`Unit::of`]): `degree` for joints, `dimensionless` for `LHand`/`RHand` (hands are
 //!   never degrees, motion.md §4). Reading converts `radian` joint curves to degrees (values
@@ -50,10 +54,12 @@
 //!   in degrees, a joint in `meter`) is [`ReadError::UnitMismatch`].
 //! - **Handles.** Bezier-auto sides are written `bezier_auto` with their offsets resolved by
 //!   the 1/3 rule ([`crate::curve::auto_handles`], the first and last keys flat, as
-//!   libalmath's migration does); linear sides `linear` with offsets `(0, 0)`; explicit
-//!   handles `bezier` with their offsets, shortened into their segment when they leave it
-//!   (direction kept, the migration's and our player's rule: [`Warning::HandleClamped`]).
-//!   Exterior handles are written when explicit or linear, left out when auto.
+//!   libalmath's migration does, where Choregraphe resolved the first key against the
+//!   robot's posture at run time: motion.md §6.4); linear sides `linear` with offsets
+//!   `(0, 0)`; explicit handles `bezier` with their offsets, shortened into their segment
+//!   when they leave it (direction kept, the migration's and our player's rule:
+//!   [`Warning::HandleClamped`]). Exterior handles are written when explicit or linear,
+//!   left out when auto.
 //! - **Constant** segments (a constant right side, or a constant left side of the next
 //!   key) do not exist in v2 (the migration throws). They are written as a **hold**: linear
 //!   handles and an extra key with the same value one frame before the next key (when the
@@ -185,8 +191,9 @@ impl Animation {
     /// unless it is a motion timeline: fps > 0 and an `ActuatorList` with at least one
     /// playable curve (unmuted, keyed). Every keyed curve is kept, muted ones as muted
     /// tracks (as libalmath's migration keeps them), in file order; keys are as
-    /// [`Curve::from_xar`] reads them (long handles are reported by [`write`], which
-    /// shortens them).
+    /// [`Curve::from_xar`] reads them (long handles are reported by [`write()`], which
+    /// shortens them). Keys after an explicit `end_frame`, which the timeline never plays,
+    /// are kept too (a `.qianim` has no end frame), with [`Warning::PastEnd`].
     pub fn from_timeline(timeline: &Timeline) -> Option<(Animation, Vec<(String, Warning)>)> {
         let list = timeline.actuator_list.as_ref()?;
         let fps = timeline.fps();
@@ -214,9 +221,14 @@ impl Animation {
                     .filter(|w| !matches!(w, Warning::HandleClamped(_)))
                     .map(|w| (c.actuator.clone(), w)),
             );
-            if let Some(curve) = curve {
-                tracks.push(Track { curve, fps, mute });
+            let Some(curve) = curve else { continue };
+            let end = timeline.end_frame();
+            let past = curve.keys().iter().filter(|k| k.frame > end).count();
+            if end >= 1 && past > 0 && !mute {
+                let w = Warning::PastEnd { end, keys: past };
+                warnings.push((c.actuator.clone(), w));
             }
+            tracks.push(Track { curve, fps, mute });
         }
         let playable = tracks.iter().any(|t| !t.mute);
         playable.then_some((Animation { tracks }, warnings))
@@ -556,7 +568,7 @@ fn exterior(side: Side) -> Option<FileHandle> {
 /// Where in a document: file, line and column (from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
-    /// The file name given to [`read`].
+    /// The file name given to [`read()`].
     pub file: String,
     /// Line, from 1.
     pub line: u32,

@@ -701,3 +701,90 @@ proptest! {
         prop_assert_eq!(back, a);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// From a timeline
+
+fn xar_curve(actuator: &str, mute: bool, frames: &[i32]) -> choreo_xar::model::ActuatorCurve {
+    choreo_xar::model::ActuatorCurve {
+        actuator: actuator.to_string(),
+        mute: Some(mute),
+        keys: frames
+            .iter()
+            .map(|&frame| choreo_xar::model::Key {
+                frame,
+                value: f64::from(frame),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn timeline(
+    fps: i32,
+    end: i32,
+    curves: Vec<choreo_xar::model::ActuatorCurve>,
+) -> choreo_xar::model::Timeline {
+    choreo_xar::model::Timeline {
+        enable: Some(true),
+        fps: Some(fps),
+        start_frame: Some(1),
+        end_frame: Some(end),
+        actuator_list: Some(choreo_xar::model::ActuatorList {
+            curves,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_motion_timeline_keeps_its_muted_curves_and_tells_of_keys_past_its_end() {
+    let t = timeline(
+        15,
+        10,
+        vec![
+            xar_curve("HeadYaw", false, &[1, 5, 20, 30]),
+            xar_curve("HeadPitch", true, &[1, 40]),
+            xar_curve("LHand", false, &[]),
+        ],
+    );
+    let (a, warnings) = Animation::from_timeline(&t).unwrap();
+    let summary: Vec<(&str, i32, bool)> = a
+        .tracks
+        .iter()
+        .map(|t| (t.curve.actuator.as_str(), t.fps, t.mute))
+        .collect();
+    assert_eq!(summary, [("HeadYaw", 15, false), ("HeadPitch", 15, true)]);
+    assert_eq!(
+        warnings,
+        [("HeadYaw".to_string(), Warning::PastEnd { end: 10, keys: 2 })]
+    );
+    // Every key is written all the same.
+    let back = round_trip(&a);
+    assert_eq!(back.tracks[0].curve.keys().len(), 4);
+    // Not motion timelines: no clock, only muted or keyless curves, no curves at all.
+    assert!(
+        Animation::from_timeline(&timeline(0, -1, vec![xar_curve("HeadYaw", false, &[1])]))
+            .is_none()
+    );
+    assert!(
+        Animation::from_timeline(&timeline(25, -1, vec![xar_curve("HeadYaw", true, &[1])]))
+            .is_none()
+    );
+    assert!(
+        Animation::from_timeline(&timeline(25, -1, vec![xar_curve("HeadYaw", false, &[])]))
+            .is_none()
+    );
+    let holder = choreo_xar::model::Timeline::default();
+    assert!(Animation::from_timeline(&holder).is_none());
+    // With end_frame -1 every key plays: no warning.
+    let (_, warnings) = Animation::from_timeline(&timeline(
+        25,
+        -1,
+        vec![xar_curve("HeadYaw", false, &[1, 90])],
+    ))
+    .unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
