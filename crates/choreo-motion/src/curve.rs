@@ -50,6 +50,18 @@ pub enum Warning {
     },
     /// `RHipYawPitch` follows `LHipYawPitch` (one motor): its own curve is not sent.
     Follower,
+    /// The segment from the key at this frame is constant, which `.qianim` cannot say: it
+    /// was written as a hold (a key with the same value one frame before the next key) and
+    /// linear handles, equal to the constant segment at every whole frame.
+    ConstantHeld(i32),
+    /// Keys after the timeline's explicit end frame, which the timeline never plays: kept
+    /// where a file has no end frame to cut them (`.qianim`).
+    PastEnd {
+        /// The timeline's `end_frame`.
+        end: i32,
+        /// How many keys lie after it.
+        keys: usize,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -76,6 +88,16 @@ impl fmt::Display for Warning {
             Warning::Follower => write!(
                 f,
                 "RHipYawPitch follows LHipYawPitch (one motor): its curve is not sent"
+            ),
+            Warning::ConstantHeld(frame) => write!(
+                f,
+                "the constant segment from frame {frame} is written as a hold key one frame \
+                 before the next key, then linear (.qianim has no constant handles)"
+            ),
+            Warning::PastEnd { end, keys } => write!(
+                f,
+                "{keys} key(s) after the timeline's end frame {end}, which Choregraphe never \
+                 plays, are kept (.qianim has no end frame)"
             ),
         }
     }

@@ -9,6 +9,8 @@
 //!   samples at many; the motion timelines of a behavior, by box path;
 //! - [`command`]: that order, and the trajectory it makes a joint follow (what the
 //!   simulated robot plays).
+//! - [`qianim`]: the `.qianim` v2 animation format of NAOqi 2.9 / QiSDK, written from a
+//!   timeline's curves and read back.
 //!
 //! What a robot is (joints, limits, which model a file is for) is `choreo_robot`'s.
 //!
@@ -23,6 +25,7 @@
 pub mod command;
 pub mod curve;
 pub mod motion;
+pub mod qianim;
 pub mod spline;
 
 pub use command::{BezierCommand, BezierKey};

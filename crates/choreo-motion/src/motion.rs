@@ -86,22 +86,48 @@ impl Motion {
         if fps <= 0 {
             return None;
         }
-        let made_for = made_for(list);
         let mut warnings = Vec::new();
         let mut curves = Vec::new();
         for c in &list.curves {
             let (curve, found) = Curve::from_xar(c);
             warnings.extend(found.into_iter().map(|w| (c.actuator.clone(), w)));
-            let Some(curve) = curve else { continue };
-            if robot.joint_index(&curve.actuator).is_none() {
-                warnings.push((
-                    curve.actuator.clone(),
-                    Warning::UnknownJoint(curve.actuator.clone()),
-                ));
-                continue;
-            }
-            curves.push(curve);
+            curves.extend(curve);
         }
+        let mut motion = Motion::from_curves(curves, fps, start, end_frame, robot)?;
+        motion.made_for = made_for(list);
+        warnings.append(&mut motion.warnings);
+        motion.warnings = warnings;
+        Some(motion)
+    }
+
+    /// The motion of playable `curves` (from an `ActuatorList`, or a `.qianim` animation):
+    /// joints `robot` lacks are left out, and `RHipYawPitch` when `LHipYawPitch` leads it;
+    /// None when no curve is left or fps ≤ 0. `made_for` is told by the joints alone.
+    pub fn from_curves(
+        curves: Vec<Curve>,
+        fps: i32,
+        start: i32,
+        end_frame: i32,
+        robot: Model,
+    ) -> Option<Motion> {
+        if fps <= 0 {
+            return None;
+        }
+        let made_for = Model::from_joints(curves.iter().map(|c| c.actuator.as_str()));
+        let mut warnings = Vec::new();
+        let mut curves: Vec<Curve> = curves
+            .into_iter()
+            .filter(|curve| {
+                let known = robot.joint_index(&curve.actuator).is_some();
+                if !known {
+                    warnings.push((
+                        curve.actuator.clone(),
+                        Warning::UnknownJoint(curve.actuator.clone()),
+                    ));
+                }
+                known
+            })
+            .collect();
         let leader = curves.iter().any(|c| c.actuator == "LHipYawPitch");
         if leader && robot == Model::Nao {
             curves.retain(|c| {

@@ -136,7 +136,7 @@ pub fn segment(k0: &Knot, k1: &Knot, x: f64) -> f64 {
 
 /// A handle of abscissa length `a` (made non-negative) and ordinate `o`, shrunk to at most
 /// `delta` long keeping its direction (the qianim migration's rule, motion.md §6.1).
-fn shrink(a: f64, o: f64, delta: f64) -> (f64, f64) {
+pub(crate) fn shrink(a: f64, o: f64, delta: f64) -> (f64, f64) {
     let a = a.max(0.0);
     if a > delta {
         (delta, o * delta / a)

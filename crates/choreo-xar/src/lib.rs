@@ -26,6 +26,7 @@ mod xml;
 pub use error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 pub use model::*;
 pub use xar::{read_xar, write_xar};
+pub use xml::Real;
 
 /// Files in memory, by relative path with `/` separators (an unpacked archive, a split
 /// folder, a project folder): the readers work on these, so they never touch the disk.

@@ -97,6 +97,13 @@ impl XmlElement {
         }
     }
 
+    /// The byte offset of its start tag in the text it was read from (after any byte-order
+    /// mark); 0 for an element built in memory. For messages: turn it into a line and column
+    /// with [`crate::TextPosition::of_offset`].
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
     /// The name without its namespace prefix.
     pub fn local_name(&self) -> &str {
         self.name.rsplit(':').next().unwrap_or(&self.name)

@@ -924,7 +924,7 @@ impl XmlWriter {
 /// A float as Choregraphe's files spell it: the shortest digits that read back exactly,
 /// positional for exponents -4..16 (`0.5`, `12`), else scientific with a signed two-digit
 /// exponent (`4.82967e-06`). This is also Python's `repr` without a trailing `.0`.
-pub(crate) struct Real(pub f64);
+pub struct Real(pub f64);
 
 impl std::fmt::Display for Real {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

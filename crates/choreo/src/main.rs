@@ -190,17 +190,29 @@ enum Command {
         /// A .xar, box.xar, .crg, .cbl, .pkg, project folder or split folder.
         path: PathBuf,
     },
-    /// Convert between XAR and the readable split format (a folder).
+    /// Convert between XAR and the readable split format (a folder), or to .qianim.
     ///
     /// `choreo convert behavior.xar out/` writes the split folder; `choreo convert out/
     /// behavior.xar` writes XAR back. Inputs may also be .crg, .cbl, .pkg or project
     /// folders; several behaviors go to one subfolder each.
+    ///
+    /// `choreo convert behavior.xar --to qianim OUT` writes every motion timeline (a box
+    /// whose timeline has fps > 0 and unmuted keyed curves) as a .qianim v2 animation, the
+    /// format NAOqi 2.9 and QiSDK apps play: OUT is that file when it ends in .qianim and
+    /// there is exactly one timeline; otherwise OUT is a folder with one file per timeline,
+    /// named after its box path (`root_Tai_Chi_Chuan.qianim`). Frames shift by one (XAR frame
+    /// 1 is frame 0); joints are written in degrees, hands dimensionless; constant segments
+    /// become a hold and a one-frame ramp, with a warning.
     #[command(after_help = EXIT_CODES)]
     Convert {
         /// What to read.
         input: PathBuf,
-        /// What to write: a folder (split format) or a file ending in .xar.
+        /// What to write: a folder (split format), a file ending in .xar, or (`--to qianim`)
+        /// a .qianim file or a folder of them.
         output: PathBuf,
+        /// What to write; by default as OUTPUT's name says (`.xar`, `.qianim`, else split).
+        #[arg(long, value_enum)]
+        to: Option<convert::Target>,
         /// Replace an existing output.
         #[arg(long)]
         force: bool,
@@ -415,8 +427,9 @@ fn main() -> ExitCode {
         Command::Convert {
             input,
             output,
+            to,
             force,
-        } => convert::run(&input, &output, force),
+        } => convert::run(&input, &output, to, force),
         Command::Diff { a, b, editor } => diff(&a, &b, editor),
         Command::Plot {
             path,

@@ -107,17 +107,48 @@ pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
     })
 }
 
-/// HOOK(qianim): a `.qianim` file (one animation, no behavior around it) as one timeline.
-/// To wire once `choreo_motion::qianim` lands: read the file, build its [`Motion`] and
-/// return `Found { name: <the file name>, timelines: vec![Located { path: <the file
-/// name>, motion }] }`, a read error being [`exit::LOAD`]. `choreo plot` and
-/// `choreo motion` take it from there.
+/// A `.qianim` file (one animation, no behavior around it) as one timeline, named after the
+/// file: its tracks' curves, frames as in a XAR (`.qianim` frame 0 is frame 1), on the robot
+/// its joints name (NAO when they do not tell). An unreadable file, tracks at different frame
+/// rates or no playable curve: [`exit::LOAD`].
 fn qianim(path: &Path) -> Result<Found, u8> {
-    errln!(
-        "{}: .qianim files are not read yet (a .xar or any behavior is)",
-        path.display()
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
     );
-    Err(exit::LOAD)
+    let bytes = std::fs::read(path).map_err(|e| {
+        errln!("{}: {e}", path.display());
+        exit::LOAD
+    })?;
+    let animation =
+        choreo_motion::qianim::read(&path.display().to_string(), &bytes).map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?;
+    let Some(fps) = animation.fps() else {
+        errln!(
+            "{}: its tracks have different frame rates (one timeline has one)",
+            path.display()
+        );
+        return Err(exit::LOAD);
+    };
+    let curves: Vec<choreo_motion::Curve> = animation.curves().cloned().collect();
+    let robot =
+        Model::from_joints(curves.iter().map(|c| c.actuator.as_str())).unwrap_or(Model::Nao);
+    let Some(motion) = Motion::from_curves(curves, fps, 1, -1, robot) else {
+        errln!(
+            "{}: no motion to show (no unmuted, keyed curve of the robot's joints)",
+            path.display()
+        );
+        return Err(exit::LOAD);
+    };
+    for (joint, warning) in &motion.warnings {
+        errln!("warning: {name}: {joint}: {warning}");
+    }
+    Ok(Found {
+        name: name.clone(),
+        timelines: vec![Located { path: name, motion }],
+    })
 }
 
 /// How titles name the input: its folder and file name (`Tai Chi Chuan/behavior.xar`), and

@@ -3,6 +3,7 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::cli::{choreo, stderr, stdout, workspace};
@@ -242,4 +243,221 @@ fn a_closed_stdout_ends_the_command_quietly() {
     let err = stderr(&o);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(o.status.code(), Some(141), "{err}");
+}
+
+/// The dance example with a motion curve its file mutes: a head curve with an explicit
+/// handle and a hand curve instead (one motion timeline, `root/Dance`).
+fn dance_with_motion(dir: &Path) -> PathBuf {
+    let muted = r#"<ActuatorCurve name="value" actuator="HipRoll" recordable="0" mute="1" unit="0">
+                                        <Key frame="1" value="0" />
+                                    </ActuatorCurve>"#;
+    let curves = r#"<ActuatorCurve name="value" actuator="HeadYaw" recordable="0" mute="0" unit="-1">
+                                        <Key frame="1" value="0" />
+                                        <Key frame="40" value="30.5">
+                                            <Tangent side="left" interpType="bezier" abscissaParam="-5" ordinateParam="2" />
+                                            <Tangent side="right" interpType="bezier" abscissaParam="10" ordinateParam="-1" />
+                                        </Key>
+                                        <Key frame="90" value="-12" />
+                                    </ActuatorCurve>
+                                    <ActuatorCurve name="value" actuator="LHand" recordable="0" mute="0" unit="1">
+                                        <Key frame="10" value="0.3" />
+                                        <Key frame="60" value="0.9" />
+                                    </ActuatorCurve>"#;
+    let text = std::fs::read_to_string(workspace().join(DANCE)).unwrap();
+    assert!(text.contains(muted));
+    let path = dir.join("dance.xar");
+    std::fs::write(&path, text.replace(muted, curves)).unwrap();
+    path
+}
+
+/// The animations choreo-motion makes of the behavior at `path` (what the files must hold).
+fn animations_of(path: &Path) -> Vec<choreo_motion::qianim::BoxAnimation> {
+    let bytes = std::fs::read(path).unwrap();
+    let xar = choreo_xar::read_xar("in.xar", &bytes).unwrap().value;
+    choreo_motion::qianim::box_animations(&xar.root_box)
+}
+
+fn read_qianim(path: &Path) -> choreo_motion::qianim::Animation {
+    let bytes = std::fs::read(path).unwrap();
+    choreo_motion::qianim::read(&path.display().to_string(), &bytes).unwrap()
+}
+
+#[test]
+fn convert_to_qianim_writes_the_motion_timeline_and_it_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let xar = dance_with_motion(dir.path());
+    let want = animations_of(&xar);
+    assert_eq!(want.len(), 1);
+    assert_eq!(want[0].path, "root/Dance");
+    // One timeline, OUT ending in .qianim: that file.
+    let file = dir.path().join("dance.qianim");
+    let o = choreo(&[
+        "convert",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("(root/Dance: 2 curve(s))"),
+        "{}",
+        stdout(&o)
+    );
+    let back = read_qianim(&file);
+    assert_eq!(back, want[0].animation);
+    assert_eq!(back.fps(), Some(25));
+    let keys = back.tracks[0].curve.keys();
+    assert_eq!(
+        keys[1].right,
+        choreo_motion::curve::Side::Bezier(10.0, -1.0)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    // XAR frame 1 is frame 0; units by actuator (the XAR's numeric ones are not kept).
+    assert!(text.contains(r#"<Key frame="0" value="0">"#), "{text}");
+    assert!(
+        text.contains(r#"actuator="LHand" mute="0" fps="25" unit="dimensionless""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"actuator="HeadYaw" mute="0" fps="25" unit="degree""#),
+        "{text}"
+    );
+    // The same, the target told by the name alone.
+    let again = dir.path().join("again.qianim");
+    let o = choreo(&["convert", xar.to_str().unwrap(), again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // OUT without the extension: a folder, the file named after the box path.
+    let folder = dir.path().join("out");
+    let o = choreo(&[
+        "convert",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        folder.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        read_qianim(&folder.join("root_Dance.qianim")),
+        want[0].animation
+    );
+}
+
+#[test]
+fn convert_to_qianim_refuses_what_it_cannot_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.qianim");
+    // No motion timeline: the dance's only curve is muted; hello has none.
+    for input in [HELLO, DANCE] {
+        let o = choreo(&["convert", input, "--to", "qianim", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(4), "{input}");
+        assert!(
+            stderr(&o).contains("no motion timeline to convert"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(!out.exists());
+    let xar = dance_with_motion(dir.path());
+    let o = choreo(&[
+        "convert",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // An existing output needs --force; a folder holding anything but .qianim files is
+    // never replaced.
+    let o = choreo(&[
+        "convert",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = choreo(&[
+        "convert",
+        "--force",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = choreo(&[
+        "convert",
+        "--force",
+        xar.to_str().unwrap(),
+        "--to",
+        "qianim",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(xar.exists());
+}
+
+#[test]
+fn convert_corpus_motion_timelines_to_qianim() {
+    let Some(library) = choreo_testkit::library("choreo convert --to qianim of stock boxes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // One dance: a folder with the file named after its box path.
+    let tai_chi = library.join("standard/Motions/Dances/Tai Chi Chuan/behavior.xar");
+    let out = dir.path().join("tai_chi");
+    let o = choreo(&[
+        "convert",
+        tai_chi.to_str().unwrap(),
+        "--to",
+        "qianim",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let want = animations_of(&tai_chi);
+    assert_eq!(want.len(), 1);
+    let back = read_qianim(&out.join("root_Tai_Chi_Chuan.qianim"));
+    assert_eq!(back, want[0].animation);
+    assert!(back.tracks.len() > 20, "{}", back.tracks.len());
+    // Several timelines: never one file; a folder of one file each, in box order.
+    let stand_up = library.join("deprecated/Motions/Stand Up/behavior.xar");
+    let one = dir.path().join("stand_up.qianim");
+    let o = choreo(&[
+        "convert",
+        stand_up.to_str().unwrap(),
+        "--to",
+        "qianim",
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("convert it to a folder"),
+        "{}",
+        stderr(&o)
+    );
+    let out = dir.path().join("stand_up");
+    let o = choreo(&[
+        "convert",
+        stand_up.to_str().unwrap(),
+        "--to",
+        "qianim",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let want = animations_of(&stand_up);
+    let printed = stdout(&o);
+    let written: Vec<&str> = printed.lines().collect();
+    assert_eq!(written.len(), want.len(), "{written:?}");
+    assert!(want.len() > 1);
+    for (line, w) in written.iter().zip(&want) {
+        let file = line
+            .strip_prefix("wrote ")
+            .and_then(|l| l.split(" (").next())
+            .unwrap();
+        assert!(line.contains(&format!("({}: ", w.path)), "{line}");
+        assert_eq!(read_qianim(Path::new(file)), w.animation, "{line}");
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), want.len());
 }
