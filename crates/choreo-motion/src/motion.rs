@@ -83,9 +83,6 @@ impl Motion {
         end_frame: i32,
         robot: Model,
     ) -> Option<Motion> {
-        if fps <= 0 {
-            return None;
-        }
         let mut warnings = Vec::new();
         let mut curves = Vec::new();
         for c in &list.curves {

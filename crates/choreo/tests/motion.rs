@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::trace::Step;
-use choreo_engine::{Engine, FrameObserver, Options, Outcome, Robot, Trace};
+use choreo_engine::{FrameObserver, Outcome, Trace};
 use choreo_motion::Motion;
 use choreo_naoqi::{Model, SimRobot};
 use choreo_python::{PythonHost, PythonOptions};
@@ -73,19 +73,7 @@ fn run_sampled(xar: &choreo_xar::model::XarFile, dir: &Path, limit: f64) -> Samp
             });
         })
     };
-    let engine = Engine::load(
-        xar,
-        &host,
-        Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            time_limit: Some(Duration::from_secs_f64(limit)),
-            robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
-            on_frame: Some(observer),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let engine = support::load_on(xar, &host, &robot, &trace, limit, Some(observer)).unwrap();
     *paths.lock().unwrap() = engine
         .graph()
         .boxes
@@ -249,18 +237,7 @@ fn run_native(
 ) -> (Outcome, Vec<(f64, String)>, SimRobot) {
     let robot = SimRobot::new(Model::Nao);
     let trace = Trace::keep_all();
-    let engine = Engine::load(
-        xar,
-        &host,
-        Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            time_limit: Some(Duration::from_secs(60)),
-            robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let engine = support::load_on(xar, &host, &robot, &trace, 60.0, None).unwrap();
     engine.start();
     let outcome = engine.wait(Duration::from_secs(60));
     drop(engine);

@@ -17,6 +17,30 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 use choreo_python::{PythonHost, PythonOptions};
 use choreo_xar::model::XarFile;
 
+/// Loads `xar` with `host` on `robot` in virtual time limited to `limit` seconds, recording
+/// into `trace`, frames reported to `on_frame`.
+pub fn load_on(
+    xar: &XarFile,
+    host: &dyn choreo_engine::ScriptHost,
+    robot: &SimRobot,
+    trace: &Trace,
+    limit: f64,
+    on_frame: Option<choreo_engine::FrameObserver>,
+) -> Result<Engine, choreo_engine::EngineError> {
+    Engine::load(
+        xar,
+        host,
+        Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            time_limit: Some(Duration::from_secs_f64(limit)),
+            robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
+            on_frame,
+            ..Options::default()
+        },
+    )
+}
+
 /// One behavior loaded on a fresh simulated NAO with the Python host, in virtual time.
 pub struct Run {
     pub engine: Engine,
@@ -46,18 +70,7 @@ impl Run {
             behavior_path: dir.display().to_string(),
             ..PythonOptions::default()
         });
-        let engine = Engine::load(
-            xar,
-            &host,
-            Options {
-                virtual_time: true,
-                trace: trace.clone(),
-                time_limit: Some(Duration::from_secs_f64(limit)),
-                robot: Some(Arc::new(robot.clone()) as Arc<dyn Robot>),
-                ..Options::default()
-            },
-        )
-        .map_err(|e| e.to_string())?;
+        let engine = load_on(xar, &host, &robot, &trace, limit, None).map_err(|e| e.to_string())?;
         Ok(Run {
             engine,
             robot,
