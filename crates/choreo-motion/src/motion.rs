@@ -95,10 +95,17 @@ impl Motion {
     /// order, as the reference does), times `(f − from) / fps`, handles in seconds and
     /// radians, the first key's auto handles resolved against the posture (§6.4), values
     /// clamped to the joint's static limits (NAO's head pitch: its widest range; the robot
-    /// narrows it with the yaw). Empty when no key is left.
+    /// narrows it with the yaw). Empty when no key is left, and from the end frame on (the
+    /// timeline finishes there without sending: §2.2, step 3 before step 4).
     pub fn command_from(&self, from: i32, posture: &dyn Fn(&str) -> Option<f64>) -> BezierCommand {
         let fps = f64::from(self.fps);
         let mut command = BezierCommand::default();
+        // From the end frame on, no segment crosses the end: the "first key past it" would be
+        // a key after the end played on its own (found by tests/analytic.rs, end frame 5 and
+        // a play from frame 15 sent the key at 20).
+        if self.end.is_some_and(|end| from >= end) {
+            return command;
+        }
         for curve in &self.curves {
             let keys = curve.keys();
             let first = keys.partition_point(|k| k.frame < from);
