@@ -7,12 +7,14 @@
 mod common;
 
 use choreo_motion::curve::{Key, Side, auto_handles};
-use choreo_motion::{BezierCommand, Curve, Interp, Motion, Warning};
+use choreo_motion::{Curve, Interp, Motion, Warning};
 use choreo_robot::Model;
 use choreo_xar::model::{
     ActuatorCurve, ActuatorList, Key as XarKey, Tangent, TangentSide, Timeline,
 };
-use common::{DEG, assert_close, auto_keys, xar_curve, xar_motion, xar_timeline};
+use common::{
+    DEG, assert_close, assert_sent, auto_keys, sent, xar_curve, xar_motion, xar_timeline,
+};
 use proptest::prelude::*;
 
 const A3: f64 = 1.0 / 3.0;
@@ -42,43 +44,6 @@ fn auto_curve_xml(actuator: &str, keys: &[(i32, f64)]) -> String {
 
 fn motion(t: &Timeline, robot: Model) -> Motion {
     Motion::from_timeline(t, robot).expect("a playable motion")
-}
-
-/// The keys of joint `name` in `c`: (time, value, left (type, dt, dv), right (type, dt, dv)).
-type SentKey = (f64, f64, (Interp, f64, f64), (Interp, f64, f64));
-fn sent(c: &BezierCommand, name: &str) -> Vec<SentKey> {
-    let i = c
-        .names
-        .iter()
-        .position(|n| n == name)
-        .unwrap_or_else(|| panic!("{name} is not in the order {:?}", c.names));
-    c.times[i]
-        .iter()
-        .zip(&c.keys[i])
-        .map(|(t, k)| {
-            (
-                *t,
-                k.value,
-                (k.left.interp, k.left.dx, k.left.dy),
-                (k.right.interp, k.right.dx, k.right.dy),
-            )
-        })
-        .collect()
-}
-
-#[track_caller]
-fn assert_sent(got: &[SentKey], expected: &[SentKey], what: &str) {
-    assert_eq!(got.len(), expected.len(), "{what}: {got:?}");
-    for (j, (g, e)) in got.iter().zip(expected).enumerate() {
-        let w = format!("{what}, key {j}");
-        assert_close(g.0, e.0, 1e-12, &format!("{w}: time"));
-        assert_close(g.1, e.1, 1e-12, &format!("{w}: value"));
-        for (side, gh, eh) in [("left", g.2, e.2), ("right", g.3, e.3)] {
-            assert_eq!(gh.0, eh.0, "{w}: {side} type");
-            assert_close(gh.1, eh.1, 1e-12, &format!("{w}: {side} dt"));
-            assert_close(gh.2, eh.2, 1e-12, &format!("{w}: {side} dv"));
-        }
-    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -909,6 +874,32 @@ fn values_are_clamped_to_the_joint_limits_with_a_warning() {
     assert_eq!(
         m.values_at(1.0),
         [("HeadYaw", 2.0857), ("LElbowRoll", -0.0349)]
+    );
+    // A key at the editor's own limit, written in degrees, is a hair beyond the table's
+    // 4-decimal radians (wrist yaw 104.5° = 1.823870 rad against 1.8238): clamped without a
+    // warning (found by the corpus test: 314 of 1,691 warnings were such roundings).
+    let wrist = motion(
+        &xar_motion(
+            25,
+            &auto_curve_xml("RWristYaw", &[(1, 104.5), (10, -104.5), (20, 105.0)]),
+        ),
+        Model::Nao,
+    );
+    assert_eq!(
+        wrist.warnings,
+        [(
+            "RWristYaw".to_string(),
+            Warning::Clamped {
+                joint: "RWristYaw".to_string(),
+                keys: 1,
+                worst: 105.0 * DEG
+            }
+        )]
+    );
+    let keys = sent(&wrist.command_from(1, &unknown), "RWristYaw");
+    assert_eq!(
+        keys.iter().map(|k| k.1).collect::<Vec<_>>(),
+        [1.8238, -1.8238, 1.8238]
     );
     // In-range curves carry no warning.
     let fine = motion(

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use choreo_motion::{BezierCommand, Interp};
 use choreo_robot::Model;
 use choreo_xar::model::{ActuatorCurve, BoxDef, Timeline};
 use choreo_xar::source::load_bytes;
@@ -21,6 +22,47 @@ pub fn assert_close(actual: f64, expected: f64, tol: f64, what: &str) {
         (actual - expected).abs() <= tol,
         "{what}: {actual} instead of {expected} (tolerance {tol})"
     );
+}
+
+/// One key of an order as sent: time, value, left and right handles as (type, dt, dv).
+pub type SentKey = (f64, f64, (Interp, f64, f64), (Interp, f64, f64));
+
+/// The keys the order `c` sends joint `name` (which it must name).
+#[track_caller]
+pub fn sent(c: &BezierCommand, name: &str) -> Vec<SentKey> {
+    let i = c
+        .names
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("{name} is not in the order {:?}", c.names));
+    c.times[i]
+        .iter()
+        .zip(&c.keys[i])
+        .map(|(t, k)| {
+            (
+                *t,
+                k.value,
+                (k.left.interp, k.left.dx, k.left.dy),
+                (k.right.interp, k.right.dx, k.right.dy),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that `got` is `expected`: the same handle types, numbers within 1e-12.
+#[track_caller]
+pub fn assert_sent(got: &[SentKey], expected: &[SentKey], what: &str) {
+    assert_eq!(got.len(), expected.len(), "{what}: {got:?}");
+    for (j, (g, e)) in got.iter().zip(expected).enumerate() {
+        let w = format!("{what}, key {j}");
+        assert_close(g.0, e.0, 1e-12, &format!("{w}: time"));
+        assert_close(g.1, e.1, 1e-12, &format!("{w}: value"));
+        for (side, gh, eh) in [("left", g.2, e.2), ("right", g.3, e.3)] {
+            assert_eq!(gh.0, eh.0, "{w}: {side} type");
+            assert_close(gh.1, eh.1, 1e-12, &format!("{w}: {side} dt"));
+            assert_close(gh.2, eh.2, 1e-12, &format!("{w}: {side} dv"));
+        }
+    }
 }
 
 /// The timeline `<Timeline {attrs}><ActuatorList model="">{curves}</ActuatorList></Timeline>`
@@ -74,7 +116,7 @@ pub fn robot_for(t: &Timeline) -> Model {
 
 /// A timeline with an `ActuatorList` found in the corpus.
 pub struct CorpusTimeline {
-    /// The file (an archive's member as `archive!member`).
+    /// The file, from the corpus folder on (an archive's member as `archive!member`).
     pub file: String,
     /// The box holding it, as a path of box names from the root.
     pub path: String,
@@ -140,7 +182,8 @@ pub fn behavior_files(dir: &Path) -> Vec<PathBuf> {
 pub fn corpus_timelines(dir: &Path) -> CorpusMotion {
     let mut out = CorpusMotion::default();
     for f in behavior_files(dir) {
-        let name = f.display().to_string();
+        // Named from the corpus folder on, for short messages.
+        let name = f.strip_prefix(dir).unwrap_or(&f).display().to_string();
         let bytes = std::fs::read(&f).expect("corpus file readable");
         if choreo_testkit::has_extension(&f, &["xar"]) {
             out.xar_files += 1;
