@@ -93,6 +93,7 @@ fn segments_of(spline: &Spline, xs: &[f64]) -> Vec<usize> {
         .collect()
 }
 
+#[inline(never)] // one compiled loop for criterion and the side by side
 fn run_eval(spline: &Spline, xs: &[f64]) -> f64 {
     let mut sum = 0.0;
     for x in xs {
@@ -101,6 +102,7 @@ fn run_eval(spline: &Spline, xs: &[f64]) -> f64 {
     sum
 }
 
+#[inline(never)] // one compiled loop for criterion and the side by side
 fn run_segment(spline: &Spline, xs: &[f64], seg: &[usize]) -> f64 {
     let k = spline.knots();
     let mut sum = 0.0;
@@ -112,6 +114,7 @@ fn run_segment(spline: &Spline, xs: &[f64], seg: &[usize]) -> f64 {
 
 /// The floor: a cubic Bezier at `n` given parameters, control values from the curve's first
 /// segment.
+#[inline(never)] // one compiled loop for criterion and the side by side
 fn run_bezier(spline: &Spline, n: usize) -> f64 {
     let k = spline.knots();
     let (p0, p3) = (k[0].y, k[1].y);
@@ -151,6 +154,7 @@ fn corpus() -> Option<Vec<(Timeline, Model)>> {
 }
 
 /// The orders of the whole corpus: how many keys they send.
+#[inline(never)] // one compiled loop for criterion and the side by side
 fn run_corpus(timelines: &[(Timeline, Model)]) -> usize {
     let mut keys = 0;
     for (t, robot) in timelines {
