@@ -259,12 +259,22 @@ impl Curve {
     /// The curve as played from frame `from` with the joint at `posture` (ALMotion units):
     /// the keys at or after `from`, behind a virtual key (`from`, `posture`) against which
     /// the first one's auto handles are resolved (motion.md §6.4), unless a key sits on
-    /// `from` (then it is the start: an immediate target). Frames stay frames. None when no
-    /// key is left.
+    /// `from` (then it is the start: an immediate target). Frames stay frames. A posture that
+    /// is not a number (NaN, infinite) is unknown: the joint starts at the first key. None
+    /// when no key is left.
     pub fn spline_from(&self, from: i32, posture: f64) -> Option<Spline> {
         let first = self.keys.partition_point(|k| k.frame < from);
         let keys = &self.keys[first..];
         let head = keys.first()?;
+        // A non-finite posture would make the virtual knot and the first key's auto handles
+        // non-finite, and `Spline::new` would silently drop both: the curve would start at
+        // the second key, and `Motion::command_from`, which skips the virtual knot by
+        // position, would lose two keys.
+        let posture = if posture.is_finite() {
+            posture
+        } else {
+            head.value * self.scale
+        };
         let start = (head.frame > from).then_some((from, posture));
         Some(Spline::new(self.knots(keys, start)))
     }

@@ -8,6 +8,13 @@ use crate::command::{BezierCommand, BezierKey};
 use crate::curve::{Curve, Warning};
 use crate::spline::Handle;
 
+/// How far beyond a joint limit a key may be without a [`Warning::Clamped`]: the limits are
+/// given to 4 decimals in radians, and the editor writes keys at its own limits in degrees
+/// (NAO's wrist yaw at 104.5° = 1.82387 rad against 1.8238; a knee at −5.29° = −0.09233
+/// against −0.0923). Found by tests/payload.rs: with a 1e-9 threshold, 314 of the corpus's
+/// 1,691 clamp warnings were such roundings (worst excess under 1e-4 rad, 0.006°).
+pub const LIMIT_ROUNDING: f64 = 1e-4;
+
 /// A timeline's motion, ready to play on a `robot`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Motion {
@@ -165,7 +172,9 @@ impl Motion {
     /// radians, the first key's auto handles resolved against the posture (§6.4). Values
     /// are sent as the file has them, as the reference sends them: the robot clamps the
     /// trajectory to the joint limits (ALMotion does, and so does the simulated robot), and
-    /// [`Motion::warnings`] says which keys lie beyond them. Empty when no key is left.
+    /// [`Motion::warnings`] says which keys lie beyond them. Empty when no key is left, and
+    /// from the end frame on (the timeline finishes there without sending: §2.2, step 3
+    /// before step 4).
     pub fn command_from(&self, from: i32, posture: &dyn Fn(&str) -> Option<f64>) -> BezierCommand {
         self.command_at(from, self.fps, posture)
     }
@@ -241,6 +250,12 @@ impl Motion {
     /// end frame and the first key past it.
     fn sent_keys<'c>(&self, curve: &'c Curve, from: i32) -> &'c [crate::curve::Key] {
         let keys = curve.keys();
+        // From the end frame on, no segment crosses the end: the "first key past it" would
+        // be a key after the end played on its own (found by tests/analytic.rs: end frame 5
+        // and a play from frame 15 sent the key at 20).
+        if self.end.is_some_and(|end| from >= end) {
+            return &[];
+        }
         let rest = &keys[keys.partition_point(|k| k.frame < from)..];
         match self.end {
             Some(end) => {
@@ -286,7 +301,8 @@ impl Motion {
     }
 
     /// The key values beyond the joints' limits (static limits; NAO's head pitch: its widest
-    /// range, the one at yaw 0), per joint: how many, the furthest.
+    /// range, the one at yaw 0) by more than [`LIMIT_ROUNDING`], per joint: how many, the
+    /// furthest. (Values within it are clamped too, without a word.)
     fn clamped(&self) -> Vec<(String, Warning)> {
         let mut out = Vec::new();
         for c in &self.curves {
@@ -297,7 +313,7 @@ impl Motion {
             for k in c.keys() {
                 let v = k.value * c.scale;
                 let e = (v - self.robot.clamp(joint, v, 0.0)).abs();
-                if e > 1e-9 {
+                if e > LIMIT_ROUNDING {
                     n += 1;
                     if e > excess {
                         (excess, worst) = (e, v);
