@@ -1,0 +1,391 @@
+//! The robot models: NAO and Pepper joints with their limits and speeds (motion.md §10),
+//! chains, resource groups, and how a model is recognised.
+
+use serde::Serialize;
+
+/// A robot model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Model {
+    /// NAO V5/V6 (H25): legs, walks.
+    Nao,
+    /// Pepper 1.8: no legs, rolls on wheels.
+    Pepper,
+}
+
+/// One joint: limits in radians (hands: opening ratio), max speed in rad/s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Joint {
+    /// The NAOqi name.
+    pub name: &'static str,
+    /// Lower limit.
+    pub min: f64,
+    /// Upper limit.
+    pub max: f64,
+    /// Maximum speed.
+    pub max_speed: f64,
+}
+
+const fn j(name: &'static str, min: f64, max: f64, max_speed: f64) -> Joint {
+    Joint {
+        name,
+        min,
+        max,
+        max_speed,
+    }
+}
+
+/// NAO joints, in ALMotion's "Body" order. `RHipYawPitch` is listed but follows
+/// `LHipYawPitch` (one motor; see [`Model::dof`]).
+const NAO: &[Joint] = &[
+    j("HeadYaw", -2.0857, 2.0857, 8.27),
+    j("HeadPitch", -0.6720, 0.5149, 7.19),
+    j("LShoulderPitch", -2.0857, 2.0857, 8.27),
+    j("LShoulderRoll", -0.3142, 1.3265, 7.19),
+    j("LElbowYaw", -2.0857, 2.0857, 8.27),
+    j("LElbowRoll", -1.5446, -0.0349, 7.19),
+    j("LWristYaw", -1.8238, 1.8238, 24.62),
+    j("LHand", 0.0, 1.0, 8.33),
+    j("LHipYawPitch", -1.1453, 0.7407, 4.16),
+    j("LHipRoll", -0.3794, 0.7905, 4.16),
+    j("LHipPitch", -1.5359, 0.4840, 6.40),
+    j("LKneePitch", -0.0923, 2.1126, 6.40),
+    j("LAnklePitch", -1.1894, 0.9226, 6.40),
+    j("LAnkleRoll", -0.3978, 0.7690, 4.16),
+    j("RHipYawPitch", -1.1453, 0.7407, 4.16),
+    j("RHipRoll", -0.7905, 0.3794, 4.16),
+    j("RHipPitch", -1.5359, 0.4840, 6.40),
+    j("RKneePitch", -0.0923, 2.1126, 6.40),
+    j("RAnklePitch", -1.1863, 0.9320, 6.40),
+    j("RAnkleRoll", -0.7690, 0.3978, 4.16),
+    j("RShoulderPitch", -2.0857, 2.0857, 8.27),
+    j("RShoulderRoll", -1.3265, 0.3142, 7.19),
+    j("RElbowYaw", -2.0857, 2.0857, 8.27),
+    j("RElbowRoll", 0.0349, 1.5446, 7.19),
+    j("RWristYaw", -1.8238, 1.8238, 24.62),
+    j("RHand", 0.0, 1.0, 8.33),
+];
+
+/// Pepper joints, in ALMotion's "Body" order.
+const PEPPER: &[Joint] = &[
+    j("HeadYaw", -2.0857, 2.0857, 7.34),
+    j("HeadPitch", -0.7069, 0.6370, 9.23),
+    j("HipRoll", -0.5149, 0.5149, 2.27),
+    j("HipPitch", -1.0385, 1.0385, 2.93),
+    j("KneePitch", -0.5149, 0.5149, 2.93),
+    j("LShoulderPitch", -2.0857, 2.0857, 7.34),
+    j("LShoulderRoll", 0.0087, 1.5621, 9.23),
+    j("LElbowYaw", -2.0857, 2.0857, 7.34),
+    j("LElbowRoll", -1.5621, -0.0087, 9.23),
+    j("LWristYaw", -1.8239, 1.8239, 17.38),
+    j("LHand", 0.02, 0.98, 12.56),
+    j("RShoulderPitch", -2.0857, 2.0857, 7.34),
+    j("RShoulderRoll", -1.5621, -0.0087, 9.23),
+    j("RElbowYaw", -2.0857, 2.0857, 7.34),
+    j("RElbowRoll", 0.0087, 1.5621, 9.23),
+    j("RWristYaw", -1.8239, 1.8239, 17.38),
+    j("RHand", 0.02, 0.98, 12.56),
+];
+
+/// NAO head pitch limits by |HeadYaw| (motion.md §10), interpolated linearly.
+const HEAD_PITCH: &[(f64, f64, f64)] = &[
+    (0.0, -0.672, 0.515),
+    (0.486, -0.672, 0.422),
+    (0.756, -0.548, 0.370),
+    (0.903, -0.480, 0.330),
+    (1.090, -0.430, 0.300),
+    (1.527, -0.330, 0.200),
+    (2.086, -0.449, 0.330),
+];
+
+/// Whether joint `name` is a hand (`LHand`, `RHand`): its value is an opening ratio
+/// (0 closed, 1 open), never an angle. Choregraphe itself decides by these two names.
+pub fn is_hand(name: &str) -> bool {
+    name == "LHand" || name == "RHand"
+}
+
+impl Model {
+    /// The robot a package is made for, from its manifest's `robotRequirement` models:
+    /// Pepper when one is a `JULIETTE` model (Pepper's code name), else NAO.
+    pub fn required_by<S: AsRef<str>>(robot_models: &[S]) -> Model {
+        let pepper = robot_models.iter().any(|r| {
+            r.as_ref()
+                .get(..8)
+                .is_some_and(|p| p.eq_ignore_ascii_case("JULIETTE"))
+        });
+        if pepper { Model::Pepper } else { Model::Nao }
+    }
+
+    /// The model a timeline's `ActuatorList` `model` attribute names: `Nao` (any case) is
+    /// NAO, `juliette` (Pepper's code name, any case) is Pepper; empty or anything else
+    /// names none.
+    pub fn from_hint(hint: &str) -> Option<Model> {
+        let hint = hint.trim();
+        if hint.eq_ignore_ascii_case("nao") {
+            Some(Model::Nao)
+        } else if hint.eq_ignore_ascii_case("juliette") || hint.eq_ignore_ascii_case("pepper") {
+            Some(Model::Pepper)
+        } else {
+            None
+        }
+    }
+
+    /// The model whose joints these are (motion.md §10): Pepper's `HipRoll`, `HipPitch` or
+    /// `KneePitch` mean Pepper, a NAO leg joint means NAO; None when every name is shared
+    /// (head, arms, hands) or unknown, or when both kinds appear.
+    pub fn from_joints<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Option<Model> {
+        let (mut nao, mut pepper) = (false, false);
+        for name in names {
+            let name = name.as_ref();
+            let on_nao = Model::Nao.joint_index(name).is_some();
+            let on_pepper = Model::Pepper.joint_index(name).is_some();
+            nao |= on_nao && !on_pepper;
+            pepper |= on_pepper && !on_nao;
+        }
+        match (nao, pepper) {
+            (true, false) => Some(Model::Nao),
+            (false, true) => Some(Model::Pepper),
+            _ => None,
+        }
+    }
+
+    /// The model a motion timeline is made for: the joints it animates when they tell,
+    /// else its `model` hint ([`Model::from_hint`]), else none (the caller's robot). The
+    /// joints come first because the hint is an editor setting that files get wrong, while
+    /// a curve on a joint only one model has cannot be meant for the other.
+    pub fn detect<S: AsRef<str>>(
+        hint: Option<&str>,
+        joints: impl IntoIterator<Item = S>,
+    ) -> Option<Model> {
+        Model::from_joints(joints).or_else(|| hint.and_then(Model::from_hint))
+    }
+
+    /// Its name as ALSystem and reports show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Nao => "NAO",
+            Model::Pepper => "Pepper",
+        }
+    }
+
+    /// Every joint, in "Body" order.
+    pub fn joints(self) -> &'static [Joint] {
+        match self {
+            Model::Nao => NAO,
+            Model::Pepper => PEPPER,
+        }
+    }
+
+    /// The index of joint `name`.
+    pub fn joint_index(self, name: &str) -> Option<usize> {
+        self.joints().iter().position(|j| j.name == name)
+    }
+
+    /// The joint whose motor drives joint `i`: `RHipYawPitch` follows `LHipYawPitch`.
+    pub fn dof(self, i: usize) -> usize {
+        match (self, self.joints().get(i).map(|j| j.name)) {
+            (Model::Nao, Some("RHipYawPitch")) => self.joint_index("LHipYawPitch").unwrap_or(i),
+            _ => i,
+        }
+    }
+
+    /// The joints of a chain or joint name ("Head", "LArm", "Body", "HeadYaw", ...), as
+    /// indices; `None` for an unknown name.
+    pub fn resolve(self, name: &str) -> Option<Vec<usize>> {
+        let joints = self.joints();
+        let all = || (0..joints.len()).collect::<Vec<_>>();
+        let prefixed = |names: &[&str]| -> Vec<usize> {
+            names
+                .iter()
+                .filter_map(|n| self.joint_index(n))
+                .collect::<Vec<_>>()
+        };
+        let arm = |side: &str| {
+            prefixed(&[
+                &format!("{side}ShoulderPitch"),
+                &format!("{side}ShoulderRoll"),
+                &format!("{side}ElbowYaw"),
+                &format!("{side}ElbowRoll"),
+                &format!("{side}WristYaw"),
+                &format!("{side}Hand"),
+            ])
+        };
+        let leg = |side: &str| {
+            prefixed(&[
+                &format!("{side}HipYawPitch"),
+                &format!("{side}HipRoll"),
+                &format!("{side}HipPitch"),
+                &format!("{side}KneePitch"),
+                &format!("{side}AnklePitch"),
+                &format!("{side}AnkleRoll"),
+            ])
+        };
+        let found = match name {
+            "Body" | "JointActuators" | "Joints" | "Actuators" | "BodyJoints" => all(),
+            "Head" => prefixed(&["HeadYaw", "HeadPitch"]),
+            "LArm" => arm("L"),
+            "RArm" => arm("R"),
+            "Arms" => [arm("L"), arm("R")].concat(),
+            "LLeg" if self == Model::Nao => leg("L"),
+            "RLeg" if self == Model::Nao => leg("R"),
+            "Legs" if self == Model::Nao => [leg("L"), leg("R")].concat(),
+            "Leg" if self == Model::Pepper => prefixed(&["HipRoll", "HipPitch", "KneePitch"]),
+            _ => self.joint_index(name).map(|i| vec![i])?,
+        };
+        Some(found)
+    }
+
+    /// The groups of the robot's resource manager (runtime-semantics.md Q4) that box
+    /// resources name (`Head`, `Left arm`, `Legs`, `All motors`, Pepper's `Lower body` with
+    /// its wheels), each with what it covers (joints, or groups listed before it), in order.
+    /// The engine's `ResourceTree` is built from them.
+    pub fn resource_groups(self) -> Vec<(&'static str, Vec<&'static str>)> {
+        let names = |chain: &str| -> Vec<&'static str> {
+            self.resolve(chain)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|i| self.joints().get(i).map(|j| j.name))
+                .collect()
+        };
+        let mut groups = vec![
+            ("Head", names("Head")),
+            ("Left arm", names("LArm")),
+            ("Right arm", names("RArm")),
+            ("Arms", vec!["Left arm", "Right arm"]),
+        ];
+        let lower = match self {
+            Model::Nao => {
+                groups.push(("Left leg", names("LLeg")));
+                groups.push(("Right leg", names("RLeg")));
+                groups.push(("Legs", vec!["Left leg", "Right leg"]));
+                "Legs"
+            }
+            Model::Pepper => {
+                let mut lower = names("Leg");
+                lower.extend(["WheelFL", "WheelFR", "WheelB"]);
+                groups.push(("Lower body", lower));
+                "Lower body"
+            }
+        };
+        groups.push(("All motors", vec!["Head", "Arms", lower]));
+        groups
+    }
+
+    /// The chain names [`Model::resolve`] accepts (for `getBodyNames`).
+    pub fn chains(self) -> &'static [&'static str] {
+        match self {
+            Model::Nao => &["Head", "LArm", "LLeg", "RLeg", "RArm"],
+            Model::Pepper => &["Head", "LArm", "Leg", "RArm"],
+        }
+    }
+
+    /// Limits of joint `i`; NAO's head pitch range depends on the head yaw `head_yaw`.
+    pub fn limits(self, i: usize, head_yaw: f64) -> (f64, f64) {
+        let Some(joint) = self.joints().get(i) else {
+            return (f64::NEG_INFINITY, f64::INFINITY);
+        };
+        if self == Model::Nao && joint.name == "HeadPitch" {
+            let yaw = head_yaw.abs();
+            for pair in HEAD_PITCH.windows(2) {
+                let ((y0, lo0, hi0), (y1, lo1, hi1)) = (pair[0], pair[1]);
+                if yaw <= y1 {
+                    let s = ((yaw - y0) / (y1 - y0)).clamp(0.0, 1.0);
+                    return (lo0 + s * (lo1 - lo0), hi0 + s * (hi1 - hi0));
+                }
+            }
+        }
+        (joint.min, joint.max)
+    }
+
+    /// `value` brought within the limits of joint `i` ([`Model::limits`]).
+    pub fn clamp(self, i: usize, value: f64, head_yaw: f64) -> f64 {
+        let (lo, hi) = self.limits(i, head_yaw);
+        value.clamp(lo, hi)
+    }
+
+    /// Walking speeds: metres per second and radians per second (§5, inference).
+    pub fn base_speed(self) -> (f64, f64) {
+        match self {
+            Model::Nao => (0.1, 0.5),
+            Model::Pepper => (0.35, 1.0),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chains_resolve_to_real_joints() {
+        assert_eq!(Model::Nao.joints().len(), 26);
+        assert_eq!(Model::Pepper.joints().len(), 17);
+        assert_eq!(Model::Nao.resolve("LArm").map(|v| v.len()), Some(6));
+        assert_eq!(Model::Pepper.resolve("LLeg"), None);
+        assert_eq!(Model::Pepper.resolve("Leg").map(|v| v.len()), Some(3));
+        assert_eq!(Model::Nao.resolve("Body").map(|v| v.len()), Some(26));
+    }
+
+    #[test]
+    fn a_juliette_requirement_means_pepper() {
+        assert_eq!(Model::required_by(&["JULIETTE_Y20"]), Model::Pepper);
+        assert_eq!(Model::required_by(&["NAO", "juliette"]), Model::Pepper);
+        assert_eq!(Model::required_by(&["NAO"]), Model::Nao);
+        assert_eq!(Model::required_by(&["JULIET"]), Model::Nao);
+        assert_eq!(Model::required_by::<&str>(&[]), Model::Nao);
+    }
+
+    #[test]
+    fn head_pitch_range_narrows_with_yaw() {
+        let i = Model::Nao.joint_index("HeadPitch").unwrap_or(0);
+        assert_eq!(Model::Nao.limits(i, 0.0), (-0.672, 0.515));
+        let (_, hi) = Model::Nao.limits(i, 1.527);
+        assert!((hi - 0.2).abs() < 1e-9);
+        assert_eq!(Model::Pepper.limits(1, 1.5), (-0.7069, 0.6370));
+    }
+
+    #[test]
+    fn a_timeline_model_is_told_by_its_joints_then_its_hint() {
+        assert_eq!(Model::from_hint("Nao"), Some(Model::Nao));
+        assert_eq!(Model::from_hint("nao"), Some(Model::Nao));
+        assert_eq!(Model::from_hint("juliette"), Some(Model::Pepper));
+        assert_eq!(Model::from_hint("Juliette"), Some(Model::Pepper));
+        assert_eq!(Model::from_hint(""), None);
+        assert_eq!(Model::from_joints(["HeadYaw", "LHand"]), None);
+        assert_eq!(
+            Model::from_joints(["HeadYaw", "LKneePitch"]),
+            Some(Model::Nao)
+        );
+        assert_eq!(Model::from_joints(["KneePitch"]), Some(Model::Pepper));
+        assert_eq!(Model::from_joints(["KneePitch", "LKneePitch"]), None);
+        assert_eq!(
+            Model::detect(Some("juliette"), ["HeadYaw"]),
+            Some(Model::Pepper)
+        );
+        assert_eq!(
+            Model::detect(Some("juliette"), ["RAnkleRoll"]),
+            Some(Model::Nao),
+            "a joint only NAO has decides"
+        );
+        assert_eq!(Model::detect(None, ["HeadYaw"]), None);
+        assert!(is_hand("LHand") && is_hand("RHand") && !is_hand("LHipPitch"));
+    }
+
+    #[test]
+    fn the_resource_groups_name_only_joints_or_earlier_groups() {
+        for model in [Model::Nao, Model::Pepper] {
+            let groups = model.resource_groups();
+            for (k, (name, covers)) in groups.iter().enumerate() {
+                for c in covers {
+                    let earlier = groups[..k].iter().any(|(g, _)| g == c);
+                    let wheel = c.starts_with("Wheel");
+                    assert!(
+                        earlier || wheel || model.joint_index(c).is_some(),
+                        "{name} covers {c}"
+                    );
+                }
+            }
+            assert_eq!(groups.last().map(|g| g.0), Some("All motors"));
+        }
+    }
+}
