@@ -1,6 +1,10 @@
 //! ALLeds: one RGB state per LED, faded linearly over time; groups by name.
 //!
-//! Ears and brain LEDs are blue only (a red command leaves them dark), as on NAO. A fade
+//! The lights, their channels' device names and the groups are choreo-robot's tables
+//! (`choreo_robot::leds`): every name a real robot's ALLeds takes (`FaceLedsTop`,
+//! `RightEarLed10`, `Brain0`, `Ears/Led/Left/0Deg/Actuator/Value`...). A device name drives
+//! one channel of its light. Ears and brain LEDs are blue only (a red command leaves them
+//! dark), as on NAO. A fade
 //! lasts its `duration` (0 = at once); rotateEyes, randomEyes and rasta their total duration.
 //! A newer command on an LED wins (B4); a stopped fade leaves the colour it had reached (B3).
 
@@ -15,6 +19,7 @@ use crate::sim::{Reply, Sim};
 use crate::tasks::Plan;
 use crate::trajectory::{Trajectory, after};
 use choreo_robot::Model;
+use choreo_robot::leds::Channels;
 
 /// The methods served.
 pub const METHODS: &[&str] = &[
@@ -48,9 +53,6 @@ const COLOURS: &[(&str, [f64; 3])] = &[
     ("cyan", [0.0, 1.0, 1.0]),
 ];
 
-const RGB: [bool; 3] = [true, true, true];
-const BLUE: [bool; 3] = [false, false, true];
-
 struct Led {
     name: String,
     channels: [bool; 3],
@@ -61,24 +63,15 @@ struct Led {
 
 /// Every LED and the groups.
 pub(crate) struct Leds {
-    model: Model,
     leds: Vec<Led>,
-    custom: BTreeMap<String, Vec<usize>>,
+    /// Every name ALLeds takes for the robot's lights (groups, lights, the device name of
+    /// each channel: choreo-robot's tables), with the members and channels each drives.
+    names: BTreeMap<String, Vec<(usize, Channels)>>,
+    /// The group names, for `listGroups`.
+    groups: Vec<String>,
+    custom: BTreeMap<String, Vec<(usize, Channels)>>,
     next_owner: u64,
 }
-
-/// The groups every robot has, and those only NAO has.
-const GROUPS: &[&str] = &[
-    "AllLeds",
-    "FaceLeds",
-    "LeftFaceLeds",
-    "RightFaceLeds",
-    "EarLeds",
-    "LeftEarLeds",
-    "RightEarLeds",
-    "ChestLeds",
-];
-const NAO_GROUPS: &[&str] = &["FeetLeds", "LeftFootLeds", "RightFootLeds", "BrainLeds"];
 
 /// The groups a snapshot reports.
 const SHOWN: &[&str] = &[
@@ -103,100 +96,73 @@ fn default_colour(name: &str) -> [f64; 3] {
 }
 
 impl Leds {
-    /// The LEDs of `model`, at their default colours.
+    /// The LEDs of `model` (choreo-robot's tables), at their default colours.
     pub fn new(model: Model) -> Leds {
-        let mut names: Vec<(String, [bool; 3])> = Vec::new();
-        for side in ["Left", "Right"] {
-            names.extend((0..8).map(|i| (format!("FaceLed{side}{i}"), RGB)));
+        let defs = choreo_robot::leds::leds(model);
+        let groups = choreo_robot::leds::led_groups(model, &defs);
+        let mut names: BTreeMap<String, Vec<(usize, Channels)>> = BTreeMap::new();
+        for (i, d) in defs.iter().enumerate() {
+            names.insert(d.name.clone(), vec![(i, d.channels)]);
+            for (c, device) in d.devices.iter().enumerate() {
+                if let Some(device) = device {
+                    let mut mask = [false; 3];
+                    mask[c] = true;
+                    names.insert(device.clone(), vec![(i, mask)]);
+                }
+            }
         }
-        for side in ["Left", "Right"] {
-            names.extend((0..10).map(|i| (format!("EarLed{side}{i}"), BLUE)));
-        }
-        names.push(("ChestLed".into(), RGB));
-        if model == Model::Nao {
-            names.push(("LeftFootLed".into(), RGB));
-            names.push(("RightFootLed".into(), RGB));
-            names.extend((0..12).map(|i| (format!("BrainLed{i}"), BLUE)));
-        }
+        let group_names = groups.iter().map(|g| g.0.clone()).collect();
+        names.extend(groups);
         Leds {
-            model,
-            leds: names
+            leds: defs
                 .into_iter()
-                .map(|(name, channels)| Led {
-                    colour: Trajectory::still(default_colour(&name)),
-                    name,
-                    channels,
+                .map(|d| Led {
+                    colour: Trajectory::still(default_colour(&d.name)),
+                    name: d.name,
+                    channels: d.channels,
                     owner: 0,
                 })
                 .collect(),
+            names,
+            groups: group_names,
             custom: BTreeMap::new(),
             next_owner: 1,
         }
     }
 
-    /// The LEDs of group (or LED) `name`.
-    fn resolve(&self, name: &str) -> Option<Vec<usize>> {
-        if let Some(members) = self.custom.get(name) {
-            return Some(members.clone());
-        }
-        let pick = |f: &dyn Fn(&str) -> bool| -> Vec<usize> {
-            self.leds
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| f(&l.name))
-                .map(|(i, _)| i)
-                .collect()
-        };
-        let nao = self.model == Model::Nao;
-        let found = match name {
-            "AllLeds" => pick(&|_| true),
-            "FaceLeds" => pick(&|n| n.starts_with("FaceLed")),
-            "LeftFaceLeds" => pick(&|n| n.starts_with("FaceLedLeft")),
-            "RightFaceLeds" => pick(&|n| n.starts_with("FaceLedRight")),
-            "EarLeds" => pick(&|n| n.starts_with("EarLed")),
-            "LeftEarLeds" => pick(&|n| n.starts_with("EarLedLeft")),
-            "RightEarLeds" => pick(&|n| n.starts_with("EarLedRight")),
-            "ChestLeds" => pick(&|n| n == "ChestLed"),
-            "FeetLeds" if nao => pick(&|n| n.ends_with("FootLed")),
-            "LeftFootLeds" if nao => pick(&|n| n == "LeftFootLed"),
-            "RightFootLeds" if nao => pick(&|n| n == "RightFootLed"),
-            "BrainLeds" if nao => pick(&|n| n.starts_with("BrainLed")),
-            _ if face_part(name).is_some() => {
-                let (sides, ks) = face_part(name).unwrap_or_default();
-                pick(&|n| {
-                    sides
-                        .iter()
-                        .any(|side| ks.iter().any(|k| n == format!("FaceLed{side}{k}")))
-                })
-            }
-            _ => {
-                // FaceLed0..7: the k-th LED of both eyes; or one LED by name.
-                let k = name
-                    .strip_prefix("FaceLed")
-                    .and_then(|k| k.parse::<u8>().ok());
-                match k {
-                    Some(k) if k < 8 => {
-                        pick(&|n| n == format!("FaceLedLeft{k}") || n == format!("FaceLedRight{k}"))
-                    }
-                    _ => pick(&|n| n == name),
-                }
-            }
-        };
-        (!found.is_empty()).then_some(found)
+    /// The lights (and their channels) of group, light or device `name`.
+    fn resolve(&self, name: &str) -> Option<Vec<(usize, Channels)>> {
+        self.custom
+            .get(name)
+            .or_else(|| self.names.get(name))
+            .cloned()
     }
 
     /// Moves the LEDs through `keys` from `now` (channels an LED lacks stay dark); returns
     /// the command's owner number.
-    fn command(&mut self, members: &[usize], now: Time, keys: &[(Time, [f64; 3])]) -> u64 {
+    fn command(
+        &mut self,
+        members: &[(usize, Channels)],
+        now: Time,
+        keys: &[(Time, [f64; 3])],
+    ) -> u64 {
         let owner = self.next_owner;
         self.next_owner += 1;
-        for &i in members {
+        for &(i, driven) in members {
             if let Some(led) = self.leds.get_mut(i) {
-                let mask = led.channels;
+                // A channel the light lacks stays dark; one the name does not drive keeps
+                // its course (a device name drives one channel).
+                let has = led.channels;
+                let before = led.colour.clone();
                 let masked = keys.iter().map(|&(t, c)| {
+                    let was = before.at(t);
                     (
                         t,
-                        [0, 1, 2].map(|k| if mask[k] { c[k].clamp(0.0, 1.0) } else { 0.0 }),
+                        [0, 1, 2].map(|k| match (has[k], driven[k]) {
+                            (false, _) => 0.0,
+                            (true, true) => c[k].clamp(0.0, 1.0),
+                            (true, false) => was[k],
+                        }),
                     )
                 });
                 led.colour.command(now, masked);
@@ -212,13 +178,16 @@ impl Leds {
         }
     }
 
-    fn average(&self, members: &[usize], now: Time) -> [f64; 3] {
+    /// The mean colour of `members` at `now`, over the channels each drives.
+    fn average(&self, members: &[(usize, Channels)], now: Time) -> [f64; 3] {
         let mut sum = [0.0; 3];
-        for &i in members {
+        for &(i, driven) in members {
             if let Some(led) = self.leds.get(i) {
                 let c = led.colour.at(now);
                 for k in 0..3 {
-                    sum[k] += c[k];
+                    if driven[k] {
+                        sum[k] += c[k];
+                    }
                 }
             }
         }
@@ -236,29 +205,6 @@ impl Leds {
             })
             .collect()
     }
-}
-
-/// The face groups by position: `FaceLeds[Left|Right](Top|Bottom|External|Internal)`,
-/// as the sides and LED numbers they cover. Each eye's eight LEDs are numbered 0 to 7 around
-/// it, mirrored between the eyes: 0 at the top, 2 on the outer side, 4 at the bottom, 6 on
-/// the inner side; a position takes its LED and the two beside it.
-fn face_part(name: &str) -> Option<(Vec<&'static str>, Vec<u8>)> {
-    let rest = name.strip_prefix("FaceLeds")?;
-    let (sides, part) = if let Some(p) = rest.strip_prefix("Left") {
-        (vec!["Left"], p)
-    } else if let Some(p) = rest.strip_prefix("Right") {
-        (vec!["Right"], p)
-    } else {
-        (vec!["Left", "Right"], rest)
-    };
-    let ks = match part {
-        "Top" => vec![7, 0, 1],
-        "External" => vec![1, 2, 3],
-        "Bottom" => vec![3, 4, 5],
-        "Internal" => vec![5, 6, 7],
-        _ => return None,
-    };
-    Some((sides, ks))
 }
 
 /// A colour from `0x00RRGGBB`.
@@ -343,7 +289,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 .leds
                 .resolve(name)
                 .ok_or_else(|| format!("{}: unknown LED or group {name:?}", a.name))?;
-            for i in members {
+            for (i, _) in members {
                 let c = state.leds.leds.get(i).map(|l| default_colour(&l.name));
                 if let (Some(led), Some(c)) = (state.leds.leds.get_mut(i), c) {
                     led.colour = Trajectory::still(c);
@@ -413,10 +359,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         }
         "listGroups" => {
             let state = sim.state();
-            let mut names: Vec<String> = GROUPS.iter().map(|g| g.to_string()).collect();
-            if sim.model == Model::Nao {
-                names.extend(NAO_GROUPS.iter().map(|g| g.to_string()));
-            }
+            let mut names = state.leds.groups.clone();
             names.extend(state.leds.custom.keys().cloned());
             Reply::Now(Value::List(names.into_iter().map(Value::String).collect()))
         }
@@ -427,7 +370,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             Reply::Now(Value::List(
                 members
                     .iter()
-                    .filter_map(|&i| {
+                    .filter_map(|&(i, _)| {
                         state
                             .leds
                             .leds
@@ -447,7 +390,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         )),
         "listLED" => {
             let name = a.str(0)?;
-            let exists = sim.state().leds.leds.iter().any(|l| l.name == name);
+            let exists = sim.state().leds.names.contains_key(name);
             Reply::Now(Value::List(if exists {
                 vec![Value::from(name)]
             } else {

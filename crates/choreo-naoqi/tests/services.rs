@@ -512,6 +512,93 @@ fn leds_fade_over_their_duration() {
 }
 
 #[test]
+fn leds_take_the_device_names_and_groups_a_real_nao_has() {
+    // Names real behaviors use (the corpus: the stock Ear LEDs box builds
+    // `Ears/Led/<side>/<angle>Deg/Actuator/Value`; others use `Brain0`..`Brain11`,
+    // `RightEarLed1`..`10`, `LeftFaceLed1`..`8`): a device name drives one channel.
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        for name in [
+            "Ears/Led/Left/0Deg/Actuator/Value",
+            "Ears/Led/Right/324Deg/Actuator/Value",
+            "Brain0",
+            "Brain11",
+            "BrainLedsBack",
+            "RightEarLed10",
+            "LeftFaceLed8",
+            "FaceLedsRightExternal",
+            "LeftEarLedsEven",
+            "AllLedsRed",
+            "ChestBoard/Led/Green/Actuator/Value",
+        ] {
+            ctx.call_robot(
+                "ALLeds",
+                "fade",
+                vec![s(name), Value::Float(1.0), Value::Float(0.0)],
+            )?;
+        }
+        // One channel of one face LED: red only, where it was white (the face's default).
+        ctx.call_robot(
+            "ALLeds",
+            "fadeRGB",
+            vec![s("FaceLeds"), s("white"), Value::Float(0.0)],
+        )?;
+        ctx.call_robot(
+            "ALLeds",
+            "fade",
+            vec![
+                s("Face/Led/Red/Left/0Deg/Actuator/Value"),
+                Value::Float(0.0),
+                Value::Float(0.0),
+            ],
+        )?;
+        let led0 = ctx.call_robot(
+            "ALLeds",
+            "getIntensity",
+            vec![s("Face/Led/Red/Left/0Deg/Actuator/Value")],
+        )?;
+        let green0 = ctx.call_robot(
+            "ALLeds",
+            "getIntensity",
+            vec![s("Face/Led/Green/Left/0Deg/Actuator/Value")],
+        )?;
+        let groups = ctx.call_robot("ALLeds", "listGroups", vec![])?;
+        let unknown = ctx.call_robot(
+            "ALLeds",
+            "fade",
+            vec![s("Brain12"), Value::Float(1.0), Value::Float(0.0)],
+        );
+        seen2
+            .lock()
+            .unwrap()
+            .push((led0, green0, groups, unknown.is_err()));
+        Ok(())
+    });
+    let (led0, green0, groups, unknown) = seen.lock().unwrap()[0].clone();
+    assert_eq!(led0, Value::Float(0.0), "the red channel went dark");
+    assert_eq!(
+        green0,
+        Value::Float(1.0),
+        "the green channel kept its course"
+    );
+    let Value::List(groups) = groups else {
+        panic!("{groups:?}")
+    };
+    for g in [
+        "Brain5",
+        "LeftEarLed1",
+        "RightFaceLed1",
+        "FaceLedsTop",
+        "AllLedsBlue",
+    ] {
+        assert!(groups.contains(&s(g)), "{g} in listGroups");
+    }
+    assert!(unknown, "NAO has 12 head LEDs, Brain0..Brain11");
+}
+
+#[test]
 fn sounds_last_as_long_as_their_files() {
     let dir = std::env::temp_dir().join(format!("choreo-naoqi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

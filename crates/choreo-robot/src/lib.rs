@@ -15,6 +15,7 @@
 //! assert_eq!(Model::from_joints(["HipPitch", "HeadYaw"]), Some(Model::Pepper));
 //! ```
 
+pub mod leds;
 mod model;
 
 pub use model::{Joint, Model, is_hand};
