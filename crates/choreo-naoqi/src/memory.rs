@@ -12,6 +12,7 @@ use choreo_engine::{MemorySink, SubscriptionId, Value};
 use crate::args::Args;
 use crate::sim::{Reply, Sim};
 use choreo_robot::Model;
+use choreo_robot::memory::{DeviceKey, MOTOR_TEMPERATURE, device_key, device_keys};
 
 /// Touch and bumper events a scenario may `touch`, with the models that have them.
 pub const TOUCH_SENSORS: &[(&str, &[Model])] = &[
@@ -166,15 +167,32 @@ impl Sim {
     }
 }
 
+/// The value of `key`: what was stored under it, else the robot's device reading
+/// (`Device/SubDeviceList/...`: joint positions and stiffness from the body now, the rest at
+/// rest, as choreo-robot's table says).
+fn read(sim: &Sim, key: &str) -> Option<Value> {
+    if let Some(v) = sim.memory.get(key) {
+        return Some(v);
+    }
+    let model = sim.model;
+    let now = sim.now();
+    let value = match device_key(model, key)? {
+        DeviceKey::Position(i) => sim.state().body.angle(model, i, now),
+        DeviceKey::Stiffness(i) => sim.state().body.stiffness(model, i, now),
+        DeviceKey::Temperature(_) => MOTOR_TEMPERATURE,
+        DeviceKey::Current(_) => 0.0,
+        DeviceKey::AtRest(v) => v,
+    };
+    Some(Value::Float(value))
+}
+
 /// Serves ALMemory.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let memory = &sim.memory;
     Ok(Reply::Now(match method {
         "getData" => {
             let key = a.str(0)?;
-            memory
-                .get(key)
-                .ok_or_else(|| format!("ALMemory.getData: key not found: {key:?}"))?
+            read(sim, key).ok_or_else(|| format!("ALMemory.getData: key not found: {key:?}"))?
         }
         "insertData" => {
             sim.insert(a.str(0)?, a.value(1));
@@ -227,7 +245,19 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         }
         "getDataList" => {
             let part = a.str(0)?;
-            strings(memory.lock().data.keys().filter(|k| k.contains(part)))
+            let mut keys: BTreeSet<String> = memory
+                .lock()
+                .data
+                .keys()
+                .filter(|k| k.contains(part))
+                .cloned()
+                .collect();
+            keys.extend(
+                device_keys(sim.model)
+                    .into_iter()
+                    .filter(|k| k.contains(part)),
+            );
+            strings(keys.iter())
         }
         "getDataListName" => strings(memory.lock().data.keys()),
         "getEventList" => strings(memory.lock().events.iter()),
@@ -235,7 +265,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             let keys = a.names(0)?;
             Value::List(
                 keys.iter()
-                    .map(|k| memory.get(k).unwrap_or_default())
+                    .map(|k| read(sim, k).unwrap_or_default())
                     .collect(),
             )
         }

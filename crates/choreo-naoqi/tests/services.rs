@@ -599,6 +599,57 @@ fn leds_take_the_device_names_and_groups_a_real_nao_has() {
 }
 
 #[test]
+fn memory_publishes_the_device_keys_of_a_real_nao() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let get = |key: &str| ctx.call_robot("ALMemory", "getData", vec![s(key)]);
+        ctx.call_robot(
+            "ALMotion",
+            "setAngles",
+            vec![s("HeadYaw"), Value::Float(0.5), Value::Float(1.0)],
+        )?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let yaw = get("Device/SubDeviceList/HeadYaw/Position/Sensor/Value")?;
+        let angles = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![s("HeadYaw"), Value::Bool(true)],
+        )?;
+        let temperature = get("Device/SubDeviceList/LKneePitch/Temperature/Sensor/Value")?;
+        let tilt = get("Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value")?;
+        let battery = get("Device/SubDeviceList/Battery/Charge/Sensor/Value")?;
+        let pepper_only = get("Device/SubDeviceList/Platform/Front/Sonar/Sensor/Value").is_err();
+        let listed = ctx.call_robot("ALMemory", "getDataList", vec![s("US/Left")])?;
+        seen2
+            .lock()
+            .unwrap()
+            .push((yaw, angles, temperature, tilt, battery, pepper_only, listed));
+        Ok(())
+    });
+    let (yaw, angles, temperature, tilt, battery, pepper_only, listed) =
+        seen.lock().unwrap()[0].clone();
+    assert_eq!(
+        Value::List(vec![yaw.clone()]),
+        angles,
+        "the sensor reads the joint"
+    );
+    assert_eq!(yaw, Value::Float(0.5));
+    assert_eq!(
+        temperature,
+        Value::Float(choreo_robot::memory::MOTOR_TEMPERATURE)
+    );
+    assert_eq!(tilt, Value::Float(0.0));
+    assert_eq!(battery, Value::Float(1.0));
+    assert!(pepper_only, "NAO has no platform sonar");
+    assert_eq!(
+        listed,
+        Value::List(vec![s("Device/SubDeviceList/US/Left/Sensor/Value")])
+    );
+}
+
+#[test]
 fn sounds_last_as_long_as_their_files() {
     let dir = std::env::temp_dir().join(format!("choreo-naoqi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

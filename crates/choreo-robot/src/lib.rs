@@ -16,6 +16,7 @@
 //! ```
 
 pub mod leds;
+pub mod memory;
 mod model;
 
 pub use model::{Joint, Model, is_hand};
