@@ -27,8 +27,11 @@ pub const MOTOR_TEMPERATURE: f64 = 30.0;
 
 const PREFIX: &str = "Device/SubDeviceList/";
 
+/// Makes the [`DeviceKey`] of a joint's reading from the joint's index.
+type JointReading = fn(usize) -> DeviceKey;
+
 /// The per-joint readings: (path under the joint, what it is).
-const JOINT_KEYS: [(&str, fn(usize) -> DeviceKey); 5] = [
+const JOINT_KEYS: [(&str, JointReading); 5] = [
     ("Position/Sensor/Value", DeviceKey::Position),
     ("Position/Actuator/Value", DeviceKey::Position),
     ("Hardness/Actuator/Value", DeviceKey::Stiffness),
