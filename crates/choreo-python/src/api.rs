@@ -11,7 +11,7 @@ use choreo_engine::graph::Content;
 use choreo_engine::{BoxContext, MemorySink, RobotError, SubscriptionId, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::convert::{Foreign, from_python, to_python};
 use crate::host::Run;
@@ -200,6 +200,13 @@ impl BoxApi {
     #[getter]
     fn modules(&self, py: Python<'_>) -> Py<PyAny> {
         self.state.run.modules.clone_ref(py)
+    }
+
+    /// What every box script of the run sees after its own globals: Python's builtins,
+    /// the Python-2 names, and the module-level names of the run's box scripts.
+    #[getter]
+    fn shared(&self, py: Python<'_>) -> Py<PyDict> {
+        self.state.run.shared.clone_ref(py)
     }
 
     /// Whether the box declares output `name`.

@@ -36,6 +36,7 @@
 //! | `from urllib import urlencode, urlopen` | `from urllib.parse import urlencode; from urllib.request import urlopen` | [`Rewrite::Urllib`] |
 //! | indentation mixing tabs and spaces (a `TabError` in Python 3) | tabs expanded to multiples of 8 columns, as Python 2 read them | [`Rewrite::TabIndent`] |
 //! | `d.iteritems()`, `d.iterkeys()`, `d.itervalues()`, `d.has_key(k)` | `d.items()`, `d.keys()`, `d.values()`, `d.__contains__(k)` (any object with such a method: in practice dicts) | [`Rewrite::DictMethod`] |
+//! | `s.encode("utf-8").split("/")` (the split at a text literal) | `s.split("/")` | [`Rewrite::EncodeSplit`] |
 //!
 //! Details:
 //! - `print(x)` (a call) is left alone, as is everything after
@@ -63,6 +64,11 @@
 //!   `Tkconstants`, `tkFont` → the `tkinter` submodules. Only these Python-2-only names are
 //!   renamed, so a Python-3 script that imports one of them only in a `try`/`except
 //!   ImportError` fallback now gets the Python-3 module there instead of the fallback.
+//! - `.encode("utf-8")` (or `'utf8'`, any case) is dropped only when a `.split(` whose
+//!   first argument is a text (not `b''`) literal follows it at once: Python 2 gave a `str`
+//!   split by a `str`; Python 3 would split bytes by text, always a `TypeError`, so no
+//!   valid Python-3 script changes meaning (the stock Choice box of Choregraphe 1.x-2.1
+//!   reads its sentences so).
 //! - `import urllib` is rewritten only when the script uses a Python-2 `urllib` function
 //!   (`quote`, `quote_plus`, `unquote`, `unquote_plus`, `urlencode` → `urllib.parse`;
 //!   `urlopen`, `urlretrieve`, `urlcleanup`, `pathname2url`, `url2pathname`, `getproxies`,
@@ -121,11 +127,13 @@ pub enum Rewrite {
     /// `.iteritems()`, `.iterkeys()`, `.itervalues()`, `.has_key(k)` → `.items()`,
     /// `.keys()`, `.values()`, `.__contains__(k)`.
     DictMethod,
+    /// `.encode("utf-8").split("x")` → `.split("x")`.
+    EncodeSplit,
 }
 
 impl Rewrite {
     /// Every rewrite, in the order of the module documentation.
-    pub const ALL: [Rewrite; 15] = [
+    pub const ALL: [Rewrite; 16] = [
         Rewrite::ExceptComma,
         Rewrite::PrintStatement,
         Rewrite::ExecStatement,
@@ -141,6 +149,7 @@ impl Rewrite {
         Rewrite::Urllib,
         Rewrite::TabIndent,
         Rewrite::DictMethod,
+        Rewrite::EncodeSplit,
     ];
 
     /// A short description, e.g. ``"`except X, e:` → `except X as e:`"``.
@@ -161,6 +170,7 @@ impl Rewrite {
             Rewrite::Urllib => "Python-2 `urllib` function → `urllib.parse`/`urllib.request`",
             Rewrite::TabIndent => "tab indentation → spaces",
             Rewrite::DictMethod => "`d.iteritems()`, `d.has_key(k)` → `d.items()`, `k in d`",
+            Rewrite::EncodeSplit => "`s.encode(\"utf-8\").split(\"x\")` → `s.split(\"x\")`",
         }
     }
 }
@@ -277,6 +287,14 @@ fn word_needs_fixing(b: &[u8], word: &[u8], end: usize, fraction: bool) -> bool 
         }
         b"exec" | b"async" | b"await" | b"urllib" | b"iteritems" | b"iterkeys" | b"itervalues"
         | b"has_key" => true,
+        // `.encode("utf-8").split(`: the split within a few bytes.
+        b"encode" => {
+            let rest = b.get(end..).unwrap_or_default();
+            rest.get(..40)
+                .unwrap_or(rest)
+                .windows(7)
+                .any(|w| w == b".split(")
+        }
         [u, r] if u.eq_ignore_ascii_case(&b'u') && r.eq_ignore_ascii_case(&b'r') => {
             matches!(b.get(end), Some(b'\'' | b'"'))
         }
@@ -1038,6 +1056,10 @@ impl<'a> Fixer<'a> {
                         self.edit(self.start(k), self.end(k), text);
                         self.change(k, Rewrite::DictMethod);
                     }
+                    b"encode" if self.is_encode_split(k) => {
+                        self.edit(self.start(k - 1), self.end(k + 3), "");
+                        self.change(k, Rewrite::EncodeSplit);
+                    }
                     b"await" if !self.has_async_def => {
                         self.edit(self.start(k), self.end(k), "await_");
                         self.change(k, Rewrite::KeywordName);
@@ -1054,6 +1076,40 @@ impl<'a> Fixer<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// Whether name token `k` is the `encode` of `.encode("utf-8").split("text"`, all on one
+    /// line (see [`Rewrite::EncodeSplit`]).
+    fn is_encode_split(&self, k: usize) -> bool {
+        let text_literal = |k: usize| {
+            self.kind(k) == Some(Kind::Str)
+                && !self
+                    .text(k)
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .any(|c| c.eq_ignore_ascii_case(&b'b'))
+        };
+        let utf8 = |k: usize| {
+            let t = self.text(k);
+            let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or_default();
+            matches!(t.first(), Some(b'"' | b'\''))
+                && (inner.eq_ignore_ascii_case(b"utf-8") || inner.eq_ignore_ascii_case(b"utf8"))
+        };
+        k >= 1
+            && self.is_op(k - 1, b".")
+            && self.is_op(k + 1, b"(")
+            && self.kind(k + 2) == Some(Kind::Str)
+            && utf8(k + 2)
+            && self.is_op(k + 3, b")")
+            && self.is_op(k + 4, b".")
+            && self.is_name(k + 5, b"split")
+            && self.is_op(k + 6, b"(")
+            && text_literal(k + 7)
+            && !self
+                .src
+                .as_bytes()
+                .get(self.start(k - 1)..self.end(k + 6))
+                .is_some_and(|t| t.contains(&b'\n'))
     }
 
     /// `async` used as a name (not before `def`, `for` or `with`).

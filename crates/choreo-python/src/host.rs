@@ -48,6 +48,10 @@ pub(crate) struct Run {
     pub(crate) events: Mutex<HashMap<EventKey, EventSubscription>>,
     /// Wall-clock seconds at behavior time 0, for `time.time()` in box code.
     pub(crate) epoch: OnceLock<f64>,
+    /// The `__builtins__` of every box namespace of the run (`generated.namespace` fills it
+    /// on first use): where a name a box script sets at module level is found by the
+    /// others, as in the reference, which ran every script in one namespace.
+    pub(crate) shared: Py<PyDict>,
 }
 
 /// `(event, module)` of `ALMemory.subscribeToEvent`.
@@ -70,10 +74,12 @@ impl Run {
 impl PythonHost {
     /// A host for one run (starts the interpreter if it is not running yet).
     pub fn new(options: PythonOptions) -> PythonHost {
-        let modules = Python::attach(|py| {
-            py.import("weakref")
+        let (modules, shared) = Python::attach(|py| {
+            let modules = py
+                .import("weakref")
                 .and_then(|w| w.getattr("WeakValueDictionary")?.call0())
-                .map_or_else(|_| PyDict::new(py).into_any().unbind(), Bound::unbind)
+                .map_or_else(|_| PyDict::new(py).into_any().unbind(), Bound::unbind);
+            (modules, PyDict::new(py).unbind())
         });
         PythonHost {
             run: Arc::new(Run {
@@ -82,6 +88,7 @@ impl PythonHost {
                 modules,
                 events: Mutex::new(HashMap::new()),
                 epoch: OnceLock::new(),
+                shared,
             }),
             prepared: Mutex::new(HashMap::new()),
         }

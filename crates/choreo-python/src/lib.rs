@@ -29,14 +29,23 @@
 //!   `basestring`, `long`, ...) in every namespace, and the removed module names importable.
 //! - Generated scripts (`plugins.rs`): the stock Choice box keeps no code in the file
 //!   (Choregraphe generated it at run time); `src/python/choice.py` stands in for it.
+//! - The interpreter's standard library is that of the `libpython` the process runs,
+//!   whatever `PATH`, `PYTHONHOME` or `PYTHONPATH` say ([`environment`],
+//!   [`use_own_standard_library`]); a user's module folders come from `CHOREO_PYTHONPATH`.
+//! - The box namespace (`src/python/generated.py`): the globals NAOqi's box scripts had
+//!   (`from naoqi import *` and the imports of the generated prelude: `os`, `sys`, `time`,
+//!   `random`, `logging`, `qi`, `ALProxy`, `ALBroker`, `ALModule`, ...); a name one box sets
+//!   at module level is seen by the other boxes of the run.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers.
 
 mod api;
 mod convert;
+pub mod environment;
 pub mod fixer;
 mod host;
 mod plugins;
 mod runtime;
 mod thread;
 
+pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
 pub use host::{PythonHost, PythonOptions};

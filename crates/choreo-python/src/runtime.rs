@@ -92,6 +92,7 @@ pub(crate) fn runtime(py: Python<'_>) -> Result<&'static Runtime, String> {
 
 fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     let sys = py.import("sys")?;
+    add_user_folders(&sys)?;
     let modules = sys.getattr("modules")?;
     let native = PyModule::new(py, "_choreo")?;
     native.add_class::<BoxApi>()?;
@@ -126,6 +127,25 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
         run_hook: generated.getattr("run_hook")?.unbind(),
         describe: generated.getattr("describe")?.unbind(),
     })
+}
+
+/// Puts the folders of `CHOREO_PYTHONPATH` in `sys.path` right after the standard library
+/// (after `lib-dynload`, else at the end), so they never hide a standard module.
+fn add_user_folders(sys: &Bound<'_, PyModule>) -> PyResult<()> {
+    let folders = crate::environment::user_folders();
+    if folders.is_empty() {
+        return Ok(());
+    }
+    let path = sys.getattr("path")?;
+    let entries: Vec<String> = path.extract()?;
+    let at = entries
+        .iter()
+        .position(|e| e.trim_end_matches('/').ends_with("lib-dynload"))
+        .map_or(entries.len(), |i| i + 1);
+    for (i, folder) in folders.iter().enumerate() {
+        path.call_method1("insert", (at + i, folder.to_string_lossy().into_owned()))?;
+    }
+    Ok(())
 }
 
 /// The loader of a shim module as `linecache` sees it: what gives its source.

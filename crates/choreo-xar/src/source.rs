@@ -747,6 +747,11 @@ pub struct Project {
     /// Problems found while loading. A behavior that could not be read is left out of
     /// [`Project::behaviors`] and its error is here, with severity [`Severity::Error`].
     pub warnings: Vec<Diagnostic>,
+    /// The folder on disk that [`Project::files`]' paths are relative to (canonical), when
+    /// the project was loaded from disk by [`load_path`] other than from an archive: the
+    /// folder itself, the folder of a `.pml` or `manifest.xml`, or the folder of a lone
+    /// `.xar`. `None` for an archive or bytes loaded in memory (see [`Project::on_disk`]).
+    pub root: Option<PathBuf>,
 }
 
 impl Project {
@@ -758,7 +763,66 @@ impl Project {
             manifest: None,
             files,
             warnings: Vec::new(),
+            root: None,
         }
+    }
+
+    /// The folder of `behavior` inside the project (`behavior_1` for
+    /// `behavior_1/behavior.xar`; empty for a behavior at the top).
+    pub fn behavior_folder(behavior: &Behavior) -> &str {
+        parent_of(&behavior.path)
+    }
+
+    /// The project's files as real files, for code that needs paths (box scripts open
+    /// sounds and data files by `behaviorAbsolutePath()`): [`Project::root`] when the project
+    /// came from a folder on disk; else (an archive, bytes) every file written to a new
+    /// temporary folder that is removed when the returned value is dropped. The files are
+    /// those the archive reader already bounded ([`archive::MAX_TOTAL_SIZE`],
+    /// [`archive::MAX_ENTRIES`]); the same caps are checked again here, and a path that is
+    /// absolute or climbs out of the folder is refused.
+    pub fn on_disk(&self) -> Result<FilesOnDisk> {
+        if let Some(root) = &self.root {
+            return Ok(FilesOnDisk::Folder(root.clone()));
+        }
+        let limits = Limits::default();
+        let total = self
+            .files
+            .values()
+            .fold(0u64, |t, b| t.saturating_add(b.len() as u64));
+        let name = format!("{} (unpacked)", self.name);
+        if total > limits.max_total_size || self.files.len() > limits.max_entries {
+            return Err(Error::file_level(
+                ErrorKind::TooLarge,
+                &name,
+                format!(
+                    "more than {} bytes or {} files to unpack",
+                    limits.max_total_size, limits.max_entries
+                ),
+            ));
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("choreo-")
+            .tempdir()
+            .map_err(|e| io_error(&std::env::temp_dir(), &e))?;
+        for (path, bytes) in &self.files {
+            let relative = Path::new(path);
+            if !relative
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(Error::file_level(
+                    ErrorKind::Unsupported,
+                    &name,
+                    format!("{path:?}: not a path inside the project"),
+                ));
+            }
+            let target = dir.path().join(relative);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(|e| io_error(parent, &e))?;
+            }
+            fs::write(&target, bytes).map_err(|e| io_error(&target, &e))?;
+        }
+        Ok(FilesOnDisk::Unpacked(dir))
     }
 
     /// Reads the XAR file at `path` of [`Project::files`] as behavior `name`; a read error
@@ -777,6 +841,25 @@ impl Project {
                 });
             }
             Err(e) => self.warnings.push(*e.0),
+        }
+    }
+}
+
+/// A project's files on disk (see [`Project::on_disk`]).
+#[derive(Debug)]
+pub enum FilesOnDisk {
+    /// The folder the project was loaded from.
+    Folder(PathBuf),
+    /// A temporary folder the files were written to; removed on drop.
+    Unpacked(tempfile::TempDir),
+}
+
+impl FilesOnDisk {
+    /// The folder that holds the project's files.
+    pub fn path(&self) -> &Path {
+        match self {
+            FilesOnDisk::Folder(p) => p,
+            FilesOnDisk::Unpacked(d) => d.path(),
         }
     }
 }
@@ -895,17 +978,26 @@ pub fn load_path(path: &Path) -> Result<Project> {
     let display = path.display().to_string();
     if path.is_dir() {
         let files = read_dir_tree(path)?;
-        return load_files(&folder_name(path), &format!("{display}/"), files, None);
+        let mut project = load_files(&folder_name(path), &format!("{display}/"), files, None)?;
+        project.root = fs::canonicalize(path).ok();
+        return Ok(project);
     }
     let bytes = fs::read(path).map_err(|e| io_error(path, &e))?;
-    match sniff(&display, &bytes) {
+    // The folder of the file: `.` for a bare file name.
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let kind = sniff(&display, &bytes);
+    let mut project = match kind {
         Some(kind @ (FileKind::Pml | FileKind::Manifest)) => {
-            let dir = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
             let files = read_dir_tree(&dir)?;
-            let file_name = base_name(&display).to_string();
+            // The file's own name: `base_name` would cut a name holding `!` (archive
+            // members are named `x.crg!member`).
+            let file_name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let dir_display = dir.display().to_string();
             let choice = (kind == FileKind::Pml).then_some(file_name.as_str());
             load_files(
@@ -913,10 +1005,14 @@ pub fn load_path(path: &Path) -> Result<Project> {
                 &format!("{dir_display}/"),
                 files,
                 choice,
-            )
+            )?
         }
-        _ => load_bytes(&display, &bytes),
+        _ => load_bytes(&display, &bytes)?,
+    };
+    if !matches!(kind, Some(FileKind::Crg | FileKind::Cbl | FileKind::Pkg)) {
+        project.root = fs::canonicalize(&dir).ok();
     }
+    Ok(project)
 }
 
 /// The name of a folder, even when given as `.` or `..`.

@@ -369,6 +369,11 @@ fn qi_port(text: &str) -> Result<Option<u16>, String> {
 }
 
 fn main() -> ExitCode {
+    // Box scripts use the standard library of the libpython choreo runs, whatever PATH,
+    // PYTHONHOME or PYTHONPATH say: this runs choreo again with them set right if needed.
+    if let Err(e) = choreo_python::use_own_standard_library() {
+        errln!("cannot set the Python environment up: {e}");
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Run {

@@ -182,7 +182,18 @@ pub fn run(args: &RunArgs) -> u8 {
         }
         _ => None,
     };
-    let behavior_dir = behavior_folder(&args.path, &behavior.path);
+    // `behaviorAbsolutePath()`: the behavior's folder on disk; an archive's files are
+    // unpacked to a temporary folder, removed when `files` is dropped at the end of the run.
+    let files = match project.on_disk() {
+        Ok(f) => f,
+        Err(e) => {
+            errln!("{e}");
+            return exit::LOAD;
+        }
+    };
+    let behavior_dir = files
+        .path()
+        .join(choreo_xar::source::Project::behavior_folder(behavior));
     let host = script_host(&behavior_dir, &behavior.path, &project);
     let options = Options {
         virtual_time: args.fast,
@@ -359,21 +370,6 @@ fn load_exit(error: &EngineError) -> u8 {
         | EngineError::NoInput { .. }
         | EngineError::NoOutput { .. }
         | EngineError::NoParameter { .. } => exit::LOAD,
-    }
-}
-
-/// The folder a behavior's scripts see as `behaviorAbsolutePath()`: on disk for a folder or
-/// a file; for an archive (read in memory), a path named after it.
-fn behavior_folder(input: &Path, behavior_file: &str) -> PathBuf {
-    let base = if input.is_dir() {
-        input.to_path_buf()
-    } else {
-        input.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    let base = std::fs::canonicalize(&base).unwrap_or(base);
-    match Path::new(behavior_file).parent() {
-        Some(p) if input.is_dir() => base.join(p),
-        _ => base,
     }
 }
 

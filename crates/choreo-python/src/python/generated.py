@@ -6,13 +6,17 @@ with the argument-count rule, and tracebacks that name the box and the script's 
 the box being constructed, so every constructor form works, even none at all."""
 
 import _thread
+import os
+import sys
 import threading
 import time
 import types
+import weakref
 
 import _choreo
 import naoqi
 import _choreo_py2 as py2
+import motion
 import qi
 
 
@@ -259,18 +263,54 @@ def _printer(box):
     return box_print
 
 
-# What every namespace starts with (copied: cheaper than building it).
+# What every namespace starts with (copied: cheaper than building it). NAOqi ran box
+# scripts after `from naoqi import *` (naoqi.py's own imports: os, sys, weakref, logging,
+# inspect, ctypes, qi, motion, and its classes) and the generated prelude's imports (time,
+# random); `time` and `qi` are in the builtins (py2.NAMES). The modules not loaded yet are
+# imported on first use.
 _NAMESPACE = {
-    "__builtins__": py2.BUILTINS,
     "__name__": "choreo.box",
     "GeneratedClass": GeneratedClass,
+    "ALBehavior": GeneratedClass,
     "ALProxy": naoqi.ALProxy,
+    "ALBroker": naoqi.ALBroker,
+    "ALModule": naoqi.ALModule,
+    "os": os,
+    "sys": sys,
+    "weakref": weakref,
+    "motion": motion,
+    "logging": py2._LazyModule("logging"),
+    "inspect": py2._LazyModule("inspect"),
+    "ctypes": py2._LazyModule("ctypes"),
+    "random": py2._LazyModule("random"),
 }
+
+# Names a box script's namespace has of its own, never shared with the other boxes.
+_OWN = frozenset(_NAMESPACE) | {"MyClass", "print", "__choreo_path__", "__choreo_source__"}
+
+
+def _shared(box):
+    """The builtins of the run of `box`: made from py2.BUILTINS on first use."""
+    shared = box.shared
+    if not shared:
+        shared.update(py2.BUILTINS)
+    return shared
+
+
+def share(box, ns):
+    """Makes the module-level names the script of `box` set visible to every box of the
+    run (the reference ran all of a behavior's scripts in one namespace); a box's own
+    globals still come first for its own code."""
+    shared = box.shared
+    for name, value in ns.items():
+        if name not in _OWN and name not in INJECTED and not name.startswith("__"):
+            shared[name] = value
 
 
 def namespace(box, source):
     """The module dict a box script runs in."""
     ns = _NAMESPACE.copy()
+    ns["__builtins__"] = _shared(box)
     ns["__choreo_path__"] = box.path
     ns["__choreo_source__"] = source
     ns["print"] = _printer(box)
@@ -354,6 +394,7 @@ def construct(box, source, fixed):
     ns = namespace(box, source)
     try:
         exec(code, ns)
+        share(box, ns)
         cls = ns.get("MyClass")
         instance = cls() if cls is not None else None
     except BaseException as e:
