@@ -110,6 +110,7 @@ fn robot_error(service: &str, method: &str, args: &[Value], error: Error) -> Rob
         service: service.to_string(),
         method: method.to_string(),
         signature: signature_of(&Value::Tuple(args.to_vec())).to_string(),
+        detail: String::new(),
     };
     match error {
         Error::NotFound(_) => unknown_method(),
@@ -524,6 +525,7 @@ mod tests {
             service: "ALMotion".into(),
             method: "moveTo".into(),
             signature: "(d)".into(),
+            detail: String::new(),
         };
         assert_eq!(
             map(Error::NotFound("ALMotion: no method moveTo".into())),
