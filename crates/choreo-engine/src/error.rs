@@ -76,7 +76,7 @@ pub enum RobotError {
     #[error("Can't find service: {0}")]
     UnknownService(String),
     /// The module does not serve this method, or no overload takes these arguments.
-    #[error("{service}.{method}: method not served by the robot (args: {signature})")]
+    #[error("{service}.{method}: method not served by the robot (args: {signature}){detail}")]
     UnknownMethod {
         /// The module.
         service: String,
@@ -85,6 +85,9 @@ pub enum RobotError {
         /// The signature of the arguments given, as the robot writes it, such as `(sf)`
         /// (NAOqi's message shows it).
         signature: String,
+        /// What the robot adds, empty or from `; `: why it does not serve the method (the
+        /// simulated robot: not yet, or no NAOqi version has it) and the closest names.
+        detail: String,
     },
     /// The method exists but refuses these arguments (the message names the method).
     #[error("{0}")]
@@ -221,8 +224,18 @@ mod tests {
                     service: "ALMotion".into(),
                     method: "fooBar".into(),
                     signature: "(sf)".into(),
+                    detail: String::new(),
                 },
                 "ALMotion.fooBar: method not served by the robot (args: (sf))",
+            ),
+            (
+                RobotError::UnknownMethod {
+                    service: "ALMotion".into(),
+                    method: "fooBar".into(),
+                    signature: "()".into(),
+                    detail: "; no NAOqi version has it".into(),
+                },
+                "ALMotion.fooBar: method not served by the robot (args: ()); no NAOqi version has it",
             ),
             (
                 RobotError::BadArguments("ALLeds.on: argument 1 must be a string".into()),

@@ -19,31 +19,6 @@ use crate::trajectory::after;
 /// How long a sound whose length cannot be read plays.
 pub const DEFAULT_SECONDS: f64 = 3.0;
 
-/// The methods served.
-pub const METHODS: &[&str] = &[
-    "playFile",
-    "playFileFromPosition",
-    "playFileInLoop",
-    "loadFile",
-    "unloadFile",
-    "unloadAllFiles",
-    "play",
-    "playInLoop",
-    "pause",
-    "goTo",
-    "stopAll",
-    "setVolume",
-    "getVolume",
-    "setMasterVolume",
-    "getMasterVolume",
-    "setPanorama",
-    "getFileLength",
-    "getCurrentPosition",
-    "getLoadedFilesIds",
-    "getLoadedFilesNames",
-    "playSine",
-];
-
 /// The player's state.
 pub(crate) struct Player {
     /// Loaded files: id → (path, length in seconds, position to play from).

@@ -14,26 +14,6 @@ use choreo_engine::Value;
 use crate::args::Args;
 use crate::sim::{Reply, Sim};
 
-/// ALBehaviorManager's methods.
-pub const MANAGER_METHODS: &[&str] = &[
-    "runBehavior",
-    "startBehavior",
-    "stopBehavior",
-    "stopAllBehaviors",
-    "isBehaviorRunning",
-    "isBehaviorInstalled",
-    "isBehaviorPresent",
-    "isBehaviorLoaded",
-    "preloadBehavior",
-    "getInstalledBehaviors",
-    "getBehaviorNames",
-    "getRunningBehaviors",
-    "getLoadedBehaviors",
-];
-
-/// ALFrameManager's (and ALChoregraphe's) methods served by the robot.
-pub const FRAME_METHODS: &[&str] = &["onPythonError"];
-
 /// Installed and running behaviors.
 #[derive(Default)]
 pub(crate) struct Manager {

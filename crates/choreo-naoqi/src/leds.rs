@@ -21,27 +21,6 @@ use crate::trajectory::{Trajectory, after};
 use choreo_robot::Model;
 use choreo_robot::leds::Channels;
 
-/// The methods served.
-pub const METHODS: &[&str] = &[
-    "fadeRGB",
-    "fade",
-    "fadeListRGB",
-    "on",
-    "off",
-    "reset",
-    "setIntensity",
-    "getIntensity",
-    "rotateEyes",
-    "randomEyes",
-    "rasta",
-    "listGroups",
-    "listGroup",
-    "listLEDs",
-    "listLED",
-    "createGroup",
-    "earLedsSetAngle",
-];
-
 /// Colour names fadeRGB accepts.
 const COLOURS: &[(&str, [f64; 3])] = &[
     ("white", [1.0, 1.0, 1.0]),

@@ -13,12 +13,15 @@
 //! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
 //! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
-//! `tasks` (the generic task API), [`scenario`]. What a NAO or a Pepper is (joints, limits,
-//! chains, resource groups) is `choreo_robot`'s, re-exported here as [`Model`] and [`Joint`].
+//! `tasks` (the generic task API), [`scenario`]; `catalogue` reads each module's method set
+//! and the error for a method not served from NAOqi's catalogue (`choreo_robot::naoqi`).
+//! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
+//! re-exported here as [`Model`] and [`Joint`].
 
 mod args;
 pub mod audio;
 mod behaviors;
+mod catalogue;
 mod leds;
 mod memory;
 mod motion;

@@ -31,26 +31,6 @@ pub const TOUCH_SENSORS: &[(&str, &[Model])] = &[
     ("ChestButtonPressed", &[Model::Nao, Model::Pepper]),
 ];
 
-/// The methods served.
-pub const METHODS: &[&str] = &[
-    "getData",
-    "insertData",
-    "insertListData",
-    "raiseEvent",
-    "raiseMicroEvent",
-    "subscribeToEvent",
-    "unsubscribeToEvent",
-    "subscribeToMicroEvent",
-    "unsubscribeToMicroEvent",
-    "declareEvent",
-    "removeData",
-    "getDataList",
-    "getDataListName",
-    "getEventList",
-    "getListData",
-    "getSubscribers",
-];
-
 /// The store and its subscribers.
 #[derive(Default)]
 pub(crate) struct Memory {

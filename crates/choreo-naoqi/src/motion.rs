@@ -107,63 +107,6 @@ pub const HAND_SECONDS: f64 = 1.0;
 /// Below this stiffness a joint does not follow commands.
 const LIMP: f64 = 0.01;
 
-/// ALMotion's methods.
-pub const METHODS: &[&str] = &[
-    "wakeUp",
-    "rest",
-    "robotIsWakeUp",
-    "setStiffnesses",
-    "stiffnessInterpolation",
-    "getStiffnesses",
-    "angleInterpolation",
-    "angleInterpolationWithSpeed",
-    "angleInterpolationBezier",
-    "setAngles",
-    "changeAngles",
-    "getAngles",
-    "openHand",
-    "closeHand",
-    "move",
-    "moveToward",
-    "moveTo",
-    "stopMove",
-    "killMove",
-    "killWalk",
-    "moveInit",
-    "waitUntilMoveIsFinished",
-    "moveIsActive",
-    "getRobotPosition",
-    "getRobotVelocity",
-    "killAll",
-    "areResourcesAvailable",
-    "killTasksUsingResources",
-    "getLimits",
-    "getJointNames",
-    "getBodyNames",
-    "getSummary",
-    "getMoveConfig",
-    "setMotionConfig",
-    "setMoveArmsEnabled",
-    "getMoveArmsEnabled",
-    "setWalkArmsEnabled",
-    "getWalkArmsEnabled",
-    "setCollisionProtectionEnabled",
-    "getCollisionProtectionEnabled",
-    "setExternalCollisionProtectionEnabled",
-    "getExternalCollisionProtectionEnabled",
-    "setFallManagerEnabled",
-    "getFallManagerEnabled",
-    "setBreathEnabled",
-    "getBreathEnabled",
-    "setIdlePostureEnabled",
-    "getIdlePostureEnabled",
-    "setSmartStiffnessEnabled",
-    "getSmartStiffnessEnabled",
-    "setPushRecoveryEnabled",
-    "getPushRecoveryEnabled",
-    "setDiagnosisEffectEnabled",
-];
-
 /// State-only settings: `set<Name>` stores its last argument, `get<Name>` reads it.
 const SETTINGS: &[(&str, bool)] = &[
     ("MoveArmsEnabled", true),
@@ -177,9 +120,6 @@ const SETTINGS: &[(&str, bool)] = &[
     ("PushRecoveryEnabled", true),
     ("DiagnosisEffectEnabled", true),
 ];
-
-/// ALNavigation's methods (they move like moveTo).
-pub const NAVIGATION_METHODS: &[&str] = &["navigateTo", "moveAlong", "stopNavigation"];
 
 /// The body: joints, stiffness, the base.
 pub(crate) struct Body {
@@ -1037,7 +977,7 @@ pub(crate) fn serve_navigation(sim: &Sim, method: &str, a: &Args<'_>) -> Result<
                 Some(seconds),
             ))
         }
-        "stopNavigation" => {
+        "stopNavigateTo" => {
             stop_base(sim);
             Reply::Now(Value::None)
         }

@@ -14,18 +14,6 @@ use crate::motion::{Body, to_posture};
 use crate::sim::{Reply, Sim};
 use choreo_robot::Model;
 
-/// The methods served.
-pub const METHODS: &[&str] = &[
-    "goToPosture",
-    "applyPosture",
-    "stopMove",
-    "setMaxTryNumber",
-    "getPosture",
-    "getPostureList",
-    "getPostureFamily",
-    "getPostureFamilyList",
-];
-
 /// The longest posture change, in seconds.
 pub const MAX_SECONDS: f64 = 10.0;
 

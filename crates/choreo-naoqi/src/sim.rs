@@ -34,33 +34,27 @@ pub(crate) enum Reply {
     NotServed,
 }
 
-/// The modules served, each with its methods (the generic ALModule methods come on top).
-fn services() -> [(&'static str, &'static [&'static str]); 13] {
-    [
-        ("ALTextToSpeech", tts::TTS_METHODS),
-        ("ALAnimatedSpeech", tts::ANIMATED_METHODS),
-        ("ALMemory", crate::memory::METHODS),
-        ("ALMotion", motion::METHODS),
-        ("ALNavigation", motion::NAVIGATION_METHODS),
-        ("ALRobotPosture", posture::METHODS),
-        ("ALLeds", leds::METHODS),
-        ("ALAudioPlayer", audio::METHODS),
-        ("ALSpeechRecognition", speech::RECOGNITION_METHODS),
-        ("ALDialog", speech::DIALOG_METHODS),
-        ("ALBehaviorManager", behaviors::MANAGER_METHODS),
-        ("ALFrameManager", behaviors::FRAME_METHODS),
-        ("ALChoregraphe", behaviors::FRAME_METHODS),
-    ]
-}
+/// The modules served besides the recorded ones; their method sets are NAOqi's catalogue's
+/// (`crate::catalogue`), the generic ALModule methods on top.
+const SERVED: &[&str] = &[
+    "ALTextToSpeech",
+    "ALAnimatedSpeech",
+    "ALMemory",
+    "ALMotion",
+    "ALNavigation",
+    "ALRobotPosture",
+    "ALLeds",
+    "ALAudioPlayer",
+    "ALSpeechRecognition",
+    "ALDialog",
+    "ALBehaviorManager",
+    "ALFrameManager",
+    "ALChoregraphe",
+];
 
-/// The methods `service` serves besides the generic ones (empty for an unknown module).
+/// The methods `service` has besides the generic ones (empty for an unknown module).
 pub(crate) fn methods_of(service: &str) -> Vec<&'static str> {
-    services()
-        .iter()
-        .find(|(s, _)| *s == service)
-        .map(|(_, m)| m.to_vec())
-        .or_else(|| recorded::methods(service))
-        .unwrap_or_default()
+    crate::catalogue::methods(service)
 }
 
 /// The state of every service, behind one lock (held only for short, non-blocking work).
@@ -159,7 +153,7 @@ impl Sim {
 
     /// Whether the robot has module `service`.
     pub fn has_service(&self, service: &str) -> bool {
-        services().iter().any(|(s, _)| *s == service) || recorded::methods(service).is_some()
+        SERVED.contains(&service) || recorded::is_recorded(service)
     }
 
     /// A call of a module or a method the robot does not serve: counted, observed, and the
@@ -177,6 +171,7 @@ impl Sim {
                 service: service.to_string(),
                 method: method.to_string(),
                 signature,
+                detail: crate::catalogue::not_served(service, method),
             }
         } else {
             RobotError::UnknownService(service.to_string())
@@ -235,7 +230,7 @@ impl Sim {
         method: &str,
         args: &[Value],
     ) -> Result<Result<Reply, Value>, RobotError> {
-        if !self.has_service(service) {
+        if !self.has_service(service) || !crate::catalogue::may_have(service, method) {
             return Err(self.unsupported(service, method, args));
         }
         let a = Args::new(service, method, args);

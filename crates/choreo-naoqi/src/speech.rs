@@ -10,47 +10,6 @@ use crate::args::Args;
 use crate::sim::{Reply, Sim};
 use crate::tts::{LANGUAGES, languages};
 
-/// ALSpeechRecognition's methods.
-pub const RECOGNITION_METHODS: &[&str] = &[
-    "setLanguage",
-    "getLanguage",
-    "getAvailableLanguages",
-    "setVocabulary",
-    "setWordListAsVocabulary",
-    "getVocabulary",
-    "subscribe",
-    "unsubscribe",
-    "pause",
-    "pushContexts",
-    "popContexts",
-    "setVisualExpression",
-    "setAudioExpression",
-    "setParameter",
-    "getParameter",
-];
-
-/// ALDialog's methods.
-pub const DIALOG_METHODS: &[&str] = &[
-    "setLanguage",
-    "getLanguage",
-    "setConcept",
-    "loadTopic",
-    "loadTopicContent",
-    "activateTopic",
-    "deactivateTopic",
-    "unloadTopic",
-    "subscribe",
-    "unsubscribe",
-    "setASRConfidenceThreshold",
-    "getASRConfidenceThreshold",
-    "stopDialog",
-    "setFocus",
-    "gotoTag",
-    "forceInput",
-    "getActivatedTopics",
-    "getLoadedTopics",
-];
-
 /// ALSpeechRecognition's configuration.
 pub(crate) struct Recognition {
     language: String,

@@ -58,38 +58,6 @@ pub const LANGUAGES: &[&str] = &[
     "Arabic",
 ];
 
-/// ALTextToSpeech's methods.
-pub const TTS_METHODS: &[&str] = &[
-    "say",
-    "stopAll",
-    "getLanguage",
-    "setLanguage",
-    "getAvailableLanguages",
-    "getSupportedLanguages",
-    "setVolume",
-    "getVolume",
-    "setParameter",
-    "getParameter",
-    "resetSpeed",
-    "setVoice",
-    "getVoice",
-    "getAvailableVoices",
-    "locale",
-];
-
-/// ALAnimatedSpeech's methods.
-pub const ANIMATED_METHODS: &[&str] = &[
-    "say",
-    "setBodyLanguageMode",
-    "setBodyLanguageModeFromStr",
-    "getBodyLanguageMode",
-    "getBodyLanguageModeToStr",
-    "setBodyTalkEnabled",
-    "setBodyLanguageEnabled",
-    "isBodyTalkEnabled",
-    "isBodyLanguageEnabled",
-];
-
 const BODY_LANGUAGE_MODES: &[&str] = &["disabled", "random", "contextual"];
 
 /// The speech state.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
 
 use crate::error::Error;
-use crate::naoqi::{MODULE_BASE, modules};
+use crate::naoqi::{Catalogue, MODULE_BASE};
 use crate::object::{ObjectBuilder, Out, ServedObject};
 use crate::server::{Server, ServerOptions};
 use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
@@ -110,6 +110,7 @@ fn robot_error(service: &str, method: &str, args: &[Value], error: Error) -> Rob
         service: service.to_string(),
         method: method.to_string(),
         signature: signature_of(&Value::Tuple(args.to_vec())).to_string(),
+        detail: String::new(),
     };
     match error {
         Error::NotFound(_) => unknown_method(),
@@ -355,7 +356,9 @@ impl RobotServer {
 }
 
 /// Serves `robot` at `url` (`tcp://127.0.0.1:9559`, or port 0 for a free one) as NAOqi
-/// modules (see [`crate::naoqi`]), each with the ALModule base methods; `ALMemory.subscriber`
+/// modules: those of NAOqi's catalogue ([`crate::naoqi`]) the robot has
+/// ([`Robot::has_service`]), each with the ALModule base methods and the catalogue's
+/// methods and signatures; `ALMemory.subscriber`
 /// returns objects with a `signal(m)` fed by the robot's memory. Every call is reported to
 /// `on_call`.
 pub fn serve_robot(
@@ -365,9 +368,11 @@ pub fn serve_robot(
     options: ServerOptions,
 ) -> Result<RobotServer, Error> {
     let server = Server::standalone(options)?;
-    for (module, methods) in modules() {
-        let object = module_object(&robot, module, &methods, on_call.clone())?;
-        server.register_service(module, object)?;
+    for module in Catalogue::naoqi().modules() {
+        if robot.has_service(module.name) {
+            let object = module_object(&robot, module.name, &module.methods, on_call.clone())?;
+            server.register_service(module.name, object)?;
+        }
     }
     let url = server.listen(url)?;
     Ok(RobotServer { server, url })
@@ -395,7 +400,7 @@ static NEXT_SUBSCRIPTION: AtomicI64 = AtomicI64::new(1 << 40);
 fn module_object(
     robot: &Arc<dyn Robot>,
     module: &'static str,
-    methods: &[crate::naoqi::ModuleMethod],
+    methods: &[crate::naoqi::Method],
     on_call: Option<CallLog>,
 ) -> Result<Arc<ServedObject>, Error> {
     let mut b = ObjectBuilder::new(&format!("{module} (choreo simulated robot)"));
@@ -440,7 +445,11 @@ fn module_object(
         };
         b = b.method(name, params, returns, handler);
     }
-    for m in methods {
+    // ALMemory.subscriber returns an object: served below.
+    let own = methods
+        .iter()
+        .filter(|m| !(module == "ALMemory" && m.name == "subscriber"));
+    for m in own {
         let (robot, log) = (Arc::clone(robot), on_call.clone());
         let name = m.name;
         let void = m.returns == "v";
@@ -516,6 +525,7 @@ mod tests {
             service: "ALMotion".into(),
             method: "moveTo".into(),
             signature: "(d)".into(),
+            detail: String::new(),
         };
         assert_eq!(
             map(Error::NotFound("ALMotion: no method moveTo".into())),

@@ -119,6 +119,7 @@ fn remote_robot_drives_the_served_simulated_robot() {
             service: "ALMotion".into(),
             method: "noSuchMethod".into(),
             signature: "(l)".into(),
+            detail: String::new(),
         }
     );
     let e = robot

@@ -4,7 +4,8 @@
 //! public URDF files and the *NAO - Joints* pages), NAO's yaw-dependent head pitch range,
 //! `RHipYawPitch` following `LHipYawPitch`, chains and the groups of the resource manager,
 //! and how a model is recognised (a manifest's requirement, a timeline's `model` hint, the
-//! joints a timeline animates). The motion curves, the engine's resource mechanism and the
+//! joints a timeline animates); and NAOqi's API ([`naoqi`]: modules, methods, signatures,
+//! versions). The motion curves, the engine's resource mechanism, the qi server and the
 //! simulated robot read it from here; none keeps a copy.
 //!
 //! ```
@@ -18,5 +19,6 @@
 pub mod leds;
 pub mod memory;
 mod model;
+pub mod naoqi;
 
 pub use model::{Joint, Model, is_hand};
