@@ -159,7 +159,9 @@ impl Sim {
 
     /// Whether the robot has module `service`.
     pub fn has_service(&self, service: &str) -> bool {
-        services().iter().any(|(s, _)| *s == service) || recorded::methods(service).is_some()
+        services().iter().any(|(s, _)| *s == service)
+            || recorded::methods(service).is_some()
+            || crate::scenario::stubs_service(self, service)
     }
 
     /// A call of a module or a method the robot does not serve: counted, observed, and the
@@ -235,6 +237,12 @@ impl Sim {
         method: &str,
         args: &[Value],
     ) -> Result<Result<Reply, Value>, RobotError> {
+        // A scenario's stub stands in for the robot (docs/scenarios.md).
+        if let Some(value) = crate::scenario::stub(self, service, method, args) {
+            self.count(service, method, None);
+            crate::scenario::on_call(self, service, method, args, When::Start);
+            return Ok(Ok(Reply::Now(value)));
+        }
         if !self.has_service(service) {
             return Err(self.unsupported(service, method, args));
         }
