@@ -29,15 +29,14 @@ pub struct Line {
     pub head: String,
     /// What varies from one line of the head to the next (`#ff0000 (0.5 s)`); may be empty.
     pub detail: String,
+    /// Between the head and the detail: a space, or nothing (a call and its arguments).
+    pub separator: &'static str,
 }
 
 impl Line {
     /// A line that folds only with identical lines.
     pub fn plain(text: impl Into<String>) -> Line {
-        Line {
-            head: text.into(),
-            detail: String::new(),
-        }
+        Line::varying(text, "")
     }
 
     /// A line whose `detail` varies between the lines that fold with it.
@@ -45,6 +44,16 @@ impl Line {
         Line {
             head: head.into(),
             detail: detail.into(),
+            separator: " ",
+        }
+    }
+
+    /// A call: `name` (`ALLeds.fadeRGB`) folds, `rest` (`("FaceLeds", 255, 0.5) -> None`)
+    /// varies and follows it without a space.
+    pub fn call(name: impl Into<String>, rest: impl Into<String>) -> Line {
+        Line {
+            separator: "",
+            ..Line::varying(name, rest)
         }
     }
 
@@ -53,7 +62,7 @@ impl Line {
         if self.detail.is_empty() {
             self.head.clone()
         } else {
-            format!("{} {}", self.head, self.detail)
+            format!("{}{}{}", self.head, self.separator, self.detail)
         }
     }
 }
@@ -62,6 +71,7 @@ impl Line {
 #[derive(Debug)]
 struct Group {
     head: String,
+    separator: &'static str,
     first: Time,
     last: Time,
     count: usize,
@@ -73,6 +83,7 @@ impl Group {
     fn new(at: Time, line: Line) -> Group {
         Group {
             head: line.head,
+            separator: line.separator,
             first: at,
             last: at,
             count: 1,
@@ -103,7 +114,7 @@ impl Group {
         shown.retain(|d| !d.is_empty());
         let mut text = self.head.clone();
         if !shown.is_empty() {
-            text.push(' ');
+            text.push_str(self.separator);
             text.push_str(&shown.join(", "));
             if self.details.len() > DETAILS {
                 text.push_str(", …");
@@ -318,6 +329,22 @@ mod tests {
         assert_eq!(
             texts(out),
             ["0.00 blink ×20 until 9.50s", "10.00 blink ×11 until 15.00s"]
+        );
+    }
+
+    #[test]
+    fn calls_fold_with_their_arguments_right_after_the_name() {
+        let mut f = Folder::default();
+        let mut out = f.push(at(0.0), Line::call("ALFoo.bar", "(1) -> 2"));
+        out.extend(f.push(at(0.1), Line::call("ALFoo.bar", "(2) -> 3")));
+        out.extend(f.push(at(0.2), Line::call("ALFoo.baz", "() -> None")));
+        out.extend(f.finish());
+        assert_eq!(
+            texts(out),
+            [
+                "0.00 ALFoo.bar(1) -> 2, (2) -> 3 ×2 until 0.10s",
+                "0.20 ALFoo.baz() -> None"
+            ]
         );
     }
 

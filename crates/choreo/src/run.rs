@@ -462,14 +462,14 @@ fn on_trace_event(e: &Event, watch: &Watch) {
                 live.line(
                     at,
                     Kind::Info,
-                    Line::varying(format!("stub: {method}"), format!("({args}) -> {reply}")),
+                    Line::call(format!("stub: {method}"), format!("({args}) -> {reply}")),
                 );
             } else if watch.remote {
                 // The simulated robot says what it does; a real one is shown its calls.
                 live.line(
                     at,
                     Kind::Info,
-                    Line::varying(format!("calls {method}"), format!("({args})")),
+                    Line::call(format!("calls {method}"), format!("({args})")),
                 );
             }
             if let Some(logged) = logged_error(&e.path, &e.step) {

@@ -61,7 +61,7 @@ pub fn run(
             live.line(
                 time.now(),
                 Kind::Info,
-                Line::varying(
+                Line::call(
                     format!("{}.{}", c.service, c.method),
                     format!("({}) {result}", args.join(", ")),
                 ),

@@ -483,6 +483,8 @@ RuntimeError: ALProxy::ALProxy
                 "root/A is still in onInput_onStart"
             ]
         );
+        assert_eq!(t.stubbed.get("ALFoo.wait"), Some(&1));
+        assert_eq!(t.boxes_run.len(), 2);
     }
 
     #[test]
@@ -519,7 +521,5 @@ RuntimeError: ALProxy::ALProxy
             t.running_at_stop.unwrap(),
             ["root/Menu/Listen: started at 0.00 s, no output since"]
         );
-        assert_eq!(t.stubbed.get("ALFoo.wait"), Some(&1));
-        assert_eq!(t.boxes_run.len(), 2);
     }
 }
