@@ -452,7 +452,8 @@ fn on_trace_event(e: &Event, watch: &Watch) {
             live.line(
                 at,
                 kind,
-                Line::varying(format!("{level} {}:", e.path), message.clone()),
+                // Different messages of a box say different things: only repeats fold.
+                Line::plain(format!("{level} {}: {message}", e.path)),
             );
         }
         Step::RobotCall { method, args } => {
