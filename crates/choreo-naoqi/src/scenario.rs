@@ -1,6 +1,7 @@
 //! Scenarios: the world a simulated robot cannot sense, injected at given times or when the
-//! behavior makes a given call (`choreo run --events FILE`). The format is in
-//! `docs/scenarios.md`; YAML or JSON (by the `.json` extension).
+//! behavior makes a given call (`choreo run --events FILE`), and stubs that answer calls the
+//! simulation lacks (`on_call` + `reply`). The format is in `docs/scenarios.md`; YAML or JSON
+//! (by the `.json` extension).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,6 +46,8 @@ pub enum Trigger {
         call: String,
         /// Only if the first argument (as text) contains this.
         contains: Option<String>,
+        /// Only if the arguments are these (numbers compare by value: `1` matches `1.0`).
+        args: Option<Vec<Value>>,
         /// At the call's start or end.
         when: When,
         /// Seconds to wait after that.
@@ -96,6 +99,12 @@ pub enum Action {
         /// Seconds between press and release.
         hold: f64,
     },
+    /// A stub: the call is answered with `value` at once, instead of by the robot (which may
+    /// not serve it at all). Only with an `on_call` trigger; never performed by a trigger.
+    Reply {
+        /// What the call returns.
+        value: Value,
+    },
 }
 
 #[derive(Deserialize)]
@@ -113,6 +122,7 @@ struct RawEntry {
     at: Option<f64>,
     on_call: Option<String>,
     contains: Option<String>,
+    args: Option<Vec<serde_json::Value>>,
     when: Option<When>,
     delay: Option<f64>,
     repeat: Option<bool>,
@@ -120,6 +130,9 @@ struct RawEntry {
     insert_data: Option<KeyValue>,
     recognize: Option<Recognize>,
     touch: Option<Touch>,
+    /// Present even when `null` (a stub answering None).
+    #[serde(default, deserialize_with = "present")]
+    reply: Option<serde_json::Value>,
     /// Free text for people; accepted and ignored.
     #[serde(default, rename = "note")]
     _note: Option<serde::de::IgnoredAny>,
@@ -145,6 +158,11 @@ struct Recognize {
 enum Touch {
     Sensor(String),
     Held { sensor: String, hold: f64 },
+}
+
+/// A field that is there, whatever its value (`reply: null` is `Some(Null)`, not absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 fn to_value(v: serde_json::Value) -> Value {
@@ -187,8 +205,15 @@ impl TryFrom<RawEntry> for Entry {
                 );
             }
             (Some(at), None) => {
+                if raw.reply.is_some() {
+                    return Err(
+                        "`reply` answers a call: it needs `on_call: \"Module.method\"`, not `at`"
+                            .into(),
+                    );
+                }
                 for (field, set) in [
                     ("contains", raw.contains.is_some()),
+                    ("args", raw.args.is_some()),
                     ("when", raw.when.is_some()),
                     ("delay", raw.delay.is_some()),
                     ("repeat", raw.repeat.is_some()),
@@ -208,9 +233,25 @@ impl TryFrom<RawEntry> for Entry {
                         "`on_call` must be \"Module.method\" (e.g. \"ALTextToSpeech.say\"), got {call:?}"
                     ));
                 }
+                if raw.reply.is_some() {
+                    for (field, set) in [
+                        ("when", raw.when.is_some()),
+                        ("delay", raw.delay.is_some()),
+                        ("repeat", raw.repeat.is_some()),
+                    ] {
+                        if set {
+                            return Err(format!(
+                                "`{field}` does not apply to a `reply` entry (a stub answers every matching call, at once)"
+                            ));
+                        }
+                    }
+                }
                 Trigger::OnCall {
                     call,
                     contains: raw.contains,
+                    args: raw
+                        .args
+                        .map(|args| args.into_iter().map(to_value).collect()),
                     when: raw.when.unwrap_or(When::End),
                     delay: seconds("delay", raw.delay.unwrap_or(0.0))?,
                     repeat: raw.repeat.unwrap_or(false),
@@ -259,11 +300,16 @@ impl TryFrom<RawEntry> for Entry {
             }
             actions.push(Action::Touch { sensor, hold });
         }
+        if let Some(value) = raw.reply {
+            actions.push(Action::Reply {
+                value: to_value(value),
+            });
+        }
         if actions.len() > 1 {
             return Err("an entry has several actions: give each its own entry".into());
         }
         let action = actions.pop().ok_or(
-            "an entry needs an action: `raise_event`, `insert_data`, `recognize` or `touch`",
+            "an entry needs an action: `raise_event`, `insert_data`, `recognize`, `touch` or `reply`",
         )?;
         Ok(Entry { trigger, action })
     }
@@ -315,6 +361,89 @@ impl Scenario {
     }
 }
 
+impl Trigger {
+    /// Whether a call of `name` (`Module.method`) with `args` is one this trigger waits for
+    /// (its moment and its one-shot state aside).
+    fn matches_call(&self, name: &str, args: &[Value]) -> bool {
+        let Trigger::OnCall {
+            call,
+            contains,
+            args: wanted,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        call == name
+            && contains
+                .as_ref()
+                .is_none_or(|c| first_text(args).contains(c.as_str()))
+            && wanted.as_ref().is_none_or(|w| {
+                w.len() == args.len() && w.iter().zip(args).all(|(a, b)| same(a, b))
+            })
+    }
+}
+
+/// The first argument of a call as text (a string as is), for `contains`.
+fn first_text(args: &[Value]) -> String {
+    match args.first() {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Whether a value written in a scenario (`a`) is the value a call passed (`b`): numbers by
+/// value (`1` and `1.0`), lists and tuples alike (YAML has no tuples), maps in any order.
+fn same(a: &Value, b: &Value) -> bool {
+    let number = |v: &Value| match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(x) => Some(*x),
+        _ => None,
+    };
+    let items = |v: &Value| match v {
+        Value::List(items) | Value::Tuple(items) => Some(items.clone()),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (number(a), number(b)) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (items(a), items(b)) {
+        return x.len() == y.len() && x.iter().zip(&y).all(|(a, b)| same(a, b));
+    }
+    match (a, b) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.iter().any(|(k2, v2)| same(k, k2) && same(v, v2)))
+        }
+        _ => a == b,
+    }
+}
+
+impl Scenario {
+    /// The answer of this scenario's first stub (`on_call` + `reply`, in file order) that
+    /// matches a call of `service.method(args)`; None when no stub answers it.
+    pub fn reply_to(&self, service: &str, method: &str, args: &[Value]) -> Option<&Value> {
+        let name = format!("{service}.{method}");
+        self.entries.iter().find_map(|e| match &e.action {
+            Action::Reply { value } if e.trigger.matches_call(&name, args) => Some(value),
+            _ => None,
+        })
+    }
+
+    /// Whether a stub of this scenario answers some method of `service` (then the robot
+    /// has that module, as far as the behavior can tell).
+    pub fn stubs_service(&self, service: &str) -> bool {
+        self.entries.iter().any(|e| match (&e.trigger, &e.action) {
+            (Trigger::OnCall { call, .. }, Action::Reply { .. }) => {
+                call.split_once('.').is_some_and(|(m, _)| m == service)
+            }
+            _ => false,
+        })
+    }
+}
+
 /// A scenario loaded into a robot: which one-shot call triggers have fired.
 pub(crate) struct Run {
     scenario: Scenario,
@@ -338,12 +467,7 @@ pub(crate) fn load(sim: &Sim, scenario: Scenario) {
 
 /// An engine attached the robot: timed entries start counting.
 pub(crate) fn attached(sim: &Sim) {
-    let runs = sim
-        .scenarios
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
-    for run in runs {
+    for run in runs(sim) {
         start_timed(sim, &run);
     }
 }
@@ -390,39 +514,52 @@ fn start_timed(sim: &Sim, run: &Run) {
     }
 }
 
-/// The behavior called `service.method(args)` (at `when`): runs the matching entries.
-pub(crate) fn on_call(sim: &Sim, service: &str, method: &str, args: &[Value], when: When) {
-    let runs = sim
-        .scenarios
+/// The scenarios loaded into `sim`.
+fn runs(sim: &Sim) -> Vec<Arc<Run>> {
+    sim.scenarios
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .clone();
+        .clone()
+}
+
+/// The answer of the first stub (scenarios in load order) to `service.method(args)`.
+pub(crate) fn stub(sim: &Sim, service: &str, method: &str, args: &[Value]) -> Option<Value> {
+    runs(sim)
+        .iter()
+        .find_map(|run| run.scenario.reply_to(service, method, args).cloned())
+}
+
+/// Whether a loaded stub answers some method of `service`.
+pub(crate) fn stubs_service(sim: &Sim, service: &str) -> bool {
+    runs(sim)
+        .iter()
+        .any(|run| run.scenario.stubs_service(service))
+}
+
+/// The behavior called `service.method(args)` (at `when`): runs the matching entries.
+pub(crate) fn on_call(sim: &Sim, service: &str, method: &str, args: &[Value], when: When) {
+    let runs = runs(sim);
     if runs.is_empty() {
         return;
     }
     let name = format!("{service}.{method}");
-    let first = match args.first() {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-        None => String::new(),
-    };
     let mut matched = Vec::new();
     for run in runs {
         let mut fired = run.fired.lock().unwrap_or_else(PoisonError::into_inner);
         for (i, entry) in run.scenario.entries.iter().enumerate() {
             let Trigger::OnCall {
-                call,
-                contains,
                 when: w,
                 delay,
                 repeat,
+                ..
             } = &entry.trigger
             else {
                 continue;
             };
-            let hit = *call == name
+            // A stub answered the call already (`stub`): it is not an action to perform.
+            let hit = !matches!(entry.action, Action::Reply { .. })
                 && *w == when
-                && contains.as_ref().is_none_or(|c| first.contains(c.as_str()))
+                && entry.trigger.matches_call(&name, args)
                 && (*repeat || !fired.get(i).copied().unwrap_or(true));
             if hit {
                 if let Some(f) = fired.get_mut(i) {
@@ -477,6 +614,173 @@ pub(crate) fn perform(sim: &Sim, action: &Action) -> Option<(f64, Action)> {
                 },
             ));
         }
+        // Answers a call (`stub`); nothing to do on its own.
+        Action::Reply { .. } => {}
     }
     None
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{Model, SimRobot};
+    use choreo_engine::{Robot, RobotError};
+
+    const STUBS: &str = "\
+events:
+  - on_call: ALFoo.bar
+    args: [1, \"x\"]
+    reply: first
+  - on_call: ALFoo.bar
+    reply: [1, 2]
+  - on_call: ALFoo.none
+    reply: null
+  - on_call: ALMemory.getData
+    contains: Battery
+    reply: 0.5
+  - on_call: ALFoo.bar
+    raise_event: {key: Foo/Called, value: 1}
+";
+
+    fn robot() -> SimRobot {
+        SimRobot::new(Model::Nao).with_scenario(Scenario::from_str(STUBS, "s.yaml").unwrap())
+    }
+
+    fn error(text: &str) -> String {
+        Scenario::from_str(text, "w.yaml").unwrap_err()
+    }
+
+    #[test]
+    fn a_stub_is_read_with_its_reply_and_arguments() {
+        let s = Scenario::from_str(STUBS, "s.yaml").unwrap();
+        assert_eq!(
+            s.entries[0].trigger,
+            Trigger::OnCall {
+                call: "ALFoo.bar".into(),
+                contains: None,
+                args: Some(vec![Value::Int(1), Value::String("x".into())]),
+                when: When::End,
+                delay: 0.0,
+                repeat: false,
+            }
+        );
+        assert_eq!(
+            s.entries[1].action,
+            Action::Reply {
+                value: Value::List(vec![Value::Int(1), Value::Int(2)])
+            }
+        );
+        // `reply: null` is a stub answering None, not a missing action.
+        assert_eq!(s.entries[2].action, Action::Reply { value: Value::None });
+    }
+
+    #[test]
+    fn the_first_matching_stub_answers_and_arguments_narrow_it() {
+        let s = Scenario::from_str(STUBS, "s.yaml").unwrap();
+        let reply = |args: &[Value]| s.reply_to("ALFoo", "bar", args).cloned();
+        assert_eq!(
+            reply(&[Value::Float(1.0), Value::String("x".into())]),
+            Some(Value::String("first".into())),
+            "1.0 is the 1 of the file"
+        );
+        assert_eq!(
+            reply(&[Value::Int(2)]),
+            Some(Value::List(vec![Value::Int(1), Value::Int(2)]))
+        );
+        assert_eq!(s.reply_to("ALFoo", "baz", &[]), None);
+        assert_eq!(
+            s.reply_to(
+                "ALMemory",
+                "getData",
+                &[Value::String("Device/Battery".into())]
+            ),
+            Some(&Value::Float(0.5))
+        );
+        assert_eq!(
+            s.reply_to("ALMemory", "getData", &[Value::String("Other".into())]),
+            None
+        );
+        assert!(s.stubs_service("ALFoo") && s.stubs_service("ALMemory"));
+        assert!(!s.stubs_service("ALBar"));
+    }
+
+    #[test]
+    fn values_compare_as_a_person_writes_them() {
+        let list = |v: Vec<Value>| Value::List(v);
+        assert!(same(
+            &list(vec![Value::Int(1)]),
+            &Value::Tuple(vec![Value::Float(1.0)])
+        ));
+        assert!(!same(&Value::Int(1), &Value::String("1".into())));
+        let map = |k: &str, v: i64| (Value::String(k.into()), Value::Int(v));
+        assert!(same(
+            &Value::Map(vec![map("a", 1), map("b", 2)]),
+            &Value::Map(vec![map("b", 2), map("a", 1)])
+        ));
+        assert!(!same(
+            &Value::Map(vec![map("a", 1)]),
+            &Value::Map(vec![map("a", 2)])
+        ));
+    }
+
+    #[test]
+    fn the_simulated_robot_answers_with_the_stub() {
+        let robot = robot();
+        assert!(robot.has_service("ALFoo"), "a stubbed module exists");
+        assert_eq!(
+            robot.call("ALFoo", "bar", vec![]).unwrap(),
+            Value::List(vec![Value::Int(1), Value::Int(2)])
+        );
+        assert_eq!(robot.call("ALFoo", "none", vec![]).unwrap(), Value::None);
+        // A stub stands in for a served method too, for the calls it matches only.
+        assert_eq!(
+            robot
+                .call(
+                    "ALMemory",
+                    "getData",
+                    vec![Value::String("Device/Battery".into())]
+                )
+                .unwrap(),
+            Value::Float(0.5)
+        );
+        // The other entries still react to the stubbed call.
+        assert_eq!(
+            robot.snapshot().memory.get("Foo/Called"),
+            Some(&Value::Int(1))
+        );
+        // A method no stub answers is still unknown.
+        assert!(matches!(
+            robot.call("ALFoo", "baz", vec![]),
+            Err(RobotError::UnknownMethod { .. })
+        ));
+        assert!(matches!(
+            robot.call("ALBar", "baz", vec![]),
+            Err(RobotError::UnknownService(_))
+        ));
+        let stats = robot.stats();
+        assert_eq!(stats.per_method.get("ALFoo.bar"), Some(&1));
+        assert!(!stats.unsupported.contains_key("ALFoo.bar"));
+    }
+
+    #[test]
+    fn a_stub_entry_is_checked_with_file_and_line() {
+        assert_eq!(
+            error("events:\n  - at: 1\n    reply: 2\n"),
+            "w.yaml:2:3: events: `reply` answers a call: it needs `on_call: \"Module.method\"`, not `at`"
+        );
+        let e = error("events:\n  - on_call: A.b\n    repeat: true\n    reply: 2\n");
+        assert!(
+            e.starts_with("w.yaml:2:3: ")
+                && e.contains("`repeat` does not apply to a `reply` entry"),
+            "{e}"
+        );
+        let e = error("events:\n  - on_call: A.b\n    reply: 2\n    touch: FrontTactilTouched\n");
+        assert!(e.contains("several actions"), "{e}");
+        let e = error("events:\n  - at: 1\n    args: [1]\n    touch: FrontTactilTouched\n");
+        assert!(
+            e.contains("`args` only applies to `on_call` entries"),
+            "{e}"
+        );
+    }
 }

@@ -153,7 +153,9 @@ impl Sim {
 
     /// Whether the robot has module `service`.
     pub fn has_service(&self, service: &str) -> bool {
-        SERVED.contains(&service) || recorded::is_recorded(service)
+        SERVED.contains(&service)
+            || recorded::is_recorded(service)
+            || crate::scenario::stubs_service(self, service)
     }
 
     /// A call of a module or a method the robot does not serve: counted, observed, and the
@@ -230,6 +232,13 @@ impl Sim {
         method: &str,
         args: &[Value],
     ) -> Result<Result<Reply, Value>, RobotError> {
+        // A scenario's stub stands in for the robot (docs/scenarios.md), also for a method
+        // the simulated robot does not serve or NAOqi's catalogue does not know.
+        if let Some(value) = crate::scenario::stub(self, service, method, args) {
+            self.count(service, method, None);
+            crate::scenario::on_call(self, service, method, args, When::Start);
+            return Ok(Ok(Reply::Now(value)));
+        }
         if !self.has_service(service) || !crate::catalogue::may_have(service, method) {
             return Err(self.unsupported(service, method, args));
         }

@@ -7,13 +7,16 @@
 mod output;
 mod check;
 mod convert;
+mod fold;
 mod inspect;
 mod joints;
+mod live;
 mod motion;
 mod plot;
 mod report;
 mod run;
 mod sim;
+mod tally;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -139,9 +142,13 @@ enum Command {
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
         robot_model: Option<ModelArg>,
-        /// Print only the report.
-        #[arg(long, short)]
+        /// Print only errors (exceptions and errors boxes log) and the report.
+        #[arg(long, short, conflicts_with = "verbose")]
         quiet: bool,
+        /// Print every line as it comes (repeated lines are folded otherwise), whole
+        /// tracebacks, and every warning of the load.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Serve the simulated robot over qi messaging: any qi client (the `qi` Python package,
     /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
@@ -391,6 +398,7 @@ fn main() -> ExitCode {
             pin,
             robot_model,
             quiet,
+            verbose,
         } => run::run(&run::RunArgs {
             path,
             behavior,
@@ -407,7 +415,7 @@ fn main() -> ExitCode {
                 token,
                 pin,
             }),
-            quiet,
+            verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),
         Command::Sim {
             listen,

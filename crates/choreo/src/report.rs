@@ -9,6 +9,7 @@ use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
 use crate::exit;
+use crate::live::Verbosity;
 
 /// A diagnostic as `file:line:col: error: message (at path)`, then the source line with a
 /// caret under the column.
@@ -53,14 +54,33 @@ fn clip(line: &str, before: &str) -> (String, String) {
 /// behavior of the input that cannot be read is an error unless `partial` allows going on
 /// with the others; on error, returns the exit code to use.
 pub fn load(path: &Path, partial: bool) -> Result<Project, u8> {
+    load_shown(path, partial, Verbosity::Normal)
+}
+
+/// [`load`], its warnings shown at `verbosity`: each on its own line (verbose), many of one
+/// kind folded into one line ([`crate::fold::fold_diagnostics`]), or none (quiet: errors
+/// only).
+pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Project, u8> {
     if !path.exists() {
         errln!("{}: no such file or folder", path.display());
         return Err(exit::USAGE);
     }
     match load_path(path) {
         Ok(project) => {
-            for w in &project.warnings {
-                errln!("{}", format_diagnostic(w));
+            let shown: Vec<Diagnostic> = project
+                .warnings
+                .iter()
+                .filter(|w| verbosity != Verbosity::Quiet || w.severity == Severity::Error)
+                .cloned()
+                .collect();
+            if verbosity == Verbosity::Verbose {
+                for w in &shown {
+                    errln!("{}", format_diagnostic(w));
+                }
+            } else {
+                for line in crate::fold::fold_diagnostics(&shown, format_diagnostic) {
+                    errln!("{line}");
+                }
             }
             let broken = project
                 .warnings

@@ -2,20 +2,22 @@
 //! what the robot does, and report.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, ScriptHost, Trace};
-use choreo_naoqi::{Model, RobotEvent, SimRobot};
+use choreo_naoqi::{Model, RobotEvent, Scenario, SimRobot};
 
 use crate::exit;
+use crate::fold::Line;
 use crate::joints::JointRecorder;
+use crate::live::{Kind, Live, Verbosity};
 use crate::report;
+use crate::tally::{Failure, Tally, Watched, logged_error};
 
 /// What `choreo run` was asked to do.
 pub struct RunArgs {
@@ -39,8 +41,8 @@ pub struct RunArgs {
     pub model: Option<Model>,
     /// A real robot to run on instead of the simulated one.
     pub robot: Option<RobotArgs>,
-    /// Only the report (no live output).
-    pub quiet: bool,
+    /// How much live output: errors only, folded, or every line.
+    pub verbosity: Verbosity,
 }
 
 /// How to reach a real robot.
@@ -77,18 +79,14 @@ impl RobotArgs {
 /// How long `wait` blocks between looks at Ctrl-C and errors.
 const POLL: Duration = Duration::from_millis(100);
 
-/// What the live output and the report gather while the behavior runs.
-#[derive(Default, Clone)]
-struct Tally {
-    errors: Vec<String>,
-    boxes_run: std::collections::BTreeSet<String>,
-    /// Robot calls per service (from the trace: the same for every robot).
-    calls: BTreeMap<String, u64>,
-    /// Robot calls that failed, per `Service.method`.
-    failed_calls: BTreeMap<String, u64>,
-    /// The behavior is destroyed (its first `del`): what box threads that outlive their
-    /// box do afterwards is not the run's, and is not counted.
-    over: bool,
+/// What the trace listener needs: the tally, the live output, the stubs to recognize.
+struct Watch {
+    tally: Mutex<Tally>,
+    live: Live,
+    /// The scenario loaded in the simulated robot (its stubs answer calls).
+    scenario: Option<Scenario>,
+    /// Running on a real robot: its calls are shown.
+    remote: bool,
 }
 
 /// Where the behavior runs.
@@ -108,7 +106,7 @@ impl Target {
 
 /// Runs the behavior; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
-    let project = match report::load(&args.path, false) {
+    let project = match report::load_shown(&args.path, false, args.verbosity) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -120,17 +118,21 @@ pub fn run(args: &RunArgs) -> u8 {
         .model
         .or_else(|| report::manifest_model(&project))
         .unwrap_or(Model::Nao);
+    let scenario = match &args.events {
+        Some(file) => match Scenario::from_path(file) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                errln!("{e}");
+                return exit::LOAD;
+            }
+        },
+        None => None,
+    };
     let target = match &args.robot {
         None => {
             let robot = Arc::new(SimRobot::new(model));
-            if let Some(file) = &args.events {
-                match choreo_naoqi::Scenario::from_path(file) {
-                    Ok(s) => robot.load_scenario(s),
-                    Err(e) => {
-                        errln!("{e}");
-                        return exit::LOAD;
-                    }
-                }
+            if let Some(s) = &scenario {
+                robot.load_scenario(s.clone());
             }
             Target::Sim(robot)
         }
@@ -165,16 +167,18 @@ pub fn run(args: &RunArgs) -> u8 {
         },
         None => Trace::unkept(None),
     };
-    let tally = Arc::new(Mutex::new(Tally::default()));
-    let live = Live::new(args.quiet);
+    let live = Live::new(args.verbosity);
+    let watch = Arc::new(Watch {
+        tally: Mutex::new(Tally::default()),
+        live: live.clone(),
+        scenario,
+        remote: matches!(target, Target::Remote(_)),
+    });
     {
-        let tally = Arc::clone(&tally);
-        let live = live.clone();
-        let remote = matches!(target, Target::Remote(_));
-        trace.set_listener(Arc::new(move |e: &Event| {
-            on_trace_event(e, &tally, &live, remote);
-        }));
+        let watch = Arc::clone(&watch);
+        trace.set_listener(Arc::new(move |e: &Event| on_trace_event(e, &watch)));
     }
+    let robot = Arc::new(Watched::new(target.robot()));
     // The simulated joints at every frame, into the trace written (`choreo plot --trace`).
     let joints = match (&target, &args.trace) {
         (Target::Sim(robot), Some(_)) => {
@@ -199,7 +203,7 @@ pub fn run(args: &RunArgs) -> u8 {
         virtual_time: args.fast,
         trace: trace.clone(),
         time_limit: args.timeout.map(Duration::from_secs_f64),
-        robot: Some(target.robot()),
+        robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
         strict: args.strict,
         // A real robot does not say which model it is: the resource groups of the model
         // asked for (or the manifest's) apply. The simulated robot gives its own.
@@ -240,7 +244,7 @@ pub fn run(args: &RunArgs) -> u8 {
             }
         });
     }
-    if !args.quiet {
+    if args.verbosity != Verbosity::Quiet {
         let on = match &args.robot {
             Some(robot) => format!("the robot at {}", robot.url),
             None => format!("a simulated {}", model.name()),
@@ -256,8 +260,11 @@ pub fn run(args: &RunArgs) -> u8 {
     // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
     // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
     let mut ending = Ending::Running;
+    // What an idle behavior was waiting for, when it was stopped.
+    let mut awaited = Vec::new();
     loop {
         let outcome = engine.wait(POLL);
+        live.tick(engine.now());
         if outcome.is_final() {
             ending = ending.or(match outcome {
                 Outcome::Finished => Ending::Finished,
@@ -281,28 +288,39 @@ pub fn run(args: &RunArgs) -> u8 {
             None
         };
         if let Some(why) = why {
+            if why == Ending::Idle {
+                awaited = robot.subscribed();
+            }
             engine.stop();
             ending = why;
         }
     }
     // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
     let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
+    // Every event delivered to the listener first: the last lines, the whole tally.
+    let flushed = trace.flush_writer();
     live.finish();
-    if let Err(e) = trace.flush_writer() {
+    if let Err(e) = flushed {
         errln!("cannot write the trace: {e}");
     }
-    let tally = tally.lock().map(|t| t.clone()).unwrap_or_default();
+    let tally = watch
+        .tally
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     let unsupported = match &target {
         Target::Sim(robot) => robot.stats().unsupported,
         Target::Remote(_) => BTreeMap::new(),
     };
-    print_report(
+    print_report(&Report {
         ending,
+        timeout: args.timeout,
+        awaited: &awaited,
         behavior_time,
-        started.elapsed(),
-        &tally,
-        &unsupported,
-    );
+        real: started.elapsed(),
+        tally: &tally,
+        unsupported: &unsupported,
+    });
     match ending {
         Ending::Finished => exit::OK,
         Ending::Error | Ending::Crashed => exit::RUNTIME,
@@ -394,50 +412,65 @@ fn script_host(
     Box::new(choreo_python::PythonHost::new(options))
 }
 
-fn on_trace_event(e: &Event, tally: &Mutex<Tally>, live: &Live, remote: bool) {
-    if let Ok(mut t) = tally.lock() {
-        if t.over {
-            return;
+/// Event `e` of the trace: counted, and shown as it happens.
+fn on_trace_event(e: &Event, watch: &Watch) {
+    let stub = match (&e.step, &watch.scenario) {
+        (Step::RobotCall { method, args }, Some(scenario)) => {
+            let service = method.split('.').next().unwrap_or_default();
+            let name = method.rsplit('.').next().unwrap_or_default();
+            scenario.reply_to(service, name, args)
         }
-        if e.step == Step::Del {
-            t.over = true;
-        }
+        _ => None,
+    };
+    let over = {
+        let mut tally = watch.tally.lock().unwrap_or_else(PoisonError::into_inner);
+        let over = tally.is_over();
+        tally.record(e, stub.is_some());
+        over
+    };
+    if over {
+        return;
     }
+    let at = Time(e.time_ns);
+    let live = &watch.live;
     match &e.step {
-        Step::Call { hook } if hook.starts_with("onInput_") => {
-            if let Ok(mut t) = tally.lock()
-                && !t.boxes_run.contains(&e.path)
-            {
-                t.boxes_run.insert(e.path.clone());
-            }
-        }
         Step::Err { hook, text } => {
-            let line = format!("{} {hook}: {text}", e.path);
-            live.line(Time(e.time_ns), &format!("error in {line}"));
-            if let Ok(mut t) = tally.lock() {
-                t.errors.push(line);
-            }
+            let failure = Failure::new(&e.path, hook, text);
+            live.line(at, Kind::Error, Line::plain(format!("error in {failure}")));
+            live.details(text);
         }
         Step::Log { level, message } => {
-            live.line(Time(e.time_ns), &format!("{level} {}: {message}", e.path));
+            let kind = if logged_error(&e.path, &e.step).is_some() {
+                Kind::Error
+            } else {
+                Kind::Info
+            };
+            live.line(
+                at,
+                kind,
+                // Different messages of a box say different things: only repeats fold.
+                Line::plain(format!("{level} {}: {message}", e.path)),
+            );
         }
         Step::RobotCall { method, args } => {
-            if let Ok(mut t) = tally.lock() {
-                let service = method.split('.').next().unwrap_or_default();
-                *t.calls.entry(service.to_string()).or_default() += 1;
-            }
-            // The simulated robot says what it does; a real one is shown its calls.
-            if remote {
-                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+            let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+            let args = args.join(", ");
+            if let Some(reply) = stub {
                 live.line(
-                    Time(e.time_ns),
-                    &format!("calls {method}({})", args.join(", ")),
+                    at,
+                    Kind::Info,
+                    Line::call(format!("stub: {method}"), format!("({args}) -> {reply}")),
+                );
+            } else if watch.remote {
+                // The simulated robot says what it does; a real one is shown its calls.
+                live.line(
+                    at,
+                    Kind::Info,
+                    Line::call(format!("calls {method}"), format!("({args})")),
                 );
             }
-        }
-        Step::RobotReturn { method, ok: false } => {
-            if let Ok(mut t) = tally.lock() {
-                *t.failed_calls.entry(method.clone()).or_default() += 1;
+            if let Some(logged) = logged_error(&e.path, &e.step) {
+                live.line(at, Kind::Error, Line::plain(format!("error {logged}")));
             }
         }
         Step::Frame { frame } => live.frame(&e.path, *frame),
@@ -445,156 +478,94 @@ fn on_trace_event(e: &Event, tally: &Mutex<Tally>, live: &Live, remote: bool) {
     }
 }
 
-/// Live human output on stderr: what the robot does, errors, and a progress line while a
-/// timeline plays. Quiet: nothing.
-#[derive(Clone)]
-pub(crate) struct Live {
-    quiet: bool,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Live {
-    pub(crate) fn new(quiet: bool) -> Live {
-        let bar = (!quiet).then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            bar
-        });
-        Live { quiet, bar }
-    }
-
-    pub(crate) fn line(&self, at: Time, text: &str) {
-        if self.quiet {
-            return;
-        }
-        let line = format!("{:>8.2}s  {text}", at.as_secs_f64());
-        match &self.bar {
-            Some(bar) if !bar.is_hidden() => bar.println(line),
-            _ => {
-                let _ = writeln!(std::io::stderr(), "{line}");
-            }
-        }
-    }
-
-    fn frame(&self, timeline: &str, frame: i64) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!("{timeline}: frame {frame}"));
-            bar.tick();
-        }
-    }
-
-    pub(crate) fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-
-    pub(crate) fn robot_event(&self, at: Time, e: &RobotEvent) {
-        let text = match e {
-            RobotEvent::Said { text, duration } => format!("says {text:?} ({duration:.1} s)"),
-            RobotEvent::SpeechInterrupted { text } => format!("stops saying {text:?}"),
-            RobotEvent::PostureChanged { posture } => format!("posture: {posture}"),
-            RobotEvent::MotionStarted {
-                method,
-                joints,
-                duration,
-            } => format!(
-                "moves {} ({method}, {duration:.1} s)",
-                joint_summary(joints)
-            ),
-            RobotEvent::StiffnessChanged { joints, stiffness } => {
-                format!("stiffness {stiffness:.1} on {}", joint_summary(joints))
-            }
-            RobotEvent::MoveStarted { method, target } => match target {
-                Some([x, y, t]) => format!("walks to x {x:.2} m, y {y:.2} m, θ {t:.2} ({method})"),
-                None => format!("walks ({method})"),
-            },
-            RobotEvent::Moved { position } => format!(
-                "stands at x {:.2} m, y {:.2} m, θ {:.2}",
-                position[0], position[1], position[2]
-            ),
-            RobotEvent::LedsChanged {
-                group,
-                rgb,
-                duration,
-            } => format!(
-                "LEDs {group} -> #{:02x}{:02x}{:02x} ({duration:.1} s)",
-                channel(rgb[0]),
-                channel(rgb[1]),
-                channel(rgb[2])
-            ),
-            RobotEvent::SoundPlayed { file, duration } => match duration {
-                Some(d) => format!("plays {file} ({d:.1} s)"),
-                None => format!("plays {file} (looping)"),
-            },
-            RobotEvent::SoundStopped { file } => format!("stops {file}"),
-            // A service's own bookkeeping keys (ALTextToSpeech/TextDone, ...) say nothing new.
-            RobotEvent::MemoryEvent { key, .. } if key.starts_with("AL") && key.contains('/') => {
-                return;
-            }
-            RobotEvent::MemoryEvent { key, value } => format!("ALMemory {key} = {value}"),
-            RobotEvent::TaskStopped {
-                service, method, ..
-            } => format!("{service}.{method} stopped"),
-            RobotEvent::Unsupported {
-                service,
-                method,
-                signature,
-            } => format!("unsupported call {service}.{method}{signature}"),
-            RobotEvent::CallFailed {
-                service,
-                method,
-                error,
-            } => format!("{service}.{method} failed: {error}"),
-            RobotEvent::ScriptError { message } => format!("script error: {message}"),
-        };
-        self.line(at, &text);
-    }
-}
-
-fn channel(x: f64) -> u8 {
-    (x.clamp(0.0, 1.0) * 255.0).round() as u8
-}
-
-fn joint_summary(joints: &[String]) -> String {
-    match joints.len() {
-        0 => "no joint".to_string(),
-        1..=3 => joints.join(", "),
-        n => format!("{n} joints"),
-    }
-}
-
-fn print_report(
+/// What the report is made of.
+struct Report<'a> {
     ending: Ending,
+    /// `--timeout`, seconds.
+    timeout: Option<f64>,
+    /// ALMemory keys subscribed when an idle behavior was stopped.
+    awaited: &'a [String],
     behavior_time: Time,
     real: Duration,
-    tally: &Tally,
-    unsupported: &BTreeMap<String, u64>,
-) {
-    let how = match ending {
-        Ending::Finished | Ending::Running => "finished",
-        Ending::Error => "stopped: error in box code (--strict)",
-        Ending::Timeout => "stopped: timeout",
-        Ending::Idle => "stopped: waiting for events that never came (nothing left to do)",
-        Ending::Interrupted => "stopped: interrupted",
-        Ending::Disconnected => "stopped: the robot disconnected",
-        Ending::Crashed => "stopped: the engine crashed (a bug of choreo's; please report it)",
+    tally: &'a Tally,
+    unsupported: &'a BTreeMap<String, u64>,
+}
+
+fn print_report(r: &Report<'_>) {
+    let tally = r.tally;
+    // What an idle behavior waits for: events subscribed, box code that has not returned.
+    let mut waits: Vec<String> = r
+        .awaited
+        .iter()
+        .map(|key| format!("ALMemory event {key}"))
+        .collect();
+    waits.extend(tally.running_at_stop.iter().flatten().cloned());
+    let how = match r.ending {
+        Ending::Finished | Ending::Running => "finished".to_string(),
+        Ending::Error => "stopped at the first error in box code (--strict)".to_string(),
+        Ending::Timeout => match r.timeout {
+            Some(t) => format!("stopped: timeout ({t} s of behavior time, --timeout)"),
+            None => "stopped: timeout".to_string(),
+        },
+        Ending::Idle if waits.is_empty() => {
+            "stopped: nothing left to do, yet the behavior did not finish (its root never fired onStopped)"
+                .to_string()
+        }
+        Ending::Idle => "stopped: waiting for an event nobody sent".to_string(),
+        Ending::Interrupted => "stopped: interrupted (Ctrl-C); every box was unloaded".to_string(),
+        Ending::Disconnected => "stopped: the robot disconnected".to_string(),
+        Ending::Crashed => {
+            "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
+        }
     };
     outln!("run report");
     outln!("  outcome        {how}");
+    if r.ending == Ending::Idle && !waits.is_empty() {
+        for (i, w) in waits.iter().enumerate() {
+            let title = if i == 0 { "waiting for" } else { "" };
+            outln!("  {title:<14} {w}");
+        }
+        if !r.awaited.is_empty() {
+            outln!(
+                "  {:<14} (a scenario can send events: --events, docs/scenarios.md)",
+                ""
+            );
+        }
+    }
     outln!(
         "  duration       {:.2} s behavior time, {:.2} s real time",
-        behavior_time.as_secs_f64(),
-        real.as_secs_f64()
+        r.behavior_time.as_secs_f64(),
+        r.real.as_secs_f64()
     );
     outln!("  boxes run      {}", tally.boxes_run.len());
     print_counts("robot calls", &tally.calls);
-    print_counts("unsupported", unsupported);
+    print_counts("stubbed", &tally.stubbed);
+    print_counts("unsupported", r.unsupported);
     print_counts("failed calls", &tally.failed_calls);
-    outln!("  errors         {}", tally.errors.len());
-    for e in &tally.errors {
-        let first = e.lines().next().unwrap_or_default();
-        outln!("    {first}");
+    print_list("errors", &tally.failures, true);
+    print_list("logged errors", &tally.logged, false);
+}
+
+/// `title` and how many `items`, then each distinct one once with its count (`×3`).
+fn print_list<T: std::fmt::Display>(title: &str, items: &[T], always: bool) {
+    if items.is_empty() && !always {
+        return;
+    }
+    outln!("  {title:<14} {}", items.len());
+    let mut distinct: Vec<(String, usize)> = Vec::new();
+    for item in items {
+        let text = item.to_string();
+        match distinct.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((text, 1)),
+        }
+    }
+    for (text, n) in distinct {
+        if n > 1 {
+            outln!("    {text} (×{n})");
+        } else {
+            outln!("    {text}");
+        }
     }
 }
 

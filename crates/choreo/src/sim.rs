@@ -10,7 +10,8 @@ use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_qi::{CallReport, ServerOptions, ServerTls};
 
 use crate::exit;
-use crate::run::Live;
+use crate::fold::Line;
+use crate::live::{Kind, Live, Verbosity};
 
 /// Serves a simulated `model` at `listen` until Ctrl-C; prints what the robot does and every
 /// call it receives. Returns the exit code.
@@ -40,7 +41,7 @@ pub fn run(
             }
         }
     }
-    let live = Live::new(quiet);
+    let live = Live::new(Verbosity::from_flags(quiet, false));
     {
         let live = live.clone();
         let time = Arc::clone(&time);
@@ -59,7 +60,11 @@ pub fn run(
             };
             live.line(
                 time.now(),
-                &format!("{}.{}({}) {result}", c.service, c.method, args.join(", ")),
+                Kind::Info,
+                Line::call(
+                    format!("{}.{}", c.service, c.method),
+                    format!("({}) {result}", args.join(", ")),
+                ),
             );
         })
     };
@@ -92,6 +97,7 @@ pub fn run(
     }
     while interrupts.load(Ordering::SeqCst) == 0 {
         std::thread::sleep(Duration::from_millis(100));
+        live.tick(time.now());
     }
     served.stop();
     live.finish();

@@ -131,7 +131,10 @@ fn the_interactive_example_answers_the_touch_of_its_scenario() {
     let o = choreo(&["run", "examples/interactive", "--fast"]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(5), "{out}");
-    assert!(out.contains("waiting for events that never came"), "{out}");
+    assert!(
+        out.contains("outcome        stopped: waiting for an event nobody sent\n  waiting for    ALMemory event FrontTactilTouched\n"),
+        "{out}"
+    );
 }
 
 /// A behavior whose one box raises in onStart.
@@ -468,7 +471,7 @@ fn strict_stops_at_the_same_virtual_time_in_50_runs_under_load() {
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(3), "run {run}:\n{out}\n{err}");
         assert!(
-            out.contains("outcome        stopped: error in box code (--strict)"),
+            out.contains("outcome        stopped at the first error in box code (--strict)"),
             "run {run}: {out}"
         );
         assert!(
@@ -476,7 +479,9 @@ fn strict_stops_at_the_same_virtual_time_in_50_runs_under_load() {
             "run {run}: {out}"
         );
         assert!(
-            out.contains("root/Sound onInput_onStart: Traceback"),
+            out.contains(
+                "root/Sound line 6 (onInput_onStart): RuntimeError: the sound file is missing"
+            ),
             "run {run}: {out}"
         );
         match &first {

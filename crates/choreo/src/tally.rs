@@ -1,0 +1,525 @@
+//! What the run report says, gathered from the trace while the behavior runs: boxes run,
+//! robot calls, exceptions (summarized from their tracebacks), errors boxes logged, and, for
+//! a run that ends waiting, what it was waiting on.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use choreo_engine::clock::Time;
+use choreo_engine::trace::{Event, Step};
+use choreo_engine::{
+    Activity, MemorySink, Robot, RobotError, SubscriptionId, Value, resource::ResourceTree,
+};
+
+/// An exception that escaped box code, as a person wants to read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The box (`root/Say`).
+    pub path: String,
+    /// The hook (`onInput_onStart`) or what failed.
+    pub hook: String,
+    /// The line of the box's script where it was raised, when the traceback says it.
+    pub line: Option<u32>,
+    /// The exception (`ValueError: boom`): the traceback's last lines, on one line.
+    pub message: String,
+    /// The whole text (the traceback).
+    pub text: String,
+}
+
+impl Failure {
+    /// The failure an `err` event of box `path` tells.
+    pub fn new(path: &str, hook: &str, text: &str) -> Failure {
+        let (line, message) = summarize(path, text);
+        Failure {
+            path: path.to_string(),
+            hook: hook.to_string(),
+            line,
+            message,
+            text: text.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    /// `root/Say line 4 (onInput_onStart): ValueError: boom`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(
+                f,
+                "{} line {line} ({}): {}",
+                self.path, self.hook, self.message
+            ),
+            None => write!(f, "{} ({}): {}", self.path, self.hook, self.message),
+        }
+    }
+}
+
+/// The line of box `path`'s script where a traceback's exception was raised (its last frame
+/// in that box), and the exception on one line. A text that is not a Python traceback is
+/// its own message.
+pub fn summarize(path: &str, text: &str) -> (Option<u32>, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    let one_line = |lines: &[&str]| {
+        lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if !lines
+        .first()
+        .is_some_and(|l| l.starts_with("Traceback (most recent call last)"))
+    {
+        return (None, one_line(&lines));
+    }
+    let mut line = None;
+    let mut last_frame = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(rest) = l.trim_start().strip_prefix("File \"") else {
+            continue;
+        };
+        let Some((file, after)) = rest.split_once("\", line ") else {
+            continue;
+        };
+        last_frame = i;
+        if file == path {
+            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+            line = digits.parse().ok().or(line);
+        }
+    }
+    // After the last frame: its source line (and 3.11's carets), then the exception.
+    let exception: Vec<&str> = lines
+        .get(last_frame + 1..)
+        .unwrap_or_default()
+        .iter()
+        .skip_while(|l| l.starts_with("    "))
+        .copied()
+        .collect();
+    (line, one_line(&exception))
+}
+
+/// An error a box logged (`self.logger.error`, `ALLogger.error`): counted apart from the
+/// exceptions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logged {
+    /// The box.
+    pub path: String,
+    /// What it logged.
+    pub message: String,
+}
+
+impl fmt::Display for Logged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The error a box logged, if `step` is one: a log at level `error` or `fatal`, or a call of
+/// `ALLogger.error` / `ALLogger.fatal` (whether or not the robot serves it).
+pub fn logged_error(path: &str, step: &Step) -> Option<Logged> {
+    let message = match step {
+        Step::Log { level, message } if level == "error" || level == "fatal" => message.clone(),
+        Step::RobotCall { method, args }
+            if matches!(
+                method.as_str(),
+                "ALLogger.error" | "ALLogger.fatal" | "ALLogger.post.error" | "ALLogger.post.fatal"
+            ) =>
+        {
+            match args.last() {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            }
+        }
+        _ => return None,
+    };
+    Some(Logged {
+        path: path.to_string(),
+        message,
+    })
+}
+
+/// The report's facts, gathered event by event.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    /// Exceptions that escaped box code, in order.
+    pub failures: Vec<Failure>,
+    /// Errors boxes logged, in order.
+    pub logged: Vec<Logged>,
+    /// Boxes whose inputs were stimulated.
+    pub boxes_run: BTreeSet<String>,
+    /// Robot calls per service (from the trace: the same for every robot).
+    pub calls: BTreeMap<String, u64>,
+    /// Robot calls that failed, per `Service.method`.
+    pub failed_calls: BTreeMap<String, u64>,
+    /// Robot calls a scenario's stub answered, per `Service.method`.
+    pub stubbed: BTreeMap<String, u64>,
+    /// Hooks called and not returned, per (box, hook).
+    running: BTreeMap<(String, String), usize>,
+    /// Blocking robot calls made and not returned, per (box, `Service.method`).
+    calling: BTreeMap<(String, String), usize>,
+    /// Boxes that received an input and fired no output since (loaded ones), with when.
+    started: BTreeMap<String, u64>,
+    /// What was still running when the behavior was stopped (its first `stop`).
+    pub running_at_stop: Option<Vec<String>>,
+    /// The behavior is destroyed (its first `del`): what box threads that outlive their
+    /// box do afterwards is not the run's, and is not counted.
+    over: bool,
+}
+
+fn add<K: Ord>(map: &mut BTreeMap<K, usize>, key: K, by: isize) {
+    let n = map.entry(key).or_default();
+    *n = n.saturating_add_signed(by);
+}
+
+impl Tally {
+    /// Whether the behavior was destroyed: later events are not the run's.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Counts event `e`; `stubbed`: a scenario's stub answers this robot call.
+    pub fn record(&mut self, e: &Event, stubbed: bool) {
+        if self.over {
+            return;
+        }
+        let path = &e.path;
+        match &e.step {
+            Step::Del => {
+                self.over = true;
+                self.started.remove(path);
+            }
+            Step::Call { hook } => {
+                if hook.starts_with("onInput_") {
+                    self.boxes_run.insert(path.clone());
+                }
+                if hook == "onUnload" {
+                    self.started.remove(path);
+                }
+                add(&mut self.running, (path.clone(), hook.clone()), 1);
+            }
+            Step::Ret { hook, .. } => add(&mut self.running, (path.clone(), hook.clone()), -1),
+            Step::In { .. } => {
+                self.started.entry(path.clone()).or_insert(e.time_ns);
+            }
+            Step::Out { .. } => {
+                self.started.remove(path);
+            }
+            Step::Err { hook, text } => self.failures.push(Failure::new(path, hook, text)),
+            Step::RobotCall { method, .. } => {
+                let service = method.split('.').next().unwrap_or_default();
+                *self.calls.entry(service.to_string()).or_default() += 1;
+                if stubbed {
+                    *self.stubbed.entry(method.clone()).or_default() += 1;
+                }
+                add(&mut self.calling, (path.clone(), method.clone()), 1);
+            }
+            Step::RobotReturn { method, ok } => {
+                if !ok {
+                    *self.failed_calls.entry(method.clone()).or_default() += 1;
+                }
+                add(&mut self.calling, (path.clone(), method.clone()), -1);
+            }
+            Step::Behavior { what } if what == "stop" && self.running_at_stop.is_none() => {
+                self.running_at_stop = Some(self.still_running());
+            }
+            _ => {}
+        }
+        if let Some(logged) = logged_error(path, &e.step) {
+            self.logged.push(logged);
+        }
+    }
+
+    /// Box code that has not returned: the robot calls it waits in, else its hooks.
+    fn still_running(&self) -> Vec<String> {
+        let calls: Vec<String> = self
+            .calling
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|((path, method), _)| format!("{path} waits for {method} to return"))
+            .collect();
+        let waiting: BTreeSet<&str> = self
+            .calling
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|((path, _), _)| path.as_str())
+            .collect();
+        let hooks = self
+            .running
+            .iter()
+            .filter(|((path, _), n)| **n > 0 && !waiting.contains(path.as_str()))
+            .map(|((path, hook), _)| format!("{path} is still in {hook}"));
+        // Started boxes that wait themselves, not through a box inside them; the root
+        // waits for the behavior to end, which says nothing.
+        let started = self.started.iter().filter(|(path, _)| {
+            path.contains('/')
+                && !waiting.contains(path.as_str())
+                && !self
+                    .started
+                    .keys()
+                    .any(|other| other.starts_with(&format!("{path}/")))
+        });
+        let started = started.map(|(path, at)| {
+            format!(
+                "{path}: started at {:.2} s, no output since",
+                Time(*at).as_secs_f64()
+            )
+        });
+        calls.into_iter().chain(hooks).chain(started).collect()
+    }
+}
+
+/// A robot that remembers which ALMemory keys are subscribed (by memory inputs and box
+/// scripts alike), so a run that ends waiting can say for what. Everything else goes to the
+/// robot it wraps.
+pub struct Watched {
+    inner: Arc<dyn Robot>,
+    keys: Mutex<BTreeMap<SubscriptionId, String>>,
+}
+
+impl Watched {
+    /// Watches `inner`.
+    pub fn new(inner: Arc<dyn Robot>) -> Watched {
+        Watched {
+            inner,
+            keys: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The keys subscribed now, each once, sorted.
+    pub fn subscribed(&self) -> Vec<String> {
+        let keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        let set: BTreeSet<&String> = keys.values().collect();
+        set.into_iter().cloned().collect()
+    }
+}
+
+impl Robot for Watched {
+    fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
+        self.inner.call(service, method, args)
+    }
+
+    fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
+        self.inner.post(service, method, args)
+    }
+
+    fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
+        self.inner.subscribe(key, id, sink)?;
+        self.keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, key.to_string());
+        Ok(())
+    }
+
+    fn unsubscribe(&self, id: SubscriptionId) {
+        self.keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+        self.inner.unsubscribe(id);
+    }
+
+    fn is_connected(&self) -> bool {
+        self.inner.is_connected()
+    }
+
+    fn resource_tree(&self) -> Option<Arc<ResourceTree>> {
+        self.inner.resource_tree()
+    }
+
+    fn model(&self) -> Option<choreo_robot::Model> {
+        self.inner.model()
+    }
+
+    fn has_service(&self, service: &str) -> bool {
+        self.inner.has_service(service)
+    }
+
+    fn attach(&self, time: Arc<Activity>) {
+        self.inner.attach(time);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const TRACEBACK: &str = "Traceback (most recent call last):
+  File \"root/Oops\", line 4, in onInput_onStart
+    helper()
+  File \"root/Oops\", line 7, in helper
+    raise ValueError(\"boom\")
+    ^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: boom";
+
+    #[test]
+    fn a_traceback_gives_its_exception_and_the_box_line() {
+        assert_eq!(
+            summarize("root/Oops", TRACEBACK),
+            (Some(7), "ValueError: boom".to_string())
+        );
+        let f = Failure::new("root/Oops", "onInput_onStart", TRACEBACK);
+        assert_eq!(
+            f.to_string(),
+            "root/Oops line 7 (onInput_onStart): ValueError: boom"
+        );
+    }
+
+    #[test]
+    fn frames_outside_the_box_and_multi_line_messages() {
+        let text = "Traceback (most recent call last):
+  File \"root/App\", line 5, in onLoad
+    self.m = self.session().service(\"ALServiceManager\")
+  File \"choreo/qi.py\", line 411, in service
+    proxy = naoqi.ALProxy.of(name, self._box)
+RuntimeError: ALProxy::ALProxy
+\tCan't find service: ALServiceManager";
+        assert_eq!(
+            summarize("root/App", text),
+            (
+                Some(5),
+                "RuntimeError: ALProxy::ALProxy Can't find service: ALServiceManager".into()
+            )
+        );
+        // Not a traceback: the text itself, on one line.
+        assert_eq!(
+            summarize("root/X", "cannot subscribe\nto Foo"),
+            (None, "cannot subscribe to Foo".into())
+        );
+        // A syntax error: the frame has no function.
+        let text = "Traceback (most recent call last):\n  File \"root/X\", line 3\n    def f(:\n          ^\nSyntaxError: invalid syntax";
+        assert_eq!(
+            summarize("root/X", text),
+            (Some(3), "SyntaxError: invalid syntax".into())
+        );
+    }
+
+    fn event(path: &str, step: Step) -> Event {
+        Event {
+            seq: 0,
+            time_ns: 0,
+            path: path.into(),
+            step,
+        }
+    }
+
+    #[test]
+    fn logged_errors_are_counted_apart_from_exceptions() {
+        let mut t = Tally::default();
+        let log = |level: &str| Step::Log {
+            level: level.into(),
+            message: "no ball".into(),
+        };
+        t.record(&event("root/A", log("error")), false);
+        t.record(&event("root/A", log("warning")), false);
+        t.record(
+            &event(
+                "root/B",
+                Step::RobotCall {
+                    method: "ALLogger.error".into(),
+                    args: vec![Value::String("B".into()), Value::String("lost".into())],
+                },
+            ),
+            false,
+        );
+        t.record(
+            &event(
+                "root/C",
+                Step::Err {
+                    hook: "onLoad".into(),
+                    text: TRACEBACK.into(),
+                },
+            ),
+            false,
+        );
+        let logged: Vec<String> = t.logged.iter().map(ToString::to_string).collect();
+        assert_eq!(logged, ["root/A: no ball", "root/B: lost"]);
+        assert_eq!(t.failures.len(), 1);
+    }
+
+    #[test]
+    fn what_still_runs_at_the_stop_is_kept() {
+        let mut t = Tally::default();
+        let call = |hook: &str| Step::Call { hook: hook.into() };
+        t.record(&event("root/A", call("onInput_onStart")), false);
+        t.record(&event("root/B", call("onInput_onStart")), false);
+        t.record(
+            &event(
+                "root/B",
+                Step::RobotCall {
+                    method: "ALFoo.wait".into(),
+                    args: vec![],
+                },
+            ),
+            true,
+        );
+        t.record(
+            &event(
+                "",
+                Step::Behavior {
+                    what: "stop".into(),
+                },
+            ),
+            false,
+        );
+        t.record(
+            &event(
+                "root/A",
+                Step::Ret {
+                    hook: "onInput_onStart".into(),
+                    ok: true,
+                },
+            ),
+            false,
+        );
+        assert_eq!(
+            t.running_at_stop.unwrap(),
+            [
+                "root/B waits for ALFoo.wait to return",
+                "root/A is still in onInput_onStart"
+            ]
+        );
+        assert_eq!(t.stubbed.get("ALFoo.wait"), Some(&1));
+        assert_eq!(t.boxes_run.len(), 2);
+    }
+
+    #[test]
+    fn the_innermost_started_boxes_without_output_are_what_waits() {
+        let mut t = Tally::default();
+        let input = |port: &str| Step::In {
+            port: port.into(),
+            value: Value::None,
+        };
+        t.record(&event("root", input("onStart")), false);
+        t.record(&event("root/Ask", input("onStart")), false);
+        t.record(
+            &event(
+                "root/Ask",
+                Step::Out {
+                    port: "onStopped".into(),
+                    value: Value::None,
+                },
+            ),
+            false,
+        );
+        t.record(&event("root/Menu", input("onStart")), false);
+        t.record(&event("root/Menu/Listen", input("onStart")), false);
+        t.record(
+            &event(
+                "",
+                Step::Behavior {
+                    what: "stop".into(),
+                },
+            ),
+            false,
+        );
+        assert_eq!(
+            t.running_at_stop.unwrap(),
+            ["root/Menu/Listen: started at 0.00 s, no output since"]
+        );
+    }
+}
