@@ -14,7 +14,7 @@ use crate::memory::Memory;
 use crate::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 use crate::scenario::{Scenario, When};
 use crate::tasks::{Driven, Plan, Tasks};
-use crate::{audio, behaviors, leds, motion, posture, recorded, speech, tts};
+use crate::{audio, behaviors, kept, leds, motion, posture, recorded, speech, tts};
 use choreo_robot::Model;
 
 /// The NAOqi version the simulated robot reports (`version()`, `ALSystem.systemVersion`).
@@ -53,12 +53,33 @@ fn services() -> [(&'static str, &'static [&'static str]); 13] {
     ]
 }
 
+/// The modules served from a method table, one line each (`kept.rs`).
+const KEPT: &[&kept::Service] = &[
+    &crate::robot_pose::SERVICE,
+    &crate::world::SERVICE,
+    &crate::logger::SERVICE,
+    &crate::sentinel::SERVICE,
+    &crate::compass::SERVICE,
+    &crate::mood::SERVICE,
+    &crate::service_manager::SERVICE,
+    &crate::autonomous::MOVES,
+    &crate::autonomous::BLINKING,
+    &crate::face::SERVICE,
+    &crate::voice_emotion::SERVICE,
+    &crate::tablet::SERVICE,
+];
+
+fn kept_service(service: &str) -> Option<&'static kept::Service> {
+    KEPT.iter().copied().find(|k| k.name == service)
+}
+
 /// The methods `service` serves besides the generic ones (empty for an unknown module).
 pub(crate) fn methods_of(service: &str) -> Vec<&'static str> {
     services()
         .iter()
         .find(|(s, _)| *s == service)
         .map(|(_, m)| m.to_vec())
+        .or_else(|| kept_service(service).map(kept::Service::method_names))
         .or_else(|| recorded::methods(service))
         .unwrap_or_default()
 }
@@ -73,6 +94,7 @@ pub(crate) struct State {
     pub dialog: speech::Dialog,
     pub behaviors: behaviors::Manager,
     pub recorded: recorded::Settings,
+    pub kept: kept::Kept,
 }
 
 /// The shared core of a [`SimRobot`].
@@ -159,7 +181,9 @@ impl Sim {
 
     /// Whether the robot has module `service`.
     pub fn has_service(&self, service: &str) -> bool {
-        services().iter().any(|(s, _)| *s == service) || recorded::methods(service).is_some()
+        services().iter().any(|(s, _)| *s == service)
+            || kept_service(service).is_some()
+            || recorded::methods(service).is_some()
     }
 
     /// A call of a module or a method the robot does not serve: counted, observed, and the
@@ -209,13 +233,16 @@ impl Sim {
             "ALBehaviorManager" | "ALFrameManager" | "ALChoregraphe" => {
                 behaviors::serve(self, service, method, a)
             }
-            _ => {
-                let reply = recorded::serve(self, service, method, a);
-                if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
-                    self.count_recorded(service, method);
+            _ => match kept_service(service) {
+                Some(k) => kept::serve(self, k, method, a),
+                None => {
+                    let reply = recorded::serve(self, service, method, a);
+                    if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
+                        self.count_recorded(service, method);
+                    }
+                    reply
                 }
-                reply
-            }
+            },
         }
     }
 
@@ -354,6 +381,7 @@ impl SimRobot {
                 dialog: speech::Dialog::default(),
                 behaviors: behaviors::Manager::default(),
                 recorded: recorded::Settings::default(),
+                kept: kept::Kept::default(),
             }),
             memory: Memory::new(model),
             tasks: Tasks::default(),

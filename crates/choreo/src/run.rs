@@ -551,6 +551,12 @@ impl Live {
                 error,
             } => format!("{service}.{method} failed: {error}"),
             RobotEvent::ScriptError { message } => format!("script error: {message}"),
+            RobotEvent::Log {
+                level,
+                source,
+                message,
+            } => format!("log [{level}] {source}: {message}"),
+            RobotEvent::Notice { service, text } => format!("{service}: {text}"),
         };
         self.line(at, &text);
     }
