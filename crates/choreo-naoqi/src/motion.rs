@@ -172,6 +172,7 @@ pub const METHODS: &[&str] = &[
     "walkIsActive",
     "setWalkArmsEnable",
     "getWalkArmsEnable",
+    "_relaxMotorsWhenSitting",
 ];
 
 /// State-only settings: `set<Name>` stores its last argument, `get<Name>` reads it.
@@ -1086,6 +1087,20 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                     state.body.settings.get(&key(c)) != Some(&Value::Bool(false))
                 })))
             }
+        }
+        "_relaxMotorsWhenSitting" => {
+            // NAO's battery saver: sitting, the legs need no stiffness.
+            let (pose, _) = crate::robot_pose::actual(sim);
+            if pose == "Sit" {
+                let legs: Vec<usize> = ["LLeg", "RLeg"]
+                    .iter()
+                    .filter_map(|c| model.resolve(c))
+                    .flatten()
+                    .collect();
+                let keys: Vec<_> = legs.iter().map(|&i| (i, vec![(now, 0.0)])).collect();
+                sim.state().body.stiffen(model, now, &keys);
+            }
+            Reply::Now(Value::None)
         }
         "setWalkArmsEnable" => {
             let (left, right) = (a.bool(0)?, a.bool(1)?);
