@@ -46,6 +46,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_method_a_table_serves_is_in_the_catalogue() {
+        // A method missing from the catalogue would be refused before its table is asked.
+        let mut missing = Vec::new();
+        for service in crate::sim::KEPT {
+            for m in service.method_names() {
+                if !may_have(service.name, m) || methods(service.name).is_empty() {
+                    missing.push(format!("{}.{m}", service.name));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "not in the catalogue: {missing:?}");
+    }
+
+    #[test]
     fn method_sets_come_from_the_catalogue() {
         let motion = methods("ALMotion");
         assert!(motion.contains(&"angleInterpolationBezier"));

@@ -20,20 +20,33 @@
 
 mod args;
 pub mod audio;
+mod autonomous;
 mod behaviors;
 mod catalogue;
+mod compass;
+mod extractor;
+mod face;
+mod kept;
 mod leds;
+mod logger;
 mod memory;
+mod mood;
 mod motion;
 mod observe;
 mod posture;
 mod recorded;
+mod robot_pose;
 pub mod scenario;
+mod sentinel;
+mod service_manager;
 mod sim;
 mod speech;
+mod tablet;
 mod tasks;
 mod trajectory;
 pub mod tts;
+mod voice_emotion;
+mod world;
 
 pub use args::signature;
 pub use audio::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;

@@ -111,7 +111,6 @@ const LIMP: f64 = 0.01;
 const SETTINGS: &[(&str, bool)] = &[
     ("MoveArmsEnabled", true),
     ("WalkArmsEnabled", true),
-    ("CollisionProtectionEnabled", true),
     ("ExternalCollisionProtectionEnabled", true),
     ("FallManagerEnabled", true),
     ("BreathEnabled", false),
@@ -120,6 +119,43 @@ const SETTINGS: &[(&str, bool)] = &[
     ("PushRecoveryEnabled", true),
     ("DiagnosisEffectEnabled", true),
 ];
+
+/// The breathing configuration at start (`getBreathConfig`).
+const BREATH: &[(&str, f64)] = &[("Bpm", 12.0), ("Amplitude", 0.5)];
+
+/// The walk's foot gait configurations (`getFootGaitConfig`, `getMoveConfig`): the
+/// default, the largest and the smallest values accepted.
+const GAIT: &[(&str, [f64; 7])] = &[
+    ("Default", [0.04, 0.14, 0.349, 1.0, 0.02, 0.0, 0.0]),
+    ("Max", [0.08, 0.16, 0.524, 1.0, 0.04, 0.122, 0.122]),
+    ("Min", [0.001, 0.101, 0.001, 0.0, 0.005, -0.122, -0.122]),
+];
+
+/// The names of a gait configuration's values.
+const GAIT_NAMES: [&str; 7] = [
+    "MaxStepX",
+    "MaxStepY",
+    "MaxStepTheta",
+    "MaxStepFrequency",
+    "StepHeight",
+    "TorsoWx",
+    "TorsoWy",
+];
+
+/// A gait configuration as `[[name, value], ...]`.
+fn gait(a: &Args<'_>, which: &str) -> Result<Value, String> {
+    let (_, values) = GAIT
+        .iter()
+        .find(|(n, _)| *n == which)
+        .ok_or_else(|| a.bad(0, "\"Default\", \"Max\" or \"Min\""))?;
+    Ok(Value::List(
+        GAIT_NAMES
+            .iter()
+            .zip(values)
+            .map(|(k, v)| Value::List(vec![Value::from(*k), Value::Float(*v)]))
+            .collect(),
+    ))
+}
 
 /// The body: joints, stiffness, the base.
 pub(crate) struct Body {
@@ -170,6 +206,15 @@ impl Body {
             .filter(|&y| y != dof)
             .map_or(0.0, |y| self.angle(model, y, t));
         model.clamp(dof, path.at(t), yaw)
+    }
+
+    /// When the joints stop moving: the end of the last motion commanded on any of them.
+    pub fn settled_at(&self) -> Time {
+        self.angles
+            .iter()
+            .map(|p| after(p.origin, p.path.knots().last().map_or(0.0, |k| k.x)))
+            .max()
+            .unwrap_or(Time(0))
     }
 
     /// Stiffness of joint `i` at `t`.
@@ -485,7 +530,13 @@ fn at_speed(
 }
 
 /// A walk to `target` (robot frame at the start), along a path `length` metres long.
-fn walk(sim: &Sim, method: &str, target: [f64; 3], length: f64, seconds: Option<f64>) -> Plan {
+pub(crate) fn walk(
+    sim: &Sim,
+    method: &str,
+    target: [f64; 3],
+    length: f64,
+    seconds: Option<f64>,
+) -> Plan {
     let now = sim.now();
     sim.stop_claiming(&Claim::Base);
     let (v, w) = sim.model.base_speed();
@@ -528,7 +579,7 @@ fn walk(sim: &Sim, method: &str, target: [f64; 3], length: f64, seconds: Option<
 }
 
 /// Stops the base: walks in progress, and walking at a velocity.
-fn stop_base(sim: &Sim) {
+pub(crate) fn stop_base(sim: &Sim) {
     sim.stop_claiming(&Claim::Base);
     let now = sim.now();
     let was_moving = sim.state().body.velocity.is_some();
@@ -627,6 +678,23 @@ fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
 
 /// Serves ALMotion.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    // The walk API of NAOqi 1.x, kept by later versions as aliases of the move API.
+    let method = match method {
+        "walkTo" => "moveTo",
+        "stopWalk" => "stopMove",
+        "waitUntilWalkIsFinished" => "waitUntilMoveIsFinished",
+        "walkIsActive" => "moveIsActive",
+        other => other,
+    };
+    if method == "setWalkTargetVelocity" {
+        // (x, y, θ, frequency): normalized velocities, like moveToward.
+        a.f64(3)?;
+        return serve(
+            sim,
+            "moveToward",
+            &Args::new("ALMotion", "moveToward", &a.values[..3]),
+        );
+    }
     let model = sim.model;
     let now = sim.now();
     Ok(match method {
@@ -882,20 +950,95 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 lines.join("\n")
             )))
         }
-        "getMoveConfig" => Reply::Now(Value::List(
-            [
-                ("MaxStepX", 0.04),
-                ("MaxStepY", 0.14),
-                ("MaxStepTheta", 0.35),
-                ("MaxStepFrequency", 1.0),
-                ("StepHeight", 0.02),
-                ("TorsoWx", 0.0),
-                ("TorsoWy", 0.0),
-            ]
-            .iter()
-            .map(|(k, v)| Value::List(vec![Value::from(*k), Value::Float(*v)]))
-            .collect(),
-        )),
+        "getMoveConfig" | "getFootGaitConfig" => {
+            let which = if a.len() > 0 { a.str(0)? } else { "Default" };
+            Reply::Now(gait(a, which)?)
+        }
+        "setBreathConfig" => {
+            let config = crate::kept::pairs(a, 0)?;
+            for (name, value) in &config {
+                if !BREATH.iter().any(|(n, _)| n == name) || number(value).is_none() {
+                    return Err(a.bad(0, "[[\"Bpm\", bpm], [\"Amplitude\", 0..1]]"));
+                }
+            }
+            let mut state = sim.state();
+            for (name, value) in config {
+                state.body.settings.insert(format!("Breath/{name}"), value);
+            }
+            Reply::Now(Value::None)
+        }
+        "getBreathConfig" => {
+            let state = sim.state();
+            Reply::Now(Value::List(
+                BREATH
+                    .iter()
+                    .map(|(name, default)| {
+                        let v = state
+                            .body
+                            .settings
+                            .get(&format!("Breath/{name}"))
+                            .cloned()
+                            .unwrap_or(Value::Float(*default));
+                        Value::List(vec![Value::from(*name), v])
+                    })
+                    .collect(),
+            ))
+        }
+        "setCollisionProtectionEnabled" | "getCollisionProtectionEnabled" => {
+            let chain = a.str(0)?;
+            let chains: &[&str] = match chain {
+                "Arms" => &["LArm", "RArm"],
+                "LArm" | "RArm" => std::slice::from_ref(&chain),
+                _ => return Err(a.bad(0, "\"Arms\", \"LArm\" or \"RArm\"")),
+            };
+            let key = |c: &str| format!("CollisionProtectionEnabled/{c}");
+            let mut state = sim.state();
+            if method.starts_with("set") {
+                let on = a.bool(1)?;
+                for c in chains {
+                    state.body.settings.insert(key(c), Value::Bool(on));
+                }
+                // NAOqi answers whether the change was made (always, with no collision).
+                Reply::Now(Value::Bool(true))
+            } else {
+                Reply::Now(Value::Bool(chains.iter().all(|c| {
+                    state.body.settings.get(&key(c)) != Some(&Value::Bool(false))
+                })))
+            }
+        }
+        "_relaxMotorsWhenSitting" => {
+            // NAO's battery saver: sitting, the legs need no stiffness.
+            let (pose, _) = crate::robot_pose::actual(sim);
+            if pose == "Sit" {
+                let legs: Vec<usize> = ["LLeg", "RLeg"]
+                    .iter()
+                    .filter_map(|c| model.resolve(c))
+                    .flatten()
+                    .collect();
+                let keys: Vec<_> = legs.iter().map(|&i| (i, vec![(now, 0.0)])).collect();
+                sim.state().body.stiffen(model, now, &keys);
+            }
+            Reply::Now(Value::None)
+        }
+        "setWalkArmsEnable" => {
+            let (left, right) = (a.bool(0)?, a.bool(1)?);
+            let mut state = sim.state();
+            state
+                .body
+                .settings
+                .insert("WalkArmsEnabled".into(), Value::Bool(left && right));
+            Reply::Now(Value::None)
+        }
+        "getWalkArmsEnable" => {
+            let on = sim
+                .state()
+                .body
+                .settings
+                .get("WalkArmsEnabled")
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            Reply::Now(Value::List(vec![on.clone(), on]))
+        }
         "setMotionConfig" => Reply::Now(Value::None),
         _ => match crate::recorded::setting(&mut sim.state().body.settings, method, a, SETTINGS) {
             Some(result) => Reply::Now(result?),
@@ -942,45 +1085,118 @@ fn move_target(a: &Args<'_>) -> Result<([f64; 3], f64, Option<f64>), String> {
     Ok((target, target[0].hypot(target[1]), seconds))
 }
 
-/// Serves ALNavigation: moves like moveTo.
+/// A planar pose `(x, y, θ)` reached from `from` by moving `by` in `from`'s frame.
+fn compose(from: [f64; 3], by: [f64; 3]) -> [f64; 3] {
+    let (s, c) = from[2].sin_cos();
+    [
+        from[0] + c * by[0] - s * by[1],
+        from[1] + s * by[0] + c * by[1],
+        from[2] + by[2],
+    ]
+}
+
+/// A trajectory of `moveAlong` (the format Choregraphe writes in `.pmt` files), as where it
+/// ends (robot frame at the start), its length and its duration:
+/// `["Holonomic", ["Line", [x, y]], θ, time]`,
+/// `["Holonomic", ["Circle", [cx, cy], angle], θ, time]` (an arc of `angle` rad about the
+/// centre, counterclockwise when positive), and `["Composed", trajectory, ...]` (one after
+/// the other, each from where the previous ended).
+fn trajectory_of(v: &Value) -> Option<([f64; 3], f64, f64)> {
+    let (Value::List(items) | Value::Tuple(items)) = v else {
+        return None;
+    };
+    let floats = |v: &Value| -> Option<Vec<f64>> {
+        match v {
+            Value::List(xs) | Value::Tuple(xs) => xs.iter().map(number).collect(),
+            _ => None,
+        }
+    };
+    match items.first() {
+        Some(Value::String(kind)) if kind == "Composed" && items.len() > 1 => items[1..]
+            .iter()
+            .try_fold(([0.0; 3], 0.0, 0.0), |(at, l, t), part| {
+                let (by, length, seconds) = trajectory_of(part)?;
+                Some((compose(at, by), l + length, t + seconds))
+            }),
+        Some(Value::String(kind)) if kind == "Holonomic" => {
+            let [_, Value::List(path) | Value::Tuple(path), th, t] = &items[..] else {
+                return None;
+            };
+            let (th, t) = (number(th)?, number(t)?);
+            let (x, y, length) = match &path[..] {
+                [Value::String(l), xy] if l == "Line" => match floats(xy)?[..] {
+                    [x, y] => (x, y, x.hypot(y)),
+                    _ => return None,
+                },
+                [Value::String(c), centre, angle] if c == "Circle" => {
+                    let (angle, [cx, cy]) =
+                        (number(angle)?, <[f64; 2]>::try_from(floats(centre)?).ok()?);
+                    // The start (the origin) turned by `angle` about the centre.
+                    let (s, c) = angle.sin_cos();
+                    let (dx, dy) = (-cx, -cy);
+                    (
+                        cx + c * dx - s * dy,
+                        cy + s * dx + c * dy,
+                        cx.hypot(cy) * angle.abs(),
+                    )
+                }
+                _ => return None,
+            };
+            (t >= 0.0).then_some(([x, y, th], length, t))
+        }
+        _ => None,
+    }
+}
+
+/// Serves ALNavigation: its moves go like ALMotion's (navigateTo and moveAlong are walks
+/// that return True on arrival).
 pub(crate) fn serve_navigation(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     Ok(match method {
         "navigateTo" => {
-            let target = [a.f64(0)?, a.f64(1)?, 0.0];
+            let theta = match a.values.get(2) {
+                Some(v) => number(v).unwrap_or(0.0),
+                None => 0.0,
+            };
+            let target = [a.f64(0)?, a.f64(1)?, theta];
             Reply::Timed(walk(sim, method, target, target[0].hypot(target[1]), None))
         }
         "moveAlong" => {
-            // ["Holonomic", ["Line", [x, y]], theta, time]
-            let items = a.list(0)?;
-            let line = match items {
-                [Value::String(kind), Value::List(line), th, t] if kind == "Holonomic" => {
-                    match &line[..] {
-                        [Value::String(l), Value::List(xy)] if l == "Line" => {
-                            let xy: Vec<f64> = xy.iter().filter_map(number).collect();
-                            match (&xy[..], number(th), number(t)) {
-                                ([x, y], Some(th), Some(t)) => Some(([*x, *y, th], t)),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            let (target, seconds) =
-                line.ok_or_else(|| a.bad(0, "[\"Holonomic\", [\"Line\", [x, y]], theta, time]"))?;
-            Reply::Timed(walk(
-                sim,
-                method,
-                target,
-                target[0].hypot(target[1]),
-                Some(seconds),
-            ))
+            let (target, length, seconds) =
+                a.values.first().and_then(trajectory_of).ok_or_else(|| {
+                    a.bad(
+                        0,
+                        "a trajectory: [\"Holonomic\", [\"Line\", [x, y]], theta, time], \
+                         [\"Holonomic\", [\"Circle\", [cx, cy], angle], theta, time] or \
+                         [\"Composed\", trajectory, ...]",
+                    )
+                })?;
+            let seconds = (seconds > 0.0).then_some(seconds);
+            Reply::Timed(walk(sim, method, target, length, seconds))
         }
-        "stopNavigateTo" => {
+        "moveTo" | "move" | "moveToward" | "stopMove" => {
+            let args = Args::new("ALMotion", method, a.values);
+            serve(sim, method, &args)?
+        }
+        "stopNavigation" | "stopNavigateTo" => {
             stop_base(sim);
             Reply::Now(Value::None)
         }
+        "setSecurityDistance" => {
+            let d = a.f64(0)?;
+            sim.state()
+                .body
+                .settings
+                .insert("SecurityDistance".into(), Value::Float(d));
+            Reply::Now(Value::None)
+        }
+        "getSecurityDistance" => Reply::Now(
+            sim.state()
+                .body
+                .settings
+                .get("SecurityDistance")
+                .cloned()
+                .unwrap_or(Value::Float(0.4)),
+        ),
         _ => Reply::NotServed,
     })
 }

@@ -112,6 +112,23 @@ pub enum RobotEvent {
         /// The error.
         error: String,
     },
+    /// A message logged through ALLogger.
+    Log {
+        /// The level: "fatal", "error", "warning", "info", "debug".
+        level: String,
+        /// Who logged it (the module name the script gave).
+        source: String,
+        /// The message.
+        message: String,
+    },
+    /// Something a module did that a person would notice (a page on the tablet, an object
+    /// stored in the world representation, a setting changed).
+    Notice {
+        /// The module.
+        service: String,
+        /// What it did.
+        text: String,
+    },
     /// A script error forwarded with `onPythonError`.
     ScriptError {
         /// The message, as forwarded.

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::args::Args;
+use crate::kept::stem;
 use crate::sim::{NAOQI_VERSION, Reply, Sim};
 use crate::tasks::Plan;
 use crate::trajectory::after;
@@ -46,12 +47,6 @@ const MODULES: &[(&str, &[(&str, Ret)])] = &[
         ("lookAt", Block(1.0)), ("pointAt", Block(1.0)),
         ("isActive", Bool(false)), ("isTargetLost", Bool(true)), ("getActiveTarget", Str("")),
         ("getTargetPosition", Floats(&[0.0, 0.0, 0.0])),
-    ]),
-    ("ALTabletService", &[
-        ("showWebview", Bool(true)), ("hideWebview", Bool(true)), ("loadApplication", Bool(true)),
-        ("loadUrl", Bool(true)), ("preLoadImage", Bool(true)), ("showImage", Bool(true)),
-        ("hideImage", Ret::None), ("executeJS", Ret::None), ("resetTablet", Ret::None),
-        ("getRobotIp", Str("127.0.0.1")),
     ]),
     ("ALBasicAwareness", &[
         ("startAwareness", Ret::None), ("stopAwareness", Ret::None),
@@ -106,33 +101,19 @@ fn value(r: Ret) -> Value {
     }
 }
 
-/// The name a setter or getter is about: `setBreathEnabled` → `BreathEnabled`.
-fn stem(method: &str) -> &str {
-    ["set", "get", "is"]
-        .iter()
-        .find_map(|p| method.strip_prefix(p))
-        .unwrap_or(method)
-}
-
-/// A state-only setting in `map`: `set<Name>` stores the last argument, `get<Name>` and
-/// `is<Name>` read it (else the default in `defaults`). `None` if `method` is not one.
+/// A state-only setting in `map` with a boolean default (see [`crate::kept::setting`]).
 pub(crate) fn setting(
     map: &mut BTreeMap<String, Value>,
     method: &str,
     a: &Args<'_>,
     defaults: &[(&str, bool)],
 ) -> Option<Result<Value, String>> {
-    let name = stem(method);
-    let (_, default) = defaults.iter().find(|(n, _)| *n == name)?;
-    if method.starts_with("set") {
-        let Some(last) = a.values.last() else {
-            return Some(Err(a.bad(0, "a value")));
-        };
-        map.insert(name.to_string(), last.clone());
-        Some(Ok(Value::None))
-    } else {
-        Some(Ok(map.get(name).cloned().unwrap_or(Value::Bool(*default))))
-    }
+    crate::kept::setting(map, method, a, |name| {
+        defaults
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| Value::Bool(*d))
+    })
 }
 
 /// Serves the recorded modules.

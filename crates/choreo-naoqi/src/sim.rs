@@ -14,7 +14,7 @@ use crate::memory::Memory;
 use crate::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 use crate::scenario::{Scenario, When};
 use crate::tasks::{Driven, Plan, Tasks};
-use crate::{audio, behaviors, leds, motion, posture, recorded, speech, tts};
+use crate::{audio, behaviors, kept, leds, motion, posture, recorded, speech, tts};
 use choreo_robot::Model;
 
 /// The NAOqi version the simulated robot reports (`version()`, `ALSystem.systemVersion`).
@@ -52,9 +52,35 @@ const SERVED: &[&str] = &[
     "ALChoregraphe",
 ];
 
+/// The modules served from a method table, one line each (`kept.rs`).
+pub(crate) const KEPT: &[&kept::Service] = &[
+    &crate::robot_pose::SERVICE,
+    &crate::world::SERVICE,
+    &crate::logger::SERVICE,
+    &crate::sentinel::SERVICE,
+    &crate::compass::SERVICE,
+    &crate::mood::SERVICE,
+    &crate::service_manager::SERVICE,
+    &crate::autonomous::MOVES,
+    &crate::autonomous::BLINKING,
+    &crate::face::SERVICE,
+    &crate::voice_emotion::SERVICE,
+    &crate::tablet::SERVICE,
+];
+
+fn kept_service(service: &str) -> Option<&'static kept::Service> {
+    KEPT.iter().copied().find(|k| k.name == service)
+}
+
 /// The methods `service` has besides the generic ones (empty for an unknown module).
 pub(crate) fn methods_of(service: &str) -> Vec<&'static str> {
-    crate::catalogue::methods(service)
+    let listed = crate::catalogue::methods(service);
+    if listed.is_empty() {
+        // A module served from a table that the catalogue lacks still lists what it serves
+        // (a test keeps the two in step: `every_method_a_table_serves_is_in_the_catalogue`).
+        return kept_service(service).map_or_else(Vec::new, kept::Service::method_names);
+    }
+    listed
 }
 
 /// The state of every service, behind one lock (held only for short, non-blocking work).
@@ -67,6 +93,7 @@ pub(crate) struct State {
     pub dialog: speech::Dialog,
     pub behaviors: behaviors::Manager,
     pub recorded: recorded::Settings,
+    pub kept: kept::Kept,
 }
 
 /// The shared core of a [`SimRobot`].
@@ -154,6 +181,7 @@ impl Sim {
     /// Whether the robot has module `service`.
     pub fn has_service(&self, service: &str) -> bool {
         SERVED.contains(&service)
+            || kept_service(service).is_some()
             || recorded::is_recorded(service)
             || crate::scenario::stubs_service(self, service)
     }
@@ -206,13 +234,16 @@ impl Sim {
             "ALBehaviorManager" | "ALFrameManager" | "ALChoregraphe" => {
                 behaviors::serve(self, service, method, a)
             }
-            _ => {
-                let reply = recorded::serve(self, service, method, a);
-                if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
-                    self.count_recorded(service, method);
+            _ => match kept_service(service) {
+                Some(k) => kept::serve(self, k, method, a),
+                None => {
+                    let reply = recorded::serve(self, service, method, a);
+                    if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
+                        self.count_recorded(service, method);
+                    }
+                    reply
                 }
-                reply
-            }
+            },
         }
     }
 
@@ -358,6 +389,7 @@ impl SimRobot {
                 dialog: speech::Dialog::default(),
                 behaviors: behaviors::Manager::default(),
                 recorded: recorded::Settings::default(),
+                kept: kept::Kept::default(),
             }),
             memory: Memory::new(model),
             tasks: Tasks::default(),

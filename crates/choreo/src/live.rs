@@ -211,6 +211,12 @@ fn describe(e: &RobotEvent) -> Option<(Kind, Line)> {
         RobotEvent::ScriptError { message } => {
             return Some((Kind::Error, Line::varying("script error:", message.clone())));
         }
+        RobotEvent::Log {
+            level,
+            source,
+            message,
+        } => Line::varying(format!("log [{level}] {source}:"), message.clone()),
+        RobotEvent::Notice { service, text } => Line::varying(format!("{service}:"), text.clone()),
     };
     Some((Kind::Info, line))
 }

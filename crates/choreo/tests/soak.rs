@@ -132,21 +132,6 @@ const ALLOWED: &[Allowed] = &[
               socket still listens) and leave nothing.",
     },
     Allowed {
-        what: "Represent Object",
-        behaviors: &["World Representation/Represent Object/box.xar"],
-        thread: "choreo-worker",
-        wchan: "futex_do_wait",
-        most: 6,
-        once: false,
-        // Our failure, not the world's: a robot has ALWorldRepresentation and the box does
-        // not raise there. It goes when the simulated robot serves that module (issue 12);
-        // until then the soak lets these threads stay, so that it keeps watching the rest.
-        why: "Edit Object Representation takes its threading.Lock, then raises without \
-              releasing it because the simulated robot has no ALWorldRepresentation (self.wr \
-              is missing; a robot has it: ours to fix); its 6 other onInput_updateDisplay \
-              calls (of the 7 World Rep Manager sends) wait on the lock forever.",
-    },
-    Allowed {
         what: "the deprecated Choice box",
         // Every behavior of the corpus holding it (its onLoad logs "This Choice box is
         // deprecated").

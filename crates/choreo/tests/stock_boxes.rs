@@ -8,7 +8,7 @@ mod support;
 
 use std::path::PathBuf;
 
-use choreo_engine::{Outcome, Value};
+use choreo_engine::{Outcome, Robot, Value};
 use choreo_testkit::library;
 use support::{Run, assert_secs};
 
@@ -980,4 +980,68 @@ fn insert_data_get_data_and_raise_event_use_the_robot_memory() {
     assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
     ok(&run);
     assert_eq!(run.outputs("root", "onStopped")[0].1, Value::from("Nao"));
+}
+
+/// A deprecated 1.x posture box (Stand Up, Sit Down): it asks ALRobotPose where the robot
+/// is, plays the timelines that lead to `pose` and checks again, until ALRobotPose says
+/// `pose`; its `success` output fires.
+fn pose_box(rel: &str, pose: &str) {
+    let Some(file) = stock(rel) else {
+        return;
+    };
+    let run = Run::file(&file, None, 120.0);
+    assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
+    ok(&run);
+    assert!(!run.calls("ALRobotPose.getActualPoseAndTime").is_empty());
+    assert_eq!(run.outputs("root", "success").len(), 1, "{}", run.dump());
+    assert!(run.outputs("root", "failure").is_empty(), "{}", run.dump());
+    let now = run
+        .robot
+        .call("ALRobotPose", "getActualPoseAndTime", vec![])
+        .unwrap();
+    let Value::List(now) = now else { panic!() };
+    assert_eq!(now[0], Value::from(pose));
+}
+
+#[test]
+fn deprecated_sit_down_asks_robot_pose_and_sits() {
+    pose_box("deprecated/Motions/Sit Down/behavior.xar", "Sit");
+}
+
+#[test]
+fn deprecated_stand_up_asks_robot_pose_and_stays_standing() {
+    pose_box("deprecated/Motions/Stand Up/behavior.xar", "Stand");
+}
+
+#[test]
+fn represent_object_stores_the_object_with_its_position_and_display() {
+    let Some(file) = stock("standard/World Representation/Represent Object/box.xar") else {
+        return;
+    };
+    let run = Run::file(&file, None, 60.0);
+    run.start();
+    ok(&run);
+    let wr = |m: &str, args: Vec<Value>| run.robot.call("ALWorldRepresentation", m, args);
+    let Ok(Value::List(names)) = wr("getObjectNames", vec![]) else {
+        panic!("{}", run.dump())
+    };
+    assert_eq!(names.len(), 1, "{}", run.dump());
+    let name = names[0].clone();
+    assert_eq!(
+        wr("getObjectParentName", vec![name.clone()]),
+        Ok(Value::from("World"))
+    );
+    let Ok(Value::List(attributes)) = wr("getObjectAttributes", vec![name]) else {
+        panic!()
+    };
+    // The 7 display fields the World Rep Manager sends, in the category's Display record.
+    let Value::List(display) = &attributes[0] else {
+        panic!()
+    };
+    assert_eq!(display[0], Value::from("Display"));
+    let Value::List(fields) = &display[1] else {
+        panic!()
+    };
+    assert_eq!(fields.len(), 7, "{}", run.dump());
+    assert_eq!(run.calls("ALWorldRepresentation.updateAttribute").len(), 7);
 }

@@ -1,0 +1,64 @@
+//! ALVisualCompass: walking with the camera as a compass. `moveTo(x, y, θ)` and
+//! `moveStraightTo(x)` walk like ALMotion.moveTo (same timing, same position in the world
+//! frame) and return True on arrival, False if stopped; `waitUntilTargetReached` waits for
+//! the walk. The camera settings and the reference image are kept (the simulated robot has
+//! no camera: the matching quality is perfect).
+
+use choreo_engine::Value;
+
+use crate::args::Args;
+use crate::kept::{Const, Op, Service};
+use crate::motion::walk;
+use crate::sim::{Reply, Sim};
+use crate::tasks::Claim;
+
+/// ALVisualCompass as served.
+pub(crate) const SERVICE: Service = Service {
+    name: "ALVisualCompass",
+    methods: &[
+        ("moveTo", Op::Own),
+        ("moveStraightTo", Op::Own),
+        ("waitUntilTargetReached", Op::Own),
+        (
+            "setCurrentImageAsReference",
+            Op::Put("Reference", Const::Bool(true)),
+        ),
+        (
+            "enableReferenceRefresh",
+            Op::Set("ReferenceRefresh", Const::None),
+        ),
+        (
+            "setActiveCamera",
+            Op::Set("ActiveCamera", Const::Bool(true)),
+        ),
+        ("getActiveCamera", Op::Get("ActiveCamera", Const::Int(0))),
+        ("setResolution", Op::Set("Resolution", Const::Bool(true))),
+        ("getResolution", Op::Get("Resolution", Const::Int(1))),
+        ("setFrameRate", Op::Set("FrameRate", Const::Bool(true))),
+        ("getFrameRate", Op::Get("FrameRate", Const::Int(5))),
+        ("setParameter", Op::Own),
+        ("getParameter", Op::Own),
+    ],
+    own,
+    extractor: Some(&["VisualCompass/Deviation", "VisualCompass/Match"]),
+};
+
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    Ok(match method {
+        "moveTo" | "moveStraightTo" => {
+            let target = if method == "moveTo" {
+                [a.f64(0)?, a.f64(1)?, a.f64(2)?]
+            } else {
+                [a.f64(0)?, 0.0, 0.0]
+            };
+            Reply::Timed(walk(sim, method, target, target[0].hypot(target[1]), None))
+        }
+        "waitUntilTargetReached" => {
+            for task in sim.tasks.claiming(&Claim::Base) {
+                sim.drive(&task, None);
+            }
+            Reply::Now(Value::None)
+        }
+        _ => return crate::kept::parameter(sim, "ALVisualCompass", method, a),
+    })
+}

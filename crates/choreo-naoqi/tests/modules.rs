@@ -1,0 +1,587 @@
+//! The modules that keep state (`kept.rs` and its users): ALRobotPose, ALWorldRepresentation,
+//! ALLogger, ALSentinel, ALVisualCompass, ALMood, ALServiceManager, ALAutonomousMoves,
+//! ALAutonomousBlinking, ALFaceCharacteristics, ALVoiceEmotionAnalysis, ALTabletService;
+//! ALMotion's configurations and ALNavigation's trajectories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+use std::sync::{Arc, Mutex};
+
+use choreo_engine::{Robot, RobotError, Value};
+use choreo_naoqi::{Model, RobotEvent, SimRobot};
+use harness::{assert_time, log, run_box, s, secs};
+
+fn list(items: Vec<Value>) -> Value {
+    Value::List(items)
+}
+
+fn f(x: f64) -> Value {
+    Value::Float(x)
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::List(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Value::Float(f) => *f,
+                Value::Int(i) => *i as f64,
+                other => panic!("not a number: {other}"),
+            })
+            .collect(),
+        other => panic!("not a list: {other}"),
+    }
+}
+
+/// A robot whose observer events are collected.
+fn watched(model: Model) -> (SimRobot, Arc<Mutex<Vec<RobotEvent>>>) {
+    let robot = SimRobot::new(model);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let e2 = events.clone();
+    robot.set_observer(Arc::new(move |e: &RobotEvent| {
+        e2.lock().unwrap().push(e.clone())
+    }));
+    (robot, events)
+}
+
+fn notices(events: &Mutex<Vec<RobotEvent>>, service: &str) -> Vec<String> {
+    events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::Notice { service: s, text } if s == service => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn robot_pose_follows_the_posture_and_counts_time_in_it() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        ctx.sleep(std::time::Duration::from_secs(2));
+        let standing = ctx.call_robot("ALRobotPose", "getActualPoseAndTime", vec![])?;
+        ctx.call_robot("ALRobotPosture", "goToPosture", vec![s("Sit"), f(1.0)])?;
+        let sat = ctx.call_robot("ALRobotPose", "getActualPoseAndTime", vec![])?;
+        ctx.sleep(std::time::Duration::from_millis(700));
+        let later = ctx.call_robot("ALRobotPose", "getActualPoseAndTime", vec![])?;
+        seen2
+            .lock()
+            .unwrap()
+            .extend([standing, sat, later, s(&secs(ctx).to_string())]);
+        Ok(())
+    });
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen[0],
+        list(vec![s("Stand"), f(2.0)]),
+        "awake at start: standing"
+    );
+    assert_eq!(seen[1], list(vec![s("Sit"), f(0.0)]));
+    let Value::List(later) = &seen[2] else {
+        panic!()
+    };
+    assert_eq!(later[0], s("Sit"));
+    assert_time(floats(&list(vec![later[1].clone()]))[0], 0.7);
+    assert_eq!(
+        robot.call("ALMemory", "getData", vec![s("robotPoseChanged")]),
+        Ok(s("Sit"))
+    );
+    let Ok(Value::List(names)) = robot.call("ALRobotPose", "getPoseNames", vec![]) else {
+        panic!()
+    };
+    assert!(names.contains(&s("HeadBack")) && names.contains(&s("Crouch")));
+}
+
+#[test]
+fn world_representation_keeps_objects_categories_positions_and_attributes() {
+    let (robot, events) = watched(Model::Nao);
+    let wr = |m: &str, args: Vec<Value>| robot.call("ALWorldRepresentation", m, args);
+    // No category yet: storing fails with a non-zero code.
+    let at = list(vec![f(1.0), f(0.0), f(0.0), f(0.0), f(0.0), f(0.0)]);
+    let store = |name: &str, parent: &str, pos: Value| {
+        wr(
+            "storeObject",
+            vec![s(name), s(parent), pos, s("Things"), list(vec![])],
+        )
+    };
+    assert_eq!(store("table", "World", at.clone()), Ok(Value::Int(1)));
+    assert_eq!(
+        wr(
+            "createObjectCategory",
+            vec![s("Things"), Value::Bool(false)]
+        ),
+        Ok(Value::Int(0))
+    );
+    assert_eq!(
+        wr("objectCategoryExists", vec![s("Things")]),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(store("table", "World", at), Ok(Value::Int(0)));
+    // A cup on the table, half a turn around z: its position read in the world frame.
+    let cup = list(vec![
+        f(0.0),
+        f(0.5),
+        f(0.7),
+        f(0.0),
+        f(0.0),
+        f(std::f64::consts::PI),
+    ]);
+    assert_eq!(store("cup", "table", cup), Ok(Value::Int(0)));
+    assert_eq!(
+        store("ghost", "nowhere", list(vec![f(0.0), f(0.0), f(0.0)])),
+        Ok(Value::Int(1))
+    );
+    assert_eq!(wr("getObjectParentName", vec![s("cup")]), Ok(s("table")));
+    assert_eq!(wr("getObjectCategory", vec![s("cup")]), Ok(s("Things")));
+    assert_eq!(
+        wr("getChildrenNames", vec![s("table")]),
+        Ok(list(vec![s("cup")]))
+    );
+    let world = floats(&wr("getPosition", vec![s("cup"), s("World")]).unwrap());
+    assert!(
+        (world[0] - 1.0).abs() < 1e-9 && (world[1] - 0.5).abs() < 1e-9,
+        "{world:?}"
+    );
+    assert!((world[2] - 0.7).abs() < 1e-9 && (world[5].abs() - std::f64::consts::PI).abs() < 1e-9);
+    // The table seen from the cup: behind it, turned back.
+    let back = floats(&wr("getPosition6D", vec![s("table"), s("cup")]).unwrap());
+    assert!(
+        (back[1] - 0.5).abs() < 1e-9 && (back[2] + 0.7).abs() < 1e-9,
+        "{back:?}"
+    );
+    // Moving the table moves the cup.
+    let moved = list(vec![f(2.0), f(0.0), f(0.0), f(0.0), f(0.0), f(0.0)]);
+    assert_eq!(
+        wr("updatePosition", vec![s("table"), moved, Value::Bool(true)]),
+        Ok(Value::Int(0))
+    );
+    assert!(
+        (floats(&wr("getPosition", vec![s("cup"), s("World")]).unwrap())[0] - 2.0).abs() < 1e-9
+    );
+    // Attributes: declared by the category, then stored and read back.
+    let fields = list(vec![list(vec![s("model"), s("text")])]);
+    assert_eq!(
+        wr(
+            "addAttributeToCategory",
+            vec![s("Things"), s("Display"), fields.clone()]
+        ),
+        Ok(Value::Int(0))
+    );
+    assert_eq!(
+        wr(
+            "addAttributeToCategory",
+            vec![s("Things"), s("Display"), fields.clone()]
+        ),
+        Ok(Value::Int(1))
+    );
+    assert_eq!(
+        wr("getAttributesFromCategory", vec![s("Things")]),
+        Ok(list(vec![list(vec![s("Display"), fields])]))
+    );
+    let value = list(vec![list(vec![s("model"), s("mug.dae")])]);
+    assert_eq!(
+        wr(
+            "updateAttribute",
+            vec![s("cup"), s("Display"), s("1"), value.clone()]
+        ),
+        Ok(Value::Int(0))
+    );
+    assert_eq!(
+        wr(
+            "updateAttribute",
+            vec![s("cup"), s("Size"), s("1"), value.clone()]
+        ),
+        Ok(Value::Int(1))
+    );
+    assert_eq!(
+        wr("getObjectAttributes", vec![s("cup")]),
+        Ok(list(vec![list(vec![s("Display"), value])]))
+    );
+    // Clearing the table clears what is on it.
+    assert_eq!(wr("clearObject", vec![s("table")]), Ok(Value::Int(0)));
+    assert_eq!(wr("findObject", vec![s("cup")]), Ok(Value::Bool(false)));
+    assert_eq!(wr("getObjectNames", vec![]), Ok(list(vec![])));
+    assert!(matches!(
+        wr("getObjectCategory", vec![s("cup")]),
+        Err(RobotError::Failed(_))
+    ));
+    let shown = notices(&events, "ALWorldRepresentation");
+    assert!(
+        shown.iter().any(|t| t.contains("stores \"cup\"")),
+        "{shown:?}"
+    );
+    assert!(
+        shown.iter().any(|t| t.contains("removes \"table\"")),
+        "{shown:?}"
+    );
+}
+
+#[test]
+fn logger_shows_messages_within_its_verbosity() {
+    let (robot, events) = watched(Model::Nao);
+    let log = |m: &str, text: &str| robot.call("ALLogger", m, vec![s("MyBox"), s(text)]);
+    log("info", "hello").unwrap();
+    log("debug", "hidden").unwrap();
+    assert_eq!(
+        robot.call("ALLogger", "verbosity", vec![]),
+        Ok(Value::Int(4))
+    );
+    robot
+        .call("ALLogger", "setVerbosity", vec![s("debug")])
+        .unwrap();
+    log("debug", "shown").unwrap();
+    log("warn", "careful").unwrap();
+    assert!(
+        robot
+            .call("ALLogger", "setVerbosity", vec![s("loud")])
+            .is_err()
+    );
+    let logs: Vec<(String, String)> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::Log {
+                level,
+                source,
+                message,
+            } => {
+                assert_eq!(source, "MyBox");
+                Some((level.clone(), message.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let want = [
+        ("info", "hello"),
+        ("debug", "shown"),
+        ("warning", "careful"),
+    ];
+    assert_eq!(logs, want.map(|(l, m)| (l.to_string(), m.to_string())));
+    robot
+        .call("ALLogger", "logInFile", vec![s("/tmp/x.log")])
+        .unwrap();
+    robot
+        .call("ALLogger", "removeHandler", vec![s("/tmp/x.log")])
+        .unwrap();
+    assert!(
+        robot
+            .call("ALLogger", "removeHandler", vec![s("/tmp/x.log")])
+            .is_err()
+    );
+}
+
+#[test]
+fn sentinel_settings_are_kept() {
+    let (robot, events) = watched(Model::Nao);
+    let get = || robot.call("ALSentinel", "isDefaultActionSimpleClickEnabled", vec![]);
+    assert_eq!(get(), Ok(Value::Bool(true)));
+    robot
+        .call(
+            "ALSentinel",
+            "enableDefaultActionSimpleClick",
+            vec![Value::Bool(false)],
+        )
+        .unwrap();
+    assert_eq!(get(), Ok(Value::Bool(false)));
+    assert_eq!(
+        notices(&events, "ALSentinel"),
+        ["enableDefaultActionSimpleClick(False)"]
+    );
+}
+
+#[test]
+fn visual_compass_walks_like_move_to() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        let ok = ctx.call_robot("ALVisualCompass", "moveTo", vec![f(0.5), f(0.0), f(0.0)])?;
+        seen2.lock().unwrap().push((ok, secs(ctx) - t0));
+        Ok(())
+    });
+    let (ok, took) = seen.lock().unwrap()[0].clone();
+    assert_eq!(ok, Value::Bool(true));
+    assert_time(took, 0.5 / 0.1 + 0.5);
+    assert!((robot.snapshot().position[0] - 0.5).abs() < 1e-9);
+    robot
+        .call("ALVisualCompass", "setResolution", vec![Value::Int(2)])
+        .unwrap();
+    assert_eq!(
+        robot.call("ALVisualCompass", "getResolution", vec![]),
+        Ok(Value::Int(2))
+    );
+    robot
+        .call("ALVisualCompass", "subscribe", vec![s("me")])
+        .unwrap();
+    assert_eq!(
+        robot.call("ALVisualCompass", "isProcessing", vec![]),
+        Ok(Value::Bool(true))
+    );
+}
+
+#[test]
+fn mood_subscribers_are_kept_and_states_have_the_real_shape() {
+    let robot = SimRobot::new(Model::Pepper);
+    assert_eq!(
+        robot.call("ALMood", "subscribe", vec![s("app"), s("Active")]),
+        Ok(Value::Bool(true))
+    );
+    assert!(
+        robot
+            .call("ALMood", "subscribe", vec![s("app"), s("Loud")])
+            .is_err()
+    );
+    assert_eq!(
+        robot.call("ALMood", "getSubscribers", vec![]),
+        Ok(list(vec![s("app")]))
+    );
+    assert_eq!(
+        robot.call("ALMood", "unsubscribe", vec![s("app")]),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(
+        robot.call("ALMood", "unsubscribe", vec![s("app")]),
+        Ok(Value::Bool(false))
+    );
+    let Ok(Value::Map(state)) = robot.call("ALMood", "currentPersonState", vec![]) else {
+        panic!()
+    };
+    assert!(state.iter().any(|(k, _)| *k == s("valence")));
+    assert_eq!(
+        robot.call("ALMood", "getEmotionalReaction", vec![]),
+        Ok(s("none"))
+    );
+}
+
+#[test]
+fn service_manager_keeps_started_services() {
+    let robot = SimRobot::new(Model::Pepper);
+    let running = |n: &str| robot.call("ALServiceManager", "isServiceRunning", vec![s(n)]);
+    assert_eq!(running("ALMotion"), Ok(Value::Bool(true)));
+    assert_eq!(running("my-service"), Ok(Value::Bool(false)));
+    robot
+        .call("ALServiceManager", "startService", vec![s("my-service")])
+        .unwrap();
+    assert_eq!(running("my-service"), Ok(Value::Bool(true)));
+    assert_eq!(
+        robot.call("ALServiceManager", "stopService", vec![s("my-service")]),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(running("my-service"), Ok(Value::Bool(false)));
+}
+
+#[test]
+fn autonomous_moves_and_blinking_keep_their_settings() {
+    let robot = SimRobot::new(Model::Pepper);
+    robot
+        .call(
+            "ALAutonomousMoves",
+            "setBackgroundStrategy",
+            vec![s("none")],
+        )
+        .unwrap();
+    assert_eq!(
+        robot.call("ALAutonomousMoves", "getBackgroundStrategy", vec![]),
+        Ok(s("none"))
+    );
+    assert_eq!(
+        robot.call("ALAutonomousBlinking", "isEnabled", vec![]),
+        Ok(Value::Bool(true))
+    );
+    robot
+        .call(
+            "ALAutonomousBlinking",
+            "setEnabled",
+            vec![Value::Bool(false)],
+        )
+        .unwrap();
+    assert_eq!(
+        robot.call("ALAutonomousBlinking", "isEnabled", vec![]),
+        Ok(Value::Bool(false))
+    );
+}
+
+#[test]
+fn face_characteristics_analyze_only_people_the_scenario_shows() {
+    let robot = SimRobot::new(Model::Pepper);
+    let analyze = || {
+        robot.call(
+            "ALFaceCharacteristics",
+            "analyzeFaceCharacteristics",
+            vec![Value::Int(7)],
+        )
+    };
+    assert_eq!(analyze(), Ok(Value::Bool(false)));
+    robot
+        .call(
+            "ALMemory",
+            "insertData",
+            vec![s("PeoplePerception/PeopleList"), list(vec![Value::Int(7)])],
+        )
+        .unwrap();
+    assert_eq!(analyze(), Ok(Value::Bool(true)));
+    let age = robot
+        .call(
+            "ALMemory",
+            "getData",
+            vec![s("PeoplePerception/Person/7/AgeProperties")],
+        )
+        .unwrap();
+    assert_eq!(floats(&age).len(), 2);
+    robot
+        .call(
+            "ALFaceCharacteristics",
+            "subscribe",
+            vec![s("me"), Value::Int(200), f(0.5)],
+        )
+        .unwrap();
+    assert_eq!(
+        robot.call("ALFaceCharacteristics", "getMyPeriod", vec![s("me")]),
+        Ok(Value::Int(200))
+    );
+}
+
+#[test]
+fn voice_emotion_analysis_keeps_parameters_and_subscribers() {
+    let robot = SimRobot::new(Model::Pepper);
+    let vea = |m: &str, a: Vec<Value>| robot.call("ALVoiceEmotionAnalysis", m, a);
+    vea("setParameter", vec![s("SpeakerTimeout"), f(3.0)]).unwrap();
+    assert_eq!(vea("getParameter", vec![s("SpeakerTimeout")]), Ok(f(3.0)));
+    assert!(vea("getParameter", vec![s("Nope")]).is_err());
+    vea("subscribe", vec![s("me")]).unwrap();
+    assert_eq!(vea("isProcessing", vec![]), Ok(Value::Bool(true)));
+    vea("unsubscribe", vec![s("me")]).unwrap();
+    assert!(vea("unsubscribe", vec![s("me")]).is_err());
+    assert_eq!(
+        vea("getEventList", vec![]),
+        Ok(list(vec![s("ALVoiceEmotionAnalysis/EmotionRecognized")]))
+    );
+}
+
+#[test]
+fn tablet_shows_pages_images_and_videos() {
+    let (robot, events) = watched(Model::Pepper);
+    let tablet = |m: &str, a: Vec<Value>| robot.call("ALTabletService", m, a);
+    assert_eq!(tablet("robotIp", vec![]), Ok(s("198.18.0.1")));
+    assert_eq!(
+        tablet("loadApplication", vec![s("quiz")]),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(tablet("showWebview", vec![]), Ok(Value::Bool(true)));
+    assert_eq!(
+        tablet("pauseVideo", vec![]),
+        Ok(Value::Bool(false)),
+        "no video"
+    );
+    tablet("playVideo", vec![s("http://x/v.mp4")]).unwrap();
+    assert_eq!(tablet("pauseVideo", vec![]), Ok(Value::Bool(true)));
+    tablet("setBrightness", vec![f(0.3)]).unwrap();
+    assert_eq!(tablet("getBrightness", vec![]), Ok(f(0.3)));
+    let shown = notices(&events, "ALTabletService");
+    assert_eq!(
+        shown[..3],
+        [
+            "loads http://198.18.0.1/apps/quiz/",
+            "shows the web view",
+            "plays video http://x/v.mp4"
+        ]
+    );
+}
+
+#[test]
+fn motion_configurations_and_collision_protection() {
+    let robot = SimRobot::new(Model::Nao);
+    let motion = |m: &str, a: Vec<Value>| robot.call("ALMotion", m, a);
+    let config = list(vec![list(vec![s("Bpm"), f(20.0)])]);
+    motion("setBreathConfig", vec![config]).unwrap();
+    assert_eq!(
+        motion("getBreathConfig", vec![]),
+        Ok(list(vec![
+            list(vec![s("Bpm"), f(20.0)]),
+            list(vec![s("Amplitude"), f(0.5)])
+        ]))
+    );
+    assert!(
+        motion(
+            "setBreathConfig",
+            vec![list(vec![list(vec![s("Speed"), f(1.0)])])]
+        )
+        .is_err()
+    );
+    let Ok(Value::List(max)) = motion("getFootGaitConfig", vec![s("Max")]) else {
+        panic!()
+    };
+    assert_eq!(max[0], list(vec![s("MaxStepX"), f(0.08)]));
+    assert_eq!(
+        motion(
+            "setCollisionProtectionEnabled",
+            vec![s("LArm"), Value::Bool(false)]
+        ),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(
+        motion("getCollisionProtectionEnabled", vec![s("LArm")]),
+        Ok(Value::Bool(false))
+    );
+    assert_eq!(
+        motion("getCollisionProtectionEnabled", vec![s("RArm")]),
+        Ok(Value::Bool(true))
+    );
+}
+
+#[test]
+fn move_along_follows_composed_and_circle_trajectories() {
+    let robot = SimRobot::new(Model::Pepper);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        // A quarter circle about (0, 1), then a line 1 m forward: 5 s.
+        let circle = list(vec![
+            s("Holonomic"),
+            list(vec![
+                s("Circle"),
+                list(vec![f(0.0), f(1.0)]),
+                f(std::f64::consts::FRAC_PI_2),
+            ]),
+            f(std::f64::consts::FRAC_PI_2),
+            f(3.0),
+        ]);
+        let line = list(vec![
+            s("Holonomic"),
+            list(vec![s("Line"), list(vec![f(1.0), f(0.0)])]),
+            f(0.0),
+            f(2.0),
+        ]);
+        let t0 = secs(ctx);
+        let ok = ctx.call_robot(
+            "ALNavigation",
+            "moveAlong",
+            vec![list(vec![s("Composed"), circle, line])],
+        )?;
+        seen2.lock().unwrap().push((ok, secs(ctx) - t0));
+        Ok(())
+    });
+    let (ok, took) = seen.lock().unwrap()[0].clone();
+    assert_eq!(ok, Value::Bool(true));
+    assert_time(took, 5.0);
+    let [x, y, th] = robot.snapshot().position;
+    assert!((x - 1.0).abs() < 1e-9 && (y - 2.0).abs() < 1e-9, "{x} {y}");
+    assert!((th - std::f64::consts::FRAC_PI_2).abs() < 1e-9);
+    let bad = list(vec![
+        s("Holonomic"),
+        list(vec![s("Spiral")]),
+        f(0.0),
+        f(1.0),
+    ]);
+    assert!(matches!(
+        robot.call("ALNavigation", "moveAlong", vec![bad]),
+        Err(RobotError::BadArguments(_))
+    ));
+}
