@@ -317,8 +317,12 @@ fn versions(marks: &[&str]) -> Result<Versions, String> {
         .map_err(|p| format!("{} version marks, 4 expected", p.len()))
 }
 
+/// A module or method name: a letter or `_` first (NAOqi's private methods, such as
+/// `ALMotion._relaxMotorsWhenSitting`, start with one), then letters, digits and `_`.
 fn is_name(name: &str) -> bool {
-    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 

@@ -37,11 +37,6 @@ const METHOD_EXCEPTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "ALMotion",
-        "_relaxMotorsWhenSitting",
-        "a private method (leading underscore) that no metaObject lists",
-    ),
-    (
-        "ALMotion",
         "gotoChainStiffness",
         "NAOqi 1.x: only boxes Choregraphe 2.1 ships as deprecated call it; no 2.x source has it",
     ),
