@@ -157,6 +157,7 @@ fn read(sim: &Sim, key: &str) -> Option<Value> {
     let model = sim.model;
     let now = sim.now();
     let value = match device_key(model, key)? {
+        DeviceKey::Name => return Some(Value::from(crate::recorded::ROBOT_NAME)),
         DeviceKey::Position(i) => sim.state().body.angle(model, i, now),
         DeviceKey::Stiffness(i) => sim.state().body.stiffness(model, i, now),
         DeviceKey::Temperature(_) => MOTOR_TEMPERATURE,

@@ -73,7 +73,7 @@ const MODULES: &[(&str, &[(&str, Ret)])] = &[
     ]),
     ("DCM", &[("getTime", Ret::Time), ("set", Ret::None)]),
     ("ALSystem", &[
-        ("systemVersion", Str(NAOQI_VERSION)), ("robotName", Str("choreo-sim")),
+        ("systemVersion", Str(NAOQI_VERSION)), ("robotName", Str(ROBOT_NAME)),
         ("shutdown", Ret::None), ("reboot", Ret::None),
     ]),
 ];
@@ -155,3 +155,7 @@ pub(crate) fn serve(sim: &Sim, service: &str, method: &str, a: &Args<'_>) -> Res
         r => Reply::Now(value(r)),
     })
 }
+
+/// The simulated robot's name (`ALSystem.robotName`, ALMemory's
+/// `Device/DeviceList/ChestBoard/BodyNickName`).
+pub(crate) const ROBOT_NAME: &str = "choreo-sim";

@@ -620,6 +620,9 @@ fn memory_publishes_the_device_keys_of_a_real_nao() {
         let temperature = get("Device/SubDeviceList/LKneePitch/Temperature/Sensor/Value")?;
         let tilt = get("Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value")?;
         let battery = get("Device/SubDeviceList/Battery/Charge/Sensor/Value")?;
+        let name = get("Device/DeviceList/ChestBoard/BodyNickName")?;
+        let system = ctx.call_robot("ALSystem", "robotName", vec![])?;
+        assert_eq!(name, system, "the robot's name, both ways");
         let pepper_only = get("Device/SubDeviceList/Platform/Front/Sonar/Sensor/Value").is_err();
         let listed = ctx.call_robot("ALMemory", "getDataList", vec![s("US/Left")])?;
         seen2

@@ -19,6 +19,9 @@ pub enum DeviceKey {
     Current(usize),
     /// A reading that the simulation keeps at rest: its value there.
     AtRest(f64),
+    /// The robot's name (`Device/DeviceList/ChestBoard/BodyNickName`): what the robot is
+    /// called, as `ALSystem.robotName` says.
+    Name,
 }
 
 /// The temperature of a motor at rest in a room, °C: what a robot that has been on a
@@ -90,8 +93,14 @@ fn others(model: Model) -> Vec<(String, f64)> {
     out
 }
 
+/// The key of the robot's name (scripts read it to tell robots apart).
+const NAME_KEY: &str = "Device/DeviceList/ChestBoard/BodyNickName";
+
 /// What device key `key` of `model` measures; None for a key the robot does not publish.
 pub fn device_key(model: Model, key: &str) -> Option<DeviceKey> {
+    if key == NAME_KEY {
+        return Some(DeviceKey::Name);
+    }
     let rest = key.strip_prefix(PREFIX)?;
     // A joint's reading (the hands' touch sensors live under their joint's name too).
     if let Some((joint, reading)) = rest.split_once('/')
@@ -122,6 +131,7 @@ pub fn device_keys(model: Model) -> Vec<String> {
             .into_iter()
             .map(|(p, _)| format!("{PREFIX}{p}")),
     );
+    out.push(NAME_KEY.to_string());
     out
 }
 
@@ -163,6 +173,10 @@ mod tests {
         );
         let keys = device_keys(nao);
         assert!(keys.iter().all(|k| device_key(nao, k).is_some()));
-        assert_eq!(keys.len(), 26 * 5 + others(nao).len());
+        assert_eq!(keys.len(), 26 * 5 + others(nao).len() + 1);
+        assert_eq!(
+            device_key(nao, "Device/DeviceList/ChestBoard/BodyNickName"),
+            Some(DeviceKey::Name)
+        );
     }
 }
