@@ -827,18 +827,12 @@ fn runs_part(part: &str) -> bool {
     filters.is_empty() || filters.iter().any(|f| part.contains(f.as_str()))
 }
 
-/// The first three fields of `/proc/loadavg`.
-fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn main() {
     let sizes = Sizes::from_args();
-    println!("engine bench: load average at start {}", load_average());
+    println!(
+        "engine bench: load average at start {}",
+        choreo_testkit::load_average()
+    );
     if runs_part("memory") {
         memory(sizes);
     }
@@ -851,5 +845,5 @@ fn main() {
     if runs_part("side_by_side") {
         side_by_side(sizes);
     }
-    println!("load average at end {}", load_average());
+    println!("load average at end {}", choreo_testkit::load_average());
 }

@@ -270,18 +270,12 @@ fn side_by_side(spline: &Spline, timelines: Option<&[(Timeline, Model)]>, full: 
     }
 }
 
-/// The first three fields of `/proc/loadavg`.
-fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    println!("motion bench: load average at start {}", load_average());
+    println!(
+        "motion bench: load average at start {}",
+        choreo_testkit::load_average()
+    );
     let spline = realistic_curve();
     let timelines = corpus();
     if let Some(tl) = &timelines {
@@ -304,5 +298,5 @@ fn main() {
     if !std::env::args().any(|a| a.starts_with("--profile-time")) {
         side_by_side(&spline, timelines.as_deref(), full);
     }
-    println!("load average at end {}", load_average());
+    println!("load average at end {}", choreo_testkit::load_average());
 }

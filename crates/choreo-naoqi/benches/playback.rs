@@ -89,12 +89,7 @@ fn main() {
     .expect("loads");
     println!(
         "playback: a {seconds} s dance at 25 fps in real time ({frames} frames); load average {}",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        choreo_testkit::load_average()
     );
     engine.start();
     let outcome = engine.wait(Duration::from_secs_f64(seconds + 30.0));

@@ -419,15 +419,6 @@ fn parts() -> Vec<String> {
         .collect()
 }
 
-/// The first three fields of `/proc/loadavg`.
-fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Makes a fresh host for one run.
 type MakeHost = dyn Fn() -> Box<dyn ScriptHost>;
 
@@ -442,7 +433,7 @@ fn side_by_side(sizes: Sizes) {
     println!(
         "\nside by side, {} rounds (medians), load average at start {}",
         sizes.rounds,
-        load_average()
+        choreo_testkit::load_average()
     );
     if parts.iter().any(|p| p == "load") {
         let same = load_xar(sizes.boxes, None);
@@ -549,7 +540,7 @@ fn side_by_side(sizes: Sizes) {
              (another thread), native {native:.0} ns"
         );
     }
-    println!("load average at end {}", load_average());
+    println!("load average at end {}", choreo_testkit::load_average());
 }
 
 /// The first loads in this process (run it with a filter that matches no criterion
