@@ -84,6 +84,16 @@ pub fn has_extension(p: &Path, exts: &[&str]) -> bool {
         .is_some_and(|x| exts.iter().any(|e| x.eq_ignore_ascii_case(e)))
 }
 
+/// The first three fields of `/proc/loadavg` (the 1, 5 and 15 minute load averages), for
+/// benches to print beside their numbers on a shared machine; empty where there is none.
+pub fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -132,14 +142,4 @@ mod tests {
             .collect();
         assert_eq!(names, ["a/z.xar", "a.xar", "b.XAR", "c/d/e.pml"]);
     }
-}
-
-/// The first three fields of `/proc/loadavg` (the 1, 5 and 15 minute load averages), for
-/// benches to print beside their numbers on a shared machine; empty where there is none.
-pub fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
