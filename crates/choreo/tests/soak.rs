@@ -132,6 +132,18 @@ const ALLOWED: &[Allowed] = &[
               socket still listens) and leave nothing.",
     },
     Allowed {
+        what: "letswalk's walk loop",
+        behaviors: &["Nao Robot Project/letswalk.crg"],
+        thread: "choreo-worker",
+        wchan: "",
+        most: 1,
+        once: false,
+        why: "its Walk To Advanced box's onInput_onStart loops for ever (`while True`), \
+              walking to random destinations and sleeping between them, and never looks \
+              whether it was stopped: on a robot too it walks on after the behavior stops \
+              (once the engine is gone, each sleep and walk takes its real time).",
+    },
+    Allowed {
         what: "the deprecated Choice box",
         // Every behavior of the corpus holding it (its onLoad logs "This Choice box is
         // deprecated").
