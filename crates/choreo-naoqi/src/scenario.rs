@@ -492,10 +492,25 @@ fn start_timed(sim: &Sim, run: &Run) {
     let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
         return;
     };
+    // What is due at the attachment itself (`at: 0`) happens now, before the engine can
+    // start: a box that reads it at its start finds it, whatever the scheduling of the
+    // runner thread (the stock Get Data box's test read `Test/Name` before it was written
+    // on a loaded machine).
+    due.sort_by_key(|(t, i, _)| (*t, *i));
+    let mut seq = due.len();
+    while due.first().is_some_and(|(t, _, _)| *t <= base) {
+        let (at, _, action) = due.remove(0);
+        if let Some((hold, release)) = perform(&me, &action) {
+            due.push((after(at, hold), seq, release));
+            seq += 1;
+        }
+    }
+    if due.is_empty() {
+        return;
+    }
     let generation = sim.generation.load(Ordering::SeqCst);
     let name = format!("scenario {}", run.scenario.name);
     let spawned = time.clone().spawn(&name, move || {
-        let mut seq = due.len();
         while !due.is_empty() {
             due.sort_by_key(|(t, i, _)| (*t, *i));
             let (at, _, action) = due.remove(0);
