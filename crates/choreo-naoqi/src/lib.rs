@@ -24,6 +24,7 @@ mod autonomous;
 mod behaviors;
 mod catalogue;
 mod compass;
+mod connection;
 mod extractor;
 mod face;
 mod kept;
@@ -45,6 +46,7 @@ mod tablet;
 mod tasks;
 mod trajectory;
 pub mod tts;
+mod video;
 mod voice_emotion;
 mod world;
 

@@ -66,6 +66,8 @@ pub(crate) const KEPT: &[&kept::Service] = &[
     &crate::face::SERVICE,
     &crate::voice_emotion::SERVICE,
     &crate::tablet::SERVICE,
+    &crate::video::SERVICE,
+    &crate::connection::SERVICE,
 ];
 
 fn kept_service(service: &str) -> Option<&'static kept::Service> {

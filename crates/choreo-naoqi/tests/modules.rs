@@ -585,3 +585,82 @@ fn move_along_follows_composed_and_circle_trajectories() {
         Err(RobotError::BadArguments(_))
     ));
 }
+
+#[test]
+fn video_device_keeps_the_active_camera_and_its_parameters() {
+    // The stock-style "Select Camera" box: setParam(kCameraSelectID = 18, 1) picks the bottom
+    // camera; NAOqi reads it back with getActiveCamera / getParam(18).
+    let robot = SimRobot::new(Model::Nao);
+    let call = |m: &str, args: Vec<Value>| robot.call("ALVideoDevice", m, args).unwrap();
+    assert_eq!(call("getActiveCamera", vec![]), Value::Int(0));
+    assert_eq!(
+        call("setParam", vec![Value::Int(18), Value::Int(1)]),
+        Value::None
+    );
+    assert_eq!(call("getActiveCamera", vec![]), Value::Int(1));
+    assert_eq!(call("getParam", vec![Value::Int(18)]), Value::Int(1));
+    assert_eq!(
+        call(
+            "setParameter",
+            vec![Value::Int(0), Value::Int(11), Value::Int(1)]
+        ),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        call("getParameter", vec![Value::Int(0), Value::Int(11)]),
+        Value::Int(1)
+    );
+    assert_eq!(
+        call("getParameter", vec![Value::Int(1), Value::Int(11)]),
+        Value::Int(0)
+    );
+    assert!(matches!(
+        robot.call("ALVideoDevice", "getImageRemote", vec![s("sub")]),
+        Err(RobotError::UnknownMethod { .. })
+    ));
+}
+
+#[test]
+fn connection_manager_lists_one_wired_connection_as_key_value_pairs() {
+    let robot = SimRobot::new(Model::Nao);
+    assert_eq!(
+        robot.call("ALConnectionManager", "scan", vec![]).unwrap(),
+        Value::None
+    );
+    assert_eq!(
+        robot.call("ALConnectionManager", "state", vec![]).unwrap(),
+        s("online")
+    );
+    let services = robot
+        .call("ALConnectionManager", "services", vec![])
+        .unwrap();
+    let Value::List(services) = services else {
+        panic!("{services:?}")
+    };
+    assert_eq!(services.len(), 1);
+    // Each service is a list of [key, value] pairs (scripts make a dict of it).
+    let Value::List(pairs) = &services[0] else {
+        panic!("{services:?}")
+    };
+    let get = |key: &str| {
+        pairs.iter().find_map(|p| match p {
+            Value::List(kv) if kv.first() == Some(&s(key)) => kv.get(1).cloned(),
+            _ => None,
+        })
+    };
+    assert_eq!(get("Type"), Some(s("ethernet")));
+    assert_eq!(get("State"), Some(s("online")));
+    assert_eq!(get("Name"), Some(s("")));
+    let id = get("ServiceId").unwrap();
+    assert_eq!(
+        robot
+            .call("ALConnectionManager", "service", vec![id])
+            .unwrap(),
+        services[0]
+    );
+    assert!(
+        robot
+            .call("ALConnectionManager", "service", vec![s("wifi_x")])
+            .is_err()
+    );
+}
