@@ -346,7 +346,10 @@ fn a_loop_of_links_through_python_boxes_ends_at_the_timeout_with_a_clean_unload(
                 .iter()
                 .filter(|e| e["event"] == "call" && e["hook"] == "onInput_onStart")
                 .count();
-            assert!(starts > 1000, "{case}: the loop ran ({starts} starts)");
+            // The loop went round many times; how many depends on the machine's speed and
+            // load (744 in 1 s of real time on a loaded 2-core machine), so the bound only
+            // says that it ran on, not how fast.
+            assert!(starts > 100, "{case}: the loop ran ({starts} starts)");
             let warned = |what: &str| {
                 events
                     .iter()
