@@ -681,17 +681,6 @@ fn summary(s: Sizes) {
     }
 }
 
-/// The median of `v` (NaN if empty).
-fn median_of(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 /// Rounds of the interleaved comparison: `ENGINE_BENCH_ROUNDS`, else 15 (2 without `--bench`).
 fn rounds(s: Sizes) -> usize {
     std::env::var("ENGINE_BENCH_ROUNDS")
@@ -738,7 +727,7 @@ fn side_by_side(s: Sizes) {
     };
     let (net_inline, net_worker) = (net(0, 2), net(1, 3));
     let ratios: Vec<f64> = (0..rounds).map(|r| net_worker[r] / net_inline[r]).collect();
-    let gross = |c: usize| median_of(t[c].clone()) / n;
+    let gross = |c: usize| choreo_testkit::median(t[c].clone()) / n;
     println!(
         "hop chain, {} boxes: gross ns/hop inline {:.0}, worker {:.0} (worker / inline {:.1}x)",
         s.chain,
@@ -748,16 +737,16 @@ fn side_by_side(s: Sizes) {
     );
     println!(
         "  net ns/hop (chain - 1-hop baseline, same round): inline {:.0}, worker {:.0}; worker / inline: median of per-round ratios {:.1}x",
-        median_of(net_inline),
-        median_of(net_worker),
-        median_of(ratios)
+        choreo_testkit::median(net_inline),
+        choreo_testkit::median(net_worker),
+        choreo_testkit::median(ratios)
     );
     println!(
         "  start -> finished ms, medians: chain inline {:.2}, worker {:.2}; baseline inline {:.2}, worker {:.2}",
-        median_of(t[0].clone()) / 1e6,
-        median_of(t[1].clone()) / 1e6,
-        median_of(t[2].clone()) / 1e6,
-        median_of(t[3].clone()) / 1e6
+        choreo_testkit::median(t[0].clone()) / 1e6,
+        choreo_testkit::median(t[1].clone()) / 1e6,
+        choreo_testkit::median(t[2].clone()) / 1e6,
+        choreo_testkit::median(t[3].clone()) / 1e6
     );
 
     let d = (s.fan_out * s.fires) as f64;
@@ -785,9 +774,9 @@ fn side_by_side(s: Sizes) {
         "fan-out, 1 output -> {} inputs x {} fires: net ns/delivery inline {:.0}, worker {:.0}; worker / inline: median of per-round ratios {:.1}x",
         s.fan_out,
         s.fires,
-        median_of(net_inline),
-        median_of(net_worker),
-        median_of(ratios)
+        choreo_testkit::median(net_inline),
+        choreo_testkit::median(net_worker),
+        choreo_testkit::median(ratios)
     );
 }
 

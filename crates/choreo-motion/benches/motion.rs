@@ -194,17 +194,6 @@ fn bench_corpus(c: &mut Criterion, timelines: &[(Timeline, Model)], full: bool) 
     g.finish();
 }
 
-/// The median of `v` (NaN if empty).
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 fn seconds(f: impl FnOnce() -> f64) -> f64 {
     let t = Instant::now();
     black_box(f());
@@ -238,8 +227,10 @@ fn side_by_side(spline: &Spline, timelines: Option<&[(Timeline, Model)]>, full: 
             t[i].push(s);
         }
     }
-    let ns = |i: usize| median(t[i].clone()) * 1e9 / n as f64;
-    let ratio = |a: usize, b: usize| median((0..rounds).map(|r| t[a][r] / t[b][r]).collect());
+    let ns = |i: usize| choreo_testkit::median(t[i].clone()) * 1e9 / n as f64;
+    let ratio = |a: usize, b: usize| {
+        choreo_testkit::median((0..rounds).map(|r| t[a][r] / t[b][r]).collect())
+    };
     println!(
         "curve of 30 auto keys, {n} samples: spline_eval {:.1} ns/sample ({:.1} M samples/s), segment {:.1} ns, bezier floor {:.2} ns ({:.0} M samples/s)",
         ns(0),
@@ -262,10 +253,10 @@ fn side_by_side(spline: &Spline, timelines: Option<&[(Timeline, Model)]>, full: 
             "corpus: {} timelines with an ActuatorList, {keys} keys sent: from_timeline + command_from, whole corpus: min {:.2} ms, median {:.2} ms, max {:.2} ms ({:.1} us/timeline, {:.0} ns/key sent; target < 100 ms)",
             tl.len(),
             v[0] * 1e3,
-            median(v.clone()) * 1e3,
+            choreo_testkit::median(v.clone()) * 1e3,
             v[v.len() - 1] * 1e3,
-            median(v.clone()) * 1e6 / tl.len() as f64,
-            median(v) * 1e9 / keys as f64
+            choreo_testkit::median(v.clone()) * 1e6 / tl.len() as f64,
+            choreo_testkit::median(v) * 1e9 / keys as f64
         );
     }
 }
