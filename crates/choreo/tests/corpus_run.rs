@@ -5,8 +5,28 @@
 //!
 //! The test prints how many finished, reached the time limit, went idle (waiting for the
 //! world) or failed, and why they failed, with counts per reason. It asserts that none fails
-//! for a reason inside choreo: a panic, a hang (each run has a real-time cap), an engine
-//! error, or a Python error caused by our host or shims rather than by the script itself.
+//! for a reason inside choreo.
+//!
+//! # The rule: whose failure is it?
+//!
+//! A failure is **choreo's** when a real robot running the same files would not have failed
+//! there: the simulated robot or our Python host took a path the robot would not take.
+//! That covers
+//! - a panic, a hang (each run has a real-time cap), an engine error;
+//! - a NAOqi module or method the simulated robot lacks (`Can't find service: X`, a method
+//!   "not served") when NAOqi's catalogue has it (`choreo_robot::naoqi`): the robot would have
+//!   served it;
+//! - an ALMemory key a real robot publishes (`Device/...`, and the keys NAOqi's modules hold
+//!   from boot, [`ROBOT_KEYS`]) that the simulated robot does not;
+//! - an LED name our ALLeds refuses (its table is the real robot's);
+//! - a behavior of the same project that ALBehaviorManager says is not installed;
+//! - any other error the robot raises ([`WORLD_ROBOT_ERRORS`] lists the exceptions);
+//! - a NAOqi Python module, a Python-2 module or semantics, or a box global our host lacks.
+//!
+//! It is **the world's** only when a real robot would fail too: a file the project does not
+//! hold (a sound, a data file), a third-party Python module, the network, a script's own bug
+//! (a parameter its box does not declare, a key no robot has, a method no NAOqi version has,
+//! a module NAOqi never had).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -18,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::Outcome;
 use choreo_engine::trace::Step;
+use choreo_robot::naoqi::Catalogue;
 use choreo_testkit::corpus;
 use support::{CorpusBehavior as Job, Run, corpus_behaviors};
 
@@ -169,13 +190,107 @@ fn last_line(text: &str) -> &str {
         .trim()
 }
 
+/// ALMemory keys a real robot holds from boot besides its `Device/...` keys (the battery's
+/// and the body's state, kept by ALBattery, ALBodyTemperature and ALSentinel): a script that
+/// reads one gets a value on the robot.
+const ROBOT_KEYS: &[&str] = &[
+    "BatteryLowDetected",
+    "BatteryChargeChanged",
+    "BatteryPowerPluggedChanged",
+    "BatteryFullChargedFlag",
+    "BatteryNearlyEmpty",
+    "BatteryDisChargingFlagChanged",
+    "HotJointDetected",
+    "robotIsWakeUp",
+    "robotHasFallen",
+];
+
+/// Errors the robot raises that a real robot raises too, for the world's reason given.
+const WORLD_ROBOT_ERRORS: &[(&str, &str)] = &[
+    (
+        "No such file or directory",
+        "file missing (not in the corpus)",
+    ),
+    ("could not be found", "file missing (not in the corpus)"),
+    (
+        "Is a directory",
+        "box's file parameter left empty (the path is the behavior's folder)",
+    ),
+    (
+        "must be a string, got None",
+        "box parameter left empty (its script passes None to the robot)",
+    ),
+    (
+        "has no parameter",
+        "script reads a parameter its box does not declare",
+    ),
+];
+
+/// Whose failure a robot error is (the text after `RuntimeError: `), by the rule above.
+fn robot_error(job: &Job, last: &str, detail: &str) -> Reason {
+    let catalogue = Catalogue::naoqi();
+    if let Some(rest) = last.split("Can't find service: ").nth(1) {
+        let module = rest.trim().trim_matches('"');
+        return if catalogue.module(module).is_some() {
+            Reason::new(true, "NAOqi module the simulated robot lacks", detail)
+        } else {
+            Reason::new(false, "module no NAOqi version has", detail)
+        };
+    }
+    if last.contains("method not served by the robot") {
+        return if last.contains("no NAOqi version has") {
+            Reason::new(false, "method no NAOqi version has", detail)
+        } else {
+            Reason::new(true, "NAOqi method the simulated robot lacks", detail)
+        };
+    }
+    if let Some(rest) = last.split("key not found: \"").nth(1) {
+        let key = rest.split('"').next().unwrap_or("");
+        return if key.starts_with("Device/") || ROBOT_KEYS.contains(&key) {
+            Reason::new(true, "ALMemory key a real robot has", detail)
+        } else {
+            Reason::new(
+                false,
+                "ALMemory key no robot has (the application's own)",
+                detail,
+            )
+        };
+    }
+    if last.contains("unknown LED or group") {
+        return Reason::new(true, "LED name the simulated ALLeds refuses", detail);
+    }
+    if let Some(rest) = last.split("behavior \"").nth(1)
+        && last.contains("is not installed")
+    {
+        let name = rest.split('"').next().unwrap_or("");
+        let folder = name.rsplit('/').next().unwrap_or(name);
+        return if project_has_behavior(job, folder) {
+            Reason::new(true, "behavior of the same project not run", detail)
+        } else {
+            Reason::new(false, "behavior not installed (not in the project)", detail)
+        };
+    }
+    if let Some((_, kind)) = WORLD_ROBOT_ERRORS.iter().find(|(p, _)| last.contains(p)) {
+        return Reason::new(false, kind, detail);
+    }
+    Reason::new(true, "robot error", detail)
+}
+
+/// Whether the project or archive that holds `job` has a behavior in `folder`.
+fn project_has_behavior(job: &Job, folder: &str) -> bool {
+    !folder.is_empty() && job.project_behaviors.iter().any(|f| f == folder)
+}
+
 /// Classifies an error raised in box code (a traceback, or the engine's message).
-fn classify_error(hook: &str, text: &str) -> Reason {
+fn classify_error(job: &Job, hook: &str, text: &str) -> Reason {
     let last = last_line(text);
     let kind = last.split(':').next().unwrap_or("").trim();
     let detail = last.chars().take(160).collect::<String>();
     if text.contains("panicked") || hook.contains("panic") {
         return Reason::new(true, "panic in box code", detail);
+    }
+    if last.contains("Can't find service: ") {
+        return robot_error(job, last, &detail);
     }
     match kind {
         "ModuleNotFoundError" | "ImportError" => {
@@ -215,10 +330,7 @@ fn classify_error(hook: &str, text: &str) -> Reason {
         "AttributeError" if SHIM_TYPES.iter().any(|t| last.contains(t)) => {
             Reason::new(true, "attribute missing from our shims", detail)
         }
-        "RuntimeError" if text.contains("not supported") || text.contains("unsupported") => {
-            Reason::new(false, "unsupported robot call", detail)
-        }
-        "RuntimeError" => Reason::new(false, "robot error (RuntimeError)", detail),
+        "RuntimeError" => robot_error(job, last, &detail),
         "URLError"
         | "ConnectionRefusedError"
         | "gaierror"
@@ -289,7 +401,7 @@ fn run(job: &Job) -> End {
                 let text = e
                     .split_once("cannot construct the box: ")
                     .map_or(e.as_str(), |p| p.1);
-                let mut r = classify_error("construct", text);
+                let mut r = classify_error(job, "construct", text);
                 r.kind = format!("load: {}", r.kind);
                 r
             } else {
@@ -318,11 +430,23 @@ fn run(job: &Job) -> End {
     let events = run.events();
     for e in &events {
         if let Step::Err { hook, text } = &e.step {
-            reasons.push(classify_error(hook, text));
+            reasons.push(classify_error(job, hook, text));
         }
     }
     for (method, _) in run.robot.stats().unsupported {
-        reasons.push(Reason::new(false, "unsupported robot call", method));
+        let (module, name) = method.split_once('.').unwrap_or((method.as_str(), ""));
+        let naoqi_has = Catalogue::naoqi()
+            .module(module)
+            .is_some_and(|m| m.has_method(name));
+        reasons.push(Reason::new(
+            naoqi_has,
+            if naoqi_has {
+                "NAOqi method the simulated robot lacks"
+            } else {
+                "method no NAOqi version has"
+            },
+            method,
+        ));
     }
     reasons.sort();
     reasons.dedup();

@@ -233,6 +233,9 @@ pub struct CorpusBehavior {
     pub package_uid: String,
     /// The behavior's folder inside its package (empty for a lone file).
     pub relative: String,
+    /// The folders of every behavior of the same project or archive (the names
+    /// ALBehaviorManager knows them by, after the package), this one's included.
+    pub project_behaviors: Vec<String>,
 }
 
 /// Every behavior of the corpus below `root`, in the order of the corpus run: projects
@@ -240,7 +243,12 @@ pub struct CorpusBehavior {
 /// `.cbl`, `.pkg`: each behavior inside), then every other `.xar`; each kind in file order.
 /// Second, the files that could not be loaded, with the error (file, error).
 pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, String)>) {
-    let files = choreo_testkit::files_under(root, &|_| true);
+    // macOS AppleDouble companions (`._name.pml`) are metadata, not projects: skipped, as
+    // `choreo check` skips them.
+    let files = choreo_testkit::files_under(root, &|p| {
+        !p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("._"))
+    });
     let short = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut behaviors = Vec::new();
@@ -262,6 +270,11 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
             let model = manifest.map_or(Model::Nao, |m| Model::required_by(&m.robot_models));
             let uid = manifest.and_then(|m| m.uuid.clone()).unwrap_or_default();
             let parent = f.parent().unwrap();
+            let folders: Vec<String> = project
+                .behaviors
+                .iter()
+                .map(|b| b.path.rsplit_once('/').map_or("", |p| p.0).to_string())
+                .collect();
             for b in project.behaviors {
                 if kinds == ["pml"] {
                     covered.insert(canonical(&parent.join(&b.path)));
@@ -274,6 +287,7 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                     model,
                     package_uid: uid.clone(),
                     relative,
+                    project_behaviors: folders.clone(),
                 });
             }
         }
@@ -293,6 +307,7 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                 model: Model::Nao,
                 package_uid: String::new(),
                 relative: String::new(),
+                project_behaviors: Vec::new(),
             }),
             Err(e) => load_errors.push((short(f), e.to_string())),
         }
