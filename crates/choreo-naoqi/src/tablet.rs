@@ -96,7 +96,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         "loadUrl" | "loadApplication" => {
             let arg = a.str(0)?;
             let url = if method == "loadApplication" {
-                format!("http://{ROBOT_IP}/apps/{arg}/")
+                format!("http://{ROBOT_IP}/apps/{}/", arg.trim_end_matches('/'))
             } else {
                 arg.to_string()
             };

@@ -773,16 +773,40 @@ impl Project {
         parent_of(&behavior.path)
     }
 
-    /// The project's files as real files, for code that needs paths (box scripts open
-    /// sounds and data files by `behaviorAbsolutePath()`): [`Project::root`] when the project
-    /// came from a folder on disk; else (an archive, bytes) every file written to a new
-    /// temporary folder that is removed when the returned value is dropped. The files are
-    /// those the archive reader already bounded ([`archive::MAX_TOTAL_SIZE`],
-    /// [`archive::MAX_ENTRIES`]); the same caps are checked again here, and a path that is
-    /// absolute or climbs out of the folder is refused.
+    /// The project's files as real files laid out as on a robot, for code that needs paths
+    /// (box scripts open sounds and data files by `behaviorAbsolutePath()`, and the stock
+    /// tablet boxes cut that path at `PackageManager/apps` to build the tablet's URL): a new
+    /// temporary folder `choreo-XXXXXX/PackageManager/apps/<package>`, `<package>` being the
+    /// manifest's uuid (else the project's name), where PackageManager installs a package on
+    /// a robot. A project loaded from a folder on disk ([`Project::root`]) is reached there
+    /// through a symbolic link to that folder (its files are read and written in place);
+    /// an archive's files (or bytes') are written there. The temporary folder is removed
+    /// when the returned value is dropped. Where a link cannot be made, the project's own
+    /// folder is used ([`FilesOnDisk::Folder`]).
+    ///
+    /// The files written are those the archive reader already bounded
+    /// ([`archive::MAX_TOTAL_SIZE`], [`archive::MAX_ENTRIES`]); the same caps are checked
+    /// again here, and a path that is absolute or climbs out of the folder is refused.
     pub fn on_disk(&self) -> Result<FilesOnDisk> {
+        let package = self.package_folder_name();
+        let temp = || {
+            tempfile::Builder::new()
+                .prefix("choreo-")
+                .tempdir()
+                .map_err(|e| io_error(&std::env::temp_dir(), &e))
+        };
         if let Some(root) = &self.root {
-            return Ok(FilesOnDisk::Folder(root.clone()));
+            let Ok(dir) = temp() else {
+                return Ok(FilesOnDisk::Folder(root.clone()));
+            };
+            let apps = dir.path().join("PackageManager").join("apps");
+            let path = apps.join(&package);
+            return Ok(
+                match fs::create_dir_all(&apps).and_then(|()| symlink_dir(root, &path)) {
+                    Ok(()) => FilesOnDisk::Installed { dir, path },
+                    Err(_) => FilesOnDisk::Folder(root.clone()),
+                },
+            );
         }
         let limits = Limits::default();
         let total = self
@@ -800,10 +824,13 @@ impl Project {
                 ),
             ));
         }
-        let dir = tempfile::Builder::new()
-            .prefix("choreo-")
-            .tempdir()
-            .map_err(|e| io_error(&std::env::temp_dir(), &e))?;
+        let dir = temp()?;
+        let top = dir
+            .path()
+            .join("PackageManager")
+            .join("apps")
+            .join(&package);
+        fs::create_dir_all(&top).map_err(|e| io_error(&top, &e))?;
         for (path, bytes) in &self.files {
             let relative = Path::new(path);
             if !relative
@@ -816,13 +843,26 @@ impl Project {
                     format!("{path:?}: not a path inside the project"),
                 ));
             }
-            let target = dir.path().join(relative);
+            let target = top.join(relative);
             if let Some(parent) = target.parent() {
                 fs::create_dir_all(parent).map_err(|e| io_error(parent, &e))?;
             }
             fs::write(&target, bytes).map_err(|e| io_error(&target, &e))?;
         }
-        Ok(FilesOnDisk::Unpacked(dir))
+        Ok(FilesOnDisk::Installed { dir, path: top })
+    }
+
+    /// The folder PackageManager would install the project in: the manifest's uuid, else
+    /// the project's name, when either is one plain folder name; else `package`.
+    fn package_folder_name(&self) -> String {
+        let plain =
+            |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']);
+        self.manifest
+            .as_ref()
+            .and_then(|m| m.uuid.clone())
+            .filter(|u| plain(u))
+            .or_else(|| Some(self.name.clone()).filter(|n| plain(n)))
+            .unwrap_or_else(|| "package".to_string())
     }
 
     /// Reads the XAR file at `path` of [`Project::files`] as behavior `name`; a read error
@@ -848,10 +888,17 @@ impl Project {
 /// A project's files on disk (see [`Project::on_disk`]).
 #[derive(Debug)]
 pub enum FilesOnDisk {
-    /// The folder the project was loaded from.
+    /// The folder the project was loaded from (when no robot layout could be made).
     Folder(PathBuf),
-    /// A temporary folder the files were written to; removed on drop.
-    Unpacked(tempfile::TempDir),
+    /// The robot's layout in a temporary folder (removed on drop): `path` is
+    /// `dir/PackageManager/apps/<package>`, a link to the project's folder or the folder an
+    /// archive's files were written to.
+    Installed {
+        /// The temporary folder.
+        dir: tempfile::TempDir,
+        /// The package's folder in it.
+        path: PathBuf,
+    },
 }
 
 impl FilesOnDisk {
@@ -859,9 +906,30 @@ impl FilesOnDisk {
     pub fn path(&self) -> &Path {
         match self {
             FilesOnDisk::Folder(p) => p,
-            FilesOnDisk::Unpacked(d) => d.path(),
+            FilesOnDisk::Installed { path, .. } => path,
         }
     }
+
+    /// The folder of `behavior` (what its boxes' `behaviorAbsolutePath()` is): the package's
+    /// folder joined with the behavior's, without a trailing `/` for a behavior at the top.
+    pub fn behavior_dir(&self, behavior: &Behavior) -> PathBuf {
+        match Project::behavior_folder(behavior) {
+            "" => self.path().to_path_buf(),
+            folder => self.path().join(folder),
+        }
+    }
+}
+
+/// Makes `link` a symbolic link to the folder `target` (on Unix; elsewhere an error, and
+/// [`Project::on_disk`] falls back to the project's folder).
+fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(target, link);
+    #[cfg(not(unix))]
+    return Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!("no symbolic links here for {}", link.display()),
+    ));
 }
 
 /// The name of a source without folders and extension (`x/Hello World.crg` gives

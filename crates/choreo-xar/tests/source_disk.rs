@@ -1,7 +1,8 @@
 //! Where a loaded project's files are on disk: the same behavior folder whether a project is
 //! loaded by its folder, its `.pml` (by an absolute or a relative name, a name with `!`,
-//! spaces and non-ASCII letters) or a lone `.xar`; an archive's files unpacked to a
-//! temporary folder that goes away with the value.
+//! spaces and non-ASCII letters) or a lone `.xar`, and laid out as on a robot
+//! (`PackageManager/apps/<package>`: a link to the project's folder, or an archive's files
+//! unpacked there) in a temporary folder that goes away with the value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod archive_build;
@@ -34,9 +35,7 @@ fn project_folder() -> (tempfile::TempDir, PathBuf) {
 /// The folder of the project's only behavior on disk.
 fn behavior_dir(project: &Project, files: &FilesOnDisk) -> PathBuf {
     assert_eq!(project.behaviors.len(), 1, "{:?}", project.warnings);
-    files
-        .path()
-        .join(Project::behavior_folder(&project.behaviors[0]))
+    files.behavior_dir(&project.behaviors[0])
 }
 
 #[test]
@@ -48,6 +47,19 @@ fn a_pml_named_with_bangs_spaces_and_accents_loads() {
     assert_eq!(project.behaviors[0].path, "behavior_1/behavior.xar");
 }
 
+/// The behavior's folder with the link to the project's folder resolved, after checking
+/// that it is where PackageManager installs a package (`.../PackageManager/apps/<name>/`).
+fn resolved(dir: PathBuf, package: &str) -> PathBuf {
+    let apps = Path::new("PackageManager").join("apps").join(package);
+    assert!(
+        dir.parent().is_some_and(|p| p.ends_with(&apps)),
+        "{} is not in {}",
+        dir.display(),
+        apps.display()
+    );
+    std::fs::canonicalize(dir).unwrap()
+}
+
 #[test]
 fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
     let (_tmp, dir) = project_folder();
@@ -55,22 +67,71 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
 
     let by_folder = load_path(&dir).unwrap();
     let files = by_folder.on_disk().unwrap();
-    assert!(matches!(files, FilesOnDisk::Folder(_)));
-    assert_eq!(behavior_dir(&by_folder, &files), expected);
+    assert!(matches!(files, FilesOnDisk::Installed { .. }));
+    assert!(files.path().is_symlink(), "a link to the project's folder");
+    // No manifest: the package is named after the project.
+    assert_eq!(
+        resolved(behavior_dir(&by_folder, &files), &by_folder.name),
+        expected
+    );
+    // A box writes in the project's own folder, through the link.
+    std::fs::write(
+        behavior_dir(&by_folder, &files).join("written.txt"),
+        b"kept",
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(dir.join("behavior_1/written.txt")).unwrap(),
+        b"kept"
+    );
+    let top = files.path().to_path_buf();
+    drop(files);
+    assert!(!top.exists(), "{} is left behind", top.display());
+    assert!(
+        dir.join("behavior_1/behavior.xar").is_file(),
+        "the project stays"
+    );
 
     let by_pml = load_path(&dir.join(PML_NAME)).unwrap();
-    assert_eq!(behavior_dir(&by_pml, &by_pml.on_disk().unwrap()), expected);
+    let files = by_pml.on_disk().unwrap();
+    assert_eq!(resolved(behavior_dir(&by_pml, &files), "Show"), expected);
 
     // A bare file name, as `choreo run "x.pml"` in the project's folder gives it.
     let relative = run_in(&dir, || load_path(Path::new(PML_NAME)).unwrap());
-    assert_eq!(
-        behavior_dir(&relative, &relative.on_disk().unwrap()),
-        expected
-    );
+    let files = relative.on_disk().unwrap();
+    assert_eq!(resolved(behavior_dir(&relative, &files), "Show"), expected);
 
     // A lone behavior.xar: its own folder.
     let lone = load_path(&dir.join("behavior_1/behavior.xar")).unwrap();
-    assert_eq!(behavior_dir(&lone, &lone.on_disk().unwrap()), expected);
+    let files = lone.on_disk().unwrap();
+    let lone_dir = files.behavior_dir(&lone.behaviors[0]);
+    assert!(
+        !lone_dir.to_string_lossy().ends_with('/'),
+        "{}",
+        lone_dir.display()
+    );
+    assert_eq!(std::fs::canonicalize(lone_dir).unwrap(), expected);
+}
+
+#[test]
+fn the_package_folder_is_the_manifests_uuid() {
+    let (_tmp, dir) = project_folder();
+    std::fs::write(
+        dir.join("manifest.xml"),
+        "<?xml version='1.0' encoding='UTF-8'?>\n<package uuid=\"show-1a2b\" version=\"1.0.0\">\n<names><name lang=\"en_US\">Show</name></names>\n</package>\n",
+    )
+    .unwrap();
+    let project = load_path(&dir.join(PML_NAME)).unwrap();
+    let files = project.on_disk().unwrap();
+    let behavior = behavior_dir(&project, &files);
+    assert!(
+        behavior
+            .to_string_lossy()
+            .ends_with("/PackageManager/apps/show-1a2b/behavior_1"),
+        "{}",
+        behavior.display()
+    );
+    assert!(behavior.join("sneeze.ogg").is_file());
 }
 
 /// Runs `f` with the current directory set to `dir` (this test binary's only user of the
@@ -93,16 +154,23 @@ fn an_archive_is_unpacked_to_a_folder_that_lives_as_long_as_the_value() {
     let project = load_bytes("x/Sneezes!.crg", &crg("Sneezes", &data)).unwrap();
     assert_eq!(project.root, None);
     let files = project.on_disk().unwrap();
-    let FilesOnDisk::Unpacked(_) = &files else {
-        panic!("an archive is not on disk: {files:?}");
-    };
+    assert!(!files.path().is_symlink(), "an archive's files are written");
     let dir = behavior_dir(&project, &files);
+    assert!(
+        dir.to_string_lossy()
+            .ends_with("/PackageManager/apps/Show/behavior_1"),
+        "{}",
+        dir.display()
+    );
     assert_eq!(
         std::fs::read(dir.join("sounds/sneeze.ogg")).unwrap(),
         b"OggS sound"
     );
     assert!(dir.join("behavior.xar").is_file());
-    let top = files.path().to_path_buf();
+    let FilesOnDisk::Installed { dir: top, .. } = &files else {
+        panic!("an archive is not on disk: {files:?}");
+    };
+    let top = top.path().to_path_buf();
     drop(files);
     assert!(!top.exists(), "{} is left behind", top.display());
 }

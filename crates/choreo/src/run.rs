@@ -195,9 +195,7 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::LOAD;
         }
     };
-    let behavior_dir = files
-        .path()
-        .join(choreo_xar::source::Project::behavior_folder(behavior));
+    let behavior_dir = files.behavior_dir(behavior);
     let host = script_host(&behavior_dir, &behavior.path, &project);
     let options = Options {
         virtual_time: args.fast,

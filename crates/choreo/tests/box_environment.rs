@@ -1,12 +1,14 @@
 //! `choreo run` gives boxes the same `behaviorAbsolutePath()` whether a project is run by its
 //! folder, its `.pml` (by an absolute or a bare name holding `!`, spaces and accents) or a
-//! `.crg` (unpacked to a temporary folder removed after the run), and the files beside the
+//! `.crg`: the behavior's folder where PackageManager installs it on a robot
+//! (`.../PackageManager/apps/<package>/behavior_1`, in a temporary folder removed after the
+//! run: a link to the project's folder, or the archive unpacked), and the files beside the
 //! behavior can be read there; and box scripts import `ssl` with another Python first on
 //! `PATH` and a wrong `PYTHONHOME`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const PML_NAME: &str = "NAO WE SHOW!! été.pml";
@@ -131,37 +133,37 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_crg_and_its_files_are_read(
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("Show !");
     write_project(&project);
-    let expected = std::fs::canonicalize(project.join("behavior_1"))
-        .unwrap()
-        .display()
-        .to_string();
     let run = |dir: &Path, input: &str| {
         let out = choreo(dir, &["run", input, "--fast"], &[]);
         (logged(&out, "folder="), logged(&out, "data="))
     };
     let folder = project.display().to_string();
     let pml = project.join(PML_NAME).display().to_string();
+    let archive = tmp.path().join("Show!.crg");
+    std::fs::write(&archive, crg()).unwrap();
     for (dir, input) in [
         (tmp.path(), folder.as_str()),
         (tmp.path(), pml.as_str()),
         (project.as_path(), PML_NAME),
         (project.as_path(), "."),
+        (tmp.path(), "Show!.crg"),
     ] {
         let (got, data) = run(dir, input);
-        assert_eq!(got, expected, "run {input:?} in {}", dir.display());
-        assert_eq!(data, "beside the behavior");
+        let where_ = format!("run {input:?} in {}", dir.display());
+        assert!(
+            got.ends_with("/PackageManager/apps/Show/behavior_1"),
+            "{where_}: {got}"
+        );
+        assert_eq!(data, "beside the behavior", "{where_}");
+        let top = got.split("/PackageManager/").next().unwrap();
+        assert!(
+            !Path::new(top).exists(),
+            "{where_}: the robot's layout is left behind: {top}"
+        );
     }
-
-    let archive = tmp.path().join("Show!.crg");
-    std::fs::write(&archive, crg()).unwrap();
-    let (got, data) = run(tmp.path(), "Show!.crg");
-    assert_eq!(data, "beside the behavior");
-    let unpacked = PathBuf::from(&got);
-    assert!(got.ends_with("/behavior_1"), "{got}");
     assert!(
-        !unpacked.exists(),
-        "the unpacked archive is left: {}",
-        unpacked.display()
+        project.join("behavior_1/data.txt").is_file(),
+        "the project stays"
     );
 }
 
@@ -196,4 +198,28 @@ fn boxes_import_ssl_with_another_python_first_on_path_and_a_wrong_pythonhome() {
         let out = choreo(tmp.path(), &["run", "project", "--fast"], &env);
         assert_eq!(logged(&out, "ssl="), "OpenSSL");
     }
+}
+
+#[test]
+fn the_stock_show_app_box_finds_its_application_in_the_robots_layout() {
+    // A Pepper project whose stock Show App box cuts `behaviorAbsolutePath()` at
+    // `PackageManager/apps` to name the application it shows on the tablet.
+    let Some(corpus) = choreo_testkit::corpus("the stock Show App box") else {
+        return;
+    };
+    let project = corpus.join("icoxfog417__PepperYesMan");
+    let out = choreo(&project, &["run", ".", "--fast", "--timeout", "5"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("loads http://198.18.0.1/apps/satsukidemo-e75949/,"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Successfully set application: satsukidemo-e75949"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("appsFolderFragment is not in behaviorPath"),
+        "{stderr}"
+    );
 }
