@@ -1,9 +1,8 @@
 //! ALAudioPlayer: sounds that last as long as their files.
 //!
-//! The length comes from the file's header: WAV (data size / byte rate), Ogg Vorbis (last
-//! granule position / sample rate), MP3 (Xing/Info frame count, else the constant bit rate
-//! of the first frame). A file that does not exist raises RuntimeError, as on the robot; a
-//! file whose length cannot be read plays for [`DEFAULT_SECONDS`]. Loops last until stopped.
+//! The length comes from the file, read by symphonia's demuxers ([`file_length`]). A file
+//! that does not exist raises RuntimeError, as on the robot; a file whose length cannot be
+//! read plays for [`DEFAULT_SECONDS`]. Loops last until stopped.
 
 use std::collections::BTreeMap;
 
@@ -51,98 +50,60 @@ impl Player {
     }
 }
 
-/// The length in seconds of the sound file at `path`.
+/// The length in seconds of the sound file at `path`, read by the symphonia demuxers (WAV,
+/// AIFF, Ogg Vorbis, FLAC, MP3 and other MPEG audio): the track's duration where the
+/// container says it (a header, an Xing/Info frame, the last Ogg page), else the packets
+/// counted up to the end (a constant-bit-rate MP3 without a header frame), nothing decoded.
+/// An unreadable file is an error (as on the robot); a file no demuxer reads plays for
+/// [`DEFAULT_SECONDS`].
 pub fn file_length(path: &str) -> Result<f64, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
-    Ok(wav_length(&bytes)
-        .or_else(|| ogg_length(&bytes))
-        .or_else(|| mp3_length(&bytes))
-        .unwrap_or(DEFAULT_SECONDS))
-}
-
-fn u32_le(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn wav_length(b: &[u8]) -> Option<f64> {
-    if b.get(0..4)? != b"RIFF" || b.get(8..12)? != b"WAVE" {
-        return None;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(format!("cannot read {path:?}: Is a directory"));
     }
-    let (mut at, mut byte_rate) = (12, None);
-    while at + 8 <= b.len() {
-        let size = u32_le(b, at + 4)? as usize;
-        match b.get(at..at + 4)? {
-            b"fmt " => byte_rate = u32_le(b, at + 16).filter(|r| *r > 0),
-            b"data" => {
-                // A streamed file may say 0 or too much: count what is there.
-                let size = size.min(b.len() - (at + 8));
-                return Some(size as f64 / f64::from(byte_rate?));
-            }
-            _ => {}
+    Ok(sound_length(file, path).unwrap_or(DEFAULT_SECONDS))
+}
+
+/// The length in seconds of the sound in `file` (`name` hints the format by its extension).
+fn sound_length(file: std::fs::File, name: &str) -> Option<f64> {
+    use symphonia::core::formats::{FormatOptions, TrackType};
+    use symphonia::core::io::MediaSourceStream;
+    use symphonia::core::meta::MetadataOptions;
+
+    let mut hint = symphonia::core::formats::probe::Hint::new();
+    if let Some(ext) = std::path::Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+    {
+        hint.with_extension(ext);
+    }
+    let stream = MediaSourceStream::new(Box::new(file), Default::default());
+    let mut reader = symphonia::default::get_probe()
+        .probe(
+            &hint,
+            stream,
+            FormatOptions::default(),
+            MetadataOptions::default(),
+        )
+        .ok()?;
+    let track = reader.default_track(TrackType::Audio)?;
+    let (id, time_base) = (track.id, track.time_base?);
+    if let Some(duration) = track.duration {
+        return Some(time_base.calc_duration(duration)?.as_secs_f64());
+    }
+    // No length in the container: the end of the last packet.
+    let mut end = None;
+    while let Ok(Some(packet)) = reader.next_packet() {
+        if packet.track_id == id {
+            end = Some(packet.pts.get().saturating_add_unsigned(packet.dur.get()));
         }
-        at += 8 + size + (size & 1);
     }
-    None
-}
-
-fn find(b: &[u8], pattern: &[u8]) -> Option<usize> {
-    b.windows(pattern.len()).position(|w| w == pattern)
-}
-
-fn ogg_length(b: &[u8]) -> Option<f64> {
-    if b.get(0..4)? != b"OggS" {
-        return None;
-    }
-    let id = find(b, b"\x01vorbis")?;
-    let rate = u32_le(b, id + 12).filter(|r| *r > 0)?;
-    let last = b.windows(4).rposition(|w| w == b"OggS")?;
-    let granule = i64::from_le_bytes(b.get(last + 6..last + 14)?.try_into().ok()?);
-    (granule >= 0).then(|| granule as f64 / f64::from(rate))
-}
-
-fn mp3_length(b: &[u8]) -> Option<f64> {
-    let mut start = 0;
-    if b.get(0..3)? == b"ID3" {
-        let size = b
-            .get(6..10)?
-            .iter()
-            .fold(0usize, |acc, &x| (acc << 7) | usize::from(x & 0x7f));
-        start = 10 + size;
-    }
-    let at = start
-        + b.get(start..)?
-            .windows(2)
-            .position(|w| w[0] == 0xff && w[1] & 0xe0 == 0xe0)?;
-    let (h1, h2, h3) = (*b.get(at + 1)?, *b.get(at + 2)?, *b.get(at + 3)?);
-    let version = (h1 >> 3) & 3; // 3: MPEG1, 2: MPEG2, 0: MPEG2.5
-    if (h1 >> 1) & 3 != 1 || version == 1 {
-        return None; // not layer III
-    }
-    const V1: [u32; 15] = [
-        0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320,
-    ];
-    const V2: [u32; 15] = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
-    let mpeg1 = version == 3;
-    let kbps = *(if mpeg1 { &V1 } else { &V2 }).get(usize::from(h2 >> 4))?;
-    let base_rate = *[44100u32, 48000, 32000].get(usize::from((h2 >> 2) & 3))?;
-    let rate = match version {
-        3 => base_rate,
-        2 => base_rate / 2,
-        _ => base_rate / 4,
-    };
-    let mono = h3 >> 6 == 3;
-    let side = match (mpeg1, mono) {
-        (true, false) => 32,
-        (true, true) | (false, false) => 17,
-        (false, true) => 9,
-    };
-    let xing = at + 4 + side;
-    if matches!(b.get(xing..xing + 4), Some(b"Xing" | b"Info")) && b.get(xing + 7)? & 1 == 1 {
-        let frames = u32::from_be_bytes(b.get(xing + 8..xing + 12)?.try_into().ok()?);
-        let samples = if mpeg1 { 1152.0 } else { 576.0 };
-        return Some(f64::from(frames) * samples / f64::from(rate));
-    }
-    (kbps > 0).then(|| (b.len() - at) as f64 * 8.0 / (f64::from(kbps) * 1000.0))
+    let ticks = u64::try_from(end?).ok()?;
+    Some(
+        time_base
+            .calc_duration(symphonia::core::units::Duration::new(ticks))?
+            .as_secs_f64(),
+    )
 }
 
 /// A sound named `name` from `position` of a `length`-second file (`None`: a loop).
@@ -336,32 +297,61 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
 mod tests {
     use super::*;
 
-    #[test]
-    fn wav_length_from_header() {
-        // 16-bit mono 8 kHz: byte rate 16000; 8000 bytes of data = 0.5 s.
-        let mut b = Vec::new();
-        b.extend_from_slice(b"RIFF");
-        b.extend_from_slice(&(36u32 + 8000).to_le_bytes());
-        b.extend_from_slice(b"WAVEfmt ");
-        b.extend_from_slice(&16u32.to_le_bytes());
-        b.extend_from_slice(&1u16.to_le_bytes());
-        b.extend_from_slice(&1u16.to_le_bytes());
-        b.extend_from_slice(&8000u32.to_le_bytes());
-        b.extend_from_slice(&16000u32.to_le_bytes());
-        b.extend_from_slice(&2u16.to_le_bytes());
-        b.extend_from_slice(&16u16.to_le_bytes());
-        b.extend_from_slice(b"data");
-        b.extend_from_slice(&8000u32.to_le_bytes());
-        b.resize(b.len() + 8000, 0);
-        assert_eq!(wav_length(&b), Some(0.5));
+    /// The length of a sound file under `tests/fixtures/sounds` (tones made with sox, lame
+    /// and oggenc for these tests).
+    fn length_of(name: &str) -> f64 {
+        let path = format!(
+            "{}/tests/fixtures/sounds/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        file_length(&path).unwrap()
+    }
+
+    #[track_caller]
+    fn assert_near(got: f64, want: f64, within: f64) {
+        assert!((got - want).abs() <= within, "{got} s, expected {want} s");
     }
 
     #[test]
-    fn cbr_mp3_length_from_bit_rate() {
-        // MPEG1 layer III, 128 kbps, 44.1 kHz, stereo; 16000 bytes = 1 s.
-        let mut b = vec![0xff, 0xfb, 0x90, 0x00];
-        b.resize(16000, 0);
-        let s = mp3_length(&b).unwrap_or(0.0);
-        assert!((s - 1.0).abs() < 1e-9, "{s}");
+    fn lengths_come_from_the_containers() {
+        assert_near(length_of("tone-0.5s.wav"), 0.5, 1e-9);
+        assert_near(length_of("tone-0.25s.aiff"), 0.25, 1e-9);
+        // Vorbis: the last page's granule position.
+        assert_near(length_of("tone-1.25s.ogg"), 1.25, 1e-3);
+        // VBR MP3 with an Info frame (and an ID3v2 tag first): the encoder's delay and
+        // padding taken off.
+        assert_near(length_of("tone-2s-vbr.mp3"), 2.0, 1e-3);
+    }
+
+    #[test]
+    fn an_mp3_without_a_header_frame_is_measured_by_its_frames() {
+        // Every frame counted: 2 s of sound plus what a player cannot know to drop without
+        // the header frame (the encoder's delay, 576 samples, the decoder's, 529, and the
+        // last frame's padding): less than three frames of 576 samples at 22.05 kHz.
+        let got = length_of("tone-2s-cbr-no-header.mp3");
+        assert!((2.0..2.0 + 3.0 * 576.0 / 22050.0).contains(&got), "{got}");
+    }
+
+    #[test]
+    fn what_no_demuxer_reads_plays_for_the_default_and_a_folder_is_an_error() {
+        let dir = tempfile_dir();
+        let junk = dir.join("junk.mp3");
+        std::fs::write(&junk, b"not a sound at all").unwrap();
+        assert_eq!(
+            file_length(junk.to_str().unwrap()).unwrap(),
+            DEFAULT_SECONDS
+        );
+        let e = file_length(dir.to_str().unwrap()).unwrap_err();
+        assert!(e.contains("Is a directory"), "{e}");
+        let e = file_length(dir.join("absent.wav").to_str().unwrap()).unwrap_err();
+        assert!(e.contains("No such file"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A new empty folder for one test.
+    fn tempfile_dir() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("choreo-audio-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 }
