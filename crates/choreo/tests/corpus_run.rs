@@ -578,6 +578,52 @@ fn every_corpus_behavior_runs_with_python_boxes_on_the_simulated_robot() {
     );
 }
 
+/// Whether a box script of `job` names `what`.
+fn calls(job: &Job, what: &str) -> bool {
+    let mut found = false;
+    job.xar.root_box.walk(&mut |b| {
+        let code = b.script.as_ref().and_then(|s| s.content.as_ref());
+        found |= code.is_some_and(|c| c.code.contains(what));
+    });
+    found
+}
+
+/// The projects issue 12 found failing to load because the simulated robot lacked
+/// ALRobotPose (the stock 1.x Stand Up and Sit Down boxes ask it where the robot is), and
+/// letswalk (ALRobotPose and NAOqi 1.x's walk API): each runs with no failure inside choreo.
+#[test]
+fn the_alrobotpose_projects_and_letswalk_run() {
+    let Some(root) = corpus("the ALRobotPose projects") else {
+        return;
+    };
+    let (jobs, _) = corpus_behaviors(&root);
+    let chosen: Vec<&Job> = jobs
+        .iter()
+        .filter(|j| !j.relative.is_empty() || j.name.contains(".crg"))
+        .filter(|j| calls(j, "ALRobotPose") || j.name.contains("letswalk.crg"))
+        .collect();
+    println!(
+        "{} project behaviors use ALRobotPose or are letswalk",
+        chosen.len()
+    );
+    assert!(chosen.len() >= 13, "only {} found", chosen.len());
+    assert!(chosen.iter().any(|j| j.name.contains("letswalk.crg")));
+    let mut ours = Vec::new();
+    for job in chosen {
+        let end = run(job);
+        println!("  {end:?}  {}", job.name);
+        if let End::Failed(reasons) = &end {
+            ours.extend(
+                reasons
+                    .iter()
+                    .filter(|r| r.ours)
+                    .map(|r| format!("{}: {} — {}", job.name, r.kind, r.detail)),
+            );
+        }
+    }
+    assert!(ours.is_empty(), "failures inside choreo: {ours:#?}");
+}
+
 /// A known failure inside choreo, reported and not yet fixed.
 struct Known {
     /// The crate to fix.
