@@ -77,7 +77,7 @@ pub(crate) const FACE_TARGET: Target = Target {
     event: "FaceDetected",
     width: 0.15,
     angles: |v| {
-        let shape = item(item(item(item(v, 1)?, 0)?, 0)?, 0)?;
+        let shape = item(item(item(v, 1)?, 0)?, 0)?;
         let [a, b, w] = [item(shape, 1)?, item(shape, 2)?, item(shape, 3)?].map(number);
         Some([a?, b?, w?])
     },
