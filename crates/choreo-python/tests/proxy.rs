@@ -306,3 +306,37 @@ ALProxy('ALTextToSpeech').say('here')",
     );
     assert_eq!(calls, ["ALTextToSpeech.say(\"here\")"]);
 }
+
+#[test]
+fn python_bridge_evaluates_in_the_interpreter_the_boxes_share() {
+    // The naocket behavior's pattern: a box adds to sys.path through the bridge, for the
+    // others' imports.
+    let (_, logs, calls) = with_robot(&script_of(
+        "import sys",
+        "py = ALProxy('ALPythonBridge')
+self.log(repr(py.eval(\"import sys; sys.path.append('/choreo/bridge')\")))
+self.log(repr('/choreo/bridge' in sys.path))
+py.eval('answer = 6 * 7')
+self.log(repr(py.evalReturn('answer')))
+self.log(py.eval('1 / 0'))
+self.log(repr(py.evalFull(\"print('hi')\")))
+self.log(repr(py.evalFull('answer + 1')))
+try:
+    py.evalReturn('missing')
+except RuntimeError as e:
+    self.log(str(e))",
+    ));
+    assert_eq!(
+        logs,
+        [
+            "info: ''",
+            "info: True",
+            "info: 42",
+            "info: ZeroDivisionError: division by zero",
+            "info: [None, '', 'hi\\n', '']",
+            "info: [43, '', '', '']",
+            "info: ALPythonBridge.evalReturn: NameError: name 'missing' is not defined",
+        ]
+    );
+    assert!(calls.is_empty(), "answered by the script host: {calls:?}");
+}
