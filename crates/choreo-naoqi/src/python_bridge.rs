@@ -2,10 +2,10 @@
 //! box scripts run in (`eval(code)` answers the error, empty when none; `evalReturn(expr)`
 //! the value; `evalFull(code)` `[value, exceptions, stdout, stderr]`: its 1.12 C++ proxy
 //! header). A box script's calls are evaluated by choreo's script host in the interpreter
-//! the boxes share (choreo-python's `naoqi` shim), so that code run this way (`sys.path`
-//! additions, imports) is seen by the other boxes, as on a robot. The simulated robot has no
-//! interpreter of its own: a call that reaches it (from a native host or a qi client) fails
-//! and says so.
+//! the boxes share (choreo-python's `naoqi` shim), over the names the boxes share, so that
+//! what such code does (`sys.path` additions, imports, names it defines) is seen by the
+//! boxes, as on a robot. The simulated robot has no interpreter of its own: a call that
+//! reaches it (from a native host or a qi client) fails and says so.
 
 use crate::args::Args;
 use crate::kept::{Op, Service};

@@ -172,9 +172,26 @@ def _goto(box, frame, then):
     box.timeline(False, then)
 
 
-# ALPythonBridge's namespace: one for the run, as NAOqi's bridge keeps one; what its code
-# changes in the interpreter (sys.path, modules imported) every box sees.
-_BRIDGE = {"__name__": "__bridge__"}
+# ALPythonBridge: NAOqi's bridge evaluated code in the interpreter that ran the box scripts,
+# in the namespace they shared (the naocket behavior defines a base class so for a box to
+# use). Here the code runs with the run's shared names (what the boxes' module levels set)
+# and the names it sets at its top level are shared in turn, as a box script's are.
+
+
+def _bridge_run(proxy, code, mode):
+    """Runs `code` (`mode`: "exec" or "eval") in a namespace over the run's shared names;
+    the names it sets are shared with every box of the run."""
+    import _choreo_generated as generated
+
+    box = proxy._box
+    ns = {"__name__": "__main__", "__builtins__": generated._shared(box)}
+    try:
+        if mode == "eval":
+            return eval(compile(code, "<ALPythonBridge>", "eval"), ns)
+        exec(compile(code, "<ALPythonBridge>", "exec"), ns)
+        return None
+    finally:
+        generated.share(box, ns)
 
 
 def _error_text():
@@ -185,7 +202,7 @@ def _error_text():
 def _bridge_eval(proxy, code):
     """eval(code): runs it; the error, or an empty string."""
     try:
-        exec(code, _BRIDGE)
+        _bridge_run(proxy, code, "exec")
     except Exception:
         return _error_text()
     return ""
@@ -194,7 +211,7 @@ def _bridge_eval(proxy, code):
 def _bridge_eval_return(proxy, expression):
     """evalReturn(expression): its value (a failure raises, as a robot call does)."""
     try:
-        return eval(expression, _BRIDGE)
+        return _bridge_run(proxy, expression, "eval")
     except Exception:
         raise RuntimeError("ALPythonBridge.evalReturn: " + _error_text())
 
@@ -207,11 +224,11 @@ def _bridge_eval_full(proxy, code):
     sys.stdout, sys.stderr = out, err
     try:
         try:
-            compiled = compile(code, "<ALPythonBridge>", "eval")
+            compile(code, "<ALPythonBridge>", "eval")
         except SyntaxError:
-            exec(code, _BRIDGE)
+            _bridge_run(proxy, code, "exec")
         else:
-            value = eval(compiled, _BRIDGE)
+            value = _bridge_run(proxy, code, "eval")
     except Exception:
         error = _error_text()
     finally:
