@@ -1,12 +1,13 @@
 //! ALVisualCompass: walking with the camera as a compass. `moveTo(x, y, θ)` and
 //! `moveStraightTo(x)` walk like ALMotion.moveTo (same timing, same position in the world
 //! frame) and return True on arrival, False if stopped; `waitUntilTargetReached` waits for
-//! the walk. The camera settings and the reference image are kept (the simulated robot has
-//! no camera: the matching quality is perfect).
+//! the walk. The camera settings (a vision extractor's, `extractor.rs`) and the reference
+//! image are kept (the simulated robot has no camera: the matching quality is perfect).
 
 use choreo_engine::Value;
 
 use crate::args::Args;
+use crate::extractor::Extractor;
 use crate::kept::{Const, Op, Service};
 use crate::motion::walk;
 use crate::sim::{Reply, Sim};
@@ -27,20 +28,14 @@ pub(crate) const SERVICE: Service = Service {
             "enableReferenceRefresh",
             Op::Set("ReferenceRefresh", Const::None),
         ),
-        (
-            "setActiveCamera",
-            Op::Set("ActiveCamera", Const::Bool(true)),
-        ),
-        ("getActiveCamera", Op::Get("ActiveCamera", Const::Int(0))),
-        ("setResolution", Op::Set("Resolution", Const::Bool(true))),
-        ("getResolution", Op::Get("Resolution", Const::Int(1))),
-        ("setFrameRate", Op::Set("FrameRate", Const::Bool(true))),
-        ("getFrameRate", Op::Get("FrameRate", Const::Int(5))),
         ("setParameter", Op::Own),
         ("getParameter", Op::Own),
     ],
     own,
-    extractor: Some(&["VisualCompass/Deviation", "VisualCompass/Match"]),
+    extractor: Some(Extractor::vision(&[
+        "VisualCompass/Deviation",
+        "VisualCompass/Match",
+    ])),
 };
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {

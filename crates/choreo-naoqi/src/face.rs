@@ -7,6 +7,7 @@
 use choreo_engine::Value;
 
 use crate::args::{Args, number};
+use crate::extractor::Extractor;
 use crate::kept::{Const, Op, Service};
 use crate::sim::{Reply, Sim};
 
@@ -25,7 +26,7 @@ pub(crate) const SERVICE: Service = Service {
         ),
     ],
     own,
-    extractor: Some(&["FaceCharacteristics/PersonSmiling"]),
+    extractor: Some(Extractor::plain(&["FaceCharacteristics/PersonSmiling"])),
 };
 
 /// A person's properties and their neutral values: age [years, confidence], gender

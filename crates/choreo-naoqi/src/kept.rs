@@ -77,18 +77,21 @@ pub(crate) struct Service {
     /// Serves the methods marked [`Op::Own`].
     pub own: OwnFn,
     /// For an ALExtractor (a perception module clients subscribe to): the ALMemory keys
-    /// it writes; it serves the extractor methods on top of its table.
-    pub extractor: Option<&'static [&'static str]>,
+    /// it writes, and whether it is a vision extractor; it serves the extractor methods on
+    /// top of its table (a method in its table takes precedence).
+    pub extractor: Option<crate::extractor::Extractor>,
 }
 
 impl Service {
     /// The names of its methods.
     pub fn method_names(&self) -> Vec<&'static str> {
-        let own = self.methods.iter().map(|(m, _)| *m);
-        let extractor = self
-            .extractor
-            .map_or(&[][..], |_| crate::extractor::METHODS);
-        own.chain(extractor.iter().copied()).collect()
+        let mut names: Vec<&'static str> = self.methods.iter().map(|(m, _)| *m).collect();
+        for m in self.extractor.iter().flat_map(|e| e.methods()) {
+            if !names.contains(&m) {
+                names.push(m);
+            }
+        }
+        names
     }
 }
 
@@ -113,7 +116,7 @@ pub(crate) fn serve(
 ) -> Result<Reply, String> {
     let Some((_, op)) = service.methods.iter().find(|(m, _)| *m == method) else {
         return Ok(match service.extractor {
-            Some(keys) => crate::extractor::serve(sim, service.name, keys, method, a)?,
+            Some(e) => crate::extractor::serve(sim, service.name, e, method, a)?,
             None => Reply::NotServed,
         });
     };

@@ -12,7 +12,9 @@ use choreo_engine::{MemorySink, SubscriptionId, Value};
 use crate::args::Args;
 use crate::sim::{Reply, Sim};
 use choreo_robot::Model;
-use choreo_robot::memory::{DeviceKey, MOTOR_TEMPERATURE, device_key, device_keys};
+use choreo_robot::memory::{
+    Datum, DeviceKey, MOTOR_TEMPERATURE, NAO_MASS, boot_keys, device_key, device_keys,
+};
 
 /// Touch and bumper events a scenario may `touch`, with the models that have them.
 pub const TOUCH_SENSORS: &[(&str, &[Model])] = &[
@@ -79,6 +81,16 @@ impl Memory {
             for key in ["robotHasFallen", "Dialog/LastInput", "ALTracker/TargetLost"] {
                 s.events.insert(key.to_string());
             }
+            for (key, value) in boot_keys(model) {
+                s.data.insert(key.to_string(), datum(value));
+                s.events.insert(key.to_string());
+            }
+            for key in crate::reactions::DECLARED
+                .iter()
+                .chain(crate::infrared::EVENTS)
+            {
+                s.events.insert((*key).to_string());
+            }
         }
         memory
     }
@@ -125,14 +137,34 @@ impl Memory {
 
 impl Sim {
     /// Raises `key` with `value`: stores it, tells the observer, calls every sink (without
-    /// any lock held: a sink may call back into the robot).
+    /// any lock held: a sink may call back into the robot); the modules that watch the key
+    /// react (`reactions.rs`).
     pub(crate) fn raise(&self, key: &str, value: Value) {
-        self.notify(key, value, true);
+        self.react(key, value, true);
     }
 
     /// Inserts data: stores it and notifies like [`Sim::raise`] (see the module docs).
     pub(crate) fn insert(&self, key: &str, value: Value) {
+        self.react(key, value, false);
+    }
+
+    /// Raises `key` as a module does in reaction to another key: no module reacts to it in
+    /// turn.
+    pub(crate) fn raise_quietly(&self, key: &str, value: Value) {
+        self.notify(key, value, true);
+    }
+
+    /// Inserts data as a module does in reaction to another key (see
+    /// [`Sim::raise_quietly`]).
+    pub(crate) fn insert_quietly(&self, key: &str, value: Value) {
         self.notify(key, value, false);
+    }
+
+    fn react(&self, key: &str, value: Value, event: bool) {
+        crate::reactions::before(self, key, &value);
+        let previous = self.memory.get(key);
+        self.notify(key, value.clone(), event);
+        crate::reactions::after(self, key, previous.as_ref(), &value);
     }
 
     fn notify(&self, key: &str, value: Value, event: bool) {
@@ -150,7 +182,7 @@ impl Sim {
 /// The value of `key`: what was stored under it, else the robot's device reading
 /// (`Device/SubDeviceList/...`: joint positions and stiffness from the body now, the rest at
 /// rest, as choreo-robot's table says).
-fn read(sim: &Sim, key: &str) -> Option<Value> {
+pub(crate) fn read(sim: &Sim, key: &str) -> Option<Value> {
     if let Some(v) = sim.memory.get(key) {
         return Some(v);
     }
@@ -163,6 +195,14 @@ fn read(sim: &Sim, key: &str) -> Option<Value> {
         DeviceKey::Temperature(_) => MOTOR_TEMPERATURE,
         DeviceKey::Current(_) => 0.0,
         DeviceKey::AtRest(v) => v,
+        DeviceKey::FootLoad(share) => {
+            let state = sim.state();
+            if crate::robot_pose::on_feet(sim, &state.body, now) {
+                share * NAO_MASS
+            } else {
+                0.0
+            }
+        }
     };
     Some(Value::Float(value))
 }
@@ -263,6 +303,15 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         }
         _ => return Ok(Reply::NotServed),
     }))
+}
+
+/// A boot value as a [`Value`].
+fn datum(d: Datum) -> Value {
+    match d {
+        Datum::Bool(b) => Value::Bool(b),
+        Datum::Int(i) => Value::Int(i),
+        Datum::List(items) => Value::List(items.iter().map(|d| datum(*d)).collect()),
+    }
 }
 
 fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Value {

@@ -738,18 +738,21 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         "stiffnessInterpolation" => {
             let js = joints(sim, a, 0)?;
             let (values, times) = (per_joint(a, 1, js.len())?, per_joint(a, 2, js.len())?);
-            let mut all = Vec::new();
-            for ((&i, v), t) in js.iter().zip(&values).zip(&times) {
-                all.push((i, keys(a, now, v, t)?));
-            }
-            let end = all
-                .iter()
-                .filter_map(|(_, k)| k.last().map(|k| k.0))
-                .max()
-                .unwrap_or(now);
-            sim.state().body.stiffen(model, now, &all);
-            stiffness_event(sim, &js, &values);
-            Reply::Timed(Plan::until(end))
+            stiffen_over(sim, a, &js, &values, &times)?
+        }
+        // NAOqi 1.x: (chain, stiffness, duration, interpolation type), blocking until the
+        // stiffness is reached (linear or smooth, the same end).
+        "gotoChainStiffness" => {
+            let js = joints(sim, a, 0)?;
+            let (stiffness, seconds) = (a.f64(1)?, a.f64(2)?);
+            a.int(3)?;
+            stiffen_over(
+                sim,
+                a,
+                &js,
+                &vec![vec![stiffness]; js.len()],
+                &vec![vec![seconds]; js.len()],
+            )?
         }
         "getStiffnesses" => {
             let js = joints(sim, a, 0)?;
@@ -1040,11 +1043,177 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             Reply::Now(Value::List(vec![on.clone(), on]))
         }
         "setMotionConfig" => Reply::Now(Value::None),
+        "getRobotConfig" => Reply::Now(robot_config(model)),
+        "getTransform" => {
+            let (name, frame) = (a.str(0)?, a.int(1)?);
+            a.bool(2)?;
+            if name != "Torso" {
+                return Err(format!(
+                    "{}: the simulated robot knows where its torso is, not {name:?} (no \
+                     forward kinematics)",
+                    a.name
+                ));
+            }
+            let (height, [x, y, th]) = {
+                let state = sim.state();
+                (
+                    torso_height(model, &state.body, now),
+                    state.body.position(now),
+                )
+            };
+            let (s, c) = th.sin_cos();
+            let matrix = match frame {
+                FRAME_TORSO => [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+                FRAME_ROBOT => [
+                    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, height,
+                ],
+                FRAME_WORLD => [c, -s, 0.0, x, s, c, 0.0, y, 0.0, 0.0, 1.0, height],
+                _ => return Err(a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)")),
+            };
+            Reply::Now(floats_value(matrix.into_iter().chain([0.0, 0.0, 0.0, 1.0])))
+        }
+        "getFootSteps" => {
+            // Where the feet are (under the hips, either side of the base); the steps
+            // planned ahead are not simulated.
+            let feet = match model {
+                Model::Nao => {
+                    let [x, y, th] = sim.state().body.position(now);
+                    let (s, c) = th.sin_cos();
+                    [HIP_OFFSET_Y, -HIP_OFFSET_Y]
+                        .iter()
+                        .map(|side| floats_value([x - s * side, y + c * side, th]))
+                        .collect()
+                }
+                Model::Pepper => Vec::new(),
+            };
+            Reply::Now(Value::List(vec![
+                Value::List(feet),
+                Value::List(Vec::new()),
+                Value::List(Vec::new()),
+            ]))
+        }
+        "isCollision" => {
+            match a.str(0)? {
+                "Arms" | "LArm" | "RArm" => {}
+                _ => return Err(a.bad(0, "\"Arms\", \"LArm\" or \"RArm\"")),
+            }
+            // Nothing touches the simulated robot.
+            Reply::Now(Value::from("none"))
+        }
+        // Choregraphe's 3D view of the collision model (private): the simulated robot has
+        // no collision shapes and no pair of them in contact.
+        "_getCollisionNames" | "_getCollisionDetection" => Reply::Now(Value::List(Vec::new())),
         _ => match crate::recorded::setting(&mut sim.state().body.settings, method, a, SETTINGS) {
             Some(result) => Reply::Now(result?),
             None => Reply::NotServed,
         },
     })
+}
+
+/// Interpolates the stiffness of joints `js` along their keys (`values` at `times`, per
+/// joint); a task until the last key.
+fn stiffen_over(
+    sim: &Sim,
+    a: &Args<'_>,
+    js: &[usize],
+    values: &[Vec<f64>],
+    times: &[Vec<f64>],
+) -> Result<Reply, String> {
+    let now = sim.now();
+    let mut all = Vec::new();
+    for ((&i, v), t) in js.iter().zip(values).zip(times) {
+        all.push((i, keys(a, now, v, t)?));
+    }
+    let end = all
+        .iter()
+        .filter_map(|(_, k)| k.last().map(|k| k.0))
+        .max()
+        .unwrap_or(now);
+    sim.state().body.stiffen(sim.model, now, &all);
+    stiffness_event(sim, js, values);
+    Ok(Reply::Timed(Plan::until(end)))
+}
+
+/// ALMotion's frames.
+const FRAME_TORSO: i64 = 0;
+const FRAME_WORLD: i64 = 1;
+const FRAME_ROBOT: i64 = 2;
+
+/// NAO's hips either side of the torso, m (the NAO links page: HipOffsetY).
+const HIP_OFFSET_Y: f64 = 0.050;
+
+/// The lengths that set the torso's height, m (the links pages of NAO and Pepper): NAO's
+/// foot height, tibia, thigh and hip offset; Pepper's wheel radius, tibia, thigh and hip
+/// offset.
+const NAO_LEG: [f64; 4] = [0.045_19, 0.1029, 0.100, 0.085];
+const PEPPER_LEG: [f64; 4] = [0.070, 0.264, 0.268, 0.079];
+
+/// The torso's height above the ground at `now`, m, from the legs' pitch (feet flat; NAO's
+/// left leg, the right one mirrors it; Pepper's tibia upright **(inference)**).
+fn torso_height(model: Model, body: &Body, now: Time) -> f64 {
+    let angle = |name: &str| {
+        model
+            .joint_index(name)
+            .map_or(0.0, |i| body.angle(model, i, now))
+    };
+    match model {
+        Model::Nao => {
+            let [foot, tibia, thigh, hip] = NAO_LEG;
+            let ankle = angle("LAnklePitch");
+            let knee = ankle + angle("LKneePitch");
+            let torso = knee + angle("LHipPitch");
+            foot + tibia * ankle.cos() + thigh * knee.cos() + hip * torso.cos()
+        }
+        Model::Pepper => {
+            let [wheel, tibia, thigh, hip] = PEPPER_LEG;
+            let knee = angle("KneePitch");
+            let torso = knee + angle("HipPitch");
+            wheel + tibia + thigh * knee.cos() + hip * torso.cos()
+        }
+    }
+}
+
+/// `getRobotConfig()`: the hardware's names and values, in the order of NAOqi's example
+/// (Model Type, Head Version, Body Version, Laser, Legs, Arms, Extended Arms, Hands, Arm
+/// Version, Number of Legs, Number of Arms, Number of Hands), for a NAO V5 (H25) and a
+/// Pepper (**inference**: its model name).
+fn robot_config(model: Model) -> Value {
+    const NAMES: [&str; 12] = [
+        "Model Type",
+        "Head Version",
+        "Body Version",
+        "Laser",
+        "Legs",
+        "Arms",
+        "Extended Arms",
+        "Hands",
+        "Arm Version",
+        "Number of Legs",
+        "Number of Arms",
+        "Number of Hands",
+    ];
+    let (name, version, legs) = match model {
+        Model::Nao => ("naoH25", "VERSION_50", true),
+        Model::Pepper => ("juliette", "VERSION_18", false),
+    };
+    let values = vec![
+        Value::from(name),
+        Value::from(version),
+        Value::from(version),
+        Value::Bool(false),
+        Value::Bool(legs),
+        Value::Bool(true),
+        Value::Bool(true),
+        Value::Bool(true),
+        Value::from(version),
+        Value::Int(if legs { 2 } else { 0 }),
+        Value::Int(2),
+        Value::Int(2),
+    ];
+    Value::List(vec![
+        Value::List(NAMES.iter().map(|n| Value::from(*n)).collect()),
+        Value::List(values),
+    ])
 }
 
 fn stiffness_event(sim: &Sim, js: &[usize], values: &[Vec<f64>]) {

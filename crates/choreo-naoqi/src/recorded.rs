@@ -47,6 +47,7 @@ const MODULES: &[(&str, &[(&str, Ret)])] = &[
         ("lookAt", Block(1.0)), ("pointAt", Block(1.0)),
         ("isActive", Bool(false)), ("isTargetLost", Bool(true)), ("getActiveTarget", Str("")),
         ("getTargetPosition", Floats(&[0.0, 0.0, 0.0])),
+        ("setTargetCoordinates", Set), ("getTargetCoordinates", Get(&Strs(&[]))),
     ]),
     ("ALBasicAwareness", &[
         ("startAwareness", Ret::None), ("stopAwareness", Ret::None),

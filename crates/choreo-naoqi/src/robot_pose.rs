@@ -73,6 +73,12 @@ fn classify(sim: &Sim, body: &crate::motion::Body, now: Time) -> &'static str {
     }
 }
 
+/// Whether the robot stands on its feet at `now` (standing or crouching): what its foot force
+/// sensors feel.
+pub(crate) fn on_feet(sim: &Sim, body: &crate::motion::Body, now: Time) -> bool {
+    matches!(classify(sim, body, now), "Stand" | "Crouch")
+}
+
 /// NAO's knee pitch (rad) from which it crouches.
 const CROUCH_KNEE: f64 = 1.6;
 /// Hip pitch (rad) at or below which NAO sits (with knees under [`CROUCH_KNEE`]).

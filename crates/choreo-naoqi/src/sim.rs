@@ -68,6 +68,21 @@ pub(crate) const KEPT: &[&kept::Service] = &[
     &crate::tablet::SERVICE,
     &crate::video::SERVICE,
     &crate::connection::SERVICE,
+    &crate::capture::PHOTO,
+    &crate::capture::VIDEO,
+    &crate::toolbox::SERVICE,
+    &crate::detection::MOVEMENT,
+    &crate::detection::DARKNESS,
+    &crate::detection::BACKLIGHTING,
+    &crate::detection::SOUND,
+    &crate::detection::LOCALIZATION,
+    &crate::detection::SOURCE_LOCALIZATION,
+    &crate::trackers::RED_BALL,
+    &crate::trackers::FACE,
+    &crate::infrared::SERVICE,
+    &crate::power::BATTERY,
+    &crate::power::TEMPERATURE,
+    &crate::python_bridge::SERVICE,
 ];
 
 fn kept_service(service: &str) -> Option<&'static kept::Service> {

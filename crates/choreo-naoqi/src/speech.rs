@@ -1,6 +1,13 @@
 //! ALSpeechRecognition and ALDialog: their configuration is kept, and they hear only what a
 //! scenario says was heard ([`recognize`]): `WordRecognized` = `[word, confidence]`, and
 //! `Dialog/LastInput` = the word while a dialog runs. QiChat rules are not interpreted.
+//!
+//! ALSpeechRecognition's grammar contexts: `compile(bnf, lcf, language)` reads the BNF
+//! file (it must exist; the language must be installed) and makes the LCF file, not written
+//! to disk but remembered; `addContext(lcf, name)` adds a context from an LCF file compiled
+//! so or present on disk, `removeContext(name)` and `removeAllContext()` remove them. The
+//! rules are not interpreted either. ALDialog's sessions (`openSession(id)`,
+//! `closeSession()`) are kept; the dialog variables they store are ALMemory's already.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +26,10 @@ pub(crate) struct Recognition {
     subscribers: BTreeSet<String>,
     paused: bool,
     parameters: BTreeMap<String, Value>,
+    /// LCF files `compile` made (paths as given).
+    compiled: BTreeSet<String>,
+    /// Grammar contexts: name → LCF file.
+    grammars: BTreeMap<String, String>,
 }
 
 impl Default for Recognition {
@@ -31,6 +42,8 @@ impl Default for Recognition {
             subscribers: BTreeSet::new(),
             paused: false,
             parameters: BTreeMap::new(),
+            compiled: BTreeSet::new(),
+            grammars: BTreeMap::new(),
         }
     }
 }
@@ -44,6 +57,8 @@ pub(crate) struct Dialog {
     subscribers: BTreeSet<String>,
     concepts: BTreeMap<String, Vec<String>>,
     threshold: f64,
+    /// The user whose session is open (`openSession`).
+    session: Option<i64>,
 }
 
 impl Default for Dialog {
@@ -55,6 +70,7 @@ impl Default for Dialog {
             subscribers: BTreeSet::new(),
             concepts: BTreeMap::new(),
             threshold: 0.5,
+            session: None,
         }
     }
 }
@@ -80,8 +96,55 @@ pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
     }
 }
 
+/// ALSpeechRecognition's grammar contexts (see the module docs); `None` for another method.
+fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, String> {
+    const NAME: &str = "ALSpeechRecognition";
+    let shown = match method {
+        "compile" => {
+            let (bnf, lcf, language) = (a.str(0)?, a.str(1)?, a.str(2)?);
+            if !LANGUAGES.contains(&language) {
+                return Err(format!(
+                    "{}: language {language:?} is not installed",
+                    a.name
+                ));
+            }
+            std::fs::metadata(bnf)
+                .map_err(|e| format!("{}: cannot read the grammar {bnf:?}: {e}", a.name))?;
+            sim.state().recognition.compiled.insert(lcf.to_string());
+            format!("compiles {bnf} into {lcf} (not written to disk)")
+        }
+        "addContext" => {
+            let (lcf, name) = (a.str(0)?, a.str(1)?);
+            let compiled = sim.state().recognition.compiled.contains(lcf);
+            if !compiled && std::fs::metadata(lcf).is_err() {
+                return Err(format!("{}: no LCF file {lcf:?}", a.name));
+            }
+            sim.state()
+                .recognition
+                .grammars
+                .insert(name.to_string(), lcf.to_string());
+            format!("adds context {name:?} from {lcf}")
+        }
+        "removeContext" => {
+            let name = a.str(0)?;
+            sim.state().recognition.grammars.remove(name);
+            format!("removes context {name:?}")
+        }
+        "removeAllContext" => {
+            sim.state().recognition.grammars.clear();
+            "removes every context".to_string()
+        }
+        _ => return Ok(None),
+    };
+    sim.notice(NAME, shown);
+    Ok(Some(Value::None))
+}
+
 /// Serves ALSpeechRecognition.
 pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    if let Some(value) = grammar(sim, method, a)? {
+        return Ok(Reply::Now(value));
+    }
     let mut state = sim.state();
     let r = &mut state.recognition;
     let value = match method {
@@ -181,6 +244,20 @@ pub(crate) fn serve_dialog(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
     if method == "forceInput" {
         let input = a.str(0)?;
         sim.raise("Dialog/LastInput", Value::from(input));
+        return Ok(Reply::Now(Value::None));
+    }
+    if method == "openSession" || method == "closeSession" {
+        let user = if method == "openSession" {
+            Some(a.int(0)?)
+        } else {
+            None
+        };
+        let before = std::mem::replace(&mut sim.state().dialog.session, user);
+        match (before, user) {
+            (_, Some(id)) => sim.notice("ALDialog", format!("opens the session of user {id}")),
+            (Some(id), None) => sim.notice("ALDialog", format!("closes the session of user {id}")),
+            (None, None) => {}
+        }
         return Ok(Reply::Now(Value::None));
     }
     let mut state = sim.state();

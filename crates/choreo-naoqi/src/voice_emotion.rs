@@ -4,6 +4,7 @@
 //! (`raise_event`).
 
 use crate::args::Args;
+use crate::extractor::Extractor;
 use crate::kept::{Op, Service};
 use crate::sim::{Reply, Sim};
 
@@ -12,7 +13,9 @@ pub(crate) const SERVICE: Service = Service {
     name: "ALVoiceEmotionAnalysis",
     methods: &[("setParameter", Op::Own), ("getParameter", Op::Own)],
     own,
-    extractor: Some(&["ALVoiceEmotionAnalysis/EmotionRecognized"]),
+    extractor: Some(Extractor::plain(&[
+        "ALVoiceEmotionAnalysis/EmotionRecognized",
+    ])),
 };
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {

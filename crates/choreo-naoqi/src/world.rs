@@ -6,8 +6,12 @@
 //! that change something return 0 on success and 1 on failure (an unknown object, parent,
 //! category or attribute), as the API's codes do; names are looked up as given. Positions
 //! are read back in any object's frame (`getPosition(object, reference)`). Nothing is
-//! saved to disk (`save`/`load` succeed and keep what is in memory). `select` (queries)
-//! is not served.
+//! saved to disk (`save`/`load` succeed and keep what is in memory). `select(criterion,
+//! category, attribute, fields)` and `selectWithOrder(criterion, "Field ASC|DESC", ...)`
+//! query the attribute records of a category's objects with an SQL WHERE clause
+//! (`criterion.rs`): one row per matching record, the fields in the order of the attribute's
+//! definition (`"*"`) or as listed (`"Name, Age"`); an unknown category, attribute or field
+//! raises, as the real module's SQL does.
 
 use std::collections::BTreeMap;
 
@@ -50,6 +54,8 @@ pub(crate) const SERVICE: Service = Service {
         ("getObjectLatestAttributes", Op::Own),
         ("getObjectAttributeValues", Op::Own),
         ("clearOldPositions", Op::Own),
+        ("select", Op::Own),
+        ("selectWithOrder", Op::Own),
         ("save", Op::Own),
         ("load", Op::Own),
     ],
@@ -58,18 +64,20 @@ pub(crate) const SERVICE: Service = Service {
 };
 
 /// A pose: x, y, z, wx, wy, wz.
-type Pose = [f64; 6];
+pub(crate) type Pose = [f64; 6];
 
 /// A rigid transform: rotation rows and translation.
 #[derive(Debug, Clone, Copy)]
-struct Transform {
-    r: [[f64; 3]; 3],
-    t: [f64; 3],
+pub(crate) struct Transform {
+    /// The rotation's rows.
+    pub r: [[f64; 3]; 3],
+    /// The translation.
+    pub t: [f64; 3],
 }
 
 impl Transform {
     /// The transform of a pose: rotation Rz(wz)·Ry(wy)·Rx(wx), then the translation.
-    fn of(p: Pose) -> Transform {
+    pub fn of(p: Pose) -> Transform {
         let (sx, cx) = p[3].sin_cos();
         let (sy, cy) = p[4].sin_cos();
         let (sz, cz) = p[5].sin_cos();
@@ -88,7 +96,7 @@ impl Transform {
     }
 
     /// `self` then `other` (other expressed in self's frame).
-    fn then(&self, other: &Transform) -> Transform {
+    pub fn then(&self, other: &Transform) -> Transform {
         let r = std::array::from_fn(|i| {
             std::array::from_fn(|j| (0..3).map(|k| self.r[i][k] * other.r[k][j]).sum())
         });
@@ -471,9 +479,113 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             code(true)
         }
         "save" | "load" => code(true),
+        "select" => {
+            let (criterion, category, attr, fields) = (a.str(0)?, a.str(1)?, a.str(2)?, a.str(3)?);
+            select(sim, a, criterion, None, category, attr, fields)?
+        }
+        "selectWithOrder" => {
+            let (criterion, order) = (a.str(0)?, a.str(1)?);
+            let (category, attr, fields) = (a.str(2)?, a.str(3)?, a.str(4)?);
+            select(sim, a, criterion, Some(order), category, attr, fields)?
+        }
         _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
+}
+
+/// The field names of an attribute's definition (`[[name, type], ...]` or `[name, ...]`).
+fn definition_fields(definition: &Value) -> Vec<String> {
+    let items = match definition {
+        Value::List(items) | Value::Tuple(items) => items.as_slice(),
+        _ => &[],
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(name) => Some(name.clone()),
+            Value::List(kv) | Value::Tuple(kv) => match kv.first() {
+                Some(Value::String(name)) => Some(name.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// `select` and `selectWithOrder`: the rows of `fields` of the `attr` records of
+/// `category`'s objects matching `criterion`, ordered by `order` (`"Field ASC|DESC"`).
+fn select(
+    sim: &Sim,
+    a: &Args<'_>,
+    criterion: &str,
+    order: Option<&str>,
+    category: &str,
+    attr: &str,
+    fields: &str,
+) -> Result<Value, String> {
+    let fail = |what: String| format!("{}: {what}", a.name);
+    let criterion = crate::criterion::Criterion::parse(criterion)
+        .map_err(|e| fail(format!("criterion {criterion:?}: {e}")))?;
+    let (defined, records) = with(sim, |w| {
+        let definition = w.categories.get(category)?.get(attr)?;
+        let records: Vec<BTreeMap<String, Value>> = w
+            .objects
+            .values()
+            .filter(|o| o.category == category)
+            .filter_map(|o| o.attributes.get(attr).cloned())
+            .collect();
+        Some((definition_fields(definition), records))
+    })
+    .ok_or_else(|| fail(format!("no attribute {attr:?} in category {category:?}")))?;
+    let wanted: Vec<String> = if fields.trim() == "*" {
+        defined.clone()
+    } else {
+        fields.split(',').map(|f| f.trim().to_string()).collect()
+    };
+    if let Some(unknown) = wanted.iter().find(|f| !defined.contains(f)) {
+        return Err(fail(format!("no field {unknown:?} in attribute {attr:?}")));
+    }
+    let mut rows: Vec<&BTreeMap<String, Value>> =
+        records.iter().filter(|r| criterion.matches(r)).collect();
+    if let Some(order) = order {
+        let mut words = order.split_whitespace();
+        let field = words.next().unwrap_or("");
+        let descending = match words.next().map(str::to_ascii_uppercase).as_deref() {
+            None | Some("ASC") => false,
+            Some("DESC") => true,
+            Some(_) => return Err(a.bad(1, "\"Field ASC\" or \"Field DESC\"")),
+        };
+        if !defined.iter().any(|f| f == field) {
+            return Err(fail(format!("no field {field:?} in attribute {attr:?}")));
+        }
+        rows.sort_by(|x, y| {
+            let ordering = match (x.get(field), y.get(field)) {
+                (Some(p), Some(q)) => {
+                    crate::criterion::compare(p, q).unwrap_or(std::cmp::Ordering::Equal)
+                }
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            };
+            if descending {
+                ordering.reverse()
+            } else {
+                ordering
+            }
+        });
+    }
+    Ok(Value::List(
+        rows.iter()
+            .map(|r| {
+                Value::List(
+                    wanted
+                        .iter()
+                        .map(|f| r.get(f).cloned().unwrap_or_default())
+                        .collect(),
+                )
+            })
+            .collect(),
+    ))
 }
 
 /// `pose`, given in `reference`'s frame, in `parent`'s frame.

@@ -6,11 +6,9 @@
 
 mod harness;
 
-use std::sync::{Arc, Mutex};
-
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, log, run_box, s, secs};
+use harness::{assert_time, log, notices, run_box, s, secs, watched};
 
 fn list(items: Vec<Value>) -> Value {
     Value::List(items)
@@ -32,29 +30,6 @@ fn floats(v: &Value) -> Vec<f64> {
             .collect(),
         other => panic!("not a list: {other}"),
     }
-}
-
-/// A robot whose observer events are collected.
-fn watched(model: Model) -> (SimRobot, Arc<Mutex<Vec<RobotEvent>>>) {
-    let robot = SimRobot::new(model);
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let e2 = events.clone();
-    robot.set_observer(Arc::new(move |e: &RobotEvent| {
-        e2.lock().unwrap().push(e.clone())
-    }));
-    (robot, events)
-}
-
-fn notices(events: &Mutex<Vec<RobotEvent>>, service: &str) -> Vec<String> {
-    events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter_map(|e| match e {
-            RobotEvent::Notice { service: s, text } if s == service => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]

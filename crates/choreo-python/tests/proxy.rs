@@ -306,3 +306,55 @@ ALProxy('ALTextToSpeech').say('here')",
     );
     assert_eq!(calls, ["ALTextToSpeech.say(\"here\")"]);
 }
+
+#[test]
+fn python_bridge_evaluates_in_the_interpreter_the_boxes_share() {
+    // The naocket behavior's pattern: a box adds to sys.path and defines names through the
+    // bridge, for the other boxes.
+    let code = script_of(
+        "import sys",
+        "py = ALProxy('ALPythonBridge')
+self.log(repr(py.eval(\"import sys; sys.path.append('/choreo/bridge')\")))
+self.log(repr('/choreo/bridge' in sys.path))
+py.eval('answer = 6 * 7')
+self.log(repr(py.evalReturn('answer')))
+self.log(py.eval('1 / 0'))
+self.log(repr(py.evalFull(\"print('hi')\")))
+self.log(repr(py.evalFull('answer + 1')))
+try:
+    py.evalReturn('missing')
+except RuntimeError as e:
+    self.log(str(e))",
+    );
+    let later = script_of("", "self.log('B sees %r' % answer)");
+    let robot = TestRobot::new();
+    // root → A → B → root.
+    let xml = behavior(&format!(
+        "{}{}{}{}{}",
+        py_box("A", 1, "", &code, ""),
+        py_box("B", 2, "", &later, ""),
+        link(0, 2, 1, 2),
+        link(1, 4, 2, 2),
+        link(2, 4, 0, 4)
+    ));
+    let (_, t) = run_with(&xml, Some(robot.clone() as Arc<dyn Robot>));
+    assert!(
+        errors(&t, "root/A").is_empty(),
+        "{:#?}",
+        errors(&t, "root/A")
+    );
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: ''",
+            "info: True",
+            "info: 42",
+            "info: ZeroDivisionError: division by zero",
+            "info: [None, '', 'hi\\n', '']",
+            "info: [43, '', '', '']",
+            "info: ALPythonBridge.evalReturn: NameError: name 'missing' is not defined",
+        ]
+    );
+    assert_eq!(logs(&t, "root/B"), ["info: B sees 42"]);
+    assert!(robot.calls().is_empty(), "answered by the script host");
+}

@@ -155,6 +155,43 @@ class MyClass(GeneratedClass):
 }
 
 #[test]
+fn almath_transforms_as_the_3d_view_projects_use_them() {
+    // Choregraphe's Foot Steps project: a transform from ALMotion.getTransform's 16 values,
+    // inverted, read as a 2-D pose; the Collision project: an axis, a 6-D position.
+    let code = "
+import almath as m
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        tf = m.Transform(m.vectorFloat([0, -1, 0, 1, 1, 0, 0, 2, 0, 0, 1, 0.3, 0, 0, 0, 1]))
+        self.log('%.2f %.2f %.2f' % (tf.r1_c4, tf.r2_c4, tf.r3_c4))
+        back = m.transformInverse(tf) * tf
+        self.log(repr([round(v, 9) for v in back.toVector()[:12]]))
+        p = m.pose2DFromTransform(tf)
+        self.log('%.3f %.3f %.3f' % (p.x, p.y, p.theta))
+        axis = m.orthogonalSpace(m.Position3D(0.0, 0.0, 2.0) - m.Position3D(0.0, 0.0, 1.0))
+        self.log(repr([axis.r1_c3, axis.r2_c3, axis.r3_c3]))
+        six = m.position6DFromTransform(m.transformFromPosition6D(m.Position6D(1, 2, 3, 0.1, 0.2, 0.3)))
+        self.log(repr([round(v, 9) for v in six.toVector()]))
+        self.log(repr(m.Position3D(1, 2, 3).isNear(m.Position3D(1, 2, 3.00001))))
+        self.onStopped()
+";
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: 1.00 2.00 0.30",
+            "info: [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]",
+            "info: 1.000 2.000 1.571",
+            "info: [0.0, 0.0, 1.0]",
+            "info: [1.0, 2.0, 3.0, 0.1, 0.2, 0.3]",
+            "info: True",
+        ]
+    );
+}
+
+#[test]
 fn python_2_list_builtins_reference_globals_and_naoqi_modules() {
     let code = "
 import almath

@@ -1,8 +1,14 @@
 //! The ALMemory device keys a robot publishes (`Device/SubDeviceList/...`): per joint its
 //! position (sensor and actuator), stiffness (`Hardness`), temperature and current; the
-//! inertial unit, the battery, the sonars, the touch sensors, bumpers and the chest button.
-//! Scripts read them with `ALMemory.getData`; what each is worth at a given moment is the
-//! simulated robot's business ([`DeviceKey`] says what a key measures).
+//! inertial unit, the battery, the sonars (NAO: the first echo and the nine after it), the
+//! foot force sensors (NAO), the head processor's temperature (NAO), the wheels (Pepper),
+//! the touch sensors, bumpers and the chest button. Scripts read them with
+//! `ALMemory.getData`; what each is worth at a given moment is the simulated robot's business
+//! ([`DeviceKey`] says what a key measures).
+//!
+//! Also the other keys a robot holds from boot with a value ([`boot_keys`]): the events of
+//! ALBattery and ALBodyTemperature as a healthy robot with a full battery has them, and the
+//! readings of the vision extractors scripts read right after subscribing.
 
 use crate::model::Model;
 
@@ -19,6 +25,9 @@ pub enum DeviceKey {
     Current(usize),
     /// A reading that the simulation keeps at rest: its value there.
     AtRest(f64),
+    /// A foot force sensor (NAO, kg): this share of the robot's weight ([`NAO_MASS`]) while
+    /// it stands on its feet (standing or crouching), none otherwise.
+    FootLoad(f64),
     /// The robot's name (`Device/DeviceList/ChestBoard/BodyNickName`): what the robot is
     /// called, as `ALSystem.robotName` says.
     Name,
@@ -27,6 +36,24 @@ pub enum DeviceKey {
 /// The temperature of a motor at rest in a room, °C: what a robot that has been on a
 /// while and not moving much reads **(inference)**.
 pub const MOTOR_TEMPERATURE: f64 = 30.0;
+
+/// The temperature of NAO's head processor in a robot that has been on a while, °C
+/// **(inference)**: the stock Get Temperature box reads it ("Head processor").
+pub const HEAD_CPU_TEMPERATURE: f64 = 50.0;
+
+/// NAO's mass, kg: the whole robot of the V4 masses page (doc.aldebaran.com/2-4,
+/// family/robots/masses_robot_v4); what its feet carry when it stands.
+pub const NAO_MASS: f64 = 5.195_350_051;
+
+/// NAO's sonar reading when nothing is in range, m **(inference)**: a receiver's value when
+/// no echo comes back is the maximum detection range (the DCM sensor list).
+pub const SONAR_NOTHING_NAO: f64 = 2.55;
+
+/// Pepper's sonar reading when nothing is in range, m **(inference)**.
+pub const SONAR_NOTHING_PEPPER: f64 = 5.0;
+
+/// The four force sensors of a NAO foot (the DCM sensor list: `LFoot/FSR/FrontLeft`...).
+pub const FSR_SENSORS: [&str; 4] = ["FrontLeft", "FrontRight", "RearLeft", "RearRight"];
 
 const PREFIX: &str = "Device/SubDeviceList/";
 
@@ -42,10 +69,41 @@ const JOINT_KEYS: [(&str, JointReading); 5] = [
     ("ElectricCurrent/Sensor/Value", DeviceKey::Current),
 ];
 
-/// The other devices of `model` and their values at rest: a standing robot (inertial
-/// angles 0, gravity on z), a full battery, nothing in front of the sonars (their maximum
-/// range: NAO 2.55 m, Pepper 5 m **(inference)**), nothing touched.
-fn others(model: Model) -> Vec<(String, f64)> {
+/// The other devices of `model` and what they read: a standing robot (inertial angles 0,
+/// gravity on z, its weight on the force sensors of its feet), a full battery, nothing in
+/// front of the sonars (every echo at the maximum range: NAO 2.55 m, Pepper 5 m
+/// **(inference)**), nothing touched, motors and processor at their resting temperature.
+fn others(model: Model) -> Vec<(String, DeviceKey)> {
+    others_at_rest(model)
+        .into_iter()
+        .map(|(k, v)| (k, DeviceKey::AtRest(v)))
+        .chain(feet(model))
+        .collect()
+}
+
+/// NAO's foot force sensors: four a foot sharing its half of the weight, and each foot's
+/// total (the DCM sensor list: `FSR (kg)`, `FSR total (kg)`, the sum of the foot's four).
+fn feet(model: Model) -> Vec<(String, DeviceKey)> {
+    if model != Model::Nao {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for foot in ["LFoot", "RFoot"] {
+        for sensor in FSR_SENSORS {
+            out.push((
+                format!("{foot}/FSR/{sensor}/Sensor/Value"),
+                DeviceKey::FootLoad(1.0 / 8.0),
+            ));
+        }
+        out.push((
+            format!("{foot}/FSR/TotalWeight/Sensor/Value"),
+            DeviceKey::FootLoad(0.5),
+        ));
+    }
+    out
+}
+
+fn others_at_rest(model: Model) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = Vec::new();
     for axis in ["X", "Y", "Z"] {
         out.push((format!("InertialSensor/Angle{axis}/Sensor/Value"), 0.0));
@@ -72,8 +130,13 @@ fn others(model: Model) -> Vec<(String, f64)> {
     }
     match model {
         Model::Nao => {
+            out.push(("Head/Temperature/Sensor/Value".into(), HEAD_CPU_TEMPERATURE));
             for side in ["Left", "Right"] {
-                out.push((format!("US/{side}/Sensor/Value"), 2.55));
+                out.push((format!("US/{side}/Sensor/Value"), SONAR_NOTHING_NAO));
+                // The nine echoes after the first: none, at the maximum range too.
+                for echo in 1..=9 {
+                    out.push((format!("US/{side}/Sensor/Value{echo}"), SONAR_NOTHING_NAO));
+                }
             }
             for foot in ["LFoot", "RFoot"] {
                 for side in ["Left", "Right"] {
@@ -83,7 +146,18 @@ fn others(model: Model) -> Vec<(String, f64)> {
         }
         Model::Pepper => {
             for side in ["Front", "Back"] {
-                out.push((format!("Platform/{side}/Sonar/Sensor/Value"), 5.0));
+                out.push((
+                    format!("Platform/{side}/Sonar/Sensor/Value"),
+                    SONAR_NOTHING_PEPPER,
+                ));
+            }
+            // The wheels are motors without a joint of ALMotion's.
+            for wheel in ["WheelFL", "WheelFR", "WheelB"] {
+                out.push((
+                    format!("{wheel}/Temperature/Sensor/Value"),
+                    MOTOR_TEMPERATURE,
+                ));
+                out.push((format!("{wheel}/ElectricCurrent/Sensor/Value"), 0.0));
             }
             for side in ["FrontLeft", "FrontRight", "Back"] {
                 out.push((format!("Platform/{side}/Bumper/Sensor/Value"), 0.0));
@@ -112,7 +186,57 @@ pub fn device_key(model: Model, key: &str) -> Option<DeviceKey> {
     others(model)
         .into_iter()
         .find(|(path, _)| path == rest)
-        .map(|(_, v)| DeviceKey::AtRest(v))
+        .map(|(_, v)| v)
+}
+
+/// A value ALMemory holds from boot, in a form a table can spell (an ALValue's shapes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Datum {
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A list.
+    List(&'static [Datum]),
+}
+
+/// A temperature status or diagnosis with nothing wrong: `[level 0, [no device]]`.
+const ALL_NORMAL: Datum = Datum::List(&[Datum::Int(0), Datum::List(&[])]);
+
+/// The darkness a lit room reads, 0 (bright) to 100 (dark) **(inference)**: under
+/// ALDarknessDetection's default threshold (60), and "indoor bright" on NAOqi 1.x's scale.
+pub const ROOM_DARKNESS: i64 = 20;
+
+/// The keys a robot of `model` holds from boot with a value, besides its device keys: every
+/// one is an event a module raises, which a script may read before it is raised (the stock
+/// Battery box reads `BatteryLowDetected` when it starts). Their values are those of a
+/// healthy robot on its full battery, not plugged in, in a lit room **(inference: the
+/// events' meanings from the ALBattery, ALBodyTemperature, ALDarknessDetection and
+/// ALBacklightingDetection API pages of NAOqi 2.8)**.
+pub fn boot_keys(model: Model) -> Vec<(&'static str, Datum)> {
+    let mut out = vec![
+        // ALBattery.
+        ("BatteryChargeChanged", Datum::Int(100)),
+        ("BatteryLowDetected", Datum::Bool(false)),
+        ("BatteryNotDetected", Datum::Bool(false)),
+        ("BatteryPowerPluggedChanged", Datum::Bool(false)),
+        ("BatteryChargingFlagChanged", Datum::Bool(false)),
+        ("BatteryDisChargingFlagChanged", Datum::Bool(true)),
+        ("BatteryFullChargedFlagChanged", Datum::Bool(true)),
+        // ALBodyTemperature: no device hot.
+        ("HotJointDetected", Datum::List(&[])),
+        ("HotDeviceDetected", Datum::List(&[])),
+        ("TemperatureStatusChanged", ALL_NORMAL),
+        ("TemperatureDiagnosisErrorChanged", ALL_NORMAL),
+        // The vision extractors' readings: a lit room, no backlight.
+        ("DarknessDetection/DarknessValue", Datum::Int(ROOM_DARKNESS)),
+        ("BacklightingDetection/BacklightingValue", Datum::Int(0)),
+    ];
+    if model == Model::Pepper {
+        out.push(("ALBattery/ConnectedToChargingStation", Datum::Bool(false)));
+        out.push(("BatteryTrapIsOpen", Datum::Bool(false)));
+    }
+    out
 }
 
 /// Every device key `model` publishes (for `ALMemory.getDataList`).
@@ -171,6 +295,46 @@ mod tests {
             None,
             "a Pepper joint"
         );
+        assert_eq!(
+            device_key(nao, "Device/SubDeviceList/US/Right/Sensor/Value9"),
+            Some(DeviceKey::AtRest(SONAR_NOTHING_NAO))
+        );
+        assert_eq!(
+            device_key(nao, "Device/SubDeviceList/LFoot/FSR/RearLeft/Sensor/Value"),
+            Some(DeviceKey::FootLoad(0.125))
+        );
+        assert_eq!(
+            device_key(
+                nao,
+                "Device/SubDeviceList/RFoot/FSR/TotalWeight/Sensor/Value"
+            ),
+            Some(DeviceKey::FootLoad(0.5))
+        );
+        assert_eq!(
+            device_key(
+                Model::Pepper,
+                "Device/SubDeviceList/LFoot/FSR/RearLeft/Sensor/Value"
+            ),
+            None,
+            "Pepper has wheels"
+        );
+        assert_eq!(
+            device_key(
+                Model::Pepper,
+                "Device/SubDeviceList/WheelB/Temperature/Sensor/Value"
+            ),
+            Some(DeviceKey::AtRest(MOTOR_TEMPERATURE))
+        );
+        // The shares of the weight add up to the whole robot.
+        let shares: f64 = others(nao)
+            .iter()
+            .filter(|(k, _)| k.contains("/FSR/") && !k.contains("TotalWeight"))
+            .map(|(_, v)| match v {
+                DeviceKey::FootLoad(share) => *share,
+                _ => 0.0,
+            })
+            .sum();
+        assert!((shares - 1.0).abs() < 1e-12, "{shares}");
         let keys = device_keys(nao);
         assert!(keys.iter().all(|k| device_key(nao, k).is_some()));
         assert_eq!(keys.len(), 26 * 5 + others(nao).len() + 1);
@@ -178,5 +342,16 @@ mod tests {
             device_key(nao, "Device/DeviceList/ChestBoard/BodyNickName"),
             Some(DeviceKey::Name)
         );
+    }
+
+    #[test]
+    fn boot_keys_are_those_of_a_healthy_robot() {
+        let keys = boot_keys(Model::Nao);
+        let get = |k: &str| keys.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+        assert_eq!(get("BatteryLowDetected"), Some(Datum::Bool(false)));
+        assert_eq!(get("BatteryChargeChanged"), Some(Datum::Int(100)));
+        assert_eq!(get("TemperatureStatusChanged"), Some(ALL_NORMAL));
+        assert_eq!(get("BatteryTrapIsOpen"), None, "Pepper's");
+        assert!(boot_keys(Model::Pepper).len() > keys.len());
     }
 }

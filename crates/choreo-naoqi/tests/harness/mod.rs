@@ -8,7 +8,7 @@ use std::time::Duration;
 use choreo_engine::{
     BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, Trace, Value,
 };
-use choreo_naoqi::SimRobot;
+use choreo_naoqi::{Model, RobotEvent, SimRobot};
 
 // The engine's own test helpers build behaviors from small XAR texts.
 #[path = "../../../choreo-engine/tests/common.rs"]
@@ -96,4 +96,28 @@ pub fn s(x: &str) -> Value {
 /// Asserts two times (seconds) agree within a microsecond.
 pub fn assert_time(got: f64, want: f64) {
     assert!((got - want).abs() < 1e-6, "time {got} s, expected {want} s");
+}
+
+/// A robot whose observer events are collected.
+pub fn watched(model: Model) -> (SimRobot, Arc<Mutex<Vec<RobotEvent>>>) {
+    let robot = SimRobot::new(model);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let e2 = events.clone();
+    robot.set_observer(Arc::new(move |e: &RobotEvent| {
+        e2.lock().unwrap().push(e.clone())
+    }));
+    (robot, events)
+}
+
+/// What module `service` showed the observer, in order.
+pub fn notices(events: &Mutex<Vec<RobotEvent>>, service: &str) -> Vec<String> {
+    events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::Notice { service: s, text } if s == service => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }

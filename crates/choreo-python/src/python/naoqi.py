@@ -1,7 +1,11 @@
 """The `naoqi` module as box scripts use it (choreo's shim): ALProxy and the few NAOqi
 objects scripts create (ALModule, ALBroker). Every call goes through the engine, traced under
 the box that made the proxy (naoqi-services.md section 1). ALMemory subscriptions and the
-ALFrameManager timeline functions are answered by choreo itself (S6, S9)."""
+ALFrameManager timeline functions are answered by choreo itself (S6, S9), and so is
+ALPythonBridge, which evaluates Python in the interpreter the boxes share, as NAOqi's does."""
+
+import io
+import sys
 
 import _choreo
 import qi
@@ -168,6 +172,70 @@ def _goto(box, frame, then):
     box.timeline(False, then)
 
 
+# ALPythonBridge: NAOqi's bridge evaluated code in the interpreter that ran the box scripts,
+# in the namespace they shared (the naocket behavior defines a base class so for a box to
+# use). Here the code runs with the run's shared names (what the boxes' module levels set)
+# and the names it sets at its top level are shared in turn, as a box script's are.
+
+
+def _bridge_run(proxy, code, mode):
+    """Runs `code` (`mode`: "exec" or "eval") in a namespace over the run's shared names;
+    the names it sets are shared with every box of the run."""
+    import _choreo_generated as generated
+
+    box = proxy._box
+    ns = {"__name__": "__main__", "__builtins__": generated._shared(box)}
+    try:
+        if mode == "eval":
+            return eval(compile(code, "<ALPythonBridge>", "eval"), ns)
+        exec(compile(code, "<ALPythonBridge>", "exec"), ns)
+        return None
+    finally:
+        generated.share(box, ns)
+
+
+def _error_text():
+    kind, error = sys.exc_info()[:2]
+    return "%s: %s" % (kind.__name__, error)
+
+
+def _bridge_eval(proxy, code):
+    """eval(code): runs it; the error, or an empty string."""
+    try:
+        _bridge_run(proxy, code, "exec")
+    except Exception:
+        return _error_text()
+    return ""
+
+
+def _bridge_eval_return(proxy, expression):
+    """evalReturn(expression): its value (a failure raises, as a robot call does)."""
+    try:
+        return _bridge_run(proxy, expression, "eval")
+    except Exception:
+        raise RuntimeError("ALPythonBridge.evalReturn: " + _error_text())
+
+
+def _bridge_eval_full(proxy, code):
+    """evalFull(code): [value, exceptions, stdout, stderr]."""
+    out, err = io.StringIO(), io.StringIO()
+    value, error = None, ""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        try:
+            compile(code, "<ALPythonBridge>", "eval")
+        except SyntaxError:
+            _bridge_run(proxy, code, "exec")
+        else:
+            value = _bridge_run(proxy, code, "eval")
+    except Exception:
+        error = _error_text()
+    finally:
+        sys.stdout, sys.stderr = saved
+    return [value, error, out.getvalue(), err.getvalue()]
+
+
 _SPECIAL = {
     "ALMemory": {
         "subscriber": lambda proxy, key: Subscriber(proxy._box, key),
@@ -185,6 +253,11 @@ _SPECIAL = {
         "stopTimeline": lambda proxy, name: _box_named(proxy, name).timeline(False, "pause"),
         "gotoAndStop": lambda proxy, name, frame: _goto(_box_named(proxy, name), frame, "pause"),
         "gotoAndPlay": lambda proxy, name, frame: _goto(_box_named(proxy, name), frame, "play"),
+    },
+    "ALPythonBridge": {
+        "eval": _bridge_eval,
+        "evalReturn": _bridge_eval_return,
+        "evalFull": _bridge_eval_full,
     },
 }
 

@@ -1,0 +1,83 @@
+//! What modules do when ALMemory keys change, as on a robot: a module that watches a key
+//! (its measurement, the event of a detection it follows) reacts to a new value, whoever
+//! wrote it: a scenario (`raise_event`, `insert_data`), a script, the robot itself. One
+//! table, each reaction written in its module.
+//!
+//! A reaction runs either [`before`] the new value is delivered (it updates what the
+//! module updates first: `MovementInfo` before `MovementDetected`) or [`after`] it (an event
+//! that follows a measurement: `DarknessDetected` once the darkness is over the threshold).
+//! What a reaction writes does not set off reactions in turn (`Sim::raise_quietly`).
+
+use choreo_engine::Value;
+
+use crate::sim::Sim;
+use crate::{detection, power, trackers};
+
+/// A reaction before the value of its key is delivered: `(sim, new value)`.
+type Before = fn(&Sim, &Value);
+
+/// A reaction after the value of its key was delivered: `(sim, previous value, new value)`.
+type After = fn(&Sim, Option<&Value>, &Value);
+
+/// The reactions run before delivery, by key.
+const BEFORE: &[(&str, Before)] = &[
+    (detection::MOVEMENT_DETECTED, detection::movement_event),
+    (detection::DARKNESS_DETECTED, detection::darkness_event),
+    (detection::BACKLIGHT_DETECTED, detection::backlight_event),
+];
+
+/// The reactions run after delivery, by key.
+const AFTER: &[(&str, After)] = &[
+    (detection::MOVEMENT_INFO, detection::movement_info),
+    (detection::DARKNESS_VALUE, detection::darkness_value),
+    (detection::BACKLIGHT_VALUE, detection::backlight_value),
+    ("ALSoundLocalization/SoundLocated", |sim, _, v| {
+        detection::sound_located(sim, "ALSoundLocalization/SoundLocated", v)
+    }),
+    ("ALAudioSourceLocalization/SoundLocated", |sim, _, v| {
+        detection::sound_located(sim, "ALAudioSourceLocalization/SoundLocated", v)
+    }),
+    (power::CHARGE, power::charge_changed),
+    ("redBallDetected", |sim, _, v| {
+        trackers::seen(sim, &trackers::BALL, v)
+    }),
+    ("FaceDetected", |sim, _, v| {
+        trackers::seen(sim, &trackers::FACE_TARGET, v)
+    }),
+];
+
+/// The events the modules served here raise that a robot declares from boot (in
+/// `getEventList`) without a value until raised (with ALInfrared's, `infrared::EVENTS`).
+pub(crate) const DECLARED: &[&str] = &[
+    detection::MOVEMENT_DETECTED,
+    "MovementDetection/NoMovement",
+    detection::DARKNESS_DETECTED,
+    detection::BACKLIGHT_DETECTED,
+    "SoundDetected",
+    "ALSoundLocalization/SoundLocated",
+    "ALSoundLocalization/SoundsLocated",
+    "ALAudioSourceLocalization/SoundLocated",
+    "ALAudioSourceLocalization/SoundsLocated",
+    "redBallDetected",
+    "ALBattery/BatteryLow",
+    "BatteryEmpty",
+    "BatteryNearlyEmpty",
+    "BatteryChargeCellVoltageMinChanged",
+    "DeviceNoLongerHotDetected",
+    "HeadProcessorIsHot",
+    "HeadProcessorIsCriticallyHot",
+];
+
+/// Runs the reactions to `key` due before `value` is delivered.
+pub(crate) fn before(sim: &Sim, key: &str, value: &Value) {
+    for (_, react) in BEFORE.iter().filter(|(k, _)| *k == key) {
+        react(sim, value);
+    }
+}
+
+/// Runs the reactions to `key` due once `value` (which replaced `previous`) was delivered.
+pub(crate) fn after(sim: &Sim, key: &str, previous: Option<&Value>, value: &Value) {
+    for (_, react) in AFTER.iter().filter(|(k, _)| *k == key) {
+        react(sim, previous, value);
+    }
+}
