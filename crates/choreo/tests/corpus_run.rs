@@ -213,6 +213,10 @@ const WORLD_ROBOT_ERRORS: &[(&str, &str)] = &[
     ),
     ("could not be found", "file missing (not in the corpus)"),
     (
+        " file \"\"",
+        "box's file parameter left empty (the robot is given an empty path)",
+    ),
+    (
         "Is a directory",
         "box's file parameter left empty (the path is the behavior's folder)",
     ),
