@@ -97,7 +97,8 @@ pub fn current(model: Model, body: &Body, now: Time) -> &'static str {
         .map_or("Unknown", |(name, _)| name)
 }
 
-fn family(model: Model, posture: &str) -> &'static str {
+/// The family of `posture` ("Standing", "Sitting", ...), or "Unknown".
+pub fn family(model: Model, posture: &str) -> &'static str {
     table(model)
         .into_iter()
         .find(|(n, _, _)| *n == posture)
