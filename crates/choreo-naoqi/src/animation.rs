@@ -246,11 +246,7 @@ pub(crate) struct Added {
 /// The current posture family ("Standing", "Sitting", ...).
 fn family(sim: &Sim) -> &'static str {
     let now = sim.now();
-    let state = sim.state();
-    crate::posture::family(
-        sim.model,
-        crate::posture::current(sim.model, &state.body, now),
-    )
+    crate::posture::current_family(sim.model, &sim.state().body, now)
 }
 
 fn installed(sim: &Sim, name: &str) -> bool {
@@ -434,6 +430,11 @@ pub(crate) fn add_tags(sim: &Sim, service: &str, map: Vec<(String, Vec<String>)>
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let failed = |e: String| format!("{}: {e}", a.name);
+    // NAOqi's run takes a name alone, runTag a tag and at most a path (its metaObject).
+    let most = if method == "runTag" { 2 } else { 1 };
+    if matches!(method, "run" | "runTag") && a.len() > most {
+        return Err(a.bad(most, "absent: no NAOqi version takes more arguments"));
+    }
     Ok(match method {
         "run" => Reply::Timed(play(sim, resolve(sim, a.str(0)?).map_err(failed)?)),
         "runTag" => {

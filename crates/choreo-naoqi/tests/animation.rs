@@ -196,6 +196,16 @@ fn unknown_names_raise_as_naoqi_does_and_patterns_are_replaced() {
                 Err(e) => e.to_string(),
             });
         }
+        // NAOqi's run takes no configuration.
+        let r = ctx.call_robot(
+            "ALAnimationPlayer",
+            "run",
+            vec![s(HEY), Value::Map(vec![(s("speed"), Value::Float(1.0))])],
+        );
+        seen2
+            .lock()
+            .unwrap()
+            .push(r.err().map(|e| e.to_string()).unwrap_or_default());
         // Crouching: [posture] has no folder.
         ctx.call_robot(
             "ALRobotPosture",
@@ -230,7 +240,8 @@ fn unknown_names_raise_as_naoqi_does_and_patterns_are_replaced() {
         seen[1]
     );
     assert_eq!(seen[2], "ok");
-    assert!(seen[3].contains("Crouching"), "{}", seen[3]);
+    assert!(seen[3].contains("argument 2 must be absent"), "{}", seen[3]);
+    assert!(seen[4].contains("Crouching"), "{}", seen[4]);
 }
 
 #[test]
@@ -626,4 +637,58 @@ fn the_player_serves_every_method_naoqi_lists_for_it() {
         &robot,
         "ALAnimationPlayer"
     ));
+}
+
+#[test]
+fn a_gesture_keeps_the_posture_family_so_tags_and_patterns_still_resolve() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run(&robot, move |ctx| {
+        ctx.post_robot("ALAnimationPlayer", "run", vec![s(HEY)])?;
+        sleep(ctx, 1.0);
+        let posture = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        let family = ctx.call_robot("ALRobotPosture", "getPostureFamily", vec![])?;
+        let t0 = secs(ctx);
+        ctx.call_robot(
+            "ALAnimationPlayer",
+            "run",
+            vec![s("animations/[posture]/Gestures/Yes_1")],
+        )?;
+        let took = secs(ctx) - t0;
+        seen2.lock().unwrap().extend([posture, family]);
+        assert_time(took, YES_SECONDS);
+        Ok(())
+    });
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], s("Unknown"), "the arm is out of StandInit");
+    assert_eq!(seen[1], s("Standing"), "but the robot still stands");
+}
+
+#[test]
+fn declared_paths_lend_their_animations_tags() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run(&robot, move |ctx| {
+        // "oar" tags a sitting animation only: not found standing...
+        let before = ctx.call_robot("ALAnimationPlayer", "runTag", vec![s("oar")]);
+        // ... until the sitting waiting animations' path is declared.
+        ctx.call_robot(
+            "ALAnimationPlayer",
+            "declarePathForTags",
+            vec![s("animations/Sit/Waiting")],
+        )?;
+        let t0 = secs(ctx);
+        ctx.call_robot("ALAnimationPlayer", "runTag", vec![s("oar")])?;
+        let took = secs(ctx) - t0;
+        ctx.call_robot("ALAnimationPlayer", "reset", vec![])?;
+        let after_reset = ctx.call_robot("ALAnimationPlayer", "runTag", vec![s("oar")]);
+        seen2
+            .lock()
+            .unwrap()
+            .extend([before.is_err(), took > 1.0, after_reset.is_err()]);
+        Ok(())
+    });
+    assert_eq!(*seen.lock().unwrap(), [true, true, true]);
 }
