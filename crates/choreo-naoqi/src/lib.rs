@@ -9,7 +9,9 @@
 //! Watching it: [`SimRobot::set_observer`] ([`RobotEvent`]s), [`SimRobot::snapshot`]
 //! ([`Snapshot`]), [`SimRobot::stats`] ([`CallStats`]).
 //!
-//! Modules are named after the NAOqi concept: [`tts`] (ALTextToSpeech, ALAnimatedSpeech),
+//! Modules are named after the NAOqi concept: [`tts`] (ALTextToSpeech), `animated_speech`
+//! (ALAnimatedSpeech), `animation` (ALAnimationPlayer and the gestures of the stock
+//! animations, choreo-robot's `animations` library),
 //! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
 //! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
@@ -18,6 +20,8 @@
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
 //! re-exported here as [`Model`] and [`Joint`].
 
+mod animated_speech;
+mod animation;
 mod args;
 pub mod audio;
 mod autonomous;

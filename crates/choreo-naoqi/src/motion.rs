@@ -73,7 +73,7 @@ impl Keys {
 }
 
 /// One motion command: keys per joint index.
-type Moves = Vec<(usize, Keys)>;
+pub(crate) type Moves = Vec<(usize, Keys)>;
 
 /// Where a joint is over time: a path (seconds) from an origin.
 #[derive(Debug, Clone)]
@@ -461,8 +461,8 @@ fn control_points(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<BezierKey>
 }
 
 /// A motion task over `moves`: claims the joints (stopping older tasks on them), moves
-/// them, and freezes them if stopped.
-fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
+/// them, and freezes them if stopped; `method` names it to the observer.
+pub(crate) fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
     let now = sim.now();
     let claim: Vec<usize> = moves.iter().map(|(i, _)| sim.model.dof(*i)).collect();
     sim.stop_claiming(&Claim::Joints(claim.clone()));

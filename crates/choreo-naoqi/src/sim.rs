@@ -83,6 +83,7 @@ pub(crate) const KEPT: &[&kept::Service] = &[
     &crate::power::BATTERY,
     &crate::power::TEMPERATURE,
     &crate::python_bridge::SERVICE,
+    &crate::animation::SERVICE,
 ];
 
 fn kept_service(service: &str) -> Option<&'static kept::Service> {
@@ -239,7 +240,7 @@ impl Sim {
     fn serve(&self, service: &str, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         match service {
             "ALTextToSpeech" => tts::serve_tts(self, method, a),
-            "ALAnimatedSpeech" => tts::serve_animated(self, method, a),
+            "ALAnimatedSpeech" => crate::animated_speech::serve(self, method, a),
             "ALMemory" => crate::memory::serve(self, method, a),
             "ALMotion" => motion::serve(self, method, a),
             "ALNavigation" => motion::serve_navigation(self, method, a),

@@ -91,9 +91,23 @@ impl Plan {
         self
     }
 
-    /// Runs `effect` when the task is stopped before its end.
+    /// Runs `effect` when the task is stopped before its end (after the stop effects given
+    /// before).
     pub fn on_stop(mut self, effect: impl FnOnce(&crate::sim::Sim) + Send + 'static) -> Plan {
-        self.on_stop = Some(Box::new(effect));
+        self.on_stop = Some(match self.on_stop.take() {
+            Some(first) => Box::new(move |sim: &crate::sim::Sim| {
+                first(sim);
+                effect(sim);
+            }),
+            None => Box::new(effect),
+        });
+        self
+    }
+
+    /// Ends at `end` if that is later than its end (a task that runs until stopped stays
+    /// so).
+    pub fn lasting_until(mut self, end: Time) -> Plan {
+        self.end = self.end.map(|e| e.max(end));
         self
     }
 

@@ -1,12 +1,13 @@
-//! ALTextToSpeech and ALAnimatedSpeech: speech that takes the time a robot would take.
+//! ALTextToSpeech: speech that takes the time a robot would take (ALAnimatedSpeech builds
+//! on it: `animated_speech.rs`).
 //!
 //! **Duration** (naoqi-services.md §5): the text is cleaned (`\tag\` commands and `^name(...)`
 //! markup removed, runs of white space made one space, trimmed); each remaining character
 //! takes 0.065 s and each sentence end (a run of `.`, `!`, `?`) 0.3 s more, both divided by
 //! speed/100, where the speed is the `speed` parameter (default 100) or a `\RSPD=n\` tag in
 //! force (`\RST\` resets it); each `\PAU=ms\` adds its milliseconds; ALAnimatedSpeech adds
-//! [`ANIMATION_SECONDS`] per `^wait(...)` or `^run(...)` animation. A text with something to
-//! say lasts at least 0.4 s; an empty one takes no time. A 60-character sentence lasts
+//! the pauses its `^wait(...)` and `^run(...)` make. A text with something to say lasts at
+//! least 0.4 s; an empty one takes no time. A 60-character sentence lasts
 //! 60 × 0.065 + 0.3 = 4.2 s.
 //!
 //! Speeches queue (B4): a `say` while another speaks starts when it ends. Events:
@@ -30,8 +31,6 @@ pub const SECONDS_PER_CHARACTER: f64 = 0.065;
 pub const SECONDS_PER_SENTENCE_END: f64 = 0.3;
 /// The shortest speech, in seconds.
 pub const MINIMUM_SECONDS: f64 = 0.4;
-/// Length assumed for an animation named in `^wait`/`^run` (unknown animations, §3.6).
-pub const ANIMATION_SECONDS: f64 = 2.0;
 
 /// Languages the simulated robot speaks and recognizes.
 pub const LANGUAGES: &[&str] = &[
@@ -58,8 +57,6 @@ pub const LANGUAGES: &[&str] = &[
     "Arabic",
 ];
 
-const BODY_LANGUAGE_MODES: &[&str] = &["disabled", "random", "contextual"];
-
 /// The speech state.
 pub(crate) struct Speech {
     /// Every text spoken, in order of start.
@@ -68,8 +65,10 @@ pub(crate) struct Speech {
     volume: f64,
     parameters: BTreeMap<String, f64>,
     voice: String,
-    body_language_mode: i64,
-    body_talk: bool,
+    /// ALAnimatedSpeech's body language mode (`animated_speech::MODES`' index).
+    pub body_language_mode: i64,
+    /// Whether ALAnimatedSpeech's body language is enabled (`setBodyTalkEnabled`).
+    pub body_talk: bool,
     /// Speeches queued or speaking: (serial, text, start, end).
     queue: Vec<(u64, String, Time, Time)>,
     next_serial: u64,
@@ -111,8 +110,21 @@ impl Speech {
     }
 }
 
-/// What a text says and how long it takes (see the module documentation).
-pub fn speech_duration(text: &str, base_speed: f64, animated: bool) -> (String, f64) {
+/// What a text says and how long it takes (see the module documentation); its `^...`
+/// instructions are not said and take no time.
+pub fn speech_duration(text: &str, base_speed: f64) -> (String, f64) {
+    walk(text, base_speed, |_, _, _| 0.0)
+}
+
+/// Speaks `text` in thought: returns what is said and how long it takes (see the module
+/// documentation). Each `^name(argument)` instruction is handed to `instruction` with the
+/// time it comes at (seconds from the start, pauses included); what it returns is a pause
+/// added there (ALAnimatedSpeech's `^wait`, `^run`).
+pub(crate) fn walk(
+    text: &str,
+    base_speed: f64,
+    mut instruction: impl FnMut(&str, &str, f64) -> f64,
+) -> (String, f64) {
     let mut spoken = String::new();
     let mut seconds = 0.0;
     let mut pauses = 0.0;
@@ -142,11 +154,14 @@ pub fn speech_duration(text: &str, base_speed: f64, animated: bool) -> (String, 
                     name.push(c);
                     chars.next();
                 }
+                let mut argument = String::new();
                 if chars.peek() == Some(&'(') {
-                    chars.by_ref().take_while(|&c| c != ')').for_each(drop);
+                    chars.next();
+                    argument = chars.by_ref().take_while(|&c| c != ')').collect();
                 }
-                if animated && (name == "wait" || name == "run") {
-                    pauses += ANIMATION_SECONDS;
+                let pause = instruction(&name, argument.trim(), seconds + pauses);
+                if pause.is_finite() && pause > 0.0 {
+                    pauses += pause;
                 }
             }
             c if c.is_whitespace() => pending_space = !spoken.is_empty(),
@@ -193,17 +208,22 @@ pub(crate) fn languages() -> Value {
     Value::List(LANGUAGES.iter().map(|l| Value::from(*l)).collect())
 }
 
-/// Plans a speech of `text`, queued after the speeches in progress.
-fn say(sim: &Sim, text: &str, animated: bool) -> Plan {
-    let now = sim.now();
-    let mut state = sim.state();
-    let speed = state
+/// The speed of speech in force (the `speed` parameter).
+pub(crate) fn speed(sim: &Sim) -> f64 {
+    sim.state()
         .speech
         .parameters
         .get("speed")
         .copied()
-        .unwrap_or(100.0);
-    let (spoken, seconds) = speech_duration(text, speed, animated);
+        .unwrap_or(100.0)
+}
+
+/// Plans the speech of `spoken`, lasting `seconds`, queued after the speeches in progress:
+/// the plan (TextStarted at its start, TextDone at its end, TextInterrupted if stopped while
+/// speaking) and when it starts.
+pub(crate) fn speak(sim: &Sim, spoken: String, seconds: f64) -> (Plan, Time) {
+    let now = sim.now();
+    let mut state = sim.state();
     let start = state
         .speech
         .queue
@@ -221,7 +241,7 @@ fn say(sim: &Sim, text: &str, animated: bool) -> Plan {
         .push((serial, spoken.clone(), start, end));
     drop(state);
     let (said, stopped) = (spoken.clone(), spoken);
-    Plan::until(end)
+    let plan = Plan::until(end)
         .at(start, move |sim: &Sim| {
             sim.state().speech.spoken.push(said.clone());
             sim.observe(RobotEvent::Said {
@@ -251,7 +271,8 @@ fn say(sim: &Sim, text: &str, animated: bool) -> Plan {
                 sim.observe(RobotEvent::SpeechInterrupted { text: stopped });
                 sim.raise("ALTextToSpeech/TextInterrupted", Value::Int(1));
             }
-        })
+        });
+    (plan, start)
 }
 
 /// Serves ALTextToSpeech.
@@ -261,7 +282,8 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
             if a.len() > 1 {
                 language(a, 1)?;
             }
-            Reply::Timed(say(sim, a.str(0)?, false))
+            let (spoken, seconds) = speech_duration(a.str(0)?, speed(sim));
+            Reply::Timed(speak(sim, spoken, seconds).0)
         }
         "stopAll" => {
             sim.stop_all("ALTextToSpeech", &["say"]);
@@ -321,49 +343,6 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
     })
 }
 
-/// Serves ALAnimatedSpeech.
-pub(crate) fn serve_animated(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let mode_name = |m: i64| {
-        BODY_LANGUAGE_MODES
-            .get(m as usize)
-            .copied()
-            .unwrap_or("contextual")
-    };
-    Ok(match method {
-        "say" => Reply::Timed(say(sim, a.str(0)?, true)),
-        "setBodyLanguageMode" => {
-            let m = a.int(0)?;
-            if !(0..BODY_LANGUAGE_MODES.len() as i64).contains(&m) {
-                return Err(a.bad(0, "0 (disabled), 1 (random) or 2 (contextual)"));
-            }
-            sim.state().speech.body_language_mode = m;
-            Reply::Now(Value::None)
-        }
-        "setBodyLanguageModeFromStr" => {
-            let name = a.str(0)?;
-            let m = BODY_LANGUAGE_MODES
-                .iter()
-                .position(|n| *n == name)
-                .ok_or_else(|| a.bad(0, "\"disabled\", \"random\" or \"contextual\""))?;
-            sim.state().speech.body_language_mode = m as i64;
-            Reply::Now(Value::None)
-        }
-        "getBodyLanguageMode" => Reply::Now(Value::Int(sim.state().speech.body_language_mode)),
-        "getBodyLanguageModeToStr" => Reply::Now(Value::from(mode_name(
-            sim.state().speech.body_language_mode,
-        ))),
-        "setBodyTalkEnabled" | "setBodyLanguageEnabled" => {
-            let on = a.bool(0)?;
-            sim.state().speech.body_talk = on;
-            Reply::Now(Value::None)
-        }
-        "isBodyTalkEnabled" | "isBodyLanguageEnabled" => {
-            Reply::Now(Value::Bool(sim.state().speech.body_talk))
-        }
-        _ => Reply::NotServed,
-    })
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -375,34 +354,41 @@ mod tests {
 
     #[test]
     fn duration_follows_the_formula() {
-        let (text, s) = speech_duration("Hello, how are you?", 100.0, false);
+        let (text, s) = speech_duration("Hello, how are you?", 100.0);
         assert_eq!(text, "Hello, how are you?");
         assert!(close(s, 19.0 * 0.065 + 0.3), "{s}");
-        let (_, s) = speech_duration("Hi", 100.0, false);
+        let (_, s) = speech_duration("Hi", 100.0);
         assert!(close(s, 0.4));
-        let (_, s) = speech_duration("", 100.0, false);
+        let (_, s) = speech_duration("", 100.0);
         assert!(close(s, 0.0));
     }
 
     #[test]
     fn tags_are_not_spoken_and_change_timing() {
-        let (text, s) =
-            speech_duration("\\RSPD=50\\ \\VCT=100\\ Hello  world \\RST\\", 100.0, false);
+        let (text, s) = speech_duration("\\RSPD=50\\ \\VCT=100\\ Hello  world \\RST\\", 100.0);
         assert_eq!(text, "Hello world");
         assert!(close(s, 11.0 * 0.065 * 2.0), "{s}");
-        let (text, s) = speech_duration("Wait\\PAU=1000\\...", 100.0, false);
+        let (text, s) = speech_duration("Wait\\PAU=1000\\...", 100.0);
         assert_eq!(text, "Wait...");
         assert!(close(s, 7.0 * 0.065 + 0.3 + 1.0), "{s}");
     }
 
     #[test]
-    fn animations_add_time_only_for_animated_speech() {
+    fn instructions_are_not_said_and_their_pauses_count() {
         let t =
             "^start(animations/Stand/Gestures/Hey_1) Hello ^wait(animations/Stand/Gestures/Hey_1)";
-        let (text, plain) = speech_duration(t, 100.0, false);
+        let (text, plain) = speech_duration(t, 100.0);
         assert_eq!(text, "Hello");
         assert!(close(plain, 0.4));
-        let (_, animated) = speech_duration(t, 100.0, true);
-        assert!(close(animated, 5.0 * 0.065 + 2.0), "{animated}");
+        let mut seen = Vec::new();
+        let (_, paused) = walk("One ^run(x) two ^mode(disabled)", 100.0, |name, arg, at| {
+            seen.push((name.to_string(), arg.to_string(), at));
+            if name == "run" { 1.5 } else { 0.0 }
+        });
+        assert_eq!(seen[0].0, "run");
+        assert_eq!(seen[0].1, "x");
+        assert!(close(seen[0].2, 3.0 * 0.065), "{seen:?}");
+        assert!(close(seen[1].2, 7.0 * 0.065 + 1.5), "{seen:?}");
+        assert!(close(paused, 7.0 * 0.065 + 1.5), "{paused}");
     }
 }

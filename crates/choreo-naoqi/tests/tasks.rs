@@ -27,7 +27,9 @@ fn say_blocks_for_the_documented_duration() {
         ctx.call_robot(
             "ALAnimatedSpeech",
             "say",
-            vec![s("^start(a/b) Hi ^wait(a/b)")],
+            vec![s(
+                "^start(animations/Stand/Gestures/Yes_1) Hi ^wait(animations/Stand/Gestures/Yes_1)",
+            )],
         )?;
         seen2.lock().unwrap().extend([t1 - t0, secs(ctx) - t1]);
         Ok(())
@@ -35,12 +37,13 @@ fn say_blocks_for_the_documented_duration() {
     assert_eq!(outcome, Outcome::Finished, "{trace:#?}");
     let seen = seen.lock().unwrap();
     assert_time(seen[0], QUESTION_SECONDS);
-    assert_time(seen[1], 2.0 * 0.065 + 2.0);
+    // Yes_1 lasts 1.64 s (its stock timeline): the speech waits for it.
+    assert_time(seen[1], 1.64);
     assert_eq!(
         robot.snapshot().spoken,
         vec![QUESTION.to_string(), "Hi".to_string()]
     );
-    assert_time(speech_duration(QUESTION, 100.0, false).1, QUESTION_SECONDS);
+    assert_time(speech_duration(QUESTION, 100.0).1, QUESTION_SECONDS);
     // The trace shows the call and its return (B6).
     harness::assert_in_order(
         &trace,
@@ -197,7 +200,7 @@ fn stop_ends_a_posted_say_early_and_releases_its_waiter() {
         Value::Bool(false),
         "a stopped task ends the wait normally"
     );
-    let full = speech_duration(LONG, 100.0, false).1;
+    let full = speech_duration(LONG, 100.0).1;
     assert!(full > 4.0);
     assert!(
         (1.0..=1.0 + STOP_POLL.as_secs_f64() + 1e-9).contains(&at),

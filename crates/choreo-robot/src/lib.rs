@@ -4,8 +4,8 @@
 //! public URDF files and the *NAO - Joints* pages), NAO's yaw-dependent head pitch range,
 //! `RHipYawPitch` following `LHipYawPitch`, chains and the groups of the resource manager,
 //! and how a model is recognised (a manifest's requirement, a timeline's `model` hint, the
-//! joints a timeline animates); and NAOqi's API ([`naoqi`]: modules, methods, signatures,
-//! versions). The motion curves, the engine's resource mechanism, the qi server and the
+//! joints a timeline animates); NAOqi's API ([`naoqi`]: modules, methods, signatures,
+//! versions); and the stock animation library ([`animations`]: names, lengths, tags). The motion curves, the engine's resource mechanism, the qi server and the
 //! simulated robot read it from here; none keeps a copy.
 //!
 //! ```
@@ -16,6 +16,7 @@
 //! assert_eq!(Model::from_joints(["HipPitch", "HeadYaw"]), Some(Model::Pepper));
 //! ```
 
+pub mod animations;
 pub mod leds;
 pub mod memory;
 mod model;
