@@ -8,29 +8,7 @@ mod harness;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, log, notices, run_box, s, secs, watched};
-
-fn list(items: Vec<Value>) -> Value {
-    Value::List(items)
-}
-
-fn f(x: f64) -> Value {
-    Value::Float(x)
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    match v {
-        Value::List(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Value::Float(f) => *f,
-                Value::Int(i) => *i as f64,
-                other => panic!("not a number: {other}"),
-            })
-            .collect(),
-        other => panic!("not a list: {other}"),
-    }
-}
+use harness::{assert_time, f, floats, list, log, notices, run_box, s, secs, watched};
 
 #[test]
 fn robot_pose_follows_the_posture_and_counts_time_in_it() {

@@ -14,37 +14,7 @@ use std::time::Duration;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, log, notices, run_box, s, secs, watched};
-
-fn list(items: Vec<Value>) -> Value {
-    Value::List(items)
-}
-
-fn f(x: f64) -> Value {
-    Value::Float(x)
-}
-
-fn i(x: i64) -> Value {
-    Value::Int(x)
-}
-
-fn b(x: bool) -> Value {
-    Value::Bool(x)
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    match v {
-        Value::List(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Value::Float(f) => *f,
-                Value::Int(i) => *i as f64,
-                other => panic!("not a number: {other}"),
-            })
-            .collect(),
-        other => panic!("not a list: {other}"),
-    }
-}
+use harness::{assert_time, b, f, floats, i, list, log, notices, run_box, s, secs, watched};
 
 /// The values raised or inserted under `key`, in order.
 fn written(events: &Mutex<Vec<RobotEvent>>, key: &str) -> Vec<Value> {

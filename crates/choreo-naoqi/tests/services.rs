@@ -8,20 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use choreo_engine::{Outcome, Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, log, run_box, s, secs};
-
-fn floats(v: &Value) -> Vec<f64> {
-    match v {
-        Value::List(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Value::Float(f) => *f,
-                other => panic!("not a float: {other}"),
-            })
-            .collect(),
-        other => panic!("not a list: {other}"),
-    }
-}
+use harness::{assert_time, floats, log, run_box, s, secs};
 
 #[test]
 fn insert_data_then_get_data_and_missing_keys_raise() {

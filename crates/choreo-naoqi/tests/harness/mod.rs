@@ -121,3 +121,38 @@ pub fn notices(events: &Mutex<Vec<RobotEvent>>, service: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// A list value.
+pub fn list(items: Vec<Value>) -> Value {
+    Value::List(items)
+}
+
+/// A float value.
+pub fn f(x: f64) -> Value {
+    Value::Float(x)
+}
+
+/// An integer value.
+pub fn i(x: i64) -> Value {
+    Value::Int(x)
+}
+
+/// A boolean value.
+pub fn b(x: bool) -> Value {
+    Value::Bool(x)
+}
+
+/// The numbers of a list value (integers as floats); panics on anything else.
+pub fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::List(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Value::Float(f) => *f,
+                Value::Int(i) => *i as f64,
+                other => panic!("not a number: {other}"),
+            })
+            .collect(),
+        other => panic!("not a list: {other}"),
+    }
+}
