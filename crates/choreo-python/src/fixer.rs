@@ -129,11 +129,14 @@ pub enum Rewrite {
     DictMethod,
     /// `.encode("utf-8").split("x")` → `.split("x")`.
     EncodeSplit,
+    /// `a / b` → `a @__py2div__/ b`, `a /= b` → `a @= __py2div__(b)`: two ints divide as in
+    /// Python 2.
+    Division,
 }
 
 impl Rewrite {
     /// Every rewrite, in the order of the module documentation.
-    pub const ALL: [Rewrite; 16] = [
+    pub const ALL: [Rewrite; 17] = [
         Rewrite::ExceptComma,
         Rewrite::PrintStatement,
         Rewrite::ExecStatement,
@@ -150,6 +153,7 @@ impl Rewrite {
         Rewrite::TabIndent,
         Rewrite::DictMethod,
         Rewrite::EncodeSplit,
+        Rewrite::Division,
     ];
 
     /// A short description, e.g. ``"`except X, e:` → `except X as e:`"``.
@@ -171,6 +175,7 @@ impl Rewrite {
             Rewrite::TabIndent => "tab indentation → spaces",
             Rewrite::DictMethod => "`d.iteritems()`, `d.has_key(k)` → `d.items()`, `k in d`",
             Rewrite::EncodeSplit => "`s.encode(\"utf-8\").split(\"x\")` → `s.split(\"x\")`",
+            Rewrite::Division => "`a / b` → `a @__py2div__/ b` (Python 2's integer division)",
         }
     }
 }
@@ -263,8 +268,24 @@ pub fn needs_fixing(source: &str) -> bool {
             }
             i = end;
         } else {
-            if c == b'`' || (c == b'<' && b.get(i + 1) == Some(&b'>')) {
-                return true;
+            match c {
+                // Strings and comments as the tokenizer reads them: nothing in them is
+                // rewritten (a `ur` prefix is a word, seen above).
+                b'\'' | b'"' => {
+                    i = scan_string(b, i).0;
+                    continue;
+                }
+                b'#' => {
+                    while b.get(i).is_some_and(|&c| c != b'\n' && c != b'\r') {
+                        i += 1;
+                    }
+                    continue;
+                }
+                // `//` and `//=` are left alone; `/` and `/=` are not.
+                b'/' if b.get(i + 1) == Some(&b'/') => i += 1,
+                b'/' | b'`' => return true,
+                b'<' if b.get(i + 1) == Some(&b'>') => return true,
+                _ => {}
             }
             line_start = c == b'\n' || c == b'\r';
             i += 1;
@@ -700,6 +721,12 @@ fn apply(src: &str, edits: &mut [Edit]) -> String {
     out
 }
 
+/// The builtin through which the fixer routes `/` (`division.rs`; `py2.py` installs it).
+macro_rules! py2div {
+    () => {
+        "__py2div__"
+    };
+}
 /// The module Python 3 has in place of Python-2 module `m`.
 fn renamed_module(m: &[u8]) -> Option<&'static str> {
     Some(match m {
@@ -795,6 +822,8 @@ struct Fixer<'a> {
     changes: Vec<Change>,
     /// `from __future__ import print_function` is present.
     print_function: bool,
+    /// `from __future__ import division` is present: `/` is Python 3's already.
+    true_division: bool,
     /// `async def` is present: `await` is a keyword here.
     has_async_def: bool,
     /// Plain `import urllib` items (token indices).
@@ -812,6 +841,7 @@ impl<'a> Fixer<'a> {
             edits: Vec::new(),
             changes: Vec::new(),
             print_function: false,
+            true_division: false,
             has_async_def: false,
             urllib_imports: Vec::new(),
             urllib_uses: Vec::new(),
@@ -925,7 +955,7 @@ impl<'a> Fixer<'a> {
         }
     }
 
-    /// Sets the whole-script flags: `print_function`, `has_async_def`.
+    /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`.
     fn scan_flags(&mut self) {
         let n = self.toks.len();
         let mut k = 0;
@@ -934,6 +964,8 @@ impl<'a> Fixer<'a> {
                 while k < n && self.kind(k) != Some(Kind::Newline) {
                     if self.is_name(k, b"print_function") {
                         self.print_function = true;
+                    } else if self.is_name(k, b"division") {
+                        self.true_division = true;
                     }
                     k += 1;
                 }
@@ -1036,6 +1068,10 @@ impl<'a> Fixer<'a> {
                     self.change(k, Rewrite::NotEqual);
                 }
                 Some(Kind::Op) if t == b";" && self.depth(k) == 0 => from_qi = false,
+                Some(Kind::Op) if t == b"/" && k > i && self.divides(k) => {
+                    self.edit(self.start(k), self.end(k), concat!("@", py2div!(), "/"));
+                    self.change(k, Rewrite::Division);
+                }
                 Some(Kind::Number) => self.number(k),
                 Some(Kind::Str) => self.ur_string(k),
                 Some(Kind::Name) => match t {
@@ -1076,6 +1112,48 @@ impl<'a> Fixer<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// Whether the `/` at token `k` (not the first of its logical line) divides: an operand
+    /// ends before it (a name, a number, a string, a closing bracket), which rules out the
+    /// positional-only marker of `def f(a, /)`, and it is not one the fixer wrote (after
+    /// `__py2div__`).
+    fn divides(&self, k: usize) -> bool {
+        if self.true_division {
+            return false;
+        }
+        let p = k - 1;
+        match self.kind(p) {
+            Some(Kind::Name) => {
+                let t = self.text(p);
+                t != py2div!().as_bytes()
+                    && !NON_EXPRESSION_KEYWORDS.contains(&t)
+                    && !matches!(t, b"not" | b"lambda")
+            }
+            Some(Kind::Number | Kind::Str) => true,
+            Some(Kind::Op) => matches!(self.text(p), b")" | b"]" | b"}"),
+            _ => false,
+        }
+    }
+
+    /// `a /= b` in the simple statement `s..e` → `a @= __py2div__(b)`.
+    fn augmented_division(&mut self, s: usize, e: usize) {
+        if self.true_division {
+            return;
+        }
+        let Some(k) = self.find0(s, e, Kind::Op, b"/=") else {
+            return;
+        };
+        if k == s || k + 1 >= e {
+            return;
+        }
+        self.edit(
+            self.start(k),
+            self.end_with_gap(k),
+            concat!("@= ", py2div!(), "("),
+        );
+        self.edit(self.end(e - 1), self.end(e - 1), ")");
+        self.change(k, Rewrite::Division);
     }
 
     /// Whether name token `k` is the `encode` of `.encode("utf-8").split("text"`, all on one
@@ -1233,6 +1311,7 @@ impl<'a> Fixer<'a> {
                 _ => return,
             }
         }
+        self.augmented_division(s, e);
         match self.text(s) {
             _ if self.kind(s) != Some(Kind::Name) => {}
             b"print" => self.print_statement(s, e),
@@ -1651,7 +1730,8 @@ mod tests {
         ".0777", "x1.07", "1e-05", "10", "10L", "1l", "1e5", "1e", "1.5", ".5", "1_0", "1j",
         "1if", "0b1", "0o7", "u", "r", "ur", "UR", "uR'", "b", "'", "\"", "'''", "'a, b'",
         "\"x\"", "\\", "\\\n", "\n", "\r\n", "\r", "\t", " ", "    ", "\x0c", "#", "#c",
-        "# print x",
+        "# print x", "/", "//", "/=", "//=", "a /", "/ b", "@", "__py2div__", "def f(a, /",
+        "from __future__ import division", "'a/b'", "# a/b", "'''/", "\"/",
     ];
 
     /// How the lines of [`script`] start.
@@ -1728,6 +1808,8 @@ mod tests {
             "try:\n    f(a, b)\nexcept (A, B) as e:\n    raise RuntimeError(e) from None\n",
             "print(x, y)\nprint (x)\nx = {'a': (1, 2)}  # note\n",
             "except TypeError: # if NAOqi < 1.14\n",
+            // Strings and comments are skipped: nothing in them is rewritten.
+            "x = a // 2  # print x / 2, `y`\np = '/home/nao/' + \"a/b\" + '''\nprint x\n'''\n",
         ];
         for s in clean {
             assert!(!needs_fixing(s), "{s}");
@@ -1751,6 +1833,9 @@ mod tests {
             "d.iteritems()",
             "d.has_key(k)",
             "raise E(\n a), v",
+            "a / b",
+            "a /= b",
+            "'''x''' / 2",
         ];
         for s in python2 {
             assert!(needs_fixing(s), "{s}");
