@@ -13,10 +13,11 @@
 //!   `a // b` when both are ints, else `a / b` itself (so numpy arrays, `Fraction`,
 //!   `Decimal`, floats and any type with its own `__truediv__` or `__rtruediv__` get exactly
 //!   what `a / b` gave them).
-//! - `a /= b` becomes `a @= __py2div__(b)`: `__py2div__(b)` is a [`Divisor`] holding `b`,
-//!   and `a @= divisor` ends in the divisor's `__rmatmul__`, which gives `a // b` for two
-//!   ints, else what `a /= b` gives (in place for the types that divide in place). The
-//!   target is evaluated once, as in any augmented assignment.
+//! - `a /= b` becomes `a = __py2div__(a, b)`, which gives `a // b` for two ints, else what
+//!   `a /= b` gives (`operator.itruediv`: in place for the types that divide in place, such
+//!   as numpy arrays). An augmented assignment cannot do it: `a @= x` hands `x` to `a`'s
+//!   own in-place method first, and a numpy array's raises instead of deferring. The fixer
+//!   only rewrites targets without calls, so evaluating the target twice changes nothing.
 //!
 //! The methods are native: an error in the division (`ZeroDivisionError`) shows no frame of
 //! its own in a box's traceback, which points at the script's line as before.
@@ -24,18 +25,13 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-/// `__py2div__`: the right operand of `a @ __py2div__` and the maker of divisors
-/// (`__py2div__(b)`).
+/// `__py2div__`: the right operand of `a @ __py2div__`, and `__py2div__(a, b)` for `a /= b`.
 #[pyclass(module = "_choreo", name = "Py2Division", frozen)]
 pub(crate) struct Py2Division;
 
 /// `a @ __py2div__`: waits for the divisor (`/ b`).
 #[pyclass(module = "_choreo", frozen)]
 pub(crate) struct Dividend(Py<PyAny>);
-
-/// `__py2div__(b)`: waits for the dividend (`a @= divisor`).
-#[pyclass(module = "_choreo", frozen)]
-pub(crate) struct Divisor(Py<PyAny>);
 
 #[pymethods]
 impl Py2Division {
@@ -50,9 +46,20 @@ impl Py2Division {
         Dividend(dividend.unbind())
     }
 
-    /// `__py2div__(b)`, the right side of `a @= __py2div__(b)`.
-    fn __call__(&self, divisor: Bound<'_, PyAny>) -> Divisor {
-        Divisor(divisor.unbind())
+    /// `a = __py2div__(a, b)`: Python 2's `a /= b`.
+    fn __call__<'py>(
+        &self,
+        dividend: &Bound<'py, PyAny>,
+        divisor: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = dividend.py();
+        if classic_ints(dividend, divisor)? {
+            dividend.floor_div(divisor)
+        } else {
+            py.import(pyo3::intern!(py, "operator"))?
+                .getattr(pyo3::intern!(py, "itruediv"))?
+                .call1((dividend, divisor))
+        }
     }
 
     fn __repr__(&self) -> &'static str {
@@ -62,12 +69,6 @@ impl Py2Division {
 
 #[pymethods]
 impl Dividend {
-    /// Tells numpy arrays to defer to this object.
-    #[classattr]
-    fn __array_ufunc__(py: Python<'_>) -> Py<PyAny> {
-        py.None()
-    }
-
     /// `(a @ __py2div__) / b`: Python 2's `a / b`.
     fn __truediv__<'py>(&self, divisor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let dividend = self.0.bind(divisor.py());
@@ -75,28 +76,6 @@ impl Dividend {
             dividend.floor_div(divisor)
         } else {
             dividend.div(divisor)
-        }
-    }
-}
-
-#[pymethods]
-impl Divisor {
-    /// Tells numpy arrays to defer to `__rmatmul__` (`array @= __py2div__(b)`).
-    #[classattr]
-    fn __array_ufunc__(py: Python<'_>) -> Py<PyAny> {
-        py.None()
-    }
-
-    /// `a @= __py2div__(b)`: Python 2's `a /= b`.
-    fn __rmatmul__<'py>(&self, dividend: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let py = dividend.py();
-        let divisor = self.0.bind(py);
-        if classic_ints(dividend, divisor)? {
-            dividend.floor_div(divisor)
-        } else {
-            py.import(pyo3::intern!(py, "operator"))?
-                .getattr(pyo3::intern!(py, "itruediv"))?
-                .call1((dividend, divisor))
         }
     }
 }

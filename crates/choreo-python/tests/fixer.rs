@@ -4,13 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::Instant;
 
 use choreo_python::fixer::{Rewrite, fix, fix_report};
-use choreo_xar::BoxDef;
 use proptest::prelude::*;
 use pyo3::prelude::*;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::corpus_scripts;
 
 fn lines(s: &str) -> usize {
     let b = s.as_bytes();
@@ -339,18 +342,27 @@ fn division() {
         "print(x @__py2div__/ 2)\n",
         &[D, Rewrite::PrintStatement],
     );
-    // `/=`: the target is evaluated once, the divisor is the whole right side.
-    check("x /= 2\n", "x @= __py2div__(2)\n", &[D]);
+    // `/=`: the divisor is the whole right side; the target, read twice, has no call.
+    check("x /= 2\n", "x = __py2div__(x, 2)\n", &[D]);
     check(
         "self.a[i] /=n + 1  # halve\nif c: y /= a / b; z = 1\n",
-        "self.a[i] @= __py2div__(n + 1)  # halve\nif c: y @= __py2div__(a @__py2div__/ b); z = 1\n",
+        "self.a[i] = __py2div__(self.a[i], n + 1)  # halve\nif c: y = __py2div__(y, a @__py2div__/ b); z = 1\n",
         &[D, D, D],
     );
     check(
-        "x /= (a +\n      b)\n",
-        "x @= __py2div__((a +\n      b))\n",
+        "d['k', -1] /= (a +\n      b)\n",
+        "d['k', -1] = __py2div__(d['k', -1], (a +\n      b))\n",
         &[D],
     );
+    // A target other rewrites change is read as they made it.
+    check(
+        "d[0777] /= 2\nx.async /= 2\n",
+        "d[0o777] = __py2div__(d[0o777], 2)\nx.async_ = __py2div__(x.async_, 2)\n",
+        &[Rewrite::OctalLiteral, D, Rewrite::KeywordName, D],
+    );
+    // Not a target with a call (read twice, it would call twice) or over two lines.
+    unchanged("f().x /= 2\nx[g(1)] /= 2\n(a\n ).b /= 2\nd[a,\n  b] /= 2\n");
+    unchanged("def f():\n    x /= yield\n");
     unchanged("x = a // b\nx //= 2\ns = 'a / b' + \"/\"  # c / d\nt = '''\n/ x\n'''\n");
     // The positional-only marker of Python 3.
     unchanged("def f(a, /, b):\n    return a\ng = lambda a, /: a\n");
@@ -585,46 +597,6 @@ proptest! {
 
 // ---------------------------------------------------------------------------------------------
 // The corpus
-
-/// Every box with a script below `b`, with its path (`file:root/Box/Inner`).
-fn collect(b: &BoxDef, path: &str, out: &mut BTreeMap<String, String>) {
-    let path = format!("{path}/{}", b.name);
-    let code = b.code();
-    if !code.trim().is_empty() {
-        out.entry(code.to_string()).or_insert_with(|| path.clone());
-    }
-    for d in b.diagrams() {
-        for child in &d.boxes {
-            collect(child, &path, out);
-        }
-    }
-}
-
-/// Distinct box scripts of the corpus (script → first box path), and the files that could
-/// not be read.
-fn corpus_scripts(dir: &Path) -> (BTreeMap<String, String>, Vec<String>) {
-    let files = choreo_testkit::files_under(dir, &|p| {
-        choreo_testkit::has_extension(p, &["xar", "crg", "cbl", "pkg"])
-    });
-    let mut scripts = BTreeMap::new();
-    let mut unreadable = Vec::new();
-    for f in &files {
-        let shown = f.strip_prefix(dir).unwrap_or(f).display().to_string();
-        match choreo_xar::source::load_path(f) {
-            Ok(project) => {
-                for b in &project.behaviors {
-                    collect(
-                        &b.xar.root_box,
-                        &format!("{shown}:{}", b.path),
-                        &mut scripts,
-                    );
-                }
-            }
-            Err(_) => unreadable.push(shown),
-        }
-    }
-    (scripts, unreadable)
-}
 
 #[test]
 fn every_corpus_script_compiles_after_fixing() {

@@ -115,7 +115,7 @@ NAMES = {
     "execfile": execfile,
     "buffer": memoryview,
     # The fixer writes Python 2's `a / b` as `a @__py2div__/ b` and `a /= b` as
-    # `a @= __py2div__(b)`: two ints divide as in Python 2 (division.rs).
+    # `a = __py2div__(a, b)`: two ints divide as in Python 2 (division.rs).
     "__py2div__": _choreo.py2div,
 }
 
