@@ -761,6 +761,7 @@ macro_rules! py2div {
         "__py2div__"
     };
 }
+
 /// The module Python 3 has in place of Python-2 module `m`.
 fn renamed_module(m: &[u8]) -> Option<&'static str> {
     Some(match m {
@@ -1159,10 +1160,9 @@ impl<'a> Fixer<'a> {
     /// positional-only marker of `def f(a, /)`, and it is not one the fixer wrote (after
     /// `__py2div__`).
     fn divides(&self, k: usize) -> bool {
-        if self.true_division {
+        let Some(p) = k.checked_sub(1).filter(|_| !self.true_division) else {
             return false;
-        }
-        let p = k - 1;
+        };
         match self.kind(p) {
             Some(Kind::Name) => {
                 let t = self.text(p);
