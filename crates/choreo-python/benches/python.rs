@@ -20,11 +20,15 @@
 //!    returning at once) against a native one: the cost of entering Python, without the
 //!    engine's hand-off to a worker. `python` calls it on the thread that started the
 //!    interpreter, `python_other_thread` on another thread, as the engine's workers do.
+//! 4. `fixer` (side by side only): the Python-2 fixer on the distinct box scripts of the
+//!    shared corpus (skipped with a notice when it is absent): [`fixer::needs_fixing`] on
+//!    every script, and [`fixer::fix`] on every script (the quick scan, then the fixer on
+//!    those it does not let through), as the host calls it; one pass timed 10 times a round.
 //!
 //! After criterion, a side-by-side summary (`PYTHON_BENCH_ROUNDS` rounds, default 9, each
 //! measuring every variant once, the order rotating from round to round) prints medians and
 //! ratios, with the load average at start and end. `PYTHON_BENCH_PARTS` picks parts (`load`,
-//! `hop`, `hook`, comma-separated; all by default; `cold`, below), `PYTHON_BENCH_HOSTS` the
+//! `hop`, `hook`, `fixer`, comma-separated; all by default; `cold`, below), `PYTHON_BENCH_HOSTS` the
 //! hop hosts (`python`, `worker`, `inline`). Under `--profile-time` only criterion runs. To
 //! compare two builds side by side, run them one round each in turn with a filter that
 //! matches no criterion benchmark:
@@ -51,11 +55,14 @@ use choreo_engine::graph::BoxNode;
 use choreo_engine::{
     BoxCode, BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, ScriptHost, Value,
 };
-use choreo_python::{PythonHost, PythonOptions};
+use choreo_python::{PythonHost, PythonOptions, fixer};
 use choreo_xar::model::XarFile;
 use criterion::{BatchSize, Criterion};
 use pyo3::prelude::*;
 use pyo3::types::IntoPyDict;
+
+#[path = "../tests/support/corpus.rs"]
+mod corpus;
 
 const WAIT: Duration = Duration::from_secs(300);
 
@@ -407,13 +414,13 @@ fn time_hook(
 }
 
 /// Which parts run (`PYTHON_BENCH_PARTS`, a comma-separated list of `cold`, `load`, `hop`,
-/// `hook`; all but `cold` by default). None under criterion's `--profile-time`.
+/// `hook`, `fixer`; all but `cold` by default). None under criterion's `--profile-time`.
 fn parts() -> Vec<String> {
     if std::env::args().any(|a| a.starts_with("--profile-time")) {
         return Vec::new();
     }
     std::env::var("PYTHON_BENCH_PARTS")
-        .unwrap_or_else(|_| "load,hop,hook".to_string())
+        .unwrap_or_else(|_| "load,hop,hook,fixer".to_string())
         .split(',')
         .map(|p| p.trim().to_string())
         .collect()
@@ -540,7 +547,50 @@ fn side_by_side(sizes: Sizes) {
              (another thread), native {native:.0} ns"
         );
     }
+    if parts.iter().any(|p| p == "fixer") {
+        fixer_part(sizes);
+    }
     println!("load average at end {}", choreo_testkit::load_average());
+}
+
+/// The fixer on the corpus's distinct scripts: the quick scan alone, then `fix` as the host
+/// calls it (medians of the rounds, 10 passes each).
+fn fixer_part(sizes: Sizes) {
+    let Some(dir) = choreo_testkit::corpus("fixer bench") else {
+        return;
+    };
+    let (scripts, _) = corpus::corpus_scripts(&dir);
+    let scripts: Vec<&String> = scripts.keys().collect();
+    let bytes: usize = scripts.iter().map(|s| s.len()).sum();
+    let passes = 10;
+    let mut t: [Vec<f64>; 2] = Default::default();
+    let mut through = 0;
+    for round in 0..sizes.rounds {
+        for k in 0..2 {
+            let v = (round + k) % 2;
+            let start = Instant::now();
+            for _ in 0..passes {
+                if v == 0 {
+                    through = scripts
+                        .iter()
+                        .filter(|s| !fixer::needs_fixing(std::hint::black_box(s)))
+                        .count();
+                } else {
+                    for s in &scripts {
+                        std::hint::black_box(fixer::fix(std::hint::black_box(s)));
+                    }
+                }
+            }
+            t[v].push(start.elapsed().as_secs_f64() * 1e3 / f64::from(passes));
+        }
+    }
+    let [scan, fix] = t.map(median);
+    println!(
+        "fixer on the {} distinct corpus scripts ({:.1} MB): quick scan {scan:.2} ms ({through} \
+         skip the fixer), fix {fix:.2} ms",
+        scripts.len(),
+        bytes as f64 / 1e6,
+    );
 }
 
 /// The first loads in this process (run it with a filter that matches no criterion

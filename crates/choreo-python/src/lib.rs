@@ -26,7 +26,9 @@
 //!   timers, periodic tasks, ALMemory callbacks, threads started by scripts) runs as engine
 //!   activity, and `Event.wait` / `Thread.join` in virtual time sleep on the engine's clock.
 //! - Python 2 (`src/python/py2.py`): the builtins no rewrite can fix (`unicode`, `xrange`,
-//!   `basestring`, `long`, ...) in every namespace, and the removed module names importable.
+//!   `basestring`, `long`, ...) in every namespace, and the removed module names importable;
+//!   `__py2div__` (`src/division.rs`), through which the fixer routes every `/` so that two
+//!   ints divide as in Python 2.
 //! - Generated scripts (`plugins.rs`): the stock Choice box keeps no code in the file
 //!   (Choregraphe generated it at run time); `src/python/choice.py` stands in for it.
 //! - The interpreter's standard library is that of the `libpython` the process runs,
@@ -40,6 +42,7 @@
 
 mod api;
 mod convert;
+mod division;
 pub mod environment;
 pub mod fixer;
 mod host;

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
 use crate::api::{BoxApi, BoxState, call_in_box, sleep_in_box};
+use crate::division::Py2Division;
 
 thread_local! {
     /// The box whose code runs on this thread.
@@ -96,6 +97,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     let modules = sys.getattr("modules")?;
     let native = PyModule::new(py, "_choreo")?;
     native.add_class::<BoxApi>()?;
+    native.add("py2div", Bound::new(py, Py2Division)?)?;
     native.add_function(wrap_pyfunction!(current, &native)?)?;
     native.add_function(wrap_pyfunction!(sleep, &native)?)?;
     native.add_function(wrap_pyfunction!(now, &native)?)?;

@@ -4,13 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::Instant;
 
 use choreo_python::fixer::{Rewrite, fix, fix_report};
-use choreo_xar::BoxDef;
 use proptest::prelude::*;
 use pyo3::prelude::*;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::corpus_scripts;
 
 fn lines(s: &str) -> usize {
     let b = s.as_bytes();
@@ -308,6 +311,66 @@ fn urllib() {
 }
 
 #[test]
+fn division() {
+    use Rewrite::Division as D;
+    check("x = a / b\n", "x = a @__py2div__/ b\n", &[D]);
+    check("i = len(x)/2\n", "i = len(x)@__py2div__/2\n", &[D]);
+    // Left to right among `*`, `/`, `%`, `//`, `@`; `**` and unary minus bind tighter.
+    check(
+        "x = a * b / c\ny = a / b * c\nz = a / b / c\n",
+        "x = a * b @__py2div__/ c\ny = a @__py2div__/ b * c\nz = a @__py2div__/ b @__py2div__/ c\n",
+        &[D, D, D, D],
+    );
+    check(
+        "n = (45 - n) % 360 / 45\nm = -a / -b ** 2 + 1\n",
+        "n = (45 - n) % 360 @__py2div__/ 45\nm = -a @__py2div__/ -b ** 2 + 1\n",
+        &[D, D],
+    );
+    check(
+        "f(x[1] / 2., 'a' / b, {}/c)\n",
+        "f(x[1] @__py2div__/ 2., 'a' @__py2div__/ b, {}@__py2div__/c)\n",
+        &[D, D, D],
+    );
+    // Lines stay where they were.
+    check(
+        "x = (a\n     / b)\ny = a \\\n  / b\n",
+        "x = (a\n     @__py2div__/ b)\ny = a \\\n  @__py2div__/ b\n",
+        &[D, D],
+    );
+    check(
+        "print x / 2\n",
+        "print(x @__py2div__/ 2)\n",
+        &[D, Rewrite::PrintStatement],
+    );
+    // `/=`: the divisor is the whole right side; the target, read twice, has no call.
+    check("x /= 2\n", "x = __py2div__(x, 2)\n", &[D]);
+    check(
+        "self.a[i] /=n + 1  # halve\nif c: y /= a / b; z = 1\n",
+        "self.a[i] = __py2div__(self.a[i], n + 1)  # halve\nif c: y = __py2div__(y, a @__py2div__/ b); z = 1\n",
+        &[D, D, D],
+    );
+    check(
+        "d['k', -1] /= (a +\n      b)\n",
+        "d['k', -1] = __py2div__(d['k', -1], (a +\n      b))\n",
+        &[D],
+    );
+    // A target other rewrites change is read as they made it.
+    check(
+        "d[0777] /= 2\nx.async /= 2\n",
+        "d[0o777] = __py2div__(d[0o777], 2)\nx.async_ = __py2div__(x.async_, 2)\n",
+        &[Rewrite::OctalLiteral, D, Rewrite::KeywordName, D],
+    );
+    // Not a target with a call (read twice, it would call twice) or over two lines.
+    unchanged("f().x /= 2\nx[g(1)] /= 2\n(a\n ).b /= 2\nd[a,\n  b] /= 2\n");
+    unchanged("def f():\n    x /= yield\n");
+    unchanged("x = a // b\nx //= 2\ns = 'a / b' + \"/\"  # c / d\nt = '''\n/ x\n'''\n");
+    // The positional-only marker of Python 3.
+    unchanged("def f(a, /, b):\n    return a\ng = lambda a, /: a\n");
+    unchanged("from __future__ import division\nx = a / b\nx /= 2\n");
+    unchanged("from __future__ import (print_function,\n    division)\nx = a / b\n");
+}
+
+#[test]
 fn tab_indentation() {
     use Rewrite::TabIndent as T;
     check(
@@ -379,9 +442,52 @@ fn crlf_and_odd_input_keep_lines() {
 }
 
 const PY2_BITS: &[&str] = &[
-    "print", "exec", "raise", "except", "import", "from", "async", "await", "qi", ".", ",", ":",
-    ";", "(", ")", "[", "]", "`", "<>", ">>", "0777", "10L", "ur'", "'", "\"", "'''", "\\", "\n",
-    "\r", "\t", " ", "    ", "#", "in", "urllib", "Queue", "as", "x", "e", "é",
+    "print",
+    "exec",
+    "raise",
+    "except",
+    "import",
+    "from",
+    "async",
+    "await",
+    "qi",
+    ".",
+    ",",
+    ":",
+    ";",
+    "(",
+    ")",
+    "[",
+    "]",
+    "`",
+    "<>",
+    ">>",
+    "0777",
+    "10L",
+    "ur'",
+    "'",
+    "\"",
+    "'''",
+    "\\",
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "    ",
+    "#",
+    "in",
+    "urllib",
+    "Queue",
+    "as",
+    "x",
+    "e",
+    "é",
+    "/",
+    "//",
+    "/=",
+    "@",
+    "__py2div__",
+    "from __future__ import division",
 ];
 
 /// Python-2 simple statements the generated scripts are made of.
@@ -412,6 +518,8 @@ const PY2_STATEMENTS: &[&str] = &[
     "d = urllib.urlencode(v)",
     "from urllib import urlencode, urlopen",
     "x = 1; print x; y = 2",
+    "x = a * b / c % d / -e ** 2",
+    "x[len(x) / 2] /= 2.0",
     "pass",
     "s = 'print x <> `y`'  # print x",
 ];
@@ -490,46 +598,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
-/// Every box with a script below `b`, with its path (`file:root/Box/Inner`).
-fn collect(b: &BoxDef, path: &str, out: &mut BTreeMap<String, String>) {
-    let path = format!("{path}/{}", b.name);
-    let code = b.code();
-    if !code.trim().is_empty() {
-        out.entry(code.to_string()).or_insert_with(|| path.clone());
-    }
-    for d in b.diagrams() {
-        for child in &d.boxes {
-            collect(child, &path, out);
-        }
-    }
-}
-
-/// Distinct box scripts of the corpus (script → first box path), and the files that could
-/// not be read.
-fn corpus_scripts(dir: &Path) -> (BTreeMap<String, String>, Vec<String>) {
-    let files = choreo_testkit::files_under(dir, &|p| {
-        choreo_testkit::has_extension(p, &["xar", "crg", "cbl", "pkg"])
-    });
-    let mut scripts = BTreeMap::new();
-    let mut unreadable = Vec::new();
-    for f in &files {
-        let shown = f.strip_prefix(dir).unwrap_or(f).display().to_string();
-        match choreo_xar::source::load_path(f) {
-            Ok(project) => {
-                for b in &project.behaviors {
-                    collect(
-                        &b.xar.root_box,
-                        &format!("{shown}:{}", b.path),
-                        &mut scripts,
-                    );
-                }
-            }
-            Err(_) => unreadable.push(shown),
-        }
-    }
-    (scripts, unreadable)
-}
-
 #[test]
 fn every_corpus_script_compiles_after_fixing() {
     let Some(dir) = choreo_testkit::corpus("corpus fixer test") else {
@@ -591,21 +659,29 @@ fn every_corpus_script_compiles_after_fixing() {
         );
     }
     for (path, whats) in &valid_changed {
-        println!("  already valid Python 3, still rewritten ({whats:?}): {path}");
+        if whats.iter().any(|w| *w != Rewrite::Division) {
+            println!("  already valid Python 3, still rewritten ({whats:?}): {path}");
+        }
     }
+    let divided = valid_changed
+        .iter()
+        .filter(|(_, w)| w.contains(&Rewrite::Division))
+        .count();
+    println!("  {divided} valid Python-3 scripts rewritten for the meaning of `/`");
     println!(
         "fix time for all {} scripts: {:.2} ms; compile time: {:.2} ms",
         scripts.len(),
         fix_time.as_secs_f64() * 1e3,
         compile_time.as_secs_f64() * 1e3
     );
-    // A script CPython 3 already compiles only gets what would fail at run time rewritten:
-    // its Python-2 module imports and Python-2-only dict methods.
+    // A script CPython 3 already compiles only gets what would go wrong at run time
+    // rewritten: its Python-2 module imports, Python-2-only dict methods, and `/` (a box
+    // script is Python 2 even when it compiles as Python 3: two ints divided gave an int).
     for (path, whats) in &valid_changed {
         assert!(
             whats.iter().all(|w| matches!(
                 w,
-                Rewrite::RenamedModule | Rewrite::Urllib | Rewrite::DictMethod
+                Rewrite::RenamedModule | Rewrite::Urllib | Rewrite::DictMethod | Rewrite::Division
             )),
             "{path}: valid Python 3 rewritten: {whats:?}"
         );

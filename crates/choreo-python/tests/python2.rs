@@ -225,3 +225,183 @@ class MyClass(GeneratedClass):
         ]
     );
 }
+
+#[test]
+fn two_ints_divide_as_in_python_2_and_everything_else_as_before() {
+    let code = r#"
+from fractions import Fraction
+from decimal import Decimal
+
+class Vec(object):
+    def __init__(self, x):
+        self.x = x
+    def __truediv__(self, k):
+        return Vec(self.x / k)
+    def __rtruediv__(self, k):
+        return 'rtruediv %r' % (k,)
+    def __repr__(self):
+        return 'Vec(%r)' % (self.x,)
+
+class OwnInt(int):
+    def __truediv__(self, other):
+        return 'own'
+
+class Acc(object):
+    def __init__(self):
+        self.v = 8
+    def __itruediv__(self, k):
+        self.v = self.v / k
+        return self
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        n, x = 7, [10, 20, 30, 40, 50]
+        self.log(repr([n / 2, -n / 2, n / -2, 2 * n / 2, n / 2 * 2, 100 / 5 / 2, 2 ** 3 / 3, 1 + n / 2]))
+        self.log(repr([(45 - 0) % 360 / 45, (45 - 90) % 360 / 45, x[len(x) / 2], True / 2, 10L / 3]))
+        self.log(repr([n / 2.0, 7.0 / 2, n / Fraction(2), Fraction(7) / 2, Decimal(7) / 2]))
+        self.log(repr([Vec(n) / 2, 2 / Vec(1), OwnInt(7) / 2, 7 / OwnInt(2), 'a/b', '%d/%d' % (n, 2)]))
+        m, f, a, d, acc = 7, 7.0, [9], {'k': -5}, Acc()
+        m /= 2
+        f /= 2
+        a[0] /= 2
+        d['k'] /= 2 # -5 // 2
+        same = acc
+        acc /= 3
+        self.log(repr([m, f, a, d, acc is same, acc.v]))
+        try:
+            n / 0
+        except ZeroDivisionError, e:
+            self.log(str(e))
+        self.onStopped()
+"#;
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: [3, -4, -4, 7, 6, 10, 2, 4]",
+            "info: [1, 7, 30, 0, 3]",
+            "info: [3.5, 3.5, Fraction(7, 2), Fraction(7, 2), Decimal('3.5')]",
+            "info: [Vec(3), 'rtruediv 2', 'own', 3.5, 'a/b', '7/2']",
+            "info: [3, 3.5, [4], {'k': -3}, True, 2]",
+            "info: integer division or modulo by zero",
+        ]
+    );
+    // With `from __future__ import division`, `/` is Python 3's.
+    let code = "
+from __future__ import division
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        n = 7
+        n /= 2
+        self.log(repr([7 / 2, 7 // 2, n]))
+        self.onStopped()
+";
+    let (_, t) = run(&one_box("", code));
+    assert_eq!(logs(&t, "root/A"), ["info: [3.5, 3, 3.5]"]);
+}
+
+#[test]
+fn python_2_email_module_names_import_in_every_form() {
+    let code = "
+import importlib
+import email
+import email.Message
+import email.Utils as U
+from email.MIMEText import MIMEText
+from email import Header, MIMEImage
+
+import email.message, email.utils, email.header, email.mime.text, email.mime.image
+
+OLD = {
+    'Charset': 'charset', 'Encoders': 'encoders', 'Errors': 'errors', 'FeedParser': 'feedparser',
+    'Generator': 'generator', 'Header': 'header', 'Iterators': 'iterators', 'Message': 'message',
+    'Parser': 'parser', 'Utils': 'utils', 'base64MIME': 'base64mime', 'quopriMIME': 'quoprimime',
+    'MIMEAudio': 'mime.audio', 'MIMEBase': 'mime.base', 'MIMEImage': 'mime.image',
+    'MIMEMessage': 'mime.message', 'MIMEMultipart': 'mime.multipart',
+    'MIMENonMultipart': 'mime.nonmultipart', 'MIMEText': 'mime.text',
+}
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.log(repr([email.Message.Message is email.message.Message, U is email.utils,
+                       MIMEText is email.mime.text.MIMEText, Header is email.header,
+                       MIMEImage is email.mime.image]))
+        # After a plain `import email`, as Python 2's lazy importers allowed.
+        self.log(repr([email.MIMEBase.MIMEBase.__name__, email.Encoders.encode_base64.__name__]))
+        wrong = [old for old, new in sorted(OLD.items())
+                 if importlib.import_module('email.' + old).__name__ != 'email.' + new]
+        self.log(repr(wrong))
+        try:
+            email.Nothing
+        except AttributeError, e:
+            self.log(str(e))
+        self.onStopped()
+";
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: [True, True, True, True, True]",
+            "info: ['MIMEBase', 'encode_base64']",
+            "info: []",
+            "info: module 'email' has no attribute 'Nothing'",
+        ]
+    );
+}
+
+/// The script of the first box under `file` (in the stock library) whose script contains
+/// `marker`.
+fn stock_script(rel: &str, marker: &str) -> Option<String> {
+    let file = choreo_testkit::library(&format!("stock box script of {rel}"))?.join(rel);
+    let project = choreo_xar::source::load_path(&file).unwrap();
+    let mut boxes: Vec<_> = project.behaviors.iter().map(|b| &b.xar.root_box).collect();
+    while let Some(b) = boxes.pop() {
+        if b.code().contains(marker) {
+            return Some(b.code().to_string());
+        }
+        boxes.extend(b.diagrams().flat_map(|d| &d.boxes));
+    }
+    panic!("no script with {marker:?} in {}", file.display());
+}
+
+#[test]
+fn the_stock_fetch_e_mail_box_imports_its_python_2_email_modules() {
+    let Some(code) = stock_script(
+        "standard/Communication/E-mail/Fetch E-mail/box.xar",
+        "from email.Message import Message",
+    ) else {
+        return;
+    };
+    // Loading runs the module body (its imports) and constructs MyClass.
+    let engine = load(&one_box("", &code), None, choreo_engine::Trace::new());
+    assert!(
+        engine.is_ok(),
+        "{}",
+        engine.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}
+
+#[test]
+fn the_stock_single_eye_led_box_names_its_led_with_an_int() {
+    let Some(code) = stock_script(
+        "standard/LEDs/Fade/Single Eye LED/box.xar",
+        "def processAngle(self):",
+    ) else {
+        return;
+    };
+    // The box's own code, then a start hook that logs the angle's LED number for each angle.
+    let code = format!(
+        "{code}\n\n    def onInput_onStart(self):\n        for angle in range(0, 360, 45):\n            \
+         self.getParameter = lambda name, a=angle: a\n            \
+         self.log('FaceLedLeft' + str(self.processAngle()[0]))\n        self.onStopped()\n"
+    );
+    let (_, t) = run(&one_box("", &code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [1, 0, 7, 6, 5, 4, 3, 2].map(|n| format!("info: FaceLedLeft{n}"))
+    );
+}

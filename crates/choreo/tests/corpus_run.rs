@@ -148,20 +148,36 @@ const PY2_SEMANTICS: &[&str] = &[
     "'dict' object has no attribute 'itervalues'",
     "'dict' object has no attribute 'iterkeys'",
     "'str' object has no attribute 'decode'",
+    // `import email` then `email.MIMEText.MIMEText(...)`: Python 2's lazy email modules.
+    "module 'email' has no attribute",
     "type 'zip'",
     "type 'map'",
     "type 'filter'",
     "type 'dict_keys'",
 ];
 
-/// Dotted Python-2 module names (renamed in Python 3) that real scripts import.
+/// Dotted Python-2 module names (renamed in Python 3): Python 2.7's capitalised `email`
+/// modules, which `py2.py` maps.
 const PY2_DOTTED: &[&str] = &[
-    "email.Parser",
-    "email.MIMEText",
-    "email.MIMEMultipart",
-    "email.MIMEBase",
-    "email.Utils",
+    "email.Charset",
+    "email.Encoders",
+    "email.Errors",
+    "email.FeedParser",
+    "email.Generator",
     "email.Header",
+    "email.Iterators",
+    "email.Message",
+    "email.Parser",
+    "email.Utils",
+    "email.base64MIME",
+    "email.quopriMIME",
+    "email.MIMEAudio",
+    "email.MIMEBase",
+    "email.MIMEImage",
+    "email.MIMEMessage",
+    "email.MIMEMultipart",
+    "email.MIMENonMultipart",
+    "email.MIMEText",
 ];
 
 /// Globals the reference's generated behavior code gives every box script (stock 2.1 boxes

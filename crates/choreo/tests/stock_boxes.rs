@@ -301,6 +301,30 @@ fn eye_leds_set_the_eyes_to_the_colour_of_its_colour_edit() {
     );
 }
 
+#[test]
+fn single_eye_led_fades_the_led_at_its_angle_named_with_python_2_division() {
+    let Some(file) = stock("standard/LEDs/Fade/Single Eye LED/box.xar") else {
+        return;
+    };
+    // The LED is "FaceLed" + side + str((45 - angle) % 360 / 45): an int in Python 2 (in
+    // Python 3 `FaceLedLeft7.0`, no such LED).
+    for (side, angle, led) in [
+        ("Left", "0", "FaceLedLeft1"),
+        ("Left", "90", "FaceLedLeft7"),
+        ("Right", "315", "FaceLedRight2"),
+    ] {
+        let run = Run::file(&file, None, 60.0);
+        run.param("root", "Side", side);
+        run.param("root", "Angle (degrees)", angle);
+        assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
+        ok(&run);
+        let calls = run.calls("ALLeds.fadeRGB");
+        assert_eq!(calls.len(), 1, "{}", run.dump());
+        assert_eq!(calls[0].1[0], Value::from(led), "{side} {angle}");
+        assert_eq!(run.outputs("root", "onDone").len(), 1, "{}", run.dump());
+    }
+}
+
 fn posture_box(rel: &str, posture: &str) {
     let Some(file) = stock(rel) else {
         return;
