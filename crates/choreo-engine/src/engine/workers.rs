@@ -69,9 +69,22 @@ impl Workers {
     }
 }
 
+thread_local! {
+    /// The engine (its shared state's address) whose hook this thread runs, 0 if none.
+    static RUNNING_HOOK_OF: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread runs a hook of the engine whose shared state is `shared`.
+pub(super) fn runs_hook_of(shared: &Arc<crate::engine::shared::Shared>) -> bool {
+    RUNNING_HOOK_OF.with(|c| c.get() == Arc::as_ptr(shared) as usize)
+}
+
 /// Calls a hook, turning a panic into an error; returns (ok, error text).
 pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx))) {
+    let outer = RUNNING_HOOK_OF.with(|c| c.replace(Arc::as_ptr(&ctx.shared) as usize));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
+    RUNNING_HOOK_OF.with(|c| c.set(outer));
+    match result {
         Ok(Ok(())) => (true, String::new()),
         Ok(Err(e)) => (false, e.to_string()),
         Err(panic) => {
