@@ -9,7 +9,7 @@
 //! One time base may serve several engines: a behavior run by another one (ALBehaviorManager)
 //! is loaded on its parent's [`Activity`] (`Options::time_base`), so that its hooks and robot
 //! work are counted by the same counter and sleep on the same clock. Each engine has a
-//! [`Route`]: the clock tokens it schedules carry its number in their top bits, and come
+//! route: the clock tokens it schedules carry its number in their top bits, and come
 //! back to it alone.
 
 use std::collections::HashMap;

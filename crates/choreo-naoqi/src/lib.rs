@@ -12,7 +12,9 @@
 //! Modules are named after the NAOqi concept: [`tts`] (ALTextToSpeech, ALAnimatedSpeech),
 //! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
-//! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
+//! `behaviors` (ALBehaviorManager, ALFrameManager: the project's behaviors as nested runs,
+//! through the [`BehaviorLauncher`] the layer that builds runs installs with
+//! [`SimRobot::set_launcher`]), `recorded` (modules with no effect),
 //! `tasks` (the generic task API), [`scenario`]; `catalogue` reads each module's method set
 //! and the error for a method not served from NAOqi's catalogue (`choreo_robot::naoqi`).
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
