@@ -49,6 +49,9 @@ pub struct Activity {
     parked: AtomicUsize,
     /// Signalled when an activity finishes or starts sleeping.
     progress: (Mutex<u64>, Condvar),
+    /// Nested engines whose boxes are being constructed (by box code of another run, see
+    /// [`Activity::nested_loads`]).
+    nested_loads: AtomicUsize,
     /// Where each engine's clock tokens go, by route number.
     routes: Mutex<HashMap<u16, Destination>>,
 }
@@ -90,6 +93,7 @@ impl Activity {
             in_flight: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
+            nested_loads: AtomicUsize::new(0),
             routes: Mutex::new(HashMap::new()),
         }
     }
@@ -138,6 +142,18 @@ impl Activity {
     pub(crate) fn park(&self) {
         self.parked.fetch_add(1, Ordering::SeqCst);
         self.notify_progress();
+    }
+
+    /// Whether a nested engine's boxes are being constructed: the box code that loads it
+    /// runs long without sleeping on the clock, and is not stalled for that.
+    pub(crate) fn nested_loads(&self) -> bool {
+        self.nested_loads.load(Ordering::SeqCst) > 0
+    }
+
+    /// Counts a nested engine's construction until the guard is dropped.
+    pub(crate) fn nested_load(self: &Arc<Self>) -> NestedLoad {
+        self.nested_loads.fetch_add(1, Ordering::SeqCst);
+        NestedLoad(Arc::clone(self))
     }
 
     /// `n` parked activities run again (see [`Activity::park`]).
@@ -290,6 +306,15 @@ impl Drop for Route {
         if let Some(time) = self.time.upgrade() {
             lock(&time.routes).remove(&self.n);
         }
+    }
+}
+
+/// See [`Activity::nested_load`].
+pub(crate) struct NestedLoad(Arc<Activity>);
+
+impl Drop for NestedLoad {
+    fn drop(&mut self) {
+        self.0.nested_loads.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

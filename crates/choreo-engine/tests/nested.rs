@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::trace::Event;
-use choreo_engine::{BoxContext, Engine, Hook, NativeHost, Options, Outcome, Trace, Value};
+use choreo_engine::{
+    BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptHost, Trace, Value,
+};
 use common::{behavior, boxed, link};
 
 /// The nested behavior: one box that sleeps `secs` of behavior time, logs, and stops.
@@ -42,12 +44,31 @@ fn napping(
 /// The nested run a box starts, shared with the test (to stop it).
 type Slot = Arc<Mutex<Option<Arc<Engine>>>>;
 
-/// Loads the nested behavior on `ctx`'s time base, its events into `trace` under `inner:`.
-fn load_inner(ctx: &BoxContext, trace: &Trace, nap: f64) -> Engine {
+/// A host whose boxes each take its duration of real time to construct (a slow load), else
+/// native.
+struct Slow(NativeHost, Duration);
+
+impl ScriptHost for Slow {
+    fn construct(
+        &self,
+        node: &choreo_engine::graph::BoxNode,
+        ctx: &BoxContext,
+    ) -> Result<Arc<dyn choreo_engine::BoxCode>, choreo_engine::ScriptError> {
+        std::thread::sleep(self.1);
+        self.0.construct(node, ctx)
+    }
+}
+
+/// Loads the nested behavior on `ctx`'s time base, its events into `trace` under `inner:`;
+/// each box takes `slow` of real time to construct.
+fn load_inner(ctx: &BoxContext, trace: &Trace, nap: f64, slow: Duration) -> Engine {
     let x = choreo_xar::read_xar("inner.xar", inner_xml().as_bytes())
         .expect("reads")
         .value;
-    let host = NativeHost::new().with("Nap", napping(nap, "inner napped"));
+    let host = Slow(
+        NativeHost::new().with("Nap", napping(nap, "inner napped")),
+        slow,
+    );
     Engine::load(
         &x,
         &host,
@@ -64,7 +85,13 @@ fn load_inner(ctx: &BoxContext, trace: &Trace, nap: f64) -> Engine {
 /// end) and then stops, which ends the outer run; `Tick` beside it naps 1 s, logs, naps 1 s
 /// more and logs again. The Runner's onUnload stops the nested run (as the stock Run
 /// Behavior box does).
-fn outer(trace: &Trace, slot: &Slot, nap: f64, virtual_time: bool) -> (Engine, NativeHost) {
+fn outer(
+    trace: &Trace,
+    slot: &Slot,
+    nap: f64,
+    virtual_time: bool,
+    slow: Duration,
+) -> (Engine, NativeHost) {
     let inner_trace = trace.clone();
     let run_slot = Arc::clone(slot);
     let unload_slot = Arc::clone(slot);
@@ -72,7 +99,7 @@ fn outer(trace: &Trace, slot: &Slot, nap: f64, virtual_time: bool) -> (Engine, N
         .with("Runner", move |hook, ctx| {
             match hook {
                 Hook::Input { name, .. } if name == "onStart" => {
-                    let nested = Arc::new(load_inner(ctx, &inner_trace, nap));
+                    let nested = Arc::new(load_inner(ctx, &inner_trace, nap, slow));
                     *run_slot.lock().unwrap() = Some(Arc::clone(&nested));
                     nested.start();
                     let outcome = nested.wait_end_parked();
@@ -127,9 +154,14 @@ fn outer(trace: &Trace, slot: &Slot, nap: f64, virtual_time: bool) -> (Engine, N
 
 /// Runs the outer behavior to its end in virtual time; its events.
 fn run_outer(nap: f64) -> (Outcome, Vec<Event>) {
+    run_outer_slowly(nap, Duration::ZERO)
+}
+
+/// [`run_outer`], each box of the nested behavior taking `slow` of real time to construct.
+fn run_outer_slowly(nap: f64, slow: Duration) -> (Outcome, Vec<Event>) {
     let trace = Trace::keep_all();
     let slot: Slot = Arc::default();
-    let (engine, _host) = outer(&trace, &slot, nap, true);
+    let (engine, _host) = outer(&trace, &slot, nap, true, slow);
     engine.start();
     let outcome = engine.wait(Duration::from_secs(30));
     drop(engine);
@@ -232,7 +264,7 @@ fn nested_runs_interleave_the_same_way_every_time() {
 fn stopping_the_outer_run_stops_the_nested_one_first() {
     let trace = Trace::keep_all();
     let slot: Slot = Arc::default();
-    let (engine, _host) = outer(&trace, &slot, f64::INFINITY, true);
+    let (engine, _host) = outer(&trace, &slot, f64::INFINITY, true, Duration::ZERO);
     engine.start();
     // The nested run never stops and Tick is done at 2 s: then nothing can happen any more
     // (the Runner, waiting for the nested run, does not count as running).
@@ -275,7 +307,7 @@ fn stopping_the_outer_run_stops_the_nested_one_first() {
 fn a_nested_run_in_real_time_shares_the_outer_clock() {
     let trace = Trace::keep_all();
     let slot: Slot = Arc::default();
-    let (engine, _host) = outer(&trace, &slot, 0.2, false);
+    let (engine, _host) = outer(&trace, &slot, 0.2, false, Duration::ZERO);
     let started = std::time::Instant::now();
     engine.start();
     let outcome = engine.wait(Duration::from_secs(10));
@@ -288,4 +320,20 @@ fn a_nested_run_in_real_time_shares_the_outer_clock() {
     // One clock: the nested nap ends 0.2 s after the start, and the outer end follows it.
     assert!((0.2..2.0).contains(&napped), "napped at {napped}");
     assert!(end >= napped, "end at {end}, napped at {napped}");
+}
+
+#[test]
+fn a_slow_nested_load_holds_virtual_time_and_is_not_a_stall() {
+    // The nested behavior's two boxes take 1.5 s of real time each to construct, more than
+    // the 2 s after which a hook that neither returns nor sleeps is said to be stalled.
+    let (outcome, events) = run_outer_slowly(1.5, Duration::from_millis(1500));
+    assert_eq!(outcome, Outcome::Finished);
+    let shorts: Vec<String> = events.iter().map(Event::short).collect();
+    assert!(
+        !shorts.iter().any(|s| s.contains("warning")),
+        "{}",
+        shorts.join("\n")
+    );
+    assert_eq!(at(&events, "root/Tick log info: tick"), 1.0);
+    assert_eq!(at(&events, "inner:root/Nap log info: inner napped"), 1.5);
 }

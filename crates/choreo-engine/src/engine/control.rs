@@ -493,6 +493,11 @@ impl Control {
             self.stalled_since = None;
             return true;
         }
+        if self.shared.time.nested_loads() {
+            // Box code loading a nested behavior: a slow load is not a stalled hook.
+            self.stalled_since = None;
+            return false;
+        }
         let since = *self
             .stalled_since
             .get_or_insert_with(std::time::Instant::now);

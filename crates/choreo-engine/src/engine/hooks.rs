@@ -13,6 +13,10 @@ use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
+/// Virtual time: how long, in real time, the control thread waits for a hook that loads a
+/// nested behavior (whose boxes are being constructed) to return or sleep on the clock.
+const NESTED_LOAD_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
         let ticket = self.next_ticket;
@@ -82,8 +86,17 @@ impl Control {
             );
         }
         if shared.time.is_virtual() {
-            // Determinism: let the hook run until it returns or sleeps on the clock.
+            // Determinism: let the hook run until it returns or sleeps on the clock (while a
+            // nested behavior it loads is constructed, up to NESTED_LOAD_WAIT: commands, a
+            // stop, must get their turn some day).
             shared.time.wait_for_yield(base);
+            let patience = std::time::Instant::now() + NESTED_LOAD_WAIT;
+            while shared.time.busy() > base
+                && shared.time.nested_loads()
+                && std::time::Instant::now() < patience
+            {
+                shared.time.wait_for_yield(base);
+            }
             if shared.time.busy() > base && self.waiting.contains_key(&ticket) {
                 // It waits on something else (a lock, a queue, real I/O): the run goes on,
                 // but its order is now up to the OS; say so.

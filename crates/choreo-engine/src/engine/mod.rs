@@ -216,6 +216,8 @@ impl Engine {
         // included), and the time limit holds.
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
+        // A nested load runs in box code of another run, which is not stalled meanwhile.
+        let nested_load = nested.then(|| shared.time.nested_load());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
                 shared: Arc::clone(&shared),
@@ -238,6 +240,7 @@ impl Engine {
             }
         }
         shared.constructing.store(false, Ordering::SeqCst);
+        drop(nested_load);
         shared.time.end();
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
             failed = Some(EngineError::LoadTimeLimit {
