@@ -52,6 +52,9 @@ pub struct Activity {
     /// Nested engines whose boxes are being constructed (by box code of another run, see
     /// [`Activity::nested_loads`]).
     nested_loads: AtomicUsize,
+    /// Nested engines whose control threads count as activities (see
+    /// [`Activity::nested_busy`]).
+    nested_busy: AtomicUsize,
     /// Where each engine's clock tokens go, by route number.
     routes: Mutex<HashMap<u16, Destination>>,
 }
@@ -94,6 +97,7 @@ impl Activity {
             parked: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
             nested_loads: AtomicUsize::new(0),
+            nested_busy: AtomicUsize::new(0),
             routes: Mutex::new(HashMap::new()),
         }
     }
@@ -144,6 +148,24 @@ impl Activity {
         self.notify_progress();
     }
 
+    /// How many nested engines' control threads count as activities now (they have
+    /// commands to act on).
+    pub(crate) fn nested_busy(&self) -> usize {
+        self.nested_busy.load(Ordering::SeqCst)
+    }
+
+    /// A nested engine's control thread counts as an activity from now on.
+    pub(crate) fn nested_begin(&self) {
+        self.nested_busy.fetch_add(1, Ordering::SeqCst);
+        self.begin();
+    }
+
+    /// A nested engine's control thread no longer counts as an activity.
+    pub(crate) fn nested_end(&self) {
+        self.nested_busy.fetch_sub(1, Ordering::SeqCst);
+        self.end();
+    }
+
     /// Whether a nested engine's boxes are being constructed: the box code that loads it
     /// runs long without sleeping on the clock, and is not stalled for that.
     pub(crate) fn nested_loads(&self) -> bool {
@@ -180,8 +202,10 @@ impl Activity {
         if ON_CONTROL_THREAD.with(std::cell::Cell::get) {
             return;
         }
-        self.notify_progress();
-        self.clock.sleep_until(deadline);
+        waiting(|| {
+            self.notify_progress();
+            self.clock.sleep_until(deadline);
+        });
     }
 
     /// Sleeps for `d` of behavior time (see [`Activity::sleep_until`]).
@@ -253,18 +277,25 @@ impl Activity {
     /// activities are running, i.e. the one just started or woken has finished or sleeps on
     /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
     pub(crate) fn wait_for_yield(&self, base: usize) {
+        self.wait_until(|| self.busy() <= base);
+    }
+
+    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until `ready` (activities
+    /// finished or asleep). Polled, as a sleeper is counted by the clock a moment after it
+    /// signals.
+    pub(crate) fn wait_until(&self, ready: impl Fn() -> bool) {
         crate::trace::flush_thread_buffer();
         // Most hooks return or sleep within microseconds: poll a little before sleeping on
         // the condition variable, as waking a sleeping thread costs far more on a VM.
         // Yielding (not spinning) lets the hook's thread run when it shares our CPU.
         let spin = std::time::Instant::now() + YIELD_SPIN;
-        while self.busy() > base && std::time::Instant::now() < spin {
+        while !ready() && std::time::Instant::now() < spin {
             std::thread::yield_now();
         }
         let deadline = std::time::Instant::now() + YIELD_WAIT;
         let (lock, cv) = &self.progress;
         let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.busy() > base && std::time::Instant::now() < deadline {
+        while !ready() && std::time::Instant::now() < deadline {
             guard = cv
                 .wait_timeout(guard, Duration::from_millis(1))
                 .unwrap_or_else(PoisonError::into_inner)
@@ -282,6 +313,59 @@ impl Activity {
     pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
+}
+
+/// Where a hook handed to a worker is, for the control thread that waits for it to yield
+/// (virtual time): running, waiting (asleep on the clock, or parked), or returned.
+pub(crate) struct HookYield(std::sync::atomic::AtomicU8);
+
+const RUNNING: u8 = 0;
+const WAITING: u8 = 1;
+const RETURNED: u8 = 2;
+
+thread_local! {
+    /// The hook this thread runs, if any (see [`running_hook`]).
+    static HOOK: std::cell::RefCell<Option<Arc<HookYield>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl HookYield {
+    /// A hook about to run.
+    pub(crate) fn new() -> Arc<HookYield> {
+        Arc::new(HookYield(std::sync::atomic::AtomicU8::new(RUNNING)))
+    }
+
+    /// The hook has returned.
+    pub(crate) fn returned(&self) {
+        self.0.store(RETURNED, Ordering::SeqCst);
+    }
+
+    /// Whether the hook has returned or waits (on the clock, or parked).
+    pub(crate) fn yielded(&self) -> bool {
+        self.0.load(Ordering::SeqCst) != RUNNING
+    }
+}
+
+/// Runs `f` (a hook) with `hook` as this thread's hook, so that its waits mark it waiting.
+pub(crate) fn running_hook<R>(hook: &Arc<HookYield>, f: impl FnOnce() -> R) -> R {
+    let outer = HOOK.with(|h| h.replace(Some(Arc::clone(hook))));
+    let result = f();
+    HOOK.with(|h| *h.borrow_mut() = outer);
+    result
+}
+
+/// Runs `f`, a wait on the clock or on another run, with this thread's hook (if any)
+/// marked waiting.
+pub(crate) fn waiting<R>(f: impl FnOnce() -> R) -> R {
+    let hook = HOOK.with(|h| h.borrow().clone());
+    if let Some(h) = &hook {
+        h.0.store(WAITING, Ordering::SeqCst);
+    }
+    let result = f();
+    if let Some(h) = &hook {
+        h.0.store(RUNNING, Ordering::SeqCst);
+    }
+    result
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -172,9 +172,9 @@ impl Manager {
         self.running.keys().cloned().collect()
     }
 
-    /// Takes the engines of every behavior running (recorded ones are forgotten); the
-    /// outer run's too if `outer`.
-    fn take_all(&mut self, outer: bool) -> Vec<Arc<Engine>> {
+    /// The engines of every behavior running, to stop (recorded ones are forgotten, as
+    /// stopped); the outer run's too if `outer`.
+    fn engines_to_stop(&mut self, outer: bool) -> Vec<Arc<Engine>> {
         self.sweep();
         let mut engines = Vec::new();
         self.running.retain(|_, r| match r {
@@ -351,7 +351,7 @@ pub(crate) fn serve(sim: &Sim, service: &str, method: &str, a: &Args<'_>) -> Res
             Value::None
         }
         "stopAllBehaviors" => {
-            let engines = sim.state().behaviors.take_all(true);
+            let engines = sim.state().behaviors.engines_to_stop(true);
             stop_and_wait(&engines);
             sim.state().behaviors.sweep();
             Value::None
@@ -377,15 +377,21 @@ pub(crate) fn serve(sim: &Sim, service: &str, method: &str, a: &Args<'_>) -> Res
     Ok(Reply::Now(value))
 }
 
-/// Stops every nested run ALBehaviorManager started and waits for their ends (see
+/// Stops every nested run ALBehaviorManager started, waits for their ends, and forgets
+/// every behavior running, the one played included (see
 /// [`crate::SimRobot::stop_behaviors`]).
 pub(crate) fn stop_nested(sim: &Sim) {
-    let engines = sim.state().behaviors.take_all(false);
+    let engines = sim.state().behaviors.engines_to_stop(false);
     for e in &engines {
         e.stop();
     }
     for e in &engines {
         e.wait_end();
     }
-    sim.state().behaviors.sweep();
+    let forgotten = std::mem::take(&mut sim.state().behaviors.running);
+    for running in forgotten.into_values() {
+        if let Running::Nested(e) = running {
+            retire(e);
+        }
+    }
 }

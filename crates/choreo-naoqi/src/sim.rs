@@ -449,9 +449,11 @@ impl SimRobot {
         self.sim.state().behaviors.started(name, engine);
     }
 
-    /// Stops every behavior ALBehaviorManager started (nested runs) and waits for their
-    /// ends: for the layer that runs behaviors, once its own run is over, so that nothing
-    /// outlives it. Called from a thread that is not box code.
+    /// Stops every behavior ALBehaviorManager started (nested runs), waits for their ends
+    /// and forgets every behavior running (the one told with
+    /// [`SimRobot::behavior_started`] too): for the layer that runs behaviors, once its own
+    /// run is over and before it drops its engine, so that nothing outlives it. Called from
+    /// a thread that is not box code.
     pub fn stop_behaviors(&self) {
         behaviors::stop_nested(&self.sim);
     }

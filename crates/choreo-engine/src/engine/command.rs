@@ -109,13 +109,15 @@ impl Gate {
 
     /// Waits until the gate opens.
     pub(crate) fn wait(&self) {
-        let mut opened = self.opened();
-        while !*opened {
-            opened = self
-                .changed
-                .wait(opened)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-        }
+        crate::activity::waiting(|| {
+            let mut opened = self.opened();
+            while !*opened {
+                opened = self
+                    .changed
+                    .wait(opened)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        });
     }
 }
 

@@ -57,7 +57,7 @@ impl Control {
         accounted.open = false;
         while commands.try_recv().is_ok() {}
         if std::mem::take(&mut accounted.counted) {
-            self.shared.time.end();
+            self.shared.time.nested_end();
         }
         drop(accounted);
         let timers: Vec<_> = self.timers.keys().copied().collect();
@@ -79,7 +79,7 @@ impl Control {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if accounted.counted && commands.is_empty() {
             accounted.counted = false;
-            self.shared.time.end();
+            self.shared.time.nested_end();
         }
     }
 
@@ -127,6 +127,7 @@ impl Control {
                     hook: Hook::Unload,
                     ctx,
                     ticket,
+                    progress: crate::activity::HookYield::new(),
                 });
                 if !matches!(handed, Handed::Failed) {
                     pending.insert(ticket, b);
@@ -387,6 +388,9 @@ impl Control {
             }
             return false;
         }
+        // What this thread recorded comes before what the tokens due and the sleepers woken
+        // make other threads record (a nested engine's control thread among them).
+        crate::trace::flush_thread_buffer();
         clock.on_idle()
     }
 

@@ -198,9 +198,14 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
             .spawn(move || control.supervise(&commands))
-            .map_err(|error| EngineError::Thread {
-                what: "control thread",
-                error,
+            .map_err(|error| {
+                // The construction's count ends: a time base shared with another engine
+                // goes on.
+                shared.time.end();
+                EngineError::Thread {
+                    what: "control thread",
+                    error,
+                }
             })?;
         let engine = Engine {
             shared: Arc::clone(&shared),

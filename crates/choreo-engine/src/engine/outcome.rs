@@ -119,14 +119,16 @@ impl Reported {
             slot.parked += 1;
             time.park();
         }
-        loop {
-            if let Some(o) = slot.outcome.as_ref().filter(|o| o.is_final()) {
-                return o.clone();
+        crate::activity::waiting(|| {
+            loop {
+                if let Some(o) = slot.outcome.as_ref().filter(|o| o.is_final()) {
+                    return o.clone();
+                }
+                slot = self
+                    .changed
+                    .wait(slot)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
-            slot = self
-                .changed
-                .wait(slot)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-        }
+        })
     }
 }

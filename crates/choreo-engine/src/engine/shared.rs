@@ -69,7 +69,7 @@ impl Shared {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
                     accounted.counted = true;
-                    self.time.begin();
+                    self.time.nested_begin();
                 }
             }
         }

@@ -3,6 +3,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use crate::activity::{HookYield, running_hook};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::hook::Hook;
@@ -22,6 +23,8 @@ pub(super) struct Job {
     pub(super) hook: Hook,
     pub(super) ctx: BoxContext,
     pub(super) ticket: u64,
+    /// Where the hook is, for the control thread that waits for it to yield.
+    pub(super) progress: Arc<HookYield>,
 }
 
 /// What happened to a job handed to the workers.
@@ -46,6 +49,7 @@ impl Workers {
     pub(super) fn run(&mut self, job: Job) -> Handed {
         let shared = Arc::clone(&job.ctx.shared);
         let ticket = job.ticket;
+        let progress = Arc::clone(&job.progress);
         match self.pool.run(Box::new(move || run_job(job))) {
             Ok(Started::Now) => Handed::Running,
             Ok(Started::Queued) => Handed::Queued,
@@ -62,6 +66,7 @@ impl Workers {
                     ok: false,
                     text,
                 });
+                progress.returned();
                 shared.time.end();
                 Handed::Failed
             }
@@ -108,7 +113,9 @@ pub(super) fn run_job(job: Job) {
     let (ok, text) = if matches!(job.hook, Hook::Input { .. }) && !shared.is_loaded(job.ctx.id) {
         (true, String::new())
     } else {
-        call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
+        running_hook(&job.progress, || {
+            call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
+        })
     };
     // The control thread may hand out the next hook as soon as it hears of this one: this
     // worker takes it (it only has the count below left to do).
@@ -119,5 +126,6 @@ pub(super) fn run_job(job: Job) {
         ok,
         text,
     });
+    job.progress.returned();
     shared.time.end();
 }
