@@ -5,12 +5,19 @@
 //! Virtual time may only jump when every such activity waits on the clock, so each one is
 //! counted here while it runs; a sleep through [`Activity::sleep_until`] tells the control
 //! thread the activity now waits on the clock.
+//!
+//! One time base may serve several engines: a behavior run by another one (ALBehaviorManager)
+//! is loaded on its parent's [`Activity`] (`Options::time_base`), so that its hooks and robot
+//! work are counted by the same counter and sleep on the same clock. Each engine has a
+//! route: the clock tokens it schedules carry its number in their top bits, and come
+//! back to it alone.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use crate::clock::{Clock, RealClock, Time};
+use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
 
 thread_local! {
     /// True on the control thread, where inline box code runs and must never sleep.
@@ -26,31 +33,156 @@ const YIELD_WAIT: Duration = Duration::from_secs(2);
 /// sleeps (see [`Activity::wait_for_yield`]).
 const YIELD_SPIN: Duration = Duration::from_micros(50);
 
-/// The clock of one engine, and the count of activities running beside its control thread.
+/// How many bits of a clock token number it within its engine; the bits above name the
+/// engine's [`Route`].
+const ROUTE_SHIFT: u32 = 48;
+
+/// The clock of one engine (and of the engines nested in it), and the count of activities
+/// running beside their control threads.
 pub struct Activity {
     clock: Arc<dyn Clock>,
     virtual_time: bool,
     /// Activities started and not finished (including those sleeping on the clock).
     in_flight: AtomicUsize,
+    /// Counted activities waiting for a run on this time base to end (see
+    /// [`Activity::park`]): they do not count as running.
+    parked: AtomicUsize,
     /// Signalled when an activity finishes or starts sleeping.
     progress: (Mutex<u64>, Condvar),
+    /// Nested engines whose boxes are being constructed (by box code of another run, see
+    /// [`Activity::nested_loads`]).
+    nested_loads: AtomicUsize,
+    /// Nested engines whose control threads count as activities (see
+    /// [`Activity::nested_busy`]).
+    nested_busy: AtomicUsize,
+    /// Where each engine's clock tokens go, by route number.
+    routes: Mutex<HashMap<u16, Destination>>,
+}
+
+/// An engine's clock tokens: where they go, and whether the clock waits for it to act on
+/// each one (see [`Activity::route`]).
+#[derive(Clone)]
+struct Destination {
+    sink: WakeSink,
+    settle: bool,
 }
 
 impl Activity {
-    pub(crate) fn new(clock: Arc<dyn Clock>, virtual_time: bool) -> Arc<Activity> {
-        Arc::new(Activity {
+    /// A time base with a clock of its own, real or virtual; tokens go to the engines
+    /// routed on it. Fails only if the real clock's thread cannot start.
+    pub(crate) fn owned(virtual_time: bool) -> std::io::Result<Arc<Activity>> {
+        // The clock needs its sink first, and the sink the time base it serves.
+        let target: Arc<std::sync::OnceLock<Weak<Activity>>> = Arc::default();
+        let sink_target = Arc::clone(&target);
+        let sink: WakeSink = Arc::new(move |token| {
+            if let Some(time) = sink_target.get().and_then(Weak::upgrade) {
+                time.deliver(token);
+            }
+        });
+        let clock: Arc<dyn Clock> = if virtual_time {
+            VirtualClock::new(sink)
+        } else {
+            RealClock::new(sink)?
+        };
+        let time = Arc::new(Activity::with_clock(clock, virtual_time));
+        let _ = target.set(Arc::downgrade(&time));
+        Ok(time)
+    }
+
+    fn with_clock(clock: Arc<dyn Clock>, virtual_time: bool) -> Activity {
+        Activity {
             clock,
             virtual_time,
             in_flight: AtomicUsize::new(0),
+            parked: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
-        })
+            nested_loads: AtomicUsize::new(0),
+            nested_busy: AtomicUsize::new(0),
+            routes: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Real time with no engine: for a robot that runs on its own (served over qi, say).
     /// Fails only if the clock thread cannot start.
     pub fn real() -> std::io::Result<Arc<Activity>> {
         let clock = RealClock::new(Arc::new(|_| {}))?;
-        Ok(Activity::new(clock, false))
+        Ok(Arc::new(Activity::with_clock(clock, false)))
+    }
+
+    /// Gives an engine a route: the tokens it schedules (numbered from [`Route::first_token`])
+    /// are handed to `sink`. `settle`: virtual time, the clock waits after each hand-over
+    /// until everything it started has finished or sleeps (a nested engine, whose control
+    /// thread counts as an activity while it has work), so that what happens at one instant
+    /// happens in one order. `None` when every route number is taken.
+    pub(crate) fn route(self: &Arc<Self>, sink: WakeSink, settle: bool) -> Option<Route> {
+        let mut routes = lock(&self.routes);
+        let n = (0..=u16::MAX).find(|n| !routes.contains_key(n))?;
+        routes.insert(n, Destination { sink, settle });
+        Some(Route {
+            n,
+            time: Arc::downgrade(self),
+        })
+    }
+
+    /// A token came due: to the engine whose route it names (none: that engine is gone).
+    fn deliver(&self, token: TimerToken) {
+        let n = (token >> ROUTE_SHIFT) as u16;
+        let Some(to) = lock(&self.routes).get(&n).cloned() else {
+            return;
+        };
+        if to.settle && self.virtual_time {
+            let base = self.busy();
+            (to.sink)(token);
+            self.wait_for_yield(base);
+        } else {
+            (to.sink)(token);
+        }
+    }
+
+    /// The calling activity (counted) waits for another run on this time base, which is
+    /// counted while it has work: it no longer counts as running, so virtual time may move
+    /// for that run. Whoever ends the wait calls [`Activity::unpark`] while it is counted
+    /// itself, so that time never moves in between.
+    pub(crate) fn park(&self) {
+        self.parked.fetch_add(1, Ordering::SeqCst);
+        self.notify_progress();
+    }
+
+    /// How many nested engines' control threads count as activities now (they have
+    /// commands to act on).
+    pub(crate) fn nested_busy(&self) -> usize {
+        self.nested_busy.load(Ordering::SeqCst)
+    }
+
+    /// A nested engine's control thread counts as an activity from now on.
+    pub(crate) fn nested_begin(&self) {
+        self.nested_busy.fetch_add(1, Ordering::SeqCst);
+        self.begin();
+    }
+
+    /// A nested engine's control thread no longer counts as an activity.
+    pub(crate) fn nested_end(&self) {
+        self.nested_busy.fetch_sub(1, Ordering::SeqCst);
+        self.end();
+    }
+
+    /// Whether a nested engine's boxes are being constructed: the box code that loads it
+    /// runs long without sleeping on the clock, and is not stalled for that.
+    pub(crate) fn nested_loads(&self) -> bool {
+        self.nested_loads.load(Ordering::SeqCst) > 0
+    }
+
+    /// Counts a nested engine's construction until the guard is dropped.
+    pub(crate) fn nested_load(self: &Arc<Self>) -> NestedLoad {
+        self.nested_loads.fetch_add(1, Ordering::SeqCst);
+        NestedLoad(Arc::clone(self))
+    }
+
+    /// `n` parked activities run again (see [`Activity::park`]).
+    pub(crate) fn unpark(&self, n: usize) {
+        if n > 0 {
+            self.parked.fetch_sub(n, Ordering::SeqCst);
+        }
     }
 
     /// Whether time is virtual (jumps when everything waits on the clock).
@@ -70,8 +202,10 @@ impl Activity {
         if ON_CONTROL_THREAD.with(std::cell::Cell::get) {
             return;
         }
-        self.notify_progress();
-        self.clock.sleep_until(deadline);
+        waiting(|| {
+            self.notify_progress();
+            self.clock.sleep_until(deadline);
+        });
     }
 
     /// Sleeps for `d` of behavior time (see [`Activity::sleep_until`]).
@@ -130,29 +264,38 @@ impl Activity {
         self.in_flight.load(Ordering::SeqCst) > 0
     }
 
-    /// Activities running right now: started, not finished, not sleeping on the clock.
+    /// Activities running right now: started, not finished, not sleeping on the clock, not
+    /// parked.
     pub(crate) fn busy(&self) -> usize {
         self.in_flight
             .load(Ordering::SeqCst)
             .saturating_sub(self.clock.sleepers())
+            .saturating_sub(self.parked.load(Ordering::SeqCst))
     }
 
     /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until at most `base`
     /// activities are running, i.e. the one just started or woken has finished or sleeps on
     /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
     pub(crate) fn wait_for_yield(&self, base: usize) {
+        self.wait_until(|| self.busy() <= base);
+    }
+
+    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until `ready` (activities
+    /// finished or asleep). Polled, as a sleeper is counted by the clock a moment after it
+    /// signals.
+    pub(crate) fn wait_until(&self, ready: impl Fn() -> bool) {
         crate::trace::flush_thread_buffer();
         // Most hooks return or sleep within microseconds: poll a little before sleeping on
         // the condition variable, as waking a sleeping thread costs far more on a VM.
         // Yielding (not spinning) lets the hook's thread run when it shares our CPU.
         let spin = std::time::Instant::now() + YIELD_SPIN;
-        while self.busy() > base && std::time::Instant::now() < spin {
+        while !ready() && std::time::Instant::now() < spin {
             std::thread::yield_now();
         }
         let deadline = std::time::Instant::now() + YIELD_WAIT;
         let (lock, cv) = &self.progress;
         let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.busy() > base && std::time::Instant::now() < deadline {
+        while !ready() && std::time::Instant::now() < deadline {
             guard = cv
                 .wait_timeout(guard, Duration::from_millis(1))
                 .unwrap_or_else(PoisonError::into_inner)
@@ -169,6 +312,93 @@ impl Activity {
 
     pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+}
+
+/// Where a hook handed to a worker is, for the control thread that waits for it to yield
+/// (virtual time): running, waiting (asleep on the clock, or parked), or returned.
+pub(crate) struct HookYield(std::sync::atomic::AtomicU8);
+
+const RUNNING: u8 = 0;
+const WAITING: u8 = 1;
+const RETURNED: u8 = 2;
+
+thread_local! {
+    /// The hook this thread runs, if any (see [`running_hook`]).
+    static HOOK: std::cell::RefCell<Option<Arc<HookYield>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl HookYield {
+    /// A hook about to run.
+    pub(crate) fn new() -> Arc<HookYield> {
+        Arc::new(HookYield(std::sync::atomic::AtomicU8::new(RUNNING)))
+    }
+
+    /// The hook has returned.
+    pub(crate) fn returned(&self) {
+        self.0.store(RETURNED, Ordering::SeqCst);
+    }
+
+    /// Whether the hook has returned or waits (on the clock, or parked).
+    pub(crate) fn yielded(&self) -> bool {
+        self.0.load(Ordering::SeqCst) != RUNNING
+    }
+}
+
+/// Runs `f` (a hook) with `hook` as this thread's hook, so that its waits mark it waiting.
+pub(crate) fn running_hook<R>(hook: &Arc<HookYield>, f: impl FnOnce() -> R) -> R {
+    let outer = HOOK.with(|h| h.replace(Some(Arc::clone(hook))));
+    let result = f();
+    HOOK.with(|h| *h.borrow_mut() = outer);
+    result
+}
+
+/// Runs `f`, a wait on the clock or on another run, with this thread's hook (if any)
+/// marked waiting.
+pub(crate) fn waiting<R>(f: impl FnOnce() -> R) -> R {
+    let hook = HOOK.with(|h| h.borrow().clone());
+    if let Some(h) = &hook {
+        h.0.store(WAITING, Ordering::SeqCst);
+    }
+    let result = f();
+    if let Some(h) = &hook {
+        h.0.store(RUNNING, Ordering::SeqCst);
+    }
+    result
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An engine's place on a time base (see [`Activity::route`]); gone when dropped.
+pub(crate) struct Route {
+    n: u16,
+    time: Weak<Activity>,
+}
+
+impl Route {
+    /// The first token of this route; the next ones follow it.
+    pub(crate) fn first_token(&self) -> TimerToken {
+        u64::from(self.n) << ROUTE_SHIFT
+    }
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        if let Some(time) = self.time.upgrade() {
+            lock(&time.routes).remove(&self.n);
+        }
+    }
+}
+
+/// See [`Activity::nested_load`].
+pub(crate) struct NestedLoad(Arc<Activity>);
+
+impl Drop for NestedLoad {
+    fn drop(&mut self) {
+        self.0.nested_loads.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

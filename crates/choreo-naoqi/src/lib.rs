@@ -14,7 +14,9 @@
 //! animations, choreo-robot's `animations` library),
 //! `motion` (ALMotion, ALNavigation), `posture` (ALRobotPosture), `memory` (ALMemory),
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
-//! `behaviors` (ALBehaviorManager, ALFrameManager), `recorded` (modules with no effect),
+//! `behaviors` (ALBehaviorManager, ALFrameManager: the project's behaviors as nested runs,
+//! through the [`BehaviorLauncher`] the layer that builds runs installs with
+//! [`SimRobot::set_launcher`]), `recorded` (modules with no effect),
 //! `tasks` (the generic task API), [`scenario`]; `catalogue` reads each module's method set
 //! and the error for a method not served from NAOqi's catalogue (`choreo_robot::naoqi`).
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
@@ -65,6 +67,7 @@ mod world;
 
 pub use args::signature;
 pub use audio::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
+pub use behaviors::{BehaviorLauncher, LAST_UPLOADED, LaunchError, MAX_NESTED, behavior_names};
 pub use choreo_robot::{Joint, Model};
 pub use memory::TOUCH_SENSORS;
 pub use motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};

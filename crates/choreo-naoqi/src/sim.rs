@@ -444,9 +444,34 @@ impl SimRobot {
             .unwrap_or_else(PoisonError::into_inner) = Some(observer);
     }
 
-    /// Makes `name` (`package/behavior`) an installed behavior for ALBehaviorManager.
+    /// Makes `name` (`package/behavior`) an installed behavior for ALBehaviorManager, one
+    /// that is only recorded as started and stopped (nothing runs); the behaviors of a
+    /// project come from a launcher ([`SimRobot::set_launcher`]).
     pub fn install_behavior(&self, name: &str) {
         self.sim.state().behaviors.install(name);
+    }
+
+    /// Where ALBehaviorManager's behaviors come from (the project being run): it lists them
+    /// and loads one as a nested run when box code runs or starts it. `None`: only those
+    /// installed by name.
+    pub fn set_launcher(&self, launcher: Option<Arc<dyn crate::BehaviorLauncher>>) {
+        self.sim.state().behaviors.set_launcher(launcher);
+    }
+
+    /// Says that behavior `name` runs as `engine`, started by the layer above (the behavior
+    /// played): ALBehaviorManager lists it as running, refuses to start it again, and stops
+    /// it on `stopBehavior`/`stopAllBehaviors`. Kept until its run is over, not kept alive.
+    pub fn behavior_started(&self, name: &str, engine: &Arc<choreo_engine::Engine>) {
+        self.sim.state().behaviors.started(name, engine);
+    }
+
+    /// Stops every behavior ALBehaviorManager started (nested runs), waits for their ends
+    /// and forgets every behavior running (the one told with
+    /// [`SimRobot::behavior_started`] too): for the layer that runs behaviors, once its own
+    /// run is over and before it drops its engine, so that nothing outlives it. Called from
+    /// a thread that is not box code.
+    pub fn stop_behaviors(&self) {
+        behaviors::stop_nested(&self.sim);
     }
 
     /// Raises an ALMemory event by hand (a console, a test).

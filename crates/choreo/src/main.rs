@@ -12,6 +12,7 @@ mod inspect;
 mod joints;
 mod live;
 mod motion;
+mod nested;
 mod plot;
 mod report;
 mod run;

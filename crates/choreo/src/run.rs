@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
@@ -16,6 +16,7 @@ use crate::exit;
 use crate::fold::Line;
 use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
+use crate::nested::ProjectBehaviors;
 use crate::report;
 use crate::tally::{Failure, Tally, Watched, logged_error};
 
@@ -107,7 +108,7 @@ impl Target {
 /// Runs the behavior; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
     let project = match report::load_shown(&args.path, false, args.verbosity) {
-        Ok(p) => p,
+        Ok(p) => Arc::new(p),
         Err(code) => return code,
     };
     let behavior = match report::pick_behavior(&project, &args.path, args.behavior.as_deref()) {
@@ -197,16 +198,18 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     let behavior_dir = files.behavior_dir(behavior);
     let host = script_host(&behavior_dir, &behavior.path, &project);
+    // A real robot does not say which model it is: the resource groups of the model asked
+    // for (or the manifest's) apply. The simulated robot gives its own.
+    let resources = Arc::new(choreo_naoqi::resource_tree(model));
     let options = Options {
         virtual_time: args.fast,
         trace: trace.clone(),
         time_limit: args.timeout.map(Duration::from_secs_f64),
         robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
         strict: args.strict,
-        // A real robot does not say which model it is: the resource groups of the model
-        // asked for (or the manifest's) apply. The simulated robot gives its own.
-        resources: Some(Arc::new(choreo_naoqi::resource_tree(model))),
+        resources: Some(Arc::clone(&resources)),
         on_frame: joints.as_ref().map(JointRecorder::observer),
+        time_base: None,
     };
     let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
         Ok(e) => Arc::new(e),
@@ -224,12 +227,25 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::USAGE;
         }
     }
-    if let Target::Sim(robot) = &target {
-        let engine = Arc::clone(&engine);
+    if let Target::Sim(sim) = &target {
+        let now = Arc::clone(&engine);
         let live = live.clone();
-        robot.set_observer(Arc::new(move |e: &RobotEvent| {
-            live.robot_event(engine.now(), e);
+        sim.set_observer(Arc::new(move |e: &RobotEvent| {
+            live.robot_event(now.now(), e);
         }));
+        // ALBehaviorManager runs the project's behaviors as nested runs of this one.
+        let weak: Weak<Watched> = Arc::downgrade(&robot);
+        sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
+            Arc::clone(&project),
+            files.path().to_path_buf(),
+            trace.clone(),
+            weak,
+            args.strict,
+            Arc::clone(&resources),
+        ))));
+        if let Some(name) = ProjectBehaviors::played_name(behavior) {
+            sim.behavior_started(&name, &engine);
+        }
     }
     let interrupts = Arc::new(AtomicUsize::new(0));
     {
@@ -292,6 +308,11 @@ pub fn run(args: &RunArgs) -> u8 {
             engine.stop();
             ending = why;
         }
+    }
+    // Behaviors the run started with ALBehaviorManager and left running end with it.
+    if let Target::Sim(sim) = &target {
+        sim.stop_behaviors();
+        sim.set_launcher(None);
     }
     // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
     let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
@@ -390,7 +411,7 @@ fn load_exit(error: &EngineError) -> u8 {
 }
 
 /// The script host for box code: Python scripts in the embedded CPython.
-fn script_host(
+pub(crate) fn script_host(
     behavior_dir: &Path,
     behavior_file: &str,
     project: &choreo_xar::source::Project,

@@ -84,7 +84,8 @@ pub fn summarize(path: &str, text: &str) -> (Option<u32>, String) {
             continue;
         };
         last_frame = i;
-        if file == path {
+        // A nested behavior's box is `folder:root/X` in the trace, `root/X` to Python.
+        if file == path || path.split_once(':').is_some_and(|(_, inner)| inner == file) {
             let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
             line = digits.parse().ok().or(line);
         }
@@ -186,8 +187,10 @@ impl Tally {
             return;
         }
         let path = &e.path;
+        // A nested run's end and stop are not the run's.
+        let outer = !crate::nested::of_nested_run(path);
         match &e.step {
-            Step::Del => {
+            Step::Del if outer => {
                 self.over = true;
                 self.started.remove(path);
             }
@@ -222,7 +225,9 @@ impl Tally {
                 }
                 add(&mut self.calling, (path.clone(), method.clone()), -1);
             }
-            Step::Behavior { what } if what == "stop" && self.running_at_stop.is_none() => {
+            Step::Behavior { what }
+                if outer && what == "stop" && self.running_at_stop.is_none() =>
+            {
                 self.running_at_stop = Some(self.still_running());
             }
             _ => {}
@@ -361,6 +366,11 @@ ValueError: boom";
         assert_eq!(
             summarize("root/Oops", TRACEBACK),
             (Some(7), "ValueError: boom".to_string())
+        );
+        assert_eq!(
+            summarize("selfie:root/Oops", TRACEBACK).0,
+            Some(7),
+            "a nested behavior's box"
         );
         let f = Failure::new("root/Oops", "onInput_onStart", TRACEBACK);
         assert_eq!(

@@ -7,7 +7,9 @@ use crate::value::Value;
 
 /// A message to the control thread.
 pub(crate) enum Command {
-    Start,
+    /// Start the behavior; the gate, if any, opens once the start has been acted on (see
+    /// [`StartGate`]).
+    Start(Option<StartGate>),
     Stop,
     Stimulate {
         b: BoxId,
@@ -70,4 +72,63 @@ pub enum TimelineCommand {
     GoToLabel(String),
     /// Change the frame rate from the next frame on.
     SetFps(u32),
+}
+
+/// What box code waiting for a nested run to start waits on ([`crate::Engine::start_parked`]):
+/// parked on the time base until the control thread has acted on the start and on what
+/// followed at that instant, then counted again and woken. Dropped unopened (the control
+/// thread is gone), it opens too.
+pub(crate) struct StartGate(std::sync::Arc<Gate>);
+
+/// See [`StartGate`].
+pub(crate) struct Gate {
+    time: std::sync::Arc<crate::activity::Activity>,
+    opened: std::sync::Mutex<bool>,
+    changed: std::sync::Condvar,
+}
+
+impl Gate {
+    /// A closed gate, its waiter (the caller) parked on `time` from now on.
+    pub(crate) fn parked(
+        time: &std::sync::Arc<crate::activity::Activity>,
+    ) -> (std::sync::Arc<Gate>, StartGate) {
+        let gate = std::sync::Arc::new(Gate {
+            time: std::sync::Arc::clone(time),
+            opened: std::sync::Mutex::new(false),
+            changed: std::sync::Condvar::new(),
+        });
+        time.park();
+        (std::sync::Arc::clone(&gate), StartGate(gate))
+    }
+
+    fn opened(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.opened
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Waits until the gate opens.
+    pub(crate) fn wait(&self) {
+        crate::activity::waiting(|| {
+            let mut opened = self.opened();
+            while !*opened {
+                opened = self
+                    .changed
+                    .wait(opened)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        });
+    }
+}
+
+impl Drop for StartGate {
+    /// Opens the gate: the waiter counts again (before it wakes) and goes on.
+    fn drop(&mut self) {
+        let mut opened = self.0.opened();
+        if !*opened {
+            *opened = true;
+            self.0.time.unpark(1);
+            self.0.changed.notify_all();
+        }
+    }
 }

@@ -40,6 +40,47 @@ impl Control {
                 .unwrap_or_else(|| "the control thread panicked".to_string());
             self.crashed(message, commands);
         }
+        self.close(commands);
+    }
+
+    /// The control thread ends. A nested engine closes its queue (nothing posted from now on
+    /// is delivered), stops counting as an activity, and cancels its clock tokens: the time
+    /// base it shares goes on without it.
+    fn close(&mut self, commands: &Receiver<Command>) {
+        let Some(accounted) = &self.shared.accounted else {
+            return;
+        };
+        crate::trace::flush_thread_buffer();
+        let mut accounted = accounted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        accounted.open = false;
+        while commands.try_recv().is_ok() {}
+        if std::mem::take(&mut accounted.counted) {
+            self.shared.time.nested_end();
+        }
+        drop(accounted);
+        let timers: Vec<_> = self.timers.keys().copied().collect();
+        for token in timers {
+            self.cancel_timer(token);
+        }
+    }
+
+    /// Nested engine with nothing left to do (no ready operation) and nothing queued: it
+    /// stops counting as an activity (once the trace has what it recorded) until the next
+    /// command is posted.
+    fn settle(&mut self, commands: &Receiver<Command>) {
+        let Some(accounted) = &self.shared.accounted else {
+            return;
+        };
+        crate::trace::flush_thread_buffer();
+        let mut accounted = accounted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if accounted.counted && commands.is_empty() {
+            accounted.counted = false;
+            self.shared.time.nested_end();
+        }
     }
 
     /// Best-effort unload after a panic: every loaded box gets its onUnload (deepest first;
@@ -86,6 +127,7 @@ impl Control {
                     hook: Hook::Unload,
                     ctx,
                     ticket,
+                    progress: crate::activity::HookYield::new(),
                 });
                 if !matches!(handed, Handed::Failed) {
                     pending.insert(ticket, b);
@@ -267,7 +309,10 @@ impl Control {
                     // Time moves while boxes are constructed and once the behavior started.
                     // While boxes are constructed, only when the constructor sleeps on the
                     // clock: a slow load is not a stalled hook.
-                    let may_move = if self.started {
+                    // Only the engine that owns the clock moves it (a nested one waits).
+                    let may_move = if !self.owns_time {
+                        false
+                    } else if self.started {
                         self.quiet_or_stalled()
                     } else {
                         self.constructing() && self.quiet()
@@ -295,6 +340,9 @@ impl Control {
                         50
                     };
                     crate::trace::flush_thread_buffer();
+                    // The start and what followed are done: whoever waits for it goes on.
+                    self.start_gate = None;
+                    self.settle(commands);
                     match commands.recv_timeout(Duration::from_millis(poll)) {
                         Ok(c) => c,
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
@@ -340,6 +388,9 @@ impl Control {
             }
             return false;
         }
+        // What this thread recorded comes before what the tokens due and the sleepers woken
+        // make other threads record (a nested engine's control thread among them).
+        crate::trace::flush_thread_buffer();
         clock.on_idle()
     }
 
@@ -352,7 +403,7 @@ impl Control {
     fn time_beside_loop(&mut self) {
         // Only a loop: a link gone loud (see `rate`), the engine busy without a pause for
         // STALL. A long load or a busy start is neither, and keeps virtual time exact.
-        if !self.shared.time.is_virtual() {
+        if !self.shared.time.is_virtual() || !self.owns_time {
             return;
         }
         if !self.rates.any_loud() {
@@ -388,7 +439,8 @@ impl Control {
         let mark = self.ready.len();
         match command {
             Command::Quit => return false,
-            Command::Start => {
+            Command::Start(gate) => {
+                self.start_gate = gate;
                 self.started = true;
                 self.record_behavior("start");
                 self.root_loading = true;
@@ -445,6 +497,11 @@ impl Control {
             self.stalled_since = None;
             return true;
         }
+        if self.shared.time.nested_loads() {
+            // Box code loading a nested behavior: a slow load is not a stalled hook.
+            self.stalled_since = None;
+            return false;
+        }
         let since = *self
             .stalled_since
             .get_or_insert_with(std::time::Instant::now);
@@ -494,13 +551,6 @@ impl Control {
     /// Reports an outcome: Finished and Stopped are final; Idle only until then.
     pub(super) fn finish(&mut self, outcome: Outcome) {
         crate::trace::flush_thread_buffer();
-        let (lock, cv) = &*self.outcome;
-        let mut o = lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !o.as_ref().is_some_and(Outcome::is_final) {
-            *o = Some(outcome);
-            cv.notify_all();
-        }
+        self.outcome.set(outcome, &self.shared.time);
     }
 }

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use choreo_xar::model::InputNature;
 
+use crate::activity::HookYield;
 use crate::clock::Time;
 use crate::context::BoxContext;
 use crate::engine::op::OpId;
@@ -12,6 +13,10 @@ use crate::engine::workers::{Handed, Job, call_guarded};
 use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
+
+/// Virtual time: how long, in real time, the control thread waits for a hook that loads a
+/// nested behavior (whose boxes are being constructed) to return or sleep on the clock.
+const NESTED_LOAD_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
@@ -58,6 +63,7 @@ impl Control {
         }
         let shared = Arc::clone(&self.shared);
         let base = shared.time.busy();
+        let progress = HookYield::new();
         shared.time.begin();
         crate::trace::flush_thread_buffer();
         let handed = self.workers.run(Job {
@@ -68,6 +74,7 @@ impl Control {
                 id: b,
             },
             ticket,
+            progress: Arc::clone(&progress),
         });
         if matches!(handed, Handed::Queued) && !self.cap_reported {
             self.cap_reported = true;
@@ -82,9 +89,20 @@ impl Control {
             );
         }
         if shared.time.is_virtual() {
-            // Determinism: let the hook run until it returns or sleeps on the clock.
-            shared.time.wait_for_yield(base);
-            if shared.time.busy() > base && self.waiting.contains_key(&ticket) {
+            // Determinism: let the hook run until it returns or waits (sleeps on the clock,
+            // or waits for a nested run it started), and the nested runs (other than this
+            // engine itself) until they have nothing left to do at this instant; while a
+            // nested behavior it loads is constructed, up to NESTED_LOAD_WAIT (commands, a
+            // stop, must get their turn some day).
+            let own = usize::from(shared.accounted.is_some());
+            let time = &shared.time;
+            let ready = || time.busy() <= base && progress.yielded() && time.nested_busy() <= own;
+            time.wait_until(ready);
+            let patience = std::time::Instant::now() + NESTED_LOAD_WAIT;
+            while !ready() && time.nested_loads() && std::time::Instant::now() < patience {
+                time.wait_until(ready);
+            }
+            if !progress.yielded() && self.waiting.contains_key(&ticket) {
                 // It waits on something else (a lock, a queue, real I/O): the run goes on,
                 // but its order is now up to the OS; say so.
                 let hook = name.name(&self.shared.graph, b);

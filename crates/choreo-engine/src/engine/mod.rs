@@ -32,17 +32,18 @@ pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use choreo_xar::model::XarFile;
 
 use crate::activity::Activity;
-use crate::clock::{Clock, RealClock, Time, VirtualClock, WakeSink};
+use crate::clock::{Time, WakeSink};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
-use crate::engine::shared::Shared;
+use crate::engine::outcome::Reported;
+use crate::engine::shared::{Accounted, Shared};
 use crate::engine::state::{CodeSlot, Control, ControlOptions};
 use crate::error::EngineError;
 use crate::graph::{BoxId, Graph};
@@ -76,17 +77,27 @@ pub struct Options {
     /// The robot's resource tree (which joints a group such as `All motors` covers, Q4).
     /// `None`: the robot's own ([`Robot::resource_tree`]), else none (every name a leaf).
     pub resources: Option<Arc<ResourceTree>>,
+    /// A nested run: the time base of the engine whose box code starts this one
+    /// ([`Engine::time`], [`BoxContext::activity`], or what the robot was attached to), used
+    /// instead of a clock of its own. Its hooks, robot work and sleepers are then counted and
+    /// scheduled with the other engine's, behavior time is one, and in virtual time only the
+    /// engine that owns the clock moves it (this one counts as busy while it has work, and
+    /// never reports [`Outcome::Idle`] or [`Outcome::TimeLimit`] itself): `virtual_time` and
+    /// `time_limit` are the owner's. The robot is not attached again.
+    pub time_base: Option<Arc<Activity>>,
 }
 
 /// A loaded behavior, ready to start.
 pub struct Engine {
     shared: Arc<Shared>,
-    outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+    outcome: Arc<Reported>,
     /// See [`Engine::ended_at`]; [`NOT_ENDED`] until then.
     ended_at: Arc<AtomicU64>,
     /// See [`Engine::peak_operations`].
     peak_ops: Arc<AtomicUsize>,
     control: Option<JoinHandle<()>>,
+    /// The engine owns its clock (not nested, see [`Options::time_base`]).
+    owns_time: bool,
 }
 
 /// [`Engine::ended_at`] before the end.
@@ -108,17 +119,13 @@ impl Engine {
         // budget of steps; what is queued meanwhile is one command per hook return, timer,
         // fired output or memory event, each bounded by the work that produced it.
         let (queue, commands) = crossbeam_channel::unbounded();
-        let sink_queue = queue.clone();
-        let sink: WakeSink = Arc::new(move |token| {
-            let _ = sink_queue.send(Command::Wake(token));
-        });
-        let clock: Arc<dyn Clock> = if options.virtual_time {
-            VirtualClock::new(sink)
-        } else {
-            RealClock::new(sink).map_err(|error| EngineError::Thread {
+        let nested = options.time_base.is_some();
+        let time = match &options.time_base {
+            Some(base) => Arc::clone(base),
+            None => Activity::owned(options.virtual_time).map_err(|error| EngineError::Thread {
                 what: "frame clock",
                 error,
-            })?
+            })?,
         };
         let parameters = graph
             .boxes
@@ -133,20 +140,41 @@ impl Engine {
             fps,
             loaded,
             on_frame: options.on_frame.clone(),
-            time: Activity::new(clock, options.virtual_time),
+            time,
             trace: options.trace,
             queue,
             parameters: Mutex::new(parameters),
             constructing: AtomicBool::new(true),
+            accounted: nested.then(|| {
+                Mutex::new(Accounted {
+                    open: true,
+                    counted: false,
+                })
+            }),
         });
+        // The clock's tokens for this engine: posted to its queue (through `post`, so that
+        // a nested engine counts them).
+        let weak = Arc::downgrade(&shared);
+        let sink: WakeSink = Arc::new(move |token| {
+            if let Some(shared) = weak.upgrade() {
+                shared.post(Command::Wake(token));
+            }
+        });
+        let route = shared
+            .time
+            .route(sink, nested)
+            .ok_or_else(|| EngineError::Thread {
+                what: "clock route",
+                error: std::io::Error::other("too many engines share this clock"),
+            })?;
         // Construction counts as an activity from here (see below), so that nothing the robot
         // starts when attached makes time move before the first box is constructed.
         shared.time.begin();
-        if let Some(robot) = &shared.robot {
+        if !nested && let Some(robot) = &shared.robot {
             robot.attach(Arc::clone(&shared.time));
         }
         host.prepare(&shared.graph);
-        let outcome = Arc::new((Mutex::new(None), Condvar::new()));
+        let outcome = Arc::new(Reported::new());
         let ended_at = Arc::new(AtomicU64::new(NOT_ENDED));
         let code_slot: CodeSlot = Arc::new(Mutex::new(Vec::new()));
         let peak_ops = Arc::new(AtomicUsize::new(0));
@@ -156,8 +184,9 @@ impl Engine {
             Arc::clone(&ended_at),
             Arc::clone(&code_slot),
             Arc::clone(&peak_ops),
-            &ControlOptions {
-                time_limit: options.time_limit,
+            ControlOptions {
+                time_limit: if nested { None } else { options.time_limit },
+                route,
                 strict: options.strict,
                 resources: options
                     .resources
@@ -169,9 +198,14 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
             .spawn(move || control.supervise(&commands))
-            .map_err(|error| EngineError::Thread {
-                what: "control thread",
-                error,
+            .map_err(|error| {
+                // The construction's count ends: a time base shared with another engine
+                // goes on.
+                shared.time.end();
+                EngineError::Thread {
+                    what: "control thread",
+                    error,
+                }
             })?;
         let engine = Engine {
             shared: Arc::clone(&shared),
@@ -179,6 +213,7 @@ impl Engine {
             ended_at,
             peak_ops,
             control: Some(handle),
+            owns_time: !nested,
         };
         // R1: every box is constructed on this thread, counted as an activity while the
         // control thread already runs: box code that sleeps, waits on a timer or calls the
@@ -186,6 +221,8 @@ impl Engine {
         // included), and the time limit holds.
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
+        // A nested load runs in box code of another run, which is not stalled meanwhile.
+        let nested_load = nested.then(|| shared.time.nested_load());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
                 shared: Arc::clone(&shared),
@@ -208,6 +245,7 @@ impl Engine {
             }
         }
         shared.constructing.store(false, Ordering::SeqCst);
+        drop(nested_load);
         shared.time.end();
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
             failed = Some(EngineError::LoadTimeLimit {
@@ -242,11 +280,12 @@ impl Engine {
 
     /// The outcome reported so far, without waiting or consuming it.
     fn outcome_now(&self) -> Option<Outcome> {
-        self.outcome
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.outcome.now()
+    }
+
+    /// Whether the run is over: a final outcome was reported (finished, stopped, failed...).
+    pub fn is_over(&self) -> bool {
+        self.outcome_now().is_some_and(|o| o.is_final())
     }
 
     /// When the run ended, in behavior time: the root finished (R5), or a stop began (asked,
@@ -261,7 +300,18 @@ impl Engine {
 
     /// Starts the behavior (R3).
     pub fn start(&self) {
-        self.shared.post(Command::Start);
+        self.shared.post(Command::Start(None));
+    }
+
+    /// Starts the behavior and waits until it has started: its control thread has acted on
+    /// the start and on everything that followed at that instant (hooks returned or sleep).
+    /// For box code of another run on this engine's time base (`startBehavior`): it does not
+    /// count as running while it waits, and what it does next comes after the start in the
+    /// trace, every time.
+    pub fn start_parked(&self) {
+        let (gate, opener) = command::Gate::parked(&self.shared.time);
+        self.shared.post(Command::Start(Some(opener)));
+        gate.wait();
     }
 
     /// Stops the behavior (R4): everything is unloaded, then destroyed.
@@ -289,18 +339,35 @@ impl Engine {
     /// after `timeout` of real time. [`Outcome::Idle`] is reported once: a later wait (after
     /// a stop, say) waits for what comes next.
     pub fn wait(&self, timeout: Duration) -> Outcome {
-        let (lock, cv) = &*self.outcome;
-        let guard = lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (mut guard, _) = cv
-            .wait_timeout_while(guard, timeout, |o| o.is_none())
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let outcome = guard.clone().unwrap_or(Outcome::TimedOut);
-        if matches!(outcome, Outcome::Idle | Outcome::TimeLimit) {
-            *guard = None;
-        }
-        outcome
+        self.outcome.wait(timeout)
+    }
+
+    /// Waits, however long it takes, for the run to be over (a final outcome). For a thread
+    /// that is not an activity of this engine's time base (the engine's user); box code of
+    /// another run on the same time base calls [`Engine::wait_end_parked`].
+    pub fn wait_end(&self) -> Outcome {
+        self.outcome.wait_final(None)
+    }
+
+    /// [`Engine::wait_end`] for box code (a hook, a robot call made from one) of a run on
+    /// this engine's time base, as `ALBehaviorManager.runBehavior`: while it waits it does
+    /// not count as running, so virtual time moves for this run; it counts again before the
+    /// end wakes it, so that nothing happens at the instant of the end before it returns.
+    pub fn wait_end_parked(&self) -> Outcome {
+        self.outcome.wait_final(Some(&self.shared.time))
+    }
+
+    /// Whether the calling thread runs a hook of this engine (its box code, or box code it
+    /// calls): such a thread must not wait for this run's end, which a stop may not reach
+    /// before the hook returns.
+    pub fn runs_on_this_thread(&self) -> bool {
+        workers::runs_hook_of(&self.shared)
+    }
+
+    /// The time base: the clock and the count of activities (give it as
+    /// [`Options::time_base`] to run another behavior on the same time).
+    pub fn time(&self) -> &Arc<Activity> {
+        &self.shared.time
     }
 
     /// Sets parameter `name` of the box at `path` from its text, typed by the parameter's
@@ -345,11 +412,13 @@ impl Drop for Engine {
         self.shared.post(Command::Quit);
         // Box code still sleeping on the clock (a hook never unloaded, a thread of its own)
         // wakes up instead of sleeping on a clock that no longer moves; its later sleeps
-        // take real time.
-        self.shared
-            .time
-            .clock()
-            .release_sleepers(crate::clock::Later::RealTime);
+        // take real time. A nested engine's clock is its owner's, and still moves.
+        if self.owns_time {
+            self.shared
+                .time
+                .clock()
+                .release_sleepers(crate::clock::Later::RealTime);
+        }
         if let Some(h) = self.control.take() {
             let _ = h.join();
         }

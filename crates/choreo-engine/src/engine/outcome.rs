@@ -45,3 +45,90 @@ impl Outcome {
         !matches!(self, Outcome::Idle | Outcome::TimeLimit | Outcome::TimedOut)
     }
 }
+
+/// The outcome as the engine's users see it, and the box code of other runs parked waiting
+/// for the end (see [`crate::Engine::wait_end_parked`]).
+pub(crate) struct Reported {
+    slot: std::sync::Mutex<Slot>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct Slot {
+    outcome: Option<Outcome>,
+    /// Waiters parked on the time base until the end.
+    parked: usize,
+}
+
+impl Reported {
+    pub(crate) fn new() -> Reported {
+        Reported {
+            slot: std::sync::Mutex::new(Slot::default()),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Reports `outcome` unless a final one was: Finished, Stopped and the like are final;
+    /// Idle and TimeLimit only until then. A final one wakes the parked waiters, counted
+    /// again on `time` before this returns (the caller, the control thread, is counted).
+    pub(crate) fn set(&self, outcome: Outcome, time: &crate::activity::Activity) {
+        let mut slot = self.slot();
+        if slot.outcome.as_ref().is_some_and(Outcome::is_final) {
+            return;
+        }
+        if outcome.is_final() {
+            time.unpark(std::mem::take(&mut slot.parked));
+        }
+        slot.outcome = Some(outcome);
+        self.changed.notify_all();
+    }
+
+    /// The outcome reported so far.
+    pub(crate) fn now(&self) -> Option<Outcome> {
+        self.slot().outcome.clone()
+    }
+
+    /// Waits up to `timeout` of real time for an outcome; an interim one is taken (reported
+    /// once). [`Outcome::TimedOut`] if none came.
+    pub(crate) fn wait(&self, timeout: std::time::Duration) -> Outcome {
+        let guard = self.slot();
+        let (mut slot, _) = self
+            .changed
+            .wait_timeout_while(guard, timeout, |s| s.outcome.is_none())
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let outcome = slot.outcome.clone().unwrap_or(Outcome::TimedOut);
+        if !outcome.is_final() {
+            slot.outcome = None;
+        }
+        outcome
+    }
+
+    /// Waits, however long it takes, for a final outcome. `time`: the caller is a counted
+    /// activity of `time`, parked while it waits (see [`crate::activity::Activity::park`]).
+    pub(crate) fn wait_final(&self, time: Option<&crate::activity::Activity>) -> Outcome {
+        let mut slot = self.slot();
+        if let Some(time) = time
+            && !slot.outcome.as_ref().is_some_and(Outcome::is_final)
+        {
+            slot.parked += 1;
+            time.park();
+        }
+        crate::activity::waiting(|| {
+            loop {
+                if let Some(o) = slot.outcome.as_ref().filter(|o| o.is_final()) {
+                    return o.clone();
+                }
+                slot = self
+                    .changed
+                    .wait(slot)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        })
+    }
+}

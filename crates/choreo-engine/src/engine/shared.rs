@@ -36,12 +36,43 @@ pub(crate) struct Shared {
     /// the clock (cleared before the constructor stops counting as an activity, so time
     /// never moves between the end of construction and the start).
     pub(crate) constructing: std::sync::atomic::AtomicBool,
+    /// An engine on another's time base (nested): its control thread counts as an activity
+    /// while it has commands to act on (see [`Shared::post`]).
+    pub(crate) accounted: Option<Mutex<Accounted>>,
+}
+
+/// How a nested engine's control thread is counted on the time base it shares.
+pub(crate) struct Accounted {
+    /// The queue is open (the control thread closes it as it ends).
+    pub(crate) open: bool,
+    /// The control thread counts as an activity: something was posted since it last found
+    /// its queue empty with nothing left to do.
+    pub(crate) counted: bool,
 }
 
 impl Shared {
+    /// Tells the control thread. A nested engine's control thread is an activity of the
+    /// time base it shares from the first command posted until it has acted on every one
+    /// (the control thread ends the count then, `Control::settle`), so that the engine that
+    /// moves virtual time never moves it while this one still has something to do at the
+    /// current instant.
     pub(crate) fn post(&self, c: Command) {
-        // The control thread is gone only after the engine is dropped: nothing to tell then.
-        let _ = self.queue.send(c);
+        match &self.accounted {
+            // The control thread is gone only after the engine is dropped: nothing to tell
+            // then.
+            None => {
+                let _ = self.queue.send(c);
+            }
+            Some(accounted) => {
+                let mut accounted = accounted
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
+                    accounted.counted = true;
+                    self.time.nested_begin();
+                }
+            }
+        }
     }
 
     fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {

@@ -3,15 +3,16 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use choreo_motion::Motion;
 use std::time::Duration;
 
+use crate::activity::Route;
 use crate::clock::{Time, TimerToken};
 use crate::engine::holdings::Holdings;
 use crate::engine::op::{OpId, Ops};
-use crate::engine::outcome::Outcome;
+use crate::engine::outcome::{Outcome, Reported};
 use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
@@ -185,7 +186,14 @@ pub(super) struct Control {
     /// The robot thread: robot calls the control thread needs (memory subscriptions), in
     /// order, off the control thread.
     pub(super) robot_calls: Pool,
-    pub(super) outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+    pub(super) outcome: Arc<Reported>,
+    /// This engine's clock tokens: delivered until the control thread ends (dropped then).
+    pub(super) _route: Route,
+    /// The engine owns its time base (see [`crate::engine::Options::time_base`]): it moves
+    /// virtual time, reports idleness and the time limit.
+    pub(super) owns_time: bool,
+    /// Opened (dropped) once the start has been acted on, see [`crate::Engine::start_parked`].
+    pub(super) start_gate: Option<crate::engine::command::StartGate>,
     pub(super) destroyed: bool,
     /// Idle was reported and nothing happened since (report it once per quiet period).
     pub(super) idle_reported: bool,
@@ -221,6 +229,7 @@ pub(super) type CodeSlot = Arc<Mutex<Vec<Arc<dyn BoxCode>>>>;
 /// What the control thread keeps of [`crate::engine::Options`].
 pub(super) struct ControlOptions {
     pub(super) time_limit: Option<Duration>,
+    pub(super) route: Route,
     pub(super) strict: bool,
     pub(super) resources: Arc<ResourceTree>,
 }
@@ -230,15 +239,16 @@ impl Control {
     /// ([`crate::engine::command::Command::Constructed`]).
     pub(super) fn new(
         shared: Arc<Shared>,
-        outcome: Arc<(Mutex<Option<Outcome>>, Condvar)>,
+        outcome: Arc<Reported>,
         ended_at: Arc<AtomicU64>,
         code_slot: CodeSlot,
         peak_ops: Arc<std::sync::atomic::AtomicUsize>,
-        options: &ControlOptions,
+        options: ControlOptions,
     ) -> Control {
         let n = shared.graph.boxes.len();
         let diagrams = shared.graph.diagrams.len();
         let rates = LinkRates::new(&shared.graph);
+        let owns_time = shared.accounted.is_none();
         Control {
             shared,
             code: Vec::new(),
@@ -263,7 +273,7 @@ impl Control {
             rates,
             waiting: HashMap::new(),
             next_ticket: 0,
-            next_token: 0,
+            next_token: options.route.first_token(),
             timers: HashMap::new(),
             holdings: Holdings::new(Arc::clone(&options.resources)),
             resource_waiters: Vec::new(),
@@ -279,6 +289,9 @@ impl Control {
                 },
             ),
             outcome,
+            owns_time,
+            _route: options.route,
+            start_gate: None,
             destroyed: false,
             idle_reported: false,
             started: false,

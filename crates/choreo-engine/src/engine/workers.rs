@@ -3,6 +3,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use crate::activity::{HookYield, running_hook};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::hook::Hook;
@@ -22,6 +23,8 @@ pub(super) struct Job {
     pub(super) hook: Hook,
     pub(super) ctx: BoxContext,
     pub(super) ticket: u64,
+    /// Where the hook is, for the control thread that waits for it to yield.
+    pub(super) progress: Arc<HookYield>,
 }
 
 /// What happened to a job handed to the workers.
@@ -46,6 +49,7 @@ impl Workers {
     pub(super) fn run(&mut self, job: Job) -> Handed {
         let shared = Arc::clone(&job.ctx.shared);
         let ticket = job.ticket;
+        let progress = Arc::clone(&job.progress);
         match self.pool.run(Box::new(move || run_job(job))) {
             Ok(Started::Now) => Handed::Running,
             Ok(Started::Queued) => Handed::Queued,
@@ -62,6 +66,7 @@ impl Workers {
                     ok: false,
                     text,
                 });
+                progress.returned();
                 shared.time.end();
                 Handed::Failed
             }
@@ -69,9 +74,22 @@ impl Workers {
     }
 }
 
+thread_local! {
+    /// The engine (its shared state's address) whose hook this thread runs, 0 if none.
+    static RUNNING_HOOK_OF: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread runs a hook of the engine whose shared state is `shared`.
+pub(super) fn runs_hook_of(shared: &Arc<crate::engine::shared::Shared>) -> bool {
+    RUNNING_HOOK_OF.with(|c| c.get() == Arc::as_ptr(shared) as usize)
+}
+
 /// Calls a hook, turning a panic into an error; returns (ok, error text).
 pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx))) {
+    let outer = RUNNING_HOOK_OF.with(|c| c.replace(Arc::as_ptr(&ctx.shared) as usize));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
+    RUNNING_HOOK_OF.with(|c| c.set(outer));
+    match result {
         Ok(Ok(())) => (true, String::new()),
         Ok(Err(e)) => (false, e.to_string()),
         Err(panic) => {
@@ -95,7 +113,9 @@ pub(super) fn run_job(job: Job) {
     let (ok, text) = if matches!(job.hook, Hook::Input { .. }) && !shared.is_loaded(job.ctx.id) {
         (true, String::new())
     } else {
-        call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
+        running_hook(&job.progress, || {
+            call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
+        })
     };
     // The control thread may hand out the next hook as soon as it hears of this one: this
     // worker takes it (it only has the count below left to do).
@@ -106,5 +126,6 @@ pub(super) fn run_job(job: Job) {
         ok,
         text,
     });
+    job.progress.returned();
     shared.time.end();
 }

@@ -177,6 +177,24 @@ impl Trace {
         self.shared.lock()
     }
 
+    /// A trace whose events go into this one, each path prefixed with `prefix`
+    /// (`selfie:` makes `root/Say` `selfie:root/Say`, and a behavior event's empty path
+    /// `selfie:`): for the engine of a nested behavior, which binds a graph of its own. Its
+    /// events take their sequence numbers from this trace as they reach it; it keeps none.
+    pub fn prefixed(&self, prefix: &str) -> Trace {
+        let child = Trace::unkept(None);
+        let parent = self.clone();
+        let prefix = prefix.to_string();
+        child.add_listener(Arc::new(move |e: &Event| {
+            parent.record(
+                Time(e.time_ns),
+                &format!("{prefix}{}", e.path),
+                e.step.clone(),
+            );
+        }));
+        child
+    }
+
     /// Binds the graph the engine's compact records refer to. Records made against an
     /// earlier graph (a trace reused for another run) are resolved first.
     pub(crate) fn bind(&self, graph: Arc<Graph>) {

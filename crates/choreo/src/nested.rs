@@ -1,0 +1,106 @@
+//! The behaviors of the project being run, for the simulated robot's ALBehaviorManager: the
+//! names a robot gives them, and each one loaded as a nested run (the same robot, the same
+//! script host kind, the same project folder, the trace under `<behavior folder>:`).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use choreo_engine::resource::ResourceTree;
+use choreo_engine::{Activity, Engine, Options, Robot, Trace};
+use choreo_naoqi::{BehaviorLauncher, LaunchError, behavior_names};
+use choreo_xar::source::Project;
+
+/// Whether an event's path is a nested run's: `<behavior folder>:` before the box path
+/// (`greet:root/Say`, `greet:` for its behavior events). The run's own paths start with the
+/// root box's name, which holds no `:`.
+pub fn of_nested_run(path: &str) -> bool {
+    path.split('/')
+        .next()
+        .is_some_and(|first| first.contains(':'))
+}
+
+/// The project's behaviors, as ALBehaviorManager lists and runs them.
+pub struct ProjectBehaviors {
+    project: Arc<Project>,
+    /// Each name a behavior answers to, with its index in the project.
+    names: Vec<(String, usize)>,
+    /// The project's files on disk (`behaviorAbsolutePath()` is below).
+    files: PathBuf,
+    trace: Trace,
+    /// The robot the run uses; not kept alive from here (the robot holds this launcher).
+    robot: Weak<dyn Robot>,
+    strict: bool,
+    resources: Arc<ResourceTree>,
+}
+
+impl ProjectBehaviors {
+    /// The behaviors of `project`, whose files are at `files`, run on `robot` with the
+    /// run's `trace`, strict mode and resource tree. A behavior at the top of the project
+    /// (no folder: a lone `.xar`) has no name on a robot.
+    pub fn new(
+        project: Arc<Project>,
+        files: PathBuf,
+        trace: Trace,
+        robot: Weak<dyn Robot>,
+        strict: bool,
+        resources: Arc<ResourceTree>,
+    ) -> ProjectBehaviors {
+        let package = project.manifest.as_ref().and_then(|m| m.uuid.clone());
+        let names = project
+            .behaviors
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !Project::behavior_folder(b).is_empty())
+            .flat_map(|(i, b)| {
+                behavior_names(package.as_deref(), Project::behavior_folder(b))
+                    .into_iter()
+                    .map(move |n| (n, i))
+            })
+            .collect();
+        ProjectBehaviors {
+            project,
+            names,
+            files,
+            trace,
+            robot,
+            strict,
+            resources,
+        }
+    }
+
+    /// The name the behavior played answers to (`.lastUploadedChoregrapheBehavior/<folder>`,
+    /// as Choregraphe's play uploads it), if it has one.
+    pub fn played_name(behavior: &choreo_xar::source::Behavior) -> Option<String> {
+        let folder = Project::behavior_folder(behavior);
+        (!folder.is_empty()).then(|| behavior_names(None, folder).remove(0))
+    }
+}
+
+impl BehaviorLauncher for ProjectBehaviors {
+    fn installed(&self) -> Vec<String> {
+        self.names.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    fn load(&self, name: &str, time: Arc<Activity>) -> Result<Engine, LaunchError> {
+        let not_installed = || LaunchError::NotInstalled(name.to_string());
+        let i = self
+            .names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, i)| i)
+            .ok_or_else(not_installed)?;
+        let behavior = self.project.behaviors.get(i).ok_or_else(not_installed)?;
+        let robot = self.robot.upgrade().ok_or_else(not_installed)?;
+        let folder = Project::behavior_folder(behavior);
+        let host = crate::run::script_host(&self.files.join(folder), &behavior.path, &self.project);
+        let options = Options {
+            trace: self.trace.prefixed(&format!("{folder}:")),
+            robot: Some(robot),
+            strict: self.strict,
+            resources: Some(Arc::clone(&self.resources)),
+            time_base: Some(time),
+            ..Options::default()
+        };
+        Engine::load(&behavior.xar, host.as_ref(), options).map_err(LaunchError::Load)
+    }
+}

@@ -1,0 +1,241 @@
+//! `choreo run` of projects whose behaviors run others with ALBehaviorManager: the fixture
+//! `tests/fixtures/nested` (main runs greet and broken, and asks for a name the robot does
+//! not have) in virtual and real time, and the Graduation Ceremony project of the corpus.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nested/nested.pml")
+}
+
+fn choreo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(args)
+        .output()
+        .expect("choreo runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The trace file's events as JSON values.
+fn trace_events(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Seconds of the first event of `path` with `event` (and `method`, for robot calls).
+fn time_of(events: &[serde_json::Value], path: &str, event: &str, method: Option<&str>) -> f64 {
+    let e = events
+        .iter()
+        .find(|e| {
+            e["path"] == path && e["event"] == event && method.is_none_or(|m| e["method"] == m)
+        })
+        .unwrap_or_else(|| panic!("no {event} of {path} {method:?} in the trace"));
+    e["time_ns"].as_f64().unwrap() / 1e9
+}
+
+/// Runs the fixture with `--trace`; the output and the trace.
+fn run_fixture(extra: &[&str]) -> (Output, Vec<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let fixture = fixture();
+    let mut args = vec![
+        "run",
+        fixture.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = choreo(&args);
+    let events = trace_events(&trace);
+    (o, events)
+}
+
+#[test]
+fn a_behavior_runs_its_siblings_and_waits_for_them_in_virtual_time() {
+    let (o, events) = run_fixture(&["--fast"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    // The nested behavior that fails is reported, under its behavior's name.
+    assert!(out.contains("errors         1"), "{out}");
+    assert!(
+        out.contains("broken:root/Oops line 3 (onInput_onStart): ValueError: boom"),
+        "{out}"
+    );
+    // The names a robot gives the project's behaviors; the one played runs; an unknown
+    // name raises RuntimeError.
+    assert!(
+        err.contains("installed: .lastUploadedChoregrapheBehavior/broken, .lastUploadedChoregrapheBehavior/greet, .lastUploadedChoregrapheBehavior/main, nested-fixture/broken, nested-fixture/greet, nested-fixture/main"),
+        "{err}"
+    );
+    assert!(
+        err.contains("running: .lastUploadedChoregrapheBehavior/main"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "refused: ALBehaviorManager.runBehavior: behavior \"nested-fixture/nope\" is not installed"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("says \"Hello from greet\""), "{err}");
+    // Behavior time is one: greet's say, then its sleep of 0.5 s, then runBehavior returns
+    // in main at greet's end; broken sleeps 0.5 s more, and main ends with it.
+    let said = time_of(
+        &events,
+        "greet:root/Greet",
+        "robot_return",
+        Some("ALTextToSpeech.say"),
+    );
+    assert!(said > 0.5, "a say takes time: {said}");
+    let greet_end = events
+        .iter()
+        .find(|e| e["path"] == "greet:" && e["what"] == "end")
+        .expect("greet ends")["time_ns"]
+        .as_f64()
+        .unwrap()
+        / 1e9;
+    assert!(
+        (greet_end - (said + 0.5)).abs() < 1e-6,
+        "greet ended at {greet_end}"
+    );
+    let ran = time_of(
+        &events,
+        "root/Run Greet",
+        "robot_return",
+        Some("ALBehaviorManager.runBehavior"),
+    );
+    assert!(
+        (ran - (said + 0.5)).abs() < 1e-6,
+        "runBehavior returned at {ran}, said at {said}"
+    );
+    let end = events
+        .iter()
+        .find(|e| e["path"] == "" && e["what"] == "end")
+        .expect("the run ends");
+    assert!((end["time_ns"].as_f64().unwrap() / 1e9 - (ran + 0.5)).abs() < 1e-6);
+    // Every box of every behavior is made and destroyed once.
+    for path in ["greet:root/Greet", "broken:root/Oops", "root/Run Greet"] {
+        let count = |what: &str| {
+            events
+                .iter()
+                .filter(|e| e["path"] == path && e["event"] == what)
+                .count()
+        };
+        assert_eq!((count("new"), count("del")), (1, 1), "{path}");
+    }
+    // The same trace every time.
+    let (_, again) = run_fixture(&["--fast"]);
+    assert_eq!(again, events);
+}
+
+#[test]
+fn a_nested_behavior_that_fails_stops_a_strict_run() {
+    let (o, _) = run_fixture(&["--fast", "--strict"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        out.contains("root/Run Broken line 3 (onInput_onStart): RuntimeError: ALBehaviorManager.runBehavior: behavior \"nested-fixture/broken\" failed: root/Oops (onInput_onStart): ValueError: boom"),
+        "{out}"
+    );
+}
+
+#[test]
+fn nested_behaviors_run_in_real_time() {
+    let started = std::time::Instant::now();
+    let (o, events) = run_fixture(&[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    // A say, then 0.5 s in greet and 0.5 s in broken: about 2 s of real time.
+    assert!(
+        started.elapsed().as_secs_f64() > 1.5,
+        "{:?}",
+        started.elapsed()
+    );
+    let ran = time_of(
+        &events,
+        "root/Run Greet",
+        "robot_return",
+        Some("ALBehaviorManager.runBehavior"),
+    );
+    let said = time_of(
+        &events,
+        "greet:root/Greet",
+        "robot_return",
+        Some("ALTextToSpeech.say"),
+    );
+    assert!(
+        ran >= said + 0.5,
+        "runBehavior returned at {ran}, said at {said}"
+    );
+}
+
+#[test]
+fn the_graduation_ceremony_runs_its_selfie_behavior_nested() {
+    let Some(corpus) = choreo_testkit::corpus("the Graduation Ceremony's nested behaviors") else {
+        return;
+    };
+    let pml =
+        corpus.join("WAUT6__commencement-ceremony-2024-usek-choregraphe/Graduation Ceremony.pml");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let o = choreo(&[
+        "run",
+        pml.to_str().unwrap(),
+        "--behavior",
+        "selfie_looped",
+        "--fast",
+        "--timeout",
+        "60",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    // selfie_looped runs `.lastUploadedChoregrapheBehavior/selfie_raw_behavior`, whose
+    // dialog waits for someone to speak: the run ends idle, every box unloaded.
+    assert!(
+        out.contains("errors         0"),
+        "stdout:\n{out}\nstderr:\n{err}"
+    );
+    assert!(
+        out.contains("root/Selfie Behavior waits for ALBehaviorManager.runBehavior to return"),
+        "{out}"
+    );
+    assert!(
+        err.contains("selfie_raw_behavior:root/Take Picture Web View"),
+        "{err}"
+    );
+    let events = trace_events(&trace);
+    let shorts: Vec<String> = events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["path"].as_str().unwrap(),
+                e["event"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let position = |line: &str| {
+        shorts
+            .iter()
+            .position(|s| s == line)
+            .unwrap_or_else(|| panic!("{line:?} not in the trace"))
+    };
+    // The stop of the run stops the nested behavior (the Run Behavior box's onUnload calls
+    // stopBehavior) before the run destroys its boxes.
+    assert!(position("selfie_raw_behavior:root new") < position("selfie_raw_behavior: behavior"));
+    assert!(position("selfie_raw_behavior:root del") < position("root/Selfie Behavior del"));
+}
