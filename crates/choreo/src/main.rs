@@ -12,7 +12,6 @@ mod inspect;
 mod joints;
 mod live;
 mod motion;
-mod nested;
 mod plot;
 mod report;
 mod run;

@@ -1,12 +1,13 @@
-//! The behaviors of the project being run, for the simulated robot's ALBehaviorManager: the
-//! names a robot gives them, and each one loaded as a nested run (the same robot, the same
-//! script host kind, the same project folder, the trace under `<behavior folder>:`).
+//! The behaviors of the project being run: the script host a behavior's boxes run in, and,
+//! for the simulated robot's ALBehaviorManager, the names a robot gives them and each one
+//! loaded as a nested run (the same robot, the same script host kind, the same project
+//! folder, the trace under `<behavior folder>:`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use choreo_engine::resource::ResourceTree;
-use choreo_engine::{Activity, Engine, Options, Robot, Trace};
+use choreo_engine::{Activity, Engine, Options, Robot, ScriptHost, Trace};
 use choreo_naoqi::{BehaviorLauncher, LaunchError, behavior_names};
 use choreo_xar::source::Project;
 
@@ -92,7 +93,7 @@ impl BehaviorLauncher for ProjectBehaviors {
         let behavior = self.project.behaviors.get(i).ok_or_else(not_installed)?;
         let robot = self.robot.upgrade().ok_or_else(not_installed)?;
         let folder = Project::behavior_folder(behavior);
-        let host = crate::run::script_host(&self.files.join(folder), &behavior.path, &self.project);
+        let host = script_host(&self.files.join(folder), &behavior.path, &self.project);
         let options = Options {
             trace: self.trace.prefixed(&format!("{folder}:")),
             robot: Some(robot),
@@ -103,4 +104,25 @@ impl BehaviorLauncher for ProjectBehaviors {
         };
         Engine::load(&behavior.xar, host.as_ref(), options).map_err(LaunchError::Load)
     }
+}
+
+/// The script host for box code: Python scripts in the embedded CPython.
+pub fn script_host(
+    behavior_dir: &Path,
+    behavior_file: &str,
+    project: &choreo_xar::source::Project,
+) -> Box<dyn ScriptHost> {
+    let options = choreo_python::PythonOptions {
+        behavior_path: behavior_dir.display().to_string(),
+        package_uid: project
+            .manifest
+            .as_ref()
+            .and_then(|m| m.uuid.clone())
+            .unwrap_or_default(),
+        behavior_relative_path: Path::new(behavior_file)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    };
+    Box::new(choreo_python::PythonHost::new(options))
 }

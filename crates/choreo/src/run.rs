@@ -2,23 +2,23 @@
 //! what the robot does, and report.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
 use choreo_engine::trace::{Event, Step};
-use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, ScriptHost, Trace};
+use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
 use choreo_naoqi::{Model, RobotEvent, Scenario, SimRobot};
 
 use crate::exit;
 use crate::fold::Line;
 use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
-use crate::nested::ProjectBehaviors;
 use crate::report;
 use crate::tally::{Failure, Tally, Watched, logged_error};
+use choreo::nested::{ProjectBehaviors, script_host};
 
 /// What `choreo run` was asked to do.
 pub struct RunArgs {
@@ -408,27 +408,6 @@ fn load_exit(error: &EngineError) -> u8 {
         | EngineError::NoOutput { .. }
         | EngineError::NoParameter { .. } => exit::LOAD,
     }
-}
-
-/// The script host for box code: Python scripts in the embedded CPython.
-pub(crate) fn script_host(
-    behavior_dir: &Path,
-    behavior_file: &str,
-    project: &choreo_xar::source::Project,
-) -> Box<dyn ScriptHost> {
-    let options = choreo_python::PythonOptions {
-        behavior_path: behavior_dir.display().to_string(),
-        package_uid: project
-            .manifest
-            .as_ref()
-            .and_then(|m| m.uuid.clone())
-            .unwrap_or_default(),
-        behavior_relative_path: Path::new(behavior_file)
-            .parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-    };
-    Box::new(choreo_python::PythonHost::new(options))
 }
 
 /// Event `e` of the trace: counted, and shown as it happens.

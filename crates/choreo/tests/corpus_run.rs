@@ -414,7 +414,7 @@ fn hang(run: &Run) -> Reason {
 
 /// Runs one job; returns how it ended.
 fn run(job: &Job) -> End {
-    let run = match Run::load(&job.xar, &job.dir, None, LIMIT) {
+    let run = match Run::corpus(job, LIMIT) {
         Ok(r) => r,
         Err(e) => {
             let reason = if e.contains("cannot construct the box") {

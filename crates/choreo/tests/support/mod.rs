@@ -43,10 +43,24 @@ pub fn load_on(
 
 /// One behavior loaded on a fresh simulated NAO with the Python host, in virtual time.
 pub struct Run {
-    pub engine: Engine,
+    pub engine: Arc<Engine>,
     pub robot: SimRobot,
     pub trace: Trace,
-    _host: PythonHost,
+    _host: Box<dyn choreo_engine::ScriptHost>,
+    /// For a project's behavior: the robot the engine calls (the launcher holds it weakly)
+    /// and the project's files on disk (a temporary folder that lives as long as the run).
+    _project: Option<(Arc<dyn Robot>, choreo_xar::source::FilesOnDisk)>,
+}
+
+impl Drop for Run {
+    /// Behaviors the run started with ALBehaviorManager and left running end with it, as
+    /// `choreo run` ends them.
+    fn drop(&mut self) {
+        if self._project.is_some() {
+            self.robot.stop_behaviors();
+            self.robot.set_launcher(None);
+        }
+    }
 }
 
 /// The real-time cap of one wait: far more than any stock box needs in virtual time.
@@ -72,10 +86,69 @@ impl Run {
         });
         let engine = load_on(xar, &host, &robot, &trace, limit, None).map_err(|e| e.to_string())?;
         Ok(Run {
+            engine: Arc::new(engine),
+            robot,
+            trace,
+            _host: Box::new(host),
+            _project: None,
+        })
+    }
+
+    /// Loads a corpus behavior as `choreo run` does: a project's behavior with the project's
+    /// files laid out as on a robot (an archive's unpacked) and its other behaviors for
+    /// ALBehaviorManager; a lone file in its own folder.
+    pub fn corpus(job: &CorpusBehavior, limit: f64) -> Result<Run, String> {
+        let Some(project) = &job.project else {
+            return Run::load(&job.xar, &job.dir, None, limit);
+        };
+        let files = project.on_disk().map_err(|e| e.to_string())?;
+        let dir = if job.relative.is_empty() {
+            files.path().to_path_buf()
+        } else {
+            files.path().join(&job.relative)
+        };
+        let behavior = project
+            .behaviors
+            .iter()
+            .find(|b| choreo_xar::source::Project::behavior_folder(b) == job.relative)
+            .ok_or_else(|| format!("{}: no behavior in {:?}", job.name, job.relative))?;
+        let host_box = choreo::nested::script_host(&dir, &behavior.path, project);
+        let robot = SimRobot::new(job.model);
+        let shared: Arc<dyn Robot> = Arc::new(robot.clone());
+        let trace = Trace::new();
+        let resources = robot
+            .resource_tree()
+            .ok_or_else(|| "the simulated robot has no resource tree".to_string())?;
+        robot.set_launcher(Some(Arc::new(choreo::nested::ProjectBehaviors::new(
+            Arc::clone(project),
+            files.path().to_path_buf(),
+            trace.clone(),
+            Arc::downgrade(&shared),
+            false,
+            resources,
+        ))));
+        let engine = Engine::load(
+            &job.xar,
+            host_box.as_ref(),
+            Options {
+                virtual_time: true,
+                trace: trace.clone(),
+                time_limit: Some(Duration::from_secs_f64(limit)),
+                robot: Some(Arc::clone(&shared)),
+                ..Options::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let engine = Arc::new(engine);
+        if let Some(name) = choreo::nested::ProjectBehaviors::played_name(behavior) {
+            robot.behavior_started(&name, &engine);
+        }
+        Ok(Run {
             engine,
             robot,
             trace,
-            _host: host,
+            _host: host_box,
+            _project: Some((shared, files)),
         })
     }
 
@@ -236,6 +309,8 @@ pub struct CorpusBehavior {
     /// The folders of every behavior of the same project or archive (the names
     /// ALBehaviorManager knows them by, after the package), this one's included.
     pub project_behaviors: Vec<String>,
+    /// The project or archive it belongs to (`None` for a lone file).
+    pub project: Option<Arc<choreo_xar::source::Project>>,
 }
 
 /// Every behavior of the corpus below `root`, in the order of the corpus run: projects
@@ -275,7 +350,8 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                 .iter()
                 .map(|b| b.path.rsplit_once('/').map_or("", |p| p.0).to_string())
                 .collect();
-            for b in project.behaviors {
+            let project = Arc::new(project);
+            for b in &project.behaviors {
                 if kinds == ["pml"] {
                     covered.insert(canonical(&parent.join(&b.path)));
                 }
@@ -283,11 +359,12 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                 behaviors.push(CorpusBehavior {
                     name: format!("{} :: {}", short(f), b.path),
                     dir: parent.join(&relative),
-                    xar: b.xar,
+                    xar: b.xar.clone(),
                     model,
                     package_uid: uid.clone(),
                     relative,
                     project_behaviors: folders.clone(),
+                    project: Some(Arc::clone(&project)),
                 });
             }
         }
@@ -308,6 +385,7 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                 package_uid: String::new(),
                 relative: String::new(),
                 project_behaviors: Vec::new(),
+                project: None,
             }),
             Err(e) => load_errors.push((short(f), e.to_string())),
         }

@@ -1,0 +1,5 @@
+//! The parts of the `choreo` command that its tests build runs with too: the script host of a
+//! behavior's boxes and the project's behaviors as ALBehaviorManager runs them ([`nested`]).
+//! The command itself is `main.rs`.
+
+pub mod nested;
