@@ -3,14 +3,19 @@
 //! as LED names too: `Ears/Led/Left/36Deg/Actuator/Value`), and the named groups
 //! (`FaceLeds`, `LeftFaceLed3`, `FaceLedsTop`, `LeftEarLedsEven`, `Brain0`, `AllLedsRed`...).
 //!
-//! Positions (NAOqi's LED pages): each eye has 8 RGB LEDs at 0°, 45°, ... 315°, numbered 0 to
-//! 7 from the top, 2 on the outer side, 4 at the bottom, 6 on the inner side; each ear 10
-//! blue LEDs at 0°, 36°, ... 324°; NAO's head has 12 blue LEDs around its tactile sensor
-//! (front, middle and rear, on each side), its chest and feet one RGB LED each; Pepper has no
-//! feet or head LEDs. **(inference)** The order of `Brain0`..`Brain11` around the head, and
-//! which ear LEDs make the `Front`/`Back` halves, are not documented: `Brain0` is the front
-//! right LED and the numbers go round (right side front to rear, then left side rear to
-//! front); an ear's front half is its LEDs from 0° to 144°.
+//! Positions and names, from NAOqi 2.5's LED page (`family/robots/leds_robot.html`, NAO V5,
+//! V4 and V3.3): each eye has 8 RGB LEDs whose devices are named by angle (`0Deg`, `45Deg`,
+//! ... `315Deg`). The lights' names go round each eye in opposite directions:
+//! `FaceLedLeft0`..`7` are the left eye's 45°, 0°, 315°, ... 90° devices (`LeftFaceLed1`..`8`
+//! the same lights), `FaceLedRight0`..`7` the right eye's 315°, 270°, ... 0° devices
+//! (`RightFaceLed8`..`1`); `FaceLed0`..`7` light the same number in both eyes. Each ear has
+//! 10 blue LEDs at 0°, 36°, ... 324°; NAO's head has 12 blue LEDs around its tactile sensor
+//! (front, middle and rear, on each side: `Brain0` is `Head/Led/Front/Right/1`, then round by
+//! the right side to the rear and back by the left side to `Brain11`, `Front/Left/1`), its
+//! chest and feet one RGB LED each; Pepper has no feet or head LEDs. **(inference)** Which
+//! eye LEDs make `FaceLedsTop`, `...External`, `...Bottom`, `...Internal` (the three devices
+//! around 0°, 90°, 180° and 270°) and which ear LEDs make the `Front`/`Back` halves (0° to
+//! 144°) are not documented.
 
 use crate::model::Model;
 
@@ -41,8 +46,8 @@ const SIDES: [&str; 2] = ["Left", "Right"];
 
 /// NAO's head LEDs, in `Brain0`..`Brain11` order: (part, side, number).
 const HEAD: [(&str, &str, u8); 12] = [
-    ("Front", "Right", 0),
     ("Front", "Right", 1),
+    ("Front", "Right", 0),
     ("Middle", "Right", 0),
     ("Rear", "Right", 0),
     ("Rear", "Right", 1),
@@ -51,9 +56,22 @@ const HEAD: [(&str, &str, u8); 12] = [
     ("Rear", "Left", 1),
     ("Rear", "Left", 0),
     ("Middle", "Left", 0),
-    ("Front", "Left", 1),
     ("Front", "Left", 0),
+    ("Front", "Left", 1),
 ];
+
+/// The angle in degrees of the device of eye light `k` (`FaceLed{side}{k}`) on `side`.
+fn eye_angle(side: &str, k: u16) -> u16 {
+    let first = if side == "Left" { 45 } else { 315 };
+    (first + 360 - (45 * k) % 360) % 360
+}
+
+/// The eye light (`k` of `FaceLed{side}{k}`) whose device is at `angle` degrees on `side`.
+fn eye_light(side: &str, angle: u16) -> u8 {
+    (0..8u8)
+        .find(|&k| eye_angle(side, u16::from(k)) == angle % 360)
+        .unwrap_or(0)
+}
 
 fn led(name: String, channels: Channels, device: impl Fn(usize) -> String) -> Led {
     let devices = [0, 1, 2].map(|c| channels[c].then(|| device(c)));
@@ -71,7 +89,8 @@ pub fn leds(model: Model) -> Vec<Led> {
     for side in SIDES {
         for k in 0..8 {
             out.push(led(format!("FaceLed{side}{k}"), RGB, |c| {
-                format!("Face/Led/{}/{side}/{}Deg/Actuator/Value", COLOUR[c], k * 45)
+                let angle = eye_angle(side, k);
+                format!("Face/Led/{}/{side}/{angle}Deg/Actuator/Value", COLOUR[c])
             }));
         }
     }
@@ -136,23 +155,24 @@ pub fn led_groups(model: Model, leds: &[Led]) -> Vec<Group> {
         ("RightEarLeds".into(), ears(&["Right"], &all10)),
         ("ChestLeds".into(), vec!["ChestLed".into()]),
     ];
-    // Eye positions: a position takes its LED and the two beside it.
-    for (part, ks) in [
-        ("Top", [7, 0, 1]),
-        ("External", [1, 2, 3]),
-        ("Bottom", [3, 4, 5]),
-        ("Internal", [5, 6, 7]),
+    // Eye positions: the device at an angle and the two beside it.
+    for (part, angles) in [
+        ("Top", [315, 0, 45]),
+        ("External", [45, 90, 135]),
+        ("Bottom", [135, 180, 225]),
+        ("Internal", [225, 270, 315]),
     ] {
-        groups.push((format!("FaceLeds{part}"), face(&SIDES, &ks)));
+        let at = |side: &str| angles.map(|a| eye_light(side, a));
+        let both: Vec<String> = SIDES.iter().flat_map(|s| face(&[s], &at(s))).collect();
+        groups.push((format!("FaceLeds{part}"), both));
         for side in SIDES {
-            groups.push((format!("FaceLeds{side}{part}"), face(&[side], &ks)));
+            groups.push((format!("FaceLeds{side}{part}"), face(&[side], &at(side))));
         }
     }
     for k in 0..8u8 {
         groups.push((format!("FaceLed{k}"), face(&SIDES, &[k])));
-        for side in SIDES {
-            groups.push((format!("{side}FaceLed{}", k + 1), face(&[side], &[k])));
-        }
+        groups.push((format!("LeftFaceLed{}", k + 1), face(&["Left"], &[k])));
+        groups.push((format!("RightFaceLed{}", 8 - k), face(&["Right"], &[k])));
     }
     for side in SIDES {
         let even: Vec<u8> = (0..10).step_by(2).collect();
@@ -264,6 +284,38 @@ mod tests {
         assert_eq!(get("RightEarLed10").len(), 1);
         assert_eq!(get("LeftFaceLed8").len(), 1);
         assert_eq!(get("FaceLedsTop").len(), 6);
+        // NAOqi 2.5's LED page: names, short names and devices.
+        let device = |group: &str| -> Vec<String> {
+            get(group)
+                .iter()
+                .filter_map(|&(i, _)| nao[i].devices.iter().flatten().next().cloned())
+                .collect()
+        };
+        assert_eq!(device("Brain0"), ["Head/Led/Front/Right/1/Actuator/Value"]);
+        assert_eq!(device("Brain10"), ["Head/Led/Front/Left/0/Actuator/Value"]);
+        assert_eq!(
+            device("LeftFaceLed1"),
+            ["Face/Led/Red/Left/45Deg/Actuator/Value"]
+        );
+        assert_eq!(
+            device("LeftFaceLed8"),
+            ["Face/Led/Red/Left/90Deg/Actuator/Value"]
+        );
+        assert_eq!(
+            device("RightFaceLed8"),
+            ["Face/Led/Red/Right/315Deg/Actuator/Value"]
+        );
+        assert_eq!(
+            device("RightFaceLed1"),
+            ["Face/Led/Red/Right/0Deg/Actuator/Value"]
+        );
+        assert_eq!(
+            device("FaceLed1"),
+            [
+                "Face/Led/Red/Left/0Deg/Actuator/Value",
+                "Face/Led/Red/Right/270Deg/Actuator/Value"
+            ]
+        );
         assert_eq!(get("AllLeds").len(), nao.len());
         assert!(
             get("AllLedsRed")
