@@ -17,8 +17,9 @@
 //! `behaviors` (ALBehaviorManager, ALFrameManager), `tracker` (ALTracker), `awareness`
 //! (ALBasicAwareness), `life` (ALAutonomousLife), `people` (ALFaceDetection,
 //! ALPeoplePerception), `localization`, `audio_device`, `dcm`, `system` (ALSystem), the
-//! modules served from tables (`kept.rs`), `tasks` (the generic task API), [`scenario`]; `catalogue` reads each module's method set
-//! and the error for a method not served from NAOqi's catalogue (`choreo_robot::naoqi`).
+//! modules served from tables (`kept.rs`), `tasks` (the generic task API), [`scenario`];
+//! `catalogue` reads each module's method set and the error for a method not served from
+//! NAOqi's catalogue (`choreo_robot::naoqi`).
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
 //! re-exported here as [`Model`] and [`Joint`].
 

@@ -192,13 +192,28 @@ fn image(sim: &Sim, target: &Target, value: &Value, width: Option<f64>) -> Sight
     }
 }
 
-/// A NAO mark: registered as `[size, [ids]]`, any mark of those ids (any mark without ids).
+/// A NAO mark: registered as `[size, [ids]]` (LandMarks: a list of those), any mark of
+/// those ids (any mark without ids).
 fn mark(sim: &Sim, value: &Value, parameter: &Value) -> Sight {
-    let size = item(parameter, 0).and_then(number);
-    let ids: Vec<f64> = match item(parameter, 1) {
-        Some(Value::List(ids) | Value::Tuple(ids)) => ids.iter().filter_map(number).collect(),
-        _ => Vec::new(),
+    let entries: Vec<&Value> = match parameter {
+        Value::List(items) | Value::Tuple(items)
+            if items
+                .first()
+                .is_some_and(|e| matches!(e, Value::List(_) | Value::Tuple(_))) =>
+        {
+            items.iter().collect()
+        }
+        one => vec![one],
     };
+    let size = entries.first().and_then(|e| item(e, 0)).and_then(number);
+    let ids: Vec<f64> = entries
+        .iter()
+        .filter_map(|e| match item(e, 1) {
+            Some(Value::List(ids) | Value::Tuple(ids)) => Some(ids.iter().filter_map(number)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     // The first mark's id: [time, [[shape, [id]], ...], ...].
     let id = item(value, 1)
         .and_then(|marks| item(marks, 0))
@@ -469,6 +484,7 @@ fn start(sim: &Sim, name: &str) {
         if changed {
             t.active = name.to_string();
             t.visible = false;
+            t.new_target = false;
             t.position = None;
             t.reached = false;
         }

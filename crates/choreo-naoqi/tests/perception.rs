@@ -428,3 +428,138 @@ fn people_perception_tells_who_arrives_and_who_leaves() {
     assert_eq!(get("PeoplePerception/PeopleList"), Ok(list(vec![])));
     assert!(get("PeoplePerception/Person/1/Distance").is_err(), "erased");
 }
+
+/// The example of docs/scenarios.md ("People and targets").
+const PEOPLE_AND_TARGETS: &str = "\
+events:
+  - on_call: ALTracker.track
+    delay: 1
+    raise_event:
+      key: FaceDetected
+      value: [[0, 0], [[[0, 0.0, 0.0, 0.15, 0.15], []], []], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], 0]
+  - at: 2
+    insert_data: {key: PeoplePerception/Person/7/PositionInTorsoFrame, value: [1.2, 0.3, 0.4]}
+  - at: 2
+    insert_data: {key: PeoplePerception/PeopleList, value: [7]}
+  - at: 8
+    insert_data: {key: PeoplePerception/PeopleList, value: []}
+";
+
+#[test]
+fn a_scenario_shows_a_face_to_the_tracker_and_a_person_to_basic_awareness() {
+    let scenario = choreo_naoqi::Scenario::from_str(PEOPLE_AND_TARGETS, "people.yaml").unwrap();
+    let (robot, events) = watched(Model::Nao);
+    robot.load_scenario(scenario);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        ctx.call_robot("ALBasicAwareness", "setEnabled", vec![b(true)])?;
+        ctx.call_robot("ALTracker", "registerTarget", vec![s("Face"), f(0.15)])?;
+        ctx.call_robot("ALTracker", "track", vec![s("Face")])?;
+        ctx.sleep(Duration::from_millis(1500));
+        let new = ctx.call_robot("ALTracker", "isNewTargetDetected", vec![])?;
+        ctx.sleep(Duration::from_secs(3));
+        let head = ctx.call_robot("ALMotion", "getAngles", vec![s("HeadYaw"), b(true)])?;
+        ctx.sleep(Duration::from_secs(5));
+        seen2.lock().unwrap().push((new, head));
+        Ok(())
+    });
+    let (new, head) = seen.lock().unwrap()[0].clone();
+    assert_eq!(new, b(true), "the face the scenario showed");
+    assert_eq!(
+        written(&events, "ALBasicAwareness/HumanTracked"),
+        [i(7)],
+        "the person who arrived"
+    );
+    assert_eq!(written(&events, "ALBasicAwareness/HumanLost"), [i(7)]);
+    assert_eq!(written(&events, "PeoplePerception/JustArrived"), [i(7)]);
+    // The tracker's head follows the face, the awareness's turns to the person: the last
+    // order wins, toward the person, on the left.
+    assert!(floats(&head)[0] > 0.0, "{head}");
+}
+
+/// LandmarkDetected with one mark of id `id`, 0.09 rad wide (a 9 cm mark about 1 m away).
+fn mark(id: i64) -> Value {
+    list(vec![
+        list(vec![i(1), i(0)]),
+        list(vec![list(vec![
+            list(vec![i(0), f(0.0), f(0.0), f(0.09), f(0.09), f(0.0)]),
+            list(vec![i(id)]),
+        ])]),
+        list(vec![f(0.0); 6]),
+        list(vec![f(0.0); 6]),
+        s("CameraTop"),
+    ])
+}
+
+#[test]
+fn tracker_reads_marks_people_and_sounds() {
+    let (robot, events) = watched(Model::Nao);
+    let t = |m: &str, args: Vec<Value>| robot.call("ALTracker", m, args);
+    // The LandMarks Tracker box's two marks.
+    let marks = list(vec![
+        list(vec![f(0.09), list(vec![i(64)])]),
+        list(vec![f(0.09), list(vec![i(68)])]),
+    ]);
+    t("registerTarget", vec![s("LandMarks"), marks]).unwrap();
+    t("track", vec![s("LandMarks")]).unwrap();
+    robot.raise_event("LandmarkDetected", mark(80));
+    assert_eq!(
+        t("isNewTargetDetected", vec![]),
+        Ok(b(false)),
+        "another mark"
+    );
+    assert_eq!(t("getRobotPosition", vec![]), Ok(list(vec![])));
+    robot.raise_event("LandmarkDetected", mark(68));
+    assert_eq!(t("isNewTargetDetected", vec![]), Ok(b(true)));
+    let p = floats(&t("getTargetPosition", vec![]).unwrap());
+    assert!((p[0] - 0.09 / (2.0 * 0.045f64.tan())).abs() < 1e-6, "{p:?}");
+    assert_eq!(
+        t("getRobotPosition", vec![]),
+        Ok(list(vec![f(0.0), f(0.0), f(0.0)]))
+    );
+    t("stopTracker", vec![]).unwrap();
+
+    // Someone already there when tracking starts.
+    robot.raise_event(
+        "PeoplePerception/Person/5/PositionInTorsoFrame",
+        list(vec![f(2.0), f(0.0), f(0.0)]),
+    );
+    robot.raise_event("PeoplePerception/PeopleList", list(vec![i(5)]));
+    t("registerTarget", vec![s("People"), list(vec![])]).unwrap();
+    t("track", vec![s("People")]).unwrap();
+    assert_eq!(t("isTargetLost", vec![]), Ok(b(false)));
+    assert_eq!(
+        t("getTargetPosition", vec![i(0)]),
+        Ok(list(vec![f(2.0), f(0.0), f(0.0)]))
+    );
+    robot.raise_event("PeoplePerception/PeopleList", list(vec![]));
+    assert_eq!(written(&events, "ALTracker/TargetLost"), [s("People")]);
+    t("stopTracker", vec![]).unwrap();
+
+    // A sound heard 1.5 m away, if heard surely enough.
+    let sound = |azimuth: f64, confidence: f64| {
+        list(vec![
+            list(vec![i(0), i(0)]),
+            list(vec![f(azimuth), f(0.0), f(confidence), f(1.0)]),
+            list(vec![f(0.0); 6]),
+            list(vec![f(0.0); 6]),
+        ])
+    };
+    t(
+        "registerTarget",
+        vec![s("Sound"), list(vec![f(1.5), f(0.5)])],
+    )
+    .unwrap();
+    t("track", vec![s("Sound")]).unwrap();
+    robot.raise_event("ALSoundLocalization/SoundLocated", sound(0.5, 0.3));
+    assert_eq!(
+        t("isNewTargetDetected", vec![]),
+        Ok(b(false)),
+        "not sure enough"
+    );
+    robot.raise_event("ALSoundLocalization/SoundLocated", sound(0.5, 0.8));
+    assert_eq!(t("isNewTargetDetected", vec![]), Ok(b(true)));
+    let p = floats(&t("getTargetPosition", vec![i(0)]).unwrap());
+    assert!((p[0].hypot(p[1]) - 1.5).abs() < 1e-9 && (p[1].atan2(p[0]) - 0.5).abs() < 1e-9);
+}
