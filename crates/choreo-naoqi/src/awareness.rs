@@ -156,19 +156,6 @@ pub(crate) fn reset(sim: &Sim) {
     crate::kept::reset_parameters(sim, NAME);
 }
 
-fn one_of<'a>(a: &Args<'a>, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, String> {
-    let name = a.str(i)?;
-    if allowed.contains(&name) {
-        Ok(name)
-    } else {
-        Err(format!(
-            "{}: {name:?} is not {what} ({})",
-            a.name,
-            allowed.join(", ")
-        ))
-    }
-}
-
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let stimuli: Vec<&str> = STIMULI.iter().map(|(k, _)| *k).collect();
     let value = match method {
@@ -190,7 +177,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         }
         "isAwarenessPaused" => Value::Bool(with(sim, |a| a.paused)),
         "setStimulusDetectionEnabled" => {
-            let kind = one_of(a, 0, "a stimulus type", &stimuli)?;
+            let kind = a.one_of(0, "a stimulus type", &stimuli)?;
             let on = a.bool(1)?;
             with(sim, |a| a.stimuli.insert(kind.to_string(), on));
             sim.notice(
@@ -200,7 +187,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             Value::None
         }
         "isStimulusDetectionEnabled" => {
-            let kind = one_of(a, 0, "a stimulus type", &stimuli)?;
+            let kind = a.one_of(0, "a stimulus type", &stimuli)?;
             Value::Bool(with(sim, |a| a.detects(kind)))
         }
         "setEngagementMode" | "setTrackingMode" => {
@@ -209,7 +196,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             } else {
                 ("TrackingMode", "a tracking mode", TRACKING)
             };
-            let mode = one_of(a, 0, what, allowed)?;
+            let mode = a.one_of(0, what, allowed)?;
             sim.notice(NAME, format!("{setting} {mode}"));
             sim.set_setting(NAME, setting, Value::from(mode));
             Value::None
@@ -217,6 +204,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         "setParameter" | "getParameter" => return crate::kept::parameter(sim, NAME, method, a),
         "resetAllParameters" => {
             crate::kept::reset_parameters(sim, NAME);
+            sim.notice(NAME, "parameters reset".into());
             Value::None
         }
         "engagePerson" => {

@@ -90,6 +90,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             sim.kept(NAME, |x: &mut Aliases| {
                 x.0.insert(name.clone(), answered.clone())
             });
+            sim.notice(NAME, format!("alias {name}: {}", devices.join(", ")));
             Value::List(vec![
                 Value::from(name.as_str()),
                 Value::List(answered.iter().map(|d| Value::from(d.as_str())).collect()),

@@ -128,19 +128,6 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut Life) -> R) -> R {
     sim.kept(NAME, f)
 }
 
-fn one_of<'a>(a: &Args<'a>, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, String> {
-    let name = a.str(i)?;
-    if allowed.contains(&name) {
-        Ok(name)
-    } else {
-        Err(format!(
-            "{}: {name:?} is not {what} ({})",
-            a.name,
-            allowed.join(", ")
-        ))
-    }
-}
-
 /// `[[name, seconds], ...]`, the last `n` (all if `None`).
 fn history(items: &[(String, f64)], n: Option<usize>) -> Value {
     let skip = n.map_or(0, |n| items.len().saturating_sub(n));
@@ -186,7 +173,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let value = match method {
         "getState" => Value::String(state(sim)),
         "setState" => {
-            let to = one_of(a, 0, "a life state", STATES)?;
+            let to = a.one_of(0, "a life state", STATES)?;
             let from = state(sim);
             if to == "interactive" {
                 return Err(format!(
@@ -245,7 +232,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         }
         "getLifeTime" => Value::Int(now as i64),
         "setAutonomousAbilityEnabled" => {
-            let name = one_of(a, 0, "an autonomous ability", ABILITIES)?;
+            let name = a.one_of(0, "an autonomous ability", ABILITIES)?;
             let on = a.bool(1)?;
             set_ability(sim, name, on);
             sim.notice(NAME, format!("{name} {}", if on { "on" } else { "off" }));
@@ -253,7 +240,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         }
         "getAutonomousAbilityEnabled" => Value::Bool(ability(
             sim,
-            one_of(a, 0, "an autonomous ability", ABILITIES)?,
+            a.one_of(0, "an autonomous ability", ABILITIES)?,
         )),
         "getAutonomousAbilitiesStatus" => Value::List(
             ABILITIES
@@ -271,7 +258,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
                 .collect(),
         ),
         "setSafeguardEnabled" => {
-            let name = one_of(a, 0, "a safeguard", SAFEGUARDS)?;
+            let name = a.one_of(0, "a safeguard", SAFEGUARDS)?;
             let on = a.bool(1)?;
             with(sim, |l| {
                 l.off.retain(|s| s != name);
@@ -286,7 +273,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             Value::None
         }
         "isSafeguardEnabled" => {
-            let name = one_of(a, 0, "a safeguard", SAFEGUARDS)?;
+            let name = a.one_of(0, "a safeguard", SAFEGUARDS)?;
             Value::Bool(with(sim, |l| !l.off.iter().any(|s| s == name)))
         }
         _ => return Ok(Reply::NotServed),

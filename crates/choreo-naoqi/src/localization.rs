@@ -20,6 +20,7 @@ use choreo_engine::Value;
 
 use crate::args::Args;
 use crate::kept::{Const, Op, Service};
+use crate::motion::floats_value;
 use crate::sim::{Reply, Sim};
 
 const NAME: &str = "ALLocalization";
@@ -93,17 +94,13 @@ fn absolute(origin: [f64; 3], p: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn floats(v: impl IntoIterator<Item = f64>) -> Value {
-    Value::List(v.into_iter().map(Value::Float).collect())
-}
-
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let origin = with(sim, |h| h.home).unwrap_or([0.0; 3]);
     let value = match method {
         "learnHome" => {
             let home = here(sim);
             with(sim, |h| h.home = Some(home));
-            sim.notice(NAME, format!("home learned at {}", floats(home)));
+            sim.notice(NAME, format!("home learned at {}", floats_value(home)));
             Value::Int(0)
         }
         "goToHome" | "goToPosition" => {
@@ -129,13 +126,13 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             if a.len() > 0 {
                 a.bool(0)?;
             }
-            floats(relative(origin, here(sim)))
+            floats_value(relative(origin, here(sim)))
         }
         "getRobotOrientation" => {
             if a.len() > 0 {
                 a.bool(0)?;
             }
-            floats([0.0, 0.0, relative(origin, here(sim))[2]])
+            floats_value([0.0, 0.0, relative(origin, here(sim))[2]])
         }
         "save" | "load" | "clear" => Value::Int(folder(sim, method, a.str(0)?)),
         "stopAll" => {
@@ -191,7 +188,7 @@ fn walk(sim: &Sim, method: &str, goal: [f64; 3]) -> Reply {
         return Reply::Now(Value::Int(3));
     }
     let d = relative(here(sim), goal);
-    sim.notice(NAME, format!("walks to {}", floats(goal)));
+    sim.notice(NAME, format!("walks to {}", floats_value(goal)));
     let plan = crate::motion::walk(sim, &format!("{NAME}.{method}"), d, d[0].hypot(d[1]), None)
         .returning(Value::Int(0))
         .stopped_returns(Value::Int(4));

@@ -673,7 +673,8 @@ pub(crate) fn to_posture(
     plan
 }
 
-fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
+/// Numbers as a list value.
+pub(crate) fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
     Value::List(v.into_iter().map(Value::Float).collect())
 }
 

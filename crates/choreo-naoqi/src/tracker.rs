@@ -32,6 +32,7 @@ use choreo_engine::Value;
 
 use crate::args::{Args, number};
 use crate::kept::{Const, Op, Service};
+use crate::motion::floats_value;
 use crate::motion::{FRAME_TORSO, FRAME_WORLD, torso_in};
 use crate::people::PEOPLE_LIST;
 use crate::sim::{Reply, Sim};
@@ -299,10 +300,6 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut Tracker) -> R) -> R {
     sim.kept(NAME, f)
 }
 
-fn floats(v: impl IntoIterator<Item = f64>) -> Value {
-    Value::List(v.into_iter().map(Value::Float).collect())
-}
-
 fn strings<'a>(v: impl IntoIterator<Item = &'a String>) -> Value {
     Value::List(v.into_iter().map(|s| Value::from(s.as_str())).collect())
 }
@@ -311,20 +308,6 @@ fn text(sim: &Sim, setting: &str, default: &str) -> String {
     match sim.setting(NAME, setting) {
         Some(Value::String(s)) => s,
         _ => default.to_string(),
-    }
-}
-
-/// One of `allowed`, or an error naming them.
-fn one_of<'a>(a: &Args<'a>, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, String> {
-    let name = a.str(i)?;
-    if allowed.contains(&name) {
-        Ok(name)
-    } else {
-        Err(format!(
-            "{}: {name:?} is not a {what} ({})",
-            a.name,
-            allowed.join(", ")
-        ))
     }
 }
 
@@ -356,7 +339,7 @@ fn fraction(a: &Args<'_>, i: usize) -> Result<f64, String> {
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let value = match method {
         "registerTarget" => {
-            let name = one_of(a, 0, "supported target", TARGETS)?;
+            let name = a.one_of(0, "a supported target", TARGETS)?;
             let parameter = a.value(1);
             if matches!(name, "RedBall" | "Face") && number(&parameter).is_none() {
                 return Err(a.bad(1, "the target's size in metres"));
@@ -411,14 +394,14 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             let here = torso_in(sim, frame)
                 .ok_or_else(|| a.bad(0, "a frame: 0 (torso), 1 (world) or 2 (robot)"))?;
             match (with(sim, |t| t.position), torso_in(sim, FRAME_WORLD)) {
-                (Some(p), Some(world)) => floats(here.apply(world.inverse().apply(p))),
+                (Some(p), Some(world)) => floats_value(here.apply(world.inverse().apply(p))),
                 _ => Value::List(Vec::new()),
             }
         }
         "getRobotPosition" => {
             // The robot's place read from the LandMarks it sees; none otherwise.
             if with(sim, |t| t.tracking && t.visible && t.active == "LandMarks") {
-                floats(sim.state().body.position(sim.now()))
+                floats_value(sim.state().body.position(sim.now()))
             } else {
                 Value::List(Vec::new())
             }
@@ -429,7 +412,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             } else {
                 ("Effector", "effector", EFFECTORS)
             };
-            let name = one_of(a, 0, what, allowed)?;
+            let name = a.one_of(0, &format!("a {what}"), allowed)?;
             sim.notice(NAME, format!("{what} {name}"));
             sim.set_setting(NAME, setting, Value::from(name));
             Value::None
@@ -442,7 +425,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
                     "[x, y, θ] or [x, y, θ, thresholdX, thresholdY, thresholdθ]",
                 ));
             }
-            let value = floats(xs);
+            let value = floats_value(xs);
             sim.notice(NAME, format!("relative position {value}"));
             sim.set_setting(NAME, "RelativePosition", value);
             Value::None
@@ -463,13 +446,13 @@ fn aim(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let frame = framed.then_some(first + 1);
     let p = point(sim, a, first, frame)?;
     let speed = fraction(a, first + 1 + usize::from(framed))?;
-    let shown = floats(p);
+    let shown = floats_value(p);
     if look {
         a.bool(a.len().saturating_sub(1))?;
         sim.notice(NAME, format!("looks at {shown} (torso frame)"));
         crate::gaze::look(sim, p, speed, true)
     } else {
-        let effector = one_of(a, 0, "pointing effector", &EFFECTORS[1..])?;
+        let effector = a.one_of(0, "a pointing effector", &EFFECTORS[1..])?;
         let arm = crate::gaze::arm_for(effector, p);
         sim.notice(NAME, format!("points {arm} at {shown} (torso frame)"));
         crate::gaze::point(sim, arm, p, speed, true)
