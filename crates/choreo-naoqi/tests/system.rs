@@ -287,7 +287,17 @@ fn dcm_commands_joints_and_leds_on_its_clock() {
                 list(vec![list(vec![f(0.0)]), list(vec![f(1.0)])]),
             ])],
         )?;
+        // A brain LED, as the older stock Choice box lights them.
+        dcm(
+            "set",
+            vec![list(vec![
+                s("Head/Led/Front/Right/1/Actuator/Value"),
+                s("Merge"),
+                list(vec![list(vec![f(0.5), i(t + 50)])]),
+            ])],
+        )?;
         ctx.sleep(Duration::from_millis(300));
+        let brain = get("Device/SubDeviceList/Head/Led/Front/Right/1/Actuator/Value")?;
         let dark = get("Device/SubDeviceList/Face/Led/Red/Left/0Deg/Actuator/Value")?;
         let green = get("Device/SubDeviceList/Face/Led/Green/Left/0Deg/Actuator/Value")?;
         let bad = dcm(
@@ -300,6 +310,7 @@ fn dcm_commands_joints_and_leds_on_its_clock() {
         )
         .is_err();
         let unknown = dcm("setAlias", vec![s("nope"), i(0), list(vec![f(1.0)])]).is_err();
+        assert_eq!(brain, f(0.5));
         seen2.lock().unwrap().push((
             now, later, returned, half, full, alias, lit, dark, green, bad, unknown,
         ));
