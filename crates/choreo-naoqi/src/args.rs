@@ -136,6 +136,21 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// Argument `i`: one of the names `allowed`, or an error naming them (`what` says what
+    /// such a name is: "a life state").
+    pub fn one_of(&self, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, String> {
+        let name = self.str(i)?;
+        if allowed.contains(&name) {
+            Ok(name)
+        } else {
+            Err(format!(
+                "{}: {name:?} is not {what} ({})",
+                self.name,
+                allowed.join(", ")
+            ))
+        }
+    }
+
     /// Argument `i`, whatever it is (`Value::None` when absent).
     pub fn value(&self, i: usize) -> Value {
         self.values.get(i).cloned().unwrap_or_default()

@@ -6,8 +6,7 @@
 //! part of the robot's state. Calls that change something are shown to the observer as a
 //! [`RobotEvent::Notice`].
 //!
-//! Unlike the "recorded, no effect" modules of `recorded.rs`, these modules are served:
-//! what they keep is what a script reads back, as on the robot.
+//! What they keep is what a script reads back, as on the robot.
 
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
@@ -33,6 +32,8 @@ pub(crate) enum Const {
     Str(&'static str),
     /// A list of strings.
     Strs(&'static [&'static str]),
+    /// A list of floats.
+    Floats(&'static [f64]),
 }
 
 impl Const {
@@ -45,6 +46,7 @@ impl Const {
             Const::Float(x) => Value::Float(x),
             Const::Str(s) => Value::from(s),
             Const::Strs(v) => Value::List(v.iter().map(|s| Value::from(*s)).collect()),
+            Const::Floats(v) => Value::List(v.iter().map(|x| Value::Float(*x)).collect()),
         }
     }
 }
@@ -219,6 +221,13 @@ pub(crate) fn parameter(
     }))
 }
 
+/// Forgets every parameter `setParameter` kept for `service`.
+pub(crate) fn reset_parameters(sim: &Sim, service: &'static str) {
+    if let Some(settings) = sim.state().kept.settings.get_mut(service) {
+        settings.retain(|name, _| !name.starts_with("parameter "));
+    }
+}
+
 /// A state-only setting in `map`: `set<Name>` stores the last argument, `get<Name>` and
 /// `is<Name>` read it, else `default(name)`. `None` if `method` is not one of them (no
 /// default for its name).
@@ -239,6 +248,22 @@ pub(crate) fn setting(
     } else {
         Some(Ok(map.get(name).cloned().unwrap_or(default)))
     }
+}
+
+/// A state-only setting in `map` with a boolean default, for the names `defaults` lists (see
+/// [`setting`]).
+pub(crate) fn bool_setting(
+    map: &mut BTreeMap<String, Value>,
+    method: &str,
+    a: &Args<'_>,
+    defaults: &[(&str, bool)],
+) -> Option<Result<Value, String>> {
+    setting(map, method, a, |name| {
+        defaults
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| Value::Bool(*d))
+    })
 }
 
 /// The name a setter or getter is about: `setBreathEnabled` → `BreathEnabled`.

@@ -174,6 +174,19 @@ impl Leds {
         sum.map(|s| s / n)
     }
 
+    /// The value of LED device `name` (one channel of one light: `Face/Led/Red/Left/0Deg/
+    /// Actuator/Value`) at `now`; None for another name.
+    pub fn device(&self, name: &str, now: Time) -> Option<f64> {
+        match self.names.get(name)?.as_slice() {
+            [(i, channels)] if channels.iter().filter(|c| **c).count() == 1 => {
+                let colour = self.leds.get(*i)?.colour.at(now);
+                let k = channels.iter().position(|c| *c)?;
+                Some(colour[k])
+            }
+            _ => None,
+        }
+    }
+
     /// The colour of each main group at `now`.
     pub fn groups(&self, now: Time) -> Vec<(String, [f64; 3])> {
         SHOWN
@@ -210,7 +223,12 @@ fn colour(a: &Args<'_>, i: usize) -> Result<[f64; 3], String> {
 }
 
 /// A fade of `name` through `keys`, as a task that ends with the last key.
-fn fade(sim: &Sim, a: &Args<'_>, name: &str, keys: Vec<(Time, [f64; 3])>) -> Result<Plan, String> {
+pub(crate) fn fade(
+    sim: &Sim,
+    a: &Args<'_>,
+    name: &str,
+    keys: Vec<(Time, [f64; 3])>,
+) -> Result<Plan, String> {
     let now = sim.now();
     let end = keys.last().map_or(now, |k| k.0);
     let rgb = keys.last().map_or([0.0; 3], |k| k.1);

@@ -16,9 +16,12 @@
 //! `leds` (ALLeds), [`audio`] (ALAudioPlayer), `speech` (ALSpeechRecognition, ALDialog),
 //! `behaviors` (ALBehaviorManager, ALFrameManager: the project's behaviors as nested runs,
 //! through the [`BehaviorLauncher`] the layer that builds runs installs with
-//! [`SimRobot::set_launcher`]), `recorded` (modules with no effect),
-//! `tasks` (the generic task API), [`scenario`]; `catalogue` reads each module's method set
-//! and the error for a method not served from NAOqi's catalogue (`choreo_robot::naoqi`).
+//! [`SimRobot::set_launcher`]), `tracker` (ALTracker), `awareness` (ALBasicAwareness),
+//! `life` (ALAutonomousLife), `people` (ALFaceDetection, ALPeoplePerception),
+//! `localization`, `audio_device`, `dcm`, `system` (ALSystem), the modules served from
+//! tables (`kept.rs`), `tasks` (the generic task API), [`scenario`]; `catalogue` reads each
+//! module's method set and the error for a method not served from NAOqi's catalogue
+//! (`choreo_robot::naoqi`).
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
 //! re-exported here as [`Model`] and [`Joint`].
 
@@ -26,38 +29,46 @@ mod animated_speech;
 mod animation;
 mod args;
 pub mod audio;
+mod audio_device;
 mod autonomous;
+mod awareness;
 mod behaviors;
 mod capture;
 mod catalogue;
 mod compass;
 mod connection;
 mod criterion;
+mod dcm;
 mod detection;
 mod extractor;
 mod face;
+mod gaze;
 mod infrared;
 mod kept;
 mod leds;
+mod life;
+mod localization;
 mod logger;
 mod memory;
 mod mood;
 mod motion;
 mod observe;
+mod people;
 mod posture;
 mod power;
 mod python_bridge;
 mod reactions;
-mod recorded;
 mod robot_pose;
 pub mod scenario;
 mod sentinel;
 mod service_manager;
 mod sim;
 mod speech;
+mod system;
 mod tablet;
 mod tasks;
 mod toolbox;
+mod tracker;
 mod trackers;
 mod trajectory;
 pub mod tts;

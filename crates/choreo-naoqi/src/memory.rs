@@ -78,7 +78,23 @@ impl Memory {
                 s.data.insert(key.to_string(), Value::Int(0));
                 s.events.insert(key.to_string());
             }
-            for key in ["robotHasFallen", "Dialog/LastInput", "ALTracker/TargetLost"] {
+            for key in ["robotHasFallen", "Dialog/LastInput"]
+                .into_iter()
+                .chain(crate::tracker::EVENTS)
+                .chain(crate::awareness::EVENTS)
+                .chain(crate::people::EVENTS)
+            {
+                s.events.insert(key.to_string());
+            }
+            for key in crate::people::LISTS {
+                s.data.insert(key.to_string(), Value::List(Vec::new()));
+                s.events.insert(key.to_string());
+            }
+            for (key, value) in [
+                (crate::life::STATE_KEY, crate::life::BOOT_STATE),
+                (crate::life::FOCUS_KEY, ""),
+            ] {
+                s.data.insert(key.to_string(), Value::from(value));
                 s.events.insert(key.to_string());
             }
             for (key, value) in boot_keys(model) {
@@ -117,6 +133,11 @@ impl Memory {
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<Value> {
         self.lock().data.get(key).cloned()
+    }
+
+    /// Removes `key` and its value.
+    pub fn remove(&self, key: &str) {
+        self.lock().data.remove(key);
     }
 
     /// Every key and value.
@@ -188,8 +209,11 @@ pub(crate) fn read(sim: &Sim, key: &str) -> Option<Value> {
     }
     let model = sim.model;
     let now = sim.now();
-    let value = match device_key(model, key)? {
-        DeviceKey::Name => return Some(Value::from(crate::recorded::ROBOT_NAME)),
+    let Some(device) = device_key(model, key) else {
+        return crate::dcm::led_reading(sim, key).map(Value::Float);
+    };
+    let value = match device {
+        DeviceKey::Name => return Some(Value::String(crate::system::robot_name(sim))),
         DeviceKey::Position(i) => sim.state().body.angle(model, i, now),
         DeviceKey::Stiffness(i) => sim.state().body.stiffness(model, i, now),
         DeviceKey::Temperature(_) => MOTOR_TEMPERATURE,
@@ -261,7 +285,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             Value::None
         }
         "removeData" => {
-            memory.lock().data.remove(a.str(0)?);
+            memory.remove(a.str(0)?);
             Value::None
         }
         "getDataList" => {

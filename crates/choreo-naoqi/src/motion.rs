@@ -24,6 +24,7 @@ use crate::posture;
 use crate::sim::{Reply, Sim};
 use crate::tasks::{Claim, Plan};
 use crate::trajectory::{Trajectory, after};
+use crate::world::Transform;
 use choreo_motion::command::{BezierKey, trajectory};
 use choreo_motion::spline::{Handle, Interp, Knot, Spline};
 use choreo_robot::Model;
@@ -672,7 +673,8 @@ pub(crate) fn to_posture(
     plan
 }
 
-fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
+/// Numbers as a list value.
+pub(crate) fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
     Value::List(v.into_iter().map(Value::Float).collect())
 }
 
@@ -1054,23 +1056,11 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                     a.name
                 ));
             }
-            let (height, [x, y, th]) = {
-                let state = sim.state();
-                (
-                    torso_height(model, &state.body, now),
-                    state.body.position(now),
-                )
-            };
-            let (s, c) = th.sin_cos();
-            let matrix = match frame {
-                FRAME_TORSO => [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
-                FRAME_ROBOT => [
-                    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, height,
-                ],
-                FRAME_WORLD => [c, -s, 0.0, x, s, c, 0.0, y, 0.0, 0.0, 1.0, height],
-                _ => return Err(a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)")),
-            };
-            Reply::Now(floats_value(matrix.into_iter().chain([0.0, 0.0, 0.0, 1.0])))
+            let t = torso_in(sim, frame)
+                .ok_or_else(|| a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)"))?;
+            let (r, p) = (t.r, t.t);
+            let matrix = (0..3).flat_map(move |i| [r[i][0], r[i][1], r[i][2], p[i]]);
+            Reply::Now(floats_value(matrix.chain([0.0, 0.0, 0.0, 1.0])))
         }
         "getFootSteps" => {
             // Where the feet are (under the hips, either side of the base); the steps
@@ -1103,7 +1093,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         // Choregraphe's 3D view of the collision model (private): the simulated robot has
         // no collision shapes and no pair of them in contact.
         "_getCollisionNames" | "_getCollisionDetection" => Reply::Now(Value::List(Vec::new())),
-        _ => match crate::recorded::setting(&mut sim.state().body.settings, method, a, SETTINGS) {
+        _ => match crate::kept::bool_setting(&mut sim.state().body.settings, method, a, SETTINGS) {
             Some(result) => Reply::Now(result?),
             None => Reply::NotServed,
         },
@@ -1135,9 +1125,29 @@ fn stiffen_over(
 }
 
 /// ALMotion's frames.
-const FRAME_TORSO: i64 = 0;
-const FRAME_WORLD: i64 = 1;
-const FRAME_ROBOT: i64 = 2;
+pub(crate) const FRAME_TORSO: i64 = 0;
+pub(crate) const FRAME_WORLD: i64 = 1;
+pub(crate) const FRAME_ROBOT: i64 = 2;
+
+/// Where the torso is now in ALMotion's frame `frame` (torso, world or robot: the robot
+/// frame on the ground under the torso, the world frame where the base started); None for
+/// another number.
+pub(crate) fn torso_in(sim: &Sim, frame: i64) -> Option<Transform> {
+    let now = sim.now();
+    let (height, [x, y, th]) = {
+        let state = sim.state();
+        (
+            torso_height(sim.model, &state.body, now),
+            state.body.position(now),
+        )
+    };
+    match frame {
+        FRAME_TORSO => Some(Transform::identity()),
+        FRAME_ROBOT => Some(Transform::at([0.0, 0.0, height])),
+        FRAME_WORLD => Some(Transform::of([x, y, height, 0.0, 0.0, th])),
+        _ => None,
+    }
+}
 
 /// NAO's hips either side of the torso, m (the NAO links page: HipOffsetY).
 const HIP_OFFSET_Y: f64 = 0.050;

@@ -194,8 +194,6 @@ pub struct CallStats {
     pub per_method: BTreeMap<String, u64>,
     /// Calls the robot does not serve, per `Module.method` (unknown modules included).
     pub unsupported: BTreeMap<String, u64>,
-    /// Calls served as "recorded, no effect", per `Module.method`.
-    pub recorded_only: BTreeMap<String, u64>,
     /// Served calls that failed, per `Module.method`.
     pub failed: BTreeMap<String, u64>,
 }

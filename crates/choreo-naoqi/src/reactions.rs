@@ -11,7 +11,7 @@
 use choreo_engine::Value;
 
 use crate::sim::Sim;
-use crate::{detection, power, trackers};
+use crate::{awareness, detection, people, power, tracker, trackers};
 
 /// A reaction before the value of its key is delivered: `(sim, new value)`.
 type Before = fn(&Sim, &Value);
@@ -26,6 +26,9 @@ const BEFORE: &[(&str, Before)] = &[
     (detection::BACKLIGHT_DETECTED, detection::backlight_event),
 ];
 
+/// A reaction to any key once its value was delivered: `(sim, key, new value)`.
+type Any = fn(&Sim, &str, &Value);
+
 /// The reactions run after delivery, by key.
 const AFTER: &[(&str, After)] = &[
     (detection::MOVEMENT_INFO, detection::movement_info),
@@ -39,12 +42,20 @@ const AFTER: &[(&str, After)] = &[
     }),
     (power::CHARGE, power::charge_changed),
     ("redBallDetected", |sim, _, v| {
-        trackers::seen(sim, &trackers::BALL, v)
+        trackers::seen(sim, "ALRedBallTracker", &trackers::BALL, v)
     }),
     ("FaceDetected", |sim, _, v| {
-        trackers::seen(sim, &trackers::FACE_TARGET, v)
+        trackers::seen(sim, "ALFaceTracker", &trackers::FACE_TARGET, v)
     }),
+    (people::PEOPLE_LIST, people::population_changed),
+    (people::PEOPLE_LIST, awareness::people_changed),
+    ("ALSoundLocalization/SoundLocated", awareness::heard),
+    (detection::MOVEMENT_DETECTED, awareness::moved),
 ];
+
+/// The reactions to every key, after delivery: the modules that watch many keys (ALTracker
+/// its target's detection, ALBasicAwareness the touch sensors) pick theirs.
+const ANY: &[Any] = &[tracker::seen, awareness::touched];
 
 /// The events the modules served here raise that a robot declares from boot (in
 /// `getEventList`) without a value until raised (with ALInfrared's, `infrared::EVENTS`).
@@ -79,5 +90,8 @@ pub(crate) fn before(sim: &Sim, key: &str, value: &Value) {
 pub(crate) fn after(sim: &Sim, key: &str, previous: Option<&Value>, value: &Value) {
     for (_, react) in AFTER.iter().filter(|(k, _)| *k == key) {
         react(sim, previous, value);
+    }
+    for react in ANY {
+        react(sim, key, value);
     }
 }

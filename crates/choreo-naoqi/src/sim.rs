@@ -14,11 +14,17 @@ use crate::memory::Memory;
 use crate::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 use crate::scenario::{Scenario, When};
 use crate::tasks::{Driven, Plan, Tasks};
-use crate::{audio, behaviors, kept, leds, motion, posture, recorded, speech, tts};
+use crate::{audio, behaviors, kept, leds, motion, posture, speech, tts};
 use choreo_robot::Model;
 
-/// The NAOqi version the simulated robot reports (`version()`, `ALSystem.systemVersion`).
-pub(crate) const NAOQI_VERSION: &str = "2.5.10.7";
+/// The NAOqi version a robot of `model` reports (`version()`, `ALSystem.systemVersion`):
+/// NAO's of the NAO V6 system (2.8), Pepper's of 2.5.
+pub(crate) fn naoqi_version(model: Model) -> &'static str {
+    match model {
+        Model::Nao => "2.8.5.10",
+        Model::Pepper => "2.5.10.7",
+    }
+}
 
 /// Receives every [`RobotEvent`]; called from the thread that caused it, without any robot
 /// lock held (it may call back into the robot), so it must be short.
@@ -34,7 +40,7 @@ pub(crate) enum Reply {
     NotServed,
 }
 
-/// The modules served besides the recorded ones; their method sets are NAOqi's catalogue's
+/// The modules served by their own files; their method sets are NAOqi's catalogue's
 /// (`crate::catalogue`), the generic ALModule methods on top.
 const SERVED: &[&str] = &[
     "ALTextToSpeech",
@@ -84,6 +90,15 @@ pub(crate) const KEPT: &[&kept::Service] = &[
     &crate::power::TEMPERATURE,
     &crate::python_bridge::SERVICE,
     &crate::animation::SERVICE,
+    &crate::tracker::SERVICE,
+    &crate::awareness::SERVICE,
+    &crate::life::SERVICE,
+    &crate::people::FACE,
+    &crate::people::PEOPLE,
+    &crate::localization::SERVICE,
+    &crate::audio_device::SERVICE,
+    &crate::dcm::SERVICE,
+    &crate::system::SERVICE,
 ];
 
 fn kept_service(service: &str) -> Option<&'static kept::Service> {
@@ -110,7 +125,6 @@ pub(crate) struct State {
     pub recognition: speech::Recognition,
     pub dialog: speech::Dialog,
     pub behaviors: behaviors::Manager,
-    pub recorded: recorded::Settings,
     pub kept: kept::Kept,
 }
 
@@ -189,7 +203,6 @@ impl Sim {
         if let Some(list) = outcome {
             let map = match list {
                 "unsupported" => &mut stats.unsupported,
-                "recorded" => &mut stats.recorded_only,
                 _ => &mut stats.failed,
             };
             *map.entry(name).or_default() += 1;
@@ -200,7 +213,6 @@ impl Sim {
     pub fn has_service(&self, service: &str) -> bool {
         SERVED.contains(&service)
             || kept_service(service).is_some()
-            || recorded::is_recorded(service)
             || crate::scenario::stubs_service(self, service)
     }
 
@@ -254,23 +266,9 @@ impl Sim {
             }
             _ => match kept_service(service) {
                 Some(k) => kept::serve(self, k, method, a),
-                None => {
-                    let reply = recorded::serve(self, service, method, a);
-                    if matches!(reply, Ok(Reply::Now(_) | Reply::Timed(_))) {
-                        self.count_recorded(service, method);
-                    }
-                    reply
-                }
+                None => Ok(Reply::NotServed),
             },
         }
-    }
-
-    fn count_recorded(&self, service: &str, method: &str) {
-        let mut stats = lock(&self.stats);
-        *stats
-            .recorded_only
-            .entry(format!("{service}.{method}"))
-            .or_default() += 1;
     }
 
     /// The start of every call and post: counts it, serves the generic methods, asks the
@@ -348,16 +346,8 @@ impl Sim {
                 let task = self.start_task(service, method, &args, plan);
                 let id = task.id;
                 if task.phase() == crate::tasks::Phase::Running {
-                    let cannot =
-                        |e: String| RobotError::Failed(format!("{service}.post.{method}: {e}"));
-                    let time = self.time().map_err(cannot)?;
-                    let me = self
-                        .arc()
-                        .ok_or_else(|| cannot("the robot is gone".to_string()))?;
-                    time.spawn(&format!("{service}.{method}#{id}"), move || {
-                        me.drive(&task, None);
-                    })
-                    .map_err(|e| cannot(format!("cannot start a task: {e}")))?;
+                    self.drive_in_background(&format!("{service}.{method}#{id}"), task, |_, _| {})
+                        .map_err(|e| RobotError::Failed(format!("{service}.post.{method}: {e}")))?;
                 }
                 Ok(id)
             }
@@ -406,7 +396,6 @@ impl SimRobot {
                 recognition: speech::Recognition::default(),
                 dialog: speech::Dialog::default(),
                 behaviors: behaviors::Manager::default(),
-                recorded: recorded::Settings::default(),
                 kept: kept::Kept::default(),
             }),
             memory: Memory::new(model),

@@ -340,6 +340,24 @@ impl crate::sim::Sim {
         task
     }
 
+    /// Drives `task` on a background activity named `name`, then runs `then` with what it
+    /// returned.
+    pub(crate) fn drive_in_background(
+        &self,
+        name: &str,
+        task: Arc<Task>,
+        then: impl FnOnce(&crate::sim::Sim, Value) + Send + 'static,
+    ) -> Result<(), String> {
+        let time = self.time()?;
+        let me = self.arc().ok_or("the robot is gone")?;
+        time.spawn(name, move || {
+            if let Driven::Finished(value) = me.drive(&task, None) {
+                then(&me, value);
+            }
+        })
+        .map_err(|e| format!("cannot start a task: {e}"))
+    }
+
     /// Drives `task` until it is over or `deadline` passes (see the module documentation).
     pub(crate) fn drive(&self, task: &Arc<Task>, deadline: Option<Time>) -> Driven {
         let Ok(time) = self.time() else {
@@ -453,6 +471,13 @@ impl crate::sim::Sim {
                 }
                 Value::None
             }),
+            // isRunning() without an id is the module's own, where it has one
+            // (ALBasicAwareness).
+            "isRunning"
+                if a.len() == 0 && crate::catalogue::methods(service).contains(&"isRunning") =>
+            {
+                return None;
+            }
             "isRunning" => a.int(0).map_err(bad).map(|id| {
                 Value::Bool(
                     self.tasks
@@ -466,7 +491,7 @@ impl crate::sim::Sim {
                     .map(Value::Int)
             })(),
             "ping" => Ok(Value::Bool(true)),
-            "version" => Ok(Value::from(crate::sim::NAOQI_VERSION)),
+            "version" => Ok(Value::from(crate::sim::naoqi_version(self.model))),
             "getBrokerName" => Ok(Value::from("choreo-sim")),
             "getMethodList" => Ok(Value::List(
                 crate::sim::methods_of(service)

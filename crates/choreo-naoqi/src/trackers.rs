@@ -7,12 +7,14 @@
 //! The targets come from scenarios raising those events with their real shape
 //! (`[[sec, usec], [centerX, centerY, sizeX, sizeY], cameraPoseInTorso, cameraPoseInRobot,
 //! cameraId]` for a ball, FaceDetected's `[[sec, usec], [[[0, alpha, beta, sizeX, sizeY],
-//! extra], ...], cameraPoseInTorso, ...]` for a face). While tracking, each one is new data
+//! extra], ...], cameraPoseInTorso, ...]` for a face, LandmarkDetected's the same with
+//! `[0, alpha, beta, sizeX, sizeY, heading]` shapes). While tracking, each one is new data
 //! (`isNewData()` until the next `getPosition()`), turns the head toward it (yaw and pitch by
 //! the target's angles in the image, at a tenth of their speed; the whole body does not
 //! follow), and `getPosition()` answers where it is in FRAME_TORSO: along its direction
-//! from the camera, at the distance at which a 6 cm ball or a 15 cm wide face
-//! **(inference)** has its angular size in the image.
+//! from the camera (the event's camera pose, or where the head's top camera is now), at the
+//! distance at which a 6 cm ball or a 15 cm wide face **(inference)** has its angular size
+//! in the image. [`locate`] is shared with ALTracker (`tracker.rs`).
 
 use choreo_engine::Value;
 
@@ -25,7 +27,7 @@ use crate::world::Transform;
 pub(crate) const RED_BALL: Service = Service {
     name: "ALRedBallTracker",
     methods: TRACKER_METHODS,
-    own: |sim, method, a| own(sim, &BALL, method, a),
+    own: |sim, method, a| own(sim, RED_BALL.name, &BALL, method, a),
     extractor: None,
 };
 
@@ -33,7 +35,7 @@ pub(crate) const RED_BALL: Service = Service {
 pub(crate) const FACE: Service = Service {
     name: "ALFaceTracker",
     methods: TRACKER_METHODS,
-    own: |sim, method, a| own(sim, &FACE_TARGET, method, a),
+    own: |sim, method, a| own(sim, FACE.name, &FACE_TARGET, method, a),
     extractor: None,
 };
 
@@ -46,14 +48,12 @@ const TRACKER_METHODS: &[(&str, Op)] = &[
     ("setWholeBodyOn", Op::Own),
 ];
 
-/// What a tracker follows.
+/// What a detection event shows.
 pub(crate) struct Target {
-    /// The tracker module.
-    service: &'static str,
-    /// The event of the detection it subscribes to.
+    /// The event of the detection.
     pub event: &'static str,
-    /// The target's real width, m.
-    width: f64,
+    /// The target's real width when nobody says, m.
+    pub width: f64,
     /// Reads the target's angles (alpha, beta) and angular width in the image from the
     /// event's value.
     angles: fn(&Value) -> Option<[f64; 3]>,
@@ -61,7 +61,6 @@ pub(crate) struct Target {
 
 /// A red ball: its angular radius is half its width.
 pub(crate) const BALL: Target = Target {
-    service: "ALRedBallTracker",
     event: "redBallDetected",
     width: 0.06,
     angles: |v| {
@@ -73,22 +72,71 @@ pub(crate) const BALL: Target = Target {
 
 /// A face: the first one seen.
 pub(crate) const FACE_TARGET: Target = Target {
-    service: "ALFaceTracker",
     event: "FaceDetected",
     width: 0.15,
-    angles: |v| {
-        let shape = item(item(item(v, 1)?, 0)?, 0)?;
-        let [a, b, w] = [item(shape, 1)?, item(shape, 2)?, item(shape, 3)?].map(number);
-        Some([a?, b?, w?])
-    },
+    angles: first_shape,
 };
 
+/// A NAO mark: the first one seen, 9 cm wide unless registered otherwise **(inference)**.
+pub(crate) const LANDMARK: Target = Target {
+    event: "LandmarkDetected",
+    width: 0.09,
+    angles: first_shape,
+};
+
+/// The angles of the first `[0, alpha, beta, sizeX, sizeY, ...]` shape of a face or mark
+/// event (`[time, [[shape, extra], ...], ...]`).
+fn first_shape(v: &Value) -> Option<[f64; 3]> {
+    let shape = item(item(item(v, 1)?, 0)?, 0)?;
+    let [a, b, w] = [item(shape, 1)?, item(shape, 2)?, item(shape, 3)?].map(number);
+    Some([a?, b?, w?])
+}
+
 /// Item `i` of a list value.
-fn item(v: &Value, i: usize) -> Option<&Value> {
+pub(crate) fn item(v: &Value, i: usize) -> Option<&Value> {
     match v {
         Value::List(items) | Value::Tuple(items) => items.get(i),
         _ => None,
     }
+}
+
+/// A pose `[x, y, z, wx, wy, wz]` value, if `v` is one.
+pub(crate) fn pose(v: Option<&Value>) -> Option<[f64; 6]> {
+    match v? {
+        Value::List(xs) | Value::Tuple(xs) if xs.len() == 6 => {
+            let xs: Option<Vec<f64>> = xs.iter().map(number).collect();
+            <[f64; 6]>::try_from(xs?).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Where a detection shows its target.
+pub(crate) struct Sighting {
+    /// Its angles in the image, rad.
+    pub alpha: f64,
+    /// Its angles in the image, rad.
+    pub beta: f64,
+    /// Where it is in FRAME_TORSO.
+    pub position: [f64; 3],
+}
+
+/// Where the target of detection event `value` is, for a target `width` m wide; None when
+/// the value shows none (an empty detection).
+pub(crate) fn locate(sim: &Sim, target: &Target, value: &Value, width: f64) -> Option<Sighting> {
+    let [alpha, beta, size] = (target.angles)(value)?;
+    let camera = pose(item(value, 2)).map_or_else(|| crate::gaze::camera(sim), Transform::of);
+    let distance = width / (2.0 * (size / 2.0).tan().max(1e-6));
+    let direction = [
+        alpha.cos() * beta.cos(),
+        alpha.sin() * beta.cos(),
+        -beta.sin(),
+    ];
+    Some(Sighting {
+        alpha,
+        beta,
+        position: camera.apply(direction.map(|d| d * distance)),
+    })
 }
 
 /// A tracker's state.
@@ -100,8 +148,13 @@ struct Tracker {
     position: [f64; 3],
 }
 
-fn own(sim: &Sim, target: &Target, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let name = target.service;
+fn own(
+    sim: &Sim,
+    name: &'static str,
+    target: &Target,
+    method: &str,
+    a: &Args<'_>,
+) -> Result<Reply, String> {
     let value = match method {
         "startTracker" | "stopTracker" => {
             let on = method == "startTracker";
@@ -136,44 +189,24 @@ fn own(sim: &Sim, target: &Target, method: &str, a: &Args<'_>) -> Result<Reply, 
     Ok(Reply::Now(value))
 }
 
-/// A detection event `value` for `target`'s tracker (called by `reactions.rs`): while it
-/// tracks, new data, the target's position, and the head turned toward it.
-pub(crate) fn seen(sim: &Sim, target: &Target, value: &Value) {
-    if !sim.kept(target.service, |t: &mut Tracker| t.active) {
+/// A detection event `value` for the 1.x tracker `name` of `target` (called by
+/// `reactions.rs`): while it tracks, new data, the target's position, and the head turned
+/// toward it.
+pub(crate) fn seen(sim: &Sim, name: &'static str, target: &Target, value: &Value) {
+    if !sim.kept(name, |t: &mut Tracker| t.active) {
         return;
     }
-    let Some([alpha, beta, size]) = (target.angles)(value) else {
+    let Some(s) = locate(sim, target, value, target.width) else {
         return;
     };
-    let camera = item(value, 2)
-        .and_then(|p| match p {
-            Value::List(xs) | Value::Tuple(xs) if xs.len() == 6 => {
-                let xs: Option<Vec<f64>> = xs.iter().map(number).collect();
-                xs.and_then(|xs| <[f64; 6]>::try_from(xs).ok())
-            }
-            _ => None,
-        })
-        .unwrap_or([0.0; 6]);
-    let distance = target.width / (2.0 * (size / 2.0).tan().max(1e-6));
-    let direction = [
-        alpha.cos() * beta.cos(),
-        alpha.sin() * beta.cos(),
-        -beta.sin(),
-    ];
-    let local = direction.map(|d| d * distance);
-    let at = Transform::of(camera)
-        .then(&Transform::of([
-            local[0], local[1], local[2], 0.0, 0.0, 0.0,
-        ]))
-        .t;
-    sim.kept(target.service, |t: &mut Tracker| {
+    sim.kept(name, |t: &mut Tracker| {
         t.new_data = true;
-        t.position = at;
+        t.position = s.position;
     });
     // The head follows: yaw and pitch by the target's angles in the image.
     let turn = [
         Value::from("Head"),
-        Value::List(vec![Value::Float(alpha), Value::Float(beta)]),
+        Value::List(vec![Value::Float(s.alpha), Value::Float(s.beta)]),
         Value::Float(HEAD_SPEED),
     ];
     // A head without stiffness stays where it is; nothing else can fail here.
@@ -184,6 +217,5 @@ pub(crate) fn seen(sim: &Sim, target: &Target, value: &Value) {
     );
 }
 
-/// The fraction of the head's maximum speed at which a 1.x tracker turns it
-/// **(inference)**.
-const HEAD_SPEED: f64 = 0.1;
+/// The fraction of the head's maximum speed at which a tracker turns it **(inference)**.
+pub(crate) const HEAD_SPEED: f64 = 0.1;

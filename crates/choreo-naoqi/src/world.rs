@@ -91,8 +91,19 @@ impl Transform {
         }
     }
 
-    fn identity() -> Transform {
+    /// No move at all.
+    pub fn identity() -> Transform {
         Transform::of([0.0; 6])
+    }
+
+    /// A pure translation to `p`.
+    pub fn at(p: [f64; 3]) -> Transform {
+        Transform::of([p[0], p[1], p[2], 0.0, 0.0, 0.0])
+    }
+
+    /// Point `p` (in the frame this transform leads to) expressed in its origin's frame.
+    pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
+        self.then(&Transform::at(p)).t
     }
 
     /// `self` then `other` (other expressed in self's frame).
@@ -106,7 +117,8 @@ impl Transform {
         Transform { r, t }
     }
 
-    fn inverse(&self) -> Transform {
+    /// The transform back.
+    pub fn inverse(&self) -> Transform {
         let r = std::array::from_fn(|i| std::array::from_fn(|j| self.r[j][i]));
         let t = std::array::from_fn(|i| -(0..3).map(|k| self.r[k][i] * self.t[k]).sum::<f64>());
         Transform { r, t }

@@ -309,6 +309,33 @@ impl Model {
             Model::Pepper => (0.35, 1.0),
         }
     }
+
+    /// Where the head turns (the HeadYaw axis) in FRAME_TORSO, m (the links pages of NAO
+    /// and Pepper: NeckOffsetZ, Pepper's NeckOffsetX).
+    pub fn neck(self) -> [f64; 3] {
+        match self {
+            Model::Nao => [0.0, 0.0, 0.1265],
+            Model::Pepper => [-0.038, 0.0, 0.1699],
+        }
+    }
+
+    /// The top camera in the head's frame (HeadYaw and HeadPitch at 0), m (NAO V5's links
+    /// page; Pepper's **inference**).
+    pub fn top_camera(self) -> [f64; 3] {
+        match self {
+            Model::Nao => [0.058_71, 0.0, 0.063_64],
+            Model::Pepper => [0.0868, 0.0, 0.0631],
+        }
+    }
+
+    /// The left shoulder (the ShoulderPitch axis) in FRAME_TORSO, m; the right one mirrors
+    /// it (the links pages: ShoulderOffsetX/Y/Z).
+    pub fn shoulder(self) -> [f64; 3] {
+        match self {
+            Model::Nao => [0.0, 0.098, 0.1],
+            Model::Pepper => [-0.057, 0.149_74, 0.086_82],
+        }
+    }
 }
 
 #[cfg(test)]
