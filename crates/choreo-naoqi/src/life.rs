@@ -14,8 +14,9 @@
 //! `switchFocus(activity)` starts the activity through ALBehaviorManager (an activity it has
 //! not installed raises, as on the robot), stopping the one focused before;
 //! `focusedActivity()` names it while ALBehaviorManager runs it; `stopFocus()` stops it;
-//! each change raises `AutonomousLife/FocusedActivity`. ALBehaviorManager records behaviors
-//! as started and stopped (`behaviors.rs`): the activity's own boxes do not run.
+//! each change raises `AutonomousLife/FocusedActivity`. ALBehaviorManager runs a project's
+//! behavior as a nested run when the layer that builds runs installed a launcher
+//! (`behaviors.rs`); else it records the activity as started and stopped.
 //! `getFocusHistory`, `getStateHistory` (`[[name, seconds], ...]`, newest last) and
 //! `getLifeTime` (seconds) follow.
 //!

@@ -337,6 +337,8 @@ fn classify_error(job: &Job, hook: &str, text: &str) -> Reason {
         "TypeError" | "AttributeError" if PY2_SEMANTICS.iter().any(|t| last.contains(t)) => {
             Reason::new(true, "Python-2 semantics not emulated", detail)
         }
+        // Python 2 read files as bytes: no text read from a file failed to decode.
+        "UnicodeDecodeError" => Reason::new(true, "Python-2 semantics not emulated", detail),
         "NameError"
             if INJECTED
                 .iter()
