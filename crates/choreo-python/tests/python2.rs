@@ -334,6 +334,7 @@ class MyClass(GeneratedClass):
         self.log(repr(open(copy, 'rb').read() == raw))
         # Binary mode and a script's own encoding or errors are Python 3's.
         self.log(repr([open(latin, 'rb').read() == raw, open(latin, encoding='latin-1').read()[:4]]))
+        self.log(repr(open(latin, 'rU').readlines()[1].decode('cp1252')))
         try:
             open(latin, 'r', errors='strict').read()
         except UnicodeDecodeError, e:
@@ -367,6 +368,7 @@ class MyClass(GeneratedClass):
             "info: 'é'",
             "info: True",
             "info: [True, 'café']",
+            r"info: '<Q>… fin!\n'",
             "info: strict: invalid continuation byte",
             "info: True",
         ]

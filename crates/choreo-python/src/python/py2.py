@@ -59,10 +59,13 @@ def py2open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=No
     """Python 2's `open` and `file` read bytes, so any file read without error and wrote
     back the same bytes: text mode reads and writes UTF-8 with `surrogateescape` (each byte
     that is not UTF-8 stands for itself) unless the script gives an encoding or errors;
-    binary mode is Python 3's."""
-    if isinstance(mode, str) and "b" not in mode:
-        encoding = "utf-8" if encoding is None else encoding
-        errors = "surrogateescape" if errors is None else errors
+    binary mode is Python 3's. Python 2's "U" (universal newlines, which Python 3's text
+    mode has, and which 3.11 refuses) is dropped."""
+    if isinstance(mode, str):
+        mode = mode.replace("U", "")
+        if "b" not in mode:
+            encoding = "utf-8" if encoding is None else encoding
+            errors = "surrogateescape" if errors is None else errors
     return builtins.open(file, mode, buffering, encoding, errors, newline, closefd, opener)
 
 
