@@ -138,12 +138,13 @@
 //! `buffer` (= `memoryview`), `__py2div__` for [`Rewrite::Division`] (`division.rs`),
 //! `__py2decode__` for [`Rewrite::Decode`], and an `open` (and `file`, the same) that reads
 //! text as UTF-8 with `surrogateescape`, so that any bytes read as text, write back as they
-//! were, and decode as Python 2 decoded them; the removed modules `mutex`, `md5`, `sha` and `sets` as shims (the
-//! fixer leaves their imports alone); and Python 2's capitalised `email` modules
-//! (`email.Message`, `email.Utils`, `email.MIMEText`, ... → `email.message`, `email.utils`,
-//! `email.mime.text`, ...) importable under their old names, in every import form, and as
-//! attributes of `email` after a plain `import email`, as Python 2's lazy importers gave
-//! them (`py2.py`; a dotted name cannot be renamed in the source and stay bound).
+//! were, and decode as Python 2 decoded them; the removed modules `mutex`, `md5`, `sha` and
+//! `sets` as shims (the fixer leaves their imports alone); and Python 2's capitalised `email`
+//! modules (`email.Message`, `email.Utils`, `email.MIMEText`, ... → `email.message`,
+//! `email.utils`, `email.mime.text`, ...) importable under their old names, in every import
+//! form, and as attributes of `email` after a plain `import email`, as Python 2's lazy
+//! importers gave them (`py2.py`; a dotted name cannot be renamed in the source and stay
+//! bound).
 //! Module attributes Python 3 removed are not put back: `string.letters` fails.
 
 use std::borrow::Cow;
@@ -914,6 +915,8 @@ struct Fixer<'a> {
     true_division: bool,
     /// `async def` is present: `await` is a keyword here.
     has_async_def: bool,
+    /// A `.decode(` call is present: [`Fixer::tokens`] follows primaries.
+    decode_calls: bool,
     /// Plain `import urllib` items (token indices).
     urllib_imports: Vec<usize>,
     /// `urllib.<Python-2 function>` uses (index of the function name, new module).
@@ -938,6 +941,7 @@ impl<'a> Fixer<'a> {
             print_function: false,
             true_division: false,
             has_async_def: false,
+            decode_calls: false,
             urllib_imports: Vec::new(),
             urllib_uses: Vec::new(),
             line_edits: 0..0,
@@ -1052,7 +1056,8 @@ impl<'a> Fixer<'a> {
         }
     }
 
-    /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`.
+    /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`,
+    /// `decode_calls`.
     fn scan_flags(&mut self) {
         let n = self.toks.len();
         let mut k = 0;
@@ -1068,6 +1073,8 @@ impl<'a> Fixer<'a> {
                 }
             } else if self.is_name(k, b"async") && self.is_name(k + 1, b"def") {
                 self.has_async_def = true;
+            } else if self.is_name(k, b"decode") && self.is_call(k) {
+                self.decode_calls = true;
             }
             k += 1;
         }
@@ -1167,7 +1174,7 @@ impl<'a> Fixer<'a> {
     /// token before (none if that token ends none), `dotted` the one before a `.`,
     /// `backtick` an opening backtick, and `primaries` the one each open bracket continues
     /// (a `(` or `[` right after a primary) or starts (any other bracket), which its
-    /// closing bracket ends.
+    /// closing bracket ends. Only in scripts with a `.decode(` call.
     fn tokens(&mut self, i: usize, j: usize) {
         let mut from_qi = false;
         let mut primaries = std::mem::take(&mut self.primaries);
@@ -1177,6 +1184,7 @@ impl<'a> Fixer<'a> {
             let t = self.text(k);
             let after_dot = k > i && self.is_op(k - 1, b".");
             primary = match (self.kind(k), t) {
+                _ if !self.decode_calls => None,
                 (Some(Kind::Name), _) if self.is_keyword(k) => None,
                 (Some(Kind::Name), _) if after_dot => dotted,
                 (Some(Kind::Str), _) if k > i && self.kind(k - 1) == Some(Kind::Str) => primary,
@@ -1236,8 +1244,8 @@ impl<'a> Fixer<'a> {
                         self.edit(self.start(k), self.end(k), text);
                         self.change(k, Rewrite::DictMethod);
                     }
-                    b"decode" if after_dot => {
-                        if let Some(p) = primary.filter(|_| self.is_call(k)) {
+                    b"decode" if after_dot && self.is_call(k) => {
+                        if let Some(p) = primary {
                             self.decode_call(p, k);
                         }
                     }
