@@ -903,6 +903,66 @@ const NON_EXPRESSION_KEYWORDS: [&[u8]; 27] = [
     b"yield",
 ];
 
+/// The primaries (operands with their attributes, calls and subscripts) of a logical line, token
+/// by token, for [`Rewrite::Decode`].
+#[derive(Default)]
+struct Primaries {
+    /// The first token of the primary that ends at the current token (none if it ends none).
+    primary: Option<usize>,
+    /// The first token of the primary before the last `.`.
+    dotted: Option<usize>,
+    /// An opening backtick (`` `x` `` is `repr(x)`; in pairs, as [`Fixer::logical_line`] reads
+    /// them).
+    backtick: Option<usize>,
+    /// For each open bracket, the first token of the primary that it continues (a `(` or `[`
+    /// right after a primary: a call or a subscript) or starts (any other bracket), which its
+    /// closing bracket ends.
+    open: Vec<usize>,
+}
+
+impl Primaries {
+    /// Forgets the previous logical line.
+    fn start_line(&mut self) {
+        self.open.clear();
+        (self.primary, self.dotted, self.backtick) = (None, None, None);
+    }
+
+    /// Moves on to token `k` of `fixer` (`first`: the first of its logical line).
+    fn step(&mut self, fixer: &Fixer<'_>, k: usize, first: bool) {
+        let before = k.checked_sub(1).filter(|_| !first);
+        self.primary = match (fixer.kind(k), fixer.text(k)) {
+            (Some(Kind::Name), _) if fixer.is_keyword(k) => None,
+            (Some(Kind::Name), _) if before.is_some_and(|p| fixer.is_op(p, b".")) => self.dotted,
+            // `'a' 'b'` is one literal.
+            (Some(Kind::Str), _) if before.is_some_and(|p| fixer.kind(p) == Some(Kind::Str)) => {
+                self.primary
+            }
+            (Some(Kind::Name | Kind::Number | Kind::Str), _) | (Some(Kind::Op), b"...") => Some(k),
+            (Some(Kind::Op), b"(" | b"[") => {
+                self.open.push(self.primary.unwrap_or(k));
+                None
+            }
+            (Some(Kind::Op), b"{") => {
+                self.open.push(k);
+                None
+            }
+            (Some(Kind::Op), b")" | b"]" | b"}") => self.open.pop(),
+            (Some(Kind::Backtick), _) => {
+                let open = self.backtick.take();
+                if open.is_none() {
+                    self.backtick = Some(k);
+                }
+                open
+            }
+            (Some(Kind::Op), b".") => {
+                self.dotted = self.primary;
+                None
+            }
+            _ => None,
+        };
+    }
+}
+
 struct Fixer<'a> {
     src: &'a str,
     b: &'a [u8],
@@ -924,10 +984,8 @@ struct Fixer<'a> {
     /// Where in `edits` the token-level edits of the current logical line are (sorted by
     /// [`Edit::order`]).
     line_edits: std::ops::Range<usize>,
-    /// For each bracket open in the current logical line, the first token of the primary
-    /// that it continues (a call or a subscript) or starts (see [`Fixer::tokens`]); kept
-    /// between lines for its allocation.
-    primaries: Vec<usize>,
+    /// The primaries of the current logical line (kept between lines for its allocation).
+    primaries: Primaries,
 }
 
 impl<'a> Fixer<'a> {
@@ -945,7 +1003,7 @@ impl<'a> Fixer<'a> {
             urllib_imports: Vec::new(),
             urllib_uses: Vec::new(),
             line_edits: 0..0,
-            primaries: Vec::new(),
+            primaries: Primaries::default(),
         }
     }
 
@@ -1071,10 +1129,12 @@ impl<'a> Fixer<'a> {
                     }
                     k += 1;
                 }
-            } else if self.is_name(k, b"async") && self.is_name(k + 1, b"def") {
-                self.has_async_def = true;
-            } else if self.is_name(k, b"decode") && self.is_call(k) {
-                self.decode_calls = true;
+            } else if self.kind(k) == Some(Kind::Name) {
+                match self.text(k) {
+                    b"async" if self.is_name(k + 1, b"def") => self.has_async_def = true,
+                    b"decode" if self.is_call(k) => self.decode_calls = true,
+                    _ => {}
+                }
             }
             k += 1;
         }
@@ -1168,52 +1228,16 @@ impl<'a> Fixer<'a> {
     }
 
     /// Token-level rewrites in tokens `i..j`.
-    ///
-    /// It follows primaries (an operand with its attributes, calls and subscripts) for
-    /// [`Rewrite::Decode`]: `primary` is the first token of the primary that ends at the
-    /// token before (none if that token ends none), `dotted` the one before a `.`,
-    /// `backtick` an opening backtick, and `primaries` the one each open bracket continues
-    /// (a `(` or `[` right after a primary) or starts (any other bracket), which its
-    /// closing bracket ends. Only in scripts with a `.decode(` call.
     fn tokens(&mut self, i: usize, j: usize) {
         let mut from_qi = false;
+        // Only scripts with a `.decode(` call need their primaries.
         let mut primaries = std::mem::take(&mut self.primaries);
-        primaries.clear();
-        let (mut primary, mut dotted, mut backtick) = (None, None, None);
+        primaries.start_line();
         for k in i..j {
             let t = self.text(k);
-            let after_dot = k > i && self.is_op(k - 1, b".");
-            primary = match (self.kind(k), t) {
-                _ if !self.decode_calls => None,
-                (Some(Kind::Name), _) if self.is_keyword(k) => None,
-                (Some(Kind::Name), _) if after_dot => dotted,
-                (Some(Kind::Str), _) if k > i && self.kind(k - 1) == Some(Kind::Str) => primary,
-                (Some(Kind::Name | Kind::Number | Kind::Str), _) | (Some(Kind::Op), b"...") => {
-                    Some(k)
-                }
-                (Some(Kind::Op), b"(" | b"[") => {
-                    primaries.push(primary.unwrap_or(k));
-                    None
-                }
-                (Some(Kind::Op), b"{") => {
-                    primaries.push(k);
-                    None
-                }
-                (Some(Kind::Op), b")" | b"]" | b"}") => primaries.pop(),
-                // `` `x` `` is `repr(x)`: in pairs, as [`Fixer::logical_line`] reads them.
-                (Some(Kind::Backtick), _) => {
-                    let open = backtick.take();
-                    if open.is_none() {
-                        backtick = Some(k);
-                    }
-                    open
-                }
-                (Some(Kind::Op), b".") => {
-                    dotted = primary;
-                    None
-                }
-                _ => None,
-            };
+            if self.decode_calls {
+                primaries.step(self, k, k == i);
+            }
             match self.kind(k) {
                 Some(Kind::Op) if t == b"<>" => {
                     self.edit(self.start(k), self.end(k), "!=");
@@ -1244,8 +1268,8 @@ impl<'a> Fixer<'a> {
                         self.edit(self.start(k), self.end(k), text);
                         self.change(k, Rewrite::DictMethod);
                     }
-                    b"decode" if after_dot && self.is_call(k) => {
-                        if let Some(p) = primary {
+                    b"decode" if self.decode_calls && self.is_call(k) => {
+                        if let Some(p) = primaries.primary {
                             self.decode_call(p, k);
                         }
                     }
