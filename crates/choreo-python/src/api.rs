@@ -13,7 +13,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::convert::{Foreign, from_python, to_python};
+use crate::convert::{Foreign, from_python, text, to_python};
 use crate::host::Run;
 use crate::runtime::{Entered, log_exception};
 
@@ -361,10 +361,11 @@ impl BoxApi {
     }
 
     /// A log line of the box (`debug`, `info`, `warning`, `error`, `fatal`).
-    fn log(&self, level: &str, message: &str) {
+    fn log(&self, level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
         if self.state.is_alive() {
-            self.state.ctx.log(level, message);
+            self.state.ctx.log(level, &text(message)?);
         }
+        Ok(())
     }
 
     /// Calls `callback(key, value)` on each update of ALMemory `key`, in the background and

@@ -1,5 +1,7 @@
 //! Values across the boundary: [`Value`] to Python and back.
 
+use std::borrow::Cow;
+
 use choreo_engine::Value;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -61,7 +63,7 @@ pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<
         return Ok(Value::Float(x.value()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_str()?.to_string()));
+        return Ok(Value::String(text(s)?.into_owned()));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(Value::Raw(b.as_bytes().to_vec()));
@@ -89,13 +91,35 @@ pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<
         )?));
     }
     match foreign {
-        Foreign::Text => Ok(Value::String(obj.str()?.to_str()?.to_string())),
+        Foreign::Text => Ok(Value::String(text(&obj.str()?)?.into_owned())),
         Foreign::Refuse => Err(PyTypeError::new_err(format!(
             "cannot send a {} to the robot (only None, bool, int, float, str, bytes, list, \
              tuple and dict)",
             obj.get_type().name()?
         ))),
     }
+}
+
+/// The text of `s` for Rust. Text that box scripts read from a file that is not UTF-8 holds
+/// each other byte as a lone surrogate (`surrogateescape`: the `open` of `py2.py`); Python 2
+/// passed such bytes on as they were, and a Rust string is UTF-8, so each becomes U+FFFD.
+/// Any other lone surrogate is an error, as before.
+pub(crate) fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+    if let Ok(t) = s.to_str() {
+        return Ok(Cow::Borrowed(t));
+    }
+    let py = s.py();
+    let bytes = s.call_method1(
+        pyo3::intern!(py, "encode"),
+        (
+            pyo3::intern!(py, "utf-8"),
+            pyo3::intern!(py, "surrogateescape"),
+        ),
+    )?;
+    let bytes = bytes.cast::<PyBytes>()?;
+    Ok(Cow::Owned(
+        String::from_utf8_lossy(bytes.as_bytes()).into_owned(),
+    ))
 }
 
 fn from_python_all<'py>(

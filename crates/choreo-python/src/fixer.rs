@@ -41,6 +41,7 @@
 //! | `s.encode("utf-8").split("/")` (the split at a text literal) | `s.split("/")` | [`Rewrite::EncodeSplit`] |
 //! | `a / b` (floor division on two ints) | `a @__py2div__/ b` | [`Rewrite::Division`] |
 //! | `a /= b`, `self.d[k] /= b` | `a = __py2div__(a, b)`, `self.d[k] = __py2div__(self.d[k], b)` | [`Rewrite::Division`] |
+//! | `data.decode('utf-8')`, `f.read().decode('latin-1').split()`, `s.decode()` | `__py2decode__(data, 'utf-8')`, `__py2decode__(f.read(), 'latin-1').split()`, `__py2decode__(s)` | [`Rewrite::Decode`] |
 //!
 //! Details:
 //! - `print(x)` (a call) is left alone, as is everything after
@@ -97,6 +98,32 @@
 //!   names, numbers and strings: evaluated twice, it only reads its container once more);
 //!   any other `/=` is left as it is (an augmented `a @= ...` would evaluate it once, but
 //!   hands the wrapper to `a`'s own in-place method first, and a numpy array's raises).
+//! - `P.decode(args)`: Python 2's byte strings had a `decode` method and Python 3's `str` has
+//!   none (`AttributeError: 'str' object has no attribute 'decode'`). Types are only known at
+//!   run time, so every method call `.decode(...)` goes through the builtin `__py2decode__`
+//!   (`py2.py`): `P` is the whole primary before `.decode` (a name or a number, a string
+//!   literal or several in a row, a bracketed expression, then any attributes, calls and
+//!   subscripts: `self.d[k].strip()`, `f.read()`, `'é'`, `(a + b)`), the call's
+//!   arguments follow it, and what follows the call (`.split()`, `[0]`) applies to the
+//!   result as before. Bytes are decoded as they are; a `str` is first encoded with UTF-8
+//!   and `surrogateescape`, which gives back the bytes Python 2 held (the UTF-8 of the
+//!   script's literals and of NAOqi's strings, and the bytes of a file, which the `open` of
+//!   box scripts reads so), then decoded: `'é'.decode('utf-8') == 'é'`, and text read from a
+//!   Latin-1 file decodes with `'latin-1'` to its characters; any other object (a codec's
+//!   decoder, a class with its own `decode`, the `codecs` module) gets its own `decode`
+//!   called with the same arguments. A `str` may have been a byte string or a unicode
+//!   string in Python 2 and nothing tells which, so the step from text to bytes is UTF-8,
+//!   not Python 2's default encoding, ASCII: with ASCII every non-ASCII byte string would
+//!   fail, and decoding those is what `.decode('utf-8')` is for. `s.decode()` without an
+//!   encoding uses UTF-8 as well, the same step both ways (Python 3's `bytes.decode`
+//!   default; Python 2 scripts that needed it for non-ASCII text set their default
+//!   encoding to UTF-8); Python 2 only raised where this gives the text, for a unicode
+//!   string with non-ASCII characters. A `\xNN` escape above `\x7f` in a plain literal was
+//!   a byte in Python 2 and is a character in Python 3, so `'\xc3\xa9'.decode('utf-8')`
+//!   gives `'Ã©'` (Python 2: `'é'`). Only a call whose `.`, `decode` and `(` are on one
+//!   line, after an operand (not a keyword, backticks or nothing), is rewritten; the
+//!   call's own line breaks stay where they were. `x.decode` without a call (a bound
+//!   method passed on) is left as it is.
 //!
 //! Not rewritten (rare or absent in real scripts; Python 3 reports them when compiling):
 //! tuple parameters `def f((a, b)):`, `from m import *` inside a function, list
@@ -107,16 +134,18 @@
 //! Run-time differences are not syntax and stay as they are. The host should install
 //! these Python-2 builtins into `builtins`: `unicode` (= `str`), `basestring` (= `str`),
 //! `long` (= `int`), `xrange` (= `range`), `raw_input` (= `input`), `unichr` (= `chr`),
-//! `reduce` (`functools.reduce`), `file` (= `open`), `execfile`, `cmp`, `apply`, `intern`
-//! (`sys.intern`), `buffer` (= `memoryview`), and `__py2div__` for [`Rewrite::Division`]
-//! (`division.rs`); the removed modules `mutex`, `md5`, `sha` and `sets` as shims (the
-//! fixer leaves their imports alone); and Python 2's capitalised `email` modules
-//! (`email.Message`, `email.Utils`, `email.MIMEText`, ... → `email.message`, `email.utils`,
-//! `email.mime.text`, ...) importable under their old names, in every import form, and as
-//! attributes of `email` after a plain `import email`, as Python 2's lazy importers gave
-//! them (`py2.py`; a dotted name cannot be renamed in the source and stay bound).
-//! Methods of built-in types cannot be patched: `str.decode` and `string.letters` fail when
-//! called.
+//! `reduce` (`functools.reduce`), `execfile`, `cmp`, `apply`, `intern` (`sys.intern`),
+//! `buffer` (= `memoryview`), `__py2div__` for [`Rewrite::Division`] (`division.rs`),
+//! `__py2decode__` for [`Rewrite::Decode`], and an `open` (and `file`, the same) that reads
+//! text as UTF-8 with `surrogateescape`, so that any bytes read as text, write back as they
+//! were, and decode as Python 2 decoded them; the removed modules `mutex`, `md5`, `sha` and
+//! `sets` as shims (the fixer leaves their imports alone); and Python 2's capitalised `email`
+//! modules (`email.Message`, `email.Utils`, `email.MIMEText`, ... → `email.message`,
+//! `email.utils`, `email.mime.text`, ...) importable under their old names, in every import
+//! form, and as attributes of `email` after a plain `import email`, as Python 2's lazy
+//! importers gave them (`py2.py`; a dotted name cannot be renamed in the source and stay
+//! bound).
+//! Module attributes Python 3 removed are not put back: `string.letters` fails.
 
 use std::borrow::Cow;
 
@@ -159,11 +188,13 @@ pub enum Rewrite {
     /// `a / b` → `a @__py2div__/ b`, `a /= b` → `a = __py2div__(a, b)`: two ints divide as
     /// in Python 2.
     Division,
+    /// `P.decode(args)` → `__py2decode__(P, args)`: text decodes as the bytes Python 2 had.
+    Decode,
 }
 
 impl Rewrite {
     /// Every rewrite, in the order of the module documentation.
-    pub const ALL: [Rewrite; 17] = [
+    pub const ALL: [Rewrite; 18] = [
         Rewrite::ExceptComma,
         Rewrite::PrintStatement,
         Rewrite::ExecStatement,
@@ -181,6 +212,7 @@ impl Rewrite {
         Rewrite::DictMethod,
         Rewrite::EncodeSplit,
         Rewrite::Division,
+        Rewrite::Decode,
     ];
 
     /// A short description, e.g. ``"`except X, e:` → `except X as e:`"``.
@@ -203,6 +235,7 @@ impl Rewrite {
             Rewrite::DictMethod => "`d.iteritems()`, `d.has_key(k)` → `d.items()`, `k in d`",
             Rewrite::EncodeSplit => "`s.encode(\"utf-8\").split(\"x\")` → `s.split(\"x\")`",
             Rewrite::Division => "`a / b` → `a @__py2div__/ b` (Python 2's integer division)",
+            Rewrite::Decode => "`s.decode(e)` → `__py2decode__(s, e)` (Python 2's `str.decode`)",
         }
     }
 }
@@ -336,6 +369,14 @@ fn word_needs_fixing(b: &[u8], word: &[u8], end: usize, fraction: bool) -> bool 
         }
         b"exec" | b"async" | b"await" | b"urllib" | b"iteritems" | b"iterkeys" | b"itervalues"
         | b"has_key" => true,
+        // `.decode(`, with spaces at most around the name.
+        b"decode" => {
+            let inline = |c: &&u8| matches!(c, b' ' | b'\t' | 0x0c);
+            let before = b.get(..end.saturating_sub(word.len())).unwrap_or_default();
+            let after = b.get(end..).unwrap_or_default();
+            before.iter().rev().find(|c| !inline(c)) == Some(&b'.')
+                && after.iter().find(|c| !inline(c)) == Some(&b'(')
+        }
         // `.encode("utf-8").split(`: the split within a few bytes.
         b"encode" => {
             let rest = b.get(end..).unwrap_or_default();
@@ -727,11 +768,21 @@ struct Edit {
     text: Cow<'static, str>,
 }
 
-/// Applies `edits` (sorted here by start, stably; an edit overlapping an earlier one is
-/// dropped).
+/// Applies `edits` (sorted here by [`Edit::order`], stably; an edit overlapping an earlier
+/// one is dropped).
 fn apply(src: &str, edits: &mut [Edit]) -> String {
-    edits.sort_by_key(|e| e.start);
+    edits.sort_by_key(Edit::order);
     splice(src, 0..src.len(), edits)
+}
+
+impl Edit {
+    /// The order edits are made in: by start, and an insertion before a replacement that
+    /// starts at the same place (`__py2decode__(` before the `ur'...'` or `urllib` it
+    /// precedes: the insertion belongs before that token, and would otherwise overlap its
+    /// replacement and be dropped).
+    fn order(&self) -> (usize, bool) {
+        (self.start, self.end > self.start)
+    }
 }
 
 /// `src[range]` with `edits` (sorted by start) made; an edit overlapping an earlier one, or
@@ -761,6 +812,9 @@ macro_rules! py2div {
         "__py2div__"
     };
 }
+
+/// The builtin through which the fixer routes `.decode(` calls (`py2.py` installs it).
+const PY2DECODE: &str = "__py2decode__(";
 
 /// The module Python 3 has in place of Python-2 module `m`.
 fn renamed_module(m: &[u8]) -> Option<&'static str> {
@@ -849,6 +903,66 @@ const NON_EXPRESSION_KEYWORDS: [&[u8]; 27] = [
     b"yield",
 ];
 
+/// The primaries (operands with their attributes, calls and subscripts) of a logical line, token
+/// by token, for [`Rewrite::Decode`].
+#[derive(Default)]
+struct Primaries {
+    /// The first token of the primary that ends at the current token (none if it ends none).
+    primary: Option<usize>,
+    /// The first token of the primary before the last `.`.
+    dotted: Option<usize>,
+    /// An opening backtick (`` `x` `` is `repr(x)`; in pairs, as [`Fixer::logical_line`] reads
+    /// them).
+    backtick: Option<usize>,
+    /// For each open bracket, the first token of the primary that it continues (a `(` or `[`
+    /// right after a primary: a call or a subscript) or starts (any other bracket), which its
+    /// closing bracket ends.
+    open: Vec<usize>,
+}
+
+impl Primaries {
+    /// Forgets the previous logical line.
+    fn start_line(&mut self) {
+        self.open.clear();
+        (self.primary, self.dotted, self.backtick) = (None, None, None);
+    }
+
+    /// Moves on to token `k` of `fixer` (`first`: the first of its logical line).
+    fn step(&mut self, fixer: &Fixer<'_>, k: usize, first: bool) {
+        let before = k.checked_sub(1).filter(|_| !first);
+        self.primary = match (fixer.kind(k), fixer.text(k)) {
+            (Some(Kind::Name), _) if fixer.is_keyword(k) => None,
+            (Some(Kind::Name), _) if before.is_some_and(|p| fixer.is_op(p, b".")) => self.dotted,
+            // `'a' 'b'` is one literal.
+            (Some(Kind::Str), _) if before.is_some_and(|p| fixer.kind(p) == Some(Kind::Str)) => {
+                self.primary
+            }
+            (Some(Kind::Name | Kind::Number | Kind::Str), _) | (Some(Kind::Op), b"...") => Some(k),
+            (Some(Kind::Op), b"(" | b"[") => {
+                self.open.push(self.primary.unwrap_or(k));
+                None
+            }
+            (Some(Kind::Op), b"{") => {
+                self.open.push(k);
+                None
+            }
+            (Some(Kind::Op), b")" | b"]" | b"}") => self.open.pop(),
+            (Some(Kind::Backtick), _) => {
+                let open = self.backtick.take();
+                if open.is_none() {
+                    self.backtick = Some(k);
+                }
+                open
+            }
+            (Some(Kind::Op), b".") => {
+                self.dotted = self.primary;
+                None
+            }
+            _ => None,
+        };
+    }
+}
+
 struct Fixer<'a> {
     src: &'a str,
     b: &'a [u8],
@@ -861,13 +975,17 @@ struct Fixer<'a> {
     true_division: bool,
     /// `async def` is present: `await` is a keyword here.
     has_async_def: bool,
+    /// A `.decode(` call is present: [`Fixer::tokens`] follows primaries.
+    decode_calls: bool,
     /// Plain `import urllib` items (token indices).
     urllib_imports: Vec<usize>,
     /// `urllib.<Python-2 function>` uses (index of the function name, new module).
     urllib_uses: Vec<(usize, &'static str)>,
-    /// Where in `edits` the token-level edits of the current logical line are (each edits
-    /// its own tokens, in order: sorted by start).
+    /// Where in `edits` the token-level edits of the current logical line are (sorted by
+    /// [`Edit::order`]).
     line_edits: std::ops::Range<usize>,
+    /// The primaries of the current logical line (kept between lines for its allocation).
+    primaries: Primaries,
 }
 
 impl<'a> Fixer<'a> {
@@ -881,9 +999,11 @@ impl<'a> Fixer<'a> {
             print_function: false,
             true_division: false,
             has_async_def: false,
+            decode_calls: false,
             urllib_imports: Vec::new(),
             urllib_uses: Vec::new(),
             line_edits: 0..0,
+            primaries: Primaries::default(),
         }
     }
 
@@ -994,7 +1114,8 @@ impl<'a> Fixer<'a> {
         }
     }
 
-    /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`.
+    /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`,
+    /// `decode_calls`.
     fn scan_flags(&mut self) {
         let n = self.toks.len();
         let mut k = 0;
@@ -1008,8 +1129,12 @@ impl<'a> Fixer<'a> {
                     }
                     k += 1;
                 }
-            } else if self.is_name(k, b"async") && self.is_name(k + 1, b"def") {
-                self.has_async_def = true;
+            } else if self.kind(k) == Some(Kind::Name) {
+                match self.text(k) {
+                    b"async" if self.is_name(k + 1, b"def") => self.has_async_def = true,
+                    b"decode" if self.is_call(k) => self.decode_calls = true,
+                    _ => {}
+                }
             }
             k += 1;
         }
@@ -1086,6 +1211,10 @@ impl<'a> Fixer<'a> {
         let first = self.edits.len();
         self.tokens(i, j);
         self.line_edits = first..self.edits.len();
+        // `__py2decode__(` goes before tokens already edited.
+        if let Some(line) = self.edits.get_mut(self.line_edits.clone()) {
+            line.sort_by_key(Edit::order);
+        }
         // Simple statements, split at `;`.
         let mut s = i;
         for k in i..=j {
@@ -1101,8 +1230,14 @@ impl<'a> Fixer<'a> {
     /// Token-level rewrites in tokens `i..j`.
     fn tokens(&mut self, i: usize, j: usize) {
         let mut from_qi = false;
+        // Only scripts with a `.decode(` call need their primaries.
+        let mut primaries = std::mem::take(&mut self.primaries);
+        primaries.start_line();
         for k in i..j {
             let t = self.text(k);
+            if self.decode_calls {
+                primaries.step(self, k, k == i);
+            }
             match self.kind(k) {
                 Some(Kind::Op) if t == b"<>" => {
                     self.edit(self.start(k), self.end(k), "!=");
@@ -1133,6 +1268,11 @@ impl<'a> Fixer<'a> {
                         self.edit(self.start(k), self.end(k), text);
                         self.change(k, Rewrite::DictMethod);
                     }
+                    b"decode" if self.decode_calls && self.is_call(k) => {
+                        if let Some(p) = primaries.primary {
+                            self.decode_call(p, k);
+                        }
+                    }
                     b"encode" if self.is_encode_split(k) => {
                         self.edit(self.start(k - 1), self.end(k + 3), "");
                         self.change(k, Rewrite::EncodeSplit);
@@ -1153,6 +1293,41 @@ impl<'a> Fixer<'a> {
                 _ => {}
             }
         }
+        self.primaries = primaries;
+    }
+
+    /// Whether name token `k` is a keyword, which cannot end an operand; so are Python 2's
+    /// `print` and `exec` statements (`print x.decode()` decodes `x`), but not before a `(`:
+    /// `print (x)` stays a call (see [`Fixer::print_statement`]).
+    fn is_keyword(&self, k: usize) -> bool {
+        let t = self.text(k);
+        NON_EXPRESSION_KEYWORDS.contains(&t)
+            || matches!(t, b"not" | b"lambda")
+            || (matches!(t, b"print" | b"exec") && !self.is_op(k + 1, b"("))
+            || (t == b"await" && self.has_async_def)
+    }
+
+    /// Whether name token `k` is a method called, with only spaces around it: `.name(`.
+    fn is_call(&self, k: usize) -> bool {
+        k.checked_sub(1).is_some_and(|dot| {
+            self.is_op(dot, b".")
+                && self.is_op(k + 1, b"(")
+                && self.inline_gap(self.end(dot), self.start(k))
+                && self.inline_gap(self.end(k), self.start(k + 1))
+        })
+    }
+
+    /// `P.decode(args)`, the primary `P` starting at token `p` and `decode` at token `k`
+    /// → `__py2decode__(P, args)` (see [`Rewrite::Decode`]).
+    fn decode_call(&mut self, p: usize, k: usize) {
+        self.edit(self.start(p), self.start(p), PY2DECODE);
+        let text = if self.is_op(k + 2, b")") { "" } else { ", " };
+        self.edit(
+            self.start(k.saturating_sub(1)),
+            self.end_with_gap(k + 1),
+            text,
+        );
+        self.change(k, Rewrite::Decode);
     }
 
     /// Whether the `/` at token `k` (not the first of its logical line) divides: an operand
@@ -1804,7 +1979,8 @@ mod tests {
         "1if", "0b1", "0o7", "u", "r", "ur", "UR", "uR'", "b", "'", "\"", "'''", "'a, b'",
         "\"x\"", "\\", "\\\n", "\n", "\r\n", "\r", "\t", " ", "    ", "\x0c", "#", "#c",
         "# print x", "/", "//", "/=", "//=", "a /", "/ b", "@", "__py2div__", "def f(a, /",
-        "from __future__ import division", "'a/b'", "# a/b", "'''/", "\"/",
+        "from __future__ import division", "'a/b'", "# a/b", "'''/", "\"/", "decode",
+        ".decode(", "x.decode", "decode (", "\t.", "'u'", "f.read()",
     ];
 
     /// How the lines of [`script`] start.
@@ -1883,6 +2059,8 @@ mod tests {
             "except TypeError: # if NAOqi < 1.14\n",
             // Strings and comments are skipped: nothing in them is rewritten.
             "x = a // 2  # print x / 2, `y`\np = '/home/nao/' + \"a/b\" + '''\nprint x\n'''\n",
+            // A `decode` that is no method call.
+            "f = s.decode\ndef decode(self, s):\n    return s  # s.decode('u')\n",
         ];
         for s in clean {
             assert!(!needs_fixing(s), "{s}");
@@ -1909,6 +2087,8 @@ mod tests {
             "a / b",
             "a /= b",
             "'''x''' / 2",
+            "s.decode('utf-8')",
+            "f(x) . decode\t()",
         ];
         for s in python2 {
             assert!(needs_fixing(s), "{s}");

@@ -12,8 +12,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyString;
 
 use crate::api::{BoxApi, BoxState, call_in_box, sleep_in_box};
+use crate::convert::text;
 use crate::division::Py2Division;
 
 thread_local! {
@@ -270,13 +272,15 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
 
 /// A log line for the current box (printed when there is none).
 #[pyfunction]
-fn log(level: &str, message: &str) {
+fn log(level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
+    let message = text(message)?;
     match current_state() {
-        Some(state) if state.is_alive() => state.ctx.log(level, message),
+        Some(state) if state.is_alive() => state.ctx.log(level, &message),
         _ => {
             let _ = writeln!(std::io::stderr(), "choreo-python: {level}: {message}");
         }
     }
+    Ok(())
 }
 
 /// `_choreo.log_exception(e)`: logs an exception with its traceback (E2).

@@ -371,6 +371,104 @@ fn division() {
 }
 
 #[test]
+fn decode() {
+    use Rewrite::Decode as D;
+    // Receivers of every shape: the whole primary before `.decode`.
+    check(
+        "data = unicode(data.decode('utf-8'))\n",
+        "data = unicode(__py2decode__(data, 'utf-8'))\n",
+        &[D],
+    );
+    check(
+        "a = self.d['k'].strip().decode( 'latin-1' )\nb = f(x)[0].decode()\n",
+        "a = __py2decode__(self.d['k'].strip(), 'latin-1' )\nb = __py2decode__(f(x)[0])\n",
+        &[D, D],
+    );
+    check(
+        "s = 'caf' \"e\".decode('ascii') + (a + b).decode(\"utf-8\", errors='ignore')\n",
+        "s = __py2decode__('caf' \"e\", 'ascii') + __py2decode__((a + b), \"utf-8\", errors='ignore')\n",
+        &[D, D],
+    );
+    check(
+        "x = -[a][0].decode(*args) * {}.decode(**kw)\n",
+        "x = -__py2decode__([a][0], *args) * __py2decode__({}, **kw)\n",
+        &[D, D],
+    );
+    // What follows the call applies to its result; decodes chain and nest.
+    check(
+        "w = line.decode('utf-8').split()[0]\n",
+        "w = __py2decode__(line, 'utf-8').split()[0]\n",
+        &[D],
+    );
+    check(
+        "t = s.decode('u').decode('v')\nu = f(g.decode(e).lower())\n",
+        "t = __py2decode__(__py2decode__(s, 'u'), 'v')\nu = f(__py2decode__(g, e).lower())\n",
+        &[D, D, D],
+    );
+    // Multi-line calls and receivers keep every line break.
+    check(
+        "x = (urllib2.urlopen(u)\n     .read().decode(\n    'utf-8'))\ny = z.decode(\n)\n",
+        "x = (__py2decode__(urllib2.urlopen(u)\n     .read(), \n    'utf-8'))\ny = __py2decode__(z\n)\n",
+        &[D, D],
+    );
+    check(
+        "y = a \\\n  .b.decode('x')\n",
+        "y = __py2decode__(a \\\n  .b, 'x')\n",
+        &[D],
+    );
+    // Next to the other rewrites, whose edits start where the primary does.
+    check(
+        "print s.decode('utf-8')\nprint -(t).decode('x')\n",
+        "print(__py2decode__(s, 'utf-8'))\nprint(-__py2decode__((t), 'x'))\n",
+        &[D, Rewrite::PrintStatement, D, Rewrite::PrintStatement],
+    );
+    // `print (t)` stays a call, as `print (a, b)` does.
+    check(
+        "print (t).decode('x')\n",
+        "__py2decode__(print (t), 'x')\n",
+        &[D],
+    );
+    check(
+        "import urllib\nx = urllib.urlopen(u).read().decode('utf-8')\ny = ur'\\d'.decode('x')\n",
+        "import urllib.request, urllib.parse\nx = __py2decode__(urllib.request.urlopen(u).read(), 'utf-8')\ny = __py2decode__(r'\\d', 'x')\n",
+        &[Rewrite::Urllib, D, Rewrite::Urllib, Rewrite::UrString, D],
+    );
+    check(
+        "raise E, m.decode('u')\nd[0777] /= len(n.decode())\n",
+        "raise E(__py2decode__(m, 'u'))\nd[0o777] = __py2div__(d[0o777], len(__py2decode__(n)))\n",
+        &[
+            D,
+            Rewrite::RaiseComma,
+            Rewrite::OctalLiteral,
+            D,
+            Rewrite::Division,
+        ],
+    );
+    check(
+        "if x.decode('u') == y: pass\nz = not w.decode()\n",
+        "if __py2decode__(x, 'u') == y: pass\nz = not __py2decode__(w)\n",
+        &[D, D],
+    );
+    // Codecs and classes with a `decode` of their own go through it too (and call theirs).
+    check(
+        "r = codecs.getdecoder('utf-8')(b)[0]\nq = self.decoder.decode(b, final=True)\n",
+        "r = codecs.getdecoder('utf-8')(b)[0]\nq = __py2decode__(self.decoder, b, final=True)\n",
+        &[D],
+    );
+    // Not a call: a bound method, a definition, an assignment; not in strings or comments;
+    // not across a line break between `.`, `decode` and `(`; not after no operand.
+    unchanged("f = s.decode\nmap(x.decode, l)\ndef decode(self, s):\n    self.decode = 1\n");
+    unchanged("s = 'x.decode(\"u\")'  # y.decode('u')\nt = '''\na.decode()\n'''\n");
+    unchanged("x = (a.\n     decode('u'))\ny = (a\n     .decode\n     ('u'))\n");
+    unchanged("from .decode import x\nfrom ..decode import y\n");
+    check(
+        "x = `y`.decode()\nz = ....decode()\n",
+        "x = __py2decode__(repr(y))\nz = __py2decode__(...)\n",
+        &[Rewrite::Backticks, D, D],
+    );
+}
+
+#[test]
 fn tab_indentation() {
     use Rewrite::TabIndent as T;
     check(
@@ -488,6 +586,8 @@ const PY2_BITS: &[&str] = &[
     "@",
     "__py2div__",
     "from __future__ import division",
+    "decode",
+    ".decode(",
 ];
 
 /// Python-2 simple statements the generated scripts are made of.
@@ -520,6 +620,8 @@ const PY2_STATEMENTS: &[&str] = &[
     "x = 1; print x; y = 2",
     "x = a * b / c % d / -e ** 2",
     "x[len(x) / 2] /= 2.0",
+    "s = f(x).read().decode('latin-1').split()[0]",
+    "print d['k'].decode('utf-8'), (a +\n  b).decode(\n  'u')",
     "pass",
     "s = 'print x <> `y`'  # print x",
 ];
@@ -675,13 +777,18 @@ fn every_corpus_script_compiles_after_fixing() {
         compile_time.as_secs_f64() * 1e3
     );
     // A script CPython 3 already compiles only gets what would go wrong at run time
-    // rewritten: its Python-2 module imports, Python-2-only dict methods, and `/` (a box
-    // script is Python 2 even when it compiles as Python 3: two ints divided gave an int).
+    // rewritten: its Python-2 module imports, Python-2-only dict methods, `/` (a box
+    // script is Python 2 even when it compiles as Python 3: two ints divided gave an int)
+    // and `.decode(` (text decodes as the bytes it stands for, bytes as before).
     for (path, whats) in &valid_changed {
         assert!(
             whats.iter().all(|w| matches!(
                 w,
-                Rewrite::RenamedModule | Rewrite::Urllib | Rewrite::DictMethod | Rewrite::Division
+                Rewrite::RenamedModule
+                    | Rewrite::Urllib
+                    | Rewrite::DictMethod
+                    | Rewrite::Division
+                    | Rewrite::Decode
             )),
             "{path}: valid Python 3 rewritten: {whats:?}"
         );

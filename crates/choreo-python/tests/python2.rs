@@ -303,6 +303,79 @@ class MyClass(GeneratedClass):
 }
 
 #[test]
+fn files_read_as_python_2_bytes_and_decode_as_them() {
+    // Python 2's `open(path, "r")` read bytes: any file read, writing them back gave the same
+    // file, a script could seek to any byte (RandomQuote) and decoded what it read.
+    let code = r#"
+import os, tempfile, codecs
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        d = tempfile.mkdtemp()
+        latin, utf8, copy = [os.path.join(d, n) for n in ('latin.txt', 'utf8.txt', 'copy.txt')]
+        raw = b'caf\xe9 cr\xe8me.\n<Q>\x85 fin!\n'
+        f = open(latin, 'wb'); f.write(raw); f.close()
+        f = open(utf8, 'wb'); f.write(u'à la carte, é.\n'.encode('utf-8')); f.close()
+        data = open(latin, 'r').read()
+        self.log(repr(data.decode('latin-1')))
+        self.log(repr(data.decode('cp1252').split('\n')[1]))
+        try:
+            data.decode('utf-8')
+        except UnicodeDecodeError, e:
+            self.log('utf-8: ' + e.reason)
+        self.log(repr(data.decode('utf-8', 'replace')[:4]))
+        text = file(utf8).read()
+        self.log(repr([text, text.decode('utf-8') == text, unicode(text, 'utf-8') == text]))
+        self.log(repr([b'caf\xc3\xa9'.decode('utf-8'), u'é'.decode('utf-8'), 'abc'.decode()]))
+        self.log(repr([unicode(data, 'latin-1')[:4], unicode(b'\xe9', 'latin-1')]))
+        self.log(repr(codecs.getincrementaldecoder('utf-8')().decode(b'\xc3\xa9', final=True)))
+        # Writing what was read gives back the bytes.
+        out = open(copy, 'w'); out.write(data); out.close()
+        self.log(repr(open(copy, 'rb').read() == raw))
+        # Binary mode and a script's own encoding or errors are Python 3's.
+        self.log(repr([open(latin, 'rb').read() == raw, open(latin, encoding='latin-1').read()[:4]]))
+        self.log(repr(open(latin, 'rU').readlines()[1].decode('cp1252')))
+        try:
+            open(latin, 'r', errors='strict').read()
+        except UnicodeDecodeError, e:
+            self.log('strict: ' + e.reason)
+        # Seek to any byte (tell() + n, as RandomQuote does) and read on, line by line and
+        # char by char: the bytes from there on, as text.
+        size = os.stat(latin)[6]
+        same = []
+        for n in range(size):
+            f = open(latin, 'r')
+            f.seek((f.tell() + n) % size)
+            first = f.read(1)
+            line = f.readline()
+            rest = f.read()
+            same.append((first + line + rest).encode('utf-8', 'surrogateescape') == raw[n:])
+        self.log(repr(all(same)))
+        self.onStopped()
+"#;
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            r"info: 'café crème.\n<Q>\x85 fin!\n'",
+            "info: '<Q>… fin!'",
+            "info: utf-8: invalid continuation byte",
+            "info: 'caf�'",
+            r"info: ['à la carte, é.\n', True, True]",
+            "info: ['café', 'é', 'abc']",
+            "info: ['café', 'é']",
+            "info: 'é'",
+            "info: True",
+            "info: [True, 'café']",
+            r"info: '<Q>… fin!\n'",
+            "info: strict: invalid continuation byte",
+            "info: True",
+        ]
+    );
+}
+
+#[test]
 fn python_2_email_module_names_import_in_every_form() {
     let code = "
 import importlib
@@ -403,5 +476,29 @@ fn the_stock_single_eye_led_box_names_its_led_with_an_int() {
     assert_eq!(
         logs(&t, "root/A"),
         [1, 0, 7, 6, 5, 4, 3, 2].map(|n| format!("info: FaceLedLeft{n}"))
+    );
+}
+
+#[test]
+fn text_of_bytes_that_are_not_utf_8_is_printed_logged_and_fired_with_u_fffd() {
+    // Python 2 passed the bytes on; a Rust string is UTF-8 (convert::text).
+    let code = r#"
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        s = b'caf\xe9'.decode('utf-8', 'surrogateescape')
+        print s
+        self.log(s + ' \xe9')
+        self.onStopped(s)
+"#;
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        ["info: caf\u{fffd}", "info: caf\u{fffd} \u{e9}"]
+    );
+    assert!(
+        t.iter()
+            .any(|l| l == "root/A out onStopped \"caf\u{fffd}\""),
+        "{t:#?}"
     );
 }

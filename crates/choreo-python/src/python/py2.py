@@ -29,8 +29,11 @@ class unicode(str, metaclass=_TextType):
     _matches = str
 
     def __new__(cls, obj="", encoding=None, errors="strict"):
-        if encoding is None or isinstance(obj, str):
+        if encoding is None:
             return str(obj)
+        if isinstance(obj, str):
+            # Python 2 decoded a byte string: text decodes as the bytes it stands for.
+            return py2decode(obj, encoding, errors)
         return str(obj, encoding, errors)
 
 
@@ -38,6 +41,32 @@ class basestring(str, metaclass=_TextType):
     """Only for isinstance checks: str or bytes."""
 
     _matches = (str, bytes)
+
+
+def py2decode(data, *args, **kwargs):
+    """`__py2decode__(P, args)`, which the fixer writes for Python 2's `P.decode(args)`
+    (fixer.rs, Rewrite::Decode): bytes decode as they are; a str, which has no `decode`,
+    stands for the bytes Python 2 held (its UTF-8, where `open` put back every byte a file
+    held that was not UTF-8) and decodes as them; anything else is asked to decode itself.
+    The defaults are `bytes.decode`'s: UTF-8, strict."""
+    if type(data) is str or (isinstance(data, str) and not hasattr(data, "decode")):
+        data = data.encode("utf-8", "surrogateescape")
+    return data.decode(*args, **kwargs)
+
+
+def py2open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
+            closefd=True, opener=None):
+    """Python 2's `open` and `file` read bytes, so any file read without error and wrote
+    back the same bytes: text mode reads and writes UTF-8 with `surrogateescape` (each byte
+    that is not UTF-8 stands for itself) unless the script gives an encoding or errors;
+    binary mode is Python 3's. Python 2's "U" (universal newlines, which Python 3's text
+    mode has, and which 3.11 refuses) is dropped."""
+    if isinstance(mode, str):
+        mode = mode.replace("U", "")
+        if "b" not in mode:
+            encoding = "utf-8" if encoding is None else encoding
+            errors = "surrogateescape" if errors is None else errors
+    return builtins.open(file, mode, buffering, encoding, errors, newline, closefd, opener)
 
 
 def cmp(a, b):
@@ -108,7 +137,11 @@ NAMES = {
     "long": int,
     "unichr": chr,
     "reduce": functools.reduce,
-    "file": open,
+    # Text read from files stands for its bytes (py2open) and decodes as them: the fixer
+    # writes Python 2's `P.decode(args)` as `__py2decode__(P, args)`.
+    "open": py2open,
+    "file": py2open,
+    "__py2decode__": py2decode,
     "cmp": cmp,
     "intern": sys.intern,
     "apply": apply,
