@@ -4,55 +4,11 @@
 
 mod harness;
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use choreo_engine::{Robot, Value};
-use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{log, notices, run_box, s, secs, watched};
-
-fn list(items: Vec<Value>) -> Value {
-    Value::List(items)
-}
-
-fn f(x: f64) -> Value {
-    Value::Float(x)
-}
-
-fn i(x: i64) -> Value {
-    Value::Int(x)
-}
-
-fn b(x: bool) -> Value {
-    Value::Bool(x)
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    match v {
-        Value::List(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Value::Float(f) => *f,
-                Value::Int(i) => *i as f64,
-                other => panic!("not a number: {other}"),
-            })
-            .collect(),
-        other => panic!("not a list: {other}"),
-    }
-}
-
-/// The values written under `key`, in order.
-fn written(events: &Mutex<Vec<RobotEvent>>, key: &str) -> Vec<Value> {
-    events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter_map(|e| match e {
-            RobotEvent::MemoryEvent { key: k, value } if k == key => Some(value.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use choreo_naoqi::{Model, SimRobot};
+use harness::{b, f, floats, i, list, log, notices, run_box, s, secs, watched, written};
 
 /// FaceDetected with one face `alpha` rad to the side, 0.15 rad wide (a 15 cm face about
 /// 1 m away), the camera at the torso's origin.

@@ -14,20 +14,9 @@ use std::time::Duration;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, b, f, floats, i, list, log, notices, run_box, s, secs, watched};
-
-/// The values raised or inserted under `key`, in order.
-fn written(events: &Mutex<Vec<RobotEvent>>, key: &str) -> Vec<Value> {
-    events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter_map(|e| match e {
-            RobotEvent::MemoryEvent { key: k, value } if k == key => Some(value.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use harness::{
+    assert_time, b, f, floats, i, list, log, notices, run_box, s, secs, watched, written,
+};
 
 /// The keys written, in order.
 fn keys_written(events: &Mutex<Vec<RobotEvent>>) -> Vec<String> {

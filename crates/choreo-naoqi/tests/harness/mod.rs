@@ -142,7 +142,8 @@ pub fn b(x: bool) -> Value {
     Value::Bool(x)
 }
 
-/// The numbers of a list value (integers as floats); panics on anything else.
+/// The numbers of a list value (integers as floats), or a lone float as a list of one;
+/// panics on anything else.
 pub fn floats(v: &Value) -> Vec<f64> {
     match v {
         Value::List(xs) => xs
@@ -153,6 +154,20 @@ pub fn floats(v: &Value) -> Vec<f64> {
                 other => panic!("not a number: {other}"),
             })
             .collect(),
+        Value::Float(x) => vec![*x],
         other => panic!("not a list: {other}"),
     }
+}
+
+/// The values the robot wrote under ALMemory `key` (its observer's events), in order.
+pub fn written(events: &Mutex<Vec<RobotEvent>>, key: &str) -> Vec<Value> {
+    events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::MemoryEvent { key: k, value } if k == key => Some(value.clone()),
+            _ => None,
+        })
+        .collect()
 }
