@@ -4,33 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
+
+use support::cli::{choreo, text, trace_events};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nested/nested.pml")
-}
-
-fn choreo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(args)
-        .output()
-        .expect("choreo runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-/// The trace file's events as JSON values.
-fn trace_events(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Seconds of the first event of `path` with `event` (and `method`, for robot calls).

@@ -3,37 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
-fn choreo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(args)
-        .current_dir(workspace())
-        .output()
-        .expect("choreo runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-/// The trace file's events as JSON values.
-fn trace_events(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use support::cli::{choreo, text, trace_events, workspace};
 
 /// Per box path of the trace: how many `new`, `del`, `onLoad` calls and `onUnload` calls.
 fn lifecycle(events: &[serde_json::Value]) -> BTreeMap<String, [usize; 4]> {

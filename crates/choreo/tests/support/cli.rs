@@ -26,3 +26,17 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Its standard output and standard error, as text.
+pub fn text(o: &Output) -> (String, String) {
+    (stdout(o), stderr(o))
+}
+
+/// The events of a trace file (JSON Lines) as JSON values.
+pub fn trace_events(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
