@@ -166,7 +166,8 @@ pub struct Tally {
     /// What was still running when the behavior was stopped (its first `stop`).
     pub running_at_stop: Option<Vec<String>>,
     /// The behavior is destroyed (its first `del`): what box threads that outlive their
-    /// box do afterwards is not the run's, and is not counted.
+    /// box do afterwards is not the run's, and is not counted; but an error of a hook that
+    /// was running then is.
     over: bool,
 }
 
@@ -184,6 +185,16 @@ impl Tally {
     /// Counts event `e`; `stubbed`: a scenario's stub answers this robot call.
     pub fn record(&mut self, e: &Event, stubbed: bool) {
         if self.over {
+            // A hook that was running when the run ended can raise after it (a stock box
+            // fires onStopped in a `finally`, then the error goes on): the run's error.
+            if let Step::Err { hook, text } = &e.step
+                && self
+                    .running
+                    .get(&(e.path.clone(), hook.clone()))
+                    .is_some_and(|n| *n > 0)
+            {
+                self.failures.push(Failure::new(&e.path, hook, text));
+            }
             return;
         }
         let path = &e.path;
@@ -360,6 +371,26 @@ mod tests {
     raise ValueError(\"boom\")
     ^^^^^^^^^^^^^^^^^^^^^^^^
 ValueError: boom";
+
+    #[test]
+    fn an_error_of_a_hook_running_at_the_end_counts_and_a_stray_one_does_not() {
+        let mut t = Tally::default();
+        let hook = || "onInput_onStart".to_string();
+        t.record(&event("root/Oops", Step::Call { hook: hook() }), false);
+        t.record(&event("root", Step::Del), false);
+        assert!(t.is_over());
+        let err = |hook: String| Step::Err {
+            hook,
+            text: TRACEBACK.to_string(),
+        };
+        t.record(&event("root/Oops", err(hook())), false);
+        t.record(&event("root/Other", err(hook())), false);
+        assert_eq!(t.failures.len(), 1, "{:?}", t.failures);
+        assert_eq!(
+            t.failures[0].to_string(),
+            "root/Oops line 7 (onInput_onStart): ValueError: boom"
+        );
+    }
 
     #[test]
     fn a_traceback_gives_its_exception_and_the_box_line() {

@@ -374,9 +374,8 @@ fn classify_error(job: &Job, hook: &str, text: &str) -> Reason {
     }
 }
 
-/// Why a run reached no outcome in real time: the hooks still running (called, not
-/// returned) say whose fault it is.
-fn hang(run: &Run) -> Reason {
+/// The hooks called and not returned so far: (box path, hook).
+fn open_hooks(run: &Run) -> Vec<(String, String)> {
     let mut open: BTreeMap<(String, String), i64> = BTreeMap::new();
     for e in run.events() {
         match &e.step {
@@ -385,11 +384,29 @@ fn hang(run: &Run) -> Reason {
             _ => {}
         }
     }
-    let open: Vec<(String, String)> = open
-        .into_iter()
+    open.into_iter()
         .filter(|(_, n)| *n > 0)
         .map(|(k, _)| k)
-        .collect();
+        .collect()
+}
+
+/// Real time a run's hooks may take to return once it ended (see [`settle`]).
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// Waits, at most [`SETTLE`] of real time, until every hook called has returned: a hook can
+/// go on after the behavior ended (a stock box fires onStopped in a `finally`, then raises),
+/// and what it raises then belongs to the run whatever the machine's speed.
+fn settle(run: &Run) {
+    let start = Instant::now();
+    while start.elapsed() < SETTLE && !open_hooks(run).is_empty() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Why a run reached no outcome in real time: the hooks still running (called, not
+/// returned) say whose fault it is.
+fn hang(run: &Run) -> Reason {
+    let open = open_hooks(run);
     let names = open
         .iter()
         .map(|(p, h)| format!("{p} {h}"))
@@ -454,6 +471,7 @@ fn run(job: &Job) -> End {
             ));
         }
     }
+    settle(&run);
     let events = run.events();
     for e in &events {
         if let Step::Err { hook, text } = &e.step {
