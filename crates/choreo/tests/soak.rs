@@ -74,6 +74,9 @@ const SETTLE: Duration = Duration::from_secs(3);
 /// stock Internet Connection box: `urlopen` of two URLs with 5 s each). Checked at the end
 /// of each pass.
 const LINGER: Duration = Duration::from_secs(15);
+/// How long the trace's count and its listener's may stay apart, neither changing, before
+/// the listener is said to have missed events.
+const QUIET: Duration = Duration::from_secs(2);
 /// Threads beyond those before the run tolerated after it: none. Every thread of a run (the
 /// control thread, its worker pool, threads box code starts through `threading`,
 /// `qi.async` and periodic tasks, the simulated robot's tasks) ends with the run, but those
@@ -476,25 +479,32 @@ struct RunResult {
 }
 
 /// Whether the listener was told of every event the trace recorded: once nothing records
-/// any more, the counts agree. Box code still running after its run (a thread left behind)
-/// may go on recording: then, after a second, nothing is compared.
+/// any more, the counts agree. An event is counted by the trace before its listeners are
+/// told of it, so the counts may differ for a moment; they are compared until neither has
+/// changed for [`QUIET`] (a loaded CI machine may hold a recording thread between the two
+/// for a while). Box code still running after its run (a thread left behind) may go on
+/// recording: then, after [`SETTLE`], nothing is compared.
 fn caught_up(trace: &Trace, balance: &Mutex<Balance>) -> Result<(), String> {
-    let until = Instant::now() + Duration::from_secs(1);
+    let started = Instant::now();
+    let mut last = None;
+    let mut quiet_since = Instant::now();
     loop {
-        let before = trace.len() as u64;
+        let recorded = trace.len() as u64;
         let seen = balance.lock().unwrap().events;
-        let after = trace.len() as u64;
-        if seen == before && before == after {
+        if seen == recorded && trace.len() as u64 == recorded {
             return Ok(());
         }
-        if Instant::now() >= until {
-            return if before == after {
-                Err(format!(
-                    "the listener saw {seen} events, the trace recorded {before}"
-                ))
-            } else {
-                Ok(())
-            };
+        if last != Some((recorded, seen)) {
+            last = Some((recorded, seen));
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() >= QUIET {
+            return Err(format!(
+                "the listener saw {seen} events, the trace recorded {recorded} (nothing changed for {} s)",
+                QUIET.as_secs()
+            ));
+        }
+        if started.elapsed() >= SETTLE {
+            return Ok(());
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -942,11 +952,11 @@ fn corpus_soak_threads_and_memory_come_back() {
                 }
             }
             if !result.problems.is_empty() {
+                // The problem goes last too: a CI log shows a failure's end.
+                let problems = result.problems.join("\n    ");
                 failures.push(format!(
-                    "{}: {}\n    interim outcomes {:?}\n    {replay}\n    {trace_tail}",
-                    job.name,
-                    result.problems.join("\n    "),
-                    result.interim,
+                    "{}: {problems}\n    interim outcomes {:?}\n    {replay}\n    {trace_tail}\n    ({}: {problems})",
+                    job.name, result.interim, job.name,
                 ));
             }
             for t in extra {
