@@ -44,8 +44,9 @@ pub(crate) enum Foreign {
     Text,
 }
 
-/// The [`Value`] of a Python object: None, bool, int (beyond 64 bits: float), float, str,
-/// bytes and bytearray, list, tuple, dict, set; anything else as `foreign` says.
+/// The [`Value`] of a Python object: None, bool, int (beyond 64 bits: float), float, str
+/// (and a Python-2 byte string), bytes and bytearray, list, tuple, dict, set; anything else
+/// as `foreign` says.
 pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<Value> {
     if obj.is_none() {
         return Ok(Value::None);
@@ -66,6 +67,15 @@ pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<
         return Ok(Value::String(text(s)?.into_owned()));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
+        // A Python-2 byte string (`py2.py`'s `bytestr`, what `u.encode()` gave) was text
+        // to NAOqi: Python 2 sent a `str` as a string.
+        if !obj.is_exact_instance_of::<PyBytes>()
+            && obj.hasattr(pyo3::intern!(obj.py(), "__py2text__"))?
+        {
+            return Ok(Value::String(
+                String::from_utf8_lossy(b.as_bytes()).into_owned(),
+            ));
+        }
         return Ok(Value::Raw(b.as_bytes().to_vec()));
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {

@@ -42,6 +42,7 @@
 //! | `a / b` (floor division on two ints) | `a @__py2div__/ b` | [`Rewrite::Division`] |
 //! | `a /= b`, `self.d[k] /= b` | `a = __py2div__(a, b)`, `self.d[k] = __py2div__(self.d[k], b)` | [`Rewrite::Division`] |
 //! | `data.decode('utf-8')`, `f.read().decode('latin-1').split()`, `s.decode()` | `__py2decode__(data, 'utf-8')`, `__py2decode__(f.read(), 'latin-1').split()`, `__py2decode__(s)` | [`Rewrite::Decode`] |
+//! | `data.encode('utf-8')`, `h.md5(s.encode()).hexdigest()` | `__py2encode__(data, 'utf-8')`, `h.md5(__py2encode__(s)).hexdigest()` | [`Rewrite::Encode`] |
 //!
 //! Details:
 //! - `print(x)` (a call) is left alone, as is everything after
@@ -124,6 +125,21 @@
 //!   line, after an operand (not a keyword, backticks or nothing), is rewritten; the
 //!   call's own line breaks stay where they were. `x.decode` without a call (a bound
 //!   method passed on) is left as it is.
+//! - `P.encode(args)`: Python 2's `u.encode('utf-8')` gave a byte string, which scripts went
+//!   on using as text (`data.replace("&", " and ")`, `"<" + data + ">"`, `data.split(",")`,
+//!   `tts.say(data)`) as well as passing it where bytes go (`hashlib.md5`, a socket,
+//!   `urlopen`'s data). Python 3's `bytes` refuses the first use. So every method call
+//!   `.encode(...)` goes through the builtin `__py2encode__`, `P` read as for `decode`: a
+//!   `str` (or `bytes`, read as UTF-8 with `surrogateescape`) is encoded, and the bytes come
+//!   back as a *byte string*, a `bytes` subclass that takes text wherever Python 2's `str`
+//!   did (its methods, `+`, `%`, `in`, `==` and `str()`, text arguments encoded with UTF-8)
+//!   and crosses to the robot as text; Python 2's bytes-to-bytes codecs (`'hex'`,
+//!   `'base64'`, `'zlib'`, ...) encode through `codecs`; any other object (a codec, an
+//!   encoder, a class with its own `encode`) gets its own `encode` called with the same
+//!   arguments. [`Rewrite::EncodeSplit`] comes first where it applies (its result is plain
+//!   text). Not like Python 2: `isinstance(b, str)` is false for a byte string (use
+//!   `basestring`), `json.dumps` refuses one, and a file opened for text refuses to write
+//!   one (Python 2 wrote its bytes).
 //!
 //! Not rewritten (rare or absent in real scripts; Python 3 reports them when compiling):
 //! tuple parameters `def f((a, b)):`, `from m import *` inside a function, list
@@ -136,7 +152,7 @@
 //! `long` (= `int`), `xrange` (= `range`), `raw_input` (= `input`), `unichr` (= `chr`),
 //! `reduce` (`functools.reduce`), `execfile`, `cmp`, `apply`, `intern` (`sys.intern`),
 //! `buffer` (= `memoryview`), `__py2div__` for [`Rewrite::Division`] (`division.rs`),
-//! `__py2decode__` for [`Rewrite::Decode`], and an `open` (and `file`, the same) that reads
+//! `__py2decode__` for [`Rewrite::Decode`], `__py2encode__` for [`Rewrite::Encode`], and an `open` (and `file`, the same) that reads
 //! text as UTF-8 with `surrogateescape`, so that any bytes read as text, write back as they
 //! were, and decode as Python 2 decoded them; the removed modules `mutex`, `md5`, `sha` and
 //! `sets` as shims (the fixer leaves their imports alone); and Python 2's capitalised `email`
@@ -190,11 +206,13 @@ pub enum Rewrite {
     Division,
     /// `P.decode(args)` → `__py2decode__(P, args)`: text decodes as the bytes Python 2 had.
     Decode,
+    /// `P.encode(args)` → `__py2encode__(P, args)`: a byte string that still works as text.
+    Encode,
 }
 
 impl Rewrite {
     /// Every rewrite, in the order of the module documentation.
-    pub const ALL: [Rewrite; 18] = [
+    pub const ALL: [Rewrite; 19] = [
         Rewrite::ExceptComma,
         Rewrite::PrintStatement,
         Rewrite::ExecStatement,
@@ -213,6 +231,7 @@ impl Rewrite {
         Rewrite::EncodeSplit,
         Rewrite::Division,
         Rewrite::Decode,
+        Rewrite::Encode,
     ];
 
     /// A short description, e.g. ``"`except X, e:` → `except X as e:`"``.
@@ -236,6 +255,7 @@ impl Rewrite {
             Rewrite::EncodeSplit => "`s.encode(\"utf-8\").split(\"x\")` → `s.split(\"x\")`",
             Rewrite::Division => "`a / b` → `a @__py2div__/ b` (Python 2's integer division)",
             Rewrite::Decode => "`s.decode(e)` → `__py2decode__(s, e)` (Python 2's `str.decode`)",
+            Rewrite::Encode => "`s.encode(e)` → `__py2encode__(s, e)` (Python 2's byte string)",
         }
     }
 }
@@ -369,21 +389,13 @@ fn word_needs_fixing(b: &[u8], word: &[u8], end: usize, fraction: bool) -> bool 
         }
         b"exec" | b"async" | b"await" | b"urllib" | b"iteritems" | b"iterkeys" | b"itervalues"
         | b"has_key" => true,
-        // `.decode(`, with spaces at most around the name.
-        b"decode" => {
+        // `.decode(` and `.encode(`, with spaces at most around the name.
+        b"decode" | b"encode" => {
             let inline = |c: &&u8| matches!(c, b' ' | b'\t' | 0x0c);
             let before = b.get(..end.saturating_sub(word.len())).unwrap_or_default();
             let after = b.get(end..).unwrap_or_default();
             before.iter().rev().find(|c| !inline(c)) == Some(&b'.')
                 && after.iter().find(|c| !inline(c)) == Some(&b'(')
-        }
-        // `.encode("utf-8").split(`: the split within a few bytes.
-        b"encode" => {
-            let rest = b.get(end..).unwrap_or_default();
-            rest.get(..40)
-                .unwrap_or(rest)
-                .windows(7)
-                .any(|w| w == b".split(")
         }
         [u, r] if u.eq_ignore_ascii_case(&b'u') && r.eq_ignore_ascii_case(&b'r') => {
             matches!(b.get(end), Some(b'\'' | b'"'))
@@ -777,9 +789,9 @@ fn apply(src: &str, edits: &mut [Edit]) -> String {
 
 impl Edit {
     /// The order edits are made in: by start, and an insertion before a replacement that
-    /// starts at the same place (`__py2decode__(` before the `ur'...'` or `urllib` it
-    /// precedes: the insertion belongs before that token, and would otherwise overlap its
-    /// replacement and be dropped).
+    /// starts at the same place (`__py2decode__(` or `__py2encode__(` before the `ur'...'`
+    /// or `urllib` it precedes: the insertion belongs before that token, and would
+    /// otherwise overlap its replacement and be dropped).
     fn order(&self) -> (usize, bool) {
         (self.start, self.end > self.start)
     }
@@ -815,6 +827,8 @@ macro_rules! py2div {
 
 /// The builtin through which the fixer routes `.decode(` calls (`py2.py` installs it).
 const PY2DECODE: &str = "__py2decode__(";
+/// The builtin through which the fixer routes `.encode(` calls (`py2.py` installs it).
+const PY2ENCODE: &str = "__py2encode__(";
 
 /// The module Python 3 has in place of Python-2 module `m`.
 fn renamed_module(m: &[u8]) -> Option<&'static str> {
@@ -904,7 +918,7 @@ const NON_EXPRESSION_KEYWORDS: [&[u8]; 27] = [
 ];
 
 /// The primaries (operands with their attributes, calls and subscripts) of a logical line, token
-/// by token, for [`Rewrite::Decode`].
+/// by token, for [`Rewrite::Decode`] and [`Rewrite::Encode`].
 #[derive(Default)]
 struct Primaries {
     /// The first token of the primary that ends at the current token (none if it ends none).
@@ -975,8 +989,8 @@ struct Fixer<'a> {
     true_division: bool,
     /// `async def` is present: `await` is a keyword here.
     has_async_def: bool,
-    /// A `.decode(` call is present: [`Fixer::tokens`] follows primaries.
-    decode_calls: bool,
+    /// A `.decode(` or `.encode(` call is present: [`Fixer::tokens`] follows primaries.
+    codec_calls: bool,
     /// Plain `import urllib` items (token indices).
     urllib_imports: Vec<usize>,
     /// `urllib.<Python-2 function>` uses (index of the function name, new module).
@@ -999,7 +1013,7 @@ impl<'a> Fixer<'a> {
             print_function: false,
             true_division: false,
             has_async_def: false,
-            decode_calls: false,
+            codec_calls: false,
             urllib_imports: Vec::new(),
             urllib_uses: Vec::new(),
             line_edits: 0..0,
@@ -1115,7 +1129,7 @@ impl<'a> Fixer<'a> {
     }
 
     /// Sets the whole-script flags: `print_function`, `true_division`, `has_async_def`,
-    /// `decode_calls`.
+    /// `codec_calls`.
     fn scan_flags(&mut self) {
         let n = self.toks.len();
         let mut k = 0;
@@ -1132,7 +1146,7 @@ impl<'a> Fixer<'a> {
             } else if self.kind(k) == Some(Kind::Name) {
                 match self.text(k) {
                     b"async" if self.is_name(k + 1, b"def") => self.has_async_def = true,
-                    b"decode" if self.is_call(k) => self.decode_calls = true,
+                    b"decode" | b"encode" if self.is_call(k) => self.codec_calls = true,
                     _ => {}
                 }
             }
@@ -1211,7 +1225,7 @@ impl<'a> Fixer<'a> {
         let first = self.edits.len();
         self.tokens(i, j);
         self.line_edits = first..self.edits.len();
-        // `__py2decode__(` goes before tokens already edited.
+        // `__py2decode__(` and `__py2encode__(` go before tokens already edited.
         if let Some(line) = self.edits.get_mut(self.line_edits.clone()) {
             line.sort_by_key(Edit::order);
         }
@@ -1235,7 +1249,7 @@ impl<'a> Fixer<'a> {
         primaries.start_line();
         for k in i..j {
             let t = self.text(k);
-            if self.decode_calls {
+            if self.codec_calls {
                 primaries.step(self, k, k == i);
             }
             match self.kind(k) {
@@ -1268,14 +1282,19 @@ impl<'a> Fixer<'a> {
                         self.edit(self.start(k), self.end(k), text);
                         self.change(k, Rewrite::DictMethod);
                     }
-                    b"decode" if self.decode_calls && self.is_call(k) => {
+                    b"decode" if self.codec_calls && self.is_call(k) => {
                         if let Some(p) = primaries.primary {
-                            self.decode_call(p, k);
+                            self.codec_call(p, k, PY2DECODE, Rewrite::Decode);
                         }
                     }
                     b"encode" if self.is_encode_split(k) => {
                         self.edit(self.start(k - 1), self.end(k + 3), "");
                         self.change(k, Rewrite::EncodeSplit);
+                    }
+                    b"encode" if self.codec_calls && self.is_call(k) => {
+                        if let Some(p) = primaries.primary {
+                            self.codec_call(p, k, PY2ENCODE, Rewrite::Encode);
+                        }
                     }
                     b"await" if !self.has_async_def => {
                         self.edit(self.start(k), self.end(k), "await_");
@@ -1317,17 +1336,32 @@ impl<'a> Fixer<'a> {
         })
     }
 
-    /// `P.decode(args)`, the primary `P` starting at token `p` and `decode` at token `k`
-    /// → `__py2decode__(P, args)` (see [`Rewrite::Decode`]).
-    fn decode_call(&mut self, p: usize, k: usize) {
-        self.edit(self.start(p), self.start(p), PY2DECODE);
+    /// `P.m(args)`, the primary `P` starting at token `p` and method `m` at token `k` →
+    /// `builtin(P, args)`, `builtin` being `"__py2decode__("` or `"__py2encode__("` (see
+    /// [`Rewrite::Decode`], [`Rewrite::Encode`]).
+    fn codec_call(&mut self, p: usize, k: usize, builtin: &'static str, what: Rewrite) {
+        let at = self.start(p);
+        let outer = Edit {
+            start: at,
+            end: at,
+            text: builtin.into(),
+        };
+        // A call on the result of another (`s.decode(a).encode(b)`) wraps it: its builtin
+        // goes before the inner one's (edits at one place keep their order).
+        let inner = self.edits.iter().position(|e| {
+            e.start == at && e.end == at && (e.text == PY2DECODE || e.text == PY2ENCODE)
+        });
+        match inner {
+            Some(i) => self.edits.insert(i, outer),
+            None => self.edits.push(outer),
+        }
         let text = if self.is_op(k + 2, b")") { "" } else { ", " };
         self.edit(
             self.start(k.saturating_sub(1)),
             self.end_with_gap(k + 1),
             text,
         );
-        self.change(k, Rewrite::Decode);
+        self.change(k, what);
     }
 
     /// Whether the `/` at token `k` (not the first of its logical line) divides: an operand

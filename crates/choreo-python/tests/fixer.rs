@@ -469,6 +469,37 @@ fn decode() {
 }
 
 #[test]
+fn encode() {
+    use Rewrite::Encode as E;
+    // The corpus's uses: text on, into a hash, into a request.
+    check(
+        "data = data.encode('utf-8')\nh = hashlib.md5(s.encode('utf-8')).hexdigest()\n",
+        "data = __py2encode__(data, 'utf-8')\nh = hashlib.md5(__py2encode__(s, 'utf-8')).hexdigest()\n",
+        &[E, E],
+    );
+    check(
+        "r = self.opener.open(self.bot.url, data.encode('utf-8'))\nw = res['A'].encode('utf-8')\n",
+        "r = self.opener.open(self.bot.url, __py2encode__(data, 'utf-8'))\nw = __py2encode__(res['A'], 'utf-8')\n",
+        &[E, E],
+    );
+    // Chained with decode, both ways; classes with an `encode` of their own go through it.
+    check(
+        "t = s.decode('u').encode('v')\nb = Header(n).encode()\n",
+        "t = __py2encode__(__py2decode__(s, 'u'), 'v')\nb = __py2encode__(Header(n))\n",
+        &[Rewrite::Decode, E, E],
+    );
+    // `.encode("utf-8").split("x")` stays the plain text split it was.
+    check(
+        "w = n.getAttribute('text').encode('utf-8').split('/')\nv = m.encode('utf-8').split()\n",
+        "w = n.getAttribute('text').split('/')\nv = __py2encode__(m, 'utf-8').split()\n",
+        &[Rewrite::EncodeSplit, E],
+    );
+    // Not a call, not in strings, not across a line break.
+    unchanged("f = s.encode\ndef encode(self):\n    pass\ns = 'x.encode()'  # y.encode()\n");
+    unchanged("x = (a.\n     encode('u'))\n");
+}
+
+#[test]
 fn tab_indentation() {
     use Rewrite::TabIndent as T;
     check(
@@ -779,7 +810,8 @@ fn every_corpus_script_compiles_after_fixing() {
     // A script CPython 3 already compiles only gets what would go wrong at run time
     // rewritten: its Python-2 module imports, Python-2-only dict methods, `/` (a box
     // script is Python 2 even when it compiles as Python 3: two ints divided gave an int)
-    // and `.decode(` (text decodes as the bytes it stands for, bytes as before).
+    // and `.decode(` (text decodes as the bytes it stands for, bytes as before) and
+    // `.encode(` (the bytes come as a byte string, still bytes).
     for (path, whats) in &valid_changed {
         assert!(
             whats.iter().all(|w| matches!(
@@ -789,6 +821,7 @@ fn every_corpus_script_compiles_after_fixing() {
                     | Rewrite::DictMethod
                     | Rewrite::Division
                     | Rewrite::Decode
+                    | Rewrite::Encode
             )),
             "{path}: valid Python 3 rewritten: {whats:?}"
         );

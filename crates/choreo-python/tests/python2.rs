@@ -376,6 +376,70 @@ class MyClass(GeneratedClass):
 }
 
 #[test]
+fn encoded_text_is_a_python_2_byte_string_that_works_as_text_and_as_bytes() {
+    // Python 2's `u.encode('utf-8')` gave a `str`: scripts went on using it as text (the
+    // PandoraBot boxes: `data = data.encode('utf-8')` then `data.replace("&", " and ")`)
+    // and passed it where bytes go (hashlib, sockets, urlopen).
+    let code = r#"
+import hashlib, base64, urllib, re
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        data = unicode('Tom & Jerry \xe9t\xe9'.decode('utf-8')).encode('utf-8')
+        data = data.replace("&", " and ").replace("  ", " ")
+        result = "=+ +=" + data + "=+ +="
+        self.log(result.replace("=+ +=", "").replace(" ", ";"))
+        self.log(repr([data.split(" ")[:2], "and" in data, data == "Tom and Jerry \xe9t\xe9",
+                       data.startswith(("x", "Tom")), data[:1], data[0], "%s%d" % (data[:3], 1)]))
+        self.log("%s (%d bytes)" % (data, len(data)))
+        self.log(repr([str(data), data.upper()[:3], data[:1].join(["a", "b"]), data % ()]))
+        self.log(repr([{data: 1}.get("Tom and Jerry \xe9t\xe9"), data.find("Jerry"), (data[:4] + "%s") % b"x"]))
+        # Still bytes where bytes go.
+        self.log(hashlib.md5('abc'.encode('utf-8')).hexdigest())
+        self.log(repr([base64.b64encode('abc'.encode()), urllib.quote_plus('a b&c'.encode('utf-8'))]))
+        self.log(repr([isinstance(data, bytes), isinstance(data, basestring), bytes(data)]))
+        # `re` takes it with a text pattern, as Python 2's did.
+        cleaned = re.sub(r'\s+', ' ', re.sub(ur'[\u007b-\uffff]', '', data + '  !'))
+        self.log(repr([cleaned, type(cleaned).__name__, re.findall(r'\w+', data)[:2],
+                       re.sub(r'a', 'A'.encode('utf-8'), 'banana'), re.sub(b'a', b'A', b'banana')]))
+        # Decoding gives the text back; Python 2's bytes-to-bytes codecs encode the bytes.
+        self.log(repr([data.decode('utf-8'), 'ab'.encode('hex'), 'ab'.encode('base64')]))
+        # Objects with an `encode` of their own keep it.
+        class Box(object):
+            def encode(self, how):
+                return 'box ' + how
+        self.log(Box().encode('x'))
+        print data
+        self.onStopped(data)
+"#;
+    let (_, t) = run(&one_box("", code));
+    assert!(errors(&t, "root/A").is_empty(), "{t:#?}");
+    assert_eq!(
+        logs(&t, "root/A"),
+        [
+            "info: Tom;and;Jerry;été",
+            "info: [['Tom', 'and'], True, True, True, 'T', 84, 'Tom1']",
+            "info: Tom and Jerry été (19 bytes)",
+            "info: ['Tom and Jerry été', 'TOM', 'aTb', 'Tom and Jerry été']",
+            "info: [1, 8, 'Tom x']",
+            "info: 900150983cd24fb0d6963f7d28e17f72",
+            "info: [b'YWJj', 'a+b%26c']",
+            "info: [True, True, b'Tom and Jerry \\xc3\\xa9t\\xc3\\xa9']",
+            "info: ['Tom and Jerry t !', 'bytestr', ['Tom', 'and'], 'bAnAnA', b'bAnAnA']",
+            "info: ['Tom and Jerry été', '6162', 'YWI=\\n']",
+            "info: box x",
+            "info: Tom and Jerry été",
+        ]
+    );
+    // It crosses to the engine (and NAOqi) as text, as Python 2's `str` did.
+    assert!(
+        t.iter()
+            .any(|l| l == "root/A out onStopped \"Tom and Jerry été\""),
+        "{t:#?}"
+    );
+}
+
+#[test]
 fn python_2_email_module_names_import_in_every_form() {
     let code = "
 import importlib

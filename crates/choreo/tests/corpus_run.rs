@@ -153,6 +153,13 @@ const PY2_SEMANTICS: &[&str] = &[
     "a bytes-like object is required, not 'str'",
     "can't concat str to bytes",
     "can only concatenate str (not \"bytes\") to str",
+    "cannot use a string pattern on a bytes-like object",
+    "cannot use a bytes pattern on a string-like object",
+    "expected str instance, bytes found",
+    "expected str instance, bytestr found",
+    "must be str, not bytes",
+    "must be str, not bytestr",
+    "is not JSON serializable",
     // `import email` then `email.MIMEText.MIMEText(...)`: Python 2's lazy email modules.
     "module 'email' has no attribute",
     "type 'zip'",
@@ -686,14 +693,9 @@ struct Known {
     why: &'static str,
 }
 
-const KNOWN: &[Known] = &[Known {
-    owner: "choreo-python",
-    kind: "Python-2 semantics not emulated",
-    detail: "a bytes-like object is required, not 'str'",
-    why: "Python 2's `u.encode('utf-8')` gave a str that mixed with text; Python 3 gives bytes \
-          (QuoteListener, RandomCitation, RandomQuote: `data = data.encode('utf-8')`, then \
-          `data.replace(\"&\", \" and \")`)",
-}];
+/// None now: the last three (Python 2's `u.encode('utf-8')` used as text, in QuoteListener,
+/// RandomCitation and RandomQuote) were fixed by `Rewrite::Encode`.
+const KNOWN: &[Known] = &[];
 
 fn report(
     results: &[(String, End)],

@@ -54,6 +54,160 @@ def py2decode(data, *args, **kwargs):
     return data.decode(*args, **kwargs)
 
 
+def _as_bytes(x):
+    """Text as the bytes Python 2 held (UTF-8, every escaped byte put back); a tuple of them
+    (startswith's prefixes) likewise; anything else as it is."""
+    if isinstance(x, str):
+        return x.encode("utf-8", "surrogateescape")
+    if type(x) is tuple:
+        return tuple(_as_bytes(item) for item in x)
+    return x
+
+
+def _as_text(x):
+    """Bytes as the text they hold (UTF-8, every other byte escaped); anything else as it is."""
+    if isinstance(x, bytes):
+        return x.decode("utf-8", "surrogateescape")
+    return x
+
+
+def _as_bytestr(result):
+    """A bytes result (or a list or tuple of them) as byte strings."""
+    if type(result) is bytes:
+        return bytestr(result)
+    if type(result) in (list, tuple):
+        return type(result)(bytestr(r) if type(r) is bytes else r for r in result)
+    return result
+
+
+class bytestr(bytes):
+    """A Python-2 byte string: what `u.encode('utf-8')` gave (`__py2encode__`). It is bytes
+    (hashlib, sockets and urlopen take it), and takes text wherever Python 2's `str` did:
+    its methods and `+`, `%`, `in`, `==` take text arguments (encoded with UTF-8), slices
+    are byte strings, `str()` and `print` give its text, and it crosses to the robot as text
+    (convert.rs reads `__py2text__`). An index gives an int and iterating gives ints, as
+    Python 3's bytes do, for the Python-3 code that reads them."""
+
+    __slots__ = ()
+    __py2text__ = True
+
+    def __str__(self):
+        return self.decode("utf-8", "surrogateescape")
+
+    def __repr__(self):
+        return repr(str(self))
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+    def __hash__(self):
+        # Equal to its text, so hashed as its text.
+        return hash(str(self))
+
+    def __eq__(self, other):
+        return bytes.__eq__(self, _as_bytes(other))
+
+    def __ne__(self, other):
+        return bytes.__ne__(self, _as_bytes(other))
+
+    def __lt__(self, other):
+        return bytes.__lt__(self, _as_bytes(other))
+
+    def __le__(self, other):
+        return bytes.__le__(self, _as_bytes(other))
+
+    def __gt__(self, other):
+        return bytes.__gt__(self, _as_bytes(other))
+
+    def __ge__(self, other):
+        return bytes.__ge__(self, _as_bytes(other))
+
+    def __contains__(self, item):
+        return bytes.__contains__(self, _as_bytes(item))
+
+    def __add__(self, other):
+        if not isinstance(other, (str, bytes)):
+            return NotImplemented
+        return bytestr(bytes(self) + _as_bytes(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, (str, bytes)):
+            return NotImplemented
+        return bytestr(_as_bytes(other) + bytes(self))
+
+    def __mul__(self, n):
+        return bytestr(bytes.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __mod__(self, values):
+        if type(values) is tuple:
+            values = tuple(_as_text(v) for v in values)
+        elif type(values) is dict:
+            values = {k: _as_text(v) for k, v in values.items()}
+        else:
+            values = _as_text(values)
+        return bytestr(_as_bytes(str(self) % values))
+
+    def __getitem__(self, index):
+        # An index gives an int, as Python 3's bytes: Python 3's own code (urllib's quote,
+        # say) reads bytes so.
+        got = bytes.__getitem__(self, index)
+        return got if isinstance(got, int) else bytestr(got)
+
+    def join(self, items):
+        return bytestr(bytes.join(self, [_as_bytes(item) for item in items]))
+
+
+def _text_method(name):
+    method = getattr(bytes, name)
+
+    def call(self, *args, **kwargs):
+        args = [_as_bytes(a) for a in args]
+        kwargs = {k: _as_bytes(v) for k, v in kwargs.items()}
+        return _as_bytestr(method(self, *args, **kwargs))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = method.__doc__
+    return call
+
+
+for _name in (
+    "capitalize", "center", "count", "endswith", "expandtabs", "find", "index", "ljust",
+    "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind",
+    "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines",
+    "startswith", "strip", "swapcase", "title", "translate", "upper", "zfill",
+):
+    setattr(bytestr, _name, _text_method(_name))
+del _name
+
+# Python 2's bytes-to-bytes codecs, which `str.encode` took and Python 3's refuses.
+_BYTE_CODECS = {
+    "hex", "hex_codec", "base64", "base64_codec", "base_64", "zlib", "zlib_codec", "zip",
+    "bz2", "bz2_codec", "quopri", "quopri_codec", "quotedprintable", "quoted_printable",
+    "uu", "uu_codec",
+}
+
+
+def py2encode(data, *args, **kwargs):
+    """`__py2encode__(P, args)`, which the fixer writes for Python 2's `P.encode(args)`
+    (fixer.rs, Rewrite::Encode): text (and bytes, read as the text they hold) encodes to a
+    byte string, `bytestr`, which Python-2 scripts go on using as text; a bytes-to-bytes
+    codec (`'hex'`, `'base64'`, ...) encodes the bytes Python 2 held; anything else is
+    asked to encode itself. The defaults are `str.encode`'s: UTF-8, strict."""
+    if not isinstance(data, (str, bytes)):
+        return data.encode(*args, **kwargs)
+    encoding = args[0] if args else kwargs.get("encoding", "utf-8")
+    if isinstance(encoding, str) and encoding.lower().replace("-", "_") in _BYTE_CODECS:
+        import codecs
+
+        errors = args[1] if len(args) > 1 else kwargs.get("errors", "strict")
+        return bytestr(codecs.encode(_as_bytes(data), encoding, errors))
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "surrogateescape")
+    return bytestr(str.encode(data, *args, **kwargs))
+
+
 def py2open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
             closefd=True, opener=None):
     """Python 2's `open` and `file` read bytes, so any file read without error and wrote
@@ -142,6 +296,9 @@ NAMES = {
     "open": py2open,
     "file": py2open,
     "__py2decode__": py2decode,
+    # Python 2's `P.encode(args)` gave a byte string scripts used as text: the fixer writes
+    # it as `__py2encode__(P, args)`.
+    "__py2encode__": py2encode,
     "cmp": cmp,
     "intern": sys.intern,
     "apply": apply,
@@ -296,9 +453,63 @@ class _Py2Finder(object):
         return None
 
 
+# `re`'s functions and where their string argument is (positional index, after the pattern).
+_RE_FUNCTIONS = {
+    "sub": 1, "subn": 1, "match": 0, "search": 0, "fullmatch": 0, "findall": 0,
+    "finditer": 0, "split": 0,
+}
+
+
+def _re_taking_byte_strings(re):
+    """Python 2's `re` matched a text pattern against a byte string (the PandoraBot boxes:
+    `data = data.encode('utf-8')`, then `re.sub(r'\\s+', ' ', data)`); Python 3's refuses
+    bytes there. `re`'s functions, given a text pattern (a `str` or a compiled one), read a
+    `bytestr` string or replacement as its text, and `sub` gives a byte string back as
+    Python 2 did. Every other call is passed on unchanged."""
+
+    def text_pattern(pattern):
+        return isinstance(getattr(pattern, "pattern", pattern), str)
+
+    def wrap(name, at):
+        original = getattr(re, name)
+        # (positional index, keyword) of the arguments read as text: the string, and
+        # `sub`'s replacement.
+        slots = [(at, "string")] + ([(0, "repl")] if at else [])
+
+        def call(pattern, *args, **kwargs):
+            if not text_pattern(pattern):
+                return original(pattern, *args, **kwargs)
+            args = list(args)
+            byte_string = False
+            for index, key in slots:
+                if index < len(args):
+                    if type(args[index]) is bytestr:
+                        args[index] = str(args[index])
+                        byte_string = byte_string or key == "string"
+                elif type(kwargs.get(key)) is bytestr:
+                    kwargs[key] = str(kwargs[key])
+                    byte_string = byte_string or key == "string"
+            result = original(pattern, *args, **kwargs)
+            if byte_string and name == "sub":
+                return bytestr(_as_bytes(result))
+            if byte_string and name == "subn":
+                return bytestr(_as_bytes(result[0])), result[1]
+            return result
+
+        functools.update_wrapper(call, original)
+        setattr(re, name, call)
+
+    for name, at in _RE_FUNCTIONS.items():
+        wrap(name, at)
+
+
 def install():
-    """Makes the Python-2 module names importable (after every real module)."""
+    """Makes the Python-2 module names importable (after every real module), and `re` take
+    Python 2's byte strings."""
     sys.meta_path.append(_Py2Finder())
+    import re
+
+    _re_taking_byte_strings(re)
     # The package alone, 0.3 ms: its modules are imported on first use.
     import email
 
