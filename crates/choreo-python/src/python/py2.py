@@ -477,6 +477,13 @@ def _re_taking_byte_strings(re):
         slots = [(at, "string")] + ([(0, "repl")] if at else [])
 
         def call(pattern, *args, **kwargs):
+            # The common call, without a byte string, as cheap as can be.
+            for a in args:
+                if type(a) is bytestr:
+                    break
+            else:
+                if not kwargs:
+                    return original(pattern, *args)
             if not text_pattern(pattern):
                 return original(pattern, *args, **kwargs)
             args = list(args)
