@@ -1,0 +1,260 @@
+//! Building a runner: the behaviors, their declared delegates and linked behaviors resolved
+//! (anonymous behaviors first, then the global ids) and frozen (R2), and how it runs.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use choreo_engine::Robot;
+
+use crate::behavior::{Behavior, BehaviorId};
+use crate::condition::Condition;
+use crate::error::SetupError;
+use crate::input::Inbox;
+use crate::runner::{Core, Runner, Slot, State};
+use crate::trace::Trace;
+use crate::world::World;
+
+/// How far the linked behaviors of one behavior are followed (P3).
+const LINKED_BOUND: usize = 1000;
+
+/// How a runner runs.
+#[derive(Default)]
+pub struct Options {
+    /// Keep every trace event in memory ([`Runner::trace`]): tests and the checker.
+    pub keep_trace: bool,
+    /// The tick period (the stack's time advances by it each tick); 60 ms if zero.
+    pub period: Duration,
+    /// A tick longer than this is a `tick_overrun` event naming the behaviors that took
+    /// the time (hooks are then timed: about 20 ns a hook).
+    pub budget: Option<Duration>,
+    /// When the base cancels itself, push it again at the next tick (if it wants) instead of
+    /// finishing (R7).
+    pub reinstall_base: bool,
+    /// The robot actions and conditions use.
+    pub robot: Option<Arc<dyn Robot>>,
+}
+
+/// The behaviors to run, added one by one, then [`Builder::build`].
+#[derive(Default)]
+pub struct Builder {
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    id: String,
+    owner: Option<String>,
+    behavior: Box<dyn Behavior>,
+    wtba_conditions: Vec<Box<dyn Condition>>,
+    cancel_conditions: Vec<Box<dyn Condition>>,
+}
+
+impl Builder {
+    /// No behaviors yet.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Adds behavior `id`.
+    pub fn add(&mut self, id: &str, behavior: Box<dyn Behavior>) -> &mut Builder {
+        self.add_entry(id.to_string(), None, behavior)
+    }
+
+    /// Adds an anonymous behavior `name` of `owner` (private to it, found by its name before
+    /// the global ids; labelled `@name`).
+    pub fn add_anonymous(
+        &mut self,
+        owner: &str,
+        name: &str,
+        behavior: Box<dyn Behavior>,
+    ) -> &mut Builder {
+        self.add_entry(name.to_string(), Some(owner.to_string()), behavior)
+    }
+
+    fn add_entry(
+        &mut self,
+        id: String,
+        owner: Option<String>,
+        behavior: Box<dyn Behavior>,
+    ) -> &mut Builder {
+        self.entries.push(Entry {
+            id,
+            owner,
+            behavior,
+            wtba_conditions: Vec::new(),
+            cancel_conditions: Vec::new(),
+        });
+        self
+    }
+
+    /// Gives the behavior added last its conditions: `wtba` (all must hold for it to want to
+    /// be activated, K3) and `cancel` (any cancels it once active, C6).
+    pub fn conditions(
+        &mut self,
+        wtba: Vec<Box<dyn Condition>>,
+        cancel: Vec<Box<dyn Condition>>,
+    ) -> &mut Builder {
+        if let Some(e) = self.entries.last_mut() {
+            e.wtba_conditions = wtba;
+            e.cancel_conditions = cancel;
+        }
+        self
+    }
+
+    /// Resolves every declared delegate and linked behavior (frozen from then on, R2) and
+    /// gives a runner whose first tick initializes every behavior (L1, unless
+    /// [`Runner::start`] did) and pushes `base`.
+    pub fn build(self, base: &str, options: Options) -> Result<Runner, SetupError> {
+        let mut names = Vec::with_capacity(self.entries.len());
+        let mut ids = HashMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let id = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+            match &e.owner {
+                None => {
+                    if ids.insert(e.id.clone(), id).is_some() {
+                        return Err(SetupError::DuplicateId(e.id.clone()));
+                    }
+                    names.push(e.id.clone());
+                }
+                Some(_) => names.push(format!("@{}", e.id)),
+            }
+        }
+        // Anonymous behaviors, by owner.
+        let mut anonymous: Vec<Vec<(String, BehaviorId)>> = vec![Vec::new(); self.entries.len()];
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Some(owner) = &e.owner {
+                let Some(&o) = ids.get(owner) else {
+                    return Err(SetupError::UnknownBehavior {
+                        behavior: format!("@{}", e.id),
+                        named: owner.clone(),
+                        what: "owner",
+                    });
+                };
+                let me = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+                if ids.contains_key(&e.id) || anonymous[o.index()].iter().any(|(n, _)| *n == e.id) {
+                    return Err(SetupError::DuplicateId(format!("@{}", e.id)));
+                }
+                anonymous[o.index()].push((e.id.clone(), me));
+            }
+        }
+        let resolve = |i: usize, named: &str, what: &'static str| {
+            anonymous[i]
+                .iter()
+                .find(|(n, _)| n == named)
+                .map(|(_, id)| *id)
+                .or_else(|| ids.get(named).copied())
+                .ok_or_else(|| SetupError::UnknownBehavior {
+                    behavior: names[i].clone(),
+                    named: named.to_string(),
+                    what,
+                })
+        };
+        let mut delegates = Vec::with_capacity(self.entries.len());
+        let mut direct_linked = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            let mut d = Vec::new();
+            for n in e.behavior.delegates() {
+                let id = resolve(i, &n, "delegate")?;
+                if !d.contains(&id) {
+                    d.push(id);
+                }
+            }
+            delegates.push(d);
+            let mut l = Vec::new();
+            for n in e.behavior.linked() {
+                let id = resolve(i, &n, "linked behavior")?;
+                if !l.contains(&id) {
+                    l.push(id);
+                }
+            }
+            direct_linked.push(l);
+        }
+        let base = *ids
+            .get(base)
+            .ok_or_else(|| SetupError::UnknownBase(base.to_string()))?;
+        let mut slots = Vec::with_capacity(self.entries.len());
+        let mut behaviors = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.into_iter().enumerate() {
+            let linked = closure(i, &direct_linked)
+                .ok_or_else(|| SetupError::LinkedTooDeep(names[i].clone()))?;
+            slots.push(Slot {
+                delegates: std::mem::take(&mut delegates[i]),
+                linked,
+                anonymous: std::mem::take(&mut anonymous[i]),
+                always_delegates: e.behavior.always_delegates(),
+                subscriptions: e.behavior.subscriptions(),
+                state: State::NotInitialized,
+                scope_refs: 0,
+                last_update: 0,
+                wtba: (0, false),
+                veto_tick: 0,
+                callback: None,
+                action: None,
+                action_started: false,
+                action_done: None,
+                wtba_conditions: e.wtba_conditions,
+                cancel_conditions: e.cancel_conditions,
+                spent: Duration::ZERO,
+            });
+            behaviors.push(Some(e.behavior));
+        }
+        let period = if options.period.is_zero() {
+            Duration::from_millis(60)
+        } else {
+            options.period
+        };
+        Ok(Runner {
+            behaviors,
+            core: Core {
+                names,
+                ids,
+                slots,
+                stack: Vec::new(),
+                projected: Vec::new(),
+                queue: VecDeque::new(),
+                trace: Trace::new(options.keep_trace),
+                world: World {
+                    tick: 0,
+                    now: Duration::ZERO,
+                    inputs: Vec::new(),
+                    robot: options.robot,
+                },
+                in_scope: Vec::new(),
+                root: false,
+                timing: options.budget.is_some(),
+            },
+            base,
+            period,
+            budget: options.budget,
+            reinstall_base: options.reinstall_base,
+            inbox: Inbox::default(),
+            reset: None,
+            finished: false,
+        })
+    }
+}
+
+/// The transitive closure of `i`'s linked behaviors (without `i`), in the order found;
+/// `None` past [`LINKED_BOUND`] steps.
+fn closure(i: usize, direct: &[Vec<BehaviorId>]) -> Option<Vec<BehaviorId>> {
+    let mut out: Vec<BehaviorId> = Vec::new();
+    let mut next = 0;
+    let mut steps = 0;
+    let mut frontier: Vec<BehaviorId> = direct.get(i).cloned().unwrap_or_default();
+    loop {
+        for b in frontier.drain(..) {
+            steps += 1;
+            if steps > LINKED_BOUND {
+                return None;
+            }
+            if b.index() != i && !out.contains(&b) {
+                out.push(b);
+            }
+        }
+        let Some(&b) = out.get(next) else {
+            return Some(out);
+        };
+        next += 1;
+        frontier.extend(direct.get(b.index()).into_iter().flatten().copied());
+    }
+}

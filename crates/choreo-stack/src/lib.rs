@@ -1,0 +1,66 @@
+//! A behavior stack after Anki Vector's (`IBehavior` / `IBehaviorRunner`), with the contract
+//! of `behavior-stack.md` checked in every build: behaviors enter activatable scope when an
+//! active behavior may delegate to them, are asked whether they want to be activated, are
+//! pushed and popped, get exactly one update per tick, and hand control on to behaviors and
+//! actions. Choregraphe behaviors are leaves of it (`PlayChoregraphe`).
+//!
+//! ```
+//! use choreo_stack::{Behavior, Builder, Context, Options, Tick};
+//!
+//! /// Delegates to `child` once, then finishes when it is done.
+//! struct Parent { started: bool }
+//! impl Behavior for Parent {
+//!     fn delegates(&self) -> Vec<String> { vec!["child".into()] }
+//!     fn wants_to_be_activated(&mut self, _: &mut Context<'_>) -> bool { true }
+//!     fn update(&mut self, cx: &mut Context<'_>) {
+//!         if !self.started {
+//!             let child = cx.find("child").unwrap();
+//!             if cx.wants(child) == Ok(true) && cx.delegate(child).is_ok() {
+//!                 self.started = true;
+//!             }
+//!         }
+//!     }
+//! }
+//! /// Wants to run, and ends at its first update.
+//! struct Child;
+//! impl Behavior for Child {
+//!     fn always_delegates(&self) -> bool { false }
+//!     fn wants_to_be_activated(&mut self, _: &mut Context<'_>) -> bool { true }
+//!     fn update(&mut self, cx: &mut Context<'_>) {
+//!         if cx.is_activated() { cx.cancel_self().unwrap(); }
+//!     }
+//! }
+//!
+//! let mut b = Builder::new();
+//! b.add("parent", Box::new(Parent { started: false }));
+//! b.add("child", Box::new(Child));
+//! let mut runner = b.build("parent", Options::default()).unwrap();
+//! let mut ticks = 0;
+//! while runner.tick().unwrap() == Tick::Running { ticks += 1; }
+//! // Tick 1: the parent delegates, the child is pushed, updated in the same pass (T2) and
+//! // ends. Tick 2: the parent has nothing delegated and is cancelled (C6). Tick 3: finished.
+//! assert_eq!(ticks, 2);
+//! ```
+
+pub mod action;
+pub mod behavior;
+pub mod builder;
+pub mod check;
+pub mod condition;
+pub mod context;
+pub mod error;
+pub mod input;
+pub mod runner;
+pub mod trace;
+pub mod world;
+
+pub use action::Action;
+pub use behavior::{Behavior, BehaviorId, Completed};
+pub use builder::{Builder, Options};
+pub use condition::Condition;
+pub use context::Context;
+pub use error::{SetupError, StackError};
+pub use input::{Inbox, Input};
+pub use runner::{Runner, State, Tick};
+pub use trace::{Event, Record, Trace};
+pub use world::World;

@@ -1,0 +1,807 @@
+//! The runner (`IBehaviorRunner` and `BehaviorStack` of the original): the stack, activatable
+//! scope kept by reference counts, the tick (behavior-stack.md §7), delegation callbacks and
+//! actions.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use crate::action::Action;
+use crate::behavior::{Behavior, BehaviorId, Completed};
+use crate::condition::Condition;
+use crate::context::{Mode, ask_wtba, call_hook};
+use crate::error::SetupError;
+use crate::input::{Inbox, Input};
+use crate::trace::{Event, Listener, Trace};
+use crate::world::World;
+
+/// A behavior's state (§2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum State {
+    /// Not yet initialized.
+    NotInitialized,
+    /// Initialized, no active behavior may delegate to it.
+    OutOfScope,
+    /// An active behavior may delegate to it; not on the stack.
+    InScope,
+    /// On the stack.
+    Activated,
+}
+
+impl Slot {
+    /// Whether its action is queued, running, or ended and not yet handled (§7 step 3).
+    pub(crate) fn action_outstanding(&self) -> bool {
+        self.action.is_some() || self.action_done.is_some()
+    }
+}
+
+/// A stored delegation callback: its token, and once the delegation ended, the tick it ended
+/// in and how.
+#[derive(Debug)]
+pub(crate) struct Callback {
+    pub(crate) token: u64,
+    pub(crate) done: Option<(u64, Completed)>,
+}
+
+/// Per-behavior state kept by the runner.
+pub(crate) struct Slot {
+    pub(crate) delegates: Vec<BehaviorId>,
+    /// The transitive closure of its linked behaviors.
+    pub(crate) linked: Vec<BehaviorId>,
+    /// The anonymous behaviors it owns: (name, id).
+    pub(crate) anonymous: Vec<(String, BehaviorId)>,
+    pub(crate) always_delegates: bool,
+    pub(crate) subscriptions: Vec<String>,
+    pub(crate) state: State,
+    pub(crate) scope_refs: u32,
+    pub(crate) last_update: u64,
+    /// The tick of its last `wants_to_be_activated` and the answer.
+    pub(crate) wtba: (u64, bool),
+    pub(crate) veto_tick: u64,
+    pub(crate) callback: Option<Callback>,
+    /// Its action: queued (to start at the end of the tick) or running.
+    pub(crate) action: Option<Box<dyn Action>>,
+    pub(crate) action_started: bool,
+    /// An action that ended and is not yet handled (the tick it ended in, how).
+    pub(crate) action_done: Option<(u64, Completed)>,
+    pub(crate) wtba_conditions: Vec<Box<dyn Condition>>,
+    pub(crate) cancel_conditions: Vec<Box<dyn Condition>>,
+    /// Time its hooks took this tick (when timing).
+    pub(crate) spent: Duration,
+}
+
+/// A stack change asked for by a hook, made when it returns.
+#[derive(Debug)]
+pub(crate) enum Op {
+    /// `by` delegated to `to`.
+    Push { by: BehaviorId, to: BehaviorId },
+    /// Pop everything above `keep`; its callback gets `done` if it keeps one.
+    PopAbove {
+        keep: BehaviorId,
+        done: Option<Completed>,
+    },
+    /// Pop everything above `b`, then `b`; its delegator's callback gets `done`.
+    PopSelf { b: BehaviorId, done: Completed },
+}
+
+/// Everything of the runner but the behaviors themselves (which are taken out of their
+/// slots while their hooks run).
+pub(crate) struct Core {
+    pub(crate) names: Vec<String>,
+    pub(crate) ids: HashMap<String, BehaviorId>,
+    pub(crate) slots: Vec<Slot>,
+    /// Index 0 is the base, the last the top.
+    pub(crate) stack: Vec<BehaviorId>,
+    /// The stack once the queued changes are made.
+    pub(crate) projected: Vec<BehaviorId>,
+    pub(crate) queue: VecDeque<Op>,
+    pub(crate) trace: Trace,
+    pub(crate) world: World,
+    /// Behaviors in scope, in the order they entered it (the in-scope pass's order, T4).
+    pub(crate) in_scope: Vec<BehaviorId>,
+    /// Whether the root entry (whose delegate set is the base) is there.
+    pub(crate) root: bool,
+    /// Whether hooks are timed (a tick budget is set).
+    pub(crate) timing: bool,
+}
+
+/// What a tick did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// The stack runs on.
+    Running,
+    /// The stack is empty and stays so: the run is over.
+    Finished,
+}
+
+/// A behavior stack: build it with a [`Builder`], then [`Runner::tick`] it.
+pub struct Runner {
+    pub(crate) behaviors: Vec<Option<Box<dyn Behavior>>>,
+    pub(crate) core: Core,
+    pub(crate) base: BehaviorId,
+    pub(crate) period: Duration,
+    pub(crate) budget: Option<Duration>,
+    pub(crate) reinstall_base: bool,
+    pub(crate) inbox: Inbox,
+    pub(crate) reset: Option<BehaviorId>,
+    pub(crate) finished: bool,
+}
+
+impl Core {
+    pub(crate) fn slot(&self, b: BehaviorId) -> &Slot {
+        &self.slots[b.index()]
+    }
+
+    pub(crate) fn slot_mut(&mut self, b: BehaviorId) -> &mut Slot {
+        &mut self.slots[b.index()]
+    }
+
+    pub(crate) fn record(&mut self, event: Event) {
+        if self.trace.on() {
+            let tick = self.world.tick;
+            self.trace.record(tick, event, &self.names);
+        }
+    }
+
+    pub(crate) fn charge(&mut self, b: BehaviorId, spent: Duration) {
+        if let Some(slot) = self.slots.get_mut(b.index()) {
+            slot.spent += spent;
+        }
+    }
+
+    pub(crate) fn find(&self, me: BehaviorId, name: &str) -> Option<BehaviorId> {
+        self.slot(me)
+            .anonymous
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+            .or_else(|| self.ids.get(name).copied())
+    }
+
+    pub(crate) fn is_control_delegated(&self, b: BehaviorId) -> bool {
+        self.slot(b).action_outstanding()
+            || self
+                .projected
+                .iter()
+                .position(|x| *x == b)
+                .is_some_and(|i| i + 1 < self.projected.len())
+    }
+
+    pub(crate) fn set_callback(&mut self, b: BehaviorId, token: Option<u64>) {
+        self.slot_mut(b).callback = token.map(|token| Callback { token, done: None });
+    }
+
+    pub(crate) fn queue_action(&mut self, owner: BehaviorId, action: Box<dyn Action>) {
+        let slot = self.slot_mut(owner);
+        slot.action = Some(action);
+        slot.action_started = false;
+    }
+
+    /// `cancel_delegates` of `b` on the projected stack: whether anything goes.
+    pub(crate) fn cancel_delegates(&mut self, b: BehaviorId, allow_callback: bool) -> bool {
+        let Some(i) = self.projected.iter().position(|x| *x == b) else {
+            return false;
+        };
+        let above = i + 1 < self.projected.len();
+        let had_action = self.slot(b).action.is_some();
+        if had_action {
+            self.cancel_action(b);
+        }
+        if !allow_callback {
+            self.slot_mut(b).callback = None;
+        } else if had_action && !above {
+            let tick = self.world.tick;
+            self.end_callback(b, tick, Completed::Canceled("cancel_delegates".into()));
+        }
+        if above {
+            self.projected.truncate(i + 1);
+            self.queue.push_back(Op::PopAbove {
+                keep: b,
+                done: allow_callback.then(|| Completed::Canceled("cancel_delegates".into())),
+            });
+        }
+        above || had_action
+    }
+
+    /// `cancel_self` of `b` (on the projected stack).
+    pub(crate) fn cancel_self(&mut self, b: BehaviorId, done: Completed) {
+        if let Some(i) = self.projected.iter().position(|x| *x == b) {
+            self.projected.truncate(i);
+            self.queue.push_back(Op::PopSelf { b, done });
+        }
+    }
+
+    /// Stops `b`'s action, if any, without a completion.
+    fn cancel_action(&mut self, b: BehaviorId) {
+        let slot = &mut self.slots[b.index()];
+        if let Some(mut action) = slot.action.take()
+            && slot.action_started
+        {
+            action.cancel(&self.world);
+        }
+        self.slots[b.index()].action_done = None;
+    }
+
+    /// Marks `b`'s callback (if it keeps one, not yet ended) as ended in `tick` with `done`.
+    fn end_callback(&mut self, b: BehaviorId, tick: u64, done: Completed) {
+        if let Some(cb) = self.slot_mut(b).callback.as_mut()
+            && cb.done.is_none()
+        {
+            cb.done = Some((tick, done));
+        }
+    }
+
+    pub(crate) fn eval_wtba_conditions(&mut self, b: BehaviorId) -> bool {
+        self.eval_conditions(b, false)
+    }
+
+    /// Evaluates every condition of `b`'s list (`cancel`: the cancel-self list), recording
+    /// each: all of them met (`wtba`) or any (`cancel`).
+    fn eval_conditions(&mut self, b: BehaviorId, cancel: bool) -> bool {
+        let n = if cancel {
+            self.slot(b).cancel_conditions.len()
+        } else {
+            self.slot(b).wtba_conditions.len()
+        };
+        let mut all = true;
+        let mut any = false;
+        for k in 0..n {
+            let slot = &mut self.slots[b.index()];
+            let list = if cancel {
+                &mut slot.cancel_conditions
+            } else {
+                &mut slot.wtba_conditions
+            };
+            let met = list[k].is_met(&self.world);
+            all &= met;
+            any |= met;
+            let cond = format!("{}[{k}]", if cancel { "cancel" } else { "wtba" });
+            self.record(Event::CondEval {
+                owner: b,
+                cond,
+                met,
+            });
+        }
+        if cancel { any } else { all }
+    }
+
+    /// Opens or closes the window of `b`'s wtba (`cancel` false) or cancel conditions (K2).
+    fn set_conditions_active(&mut self, b: BehaviorId, cancel: bool, active: bool) {
+        let n = if cancel {
+            self.slot(b).cancel_conditions.len()
+        } else {
+            self.slot(b).wtba_conditions.len()
+        };
+        for k in 0..n {
+            let slot = &mut self.slots[b.index()];
+            let list = if cancel {
+                &mut slot.cancel_conditions
+            } else {
+                &mut slot.wtba_conditions
+            };
+            list[k].set_active(active, &self.world);
+            let cond = format!("{}[{k}]", if cancel { "cancel" } else { "wtba" });
+            self.record(Event::CondActive {
+                owner: b,
+                cond,
+                active,
+            });
+        }
+    }
+}
+
+impl Runner {
+    /// Initializes every behavior, in the order they were added (L1).
+    fn init_all(&mut self) {
+        for i in 0..self.behaviors.len() {
+            let b = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+            call_hook(
+                &mut self.behaviors,
+                &mut self.core,
+                b,
+                Mode::Plain,
+                |x, cx| {
+                    x.init(cx);
+                },
+            );
+            self.core.slot_mut(b).state = State::OutOfScope;
+            self.core.record(Event::Init { b });
+        }
+    }
+
+    /// Adds a listener of the trace (see [`Listener`]).
+    pub fn add_listener(&mut self, listener: Listener) {
+        self.core.trace.add_listener(listener);
+    }
+
+    /// The trace (its kept events: see [`Options::keep_trace`]).
+    pub fn trace(&self) -> &Trace {
+        &self.core.trace
+    }
+
+    /// The behaviors' names, by index: ids, and `@name` for anonymous behaviors.
+    pub fn names(&self) -> &[String] {
+        &self.core.names
+    }
+
+    /// The behavior with the global id `name`.
+    pub fn id(&self, name: &str) -> Option<BehaviorId> {
+        self.core.ids.get(name).copied()
+    }
+
+    /// The declared delegates of `b`, as resolved at build (frozen: R2).
+    pub fn delegates_of(&self, b: BehaviorId) -> &[BehaviorId] {
+        self.core.slots.get(b.index()).map_or(&[], |s| &s.delegates)
+    }
+
+    /// The linked closure of `b` (P3).
+    pub fn linked_of(&self, b: BehaviorId) -> &[BehaviorId] {
+        self.core.slots.get(b.index()).map_or(&[], |s| &s.linked)
+    }
+
+    /// How many wtba and cancel conditions `b` has.
+    pub fn condition_counts(&self, b: BehaviorId) -> (usize, usize) {
+        self.core.slots.get(b.index()).map_or((0, 0), |s| {
+            (s.wtba_conditions.len(), s.cancel_conditions.len())
+        })
+    }
+
+    /// The state of `b`.
+    pub fn state(&self, b: BehaviorId) -> Option<State> {
+        self.core.slots.get(b.index()).map(|s| s.state)
+    }
+
+    /// The stack, base first.
+    pub fn stack(&self) -> &[BehaviorId] {
+        &self.core.stack
+    }
+
+    /// The base behavior.
+    pub fn base(&self) -> BehaviorId {
+        self.base
+    }
+
+    /// The tick last run (0 before the first).
+    pub fn tick_count(&self) -> u64 {
+        self.core.world.tick
+    }
+
+    /// Where inputs are posted (from any thread).
+    pub fn inbox(&self) -> Inbox {
+        self.inbox.clone()
+    }
+
+    /// Whether the run is over (the stack emptied and stays empty).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Replaces the stack by one on `base` at the start of the next tick (R8: never while a
+    /// tick runs).
+    pub fn request_reset(&mut self, base: BehaviorId) {
+        self.reset = Some(base);
+    }
+
+    /// Initializes every behavior (L1). [`Runner::tick`] calls it before the first tick if
+    /// it was not called.
+    pub fn start(&mut self) {
+        if self
+            .core
+            .slots
+            .iter()
+            .all(|s| s.state == State::NotInitialized)
+        {
+            self.init_all();
+        }
+    }
+
+    /// Runs one tick (§7). `Err` only when the stack cannot be set up: the base does not
+    /// want to be activated (S2).
+    pub fn tick(&mut self) -> Result<Tick, SetupError> {
+        self.start();
+        if self.finished {
+            return Ok(Tick::Finished);
+        }
+        let started = self.budget.map(|_| Instant::now());
+        let tick = self.core.world.tick + 1;
+        self.core.world.tick = tick;
+        self.core.world.now = self
+            .period
+            .saturating_mul(u32::try_from(tick).unwrap_or(u32::MAX));
+        self.core.world.inputs = self.inbox.take();
+        self.core.record(Event::TickBegin);
+        // 1. A deferred reset.
+        if let Some(base) = self.reset.take() {
+            self.clear_stack();
+            self.base = base;
+            self.core.record(Event::Reset { base });
+        }
+        // 2. The stack, the first tick (or after a reset; again after the base left, if so
+        //    configured).
+        if !self.core.root {
+            self.install_base()?;
+        } else if self.core.stack.is_empty() {
+            if self.reinstall_base {
+                self.push_base()?;
+            } else {
+                self.clear_stack();
+                self.finished = true;
+                self.core.record(Event::TickEnd);
+                return Ok(Tick::Finished);
+            }
+        }
+        // 3. Action completions seen at the end of the last tick.
+        self.handle_action_completions();
+        // 5. The stack pass, bottom-up; pushes during the pass are updated in it (T2).
+        let mut idx = 0;
+        while let Some(&b) = self.core.stack.get(idx) {
+            self.update_one(b);
+            idx += 1;
+        }
+        // 6. The in-scope pass, in the order of entry into scope (T4).
+        let mut k = 0;
+        while let Some(&b) = self.core.in_scope.get(k) {
+            if self.core.slot(b).last_update != tick {
+                self.update_one(b);
+            }
+            k += 1;
+        }
+        // 7. An empty stack is a state of its own (R7).
+        if self.core.stack.is_empty() {
+            self.core.record(Event::StackEmpty);
+        }
+        // 8. Actions run: those queued this tick start, the others are polled.
+        self.update_actions();
+        if let (Some(started), Some(budget)) = (started, self.budget) {
+            self.check_budget(started.elapsed(), budget);
+        }
+        self.core.record(Event::TickEnd);
+        Ok(Tick::Running)
+    }
+
+    /// Cancels the whole stack top-down and ends the run (S6; Ctrl-C).
+    pub fn cancel_all(&mut self) {
+        self.clear_stack();
+        self.finished = true;
+    }
+
+    /// S2: the root entry, then the base.
+    fn install_base(&mut self) -> Result<(), SetupError> {
+        self.core.root = true;
+        self.scope_inc(self.base);
+        self.push_base()
+    }
+
+    fn push_base(&mut self) -> Result<(), SetupError> {
+        let base = self.base;
+        let wants = ask_wtba(&mut self.behaviors, &mut self.core, base).unwrap_or(false);
+        if !wants {
+            return Err(SetupError::BaseDoesNotWant(
+                self.core.names[base.index()].clone(),
+            ));
+        }
+        self.core.projected.push(base);
+        self.push(base);
+        self.apply_queue();
+        Ok(())
+    }
+
+    /// S6: pops everything top-down, then the root's reference to the base, then the root.
+    fn clear_stack(&mut self) {
+        if let Some(&base) = self.core.stack.first() {
+            self.core.projected.clear();
+            self.core.queue.clear();
+            self.core.queue.push_back(Op::PopSelf {
+                b: base,
+                done: Completed::Canceled("stack cleared".into()),
+            });
+            self.apply_queue();
+        }
+        if self.core.root {
+            self.core.root = false;
+            self.scope_dec(self.base);
+        }
+    }
+
+    /// One update of `b` with what comes before and after it: its inputs, its callback (C1),
+    /// the update, the checks after it (C6) and the changes it asked for.
+    fn update_one(&mut self, b: BehaviorId) {
+        let tick = self.core.world.tick;
+        let active = self.core.slot(b).state == State::Activated;
+        self.deliver_inputs(b, active);
+        if active {
+            self.fire_callback(b);
+        }
+        self.core.slot_mut(b).last_update = tick;
+        self.core.record(Event::Update { b });
+        let mode = if self.core.slot(b).state == State::Activated {
+            Mode::Active
+        } else {
+            Mode::Plain
+        };
+        call_hook(&mut self.behaviors, &mut self.core, b, mode, |x, cx| {
+            x.update(cx)
+        });
+        if self.core.slot(b).state == State::Activated && self.core.projected.contains(&b) {
+            let slot = self.core.slot(b);
+            let idle = slot.always_delegates && !self.core.is_control_delegated(b);
+            let cancel = !slot.cancel_conditions.is_empty() && self.core.eval_conditions(b, true);
+            if idle || cancel {
+                self.core.record(Event::CancelSelf {
+                    by: b,
+                    result: Ok(()),
+                });
+                self.core.cancel_self(b, Completed::Success);
+            }
+        }
+        self.apply_queue();
+    }
+
+    fn deliver_inputs(&mut self, b: BehaviorId, active: bool) {
+        if self.core.slot(b).subscriptions.is_empty() || self.core.world.inputs.is_empty() {
+            return;
+        }
+        let inputs: Vec<Input> = self
+            .core
+            .world
+            .inputs
+            .iter()
+            .filter(|i| self.core.slot(b).subscriptions.contains(&i.name))
+            .cloned()
+            .collect();
+        for input in inputs {
+            self.core.record(Event::Input {
+                b,
+                name: input.name.clone(),
+            });
+            let mode = if active { Mode::Active } else { Mode::Plain };
+            call_hook(&mut self.behaviors, &mut self.core, b, mode, |x, cx| {
+                x.on_input(cx, &input);
+                if active {
+                    x.on_input_while_activated(cx, &input);
+                } else {
+                    x.on_input_while_in_scope(cx, &input);
+                }
+            });
+            self.apply_queue();
+        }
+    }
+
+    /// C1–C5: fires `b`'s callback if it is activated, no longer control-delegated and its
+    /// delegation ended before this tick.
+    fn fire_callback(&mut self, b: BehaviorId) {
+        let tick = self.core.world.tick;
+        if self.core.is_control_delegated(b) {
+            return;
+        }
+        let ready = matches!(
+            &self.core.slot(b).callback,
+            Some(Callback { done: Some((ended, _)), .. }) if *ended < tick
+        );
+        if !ready {
+            return;
+        }
+        let Some(Callback {
+            token,
+            done: Some((_, payload)),
+        }) = self.core.slot_mut(b).callback.take()
+        else {
+            return;
+        };
+        self.core.record(Event::Callback {
+            b,
+            token,
+            payload: payload.clone(),
+        });
+        call_hook(
+            &mut self.behaviors,
+            &mut self.core,
+            b,
+            Mode::Active,
+            |x, cx| {
+                x.on_delegation_done(cx, token, payload);
+            },
+        );
+        self.apply_queue();
+    }
+
+    /// Makes the changes hooks asked for, in order; hooks they run may ask for more, made
+    /// after them.
+    fn apply_queue(&mut self) {
+        while let Some(op) = self.core.queue.pop_front() {
+            match op {
+                Op::Push { by, to } => {
+                    if self.core.stack.last() == Some(&by)
+                        && self.core.slot(to).state == State::InScope
+                    {
+                        self.push(to);
+                    }
+                }
+                Op::PopAbove { keep, done } => {
+                    while self.core.stack.last().is_some_and(|t| *t != keep)
+                        && self.core.stack.contains(&keep)
+                    {
+                        self.pop(done.clone());
+                    }
+                }
+                Op::PopSelf { b, done } => {
+                    while self.core.stack.contains(&b) {
+                        let last = self.core.stack.last() == Some(&b);
+                        self.pop(if last { Some(done.clone()) } else { None });
+                    }
+                }
+            }
+        }
+        self.core.projected.clone_from(&self.core.stack);
+    }
+
+    /// §5.1: `b` becomes the top.
+    fn push(&mut self, b: BehaviorId) {
+        let slot = self.core.slot(b);
+        let scope: Vec<BehaviorId> = slot.delegates.iter().chain(&slot.linked).copied().collect();
+        self.core.stack.push(b);
+        self.core.record(Event::Push { b });
+        for d in scope {
+            self.scope_inc(d);
+        }
+        self.core.slot_mut(b).state = State::Activated;
+        self.core.set_conditions_active(b, false, false);
+        self.core.set_conditions_active(b, true, true);
+        self.core.record(Event::Activated { b });
+        call_hook(
+            &mut self.behaviors,
+            &mut self.core,
+            b,
+            Mode::Active,
+            |x, cx| {
+                x.on_activated(cx);
+            },
+        );
+    }
+
+    /// §5.2: the top leaves the stack; its delegator's callback gets `done` (if given).
+    fn pop(&mut self, done: Option<Completed>) {
+        let Some(&t) = self.core.stack.last() else {
+            return;
+        };
+        let slot = self.core.slot(t);
+        let scope: Vec<BehaviorId> = slot.delegates.iter().chain(&slot.linked).copied().collect();
+        self.core.record(Event::Pop { b: t });
+        for d in scope {
+            self.scope_dec(d);
+        }
+        // C3: its delegates are cancelled without callbacks, its callback dropped.
+        self.core.cancel_action(t);
+        self.core.slot_mut(t).callback = None;
+        self.core.slot_mut(t).state = State::InScope;
+        self.core.set_conditions_active(t, true, false);
+        self.core.set_conditions_active(t, false, true);
+        self.core.record(Event::Deactivated { b: t });
+        call_hook(
+            &mut self.behaviors,
+            &mut self.core,
+            t,
+            Mode::Deactivating,
+            |x, cx| {
+                x.on_deactivated(cx);
+            },
+        );
+        self.core.stack.pop();
+        if let (Some(&delegator), Some(done)) = (self.core.stack.last(), done) {
+            let tick = self.core.world.tick;
+            self.core.end_callback(delegator, tick, done);
+        }
+    }
+
+    fn scope_inc(&mut self, b: BehaviorId) {
+        let slot = self.core.slot_mut(b);
+        slot.scope_refs += 1;
+        let count = slot.scope_refs;
+        self.core.record(Event::ScopeRefInc { b, count });
+        if count == 1 {
+            // L3: the in-scope pass of this tick updates it, unless it was updated already
+            // this tick (T3: at most once).
+            self.core.slot_mut(b).state = State::InScope;
+            self.core.in_scope.push(b);
+            self.core.set_conditions_active(b, false, true);
+            self.core.record(Event::EnteredScope { b });
+            call_hook(
+                &mut self.behaviors,
+                &mut self.core,
+                b,
+                Mode::Plain,
+                |x, cx| {
+                    x.on_entered_scope(cx);
+                },
+            );
+        }
+    }
+
+    fn scope_dec(&mut self, b: BehaviorId) {
+        let slot = self.core.slot_mut(b);
+        slot.scope_refs = slot.scope_refs.saturating_sub(1);
+        let count = slot.scope_refs;
+        self.core.record(Event::ScopeRefDec { b, count });
+        if count == 0 {
+            self.core.slot_mut(b).state = State::OutOfScope;
+            self.core.in_scope.retain(|x| *x != b);
+            self.core.set_conditions_active(b, false, false);
+            self.core.record(Event::LeftScope { b });
+            call_hook(
+                &mut self.behaviors,
+                &mut self.core,
+                b,
+                Mode::Plain,
+                |x, cx| {
+                    x.on_left_scope(cx);
+                },
+            );
+        }
+    }
+
+    /// §7 step 3: the actions that ended last tick are handled: their owners are no longer
+    /// control-delegated, and their callbacks get the completion.
+    fn handle_action_completions(&mut self) {
+        for i in 0..self.core.slots.len() {
+            if let Some((ended, done)) = self.core.slots[i].action_done.take() {
+                let b = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+                self.core.end_callback(b, ended, done);
+            }
+        }
+    }
+
+    /// §7 step 8: actions queued this tick start; running ones are polled.
+    fn update_actions(&mut self) {
+        let tick = self.core.world.tick;
+        for i in 0..self.core.slots.len() {
+            let Some(mut action) = self.core.slots[i].action.take() else {
+                continue;
+            };
+            let owner = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+            let ended = if self.core.slots[i].action_started {
+                action.poll(&self.core.world)
+            } else {
+                self.core.slots[i].action_started = true;
+                match action.start(&self.core.world) {
+                    Ok(()) => action.poll(&self.core.world),
+                    Err(why) => Some(Completed::Failure(why)),
+                }
+            };
+            match ended {
+                None => self.core.slots[i].action = Some(action),
+                Some(result) => {
+                    self.core.record(Event::ActionDone {
+                        owner,
+                        tag: action.tag(),
+                        result: result.clone(),
+                    });
+                    self.core.slots[i].action_done = Some((tick, result));
+                }
+            }
+        }
+    }
+
+    /// §6 of the issue: a tick over its budget is an event naming who took the time.
+    fn check_budget(&mut self, took: Duration, budget: Duration) {
+        let mut spent: Vec<(BehaviorId, u64)> = self
+            .core
+            .slots
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, s)| !s.spent.is_zero())
+            .map(|(i, s)| {
+                let us =
+                    u64::try_from(std::mem::take(&mut s.spent).as_micros()).unwrap_or(u64::MAX);
+                (BehaviorId(u32::try_from(i).unwrap_or(u32::MAX)), us)
+            })
+            .collect();
+        if took > budget {
+            spent.sort_by_key(|s| std::cmp::Reverse(s.1));
+            spent.truncate(5);
+            self.core.record(Event::TickOverrun {
+                took_us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
+                budget_us: u64::try_from(budget.as_micros()).unwrap_or(u64::MAX),
+                slowest: spent,
+            });
+        }
+    }
+}
