@@ -169,6 +169,11 @@ impl Builder {
             }
             direct_linked.push(l);
         }
+        if let Some(cycle) = find_cycle(&delegates, &direct_linked) {
+            return Err(SetupError::Cycle(
+                cycle.iter().map(|b| names[b.index()].clone()).collect(),
+            ));
+        }
         let base = *ids
             .get(base)
             .ok_or_else(|| SetupError::UnknownBase(base.to_string()))?;
@@ -257,4 +262,68 @@ fn closure(i: usize, direct: &[Vec<BehaviorId>]) -> Option<Vec<BehaviorId>> {
         next += 1;
         frontier.extend(direct.get(b.index()).into_iter().flatten().copied());
     }
+}
+
+/// A cycle of the graph whose edges go from each behavior to its delegates and linked
+/// behaviors, as the path around it (the first behavior again at the end); none if there is
+/// none. Depth-first, with a stack of its own (the input sets the depth).
+fn find_cycle(
+    delegates: &[Vec<BehaviorId>],
+    linked: &[Vec<BehaviorId>],
+) -> Option<Vec<BehaviorId>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnPath,
+        Done,
+    }
+    let n = delegates.len();
+    let edges = |i: usize| {
+        delegates
+            .get(i)
+            .into_iter()
+            .flatten()
+            .chain(linked.get(i).into_iter().flatten())
+            .copied()
+    };
+    let mut mark = vec![Mark::New; n];
+    for start in 0..n {
+        if mark[start] != Mark::New {
+            continue;
+        }
+        // (node, index of its next edge)
+        let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+        mark[start] = Mark::OnPath;
+        while let Some(&mut (node, ref mut next)) = path.last_mut() {
+            match edges(node).nth(*next) {
+                Some(to) => {
+                    *next += 1;
+                    let t = to.index();
+                    match mark.get(t) {
+                        Some(Mark::New) => {
+                            mark[t] = Mark::OnPath;
+                            path.push((t, 0));
+                        }
+                        Some(Mark::OnPath) => {
+                            let from = path.iter().position(|(x, _)| *x == t).unwrap_or(0);
+                            let mut cycle: Vec<BehaviorId> =
+                                path[from..].iter().map(|(x, _)| id(*x)).collect();
+                            cycle.push(id(t));
+                            return Some(cycle);
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    mark[node] = Mark::Done;
+                    path.pop();
+                }
+            }
+        }
+    }
+    None
+}
+
+fn id(i: usize) -> BehaviorId {
+    BehaviorId(u32::try_from(i).unwrap_or(u32::MAX))
 }

@@ -58,6 +58,10 @@ pub enum SetupError {
         /// "delegate" or "linked behavior".
         what: &'static str,
     },
+    /// Behaviors that can delegate (or link) to each other in a circle: one of them would
+    /// have to be on the stack twice, and scope counts would never come back to zero.
+    #[error("a delegation cycle: {}", .0.join(" → "))]
+    Cycle(Vec<String>),
     /// The base is not a behavior of the runner.
     #[error("the base behavior {0:?} is not defined")]
     UnknownBase(String),

@@ -418,10 +418,17 @@ impl Runner {
         // 2. The stack, the first tick (or after a reset; again after the base left, if so
         //    configured).
         if !self.core.root {
-            self.install_base()?;
+            if let Err(e) = self.install_base() {
+                // S2: no stack. The root goes, so that the trace stays consistent.
+                self.clear_stack();
+                self.core.record(Event::TickEnd);
+                return Err(e);
+            }
         } else if self.core.stack.is_empty() {
             if self.reinstall_base {
-                self.push_base()?;
+                // A base that does not want now is asked again next tick; meanwhile it is
+                // in scope and updated as such.
+                let _ = self.push_base();
             } else {
                 self.clear_stack();
                 self.finished = true;
