@@ -754,3 +754,81 @@ fn deep_stacks_unwind_as_asked() {
         assert_clean(&r);
     }
 }
+
+#[test]
+fn t5_inputs_reach_subscribers_in_scope_before_their_update_and_no_one_else() {
+    let got = shared::<Vec<(String, bool)>>();
+    let g1 = got.clone();
+    let g2 = got.clone();
+    let mut r = runner(
+        vec![
+            (
+                "base",
+                Probe::leaf()
+                    .delegates(&["a"])
+                    .subscribe(&["Touch"])
+                    .on_input(move |cx| {
+                        g1.lock().unwrap().push(("base".into(), cx.is_activated()))
+                    }),
+            ),
+            (
+                "a",
+                Probe::leaf()
+                    .subscribe(&["Touch"])
+                    .on_input(move |cx| g2.lock().unwrap().push(("a".into(), cx.is_activated()))),
+            ),
+            // Out of scope: subscribed, never told.
+            (
+                "z",
+                Probe::leaf()
+                    .subscribe(&["Touch"])
+                    .on_input(|_| panic!("an input out of scope")),
+            ),
+        ],
+        "base",
+    );
+    ticks(&mut r, 1);
+    r.inbox().post("Touch", choreo_engine::Value::Int(1));
+    r.inbox().post("Other", choreo_engine::Value::None);
+    ticks(&mut r, 1);
+    assert_eq!(
+        *got.lock().unwrap(),
+        [("base".to_string(), true), ("a".to_string(), false)]
+    );
+    let t2 = tick_lines(&r, 2);
+    assert!(
+        at(&t2, "input(base, Touch)") < at(&t2, "update(base)"),
+        "{t2:#?}"
+    );
+    assert!(at(&t2, "input(a, Touch)") < at(&t2, "update(a)"), "{t2:#?}");
+    assert_clean(&r);
+}
+
+#[test]
+fn a_tick_over_its_budget_names_the_behaviors_that_took_the_time() {
+    let mut r = runner_with(
+        vec![
+            ("base", parent_of("slow").always(false)),
+            (
+                "slow",
+                Probe::leaf().on_update(|cx| {
+                    if cx.tick() == 2 {
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                    }
+                }),
+            ),
+        ],
+        "base",
+        Options {
+            budget: Some(std::time::Duration::from_millis(150)),
+            ..Options::default()
+        },
+    );
+    ticks(&mut r, 3);
+    let all = lines(&r, false);
+    let overruns: Vec<&String> = all.iter().filter(|l| l.contains("tick_overrun")).collect();
+    assert_eq!(overruns.len(), 1, "{all:#?}");
+    assert!(overruns[0].starts_with("2 tick_overrun("), "{overruns:?}");
+    assert!(overruns[0].contains(": slow "), "{overruns:?}");
+    assert_clean(&r);
+}
