@@ -153,15 +153,25 @@ impl<'a> Checker<'a> {
         self.tree.names.get(b.index()).map_or("?", String::as_str)
     }
 
+    /// What an entry with delegate set `delegates` keeps in scope: its delegates, then the
+    /// linked closure of each (§5.1).
+    fn scope_of_set(&self, delegates: &[BehaviorId]) -> Vec<BehaviorId> {
+        let mut v = delegates.to_vec();
+        for d in delegates {
+            v.extend(self.tree.linked.get(d.index()).into_iter().flatten());
+        }
+        v
+    }
+
+    /// What stack element `b` keeps in scope.
     fn scope_of(&self, b: BehaviorId) -> Vec<BehaviorId> {
-        let mut v = self
+        let delegates = self
             .tree
             .delegates
             .get(b.index())
             .cloned()
             .unwrap_or_default();
-        v.extend(self.tree.linked.get(b.index()).into_iter().flatten());
-        v
+        self.scope_of_set(&delegates)
     }
 
     fn run(mut self, records: &[Record]) -> Vec<Violation> {
@@ -350,9 +360,13 @@ impl<'a> Checker<'a> {
     fn check_p2(&mut self) {
         let mut expected = vec![0u32; self.st.len()];
         if self.root
-            && let Some(e) = self.base.and_then(|b| expected.get_mut(b.index()))
+            && let Some(base) = self.base
         {
-            *e += 1;
+            for d in self.scope_of_set(&[base]) {
+                if let Some(e) = expected.get_mut(d.index()) {
+                    *e += 1;
+                }
+            }
         }
         for b in self.stack.clone() {
             for d in self.scope_of(b) {

@@ -157,6 +157,16 @@ impl Core {
             .or_else(|| self.ids.get(name).copied())
     }
 
+    /// What a stack entry with delegate set `delegates` keeps in scope (§5.1, P1): its
+    /// delegates, then the linked closure of each.
+    pub(crate) fn scope_of(&self, delegates: &[BehaviorId]) -> Vec<BehaviorId> {
+        let mut v = delegates.to_vec();
+        for d in delegates {
+            v.extend(self.slot(*d).linked.iter().copied());
+        }
+        v
+    }
+
     pub(crate) fn is_control_delegated(&self, b: BehaviorId) -> bool {
         self.slot(b).action_outstanding()
             || self
@@ -474,7 +484,9 @@ impl Runner {
     /// S2: the root entry, then the base.
     fn install_base(&mut self) -> Result<(), SetupError> {
         self.core.root = true;
-        self.scope_inc(self.base);
+        for b in self.core.scope_of(&[self.base]) {
+            self.scope_inc(b);
+        }
         self.push_base()
     }
 
@@ -505,7 +517,9 @@ impl Runner {
         }
         if self.core.root {
             self.core.root = false;
-            self.scope_dec(self.base);
+            for b in self.core.scope_of(&[self.base]) {
+                self.scope_dec(b);
+            }
         }
     }
 
@@ -643,8 +657,7 @@ impl Runner {
 
     /// §5.1: `b` becomes the top.
     fn push(&mut self, b: BehaviorId) {
-        let slot = self.core.slot(b);
-        let scope: Vec<BehaviorId> = slot.delegates.iter().chain(&slot.linked).copied().collect();
+        let scope = self.core.scope_of(&self.core.slot(b).delegates);
         self.core.stack.push(b);
         self.core.record(Event::Push { b });
         for d in scope {
@@ -670,8 +683,7 @@ impl Runner {
         let Some(&t) = self.core.stack.last() else {
             return;
         };
-        let slot = self.core.slot(t);
-        let scope: Vec<BehaviorId> = slot.delegates.iter().chain(&slot.linked).copied().collect();
+        let scope = self.core.scope_of(&self.core.slot(t).delegates);
         self.core.record(Event::Pop { b: t });
         for d in scope {
             self.scope_dec(d);
@@ -679,7 +691,10 @@ impl Runner {
         // C3: its delegates are cancelled without callbacks, its callback dropped.
         self.core.cancel_action(t);
         self.core.slot_mut(t).callback = None;
+        let tick = self.core.world.tick;
         self.core.slot_mut(t).state = State::InScope;
+        let name = self.core.names[t.index()].clone();
+        self.core.world.deactivated.insert(name, tick);
         self.core.set_conditions_active(t, true, false);
         self.core.set_conditions_active(t, false, true);
         self.core.record(Event::Deactivated { b: t });

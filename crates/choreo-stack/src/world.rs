@@ -1,6 +1,7 @@
 //! What behaviors, conditions and actions may read of the world at a tick: the tick and its
 //! time, this tick's inputs, the robot.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +17,9 @@ pub struct World {
     pub now: Duration,
     /// The inputs that arrived for this tick, in order.
     pub inputs: Vec<Input>,
+    /// The last tick each behavior (by name) was deactivated in: what a "behavior
+    /// finished" condition reads.
+    pub deactivated: HashMap<String, u64>,
     /// The robot actions and conditions talk to, if any.
     pub robot: Option<Arc<dyn Robot>>,
 }
