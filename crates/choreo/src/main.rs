@@ -16,6 +16,7 @@ mod plot;
 mod report;
 mod run;
 mod sim;
+mod stack;
 mod tally;
 
 use std::path::PathBuf;
@@ -273,6 +274,9 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Behavior stacks defined in JSON: one file per behavior (docs/behavior-stack.md).
+    #[command(subcommand, after_help = EXIT_CODES)]
+    Stack(StackCommand),
     /// Compare two behaviors semantically (file layout, order and spelling never count).
     #[command(after_help = EXIT_CODES)]
     Diff {
@@ -283,6 +287,29 @@ enum Command {
         /// Also compare editor-only data (positions, tooltips, icons, plugin state).
         #[arg(long)]
         editor: bool,
+    },
+}
+
+/// `choreo stack ...`.
+#[derive(Subcommand)]
+enum StackCommand {
+    /// Validate every definition of a folder and the tree they make (exit 1 on an error).
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The folder of behavior definitions (*.json).
+        dir: PathBuf,
+        /// The base behavior; by default the one behavior no other delegates to.
+        #[arg(long)]
+        base: Option<String>,
+    },
+    /// Print the delegation tree from the base (what each behavior may delegate to).
+    #[command(after_help = EXIT_CODES)]
+    Tree {
+        /// The folder of behavior definitions (*.json).
+        dir: PathBuf,
+        /// The base behavior; by default the one behavior no other delegates to.
+        #[arg(long)]
+        base: Option<String>,
     },
 }
 
@@ -436,6 +463,8 @@ fn main() -> ExitCode {
             quiet,
         ),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
+        Command::Stack(StackCommand::Check { dir, base }) => stack::check(&dir, base.as_deref()),
+        Command::Stack(StackCommand::Tree { dir, base }) => stack::tree(&dir, base.as_deref()),
         Command::Inspect { path } => inspect::run(&path),
         Command::Convert {
             input,

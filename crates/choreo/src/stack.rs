@@ -1,0 +1,119 @@
+//! `choreo stack`: behavior stacks defined in JSON (crates/choreo-stack). `check` validates
+//! every definition of a folder and the tree they make; `tree` prints the delegation tree
+//! from the base, as `GetAllDelegates` gives it.
+
+use std::path::Path;
+
+use choreo_stack::definition::{Definition, load_dir};
+use choreo_stack::{Classes, LoadError, Options, Runner};
+
+/// The classes a stack folder may name here.
+fn classes() -> Classes {
+    Classes::builtin()
+}
+
+/// Loads `dir` into a runner (never ticked): the definitions and the runner, or the error
+/// printed and the exit code (1: a definition or the tree is wrong; 4: the folder cannot be
+/// read).
+fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8> {
+    let defs = match load_dir(dir) {
+        Ok(d) => d,
+        Err(e) => {
+            errln!("error: {e}");
+            return Err(if e.line.is_none() && e.file == dir {
+                4
+            } else {
+                1
+            });
+        }
+    };
+    match classes().build(&defs, base, Options::default()) {
+        Ok(r) => Ok((defs, r)),
+        Err(e) => {
+            let where_ = match &e {
+                LoadError::Definition(_) => String::new(),
+                _ => format!("{}: ", dir.display()),
+            };
+            errln!("error: {where_}{e}");
+            Err(1)
+        }
+    }
+}
+
+/// `choreo stack check DIR`: 0 if every definition is valid and they make a stack.
+pub fn check(dir: &Path, base: Option<&str>) -> u8 {
+    let (defs, runner) = match load(dir, base) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let seen: std::collections::BTreeSet<usize> =
+        walk(&runner).iter().map(|(b, _)| b.index()).collect();
+    let total = runner.names().len();
+    outln!(
+        "{}: {} behaviors ({} anonymous), base {}, {} reachable from it",
+        dir.display(),
+        total,
+        defs.iter().filter(|d| d.owner.is_some()).count(),
+        runner.names()[runner.base().index()],
+        seen.len()
+    );
+    for (i, name) in runner.names().iter().enumerate() {
+        if !seen.contains(&i) {
+            outln!("warning: {name} is not reachable from the base");
+        }
+    }
+    0
+}
+
+/// `choreo stack tree DIR`: the delegation tree from the base, one behavior a line.
+pub fn tree(dir: &Path, base: Option<&str>) -> u8 {
+    let (defs, runner) = match load(dir, base) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let class = |name: &str| {
+        defs.iter()
+            .find(|d| d.id == name || format!("@{}", d.id) == name)
+            .map_or("?", |d| d.class.as_str())
+    };
+    let mut printed = std::collections::BTreeSet::new();
+    for (b, depth) in walk(&runner) {
+        let name = &runner.names()[b.index()];
+        let again = !printed.insert(b.index());
+        let linked = if runner.linked_of(b).is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = runner
+                .linked_of(b)
+                .iter()
+                .map(|l| runner.names()[l.index()].as_str())
+                .collect();
+            format!(", linked: {}", names.join(", "))
+        };
+        if again {
+            outln!("{}{name} (see above)", "  ".repeat(depth));
+        } else {
+            outln!("{}{name} ({}{linked})", "  ".repeat(depth), class(name));
+        }
+    }
+    0
+}
+
+/// The behaviors reachable from the base through declared delegates, depth first, each
+/// with its depth; one seen before is listed again but not walked again. With a stack of our
+/// own (the definitions set the depth).
+fn walk(runner: &Runner) -> Vec<(choreo_stack::BehaviorId, usize)> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![(runner.base(), 0usize)];
+    while let Some((b, depth)) = todo.pop() {
+        out.push((b, depth));
+        if !seen.insert(b.index()) {
+            continue;
+        }
+        for d in runner.delegates_of(b).iter().rev() {
+            todo.push((*d, depth + 1));
+        }
+    }
+    out
+}
