@@ -26,7 +26,7 @@ pub struct Options {
     /// The tick period (the stack's time advances by it each tick); 60 ms if zero.
     pub period: Duration,
     /// A tick longer than this is a `tick_overrun` event naming the behaviors that took
-    /// the time (hooks are then timed: about 20 ns a hook).
+    /// the time (hooks are then timed: two clock reads each).
     pub budget: Option<Duration>,
     /// When the base cancels itself, push it again at the next tick (if it wants) instead of
     /// finishing (R7).
