@@ -222,7 +222,7 @@ impl Builder {
                     tick: 0,
                     now: Duration::ZERO,
                     inputs: Vec::new(),
-                    deactivated: HashMap::new(),
+                    finished: HashMap::new(),
                     robot: options.robot,
                 },
                 in_scope: Vec::new(),

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use choreo_engine::Value;
 use serde_json::Value as Json;
 
 use crate::behavior::Behavior;
@@ -13,6 +14,7 @@ use crate::conditions;
 use crate::definition::{Definition, DefinitionError, Spec};
 use crate::dispatch::{Child, Dispatcher, Rule, Wait};
 use crate::error::SetupError;
+use crate::robot::{CallLeaf, PlayChoregraphe, RobotCall};
 use crate::runner::Runner;
 
 /// Makes a behavior of one class from its definition's keys (reading every key it accepts:
@@ -46,7 +48,8 @@ impl Default for Classes {
 }
 
 impl Classes {
-    /// The dispatchers of §10.2 and `Wait`.
+    /// The dispatchers of §10.2, `Wait`, the robot leaves (`Say`, `Animation`, `Posture`,
+    /// `RobotCall`) and `PlayChoregraphe` of an installed behavior.
     pub fn builtin() -> Classes {
         let mut c = Classes {
             factories: BTreeMap::new(),
@@ -67,6 +70,63 @@ impl Classes {
         ] {
             c.register(name, dispatcher(name));
         }
+        c.register(
+            "Say",
+            call_leaf(|spec| {
+                let text = spec.string("text")?;
+                Ok(RobotCall::new(
+                    "ALTextToSpeech",
+                    "say",
+                    vec![Value::String(text)],
+                ))
+            }),
+        );
+        c.register(
+            "Animation",
+            call_leaf(|spec| {
+                let name = spec.string("animation")?;
+                Ok(RobotCall::new(
+                    "ALAnimationPlayer",
+                    "run",
+                    vec![Value::String(name)],
+                ))
+            }),
+        );
+        c.register(
+            "Posture",
+            call_leaf(|spec| {
+                let posture = spec.string("posture")?;
+                let speed = spec.f64_or("speed", 0.8)?;
+                if !(speed > 0.0 && speed <= 1.0) {
+                    return Err(spec.error("speed", "must be more than 0 and at most 1"));
+                }
+                Ok(RobotCall::new(
+                    "ALRobotPosture",
+                    "goToPosture",
+                    vec![Value::String(posture), Value::Float(speed)],
+                ))
+            }),
+        );
+        c.register(
+            "RobotCall",
+            call_leaf(|spec| {
+                let service = spec.string("service")?;
+                let method = spec.string("method")?;
+                let args = match spec.get("args") {
+                    None => Vec::new(),
+                    Some(Json::Array(v)) => v.iter().map(conditions::json_value).collect(),
+                    Some(_) => return Err(spec.error("args", "must be a list")),
+                };
+                Ok(RobotCall::new(&service, &method, args))
+            }),
+        );
+        c.register(
+            "PlayChoregraphe",
+            Box::new(|spec: &Spec<'_>| {
+                let name = spec.string("installed")?;
+                Ok(Box::new(PlayChoregraphe::new(&name)) as Box<dyn Behavior>)
+            }),
+        );
         c.register(
             "Wait",
             Box::new(|spec: &Spec<'_>| {
@@ -155,6 +215,13 @@ impl Classes {
         };
         Ok(builder.build(&base, options)?)
     }
+}
+
+/// A class of leaves that run one robot call, made by `call` from the keys.
+fn call_leaf(
+    call: impl Fn(&Spec<'_>) -> Result<RobotCall, DefinitionError> + Send + Sync + 'static,
+) -> Factory {
+    Box::new(move |spec: &Spec<'_>| Ok(Box::new(CallLeaf::new(call(spec)?)) as Box<dyn Behavior>))
 }
 
 /// A dispatcher of class `class` from its keys.

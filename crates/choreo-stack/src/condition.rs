@@ -17,6 +17,12 @@ pub trait Condition: Send {
         let _ = (active, world);
     }
 
+    /// The input names it watches (an `InputSeen`'s): a runner fed from a robot subscribes
+    /// to them.
+    fn inputs(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether it holds now; asked only while its window is open, at most once a tick per
     /// use.
     fn is_met(&mut self, world: &World) -> bool;

@@ -1,7 +1,7 @@
 //! The built-in conditions and their JSON (behavior-stack.md §10.1): `Compound` (`and`, `or`,
 //! `not`, every operand sampled: K4), `True`, `False`, `Timer`, `Memory` (an ALMemory value
 //! compared), `InputSeen` (an input arrived while the window was open) and
-//! `BehaviorFinished` (a behavior was deactivated while the window was open).
+//! `BehaviorFinished` (a behavior ended on its own while the window was open).
 
 use std::time::Duration;
 
@@ -125,7 +125,7 @@ fn parse(
 }
 
 /// A JSON value as a robot value.
-fn json_value(j: &Json) -> Value {
+pub(crate) fn json_value(j: &Json) -> Value {
     match j {
         Json::Null => Value::None,
         Json::Bool(b) => Value::Bool(*b),
@@ -163,6 +163,9 @@ impl Condition for Compound {
             Op::Or => format!("({})", parts.join(" or ")),
             Op::Not => format!("not {}", parts.join("")),
         }
+    }
+    fn inputs(&self) -> Vec<String> {
+        self.operands.iter().flat_map(|c| c.inputs()).collect()
     }
     fn set_active(&mut self, active: bool, world: &World) {
         for c in &mut self.operands {
@@ -293,21 +296,27 @@ impl Condition for InputSeen {
     fn describe(&self) -> String {
         format!("input {} seen", self.name)
     }
+    fn inputs(&self) -> Vec<String> {
+        vec![self.name.clone()]
+    }
     fn set_active(&mut self, active: bool, _: &World) {
         if active {
             self.seen = false;
         }
     }
     fn is_met(&mut self, world: &World) -> bool {
-        self.seen |= world
-            .inputs
-            .iter()
-            .any(|i| i.name == self.name && self.value.as_ref().is_none_or(|v| *v == i.value));
+        self.seen |= world.inputs.iter().any(|i| {
+            i.name == self.name
+                && self
+                    .value
+                    .as_ref()
+                    .is_none_or(|v| Compare::Eq.holds(&i.value, v))
+        });
         self.seen
     }
 }
 
-/// True once `behavior` was deactivated while the window was open.
+/// True once `behavior` ended on its own (cancelled itself) while the window was open.
 struct BehaviorFinished {
     behavior: String,
     opened: u64,
@@ -324,7 +333,7 @@ impl Condition for BehaviorFinished {
     }
     fn is_met(&mut self, world: &World) -> bool {
         world
-            .deactivated
+            .finished
             .get(&self.behavior)
             .is_some_and(|t| *t >= self.opened)
     }

@@ -54,6 +54,7 @@ pub mod definition;
 pub mod dispatch;
 pub mod error;
 pub mod input;
+pub mod robot;
 pub mod runner;
 pub mod trace;
 pub mod world;

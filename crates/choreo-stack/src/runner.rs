@@ -348,6 +348,27 @@ impl Runner {
         self.core.slots.get(b.index()).map_or(&[], |s| &s.linked)
     }
 
+    /// Every input name a behavior subscribed to or a condition watches, sorted: what a
+    /// runner fed from a robot subscribes to (ALMemory keys and events).
+    pub fn input_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .core
+            .slots
+            .iter()
+            .flat_map(|s| {
+                s.subscriptions.iter().cloned().chain(
+                    s.wtba_conditions
+                        .iter()
+                        .chain(&s.cancel_conditions)
+                        .flat_map(|c| c.inputs()),
+                )
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// How many wtba and cancel conditions `b` has.
     pub fn condition_counts(&self, b: BehaviorId) -> (usize, usize) {
         self.core.slots.get(b.index()).map_or((0, 0), |s| {
@@ -414,9 +435,10 @@ impl Runner {
         let started = self.budget.map(|_| Instant::now());
         let tick = self.core.world.tick + 1;
         self.core.world.tick = tick;
+        // The first tick is at time 0.
         self.core.world.now = self
             .period
-            .saturating_mul(u32::try_from(tick).unwrap_or(u32::MAX));
+            .saturating_mul(u32::try_from(tick - 1).unwrap_or(u32::MAX));
         self.core.world.inputs = self.inbox.take();
         self.core.record(Event::TickBegin);
         // 1. A deferred reset.
@@ -648,6 +670,11 @@ impl Runner {
                     while self.core.stack.contains(&b) {
                         let last = self.core.stack.last() == Some(&b);
                         self.pop(if last { Some(done.clone()) } else { None });
+                        if last {
+                            // It ended on its own (what `BehaviorFinished` reads).
+                            let name = self.core.names[b.index()].clone();
+                            self.core.world.finished.insert(name, self.core.world.tick);
+                        }
                     }
                 }
             }
@@ -691,10 +718,7 @@ impl Runner {
         // C3: its delegates are cancelled without callbacks, its callback dropped.
         self.core.cancel_action(t);
         self.core.slot_mut(t).callback = None;
-        let tick = self.core.world.tick;
         self.core.slot_mut(t).state = State::InScope;
-        let name = self.core.names[t.index()].clone();
-        self.core.world.deactivated.insert(name, tick);
         self.core.set_conditions_active(t, true, false);
         self.core.set_conditions_active(t, false, true);
         self.core.record(Event::Deactivated { b: t });

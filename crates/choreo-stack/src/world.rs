@@ -13,13 +13,14 @@ use crate::input::Input;
 pub struct World {
     /// The tick (1 for the first; 0 before it, while behaviors are initialized).
     pub tick: u64,
-    /// The stack's time at this tick: ticks times the tick period (virtual or real alike).
+    /// The stack's time at this tick: the ticks before it times the tick period (0 at the
+    /// first; virtual or real time alike).
     pub now: Duration,
     /// The inputs that arrived for this tick, in order.
     pub inputs: Vec<Input>,
-    /// The last tick each behavior (by name) was deactivated in: what a "behavior
-    /// finished" condition reads.
-    pub deactivated: HashMap<String, u64>,
+    /// The last tick each behavior (by name) ended on its own (cancelled itself, whatever
+    /// the reason), not popped by another: what a `BehaviorFinished` condition reads.
+    pub finished: HashMap<String, u64>,
     /// The robot actions and conditions talk to, if any.
     pub robot: Option<Arc<dyn Robot>>,
 }

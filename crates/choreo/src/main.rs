@@ -17,6 +17,7 @@ mod report;
 mod run;
 mod sim;
 mod stack;
+mod stack_run;
 mod tally;
 
 use std::path::PathBuf;
@@ -302,6 +303,40 @@ enum StackCommand {
         #[arg(long)]
         base: Option<String>,
     },
+    /// Run a stack on the simulated robot: its changes live, a report at the end. Ctrl-C
+    /// cancels the stack top-down.
+    #[command(after_help = EXIT_CODES)]
+    Run {
+        /// The folder of behavior definitions (*.json).
+        dir: PathBuf,
+        /// The base behavior; by default the one behavior no other delegates to.
+        #[arg(long)]
+        base: Option<String>,
+        /// The tick period, in milliseconds (Anki's engine ticks every 60).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        tick_ms: u64,
+        /// Virtual time: ticks, sleeps and robot actions take no real time.
+        #[arg(long)]
+        fast: bool,
+        /// Stop after this many seconds (stack time).
+        #[arg(long, value_name = "SECONDS", value_parser = timeout_secs, allow_hyphen_values = true)]
+        timeout: Option<f64>,
+        /// Write every stack event as JSON Lines.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// A scenario (YAML or JSON) for the simulated robot: docs/scenarios.md.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// The simulated robot.
+        #[arg(long, value_enum)]
+        robot_model: Option<ModelArg>,
+        /// Only errors and the report.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Every stack event.
+        #[arg(short, long, conflicts_with = "quiet")]
+        verbose: bool,
+    },
     /// Print the delegation tree from the base (what each behavior may delegate to).
     #[command(after_help = EXIT_CODES)]
     Tree {
@@ -465,6 +500,28 @@ fn main() -> ExitCode {
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Stack(StackCommand::Check { dir, base }) => stack::check(&dir, base.as_deref()),
         Command::Stack(StackCommand::Tree { dir, base }) => stack::tree(&dir, base.as_deref()),
+        Command::Stack(StackCommand::Run {
+            dir,
+            base,
+            tick_ms,
+            fast,
+            timeout,
+            trace,
+            events,
+            robot_model,
+            quiet,
+            verbose,
+        }) => stack_run::run(&stack_run::StackRunArgs {
+            dir,
+            base,
+            tick_ms,
+            fast,
+            timeout,
+            trace,
+            events,
+            model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
+            verbosity: live::Verbosity::from_flags(quiet, verbose),
+        }),
         Command::Inspect { path } => inspect::run(&path),
         Command::Convert {
             input,

@@ -69,6 +69,13 @@ impl ProjectBehaviors {
         }
     }
 
+    /// Behaviors of `project` under names of the caller's choosing (`(name, index)`): what
+    /// `choreo stack run` installs for its `PlayChoregraphe` leaves, whatever the folder.
+    pub fn named(mut self, names: Vec<(String, usize)>) -> ProjectBehaviors {
+        self.names = names;
+        self
+    }
+
     /// The name the behavior played answers to (`.lastUploadedChoregrapheBehavior/<folder>`,
     /// as Choregraphe's play uploads it), if it has one.
     pub fn played_name(behavior: &choreo_xar::source::Behavior) -> Option<String> {
@@ -103,6 +110,26 @@ impl BehaviorLauncher for ProjectBehaviors {
             ..Options::default()
         };
         Engine::load(&behavior.xar, host.as_ref(), options).map_err(LaunchError::Load)
+    }
+}
+
+/// Several launchers as one: the first that has a name loads it.
+pub struct Launchers(pub Vec<Arc<dyn BehaviorLauncher>>);
+
+impl BehaviorLauncher for Launchers {
+    fn installed(&self) -> Vec<String> {
+        self.0.iter().flat_map(|l| l.installed()).collect()
+    }
+
+    fn load(&self, name: &str, time: Arc<Activity>) -> Result<Engine, LaunchError> {
+        match self
+            .0
+            .iter()
+            .find(|l| l.installed().iter().any(|n| n == name))
+        {
+            Some(l) => l.load(name, time),
+            None => Err(LaunchError::NotInstalled(name.to_string())),
+        }
     }
 }
 

@@ -5,12 +5,9 @@
 use std::path::Path;
 
 use choreo_stack::definition::{Definition, load_dir};
-use choreo_stack::{Classes, LoadError, Options, Runner};
+use choreo_stack::{LoadError, Options, Runner};
 
-/// The classes a stack folder may name here.
-fn classes() -> Classes {
-    Classes::builtin()
-}
+use crate::live::Verbosity;
 
 /// Loads `dir` into a runner (never ticked): the definitions and the runner, or the error
 /// printed and the exit code (1: a definition or the tree is wrong; 4: the folder cannot be
@@ -27,7 +24,10 @@ fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8>
             });
         }
     };
-    match classes().build(&defs, base, Options::default()) {
+    // The Choregraphe behaviors the leaves play are loaded too: a path that does not load is
+    // an error of the stack.
+    let installed = crate::stack_run::install(dir, &defs, Verbosity::Quiet).map_err(|_| 1u8)?;
+    match crate::stack_run::classes(&installed).build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
             let where_ = match &e {

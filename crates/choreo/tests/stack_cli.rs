@@ -108,3 +108,184 @@ fn a_wrong_definition_exits_1_naming_file_line_and_key_and_a_missing_folder_4() 
         "{err}"
     );
 }
+
+/// The `push` events of a stack trace file, by behavior name.
+fn pushes(trace: &std::path::Path) -> Vec<String> {
+    support::cli::trace_events(trace)
+        .iter()
+        .filter(|e| e["event"] == "push")
+        .map(|e| e["b"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_example_stack_says_hello_dances_on_a_touch_and_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("stack.jsonl");
+    let o = choreo(&[
+        "stack",
+        "run",
+        "examples/stack",
+        "--fast",
+        "--events",
+        "examples/stack/touch.yaml",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        pushes(&trace),
+        ["Main", "Hello", "WaitForTouch", "Dance", "WaitForTouch"],
+        "{err}"
+    );
+    // The Choregraphe behaviors ran on the simulated robot, in the stack's time.
+    assert!(
+        err.contains("says \"Hello! I am running in choreo.\""),
+        "{err}"
+    );
+    assert!(err.contains("says \"Thank you!\""), "{err}");
+    assert!(err.contains("stack: Main > Dance"), "{err}");
+    assert!(err.contains("stack finished (the stack emptied)"), "{err}");
+    // Every event names its behaviors.
+    let events = support::cli::trace_events(&trace);
+    assert!(
+        events
+            .iter()
+            .all(|e| e["tick"].is_u64() && e["seq"].is_u64())
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "delegate" && e["from"] == "Main" && e["to"] == "Dance")
+    );
+}
+
+#[test]
+fn a_timeout_cancels_the_stack_top_down_and_exits_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("stack.jsonl");
+    let o = choreo(&[
+        "stack",
+        "run",
+        "examples/stack",
+        "--fast",
+        "--timeout",
+        "6",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(5), "{err}");
+    assert!(err.contains("stopped at the time limit"), "{err}");
+    let pops: Vec<String> = support::cli::trace_events(&trace)
+        .iter()
+        .filter(|e| e["event"] == "deactivated")
+        .map(|e| e["b"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(pops, ["Hello", "WaitForTouch", "Main"], "{err}");
+}
+
+#[test]
+fn ctrl_c_cancels_the_stack_top_down_and_exits_130() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["stack", "run", "examples/stack"])
+        .current_dir(support::cli::workspace())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Real time: the greeting plays for about 4 s; interrupt during it, once the stack runs
+    // (the handler is set before the run starts).
+    use std::io::BufRead as _;
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut err = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        err.push_str(&line);
+        err.push('\n');
+        if line.contains("stack: Main > Hello") {
+            break;
+        }
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    for line in lines {
+        err.push_str(&line.unwrap());
+        err.push('\n');
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted (the stack cancelled top-down)"),
+        "{err}"
+    );
+    assert!(err.contains("stack: empty (popped Main)"), "{err}");
+}
+
+#[test]
+fn a_priority_dispatcher_picks_between_two_corpus_behaviors_on_a_head_touch() {
+    let Some(library) = choreo_testkit::library("a stack of two stock animations") else {
+        return;
+    };
+    let animations = library.join("standard/Motions/Animations");
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "main.json",
+        r#"{ "behaviorID": "Main", "behaviorClass": "DispatcherStrictPriority", "linkScope": true,
+             "behaviors": ["Wipe", "Hello", "Idle"] }"#
+            .into(),
+    );
+    write(
+        "wipe.json",
+        format!(
+            r#"{{ "behaviorID": "Wipe", "behaviorClass": "PlayChoregraphe", "path": {:?},
+                 "wantsToBeActivatedCondition": {{ "conditionType": "InputSeen", "name": "FrontTactilTouched", "value": 1 }} }}"#,
+            animations.join("Wipe Forehead").display().to_string()
+        ),
+    );
+    write(
+        "hello.json",
+        format!(
+            r#"{{ "behaviorID": "Hello", "behaviorClass": "PlayChoregraphe", "path": {:?},
+                 "wantsToBeActivatedCondition": {{ "conditionType": "Compound",
+                    "not": {{ "conditionType": "BehaviorFinished", "behavior": "Hello" }} }} }}"#,
+            animations.join("Hello").display().to_string()
+        ),
+    );
+    write(
+        "idle.json",
+        r#"{ "behaviorID": "Idle", "behaviorClass": "Wait", "seconds": 5,
+             "wantsToBeActivatedCondition": { "conditionType": "Compound",
+                "not": { "conditionType": "BehaviorFinished", "behavior": "Idle" } } }"#
+            .into(),
+    );
+    // Touched during the greeting: the higher-priority Wipe Forehead interrupts it.
+    write(
+        "touch.yaml",
+        "events:\n  - at: 2.0\n    touch: FrontTactilTouched\n".into(),
+    );
+    let trace = dir.path().join("stack.jsonl");
+    let d = dir.path().to_str().unwrap();
+    let o = choreo(&[
+        "stack",
+        "run",
+        d,
+        "--fast",
+        "--events",
+        &format!("{d}/touch.yaml"),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // Hello is interrupted (not finished), so it plays again after the wipe.
+    assert_eq!(
+        pushes(&trace),
+        ["Main", "Hello", "Wipe", "Hello", "Idle"],
+        "{err}"
+    );
+}

@@ -1,0 +1,508 @@
+//! `choreo stack run DIR`: a stack of JSON definitions run against the simulated robot.
+//!
+//! The stack is driven by a behavior of one native box (`Stack`), run by an engine as
+//! `choreo run` runs any behavior. The box's `onStart` hook ticks the runner every period
+//! and sleeps on the engine's clock in between. So `--fast` (virtual time), `--timeout`, the
+//! robot's durations, the scenario's events and the Choregraphe behaviors the stack plays
+//! (nested runs of that engine, started through the robot's ALBehaviorManager) all share one
+//! time. The engine knows nothing of the stack.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use choreo::nested::{Launchers, ProjectBehaviors};
+use choreo_engine::clock::Time;
+use choreo_engine::{Engine, NativeHost, Options, Outcome, Robot, Trace, Value};
+use choreo_naoqi::{BehaviorLauncher, Model, RobotEvent, Scenario, SimRobot};
+use choreo_stack::definition::{Definition, Spec, load_dir};
+use choreo_stack::robot::PlayChoregraphe;
+use choreo_stack::trace::{Event, Record};
+use choreo_stack::{Behavior, Classes, DefinitionError, Runner, Tick};
+use choreo_xar::source::{FilesOnDisk, Project};
+
+use crate::exit;
+use crate::fold::Line;
+use crate::live::{Kind, Live, Verbosity};
+use crate::report;
+
+/// What `choreo stack run` was asked.
+pub struct StackRunArgs {
+    /// The folder of definitions.
+    pub dir: PathBuf,
+    /// The base behavior, if named.
+    pub base: Option<String>,
+    /// The tick period, milliseconds.
+    pub tick_ms: u64,
+    /// Virtual time.
+    pub fast: bool,
+    /// Stop after so many seconds of stack time.
+    pub timeout: Option<f64>,
+    /// Write the stack's events as JSON Lines.
+    pub trace: Option<PathBuf>,
+    /// A scenario for the simulated robot.
+    pub events: Option<PathBuf>,
+    /// The simulated robot's model.
+    pub model: Model,
+    /// How much to show.
+    pub verbosity: Verbosity,
+}
+
+/// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
+/// name it is installed under on the simulated robot.
+pub(crate) struct Installed {
+    name: String,
+    project: Arc<Project>,
+    index: usize,
+    files: FilesOnDisk,
+}
+
+/// The behavior that drives the stack: a root holding the native box `Stack`, started by the
+/// root and stopping it.
+const DRIVER: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Stack" id="1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
+
+/// The first ALMemory subscription id of the driver (far from the engine's own).
+const SUBSCRIPTIONS: u64 = 0x5354_4143_0000_0000;
+
+/// Runs the stack; returns the exit code.
+pub fn run(args: &StackRunArgs) -> u8 {
+    let defs = match load_dir(&args.dir) {
+        Ok(d) => d,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::LOAD;
+        }
+    };
+    let installed = match install(&args.dir, &defs, args.verbosity) {
+        Ok(i) => i,
+        Err(code) => return code,
+    };
+    let scenario = match &args.events {
+        Some(file) => match Scenario::from_path(file) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                errln!("{e}");
+                return exit::LOAD;
+            }
+        },
+        None => None,
+    };
+    let sim = Arc::new(SimRobot::new(args.model));
+    if let Some(s) = scenario {
+        sim.load_scenario(s);
+    }
+    let robot: Arc<dyn Robot> = Arc::clone(&sim) as Arc<dyn Robot>;
+    let resources = Arc::new(choreo_naoqi::resource_tree(args.model));
+    let engine_trace = Trace::unkept(None);
+    let weak: Weak<dyn Robot> = Arc::downgrade(&robot);
+    let launchers: Vec<Arc<dyn BehaviorLauncher>> = installed
+        .iter()
+        .map(|i| {
+            Arc::new(
+                ProjectBehaviors::new(
+                    Arc::clone(&i.project),
+                    i.files.path().to_path_buf(),
+                    engine_trace.clone(),
+                    weak.clone(),
+                    false,
+                    Arc::clone(&resources),
+                )
+                .named(vec![(i.name.clone(), i.index)]),
+            ) as Arc<dyn BehaviorLauncher>
+        })
+        .collect();
+    sim.set_launcher(Some(Arc::new(Launchers(launchers))));
+    let period = Duration::from_millis(args.tick_ms);
+    let mut runner = match classes(&installed).build(
+        &defs,
+        args.base.as_deref(),
+        choreo_stack::Options {
+            period,
+            budget: Some(period),
+            robot: Some(Arc::clone(&robot)),
+            ..choreo_stack::Options::default()
+        },
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::LOAD;
+        }
+    };
+    let live = Live::new(args.verbosity);
+    runner.add_listener(live_listener(live.clone(), period, args.verbosity));
+    if let Some(file) = &args.trace {
+        match std::fs::File::create(file) {
+            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f))),
+            Err(e) => {
+                errln!("{}: cannot write the trace: {e}", file.display());
+                return exit::WRITE;
+            }
+        }
+    }
+    let driver = Arc::new(Driver {
+        runner: Mutex::new(Some(runner)),
+        stop: AtomicBool::new(false),
+        period,
+        ended: Mutex::new(None),
+    });
+    let host = {
+        let start = Arc::clone(&driver);
+        let unload = Arc::clone(&driver);
+        NativeHost::new().with("Stack", move |hook, ctx| {
+            match hook.script_name().as_str() {
+                "onInput_onStart" => start.drive(ctx),
+                "onUnload" => unload.stop.store(true, Ordering::SeqCst),
+                _ => {}
+            }
+            Ok(())
+        })
+    };
+    let xar = match choreo_xar::read_xar("stack.xar", DRIVER.as_bytes()) {
+        Ok(x) => x.value,
+        Err(e) => {
+            errln!("internal error: the driver behavior does not read: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    let options = Options {
+        virtual_time: args.fast,
+        trace: engine_trace,
+        time_limit: args.timeout.map(Duration::from_secs_f64),
+        robot: Some(Arc::clone(&robot)),
+        resources: Some(resources),
+        ..Options::default()
+    };
+    let engine = match Engine::load(&xar, &host, options) {
+        Ok(e) => Arc::new(e),
+        Err(e) => {
+            errln!("internal error: the driver behavior does not load: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    {
+        let live = live.clone();
+        let now = Arc::downgrade(&engine);
+        sim.set_observer(Arc::new(move |e: &RobotEvent| {
+            let at = now.upgrade().map_or(Time(0), |engine| engine.now());
+            live.robot_event(at, e);
+        }));
+    }
+    let interrupts = Arc::new(AtomicUsize::new(0));
+    {
+        let interrupts = Arc::clone(&interrupts);
+        let _ = ctrlc::set_handler(move || {
+            if interrupts.fetch_add(1, Ordering::SeqCst) >= 1 {
+                errln!("\ninterrupted again: exiting without unloading");
+                std::process::exit(i32::from(exit::INTERRUPTED));
+            }
+        });
+    }
+    if args.verbosity != Verbosity::Quiet {
+        errln!(
+            "running the stack {} on a simulated {} ({} time, a tick every {} ms); Ctrl-C stops it",
+            args.dir.display(),
+            args.model.name(),
+            if args.fast { "virtual" } else { "real" },
+            args.tick_ms
+        );
+    }
+    let started = Instant::now();
+    engine.start();
+    let mut stopped_for = None;
+    let outcome = loop {
+        let outcome = engine.wait(Duration::from_millis(100));
+        live.tick(engine.now());
+        if outcome.is_final() {
+            break outcome;
+        }
+        if stopped_for.is_some() {
+            continue;
+        }
+        stopped_for = if interrupts.load(Ordering::SeqCst) > 0 {
+            Some(exit::INTERRUPTED)
+        } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {
+            Some(exit::TIMEOUT)
+        } else {
+            None
+        };
+        if stopped_for.is_some() {
+            engine.stop();
+        }
+    };
+    sim.stop_behaviors();
+    sim.set_launcher(None);
+    let time = engine.ended_at().unwrap_or_else(|| engine.now());
+    drop(engine);
+    live.finish();
+    let ended = driver
+        .ended
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    let ticks = driver
+        .runner
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map_or(0, Runner::tick_count);
+    let code = match (stopped_for, &ended, &outcome) {
+        (_, Some(Err(_)), _) => exit::LOAD,
+        (Some(code), _, _) => code,
+        (None, _, Outcome::Finished) => exit::OK,
+        (None, _, _) => exit::RUNTIME,
+    };
+    let why = match (&ended, stopped_for) {
+        (Some(Err(e)), _) => format!("could not start: {e}"),
+        (_, Some(exit::INTERRUPTED)) => "interrupted (the stack cancelled top-down)".into(),
+        (_, Some(_)) => "stopped at the time limit (the stack cancelled top-down)".into(),
+        (Some(Ok(())), None) => "finished (the stack emptied)".into(),
+        (None, None) => format!("ended: {outcome:?}"),
+    };
+    errln!(
+        "stack {why}: {ticks} ticks, {:.2} s of stack time in {:.2} s real time",
+        time.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    code
+}
+
+/// The runner, owned by the driver box's hook while it runs.
+struct Driver {
+    runner: Mutex<Option<Runner>>,
+    /// Set by the box's `onUnload` (a stop, the time limit, Ctrl-C).
+    stop: AtomicBool,
+    period: Duration,
+    /// How the stack ended: `Ok` it emptied or was cancelled, `Err` it could not start.
+    ended: Mutex<Option<Result<(), String>>>,
+}
+
+impl Driver {
+    /// Ticks the stack every period of the engine's clock until it finishes or the box is
+    /// unloaded, then fires the box's `onStopped`.
+    fn drive(&self, ctx: &choreo_engine::BoxContext) {
+        let Some(mut runner) = self
+            .runner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
+        let subscribed = subscribe(&runner, ctx);
+        let period = u64::try_from(self.period.as_nanos())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let start = ctx.now().0;
+        let mut n: u64 = 0;
+        let result = loop {
+            if self.stop.load(Ordering::SeqCst) {
+                runner.cancel_all();
+                break Ok(());
+            }
+            match runner.tick() {
+                Ok(Tick::Running) => {}
+                Ok(Tick::Finished) => break Ok(()),
+                Err(e) => break Err(e.to_string()),
+            }
+            n += 1;
+            let now = ctx.now().0;
+            // Two periods or more behind: skip ahead rather than burst (§11).
+            if now.saturating_sub(start) / period > n + 1 {
+                n = now.saturating_sub(start) / period;
+            }
+            ctx.activity()
+                .sleep_until(Time(start.saturating_add(n.saturating_mul(period))));
+        };
+        if let Some(robot) = ctx.robot() {
+            for id in subscribed {
+                robot.unsubscribe(id);
+            }
+        }
+        *self.ended.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        *self.runner.lock().unwrap_or_else(PoisonError::into_inner) = Some(runner);
+        let _ = ctx.fire("onStopped", Value::None);
+    }
+}
+
+/// Subscribes to every input the stack's behaviors and conditions watch (ALMemory keys and
+/// events of the robot), each update posted to the stack's inbox; the subscription ids.
+fn subscribe(runner: &Runner, ctx: &choreo_engine::BoxContext) -> Vec<u64> {
+    let Some(robot) = ctx.robot() else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for (i, name) in runner.input_names().into_iter().enumerate() {
+        let inbox = runner.inbox();
+        let id = SUBSCRIPTIONS + i as u64;
+        let sink = Arc::new(move |key: &str, value: Value| inbox.post(key, value));
+        match robot.subscribe(&name, id, sink) {
+            Ok(()) => ids.push(id),
+            Err(e) => ctx.log("warning", &format!("cannot watch {name}: {e}")),
+        }
+    }
+    ids
+}
+
+/// Loads the Choregraphe behaviors the `PlayChoregraphe` leaves name by `path` (relative to
+/// the stack's folder; `behaviorName` picks one of a project's behaviors).
+pub(crate) fn install(
+    dir: &Path,
+    defs: &[Definition],
+    verbosity: Verbosity,
+) -> Result<Vec<Installed>, u8> {
+    let mut out = Vec::new();
+    for def in defs.iter().filter(|d| d.class == "PlayChoregraphe") {
+        let Some(path) = def.keys.get("path").and_then(|p| p.as_str()) else {
+            continue;
+        };
+        let path = dir.join(path);
+        let project =
+            Arc::new(report::load_shown(&path, false, verbosity).map_err(|_| exit::LOAD)?);
+        let picked = def.keys.get("behaviorName").and_then(|n| n.as_str());
+        let behavior = report::pick_behavior(&project, &path, picked).map_err(|_| exit::LOAD)?;
+        let index = project
+            .behaviors
+            .iter()
+            .position(|b| std::ptr::eq(b, behavior))
+            .unwrap_or(0);
+        let files = project.on_disk().map_err(|e| {
+            errln!("{}: {e}", path.display());
+            exit::LOAD
+        })?;
+        out.push(Installed {
+            name: installed_name(def),
+            project,
+            index,
+            files,
+        });
+    }
+    Ok(out)
+}
+
+/// The name a `PlayChoregraphe` leaf's behavior is installed under on the simulated robot.
+fn installed_name(def: &Definition) -> String {
+    match &def.owner {
+        Some(owner) => format!("stack/{owner}/@{}", def.id),
+        None => format!("stack/{}", def.id),
+    }
+}
+
+/// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed here).
+pub(crate) fn classes(installed: &[Installed]) -> Classes {
+    let mut classes = Classes::builtin();
+    let names: HashSet<String> = installed.iter().map(|i| i.name.clone()).collect();
+    classes.register(
+        "PlayChoregraphe",
+        Box::new(
+            move |spec: &Spec<'_>| -> Result<Box<dyn Behavior>, DefinitionError> {
+                let name = if spec.get("path").is_some() {
+                    let _ = spec.get("behaviorName");
+                    let name = installed_name(spec.definition());
+                    if !names.contains(&name) {
+                        return Err(spec.error("path", "was not loaded"));
+                    }
+                    name
+                } else {
+                    spec.string("installed")?
+                };
+                Ok(Box::new(PlayChoregraphe::new(&name)))
+            },
+        ),
+    );
+    classes
+}
+
+/// Live lines for the stack: what is pushed and popped, who delegated, ticks over budget.
+fn live_listener(
+    live: Live,
+    period: Duration,
+    verbosity: Verbosity,
+) -> choreo_stack::trace::Listener {
+    let mut stack: Vec<String> = Vec::new();
+    Box::new(move |r: &Record, names: &[String]| {
+        let n = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
+        let at = Time(
+            u64::try_from(period.as_nanos())
+                .unwrap_or(u64::MAX)
+                .saturating_mul(r.tick.saturating_sub(1)),
+        );
+        let text = match &r.event {
+            Event::Push { b } => {
+                stack.push(n(b));
+                Some(format!("stack: {}", stack.join(" > ")))
+            }
+            Event::Pop { b } => {
+                if stack.last() == Some(&n(b)) {
+                    stack.pop();
+                }
+                Some(format!(
+                    "stack: {} (popped {})",
+                    if stack.is_empty() {
+                        "empty".to_string()
+                    } else {
+                        stack.join(" > ")
+                    },
+                    n(b)
+                ))
+            }
+            Event::Callback { b, payload, .. } => {
+                Some(format!("{}: its delegation ended: {payload}", n(b)))
+            }
+            Event::ActionDone { owner, tag, result } => {
+                Some(format!("{}: {tag} done: {result}", n(owner)))
+            }
+            Event::TickOverrun { .. } => {
+                Some(choreo_stack::trace::describe(r, names).trim().to_string())
+            }
+            _ if verbosity == Verbosity::Verbose => {
+                Some(choreo_stack::trace::describe(r, names).trim().to_string())
+            }
+            _ => None,
+        };
+        if let Some(t) = text {
+            live.line(at, Kind::Info, Line::plain(t));
+        }
+    })
+}
+
+/// A listener writing each event as a JSON line, the behaviors named.
+fn json_lines(mut out: impl std::io::Write + Send + 'static) -> choreo_stack::trace::Listener {
+    Box::new(move |r: &Record, names: &[String]| {
+        let mut value = serde_json::to_value(r).unwrap_or_default();
+        name_behaviors(&mut value, names);
+        // A trace that cannot be written must not stop the stack.
+        let _ = writeln!(out, "{value}");
+        let _ = out.flush();
+    })
+}
+
+/// Replaces each behavior index (`b`, `from`, `to`, `by`, `owner`, `base`) by its name.
+fn name_behaviors(value: &mut serde_json::Value, names: &[String]) {
+    if let serde_json::Value::Object(map) = value {
+        for key in ["b", "from", "to", "by", "owner", "base"] {
+            if let Some(v) = map.get_mut(key)
+                && let Some(i) = v.as_u64()
+                && let Some(name) = usize::try_from(i).ok().and_then(|i| names.get(i))
+            {
+                *v = serde_json::Value::String(name.clone());
+            }
+        }
+    }
+}
