@@ -92,6 +92,7 @@ pub enum Event {
         /// The callback token, if it asked for a callback.
         token: Option<u64>,
         /// Ok, or why not (the stack is then unchanged, R3).
+        #[serde(serialize_with = "result_text")]
         result: Result<(), StackError>,
     },
     /// `from` asked to run an action.
@@ -103,6 +104,7 @@ pub enum Event {
         /// The callback token, if it asked for a callback.
         token: Option<u64>,
         /// Ok, or why not (the action is then dropped).
+        #[serde(serialize_with = "result_text")]
         result: Result<(), StackError>,
     },
     /// An action finished (seen when the action list updated).
@@ -128,6 +130,7 @@ pub enum Event {
         /// Who asked.
         by: BehaviorId,
         /// Ok, or why not.
+        #[serde(serialize_with = "result_text")]
         result: Result<(), StackError>,
     },
     /// The behavior's delegation callback fired.
@@ -174,6 +177,14 @@ pub enum Event {
         /// The behaviors that took the time, slowest first.
         slowest: Vec<(BehaviorId, u64)>,
     },
+}
+
+/// A request's result in JSON: `"ok"`, or the refusal's text.
+fn result_text<S: serde::Serializer>(r: &Result<(), StackError>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(()) => s.serialize_str("ok"),
+        Err(e) => s.serialize_str(&e.to_string()),
+    }
 }
 
 /// An event with its place: the tick and a sequence number over the whole run.

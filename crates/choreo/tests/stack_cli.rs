@@ -289,3 +289,88 @@ fn a_priority_dispatcher_picks_between_two_corpus_behaviors_on_a_head_touch() {
         "{err}"
     );
 }
+
+#[test]
+fn robot_leaves_run_their_calls_as_actions_to_their_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "main.json",
+        r#"{ "behaviorID": "Main", "behaviorClass": "DispatcherQueue",
+             "behaviors": ["Speak", "Sit", "Wave", "Leds"] }"#,
+    );
+    write(
+        "speak.json",
+        r#"{ "behaviorID": "Speak", "behaviorClass": "Say", "text": "Hello from the stack" }"#,
+    );
+    write(
+        "sit.json",
+        r#"{ "behaviorID": "Sit", "behaviorClass": "Posture", "posture": "Sit", "speed": 0.5 }"#,
+    );
+    write(
+        "wave.json",
+        r#"{ "behaviorID": "Wave", "behaviorClass": "Animation",
+             "animation": "animations/Stand/Gestures/Hey_1" }"#,
+    );
+    write(
+        "leds.json",
+        r#"{ "behaviorID": "Leds", "behaviorClass": "RobotCall", "service": "ALLeds",
+             "method": "fadeRGB", "args": ["FaceLeds", 255, 1.0] }"#,
+    );
+    let trace = dir.path().join("stack.jsonl");
+    let o = choreo(&[
+        "stack",
+        "run",
+        dir.path().to_str().unwrap(),
+        "--fast",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let done: Vec<(String, String)> = support::cli::trace_events(&trace)
+        .iter()
+        .filter(|e| e["event"] == "action_done")
+        .map(|e| {
+            (
+                e["tag"].as_str().unwrap().to_string(),
+                e["result"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        done,
+        [
+            ("ALTextToSpeech.say".to_string(), "\"Success\"".to_string()),
+            (
+                "ALRobotPosture.goToPosture".to_string(),
+                "\"Success\"".to_string()
+            ),
+            (
+                "ALAnimationPlayer.run".to_string(),
+                "\"Success\"".to_string()
+            ),
+            ("ALLeds.fadeRGB".to_string(), "\"Success\"".to_string()),
+        ],
+        "{err}"
+    );
+    assert!(err.contains("says \"Hello from the stack\""), "{err}");
+    // The say took its time: asked at tick 1, done about 1.3 s (22 ticks) later.
+    let events = support::cli::trace_events(&trace);
+    let tick = |event: &str| {
+        events
+            .iter()
+            .find(|e| e["event"] == event && e["result"] != serde_json::Value::Null)
+            .map(|e| e["tick"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert!(
+        tick("action_done") >= tick("delegate_action") + 15,
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "delegate_action" && e["result"] == "ok")
+    );
+}
