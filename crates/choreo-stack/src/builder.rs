@@ -228,6 +228,8 @@ impl Builder {
                 in_scope: Vec::new(),
                 root: false,
                 timing: options.budget.is_some(),
+                with_actions: Vec::new(),
+                charged: Vec::new(),
             },
             base,
             period,

@@ -102,6 +102,11 @@ pub(crate) struct Core {
     pub(crate) root: bool,
     /// Whether hooks are timed (a tick budget is set).
     pub(crate) timing: bool,
+    /// The behaviors whose hooks were timed this tick (when timing).
+    pub(crate) charged: Vec<BehaviorId>,
+    /// The behaviors that have an action (queued, running or ended and not yet handled), in
+    /// the order they asked: the action steps of the tick visit these only.
+    pub(crate) with_actions: Vec<BehaviorId>,
 }
 
 /// What a tick did.
@@ -135,6 +140,7 @@ impl Core {
         &mut self.slots[b.index()]
     }
 
+    #[inline]
     pub(crate) fn record(&mut self, event: Event) {
         if self.trace.on() {
             let tick = self.world.tick;
@@ -144,6 +150,9 @@ impl Core {
 
     pub(crate) fn charge(&mut self, b: BehaviorId, spent: Duration) {
         if let Some(slot) = self.slots.get_mut(b.index()) {
+            if slot.spent.is_zero() {
+                self.charged.push(b);
+            }
             slot.spent += spent;
         }
     }
@@ -184,6 +193,9 @@ impl Core {
         let slot = self.slot_mut(owner);
         slot.action = Some(action);
         slot.action_started = false;
+        if !self.with_actions.contains(&owner) {
+            self.with_actions.push(owner);
+        }
     }
 
     /// `cancel_delegates` of `b` on the projected stack: whether anything goes.
@@ -650,6 +662,10 @@ impl Runner {
     /// Makes the changes hooks asked for, in order; hooks they run may ask for more, made
     /// after them.
     fn apply_queue(&mut self) {
+        // Nothing asked for: the projected stack is the stack already.
+        if self.core.queue.is_empty() {
+            return;
+        }
         while let Some(op) = self.core.queue.pop_front() {
             match op {
                 Op::Push { by, to } => {
@@ -787,22 +803,27 @@ impl Runner {
     /// §7 step 3: the actions that ended last tick are handled: their owners are no longer
     /// control-delegated, and their callbacks get the completion.
     fn handle_action_completions(&mut self) {
-        for i in 0..self.core.slots.len() {
-            if let Some((ended, done)) = self.core.slots[i].action_done.take() {
-                let b = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
+        for k in 0..self.core.with_actions.len() {
+            let b = self.core.with_actions[k];
+            if let Some((ended, done)) = self.core.slot_mut(b).action_done.take() {
                 self.core.end_callback(b, ended, done);
             }
         }
+        let slots = &self.core.slots;
+        self.core
+            .with_actions
+            .retain(|b| slots[b.index()].action_outstanding());
     }
 
     /// §7 step 8: actions queued this tick start; running ones are polled.
     fn update_actions(&mut self) {
         let tick = self.core.world.tick;
-        for i in 0..self.core.slots.len() {
+        for k in 0..self.core.with_actions.len() {
+            let owner = self.core.with_actions[k];
+            let i = owner.index();
             let Some(mut action) = self.core.slots[i].action.take() else {
                 continue;
             };
-            let owner = BehaviorId(u32::try_from(i).unwrap_or(u32::MAX));
             let ended = if self.core.slots[i].action_started {
                 action.poll(&self.core.world)
             } else {
@@ -828,18 +849,14 @@ impl Runner {
 
     /// §6 of the issue: a tick over its budget is an event naming who took the time.
     fn check_budget(&mut self, took: Duration, budget: Duration) {
-        let mut spent: Vec<(BehaviorId, u64)> = self
-            .core
-            .slots
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, s)| !s.spent.is_zero())
-            .map(|(i, s)| {
-                let us =
-                    u64::try_from(std::mem::take(&mut s.spent).as_micros()).unwrap_or(u64::MAX);
-                (BehaviorId(u32::try_from(i).unwrap_or(u32::MAX)), us)
-            })
-            .collect();
+        let charged = std::mem::take(&mut self.core.charged);
+        let mut spent: Vec<(BehaviorId, u64)> = Vec::new();
+        for b in charged {
+            let d = std::mem::take(&mut self.core.slot_mut(b).spent);
+            if took > budget {
+                spent.push((b, u64::try_from(d.as_micros()).unwrap_or(u64::MAX)));
+            }
+        }
         if took > budget {
             spent.sort_by_key(|s| std::cmp::Reverse(s.1));
             spent.truncate(5);
