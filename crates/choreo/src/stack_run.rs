@@ -429,13 +429,17 @@ pub(crate) fn classes(installed: &[Installed]) -> Classes {
     classes
 }
 
-/// Live lines for the stack: what is pushed and popped, who delegated, ticks over budget.
+/// Live lines for the stack: what is pushed and popped, who delegated to whom (a delegate
+/// must want to run, L6: that is why a dispatcher chose it), how delegations and actions
+/// ended, ticks over budget; with `-v`, every event.
 fn live_listener(
     live: Live,
     period: Duration,
     verbosity: Verbosity,
 ) -> choreo_stack::trace::Listener {
     let mut stack: Vec<String> = Vec::new();
+    // Who delegated to a behavior about to be pushed.
+    let mut chosen_by: std::collections::HashMap<String, String> = Default::default();
     Box::new(move |r: &Record, names: &[String]| {
         let n = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
         let at = Time(
@@ -446,7 +450,11 @@ fn live_listener(
         let text = match &r.event {
             Event::Push { b } => {
                 stack.push(n(b));
-                Some(format!("stack: {}", stack.join(" > ")))
+                let why = match chosen_by.remove(&n(b)) {
+                    Some(by) => format!(" ({by} chose it: it wants to run)"),
+                    None => String::new(),
+                };
+                Some(format!("stack: {}{why}", stack.join(" > ")))
             }
             Event::Pop { b } => {
                 if stack.last() == Some(&n(b)) {
@@ -461,6 +469,15 @@ fn live_listener(
                     },
                     n(b)
                 ))
+            }
+            Event::Delegate {
+                from,
+                to,
+                result: Ok(()),
+                ..
+            } => {
+                chosen_by.insert(n(to), n(from));
+                None
             }
             Event::Callback { b, payload, .. } => {
                 Some(format!("{}: its delegation ended: {payload}", n(b)))
