@@ -48,6 +48,7 @@ pub mod fixer;
 mod host;
 mod plugins;
 mod runtime;
+pub mod stack;
 mod thread;
 
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};

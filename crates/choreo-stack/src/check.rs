@@ -318,7 +318,7 @@ impl<'a> Checker<'a> {
                 }
             }
             Event::Reset { .. } => {}
-            Event::Input { .. } | Event::TickOverrun { .. } => {}
+            Event::Input { .. } | Event::Log { .. } | Event::TickOverrun { .. } => {}
         }
     }
 
@@ -673,6 +673,7 @@ fn subject(e: &Event) -> Option<BehaviorId> {
         | Event::Deactivated { b }
         | Event::Update { b }
         | Event::Input { b, .. }
+        | Event::Log { b, .. }
         | Event::Callback { b, .. } => Some(*b),
         Event::Delegate { from, .. } | Event::DelegateAction { from, .. } => Some(*from),
         Event::ActionDone { owner, .. }

@@ -124,8 +124,8 @@ fn parse(
     })
 }
 
-/// A JSON value as a robot value.
-pub(crate) fn json_value(j: &Json) -> Value {
+/// A JSON value as a robot value (numbers as ints where they are, objects as maps).
+pub fn json_value(j: &Json) -> Value {
     match j {
         Json::Null => Value::None,
         Json::Bool(b) => Value::Bool(*b),

@@ -134,6 +134,16 @@ impl Context<'_> {
         self.core.find(self.me, name)
     }
 
+    /// Records a message of this behavior in the trace (`level`: `info`, `warning` or
+    /// `error`).
+    pub fn log(&mut self, level: &str, text: &str) {
+        self.core.record(Event::Log {
+            b: self.me,
+            level: level.to_string(),
+            text: text.to_string(),
+        });
+    }
+
     /// Whether this behavior is activated (on the stack).
     pub fn is_activated(&self) -> bool {
         self.core.slot(self.me).state == State::Activated

@@ -160,6 +160,15 @@ pub enum Event {
         /// Its value.
         met: bool,
     },
+    /// A behavior logged something (a Python behavior's exception is an `error`).
+    Log {
+        /// The behavior.
+        b: BehaviorId,
+        /// `info`, `warning` or `error`.
+        level: String,
+        /// What it said.
+        text: String,
+    },
     /// The stack became empty (R7): the base cancelled itself.
     StackEmpty,
     /// A deferred reset installed `base` (R8).
@@ -315,6 +324,7 @@ pub fn describe(record: &Record, names: &[String]) -> String {
             active,
         } => format!("cond_active({}.{cond}, {active})", n(owner)),
         Event::CondEval { owner, cond, met } => format!("cond_eval({}.{cond}) = {met}", n(owner)),
+        Event::Log { b, level, text } => format!("log({}, {level}: {text})", n(b)),
         Event::StackEmpty => "stack_empty".to_string(),
         Event::Reset { base } => format!("reset({})", n(base)),
         Event::TickOverrun {

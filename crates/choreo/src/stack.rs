@@ -27,7 +27,7 @@ fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8>
     // The Choregraphe behaviors the leaves play are loaded too: a path that does not load is
     // an error of the stack.
     let installed = crate::stack_run::install(dir, &defs, Verbosity::Quiet).map_err(|_| 1u8)?;
-    match crate::stack_run::classes(&installed).build(&defs, base, Options::default()) {
+    match crate::stack_run::classes(dir, &installed).build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
             let where_ = match &e {

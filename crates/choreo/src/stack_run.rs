@@ -129,7 +129,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         .collect();
     sim.set_launcher(Some(Arc::new(Launchers(launchers))));
     let period = Duration::from_millis(args.tick_ms);
-    let mut runner = match classes(&installed).build(
+    let mut runner = match classes(&args.dir, &installed).build(
         &defs,
         args.base.as_deref(),
         choreo_stack::Options {
@@ -404,9 +404,29 @@ fn installed_name(def: &Definition) -> String {
     }
 }
 
-/// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed here).
-pub(crate) fn classes(installed: &[Installed]) -> Classes {
+/// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed here), and
+/// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`).
+pub(crate) fn classes(dir: &Path, installed: &[Installed]) -> Classes {
     let mut classes = Classes::builtin();
+    let folder = dir.to_path_buf();
+    classes.register(
+        "Python",
+        Box::new(
+            move |spec: &Spec<'_>| -> Result<Box<dyn Behavior>, DefinitionError> {
+                let file = folder.join(spec.string("file")?);
+                let class = spec.string("class")?;
+                let params = spec
+                    .get("params")
+                    .map_or(Value::None, choreo_stack::conditions::json_value);
+                if !matches!(params, Value::None | Value::Map(_)) {
+                    return Err(spec.error("params", "must be an object (keyword arguments)"));
+                }
+                choreo_python::stack::PythonBehavior::load(&file, &class, &params)
+                    .map(|b| Box::new(b) as Box<dyn Behavior>)
+                    .map_err(|e| spec.error("file", e.to_string()))
+            },
+        ),
+    );
     let names: HashSet<String> = installed.iter().map(|i| i.name.clone()).collect();
     classes.register(
         "PlayChoregraphe",
@@ -485,6 +505,11 @@ fn live_listener(
             Event::ActionDone { owner, tag, result } => {
                 Some(format!("{}: {tag} done: {result}", n(owner)))
             }
+            Event::Log { b, level, text } if level == "error" => {
+                live.line(at, Kind::Error, Line::plain(format!("{}: {text}", n(b))));
+                None
+            }
+            Event::Log { b, text, .. } => Some(format!("{}: {text}", n(b))),
             Event::TickOverrun { .. } => {
                 Some(choreo_stack::trace::describe(r, names).trim().to_string())
             }

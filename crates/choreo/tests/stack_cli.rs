@@ -374,3 +374,61 @@ fn robot_leaves_run_their_calls_as_actions_to_their_end() {
             .any(|e| e["event"] == "delegate_action" && e["result"] == "ok")
     );
 }
+
+#[test]
+fn a_python_behavior_runs_in_a_stack_and_its_mistakes_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "greeter.py",
+        r#"
+class Greeter:
+    """Says hello once, then ends."""
+    always_delegates = False
+
+    def __init__(self, text="Hello"):
+        self.text = text
+        self.started = False
+
+    def wants_to_be_activated(self, cx):
+        return not self.started
+
+    def on_activated(self, cx):
+        self.started = True
+        battery = cx.call("ALBattery", "getBatteryCharge")
+        cx.log("battery at %d%%" % battery)
+        cx.run("ALTextToSpeech", "say", self.text, callback=1)
+
+    def on_delegation_done(self, cx, token, done):
+        cx.log("said it: %s" % done[0])
+        cx.cancel_self()
+"#,
+    );
+    write(
+        "main.json",
+        r#"{ "behaviorID": "Main", "behaviorClass": "DispatcherQueue", "behaviors": ["Greet"] }"#,
+    );
+    write(
+        "greet.json",
+        r#"{ "behaviorID": "Greet", "behaviorClass": "Python", "file": "greeter.py",
+             "class": "Greeter", "params": { "text": "Hello from Python" } }"#,
+    );
+    let d = dir.path().to_str().unwrap();
+    let o = choreo(&["stack", "run", d, "--fast"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("says \"Hello from Python\""), "{err}");
+    assert!(err.contains("Greet: battery at "), "{err}");
+    assert!(err.contains("Greet: said it: success"), "{err}");
+    // A class that is not in the file: located at the definition.
+    write(
+        "greet.json",
+        r#"{ "behaviorID": "Greet", "behaviorClass": "Python", "file": "greeter.py",
+             "class": "Nobody" }"#,
+    );
+    let o = choreo(&["stack", "check", d]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("greet.json:1: file: "), "{err}");
+    assert!(err.contains("no class \"Nobody\" in it"), "{err}");
+}
