@@ -832,3 +832,112 @@ fn a_tick_over_its_budget_names_the_behaviors_that_took_the_time() {
     assert!(overruns[0].contains(": slow "), "{overruns:?}");
     assert_clean(&r);
 }
+
+#[test]
+fn t6_a_lower_behavior_vetoes_an_activation_for_one_tick() {
+    // The base vetoes `a` at tick 2 (before its child dispatcher, above it, asks).
+    let mut r = runner(
+        vec![
+            (
+                "base",
+                parent_of("d").always(false).and_update(|cx| {
+                    if cx.tick() == 2 {
+                        let a = cx.find("a").unwrap();
+                        cx.veto(a);
+                    }
+                }),
+            ),
+            (
+                "d",
+                Probe::new()
+                    .delegates(&["a"])
+                    .always(false)
+                    .on_update(|cx| {
+                        if cx.is_activated() && !cx.is_control_delegated() && cx.tick() >= 2 {
+                            let _ = ask_and_delegate(cx, "a");
+                        }
+                    }),
+            ),
+            ("a", Probe::leaf()),
+        ],
+        "base",
+    );
+    ticks(&mut r, 3);
+    assert!(tick_lines(&r, 2).contains(&"wtba(a) = false".to_string()));
+    assert!(tick_lines(&r, 3).contains(&"push(a)".to_string()));
+    assert_clean(&r);
+}
+
+#[test]
+fn l3_a_behavior_entering_scope_is_updated_in_that_tick() {
+    let mut r = runner(
+        vec![
+            ("base", parent_of("a").always(false)),
+            ("a", parent_of("b")),
+            ("b", Probe::leaf()),
+        ],
+        "base",
+    );
+    ticks(&mut r, 1);
+    // `b` entered scope when `a` was pushed (tick 1), and got its update in tick 1.
+    let t1 = tick_lines(&r, 1);
+    assert!(
+        at(&t1, "entered_scope(b)") < at(&t1, "update(b)"),
+        "{t1:#?}"
+    );
+    assert_clean(&r);
+}
+
+#[test]
+fn k3_k4_every_condition_and_every_operand_is_sampled_all_must_hold() {
+    use choreo_stack::{Builder, Condition, World};
+    /// Counts its samples; met from tick `from`.
+    struct Counted(u64, Arc<Mutex<u64>>);
+    impl Condition for Counted {
+        fn describe(&self) -> String {
+            "counted".into()
+        }
+        fn is_met(&mut self, w: &World) -> bool {
+            *self.1.lock().unwrap() += 1;
+            w.tick >= self.0
+        }
+    }
+    let (first, second) = (shared::<u64>(), shared::<u64>());
+    let mut b = Builder::new();
+    b.add(
+        "base",
+        Box::new(
+            Probe::new()
+                .always(false)
+                .delegates(&["a"])
+                .on_update(|cx| {
+                    if !cx.is_control_delegated() {
+                        let _ = ask_and_delegate(cx, "a");
+                    }
+                }),
+        ),
+    );
+    // The first is false until tick 3, the second from tick 1: asked at ticks 1, 2 and 3,
+    // both are sampled each time (no short-circuit), and `a` wants from tick 3.
+    b.add("a", Box::new(Probe::leaf())).conditions(
+        vec![
+            Box::new(Counted(3, first.clone())),
+            Box::new(Counted(1, second.clone())),
+        ],
+        vec![],
+    );
+    let mut r = b
+        .build(
+            "base",
+            Options {
+                keep_trace: true,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+    ticks(&mut r, 3);
+    assert_eq!((*first.lock().unwrap(), *second.lock().unwrap()), (3, 3));
+    assert!(tick_lines(&r, 3).contains(&"activated(a)".to_string()));
+    assert!(tick_lines(&r, 2).contains(&"wtba(a) = false".to_string()));
+    assert_clean(&r);
+}

@@ -332,6 +332,20 @@ enum StackCommand {
         /// The simulated robot.
         #[arg(long, value_enum)]
         robot_model: Option<ModelArg>,
+        /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for NAOqi
+        /// 2.9) instead of the simulated one; `PlayChoregraphe` leaves then name installed
+        /// behaviors.
+        #[arg(long, value_name = "URL", value_parser = robot_url)]
+        robot: Option<String>,
+        /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
+        #[arg(long, requires = "robot")]
+        user: Option<String>,
+        /// `--robot`: the token (NAOqi 2.9: the robot's password).
+        #[arg(long, requires = "robot")]
+        token: Option<String>,
+        /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint).
+        #[arg(long, requires = "robot", value_name = "SHA256")]
+        pin: Option<String>,
         /// Only errors and the report.
         #[arg(short, long)]
         quiet: bool,
@@ -511,6 +525,10 @@ fn main() -> ExitCode {
             trace,
             events,
             robot_model,
+            robot,
+            user,
+            token,
+            pin,
             quiet,
             verbose,
         }) => stack_run::run(&stack_run::StackRunArgs {
@@ -522,6 +540,12 @@ fn main() -> ExitCode {
             trace,
             events,
             model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
+            robot: robot.map(|url| run::RobotArgs {
+                url,
+                user,
+                token,
+                pin,
+            }),
             verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),
         Command::Inspect { path } => inspect::run(&path),

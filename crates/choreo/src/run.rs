@@ -60,7 +60,7 @@ pub struct RobotArgs {
 
 impl RobotArgs {
     /// The session options these ask for.
-    fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
+    pub(crate) fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
         let tls = match &self.pin {
             Some(pin) => choreo_qi::TlsVerify::Pinned(vec![
                 pin.parse::<choreo_qi::Fingerprint>()
@@ -91,13 +91,14 @@ struct Watch {
 }
 
 /// Where the behavior runs.
-enum Target {
+pub(crate) enum Target {
     Sim(Arc<SimRobot>),
     Remote(Arc<choreo_qi::RemoteRobot>),
 }
 
 impl Target {
-    fn robot(&self) -> Arc<dyn Robot> {
+    /// The robot, as the engine takes it.
+    pub(crate) fn robot(&self) -> Arc<dyn Robot> {
         match self {
             Target::Sim(r) => Arc::clone(r) as Arc<dyn Robot>,
             Target::Remote(r) => Arc::clone(r) as Arc<dyn Robot>,

@@ -27,6 +27,7 @@ use crate::exit;
 use crate::fold::Line;
 use crate::live::{Kind, Live, Verbosity};
 use crate::report;
+use crate::run::Target;
 
 /// What `choreo stack run` was asked.
 pub struct StackRunArgs {
@@ -46,6 +47,8 @@ pub struct StackRunArgs {
     pub events: Option<PathBuf>,
     /// The simulated robot's model.
     pub model: Model,
+    /// A real robot to run on instead of the simulated one.
+    pub robot: Option<crate::run::RobotArgs>,
     /// How much to show.
     pub verbosity: Verbosity,
 }
@@ -103,11 +106,43 @@ pub fn run(args: &StackRunArgs) -> u8 {
         },
         None => None,
     };
-    let sim = Arc::new(SimRobot::new(args.model));
-    if let Some(s) = scenario {
-        sim.load_scenario(s);
-    }
-    let robot: Arc<dyn Robot> = Arc::clone(&sim) as Arc<dyn Robot>;
+    let target = match &args.robot {
+        None => {
+            let sim = Arc::new(SimRobot::new(args.model));
+            if let Some(s) = scenario {
+                sim.load_scenario(s);
+            }
+            Target::Sim(sim)
+        }
+        Some(_) if args.fast || args.events.is_some() => {
+            errln!("--robot runs on a real robot: --fast and --events are for the simulated one");
+            return exit::USAGE;
+        }
+        Some(_) if !installed.is_empty() => {
+            errln!(
+                "--robot: a PlayChoregraphe leaf with a path needs the simulated robot; on a real \
+                 robot, name a behavior installed on it (\"installed\")"
+            );
+            return exit::USAGE;
+        }
+        Some(remote) => {
+            let options = match remote.options() {
+                Ok(o) => o,
+                Err(e) => {
+                    errln!("{e}");
+                    return exit::USAGE;
+                }
+            };
+            match choreo_qi::RemoteRobot::connect(&remote.url, options) {
+                Ok(r) => Target::Remote(Arc::new(r)),
+                Err(e) => {
+                    errln!("{}: cannot reach the robot: {e}", remote.url);
+                    return exit::ROBOT;
+                }
+            }
+        }
+    };
+    let robot: Arc<dyn Robot> = target.robot();
     let resources = Arc::new(choreo_naoqi::resource_tree(args.model));
     let engine_trace = Trace::unkept(None);
     let weak: Weak<dyn Robot> = Arc::downgrade(&robot);
@@ -127,7 +162,9 @@ pub fn run(args: &StackRunArgs) -> u8 {
             ) as Arc<dyn BehaviorLauncher>
         })
         .collect();
-    sim.set_launcher(Some(Arc::new(Launchers(launchers))));
+    if let Target::Sim(sim) = &target {
+        sim.set_launcher(Some(Arc::new(Launchers(launchers))));
+    }
     let period = Duration::from_millis(args.tick_ms);
     let mut runner = match classes(&args.dir, &installed).build(
         &defs,
@@ -196,7 +233,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
             return exit::RUNTIME;
         }
     };
-    {
+    if let Target::Sim(sim) = &target {
         let live = live.clone();
         let now = Arc::downgrade(&engine);
         sim.set_observer(Arc::new(move |e: &RobotEvent| {
@@ -215,10 +252,13 @@ pub fn run(args: &StackRunArgs) -> u8 {
         });
     }
     if args.verbosity != Verbosity::Quiet {
+        let on = match &args.robot {
+            Some(robot) => format!("the robot at {}", robot.url),
+            None => format!("a simulated {}", args.model.name()),
+        };
         errln!(
-            "running the stack {} on a simulated {} ({} time, a tick every {} ms); Ctrl-C stops it",
+            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
             args.dir.display(),
-            args.model.name(),
             if args.fast { "virtual" } else { "real" },
             args.tick_ms
         );
@@ -246,8 +286,10 @@ pub fn run(args: &StackRunArgs) -> u8 {
             engine.stop();
         }
     };
-    sim.stop_behaviors();
-    sim.set_launcher(None);
+    if let Target::Sim(sim) = &target {
+        sim.stop_behaviors();
+        sim.set_launcher(None);
+    }
     let time = engine.ended_at().unwrap_or_else(|| engine.now());
     drop(engine);
     live.finish();
@@ -264,6 +306,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         .map_or(0, Runner::tick_count);
     let code = match (stopped_for, &ended, &outcome) {
         (_, Some(Err(_)), _) => exit::LOAD,
+        (_, _, Outcome::RobotLost) => exit::ROBOT,
         (Some(code), _, _) => code,
         (None, _, Outcome::Finished) => exit::OK,
         (None, _, _) => exit::RUNTIME,

@@ -215,11 +215,11 @@ fn a_robot_that_disconnects_stops_the_behavior_cleanly_with_exit_7() {
     );
 }
 
-#[test]
-fn sim_listen_serves_the_simulated_robot_to_run_robot() {
+/// `choreo sim --listen` on a free port, serving: the process and its URL.
+fn served_sim() -> (Child, String) {
     let port = free_port();
     let url = format!("tcp://127.0.0.1:{port}");
-    let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
+    let sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args(["sim", "--listen", &url])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -231,6 +231,56 @@ fn sim_listen_serves_the_simulated_robot_to_run_robot() {
         assert!(Instant::now() < deadline, "choreo sim does not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
+    (sim, url)
+}
+
+#[test]
+fn stack_run_drives_a_robot_served_over_qi() {
+    let (mut sim, url) = served_sim();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "main.json",
+        r#"{ "behaviorID": "Main", "behaviorClass": "DispatcherQueue", "behaviors": ["Speak"] }"#,
+    );
+    write(
+        "speak.json",
+        r#"{ "behaviorID": "Speak", "behaviorClass": "Say", "text": "Hi over qi" }"#,
+    );
+    let d = dir.path().to_str().unwrap();
+    let o = choreo(&["stack", "run", d, "--robot", &url, "--timeout", "30"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("Speak: ALTextToSpeech.say done: success"),
+        "{err}"
+    );
+    // A Choregraphe file cannot be installed on a real robot from here: exit 2, said why.
+    std::fs::copy(
+        workspace().join("examples/hello/behavior.xar"),
+        dir.path().join("hello.xar"),
+    )
+    .unwrap();
+    write(
+        "speak.json",
+        r#"{ "behaviorID": "Speak", "behaviorClass": "PlayChoregraphe", "path": "hello.xar" }"#,
+    );
+    let o = choreo(&["stack", "run", d, "--robot", &url]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("name a behavior installed on it"), "{err}");
+    let _ = Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status();
+    assert_eq!(sim.wait().unwrap().code(), Some(0));
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(log.contains("says \"Hi over qi\""), "{log}");
+}
+
+#[test]
+fn sim_listen_serves_the_simulated_robot_to_run_robot() {
+    let (mut sim, url) = served_sim();
     let o = choreo(&["run", "examples/hello", "--robot", &url]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(0), "{out}");
