@@ -127,21 +127,8 @@ enum Command {
         /// Stop the behavior at the first error in box code (exit 3).
         #[arg(long)]
         strict: bool,
-        /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for
-        /// NAOqi 2.9 with TLS) instead of the simulated one.
-        #[arg(long, value_name = "URL", value_parser = robot_url)]
-        robot: Option<String>,
-        /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
-        #[arg(long, requires = "robot")]
-        user: Option<String>,
-        /// `--robot`: the token (NAOqi 2.9: the robot's password).
-        #[arg(long, requires = "robot")]
-        token: Option<String>,
-        /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint, as
-        /// `openssl x509 -noout -fingerprint -sha256` prints it). Without it any certificate
-        /// is accepted, as libqi does: the link is encrypted but the robot not authenticated.
-        #[arg(long, requires = "robot", value_name = "SHA256")]
-        pin: Option<String>,
+        #[command(flatten)]
+        remote: RobotFlags,
         /// The robot to simulate; by default the one the package's manifest asks for
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
@@ -293,6 +280,39 @@ enum Command {
     },
 }
 
+/// How to reach a real robot (`run`, `stack run`).
+#[derive(clap::Args)]
+struct RobotFlags {
+    /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for
+    /// NAOqi 2.9 with TLS) instead of the simulated one.
+    #[arg(long, value_name = "URL", value_parser = robot_url)]
+    robot: Option<String>,
+    /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
+    #[arg(long, requires = "robot")]
+    user: Option<String>,
+    /// `--robot`: the token (NAOqi 2.9: the robot's password).
+    #[arg(long, requires = "robot")]
+    token: Option<String>,
+    /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint, as
+    /// `openssl x509 -noout -fingerprint -sha256` prints it). Without it any certificate
+    /// is accepted, as libqi does: the link is encrypted but the robot not authenticated.
+    #[arg(long, requires = "robot", value_name = "SHA256")]
+    pin: Option<String>,
+}
+
+impl RobotFlags {
+    /// The robot asked for, if any.
+    fn args(self) -> Option<run::RobotArgs> {
+        let (user, token, pin) = (self.user, self.token, self.pin);
+        self.robot.map(|url| run::RobotArgs {
+            url,
+            user,
+            token,
+            pin,
+        })
+    }
+}
+
 /// `choreo stack ...`.
 #[derive(Subcommand)]
 enum StackCommand {
@@ -332,20 +352,10 @@ enum StackCommand {
         /// The simulated robot.
         #[arg(long, value_enum)]
         robot_model: Option<ModelArg>,
-        /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for NAOqi
-        /// 2.9) instead of the simulated one; `PlayChoregraphe` leaves then name installed
-        /// behaviors.
-        #[arg(long, value_name = "URL", value_parser = robot_url)]
-        robot: Option<String>,
-        /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
-        #[arg(long, requires = "robot")]
-        user: Option<String>,
-        /// `--robot`: the token (NAOqi 2.9: the robot's password).
-        #[arg(long, requires = "robot")]
-        token: Option<String>,
-        /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint).
-        #[arg(long, requires = "robot", value_name = "SHA256")]
-        pin: Option<String>,
+        /// A real robot instead of the simulated one (`PlayChoregraphe` leaves then name
+        /// behaviors installed on it).
+        #[command(flatten)]
+        remote: RobotFlags,
         /// Only errors and the report.
         #[arg(short, long)]
         quiet: bool,
@@ -470,10 +480,7 @@ fn main() -> ExitCode {
             params,
             events,
             strict,
-            robot,
-            user,
-            token,
-            pin,
+            remote,
             robot_model,
             quiet,
             verbose,
@@ -487,12 +494,7 @@ fn main() -> ExitCode {
             events,
             strict,
             model: robot_model.map(ModelArg::model),
-            robot: robot.map(|url| run::RobotArgs {
-                url,
-                user,
-                token,
-                pin,
-            }),
+            robot: remote.args(),
             verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),
         Command::Sim {
@@ -525,10 +527,7 @@ fn main() -> ExitCode {
             trace,
             events,
             robot_model,
-            robot,
-            user,
-            token,
-            pin,
+            remote,
             quiet,
             verbose,
         }) => stack_run::run(&stack_run::StackRunArgs {
@@ -540,12 +539,7 @@ fn main() -> ExitCode {
             trace,
             events,
             model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
-            robot: robot.map(|url| run::RobotArgs {
-                url,
-                user,
-                token,
-                pin,
-            }),
+            robot: remote.args(),
             verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),
         Command::Inspect { path } => inspect::run(&path),

@@ -59,8 +59,24 @@ pub struct RobotArgs {
 }
 
 impl RobotArgs {
+    /// Connects to the robot; on failure, says why and gives the exit code (bad options:
+    /// usage; unreachable: robot).
+    pub(crate) fn connect(&self) -> Result<Target, u8> {
+        let options = self.options().map_err(|e| {
+            errln!("{e}");
+            exit::USAGE
+        })?;
+        match choreo_qi::RemoteRobot::connect(&self.url, options) {
+            Ok(r) => Ok(Target::Remote(Arc::new(r))),
+            Err(e) => {
+                errln!("{}: cannot reach the robot: {e}", self.url);
+                Err(exit::ROBOT)
+            }
+        }
+    }
+
     /// The session options these ask for.
-    pub(crate) fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
+    fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
         let tls = match &self.pin {
             Some(pin) => choreo_qi::TlsVerify::Pinned(vec![
                 pin.parse::<choreo_qi::Fingerprint>()
@@ -142,22 +158,10 @@ pub fn run(args: &RunArgs) -> u8 {
             errln!("--robot runs on a real robot: --fast and --events are for the simulated one");
             return exit::USAGE;
         }
-        Some(robot) => {
-            let options = match robot.options() {
-                Ok(o) => o,
-                Err(e) => {
-                    errln!("{e}");
-                    return exit::USAGE;
-                }
-            };
-            match choreo_qi::RemoteRobot::connect(&robot.url, options) {
-                Ok(r) => Target::Remote(Arc::new(r)),
-                Err(e) => {
-                    errln!("{}: cannot reach the robot: {e}", robot.url);
-                    return exit::ROBOT;
-                }
-            }
-        }
+        Some(robot) => match robot.connect() {
+            Ok(target) => target,
+            Err(code) => return code,
+        },
     };
     let trace = match &args.trace {
         Some(file) => match std::fs::File::create(file) {

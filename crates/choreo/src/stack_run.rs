@@ -125,22 +125,10 @@ pub fn run(args: &StackRunArgs) -> u8 {
             );
             return exit::USAGE;
         }
-        Some(remote) => {
-            let options = match remote.options() {
-                Ok(o) => o,
-                Err(e) => {
-                    errln!("{e}");
-                    return exit::USAGE;
-                }
-            };
-            match choreo_qi::RemoteRobot::connect(&remote.url, options) {
-                Ok(r) => Target::Remote(Arc::new(r)),
-                Err(e) => {
-                    errln!("{}: cannot reach the robot: {e}", remote.url);
-                    return exit::ROBOT;
-                }
-            }
-        }
+        Some(remote) => match remote.connect() {
+            Ok(target) => target,
+            Err(code) => return code,
+        },
     };
     let robot: Arc<dyn Robot> = target.robot();
     let resources = Arc::new(choreo_naoqi::resource_tree(args.model));
