@@ -252,17 +252,7 @@ pub fn run(args: &RunArgs) -> u8 {
             sim.behavior_started(&name, &engine);
         }
     }
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    {
-        let interrupts = Arc::clone(&interrupts);
-        // A second Ctrl-C forces the exit; the first asks for a clean stop (R4).
-        let _ = ctrlc::set_handler(move || {
-            if interrupts.fetch_add(1, Ordering::SeqCst) >= 1 {
-                errln!("\ninterrupted again: exiting without unloading");
-                std::process::exit(i32::from(exit::INTERRUPTED));
-            }
-        });
-    }
+    let interrupts = count_interrupts();
     if args.verbosity != Verbosity::Quiet {
         let on = match &args.robot {
             Some(robot) => format!("the robot at {}", robot.url),
@@ -353,6 +343,20 @@ pub fn run(args: &RunArgs) -> u8 {
         Ending::Disconnected => exit::ROBOT,
         Ending::Running => exit::OK,
     }
+}
+
+/// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller
+/// makes when it sees the count; a second exits at once.
+pub(crate) fn count_interrupts() -> Arc<AtomicUsize> {
+    let interrupts = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&interrupts);
+    let _ = ctrlc::set_handler(move || {
+        if seen.fetch_add(1, Ordering::SeqCst) >= 1 {
+            errln!("\ninterrupted again: exiting without unloading");
+            std::process::exit(i32::from(exit::INTERRUPTED));
+        }
+    });
+    interrupts
 }
 
 /// Why the run ended.

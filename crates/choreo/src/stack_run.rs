@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -229,16 +229,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
             live.robot_event(at, e);
         }));
     }
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    {
-        let interrupts = Arc::clone(&interrupts);
-        let _ = ctrlc::set_handler(move || {
-            if interrupts.fetch_add(1, Ordering::SeqCst) >= 1 {
-                errln!("\ninterrupted again: exiting without unloading");
-                std::process::exit(i32::from(exit::INTERRUPTED));
-            }
-        });
-    }
+    let interrupts = crate::run::count_interrupts();
     if args.verbosity != Verbosity::Quiet {
         let on = match &args.robot {
             Some(robot) => format!("the robot at {}", robot.url),
