@@ -27,13 +27,6 @@ pub enum State {
     Activated,
 }
 
-impl Slot {
-    /// Whether its action is queued, running, or ended and not yet handled (§7 step 3).
-    pub(crate) fn action_outstanding(&self) -> bool {
-        self.action.is_some() || self.action_done.is_some()
-    }
-}
-
 /// A stored delegation callback: its token, and once the delegation ended, the tick it ended
 /// in and how.
 #[derive(Debug)]
@@ -67,6 +60,13 @@ pub(crate) struct Slot {
     pub(crate) cancel_conditions: Vec<Box<dyn Condition>>,
     /// Time its hooks took this tick (when timing).
     pub(crate) spent: Duration,
+}
+
+impl Slot {
+    /// Whether its action is queued, running, or ended and not yet handled (§7 step 3).
+    pub(crate) fn action_outstanding(&self) -> bool {
+        self.action.is_some() || self.action_done.is_some()
+    }
 }
 
 /// A stack change asked for by a hook, made when it returns.
