@@ -308,3 +308,45 @@ fn mistakes_are_located_by_file_line_and_key() {
     let e = error_of(&[("a.json", &text)], None);
     assert!(e.ends_with("conditions nested more than 8 deep"), "{e}");
 }
+
+#[test]
+fn a_random_dispatcher_may_go_on_choosing_when_told_not_to_stop_after_one() {
+    // Bug 11 of the original: DispatcherRandom always cancelled itself after one child.
+    let files = |one_shot: bool| {
+        folder(&[
+            (
+                "pick.json",
+                &format!(
+                    r#"{{ "behaviorID": "Pick", "behaviorClass": "DispatcherRandom", "seed": 3,
+                         "oneShot": {one_shot}, "behaviors": ["X", "Y"] }}"#
+                ),
+            ),
+            (
+                "x.json",
+                r#"{ "behaviorID": "X", "behaviorClass": "Wait", "seconds": 0 }"#,
+            ),
+            (
+                "y.json",
+                r#"{ "behaviorID": "Y", "behaviorClass": "Wait", "seconds": 0 }"#,
+            ),
+        ])
+    };
+    // Without oneShot it picks again each time its child ended: one pick a tick here (the
+    // children end at their first update), both children among them.
+    for (one_shot, picks) in [(true, 1), (false, 10)] {
+        let dir = files(one_shot);
+        let mut r = load(dir.path(), None).unwrap();
+        run(&mut r, 10);
+        let all = support::lines(&r, false);
+        let n = all
+            .iter()
+            .filter(|l| l.ends_with("push(X)") || l.ends_with("push(Y)"))
+            .count();
+        assert_eq!(n, picks, "oneShot {one_shot}: {all:#?}");
+        if !one_shot {
+            assert!(all.iter().any(|l| l.ends_with("push(X)")));
+            assert!(all.iter().any(|l| l.ends_with("push(Y)")));
+        }
+        support::assert_clean(&r);
+    }
+}

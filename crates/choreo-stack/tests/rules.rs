@@ -941,3 +941,44 @@ fn k3_k4_every_condition_and_every_operand_is_sampled_all_must_hold() {
     assert!(tick_lines(&r, 2).contains(&"wtba(a) = false".to_string()));
     assert_clean(&r);
 }
+
+#[test]
+fn a3_an_action_makes_only_its_owner_control_delegated() {
+    // The original's single action slot made *every* behavior control-delegated while any
+    // action ran (bug 3). Here `x`, in scope beside the acting `a`, is not.
+    let seen = shared::<Vec<(u64, bool)>>();
+    let s = seen.clone();
+    let log = shared::<Vec<String>>();
+    let l = log.clone();
+    let mut r = runner(
+        vec![
+            ("base", parent_of("a").always(false).delegates(&["a", "x"])),
+            (
+                "a",
+                Probe::leaf().on_activated(move |cx| {
+                    let act = Timed {
+                        tag: "act".into(),
+                        ticks: 5,
+                        result: Completed::Success,
+                        log: l.clone(),
+                    };
+                    cx.delegate_action(Box::new(act), None).unwrap();
+                    assert!(cx.is_control_delegated());
+                }),
+            ),
+            (
+                "x",
+                Probe::leaf().on_update(move |cx| {
+                    s.lock()
+                        .unwrap()
+                        .push((cx.tick(), cx.is_control_delegated()));
+                }),
+            ),
+        ],
+        "base",
+    );
+    ticks(&mut r, 3);
+    assert_eq!(*seen.lock().unwrap(), [(1, false), (2, false), (3, false)]);
+    assert!(log.lock().unwrap().contains(&"start act".to_string()));
+    assert_clean(&r);
+}
