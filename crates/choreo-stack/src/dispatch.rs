@@ -189,6 +189,35 @@ impl Dispatcher {
     }
 }
 
+impl Dispatcher {
+    /// Why child `pick` was chosen, in words (the live output's "why a dispatcher chose it").
+    fn why(&self, pick: usize) -> String {
+        let child = &self.children[pick];
+        match &self.rule {
+            Rule::Priority { .. } => {
+                let ids: Vec<&str> = self.children.iter().map(|c| c.id.as_str()).collect();
+                format!("the first of [{}] that wants to run", ids.join(", "))
+            }
+            Rule::Queue => format!(
+                "next in its queue ({} of {})",
+                pick + 1,
+                self.children.len()
+            ),
+            Rule::Random { .. } => format!(
+                "a random pick among those that want to run (weight {})",
+                child.weight
+            ),
+            Rule::Scoring => format!(
+                "the highest score among those that want to run ({})",
+                child.score
+            ),
+            Rule::Rerun { runs } if *runs < 0 => format!("run {}, for ever", self.progress + 1),
+            Rule::Rerun { runs } => format!("run {} of {runs}", self.progress + 1),
+            Rule::PassThrough => "its one delegate, which wants to run".to_string(),
+        }
+    }
+}
+
 impl Behavior for Dispatcher {
     fn delegates(&self) -> Vec<String> {
         self.children.iter().map(|c| c.id.clone()).collect()
@@ -249,6 +278,8 @@ impl Behavior for Dispatcher {
             cx.cancel_delegates(false);
         }
         if cx.delegate(id).is_ok() {
+            let why = self.why(pick);
+            cx.log("info", &format!("chose {}: {why}", self.children[pick].id));
             self.running = Some(pick);
             if matches!(
                 self.rule,

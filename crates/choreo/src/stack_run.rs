@@ -471,9 +471,9 @@ pub(crate) fn classes(dir: &Path, installed: &[Installed]) -> Classes {
     classes
 }
 
-/// Live lines for the stack: what is pushed and popped, who delegated to whom (a delegate
-/// must want to run, L6: that is why a dispatcher chose it), how delegations and actions
-/// ended, ticks over budget; with `-v`, every event.
+/// Live lines for the stack: what is pushed and popped and by whom, what behaviors log (a
+/// dispatcher says why it chose a child), how delegations and actions ended, ticks over
+/// budget; with `-v`, every event.
 fn live_listener(
     live: Live,
     period: Duration,
@@ -493,7 +493,7 @@ fn live_listener(
             Event::Push { b } => {
                 stack.push(n(b));
                 let why = match chosen_by.remove(&n(b)) {
-                    Some(by) => format!(" ({by} chose it: it wants to run)"),
+                    Some(by) => format!(" (delegated by {by})"),
                     None => String::new(),
                 };
                 Some(format!("stack: {}{why}", stack.join(" > ")))

@@ -145,7 +145,17 @@ fn the_example_stack_says_hello_dances_on_a_touch_and_finishes() {
         "{err}"
     );
     assert!(err.contains("says \"Thank you!\""), "{err}");
-    assert!(err.contains("stack: Main > Dance"), "{err}");
+    assert!(
+        err.contains("stack: Main > Dance (delegated by Main)"),
+        "{err}"
+    );
+    // Why the dispatcher chose it.
+    assert!(
+        err.contains(
+            "Main: chose Dance: the first of [Dance, Hello, WaitForTouch] that wants to run"
+        ),
+        "{err}"
+    );
     assert!(err.contains("stack finished (the stack emptied)"), "{err}");
     // Every event names its behaviors.
     let events = support::cli::trace_events(&trace);
