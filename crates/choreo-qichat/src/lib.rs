@@ -12,11 +12,13 @@
 //! ```
 
 mod ast;
+mod display;
 mod error;
 mod parser;
 mod text;
 
 pub use ast::*;
+pub use display::Seq;
 pub use error::{QiChatError, Span, Warning};
 pub use parser::MAX_DEPTH;
 

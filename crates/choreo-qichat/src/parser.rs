@@ -158,6 +158,12 @@ impl<'a> Parser<'a> {
     }
 
     fn error_at(&self, pos: usize, message: impl Into<String>) -> QiChatError {
+        // At the end of a text that ends with a newline: the end of the last line.
+        let pos = if pos >= self.chars.len() && self.chars.last() == Some(&'\n') {
+            self.chars.len() - 1
+        } else {
+            pos
+        };
         QiChatError {
             file: self.file.to_owned(),
             span: self.span_at(pos),
