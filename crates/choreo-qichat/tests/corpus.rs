@@ -21,6 +21,7 @@ fn every_corpus_topic_parses() {
     );
     let started = Instant::now();
     let mut rules = 0;
+    let mut warnings = Vec::new();
     let mut failures = Vec::new();
     let mut broken_seen = Vec::new();
     for path in &files {
@@ -32,7 +33,10 @@ fn every_corpus_topic_parses() {
             .to_string();
         let expected_broken = BROKEN.iter().find(|(end, _)| name.ends_with(end));
         match (choreo_qichat::parse(&name, &bytes), expected_broken) {
-            (Ok(p), None) => rules += p.topic.all_rules().len(),
+            (Ok(p), None) => {
+                rules += p.topic.all_rules().len();
+                warnings.extend(p.warnings.iter().map(|w| w.to_string()));
+            }
             (Ok(_), Some((end, _))) => {
                 failures.push(format!("{name}: listed in BROKEN ({end}) but parses"))
             }
@@ -44,13 +48,17 @@ fn every_corpus_topic_parses() {
     }
     let elapsed = started.elapsed();
     println!(
-        "qichat corpus: {} files, {} parse ({} rules), {} known broken, in {:.1} ms",
+        "qichat corpus: {} files, {} parse ({} rules, {} warnings), {} known broken, in {:.1} ms",
         files.len(),
         files.len() - broken_seen.len() - failures.len().min(files.len()),
         rules,
+        warnings.len(),
         broken_seen.len(),
         elapsed.as_secs_f64() * 1e3
     );
+    for w in &warnings {
+        println!("  {w}");
+    }
     for b in &broken_seen {
         println!("  known broken: {b}");
     }
