@@ -1,0 +1,57 @@
+//! QiChat, the dialog language of NAO and Pepper (`.top` topic files), parsed into a syntax
+//! tree whose every node knows its line and column.
+//!
+//! A pure library: text in, [`Topic`] or located errors out. The dialog engine, ALDialog and
+//! `choreo chat` build on it. What is supported, with examples: `docs/qichat.md`.
+//!
+//! ```
+//! let src = "topic: ~greet()\nlanguage: enu\nu:(hello) hi there\n";
+//! let parsed = choreo_qichat::parse("greet.top", src.as_bytes()).unwrap();
+//! assert_eq!(parsed.topic.name, "greet");
+//! assert_eq!(parsed.topic.rules.len(), 1);
+//! ```
+
+mod ast;
+mod display;
+mod error;
+mod parser;
+mod text;
+
+pub use ast::*;
+pub use display::Seq;
+pub use error::{QiChatError, Span, Warning};
+pub use parser::MAX_DEPTH;
+
+/// A topic and what its parse noticed without failing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The topic.
+    pub topic: Topic,
+    /// Non-fatal remarks (a file read as Latin-1, for example).
+    pub warnings: Vec<Warning>,
+}
+
+/// Parses a `.top` file. `name` is the file's name as errors should show it; `bytes` its
+/// content: UTF-8 (a byte-order mark is skipped), or Latin-1 with a warning.
+///
+/// Every syntax error found is returned (up to 50; the parser skips to the next entry after
+/// each), each with file, line, column, the entry being parsed and what was expected.
+pub fn parse(name: &str, bytes: &[u8]) -> Result<Parsed, Vec<QiChatError>> {
+    let (text, warning) = text::decode(name, bytes);
+    let mut parser = parser::Parser::new(name, &text);
+    let topic = parser.parse_topic();
+    if parser.errors.is_empty() {
+        let mut warnings: Vec<Warning> = warning.into_iter().collect();
+        warnings.extend(parser.warnings);
+        Ok(Parsed { topic, warnings })
+    } else {
+        let mut errors = parser.errors;
+        errors.sort_by_key(|e| e.span);
+        Err(errors)
+    }
+}
+
+/// Parses QiChat text already decoded (no encoding warning can arise).
+pub fn parse_str(name: &str, text: &str) -> Result<Topic, Vec<QiChatError>> {
+    parse(name, text.as_bytes()).map(|p| p.topic)
+}
