@@ -48,6 +48,8 @@ pub enum ErrorKind {
     TooLarge,
     /// The file is of a kind this library does not read.
     Unsupported,
+    /// A QiChat topic's syntax is wrong (choreo-qichat).
+    QiChat,
 }
 
 /// Whether a diagnostic stops reading or is only reported.

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{self, Limits};
-use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
+use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::XarFile;
 use crate::package::{self, Manifest, Pml};
 use crate::{FileTree, read_xar};
@@ -303,7 +303,8 @@ pub struct FileReport {
     pub kind: Option<FileKind>,
     /// A short description, e.g. `behavior: 12 boxes, 14 links, 3 timelines`.
     pub summary: String,
-    /// Problems that did not stop reading.
+    /// Problems that did not stop reading: warnings, and errors found while the file could
+    /// still be read on (a QiChat topic's syntax errors, each at its place).
     pub warnings: Vec<Diagnostic>,
     /// The problem that stopped reading this file, if any.
     pub error: Option<Error>,
@@ -358,6 +359,11 @@ impl FileReport {
     pub fn error_count(&self) -> usize {
         usize::from(self.error.is_some())
             + self
+                .warnings
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count()
+            + self
                 .members
                 .iter()
                 .map(FileReport::error_count)
@@ -366,7 +372,10 @@ impl FileReport {
 
     /// Warnings in this report and its members, recursively.
     pub fn warning_count(&self) -> usize {
-        self.warnings.len()
+        self.warnings
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
             + self
                 .members
                 .iter()
@@ -502,7 +511,9 @@ fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pm
                 t.language.as_deref().unwrap_or("no language"),
                 plural(t.user_rules, "user rule", "user rules")
             );
-            (s, p.warnings)
+            let mut warnings = p.warnings;
+            warnings.extend(qichat_diagnostics(name, bytes));
+            (s, warnings)
         }),
         FileKind::Crg => {
             if depth >= MAX_NESTING {
@@ -619,6 +630,41 @@ fn contents_summary(files: &FileTree, members: &[FileReport]) -> String {
         files
     } else {
         format!("{files}: {}", parts.join(", "))
+    }
+}
+
+/// What the QiChat parser finds in a topic: its syntax errors (errors) and its remarks
+/// (warnings: a file read as Latin-1, say), each at its line and column.
+fn qichat_diagnostics(name: &str, bytes: &[u8]) -> Vec<Diagnostic> {
+    let text = String::from_utf8_lossy(bytes);
+    let line_text = |line: u32| {
+        let n = usize::try_from(line).unwrap_or(usize::MAX);
+        n.checked_sub(1)
+            .and_then(|i| text.lines().nth(i))
+            .map(|l| l.trim_end_matches('\r').to_string())
+    };
+    let at = |severity, line: u32, column: u32, message: String| Diagnostic {
+        severity,
+        kind: ErrorKind::QiChat,
+        file: name.to_string(),
+        position: (line > 0).then_some(TextPosition { line, column }),
+        element_path: String::new(),
+        source_line: if line > 0 { line_text(line) } else { None },
+        message,
+    };
+    match choreo_qichat::parse(name, bytes) {
+        Ok(parsed) => parsed
+            .warnings
+            .into_iter()
+            .map(|w| at(Severity::Warning, w.span.line, w.span.column, w.message))
+            .collect(),
+        Err(errors) => errors
+            .into_iter()
+            .map(|e| {
+                let message = format!("in {}: {}", e.context, e.message);
+                at(Severity::Error, e.span.line, e.span.column, message)
+            })
+            .collect(),
     }
 }
 

@@ -51,6 +51,31 @@ fn check_shows_file_line_column_and_the_source_line() {
 }
 
 #[test]
+fn check_reads_qichat_topics_and_locates_every_syntax_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.top");
+    std::fs::write(
+        &bad,
+        "topic: ~t()\nlanguage: enu\nu:([hello hi) there\nu:(fine) ok\nu2:(orphan) no parent\n",
+    )
+    .unwrap();
+    let o = choreo(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("bad.top:3:13: error: in user rule: expected ']' to close the choice opened at 3:4, found ')'"),
+        "{out}"
+    );
+    assert!(out.contains("3 | u:([hello hi) there"), "{out}");
+    // The parser goes on after an error: the orphan subrule is reported too.
+    assert!(out.contains("bad.top:5:"), "{out}");
+    assert!(
+        out.contains("0 ok, 0 with warnings, 1 with errors"),
+        "{out}"
+    );
+}
+
+#[test]
 fn check_json_gives_one_object_per_file_and_a_summary() {
     let o = choreo(&["check", "--json", HELLO]);
     assert_eq!(o.status.code(), Some(0));
