@@ -99,6 +99,19 @@ pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Pr
     }
 }
 
+/// The scenario of `--events`, if given: read, or the exit code after saying why not.
+pub fn load_scenario(file: Option<&Path>) -> Result<Option<choreo_naoqi::Scenario>, u8> {
+    match file {
+        Some(file) => choreo_naoqi::Scenario::from_path(file)
+            .map(Some)
+            .map_err(|e| {
+                errln!("{e}");
+                exit::LOAD
+            }),
+        None => Ok(None),
+    }
+}
+
 /// The behavior of `project` named `name` (the first one without a name), or the exit code
 /// after saying which behaviors there are.
 pub fn pick_behavior<'a>(

@@ -136,15 +136,9 @@ pub fn run(args: &RunArgs) -> u8 {
         .model
         .or_else(|| report::manifest_model(&project))
         .unwrap_or(Model::Nao);
-    let scenario = match &args.events {
-        Some(file) => match Scenario::from_path(file) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                errln!("{e}");
-                return exit::LOAD;
-            }
-        },
-        None => None,
+    let scenario = match report::load_scenario(args.events.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let target = match &args.robot {
         None => {

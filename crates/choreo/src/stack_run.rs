@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use choreo::nested::{Launchers, ProjectBehaviors};
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Outcome, Robot, Trace, Value};
-use choreo_naoqi::{BehaviorLauncher, Model, RobotEvent, Scenario, SimRobot};
+use choreo_naoqi::{BehaviorLauncher, Model, RobotEvent, SimRobot};
 use choreo_stack::definition::{Definition, Spec, load_dir};
 use choreo_stack::robot::PlayChoregraphe;
 use choreo_stack::trace::{Event, Record};
@@ -96,15 +96,9 @@ pub fn run(args: &StackRunArgs) -> u8 {
         Ok(i) => i,
         Err(code) => return code,
     };
-    let scenario = match &args.events {
-        Some(file) => match Scenario::from_path(file) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                errln!("{e}");
-                return exit::LOAD;
-            }
-        },
-        None => None,
+    let scenario = match report::load_scenario(args.events.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let target = match &args.robot {
         None => {
