@@ -14,6 +14,7 @@
 mod ast;
 mod display;
 mod error;
+pub mod matcher;
 mod parser;
 mod text;
 

@@ -69,3 +69,43 @@ fn every_corpus_topic_parses() {
         failures.join("\n")
     );
 }
+
+/// Every user rule of every corpus topic, matched against inputs that do and do not look
+/// like speech: always an answer (no panic, no runaway), and at least some rules of the
+/// corpus match a plain greeting.
+#[test]
+fn every_corpus_rule_can_be_matched_against_any_input() {
+    let Some(corpus) = choreo_testkit::corpus("qichat corpus matching") else {
+        return;
+    };
+    let files =
+        choreo_testkit::files_under(&corpus, &|p| p.extension().is_some_and(|e| e == "top"));
+    let long = "the quick brown fox jumps over the lazy dog ".repeat(8);
+    let inputs = [
+        "",
+        "hello",
+        "yes",
+        "hallo",
+        long.as_str(),
+        "¿qué? ¡sí! 你好",
+    ];
+    let (mut tried, mut greeted) = (0usize, 0usize);
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let Ok(parsed) = choreo_qichat::parse(&path.display().to_string(), &bytes) else {
+            continue;
+        };
+        for rule in parsed.topic.all_rules() {
+            for input in inputs {
+                let m = choreo_qichat::matcher::match_pattern(&rule.pattern, input, &parsed.topic);
+                tried += 1;
+                if m.is_some() && (input == "hello" || input == "hallo") {
+                    greeted += 1;
+                }
+            }
+        }
+    }
+    println!("matched {tried} (rule, input) pairs; {greeted} rules answer a plain greeting");
+    assert!(tried > 1000, "{tried}");
+    assert!(greeted > 0);
+}
