@@ -12,6 +12,7 @@
 //! ```
 
 mod ast;
+pub mod dialog;
 mod display;
 mod error;
 pub mod matcher;
