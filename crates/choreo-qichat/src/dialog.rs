@@ -459,9 +459,17 @@ struct Rendered {
 }
 
 impl Rendered {
+    /// Adds `text`'s words; punctuation that starts a piece (`, what is`) goes with the word
+    /// before it, as written text would.
     fn say(&mut self, text: &str) {
-        self.words
-            .extend(text.split_whitespace().map(str::to_string));
+        for word in text.split_whitespace() {
+            match self.words.last_mut() {
+                Some(last) if word.starts_with([',', '.', '!', '?', ';', ':']) => {
+                    last.push_str(word)
+                }
+                _ => self.words.push(word.to_string()),
+            }
+        }
     }
 }
 

@@ -166,6 +166,20 @@ fn events_and_behaviors_and_what_is_not_supported() {
 }
 
 #[test]
+fn punctuation_after_a_concept_or_capture_joins_its_word() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "p",
+        "concept:(hi) [hello hi]\nu:(hey) ~hi, how are you?\nu:(I am _*) $1!",
+    ));
+    d.activate("p");
+    assert_eq!(
+        exchange(&mut d, &["hey", "I am fine"]),
+        [said("hello, how are you?"), said("fine!")]
+    );
+}
+
+#[test]
 fn a_goto_loop_ends() {
     let mut d = Dialog::new(1);
     d.load(topic(

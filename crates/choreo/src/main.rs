@@ -5,6 +5,7 @@
 
 #[macro_use]
 mod output;
+mod chat;
 mod check;
 mod convert;
 mod fold;
@@ -66,7 +67,8 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success (run: the behavior finished; stack run: the stack emptied; check, stack check:
        every file valid; diff: equal)
-  1    check, stack check: some file has errors; diff: the behaviors differ
+  1    check, stack check: some file has errors; diff: the behaviors differ; chat --script: an
+       answer differs
   2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
        several motion timelines and no --box; plot: an image not named .png or .svg)
   3    run --strict: an error in box code stopped the behavior (or the engine crashed)
@@ -263,6 +265,22 @@ enum Command {
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Talk with QiChat topics: each line read is what the human says; the robot's answer
+    /// is printed with the rule that gave it (docs/qichat.md).
+    #[command(after_help = EXIT_CODES)]
+    Chat {
+        /// The .top files (all active; the first in focus).
+        #[arg(required = true)]
+        topics: Vec<PathBuf>,
+        /// Play this conversation instead of reading standard input: `> what the human
+        /// says`, then `< the answer expected` (`< *`: any answer; `<` alone: none). Exit 1
+        /// if an answer differs.
+        #[arg(long, value_name = "FILE")]
+        script: Option<PathBuf>,
+        /// The seed of `^rand` (the same seed, the same conversation).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Behavior stacks defined in JSON: one file per behavior (docs/behavior-stack.md).
     #[command(subcommand, after_help = EXIT_CODES)]
@@ -516,6 +534,15 @@ fn main() -> ExitCode {
             quiet,
         ),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
+        Command::Chat {
+            topics,
+            script,
+            seed,
+        } => chat::run(&chat::ChatArgs {
+            topics,
+            script,
+            seed,
+        }),
         Command::Stack(StackCommand::Check { dir, base }) => stack::check(&dir, base.as_deref()),
         Command::Stack(StackCommand::Tree { dir, base }) => stack::tree(&dir, base.as_deref()),
         Command::Stack(StackCommand::Run {

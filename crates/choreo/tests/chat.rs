@@ -1,0 +1,95 @@
+//! `choreo chat`: a topic talked to through a pipe, a scripted conversation checked, a broken
+//! topic refused with its errors located.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use support::cli::{choreo, text, workspace};
+
+const TOPIC: &str = "topic: ~greet()
+language: enu
+concept:(hello) [hello hi \"good morning\"]
+u:(~hello) ~hello, what is your name?
+  u1:(my name is _*) nice to meet you $1 $name=$1
+u:(what is my name) your name is $name
+u:(dance) let's dance ^start(dances/macarena)
+";
+
+fn topic_file(dir: &std::path::Path) -> String {
+    let path = dir.join("greet.top");
+    std::fs::write(&path, TOPIC).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn chat_answers_each_line_read_with_the_rule_that_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = topic_file(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["chat", &topic])
+        .current_dir(workspace())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"good morning\nmy name is Ada\nwhat is my name\ndance\nsing\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("robot: hello, what is your name?   [{topic}:4]").as_str(),
+            format!("robot: nice to meet you ada   [{topic}:5]").as_str(),
+            format!("robot: your name is ada   [{topic}:6]").as_str(),
+            format!("robot: let's dance   [{topic}:7]").as_str(),
+            "       (start: dances/macarena)",
+            "robot: (no rule matches)",
+        ]
+    );
+}
+
+#[test]
+fn a_script_checks_the_answers_and_a_wrong_one_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = topic_file(dir.path());
+    let script = dir.path().join("talk.txt");
+    std::fs::write(
+        &script,
+        "# a greeting, a name, and nothing for a song\n> hi\n< hello, what is your name?\n> my name is Ada\n< *\n> sing\n<\n",
+    )
+    .unwrap();
+    let o = choreo(&["chat", &topic, "--script", script.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.ends_with("3 answers checked, 0 wrong\n"), "{out}");
+    std::fs::write(&script, "> what is my name\n< your name is bob\n").unwrap();
+    let o = choreo(&["chat", &topic, "--script", script.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        err.contains("talk.txt:2: expected \"your name is bob\", the robot said \"your name is\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_topic_with_syntax_errors_is_refused_with_them_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.top");
+    std::fs::write(&bad, "topic: ~bad()\nu:([oops) no\n").unwrap();
+    let o = choreo(&["chat", bad.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(err.contains("bad.top:2:"), "{err}");
+}
