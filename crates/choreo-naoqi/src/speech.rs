@@ -1,6 +1,7 @@
 //! ALSpeechRecognition and ALDialog: their configuration is kept, and they hear only what a
-//! scenario says was heard ([`recognize`]): `WordRecognized` = `[word, confidence]`, and
-//! `Dialog/LastInput` = the word while a dialog runs. QiChat rules are not interpreted.
+//! scenario says was heard ([`recognize`]): `WordRecognized` = `[word, confidence]`, and,
+//! while a dialog runs, `Dialog/LastInput` = the word and the answer of its QiChat topics
+//! (choreo-qichat's dialog engine), said through ALTextToSpeech.
 //!
 //! ALSpeechRecognition's grammar contexts: `compile(bnf, lcf, language)` reads the BNF
 //! file (it must exist; the language must be installed) and makes the LCF file, not written
@@ -59,6 +60,8 @@ pub(crate) struct Dialog {
     threshold: f64,
     /// The user whose session is open (`openSession`).
     session: Option<i64>,
+    /// The QiChat engine: the loaded topics' rules, focus, scope and variables.
+    engine: choreo_qichat::dialog::Dialog,
 }
 
 impl Default for Dialog {
@@ -71,6 +74,7 @@ impl Default for Dialog {
             concepts: BTreeMap::new(),
             threshold: 0.5,
             session: None,
+            engine: choreo_qichat::dialog::Dialog::new(1),
         }
     }
 }
@@ -90,9 +94,50 @@ pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
         "WordRecognized",
         Value::List(vec![Value::from(word), Value::Float(confidence)]),
     );
-    let dialog_running = !sim.state().dialog.subscribers.is_empty();
-    if dialog_running {
-        sim.raise("Dialog/LastInput", Value::from(word));
+    answer(sim, word);
+}
+
+/// What the human said reaches a running dialog (one with a subscriber): `Dialog/LastInput`,
+/// then the answer of the first rule that matches, said through ALTextToSpeech (posted, so
+/// the caller does not wait) with `Dialog/Answered`, and the behaviors it starts; or
+/// `Dialog/NotUnderstood`.
+fn answer(sim: &Sim, said: &str) {
+    let answer = {
+        let mut state = sim.state();
+        let d = &mut state.dialog;
+        if d.subscribers.is_empty() {
+            return;
+        }
+        d.engine.input(said)
+    };
+    sim.raise("Dialog/LastInput", Value::from(said));
+    let Some(a) = answer else {
+        sim.raise("Dialog/NotUnderstood", Value::from(said));
+        return;
+    };
+    sim.raise("Dialog/Answered", Value::from(a.text.as_str()));
+    if !a.text.is_empty() {
+        // A say that fails (the robot is busy) is the dialog's, not the caller's, problem.
+        let _ = sim.post_call("ALTextToSpeech", "say", vec![Value::from(a.text.as_str())]);
+    }
+    for action in a.actions {
+        use choreo_qichat::dialog::Action;
+        let (method, behavior) = match action {
+            Action::Start(b) | Action::Run(b) => ("startBehavior", b),
+            Action::Stop(b) => ("stopBehavior", b),
+            Action::Wait(_) | Action::EndDiscuss(_) => continue,
+            Action::Unsupported(f) => {
+                sim.notice("ALDialog", format!("^{f} is not supported here"));
+                continue;
+            }
+        };
+        if let Err(e) = sim.call(
+            "ALBehaviorManager",
+            method,
+            vec![Value::from(behavior.as_str())],
+        ) {
+            sim.notice("ALDialog", format!("{method}({behavior}): {e}"));
+        }
     }
 }
 
@@ -213,18 +258,20 @@ pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result
     Ok(Reply::Now(value))
 }
 
-/// The name of the topic in QiChat `source` (`topic: ~name()`).
-fn topic_name(source: &str) -> Option<String> {
-    let line = source
-        .lines()
-        .map(str::trim)
-        .find(|l| l.to_ascii_lowercase().starts_with("topic:"))?;
-    let rest = line.get(6..)?.trim().strip_prefix('~')?;
-    let name: String = rest
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    (!name.is_empty()).then_some(name)
+/// Topic `origin`'s bytes parsed (QiChat syntax errors are the method's error, located, as
+/// NAOqi raises on a bad topic); with where it came from.
+fn parse_topic(
+    a: &Args<'_>,
+    origin: &str,
+    bytes: &[u8],
+) -> Result<(choreo_qichat::Topic, String), String> {
+    match choreo_qichat::parse(origin, bytes) {
+        Ok(parsed) => Ok((parsed.topic, origin.to_string())),
+        Err(errors) => {
+            let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            Err(format!("{}: {}", a.name, text.join("; ")))
+        }
+    }
 }
 
 /// Serves ALDialog.
@@ -234,16 +281,15 @@ pub(crate) fn serve_dialog(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
     let loaded = match method {
         "loadTopic" => {
             let path = a.str(0)?;
-            let source = std::fs::read_to_string(path)
+            let bytes = std::fs::read(path)
                 .map_err(|e| format!("{}: cannot read topic {path:?}: {e}", a.name))?;
-            Some((source, path.to_string()))
+            Some(parse_topic(a, path, &bytes)?)
         }
-        "loadTopicContent" => Some((a.str(0)?.to_string(), "<content>".to_string())),
+        "loadTopicContent" => Some(parse_topic(a, "<content>", a.str(0)?.as_bytes())?),
         _ => None,
     };
     if method == "forceInput" {
-        let input = a.str(0)?;
-        sim.raise("Dialog/LastInput", Value::from(input));
+        answer(sim, a.str(0)?);
         return Ok(Reply::Now(Value::None));
     }
     if method == "openSession" || method == "closeSession" {
@@ -270,13 +316,15 @@ pub(crate) fn serve_dialog(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
         "getLanguage" => Value::String(d.language.clone()),
         "setConcept" => {
             let (name, _language, words) = (a.str(0)?, a.str(1)?, a.names(2)?);
+            d.engine.set_concept(name, words.clone());
             d.concepts.insert(name.to_string(), words);
             Value::None
         }
         "loadTopic" | "loadTopicContent" => {
-            let (source, origin) = loaded.unwrap_or_default();
-            let name = topic_name(&source)
-                .ok_or_else(|| format!("{}: no `topic: ~name()` line in {origin}", a.name))?;
+            let Some((topic, origin)) = loaded else {
+                return Err(format!("{}: no topic", a.name));
+            };
+            let name = d.engine.load(topic);
             d.topics.insert(name.clone(), origin);
             Value::String(name)
         }
@@ -286,9 +334,18 @@ pub(crate) fn serve_dialog(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
                 return Err(format!("{}: topic {name:?} is not loaded", a.name));
             }
             match method {
-                "activateTopic" => d.active.insert(name),
-                "deactivateTopic" => d.active.remove(&name),
-                _ => d.active.remove(&name) | d.topics.remove(&name).is_some(),
+                "activateTopic" => {
+                    d.engine.activate(&name);
+                    d.active.insert(name)
+                }
+                "deactivateTopic" => {
+                    d.engine.deactivate(&name);
+                    d.active.remove(&name)
+                }
+                _ => {
+                    d.engine.deactivate(&name);
+                    d.active.remove(&name) | d.topics.remove(&name).is_some()
+                }
             };
             Value::None
         }
@@ -327,19 +384,4 @@ pub(crate) fn serve_dialog(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
         _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn topic_names_come_from_the_topic_line() {
-        assert_eq!(
-            topic_name("topic: ~greetings()\nlanguage: enu\nu:(hi) hello"),
-            Some("greetings".to_string())
-        );
-        assert_eq!(topic_name("language: enu"), None);
-    }
 }

@@ -93,3 +93,61 @@ fn a_topic_with_syntax_errors_is_refused_with_them_located() {
     assert_eq!(o.status.code(), Some(4));
     assert!(err.contains("bad.top:2:"), "{err}");
 }
+
+/// A behavior whose one Python box runs a dialog on TOPIC for five seconds.
+const DIALOG_BEHAVIOR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Talk" id="1"><script language="4"><content><![CDATA[import os
+
+class MyClass(GeneratedClass):
+    def onLoad(self):
+        self.dialog = ALProxy("ALDialog")
+
+    def onInput_onStart(self):
+        topic = self.dialog.loadTopic(os.path.join(self.behaviorAbsolutePath(), "greet.top"))
+        self.dialog.activateTopic(topic)
+        self.dialog.subscribe("talk")
+        time.sleep(5)
+        self.dialog.unsubscribe("talk")
+        self.dialog.deactivateTopic(topic)
+        self.dialog.unloadTopic(topic)
+        self.onStopped()
+]]></content></script>
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
+"#;
+
+#[test]
+fn a_behavior_s_dialog_answers_what_the_scenario_makes_the_robot_hear() {
+    let dir = tempfile::tempdir().unwrap();
+    topic_file(dir.path());
+    std::fs::write(dir.path().join("behavior.xar"), DIALOG_BEHAVIOR).unwrap();
+    let events = dir.path().join("talk.yaml");
+    std::fs::write(
+        &events,
+        "events:\n  - at: 1.0\n    recognize: {word: \"hello\", confidence: 0.9}\n  - at: 3.0\n    recognize: {word: \"my name is Ada\", confidence: 0.9}\n",
+    )
+    .unwrap();
+    let o = choreo(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--fast",
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("says \"hello, what is your name?\""), "{err}");
+    assert!(err.contains("says \"nice to meet you ada\""), "{err}");
+}
