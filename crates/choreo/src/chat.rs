@@ -11,8 +11,11 @@ use crate::exit;
 
 /// What `choreo chat` was asked.
 pub struct ChatArgs {
-    /// The `.top` files (all loaded and activated, the first in focus).
+    /// The `.top` files, or `.dlg` files (their topic in `lang`); all loaded and activated,
+    /// the first in focus.
     pub topics: Vec<PathBuf>,
+    /// The language of the `.dlg` files' topics (`enu`, `frf`, ...).
+    pub lang: String,
     /// A conversation to check instead of reading standard input.
     pub script: Option<PathBuf>,
     /// The seed of `^rand`.
@@ -24,7 +27,14 @@ pub struct ChatArgs {
 pub fn run(args: &ChatArgs) -> u8 {
     let mut dialog = Dialog::new(args.seed);
     let mut files = Vec::new();
+    let mut paths = Vec::new();
     for path in &args.topics {
+        match dlg_topic(path, &args.lang) {
+            Ok(p) => paths.push(p),
+            Err(code) => return code,
+        }
+    }
+    for path in &paths {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) => {
@@ -66,6 +76,37 @@ pub fn run(args: &ChatArgs) -> u8 {
             exit::OK
         }
     }
+}
+
+/// The `.top` file to load for `path`: itself, or for a `.dlg` its topic in `lang` (the
+/// exit code after saying why, when there is none).
+fn dlg_topic(path: &Path, lang: &str) -> Result<PathBuf, u8> {
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("dlg"))
+    {
+        return Ok(path.to_path_buf());
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        errln!("{}: cannot read: {e}", path.display());
+        exit::LOAD
+    })?;
+    let dialog = choreo_xar::package::read_dlg(&path.display().to_string(), &bytes)
+        .map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?
+        .value;
+    let Some(topic) = dialog.topics.iter().find(|t| t.language == lang) else {
+        let langs: Vec<&str> = dialog.topics.iter().map(|t| t.language.as_str()).collect();
+        errln!(
+            "{}: no topic in {lang} (it has: {}); choose one with --lang",
+            path.display(),
+            langs.join(", ")
+        );
+        return Err(exit::LOAD);
+    };
+    Ok(path.parent().unwrap_or(Path::new(".")).join(&topic.file))
 }
 
 /// The answer as printed: `robot: text`, the rule that gave it, the actions.

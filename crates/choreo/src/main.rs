@@ -270,9 +270,13 @@ enum Command {
     /// is printed with the rule that gave it (docs/qichat.md).
     #[command(after_help = EXIT_CODES)]
     Chat {
-        /// The .top files (all active; the first in focus).
+        /// The .top files, or .dlg files (their topic in --lang); all active, the first in
+        /// focus.
         #[arg(required = true)]
         topics: Vec<PathBuf>,
+        /// The language of the .dlg files' topics (QiChat codes: enu, frf, ged, iti, jpj, ...).
+        #[arg(long, default_value = "enu")]
+        lang: String,
         /// Play this conversation instead of reading standard input: `> what the human
         /// says`, then `< the answer expected` (`< *`: any answer; `<` alone: none). Exit 1
         /// if an answer differs.
@@ -536,10 +540,12 @@ fn main() -> ExitCode {
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Chat {
             topics,
+            lang,
             script,
             seed,
         } => chat::run(&chat::ChatArgs {
             topics,
+            lang,
             script,
             seed,
         }),

@@ -151,3 +151,47 @@ fn a_behavior_s_dialog_answers_what_the_scenario_makes_the_robot_hear() {
     assert!(err.contains("says \"hello, what is your name?\""), "{err}");
     assert!(err.contains("says \"nice to meet you ada\""), "{err}");
 }
+
+#[test]
+fn a_dlg_file_gives_its_topic_in_the_language_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hi.dlg"),
+        "multilanguage:hi\n  enu:hi_enu.top\n  frf:hi_frf.top\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hi_enu.top"),
+        "topic: ~hi()\nlanguage: enu\nu:(hello) hello there\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hi_frf.top"),
+        "topic: ~hi()\nlanguage: frf\nu:(bonjour) bonjour toi\n",
+    )
+    .unwrap();
+    let script = dir.path().join("talk.txt");
+    std::fs::write(&script, "> bonjour\n< bonjour toi\n").unwrap();
+    let dlg = dir.path().join("hi.dlg");
+    let o = choreo(&[
+        "chat",
+        dlg.to_str().unwrap(),
+        "--lang",
+        "frf",
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let o = choreo(&[
+        "chat",
+        dlg.to_str().unwrap(),
+        "--lang",
+        "jpj",
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(err.contains("no topic in jpj (it has: enu, frf)"), "{err}");
+}
