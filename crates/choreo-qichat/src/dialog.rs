@@ -17,11 +17,11 @@
 use std::collections::HashMap;
 
 use crate::ast::{
-    Alternative, Args, Builtin, CompareOp, Condition, Operand, OutputKind, OutputNode, PatternKind,
+    Alternative, Args, Builtin, Condition, Operand, OutputKind, OutputNode, PatternKind,
     PatternNode, Rule, RuleKind, Topic,
 };
 use crate::error::Span;
-use crate::matcher::{Lookup, match_pattern};
+use crate::matcher::{Lookup, compare, match_pattern};
 
 /// How many `^goto` and `^nextProposal` jumps one answer may make.
 const MAX_JUMPS: usize = 16;
@@ -419,25 +419,11 @@ impl Dialog {
     }
 
     fn holds(&self, c: &Condition, captures: &[String]) -> bool {
-        let (Some(a), Some(b)) = (
+        compare(
+            c.op,
             self.operand(&c.left, captures),
             self.operand(&c.right, captures),
-        ) else {
-            return c.op == CompareOp::Ne;
-        };
-        let order = match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
-            (Ok(x), Ok(y)) => x.partial_cmp(&y),
-            _ => Some(a.to_lowercase().cmp(&b.to_lowercase())),
-        };
-        match (c.op, order) {
-            (CompareOp::Eq, o) => o == Some(std::cmp::Ordering::Equal),
-            (CompareOp::Ne, o) => o != Some(std::cmp::Ordering::Equal),
-            (_, None) => false,
-            (CompareOp::Lt, Some(o)) => o.is_lt(),
-            (CompareOp::Le, Some(o)) => o.is_le(),
-            (CompareOp::Gt, Some(o)) => o.is_gt(),
-            (CompareOp::Ge, Some(o)) => o.is_ge(),
-        }
+        )
     }
 
     /// A number below `n` from the seeded generator (splitmix64).

@@ -256,23 +256,29 @@ impl Matcher<'_> {
                 .and_then(|i| s.captures.get(i).cloned()),
             Operand::Literal(l) => Some(l.clone()),
         };
-        let (Some(a), Some(b)) = (value(&c.left), value(&c.right)) else {
-            // An unset variable: only "not equal" holds.
-            return c.op == CompareOp::Ne;
-        };
-        let order = match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
-            (Ok(x), Ok(y)) => x.partial_cmp(&y),
-            _ => Some(a.to_lowercase().cmp(&b.to_lowercase())),
-        };
-        match (c.op, order) {
-            (CompareOp::Eq, o) => o == Some(std::cmp::Ordering::Equal),
-            (CompareOp::Ne, o) => o != Some(std::cmp::Ordering::Equal),
-            (_, None) => false,
-            (CompareOp::Lt, Some(o)) => o.is_lt(),
-            (CompareOp::Le, Some(o)) => o.is_le(),
-            (CompareOp::Gt, Some(o)) => o.is_gt(),
-            (CompareOp::Ge, Some(o)) => o.is_ge(),
-        }
+        compare(c.op, value(&c.left), value(&c.right))
+    }
+}
+
+/// Whether `a op b` holds: numbers compared as numbers, anything else as text ignoring case;
+/// an unset side (`None`) satisfies only "not equal". The matcher's conditions and the
+/// dialog's outputs read conditions so.
+pub(crate) fn compare(op: CompareOp, a: Option<String>, b: Option<String>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return op == CompareOp::Ne;
+    };
+    let order = match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.partial_cmp(&y),
+        _ => Some(a.to_lowercase().cmp(&b.to_lowercase())),
+    };
+    match (op, order) {
+        (CompareOp::Eq, o) => o == Some(std::cmp::Ordering::Equal),
+        (CompareOp::Ne, o) => o != Some(std::cmp::Ordering::Equal),
+        (_, None) => false,
+        (CompareOp::Lt, Some(o)) => o.is_lt(),
+        (CompareOp::Le, Some(o)) => o.is_le(),
+        (CompareOp::Gt, Some(o)) => o.is_gt(),
+        (CompareOp::Ge, Some(o)) => o.is_ge(),
     }
 }
 
