@@ -315,8 +315,15 @@ impl Dialog {
                     }
                 }
                 OutputKind::Concept(name) => {
-                    let first = self.concept_first_item(name);
-                    out.say(&first);
+                    // Its items in order, one per answer, as a choice goes (the syntax
+                    // page: `do you want ~alcohol?` says "beer", then "red wine").
+                    let items = self.concept_items(name);
+                    if !items.is_empty() {
+                        let count = self.said.entry((t, node.span)).or_insert(0);
+                        let item = items[*count % items.len()].clone();
+                        *count += 1;
+                        out.say(&item);
+                    }
                 }
                 OutputKind::Bookmark(_) => {}
                 OutputKind::Script(_) => out.actions.push(Action::Unsupported("%script".into())),
@@ -368,33 +375,16 @@ impl Dialog {
             .map(|k| (t, vec![k]))
     }
 
-    /// The first word or phrase of concept `name`, for saying it.
-    fn concept_first_item(&self, name: &str) -> String {
+    /// The phrases concept `name` stands for, in order: its body expanded (a choice gives
+    /// each of its items, words around it are kept: `[red white] wine` is "red wine", "white
+    /// wine"; a concept inside is expanded in turn), or its dynamic phrases. At most
+    /// [`MAX_ITEMS`] phrases, concepts [`MAX_CONCEPT_DEPTH`] deep.
+    fn concept_items(&self, name: &str) -> Vec<String> {
         let view = View(self);
-        let body = view.concept(name).unwrap_or_default();
-        let mut node = body.first();
-        // A concept body is usually one choice: its first item.
-        while let Some(n) = node {
-            match &n.kind {
-                PatternKind::Word(w) => return w.clone(),
-                PatternKind::Choice(items) => node = items.first(),
-                PatternKind::Phrase(items) => {
-                    return items
-                        .iter()
-                        .filter_map(|i| match &i.kind {
-                            PatternKind::Word(w) => Some(w.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                }
-                _ => return String::new(),
-            }
+        match view.concept(name) {
+            Some(body) => expand(&view, body, 0),
+            None => self.dynamic.get(name).cloned().unwrap_or_default(),
         }
-        self.dynamic
-            .get(name)
-            .and_then(|p| p.first().cloned())
-            .unwrap_or_default()
     }
 
     fn leading_conditions_hold(&self, nodes: &[OutputNode], captures: &[String]) -> bool {
@@ -477,4 +467,56 @@ impl Lookup for View<'_> {
     fn variable(&self, name: &str) -> Option<String> {
         self.0.variables.get(name).cloned()
     }
+}
+
+/// How many phrases a concept said in an output expands to at most.
+const MAX_ITEMS: usize = 1000;
+
+/// The phrases a sequence of pattern nodes can say, in order (see [`Dialog::concept_items`]).
+/// Optional parts and anything that says nothing fixed (wildcards, conditions) are left out.
+fn expand(view: &View<'_>, nodes: &[PatternNode], depth: usize) -> Vec<String> {
+    let mut phrases = vec![String::new()];
+    for node in nodes {
+        let options: Vec<String> = match &node.kind {
+            PatternKind::Word(w) => vec![w.clone()],
+            PatternKind::Phrase(items) => expand(view, items, depth),
+            PatternKind::Choice(items) => items
+                .iter()
+                .flat_map(|i| expand(view, std::slice::from_ref(i), depth))
+                .collect(),
+            PatternKind::Concept(c) if depth < crate::matcher::MAX_CONCEPT_DEPTH => {
+                match view.concept(c) {
+                    Some(body) => expand(view, body, depth + 1),
+                    None => view.dynamic(c).unwrap_or_default(),
+                }
+            }
+            PatternKind::Function(f) => match &f.args {
+                Args::Choice(alts) => alts
+                    .iter()
+                    .flat_map(|a| expand(view, &a.nodes, depth))
+                    .collect(),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if options.is_empty() {
+            continue;
+        }
+        let mut next = Vec::new();
+        'all: for p in &phrases {
+            for o in &options {
+                if next.len() >= MAX_ITEMS {
+                    break 'all;
+                }
+                next.push(if p.is_empty() {
+                    o.clone()
+                } else {
+                    format!("{p} {o}")
+                });
+            }
+        }
+        phrases = next;
+    }
+    phrases.retain(|p| !p.is_empty());
+    phrases
 }

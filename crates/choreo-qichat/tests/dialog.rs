@@ -180,6 +180,37 @@ fn punctuation_after_a_concept_or_capture_joins_its_word() {
 }
 
 #[test]
+fn an_output_concept_says_its_items_in_order() {
+    // The example of the QiChat syntax page.
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "drinks",
+        "concept:(wine) [red white] wine\nconcept:(alcohol) [beer ~wine]\n\
+         u:(I want to drink something) do you want ~alcohol?\nu:(do you have _~alcohol) yes, I have $1",
+    ));
+    d.activate("drinks");
+    assert_eq!(
+        exchange(
+            &mut d,
+            &[
+                "I want to drink something",
+                "I want to drink something",
+                "do you have white wine?",
+                "I want to drink something",
+                "I want to drink something",
+            ]
+        ),
+        [
+            said("do you want beer?"),
+            said("do you want red wine?"),
+            said("yes, I have white wine"),
+            said("do you want white wine?"),
+            said("do you want beer?"),
+        ]
+    );
+}
+
+#[test]
 fn a_goto_loop_ends() {
     let mut d = Dialog::new(1);
     d.load(topic(
