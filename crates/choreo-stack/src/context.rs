@@ -169,11 +169,6 @@ impl Context<'_> {
         p.get(i + 1).copied()
     }
 
-    /// The declared delegates of `b` (frozen at build).
-    pub fn delegates_of(&self, b: BehaviorId) -> &[BehaviorId] {
-        self.core.slots.get(b.index()).map_or(&[], |s| &s.delegates)
-    }
-
     /// Asks `b` whether it wants to be activated (see [`Behavior::wants_to_be_activated`]):
     /// `Err` if `b` is not in scope (L4), is activated, or is running a hook.
     pub fn wants(&mut self, b: BehaviorId) -> Result<bool, StackError> {
