@@ -1,6 +1,7 @@
 //! Instantiation: a behavior's model becomes a flat graph of box instances with every port,
 //! parameter and link resolved to indices once, so running it needs no string look-ups.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use choreo_xar::model::{
@@ -118,7 +119,10 @@ pub struct TimelineNode {
 /// A box instance's fixed data.
 #[derive(Debug, Clone)]
 pub struct BoxNode {
-    /// `root/Dance/Say`: names from the root, for traces and messages.
+    /// `root/Dance/Say`: names from the root, for traces and messages. Unique in the
+    /// behavior: the second box of a name under the same parent (two keyframes of a timeline
+    /// each holding a `gotoEnd`, two `Comment` boxes of a diagram) is `gotoEnd[2]`, the
+    /// third `gotoEnd[3]`, in file order, so a trace says which box did what.
     pub path: String,
     /// Display name.
     pub name: String,
@@ -156,6 +160,13 @@ pub struct DiagramNode {
 /// The code of a box whose script is made when the behavior runs, if it is one of those.
 pub type GeneratedCode<'a> = dyn Fn(&BoxDef) -> Option<String> + 'a;
 
+/// What building a graph keeps besides the graph: the code of generated boxes, and for
+/// each box path taken more than once, the last number given to it.
+struct Build<'a> {
+    generated: &'a GeneratedCode<'a>,
+    suffixes: HashMap<String, u32>,
+}
+
 /// A whole behavior, instantiated.
 #[derive(Debug, Clone)]
 pub struct Graph {
@@ -163,6 +174,8 @@ pub struct Graph {
     pub boxes: Vec<BoxNode>,
     /// Every diagram.
     pub diagrams: Vec<DiagramNode>,
+    /// Each box's path to its id.
+    by_path: HashMap<String, BoxId>,
 }
 
 impl Graph {
@@ -180,17 +193,19 @@ impl Graph {
         let mut g = Graph {
             boxes: Vec::new(),
             diagrams: Vec::new(),
+            by_path: HashMap::new(),
         };
-        g.add_box(&x.root_box, None, String::new(), generated);
+        let mut build = Build {
+            generated,
+            suffixes: HashMap::new(),
+        };
+        g.add_box(&x.root_box, None, String::new(), &mut build);
         g
     }
 
     /// The box at `path` (`root/Dance/Say`), if there is one.
     pub fn find(&self, path: &str) -> Option<BoxId> {
-        self.boxes
-            .iter()
-            .position(|n| n.path == path)
-            .map(|i| BoxId(i as u32))
+        self.by_path.get(path).copied()
     }
 
     /// The box with id `id`.
@@ -220,14 +235,27 @@ impl Graph {
         def: &BoxDef,
         parent: Option<(BoxId, DiagramId)>,
         prefix: String,
-        generated: &GeneratedCode<'_>,
+        build: &mut Build<'_>,
     ) -> BoxId {
         let id = BoxId(self.boxes.len() as u32);
-        let path = if prefix.is_empty() {
+        let named = if prefix.is_empty() {
             def.name.clone()
         } else {
             format!("{prefix}/{}", def.name)
         };
+        let mut path = named.clone();
+        if self.by_path.contains_key(&path) {
+            // Counted per name, so many boxes of one name are numbered in linear time.
+            let n = build.suffixes.entry(named.clone()).or_insert(1);
+            loop {
+                *n += 1;
+                path = format!("{named}[{n}]");
+                if !self.by_path.contains_key(&path) {
+                    break;
+                }
+            }
+        }
+        self.by_path.insert(path.clone(), id);
         self.boxes.push(BoxNode {
             path: path.clone(),
             name: def.name.clone(),
@@ -268,7 +296,7 @@ impl Graph {
                 .collect(),
             resources: def.resources.iter().map(ResourceNode::from_model).collect(),
             content: Content::None,
-            code: generated(def).unwrap_or_else(|| def.code().to_string()),
+            code: (build.generated)(def).unwrap_or_else(|| def.code().to_string()),
             fps: match &def.timeline {
                 None => 0,
                 Some(t) if !t.is_enabled() => t.fps.map_or(25, |f| u32::try_from(f).unwrap_or(0)),
@@ -279,11 +307,11 @@ impl Graph {
             None => Content::None,
             Some(t) if !t.is_enabled() => {
                 let diagrams = first_keyframes(t)
-                    .map(|d| self.add_diagram(def, id, d, &path, generated))
+                    .map(|d| self.add_diagram(def, id, d, &path, build))
                     .collect();
                 Content::Holder(diagrams)
             }
-            Some(t) => Content::Timeline(self.add_timeline(def, id, t, &path, generated)),
+            Some(t) => Content::Timeline(self.add_timeline(def, id, t, &path, build)),
         };
         self.boxes[id.0 as usize].content = content;
         id
@@ -295,7 +323,7 @@ impl Graph {
         id: BoxId,
         t: &Timeline,
         path: &str,
-        generated: &GeneratedCode<'_>,
+        build: &mut Build<'_>,
     ) -> TimelineNode {
         let mut layers = Vec::new();
         for l in t.layers.iter().filter(|l| !l.mute.unwrap_or(false)) {
@@ -307,7 +335,7 @@ impl Graph {
                     Some(KeyframeNode {
                         name: k.name.clone(),
                         index: i64::from(k.index),
-                        diagram: self.add_diagram(def, id, d, path, generated),
+                        diagram: self.add_diagram(def, id, d, path, build),
                     })
                 })
                 .collect();
@@ -352,7 +380,7 @@ impl Graph {
         owner: BoxId,
         d: &Diagram,
         path: &str,
-        generated: &GeneratedCode<'_>,
+        build: &mut Build<'_>,
     ) -> DiagramId {
         let did = DiagramId(self.diagrams.len() as u32);
         self.diagrams.push(DiagramNode {
@@ -364,13 +392,13 @@ impl Graph {
             .boxes
             .iter()
             .map(|b| {
-                let id = self.add_box(b, Some((owner, did)), path.to_string(), generated);
+                let id = self.add_box(b, Some((owner, did)), path.to_string(), build);
                 (b.id, id)
             })
             .collect();
         self.diagrams[did.0 as usize].boxes = children.iter().map(|(_, b)| *b).collect();
         // By XAR id: a map, so a diagram of thousands of boxes loads in linear time.
-        let by_id: std::collections::HashMap<i32, (BoxId, &BoxDef)> = children
+        let by_id: HashMap<i32, (BoxId, &BoxDef)> = children
             .iter()
             .zip(&d.boxes)
             .map(|((i, b), def)| (*i, (*b, def)))

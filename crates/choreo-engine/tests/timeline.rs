@@ -171,6 +171,36 @@ fn t1_layers_are_independent_and_muted_layers_are_skipped() {
 }
 
 #[test]
+fn boxes_of_one_name_in_two_keyframes_have_distinct_paths() {
+    // Two layers, each keyframe holding a box named "Go" (as the ApplicationTemplate of
+    // real behaviors has a `gotoEnd` in two layers): a trace must tell them apart.
+    let layers = format!(
+        r#"<BehaviorLayer name="L1">{}</BehaviorLayer><BehaviorLayer name="L2">{}{}</BehaviorLayer>"#,
+        keyframe("a", 1, "Go"),
+        keyframe("b", 1, "Go"),
+        keyframe("c", 5, "Go")
+    );
+    let xml = with_timeline("fps=\"25\"", 10, &layers);
+    let (_, t) = run(&xml, NativeHost::new());
+    assert_in_order(
+        &t,
+        &[
+            "root/T kf_on L1/a",
+            "root/T/Go call onLoad",
+            "root/T kf_on L2/b",
+            "root/T/Go[2] call onLoad",
+            "root/T kf_on L2/c",
+            "root/T/Go[3] call onLoad",
+        ],
+    );
+    let file = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let g = choreo_engine::graph::Graph::new(&file);
+    let go3 = g.find("root/T/Go[3]").unwrap();
+    assert_eq!(g.node(go3).name, "Go");
+    assert!(g.find("root/T/Go[4]").is_none());
+}
+
+#[test]
 fn t4_goto_a_label_from_a_keyframe_box_and_pause() {
     // A (in the first keyframe) jumps its parent timeline to "second" and pauses it.
     let host = NativeHost::new().with("A", |hook, ctx| {
