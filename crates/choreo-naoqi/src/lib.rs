@@ -40,6 +40,7 @@ mod connection;
 mod criterion;
 mod dcm;
 mod detection;
+mod dialog;
 mod extractor;
 mod face;
 mod gaze;

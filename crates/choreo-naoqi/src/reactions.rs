@@ -11,7 +11,7 @@
 use choreo_engine::Value;
 
 use crate::sim::Sim;
-use crate::{awareness, detection, people, power, tracker, trackers};
+use crate::{awareness, detection, dialog, people, power, tracker, trackers};
 
 /// A reaction before the value of its key is delivered: `(sim, new value)`.
 type Before = fn(&Sim, &Value);
@@ -54,8 +54,9 @@ const AFTER: &[(&str, After)] = &[
 ];
 
 /// The reactions to every key, after delivery: the modules that watch many keys (ALTracker
-/// its target's detection, ALBasicAwareness the touch sensors) pick theirs.
-const ANY: &[Any] = &[tracker::seen, awareness::touched];
+/// its target's detection, ALBasicAwareness the touch sensors, ALDialog its `e:` rules'
+/// events) pick theirs.
+const ANY: &[Any] = &[tracker::seen, awareness::touched, dialog::memory_event];
 
 /// The events the modules served here raise that a robot declares from boot (in
 /// `getEventList`) without a value until raised (with ALInfrared's, `infrared::EVENTS`).

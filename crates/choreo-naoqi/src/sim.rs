@@ -123,7 +123,7 @@ pub(crate) struct State {
     pub leds: leds::Leds,
     pub audio: audio::Player,
     pub recognition: speech::Recognition,
-    pub dialog: speech::Dialog,
+    pub dialog: crate::dialog::Dialog,
     pub behaviors: behaviors::Manager,
     pub kept: kept::Kept,
 }
@@ -260,7 +260,7 @@ impl Sim {
             "ALLeds" => leds::serve(self, method, a),
             "ALAudioPlayer" => audio::serve(self, method, a),
             "ALSpeechRecognition" => speech::serve_recognition(self, method, a),
-            "ALDialog" => speech::serve_dialog(self, method, a),
+            "ALDialog" => crate::dialog::serve(self, method, a),
             "ALBehaviorManager" | "ALFrameManager" | "ALChoregraphe" => {
                 behaviors::serve(self, service, method, a)
             }
@@ -394,7 +394,7 @@ impl SimRobot {
                 leds: leds::Leds::new(model),
                 audio: audio::Player::default(),
                 recognition: speech::Recognition::default(),
-                dialog: speech::Dialog::default(),
+                dialog: crate::dialog::Dialog::default(),
                 behaviors: behaviors::Manager::default(),
                 kept: kept::Kept::default(),
             }),

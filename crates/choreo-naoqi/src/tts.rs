@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
+use choreo_robot::languages::LANGUAGES;
 
 use crate::args::Args;
 use crate::observe::RobotEvent;
@@ -31,31 +32,6 @@ pub const SECONDS_PER_CHARACTER: f64 = 0.065;
 pub const SECONDS_PER_SENTENCE_END: f64 = 0.3;
 /// The shortest speech, in seconds.
 pub const MINIMUM_SECONDS: f64 = 0.4;
-
-/// Languages the simulated robot speaks and recognizes.
-pub const LANGUAGES: &[&str] = &[
-    "English",
-    "French",
-    "German",
-    "Spanish",
-    "Italian",
-    "Dutch",
-    "Portuguese",
-    "Brazilian",
-    "Japanese",
-    "Chinese",
-    "Korean",
-    "Polish",
-    "Czech",
-    "Swedish",
-    "Finnish",
-    "Danish",
-    "Norwegian",
-    "Turkish",
-    "Russian",
-    "Greek",
-    "Arabic",
-];
 
 /// The speech state.
 pub(crate) struct Speech {
@@ -192,20 +168,26 @@ pub(crate) fn walk(
 
 fn language(a: &Args<'_>, i: usize) -> Result<String, String> {
     let name = a.str(i)?;
-    if LANGUAGES.contains(&name) {
+    if installed(name) {
         Ok(name.to_string())
     } else {
+        let names: Vec<&str> = LANGUAGES.iter().map(|l| l.name).collect();
         Err(format!(
             "{}: language {name:?} is not installed (available: {})",
             a.name,
-            LANGUAGES.join(", ")
+            names.join(", ")
         ))
     }
 }
 
+/// Whether the simulated robot speaks language `name` (it has every language pack).
+pub(crate) fn installed(name: &str) -> bool {
+    choreo_robot::languages::by_name(name).is_some()
+}
+
 /// Languages as a value.
 pub(crate) fn languages() -> Value {
-    Value::List(LANGUAGES.iter().map(|l| Value::from(*l)).collect())
+    Value::List(LANGUAGES.iter().map(|l| Value::from(l.name)).collect())
 }
 
 /// The speed of speech in force (the `speed` parameter).

@@ -95,10 +95,11 @@ fn main() {
     let n = if smoke { 50 } else { 2000 };
     let mut latencies = Vec::with_capacity(n);
     let mut answered = 0;
+    let mut memory = std::collections::HashMap::new();
     for k in 0..n {
         let input = &inputs[k * 7 % inputs.len()];
         let t = Instant::now();
-        let a = dialog.input(input);
+        let a = dialog.input(input, &mut memory);
         latencies.push(t.elapsed());
         answered += usize::from(a.is_some());
     }

@@ -1,20 +1,22 @@
-//! The dialog engine's core (issue 14, part 2, started): loaded and activated topics, the
-//! focus, subrule scope, variables, proposals, bookmarks and `^goto`, event rules, and the
-//! robot's answer rendered from a rule's output. No robot here: ALDialog on the simulated
-//! robot and `choreo chat` will drive it.
+//! The dialog engine: loaded and activated topics, the focus, subrule scope, variables in a
+//! [`Memory`] (ALMemory on a robot), proposals used once, bookmarks and jumps, event rules,
+//! and the robot's answer rendered from a rule's output as ordered [`Step`]s. No robot here:
+//! ALDialog on the simulated robot and `choreo chat` drive it.
 //!
-//! Which rule answers an input, in this order (the first that matches):
+//! Which rule answers an input or an event, in this order (the first that matches):
 //! 1. the subrules of the rule that answered last, if it has any (its scope);
-//! 2. the user rules of the topic in focus, in file order;
-//! 3. the user rules of the other active topics, in the order they were activated.
+//! 2. the rules of the topic in focus, in file order;
+//! 3. the rules of the other active topics, in the order they were activated
+//!    (`^private` rules answer only in the topic in focus).
 //!
 //! The topic of the rule that answered takes the focus; the rule's subrules become the scope
-//! (none: no scope). Output choices `[a b c]` go through their alternatives in order, one per
-//! answer, starting again after the last (our reading where the documentation is silent);
-//! `^rand[...]` picks with a seeded generator (the same seed, the same conversation);
-//! `^first[...]` takes the first alternative whose conditions hold.
-
-use std::collections::HashMap;
+//! (none: no scope, unless the output says `^stayInScope`). A proposal, once said, is used:
+//! `^nextProposal` and `^goto` skip it, `^gotoReactivate` makes it available again. Output
+//! choices `[a b c]` go through their alternatives in order, one per answer, starting again
+//! after the last (our reading where the documentation is silent); `^rand[...]` picks with
+//! a seeded generator (the same seed, the same conversation); `^first[...]` takes the first
+//! alternative whose conditions hold.
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{
     Alternative, Args, Builtin, Condition, Operand, OutputKind, OutputNode, PatternKind,
@@ -23,8 +25,33 @@ use crate::ast::{
 use crate::error::Span;
 use crate::matcher::{Lookup, compare, match_pattern};
 
-/// How many `^goto` and `^nextProposal` jumps one answer may make.
+/// How many jumps (`^goto`, `^nextProposal`, ...) one answer may make.
 const MAX_JUMPS: usize = 16;
+
+/// Where `$variables` live: ALMemory on a robot, a map for `choreo chat`. A value written
+/// must be read back by the same answer (`$a=1 ... $a`).
+pub trait Memory {
+    /// The value of `key`, if it has one.
+    fn get(&self, key: &str) -> Option<String>;
+    /// Sets `key`; `None` clears it (`^clear`).
+    fn set(&mut self, key: &str, value: Option<&str>);
+}
+
+impl Memory for HashMap<String, String> {
+    fn get(&self, key: &str) -> Option<String> {
+        HashMap::get(self, key).cloned()
+    }
+    fn set(&mut self, key: &str, value: Option<&str>) {
+        match value {
+            Some(v) => {
+                self.insert(key.to_string(), v.to_string());
+            }
+            None => {
+                self.remove(key);
+            }
+        }
+    }
+}
 
 /// What the robot does besides speaking.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,17 +70,49 @@ pub enum Action {
     Unsupported(String),
 }
 
+/// One thing the robot does for an answer, in the order the output says them: a robot
+/// speaks up to a `^start`, starts the behavior, goes on speaking, and sets `$var` when its
+/// speech gets there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Say these words.
+    Say(String),
+    /// Do this.
+    Do(Action),
+    /// Memory `key` (a `$variable`'s, see [`Dialog::set_variable_path`])
+    /// gets `value`; `None`: cleared.
+    Set {
+        /// The memory key.
+        key: String,
+        /// The new value.
+        value: Option<String>,
+    },
+}
+
 /// The robot's answer to an input, an event or a proposal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
     /// The topic of the rule that answered.
     pub topic: String,
-    /// Where that rule is.
+    /// Where that rule is (the last one, after jumps).
     pub rule: Span,
-    /// What the robot says (words joined by single spaces).
+    /// Everything the robot says (words joined by single spaces).
     pub text: String,
-    /// What it does besides.
-    pub actions: Vec<Action>,
+    /// What it says and does, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Answer {
+    /// The actions among the steps, in order.
+    pub fn actions(&self) -> Vec<&Action> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Do(a) => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// The conversation state over loaded topics.
@@ -64,18 +123,30 @@ pub struct Dialog {
     active: Vec<usize>,
     focus: Option<usize>,
     /// The rule that answered last, if it has subrules: (topic, path of indices).
-    scope: Option<(usize, Vec<usize>)>,
-    variables: HashMap<String, String>,
+    scope: Option<RulePath>,
     dynamic: HashMap<String, Vec<String>>,
+    /// Per topic, variables and events read from another memory key than their name
+    /// (`ALDialog.setVariablePath`).
+    paths: HashMap<usize, HashMap<String, String>>,
     /// How many times each output choice (by topic and place) was said.
     said: HashMap<(usize, Span), usize>,
-    /// The next proposal of each topic.
-    next_proposal: HashMap<usize, usize>,
+    /// Proposals said (and not reactivated since).
+    used: HashSet<RulePath>,
+    /// Proposals in the order they were said.
+    proposals: Vec<RulePath>,
     rng: u64,
 }
 
 /// Where a rule is: its topic and the path of indices from the topic's rules down.
 type RulePath = (usize, Vec<usize>);
+
+/// What a rule is asked to match.
+enum Stimulus<'a> {
+    /// What the human said.
+    Said(&'a str),
+    /// An ALMemory event, by key.
+    Event(&'a str),
+}
 
 impl Dialog {
     /// An empty dialog whose `^rand` follows `seed`.
@@ -86,17 +157,49 @@ impl Dialog {
         }
     }
 
-    /// Loads `topic` (not active yet); its name.
+    /// Loads `topic` (not active yet), replacing a topic of the same name; its name.
     pub fn load(&mut self, topic: Topic) -> String {
         let name = topic.name.clone();
-        self.topics.retain(|t| t.name != name);
-        self.topics.push(topic);
+        match self.topics.iter().position(|t| t.name == name) {
+            Some(i) => {
+                self.topics[i] = topic;
+                self.forget(i);
+            }
+            None => self.topics.push(topic),
+        }
         name
+    }
+
+    /// Unloads topic `name` (deactivated first); false if it is not loaded. The indices of
+    /// the others stay: the slot keeps an empty topic.
+    pub fn unload(&mut self, name: &str) -> bool {
+        let Some(i) = self.index(name) else {
+            return false;
+        };
+        self.deactivate(name);
+        self.topics[i] = Topic::default();
+        self.forget(i);
+        true
+    }
+
+    /// In topic `topic`, `$name` and `e:name` are memory key `key` (`ALDialog
+    /// .setVariablePath`): the stock Dialog box gives its inputs and outputs (`e:onStart`,
+    /// `$onStopped=1`) keys of its own, so two boxes never mix. False if the topic is not
+    /// loaded.
+    pub fn set_variable_path(&mut self, topic: &str, name: &str, key: &str) -> bool {
+        let Some(i) = self.index(topic) else {
+            return false;
+        };
+        self.paths
+            .entry(i)
+            .or_default()
+            .insert(name.to_string(), key.to_string());
+        true
     }
 
     /// Activates topic `name`; false if it is not loaded.
     pub fn activate(&mut self, name: &str) -> bool {
-        let Some(i) = self.topics.iter().position(|t| t.name == name) else {
+        let Some(i) = self.index(name) else {
             return false;
         };
         if !self.active.contains(&i) {
@@ -110,7 +213,7 @@ impl Dialog {
 
     /// Deactivates topic `name` (it keeps its state).
     pub fn deactivate(&mut self, name: &str) {
-        if let Some(i) = self.topics.iter().position(|t| t.name == name) {
+        if let Some(i) = self.index(name) {
             self.active.retain(|a| *a != i);
             if self.focus == Some(i) {
                 self.focus = self.active.first().copied();
@@ -121,6 +224,20 @@ impl Dialog {
         }
     }
 
+    /// Gives the focus to topic `name` (`ALDialog.setFocus`); false if it is not active.
+    pub fn set_focus(&mut self, name: &str) -> bool {
+        match self.index(name) {
+            Some(i) if self.active.contains(&i) => {
+                if self.focus != Some(i) {
+                    self.focus = Some(i);
+                    self.scope = None;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The topic in focus.
     pub fn focus(&self) -> Option<&str> {
         self.focus
@@ -128,14 +245,29 @@ impl Dialog {
             .map(|t| t.name.as_str())
     }
 
-    /// The value of `$name`.
-    pub fn variable(&self, name: &str) -> Option<&str> {
-        self.variables.get(name).map(String::as_str)
+    /// The names of the active topics, in activation order.
+    pub fn active(&self) -> Vec<&str> {
+        self.active
+            .iter()
+            .filter_map(|i| self.topics.get(*i))
+            .map(|t| t.name.as_str())
+            .collect()
     }
 
-    /// Sets `$name` (as ALMemory would).
-    pub fn set_variable(&mut self, name: &str, value: &str) {
-        self.variables.insert(name.to_string(), value.to_string());
+    /// The memory keys whose events an `e:` rule (or `u:(e:...)`) of an active topic
+    /// answers.
+    pub fn events(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for &t in &self.active {
+            if let Some(topic) = self.topics.get(t) {
+                visit_rules(&topic.rules, &mut |r| {
+                    if let Some(e) = event_of(r) {
+                        out.push(self.key(t, e));
+                    }
+                });
+            }
+        }
+        out
     }
 
     /// Sets dynamic concept `name` (`ALDialog.setConcept`).
@@ -144,7 +276,63 @@ impl Dialog {
     }
 
     /// The answer to what the human said, if a rule matches it.
-    pub fn input(&mut self, said: &str) -> Option<Answer> {
+    pub fn input(&mut self, said: &str, memory: &mut dyn Memory) -> Option<Answer> {
+        self.respond(&Stimulus::Said(said), memory)
+    }
+
+    /// The answer to ALMemory event `key` (an `e:` rule or a `u:(e:...)` rule), if any.
+    pub fn event(&mut self, key: &str, memory: &mut dyn Memory) -> Option<Answer> {
+        self.respond(&Stimulus::Event(key), memory)
+    }
+
+    /// The next proposal of the topic in focus (the robot starting the conversation), if
+    /// it has one not used yet.
+    pub fn propose(&mut self, memory: &mut dyn Memory) -> Option<Answer> {
+        let t = self.focus?;
+        let path = self.next_proposal(t)?;
+        Some(self.answer((t, path), &[], memory))
+    }
+
+    /// Goes to the rule of topic `topic` marked `%tag` (`ALDialog.gotoTag`), reactivating
+    /// it; its answer, or `None` if there is no such tag.
+    pub fn goto_tag(&mut self, topic: &str, tag: &str, memory: &mut dyn Memory) -> Option<Answer> {
+        let t = self.index(topic)?;
+        let target = self.bookmark(t, tag)?;
+        self.used.remove(&target);
+        Some(self.answer(target, &[], memory))
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.topics
+            .iter()
+            .position(|t| t.name == name && !name.is_empty())
+    }
+
+    /// Topic `i` was replaced or unloaded: what was kept about it goes.
+    fn forget(&mut self, i: usize) {
+        self.active.retain(|a| *a != i);
+        if self.focus == Some(i) {
+            self.focus = self.active.first().copied();
+        }
+        if self.scope.as_ref().is_some_and(|(t, _)| *t == i) {
+            self.scope = None;
+        }
+        self.paths.remove(&i);
+        self.said.retain(|(t, _), _| *t != i);
+        self.used.retain(|(t, _)| *t != i);
+        self.proposals.retain(|(t, _)| *t != i);
+    }
+
+    /// The memory key of `$name` or `e:name` in topic `t`.
+    fn key(&self, t: usize, name: &str) -> String {
+        self.paths
+            .get(&t)
+            .and_then(|p| p.get(name))
+            .map_or_else(|| name.to_string(), Clone::clone)
+    }
+
+    /// The rules that may answer now, in order (see the module docs).
+    fn candidates(&self) -> Vec<RulePath> {
         let mut candidates: Vec<RulePath> = Vec::new();
         if let Some((t, path)) = &self.scope
             && let Some(rule) = self.rule(*t, path)
@@ -167,47 +355,46 @@ impl Dialog {
         for t in order {
             if let Some(topic) = self.topics.get(t) {
                 for (k, r) in topic.rules.iter().enumerate() {
-                    if r.kind == RuleKind::User {
+                    let private = r
+                        .modifiers
+                        .iter()
+                        .any(|m| m.builtin == Some(Builtin::Private));
+                    if matches!(r.kind, RuleKind::User | RuleKind::Event)
+                        && (!private || Some(t) == self.focus)
+                    {
                         candidates.push((t, vec![k]));
                     }
                 }
             }
         }
-        for (t, path) in candidates {
+        candidates
+    }
+
+    fn respond(&mut self, stimulus: &Stimulus<'_>, memory: &mut dyn Memory) -> Option<Answer> {
+        for (t, path) in self.candidates() {
             let Some(rule) = self.rule(t, &path) else {
                 continue;
             };
-            let Some(m) = match_pattern(&rule.pattern, said, &View(self)) else {
-                continue;
+            let captures = match stimulus {
+                Stimulus::Said(said) => {
+                    let view = View {
+                        dialog: self,
+                        memory: &*memory,
+                        topic: t,
+                    };
+                    match match_pattern(&rule.pattern, said, &view) {
+                        Some(m) => m.captures,
+                        None => continue,
+                    }
+                }
+                Stimulus::Event(key) => match event_of(rule) {
+                    Some(e) if self.key(t, e) == *key => Vec::new(),
+                    _ => continue,
+                },
             };
-            return Some(self.answer(t, path, &m.captures));
+            return Some(self.answer((t, path), &captures, memory));
         }
         None
-    }
-
-    /// The answer to ALMemory event `name` (an `e:` rule of an active topic), if any.
-    pub fn event(&mut self, name: &str) -> Option<Answer> {
-        for &t in &self.active.clone() {
-            let Some(topic) = self.topics.get(t) else {
-                continue;
-            };
-            let found = topic.rules.iter().position(|r| {
-                r.kind == RuleKind::Event
-                    && matches!(r.pattern.first(), Some(PatternNode { kind: PatternKind::Event(e), .. }) if e == name)
-            });
-            if let Some(k) = found {
-                return Some(self.answer(t, vec![k], &[]));
-            }
-        }
-        None
-    }
-
-    /// The next proposal of the topic in focus (`^nextProposal`, or the robot starting the
-    /// conversation), if it has one left.
-    pub fn propose(&mut self) -> Option<Answer> {
-        let t = self.focus?;
-        let path = self.proposal_path(t)?;
-        Some(self.answer(t, path, &[]))
     }
 
     fn rule(&self, t: usize, path: &[usize]) -> Option<&Rule> {
@@ -219,26 +406,23 @@ impl Dialog {
         Some(rule)
     }
 
-    /// The path of topic `t`'s next proposal, advancing its counter.
-    fn proposal_path(&mut self, t: usize) -> Option<Vec<usize>> {
+    /// The path of topic `t`'s first proposal not used yet.
+    fn next_proposal(&self, t: usize) -> Option<Vec<usize>> {
         let topic = self.topics.get(t)?;
-        let proposals: Vec<usize> = topic
+        topic
             .rules
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.kind == RuleKind::Proposal)
-            .map(|(k, _)| k)
-            .collect();
-        let n = self.next_proposal.entry(t).or_insert(0);
-        let k = *proposals.get(*n)?;
-        *n += 1;
-        Some(vec![k])
+            .find(|(k, r)| r.kind == RuleKind::Proposal && !self.used.contains(&(t, vec![*k])))
+            .map(|(k, _)| vec![k])
     }
 
-    /// The rule at `path` of topic `t` answers: its output rendered, focus and scope moved.
-    fn answer(&mut self, t: usize, path: Vec<usize>, captures: &[String]) -> Answer {
+    /// The rule at `at` answers: its output rendered (and the outputs of the rules it jumps
+    /// to), focus and scope moved, proposals marked used.
+    fn answer(&mut self, at: RulePath, captures: &[String], memory: &mut dyn Memory) -> Answer {
         let mut out = Rendered::default();
-        let mut current = (t, path);
+        let mut current = at;
+        let first_topic = current.0;
         let mut jumps = 0;
         let rule_span;
         loop {
@@ -246,10 +430,18 @@ impl Dialog {
                 rule_span = Span::default();
                 break;
             };
-            let next = self.render(current.0, &rule.output, captures, &mut out);
-            let has_subrules = !rule.subrules.is_empty();
+            if rule.kind == RuleKind::Proposal {
+                self.used.insert(current.clone());
+                self.proposals.push(current.clone());
+            }
+            out.stay = false;
+            let next = self.render(current.0, &rule.output, captures, &mut out, memory);
             self.focus = Some(current.0);
-            self.scope = has_subrules.then(|| current.clone());
+            if !rule.subrules.is_empty() {
+                self.scope = Some(current.clone());
+            } else if !out.stay {
+                self.scope = None;
+            }
             match next {
                 Some(target) if jumps < MAX_JUMPS => {
                     jumps += 1;
@@ -261,15 +453,16 @@ impl Dialog {
                 }
             }
         }
+        out.flush();
         Answer {
             topic: self
                 .topics
-                .get(t)
+                .get(first_topic)
                 .map(|x| x.name.clone())
                 .unwrap_or_default(),
             rule: rule_span,
             text: out.words.join(" "),
-            actions: out.actions,
+            steps: out.steps,
         }
     }
 
@@ -280,6 +473,7 @@ impl Dialog {
         nodes: &[OutputNode],
         captures: &[String],
         out: &mut Rendered,
+        memory: &mut dyn Memory,
     ) -> Option<RulePath> {
         let mut jump = None;
         for node in nodes {
@@ -290,34 +484,39 @@ impl Dialog {
                     out.say(captures.get(i).map_or("", String::as_str));
                 }
                 OutputKind::Variable(v) => {
-                    let value = self.variables.get(v).cloned().unwrap_or_default();
+                    let value = memory.get(&self.key(t, v)).unwrap_or_default();
                     out.say(&value);
                 }
                 OutputKind::Assign { variable, value } => {
-                    let v = self.operand(value, captures).unwrap_or_default();
-                    self.variables.insert(variable.clone(), v);
+                    let v = self.operand(t, value, captures, memory).unwrap_or_default();
+                    let key = self.key(t, variable);
+                    memory.set(&key, Some(&v));
+                    out.step(Step::Set {
+                        key,
+                        value: Some(v),
+                    });
                 }
                 OutputKind::Condition(c) => {
-                    if !self.holds(c, captures) {
+                    if !self.holds(t, c, captures, memory) {
                         break;
                     }
                 }
                 OutputKind::Choice(alternatives) => {
                     let valid: Vec<&Alternative<OutputNode>> = alternatives
                         .iter()
-                        .filter(|a| self.leading_conditions_hold(&a.nodes, captures))
+                        .filter(|a| self.leading_conditions_hold(t, &a.nodes, captures, memory))
                         .collect();
                     if !valid.is_empty() {
                         let count = self.said.entry((t, node.span)).or_insert(0);
                         let pick = valid[*count % valid.len()].nodes.clone();
                         *count += 1;
-                        jump = jump.or(self.render(t, &pick, captures, out));
+                        jump = jump.or(self.render(t, &pick, captures, out, memory));
                     }
                 }
                 OutputKind::Concept(name) => {
                     // Its items in order, one per answer, as a choice goes (the syntax
                     // page: `do you want ~alcohol?` says "beer", then "red wine").
-                    let items = self.concept_items(name);
+                    let items = self.concept_items(t, name, memory);
                     if !items.is_empty() {
                         let count = self.said.entry((t, node.span)).or_insert(0);
                         let item = items[*count % items.len()].clone();
@@ -326,37 +525,31 @@ impl Dialog {
                     }
                 }
                 OutputKind::Bookmark(_) => {}
-                OutputKind::Script(_) => out.actions.push(Action::Unsupported("%script".into())),
+                OutputKind::Script(_) => out.act(Action::Unsupported("%script".into())),
                 OutputKind::Function(f) => {
-                    let arg = match &f.args {
-                        Args::List(a) => a.first().cloned().unwrap_or_default(),
-                        _ => String::new(),
+                    let args: &[String] = match &f.args {
+                        Args::List(a) => a,
+                        _ => &[],
                     };
                     match (f.builtin, &f.args) {
                         (Some(Builtin::Rand), Args::Choice(alts)) if !alts.is_empty() => {
                             let i = self.random(alts.len());
                             let pick = alts[i].nodes.clone();
-                            jump = jump.or(self.render(t, &pick, captures, out));
+                            jump = jump.or(self.render(t, &pick, captures, out, memory));
                         }
                         (Some(Builtin::First), Args::Choice(alts)) => {
-                            if let Some(a) = alts
-                                .iter()
-                                .find(|a| self.leading_conditions_hold(&a.nodes, captures))
-                            {
+                            if let Some(a) = alts.iter().find(|a| {
+                                self.leading_conditions_hold(t, &a.nodes, captures, memory)
+                            }) {
                                 let pick = a.nodes.clone();
-                                jump = jump.or(self.render(t, &pick, captures, out));
+                                jump = jump.or(self.render(t, &pick, captures, out, memory));
                             }
                         }
-                        (Some(Builtin::Goto), _) => jump = jump.or(self.bookmark(t, &arg)),
-                        (Some(Builtin::NextProposal), _) => {
-                            jump = jump.or(self.proposal_path(t).map(|p| (t, p)));
+                        (Some(builtin), _) => {
+                            let asked = self.function(t, builtin, &f.name, args, out, memory);
+                            jump = jump.or(asked);
                         }
-                        (Some(Builtin::Start), _) => out.actions.push(Action::Start(arg)),
-                        (Some(Builtin::Run), _) => out.actions.push(Action::Run(arg)),
-                        (Some(Builtin::Stop), _) => out.actions.push(Action::Stop(arg)),
-                        (Some(Builtin::Wait), _) => out.actions.push(Action::Wait(arg)),
-                        (Some(Builtin::EndDiscuss), _) => out.actions.push(Action::EndDiscuss(arg)),
-                        _ => out.actions.push(Action::Unsupported(f.name.clone())),
+                        (None, _) => out.act(Action::Unsupported(f.name.clone())),
                     }
                 }
             }
@@ -364,42 +557,131 @@ impl Dialog {
         jump
     }
 
+    /// A function of an output other than `^rand` and `^first`: its action, or the jump it
+    /// asks for.
+    fn function(
+        &mut self,
+        t: usize,
+        builtin: Builtin,
+        name: &str,
+        args: &[String],
+        out: &mut Rendered,
+        memory: &mut dyn Memory,
+    ) -> Option<RulePath> {
+        let arg = args.first().cloned().unwrap_or_default();
+        let usable = |d: &Dialog, target: RulePath| (!d.used.contains(&target)).then_some(target);
+        match builtin {
+            // A used proposal is not gone to again: `^gotoReactivate` is for that.
+            Builtin::Goto => return self.bookmark(t, &arg).and_then(|p| usable(self, p)),
+            Builtin::GotoReactivate => {
+                let target = self.bookmark(t, &arg)?;
+                self.used.remove(&target);
+                return Some(target);
+            }
+            Builtin::GotoRandom => {
+                let tagged: Vec<RulePath> = self
+                    .tagged(t, &arg)
+                    .into_iter()
+                    .filter(|p| !self.used.contains(p))
+                    .collect();
+                if tagged.is_empty() {
+                    return None;
+                }
+                let i = self.random(tagged.len());
+                return tagged.into_iter().nth(i);
+            }
+            Builtin::NextProposal => return self.next_proposal(t).map(|p| (t, p)),
+            Builtin::SameProposal => return self.proposals.last().cloned(),
+            Builtin::PreviousProposal => {
+                let n = self.proposals.len();
+                return n
+                    .checked_sub(2)
+                    .and_then(|i| self.proposals.get(i).cloned());
+            }
+            Builtin::TopicTag => {
+                let other = self.index(&arg)?;
+                let tag = args.get(1)?;
+                return self.bookmark(other, tag).and_then(|p| usable(self, p));
+            }
+            Builtin::Clear => {
+                let key = self.key(t, arg.trim_start_matches('$'));
+                memory.set(&key, None);
+                out.step(Step::Set { key, value: None });
+            }
+            Builtin::StayInScope => out.stay = true,
+            Builtin::Start => out.act(Action::Start(arg)),
+            Builtin::Run => out.act(Action::Run(arg)),
+            Builtin::Stop => out.act(Action::Stop(arg)),
+            Builtin::Wait => out.act(Action::Wait(arg)),
+            Builtin::EndDiscuss => out.act(Action::EndDiscuss(arg)),
+            _ => out.act(Action::Unsupported(name.to_string())),
+        }
+        None
+    }
+
     /// The rule of topic `t` that bookmark `%tag` marks (a proposal tag, or a bookmark in an
     /// output).
     fn bookmark(&self, t: usize, tag: &str) -> Option<RulePath> {
-        let topic = self.topics.get(t)?;
+        self.tagged(t, tag).into_iter().next()
+    }
+
+    /// Every top-level rule of topic `t` marked `%tag`, in file order.
+    fn tagged(&self, t: usize, tag: &str) -> Vec<RulePath> {
+        let Some(topic) = self.topics.get(t) else {
+            return Vec::new();
+        };
         topic
             .rules
             .iter()
-            .position(|r| r.tag.as_deref() == Some(tag) || r.bookmarks().contains(&tag))
-            .map(|k| (t, vec![k]))
+            .enumerate()
+            .filter(|(_, r)| r.tag.as_deref() == Some(tag) || r.bookmarks().contains(&tag))
+            .map(|(k, _)| (t, vec![k]))
+            .collect()
     }
 
     /// The phrases concept `name` stands for, in order: its body expanded (a choice gives
     /// each of its items, words around it are kept: `[red white] wine` is "red wine", "white
     /// wine"; a concept inside is expanded in turn), or its dynamic phrases. At most
     /// [`MAX_ITEMS`] phrases, concepts [`MAX_CONCEPT_DEPTH`] deep.
-    fn concept_items(&self, name: &str) -> Vec<String> {
-        let view = View(self);
+    ///
+    /// [`MAX_CONCEPT_DEPTH`]: crate::matcher::MAX_CONCEPT_DEPTH
+    fn concept_items(&self, t: usize, name: &str, memory: &dyn Memory) -> Vec<String> {
+        let view = View {
+            dialog: self,
+            memory,
+            topic: t,
+        };
         match view.concept(name) {
             Some(body) => expand(&view, body, 0),
             None => self.dynamic.get(name).cloned().unwrap_or_default(),
         }
     }
 
-    fn leading_conditions_hold(&self, nodes: &[OutputNode], captures: &[String]) -> bool {
+    fn leading_conditions_hold(
+        &self,
+        t: usize,
+        nodes: &[OutputNode],
+        captures: &[String],
+        memory: &dyn Memory,
+    ) -> bool {
         nodes
             .iter()
             .take_while(|n| matches!(n.kind, OutputKind::Condition(_)))
             .all(|n| match &n.kind {
-                OutputKind::Condition(c) => self.holds(c, captures),
+                OutputKind::Condition(c) => self.holds(t, c, captures, memory),
                 _ => true,
             })
     }
 
-    fn operand(&self, o: &Operand, captures: &[String]) -> Option<String> {
+    fn operand(
+        &self,
+        t: usize,
+        o: &Operand,
+        captures: &[String],
+        memory: &dyn Memory,
+    ) -> Option<String> {
         match o {
-            Operand::Variable(v) => self.variables.get(v).cloned(),
+            Operand::Variable(v) => memory.get(&self.key(t, v)),
             Operand::CaptureRef(n) => usize::try_from(*n)
                 .ok()
                 .and_then(|n| n.checked_sub(1))
@@ -408,11 +690,11 @@ impl Dialog {
         }
     }
 
-    fn holds(&self, c: &Condition, captures: &[String]) -> bool {
+    fn holds(&self, t: usize, c: &Condition, captures: &[String], memory: &dyn Memory) -> bool {
         compare(
             c.op,
-            self.operand(&c.left, captures),
-            self.operand(&c.right, captures),
+            self.operand(t, &c.left, captures, memory),
+            self.operand(t, &c.right, captures, memory),
         )
     }
 
@@ -427,11 +709,37 @@ impl Dialog {
     }
 }
 
-/// Words and actions collected for one answer.
+/// The event a rule answers: `e:Name`, or `u:(e:Name)`.
+fn event_of(rule: &Rule) -> Option<&str> {
+    match rule.pattern.as_slice() {
+        [
+            PatternNode {
+                kind: PatternKind::Event(e),
+                ..
+            },
+        ] => Some(e.as_str()),
+        _ => None,
+    }
+}
+
+/// Calls `f` on every rule of `rules` and their subrules, depth first, without recursion.
+fn visit_rules<'a>(rules: &'a [Rule], f: &mut dyn FnMut(&'a Rule)) {
+    let mut stack: Vec<&Rule> = rules.iter().rev().collect();
+    while let Some(r) = stack.pop() {
+        f(r);
+        stack.extend(r.subrules.iter().rev());
+    }
+}
+
+/// Words and steps collected for one answer.
 #[derive(Default)]
 struct Rendered {
     words: Vec<String>,
-    actions: Vec<Action>,
+    steps: Vec<Step>,
+    /// How many of `words` are in `steps` already.
+    flushed: usize,
+    /// The output said `^stayInScope`.
+    stay: bool,
 }
 
 impl Rendered {
@@ -447,25 +755,47 @@ impl Rendered {
             }
         }
     }
+
+    /// The words not yet in a step become a [`Step::Say`].
+    fn flush(&mut self) {
+        if self.words.len() > self.flushed {
+            let text = self.words[self.flushed..].join(" ");
+            self.steps.push(Step::Say(text));
+            self.flushed = self.words.len();
+        }
+    }
+
+    fn step(&mut self, step: Step) {
+        self.flush();
+        self.steps.push(step);
+    }
+
+    fn act(&mut self, action: Action) {
+        self.step(Step::Do(action));
+    }
 }
 
-/// The dialog as the matcher sees it: concepts of every loaded topic, dynamic concepts and
-/// variables.
-struct View<'a>(&'a Dialog);
+/// The dialog as the matcher sees it from topic `topic`: concepts of every loaded topic,
+/// dynamic concepts, and variables in memory (under the topic's keys).
+struct View<'a> {
+    dialog: &'a Dialog,
+    memory: &'a dyn Memory,
+    topic: usize,
+}
 
 impl Lookup for View<'_> {
     fn concept(&self, name: &str) -> Option<&[PatternNode]> {
-        self.0
+        self.dialog
             .topics
             .iter()
             .find_map(|t| t.concepts.iter().find(|c| c.name == name))
             .map(|c| c.body.as_slice())
     }
     fn dynamic(&self, name: &str) -> Option<Vec<String>> {
-        self.0.dynamic.get(name).cloned()
+        self.dialog.dynamic.get(name).cloned()
     }
     fn variable(&self, name: &str) -> Option<String> {
-        self.0.variables.get(name).cloned()
+        self.memory.get(&self.dialog.key(self.topic, name))
     }
 }
 

@@ -57,3 +57,33 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Parsed, Vec<QiChatError>> {
 pub fn parse_str(name: &str, text: &str) -> Result<Topic, Vec<QiChatError>> {
     parse(name, text.as_bytes()).map(|p| p.topic)
 }
+
+/// How many files `include:` lines may bring in, all together.
+pub const MAX_INCLUDES: usize = 32;
+
+/// Adds to `topic` the concepts of the files its `include:` lines name (and those they
+/// include in turn, each file once, [`MAX_INCLUDES`] at most). `read` gives a file's bytes by
+/// its name as written (the caller reads it next to the topic). An error names the file.
+pub fn include(
+    topic: &mut Topic,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
+) -> Result<(), String> {
+    let mut queue: Vec<String> = topic.includes.iter().map(|n| n.name.clone()).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(name) = queue.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if seen.len() > MAX_INCLUDES {
+            return Err(format!("more than {MAX_INCLUDES} files included"));
+        }
+        let bytes = read(&name)?;
+        let parsed = parse(&name, &bytes).map_err(|errors| {
+            let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            text.join("; ")
+        })?;
+        queue.extend(parsed.topic.includes.iter().map(|n| n.name.clone()));
+        topic.concepts.extend(parsed.topic.concepts);
+    }
+    Ok(())
+}

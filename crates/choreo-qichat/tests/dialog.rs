@@ -2,16 +2,30 @@
 //! exchange expected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use choreo_qichat::dialog::{Action, Dialog};
+use std::collections::HashMap;
+
+use choreo_qichat::dialog::{Action, Dialog, Step};
 
 fn topic(name: &str, body: &str) -> choreo_qichat::Topic {
     let text = format!("topic: ~{name}()\nlanguage: enu\n{body}\n");
     choreo_qichat::parse_str(&format!("{name}.top"), &text).unwrap()
 }
 
-/// What the robot answers to each line (`None`: no rule matched).
+/// What the robot answers to each line (`None`: no rule matched), variables in `memory`.
+fn exchange_in(
+    d: &mut Dialog,
+    memory: &mut HashMap<String, String>,
+    lines: &[&str],
+) -> Vec<Option<String>> {
+    lines
+        .iter()
+        .map(|l| d.input(l, memory).map(|a| a.text))
+        .collect()
+}
+
+/// [`exchange_in`] with a fresh memory.
 fn exchange(d: &mut Dialog, lines: &[&str]) -> Vec<Option<String>> {
-    lines.iter().map(|l| d.input(l).map(|a| a.text)).collect()
+    exchange_in(d, &mut HashMap::new(), lines)
 }
 
 fn said(s: &str) -> Option<String> {
@@ -29,9 +43,11 @@ fn a_rule_answers_with_its_captures_and_variables() {
          u:(I like _~color) $1 is nice",
     ));
     assert!(d.activate("intro"));
+    let mut memory = HashMap::new();
     assert_eq!(
-        exchange(
+        exchange_in(
             &mut d,
+            &mut memory,
             &[
                 "My name is Ada",
                 "what is my name",
@@ -46,7 +62,7 @@ fn a_rule_answers_with_its_captures_and_variables() {
             None
         ]
     );
-    assert_eq!(d.variable("name"), Some("ada"));
+    assert_eq!(memory.get("name").map(String::as_str), Some("ada"));
 }
 
 #[test]
@@ -126,10 +142,13 @@ fn proposals_goto_and_next_proposal() {
     let mut d = Dialog::new(1);
     d.load(topic(
         "quiz",
-        "proposal: %q1 what is two plus two?\n  u1:(four) right ^nextProposal\n  u1:(*) no, try again ^goto(q1)\nproposal: %q2 what color is the sky?\n  u1:(blue) right",
+        "proposal: %q1 what is two plus two?\n  u1:(four) right ^nextProposal\n  u1:(*) no, try again ^gotoReactivate(q1)\nproposal: %q2 what color is the sky?\n  u1:(blue) right",
     ));
     d.activate("quiz");
-    assert_eq!(d.propose().unwrap().text, "what is two plus two?");
+    assert_eq!(
+        d.propose(&mut HashMap::new()).unwrap().text,
+        "what is two plus two?"
+    );
     assert_eq!(
         exchange(&mut d, &["five", "four", "blue"]),
         [
@@ -148,20 +167,26 @@ fn events_and_behaviors_and_what_is_not_supported() {
         "e:FrontTactilTouched that tickles\nu:(dance) let's go ^start(dances/macarena) ^endDiscuss(done)\nu:(call) ^call(ALMemory.getData(\"x\"))",
     ));
     d.activate("robot");
-    assert_eq!(d.event("FrontTactilTouched").unwrap().text, "that tickles");
-    assert!(d.event("Other").is_none());
-    let a = d.input("dance").unwrap();
+    assert_eq!(
+        d.event("FrontTactilTouched", &mut HashMap::new())
+            .unwrap()
+            .text,
+        "that tickles"
+    );
+    assert!(d.event("Other", &mut HashMap::new()).is_none());
+    let a = d.input("dance", &mut HashMap::new()).unwrap();
     assert_eq!(a.text, "let's go");
     assert_eq!(
-        a.actions,
+        a.steps,
         [
-            Action::Start("dances/macarena".into()),
-            Action::EndDiscuss("done".into())
+            Step::Say("let's go".into()),
+            Step::Do(Action::Start("dances/macarena".into())),
+            Step::Do(Action::EndDiscuss("done".into()))
         ]
     );
     assert_eq!(
-        d.input("call").unwrap().actions,
-        [Action::Unsupported("call".into())]
+        d.input("call", &mut HashMap::new()).unwrap().actions(),
+        [&Action::Unsupported("call".into())]
     );
 }
 
@@ -215,10 +240,178 @@ fn a_goto_loop_ends() {
     let mut d = Dialog::new(1);
     d.load(topic(
         "loop",
-        "proposal: %a one ^goto(b)\nproposal: %b two ^goto(a)",
+        "proposal: %a one ^gotoReactivate(b)\nproposal: %b two ^gotoReactivate(a)",
     ));
     d.activate("loop");
-    let a = d.propose().unwrap();
+    let a = d.propose(&mut HashMap::new()).unwrap();
     // Bounded: 16 jumps, then it stops.
     assert_eq!(a.text.split(' ').count(), 17);
+}
+
+#[test]
+fn a_used_proposal_is_gone_to_only_when_reactivated() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "used",
+        "proposal: %p pick a number\n\
+         u:(again) ^goto(p)\n\
+         u:(really again) ^gotoReactivate(p)\n\
+         u:(next) ^nextProposal\n\
+         proposal: %q second question",
+    ));
+    d.activate("used");
+    let mut memory = HashMap::new();
+    assert_eq!(d.propose(&mut memory).unwrap().text, "pick a number");
+    assert_eq!(
+        exchange_in(
+            &mut d,
+            &mut memory,
+            &["again", "really again", "next", "next"]
+        ),
+        [
+            said(""),
+            said("pick a number"),
+            said("second question"),
+            said("")
+        ]
+    );
+    // Every proposal is used: the robot has nothing left to propose.
+    assert!(d.propose(&mut memory).is_none());
+}
+
+#[test]
+fn same_previous_and_random_proposals() {
+    let mut d = Dialog::new(3);
+    d.load(topic(
+        "jokes",
+        "u:(e:onStart) ^gotoRandom(joke)\n\
+         u:(repeat) ^sameProposal\n\
+         u:(before) ^previousProposal\n\
+         u:(another) ^gotoRandom(joke)\n\
+         proposal: %joke one\n\
+         proposal: %joke two\n\
+         proposal: %joke three",
+    ));
+    d.activate("jokes");
+    let mut memory = HashMap::new();
+    let mut told = vec![d.event("onStart", &mut memory).unwrap().text];
+    let again = d.input("repeat", &mut memory).unwrap().text;
+    assert_eq!(again, told[0]);
+    told.push(d.input("another", &mut memory).unwrap().text);
+    told.push(d.input("another", &mut memory).unwrap().text);
+    // Three different jokes, each told once, then none is left.
+    let mut sorted = told.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["one", "three", "two"]);
+    assert_eq!(d.input("another", &mut memory).unwrap().text, "");
+    assert_eq!(d.input("before", &mut memory).unwrap().text, told[1]);
+}
+
+#[test]
+fn stay_in_scope_keeps_the_subrules_and_clear_forgets_a_variable() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "colors",
+        "u:(ask me) what is your favorite color? $asked=1\n\
+         \x20 u1:(_[red blue]) $1, nice. $color=$1\n\
+         \x20 u1:(e:Dialog/NotUnderstood) say a color please ^stayInScope\n\
+         \x20 u1:(*) I did not get it ^stayInScope\n\
+         u:(forget it) ok ^clear(color)\n\
+         u:(my color) $color==blue you like blue",
+    ));
+    d.activate("colors");
+    let mut memory = HashMap::new();
+    assert_eq!(
+        exchange_in(&mut d, &mut memory, &["ask me", "green please", "blue"]),
+        [
+            said("what is your favorite color?"),
+            said("I did not get it"),
+            said("blue, nice.")
+        ]
+    );
+    assert_eq!(memory.get("color").map(String::as_str), Some("blue"));
+    assert_eq!(
+        exchange_in(&mut d, &mut memory, &["my color"]),
+        [said("you like blue")]
+    );
+    // The event rule of a subrule answers only in its scope.
+    assert!(d.event("Dialog/NotUnderstood", &mut memory).is_none());
+    d.input("ask me", &mut memory);
+    assert_eq!(
+        d.event("Dialog/NotUnderstood", &mut memory).unwrap().text,
+        "say a color please"
+    );
+    // Still in scope after ^stayInScope; an answer without it leaves.
+    assert_eq!(
+        exchange_in(&mut d, &mut memory, &["red"]),
+        [said("red, nice.")]
+    );
+    assert_eq!(
+        d.input("forget it", &mut memory).unwrap().steps,
+        [
+            Step::Say("ok".into()),
+            Step::Set {
+                key: "color".into(),
+                value: None
+            }
+        ]
+    );
+    assert_eq!(memory.get("color"), None);
+    assert_eq!(exchange_in(&mut d, &mut memory, &["my color"]), [said("")]);
+}
+
+#[test]
+fn private_rules_answer_only_in_focus() {
+    let mut d = Dialog::new(1);
+    d.load(topic("a", "u:(hello) hello from a"));
+    d.load(topic(
+        "b",
+        "u:^private(secret) b's secret\nu:(b please) b here",
+    ));
+    d.activate("a");
+    d.activate("b");
+    assert_eq!(
+        exchange(&mut d, &["secret", "b please", "secret"]),
+        [None, said("b here"), said("b's secret")]
+    );
+}
+
+#[test]
+fn a_bound_topic_reads_and_writes_its_own_keys_in_order() {
+    // A Dialog box's topic: its inputs and outputs are its own memory keys.
+    let body = "u:(e:onStart) welcome $answer=yes $onStopped=1 ^start(anim/wave) bye";
+    let mut d = Dialog::new(1);
+    d.load(topic("box1", body));
+    d.load(topic("box2", &body.replace("welcome", "hello")));
+    for (topic, prefix) in [("box1", "B1/"), ("box2", "B2/")] {
+        for name in ["onStart", "onStopped"] {
+            assert!(d.set_variable_path(topic, name, &format!("{prefix}{name}")));
+        }
+    }
+    assert!(!d.set_variable_path("box3", "onStart", "B3/onStart"));
+    d.activate("box1");
+    d.activate("box2");
+    assert_eq!(d.events(), ["B1/onStart", "B2/onStart"]);
+    let mut memory = HashMap::new();
+    assert!(d.event("onStart", &mut memory).is_none());
+    let a = d.event("B2/onStart", &mut memory).unwrap();
+    assert_eq!(a.topic, "box2");
+    assert_eq!(
+        a.steps,
+        [
+            Step::Say("hello".into()),
+            Step::Set {
+                key: "answer".into(),
+                value: Some("yes".into())
+            },
+            Step::Set {
+                key: "B2/onStopped".into(),
+                value: Some("1".into())
+            },
+            Step::Do(Action::Start("anim/wave".into())),
+            Step::Say("bye".into()),
+        ]
+    );
+    assert_eq!(a.text, "hello bye");
+    assert_eq!(memory.get("B2/onStopped").map(String::as_str), Some("1"));
 }

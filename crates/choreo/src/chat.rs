@@ -2,6 +2,7 @@
 //! each line read is what the human says, and the robot's answer is printed with the rule
 //! that gave it. `--script FILE` plays a written conversation and checks the answers.
 
+use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
@@ -59,8 +60,9 @@ pub fn run(args: &ChatArgs) -> u8 {
             }
         }
     }
+    let mut memory = HashMap::new();
     match &args.script {
-        Some(script) => run_script(&mut dialog, &files, script),
+        Some(script) => run_script(&mut dialog, &mut memory, &files, script),
         None => {
             let stdin = std::io::stdin();
             for line in stdin.lock().lines() {
@@ -70,7 +72,7 @@ pub fn run(args: &ChatArgs) -> u8 {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let answer = dialog.input(&line);
+                let answer = dialog.input(&line, &mut memory);
                 outln!("{}", show(answer.as_ref(), &files));
             }
             exit::OK
@@ -119,7 +121,7 @@ fn show(answer: Option<&Answer>, files: &[(String, PathBuf)]) -> String {
         .find(|(n, _)| *n == a.topic)
         .map_or_else(|| a.topic.clone(), |(_, p)| p.display().to_string());
     let mut out = format!("robot: {}   [{file}:{}]", a.text, a.rule.line);
-    for action in &a.actions {
+    for action in a.actions() {
         let (what, arg) = match action {
             Action::Start(b) => ("start", b.as_str()),
             Action::Run(b) => ("run", b.as_str()),
@@ -135,7 +137,12 @@ fn show(answer: Option<&Answer>, files: &[(String, PathBuf)]) -> String {
 
 /// Plays `script`: `> what the human says` lines, each followed by the robot's expected
 /// answer on a `< ...` line (`< *`: anything; `<` alone: no answer). Comments start with `#`.
-fn run_script(dialog: &mut Dialog, files: &[(String, PathBuf)], script: &Path) -> u8 {
+fn run_script(
+    dialog: &mut Dialog,
+    memory: &mut HashMap<String, String>,
+    files: &[(String, PathBuf)],
+    script: &Path,
+) -> u8 {
     let text = match std::fs::read_to_string(script) {
         Ok(t) => t,
         Err(e) => {
@@ -149,7 +156,7 @@ fn run_script(dialog: &mut Dialog, files: &[(String, PathBuf)], script: &Path) -
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if let Some(said) = line.strip_prefix('>') {
-            let answer = dialog.input(said.trim());
+            let answer = dialog.input(said.trim(), memory);
             outln!("human: {}", said.trim());
             outln!("{}", show(answer.as_ref(), files));
             last = Some(answer);
