@@ -79,6 +79,12 @@ impl Default for Dialog {
 }
 
 impl Dialog {
+    /// Sets the dialog language (an installed one's name).
+    pub(crate) fn set_language(&mut self, name: &str) {
+        self.language = name.to_string();
+        self.sync();
+    }
+
     /// The engine's active topics: those activated whose language is ALDialog's.
     fn sync(&mut self) {
         let code = choreo_robot::languages::by_name(&self.language).map(|l| l.code);
@@ -281,13 +287,43 @@ fn parse_topic(
     Ok(topic)
 }
 
-/// Reads `name` next to `path`.
-fn beside(path: &str, name: &str) -> Result<Vec<u8>, String> {
-    let at = std::path::Path::new(path)
+/// Reads file `name` that the topic at `path` includes: next to the topic. A lexicon
+/// (`lexicon_enu.top`: the concepts NAOqi keeps for every application) not there is looked
+/// for in the application's other dialog folders (Choregraphe copies it into some), and
+/// else stands for the robot's own lexicon, which the simulated robot does not have: a
+/// notice, and an empty topic.
+fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
+    let folder = std::path::Path::new(path)
         .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join(name);
-    std::fs::read(&at).map_err(|e| format!("cannot read {}: {e}", at.display()))
+        .unwrap_or(std::path::Path::new("."));
+    let at = folder.join(name);
+    let error = match std::fs::read(&at) {
+        Ok(bytes) => return Ok(bytes),
+        Err(e) => format!("cannot read {}: {e}", at.display()),
+    };
+    if !(name.starts_with("lexicon_") && name.ends_with(".top")) {
+        return Err(error);
+    }
+    let siblings = folder
+        .parent()
+        .and_then(|app| std::fs::read_dir(app).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join(name));
+    for candidate in siblings {
+        if let Ok(bytes) = std::fs::read(&candidate) {
+            return Ok(bytes);
+        }
+    }
+    sim.notice(
+        NAME,
+        format!(
+            "{path} includes {name}, the robot's own lexicon, which the simulated robot does not \
+             have: its concepts are unknown"
+        ),
+    );
+    Ok(b"topic: ~lexicon()\n".to_vec())
 }
 
 /// Serves ALDialog.
@@ -300,7 +336,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             let bytes = std::fs::read(path)
                 .map_err(|e| format!("{}: cannot read topic {path:?}: {e}", a.name))?;
             Some((
-                parse_topic(a, path, &bytes, &mut |n| beside(path, n))?,
+                parse_topic(a, path, &bytes, &mut |n| included(sim, path, n))?,
                 path.to_string(),
             ))
         }
@@ -362,8 +398,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
     let d = &mut state.dialog;
     let value = match method {
         "setLanguage" => {
-            d.language = crate::speech::checked_language(a)?;
-            d.sync();
+            d.set_language(&crate::speech::checked_language(a)?);
             Value::None
         }
         "getLanguage" => Value::String(d.language.clone()),

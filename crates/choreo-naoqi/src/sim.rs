@@ -440,6 +440,20 @@ impl SimRobot {
         self.sim.state().behaviors.install(name);
     }
 
+    /// Sets the language the robot speaks and understands (ALTextToSpeech,
+    /// ALSpeechRecognition and ALDialog; a robot's setting, English by default): its NAOqi
+    /// name (`German`). False if the robot has no such language.
+    pub fn set_language(&self, name: &str) -> bool {
+        if !crate::tts::installed(name) {
+            return false;
+        }
+        let mut state = self.sim.state();
+        state.speech.set_language(name);
+        state.recognition.set_language(name);
+        state.dialog.set_language(name);
+        true
+    }
+
     /// Where ALBehaviorManager's behaviors come from (the project being run): it lists them
     /// and loads one as a nested run when box code runs or starts it. `None`: only those
     /// installed by name.

@@ -47,6 +47,13 @@ impl Default for Recognition {
     }
 }
 
+impl Recognition {
+    /// Sets the recognition language (an installed one's name).
+    pub(crate) fn set_language(&mut self, name: &str) {
+        self.language = name.to_string();
+    }
+}
+
 pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, String> {
     let name = a.str(0)?;
     if installed(name) {

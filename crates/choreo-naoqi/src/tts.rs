@@ -73,6 +73,11 @@ impl Default for Speech {
 }
 
 impl Speech {
+    /// Sets the speech language (an installed one's name).
+    pub(crate) fn set_language(&mut self, name: &str) {
+        self.language = name.to_string();
+    }
+
     /// The text being spoken at `now`.
     pub fn speaking(&self, now: Time) -> Option<String> {
         self.queue

@@ -196,6 +196,25 @@ impl BoxApi {
         &self.state.run.options.package_uid
     }
 
+    /// The topics of `.dlg` file `path` (the stock Dialog box's, `python/dialog.py`): its
+    /// language codes with their `.top` files' paths, read as `choreo check` reads them.
+    fn dialog_topics(&self, path: &str) -> PyResult<Vec<(String, String)>> {
+        let bytes = std::fs::read(path).map_err(|e| {
+            PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
+        })?;
+        let dialog = choreo_xar::package::read_dlg(path, &bytes)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+            .value;
+        let folder = std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new("."));
+        Ok(dialog
+            .topics
+            .into_iter()
+            .map(|t| (t.language, folder.join(t.file).display().to_string()))
+            .collect())
+    }
+
     /// Objects reachable by module name (boxes, ALModules, registered services).
     #[getter]
     fn modules(&self, py: Python<'_>) -> Py<PyAny> {

@@ -50,6 +50,43 @@ pub trait Lookup {
     }
 }
 
+/// A sentence `pattern` matches, if one is easy to tell: each choice's first item, no
+/// optional part, nothing for a wildcard, a concept's first phrase, a variable's value. `None`
+/// when the pattern needs what cannot be said (an event, a function, a condition, an unset
+/// variable, a concept more than [`MAX_CONCEPT_DEPTH`] deep). Checked against
+/// [`match_pattern`] before it is given. For tests and tools that probe a topic.
+pub fn example(pattern: &[PatternNode], lookup: &dyn Lookup) -> Option<String> {
+    let mut words = Vec::new();
+    // Nodes to say, in order, with their concept depth; no recursion.
+    let mut todo: Vec<(&PatternNode, usize)> = pattern.iter().rev().map(|n| (n, 0)).collect();
+    while let Some((node, depth)) = todo.pop() {
+        match &node.kind {
+            PatternKind::Word(w) => words.push(w.clone()),
+            PatternKind::Phrase(items) => todo.extend(items.iter().rev().map(|n| (n, depth))),
+            PatternKind::Choice(items) => todo.push((items.first()?, depth)),
+            PatternKind::Optional(_) | PatternKind::Wildcard | PatternKind::Not(_) => {}
+            PatternKind::Concept(c) if depth < MAX_CONCEPT_DEPTH => match lookup.concept(c) {
+                Some(body) => todo.extend(body.iter().rev().map(|n| (n, depth + 1))),
+                None => words.push(lookup.dynamic(c)?.into_iter().next()?),
+            },
+            PatternKind::Capture(inner) => todo.push((inner, depth)),
+            PatternKind::Variable(v) => words.push(lookup.variable(v)?),
+            PatternKind::Function(f) => match &f.args {
+                Args::Choice(alternatives) => {
+                    let first = alternatives.first()?;
+                    todo.extend(first.nodes.iter().rev().map(|n| (n, depth)));
+                }
+                _ => return None,
+            },
+            PatternKind::Concept(_) | PatternKind::Condition(_) | PatternKind::Event(_) => {
+                return None;
+            }
+        }
+    }
+    let said = words.join(" ");
+    match_pattern(pattern, &said, lookup).map(|_| said)
+}
+
 /// A successful match: the captures, in order (`$1` first).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Match {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use choreo_qichat::matcher::{Lookup, Match, match_pattern, words};
+use choreo_qichat::matcher::{Lookup, Match, example, match_pattern, words};
 use choreo_qichat::{PatternNode, Topic};
 
 /// A topic with `rules` (and `concepts`), parsed.
@@ -170,4 +170,23 @@ fn a_concept_naming_itself_and_a_storm_of_wildcards_end_quickly() {
     assert!(matches(&t, &input));
     let wrong = vec!["w"; 60].join(" ");
     assert!(!matches(&t, &wrong));
+}
+
+#[test]
+fn an_example_sentence_is_one_the_pattern_matches() {
+    let t = topic(
+        "concept:(greet) [\"good morning\" hello]\n\
+         u:({please} [tell say] me _~greet * now) ok\n\
+         u:(e:FrontTactilTouched) ouch\n\
+         u:($name==ada hi) hi ada\n\
+         u:(call me $name) ok",
+    );
+    let rules: Vec<_> = t.rules.iter().collect();
+    let said = example(&rules[0].pattern, &t).unwrap();
+    assert_eq!(said, "tell me good morning now");
+    assert!(matches(&t, &said));
+    // Events, conditions and unset variables cannot be said.
+    assert_eq!(example(&rules[1].pattern, &t), None);
+    assert_eq!(example(&rules[2].pattern, &t), None);
+    assert_eq!(example(&rules[3].pattern, &t), None);
 }

@@ -135,6 +135,10 @@ enum Command {
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
         robot_model: Option<ModelArg>,
+        /// The language the simulated robot speaks and understands (German, ged or de_DE);
+        /// by default the manifest's when the package does not speak English, else English.
+        #[arg(long, value_name = "LANGUAGE", value_parser = language_arg)]
+        lang: Option<&'static choreo_robot::languages::Language>,
         /// Print only errors (exceptions and errors boxes log) and the report.
         #[arg(long, short, conflicts_with = "verbose")]
         quiet: bool,
@@ -416,6 +420,18 @@ impl ModelArg {
 /// clock (nanoseconds in a `u64`, about 584 years) hold.
 const MAX_TIMEOUT_SECS: f64 = 10.0 * 365.0 * 86_400.0;
 
+/// `--lang`: a language by its NAOqi name, QiChat code or locale.
+fn language_arg(text: &str) -> Result<&'static choreo_robot::languages::Language, String> {
+    use choreo_robot::languages::{LANGUAGES, by_code, by_locale, by_name};
+    by_name(text)
+        .or_else(|| by_code(text))
+        .or_else(|| by_locale(text))
+        .ok_or_else(|| {
+            let names: Vec<&str> = LANGUAGES.iter().map(|l| l.name).collect();
+            format!("no language {text:?} (one of: {})", names.join(", "))
+        })
+}
+
 /// `--timeout`: a number of seconds, more than 0 and at most [`MAX_TIMEOUT_SECS`].
 fn timeout_secs(text: &str) -> Result<f64, String> {
     let secs: f64 = text
@@ -504,6 +520,7 @@ fn main() -> ExitCode {
             strict,
             remote,
             robot_model,
+            lang,
             quiet,
             verbose,
         } => run::run(&run::RunArgs {
@@ -516,6 +533,7 @@ fn main() -> ExitCode {
             events,
             strict,
             model: robot_model.map(ModelArg::model),
+            language: lang,
             robot: remote.args(),
             verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),

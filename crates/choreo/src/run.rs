@@ -40,6 +40,9 @@ pub struct RunArgs {
     pub strict: bool,
     /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
     pub model: Option<Model>,
+    /// The simulated robot's language; `None`: the manifest's (see
+    /// [`choreo::manifest::language`]), else English.
+    pub language: Option<&'static choreo_robot::languages::Language>,
     /// A real robot to run on instead of the simulated one.
     pub robot: Option<RobotArgs>,
     /// How much live output: errors only, folded, or every line.
@@ -140,16 +143,24 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let language = args
+        .language
+        .or_else(|| choreo::manifest::language(&project));
     let target = match &args.robot {
         None => {
             let robot = Arc::new(SimRobot::new(model));
+            if let Some(language) = language {
+                robot.set_language(language.name);
+            }
             if let Some(s) = &scenario {
                 robot.load_scenario(s.clone());
             }
             Target::Sim(robot)
         }
-        Some(_) if args.fast || args.events.is_some() => {
-            errln!("--robot runs on a real robot: --fast and --events are for the simulated one");
+        Some(_) if args.fast || args.events.is_some() || args.language.is_some() => {
+            errln!(
+                "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
+            );
             return exit::USAGE;
         }
         Some(robot) => match robot.connect() {
@@ -250,7 +261,10 @@ pub fn run(args: &RunArgs) -> u8 {
     if args.verbosity != Verbosity::Quiet {
         let on = match &args.robot {
             Some(robot) => format!("the robot at {}", robot.url),
-            None => format!("a simulated {}", model.name()),
+            None => match language {
+                Some(l) => format!("a simulated {} speaking {}", model.name(), l.name),
+                None => format!("a simulated {}", model.name()),
+            },
         };
         errln!(
             "running {} on {on} ({} time); Ctrl-C stops it",

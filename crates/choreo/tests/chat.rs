@@ -7,7 +7,7 @@ mod support;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use support::cli::{choreo, text, workspace};
+use support::cli::{choreo, text, trace_events, workspace};
 
 const TOPIC: &str = "topic: ~greet()
 language: enu
@@ -194,4 +194,128 @@ fn a_dlg_file_gives_its_topic_in_the_language_asked() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(4));
     assert!(err.contains("no topic in jpj (it has: enu, frf)"), "{err}");
+}
+
+/// A behavior (in `behavior_1/`) whose root starts one stock Dialog box, "Talk", with the
+/// dialog `../greet/greet.dlg` and an output `playAGame` besides onStopped.
+const DIALOG_BOX_BEHAVIOR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Talk" id="1" localization="8"><dialogFile>../greet/greet.dlg</dialogFile>
+<script language="4"><content><![CDATA[]]></content></script>
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Output name="playAGame" type="1" type_size="1" nature="2" inner="0" id="5"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
+"#;
+
+/// A folder with [`DIALOG_BOX_BEHAVIOR`] and its dialog, in English and French.
+fn dialog_box_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("behavior_1")).unwrap();
+    std::fs::create_dir_all(p.join("greet")).unwrap();
+    std::fs::write(p.join("behavior_1/behavior.xar"), DIALOG_BOX_BEHAVIOR).unwrap();
+    std::fs::write(
+        p.join("greet/greet.dlg"),
+        "multilanguage:greet\n  enu:greet_enu.top\n  frf:greet_frf.top\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("greet/greet_enu.top"),
+        "topic: ~greet()\nlanguage: enu\n\
+         u:(e:onStart) hello, shall we play?\n\
+         \x20 u1:(yes) great $playAGame=1 ^stayInScope\n\
+         \x20 u1:(no) bye then $onStopped=1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("greet/greet_frf.top"),
+        "topic: ~greet()\nlanguage: frf\nu:(e:onStart) bonjour $onStopped=1\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn the_stock_dialog_box_answers_fires_its_outputs_and_stops() {
+    let dir = dialog_box_project();
+    let events = dir.path().join("talk.yaml");
+    std::fs::write(
+        &events,
+        "events:\n  - at: 3.0\n    recognize: {word: \"yes\", confidence: 0.9}\n  - at: 6.0\n    recognize: {word: \"no\", confidence: 0.9}\n",
+    )
+    .unwrap();
+    let trace = dir.path().join("trace.jsonl");
+    let xar = dir.path().join("behavior_1/behavior.xar");
+    let o = choreo(&[
+        "run",
+        xar.to_str().unwrap(),
+        "--fast",
+        "--events",
+        events.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    // onStopped ends the behavior: it finishes.
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("finished"), "{out}");
+    let hello = err.find("says \"hello, shall we play?\"").expect(&err);
+    let great = err.find("says \"great\"").expect(&err);
+    let bye = err.find("says \"bye then\"").expect(&err);
+    assert!(hello < great && great < bye, "{err}");
+    let events = trace_events(&trace);
+    let out = |port: &str| {
+        events
+            .iter()
+            .find(|e| e["path"] == "root/Talk" && e["event"] == "out" && e["port"] == port)
+            .map(|e| e["time_ns"].as_u64().unwrap() as f64 / 1e9)
+    };
+    // The output fires once "great" is said (3.0 s + its speech), onStopped after "bye then".
+    let play = out("playAGame").expect("playAGame fired");
+    assert!(play > 3.3 && play < 6.0, "{play}");
+    let stopped = out("onStopped").expect("onStopped fired");
+    assert!(stopped > 6.3, "{stopped}");
+    // Stopping cleans up: the dialog is unsubscribed and the topic unloaded.
+    let calls: Vec<String> = events
+        .iter()
+        .filter(|e| e["event"] == "robot_call")
+        .map(|e| e["method"].as_str().unwrap_or("").to_string())
+        .collect();
+    for method in [
+        "ALDialog.unsubscribe",
+        "ALDialog.deactivateTopic",
+        "ALDialog.unloadTopic",
+    ] {
+        assert!(calls.iter().any(|c| c == method), "{method}: {calls:?}");
+    }
+}
+
+#[test]
+fn the_dialog_box_speaks_the_robot_s_language_and_says_which_it_lacks() {
+    let dir = dialog_box_project();
+    let xar = dir.path().join("behavior_1/behavior.xar");
+    let o = choreo(&["run", xar.to_str().unwrap(), "--fast", "--lang", "French"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("speaking French"), "{err}");
+    assert!(err.contains("says \"bonjour\""), "{err}");
+    let o = choreo(&["run", xar.to_str().unwrap(), "--fast", "--lang", "ged"]);
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("../greet/greet.dlg has no topic in German (ged), the robot's language; it has: enu, frf"),
+        "{err}"
+    );
+    let o = choreo(&["run", xar.to_str().unwrap(), "--lang", "Klingon"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -98,8 +98,20 @@ impl Run {
     /// files laid out as on a robot (an archive's unpacked) and its other behaviors for
     /// ALBehaviorManager; a lone file in its own folder.
     pub fn corpus(job: &CorpusBehavior, limit: f64) -> Result<Run, String> {
+        Run::corpus_with(job, limit, None, None)
+    }
+
+    /// [`Run::corpus`] with `scenario` (YAML text) loaded in the robot, which speaks
+    /// `language` (a NAOqi name), else the language of the package's manifest, as under
+    /// `choreo run`.
+    pub fn corpus_with(
+        job: &CorpusBehavior,
+        limit: f64,
+        scenario: Option<&str>,
+        language: Option<&str>,
+    ) -> Result<Run, String> {
         let Some(project) = &job.project else {
-            return Run::load(&job.xar, &job.dir, None, limit);
+            return Run::load(&job.xar, &job.dir, scenario, limit);
         };
         let files = project.on_disk().map_err(|e| e.to_string())?;
         let dir = if job.relative.is_empty() {
@@ -114,6 +126,13 @@ impl Run {
             .ok_or_else(|| format!("{}: no behavior in {:?}", job.name, job.relative))?;
         let host_box = choreo::nested::script_host(&dir, &behavior.path, project);
         let robot = SimRobot::new(job.model);
+        let language = language.or_else(|| choreo::manifest::language(project).map(|l| l.name));
+        if let Some(language) = language {
+            assert!(robot.set_language(language), "no language {language:?}");
+        }
+        if let Some(text) = scenario {
+            robot.load_scenario(Scenario::from_str(text, "scenario.yaml")?);
+        }
         let shared: Arc<dyn Robot> = Arc::new(robot.clone());
         let trace = Trace::new();
         let resources = robot

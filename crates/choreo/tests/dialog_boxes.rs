@@ -1,0 +1,299 @@
+//! The Dialog boxes of the corpus answer as their topics say (issue 14).
+//!
+//! Every corpus behavior that holds a Dialog box runs on the simulated robot (in the
+//! language of its package's manifest; when a Dialog box has no topic in that language, the
+//! run is made again in the language of its topics, as a user would with `--lang`). Each
+//! Dialog box that the run starts (it subscribes to ALDialog) is then probed: a second run makes the robot hear, right when that box
+//! subscribes, a sentence one of its topic's rules matches (`matcher::example`), and the
+//! robot must say what the dialog engine answers for that topic alone. A box whose topic
+//! has no rule a sentence can reach (only `e:` rules, conditions on variables, or all
+//! commented out) is counted, not probed. A Dialog box that fails to load must fail for a
+//! reason a robot would share: its `.dlg` file or topic is not in the project.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::collections::{BTreeMap, HashMap};
+
+use choreo_engine::Value;
+use choreo_engine::trace::Step;
+use choreo_qichat::dialog::Dialog;
+use choreo_qichat::matcher::example;
+use choreo_qichat::{RuleKind, Topic};
+use choreo_testkit::corpus;
+use support::{CorpusBehavior, Run, corpus_behaviors};
+
+/// Virtual seconds a run may take.
+const LIMIT: f64 = 30.0;
+
+/// A Dialog box seen starting in a run: its path, the name it subscribed with, its topic
+/// (read while the run's files exist: an archive's are unpacked for the run only).
+struct Started {
+    path: String,
+    subscriber: String,
+    topic: Topic,
+}
+
+/// The Dialog boxes of `job` that started (subscribed), and the errors of Dialog boxes; or
+/// why the behavior does not load.
+fn first_run(
+    job: &CorpusBehavior,
+    dialog_names: &[String],
+    language: Option<&str>,
+) -> Result<(Vec<Started>, Vec<String>), String> {
+    let run = Run::corpus_with(job, LIMIT, None, language)?;
+    run.start();
+    let text = |v: &[Value]| match v.first() {
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let mut topics: HashMap<String, String> = HashMap::new();
+    let mut started = Vec::new();
+    let mut errors = Vec::new();
+    for e in run.events() {
+        match &e.step {
+            Step::RobotCall { method, args } if method == "ALDialog.loadTopic" => {
+                topics.insert(e.path.clone(), text(args));
+            }
+            Step::RobotCall { method, args } if method == "ALDialog.subscribe" => {
+                if let Some(file) = topics.get(&e.path)
+                    && !started.iter().any(|s: &Started| s.path == e.path)
+                {
+                    let bytes = std::fs::read(file).unwrap();
+                    started.push(Started {
+                        path: e.path.clone(),
+                        subscriber: text(args),
+                        topic: choreo_qichat::parse(file, &bytes).unwrap().topic,
+                    });
+                }
+            }
+            // A start after a failed load fails for that reason: counted once, at the load.
+            Step::Err { text, .. } if text.contains("the dialog's topic is not loaded") => {}
+            Step::Err { hook, text } => {
+                let name = e.path.rsplit('/').next().unwrap_or("");
+                let base = name.split('[').next().unwrap_or(name);
+                if dialog_names.iter().any(|n| n == base) {
+                    errors.push(format!("{} {hook}: {text}", e.path));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((started, errors))
+}
+
+/// A sentence a top-level rule of `topic` matches, and what the engine answers to it for
+/// the topic alone; `None` when no rule can be reached by speech with a spoken answer.
+fn probe(topic: &Topic) -> Option<(String, String)> {
+    for rule in topic.rules.iter().filter(|r| r.kind == RuleKind::User) {
+        let Some(said) = example(&rule.pattern, topic) else {
+            continue;
+        };
+        let mut d = Dialog::new(1);
+        let name = d.load(topic.clone());
+        d.activate(&name);
+        let answer = d.input(&said, &mut HashMap::new())?;
+        let expected = plain(&answer.text);
+        if !expected.is_empty() {
+            return Some((said, expected));
+        }
+    }
+    None
+}
+
+/// Text as the robot's speech record keeps it: animated-speech tags (`\pau=500\`) and
+/// instructions (`^start(x)`) dropped, spaces made single, lower-case.
+fn plain(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let skip = match c {
+            '\\' => rest[1..].find('\\').map(|end| end + 2),
+            '^' => rest.find(')').map(|end| end + 1),
+            _ => None,
+        };
+        if let Some(skip) = skip {
+            rest = &rest[skip..];
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// YAML text for a string (JSON's quoting is valid YAML).
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+#[test]
+fn corpus_dialog_boxes_answer_as_their_topics_say() {
+    let Some(root) = corpus("the corpus's Dialog boxes") else {
+        return;
+    };
+    let (jobs, _) = corpus_behaviors(&root);
+    let mut with_dialogs = 0;
+    let mut boxes = 0;
+    let mut outcomes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for job in &jobs {
+        let mut names = Vec::new();
+        job.xar.root_box.walk(&mut |b| {
+            if b.dialog_file.is_some() {
+                names.push(b.name.clone());
+            }
+        });
+        if names.is_empty() {
+            continue;
+        }
+        with_dialogs += 1;
+        boxes += names.len();
+        let mut language = None;
+        let mut first = first_run(job, &names, None);
+        // "x.dlg has no topic in English (enu), the robot's language; it has: ged (...)".
+        let other = first.as_ref().ok().and_then(|(_, errors)| {
+            let e = errors
+                .iter()
+                .find(|e| e.contains("the robot's language; it has: "))?;
+            let codes = e.split("it has: ").nth(1)?.split(" (").next()?;
+            let code = codes.split(", ").next()?;
+            choreo_robot::languages::by_code(code).map(|l| l.name)
+        });
+        if let Some(name) = other {
+            language = Some(name);
+            first = first_run(job, &names, language);
+        }
+        let (started, errors) = match first {
+            Ok(found) => found,
+            Err(e) => {
+                // The corpus run test sorts load failures into ours and the world's.
+                let first = e.lines().last().unwrap_or("").to_string();
+                outcomes
+                    .entry("behavior does not load (see the corpus run)")
+                    .or_default()
+                    .push(format!("{}: {first}", job.name));
+                continue;
+            }
+        };
+        for e in errors {
+            let world = e.contains("cannot read the dialog") || e.contains("cannot read topic");
+            let world = world || e.contains("the robot's language; it has: ");
+            let kind = if world {
+                "load failed (file missing)"
+            } else {
+                "load failed (ours)"
+            };
+            outcomes
+                .entry(kind)
+                .or_default()
+                .push(format!("{} :: {e}", job.name));
+        }
+        for s in started {
+            let what = format!("{} :: {}", job.name, s.path);
+            let Some((said, expected)) = probe(&s.topic) else {
+                outcomes
+                    .entry("started, no rule to probe")
+                    .or_default()
+                    .push(what);
+                continue;
+            };
+            let scenario = format!(
+                "events:\n  - on_call: ALDialog.subscribe\n    contains: {}\n    recognize: {{word: {}, confidence: 1.0}}\n",
+                quoted(&s.subscriber),
+                quoted(&said)
+            );
+            let run = Run::corpus_with(job, LIMIT, Some(&scenario), language).unwrap();
+            run.start();
+            let spoken: Vec<String> = run
+                .robot
+                .snapshot()
+                .spoken
+                .iter()
+                .map(|t| plain(t))
+                .collect();
+            let line = format!("{what}: heard {said:?}, expected {expected:?}");
+            if spoken.contains(&expected) {
+                outcomes
+                    .entry("answered as the topic says")
+                    .or_default()
+                    .push(line);
+            } else {
+                outcomes
+                    .entry("answered otherwise")
+                    .or_default()
+                    .push(format!("{line}, said {spoken:?}\n{}", run.dump()));
+            }
+        }
+    }
+    println!("{with_dialogs} behaviors hold {boxes} Dialog boxes");
+    for (kind, list) in &outcomes {
+        println!("  {kind}: {}", list.len());
+        for l in list {
+            println!("    {}", l.lines().next().unwrap_or(""));
+        }
+    }
+    let count = |k: &str| outcomes.get(k).map_or(0, Vec::len);
+    assert_eq!(
+        count("answered otherwise"),
+        0,
+        "{:#?}",
+        outcomes.get("answered otherwise")
+    );
+    assert_eq!(
+        count("load failed (ours)"),
+        0,
+        "{:#?}",
+        outcomes.get("load failed (ours)")
+    );
+    // The probe reached real boxes: not a test that passes for want of any.
+    assert!(
+        count("answered as the topic says") >= 10,
+        "only {} Dialog boxes probed",
+        count("answered as the topic says")
+    );
+}
+
+#[test]
+fn the_joke_generator_tells_a_random_joke_laughs_and_finishes() {
+    // Its Dialog box's topic: `u:(e:onStart) ^gotoRandom(joke)`, eleven `%joke` proposals
+    // each ending with `^gotoReactivate(next)`, and `%next` laughing (`^start` and `^wait`
+    // of a stock animation) before `$onStopped=1`.
+    let Some(root) = corpus("the joke generator") else {
+        return;
+    };
+    let (jobs, _) = corpus_behaviors(&root.join("PepperIHTE__JokeGenerator"));
+    let job = jobs.first().expect("the joke generator's behavior");
+    let run = Run::corpus(job, LIMIT).unwrap();
+    let moves = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&moves);
+    run.robot.set_observer(std::sync::Arc::new(
+        move |e: &choreo_naoqi::RobotEvent| match e {
+            choreo_naoqi::RobotEvent::MotionStarted {
+                method, duration, ..
+            }
+            | choreo_naoqi::RobotEvent::Said {
+                text: method,
+                duration,
+            } => seen.lock().unwrap().push((method.clone(), *duration)),
+            _ => {}
+        },
+    ));
+    let outcome = run.start();
+    assert_eq!(outcome, choreo_engine::Outcome::Finished, "{}", run.dump());
+    let spoken = run.robot.snapshot().spoken;
+    assert_eq!(spoken.len(), 1, "one joke: {spoken:?}");
+    let moves = moves.lock().unwrap().clone();
+    let find = |what: &str| moves.iter().find(|(m, _)| m.contains(what)).cloned();
+    let laugh = find("Laugh_3").unwrap_or_else(|| panic!("the laugh played: {moves:?}"));
+    let joke = find(&spoken[0]).unwrap_or_else(|| panic!("the joke said: {moves:?}"));
+    let stopped = run.outputs("root/vitsi", "onStopped");
+    assert_eq!(stopped.len(), 1, "{}", run.dump());
+    // One animated speech: the joke, the laugh started at its end and waited for
+    // (`^wait`), so it lasts longer than the laugh; `$onStopped=1` comes after all of it.
+    assert!(joke.1 > laugh.1 + 1.0, "{joke:?} {laugh:?}");
+    assert!(stopped[0].0 >= joke.1 - 0.01, "{stopped:?} {joke:?}");
+}
