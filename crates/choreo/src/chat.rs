@@ -1,21 +1,30 @@
-//! `choreo chat TOPIC.top...`: talk with QiChat topics in the terminal (or through a pipe):
-//! each line read is what the human says, and the robot's answer is printed with the rule
-//! that gave it. `--script FILE` plays a written conversation and checks the answers.
+//! `choreo chat TOPIC.top|DIALOG.dlg|BEHAVIOR...`: talk with QiChat topics in the terminal
+//! (or through a pipe): each line read is what the human says (`e:Key` raises a memory
+//! event instead), and the robot's answer is printed with the rule that gave it. A
+//! behavior (a project, an archive, a `.xar`) brings its Dialog boxes: their topics are
+//! loaded with the box's ports bound as the stock Dialog box binds them, and each box
+//! starts (its `e:onStart` rules answer first). `--script FILE` plays a written
+//! conversation and checks the answers.
 
 use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Action, Answer, Dialog};
+use choreo_qichat::dialog::{Action, Answer, Dialog, Step};
+use choreo_xar::model::{BoxDef, InputNature};
 
 use crate::exit;
 
+/// How many answers one line may set off through the memory events their `$var=value`
+/// raise (`e:` rules answering them), before the chain is cut.
+const MAX_FOLLOW_UPS: usize = 16;
+
 /// What `choreo chat` was asked.
 pub struct ChatArgs {
-    /// The `.top` files, or `.dlg` files (their topic in `lang`); all loaded and activated,
-    /// the first in focus.
+    /// `.top` files, `.dlg` files (their topic in `lang`), or behaviors (their Dialog
+    /// boxes); all loaded and activated, the first in focus.
     pub topics: Vec<PathBuf>,
-    /// The language of the `.dlg` files' topics (`enu`, `frf`, ...).
+    /// The language of the `.dlg` files' and Dialog boxes' topics (`enu`, `frf`, ...).
     pub lang: String,
     /// A conversation to check instead of reading standard input.
     pub script: Option<PathBuf>,
@@ -23,46 +32,43 @@ pub struct ChatArgs {
     pub seed: u64,
 }
 
-/// Runs the chat; returns the exit code (4: a topic does not parse; 1: the script's
-/// expectations were not all met).
+/// A Dialog box of a behavior: its path (`behavior_1/root/Talk`), the memory prefix of its
+/// ports, and its topic.
+struct DialogBox {
+    path: String,
+    prefix: String,
+    topic: String,
+}
+
+/// A conversation: the engine, its memory, where each topic came from, the Dialog boxes.
+struct Session {
+    dialog: Dialog,
+    memory: HashMap<String, String>,
+    /// Topic name → the file shown for it.
+    files: Vec<(String, String)>,
+    boxes: Vec<DialogBox>,
+}
+
+/// Runs the chat; returns the exit code (4: a topic does not parse or a behavior does not
+/// load; 1: the script's expectations were not all met).
 pub fn run(args: &ChatArgs) -> u8 {
-    let mut dialog = Dialog::new(args.seed);
-    let mut files = Vec::new();
-    let mut paths = Vec::new();
+    let mut session = Session {
+        dialog: Dialog::new(args.seed),
+        memory: HashMap::new(),
+        files: Vec::new(),
+        boxes: Vec::new(),
+    };
     for path in &args.topics {
-        match dlg_topic(path, &args.lang) {
-            Ok(p) => paths.push(p),
-            Err(code) => return code,
+        if let Err(code) = session.add(path, &args.lang) {
+            return code;
         }
     }
-    for path in &paths {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                errln!("{}: cannot read: {e}", path.display());
-                return exit::LOAD;
-            }
-        };
-        match choreo_qichat::parse(&path.display().to_string(), &bytes) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    errln!("{w}");
-                }
-                let name = dialog.load(parsed.topic);
-                dialog.activate(&name);
-                files.push((name, path.clone()));
-            }
-            Err(errors) => {
-                for e in errors {
-                    errln!("{e}");
-                }
-                return exit::LOAD;
-            }
-        }
+    let started = session.start();
+    for answer in &started {
+        outln!("{}", session.show(Some(answer)));
     }
-    let mut memory = HashMap::new();
     match &args.script {
-        Some(script) => run_script(&mut dialog, &mut memory, &files, script),
+        Some(script) => run_script(&mut session, started.into_iter().next(), script),
         None => {
             let stdin = std::io::stdin();
             for line in stdin.lock().lines() {
@@ -72,28 +78,252 @@ pub fn run(args: &ChatArgs) -> u8 {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let answer = dialog.input(&line, &mut memory);
-                outln!("{}", show(answer.as_ref(), &files));
+                for answer in session.hear(line.trim()) {
+                    outln!("{}", session.show(answer.as_ref()));
+                }
             }
             exit::OK
         }
     }
 }
 
-/// The `.top` file to load for `path`: itself, or for a `.dlg` its topic in `lang` (the
-/// exit code after saying why, when there is none).
-fn dlg_topic(path: &Path, lang: &str) -> Result<PathBuf, u8> {
-    if !path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("dlg"))
-    {
-        return Ok(path.to_path_buf());
+impl Session {
+    /// Adds a topic, a `.dlg`'s topic in `lang`, or a behavior's Dialog boxes.
+    fn add(&mut self, path: &Path, lang: &str) -> Result<(), u8> {
+        let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase());
+        match extension.as_deref() {
+            Some("top") => self
+                .load_topic(path, path.display().to_string())
+                .map(|name| {
+                    self.dialog.activate(&name);
+                }),
+            Some("dlg") => {
+                let topic = dlg_topic(path, &path.display().to_string(), lang)?;
+                let name = self.load_topic(&topic, topic.display().to_string())?;
+                self.dialog.activate(&name);
+                Ok(())
+            }
+            _ => self.add_behavior(path, lang),
+        }
     }
+
+    /// Loads the topic at `path` (with the concepts of the files it includes), named
+    /// `shown` in messages; its name.
+    fn load_topic(&mut self, path: &Path, shown: String) -> Result<String, u8> {
+        let bytes = std::fs::read(path).map_err(|e| {
+            errln!("{shown}: cannot read: {e}");
+            exit::LOAD
+        })?;
+        let mut topic = match choreo_qichat::parse(&shown, &bytes) {
+            Ok(parsed) => {
+                for w in &parsed.warnings {
+                    errln!("{w}");
+                }
+                parsed.topic
+            }
+            Err(errors) => {
+                for e in errors {
+                    errln!("{e}");
+                }
+                return Err(exit::LOAD);
+            }
+        };
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let mut read = |name: &str| {
+            std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}"))
+        };
+        if let Err(e) = choreo_qichat::include(&mut topic, &mut read) {
+            errln!("{shown}: {e}");
+            return Err(exit::LOAD);
+        }
+        let name = self.dialog.load(topic);
+        self.files.push((name.clone(), shown));
+        Ok(name)
+    }
+
+    /// Loads the topics of every Dialog box of the behaviors at `path`, in `lang`.
+    fn add_behavior(&mut self, path: &Path, lang: &str) -> Result<(), u8> {
+        let project = choreo_xar::source::load_path(path).map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?;
+        let files = project.on_disk().map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?;
+        let before = self.boxes.len();
+        for behavior in &project.behaviors {
+            let folder = files.behavior_dir(behavior);
+            let at = choreo_xar::source::Project::behavior_folder(behavior);
+            let mut todo: Vec<(&BoxDef, String)> = vec![(&behavior.xar.root_box, "root".into())];
+            while let Some((def, box_path)) = todo.pop() {
+                for d in def.diagrams() {
+                    for b in d.boxes.iter().rev() {
+                        todo.push((b, format!("{box_path}/{}", b.name)));
+                    }
+                }
+                let Some(file) = &def.dialog_file else {
+                    continue;
+                };
+                // Files named as the project's members: `project.pml!dialogs/x_enu.top`.
+                let member = |p: &Path| {
+                    let inside = tidy(p.strip_prefix(files.path()).unwrap_or(p));
+                    format!("{}!{inside}", path.display())
+                };
+                let dlg = folder.join(file);
+                let top = dlg_topic(&dlg, &member(&dlg), lang)?;
+                let topic = self.load_topic(&top, member(&top))?;
+                let shown = if at.is_empty() {
+                    box_path
+                } else {
+                    format!("{at}/{box_path}")
+                };
+                let prefix = format!("{shown}/");
+                let ports = def
+                    .inputs
+                    .iter()
+                    .filter(|i| i.nature != InputNature::OnLoad)
+                    .map(|i| &i.name)
+                    .chain(def.outputs.iter().map(|o| &o.name));
+                for port in ports {
+                    self.dialog
+                        .set_variable_path(&topic, port, &format!("{prefix}{port}"));
+                }
+                self.boxes.push(DialogBox {
+                    path: shown,
+                    prefix,
+                    topic,
+                });
+            }
+        }
+        if self.boxes.len() == before {
+            errln!("{}: no Dialog box", path.display());
+            return Err(exit::LOAD);
+        }
+        Ok(())
+    }
+
+    /// Starts every Dialog box, as its onStart does: its topic activated, its `onStart`
+    /// event raised. The answers, in order.
+    fn start(&mut self) -> Vec<Answer> {
+        let keys: Vec<String> = self
+            .boxes
+            .iter()
+            .map(|b| format!("{}onStart", b.prefix))
+            .collect();
+        for b in &self.boxes {
+            self.dialog.activate(&b.topic);
+        }
+        let mut answers = Vec::new();
+        for key in keys {
+            answers.extend(self.hear(&format!("e:{key}")).into_iter().flatten());
+        }
+        answers
+    }
+
+    /// What the human said (or `e:Key`, an event): the answer, then those its memory writes
+    /// set off (`e:` rules of their keys); a Dialog box whose onStopped is set stops.
+    fn hear(&mut self, line: &str) -> Vec<Option<Answer>> {
+        let first = match line.strip_prefix("e:") {
+            Some(key) => self.dialog.event(key.trim(), &mut self.memory),
+            None => self.dialog.input(line, &mut self.memory),
+        };
+        let mut out = vec![first];
+        let mut i = 0;
+        while i < out.len() && out.len() <= MAX_FOLLOW_UPS {
+            let keys: Vec<String> = out[i]
+                .iter()
+                .flat_map(|a| a.steps.iter())
+                .filter_map(|s| match s {
+                    Step::Set { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect();
+            for key in keys {
+                if let Some(b) = self
+                    .boxes
+                    .iter()
+                    .find(|b| key == format!("{}onStopped", b.prefix))
+                {
+                    let topic = b.topic.clone();
+                    self.dialog.deactivate(&topic);
+                }
+                if let Some(next) = self.dialog.event(&key, &mut self.memory) {
+                    out.push(Some(next));
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// The answer as printed: `robot: text`, the rule that gave it, then what it does
+    /// besides speaking (actions, memory writes, a Dialog box's outputs).
+    fn show(&self, answer: Option<&Answer>) -> String {
+        let Some(a) = answer else {
+            return "robot: (no rule matches)".to_string();
+        };
+        let file = self
+            .files
+            .iter()
+            .find(|(n, _)| *n == a.topic)
+            .map_or(a.topic.as_str(), |(_, p)| p.as_str());
+        let mut out = format!("robot: {}   [{file}:{}]", a.text, a.rule.line);
+        for step in &a.steps {
+            let line = match step {
+                Step::Say(_) => continue,
+                Step::Do(action) => {
+                    let (what, arg) = match action {
+                        Action::Start(b) => ("start", b.as_str()),
+                        Action::Run(b) => ("run", b.as_str()),
+                        Action::Stop(b) => ("stop", b.as_str()),
+                        Action::Wait(b) => ("wait", b.as_str()),
+                        Action::EndDiscuss(r) => ("end of discussion", r.as_str()),
+                        Action::Unsupported(f) => ("not supported here", f.as_str()),
+                    };
+                    format!("{what}: {arg}")
+                }
+                Step::Set { key, value } => {
+                    let port = self
+                        .boxes
+                        .iter()
+                        .find_map(|b| Some((b, key.strip_prefix(&b.prefix)?)));
+                    match (port, value) {
+                        (Some((b, port)), _) => format!("{}: output {port}", b.path),
+                        (None, Some(v)) => format!("${key} = {v}"),
+                        (None, None) => format!("${key} cleared"),
+                    }
+                }
+            };
+            out.push_str(&format!("\n       ({line})"));
+        }
+        out
+    }
+}
+
+/// `path` with `a/../` and `./` taken out, `/` between its parts.
+fn tidy(path: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            _ => {}
+        }
+    }
+    parts.join("/")
+}
+
+/// The `.top` file of `.dlg` file `path` in `lang` (the exit code after saying why, when
+/// there is none).
+fn dlg_topic(path: &Path, shown: &str, lang: &str) -> Result<PathBuf, u8> {
     let bytes = std::fs::read(path).map_err(|e| {
-        errln!("{}: cannot read: {e}", path.display());
+        errln!("{shown}: cannot read: {e}");
         exit::LOAD
     })?;
-    let dialog = choreo_xar::package::read_dlg(&path.display().to_string(), &bytes)
+    let dialog = choreo_xar::package::read_dlg(shown, &bytes)
         .map_err(|e| {
             errln!("{e}");
             exit::LOAD
@@ -102,8 +332,7 @@ fn dlg_topic(path: &Path, lang: &str) -> Result<PathBuf, u8> {
     let Some(topic) = dialog.topics.iter().find(|t| t.language == lang) else {
         let langs: Vec<&str> = dialog.topics.iter().map(|t| t.language.as_str()).collect();
         errln!(
-            "{}: no topic in {lang} (it has: {}); choose one with --lang",
-            path.display(),
+            "{shown}: no topic in {lang} (it has: {}); choose one with --lang",
             langs.join(", ")
         );
         return Err(exit::LOAD);
@@ -111,38 +340,11 @@ fn dlg_topic(path: &Path, lang: &str) -> Result<PathBuf, u8> {
     Ok(path.parent().unwrap_or(Path::new(".")).join(&topic.file))
 }
 
-/// The answer as printed: `robot: text`, the rule that gave it, the actions.
-fn show(answer: Option<&Answer>, files: &[(String, PathBuf)]) -> String {
-    let Some(a) = answer else {
-        return "robot: (no rule matches)".to_string();
-    };
-    let file = files
-        .iter()
-        .find(|(n, _)| *n == a.topic)
-        .map_or_else(|| a.topic.clone(), |(_, p)| p.display().to_string());
-    let mut out = format!("robot: {}   [{file}:{}]", a.text, a.rule.line);
-    for action in a.actions() {
-        let (what, arg) = match action {
-            Action::Start(b) => ("start", b.as_str()),
-            Action::Run(b) => ("run", b.as_str()),
-            Action::Stop(b) => ("stop", b.as_str()),
-            Action::Wait(b) => ("wait", b.as_str()),
-            Action::EndDiscuss(r) => ("end of discussion", r.as_str()),
-            Action::Unsupported(f) => ("not supported here", f.as_str()),
-        };
-        out.push_str(&format!("\n       ({what}: {arg})"));
-    }
-    out
-}
-
-/// Plays `script`: `> what the human says` lines, each followed by the robot's expected
-/// answer on a `< ...` line (`< *`: anything; `<` alone: no answer). Comments start with `#`.
-fn run_script(
-    dialog: &mut Dialog,
-    memory: &mut HashMap<String, String>,
-    files: &[(String, PathBuf)],
-    script: &Path,
-) -> u8 {
+/// Plays `script`: `> what the human says` lines (or `> e:Key` events), each followed by
+/// the robot's expected answer on a `< ...` line (`< *`: anything; `<` alone: no answer);
+/// a `<` line before any `>` checks the first answer of the Dialog boxes' start. Comments
+/// start with `#`.
+fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> u8 {
     let text = match std::fs::read_to_string(script) {
         Ok(t) => t,
         Err(e) => {
@@ -150,16 +352,18 @@ fn run_script(
             return exit::LOAD;
         }
     };
-    let mut last: Option<Option<Answer>> = None;
+    let mut last: Option<Option<Answer>> = (!session.boxes.is_empty()).then_some(started);
     let mut failures = 0;
     let mut checks = 0;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if let Some(said) = line.strip_prefix('>') {
-            let answer = dialog.input(said.trim(), memory);
             outln!("human: {}", said.trim());
-            outln!("{}", show(answer.as_ref(), files));
-            last = Some(answer);
+            let answers = session.hear(said.trim());
+            for answer in &answers {
+                outln!("{}", session.show(answer.as_ref()));
+            }
+            last = answers.into_iter().next();
         } else if let Some(expected) = line.strip_prefix('<') {
             let expected = expected.trim();
             checks += 1;

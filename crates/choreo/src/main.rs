@@ -270,15 +270,17 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Talk with QiChat topics: each line read is what the human says; the robot's answer
-    /// is printed with the rule that gave it (docs/qichat.md).
+    /// Talk with QiChat topics or a behavior's Dialog boxes: each line read is what the
+    /// human says (`e:Key` raises an event); the robot's answer is printed with the rule
+    /// that gave it (docs/qichat.md).
     #[command(after_help = EXIT_CODES)]
     Chat {
-        /// The .top files, or .dlg files (their topic in --lang); all active, the first in
-        /// focus.
+        /// .top files, .dlg files (their topic in --lang), or behaviors (a project, an
+        /// archive, a .xar: their Dialog boxes, started); all active, the first in focus.
         #[arg(required = true)]
         topics: Vec<PathBuf>,
-        /// The language of the .dlg files' topics (QiChat codes: enu, frf, ged, iti, jpj, ...).
+        /// The language of the .dlg files' and Dialog boxes' topics (QiChat codes: enu, frf,
+        /// ged, iti, jpj, ...).
         #[arg(long, default_value = "enu")]
         lang: String,
         /// Play this conversation instead of reading standard input: `> what the human

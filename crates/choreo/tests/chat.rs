@@ -51,6 +51,7 @@ fn chat_answers_each_line_read_with_the_rule_that_matched() {
         [
             format!("robot: hello, what is your name?   [{topic}:4]").as_str(),
             format!("robot: nice to meet you ada   [{topic}:5]").as_str(),
+            "       ($name = ada)",
             format!("robot: your name is ada   [{topic}:6]").as_str(),
             format!("robot: let's dance   [{topic}:7]").as_str(),
             "       (start: dances/macarena)",
@@ -318,4 +319,41 @@ fn the_dialog_box_speaks_the_robot_s_language_and_says_which_it_lacks() {
     );
     let o = choreo(&["run", xar.to_str().unwrap(), "--lang", "Klingon"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn chat_talks_with_a_behavior_s_dialog_boxes() {
+    let dir = dialog_box_project();
+    let xar = dir.path().join("behavior_1/behavior.xar");
+    let script = dir.path().join("talk.txt");
+    // The box starts: its e:onStart rule speaks first; then the human.
+    std::fs::write(
+        &script,
+        "< hello, shall we play?\n> yes\n< great\n> e:FrontTactilTouched\n<\n> no\n< bye then\n",
+    )
+    .unwrap();
+    let o = choreo(&[
+        "chat",
+        xar.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("behavior.xar!greet/greet_enu.top:3]"), "{out}");
+    assert!(out.contains("(root/Talk: output playAGame)"), "{out}");
+    assert!(out.contains("(root/Talk: output onStopped)"), "{out}");
+    assert!(out.ends_with("4 answers checked, 0 wrong\n"), "{out}");
+    // In French, and a language its dialog lacks.
+    let o = choreo(&["chat", xar.to_str().unwrap(), "--lang", "frf"]);
+    assert!(text(&o).0.contains("robot: bonjour"), "{:?}", text(&o));
+    let o = choreo(&["chat", xar.to_str().unwrap(), "--lang", "ged"]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o)
+            .1
+            .contains("greet/greet.dlg: no topic in ged (it has: enu, frf)"),
+        "{:?}",
+        text(&o)
+    );
 }
