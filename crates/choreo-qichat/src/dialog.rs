@@ -19,8 +19,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ast::{
-    Alternative, Args, Builtin, Condition, Operand, OutputKind, OutputNode, PatternKind,
-    PatternNode, Rule, RuleKind, Topic,
+    Args, Builtin, Condition, Operand, OutputKind, OutputNode, PatternKind, PatternNode, Rule,
+    RuleKind, Topic,
 };
 use crate::error::Span;
 use crate::matcher::{Lookup, compare, match_pattern};
@@ -496,21 +496,27 @@ impl Dialog {
                         value: Some(v),
                     });
                 }
-                OutputKind::Condition(c) => {
-                    if !self.holds(t, c, captures, memory) {
+                OutputKind::Condition(_)
+                | OutputKind::Function(crate::ast::Function {
+                    builtin: Some(Builtin::Exist | Builtin::NotExist),
+                    ..
+                }) => {
+                    if self.condition(t, node, captures, memory) == Some(false) {
                         break;
                     }
                 }
                 OutputKind::Choice(alternatives) => {
-                    let valid: Vec<&Alternative<OutputNode>> = alternatives
-                        .iter()
-                        .filter(|a| self.leading_conditions_hold(t, &a.nodes, captures, memory))
-                        .collect();
-                    if !valid.is_empty() {
-                        let count = self.said.entry((t, node.span)).or_insert(0);
-                        let pick = valid[*count % valid.len()].nodes.clone();
-                        *count += 1;
-                        jump = jump.or(self.render(t, &pick, captures, out, memory));
+                    // The alternatives in turn from where the last answer left off, skipping
+                    // those whose conditions do not hold.
+                    let n = alternatives.len();
+                    let from = self.said.get(&(t, node.span)).copied().unwrap_or(0);
+                    let pick = (0..n).map(|k| (from + k) % n.max(1)).find(|&i| {
+                        self.leading_conditions_hold(t, &alternatives[i].nodes, captures, memory)
+                    });
+                    if let Some(i) = pick {
+                        self.said.insert((t, node.span), i + 1);
+                        let nodes = alternatives[i].nodes.clone();
+                        jump = jump.or(self.render(t, &nodes, captures, out, memory));
                     }
                 }
                 OutputKind::Concept(name) => {
@@ -666,11 +672,38 @@ impl Dialog {
     ) -> bool {
         nodes
             .iter()
-            .take_while(|n| matches!(n.kind, OutputKind::Condition(_)))
-            .all(|n| match &n.kind {
-                OutputKind::Condition(c) => self.holds(t, c, captures, memory),
-                _ => true,
-            })
+            .map_while(|n| self.condition(t, n, captures, memory))
+            .all(|holds| holds)
+    }
+
+    /// Whether output node `n` holds, if it is a condition: `$v==x` (and the other
+    /// comparisons), `^exist(v)`, `^notExist(v)`.
+    fn condition(
+        &self,
+        t: usize,
+        n: &OutputNode,
+        captures: &[String],
+        memory: &dyn Memory,
+    ) -> Option<bool> {
+        match &n.kind {
+            OutputKind::Condition(c) => Some(self.holds(t, c, captures, memory)),
+            OutputKind::Function(f) => {
+                let exists = |f: &crate::ast::Function<OutputNode>| match &f.args {
+                    Args::List(a) => a.first().is_some_and(|v| {
+                        memory
+                            .get(&self.key(t, v.trim_start_matches('$')))
+                            .is_some()
+                    }),
+                    _ => false,
+                };
+                match f.builtin {
+                    Some(Builtin::Exist) => Some(exists(f)),
+                    Some(Builtin::NotExist) => Some(!exists(f)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     fn operand(

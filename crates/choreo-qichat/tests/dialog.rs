@@ -138,6 +138,37 @@ fn conditions_and_first_pick_by_variables() {
 }
 
 #[test]
+fn exist_and_not_exist_choose_like_conditions() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "who",
+        "u:(who am I) [\"^exist(name) you are $name\" \"I do not know\"]\n\
+         u:(am I new) ^notExist(name) yes you are new\n\
+         u:(call me _*) ok $name=$1",
+    ));
+    d.activate("who");
+    assert_eq!(
+        exchange(
+            &mut d,
+            &[
+                "who am I",
+                "am I new",
+                "call me Ada",
+                "who am I",
+                "am I new"
+            ]
+        ),
+        [
+            said("I do not know"),
+            said("yes you are new"),
+            said("ok"),
+            said("you are ada"),
+            said("")
+        ]
+    );
+}
+
+#[test]
 fn proposals_goto_and_next_proposal() {
     let mut d = Dialog::new(1);
     d.load(topic(

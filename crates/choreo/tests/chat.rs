@@ -357,3 +357,34 @@ fn chat_talks_with_a_behavior_s_dialog_boxes() {
         text(&o)
     );
 }
+
+#[test]
+fn the_dialog_example_runs_its_conversation_and_its_script() {
+    let o = choreo(&[
+        "run",
+        "examples/dialog",
+        "--fast",
+        "--events",
+        "examples/dialog/talk.yaml",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("finished"), "{out}");
+    for line in [
+        "says \"Nice to meet you, ada.\"",
+        "Positive/Happy_1",
+        "ALMemory root/Chat/danced = \"1\"",
+        "says \"Goodbye ada!\"",
+    ] {
+        assert!(err.contains(line), "{line}: {err}");
+    }
+    let o = choreo(&[
+        "chat",
+        "examples/dialog",
+        "--script",
+        "examples/dialog/talk.txt",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.ends_with("6 answers checked, 0 wrong\n"), "{out}");
+}

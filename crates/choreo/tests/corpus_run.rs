@@ -256,6 +256,10 @@ const WORLD_ROBOT_ERRORS: &[(&str, &str)] = &[
         "has no parameter",
         "script reads a parameter its box does not declare",
     ),
+    (
+        "the robot's language; it has: ",
+        "Dialog box without a topic in the language its manifest declares",
+    ),
 ];
 
 /// Whose failure a robot error is (the text after `RuntimeError: `), by the rule above.

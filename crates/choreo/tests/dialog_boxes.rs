@@ -67,8 +67,6 @@ fn first_run(
                     });
                 }
             }
-            // A start after a failed load fails for that reason: counted once, at the load.
-            Step::Err { text, .. } if text.contains("the dialog's topic is not loaded") => {}
             Step::Err { hook, text } => {
                 let name = e.path.rsplit('/').next().unwrap_or("");
                 let base = name.split('[').next().unwrap_or(name);

@@ -65,7 +65,8 @@ class MyClass(GeneratedClass):
 
     def onInput_onStart(self):
         if self._topic is None:
-            raise RuntimeError("the dialog's topic is not loaded (see the error of onLoad)")
+            # The load failed and said why; the box then does nothing, as a robot's would.
+            return
         if not self._running:
             self._dialog.activateTopic(self._topic)
             self._dialog.subscribe(self.getName())
