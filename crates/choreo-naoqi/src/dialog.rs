@@ -47,7 +47,6 @@ pub(crate) struct Dialog {
     /// Topics activated (they answer in their language).
     active: BTreeSet<String>,
     subscribers: BTreeSet<String>,
-    concepts: BTreeMap<String, Vec<String>>,
     threshold: f64,
     /// The user whose session is open (`openSession`).
     session: Option<i64>,
@@ -67,7 +66,6 @@ impl Default for Dialog {
             topics: BTreeMap::new(),
             active: BTreeSet::new(),
             subscribers: BTreeSet::new(),
-            concepts: BTreeMap::new(),
             threshold: 0.5,
             session: None,
             engine: choreo_qichat::dialog::Dialog::new(1),
@@ -404,8 +402,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         "getLanguage" => Value::String(d.language.clone()),
         "setConcept" | "setConceptKeepInCache" => {
             let (name, _language, words) = (a.str(0)?, a.str(1)?, a.names(2)?);
-            d.engine.set_concept(name, words.clone());
-            d.concepts.insert(name.to_string(), words);
+            d.engine.set_concept(name, words);
             Value::None
         }
         "loadTopic" | "loadTopicContent" => {

@@ -808,8 +808,8 @@ impl Rendered {
     }
 }
 
-/// The dialog as the matcher sees it from topic `topic`: concepts of every loaded topic,
-/// dynamic concepts, and variables in memory (under the topic's keys).
+/// The dialog as the matcher sees it from topic `topic`: concepts (its own first, then every
+/// loaded topic's), dynamic concepts, and variables in memory (under the topic's keys).
 struct View<'a> {
     dialog: &'a Dialog,
     memory: &'a dyn Memory,
@@ -817,10 +817,11 @@ struct View<'a> {
 }
 
 impl Lookup for View<'_> {
+    /// The topic's own concept of that name, else the first loaded topic's (concepts are
+    /// global, but two topics of one behavior may each define `~first`).
     fn concept(&self, name: &str) -> Option<&[PatternNode]> {
-        self.dialog
-            .topics
-            .iter()
+        let own = self.dialog.topics.get(self.topic).into_iter();
+        own.chain(self.dialog.topics.iter())
             .find_map(|t| t.concepts.iter().find(|c| c.name == name))
             .map(|c| c.body.as_slice())
     }

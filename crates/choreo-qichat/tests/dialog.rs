@@ -446,3 +446,21 @@ fn a_bound_topic_reads_and_writes_its_own_keys_in_order() {
     assert_eq!(a.text, "hello bye");
     assert_eq!(memory.get("B2/onStopped").map(String::as_str), Some("1"));
 }
+
+#[test]
+fn a_topic_s_own_concept_comes_before_another_topic_s_of_the_same_name() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "a",
+        "concept:(first) [hello]\nu:(e:go) ~first from a",
+    ));
+    d.load(topic(
+        "b",
+        "concept:(first) [hi]\nconcept:(only_a) [x]\nu:(e:go2) ~first from b",
+    ));
+    d.activate("a");
+    d.activate("b");
+    let mut memory = HashMap::new();
+    assert_eq!(d.event("go", &mut memory).unwrap().text, "hello from a");
+    assert_eq!(d.event("go2", &mut memory).unwrap().text, "hi from b");
+}

@@ -3,9 +3,11 @@
 //! Every corpus behavior that holds a Dialog box runs on the simulated robot (in the
 //! language of its package's manifest; when a Dialog box has no topic in that language, the
 //! run is made again in the language of its topics, as a user would with `--lang`). Each
-//! Dialog box that the run starts (it subscribes to ALDialog) is then probed: a second run makes the robot hear, right when that box
-//! subscribes, a sentence one of its topic's rules matches (`matcher::example`), and the
-//! robot must say what the dialog engine answers for that topic alone. A box whose topic
+//! Dialog box that loads its topic is then probed: a second run makes the robot hear, right
+//! when that box subscribes, a sentence one of its topic's rules matches
+//! (`matcher::example`), and the robot must say what the dialog engine answers for that
+//! topic alone. A box the behavior's flow does not start (it waits for a face, a touch) is
+//! started by the test, as a link would start it. A box whose topic
 //! has no rule a sentence can reach (only `e:` rules, conditions on variables, or all
 //! commented out) is counted, not probed. A Dialog box that fails to load must fail for a
 //! reason a robot would share: its `.dlg` file or topic is not in the project.
@@ -26,45 +28,55 @@ use support::{CorpusBehavior, Run, corpus_behaviors};
 /// Virtual seconds a run may take.
 const LIMIT: f64 = 30.0;
 
-/// A Dialog box seen starting in a run: its path, the name it subscribed with, its topic
-/// (read while the run's files exist: an archive's are unpacked for the run only).
-struct Started {
+/// A Dialog box seen loading its topic in a run: its path, whether the behavior's flow
+/// started it, the start of the name it subscribes with (`getName()`: the path made an
+/// identifier, then its id), its topic (read while the run's files exist: an archive's are
+/// unpacked for the run only).
+struct Loaded {
     path: String,
+    started: bool,
     subscriber: String,
     topic: Topic,
 }
 
-/// The Dialog boxes of `job` that started (subscribed), and the errors of Dialog boxes; or
+/// The Dialog boxes of `job` that loaded their topic, and the errors of Dialog boxes; or
 /// why the behavior does not load.
 fn first_run(
     job: &CorpusBehavior,
     dialog_names: &[String],
     language: Option<&str>,
-) -> Result<(Vec<Started>, Vec<String>), String> {
+) -> Result<(Vec<Loaded>, Vec<String>), String> {
     let run = Run::corpus_with(job, LIMIT, None, language)?;
     run.start();
     let text = |v: &[Value]| match v.first() {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
     };
-    let mut topics: HashMap<String, String> = HashMap::new();
-    let mut started = Vec::new();
+    let mut loaded: Vec<Loaded> = Vec::new();
     let mut errors = Vec::new();
     for e in run.events() {
         match &e.step {
             Step::RobotCall { method, args } if method == "ALDialog.loadTopic" => {
-                topics.insert(e.path.clone(), text(args));
+                if loaded.iter().any(|l| l.path == e.path) {
+                    continue;
+                }
+                let file = text(args);
+                let bytes = std::fs::read(&file).unwrap();
+                let identifier: String = e
+                    .path
+                    .chars()
+                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
+                    .collect();
+                loaded.push(Loaded {
+                    path: e.path.clone(),
+                    started: false,
+                    subscriber: format!("{identifier}_"),
+                    topic: choreo_qichat::parse(&file, &bytes).unwrap().topic,
+                });
             }
-            Step::RobotCall { method, args } if method == "ALDialog.subscribe" => {
-                if let Some(file) = topics.get(&e.path)
-                    && !started.iter().any(|s: &Started| s.path == e.path)
-                {
-                    let bytes = std::fs::read(file).unwrap();
-                    started.push(Started {
-                        path: e.path.clone(),
-                        subscriber: text(args),
-                        topic: choreo_qichat::parse(file, &bytes).unwrap().topic,
-                    });
+            Step::RobotCall { method, .. } if method == "ALDialog.subscribe" => {
+                if let Some(l) = loaded.iter_mut().find(|l| l.path == e.path) {
+                    l.started = true;
                 }
             }
             Step::Err { hook, text } => {
@@ -77,26 +89,55 @@ fn first_run(
             _ => {}
         }
     }
-    Ok((started, errors))
+    Ok((loaded, errors))
 }
 
-/// A sentence a top-level rule of `topic` matches, and what the engine answers to it for
-/// the topic alone; `None` when no rule can be reached by speech with a spoken answer.
-fn probe(topic: &Topic) -> Option<(String, String)> {
+/// What a box is probed with, and the answers that count as right.
+enum Probe {
+    /// The robot hears `said`; the topic answers `expected`.
+    Speech { said: String, expected: String },
+    /// The box starts; its `e:onStart` rule says one of these (several when it draws with
+    /// `^rand`: the run's seed state is not the test's).
+    Start { expected: Vec<String> },
+}
+
+/// How to probe `topic`: a sentence a top-level rule matches, with what the engine answers
+/// to it for the topic alone; else, when it has one, its `e:onStart` rule's answers; `None`
+/// when neither gives a spoken answer.
+fn probe(topic: &Topic) -> Option<Probe> {
+    let fresh = |seed: u64| {
+        let mut d = Dialog::new(seed);
+        let name = d.load(topic.clone());
+        d.activate(&name);
+        d
+    };
     for rule in topic.rules.iter().filter(|r| r.kind == RuleKind::User) {
         let Some(said) = example(&rule.pattern, topic) else {
             continue;
         };
-        let mut d = Dialog::new(1);
-        let name = d.load(topic.clone());
-        d.activate(&name);
-        let answer = d.input(&said, &mut HashMap::new())?;
+        let answer = fresh(1).input(&said, &mut HashMap::new())?;
         let expected = plain(&answer.text);
         if !expected.is_empty() {
-            return Some((said, expected));
+            return Some(Probe::Speech { said, expected });
         }
     }
-    None
+    let mut expected: Vec<String> = (1..=64)
+        .filter_map(|seed| fresh(seed).event("onStart", &mut HashMap::new()))
+        .map(|a| plain(&a.text))
+        .filter(|t| !t.is_empty())
+        .collect();
+    expected.sort();
+    expected.dedup();
+    (!expected.is_empty()).then_some(Probe::Start { expected })
+}
+
+/// What `said` gets from `topic` alone, if anything is said.
+fn answer_alone(topic: &Topic, said: &str) -> Option<String> {
+    let mut d = Dialog::new(1);
+    let name = d.load(topic.clone());
+    d.activate(&name);
+    let text = plain(&d.input(said, &mut HashMap::new())?.text);
+    (!text.is_empty()).then_some(text)
 }
 
 /// Text as the robot's speech record keeps it: animated-speech tags (`\pau=500\`) and
@@ -137,7 +178,8 @@ fn corpus_dialog_boxes_answer_as_their_topics_say() {
     let (jobs, _) = corpus_behaviors(&root);
     let mut with_dialogs = 0;
     let mut boxes = 0;
-    let mut outcomes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut seen = 0;
+    let mut outcomes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for job in &jobs {
         let mut names = Vec::new();
         job.xar.root_box.walk(&mut |b| {
@@ -165,18 +207,19 @@ fn corpus_dialog_boxes_answer_as_their_topics_say() {
             language = Some(name);
             first = first_run(job, &names, language);
         }
-        let (started, errors) = match first {
+        let (loaded, errors) = match first {
             Ok(found) => found,
             Err(e) => {
                 // The corpus run test sorts load failures into ours and the world's.
                 let first = e.lines().last().unwrap_or("").to_string();
                 outcomes
-                    .entry("behavior does not load (see the corpus run)")
+                    .entry("behavior does not load (see the corpus run)".to_string())
                     .or_default()
                     .push(format!("{}: {first}", job.name));
                 continue;
             }
         };
+        let errors_seen = errors.iter().filter(|e| e.contains(" onLoad: ")).count();
         for e in errors {
             let world = e.contains("cannot read the dialog") || e.contains("cannot read topic");
             let world = world || e.contains("the robot's language; it has: ");
@@ -186,26 +229,43 @@ fn corpus_dialog_boxes_answer_as_their_topics_say() {
                 "load failed (ours)"
             };
             outcomes
-                .entry(kind)
+                .entry(kind.to_string())
                 .or_default()
                 .push(format!("{} :: {e}", job.name));
         }
-        for s in started {
-            let what = format!("{} :: {}", job.name, s.path);
-            let Some((said, expected)) = probe(&s.topic) else {
+        seen += loaded.len() + errors_seen;
+        let topics: Vec<Topic> = loaded.iter().map(|l| l.topic.clone()).collect();
+        for l in &loaded {
+            let what = format!("{} :: {}", job.name, l.path);
+            let Some(probe) = probe(&l.topic) else {
                 outcomes
-                    .entry("started, no rule to probe")
+                    .entry("no rule speech or its start can reach".to_string())
                     .or_default()
                     .push(what);
                 continue;
             };
-            let scenario = format!(
-                "events:\n  - on_call: ALDialog.subscribe\n    contains: {}\n    recognize: {{word: {}, confidence: 1.0}}\n",
-                quoted(&s.subscriber),
-                quoted(&said)
-            );
+            let scenario = match &probe {
+                Probe::Speech { said, .. } => format!(
+                    "events:\n  - on_call: ALDialog.subscribe\n    contains: {}\n    recognize: {{word: {}, confidence: 1.0}}\n",
+                    quoted(&l.subscriber),
+                    quoted(said)
+                ),
+                Probe::Start { .. } => "events: []\n".to_string(),
+            };
             let run = Run::corpus_with(job, LIMIT, Some(&scenario), language).unwrap();
             run.start();
+            // A box its flow does not start (it waits for a face, a touch...) is started here,
+            // as a link would.
+            if !l.started {
+                if let Err(e) = run.engine.stimulate(&l.path, "onStart", Value::None) {
+                    outcomes
+                        .entry("cannot be started from outside".to_string())
+                        .or_default()
+                        .push(format!("{what}: {e}"));
+                    continue;
+                }
+                run.engine.wait(support::WAIT);
+            }
             let spoken: Vec<String> = run
                 .robot
                 .snapshot()
@@ -213,21 +273,53 @@ fn corpus_dialog_boxes_answer_as_their_topics_say() {
                 .iter()
                 .map(|t| plain(t))
                 .collect();
-            let line = format!("{what}: heard {said:?}, expected {expected:?}");
-            if spoken.contains(&expected) {
-                outcomes
-                    .entry("answered as the topic says")
-                    .or_default()
-                    .push(line);
+            let by = if l.started { "its flow" } else { "the test" };
+            let (right, line) = match &probe {
+                Probe::Speech { said, expected } => (
+                    spoken.contains(expected),
+                    format!("{what}: heard {said:?}, expected {expected:?}"),
+                ),
+                Probe::Start { expected } => (
+                    spoken.iter().any(|t| expected.contains(t)),
+                    format!("{what}: started, expected one of {expected:?}"),
+                ),
+            };
+            // Another Dialog box of the behavior may still be active (its flow never stops
+            // it, or the test started this box out of its flow): its topic answers first when
+            // it has the focus, as ALDialog's order says.
+            let other = match &probe {
+                Probe::Speech { said, .. } if !right => topics
+                    .iter()
+                    .filter(|t| t.name != l.topic.name)
+                    .filter_map(|t| answer_alone(t, said))
+                    .find(|a| spoken.contains(a)),
+                _ => None,
+            };
+            let kind = match (right, &probe, other.is_some()) {
+                (true, Probe::Speech { .. }, _) => {
+                    format!("speech answered as the topic says (started by {by})")
+                }
+                (true, Probe::Start { .. }, _) => {
+                    format!("start answered as the topic says (started by {by})")
+                }
+                (false, _, true) => {
+                    format!("answered by another active topic in focus (started by {by})")
+                }
+                (false, _, false) => "answered otherwise".to_string(),
+            };
+            let detail = if kind == "answered otherwise" {
+                format!("{line}, said {spoken:?}\n{}", run.dump())
             } else {
-                outcomes
-                    .entry("answered otherwise")
-                    .or_default()
-                    .push(format!("{line}, said {spoken:?}\n{}", run.dump()));
-            }
+                line
+            };
+            outcomes.entry(kind).or_default().push(detail);
         }
     }
     println!("{with_dialogs} behaviors hold {boxes} Dialog boxes");
+    println!(
+        "  in a diagram the run never loads (a keyframe or box not reached): {}",
+        boxes.saturating_sub(seen)
+    );
     for (kind, list) in &outcomes {
         println!("  {kind}: {}", list.len());
         for l in list {
@@ -248,11 +340,12 @@ fn corpus_dialog_boxes_answer_as_their_topics_say() {
         outcomes.get("load failed (ours)")
     );
     // The probe reached real boxes: not a test that passes for want of any.
-    assert!(
-        count("answered as the topic says") >= 10,
-        "only {} Dialog boxes probed",
-        count("answered as the topic says")
-    );
+    let answered: usize = outcomes
+        .iter()
+        .filter(|(k, _)| k.contains("answered as the topic says"))
+        .map(|(_, v)| v.len())
+        .sum();
+    assert!(answered >= 10, "only {answered} Dialog boxes probed");
 }
 
 #[test]
