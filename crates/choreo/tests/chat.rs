@@ -95,15 +95,31 @@ fn a_topic_with_syntax_errors_is_refused_with_them_located() {
     assert!(err.contains("bad.top:2:"), "{err}");
 }
 
-/// A behavior whose one Python box runs a dialog on TOPIC for five seconds.
-const DIALOG_BEHAVIOR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
-<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+/// The standard ports of a box (and of the root): onLoad, onStart, onStop, onStopped.
+const PORTS: &str = r#"<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
 <Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
 <Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
 <Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
-<Box name="Talk" id="1"><script language="4"><content><![CDATA[import os
+"#;
+
+/// A behavior whose root holds one box, id 1, `open` its opening (its tag, its script) and
+/// `more` the ports after the standard ones: the root's onStart starts it, its onStopped
+/// ends the root.
+fn behavior_of(open: &str, more: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+{PORTS}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+{open}{PORTS}{more}</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
+"#
+    )
+}
+
+/// The Python box of a behavior that runs a dialog on `greet.top` for five seconds.
+const DIALOG_SCRIPT_BOX: &str = r#"<Box name="Talk" id="1"><script language="4"><content><![CDATA[import os
 
 class MyClass(GeneratedClass):
     def onLoad(self):
@@ -119,21 +135,17 @@ class MyClass(GeneratedClass):
         self.dialog.unloadTopic(topic)
         self.onStopped()
 ]]></content></script>
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-</Box>
-<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
-<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
-</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
 "#;
 
 #[test]
 fn a_behavior_s_dialog_answers_what_the_scenario_makes_the_robot_hear() {
     let dir = tempfile::tempdir().unwrap();
     topic_file(dir.path());
-    std::fs::write(dir.path().join("behavior.xar"), DIALOG_BEHAVIOR).unwrap();
+    std::fs::write(
+        dir.path().join("behavior.xar"),
+        behavior_of(DIALOG_SCRIPT_BOX, ""),
+    )
+    .unwrap();
     let events = dir.path().join("talk.yaml");
     std::fs::write(
         &events,
@@ -197,35 +209,27 @@ fn a_dlg_file_gives_its_topic_in_the_language_asked() {
     assert!(err.contains("no topic in jpj (it has: enu, frf)"), "{err}");
 }
 
-/// A behavior (in `behavior_1/`) whose root starts one stock Dialog box, "Talk", with the
-/// dialog `../greet/greet.dlg` and an output `playAGame` besides onStopped.
-const DIALOG_BOX_BEHAVIOR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
-<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
-<Box name="Talk" id="1" localization="8"><dialogFile>../greet/greet.dlg</dialogFile>
+/// The opening of a stock Dialog box, "Talk", with the dialog `../greet/greet.dlg`, and its
+/// output `playAGame` (for [`behavior_of`], in `behavior_1/`).
+const DIALOG_BOX: (&str, &str) = (
+    r#"<Box name="Talk" id="1" localization="8"><dialogFile>../greet/greet.dlg</dialogFile>
 <script language="4"><content><![CDATA[]]></content></script>
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-<Output name="playAGame" type="1" type_size="1" nature="2" inner="0" id="5"/>
-</Box>
-<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
-<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
-</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
-"#;
+"#,
+    r#"<Output name="playAGame" type="1" type_size="1" nature="2" inner="0" id="5"/>
+"#,
+);
 
-/// A folder with [`DIALOG_BOX_BEHAVIOR`] and its dialog, in English and French.
+/// A folder with a behavior starting [`DIALOG_BOX`] and its dialog, in English and French.
 fn dialog_box_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     std::fs::create_dir_all(p.join("behavior_1")).unwrap();
     std::fs::create_dir_all(p.join("greet")).unwrap();
-    std::fs::write(p.join("behavior_1/behavior.xar"), DIALOG_BOX_BEHAVIOR).unwrap();
+    std::fs::write(
+        p.join("behavior_1/behavior.xar"),
+        behavior_of(DIALOG_BOX.0, DIALOG_BOX.1),
+    )
+    .unwrap();
     std::fs::write(
         p.join("greet/greet.dlg"),
         "multilanguage:greet\n  enu:greet_enu.top\n  frf:greet_frf.top\n",

@@ -126,7 +126,6 @@ class MyClass(GeneratedClass):
         GeneratedClass.__init__(self)
         self._run = None
         self._external = None
-        self._links = []
 
     def onLoad(self):
         self._memory = ALProxy("ALMemory")
@@ -141,20 +140,12 @@ class MyClass(GeneratedClass):
         except Exception:
             self._leds = None
         self._asr_name = "Choice_" + str(self.getName())
-        self._links = []
         for key in ("WordRecognized",) + _HEAD_SENSORS:
-            subscriber = self._memory.subscriber(key)
-            link = subscriber.signal.connect(self._on_event(key))
-            self._links.append((subscriber, link))
+            self._choreo_watch(self._memory, key, self._on_event(key))
 
     def onUnload(self):
         self._cancel()
-        for subscriber, link in self._links:
-            try:
-                subscriber.signal.disconnect(link)
-            except Exception:
-                pass
-        self._links = []
+        self._choreo_unwatch()
 
     def onInput_choicesList(self, p):
         if self._run is not None:

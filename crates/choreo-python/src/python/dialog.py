@@ -22,7 +22,6 @@ class MyClass(GeneratedClass):
     def __init__(self):
         GeneratedClass.__init__(self)
         self._topic = None
-        self._links = []
         self._running = False
         for name in _INPUTS:
             if name not in ("onStart", "onStop"):
@@ -45,20 +44,12 @@ class MyClass(GeneratedClass):
         self._topic = self._dialog.loadTopic(topics[code])
         for name in _INPUTS + [output for output, _ in _OUTPUTS]:
             self._dialog.setVariablePath(self._topic, name, self._prefix + name)
-        self._links = []
         for output, bang in _OUTPUTS:
-            subscriber = self._memory.subscriber(self._prefix + output)
-            link = subscriber.signal.connect(self._output(output, bang))
-            self._links.append((subscriber, link))
+            self._choreo_watch(self._memory, self._prefix + output, self._output(output, bang))
 
     def onUnload(self):
         self._stop()
-        for subscriber, link in self._links:
-            try:
-                subscriber.signal.disconnect(link)
-            except Exception:
-                pass
-        self._links = []
+        self._choreo_unwatch()
         if self._topic is not None:
             topic, self._topic = self._topic, None
             self._dialog.unloadTopic(topic)

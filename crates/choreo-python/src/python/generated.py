@@ -140,6 +140,20 @@ class GeneratedClass(object):
             return output
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
+    # Memory subscriptions of the boxes whose code choreo generates (python/choice.py,
+    # python/dialog.py): `callback(value)` on each update of `key`, until _choreo_unwatch.
+    def _choreo_watch(self, memory, key, callback):
+        subscriber = memory.subscriber(key)
+        link = subscriber.signal.connect(callback)
+        self.__dict__.setdefault("_choreo_watched", []).append((subscriber, link))
+
+    def _choreo_unwatch(self):
+        for subscriber, link in self.__dict__.pop("_choreo_watched", []):
+            try:
+                subscriber.signal.disconnect(link)
+            except Exception:
+                pass
+
     # Hooks a script may leave out but call itself (self.onUnload() in onStop, R10).
     def onLoad(self):
         pass
