@@ -240,8 +240,19 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Target::Sim(sim) = &target {
         let now = Arc::clone(&engine);
         let live = live.clone();
+        let said = trace.clone();
         sim.set_observer(Arc::new(move |e: &RobotEvent| {
-            live.robot_event(now.now(), e);
+            let at = now.now();
+            live.robot_event(at, e);
+            // What the robot says goes into the trace too: a dialog's answers are said by
+            // the robot itself, not by a box's call.
+            if let RobotEvent::Said { text, duration } = e {
+                let step = Step::Said {
+                    text: text.clone(),
+                    seconds: *duration,
+                };
+                said.record(at, "", step);
+            }
         }));
         // ALBehaviorManager runs the project's behaviors as nested runs of this one.
         let weak: Weak<Watched> = Arc::downgrade(&robot);

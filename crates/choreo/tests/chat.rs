@@ -291,6 +291,21 @@ fn the_stock_dialog_box_answers_fires_its_outputs_and_stops() {
     assert!(play > 3.3 && play < 6.0, "{play}");
     let stopped = out("onStopped").expect("onStopped fired");
     assert!(stopped > 6.3, "{stopped}");
+    // What the dialog said is in the trace, when it was said.
+    let said: Vec<(&str, f64)> = events
+        .iter()
+        .filter(|e| e["event"] == "said")
+        .map(|e| {
+            let t = e["time_ns"].as_u64().unwrap() as f64 / 1e9;
+            (e["text"].as_str().unwrap_or(""), t)
+        })
+        .collect();
+    assert_eq!(
+        said.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+        ["hello, shall we play?", "great", "bye then"],
+        "{said:?}"
+    );
+    assert!(said[1].1 >= 3.0 && said[2].1 >= 6.0, "{said:?}");
     // Stopping cleans up: the dialog is unsubscribed and the topic unloaded.
     let calls: Vec<String> = events
         .iter()

@@ -151,6 +151,14 @@ pub enum Step {
         /// What happened.
         what: String,
     },
+    /// The simulated robot started saying `text` (tags stripped), for `seconds`: whoever
+    /// asked (a box, a dialog's answer), recorded by `choreo run` as `Joints` are.
+    Said {
+        /// What is said.
+        text: String,
+        /// How long it takes.
+        seconds: f64,
+    },
 }
 
 /// One trace event.
@@ -207,6 +215,7 @@ impl Event {
             } => format!("motion {what} {frame} [{}] {seconds:.3}s", joints.join(",")),
             Step::Joints { names, .. } => format!("joints {}", names.len()),
             Step::Behavior { what } => format!("beh {what}"),
+            Step::Said { text, seconds } => format!("said {text:?} {seconds:.3}s"),
         };
         if self.path.is_empty() {
             what
