@@ -1,7 +1,8 @@
 //! The binary value codec (qi-protocol.md §5): [`Value`]s written and read by signature.
 //!
 //! Values carry no type tags on the wire; the signature fixes the layout, except inside `m`,
-//! which carries its own. Reading checks every length against the bytes left before
+//! which carries its own (the empty signature, with no data, is libqi's empty value: read as
+//! `None`). Reading checks every length against the bytes left before
 //! allocating, bounds the depth of nested `m`, and never panics.
 //!
 //! [`Value`] (the engine's dynamic value) has no object variant: an `o` read from the wire is
@@ -202,6 +203,10 @@ pub(crate) fn read_value(
             let text = r.bytes()?;
             let text = std::str::from_utf8(text)
                 .map_err(|_| Error::Protocol("dynamic signature is not UTF-8".into()))?;
+            if text.is_empty() {
+                // An empty (invalid) AnyValue: libqi writes the empty signature and no data.
+                return Ok(Value::None);
+            }
             let inner = Signature::parse(text).map_err(|e| Error::Protocol(e.to_string()))?;
             read_value(r, &inner, format, objects, depth + 1)?
         }

@@ -101,6 +101,28 @@ fn every_signature_kind_round_trips() {
 }
 
 #[test]
+fn an_empty_dynamic_value_is_none_and_what_follows_it_is_read() {
+    // libqi (src/type/binarycodec.cpp, BinaryEncoder::writeValue) writes a dynamic value as
+    // its signature then its data; an empty AnyValue has the empty signature and no data.
+    // (mi): the empty m, then 7.
+    let d = decode(
+        &hex("00 00 00 00 07 00 00 00"),
+        &Signature::parse("(mi)").unwrap(),
+        ObjectFormat::default(),
+    )
+    .unwrap();
+    assert_eq!(d.value, Value::Tuple(vec![Value::None, Value::Int(7)]));
+    // [m] of two: empty, then m<s>"a".
+    let d = decode(
+        &hex("02 00 00 00  00 00 00 00  01 00 00 00 73 01 00 00 00 61"),
+        &Signature::parse("[m]").unwrap(),
+        ObjectFormat::default(),
+    )
+    .unwrap();
+    assert_eq!(d.value, Value::List(vec![Value::None, s("a")]));
+}
+
+#[test]
 fn dynamic_values_carry_their_signature() {
     let mut out = Vec::new();
     encode(&Value::Int(3), &Signature::parse("m").unwrap(), &mut out).unwrap();
