@@ -14,6 +14,9 @@ pub enum Value {
     Bool(bool),
     /// An integer.
     Int(i64),
+    /// An unsigned integer above `i64::MAX` (a qi `L`): every qi integer is held exactly.
+    /// Smaller ones are [`Value::Int`].
+    UInt(u64),
     /// A floating-point number.
     Float(f64),
     /// Text.
@@ -35,6 +38,7 @@ impl fmt::Display for Value {
             Value::None => write!(f, "None"),
             Value::Bool(b) => write!(f, "{}", if *b { "True" } else { "False" }),
             Value::Int(i) => write!(f, "{i}"),
+            Value::UInt(u) => write!(f, "{u}"),
             Value::Float(x) => write!(f, "{x}"),
             Value::String(s) => write!(f, "{s:?}"),
             Value::Raw(b) => write!(f, "<{} bytes>", b.len()),

@@ -161,6 +161,7 @@ impl<'a> Args<'a> {
 pub(crate) fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Int(n) => Some(*n as f64),
+        Value::UInt(n) => Some(*n as f64),
         Value::Float(x) => Some(*x),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         _ => None,
@@ -177,6 +178,7 @@ fn letters(v: &Value) -> String {
         Value::None => "v".into(),
         Value::Bool(_) => "b".into(),
         Value::Int(_) => "i".into(),
+        Value::UInt(_) => "L".into(),
         Value::Float(_) => "f".into(),
         Value::String(_) => "s".into(),
         Value::Raw(_) => "r".into(),

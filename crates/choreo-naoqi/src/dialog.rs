@@ -132,6 +132,7 @@ fn text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
         Value::Float(f) => Some(f.to_string()),
         Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_string()),
         _ => None,

@@ -398,6 +398,7 @@ fn first_text(args: &[Value]) -> String {
 fn same(a: &Value, b: &Value) -> bool {
     let number = |v: &Value| match v {
         Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
         Value::Float(x) => Some(*x),
         _ => None,
     };

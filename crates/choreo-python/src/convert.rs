@@ -16,6 +16,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'
         Value::None => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
         Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::UInt(u) => u.into_pyobject(py)?.into_any(),
         Value::Float(x) => PyFloat::new(py, *x).into_any(),
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Raw(b) => PyBytes::new(py, b).into_any(),
@@ -44,7 +45,8 @@ pub(crate) enum Foreign {
     Text,
 }
 
-/// The [`Value`] of a Python object: None, bool, int (beyond 64 bits: float), float, str
+/// The [`Value`] of a Python object: None, bool, int (up to `u64::MAX` exactly, beyond as a
+/// float), float, str
 /// (and a Python-2 byte string), bytes and bytearray, list, tuple, dict, set; anything else
 /// as `foreign` says.
 pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<Value> {
@@ -55,9 +57,10 @@ pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<
         return Ok(Value::Bool(b.is_true()));
     }
     if obj.cast::<PyInt>().is_ok() {
-        return Ok(match obj.extract::<i64>() {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::Float(obj.extract::<f64>()?),
+        return Ok(match (obj.extract::<i64>(), obj.extract::<u64>()) {
+            (Ok(i), _) => Value::Int(i),
+            (_, Ok(u)) => Value::UInt(u),
+            _ => Value::Float(obj.extract::<f64>()?),
         });
     }
     if let Ok(x) = obj.cast::<PyFloat>() {

@@ -269,6 +269,22 @@ except RuntimeError as e:
 }
 
 #[test]
+fn integers_up_to_u64_max_round_trip_exactly() {
+    // A qi `L` above i64::MAX (a timestamp, an id) is an exact int in Python, not a float.
+    let (_, logs, _) = with_robot(&script_of(
+        "",
+        "ALMemory.insertData('big', [2**64 - 1, 2**63 + 1, -2**63, 2**70])
+self.log(repr(ALMemory.getData('big')))",
+    ));
+    assert_eq!(
+        logs,
+        [
+            "info: [18446744073709551615, 9223372036854775809, -9223372036854775808, 1.1805916207174113e+21]"
+        ]
+    );
+}
+
+#[test]
 fn without_a_robot_calls_fail_with_runtime_error() {
     let code = script_of(
         "",

@@ -157,7 +157,7 @@ pub(crate) fn read_value(
         Signature::Int64 => Value::Int(i64::from_le_bytes(r.array()?)),
         Signature::UInt64 => {
             let u = u64::from_le_bytes(r.array()?);
-            i64::try_from(u).map_or(Value::Float(u as f64), Value::Int)
+            i64::try_from(u).map_or(Value::UInt(u), Value::Int)
         }
         Signature::Float => Value::Float(f64::from(f32::from_le_bytes(r.array()?))),
         Signature::Double => Value::Float(f64::from_le_bytes(r.array()?)),
@@ -229,6 +229,7 @@ fn type_error(value: &Value, sig: &Signature) -> Error {
 fn int_of(value: &Value) -> Option<i128> {
     match value {
         Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
         Value::Bool(b) => Some(i128::from(*b)),
         Value::Float(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => Some(*x as i128),
         _ => None,
@@ -328,6 +329,7 @@ pub fn encode(value: &Value, sig: &Signature, out: &mut Vec<u8>) -> Result<(), E
             let x = match value {
                 Value::Float(x) => *x,
                 Value::Int(i) => *i as f64,
+                Value::UInt(u) => *u as f64,
                 Value::Bool(b) => f64::from(u8::from(*b)),
                 _ => return Err(type_error(value, sig)),
             };
@@ -417,6 +419,7 @@ pub fn signature_of(value: &Value) -> Signature {
         Value::None => Signature::Void,
         Value::Bool(_) => Signature::Bool,
         Value::Int(_) => Signature::Int64,
+        Value::UInt(_) => Signature::UInt64,
         Value::Float(_) => Signature::Double,
         Value::String(_) => Signature::String,
         Value::Raw(_) => Signature::Raw,
@@ -433,7 +436,9 @@ pub fn signature_of(value: &Value) -> Signature {
 /// conversion or an `m`, `None` when it cannot be written. Used to pick an overload.
 pub fn fit(value: &Value, sig: &Signature) -> Option<u32> {
     let int_range = |lo: i128, hi: i128| match value {
-        Value::Int(i) if (lo..=hi).contains(&i128::from(*i)) => Some(0),
+        Value::Int(_) | Value::UInt(_) if int_of(value).is_some_and(|i| (lo..=hi).contains(&i)) => {
+            Some(0)
+        }
         Value::Bool(_) => Some(2),
         Value::Float(_) if int_of(value).is_some_and(|i| (lo..=hi).contains(&i)) => Some(3),
         _ => None,

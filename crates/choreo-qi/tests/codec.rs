@@ -101,6 +101,32 @@ fn every_signature_kind_round_trips() {
 }
 
 #[test]
+fn a_uint64_above_i64_max_is_held_exactly_and_written_back_as_l() {
+    // u64::MAX and 2^63 + 1 as libqi writes an `L`: eight little-endian bytes.
+    for (bytes, n) in [
+        ("ff ff ff ff ff ff ff ff", u64::MAX),
+        ("01 00 00 00 00 00 00 80", (1u64 << 63) + 1),
+    ] {
+        let d = decode(&hex(bytes), &Signature::UInt64, ObjectFormat::default()).unwrap();
+        assert_eq!(d.value, Value::UInt(n));
+        assert_eq!(round_trip("L", Value::UInt(n)), hex(bytes));
+        // Inside `m` it says it is an `L`.
+        let mut out = Vec::new();
+        encode_dynamic(&Value::UInt(n), &mut out).unwrap();
+        assert_eq!(out[..5], hex("01 00 00 00 4c")[..]);
+    }
+    // Up to i64::MAX an `L` reads as an Int, as before; an UInt does not fit an `l`.
+    let d = decode(
+        &hex("07 00 00 00 00 00 00 00"),
+        &Signature::UInt64,
+        ObjectFormat::default(),
+    );
+    assert_eq!(d.unwrap().value, Value::Int(7));
+    let mut out = Vec::new();
+    assert!(encode(&Value::UInt(u64::MAX), &Signature::Int64, &mut out).is_err());
+}
+
+#[test]
 fn an_empty_dynamic_value_is_none_and_what_follows_it_is_read() {
     // libqi (src/type/binarycodec.cpp, BinaryEncoder::writeValue) writes a dynamic value as
     // its signature then its data; an empty AnyValue has the empty signature and no data.

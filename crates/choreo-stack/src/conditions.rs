@@ -132,6 +132,7 @@ pub fn json_value(j: &Json) -> Value {
         Json::Number(n) => n
             .as_i64()
             .map(Value::Int)
+            .or_else(|| n.as_u64().map(Value::UInt))
             .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0))),
         Json::String(s) => Value::String(s.clone()),
         Json::Array(v) => Value::List(v.iter().map(json_value).collect()),
@@ -240,6 +241,7 @@ impl Compare {
     fn holds(self, a: &Value, b: &Value) -> bool {
         let num = |v: &Value| match v {
             Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
             Value::Float(x) => Some(*x),
             Value::Bool(b) => Some(f64::from(u8::from(*b))),
             _ => None,
