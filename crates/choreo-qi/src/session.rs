@@ -178,6 +178,8 @@ pub(crate) struct Link {
     /// The server certificate's fingerprint (tcps).
     peer: Option<Fingerprint>,
     shared: Shared,
+    /// The peer has no authentication step (libqi of NAOqi 2.1): see [`LEGACY_REFUSAL`].
+    legacy: bool,
     pending: Mutex<HashMap<u32, AnswerSlot>>,
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
@@ -335,8 +337,14 @@ impl Link {
                 break m;
             }
         };
+        let mut legacy = false;
         let remote = match answer.header.kind {
             MessageType::Reply | MessageType::Capability => CapabilityMap::decode(&answer.payload)?,
+            MessageType::Error if error_text(&answer.payload).starts_with(LEGACY_REFUSAL) => {
+                // A NAOqi 2.1 peer: no capabilities, no credentials (none can be checked).
+                legacy = true;
+                CapabilityMap::default()
+            }
             MessageType::Error => return Err(Error::Authentication(error_text(&answer.payload))),
             other => {
                 return Err(Error::Protocol(format!(
@@ -375,6 +383,7 @@ impl Link {
             url: url.to_string(),
             peer,
             shared: Shared::with(&remote),
+            legacy,
             pending: Mutex::new(HashMap::new()),
             handlers: RwLock::new(HashMap::new()),
             dead: Mutex::new(None),
@@ -545,6 +554,11 @@ pub(crate) fn error_text(payload: &[u8]) -> String {
         Err(e) => format!("unreadable error message ({e})"),
     }
 }
+
+/// How a NAOqi 2.1 peer answers the authentication call: it has no object for service 0
+/// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
+/// and the link stays open.
+pub(crate) const LEGACY_REFUSAL: &str = "can't find service";
 
 /// An Error payload: `m<s>` holding `text`.
 pub(crate) fn error_payload(text: &str) -> Vec<u8> {
@@ -1178,6 +1192,12 @@ impl Session {
     /// Whether the main link is up.
     pub fn is_connected(&self) -> bool {
         matches!(&*lock(&self.inner.state), State::Connected(l) if l.check_alive().is_ok())
+    }
+
+    /// Whether the peer speaks the protocol of NAOqi 2.1 (it has no authentication step:
+    /// no capabilities were exchanged, and credentials given in the options were not used).
+    pub fn is_legacy(&self) -> bool {
+        matches!(&*lock(&self.inner.state), State::Connected(l) if l.legacy)
     }
 
     /// Counts reconnections: objects from an older generation belong to a dead link.

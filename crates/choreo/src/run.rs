@@ -70,7 +70,16 @@ impl RobotArgs {
             exit::USAGE
         })?;
         match choreo_qi::RemoteRobot::connect(&self.url, options) {
-            Ok(r) => Ok(Target::Remote(Arc::new(r))),
+            Ok(r) => {
+                if r.session().is_legacy() && (self.user.is_some() || self.token.is_some()) {
+                    errln!(
+                        "{}: the robot speaks NAOqi 2.1's protocol, which has no \
+                         authentication: --user and --token were not used",
+                        self.url
+                    );
+                }
+                Ok(Target::Remote(Arc::new(r)))
+            }
             Err(e) => {
                 errln!("{}: cannot reach the robot: {e}", self.url);
                 Err(exit::ROBOT)
