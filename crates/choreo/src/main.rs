@@ -15,6 +15,7 @@ mod live;
 mod motion;
 mod plot;
 mod report;
+mod robot_cmd;
 mod run;
 mod sim;
 mod stack;
@@ -68,7 +69,7 @@ Exit codes:
   0    success (run: the behavior finished; stack run: the stack emptied; check, stack check:
        every file valid; diff: equal)
   1    check, stack check: some file has errors; diff: the behaviors differ; chat --script: an
-       answer differs
+       answer differs; robot: the robot answered with an error
   2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
        several motion timelines and no --box; plot: an image not named .png or .svg)
   3    run --strict: an error in box code stopped the behavior (or the engine crashed)
@@ -77,7 +78,8 @@ Exit codes:
   5    run: timeout (the load included), or (--fast) the behavior waits for events that never come;
        stack run: timeout (the stack cancelled top-down)
   6    an output could not be written
-  7    run --robot: the robot cannot be reached or disconnected (stopped cleanly); sim: cannot listen
+  7    run --robot, robot: the robot cannot be reached or disconnected (stopped cleanly); sim:
+       cannot listen
   141  standard output was closed by its reader (`choreo check ... | head`)
   130  run, stack run: interrupted by Ctrl-C (a second Ctrl-C exits at once)
 A closed standard error never changes the exit code: its messages are dropped.";
@@ -147,6 +149,11 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
+    /// Ask a robot (real, `choreo sim`, any qi server) what it serves, or call a method:
+    /// `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`. Exit 1: the robot
+    /// answered with an error; 7: it cannot be reached.
+    #[command(subcommand, after_help = EXIT_CODES)]
+    Robot(RobotCommand),
     /// Serve the simulated robot over qi messaging: any qi client (the `qi` Python package,
     /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
     #[command(after_help = EXIT_CODES)]
@@ -339,6 +346,67 @@ impl RobotFlags {
             pin,
         })
     }
+}
+
+/// Where `choreo robot` connects: a qi URL, and the credentials of NAOqi 2.9.
+#[derive(clap::Args)]
+struct RobotTarget {
+    /// The robot: `tcp://HOST:9559`, or `tcps://HOST:9503` for NAOqi 2.9 with TLS.
+    #[arg(value_name = "URL", value_parser = robot_url)]
+    url: String,
+    /// The user to authenticate as (NAOqi 2.9: `nao`).
+    #[arg(long)]
+    user: Option<String>,
+    /// The token (NAOqi 2.9: the robot's password).
+    #[arg(long)]
+    token: Option<String>,
+    /// `tcps://`: accept only this certificate (SHA-256 fingerprint).
+    #[arg(long, value_name = "SHA256")]
+    pin: Option<String>,
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    json: bool,
+}
+
+impl RobotTarget {
+    fn split(self) -> (run::RobotArgs, bool) {
+        (
+            run::RobotArgs {
+                url: self.url,
+                user: self.user,
+                token: self.token,
+                pin: self.pin,
+            },
+            self.json,
+        )
+    }
+}
+
+/// `choreo robot ...`.
+#[derive(Subcommand)]
+enum RobotCommand {
+    /// Every service the robot has: id, name, endpoints.
+    Services {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
+    /// A service's methods (with their qi signatures), signals and properties.
+    Methods {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The service (`ALTextToSpeech`).
+        service: String,
+    },
+    /// Calls a method; each argument is a JSON value (`'"hello"'`, `1.5`, `'[1, 2]'`).
+    Call {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// `SERVICE.METHOD` (`ALTextToSpeech.say`).
+        method: String,
+        /// The arguments, as JSON (negative numbers are arguments, not options).
+        #[arg(allow_negative_numbers = true)]
+        args: Vec<String>,
+    },
 }
 
 /// `choreo stack ...`.
@@ -539,6 +607,27 @@ fn main() -> ExitCode {
             robot: remote.args(),
             verbosity: live::Verbosity::from_flags(quiet, verbose),
         }),
+        Command::Robot(command) => {
+            let (target, ask) = match command {
+                RobotCommand::Services { target } => (target, robot_cmd::Ask::Services),
+                RobotCommand::Methods { target, service } => {
+                    (target, robot_cmd::Ask::Methods { service })
+                }
+                RobotCommand::Call {
+                    target,
+                    method,
+                    args,
+                } => (
+                    target,
+                    robot_cmd::Ask::Call {
+                        target: method,
+                        args,
+                    },
+                ),
+            };
+            let (robot, json) = target.split();
+            robot_cmd::run(&robot, json, &ask)
+        }
         Command::Sim {
             listen,
             robot_model,

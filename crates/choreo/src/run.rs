@@ -88,7 +88,7 @@ impl RobotArgs {
     }
 
     /// The session options these ask for.
-    fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
+    pub(crate) fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
         let tls = match &self.pin {
             Some(pin) => choreo_qi::TlsVerify::Pinned(vec![
                 pin.parse::<choreo_qi::Fingerprint>()

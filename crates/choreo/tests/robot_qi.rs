@@ -409,3 +409,97 @@ fn a_motion_timeline_sends_a_libqi_robot_the_orders_the_simulated_robot_gets() {
     // RHand is a ratio, never degrees.
     assert!(close(&order[2][2][1][0], 0.9), "{}", order[2][2]);
 }
+
+#[test]
+fn choreo_robot_lists_services_and_methods_and_calls_one() {
+    let (mut sim, url) = served_sim();
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let o = choreo(&["robot", "services", &url]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).contains("ALTextToSpeech"), "{}", text(&o));
+    let o = choreo(&["robot", "services", &url, "--json"]);
+    let list: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "ALMotion")
+    );
+    let o = choreo(&["robot", "methods", &url, "ALTextToSpeech"]);
+    assert!(text(&o).contains("say(s) -> v"), "{}", text(&o));
+    // A call with JSON arguments, a negative number among them; what it returns.
+    let o = choreo(&["robot", "call", &url, "ALTextToSpeech.say", "\"hello\""]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = choreo(&[
+        "robot",
+        "call",
+        &url,
+        "ALMotion.setAngles",
+        "\"HeadYaw\"",
+        "-0.5",
+        "1.0",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", o);
+    let o = choreo(&[
+        "robot",
+        "call",
+        &url,
+        "ALTextToSpeech.getLanguage",
+        "--json",
+    ]);
+    assert_eq!(text(&o).trim(), "\"English\"");
+    // Errors: an unknown service (1), an argument that is not JSON and a bad target (2),
+    // a robot that is not there (7).
+    let o = choreo(&["robot", "call", &url, "ALNope.x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ALNope"));
+    let o = choreo(&["robot", "call", &url, "ALTextToSpeech.say", "hello"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not JSON"));
+    let o = choreo(&["robot", "call", &url, "say"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = choreo(&[
+        "robot",
+        "services",
+        &format!("tcp://127.0.0.1:{}", free_port()),
+    ]);
+    assert_eq!(o.status.code(), Some(7));
+    let _ = Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status();
+    assert_eq!(sim.wait().unwrap().code(), Some(0));
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(log.contains("says \"hello\""), "{log}");
+}
+
+#[test]
+fn choreo_robot_asks_a_libqi_robot_too() {
+    let Some(py) = python("choreo_robot_asks_a_libqi_robot_too") else {
+        return;
+    };
+    let robot = FakeRobot::start(&py, None);
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let o = choreo(&["robot", "services", &robot.url]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).contains("ALTextToSpeech"), "{}", text(&o));
+    let o = choreo(&["robot", "methods", &robot.url, "ALTextToSpeech"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).contains("say("), "{}", text(&o));
+    let o = choreo(&[
+        "robot",
+        "call",
+        &robot.url,
+        "ALTextToSpeech.say",
+        "\"hi from choreo robot\"",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let calls = robot.calls();
+    assert!(
+        calls
+            .iter()
+            .any(|(m, a)| m == "ALTextToSpeech.say"
+                && a.to_string().contains("hi from choreo robot")),
+        "{calls:?}"
+    );
+}

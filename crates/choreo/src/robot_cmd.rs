@@ -1,0 +1,219 @@
+//! `choreo robot services|methods|call URL ...`: what a robot serves, asked over qi, as a
+//! robot developer asks `qicli` (issue 15, started). Works against a real robot, `choreo sim`
+//! and any qi server.
+//!
+//! Exit codes: 0 done; 1 the robot answered with an error (an unknown service or method, a
+//! call that raised); 2 bad arguments (a target not `SERVICE.METHOD`, an argument that is
+//! not JSON); 7 the robot cannot be reached.
+
+use choreo_engine::Value;
+use choreo_qi::{MetaObject, Session};
+
+use crate::exit;
+use crate::run::RobotArgs;
+
+/// What to ask the robot.
+pub enum Ask {
+    /// Every service: name, id, endpoints.
+    Services,
+    /// A service's methods, signals and properties, with their signatures.
+    Methods {
+        /// The service (`ALTextToSpeech`).
+        service: String,
+    },
+    /// Calls a method and prints what it returns.
+    Call {
+        /// `SERVICE.METHOD`.
+        target: String,
+        /// The arguments, each a JSON value (`"hello"`, `1.5`, `[1, 2]`).
+        args: Vec<String>,
+    },
+}
+
+/// Runs `ask` against the robot `robot` names; `json`: print JSON. Returns the exit code.
+pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
+    // Arguments are checked before anything is sent.
+    let call = match ask {
+        Ask::Call { target, args } => match call_parts(target, args) {
+            Ok(c) => Some(c),
+            Err(why) => {
+                errln!("{why}");
+                return exit::USAGE;
+            }
+        },
+        _ => None,
+    };
+    let options = match robot.options() {
+        Ok(o) => o,
+        Err(e) => {
+            errln!("{e}");
+            return exit::USAGE;
+        }
+    };
+    let session = match Session::connect_with(
+        &robot.url,
+        choreo_qi::SessionOptions {
+            reconnect: false,
+            ..options
+        },
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            errln!("{}: cannot reach the robot: {e}", robot.url);
+            return exit::ROBOT;
+        }
+    };
+    let code = match (ask, call) {
+        (Ask::Services, _) => services(&session, json),
+        (Ask::Methods { service }, _) => methods(&session, service, json),
+        (Ask::Call { .. }, Some((service, method, args))) => {
+            call_method(&session, &service, &method, &args, json)
+        }
+        (Ask::Call { .. }, None) => exit::USAGE,
+    };
+    session.close();
+    code
+}
+
+/// `SERVICE.METHOD` and JSON arguments, as values.
+fn call_parts(target: &str, args: &[String]) -> Result<(String, String, Vec<Value>), String> {
+    let Some((service, method)) = target.rsplit_once('.') else {
+        return Err(format!(
+            "{target:?}: expected SERVICE.METHOD (ALTextToSpeech.say)"
+        ));
+    };
+    if service.is_empty() || method.is_empty() {
+        return Err(format!(
+            "{target:?}: expected SERVICE.METHOD (ALTextToSpeech.say)"
+        ));
+    }
+    let values = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            serde_json::from_str::<serde_json::Value>(a)
+                .map(|j| choreo_stack::conditions::json_value(&j))
+                .map_err(|e| {
+                    format!(
+                        "argument {} ({a:?}) is not JSON: {e} (a string needs its quotes: '\"hello\"')",
+                        i + 1
+                    )
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((service.to_string(), method.to_string(), values))
+}
+
+fn services(session: &Session, json: bool) -> u8 {
+    let list = match session.services() {
+        Ok(l) => l,
+        Err(e) => {
+            errln!("services: {e}");
+            return exit::NO;
+        }
+    };
+    if json {
+        let items: Vec<serde_json::Value> = list
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name,
+                    "id": s.service_id,
+                    "endpoints": s.endpoints,
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::Value::Array(items));
+    } else {
+        for s in &list {
+            outln!("{:>4}  {}  {}", s.service_id, s.name, s.endpoints.join(" "));
+        }
+    }
+    exit::OK
+}
+
+fn methods(session: &Session, service: &str, json: bool) -> u8 {
+    let object = match session.service(service) {
+        Ok(o) => o,
+        Err(e) => {
+            errln!("{service}: {e}");
+            return exit::NO;
+        }
+    };
+    let meta: &MetaObject = object.meta_object();
+    if json {
+        let methods: Vec<serde_json::Value> = meta
+            .methods
+            .values()
+            .map(|m| {
+                serde_json::json!({
+                    "uid": m.uid,
+                    "name": m.name,
+                    "parameters": m.parameters_signature,
+                    "returns": m.return_signature,
+                })
+            })
+            .collect();
+        let signals: Vec<serde_json::Value> = meta
+            .signals
+            .values()
+            .map(|s| serde_json::json!({"uid": s.uid, "name": s.name, "signature": s.signature}))
+            .collect();
+        let properties: Vec<serde_json::Value> = meta
+            .properties
+            .values()
+            .map(|p| serde_json::json!({"uid": p.uid, "name": p.name, "signature": p.signature}))
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({"methods": methods, "signals": signals, "properties": properties})
+        );
+    } else {
+        for m in meta.methods.values() {
+            outln!(
+                "{:>4}  {}{} -> {}",
+                m.uid,
+                m.name,
+                m.parameters_signature,
+                m.return_signature
+            );
+        }
+        for s in meta.signals.values() {
+            outln!("{:>4}  signal {}{}", s.uid, s.name, s.signature);
+        }
+        for p in meta.properties.values() {
+            outln!("{:>4}  property {} {}", p.uid, p.name, p.signature);
+        }
+    }
+    exit::OK
+}
+
+fn call_method(session: &Session, service: &str, method: &str, args: &[Value], json: bool) -> u8 {
+    let object = match session.service(service) {
+        Ok(o) => o,
+        Err(e) => {
+            errln!("{service}: {e}");
+            return exit::NO;
+        }
+    };
+    match object.call(method, args) {
+        Ok(value) => {
+            if json {
+                match serde_json::to_string(&value) {
+                    Ok(text) => outln!("{text}"),
+                    Err(e) => {
+                        errln!("{service}.{method}: the answer is not JSON: {e}");
+                        return exit::NO;
+                    }
+                }
+            } else {
+                outln!("{value}");
+            }
+            exit::OK
+        }
+        Err(e) => {
+            errln!("{service}.{method}: {e}");
+            exit::NO
+        }
+    }
+}
