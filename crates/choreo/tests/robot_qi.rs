@@ -234,9 +234,20 @@ fn served_sim() -> (Child, String) {
     (sim, url)
 }
 
+/// Stops `choreo sim` with Ctrl-C (it must exit 0) and returns what it printed.
+fn stop_sim(mut sim: Child) -> String {
+    let _ = Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status();
+    assert_eq!(sim.wait().unwrap().code(), Some(0));
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    log
+}
+
 #[test]
 fn stack_run_drives_a_robot_served_over_qi() {
-    let (mut sim, url) = served_sim();
+    let (sim, url) = served_sim();
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
     write(
@@ -269,28 +280,17 @@ fn stack_run_drives_a_robot_served_over_qi() {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("name a behavior installed on it"), "{err}");
-    let _ = Command::new("kill")
-        .args(["-INT", &sim.id().to_string()])
-        .status();
-    assert_eq!(sim.wait().unwrap().code(), Some(0));
-    let mut log = String::new();
-    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    let log = stop_sim(sim);
     assert!(log.contains("says \"Hi over qi\""), "{log}");
 }
 
 #[test]
 fn sim_listen_serves_the_simulated_robot_to_run_robot() {
-    let (mut sim, url) = served_sim();
+    let (sim, url) = served_sim();
     let o = choreo(&["run", "examples/hello", "--robot", &url]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(0), "{out}");
-    let _ = Command::new("kill")
-        .args(["-INT", &sim.id().to_string()])
-        .status();
-    let status = sim.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    let mut log = String::new();
-    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    let log = stop_sim(sim);
     // It printed what the robot did and the calls it got.
     assert!(
         log.contains("says \"Hello! I am running in choreo.\""),
@@ -412,7 +412,7 @@ fn a_motion_timeline_sends_a_libqi_robot_the_orders_the_simulated_robot_gets() {
 
 #[test]
 fn choreo_robot_lists_services_and_methods_and_calls_one() {
-    let (mut sim, url) = served_sim();
+    let (sim, url) = served_sim();
     let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
     let o = choreo(&["robot", "services", &url]);
     assert_eq!(o.status.code(), Some(0));
@@ -464,12 +464,7 @@ fn choreo_robot_lists_services_and_methods_and_calls_one() {
         &format!("tcp://127.0.0.1:{}", free_port()),
     ]);
     assert_eq!(o.status.code(), Some(7));
-    let _ = Command::new("kill")
-        .args(["-INT", &sim.id().to_string()])
-        .status();
-    assert_eq!(sim.wait().unwrap().code(), Some(0));
-    let mut log = String::new();
-    std::io::Read::read_to_string(&mut sim.stderr.take().unwrap(), &mut log).unwrap();
+    let log = stop_sim(sim);
     assert!(log.contains("says \"hello\""), "{log}");
 }
 
