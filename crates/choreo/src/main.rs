@@ -149,8 +149,8 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
-    /// Ask a robot (real, `choreo sim`, any qi server) what it serves, or call a method:
-    /// `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`. Exit 1: the robot
+    /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
+    /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`. Exit 1: the robot
     /// answered with an error; 7: it cannot be reached.
     #[command(subcommand, after_help = EXIT_CODES)]
     Robot(RobotCommand),
@@ -385,6 +385,11 @@ impl RobotTarget {
 /// `choreo robot ...`.
 #[derive(Subcommand)]
 enum RobotCommand {
+    /// The robot's name, NAOqi version, model (`naoH25`, `juliette`...) and battery charge.
+    Info {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
     /// Every service the robot has: id, name, endpoints.
     Services {
         #[command(flatten)]
@@ -609,6 +614,7 @@ fn main() -> ExitCode {
         }),
         Command::Robot(command) => {
             let (target, ask) = match command {
+                RobotCommand::Info { target } => (target, robot_cmd::Ask::Info),
                 RobotCommand::Services { target } => (target, robot_cmd::Ask::Services),
                 RobotCommand::Methods { target, service } => {
                     (target, robot_cmd::Ask::Methods { service })

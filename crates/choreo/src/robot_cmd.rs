@@ -1,5 +1,5 @@
-//! `choreo robot services|methods|call URL ...`: what a robot serves, asked over qi, as a
-//! robot developer asks `qicli` (issue 15, started). Works against a real robot, `choreo sim`
+//! `choreo robot info|services|methods|call URL ...`: what a robot is and serves, asked over
+//! qi, as a robot developer asks `qicli` (issue 15, started). Works against a real robot, `choreo sim`
 //! and any qi server.
 //!
 //! Exit codes: 0 done; 1 the robot answered with an error (an unknown service or method, a
@@ -14,6 +14,8 @@ use crate::run::RobotArgs;
 
 /// What to ask the robot.
 pub enum Ask {
+    /// Its name, NAOqi version, model and battery: what each generation answers of them.
+    Info,
     /// Every service: name, id, endpoints.
     Services,
     /// A service's methods, signals and properties, with their signatures.
@@ -64,6 +66,7 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
         }
     };
     let code = match (ask, call) {
+        (Ask::Info, _) => info(&session, json),
         (Ask::Services, _) => services(&session, json),
         (Ask::Methods { service }, _) => methods(&session, service, json),
         (Ask::Call { .. }, Some((service, method, args))) => {
@@ -102,6 +105,63 @@ fn call_parts(target: &str, args: &[String]) -> Result<(String, String, Vec<Valu
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((service.to_string(), method.to_string(), values))
+}
+
+/// What `info` asks, from modules every NAOqi generation has: (label, service, method).
+const INFO: &[(&str, &str, &str)] = &[
+    ("name", "ALSystem", "robotName"),
+    ("naoqi", "ALSystem", "systemVersion"),
+    ("model", "ALMotion", "getRobotConfig"),
+    ("battery", "ALBattery", "getBatteryCharge"),
+];
+
+/// The robot's name, NAOqi version, model (ALMotion's `Model Type`: `naoH25`, `juliette`...)
+/// and battery charge (%); what it cannot answer is said, not fatal.
+fn info(session: &Session, json: bool) -> u8 {
+    let mut fields = serde_json::Map::new();
+    for (label, service, method) in INFO {
+        let answer = session
+            .service(service)
+            .and_then(|o| o.call(method, &[]))
+            .map_err(|e| e.to_string());
+        let value = match (answer, *label) {
+            (Ok(config), "model") => model_type(&config),
+            (Ok(v), _) => serde_json::to_value(&v).unwrap_or(serde_json::Value::Null),
+            (Err(why), _) => {
+                errln!("{label}: {service}.{method}: {why}");
+                serde_json::Value::Null
+            }
+        };
+        fields.insert((*label).to_string(), value);
+    }
+    if json {
+        outln!("{}", serde_json::Value::Object(fields));
+    } else {
+        for (label, value) in &fields {
+            let shown = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => "unknown".to_string(),
+                other => other.to_string(),
+            };
+            outln!("{label:<8} {shown}");
+        }
+    }
+    exit::OK
+}
+
+/// `Model Type` from ALMotion's robot configuration (`[[keys], [values]]`).
+fn model_type(config: &Value) -> serde_json::Value {
+    let (Value::List(parts) | Value::Tuple(parts)) = config else {
+        return serde_json::Value::Null;
+    };
+    let (Some(Value::List(keys)), Some(Value::List(values))) = (parts.first(), parts.get(1)) else {
+        return serde_json::Value::Null;
+    };
+    keys.iter()
+        .position(|k| *k == Value::from("Model Type"))
+        .and_then(|i| values.get(i))
+        .and_then(|v| serde_json::to_value(v).ok())
+        .unwrap_or(serde_json::Value::Null)
 }
 
 fn services(session: &Session, json: bool) -> u8 {

@@ -427,6 +427,13 @@ fn choreo_robot_lists_services_and_methods_and_calls_one() {
     );
     let o = choreo(&["robot", "methods", &url, "ALTextToSpeech"]);
     assert!(text(&o).contains("say(s) -> v"), "{}", text(&o));
+    let o = choreo(&["robot", "info", &url, "--json"]);
+    let info: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    assert_eq!(info["model"], "naoH25");
+    assert!(
+        info["naoqi"].as_str().is_some_and(|v| v.starts_with("2.")),
+        "{info}"
+    );
     // A call with JSON arguments, a negative number among them; what it returns.
     let o = choreo(&["robot", "call", &url, "ALTextToSpeech.say", "\"hello\""]);
     assert_eq!(o.status.code(), Some(0));
@@ -481,6 +488,10 @@ fn choreo_robot_asks_a_libqi_robot_too() {
     let o = choreo(&["robot", "methods", &robot.url, "ALTextToSpeech"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(text(&o).contains("say("), "{}", text(&o));
+    // What this robot lacks (it serves a few modules) is said, not fatal.
+    let o = choreo(&["robot", "info", &robot.url]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(text(&o).contains("naoqi    unknown"), "{}", text(&o));
     let o = choreo(&[
         "robot",
         "call",
