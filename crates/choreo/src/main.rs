@@ -150,7 +150,8 @@ enum Command {
         verbose: bool,
     },
     /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
-    /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`. Exit 1: the robot
+    /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`,
+    /// `behaviors`. Exit 1: the robot
     /// answered with an error; 7: it cannot be reached.
     #[command(subcommand, after_help = EXIT_CODES)]
     Robot(RobotCommand),
@@ -395,6 +396,11 @@ enum RobotCommand {
         #[command(flatten)]
         target: RobotTarget,
     },
+    /// The behaviors installed on the robot (ALBehaviorManager), running ones marked.
+    Behaviors {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
     /// A service's methods (with their qi signatures), signals and properties.
     Methods {
         #[command(flatten)]
@@ -615,6 +621,7 @@ fn main() -> ExitCode {
         Command::Robot(command) => {
             let (target, ask) = match command {
                 RobotCommand::Info { target } => (target, robot_cmd::Ask::Info),
+                RobotCommand::Behaviors { target } => (target, robot_cmd::Ask::Behaviors),
                 RobotCommand::Services { target } => (target, robot_cmd::Ask::Services),
                 RobotCommand::Methods { target, service } => {
                     (target, robot_cmd::Ask::Methods { service })

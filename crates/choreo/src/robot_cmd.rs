@@ -1,4 +1,4 @@
-//! `choreo robot info|services|methods|call URL ...`: what a robot is and serves, asked over
+//! `choreo robot info|services|methods|call|behaviors URL ...`: what a robot is and serves, asked over
 //! qi, as a robot developer asks `qicli` (issue 15, started). Works against a real robot, `choreo sim`
 //! and any qi server.
 //!
@@ -16,6 +16,8 @@ use crate::run::RobotArgs;
 pub enum Ask {
     /// Its name, NAOqi version, model and battery: what each generation answers of them.
     Info,
+    /// The behaviors ALBehaviorManager has installed, and which of them run.
+    Behaviors,
     /// Every service: name, id, endpoints.
     Services,
     /// A service's methods, signals and properties, with their signatures.
@@ -67,6 +69,7 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
     };
     let code = match (ask, call) {
         (Ask::Info, _) => info(&session, json),
+        (Ask::Behaviors, _) => behaviors(&session, json),
         (Ask::Services, _) => services(&session, json),
         (Ask::Methods { service }, _) => methods(&session, service, json),
         (Ask::Call { .. }, Some((service, method, args))) => {
@@ -162,6 +165,47 @@ fn model_type(config: &Value) -> serde_json::Value {
         .and_then(|i| values.get(i))
         .and_then(|v| serde_json::to_value(v).ok())
         .unwrap_or(serde_json::Value::Null)
+}
+
+/// ALBehaviorManager's installed behaviors, running ones marked.
+fn behaviors(session: &Session, json: bool) -> u8 {
+    let names = |method: &str| -> Result<Vec<String>, String> {
+        let value = session
+            .service("ALBehaviorManager")
+            .and_then(|o| o.call(method, &[]))
+            .map_err(|e| format!("ALBehaviorManager.{method}: {e}"))?;
+        match value {
+            Value::List(items) => Ok(items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect()),
+            other => Err(format!("ALBehaviorManager.{method}: not a list: {other}")),
+        }
+    };
+    let (installed, running) = match (names("getInstalledBehaviors"), names("getRunningBehaviors"))
+    {
+        (Ok(i), Ok(r)) => (i, r),
+        (Err(e), _) | (_, Err(e)) => {
+            errln!("{e}");
+            return exit::NO;
+        }
+    };
+    if json {
+        let items: Vec<serde_json::Value> = installed
+            .iter()
+            .map(|b| serde_json::json!({"name": b, "running": running.contains(b)}))
+            .collect();
+        outln!("{}", serde_json::Value::Array(items));
+    } else {
+        for b in &installed {
+            let mark = if running.contains(b) { "running" } else { "" };
+            outln!("{b}  {mark}");
+        }
+    }
+    exit::OK
 }
 
 fn services(session: &Session, json: bool) -> u8 {

@@ -427,6 +427,13 @@ fn choreo_robot_lists_services_and_methods_and_calls_one() {
     );
     let o = choreo(&["robot", "methods", &url, "ALTextToSpeech"]);
     assert!(text(&o).contains("say(s) -> v"), "{}", text(&o));
+    let o = choreo(&["robot", "behaviors", &url, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(
+        serde_json::from_str::<serde_json::Value>(text(&o).trim())
+            .unwrap()
+            .is_array()
+    );
     let o = choreo(&["robot", "info", &url, "--json"]);
     let info: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
     assert_eq!(info["model"], "naoH25");
