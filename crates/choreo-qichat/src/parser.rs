@@ -559,19 +559,21 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn concept(&mut self, start: usize) -> PResult<Concept> {
-        self.skip_hspace();
+    /// Steps over the `(` expected here (`why`: what it opens, for the error); its place.
+    fn open_paren(&mut self, why: &str) -> PResult<usize> {
         if self.peek() != Some('(') {
             return Err(self.error_at(
                 self.pos,
-                format!(
-                    "expected '(' before the concept's name, found {}",
-                    show(self.peek())
-                ),
+                format!("expected '(' {why}, found {}", show(self.peek())),
             ));
         }
-        let open = self.pos;
         self.pos += 1;
+        Ok(self.pos - 1)
+    }
+
+    fn concept(&mut self, start: usize) -> PResult<Concept> {
+        self.skip_hspace();
+        let open = self.open_paren("before the concept's name")?;
         self.skip_hspace();
         let name_start = self.pos;
         while self.peek().is_some_and(|c| c != ')' && c != '\n') {
@@ -645,17 +647,7 @@ impl<'a> Parser<'a> {
                     });
                     self.skip_hspace();
                 }
-                if self.peek() != Some('(') {
-                    return Err(self.error_at(
-                        self.pos,
-                        format!(
-                            "expected '(' to open the rule's pattern, found {}",
-                            show(self.peek())
-                        ),
-                    ));
-                }
-                let open = self.pos;
-                self.pos += 1;
+                let open = self.open_paren("to open the rule's pattern")?;
                 pattern = self.pattern_seq(Close::Paren, open, 1)?;
             }
             RuleKind::Event => {
