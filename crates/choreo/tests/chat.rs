@@ -407,3 +407,46 @@ fn the_dialog_example_runs_its_conversation_and_its_script() {
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.ends_with("6 answers checked, 0 wrong\n"), "{out}");
 }
+
+#[test]
+fn the_robot_speaks_the_manifest_language_its_dialogs_have() {
+    // The manifest declares English and French; the dialog is French only: the robot is
+    // set to French, as the package's author had it.
+    let dir = dialog_box_project();
+    let p = dir.path();
+    std::fs::remove_file(p.join("greet/greet_enu.top")).unwrap();
+    std::fs::write(
+        p.join("greet/greet.dlg"),
+        "multilanguage:greet\n  frf:greet_frf.top\n",
+    )
+    .unwrap();
+    let manifest = |languages: &str| {
+        format!(
+            "<?xml version='1.0' encoding='UTF-8'?>\n<package uuid=\"greet\" version=\"0.0.1\">\n \
+             <supportedLanguages>{languages}</supportedLanguages>\n <contents>\n  \
+             <behaviorContent path=\"behavior_1\"><nature>interactive</nature></behaviorContent>\n \
+             </contents>\n</package>\n"
+        )
+    };
+    std::fs::write(
+        p.join("manifest.xml"),
+        manifest("<language>en_US</language><language>fr_FR</language>"),
+    )
+    .unwrap();
+    let o = choreo(&["run", p.to_str().unwrap(), "--fast"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        err.contains("speaking French") && err.contains("says \"bonjour\""),
+        "{err}"
+    );
+    // Declared English only: English, and the box says which language it lacks.
+    std::fs::write(
+        p.join("manifest.xml"),
+        manifest("<language>en_US</language>"),
+    )
+    .unwrap();
+    let o = choreo(&["run", p.to_str().unwrap(), "--fast"]);
+    let (_, err) = text(&o);
+    assert!(err.contains("has no topic in English (enu)"), "{err}");
+}
