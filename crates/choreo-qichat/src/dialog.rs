@@ -245,15 +245,6 @@ impl Dialog {
             .map(|t| t.name.as_str())
     }
 
-    /// The names of the active topics, in activation order.
-    pub fn active(&self) -> Vec<&str> {
-        self.active
-            .iter()
-            .filter_map(|i| self.topics.get(*i))
-            .map(|t| t.name.as_str())
-            .collect()
-    }
-
     /// The memory keys whose events an `e:` rule (or `u:(e:...)`) of an active topic
     /// answers.
     pub fn events(&self) -> Vec<String> {
