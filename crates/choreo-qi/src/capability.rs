@@ -4,6 +4,7 @@
 use choreo_engine::Value;
 
 use crate::error::Error;
+use crate::generation::Generation;
 use crate::metaobject::ObjectFormat;
 use crate::signature::Signature;
 use crate::value;
@@ -36,9 +37,11 @@ pub fn map_signature() -> Signature {
     Signature::Map(Box::new(Signature::String), Box::new(Signature::Dynamic))
 }
 
-/// Our capabilities plus `extra` entries (credentials, the auth state) as a `{sm}` payload.
-pub fn encode(extra: &[(&str, Value)]) -> Vec<u8> {
-    let mut entries: Vec<(Value, Value)> = LOCAL
+/// The capabilities of `generation` plus `extra` entries (credentials, the auth state) as
+/// a `{sm}` payload.
+pub fn encode(generation: Generation, extra: &[(&str, Value)]) -> Vec<u8> {
+    let mut entries: Vec<(Value, Value)> = generation
+        .capabilities()
         .iter()
         .map(|(k, v)| (Value::from(*k), Value::Bool(*v)))
         .collect();
@@ -49,11 +52,11 @@ pub fn encode(extra: &[(&str, Value)]) -> Vec<u8> {
     out
 }
 
-/// The server's answer to authenticate: our capabilities plus `__qi_auth_state` as an
-/// `m<I>` holding `state`, as libqi writes it.
-pub fn encode_reply(state: u32) -> Vec<u8> {
-    let mut out = encode(&[]);
-    let count = u32::try_from(LOCAL.len() + 1).unwrap_or(u32::MAX);
+/// The server's answer to authenticate: the capabilities of `generation` plus
+/// `__qi_auth_state` as an `m<I>` holding `state`, as libqi writes it.
+pub fn encode_reply(generation: Generation, state: u32) -> Vec<u8> {
+    let mut out = encode(generation, &[]);
+    let count = u32::try_from(generation.capabilities().len() + 1).unwrap_or(u32::MAX);
     out[0..4].copy_from_slice(&count.to_le_bytes());
     let mut put = |b: &[u8]| {
         out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(0).to_le_bytes());
@@ -118,9 +121,9 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The capabilities shared with a peer that advertised `remote`.
-    pub fn with(remote: &CapabilityMap) -> Shared {
-        let local = |key: &str| LOCAL.iter().any(|(k, v)| *k == key && *v);
+    /// The capabilities an end speaking `local` shares with a peer that advertised `remote`.
+    pub fn between(local: Generation, remote: &CapabilityMap) -> Shared {
+        let local = |key: &str| local.capabilities().iter().any(|(k, v)| *k == key && *v);
         let both = |key: &str| local(key) && remote.flag(key);
         Shared {
             objects: ObjectFormat {

@@ -31,6 +31,10 @@ pub const SOCKET_OF_SERVICE: u32 = 109;
 pub const SERVICE_INFO_SIGNATURE: &str =
     "(sIsI[s]ss)<ServiceInfo,name,serviceId,machineId,processId,endpoints,sessionId,objectUid>";
 
+/// The signature of `ServiceInfo` before NAOqi 2.9 (6 fields, no `objectUid`).
+pub const SERVICE_INFO_SIGNATURE_6: &str =
+    "(sIsI[s]s)<ServiceInfo,name,serviceId,machineId,processId,endpoints,sessionId>";
+
 /// Where a service lives and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServiceInfo {

@@ -5,7 +5,8 @@
 //! - [`header`]: the 28-byte header, message types and flags; [`message`]: framing and ids.
 //! - [`signature`]: type signatures; [`value`]: the binary codec between signatures and the
 //!   engine's [`choreo_engine::Value`]; [`metaobject`]: MetaObjects and object references.
-//! - [`capability`]: capabilities and authentication; [`directory`]: the ServiceDirectory's
+//! - [`capability`]: capabilities and authentication; [`generation`]: what each NAOqi
+//!   release's libqi says on the wire (2.1, 2.5, 2.8, 2.9); [`directory`]: the ServiceDirectory's
 //!   API and `ServiceInfo`.
 //! - [`session`]: the client ([`Session`], [`RemoteObject`]) over `tcp://` or `tcps://`;
 //!   [`tls`]: TLS for `tcps://` (certificate checks, server identities).
@@ -18,6 +19,7 @@
 pub mod capability;
 pub mod directory;
 pub mod error;
+pub mod generation;
 pub mod header;
 pub mod message;
 pub mod metaobject;
@@ -32,6 +34,7 @@ pub mod tls;
 pub mod value;
 
 pub use error::{Error, Result};
+pub use generation::Generation;
 pub use metaobject::{MetaObject, ObjectRef};
 pub use object::{Caller, ObjectBuilder, Out, ServedObject};
 pub use robot::{CallLog, CallReport, DEFAULT_LISTEN, RemoteRobot, RobotServer, serve_robot};

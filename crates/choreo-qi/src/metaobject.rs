@@ -198,6 +198,10 @@ pub struct ObjectFormat {
     pub object_ptr_uid: bool,
 }
 
+/// The cache id of a MetaObject sent without caching (`ObjectSerializationInfo::notCached`
+/// in libqi's `qi/binarycodec.hpp`).
+pub const NOT_CACHED: u32 = u32::MAX;
+
 /// A reference to an object on the peer: its MetaObject and where to send calls.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ObjectRef {
@@ -209,17 +213,27 @@ pub struct ObjectRef {
     pub object: u32,
     /// Its 20-byte ObjectUid, when ObjectPtrUID is shared.
     pub uid: Option<[u8; 20]>,
+    /// MetaObjectCache: the id the sender keeps this MetaObject under on the link (`None`:
+    /// not cached).
+    pub cache_id: Option<u32>,
+    /// MetaObjectCache: the sender left the MetaObject out, as it sent it before under
+    /// `cache_id` ([`MetaCache::receive`] puts it back).
+    pub meta_cached: bool,
 }
 
 impl ObjectRef {
-    /// Writes the reference (the MetaObject is always transmitted).
+    /// Writes the reference. With MetaObjectCache: the transmitted flag, the MetaObject
+    /// unless `meta_cached`, the cache id ([`NOT_CACHED`] when none), then the ids.
     pub fn write(&self, format: ObjectFormat, out: &mut Vec<u8>) {
         if format.meta_object_cache {
-            out.push(1);
-        }
-        self.meta.write(out);
-        if format.meta_object_cache {
-            put_u32(0, out);
+            let transmit = !self.meta_cached || self.cache_id.is_none();
+            out.push(u8::from(transmit));
+            if transmit {
+                self.meta.write(out);
+            }
+            put_u32(self.cache_id.unwrap_or(NOT_CACHED), out);
+        } else {
+            self.meta.write(out);
         }
         put_u32(self.service, out);
         put_u32(self.object, out);
@@ -228,20 +242,21 @@ impl ObjectRef {
         }
     }
 
-    /// Reads a reference. With MetaObjectCache a reference may omit its MetaObject; its
-    /// place then stays empty (we never advertise the cache, so peers always send it).
+    /// Reads a reference. With MetaObjectCache a reference may leave its MetaObject out
+    /// (`meta_cached`); [`MetaCache::receive`] resolves it.
     pub(crate) fn read(r: &mut Reader<'_>, format: ObjectFormat) -> Result<ObjectRef, Error> {
-        let meta = if format.meta_object_cache {
+        let (meta, cache_id, meta_cached) = if format.meta_object_cache {
             let transmitted = r.bool()?;
             let meta = if transmitted {
                 MetaObject::read(r)?
             } else {
                 MetaObject::default()
             };
-            r.u32()?; // cache id
-            meta
+            let id = r.u32()?;
+            let cache_id = (id != NOT_CACHED).then_some(id);
+            (meta, cache_id, !transmitted)
         } else {
-            MetaObject::read(r)?
+            (MetaObject::read(r)?, None, false)
         };
         let service = r.u32()?;
         let object = r.u32()?;
@@ -255,7 +270,63 @@ impl ObjectRef {
             service,
             object,
             uid,
+            cache_id,
+            meta_cached,
         })
+    }
+}
+
+/// One link's MetaObjectCache (libqi's `StreamContext` send and receive caches): each
+/// MetaObject travels once per link and direction, later references name its cache id.
+#[derive(Debug, Default)]
+pub struct MetaCache {
+    sent: Vec<MetaObject>,
+    received: std::collections::HashMap<u32, MetaObject>,
+}
+
+impl MetaCache {
+    /// Prepares `r` for sending: its MetaObject gets a cache id, and is left out when it
+    /// was sent before on this link.
+    pub fn send(&mut self, r: &mut ObjectRef) {
+        match self.sent.iter().position(|m| *m == r.meta) {
+            Some(i) => {
+                r.cache_id = u32::try_from(i).ok();
+                r.meta_cached = r.cache_id.is_some();
+            }
+            None => {
+                r.cache_id = u32::try_from(self.sent.len())
+                    .ok()
+                    .filter(|id| *id != NOT_CACHED);
+                r.meta_cached = false;
+                if r.cache_id.is_some() {
+                    self.sent.push(r.meta.clone());
+                }
+            }
+        }
+    }
+
+    /// Completes a received reference: a MetaObject sent with a cache id is kept under it;
+    /// one left out is taken from the cache (an unknown id is a protocol error).
+    pub fn receive(&mut self, r: &mut ObjectRef) -> Result<(), Error> {
+        match (r.meta_cached, r.cache_id) {
+            (true, Some(id)) => {
+                r.meta = self.received.get(&id).cloned().ok_or_else(|| {
+                    Error::Protocol(format!(
+                        "object reference names unknown cached MetaObject {id}"
+                    ))
+                })?;
+            }
+            (true, None) => {
+                return Err(Error::Protocol(
+                    "object reference without its MetaObject nor a cache id".into(),
+                ));
+            }
+            (false, Some(id)) => {
+                self.received.insert(id, r.meta.clone());
+            }
+            (false, None) => {}
+        }
+        Ok(())
     }
 }
 

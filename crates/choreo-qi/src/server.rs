@@ -16,6 +16,7 @@
 //! thread (bounded by 10 s), so a client speaking plain qi, or nothing, to a tcps port is
 //! closed with a logged error and holds up no one.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
@@ -31,9 +32,10 @@ use choreo_engine::pool::{Job, Pool, PoolOptions, Started};
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
 use crate::error::Error;
+use crate::generation::Generation;
 use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
 use crate::message::{Message, next_id};
-use crate::metaobject::{self, ObjectFormat, ObjectRef};
+use crate::metaobject::{self, MetaCache, ObjectFormat, ObjectRef};
 use crate::object::{Caller, ObjectBuilder, Out, ServedObject, Subscriber};
 use crate::session::{Session, SessionOptions, error_payload, parse_url};
 use crate::signature::Signature;
@@ -87,6 +89,12 @@ pub struct ServerOptions {
     pub log: ServerLog,
     /// The certificate and key served on `tcps://` URLs (required to listen on one).
     pub tls: Option<ServerTls>,
+    /// The protocol generation the server speaks (2.9 by default). Each client is also
+    /// answered in its own generation when older: 6-field ServiceInfos, members it cannot
+    /// parse left out of MetaObjects. A 2.1 server has no authentication (`credentials`
+    /// are not checked): it announces its capabilities when a client connects and answers
+    /// `authenticate` as NAOqi 2.1 did, `can't find service`.
+    pub generation: Generation,
 }
 
 impl Default for ServerOptions {
@@ -107,6 +115,7 @@ impl Default for ServerOptions {
                 }
             }),
             tls: None,
+            generation: Generation::V2_9,
         }
     }
 }
@@ -117,6 +126,10 @@ pub(crate) struct Connection {
     out: Arc<Outbox>,
     shared: Mutex<Shared>,
     authenticated: AtomicBool,
+    /// The generation spoken with this client: its own, or the server's when older.
+    generation: Mutex<Generation>,
+    /// The MetaObjects sent to this client under a cache id (MetaObjectCache).
+    cache: Mutex<MetaCache>,
     /// Calls running on workers: id → address, so a Cancel can answer for them.
     in_flight: Mutex<HashMap<u32, Address>>,
 }
@@ -129,6 +142,27 @@ impl Connection {
 
     fn format(&self) -> ObjectFormat {
         lock(&self.shared).objects
+    }
+
+    fn generation(&self) -> Generation {
+        *lock(&self.generation)
+    }
+
+    /// Records what the client advertised (`legacy`: it never authenticated).
+    fn advertised(&self, own: Generation, remote: &CapabilityMap, legacy: bool) {
+        *lock(&self.shared) = Shared::between(own, remote);
+        *lock(&self.generation) = Generation::of_peer(remote, legacy).min(own);
+    }
+
+    /// Sends the server's capabilities in a Capability message.
+    fn announce(&self, own: Generation) {
+        let _ = self.out.send(&Message::new(
+            MessageType::Capability,
+            next_id(),
+            Address::default(),
+            Flags::default(),
+            capability::encode(own, &[]),
+        ));
     }
 
     fn answer(&self, call: &Message, kind: MessageType, payload: Vec<u8>) {
@@ -583,8 +617,15 @@ fn serve_connection(
         out,
         shared: Mutex::new(Shared::default()),
         authenticated: AtomicBool::new(false),
+        generation: Mutex::new(inner.options.generation),
+        cache: Mutex::new(MetaCache::default()),
         in_flight: Mutex::new(HashMap::new()),
     });
+    if !inner.options.generation.authenticates() {
+        // NAOqi 2.1: both ends announce their capabilities as the socket opens.
+        conn.announce(inner.options.generation);
+        conn.authenticated.store(true, Ordering::SeqCst);
+    }
     lock(&inner.connections).insert(id, Arc::downgrade(&conn));
     (inner.options.log)(&ServerEvent::Connected(peer.clone()));
     let mut reader = BufReader::with_capacity(1 << 16, incoming);
@@ -606,17 +647,30 @@ fn serve_connection(
 
 /// Handles one message; an error closes the connection.
 fn handle(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
+    let own = inner.options.generation;
     let a = m.header.address;
-    if a.service == 0 && matches!(m.header.kind, MessageType::Call | MessageType::Post) {
+    if a.service == 0
+        && a.action == AUTHENTICATE
+        && m.header.kind == MessageType::Call
+        && own.authenticates()
+    {
         return authenticate(inner, conn, &m);
     }
     if !conn.authenticated.load(Ordering::SeqCst) {
         if inner.options.credentials.is_some() {
             conn.error(&m, "Authentication failed: authenticate first");
-            return Err(Error::Authentication("a call before authenticating".into()));
+            return Err(Error::Authentication("no authenticate call".into()));
         }
-        conn.error(&m, "The call request could not be handled.");
-        return Ok(());
+        // A first message that is not `authenticate` (a NAOqi 2.1 client's Capability
+        // message): as libqi 4 does when authentication is not enforced, the socket counts
+        // as authenticated and gets our capabilities; a call is not handled.
+        conn.authenticated.store(true, Ordering::SeqCst);
+        conn.advertised(own, &CapabilityMap::default(), true);
+        conn.announce(own);
+        if m.header.kind == MessageType::Call {
+            conn.error(&m, "The call request could not be handled.");
+            return Ok(());
+        }
     }
     match m.header.kind {
         MessageType::Call | MessageType::Post => call(inner, conn, m),
@@ -634,7 +688,8 @@ fn handle(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Resul
             Ok(())
         }
         MessageType::Capability => {
-            *lock(&conn.shared) = Shared::with(&CapabilityMap::decode(&m.payload)?);
+            let legacy = conn.generation() == Generation::V2_1;
+            conn.advertised(own, &CapabilityMap::decode(&m.payload)?, legacy);
             Ok(())
         }
         MessageType::Reply | MessageType::Error | MessageType::Canceled | MessageType::Event => {
@@ -648,34 +703,23 @@ fn authenticate(
     conn: &Arc<Connection>,
     m: &Message,
 ) -> Result<(), Error> {
-    if m.header.address.action != AUTHENTICATE || m.header.kind != MessageType::Call {
-        if inner.options.credentials.is_some() {
-            conn.error(m, "Authentication failed: authenticate first");
-            return Err(Error::Authentication("no authenticate call".into()));
-        }
-        conn.authenticated.store(true, Ordering::SeqCst);
-        let _ = conn.out.send(&Message::new(
-            MessageType::Capability,
-            next_id(),
-            Address::default(),
-            Flags::default(),
-            capability::encode(&[]),
-        ));
-        return Ok(());
-    }
     let remote = CapabilityMap::decode(&m.payload)?;
+    // Once authenticated (credentials checked, or none needed), a repeated call succeeds
+    // again, as libqi answers it.
     if let Some((user, token)) = &inner.options.credentials
+        && !conn.authenticated.load(Ordering::SeqCst)
         && (remote.string("auth_user") != Some(user) || remote.string("auth_token") != Some(token))
     {
         conn.error(m, "Authentication failed: bad user or token");
         return Err(Error::Authentication("bad user or token".into()));
     }
-    *lock(&conn.shared) = Shared::with(&remote);
+    let own = inner.options.generation;
+    conn.advertised(own, &remote, false);
     conn.authenticated.store(true, Ordering::SeqCst);
     conn.answer(
         m,
         MessageType::Reply,
-        capability::encode_reply(AUTH_DONE as u32),
+        capability::encode_reply(own, AUTH_DONE as u32),
     );
     Ok(())
 }
@@ -706,8 +750,14 @@ fn into_args(v: Value) -> Vec<Value> {
 }
 
 fn reply_value(conn: &Connection, m: &Message, v: &Value, sig: &Signature) {
+    let generation = conn.generation();
+    let adapted = generation.adapt_signature(sig);
+    let v = match adapted {
+        Cow::Owned(_) => Cow::Owned(generation.adapt_value(v.clone(), sig)),
+        Cow::Borrowed(_) => Cow::Borrowed(v),
+    };
     let mut out = Vec::new();
-    match value::encode(v, sig, &mut out) {
+    match value::encode(&v, &adapted, &mut out) {
         Ok(()) => conn.answer(m, MessageType::Reply, out),
         Err(e) => conn.error(m, &format!("cannot convert the result: {e}")),
     }
@@ -716,10 +766,17 @@ fn reply_value(conn: &Connection, m: &Message, v: &Value, sig: &Signature) {
 fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
     let a = m.header.address;
     let Some(object) = inner.object(a.service, a.object) else {
+        let what = if inner.options.generation == Generation::V2_1 {
+            // libqi of NAOqi 2.1 (`src/messaging/server.cpp`): how a 2.1 peer refuses
+            // the `authenticate` call of newer clients, which they recognise.
+            "can't find service, address:"
+        } else {
+            "No such object"
+        };
         conn.error(
             &m,
             &format!(
-                "No such object {{{}.{}.{}, id:{}}}",
+                "{what} {{{}.{}.{}, id:{}}}",
                 a.service, a.object, a.action, m.header.id
             ),
         );
@@ -784,7 +841,15 @@ fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<
         metaobject::META_OBJECT => {
             args("(I)")?;
             if m.header.kind == MessageType::Call {
-                conn.answer(&m, MessageType::Reply, object.meta_bytes().to_vec());
+                let bytes = match conn.generation().adapt_meta_object(object.meta_object()) {
+                    Some(adapted) => {
+                        let mut bytes = Vec::new();
+                        adapted.write(&mut bytes);
+                        bytes
+                    }
+                    None => object.meta_bytes().to_vec(),
+                };
+                conn.answer(&m, MessageType::Reply, bytes);
             }
         }
         metaobject::TERMINATE => {
@@ -855,7 +920,8 @@ fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<
         82 => conn.answer(&m, MessageType::Reply, 0u32.to_le_bytes().to_vec()),
         uid => {
             if let Some(method) = object.methods.get(&uid) {
-                let args = read_args(&m, &method.params, format)?;
+                let params = conn.generation().adapt_signature(&method.params);
+                let args = read_args(&m, &params, format)?;
                 let post = m.header.kind == MessageType::Post;
                 let caller = Caller {
                     connection: conn.id,
@@ -926,12 +992,19 @@ fn finish(
         Ok(Out::Value(v)) => reply_value(conn, m, &v, returns),
         Ok(Out::Object(object)) => {
             let (service, id) = inner.bind_returned(m.header.address.service, &object, conn.id);
-            let reference = ObjectRef {
-                meta: object.meta_object().clone(),
+            let generation = conn.generation();
+            let mut reference = ObjectRef {
+                meta: generation
+                    .adapt_meta_object(object.meta_object())
+                    .unwrap_or_else(|| object.meta_object().clone()),
                 service,
                 object: id,
                 uid: Some(object.uid),
+                ..ObjectRef::default()
             };
+            if conn.format().meta_object_cache {
+                lock(&conn.cache).send(&mut reference);
+            }
             let mut out = Vec::new();
             if *returns == Signature::Dynamic {
                 out.extend_from_slice(&1u32.to_le_bytes());

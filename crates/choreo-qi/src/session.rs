@@ -63,11 +63,12 @@ use choreo_engine::Value;
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
-use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
+use crate::directory::{self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo};
 use crate::error::{Error, Result};
+use crate::generation::Generation;
 use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
 use crate::message::{Message, next_id};
-use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
+use crate::metaobject::{self, MetaCache, MetaObject, ObjectFormat, ObjectRef};
 use crate::signature::Signature;
 use crate::socket::{Incoming, Outbox, Watch, Watched};
 use crate::tls::{self, Fingerprint, TlsVerify};
@@ -147,6 +148,11 @@ pub struct SessionOptions {
     /// How `tcps://` links check the server's certificate (default: accept any, as libqi
     /// does; see [`crate::tls`]).
     pub tls: TlsVerify,
+    /// The protocol generation this client speaks (2.9, libqi 4.x, by default). Whatever
+    /// it is, the client also understands older peers: a 2.1 peer's refused
+    /// authentication, 6-field ServiceInfos. Speaking 2.1 means no `authenticate` call:
+    /// the capabilities go in a Capability message, as NAOqi 2.1's clients sent them.
+    pub generation: Generation,
 }
 
 impl Default for SessionOptions {
@@ -162,12 +168,13 @@ impl Default for SessionOptions {
             min_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
             tls: TlsVerify::AcceptAny,
+            generation: Generation::V2_9,
         }
     }
 }
 
 /// Receives one event: the raw message and the object format of its link.
-type EventHandler = Arc<dyn Fn(&Message, ObjectFormat) + Send + Sync>;
+type EventHandler = Arc<dyn Fn(&Message, &Link) + Send + Sync>;
 
 type AnswerSlot = Sender<Result<Message>>;
 
@@ -178,8 +185,11 @@ pub(crate) struct Link {
     /// The server certificate's fingerprint (tcps).
     peer: Option<Fingerprint>,
     shared: Shared,
-    /// The peer has no authentication step (libqi of NAOqi 2.1): see [`LEGACY_REFUSAL`].
-    legacy: bool,
+    /// The protocol generation spoken on the link: the peer's, or ours when older (2.1: no
+    /// authentication step, see [`LEGACY_REFUSAL`]).
+    generation: Generation,
+    /// MetaObjects the peer sent under a cache id (MetaObjectCache).
+    cache: Mutex<MetaCache>,
     pending: Mutex<HashMap<u32, AnswerSlot>>,
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
@@ -298,74 +308,7 @@ impl Link {
         let mut reader =
             BufReader::with_capacity(1 << 16, Watched::new(incoming, Arc::clone(&out)));
 
-        let mut credentials = Vec::new();
-        if let Some(user) = &options.user {
-            credentials.push(("auth_user", Value::String(user.clone())));
-        }
-        if let Some(token) = &options.token {
-            credentials.push(("auth_token", Value::String(token.clone())));
-        }
-        let id = next_id();
-        out.send(&Message::new(
-            MessageType::Call,
-            id,
-            Address::new(0, 0, capability::AUTHENTICATE),
-            Flags::default(),
-            capability::encode(&credentials),
-        ))?;
-        let hint = if target.tls {
-            ""
-        } else {
-            " (if the server speaks TLS, use tcps://)"
-        };
-        let answer = loop {
-            let m = match Message::read_from(&mut reader, options.max_payload) {
-                Ok(Some(m)) => m,
-                Ok(None) => {
-                    return Err(Error::Authentication(format!(
-                        "{url}: connection closed while authenticating{hint}"
-                    )));
-                }
-                Err(Error::Protocol(why)) => {
-                    return Err(Error::Protocol(format!(
-                        "{url}: while authenticating: {why}{hint}"
-                    )));
-                }
-                Err(e) => return Err(e),
-            };
-            if m.header.id == id || m.header.kind == MessageType::Capability {
-                break m;
-            }
-        };
-        let mut legacy = false;
-        let remote = match answer.header.kind {
-            MessageType::Reply | MessageType::Capability => CapabilityMap::decode(&answer.payload)?,
-            MessageType::Error if error_text(&answer.payload).starts_with(LEGACY_REFUSAL) => {
-                // A NAOqi 2.1 peer: no capabilities, no credentials (none can be checked).
-                legacy = true;
-                CapabilityMap::default()
-            }
-            MessageType::Error => return Err(Error::Authentication(error_text(&answer.payload))),
-            other => {
-                return Err(Error::Protocol(format!(
-                    "unexpected {other:?} answering authenticate"
-                )));
-            }
-        };
-        match remote.get(AUTH_STATE) {
-            None => {}
-            Some(Value::Int(AUTH_DONE)) => {}
-            Some(Value::Int(AUTH_CONTINUE)) => {
-                return Err(Error::Authentication(format!(
-                    "{url}: the server asks for another authentication step, which is not supported"
-                )));
-            }
-            Some(state) => {
-                return Err(Error::Authentication(format!(
-                    "{url}: refused (state {state})"
-                )));
-            }
-        }
+        let (remote, generation) = handshake(&mut reader, &out, url, options, target.tls)?;
         match options.keepalive {
             Some(k) => {
                 stream.set_read_timeout(Some(k.tick()))?;
@@ -382,8 +325,9 @@ impl Link {
             out,
             url: url.to_string(),
             peer,
-            shared: Shared::with(&remote),
-            legacy,
+            shared: Shared::between(options.generation, &remote),
+            generation,
+            cache: Mutex::new(MetaCache::default()),
             pending: Mutex::new(HashMap::new()),
             handlers: RwLock::new(HashMap::new()),
             dead: Mutex::new(None),
@@ -427,7 +371,7 @@ impl Link {
                         .map(|v| v.iter().map(|(_, h)| Arc::clone(h)).collect())
                         .unwrap_or_default();
                     for h in handlers {
-                        h(&m, self.shared.objects);
+                        h(&m, self);
                     }
                 }
                 MessageType::Call => {
@@ -447,6 +391,17 @@ impl Link {
                 MessageType::Post | MessageType::Capability | MessageType::Cancel => {}
             }
         }
+    }
+
+    /// Decodes a payload received on this link; object references go through its
+    /// MetaObjectCache.
+    fn decode(&self, payload: &[u8], sig: &Signature) -> Result<Decoded> {
+        let mut decoded = value::decode(payload, sig, self.shared.objects)?;
+        let mut cache = lock(&self.cache);
+        for r in &mut decoded.objects {
+            cache.receive(r)?;
+        }
+        Ok(decoded)
     }
 
     /// Marks the link dead and fails every waiting call.
@@ -555,6 +510,110 @@ pub(crate) fn error_text(payload: &[u8]) -> String {
     }
 }
 
+/// The opening exchange on a new socket: the capabilities both ends advertise and the
+/// peer's generation. A client speaking 2.1 sends a Capability message and waits for the
+/// peer's; a newer one authenticates, and takes a refusal by a 2.1 peer (which announced
+/// its capabilities in a Capability message when the socket opened) as that generation,
+/// then tells it its own capabilities the 2.1 way.
+fn handshake(
+    reader: &mut BufReader<Watched>,
+    out: &Outbox,
+    url: &str,
+    options: &SessionOptions,
+    tls: bool,
+) -> Result<(CapabilityMap, Generation)> {
+    let hint = if tls {
+        ""
+    } else {
+        " (if the server speaks TLS, use tcps://)"
+    };
+    let mut read = || match Message::read_from(reader, options.max_payload) {
+        Ok(Some(m)) => Ok(m),
+        Ok(None) => Err(Error::Authentication(format!(
+            "{url}: connection closed while authenticating{hint}"
+        ))),
+        Err(Error::Protocol(why)) => Err(Error::Protocol(format!(
+            "{url}: while authenticating: {why}{hint}"
+        ))),
+        Err(e) => Err(e),
+    };
+    let advertise = || {
+        out.send(&Message::new(
+            MessageType::Capability,
+            next_id(),
+            Address::default(),
+            Flags::default(),
+            capability::encode(options.generation, &[]),
+        ))
+    };
+    if !options.generation.authenticates() {
+        advertise()?;
+        loop {
+            let m = read()?;
+            if m.header.kind == MessageType::Capability {
+                let remote = CapabilityMap::decode(&m.payload)?;
+                let peer = Generation::of_peer(&remote, false).min(options.generation);
+                return Ok((remote, peer));
+            }
+        }
+    }
+    let mut credentials = Vec::new();
+    if let Some(user) = &options.user {
+        credentials.push(("auth_user", Value::String(user.clone())));
+    }
+    if let Some(token) = &options.token {
+        credentials.push(("auth_token", Value::String(token.clone())));
+    }
+    let id = next_id();
+    out.send(&Message::new(
+        MessageType::Call,
+        id,
+        Address::new(0, 0, capability::AUTHENTICATE),
+        Flags::default(),
+        capability::encode(options.generation, &credentials),
+    ))?;
+    // What a 2.1 peer announces as the socket opens, before it refuses the call.
+    let mut announced = CapabilityMap::default();
+    let answer = loop {
+        let m = read()?;
+        if m.header.id == id {
+            break m;
+        }
+        if m.header.kind == MessageType::Capability {
+            announced.0.extend(CapabilityMap::decode(&m.payload)?.0);
+        }
+    };
+    let remote = match answer.header.kind {
+        MessageType::Reply => CapabilityMap::decode(&answer.payload)?,
+        MessageType::Error if error_text(&answer.payload).starts_with(LEGACY_REFUSAL) => {
+            // NAOqi 2.1: no credentials can be checked (the caller says so to the user).
+            advertise()?;
+            return Ok((announced, Generation::V2_1));
+        }
+        MessageType::Error => return Err(Error::Authentication(error_text(&answer.payload))),
+        other => {
+            return Err(Error::Protocol(format!(
+                "unexpected {other:?} answering authenticate"
+            )));
+        }
+    };
+    match remote.get(AUTH_STATE) {
+        None | Some(Value::Int(AUTH_DONE)) => {}
+        Some(Value::Int(AUTH_CONTINUE)) => {
+            return Err(Error::Authentication(format!(
+                "{url}: the server asks for another authentication step, which is not supported"
+            )));
+        }
+        Some(state) => {
+            return Err(Error::Authentication(format!(
+                "{url}: refused (state {state})"
+            )));
+        }
+    }
+    let peer = Generation::of_peer(&remote, false).min(options.generation);
+    Ok((remote, peer))
+}
+
 /// How a NAOqi 2.1 peer answers the authentication call: it has no object for service 0
 /// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
 /// and the link stays open.
@@ -608,7 +667,7 @@ impl PendingCall {
     /// canceled and its answer slot forgotten.
     pub fn wait_for(self, timeout: Option<Duration>) -> Result<Decoded> {
         let answer = self.answer(timeout)?;
-        decode_answer(&answer, &self.returns, self.link.shared.objects)
+        decode_answer(&answer, &self.returns, &self.link)
     }
 
     /// The raw answer within `timeout`; on timeout, asks the peer to cancel.
@@ -655,15 +714,15 @@ impl Canceler {
     }
 }
 
-fn decode_answer(m: &Message, returns: &Signature, format: ObjectFormat) -> Result<Decoded> {
+fn decode_answer(m: &Message, returns: &Signature, link: &Link) -> Result<Decoded> {
     match m.header.kind {
         MessageType::Reply => {
             if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
-                value::decode(&m.payload, &Signature::Dynamic, format)
+                link.decode(&m.payload, &Signature::Dynamic)
             } else if m.payload.is_empty() && *returns == Signature::Void {
                 Ok(Decoded::default())
             } else {
-                value::decode(&m.payload, returns, format)
+                link.decode(&m.payload, returns)
             }
         }
         MessageType::Error => Err(Error::Remote(error_text(&m.payload))),
@@ -939,13 +998,13 @@ impl RemoteObject {
         let link_id =
             (u64::from(uid) << 32) | u64::from(LINK_COUNTER.fetch_add(1, Ordering::Relaxed));
         let address = Address::new(self.inner.service, self.inner.object, uid);
-        let handler: EventHandler = Arc::new(move |m: &Message, format: ObjectFormat| {
+        let handler: EventHandler = Arc::new(move |m: &Message, link: &Link| {
             let sig = if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
                 &Signature::Dynamic
             } else {
                 &sig
             };
-            if let Ok(d) = value::decode(&m.payload, sig, format) {
+            if let Ok(d) = link.decode(&m.payload, sig) {
                 handler(match d.value {
                     Value::Tuple(v) => v,
                     other => vec![other],
@@ -1197,7 +1256,16 @@ impl Session {
     /// Whether the peer speaks the protocol of NAOqi 2.1 (it has no authentication step:
     /// no capabilities were exchanged, and credentials given in the options were not used).
     pub fn is_legacy(&self) -> bool {
-        matches!(&*lock(&self.inner.state), State::Connected(l) if l.legacy)
+        self.peer_generation() == Some(Generation::V2_1)
+    }
+
+    /// The protocol generation spoken with the peer (its own, or ours when older), from the
+    /// handshake; `None` while disconnected.
+    pub fn peer_generation(&self) -> Option<Generation> {
+        match &*lock(&self.inner.state) {
+            State::Connected(l) => Some(l.generation),
+            _ => None,
+        }
     }
 
     /// Counts reconnections: objects from an older generation belong to a dead link.
@@ -1407,9 +1475,17 @@ impl Session {
 
     /// Registers a service hosted at `endpoints` with the directory; returns its id.
     pub fn register_service(&self, info: &ServiceInfo) -> Result<u32> {
-        self.directory()?;
-        let sig = Signature::parse(SERVICE_INFO_SIGNATURE)?;
-        let args = Value::Tuple(vec![info.to_value()]);
+        // The directory says which ServiceInfo it reads: 7 fields, or 6 before NAOqi 2.9.
+        let sd = self.directory()?;
+        let seven = Signature::parse(SERVICE_INFO_SIGNATURE)?;
+        let (sig, value) = match sd.meta_object().methods_named("registerService").next() {
+            Some(m) if !m.parameters_signature.contains(SERVICE_INFO_SIGNATURE) => (
+                Signature::parse(SERVICE_INFO_SIGNATURE_6)?,
+                Generation::V2_8.adapt_value(info.to_value(), &seven),
+            ),
+            _ => (seven, info.to_value()),
+        };
+        let args = Value::Tuple(vec![value]);
         let mut payload = Vec::new();
         value::encode(&args, &Signature::tuple(vec![sig]), &mut payload)?;
         let link = self.link()?;

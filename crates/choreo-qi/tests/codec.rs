@@ -7,7 +7,7 @@ use choreo_qi::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
 use choreo_qi::message::Message;
 use choreo_qi::metaobject::ObjectFormat;
 use choreo_qi::value::{decode, encode, encode_dynamic, signature_of};
-use choreo_qi::{MetaObject, ObjectRef, Signature, capability};
+use choreo_qi::{Generation, MetaObject, ObjectRef, Signature, capability};
 use proptest::prelude::*;
 
 fn hex(text: &str) -> Vec<u8> {
@@ -240,7 +240,7 @@ fn capability_entries(with_state: bool) -> Vec<u8> {
 #[test]
 fn authenticate_golden_frames() {
     // Hex dump 1: the official client's authenticate call (161-byte payload).
-    let payload = capability::encode(&[]);
+    let payload = capability::encode(Generation::V2_9, &[]);
     let mut expected = hex("06 00 00 00");
     expected.extend(capability_entries(false));
     assert_eq!(payload, expected);
@@ -257,18 +257,21 @@ fn authenticate_golden_frames() {
         hex("42 de ad 42 02 00 00 00 a1 00 00 00 00 00 01 00 00 00 00 00 00 00 00 00 08 00 00 00")
     );
     // Hex dump 2: the reply (189 bytes) with __qi_auth_state m<I>3.
-    let reply = capability::encode_reply(3);
+    let reply = capability::encode_reply(Generation::V2_9, 3);
     let mut expected = hex("07 00 00 00");
     expected.extend(capability_entries(true));
     assert_eq!(reply, expected);
     assert_eq!(reply.len(), 189);
     let map = capability::CapabilityMap::decode(&reply).unwrap();
     assert_eq!(map.get("__qi_auth_state"), Some(&Value::Int(3)));
-    let shared = capability::Shared::with(&map);
+    let shared = capability::Shared::between(Generation::V2_9, &map);
     assert!(shared.remote_cancel && shared.message_flags && shared.objects.object_ptr_uid);
     assert!(!shared.objects.meta_object_cache);
     // With credentials: 8 entries, 215 bytes.
-    let with = capability::encode(&[("auth_user", s("nao")), ("auth_token", s("secret"))]);
+    let with = capability::encode(
+        Generation::V2_9,
+        &[("auth_user", s("nao")), ("auth_token", s("secret"))],
+    );
     assert_eq!(with.len(), 215);
     assert_eq!(&with[..4], &hex("08 00 00 00")[..]);
 }
@@ -436,6 +439,7 @@ fn object_reference_layouts() {
         service: 2,
         object: 3,
         uid: Some([7; 20]),
+        ..ObjectRef::default()
     };
     for format in [
         ObjectFormat {

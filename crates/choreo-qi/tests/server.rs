@@ -202,7 +202,7 @@ fn authenticate(stream: &mut TcpStream) {
         1,
         Address::new(0, 0, 8),
         Flags::default(),
-        capability::encode(&[]),
+        capability::encode(choreo_qi::Generation::V2_9, &[]),
     );
     stream.write_all(&m.to_bytes()).unwrap();
     let reply = Message::read_from(stream, 1 << 20).unwrap().unwrap();
@@ -368,9 +368,12 @@ fn malformed_input_closes_only_that_connection() {
             Value::Int(i as i64)
         );
     }
-    // A call before authenticating gets libqi's error and the socket stays open.
+    // A call before authenticating: as libqi 4 (`Server::handleServerMessageNoAuth`), the
+    // server's capabilities, then the error for the call; the socket stays open.
     let mut stream = TcpStream::connect(&addr).unwrap();
     stream.write_all(&ping_frame(3, sid)).unwrap();
+    let answer = Message::read_from(&mut stream, 1 << 20).unwrap().unwrap();
+    assert_eq!(answer.header.kind, MessageType::Capability);
     let answer = Message::read_from(&mut stream, 1 << 20).unwrap().unwrap();
     assert_eq!(answer.header.kind, MessageType::Error);
     authenticate(&mut stream);
