@@ -11,7 +11,7 @@
 //! | RemoteCancelableCalls | no | yes | yes | yes |
 //! | ObjectPtrUID (uid after object refs) | no | no | yes | yes |
 //! | ServiceInfo fields | 6 | 6 | 6 | 7 (`objectUid`) |
-//! | RelativeEndpointURI | no | no | no | yes |
+//! | RelativeEndpointURI (`qi:Name` endpoints) | no | no | no | yes |
 //! | `+T` (optional) parsed | no | no | yes | yes |
 //! | `#T` (varargs) parsed | no | yes | yes | yes |
 
@@ -142,14 +142,15 @@ impl Generation {
         }
     }
 
-    /// `value` (of signature `sig`) as this generation reads it: each `ServiceInfo` inside
-    /// loses its `objectUid` before 2.9. Signatures are ours (a served method's), so the
-    /// walk's depth is bounded by code, not by input.
+    /// `value` (of signature `sig`) as this generation reads it: before 2.9, each
+    /// `ServiceInfo` inside loses its `objectUid`, and its relative endpoints (`qi:Name`,
+    /// RelativeEndpointURI), which older libqi cannot connect to. Signatures are ours (a
+    /// served method's), so the walk's depth is bounded by code, not by input.
     pub fn adapt_value(self, value: Value, sig: &Signature) -> Value {
         if self.service_info_has_uid() {
             return value;
         }
-        strip_uid(value, sig)
+        older_service_infos(value, sig)
     }
 
     /// `meta` as a peer of this generation can read it: ServiceInfo signatures adapted, and
@@ -190,28 +191,34 @@ impl Generation {
     }
 }
 
-fn strip_uid(value: Value, sig: &Signature) -> Value {
+fn older_service_infos(value: Value, sig: &Signature) -> Value {
     match (value, sig) {
         (Value::Tuple(mut fields), Signature::Tuple(types, Some(annotation)))
             if annotation.starts_with("ServiceInfo,") && types.len() == 7 =>
         {
             fields.truncate(6);
+            if let Some(Value::List(endpoints)) = fields.get_mut(4) {
+                endpoints.retain(|e| !matches!(e, Value::String(e) if e.starts_with("qi:")));
+            }
             Value::Tuple(fields)
         }
         (Value::Tuple(fields), Signature::Tuple(types, _)) => Value::Tuple(
             fields
                 .into_iter()
                 .zip(types.iter().chain(std::iter::repeat(&Signature::Dynamic)))
-                .map(|(v, t)| strip_uid(v, t))
+                .map(|(v, t)| older_service_infos(v, t))
                 .collect(),
         ),
-        (Value::List(items), Signature::List(t) | Signature::VarArgs(t)) => {
-            Value::List(items.into_iter().map(|v| strip_uid(v, t)).collect())
-        }
+        (Value::List(items), Signature::List(t) | Signature::VarArgs(t)) => Value::List(
+            items
+                .into_iter()
+                .map(|v| older_service_infos(v, t))
+                .collect(),
+        ),
         (Value::Map(entries), Signature::Map(k, v)) => Value::Map(
             entries
                 .into_iter()
-                .map(|(a, b)| (strip_uid(a, k), strip_uid(b, v)))
+                .map(|(a, b)| (older_service_infos(a, k), older_service_infos(b, v)))
                 .collect(),
         ),
         (value, _) => value,

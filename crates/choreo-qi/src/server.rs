@@ -409,6 +409,7 @@ impl Server {
                 }
                 let id = self.inner.next_service.fetch_add(1, Ordering::SeqCst);
                 object.bind((id, 1));
+                let object_uid = object.uid.to_vec();
                 write(&self.inner.objects).insert((id, 1), BoundObject { object, owner: 0 });
                 let info = ServiceInfo {
                     name: name.to_string(),
@@ -417,7 +418,7 @@ impl Server {
                     process_id: std::process::id(),
                     endpoints: Vec::new(),
                     session_id: self.inner.session_id.clone(),
-                    object_uid: Vec::new(),
+                    object_uid,
                 };
                 write(&self.inner.services).insert(id, ServiceRecord { info, owner: 0 });
                 self.inner.service_added(id, name);

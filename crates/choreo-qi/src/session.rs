@@ -576,11 +576,10 @@ fn handshake(
     let mut announced = CapabilityMap::default();
     let answer = loop {
         let m = read()?;
-        if m.header.id == id {
-            break m;
-        }
         if m.header.kind == MessageType::Capability {
             announced.0.extend(CapabilityMap::decode(&m.payload)?.0);
+        } else if m.header.id == id {
+            break m;
         }
     };
     let remote = match answer.header.kind {

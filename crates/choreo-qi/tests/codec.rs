@@ -2,25 +2,16 @@
 //! qi-protocol.md, and hostile bytes (never a panic, never a huge allocation).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use choreo_engine::Value;
 use choreo_qi::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
 use choreo_qi::message::Message;
 use choreo_qi::metaobject::ObjectFormat;
 use choreo_qi::value::{decode, encode, encode_dynamic, signature_of};
 use choreo_qi::{Generation, MetaObject, ObjectRef, Signature, capability};
+use common::{hex, str_bytes};
 use proptest::prelude::*;
-
-fn hex(text: &str) -> Vec<u8> {
-    text.split_whitespace()
-        .map(|h| u8::from_str_radix(h, 16).unwrap())
-        .collect()
-}
-
-fn str_bytes(s: &str) -> Vec<u8> {
-    let mut v = (s.len() as u32).to_le_bytes().to_vec();
-    v.extend_from_slice(s.as_bytes());
-    v
-}
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())

@@ -35,6 +35,20 @@ pub fn python(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// Bytes from a hex dump (`"42 de ad 42"`).
+pub fn hex(text: &str) -> Vec<u8> {
+    text.split_whitespace()
+        .map(|h| u8::from_str_radix(h, 16).unwrap())
+        .collect()
+}
+
+/// A qi string: u32 length, then the bytes.
+pub fn str_bytes(s: &str) -> Vec<u8> {
+    let mut v = (s.len() as u32).to_le_bytes().to_vec();
+    v.extend_from_slice(s.as_bytes());
+    v
+}
+
 /// A fixture script's path.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
