@@ -133,7 +133,13 @@ impl Live {
 
     /// What the simulated robot does, as a person would notice it.
     pub fn robot_event(&self, at: Time, e: &RobotEvent) {
-        if let Some((kind, line)) = describe(e) {
+        self.robot_event_of("", at, e);
+    }
+
+    /// What one robot of several does: its lines start with `who` (`robot 3: `).
+    pub fn robot_event_of(&self, who: &str, at: Time, e: &RobotEvent) {
+        if let Some((kind, mut line)) = describe(e) {
+            line.head.insert_str(0, who);
             self.line(at, kind, line);
         }
     }

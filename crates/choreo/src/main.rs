@@ -182,6 +182,20 @@ enum Command {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        /// The NAOqi generation whose qi dialect is spoken: 2.1 (NAO V4/V5: no
+        /// authentication, capabilities in a Capability message), 2.5 (2.3 to 2.7), 2.8
+        /// (NAO6) or 2.9 (libqi 4). Clients of older generations are answered in theirs
+        /// whatever this says.
+        #[arg(long, value_name = "VERSION", default_value = "2.9")]
+        naoqi: choreo_qi::Generation,
+        /// Serve N simulated robots, on N consecutive ports from the `--listen` port (port
+        /// 0: N free ports): a fleet to try on one machine.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        count: u16,
+        /// Write every call the robots receive to FILE, one JSON object a line
+        /// (`robot`, `method`, `args`).
+        #[arg(long, value_name = "FILE")]
+        calls: Option<PathBuf>,
     },
     /// Check files (or folders, recursively): every Choregraphe format, per-file results.
     #[command(after_help = EXIT_CODES)]
@@ -648,17 +662,24 @@ fn main() -> ExitCode {
             cert,
             key,
             quiet,
-        } => sim::run(
-            &listen,
-            robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
-            events.as_deref(),
-            cert.zip(key)
+            naoqi,
+            count,
+            calls,
+        } => sim::run(&sim::SimArgs {
+            listen,
+            model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
+            events,
+            tls: cert
+                .zip(key)
                 .map(|(certificate, key)| choreo_qi::ServerTls {
                     certificate: choreo_qi::Pem::File(certificate),
                     key: choreo_qi::Pem::File(key),
                 }),
             quiet,
-        ),
+            generation: naoqi,
+            count,
+            calls,
+        }),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Chat {
             topics,

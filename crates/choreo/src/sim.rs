@@ -1,28 +1,78 @@
-//! `choreo sim`: the simulated robot served over qi messaging, so any qi client can drive it.
+//! `choreo sim`: the simulated robot served over qi messaging, so any qi client can drive it;
+//! one robot or a fleet of them (`--count`), in the dialect of any NAOqi generation.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::{Activity, Robot};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use choreo_qi::{CallReport, ServerOptions, ServerTls};
+use choreo_qi::{CallLog, CallReport, Generation, RobotServer, ServerOptions, ServerTls};
 
 use crate::exit;
 use crate::fold::Line;
 use crate::live::{Kind, Live, Verbosity};
 
-/// Serves a simulated `model` at `listen` until Ctrl-C; prints what the robot does and every
-/// call it receives. Returns the exit code.
-pub fn run(
-    listen: &str,
-    model: Model,
-    events: Option<&Path>,
-    tls: Option<ServerTls>,
-    quiet: bool,
-) -> u8 {
-    let robot = Arc::new(SimRobot::new(model));
+/// What `choreo sim` was asked.
+pub struct SimArgs {
+    /// The first robot's URL; the others take the next ports.
+    pub listen: String,
+    /// NAO or Pepper.
+    pub model: Model,
+    /// A scenario every robot plays.
+    pub events: Option<PathBuf>,
+    /// The certificate for `tcps://`.
+    pub tls: Option<ServerTls>,
+    /// Errors only.
+    pub quiet: bool,
+    /// The qi dialect spoken.
+    pub generation: Generation,
+    /// How many robots.
+    pub count: u16,
+    /// Where the calls go as JSON Lines.
+    pub calls: Option<PathBuf>,
+}
+
+/// The URL of robot `index` (from 0): `listen` with its port moved up by `index` (port 0
+/// stays 0: any free port).
+fn nth_url(listen: &str, index: u16) -> Result<String, String> {
+    if index == 0 {
+        return Ok(listen.to_string());
+    }
+    let url = choreo_qi::session::parse_url(listen).map_err(|e| e.to_string())?;
+    let (host, port) = url
+        .address
+        .rsplit_once(':')
+        .ok_or_else(|| format!("{listen}: no port"))?;
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("{listen}: bad port {port}"))?;
+    let port = if port == 0 {
+        0
+    } else {
+        port.checked_add(index).ok_or_else(|| {
+            format!(
+                "{listen}: robot {} would need a port above 65535",
+                index + 1
+            )
+        })?
+    };
+    let scheme = if url.tls { "tcps" } else { "tcp" };
+    Ok(format!("{scheme}://{host}:{port}"))
+}
+
+/// One served robot.
+struct Served {
+    robot: Arc<SimRobot>,
+    server: RobotServer,
+}
+
+/// Serves `args.count` simulated robots until Ctrl-C; prints what each does and every call
+/// it receives. Returns the exit code.
+pub fn run(args: &SimArgs) -> u8 {
     let time = match Activity::real() {
         Ok(t) => t,
         Err(e) => {
@@ -30,64 +80,90 @@ pub fn run(
             return exit::ROBOT;
         }
     };
-    // Real time: a `say` takes as long as on the robot.
-    robot.attach(Arc::clone(&time));
-    if let Some(file) = events {
-        match choreo_naoqi::Scenario::from_path(file) {
-            Ok(s) => robot.load_scenario(s),
+    let scenario = match &args.events {
+        Some(file) => match choreo_naoqi::Scenario::from_path(file) {
+            Ok(s) => Some(s),
             Err(e) => {
                 errln!("{e}");
                 return exit::LOAD;
             }
-        }
-    }
-    let live = Live::new(Verbosity::from_flags(quiet, false));
-    {
-        let live = live.clone();
-        let time = Arc::clone(&time);
-        robot.set_observer(Arc::new(move |e: &RobotEvent| {
-            live.robot_event(time.now(), e)
-        }));
-    }
-    let log = {
-        let live = live.clone();
-        let time = Arc::clone(&time);
-        Arc::new(move |c: &CallReport<'_>| {
-            let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
-            let result = match c.result {
-                Ok(v) => format!("-> {v}"),
-                Err(e) => format!("-> error: {e}"),
-            };
-            live.line(
-                time.now(),
-                Kind::Info,
-                Line::call(
-                    format!("{}.{}", c.service, c.method),
-                    format!("({}) {result}", args.join(", ")),
-                ),
-            );
-        })
-    };
-    let served = match choreo_qi::serve_robot(
-        Arc::clone(&robot) as Arc<dyn Robot>,
-        listen,
-        Some(log),
-        ServerOptions {
-            tls,
-            ..ServerOptions::default()
         },
-    ) {
-        Ok(s) => s,
-        Err(e) => {
-            errln!("{listen}: cannot serve: {e}");
-            return exit::ROBOT;
-        }
+        None => None,
     };
-    errln!(
-        "serving a simulated {} at {}: any qi client can drive it; Ctrl-C stops",
-        model.name(),
-        served.url
-    );
+    let calls = match &args.calls {
+        Some(path) => match File::create(path) {
+            Ok(f) => Some(Arc::new(Mutex::new(BufWriter::new(f)))),
+            Err(e) => {
+                errln!("{}: {e}", path.display());
+                return exit::USAGE;
+            }
+        },
+        None => None,
+    };
+    let live = Live::new(Verbosity::from_flags(args.quiet, false));
+    let mut served = Vec::new();
+    for index in 0..args.count {
+        let who = if args.count > 1 {
+            format!("robot {}: ", index + 1)
+        } else {
+            String::new()
+        };
+        let url = match nth_url(&args.listen, index) {
+            Ok(u) => u,
+            Err(e) => {
+                errln!("{e}");
+                stop_all(served);
+                return exit::USAGE;
+            }
+        };
+        let robot = Arc::new(SimRobot::new(args.model));
+        // Real time: a `say` takes as long as on the robot.
+        robot.attach(Arc::clone(&time));
+        if let Some(s) = &scenario {
+            robot.load_scenario(s.clone());
+        }
+        {
+            let (live, time, who) = (live.clone(), Arc::clone(&time), who.clone());
+            robot.set_observer(Arc::new(move |e: &RobotEvent| {
+                live.robot_event_of(&who, time.now(), e)
+            }));
+        }
+        let log = call_log(&live, &time, &who, index + 1, calls.clone());
+        let options = ServerOptions {
+            tls: args.tls.clone(),
+            generation: args.generation,
+            ..ServerOptions::default()
+        };
+        match choreo_qi::serve_robot(
+            Arc::clone(&robot) as Arc<dyn Robot>,
+            &url,
+            Some(log),
+            options,
+        ) {
+            Ok(server) => {
+                errln!(
+                    "{who}serving a simulated {} (NAOqi {} dialect) at {}{}",
+                    args.model.name(),
+                    args.generation,
+                    server.url,
+                    if args.count == 1 {
+                        ": any qi client can drive it; Ctrl-C stops"
+                    } else {
+                        ""
+                    }
+                );
+                served.push(Served { robot, server });
+            }
+            Err(e) => {
+                errln!("{url}: cannot serve: {e}");
+                stop_all(served);
+                return exit::ROBOT;
+            }
+        }
+    }
+    if args.count > 1 {
+        errln!("{} robots served; Ctrl-C stops", args.count);
+    }
     let interrupts = Arc::new(AtomicUsize::new(0));
     {
         let interrupts = Arc::clone(&interrupts);
@@ -99,10 +175,62 @@ pub fn run(
         std::thread::sleep(Duration::from_millis(100));
         live.tick(time.now());
     }
-    served.stop();
+    let total: u64 = served
+        .iter()
+        .map(|s| s.robot.stats().per_service.values().sum::<u64>())
+        .sum();
+    stop_all(served);
     live.finish();
-    let stats = robot.stats();
-    let total: u64 = stats.per_service.values().sum();
+    if let Some(calls) = calls
+        && let Err(e) = calls.lock().map_or(Ok(()), |mut w| w.flush())
+    {
+        let path = args.calls.as_deref().unwrap_or(Path::new("calls"));
+        errln!("{}: {e}", path.display());
+        return exit::WRITE;
+    }
     errln!("stopped after {total} call(s)");
     exit::OK
+}
+
+fn stop_all(served: Vec<Served>) {
+    for s in served {
+        s.server.stop();
+    }
+}
+
+/// Prints each call (and writes it to the calls file).
+fn call_log(
+    live: &Live,
+    time: &Arc<Activity>,
+    who: &str,
+    robot: u16,
+    file: Option<Arc<Mutex<BufWriter<File>>>>,
+) -> CallLog {
+    let (live, time, who) = (live.clone(), Arc::clone(time), who.to_string());
+    Arc::new(move |c: &CallReport<'_>| {
+        let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
+        let result = match c.result {
+            Ok(v) => format!("-> {v}"),
+            Err(e) => format!("-> error: {e}"),
+        };
+        live.line(
+            time.now(),
+            Kind::Info,
+            Line::call(
+                format!("{who}{}.{}", c.service, c.method),
+                format!("({}) {result}", args.join(", ")),
+            ),
+        );
+        if let Some(file) = &file {
+            let line = serde_json::json!({
+                "robot": robot,
+                "method": format!("{}.{}", c.service, c.method),
+                "args": c.args,
+            });
+            if let Ok(mut w) = file.lock() {
+                // A full disk shows at the final flush.
+                let _ = writeln!(w, "{line}");
+            }
+        }
+    })
 }

@@ -217,10 +217,16 @@ fn a_robot_that_disconnects_stops_the_behavior_cleanly_with_exit_7() {
 
 /// `choreo sim --listen` on a free port, serving: the process and its URL.
 fn served_sim() -> (Child, String) {
+    served_sim_with(&[])
+}
+
+/// `choreo sim --listen` on a free port with more options.
+fn served_sim_with(options: &[&str]) -> (Child, String) {
     let port = free_port();
     let url = format!("tcp://127.0.0.1:{port}");
     let sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args(["sim", "--listen", &url])
+        .args(options)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -515,4 +521,51 @@ fn choreo_robot_asks_a_libqi_robot_too() {
                 && a.to_string().contains("hi from choreo robot")),
         "{calls:?}"
     );
+}
+
+#[test]
+fn behaviors_run_end_to_end_on_naoqi_2_1_and_2_8_peers() {
+    // `choreo sim --naoqi` speaks exactly the dialect of that generation (no authentication
+    // and capabilities in Capability messages for 2.1; 6-field ServiceInfos and no relative
+    // endpoints for both): `run --robot` completes a speech, a dance and a motion timeline
+    // (one Bezier order), and the robot gets the calls the simulated robot gets.
+    for naoqi in ["2.1", "2.8"] {
+        let timeline = "crates/choreo/tests/fixtures/motion.xar";
+        for example in ["examples/hello", "examples/dance", timeline] {
+            let dir = tempfile::tempdir().unwrap();
+            let calls = dir.path().join("calls.jsonl");
+            let (sim, url) =
+                served_sim_with(&["--naoqi", naoqi, "--calls", calls.to_str().unwrap()]);
+            let o = choreo(&["run", example, "--robot", &url]);
+            let out = String::from_utf8_lossy(&o.stdout).into_owned();
+            let err = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert_eq!(o.status.code(), Some(0), "{naoqi} {example}: {out}\n{err}");
+            assert!(out.contains("outcome        finished"), "{out}");
+            let log = stop_sim(sim);
+            assert!(log.contains(&format!("NAOqi {naoqi} dialect")), "{log}");
+            let remote: Vec<_> = std::fs::read_to_string(&calls)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .map(|c| {
+                    (
+                        c["method"].as_str().unwrap().to_string(),
+                        normal(&c["args"]),
+                    )
+                })
+                .collect();
+            let simulated: Vec<_> = simulated_calls(example)
+                .into_iter()
+                .map(|(m, a)| (m, normal(&a)))
+                .collect();
+            assert!(!remote.is_empty(), "{naoqi} {example}");
+            // The dance starts an LED fade and a move at one instant, from two branches:
+            // over the network either may arrive first, so the calls compare as a multiset.
+            let sorted = |mut v: Vec<(String, serde_json::Value)>| {
+                v.sort_by_key(|(m, a)| format!("{m}{a}"));
+                v
+            };
+            assert_eq!(sorted(remote), sorted(simulated), "{naoqi} {example}");
+        }
+    }
 }
