@@ -294,7 +294,9 @@ mod tests {
 
     #[test]
     fn service_infos_lose_their_uid_before_2_9() {
-        let seven = Signature::parse(&format!("[{SERVICE_INFO_SIGNATURE}]")).unwrap();
+        let Ok(seven) = Signature::parse(&format!("[{SERVICE_INFO_SIGNATURE}]")) else {
+            panic!("the ServiceInfo signature parses");
+        };
         let six = Generation::V2_8.adapt_signature(&seven);
         assert_eq!(six.to_string(), format!("[{SERVICE_INFO_SIGNATURE_6}]"));
         assert!(matches!(

@@ -151,7 +151,7 @@ enum Command {
     },
     /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
     /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`,
-    /// `behaviors`. Exit 1: the robot
+    /// `watch KEY...`, `behaviors`. Exit 1: the robot
     /// answered with an error; 7: it cannot be reached.
     #[command(subcommand, after_help = EXIT_CODES)]
     Robot(RobotCommand),
@@ -432,6 +432,20 @@ enum RobotCommand {
         #[arg(allow_negative_numbers = true)]
         args: Vec<String>,
     },
+    /// ALMemory values live: each key's value now, then every change, until Ctrl-C.
+    Watch {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The keys (`FrontTactilTouched`, `Device/SubDeviceList/Battery/Charge/Sensor/Value`).
+        #[arg(required = true)]
+        keys: Vec<String>,
+        /// Stop after this many seconds.
+        #[arg(long = "for", value_name = "SECONDS", value_parser = timeout_secs)]
+        duration: Option<f64>,
+        /// Stop after this many changes.
+        #[arg(long, value_name = "N")]
+        changes: Option<usize>,
+    },
 }
 
 /// `choreo stack ...`.
@@ -649,6 +663,19 @@ fn main() -> ExitCode {
                     robot_cmd::Ask::Call {
                         target: method,
                         args,
+                    },
+                ),
+                RobotCommand::Watch {
+                    target,
+                    keys,
+                    duration,
+                    changes,
+                } => (
+                    target,
+                    robot_cmd::Ask::Watch {
+                        keys,
+                        duration: duration.map(std::time::Duration::from_secs_f64),
+                        changes,
                     },
                 ),
             };

@@ -1,10 +1,14 @@
-//! `choreo robot info|services|methods|call|behaviors URL ...`: what a robot is and serves, asked over
-//! qi, as a robot developer asks `qicli` (issue 15, started). Works against a real robot, `choreo sim`
-//! and any qi server.
+//! `choreo robot info|services|methods|call|watch|behaviors URL ...`: what a robot is and
+//! serves, asked over qi, as a robot developer asks `qicli`. Works against a real robot of
+//! any NAOqi generation, `choreo sim` and any qi server.
 //!
 //! Exit codes: 0 done; 1 the robot answered with an error (an unknown service or method, a
 //! call that raised); 2 bad arguments (a target not `SERVICE.METHOD`, an argument that is
-//! not JSON); 7 the robot cannot be reached.
+//! not JSON); 7 the robot cannot be reached (or, for `watch`, was lost).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use choreo_engine::Value;
 use choreo_qi::{MetaObject, Session};
@@ -31,6 +35,15 @@ pub enum Ask {
         target: String,
         /// The arguments, each a JSON value (`"hello"`, `1.5`, `[1, 2]`).
         args: Vec<String>,
+    },
+    /// ALMemory values: now, then each change (`ALMemory.subscriber(key).signal`).
+    Watch {
+        /// The keys.
+        keys: Vec<String>,
+        /// Stop after this long (otherwise at Ctrl-C).
+        duration: Option<Duration>,
+        /// Stop after this many changes.
+        changes: Option<usize>,
     },
 }
 
@@ -76,6 +89,14 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
             call_method(&session, &service, &method, &args, json)
         }
         (Ask::Call { .. }, None) => exit::USAGE,
+        (
+            Ask::Watch {
+                keys,
+                duration,
+                changes,
+            },
+            _,
+        ) => watch(&session, keys, *duration, *changes, json),
     };
     session.close();
     code
@@ -320,4 +341,88 @@ fn call_method(session: &Session, service: &str, method: &str, args: &[Value], j
             exit::NO
         }
     }
+}
+
+/// Prints one watched value: `KEY = value`, or a JSON object with the seconds since the
+/// watch began.
+fn print_value(key: &str, value: &Value, at: Duration, json: bool) {
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({ "t": at.as_secs_f64(), "key": key, "value": value })
+        );
+    } else {
+        outln!("{key} = {value}");
+    }
+}
+
+/// Prints each key's value, then every change, until Ctrl-C, `duration` or `changes`.
+fn watch(
+    session: &Session,
+    keys: &[String],
+    duration: Option<Duration>,
+    changes: Option<usize>,
+    json: bool,
+) -> u8 {
+    let memory = match session.service("ALMemory") {
+        Ok(m) => m,
+        Err(e) => {
+            errln!("ALMemory: {e}");
+            return exit::NO;
+        }
+    };
+    let start = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel::<(String, Value)>();
+    let mut subscriptions = Vec::new();
+    for key in keys {
+        let arg = [Value::String(key.clone())];
+        // A key nobody wrote yet has no value (NAOqi raises); its changes still come.
+        match memory.call("getData", &arg) {
+            Ok(v) => print_value(key, &v, start.elapsed(), json),
+            Err(e) => errln!("{key}: no value yet ({e})"),
+        }
+        let subscriber = match memory.call_object("subscriber", &arg) {
+            Ok(s) => s,
+            Err(e) => {
+                errln!("ALMemory.subscriber({key:?}): {e}");
+                return exit::NO;
+            }
+        };
+        let (tx, name) = (tx.clone(), key.clone());
+        match subscriber.connect("signal", move |args| {
+            let _ = tx.send((name.clone(), args.into_iter().next().unwrap_or_default()));
+        }) {
+            Ok(link) => subscriptions.push((subscriber, link)),
+            Err(e) => {
+                errln!("ALMemory.subscriber({key:?}).signal: {e}");
+                return exit::NO;
+            }
+        }
+    }
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let interrupted = Arc::clone(&interrupted);
+        let _ = ctrlc::set_handler(move || interrupted.store(true, Ordering::SeqCst));
+    }
+    let mut seen = 0usize;
+    let code = loop {
+        if interrupted.load(Ordering::SeqCst) || changes.is_some_and(|n| seen >= n) {
+            break exit::OK;
+        }
+        if duration.is_some_and(|d| start.elapsed() >= d) {
+            break exit::OK;
+        }
+        if !session.is_connected() {
+            errln!("the robot was lost");
+            break exit::ROBOT;
+        }
+        if let Ok((key, value)) = rx.recv_timeout(Duration::from_millis(100)) {
+            print_value(&key, &value, start.elapsed(), json);
+            seen += 1;
+        }
+    };
+    for (subscriber, link) in subscriptions {
+        let _ = subscriber.disconnect(link);
+    }
+    code
 }

@@ -569,3 +569,65 @@ fn behaviors_run_end_to_end_on_naoqi_2_1_and_2_8_peers() {
         }
     }
 }
+
+#[test]
+fn choreo_robot_watches_memory_keys_and_asks_a_2_1_robot() {
+    for naoqi in ["2.9", "2.1"] {
+        let (sim, url) = served_sim_with(&["--naoqi", naoqi]);
+        let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+        let o = choreo(&["robot", "info", &url, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{naoqi}: {o:?}");
+        let info: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+        assert_eq!(info["model"], "naoH25", "{naoqi}");
+        let watcher = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args([
+                "robot",
+                "watch",
+                &url,
+                "Seen/Key",
+                "--changes",
+                "2",
+                "--json",
+            ])
+            .args(["--for", "30"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Written until the watcher sees them (it may subscribe after the first writes).
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut n = 0;
+        while Instant::now() < deadline {
+            n += 1;
+            let o = choreo(&[
+                "robot",
+                "call",
+                &url,
+                "ALMemory.insertData",
+                "\"Seen/Key\"",
+                &n.to_string(),
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{o:?}");
+            if n >= 3 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        let o = watcher.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{naoqi}: {o:?}");
+        let lines: Vec<serde_json::Value> = text(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // The value at the start (if any was written yet), then two changes, in order.
+        assert!(lines.len() >= 2, "{naoqi}: {lines:?}");
+        let values: Vec<i64> = lines.iter().map(|l| l["value"].as_i64().unwrap()).collect();
+        assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+        assert!(lines.iter().all(|l| l["key"] == "Seen/Key"));
+        // A key nobody wrote yet is watched all the same: said on stderr, exit 0.
+        let o = choreo(&["robot", "watch", &url, "Not/Yet", "--for", "1"]);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("Not/Yet: no value yet"));
+        stop_sim(sim);
+    }
+}
