@@ -631,3 +631,62 @@ fn choreo_robot_watches_memory_keys_and_asks_a_2_1_robot() {
         stop_sim(sim);
     }
 }
+
+#[test]
+fn sim_count_serves_a_fleet_each_robot_its_own() {
+    use std::io::BufRead;
+    let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["sim", "--listen", "tcp://127.0.0.1:0", "--count", "3", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(sim.stderr.take().unwrap()).lines();
+    let mut urls = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some((_, url)) = line.split_once(" at ") {
+            assert!(
+                line.starts_with(&format!("robot {}: ", urls.len() + 1)),
+                "{line}"
+            );
+            urls.push(url.to_string());
+        }
+        if line.contains("robots served") {
+            break;
+        }
+    }
+    assert_eq!(urls.len(), 3, "{urls:?}");
+    // Each robot has its own memory: a value written on one is not on the others.
+    let o = choreo(&[
+        "robot",
+        "call",
+        &urls[1],
+        "ALMemory.insertData",
+        "\"Who\"",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    for (i, url) in urls.iter().enumerate() {
+        let o = choreo(&[
+            "robot",
+            "call",
+            url,
+            "ALMemory.getData",
+            "\"Who\"",
+            "--json",
+        ]);
+        let answer = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if i == 1 {
+            assert_eq!(answer, "2");
+        } else {
+            assert_eq!(o.status.code(), Some(1), "robot {}: {answer}", i + 1);
+        }
+    }
+    let _ = Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status();
+    assert_eq!(sim.wait().unwrap().code(), Some(0));
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("stopped after")), "{rest:?}");
+}
