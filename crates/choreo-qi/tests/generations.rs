@@ -67,11 +67,29 @@ fn quiet(generation: Generation) -> ServerOptions {
     }
 }
 
+/// A fresh server speaking `generation`, its URL, and a raw socket to it.
+fn raw_server(generation: Generation) -> (Server, String, TcpStream) {
+    let server = Server::standalone(quiet(generation)).unwrap();
+    let url = server.listen("tcp://127.0.0.1:0").unwrap();
+    let stream = TcpStream::connect(url.trim_start_matches("tcp://")).unwrap();
+    (server, url, stream)
+}
+
+/// Sends a libqi 4 client's `authenticate` call {0.0.8} with message id `id`.
+fn send_authenticate(stream: &mut TcpStream, id: u32) {
+    let call = Message::new(
+        MessageType::Call,
+        id,
+        Address::new(0, 0, 8),
+        Flags::default(),
+        capability::encode(Generation::V2_9, &[]),
+    );
+    stream.write_all(&call.to_bytes()).unwrap();
+}
+
 #[test]
 fn a_2_1_server_announces_its_capabilities_and_refuses_authenticate_as_libqi_did() {
-    let server = Server::standalone(quiet(Generation::V2_1)).unwrap();
-    let url = server.listen("tcp://127.0.0.1:0").unwrap();
-    let mut stream = TcpStream::connect(url.trim_start_matches("tcp://")).unwrap();
+    let (server, _, mut stream) = raw_server(Generation::V2_1);
     let announced = read(&mut stream);
     assert_eq!(announced.header.kind, MessageType::Capability);
     assert_eq!(announced.header.address, Address::new(0, 0, 0));
@@ -79,15 +97,8 @@ fn a_2_1_server_announces_its_capabilities_and_refuses_authenticate_as_libqi_did
     // "MetaObjectCache" m<b>1: 79 bytes.
     assert_eq!(announced.payload, map(&V2_1_MAP));
     assert_eq!(announced.payload.len(), 79);
-    // A newer client's authenticate call {0.0.8}, id 1.
-    let call = Message::new(
-        MessageType::Call,
-        1,
-        Address::new(0, 0, 8),
-        Flags::default(),
-        capability::encode(Generation::V2_9, &[]),
-    );
-    stream.write_all(&call.to_bytes()).unwrap();
+    // A newer client's authenticate call, id 1.
+    send_authenticate(&mut stream, 1);
     let refusal = read(&mut stream);
     let text = "can't find service, address: {0.0.8, id:1}";
     let mut expected = hex("01 00 00 00 73");
@@ -128,17 +139,8 @@ fn authenticate_replies_carry_each_generation_s_capabilities() {
             ],
         ),
     ] {
-        let server = Server::standalone(quiet(generation)).unwrap();
-        let url = server.listen("tcp://127.0.0.1:0").unwrap();
-        let mut stream = TcpStream::connect(url.trim_start_matches("tcp://")).unwrap();
-        let call = Message::new(
-            MessageType::Call,
-            5,
-            Address::new(0, 0, 8),
-            Flags::default(),
-            capability::encode(Generation::V2_9, &[]),
-        );
-        stream.write_all(&call.to_bytes()).unwrap();
+        let (server, url, mut stream) = raw_server(generation);
+        send_authenticate(&mut stream, 5);
         let reply = read(&mut stream);
         assert_eq!(reply.header.kind, MessageType::Reply);
         // The entries, then "__qi_auth_state" m<I>3 (sorted last: '_' follows the capitals).
@@ -171,6 +173,18 @@ fn authenticate_replies_carry_each_generation_s_capabilities() {
     }
 }
 
+/// What a 2.1 peer sends as the socket opens: its capabilities, in a Capability message.
+fn announce_2_1(stream: &mut TcpStream) {
+    let announce = Message::new(
+        MessageType::Capability,
+        1,
+        Address::default(),
+        Flags::default(),
+        map(&V2_1_MAP),
+    );
+    stream.write_all(&announce.to_bytes()).unwrap();
+}
+
 #[test]
 fn a_client_meets_a_2_1_peer_and_speaks_its_dialect() {
     // The peer: a raw socket that behaves as NAOqi 2.1's libqi, checking what it receives.
@@ -178,14 +192,7 @@ fn a_client_meets_a_2_1_peer_and_speaks_its_dialect() {
     let url = format!("tcp://{}", listener.local_addr().unwrap());
     let peer = std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
-        let announce = Message::new(
-            MessageType::Capability,
-            1,
-            Address::default(),
-            Flags::default(),
-            map(&V2_1_MAP),
-        );
-        stream.write_all(&announce.to_bytes()).unwrap();
+        announce_2_1(&mut stream);
         let call = read(&mut stream);
         assert_eq!(
             (call.header.kind, call.header.address),
@@ -240,14 +247,7 @@ fn a_client_speaking_2_1_sends_a_capability_message_and_no_authenticate() {
             hex("00 00 06 00 00 00 00 00 00 00 00 00 00 00 00 00")
         );
         assert_eq!(first.payload, map(&V2_1_MAP));
-        let announce = Message::new(
-            MessageType::Capability,
-            1,
-            Address::default(),
-            Flags::default(),
-            map(&V2_1_MAP),
-        );
-        stream.write_all(&announce.to_bytes()).unwrap();
+        announce_2_1(&mut stream);
         while let Ok(Some(_)) = Message::read_from(&mut stream, 1 << 20) {}
     });
     let session = Session::connect_with(
