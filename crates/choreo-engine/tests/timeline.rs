@@ -448,3 +448,78 @@ fn t5_p4_the_parent_timeline_of_a_keyframe_box_is_its_owner_and_on_load_is_the_e
         "{t:#?}"
     );
 }
+
+/// A sync that answers every start with `delay`, recording what it was asked.
+struct Delaying {
+    delay: std::time::Duration,
+    asked: std::sync::Mutex<Vec<(String, u32, u32)>>,
+}
+
+impl choreo_engine::engine::sync::TimelineSync for Delaying {
+    fn arrive(&self, path: &str, occurrence: u32, fps: u32, go: choreo_engine::engine::sync::Go) {
+        self.asked
+            .lock()
+            .unwrap()
+            .push((path.to_string(), occurrence, fps));
+        go(self.delay);
+    }
+}
+
+#[test]
+fn a_timeline_sync_says_when_each_timeline_starts() {
+    let sync = std::sync::Arc::new(Delaying {
+        delay: std::time::Duration::from_millis(250),
+        asked: std::sync::Mutex::new(Vec::new()),
+    });
+    let options = choreo_engine::Options {
+        virtual_time: true,
+        timeline_sync: Some(sync.clone()),
+        ..Default::default()
+    };
+    let events = run_to_end(&two_keyframes(), NativeHost::new(), options);
+    let at = |short: &str| {
+        events
+            .iter()
+            .find(|e| e.short() == short)
+            .unwrap_or_else(|| panic!("no {short}"))
+            .time_ns
+    };
+    // Loaded at the start frame at once; played 250 ms later; frames follow the play.
+    assert_eq!(at("root/T tl play") - at("root/T frame 1"), 250_000_000);
+    assert_eq!(at("root/T frame 2") - at("root/T tl play"), 100_000_000);
+    assert_eq!(
+        *sync.asked.lock().unwrap(),
+        vec![("root/T".to_string(), 1, 10)]
+    );
+}
+
+#[test]
+fn a_stop_while_a_synced_start_waits_voids_it() {
+    // The sync answers after the behavior was stopped: the timeline never plays.
+    struct Late(std::sync::Mutex<Option<choreo_engine::engine::sync::Go>>);
+    impl choreo_engine::engine::sync::TimelineSync for Late {
+        fn arrive(&self, _: &str, _: u32, _: u32, go: choreo_engine::engine::sync::Go) {
+            *self.0.lock().unwrap() = Some(go);
+        }
+    }
+    let late = std::sync::Arc::new(Late(std::sync::Mutex::new(None)));
+    let options = choreo_engine::Options {
+        timeline_sync: Some(late.clone()),
+        ..Default::default()
+    };
+    let (engine, trace) = load_virtual(&two_keyframes(), &NativeHost::new(), options);
+    engine.start();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while late.0.lock().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "never asked");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    engine.stop();
+    let _ = engine.wait(std::time::Duration::from_secs(10));
+    if let Some(go) = late.0.lock().unwrap().take() {
+        go(std::time::Duration::ZERO);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(!lines.iter().any(|l| l == "root/T tl play"), "{lines:#?}");
+}

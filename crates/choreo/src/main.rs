@@ -8,6 +8,7 @@ mod output;
 mod chat;
 mod check;
 mod convert;
+mod fleet;
 mod fold;
 mod inspect;
 mod joints;
@@ -133,6 +134,10 @@ enum Command {
         strict: bool,
         #[command(flatten)]
         remote: RobotFlags,
+        /// A fleet: one robot lost (or failing) stops the behavior on every robot (by
+        /// default the others go on).
+        #[arg(long)]
+        all_or_nothing: bool,
         /// The robot to simulate; by default the one the package's manifest asks for
         /// (Pepper for `JULIETTE` models), else NAO.
         #[arg(long, value_enum)]
@@ -334,32 +339,58 @@ enum Command {
 #[derive(clap::Args)]
 struct RobotFlags {
     /// Run on a real robot over qi (`tcp://HOST:9559`, or `tcps://HOST:9503` for
-    /// NAOqi 2.9 with TLS) instead of the simulated one.
+    /// NAOqi 2.9 with TLS) instead of the simulated one. `run`: repeat it to run on a fleet.
     #[arg(long, value_name = "URL", value_parser = robot_url)]
-    robot: Option<String>,
+    robot: Vec<String>,
+    /// `run`: a fleet's robots, one URL a line (`#` starts a comment), after any `--robot`.
+    #[arg(long, value_name = "FILE")]
+    robots: Option<PathBuf>,
     /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
-    #[arg(long, requires = "robot")]
+    #[arg(long)]
     user: Option<String>,
     /// `--robot`: the token (NAOqi 2.9: the robot's password).
-    #[arg(long, requires = "robot")]
+    #[arg(long)]
     token: Option<String>,
     /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint, as
     /// `openssl x509 -noout -fingerprint -sha256` prints it). Without it any certificate
     /// is accepted, as libqi does: the link is encrypted but the robot not authenticated.
-    #[arg(long, requires = "robot", value_name = "SHA256")]
+    #[arg(long, value_name = "SHA256")]
     pin: Option<String>,
 }
 
 impl RobotFlags {
-    /// The robot asked for, if any.
-    fn args(self) -> Option<run::RobotArgs> {
-        let (user, token, pin) = (self.user, self.token, self.pin);
-        self.robot.map(|url| run::RobotArgs {
-            url,
-            user,
-            token,
-            pin,
-        })
+    /// The robots asked for (none: the simulated one); every robot gets the credentials.
+    fn args(self) -> Result<Vec<run::RobotArgs>, String> {
+        let mut urls = self.robot;
+        if let Some(file) = &self.robots {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("--robots {}: {e}", file.display()))?;
+            for (n, line) in text.lines().enumerate() {
+                let url = line.split('#').next().unwrap_or_default().trim();
+                if url.is_empty() {
+                    continue;
+                }
+                urls.push(
+                    robot_url(url)
+                        .map_err(|e| format!("--robots {}:{}: {e}", file.display(), n + 1))?,
+                );
+            }
+            if urls.is_empty() {
+                return Err(format!("--robots {}: no robot in it", file.display()));
+            }
+        }
+        if urls.is_empty() && (self.user.is_some() || self.token.is_some() || self.pin.is_some()) {
+            return Err("--user, --token and --pin are for a robot: give --robot URL".into());
+        }
+        Ok(urls
+            .into_iter()
+            .map(|url| run::RobotArgs {
+                url,
+                user: self.user.clone(),
+                token: self.token.clone(),
+                pin: self.pin.clone(),
+            })
+            .collect())
     }
 }
 
@@ -628,24 +659,32 @@ fn main() -> ExitCode {
             events,
             strict,
             remote,
+            all_or_nothing,
             robot_model,
             lang,
             quiet,
             verbose,
-        } => run::run(&run::RunArgs {
-            path,
-            behavior,
-            fast,
-            timeout,
-            trace,
-            params,
-            events,
-            strict,
-            model: robot_model.map(ModelArg::model),
-            language: lang,
-            robot: remote.args(),
-            verbosity: live::Verbosity::from_flags(quiet, verbose),
-        }),
+        } => match remote.args() {
+            Ok(robots) => run::run(&run::RunArgs {
+                path,
+                behavior,
+                fast,
+                timeout,
+                trace,
+                params,
+                events,
+                strict,
+                model: robot_model.map(ModelArg::model),
+                language: lang,
+                robots,
+                all_or_nothing,
+                verbosity: live::Verbosity::from_flags(quiet, verbose),
+            }),
+            Err(e) => {
+                errln!("{e}");
+                exit::USAGE
+            }
+        },
         Command::Robot(command) => {
             let (target, ask) = match command {
                 RobotCommand::Info { target } => (target, robot_cmd::Ask::Info),
@@ -733,18 +772,28 @@ fn main() -> ExitCode {
             remote,
             quiet,
             verbose,
-        }) => stack_run::run(&stack_run::StackRunArgs {
-            dir,
-            base,
-            tick_ms,
-            fast,
-            timeout,
-            trace,
-            events,
-            model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
-            robot: remote.args(),
-            verbosity: live::Verbosity::from_flags(quiet, verbose),
-        }),
+        }) => match remote.args() {
+            Ok(robots) if robots.len() > 1 => {
+                errln!("stack run drives one robot: give one --robot");
+                exit::USAGE
+            }
+            Ok(robots) => stack_run::run(&stack_run::StackRunArgs {
+                dir,
+                base,
+                tick_ms,
+                fast,
+                timeout,
+                trace,
+                events,
+                model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
+                robot: robots.into_iter().next(),
+                verbosity: live::Verbosity::from_flags(quiet, verbose),
+            }),
+            Err(e) => {
+                errln!("{e}");
+                exit::USAGE
+            }
+        },
         Command::Inspect { path } => inspect::run(&path),
         Command::Convert {
             input,

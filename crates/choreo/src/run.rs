@@ -2,23 +2,26 @@
 //! what the robot does, and report.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
+use choreo_engine::engine::sync::TimelineSync;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
 use choreo_naoqi::{Model, RobotEvent, Scenario, SimRobot};
 
 use crate::exit;
+use crate::fleet::FleetSync;
 use crate::fold::Line;
 use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
 use crate::report;
 use crate::tally::{Failure, Tally, Watched, logged_error};
 use choreo::nested::{ProjectBehaviors, script_host};
+use choreo_xar::source::{Behavior, FilesOnDisk, Project};
 
 /// What `choreo run` was asked to do.
 pub struct RunArgs {
@@ -30,7 +33,7 @@ pub struct RunArgs {
     pub fast: bool,
     /// Stop after this long (behavior time).
     pub timeout: Option<f64>,
-    /// Write the trace as JSON Lines here.
+    /// Write the trace as JSON Lines here (a fleet: one file per robot, numbered).
     pub trace: Option<PathBuf>,
     /// `box/path/name=value` parameter overrides.
     pub params: Vec<String>,
@@ -43,8 +46,10 @@ pub struct RunArgs {
     /// The simulated robot's language; `None`: the manifest's (see
     /// [`choreo::manifest::language`]), else English.
     pub language: Option<&'static choreo_robot::languages::Language>,
-    /// A real robot to run on instead of the simulated one.
-    pub robot: Option<RobotArgs>,
+    /// Real robots to run on instead of the simulated one (several: a fleet).
+    pub robots: Vec<RobotArgs>,
+    /// A fleet: one robot that does not finish stops the others.
+    pub all_or_nothing: bool,
     /// How much live output: errors only, folded, or every line.
     pub verbosity: Verbosity,
 }
@@ -116,6 +121,8 @@ struct Watch {
     scenario: Option<Scenario>,
     /// Running on a real robot: its calls are shown.
     remote: bool,
+    /// What starts each live line: the robot of a fleet (`robot 2: `), or nothing.
+    who: String,
 }
 
 /// Where the behavior runs.
@@ -134,6 +141,233 @@ impl Target {
     }
 }
 
+/// What every robot's run of one `choreo run` shares.
+struct Setup<'a> {
+    args: &'a RunArgs,
+    project: &'a Arc<Project>,
+    behavior: &'a Behavior,
+    model: Model,
+    /// The scenario of the simulated robot (its stubs are recognised in the trace).
+    scenario: Option<Scenario>,
+    live: Live,
+}
+
+/// One robot's run, loaded or running.
+struct One {
+    engine: Arc<Engine>,
+    trace: Trace,
+    watch: Arc<Watch>,
+    target: Target,
+    robot: Arc<Watched>,
+    /// The behavior's files on disk, kept until the run ends.
+    _files: FilesOnDisk,
+    ending: Ending,
+    /// What an idle behavior was waiting for, when it was stopped.
+    awaited: Vec<String>,
+    started: Instant,
+}
+
+impl One {
+    /// Loads the behavior for `target`: the trace (to `trace_file`), the live lines (each
+    /// starting with `who`), the engine (timelines started by `sync`, if any).
+    fn load(
+        setup: &Setup<'_>,
+        target: Target,
+        trace_file: Option<&Path>,
+        who: &str,
+        sync: Option<Arc<dyn TimelineSync>>,
+    ) -> Result<One, u8> {
+        let args = setup.args;
+        let trace = match trace_file {
+            Some(file) => match std::fs::File::create(file) {
+                Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
+                Err(e) => {
+                    errln!("{}: cannot write the trace: {e}", file.display());
+                    return Err(exit::WRITE);
+                }
+            },
+            None => Trace::unkept(None),
+        };
+        let live = setup.live.clone();
+        let scenario = match &target {
+            Target::Sim(_) => setup.scenario.clone(),
+            Target::Remote(_) => None,
+        };
+        let watch = Arc::new(Watch {
+            tally: Mutex::new(Tally::default()),
+            live: live.clone(),
+            scenario,
+            remote: matches!(target, Target::Remote(_)),
+            who: who.to_string(),
+        });
+        {
+            let watch = Arc::clone(&watch);
+            trace.set_listener(Arc::new(move |e: &Event| on_trace_event(e, &watch)));
+        }
+        let robot = Arc::new(Watched::new(target.robot()));
+        // The simulated joints at every frame, into the trace written (`choreo plot --trace`).
+        let joints = match (&target, trace_file) {
+            (Target::Sim(robot), Some(_)) => {
+                Some(JointRecorder::new(SimRobot::clone(robot), trace.clone()))
+            }
+            _ => None,
+        };
+        // `behaviorAbsolutePath()`: the behavior's folder on disk; an archive's files are
+        // unpacked to a temporary folder, removed when the run ends.
+        let project = setup.project;
+        let files = project.on_disk().map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?;
+        let behavior = setup.behavior;
+        let behavior_dir = files.behavior_dir(behavior);
+        let host = script_host(&behavior_dir, &behavior.path, project);
+        // A real robot does not say which model it is: the resource groups of the model
+        // asked for (or the manifest's) apply. The simulated robot gives its own.
+        let resources = Arc::new(choreo_naoqi::resource_tree(setup.model));
+        let options = Options {
+            virtual_time: args.fast,
+            trace: trace.clone(),
+            time_limit: args.timeout.map(Duration::from_secs_f64),
+            robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
+            strict: args.strict,
+            resources: Some(Arc::clone(&resources)),
+            on_frame: joints.as_ref().map(JointRecorder::observer),
+            time_base: None,
+            timeline_sync: sync,
+        };
+        let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
+            Ok(e) => Arc::new(e),
+            Err(e) => {
+                errln!("{who}{}: {e}", args.path.display());
+                return Err(load_exit(&e));
+            }
+        };
+        if let Some(joints) = &joints {
+            joints.bind(&engine, &behavior.xar);
+        }
+        for p in &args.params {
+            if let Err(e) = set_param(&engine, p) {
+                errln!("--param {p}: {e}");
+                return Err(exit::USAGE);
+            }
+        }
+        if let Target::Sim(sim) = &target {
+            let now = Arc::clone(&engine);
+            let said = trace.clone();
+            sim.set_observer(Arc::new(move |e: &RobotEvent| {
+                let at = now.now();
+                live.robot_event(at, e);
+                // What the robot says goes into the trace too: a dialog's answers are said
+                // by the robot itself, not by a box's call.
+                if let RobotEvent::Said { text, duration } = e {
+                    let step = Step::Said {
+                        text: text.clone(),
+                        seconds: *duration,
+                    };
+                    said.record(at, "", step);
+                }
+            }));
+            // ALBehaviorManager runs the project's behaviors as nested runs of this one.
+            let weak: Weak<Watched> = Arc::downgrade(&robot);
+            sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
+                Arc::clone(project),
+                files.path().to_path_buf(),
+                trace.clone(),
+                weak,
+                args.strict,
+                Arc::clone(&resources),
+            ))));
+            if let Some(name) = ProjectBehaviors::played_name(behavior) {
+                sim.behavior_started(&name, &engine);
+            }
+        }
+        Ok(One {
+            engine,
+            trace,
+            watch,
+            target,
+            robot,
+            _files: files,
+            ending: Ending::Running,
+            awaited: Vec::new(),
+            started: Instant::now(),
+        })
+    }
+
+    fn start(&mut self) {
+        self.started = Instant::now();
+        self.engine.start();
+    }
+
+    /// One look at the run, waiting up to `wait`: an interim outcome (idle, time limit) or
+    /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
+    fn poll(&mut self, wait: Duration, stop: Option<Ending>) -> bool {
+        let outcome = self.engine.wait(wait);
+        self.watch.live.tick(self.engine.now());
+        if outcome.is_final() {
+            self.ending = self.ending.or(match outcome {
+                Outcome::Finished => Ending::Finished,
+                Outcome::Failed { .. } => Ending::Error,
+                Outcome::RobotLost => Ending::Disconnected,
+                Outcome::Crashed { .. } => Ending::Crashed,
+                _ => Ending::Interrupted,
+            });
+            return true;
+        }
+        if self.ending != Ending::Running {
+            return false;
+        }
+        let why = stop.or(match outcome {
+            Outcome::Idle => Some(Ending::Idle),
+            Outcome::TimeLimit => Some(Ending::Timeout),
+            _ => None,
+        });
+        if let Some(why) = why {
+            if why == Ending::Idle {
+                self.awaited = self.robot.subscribed();
+            }
+            self.engine.stop();
+            self.ending = why;
+        }
+        false
+    }
+
+    /// After the end: what the report shows (the trace flushed first: every event
+    /// delivered, the whole tally).
+    fn finish(self, timeout: Option<f64>) -> Report {
+        // Behaviors the run started with ALBehaviorManager and left running end with it.
+        if let Target::Sim(sim) = &self.target {
+            sim.stop_behaviors();
+            sim.set_launcher(None);
+        }
+        // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
+        let behavior_time = self.engine.ended_at().unwrap_or_else(|| self.engine.now());
+        if let Err(e) = self.trace.flush_writer() {
+            errln!("{}cannot write the trace: {e}", self.watch.who);
+        }
+        let tally = self
+            .watch
+            .tally
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let unsupported = match &self.target {
+            Target::Sim(robot) => robot.stats().unsupported,
+            Target::Remote(_) => BTreeMap::new(),
+        };
+        Report {
+            ending: self.ending,
+            timeout,
+            awaited: self.awaited,
+            behavior_time,
+            real: self.started.elapsed(),
+            tally,
+            unsupported,
+        }
+    }
+}
+
 /// Runs the behavior; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
     let project = match report::load_shown(&args.path, false, args.verbosity) {
@@ -148,138 +382,53 @@ pub fn run(args: &RunArgs) -> u8 {
         .model
         .or_else(|| report::manifest_model(&project))
         .unwrap_or(Model::Nao);
+    if !args.robots.is_empty() && (args.fast || args.events.is_some() || args.language.is_some()) {
+        errln!(
+            "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
+        );
+        return exit::USAGE;
+    }
     let scenario = match report::load_scenario(args.events.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let setup = Setup {
+        args,
+        project: &project,
+        behavior,
+        model,
+        scenario,
+        live: Live::new(args.verbosity),
+    };
+    if args.robots.len() > 1 {
+        return run_fleet(&setup);
+    }
     let language = args
         .language
         .or_else(|| choreo::manifest::language(&project));
-    let target = match &args.robot {
+    let target = match args.robots.first() {
         None => {
             let robot = Arc::new(SimRobot::new(model));
             if let Some(language) = language {
                 robot.set_language(language.name);
             }
-            if let Some(s) = &scenario {
+            if let Some(s) = &setup.scenario {
                 robot.load_scenario(s.clone());
             }
             Target::Sim(robot)
-        }
-        Some(_) if args.fast || args.events.is_some() || args.language.is_some() => {
-            errln!(
-                "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
-            );
-            return exit::USAGE;
         }
         Some(robot) => match robot.connect() {
             Ok(target) => target,
             Err(code) => return code,
         },
     };
-    let trace = match &args.trace {
-        Some(file) => match std::fs::File::create(file) {
-            Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
-            Err(e) => {
-                errln!("{}: cannot write the trace: {e}", file.display());
-                return exit::WRITE;
-            }
-        },
-        None => Trace::unkept(None),
+    let mut one = match One::load(&setup, target, args.trace.as_deref(), "", None) {
+        Ok(one) => one,
+        Err(code) => return code,
     };
-    let live = Live::new(args.verbosity);
-    let watch = Arc::new(Watch {
-        tally: Mutex::new(Tally::default()),
-        live: live.clone(),
-        scenario,
-        remote: matches!(target, Target::Remote(_)),
-    });
-    {
-        let watch = Arc::clone(&watch);
-        trace.set_listener(Arc::new(move |e: &Event| on_trace_event(e, &watch)));
-    }
-    let robot = Arc::new(Watched::new(target.robot()));
-    // The simulated joints at every frame, into the trace written (`choreo plot --trace`).
-    let joints = match (&target, &args.trace) {
-        (Target::Sim(robot), Some(_)) => {
-            Some(JointRecorder::new(SimRobot::clone(robot), trace.clone()))
-        }
-        _ => None,
-    };
-    // `behaviorAbsolutePath()`: the behavior's folder on disk; an archive's files are
-    // unpacked to a temporary folder, removed when `files` is dropped at the end of the run.
-    let files = match project.on_disk() {
-        Ok(f) => f,
-        Err(e) => {
-            errln!("{e}");
-            return exit::LOAD;
-        }
-    };
-    let behavior_dir = files.behavior_dir(behavior);
-    let host = script_host(&behavior_dir, &behavior.path, &project);
-    // A real robot does not say which model it is: the resource groups of the model asked
-    // for (or the manifest's) apply. The simulated robot gives its own.
-    let resources = Arc::new(choreo_naoqi::resource_tree(model));
-    let options = Options {
-        virtual_time: args.fast,
-        trace: trace.clone(),
-        time_limit: args.timeout.map(Duration::from_secs_f64),
-        robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
-        strict: args.strict,
-        resources: Some(Arc::clone(&resources)),
-        on_frame: joints.as_ref().map(JointRecorder::observer),
-        time_base: None,
-    };
-    let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
-        Ok(e) => Arc::new(e),
-        Err(e) => {
-            errln!("{}: {e}", args.path.display());
-            return load_exit(&e);
-        }
-    };
-    if let Some(joints) = &joints {
-        joints.bind(&engine, &behavior.xar);
-    }
-    for p in &args.params {
-        if let Err(e) = set_param(&engine, p) {
-            errln!("--param {p}: {e}");
-            return exit::USAGE;
-        }
-    }
-    if let Target::Sim(sim) = &target {
-        let now = Arc::clone(&engine);
-        let live = live.clone();
-        let said = trace.clone();
-        sim.set_observer(Arc::new(move |e: &RobotEvent| {
-            let at = now.now();
-            live.robot_event(at, e);
-            // What the robot says goes into the trace too: a dialog's answers are said by
-            // the robot itself, not by a box's call.
-            if let RobotEvent::Said { text, duration } = e {
-                let step = Step::Said {
-                    text: text.clone(),
-                    seconds: *duration,
-                };
-                said.record(at, "", step);
-            }
-        }));
-        // ALBehaviorManager runs the project's behaviors as nested runs of this one.
-        let weak: Weak<Watched> = Arc::downgrade(&robot);
-        sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
-            Arc::clone(&project),
-            files.path().to_path_buf(),
-            trace.clone(),
-            weak,
-            args.strict,
-            Arc::clone(&resources),
-        ))));
-        if let Some(name) = ProjectBehaviors::played_name(behavior) {
-            sim.behavior_started(&name, &engine);
-        }
-    }
     let interrupts = count_interrupts();
     if args.verbosity != Verbosity::Quiet {
-        let on = match &args.robot {
+        let on = match args.robots.first() {
             Some(robot) => format!("the robot at {}", robot.url),
             None => match language {
                 Some(l) => format!("a simulated {} speaking {}", model.name(), l.name),
@@ -292,85 +441,106 @@ pub fn run(args: &RunArgs) -> u8 {
             if args.fast { "virtual" } else { "real" }
         );
     }
-    let started = Instant::now();
-    engine.start();
+    one.start();
     // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
     // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
-    let mut ending = Ending::Running;
-    // What an idle behavior was waiting for, when it was stopped.
-    let mut awaited = Vec::new();
-    loop {
-        let outcome = engine.wait(POLL);
-        live.tick(engine.now());
-        if outcome.is_final() {
-            ending = ending.or(match outcome {
-                Outcome::Finished => Ending::Finished,
-                Outcome::Failed { .. } => Ending::Error,
-                Outcome::RobotLost => Ending::Disconnected,
-                Outcome::Crashed { .. } => Ending::Crashed,
-                _ => Ending::Interrupted,
-            });
-            break;
-        }
-        if ending != Ending::Running {
-            continue;
-        }
-        let why = if interrupts.load(Ordering::SeqCst) > 0 {
-            Some(Ending::Interrupted)
-        } else if outcome == Outcome::Idle {
-            Some(Ending::Idle)
-        } else if outcome == Outcome::TimeLimit {
-            Some(Ending::Timeout)
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            if why == Ending::Idle {
-                awaited = robot.subscribed();
-            }
-            engine.stop();
-            ending = why;
-        }
-    }
-    // Behaviors the run started with ALBehaviorManager and left running end with it.
-    if let Target::Sim(sim) = &target {
-        sim.stop_behaviors();
-        sim.set_launcher(None);
-    }
-    // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
-    let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
-    // Every event delivered to the listener first: the last lines, the whole tally.
-    let flushed = trace.flush_writer();
-    live.finish();
-    if let Err(e) = flushed {
-        errln!("cannot write the trace: {e}");
-    }
-    let tally = watch
-        .tally
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
-    let unsupported = match &target {
-        Target::Sim(robot) => robot.stats().unsupported,
-        Target::Remote(_) => BTreeMap::new(),
+    while !one.poll(
+        POLL,
+        (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
+    ) {}
+    let report = one.finish(args.timeout);
+    setup.live.finish();
+    print_report("run report", &report);
+    report.ending.exit_code()
+}
+
+/// `FILE` for robot `n` of a fleet: `t.jsonl` → `t.3.jsonl`.
+fn numbered(file: &Path, n: usize) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match file.extension() {
+        Some(ext) => format!("{stem}.{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{n}"),
     };
-    print_report(&Report {
-        ending,
-        timeout: args.timeout,
-        awaited: &awaited,
-        behavior_time,
-        real: started.elapsed(),
-        tally: &tally,
-        unsupported: &unsupported,
-    });
-    match ending {
-        Ending::Finished => exit::OK,
-        Ending::Error | Ending::Crashed => exit::RUNTIME,
-        Ending::Timeout | Ending::Idle => exit::TIMEOUT,
-        Ending::Interrupted => exit::INTERRUPTED,
-        Ending::Disconnected => exit::ROBOT,
-        Ending::Running => exit::OK,
+    file.with_file_name(name)
+}
+
+/// The behavior on every robot of a fleet: one engine each, all loaded, then started at one
+/// instant; timelines started together through a [`FleetSync`]; a robot that ends (lost,
+/// failed) ends alone unless `--all-or-nothing`; a report per robot.
+fn run_fleet(setup: &Setup<'_>) -> u8 {
+    let args = setup.args;
+    let sync = FleetSync::new(args.robots.len());
+    let mut ones = Vec::new();
+    for (i, robot) in args.robots.iter().enumerate() {
+        let target = match robot.connect() {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
+        let who = format!("robot {}: ", i + 1);
+        match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
+            Ok(one) => ones.push(one),
+            Err(code) => return code,
+        }
     }
+    let interrupts = count_interrupts();
+    if args.verbosity != Verbosity::Quiet {
+        errln!(
+            "running {} on {} robots (real time, timelines started together); Ctrl-C stops them",
+            setup.behavior.name,
+            ones.len()
+        );
+    }
+    for one in &mut ones {
+        one.start();
+    }
+    let mut ended = vec![false; ones.len()];
+    let mut stop_all: Option<Ending> = None;
+    while ended.iter().any(|e| !e) {
+        if interrupts.load(Ordering::SeqCst) > 0 {
+            stop_all = Some(Ending::Interrupted);
+        }
+        for (i, one) in ones.iter_mut().enumerate() {
+            if ended[i] {
+                continue;
+            }
+            if one.poll(Duration::ZERO, stop_all) {
+                ended[i] = true;
+                sync.leave(i);
+                if args.all_or_nothing && one.ending != Ending::Finished && stop_all.is_none() {
+                    errln!(
+                        "robot {} did not finish: stopping the fleet (--all-or-nothing)",
+                        i + 1
+                    );
+                    stop_all = Some(Ending::FleetStopped);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let reports: Vec<Report> = ones.into_iter().map(|o| o.finish(args.timeout)).collect();
+    setup.live.finish();
+    for (i, (report, robot)) in reports.iter().zip(&args.robots).enumerate() {
+        print_report(
+            &format!("run report: robot {} at {}", i + 1, robot.url),
+            report,
+        );
+    }
+    let finished = reports
+        .iter()
+        .filter(|r| r.ending == Ending::Finished)
+        .count();
+    let (together, partial) = sync.counts();
+    outln!("fleet");
+    outln!("  robots         {} ({finished} finished)", reports.len());
+    outln!("  timelines      {together} started together, {partial} without every robot");
+    reports
+        .iter()
+        .map(|r| r.ending.exit_code())
+        .find(|c| *c != exit::OK)
+        .unwrap_or(exit::OK)
 }
 
 /// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller
@@ -402,11 +572,24 @@ enum Ending {
     Disconnected,
     /// The engine's control thread panicked (a bug of choreo's); it unloaded what it could.
     Crashed,
+    /// A fleet with `--all-or-nothing`: another robot did not finish.
+    FleetStopped,
 }
 
 impl Ending {
     fn or(self, other: Ending) -> Ending {
         if self == Ending::Running { other } else { self }
+    }
+
+    /// The exit code of a run that ended so.
+    fn exit_code(self) -> u8 {
+        match self {
+            Ending::Finished | Ending::Running => exit::OK,
+            Ending::Error | Ending::Crashed => exit::RUNTIME,
+            Ending::Timeout | Ending::Idle => exit::TIMEOUT,
+            Ending::Interrupted | Ending::FleetStopped => exit::INTERRUPTED,
+            Ending::Disconnected => exit::ROBOT,
+        }
     }
 }
 
@@ -468,10 +651,19 @@ fn on_trace_event(e: &Event, watch: &Watch) {
     }
     let at = Time(e.time_ns);
     let live = &watch.live;
+    let who = watch.who.as_str();
+    let line = |mut line: Line| {
+        line.head.insert_str(0, who);
+        line
+    };
     match &e.step {
         Step::Err { hook, text } => {
             let failure = Failure::new(&e.path, hook, text);
-            live.line(at, Kind::Error, Line::plain(format!("error in {failure}")));
+            live.line(
+                at,
+                Kind::Error,
+                line(Line::plain(format!("error in {failure}"))),
+            );
             live.details(text);
         }
         Step::Log { level, message } => {
@@ -484,7 +676,7 @@ fn on_trace_event(e: &Event, watch: &Watch) {
                 at,
                 kind,
                 // Different messages of a box say different things: only repeats fold.
-                Line::plain(format!("{level} {}: {message}", e.path)),
+                line(Line::plain(format!("{level} {}: {message}", e.path))),
             );
         }
         Step::RobotCall { method, args } => {
@@ -494,40 +686,47 @@ fn on_trace_event(e: &Event, watch: &Watch) {
                 live.line(
                     at,
                     Kind::Info,
-                    Line::call(format!("stub: {method}"), format!("({args}) -> {reply}")),
+                    line(Line::call(
+                        format!("stub: {method}"),
+                        format!("({args}) -> {reply}"),
+                    )),
                 );
             } else if watch.remote {
                 // The simulated robot says what it does; a real one is shown its calls.
                 live.line(
                     at,
                     Kind::Info,
-                    Line::call(format!("calls {method}"), format!("({args})")),
+                    line(Line::call(format!("calls {method}"), format!("({args})"))),
                 );
             }
             if let Some(logged) = logged_error(&e.path, &e.step) {
-                live.line(at, Kind::Error, Line::plain(format!("error {logged}")));
+                live.line(
+                    at,
+                    Kind::Error,
+                    line(Line::plain(format!("error {logged}"))),
+                );
             }
         }
-        Step::Frame { frame } => live.frame(&e.path, *frame),
+        Step::Frame { frame } => live.frame(&format!("{who}{}", e.path), *frame),
         _ => {}
     }
 }
 
 /// What the report is made of.
-struct Report<'a> {
+struct Report {
     ending: Ending,
     /// `--timeout`, seconds.
     timeout: Option<f64>,
     /// ALMemory keys subscribed when an idle behavior was stopped.
-    awaited: &'a [String],
+    awaited: Vec<String>,
     behavior_time: Time,
     real: Duration,
-    tally: &'a Tally,
-    unsupported: &'a BTreeMap<String, u64>,
+    tally: Tally,
+    unsupported: BTreeMap<String, u64>,
 }
 
-fn print_report(r: &Report<'_>) {
-    let tally = r.tally;
+fn print_report(title: &str, r: &Report) {
+    let tally = &r.tally;
     // What an idle behavior waits for: events subscribed, box code that has not returned.
     let mut waits: Vec<String> = r
         .awaited
@@ -552,8 +751,11 @@ fn print_report(r: &Report<'_>) {
         Ending::Crashed => {
             "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
         }
+        Ending::FleetStopped => {
+            "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string()
+        }
     };
-    outln!("run report");
+    outln!("{title}");
     outln!("  outcome        {how}");
     if r.ending == Ending::Idle && !waits.is_empty() {
         for (i, w) in waits.iter().enumerate() {
@@ -575,7 +777,7 @@ fn print_report(r: &Report<'_>) {
     outln!("  boxes run      {}", tally.boxes_run.len());
     print_counts("robot calls", &tally.calls);
     print_counts("stubbed", &tally.stubbed);
-    print_counts("unsupported", r.unsupported);
+    print_counts("unsupported", &r.unsupported);
     print_counts("failed calls", &tally.failed_calls);
     print_list("errors", &tally.failures, true);
     print_list("logged errors", &tally.logged, false);

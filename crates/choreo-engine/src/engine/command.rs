@@ -52,6 +52,13 @@ pub(crate) enum Command {
         epoch: u64,
         sent: bool,
     },
+    /// A [`crate::engine::sync::TimelineSync`] said when the timeline of box `b` starts
+    /// (`delay` from now), for the play asked at stop count `stops`.
+    Synced {
+        b: BoxId,
+        stops: u64,
+        delay: std::time::Duration,
+    },
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,

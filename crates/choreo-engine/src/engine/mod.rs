@@ -22,6 +22,7 @@ pub(crate) mod shared;
 mod signal;
 mod state;
 mod step;
+pub mod sync;
 mod timeline;
 mod workers;
 
@@ -85,6 +86,9 @@ pub struct Options {
     /// never reports [`Outcome::Idle`] or [`Outcome::TimeLimit`] itself): `virtual_time` and
     /// `time_limit` are the owner's. The robot is not attached again.
     pub time_base: Option<Arc<Activity>>,
+    /// Timelines kept in step with other runs (a fleet): each timeline's start is asked of
+    /// it ([`sync::TimelineSync`]). Real time only.
+    pub timeline_sync: Option<Arc<dyn sync::TimelineSync>>,
 }
 
 /// A loaded behavior, ready to start.
@@ -145,6 +149,7 @@ impl Engine {
             queue,
             parameters: Mutex::new(parameters),
             constructing: AtomicBool::new(true),
+            sync: options.timeline_sync.clone(),
             accounted: nested.then(|| {
                 Mutex::new(Accounted {
                     open: true,

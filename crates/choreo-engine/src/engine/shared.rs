@@ -8,6 +8,7 @@ use crossbeam_channel::Sender;
 
 use crate::activity::Activity;
 use crate::engine::command::Command;
+use crate::engine::sync::TimelineSync;
 use crate::graph::{BoxId, Content, Graph};
 use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
@@ -39,6 +40,8 @@ pub(crate) struct Shared {
     /// An engine on another's time base (nested): its control thread counts as an activity
     /// while it has commands to act on (see [`Shared::post`]).
     pub(crate) accounted: Option<Mutex<Accounted>>,
+    /// When timelines start, kept in step with other runs (see [`Options::timeline_sync`]).
+    pub(crate) sync: Option<Arc<dyn TimelineSync>>,
 }
 
 /// How a nested engine's control thread is counted on the time base it shares.

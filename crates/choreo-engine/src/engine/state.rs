@@ -59,6 +59,9 @@ pub(super) struct Pending {
 pub(super) enum Timer {
     /// The next frame of a timeline.
     Frame(BoxId),
+    /// A timeline's start, at the time a [`crate::engine::sync::TimelineSync`] said; the
+    /// timeline's stop count when it was asked.
+    SyncedPlay(BoxId, u64),
     /// The box's wait for resources times out (Q2, R9).
     ResourceDeadline(BoxId),
     /// A hook that stops something (onUnload, an onStop input) still runs after
@@ -135,6 +138,8 @@ pub(super) struct TimelineState {
     pub(super) active: Vec<Option<usize>>,
     /// Its motion, built at its first load (None: no curves, or no robot).
     pub(super) motion: Option<MotionState>,
+    /// How many times it started playing (for a [`crate::engine::sync::TimelineSync`]).
+    pub(super) plays: u32,
 }
 
 /// The control thread's state.

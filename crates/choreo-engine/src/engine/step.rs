@@ -354,10 +354,7 @@ impl Control {
                 Vec::new()
             }
             Step::Play(b, stops) => {
-                let state = self.timeline_state(b);
-                if state.stops == stops && state.cursor >= 0 && !state.playing {
-                    self.play(b);
-                }
+                self.start_playing(b, stops);
                 Vec::new()
             }
             Step::StartRoot => {

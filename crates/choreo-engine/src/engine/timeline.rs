@@ -4,10 +4,14 @@ use std::sync::atomic::Ordering;
 
 use choreo_xar::model::OutputNature;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use crate::clock::{Time, TimerToken};
-use crate::engine::command::TimelineCommand;
+use crate::engine::command::{Command, TimelineCommand};
 use crate::engine::op::Step;
 use crate::engine::state::{Control, SLOW_STOP, TimelineState, Timer};
+use crate::engine::sync::TimelineSync;
 use crate::graph::{BoxId, Content};
 use crate::trace::Step as TraceStep;
 use crate::value::Value;
@@ -84,6 +88,49 @@ impl Control {
         steps
     }
 
+    /// `Step::Play`: plays now, or, with a [`TimelineSync`], asks it when.
+    pub(super) fn start_playing(&mut self, b: BoxId, stops: u64) {
+        if !self.may_play(b, stops) {
+            return;
+        }
+        let Some(sync) = self.shared.sync.clone() else {
+            self.play(b);
+            return;
+        };
+        let state = self.timeline_state(b);
+        state.plays = state.plays.saturating_add(1);
+        let (occurrence, fps) = (state.plays, state.fps);
+        let path = self.shared.graph.node(b).path.clone();
+        let shared = Arc::downgrade(&self.shared);
+        let sync: Arc<dyn TimelineSync> = sync;
+        sync.arrive(
+            &path,
+            occurrence,
+            fps,
+            Box::new(move |delay| {
+                if let Some(shared) = shared.upgrade() {
+                    shared.post(Command::Synced { b, stops, delay });
+                }
+            }),
+        );
+    }
+
+    /// The sync's answer: play once `delay` has passed, unless the timeline was stopped.
+    pub(super) fn synced(&mut self, b: BoxId, stops: u64, delay: Duration) {
+        if !self.may_play(b, stops) {
+            return;
+        }
+        let nanos = u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX);
+        let at = Time(self.now().0.saturating_add(nanos));
+        self.schedule(at, Timer::SyncedPlay(b, stops));
+    }
+
+    /// The play asked before stop count `stops` still stands.
+    fn may_play(&mut self, b: BoxId, stops: u64) -> bool {
+        let state = self.timeline_state(b);
+        state.stops == stops && state.cursor >= 0 && !state.playing
+    }
+
     /// Starts the cursor moving from where it is; frame deadlines count from now.
     pub(super) fn play(&mut self, b: BoxId) {
         self.record(
@@ -124,6 +171,7 @@ impl Control {
     pub(super) fn wake(&mut self, token: TimerToken) {
         match self.timers.remove(&token) {
             Some(Timer::Frame(b)) => self.next_frame(b, token),
+            Some(Timer::SyncedPlay(b, stops)) if self.may_play(b, stops) => self.play(b),
             Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
             Some(Timer::Limit) => self.limit_reached(),
             Some(Timer::SlowStop(ticket)) => {
@@ -141,7 +189,7 @@ impl Control {
                     );
                 }
             }
-            None => {}
+            Some(Timer::SyncedPlay(..)) | None => {}
         }
     }
 
