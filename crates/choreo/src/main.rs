@@ -197,8 +197,8 @@ enum Command {
         /// 0: N free ports): a fleet to try on one machine.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
         count: u16,
-        /// Write every call the robots receive to FILE, one JSON object a line
-        /// (`robot`, `method`, `args`).
+        /// Write every call the robots receive to FILE, one JSON object a line as it comes
+        /// (`t`: Unix time in seconds, `robot`, `method`, `args`).
         #[arg(long, value_name = "FILE")]
         calls: Option<PathBuf>,
     },

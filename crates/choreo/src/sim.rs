@@ -32,7 +32,8 @@ pub struct SimArgs {
     pub generation: Generation,
     /// How many robots.
     pub count: u16,
-    /// Where the calls go as JSON Lines.
+    /// Where the calls go as JSON Lines (`t`: Unix time in seconds, `robot`, `method`,
+    /// `args`), each line written as the call comes.
     pub calls: Option<PathBuf>,
 }
 
@@ -222,14 +223,20 @@ fn call_log(
             ),
         );
         if let Some(file) = &file {
+            // Wall-clock seconds: calls of robots served by several processes compare.
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
             let line = serde_json::json!({
+                "t": t,
                 "robot": robot,
                 "method": format!("{}.{}", c.service, c.method),
                 "args": c.args,
             });
             if let Ok(mut w) = file.lock() {
-                // A full disk shows at the final flush.
-                let _ = writeln!(w, "{line}");
+                // Each line as it comes (the file can be watched); a full disk shows at the
+                // final flush.
+                let _ = writeln!(w, "{line}").and_then(|()| w.flush());
             }
         }
     })

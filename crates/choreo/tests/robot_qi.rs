@@ -3,10 +3,11 @@
 //! `choreo run --robot`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn workspace() -> PathBuf {
@@ -632,16 +633,27 @@ fn choreo_robot_watches_memory_keys_and_asks_a_2_1_robot() {
     }
 }
 
-#[test]
-fn sim_count_serves_a_fleet_each_robot_its_own() {
-    use std::io::BufRead;
+/// `choreo sim --count N` on free ports with more options: the process, its URLs, and the
+/// rest of its stderr.
+fn served_fleet(
+    n: u16,
+    options: &[&str],
+) -> (Child, Vec<String>, std::io::Lines<BufReader<ChildStderr>>) {
     let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(["sim", "--listen", "tcp://127.0.0.1:0", "--count", "3", "-q"])
+        .args([
+            "sim",
+            "--listen",
+            "tcp://127.0.0.1:0",
+            "--count",
+            &n.to_string(),
+            "-q",
+        ])
+        .args(options)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = std::io::BufReader::new(sim.stderr.take().unwrap()).lines();
+    let mut lines = BufReader::new(sim.stderr.take().unwrap()).lines();
     let mut urls = Vec::new();
     for line in lines.by_ref() {
         let line = line.unwrap();
@@ -656,7 +668,21 @@ fn sim_count_serves_a_fleet_each_robot_its_own() {
             break;
         }
     }
-    assert_eq!(urls.len(), 3, "{urls:?}");
+    assert_eq!(urls.len(), usize::from(n), "{urls:?}");
+    (sim, urls, lines)
+}
+
+/// Ctrl-C to a `choreo sim` process: it exits 0.
+fn interrupt(sim: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-INT", &sim.id().to_string()])
+        .status();
+    assert_eq!(sim.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn sim_count_serves_a_fleet_each_robot_its_own() {
+    let (mut sim, urls, lines) = served_fleet(3, &[]);
     // Each robot has its own memory: a value written on one is not on the others.
     let o = choreo(&[
         "robot",
@@ -683,10 +709,137 @@ fn sim_count_serves_a_fleet_each_robot_its_own() {
             assert_eq!(o.status.code(), Some(1), "robot {}: {answer}", i + 1);
         }
     }
-    let _ = Command::new("kill")
-        .args(["-INT", &sim.id().to_string()])
-        .status();
-    assert_eq!(sim.wait().unwrap().code(), Some(0));
+    interrupt(&mut sim);
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l.contains("stopped after")), "{rest:?}");
+}
+
+/// The calls of a `sim --calls` file: (robot, time, method, args).
+fn timed_calls(file: &Path) -> Vec<(u64, f64, String, serde_json::Value)> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|c| {
+            (
+                c["robot"].as_u64().unwrap(),
+                c["t"].as_f64().unwrap(),
+                c["method"].as_str().unwrap().to_string(),
+                c["args"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls7 = dir.path().join("calls7.jsonl");
+    let calls8 = dir.path().join("calls8.jsonl");
+    let (mut seven, mut urls, _) = served_fleet(7, &["--calls", calls7.to_str().unwrap()]);
+    // Robot 8 in a process of its own, to be killed mid-dance.
+    let (mut eighth, url8) = served_sim_with(&["-q", "--calls", calls8.to_str().unwrap()]);
+    urls.push(url8);
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, format!("# the fleet\n{}\n", urls.join("\n"))).unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let run = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .current_dir(workspace())
+        .args([
+            "run",
+            "examples/dance",
+            "--robots",
+            robots.to_str().unwrap(),
+        ])
+        .args(["--trace", trace.to_str().unwrap(), "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The "arms down" keyframe (frame 50 of the Dance timeline) moves the arms to 1.4 rad:
+    // once robot 8 got that order, it is killed.
+    let arms_down =
+        |args: &serde_json::Value| normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !timed_calls(&calls8)
+        .iter()
+        .any(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
+    {
+        assert!(Instant::now() < deadline, "robot 8 never got to frame 50");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    eighth.kill().unwrap();
+    let _ = eighth.wait();
+    let o = run.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    // Robot 8's loss is its own: the seven others finish; the exit code is robot 8's.
+    assert_eq!(o.status.code(), Some(7), "{out}\n{err}");
+    for n in 1..=7 {
+        let section = out
+            .split(&format!("run report: robot {n} at "))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no report for robot {n}: {out}"));
+        assert!(
+            section
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.contains("outcome        finished")),
+            "robot {n}: {section}"
+        );
+    }
+    let section8 = out.split("run report: robot 8 at ").nth(1).unwrap();
+    assert!(
+        section8.contains("stopped: the robot disconnected"),
+        "{section8}"
+    );
+    assert!(out.contains("robots         8 (7 finished)"), "{out}");
+    // Robot 8's run ended cleanly: every box made, loaded, unloaded and destroyed alike.
+    let events = trace_lines(&dir.path().join("t.8.jsonl"));
+    let mut boxes: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    for e in &events {
+        let slot = match (e["event"].as_str(), e["hook"].as_str()) {
+            (Some("new"), _) => 0,
+            (Some("del"), _) => 1,
+            (Some("call"), Some("onLoad")) => 2,
+            (Some("call"), Some("onUnload")) => 3,
+            _ => continue,
+        };
+        boxes
+            .entry(e["path"].as_str().unwrap().to_string())
+            .or_default()[slot] += 1;
+    }
+    assert!(boxes.contains_key("root/Dance"), "{boxes:?}");
+    for (path, [new, del, load, unload]) in &boxes {
+        assert_eq!(
+            (new, load),
+            (del, unload),
+            "{path}: new, del, onLoad, onUnload"
+        );
+    }
+    // In step: each robot got its frame-50 order within one frame (40 ms at 25 fps) of the
+    // others, robot 8 (another process) included.
+    let mut at: Vec<f64> = timed_calls(&calls7)
+        .into_iter()
+        .chain(timed_calls(&calls8))
+        .filter(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
+        .map(|(_, t, _, _)| t)
+        .collect();
+    at.sort_by(f64::total_cmp);
+    assert_eq!(at.len(), 8, "{at:?}");
+    let spread = at[7] - at[0];
+    assert!(
+        spread <= 0.040,
+        "frame-50 orders {spread:.3} s apart: {at:?}"
+    );
+    interrupt(&mut seven);
+}
+
+/// The events of a trace file.
+fn trace_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
