@@ -536,11 +536,16 @@ fn run_fleet(setup: &Setup<'_>) -> u8 {
     outln!("fleet");
     outln!("  robots         {} ({finished} finished)", reports.len());
     outln!("  timelines      {together} started together, {partial} without every robot");
-    reports
-        .iter()
-        .map(|r| r.ending.exit_code())
-        .find(|c| *c != exit::OK)
-        .unwrap_or(exit::OK)
+    // The first robot that did not finish by itself names the exit code; robots stopped by
+    // `--all-or-nothing` only if there is no other.
+    let code = |stopped: bool| {
+        reports
+            .iter()
+            .filter(|r| (r.ending == Ending::FleetStopped) == stopped)
+            .map(|r| r.ending.exit_code())
+            .find(|c| *c != exit::OK)
+    };
+    code(false).or_else(|| code(true)).unwrap_or(exit::OK)
 }
 
 /// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller

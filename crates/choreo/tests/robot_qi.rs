@@ -474,6 +474,13 @@ fn choreo_robot_lists_services_and_methods_and_calls_one() {
     let o = choreo(&["robot", "call", &url, "ALNope.x"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("ALNope"));
+    let o = choreo(&["robot", "call", &url, "ALTextToSpeech.nope", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"), "{o:?}");
+    let o = choreo(&["robot", "methods", &url, "ALNope"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let o = choreo(&["robot", "info", "http://127.0.0.1:9559"]);
+    assert_eq!(o.status.code(), Some(2), "a URL that is not qi's: {o:?}");
     let o = choreo(&["robot", "call", &url, "ALTextToSpeech.say", "hello"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not JSON"));
@@ -514,6 +521,39 @@ fn choreo_robot_asks_a_libqi_robot_too() {
         "\"hi from choreo robot\"",
     ]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
+    // ALMemory values live, from libqi's ALMemory.subscriber objects.
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args([
+            "robot",
+            "watch",
+            &robot.url,
+            "Seen/Key",
+            "--changes",
+            "1",
+            "--for",
+            "30",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The watcher may subscribe after a write: write until it saw one.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while watcher.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        let set = [
+            "robot",
+            "call",
+            &robot.url,
+            "ALMemory.insertData",
+            "\"Seen/Key\"",
+            "7",
+        ];
+        assert_eq!(choreo(&set).status.code(), Some(0));
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let o = watcher.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(text(&o).contains("Seen/Key = 7"), "{}", text(&o));
     let calls = robot.calls();
     assert!(
         calls
@@ -833,6 +873,46 @@ fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
         "frame-50 orders {spread:.3} s apart: {at:?}"
     );
     interrupt(&mut seven);
+}
+
+#[test]
+fn all_or_nothing_stops_the_fleet_when_one_robot_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let (mut first, url1) = served_sim_with(&["-q"]);
+    let (mut second, url2) = served_sim_with(&["-q", "--calls", calls.to_str().unwrap()]);
+    let run = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .current_dir(workspace())
+        .args(["run", "examples/dance", "--robot", &url1, "--robot", &url2])
+        .args(["--all-or-nothing", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Robot 2 is lost as soon as it got its first call.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while timed_calls(&calls).is_empty() {
+        assert!(Instant::now() < deadline, "robot 2 got no call");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    second.kill().unwrap();
+    let _ = second.wait();
+    let o = run.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    // The exit code is the lost robot's, not that of the robot stopped because of it.
+    assert_eq!(o.status.code(), Some(7), "{out}\n{err}");
+    assert!(
+        err.contains("robot 2 did not finish: stopping the fleet"),
+        "{err}"
+    );
+    let section1 = out.split("run report: robot 1 at ").nth(1).unwrap();
+    assert!(
+        section1.contains("stopped: another robot of the fleet did not finish (--all-or-nothing)"),
+        "{section1}"
+    );
+    assert!(out.contains("robots         2 (0 finished)"), "{out}");
+    interrupt(&mut first);
 }
 
 /// The events of a trace file.

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Fleet scale: one `choreo run --robots FILE` driving N simulated robots at once.
+
+    benches/fleet.py [N ...]          (default: 1 8 32 128)
+
+For each N, the robots are served by one `choreo sim --count N` process, and (N > 8) by
+N/8 processes of 8. Measured per configuration, all in one run of this script, from the
+robots' own call logs (`sim --calls`, Unix time of each call), max - min in ms (one frame
+is 40 ms at 25 fps):
+- start spread: how far apart the robots got the motion order a timeline sends when it
+  starts (`angleInterpolationBezier` of crates/choreo/tests/fixtures/motion.xar): the
+  fleet's rendezvous itself;
+- frame-50 spread: how far apart they got the order of the dance's frame 50 (the
+  `arms down` keyframe of examples/dance, 1.96 s after its timeline starts, sent by a
+  Python box);
+- CPU of the `choreo run` process of the dance (user + system), per robot, and its ratio to the same
+  measure with one robot (the anchor, measured in the same run);
+- CPU of the sim processes per robot; wall time; peak memory of `choreo run`;
+- how many robots finished.
+Builds `cargo build --release -p choreo`. Results: docs/benchmarks.md, section "Fleets".
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHOREO = os.path.join(ROOT, "target", "release", "choreo")
+
+
+def serve(count, calls):
+    """`choreo sim --count` on free ports: the process and its URLs."""
+    sim = subprocess.Popen(
+        [CHOREO, "sim", "--listen", "tcp://127.0.0.1:0", "--count", str(count), "-q",
+         "--calls", calls],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    urls = []
+    for line in sim.stderr:
+        m = re.search(r" at (tcp://[0-9.]+:[0-9]+)", line)
+        if m:
+            urls.append(m.group(1))
+        if "robots served" in line or (count == 1 and "Ctrl-C" in line):
+            break
+    assert len(urls) == count, urls
+    return sim, urls
+
+
+def cpu_of(pid):
+    """User + system CPU seconds of a live process (from /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def measure(n, per_sim, work, behavior, wanted):
+    """One fleet run of `behavior`; `wanted(call)` picks the call whose times are compared."""
+    sims, urls, logs = [], [], []
+    for i in range(0, n, per_sim):
+        log = os.path.join(work, f"calls-{n}-{per_sim}-{i}.jsonl")
+        sim, u = serve(min(per_sim, n - i), log)
+        sims.append(sim)
+        urls += u
+        logs.append(log)
+    robots = os.path.join(work, "robots.txt")
+    with open(robots, "w") as f:
+        f.write("\n".join(urls) + "\n")
+    usage = os.path.join(work, "usage.txt")
+    run = subprocess.run(["/usr/bin/time", "-o", usage, "-f", "%e %U %S %M",
+                          CHOREO, "run", behavior, "--robots" if n > 1 else "--robot",
+                          robots if n > 1 else urls[0], "-q"],
+                         cwd=ROOT, capture_output=True, text=True)
+    with open(usage) as f:
+        wall, user, system, peak = f.read().split()[-4:]
+    wall, cpu, peak = float(wall), float(user) + float(system), int(peak)
+    sim_cpu = sum(cpu_of(s.pid) for s in sims)
+    for s in sims:
+        s.send_signal(signal.SIGINT)
+    for s in sims:
+        s.wait()
+    finished = run.stdout.count("outcome        finished")
+    at = []
+    for log in logs:
+        with open(log) as f:
+            for line in f:
+                c = json.loads(line)
+                if wanted(c):
+                    at.append(c["t"])
+    spread = (max(at) - min(at)) * 1000 if len(at) > 1 else 0.0
+    return {
+        "robots": n, "sims": len(sims), "finished": finished, "orders": len(at),
+        "spread_ms": spread, "cpu_s": cpu, "sim_cpu_s": sim_cpu, "wall_s": wall,
+        "peak_rss_mb": peak / 1024, "exit": run.returncode,
+    }
+
+
+def both(n, per_sim, work):
+    """The dance (its CPU, memory and frame-50 spread) and the timeline start's spread."""
+    dance = measure(n, per_sim, work, "examples/dance",
+                    lambda c: c["method"] == "ALMotion.angleInterpolation"
+                    and c["args"][1] == [1.4, 1.4])
+    start = measure(n, per_sim, work, "crates/choreo/tests/fixtures/motion.xar",
+                    lambda c: c["method"] == "ALMotion.angleInterpolationBezier")
+    dance["start_ms"] = start["spread_ms"]
+    dance["finished"] = min(dance["finished"], start["finished"])
+    return dance
+
+
+def main():
+    sizes = [int(a) for a in sys.argv[1:]] or [1, 8, 32, 128]
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "choreo"], cwd=ROOT, check=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        anchor = both(1, 1, work)
+        rows.append(anchor)
+        for n in sizes:
+            if n == 1:
+                continue
+            rows.append(both(n, n, work))
+            if n > 8:
+                rows.append(both(n, 8, work))
+    base = anchor["cpu_s"]
+    print("| robots | sim processes | finished | start spread | frame-50 spread | run CPU / robot | ratio to 1 robot | sim CPU / robot | wall | run peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        per = r["cpu_s"] / r["robots"]
+        print(f"| {r['robots']} | {r['sims']} | {r['finished']}/{r['robots']} | "
+              f"{r['start_ms']:.1f} ms | {r['spread_ms']:.1f} ms | "
+              f"{per * 1000:.0f} ms | {per / base:.2f} | "
+              f"{r['sim_cpu_s'] / r['robots'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
+              f"{r['peak_rss_mb']:.0f} MB |")
+
+
+if __name__ == "__main__":
+    main()
