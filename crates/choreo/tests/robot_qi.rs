@@ -3,24 +3,14 @@
 //! `choreo run --robot`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn choreo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(args)
-        .current_dir(workspace())
-        .output()
-        .expect("choreo runs")
-}
+mod support;
+use support::cli::{choreo, lifecycle, trace_events, workspace};
 
 /// The venv's python, or `None` after a NOTICE (a failure in CI).
 fn python(test: &str) -> Option<PathBuf> {
@@ -835,20 +825,7 @@ fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
     );
     assert!(out.contains("robots         8 (7 finished)"), "{out}");
     // Robot 8's run ended cleanly: every box made, loaded, unloaded and destroyed alike.
-    let events = trace_lines(&dir.path().join("t.8.jsonl"));
-    let mut boxes: BTreeMap<String, [usize; 4]> = BTreeMap::new();
-    for e in &events {
-        let slot = match (e["event"].as_str(), e["hook"].as_str()) {
-            (Some("new"), _) => 0,
-            (Some("del"), _) => 1,
-            (Some("call"), Some("onLoad")) => 2,
-            (Some("call"), Some("onUnload")) => 3,
-            _ => continue,
-        };
-        boxes
-            .entry(e["path"].as_str().unwrap().to_string())
-            .or_default()[slot] += 1;
-    }
+    let boxes = lifecycle(&trace_events(&dir.path().join("t.8.jsonl")));
     assert!(boxes.contains_key("root/Dance"), "{boxes:?}");
     for (path, [new, del, load, unload]) in &boxes {
         assert_eq!(
@@ -913,13 +890,4 @@ fn all_or_nothing_stops_the_fleet_when_one_robot_is_lost() {
     );
     assert!(out.contains("robots         2 (0 finished)"), "{out}");
     interrupt(&mut first);
-}
-
-/// The events of a trace file.
-fn trace_lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }

@@ -8,24 +8,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::cli::{choreo, text, trace_events, workspace};
-
-/// Per box path of the trace: how many `new`, `del`, `onLoad` calls and `onUnload` calls.
-fn lifecycle(events: &[serde_json::Value]) -> BTreeMap<String, [usize; 4]> {
-    let mut out: BTreeMap<String, [usize; 4]> = BTreeMap::new();
-    for e in events {
-        let slot = match (e["event"].as_str(), e["hook"].as_str()) {
-            (Some("new"), _) => 0,
-            (Some("del"), _) => 1,
-            (Some("call"), Some("onLoad")) => 2,
-            (Some("call"), Some("onUnload")) => 3,
-            _ => continue,
-        };
-        let path = e["path"].as_str().unwrap_or_default().to_string();
-        out.entry(path).or_default()[slot] += 1;
-    }
-    out
-}
+use support::cli::{choreo, lifecycle, text, trace_events, workspace};
 
 /// Each of `boxes` made, loaded, unloaded and destroyed exactly once, and no other box.
 fn once_each(boxes: &[&str]) -> BTreeMap<String, [usize; 4]> {

@@ -1,5 +1,6 @@
 //! The `choreo` command as the CLI tests run it: in the workspace, output captured.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -39,4 +40,21 @@ pub fn trace_events(path: &Path) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// Per box path of the trace: how many `new`, `del`, `onLoad` calls and `onUnload` calls.
+pub fn lifecycle(events: &[serde_json::Value]) -> BTreeMap<String, [usize; 4]> {
+    let mut out: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    for e in events {
+        let slot = match (e["event"].as_str(), e["hook"].as_str()) {
+            (Some("new"), _) => 0,
+            (Some("del"), _) => 1,
+            (Some("call"), Some("onLoad")) => 2,
+            (Some("call"), Some("onUnload")) => 3,
+            _ => continue,
+        };
+        let path = e["path"].as_str().unwrap_or_default().to_string();
+        out.entry(path).or_default()[slot] += 1;
+    }
+    out
 }
