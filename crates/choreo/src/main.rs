@@ -431,7 +431,8 @@ impl RobotTarget {
 /// `choreo robot ...`.
 #[derive(Subcommand)]
 enum RobotCommand {
-    /// The robot's name, NAOqi version, model (`naoH25`, `juliette`...) and battery charge.
+    /// The robot's name, NAOqi version, model (`naoH25`, `juliette`...), body version and
+    /// battery charge.
     Info {
         #[command(flatten)]
         target: RobotTarget,

@@ -18,7 +18,8 @@ use crate::run::RobotArgs;
 
 /// What to ask the robot.
 pub enum Ask {
-    /// Its name, NAOqi version, model and battery: what each generation answers of them.
+    /// Its name, NAOqi version, model, body version and battery: what each generation
+    /// answers of them.
     Info,
     /// The behaviors ALBehaviorManager has installed, and which of them run.
     Behaviors,
@@ -139,8 +140,9 @@ const INFO: &[(&str, &str, &str)] = &[
     ("battery", "ALBattery", "getBatteryCharge"),
 ];
 
-/// The robot's name, NAOqi version, model (ALMotion's `Model Type`: `naoH25`, `juliette`...)
-/// and battery charge (%); what it cannot answer is said, not fatal.
+/// The robot's name, NAOqi version, model and body (ALMotion's `Model Type`: `naoH25`,
+/// `juliette`...; `Body Version`: `VERSION_50`...) and battery charge (%); what it cannot
+/// answer is said, not fatal.
 fn info(session: &Session, json: bool) -> u8 {
     let mut fields = serde_json::Map::new();
     for (label, service, method) in INFO {
@@ -149,10 +151,16 @@ fn info(session: &Session, json: bool) -> u8 {
             .and_then(|o| o.call(method, &[]))
             .map_err(|e| e.to_string());
         let value = match (answer, *label) {
-            (Ok(config), "model") => model_type(&config),
+            (Ok(config), "model") => {
+                fields.insert("body".into(), config_entry(&config, "Body Version"));
+                config_entry(&config, "Model Type")
+            }
             (Ok(v), _) => serde_json::to_value(&v).unwrap_or(serde_json::Value::Null),
-            (Err(why), _) => {
+            (Err(why), label) => {
                 errln!("{label}: {service}.{method}: {why}");
+                if label == "model" {
+                    fields.insert("body".into(), serde_json::Value::Null);
+                }
                 serde_json::Value::Null
             }
         };
@@ -173,8 +181,8 @@ fn info(session: &Session, json: bool) -> u8 {
     exit::OK
 }
 
-/// `Model Type` from ALMotion's robot configuration (`[[keys], [values]]`).
-fn model_type(config: &Value) -> serde_json::Value {
+/// Entry `key` of ALMotion's robot configuration (`[[keys], [values]]`).
+fn config_entry(config: &Value, key: &str) -> serde_json::Value {
     let (Value::List(parts) | Value::Tuple(parts)) = config else {
         return serde_json::Value::Null;
     };
@@ -182,7 +190,7 @@ fn model_type(config: &Value) -> serde_json::Value {
         return serde_json::Value::Null;
     };
     keys.iter()
-        .position(|k| *k == Value::from("Model Type"))
+        .position(|k| *k == Value::from(key))
         .and_then(|i| values.get(i))
         .and_then(|v| serde_json::to_value(v).ok())
         .unwrap_or(serde_json::Value::Null)

@@ -434,6 +434,7 @@ fn choreo_robot_lists_services_and_methods_and_calls_one() {
     let o = choreo(&["robot", "info", &url, "--json"]);
     let info: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
     assert_eq!(info["model"], "naoH25");
+    assert_eq!(info["body"], "VERSION_50");
     assert!(
         info["naoqi"].as_str().is_some_and(|v| v.starts_with("2.")),
         "{info}"

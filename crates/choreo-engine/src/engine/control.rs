@@ -309,8 +309,9 @@ impl Control {
                     // Time moves while boxes are constructed and once the behavior started.
                     // While boxes are constructed, only when the constructor sleeps on the
                     // clock: a slow load is not a stalled hook.
-                    // Only the engine that owns the clock moves it (a nested one waits).
-                    let may_move = if !self.owns_time {
+                    // Only the engine that owns the clock moves it (a nested one waits), and
+                    // only virtual time is moved (a hook blocked in real time is no stall).
+                    let may_move = if !self.owns_time || !self.shared.time.is_virtual() {
                         false
                     } else if self.started {
                         self.quiet_or_stalled()
