@@ -38,7 +38,8 @@
 //!   (`from naoqi import *` and the imports of the generated prelude: `os`, `sys`, `time`,
 //!   `random`, `logging`, `qi`, `ALProxy`, `ALBroker`, `ALModule`, ...); a name one box sets
 //!   at module level is seen by the other boxes of the run.
-//! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers.
+//! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers;
+//!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`).
 
 mod api;
 mod convert;
@@ -49,7 +50,9 @@ mod host;
 mod plugins;
 mod runtime;
 pub mod stack;
+mod syntax;
 mod thread;
 
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
 pub use host::{PythonHost, PythonOptions};
+pub use syntax::CompileCheck;

@@ -50,6 +50,8 @@ pub enum ErrorKind {
     Unsupported,
     /// A QiChat topic's syntax is wrong (choreo-qichat).
     QiChat,
+    /// A box script does not compile (found by a [`crate::ScriptCheck`]).
+    Script,
 }
 
 /// Whether a diagnostic stops reading or is only reported.

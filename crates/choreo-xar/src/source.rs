@@ -19,6 +19,7 @@ use crate::archive::{self, Limits};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::XarFile;
 use crate::package::{self, Manifest, Pml};
+use crate::xar::ScriptCheck;
 use crate::{FileTree, read_xar};
 
 // ---------------------------------------------------------------------------------------------
@@ -401,12 +402,36 @@ const MAX_NESTING: usize = 3;
 /// members checked (named `a.crg!behavior_1/behavior.xar`); a `.pml` inside an archive is
 /// checked against the archive's files.
 pub fn check_file(name: &str, bytes: &[u8]) -> FileReport {
-    check_bytes(name, bytes, 0).0
+    check_bytes(name, bytes, Walk::top(None)).0
+}
+
+/// How deep in archives a check is, and who compiles box scripts (see [`check_path_with`]).
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    depth: usize,
+    scripts: Option<&'a dyn ScriptCheck>,
+}
+
+impl<'a> Walk<'a> {
+    fn top(scripts: Option<&'a dyn ScriptCheck>) -> Walk<'a> {
+        Walk { depth: 0, scripts }
+    }
+
+    fn deeper(self) -> Walk<'a> {
+        Walk {
+            depth: self.depth + 1,
+            ..self
+        }
+    }
 }
 
 /// Checks every Choregraphe file of an in-memory folder `name` (members named
 /// `name/path`), and each `.pml` against the folder's files.
 pub fn check_tree(name: &str, files: &FileTree) -> FileReport {
+    check_tree_walk(name, files, Walk::top(None))
+}
+
+fn check_tree_walk(name: &str, files: &FileTree, walk: Walk<'_>) -> FileReport {
     let mut report = FileReport::new(name, Some(FileKind::Folder));
     if crate::split::is_split_tree(files) {
         match crate::split::from_tree(name, files) {
@@ -418,7 +443,7 @@ pub fn check_tree(name: &str, files: &FileTree) -> FileReport {
         }
         return report;
     }
-    report.members = check_members(&format!("{name}/"), files, 0);
+    report.members = check_members(&format!("{name}/"), files, walk);
     report.summary = format!("folder: {}", contents_summary(files, &report.members));
     report
 }
@@ -426,10 +451,18 @@ pub fn check_tree(name: &str, files: &FileTree) -> FileReport {
 /// Checks a file or a folder on disk (see [`check_file`] and [`check_tree`]); a file or
 /// folder that cannot be read gives a report with an [`ErrorKind::Io`] error.
 pub fn check_path(path: &Path) -> FileReport {
+    check_path_with(path, None)
+}
+
+/// [`check_path`], and every box script of every XAR file read (archive members included;
+/// not split folders, whose scripts are files of their own) compiled by `scripts`: its
+/// syntax errors are errors of the file, at the file's own line.
+pub fn check_path_with(path: &Path, scripts: Option<&dyn ScriptCheck>) -> FileReport {
+    let walk = Walk::top(scripts);
     let name = path.display().to_string();
     if path.is_dir() {
         match read_dir_tree(path) {
-            Ok(tree) => check_tree(&name, &tree),
+            Ok(tree) => check_tree_walk(&name, &tree, walk),
             Err(e) => {
                 let mut report = FileReport::new(&name, Some(FileKind::Folder));
                 report.error = Some(e);
@@ -438,7 +471,7 @@ pub fn check_path(path: &Path) -> FileReport {
         }
     } else {
         match fs::read(path) {
-            Ok(bytes) => check_file(&name, &bytes),
+            Ok(bytes) => check_bytes(&name, &bytes, walk).0,
             Err(e) => FileReport::failed(&name, io_error(path, &e)),
         }
     }
@@ -454,7 +487,7 @@ fn reader_kind(name: &str, bytes: &[u8]) -> Option<FileKind> {
 
 /// Checks one file at archive nesting `depth`; also returns the project file read, so that
 /// the caller can check it against the files around it.
-fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pml>) {
+fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<Pml>) {
     let mut report = FileReport::new(name, sniff(name, bytes));
     let Some(reader) = reader_kind(name, bytes) else {
         report.summary = format!("not a Choregraphe file ({} bytes)", bytes.len());
@@ -484,7 +517,13 @@ fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pm
     };
     let mut pml = None;
     let result: Result<(String, Vec<Diagnostic>)> = match reader.family() {
-        FileKind::Xar => read_xar(name, bytes).map(|p| (xar_summary(&p.value), p.warnings)),
+        FileKind::Xar => read_xar(name, bytes).map(|p| {
+            let mut warnings = p.warnings;
+            if let Some(scripts) = walk.scripts {
+                warnings.extend(script_diagnostics(name, bytes, scripts));
+            }
+            (xar_summary(&p.value), warnings)
+        }),
         FileKind::Pml => package::read_pml(name, bytes).map(|p| {
             let s = pml_summary(&p.value);
             pml = Some(p.value);
@@ -516,7 +555,7 @@ fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pm
             (s, warnings)
         }),
         FileKind::Crg => {
-            if depth >= MAX_NESTING {
+            if walk.depth >= MAX_NESTING {
                 let w = Diagnostic::file_level(
                     Severity::Warning,
                     ErrorKind::Unusual,
@@ -526,7 +565,8 @@ fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pm
                 Ok((format!("{}: not opened", reader.describe()), vec![w]))
             } else {
                 archive::unpack(name, bytes).map(|p| {
-                    report.members = check_members(&format!("{name}!"), &p.value.files, depth + 1);
+                    report.members =
+                        check_members(&format!("{name}!"), &p.value.files, walk.deeper());
                     let what = match report.kind {
                         Some(FileKind::Cbl) => "box library archive",
                         Some(FileKind::Pkg) => "package archive",
@@ -586,13 +626,13 @@ fn check_bytes(name: &str, bytes: &[u8], depth: usize) -> (FileReport, Option<Pm
 }
 
 /// Checks the Choregraphe files of `files`, naming each `{prefix}{path}`.
-fn check_members(prefix: &str, files: &FileTree, depth: usize) -> Vec<FileReport> {
+fn check_members(prefix: &str, files: &FileTree, walk: Walk<'_>) -> Vec<FileReport> {
     let mut out = Vec::new();
     for (path, bytes) in files {
         if reader_kind(path, bytes).is_none() {
             continue;
         }
-        let (mut report, pml) = check_bytes(&format!("{prefix}{path}"), bytes, depth);
+        let (mut report, pml) = check_bytes(&format!("{prefix}{path}"), bytes, walk);
         if let Some(pml) = pml {
             report.warnings.extend(missing_references(
                 &report.file,
@@ -631,6 +671,43 @@ fn contents_summary(files: &FileTree, members: &[FileReport]) -> String {
     } else {
         format!("{files}: {}", parts.join(", "))
     }
+}
+
+/// The syntax errors `scripts` finds in the box scripts of XAR text `bytes`, each at the
+/// file's line (the script's own line in the message).
+fn script_diagnostics(name: &str, bytes: &[u8], scripts: &dyn ScriptCheck) -> Vec<Diagnostic> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Vec::new();
+    };
+    crate::xar::scripts_at(text)
+        .into_iter()
+        .filter_map(|at| {
+            let (line, column, message) = scripts.check(&at.code)?;
+            let file_line = at.line.saturating_add(line.saturating_sub(1));
+            Some(Diagnostic {
+                severity: Severity::Error,
+                kind: ErrorKind::Script,
+                file: name.to_string(),
+                position: Some(TextPosition {
+                    line: file_line,
+                    column,
+                }),
+                element_path: at.box_path.clone(),
+                source_line: text
+                    .lines()
+                    .nth(
+                        usize::try_from(file_line)
+                            .unwrap_or(usize::MAX)
+                            .saturating_sub(1),
+                    )
+                    .map(|l| l.trim_end_matches('\r').to_string()),
+                message: format!(
+                    "box {}: Python syntax error (line {line} of its script): {message}",
+                    at.box_path
+                ),
+            })
+        })
+        .collect()
 }
 
 /// What the QiChat parser finds in a topic: its syntax errors (errors) and its remarks

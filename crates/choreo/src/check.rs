@@ -1,8 +1,9 @@
-//! `choreo check`: per-file validation of every Choregraphe format, with a summary.
+//! `choreo check`: per-file validation of every Choregraphe format, with a summary; box
+//! scripts compiled as a run would (after the Python-2 fixer), errors at the XAR's lines.
 
 use std::path::{Path, PathBuf};
 
-use choreo_xar::source::{FileReport, check_path};
+use choreo_xar::source::{FileReport, check_path_with};
 use choreo_xar::{Diagnostic, Severity, split};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -36,9 +37,10 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
         ProgressBar::hidden()
     };
     let mut tally = Tally::default();
+    let scripts = choreo_python::CompileCheck::default();
     for f in &files {
         bar.set_message(f.display().to_string());
-        let report = check_path(f);
+        let report = check_path_with(f, Some(&scripts));
         tally.add(&report);
         bar.suspend(|| {
             if json {

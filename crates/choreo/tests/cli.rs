@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::cli::{choreo, stderr, stdout, workspace};
+use support::cli::{choreo, stderr, stdout, text, workspace};
 
 const HELLO: &str = "examples/hello/behavior.xar";
 const DANCE: &str = "examples/dance/behavior.xar";
@@ -127,6 +127,66 @@ fn check_reports_every_corpus_file_and_only_the_broken_ones_fail() {
     assert_eq!(failed[1].1, "Truncated");
     assert_eq!(summary[0]["summary"]["errors"], 2);
     assert_eq!(o.status.code(), Some(1));
+    // Every box script of the corpus compiles after the Python-2 fixer: none is reported.
+    let scripts: Vec<&serde_json::Value> = files
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().into_iter().flatten())
+        .filter(|d| d["kind"] == "Script")
+        .collect();
+    assert!(scripts.is_empty(), "{scripts:#?}");
+}
+
+#[test]
+fn check_reports_a_box_script_syntax_error_at_the_xar_line() {
+    // examples/hello with one broken line in the Say Hello box's script.
+    let good = std::fs::read_to_string(workspace().join(HELLO)).unwrap();
+    let bad = good.replacen(
+        "        self.task = self.tts.post.say(",
+        "        self.task = = self.tts.post.say(",
+        1,
+    );
+    assert_ne!(good, bad);
+    let xar_line = bad
+        .lines()
+        .position(|l| l.contains("self.task = = self"))
+        .unwrap()
+        + 1;
+    // In the script, the line of `<![CDATA[class MyClass` is line 1.
+    let cdata = bad
+        .lines()
+        .take(xar_line)
+        .enumerate()
+        .filter(|(_, l)| l.contains("<![CDATA["))
+        .map(|(i, _)| i + 1)
+        .last()
+        .unwrap();
+    let script_line = xar_line - cdata + 1;
+    assert_eq!(script_line, 15);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::write(&file, &bad).unwrap();
+    let o = choreo(&["check", file.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains(&format!("behavior.xar:{xar_line}:")),
+        "expected line {xar_line}: {out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "box root/Say Hello: Python syntax error (line {script_line} of its script)"
+        )),
+        "{out}"
+    );
+    let o = choreo(&["check", "--json", file.to_str().unwrap()]);
+    let report: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["kind"], "Script", "{report}");
+    assert_eq!(d["line"], xar_line, "{report}");
+    // The untouched behavior (Python 2 scripts included) is ok.
+    let o = choreo(&["check", HELLO]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 }
 
 #[test]

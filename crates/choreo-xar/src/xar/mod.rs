@@ -1,9 +1,11 @@
 //! XAR v3 files (`behavior.xar`, `box.xar`): reader and writer.
 
 mod read;
+mod scripts;
 mod write;
 
 pub use read::read_xar;
+pub use scripts::{ScriptAt, ScriptCheck, scripts_at};
 pub use write::write_xar;
 
 use crate::xml::TextContent;
