@@ -79,8 +79,9 @@ impl CompileCheck {
     }
 }
 
-impl choreo_xar::ScriptCheck for CompileCheck {
-    fn check(&self, code: &str) -> Option<(u32, u32, String)> {
+impl CompileCheck {
+    /// The first syntax error of `code` (a box script), if any: (line, column, message).
+    pub fn syntax_error(&self, code: &str) -> Found {
         if let Some(found) = self
             .seen
             .lock()
@@ -98,24 +99,43 @@ impl choreo_xar::ScriptCheck for CompileCheck {
     }
 }
 
+impl choreo_xar::ScriptCheck for CompileCheck {
+    fn check(
+        &self,
+        b: &choreo_xar::model::BoxDef,
+        _: &[&choreo_xar::model::BoxDef],
+    ) -> Vec<choreo_xar::ScriptProblem> {
+        self.syntax_error(b.code())
+            .map(|(line, column, message)| choreo_xar::ScriptProblem {
+                severity: choreo_xar::Severity::Error,
+                line,
+                column,
+                message,
+            })
+            .into_iter()
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use choreo_xar::ScriptCheck;
-
     use super::CompileCheck;
 
     #[test]
     fn python_2_scripts_compile_after_the_fixer_and_errors_have_their_line() {
         let check = CompileCheck::default();
-        assert_eq!(check.check("print 'hello'\nx = 0777\n"), None);
+        assert_eq!(check.syntax_error("print 'hello'\nx = 0777\n"), None);
         // A SyntaxWarning is no error.
-        assert_eq!(check.check("x = 1\nif x is not 'a':\n    pass\n"), None);
-        let Some((line, column, message)) = check.check("x = 1\ndef f(:\n    pass\n") else {
+        assert_eq!(
+            check.syntax_error("x = 1\nif x is not 'a':\n    pass\n"),
+            None
+        );
+        let Some((line, column, message)) = check.syntax_error("x = 1\ndef f(:\n    pass\n") else {
             panic!("a syntax error passed");
         };
         assert_eq!((line, column), (2, 7));
         assert!(message.starts_with("SyntaxError: "), "{message}");
-        let Some((line, _, message)) = check.check("if True:\nx = 1\n") else {
+        let Some((line, _, message)) = check.syntax_error("if True:\nx = 1\n") else {
             panic!("an indentation error passed");
         };
         assert_eq!(line, 2);

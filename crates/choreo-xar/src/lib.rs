@@ -25,7 +25,7 @@ mod xml;
 
 pub use error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 pub use model::*;
-pub use xar::{ScriptAt, ScriptCheck, read_xar, scripts_at, write_xar};
+pub use xar::{ScriptAt, ScriptCheck, ScriptProblem, read_xar, scripts_at, write_xar};
 pub use xml::Real;
 
 /// Files in memory, by relative path with `/` separators (an unpacked archive, a split

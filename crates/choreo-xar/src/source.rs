@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::archive::{self, Limits};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
-use crate::model::XarFile;
+use crate::model::{BoxDef, XarFile};
 use crate::package::{self, Manifest, Pml};
 use crate::xar::ScriptCheck;
 use crate::{FileTree, read_xar};
@@ -520,7 +520,7 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
         FileKind::Xar => read_xar(name, bytes).map(|p| {
             let mut warnings = p.warnings;
             if let Some(scripts) = walk.scripts {
-                warnings.extend(script_diagnostics(name, bytes, scripts));
+                warnings.extend(script_diagnostics(name, bytes, &p.value, scripts));
             }
             (xar_summary(&p.value), warnings)
         }),
@@ -673,24 +673,51 @@ fn contents_summary(files: &FileTree, members: &[FileReport]) -> String {
     }
 }
 
-/// The syntax errors `scripts` finds in the box scripts of XAR text `bytes`, each at the
-/// file's line (the script's own line in the message).
-fn script_diagnostics(name: &str, bytes: &[u8], scripts: &dyn ScriptCheck) -> Vec<Diagnostic> {
+/// What `scripts` finds in the box scripts of XAR text `bytes` (read as `xar`), each at the
+/// file's line (the script's own line in the message). The model's boxes and the scripts
+/// found in the text come in the same (document) order; a box whose code differs from the
+/// text's at that place is left out rather than reported at a wrong line.
+fn script_diagnostics(
+    name: &str,
+    bytes: &[u8],
+    xar: &XarFile,
+    scripts: &dyn ScriptCheck,
+) -> Vec<Diagnostic> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Vec::new();
     };
-    crate::xar::scripts_at(text)
-        .into_iter()
-        .filter_map(|at| {
-            let (line, column, message) = scripts.check(&at.code)?;
-            let file_line = at.line.saturating_add(line.saturating_sub(1));
-            Some(Diagnostic {
-                severity: Severity::Error,
+    // The boxes with code, parents before children (the document's order), each with the
+    // boxes around it; iterative, as deep as the file nests.
+    let mut with_code: Vec<(&BoxDef, Vec<&BoxDef>)> = Vec::new();
+    let mut stack: Vec<(&BoxDef, usize)> = vec![(&xar.root_box, 0)];
+    let mut around: Vec<&BoxDef> = Vec::new();
+    while let Some((b, depth)) = stack.pop() {
+        around.truncate(depth);
+        if !b.code().is_empty() {
+            with_code.push((b, around.clone()));
+        }
+        around.push(b);
+        let children: Vec<&BoxDef> = b.diagrams().flat_map(|d| d.boxes.iter()).collect();
+        stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+    }
+    let mut out = Vec::new();
+    for ((b, ancestors), at) in with_code.into_iter().zip(crate::xar::scripts_at(text)) {
+        if b.code() != at.code {
+            continue;
+        }
+        for problem in scripts.check(b, &ancestors) {
+            let file_line = at.line.saturating_add(problem.line.saturating_sub(1));
+            let what = match problem.severity {
+                Severity::Error => "Python syntax error",
+                Severity::Warning => "will fail at run time",
+            };
+            out.push(Diagnostic {
+                severity: problem.severity,
                 kind: ErrorKind::Script,
                 file: name.to_string(),
                 position: Some(TextPosition {
                     line: file_line,
-                    column,
+                    column: problem.column,
                 }),
                 element_path: at.box_path.clone(),
                 source_line: text
@@ -702,12 +729,13 @@ fn script_diagnostics(name: &str, bytes: &[u8], scripts: &dyn ScriptCheck) -> Ve
                     )
                     .map(|l| l.trim_end_matches('\r').to_string()),
                 message: format!(
-                    "box {}: Python syntax error (line {line} of its script): {message}",
-                    at.box_path
+                    "box {}: {what} (line {} of its script): {}",
+                    at.box_path, problem.line, problem.message
                 ),
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    out
 }
 
 /// What the QiChat parser finds in a topic: its syntax errors (errors) and its remarks

@@ -37,7 +37,7 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
         ProgressBar::hidden()
     };
     let mut tally = Tally::default();
-    let scripts = choreo_python::CompileCheck::default();
+    let scripts = crate::lint::BoxScripts::default();
     for f in &files {
         bar.set_message(f.display().to_string());
         let report = check_path_with(f, Some(&scripts));

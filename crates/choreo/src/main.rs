@@ -12,6 +12,7 @@ mod fleet;
 mod fold;
 mod inspect;
 mod joints;
+mod lint;
 mod live;
 mod motion;
 mod plot;

@@ -5,7 +5,7 @@ mod scripts;
 mod write;
 
 pub use read::read_xar;
-pub use scripts::{ScriptAt, ScriptCheck, scripts_at};
+pub use scripts::{ScriptAt, ScriptCheck, ScriptProblem, scripts_at};
 pub use write::write_xar;
 
 use crate::xml::TextContent;

@@ -14,11 +14,30 @@ pub struct ScriptAt {
     pub code: String,
 }
 
-/// Compiles a box script's code and says what is wrong with it, if anything: the contract
-/// between the readers (which know where code sits) and whoever can compile it.
+/// Something wrong with a box script, at its line and column (from 1) in the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptProblem {
+    /// An error (the script cannot run: a syntax error) or a warning (what will fail when
+    /// that line runs).
+    pub severity: crate::Severity,
+    /// Line in the script, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Says what is wrong with a box's script: the contract between the readers (which know
+/// where the code sits in its file) and whoever can compile it and knows the robot's API.
 pub trait ScriptCheck {
-    /// The first syntax error of `code`: (line in the code from 1, column from 1, message).
-    fn check(&self, code: &str) -> Option<(u32, u32, String)>;
+    /// The problems of the script of `b` (its code is `b.code()`); `ancestors`: the boxes
+    /// around it, outermost first (a parameter may be read from them, S3).
+    fn check(
+        &self,
+        b: &crate::model::BoxDef,
+        ancestors: &[&crate::model::BoxDef],
+    ) -> Vec<ScriptProblem>;
 }
 
 /// Every box script of the XAR text `text` with code, in document order (those after a

@@ -1,0 +1,193 @@
+//! What `choreo check` finds in a box script before a run: its syntax errors (compiled as a
+//! run compiles it) and, read from its text, what will fail when a line runs: an output
+//! fired that the box does not declare, a parameter read that neither it nor a box around
+//! it has (a parameter is looked up through the ancestors, S3), a NAOqi module that no
+//! NAOqi version has.
+//!
+//! The text rules look at one line at a time, outside comments, for literal names only
+//! (`self.getParameter("Speed")`, `ALProxy("ALMotion")`, `self.onDone()`): a name built at
+//! run time is not judged. Outputs: a call `self.onXxx(...)` (the `on` + capital naming of
+//! Choregraphe's outputs) that is neither an output, an input, nor a method the script
+//! defines; other output names cannot be told from methods of the box API. Not judged:
+//! boxes whose script a plugin generates at run time (the stock Choice box), and input
+//! handlers of inputs the box does not have (they never run: the stock Comment box).
+
+use choreo_robot::naoqi::Catalogue;
+use choreo_xar::model::BoxDef;
+use choreo_xar::{ScriptCheck, ScriptProblem, Severity};
+
+/// Syntax (CPython) and the text rules.
+#[derive(Debug, Default)]
+pub struct BoxScripts {
+    compile: choreo_python::CompileCheck,
+}
+
+impl ScriptCheck for BoxScripts {
+    fn check(&self, b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
+        let mut problems = self.compile.check(b, ancestors);
+        if problems.is_empty() {
+            problems.extend(text_rules(b, ancestors));
+        }
+        problems
+    }
+}
+
+/// A string literal's content right after `at` in `line` (`"x"` or `'x'`), if one starts
+/// there (spaces allowed before it).
+fn literal_at(line: &str, at: usize) -> Option<&str> {
+    let rest = line.get(at..)?.trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let body = rest.get(1..)?;
+    body.find(quote).map(|end| &body[..end])
+}
+
+/// The line without its comment (a `#` outside quotes).
+fn code_part(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '#') => return &line[..i],
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    line
+}
+
+fn text_rules(b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
+    let code = b.code();
+    let defined: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("def "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(str::trim)
+        .collect();
+    let catalogue = Catalogue::naoqi();
+    let mut out = Vec::new();
+    // The method the line is in (the last `def` above it at a smaller indentation).
+    let mut methods: Vec<(usize, &str)> = Vec::new();
+    for (n, raw) in code.lines().enumerate() {
+        let indent = raw.len() - raw.trim_start().len();
+        if !raw.trim().is_empty() {
+            methods.retain(|(at, _)| *at < indent);
+        }
+        if let Some(rest) = raw.trim_start().strip_prefix("def ") {
+            let name = rest.split('(').next().unwrap_or_default().trim();
+            methods.push((indent, name));
+            continue;
+        }
+        // An input handler of an input the box does not have never runs.
+        let dead = methods.last().is_some_and(|(_, m)| {
+            m.strip_prefix("onInput_")
+                .is_some_and(|input| !b.inputs.iter().any(|p| p.name == input))
+        });
+        let line = code_part(raw);
+        let line_no = u32::try_from(n + 1).unwrap_or(u32::MAX);
+        let mut warn = |column: usize, message: String| {
+            out.push(ScriptProblem {
+                severity: Severity::Warning,
+                line: line_no,
+                column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+                message,
+            });
+        };
+        for (i, _) in line.match_indices("getParameter(") {
+            if let Some(name) = literal_at(line, i + "getParameter(".len())
+                && line[..i].ends_with("self.")
+                && b.parameter(name).is_none()
+                && ancestors.iter().all(|a| a.parameter(name).is_none())
+            {
+                warn(
+                    i,
+                    format!(
+                        "reads parameter {name:?}, which neither the box nor a box around it has"
+                    ),
+                );
+            }
+        }
+        for pattern in ["ALProxy(", "service("] {
+            for (i, _) in line.match_indices(pattern) {
+                if let Some(name) = literal_at(line, i + pattern.len())
+                    && name.starts_with("AL")
+                    && catalogue.module(name).is_none()
+                {
+                    warn(
+                        i,
+                        format!("uses module {name}, which no NAOqi version has (2.1 to 2.9)"),
+                    );
+                }
+            }
+        }
+        for (i, _) in line.match_indices("self.on") {
+            let rest = &line[i + "self.".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let called = rest[name.len()..].trim_start().starts_with('(');
+            let capital = name.chars().nth(2).is_some_and(char::is_uppercase);
+            if called
+                && !dead
+                && b.plugin.is_none()
+                && capital
+                && !name.starts_with("onInput_")
+                && !defined.contains(&name.as_str())
+                && !b.outputs.iter().any(|o| o.name == name)
+                && !b.inputs.iter().any(|p| p.name == name)
+                && !matches!(name.as_str(), "onLoad" | "onUnload")
+            {
+                warn(
+                    i,
+                    format!("fires output {name}, which the box does not declare"),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undeclared_outputs_parameters_and_modules_are_found_on_their_lines() {
+        let xml = r#"<?xml version="1.0"?><ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" xar_version="3"><Box name="root" id="-1"><script language="4"><content><![CDATA[class MyClass(GeneratedClass):
+    def onLoad(self):
+        self.m = ALProxy("ALMotion")
+        self.x = ALProxy("ALNoSuchModule")  # ALProxy("ALAlsoNot") in a comment
+        s = self.getParameter("Speed") + self.getParameter("Nope")
+    def onInput_onStart(self):
+        self.onStopped()
+        self.onDone(1)
+        self.onHelper()
+    def onHelper(self):
+        pass
+]]></content></script><Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="" id="1"/><Output name="onStopped" type="1" type_size="1" nature="1" inner="0" tooltip="" id="2"/><Parameter name="Speed" inherits_from_parent="0" content_type="2" value="1" default_value="1" min="0" max="10" tooltip="" id="3"/></Box></ChoregrapheProject>"#;
+        let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+        let found: Vec<(u32, String)> = text_rules(&x.root_box, &[])
+            .into_iter()
+            .map(|p| (p.line, p.message))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (
+                    4,
+                    "uses module ALNoSuchModule, which no NAOqi version has (2.1 to 2.9)".into()
+                ),
+                (
+                    5,
+                    "reads parameter \"Nope\", which neither the box nor a box around it has"
+                        .into()
+                ),
+                (
+                    8,
+                    "fires output onDone, which the box does not declare".into()
+                ),
+            ]
+        );
+    }
+}
