@@ -35,6 +35,9 @@ impl Target {
     }
 }
 
+/// Outputs that name a project or an archive (written by no target yet).
+const ARCHIVES: [&str; 4] = ["crg", "pkg", "cbl", "pml"];
+
 /// The extension of `.qianim` files.
 const QIANIM: &str = "qianim";
 
@@ -53,6 +56,17 @@ pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
     if project.behaviors.is_empty() {
         errln!("{}: no behavior to convert", input.display());
         return exit::LOAD;
+    }
+    // A name that says archive or project file never becomes a folder.
+    if to.is_none()
+        && let Some(ext) = ARCHIVES.iter().find(|e| has_extension(output, e))
+    {
+        errln!(
+            "{}: writing a .{ext} is not supported yet; convert to a folder (the split \
+             format) or to a .xar",
+            output.display()
+        );
+        return exit::USAGE;
     }
     let target = to.unwrap_or_else(|| Target::of_output(output));
     if target == Target::Qianim {
