@@ -8,6 +8,7 @@
 
 use std::fmt::{self, Debug, Write as _};
 
+use crate::Real;
 use crate::model::*;
 
 /// What to compare.
@@ -24,6 +25,10 @@ pub struct Difference {
     pub path: String,
     /// What differs, in words (`fps: 25 -> 30`, `box "Say" (id 3) added`).
     pub what: String,
+    /// The lines that show it, for a reader: a script's changed lines as unified-diff hunks.
+    pub details: Vec<String>,
+    /// More lines, for who asks for them (`choreo diff -v`): each key of changed curves.
+    pub more: Vec<String>,
 }
 
 impl fmt::Display for Difference {
@@ -60,9 +65,15 @@ fn show<T: Debug>(v: &Option<T>) -> String {
 
 impl Differ {
     fn note(&mut self, path: &str, what: String) {
+        self.note_with(path, what, Vec::new(), Vec::new());
+    }
+
+    fn note_with(&mut self, path: &str, what: String, details: Vec<String>, more: Vec<String>) {
         self.out.push(Difference {
             path: path.to_string(),
             what,
+            details,
+            more,
         });
     }
 
@@ -147,9 +158,11 @@ impl Differ {
                 .position(|(x, y)| x != y)
                 .unwrap_or(la.min(lb))
                 + 1;
-            self.note(
+            self.note_with(
                 path,
                 format!("script changed ({la} -> {lb} lines, first difference at line {first})"),
+                line_hunks(ca, cb),
+                Vec::new(),
             );
         }
     }
@@ -360,6 +373,8 @@ impl Differ {
 
     fn curves(&mut self, path: &str, a: &ActuatorList, b: &ActuatorList) {
         self.opt(path, "actuator model", &a.model, &b.model);
+        // Curves whose keys all moved by one number of frames, by that number.
+        let mut shifted: Vec<(i32, &str, usize)> = Vec::new();
         for ca in &a.curves {
             let here = format!("{path} curve {}", ca.actuator);
             match b.curves.iter().find(|cb| cb.actuator == ca.actuator) {
@@ -372,38 +387,52 @@ impl Differ {
                         &cb.mute.unwrap_or(false),
                     );
                     self.opt(&here, "unit", &ca.unit, &cb.unit);
-                    let keys = |c: &ActuatorCurve| {
-                        c.keys
-                            .iter()
-                            .map(|k| {
-                                let tangents: Vec<_> = k
-                                    .tangents
-                                    .iter()
-                                    .map(|t| (t.side, t.abscissa_param, t.ordinate_param))
-                                    .collect();
-                                (k.frame, k.value, tangents)
-                            })
-                            .collect::<Vec<_>>()
-                    };
-                    let (ka, kb) = (keys(ca), keys(cb));
-                    if ka != kb {
-                        // A key whose value changed is one difference, not one per side.
-                        let changed = ka
-                            .iter()
-                            .filter(|k| !kb.contains(k))
-                            .count()
-                            .max(kb.iter().filter(|k| !ka.contains(k)).count());
-                        self.note(
-                            &here,
+                    let (ka, kb) = (key_shapes(ca), key_shapes(cb));
+                    if ka == kb {
+                        continue;
+                    }
+                    if let Some(by) = shift_of(ca, cb) {
+                        shifted.push((by, &ca.actuator, ca.keys.len()));
+                        continue;
+                    }
+                    let more = changed_keys(ca, cb);
+                    let what = match scale_of(ca, cb) {
+                        Some(factor) => {
+                            format!("values of {} keys scaled ×{}", ca.keys.len(), Real(factor))
+                        }
+                        None => {
+                            // A key whose value changed is one difference, not one per side.
+                            let changed = ka
+                                .iter()
+                                .filter(|k| !kb.contains(k))
+                                .count()
+                                .max(kb.iter().filter(|k| !ka.contains(k)).count());
                             format!(
                                 "keys changed ({} -> {} keys, {changed} differ)",
                                 ka.len(),
                                 kb.len()
-                            ),
-                        );
-                    }
+                            )
+                        }
+                    };
+                    self.note_with(&here, what, Vec::new(), more);
                 }
             }
+        }
+        // One line per shift, whatever the number of curves that moved by it.
+        shifted.sort_by_key(|(by, _, _)| *by);
+        for group in shifted.chunk_by(|x, y| x.0 == y.0) {
+            let by = group[0].0;
+            let keys: usize = group.iter().map(|(_, _, n)| n).sum();
+            let names: Vec<&str> = group.iter().map(|(_, name, _)| *name).collect();
+            self.note_with(
+                path,
+                format!(
+                    "{keys} keys of {} curve(s) moved {by:+} frame(s)",
+                    group.len()
+                ),
+                vec![format!("curves: {}", names.join(", "))],
+                Vec::new(),
+            );
         }
         for cb in b
             .curves
@@ -413,6 +442,146 @@ impl Differ {
             self.note(path, format!("curve {} added", cb.actuator));
         }
     }
+}
+
+/// A key's handles as compared: side, abscissa and ordinate.
+type Handles = Vec<(TangentSide, f64, f64)>;
+
+/// A curve's keys as compared: frame, value and handles.
+fn key_shapes(c: &ActuatorCurve) -> Vec<(i32, f64, Handles)> {
+    c.keys
+        .iter()
+        .map(|k| (k.frame, k.value, key_shapes_one(k)))
+        .collect()
+}
+
+/// The number of frames every key of `a` moved by to become `b` (values and handles
+/// alike), if that is all that changed.
+fn shift_of(a: &ActuatorCurve, b: &ActuatorCurve) -> Option<i32> {
+    let (first_a, first_b) = (a.keys.first()?, b.keys.first()?);
+    let by = first_b.frame.checked_sub(first_a.frame)?;
+    let same = a.keys.len() == b.keys.len()
+        && by != 0
+        && a.keys.iter().zip(&b.keys).all(|(x, y)| {
+            x.frame.checked_add(by) == Some(y.frame)
+                && x.value == y.value
+                && key_shapes_one(x) == key_shapes_one(y)
+        });
+    same.then_some(by)
+}
+
+/// The one factor every key value of `a` was multiplied by to become `b`, frames alike.
+fn scale_of(a: &ActuatorCurve, b: &ActuatorCurve) -> Option<f64> {
+    if a.keys.len() != b.keys.len() || a.keys.iter().zip(&b.keys).any(|(x, y)| x.frame != y.frame) {
+        return None;
+    }
+    let factor = a
+        .keys
+        .iter()
+        .zip(&b.keys)
+        .find(|(x, _)| x.value != 0.0)
+        .map(|(x, y)| y.value / x.value)?;
+    let same = a.keys.iter().zip(&b.keys).all(|(x, y)| {
+        let want = x.value * factor;
+        (y.value - want).abs() <= 1e-9 * want.abs().max(1.0)
+    });
+    (same && factor != 1.0 && factor.is_finite()).then_some(factor)
+}
+
+/// Each key that differs: `frame 12: 0.5 -> 0.7`, `frame 30: removed`, `frame 31: added`.
+fn changed_keys(a: &ActuatorCurve, b: &ActuatorCurve) -> Vec<String> {
+    let mut out = Vec::new();
+    for ka in &a.keys {
+        match b.keys.iter().find(|kb| kb.frame == ka.frame) {
+            None => out.push(format!("frame {}: {} removed", ka.frame, Real(ka.value))),
+            Some(kb) if kb.value != ka.value => out.push(format!(
+                "frame {}: {} -> {}",
+                ka.frame,
+                Real(ka.value),
+                Real(kb.value)
+            )),
+            Some(kb) if key_shapes_one(ka) != key_shapes_one(kb) => {
+                out.push(format!("frame {}: handles changed", ka.frame));
+            }
+            Some(_) => {}
+        }
+    }
+    for kb in b
+        .keys
+        .iter()
+        .filter(|kb| !a.keys.iter().any(|ka| ka.frame == kb.frame))
+    {
+        out.push(format!("frame {}: {} added", kb.frame, Real(kb.value)));
+    }
+    out
+}
+
+fn key_shapes_one(k: &Key) -> Handles {
+    k.tangents
+        .iter()
+        .map(|t| (t.side, t.abscissa_param, t.ordinate_param))
+        .collect()
+}
+
+/// Most lines of a script compared line by line (longer ones get only the summary).
+const MAX_DIFF_CELLS: usize = 4_000_000;
+
+/// The changed lines of two scripts as unified-diff hunks without context:
+/// `@@ -12,2 +12,3 @@`, then `-old` and `+new` lines. A longest common subsequence of lines
+/// decides what is kept; scripts too long for that get none.
+fn line_hunks(a: &str, b: &str) -> Vec<String> {
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let (n, m) = (la.len(), lb.len());
+    if (n + 1).saturating_mul(m + 1) > MAX_DIFF_CELLS {
+        return Vec::new();
+    }
+    // lcs[i][j]: the longest common subsequence of la[i..] and lb[j..].
+    let width = m + 1;
+    let mut lcs = vec![0u32; (n + 1) * width];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * width + j] = if la[i] == lb[j] {
+                lcs[(i + 1) * width + j + 1] + 1
+            } else {
+                lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    // The open hunk: where it starts in each script, its removed and its added lines.
+    type Hunk = (usize, usize, Vec<String>, Vec<String>);
+    let mut hunk: Option<Hunk> = None;
+    let mut flush = |hunk: &mut Option<Hunk>, i: usize, j: usize| {
+        if let Some((si, sj, minus, plus)) = hunk.take() {
+            out.push(format!(
+                "@@ -{},{} +{},{} @@",
+                si + 1,
+                i - si,
+                sj + 1,
+                j - sj
+            ));
+            out.extend(minus);
+            out.extend(plus);
+        }
+    };
+    while i < n || j < m {
+        if i < n && j < m && la[i] == lb[j] {
+            flush(&mut hunk, i, j);
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j]) {
+            let h = hunk.get_or_insert((i, j, Vec::new(), Vec::new()));
+            h.3.push(format!("+{}", lb[j]));
+            j += 1;
+        } else {
+            let h = hunk.get_or_insert((i, j, Vec::new(), Vec::new()));
+            h.2.push(format!("-{}", la[i]));
+            i += 1;
+        }
+    }
+    flush(&mut hunk, i, j);
+    out
 }
 
 #[cfg(test)]
@@ -482,5 +651,23 @@ mod tests {
             d[0].what,
             "position: (Some(10), Some(20)) -> (Some(99), Some(20))"
         );
+    }
+
+    #[test]
+    fn changed_script_lines_come_as_hunks() {
+        let a = "a = 1\nb = 2\nc = 3\nd = 4\n";
+        let b = "a = 1\nb = 20\nc = 3\nd = 4\ne = 5\n";
+        assert_eq!(
+            line_hunks(a, b),
+            vec![
+                "@@ -2,1 +2,1 @@",
+                "-b = 2",
+                "+b = 20",
+                "@@ -5,0 +5,1 @@",
+                "+e = 5"
+            ]
+        );
+        assert_eq!(line_hunks("x\ny\n", "y\n"), vec!["@@ -1,1 +1,0 @@", "-x"]);
+        assert!(line_hunks(a, a).is_empty());
     }
 }

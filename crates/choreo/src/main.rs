@@ -333,6 +333,13 @@ enum Command {
         /// Also compare editor-only data (positions, tooltips, icons, plugin state).
         #[arg(long)]
         editor: bool,
+        /// Also show each changed key of changed motion curves.
+        #[arg(long, short)]
+        verbose: bool,
+        /// One JSON object per difference (`path`, `what`, `details`, `keys`), then a
+        /// summary object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -803,7 +810,13 @@ fn main() -> ExitCode {
             to,
             force,
         } => convert::run(&input, &output, to, force),
-        Command::Diff { a, b, editor } => diff(&a, &b, editor),
+        Command::Diff {
+            a,
+            b,
+            editor,
+            verbose,
+            json,
+        } => diff(&a, &b, editor, verbose, json),
         Command::Plot {
             path,
             behavior,
@@ -836,7 +849,7 @@ fn main() -> ExitCode {
 }
 
 /// `choreo diff`: loads both sides and prints their semantic differences.
-fn diff(a: &std::path::Path, b: &std::path::Path, editor: bool) -> u8 {
+fn diff(a: &std::path::Path, b: &std::path::Path, editor: bool, verbose: bool, json: bool) -> u8 {
     let (pa, pb) = match (report::load(a, false), report::load(b, false)) {
         (Ok(pa), Ok(pb)) => (pa, pb),
         (Err(code), _) | (_, Err(code)) => return code,
@@ -844,29 +857,61 @@ fn diff(a: &std::path::Path, b: &std::path::Path, editor: bool) -> u8 {
     let options = choreo_xar::diff::DiffOptions { editor };
     let mut differences = Vec::new();
     if pa.behaviors.len() != pb.behaviors.len() {
-        differences.push(format!(
-            "behaviors: {} -> {}",
-            pa.behaviors.len(),
-            pb.behaviors.len()
-        ));
+        differences.push(choreo_xar::diff::Difference {
+            path: String::new(),
+            what: format!(
+                "behaviors: {} -> {}",
+                pa.behaviors.len(),
+                pb.behaviors.len()
+            ),
+            details: Vec::new(),
+            more: Vec::new(),
+        });
     }
     for (ba, bb) in pa.behaviors.iter().zip(&pb.behaviors) {
-        for d in choreo_xar::diff::diff(&ba.xar, &bb.xar, options) {
-            differences.push(if pa.behaviors.len() > 1 {
-                format!("{}: {d}", ba.name)
-            } else {
-                d.to_string()
-            });
+        for mut d in choreo_xar::diff::diff(&ba.xar, &bb.xar, options) {
+            if pa.behaviors.len() > 1 {
+                d.path = format!("{}: {}", ba.name, d.path);
+            }
+            differences.push(d);
         }
     }
-    if differences.is_empty() {
-        outln!("equal");
-        exit::OK
-    } else {
-        for d in &differences {
+    for d in &differences {
+        if json {
+            outln!(
+                "{}",
+                serde_json::json!({
+                    "path": d.path, "what": d.what, "details": d.details, "keys": d.more,
+                })
+            );
+            continue;
+        }
+        if d.path.is_empty() {
+            outln!("{}", d.what);
+        } else {
             outln!("{d}");
         }
+        for line in d
+            .details
+            .iter()
+            .chain(verbose.then_some(&d.more).into_iter().flatten())
+        {
+            outln!("    {line}");
+        }
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({"summary": {"differences": differences.len()}})
+        );
+    } else if differences.is_empty() {
+        outln!("equal");
+    } else {
         outln!("{} difference(s)", differences.len());
+    }
+    if differences.is_empty() {
+        exit::OK
+    } else {
         exit::NO
     }
 }

@@ -221,6 +221,74 @@ fn convert_never_writes_a_folder_under_an_archive_name() {
 }
 
 #[test]
+fn diff_shows_script_lines_moved_keys_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let motion =
+        std::fs::read_to_string(workspace().join("crates/choreo/tests/fixtures/motion.xar"))
+            .unwrap();
+    // Every key one frame later.
+    let mut shifted = String::new();
+    let mut rest = motion.as_str();
+    while let Some(i) = rest.find("<Key frame=\"") {
+        let start = i + "<Key frame=\"".len();
+        let end = start + rest[start..].find('"').unwrap();
+        let frame: i32 = rest[start..end].parse().unwrap();
+        shifted.push_str(&rest[..start]);
+        shifted.push_str(&(frame + 1).to_string());
+        rest = &rest[end..];
+    }
+    shifted.push_str(rest);
+    let (a, b) = (dir.path().join("a.xar"), dir.path().join("b.xar"));
+    std::fs::write(&a, &motion).unwrap();
+    std::fs::write(&b, &shifted).unwrap();
+    let o = choreo(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("11 keys of 4 curve(s) moved +1 frame(s)"),
+        "{out}"
+    );
+    assert!(out.contains("1 difference(s)"), "{out}");
+    // A value scaled, a key changed (with -v: the key), a script line, in JSON too.
+    let hello = std::fs::read_to_string(workspace().join(HELLO)).unwrap();
+    let edited = hello.replacen(
+        "        self.task = None\n        self.onStopped()",
+        "        self.task = None\n        self.log(\"done\")\n        self.onStopped()",
+        1,
+    );
+    assert_ne!(hello, edited);
+    std::fs::write(&a, &hello).unwrap();
+    std::fs::write(&b, &edited).unwrap();
+    let o = choreo(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(out.contains("root/Say Hello: script changed"), "{out}");
+    assert!(out.contains("    +        self.log(\"done\")"), "{out}");
+    assert!(!out.contains("    -"), "only a line added: {out}");
+    let o = choreo(&["diff", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.last().unwrap()["summary"]["differences"], 1);
+    assert_eq!(lines[0]["path"], "root/Say Hello");
+    assert!(lines[0]["details"][0].as_str().unwrap().starts_with("@@ -"));
+    let scaled = motion.replacen("value=\"80\"", "value=\"40\"", 2).replacen(
+        "value=\"-40\"",
+        "value=\"-20\"",
+        1,
+    );
+    std::fs::write(&a, &motion).unwrap();
+    std::fs::write(&b, &scaled).unwrap();
+    let o = choreo(&["diff", "-v", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("curve RShoulderPitch: values of 3 keys scaled ×0.5"),
+        "{out}"
+    );
+    assert!(out.contains("    frame 30: -40 -> -20"), "{out}");
+}
+
+#[test]
 fn inspect_shows_the_box_tree() {
     let o = choreo(&["inspect", HELLO]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
