@@ -341,6 +341,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The diff driver for git: `git diff` of `.xar` files shows `choreo diff`. Set up with
+    /// `*.xar diff=choreo` in `.gitattributes` and
+    /// `git config diff.choreo.command "choreo git-diff"`; git gives the seven arguments
+    /// (path, old file, old hash, old mode, new file, new hash, new mode). Exits 0 (git takes
+    /// any other code as a failure of the driver).
+    #[command(name = "git-diff")]
+    GitDiff {
+        /// The path in the repository.
+        path: String,
+        /// The old version's file (`/dev/null`: added).
+        old: PathBuf,
+        /// The old version's hash.
+        old_hash: String,
+        /// The old version's mode.
+        old_mode: String,
+        /// The new version's file (`/dev/null`: removed).
+        new: PathBuf,
+        /// The new version's hash.
+        new_hash: String,
+        /// The new version's mode.
+        new_mode: String,
+    },
 }
 
 /// How to reach a real robot (`run`, `stack run`).
@@ -817,6 +839,7 @@ fn main() -> ExitCode {
             verbose,
             json,
         } => diff(&a, &b, editor, verbose, json),
+        Command::GitDiff { path, old, new, .. } => git_diff(&path, &old, &new),
         Command::Plot {
             path,
             behavior,
@@ -849,6 +872,22 @@ fn main() -> ExitCode {
 }
 
 /// `choreo diff`: loads both sides and prints their semantic differences.
+/// `choreo git-diff`: a header like git's, then `choreo diff` of the two versions (or what was
+/// added or removed); what cannot be read is said. Always 0.
+fn git_diff(path: &str, old: &std::path::Path, new: &std::path::Path) -> u8 {
+    outln!("diff --choreo a/{path} b/{path}");
+    let gone = |p: &std::path::Path| p == std::path::Path::new("/dev/null");
+    match (gone(old), gone(new)) {
+        (true, true) => {}
+        (true, false) => outln!("added {path}"),
+        (false, true) => outln!("removed {path}"),
+        (false, false) => {
+            diff(old, new, false, false, false);
+        }
+    }
+    exit::OK
+}
+
 fn diff(a: &std::path::Path, b: &std::path::Path, editor: bool, verbose: bool, json: bool) -> u8 {
     let (pa, pb) = match (report::load(a, false), report::load(b, false)) {
         (Ok(pa), Ok(pb)) => (pa, pb),

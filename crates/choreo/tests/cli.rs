@@ -289,6 +289,54 @@ fn diff_shows_script_lines_moved_keys_and_values() {
 }
 
 #[test]
+fn git_diff_of_xar_files_shows_choreo_diff_through_the_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args([
+                "-c",
+                &format!(
+                    "diff.choreo.command={} git-diff",
+                    env!("CARGO_BIN_EXE_choreo")
+                ),
+            ])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    // The two lines the README gives.
+    std::fs::write(dir.path().join(".gitattributes"), "*.xar diff=choreo\n").unwrap();
+    let hello = std::fs::read_to_string(workspace().join(HELLO)).unwrap();
+    std::fs::write(dir.path().join("behavior.xar"), &hello).unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "hello"]);
+    // Layout only: git's own diff would show every line, choreo's none.
+    std::fs::write(
+        dir.path().join("behavior.xar"),
+        hello.replace("    <", "  <"),
+    )
+    .unwrap();
+    let out = git(&["diff"]);
+    assert!(
+        out.contains("diff --choreo a/behavior.xar b/behavior.xar"),
+        "{out}"
+    );
+    assert!(out.contains("equal"), "{out}");
+    // A parameter's value changes: one line, before -> after.
+    let edited = hello.replacen("Hello! I am running in choreo.", "Hi there.", 1);
+    assert_ne!(edited, hello);
+    std::fs::write(dir.path().join("behavior.xar"), edited).unwrap();
+    let out = git(&["diff"]);
+    assert!(out.contains("Hi there."), "{out}");
+    assert!(out.contains("1 difference(s)"), "{out}");
+}
+
+#[test]
 fn inspect_shows_the_box_tree() {
     let o = choreo(&["inspect", HELLO]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
