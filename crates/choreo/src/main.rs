@@ -375,17 +375,36 @@ struct RobotFlags {
     /// `run`: a fleet's robots, one URL a line (`#` starts a comment), after any `--robot`.
     #[arg(long, value_name = "FILE")]
     robots: Option<PathBuf>,
-    /// `--robot`: the user to authenticate as (NAOqi 2.9: `nao`).
+    #[command(flatten)]
+    credentials: Credentials,
+}
+
+/// How a robot is authenticated and its certificate checked (`run`, `stack run`, `robot`).
+#[derive(clap::Args)]
+struct Credentials {
+    /// The user to authenticate as (NAOqi 2.9: `nao`).
     #[arg(long)]
     user: Option<String>,
-    /// `--robot`: the token (NAOqi 2.9: the robot's password).
+    /// The token (NAOqi 2.9: the robot's password).
     #[arg(long)]
     token: Option<String>,
-    /// `--robot tcps://`: accept only this certificate (SHA-256 fingerprint, as
+    /// `tcps://`: accept only this certificate (SHA-256 fingerprint, as
     /// `openssl x509 -noout -fingerprint -sha256` prints it). Without it any certificate
     /// is accepted, as libqi does: the link is encrypted but the robot not authenticated.
     #[arg(long, value_name = "SHA256")]
     pin: Option<String>,
+}
+
+impl Credentials {
+    /// The robot at `url`, with these credentials.
+    fn robot(&self, url: String) -> run::RobotArgs {
+        run::RobotArgs {
+            url,
+            user: self.user.clone(),
+            token: self.token.clone(),
+            pin: self.pin.clone(),
+        }
+    }
 }
 
 impl RobotFlags {
@@ -409,18 +428,11 @@ impl RobotFlags {
                 return Err(format!("--robots {}: no robot in it", file.display()));
             }
         }
-        if urls.is_empty() && (self.user.is_some() || self.token.is_some() || self.pin.is_some()) {
+        let c = &self.credentials;
+        if urls.is_empty() && (c.user.is_some() || c.token.is_some() || c.pin.is_some()) {
             return Err("--user, --token and --pin are for a robot: give --robot URL".into());
         }
-        Ok(urls
-            .into_iter()
-            .map(|url| run::RobotArgs {
-                url,
-                user: self.user.clone(),
-                token: self.token.clone(),
-                pin: self.pin.clone(),
-            })
-            .collect())
+        Ok(urls.into_iter().map(|url| c.robot(url)).collect())
     }
 }
 
@@ -430,15 +442,8 @@ struct RobotTarget {
     /// The robot: `tcp://HOST:9559`, or `tcps://HOST:9503` for NAOqi 2.9 with TLS.
     #[arg(value_name = "URL", value_parser = robot_url)]
     url: String,
-    /// The user to authenticate as (NAOqi 2.9: `nao`).
-    #[arg(long)]
-    user: Option<String>,
-    /// The token (NAOqi 2.9: the robot's password).
-    #[arg(long)]
-    token: Option<String>,
-    /// `tcps://`: accept only this certificate (SHA-256 fingerprint).
-    #[arg(long, value_name = "SHA256")]
-    pin: Option<String>,
+    #[command(flatten)]
+    credentials: Credentials,
     /// Print JSON instead of lines.
     #[arg(long)]
     json: bool,
@@ -446,15 +451,7 @@ struct RobotTarget {
 
 impl RobotTarget {
     fn split(self) -> (run::RobotArgs, bool) {
-        (
-            run::RobotArgs {
-                url: self.url,
-                user: self.user,
-                token: self.token,
-                pin: self.pin,
-            },
-            self.json,
-        )
+        (self.credentials.robot(self.url), self.json)
     }
 }
 
