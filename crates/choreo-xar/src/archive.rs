@@ -7,6 +7,10 @@
 //! ([`ErrorKind::UnsafePath`]); the total unpacked size and the number of entries are capped
 //! while decompressing ([`ErrorKind::TooLarge`]), so a decompression bomb fails early instead
 //! of filling memory. Errors name the archive and the member, e.g. `x.crg!data.tar.gz`.
+//!
+//! [`pack_ar`] and [`pack_zip`] write them back the way Choregraphe does (ar members
+//! `debian-binary`, `control.tar.gz`, `data.tar.gz`; every date 1970, owner 0, mode 0644), so
+//! the same files always give the same bytes.
 
 use std::io::{self, Read};
 
@@ -97,6 +101,101 @@ pub fn control_field<'t>(text: &'t str, key: &str) -> Option<&'t str> {
         let (k, v) = line.split_once(':')?;
         k.trim().eq_ignore_ascii_case(key).then(|| v.trim())
     })
+}
+
+/// The `debian-binary` member of a `.crg` / `.cbl`.
+const DEBIAN_BINARY: &[u8] = b"2.0\n";
+
+/// Writes an ar archive as Choregraphe writes `.crg` (`control_member` `control`) and `.cbl`
+/// (`content`): `debian-binary`, then `control.tar.gz` holding `control_member` with the text
+/// `control`, then `data.tar.gz` holding `files`. Paths must be relative (as [`unpack`]
+/// gives them); `file` names the archive in errors.
+pub fn pack_ar(
+    file: &str,
+    control_member: &str,
+    control: &str,
+    files: &FileTree,
+) -> Result<Vec<u8>> {
+    let mut one = FileTree::new();
+    one.insert(control_member.to_string(), control.as_bytes().to_vec());
+    let control_tar = tar_gz(file, &one)?;
+    let data_tar = tar_gz(file, files)?;
+    let mut out = AR_MAGIC.to_vec();
+    for (name, data) in [
+        ("debian-binary", DEBIAN_BINARY),
+        ("control.tar.gz", control_tar.as_slice()),
+        ("data.tar.gz", data_tar.as_slice()),
+    ] {
+        let header = format!(
+            "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+            format!("{name}/"),
+            0,
+            0,
+            0,
+            100_644,
+            data.len()
+        );
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        if data.len() % 2 == 1 {
+            out.push(b'\n');
+        }
+    }
+    Ok(out)
+}
+
+/// A gzip-compressed tar of `files` with fixed dates, owners and modes.
+fn tar_gz(file: &str, files: &FileTree) -> Result<Vec<u8>> {
+    let failed =
+        |e: io::Error| Error::file_level(ErrorKind::Archive, file, format!("cannot pack: {e}"));
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    tar.mode(tar::HeaderMode::Deterministic);
+    for (path, data) in files {
+        check_packable(file, path)?;
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        tar.append_data(&mut header, path, data.as_slice())
+            .map_err(failed)?;
+    }
+    tar.into_inner()
+        .and_then(flate2::write::GzEncoder::finish)
+        .map_err(failed)
+}
+
+/// Writes `files` as a zip (`.pkg`), deflated, every date 1980-01-01 (zip's first), mode
+/// 0644. `file` names the archive in errors.
+pub fn pack_zip(file: &str, files: &FileTree) -> Result<Vec<u8>> {
+    use std::io::Write as _;
+    let failed =
+        |e: String| Error::file_level(ErrorKind::Archive, file, format!("cannot pack: {e}"));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644);
+    let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    for (path, data) in files {
+        check_packable(file, path)?;
+        zip.start_file(path, options)
+            .map_err(|e| failed(e.to_string()))?;
+        zip.write_all(data).map_err(|e| failed(e.to_string()))?;
+    }
+    zip.finish()
+        .map(io::Cursor::into_inner)
+        .map_err(|e| failed(e.to_string()))
+}
+
+/// Refuses to pack a path [`unpack`] would refuse.
+fn check_packable(file: &str, path: &str) -> Result<()> {
+    match safe_relative_path(path) {
+        Some(p) if p == path && !p.is_empty() => Ok(()),
+        _ => Err(unsafe_path(file, path)),
+    }
 }
 
 /// A relative path made safe: `\` read as `/`, empty and `.` components dropped. `None` if the
@@ -517,6 +616,7 @@ fn unzip(file: &str, bytes: &[u8], budget: &mut Budget) -> Result<FileTree> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -540,6 +640,33 @@ mod tests {
         }
         // A colon elsewhere is just a character of the name.
         assert_eq!(safe_relative_path("a/b:c").as_deref(), Some("a/b:c"));
+    }
+
+    #[test]
+    fn packed_archives_unpack_to_the_same_files_and_are_reproducible() {
+        let mut files = FileTree::new();
+        files.insert("behavior_1/behavior.xar".into(), b"<x/>".to_vec());
+        files.insert("sounds/a b.wav".into(), vec![0, 1, 2, 255]);
+        files.insert(format!("{}/long.txt", "d".repeat(120)), b"odd".to_vec());
+        let crg = pack_ar("t.crg", "control", "Type: ChoregrapheProject\n", &files).unwrap();
+        assert_eq!(
+            crg,
+            pack_ar("t.crg", "control", "Type: ChoregrapheProject\n", &files).unwrap()
+        );
+        let back = unpack("t.crg", &crg).unwrap();
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+        assert_eq!(back.value.files, files);
+        assert_eq!(
+            back.value.control.as_deref(),
+            Some("Type: ChoregrapheProject\n")
+        );
+        let pkg = pack_zip("t.pkg", &files).unwrap();
+        assert_eq!(pkg, pack_zip("t.pkg", &files).unwrap());
+        assert_eq!(unpack("t.pkg", &pkg).unwrap().value.files, files);
+        let mut bad = FileTree::new();
+        bad.insert("../x".into(), Vec::new());
+        assert!(pack_zip("t.pkg", &bad).is_err());
+        assert!(pack_ar("t.crg", "control", "", &bad).is_err());
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //! - [`read_xar`] / [`write_xar`]: XAR v3 (`behavior.xar`, `box.xar`).
 //! - [`plugin`]: editor plugin state a runtime needs (the Choice box's table of answers).
 //! - [`package`]: `.pml` projects, `manifest.xml`, `.dlg` and `.top` dialog files.
+//! - [`packaging`]: the `.pkg` PackageManager installs, built and checked as qipkg does.
 //! - [`archive`]: `.crg` / `.cbl` (ar + tar.gz) and `.pkg` (zip), unpacked safely.
 //! - [`source`]: any path or bytes (file, folder, archive, split folder) to behaviors.
 //! - [`split`]: the readable split format (a folder tree of TOML, `.py` and text files).
+//! - [`project`]: whole projects as a readable folder and back to any container.
 //! - [`diff`]: semantic differences between two behaviors.
 
 pub mod archive;
@@ -17,7 +19,9 @@ pub mod diff;
 pub mod error;
 pub mod model;
 pub mod package;
+pub mod packaging;
 pub mod plugin;
+pub mod project;
 pub mod source;
 pub mod split;
 mod xar;

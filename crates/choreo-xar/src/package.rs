@@ -487,7 +487,7 @@ impl BehaviorDescription {
 }
 
 /// `file` in `folder` (a relative path; empty or `.` is the folder itself), joined by `/`.
-fn in_folder(folder: &str, file: &str) -> String {
+pub(crate) fn in_folder(folder: &str, file: &str) -> String {
     let folder = folder.trim_end_matches(['/', '\\']);
     if folder.is_empty() || folder == "." {
         file.to_string()

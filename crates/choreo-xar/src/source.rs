@@ -19,6 +19,10 @@ use crate::archive::{self, Limits};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::{BoxDef, XarFile};
 use crate::package::{self, Manifest, Pml};
+use crate::project::{self, Container, Packed};
+
+/// The file a lone behavior is kept in (a 1.x project's `behavior.xar`).
+const LONE_XAR: &str = "behavior.xar";
 use crate::xar::ScriptCheck;
 use crate::{FileTree, read_xar};
 
@@ -827,7 +831,7 @@ fn parent_of(path: &str) -> &str {
 
 /// `rel` (`/` or `\\` separated, `.` and `..` resolved) relative to folder `dir` of a tree;
 /// `None` if it is absolute or climbs out of the tree.
-fn join_in_tree(dir: &str, rel: &str) -> Option<String> {
+pub(crate) fn join_in_tree(dir: &str, rel: &str) -> Option<String> {
     let rel = rel.replace('\\', "/");
     if rel.starts_with('/') {
         return None;
@@ -891,6 +895,8 @@ pub struct Project {
     pub behaviors: Vec<Behavior>,
     /// The project file, if the source has one.
     pub pml: Option<Pml>,
+    /// Where that project file is in [`Project::files`].
+    pub pml_path: Option<String>,
     /// The package manifest, if the source has one.
     pub manifest: Option<Manifest>,
     /// Every file of the source (resources included), by path.
@@ -903,6 +909,10 @@ pub struct Project {
     /// folder itself, the folder of a `.pml` or `manifest.xml`, or the folder of a lone
     /// `.xar`. `None` for an archive or bytes loaded in memory (see [`Project::on_disk`]).
     pub root: Option<PathBuf>,
+    /// What the project came in (for a readable project folder, what it was made from).
+    pub container: Container,
+    /// A `.crg`/`.cbl`'s control text (`Type: ChoregrapheProject`...), if it had one.
+    pub control: Option<String>,
 }
 
 impl Project {
@@ -911,11 +921,47 @@ impl Project {
             name: name.to_string(),
             behaviors: Vec::new(),
             pml: None,
+            pml_path: None,
             manifest: None,
             files,
             warnings: Vec::new(),
             root: None,
+            container: Container::Folder,
+            control: None,
         }
+    }
+
+    /// The project as Choregraphe keeps it (see [`project::Packed`]): a behavior read from a
+    /// split folder is one `behavior.xar`.
+    pub fn packed(&self) -> Packed {
+        let files = match self.behaviors.as_slice() {
+            [only] if only.path == crate::split::MARKER_FILE => FileTree::from([(
+                LONE_XAR.to_string(),
+                crate::write_xar(&only.xar).into_bytes(),
+            )]),
+            _ => self.files.clone(),
+        };
+        Packed {
+            container: self.container,
+            control: self.control.clone(),
+            files,
+            name: Some(self.name.clone()),
+            pml: self.pml_path.clone(),
+        }
+    }
+
+    /// The project's readable folder (see [`project::to_readable`]); `shown` names it in
+    /// errors.
+    pub fn readable(&self, shown: &str) -> Result<FileTree> {
+        let behaviors = self.behaviors.iter().map(|b| {
+            let path = if b.path == crate::split::MARKER_FILE {
+                LONE_XAR
+            } else {
+                b.path.as_str()
+            };
+            (path, &b.xar)
+        });
+        project::to_readable(shown, &self.packed(), behaviors)
     }
 
     /// The folder of `behavior` inside the project (`behavior_1` for
@@ -1152,6 +1198,12 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Result<Project> {
                 unpacked.value.files,
                 None,
             )?;
+            project.container = match sniff(name, bytes) {
+                Some(FileKind::Cbl) => Container::Cbl,
+                Some(FileKind::Pkg) => Container::Pkg,
+                _ => Container::Crg,
+            };
+            project.control = unpacked.value.control;
             let mut warnings = unpacked.warnings;
             warnings.append(&mut project.warnings);
             project.warnings = warnings;
@@ -1243,8 +1295,33 @@ fn folder_name(dir: &Path) -> String {
     }
 }
 
-/// [`load_tree`] with messages naming `{prefix}{path}`, and optionally the `.pml` to use.
+/// [`load_tree`] with messages naming `{prefix}{path}`, and optionally the `.pml` to use; a
+/// readable project folder ([`project::is_readable_tree`]) loads as the project it holds.
 fn load_files(
+    name: &str,
+    prefix: &str,
+    files: FileTree,
+    pml_choice: Option<&str>,
+) -> Result<Project> {
+    if !project::is_readable_tree(&files) {
+        return load_choregraphe_files(name, prefix, files, pml_choice);
+    }
+    let container = prefix.trim_end_matches(['/', '!']);
+    let packed = project::from_readable(container, &files)?;
+    let name = packed.value.name.as_deref().unwrap_or(name);
+    let choice = pml_choice.or(packed.value.pml.as_deref());
+    // The files made back never hold the project file: this loads them as Choregraphe's.
+    let mut project = load_choregraphe_files(name, prefix, packed.value.files, choice)?;
+    project.container = packed.value.container;
+    project.control = packed.value.control;
+    let mut warnings = packed.warnings;
+    warnings.append(&mut project.warnings);
+    project.warnings = warnings;
+    Ok(project)
+}
+
+/// [`load_files`] of a tree that is not a readable project folder.
+fn load_choregraphe_files(
     name: &str,
     prefix: &str,
     files: FileTree,
@@ -1363,6 +1440,7 @@ fn load_pml_project(project: &mut Project, prefix: &str, pml_path: &str) -> Resu
     }
     project.name = pml.name.clone();
     project.pml = Some(pml);
+    project.pml_path = Some(pml_path.to_string());
     Ok(())
 }
 

@@ -140,7 +140,7 @@ fn print_report(r: &FileReport, quiet: bool) {
     }
 }
 
-fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
+pub(crate) fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
     json!({
         "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
         "kind": format!("{:?}", d.kind),

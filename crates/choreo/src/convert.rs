@@ -1,11 +1,13 @@
-//! `choreo convert`: XAR (or any readable input) to the split format and back, or its
-//! motion timelines to `.qianim` animations.
+//! `choreo convert`: a behavior to the split format and back, a whole project to a readable
+//! folder and back to any container (a `.pml` folder, `.crg`, `.cbl`, `.pkg`), or motion
+//! timelines to `.qianim` animations.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use choreo_motion::qianim;
-use choreo_xar::source::{Behavior, read_dir_tree};
+use choreo_xar::project::{self, Container, PROJECT_FILE};
+use choreo_xar::source::{Behavior, Project, read_dir_tree};
 use choreo_xar::{FileTree, split, write_xar};
 
 use crate::exit;
@@ -14,29 +16,56 @@ use crate::report;
 /// What `convert` writes (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
-    /// The readable split format: a folder.
+    /// The readable form, a folder: a lone behavior's split folder, or a project's readable
+    /// folder (every file, each behavior split).
     Split,
     /// One XAR file.
     Xar,
     /// Every motion timeline as a `.qianim` v2 animation (NAOqi 2.9, QiSDK).
     Qianim,
+    /// A Choregraphe project folder: its `.pml` and every file, behaviors as XAR.
+    Pml,
+    /// A Choregraphe project archive.
+    Crg,
+    /// A package, as PackageManager installs it (a zip; `choreo package` checks it too).
+    Pkg,
+    /// A box library archive.
+    Cbl,
 }
 
 impl Target {
-    /// The target an output's name implies: `.xar` and `.qianim` files, else a split folder.
-    fn of_output(output: &Path) -> Target {
-        if has_extension(output, "xar") {
-            Target::Xar
-        } else if has_extension(output, QIANIM) {
-            Target::Qianim
-        } else {
-            Target::Split
+    /// The target an output's name implies: by its extension (`.xar`, `.qianim`, `.pml`,
+    /// `.crg`, `.pkg`, `.cbl`); else a folder, the Choregraphe project folder when the input
+    /// is a readable one, the readable form otherwise.
+    fn of_output(output: &Path, readable_input: bool) -> Target {
+        let by_name = [
+            ("xar", Target::Xar),
+            (QIANIM, Target::Qianim),
+            ("pml", Target::Pml),
+            ("crg", Target::Crg),
+            ("pkg", Target::Pkg),
+            ("cbl", Target::Cbl),
+        ];
+        match by_name.iter().find(|(e, _)| has_extension(output, e)) {
+            Some((_, t)) => *t,
+            None if readable_input => Target::Pml,
+            None => Target::Split,
+        }
+    }
+
+    /// The archive this target writes, if it writes one.
+    fn container(self) -> Option<Container> {
+        match self {
+            Target::Crg => Some(Container::Crg),
+            Target::Pkg => Some(Container::Pkg),
+            Target::Cbl => Some(Container::Cbl),
+            Target::Split | Target::Xar | Target::Qianim | Target::Pml => None,
         }
     }
 }
 
-/// Outputs that name a project or an archive (written by no target yet).
-const ARCHIVES: [&str; 4] = ["crg", "pkg", "cbl", "pml"];
+/// Outputs whose name says archive: never written as a folder.
+const ARCHIVES: [&str; 3] = ["crg", "pkg", "cbl"];
 
 /// The extension of `.qianim` files.
 const QIANIM: &str = "qianim";
@@ -46,47 +75,43 @@ fn has_extension(path: &Path, extension: &str) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case(extension))
 }
 
-/// Converts `input` to `output` as `to` says (by default as `output`'s name implies: a
-/// `.xar` file, `.qianim` animations, or a split folder); returns the exit code.
+/// Converts `input` to `output` as `to` says (by default as `output`'s name implies, see
+/// [`Target::of_output`]); returns the exit code.
 pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
     let project = match report::load(input, false) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if project.behaviors.is_empty() {
-        errln!("{}: no behavior to convert", input.display());
-        return exit::LOAD;
-    }
-    // A name that says archive or project file never becomes a folder.
-    if to.is_none()
+    let readable_input = input.is_dir() && input.join(PROJECT_FILE).is_file();
+    let target = to.unwrap_or_else(|| Target::of_output(output, readable_input));
+    // A name that says archive never becomes a folder.
+    if target.container().is_none()
+        && target != Target::Xar
         && let Some(ext) = ARCHIVES.iter().find(|e| has_extension(output, e))
     {
         errln!(
-            "{}: writing a .{ext} is not supported yet; convert to a folder (the split \
-             format) or to a .xar",
+            "{}: a .{ext} is an archive, not a folder: use --to {ext} or another name",
             output.display()
         );
         return exit::USAGE;
     }
-    let target = to.unwrap_or_else(|| Target::of_output(output));
-    if target == Target::Qianim {
-        return to_qianim(input, &project.behaviors, output, force);
+    if project.behaviors.is_empty() && matches!(target, Target::Xar | Target::Qianim) {
+        errln!("{}: no behavior to convert", input.display());
+        return exit::LOAD;
     }
-    if let Err(code) = make_room(output, force, &Ownership::SPLIT) {
-        return code;
-    }
-    let result = if target == Target::Xar {
-        let [only] = project.behaviors.as_slice() else {
-            errln!(
-                "{} holds {} behaviors: convert it to a folder instead of one .xar file",
-                input.display(),
-                project.behaviors.len()
-            );
-            return exit::USAGE;
-        };
-        std::fs::write(output, write_xar(&only.xar)).map_err(|e| (output.to_path_buf(), e))
-    } else {
-        write_split(&project.behaviors, output)
+    let result = match target {
+        Target::Qianim => return to_qianim(input, &project.behaviors, output, force),
+        Target::Xar => to_xar(input, &project, output, force),
+        Target::Split if is_lone(&project) => make_room(output, force, &Ownership::READABLE)
+            .and_then(|()| {
+                write_tree(output, &split::to_tree(&project.behaviors[0].xar)).map_err(written)
+            }),
+        Target::Split => to_readable(input, &project, output, force),
+        Target::Pml => to_pml_folder(input, &project, output, force),
+        Target::Crg | Target::Pkg | Target::Cbl => {
+            let container = target.container().unwrap_or_default();
+            to_archive(&project, container, output, force)
+        }
     };
     match result {
         Ok(()) => {
@@ -97,11 +122,132 @@ pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
             );
             exit::OK
         }
-        Err((path, e)) => {
-            errln!("{}: cannot write: {e}", path.display());
-            exit::WRITE
-        }
+        Err(code) => code,
     }
+}
+
+/// Whether `project` is one behavior and nothing else (a `.xar`, a split folder, or a folder
+/// holding only its `behavior.xar`): its readable form is its split folder.
+fn is_lone(project: &Project) -> bool {
+    match project.behaviors.as_slice() {
+        [only] => only.path == split::MARKER_FILE || project.files.len() == 1,
+        _ => false,
+    }
+}
+
+/// Reports a failed write; the exit code.
+fn written((path, e): (PathBuf, std::io::Error)) -> u8 {
+    errln!("{}: cannot write: {e}", path.display());
+    exit::WRITE
+}
+
+fn to_xar(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+    let [only] = project.behaviors.as_slice() else {
+        errln!(
+            "{} holds {} behaviors: convert it to a folder instead of one .xar file",
+            input.display(),
+            project.behaviors.len()
+        );
+        return Err(exit::USAGE);
+    };
+    make_room(output, force, &Ownership::NONE)?;
+    std::fs::write(output, write_xar(&only.xar)).map_err(|e| written((output.to_path_buf(), e)))
+}
+
+/// Writes the project's readable folder (see [`choreo_xar::project`]).
+fn to_readable(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+    let tree = project
+        .readable(&input.display().to_string())
+        .map_err(|e| {
+            errln!("{e}");
+            exit::LOAD
+        })?;
+    make_room(output, force, &Ownership::READABLE)?;
+    write_tree(output, &tree).map_err(written)
+}
+
+/// Writes the project as a Choregraphe project folder: `output` itself, or, for an output
+/// named `X.pml`, its folder, the project's `.pml` renamed `X.pml`.
+fn to_pml_folder(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+    let mut files = project.packed().files;
+    let mut folder = output.to_path_buf();
+    if has_extension(output, "pml") {
+        let parent = output.parent().filter(|p| !p.as_os_str().is_empty());
+        let Some(parent) = parent.filter(|p| !is_current_dir(p)) else {
+            errln!(
+                "{}: name the project's folder too (`out/{}`): it is replaced",
+                output.display(),
+                output.display()
+            );
+            return Err(exit::USAGE);
+        };
+        let Some(pml) = top_pml(&files) else {
+            errln!(
+                "{}: has no .pml (a Choregraphe 1.x project or a box library): write it to a \
+                 folder",
+                input.display()
+            );
+            return Err(exit::USAGE);
+        };
+        let name = output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(bytes) = files.remove(&pml) {
+            let renamed = match pml.rsplit_once('/') {
+                Some((dir, _)) => format!("{dir}/{name}"),
+                None => name,
+            };
+            files.insert(renamed, bytes);
+        }
+        folder = parent.to_path_buf();
+    }
+    make_room(&folder, force, &Ownership::READABLE)?;
+    write_tree(&folder, &files).map_err(written)
+}
+
+/// Whether `dir` is the current folder.
+fn is_current_dir(dir: &Path) -> bool {
+    let here = std::env::current_dir().and_then(std::fs::canonicalize);
+    matches!((here, std::fs::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// The shallowest `.pml` of `files`.
+fn top_pml(files: &FileTree) -> Option<String> {
+    files
+        .keys()
+        .filter(|k| {
+            Path::new(k.as_str())
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("pml"))
+        })
+        .min_by_key(|k| k.matches('/').count())
+        .cloned()
+}
+
+/// Writes the project as an archive.
+fn to_archive(
+    project: &Project,
+    container: Container,
+    output: &Path,
+    force: bool,
+) -> Result<(), u8> {
+    let files = project.packed().files;
+    // A project keeps its control text only into the same kind of archive.
+    let control = (project.container == container)
+        .then_some(project.control.as_deref())
+        .flatten();
+    let shown = output.display().to_string();
+    let bytes = match container.pack(&shown, &project.name, control, &files) {
+        Some(Ok(b)) => b,
+        Some(Err(e)) => {
+            errln!("{e}");
+            return Err(exit::WRITE);
+        }
+        None => return Err(exit::USAGE),
+    };
+    make_room(output, force, &Ownership::NONE)?;
+    std::fs::write(output, bytes).map_err(|e| written((output.to_path_buf(), e)))
 }
 
 /// Which existing folders an output may replace.
@@ -113,10 +259,22 @@ struct Ownership {
 }
 
 impl Ownership {
-    /// Split folders.
-    const SPLIT: Ownership = Ownership {
-        what: "a split behavior",
-        owns: |dir| read_dir_tree(dir).is_ok_and(|t| split::is_split_tree(&t)),
+    /// Split behaviors, readable projects and Choregraphe projects.
+    const READABLE: Ownership = Ownership {
+        what: "a split behavior or a project",
+        owns: |dir| {
+            read_dir_tree(dir).is_ok_and(|t| {
+                split::is_split_tree(&t)
+                    || project::is_readable_tree(&t)
+                    || choreo_xar::source::load_tree("", t).is_ok()
+            })
+        },
+    };
+
+    /// Never a folder (for file outputs).
+    const NONE: Ownership = Ownership {
+        what: "a file",
+        owns: |_| false,
     };
 
     /// Folders of `.qianim` files and nothing else.
@@ -161,20 +319,6 @@ fn make_room(output: &Path, force: bool, ours: &Ownership) -> Result<(), u8> {
             errln!("{}: cannot remove: {e}", output.display());
             return Err(exit::WRITE);
         }
-    }
-    Ok(())
-}
-
-/// Writes each behavior's split tree: into `output` itself when there is one behavior,
-/// else into one subfolder per behavior.
-fn write_split(behaviors: &[Behavior], output: &Path) -> Result<(), (PathBuf, std::io::Error)> {
-    for b in behaviors {
-        let dir = if behaviors.len() == 1 {
-            output.to_path_buf()
-        } else {
-            output.join(folder_name(&b.name))
-        };
-        write_tree(&dir, &split::to_tree(&b.xar))?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `choreo`: run, check, inspect, convert, compare and plot Choregraphe behaviors.
+//! `choreo`: run, check, inspect, convert, package, compare and plot Choregraphe behaviors.
 //!
 //! The command line is thin: argument parsing, progress and human output. The work is done
 //! by the libraries (`choreo-xar`, `choreo-engine`, `choreo-python`, `choreo-naoqi`).
@@ -15,6 +15,7 @@ mod joints;
 mod lint;
 mod live;
 mod motion;
+mod package;
 mod plot;
 mod report;
 mod robot_cmd;
@@ -222,11 +223,13 @@ enum Command {
         /// A .xar, box.xar, .crg, .cbl, .pkg, project folder or split folder.
         path: PathBuf,
     },
-    /// Convert between XAR and the readable split format (a folder), or to .qianim.
+    /// Convert behaviors and projects to a readable folder and back, or to .qianim.
     ///
     /// `choreo convert behavior.xar out/` writes the split folder; `choreo convert out/
-    /// behavior.xar` writes XAR back. Inputs may also be .crg, .cbl, .pkg or project
-    /// folders; several behaviors go to one subfolder each.
+    /// behavior.xar` writes XAR back. A project (.pml folder, .crg, .cbl, .pkg) becomes a
+    /// readable folder holding everything (each behavior split, every other file as it is,
+    /// `choreo-project.toml` saying what it was); `choreo convert out/ x.crg` (or x.pkg,
+    /// x.cbl, `folder/x.pml`, a folder name) makes it back: any container from any.
     ///
     /// `choreo convert behavior.xar --to qianim OUT` writes every motion timeline (a box
     /// whose timeline has fps > 0 and unmuted keyed curves) as a .qianim v2 animation, the
@@ -239,15 +242,40 @@ enum Command {
     Convert {
         /// What to read.
         input: PathBuf,
-        /// What to write: a folder (split format), a file ending in .xar, or (`--to qianim`)
-        /// a .qianim file or a folder of them.
+        /// What to write: a folder (the readable form; a Choregraphe project folder when the
+        /// input is a readable one), a .xar, .crg, .pkg or .cbl file, `folder/name.pml`, or
+        /// (`--to qianim`) a .qianim file or a folder of them.
         output: PathBuf,
-        /// What to write; by default as OUTPUT's name says (`.xar`, `.qianim`, else split).
+        /// What to write; by default as OUTPUT's name says (see OUTPUT).
         #[arg(long, value_enum)]
         to: Option<convert::Target>,
         /// Replace an existing output.
         #[arg(long)]
         force: bool,
+    },
+    /// Build the package (.pkg) NAOqi's PackageManager installs from a project.
+    ///
+    /// As qibuild's qipkg builds it: manifest.xml at the top, then every file the .pml lists
+    /// (behaviors, dialogs, resources, topics), plus the .pml itself; a listed file that is
+    /// missing is an error. The manifest gets qipkg's checks (uuid, version, robot and NAOqi
+    /// requirements, trigger sentences, names, descriptions) and choreo's (every behavior and
+    /// topic it installs is in the package). Errors are shown at their file and line; with
+    /// any, nothing is written (exit 1). PROJECT is a .pml project folder (or its readable
+    /// folder, a .crg, an unpacked package). Install it with `choreo robot install`.
+    #[command(after_help = EXIT_CODES)]
+    Package {
+        /// The project.
+        project: PathBuf,
+        /// The package to write (default: `<uuid>-<version>.pkg`, as qipkg names it).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Write it despite failed manifest checks (as qipkg's --force); missing files stay
+        /// errors.
+        #[arg(long)]
+        force: bool,
+        /// One JSON object: output, written, uuid, version, files, diagnostics.
+        #[arg(long)]
+        json: bool,
     },
     /// Plot motion: every joint's curve of a behavior's motion timelines (keys marked), or
     /// the joints a run moved (`--trace`), one panel per joint group; PNG or SVG.
@@ -829,6 +857,12 @@ fn main() -> ExitCode {
             to,
             force,
         } => convert::run(&input, &output, to, force),
+        Command::Package {
+            project,
+            output,
+            force,
+            json,
+        } => package::run(&project, output.as_deref(), force, json),
         Command::Diff {
             a,
             b,

@@ -205,22 +205,6 @@ fn check_reports_a_box_script_syntax_error_at_the_xar_line() {
 }
 
 #[test]
-fn convert_never_writes_a_folder_under_an_archive_name() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["out.crg", "out.pkg", "out.cbl", "out.pml"] {
-        let out = dir.path().join(name);
-        let o = choreo(&["convert", HELLO, out.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(2), "{name}: {o:?}");
-        assert!(
-            stderr(&o).contains("is not supported yet"),
-            "{}",
-            stderr(&o)
-        );
-        assert!(!out.exists(), "{name} was written");
-    }
-}
-
-#[test]
 fn diff_shows_script_lines_moved_keys_and_values() {
     let dir = tempfile::tempdir().unwrap();
     let motion =

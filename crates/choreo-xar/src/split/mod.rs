@@ -48,6 +48,11 @@ const RESERVED: &[&str] = &[
     MOTION_FILE,
 ];
 
+/// Whether this format writes files named `name` (`box.toml`, `script.py`, ...).
+pub fn writes_file_named(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// Whether `files` is a split tree: it has a `behavior.toml` at its top with a
 /// `split_format` version number.
 pub fn is_split_tree(files: &FileTree) -> bool {
