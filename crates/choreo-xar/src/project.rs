@@ -407,6 +407,16 @@ mod tests {
         let back = from_readable("p", &readable).unwrap();
         assert!(back.warnings.is_empty(), "{:?}", back.warnings);
         assert_eq!(back.value, packed);
+        // A file put in a behavior's folder is not the project's: left out, with a warning.
+        let mut edited = readable;
+        edited.insert("behavior_1/behavior.split/README.md".into(), b"x".to_vec());
+        let back = from_readable("p", &edited).unwrap();
+        assert_eq!(back.value, packed);
+        assert_eq!(back.warnings.len(), 1);
+        assert_eq!(
+            back.warnings[0].file,
+            "p/behavior_1/behavior.split/README.md"
+        );
     }
 
     #[test]

@@ -127,10 +127,14 @@ pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
 }
 
 /// Whether `project` is one behavior and nothing else (a `.xar`, a split folder, or a folder
-/// holding only its `behavior.xar`): its readable form is its split folder.
+/// holding only its `behavior.xar`; not an archive, whose control text a readable folder
+/// keeps): its readable form is its split folder.
 fn is_lone(project: &Project) -> bool {
     match project.behaviors.as_slice() {
-        [only] => only.path == split::MARKER_FILE || project.files.len() == 1,
+        [only] => {
+            project.container == Container::Folder
+                && (only.path == split::MARKER_FILE || project.files.len() == 1)
+        }
         _ => false,
     }
 }

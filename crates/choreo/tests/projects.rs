@@ -137,6 +137,9 @@ fn a_project_goes_to_every_container_and_back() {
     );
     // The readable folder is the same project for every command.
     assert!(ok(&["diff", s(&proj), s(&readable)]).contains("equal"));
+    let said = ok(&["run", "--fast", s(&readable)]);
+    assert!(said.contains("outcome        finished"), "{said}");
+    assert!(ok(&["check", s(&readable)]).contains("0 with errors"));
     // To each container and back to a readable folder: the same folder.
     for ext in ["crg", "pkg", "cbl"] {
         let archive = dir.path().join(format!("proj.{ext}"));
@@ -200,9 +203,13 @@ fn convert_never_writes_a_folder_under_an_archive_name() {
     let o = choreo(&["convert", HELLO, s(&out)]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(stderr(&o).contains("has no .pml"), "{}", stderr(&o));
-    // A lone behavior as an archive: its behavior.xar.
+    // A lone behavior as an archive: its behavior.xar; back to a folder, a readable one
+    // (the archive's control text is kept there).
     let crg = dir.path().join("hello.crg");
     ok(&["convert", HELLO, s(&crg)]);
+    let from_crg = dir.path().join("from-crg");
+    ok(&["convert", s(&crg), s(&from_crg)]);
+    assert!(from_crg.join(choreo_xar::project::PROJECT_FILE).is_file());
     let unpacked = choreo_xar::archive::unpack("hello.crg", &std::fs::read(&crg).unwrap())
         .unwrap()
         .value;
