@@ -16,8 +16,10 @@
 //! - [`robot`]: [`RemoteRobot`] (a robot over qi for the engine) and [`serve_robot`] (any
 //!   [`choreo_engine::Robot`] served as NAOqi modules); [`naoqi`]: the module catalogue.
 
+mod arg;
 pub mod capability;
 pub mod directory;
+mod dispatch;
 pub mod error;
 pub mod generation;
 pub mod header;
@@ -33,6 +35,7 @@ mod socket;
 pub mod tls;
 pub mod value;
 
+pub use arg::Arg;
 pub use error::{Error, Result};
 pub use generation::Generation;
 pub use metaobject::{MetaObject, ObjectRef};
