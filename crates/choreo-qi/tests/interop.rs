@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use choreo_engine::Value;
 use choreo_qi::{
-    Arg, Error, ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session, SessionOptions,
+    Arg, Error, FileObject, ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session,
+    SessionOptions, TransferStatus,
 };
 
 fn s(x: &str) -> Value {
@@ -420,4 +421,47 @@ fn libqi_calls_back_an_object_our_client_passed() {
         service.call_args("ping", &[Arg::Object(lone)]),
         Err(Error::Type(_))
     ));
+}
+
+#[test]
+fn libqi_reads_a_file_our_client_passed_as_copy_to_local_does() {
+    let Some(py) = common::python("libqi_reads_a_file_our_client_passed_as_copy_to_local_does")
+    else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    let session = Session::connect(&url).unwrap();
+    let service = session.service("ChoreoTest").unwrap();
+    // Three reads of 512 KiB, the last one short.
+    let bytes: Vec<u8> = (0..1_300_000u32).map(|n| (n % 251) as u8).collect();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let file = FileObject::observed(bytes.clone(), move |p| {
+        log.lock().unwrap().push(*p);
+    })
+    .unwrap();
+    let answer = service.call_args("fetch", &[file.arg()]).unwrap();
+    assert_eq!(answer.value, Value::Raw(bytes));
+    let progress = file.progress();
+    assert_eq!(progress.status, TransferStatus::Finished);
+    assert_eq!(progress.fraction, 1.0);
+    assert_eq!(progress.bytes_read, 1_300_000);
+    let seen = seen.lock().unwrap();
+    let fractions: Vec<f64> = seen
+        .iter()
+        .map(|p| p.fraction)
+        .filter(|f| *f > 0.0)
+        .collect::<Vec<_>>();
+    let mut distinct = fractions.clone();
+    distinct.dedup();
+    assert_eq!(
+        distinct,
+        vec![524_288.0 / 1_300_000.0, 1_048_576.0 / 1_300_000.0, 1.0]
+    );
+    assert_eq!(
+        seen.first().map(|p| p.status),
+        Some(TransferStatus::Running)
+    );
+    wait_until(|| session.served_objects() == 0);
+    assert_eq!(session.served_objects(), 0);
 }
