@@ -3,11 +3,12 @@
 //! messaging only.
 //!
 //! The package is read and checked first (a zip with `manifest.xml` at its root whose
-//! `<package>` has a `uuid`), before the robot is even reached. Then, unless `--keep-old`,
-//! `removePkg(uuid)` (its error ignored, as qipkg ignores it: the package may not be
-//! there). Then the install:
+//! `<package>` has a `uuid`), before the robot is even reached. Once it is known that the
+//! robot can take it (below), and unless `--keep-old`, `removePkg(uuid)` (its error
+//! ignored, as qipkg ignores it: the package may not be there). Then the install:
 //!
-//! - NAOqi 2.3 and later (PackageManager has `install(o)`): the package's bytes are served
+//! - NAOqi 2.5 and later (PackageManager's MetaObject lists `install(o)`: choreo looks at
+//!   the MetaObject, not at the version number): the package's bytes are served
 //!   as a libqicore `qi::File` ([`choreo_qi::FileObject`]) over the same connection, and
 //!   the robot reads them back through it; its ProgressNotifier's reports are shown on
 //!   stderr when that is a terminal;
@@ -114,7 +115,7 @@ fn failed(url: &str, what: &str, e: &Error) -> u8 {
     }
 }
 
-/// Whether the PackageManager takes a `qi::File` (`install(o)`: NAOqi 2.3 and later).
+/// Whether the PackageManager takes a `qi::File` (`install(o)`: NAOqi 2.5 and later).
 fn takes_a_file(pm: &RemoteObject) -> bool {
     pm.meta_object()
         .methods_named("install")

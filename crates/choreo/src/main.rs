@@ -498,9 +498,10 @@ enum RobotCommand {
     ///
     /// The package must have manifest.xml at its root with a uuid (checked before the robot
     /// is reached). The installed package of that uuid is removed first (removePkg; its
-    /// error ignored), unless --keep-old. NAOqi 2.3 and later read the package over this
-    /// connection (install(o): choreo serves it as a qi::File); NAOqi 2.1 installs only a
-    /// package already on the robot: copy it there (scp) and give --remote-path.
+    /// error ignored), unless --keep-old. A robot whose PackageManager has install(o)
+    /// (NAOqi 2.5 and later) reads the package over this connection (choreo serves it as a
+    /// qi::File); NAOqi 2.1 installs only a package already on the robot: copy it there
+    /// (scp) and give --remote-path.
     ///
     /// Exit codes: 0 installed; 1 the robot refused it (install returned false, or an
     /// error), or needs --remote-path; 2 bad arguments; 4 the package cannot be read or has
