@@ -226,3 +226,31 @@ impl Host for Served {
         &self.workers
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::ObjectBuilder;
+
+    fn sig(text: &str) -> Signature {
+        Signature::parse(text).unwrap_or(Signature::Unknown)
+    }
+
+    #[test]
+    fn an_object_fits_an_o_exactly_an_m_loosely_and_nothing_else() {
+        let Ok(object) = ObjectBuilder::new("o").build() else {
+            panic!("no object");
+        };
+        let text = Value::String("/home/nao/x.pkg".into());
+        let as_object = [ArgRef::Object(&object)];
+        let as_path = [ArgRef::Value(&text)];
+        // PackageManager's two installs: each argument picks its own.
+        assert_eq!(fit(&as_object, &sig("(o)")), Some(0));
+        assert_eq!(fit(&as_object, &sig("(s)")), None);
+        assert_eq!(fit(&as_path, &sig("(s)")), Some(0));
+        assert_eq!(fit(&as_path, &sig("(o)")), None);
+        assert_eq!(fit(&as_object, &sig("(m)")), Some(4));
+        assert_eq!(fit(&as_object, &sig("(oo)")), None);
+        assert_eq!(signature(&as_object).to_string(), "(o)");
+    }
+}

@@ -14,7 +14,7 @@
 //!   own ServiceDirectory or registered into another one; [`object`]: the objects it serves
 //!   ([`ObjectBuilder`], [`ServedObject`]).
 //! - [`Arg`]: objects a client passes as arguments, which the peer calls back over the
-//!   client's socket; [`file`]: libqicore's `qi::File` served from memory ([`FileObject`]).
+//!   client's socket; [`file`](mod@file): libqicore's `qi::File` served from memory ([`FileObject`]).
 //! - [`robot`]: [`RemoteRobot`] (a robot over qi for the engine) and [`serve_robot`] (any
 //!   [`choreo_engine::Robot`] served as NAOqi modules); [`naoqi`]: the module catalogue.
 

@@ -5,7 +5,9 @@
 //! **Threads, not an async runtime.** The engine is thread-based and calls
 //! [`choreo_engine::Robot::call`] synchronously from its worker threads; a session therefore
 //! serves blocking callers. Each socket has one reader thread that routes answers to the
-//! waiting callers (a one-slot channel per call) and events to their handlers; callers write
+//! waiting callers (a one-slot channel per call), events to their handlers, and the peer's
+//! calls on objects this client passed it ([`Arg::Object`]) to the dispatcher servers use
+//! (methods that may block run on the link's workers); callers write
 //! their own frames (see `socket`), so a call costs no hand-off to a writer thread and many
 //! calls in flight share system calls. A robot session holds one or two sockets, so a thread
 //! per socket is cheap, and no runtime has to be started inside a library that callers
