@@ -13,12 +13,17 @@
 //! - [`server`]: a server hosting services written in Rust ([`Server`]), standalone with its
 //!   own ServiceDirectory or registered into another one; [`object`]: the objects it serves
 //!   ([`ObjectBuilder`], [`ServedObject`]).
+//! - [`Arg`]: objects a client passes as arguments, which the peer calls back over the
+//!   client's socket; [`file`](mod@file): libqicore's `qi::File` served from memory ([`FileObject`]).
 //! - [`robot`]: [`RemoteRobot`] (a robot over qi for the engine) and [`serve_robot`] (any
 //!   [`choreo_engine::Robot`] served as NAOqi modules); [`naoqi`]: the module catalogue.
 
+mod arg;
 pub mod capability;
 pub mod directory;
+mod dispatch;
 pub mod error;
+pub mod file;
 pub mod generation;
 pub mod header;
 pub mod message;
@@ -33,7 +38,9 @@ mod socket;
 pub mod tls;
 pub mod value;
 
+pub use arg::Arg;
 pub use error::{Error, Result};
+pub use file::{FileObject, Progress, TransferStatus};
 pub use generation::Generation;
 pub use metaobject::{MetaObject, ObjectRef};
 pub use object::{Caller, ObjectBuilder, Out, ServedObject};

@@ -1,5 +1,6 @@
-//! Objects served by a [`crate::Server`]: methods implemented in Rust, signals, properties,
-//! and the MetaObject that describes them (uids from 100, as libqi numbers them).
+//! Objects served by a [`crate::Server`], or passed by a client [`crate::Session`] as an
+//! argument ([`crate::Arg::Object`]): methods implemented in Rust, signals, properties, and
+//! the MetaObject that describes them (uids from 100, as libqi numbers them).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,11 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use choreo_engine::Value;
 
+use crate::dispatch::Peer;
 use crate::error::Error;
 use crate::header::{Address, Flags, MessageType};
 use crate::message::{Message, next_id};
 use crate::metaobject::{FIRST_MEMBER, MetaMethod, MetaObject, MetaProperty, MetaSignal};
-use crate::server::Connection;
 use crate::signature::Signature;
 use crate::value;
 
@@ -33,7 +34,7 @@ impl From<Value> for Out {
     }
 }
 
-/// Who is calling: the connection's id (unique within a server).
+/// Who is calling: the id of the connection the call came on (unique in the process).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caller {
     /// The connection's id.
@@ -53,7 +54,7 @@ pub(crate) struct MethodEntry {
 }
 
 pub(crate) struct Subscriber {
-    pub connection: Weak<Connection>,
+    pub connection: Weak<Peer>,
     pub connection_id: u64,
     pub link: u64,
     /// `registerEventWithSignature`: events are sent as one `m` of this signature.

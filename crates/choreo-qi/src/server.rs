@@ -16,32 +16,28 @@
 //! thread (bounded by 10 s), so a client speaking plain qi, or nothing, to a tcps port is
 //! closed with a logged error and holds up no one.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
-use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use choreo_engine::Value;
-use choreo_engine::pool::{Job, Pool, PoolOptions, Started};
+use choreo_engine::pool::Pool;
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
+use crate::dispatch::{self, Host, Peer};
 use crate::error::Error;
 use crate::generation::Generation;
-use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
-use crate::message::{Message, next_id};
-use crate::metaobject::{self, MetaCache, ObjectFormat, ObjectRef};
-use crate::object::{Caller, ObjectBuilder, Out, ServedObject, Subscriber};
-use crate::session::{Session, SessionOptions, error_payload, parse_url};
-use crate::signature::Signature;
+use crate::header::{DEFAULT_MAX_PAYLOAD, MessageType};
+use crate::message::Message;
+use crate::object::{Caller, ObjectBuilder, Out, ServedObject};
+use crate::session::{Session, SessionOptions, parse_url};
 use crate::socket::{Incoming, Outbox};
 use crate::tls::{self, ServerTls};
-use crate::value;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -120,103 +116,10 @@ impl Default for ServerOptions {
     }
 }
 
-/// One client connection.
+/// One client connection: the peer the dispatcher answers, and whether it authenticated.
 pub(crate) struct Connection {
-    id: u64,
-    out: Arc<Outbox>,
-    shared: Mutex<Shared>,
+    peer: Arc<Peer>,
     authenticated: AtomicBool,
-    /// The generation spoken with this client: its own, or the server's when older.
-    generation: Mutex<Generation>,
-    /// The MetaObjects sent to this client under a cache id (MetaObjectCache).
-    cache: Mutex<MetaCache>,
-    /// Calls running on workers: id → address, so a Cancel can answer for them.
-    in_flight: Mutex<HashMap<u32, Address>>,
-}
-
-impl Connection {
-    /// Sends a message to the client.
-    pub(crate) fn send(&self, m: &Message) -> Result<(), Error> {
-        self.out.send(m)
-    }
-
-    fn format(&self) -> ObjectFormat {
-        lock(&self.shared).objects
-    }
-
-    fn generation(&self) -> Generation {
-        *lock(&self.generation)
-    }
-
-    /// Records what the client advertised (`legacy`: it never authenticated).
-    fn advertised(&self, own: Generation, remote: &CapabilityMap, legacy: bool) {
-        *lock(&self.shared) = Shared::between(own, remote);
-        *lock(&self.generation) = Generation::of_peer(remote, legacy).min(own);
-    }
-
-    /// Sends the server's capabilities in a Capability message.
-    fn announce(&self, own: Generation) {
-        let _ = self.out.send(&Message::new(
-            MessageType::Capability,
-            next_id(),
-            Address::default(),
-            Flags::default(),
-            capability::encode(own, &[]),
-        ));
-    }
-
-    fn answer(&self, call: &Message, kind: MessageType, payload: Vec<u8>) {
-        let _ = self.out.send(&Message::new(
-            kind,
-            call.header.id,
-            call.header.address,
-            Flags::default(),
-            payload,
-        ));
-    }
-
-    fn error(&self, call: &Message, text: &str) {
-        if call.header.kind == MessageType::Call {
-            self.answer(call, MessageType::Error, error_payload(text));
-        }
-    }
-}
-
-/// How long a worker waits for another call before it retires.
-const WORKER_IDLE: Duration = Duration::from_secs(30);
-
-/// Workers for methods that may block: grows when all are busy (up to 256 threads, then
-/// calls wait for one to free), shrinks after [`WORKER_IDLE`].
-fn workers() -> Pool {
-    Pool::new(
-        "qi-worker",
-        PoolOptions {
-            idle_timeout: WORKER_IDLE,
-            ..PoolOptions::default()
-        },
-    )
-}
-
-/// Runs a method call on a worker. If no worker can run it (no thread could start), it runs
-/// here, on the connection's reader thread: late, but the call is answered.
-fn run_on_worker(workers: &Pool, job: Job) {
-    match workers.run(job) {
-        Ok(Started::Now) => {}
-        Ok(Started::Queued) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "qi server: every worker is busy; a call waits for one ({} waiting)",
-                workers.queued()
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "qi server: no worker for a call ({e}); running it on the reader thread"
-            );
-            (e.into_job())();
-        }
-    }
 }
 
 /// Where services are registered.
@@ -247,7 +150,6 @@ struct ServerInner {
     endpoints: RwLock<Vec<String>>,
     next_service: AtomicU32,
     next_object: AtomicU32,
-    next_connection: AtomicU64,
     machine_id: String,
     session_id: String,
     connections: Mutex<HashMap<u64, Weak<Connection>>>,
@@ -300,13 +202,12 @@ impl Server {
                 endpoints: RwLock::new(Vec::new()),
                 next_service: AtomicU32::new(2),
                 next_object: AtomicU32::new(2),
-                next_connection: AtomicU64::new(1),
                 machine_id: uuid_like(),
                 session_id: uuid_like(),
                 connections: Mutex::new(HashMap::new()),
                 listeners: Mutex::new(Vec::new()),
                 stopped: AtomicBool::new(false),
-                workers: workers(),
+                workers: dispatch::workers("qi-worker"),
                 directory: Mutex::new(None),
             }),
         }
@@ -471,7 +372,7 @@ impl Server {
         let conns: Vec<_> = lock(&self.inner.connections).drain().collect();
         for (_, c) in conns {
             if let Some(c) = c.upgrade() {
-                c.out.close("server stopped");
+                c.peer.out().close("server stopped");
             }
         }
     }
@@ -518,14 +419,8 @@ impl ServerInner {
         info
     }
 
-    fn object(&self, service: u32, object: u32) -> Option<Arc<ServedObject>> {
-        read(&self.objects)
-            .get(&(service, object))
-            .map(|b| Arc::clone(&b.object))
-    }
-
     /// Binds an object returned by reference from service `service` to `owner`.
-    fn bind_returned(&self, service: u32, object: &Arc<ServedObject>, owner: u64) -> (u32, u32) {
+    fn bind_to(&self, service: u32, object: &Arc<ServedObject>, owner: u64) -> (u32, u32) {
         if let Some(at) = object.address() {
             return at;
         }
@@ -557,6 +452,43 @@ impl ServerInner {
         for sid in owned {
             let _ = self.remove_service(sid);
         }
+    }
+}
+
+impl Host for ServerInner {
+    fn label(&self) -> &'static str {
+        "qi server"
+    }
+
+    fn object(&self, service: u32, object: u32) -> Option<Arc<ServedObject>> {
+        read(&self.objects)
+            .get(&(service, object))
+            .map(|b| Arc::clone(&b.object))
+    }
+
+    fn no_such_object(&self) -> &'static str {
+        if self.options.generation == Generation::V2_1 {
+            // libqi of NAOqi 2.1 (`src/messaging/server.cpp`): how a 2.1 peer refuses
+            // the `authenticate` call of newer clients, which they recognise.
+            "can't find service, address:"
+        } else {
+            "No such object"
+        }
+    }
+
+    fn terminate(&self, service: u32, object: u32) {
+        // A service's main object (1) stays.
+        if object > 1 {
+            write(&self.objects).remove(&(service, object));
+        }
+    }
+
+    fn bind_returned(&self, service: u32, object: &Arc<ServedObject>, peer: &Peer) -> (u32, u32) {
+        self.bind_to(service, object, peer.id())
+    }
+
+    fn workers(&self) -> &Pool {
+        &self.workers
     }
 }
 
@@ -612,19 +544,14 @@ fn serve_connection(
             }
         },
     };
-    let id = inner.next_connection.fetch_add(1, Ordering::SeqCst);
     let conn = Arc::new(Connection {
-        id,
-        out,
-        shared: Mutex::new(Shared::default()),
+        peer: Arc::new(Peer::new(out, Shared::default(), inner.options.generation)),
         authenticated: AtomicBool::new(false),
-        generation: Mutex::new(inner.options.generation),
-        cache: Mutex::new(MetaCache::default()),
-        in_flight: Mutex::new(HashMap::new()),
     });
+    let id = conn.peer.id();
     if !inner.options.generation.authenticates() {
         // NAOqi 2.1: both ends announce their capabilities as the socket opens.
-        conn.announce(inner.options.generation);
+        conn.peer.announce(inner.options.generation);
         conn.authenticated.store(true, Ordering::SeqCst);
     }
     lock(&inner.connections).insert(id, Arc::downgrade(&conn));
@@ -641,7 +568,7 @@ fn serve_connection(
             Err(e) => break Some(e.to_string()),
         }
     };
-    conn.out.close(error.as_deref().unwrap_or("closed"));
+    conn.peer.out().close(error.as_deref().unwrap_or("closed"));
     inner.connection_closed(id);
     (inner.options.log)(&ServerEvent::Closed { peer, error });
 }
@@ -659,38 +586,29 @@ fn handle(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Resul
     }
     if !conn.authenticated.load(Ordering::SeqCst) {
         if inner.options.credentials.is_some() {
-            conn.error(&m, "Authentication failed: authenticate first");
+            conn.peer
+                .error(&m, "Authentication failed: authenticate first");
             return Err(Error::Authentication("no authenticate call".into()));
         }
         // A first message that is not `authenticate` (a NAOqi 2.1 client's Capability
         // message): as libqi 4 does when authentication is not enforced, the socket counts
         // as authenticated and gets our capabilities; a call is not handled.
         conn.authenticated.store(true, Ordering::SeqCst);
-        conn.advertised(own, &CapabilityMap::default(), true);
-        conn.announce(own);
+        conn.peer.advertised(own, &CapabilityMap::default(), true);
+        conn.peer.announce(own);
         if m.header.kind == MessageType::Call {
-            conn.error(&m, "The call request could not be handled.");
+            conn.peer
+                .error(&m, "The call request could not be handled.");
             return Ok(());
         }
     }
     match m.header.kind {
-        MessageType::Call | MessageType::Post => call(inner, conn, m),
-        MessageType::Cancel => {
-            let target = value::Reader::new(&m.payload).u32()?;
-            if let Some(address) = lock(&conn.in_flight).remove(&target) {
-                let _ = conn.out.send(&Message::new(
-                    MessageType::Canceled,
-                    target,
-                    address,
-                    Flags::default(),
-                    Vec::new(),
-                ));
-            }
-            Ok(())
-        }
+        MessageType::Call | MessageType::Post => dispatch::call(inner, &conn.peer, m),
+        MessageType::Cancel => dispatch::cancel(&conn.peer, &m),
         MessageType::Capability => {
-            let legacy = conn.generation() == Generation::V2_1;
-            conn.advertised(own, &CapabilityMap::decode(&m.payload)?, legacy);
+            let legacy = conn.peer.generation() == Generation::V2_1;
+            conn.peer
+                .advertised(own, &CapabilityMap::decode(&m.payload)?, legacy);
             Ok(())
         }
         MessageType::Reply | MessageType::Error | MessageType::Canceled | MessageType::Event => {
@@ -711,311 +629,19 @@ fn authenticate(
         && !conn.authenticated.load(Ordering::SeqCst)
         && (remote.string("auth_user") != Some(user) || remote.string("auth_token") != Some(token))
     {
-        conn.error(m, "Authentication failed: bad user or token");
+        conn.peer
+            .error(m, "Authentication failed: bad user or token");
         return Err(Error::Authentication("bad user or token".into()));
     }
     let own = inner.options.generation;
-    conn.advertised(own, &remote, false);
+    conn.peer.advertised(own, &remote, false);
     conn.authenticated.store(true, Ordering::SeqCst);
-    conn.answer(
+    conn.peer.answer(
         m,
         MessageType::Reply,
         capability::encode_reply(own, AUTH_DONE as u32),
     );
     Ok(())
-}
-
-fn read_args(m: &Message, sig: &Signature, format: ObjectFormat) -> Result<Vec<Value>, Error> {
-    let sig = if m.header.flags.contains(Flags::DYNAMIC_PAYLOAD) {
-        &Signature::Dynamic
-    } else {
-        sig
-    };
-    if m.header.flags.contains(Flags::RETURN_TYPE) {
-        // The arguments are followed by the wanted return signature: read and ignore it.
-        let mut r = value::Reader::new(&m.payload);
-        let mut objects = Vec::new();
-        let v = value::read_value(&mut r, sig, format, &mut objects, 0)?;
-        r.string()?;
-        r.finish()?;
-        return Ok(into_args(v));
-    }
-    Ok(into_args(value::decode(&m.payload, sig, format)?.value))
-}
-
-fn into_args(v: Value) -> Vec<Value> {
-    match v {
-        Value::Tuple(v) | Value::List(v) => v,
-        other => vec![other],
-    }
-}
-
-fn reply_value(conn: &Connection, m: &Message, v: &Value, sig: &Signature) {
-    let generation = conn.generation();
-    let adapted = generation.adapt_signature(sig);
-    let v = match adapted {
-        Cow::Owned(_) => Cow::Owned(generation.adapt_value(v.clone(), sig)),
-        Cow::Borrowed(_) => Cow::Borrowed(v),
-    };
-    let mut out = Vec::new();
-    match value::encode(&v, &adapted, &mut out) {
-        Ok(()) => conn.answer(m, MessageType::Reply, out),
-        Err(e) => conn.error(m, &format!("cannot convert the result: {e}")),
-    }
-}
-
-fn call(inner: &Arc<ServerInner>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
-    let a = m.header.address;
-    let Some(object) = inner.object(a.service, a.object) else {
-        let what = if inner.options.generation == Generation::V2_1 {
-            // libqi of NAOqi 2.1 (`src/messaging/server.cpp`): how a 2.1 peer refuses
-            // the `authenticate` call of newer clients, which they recognise.
-            "can't find service, address:"
-        } else {
-            "No such object"
-        };
-        conn.error(
-            &m,
-            &format!(
-                "{what} {{{}.{}.{}, id:{}}}",
-                a.service, a.object, a.action, m.header.id
-            ),
-        );
-        return Ok(());
-    };
-    let format = conn.format();
-    let args =
-        |sig: &str| -> Result<Vec<Value>, Error> { read_args(&m, &Signature::parse(sig)?, format) };
-    match a.action {
-        metaobject::REGISTER_EVENT | metaobject::REGISTER_EVENT_WITH_SIGNATURE => {
-            let dynamic = a.action == metaobject::REGISTER_EVENT_WITH_SIGNATURE;
-            let v = args(if dynamic { "(IILs)" } else { "(IIL)" })?;
-            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
-                return Err(Error::Protocol("bad registerEvent arguments".into()));
-            };
-            let dynamic = match v.get(3) {
-                Some(Value::String(s)) => Some(Signature::parse(s)?),
-                _ => None,
-            };
-            let signal = u32::try_from(*uid)
-                .ok()
-                .and_then(|u| object.signals.get(&u));
-            let Some(signal) = signal else {
-                conn.error(&m, &format!("Cannot find signal with uid {uid}"));
-                return Ok(());
-            };
-            lock(&signal.subscribers).push(Subscriber {
-                connection: Arc::downgrade(conn),
-                connection_id: conn.id,
-                link: *link as u64,
-                dynamic,
-            });
-            if m.header.kind == MessageType::Call {
-                reply_value(conn, &m, &Value::Int(*link), &Signature::UInt64);
-            }
-        }
-        metaobject::UNREGISTER_EVENT => {
-            let v = args("(IIL)")?;
-            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
-                return Err(Error::Protocol("bad unregisterEvent arguments".into()));
-            };
-            let removed = u32::try_from(*uid)
-                .ok()
-                .and_then(|u| object.signals.get(&u))
-                .is_some_and(|s| {
-                    let mut subs = lock(&s.subscribers);
-                    let before = subs.len();
-                    subs.retain(|x| !(x.connection_id == conn.id && x.link == *link as u64));
-                    subs.len() != before
-                });
-            if removed {
-                if m.header.kind == MessageType::Call {
-                    conn.answer(&m, MessageType::Reply, Vec::new());
-                }
-            } else {
-                conn.error(
-                    &m,
-                    &format!("No subscription with link {link} on signal {uid}"),
-                );
-            }
-        }
-        metaobject::META_OBJECT => {
-            args("(I)")?;
-            if m.header.kind == MessageType::Call {
-                let bytes = match conn.generation().adapt_meta_object(object.meta_object()) {
-                    Some(adapted) => {
-                        let mut bytes = Vec::new();
-                        adapted.write(&mut bytes);
-                        bytes
-                    }
-                    None => object.meta_bytes().to_vec(),
-                };
-                conn.answer(&m, MessageType::Reply, bytes);
-            }
-        }
-        metaobject::TERMINATE => {
-            args("(I)")?;
-            if a.object > 1 {
-                write(&inner.objects).remove(&(a.service, a.object));
-            }
-            if m.header.kind == MessageType::Call {
-                conn.answer(&m, MessageType::Reply, Vec::new());
-            }
-        }
-        metaobject::PROPERTY => {
-            let v = args("(m)")?;
-            let uid = v.first().and_then(|k| object.property_uid(k));
-            match uid.and_then(|u| object.properties.get(&u)) {
-                Some(p) => {
-                    let mut out = Vec::new();
-                    let value = lock(&p.value).clone();
-                    match value::encode_dynamic_as(&value, &p.signature, &mut out) {
-                        Ok(()) => conn.answer(&m, MessageType::Reply, out),
-                        Err(e) => conn.error(&m, &e.to_string()),
-                    }
-                }
-                None => conn.error(
-                    &m,
-                    &format!("No such property {}", v.first().unwrap_or(&Value::None)),
-                ),
-            }
-        }
-        metaobject::SET_PROPERTY => {
-            let mut v = args("(mm)")?.into_iter();
-            let key = v.next().unwrap_or_default();
-            let value = v.next().unwrap_or_default();
-            match object.property_uid(&key) {
-                Some(uid) => match object.set_property_uid(uid, value) {
-                    Ok(()) => {
-                        if m.header.kind == MessageType::Call {
-                            conn.answer(&m, MessageType::Reply, Vec::new());
-                        }
-                    }
-                    Err(e) => conn.error(&m, &e.to_string()),
-                },
-                None => conn.error(&m, &format!("No such property {key}")),
-            }
-        }
-        metaobject::PROPERTIES => {
-            args("()")?;
-            let names = Value::List(
-                object
-                    .properties
-                    .values()
-                    .map(|p| Value::String(p.name.clone()))
-                    .collect(),
-            );
-            reply_value(
-                conn,
-                &m,
-                &names,
-                &Signature::List(Box::new(Signature::String)),
-            );
-        }
-        80 | 84 => reply_value(conn, &m, &Value::Bool(false), &Signature::Bool),
-        81 | 83 | 85 => {
-            if m.header.kind == MessageType::Call {
-                conn.answer(&m, MessageType::Reply, Vec::new());
-            }
-        }
-        82 => conn.answer(&m, MessageType::Reply, 0u32.to_le_bytes().to_vec()),
-        uid => {
-            if let Some(method) = object.methods.get(&uid) {
-                let params = conn.generation().adapt_signature(&method.params);
-                let args = read_args(&m, &params, format)?;
-                let post = m.header.kind == MessageType::Post;
-                let caller = Caller {
-                    connection: conn.id,
-                };
-                if method.inline {
-                    let result = run_handler(&method.handler, &caller, args);
-                    if !post {
-                        finish(inner, conn, &m, result, &method.returns);
-                    }
-                } else {
-                    if !post {
-                        lock(&conn.in_flight).insert(m.header.id, a);
-                    }
-                    let server = Arc::clone(inner);
-                    let (inner, conn, object) =
-                        (Arc::clone(inner), Arc::clone(conn), Arc::clone(&object));
-                    let job: Job = Box::new(move || {
-                        let Some(method) = object.methods.get(&uid) else {
-                            return;
-                        };
-                        let result = run_handler(&method.handler, &caller, args);
-                        if !post && lock(&conn.in_flight).remove(&m.header.id).is_some() {
-                            finish(&inner, &conn, &m, result, &method.returns);
-                        }
-                    });
-                    run_on_worker(&server.workers, job);
-                }
-            } else if object.signals.contains_key(&uid) {
-                // A remote emit: libqi posts the arguments to the signal uid.
-                let sig = object
-                    .signals
-                    .get(&uid)
-                    .map(|s| s.signature.clone())
-                    .unwrap_or(Signature::tuple(vec![]));
-                let v = read_args(&m, &sig, format)?;
-                let _ = object.emit_uid(uid, &Value::Tuple(v));
-            } else {
-                conn.error(
-                    &m,
-                    &format!(
-                        "No such method {{{}.{}.{}, id:{}}}",
-                        a.service, a.object, a.action, m.header.id
-                    ),
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-fn run_handler(
-    handler: &crate::object::Handler,
-    caller: &Caller,
-    args: Vec<Value>,
-) -> Result<Out, String> {
-    std::panic::catch_unwind(AssertUnwindSafe(|| handler(caller, args)))
-        .unwrap_or_else(|_| Err("internal error: the method panicked".to_string()))
-}
-
-fn finish(
-    inner: &ServerInner,
-    conn: &Connection,
-    m: &Message,
-    result: Result<Out, String>,
-    returns: &Signature,
-) {
-    match result {
-        Ok(Out::Value(v)) => reply_value(conn, m, &v, returns),
-        Ok(Out::Object(object)) => {
-            let (service, id) = inner.bind_returned(m.header.address.service, &object, conn.id);
-            let generation = conn.generation();
-            let mut reference = ObjectRef {
-                meta: generation
-                    .adapt_meta_object(object.meta_object())
-                    .unwrap_or_else(|| object.meta_object().clone()),
-                service,
-                object: id,
-                uid: Some(object.uid),
-                ..ObjectRef::default()
-            };
-            if conn.format().meta_object_cache {
-                lock(&conn.cache).send(&mut reference);
-            }
-            let mut out = Vec::new();
-            if *returns == Signature::Dynamic {
-                out.extend_from_slice(&1u32.to_le_bytes());
-                out.push(b'o');
-            }
-            value::encode_object(&reference, conn.format(), &mut out);
-            conn.answer(m, MessageType::Reply, out);
-        }
-        Err(text) => conn.error(m, &text),
-    }
 }
 
 /// The ServiceDirectory object of a standalone server.

@@ -5,7 +5,9 @@
 //! **Threads, not an async runtime.** The engine is thread-based and calls
 //! [`choreo_engine::Robot::call`] synchronously from its worker threads; a session therefore
 //! serves blocking callers. Each socket has one reader thread that routes answers to the
-//! waiting callers (a one-slot channel per call) and events to their handlers; callers write
+//! waiting callers (a one-slot channel per call), events to their handlers, and the peer's
+//! calls on objects this client passed it ([`Arg::Object`]) to the dispatcher servers use
+//! (methods that may block run on the link's workers); callers write
 //! their own frames (see `socket`), so a call costs no hand-off to a writer thread and many
 //! calls in flight share system calls. A robot session holds one or two sockets, so a thread
 //! per socket is cheap, and no runtime has to be started inside a library that callers
@@ -62,13 +64,15 @@ use std::time::Duration;
 use choreo_engine::Value;
 use crossbeam_channel::{Receiver, Sender, bounded};
 
+use crate::arg::{self, Arg, ArgRef, Served};
 use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo};
+use crate::dispatch::{self, Peer};
 use crate::error::{Error, Result};
 use crate::generation::Generation;
 use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
 use crate::message::{Message, next_id};
-use crate::metaobject::{self, MetaCache, MetaObject, ObjectFormat, ObjectRef};
+use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
 use crate::signature::Signature;
 use crate::socket::{Incoming, Outbox, Watch, Watched};
 use crate::tls::{self, Fingerprint, TlsVerify};
@@ -180,16 +184,15 @@ type AnswerSlot = Sender<Result<Message>>;
 
 /// One authenticated socket and its reader thread.
 pub(crate) struct Link {
-    out: Arc<Outbox>,
     url: String,
     /// The server certificate's fingerprint (tcps).
-    peer: Option<Fingerprint>,
-    shared: Shared,
-    /// The protocol generation spoken on the link: the peer's, or ours when older (2.1: no
-    /// authentication step, see [`LEGACY_REFUSAL`]).
-    generation: Generation,
-    /// MetaObjects the peer sent under a cache id (MetaObjectCache).
-    cache: Mutex<MetaCache>,
+    certificate: Option<Fingerprint>,
+    /// The peer: the socket, what both ends share, the protocol generation spoken on the
+    /// link (the peer's, or ours when older; 2.1: no authentication step, see
+    /// [`LEGACY_REFUSAL`]), the MetaObjectCache.
+    peer: Arc<Peer>,
+    /// The objects this client serves the peer on this link.
+    served: Arc<Served>,
     pending: Mutex<HashMap<u32, AnswerSlot>>,
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
@@ -322,12 +325,14 @@ impl Link {
             None => stream.set_read_timeout(None)?,
         }
         let link = Arc::new(Link {
-            out,
             url: url.to_string(),
-            peer,
-            shared: Shared::between(options.generation, &remote),
-            generation,
-            cache: Mutex::new(MetaCache::default()),
+            certificate: peer,
+            peer: Arc::new(Peer::new(
+                out,
+                Shared::between(options.generation, &remote),
+                generation,
+            )),
+            served: Arc::new(Served::default()),
             pending: Mutex::new(HashMap::new()),
             handlers: RwLock::new(HashMap::new()),
             dead: Mutex::new(None),
@@ -349,7 +354,7 @@ impl Link {
             let m = match Message::read_from(reader, max) {
                 Ok(Some(m)) => m,
                 // Our own shutdown (a failed write, a close) also ends here: say why.
-                Ok(None) => match self.out.closed_reason() {
+                Ok(None) => match self.peer.out().closed_reason() {
                     Some(why) => return format!("{}: {why}", self.url),
                     None => return format!("{}: connection closed by the peer", self.url),
                 },
@@ -374,21 +379,18 @@ impl Link {
                         h(&m, self);
                     }
                 }
-                MessageType::Call => {
-                    let a = m.header.address;
-                    let text = format!(
-                        "No such object {{{}.{}.{}, id:{}}}: this client serves no objects",
-                        a.service, a.object, a.action, m.header.id
-                    );
-                    let _ = self.out.send(&Message::new(
-                        MessageType::Error,
-                        m.header.id,
-                        a,
-                        Flags::default(),
-                        error_payload(&text),
-                    ));
+                // The peer calls back an object this client passed it.
+                MessageType::Call | MessageType::Post => {
+                    if let Err(e) = dispatch::call(&self.served, &self.peer, m) {
+                        return format!("{}: {e}", self.url);
+                    }
                 }
-                MessageType::Post | MessageType::Capability | MessageType::Cancel => {}
+                MessageType::Cancel => {
+                    if let Err(e) = dispatch::cancel(&self.peer, &m) {
+                        return format!("{}: {e}", self.url);
+                    }
+                }
+                MessageType::Capability => {}
             }
         }
     }
@@ -396,8 +398,8 @@ impl Link {
     /// Decodes a payload received on this link; object references go through its
     /// MetaObjectCache.
     fn decode(&self, payload: &[u8], sig: &Signature) -> Result<Decoded> {
-        let mut decoded = value::decode(payload, sig, self.shared.objects)?;
-        let mut cache = lock(&self.cache);
+        let mut decoded = value::decode(payload, sig, self.peer.format())?;
+        let mut cache = lock(&self.peer.cache);
         for r in &mut decoded.objects {
             cache.receive(r)?;
         }
@@ -407,7 +409,8 @@ impl Link {
     /// Marks the link dead and fails every waiting call.
     fn die(&self, why: &str) {
         *lock(&self.dead) = Some(why.to_string());
-        self.out.close(why);
+        self.peer.out().close(why);
+        self.served.clear(self.peer.id());
         let pending: Vec<AnswerSlot> = lock(&self.pending).drain().map(|(_, s)| s).collect();
         for slot in pending {
             let _ = slot.send(Err(Error::Disconnected(why.to_string())));
@@ -440,7 +443,7 @@ impl Link {
             flags,
             address,
         };
-        if let Err(e) = self.out.send_parts(&header.encode(), payload) {
+        if let Err(e) = self.peer.out().send_parts(&header.encode(), payload) {
             lock(&self.pending).remove(&id);
             return Err(e);
         }
@@ -454,7 +457,7 @@ impl Link {
 
     fn post(&self, address: Address, payload: Vec<u8>) -> Result<()> {
         self.check_alive()?;
-        self.out.send(&Message::new(
+        self.peer.send(&Message::new(
             MessageType::Post,
             next_id(),
             address,
@@ -464,8 +467,8 @@ impl Link {
     }
 
     fn cancel(&self, id: u32, address: Address) {
-        if self.shared.remote_cancel {
-            let _ = self.out.send(&Message::new(
+        if self.peer.shared().remote_cancel {
+            let _ = self.peer.send(&Message::new(
                 MessageType::Cancel,
                 next_id(),
                 Address::new(address.service, address.object, 0),
@@ -887,16 +890,16 @@ impl RemoteObject {
         self.inner.link.check_alive().is_ok()
     }
 
-    /// Picks the overload of `method` that fits `args` best and encodes them.
-    fn resolve(&self, method: &str, args: &[Value]) -> Result<(&MethodSig, Vec<u8>)> {
+    /// Picks the overload of `method` that fits `args` best and encodes them (objects
+    /// among them are bound on this object's socket).
+    fn resolve(&self, method: &str, args: &[ArgRef<'_>]) -> Result<(&MethodSig, Vec<u8>)> {
         let candidates =
             self.inner.methods.get(method).ok_or_else(|| {
                 Error::NotFound(format!("{}: no method {method}", self.inner.name))
             })?;
-        let args_value = Value::Tuple(args.to_vec());
         let best = candidates
             .iter()
-            .filter_map(|m| value::fit(&args_value, &m.params).map(|c| (c, m)))
+            .filter_map(|m| arg::fit(args, &m.params).map(|c| (c, m)))
             .min_by_key(|(c, m)| (*c, m.uid))
             .map(|(_, m)| m)
             .ok_or_else(|| {
@@ -904,20 +907,27 @@ impl RemoteObject {
                 Error::Type(format!(
                     "{}.{method}: no overload takes {} (candidates: {})",
                     self.inner.name,
-                    value::signature_of(&args_value),
+                    arg::signature(args),
                     sigs.join(", ")
                 ))
             })?;
         let mut payload = Vec::new();
-        value::encode(&args_value, &best.params, &mut payload)?;
+        let link = &self.inner.link;
+        arg::encode(
+            args,
+            &best.params,
+            self.inner.service,
+            &link.served,
+            &link.peer,
+            &mut payload,
+        )?;
         Ok((best, payload))
     }
 
-    /// Starts `method(args)`, choosing the overload by the arguments' types.
-    pub fn call_async(&self, method: &str, args: &[Value]) -> Result<PendingCall> {
-        let (m, payload) = self.resolve(method, args)?;
+    /// Sends the call of overload `m` with `payload`.
+    fn send_call(&self, m: &MethodSig, payload: &[u8]) -> Result<PendingCall> {
         let address = Address::new(self.inner.service, self.inner.object, m.uid);
-        let (id, rx) = self.inner.link.call(address, &payload, Flags::default())?;
+        let (id, rx) = self.inner.link.call(address, payload, Flags::default())?;
         Ok(PendingCall {
             id,
             address,
@@ -926,6 +936,30 @@ impl RemoteObject {
             returns: m.returns.clone(),
             timeout: self.inner.timeout,
         })
+    }
+
+    /// Starts `method(args)`, choosing the overload by the arguments' types.
+    pub fn call_async(&self, method: &str, args: &[Value]) -> Result<PendingCall> {
+        let args: Vec<ArgRef<'_>> = args.iter().map(ArgRef::Value).collect();
+        let (m, payload) = self.resolve(method, &args)?;
+        self.send_call(m, &payload)
+    }
+
+    /// Starts `method(args)` where arguments may be objects this client serves
+    /// ([`Arg::Object`]): each is bound on this object's socket, and the peer may call it
+    /// back until it terminates it or the link closes. Overloads are chosen as by
+    /// [`RemoteObject::call_async`]; an object fits an `o` parameter (or an `m`).
+    pub fn call_args_async(&self, method: &str, args: &[Arg]) -> Result<PendingCall> {
+        let args: Vec<ArgRef<'_>> = args.iter().map(ArgRef::from).collect();
+        let (m, payload) = self.resolve(method, &args)?;
+        self.send_call(m, &payload)
+    }
+
+    /// Calls `method(args)` with objects among the arguments (see
+    /// [`RemoteObject::call_args_async`]) and waits for its value and the objects it
+    /// returned.
+    pub fn call_args(&self, method: &str, args: &[Arg]) -> Result<Decoded> {
+        self.call_args_async(method, args)?.wait()
     }
 
     /// Calls `method(args)` and waits for its value and the objects it returned.
@@ -952,7 +986,8 @@ impl RemoteObject {
 
     /// Posts `method(args)`: it runs on the peer and nothing comes back.
     pub fn post(&self, method: &str, args: &[Value]) -> Result<()> {
-        let (m, payload) = self.resolve(method, args)?;
+        let args: Vec<ArgRef<'_>> = args.iter().map(ArgRef::Value).collect();
+        let (m, payload) = self.resolve(method, &args)?;
         self.inner.link.post(
             Address::new(self.inner.service, self.inner.object, m.uid),
             payload,
@@ -1123,10 +1158,10 @@ impl Drop for SessionInner {
     fn drop(&mut self) {
         self.closing.store(true, Ordering::SeqCst);
         if let State::Connected(link) = &*lock(&self.state) {
-            link.out.close("session closed");
+            link.peer.out().close("session closed");
         }
         for link in lock(&self.extra).values() {
-            link.out.close("session closed");
+            link.peer.out().close("session closed");
         }
     }
 }
@@ -1242,7 +1277,7 @@ impl Session {
     /// [`TlsVerify::Pinned`].
     pub fn peer_certificate(&self) -> Option<Fingerprint> {
         match &*lock(&self.inner.state) {
-            State::Connected(link) => link.peer,
+            State::Connected(link) => link.certificate,
             _ => None,
         }
     }
@@ -1262,7 +1297,7 @@ impl Session {
     /// handshake; `None` while disconnected.
     pub fn peer_generation(&self) -> Option<Generation> {
         match &*lock(&self.inner.state) {
-            State::Connected(l) => Some(l.generation),
+            State::Connected(l) => Some(l.peer.generation()),
             _ => None,
         }
     }
@@ -1282,10 +1317,10 @@ impl Session {
         self.inner.closing.store(true, Ordering::SeqCst);
         let old = std::mem::replace(&mut *lock(&self.inner.state), State::Closed);
         if let State::Connected(link) = old {
-            link.out.close("session closed");
+            link.peer.out().close("session closed");
         }
         for (_, link) in lock(&self.inner.extra).drain() {
-            link.out.close("session closed");
+            link.peer.out().close("session closed");
         }
     }
 
@@ -1316,6 +1351,21 @@ impl Session {
         let extra: usize = lock(&self.inner.extra)
             .values()
             .map(|l| lock(&l.pending).len())
+            .sum();
+        main + extra
+    }
+
+    /// Objects this client serves its peers ([`Arg::Object`], and the objects their
+    /// methods returned), on every socket of this session: each is let go when the peer
+    /// terminates it or its socket closes.
+    pub fn served_objects(&self) -> usize {
+        let main = match &*lock(&self.inner.state) {
+            State::Connected(link) => link.served.len(),
+            _ => 0,
+        };
+        let extra: usize = lock(&self.inner.extra)
+            .values()
+            .map(|l| l.served.len())
             .sum();
         main + extra
     }

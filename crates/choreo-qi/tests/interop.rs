@@ -1,16 +1,21 @@
 //! Interop with the real libqi (PyPI `qi` 3.1.5, through CHOREO_QI_PYTHON): our client
 //! against a libqi standalone directory with Python services, and the libqi client against
-//! our server (the simulated robot plus a Rust service). Both directions assert values.
+//! our server (the simulated robot plus a Rust service), and a libqi service calling back an
+//! object our client passed it. Both directions assert values.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use choreo_engine::Value;
-use choreo_qi::{Error, Server, ServerOptions, Session, SessionOptions};
+use choreo_qi::{
+    Arg, Error, FileObject, ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session,
+    SessionOptions, TransferStatus,
+};
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())
@@ -323,4 +328,140 @@ fn our_server_registered_into_libqi_directory() {
     );
     server.unregister_service(id).unwrap();
     assert!(session.service_info("RustProvider").is_err());
+}
+
+#[test]
+fn libqi_calls_back_an_object_our_client_passed() {
+    let Some(py) = common::python("libqi_calls_back_an_object_our_client_passed") else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    let options = SessionOptions {
+        call_timeout: Some(Duration::from_secs(10)),
+        ..SessionOptions::default()
+    };
+    let session = Session::connect_with(&url, options).unwrap();
+    let service = session.service("ChoreoTest").unwrap();
+
+    let child = ObjectBuilder::new("child")
+        .method_inline("hello", "(s)", "s", |a| match a.first() {
+            Some(Value::String(who)) => Ok(Out::Value(s(&format!("hello {who}")))),
+            _ => Err("hello(s)".to_string()),
+        })
+        .build()
+        .unwrap();
+    // The object emits its own signal: held weakly, or it would keep itself alive.
+    let me: Arc<Mutex<Weak<ServedObject>>> = Arc::new(Mutex::new(Weak::new()));
+    let emitter = Arc::clone(&me);
+    let dropped = Arc::new(AtomicBool::new(false));
+    let on_drop = Arc::clone(&dropped);
+    let object = ObjectBuilder::new("visited")
+        .method("add", "(ii)", "i", |a| match a.as_slice() {
+            [Value::Int(x), Value::Int(y)] => Ok(Out::Value(i(x + y))),
+            _ => Err("add(ii)".to_string()),
+        })
+        .method_inline("child", "()", "o", move |_| {
+            Ok(Out::Object(Arc::clone(&child)))
+        })
+        .method_inline("fail", "()", "v", |_| {
+            Err("RuntimeError: refused by the client".to_string())
+        })
+        .property("volume", "f", Value::Float(0.5))
+        .signal("tick", "(i)")
+        .method("emitTicks", "(i)", "v", move |a| {
+            let n = match a.first() {
+                Some(Value::Int(n)) => *n,
+                _ => 0,
+            };
+            let object = emitter.lock().unwrap().upgrade();
+            if let Some(object) = object {
+                for k in 0..n {
+                    object.emit("tick", vec![i(k)]).map_err(|e| e.to_string())?;
+                }
+            }
+            Ok(Out::Value(Value::None))
+        })
+        .on_drop(move || on_drop.store(true, Ordering::SeqCst))
+        .build()
+        .unwrap();
+    *me.lock().unwrap() = Arc::downgrade(&object);
+
+    let answer = service
+        .call_args("visit", &[Arg::Object(Arc::clone(&object))])
+        .unwrap();
+    let Value::String(text) = answer.value else {
+        panic!("visit returned {}", answer.value);
+    };
+    let seen: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(seen["add"], 5, "{seen}");
+    assert_eq!(seen["child"], "hello libqi", "{seen}");
+    assert!(
+        seen["fail"]
+            .as_str()
+            .is_some_and(|e| e.contains("refused by the client")),
+        "{seen}"
+    );
+    assert_eq!(seen["volume"], 0.5, "{seen}");
+    assert_eq!(seen["ticks"], serde_json::json!([0, 1, 2]), "{seen}");
+
+    // Bound as libqi binds a client's object: the called service, an id from 2^31.
+    let (sid, oid) = object.address().unwrap();
+    assert_eq!(sid, service.address().0);
+    assert!(oid >= 1 << 31, "object id {oid}");
+    // Python dropped its proxies: libqi terminated both objects, which we let go.
+    wait_until(|| session.served_objects() == 0);
+    assert_eq!(session.served_objects(), 0);
+    drop(object);
+    wait_until(|| dropped.load(Ordering::SeqCst));
+    assert!(dropped.load(Ordering::SeqCst));
+
+    // An object fits only an `o` (or `m`) parameter.
+    let lone = ObjectBuilder::new("lone").build().unwrap();
+    assert!(matches!(
+        service.call_args("ping", &[Arg::Object(lone)]),
+        Err(Error::Type(_))
+    ));
+}
+
+#[test]
+fn libqi_reads_a_file_our_client_passed_as_copy_to_local_does() {
+    let Some(py) = common::python("libqi_reads_a_file_our_client_passed_as_copy_to_local_does")
+    else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    let session = Session::connect(&url).unwrap();
+    let service = session.service("ChoreoTest").unwrap();
+    // Three reads of 512 KiB, the last one short.
+    let bytes: Vec<u8> = (0..1_300_000u32).map(|n| (n % 251) as u8).collect();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let file = FileObject::observed(bytes.clone(), move |p| {
+        log.lock().unwrap().push(*p);
+    })
+    .unwrap();
+    let answer = service.call_args("fetch", &[file.arg()]).unwrap();
+    assert_eq!(answer.value, Value::Raw(bytes));
+    let progress = file.progress();
+    assert_eq!(progress.status, TransferStatus::Finished);
+    assert_eq!(progress.fraction, 1.0);
+    assert_eq!(progress.bytes_read, 1_300_000);
+    let seen = seen.lock().unwrap();
+    let fractions: Vec<f64> = seen
+        .iter()
+        .map(|p| p.fraction)
+        .filter(|f| *f > 0.0)
+        .collect::<Vec<_>>();
+    let mut distinct = fractions.clone();
+    distinct.dedup();
+    assert_eq!(
+        distinct,
+        vec![524_288.0 / 1_300_000.0, 1_048_576.0 / 1_300_000.0, 1.0]
+    );
+    assert_eq!(
+        seen.first().map(|p| p.status),
+        Some(TransferStatus::Running)
+    );
+    wait_until(|| session.served_objects() == 0);
+    assert_eq!(session.served_objects(), 0);
 }

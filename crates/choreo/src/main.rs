@@ -11,6 +11,7 @@ mod convert;
 mod fleet;
 mod fold;
 mod inspect;
+mod install;
 mod joints;
 mod lint;
 mod live;
@@ -72,12 +73,14 @@ Exit codes:
   0    success (run: the behavior finished; stack run: the stack emptied; check, stack check:
        every file valid; diff: equal)
   1    check, stack check: some file has errors; diff: the behaviors differ; chat --script: an
-       answer differs; robot: the robot answered with an error
+       answer differs; robot: the robot answered with an error (robot install: refused the
+       package, or NAOqi 2.1 needs --remote-path)
   2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
        several motion timelines and no --box; plot: an image not named .png or .svg)
   3    run --strict: an error in box code stopped the behavior (or the engine crashed)
   4    an input could not be read or is not a valid behavior (run: or could not load; plot, motion:
-       or has no motion timeline; plot --trace: not a trace, or no joints events in it)
+       or has no motion timeline; plot --trace: not a trace, or no joints events in it; robot
+       install: not a .pkg with manifest.xml and a uuid)
   5    run: timeout (the load included), or (--fast) the behavior waits for events that never come;
        stack run: timeout (the stack cancelled top-down)
   6    an output could not be written
@@ -158,7 +161,7 @@ enum Command {
     },
     /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
     /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`,
-    /// `watch KEY...`, `behaviors`. Exit 1: the robot
+    /// `watch KEY...`, `behaviors`; or install a package: `install PKG`. Exit 1: the robot
     /// answered with an error; 7: it cannot be reached.
     #[command(subcommand, after_help = EXIT_CODES)]
     Robot(RobotCommand),
@@ -519,6 +522,31 @@ enum RobotCommand {
         #[arg(allow_negative_numbers = true)]
         args: Vec<String>,
     },
+    /// Installs an application package (.pkg) on the robot through PackageManager.
+    ///
+    /// The package must have manifest.xml at its root with a uuid (checked before the robot
+    /// is reached). The installed package of that uuid is removed first (removePkg; its
+    /// error ignored), unless --keep-old. A robot whose PackageManager has install(o)
+    /// (NAOqi 2.5 and later) reads the package over this connection (choreo serves it as a
+    /// qi::File); NAOqi 2.1 installs only a package already on the robot: copy it there
+    /// (scp) and give --remote-path.
+    ///
+    /// Exit codes: 0 installed; 1 the robot refused it (install returned false, or an
+    /// error), or needs --remote-path; 2 bad arguments; 4 the package cannot be read or has
+    /// no manifest.xml or uuid; 7 the robot cannot be reached or was lost.
+    Install {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The package (.pkg).
+        package: PathBuf,
+        /// The package's path on the robot, already copied there (`install(s)`), e.g.
+        /// /home/nao/app.pkg: required by NAOqi 2.1.
+        #[arg(long, value_name = "PATH")]
+        remote_path: Option<String>,
+        /// Keep the installed package of the same uuid (no removePkg first).
+        #[arg(long)]
+        keep_old: bool,
+    },
     /// ALMemory values live: each key's value now, then every change, until Ctrl-C.
     Watch {
         #[command(flatten)]
@@ -758,6 +786,19 @@ fn main() -> ExitCode {
                     robot_cmd::Ask::Call {
                         target: method,
                         args,
+                    },
+                ),
+                RobotCommand::Install {
+                    target,
+                    package,
+                    remote_path,
+                    keep_old,
+                } => (
+                    target,
+                    robot_cmd::Ask::Install {
+                        package,
+                        remote_path,
+                        keep_old,
                     },
                 ),
                 RobotCommand::Watch {

@@ -1,11 +1,15 @@
-//! `choreo robot info|services|methods|call|watch|behaviors URL ...`: what a robot is and
-//! serves, asked over qi, as a robot developer asks `qicli`. Works against a real robot of
-//! any NAOqi generation, `choreo sim` and any qi server.
+//! `choreo robot info|services|methods|call|watch|behaviors|install URL ...`: what a robot
+//! is and serves, asked over qi, as a robot developer asks `qicli`; and packages installed
+//! (`install.rs`). Works against a real robot of any NAOqi generation, `choreo sim` and any
+//! qi server.
 //!
 //! Exit codes: 0 done; 1 the robot answered with an error (an unknown service or method, a
-//! call that raised); 2 bad arguments (a target not `SERVICE.METHOD`, an argument that is
-//! not JSON); 7 the robot cannot be reached (or, for `watch`, was lost).
+//! call that raised, an install refused); 2 bad arguments (a target not `SERVICE.METHOD`,
+//! an argument that is not JSON, a `--remote-path` not absolute); 4 the package cannot be
+//! read or is not one the robot can install; 7 the robot cannot be reached (or, for
+//! `watch` and `install`, was lost).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,6 +18,7 @@ use choreo_engine::Value;
 use choreo_qi::{MetaObject, Session};
 
 use crate::exit;
+use crate::install;
 use crate::run::RobotArgs;
 
 /// What to ask the robot.
@@ -46,6 +51,15 @@ pub enum Ask {
         /// Stop after this many changes.
         changes: Option<usize>,
     },
+    /// Installs an application package (`.pkg`) through PackageManager.
+    Install {
+        /// The package file.
+        package: PathBuf,
+        /// Where the package was copied on the robot (`install(s)`; NAOqi 2.1 needs it).
+        remote_path: Option<String>,
+        /// Do not remove the installed package of the same uuid first.
+        keep_old: bool,
+    },
 }
 
 /// Runs `ask` against the robot `robot` names; `json`: print JSON. Returns the exit code.
@@ -59,6 +73,26 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
                 return exit::USAGE;
             }
         },
+        _ => None,
+    };
+    let package = match ask {
+        Ask::Install {
+            package,
+            remote_path,
+            ..
+        } => {
+            if let Some(Err(why)) = remote_path.as_deref().map(install::check_remote_path) {
+                errln!("{why}");
+                return exit::USAGE;
+            }
+            match install::read_package(package) {
+                Ok(p) => Some(p),
+                Err(why) => {
+                    errln!("{why}");
+                    return exit::LOAD;
+                }
+            }
+        }
         _ => None,
     };
     let options = match robot.options() {
@@ -98,6 +132,26 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
             },
             _,
         ) => watch(&session, keys, *duration, *changes, json),
+        (
+            Ask::Install {
+                remote_path,
+                keep_old,
+                ..
+            },
+            _,
+        ) => match &package {
+            Some(package) => install::install(
+                &session,
+                &robot.url,
+                package,
+                &install::Options {
+                    remote_path: remote_path.clone(),
+                    keep_old: *keep_old,
+                },
+                json,
+            ),
+            None => exit::USAGE,
+        },
     };
     session.close();
     code

@@ -4,38 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
 use support::cli::{choreo, lifecycle, trace_events, workspace};
-
-/// The venv's python, or `None` after a NOTICE (a failure in CI).
-fn python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("CHOREO_QI_PYTHON").map(PathBuf::from) {
-        Some(p) if p.exists() => Some(p),
-        _ => {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{test}: CHOREO_QI_PYTHON is not set; scripts/test creates target/qi-venv"
-            );
-            let notice = format!(
-                "NOTICE: {test} skipped: CHOREO_QI_PYTHON is not set (scripts/test creates target/qi-venv with qi==3.1.5)\n"
-            );
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
-            None
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
+use support::qi::{free_port, python};
 
 /// The fake robot, started and ready; `die_on`: the call that makes it vanish.
 struct FakeRobot {

@@ -1,10 +1,11 @@
 //! Shared by the stock-box, corpus-run and soak tests: the corpus's behaviors (the corpus
 //! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
-//! Python box scripts, in virtual time; and ([`cli`]) the `choreo` command as the CLI tests
-//! run it.
+//! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
+//! run it; and ([`qi`]) the libqi python and its fixture processes.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cli;
+pub mod qi;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

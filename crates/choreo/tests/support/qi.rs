@@ -1,0 +1,112 @@
+//! The libqi side of the robot tests: the venv's python (PyPI `qi` 3.1.5, the venv
+//! scripts/test creates; CHOREO_QI_PYTHON), free ports, and fixture processes.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use super::cli::workspace;
+
+/// The venv's python, or `None` after a NOTICE (a failure in CI).
+pub fn python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("CHOREO_QI_PYTHON").map(PathBuf::from) {
+        Some(p) if p.exists() => Some(p),
+        _ => {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "{test}: CHOREO_QI_PYTHON is not set; scripts/test creates target/qi-venv"
+            );
+            let notice = format!(
+                "NOTICE: {test} skipped: CHOREO_QI_PYTHON is not set (scripts/test creates target/qi-venv with qi==3.1.5)\n"
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+            None
+        }
+    }
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+/// A Python fixture of `crates/choreo/tests/fixtures` serving on a free port: started,
+/// ready (it printed `READY`), killed on drop; it exits by itself when its stdin closes.
+pub struct Fixture {
+    child: Child,
+    /// Its stdout lines after `READY` (libqi's log among them).
+    pub lines: Receiver<String>,
+    /// `tcp://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Fixture {
+    /// Runs `python fixtures/SCRIPT PORT ARGS...` and waits (30 s at most) for its `READY`.
+    pub fn start(python: &Path, script: &str, args: &[&str]) -> Fixture {
+        let port = free_port();
+        let mut child = Command::new(python)
+            .arg(
+                workspace()
+                    .join("crates/choreo/tests/fixtures")
+                    .join(script),
+            )
+            .arg(port.to_string())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // libqi logs on stdout too: skip to the READY line.
+        loop {
+            let line = lines.recv_timeout(Duration::from_secs(30)).unwrap();
+            if line.starts_with("READY") {
+                break;
+            }
+        }
+        Fixture {
+            child,
+            lines,
+            url: format!("tcp://127.0.0.1:{port}"),
+        }
+    }
+
+    /// Closes its stdin and waits for it to exit (10 s at most, then it is killed).
+    pub fn stop(mut self) {
+        drop(self.child.stdin.take());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the process has ended.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
