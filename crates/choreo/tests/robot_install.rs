@@ -3,12 +3,12 @@
 //! every call it gets and the bytes it read through the qi::File choreo served.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod support;
 use support::cli::{choreo, stderr, stdout};
+use support::project::{make_project, manifest as project_manifest};
 use support::qi::{Fixture, python};
 
 const UUID: &str = "install-test-7f3a";
@@ -28,11 +28,9 @@ fn manifest(uuid: Option<&str>) -> String {
 /// A .pkg (zip): `manifest.xml` when given, and `filler` bytes of noise that deflate
 /// cannot shrink much, so the package takes several 512 KiB reads.
 fn package(manifest: Option<&str>, filler: usize) -> Vec<u8> {
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default();
+    let mut files = choreo_xar::FileTree::new();
     if let Some(m) = manifest {
-        zip.start_file("manifest.xml", options).unwrap();
-        zip.write_all(m.as_bytes()).unwrap();
+        files.insert("manifest.xml".into(), m.as_bytes().to_vec());
     }
     let mut x: u32 = 0x1234_5678;
     let noise: Vec<u8> = (0..filler)
@@ -44,9 +42,8 @@ fn package(manifest: Option<&str>, filler: usize) -> Vec<u8> {
             (x >> 24) as u8
         })
         .collect();
-    zip.start_file("noise.bin", options).unwrap();
-    zip.write_all(&noise).unwrap();
-    zip.finish().unwrap().into_inner()
+    files.insert("noise.bin".into(), noise);
+    choreo_xar::archive::pack_zip("test.pkg", &files).unwrap()
 }
 
 /// Writes `bytes` as `name` in `dir`.
@@ -159,6 +156,41 @@ fn install_reads_the_package_over_qi_after_removing_the_old_one() {
     // Installed now: removePkg succeeds, and the package is installed again.
     let o = install(&robot.url, &pkg, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    robot.stop();
+}
+
+#[test]
+fn a_package_choreo_builds_is_one_the_robot_accepts() {
+    let Some(py) = python("a_package_choreo_builds_is_one_the_robot_accepts") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record");
+    std::fs::create_dir(&record).unwrap();
+    let robot = Fixture::start(&py, "fake_package_manager.py", &[record.to_str().unwrap()]);
+    let proj = make_project(dir.path(), "proj", &project_manifest("built-app"));
+    let pkg = dir.path().join("built.pkg");
+    let o = choreo(&[
+        "package",
+        proj.to_str().unwrap(),
+        "-o",
+        pkg.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = install(&robot.url, &pkg, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("installed built-app 1.2.0 on {}\n", robot.url)
+    );
+    // The fake checked it as PackageManager does and kept what it read: the package.
+    let all = calls(&record);
+    assert_eq!(names(&all).first(), Some(&"removePkg"));
+    assert_eq!(all[0].1, serde_json::json!(["built-app"]));
+    assert_eq!(
+        std::fs::read(record.join("received-1.pkg")).unwrap(),
+        std::fs::read(&pkg).unwrap()
+    );
     robot.stop();
 }
 

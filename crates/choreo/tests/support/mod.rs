@@ -1,10 +1,12 @@
 //! Shared by the stock-box, corpus-run and soak tests: the corpus's behaviors (the corpus
 //! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
-//! run it; and ([`qi`]) the libqi python and its fixture processes.
+//! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
+//! project to convert, package and install.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cli;
+pub mod project;
 pub mod qi;
 
 use std::collections::BTreeSet;
