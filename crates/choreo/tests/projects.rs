@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use choreo_xar::FileTree;
 use choreo_xar::source::read_dir_tree;
