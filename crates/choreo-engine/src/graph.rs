@@ -126,6 +126,9 @@ pub struct BoxNode {
     pub path: String,
     /// Display name.
     pub name: String,
+    /// Where the editor drew it in its diagram (`x`, `y`), if the file says: the engine
+    /// does not use it; the monitor draws diagrams from it.
+    pub position: Option<(i32, i32)>,
     /// The box enclosing this one and the diagram holding it; `None` for the root.
     pub parent: Option<(BoxId, DiagramId)>,
     /// Inputs, in file order.
@@ -259,6 +262,7 @@ impl Graph {
         self.boxes.push(BoxNode {
             path: path.clone(),
             name: def.name.clone(),
+            position: def.x.zip(def.y),
             parent,
             inputs: def
                 .inputs

@@ -15,6 +15,7 @@ mod install;
 mod joints;
 mod lint;
 mod live;
+mod monitor;
 mod motion;
 mod package;
 mod plot;
@@ -25,6 +26,7 @@ mod sim;
 mod stack;
 mod stack_run;
 mod tally;
+mod trace_file;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -158,6 +160,8 @@ enum Command {
         /// tracebacks, and every warning of the load.
         #[arg(long, short)]
         verbose: bool,
+        #[command(flatten)]
+        monitor: monitor::MonitorFlags,
     },
     /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
     /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`,
@@ -255,6 +259,21 @@ enum Command {
         /// Replace an existing output.
         #[arg(long)]
         force: bool,
+    },
+    /// Replay a recorded run in the monitor: `choreo run --trace TRACE` recorded it, BEHAVIOR
+    /// is what ran. The page plays, pauses, seeks and steps event by event (docs/monitor.md);
+    /// it starts paused at the beginning. Ctrl-C quits.
+    #[command(after_help = EXIT_CODES)]
+    Replay {
+        /// The trace (JSON Lines).
+        trace: PathBuf,
+        /// The behavior that ran (any input `run` takes).
+        behavior_path: PathBuf,
+        /// The behavior of a project (by name); the first one by default.
+        #[arg(long)]
+        behavior: Option<String>,
+        #[command(flatten)]
+        monitor: monitor::MonitorFlags,
     },
     /// Build the package (.pkg) NAOqi's PackageManager installs from a project.
     ///
@@ -748,6 +767,7 @@ fn main() -> ExitCode {
             lang,
             quiet,
             verbose,
+            monitor,
         } => match remote.args() {
             Ok(robots) => run::run(&run::RunArgs {
                 path,
@@ -763,6 +783,7 @@ fn main() -> ExitCode {
                 robots,
                 all_or_nothing,
                 verbosity: live::Verbosity::from_flags(quiet, verbose),
+                monitor,
             }),
             Err(e) => {
                 errln!("{e}");
@@ -898,6 +919,12 @@ fn main() -> ExitCode {
             to,
             force,
         } => convert::run(&input, &output, to, force),
+        Command::Replay {
+            trace,
+            behavior_path,
+            behavior,
+            monitor,
+        } => monitor::replay(&trace, &behavior_path, behavior.as_deref(), &monitor),
         Command::Package {
             project,
             output,

@@ -240,14 +240,6 @@ fn key_marks<'m>(m: &'m Motion, x: &Range<f64>) -> BTreeMap<&'m str, Vec<(f64, f
         .collect()
 }
 
-/// The fields of a trace line `from_trace` reads (the others are skipped).
-#[derive(Deserialize)]
-struct TraceLine {
-    event: String,
-    #[serde(default)]
-    time_ns: u64,
-}
-
 /// A `joints` event's own fields.
 #[derive(Deserialize)]
 struct JointsLine {
@@ -257,38 +249,21 @@ struct JointsLine {
 
 /// One section: each joint of the trace's `joints` events over behavior time.
 fn from_trace(path: &Path) -> Result<Figure, u8> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => {
-            errln!("{}: cannot read the trace: {e}", path.display());
-            return Err(if path.exists() {
-                exit::LOAD
-            } else {
-                exit::USAGE
-            });
-        }
-    };
+    let events = crate::trace_file::events(path)?;
     let mut joints: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     let mut samples = 0usize;
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let bad = |e: &dyn std::fmt::Display| {
-            errln!("{}:{}: not a trace event: {e}", path.display(), i + 1);
-            exit::LOAD
-        };
-        let event: TraceLine = serde_json::from_str(line).map_err(|e| bad(&e))?;
-        if event.event != "joints" {
-            continue;
-        }
-        let j: JointsLine = serde_json::from_str(line).map_err(|e| bad(&e))?;
+    for (head, event) in events.iter().filter(|(h, _)| h.event == "joints") {
+        let j = JointsLine::deserialize(event)
+            .map_err(|e| crate::trace_file::bad_event(path, event, &e.to_string()))?;
         if j.names.len() != j.values.len() {
-            return Err(bad(&"as many names as values are expected"));
+            return Err(crate::trace_file::bad_event(
+                path,
+                event,
+                "as many names as values are expected",
+            ));
         }
         samples += 1;
-        let t = event.time_ns as f64 / 1e9;
+        let t = head.time_ns as f64 / 1e9;
         for (name, value) in j.names.into_iter().zip(j.values) {
             let points = joints.entry(name).or_default();
             // Two timelines playing at once record the robot twice at one instant.

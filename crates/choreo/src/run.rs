@@ -9,15 +9,19 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
 use choreo_engine::engine::sync::TimelineSync;
+use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
+use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, RobotEvent, Scenario, SimRobot};
+use std::sync::mpsc::Receiver;
 
 use crate::exit;
 use crate::fleet::FleetSync;
 use crate::fold::Line;
 use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
+use crate::monitor::MonitorFlags;
 use crate::report;
 use crate::tally::{Failure, Tally, Watched, logged_error};
 use choreo::nested::{ProjectBehaviors, script_host};
@@ -52,6 +56,8 @@ pub struct RunArgs {
     pub all_or_nothing: bool,
     /// How much live output: errors only, folded, or every line.
     pub verbosity: Verbosity,
+    /// The live web page (`--monitor`).
+    pub monitor: MonitorFlags,
 }
 
 /// How to reach a real robot.
@@ -165,6 +171,8 @@ struct One {
     /// What an idle behavior was waiting for, when it was stopped.
     awaited: Vec<String>,
     started: Instant,
+    /// The live web page, and what its pages ask.
+    monitor: Option<(Arc<Monitor>, Option<Receiver<Command>>)>,
 }
 
 impl One {
@@ -205,9 +213,26 @@ impl One {
             trace.set_listener(Arc::new(move |e: &Event| on_trace_event(e, &watch)));
         }
         let robot = Arc::new(Watched::new(target.robot()));
-        // The simulated joints at every frame, into the trace written (`choreo plot --trace`).
-        let joints = match (&target, trace_file) {
-            (Target::Sim(robot), Some(_)) => {
+        let behavior = setup.behavior;
+        // The page sees every event from the load on.
+        let model = match &target {
+            Target::Sim(_) => Some(setup.model.name().to_lowercase()),
+            Target::Remote(_) => None,
+        };
+        let monitor = crate::monitor::start(
+            &args.monitor,
+            &Graph::new(&behavior.xar),
+            &behavior.name,
+            model.as_deref(),
+            None,
+        )?;
+        if let Some(m) = &monitor {
+            crate::monitor::feed(m, &trace);
+        }
+        // The simulated joints at every frame, into the trace written (`choreo plot --trace`)
+        // and to the monitor.
+        let joints = match &target {
+            Target::Sim(robot) if trace_file.is_some() || monitor.is_some() => {
                 Some(JointRecorder::new(SimRobot::clone(robot), trace.clone()))
             }
             _ => None,
@@ -219,7 +244,6 @@ impl One {
             errln!("{e}");
             exit::LOAD
         })?;
-        let behavior = setup.behavior;
         let behavior_dir = files.behavior_dir(behavior);
         let host = script_host(&behavior_dir, &behavior.path, project);
         // A real robot does not say which model it is: the resource groups of the model
@@ -292,6 +316,10 @@ impl One {
             ending: Ending::Running,
             awaited: Vec::new(),
             started: Instant::now(),
+            monitor: monitor.map(|m| {
+                let commands = m.commands();
+                (m, commands)
+            }),
         })
     }
 
@@ -303,6 +331,11 @@ impl One {
     /// One look at the run, waiting up to `wait`: an interim outcome (idle, time limit) or
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
     fn poll(&mut self, wait: Duration, stop: Option<Ending>) -> bool {
+        let page_stop = match &self.monitor {
+            Some((_, Some(commands))) => crate::monitor::commands(commands, &self.engine),
+            _ => false,
+        };
+        let stop = stop.or(page_stop.then_some(Ending::PageStop));
         let outcome = self.engine.wait(wait);
         self.watch.live.tick(self.engine.now());
         if outcome.is_final() {
@@ -401,6 +434,10 @@ pub fn run(args: &RunArgs) -> u8 {
         live: Live::new(args.verbosity),
     };
     if args.robots.len() > 1 {
+        if args.monitor.monitor.is_some() {
+            errln!("--monitor shows one run: not a fleet's (yet)");
+            return exit::USAGE;
+        }
         return run_fleet(&setup);
     }
     let language = args
@@ -448,9 +485,15 @@ pub fn run(args: &RunArgs) -> u8 {
         POLL,
         (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
     ) {}
+    let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
     let report = one.finish(args.timeout);
     setup.live.finish();
     print_report("run report", &report);
+    if let Some(m) = monitor {
+        let text = report_text("run report", &report);
+        let keep = args.monitor.monitor_keep;
+        crate::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
+    }
     report.ending.exit_code()
 }
 
@@ -579,9 +622,24 @@ enum Ending {
     Crashed,
     /// A fleet with `--all-or-nothing`: another robot did not finish.
     FleetStopped,
+    /// The monitor's page asked to stop.
+    PageStop,
 }
 
 impl Ending {
+    /// One word for the monitor's `ended` message.
+    fn word(self) -> &'static str {
+        match self {
+            Ending::Running | Ending::Finished => "finished",
+            Ending::Error => "error",
+            Ending::Timeout => "timeout",
+            Ending::Idle => "idle",
+            Ending::Interrupted | Ending::PageStop | Ending::FleetStopped => "stopped",
+            Ending::Disconnected => "robot lost",
+            Ending::Crashed => "crashed",
+        }
+    }
+
     fn or(self, other: Ending) -> Ending {
         if self == Ending::Running { other } else { self }
     }
@@ -592,7 +650,7 @@ impl Ending {
             Ending::Finished | Ending::Running => exit::OK,
             Ending::Error | Ending::Crashed => exit::RUNTIME,
             Ending::Timeout | Ending::Idle => exit::TIMEOUT,
-            Ending::Interrupted | Ending::FleetStopped => exit::INTERRUPTED,
+            Ending::Interrupted | Ending::FleetStopped | Ending::PageStop => exit::INTERRUPTED,
             Ending::Disconnected => exit::ROBOT,
         }
     }
@@ -731,6 +789,13 @@ struct Report {
 }
 
 fn print_report(title: &str, r: &Report) {
+    out!("{}", report_text(title, r));
+}
+
+/// The report as printed.
+fn report_text(title: &str, r: &Report) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
     let tally = &r.tally;
     // What an idle behavior waits for: events subscribed, box code that has not returned.
     let mut waits: Vec<String> = r
@@ -752,6 +817,9 @@ fn print_report(title: &str, r: &Report) {
         }
         Ending::Idle => "stopped: waiting for an event nobody sent".to_string(),
         Ending::Interrupted => "stopped: interrupted (Ctrl-C); every box was unloaded".to_string(),
+        Ending::PageStop => {
+            "stopped from the monitor's page; every box was unloaded".to_string()
+        }
         Ending::Disconnected => "stopped: the robot disconnected".to_string(),
         Ending::Crashed => {
             "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
@@ -760,40 +828,44 @@ fn print_report(title: &str, r: &Report) {
             "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string()
         }
     };
-    outln!("{title}");
-    outln!("  outcome        {how}");
+    let _ = writeln!(o, "{title}");
+    let _ = writeln!(o, "  outcome        {how}");
     if r.ending == Ending::Idle && !waits.is_empty() {
         for (i, w) in waits.iter().enumerate() {
             let title = if i == 0 { "waiting for" } else { "" };
-            outln!("  {title:<14} {w}");
+            let _ = writeln!(o, "  {title:<14} {w}");
         }
         if !r.awaited.is_empty() {
-            outln!(
+            let _ = writeln!(
+                o,
                 "  {:<14} (a scenario can send events: --events, docs/scenarios.md)",
                 ""
             );
         }
     }
-    outln!(
+    let _ = writeln!(
+        o,
         "  duration       {:.2} s behavior time, {:.2} s real time",
         r.behavior_time.as_secs_f64(),
         r.real.as_secs_f64()
     );
-    outln!("  boxes run      {}", tally.boxes_run.len());
-    print_counts("robot calls", &tally.calls);
-    print_counts("stubbed", &tally.stubbed);
-    print_counts("unsupported", &r.unsupported);
-    print_counts("failed calls", &tally.failed_calls);
-    print_list("errors", &tally.failures, true);
-    print_list("logged errors", &tally.logged, false);
+    let _ = writeln!(o, "  boxes run      {}", tally.boxes_run.len());
+    write_counts(&mut o, "robot calls", &tally.calls);
+    write_counts(&mut o, "stubbed", &tally.stubbed);
+    write_counts(&mut o, "unsupported", &r.unsupported);
+    write_counts(&mut o, "failed calls", &tally.failed_calls);
+    write_list(&mut o, "errors", &tally.failures, true);
+    write_list(&mut o, "logged errors", &tally.logged, false);
+    o
 }
 
-/// `title` and how many `items`, then each distinct one once with its count (`×3`).
-fn print_list<T: std::fmt::Display>(title: &str, items: &[T], always: bool) {
+/// `title` and how many `items`, then each distinct one once with its count (`×3`), into `o`.
+fn write_list<T: std::fmt::Display>(o: &mut String, title: &str, items: &[T], always: bool) {
+    use std::fmt::Write as _;
     if items.is_empty() && !always {
         return;
     }
-    outln!("  {title:<14} {}", items.len());
+    let _ = writeln!(o, "  {title:<14} {}", items.len());
     let mut distinct: Vec<(String, usize)> = Vec::new();
     for item in items {
         let text = item.to_string();
@@ -804,20 +876,21 @@ fn print_list<T: std::fmt::Display>(title: &str, items: &[T], always: bool) {
     }
     for (text, n) in distinct {
         if n > 1 {
-            outln!("    {text} (×{n})");
+            let _ = writeln!(o, "    {text} (×{n})");
         } else {
-            outln!("    {text}");
+            let _ = writeln!(o, "    {text}");
         }
     }
 }
 
-fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
+fn write_counts(o: &mut String, title: &str, counts: &BTreeMap<String, u64>) {
+    use std::fmt::Write as _;
     if counts.is_empty() && title != "robot calls" {
         return;
     }
     let total: u64 = counts.values().sum();
-    outln!("  {title:<14} {total}");
+    let _ = writeln!(o, "  {title:<14} {total}");
     for (m, n) in counts {
-        outln!("    {m:<24} {n}");
+        let _ = writeln!(o, "    {m:<24} {n}");
     }
 }

@@ -1,0 +1,221 @@
+//! The hub between the run and the pages: events queued by the run, applied to the
+//! [`State`] and sent in batches every [`BATCH_EVERY`]; each page has a bounded queue, and
+//! a page that cannot keep up loses batches (counted) and gets a snapshot when it can take
+//! one again. The run only ever pushes to a vector under a short lock.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::replay::Replay;
+use crate::state::{Changes, State};
+
+/// How often queued events are sent.
+pub const BATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// How many messages a page's queue holds before it loses some (with [`MAX_BATCH`]: at
+/// most 16,000 events waiting per page).
+pub const QUEUE: usize = 16;
+
+/// The most events one `batch` message carries (a busy tick is sent as several).
+pub const MAX_BATCH: usize = 1000;
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One page.
+struct Client {
+    id: u64,
+    tx: mpsc::Sender<Arc<str>>,
+    /// Events it missed so far.
+    dropped: u64,
+    /// It missed some since its last snapshot: it gets a new one first.
+    stale: bool,
+}
+
+/// The pages and the state they see.
+pub(crate) struct Hub {
+    pub(crate) state: State,
+    clients: Vec<Client>,
+    next_id: u64,
+    /// The `hello` and `structure` messages, sent to every page first.
+    greeting: [Arc<str>; 2],
+}
+
+impl Hub {
+    pub(crate) fn new(state: State, hello: &Value, structure: &Value) -> Hub {
+        Hub {
+            state,
+            clients: Vec::new(),
+            next_id: 0,
+            greeting: [hello.to_string().into(), structure.to_string().into()],
+        }
+    }
+
+    /// A new page: its queue gets hello, structure and a snapshot (and `extra`, the
+    /// replay's position), then every batch from now on. Returns its id and queue.
+    pub(crate) fn join(&mut self, extra: Option<Value>) -> (u64, mpsc::Receiver<Arc<str>>) {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut first: Vec<Arc<str>> = self.greeting.to_vec();
+        first.push(self.state.snapshot(0).to_string().into());
+        if let Some(e) = self.state.ended() {
+            first.push(ended_message(e).into());
+        }
+        if let Some(x) = extra {
+            first.push(x.to_string().into());
+        }
+        for m in first {
+            // The queue is new and larger than these few messages.
+            let _ = tx.try_send(m);
+        }
+        self.clients.push(Client {
+            id,
+            tx,
+            dropped: 0,
+            stale: false,
+        });
+        (id, rx)
+    }
+
+    /// Forgets a page that went away.
+    pub(crate) fn leave(&mut self, id: u64) {
+        self.clients.retain(|c| c.id != id);
+    }
+
+    /// How many pages are connected.
+    pub(crate) fn clients(&self) -> usize {
+        self.clients.len()
+    }
+
+    /// Whether a page waits for a snapshot.
+    pub(crate) fn any_stale(&self) -> bool {
+        self.clients.iter().any(|c| c.stale)
+    }
+
+    /// Events missed, summed over the pages connected.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.clients.iter().map(|c| c.dropped).sum()
+    }
+
+    /// Applies `events` and sends them in batches of at most [`MAX_BATCH`]; `resync`: every
+    /// page gets a snapshot instead (a replay jumped). `extra` goes to every page after (the
+    /// replay's position).
+    pub(crate) fn send(&mut self, events: Vec<Value>, resync: bool, extra: Option<Value>) {
+        if resync {
+            for c in &mut self.clients {
+                c.stale = true;
+            }
+        }
+        if events.is_empty() {
+            self.send_batch(&[], extra);
+            return;
+        }
+        let count = events.len().div_ceil(MAX_BATCH);
+        for (i, chunk) in events.chunks(MAX_BATCH).enumerate() {
+            let last = i + 1 == count;
+            self.send_batch(chunk, if last { extra.clone() } else { None });
+        }
+    }
+
+    /// Applies `events` and sends them as one batch (none when empty; stale pages still get
+    /// their snapshot), then `extra`.
+    fn send_batch(&mut self, events: &[Value], extra: Option<Value>) {
+        let mut changes = Changes::default();
+        for e in events {
+            self.state.apply(e, &mut changes);
+        }
+        let batch: Option<Arc<str>> = (!events.is_empty()).then(|| {
+            json!({"type": "batch", "events": events, "changes": self.state.changes(&changes)})
+                .to_string()
+                .into()
+        });
+        let extra: Option<Arc<str>> = extra.map(|x| x.to_string().into());
+        let state = &self.state;
+        self.clients.retain_mut(|c| {
+            if c.stale {
+                let snapshot: Arc<str> = state.snapshot(c.dropped).to_string().into();
+                match c.tx.try_send(snapshot) {
+                    Ok(()) => c.stale = false,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        c.dropped += events.len() as u64;
+                        return true;
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                }
+            } else if let Some(b) = &batch {
+                match c.tx.try_send(Arc::clone(b)) {
+                    Ok(()) => {}
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        c.dropped += events.len() as u64;
+                        c.stale = true;
+                        return true;
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                }
+            }
+            if let Some(x) = &extra {
+                let _ = c.tx.try_send(Arc::clone(x));
+            }
+            true
+        });
+    }
+
+    /// The run ended: every page is told (and later ones with their snapshot).
+    pub(crate) fn end(&mut self, ended: Value) {
+        let message: Arc<str> = ended_message(&ended).into();
+        self.state.set_ended(ended);
+        for c in &self.clients {
+            let _ = c.tx.try_send(Arc::clone(&message));
+        }
+    }
+}
+
+fn ended_message(ended: &Value) -> String {
+    let mut m = ended.clone();
+    if let Some(o) = m.as_object_mut() {
+        o.insert("type".into(), json!("ended"));
+    }
+    m.to_string()
+}
+
+/// Sends what the run queued (or the replay reached) every [`BATCH_EVERY`], until the
+/// monitor shuts down.
+pub(crate) async fn batches(
+    hub: Arc<Mutex<Hub>>,
+    pending: Arc<Mutex<Vec<Value>>>,
+    replay: Option<Arc<Mutex<Replay>>>,
+) {
+    let mut tick = tokio::time::interval(BATCH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        tick.tick().await;
+        let mut events = std::mem::take(&mut *lock(&pending));
+        let (resync, extra) = match &replay {
+            Some(r) => {
+                let mut r = lock(r);
+                let step = r.advance();
+                if step.resync {
+                    // A jump: the state is rebuilt from the replay's events up to it.
+                    let mut h = lock(&hub);
+                    h.state.reset();
+                    let mut c = Changes::default();
+                    for e in r.before() {
+                        h.state.apply(e, &mut c);
+                    }
+                }
+                events.extend(step.events);
+                (step.resync, step.report.then(|| r.position()))
+            }
+            None => (false, None),
+        };
+        if events.is_empty() && !resync && extra.is_none() && !lock(&hub).any_stale() {
+            continue;
+        }
+        lock(&hub).send(events, resync, extra);
+    }
+}

@@ -1,0 +1,262 @@
+//! What the page shows, kept from the trace's events: the one place of the rules of
+//! docs/monitor.md ("What lights a box"). A late page gets it as a `snapshot`; each batch of
+//! events comes with what it changed.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use choreo_engine::graph::Graph;
+use serde_json::{Map, Value, json};
+
+/// How many of the last events a snapshot carries (for the page's log).
+pub const RECENT: usize = 2000;
+
+/// A box's ports' natures by name (inputs, outputs).
+type Ports = (HashMap<String, &'static str>, HashMap<String, &'static str>);
+
+/// The natures of each box's ports, by path: what `in` and `out` events mean for lighting.
+#[derive(Debug, Default)]
+pub struct Natures {
+    boxes: HashMap<String, Ports>,
+}
+
+impl Natures {
+    /// The natures of `graph`'s boxes.
+    pub fn of(graph: &Graph) -> Natures {
+        let boxes = graph
+            .boxes
+            .iter()
+            .map(|b| {
+                let inputs = b
+                    .inputs
+                    .iter()
+                    .map(|p| (p.name.to_string(), p.nature.name()))
+                    .collect();
+                let outputs = b
+                    .outputs
+                    .iter()
+                    .map(|p| (p.name.clone(), p.nature.name()))
+                    .collect();
+                (b.path.clone(), (inputs, outputs))
+            })
+            .collect();
+        Natures { boxes }
+    }
+
+    /// The nature of input `port` of `path`; for a box not in the structure (a nested
+    /// behavior's), read from the port's usual name.
+    fn input(&self, path: &str, port: &str) -> &'static str {
+        match self.boxes.get(path) {
+            Some((inputs, _)) => inputs.get(port).copied().unwrap_or("onEvent"),
+            None => match port {
+                "onStart" => "onStart",
+                "onStop" => "onStop",
+                _ => "onEvent",
+            },
+        }
+    }
+
+    /// The nature of output `port` of `path` (by name for a box not in the structure).
+    fn output(&self, path: &str, port: &str) -> &'static str {
+        match self.boxes.get(path) {
+            Some((_, outputs)) => outputs.get(port).copied().unwrap_or("punctual"),
+            None if port == "onStopped" => "stopping",
+            None => "punctual",
+        }
+    }
+}
+
+/// The state of the behavior as the page shows it.
+#[derive(Debug, Default)]
+pub struct State {
+    natures: Natures,
+    seq: Option<u64>,
+    time_ns: u64,
+    lit: BTreeSet<String>,
+    frames: BTreeMap<String, i64>,
+    keyframes: BTreeMap<String, BTreeSet<String>>,
+    joints: Option<Value>,
+    said: Option<Value>,
+    errors: BTreeMap<String, String>,
+    recent: VecDeque<Value>,
+    ended: Option<Value>,
+}
+
+/// What some events changed (the `changes` of a batch).
+#[derive(Debug, Default)]
+pub struct Changes {
+    lit: BTreeSet<String>,
+    unlit: BTreeSet<String>,
+    frames: BTreeMap<String, i64>,
+    keyframes: BTreeSet<String>,
+    joints: bool,
+    said: bool,
+    errors: BTreeSet<String>,
+}
+
+impl State {
+    /// An empty state for a behavior whose ports have `natures`.
+    pub fn new(natures: Natures) -> State {
+        State {
+            natures,
+            ..State::default()
+        }
+    }
+
+    /// The sequence number of the last event applied.
+    pub fn seq(&self) -> Option<u64> {
+        self.seq
+    }
+
+    /// Whether the behavior has ended.
+    pub fn ended(&self) -> Option<&Value> {
+        self.ended.as_ref()
+    }
+
+    /// Records the run's end (the `ended` message).
+    pub fn set_ended(&mut self, ended: Value) {
+        self.ended = Some(ended);
+    }
+
+    /// Forgets every event (a replay seeking backwards starts again).
+    pub fn reset(&mut self) {
+        let natures = std::mem::take(&mut self.natures);
+        *self = State::new(natures);
+    }
+
+    /// Applies one trace event (its JSON form, trace.md), noting what changed in `changes`.
+    pub fn apply(&mut self, e: &Value, changes: &mut Changes) {
+        let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
+        let path = text("path").to_string();
+        if let Some(seq) = e.get("seq").and_then(Value::as_u64) {
+            self.seq = Some(seq);
+        }
+        if let Some(t) = e.get("time_ns").and_then(Value::as_u64) {
+            self.time_ns = t;
+        }
+        match text("event") {
+            "in" => match self.natures.input(&path, text("port")) {
+                "onStart" => {
+                    self.light(&path, changes);
+                    if self.errors.remove(&path).is_some() {
+                        changes.errors.insert(path);
+                    }
+                }
+                "onStop" => self.unlight(&path, changes),
+                _ => {}
+            },
+            "out" if self.natures.output(&path, text("port")) == "stopping" => {
+                self.unlight(&path, changes);
+            }
+            "del" => self.unlight(&path, changes),
+            "err" => {
+                self.errors.insert(path.clone(), text("text").to_string());
+                changes.errors.insert(path);
+            }
+            "frame" => {
+                if let Some(f) = e.get("frame").and_then(Value::as_i64) {
+                    self.frames.insert(path.clone(), f);
+                    changes.frames.insert(path, f);
+                }
+            }
+            kf @ ("kf_on" | "kf_off") => {
+                let name = format!("{}/{}", text("layer"), text("keyframe"));
+                let set = self.keyframes.entry(path.clone()).or_default();
+                if kf == "kf_on" {
+                    set.insert(name);
+                } else {
+                    set.remove(&name);
+                }
+                changes.keyframes.insert(path);
+            }
+            "joints" => {
+                self.joints = Some(json!({"names": e.get("names"), "values": e.get("values")}));
+                changes.joints = true;
+            }
+            "said" => {
+                self.said = Some(json!({
+                    "text": e.get("text"), "seconds": e.get("seconds"), "time_ns": self.time_ns,
+                }));
+                changes.said = true;
+            }
+            _ => {}
+        }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(e.clone());
+    }
+
+    fn light(&mut self, path: &str, changes: &mut Changes) {
+        if self.lit.insert(path.to_string()) {
+            changes.unlit.remove(path);
+            changes.lit.insert(path.to_string());
+        }
+    }
+
+    fn unlight(&mut self, path: &str, changes: &mut Changes) {
+        if self.lit.remove(path) {
+            changes.lit.remove(path);
+            changes.unlit.insert(path.to_string());
+        }
+    }
+
+    /// The `snapshot` message: the state now; `dropped`: the events this client missed.
+    pub fn snapshot(&self, dropped: u64) -> Value {
+        json!({
+            "type": "snapshot",
+            "seq": self.seq,
+            "time_ns": self.time_ns,
+            "lit": self.lit,
+            "frames": self.frames,
+            "keyframes": self.keyframes,
+            "joints": self.joints,
+            "said": self.said,
+            "errors": self.errors,
+            "recent": self.recent,
+            "dropped": dropped,
+            "ended": self.ended,
+        })
+    }
+
+    /// The `changes` object of a batch: only what changed.
+    pub fn changes(&self, c: &Changes) -> Value {
+        let mut out = Map::new();
+        if !c.lit.is_empty() {
+            out.insert("lit".into(), json!(c.lit));
+        }
+        if !c.unlit.is_empty() {
+            out.insert("unlit".into(), json!(c.unlit));
+        }
+        if !c.frames.is_empty() {
+            out.insert("frames".into(), json!(c.frames));
+        }
+        if !c.keyframes.is_empty() {
+            let kf: BTreeMap<&String, Vec<&String>> = c
+                .keyframes
+                .iter()
+                .map(|p| {
+                    (
+                        p,
+                        self.keyframes
+                            .get(p)
+                            .map(|s| s.iter().collect())
+                            .unwrap_or_default(),
+                    )
+                })
+                .collect();
+            out.insert("keyframes".into(), json!(kf));
+        }
+        if c.joints {
+            out.insert("joints".into(), json!(self.joints));
+        }
+        if c.said {
+            out.insert("said".into(), json!(self.said));
+        }
+        if !c.errors.is_empty() {
+            let errors: BTreeMap<&String, Option<&String>> =
+                c.errors.iter().map(|p| (p, self.errors.get(p))).collect();
+            out.insert("errors".into(), json!(errors));
+        }
+        Value::Object(out)
+    }
+}

@@ -1,0 +1,113 @@
+//! The behavior as the page draws it: boxes with their ports, positions and contents, and
+//! each diagram's links, from the engine's instantiated [`Graph`] (so paths are the trace's).
+
+use choreo_engine::graph::{BoxId, Content, Graph, Target};
+use serde_json::{Value, json};
+
+/// The `structure` message of `graph` (see docs/monitor.md).
+pub fn structure(graph: &Graph) -> Value {
+    let boxes: Vec<Value> = graph
+        .boxes
+        .iter()
+        .enumerate()
+        .map(|(id, b)| {
+            let content = match &b.content {
+                Content::None => json!({"kind": "none"}),
+                Content::Holder(diagrams) => json!({
+                    "kind": "holder",
+                    "diagrams": diagrams.iter().map(|d| d.0).collect::<Vec<_>>(),
+                }),
+                Content::Timeline(t) => json!({
+                    "kind": "timeline",
+                    "fps": t.fps,
+                    "start": t.start_frame,
+                    "end": t.end_frame,
+                    "layers": t.layers.iter().map(|l| json!({
+                        "name": l.name,
+                        "keyframes": l.keyframes.iter().map(|k| json!({
+                            "name": k.name, "index": k.index, "diagram": k.diagram.0,
+                        })).collect::<Vec<_>>(),
+                    })).collect::<Vec<_>>(),
+                }),
+            };
+            json!({
+                "id": id,
+                "path": b.path,
+                "name": b.name,
+                "parent": b.parent.map(|(owner, d)| json!({"box": owner.0, "diagram": d.0})),
+                "x": b.position.map(|p| p.0),
+                "y": b.position.map(|p| p.1),
+                "inputs": b.inputs.iter().map(|p| json!({
+                    "name": p.name.to_string(), "nature": p.nature.name(),
+                })).collect::<Vec<_>>(),
+                "outputs": b.outputs.iter().map(|p| json!({
+                    "name": p.name, "nature": p.nature.name(),
+                })).collect::<Vec<_>>(),
+                "content": content,
+            })
+        })
+        .collect();
+    let diagrams: Vec<Value> = graph
+        .diagrams
+        .iter()
+        .enumerate()
+        .map(|(id, d)| {
+            let mut links = Vec::new();
+            let owner = graph.node(d.owner);
+            for (i, targets) in d.from_owner.iter().enumerate() {
+                let port = owner.inputs.get(i).map(|p| p.name.to_string());
+                for t in targets {
+                    links.push(json!({"from": {"box": null, "port": port}, "to": to(graph, *t)}));
+                }
+            }
+            for &b in &d.boxes {
+                for out in &graph.node(b).outputs {
+                    for t in &out.targets {
+                        links.push(json!({
+                            "from": {"box": b.0, "port": out.name},
+                            "to": to(graph, *t),
+                        }));
+                    }
+                }
+            }
+            json!({
+                "id": id,
+                "owner": d.owner.0,
+                "boxes": d.boxes.iter().map(|b| b.0).collect::<Vec<_>>(),
+                "links": links,
+            })
+        })
+        .collect();
+    json!({"type": "structure", "boxes": boxes, "diagrams": diagrams})
+}
+
+/// Where a link goes, as the protocol says it.
+fn to(graph: &Graph, t: Target) -> Value {
+    let (b, kind, name) = match t {
+        Target::Input(b, i) => {
+            let name = graph
+                .node(b)
+                .inputs
+                .get(usize::from(i))
+                .map(|p| p.name.to_string());
+            (Some(b), "input", name)
+        }
+        Target::Parameter(b, i) => {
+            let name = graph
+                .node(b)
+                .parameters
+                .get(usize::from(i))
+                .map(|p| p.name.clone());
+            (Some(b), "parameter", name)
+        }
+        Target::OwnerOutput(b, i) => {
+            let name = graph
+                .node(b)
+                .outputs
+                .get(usize::from(i))
+                .map(|p| p.name.clone());
+            (None, "output", name)
+        }
+    };
+    json!({"box": b.map(|b: BoxId| b.0), "port": name, "kind": kind})
+}

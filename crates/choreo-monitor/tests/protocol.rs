@@ -1,0 +1,488 @@
+//! The monitor's WebSocket protocol (docs/monitor.md) as a page sees it: the messages and
+//! their order, a late page's snapshot, batches and their changes, a slow page losing
+//! batches without delaying the run, the token, commands, and replays.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use choreo_engine::graph::Graph;
+use choreo_monitor::{Command, Monitor, MonitorOptions};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+fn dance() -> Graph {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/dance/behavior.xar"
+    );
+    let xar = choreo_xar::read_xar("dance", &std::fs::read(path).unwrap())
+        .unwrap()
+        .value;
+    Graph::new(&xar)
+}
+
+fn ws_url(page: &str) -> String {
+    let (base, query) = page.split_once('?').unwrap_or((page, ""));
+    let base = base.replacen("http://", "ws://", 1);
+    if query.is_empty() {
+        format!("{base}ws")
+    } else {
+        format!("{base}ws?{query}")
+    }
+}
+
+async fn connect(monitor: &Monitor) -> Socket {
+    tokio_tungstenite::connect_async(ws_url(monitor.url()))
+        .await
+        .unwrap()
+        .0
+}
+
+/// The next message, as JSON (fails after 5 s).
+async fn next(ws: &mut Socket) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message within 5 s")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            return serde_json::from_str(t.as_str()).unwrap();
+        }
+    }
+}
+
+/// Messages until one of `kind` arrives (it included).
+async fn until(ws: &mut Socket, kind: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        let m = next(ws).await;
+        let done = m["type"] == kind;
+        out.push(m);
+        if done {
+            return out;
+        }
+    }
+}
+
+fn event(seq: u64, path: &str, rest: Value) -> Value {
+    let mut e = json!({"seq": seq, "time_ns": seq * 1_000_000, "path": path});
+    e.as_object_mut()
+        .unwrap()
+        .extend(rest.as_object().unwrap().clone());
+    e
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_page_gets_hello_structure_snapshot_then_batches() {
+    let graph = dance();
+    let monitor = Monitor::start(
+        &graph,
+        MonitorOptions {
+            title: "dance".into(),
+            model: Some("nao".into()),
+            ..MonitorOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        monitor.url().starts_with("http://127.0.0.1:"),
+        "{}",
+        monitor.url()
+    );
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let hello = next(&mut ws).await;
+        assert_eq!(
+            hello,
+            json!({"type": "hello", "protocol": 1, "mode": "live", "title": "dance",
+                   "model": "nao", "control": false})
+        );
+        let structure = next(&mut ws).await;
+        assert_eq!(structure["type"], "structure");
+        let boxes = structure["boxes"].as_array().unwrap();
+        assert_eq!(boxes.len(), graph.boxes.len());
+        assert_eq!(boxes[0]["path"], "root");
+        // Every box has its position, ports with natures, and a content.
+        let dance_box = boxes.iter().find(|b| b["path"] == "root/Dance").unwrap();
+        assert!(
+            dance_box["x"].is_i64() && dance_box["y"].is_i64(),
+            "{dance_box}"
+        );
+        assert_eq!(dance_box["content"]["kind"], "timeline");
+        assert_eq!(
+            dance_box["inputs"][1],
+            json!({"name": "onStart", "nature": "onStart"})
+        );
+        // Links name their ends; `null` is the diagram's owner.
+        let links: Vec<&Value> = structure["diagrams"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| d["links"].as_array().unwrap())
+            .collect();
+        assert!(
+            links
+                .iter()
+                .any(|l| l["from"]["box"].is_null() && l["from"]["port"] == "onStart"),
+            "{links:?}"
+        );
+        let snapshot = next(&mut ws).await;
+        assert_eq!(snapshot["type"], "snapshot");
+        assert_eq!(snapshot["lit"], json!([]));
+        assert!(snapshot["seq"].is_null());
+
+        // A box lit by onStart, a frame, a said text; then unlit by its stopping output.
+        for e in [
+            event(
+                0,
+                "root/Dance",
+                json!({"event": "in", "port": "onStart", "value": null}),
+            ),
+            event(1, "root/Dance", json!({"event": "frame", "frame": 12})),
+            event(
+                2,
+                "",
+                json!({"event": "said", "text": "hi", "seconds": 0.5}),
+            ),
+        ] {
+            monitor.publish_json(e);
+        }
+        let batch = until(&mut ws, "batch").await.pop().unwrap();
+        assert_eq!(batch["events"].as_array().unwrap().len(), 3);
+        assert_eq!(batch["changes"]["lit"], json!(["root/Dance"]));
+        assert_eq!(batch["changes"]["frames"], json!({"root/Dance": 12}));
+        assert_eq!(batch["changes"]["said"]["text"], "hi");
+        monitor.publish_json(event(
+            3,
+            "root/Dance",
+            json!({"event": "out", "port": "onStopped", "value": null}),
+        ));
+        let batch = until(&mut ws, "batch").await.pop().unwrap();
+        assert_eq!(batch["changes"], json!({"unlit": ["root/Dance"]}));
+        // The end.
+        monitor.ended("finished", "run report\n  outcome finished\n");
+        let ended = until(&mut ws, "ended").await.pop().unwrap();
+        assert_eq!(ended["outcome"], "finished");
+    });
+}
+
+#[test]
+fn a_late_page_gets_the_state_first_then_the_stream() {
+    let monitor = Monitor::start(&dance(), MonitorOptions::default()).unwrap();
+    monitor.publish_json(event(
+        0,
+        "root/Dance",
+        json!({"event": "in", "port": "onStart", "value": null}),
+    ));
+    monitor.publish_json(event(
+        1,
+        "root/Dance",
+        json!({"event": "frame", "frame": 40}),
+    ));
+    monitor.publish_json(event(
+        2,
+        "root/Dance",
+        json!({"event": "kf_on", "layer": "l", "keyframe": "k"}),
+    ));
+    monitor.publish_json(event(
+        3,
+        "root/Dance",
+        json!({"event": "err", "hook": "onLoad", "text": "boom"}),
+    ));
+    // Let a batch go out with nobody listening.
+    std::thread::sleep(Duration::from_millis(200));
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "snapshot").await;
+        assert_eq!(first.len(), 3);
+        let s = &first[2];
+        assert_eq!(s["seq"], 3);
+        assert_eq!(s["lit"], json!(["root/Dance"]));
+        assert_eq!(s["frames"], json!({"root/Dance": 40}));
+        assert_eq!(s["keyframes"], json!({"root/Dance": ["l/k"]}));
+        assert_eq!(s["errors"], json!({"root/Dance": "boom"}));
+        assert_eq!(s["recent"].as_array().unwrap().len(), 4);
+        monitor.publish_json(event(
+            4,
+            "root/Dance",
+            json!({"event": "frame", "frame": 41}),
+        ));
+        let batch = until(&mut ws, "batch").await.pop().unwrap();
+        assert_eq!(batch["events"][0]["seq"], 4);
+    });
+}
+
+#[test]
+fn a_slow_page_loses_batches_and_the_run_never_waits() {
+    const EVENTS: u64 = 60_000;
+    let monitor = Monitor::start(&dance(), MonitorOptions::default()).unwrap();
+    let rt = rt();
+    // A page that connects and never reads again.
+    let slow = rt.block_on(async {
+        let mut ws = connect(&monitor).await;
+        until(&mut ws, "snapshot").await;
+        ws
+    });
+    // A page that reads everything, to the last event.
+    let reader = {
+        let url = ws_url(monitor.url());
+        rt.spawn(async move {
+            let mut ws = tokio_tungstenite::connect_async(url).await.unwrap().0;
+            let (mut seen, mut snapshots) = (0u64, 0);
+            loop {
+                let m = next(&mut ws).await;
+                let last = match m["type"].as_str() {
+                    Some("batch") => {
+                        let events = m["events"].as_array().unwrap();
+                        seen += events.len() as u64;
+                        events.last().map(|e| e["seq"].clone())
+                    }
+                    Some("snapshot") => {
+                        snapshots += 1;
+                        Some(m["seq"].clone())
+                    }
+                    _ => None,
+                };
+                if last == Some(json!(EVENTS - 1)) {
+                    return (seen, snapshots);
+                }
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    // The run: 60,000 events of about 600 bytes, 1,000 every 25 ms (24 MB/s).
+    let text = "x".repeat(500);
+    let mut slowest = Duration::ZERO;
+    let started = Instant::now();
+    for seq in 0..EVENTS {
+        let e = event(
+            seq,
+            "root/Dance",
+            json!({"event": "log", "level": "info", "message": text}),
+        );
+        let t = Instant::now();
+        monitor.publish_json(e);
+        slowest = slowest.max(t.elapsed());
+        if seq % 1000 == 999 {
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+    let publishing = started.elapsed();
+    let (seen, snapshots) = rt.block_on(reader).unwrap();
+    // The slow page lost some: counted.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while monitor.dropped() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dropped = monitor.dropped();
+    println!(
+        "{EVENTS} events published in {publishing:?}, the slowest publish {slowest:?}; the \
+         reading page got {seen} in batches ({snapshots} snapshot(s)), the page that never \
+         reads lost {dropped}"
+    );
+    assert!(dropped > 0, "the page that never reads lost nothing");
+    // Publishing is a push under a short lock: no call waited for a page.
+    assert!(slowest < Duration::from_millis(100), "{slowest:?}");
+    assert!(seen > 0);
+    drop(slow);
+}
+
+#[test]
+fn an_address_other_than_loopback_needs_the_token() {
+    let monitor = Monitor::start(
+        &dance(),
+        MonitorOptions {
+            addr: "0.0.0.0:0".parse().unwrap(),
+            ..MonitorOptions::default()
+        },
+    )
+    .unwrap();
+    let url = monitor.url().to_string();
+    let (base, token) = url.split_once("?token=").expect("a token in the URL");
+    assert_eq!(token.len(), 32, "{url}");
+    rt().block_on(async {
+        // The page and the socket without the token: 403.
+        let without = tokio_tungstenite::connect_async(ws_url(base)).await;
+        assert!(without.is_err());
+        let wrong = tokio_tungstenite::connect_async(format!("{}?token=nope", ws_url(base))).await;
+        assert!(wrong.is_err());
+        let mut ws = tokio_tungstenite::connect_async(ws_url(&url))
+            .await
+            .unwrap()
+            .0;
+        assert_eq!(next(&mut ws).await["type"], "hello");
+    });
+    let status = |u: &str| {
+        let addr = u
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
+        let path = format!("/{}", u.splitn(4, '/').nth(3).unwrap_or(""));
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        answer.lines().next().unwrap_or("").to_string()
+    };
+    assert!(status(base).contains("403"), "{}", status(base));
+    assert!(status(&url).contains("200"), "{}", status(&url));
+}
+
+#[test]
+fn pages_may_stop_the_run_and_stimulate_only_when_allowed() {
+    for control in [false, true] {
+        let monitor = Monitor::start(
+            &dance(),
+            MonitorOptions {
+                control,
+                ..MonitorOptions::default()
+            },
+        )
+        .unwrap();
+        let commands = monitor.commands().unwrap();
+        rt().block_on(async {
+            let mut ws = connect(&monitor).await;
+            until(&mut ws, "snapshot").await;
+            ws.send(Message::Text(
+                json!({"type": "stimulate", "path": "root/Dance",
+                "input": "onStart", "value": null})
+                .to_string()
+                .into(),
+            ))
+            .await
+            .unwrap();
+            if !control {
+                let refused = until(&mut ws, "refused").await.pop().unwrap();
+                assert!(
+                    refused["why"]
+                        .as_str()
+                        .unwrap()
+                        .contains("--monitor-control")
+                );
+            }
+            ws.send(Message::Text(r#"{"type": "play"}"#.into()))
+                .await
+                .unwrap();
+            assert_eq!(
+                until(&mut ws, "refused").await.pop().unwrap()["type"],
+                "refused"
+            );
+            ws.send(Message::Text(r#"{"type": "stop"}"#.into()))
+                .await
+                .unwrap();
+        });
+        let got: Vec<Command> = (0..1 + usize::from(control))
+            .map(|_| commands.recv_timeout(Duration::from_secs(5)).unwrap())
+            .collect();
+        let mut want = Vec::new();
+        if control {
+            want.push(Command::Stimulate {
+                path: "root/Dance".into(),
+                input: "onStart".into(),
+                value: Value::Null,
+            });
+        }
+        want.push(Command::Stop);
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_replay_plays_seeks_and_steps() {
+    let events: Vec<Value> = (0..50u64)
+        .map(|seq| {
+            if seq == 10 {
+                event(
+                    seq,
+                    "root/Dance",
+                    json!({"event": "in", "port": "onStart", "value": null}),
+                )
+            } else if seq == 40 {
+                event(
+                    seq,
+                    "root/Dance",
+                    json!({"event": "out", "port": "onStopped", "value": null}),
+                )
+            } else {
+                event(seq, "root/Dance", json!({"event": "frame", "frame": seq}))
+            }
+        })
+        .collect();
+    let monitor = Monitor::replay(&dance(), events, MonitorOptions::default()).unwrap();
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "replay").await;
+        assert_eq!(first[0]["mode"], "replay");
+        assert_eq!(first[0]["control"], false);
+        let position = first.last().unwrap();
+        assert_eq!(position["playing"], false);
+        assert_eq!(position["last"], 49);
+        // Seek after the onStart: a snapshot with the box lit, at frame 20.
+        ws.send(Message::Text(r#"{"type": "seek", "seq": 20}"#.into()))
+            .await
+            .unwrap();
+        let s = until(&mut ws, "snapshot").await.pop().unwrap();
+        assert_eq!(s["seq"], 20);
+        assert_eq!(s["lit"], json!(["root/Dance"]));
+        assert_eq!(s["frames"], json!({"root/Dance": 20}));
+        // Step one event.
+        ws.send(Message::Text(r#"{"type": "step", "count": 1}"#.into()))
+            .await
+            .unwrap();
+        let b = until(&mut ws, "batch").await.pop().unwrap();
+        assert_eq!(b["events"].as_array().unwrap().len(), 1);
+        assert_eq!(b["events"][0]["seq"], 21);
+        // Play fast to the end: the box goes out at 40; the replay stops at the last.
+        ws.send(Message::Text(r#"{"type": "speed", "speed": 100}"#.into()))
+            .await
+            .unwrap();
+        ws.send(Message::Text(r#"{"type": "play"}"#.into()))
+            .await
+            .unwrap();
+        let mut unlit = false;
+        loop {
+            let m = next(&mut ws).await;
+            if m["type"] == "batch" && m["changes"]["unlit"] == json!(["root/Dance"]) {
+                unlit = true;
+            }
+            if m["type"] == "replay" && m["seq"] == 49 && m["playing"] == false {
+                break;
+            }
+        }
+        assert!(unlit);
+        // Back to the start: nothing lit.
+        ws.send(Message::Text(r#"{"type": "seek", "seq": 0}"#.into()))
+            .await
+            .unwrap();
+        let s = until(&mut ws, "snapshot").await.pop().unwrap();
+        assert_eq!(s["lit"], json!([]));
+        // Live commands mean nothing here.
+        ws.send(Message::Text(r#"{"type": "stop"}"#.into()))
+            .await
+            .unwrap();
+        assert_eq!(
+            until(&mut ws, "refused").await.pop().unwrap()["type"],
+            "refused"
+        );
+    });
+}

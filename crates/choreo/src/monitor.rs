@@ -1,0 +1,172 @@
+//! `--monitor`: the live web page of a run (or a replay), served by choreo-monitor
+//! (docs/monitor.md); the URL printed, a page's commands carried out, the page kept up after
+//! the end.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use choreo_engine::graph::Graph;
+use choreo_engine::{Engine, Trace};
+use choreo_monitor::{Command, Monitor, MonitorOptions};
+
+use crate::exit;
+
+/// The monitor's options, as `run` and `replay` take them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MonitorFlags {
+    /// Serve a live web page of the run (the diagram lighting up, timelines, the robot, the
+    /// trace): at ADDR, by default 127.0.0.1 on a free port; the URL is printed. An address
+    /// other than loopback (0.0.0.0:8080) puts a random token in the URL. docs/monitor.md.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub monitor: Option<SocketAddr>,
+    /// The page may stimulate inputs of boxes (it may always stop the run).
+    #[arg(long, requires = "monitor")]
+    pub monitor_control: bool,
+    /// After the end, keep the page up this many seconds (default: until Ctrl-C).
+    #[arg(long, value_name = "SECONDS", requires = "monitor", value_parser = seconds)]
+    pub monitor_keep: Option<f64>,
+}
+
+/// A number of seconds, 0 or more.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(format!("{text:?}: expected a number of seconds, 0 or more")),
+    }
+}
+
+/// Starts the monitor for the behavior `graph` when asked (a replay of `replay`'s events
+/// when given), and prints its URL; [`exit::USAGE`] when it cannot listen.
+pub fn start(
+    flags: &MonitorFlags,
+    graph: &Graph,
+    title: &str,
+    model: Option<&str>,
+    replay: Option<Vec<serde_json::Value>>,
+) -> Result<Option<Arc<Monitor>>, u8> {
+    let Some(addr) = flags.monitor else {
+        return Ok(None);
+    };
+    let options = MonitorOptions {
+        addr,
+        title: title.to_string(),
+        model: model.map(str::to_string),
+        control: flags.monitor_control,
+    };
+    let started = match replay {
+        Some(events) => Monitor::replay(graph, events, options),
+        None => Monitor::start(graph, options),
+    };
+    let monitor = started.map_err(|e| {
+        errln!("--monitor: {e}");
+        exit::USAGE
+    })?;
+    if !addr.ip().is_loopback() {
+        errln!(
+            "warning: the monitor listens on {addr}, not only on this machine: anyone who has \
+             the URL (its token) sees the run{}",
+            if flags.monitor_control {
+                " and can stimulate its boxes"
+            } else {
+                " and can stop it"
+            }
+        );
+    }
+    errln!("monitor: {}", monitor.url());
+    Ok(Some(Arc::new(monitor)))
+}
+
+/// Hands every event of `trace` to `monitor`.
+pub fn feed(monitor: &Arc<Monitor>, trace: &Trace) {
+    let m = Arc::clone(monitor);
+    trace.add_listener(Arc::new(move |e| m.publish(e)));
+}
+
+/// Carries out what pages asked; true when one asked to stop.
+pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) -> bool {
+    let mut stop = false;
+    while let Ok(c) = receiver.try_recv() {
+        match c {
+            Command::Stop => stop = true,
+            Command::Stimulate { path, input, value } => {
+                let value = choreo_stack::conditions::json_value(&value);
+                if let Err(e) = engine.stimulate(&path, &input, value) {
+                    errln!("monitor: cannot stimulate {path}.{input}: {e}");
+                }
+            }
+        }
+    }
+    stop
+}
+
+/// After the end: the page shows the outcome and `report`, and stays up for `keep`
+/// seconds, or until Ctrl-C (one more than `interrupts` had when the run ended).
+pub fn linger(
+    monitor: &Monitor,
+    outcome: &str,
+    report: &str,
+    keep: Option<f64>,
+    interrupts: &AtomicUsize,
+) {
+    monitor.ended(outcome, report);
+    let seen = interrupts.load(Ordering::SeqCst);
+    match keep {
+        Some(s) => errln!("monitor: {} stays up {s} s", monitor.url()),
+        None => errln!("monitor: {} stays up; Ctrl-C quits", monitor.url()),
+    }
+    wait(keep, interrupts, seen);
+}
+
+/// Waits `keep` seconds, or until Ctrl-C (`interrupts` past `seen`) when `None`.
+fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
+    let until = keep.map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9)));
+    while interrupts.load(Ordering::SeqCst) == seen && until.is_none_or(|u| Instant::now() < u) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `choreo replay TRACE BEHAVIOR`: the monitor of a recorded run, paused at its start, until
+/// Ctrl-C (or `--monitor-keep` seconds); the exit code.
+pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &MonitorFlags) -> u8 {
+    let project = match crate::report::load(path, false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let behavior = match crate::report::pick_behavior(&project, path, behavior) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let events: Vec<serde_json::Value> = match crate::trace_file::events(trace) {
+        Ok(e) => e.into_iter().map(|(_, v)| v).collect(),
+        Err(code) => return code,
+    };
+    let flags = MonitorFlags {
+        monitor: flags
+            .monitor
+            .or(Some(SocketAddr::from(([127, 0, 0, 1], 0)))),
+        ..flags.clone()
+    };
+    let count = events.len();
+    let graph = Graph::new(&behavior.xar);
+    let monitor = match start(&flags, &graph, &behavior.name, None, Some(events)) {
+        Ok(Some(m)) => m,
+        Ok(None) => return exit::USAGE,
+        Err(code) => return code,
+    };
+    errln!(
+        "replaying {} ({count} events of {}), paused at the start: play it from the page",
+        behavior.name,
+        trace.display()
+    );
+    let interrupts = crate::run::count_interrupts();
+    wait(
+        flags.monitor_keep,
+        &interrupts,
+        interrupts.load(Ordering::SeqCst),
+    );
+    drop(monitor);
+    exit::OK
+}
