@@ -1,0 +1,251 @@
+//! `choreo run --monitor` and `choreo replay` from the command line, as a page sees them
+//! over the WebSocket (docs/monitor.md): the run's events, the page kept up after the end,
+//! a stop from the page, and a replay of the recorded trace reaching the same final state.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::cli::workspace;
+use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
+
+type Page = WebSocket<MaybeTlsStream<TcpStream>>;
+
+/// `choreo ARGS` in the background, and the monitor URL it printed.
+struct Served {
+    child: Child,
+    url: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Served {
+    fn start(args: &[&str]) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(args)
+            .current_dir(workspace())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let url = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the monitor's URL on stderr");
+            if let Some(url) = line.strip_prefix("monitor: ") {
+                break url.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        Served {
+            child,
+            url,
+            stderr: rx,
+        }
+    }
+
+    fn page(&self) -> Page {
+        let ws = self.url.replacen("http://", "ws://", 1) + "ws";
+        let (mut page, _) = tungstenite::connect(ws).unwrap();
+        if let MaybeTlsStream::Plain(s) = page.get_mut() {
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        }
+        page
+    }
+
+    /// Waits for the process's end: its exit code.
+    fn wait(mut self) -> Option<i32> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "choreo did not end");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        while self.stderr.try_recv().is_ok() {}
+    }
+}
+
+fn next(page: &mut Page) -> Value {
+    loop {
+        if let Message::Text(t) = page.read().unwrap() {
+            return serde_json::from_str(t.as_str()).unwrap();
+        }
+    }
+}
+
+fn until(page: &mut Page, kind: &str) -> Value {
+    loop {
+        let m = next(page);
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+fn send(page: &mut Page, v: Value) {
+    page.send(Message::Text(v.to_string().into())).unwrap();
+}
+
+/// The parts of a snapshot that say what the page shows.
+fn shown(s: &Value) -> Value {
+    json!({"lit": s["lit"], "frames": s["frames"], "keyframes": s["keyframes"],
+           "joints": s["joints"], "said": s["said"], "errors": s["errors"]})
+}
+
+#[test]
+fn a_run_is_shown_live_and_its_replay_ends_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("dance.jsonl");
+    let t = trace.to_str().unwrap();
+    let run = Served::start(&[
+        "run",
+        "examples/dance",
+        "--fast",
+        "--trace",
+        t,
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    assert!(run.url.starts_with("http://127.0.0.1:"), "{}", run.url);
+    let mut page = run.page();
+    let hello = next(&mut page);
+    assert_eq!(hello["mode"], "live");
+    assert_eq!(hello["title"], "dance");
+    assert_eq!(hello["model"], "nao");
+    let structure = next(&mut page);
+    assert!(structure["boxes"].as_array().unwrap().len() > 2);
+    // The run ends (virtual time); the page is told, and stays served.
+    let ended = until(&mut page, "ended");
+    assert_eq!(ended["outcome"], "finished");
+    assert!(
+        ended["report"]
+            .as_str()
+            .unwrap()
+            .contains("outcome        finished")
+    );
+    // A page opened after the end gets the final state.
+    let mut late = run.page();
+    let live = until(&mut late, "snapshot");
+    assert_eq!(live["ended"]["outcome"], "finished");
+    assert_eq!(live["lit"], json!([]), "nothing runs after the end");
+    let frames = live["frames"].as_object().unwrap();
+    assert!(!frames.is_empty(), "{live}");
+    assert!(
+        live["joints"]["names"].as_array().unwrap().len() > 1,
+        "{}",
+        live["joints"]
+    );
+    drop(late);
+    drop(page);
+    drop(run);
+    let recorded = std::fs::read_to_string(&trace).unwrap();
+    let last_seq =
+        serde_json::from_str::<Value>(recorded.lines().last().unwrap()).unwrap()["seq"].clone();
+
+    // The replay of its trace, sought to the last event: the same state.
+    let replay = Served::start(&[
+        "replay",
+        t,
+        "examples/dance",
+        "--monitor",
+        "127.0.0.1:0",
+        "--monitor-keep",
+        "60",
+    ]);
+    let mut page = replay.page();
+    assert_eq!(next(&mut page)["mode"], "replay");
+    let position = until(&mut page, "replay");
+    assert_eq!(position["last"], last_seq);
+    assert_eq!(position["playing"], false);
+    send(&mut page, json!({"type": "seek", "seq": last_seq}));
+    let replayed = until(&mut page, "snapshot");
+    // (the first snapshot is the start's; the one after the seek is at the last event)
+    let replayed = if replayed["seq"] == last_seq {
+        replayed
+    } else {
+        until(&mut page, "snapshot")
+    };
+    assert_eq!(replayed["seq"], last_seq);
+    assert_eq!(shown(&replayed), shown(&live));
+}
+
+#[test]
+fn a_page_stops_a_run() {
+    // The interactive example waits for a touch that never comes.
+    let run = Served::start(&[
+        "run",
+        "examples/interactive",
+        "--monitor",
+        "--monitor-keep",
+        "2",
+    ]);
+    let mut page = run.page();
+    until(&mut page, "snapshot");
+    send(
+        &mut page,
+        json!({"type": "stimulate", "path": "root", "input": "onStart"}),
+    );
+    let refused = until(&mut page, "refused");
+    assert!(
+        refused["why"]
+            .as_str()
+            .unwrap()
+            .contains("--monitor-control")
+    );
+    send(&mut page, json!({"type": "stop"}));
+    let ended = until(&mut page, "ended");
+    assert_eq!(ended["outcome"], "stopped");
+    assert!(
+        ended["report"]
+            .as_str()
+            .unwrap()
+            .contains("stopped from the monitor's page"),
+        "{ended}"
+    );
+    assert_eq!(run.wait(), Some(130));
+}
+
+#[test]
+fn the_monitor_refuses_a_fleet_and_a_bad_address() {
+    let o = support::cli::choreo(&[
+        "run",
+        "examples/hello",
+        "--robot",
+        "tcp://127.0.0.1:1",
+        "--robot",
+        "tcp://127.0.0.1:2",
+        "--monitor",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        support::cli::stderr(&o).contains("not a fleet's"),
+        "{}",
+        support::cli::stderr(&o)
+    );
+    let o = support::cli::choreo(&["run", "examples/hello", "--monitor", "nowhere"]);
+    assert_eq!(o.status.code(), Some(2));
+}
