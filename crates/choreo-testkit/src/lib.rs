@@ -56,6 +56,34 @@ pub fn required(dir: &Path, what: &str, ci: bool) -> Option<PathBuf> {
     None
 }
 
+/// Debian's `chromium` for the browser tests: `CHOREO_CHROMIUM` when set, else `chromium`
+/// on `PATH` (`scripts/test` installs it). When there is none: `None` after a `NOTICE`
+/// naming `what` is skipped, or a panic under `CI=true`.
+pub fn chromium(what: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("CHOREO_CHROMIUM")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join("chromium"))
+                    .find(|p| p.is_file())
+            })
+        });
+    match found {
+        Some(p) if p.is_file() => Some(p),
+        _ => {
+            assert!(
+                !under_ci(),
+                "chromium is missing: {what} cannot run, and under CI=true it must \
+                 (scripts/test installs it)"
+            );
+            let notice = format!("NOTICE: chromium is missing: {what} skipped\n");
+            let _ = std::io::stderr().write_all(notice.as_bytes());
+            None
+        }
+    }
+}
+
 /// Every file below `dir` (at any depth) for which `keep` holds, sorted (folders before the
 /// files that follow them by name: the order of a depth-first walk with sorted entries).
 /// Folders that cannot be read are passed over.

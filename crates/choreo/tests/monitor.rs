@@ -5,88 +5,9 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
 use serde_json::{Value, json};
-use support::cli::workspace;
-use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
-
-type Page = WebSocket<MaybeTlsStream<TcpStream>>;
-
-/// `choreo ARGS` in the background, and the monitor URL it printed.
-struct Served {
-    child: Child,
-    url: String,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Served {
-    fn start(args: &[&str]) -> Served {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
-            .args(args)
-            .current_dir(workspace())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, rx) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let url = loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("the monitor's URL on stderr");
-            if let Some(url) = line.strip_prefix("monitor: ") {
-                break url.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        Served {
-            child,
-            url,
-            stderr: rx,
-        }
-    }
-
-    fn page(&self) -> Page {
-        let ws = self.url.replacen("http://", "ws://", 1) + "ws";
-        let (mut page, _) = tungstenite::connect(ws).unwrap();
-        if let MaybeTlsStream::Plain(s) = page.get_mut() {
-            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        }
-        page
-    }
-
-    /// Waits for the process's end: its exit code.
-    fn wait(mut self) -> Option<i32> {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "choreo did not end");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        while self.stderr.try_recv().is_ok() {}
-    }
-}
+use support::served::{Page, Served};
+use tungstenite::Message;
 
 fn next(page: &mut Page) -> Value {
     loop {

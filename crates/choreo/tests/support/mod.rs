@@ -2,12 +2,13 @@
 //! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
-//! project to convert, package and install.
+//! project to convert, package and install; ([`served`]) `choreo` serving a monitor.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cli;
 pub mod project;
 pub mod qi;
+pub mod served;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

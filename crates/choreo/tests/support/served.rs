@@ -1,0 +1,89 @@
+//! `choreo` serving a monitor in the background (`run --monitor`, `replay`): the URL it
+//! printed, pages connected to it, its end.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tungstenite::{WebSocket, stream::MaybeTlsStream};
+
+use super::cli::workspace;
+
+/// A page's WebSocket.
+pub type Page = WebSocket<MaybeTlsStream<TcpStream>>;
+
+/// `choreo ARGS` in the background, and the monitor URL it printed.
+pub struct Served {
+    child: Child,
+    /// The monitor's URL.
+    pub url: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Served {
+    /// Starts `choreo ARGS` and waits for the URL it prints.
+    pub fn start(args: &[&str]) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(args)
+            .current_dir(workspace())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let url = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the monitor's URL on stderr");
+            if let Some(url) = line.strip_prefix("monitor: ") {
+                break url.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        Served {
+            child,
+            url,
+            stderr: rx,
+        }
+    }
+
+    /// A page connected to the monitor.
+    pub fn page(&self) -> Page {
+        let ws = self.url.replacen("http://", "ws://", 1) + "ws";
+        let (mut page, _) = tungstenite::connect(ws).unwrap();
+        if let MaybeTlsStream::Plain(s) = page.get_mut() {
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        }
+        page
+    }
+
+    /// Waits for the process's end: its exit code.
+    pub fn wait(mut self) -> Option<i32> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "choreo did not end");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        while self.stderr.try_recv().is_ok() {}
+    }
+}
