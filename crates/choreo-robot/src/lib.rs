@@ -5,8 +5,10 @@
 //! `RHipYawPitch` following `LHipYawPitch`, chains and the groups of the resource manager,
 //! and how a model is recognised (a manifest's requirement, a timeline's `model` hint, the
 //! joints a timeline animates); NAOqi's API ([`naoqi`]: modules, methods, signatures,
-//! versions); the stock animation library ([`animations`]: names, lengths, tags); and the
-//! languages it speaks ([`languages`]: NAOqi's names, QiChat's codes). The motion curves, the engine's resource mechanism, the qi server and the
+//! versions); the stock animation library ([`animations`]: names, lengths, tags); the
+//! languages it speaks ([`languages`]: NAOqi's names, QiChat's codes); and the kinematic
+//! chains ([`chain`]: each joint's parent, offset and axis, what the monitor's 3D view
+//! draws). The motion curves, the engine's resource mechanism, the qi server and the
 //! simulated robot read it from here; none keeps a copy.
 //!
 //! ```
@@ -18,6 +20,7 @@
 //! ```
 
 pub mod animations;
+pub mod chain;
 pub mod languages;
 pub mod leds;
 pub mod memory;

@@ -311,12 +311,11 @@ impl Model {
     }
 
     /// Where the head turns (the HeadYaw axis) in FRAME_TORSO, m (the links pages of NAO
-    /// and Pepper: NeckOffsetZ, Pepper's NeckOffsetX).
+    /// and Pepper: NeckOffsetZ, Pepper's NeckOffsetX; read from the model's [`chain`]).
+    ///
+    /// [`chain`]: Model::chain
     pub fn neck(self) -> [f64; 3] {
-        match self {
-            Model::Nao => [0.0, 0.0, 0.1265],
-            Model::Pepper => [-0.038, 0.0, 0.1699],
-        }
+        self.chain().link("HeadYaw").map_or([0.0; 3], |l| l.offset)
     }
 
     /// The top camera in the head's frame (HeadYaw and HeadPitch at 0), m (NAO V5's links
@@ -329,12 +328,13 @@ impl Model {
     }
 
     /// The left shoulder (the ShoulderPitch axis) in FRAME_TORSO, m; the right one mirrors
-    /// it (the links pages: ShoulderOffsetX/Y/Z).
+    /// it (the links pages: ShoulderOffsetX/Y/Z; read from the model's [`chain`]).
+    ///
+    /// [`chain`]: Model::chain
     pub fn shoulder(self) -> [f64; 3] {
-        match self {
-            Model::Nao => [0.0, 0.098, 0.1],
-            Model::Pepper => [-0.057, 0.149_74, 0.086_82],
-        }
+        self.chain()
+            .link("LShoulderPitch")
+            .map_or([0.0; 3], |l| l.offset)
     }
 }
 
