@@ -41,27 +41,30 @@ pub(crate) struct Hub {
     pub(crate) state: State,
     clients: Vec<Client>,
     next_id: u64,
-    /// The `hello` and `structure` messages, sent to every page first.
-    greeting: [Arc<str>; 2],
+    /// The `hello`, `structure` and (when the model is known) `robot` messages, sent to
+    /// every page first.
+    greeting: Vec<Arc<str>>,
 }
 
 impl Hub {
-    pub(crate) fn new(state: State, hello: &Value, structure: &Value) -> Hub {
+    /// `greeting`: the messages every page gets first, in order.
+    pub(crate) fn new(state: State, greeting: &[Value]) -> Hub {
         Hub {
             state,
             clients: Vec::new(),
             next_id: 0,
-            greeting: [hello.to_string().into(), structure.to_string().into()],
+            greeting: greeting.iter().map(|m| m.to_string().into()).collect(),
         }
     }
 
-    /// A new page: its queue gets hello, structure and a snapshot (and `extra`, the
-    /// replay's position), then every batch from now on. Returns its id and queue.
+    /// A new page: its queue gets the greeting (hello, structure, robot) and a snapshot
+    /// (and `extra`, the replay's position), then every batch from now on. Returns its id
+    /// and queue.
     pub(crate) fn join(&mut self, extra: Option<Value>) -> (u64, mpsc::Receiver<Arc<str>>) {
         let (tx, rx) = mpsc::channel(QUEUE);
         let id = self.next_id;
         self.next_id += 1;
-        let mut first: Vec<Arc<str>> = self.greeting.to_vec();
+        let mut first: Vec<Arc<str>> = self.greeting.clone();
         first.push(self.state.snapshot(0).to_string().into());
         if let Some(e) = self.state.ended() {
             first.push(ended_message(e).into());

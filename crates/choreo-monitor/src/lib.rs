@@ -3,7 +3,8 @@
 //! [`Monitor::start`] serves the page (its files are in the binary) on a thread of its own;
 //! the run hands it every trace event with [`Monitor::publish`] (a push under a short lock:
 //! the run never waits for a page) and its end with [`Monitor::ended`]. Pages get the
-//! behavior's structure, a snapshot of the state, then batches of events and what they
+//! behavior's structure, the robot's kinematic chain when its model is known ([`robot`]:
+//! the 3D view draws it), a snapshot of the state, then batches of events and what they
 //! changed; a page that cannot keep up loses batches and gets a new snapshot. What a page
 //! may ask (stop the run, stimulate an input) arrives on [`Monitor::commands`]. A recorded
 //! trace is served with [`Monitor::replay`] instead. The protocol: `docs/monitor.md`.
@@ -23,6 +24,7 @@
 
 pub mod hub;
 pub mod replay;
+pub mod robot;
 mod server;
 pub mod state;
 pub mod structure;
@@ -66,7 +68,8 @@ pub struct MonitorOptions {
     pub addr: SocketAddr,
     /// The page's title (the behavior's name).
     pub title: String,
-    /// The robot: `nao`, `pepper`, or `None` when unknown.
+    /// The robot: `nao`, `pepper`, or `None` when unknown (a known one gets pages its
+    /// `robot` message: [`robot::robot`]).
     pub model: Option<String>,
     /// Whether a page may stimulate inputs (`--monitor-control`).
     pub control: bool,
@@ -150,11 +153,11 @@ impl Monitor {
             "type": "hello", "protocol": 1, "mode": mode, "title": options.title,
             "model": options.model, "control": options.control && replay.is_none(),
         });
-        let hub = Hub::new(
-            State::new(Natures::of(graph)),
-            &hello,
-            &structure::structure(graph),
-        );
+        let mut greeting = vec![hello, structure::structure(graph)];
+        if let Some(model) = options.model.as_deref().and_then(robot::model) {
+            greeting.push(robot::robot(model));
+        }
+        let hub = Hub::new(State::new(Natures::of(graph)), &greeting);
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(Shared {
             hub: Arc::new(Mutex::new(hub)),

@@ -1,6 +1,7 @@
 //! The monitor's WebSocket protocol (docs/monitor.md) as a page sees it: the messages and
-//! their order, a late page's snapshot, batches and their changes, a slow page losing
-//! batches without delaying the run, the token, commands, and replays.
+//! their order, a known model's robot, a late page's snapshot, batches and their changes, a
+//! slow page losing batches without delaying the run, the token (the page's files too),
+//! commands, and replays.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
@@ -139,6 +140,8 @@ fn a_page_gets_hello_structure_snapshot_then_batches() {
                 .any(|l| l["from"]["box"].is_null() && l["from"]["port"] == "onStart"),
             "{links:?}"
         );
+        // The model is known: its robot (a_known_model_gets_its_robot_after_the_structure).
+        assert_eq!(next(&mut ws).await["type"], "robot");
         let snapshot = next(&mut ws).await;
         assert_eq!(snapshot["type"], "snapshot");
         assert_eq!(snapshot["lit"], json!([]));
@@ -325,27 +328,92 @@ fn an_address_other_than_loopback_needs_the_token() {
             .0;
         assert_eq!(next(&mut ws).await["type"], "hello");
     });
-    let status = |u: &str| {
-        let addr = u
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap()
-            .to_string();
-        let path = format!("/{}", u.splitn(4, '/').nth(3).unwrap_or(""));
-        let mut s = std::net::TcpStream::connect(addr).unwrap();
-        use std::io::{Read, Write};
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        s.read_to_string(&mut answer).unwrap();
-        answer.lines().next().unwrap_or("").to_string()
-    };
     assert!(status(base).contains("403"), "{}", status(base));
     assert!(status(&url).contains("200"), "{}", status(&url));
+}
+
+/// The status line of a GET of `u` (`http://host:port/path?query`).
+fn status(u: &str) -> String {
+    let addr = u
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = format!("/{}", u.splitn(4, '/').nth(3).unwrap_or(""));
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer.lines().next().unwrap_or("").to_string()
+}
+
+#[test]
+fn a_known_model_gets_its_robot_after_the_structure() {
+    for (model, joints) in [("nao", 26), ("pepper", 17)] {
+        let monitor = Monitor::start(
+            &dance(),
+            MonitorOptions {
+                model: Some(model.into()),
+                ..MonitorOptions::default()
+            },
+        )
+        .unwrap();
+        rt().block_on(async {
+            let mut ws = connect(&monitor).await;
+            let first = until(&mut ws, "snapshot").await;
+            let kinds: Vec<&str> = first.iter().map(|m| m["type"].as_str().unwrap()).collect();
+            assert_eq!(kinds, ["hello", "structure", "robot", "snapshot"]);
+            let robot = &first[2];
+            assert_eq!(robot["model"], model);
+            // Every joint of the model, in "Body" order, each after its parent.
+            let links = robot["links"].as_array().unwrap();
+            assert_eq!(links.len(), joints, "{model}");
+            let chain = choreo_monitor::robot::model(model).unwrap().chain();
+            for (k, (link, want)) in links.iter().zip(chain.links()).enumerate() {
+                assert_eq!(link["joint"], want.joint);
+                let parent = &link["parent"];
+                assert!(
+                    parent.is_null() || links[..k].iter().any(|l| l["joint"] == *parent),
+                    "{model}: {link}"
+                );
+                for key in ["offset", "rotation", "axis"] {
+                    assert_eq!(link[key].as_array().map(Vec::len), Some(3), "{link}");
+                }
+            }
+            assert_eq!(
+                links[0],
+                json!({"joint": "HeadYaw", "parent": null,
+                       "offset": chain.links()[0].offset, "rotation": [0.0, 0.0, 0.0],
+                       "axis": [0.0, 0.0, 1.0]})
+            );
+            let ends = robot["ends"].as_array().unwrap();
+            assert!(ends.iter().any(|e| e["name"] == "HeadTop"), "{ends:?}");
+        });
+    }
+    // NAO's upper arm, as its links page says.
+    let nao = choreo_monitor::robot::robot(choreo_robot::Model::Nao);
+    let elbow = nao["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["joint"] == "LElbowYaw")
+        .unwrap();
+    assert_eq!(elbow["parent"], "LShoulderRoll");
+    assert_eq!(elbow["offset"], json!([0.105, 0.015, 0.0]));
+    // No model, no robot.
+    let monitor = Monitor::start(&dance(), MonitorOptions::default()).unwrap();
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "snapshot").await;
+        let kinds: Vec<&str> = first.iter().map(|m| m["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["hello", "structure", "snapshot"]);
+    });
 }
 
 #[test]

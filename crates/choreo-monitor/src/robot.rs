@@ -1,0 +1,34 @@
+//! The robot as the page's 3D view draws it: the `robot` message, built from choreo-robot's
+//! kinematic chain ([`choreo_robot::chain`]).
+
+use choreo_robot::Model;
+use serde_json::{Value, json};
+
+/// The model a monitor's `model` option names (`nao`, `pepper`, any case; `juliette` too).
+pub fn model(name: &str) -> Option<Model> {
+    Model::from_hint(name)
+}
+
+/// The `robot` message of `model` (see docs/monitor.md): every joint's link in "Body"
+/// order (parent `null`: the torso), and the ends a drawing needs.
+pub fn robot(model: Model) -> Value {
+    let chain = model.chain();
+    let links: Vec<Value> = chain
+        .links()
+        .iter()
+        .map(|l| {
+            json!({
+                "joint": l.joint, "parent": l.parent, "offset": l.offset,
+                "rotation": l.rotation, "axis": l.axis,
+            })
+        })
+        .collect();
+    let ends: Vec<Value> = chain
+        .ends()
+        .iter()
+        .map(|e| json!({"name": e.name, "parent": e.parent, "offset": e.offset}))
+        .collect();
+    json!({
+        "type": "robot", "model": model.name().to_lowercase(), "links": links, "ends": ends,
+    })
+}
