@@ -155,6 +155,7 @@ export class Monitor {
 
     // what the server told
     this.hello = null;
+    this.robotChain = null; // the robot message, for the 3D view
     this.boxes = new Map(); // id -> box
     this.byPath = new Map(); // path -> box
     this.diagrams = new Map(); // id -> diagram
@@ -289,6 +290,7 @@ export class Monitor {
       case "ended": return this.onEnded(msg);
       case "replay": return this.onReplay(msg);
       case "refused": return this.toast(`refused: ${msg.why ?? "?"}`);
+      case "robot": return this.onRobot(msg);
       default: return; // unknown types are for a newer page
     }
   }
@@ -302,6 +304,14 @@ export class Monitor {
     if (msg.title) document.title = `${msg.title} – choreo monitor`;
     this.stopping = false;
     this.renderHeader();
+  }
+
+  onRobot(msg) {
+    // for the 3D view (robot3d.js), kept for it if it loads after this message
+    this.robotChain = msg;
+    try {
+      document.dispatchEvent(new CustomEvent("choreo-monitor:robot", { detail: msg }));
+    } catch { /* a listener's problem, not ours */ }
   }
 
   onStructure(msg) {
@@ -1416,7 +1426,7 @@ export class Monitor {
     E.jointsEmpty.hidden = this.jointOrder.length > 0;
     E.jointsTable.hidden = this.jointOrder.length === 0;
     if (moved) {
-      // for a 3D view (its own file, later): document.addEventListener("choreo-monitor:joints", ...)
+      // for the 3D view (robot3d.js): document.addEventListener("choreo-monitor:joints", ...)
       try {
         document.dispatchEvent(new CustomEvent("choreo-monitor:joints", { detail: { names: [...this.jointOrder], values: this.jointOrder.map((n) => this.joints.get(n)) } }));
       } catch { /* a listener's problem, not ours */ }

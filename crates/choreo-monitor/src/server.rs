@@ -31,6 +31,27 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../assets/monitor.css"),
     ),
+    (
+        "/robot3d.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/robot3d.js"),
+    ),
+    // three.js, vendored (assets/vendor/README.txt says which version).
+    (
+        "/vendor/three.module.min.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/vendor/three.module.min.js"),
+    ),
+    (
+        "/vendor/three.core.min.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/vendor/three.core.min.js"),
+    ),
+    (
+        "/vendor/LICENSE",
+        "text/plain; charset=utf-8",
+        include_str!("../assets/vendor/LICENSE"),
+    ),
 ];
 
 type Params = Query<HashMap<String, String>>;

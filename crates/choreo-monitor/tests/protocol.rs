@@ -330,6 +330,18 @@ fn an_address_other_than_loopback_needs_the_token() {
     });
     assert!(status(base).contains("403"), "{}", status(base));
     assert!(status(&url).contains("200"), "{}", status(&url));
+    // The page's other files too, three.js's among them.
+    for file in [
+        "monitor.js",
+        "robot3d.js",
+        "vendor/three.module.min.js",
+        "vendor/three.core.min.js",
+    ] {
+        let without = format!("{base}{file}");
+        let with = format!("{base}{file}?token={token}");
+        assert!(status(&without).contains("403"), "{}", status(&without));
+        assert!(status(&with).contains("200"), "{}", status(&with));
+    }
 }
 
 /// The status line of a GET of `u` (`http://host:port/path?query`).

@@ -1,0 +1,584 @@
+// The Robot pane's 3D view: the robot drawn with simple shapes from the `robot` message (its
+// kinematic chain, docs/monitor.md), posed by the joints monitor.js announces, with three.js
+// (vendor/, "three" in index.html's import map). Drag to turn around the robot, the wheel to
+// zoom, a double click to look from the front again. It draws only when something changed;
+// without WebGL it says so in its box and the rest of the page goes on.
+//
+// monitor.js hands it the robot with a `choreo-monitor:robot` document event (and keeps the
+// message as `choreoMonitor.robotChain` for a view that loads later), the joints with
+// `choreo-monitor:joints` ({names, values}: radians, hands as opening ratios 0..1).
+//
+// For tests, #robot3d carries data-state (loading, waiting, drawn, no-model, no-webgl, failed),
+// data-model, data-renders (frames drawn), data-poses (joint updates applied) and data-box
+// (its canvas in page pixels: "x,y,width,height").
+
+const HOST = "robot3d";
+
+/** Colours of the shapes. */
+const COLOURS = {
+  shell: 0xe9edf3,
+  joint: 0x5c6573,
+  dark: 0x2b313b,
+  eye: 0x3fb8ff,
+  floor: 0x3a4352,
+  floorCentre: 0x56627a,
+};
+
+/** A neutral pose before the first joints arrive: arms hanging, everything else at 0. */
+const NEUTRAL = {
+  LShoulderPitch: 1.45, RShoulderPitch: 1.45,
+  LShoulderRoll: 0.12, RShoulderRoll: -0.12,
+  LElbowRoll: -0.2, RElbowRoll: 0.2,
+  LElbowYaw: -1.2, RElbowYaw: 1.2,
+  LHand: 0.3, RHand: 0.3,
+};
+
+const isHand = (name) => name === "LHand" || name === "RHand";
+const isVec3 = (v) => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+
+function note(host, text, state) {
+  host.textContent = "";
+  const p = document.createElement("div");
+  p.className = "robot3d-note";
+  p.textContent = text;
+  host.append(p);
+  host.dataset.state = state;
+}
+
+/** Whether this browser can give three.js a WebGL 2 context. */
+function hasWebGL2() {
+  try {
+    const c = document.createElement("canvas");
+    return !!(window.WebGL2RenderingContext && c.getContext("webgl2"));
+  } catch {
+    return false;
+  }
+}
+
+class RobotView {
+  constructor(host, THREE) {
+    this.host = host;
+    this.T = THREE;
+    this.angles = new Map(Object.entries(NEUTRAL)); // joint -> its last value
+    this.frames = new Map(); // joint -> {moving, axis, hand}
+    this.hands = []; // {joint, fingers: [Object3D]}
+    this.ends = []; // Object3D at each end (the floor is under the lowest)
+    this.supports = []; // ends that can carry the robot: {at, rest} (soles, Pepper's base)
+    this.robotKey = null;
+    this.renders = 0;
+    this.poses = 0;
+    this.raf = 0;
+
+    const T = THREE;
+    this.renderer = new T.WebGLRenderer({ antialias: true, alpha: false });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.setClearColor(0x14181f, 1);
+    this.canvas = this.renderer.domElement;
+    this.canvas.className = "robot3d-canvas";
+    this.canvas.addEventListener("webglcontextlost", (e) => {
+      e.preventDefault();
+      note(this.host, "the 3D view lost its WebGL context", "failed");
+    });
+
+    this.scene = new T.Scene();
+    this.scene.add(new T.HemisphereLight(0xf2f5ff, 0x30343c, 2.2));
+    const sun = new T.DirectionalLight(0xffffff, 1.4);
+    sun.position.set(2, 4, -1.5);
+    this.scene.add(sun);
+    const back = new T.DirectionalLight(0x9fb6ff, 0.5);
+    back.position.set(-2, 1.5, 2);
+    this.scene.add(back);
+
+    // The robot's own frames (x forward, y left, z up) turned into three's (y up).
+    this.world = new T.Group();
+    this.world.rotation.x = -Math.PI / 2;
+    this.scene.add(this.world);
+
+    this.camera = new T.PerspectiveCamera(32, 1, 0.01, 50);
+    this.orbit = { azimuth: 0.55, elevation: 0.22, distance: 1.5, target: new T.Vector3(0, 0.3, 0) };
+    this.home = { ...this.orbit, target: this.orbit.target.clone() };
+
+    this.listen();
+    this.resize();
+    new ResizeObserver(() => this.resize()).observe(this.host);
+    // The page's layout moves the canvas without a new drawing (a report's bar shown at the
+    // end): data-box follows it.
+    new MutationObserver(() => this.noteBox()).observe(document.body, {
+      subtree: true, childList: true, attributes: true, attributeFilter: ["hidden", "class", "style"],
+    });
+  }
+
+  /** Notes where the canvas is on the page (data-box: x,y,width,height), when it moved. */
+  noteBox() {
+    const r = this.canvas.getBoundingClientRect();
+    const box = [r.left, r.top, r.width, r.height].map(Math.round).join(",");
+    if (this.host.dataset.box !== box) this.host.dataset.box = box;
+  }
+
+  // ------------------------------------------------------------ the robot
+
+  /** Builds the robot of a `robot` message (again only when it differs). */
+  setRobot(msg) {
+    if (!msg || !Array.isArray(msg.links)) return;
+    const key = JSON.stringify([msg.links, msg.ends]);
+    if (key === this.robotKey) return;
+    this.robotKey = key;
+    const T = this.T;
+    if (this.robot) this.world.remove(this.robot);
+    if (this.floor) this.scene.remove(this.floor);
+    this.frames = new Map();
+    this.hands = [];
+    this.ends = [];
+    this.supports = [];
+
+    const robot = new T.Group();
+    const torso = new T.Group();
+    robot.add(torso);
+    const frameOf = (parent) => (parent === null || parent === undefined ? torso : this.frames.get(parent)?.moving);
+
+    // Frames: each joint's fixed place on its parent, then its turning part.
+    const links = msg.links.filter((l) => l && typeof l.joint === "string" && isVec3(l.offset));
+    for (const l of links) {
+      const parent = frameOf(l.parent);
+      if (!parent) continue;
+      const fixed = new T.Object3D();
+      fixed.position.set(...l.offset);
+      if (isVec3(l.rotation)) fixed.rotation.set(l.rotation[0], l.rotation[1], l.rotation[2], "ZYX");
+      const moving = new T.Object3D();
+      fixed.add(moving);
+      parent.add(fixed);
+      const axis = isVec3(l.axis) ? new T.Vector3(...l.axis).normalize() : new T.Vector3(0, 0, 1);
+      this.frames.set(l.joint, { moving, axis, hand: isHand(l.joint), link: l });
+    }
+    const ends = new Map();
+    for (const e of Array.isArray(msg.ends) ? msg.ends : []) {
+      if (!e || typeof e.name !== "string" || !isVec3(e.offset)) continue;
+      const parent = frameOf(e.parent);
+      if (!parent) continue;
+      const at = new T.Object3D();
+      at.position.set(...e.offset);
+      parent.add(at);
+      ends.set(e.name, { ...e, joint: e.parent ?? null, parent, at });
+      this.ends.push(at);
+    }
+
+    // Sizes, from the robot at rest: its height sets the thickness of everything.
+    robot.updateMatrixWorld(true);
+    const z = (o) => new T.Vector3().setFromMatrixPosition(o.matrixWorld).z;
+    const top = ends.get("HeadTop") ? z(ends.get("HeadTop").at) : 0.25;
+    const bottom = this.ends.length ? Math.min(...this.ends.map(z)) : -0.35;
+    for (const [name, e] of ends) {
+      if (/Sole$/.test(name) || name === "Base") {
+        this.supports.push({ at: e.at, rest: new T.Vector3().setFromMatrixPosition(e.at.matrixWorld) });
+      }
+    }
+    const height = Math.max(0.2, top - bottom);
+    this.height = height;
+    // How high the arms reach (a chain from above the torso's middle, stretched up).
+    const rootOf = (joint) => {
+      let l = this.frames.get(joint)?.link;
+      while (l && l.parent !== null && l.parent !== undefined) l = this.frames.get(l.parent)?.link;
+      return l;
+    };
+    let reach = top;
+    const points = [...this.frames].map(([joint, f]) => [joint, f.moving]);
+    for (const e of ends.values()) points.push([e.joint, e.at]);
+    for (const [joint, object] of points) {
+      const root = joint ? rootOf(joint) : null;
+      if (!root || root.offset[2] <= 0) continue;
+      const from = new T.Vector3(...root.offset);
+      reach = Math.max(reach, from.z + from.distanceTo(new T.Vector3().setFromMatrixPosition(object.matrixWorld)));
+    }
+    const tall = reach - bottom;
+    const unit = height / 0.57; // 1 for NAO
+    const limb = 0.016 * unit;
+
+    const mat = (colour, extra = {}) => new T.MeshStandardMaterial({ color: colour, roughness: 0.55, metalness: 0.05, ...extra });
+    const shell = mat(COLOURS.shell);
+    const jointMat = mat(COLOURS.joint);
+    const dark = mat(COLOURS.dark, { roughness: 0.35 });
+    const eyeMat = mat(COLOURS.eye, { emissive: COLOURS.eye, emissiveIntensity: 0.8 });
+    const up = new T.Vector3(0, 1, 0);
+
+    /** A rounded rod from a to b (vectors in `parent`'s frame). */
+    const rod = (parent, a, b, radius, material = shell) => {
+      const d = new T.Vector3().subVectors(b, a);
+      const length = d.length();
+      if (length < 1e-4) return null;
+      const m = new T.Mesh(new T.CapsuleGeometry(radius, Math.max(1e-4, length), 6, 14), material);
+      m.position.copy(a).addScaledVector(d, 0.5);
+      m.quaternion.setFromUnitVectors(up, d.normalize());
+      parent.add(m);
+      return m;
+    };
+    const ball = (parent, at, radius, material = jointMat) => {
+      const m = new T.Mesh(new T.SphereGeometry(radius, 20, 14), material);
+      m.position.copy(at);
+      parent.add(m);
+      return m;
+    };
+    const origin = new T.Vector3();
+
+    // The torso: a rounded block from the hips to the neck, as wide as the shoulders allow.
+    const onTorso = links.filter((l) => l.parent === null || l.parent === undefined);
+    const ys = onTorso.map((l) => Math.abs(l.offset[1]));
+    const zs = onTorso.map((l) => l.offset[2]);
+    const xs = onTorso.map((l) => l.offset[0]);
+    const span = Math.max(0.05, ...ys);
+    const zTop = Math.max(...zs, 0.05);
+    const zBottom = Math.min(...zs, -0.05);
+    const width = span * 1.45;
+    let depth = Math.max(width * 0.62, 0.06 * unit);
+    let middle = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const tablet = ends.get("Tablet");
+    if (tablet) {
+      // A chest deep enough to carry the tablet.
+      const back = Math.min(...xs) - limb * 1.2;
+      const front = tablet.offset[0] - limb * 0.4;
+      depth = Math.max(depth, front - back);
+      middle = (front + back) / 2;
+    }
+    const body = new T.Mesh(new T.CapsuleGeometry(0.5, 1, 8, 24), shell);
+    const bodyHeight = zTop - zBottom + limb * 0.5;
+    body.scale.set(depth, bodyHeight / 2, width);
+    body.rotation.x = Math.PI / 2; // its long axis along z
+    body.position.set(middle, 0, (zTop + zBottom) / 2 - limb * 0.5);
+    // The capsule's length is 1 + 2 radii: scaled by bodyHeight / 2, it spans bodyHeight.
+    torso.add(body);
+
+    // Bones: every joint away from its parent joint is joined to it.
+    for (const [name, f] of this.frames) {
+      const l = f.link;
+      const parent = l.parent === null || l.parent === undefined ? null : this.frames.get(l.parent);
+      const to = new T.Vector3(...l.offset);
+      if (parent && to.length() > 1e-4) {
+        const radius = Math.min(limb * 2.4, Math.max(limb * 1.05, to.length() * 0.2));
+        rod(parent.moving, origin, to, radius);
+        if (!f.hand) ball(parent.moving, to, radius * 1.15);
+      } else if (!parent && !f.hand) {
+        ball(torso, to, limb * 1.35);
+      }
+      if (f.hand) this.hands.push(this.hand(name, f, to, limb, shell, jointMat, parent));
+    }
+
+    // The ends: the head, the feet, Pepper's base and tablet.
+    for (const [name, e] of ends) {
+      const p = new T.Vector3(...e.offset);
+      if (name === "HeadTop") {
+        this.head(e.parent, p, eyeMat, shell, dark, jointMat, rod, limb);
+      } else if (/Sole$/.test(name)) {
+        rod(e.parent, origin, p, limb * 0.9, jointMat);
+      } else if (/Toe$/.test(name)) {
+        const heel = ends.get(name.replace(/Toe$/, "Heel"));
+        if (heel) {
+          const h = new T.Vector3(...heel.offset);
+          const length = p.x - h.x;
+          const foot = new T.Mesh(new T.BoxGeometry(length, length * 0.5, limb * 1.3), shell);
+          foot.position.set((p.x + h.x) / 2, (p.y + h.y) / 2, p.z + limb * 0.65);
+          e.parent.add(foot);
+        }
+      } else if (name === "Base") {
+        this.base(e.parent, p, ends, shell, dark, limb);
+      } else if (name === "Tablet") {
+        // About a 10-inch tablet, tilted back a little.
+        const tablet = new T.Mesh(new T.BoxGeometry(limb * 0.6, 0.24 * unit * 0.47, 0.17 * unit * 0.47), dark);
+        tablet.position.copy(p);
+        tablet.rotation.y = -0.2;
+        e.parent.add(tablet);
+      }
+    }
+
+    this.robot = robot;
+    this.world.add(robot);
+
+    // The floor: a grid a few robot heights wide, under the lowest end.
+    const size = Math.max(1, Math.ceil(height * 2.5 * 2) / 2);
+    this.floor = new T.GridHelper(size, Math.round(size / 0.1), COLOURS.floorCentre, COLOURS.floor);
+    this.scene.add(this.floor);
+
+    // The camera looks at the middle of the robot from far enough to see all of it.
+    const fit = ((tall * 0.5) / Math.tan((this.camera.fov * Math.PI) / 360)) * 1.3;
+    this.orbit.distance = fit;
+    this.orbit.target.set(0, tall * 0.5, 0);
+    this.home = { ...this.orbit, target: this.orbit.target.clone() };
+    this.host.dataset.model = typeof msg.model === "string" ? msg.model : "";
+    this.host.dataset.state = "drawn";
+    this.pose();
+  }
+
+  /** A hand at `at` in its wrist's frame: a palm and three fingers that open. */
+  hand(name, f, at, limb, shell, jointMat, wrist) {
+    const T = this.T;
+    const parent = wrist ? wrist.moving : f.moving;
+    const palm = new T.Group();
+    palm.position.copy(at);
+    parent.add(palm);
+    const p = new T.Mesh(new T.SphereGeometry(limb * 1.25, 18, 12), jointMat);
+    p.scale.set(1.3, 1, 0.8);
+    palm.add(p);
+    const fingers = [];
+    const side = name.startsWith("R") ? -1 : 1;
+    for (const spread of [1, 0, -1]) {
+      const pivot = new T.Object3D();
+      pivot.position.set(limb * 0.6, spread * limb * 0.55 * side, spread < 0 ? -limb * 0.2 : 0);
+      const finger = new T.Mesh(new T.CapsuleGeometry(limb * 0.32, limb * 1.9, 4, 8), shell);
+      finger.rotation.z = -Math.PI / 2;
+      finger.position.x = limb * 1.2;
+      pivot.add(finger);
+      pivot.userData.spread = spread;
+      palm.add(pivot);
+      fingers.push(pivot);
+    }
+    return { joint: name, fingers, side };
+  }
+
+  /** The head on `frame` (HeadPitch's), up to `top`: a rounded shell, eyes, ears. */
+  head(frame, top, eyeMat, shell, dark, jointMat, rod, limb) {
+    const T = this.T;
+    const h = top.z;
+    const r = h * 0.5;
+    const skull = new T.Mesh(new T.SphereGeometry(1, 32, 20), shell);
+    skull.scale.set(r * 0.98, r * 1.12, r);
+    skull.position.set(top.x, 0, h * 0.52);
+    frame.add(skull);
+    for (const s of [1, -1]) {
+      const eye = new T.Mesh(new T.SphereGeometry(r * 0.16, 16, 10), eyeMat);
+      eye.scale.set(0.45, 1, 1);
+      eye.position.set(top.x + r * 0.9, s * r * 0.36, h * 0.55);
+      frame.add(eye);
+      const ear = new T.Mesh(new T.CylinderGeometry(r * 0.32, r * 0.32, r * 0.12, 20), jointMat);
+      ear.position.set(top.x - r * 0.05, s * r * 1.1, h * 0.5);
+      frame.add(ear);
+    }
+    const neck = new T.Vector3(0, 0, -limb * 1.5);
+    rod(frame, neck, new T.Vector3(0, 0, h * 0.15), limb * 1.2, dark);
+  }
+
+  /** Pepper's base on `frame` (KneePitch's), down to the floor at `floor`, on its wheels. */
+  base(frame, floor, ends, shell, dark, limb) {
+    const T = this.T;
+    const wheels = [...ends.values()].filter((e) => /^Wheel/.test(e.name));
+    const axle = wheels.length ? wheels[0].offset[2] : floor.z * 0.8;
+    const radius = Math.max(0.1, ...wheels.map((w) => Math.hypot(w.offset[0], w.offset[1]))) + limb * 1.5;
+    const wheel = Math.max(0.02, axle - floor.z);
+    // A skirt from the knee widening to the wheels, then a rim round them.
+    const skirtHeight = -axle;
+    const skirt = new T.Mesh(new T.CylinderGeometry(limb * 3.2, radius, skirtHeight, 36, 1), shell);
+    skirt.rotation.x = Math.PI / 2;
+    skirt.position.set(0, 0, axle / 2);
+    frame.add(skirt);
+    const rim = new T.Mesh(new T.CylinderGeometry(radius, radius * 0.97, wheel * 0.9, 36, 1), shell);
+    rim.rotation.x = Math.PI / 2;
+    rim.position.set(0, 0, axle - wheel * 0.35);
+    frame.add(rim);
+    for (const w of wheels) {
+      const ball = new T.Mesh(new T.SphereGeometry(wheel, 20, 14), dark);
+      ball.position.set(...w.offset);
+      frame.add(ball);
+    }
+  }
+
+  // ------------------------------------------------------------ the pose
+
+  /** Joints changed: `names[i]` is at `values[i]`; the others keep their last value. */
+  setJoints(names, values) {
+    if (!Array.isArray(names) || !Array.isArray(values)) return;
+    let changed = false;
+    names.forEach((n, i) => {
+      const v = values[i];
+      if (typeof n !== "string" || typeof v !== "number" || !Number.isFinite(v)) return;
+      if (this.angles.get(n) !== v) {
+        this.angles.set(n, v);
+        changed = true;
+      }
+    });
+    if (changed) this.pose();
+  }
+
+  pose() {
+    if (!this.robot) return;
+    for (const [name, f] of this.frames) {
+      if (f.hand) continue;
+      f.moving.quaternion.setFromAxisAngle(f.axis, this.angles.get(name) ?? 0);
+    }
+    for (const h of this.hands) {
+      const open = Math.min(1, Math.max(0, this.angles.get(h.joint) ?? 0.3));
+      for (const pivot of h.fingers) {
+        const spread = pivot.userData.spread;
+        // Fingers curl in when closed, straighten and part when open.
+        pivot.rotation.set(0, 0.9 * (1 - open), spread * h.side * (0.1 + 0.35 * open));
+      }
+    }
+    this.stand();
+    this.poses += 1;
+    this.host.dataset.poses = String(this.poses);
+    this.request();
+  }
+
+  /**
+   * Puts the robot on the floor: it stands on the support (a sole, Pepper's base) that
+   * leaves nothing under the floor, kept level and where it is at rest; the rest of the
+   * body leans over it as the joints say. Without supports, the torso stays upright and the
+   * lowest end touches the floor.
+   */
+  stand() {
+    const T = this.T;
+    const robot = this.robot;
+    robot.position.set(0, 0, 0);
+    robot.quaternion.identity();
+    this.world.updateMatrixWorld(true);
+    const inverse = new T.Matrix4().copy(robot.matrixWorld).invert();
+    const local = (o) => new T.Matrix4().multiplyMatrices(inverse, o.matrixWorld);
+    const ends = this.ends.map((e) => new T.Vector3().setFromMatrixPosition(local(e)));
+    let best = null;
+    for (const s of this.supports) {
+      const m = local(s.at);
+      const turn = new T.Quaternion().setFromRotationMatrix(m).invert();
+      const at = new T.Vector3().setFromMatrixPosition(m).applyQuaternion(turn);
+      const move = new T.Vector3(s.rest.x - at.x, s.rest.y - at.y, -at.z);
+      let low = Infinity;
+      for (const p of ends) low = Math.min(low, p.clone().applyQuaternion(turn).add(move).z);
+      if (!best || low > best.low + 1e-6) best = { turn, move, low };
+    }
+    if (best) {
+      robot.quaternion.copy(best.turn);
+      robot.position.copy(best.move);
+      if (best.low < 0) robot.position.z -= best.low;
+    } else {
+      const low = Math.min(...ends.map((p) => p.z));
+      if (Number.isFinite(low)) robot.position.z = -low;
+    }
+  }
+
+  // ------------------------------------------------------------ camera and drawing
+
+  listen() {
+    const c = this.canvas;
+    let drag = null;
+    c.addEventListener("pointerdown", (e) => {
+      drag = { x: e.clientX, y: e.clientY, id: e.pointerId };
+      c.setPointerCapture?.(e.pointerId);
+      c.classList.add("dragging");
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const o = this.orbit;
+      o.azimuth -= (e.clientX - drag.x) * 0.01;
+      o.elevation = Math.min(1.45, Math.max(-0.15, o.elevation + (e.clientY - drag.y) * 0.01));
+      drag.x = e.clientX;
+      drag.y = e.clientY;
+      this.request();
+    });
+    const end = (e) => {
+      if (drag && e.pointerId === drag.id) drag = null;
+      c.classList.remove("dragging");
+    };
+    c.addEventListener("pointerup", end);
+    c.addEventListener("pointercancel", end);
+    c.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      const o = this.orbit;
+      const h = this.height || 0.6;
+      o.distance = Math.min(h * 12, Math.max(h * 0.6, o.distance * Math.exp(e.deltaY * 0.001)));
+      this.request();
+    }, { passive: false });
+    c.addEventListener("dblclick", () => {
+      this.orbit = { ...this.home, target: this.home.target.clone() };
+      this.request();
+    });
+  }
+
+  resize() {
+    const w = Math.max(1, this.host.clientWidth);
+    const h = Math.max(1, this.host.clientHeight);
+    if (w === this.width && h === this.heightPx) return;
+    this.width = w;
+    this.heightPx = h;
+    this.renderer.setSize(w, h);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.request();
+  }
+
+  /** Draws at the next frame (once, however many changes come before it). */
+  request() {
+    if (this.raf) return;
+    this.raf = requestAnimationFrame(() => {
+      this.raf = 0;
+      this.render();
+    });
+  }
+
+  render() {
+    const o = this.orbit;
+    const ce = Math.cos(o.elevation);
+    this.camera.position.set(
+      o.target.x + o.distance * ce * Math.cos(o.azimuth),
+      o.target.y + o.distance * Math.sin(o.elevation),
+      o.target.z - o.distance * ce * Math.sin(o.azimuth),
+    );
+    this.camera.lookAt(o.target);
+    this.renderer.render(this.scene, this.camera);
+    this.renders += 1;
+    this.host.dataset.renders = String(this.renders);
+    this.noteBox();
+  }
+}
+
+async function main() {
+  const host = document.getElementById(HOST);
+  if (!host) return;
+  host.dataset.state = "loading";
+  if (!hasWebGL2()) {
+    note(host, "No 3D view: this browser has no WebGL 2. The joints are listed below.", "no-webgl");
+    return;
+  }
+  let THREE;
+  try {
+    THREE = await import("three");
+  } catch (e) {
+    note(host, `No 3D view: three.js did not load (${e}).`, "failed");
+    return;
+  }
+  let view;
+  try {
+    view = new RobotView(host, THREE);
+  } catch (e) {
+    note(host, `No 3D view: WebGL would not start (${e?.message ?? e}).`, "failed");
+    return;
+  }
+  const monitor = window.choreoMonitor;
+  note(host, "waiting for the robot's model…", "waiting");
+  // A run whose model nobody knows (`hello`'s model null) gets no robot message: say so.
+  const unknown = setInterval(() => {
+    if (view.canvas.parentNode === host) clearInterval(unknown);
+    else if (monitor?.hello && monitor.hello.model === null) {
+      note(host, "No 3D view: the robot's model is not known here.", "no-model");
+      clearInterval(unknown);
+    }
+  }, 500);
+  const show = (msg) => {
+    try {
+      if (view.canvas.parentNode !== host) {
+        host.textContent = "";
+        host.append(view.canvas);
+        view.resize();
+      }
+      view.setRobot(msg);
+    } catch (e) {
+      console.error("robot3d: a robot it cannot draw", e, msg);
+    }
+  };
+  document.addEventListener("choreo-monitor:robot", (e) => show(e.detail));
+  document.addEventListener("choreo-monitor:joints", (e) => {
+    try {
+      view.setJoints(e.detail?.names, e.detail?.values);
+    } catch (err) {
+      console.error("robot3d: joints it cannot show", err);
+    }
+  });
+  if (monitor?.robotChain) show(monitor.robotChain);
+  if (monitor?.joints instanceof Map && monitor.joints.size) view.setJoints([...monitor.joints.keys()], [...monitor.joints.values()]);
+}
+
+main().catch((e) => console.error("robot3d:", e));

@@ -1,0 +1,328 @@
+//! The monitor's 3D robot view in a real browser: Debian's `chromium`, headless, with
+//! WebGL through SwiftShader, opens the page of a running `choreo run --monitor` of the
+//! dance; the view draws the NAO (and a Pepper, through a monitor that requires a token) of
+//! the `robot` message and poses it as the joints change. A screenshot while it dances is
+//! kept in `target/monitor-screenshots/` (the page, and the view alone), and the view must
+//! not be blank: the robot's light shell, standing, inside the box the view reports. Without WebGL the view says so and the page works on. Without
+//! chromium, or a chromium without WebGL: a NOTICE and a skip, a failure under `CI=true`
+//! (`scripts/test` installs it).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use support::cli::workspace;
+use support::served::Served;
+
+/// Chromium's command line for `url`, its page given `budget_ms` of (virtual) time, WebGL
+/// drawn by SwiftShader (a CPU renderer: no GPU needed).
+fn chromium(
+    browser: &Path,
+    budget_ms: u32,
+    flags: &[&str],
+    what: &[&str],
+    url: &str,
+) -> std::process::Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new(browser)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--no-first-run",
+            "--window-size=1280,800",
+            "--force-device-scale-factor=1",
+            "--hide-scrollbars",
+        ])
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--virtual-time-budget={budget_ms}"))
+        .args(what)
+        .arg(url)
+        .output()
+        .unwrap()
+}
+
+/// The view's background (robot3d.js's clear colour).
+const BACKGROUND: [u8; 3] = [0x14, 0x18, 0x1f];
+
+/// WebGL on the CPU.
+const SWIFTSHADER: &[&str] = &["--use-angle=swiftshader", "--enable-unsafe-swiftshader"];
+
+/// The page's DOM after `budget_ms`.
+fn dom(browser: &Path, flags: &[&str], budget_ms: u32, url: &str) -> String {
+    let o = chromium(browser, budget_ms, flags, &["--dump-dom"], url);
+    let html = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        html.contains("<html"),
+        "no DOM: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    html
+}
+
+/// The page's DOM and a screenshot of it (to `file`) after `budget_ms`: one page, so that
+/// the DOM's boxes are where the screenshot shows them.
+fn look(browser: &Path, flags: &[&str], budget_ms: u32, url: &str, file: &Path) -> String {
+    let _ = std::fs::remove_file(file);
+    let arg = format!("--screenshot={}", file.display());
+    let o = chromium(browser, budget_ms, flags, &["--dump-dom", &arg], url);
+    let html = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        html.contains("<html") && file.is_file(),
+        "no DOM or no screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    html
+}
+
+/// The attributes of the element `id="id"`'s start tag.
+fn attributes(html: &str, id: &str) -> Vec<(String, String)> {
+    let Some(i) = html.find(&format!("id=\"{id}\"")) else {
+        return Vec::new();
+    };
+    let start = html[..i].rfind('<').unwrap_or(0);
+    let end = i + html[i..].find('>').unwrap_or(0);
+    let mut out = Vec::new();
+    let mut rest = &html[start..end];
+    while let Some(eq) = rest.find("=\"") {
+        let name = rest[..eq]
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let after = &rest[eq + 2..];
+        let close = after.find('"').unwrap_or(after.len());
+        out.push((name, after[..close].to_string()));
+        rest = &after[(close + 1).min(after.len())..];
+    }
+    out
+}
+
+fn attribute(html: &str, id: &str, name: &str) -> Option<String> {
+    attributes(html, id)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
+}
+
+/// The view's canvas in page pixels, from its `data-box` (`x,y,width,height`).
+fn view_box(html: &str) -> Option<[u32; 4]> {
+    let text = attribute(html, "robot3d", "data-box")?;
+    let numbers: Vec<u32> = text
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .parse::<f64>()
+                .ok()
+                .map(|v| v.max(0.0).round() as u32)
+        })
+        .collect::<Option<_>>()?;
+    <[u32; 4]>::try_from(numbers).ok()
+}
+
+fn screenshots() -> PathBuf {
+    let dir = workspace().join("target/monitor-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A decoded screenshot: width, height, RGB pixels.
+struct Shot {
+    width: u32,
+    height: u32,
+    rgb: Vec<[u8; 3]>,
+}
+
+fn read_png(file: &Path) -> Shot {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(file).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let step = info.color_type.samples();
+    assert!(step >= 3, "a screenshot in {:?}", info.color_type);
+    let rgb = buf[..info.buffer_size()]
+        .chunks(step)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    Shot {
+        width: info.width,
+        height: info.height,
+        rgb,
+    }
+}
+
+impl Shot {
+    /// The part of the shot inside `[x, y, w, h]`.
+    fn crop(&self, [x, y, w, h]: [u32; 4]) -> Shot {
+        let w = w.min(self.width.saturating_sub(x));
+        let h = h.min(self.height.saturating_sub(y));
+        let mut rgb = Vec::with_capacity((w * h) as usize);
+        for row in y..y + h {
+            let from = (row * self.width + x) as usize;
+            rgb.extend_from_slice(&self.rgb[from..from + w as usize]);
+        }
+        Shot {
+            width: w,
+            height: h,
+            rgb,
+        }
+    }
+
+    /// Where the view's canvas is in the shot, near `hint` (its `data-box`): the page's
+    /// layout moves once, when the run ends (the report's bar, the last words), and the DOM
+    /// and the screenshot of one page are not taken at the same instant. The canvas's top
+    /// row is all background (sky), the row above it is not (the view's border): the first
+    /// such row nearest the hint, at the hint's x and width; the hint when none is.
+    fn locate(&self, hint: [u32; 4]) -> [u32; 4] {
+        let [x, y, w, h] = hint;
+        let sky = |row: u32, from: u32, to: u32| {
+            (from..to.min(self.width)).all(|col| {
+                let [r, g, b] = self.rgb[(row * self.width + col) as usize];
+                r.abs_diff(BACKGROUND[0]) <= 4
+                    && g.abs_diff(BACKGROUND[1]) <= 4
+                    && b.abs_diff(BACKGROUND[2]) <= 4
+            })
+        };
+        let top = |row: u32| {
+            row > 0 && row + h <= self.height && sky(row, x, x + w) && !sky(row - 1, x, x + w)
+        };
+        (0..=80)
+            .flat_map(|d| [y.checked_sub(d), y.checked_add(d)])
+            .flatten()
+            .find(|&row| top(row))
+            .map_or(hint, |row| [x, row, w, h])
+    }
+
+    fn save(&self, file: &Path) {
+        let out = std::io::BufWriter::new(std::fs::File::create(file).unwrap());
+        let mut encoder = png::Encoder::new(out, self.width, self.height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let bytes: Vec<u8> = self.rgb.iter().flatten().copied().collect();
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&bytes)
+            .unwrap();
+    }
+
+    /// The pixels of the robot's shell: light grey to white (the view's background, floor
+    /// grid and joints are all dark). Their count, and the rows from the first to the last.
+    fn shell(&self) -> (usize, u32) {
+        let (mut count, mut top, mut bottom) = (0, u32::MAX, 0);
+        for (i, [r, g, b]) in self.rgb.iter().enumerate() {
+            if *r > 140 && *g > 140 && *b > 140 {
+                count += 1;
+                let row = i as u32 / self.width.max(1);
+                top = top.min(row);
+                bottom = bottom.max(row);
+            }
+        }
+        (count, bottom.saturating_sub(top))
+    }
+}
+
+/// Opens the page of `run` (the dance, started half a second ago) once its scripts have
+/// had 1.5 s, and checks its 3D view: `model` drawn and posed, not blank. The page and the
+/// view alone are kept as `NAME.png` and `NAME-view.png`.
+fn check_view(browser: &Path, run: &Served, model: &str, name: &str) {
+    let shots = screenshots();
+    let page = shots.join(format!("{name}.png"));
+    let html = look(browser, SWIFTSHADER, 1500, &run.url, &page);
+    let state = attribute(&html, "robot3d", "data-state");
+    if state.as_deref() == Some("no-webgl") {
+        // A browser without WebGL even through SwiftShader: the view says so, nothing to
+        // look at (a skip, a failure under CI=true, as for a missing chromium).
+        assert!(html.contains("No 3D view"), "no note in the view");
+        assert!(
+            !choreo_testkit::under_ci(),
+            "chromium has no WebGL (SwiftShader): the 3D view cannot be checked"
+        );
+        let notice = "NOTICE: chromium has no WebGL here: the 3D view's pixels are not checked\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+        return;
+    }
+    assert_eq!(state.as_deref(), Some("drawn"), "{html}");
+    assert_eq!(
+        attribute(&html, "robot3d", "data-model").as_deref(),
+        Some(model)
+    );
+    // The joints reached it: the neutral pose, then the dance's.
+    let poses: u32 = attribute(&html, "robot3d", "data-poses")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    assert!(poses >= 2, "the view was posed {poses} time(s)");
+    let hint = view_box(&html).expect("the view's data-box");
+    let shot = read_png(&page);
+    let area = shot.locate(hint);
+    let [_, _, width, height] = area;
+    assert!(width > 150 && height > 150, "a small view: {area:?}");
+    let view = shot.crop(area);
+    view.save(&shots.join(format!("{name}-view.png")));
+    // Not blank: a light robot covering part of the view, and standing (tall).
+    let (shell, tall) = view.shell();
+    let share = shell as f64 / (width * height) as f64;
+    assert!(
+        share > 0.015,
+        "{model}: only {shell} light pixels ({:.1} %) in the view at {area:?}",
+        share * 100.0
+    );
+    assert!(
+        tall > height * 2 / 5,
+        "{model}: the light pixels span {tall} of {height} rows: no standing robot"
+    );
+}
+
+#[test]
+fn the_robot_view_draws_the_nao_as_it_dances() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    // Real time: the dance plays its 150 frames at 25 fps, from about 0.2 s.
+    let run = Served::start(&["run", "examples/dance", "--monitor", "--monitor-keep", "60"]);
+    std::thread::sleep(Duration::from_millis(500));
+    check_view(&browser, &run, "nao", "robot3d-dance");
+}
+
+#[test]
+fn pepper_is_drawn_too_by_a_monitor_that_requires_a_token() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    // Any address but loopback: three.js's files need the token too (the import map).
+    let run = Served::start(&[
+        "run",
+        "examples/dance",
+        "--robot-model",
+        "pepper",
+        "--monitor",
+        "0.0.0.0:0",
+        "--monitor-keep",
+        "60",
+    ]);
+    assert!(run.url.contains("?token="), "{}", run.url);
+    std::thread::sleep(Duration::from_millis(500));
+    check_view(&browser, &run, "pepper", "robot3d-pepper");
+}
+
+#[test]
+fn without_webgl_the_view_says_so_and_the_page_works_on() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    let run = Served::start(&["run", "examples/dance", "--monitor", "--monitor-keep", "60"]);
+    std::thread::sleep(Duration::from_millis(1000));
+    let html = dom(&browser, &["--disable-3d-apis"], 1500, &run.url);
+    assert_eq!(
+        attribute(&html, "robot3d", "data-state").as_deref(),
+        Some("no-webgl"),
+        "{html}"
+    );
+    assert!(html.contains("No 3D view: this browser has no WebGL"));
+    // The rest of the page: the joints listed, the Dance box shown.
+    assert!(html.contains("data-joint=\"LShoulderPitch\""), "no joints");
+    assert!(html.contains("data-path=\"root/Dance\""), "no diagram");
+}
