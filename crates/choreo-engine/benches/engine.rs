@@ -31,11 +31,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, Value};
+use choreo_testkit::generated::{IN, OUT, behavior, hop_chain, push_box, push_link};
 use choreo_xar::model::XarFile;
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -81,45 +81,6 @@ impl Sizes {
 // ------------------------------------------------------------------------------------------
 // Behaviors as XAR text
 
-/// Standard ports: 1 onLoad (inner), 2 onStart, 3 onStop, 4 onStopped.
-const PORTS: &str = r#"<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/><Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/><Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/><Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>"#;
-/// A Punctual output, id 5.
-const NEXT: &str = r#"<Output name="next" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
-/// A Punctual output, id 5.
-const OUT: &str = r#"<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
-/// An onEvent input, id 5.
-const IN: &str = r#"<Input name="in" type="1" type_size="1" nature="1" inner="0" id="5"/>"#;
-
-/// Appends a box with the standard ports and `extra`; `inner` (if any) is its flow diagram.
-fn push_box(out: &mut String, name: &str, id: i64, extra: &str, inner: Option<&str>) {
-    write!(out, r#"<Box name="{name}" id="{id}">{PORTS}{extra}"#).unwrap();
-    if let Some(inner) = inner {
-        write!(
-            out,
-            r#"<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>{inner}</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>"#
-        )
-        .unwrap();
-    }
-    out.push_str("</Box>");
-}
-
-/// Appends a link from (box, port) to (box, port); box 0 is the enclosing box.
-fn push_link(out: &mut String, src: i64, src_port: u32, dst: i64, dst_port: u32) {
-    write!(
-        out,
-        r#"<Link inputowner="{dst}" indexofinput="{dst_port}" outputowner="{src}" indexofoutput="{src_port}"/>"#
-    )
-    .unwrap();
-}
-
-/// The XAR text of a behavior whose root diagram is `inner`.
-fn behavior(inner: &str) -> String {
-    let mut xml = String::from(r#"<ChoregrapheProject xar_version="3">"#);
-    push_box(&mut xml, "root", -1, "", Some(inner));
-    xml.push_str("</ChoregrapheProject>");
-    xml
-}
-
 /// Reads a behavior whose root diagram is `inner`.
 fn read(inner: &str) -> XarFile {
     choreo_xar::read_xar("bench.xar", behavior(inner).as_bytes())
@@ -129,20 +90,7 @@ fn read(inner: &str) -> XarFile {
 
 /// Benchmark 1: `n` boxes `hop`; chained (`linked`), or only box 1 → root.onStopped.
 fn chain_xar(n: i64, linked: bool) -> XarFile {
-    let mut d = String::new();
-    for i in 1..=n {
-        push_box(&mut d, "hop", i, NEXT, None);
-    }
-    push_link(&mut d, 0, 2, 1, 2);
-    if linked {
-        for i in 1..n {
-            push_link(&mut d, i, 5, i + 1, 2);
-        }
-        push_link(&mut d, n, 5, 0, 4);
-    } else {
-        push_link(&mut d, 1, 5, 0, 4);
-    }
-    read(&d)
+    read(&hop_chain(n, linked))
 }
 
 /// Benchmark 2: box 1 `src` with output `out` linked to input `in` of `n` boxes `sink`.

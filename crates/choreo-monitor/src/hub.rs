@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use choreo_engine::trace::Event;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -24,6 +25,26 @@ pub const MAX_BATCH: usize = 1000;
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An event queued by the run: as the trace gave it (made JSON on the monitor's thread, not
+/// the run's), or already JSON.
+pub(crate) enum Queued {
+    /// A trace event.
+    Event(Event),
+    /// An event in its JSON form.
+    Json(Value),
+}
+
+/// The queued events in their JSON form.
+pub(crate) fn to_json(queued: Vec<Queued>) -> Vec<Value> {
+    queued
+        .into_iter()
+        .filter_map(|q| match q {
+            Queued::Event(e) => serde_json::to_value(&e).ok(),
+            Queued::Json(v) => Some(v),
+        })
+        .collect()
 }
 
 /// One page.
@@ -143,7 +164,12 @@ impl Hub {
             if c.stale {
                 let snapshot: Arc<str> = state.snapshot(c.dropped).to_string().into();
                 match c.tx.try_send(snapshot) {
-                    Ok(()) => c.stale = false,
+                    Ok(()) => {
+                        // A page that missed the end learns it here.
+                        c.stale = state
+                            .ended()
+                            .is_some_and(|e| c.tx.try_send(ended_message(e).into()).is_err());
+                    }
                     Err(mpsc::error::TrySendError::Full(_)) => {
                         c.dropped += events.len() as u64;
                         return true;
@@ -172,8 +198,11 @@ impl Hub {
     pub(crate) fn end(&mut self, ended: Value) {
         let message: Arc<str> = ended_message(&ended).into();
         self.state.set_ended(ended);
-        for c in &self.clients {
-            let _ = c.tx.try_send(Arc::clone(&message));
+        for c in &mut self.clients {
+            // A page whose queue is full gets a snapshot, then the end, when it has room.
+            if c.tx.try_send(Arc::clone(&message)).is_err() {
+                c.stale = true;
+            }
         }
     }
 }
@@ -190,14 +219,14 @@ fn ended_message(ended: &Value) -> String {
 /// monitor shuts down.
 pub(crate) async fn batches(
     hub: Arc<Mutex<Hub>>,
-    pending: Arc<Mutex<Vec<Value>>>,
+    pending: Arc<Mutex<Vec<Queued>>>,
     replay: Option<Arc<Mutex<Replay>>>,
 ) {
     let mut tick = tokio::time::interval(BATCH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         tick.tick().await;
-        let mut events = std::mem::take(&mut *lock(&pending));
+        let mut events = to_json(std::mem::take(&mut *lock(&pending)));
         let (resync, extra) = match &replay {
             Some(r) => {
                 let mut r = lock(r);

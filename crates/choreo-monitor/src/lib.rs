@@ -37,7 +37,7 @@ use choreo_engine::graph::Graph;
 use choreo_engine::trace::Event;
 use serde_json::{Value, json};
 
-use crate::hub::{Hub, lock};
+use crate::hub::{Hub, Queued, lock};
 use crate::replay::Replay;
 use crate::state::{Natures, State};
 
@@ -105,7 +105,7 @@ pub enum Command {
 /// What the server's handlers share.
 pub(crate) struct Shared {
     pub(crate) hub: Arc<Mutex<Hub>>,
-    pub(crate) pending: Arc<Mutex<Vec<Value>>>,
+    pub(crate) pending: Arc<Mutex<Vec<Queued>>>,
     pub(crate) replay: Option<Arc<Mutex<Replay>>>,
     pub(crate) token: Option<String>,
     pub(crate) control: bool,
@@ -211,23 +211,23 @@ impl Monitor {
         &self.url
     }
 
-    /// Queues a trace event for the pages (called by the trace's listener).
+    /// Queues a trace event for the pages (called by the trace's listener, perhaps on the
+    /// engine's control thread: a clone pushed under a short lock; the monitor's thread makes
+    /// it JSON).
     pub fn publish(&self, event: &Event) {
-        if let Ok(v) = serde_json::to_value(event) {
-            self.publish_json(v);
-        }
+        lock(&self.shared.pending).push(Queued::Event(event.clone()));
     }
 
     /// Queues an event already in its JSON form.
     pub fn publish_json(&self, event: Value) {
-        lock(&self.shared.pending).push(event);
+        lock(&self.shared.pending).push(Queued::Json(event));
     }
 
     /// The run ended with `outcome` (`finished`, `stopped`, ...); `report` is what choreo
     /// printed. Pages keep showing the run.
     pub fn ended(&self, outcome: &str, report: &str) {
         // Events still queued go first.
-        let pending = std::mem::take(&mut *lock(&self.shared.pending));
+        let pending = hub::to_json(std::mem::take(&mut *lock(&self.shared.pending)));
         let mut hub = lock(&self.shared.hub);
         if !pending.is_empty() {
             hub.send(pending, false, None);

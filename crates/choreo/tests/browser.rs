@@ -119,29 +119,37 @@ fn the_page_shows_the_dance_as_it_runs_and_when_it_ends() {
     };
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("dance.jsonl");
-    // Real time: the dance plays its 150 frames at 25 fps, from about 0.2 s.
-    let run = Served::start(&[
-        "run",
-        "examples/dance",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--monitor",
-        "--monitor-keep",
-        "120",
-    ]);
-    let started = Instant::now();
-    std::thread::sleep(Duration::from_millis(2000));
-    let during = dom(&browser, 1500, &run.url);
     let shots = screenshots();
-    screenshot(&browser, 1500, &run.url, &shots.join("dance-playing.png"));
+    // Real time: the dance plays its 150 frames at 25 fps, from about 0.2 s. The page is
+    // opened 1.5 s in; a machine so loaded that the browser only got there after the end
+    // cannot say what showed during the play: then the run is tried again (3 times).
+    let mut attempt = 0;
+    let (run, during) = loop {
+        attempt += 1;
+        let run = Served::start(&[
+            "run",
+            "examples/dance",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--monitor",
+            "--monitor-keep",
+            "120",
+        ]);
+        std::thread::sleep(Duration::from_millis(1500));
+        let during = dom(&browser, 1500, &run.url);
+        if !during.contains("data-outcome=\"finished\"") || attempt == 3 {
+            break (run, during);
+        }
+        eprintln!("attempt {attempt}: the page opened after the dance's end; again");
+    };
+    screenshot(&browser, 1000, &run.url, &shots.join("dance-playing.png"));
     // While it plays: the Dance box is lit in the diagram, the frame moves.
     let dance = classes(&during, "diagram", "data-path", "root/Dance");
     assert!(
         dance
             .iter()
             .any(|c| c.split_whitespace().any(|w| w == "lit")),
-        "root/Dance not lit at {:?}: {dance:?}",
-        started.elapsed()
+        "root/Dance not lit: {dance:?}"
     );
     let frame: i64 = text_of(&during, "data-timeline", "root/Dance")
         .unwrap()
