@@ -150,8 +150,23 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
         ..flags.clone()
     };
     let count = events.len();
+    // The robot the trace's joints are of, else the one the manifest asks for.
+    let joints = events
+        .iter()
+        .filter(|e| e["event"] == "joints")
+        .flat_map(|e| e["names"].as_array().into_iter().flatten())
+        .filter_map(serde_json::Value::as_str);
+    let model = choreo_robot::Model::from_joints(joints)
+        .or_else(|| crate::report::manifest_model(&project))
+        .map(|m| m.name().to_lowercase());
     let graph = Graph::new(&behavior.xar);
-    let monitor = match start(&flags, &graph, &behavior.name, None, Some(events)) {
+    let monitor = match start(
+        &flags,
+        &graph,
+        &behavior.name,
+        model.as_deref(),
+        Some(events),
+    ) {
         Ok(Some(m)) => m,
         Ok(None) => return exit::USAGE,
         Err(code) => return code,

@@ -215,10 +215,9 @@ impl One {
         let robot = Arc::new(Watched::new(target.robot()));
         let behavior = setup.behavior;
         // The page sees every event from the load on.
-        let model = match &target {
-            Target::Sim(_) => Some(setup.model.name().to_lowercase()),
-            Target::Remote(_) => None,
-        };
+        // A real robot does not say which model it is: the one asked for (or the
+        // manifest's), as for the resource groups.
+        let model = Some(setup.model.name().to_lowercase());
         let monitor = crate::monitor::start(
             &args.monitor,
             &Graph::new(&behavior.xar),
