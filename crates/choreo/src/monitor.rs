@@ -139,7 +139,7 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
         Ok(b) => b,
         Err(code) => return code,
     };
-    let events: Vec<serde_json::Value> = match crate::trace_file::events(trace) {
+    let events: Vec<serde_json::Value> = match crate::trace_file::events(trace, |_, _| Ok(())) {
         Ok(e) => e.into_iter().map(|(_, v)| v).collect(),
         Err(code) => return code,
     };

@@ -249,19 +249,24 @@ struct JointsLine {
 
 /// One section: each joint of the trace's `joints` events over behavior time.
 fn from_trace(path: &Path) -> Result<Figure, u8> {
-    let events = crate::trace_file::events(path)?;
+    let joints_line = |v: &serde_json::Value| -> Result<JointsLine, String> {
+        let j = JointsLine::deserialize(v).map_err(|e| e.to_string())?;
+        if j.names.len() != j.values.len() {
+            return Err("as many names as values are expected".to_string());
+        }
+        Ok(j)
+    };
+    let events = crate::trace_file::events(path, |head, v| {
+        if head.event == "joints" {
+            joints_line(v).map(|_| ())
+        } else {
+            Ok(())
+        }
+    })?;
     let mut joints: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     let mut samples = 0usize;
     for (head, event) in events.iter().filter(|(h, _)| h.event == "joints") {
-        let j = JointsLine::deserialize(event)
-            .map_err(|e| crate::trace_file::bad_event(path, event, &e.to_string()))?;
-        if j.names.len() != j.values.len() {
-            return Err(crate::trace_file::bad_event(
-                path,
-                event,
-                "as many names as values are expected",
-            ));
-        }
+        let Ok(j) = joints_line(event) else { continue };
         samples += 1;
         let t = head.time_ns as f64 / 1e9;
         for (name, value) in j.names.into_iter().zip(j.values) {

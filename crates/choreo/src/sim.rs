@@ -74,6 +74,14 @@ struct Served {
 /// Serves `args.count` simulated robots until Ctrl-C; prints what each does and every call
 /// it receives. Returns the exit code.
 pub fn run(args: &SimArgs) -> u8 {
+    // Ctrl-C is heard before anything is served: a client that reached a robot can stop it.
+    let interrupts = Arc::new(AtomicUsize::new(0));
+    {
+        let interrupts = Arc::clone(&interrupts);
+        let _ = ctrlc::set_handler(move || {
+            interrupts.fetch_add(1, Ordering::SeqCst);
+        });
+    }
     let time = match Activity::real() {
         Ok(t) => t,
         Err(e) => {
@@ -164,13 +172,6 @@ pub fn run(args: &SimArgs) -> u8 {
     }
     if args.count > 1 {
         errln!("{} robots served; Ctrl-C stops", args.count);
-    }
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    {
-        let interrupts = Arc::clone(&interrupts);
-        let _ = ctrlc::set_handler(move || {
-            interrupts.fetch_add(1, Ordering::SeqCst);
-        });
     }
     while interrupts.load(Ordering::SeqCst) == 0 {
         std::thread::sleep(Duration::from_millis(100));

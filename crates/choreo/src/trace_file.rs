@@ -18,9 +18,14 @@ pub struct Head {
     pub time_ns: u64,
 }
 
-/// The trace's events, each with its head; [`exit::USAGE`] when the file does not exist,
-/// [`exit::LOAD`] when it cannot be read or a line is not an event (said at its line).
-pub fn events(path: &Path) -> Result<Vec<(Head, Value)>, u8> {
+/// The trace's events, each with its head, after `check` accepted it (its error is said at
+/// the event's line); [`exit::USAGE`] when the file does not exist, [`exit::LOAD`] when it
+/// cannot be read or a line is not an event. Lines are judged in order: the first bad one
+/// is the one said.
+pub fn events(
+    path: &Path,
+    check: impl Fn(&Head, &Value) -> Result<(), String>,
+) -> Result<Vec<(Head, Value)>, u8> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -37,8 +42,13 @@ pub fn events(path: &Path) -> Result<Vec<(Head, Value)>, u8> {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed =
-            serde_json::from_str::<Value>(line).and_then(|v| Head::deserialize(&v).map(|h| (h, v)));
+        let parsed = serde_json::from_str::<Value>(line)
+            .map_err(|e| e.to_string())
+            .and_then(|v| {
+                let head = Head::deserialize(&v).map_err(|e| e.to_string())?;
+                check(&head, &v)?;
+                Ok((head, v))
+            });
         match parsed {
             Ok(e) => out.push(e),
             Err(e) => {
@@ -48,15 +58,4 @@ pub fn events(path: &Path) -> Result<Vec<(Head, Value)>, u8> {
         }
     }
     Ok(out)
-}
-
-/// Says that `event` of the trace at `path` is wrong (`why`), naming it by its `seq`; the
-/// exit code.
-pub fn bad_event(path: &Path, event: &Value, why: &str) -> u8 {
-    errln!(
-        "{}: event {}: {why}",
-        path.display(),
-        event.get("seq").cloned().unwrap_or(Value::Null)
-    );
-    exit::LOAD
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -228,12 +230,20 @@ fn a_closed_stderr_changes_nothing_for_errors_and_sim() {
     }
 
     // `sim` announces itself on stderr, then serves until Ctrl-C.
-    let mut sim = command(&["sim", "--listen", "tcp://127.0.0.1:0"])
+    // Once its port answers, it hears Ctrl-C (the handler is set before it serves).
+    let port = support::qi::free_port();
+    let mut sim = command(&["sim", "--listen", &format!("tcp://127.0.0.1:{port}")])
         .stdout(Stdio::null())
         .stderr(closed_pipe())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+        && Instant::now() < deadline
+        && sim.try_wait().unwrap().is_none()
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let early = sim.try_wait().unwrap();
     if early.is_none() {
         let kill = Command::new("kill")

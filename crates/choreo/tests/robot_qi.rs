@@ -10,76 +10,37 @@ use std::time::{Duration, Instant};
 
 mod support;
 use support::cli::{choreo, lifecycle, trace_events, workspace};
-use support::qi::{free_port, python};
+use support::qi::{Fixture, free_port, python};
 
-/// The fake robot, started and ready; `die_on`: the call that makes it vanish.
-struct FakeRobot {
-    child: Child,
-    lines: std::sync::mpsc::Receiver<String>,
-    url: String,
-}
+/// The fake robot (`fixtures/fake_robot.py`), started and ready; `die_on`: the call that
+/// makes it vanish.
+struct FakeRobot(Fixture);
 
 impl FakeRobot {
     fn start(python: &Path, die_on: Option<&str>) -> FakeRobot {
-        let port = free_port();
-        let mut args = vec![
-            workspace()
-                .join("crates/choreo/tests/fixtures/fake_robot.py")
-                .display()
-                .to_string(),
-            port.to_string(),
-        ];
-        args.extend(die_on.map(ToString::to_string));
-        let mut child = Command::new(python)
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        // libqi logs on stdout too: skip to the READY line.
-        loop {
-            let line = lines.recv_timeout(Duration::from_secs(30)).unwrap();
-            if line.starts_with("READY") {
-                break;
-            }
-        }
-        FakeRobot {
-            child,
-            lines,
-            url: format!("tcp://127.0.0.1:{port}"),
-        }
+        let args: Vec<&str> = die_on.into_iter().collect();
+        FakeRobot(Fixture::start(python, "fake_robot.py", &args))
     }
 
     /// Stops it and returns the calls it recorded: `Service.method` and the arguments.
-    fn calls(mut self) -> Vec<(String, serde_json::Value)> {
-        drop(self.child.stdin.take());
-        let mut calls = Vec::new();
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
+    fn calls(self) -> Vec<(String, serde_json::Value)> {
+        self.0
+            .finish()
+            .into_iter()
             // Calls are JSON arrays starting with the method name; the rest is libqi's log.
-            if !line.starts_with("[\"") {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-            calls.push((v[0].as_str().unwrap().to_string(), v[1].clone()));
-        }
-        let _ = self.child.wait();
-        calls
+            .filter(|line| line.starts_with("[\""))
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+                (v[0].as_str().unwrap().to_string(), v[1].clone())
+            })
+            .collect()
     }
 }
 
-impl Drop for FakeRobot {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
+impl std::ops::Deref for FakeRobot {
+    type Target = Fixture;
+    fn deref(&self) -> &Fixture {
+        &self.0
     }
 }
 

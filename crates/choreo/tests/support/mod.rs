@@ -2,9 +2,11 @@
 //! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
-//! project to convert, package and install; ([`served`]) `choreo` serving a monitor.
+//! project to convert, package and install; ([`served`]) `choreo` serving a monitor;
+//! ([`browser`]) chromium showing its page.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod browser;
 pub mod cli;
 pub mod project;
 pub mod qi;

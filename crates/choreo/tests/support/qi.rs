@@ -98,6 +98,18 @@ impl Fixture {
         }
     }
 
+    /// Closes its stdin and returns the lines it printed until it exited (10 s at most
+    /// between two lines).
+    pub fn finish(mut self) -> Vec<String> {
+        drop(self.child.stdin.take());
+        let mut out = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
+            out.push(line);
+        }
+        let _ = self.child.wait();
+        out
+    }
+
     /// Whether the process has ended.
     pub fn exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))
