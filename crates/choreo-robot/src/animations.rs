@@ -120,25 +120,10 @@ impl Library {
     /// field, and that no path comes twice in a section.
     pub fn parse(text: &'static str) -> Result<Library, LibraryError> {
         let mut library = Library::default();
-        let mut section: Option<Model> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let fail = |message: String| LibraryError {
-                line: i + 1,
-                message,
-            };
-            let content = raw.split('#').next().unwrap_or("").trim();
-            if content.is_empty() {
-                continue;
-            }
-            if let Some(name) = content.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
-                section = Some(match name {
-                    "NAO" => Model::Nao,
-                    "Pepper" => Model::Pepper,
-                    _ => return Err(fail(format!("unknown section [{name}]"))),
-                });
-                continue;
-            }
-            let model = section.ok_or_else(|| fail("an animation before any section".into()))?;
+        for item in crate::model::sectioned(text, "an animation") {
+            let (line, model, content) =
+                item.map_err(|(line, message)| LibraryError { line, message })?;
+            let fail = |message: String| LibraryError { line, message };
             let [path, timing, tags] = content.split('|').map(str::trim).collect::<Vec<_>>()[..]
             else {
                 return Err(fail(

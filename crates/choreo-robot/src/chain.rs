@@ -108,25 +108,10 @@ impl Chains {
     /// that ends hang from the torso or a joint of the section.
     pub fn parse(text: &'static str) -> Result<Chains, ChainError> {
         let mut chains = Chains::default();
-        let mut section: Option<Model> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let fail = |message: String| ChainError {
-                line: i + 1,
-                message,
-            };
-            let content = raw.split('#').next().unwrap_or("").trim();
-            if content.is_empty() {
-                continue;
-            }
-            if let Some(name) = content.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
-                section = Some(match name {
-                    "NAO" => Model::Nao,
-                    "Pepper" => Model::Pepper,
-                    _ => return Err(fail(format!("unknown section [{name}]"))),
-                });
-                continue;
-            }
-            let model = section.ok_or_else(|| fail("a line before any section".into()))?;
+        for item in crate::model::sectioned(text, "a line") {
+            let (line, model, content) =
+                item.map_err(|(line, message)| ChainError { line, message })?;
+            let fail = |message: String| ChainError { line, message };
             let chain = match model {
                 Model::Nao => &mut chains.nao,
                 Model::Pepper => &mut chains.pepper,

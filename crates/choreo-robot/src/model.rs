@@ -338,6 +338,41 @@ impl Model {
     }
 }
 
+/// The lines of a data file made of `[NAO]` / `[Pepper]` sections (`data/animations.txt`,
+/// `data/chain.txt`), `#` comments and blank lines left out: each as (line number from 1,
+/// its section's model, its content trimmed), or (line number, what is wrong) for an unknown
+/// section or a line before any; `what` names the file's lines in that message.
+pub(crate) fn sectioned<'t>(
+    text: &'t str,
+    what: &'static str,
+) -> impl Iterator<Item = Result<(usize, Model, &'t str), (usize, String)>> {
+    let mut section: Option<Model> = None;
+    text.lines().enumerate().filter_map(move |(i, raw)| {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            return None;
+        }
+        if let Some(name) = content.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
+            return match name {
+                "NAO" => {
+                    section = Some(Model::Nao);
+                    None
+                }
+                "Pepper" => {
+                    section = Some(Model::Pepper);
+                    None
+                }
+                _ => Some(Err((line, format!("unknown section [{name}]")))),
+            };
+        }
+        Some(match section {
+            Some(model) => Ok((line, model, content)),
+            None => Err((line, format!("{what} before any section"))),
+        })
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
