@@ -33,17 +33,22 @@ fn wait_until(done: impl Fn() -> bool) {
     }
 }
 
+/// Our client on `url`, calls waiting up to 10 s.
+fn connect_patiently(url: &str) -> Session {
+    let options = SessionOptions {
+        call_timeout: Some(Duration::from_secs(10)),
+        ..SessionOptions::default()
+    };
+    Session::connect_with(url, options).unwrap()
+}
+
 #[test]
 fn our_client_against_libqi_server() {
     let Some(py) = common::python("our_client_against_libqi_server") else {
         return;
     };
     let (_peer, url) = common::libqi_server(&py);
-    let options = SessionOptions {
-        call_timeout: Some(Duration::from_secs(10)),
-        ..SessionOptions::default()
-    };
-    let session = Session::connect_with(&url, options).unwrap();
+    let session = connect_patiently(&url);
 
     // The directory's MetaObject and records.
     let sd = session.directory().unwrap();
@@ -336,11 +341,7 @@ fn libqi_calls_back_an_object_our_client_passed() {
         return;
     };
     let (_peer, url) = common::libqi_server(&py);
-    let options = SessionOptions {
-        call_timeout: Some(Duration::from_secs(10)),
-        ..SessionOptions::default()
-    };
-    let session = Session::connect_with(&url, options).unwrap();
+    let session = connect_patiently(&url);
     let service = session.service("ChoreoTest").unwrap();
 
     let child = ObjectBuilder::new("child")
