@@ -1,6 +1,7 @@
 //! What the monitor costs a run, and how fast it streams: a behavior of 10,000 boxes (the
 //! hop chain: each box passes the start to the next, hooks inline, real time) run with the
-//! monitor off, on with no page, with 1 page and with 10 pages reading everything. Per
+//! monitor off, with a trace listener that does nothing (what any listener costs), and with
+//! the monitor on with no page, with 1 page and with 10 pages reading everything. Per
 //! configuration: the run's time (start → finished) and, for pages, the events each received
 //! per second (from the start to the `behavior end` event). Rounds interleave the
 //! configurations; medians are printed, with the slowdown against "off".
@@ -99,13 +100,28 @@ async fn page(url: String, ready: tokio::sync::mpsc::Sender<()>) -> Seen {
     }
 }
 
-fn run(
-    xar: &XarFile,
-    host: &NativeHost,
-    pages: Option<usize>,
-    rt: &tokio::runtime::Runtime,
-) -> Sample {
+/// What a run is measured with.
+#[derive(Clone, Copy)]
+enum Config {
+    /// No monitor, nobody listening to the trace.
+    Off,
+    /// No monitor, a trace listener doing nothing: what any listener costs (names looked
+    /// up, events delivered), the floor under the monitor's cost.
+    Listener,
+    /// The monitor, with this many pages.
+    Pages(usize),
+}
+
+fn run(xar: &XarFile, host: &NativeHost, config: Config, rt: &tokio::runtime::Runtime) -> Sample {
     let trace = Trace::unkept(None);
+    let pages = match config {
+        Config::Off => None,
+        Config::Listener => {
+            trace.add_listener(Arc::new(|_| {}));
+            None
+        }
+        Config::Pages(n) => Some(n),
+    };
     let monitor = pages
         .map(|_| Arc::new(Monitor::start(&Graph::new(xar), MonitorOptions::default()).unwrap()));
     if let Some(m) = &monitor {
@@ -151,7 +167,7 @@ fn run(
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let (boxes, rounds) = if full { (10_000, 5) } else { (1_000, 1) };
+    let (boxes, rounds) = if full { (10_000, 9) } else { (1_000, 1) };
     let xar = choreo_xar::read_xar("chain.xar", behavior(&hop_chain(boxes, true)).as_bytes())
         .unwrap()
         .value;
@@ -178,20 +194,21 @@ fn main() {
 
 /// Every configuration, `rounds` times interleaved; the medians.
 fn scenario(xar: &XarFile, host: &NativeHost, rounds: usize, rt: &tokio::runtime::Runtime) {
-    let configs: [(&str, Option<usize>); 4] = [
-        ("monitor off", None),
-        ("monitor on, no page", Some(0)),
-        ("monitor on, 1 page", Some(1)),
-        ("monitor on, 10 pages", Some(10)),
+    let configs = [
+        ("monitor off", Config::Off),
+        ("a no-op listener", Config::Listener),
+        ("monitor on, no page", Config::Pages(0)),
+        ("monitor on, 1 page", Config::Pages(1)),
+        ("monitor on, 10 pages", Config::Pages(10)),
     ];
     let mut runs: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut lost: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     // A warm-up run, not counted.
-    run(xar, host, Some(1), rt);
+    run(xar, host, Config::Pages(1), rt);
     for _ in 0..rounds {
-        for (i, (_, pages)) in configs.iter().enumerate() {
-            let s = run(xar, host, *pages, rt);
+        for (i, (_, config)) in configs.iter().enumerate() {
+            let s = run(xar, host, *config, rt);
             runs[i].push(s.run.as_secs_f64() * 1e3);
             rates[i].extend(s.rates);
             lost[i].extend(s.lost.iter().map(|&l| l as f64));

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::replay::Replay;
-use crate::state::{Changes, State};
+use crate::state::{Changes, Fields, State, join_into};
 
 /// How often queued events are sent.
 pub const BATCH_EVERY: Duration = Duration::from_millis(50);
@@ -27,8 +27,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// An event queued by the run: as the trace gave it (made JSON on the monitor's thread, not
-/// the run's), or already JSON.
+/// An event queued by the run: as the trace gave it (read, and made JSON, on the monitor's
+/// thread, not the run's), or already JSON (a replay's, or published so).
 pub(crate) enum Queued {
     /// A trace event.
     Event(Event),
@@ -36,15 +36,22 @@ pub(crate) enum Queued {
     Json(Value),
 }
 
-/// The queued events in their JSON form.
-pub(crate) fn to_json(queued: Vec<Queued>) -> Vec<Value> {
-    queued
-        .into_iter()
-        .filter_map(|q| match q {
-            Queued::Event(e) => serde_json::to_value(&e).ok(),
-            Queued::Json(v) => Some(v),
-        })
-        .collect()
+impl Queued {
+    /// What the state reads of it.
+    fn fields(&self) -> Fields<'_> {
+        match self {
+            Queued::Event(e) => Fields::of_event(e),
+            Queued::Json(v) => Fields::of_json(v),
+        }
+    }
+
+    /// Its JSON text (made once: for the batch, then kept as a recent event).
+    fn text(&self) -> String {
+        match self {
+            Queued::Event(e) => serde_json::to_string(e).unwrap_or_else(|_| "null".into()),
+            Queued::Json(v) => v.to_string(),
+        }
+    }
 }
 
 /// One page.
@@ -86,7 +93,7 @@ impl Hub {
         let id = self.next_id;
         self.next_id += 1;
         let mut first: Vec<Arc<str>> = self.greeting.clone();
-        first.push(self.state.snapshot(0).to_string().into());
+        first.push(self.state.snapshot(0).into());
         if let Some(e) = self.state.ended() {
             first.push(ended_message(e).into());
         }
@@ -129,40 +136,51 @@ impl Hub {
     /// Applies `events` and sends them in batches of at most [`MAX_BATCH`]; `resync`: every
     /// page gets a snapshot instead (a replay jumped). `extra` goes to every page after (the
     /// replay's position).
-    pub(crate) fn send(&mut self, events: Vec<Value>, resync: bool, extra: Option<Value>) {
+    pub(crate) fn send(&mut self, events: Vec<Queued>, resync: bool, extra: Option<Value>) {
         if resync {
             for c in &mut self.clients {
                 c.stale = true;
             }
         }
-        if events.is_empty() {
-            self.send_batch(&[], extra);
-            return;
-        }
-        let count = events.len().div_ceil(MAX_BATCH);
-        for (i, chunk) in events.chunks(MAX_BATCH).enumerate() {
-            let last = i + 1 == count;
+        let extra: Option<Arc<str>> = extra.map(|x| x.to_string().into());
+        let mut events = events.into_iter().peekable();
+        loop {
+            let chunk: Vec<Queued> = events.by_ref().take(MAX_BATCH).collect();
+            let last = events.peek().is_none();
             self.send_batch(chunk, if last { extra.clone() } else { None });
+            if last {
+                return;
+            }
         }
     }
 
     /// Applies `events` and sends them as one batch (none when empty; stale pages still get
-    /// their snapshot), then `extra`.
-    fn send_batch(&mut self, events: &[Value], extra: Option<Value>) {
+    /// their snapshot), then `extra`. Each event is made JSON text once, kept as a recent
+    /// event after; with no page, no batch is made.
+    fn send_batch(&mut self, events: Vec<Queued>, extra: Option<Arc<str>>) {
         let mut changes = Changes::default();
-        for e in events {
-            self.state.apply(e, &mut changes);
+        let mut texts = Vec::with_capacity(events.len());
+        for e in &events {
+            self.state.apply(&e.fields(), &mut changes);
+            texts.push(e.text());
         }
-        let batch: Option<Arc<str>> = (!events.is_empty()).then(|| {
-            json!({"type": "batch", "events": events, "changes": self.state.changes(&changes)})
-                .to_string()
-                .into()
+        let count = texts.len() as u64;
+        let batch: Option<Arc<str>> = (count > 0 && !self.clients.is_empty()).then(|| {
+            let changes = self.state.changes(&changes).to_string();
+            let size: usize = texts.iter().map(|t| t.len() + 1).sum();
+            let mut b = String::with_capacity(size + changes.len() + 48);
+            b.push_str(r#"{"type":"batch","events":["#);
+            join_into(&mut b, texts.iter());
+            b.push_str(r#"],"changes":"#);
+            b.push_str(&changes);
+            b.push('}');
+            b.into()
         });
-        let extra: Option<Arc<str>> = extra.map(|x| x.to_string().into());
+        self.state.remember(texts);
         let state = &self.state;
         self.clients.retain_mut(|c| {
             if c.stale {
-                let snapshot: Arc<str> = state.snapshot(c.dropped).to_string().into();
+                let snapshot: Arc<str> = state.snapshot(c.dropped).into();
                 match c.tx.try_send(snapshot) {
                     Ok(()) => {
                         // A page that missed the end learns it here.
@@ -171,7 +189,7 @@ impl Hub {
                             .is_some_and(|e| c.tx.try_send(ended_message(e).into()).is_err());
                     }
                     Err(mpsc::error::TrySendError::Full(_)) => {
-                        c.dropped += events.len() as u64;
+                        c.dropped += count;
                         return true;
                     }
                     Err(mpsc::error::TrySendError::Closed(_)) => return false,
@@ -180,7 +198,7 @@ impl Hub {
                 match c.tx.try_send(Arc::clone(b)) {
                     Ok(()) => {}
                     Err(mpsc::error::TrySendError::Full(_)) => {
-                        c.dropped += events.len() as u64;
+                        c.dropped += count;
                         c.stale = true;
                         return true;
                     }
@@ -226,7 +244,7 @@ pub(crate) async fn batches(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         tick.tick().await;
-        let mut events = to_json(std::mem::take(&mut *lock(&pending)));
+        let mut events = std::mem::take(&mut *lock(&pending));
         let (resync, extra) = match &replay {
             Some(r) => {
                 let mut r = lock(r);
@@ -237,10 +255,13 @@ pub(crate) async fn batches(
                     h.state.reset();
                     let mut c = Changes::default();
                     for e in r.before() {
-                        h.state.apply(e, &mut c);
+                        h.state.apply(&Fields::of_json(e), &mut c);
                     }
+                    let before = r.before();
+                    let recent = &before[before.len().saturating_sub(crate::state::RECENT)..];
+                    h.state.remember(recent.iter().map(Value::to_string));
                 }
-                events.extend(step.events);
+                events.extend(step.events.into_iter().map(Queued::Json));
                 (step.resync, step.report.then(|| r.position()))
             }
             None => (false, None),

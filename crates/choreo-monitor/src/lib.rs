@@ -227,7 +227,7 @@ impl Monitor {
     /// printed. Pages keep showing the run.
     pub fn ended(&self, outcome: &str, report: &str) {
         // Events still queued go first.
-        let pending = hub::to_json(std::mem::take(&mut *lock(&self.shared.pending)));
+        let pending = std::mem::take(&mut *lock(&self.shared.pending));
         let mut hub = lock(&self.shared.hub);
         if !pending.is_empty() {
             hub.send(pending, false, None);

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use choreo_engine::graph::Graph;
+use choreo_engine::trace::{Event, Step};
 use serde_json::{Map, Value, json};
 
 /// How many of the last events a snapshot carries (for the page's log).
@@ -65,6 +66,91 @@ impl Natures {
     }
 }
 
+/// What the state reads of one event: from a trace [`Event`] (a live run: no JSON made) or
+/// from its JSON form (a replay, events published as JSON); absent fields are empty.
+#[derive(Debug, Default)]
+pub struct Fields<'a> {
+    seq: Option<u64>,
+    time_ns: Option<u64>,
+    /// The event's kind (trace.md's `event`).
+    kind: &'a str,
+    path: &'a str,
+    port: &'a str,
+    /// An error's or a speech's text.
+    text: &'a str,
+    frame: Option<i64>,
+    layer: &'a str,
+    keyframe: &'a str,
+    seconds: Option<f64>,
+    /// A `joints` event's names and values, as the snapshot holds them.
+    joints: Option<Value>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of a trace event.
+    pub fn of_event(e: &'a Event) -> Fields<'a> {
+        let mut f = Fields {
+            seq: Some(e.seq),
+            time_ns: Some(e.time_ns),
+            path: &e.path,
+            ..Fields::default()
+        };
+        match &e.step {
+            Step::In { port, .. } => (f.kind, f.port) = ("in", port),
+            Step::Out { port, .. } => (f.kind, f.port) = ("out", port),
+            Step::Del => f.kind = "del",
+            Step::Err { text, .. } => (f.kind, f.text) = ("err", text),
+            Step::Frame { frame } => (f.kind, f.frame) = ("frame", Some(*frame)),
+            Step::KfOn { layer, keyframe } => {
+                (f.kind, f.layer, f.keyframe) = ("kf_on", layer, keyframe)
+            }
+            Step::KfOff { layer, keyframe } => {
+                (f.kind, f.layer, f.keyframe) = ("kf_off", layer, keyframe);
+            }
+            Step::Joints { names, values } => {
+                f.kind = "joints";
+                f.joints = Some(json!({"names": names, "values": values}));
+            }
+            Step::Said { text, seconds } => {
+                (f.kind, f.text, f.seconds) = ("said", text, Some(*seconds))
+            }
+            // The others change nothing the page keeps.
+            _ => {}
+        }
+        f
+    }
+
+    /// The fields of an event's JSON form (trace.md).
+    pub fn of_json(e: &'a Value) -> Fields<'a> {
+        let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
+        let kind = text("event");
+        Fields {
+            seq: e.get("seq").and_then(Value::as_u64),
+            time_ns: e.get("time_ns").and_then(Value::as_u64),
+            kind,
+            path: text("path"),
+            port: text("port"),
+            text: text("text"),
+            frame: e.get("frame").and_then(Value::as_i64),
+            layer: text("layer"),
+            keyframe: text("keyframe"),
+            seconds: e.get("seconds").and_then(Value::as_f64),
+            joints: (kind == "joints")
+                .then(|| json!({"names": e.get("names"), "values": e.get("values")})),
+        }
+    }
+}
+
+/// Appends `texts` (JSON texts) to `out`, comma-separated.
+pub(crate) fn join_into<'t>(out: &mut String, texts: impl Iterator<Item = &'t String>) {
+    for (i, t) in texts.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(t);
+    }
+}
+
 /// The state of the behavior as the page shows it.
 #[derive(Debug, Default)]
 pub struct State {
@@ -77,7 +163,8 @@ pub struct State {
     joints: Option<Value>,
     said: Option<Value>,
     errors: BTreeMap<String, String>,
-    recent: VecDeque<Value>,
+    /// The last events' JSON texts.
+    recent: VecDeque<String>,
     ended: Option<Value>,
 }
 
@@ -123,67 +210,74 @@ impl State {
         *self = State::new(natures);
     }
 
-    /// Applies one trace event (its JSON form, trace.md), noting what changed in `changes`.
-    pub fn apply(&mut self, e: &Value, changes: &mut Changes) {
-        let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
-        let path = text("path").to_string();
-        if let Some(seq) = e.get("seq").and_then(Value::as_u64) {
+    /// Applies one trace event, noting what changed in `changes`; its JSON text goes to
+    /// the recent events with [`State::remember`].
+    pub fn apply(&mut self, e: &Fields<'_>, changes: &mut Changes) {
+        if let Some(seq) = e.seq {
             self.seq = Some(seq);
         }
-        if let Some(t) = e.get("time_ns").and_then(Value::as_u64) {
+        if let Some(t) = e.time_ns {
             self.time_ns = t;
         }
-        match text("event") {
-            "in" => match self.natures.input(&path, text("port")) {
+        let path = e.path;
+        match e.kind {
+            "in" => match self.natures.input(path, e.port) {
                 "onStart" => {
-                    self.light(&path, changes);
-                    if self.errors.remove(&path).is_some() {
-                        changes.errors.insert(path);
+                    self.light(path, changes);
+                    if self.errors.remove(path).is_some() {
+                        changes.errors.insert(path.to_string());
                     }
                 }
-                "onStop" => self.unlight(&path, changes),
+                "onStop" => self.unlight(path, changes),
                 _ => {}
             },
-            "out" if self.natures.output(&path, text("port")) == "stopping" => {
-                self.unlight(&path, changes);
+            "out" if self.natures.output(path, e.port) == "stopping" => {
+                self.unlight(path, changes);
             }
-            "del" => self.unlight(&path, changes),
+            "del" => self.unlight(path, changes),
             "err" => {
-                self.errors.insert(path.clone(), text("text").to_string());
-                changes.errors.insert(path);
+                self.errors.insert(path.to_string(), e.text.to_string());
+                changes.errors.insert(path.to_string());
             }
             "frame" => {
-                if let Some(f) = e.get("frame").and_then(Value::as_i64) {
-                    self.frames.insert(path.clone(), f);
-                    changes.frames.insert(path, f);
+                if let Some(f) = e.frame {
+                    self.frames.insert(path.to_string(), f);
+                    changes.frames.insert(path.to_string(), f);
                 }
             }
             kf @ ("kf_on" | "kf_off") => {
-                let name = format!("{}/{}", text("layer"), text("keyframe"));
-                let set = self.keyframes.entry(path.clone()).or_default();
+                let name = format!("{}/{}", e.layer, e.keyframe);
+                let set = self.keyframes.entry(path.to_string()).or_default();
                 if kf == "kf_on" {
                     set.insert(name);
                 } else {
                     set.remove(&name);
                 }
-                changes.keyframes.insert(path);
+                changes.keyframes.insert(path.to_string());
             }
             "joints" => {
-                self.joints = Some(json!({"names": e.get("names"), "values": e.get("values")}));
+                self.joints = e.joints.clone();
                 changes.joints = true;
             }
             "said" => {
                 self.said = Some(json!({
-                    "text": e.get("text"), "seconds": e.get("seconds"), "time_ns": self.time_ns,
+                    "text": e.text, "seconds": e.seconds, "time_ns": self.time_ns,
                 }));
                 changes.said = true;
             }
             _ => {}
         }
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
+    }
+
+    /// Keeps the JSON texts of events just applied, in order, as the recent events (the
+    /// last [`RECENT`]).
+    pub fn remember(&mut self, texts: impl IntoIterator<Item = String>) {
+        for t in texts {
+            if self.recent.len() == RECENT {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(t);
         }
-        self.recent.push_back(e.clone());
     }
 
     fn light(&mut self, path: &str, changes: &mut Changes) {
@@ -201,8 +295,8 @@ impl State {
     }
 
     /// The `snapshot` message: the state now; `dropped`: the events this client missed.
-    pub fn snapshot(&self, dropped: u64) -> Value {
-        json!({
+    pub fn snapshot(&self, dropped: u64) -> String {
+        let head = json!({
             "type": "snapshot",
             "seq": self.seq,
             "time_ns": self.time_ns,
@@ -212,10 +306,17 @@ impl State {
             "joints": self.joints,
             "said": self.said,
             "errors": self.errors,
-            "recent": self.recent,
             "dropped": dropped,
             "ended": self.ended,
         })
+        .to_string();
+        // The recent events as they are (texts already JSON), last.
+        let mut out = String::with_capacity(head.len() + 16 + self.recent.len() * 160);
+        out.push_str(head.strip_suffix('}').unwrap_or(&head));
+        out.push_str(r#","recent":["#);
+        join_into(&mut out, self.recent.iter());
+        out.push_str("]}");
+        out
     }
 
     /// The `changes` object of a batch: only what changed.
