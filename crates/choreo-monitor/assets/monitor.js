@@ -156,6 +156,7 @@ export class Monitor {
     // what the server told
     this.hello = null;
     this.robotChain = null; // the robot message, for the 3D view
+    this.stackShape = null; // the stack message (a behavior stack's run)
     this.boxes = new Map(); // id -> box
     this.byPath = new Map(); // path -> box
     this.diagrams = new Map(); // id -> diagram
@@ -189,6 +190,11 @@ export class Monitor {
     this.joints = new Map(); // name -> value
     this.jointOrder = [];
     this.said = null;
+    this.leds = null; // {colours: {group: [r, g, b]}, seconds}
+    this.posture = null;
+    this.stackNow = null; // {tick, time_ns, stack, in_scope, active}
+    this.stackSegments = new Map(); // id -> {name, depth, from_ns, to_ns, why}
+    this.stackEvents = [];
     this.errors = new Map();
     this.dropped = 0;
     this.timeNs = null;
@@ -291,6 +297,7 @@ export class Monitor {
       case "replay": return this.onReplay(msg);
       case "refused": return this.toast(`refused: ${msg.why ?? "?"}`);
       case "robot": return this.onRobot(msg);
+      case "stack": return this.onStack(msg);
       default: return; // unknown types are for a newer page
     }
   }
@@ -376,6 +383,10 @@ export class Monitor {
     for (const [p, ks] of Object.entries(msg.keyframes || {})) this.keyframes.set(p, new Set(ks || []));
     this.mergeJoints(msg.joints);
     this.said = msg.said || null;
+    this.setLeds(msg.leds, true);
+    this.posture = msg.posture ?? null;
+    this.mergeStack(msg.stack);
+    this.addStackEvents(msg.stack_recent);
     for (const [p, t] of Object.entries(msg.errors || {})) if (t !== null && t !== undefined) this.errors.set(p, String(t));
     this.dropped = msg.dropped || 0;
     this.seq = isNum(msg.seq) ? msg.seq : null;
@@ -412,6 +423,10 @@ export class Monitor {
     for (const [p, ks] of Object.entries(ch.keyframes || {})) this.keyframes.set(p, new Set(ks || []));
     if (ch.joints) this.mergeJoints(ch.joints);
     if (ch.said !== undefined) this.said = ch.said;
+    if (ch.leds) this.setLeds(ch.leds, false);
+    if (ch.posture !== undefined) this.posture = ch.posture;
+    if (ch.stack) this.mergeStack(ch.stack);
+    this.addStackEvents(msg.stack_events);
     for (const [p, t] of Object.entries(ch.errors || {})) {
       if (t === null || t === undefined || t === "") this.errors.delete(p);
       else this.errors.set(p, String(t));
@@ -444,6 +459,47 @@ export class Monitor {
       speed: isNum(msg.speed) ? msg.speed : 1,
     };
     this.renderReplay();
+  }
+
+  setLeds(leds, snapshot) {
+    if (!leds || typeof leds !== "object" || !leds.colours || typeof leds.colours !== "object") return;
+    this.leds = { colours: { ...(this.leds?.colours || {}), ...leds.colours }, seconds: isNum(leds.seconds) ? leds.seconds : 0 };
+    // for the 3D view (robot3d.js): document.addEventListener("choreo-monitor:leds", ...)
+    try {
+      document.dispatchEvent(new CustomEvent("choreo-monitor:leds", { detail: { colours: leds.colours, seconds: snapshot ? 0 : this.leds.seconds } }));
+    } catch { /* a listener's problem, not ours */ }
+  }
+
+  onStack(msg) {
+    this.stackShape = {
+      base: String(msg.base ?? ""),
+      behaviors: new Map((Array.isArray(msg.behaviors) ? msg.behaviors : [])
+        .filter((b) => b && typeof b.name === "string")
+        .map((b) => [b.name, { name: b.name, class: String(b.class ?? ""), delegates: Array.isArray(b.delegates) ? b.delegates.map(String) : [] }])),
+    };
+    this.el.tabStack.hidden = false;
+    this.showTab("stack");
+    this.renderStack();
+  }
+
+  mergeStack(st) {
+    if (!st || typeof st !== "object") return;
+    this.stackNow = {
+      tick: st.tick, time_ns: st.time_ns,
+      stack: Array.isArray(st.stack) ? st.stack : [],
+      in_scope: new Set(Array.isArray(st.in_scope) ? st.in_scope : []),
+      active: new Set(Array.isArray(st.active) ? st.active : []),
+    };
+    for (const seg of Array.isArray(st.segments) ? st.segments : []) {
+      if (seg && isNum(seg.id)) this.stackSegments.set(seg.id, seg);
+    }
+    while (this.stackSegments.size > 10000) this.stackSegments.delete(this.stackSegments.keys().next().value);
+  }
+
+  addStackEvents(events) {
+    if (!Array.isArray(events) || !events.length) return;
+    for (const e of events) if (e && typeof e === "object") this.stackEvents.push(e);
+    if (this.stackEvents.length > 2000) this.stackEvents.splice(0, this.stackEvents.length - 2000);
   }
 
   mergeJoints(j) {
@@ -616,18 +672,21 @@ export class Monitor {
     E.saidMeta = h("div", { id: "said-meta", class: "said-meta" });
     E.said = h("div", { id: "said", class: "bubble empty" }, E.saidText, E.saidMeta);
     E.robot3d = h("div", { id: "robot3d" });
+    E.posture = h("span", { id: "posture", class: "badge dim", title: "the posture it last reached" });
+    E.ledList = h("span", { id: "leds", class: "leds" });
     E.jointsBody = h("tbody");
     E.jointsTable = h("table", { id: "joints", class: "joints" },
       h("thead", {}, h("tr", {}, h("th", { text: "joint" }), h("th", { class: "num", text: "rad" }), h("th", { class: "num", text: "deg" }))),
       E.jointsBody);
     E.jointsEmpty = h("div", { class: "empty-note", text: "no joint has moved" });
     E.robot = h("section", { id: "robot", class: "pane" },
-      h("div", { class: "pane-head" }, h("h2", { text: "Robot" })),
+      h("div", { class: "pane-head" }, h("h2", { text: "Robot" }), E.posture, h("span", { class: "grow" }), E.ledList),
       h("div", { class: "robot-body" }, E.said, E.robot3d, E.jointsEmpty, E.jointsTable));
 
     // bottom: log / boxes
     E.tabLog = h("button", { type: "button", class: "tab active", "data-tab": "log", text: "Log", onclick: () => this.showTab("log") });
     E.tabBoxes = h("button", { type: "button", class: "tab", "data-tab": "outline", text: "Boxes", onclick: () => this.showTab("outline") });
+    E.tabStack = h("button", { type: "button", class: "tab", "data-tab": "stack", text: "Stack", hidden: true, onclick: () => this.showTab("stack") });
     E.fPath = h("input", { id: "filter-path", type: "search", placeholder: "box path…", oninput: () => this.rebuildLog() });
     E.fKind = h("select", { id: "filter-kind", onchange: () => this.rebuildLog() },
       h("option", { value: "", text: "all events" }), KINDS.map((k) => h("option", { value: k, text: k })));
@@ -649,9 +708,15 @@ export class Monitor {
     });
     E.log = h("div", { id: "log", class: "tabpane" }, E.logRows);
     E.outline = h("div", { id: "outline", class: "tabpane", hidden: true });
+    E.stackTree = h("div", { id: "stack-tree", class: "stack-tree" });
+    E.stackNow = h("div", { id: "stack-now", class: "stack-now" });
+    E.stackStrip = s("svg", { id: "stack-strip", class: "stack-strip" });
+    E.stackEvents = h("div", { id: "stack-events", class: "log-rows stack-events" });
+    E.stackPane = h("div", { id: "stack", class: "tabpane stack-pane", hidden: true },
+      E.stackTree, h("div", { class: "stack-side" }, E.stackNow, E.stackStrip, E.stackEvents));
     E.bottom = h("section", { id: "bottom", class: "pane" },
-      h("div", { class: "pane-head" }, E.tabLog, E.tabBoxes, h("span", { class: "grow" }), E.logFilters),
-      E.log, E.outline);
+      h("div", { class: "pane-head" }, E.tabLog, E.tabBoxes, E.tabStack, h("span", { class: "grow" }), E.logFilters),
+      E.log, E.outline, E.stackPane);
 
     E.main = h("main", { id: "main" }, E.diagram, E.timelines, E.robot, E.bottom);
     root.append(E.header, E.replay, E.report, E.main);
@@ -668,9 +733,11 @@ export class Monitor {
     const E = this.el;
     E.log.hidden = which !== "log";
     E.outline.hidden = which !== "outline";
+    E.stackPane.hidden = which !== "stack";
     E.logFilters.hidden = which !== "log";
     E.tabLog.classList.toggle("active", which === "log");
     E.tabBoxes.classList.toggle("active", which === "outline");
+    E.tabStack.classList.toggle("active", which === "stack");
   }
 
   tick() {
@@ -792,6 +859,7 @@ export class Monitor {
     this.renderTimelines();
     this.renderRobot();
     this.renderReport();
+    this.renderStack();
   }
 
   registerBoxEl(path, el) {
@@ -1401,6 +1469,20 @@ export class Monitor {
       E.saidMeta.textContent = "the robot has said nothing";
     }
     this.renderSaidState();
+    // posture and LEDs
+    E.posture.textContent = this.posture ? `posture: ${this.posture}` : "";
+    E.posture.hidden = !this.posture;
+    const colours = this.leds?.colours || {};
+    const key = JSON.stringify(colours);
+    if (key !== this.ledKey) {
+      this.ledKey = key;
+      E.ledList.textContent = "";
+      for (const [group, c] of Object.entries(colours)) {
+        if (!Array.isArray(c) || c.length !== 3) continue;
+        const hex = `#${c.map((x) => Math.round(Math.min(1, Math.max(0, Number(x) || 0)) * 255).toString(16).padStart(2, "0")).join("")}`;
+        E.ledList.append(h("span", { class: "led", "data-led": group, "data-rgb": hex, title: `${group} ${hex}`, style: `background:${hex}` }));
+      }
+    }
     // joints
     const body = E.jointsBody;
     if (!this.jointRows || this.jointRows.size !== this.jointOrder.length || this.jointOrder.some((n) => !this.jointRows.has(n))) {
@@ -1561,6 +1643,95 @@ export class Monitor {
     if (!E.follow.checked) return;
     this.programScroll = true;
     E.logRows.scrollTop = E.logRows.scrollHeight;
+  }
+
+  // ------------------------------------------------------------ stack (behavior stack runs)
+
+  renderStack() {
+    const E = this.el;
+    const shape = this.stackShape;
+    if (!shape) return;
+    const now = this.stackNow || { stack: [], in_scope: new Set(), active: new Set() };
+    const top = now.stack.length ? now.stack[now.stack.length - 1] : null;
+    // the tree, from the base through declared delegates (one seen before: not again)
+    const key = JSON.stringify([shape.base, [...shape.behaviors.keys()]]);
+    if (key !== this.stackTreeKey) {
+      this.stackTreeKey = key;
+      E.stackTree.textContent = "";
+      this.stackNodeEls = new Map();
+      const seen = new Set();
+      const todo = [[shape.base, 0]];
+      while (todo.length) {
+        const [name, depth] = todo.pop();
+        const b = shape.behaviors.get(name);
+        const again = seen.has(name);
+        seen.add(name);
+        const el = h("div", { class: "stack-node", "data-behavior": name, style: `padding-left:${8 + depth * 16}px` },
+          h("span", { class: "sn-dot" }),
+          h("span", { class: "sn-name", text: name }),
+          h("span", { class: "sn-class", text: again ? "(see above)" : b?.class || "" }));
+        E.stackTree.append(el);
+        if (!again) {
+          this.stackNodeEls.set(name, el);
+          for (const d of [...(b?.delegates || [])].reverse()) todo.push([d, depth + 1]);
+        }
+      }
+    }
+    for (const [name, el] of this.stackNodeEls || []) {
+      el.classList.toggle("in-scope", now.in_scope.has(name));
+      el.classList.toggle("active", now.active.has(name));
+      el.classList.toggle("top", name === top);
+    }
+    E.stackNow.textContent = now.stack.length ? `stack: ${now.stack.join(" › ")}` : "stack: empty";
+    E.stackNow.dataset.stack = now.stack.join(" > ");
+    this.renderStrip();
+    this.renderStackEvents();
+  }
+
+  renderStrip() {
+    const svg = this.el.stackStrip;
+    const segs = [...this.stackSegments.values()];
+    svg.textContent = "";
+    const lanes = [];
+    for (const sg of segs) if (!lanes.includes(sg.name)) lanes.push(sg.name);
+    const end = Math.max(1, this.stackNow?.time_ns || 0, ...segs.map((sg) => sg.to_ns || sg.from_ns || 0));
+    const W = 600, LANE = 16, LABEL = 110;
+    const H = Math.max(LANE, lanes.length * LANE);
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("height", String(H));
+    const x = (ns) => LABEL + ((W - LABEL - 4) * (ns || 0)) / end;
+    lanes.forEach((name, i) => {
+      svg.append(s("text", { x: 2, y: i * LANE + 12, class: "strip-label", text: name }));
+    });
+    for (const sg of segs) {
+      const lane = lanes.indexOf(sg.name);
+      const to = isNum(sg.to_ns) ? sg.to_ns : end;
+      const title = `${sg.name}: ${fmtSeconds(sg.from_ns)} → ${isNum(sg.to_ns) ? fmtSeconds(sg.to_ns) : "now"}${sg.why ? ` — ${sg.why}` : ""}`;
+      svg.append(s("rect", {
+        x: x(sg.from_ns), y: lane * LANE + 2, width: Math.max(1.5, x(to) - x(sg.from_ns)), height: LANE - 4,
+        rx: 2, class: `seg${isNum(sg.to_ns) ? "" : " open"}`, "data-behavior": sg.name, "data-why": sg.why || "",
+      }, s("title", { text: title })));
+    }
+  }
+
+  renderStackEvents() {
+    const box = this.el.stackEvents;
+    const shown = this.stackEvents.slice(-300);
+    const key = `${this.stackEvents.length}:${shown.length ? shown[shown.length - 1].seq : ""}`;
+    if (key === this.stackEventsKey) return;
+    this.stackEventsKey = key;
+    box.textContent = "";
+    for (const e of shown) {
+      const rest = { ...e };
+      for (const k of ["tick", "seq", "event", "time_ns"]) delete rest[k];
+      const detail = Object.entries(rest).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
+      box.append(h("div", { class: `ev ev-stack ev-${e.event}`, "data-event": e.event },
+        h("span", { class: "ev-seq", text: String(e.tick ?? "") }),
+        h("span", { class: "ev-time", text: isNum(e.time_ns) ? fmtSeconds(e.time_ns) : "" }),
+        h("span", { class: "ev-kind", text: String(e.event ?? "") }),
+        h("span", { class: "ev-detail", text: detail })));
+    }
+    box.scrollTop = box.scrollHeight;
   }
 
   updateLogCount() {

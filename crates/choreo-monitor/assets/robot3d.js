@@ -197,7 +197,10 @@ class RobotView {
     const shell = mat(COLOURS.shell);
     const jointMat = mat(COLOURS.joint);
     const dark = mat(COLOURS.dark, { roughness: 0.35 });
-    const eyeMat = mat(COLOURS.eye, { emissive: COLOURS.eye, emissiveIntensity: 0.8 });
+    // Each light its own material, coloured by the LED groups (setLeds).
+    const glow = (colour) => mat(colour, { emissive: colour, emissiveIntensity: 0.8 });
+    const eyeMat = { 1: glow(COLOURS.eye), [-1]: glow(COLOURS.eye) };
+    this.lights = new Map([["LeftFaceLeds", eyeMat[1]], ["RightFaceLeds", eyeMat[-1]]]);
     const up = new T.Vector3(0, 1, 0);
 
     /** A rounded rod from a to b (vectors in `parent`'s frame). */
@@ -245,6 +248,15 @@ class RobotView {
     body.position.set(middle, 0, (zTop + zBottom) / 2 - limb * 0.5);
     // The capsule's length is 1 + 2 radii: scaled by bodyHeight / 2, it spans bodyHeight.
     torso.add(body);
+    if (!tablet) {
+      // NAO's chest button, lit by ChestLeds.
+      const chestMat = glow(COLOURS.eye);
+      const chest = new T.Mesh(new T.CylinderGeometry(width * 0.13, width * 0.13, limb, 24), chestMat);
+      chest.rotation.z = Math.PI / 2;
+      chest.position.set(middle + depth / 2, 0, zTop - bodyHeight * 0.2);
+      torso.add(chest);
+      this.lights.set("ChestLeds", chestMat);
+    }
 
     // Bones: every joint away from its parent joint is joined to it.
     for (const [name, f] of this.frames) {
@@ -342,7 +354,7 @@ class RobotView {
     skull.position.set(top.x, 0, h * 0.52);
     frame.add(skull);
     for (const s of [1, -1]) {
-      const eye = new T.Mesh(new T.SphereGeometry(r * 0.16, 16, 10), eyeMat);
+      const eye = new T.Mesh(new T.SphereGeometry(r * 0.16, 16, 10), eyeMat[s]);
       eye.scale.set(0.45, 1, 1);
       eye.position.set(top.x + r * 0.9, s * r * 0.36, h * 0.55);
       frame.add(eye);
@@ -381,6 +393,36 @@ class RobotView {
   // ------------------------------------------------------------ the pose
 
   /** Joints changed: `names[i]` is at `values[i]`; the others keep their last value. */
+  /**
+   * Colours the lights: `colours` maps LED groups (LeftFaceLeds, RightFaceLeds, ChestLeds)
+   * to [r, g, b] in 0..1, reached over `seconds` (the robot's fade, in real time here).
+   */
+  setLeds(colours, seconds) {
+    if (!colours || typeof colours !== "object" || !this.lights) return;
+    const T = this.T;
+    const fades = [];
+    for (const [group, material] of this.lights) {
+      const c = colours[group];
+      if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === "number")) continue;
+      const to = new T.Color(...c.map((x) => Math.min(1, Math.max(0, x))));
+      fades.push({ material, from: material.emissive.clone(), to });
+    }
+    if (!fades.length) return;
+    const ms = Math.max(0, Number(seconds) || 0) * 1000;
+    const start = performance.now();
+    const step = () => {
+      const k = ms > 0 ? Math.min(1, (performance.now() - start) / ms) : 1;
+      for (const f of fades) {
+        f.material.emissive.copy(f.from).lerp(f.to, k);
+        f.material.color.copy(f.material.emissive);
+      }
+      this.host.dataset.leds = fades.map((f) => `#${f.to.getHexString()}`).join(" ");
+      this.request();
+      if (k < 1) requestAnimationFrame(step);
+    };
+    step();
+  }
+
   setJoints(names, values) {
     if (!Array.isArray(names) || !Array.isArray(values)) return;
     let changed = false;
@@ -565,6 +607,7 @@ async function main() {
         view.resize();
       }
       view.setRobot(msg);
+      if (monitor?.leds) view.setLeds(monitor.leds.colours, 0);
     } catch (e) {
       console.error("robot3d: a robot it cannot draw", e, msg);
     }
@@ -577,7 +620,15 @@ async function main() {
       console.error("robot3d: joints it cannot show", err);
     }
   });
+  document.addEventListener("choreo-monitor:leds", (e) => {
+    try {
+      view.setLeds(e.detail?.colours, e.detail?.seconds);
+    } catch (err) {
+      console.error("robot3d: LEDs it cannot show", err);
+    }
+  });
   if (monitor?.robotChain) show(monitor.robotChain);
+  if (monitor?.leds) view.setLeds(monitor.leds.colours, 0);
   if (monitor?.joints instanceof Map && monitor.joints.size) view.setJoints([...monitor.joints.keys()], [...monitor.joints.values()]);
 }
 

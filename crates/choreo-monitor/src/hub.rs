@@ -34,24 +34,8 @@ pub(crate) enum Queued {
     Event(Event),
     /// An event in its JSON form.
     Json(Value),
-}
-
-impl Queued {
-    /// What the state reads of it.
-    fn fields(&self) -> Fields<'_> {
-        match self {
-            Queued::Event(e) => Fields::of_event(e),
-            Queued::Json(v) => Fields::of_json(v),
-        }
-    }
-
-    /// Its JSON text (made once: for the batch, then kept as a recent event).
-    fn text(&self) -> String {
-        match self {
-            Queued::Event(e) => serde_json::to_string(e).unwrap_or_else(|_| "null".into()),
-            Queued::Json(v) => v.to_string(),
-        }
-    }
+    /// A behavior stack's event (its JSON line, behaviors named).
+    Stack(Value),
 }
 
 /// One page.
@@ -160,23 +144,41 @@ impl Hub {
     fn send_batch(&mut self, events: Vec<Queued>, extra: Option<Arc<str>>) {
         let mut changes = Changes::default();
         let mut texts = Vec::with_capacity(events.len());
+        let mut stack = Vec::new();
         for e in &events {
-            self.state.apply(&e.fields(), &mut changes);
-            texts.push(e.text());
+            match e {
+                Queued::Event(e) => {
+                    self.state.apply(&Fields::of_event(e), &mut changes);
+                    texts.push(serde_json::to_string(e).unwrap_or_else(|_| "null".into()));
+                }
+                Queued::Json(v) => {
+                    self.state.apply(&Fields::of_json(v), &mut changes);
+                    texts.push(v.to_string());
+                }
+                Queued::Stack(v) => {
+                    self.state.apply_stack(v, &mut changes);
+                    stack.push(v.to_string());
+                }
+            }
         }
-        let count = texts.len() as u64;
+        let count = events.len() as u64;
         let batch: Option<Arc<str>> = (count > 0 && !self.clients.is_empty()).then(|| {
             let changes = self.state.changes(&changes).to_string();
-            let size: usize = texts.iter().map(|t| t.len() + 1).sum();
-            let mut b = String::with_capacity(size + changes.len() + 48);
+            let size: usize = texts.iter().chain(&stack).map(|t| t.len() + 1).sum();
+            let mut b = String::with_capacity(size + changes.len() + 64);
             b.push_str(r#"{"type":"batch","events":["#);
             join_into(&mut b, texts.iter());
+            if !stack.is_empty() {
+                b.push_str(r#"],"stack_events":["#);
+                join_into(&mut b, stack.iter());
+            }
             b.push_str(r#"],"changes":"#);
             b.push_str(&changes);
             b.push('}');
             b.into()
         });
         self.state.remember(texts);
+        self.state.remember_stack(stack);
         let state = &self.state;
         self.clients.retain_mut(|c| {
             if c.stale {

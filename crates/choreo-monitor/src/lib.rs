@@ -26,6 +26,7 @@ pub mod hub;
 pub mod replay;
 pub mod robot;
 mod server;
+pub mod stack;
 pub mod state;
 pub mod structure;
 
@@ -39,6 +40,7 @@ use serde_json::{Value, json};
 
 use crate::hub::{Hub, Queued, lock};
 use crate::replay::Replay;
+use crate::stack::StackShape;
 use crate::state::{Natures, State};
 
 /// What went wrong starting the monitor.
@@ -73,6 +75,9 @@ pub struct MonitorOptions {
     pub model: Option<String>,
     /// Whether a page may stimulate inputs (`--monitor-control`).
     pub control: bool,
+    /// For a behavior stack's run: its behaviors (pages get the `stack` message and the
+    /// Stack view; the run publishes the stack's events with [`Monitor::publish_stack`]).
+    pub stack: Option<StackShape>,
 }
 
 impl Default for MonitorOptions {
@@ -82,6 +87,7 @@ impl Default for MonitorOptions {
             title: String::new(),
             model: None,
             control: false,
+            stack: None,
         }
     }
 }
@@ -110,6 +116,8 @@ pub(crate) struct Shared {
     pub(crate) token: Option<String>,
     pub(crate) control: bool,
     pub(crate) commands: Mutex<mpsc::Sender<Command>>,
+    /// Set when the monitor stops: pages send what is queued, then close.
+    pub(crate) closing: tokio::sync::watch::Sender<bool>,
 }
 
 /// A running monitor; dropping it stops the server.
@@ -117,8 +125,8 @@ pub struct Monitor {
     url: String,
     shared: Arc<Shared>,
     commands: Mutex<Option<mpsc::Receiver<Command>>>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    shutdown: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Monitor {
@@ -157,7 +165,15 @@ impl Monitor {
         if let Some(model) = options.model.as_deref().and_then(robot::model) {
             greeting.push(robot::robot(model));
         }
-        let hub = Hub::new(State::new(Natures::of(graph)), &greeting);
+        let natures = Natures::of(graph);
+        let state = match &options.stack {
+            Some(shape) => {
+                greeting.push(shape.message());
+                State::with_stack(natures)
+            }
+            None => State::new(natures),
+        };
+        let hub = Hub::new(state, &greeting);
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(Shared {
             hub: Arc::new(Mutex::new(hub)),
@@ -166,6 +182,7 @@ impl Monitor {
             token,
             control: options.control,
             commands: Mutex::new(tx),
+            closing: tokio::sync::watch::Sender::new(false),
         });
         let listener =
             std::net::TcpListener::bind(options.addr).map_err(|source| MonitorError::Listen {
@@ -201,8 +218,8 @@ impl Monitor {
             url,
             shared,
             commands: Mutex::new(Some(rx)),
-            shutdown: Some(shutdown),
-            thread: Some(thread),
+            shutdown: Mutex::new(Some(shutdown)),
+            thread: Mutex::new(Some(thread)),
         })
     }
 
@@ -221,6 +238,12 @@ impl Monitor {
     /// Queues an event already in its JSON form.
     pub fn publish_json(&self, event: Value) {
         lock(&self.shared.pending).push(Queued::Json(event));
+    }
+
+    /// Queues an event of the behavior stack (its JSON line as `choreo stack run --trace`
+    /// writes it, behaviors named, with the `time_ns` of its tick).
+    pub fn publish_stack(&self, event: Value) {
+        lock(&self.shared.pending).push(Queued::Stack(event));
     }
 
     /// The run ended with `outcome` (`finished`, `stopped`, ...); `report` is what choreo
@@ -251,13 +274,22 @@ impl Monitor {
     }
 }
 
-impl Drop for Monitor {
-    fn drop(&mut self) {
-        if let Some(s) = self.shutdown.take() {
+impl Monitor {
+    /// Stops serving: pages get what is queued for them and a close (for up to a second),
+    /// then the server stops. Dropping the monitor does the same; this is for an owner that
+    /// shares it (the trace's listener holds it too) and is about to exit.
+    pub fn close(&self) {
+        if let Some(s) = lock(&self.shutdown).take() {
             let _ = s.send(());
         }
-        if let Some(t) = self.thread.take() {
+        if let Some(t) = lock(&self.thread).take() {
             let _ = t.join();
         }
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        self.close();
     }
 }

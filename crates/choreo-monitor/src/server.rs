@@ -74,6 +74,7 @@ pub(crate) async fn run(
     for (path, _, _) in ASSETS {
         app = app.route(path, get(asset));
     }
+    let closing = Arc::clone(&shared);
     let app = app.fallback(not_found).with_state(shared);
     let _ = axum::serve(listener, app)
         .with_graceful_shutdown(async {
@@ -81,7 +82,17 @@ pub(crate) async fn run(
         })
         .await;
     batching.abort();
+    // The pages get what is queued for them (the end of the run) and a close, for up to a
+    // second: a monitor dropped just after the end does not cut its pages off mid-message.
+    closing.closing.send_replace(true);
+    let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+    while lock(&closing.hub).clients() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
 }
+
+/// How long a stopping monitor waits for its pages to take their last messages.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether the request carries the token, when one is required.
 fn allowed(shared: &Shared, params: &HashMap<String, String>) -> bool {
@@ -128,8 +139,18 @@ async fn socket(
 async fn page(mut ws: WebSocket, shared: Arc<Shared>) {
     let extra = shared.replay.as_ref().map(|r| lock(r).position());
     let (id, mut queue) = lock(&shared.hub).join(extra);
+    let mut closing = shared.closing.subscribe();
     loop {
         tokio::select! {
+            () = async { drop(closing.wait_for(|c| *c).await) } => {
+                while let Ok(text) = queue.try_recv() {
+                    if ws.send(Message::Text(text.as_ref().into())).await.is_err() {
+                        break;
+                    }
+                }
+                let _ = ws.send(Message::Close(None)).await;
+                break;
+            }
             message = queue.recv() => {
                 let Some(text) = message else { break };
                 if ws.send(Message::Text(text.as_ref().into())).await.is_err() {

@@ -8,6 +8,8 @@ use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, Step};
 use serde_json::{Map, Value, json};
 
+use crate::stack::{StackChanges, StackState};
+
 /// How many of the last events a snapshot carries (for the page's log).
 pub const RECENT: usize = 2000;
 
@@ -82,8 +84,9 @@ pub struct Fields<'a> {
     layer: &'a str,
     keyframe: &'a str,
     seconds: Option<f64>,
-    /// A `joints` event's names and values, as the snapshot holds them.
-    joints: Option<Value>,
+    /// A `joints` event's names and values, a `leds` event's groups and colours: as the
+    /// state keeps them (made only for those kinds).
+    data: Option<Value>,
 }
 
 impl<'a> Fields<'a> {
@@ -109,11 +112,20 @@ impl<'a> Fields<'a> {
             }
             Step::Joints { names, values } => {
                 f.kind = "joints";
-                f.joints = Some(json!({"names": names, "values": values}));
+                f.data = Some(json!({"names": names, "values": values}));
             }
             Step::Said { text, seconds } => {
                 (f.kind, f.text, f.seconds) = ("said", text, Some(*seconds))
             }
+            Step::Leds {
+                groups,
+                rgb,
+                seconds,
+            } => {
+                (f.kind, f.seconds) = ("leds", Some(*seconds));
+                f.data = Some(json!({"groups": groups, "rgb": rgb}));
+            }
+            Step::Posture { name } => (f.kind, f.text) = ("posture", name),
             // The others change nothing the page keeps.
             _ => {}
         }
@@ -135,9 +147,22 @@ impl<'a> Fields<'a> {
             layer: text("layer"),
             keyframe: text("keyframe"),
             seconds: e.get("seconds").and_then(Value::as_f64),
-            joints: (kind == "joints")
-                .then(|| json!({"names": e.get("names"), "values": e.get("values")})),
+            data: match kind {
+                "joints" => Some(json!({"names": e.get("names"), "values": e.get("values")})),
+                "leds" => Some(json!({"groups": e.get("groups"), "rgb": e.get("rgb")})),
+                _ => None,
+            },
         }
+    }
+}
+
+/// Pushes `texts` at the back of `ring`, keeping the last [`RECENT`].
+fn keep_last(ring: &mut VecDeque<String>, texts: impl IntoIterator<Item = String>) {
+    for t in texts {
+        if ring.len() == RECENT {
+            ring.pop_front();
+        }
+        ring.push_back(t);
     }
 }
 
@@ -160,12 +185,23 @@ pub struct State {
     lit: BTreeSet<String>,
     frames: BTreeMap<String, i64>,
     keyframes: BTreeMap<String, BTreeSet<String>>,
-    joints: Option<Value>,
+    /// Each joint's last angle, in the order they first came (every `joints` event merged:
+    /// a timeline's frames move some, the sampled robot all).
+    joints: Vec<(String, Value)>,
     said: Option<Value>,
+    /// The colour each LED group shown reaches (`[r, g, b]`), and how long the last fade
+    /// takes.
+    leds: BTreeMap<String, Value>,
+    leds_seconds: f64,
+    posture: Option<String>,
     errors: BTreeMap<String, String>,
     /// The last events' JSON texts.
     recent: VecDeque<String>,
     ended: Option<Value>,
+    /// A behavior stack's state, for a stack's run.
+    stack: Option<StackState>,
+    /// The last stack events' JSON texts.
+    stack_recent: VecDeque<String>,
 }
 
 /// What some events changed (the `changes` of a batch).
@@ -177,7 +213,10 @@ pub struct Changes {
     keyframes: BTreeSet<String>,
     joints: bool,
     said: bool,
+    leds: bool,
+    posture: bool,
     errors: BTreeSet<String>,
+    stack: StackChanges,
 }
 
 impl State {
@@ -186,6 +225,14 @@ impl State {
         State {
             natures,
             ..State::default()
+        }
+    }
+
+    /// The same, for a behavior stack's run: stack events are applied too.
+    pub fn with_stack(natures: Natures) -> State {
+        State {
+            stack: Some(StackState::default()),
+            ..State::new(natures)
         }
     }
 
@@ -207,7 +254,24 @@ impl State {
     /// Forgets every event (a replay seeking backwards starts again).
     pub fn reset(&mut self) {
         let natures = std::mem::take(&mut self.natures);
+        let stack = self.stack.is_some();
         *self = State::new(natures);
+        if stack {
+            self.stack = Some(StackState::default());
+        }
+    }
+
+    /// Applies one stack event (its JSON line, behaviors named; nothing when this is not
+    /// a stack's run), noting what changed; its text goes to [`State::remember_stack`].
+    pub fn apply_stack(&mut self, e: &Value, changes: &mut Changes) {
+        if let Some(s) = &mut self.stack {
+            s.apply(e, &mut changes.stack);
+        }
+    }
+
+    /// Keeps the JSON texts of stack events just applied (the last [`RECENT`]).
+    pub fn remember_stack(&mut self, texts: impl IntoIterator<Item = String>) {
+        keep_last(&mut self.stack_recent, texts);
     }
 
     /// Applies one trace event, noting what changed in `changes`; its JSON text goes to
@@ -256,8 +320,35 @@ impl State {
                 changes.keyframes.insert(path.to_string());
             }
             "joints" => {
-                self.joints = e.joints.clone();
-                changes.joints = true;
+                let data = e.data.as_ref();
+                let field = |k| data.and_then(|d| d.get(k)).and_then(Value::as_array);
+                if let (Some(names), Some(values)) = (field("names"), field("values")) {
+                    for (n, v) in names.iter().zip(values) {
+                        let Some(n) = n.as_str() else { continue };
+                        match self.joints.iter_mut().find(|(name, _)| name == n) {
+                            Some((_, old)) => *old = v.clone(),
+                            None => self.joints.push((n.to_string(), v.clone())),
+                        }
+                    }
+                    changes.joints = true;
+                }
+            }
+            "leds" => {
+                let data = e.data.as_ref();
+                let field = |k| data.and_then(|d| d.get(k)).and_then(Value::as_array);
+                if let (Some(groups), Some(rgb)) = (field("groups"), field("rgb")) {
+                    for (g, c) in groups.iter().zip(rgb) {
+                        if let Some(g) = g.as_str() {
+                            self.leds.insert(g.to_string(), c.clone());
+                        }
+                    }
+                    self.leds_seconds = e.seconds.unwrap_or(0.0);
+                    changes.leds = true;
+                }
+            }
+            "posture" => {
+                self.posture = Some(e.text.to_string());
+                changes.posture = true;
             }
             "said" => {
                 self.said = Some(json!({
@@ -272,12 +363,7 @@ impl State {
     /// Keeps the JSON texts of events just applied, in order, as the recent events (the
     /// last [`RECENT`]).
     pub fn remember(&mut self, texts: impl IntoIterator<Item = String>) {
-        for t in texts {
-            if self.recent.len() == RECENT {
-                self.recent.pop_front();
-            }
-            self.recent.push_back(t);
-        }
+        keep_last(&mut self.recent, texts);
     }
 
     fn light(&mut self, path: &str, changes: &mut Changes) {
@@ -303,20 +389,41 @@ impl State {
             "lit": self.lit,
             "frames": self.frames,
             "keyframes": self.keyframes,
-            "joints": self.joints,
+            "joints": self.joints_json(),
             "said": self.said,
+            "leds": self.leds_json(),
+            "posture": self.posture,
             "errors": self.errors,
             "dropped": dropped,
             "ended": self.ended,
+            "stack": self.stack.as_ref().map(StackState::snapshot),
         })
         .to_string();
         // The recent events as they are (texts already JSON), last.
-        let mut out = String::with_capacity(head.len() + 16 + self.recent.len() * 160);
+        let size = (self.recent.len() + self.stack_recent.len()) * 160;
+        let mut out = String::with_capacity(head.len() + 32 + size);
         out.push_str(head.strip_suffix('}').unwrap_or(&head));
         out.push_str(r#","recent":["#);
         join_into(&mut out, self.recent.iter());
+        out.push_str(r#"],"stack_recent":["#);
+        join_into(&mut out, self.stack_recent.iter());
         out.push_str("]}");
         out
+    }
+
+    /// The joints as pages get them: `{"names": [...], "values": [...]}` (`null`: none).
+    fn joints_json(&self) -> Value {
+        if self.joints.is_empty() {
+            return Value::Null;
+        }
+        let (names, values): (Vec<&String>, Vec<&Value>) =
+            self.joints.iter().map(|(n, v)| (n, v)).unzip();
+        json!({"names": names, "values": values})
+    }
+
+    /// The LEDs as pages get them: `{"colours": {group: [r, g, b]}, "seconds": fade}`.
+    fn leds_json(&self) -> Value {
+        json!({"colours": self.leds, "seconds": self.leds_seconds})
     }
 
     /// The `changes` object of a batch: only what changed.
@@ -348,10 +455,19 @@ impl State {
             out.insert("keyframes".into(), json!(kf));
         }
         if c.joints {
-            out.insert("joints".into(), json!(self.joints));
+            out.insert("joints".into(), self.joints_json());
         }
         if c.said {
             out.insert("said".into(), json!(self.said));
+        }
+        if c.leds {
+            out.insert("leds".into(), self.leds_json());
+        }
+        if c.posture {
+            out.insert("posture".into(), json!(self.posture));
+        }
+        if let Some(stack) = self.stack.as_ref().and_then(|s| s.changes(&c.stack)) {
+            out.insert("stack".into(), stack);
         }
         if !c.errors.is_empty() {
             let errors: BTreeMap<&String, Option<&String>> =

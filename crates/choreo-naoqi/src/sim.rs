@@ -508,6 +508,13 @@ impl SimRobot {
         (now, angles)
     }
 
+    /// The colour of each LED group a snapshot reports (`LeftFaceLeds`, `ChestLeds`, ...)
+    /// at behavior time `at` (a fade under way: where it will be then, if nothing changes
+    /// it); one short lock of the state.
+    pub fn led_colours(&self, at: Time) -> Vec<(String, [f64; 3])> {
+        self.sim.state().leds.groups(at)
+    }
+
     /// The robot's state now.
     pub fn snapshot(&self) -> Snapshot {
         let sim = &self.sim;

@@ -15,6 +15,7 @@ mod install;
 mod joints;
 mod lint;
 mod live;
+mod looks;
 mod monitor;
 mod motion;
 mod package;
@@ -210,6 +211,8 @@ enum Command {
         /// (`t`: Unix time in seconds, `robot`, `method`, `args`).
         #[arg(long, value_name = "FILE")]
         calls: Option<PathBuf>,
+        #[command(flatten)]
+        monitor: monitor::MonitorFlags,
     },
     /// Check files (or folders, recursively): every Choregraphe format, per-file results.
     #[command(after_help = EXIT_CODES)]
@@ -584,6 +587,8 @@ enum RobotCommand {
 
 /// `choreo stack ...`.
 #[derive(Subcommand)]
+// Parsed once per process: the size of its largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum StackCommand {
     /// Validate every definition of a folder and the tree they make (exit 1 on an error).
     #[command(after_help = EXIT_CODES)]
@@ -631,6 +636,8 @@ enum StackCommand {
         /// Every stack event.
         #[arg(short, long, conflicts_with = "quiet")]
         verbose: bool,
+        #[command(flatten)]
+        monitor: monitor::MonitorFlags,
     },
     /// Print the delegation tree from the base (what each behavior may delegate to).
     #[command(after_help = EXIT_CODES)]
@@ -849,6 +856,7 @@ fn main() -> ExitCode {
             naoqi,
             count,
             calls,
+            monitor,
         } => sim::run(&sim::SimArgs {
             listen,
             model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
@@ -863,6 +871,7 @@ fn main() -> ExitCode {
             generation: naoqi,
             count,
             calls,
+            monitor,
         }),
         Command::Check { paths, json, quiet } => check::run(&paths, json, quiet),
         Command::Chat {
@@ -890,6 +899,7 @@ fn main() -> ExitCode {
             remote,
             quiet,
             verbose,
+            monitor,
         }) => match remote.args() {
             Ok(robots) if robots.len() > 1 => {
                 errln!("stack run drives one robot: give one --robot");
@@ -906,6 +916,7 @@ fn main() -> ExitCode {
                 model: robot_model.map_or(choreo_naoqi::Model::Nao, ModelArg::model),
                 robot: robots.into_iter().next(),
                 verbosity: live::Verbosity::from_flags(quiet, verbose),
+                monitor,
             }),
             Err(e) => {
                 errln!("{e}");

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::graph::Graph;
 use choreo_engine::{Engine, Trace};
+use choreo_monitor::stack::StackShape;
 use choreo_monitor::{Command, Monitor, MonitorOptions};
 
 use crate::exit;
@@ -38,27 +39,42 @@ fn seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Starts the monitor for the behavior `graph` when asked (a replay of `replay`'s events
-/// when given), and prints its URL; [`exit::USAGE`] when it cannot listen.
+/// What a monitor shows besides the behavior.
+pub enum Source {
+    /// A live run.
+    Run,
+    /// A behavior stack's live run: the stack's tree.
+    Stack(StackShape),
+    /// A recorded trace's events.
+    Replay(Vec<serde_json::Value>),
+}
+
+/// Starts the monitor for the behavior `graph` when asked, and prints its URL;
+/// [`exit::USAGE`] when it cannot listen.
 pub fn start(
     flags: &MonitorFlags,
     graph: &Graph,
     title: &str,
     model: Option<&str>,
-    replay: Option<Vec<serde_json::Value>>,
+    source: Source,
 ) -> Result<Option<Arc<Monitor>>, u8> {
     let Some(addr) = flags.monitor else {
         return Ok(None);
     };
-    let options = MonitorOptions {
+    let mut options = MonitorOptions {
         addr,
         title: title.to_string(),
         model: model.map(str::to_string),
         control: flags.monitor_control,
+        stack: None,
     };
-    let started = match replay {
-        Some(events) => Monitor::replay(graph, events, options),
-        None => Monitor::start(graph, options),
+    let started = match source {
+        Source::Replay(events) => Monitor::replay(graph, events, options),
+        Source::Stack(shape) => {
+            options.stack = Some(shape);
+            Monitor::start(graph, options)
+        }
+        Source::Run => Monitor::start(graph, options),
     };
     let monitor = started.map_err(|e| {
         errln!("--monitor: {e}");
@@ -118,6 +134,7 @@ pub fn linger(
         None => errln!("monitor: {} stays up; Ctrl-C quits", monitor.url()),
     }
     wait(keep, interrupts, seen);
+    monitor.close();
 }
 
 /// Waits `keep` seconds, or until Ctrl-C (`interrupts` past `seen`) when `None`.
@@ -165,7 +182,7 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
         &graph,
         &behavior.name,
         model.as_deref(),
-        Some(events),
+        Source::Replay(events),
     ) {
         Ok(Some(m)) => m,
         Ok(None) => return exit::USAGE,

@@ -21,7 +21,7 @@ use crate::fleet::FleetSync;
 use crate::fold::Line;
 use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
-use crate::monitor::MonitorFlags;
+use crate::monitor::{MonitorFlags, Source};
 use crate::report;
 use crate::tally::{Failure, Tally, Watched, logged_error};
 use choreo::nested::{ProjectBehaviors, script_host};
@@ -173,6 +173,8 @@ struct One {
     started: Instant,
     /// The live web page, and what its pages ask.
     monitor: Option<(Arc<Monitor>, Option<Receiver<Command>>)>,
+    /// The simulated joints sampled for the page, whatever moves them.
+    _sampler: Option<crate::looks::Sampler>,
 }
 
 impl One {
@@ -223,7 +225,7 @@ impl One {
             &Graph::new(&behavior.xar),
             &behavior.name,
             model.as_deref(),
-            None,
+            Source::Run,
         )?;
         if let Some(m) = &monitor {
             crate::monitor::feed(m, &trace);
@@ -277,19 +279,14 @@ impl One {
         }
         if let Target::Sim(sim) = &target {
             let now = Arc::clone(&engine);
-            let said = trace.clone();
+            let shows = trace.clone();
+            let shown = SimRobot::clone(sim);
             sim.set_observer(Arc::new(move |e: &RobotEvent| {
                 let at = now.now();
                 live.robot_event(at, e);
-                // What the robot says goes into the trace too: a dialog's answers are said
-                // by the robot itself, not by a box's call.
-                if let RobotEvent::Said { text, duration } = e {
-                    let step = Step::Said {
-                        text: text.clone(),
-                        seconds: *duration,
-                    };
-                    said.record(at, "", step);
-                }
+                // What the robot says, its LEDs and posture go into the trace too: a
+                // dialog's answers are said by the robot itself, not by a box's call.
+                crate::looks::record(&shows, &shown, at, e);
             }));
             // ALBehaviorManager runs the project's behaviors as nested runs of this one.
             let weak: Weak<Watched> = Arc::downgrade(&robot);
@@ -305,6 +302,12 @@ impl One {
                 sim.behavior_started(&name, &engine);
             }
         }
+        let sampler = match &target {
+            Target::Sim(sim) if monitor.is_some() => {
+                crate::looks::Sampler::start(SimRobot::clone(sim), trace.clone())
+            }
+            _ => None,
+        };
         Ok(One {
             engine,
             trace,
@@ -319,6 +322,7 @@ impl One {
                 let commands = m.commands();
                 (m, commands)
             }),
+            _sampler: sampler,
         })
     }
 

@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use choreo_engine::{Activity, Robot};
+use choreo_engine::trace::Step;
+use choreo_engine::{Activity, Robot, Trace};
+use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_qi::{CallLog, CallReport, Generation, RobotServer, ServerOptions, ServerTls};
 
 use crate::exit;
 use crate::fold::Line;
 use crate::live::{Kind, Live, Verbosity};
+use crate::looks::Sampler;
+use crate::monitor::{MonitorFlags, Source};
 
 /// What `choreo sim` was asked.
 pub struct SimArgs {
@@ -35,6 +39,21 @@ pub struct SimArgs {
     /// Where the calls go as JSON Lines (`t`: Unix time in seconds, `robot`, `method`,
     /// `args`), each line written as the call comes.
     pub calls: Option<PathBuf>,
+    /// The live web page of the robot (`--monitor`; one robot only).
+    pub monitor: MonitorFlags,
+}
+
+/// An empty behavior: what the monitor of a served robot draws (no diagram; the robot,
+/// the calls it receives).
+const NO_BEHAVIOR: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+</Box></ChoregrapheProject>"#;
+
+/// The monitor of a served robot: its page, the trace that feeds it (calls as
+/// `robot_call`/`robot_return`, what the robot shows), the joints sampled.
+struct Watching {
+    monitor: Arc<Monitor>,
+    trace: Trace,
+    sampler: Option<Sampler>,
 }
 
 /// The URL of robot `index` (from 0): `listen` with its port moved up by `index` (port 0
@@ -109,8 +128,13 @@ pub fn run(args: &SimArgs) -> u8 {
         },
         None => None,
     };
+    if args.monitor.monitor.is_some() && args.count > 1 {
+        errln!("--monitor shows one robot: not a fleet's (yet)");
+        return exit::USAGE;
+    }
     let live = Live::new(Verbosity::from_flags(args.quiet, false));
     let mut served = Vec::new();
+    let mut watching = None;
     for index in 0..args.count {
         let who = if args.count > 1 {
             format!("robot {}: ", index + 1)
@@ -131,13 +155,27 @@ pub fn run(args: &SimArgs) -> u8 {
         if let Some(s) = &scenario {
             robot.load_scenario(s.clone());
         }
+        if index == 0 {
+            watching = match watch(&args.monitor, &robot) {
+                Ok(w) => w,
+                Err(code) => return code,
+            };
+        }
         {
             let (live, time, who) = (live.clone(), Arc::clone(&time), who.clone());
+            let shows = watching
+                .as_ref()
+                .map(|w| (w.trace.clone(), SimRobot::clone(&robot)));
             robot.set_observer(Arc::new(move |e: &RobotEvent| {
-                live.robot_event_of(&who, time.now(), e)
+                let at = time.now();
+                live.robot_event_of(&who, at, e);
+                if let Some((trace, robot)) = &shows {
+                    crate::looks::record(trace, robot, at, e);
+                }
             }));
         }
-        let log = call_log(&live, &time, &who, index + 1, calls.clone());
+        let trace = watching.as_ref().map(|w| w.trace.clone());
+        let log = call_log(&live, &time, &who, index + 1, calls.clone(), trace);
         let options = ServerOptions {
             tls: args.tls.clone(),
             generation: args.generation,
@@ -173,9 +211,15 @@ pub fn run(args: &SimArgs) -> u8 {
     if args.count > 1 {
         errln!("{} robots served; Ctrl-C stops", args.count);
     }
-    while interrupts.load(Ordering::SeqCst) == 0 {
+    let commands = watching.as_ref().and_then(|w| w.monitor.commands());
+    let mut page_stop = false;
+    while interrupts.load(Ordering::SeqCst) == 0 && !page_stop {
         std::thread::sleep(Duration::from_millis(100));
         live.tick(time.now());
+        // The page may stop the robot; it has no box to stimulate.
+        page_stop = commands
+            .as_ref()
+            .is_some_and(|c| c.try_iter().any(|c| c == Command::Stop));
     }
     let total: u64 = served
         .iter()
@@ -190,8 +234,44 @@ pub fn run(args: &SimArgs) -> u8 {
         errln!("{}: {e}", path.display());
         return exit::WRITE;
     }
-    errln!("stopped after {total} call(s)");
+    let report = format!("stopped after {total} call(s)");
+    errln!("{report}");
+    if let Some(w) = watching {
+        drop(w.sampler);
+        let keep = args.monitor.monitor_keep;
+        crate::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
+    }
     exit::OK
+}
+
+/// The monitor of the served `robot`, when asked: its page's URL printed.
+fn watch(flags: &MonitorFlags, robot: &SimRobot) -> Result<Option<Watching>, u8> {
+    if flags.monitor.is_none() {
+        return Ok(None);
+    }
+    let xar = choreo_xar::read_xar("robot.xar", NO_BEHAVIOR.as_bytes())
+        .map_err(|e| {
+            errln!("internal error: the empty behavior does not read: {e}");
+            exit::RUNTIME
+        })?
+        .value;
+    let model = robot.model().name();
+    let monitor = crate::monitor::start(
+        flags,
+        &choreo_engine::graph::Graph::new(&xar),
+        &format!("simulated {model}"),
+        Some(&model.to_lowercase()),
+        Source::Run,
+    )?;
+    Ok(monitor.map(|monitor| {
+        let trace = Trace::unkept(None);
+        crate::monitor::feed(&monitor, &trace);
+        Watching {
+            sampler: Sampler::start(SimRobot::clone(robot), trace.clone()),
+            monitor,
+            trace,
+        }
+    }))
 }
 
 fn stop_all(served: Vec<Served>) {
@@ -207,9 +287,25 @@ fn call_log(
     who: &str,
     robot: u16,
     file: Option<Arc<Mutex<BufWriter<File>>>>,
+    trace: Option<Trace>,
 ) -> CallLog {
     let (live, time, who) = (live.clone(), Arc::clone(time), who.to_string());
     Arc::new(move |c: &CallReport<'_>| {
+        if let Some(trace) = &trace {
+            // For the monitor: each call and how it ended, at the robot's time.
+            let (at, method) = (time.now(), format!("{}.{}", c.service, c.method));
+            let args = c.args.to_vec();
+            let ok = c.result.is_ok();
+            trace.record(
+                at,
+                "",
+                Step::RobotCall {
+                    method: method.clone(),
+                    args,
+                },
+            );
+            trace.record(at, "", Step::RobotReturn { method, ok });
+        }
         let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
         let result = match c.result {
             Ok(v) => format!("-> {v}"),

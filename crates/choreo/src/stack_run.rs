@@ -26,8 +26,10 @@ use choreo_xar::source::{FilesOnDisk, Project};
 use crate::exit;
 use crate::fold::Line;
 use crate::live::{Kind, Live, Verbosity};
+use crate::monitor::{MonitorFlags, Source};
 use crate::report;
 use crate::run::Target;
+use choreo_monitor::stack::{StackNode, StackShape};
 
 /// What `choreo stack run` was asked.
 pub struct StackRunArgs {
@@ -51,6 +53,9 @@ pub struct StackRunArgs {
     pub robot: Option<crate::run::RobotArgs>,
     /// How much to show.
     pub verbosity: Verbosity,
+    /// The live web page (`--monitor`): the stack view, the robot, the played behaviors'
+    /// events.
+    pub monitor: MonitorFlags,
 }
 
 /// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
@@ -164,6 +169,13 @@ pub fn run(args: &StackRunArgs) -> u8 {
             return exit::LOAD;
         }
     };
+    let xar = match choreo_xar::read_xar("stack.xar", DRIVER.as_bytes()) {
+        Ok(x) => x.value,
+        Err(e) => {
+            errln!("internal error: the driver behavior does not read: {e}");
+            return exit::RUNTIME;
+        }
+    };
     let live = Live::new(args.verbosity);
     runner.add_listener(live_listener(live.clone(), period, args.verbosity));
     if let Some(file) = &args.trace {
@@ -175,6 +187,27 @@ pub fn run(args: &StackRunArgs) -> u8 {
             }
         }
     }
+    let monitor = match crate::monitor::start(
+        &args.monitor,
+        &choreo_engine::graph::Graph::new(&xar),
+        &format!("stack {}", args.dir.display()),
+        Some(&args.model.name().to_lowercase()),
+        Source::Stack(shape(&runner, &defs)),
+    ) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    if let Some(m) = &monitor {
+        crate::monitor::feed(m, &engine_trace);
+        let m = Arc::clone(m);
+        let tick = period;
+        runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
+            let mut value = record_json(r, names);
+            value["time_ns"] = tick_time(tick, r.tick).0.into();
+            m.publish_stack(value);
+        }));
+    }
+    let commands = monitor.as_ref().and_then(|m| m.commands());
     let driver = Arc::new(Driver {
         runner: Mutex::new(Some(runner)),
         stop: AtomicBool::new(false),
@@ -193,16 +226,9 @@ pub fn run(args: &StackRunArgs) -> u8 {
             Ok(())
         })
     };
-    let xar = match choreo_xar::read_xar("stack.xar", DRIVER.as_bytes()) {
-        Ok(x) => x.value,
-        Err(e) => {
-            errln!("internal error: the driver behavior does not read: {e}");
-            return exit::RUNTIME;
-        }
-    };
     let options = Options {
         virtual_time: args.fast,
-        trace: engine_trace,
+        trace: engine_trace.clone(),
         time_limit: args.timeout.map(Duration::from_secs_f64),
         robot: Some(Arc::clone(&robot)),
         resources: Some(resources),
@@ -215,13 +241,19 @@ pub fn run(args: &StackRunArgs) -> u8 {
             return exit::RUNTIME;
         }
     };
+    let mut sampler = None;
     if let Target::Sim(sim) = &target {
         let live = live.clone();
         let now = Arc::downgrade(&engine);
+        let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
         sim.set_observer(Arc::new(move |e: &RobotEvent| {
             let at = now.upgrade().map_or(Time(0), |engine| engine.now());
             live.robot_event(at, e);
+            crate::looks::record(&shows, &shown, at, e);
         }));
+        if monitor.is_some() {
+            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
+        }
     }
     let interrupts = crate::run::count_interrupts();
     if args.verbosity != Verbosity::Quiet {
@@ -248,7 +280,10 @@ pub fn run(args: &StackRunArgs) -> u8 {
         if stopped_for.is_some() {
             continue;
         }
-        stopped_for = if interrupts.load(Ordering::SeqCst) > 0 {
+        let page_stop = commands
+            .as_ref()
+            .is_some_and(|c| crate::monitor::commands(c, &engine));
+        stopped_for = if interrupts.load(Ordering::SeqCst) > 0 || page_stop {
             Some(exit::INTERRUPTED)
         } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {
             Some(exit::TIMEOUT)
@@ -291,12 +326,58 @@ pub fn run(args: &StackRunArgs) -> u8 {
         (Some(Ok(())), None) => "finished (the stack emptied)".into(),
         (None, None) => format!("ended: {outcome:?}"),
     };
-    errln!(
+    let report = format!(
         "stack {why}: {ticks} ticks, {:.2} s of stack time in {:.2} s real time",
         time.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
+    errln!("{report}");
+    drop(sampler);
+    if let Some(m) = monitor {
+        let outcome = match code {
+            exit::OK => "finished",
+            exit::INTERRUPTED => "stopped",
+            exit::TIMEOUT => "time limit",
+            _ => "error",
+        };
+        let keep = args.monitor.monitor_keep;
+        crate::monitor::linger(&m, outcome, &report, keep, &interrupts);
+    }
     code
+}
+
+/// The stack's behaviors and their delegates, for the monitor's Stack view.
+fn shape(runner: &Runner, defs: &[Definition]) -> StackShape {
+    let names = runner.names();
+    let name = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
+    let behaviors = (0..names.len())
+        .filter_map(|i| {
+            let b = runner.id(names.get(i)?)?;
+            let n = name(&b);
+            let class = defs
+                .iter()
+                .find(|d| d.id == n || n.ends_with(&format!("/@{}", d.id)))
+                .map_or_else(String::new, |d| d.class.clone());
+            Some(StackNode {
+                class,
+                delegates: runner.delegates_of(b).iter().map(&name).collect(),
+                name: n,
+            })
+        })
+        .collect();
+    StackShape {
+        base: name(&runner.base()),
+        behaviors,
+    }
+}
+
+/// The behavior time of tick `tick` (tick 1 at 0).
+fn tick_time(period: Duration, tick: u64) -> Time {
+    Time(
+        u64::try_from(period.as_nanos())
+            .unwrap_or(u64::MAX)
+            .saturating_mul(tick.saturating_sub(1)),
+    )
 }
 
 /// The runner, owned by the driver box's hook while it runs.
@@ -478,11 +559,7 @@ fn live_listener(
     let mut chosen_by: std::collections::HashMap<String, String> = Default::default();
     Box::new(move |r: &Record, names: &[String]| {
         let n = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
-        let at = Time(
-            u64::try_from(period.as_nanos())
-                .unwrap_or(u64::MAX)
-                .saturating_mul(r.tick.saturating_sub(1)),
-        );
+        let at = tick_time(period, r.tick);
         let text = match &r.event {
             Event::Push { b } => {
                 stack.push(n(b));
@@ -543,17 +620,18 @@ fn live_listener(
 /// A listener writing each event as a JSON line, the behaviors named.
 fn json_lines(mut out: impl std::io::Write + Send + 'static) -> choreo_stack::trace::Listener {
     Box::new(move |r: &Record, names: &[String]| {
-        let mut value = serde_json::to_value(r).unwrap_or_default();
-        name_behaviors(&mut value, names);
+        let value = record_json(r, names);
         // A trace that cannot be written must not stop the stack.
         let _ = writeln!(out, "{value}");
         let _ = out.flush();
     })
 }
 
-/// Replaces each behavior index (`b`, `from`, `to`, `by`, `owner`, `base`) by its name.
-fn name_behaviors(value: &mut serde_json::Value, names: &[String]) {
-    if let serde_json::Value::Object(map) = value {
+/// A stack event as JSON, each behavior index (`b`, `from`, `to`, `by`, `owner`, `base`)
+/// replaced by its name: a line of `--trace`, an event of the monitor.
+fn record_json(r: &Record, names: &[String]) -> serde_json::Value {
+    let mut value = serde_json::to_value(r).unwrap_or_default();
+    if let serde_json::Value::Object(map) = &mut value {
         for key in ["b", "from", "to", "by", "owner", "base"] {
             if let Some(v) = map.get_mut(key)
                 && let Some(i) = v.as_u64()
@@ -563,4 +641,5 @@ fn name_behaviors(value: &mut serde_json::Value, names: &[String]) {
             }
         }
     }
+    value
 }

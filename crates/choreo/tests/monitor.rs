@@ -1,6 +1,8 @@
-//! `choreo run --monitor` and `choreo replay` from the command line, as a page sees them
-//! over the WebSocket (docs/monitor.md): the run's events, the page kept up after the end,
-//! a stop from the page, and a replay of the recorded trace reaching the same final state.
+//! `choreo run --monitor`, `choreo stack run --monitor`, `choreo sim --monitor` and
+//! `choreo replay` from the command line, as a page sees them over the WebSocket
+//! (docs/monitor.md): the run's events, the page kept up after the end, a stop from the
+//! page, a replay of the recorded trace reaching the same final state, a stack's tree and
+//! time strip, a served robot's calls, speech, LEDs and joints.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -169,4 +171,123 @@ fn the_monitor_refuses_a_fleet_and_a_bad_address() {
     );
     let o = support::cli::choreo(&["run", "examples/hello", "--monitor", "nowhere"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_stack_run_shows_its_stack_and_the_robot() {
+    let run = Served::start(&[
+        "stack",
+        "run",
+        "examples/stack",
+        "--fast",
+        "--events",
+        "examples/stack/touch.yaml",
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    let mut page = run.page();
+    let hello = next(&mut page);
+    assert_eq!(hello["model"], "nao");
+    let stack = until(&mut page, "stack");
+    assert_eq!(stack["base"], "Main");
+    let main = stack["behaviors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "Main")
+        .unwrap();
+    assert_eq!(main["class"], "DispatcherStrictPriority");
+    assert_eq!(main["delegates"], json!(["Dance", "Hello", "WaitForTouch"]));
+    let ended = until(&mut page, "ended");
+    assert_eq!(ended["outcome"], "finished", "{ended}");
+    // A page opened after the end: the whole strip, the stack emptied, the robot's state.
+    let mut late = run.page();
+    let s = until(&mut late, "snapshot");
+    let st = &s["stack"];
+    assert_eq!(st["stack"], json!([]), "{st}");
+    let segments = st["segments"].as_array().unwrap();
+    let dance = segments.iter().find(|g| g["name"] == "Dance").unwrap();
+    let why = dance["why"].as_str().unwrap();
+    assert!(why.starts_with("delegated by Main: chose Dance"), "{why}");
+    // The head touch at 6 s starts the dance (virtual time, 60 ms ticks).
+    let from = dance["from_ns"].as_u64().unwrap();
+    assert!((6_000_000_000..6_200_000_000).contains(&from), "{dance}");
+    assert!(dance["to_ns"].as_u64().unwrap() > from);
+    assert!(
+        segments
+            .iter()
+            .any(|g| g["name"] == "Main" && g["why"] == "the base")
+    );
+    let recent = s["stack_recent"].as_array().unwrap();
+    assert!(
+        recent
+            .iter()
+            .any(|e| e["event"] == "pop" && e["b"] == "Main")
+    );
+    // What the played behaviors made the robot do.
+    assert_eq!(s["said"]["text"], "Thank you!");
+    assert_eq!(s["posture"], "StandInit");
+    assert_eq!(s["leds"]["colours"]["LeftFaceLeds"], json!([0.0, 1.0, 0.0]));
+    assert!(
+        s["joints"]["names"].as_array().unwrap().len() >= 25,
+        "{}",
+        s["joints"]
+    );
+}
+
+#[test]
+fn a_served_robot_shows_its_calls_speech_and_leds() {
+    let sim = Served::start(&[
+        "sim",
+        "--listen",
+        "tcp://127.0.0.1:0",
+        "--monitor",
+        "--monitor-keep",
+        "0",
+    ]);
+    let line = sim.line_with("serving a simulated");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("tcp://"))
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string();
+    let mut page = sim.page();
+    assert_eq!(until(&mut page, "hello")["model"], "nao");
+    until(&mut page, "snapshot");
+    for (method, args) in [
+        ("ALTextToSpeech.say", vec!["\"Hello from a client\""]),
+        ("ALLeds.fadeRGB", vec!["\"FaceLeds\"", "1", "0", "0", "0"]),
+    ] {
+        let mut a = vec!["robot", "call", url.as_str(), method];
+        a.extend(args);
+        let o = support::cli::choreo(&a);
+        assert!(o.status.success(), "{}", support::cli::stderr(&o));
+    }
+    // The calls arrive in batches, with what they changed.
+    let (mut calls, mut said, mut leds) = (Vec::new(), None, None);
+    while said.is_none() || leds.is_none() || calls.len() < 2 {
+        let b = until(&mut page, "batch");
+        for e in b["events"].as_array().unwrap() {
+            if e["event"] == "robot_call" {
+                calls.push(e["method"].as_str().unwrap().to_string());
+            }
+        }
+        said = said.or(b["changes"]["said"]["text"].as_str().map(str::to_string));
+        leds = leds.or(b["changes"]["leds"]["colours"]["RightFaceLeds"]
+            .as_array()
+            .cloned());
+    }
+    assert!(
+        calls.contains(&"ALTextToSpeech.say".to_string()),
+        "{calls:?}"
+    );
+    assert!(calls.contains(&"ALLeds.fadeRGB".to_string()), "{calls:?}");
+    assert_eq!(said.as_deref(), Some("Hello from a client"));
+    assert_eq!(leds, Some(vec![json!(1.0), json!(0.0), json!(0.0)]));
+    // The page stops the robot; the process ends.
+    send(&mut page, json!({"type": "stop"}));
+    assert_eq!(until(&mut page, "ended")["outcome"], "stopped");
+    assert_eq!(sim.wait(), Some(0));
 }

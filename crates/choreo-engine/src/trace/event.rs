@@ -159,6 +159,22 @@ pub enum Step {
         /// How long it takes.
         seconds: f64,
     },
+    /// The simulated robot's LED groups (`LeftFaceLeds`, `ChestLeds`, ...) fade to `rgb`
+    /// (red, green, blue in 0..1) over `seconds`, after an ALLeds command: recorded by
+    /// `choreo run` as `Said` is.
+    Leds {
+        /// The groups.
+        groups: Vec<String>,
+        /// The colour each reaches, in the same order.
+        rgb: Vec<[f64; 3]>,
+        /// How long the fade takes.
+        seconds: f64,
+    },
+    /// The simulated robot reached a posture (`Stand`, `Crouch`, ...).
+    Posture {
+        /// The posture's name.
+        name: String,
+    },
 }
 
 /// One trace event.
@@ -216,6 +232,12 @@ impl Event {
             Step::Joints { names, .. } => format!("joints {}", names.len()),
             Step::Behavior { what } => format!("beh {what}"),
             Step::Said { text, seconds } => format!("said {text:?} {seconds:.3}s"),
+            Step::Leds {
+                groups, seconds, ..
+            } => {
+                format!("leds {} {seconds:.3}s", groups.join(","))
+            }
+            Step::Posture { name } => format!("posture {name}"),
         };
         if self.path.is_empty() {
             what

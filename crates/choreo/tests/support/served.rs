@@ -57,6 +57,20 @@ impl Served {
         }
     }
 
+    /// The next line it prints (on stderr) that contains `text`.
+    pub fn line_with(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let line = self
+                .stderr
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|_| panic!("a line with {text:?} on stderr"));
+            if line.contains(text) {
+                return line;
+            }
+        }
+    }
+
     /// A page connected to the monitor.
     pub fn page(&self) -> Page {
         let ws = self.url.replacen("http://", "ws://", 1) + "ws";
