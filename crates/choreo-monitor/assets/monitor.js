@@ -20,7 +20,8 @@ const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
 const KINDS = [
   "new", "del", "call", "ret", "err", "in", "out", "deliver", "dropped", "param",
   "links_on", "links_off", "timeline", "frame", "kf_on", "kf_off", "robot_call",
-  "robot_return", "resource", "log", "motion", "joints", "behavior", "said",
+  "robot_return", "resource", "log", "motion", "joints", "behavior", "said", "leds",
+  "posture",
 ];
 
 // ---------------------------------------------------------------- small DOM helpers
@@ -128,6 +129,8 @@ export function describeEvent(ev) {
     }
     case "behavior": return ev.what ?? "";
     case "said": return `"${ev.text}"${isNum(ev.seconds) ? ` (${ev.seconds.toFixed(2)} s)` : ""}`;
+    case "leds": return `${(ev.groups || []).join(", ")}${isNum(ev.seconds) ? ` in ${ev.seconds.toFixed(2)} s` : ""}`;
+    case "posture": return String(ev.name ?? "");
     default: {
       const rest = { ...ev };
       for (const k of ["seq", "time_ns", "path", "event"]) delete rest[k];
@@ -1695,10 +1698,14 @@ export class Monitor {
     const lanes = [];
     for (const sg of segs) if (!lanes.includes(sg.name)) lanes.push(sg.name);
     const end = Math.max(1, this.stackNow?.time_ns || 0, ...segs.map((sg) => sg.to_ns || sg.from_ns || 0));
-    const W = 600, LANE = 16, LABEL = 110;
-    const H = Math.max(LANE, lanes.length * LANE);
+    const W = Math.max(300, svg.clientWidth || 600), LANE = 16, LABEL = 110, AXIS = 14;
+    const H = Math.max(LANE, lanes.length * LANE) + AXIS;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
     svg.setAttribute("height", String(H));
+    // the time axis: 0 and the end
+    svg.append(s("text", { x: LABEL, y: H - 3, class: "strip-label", text: "0 s" }));
+    svg.append(s("text", { x: W - 4, y: H - 3, class: "strip-label", "text-anchor": "end", text: fmtSeconds(end) }));
     const x = (ns) => LABEL + ((W - LABEL - 4) * (ns || 0)) / end;
     lanes.forEach((name, i) => {
       svg.append(s("text", { x: 2, y: i * LANE + 12, class: "strip-label", text: name }));

@@ -142,7 +142,8 @@ impl<'a> Fields<'a> {
             kind,
             path: text("path"),
             port: text("port"),
-            text: text("text"),
+            // A posture's text is its name.
+            text: text(if kind == "posture" { "name" } else { "text" }),
             frame: e.get("frame").and_then(Value::as_i64),
             layer: text("layer"),
             keyframe: text("keyframe"),

@@ -566,3 +566,125 @@ fn a_replay_plays_seeks_and_steps() {
         );
     });
 }
+
+#[test]
+fn a_stack_and_what_the_robot_shows_are_kept_for_late_pages() {
+    use choreo_monitor::stack::{StackNode, StackShape};
+    let node = |name: &str, class: &str, delegates: &[&str]| StackNode {
+        name: name.into(),
+        class: class.into(),
+        delegates: delegates.iter().map(|d| d.to_string()).collect(),
+    };
+    let options = MonitorOptions {
+        stack: Some(StackShape {
+            base: "Main".into(),
+            behaviors: vec![
+                node("Main", "DispatcherStrictPriority", &["A", "B"]),
+                node("A", "Wait", &[]),
+                node("B", "Wait", &[]),
+            ],
+        }),
+        ..MonitorOptions::default()
+    };
+    let monitor = Monitor::start(&dance(), options).unwrap();
+    let stack = |tick: u64, ms: u64, rest: Value| {
+        let mut e = json!({"tick": tick, "seq": tick, "time_ns": ms * 1_000_000});
+        e.as_object_mut()
+            .unwrap()
+            .extend(rest.as_object().unwrap().clone());
+        e
+    };
+    for e in [
+        stack(1, 0, json!({"event": "push", "b": "Main"})),
+        stack(1, 0, json!({"event": "activated", "b": "Main"})),
+        stack(1, 0, json!({"event": "entered_scope", "b": "A"})),
+        // A dispatcher delegates, then says why (as choreo-stack's do).
+        stack(
+            2,
+            60,
+            json!({"event": "delegate", "from": "Main", "to": "A", "result": "ok"}),
+        ),
+        stack(
+            2,
+            60,
+            json!({"event": "log", "b": "Main", "level": "info", "text": "chose A: it wants to"}),
+        ),
+        stack(2, 60, json!({"event": "push", "b": "A"})),
+        stack(2, 60, json!({"event": "activated", "b": "A"})),
+        stack(17, 1000, json!({"event": "deactivated", "b": "A"})),
+        stack(17, 1000, json!({"event": "pop", "b": "A"})),
+    ] {
+        monitor.publish_stack(e);
+    }
+    for e in [
+        event(
+            0,
+            "",
+            json!({"event": "joints", "names": ["HeadYaw", "HeadPitch"], "values": [0.1, 0.2]}),
+        ),
+        event(
+            1,
+            "",
+            json!({"event": "joints", "names": ["HeadYaw"], "values": [0.3]}),
+        ),
+        event(
+            2,
+            "",
+            json!({"event": "leds", "groups": ["LeftFaceLeds", "ChestLeds"], "rgb": [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], "seconds": 0.5}),
+        ),
+        event(3, "", json!({"event": "posture", "name": "Stand"})),
+    ] {
+        monitor.publish_json(e);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "snapshot").await;
+        let shape = first.iter().find(|m| m["type"] == "stack").unwrap();
+        assert_eq!(shape["base"], "Main");
+        assert_eq!(shape["behaviors"][0]["delegates"], json!(["A", "B"]));
+        let s = first.last().unwrap();
+        let st = &s["stack"];
+        assert_eq!(st["stack"], json!(["Main"]));
+        assert_eq!(st["active"], json!(["Main"]));
+        assert_eq!(st["in_scope"], json!(["A"]));
+        let segments = st["segments"].as_array().unwrap();
+        assert_eq!(segments.len(), 2);
+        assert_eq!(segments[0]["why"], "the base");
+        assert_eq!(
+            segments[1],
+            json!({"id": 1, "name": "A", "depth": 1, "from_ns": 60_000_000u64,
+                   "to_ns": 1_000_000_000u64, "why": "delegated by Main: chose A: it wants to"})
+        );
+        assert_eq!(s["stack_recent"].as_array().unwrap().len(), 9);
+        // Joints merged by name, the LEDs' colours, the posture.
+        assert_eq!(
+            s["joints"],
+            json!({"names": ["HeadYaw", "HeadPitch"], "values": [0.3, 0.2]})
+        );
+        assert_eq!(
+            s["leds"],
+            json!({"colours": {"ChestLeds": [0.0, 0.0, 1.0], "LeftFaceLeds": [1.0, 0.0, 0.0]},
+                   "seconds": 0.5})
+        );
+        assert_eq!(s["posture"], "Stand");
+        // Then the stream: a batch carries the stack's events and the segments they touched.
+        monitor.publish_stack(stack(
+            18,
+            1060,
+            json!({"event": "delegate", "from": "Main", "to": "B", "result": "ok"}),
+        ));
+        monitor.publish_stack(stack(18, 1060, json!({"event": "push", "b": "B"})));
+        monitor.publish_stack(stack(18, 1060, json!({"event": "activated", "b": "B"})));
+        let batch = until(&mut ws, "batch").await.pop().unwrap();
+        assert_eq!(batch["events"], json!([]));
+        assert_eq!(batch["stack_events"].as_array().unwrap().len(), 3);
+        let ch = &batch["changes"]["stack"];
+        assert_eq!(ch["stack"], json!(["Main", "B"]));
+        assert_eq!(
+            ch["segments"],
+            json!([{"id": 2, "name": "B", "depth": 1, "from_ns": 1_060_000_000u64,
+                    "to_ns": null, "why": "delegated by Main"}])
+        );
+    });
+}

@@ -1,7 +1,8 @@
 //! The monitor's page in a real browser: Debian's `chromium`, headless, opens the page of a
 //! running `choreo run --monitor` and the DOM it built is checked (the box lit, the
 //! timeline's frame, the joints as the simulated robot had them, the outcome); screenshots
-//! at two moments are kept in `target/monitor-screenshots/`. Without chromium: a NOTICE and
+//! at two moments are kept in `target/monitor-screenshots/`. A stack's run shows its tree,
+//! its time strip and the LEDs its behaviors lit. Without chromium: a NOTICE and
 //! a skip, a failure under `CI=true` (`scripts/test` installs it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -137,6 +138,18 @@ fn the_page_shows_the_dance_as_it_runs_and_when_it_ends() {
             .unwrap()
     };
     let (last_frame, last_joints) = (last("frame"), last("joints"));
+    // Where each joint ended: the last value any `joints` event gave it (the frames', and
+    // the robot sampled for the page).
+    let mut ended = std::collections::HashMap::new();
+    for e in recorded.iter().filter(|e| e["event"] == "joints") {
+        let (names, values) = (
+            e["names"].as_array().unwrap(),
+            e["values"].as_array().unwrap(),
+        );
+        for (n, v) in names.iter().zip(values) {
+            ended.insert(n.as_str().unwrap().to_string(), v.as_f64().unwrap());
+        }
+    }
     std::thread::sleep(Duration::from_millis(500));
     let after = dom(&browser, &[], 1500, &run.url);
     look(
@@ -154,11 +167,10 @@ fn the_page_shows_the_dance_as_it_runs_and_when_it_ends() {
         text_of(&after, "data-timeline", "root/Dance").unwrap(),
         last_frame["frame"].to_string()
     );
-    let names = last_joints["names"].as_array().unwrap();
-    let values = last_joints["values"].as_array().unwrap();
-    for (n, v) in names.iter().zip(values) {
-        let shown = text_of(&after, "data-joint", n.as_str().unwrap()).unwrap();
-        assert_eq!(shown, format!("{:.3}", v.as_f64().unwrap()), "{n}");
+    for n in last_joints["names"].as_array().unwrap() {
+        let n = n.as_str().unwrap();
+        let shown = text_of(&after, "data-joint", n).unwrap();
+        assert_eq!(shown, format!("{:.3}", ended[n]), "{n}");
     }
     for shot in ["dance-playing.png", "dance-ended.png"] {
         assert!(not_blank(&shots.join(shot)), "{shot} is blank");
@@ -189,4 +201,60 @@ fn the_page_shows_what_an_interactive_behavior_waits_in() {
     assert!(!lit("root/Ask"), "Ask still lit after it spoke");
     assert!(!lit("root/Answer"), "Answer lit without a touch");
     assert!(html.contains("Touch my head"), "the speech bubble");
+}
+
+#[test]
+fn the_page_shows_a_stack_its_strip_and_the_leds() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
+        return;
+    };
+    // Virtual time: the run is over at once; the page shows its whole story.
+    let run = Served::start(&[
+        "stack",
+        "run",
+        "examples/stack",
+        "--fast",
+        "--events",
+        "examples/stack/touch.yaml",
+        "--monitor",
+        "--monitor-keep",
+        "120",
+    ]);
+    run.line_with("stays up");
+    let html = look(
+        &browser,
+        &[],
+        1500,
+        &run.url,
+        &screenshots().join("stack-ended.png"),
+    );
+    // The tree: every behavior of the folder, from the base, once each.
+    let tree = html
+        .split_once("id=\"stack-tree\"")
+        .and_then(|(_, rest)| rest.split_once("id=\"stack-now\""))
+        .unwrap()
+        .0;
+    for b in ["Main", "Dance", "Hello", "WaitForTouch"] {
+        let node = format!("data-behavior=\"{b}\"");
+        assert_eq!(tree.matches(&node).count(), 1, "{b} in the tree");
+    }
+    assert_eq!(
+        text_of(&html, "id", "stack-now").as_deref(),
+        Some("stack: empty")
+    );
+    // The strip: the dance's activation, with its reason.
+    let strip = html.split_once("id=\"stack-strip\"").unwrap().1;
+    let dance = strip
+        .split("<rect")
+        .find(|r| r.contains("data-behavior=\"Dance\""))
+        .expect("a segment for Dance");
+    assert!(
+        dance.contains("data-why=\"delegated by Main: chose Dance"),
+        "{dance}"
+    );
+    // The dance lit the eyes green last, and stood the robot up.
+    let led = classes(&html, "leds", "data-led", "LeftFaceLeds");
+    assert_eq!(led.len(), 1, "the LeftFaceLeds swatch");
+    assert!(html.contains("data-rgb=\"#00ff00\""), "green eyes");
+    assert!(html.contains("posture: StandInit"), "the posture");
 }

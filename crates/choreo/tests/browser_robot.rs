@@ -134,17 +134,12 @@ impl Shot {
     }
 }
 
-/// Opens the page of `run` (the dance, started half a second ago) once its scripts have
-/// had 1.5 s, and checks its 3D view: `model` drawn and posed, not blank. The page and the
-/// view alone are kept as `NAME.png` and `NAME-view.png`.
-fn check_view(browser: &Path, run: &Served, model: &str, name: &str) {
-    let shots = screenshots();
-    let page = shots.join(format!("{name}.png"));
-    let html = look(browser, SWIFTSHADER, 1500, &run.url, &page);
-    let state = attribute(&html, "robot3d", "data-state");
+/// Whether the 3D view was drawn. A browser without WebGL even through SwiftShader: the
+/// view says so, nothing to look at (a NOTICE and false; a failure under CI=true, as for a
+/// missing chromium).
+fn drawn(html: &str) -> bool {
+    let state = attribute(html, "robot3d", "data-state");
     if state.as_deref() == Some("no-webgl") {
-        // A browser without WebGL even through SwiftShader: the view says so, nothing to
-        // look at (a skip, a failure under CI=true, as for a missing chromium).
         assert!(html.contains("No 3D view"), "no note in the view");
         assert!(
             !choreo_testkit::under_ci(),
@@ -152,9 +147,22 @@ fn check_view(browser: &Path, run: &Served, model: &str, name: &str) {
         );
         let notice = "NOTICE: chromium has no WebGL here: the 3D view's pixels are not checked\n";
         let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
-        return;
+        return false;
     }
     assert_eq!(state.as_deref(), Some("drawn"), "{html}");
+    true
+}
+
+/// Opens the page of `run` (the dance, started half a second ago) once its scripts have
+/// had 1.5 s, and checks its 3D view: `model` drawn and posed, not blank. The page and the
+/// view alone are kept as `NAME.png` and `NAME-view.png`.
+fn check_view(browser: &Path, run: &Served, model: &str, name: &str) {
+    let shots = screenshots();
+    let page = shots.join(format!("{name}.png"));
+    let html = look(browser, SWIFTSHADER, 1500, &run.url, &page);
+    if !drawn(&html) {
+        return;
+    }
     assert_eq!(
         attribute(&html, "robot3d", "data-model").as_deref(),
         Some(model)
@@ -234,4 +242,32 @@ fn without_webgl_the_view_says_so_and_the_page_works_on() {
     // The rest of the page: the joints listed, the Dance box shown.
     assert!(html.contains("data-joint=\"LShoulderPitch\""), "no joints");
     assert!(html.contains("data-path=\"root/Dance\""), "no diagram");
+}
+
+#[test]
+fn the_eyes_show_the_colour_the_leds_were_given() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    // The stack's dance fades the face LEDs blue, then green (virtual time: over at once).
+    let run = Served::start(&[
+        "stack",
+        "run",
+        "examples/stack",
+        "--fast",
+        "--events",
+        "examples/stack/touch.yaml",
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    run.line_with("stays up");
+    let page = screenshots().join("robot3d-leds.png");
+    let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);
+    if !drawn(&html) {
+        return;
+    }
+    // Each light the view draws, in the colour it reached: both eyes and the chest.
+    let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
+    assert_eq!(leds, "#00ff00 #00ff00 #ffffff", "{leds}");
 }
