@@ -251,19 +251,31 @@ pub(crate) async fn batches(
             Some(r) => {
                 let mut r = lock(r);
                 let step = r.advance();
+                let stack = r.is_stack();
                 if step.resync {
                     // A jump: the state is rebuilt from the replay's events up to it.
                     let mut h = lock(&hub);
                     h.state.reset();
                     let mut c = Changes::default();
-                    for e in r.before() {
-                        h.state.apply(&Fields::of_json(e), &mut c);
-                    }
                     let before = r.before();
-                    let recent = &before[before.len().saturating_sub(crate::state::RECENT)..];
-                    h.state.remember(recent.iter().map(Value::to_string));
+                    for e in before {
+                        if stack {
+                            h.state.apply_stack(e, &mut c);
+                        } else {
+                            h.state.apply(&Fields::of_json(e), &mut c);
+                        }
+                    }
+                    let recent = before[before.len().saturating_sub(crate::state::RECENT)..]
+                        .iter()
+                        .map(Value::to_string);
+                    if stack {
+                        h.state.remember_stack(recent);
+                    } else {
+                        h.state.remember(recent);
+                    }
                 }
-                events.extend(step.events.into_iter().map(Queued::Json));
+                let kind = if stack { Queued::Stack } else { Queued::Json };
+                events.extend(step.events.into_iter().map(kind));
                 (step.resync, step.report.then(|| r.position()))
             }
             None => (false, None),

@@ -135,13 +135,15 @@ impl Monitor {
         Monitor::serve(graph, options, None)
     }
 
-    /// Serves the replay of `events` (a trace's, in order) of the behavior `graph`.
+    /// Serves the replay of `events` (a trace's, in order) of the behavior `graph`; with
+    /// `options.stack`, of a behavior stack's events (its `--trace`, with `time_ns`).
     pub fn replay(
         graph: &Graph,
         events: Vec<Value>,
         options: MonitorOptions,
     ) -> Result<Monitor, MonitorError> {
-        Monitor::serve(graph, options, Some(Replay::new(events)))
+        let stack = options.stack.is_some();
+        Monitor::serve(graph, options, Some(Replay::new(events, stack)))
     }
 
     fn serve(

@@ -12,6 +12,8 @@ const SPEEDS: (f64, f64) = (0.05, 100.0);
 #[derive(Debug)]
 pub struct Replay {
     events: Vec<Value>,
+    /// They are a behavior stack's events (`choreo stack run --trace`), not a behavior's.
+    stack: bool,
     /// Index of the next event to release.
     next: usize,
     playing: bool,
@@ -39,10 +41,12 @@ fn time_of(e: &Value) -> f64 {
 }
 
 impl Replay {
-    /// A replay of `events` (a trace's, in order), paused at the start.
-    pub fn new(events: Vec<Value>) -> Replay {
+    /// A replay of `events` (a trace's, in order; a behavior stack's when `stack`), paused
+    /// at the start.
+    pub fn new(events: Vec<Value>, stack: bool) -> Replay {
         Replay {
             events,
+            stack,
             next: 0,
             playing: false,
             speed: 1.0,
@@ -52,6 +56,11 @@ impl Replay {
             steps: 0,
             changed: true,
         }
+    }
+
+    /// Whether the events are a behavior stack's.
+    pub fn is_stack(&self) -> bool {
+        self.stack
     }
 
     /// How many events there are.

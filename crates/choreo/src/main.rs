@@ -264,13 +264,14 @@ enum Command {
         force: bool,
     },
     /// Replay a recorded run in the monitor: `choreo run --trace TRACE` recorded it, BEHAVIOR
-    /// is what ran. The page plays, pauses, seeks and steps event by event (docs/monitor.md);
-    /// it starts paused at the beginning. Ctrl-C quits.
+    /// is what ran (or `choreo stack run --trace TRACE` and BEHAVIOR is the stack's folder).
+    /// The page plays, pauses, seeks and steps event by event (docs/monitor.md); it starts
+    /// paused at the beginning. Ctrl-C quits.
     #[command(after_help = EXIT_CODES)]
     Replay {
         /// The trace (JSON Lines).
         trace: PathBuf,
-        /// The behavior that ran (any input `run` takes).
+        /// The behavior that ran (any input `run` takes), or the stack's folder.
         behavior_path: PathBuf,
         /// The behavior of a project (by name); the first one by default.
         #[arg(long)]

@@ -47,6 +47,8 @@ pub enum Source {
     Stack(StackShape),
     /// A recorded trace's events.
     Replay(Vec<serde_json::Value>),
+    /// A behavior stack's recorded events (`choreo stack run --trace`), and its tree.
+    StackReplay(StackShape, Vec<serde_json::Value>),
 }
 
 /// Starts the monitor for the behavior `graph` when asked, and prints its URL;
@@ -73,6 +75,10 @@ pub fn start(
         Source::Stack(shape) => {
             options.stack = Some(shape);
             Monitor::start(graph, options)
+        }
+        Source::StackReplay(shape, events) => {
+            options.stack = Some(shape);
+            Monitor::replay(graph, events, options)
         }
         Source::Run => Monitor::start(graph, options),
     };
@@ -146,16 +152,9 @@ fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
 }
 
 /// `choreo replay TRACE BEHAVIOR`: the monitor of a recorded run, paused at its start, until
-/// Ctrl-C (or `--monitor-keep` seconds); the exit code.
+/// Ctrl-C (or `--monitor-keep` seconds); the exit code. A behavior stack's trace
+/// (`choreo stack run --trace`: events with a `tick`, no `path`) replays with its folder.
 pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &MonitorFlags) -> u8 {
-    let project = match crate::report::load(path, false) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let behavior = match crate::report::pick_behavior(&project, path, behavior) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
     let events: Vec<serde_json::Value> = match crate::trace_file::events(trace, |_, _| Ok(())) {
         Ok(e) => e.into_iter().map(|(_, v)| v).collect(),
         Err(code) => return code,
@@ -166,7 +165,56 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
             .or(Some(SocketAddr::from(([127, 0, 0, 1], 0)))),
         ..flags.clone()
     };
+    let stack = events
+        .first()
+        .is_some_and(|e| e.get("tick").is_some() && e.get("path").is_none());
     let count = events.len();
+    let replayed = if stack {
+        stack_replay(path, &flags, events)
+    } else {
+        behavior_replay(path, behavior, &flags, events)
+    };
+    let (title, _monitor) = match replayed {
+        Ok((title, Some(m))) => (title, m),
+        Ok((_, None)) => return exit::USAGE,
+        Err(code) => return code,
+    };
+    errln!(
+        "replaying {title} ({count} events of {}), paused at the start: play it from the page",
+        trace.display()
+    );
+    let interrupts = crate::run::count_interrupts();
+    wait(
+        flags.monitor_keep,
+        &interrupts,
+        interrupts.load(Ordering::SeqCst),
+    );
+    exit::OK
+}
+
+/// What a replay shows: its title, and the monitor serving it.
+type Replayed = Result<(String, Option<Arc<Monitor>>), u8>;
+
+/// The monitor of a behavior stack's recorded `events`, its definitions in `dir`.
+fn stack_replay(dir: &Path, flags: &MonitorFlags, events: Vec<serde_json::Value>) -> Replayed {
+    let (defs, runner) = crate::stack::load(dir, None)?;
+    let xar = crate::stack_run::driver_xar()?;
+    let shape = crate::stack_run::shape(&runner, &defs);
+    let title = format!("stack {}", dir.display());
+    let source = Source::StackReplay(shape, events);
+    let monitor = start(flags, &Graph::new(&xar), &title, None, source)?;
+    Ok((title, monitor))
+}
+
+/// The monitor of a behavior's recorded `events`.
+fn behavior_replay(
+    path: &Path,
+    behavior: Option<&str>,
+    flags: &MonitorFlags,
+    events: Vec<serde_json::Value>,
+) -> Replayed {
+    let project = crate::report::load(path, false)?;
+    let behavior = crate::report::pick_behavior(&project, path, behavior)?;
     // The robot the trace's joints are of, else the one the manifest asks for.
     let joints = events
         .iter()
@@ -177,28 +225,7 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
         .or_else(|| crate::report::manifest_model(&project))
         .map(|m| m.name().to_lowercase());
     let graph = Graph::new(&behavior.xar);
-    let monitor = match start(
-        &flags,
-        &graph,
-        &behavior.name,
-        model.as_deref(),
-        Source::Replay(events),
-    ) {
-        Ok(Some(m)) => m,
-        Ok(None) => return exit::USAGE,
-        Err(code) => return code,
-    };
-    errln!(
-        "replaying {} ({count} events of {}), paused at the start: play it from the page",
-        behavior.name,
-        trace.display()
-    );
-    let interrupts = crate::run::count_interrupts();
-    wait(
-        flags.monitor_keep,
-        &interrupts,
-        interrupts.load(Ordering::SeqCst),
-    );
-    drop(monitor);
-    exit::OK
+    let source = Source::Replay(events);
+    let monitor = start(flags, &graph, &behavior.name, model.as_deref(), source)?;
+    Ok((behavior.name.clone(), monitor))
 }

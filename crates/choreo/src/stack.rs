@@ -12,7 +12,7 @@ use crate::live::Verbosity;
 /// Loads `dir` into a runner (never ticked): the definitions and the runner, or the error
 /// printed and the exit code (1: a definition or the tree is wrong; 4: the folder cannot be
 /// read).
-fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8> {
+pub(crate) fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8> {
     let defs = match load_dir(dir) {
         Ok(d) => d,
         Err(e) => {

@@ -85,6 +85,16 @@ const DRIVER: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root" id=
 <Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
 </Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
 
+/// The driver behavior, read ([`exit::RUNTIME`] if it does not read: a bug of choreo's).
+pub(crate) fn driver_xar() -> Result<choreo_xar::XarFile, u8> {
+    choreo_xar::read_xar("stack.xar", DRIVER.as_bytes())
+        .map(|x| x.value)
+        .map_err(|e| {
+            errln!("internal error: the driver behavior does not read: {e}");
+            exit::RUNTIME
+        })
+}
+
 /// The first ALMemory subscription id of the driver (far from the engine's own).
 const SUBSCRIPTIONS: u64 = 0x5354_4143_0000_0000;
 
@@ -169,18 +179,15 @@ pub fn run(args: &StackRunArgs) -> u8 {
             return exit::LOAD;
         }
     };
-    let xar = match choreo_xar::read_xar("stack.xar", DRIVER.as_bytes()) {
-        Ok(x) => x.value,
-        Err(e) => {
-            errln!("internal error: the driver behavior does not read: {e}");
-            return exit::RUNTIME;
-        }
+    let xar = match driver_xar() {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let live = Live::new(args.verbosity);
     runner.add_listener(live_listener(live.clone(), period, args.verbosity));
     if let Some(file) = &args.trace {
         match std::fs::File::create(file) {
-            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f))),
+            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f), period)),
             Err(e) => {
                 errln!("{}: cannot write the trace: {e}", file.display());
                 return exit::WRITE;
@@ -202,9 +209,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         let m = Arc::clone(m);
         let tick = period;
         runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
-            let mut value = record_json(r, names);
-            value["time_ns"] = tick_time(tick, r.tick).0.into();
-            m.publish_stack(value);
+            m.publish_stack(record_json(r, names, tick));
         }));
     }
     let commands = monitor.as_ref().and_then(|m| m.commands());
@@ -347,7 +352,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
 }
 
 /// The stack's behaviors and their delegates, for the monitor's Stack view.
-fn shape(runner: &Runner, defs: &[Definition]) -> StackShape {
+pub(crate) fn shape(runner: &Runner, defs: &[Definition]) -> StackShape {
     let names = runner.names();
     let name = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
     let behaviors = (0..names.len())
@@ -617,10 +622,14 @@ fn live_listener(
     })
 }
 
-/// A listener writing each event as a JSON line, the behaviors named.
-fn json_lines(mut out: impl std::io::Write + Send + 'static) -> choreo_stack::trace::Listener {
+/// A listener writing each event as a JSON line, the behaviors named, with its tick's time
+/// (ticks every `period`).
+fn json_lines(
+    mut out: impl std::io::Write + Send + 'static,
+    period: Duration,
+) -> choreo_stack::trace::Listener {
     Box::new(move |r: &Record, names: &[String]| {
-        let value = record_json(r, names);
+        let value = record_json(r, names, period);
         // A trace that cannot be written must not stop the stack.
         let _ = writeln!(out, "{value}");
         let _ = out.flush();
@@ -628,10 +637,12 @@ fn json_lines(mut out: impl std::io::Write + Send + 'static) -> choreo_stack::tr
 }
 
 /// A stack event as JSON, each behavior index (`b`, `from`, `to`, `by`, `owner`, `base`)
-/// replaced by its name: a line of `--trace`, an event of the monitor.
-fn record_json(r: &Record, names: &[String]) -> serde_json::Value {
+/// replaced by its name, with `time_ns`, its tick's time (ticks every `period`): a line of
+/// `--trace`, an event of the monitor.
+fn record_json(r: &Record, names: &[String], period: Duration) -> serde_json::Value {
     let mut value = serde_json::to_value(r).unwrap_or_default();
     if let serde_json::Value::Object(map) = &mut value {
+        map.insert("time_ns".into(), tick_time(period, r.tick).0.into());
         for key in ["b", "from", "to", "by", "owner", "base"] {
             if let Some(v) = map.get_mut(key)
                 && let Some(i) = v.as_u64()

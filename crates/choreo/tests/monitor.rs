@@ -174,7 +174,10 @@ fn the_monitor_refuses_a_fleet_and_a_bad_address() {
 }
 
 #[test]
-fn a_stack_run_shows_its_stack_and_the_robot() {
+fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("stack.jsonl");
+    let t = trace.to_str().unwrap();
     let run = Served::start(&[
         "stack",
         "run",
@@ -182,6 +185,8 @@ fn a_stack_run_shows_its_stack_and_the_robot() {
         "--fast",
         "--events",
         "examples/stack/touch.yaml",
+        "--trace",
+        t,
         "--monitor",
         "--monitor-keep",
         "60",
@@ -204,7 +209,7 @@ fn a_stack_run_shows_its_stack_and_the_robot() {
     // A page opened after the end: the whole strip, the stack emptied, the robot's state.
     let mut late = run.page();
     let s = until(&mut late, "snapshot");
-    let st = &s["stack"];
+    let st = s["stack"].clone();
     assert_eq!(st["stack"], json!([]), "{st}");
     let segments = st["segments"].as_array().unwrap();
     let dance = segments.iter().find(|g| g["name"] == "Dance").unwrap();
@@ -234,6 +239,30 @@ fn a_stack_run_shows_its_stack_and_the_robot() {
         "{}",
         s["joints"]
     );
+    drop((late, page, run));
+
+    // The replay of the stack's trace, sought to its last event: the same stack.
+    let replay = Served::start(&[
+        "replay",
+        t,
+        "examples/stack",
+        "--monitor",
+        "127.0.0.1:0",
+        "--monitor-keep",
+        "60",
+    ]);
+    let mut page = replay.page();
+    assert_eq!(next(&mut page)["mode"], "replay");
+    assert_eq!(until(&mut page, "stack")["base"], "Main");
+    let last = until(&mut page, "replay")["last"].clone();
+    send(&mut page, json!({"type": "seek", "seq": last}));
+    let replayed = loop {
+        let m = until(&mut page, "snapshot");
+        if m["stack"]["tick"] == st["tick"] {
+            break m;
+        }
+    };
+    assert_eq!(replayed["stack"], st);
 }
 
 #[test]
