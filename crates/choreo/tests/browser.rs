@@ -209,17 +209,7 @@ fn the_page_shows_a_stack_its_strip_and_the_leds() {
         return;
     };
     // Virtual time: the run is over at once; the page shows its whole story.
-    let run = Served::start(&[
-        "stack",
-        "run",
-        "examples/stack",
-        "--fast",
-        "--events",
-        "examples/stack/touch.yaml",
-        "--monitor",
-        "--monitor-keep",
-        "120",
-    ]);
+    let run = Served::stack_example(&[]);
     run.line_with("stays up");
     let html = look(
         &browser,

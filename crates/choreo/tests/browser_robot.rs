@@ -250,17 +250,7 @@ fn the_eyes_show_the_colour_the_leds_were_given() {
         return;
     };
     // The stack's dance fades the face LEDs blue, then green (virtual time: over at once).
-    let run = Served::start(&[
-        "stack",
-        "run",
-        "examples/stack",
-        "--fast",
-        "--events",
-        "examples/stack/touch.yaml",
-        "--monitor",
-        "--monitor-keep",
-        "60",
-    ]);
+    let run = Served::stack_example(&[]);
     run.line_with("stays up");
     let page = screenshots().join("robot3d-leds.png");
     let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);

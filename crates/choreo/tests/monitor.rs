@@ -32,6 +32,15 @@ fn send(page: &mut Page, v: Value) {
     page.send(Message::Text(v.to_string().into())).unwrap();
 }
 
+/// `choreo replay TRACE WHAT` and a page of it (its `hello` read: a replay).
+fn replay(trace: &str, what: &str) -> (Served, Page) {
+    let args = ["replay", trace, what, "--monitor", "127.0.0.1:0"];
+    let replay = Served::start(&[&args[..], &["--monitor-keep", "60"]].concat());
+    let mut page = replay.page();
+    assert_eq!(next(&mut page)["mode"], "replay");
+    (replay, page)
+}
+
 /// The parts of a snapshot that say what the page shows.
 fn shown(s: &Value) -> Value {
     json!({"lit": s["lit"], "frames": s["frames"], "keyframes": s["keyframes"],
@@ -90,17 +99,7 @@ fn a_run_is_shown_live_and_its_replay_ends_the_same() {
         serde_json::from_str::<Value>(recorded.lines().last().unwrap()).unwrap()["seq"].clone();
 
     // The replay of its trace, sought to the last event: the same state.
-    let replay = Served::start(&[
-        "replay",
-        t,
-        "examples/dance",
-        "--monitor",
-        "127.0.0.1:0",
-        "--monitor-keep",
-        "60",
-    ]);
-    let mut page = replay.page();
-    assert_eq!(next(&mut page)["mode"], "replay");
+    let (_replay, mut page) = replay(t, "examples/dance");
     let position = until(&mut page, "replay");
     assert_eq!(position["last"], last_seq);
     assert_eq!(position["playing"], false);
@@ -178,19 +177,7 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("stack.jsonl");
     let t = trace.to_str().unwrap();
-    let run = Served::start(&[
-        "stack",
-        "run",
-        "examples/stack",
-        "--fast",
-        "--events",
-        "examples/stack/touch.yaml",
-        "--trace",
-        t,
-        "--monitor",
-        "--monitor-keep",
-        "60",
-    ]);
+    let run = Served::stack_example(&["--trace", t]);
     let mut page = run.page();
     let hello = next(&mut page);
     assert_eq!(hello["model"], "nao");
@@ -242,17 +229,7 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
     drop((late, page, run));
 
     // The replay of the stack's trace, sought to its last event: the same stack.
-    let replay = Served::start(&[
-        "replay",
-        t,
-        "examples/stack",
-        "--monitor",
-        "127.0.0.1:0",
-        "--monitor-keep",
-        "60",
-    ]);
-    let mut page = replay.page();
-    assert_eq!(next(&mut page)["mode"], "replay");
+    let (_replay, mut page) = replay(t, "examples/stack");
     assert_eq!(until(&mut page, "stack")["base"], "Main");
     let last = until(&mut page, "replay")["last"].clone();
     send(&mut page, json!({"type": "seek", "seq": last}));

@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::cli::{choreo, text};
+use support::cli::{STACK_EXAMPLE, choreo, text};
 
 /// A stack folder: a priority dispatcher over a queue and a wait, an anonymous behavior.
 fn folder() -> tempfile::TempDir {
@@ -122,16 +122,9 @@ fn pushes(trace: &std::path::Path) -> Vec<String> {
 fn the_example_stack_says_hello_dances_on_a_touch_and_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("stack.jsonl");
-    let o = choreo(&[
-        "stack",
-        "run",
-        "examples/stack",
-        "--fast",
-        "--events",
-        "examples/stack/touch.yaml",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
+    let mut args = STACK_EXAMPLE.to_vec();
+    args.extend(["--trace", trace.to_str().unwrap()]);
+    let o = choreo(&args);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(

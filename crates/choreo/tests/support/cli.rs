@@ -9,6 +9,17 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `choreo stack run` of the example stack in virtual time with its scenario (a head touch
+/// at 6 s): the arguments, to which a test adds its own.
+pub const STACK_EXAMPLE: &[&str] = &[
+    "stack",
+    "run",
+    "examples/stack",
+    "--fast",
+    "--events",
+    "examples/stack/touch.yaml",
+];
+
 /// `choreo ARGS` in the workspace, run to its end.
 pub fn choreo(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_choreo"))

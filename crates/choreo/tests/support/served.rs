@@ -57,6 +57,15 @@ impl Served {
         }
     }
 
+    /// The example stack's run ([`STACK_EXAMPLE`](super::cli::STACK_EXAMPLE)) with `extra`
+    /// arguments and a monitor that stays up a minute after the end.
+    pub fn stack_example(extra: &[&str]) -> Served {
+        let mut args = super::cli::STACK_EXAMPLE.to_vec();
+        args.extend(extra);
+        args.extend(["--monitor", "--monitor-keep", "60"]);
+        Served::start(&args)
+    }
+
     /// The next line it prints (on stderr) that contains `text`.
     pub fn line_with(&self, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(60);
