@@ -1401,16 +1401,33 @@ export class Monitor {
         });
         tracks.append(track);
       }
+      // the motion curves, each sampled from the start (`from`, every `step` frames)
+      const curves = (Array.isArray(c.curves) ? c.curves : []).filter((cv) => cv && typeof cv.joint === "string" && Array.isArray(cv.values) && isNum(cv.from) && isNum(cv.step) && cv.step > 0);
+      const valuesEl = h("div", { class: "tl-values", "data-values": b.path });
+      if (curves.length) {
+        labels.append(h("div", { class: "tl-layer-name tl-curves-name", text: `motion (${curves.length})` }));
+        const all = curves.flatMap((cv) => cv.values.filter(isNum));
+        const lo = Math.min(...all), hi = Math.max(...all);
+        const y = (v) => (hi > lo ? 96 - ((v - lo) / (hi - lo)) * 92 : 50).toFixed(2);
+        const x = (f) => (((f - start) / span) * 1000).toFixed(2);
+        const svg = s("svg", { class: "tl-curves-svg", viewBox: "0 0 1000 100", preserveAspectRatio: "none" });
+        curves.forEach((cv, i) => {
+          const pts = cv.values.map((v, k) => (isNum(v) ? `${x(cv.from + k * cv.step)},${y(v)}` : null)).filter(Boolean).join(" ");
+          svg.append(s("polyline", { points: pts, class: "curve", "data-joint": cv.joint, style: `stroke:hsl(${(i * 137) % 360} 70% 62%)` },
+            s("title", { text: cv.joint })));
+        });
+        tracks.append(h("div", { class: "tl-track tl-curves", "data-curves": String(curves.length) }, svg));
+      }
       tracks.append(cursor);
       const name = h("button", { type: "button", class: "tl-name", text: b.name, title: `${b.path}\nclick to show it in the diagram`, onclick: () => this.reveal(b.path) });
       const row = h("div", { class: "tl", "data-tl": b.path },
         h("div", { class: "tl-head" },
           name, h("span", { class: "tl-path", text: b.path }), h("span", { class: "grow" }),
           h("span", { class: "tl-framebox" }, "frame ", frameEl, h("span", { class: "dim", text: ` / ${start}–${end}` })), secEl),
-        h("div", { class: "tl-body" }, labels, tracks));
+        h("div", { class: "tl-body" }, labels, tracks), valuesEl);
       this.registerBoxEl(b.path, row);
       E.tlList.append(row);
-      this.tlEls.set(b.path, { row, frameEl, secEl, cursor, kfEls, pos, c });
+      this.tlEls.set(b.path, { row, frameEl, secEl, cursor, kfEls, pos, c, curves, valuesEl });
     }
     if (!this.timelines.length) E.tlList.append(h("div", { class: "empty-note", text: "no timeline in this behavior" }));
     this.renderTimelines();
@@ -1449,6 +1466,18 @@ export class Monitor {
       if (f !== undefined) T.cursor.style.left = T.pos(f);
       const loaded = this.keyframes.get(path) || new Set();
       for (const el of T.kfEls) el.classList.toggle("loaded", loaded.has(el.dataset.keyframe));
+      // the curves' values under the cursor (radians; the first few)
+      if (T.curves.length && isNum(f)) {
+        const parts = T.curves.slice(0, 8).map((cv) => {
+          const k = Math.min(cv.values.length - 1, Math.max(0, Math.round((f - cv.from) / cv.step)));
+          const v = cv.values[k];
+          return `${cv.joint} ${isNum(v) ? v.toFixed(3) : "–"}`;
+        });
+        const more = T.curves.length > 8 ? ` … (${T.curves.length - 8} more)` : "";
+        T.valuesEl.textContent = `at frame ${f}: ${parts.join(" · ")}${more}`;
+      } else {
+        T.valuesEl.textContent = "";
+      }
       T.row.classList.toggle("started", f !== undefined);
     }
   }

@@ -163,8 +163,9 @@ impl Monitor {
             "type": "hello", "protocol": 1, "mode": mode, "title": options.title,
             "model": options.model, "control": options.control && replay.is_none(),
         });
-        let mut greeting = vec![hello, structure::structure(graph)];
-        if let Some(model) = options.model.as_deref().and_then(robot::model) {
+        let model = options.model.as_deref().and_then(robot::model);
+        let mut greeting = vec![hello, structure::structure(graph, model)];
+        if let Some(model) = model {
             greeting.push(robot::robot(model));
         }
         let natures = Natures::of(graph);

@@ -1,11 +1,18 @@
 //! The behavior as the page draws it: boxes with their ports, positions and contents, and
 //! each diagram's links, from the engine's instantiated [`Graph`] (so paths are the trace's).
 
-use choreo_engine::graph::{BoxId, Content, Graph, Target};
+use choreo_engine::graph::{BoxId, Content, Graph, Target, TimelineNode};
+use choreo_motion::motion::Motion;
+use choreo_robot::Model;
 use serde_json::{Value, json};
 
-/// The `structure` message of `graph` (see docs/monitor.md).
-pub fn structure(graph: &Graph) -> Value {
+/// How many values a timeline's motion curve is sampled at, at most (a long timeline is
+/// sampled every few frames).
+pub const CURVE_SAMPLES: usize = 600;
+
+/// The `structure` message of `graph` (see docs/monitor.md); timelines' motion curves are
+/// sampled for `model` (else the robot their joints say, else NAO).
+pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
     let boxes: Vec<Value> = graph
         .boxes
         .iter()
@@ -28,6 +35,7 @@ pub fn structure(graph: &Graph) -> Value {
                             "name": k.name, "index": k.index, "diagram": k.diagram.0,
                         })).collect::<Vec<_>>(),
                     })).collect::<Vec<_>>(),
+                    "curves": curves(t, model),
                 }),
             };
             json!({
@@ -79,6 +87,41 @@ pub fn structure(graph: &Graph) -> Value {
         })
         .collect();
     json!({"type": "structure", "boxes": boxes, "diagrams": diagrams})
+}
+
+/// A timeline's motion curves, each sampled from the timeline's start to its end (the last
+/// key when it has no end) every `step` frames: `{"joint", "from", "step", "values"}`,
+/// radians (hands: opening ratio), as the editor shows each curve alone.
+fn curves(t: &TimelineNode, model: Option<Model>) -> Vec<Value> {
+    let Some(list) = t.actuators.as_deref() else {
+        return Vec::new();
+    };
+    let robot = model
+        .or_else(|| choreo_motion::motion::made_for(list))
+        .unwrap_or(Model::Nao);
+    let fps = i32::try_from(t.fps).unwrap_or(i32::MAX);
+    let start = i32::try_from(t.start_frame).unwrap_or(0);
+    let Some(motion) = Motion::from_list(list, fps, start, t.end_request, robot) else {
+        return Vec::new();
+    };
+    let from = t.start_frame;
+    let to = t
+        .end_frame
+        .unwrap_or_else(|| i64::from(motion.end_frame()))
+        .max(from);
+    let span = usize::try_from(to - from).unwrap_or(0);
+    let step = span.div_ceil(CURVE_SAMPLES).max(1);
+    let frames: Vec<f64> = (0..=span)
+        .step_by(step)
+        .map(|i| (from + i as i64) as f64)
+        .collect();
+    motion
+        .samples(&frames)
+        .into_iter()
+        .map(
+            |(joint, values)| json!({"joint": joint, "from": from, "step": step, "values": values}),
+        )
+        .collect()
 }
 
 /// Where a link goes, as the protocol says it.

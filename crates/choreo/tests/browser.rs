@@ -248,3 +248,41 @@ fn the_page_shows_a_stack_its_strip_and_the_leds() {
     assert!(html.contains("data-rgb=\"#00ff00\""), "green eyes");
     assert!(html.contains("posture: StandInit"), "the posture");
 }
+
+#[test]
+fn the_page_draws_a_timelines_motion_curves_under_its_cursor() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
+        return;
+    };
+    // Nod: HeadYaw 0 → 90°, HeadPitch 0 → −20°, LHand 0.2 → 0.8 (its muted LKneePitch is
+    // not played) over frames 1–11; over at once.
+    let run = Served::start(&[
+        "run",
+        "crates/choreo/tests/fixtures/nod.xar",
+        "--fast",
+        "--monitor",
+        "--monitor-keep",
+        "120",
+    ]);
+    run.line_with("stays up");
+    let html = look(
+        &browser,
+        &[],
+        1500,
+        &run.url,
+        &screenshots().join("nod-curves.png"),
+    );
+    for joint in ["HeadYaw", "HeadPitch"] {
+        let curve = format!("class=\"curve\" data-joint=\"{joint}\"");
+        assert!(html.contains(&curve), "no {joint} curve drawn");
+    }
+    let values = text_of(&html, "data-values", "root/Nod").unwrap();
+    assert_eq!(
+        values,
+        "at frame 11: HeadYaw 1.571 · HeadPitch -0.349 · LHand 0.800"
+    );
+    assert!(
+        !html.contains("class=\"curve\" data-joint=\"LKneePitch\""),
+        "a muted curve drawn"
+    );
+}

@@ -297,3 +297,44 @@ fn a_served_robot_shows_its_calls_speech_and_leds() {
     assert_eq!(until(&mut page, "ended")["outcome"], "stopped");
     assert_eq!(sim.wait(), Some(0));
 }
+
+#[test]
+fn a_timelines_motion_curves_are_sampled_for_the_page() {
+    // Nod: HeadYaw 0 → 90° and HeadPitch 0 → −20° (linear) over frames 1–11 at 10 fps.
+    let run = Served::start(&[
+        "run",
+        "crates/choreo/tests/fixtures/nod.xar",
+        "--fast",
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    let mut page = run.page();
+    let structure = until(&mut page, "structure");
+    let nod = structure["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["path"] == "root/Nod")
+        .unwrap();
+    let curves = nod["content"]["curves"].as_array().unwrap();
+    let curve = |joint: &str| {
+        let c = curves.iter().find(|c| c["joint"] == joint).unwrap();
+        assert_eq!((c["from"].as_i64(), c["step"].as_i64()), (Some(1), Some(1)));
+        let values: Vec<f64> = c["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        values
+    };
+    let (yaw, pitch) = (curve("HeadYaw"), curve("HeadPitch"));
+    assert_eq!(yaw.len(), 11, "frames 1 to 11: {yaw:?}");
+    assert!(yaw[0].abs() < 1e-9 && (yaw[10] - 90f64.to_radians()).abs() < 1e-6);
+    assert!(
+        (pitch[5] - (-10f64).to_radians()).abs() < 1e-6,
+        "linear: {pitch:?}"
+    );
+    assert!((pitch[10] - (-20f64).to_radians()).abs() < 1e-6);
+}
