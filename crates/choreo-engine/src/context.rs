@@ -111,7 +111,7 @@ impl BoxContext {
         })
     }
 
-    fn traced_robot<T>(
+    fn traced_robot<T: Clone + Into<Value>>(
         &self,
         name: String,
         args: Vec<Value>,
@@ -132,10 +132,7 @@ impl BoxContext {
         self.shared.trace.record_step(
             self.now(),
             self.id,
-            crate::trace::Step::RobotReturn {
-                method: name,
-                ok: result.is_ok(),
-            },
+            crate::trace::Step::returned(name, &result),
         );
         result
     }

@@ -71,6 +71,38 @@ impl fmt::Display for Value {
     }
 }
 
+impl Value {
+    /// This value when it is small (at most `budget` parts: each scalar one, text and bytes
+    /// one per 64), else a short text saying what it was (`<list of 3000 items>`): what a
+    /// trace keeps of a robot call's result, so that an image or a long list does not fill
+    /// it. Counted without recursion, stopping at the budget.
+    pub fn brief(&self, budget: usize) -> Value {
+        let mut cost = 0usize;
+        let mut todo = vec![self];
+        while let Some(v) = todo.pop() {
+            cost += 1;
+            match v {
+                Value::String(s) => cost += s.len() / 64,
+                Value::Raw(b) => cost += b.len() / 64,
+                Value::List(items) | Value::Tuple(items) => todo.extend(items),
+                Value::Map(pairs) => todo.extend(pairs.iter().flat_map(|(k, v)| [k, v])),
+                _ => {}
+            }
+            if cost > budget {
+                return Value::String(match self {
+                    Value::String(s) => format!("<text of {} characters>", s.chars().count()),
+                    Value::Raw(b) => format!("<{} bytes>", b.len()),
+                    Value::List(items) => format!("<list of {} items>", items.len()),
+                    Value::Tuple(items) => format!("<tuple of {} items>", items.len()),
+                    Value::Map(pairs) => format!("<map of {} entries>", pairs.len()),
+                    other => other.to_string(),
+                });
+            }
+        }
+        self.clone()
+    }
+}
+
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
         Value::String(s.to_string())
@@ -92,5 +124,45 @@ impl From<f64> for Value {
 impl From<bool> for Value {
     fn from(b: bool) -> Value {
         Value::Bool(b)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::Value;
+
+    #[test]
+    fn a_small_value_is_kept_whole_and_a_big_one_said_in_brief() {
+        let small = Value::List(vec![Value::Int(1), Value::from("two"), Value::Float(3.0)]);
+        assert_eq!(small.brief(64), small);
+        let big = Value::List((0..3000).map(Value::Int).collect());
+        assert_eq!(big.brief(64), Value::from("<list of 3000 items>"));
+        assert_eq!(
+            Value::Raw(vec![0; 640 * 480]).brief(64),
+            Value::from("<307200 bytes>")
+        );
+        let text = "a".repeat(10_000);
+        assert_eq!(
+            Value::String(text).brief(64),
+            Value::from("<text of 10000 characters>")
+        );
+        // Nested 10,000 deep, looked at on a thread with a 64 KiB stack: counted without
+        // recursion (one that recursed would overflow there).
+        let mut deep = Value::None;
+        for _ in 0..10_000 {
+            deep = Value::List(vec![deep]);
+        }
+        let (brief, mut deep) = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || (deep.brief(64), deep))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(brief, Value::from("<list of 1 items>"));
+        // Taken apart without recursion too (dropping it whole would recurse).
+        while let Value::List(mut items) = deep {
+            deep = items.pop().unwrap_or_default();
+        }
     }
 }

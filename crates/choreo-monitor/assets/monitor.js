@@ -117,7 +117,9 @@ export function describeEvent(ev) {
     case "kf_on":
     case "kf_off": return `${ev.layer}/${ev.keyframe}`;
     case "robot_call": return `${ev.method}(${(ev.args || []).map((a) => fmtValue(a, 80)).join(", ")})`;
-    case "robot_return": return `${ev.method}${ev.ok === false ? "  ✗ raised" : "  ok"}`;
+    case "robot_return": return ev.ok === false
+      ? `${ev.method}  ✗ raised${ev.error ? `: ${truncate(String(ev.error), 200)}` : ""}`
+      : `${ev.method}  → ${ev.value === undefined ? "ok" : fmtValue(ev.value, 120)}`;
     case "resource": return `${ev.what} ${(ev.names || []).join(", ")}`;
     case "log": return `[${ev.level}] ${ev.message}`;
     case "motion": return `${ev.what} from frame ${ev.frame} [${(ev.joints || []).join(", ")}] ${isNum(ev.seconds) ? ev.seconds.toFixed(3) + " s" : ""}`;

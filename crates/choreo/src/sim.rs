@@ -295,7 +295,6 @@ fn call_log(
             // For the monitor: each call and how it ended, at the robot's time.
             let (at, method) = (time.now(), format!("{}.{}", c.service, c.method));
             let args = c.args.to_vec();
-            let ok = c.result.is_ok();
             trace.record(
                 at,
                 "",
@@ -304,7 +303,7 @@ fn call_log(
                     args,
                 },
             );
-            trace.record(at, "", Step::RobotReturn { method, ok });
+            trace.record(at, "", Step::returned(method, c.result));
         }
         let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
         let result = match c.result {

@@ -230,7 +230,7 @@ impl Tally {
                 }
                 add(&mut self.calling, (path.clone(), method.clone()), 1);
             }
-            Step::RobotReturn { method, ok } => {
+            Step::RobotReturn { method, ok, .. } => {
                 if !ok {
                     *self.failed_calls.entry(method.clone()).or_default() += 1;
                 }

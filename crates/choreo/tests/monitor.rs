@@ -265,6 +265,8 @@ fn a_served_robot_shows_its_calls_speech_and_leds() {
     for (method, args) in [
         ("ALTextToSpeech.say", vec!["\"Hello from a client\""]),
         ("ALLeds.fadeRGB", vec!["\"FaceLeds\"", "1", "0", "0", "0"]),
+        ("ALMemory.insertData", vec!["\"Answer\"", "42"]),
+        ("ALMemory.getData", vec!["\"Answer\""]),
     ] {
         let mut a = vec!["robot", "call", url.as_str(), method];
         a.extend(args);
@@ -272,12 +274,16 @@ fn a_served_robot_shows_its_calls_speech_and_leds() {
         assert!(o.status.success(), "{}", support::cli::stderr(&o));
     }
     // The calls arrive in batches, with what they changed.
-    let (mut calls, mut said, mut leds) = (Vec::new(), None, None);
-    while said.is_none() || leds.is_none() || calls.len() < 2 {
+    let (mut calls, mut said, mut leds, mut got) = (Vec::new(), None, None, None);
+    while said.is_none() || leds.is_none() || got.is_none() {
         let b = until(&mut page, "batch");
         for e in b["events"].as_array().unwrap() {
             if e["event"] == "robot_call" {
                 calls.push(e["method"].as_str().unwrap().to_string());
+            }
+            // A call's result is in the trace.
+            if e["event"] == "robot_return" && e["method"] == "ALMemory.getData" {
+                got = Some(e["value"].clone());
             }
         }
         said = said.or(b["changes"]["said"]["text"].as_str().map(str::to_string));
@@ -292,6 +298,7 @@ fn a_served_robot_shows_its_calls_speech_and_leds() {
     assert!(calls.contains(&"ALLeds.fadeRGB".to_string()), "{calls:?}");
     assert_eq!(said.as_deref(), Some("Hello from a client"));
     assert_eq!(leds, Some(vec![json!(1.0), json!(0.0), json!(0.0)]));
+    assert_eq!(got, Some(json!(42)));
     // The page stops the robot; the process ends.
     send(&mut page, json!({"type": "stop"}));
     assert_eq!(until(&mut page, "ended")["outcome"], "stopped");

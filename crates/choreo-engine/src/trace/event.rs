@@ -108,6 +108,13 @@ pub enum Step {
         method: String,
         /// Whether it succeeded.
         ok: bool,
+        /// What it returned (a post: the task id), in brief ([`Value::brief`]); absent
+        /// when it raised.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+        /// The error it raised.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// Resource traffic (§6): `ask` (the box starts and wants them), `got`, `timeout` (R9),
     /// `lost` (taken by another box, R12, or paused for it), `free` (released, Q5).
@@ -177,6 +184,32 @@ pub enum Step {
     },
 }
 
+/// How many parts of a robot call's result a trace keeps whole ([`Value::brief`]).
+pub const RESULT_BUDGET: usize = 64;
+
+impl Step {
+    /// The `robot_return` of a call to `method` that gave `result`.
+    pub fn returned<T: Clone + Into<Value>, E: std::fmt::Display>(
+        method: String,
+        result: &Result<T, E>,
+    ) -> Step {
+        match result {
+            Ok(v) => Step::RobotReturn {
+                method,
+                ok: true,
+                value: Some(v.clone().into().brief(RESULT_BUDGET)),
+                error: None,
+            },
+            Err(e) => Step::RobotReturn {
+                method,
+                ok: false,
+                value: None,
+                error: Some(e.to_string()),
+            },
+        }
+    }
+}
+
 /// One trace event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
@@ -218,7 +251,7 @@ impl Event {
                 let args: Vec<String> = args.iter().map(ToString::to_string).collect();
                 format!("svc {method}({})", args.join(", "))
             }
-            Step::RobotReturn { method, ok } => {
+            Step::RobotReturn { method, ok, .. } => {
                 format!("svc_ret {method}{}", if *ok { "" } else { " err" })
             }
             Step::Resource { what, names } => format!("res {what} {}", names.join(",")),
