@@ -32,6 +32,8 @@ pub struct ProjectBehaviors {
     robot: Weak<dyn Robot>,
     strict: bool,
     resources: Arc<ResourceTree>,
+    /// What a run's trace paths start with, when not its folder and `:`.
+    prefix: Option<String>,
 }
 
 impl ProjectBehaviors {
@@ -66,6 +68,7 @@ impl ProjectBehaviors {
             robot,
             strict,
             resources,
+            prefix: None,
         }
     }
 
@@ -73,6 +76,13 @@ impl ProjectBehaviors {
     /// `choreo stack run` installs for its `PlayChoregraphe` leaves, whatever the folder.
     pub fn named(mut self, names: Vec<(String, usize)>) -> ProjectBehaviors {
         self.names = names;
+        self
+    }
+
+    /// Its runs' trace paths start with `prefix` (`Dance:` for a stack's leaf `Dance`)
+    /// instead of the behavior's folder and `:`.
+    pub fn prefixed(mut self, prefix: String) -> ProjectBehaviors {
+        self.prefix = Some(prefix);
         self
     }
 
@@ -102,7 +112,9 @@ impl BehaviorLauncher for ProjectBehaviors {
         let folder = Project::behavior_folder(behavior);
         let host = script_host(&self.files.join(folder), &behavior.path, &self.project);
         let options = Options {
-            trace: self.trace.prefixed(&format!("{folder}:")),
+            trace: self
+                .trace
+                .prefixed(self.prefix.as_deref().unwrap_or(&format!("{folder}:"))),
             robot: Some(robot),
             strict: self.strict,
             resources: Some(Arc::clone(&self.resources)),

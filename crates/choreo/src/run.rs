@@ -697,6 +697,32 @@ fn load_exit(error: &EngineError) -> u8 {
 }
 
 /// Event `e` of the trace: counted, and shown as it happens.
+/// Shows what a box's code said live: an error escaping a hook, or a line it logged (`who`
+/// before it); false for any other event.
+pub(crate) fn show_box_event(live: &Live, who: &str, e: &Event) -> bool {
+    let at = Time(e.time_ns);
+    match &e.step {
+        Step::Err { hook, text } => {
+            let failure = Failure::new(&e.path, hook, text);
+            let line = Line::plain(format!("{who}error in {failure}"));
+            live.line(at, Kind::Error, line);
+            live.details(text);
+        }
+        Step::Log { level, message } => {
+            let kind = if logged_error(&e.path, &e.step).is_some() {
+                Kind::Error
+            } else {
+                Kind::Info
+            };
+            // Different messages of a box say different things: only repeats fold.
+            let line = Line::plain(format!("{who}{level} {}: {message}", e.path));
+            live.line(at, kind, line);
+        }
+        _ => return false,
+    }
+    true
+}
+
 fn on_trace_event(e: &Event, watch: &Watch) {
     let stub = match (&e.step, &watch.scenario) {
         (Step::RobotCall { method, args }, Some(scenario)) => {
@@ -722,29 +748,10 @@ fn on_trace_event(e: &Event, watch: &Watch) {
         line.head.insert_str(0, who);
         line
     };
+    if show_box_event(live, who, e) {
+        return;
+    }
     match &e.step {
-        Step::Err { hook, text } => {
-            let failure = Failure::new(&e.path, hook, text);
-            live.line(
-                at,
-                Kind::Error,
-                line(Line::plain(format!("error in {failure}"))),
-            );
-            live.details(text);
-        }
-        Step::Log { level, message } => {
-            let kind = if logged_error(&e.path, &e.step).is_some() {
-                Kind::Error
-            } else {
-                Kind::Info
-            };
-            live.line(
-                at,
-                kind,
-                // Different messages of a box say different things: only repeats fold.
-                line(Line::plain(format!("{level} {}: {message}", e.path))),
-            );
-        }
         Step::RobotCall { method, args } => {
             let args: Vec<String> = args.iter().map(ToString::to_string).collect();
             let args = args.join(", ");

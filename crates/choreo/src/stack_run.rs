@@ -155,7 +155,9 @@ pub fn run(args: &StackRunArgs) -> u8 {
                     false,
                     Arc::clone(&resources),
                 )
-                .named(vec![(i.name.clone(), i.index)]),
+                .named(vec![(i.name.clone(), i.index)])
+                // `Dance:root/Say`: the leaf's events say whose they are.
+                .prefixed(format!("{}:", i.name.trim_start_matches("stack/"))),
             ) as Arc<dyn BehaviorLauncher>
         })
         .collect();
@@ -185,6 +187,13 @@ pub fn run(args: &StackRunArgs) -> u8 {
     };
     let live = Live::new(args.verbosity);
     runner.add_listener(live_listener(live.clone(), period, args.verbosity));
+    {
+        // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
+        let live = live.clone();
+        engine_trace.add_listener(Arc::new(move |e| {
+            crate::run::show_box_event(&live, "", e);
+        }));
+    }
     if let Some(file) = &args.trace {
         match std::fs::File::create(file) {
             Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f), period)),

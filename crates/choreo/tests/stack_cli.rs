@@ -435,3 +435,31 @@ class Greeter:
     assert!(err.contains("greet.json:1: file: "), "{err}");
     assert!(err.contains("no class \"Nobody\" in it"), "{err}");
 }
+
+#[test]
+fn a_played_behaviors_errors_are_shown_live() {
+    // One leaf playing a behavior whose Sound box raises at 5.3 s (a missing sound file).
+    let dir = tempfile::tempdir().unwrap();
+    let behavior = support::cli::workspace().join("crates/choreo/tests/fixtures/raises_at_5_3.xar");
+    let leaf = serde_json::json!({
+        "behaviorID": "Play", "behaviorClass": "PlayChoregraphe",
+        "path": behavior.to_str().unwrap(),
+    });
+    std::fs::write(dir.path().join("play.json"), leaf.to_string()).unwrap();
+    let o = choreo(&[
+        "stack",
+        "run",
+        dir.path().to_str().unwrap(),
+        "--fast",
+        "--timeout",
+        "30",
+    ]);
+    let (_, err) = text(&o);
+    assert!(
+        err.contains(
+            "error in Play:root/Sound line 6 (onInput_onStart): RuntimeError: the sound file is \
+             missing"
+        ),
+        "{err}"
+    );
+}
