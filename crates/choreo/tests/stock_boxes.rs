@@ -790,7 +790,7 @@ fn switch_case_routes_a_value_to_the_matching_output() {
         return;
     };
     let run = Run::file(&file, None, 60.0);
-    run.engine.start();
+    run.start();
     let cases: [(Value, &str); 6] = [
         (Value::from("Hello"), "output_1"),
         (Value::Int(5), "output_2"),
@@ -832,7 +832,7 @@ fn counter_counts_from_initial_to_final_value_by_its_step_then_starts_over() {
     run.param("root", "Initial value", "2");
     run.param("root", "Step value", "3");
     run.param("root", "Final value", "10");
-    run.engine.start();
+    run.start();
     for _ in 0..5 {
         run.stimulate("root", "onNext", Value::None);
     }
@@ -877,7 +877,7 @@ fn if_compares_its_input_with_the_value_by_the_operator() {
         let run = Run::file(&file, None, 60.0);
         run.param("root", "Condition operator", op);
         run.param("root", "Value to compare", with);
-        run.engine.start();
+        run.start();
         run.stimulate("root", "onData", value.clone());
         ok(&run);
         let (yes, no) = (
@@ -898,7 +898,7 @@ fn only_once_lets_the_first_signal_through() {
         return;
     };
     let run = Run::file(&file, None, 60.0);
-    run.engine.start();
+    run.start();
     for _ in 0..4 {
         run.stimulate("root", "onSignal", Value::None);
     }
