@@ -138,6 +138,11 @@ fn the_example_stack_says_hello_dances_on_a_touch_and_finishes() {
         "{err}"
     );
     assert!(err.contains("says \"Thank you!\""), "{err}");
+    // Virtual time never waited out the 2 s a run gives the others at one instant: a
+    // nested run's control thread, counted again by a command its own hook posted, once
+    // made its dispatch wait for itself.
+    assert!(!err.contains("still busy"), "{err}");
+    assert!(!err.contains("neither returned"), "{err}");
     assert!(
         err.contains("stack: Main > Dance (delegated by Main)"),
         "{err}"

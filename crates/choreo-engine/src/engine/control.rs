@@ -57,6 +57,9 @@ impl Control {
         accounted.open = false;
         while commands.try_recv().is_ok() {}
         if std::mem::take(&mut accounted.counted) {
+            self.shared
+                .counting
+                .store(false, std::sync::atomic::Ordering::SeqCst);
             self.shared.time.nested_end();
         }
         drop(accounted);
@@ -79,6 +82,9 @@ impl Control {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if accounted.counted && commands.is_empty() {
             accounted.counted = false;
+            self.shared
+                .counting
+                .store(false, std::sync::atomic::Ordering::SeqCst);
             self.shared.time.nested_end();
         }
     }

@@ -150,6 +150,7 @@ impl Engine {
             parameters: Mutex::new(parameters),
             constructing: AtomicBool::new(true),
             sync: options.timeline_sync.clone(),
+            counting: AtomicBool::new(false),
             accounted: nested.then(|| {
                 Mutex::new(Accounted {
                     open: true,

@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     /// An engine on another's time base (nested): its control thread counts as an activity
     /// while it has commands to act on (see [`Shared::post`]).
     pub(crate) accounted: Option<Mutex<Accounted>>,
+    /// [`Accounted::counted`], readable without its lock: whether this engine's control
+    /// thread counts as an activity now (see `Control::dispatch`).
+    pub(crate) counting: std::sync::atomic::AtomicBool,
     /// When timelines start, kept in step with other runs (see [`Options::timeline_sync`]).
     pub(crate) sync: Option<Arc<dyn TimelineSync>>,
 }
@@ -72,10 +75,17 @@ impl Shared {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
                     accounted.counted = true;
+                    self.counting
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
                     self.time.nested_begin();
                 }
             }
         }
+    }
+
+    /// 1 when this (nested) engine's control thread counts as an activity now, else 0.
+    pub(crate) fn own_count(&self) -> usize {
+        usize::from(self.counting.load(std::sync::atomic::Ordering::SeqCst))
     }
 
     fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
