@@ -151,6 +151,23 @@ pub fn libqi_server(python: &PathBuf) -> (Peer, String) {
     panic!("the libqi server did not start");
 }
 
+/// The `signal` check of `libqi_client.py` (the three `textDone` values a libqi client
+/// received), sorted. Our server posts the three events in order on one connection; libqi
+/// runs a Python client's signal callbacks on its thread pool, so they may append in another
+/// order (seen: done0, done2, done1). Each must arrive once.
+pub fn signal_values(check: &serde_json::Value) -> Vec<String> {
+    let mut done: Vec<String> = check["values"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    done.sort();
+    done
+}
+
 /// The Rust test service `ChoreoRust` that `libqi_client.py` drives: ping, echo, the
 /// `textDone` signal (`emit(n)`), the `volume` property, `slow` (cancelable) and `fail`.
 pub fn rust_service() -> Arc<choreo_qi::ServedObject> {
