@@ -254,16 +254,8 @@ fn the_page_draws_a_timelines_motion_curves_under_its_cursor() {
     let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
         return;
     };
-    // Nod: HeadYaw 0 → 90°, HeadPitch 0 → −20°, LHand 0.2 → 0.8 (its muted LKneePitch is
-    // not played) over frames 1–11; over at once.
-    let run = Served::start(&[
-        "run",
-        "crates/choreo/tests/fixtures/nod.xar",
-        "--fast",
-        "--monitor",
-        "--monitor-keep",
-        "120",
-    ]);
+    // Over at once; its muted LKneePitch is not played.
+    let run = Served::nod();
     run.line_with("stays up");
     let html = look(
         &browser,

@@ -307,15 +307,7 @@ fn a_served_robot_shows_its_calls_speech_and_leds() {
 
 #[test]
 fn a_timelines_motion_curves_are_sampled_for_the_page() {
-    // Nod: HeadYaw 0 → 90° and HeadPitch 0 → −20° (linear) over frames 1–11 at 10 fps.
-    let run = Served::start(&[
-        "run",
-        "crates/choreo/tests/fixtures/nod.xar",
-        "--fast",
-        "--monitor",
-        "--monitor-keep",
-        "60",
-    ]);
+    let run = Served::nod();
     let mut page = run.page();
     let structure = until(&mut page, "structure");
     let nod = structure["boxes"]

@@ -66,6 +66,20 @@ impl Served {
         Served::start(&args)
     }
 
+    /// `choreo run --fast` of `tests/fixtures/nod.xar` (a timeline with motion curves:
+    /// HeadYaw 0 → 90°, HeadPitch 0 → −20°, LHand 0.2 → 0.8, a muted LKneePitch, frames
+    /// 1–11 at 10 fps) with a monitor that stays up a minute after the end.
+    pub fn nod() -> Served {
+        Served::start(&[
+            "run",
+            "crates/choreo/tests/fixtures/nod.xar",
+            "--fast",
+            "--monitor",
+            "--monitor-keep",
+            "60",
+        ])
+    }
+
     /// The next line it prints (on stderr) that contains `text`.
     pub fn line_with(&self, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(60);
