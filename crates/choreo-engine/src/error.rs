@@ -165,6 +165,12 @@ pub enum EngineError {
         /// The parameter asked for.
         name: String,
     },
+    /// The box has no timeline that plays (a script box, or a flow-diagram holder).
+    #[error("box {path:?} has no timeline")]
+    NoTimeline {
+        /// The box's path.
+        path: String,
+    },
     /// The time limit ([`Options::time_limit`]) passed while the boxes were still being
     /// constructed, so the behavior never started ([`crate::Engine::load`]; box code that
     /// slept then was woken, and every box constructed was destroyed again).

@@ -109,6 +109,25 @@ impl From<&str> for Value {
     }
 }
 
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s)
+    }
+}
+
+impl From<i32> for Value {
+    fn from(i: i32) -> Value {
+        Value::Int(i64::from(i))
+    }
+}
+
+impl From<()> for Value {
+    /// A bang (an input or output of type "bang" carries nothing).
+    fn from((): ()) -> Value {
+        Value::None
+    }
+}
+
 impl From<i64> for Value {
     fn from(i: i64) -> Value {
         Value::Int(i)

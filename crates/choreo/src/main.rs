@@ -15,7 +15,6 @@ mod install;
 mod joints;
 mod lint;
 mod live;
-mod looks;
 mod monitor;
 mod motion;
 mod package;

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
 use choreo_engine::engine::sync::TimelineSync;
 use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, Step};
-use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
+use choreo_engine::{EngineError, Outcome, Robot, Trace};
 use choreo_monitor::{Command, Monitor};
-use choreo_naoqi::{Model, RobotEvent, Scenario, SimRobot};
+use choreo_naoqi::{Model, Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
 use crate::exit;
@@ -23,9 +23,8 @@ use crate::joints::JointRecorder;
 use crate::live::{Kind, Live, Verbosity};
 use crate::monitor::{MonitorFlags, Source};
 use crate::report;
-use crate::tally::{Failure, Tally, Watched, logged_error};
-use choreo::nested::{ProjectBehaviors, script_host};
-use choreo_xar::source::{Behavior, FilesOnDisk, Project};
+use crate::tally::{Failure, Tally, logged_error};
+use choreo_xar::source::Behavior;
 
 /// What `choreo run` was asked to do.
 pub struct RunArgs {
@@ -138,6 +137,14 @@ pub(crate) enum Target {
 }
 
 impl Target {
+    /// The target, as the API takes it.
+    fn api(&self) -> choreo::Target {
+        match self {
+            Target::Sim(r) => choreo::Target::Simulated(SimRobot::clone(r)),
+            Target::Remote(r) => choreo::Target::Remote(Arc::clone(r)),
+        }
+    }
+
     /// The robot, as the engine takes it.
     pub(crate) fn robot(&self) -> Arc<dyn Robot> {
         match self {
@@ -150,7 +157,8 @@ impl Target {
 /// What every robot's run of one `choreo run` shares.
 struct Setup<'a> {
     args: &'a RunArgs,
-    project: &'a Arc<Project>,
+    /// The API's setup every robot's run starts from.
+    base: &'a choreo::Setup,
     behavior: &'a Behavior,
     model: Model,
     /// The scenario of the simulated robot (its stubs are recognised in the trace).
@@ -160,13 +168,9 @@ struct Setup<'a> {
 
 /// One robot's run, loaded or running.
 struct One {
-    engine: Arc<Engine>,
-    trace: Trace,
+    run: choreo::Run,
     watch: Arc<Watch>,
     target: Target,
-    robot: Arc<Watched>,
-    /// The behavior's files on disk, kept until the run ends.
-    _files: FilesOnDisk,
     ending: Ending,
     /// What an idle behavior was waiting for, when it was stopped.
     awaited: Vec<String>,
@@ -174,12 +178,13 @@ struct One {
     /// The live web page, and what its pages ask.
     monitor: Option<(Arc<Monitor>, Option<Receiver<Command>>)>,
     /// The simulated joints sampled for the page, whatever moves them.
-    _sampler: Option<crate::looks::Sampler>,
+    _sampler: Option<choreo::looks::Sampler>,
 }
 
 impl One {
     /// Loads the behavior for `target`: the trace (to `trace_file`), the live lines (each
-    /// starting with `who`), the engine (timelines started by `sync`, if any).
+    /// starting with `who`), the engine (timelines started by `sync`, if any), through the
+    /// API ([`choreo::Setup`]).
     fn load(
         setup: &Setup<'_>,
         target: Target,
@@ -214,7 +219,6 @@ impl One {
             let watch = Arc::clone(&watch);
             trace.set_listener(Arc::new(move |e: &Event| on_trace_event(e, &watch)));
         }
-        let robot = Arc::new(Watched::new(target.robot()));
         let behavior = setup.behavior;
         // The page sees every event from the load on.
         // A real robot does not say which model it is: the one asked for (or the
@@ -230,6 +234,7 @@ impl One {
         if let Some(m) = &monitor {
             crate::monitor::feed(m, &trace);
         }
+        let mut api = setup.base.clone().target(target.api()).trace(trace.clone());
         // The simulated joints at every frame, into the trace written (`choreo plot --trace`)
         // and to the monitor.
         let joints = match &target {
@@ -238,83 +243,41 @@ impl One {
             }
             _ => None,
         };
-        // `behaviorAbsolutePath()`: the behavior's folder on disk; an archive's files are
-        // unpacked to a temporary folder, removed when the run ends.
-        let project = setup.project;
-        let files = project.on_disk().map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?;
-        let behavior_dir = files.behavior_dir(behavior);
-        let host = script_host(&behavior_dir, &behavior.path, project);
-        // A real robot does not say which model it is: the resource groups of the model
-        // asked for (or the manifest's) apply. The simulated robot gives its own.
-        let resources = Arc::new(choreo_naoqi::resource_tree(setup.model));
-        let options = Options {
-            virtual_time: args.fast,
-            trace: trace.clone(),
-            time_limit: args.timeout.map(Duration::from_secs_f64),
-            robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
-            strict: args.strict,
-            resources: Some(Arc::clone(&resources)),
-            on_frame: joints.as_ref().map(JointRecorder::observer),
-            time_base: None,
-            timeline_sync: sync,
-        };
-        let engine = match Engine::load(&behavior.xar, host.as_ref(), options) {
-            Ok(e) => Arc::new(e),
+        if let Some(joints) = &joints {
+            api = api.on_frame(joints.observer());
+        }
+        if let Some(sync) = sync {
+            api = api.timeline_sync(sync);
+        }
+        if let Target::Sim(_) = &target {
+            api = api.on_robot_event(Arc::new(move |at, e| live.robot_event(at, e)));
+        }
+        let run = match api.load() {
+            Ok(run) => run,
             Err(e) => {
-                errln!("{who}{}: {e}", args.path.display());
+                errln!("{who}{e}");
                 return Err(load_exit(&e));
             }
         };
         if let Some(joints) = &joints {
-            joints.bind(&engine, &behavior.xar);
+            joints.bind(run.engine(), &behavior.xar);
         }
         for p in &args.params {
-            if let Err(e) = set_param(&engine, p) {
+            if let Err(e) = set_param(&run, p) {
                 errln!("--param {p}: {e}");
                 return Err(exit::USAGE);
             }
         }
-        if let Target::Sim(sim) = &target {
-            let now = Arc::clone(&engine);
-            let shows = trace.clone();
-            let shown = SimRobot::clone(sim);
-            sim.set_observer(Arc::new(move |e: &RobotEvent| {
-                let at = now.now();
-                live.robot_event(at, e);
-                // What the robot says, its LEDs and posture go into the trace too: a
-                // dialog's answers are said by the robot itself, not by a box's call.
-                crate::looks::record(&shows, &shown, at, e);
-            }));
-            // ALBehaviorManager runs the project's behaviors as nested runs of this one.
-            let weak: Weak<Watched> = Arc::downgrade(&robot);
-            sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
-                Arc::clone(project),
-                files.path().to_path_buf(),
-                trace.clone(),
-                weak,
-                args.strict,
-                Arc::clone(&resources),
-            ))));
-            if let Some(name) = ProjectBehaviors::played_name(behavior) {
-                sim.behavior_started(&name, &engine);
-            }
-        }
         let sampler = match &target {
             Target::Sim(sim) if monitor.is_some() => {
-                crate::looks::Sampler::start(SimRobot::clone(sim), trace.clone())
+                choreo::looks::Sampler::start(SimRobot::clone(sim), trace.clone())
             }
             _ => None,
         };
         Ok(One {
-            engine,
-            trace,
+            run,
             watch,
             target,
-            robot,
-            _files: files,
             ending: Ending::Running,
             awaited: Vec::new(),
             started: Instant::now(),
@@ -328,19 +291,20 @@ impl One {
 
     fn start(&mut self) {
         self.started = Instant::now();
-        self.engine.start();
+        self.run.engine().start();
     }
 
     /// One look at the run, waiting up to `wait`: an interim outcome (idle, time limit) or
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
     fn poll(&mut self, wait: Duration, stop: Option<Ending>) -> bool {
         let page_stop = match &self.monitor {
-            Some((_, Some(commands))) => crate::monitor::commands(commands, &self.engine),
+            Some((_, Some(commands))) => crate::monitor::commands(commands, self.run.engine()),
             _ => false,
         };
         let stop = stop.or(page_stop.then_some(Ending::PageStop));
-        let outcome = self.engine.wait(wait);
-        self.watch.live.tick(self.engine.now());
+        let engine = self.run.engine();
+        let outcome = engine.wait(wait);
+        self.watch.live.tick(engine.now());
         if outcome.is_final() {
             self.ending = self.ending.or(match outcome {
                 Outcome::Finished => Ending::Finished,
@@ -361,9 +325,9 @@ impl One {
         });
         if let Some(why) = why {
             if why == Ending::Idle {
-                self.awaited = self.robot.subscribed();
+                self.awaited = self.run.awaited();
             }
-            self.engine.stop();
+            engine.stop();
             self.ending = why;
         }
         false
@@ -372,14 +336,12 @@ impl One {
     /// After the end: what the report shows (the trace flushed first: every event
     /// delivered, the whole tally).
     fn finish(self, timeout: Option<f64>) -> Report {
-        // Behaviors the run started with ALBehaviorManager and left running end with it.
-        if let Target::Sim(sim) = &self.target {
-            sim.stop_behaviors();
-            sim.set_launcher(None);
-        }
         // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
-        let behavior_time = self.engine.ended_at().unwrap_or_else(|| self.engine.now());
-        if let Err(e) = self.trace.flush_writer() {
+        let engine = self.run.engine();
+        let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
+        // Behaviors the run started with ALBehaviorManager and left running end with it.
+        self.run.close();
+        if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }
         let tally = self
@@ -407,17 +369,17 @@ impl One {
 /// Runs the behavior; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
     let project = match report::load_shown(&args.path, false, args.verbosity) {
-        Ok(p) => Arc::new(p),
+        Ok(p) => choreo::Project::new(&args.path, Arc::new(p)),
         Err(code) => return code,
     };
-    let behavior = match report::pick_behavior(&project, &args.path, args.behavior.as_deref()) {
-        Ok(b) => b,
-        Err(code) => return code,
+    let base = match project.behavior(args.behavior.as_deref()) {
+        Ok(setup) => setup,
+        Err(e) => {
+            errln!("{e}");
+            return exit::LOAD;
+        }
     };
-    let model = args
-        .model
-        .or_else(|| report::manifest_model(&project))
-        .unwrap_or(Model::Nao);
+    let model = args.model.unwrap_or_else(|| base.chosen_model());
     if !args.robots.is_empty() && (args.fast || args.events.is_some() || args.language.is_some()) {
         errln!(
             "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
@@ -428,13 +390,32 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut base = base
+        .model(model)
+        .clock(if args.fast {
+            choreo::Clock::Virtual
+        } else {
+            choreo::Clock::Real
+        })
+        .strict(args.strict);
+    if let Some(limit) = args.timeout {
+        base = base.time_limit(Duration::from_secs_f64(limit));
+    }
+    if let Some(language) = args.language {
+        base = base.language(language.name);
+    }
+    if let Some(s) = &scenario {
+        base = base.scenario(s.clone());
+    }
+    let language = base.chosen_language();
+    let behavior = base.behavior();
     let setup = Setup {
         args,
-        project: &project,
         behavior,
         model,
         scenario,
         live: Live::new(args.verbosity),
+        base: &base,
     };
     if args.robots.len() > 1 {
         if args.monitor.monitor.is_some() {
@@ -443,20 +424,8 @@ pub fn run(args: &RunArgs) -> u8 {
         }
         return run_fleet(&setup);
     }
-    let language = args
-        .language
-        .or_else(|| choreo::manifest::language(&project));
     let target = match args.robots.first() {
-        None => {
-            let robot = Arc::new(SimRobot::new(model));
-            if let Some(language) = language {
-                robot.set_language(language.name);
-            }
-            if let Some(s) = &setup.scenario {
-                robot.load_scenario(s.clone());
-            }
-            Target::Sim(robot)
-        }
+        None => Target::Sim(Arc::new(SimRobot::new(model))),
         Some(robot) => match robot.connect() {
             Ok(target) => target,
             Err(code) => return code,
@@ -471,7 +440,7 @@ pub fn run(args: &RunArgs) -> u8 {
         let on = match args.robots.first() {
             Some(robot) => format!("the robot at {}", robot.url),
             None => match language {
-                Some(l) => format!("a simulated {} speaking {}", model.name(), l.name),
+                Some(l) => format!("a simulated {} speaking {l}", model.name()),
                 None => format!("a simulated {}", model.name()),
             },
         };
@@ -660,39 +629,38 @@ impl Ending {
 }
 
 /// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.
-fn set_param(engine: &Engine, spec: &str) -> Result<(), String> {
+fn set_param(run: &choreo::Run, spec: &str) -> Result<(), String> {
     let (target, value) = spec.split_once('=').ok_or("expected box/path/name=value")?;
     let (path, name) = target
         .rsplit_once('/')
         .ok_or("expected box/path/name=value")?;
-    let root = engine
-        .graph()
-        .node(choreo_engine::graph::Graph::ROOT)
-        .path
-        .clone();
-    let full = if path == root || path.starts_with(&format!("{root}/")) {
-        path.to_string()
-    } else {
-        format!("{root}/{path}")
-    };
-    engine
-        .set_parameter(&full, name, value)
+    run.set_parameter_text(path, name, value)
         .map_err(|e| e.to_string())
 }
 
 /// The exit code for a behavior that could not be loaded: [`exit::LOAD`] whatever the
-/// reason (a box that cannot be constructed, a thread that cannot start, the time limit).
-/// Every kind is listed so that a new one is given its code on purpose.
-fn load_exit(error: &EngineError) -> u8 {
+/// reason (a box that cannot be constructed, a thread that cannot start, files that cannot
+/// be laid out), but the time limit and the robot. Every kind is listed so that a new one is
+/// given its code on purpose.
+fn load_exit(error: &choreo::Error) -> u8 {
+    use choreo::Error as E;
     match error {
-        EngineError::Construct { .. } | EngineError::Thread { .. } => exit::LOAD,
         // `--timeout` bounds the whole run, box construction included.
-        EngineError::LoadTimeLimit { .. } => exit::TIMEOUT,
-        // Not load errors (commands to a loaded engine); counted as such should one appear.
-        EngineError::NoBox { .. }
-        | EngineError::NoInput { .. }
-        | EngineError::NoOutput { .. }
-        | EngineError::NoParameter { .. } => exit::LOAD,
+        E::Load {
+            source: EngineError::LoadTimeLimit { .. },
+            ..
+        } => exit::TIMEOUT,
+        E::Robot { .. } | E::Call(_) => exit::ROBOT,
+        E::NotFound { .. } | E::NoLanguage { .. } | E::NotSimulated { .. } => exit::USAGE,
+        E::Load { .. }
+        | E::Unreadable { .. }
+        | E::Broken { .. }
+        | E::NoBehavior { .. }
+        | E::Scenario { .. }
+        | E::Files { .. }
+        | E::Engine(_)
+        | E::WaitTimedOut(_)
+        | E::Closed => exit::LOAD,
     }
 }
 

@@ -17,8 +17,8 @@ use choreo_qi::{CallLog, CallReport, Generation, RobotServer, ServerOptions, Ser
 use crate::exit;
 use crate::fold::Line;
 use crate::live::{Kind, Live, Verbosity};
-use crate::looks::Sampler;
 use crate::monitor::{MonitorFlags, Source};
+use choreo::looks::Sampler;
 
 /// What `choreo sim` was asked.
 pub struct SimArgs {
@@ -170,7 +170,7 @@ pub fn run(args: &SimArgs) -> u8 {
                 let at = time.now();
                 live.robot_event_of(&who, at, e);
                 if let Some((trace, robot)) = &shows {
-                    crate::looks::record(trace, robot, at, e);
+                    choreo::looks::record(trace, robot, at, e);
                 }
             }));
         }

@@ -263,10 +263,10 @@ pub fn run(args: &StackRunArgs) -> u8 {
         sim.set_observer(Arc::new(move |e: &RobotEvent| {
             let at = now.upgrade().map_or(Time(0), |engine| engine.now());
             live.robot_event(at, e);
-            crate::looks::record(&shows, &shown, at, e);
+            choreo::looks::record(&shows, &shown, at, e);
         }));
         if monitor.is_some() {
-            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
+            sampler = choreo::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
         }
     }
     let interrupts = crate::run::count_interrupts();

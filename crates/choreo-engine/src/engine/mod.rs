@@ -42,12 +42,12 @@ use choreo_xar::model::XarFile;
 use crate::activity::Activity;
 use crate::clock::{Time, WakeSink};
 use crate::context::BoxContext;
-use crate::engine::command::Command;
+use crate::engine::command::{Command, TimelineCommand};
 use crate::engine::outcome::Reported;
 use crate::engine::shared::{Accounted, Shared};
 use crate::engine::state::{CodeSlot, Control, ControlOptions};
 use crate::error::EngineError;
-use crate::graph::{BoxId, Graph};
+use crate::graph::{BoxId, Content, Graph};
 use crate::host::ScriptHost;
 use crate::resource::ResourceTree;
 use crate::robot::Robot;
@@ -328,9 +328,7 @@ impl Engine {
     /// Stimulates input `input` of the box at `path` from outside (tests, tools).
     pub fn stimulate(&self, path: &str, input: &str, value: Value) -> Result<(), EngineError> {
         let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
-            path: path.to_string(),
-        })?;
+        let b = self.box_at(path)?;
         let input = g
             .input_index(b, input)
             .ok_or_else(|| EngineError::NoInput {
@@ -379,11 +377,8 @@ impl Engine {
     /// Sets parameter `name` of the box at `path` from its text, typed by the parameter's
     /// content type (`--param` on the command line); traced as a `param` event.
     pub fn set_parameter(&self, path: &str, name: &str, text: &str) -> Result<(), EngineError> {
-        let g = &self.shared.graph;
-        let b = g.find(path).ok_or_else(|| EngineError::NoBox {
-            path: path.to_string(),
-        })?;
-        let node = g.node(b);
+        let b = self.box_at(path)?;
+        let node = self.shared.graph.node(b);
         let p = node
             .parameters
             .iter()
@@ -395,6 +390,63 @@ impl Engine {
         let value = crate::graph::typed_value(p.content_type, text);
         self.shared.set_parameter(b, name, value);
         Ok(())
+    }
+
+    /// Sets parameter `name` of the box at `path` to `value` as given (the API's typed
+    /// setter; [`Engine::set_parameter`] reads a text by the parameter's type); traced as a
+    /// `param` event.
+    pub fn set_parameter_value(
+        &self,
+        path: &str,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
+        let b = self.box_at(path)?;
+        if self.shared.set_parameter(b, name, value) {
+            Ok(())
+        } else {
+            Err(EngineError::NoParameter {
+                path: path.to_string(),
+                name: name.to_string(),
+            })
+        }
+    }
+
+    /// The value parameter `name` of the box at `path` has now, as its box code reads it
+    /// (S3: an inheriting parameter takes the nearest ancestor's value). A name neither the
+    /// box nor an ancestor declares is an error.
+    pub fn parameter(&self, path: &str, name: &str) -> Result<Value, EngineError> {
+        let b = self.box_at(path)?;
+        self.shared
+            .parameter(b, name)
+            .ok_or_else(|| EngineError::NoParameter {
+                path: path.to_string(),
+                name: name.to_string(),
+            })
+    }
+
+    /// Sends `command` to the timeline of the box at `path`, as its own box code would
+    /// (`getTimeline()`): play, pause, stop, go to a frame or label, set the frame rate. A
+    /// box without a playing timeline is an error.
+    pub fn timeline(&self, path: &str, command: TimelineCommand) -> Result<(), EngineError> {
+        let b = self.box_at(path)?;
+        if !matches!(self.shared.graph.node(b).content, Content::Timeline(_)) {
+            return Err(EngineError::NoTimeline {
+                path: path.to_string(),
+            });
+        }
+        self.shared.post(Command::Timeline { b, command });
+        Ok(())
+    }
+
+    /// The box at `path`, or the error naming it.
+    fn box_at(&self, path: &str) -> Result<BoxId, EngineError> {
+        self.shared
+            .graph
+            .find(path)
+            .ok_or_else(|| EngineError::NoBox {
+                path: path.to_string(),
+            })
     }
 
     /// Now, in behavior time.

@@ -1,0 +1,17 @@
+//! The Rust API: open any input, set up a run (robot, clock, limits, parameters), load it,
+//! then start, stimulate, observe, drive and wait. The crate's root re-exports it; the
+//! `choreo` command runs behaviors through it.
+
+mod error;
+mod events;
+mod project;
+mod run;
+mod setup;
+mod watched;
+
+pub use error::{Error, Result};
+pub use events::Events;
+pub use project::Project;
+pub use run::{Ending, Run, Timeline};
+pub use setup::{Clock, RobotObserver, Setup, Target};
+pub use watched::Watched;

@@ -1,0 +1,552 @@
+//! A loaded behavior: start and stop it, stimulate its boxes, observe what they do, read
+//! and set parameters, drive timelines, read the simulated robot, wait for the end.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use choreo_engine::graph::Graph;
+use choreo_engine::trace::{Event, ListenerId, Step};
+use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, TimelineCommand, Trace, Value};
+use choreo_naoqi::{RobotEvent, SimRobot, Snapshot};
+use choreo_robot::Model;
+use choreo_xar::source::FilesOnDisk;
+
+use crate::api::error::{Error, Result};
+use crate::api::events::Events;
+use crate::api::project::Project;
+use crate::api::setup::{Clock, Setup, Target};
+use crate::api::watched::Watched;
+use crate::nested::{ProjectBehaviors, script_host};
+
+/// How a run ended, in the words a person uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// The root box fired its Stopped output.
+    Finished,
+    /// Stopped by [`Run::stop`] (or by the robot's ALBehaviorManager).
+    Stopped,
+    /// Virtual time: nothing could happen any more, the behavior waited for the world; it
+    /// was stopped. `awaiting`: the ALMemory keys it was subscribed to then.
+    Idle {
+        /// The keys subscribed when it went idle, sorted.
+        awaiting: Vec<String>,
+    },
+    /// The time limit ([`Setup::time_limit`]) passed; it was stopped.
+    TimeLimit,
+    /// Strict mode: an error escaped box code, and the behavior was stopped there.
+    Failed {
+        /// The box (`root/Say`).
+        path: String,
+        /// The hook (`onInput_onStart`).
+        hook: String,
+        /// The error.
+        message: String,
+    },
+    /// The robot could not be reached any more; the behavior was stopped.
+    RobotLost,
+    /// A bug of choreo's stopped the run (what it unloaded, it unloaded).
+    Crashed {
+        /// What the panic said.
+        message: String,
+    },
+}
+
+impl Ending {
+    /// The ending a final outcome means.
+    fn of(outcome: Outcome) -> Ending {
+        match outcome {
+            Outcome::Finished => Ending::Finished,
+            Outcome::Failed {
+                path,
+                hook,
+                message,
+            } => Ending::Failed {
+                path,
+                hook,
+                message,
+            },
+            Outcome::RobotLost => Ending::RobotLost,
+            Outcome::Crashed { message } => Ending::Crashed { message },
+            Outcome::Idle => Ending::Idle {
+                awaiting: Vec::new(),
+            },
+            Outcome::TimeLimit => Ending::TimeLimit,
+            Outcome::Stopped | Outcome::TimedOut => Ending::Stopped,
+        }
+    }
+}
+
+/// A loaded behavior and the robot it runs on. Every method takes `&self`: share it
+/// between threads in an `Arc`. Dropping it stops the behavior ([`Run::close`]).
+pub struct Run {
+    engine: Arc<Engine>,
+    trace: Trace,
+    robot: Arc<Watched>,
+    sim: Option<SimRobot>,
+    project: Project,
+    behavior: usize,
+    model: Model,
+    /// The behavior's files on disk, kept until the run is dropped.
+    _files: FilesOnDisk,
+    /// Observers added with [`Run::on_event`] and [`Run::on_output`].
+    listeners: Mutex<Vec<ListenerId>>,
+    /// Why the run was stopped by a wait ([`Run::wait_end`]), if it was.
+    stopped_for: Mutex<Option<Ending>>,
+    closed: AtomicBool,
+}
+
+impl Run {
+    pub(crate) fn load(setup: Setup) -> Result<Run> {
+        let project = setup.project.clone();
+        let behavior = project.behavior_at(setup.behavior);
+        let model = setup.chosen_model();
+        let language = setup.chosen_language();
+        let target = match setup.target.clone() {
+            Some(target) => target,
+            None => Target::Simulated(SimRobot::new(model)),
+        };
+        let (robot, sim): (Arc<dyn Robot>, Option<SimRobot>) = match target {
+            Target::Simulated(sim) => {
+                if let Some(name) = &language
+                    && !sim.set_language(name)
+                {
+                    return Err(Error::NoLanguage { name: name.clone() });
+                }
+                if let Some(s) = &setup.scenario {
+                    sim.load_scenario(s.clone());
+                }
+                (Arc::new(sim.clone()), Some(sim))
+            }
+            Target::Url { url, options } => {
+                only_simulated(&setup)?;
+                let remote = choreo_qi::RemoteRobot::connect(&url, options)
+                    .map_err(|source| Error::Robot { url, source })?;
+                (Arc::new(remote) as Arc<dyn Robot>, None)
+            }
+            Target::Remote(remote) => {
+                only_simulated(&setup)?;
+                (remote as Arc<dyn Robot>, None)
+            }
+        };
+        let robot = Arc::new(Watched::new(robot));
+        let trace = setup.trace.clone().unwrap_or_default();
+        // `behaviorAbsolutePath()`: the behavior's folder where a robot installs it; an
+        // archive's files are unpacked to a temporary folder, removed with the run.
+        let files = project
+            .files()
+            .on_disk()
+            .map_err(|e| Error::Files { diagnostic: e.0 })?;
+        let behavior_dir = files.behavior_dir(behavior);
+        let host = script_host(&behavior_dir, &behavior.path, project.files());
+        // A real robot does not say which model it is: the resource groups of the model
+        // chosen apply. The simulated robot gives its own.
+        let resources = Arc::new(choreo_naoqi::resource_tree(model));
+        let options = Options {
+            virtual_time: setup.clock == Clock::Virtual,
+            trace: trace.clone(),
+            time_limit: setup.time_limit,
+            robot: Some(Arc::clone(&robot) as Arc<dyn Robot>),
+            strict: setup.strict,
+            resources: Some(Arc::clone(&resources)),
+            on_frame: setup.on_frame.clone(),
+            time_base: None,
+            timeline_sync: setup.timeline_sync.clone(),
+        };
+        let engine =
+            Engine::load(&behavior.xar, host.as_ref(), options).map_err(|source| Error::Load {
+                path: project.path().to_path_buf(),
+                source,
+            })?;
+        let engine = Arc::new(engine);
+        if let Some(sim) = &sim {
+            let now = Arc::clone(&engine);
+            let shows = trace.clone();
+            let shown = sim.clone();
+            let theirs = setup.on_robot_event.clone();
+            sim.set_observer(Arc::new(move |e: &RobotEvent| {
+                let at = now.now();
+                if let Some(observer) = &theirs {
+                    observer(at, e);
+                }
+                // What the robot says, its LEDs and posture go into the trace: a dialog's
+                // answers are said by the robot itself, not by a box's call.
+                crate::looks::record(&shows, &shown, at, e);
+            }));
+            // ALBehaviorManager runs the project's behaviors as nested runs of this one.
+            let weak: Weak<Watched> = Arc::downgrade(&robot);
+            sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
+                Arc::clone(project.files()),
+                files.path().to_path_buf(),
+                trace.clone(),
+                weak,
+                setup.strict,
+                Arc::clone(&resources),
+            ))));
+            if let Some(name) = ProjectBehaviors::played_name(behavior) {
+                sim.behavior_started(&name, &engine);
+            }
+        }
+        let run = Run {
+            engine,
+            trace,
+            robot,
+            sim,
+            project,
+            behavior: setup.behavior,
+            model,
+            _files: files,
+            listeners: Mutex::new(Vec::new()),
+            stopped_for: Mutex::new(None),
+            closed: AtomicBool::new(false),
+        };
+        setup.apply_params(
+            |path, name, text| run.set_parameter_text(path, name, text),
+            |path, name, value| run.set_parameter(path, name, value),
+        )?;
+        Ok(run)
+    }
+
+    /// Starts the behavior (its root's onStart).
+    pub fn start(&self) -> Result<()> {
+        self.open()?;
+        self.engine.start();
+        Ok(())
+    }
+
+    /// Asks the behavior to stop: every box is unloaded, then destroyed ([`Run::wait_end`]
+    /// waits for it).
+    pub fn stop(&self) {
+        self.engine.stop();
+    }
+
+    /// Stimulates input `input` of the box at `path` (`root/Say`, `root/` optional) with
+    /// `value` (`()` for a bang), as a link would.
+    pub fn stimulate(&self, path: &str, input: &str, value: impl Into<Value>) -> Result<()> {
+        self.open()?;
+        let path = self.box_path(path);
+        Ok(self.engine.stimulate(&path, input, value.into())?)
+    }
+
+    /// Every trace event from now on, as an iterator that ends with the run
+    /// ([`Events`]).
+    pub fn events(&self) -> Events {
+        Events::new(&self.trace, &self.engine)
+    }
+
+    /// Calls `observer` with every trace event from now on (on the trace's delivery
+    /// thread, in order), until [`Run::unobserve`] or the run is dropped.
+    pub fn on_event(&self, observer: impl Fn(&Event) + Send + Sync + 'static) -> ListenerId {
+        let id = self.trace.add_listener(Arc::new(observer));
+        self.lock_listeners().push(id);
+        id
+    }
+
+    /// Calls `observer` with the value of each firing of output `output` of the box at
+    /// `path`, until [`Run::unobserve`] or the run is dropped.
+    pub fn on_output(
+        &self,
+        path: &str,
+        output: &str,
+        observer: impl Fn(&Value) + Send + Sync + 'static,
+    ) -> Result<ListenerId> {
+        let path = self.box_path(path);
+        let graph = self.engine.graph();
+        let b = graph
+            .find(&path)
+            .ok_or_else(|| EngineError::NoBox { path: path.clone() })?;
+        if !graph.node(b).outputs.iter().any(|o| o.name == output) {
+            return Err(EngineError::NoOutput {
+                path,
+                output: output.to_string(),
+            }
+            .into());
+        }
+        let output = output.to_string();
+        Ok(self.on_event(move |e| {
+            if let Step::Out { port, value } = &e.step
+                && *port == output
+                && e.path == path
+            {
+                observer(value);
+            }
+        }))
+    }
+
+    /// Stops calling an observer of [`Run::on_event`] or [`Run::on_output`].
+    pub fn unobserve(&self, id: ListenerId) {
+        self.trace.remove_listener(id);
+        self.lock_listeners().retain(|l| *l != id);
+    }
+
+    /// The value parameter `name` of the box at `path` has now, as its code reads it (an
+    /// inheriting parameter: its nearest ancestor's).
+    pub fn parameter(&self, path: &str, name: &str) -> Result<Value> {
+        Ok(self.engine.parameter(&self.box_path(path), name)?)
+    }
+
+    /// Sets parameter `name` of the box at `path` to `value` (its box code reads it from
+    /// then on).
+    pub fn set_parameter(&self, path: &str, name: &str, value: impl Into<Value>) -> Result<()> {
+        let path = self.box_path(path);
+        Ok(self.engine.set_parameter_value(&path, name, value.into())?)
+    }
+
+    /// Sets parameter `name` of the box at `path` from a text read by the parameter's type
+    /// (`choreo run --param`'s form).
+    pub fn set_parameter_text(&self, path: &str, name: &str, text: &str) -> Result<()> {
+        Ok(self
+            .engine
+            .set_parameter(&self.box_path(path), name, text)?)
+    }
+
+    /// The timeline of the box at `path`, to play, pause or move it.
+    pub fn timeline(&self, path: &str) -> Result<Timeline<'_>> {
+        let path = self.box_path(path);
+        let graph = self.engine.graph();
+        let b = graph
+            .find(&path)
+            .ok_or_else(|| EngineError::NoBox { path: path.clone() })?;
+        match graph.node(b).content {
+            choreo_engine::graph::Content::Timeline(_) => Ok(Timeline { run: self, path }),
+            _ => Err(EngineError::NoTimeline { path }.into()),
+        }
+    }
+
+    /// The simulated robot's state now: joints, LEDs, posture, what it said, ALMemory.
+    pub fn robot_state(&self) -> Result<Snapshot> {
+        Ok(self.simulated("the robot's state")?.snapshot())
+    }
+
+    /// Everything the simulated robot has said, in order (tags stripped).
+    pub fn said(&self) -> Result<Vec<String>> {
+        Ok(self.robot_state()?.spoken)
+    }
+
+    /// Every joint's angle now (radians; hands: opening ratio), by name.
+    pub fn joints(&self) -> Result<BTreeMap<String, f64>> {
+        Ok(self
+            .robot_state()?
+            .joints
+            .into_iter()
+            .map(|j| (j.name, j.angle))
+            .collect())
+    }
+
+    /// The value of ALMemory key `key` (on the simulated robot or a real one).
+    pub fn memory(&self, key: &str) -> Result<Value> {
+        Ok(self
+            .robot
+            .call("ALMemory", "getData", vec![Value::from(key)])?)
+    }
+
+    /// Raises ALMemory event `key` with `value`, as the world would (a touch:
+    /// `("FrontTactilTouched", 1.0)`; on a real robot too).
+    pub fn raise_event(&self, key: &str, value: impl Into<Value>) -> Result<()> {
+        let value = value.into();
+        match &self.sim {
+            Some(sim) => sim.raise_event(key, value),
+            None => {
+                self.robot
+                    .call("ALMemory", "raiseEvent", vec![Value::from(key), value])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The simulated robot, when the run has one.
+    pub fn simulated_robot(&self) -> Option<&SimRobot> {
+        self.sim.as_ref()
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Duration {
+        Duration::from_nanos(self.engine.now().0)
+    }
+
+    /// Waits at most `timeout` (real time) for what comes next: a final outcome, or an
+    /// interim one ([`Outcome::Idle`]: nothing will happen any more unless the world acts;
+    /// [`Outcome::TimeLimit`]), which leaves the behavior running.
+    pub fn wait(&self, timeout: Duration) -> Result<Outcome> {
+        match self.engine.wait(timeout) {
+            Outcome::TimedOut => Err(Error::WaitTimedOut(timeout)),
+            outcome => Ok(outcome),
+        }
+    }
+
+    /// Waits at most `timeout` (real time) for the run's end. A run that goes idle (it
+    /// waits for the world) or reaches its time limit is stopped then, and ends so.
+    pub fn wait_end(&self, timeout: Duration) -> Result<Ending> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let outcome = self.engine.wait(left);
+            let why = match outcome {
+                Outcome::TimedOut => return Err(Error::WaitTimedOut(timeout)),
+                Outcome::Idle => Ending::Idle {
+                    awaiting: self.robot.subscribed(),
+                },
+                Outcome::TimeLimit => Ending::TimeLimit,
+                done => {
+                    let why = self.lock_stopped_for().take();
+                    return Ok(why.unwrap_or_else(|| Ending::of(done)));
+                }
+            };
+            let mut stopped_for = self.lock_stopped_for();
+            if stopped_for.is_none() {
+                *stopped_for = Some(why);
+                self.engine.stop();
+            }
+        }
+    }
+
+    /// The ALMemory keys subscribed now (what an idle behavior waits for).
+    pub fn awaited(&self) -> Vec<String> {
+        self.robot.subscribed()
+    }
+
+    /// Stops the behavior if it runs, waits (at most 10 s) for its unload, stops the
+    /// behaviors it started through ALBehaviorManager and removes the observers. Later
+    /// calls that act on the behavior are [`Error::Closed`].
+    pub fn close(&self) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if !self.engine.is_over() {
+            self.engine.stop();
+            let _ = self.engine.wait(Duration::from_secs(10));
+        }
+        if let Some(sim) = &self.sim {
+            sim.stop_behaviors();
+            sim.set_launcher(None);
+        }
+        let _ = self.trace.flush_writer();
+        for id in self.lock_listeners().drain(..) {
+            self.trace.remove_listener(id);
+        }
+    }
+
+    /// The engine, for what the API does not cover (the CLI's reports, the monitor).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// The run's trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// The robot model the run uses.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The project the behavior comes from.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// The behavior's name in its project.
+    pub fn behavior_name(&self) -> &str {
+        &self.project.behavior_at(self.behavior).name
+    }
+
+    /// `path` as the trace names it: the root's name first (`Say` and `root/Say` are both
+    /// `root/Say`).
+    pub fn box_path(&self, path: &str) -> String {
+        let root = &self.engine.graph().node(Graph::ROOT).path;
+        if path == root || path.starts_with(&format!("{root}/")) {
+            path.to_string()
+        } else {
+            format!("{root}/{path}")
+        }
+    }
+
+    fn simulated(&self, what: &'static str) -> Result<&SimRobot> {
+        self.sim.as_ref().ok_or(Error::NotSimulated { what })
+    }
+
+    fn open(&self) -> Result<()> {
+        if self.closed.load(Ordering::SeqCst) {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn lock_listeners(&self) -> std::sync::MutexGuard<'_, Vec<ListenerId>> {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_stopped_for(&self) -> std::sync::MutexGuard<'_, Option<Ending>> {
+        self.stopped_for
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The timeline of one box ([`Run::timeline`]): each command acts as the box's own code
+/// would (`getTimeline()`), at the next turn of the engine.
+pub struct Timeline<'a> {
+    run: &'a Run,
+    path: String,
+}
+
+impl Timeline<'_> {
+    fn send(&self, command: TimelineCommand) -> Result<()> {
+        self.run.open()?;
+        Ok(self.run.engine.timeline(&self.path, command)?)
+    }
+
+    /// Plays from the cursor (loads and plays a stopped timeline).
+    pub fn play(&self) -> Result<()> {
+        self.send(TimelineCommand::Play)
+    }
+
+    /// Freezes the cursor; what is loaded stays loaded.
+    pub fn pause(&self) -> Result<()> {
+        self.send(TimelineCommand::Pause)
+    }
+
+    /// Unloads and puts the cursor before the first frame.
+    pub fn stop(&self) -> Result<()> {
+        self.send(TimelineCommand::Stop)
+    }
+
+    /// Moves the cursor to `frame`.
+    pub fn go_to_frame(&self, frame: i64) -> Result<()> {
+        self.send(TimelineCommand::GoToFrame(frame))
+    }
+
+    /// Moves the cursor to the behavior keyframe named `label`.
+    pub fn go_to_label(&self, label: &str) -> Result<()> {
+        self.send(TimelineCommand::GoToLabel(label.to_string()))
+    }
+
+    /// Plays at `fps` frames per second from the next frame on.
+    pub fn set_fps(&self, fps: u32) -> Result<()> {
+        self.send(TimelineCommand::SetFps(fps))
+    }
+}
+
+/// What a real robot cannot have: virtual time, a scenario (the world is the real one).
+fn only_simulated(setup: &Setup) -> Result<()> {
+    if setup.clock == Clock::Virtual {
+        return Err(Error::NotSimulated {
+            what: "virtual time",
+        });
+    }
+    if setup.scenario.is_some() {
+        return Err(Error::NotSimulated { what: "a scenario" });
+    }
+    Ok(())
+}

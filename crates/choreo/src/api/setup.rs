@@ -1,0 +1,269 @@
+//! How a run is set up before it loads: the robot, the clock, the limits, parameters, and
+//! the hooks a tool adds (a trace of its own, a frame observer, a fleet's timeline sync).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use choreo_engine::clock::Time;
+use choreo_engine::engine::sync::TimelineSync;
+use choreo_engine::{FrameObserver, Trace, Value};
+use choreo_naoqi::{RobotEvent, Scenario, SimRobot};
+use choreo_robot::Model;
+
+use crate::api::error::{Error, Result};
+use crate::api::project::Project;
+use crate::api::run::Run;
+
+/// Which time a run lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// Real time: a 10 s dance takes 10 s (the only clock a real robot has).
+    #[default]
+    Real,
+    /// Virtual time: as fast as the machine goes, with the same trace as in real time
+    /// (`choreo run --fast`); time jumps whenever everything waits.
+    Virtual,
+}
+
+/// Where a run's behavior runs.
+#[derive(Clone)]
+pub enum Target {
+    /// A simulated robot the caller made (to keep a handle on it, or to share it).
+    Simulated(SimRobot),
+    /// A robot (real, or `choreo sim`) reached over qi at a URL (`tcp://host:9559`,
+    /// `tcps://...`), connected when the run loads.
+    Url {
+        /// The robot's URL.
+        url: String,
+        /// Authentication, TLS pinning, NAOqi generation.
+        options: choreo_qi::SessionOptions,
+    },
+    /// A robot already connected over qi.
+    Remote(Arc<choreo_qi::RemoteRobot>),
+}
+
+/// What a robot event observer is given: the behavior time and the event.
+pub type RobotObserver = Arc<dyn Fn(Time, &RobotEvent) + Send + Sync>;
+
+/// A parameter to set once the behavior is loaded.
+#[derive(Clone)]
+enum Param {
+    /// Read by the parameter's type, as `--param` reads it.
+    Text(String),
+    /// Given as it is.
+    Value(Value),
+}
+
+/// The setup of one run: made by [`Project::behavior`] (or [`Setup::open`]), changed by
+/// its methods (each takes and gives the setup), loaded by [`Setup::load`]. The defaults:
+/// a simulated robot of the model the manifest asks for (else NAO), speaking the language
+/// the project implies (else English), real time, no time limit, not strict. A clone sets
+/// up another run of the same behavior (a fleet: one per robot).
+#[derive(Clone)]
+pub struct Setup {
+    pub(crate) project: Project,
+    pub(crate) behavior: usize,
+    pub(crate) target: Option<Target>,
+    pub(crate) model: Option<Model>,
+    pub(crate) language: Option<String>,
+    pub(crate) scenario: Option<Scenario>,
+    scenario_file: Option<PathBuf>,
+    pub(crate) clock: Clock,
+    pub(crate) time_limit: Option<Duration>,
+    pub(crate) strict: bool,
+    params: Vec<(String, String, Param)>,
+    pub(crate) trace: Option<Trace>,
+    pub(crate) on_frame: Option<FrameObserver>,
+    pub(crate) timeline_sync: Option<Arc<dyn TimelineSync>>,
+    pub(crate) on_robot_event: Option<RobotObserver>,
+}
+
+impl Setup {
+    pub(crate) fn new(project: Project, behavior: usize) -> Setup {
+        Setup {
+            project,
+            behavior,
+            target: None,
+            model: None,
+            language: None,
+            scenario: None,
+            scenario_file: None,
+            clock: Clock::Real,
+            time_limit: None,
+            strict: false,
+            params: Vec::new(),
+            trace: None,
+            on_frame: None,
+            timeline_sync: None,
+            on_robot_event: None,
+        }
+    }
+
+    /// Opens `path` ([`Project::open`]) and sets up a run of its first behavior.
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Setup> {
+        Project::open(path)?.behavior(None)
+    }
+
+    /// The simulated robot's model (NAO or Pepper); by default the manifest's, else NAO.
+    /// On a real robot: the model whose resource groups apply (a robot does not say).
+    pub fn model(mut self, model: Model) -> Setup {
+        self.model = Some(model);
+        self
+    }
+
+    /// The language the simulated robot speaks (a NAOqi name: `French`); by default the
+    /// one the project implies, else English.
+    pub fn language(mut self, name: impl Into<String>) -> Setup {
+        self.language = Some(name.into());
+        self
+    }
+
+    /// The world of the simulated robot: events, words heard, calls answered
+    /// (`docs/scenarios.md`).
+    pub fn scenario(mut self, scenario: Scenario) -> Setup {
+        self.scenario = Some(scenario);
+        self
+    }
+
+    /// [`Setup::scenario`] read from a YAML or JSON file when the run loads.
+    pub fn scenario_file(mut self, path: impl Into<PathBuf>) -> Setup {
+        self.scenario_file = Some(path.into());
+        self
+    }
+
+    /// Runs on this robot instead of a simulated one made for the run.
+    pub fn target(mut self, target: Target) -> Setup {
+        self.target = Some(target);
+        self
+    }
+
+    /// Runs on the robot at `url` (`tcp://192.168.1.12:9559`), with default options.
+    pub fn robot_url(self, url: impl Into<String>) -> Setup {
+        self.target(Target::Url {
+            url: url.into(),
+            options: choreo_qi::SessionOptions::default(),
+        })
+    }
+
+    /// Real or virtual time ([`Clock`]).
+    pub fn clock(mut self, clock: Clock) -> Setup {
+        self.clock = clock;
+        self
+    }
+
+    /// Stops the run after this long of behavior time (box construction included).
+    pub fn time_limit(mut self, limit: Duration) -> Setup {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// An error escaping box code stops the behavior ([`crate::Ending::Failed`]).
+    pub fn strict(mut self, strict: bool) -> Setup {
+        self.strict = strict;
+        self
+    }
+
+    /// Sets parameter `name` of the box at `path` (`root/Say`, `root/` optional) to
+    /// `value` once loaded, before the start.
+    pub fn param(mut self, path: &str, name: &str, value: impl Into<Value>) -> Setup {
+        self.params.push((
+            path.to_string(),
+            name.to_string(),
+            Param::Value(value.into()),
+        ));
+        self
+    }
+
+    /// [`Setup::param`] from a text read by the parameter's type (`--param`'s form).
+    pub fn param_text(mut self, path: &str, name: &str, text: &str) -> Setup {
+        self.params.push((
+            path.to_string(),
+            name.to_string(),
+            Param::Text(text.to_string()),
+        ));
+        self
+    }
+
+    /// The trace the run records into (one with a writer: `--trace`); by default a trace
+    /// that keeps its last 262,144 events.
+    pub fn trace(mut self, trace: Trace) -> Setup {
+        self.trace = Some(trace);
+        self
+    }
+
+    /// Called by the engine at every frame of every playing timeline.
+    pub fn on_frame(mut self, observer: FrameObserver) -> Setup {
+        self.on_frame = Some(observer);
+        self
+    }
+
+    /// Asked when a timeline starts (a fleet's rendezvous).
+    pub fn timeline_sync(mut self, sync: Arc<dyn TimelineSync>) -> Setup {
+        self.timeline_sync = Some(sync);
+        self
+    }
+
+    /// Called with each event of the simulated robot (what it says, its LEDs, its
+    /// postures, the calls it serves), at its behavior time.
+    pub fn on_robot_event(mut self, observer: RobotObserver) -> Setup {
+        self.on_robot_event = Some(observer);
+        self
+    }
+
+    /// The behavior this run will run, as choreo-xar read it.
+    pub fn behavior(&self) -> &choreo_xar::source::Behavior {
+        self.project.behavior_at(self.behavior)
+    }
+
+    /// The project this run comes from.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// The model the run will use: asked, else the target's, else the manifest's, else
+    /// NAO.
+    pub fn chosen_model(&self) -> Model {
+        let sim = match &self.target {
+            Some(Target::Simulated(sim)) => Some(sim.model()),
+            _ => None,
+        };
+        self.model
+            .or(sim)
+            .or_else(|| self.project.model())
+            .unwrap_or(Model::Nao)
+    }
+
+    /// The language the simulated robot will speak (a NAOqi name), when not English.
+    pub fn chosen_language(&self) -> Option<String> {
+        self.language
+            .clone()
+            .or_else(|| self.project.language().map(str::to_string))
+    }
+
+    /// Loads the behavior: its files laid out as on a robot, its boxes constructed, the
+    /// robot reached. Nothing runs until [`Run::start`].
+    pub fn load(mut self) -> Result<Run> {
+        if let Some(file) = self.scenario_file.take() {
+            let scenario =
+                Scenario::from_path(&file).map_err(|message| Error::Scenario { message })?;
+            self.scenario = Some(scenario);
+        }
+        Run::load(self)
+    }
+
+    /// The parameters to set, resolved by `set` (path, name, then a text or a value).
+    pub(crate) fn apply_params(
+        &self,
+        mut set_text: impl FnMut(&str, &str, &str) -> Result<()>,
+        mut set_value: impl FnMut(&str, &str, Value) -> Result<()>,
+    ) -> Result<()> {
+        for (path, name, param) in &self.params {
+            match param {
+                Param::Text(text) => set_text(path, name, text)?,
+                Param::Value(value) => set_value(path, name, value.clone())?,
+            }
+        }
+        Ok(())
+    }
+}
