@@ -61,12 +61,13 @@
 //! # }
 //! ```
 //!
-//! The crate also holds the parts of the `choreo` command that its tests build runs with
-//! too: the project's behaviors as ALBehaviorManager runs them ([`nested`]), the robot's
+//! The crate also holds the `choreo` command itself ([`cli::main`]), and the parts its tests
+//! build runs with too: the project's behaviors as ALBehaviorManager runs them ([`nested`]), the robot's
 //! language a manifest implies ([`manifest`]) and what the simulated robot shows, recorded
 //! into a trace ([`looks`]).
 
 mod api;
+pub mod cli;
 pub mod looks;
 pub mod manifest;
 pub mod nested;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::exit;
+use crate::cli::exit;
 
 /// The fields every event has.
 #[derive(Deserialize)]

@@ -7,10 +7,10 @@ use choreo_xar::archive::pack_zip;
 use choreo_xar::packaging::{Staged, stage};
 use serde_json::json;
 
-use crate::check::diagnostic_json;
-use crate::exit;
-use crate::live::Verbosity;
-use crate::report::{format_diagnostic, load_shown};
+use crate::cli::check::diagnostic_json;
+use crate::cli::exit;
+use crate::cli::live::Verbosity;
+use crate::cli::report::{format_diagnostic, load_shown};
 
 /// Builds the package of `project` into `output` (by default `<uuid>-<version>.pkg`, as qipkg
 /// names it); with `force`, despite failed manifest checks. Returns the exit code: 0 written,

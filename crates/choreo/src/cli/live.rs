@@ -1,6 +1,6 @@
 //! Live human output on stderr while a behavior runs (`choreo run`, `choreo sim`): what the
 //! robot does, errors, and a progress line while a timeline plays. Repeated lines are folded
-//! ([`crate::fold`]); `-v` shows every line, `-q` only errors.
+//! ([`crate::cli::fold`]); `-v` shows every line, `-q` only errors.
 
 use std::io::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use choreo_engine::clock::Time;
 use choreo_naoqi::RobotEvent;
 
-use crate::fold::{Folder, Line};
+use crate::cli::fold::{Folder, Line};
 
 /// How much the live output shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
-use crate::exit;
-use crate::live::Verbosity;
+use crate::cli::exit;
+use crate::cli::live::Verbosity;
 
 /// A diagnostic as `file:line:col: error: message (at path)`, then the source line with a
 /// caret under the column.
@@ -58,7 +58,7 @@ pub fn load(path: &Path, partial: bool) -> Result<Project, u8> {
 }
 
 /// [`load`], its warnings shown at `verbosity`: each on its own line (verbose), many of one
-/// kind folded into one line ([`crate::fold::fold_diagnostics`]), or none (quiet: errors
+/// kind folded into one line ([`crate::cli::fold::fold_diagnostics`]), or none (quiet: errors
 /// only).
 pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Project, u8> {
     if !path.exists() {
@@ -78,7 +78,7 @@ pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Pr
                     errln!("{}", format_diagnostic(w));
                 }
             } else {
-                for line in crate::fold::fold_diagnostics(&shown, format_diagnostic) {
+                for line in crate::cli::fold::fold_diagnostics(&shown, format_diagnostic) {
                     errln!("{line}");
                 }
             }

@@ -7,7 +7,7 @@ use std::path::Path;
 use choreo_stack::definition::{Definition, load_dir};
 use choreo_stack::{LoadError, Options, Runner};
 
-use crate::live::Verbosity;
+use crate::cli::live::Verbosity;
 
 /// Loads `dir` into a runner (never ticked): the definitions and the runner, or the error
 /// printed and the exit code (1: a definition or the tree is wrong; 4: the folder cannot be
@@ -26,8 +26,9 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, R
     };
     // The Choregraphe behaviors the leaves play are loaded too: a path that does not load is
     // an error of the stack.
-    let installed = crate::stack_run::install(dir, &defs, Verbosity::Quiet).map_err(|_| 1u8)?;
-    match crate::stack_run::classes(dir, &installed).build(&defs, base, Options::default()) {
+    let installed =
+        crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet).map_err(|_| 1u8)?;
+    match crate::cli::stack_run::classes(dir, &installed).build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
             let where_ = match &e {

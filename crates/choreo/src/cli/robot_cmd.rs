@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use choreo_engine::Value;
 use choreo_qi::{MetaObject, Session};
 
-use crate::exit;
-use crate::install;
-use crate::run::RobotArgs;
+use crate::cli::exit;
+use crate::cli::install;
+use crate::cli::run::RobotArgs;
 
 /// What to ask the robot.
 pub enum Ask {

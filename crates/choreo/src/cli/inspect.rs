@@ -6,8 +6,8 @@ use std::path::Path;
 use choreo_xar::Severity;
 use choreo_xar::model::*;
 
-use crate::exit;
-use crate::report;
+use crate::cli::exit;
+use crate::cli::report;
 
 /// Prints the tree of every behavior in `path`; returns the exit code.
 pub fn run(path: &Path) -> u8 {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use choreo::nested::{Launchers, ProjectBehaviors};
+use crate::nested::{Launchers, ProjectBehaviors};
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Outcome, Robot, Trace, Value};
 use choreo_naoqi::{BehaviorLauncher, Model, RobotEvent, SimRobot};
@@ -23,12 +23,12 @@ use choreo_stack::trace::{Event, Record};
 use choreo_stack::{Behavior, Classes, DefinitionError, Runner, Tick};
 use choreo_xar::source::{FilesOnDisk, Project};
 
-use crate::exit;
-use crate::fold::Line;
-use crate::live::{Kind, Live, Verbosity};
-use crate::monitor::{MonitorFlags, Source};
-use crate::report;
-use crate::run::Target;
+use crate::cli::exit;
+use crate::cli::fold::Line;
+use crate::cli::live::{Kind, Live, Verbosity};
+use crate::cli::monitor::{MonitorFlags, Source};
+use crate::cli::report;
+use crate::cli::run::Target;
 use choreo_monitor::stack::{StackNode, StackShape};
 
 /// What `choreo stack run` was asked.
@@ -50,7 +50,7 @@ pub struct StackRunArgs {
     /// The simulated robot's model.
     pub model: Model,
     /// A real robot to run on instead of the simulated one.
-    pub robot: Option<crate::run::RobotArgs>,
+    pub robot: Option<crate::cli::run::RobotArgs>,
     /// How much to show.
     pub verbosity: Verbosity,
     /// The live web page (`--monitor`): the stack view, the robot, the played behaviors'
@@ -191,7 +191,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
         let live = live.clone();
         engine_trace.add_listener(Arc::new(move |e| {
-            crate::run::show_box_event(&live, "", e);
+            crate::cli::run::show_box_event(&live, "", e);
         }));
     }
     if let Some(file) = &args.trace {
@@ -203,7 +203,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
             }
         }
     }
-    let monitor = match crate::monitor::start(
+    let monitor = match crate::cli::monitor::start(
         &args.monitor,
         &choreo_engine::graph::Graph::new(&xar),
         &format!("stack {}", args.dir.display()),
@@ -214,7 +214,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         Err(code) => return code,
     };
     if let Some(m) = &monitor {
-        crate::monitor::feed(m, &engine_trace);
+        crate::cli::monitor::feed(m, &engine_trace);
         let m = Arc::clone(m);
         let tick = period;
         runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
@@ -263,13 +263,13 @@ pub fn run(args: &StackRunArgs) -> u8 {
         sim.set_observer(Arc::new(move |e: &RobotEvent| {
             let at = now.upgrade().map_or(Time(0), |engine| engine.now());
             live.robot_event(at, e);
-            choreo::looks::record(&shows, &shown, at, e);
+            crate::looks::record(&shows, &shown, at, e);
         }));
         if monitor.is_some() {
-            sampler = choreo::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
+            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
         }
     }
-    let interrupts = crate::run::count_interrupts();
+    let interrupts = crate::cli::run::count_interrupts();
     if args.verbosity != Verbosity::Quiet {
         let on = match &args.robot {
             Some(robot) => format!("the robot at {}", robot.url),
@@ -296,7 +296,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         }
         let page_stop = commands
             .as_ref()
-            .is_some_and(|c| crate::monitor::commands(c, &engine));
+            .is_some_and(|c| crate::cli::monitor::commands(c, &engine));
         stopped_for = if interrupts.load(Ordering::SeqCst) > 0 || page_stop {
             Some(exit::INTERRUPTED)
         } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {
@@ -355,7 +355,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
             _ => "error",
         };
         let keep = args.monitor.monitor_keep;
-        crate::monitor::linger(&m, outcome, &report, keep, &interrupts);
+        crate::cli::monitor::linger(&m, outcome, &report, keep, &interrupts);
     }
     code
 }

@@ -13,7 +13,7 @@ use choreo_engine::{Engine, Trace};
 use choreo_monitor::stack::StackShape;
 use choreo_monitor::{Command, Monitor, MonitorOptions};
 
-use crate::exit;
+use crate::cli::exit;
 
 /// The monitor's options, as `run` and `replay` take them.
 #[derive(Debug, Clone, clap::Args)]
@@ -155,7 +155,8 @@ fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
 /// Ctrl-C (or `--monitor-keep` seconds); the exit code. A behavior stack's trace
 /// (`choreo stack run --trace`: events with a `tick`, no `path`) replays with its folder.
 pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &MonitorFlags) -> u8 {
-    let events: Vec<serde_json::Value> = match crate::trace_file::events(trace, |_, _| Ok(())) {
+    let events: Vec<serde_json::Value> = match crate::cli::trace_file::events(trace, |_, _| Ok(()))
+    {
         Ok(e) => e.into_iter().map(|(_, v)| v).collect(),
         Err(code) => return code,
     };
@@ -183,7 +184,7 @@ pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &Monitor
         "replaying {title} ({count} events of {}), paused at the start: play it from the page",
         trace.display()
     );
-    let interrupts = crate::run::count_interrupts();
+    let interrupts = crate::cli::run::count_interrupts();
     wait(
         flags.monitor_keep,
         &interrupts,
@@ -197,9 +198,9 @@ type Replayed = Result<(String, Option<Arc<Monitor>>), u8>;
 
 /// The monitor of a behavior stack's recorded `events`, its definitions in `dir`.
 fn stack_replay(dir: &Path, flags: &MonitorFlags, events: Vec<serde_json::Value>) -> Replayed {
-    let (defs, runner) = crate::stack::load(dir, None)?;
-    let xar = crate::stack_run::driver_xar()?;
-    let shape = crate::stack_run::shape(&runner, &defs);
+    let (defs, runner) = crate::cli::stack::load(dir, None)?;
+    let xar = crate::cli::stack_run::driver_xar()?;
+    let shape = crate::cli::stack_run::shape(&runner, &defs);
     let title = format!("stack {}", dir.display());
     let source = Source::StackReplay(shape, events);
     let monitor = start(flags, &Graph::new(&xar), &title, None, source)?;
@@ -213,8 +214,8 @@ fn behavior_replay(
     flags: &MonitorFlags,
     events: Vec<serde_json::Value>,
 ) -> Replayed {
-    let project = crate::report::load(path, false)?;
-    let behavior = crate::report::pick_behavior(&project, path, behavior)?;
+    let project = crate::cli::report::load(path, false)?;
+    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
     // The robot the trace's joints are of, else the one the manifest asks for.
     let joints = events
         .iter()
@@ -222,7 +223,7 @@ fn behavior_replay(
         .flat_map(|e| e["names"].as_array().into_iter().flatten())
         .filter_map(serde_json::Value::as_str);
     let model = choreo_robot::Model::from_joints(joints)
-        .or_else(|| crate::report::manifest_model(&project))
+        .or_else(|| crate::cli::report::manifest_model(&project))
         .map(|m| m.name().to_lowercase());
     let graph = Graph::new(&behavior.xar);
     let source = Source::Replay(events);

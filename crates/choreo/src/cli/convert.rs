@@ -10,8 +10,8 @@ use choreo_xar::project::{self, Container, PROJECT_FILE};
 use choreo_xar::source::{Behavior, Project, read_dir_tree};
 use choreo_xar::{FileTree, split, write_xar};
 
-use crate::exit;
-use crate::report;
+use crate::cli::exit;
+use crate::cli::report;
 
 /// What `convert` writes (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

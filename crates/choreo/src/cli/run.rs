@@ -16,14 +16,14 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
-use crate::exit;
-use crate::fleet::FleetSync;
-use crate::fold::Line;
-use crate::joints::JointRecorder;
-use crate::live::{Kind, Live, Verbosity};
-use crate::monitor::{MonitorFlags, Source};
-use crate::report;
-use crate::tally::{Failure, Tally, logged_error};
+use crate::cli::exit;
+use crate::cli::fleet::FleetSync;
+use crate::cli::fold::Line;
+use crate::cli::joints::JointRecorder;
+use crate::cli::live::{Kind, Live, Verbosity};
+use crate::cli::monitor::{MonitorFlags, Source};
+use crate::cli::report;
+use crate::cli::tally::{Failure, Tally, logged_error};
 use choreo_xar::source::Behavior;
 
 /// What `choreo run` was asked to do.
@@ -47,7 +47,7 @@ pub struct RunArgs {
     /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
     pub model: Option<Model>,
     /// The simulated robot's language; `None`: the manifest's (see
-    /// [`choreo::manifest::language`]), else English.
+    /// [`crate::manifest::language`]), else English.
     pub language: Option<&'static choreo_robot::languages::Language>,
     /// Real robots to run on instead of the simulated one (several: a fleet).
     pub robots: Vec<RobotArgs>,
@@ -138,10 +138,10 @@ pub(crate) enum Target {
 
 impl Target {
     /// The target, as the API takes it.
-    fn api(&self) -> choreo::Target {
+    fn api(&self) -> crate::Target {
         match self {
-            Target::Sim(r) => choreo::Target::Simulated(SimRobot::clone(r)),
-            Target::Remote(r) => choreo::Target::Remote(Arc::clone(r)),
+            Target::Sim(r) => crate::Target::Simulated(SimRobot::clone(r)),
+            Target::Remote(r) => crate::Target::Remote(Arc::clone(r)),
         }
     }
 
@@ -158,7 +158,7 @@ impl Target {
 struct Setup<'a> {
     args: &'a RunArgs,
     /// The API's setup every robot's run starts from.
-    base: &'a choreo::Setup,
+    base: &'a crate::Setup,
     behavior: &'a Behavior,
     model: Model,
     /// The scenario of the simulated robot (its stubs are recognised in the trace).
@@ -168,7 +168,7 @@ struct Setup<'a> {
 
 /// One robot's run, loaded or running.
 struct One {
-    run: choreo::Run,
+    run: crate::Run,
     watch: Arc<Watch>,
     target: Target,
     ending: Ending,
@@ -178,13 +178,13 @@ struct One {
     /// The live web page, and what its pages ask.
     monitor: Option<(Arc<Monitor>, Option<Receiver<Command>>)>,
     /// The simulated joints sampled for the page, whatever moves them.
-    _sampler: Option<choreo::looks::Sampler>,
+    _sampler: Option<crate::looks::Sampler>,
 }
 
 impl One {
     /// Loads the behavior for `target`: the trace (to `trace_file`), the live lines (each
     /// starting with `who`), the engine (timelines started by `sync`, if any), through the
-    /// API ([`choreo::Setup`]).
+    /// API ([`crate::Setup`]).
     fn load(
         setup: &Setup<'_>,
         target: Target,
@@ -224,7 +224,7 @@ impl One {
         // A real robot does not say which model it is: the one asked for (or the
         // manifest's), as for the resource groups.
         let model = Some(setup.model.name().to_lowercase());
-        let monitor = crate::monitor::start(
+        let monitor = crate::cli::monitor::start(
             &args.monitor,
             &Graph::new(&behavior.xar),
             &behavior.name,
@@ -232,7 +232,7 @@ impl One {
             Source::Run,
         )?;
         if let Some(m) = &monitor {
-            crate::monitor::feed(m, &trace);
+            crate::cli::monitor::feed(m, &trace);
         }
         let mut api = setup.base.clone().target(target.api()).trace(trace.clone());
         // The simulated joints at every frame, into the trace written (`choreo plot --trace`)
@@ -270,7 +270,7 @@ impl One {
         }
         let sampler = match &target {
             Target::Sim(sim) if monitor.is_some() => {
-                choreo::looks::Sampler::start(SimRobot::clone(sim), trace.clone())
+                crate::looks::Sampler::start(SimRobot::clone(sim), trace.clone())
             }
             _ => None,
         };
@@ -298,7 +298,7 @@ impl One {
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
     fn poll(&mut self, wait: Duration, stop: Option<Ending>) -> bool {
         let page_stop = match &self.monitor {
-            Some((_, Some(commands))) => crate::monitor::commands(commands, self.run.engine()),
+            Some((_, Some(commands))) => crate::cli::monitor::commands(commands, self.run.engine()),
             _ => false,
         };
         let stop = stop.or(page_stop.then_some(Ending::PageStop));
@@ -369,7 +369,7 @@ impl One {
 /// Runs the behavior; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
     let project = match report::load_shown(&args.path, false, args.verbosity) {
-        Ok(p) => choreo::Project::new(&args.path, Arc::new(p)),
+        Ok(p) => crate::Project::new(&args.path, Arc::new(p)),
         Err(code) => return code,
     };
     let base = match project.behavior(args.behavior.as_deref()) {
@@ -393,9 +393,9 @@ pub fn run(args: &RunArgs) -> u8 {
     let mut base = base
         .model(model)
         .clock(if args.fast {
-            choreo::Clock::Virtual
+            crate::Clock::Virtual
         } else {
-            choreo::Clock::Real
+            crate::Clock::Real
         })
         .strict(args.strict);
     if let Some(limit) = args.timeout {
@@ -464,7 +464,7 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Some(m) = monitor {
         let text = report_text("run report", &report);
         let keep = args.monitor.monitor_keep;
-        crate::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
+        crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
     report.ending.exit_code()
 }
@@ -629,7 +629,7 @@ impl Ending {
 }
 
 /// `box/path/name=value`: the box path as in the trace (`root/Say`), `root/` optional.
-fn set_param(run: &choreo::Run, spec: &str) -> Result<(), String> {
+fn set_param(run: &crate::Run, spec: &str) -> Result<(), String> {
     let (target, value) = spec.split_once('=').ok_or("expected box/path/name=value")?;
     let (path, name) = target
         .rsplit_once('/')
@@ -642,8 +642,8 @@ fn set_param(run: &choreo::Run, spec: &str) -> Result<(), String> {
 /// reason (a box that cannot be constructed, a thread that cannot start, files that cannot
 /// be laid out), but the time limit and the robot. Every kind is listed so that a new one is
 /// given its code on purpose.
-fn load_exit(error: &choreo::Error) -> u8 {
-    use choreo::Error as E;
+fn load_exit(error: &crate::Error) -> u8 {
+    use crate::Error as E;
     match error {
         // `--timeout` bounds the whole run, box construction included.
         E::Load {

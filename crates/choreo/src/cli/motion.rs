@@ -8,8 +8,8 @@ use choreo_motion::Motion;
 use choreo_motion::motion::{made_for, timelines};
 use choreo_robot::Model;
 
-use crate::exit;
-use crate::report;
+use crate::cli::exit;
+use crate::cli::report;
 
 /// One motion timeline of the input.
 pub struct Located {

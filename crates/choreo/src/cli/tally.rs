@@ -196,7 +196,7 @@ impl Tally {
         }
         let path = &e.path;
         // A nested run's end and stop are not the run's.
-        let outer = !choreo::nested::of_nested_run(path);
+        let outer = !crate::nested::of_nested_run(path);
         match &e.step {
             Step::Del if outer => {
                 self.over = true;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use choreo_qichat::dialog::{Action, Answer, Dialog, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
-use crate::exit;
+use crate::cli::exit;
 
 /// How many answers one line may set off through the memory events their `$var=value`
 /// raise (`e:` rules answering them), before the chain is cut.

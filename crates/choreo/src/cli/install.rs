@@ -22,7 +22,7 @@ use choreo_engine::Value;
 use choreo_qi::{Error, FileObject, RemoteObject, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::exit;
+use crate::cli::exit;
 
 /// A package read and checked, ready to send.
 pub struct Package {

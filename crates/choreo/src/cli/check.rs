@@ -8,8 +8,8 @@ use choreo_xar::{Diagnostic, Severity, split};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::exit;
-use crate::report::format_diagnostic;
+use crate::cli::exit;
+use crate::cli::report::format_diagnostic;
 
 /// File extensions looked at when walking a folder (explicit file arguments are always checked).
 const EXTENSIONS: &[&str] = &["xar", "pml", "xml", "crg", "cbl", "pkg", "dlg", "top"];
@@ -37,7 +37,7 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
         ProgressBar::hidden()
     };
     let mut tally = Tally::default();
-    let scripts = crate::lint::BoxScripts::default();
+    let scripts = crate::cli::lint::BoxScripts::default();
     for f in &files {
         bar.set_message(f.display().to_string());
         let report = check_path_with(f, Some(&scripts));

@@ -25,8 +25,8 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
-use crate::exit;
-use crate::motion::{Found, Pick, find};
+use crate::cli::exit;
+use crate::cli::motion::{Found, Pick, find};
 
 /// What `choreo plot` was asked to do.
 pub struct PlotArgs {
@@ -256,7 +256,7 @@ fn from_trace(path: &Path) -> Result<Figure, u8> {
         }
         Ok(j)
     };
-    let events = crate::trace_file::events(path, |head, v| {
+    let events = crate::cli::trace_file::events(path, |head, v| {
         if head.event == "joints" {
             joints_line(v).map(|_| ())
         } else {

@@ -14,11 +14,11 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_qi::{CallLog, CallReport, Generation, RobotServer, ServerOptions, ServerTls};
 
-use crate::exit;
-use crate::fold::Line;
-use crate::live::{Kind, Live, Verbosity};
-use crate::monitor::{MonitorFlags, Source};
-use choreo::looks::Sampler;
+use crate::cli::exit;
+use crate::cli::fold::Line;
+use crate::cli::live::{Kind, Live, Verbosity};
+use crate::cli::monitor::{MonitorFlags, Source};
+use crate::looks::Sampler;
 
 /// What `choreo sim` was asked.
 pub struct SimArgs {
@@ -170,7 +170,7 @@ pub fn run(args: &SimArgs) -> u8 {
                 let at = time.now();
                 live.robot_event_of(&who, at, e);
                 if let Some((trace, robot)) = &shows {
-                    choreo::looks::record(trace, robot, at, e);
+                    crate::looks::record(trace, robot, at, e);
                 }
             }));
         }
@@ -239,7 +239,7 @@ pub fn run(args: &SimArgs) -> u8 {
     if let Some(w) = watching {
         drop(w.sampler);
         let keep = args.monitor.monitor_keep;
-        crate::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
+        crate::cli::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
     }
     exit::OK
 }
@@ -256,7 +256,7 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> Result<Option<Watching>, u8>
         })?
         .value;
     let model = robot.model().name();
-    let monitor = crate::monitor::start(
+    let monitor = crate::cli::monitor::start(
         flags,
         &choreo_engine::graph::Graph::new(&xar),
         &format!("simulated {model}"),
@@ -265,7 +265,7 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> Result<Option<Watching>, u8>
     )?;
     Ok(monitor.map(|monitor| {
         let trace = Trace::unkept(None);
-        crate::monitor::feed(&monitor, &trace);
+        crate::cli::monitor::feed(&monitor, &trace);
         Watching {
             sampler: Sampler::start(SimRobot::clone(robot), trace.clone()),
             monitor,

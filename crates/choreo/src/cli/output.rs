@@ -41,17 +41,17 @@ pub fn write_err(args: std::fmt::Arguments<'_>) {
 
 /// `println!` through [`write`].
 macro_rules! outln {
-    () => { $crate::output::write(format_args!("\n")) };
-    ($($arg:tt)*) => { $crate::output::write(format_args!("{}\n", format_args!($($arg)*))) };
+    () => { $crate::cli::output::write(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::cli::output::write(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
 /// `print!` through [`write`].
 macro_rules! out {
-    ($($arg:tt)*) => { $crate::output::write(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::cli::output::write(format_args!($($arg)*)) };
 }
 
 /// `eprintln!` through [`write_err`]: never panics.
 macro_rules! errln {
-    () => { $crate::output::write_err(format_args!("\n")) };
-    ($($arg:tt)*) => { $crate::output::write_err(format_args!("{}\n", format_args!($($arg)*))) };
+    () => { $crate::cli::output::write_err(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::cli::output::write_err(format_args!("{}\n", format_args!($($arg)*))) };
 }
