@@ -131,7 +131,7 @@ fn timeline_command(command: &str, arg: Option<&Bound<'_, PyAny>>) -> PyResult<T
         "goto" => match arg.map(|a| a.cast::<PyString>()) {
             // A keyframe name; text that is a whole number is a frame (parameters are text).
             Some(Ok(s)) => {
-                let s = s.to_str()?;
+                let s = s.to_cow()?;
                 match s.trim().parse::<i64>() {
                     Ok(frame) => TimelineCommand::GoToFrame(frame),
                     Err(_) => TimelineCommand::GoToLabel(s.to_string()),

@@ -1,4 +1,5 @@
-//! Values across the boundary: [`Value`] to Python and back.
+//! Values across the boundary: [`Value`] to Python and back (box code, and the Python
+//! package's API).
 
 use std::borrow::Cow;
 
@@ -11,7 +12,7 @@ use pyo3::types::{
 };
 
 /// The Python object for `value`: `None`, bool, int, float, str, bytes, list, dict, tuple.
-pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::None => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -38,7 +39,7 @@ fn to_python_all<'py>(py: Python<'py>, items: &[Value]) -> PyResult<Vec<Bound<'p
 
 /// How [`from_python`] treats an object that is no plain value (a proxy, a class instance).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Foreign {
+pub enum Foreign {
     /// A `TypeError` (arguments of robot calls: NAOqi could not send it either).
     Refuse,
     /// Its `str()` (values fired on outputs: a box may fire anything, P8).
@@ -49,7 +50,7 @@ pub(crate) enum Foreign {
 /// float), float, str
 /// (and a Python-2 byte string), bytes and bytearray, list, tuple, dict, set; anything else
 /// as `foreign` says.
-pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<Value> {
+pub fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<Value> {
     if obj.is_none() {
         return Ok(Value::None);
     }
@@ -118,8 +119,9 @@ pub(crate) fn from_python(obj: &Bound<'_, PyAny>, foreign: Foreign) -> PyResult<
 /// passed such bytes on as they were, and a Rust string is UTF-8, so each becomes U+FFFD.
 /// Any other lone surrogate is an error, as before.
 pub(crate) fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
-    if let Ok(t) = s.to_str() {
-        return Ok(Cow::Borrowed(t));
+    // Borrowed, but under the stable ABI of Pythons before 3.10 (the Python package).
+    if let Ok(t) = s.to_cow() {
+        return Ok(t);
     }
     let py = s.py();
     let bytes = s.call_method1(

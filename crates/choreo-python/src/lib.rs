@@ -42,7 +42,7 @@
 //!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`).
 
 mod api;
-mod convert;
+pub mod convert;
 mod division;
 pub mod environment;
 pub mod fixer;

@@ -55,7 +55,10 @@ pub(crate) struct Runtime {
     describe: Py<PyAny>,
 }
 
-/// The shim modules: (module name, file name in tracebacks, source), in import order.
+/// The shim modules: (module name, file name in tracebacks, source), in import order. Their
+/// names are private: box code imports them as `qi`, `naoqi`, `almath` and `motion` through
+/// its own `__import__`, and other code under those names only when no real module has them
+/// (`generated.py`'s `install`), so a host process's own `qi` is never replaced.
 const SHIMS: [(&str, &str, &str); 6] = [
     (
         "_choreo_py2",
@@ -63,17 +66,21 @@ const SHIMS: [(&str, &str, &str); 6] = [
         include_str!("python/py2.py"),
     ),
     (
-        "almath",
+        "_choreo_almath",
         "choreo/almath.py",
         include_str!("python/almath.py"),
     ),
     (
-        "motion",
+        "_choreo_motion",
         "choreo/motion.py",
         include_str!("python/motion.py"),
     ),
-    ("qi", "choreo/qi.py", include_str!("python/qi.py")),
-    ("naoqi", "choreo/naoqi.py", include_str!("python/naoqi.py")),
+    ("_choreo_qi", "choreo/qi.py", include_str!("python/qi.py")),
+    (
+        "_choreo_naoqi",
+        "choreo/naoqi.py",
+        include_str!("python/naoqi.py"),
+    ),
     (
         "_choreo_generated",
         "choreo/generated.py",

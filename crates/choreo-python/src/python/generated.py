@@ -14,10 +14,11 @@ import types
 import weakref
 
 import _choreo
-import naoqi
+import _choreo_almath as almath
+import _choreo_naoqi as naoqi
 import _choreo_py2 as py2
-import motion
-import qi
+import _choreo_motion as motion
+import _choreo_qi as qi
 
 
 # `logging`, `traceback` and `linecache` (with `re` and `tokenize`: 8 ms) are imported on
@@ -578,7 +579,25 @@ def _join(self, timeout=None):
     qi.wait_for(lambda: not self.is_alive(), timeout)
 
 
+# The modules NAOqi gave box scripts, by the names scripts import them by.
+_BOX_MODULES = {"qi": qi, "naoqi": naoqi, "almath": almath, "motion": motion}
+
+
+def _box_import(name, globals=None, locals=None, fromlist=(), level=0, _real=__import__):
+    """`__import__` in box code: `qi`, `naoqi`, `almath` and `motion` are the shims, whatever
+    the process has under those names (a host's own PyPI `qi`)."""
+    if not level:
+        module = _BOX_MODULES.get(name)
+        if module is not None:
+            return module
+    return _real(name, globals, locals, fromlist, level)
+
+
 def install():
+    py2.BUILTINS["__import__"] = _box_import
+    # Other code (a project's own helper modules) finds the shims under their public names
+    # when no real module has them (py2's finder comes after every real one).
+    py2.ALIASES.update({name: module.__name__ for name, module in _BOX_MODULES.items()})
     time.sleep = _choreo.sleep
     time.time = _choreo.time
     time.clock = _choreo.now

@@ -8,7 +8,7 @@ import io
 import sys
 
 import _choreo
-import qi
+import _choreo_qi as qi
 
 
 def _box_or_fail(what):

@@ -283,7 +283,7 @@ NAMES = {
     "filter": filter_list,
     # Globals of every box script in the reference (the generated code imported them).
     "time": time,
-    "qi": _LazyModule("qi"),
+    "qi": _LazyModule("_choreo_qi"),
     "unicode": unicode,
     "basestring": basestring,
     "xrange": range,

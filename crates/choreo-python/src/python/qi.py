@@ -406,7 +406,7 @@ class Session:
         pass
 
     def service(self, name, _async=False):
-        import naoqi
+        import _choreo_naoqi as naoqi
 
         proxy = naoqi.ALProxy.of(name, self._box)
         if _async:

@@ -1,0 +1,93 @@
+"""Type hints of choreo's native module (the Rust API, `choreo::Run`)."""
+
+from os import PathLike
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+
+from choreo.errors import Ending
+
+_Path = Union[str, "PathLike[str]"]
+
+def load(
+    path: _Path,
+    behavior: Optional[str] = None,
+    *,
+    robot: Optional[str] = None,
+    model: Optional[str] = None,
+    fast: bool = False,
+    timeout: Optional[float] = None,
+    strict: bool = False,
+    params: Optional[Mapping[str, Any]] = None,
+    scenario: Union[_Path, Mapping[str, Any], None] = None,
+    language: Optional[str] = None,
+) -> "Run":
+    """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg), sets up the run of `behavior`
+    (the first one by default) and loads it. `robot`: a `tcp://host:port` URL (else a
+    simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
+    virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
+    code stops the behavior; `params`: {"box/path/Name": value}; `scenario`: a YAML/JSON
+    file or a dict; `language`: the simulated robot's (a NAOqi name: "French").
+    Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
+    RobotError, NotSimulatedError."""
+
+def behaviors(path: _Path) -> List[str]:
+    """The names of the behaviors of any input."""
+
+def cli_main(argv: List[str]) -> int:
+    """Runs the choreo command (argv[0] its name); returns its exit code."""
+
+class Run:
+    """A loaded behavior on its robot; a context manager that closes it."""
+
+    now: float
+    """Behavior time, in seconds."""
+    behavior: str
+    """The behavior's name in its project."""
+    model: str
+    """"NAO" or "Pepper"."""
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def close(self) -> None:
+        """Stops the behavior if it runs and waits for its unload; later calls raise
+        ClosedError."""
+    def __enter__(self) -> "Run": ...
+    def __exit__(self, *exc: object) -> bool: ...
+    def stimulate(self, path: str, input: str, value: Any = None) -> None:
+        """Stimulates an input of the box at `path` (`root/` optional); None is a bang.
+        BoxError for an unknown box or input, TypeError for a value NAOqi cannot carry."""
+    def events(self) -> Iterator[Dict[str, Any]]:
+        """Every trace event from now on (dicts as `--trace` writes them); ends with the
+        run."""
+    def on_event(self, callback: Callable[[Dict[str, Any]], None]) -> int: ...
+    def on_output(self, path: str, output: str, callback: Callable[[Any], None]) -> int: ...
+    def unobserve(self, id: int) -> None: ...
+    def parameter(self, path: str, name: str) -> Any: ...
+    def set_parameter(self, path: str, name: str, value: Any) -> None: ...
+    def timeline(self, path: str) -> "Timeline": ...
+    def state(self) -> Dict[str, Any]:
+        """The simulated robot now: time, said, speaking, posture, awake, joints, position,
+        leds, memory, sounds. NotSimulatedError on a real robot."""
+    def said(self) -> List[str]: ...
+    def joints(self) -> Dict[str, float]: ...
+    def memory(self, key: str) -> Any: ...
+    def raise_event(self, key: str, value: Any = None) -> None: ...
+    def box_path(self, path: str) -> str: ...
+    def awaited(self) -> List[str]: ...
+    def wait(self, timeout: float = 60.0) -> str:
+        """What comes next: "finished", "stopped", "idle", "time_limit", "failed",
+        "robot_lost", "crashed". WaitTimeout if nothing came."""
+    def wait_end(self, timeout: float = 60.0) -> Ending:
+        """The end (an idle run, or one at its time limit, is stopped then)."""
+
+class Timeline:
+    """The timeline of one box."""
+
+    def play(self) -> None: ...
+    def pause(self) -> None: ...
+    def stop(self) -> None: ...
+    def go_to_frame(self, frame: int) -> None: ...
+    def go_to_label(self, label: str) -> None: ...
+    def set_fps(self, fps: int) -> None: ...
+
+class Events(Iterator[Dict[str, Any]]):
+    def __next__(self) -> Dict[str, Any]: ...

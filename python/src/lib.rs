@@ -1,0 +1,553 @@
+//! `choreo._native`: the Rust API ([`choreo::Run`]) and the `choreo` command for CPython.
+//!
+//! Box scripts run in the interpreter that imported this module (no second CPython): the
+//! engine's worker threads take its GIL to run them. So every call here that waits for the
+//! engine (load, wait, close, events) lets the GIL go while it waits, and the observers a
+//! program gives are called on the trace's delivery thread, which takes the GIL for them.
+//! Errors are the exceptions of `choreo/errors.py`, made here with the file, box and line.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use choreo::{Clock, Ending, Error, Outcome, Setup};
+use choreo_engine::{EngineError, Value};
+use choreo_python::convert::{Foreign, from_python, to_python};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// How long `wait` and `wait_end` wait by default (real seconds): long enough for any
+/// behavior in virtual time, and a bound on a test that would hang.
+const DEFAULT_WAIT: f64 = 60.0;
+
+/// The exception for `e`, from `choreo.errors`, with what locates it.
+fn py_error(e: Error) -> PyErr {
+    Python::attach(|py| match make_error(py, &e) {
+        Ok(err) => err,
+        Err(failed) => failed,
+    })
+}
+
+fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
+    let errors = py.import("choreo.errors")?;
+    let kwargs = PyDict::new(py);
+    let class = match e {
+        Error::NotFound { path } => {
+            kwargs.set_item("path", path)?;
+            "NotFoundError"
+        }
+        Error::Load { path, source } => {
+            kwargs.set_item("path", path)?;
+            if let EngineError::Construct { path: b, error } = source {
+                kwargs.set_item("box", b)?;
+                kwargs.set_item("line", error.line)?;
+            }
+            "LoadError"
+        }
+        Error::Broken { path, .. } | Error::NoBehavior { path, .. } => {
+            kwargs.set_item("path", path)?;
+            "LoadError"
+        }
+        Error::Unreadable { diagnostic } | Error::Files { diagnostic } => {
+            kwargs.set_item("path", &diagnostic.file)?;
+            kwargs.set_item("line", diagnostic.position.map(|p| p.line))?;
+            "LoadError"
+        }
+        Error::Scenario { .. } | Error::NoLanguage { .. } => "LoadError",
+        Error::Engine(engine) => {
+            match engine {
+                EngineError::NoBox { path }
+                | EngineError::NoInput { path, .. }
+                | EngineError::NoOutput { path, .. }
+                | EngineError::NoParameter { path, .. }
+                | EngineError::NoTimeline { path }
+                | EngineError::Construct { path, .. } => kwargs.set_item("box", path)?,
+                EngineError::Thread { .. } | EngineError::LoadTimeLimit { .. } => {}
+            }
+            "BoxError"
+        }
+        Error::Robot { .. } | Error::Call(_) => "RobotError",
+        Error::NotSimulated { .. } => "NotSimulatedError",
+        Error::WaitTimedOut(_) => "WaitTimeout",
+        Error::Closed => "ClosedError",
+    };
+    let exception = errors
+        .getattr(class)?
+        .call((e.to_string(),), Some(&kwargs))?;
+    Ok(PyErr::from_value(exception))
+}
+
+/// A Python value as a [`Value`]: what NAOqi could send (no objects).
+fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    from_python(obj, Foreign::Refuse)
+}
+
+/// A loaded behavior on its robot (`choreo.Run`): see `choreo/__init__.pyi`.
+#[pyclass(module = "choreo._native", frozen)]
+struct Run {
+    run: Arc<choreo::Run>,
+}
+
+#[pymethods]
+impl Run {
+    /// Starts the behavior.
+    fn start(&self) -> PyResult<()> {
+        self.run.start().map_err(py_error)
+    }
+
+    /// Asks the behavior to stop (every box unloaded).
+    fn stop(&self) {
+        self.run.stop();
+    }
+
+    /// Stops it if it runs and waits for its unload; later calls raise ClosedError.
+    fn close(&self, py: Python<'_>) {
+        let run = Arc::clone(&self.run);
+        py.detach(move || run.close());
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    /// Stimulates `input` of the box at `path` with `value` (None: a bang).
+    #[pyo3(signature = (path, input, value = None))]
+    fn stimulate(&self, path: &str, input: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = value.map(value_of).transpose()?.unwrap_or(Value::None);
+        self.run.stimulate(path, input, value).map_err(py_error)
+    }
+
+    /// Every trace event from now on, as dicts (the keys of `--trace`'s JSON Lines).
+    fn events(&self) -> Events {
+        Events {
+            events: Mutex::new(self.run.events()),
+        }
+    }
+
+    /// Calls `callback(event)` with every trace event from now on; returns an id for
+    /// `unobserve`.
+    fn on_event(&self, callback: Py<PyAny>) -> u64 {
+        let id = self.run.on_event(move |e| {
+            Python::attach(|py| {
+                let result = event_dict(py, e).and_then(|d| callback.call1(py, (d,)));
+                if let Err(err) = result {
+                    err.write_unraisable(py, None);
+                }
+            });
+        });
+        self.remember(id)
+    }
+
+    /// Calls `callback(value)` at each firing of `output` of the box at `path`.
+    fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<u64> {
+        let id = self
+            .run
+            .on_output(path, output, move |value| {
+                Python::attach(|py| {
+                    let result = to_python(py, value).and_then(|v| callback.call1(py, (v,)));
+                    if let Err(err) = result {
+                        err.write_unraisable(py, None);
+                    }
+                });
+            })
+            .map_err(py_error)?;
+        Ok(self.remember(id))
+    }
+
+    /// Stops calling an observer.
+    fn unobserve(&self, id: u64) {
+        if let Some(listener) = take_listener(id) {
+            self.run.unobserve(listener);
+        }
+    }
+
+    /// The value of parameter `name` of the box at `path`.
+    fn parameter<'py>(
+        &self,
+        py: Python<'py>,
+        path: &str,
+        name: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let value = self.run.parameter(path, name).map_err(py_error)?;
+        to_python(py, &value)
+    }
+
+    /// Sets parameter `name` of the box at `path`.
+    fn set_parameter(&self, path: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.run
+            .set_parameter(path, name, value_of(value)?)
+            .map_err(py_error)
+    }
+
+    /// The timeline of the box at `path`.
+    fn timeline(&self, path: &str) -> PyResult<Timeline> {
+        self.run.timeline(path).map_err(py_error)?;
+        Ok(Timeline {
+            run: Arc::clone(&self.run),
+            path: path.to_string(),
+        })
+    }
+
+    /// The simulated robot's state: time, said, speaking, posture, awake, joints, position,
+    /// leds, memory, sounds.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.run.robot_state().map_err(py_error)?;
+        let d = PyDict::new(py);
+        d.set_item("time", s.time)?;
+        d.set_item("said", s.spoken)?;
+        d.set_item("speaking", s.speaking)?;
+        d.set_item("posture", s.posture)?;
+        d.set_item("awake", s.awake)?;
+        let joints = PyDict::new(py);
+        for j in &s.joints {
+            joints.set_item(&j.name, j.angle)?;
+        }
+        d.set_item("joints", joints)?;
+        d.set_item("position", s.position.to_vec())?;
+        let leds = PyDict::new(py);
+        for (group, rgb) in &s.leds {
+            leds.set_item(group, rgb.to_vec())?;
+        }
+        d.set_item("leds", leds)?;
+        let memory = PyDict::new(py);
+        for (key, value) in &s.memory {
+            memory.set_item(key, to_python(py, value)?)?;
+        }
+        d.set_item("memory", memory)?;
+        d.set_item("sounds", s.sounds)?;
+        Ok(d)
+    }
+
+    /// Everything the simulated robot said, in order.
+    fn said(&self) -> PyResult<Vec<String>> {
+        self.run.said().map_err(py_error)
+    }
+
+    /// Every joint's angle now, by name (radians; hands: opening ratio).
+    fn joints(&self) -> PyResult<std::collections::BTreeMap<String, f64>> {
+        self.run.joints().map_err(py_error)
+    }
+
+    /// The value of ALMemory key `key`.
+    fn memory<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        let run = Arc::clone(&self.run);
+        let key = key.to_string();
+        let value = py.detach(move || run.memory(&key)).map_err(py_error)?;
+        to_python(py, &value)
+    }
+
+    /// Raises ALMemory event `key` with `value`, as the world would.
+    #[pyo3(signature = (key, value = None))]
+    fn raise_event(
+        &self,
+        py: Python<'_>,
+        key: &str,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let value = value.map(value_of).transpose()?.unwrap_or(Value::None);
+        let run = Arc::clone(&self.run);
+        let key = key.to_string();
+        py.detach(move || run.raise_event(&key, value))
+            .map_err(py_error)
+    }
+
+    /// Now, in behavior time (seconds).
+    #[getter]
+    fn now(&self) -> f64 {
+        self.run.now().as_secs_f64()
+    }
+
+    /// The behavior's name in its project.
+    #[getter]
+    fn behavior(&self) -> String {
+        self.run.behavior_name().to_string()
+    }
+
+    /// The robot model: "NAO" or "Pepper".
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.run.model().name()
+    }
+
+    /// `path` as the trace names it (`Say` and `root/Say` are both `root/Say`).
+    fn box_path(&self, path: &str) -> String {
+        self.run.box_path(path)
+    }
+
+    /// The ALMemory keys subscribed now (what an idle behavior waits for).
+    fn awaited(&self) -> Vec<String> {
+        self.run.awaited()
+    }
+
+    /// Waits at most `timeout` seconds for what comes next: "finished", "stopped", "idle",
+    /// "time_limit", "failed", "robot_lost", "crashed".
+    #[pyo3(signature = (timeout = DEFAULT_WAIT))]
+    fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<&'static str> {
+        let limit = seconds(timeout)?;
+        let run = Arc::clone(&self.run);
+        let outcome = py.detach(move || run.wait(limit)).map_err(py_error)?;
+        Ok(outcome_word(&outcome))
+    }
+
+    /// Waits at most `timeout` seconds for the end (an idle run or its time limit is
+    /// stopped then): a `choreo.Ending`.
+    #[pyo3(signature = (timeout = DEFAULT_WAIT))]
+    fn wait_end<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyAny>> {
+        let limit = seconds(timeout)?;
+        let run = Arc::clone(&self.run);
+        let ending = py.detach(move || run.wait_end(limit)).map_err(py_error)?;
+        ending_object(py, &ending)
+    }
+}
+
+impl Run {
+    /// Keeps a listener id under a number Python can hold.
+    fn remember(&self, id: choreo::ListenerId) -> u64 {
+        let mut listeners = LISTENERS.lock().unwrap_or_else(PoisonError::into_inner);
+        listeners.1 += 1;
+        let n = listeners.1;
+        listeners.0.push((n, id));
+        n
+    }
+}
+
+/// The listeners given to Python, by number.
+static LISTENERS: Mutex<(Vec<(u64, choreo::ListenerId)>, u64)> = Mutex::new((Vec::new(), 0));
+
+fn take_listener(n: u64) -> Option<choreo::ListenerId> {
+    let mut listeners = LISTENERS.lock().unwrap_or_else(PoisonError::into_inner);
+    let at = listeners.0.iter().position(|(m, _)| *m == n)?;
+    Some(listeners.0.swap_remove(at).1)
+}
+
+/// A number of seconds as a duration: finite and not negative.
+fn seconds(s: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| PyValueError::new_err(format!("timeout {s}: expected seconds, 0 or more")))
+}
+
+fn outcome_word(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Finished => "finished",
+        Outcome::Stopped => "stopped",
+        Outcome::Idle => "idle",
+        Outcome::TimeLimit => "time_limit",
+        Outcome::TimedOut => "timed_out",
+        Outcome::Failed { .. } => "failed",
+        Outcome::RobotLost => "robot_lost",
+        Outcome::Crashed { .. } => "crashed",
+    }
+}
+
+/// A `choreo.Ending` for `ending`.
+fn ending_object<'py>(py: Python<'py>, ending: &Ending) -> PyResult<Bound<'py, PyAny>> {
+    let kwargs = PyDict::new(py);
+    let kind = match ending {
+        Ending::Finished => "finished",
+        Ending::Stopped => "stopped",
+        Ending::Idle { awaiting } => {
+            kwargs.set_item("awaiting", awaiting)?;
+            "idle"
+        }
+        Ending::TimeLimit => "time_limit",
+        Ending::Failed {
+            path,
+            hook,
+            message,
+        } => {
+            kwargs.set_item("box", path)?;
+            kwargs.set_item("hook", hook)?;
+            kwargs.set_item("message", message)?;
+            "failed"
+        }
+        Ending::RobotLost => "robot_lost",
+        Ending::Crashed { message } => {
+            kwargs.set_item("message", message)?;
+            "crashed"
+        }
+    };
+    py.import("choreo.errors")?
+        .getattr("Ending")?
+        .call((kind,), Some(&kwargs))
+}
+
+/// An event as the dict `--trace` writes (its JSON object).
+fn event_dict<'py>(py: Python<'py>, e: &choreo::Event) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(e).map_err(|err| PyValueError::new_err(err.to_string()))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// The timeline of one box (`Run.timeline`).
+#[pyclass(module = "choreo._native", frozen)]
+struct Timeline {
+    run: Arc<choreo::Run>,
+    path: String,
+}
+
+impl Timeline {
+    fn act(&self, f: impl FnOnce(&choreo::Timeline<'_>) -> choreo::Result<()>) -> PyResult<()> {
+        let timeline = self.run.timeline(&self.path).map_err(py_error)?;
+        f(&timeline).map_err(py_error)
+    }
+}
+
+#[pymethods]
+impl Timeline {
+    /// Plays from the cursor.
+    fn play(&self) -> PyResult<()> {
+        self.act(|t| t.play())
+    }
+
+    /// Freezes the cursor.
+    fn pause(&self) -> PyResult<()> {
+        self.act(|t| t.pause())
+    }
+
+    /// Unloads and rewinds.
+    fn stop(&self) -> PyResult<()> {
+        self.act(|t| t.stop())
+    }
+
+    /// Moves the cursor to `frame`.
+    fn go_to_frame(&self, frame: i64) -> PyResult<()> {
+        self.act(|t| t.go_to_frame(frame))
+    }
+
+    /// Moves the cursor to the keyframe named `label`.
+    fn go_to_label(&self, label: &str) -> PyResult<()> {
+        self.act(|t| t.go_to_label(label))
+    }
+
+    /// Plays at `fps` frames per second.
+    fn set_fps(&self, fps: u32) -> PyResult<()> {
+        self.act(|t| t.set_fps(fps))
+    }
+}
+
+/// A run's events (`Run.events`): an iterator of dicts that ends with the run.
+#[pyclass(module = "choreo._native")]
+struct Events {
+    events: Mutex<choreo::Events>,
+}
+
+#[pymethods]
+impl Events {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let next = py.detach(|| {
+            self.events
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .next()
+        });
+        next.map(|e| event_dict(py, &e)).transpose()
+    }
+}
+
+/// `choreo.load(path, ...)`: opens any input, sets its run up and loads it.
+#[pyfunction]
+#[pyo3(signature = (path, behavior = None, *, robot = None, model = None, fast = false,
+    timeout = None, strict = false, params = None, scenario = None, language = None))]
+#[allow(clippy::too_many_arguments)]
+fn load(
+    py: Python<'_>,
+    path: PathBuf,
+    behavior: Option<String>,
+    robot: Option<String>,
+    model: Option<String>,
+    fast: bool,
+    timeout: Option<f64>,
+    strict: bool,
+    params: Option<&Bound<'_, PyDict>>,
+    scenario: Option<&Bound<'_, PyAny>>,
+    language: Option<String>,
+) -> PyResult<Run> {
+    let project = choreo::Project::open(&path).map_err(py_error)?;
+    let mut setup: Setup = project.behavior(behavior.as_deref()).map_err(py_error)?;
+    if let Some(url) = robot {
+        setup = setup.robot_url(url);
+    }
+    if let Some(name) = model {
+        setup = setup.model(match name.to_ascii_lowercase().as_str() {
+            "nao" => choreo::Model::Nao,
+            "pepper" => choreo::Model::Pepper,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "model {name:?}: expected \"nao\" or \"pepper\""
+                )));
+            }
+        });
+    }
+    if fast {
+        setup = setup.clock(Clock::Virtual);
+    }
+    if let Some(t) = timeout {
+        setup = setup.time_limit(seconds(t)?);
+    }
+    setup = setup.strict(strict);
+    if let Some(language) = language {
+        setup = setup.language(language);
+    }
+    for (key, value) in params.into_iter().flat_map(|d| d.iter()) {
+        let key: String = key.extract()?;
+        let (box_path, name) = key.rsplit_once('/').ok_or_else(|| {
+            PyValueError::new_err(format!("parameter {key:?}: expected \"box/path/Name\""))
+        })?;
+        setup = setup.param(box_path, name, value_of(&value)?);
+    }
+    if let Some(s) = scenario {
+        setup = match s.extract::<PathBuf>() {
+            Ok(file) => setup.scenario_file(file),
+            Err(_) => {
+                let text: String = py
+                    .import("json")?
+                    .call_method1("dumps", (s,))
+                    .map_err(|e| PyTypeError::new_err(format!("scenario: {e}")))?
+                    .extract()?;
+                let scenario = choreo::Scenario::from_str(&text, "scenario.json")
+                    .map_err(|message| py_error(Error::Scenario { message }))?;
+                setup.scenario(scenario)
+            }
+        };
+    }
+    // Box constructors run Python on the engine's threads: the GIL must be free meanwhile.
+    let run = py.detach(move || setup.load()).map_err(py_error)?;
+    Ok(Run { run: Arc::new(run) })
+}
+
+/// `choreo.behaviors(path)`: the names of the behaviors of any input.
+#[pyfunction]
+fn behaviors(path: PathBuf) -> PyResult<Vec<String>> {
+    let project = choreo::Project::open(&path).map_err(py_error)?;
+    Ok(project.behaviors().iter().map(|s| s.to_string()).collect())
+}
+
+/// The `choreo` command with `argv` (its name first); returns the exit code. Box scripts run
+/// in this interpreter; the GIL is free while the command runs.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
+    py.detach(move || choreo::cli::main(argv))
+}
+
+/// The module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Run>()?;
+    m.add_class::<Timeline>()?;
+    m.add_class::<Events>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(behaviors, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    Ok(())
+}

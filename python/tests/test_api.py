@@ -1,0 +1,189 @@
+"""The Python API against the installed wheel: runs, the world answered, observers,
+parameters, timelines, mistakes as exceptions, two behaviors side by side, a user's own qi,
+and the choreo command."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import choreo
+
+ROOT = pathlib.Path(os.environ.get("CHOREO_SOURCE", pathlib.Path(__file__).parents[2]))
+EXAMPLES = ROOT / "examples"
+FIXTURES = ROOT / "crates" / "choreo" / "tests" / "fixtures"
+
+
+def test_the_package_is_the_installed_wheel_not_the_source_tree():
+    assert "site-packages" in choreo.__file__, choreo.__file__
+
+
+def test_a_behavior_runs_to_its_end():
+    with choreo.load(EXAMPLES / "hello", fast=True) as run:
+        assert run.behavior == "hello" and run.model == "NAO"
+        run.start()
+        ending = run.wait_end()
+        assert ending == "finished" and ending.kind == "finished"
+        assert run.said() == ["Hello! I am running in choreo."]
+        state = run.state()
+        assert state["awake"] and state["posture"] == "StandInit"
+        assert abs(run.joints()["HeadPitch"]) < 0.05
+        assert run.now > 2.0
+
+
+def test_the_world_is_answered_from_python():
+    with choreo.load(EXAMPLES / "interactive", fast=True) as run:
+        run.start()
+        assert run.wait() == "idle"
+        assert run.awaited() == ["FrontTactilTouched"]
+        run.raise_event("FrontTactilTouched", 1.0)
+        assert run.wait_end() == "finished"
+        assert run.said()[-1] == "Hello! You touched my head."
+        assert run.memory("FrontTactilTouched") == 1.0
+    # A scenario given as a dict.
+    scenario = {"events": [{"at": 2.0, "touch": "FrontTactilTouched"}]}
+    with choreo.load(EXAMPLES / "interactive", fast=True, scenario=scenario) as run:
+        run.start()
+        assert run.wait_end() == "finished"
+    # Nobody answers: stopped idle, saying what it waited for.
+    with choreo.load(EXAMPLES / "interactive", fast=True) as run:
+        run.start()
+        ending = run.wait_end()
+        assert ending == "idle" and ending.awaiting == ["FrontTactilTouched"]
+
+
+def test_outputs_and_events_are_observed():
+    fired = []
+    with choreo.load(EXAMPLES / "interactive", fast=True) as run:
+        run.on_output("Answer", "onStopped", fired.append)
+        events = run.events()
+        run.start()
+        assert run.wait() == "idle"
+        run.stimulate("Answer", "touched", 1.0)
+        assert run.wait_end() == "finished"
+        kinds = [e["event"] for e in events]
+    assert fired == [None]
+    assert "said" in kinds and kinds.count("out") >= 2
+
+
+def test_parameters_and_timelines_are_driven_from_python():
+    with choreo.load(EXAMPLES / "hello", fast=True,
+                     params={"Say Hello/Text": "From Python."}) as run:
+        assert run.parameter("Say Hello", "Text") == "From Python."
+        run.set_parameter("root/Say Hello", "Text", "Set again.")
+        run.start()
+        assert run.wait_end() == "finished"
+        assert run.said() == ["Set again."]
+    with choreo.load(FIXTURES / "nod.xar", fast=True) as run:
+        events = run.events()
+        run.start()
+        timeline = run.timeline("Nod")
+        timeline.pause()
+        assert run.wait() == "idle"
+        timeline.go_to_frame(9)
+        timeline.play()
+        assert run.wait_end() == "finished"
+        frames = [e["frame"] for e in events if e["event"] == "frame" and e["path"] == "root/Nod"]
+        assert frames == [1, 10, 11]
+
+
+def test_mistakes_raise_exceptions_that_say_where():
+    with pytest.raises(choreo.NotFoundError) as e:
+        choreo.load(EXAMPLES / "nothing here")
+    assert isinstance(e.value, FileNotFoundError)
+    with pytest.raises(choreo.LoadError, match='no behavior "dance"'):
+        choreo.load(EXAMPLES / "hello", "dance")
+    with pytest.raises(ValueError, match="nao"):
+        choreo.load(EXAMPLES / "hello", model="robby")
+    run = choreo.load(EXAMPLES / "hello", fast=True)
+    with pytest.raises(choreo.BoxError) as e:
+        run.stimulate("Say Goodbye", "onStart")
+    assert e.value.box == "root/Say Goodbye" and isinstance(e.value, LookupError)
+    with pytest.raises(choreo.BoxError, match="no input"):
+        run.stimulate("Say Hello", "onGo")
+    with pytest.raises(choreo.BoxError, match="no parameter"):
+        run.parameter("Say Hello", "Volume")
+    with pytest.raises(choreo.BoxError, match="no timeline"):
+        run.timeline("Say Hello")
+    with pytest.raises(TypeError):
+        run.stimulate("Say Hello", "onStart", object())
+    with pytest.raises(ValueError):
+        run.wait(-1)
+    run.close()
+    with pytest.raises(choreo.ClosedError):
+        run.start()
+    with pytest.raises(choreo.ClosedError):
+        run.stimulate("Say Hello", "onStart")
+
+
+def _behavior_with(tmp_path, name, *before_class):
+    """examples/hello with `before_class[i]` at the top of its i-th box script."""
+    parts = (EXAMPLES / "hello" / "behavior.xar").read_text().split(
+        "<![CDATA[class MyClass(GeneratedClass):")
+    assert len(parts) > len(before_class)
+    xar = parts[0]
+    for i, part in enumerate(parts[1:]):
+        prefix = before_class[i] + "\n" if i < len(before_class) else ""
+        xar += "<![CDATA[" + prefix + "class MyClass(GeneratedClass):" + part
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "behavior.xar").write_text(xar)
+    return folder
+
+
+def test_a_box_that_cannot_be_constructed_is_a_load_error_with_its_box_and_line(tmp_path):
+    folder = _behavior_with(tmp_path, "broken", "raise ValueError('no robot today')")
+    with pytest.raises(choreo.LoadError) as e:
+        choreo.load(folder, fast=True)
+    assert e.value.box == "root/Wake Up" and e.value.line == 1
+    assert "ValueError: no robot today" in str(e.value)
+
+
+def test_two_behaviors_side_by_side_do_not_see_each_other(tmp_path):
+    seen_in_a, seen_in_b = tmp_path / "a.txt", tmp_path / "b.txt"
+    # A's first box sets a module-level name; its second box sees it (NAOqi ran a
+    # behavior's scripts in one namespace). B, loaded beside it, does not.
+    a = _behavior_with(tmp_path, "a", "LEAK = 'from a'",
+                       "open(%r, 'w').write(LEAK)" % str(seen_in_a))
+    b = _behavior_with(tmp_path, "b", "open(%r, 'w').write(repr(globals().get('LEAK', "
+                       "__builtins__.get('LEAK'))))" % str(seen_in_b))
+    with choreo.load(a, fast=True) as run_a, choreo.load(b, fast=True) as run_b:
+        run_a.start()
+        run_b.start()
+        assert run_a.wait_end() == "finished" and run_b.wait_end() == "finished"
+    assert seen_in_a.read_text() == "from a"
+    assert seen_in_b.read_text() == "None"
+    import builtins
+    assert not hasattr(builtins, "LEAK") and "LEAK" not in globals()
+
+
+def test_a_users_own_qi_is_never_replaced(tmp_path):
+    real = pytest.importorskip("qi")
+    if "site-packages" not in getattr(real, "__file__", ""):
+        pytest.skip("PyPI's qi is not installed here")  # the CI venv installs it
+    box = ("import qi as _qi\nimport naoqi as _naoqi\n"
+           "open(%r, 'w').write(_qi.__name__ + ' ' + _naoqi.__name__)" % str(tmp_path / "seen"))
+    folder = _behavior_with(tmp_path, "uses_qi", box)
+    with choreo.load(folder, fast=True) as run:
+        run.start()
+        assert run.wait_end() == "finished"
+    assert (tmp_path / "seen").read_text() == "_choreo_qi _choreo_naoqi"
+    import qi
+    assert qi is real and sys.modules["qi"] is real
+    assert hasattr(qi, "Session") and "site-packages" in qi.__file__
+
+
+def test_the_choreo_command_runs_in_python():
+    command = os.path.join(os.path.dirname(sys.executable), "choreo")  # the venv's script
+    done = subprocess.run([command, "run", str(EXAMPLES / "hello"), "--fast", "-q"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "finished" in done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "-m", "choreo", "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "choreo" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "choreo", "run", "--bogus"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
