@@ -84,28 +84,53 @@ fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     from_python(obj, Foreign::Refuse)
 }
 
-/// A loaded behavior on its robot (`choreo.Run`): see `choreo/__init__.pyi`.
+/// A value a Python object holds, dropped without the GIL: the engine's threads it joins
+/// then may be waiting for the GIL (a worker gives its Python thread state back as it ends).
+struct Held<T: Send>(Option<T>);
+
+impl<T: Send> Held<T> {
+    fn new(value: T) -> Held<T> {
+        Held(Some(value))
+    }
+
+    /// The value; it is gone only while the holder is dropped.
+    fn get(&self) -> PyResult<&T> {
+        self.0.as_ref().ok_or_else(|| py_error(Error::Closed))
+    }
+}
+
+impl<T: Send> Drop for Held<T> {
+    fn drop(&mut self) {
+        if let Some(value) = self.0.take() {
+            Python::attach(|py| py.detach(move || drop(value)));
+        }
+    }
+}
+
+/// A loaded behavior on its robot (`choreo.Run`): see `choreo/_native.pyi`.
 #[pyclass(module = "choreo._native", frozen)]
 struct Run {
-    run: Arc<choreo::Run>,
+    run: Held<Arc<choreo::Run>>,
 }
 
 #[pymethods]
 impl Run {
     /// Starts the behavior.
     fn start(&self) -> PyResult<()> {
-        self.run.start().map_err(py_error)
+        self.run.get()?.start().map_err(py_error)
     }
 
     /// Asks the behavior to stop (every box unloaded).
-    fn stop(&self) {
-        self.run.stop();
+    fn stop(&self) -> PyResult<()> {
+        self.run.get()?.stop();
+        Ok(())
     }
 
     /// Stops it if it runs and waits for its unload; later calls raise ClosedError.
-    fn close(&self, py: Python<'_>) {
-        let run = Arc::clone(&self.run);
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let run = Arc::clone(self.run.get()?);
         py.detach(move || run.close());
+        Ok(())
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -113,29 +138,32 @@ impl Run {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 
     /// Stimulates `input` of the box at `path` with `value` (None: a bang).
     #[pyo3(signature = (path, input, value = None))]
     fn stimulate(&self, path: &str, input: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let value = value.map(value_of).transpose()?.unwrap_or(Value::None);
-        self.run.stimulate(path, input, value).map_err(py_error)
+        self.run
+            .get()?
+            .stimulate(path, input, value)
+            .map_err(py_error)
     }
 
     /// Every trace event from now on, as dicts (the keys of `--trace`'s JSON Lines).
-    fn events(&self) -> Events {
-        Events {
-            events: Mutex::new(self.run.events()),
-        }
+    fn events(&self) -> PyResult<Events> {
+        Ok(Events {
+            events: Held::new(Mutex::new(self.run.get()?.events())),
+        })
     }
 
     /// Calls `callback(event)` with every trace event from now on; returns an id for
     /// `unobserve`.
-    fn on_event(&self, callback: Py<PyAny>) -> u64 {
-        let id = self.run.on_event(move |e| {
+    fn on_event(&self, callback: Py<PyAny>) -> PyResult<u64> {
+        let id = self.run.get()?.on_event(move |e| {
             Python::attach(|py| {
                 let result = event_dict(py, e).and_then(|d| callback.call1(py, (d,)));
                 if let Err(err) = result {
@@ -143,13 +171,14 @@ impl Run {
                 }
             });
         });
-        self.remember(id)
+        Ok(self.remember(id))
     }
 
     /// Calls `callback(value)` at each firing of `output` of the box at `path`.
     fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<u64> {
         let id = self
             .run
+            .get()?
             .on_output(path, output, move |value| {
                 Python::attach(|py| {
                     let result = to_python(py, value).and_then(|v| callback.call1(py, (v,)));
@@ -163,10 +192,11 @@ impl Run {
     }
 
     /// Stops calling an observer.
-    fn unobserve(&self, id: u64) {
+    fn unobserve(&self, id: u64) -> PyResult<()> {
         if let Some(listener) = take_listener(id) {
-            self.run.unobserve(listener);
+            self.run.get()?.unobserve(listener);
         }
+        Ok(())
     }
 
     /// The value of parameter `name` of the box at `path`.
@@ -176,22 +206,23 @@ impl Run {
         path: &str,
         name: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let value = self.run.parameter(path, name).map_err(py_error)?;
+        let value = self.run.get()?.parameter(path, name).map_err(py_error)?;
         to_python(py, &value)
     }
 
     /// Sets parameter `name` of the box at `path`.
     fn set_parameter(&self, path: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         self.run
+            .get()?
             .set_parameter(path, name, value_of(value)?)
             .map_err(py_error)
     }
 
     /// The timeline of the box at `path`.
     fn timeline(&self, path: &str) -> PyResult<Timeline> {
-        self.run.timeline(path).map_err(py_error)?;
+        self.run.get()?.timeline(path).map_err(py_error)?;
         Ok(Timeline {
-            run: Arc::clone(&self.run),
+            run: Held::new(Arc::clone(self.run.get()?)),
             path: path.to_string(),
         })
     }
@@ -199,7 +230,7 @@ impl Run {
     /// The simulated robot's state: time, said, speaking, posture, awake, joints, position,
     /// leds, memory, sounds.
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.run.robot_state().map_err(py_error)?;
+        let s = self.run.get()?.robot_state().map_err(py_error)?;
         let d = PyDict::new(py);
         d.set_item("time", s.time)?;
         d.set_item("said", s.spoken)?;
@@ -228,17 +259,17 @@ impl Run {
 
     /// Everything the simulated robot said, in order.
     fn said(&self) -> PyResult<Vec<String>> {
-        self.run.said().map_err(py_error)
+        self.run.get()?.said().map_err(py_error)
     }
 
     /// Every joint's angle now, by name (radians; hands: opening ratio).
     fn joints(&self) -> PyResult<std::collections::BTreeMap<String, f64>> {
-        self.run.joints().map_err(py_error)
+        self.run.get()?.joints().map_err(py_error)
     }
 
     /// The value of ALMemory key `key`.
     fn memory<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        let run = Arc::clone(&self.run);
+        let run = Arc::clone(self.run.get()?);
         let key = key.to_string();
         let value = py.detach(move || run.memory(&key)).map_err(py_error)?;
         to_python(py, &value)
@@ -253,7 +284,7 @@ impl Run {
         value: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let value = value.map(value_of).transpose()?.unwrap_or(Value::None);
-        let run = Arc::clone(&self.run);
+        let run = Arc::clone(self.run.get()?);
         let key = key.to_string();
         py.detach(move || run.raise_event(&key, value))
             .map_err(py_error)
@@ -261,30 +292,30 @@ impl Run {
 
     /// Now, in behavior time (seconds).
     #[getter]
-    fn now(&self) -> f64 {
-        self.run.now().as_secs_f64()
+    fn now(&self) -> PyResult<f64> {
+        Ok(self.run.get()?.now().as_secs_f64())
     }
 
     /// The behavior's name in its project.
     #[getter]
-    fn behavior(&self) -> String {
-        self.run.behavior_name().to_string()
+    fn behavior(&self) -> PyResult<String> {
+        Ok(self.run.get()?.behavior_name().to_string())
     }
 
     /// The robot model: "NAO" or "Pepper".
     #[getter]
-    fn model(&self) -> &'static str {
-        self.run.model().name()
+    fn model(&self) -> PyResult<&'static str> {
+        Ok(self.run.get()?.model().name())
     }
 
     /// `path` as the trace names it (`Say` and `root/Say` are both `root/Say`).
-    fn box_path(&self, path: &str) -> String {
-        self.run.box_path(path)
+    fn box_path(&self, path: &str) -> PyResult<String> {
+        Ok(self.run.get()?.box_path(path))
     }
 
     /// The ALMemory keys subscribed now (what an idle behavior waits for).
-    fn awaited(&self) -> Vec<String> {
-        self.run.awaited()
+    fn awaited(&self) -> PyResult<Vec<String>> {
+        Ok(self.run.get()?.awaited())
     }
 
     /// Waits at most `timeout` seconds for what comes next: "finished", "stopped", "idle",
@@ -292,7 +323,7 @@ impl Run {
     #[pyo3(signature = (timeout = DEFAULT_WAIT))]
     fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<&'static str> {
         let limit = seconds(timeout)?;
-        let run = Arc::clone(&self.run);
+        let run = Arc::clone(self.run.get()?);
         let outcome = py.detach(move || run.wait(limit)).map_err(py_error)?;
         Ok(outcome_word(&outcome))
     }
@@ -302,7 +333,7 @@ impl Run {
     #[pyo3(signature = (timeout = DEFAULT_WAIT))]
     fn wait_end<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyAny>> {
         let limit = seconds(timeout)?;
-        let run = Arc::clone(&self.run);
+        let run = Arc::clone(self.run.get()?);
         let ending = py.detach(move || run.wait_end(limit)).map_err(py_error)?;
         ending_object(py, &ending)
     }
@@ -388,13 +419,13 @@ fn event_dict<'py>(py: Python<'py>, e: &choreo::Event) -> PyResult<Bound<'py, Py
 /// The timeline of one box (`Run.timeline`).
 #[pyclass(module = "choreo._native", frozen)]
 struct Timeline {
-    run: Arc<choreo::Run>,
+    run: Held<Arc<choreo::Run>>,
     path: String,
 }
 
 impl Timeline {
     fn act(&self, f: impl FnOnce(&choreo::Timeline<'_>) -> choreo::Result<()>) -> PyResult<()> {
-        let timeline = self.run.timeline(&self.path).map_err(py_error)?;
+        let timeline = self.run.get()?.timeline(&self.path).map_err(py_error)?;
         f(&timeline).map_err(py_error)
     }
 }
@@ -435,7 +466,7 @@ impl Timeline {
 /// A run's events (`Run.events`): an iterator of dicts that ends with the run.
 #[pyclass(module = "choreo._native")]
 struct Events {
-    events: Mutex<choreo::Events>,
+    events: Held<Mutex<choreo::Events>>,
 }
 
 #[pymethods]
@@ -445,12 +476,8 @@ impl Events {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let next = py.detach(|| {
-            self.events
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .next()
-        });
+        let events = self.events.get()?;
+        let next = py.detach(|| events.lock().unwrap_or_else(PoisonError::into_inner).next());
         next.map(|e| event_dict(py, &e)).transpose()
     }
 }
@@ -523,7 +550,9 @@ fn load(
     }
     // Box constructors run Python on the engine's threads: the GIL must be free meanwhile.
     let run = py.detach(move || setup.load()).map_err(py_error)?;
-    Ok(Run { run: Arc::new(run) })
+    Ok(Run {
+        run: Held::new(Arc::new(run)),
+    })
 }
 
 /// `choreo.behaviors(path)`: the names of the behaviors of any input.

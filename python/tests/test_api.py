@@ -4,6 +4,7 @@ and the choreo command."""
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -187,3 +188,39 @@ def test_the_choreo_command_runs_in_python():
     done = subprocess.run([sys.executable, "-m", "choreo", "run", "--bogus"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+
+
+def _served_robot():
+    """`choreo sim` on a free port: (process, its URL's host and port)."""
+    command = os.path.join(os.path.dirname(sys.executable), "choreo")
+    sim = subprocess.Popen([command, "sim", "--listen", "tcp://127.0.0.1:0"],
+                           stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    line = sim.stderr.readline()  # "serving a simulated NAO ... at tcp://HOST:PORT: ..."
+    found = re.search(r"tcp://([0-9.]+):([0-9]+)", line)
+    assert found, line
+    return sim, found.group(1), int(found.group(2))
+
+
+def test_an_exported_program_runs_its_behavior_on_a_served_robot_and_exits(tmp_path):
+    command = os.path.join(os.path.dirname(sys.executable), "choreo")
+    program = tmp_path / "main.py"
+    done = subprocess.run([command, "export-python", str(EXAMPLES / "hello"), "-o", str(program)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # On the simulated robot, in virtual time.
+    done = subprocess.run([sys.executable, str(program), "--fast"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "says: Hello! I am running in choreo." in done.stdout
+    assert done.stdout.rstrip().endswith("hello: finished")
+    # On a robot over qi (choreo sim serving one), as `python main.py IP PORT`; the program
+    # ends (the run's threads are let go without the GIL).
+    sim, host, port = _served_robot()
+    try:
+        done = subprocess.run([sys.executable, str(program), host, str(port)],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        sim.terminate()
+        sim.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("hello: finished")

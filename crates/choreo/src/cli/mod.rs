@@ -12,6 +12,7 @@ mod output;
 mod chat;
 mod check;
 mod convert;
+mod export;
 mod fleet;
 mod fold;
 mod inspect;
@@ -263,6 +264,24 @@ enum Command {
         #[arg(long, value_enum)]
         to: Option<convert::Target>,
         /// Replace an existing output.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write a small Python program that runs a behavior with the choreo package
+    /// (`pip install choreo`): `python main.py` on the simulated robot, `python main.py IP
+    /// [PORT]` on a real one. The program finds the behavior by its path relative to the
+    /// program's folder.
+    #[command(name = "export-python", after_help = EXIT_CODES)]
+    ExportPython {
+        /// The behavior: a .xar, project folder, .pml, .crg, .pkg or split folder.
+        path: PathBuf,
+        /// The program to write.
+        #[arg(short, long, default_value = "main.py")]
+        output: PathBuf,
+        /// The behavior of a project (by name); the first one by default.
+        #[arg(long)]
+        behavior: Option<String>,
+        /// Replace an existing file.
         #[arg(long)]
         force: bool,
     },
@@ -937,6 +956,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
             }
         },
         Command::Inspect { path } => inspect::run(&path),
+        Command::ExportPython {
+            path,
+            output,
+            behavior,
+            force,
+        } => export::export(&export::ExportArgs {
+            path,
+            behavior,
+            output,
+            force,
+        }),
         Command::Convert {
             input,
             output,
