@@ -6,15 +6,17 @@
 //! program gives are called on the trace's delivery thread, which takes the GIL for them.
 //! Errors are the exceptions of `choreo/errors.py`, made here with the file, box and line.
 
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use choreo::{Clock, Ending, Error, Outcome, Setup};
 use choreo_engine::{EngineError, Value};
 use choreo_python::convert::{Foreign, from_python, to_python};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -111,6 +113,8 @@ impl<T: Send> Drop for Held<T> {
 #[pyclass(module = "choreo._native", frozen)]
 struct Run {
     run: Held<Arc<choreo::Run>>,
+    /// The threads delivering to Python observers (`on_event`, `on_output`).
+    observers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 #[pymethods]
@@ -126,10 +130,24 @@ impl Run {
         Ok(())
     }
 
-    /// Stops it if it runs and waits for its unload; later calls raise ClosedError.
+    /// Stops it if it runs, waits for its unload and for the observers to have been given
+    /// every event; later calls raise ClosedError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let run = Arc::clone(self.run.get()?);
-        py.detach(move || run.close());
+        let observers: Vec<JoinHandle<()>> = self
+            .observers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(..)
+            .collect();
+        py.detach(move || {
+            run.close();
+            // The observers' senders went with the run's listeners: each thread ends once it
+            // has delivered what it had.
+            for thread in observers {
+                let _ = thread.join();
+            }
+        });
         Ok(())
     }
 
@@ -156,38 +174,33 @@ impl Run {
     /// Every trace event from now on, as dicts (the keys of `--trace`'s JSON Lines).
     fn events(&self) -> PyResult<Events> {
         Ok(Events {
-            events: Held::new(Mutex::new(self.run.get()?.events())),
+            events: Held::new(Mutex::new((self.run.get()?.events(), VecDeque::new()))),
         })
     }
 
-    /// Calls `callback(event)` with every trace event from now on; returns an id for
-    /// `unobserve`.
+    /// Calls `callback(event)` with every trace event from now on, in order, on a thread of
+    /// its own; returns an id for `unobserve`.
     fn on_event(&self, callback: Py<PyAny>) -> PyResult<u64> {
+        let (tx, deliverer) = self.deliverer(callback, event_dict)?;
         let id = self.run.get()?.on_event(move |e| {
-            Python::attach(|py| {
-                let result = event_dict(py, e).and_then(|d| callback.call1(py, (d,)));
-                if let Err(err) = result {
-                    err.write_unraisable(py, None);
-                }
-            });
+            let _ = tx.send(e.clone());
         });
+        self.keep(deliverer);
         Ok(self.remember(id))
     }
 
-    /// Calls `callback(value)` at each firing of `output` of the box at `path`.
+    /// Calls `callback(value)` at each firing of `output` of the box at `path`, in order,
+    /// on a thread of its own.
     fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<u64> {
+        let (tx, deliverer) = self.deliverer(callback, to_python)?;
         let id = self
             .run
             .get()?
             .on_output(path, output, move |value| {
-                Python::attach(|py| {
-                    let result = to_python(py, value).and_then(|v| callback.call1(py, (v,)));
-                    if let Err(err) = result {
-                        err.write_unraisable(py, None);
-                    }
-                });
+                let _ = tx.send(value.clone());
             })
             .map_err(py_error)?;
+        self.keep(deliverer);
         Ok(self.remember(id))
     }
 
@@ -339,7 +352,48 @@ impl Run {
     }
 }
 
+/// How many observed items a deliverer hands Python at once (one GIL acquisition).
+const BATCH: usize = 4096;
+
 impl Run {
+    /// A thread that calls `callback` with each item sent on the channel it returns, in
+    /// order, taking the GIL once for all the items waiting; it ends when the sender is
+    /// dropped (the observer removed). An exception of the callback is reported as
+    /// unraisable (`sys.unraisablehook`), never raised in the engine.
+    fn deliverer<T: Send + 'static>(
+        &self,
+        callback: Py<PyAny>,
+        convert: for<'py> fn(Python<'py>, &T) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<(mpsc::Sender<T>, JoinHandle<()>)> {
+        let (tx, rx) = mpsc::channel::<T>();
+        let thread = std::thread::Builder::new()
+            .name("choreo-observer".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(rx.try_iter().take(BATCH));
+                    Python::attach(|py| {
+                        for item in &batch {
+                            let result = convert(py, item).and_then(|v| callback.call1(py, (v,)));
+                            if let Err(err) = result {
+                                err.write_unraisable(py, None);
+                            }
+                        }
+                    });
+                }
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start an observer: {e}")))?;
+        Ok((tx, thread))
+    }
+
+    /// Keeps an observer's thread, joined by `close`.
+    fn keep(&self, thread: JoinHandle<()>) {
+        self.observers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(thread);
+    }
+
     /// Keeps a listener id under a number Python can hold.
     fn remember(&self, id: choreo::ListenerId) -> u64 {
         let mut listeners = LISTENERS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -466,7 +520,8 @@ impl Timeline {
 /// A run's events (`Run.events`): an iterator of dicts that ends with the run.
 #[pyclass(module = "choreo._native")]
 struct Events {
-    events: Held<Mutex<choreo::Events>>,
+    /// The run's events, and those taken from them but not given yet.
+    events: Held<Mutex<(choreo::Events, VecDeque<choreo::Event>)>>,
 }
 
 #[pymethods]
@@ -477,7 +532,25 @@ impl Events {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let events = self.events.get()?;
-        let next = py.detach(|| events.lock().unwrap_or_else(PoisonError::into_inner).next());
+        let mut guard = events.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = guard.1.pop_front() {
+            return event_dict(py, &e).map(Some);
+        }
+        // Nothing taken yet: wait for the next event without the GIL, and take with it
+        // every one already there.
+        drop(guard);
+        let next = py.detach(|| {
+            let mut guard = events.lock().unwrap_or_else(PoisonError::into_inner);
+            let (events, taken) = &mut *guard;
+            let first = events.next()?;
+            while taken.len() < BATCH {
+                match events.try_next() {
+                    Some(e) => taken.push_back(e),
+                    None => break,
+                }
+            }
+            Some(first)
+        });
         next.map(|e| event_dict(py, &e)).transpose()
     }
 }
@@ -552,6 +625,7 @@ fn load(
     let run = py.detach(move || setup.load()).map_err(py_error)?;
     Ok(Run {
         run: Held::new(Arc::new(run)),
+        observers: Mutex::new(Vec::new()),
     })
 }
 

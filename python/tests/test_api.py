@@ -224,3 +224,19 @@ def test_an_exported_program_runs_its_behavior_on_a_served_robot_and_exits(tmp_p
         sim.wait(timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("hello: finished")
+
+
+def test_an_observer_that_raises_is_reported_and_the_run_goes_on():
+    raised = []
+    before = sys.unraisablehook
+    sys.unraisablehook = lambda u: raised.append(u.exc_value)
+    try:
+        with choreo.load(EXAMPLES / "hello", fast=True) as run:
+            run.on_output("Say Hello", "onStopped", lambda value: 1 / 0)
+            run.on_event(lambda event: None)
+            run.start()
+            assert run.wait_end() == "finished"
+            assert run.said() == ["Hello! I am running in choreo."]
+    finally:
+        sys.unraisablehook = before
+    assert [type(e) for e in raised] == [ZeroDivisionError]
