@@ -677,3 +677,63 @@ fn convert_corpus_motion_timelines_to_qianim() {
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), want.len());
 }
+
+#[test]
+fn export_python_writes_a_program_that_finds_its_behavior_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("main.py");
+    let program_arg = program.to_str().unwrap();
+    let o = choreo(&["export-python", "examples/hello", "-o", program_arg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&program).unwrap();
+    // The behavior's path, relative to the program's folder, leads to the example.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("BEHAVIOR = "))
+        .unwrap()
+        .to_string();
+    let relative = line.split('"').nth(1).unwrap();
+    assert!(
+        dir.path()
+            .join(relative)
+            .join("behavior.xar")
+            .canonicalize()
+            .unwrap()
+            == workspace().join(HELLO).canonicalize().unwrap(),
+        "{line}"
+    );
+    assert!(text.contains("NAME = \"hello\""), "{text}");
+    // It is Python that compiles.
+    let compiled = Command::new("/usr/bin/python3.11")
+        .args(["-m", "py_compile", program_arg])
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    // An existing file is kept unless --force.
+    let o = choreo(&["export-python", "examples/hello", "-o", program_arg]);
+    assert_eq!(o.status.code(), Some(6));
+    assert!(stderr(&o).contains("already exists (--force replaces it)"));
+    let o = choreo(&[
+        "export-python",
+        "examples/hello",
+        "-o",
+        program_arg,
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A behavior the input does not have.
+    let o = choreo(&[
+        "export-python",
+        "examples/hello",
+        "--behavior",
+        "dance",
+        "-o",
+        program_arg,
+    ]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        stderr(&o).contains("no behavior \"dance\" (it has: hello)"),
+        "{}",
+        stderr(&o)
+    );
+}
