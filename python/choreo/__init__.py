@@ -17,10 +17,16 @@ interpreter; the ``qi``, ``naoqi``, ``almath`` and ``motion`` they import are ch
 never replace modules of those names that the program imports itself.
 
 The ``choreo`` command comes with the package (``python -m choreo`` too), and a pytest plugin
-(``choreo.pytest_plugin``: the ``behavior`` and ``robot_run`` fixtures, assertion helpers).
+(``choreo.pytest_plugin``: the ``behavior`` and ``choreo_load`` fixtures; ``choreo.testing``: assertions).
 """
 
-from choreo._native import Events, Run, Timeline, behaviors, load
+import atexit as _atexit
+import os as _os
+import weakref as _weakref
+from typing import Any, Mapping, Optional, Union
+
+from choreo._native import Events, Run, Timeline, behaviors
+from choreo._native import load as _load
 from choreo.errors import (
     BoxError,
     ChoreoError,
@@ -49,3 +55,43 @@ __all__ = [
     "WaitTimeout",
     "ClosedError",
 ]
+
+# The runs not closed yet: closed when the program exits, so that their boxes are unloaded
+# (onUnload, the robot left as a stop leaves it) as when a run is closed by hand.
+_open_runs = _weakref.WeakSet()
+
+
+def load(
+    path: "Union[str, _os.PathLike[str]]",
+    behavior: Optional[str] = None,
+    *,
+    robot: Optional[str] = None,
+    model: Optional[str] = None,
+    fast: bool = False,
+    timeout: Optional[float] = None,
+    strict: bool = False,
+    params: Optional[Mapping[str, Any]] = None,
+    scenario: "Union[str, _os.PathLike[str], Mapping[str, Any], None]" = None,
+    language: Optional[str] = None,
+) -> Run:
+    """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg), sets up the run of `behavior`
+    (the first one by default) and loads it. `robot`: a `tcp://host:port` URL (else a
+    simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
+    virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
+    code stops the behavior; `params`: {"box/path/Name": value}; `scenario`: a YAML/JSON
+    file or a dict; `language`: the simulated robot's (a NAOqi name: "French").
+    Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
+    RobotError, NotSimulatedError."""
+    run = _load(path, behavior, robot=robot, model=model, fast=fast, timeout=timeout,
+                strict=strict, params=params, scenario=scenario, language=language)
+    _open_runs.add(run)
+    return run
+
+
+@_atexit.register
+def _close_open_runs():
+    for run in list(_open_runs):
+        try:
+            run.close()
+        except ChoreoError:
+            pass

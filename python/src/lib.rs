@@ -109,8 +109,9 @@ impl<T: Send> Drop for Held<T> {
     }
 }
 
-/// A loaded behavior on its robot (`choreo.Run`): see `choreo/_native.pyi`.
-#[pyclass(module = "choreo._native", frozen)]
+/// A loaded behavior on its robot (`choreo.Run`): see `choreo/_native.pyi`. Weakly
+/// referenced by the package, which closes the runs still open when the program exits.
+#[pyclass(module = "choreo._native", frozen, weakref)]
 struct Run {
     run: Held<Arc<choreo::Run>>,
     /// The threads delivering to Python observers (`on_event`, `on_output`).

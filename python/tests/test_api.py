@@ -240,3 +240,21 @@ def test_an_observer_that_raises_is_reported_and_the_run_goes_on():
     finally:
         sys.unraisablehook = before
     assert [type(e) for e in raised] == [ZeroDivisionError]
+
+
+def test_a_run_left_open_is_closed_when_the_program_exits(tmp_path):
+    # The box's onUnload writes a file: it runs when the program exits without closing.
+    unloaded = tmp_path / "unloaded"
+    xar = (EXAMPLES / "interactive" / "behavior.xar").read_text()
+    changed = xar.replace("    def onUnload(self):\n",
+                          "    def onUnload(self):\n        open(%r, 'w').write('yes')\n"
+                          % str(unloaded), 1)
+    assert changed != xar
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "behavior.xar").write_text(changed)
+    program = ("import choreo\nrun = choreo.load(%r, fast=True)\nrun.start()\n"
+               "assert run.wait() == 'idle'\n" % str(tmp_path / "b"))
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert unloaded.read_text() == "yes"
