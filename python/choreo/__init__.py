@@ -25,7 +25,7 @@ import os as _os
 import weakref as _weakref
 from typing import Any, Mapping, Optional, Union
 
-from choreo._native import Events, Run, Timeline, behaviors
+from choreo._native import Events, Project, Run, Timeline
 from choreo._native import load as _load
 from choreo.errors import (
     BoxError,
@@ -41,7 +41,7 @@ from choreo.errors import (
 
 __all__ = [
     "load",
-    "behaviors",
+    "Project",
     "Run",
     "Timeline",
     "Events",
@@ -62,7 +62,7 @@ _open_runs = _weakref.WeakSet()
 
 
 def load(
-    path: "Union[str, _os.PathLike[str]]",
+    path: "Union[str, _os.PathLike[str], Project]",
     behavior: Optional[str] = None,
     *,
     robot: Optional[str] = None,
@@ -74,7 +74,8 @@ def load(
     scenario: "Union[str, _os.PathLike[str], Mapping[str, Any], None]" = None,
     language: Optional[str] = None,
 ) -> Run:
-    """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg), sets up the run of `behavior`
+    """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg; or takes a `Project` opened
+    before), sets up the run of `behavior`
     (the first one by default) and loads it. `robot`: a `tcp://host:port` URL (else a
     simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
     virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box

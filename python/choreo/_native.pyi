@@ -8,7 +8,7 @@ from choreo.errors import Ending
 _Path = Union[str, "PathLike[str]"]
 
 def load(
-    path: _Path,
+    path: Union[_Path, "Project"],
     behavior: Optional[str] = None,
     *,
     robot: Optional[str] = None,
@@ -29,8 +29,22 @@ def load(
     Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
     RobotError, NotSimulatedError."""
 
-def behaviors(path: _Path) -> List[str]:
-    """The names of the behaviors of any input."""
+class Project:
+    """An opened input: `choreo.load` takes it instead of a path (read once)."""
+
+    path: str
+    name: str
+    behaviors: List[str]
+    """Its behaviors' names, in project order (the first is run by default)."""
+    warnings: List[str]
+    """What reading it found to say (missing files...), each located."""
+    model: Optional[str]
+    """"NAO" or "Pepper" as its manifest asks, or None."""
+    language: Optional[str]
+    """The language a robot running it speaks when not English, or None."""
+
+    def __init__(self, path: _Path) -> None:
+        """Opens any input; LoadError if a behavior of it cannot be read."""
 
 def cli_main(argv: List[str]) -> int:
     """Runs the choreo command (argv[0] its name); returns its exit code."""

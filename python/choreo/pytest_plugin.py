@@ -28,7 +28,9 @@ def pytest_configure(config: Any) -> None:
     )
 
 
-def _resolve(request: Any, path: Any) -> str:
+def _resolve(request: Any, path: Any) -> Any:
+    if isinstance(path, choreo.Project):
+        return path
     path = os.fspath(path)
     if os.path.isabs(path):
         return path

@@ -556,14 +556,15 @@ impl Events {
     }
 }
 
-/// `choreo.load(path, ...)`: opens any input, sets its run up and loads it.
+/// `choreo.load(path, ...)`: opens any input (or takes a `Project`), sets its run up and
+/// loads it.
 #[pyfunction]
 #[pyo3(signature = (path, behavior = None, *, robot = None, model = None, fast = false,
     timeout = None, strict = false, params = None, scenario = None, language = None))]
 #[allow(clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
-    path: PathBuf,
+    path: &Bound<'_, PyAny>,
     behavior: Option<String>,
     robot: Option<String>,
     model: Option<String>,
@@ -574,7 +575,7 @@ fn load(
     scenario: Option<&Bound<'_, PyAny>>,
     language: Option<String>,
 ) -> PyResult<Run> {
-    let project = choreo::Project::open(&path).map_err(py_error)?;
+    let project = project_of(py, path)?;
     let mut setup: Setup = project.behavior(behavior.as_deref()).map_err(py_error)?;
     if let Some(url) = robot {
         setup = setup.robot_url(url);
@@ -630,11 +631,85 @@ fn load(
     })
 }
 
-/// `choreo.behaviors(path)`: the names of the behaviors of any input.
-#[pyfunction]
-fn behaviors(path: PathBuf) -> PyResult<Vec<String>> {
-    let project = choreo::Project::open(&path).map_err(py_error)?;
-    Ok(project.behaviors().iter().map(|s| s.to_string()).collect())
+/// An opened input (`choreo.Project`): its behaviors, what reading it found; `choreo.load`
+/// takes it instead of a path (read once).
+#[pyclass(module = "choreo._native", frozen)]
+struct Project {
+    project: choreo::Project,
+}
+
+#[pymethods]
+impl Project {
+    /// Opens any input; every behavior must be readable (else LoadError).
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Project> {
+        let project = py
+            .detach(move || choreo::Project::open(&path))
+            .map_err(py_error)?;
+        Ok(Project { project })
+    }
+
+    /// The path it was opened from.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.project.path().to_path_buf()
+    }
+
+    /// Its name (the `.pml`'s, the archive's title, the manifest's, the file's).
+    #[getter]
+    fn name(&self) -> String {
+        self.project.name().to_string()
+    }
+
+    /// Its behaviors' names, in project order (the first is run by default).
+    #[getter]
+    fn behaviors(&self) -> Vec<String> {
+        self.project
+            .behaviors()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    /// What reading it found to say (missing files...), each located.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.project
+            .warnings()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The robot its manifest asks for ("NAO", "Pepper"), or None.
+    #[getter]
+    fn model(&self) -> Option<&'static str> {
+        self.project.model().map(|m| m.name())
+    }
+
+    /// The language a robot running it speaks when not English (a NAOqi name), or None.
+    #[getter]
+    fn language(&self) -> Option<&'static str> {
+        self.project.language()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Project({:?}, behaviors={:?})",
+            self.project.path(),
+            self.project.behaviors()
+        )
+    }
+}
+
+/// The project `input` names: a `Project`, or a path opened now.
+fn project_of(py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<choreo::Project> {
+    if let Ok(p) = input.cast::<Project>() {
+        return Ok(p.get().project.clone());
+    }
+    let path: PathBuf = input.extract()?;
+    py.detach(move || choreo::Project::open(&path))
+        .map_err(py_error)
 }
 
 /// The `choreo` command with `argv` (its name first); returns the exit code. Box scripts run
@@ -651,7 +726,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Timeline>()?;
     m.add_class::<Events>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
-    m.add_function(wrap_pyfunction!(behaviors, m)?)?;
+    m.add_class::<Project>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())
 }

@@ -90,6 +90,18 @@ def test_parameters_and_timelines_are_driven_from_python():
         assert frames == [1, 10, 11]
 
 
+def test_a_project_is_opened_once_and_loaded_by_name():
+    project = choreo.Project(EXAMPLES / "hello")
+    assert project.behaviors == ["hello"] and project.name == "hello"
+    assert project.warnings == [] and project.model is None
+    with choreo.load(project, "hello", fast=True) as run:
+        run.start()
+        assert run.wait_end() == "finished"
+    garbage = pathlib.Path(__file__).parent / "no such file.xar"
+    with pytest.raises(choreo.NotFoundError):
+        choreo.Project(garbage)
+
+
 def test_mistakes_raise_exceptions_that_say_where():
     with pytest.raises(choreo.NotFoundError) as e:
         choreo.load(EXAMPLES / "nothing here")
