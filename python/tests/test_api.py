@@ -270,3 +270,24 @@ def test_a_run_left_open_is_closed_when_the_program_exits(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert unloaded.read_text() == "yes"
+
+
+def test_the_sim_fixture_serves_a_robot_that_behaviors_and_qi_clients_reach(choreo_sim, choreo_load):
+    run = choreo_load(EXAMPLES / "hello", robot=choreo_sim.url)
+    run.start()
+    assert run.wait_end(120) == "finished"
+    with pytest.raises(choreo.NotSimulatedError):
+        run.said()  # the robot is a served one: its state is its own
+    qi = pytest.importorskip("qi")
+    session = qi.Session()
+    session.connect(choreo_sim.url)
+    assert session.service("ALTextToSpeech").getLanguage() == "English"
+    session.close()
+
+
+@pytest.mark.choreo_sim(model="pepper")
+def test_the_sim_fixture_serves_the_robot_its_marker_asks_for(choreo_sim):
+    done = subprocess.run([sys.executable, "-m", "choreo", "robot", "info", choreo_sim.url],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "model    juliette" in done.stdout, done.stdout  # ALMotion's name for Pepper
