@@ -308,3 +308,16 @@ fn a_real_robot_that_cannot_be_reached_is_an_error_naming_its_url() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_dropped_run_frees_its_engine() {
+    let run = fast(&example("hello"));
+    run.start().unwrap();
+    assert_eq!(run.wait_end(WAIT).unwrap(), Ending::Finished);
+    let engine = Arc::downgrade(run.engine());
+    let robot = run.simulated_robot().unwrap().clone();
+    drop(run);
+    assert!(engine.upgrade().is_none(), "the engine outlived its run");
+    // The robot a caller kept still works, and no longer feeds the dropped run.
+    robot.raise_event("FrontTactilTouched", Value::Float(1.0));
+}

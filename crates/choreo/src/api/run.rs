@@ -407,8 +407,9 @@ impl Run {
     }
 
     /// Stops the behavior if it runs, waits (at most 10 s) for its unload, stops the
-    /// behaviors it started through ALBehaviorManager and removes the observers. Later
-    /// calls that act on the behavior are [`Error::Closed`].
+    /// behaviors it started through ALBehaviorManager and removes the observers, so that
+    /// dropping the run frees its engine and threads. Later calls that act on the behavior
+    /// are [`Error::Closed`].
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
@@ -420,6 +421,8 @@ impl Run {
         if let Some(sim) = &self.sim {
             sim.stop_behaviors();
             sim.set_launcher(None);
+            // The observer holds the engine, the trace and the robot itself: let them go.
+            sim.set_observer(Arc::new(|_: &RobotEvent| {}));
         }
         let _ = self.trace.flush_writer();
         for id in self.lock_listeners().drain(..) {
