@@ -291,3 +291,20 @@ def test_the_sim_fixture_serves_the_robot_its_marker_asks_for(choreo_sim):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "model    juliette" in done.stdout, done.stdout  # ALMotion's name for Pepper
+
+
+def test_runs_closed_and_dropped_leave_no_threads_behind():
+    def threads():
+        return len(os.listdir("/proc/self/task"))
+
+    def one_run():
+        with choreo.load(EXAMPLES / "hello", fast=True) as run:
+            run.on_event(lambda event: None)
+            run.start()
+            assert run.wait_end() == "finished"
+
+    one_run()
+    before = threads()
+    for _ in range(10):
+        one_run()
+    assert threads() <= before, (before, threads())
