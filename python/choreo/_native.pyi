@@ -1,33 +1,15 @@
 """Type hints of choreo's native module (the Rust API, `choreo::Run`)."""
 
 from os import PathLike
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from choreo.errors import Ending
 
 _Path = Union[str, "PathLike[str]"]
 
-def load(
-    path: Union[_Path, "Project"],
-    behavior: Optional[str] = None,
-    *,
-    robot: Optional[str] = None,
-    model: Optional[str] = None,
-    fast: bool = False,
-    timeout: Optional[float] = None,
-    strict: bool = False,
-    params: Optional[Mapping[str, Any]] = None,
-    scenario: Union[_Path, Mapping[str, Any], None] = None,
-    language: Optional[str] = None,
-) -> "Run":
-    """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg), sets up the run of `behavior`
-    (the first one by default) and loads it. `robot`: a `tcp://host:port` URL (else a
-    simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
-    virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
-    code stops the behavior; `params`: {"box/path/Name": value}; `scenario`: a YAML/JSON
-    file or a dict; `language`: the simulated robot's (a NAOqi name: "French").
-    Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
-    RobotError, NotSimulatedError."""
+def load(path: Union[_Path, "Project"], behavior: Optional[str] = None,
+         **options: Any) -> "Run":
+    """The loader behind `choreo.load` (typed and documented there)."""
 
 class Project:
     """An opened input: `choreo.load` takes it instead of a path (read once)."""
