@@ -116,6 +116,8 @@ struct Run {
     run: Held<Arc<choreo::Run>>,
     /// The threads delivering to Python observers (`on_event`, `on_output`).
     observers: Mutex<Vec<JoinHandle<()>>>,
+    /// The observers' listeners, by the number Python was given (gone once unobserved).
+    listeners: Mutex<Vec<Option<choreo::ListenerId>>>,
 }
 
 #[pymethods]
@@ -181,7 +183,7 @@ impl Run {
 
     /// Calls `callback(event)` with every trace event from now on, in order, on a thread of
     /// its own; returns an id for `unobserve`.
-    fn on_event(&self, callback: Py<PyAny>) -> PyResult<u64> {
+    fn on_event(&self, callback: Py<PyAny>) -> PyResult<usize> {
         let (tx, deliverer) = self.deliverer(callback, event_dict)?;
         let id = self.run.get()?.on_event(move |e| {
             let _ = tx.send(e.clone());
@@ -192,7 +194,7 @@ impl Run {
 
     /// Calls `callback(value)` at each firing of `output` of the box at `path`, in order,
     /// on a thread of its own.
-    fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<u64> {
+    fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<usize> {
         let (tx, deliverer) = self.deliverer(callback, to_python)?;
         let id = self
             .run
@@ -206,8 +208,14 @@ impl Run {
     }
 
     /// Stops calling an observer.
-    fn unobserve(&self, id: u64) -> PyResult<()> {
-        if let Some(listener) = take_listener(id) {
+    fn unobserve(&self, id: usize) -> PyResult<()> {
+        let taken = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_mut(id)
+            .and_then(Option::take);
+        if let Some(listener) = taken {
             self.run.get()?.unobserve(listener);
         }
         Ok(())
@@ -395,23 +403,15 @@ impl Run {
             .push(thread);
     }
 
-    /// Keeps a listener id under a number Python can hold.
-    fn remember(&self, id: choreo::ListenerId) -> u64 {
-        let mut listeners = LISTENERS.lock().unwrap_or_else(PoisonError::into_inner);
-        listeners.1 += 1;
-        let n = listeners.1;
-        listeners.0.push((n, id));
-        n
+    /// Keeps a listener id under a number Python can hold: its index in this run's list.
+    fn remember(&self, id: choreo::ListenerId) -> usize {
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listeners.push(Some(id));
+        listeners.len() - 1
     }
-}
-
-/// The listeners given to Python, by number.
-static LISTENERS: Mutex<(Vec<(u64, choreo::ListenerId)>, u64)> = Mutex::new((Vec::new(), 0));
-
-fn take_listener(n: u64) -> Option<choreo::ListenerId> {
-    let mut listeners = LISTENERS.lock().unwrap_or_else(PoisonError::into_inner);
-    let at = listeners.0.iter().position(|(m, _)| *m == n)?;
-    Some(listeners.0.swap_remove(at).1)
 }
 
 /// A number of seconds as a duration: finite and not negative.
@@ -628,6 +628,7 @@ fn load(
     Ok(Run {
         run: Held::new(Arc::new(run)),
         observers: Mutex::new(Vec::new()),
+        listeners: Mutex::new(Vec::new()),
     })
 }
 

@@ -56,16 +56,17 @@ def test_the_world_is_answered_from_python():
 
 
 def test_outputs_and_events_are_observed():
-    fired = []
+    fired, removed = [], []
     with choreo.load(EXAMPLES / "interactive", fast=True) as run:
         run.on_output("Answer", "onStopped", fired.append)
+        run.unobserve(run.on_event(removed.append))  # removed before anything happens
         events = run.events()
         run.start()
         assert run.wait() == "idle"
         run.stimulate("Answer", "touched", 1.0)
         assert run.wait_end() == "finished"
         kinds = [e["event"] for e in events]
-    assert fired == [None]
+    assert fired == [None] and removed == []
     assert "said" in kinds and kinds.count("out") >= 2
 
 
