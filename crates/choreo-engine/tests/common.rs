@@ -52,6 +52,9 @@ pub fn test_tree() -> std::sync::Arc<choreo_engine::resource::ResourceTree> {
     )
 }
 
+/// How long [`run`] waits for the end (real time) before it calls the run hung.
+const HANG: Duration = Duration::from_secs(120);
+
 /// Loads and starts `xml` in virtual time; waits for the end (or idleness); stops it if it
 /// did not finish; returns the outcome and the trace in short form.
 pub fn run(xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
@@ -91,10 +94,12 @@ pub fn run_events(
     )
     .expect("loads");
     engine.start();
-    let outcome = engine.wait(Duration::from_secs(20));
+    // A hang detector, not a speed limit: with both cores busy (two CPU-heavy tests side by
+    // side), a loop of 10,000 worker hops takes 4-20 s instead of 0.15 s (reliability.md).
+    let outcome = engine.wait(HANG);
     if outcome != Outcome::Finished {
         engine.stop();
-        let _ = engine.wait(Duration::from_secs(20));
+        let _ = engine.wait(HANG);
     }
     drop(engine);
     (outcome, trace.events())
