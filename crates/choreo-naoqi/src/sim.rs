@@ -140,6 +140,8 @@ pub(crate) struct Sim {
     /// Counts attaches, so a scenario runner of an older engine stops.
     pub generation: AtomicU64,
     state: Mutex<State>,
+    /// ALDialog's QiChat engine, outside `state`: `^call` calls other services mid-answer.
+    pub qichat: crate::dialog::Engine,
     pub memory: Memory,
     pub tasks: Tasks,
     observer: RwLock<Option<Observer>>,
@@ -398,6 +400,7 @@ impl SimRobot {
                 behaviors: behaviors::Manager::default(),
                 kept: kept::Kept::default(),
             }),
+            qichat: crate::dialog::Engine::default(),
             memory: Memory::new(model),
             tasks: Tasks::default(),
             observer: RwLock::new(None),
@@ -450,7 +453,8 @@ impl SimRobot {
         let mut state = self.sim.state();
         state.speech.set_language(name);
         state.recognition.set_language(name);
-        state.dialog.set_language(name);
+        drop(state);
+        crate::dialog::set_preferred_language(&self.sim, name);
         true
     }
 

@@ -69,7 +69,7 @@ pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
         "WordRecognized",
         Value::List(vec![Value::from(word), Value::Float(confidence)]),
     );
-    crate::dialog::heard(sim, word);
+    crate::dialog::heard(sim, word, Some(confidence));
 }
 
 /// ALSpeechRecognition's grammar contexts (see the module docs); `None` for another method.

@@ -10,17 +10,27 @@ pub struct Topic {
     pub name: String,
     /// Where the `topic:` line is.
     pub span: Span,
-    /// The `language:` code (`enu`, `frf`, `jpj`, ...), if the topic says one.
+    /// The `language:` line (`enu` or, since NAOqi 2.7, `English`), if the topic has one.
     pub language: Option<Language>,
+    /// The properties written after the name (`topic: ~t ^noPick ^fallback ()`).
+    pub properties: Vec<TopicProperty>,
+    /// `description:`: what `Dialog/FocusDescription` says while the topic has the focus.
+    pub description: Option<String>,
+    /// `overload: name`: the topic this one replaces (never activated while this one is
+    /// loaded).
+    pub overload: Option<Named>,
     /// `concept:` definitions, in file order.
     pub concepts: Vec<Concept>,
     /// `dynamic:` declarations, in file order.
     pub dynamics: Vec<Named>,
     /// `include:` files, in file order (not read: including is the engine's business).
     pub includes: Vec<Named>,
-    /// Other header lines (`pronunciation:`, `def:`), kept as text.
+    /// `def:name($a, $b) output`: functions the outputs call as `^name(x, y)`.
+    pub defs: Vec<Def>,
+    /// Other header lines (`pronunciation:`), kept as text: nothing is heard by sound.
     pub directives: Vec<Directive>,
-    /// Top-level rules (`u:`, `proposal:`, `e:`) in file order, each with its subrules.
+    /// Top-level rules (`u:`, `proposal:`, `e:`, `l:`, `s:`) in file order, each with its
+    /// subrules; those after a `recover:` line have [`Rule::recover`] set.
     pub rules: Vec<Rule>,
 }
 
@@ -33,6 +43,11 @@ impl Topic {
     /// The proposals, in file order (the order `^nextProposal` follows).
     pub fn proposals(&self) -> impl Iterator<Item = &Rule> {
         self.rules.iter().filter(|r| r.kind == RuleKind::Proposal)
+    }
+
+    /// Whether the topic has property `p`.
+    pub fn has(&self, p: TopicProperty) -> bool {
+        self.properties.contains(&p)
     }
 
     /// The top-level event rules (`e:`), in file order.
@@ -55,9 +70,10 @@ impl Topic {
 /// A `language:` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Language {
-    /// The code as written (`enu`).
+    /// The language as written: a code (`enu`, NAOqi 2.1's way, deprecated since 2.7) or a
+    /// NAOqi name (`English`, 2.8's way).
     pub code: String,
-    /// Where the code is.
+    /// Where it is.
     pub span: Span,
 }
 
@@ -68,10 +84,92 @@ impl Language {
         "kok", "mnc", "mnt", "nor", "plp", "ptb", "ptp", "rur", "spe", "sws", "trt",
     ];
 
-    /// Whether the code is one NAOqi 2.x documents.
-    pub fn is_known(&self) -> bool {
-        Self::KNOWN.contains(&self.code.as_str())
+    /// The QiChat code, whichever way the line spells it (`English` is `enu`); an unknown
+    /// language as written.
+    pub fn qichat_code(&self) -> &str {
+        match choreo_robot::languages::by_name(&self.code) {
+            Some(l) => l.code,
+            None => &self.code,
+        }
     }
+
+    /// Whether the language is one NAOqi 2.x documents.
+    pub fn is_known(&self) -> bool {
+        Self::KNOWN.contains(&self.qichat_code())
+    }
+}
+
+/// A property written after a topic's name (`topic: ~t ^noPick ()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TopicProperty {
+    /// `^noPick`: the engine never gives this topic the focus by itself.
+    NoPick,
+    /// `^noStay`: its rules answer, the focus stays where it was.
+    NoStay,
+    /// `^keepFocus`: another topic's rule answers, the focus stays here and
+    /// `Dialog/Fallback` is raised.
+    KeepFocus,
+    /// `^fallback`: its rules come after every other topic's, recover sections included.
+    Fallback,
+    /// `^resetOnFocus`: its proposals are all available again when it gets the focus with
+    /// none left.
+    ResetOnFocus,
+    /// `^preProcess`: its answer comes before another topic's to the same input.
+    PreProcess,
+    /// `^postProcess`: its answer comes after another topic's to the same input.
+    PostProcess,
+    /// `^preProcessReplace`: its answer replaces another topic's to the same input.
+    PreProcessReplace,
+    /// `^notInEmbeddedASR`: its rules are not given to the embedded speech recognition.
+    NotInEmbeddedAsr,
+}
+
+impl TopicProperty {
+    /// The property a name spells (as documented, without `^`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        use TopicProperty::*;
+        Some(match name {
+            "noPick" => NoPick,
+            "noStay" => NoStay,
+            "keepFocus" => KeepFocus,
+            "fallback" => Fallback,
+            "resetOnFocus" => ResetOnFocus,
+            "preProcess" => PreProcess,
+            "postProcess" => PostProcess,
+            "preProcessReplace" => PreProcessReplace,
+            "notInEmbeddedASR" => NotInEmbeddedAsr,
+            _ => return None,
+        })
+    }
+
+    /// The name as written in a topic.
+    pub fn name(self) -> &'static str {
+        use TopicProperty::*;
+        match self {
+            NoPick => "noPick",
+            NoStay => "noStay",
+            KeepFocus => "keepFocus",
+            Fallback => "fallback",
+            ResetOnFocus => "resetOnFocus",
+            PreProcess => "preProcess",
+            PostProcess => "postProcess",
+            PreProcessReplace => "preProcessReplace",
+            NotInEmbeddedAsr => "notInEmbeddedASR",
+        }
+    }
+}
+
+/// `def:name($a, $b) output`: a function of the topic's own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Def {
+    /// Its name (called as `^name(...)`).
+    pub name: String,
+    /// Its parameters' names, without `$`: local to the body.
+    pub params: Vec<String>,
+    /// What a call says and does.
+    pub body: Vec<OutputNode>,
+    /// Where the `def:` line starts.
+    pub span: Span,
 }
 
 /// A name with its position (`dynamic:` and `include:`).
@@ -83,7 +181,7 @@ pub struct Named {
     pub span: Span,
 }
 
-/// A header line this parser keeps without reading (`pronunciation:(I) [i]`, `def:...`).
+/// A header line this parser keeps without reading (`pronunciation:(I) [i]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// The keyword before `:`.
@@ -117,6 +215,13 @@ pub enum RuleKind {
     Event,
     /// `cN:` (level N): matched against what the `^call(...)` of its parent returned.
     CallResult,
+    /// `eN:` (level N): answers when the `^call(...)` of its parent failed or returned
+    /// nothing.
+    CallError,
+    /// `l:`: a learning rule, matched beside the rule that answers.
+    Learning,
+    /// `s:(output) modifications`: a skin, applied to the robot's outputs it matches.
+    Skin,
 }
 
 /// A rule, with its subrules.
@@ -140,6 +245,8 @@ pub struct Rule {
     pub output_span: Span,
     /// `u(N+1):` and `c(N+1):` rules that follow it.
     pub subrules: Vec<Rule>,
+    /// After a `recover:` line: answers only when no main-section rule of any topic does.
+    pub recover: bool,
 }
 
 impl Rule {
@@ -152,6 +259,28 @@ impl Rule {
             }
         });
         out
+    }
+
+    /// Whether a modifier or the pattern says `^name` (`^private`, `^exact`,
+    /// `^lessPriority`).
+    pub fn says(&self, builtin: Builtin) -> bool {
+        self.modifiers.iter().any(|m| m.builtin == Some(builtin))
+            || self
+                .pattern
+                .iter()
+                .any(|n| matches!(&n.kind, PatternKind::Function(f) if f.builtin == Some(builtin)))
+    }
+
+    /// The tags of the pattern (`u:(hello %greeting)`): all must be active for the rule to
+    /// match.
+    pub fn input_tags(&self) -> Vec<&str> {
+        self.pattern
+            .iter()
+            .filter_map(|n| match &n.kind {
+                PatternKind::Tag(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Every function called by the output, at any depth, in order.
@@ -173,7 +302,7 @@ pub fn visit_output<'a>(nodes: &'a [OutputNode], f: &mut dyn FnMut(&'a OutputNod
     while let Some(n) = stack.pop() {
         f(n);
         let children: &'a [Alternative<OutputNode>] = match &n.kind {
-            OutputKind::Choice(alts) => alts,
+            OutputKind::Choice(alts) | OutputKind::Optional(alts) => alts,
             OutputKind::Function(Function {
                 args: Args::Choice(alts),
                 ..
@@ -220,6 +349,8 @@ pub enum PatternKind {
     Condition(Condition),
     /// `e:Name`: the ALMemory event `Name` raised.
     Event(String),
+    /// `%tag`: the rule's tag; it matches only while the tag is active.
+    Tag(String),
     /// `^name(...)` or `^name[...]` (`^rand` in concepts, `^private`, `^repeat`, ...).
     Function(Function<PatternNode>),
 }
@@ -256,6 +387,9 @@ pub enum OutputKind {
     /// `[a "b c" "$x==1 d"]`: the first alternative that can be said (conditions hold, not
     /// already said).
     Choice(Vec<Alternative<OutputNode>>),
+    /// `{a b}`: one of the items or nothing, picked at random (the 2.8 page: `{human buddy}`
+    /// is "a choice [human buddy ^empty]").
+    Optional(Vec<Alternative<OutputNode>>),
     /// `~name`: an item of the concept, said.
     Concept(String),
     /// `%name`: a bookmark (a target for `^goto`).
@@ -264,6 +398,8 @@ pub enum OutputKind {
     Function(Function<OutputNode>),
     /// `%script` ... `%script`: Python source run by NAOqi's dialog, kept as written.
     Script(String),
+    /// No space between the nodes around it (`$name's`, `now-$m-01`): said as one word.
+    Glue,
 }
 
 /// One alternative of a choice: a bare item or a quoted phrase.
@@ -304,82 +440,195 @@ pub enum Args<N> {
     Choice(Vec<Alternative<N>>),
 }
 
-/// The functions NAOqi 2.x documents (and the ones real topics call).
+/// The functions of the NAOqi 2.8 QiChat syntax page (and QiSDK's `^endDiscuss` and
+/// `^execute`, which real topics call). Topic properties (`^noPick`, ...) are
+/// [`TopicProperty`]; a `def:` function is called by its own name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum Builtin {
-    Rand,
-    First,
-    Goto,
-    GotoReactivate,
-    GotoRandom,
-    SameProposal,
-    NextProposal,
-    PreviousProposal,
-    TopicTag,
-    Start,
-    Stop,
-    Run,
-    Wait,
-    StartTag,
-    StopTag,
-    WaitTag,
-    RunTag,
+    Activate,
+    Deactivate,
+    Break,
     Clear,
-    StayInScope,
-    EndDiscuss,
-    Private,
-    Repeat,
-    NoStay,
-    NotInEmbeddedAsr,
-    Execute,
-    Call,
+    Concatenate,
+    Empty,
+    Enumerate,
     Exist,
     NotExist,
-    Break,
+    First,
+    FirstOptional,
+    Frequency,
+    Goto,
+    GotoRandom,
+    GotoReactivate,
+    TopicTag,
+    TopicTagReactivate,
+    Topic,
+    TopicRandom,
+    NextProposal,
+    PreviousProposal,
+    SameProposal,
+    Play,
+    Private,
+    LessPriority,
+    Exact,
+    Rand,
+    Repeat,
+    Size,
+    StayInScope,
+    ClearConcept,
+    RemoveFromConcept,
+    AddToConcept,
+    IsInConcept,
+    CurrentDateTime,
+    CurrentDate,
+    CurrentTime,
+    EndOfWeek,
+    GetUserInfo,
+    SetUserInfo,
+    HasUserInfo,
+    RemoveUserInfo,
+    SwitchFocus,
+    ReleaseFocus,
+    Call,
+    SCall,
+    PCall,
+    Mode,
+    Run,
+    RunTag,
+    RunSound,
+    Start,
+    StartTag,
+    StartSound,
+    Stop,
+    StopTag,
+    StopSound,
+    Wait,
+    WaitTag,
+    WaitSound,
+    AddWord,
+    Replace,
+    Wiki,
+    AddKnowledge,
+    UpdateKnowledge,
+    ContainsKnowledge,
+    NotContainsKnowledge,
+    RemoveKnowledge,
+    QueryKnowledge,
+    GetKnowledgeId,
+    AddMetadata,
+    QueryMetadata,
+    UpdateMetadata,
+    ContainsMetadata,
+    NotContainsMetadata,
+    RemoveMetadata,
+    SetExpiringKnowledge,
+    SetHappeningKnowledge,
+    EndDiscuss,
+    Execute,
 }
 
 impl Builtin {
+    /// Every builtin with its name as written (without `^`).
+    pub const ALL: &[(Builtin, &str)] = &[
+        (Builtin::Activate, "activate"),
+        (Builtin::Deactivate, "deactivate"),
+        (Builtin::Break, "break"),
+        (Builtin::Clear, "clear"),
+        (Builtin::Concatenate, "concatenate"),
+        (Builtin::Empty, "empty"),
+        (Builtin::Enumerate, "enumerate"),
+        (Builtin::Exist, "exist"),
+        (Builtin::NotExist, "notExist"),
+        (Builtin::First, "first"),
+        (Builtin::FirstOptional, "firstOptional"),
+        (Builtin::Frequency, "frequency"),
+        (Builtin::Goto, "goto"),
+        (Builtin::GotoRandom, "gotoRandom"),
+        (Builtin::GotoReactivate, "gotoReactivate"),
+        (Builtin::TopicTag, "topicTag"),
+        (Builtin::TopicTagReactivate, "topicTagReactivate"),
+        (Builtin::Topic, "topic"),
+        (Builtin::TopicRandom, "topicRandom"),
+        (Builtin::NextProposal, "nextProposal"),
+        (Builtin::PreviousProposal, "previousProposal"),
+        (Builtin::SameProposal, "sameProposal"),
+        (Builtin::Play, "play"),
+        (Builtin::Private, "private"),
+        (Builtin::LessPriority, "lessPriority"),
+        (Builtin::Exact, "exact"),
+        (Builtin::Rand, "rand"),
+        (Builtin::Repeat, "repeat"),
+        (Builtin::Size, "size"),
+        (Builtin::StayInScope, "stayInScope"),
+        (Builtin::ClearConcept, "clearConcept"),
+        (Builtin::RemoveFromConcept, "removeFromConcept"),
+        (Builtin::AddToConcept, "addToConcept"),
+        (Builtin::IsInConcept, "isInConcept"),
+        (Builtin::CurrentDateTime, "currentDateTime"),
+        (Builtin::CurrentDate, "currentDate"),
+        (Builtin::CurrentTime, "currentTime"),
+        (Builtin::EndOfWeek, "endOfWeek"),
+        (Builtin::GetUserInfo, "getUserInfo"),
+        (Builtin::SetUserInfo, "setUserInfo"),
+        (Builtin::HasUserInfo, "hasUserInfo"),
+        (Builtin::RemoveUserInfo, "removeUserInfo"),
+        (Builtin::SwitchFocus, "switchFocus"),
+        (Builtin::ReleaseFocus, "releaseFocus"),
+        (Builtin::Call, "call"),
+        (Builtin::SCall, "sCall"),
+        (Builtin::PCall, "pCall"),
+        (Builtin::Mode, "mode"),
+        (Builtin::Run, "run"),
+        (Builtin::RunTag, "runTag"),
+        (Builtin::RunSound, "runSound"),
+        (Builtin::Start, "start"),
+        (Builtin::StartTag, "startTag"),
+        (Builtin::StartSound, "startSound"),
+        (Builtin::Stop, "stop"),
+        (Builtin::StopTag, "stopTag"),
+        (Builtin::StopSound, "stopSound"),
+        (Builtin::Wait, "wait"),
+        (Builtin::WaitTag, "waitTag"),
+        (Builtin::WaitSound, "waitSound"),
+        (Builtin::AddWord, "addword"),
+        (Builtin::Replace, "replace"),
+        (Builtin::Wiki, "wiki"),
+        (Builtin::AddKnowledge, "addKnowledge"),
+        (Builtin::UpdateKnowledge, "updateKnowledge"),
+        (Builtin::ContainsKnowledge, "containsKnowledge"),
+        (Builtin::NotContainsKnowledge, "notContainsKnowledge"),
+        (Builtin::RemoveKnowledge, "removeKnowledge"),
+        (Builtin::QueryKnowledge, "queryKnowledge"),
+        (Builtin::GetKnowledgeId, "getKnowledgeId"),
+        (Builtin::AddMetadata, "addMetadata"),
+        (Builtin::QueryMetadata, "queryMetadata"),
+        (Builtin::UpdateMetadata, "updateMetadata"),
+        (Builtin::ContainsMetadata, "containsMetadata"),
+        (Builtin::NotContainsMetadata, "notContainsMetadata"),
+        (Builtin::RemoveMetadata, "removeMetadata"),
+        (Builtin::SetExpiringKnowledge, "setExpiringKnowledge"),
+        (Builtin::SetHappeningKnowledge, "setHappeningKnowledge"),
+        (Builtin::EndDiscuss, "endDiscuss"),
+        (Builtin::Execute, "execute"),
+    ];
+
     /// The builtin a name spells (case as documented), if any.
     pub fn from_name(name: &str) -> Option<Self> {
-        use Builtin::*;
-        Some(match name {
-            "rand" => Rand,
-            "first" => First,
-            "goto" => Goto,
-            "gotoReactivate" => GotoReactivate,
-            "gotoRandom" => GotoRandom,
-            "sameProposal" => SameProposal,
-            "nextProposal" => NextProposal,
-            "previousProposal" => PreviousProposal,
-            "topicTag" => TopicTag,
-            "start" => Start,
-            "stop" => Stop,
-            "run" => Run,
-            "wait" => Wait,
-            "startTag" => StartTag,
-            "stopTag" => StopTag,
-            "waitTag" => WaitTag,
-            "runTag" => RunTag,
-            "clear" => Clear,
-            "stayInScope" => StayInScope,
-            "endDiscuss" => EndDiscuss,
-            "private" => Private,
-            "repeat" => Repeat,
-            "noStay" => NoStay,
-            "notInEmbeddedASR" => NotInEmbeddedAsr,
-            "execute" => Execute,
-            "call" => Call,
-            "exist" => Exist,
-            "notExist" => NotExist,
-            "break" => Break,
-            _ => return None,
-        })
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(b, _)| *b)
+    }
+
+    /// The name as written (without `^`).
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(b, _)| *b == self)
+            .map_or("", |(_, n)| n)
     }
 }
 
 /// `left op right`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
     /// The variable compared (`$var`).
     pub left: Operand,
@@ -407,7 +656,7 @@ pub enum CompareOp {
 }
 
 /// A value in an assignment or a condition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Operand {
     /// `$var`.
     Variable(String),
@@ -415,4 +664,6 @@ pub enum Operand {
     CaptureRef(u32),
     /// A word or a quoted string (quotes removed).
     Literal(String),
+    /// A quoted value with something to work out (`$size="^size(~cocktails)"`).
+    Output(Vec<OutputNode>),
 }

@@ -33,6 +33,7 @@ impl Display for Operand {
                 write!(f, "\"{s}\"")
             }
             Operand::Literal(s) => f.write_str(s),
+            Operand::Output(nodes) => write!(f, "\"{}\"", Seq(nodes)),
         }
     }
 }
@@ -102,6 +103,7 @@ impl Display for PatternNode {
             PatternKind::Variable(v) => write!(f, "${v}"),
             PatternKind::Condition(c) => write!(f, "{c}"),
             PatternKind::Event(e) => write!(f, "e:{e}"),
+            PatternKind::Tag(t) => write!(f, "%{t}"),
             PatternKind::Function(func) => write!(f, "{func}"),
         }
     }
@@ -120,10 +122,16 @@ impl Display for OutputNode {
                 joined(f, alts)?;
                 f.write_str("]")
             }
+            OutputKind::Optional(alts) => {
+                f.write_str("{")?;
+                joined(f, alts)?;
+                f.write_str("}")
+            }
             OutputKind::Concept(c) => write!(f, "~{c}"),
             OutputKind::Bookmark(b) => write!(f, "%{b}"),
             OutputKind::Function(func) => write!(f, "{func}"),
             OutputKind::Script(s) => write!(f, "%script\n{s}%script\n"),
+            OutputKind::Glue => Ok(()),
         }
     }
 }
@@ -135,6 +143,9 @@ impl Display for Rule {
             (RuleKind::User, 0) => f.write_str("u:")?,
             (RuleKind::User, n) => write!(f, "u{n}:")?,
             (RuleKind::CallResult, n) => write!(f, "c{n}:")?,
+            (RuleKind::CallError, n) => write!(f, "e{n}:")?,
+            (RuleKind::Learning, _) => f.write_str("l:")?,
+            (RuleKind::Skin, _) => f.write_str("s:")?,
             (RuleKind::Proposal, _) => f.write_str("proposal:")?,
             (RuleKind::Event, _) => f.write_str("e:")?,
         }
@@ -142,13 +153,15 @@ impl Display for Rule {
             write!(f, "{m}")?;
         }
         match self.kind {
-            RuleKind::User | RuleKind::CallResult => write!(f, "({})", Seq(&self.pattern))?,
+            RuleKind::User | RuleKind::CallResult | RuleKind::Learning | RuleKind::Skin => {
+                write!(f, "({})", Seq(&self.pattern))?
+            }
             RuleKind::Event => write!(
                 f,
                 "({})",
                 Seq(&self.pattern).to_string().trim_start_matches("e:")
             )?,
-            RuleKind::Proposal => {}
+            RuleKind::Proposal | RuleKind::CallError => {}
         }
         if !self.output.is_empty() {
             write!(f, " {}", Seq(&self.output))?;

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use choreo_qichat::matcher::{Lookup, Match, example, match_pattern, words};
+use choreo_qichat::matcher::{Heard, Lookup, match_heard, match_pattern, tokens, words};
 use choreo_qichat::{PatternNode, Topic};
 
 /// A topic with `rules` (and `concepts`), parsed.
@@ -15,7 +15,7 @@ fn topic(body: &str) -> Topic {
 /// Whether the `n`-th rule of `t` matches `input`, and its captures.
 fn captures(t: &Topic, n: usize, input: &str) -> Option<Vec<String>> {
     let rule = t.user_rules().nth(n).unwrap();
-    match_pattern(&rule.pattern, input, t).map(|Match { captures }| captures)
+    match_pattern(&rule.pattern, input, t).map(|m| m.captures)
 }
 
 fn matches(t: &Topic, input: &str) -> bool {
@@ -172,21 +172,64 @@ fn a_concept_naming_itself_and_a_storm_of_wildcards_end_quickly() {
     assert!(!matches(&t, &wrong));
 }
 
+/// Whether the first rule of `t` matches `input` with words the rule does not have allowed
+/// (as the dialog engine matches), and whether it covered everything.
+fn partial(t: &Topic, input: &str) -> Option<bool> {
+    let rule = t.user_rules().next().unwrap();
+    let toks = tokens(input);
+    match_heard(&rule.pattern, Heard::Said(input, &toks), t, true).map(|m| m.exact)
+}
+
 #[test]
-fn an_example_sentence_is_one_the_pattern_matches() {
-    let t = topic(
-        "concept:(greet) [\"good morning\" hello]\n\
-         u:({please} [tell say] me _~greet * now) ok\n\
-         u:(e:FrontTactilTouched) ouch\n\
-         u:($name==ada hi) hi ada\n\
-         u:(call me $name) ok",
+fn more_words_than_the_rule_match_unless_exact() {
+    // The 2.8 syntax page, ^exact: "'Hello robot' will match u:(hello) rule."
+    let t = topic("u:(hello) hi");
+    assert_eq!(partial(&t, "hello"), Some(true));
+    assert_eq!(partial(&t, "Hello robot"), Some(false));
+    assert_eq!(partial(&t, "goodbye robot"), None);
+    // Between the rule's words too: the page's ^addToConcept execution answers "fill in
+    // the fridge" with u:(fill the fridge).
+    assert_eq!(
+        partial(&topic("u:(fill the fridge) ok"), "fill in the fridge"),
+        Some(false)
     );
-    let rules: Vec<_> = t.rules.iter().collect();
-    let said = example(&rules[0].pattern, &t).unwrap();
-    assert_eq!(said, "tell me good morning now");
-    assert!(matches(&t, &said));
-    // Events, conditions and unset variables cannot be said.
-    assert_eq!(example(&rules[1].pattern, &t), None);
-    assert_eq!(example(&rules[2].pattern, &t), None);
-    assert_eq!(example(&rules[3].pattern, &t), None);
+    // Never inside a phrase.
+    assert_eq!(
+        partial(&topic("u:(\"the fridge\") ok"), "the big fridge"),
+        None
+    );
+    // A forbidden word may not hide among the extra words next to it.
+    let t = topic("u:(!don't tell me a new one) great");
+    assert_eq!(partial(&t, "tell me a new one"), Some(true));
+    assert_eq!(partial(&t, "don't tell me a new one"), None);
+    assert_eq!(partial(&t, "please tell me a new one"), Some(false));
+}
+
+#[test]
+fn languages_without_spaces_match_character_by_character() {
+    // The issue's real-Pepper example: u:(何か飲みたい) answers "何か飲みたいな".
+    let t = topic("u:(何か飲みたい) はい");
+    assert_eq!(partial(&t, "何か飲みたいな"), Some(false));
+    assert_eq!(partial(&t, "何か飲みたい"), Some(true));
+    assert_eq!(partial(&t, "何も"), None);
+    let t = topic("u:(私は _* です) こんにちは");
+    let rule = t.user_rules().next().unwrap();
+    let said = "私はペッパーです。";
+    let toks = tokens(said);
+    let m = match_heard(&rule.pattern, Heard::Said(said, &toks), &t, true).unwrap();
+    assert_eq!(m.captures, ["ペッパー"]);
+}
+
+#[test]
+fn a_capture_keeps_the_case_it_was_said_in() {
+    // The 2.8 page, Input storing: "my name is David" → "nice to meet you David".
+    let t = topic("u:(my name is _*) nice to meet you $1");
+    assert_eq!(
+        captures(&t, 0, "my name is David"),
+        Some(vec!["David".to_string()])
+    );
+    assert_eq!(
+        captures(&t, 0, "My name is Ada Lovelace!"),
+        Some(vec!["Ada Lovelace".to_string()])
+    );
 }

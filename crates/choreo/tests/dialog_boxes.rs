@@ -4,9 +4,10 @@
 //! language of its package's manifest; when a Dialog box has no topic in that language, the
 //! run is made again in the language of its topics, as a user would with `--lang`). Each
 //! Dialog box that loads its topic is then probed: a second run makes the robot hear, right
-//! when that box subscribes, a sentence one of its topic's rules matches
-//! (`matcher::example`), and the robot must say what the dialog engine answers for that
-//! topic alone. A box the behavior's flow does not start (it waits for a face, a touch) is
+//! when that box subscribes, a sentence made from the topic's own text (a rule written as
+//! plain words, those words with a word before and after them: the 2.8 syntax page says
+//! "Dialog engine allows more words in input than in rule"), and the robot must say what
+//! the dialog engine answers with that rule for that topic alone. A box the behavior's flow does not start (it waits for a face, a touch) is
 //! started by the test, as a link would start it. A box whose topic
 //! has no rule a sentence can reach (only `e:` rules, conditions on variables, or all
 //! commented out) is counted, not probed. A Dialog box that fails to load must fail for a
@@ -20,8 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use choreo_engine::Value;
 use choreo_engine::trace::Step;
 use choreo_qichat::dialog::Dialog;
-use choreo_qichat::matcher::example;
-use choreo_qichat::{RuleKind, Topic};
+use choreo_qichat::{PatternKind, RuleKind, Topic};
 use choreo_testkit::corpus;
 use support::{CorpusBehavior, Run, corpus_behaviors};
 
@@ -101,9 +101,41 @@ enum Probe {
     Start { expected: Vec<String> },
 }
 
-/// How to probe `topic`: a sentence a top-level rule matches, with what the engine answers
-/// to it for the topic alone; else, when it has one, its `e:onStart` rule's answers; `None`
-/// when neither gives a spoken answer.
+/// The words of `pattern` as the topic writes them: its words, a choice's first item, a
+/// concept's first item, "something" for a wildcard, an optional part left out; `None` when
+/// it needs more than text (an event, a variable, a condition, a function).
+fn literal(
+    pattern: &[choreo_qichat::PatternNode],
+    topic: &Topic,
+    depth: usize,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for n in pattern {
+        match &n.kind {
+            PatternKind::Word(w) => out.push(w.clone()),
+            PatternKind::Phrase(items) => out.extend(literal(items, topic, depth)?),
+            PatternKind::Choice(items) => {
+                out.extend(literal(&items[..1.min(items.len())], topic, depth)?)
+            }
+            PatternKind::Capture(inner) => {
+                out.extend(literal(std::slice::from_ref(inner), topic, depth)?)
+            }
+            PatternKind::Concept(c) if depth < 8 => {
+                let body = &topic.concepts.iter().find(|x| x.name == *c)?.body;
+                out.extend(literal(body, topic, depth + 1)?);
+            }
+            PatternKind::Wildcard => out.push("something".into()),
+            PatternKind::Optional(_) | PatternKind::Not(_) | PatternKind::Tag(_) => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// How to probe `topic`: a sentence made of a top-level rule's own words ([`literal`]) with
+/// a word before and after them, when that rule answers it for the
+/// topic alone, with what it says; else, when it has one, its `e:onStart` rule's answers;
+/// `None` when neither gives a spoken answer.
 fn probe(topic: &Topic) -> Option<Probe> {
     let fresh = |seed: u64| {
         let mut d = Dialog::new(seed);
@@ -112,12 +144,15 @@ fn probe(topic: &Topic) -> Option<Probe> {
         d
     };
     for rule in topic.rules.iter().filter(|r| r.kind == RuleKind::User) {
-        let Some(said) = example(&rule.pattern, topic) else {
+        let Some(words) = literal(&rule.pattern, topic, 0).filter(|w| !w.is_empty()) else {
             continue;
         };
-        let answer = fresh(1).input(&said, &mut HashMap::new())?;
+        let said = format!("umm {} hmm", words.join(" "));
+        let Some(answer) = fresh(1).input(&said, &mut HashMap::new()) else {
+            continue;
+        };
         let expected = plain(&answer.text);
-        if !expected.is_empty() {
+        if answer.rule == rule.span && !expected.is_empty() {
             return Some(Probe::Speech { said, expected });
         }
     }

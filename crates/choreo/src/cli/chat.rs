@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Action, Answer, Dialog, Step};
+use choreo_engine::{Robot as _, Value};
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
 use crate::cli::exit;
@@ -40,10 +41,67 @@ struct DialogBox {
     topic: String,
 }
 
+/// What the engine runs beside in the terminal: variables in a map, the wall clock, and a
+/// simulated NAO whose services `^call` calls (as ALDialog on the simulated robot does).
+struct ChatHost {
+    memory: HashMap<String, String>,
+    robot: Option<choreo_naoqi::SimRobot>,
+}
+
+impl Host for ChatHost {
+    fn get(&self, key: &str) -> Option<String> {
+        self.memory.get(key).cloned()
+    }
+    fn set(&mut self, key: &str, value: Option<&str>) {
+        match value {
+            Some(v) => self.memory.insert(key.to_string(), v.to_string()),
+            None => self.memory.remove(key),
+        };
+    }
+    fn now_ms(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0))
+    }
+    fn call(
+        &mut self,
+        service: &str,
+        method: &str,
+        args: &[CallArg],
+    ) -> Result<Option<String>, String> {
+        let robot = self
+            .robot
+            .get_or_insert_with(|| choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao));
+        let values = args
+            .iter()
+            .map(|a| match a {
+                CallArg::Str(s) => Value::from(s.as_str()),
+                CallArg::Int(i) => Value::Int(*i),
+                CallArg::Float(f) => Value::Float(*f),
+                CallArg::Bool(b) => Value::Bool(*b),
+            })
+            .collect();
+        let result = robot
+            .call(service, method, values)
+            .map_err(|e| e.to_string())?;
+        Ok(text(&result))
+    }
+}
+
+/// A method's result as QiChat text (a list's items joined by spaces).
+fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::None => None,
+        Value::String(s) => Some(s.clone()),
+        Value::List(items) => Some(items.iter().filter_map(text).collect::<Vec<_>>().join(" ")),
+        other => Some(other.to_string()),
+    }
+}
+
 /// A conversation: the engine, its memory, where each topic came from, the Dialog boxes.
 struct Session {
     dialog: Dialog,
-    memory: HashMap<String, String>,
+    memory: ChatHost,
     /// Topic name → the file shown for it.
     files: Vec<(String, String)>,
     boxes: Vec<DialogBox>,
@@ -54,7 +112,10 @@ struct Session {
 pub fn run(args: &ChatArgs) -> u8 {
     let mut session = Session {
         dialog: Dialog::new(args.seed),
-        memory: HashMap::new(),
+        memory: ChatHost {
+            memory: HashMap::new(),
+            robot: None,
+        },
         files: Vec::new(),
         boxes: Vec::new(),
     };
@@ -268,21 +329,25 @@ impl Session {
             .iter()
             .find(|(n, _)| *n == a.topic)
             .map_or(a.topic.as_str(), |(_, p)| p.as_str());
-        let mut out = format!("robot: {}   [{file}:{}]", a.text, a.rule.line);
+        let said = if a.failed {
+            "(nothing valid to say)"
+        } else {
+            a.text.as_str()
+        };
+        let mut out = format!("robot: {said}   [{file}:{}]", a.rule.line);
         for step in &a.steps {
             let line = match step {
                 Step::Say(_) => continue,
-                Step::Do(action) => {
-                    let (what, arg) = match action {
-                        Action::Start(b) => ("start", b.as_str()),
-                        Action::Run(b) => ("run", b.as_str()),
-                        Action::Stop(b) => ("stop", b.as_str()),
-                        Action::Wait(b) => ("wait", b.as_str()),
-                        Action::EndDiscuss(r) => ("end of discussion", r.as_str()),
-                        Action::Unsupported(f) => ("not supported here", f.as_str()),
-                    };
-                    format!("{what}: {arg}")
-                }
+                Step::Do(action) => match action {
+                    Action::Animated { function, arg } => format!("{function}: {arg}"),
+                    Action::Play(sound) => format!("play: {sound}"),
+                    Action::SwitchFocus(b) => format!("switch focus: {b}"),
+                    Action::Call {
+                        service, method, ..
+                    } => format!("call without waiting: {service}.{method}"),
+                    Action::EndDiscuss(r) => format!("end of discussion: {r}"),
+                    Action::Notice(n) => format!("notice: {n}"),
+                },
                 Step::Set { key, value } => {
                     let port = self
                         .boxes
@@ -376,16 +441,20 @@ fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> 
                 failures += 1;
                 continue;
             };
-            let ok = match (expected, got) {
-                ("*", Some(_)) | ("", None) => true,
-                (e, Some(a)) => a.text.eq_ignore_ascii_case(e),
-                _ => false,
+            let said = got.as_ref().map(|a| a.text.as_str()).unwrap_or_default();
+            let ok = match expected {
+                "*" => !said.is_empty(),
+                e => said.eq_ignore_ascii_case(e),
             };
             if !ok {
                 failures += 1;
-                let got = got.as_ref().map_or("(no answer)", |a| a.text.as_str());
+                let got = if said.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    format!("{said:?}")
+                };
                 errln!(
-                    "{}:{}: expected {:?}, the robot said {got:?}",
+                    "{}:{}: expected {:?}, the robot said {got}",
                     script.display(),
                     n + 1,
                     if expected.is_empty() {

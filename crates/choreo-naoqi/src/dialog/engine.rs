@@ -1,0 +1,331 @@
+//! The QiChat engine of the simulated ALDialog, and what runs it: the engine lives outside
+//! the services' state lock because `^call` calls other services in the middle of an
+//! answer. What is heard while the engine is busy (an event a `^call` raises, an input from
+//! another thread) waits in a queue that the thread holding the engine empties before it
+//! lets go: no thread ever blocks on another's answer.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
+
+use super::NAME;
+use crate::sim::Sim;
+
+/// How long an answer waits for the answers before it to be performed.
+const MAX_TURN_WAIT: Duration = Duration::from_secs(600);
+
+/// The engine and the work waiting for it.
+pub(crate) struct Engine {
+    dialog: Mutex<Dialog>,
+    pending: Mutex<VecDeque<Job>>,
+    /// Wall-clock milliseconds at behavior time 0 (set at first use): the robot's clock
+    /// as the time functions read it, the wall clock at the behavior's start plus behavior
+    /// time (as box scripts' `time.time()`).
+    epoch_ms: OnceLock<u64>,
+}
+
+/// Something heard, waiting for the engine.
+pub(crate) enum Job {
+    /// What the human said (`forceInput`, the speech recognition).
+    Input(String),
+    /// A memory event one of the active topics answers.
+    Event(String),
+}
+
+impl Default for Engine {
+    /// An engine in English, a robot's default language.
+    fn default() -> Engine {
+        let mut dialog = Dialog::new(1);
+        dialog.set_language(Some("English"));
+        Engine {
+            dialog: Mutex::new(dialog),
+            pending: Mutex::new(VecDeque::new()),
+            epoch_ms: OnceLock::new(),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Engine {
+    /// The engine, for an API call (waits for an answer being made on another thread).
+    pub(crate) fn get(&self) -> MutexGuard<'_, Dialog> {
+        lock(&self.dialog)
+    }
+}
+
+/// Queues `job` and runs what waits, unless another thread holds the engine (it will).
+pub(crate) fn submit(sim: &Sim, job: Job) {
+    lock(&sim.qichat.pending).push_back(job);
+    drain(sim);
+}
+
+/// Runs the jobs waiting, one at a time, while this thread can hold the engine.
+fn drain(sim: &Sim) {
+    loop {
+        let engine = match sim.qichat.dialog.try_lock() {
+            Ok(e) => e,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        let job = lock(&sim.qichat.pending).pop_front();
+        let Some(job) = job else {
+            drop(engine);
+            // A job queued between the look and the unlock is run by this loop.
+            if lock(&sim.qichat.pending).is_empty() {
+                return;
+            }
+            continue;
+        };
+        run(sim, engine, job);
+    }
+}
+
+/// One job: the engine's answer, then (the engine let go) the answer's events and its
+/// performance.
+fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
+    let mut host = Keys::new(sim);
+    match job {
+        Job::Input(said) => {
+            let answer = engine.input(&said, &mut host);
+            let push = sim.state().dialog.push;
+            let proposal = match &answer {
+                Some(a) if push && a.understood() && !a.failed => engine.propose(&mut host),
+                _ => None,
+            };
+            drop(engine);
+            let understood = answer.as_ref().is_some_and(Answer::understood);
+            if !understood {
+                sim.raise("Dialog/NotUnderstood", Value::from(said.as_str()));
+            }
+            let fallback = if understood {
+                None
+            } else {
+                super::fallback(sim, &said)
+            };
+            match (answer, fallback) {
+                (_, Some(text)) => say(sim, text),
+                (Some(a), None) => answered(sim, a),
+                (None, None) => {}
+            }
+            if let Some(p) = proposal {
+                answered(sim, p);
+            }
+        }
+        Job::Event(key) => {
+            let answer = engine.event(&key, &mut host);
+            drop(engine);
+            if let Some(a) = answer {
+                answered(sim, a);
+            }
+        }
+    }
+}
+
+/// ALMemory as the engine sees it: the stored keys, and what the answer being made wrote
+/// (written to memory later, in order, when the answer is performed); the clock; NAOqi's
+/// services for `^call`.
+pub(crate) struct Keys<'a> {
+    sim: &'a Sim,
+    written: HashMap<String, Option<String>>,
+}
+
+impl<'a> Keys<'a> {
+    pub(crate) fn new(sim: &'a Sim) -> Keys<'a> {
+        Keys {
+            sim,
+            written: HashMap::new(),
+        }
+    }
+}
+
+impl Host for Keys<'_> {
+    fn get(&self, key: &str) -> Option<String> {
+        match self.written.get(key) {
+            Some(v) => v.clone(),
+            None => self.sim.memory.get(key).and_then(|v| text(&v)),
+        }
+    }
+    fn set(&mut self, key: &str, value: Option<&str>) {
+        self.written
+            .insert(key.to_string(), value.map(str::to_string));
+    }
+    fn now_ms(&self) -> u64 {
+        let behavior = self.sim.now().0 / 1_000_000;
+        let epoch = *self.sim.qichat.epoch_ms.get_or_init(|| {
+            let wall = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+            wall.saturating_sub(behavior)
+        });
+        epoch.saturating_add(behavior)
+    }
+    fn call(
+        &mut self,
+        service: &str,
+        method: &str,
+        args: &[CallArg],
+    ) -> Result<Option<String>, String> {
+        if service == NAME {
+            return Err(
+                "^call cannot call ALDialog back (the QiChat syntax page: \"Do not use \
+                        ^call to call back the Dialog engine\")"
+                    .into(),
+            );
+        }
+        let values = args.iter().map(value_of).collect();
+        self.sim
+            .call(service, method, values)
+            .map(|v| text(&v))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A `^call` argument as the service gets it.
+fn value_of(arg: &CallArg) -> Value {
+    match arg {
+        CallArg::Str(s) => Value::from(s.as_str()),
+        CallArg::Int(i) => Value::Int(*i),
+        CallArg::Float(f) => Value::Float(*f),
+        CallArg::Bool(b) => Value::Bool(*b),
+    }
+}
+
+/// A memory value or a method's result as QiChat text (numbers as written, booleans as
+/// 1/0, a list's items joined by spaces); `None` for nothing, maps and bytes.
+pub(crate) fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_string()),
+        Value::List(items) => {
+            let words: Vec<String> = items.iter().filter_map(text).collect();
+            (!words.is_empty()).then(|| words.join(" "))
+        }
+        _ => None,
+    }
+}
+
+/// The robot answers: `Dialog/Answered`, then the answer performed.
+pub(crate) fn answered(sim: &Sim, a: Answer) {
+    if !a.text.is_empty() {
+        sim.raise("Dialog/Answered", Value::from(a.text.as_str()));
+        sim.raise("Dialog/LastAnswer", Value::from(a.text.as_str()));
+    }
+    perform(sim, a.steps);
+}
+
+/// The robot says `text` (a fallback service's answer).
+fn say(sim: &Sim, text: String) {
+    sim.raise("Dialog/Answered", Value::from(text.as_str()));
+    perform(sim, vec![Step::Say(text)]);
+}
+
+/// Performs `steps` on a background activity, after the answers before it.
+fn perform(sim: &Sim, steps: Vec<Step>) {
+    let ticket = {
+        let mut state = sim.state();
+        state.dialog.tickets += 1;
+        state.dialog.tickets - 1
+    };
+    let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
+        sim.state().dialog.turn += 1;
+        return;
+    };
+    let clock = std::sync::Arc::clone(&time);
+    let spawned = time.spawn("ALDialog answer", move || {
+        let deadline = clock
+            .now()
+            .0
+            .saturating_add(MAX_TURN_WAIT.as_nanos() as u64);
+        while me.state().dialog.turn < ticket && clock.now().0 < deadline {
+            clock.sleep(Duration::from_millis(20));
+        }
+        run_steps(&me, steps);
+        me.state().dialog.turn += 1;
+    });
+    if let Err(e) = spawned {
+        sim.state().dialog.turn += 1;
+        sim.notice(NAME, format!("cannot perform an answer: {e}"));
+    }
+}
+
+/// Says and does `steps` in order: words and the animated-speech instructions through
+/// ALAnimatedSpeech, each `$v=x` once the words before it are said.
+fn run_steps(sim: &Sim, steps: Vec<Step>) {
+    let mut speech = String::new();
+    let say = |speech: &mut String| {
+        let text = std::mem::take(speech);
+        if !text.trim().is_empty()
+            && let Err(e) = sim.call("ALAnimatedSpeech", "say", vec![Value::from(text.trim())])
+        {
+            sim.notice(NAME, format!("cannot say {:?}: {e}", text.trim()));
+        }
+    };
+    for step in steps {
+        match step {
+            Step::Say(words) => {
+                speech.push_str(&words);
+                speech.push(' ');
+            }
+            Step::Do(action) => act(sim, action, &mut speech, &say),
+            Step::Set { key, value } => {
+                say(&mut speech);
+                match value {
+                    Some(v) => sim.insert(&key, Value::String(v)),
+                    None => sim.memory.remove(&key),
+                }
+            }
+        }
+    }
+    say(&mut speech);
+}
+
+/// What an action of an answer does on the simulated robot.
+fn act(sim: &Sim, action: Action, speech: &mut String, say: &dyn Fn(&mut String)) {
+    match action {
+        Action::Animated { function, arg } if function.ends_with("Sound") => {
+            sim.notice(
+                NAME,
+                format!("^{function}({arg}): sound files are not played here; the speech goes on"),
+            );
+        }
+        Action::Animated { function, arg } => speech.push_str(&format!("^{function}({arg}) ")),
+        Action::Play(sound) => {
+            sim.notice(NAME, format!("^play({sound}): sounds are not played here"));
+        }
+        Action::SwitchFocus(target) => {
+            say(speech);
+            sim.notice(NAME, format!("^switchFocus({target}): the dialog stops"));
+            sim.state().dialog.subscribers.clear();
+            if let Err(e) = sim.call(
+                "ALBehaviorManager",
+                "startBehavior",
+                vec![Value::from(target.as_str())],
+            ) {
+                sim.notice(NAME, format!("^switchFocus({target}): {e}"));
+            }
+        }
+        Action::Call {
+            service,
+            method,
+            args,
+        } => {
+            let values = args.iter().map(value_of).collect();
+            if let Err(e) = sim.post_call(&service, &method, values) {
+                sim.notice(NAME, format!("^pCall({service}.{method}): {e}"));
+            }
+        }
+        Action::EndDiscuss(reason) => {
+            sim.notice(NAME, format!("^endDiscuss({reason}): the discussion ends"));
+        }
+        Action::Notice(text) => sim.notice(NAME, text),
+    }
+}
