@@ -81,6 +81,7 @@ pub use args::signature;
 pub use audio::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
 pub use behaviors::{BehaviorLauncher, LAST_UPLOADED, LaunchError, MAX_NESTED, behavior_names};
 pub use choreo_robot::{Joint, Model};
+pub use dialog::DialogScripts;
 pub use memory::TOUCH_SENSORS;
 pub use motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};
 pub use observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};

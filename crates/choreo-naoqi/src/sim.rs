@@ -458,6 +458,12 @@ impl SimRobot {
         true
     }
 
+    /// What runs the `%script` blocks of ALDialog's topics (Python); `None`: they are
+    /// not run, with a notice.
+    pub fn set_dialog_scripts(&self, scripts: Option<crate::DialogScripts>) {
+        self.sim.qichat.set_scripts(scripts);
+    }
+
     /// Where ALBehaviorManager's behaviors come from (the project being run): it lists them
     /// and loads one as a nested run when box code runs or starts it. `None`: only those
     /// installed by name.

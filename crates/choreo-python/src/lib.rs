@@ -38,11 +38,13 @@
 //!   (`from naoqi import *` and the imports of the generated prelude: `os`, `sys`, `time`,
 //!   `random`, `logging`, `qi`, `ALProxy`, `ALBroker`, `ALModule`, ...); a name one box sets
 //!   at module level is seen by the other boxes of the run.
+//! - [`run_dialog_script`]: QiChat's `%script` blocks, run with their output captured.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers;
 //!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`).
 
 mod api;
 pub mod convert;
+mod dialog_script;
 mod division;
 pub mod environment;
 pub mod fixer;
@@ -53,6 +55,7 @@ pub mod stack;
 mod syntax;
 mod thread;
 
+pub use dialog_script::run_dialog_script;
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
 pub use host::{PythonHost, PythonOptions};
 pub use syntax::CompileCheck;

@@ -5,12 +5,21 @@ use std::fmt::{self, Display, Formatter};
 
 use crate::ast::*;
 
+/// `items` with one space between them; an item written as nothing (a glue) joins its
+/// neighbours.
 fn joined<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
+    let mut space = false;
+    for item in items {
+        let text = item.to_string();
+        if text.is_empty() {
+            space = false;
+            continue;
+        }
+        if space {
             f.write_str(" ")?;
         }
-        write!(f, "{item}")?;
+        f.write_str(&text)?;
+        space = true;
     }
     Ok(())
 }

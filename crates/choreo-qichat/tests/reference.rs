@@ -19,6 +19,13 @@ use std::path::Path;
 use choreo_qichat::dialog::{Answer, CallArg, Dialog, Host};
 use choreo_qichat::matcher::words;
 
+/// Files that need more than this crate has, each with the test that plays it instead.
+const ELSEWHERE: &[(&str, &str)] = &[(
+    "script.chat",
+    "%script runs Python: crates/choreo/tests/chat.rs plays it through `choreo chat`, whose \
+     %script runs in the embedded CPython",
+)];
+
 /// The robot around the engine: memory, a clock, NAOqi methods stubbed by the file.
 #[derive(Default)]
 struct TestHost {
@@ -180,6 +187,11 @@ fn every_example_of_the_reference_answers_as_the_page_says() {
     let mut failures = Vec::new();
     let mut failing_files = 0;
     for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy();
+        if let Some((_, why)) = ELSEWHERE.iter().find(|(n, _)| *n == name) {
+            println!("{name}: played elsewhere ({why})");
+            continue;
+        }
         let found = play(f);
         if !found.is_empty() {
             failing_files += 1;

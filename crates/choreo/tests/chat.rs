@@ -454,3 +454,29 @@ fn the_robot_speaks_the_manifest_language_its_dialogs_have() {
     let (_, err) = text(&o);
     assert!(err.contains("has no topic in English (enu)"), "{err}");
 }
+
+#[test]
+fn a_script_block_runs_in_python_and_its_output_is_said() {
+    // The 2.8 syntax page's %script example, as choreo-qichat's reference folder keeps it
+    // (that crate has no Python: this test plays it).
+    let file = std::fs::read_to_string(
+        workspace().join("crates/choreo-qichat/tests/reference/script.chat"),
+    )
+    .unwrap();
+    let (topic_text, exchange) = file.split_once("\n===\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let topic = dir.path().join("addition.top");
+    std::fs::write(&topic, topic_text).unwrap();
+    let script = dir.path().join("talk.txt");
+    std::fs::write(&script, exchange).unwrap();
+    let o = choreo(&[
+        "chat",
+        topic.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("robot: result is 3"), "{out}");
+    assert!(out.ends_with("1 answers checked, 0 wrong\n"), "{out}");
+}

@@ -5,7 +5,7 @@
 //! lets go: no thread ever blocks on another's answer.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use choreo_engine::Value;
@@ -25,7 +25,14 @@ pub(crate) struct Engine {
     /// as the time functions read it, the wall clock at the behavior's start plus behavior
     /// time (as box scripts' `time.time()`).
     epoch_ms: OnceLock<u64>,
+    /// What runs `%script` blocks (Python), when the layer that builds runs gave one.
+    scripts: RwLock<Option<DialogScripts>>,
 }
+
+/// Runs a QiChat `%script` block: what it printed, or why it failed. The simulated robot has
+/// no Python of its own; the layer that builds runs gives one
+/// ([`crate::SimRobot::set_dialog_scripts`]).
+pub type DialogScripts = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
 
 /// Something heard, waiting for the engine.
 pub(crate) enum Job {
@@ -44,6 +51,7 @@ impl Default for Engine {
             dialog: Mutex::new(dialog),
             pending: Mutex::new(VecDeque::new()),
             epoch_ms: OnceLock::new(),
+            scripts: RwLock::new(None),
         }
     }
 }
@@ -56,6 +64,11 @@ impl Engine {
     /// The engine, for an API call (waits for an answer being made on another thread).
     pub(crate) fn get(&self) -> MutexGuard<'_, Dialog> {
         lock(&self.dialog)
+    }
+
+    /// Sets what runs `%script` blocks.
+    pub(crate) fn set_scripts(&self, scripts: Option<DialogScripts>) {
+        *self.scripts.write().unwrap_or_else(PoisonError::into_inner) = scripts;
     }
 }
 
@@ -183,6 +196,19 @@ impl Host for Keys<'_> {
             .call(service, method, values)
             .map(|v| text(&v))
             .map_err(|e| e.to_string())
+    }
+    fn script(&mut self, code: &str) -> Result<String, String> {
+        let scripts = self
+            .sim
+            .qichat
+            .scripts
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match scripts {
+            Some(run) => run(code),
+            None => Err("no Python to run %script in this simulated robot".into()),
+        }
     }
 }
 

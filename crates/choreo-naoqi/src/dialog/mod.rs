@@ -33,6 +33,7 @@ use choreo_qichat::dialog::{Dialog as Qichat, QICHAT_EVENTS};
 use crate::args::Args;
 use crate::sim::{Reply, Sim};
 
+pub use engine::DialogScripts;
 pub(crate) use engine::Engine;
 use engine::{Job, Keys, answered, submit};
 

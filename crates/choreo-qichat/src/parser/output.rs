@@ -20,7 +20,8 @@ impl Parser<'_> {
         let mut text_start = 0usize;
         let mut space = false;
         // Whether what came last touches the cursor (no whitespace between): a node and
-        // the text or node right after it are glued.
+        // the text right after it, or text and the node right after it, are glued (words
+        // only: punctuation joins the word before it anyway).
         let mut touching = false;
         let glue = |nodes: &mut Vec<OutputNode>, span: Span| {
             nodes.push(OutputNode {
@@ -88,8 +89,9 @@ impl Parser<'_> {
                     });
                 }
                 Some(_) if self.output_special_at(self.pos) => {
+                    let after_text = !text.is_empty();
                     flush(&mut nodes, &mut text, self.span_at(text_start));
-                    if touching {
+                    if touching && after_text {
                         glue(&mut nodes, self.span_at(self.pos));
                     }
                     space = false;
@@ -99,7 +101,7 @@ impl Parser<'_> {
                 }
                 Some(c) => {
                     if text.is_empty() {
-                        if touching {
+                        if touching && !matches!(c, ',' | '.' | '!' | '?' | ';' | ':') {
                             glue(&mut nodes, self.span_at(self.pos));
                         }
                         text_start = self.pos;

@@ -174,6 +174,8 @@ impl Run {
                 // answers are said by the robot itself, not by a box's call.
                 crate::looks::record(&shows, &shown, at, e);
             }));
+            // ALDialog's `%script` blocks run in the embedded CPython.
+            sim.set_dialog_scripts(Some(Arc::new(choreo_python::run_dialog_script)));
             // ALBehaviorManager runs the project's behaviors as nested runs of this one.
             let weak: Weak<Watched> = Arc::downgrade(&robot);
             sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(

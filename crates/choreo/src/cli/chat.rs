@@ -41,8 +41,9 @@ struct DialogBox {
     topic: String,
 }
 
-/// What the engine runs beside in the terminal: variables in a map, the wall clock, and a
-/// simulated NAO whose services `^call` calls (as ALDialog on the simulated robot does).
+/// What the engine runs beside in the terminal: variables in a map, the wall clock, a
+/// simulated NAO whose services `^call` calls (as ALDialog on the simulated robot does), and
+/// the embedded CPython for `%script`.
 struct ChatHost {
     memory: HashMap<String, String>,
     robot: Option<choreo_naoqi::SimRobot>,
@@ -85,6 +86,9 @@ impl Host for ChatHost {
             .call(service, method, values)
             .map_err(|e| e.to_string())?;
         Ok(text(&result))
+    }
+    fn script(&mut self, code: &str) -> Result<String, String> {
+        choreo_python::run_dialog_script(code)
     }
 }
 
