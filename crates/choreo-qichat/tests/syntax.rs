@@ -254,9 +254,11 @@ fn output_captures_variables_and_assignments() {
         }
     );
     assert_eq!(kinds[2], &OutputKind::CaptureRef(1));
-    assert_eq!(kinds[4], &OutputKind::Variable("robot/name".into()));
+    // Text touching a node is glued to it: said as written, without a space.
+    assert_eq!(kinds[3], &OutputKind::Glue);
+    assert_eq!(kinds[5], &OutputKind::Variable("robot/name".into()));
     assert_eq!(
-        kinds[6],
+        kinds[8],
         &OutputKind::Assign {
             variable: "a".into(),
             value: Operand::Literal("on".into())
@@ -264,7 +266,7 @@ fn output_captures_variables_and_assignments() {
     );
     assert_eq!(
         Seq(&t.rules[0].output).to_string(),
-        "$name=$1 hello $1 , I am $robot/name . $a=on . $q=\"a b\" $e=\"\""
+        "$name=$1 hello $1, I am $robot/name. $a=on. $q=\"a b\" $e=\"\""
     );
 }
 

@@ -480,3 +480,124 @@ fn a_script_block_runs_in_python_and_its_output_is_said() {
     assert!(out.contains("robot: result is 3"), "{out}");
     assert!(out.ends_with("1 answers checked, 0 wrong\n"), "{out}");
 }
+
+/// A Python box that loads the topics given in `case.json` next to the behavior, makes the
+/// robot hear each line (`forceInput`) and waits for the answer to be said.
+const FORCE_INPUT_BOX: &str = r#"<Box name="Talk" id="1"><script language="4"><content><![CDATA[import os, json
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        dialog = ALProxy("ALDialog")
+        case = json.load(open(os.path.join(self.behaviorAbsolutePath(), "case.json")))
+        names = [dialog.loadTopicContent(t) for t in case["topics"]]
+        for n in names:
+            dialog.activateTopic(n)
+        dialog.setFocus(names[0])
+        for line in case["lines"]:
+            dialog.forceInput(line)
+            time.sleep(20)
+        self.onStopped()
+]]></content></script>
+"#;
+
+#[test]
+fn chat_and_the_simulated_robot_s_aldialog_answer_alike() {
+    // The reference's examples whose exchanges need no API call, no event and no chance:
+    // the same topics and lines through `choreo chat` and through ALDialog on the simulated
+    // robot (forceInput, in a run) give the same answers.
+    let cases = [
+        "user-subrule",
+        "conditions",
+        "variable",
+        "first",
+        "first-optional",
+        "clear",
+        "choice",
+        "concept-call",
+        "input-storing",
+        "wildcard",
+        "forbidden-word",
+        "enumerate",
+        "size",
+        "is-in-concept",
+        "clear-concept",
+        "add-to-concept",
+        "exist-notexist",
+        "defined-function",
+        "empty",
+        "stay-in-scope",
+        "previous-proposal",
+        "same-proposal",
+        "next-proposal",
+        "goto",
+        "recover",
+        "private",
+        "replace",
+        "learning-rule",
+    ];
+    let folder = workspace().join("crates/choreo-qichat/tests/reference");
+    for case in cases {
+        let file = std::fs::read_to_string(folder.join(format!("{case}.chat"))).unwrap();
+        let (topics, exchange) = file.split_once("\n===\n").unwrap();
+        let topics: Vec<&str> = topics.split("\n---\n").collect();
+        let lines: Vec<&str> = exchange
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('>'))
+            .map(str::trim)
+            .collect();
+        assert!(!exchange.contains("\n!"), "{case}: an API line");
+        let dir = tempfile::tempdir().unwrap();
+        // choreo chat, the lines on its standard input.
+        let mut paths = Vec::new();
+        for (i, t) in topics.iter().enumerate() {
+            let p = dir.path().join(format!("t{i}.top"));
+            std::fs::write(&p, t).unwrap();
+            paths.push(p.display().to_string());
+        }
+        let mut args = vec!["chat".to_string()];
+        args.extend(paths);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{}\n", lines.join("\n")).as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{case}: {err}");
+        let chat: Vec<String> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("robot: "))
+            .map(|l| l.split("   [").next().unwrap_or("").to_lowercase())
+            .filter(|l| !l.starts_with('(') && !l.is_empty())
+            .collect();
+        // ALDialog on the simulated robot.
+        std::fs::write(
+            dir.path().join("behavior.xar"),
+            behavior_of(FORCE_INPUT_BOX, ""),
+        )
+        .unwrap();
+        let json = serde_json::json!({ "topics": topics, "lines": lines });
+        std::fs::write(dir.path().join("case.json"), json.to_string()).unwrap();
+        let o = choreo(&["run", dir.path().to_str().unwrap(), "--fast"]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{case}: {err}");
+        let robot: Vec<String> = err
+            .lines()
+            .filter_map(|l| l.split_once("says \"").map(|(_, said)| said))
+            .filter_map(|l| l.rsplit_once("\" (").map(|(said, _)| said.to_lowercase()))
+            .collect();
+        assert!(!chat.is_empty(), "{case}: chat said nothing");
+        assert_eq!(
+            chat, robot,
+            "{case}: choreo chat and ALDialog differ\n{err}"
+        );
+    }
+}

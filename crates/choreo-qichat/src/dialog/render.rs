@@ -156,8 +156,8 @@ impl Plan {
 }
 
 /// The pieces as the robot says them: the text, and the steps (words joined into one
-/// [`Step::Say`] between actions and writes). Punctuation that starts a piece (`, what is`)
-/// goes with the word before it, as written text would.
+/// [`Step::Say`] between actions and writes). Words are said as the topic spaces them: a
+/// glue joins a word to the one before it (`$1.`, `~hi,`).
 pub(super) fn finish(pieces: &[Piece]) -> (String, Vec<Step>) {
     let mut all: Vec<String> = Vec::new();
     let mut steps = Vec::new();
@@ -168,8 +168,7 @@ pub(super) fn finish(pieces: &[Piece]) -> (String, Vec<Step>) {
             Piece::Glue => glued = true,
             Piece::Text(t) => {
                 for word in t.split_whitespace() {
-                    let joins = std::mem::take(&mut glued)
-                        || word.starts_with([',', '.', '!', '?', ';', ':', '、', '。']);
+                    let joins = std::mem::take(&mut glued);
                     match all.last_mut() {
                         Some(a) if joins => {
                             a.push_str(word);

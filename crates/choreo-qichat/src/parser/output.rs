@@ -20,8 +20,8 @@ impl Parser<'_> {
         let mut text_start = 0usize;
         let mut space = false;
         // Whether what came last touches the cursor (no whitespace between): a node and
-        // the text right after it, or text and the node right after it, are glued (words
-        // only: punctuation joins the word before it anyway).
+        // the text right after it (`$1.`, `$name's`), or text and the node right after it
+        // (`now-$m`), are glued: said as written, without a space.
         let mut touching = false;
         let glue = |nodes: &mut Vec<OutputNode>, span: Span| {
             nodes.push(OutputNode {
@@ -101,7 +101,7 @@ impl Parser<'_> {
                 }
                 Some(c) => {
                     if text.is_empty() {
-                        if touching && !matches!(c, ',' | '.' | '!' | '?' | ';' | ':') {
+                        if touching {
                             glue(&mut nodes, self.span_at(self.pos));
                         }
                         text_start = self.pos;

@@ -1,0 +1,792 @@
+//! ALDialog on the simulated robot, one test per method of the NAOqi 2.8 ALDialog API page,
+//! each against what the page says (most of them its own Python examples, the topic and
+//! the "Execution" it shows). A box calls ALDialog in virtual time; what the robot says is
+//! its speech record.
+
+mod harness;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::{BoxContext, Outcome, Robot as _, ScriptError, Value};
+use choreo_naoqi::{Model, SimRobot};
+use harness::{f, i, list, notices, run_box, s, watched};
+
+/// Calls `ALDialog.method(args)` from a box.
+fn d(ctx: &BoxContext, method: &str, args: Vec<Value>) -> Result<Value, ScriptError> {
+    Ok(ctx.call_robot("ALDialog", method, args)?)
+}
+
+/// `ALDialog.forceInput(text)`, then time for the answer to be said.
+fn hear(ctx: &BoxContext, text: &str) -> Result<(), ScriptError> {
+    d(ctx, "forceInput", vec![s(text)])?;
+    ctx.sleep(Duration::from_secs(8));
+    Ok(())
+}
+
+/// Waits for what the robot is saying.
+fn pause(ctx: &BoxContext) {
+    ctx.sleep(Duration::from_secs(8));
+}
+
+/// Runs `f` in a box of a fresh NAO; what the robot said (lower case).
+fn session(
+    f: impl Fn(&BoxContext) -> Result<(), ScriptError> + Send + Sync + 'static,
+) -> Vec<String> {
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, trace) = run_box(&robot, f);
+    assert_eq!(outcome, Outcome::Finished, "{}", trace.join("\n"));
+    said(&robot)
+}
+
+fn said(robot: &SimRobot) -> Vec<String> {
+    robot
+        .snapshot()
+        .spoken
+        .iter()
+        .map(|t| t.to_lowercase())
+        .collect()
+}
+
+/// A folder of topic files for one test.
+fn folder(files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "choreo-dialog-api-{}-{}",
+        std::process::id(),
+        files.first().map_or("", |(n, _)| n)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir
+}
+
+fn path(dir: &Path, name: &str) -> Value {
+    s(&dir.join(name).display().to_string())
+}
+
+/// The API page's `aldialog_test_topic_file.top` (loadTopic, activateTopic, subscribe).
+const MYTOPIC: &str = "topic: ~mytopic()\nlanguage: enu\nu: (Hello Nao how are you today) Hello human, I am fine thank you and you?\n";
+
+fn strings(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::String(t) => t.clone(),
+                other => other.to_string(),
+            })
+            .collect(),
+        other => panic!("not a list: {other}"),
+    }
+}
+
+#[test]
+fn load_topic_returns_its_name_and_unload_topic_forgets_it() {
+    // The page's aldialog_loadTopic.py: "mytopic", ['mytopic'], [].
+    let dir = folder(&[("load.top", MYTOPIC)]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session(move |ctx| {
+        d(ctx, "setLanguage", vec![s("English")])?;
+        let name = d(ctx, "loadTopic", vec![path(&dir, "load.top")])?;
+        let loaded = d(ctx, "getLoadedTopics", vec![s("English")])?;
+        d(ctx, "unloadTopic", vec![name.clone()])?;
+        let after = d(ctx, "getLoadedTopics", vec![s("English")])?;
+        log.lock().unwrap().extend([name, loaded, after]);
+        // "If a topic's name passed to the method is wrong, a runtime error will be raised."
+        assert!(d(ctx, "unloadTopic", vec![s("nosuchtopic")]).is_err());
+        // "Any syntax errors in the topic file are thrown as exceptions."
+        assert!(
+            d(
+                ctx,
+                "loadTopicContent",
+                vec![s("topic: ~t()\nu:([oops) x\n")]
+            )
+            .is_err()
+        );
+        Ok(())
+    });
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], s("mytopic"));
+    assert_eq!(strings(&seen[1]), ["mytopic"]);
+    assert_eq!(strings(&seen[2]), Vec::<String>::new());
+}
+
+#[test]
+fn loaded_topics_are_kept_per_language_and_unloaded_in_all() {
+    // The page's aldialog_getLoadedTopics.py, its execution line by line.
+    let dir = folder(&[
+        ("getloaded_1.top", MYTOPIC),
+        (
+            "getloaded_2.top",
+            "topic: ~mytopic_2()\nlanguage: enu\nproposal: human, how was your day?\n",
+        ),
+        (
+            "getloaded_frf.top",
+            "topic: ~mytopic()\nlanguage: frf\nu: ({est-ce que} tu parles français) oui, bien sûr!\n",
+        ),
+    ]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session(move |ctx| {
+        let look = |method: &str, language: Option<&str>| -> Result<(), ScriptError> {
+            let args = language.map(s).into_iter().collect();
+            log.lock().unwrap().push(strings(&d(ctx, method, args)?));
+            Ok(())
+        };
+        d(ctx, "loadTopic", vec![path(&dir, "getloaded_1.top")])?;
+        look("getLoadedTopics", Some("French"))?;
+        look("getLoadedTopics", Some("English"))?;
+        look("getAllLoadedTopics", None)?;
+        d(ctx, "loadTopic", vec![path(&dir, "getloaded_2.top")])?;
+        look("getLoadedTopics", Some("English"))?;
+        look("getAllLoadedTopics", None)?;
+        d(ctx, "loadTopic", vec![path(&dir, "getloaded_frf.top")])?;
+        look("getLoadedTopics", Some("French"))?;
+        look("getAllLoadedTopics", None)?;
+        d(ctx, "unloadTopic", vec![s("mytopic")])?;
+        look("getLoadedTopics", Some("French"))?;
+        look("getLoadedTopics", Some("English"))?;
+        look("getAllLoadedTopics", None)?;
+        d(ctx, "unloadTopic", vec![s("mytopic_2")])?;
+        look("getAllLoadedTopics", None)
+    });
+    let mut seen = seen.lock().unwrap().clone();
+    for l in &mut seen {
+        l.sort();
+    }
+    let v = |items: &[&str]| items.iter().map(ToString::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        seen,
+        [
+            v(&[]),
+            v(&["mytopic"]),
+            v(&["mytopic"]),
+            v(&["mytopic", "mytopic_2"]),
+            v(&["mytopic", "mytopic_2"]),
+            v(&["mytopic"]),
+            v(&["mytopic", "mytopic", "mytopic_2"]),
+            v(&[]),
+            v(&["mytopic_2"]),
+            v(&["mytopic_2"]),
+            v(&[]),
+        ]
+    );
+}
+
+#[test]
+fn load_topic_content_activate_deactivate_and_get_activated_topics() {
+    // aldialog_loadTopicContent.py and aldialog_activateTopic.py.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session(move |ctx| {
+        let content =
+            "topic: ~mytopic()\nlanguage: enu\nproposal: hello\nu:(hi) nice to meet you\n";
+        let name = d(ctx, "loadTopicContent", vec![s(content)])?;
+        d(ctx, "activateTopic", vec![name.clone()])?;
+        let active = d(ctx, "getActivatedTopics", vec![])?;
+        d(ctx, "deactivateTopic", vec![name.clone()])?;
+        let after = d(ctx, "getActivatedTopics", vec![])?;
+        log.lock().unwrap().extend([name, active, after]);
+        Ok(())
+    });
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], s("mytopic"));
+    assert_eq!(strings(&seen[1]), ["mytopic"]);
+    assert!(strings(&seen[2]).is_empty());
+}
+
+#[test]
+fn force_input_answers_without_a_subscriber_recognition_only_with_one() {
+    // forceInput: "The Dialog Engine responds to a forceInput even in the absence of a
+    // subscribe"; subscribe "Starts the dialog engine": what the robot hears is answered
+    // only then.
+    let robot = SimRobot::new(Model::Nao);
+    let r2 = robot.clone();
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let name = d(ctx, "loadTopicContent", vec![s(MYTOPIC)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        hear(ctx, "Hello Nao how are you today")?;
+        r2.inject(&choreo_naoqi::Action::Recognize {
+            word: "Hello Nao how are you today".into(),
+            confidence: 0.9,
+        });
+        pause(ctx);
+        d(ctx, "subscribe", vec![s("my_subscribe_test")])?;
+        r2.inject(&choreo_naoqi::Action::Recognize {
+            word: "Hello Nao how are you today".into(),
+            confidence: 0.9,
+        });
+        pause(ctx);
+        d(ctx, "unsubscribe", vec![s("my_subscribe_test")])?;
+        r2.inject(&choreo_naoqi::Action::Recognize {
+            word: "Hello Nao how are you today".into(),
+            confidence: 0.9,
+        });
+        pause(ctx);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        said(&robot),
+        ["hello human, i am fine thank you and you?"; 2]
+    );
+}
+
+#[test]
+fn set_focus_and_force_output_say_the_focused_topic_s_proposals() {
+    // aldialog_setFocus.py: "Human, how are you?", "What do you want to do?", nothing,
+    // "Human, how was your day?", "Do you like robots?", nothing.
+    let said = session(|ctx| {
+        let a = d(
+            ctx,
+            "loadTopicContent",
+            vec![s(
+                "topic: ~mytopic()\nlanguage: enu\nproposal: human, how are you ?\nproposal: %dynamicTest What do you want to do ?\n",
+            )],
+        )?;
+        let b = d(
+            ctx,
+            "loadTopicContent",
+            vec![s(
+                "topic: ~mytopic_2()\nlanguage: enu\nproposal: human, how was your day?\nproposal: Do you like robots?\n",
+            )],
+        )?;
+        d(ctx, "activateTopic", vec![a])?;
+        d(ctx, "activateTopic", vec![b])?;
+        d(ctx, "subscribe", vec![s("my_setFocus_test")])?;
+        for topic in ["mytopic", "mytopic_2"] {
+            d(ctx, "setFocus", vec![s(topic)])?;
+            for _ in 0..3 {
+                d(ctx, "forceOutput", vec![])?;
+                pause(ctx);
+            }
+        }
+        // getFocus: "the currently focused topic's name".
+        if d(ctx, "getFocus", vec![])? != s("mytopic_2") {
+            return Err("getFocus".into());
+        }
+        // A topic not activated cannot have the focus.
+        d(ctx, "deactivateTopic", vec![s("mytopic")])?;
+        if d(ctx, "setFocus", vec![s("mytopic")]).is_ok() {
+            return Err("focus on an inactive topic".into());
+        }
+        Ok(())
+    });
+    assert_eq!(
+        said,
+        [
+            "human, how are you ?",
+            "what do you want to do ?",
+            "human, how was your day?",
+            "do you like robots?"
+        ]
+    );
+}
+
+#[test]
+fn deactivate_tag_blocks_rules_and_outputs_activate_tag_restores_them() {
+    // aldialog_deactivateTag.py: its eight answers.
+    let said = session(|ctx| {
+        let topic = "topic: ~mytopic()\nlanguage: enu\n\
+            u:(single-tagged rule %mytag_0) single-tagged rule test answer\n\
+            u:(single-tagged output) %mytag_1 single-tagged output test answer\n\
+            u:(double-tagged rule %mytag_2 %mytag_3) double-tagged rule test answer\n\
+            u:(double-tagged output) %mytag_4 %mytag_5 double-tagged output test answer\n\
+            u:(e:Dialog/SpeakFailure) I have matched a rule with an empty answer!\n\
+            u:(e:Dialog/NotUnderstood) I haven't matched any rule!\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("my_deactivateTag_test")])?;
+        for i in 0..6 {
+            d(
+                ctx,
+                "activateTag",
+                vec![s(&format!("mytag_{i}")), s("mytopic")],
+            )?;
+        }
+        for (input, tag) in [
+            ("single-tagged rule", "mytag_0"),
+            ("single-tagged output", "mytag_1"),
+            ("double-tagged rule", "mytag_3"),
+            ("double-tagged output", "mytag_5"),
+        ] {
+            hear(ctx, input)?;
+            d(ctx, "deactivateTag", vec![s(tag), s("mytopic")])?;
+            hear(ctx, input)?;
+        }
+        // Back on: the rule answers again.
+        d(ctx, "activateTag", vec![s("mytag_0"), s("mytopic")])?;
+        hear(ctx, "single-tagged rule")?;
+        Ok(())
+    });
+    assert_eq!(
+        said,
+        [
+            "single-tagged rule test answer",
+            "i haven't matched any rule!",
+            "single-tagged output test answer",
+            "i have matched a rule with an empty answer!",
+            "double-tagged rule test answer",
+            "i haven't matched any rule!",
+            "double-tagged output test answer",
+            "i have matched a rule with an empty answer!",
+            "single-tagged rule test answer",
+        ]
+    );
+}
+
+#[test]
+fn goto_tag_and_goto_topic_make_the_robot_speak_first() {
+    // aldialog_gotoTag.py: "hello"; aldialog_gotoTopic.py: "hello", then "nice to meet you".
+    let said = session(|ctx| {
+        let a = d(
+            ctx,
+            "loadTopicContent",
+            vec![s(
+                "topic: ~mytopic()\nlanguage: enu\nproposal: %myTag hello\n",
+            )],
+        )?;
+        d(ctx, "activateTopic", vec![a])?;
+        d(ctx, "gotoTag", vec![s("myTag"), s("mytopic")])?;
+        pause(ctx);
+        if d(ctx, "gotoTag", vec![s("noSuchTag"), s("mytopic")]).is_ok() {
+            return Err("gotoTag to a missing tag".into());
+        }
+        d(ctx, "unloadTopic", vec![s("mytopic")])?;
+        let b = d(
+            ctx,
+            "loadTopicContent",
+            vec![s(
+                "topic: ~mytopic()\nlanguage: enu\nproposal: hello\nu1:(hi) nice to meet you\n",
+            )],
+        )?;
+        d(ctx, "activateTopic", vec![b])?;
+        d(ctx, "gotoTopic", vec![s("mytopic")])?;
+        pause(ctx);
+        hear(ctx, "hi")
+    });
+    assert_eq!(said, ["hello", "hello", "nice to meet you"]);
+}
+
+#[test]
+fn set_concept_add_to_concept_get_concept_and_clear_concepts() {
+    // aldialog_setConcept.py and aldialog_addToConcept.py.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let topic = "topic: ~mytopic()\nlanguage: enu\ndynamic: things_you_can_ride\nu:(I want to ride a _~things_you_can_ride) Of course you can ride a $1 ! I'm going with you !\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        let words = |w: &[&str]| list(w.iter().map(|x| s(x)).collect());
+        d(
+            ctx,
+            "setConcept",
+            vec![
+                s("things_you_can_ride"),
+                s("English"),
+                words(&["bike", "dragon", "unicorn", "double-decker bus"]),
+            ],
+        )?;
+        hear(ctx, "I want to ride a double-decker bus")?;
+        hear(ctx, "I want to ride a dragon")?;
+        log.lock().unwrap().push(d(
+            ctx,
+            "getConcept",
+            vec![s("things_you_can_ride"), s("English")],
+        )?);
+        d(
+            ctx,
+            "addToConcept",
+            vec![
+                s("things_you_can_ride"),
+                s("English"),
+                words(&["horse", "motorcycle", "just anything"]),
+            ],
+        )?;
+        log.lock().unwrap().push(d(
+            ctx,
+            "getConcept",
+            vec![s("things_you_can_ride"), s("English")],
+        )?);
+        d(ctx, "clearConcepts", vec![])?;
+        log.lock().unwrap().push(d(
+            ctx,
+            "getConcept",
+            vec![s("things_you_can_ride"), s("enu")],
+        )?);
+        hear(ctx, "I want to ride a dragon")
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        said(&robot),
+        [
+            "of course you can ride a double-decker bus ! i'm going with you !",
+            "of course you can ride a dragon ! i'm going with you !"
+        ]
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        strings(&seen[0]),
+        ["bike", "dragon", "unicorn", "double-decker bus"]
+    );
+    assert_eq!(
+        strings(&seen[1]),
+        [
+            "horse",
+            "motorcycle",
+            "just anything",
+            "bike",
+            "dragon",
+            "unicorn",
+            "double-decker bus"
+        ]
+    );
+    assert!(strings(&seen[2]).is_empty());
+}
+
+#[test]
+fn set_delay_makes_an_event_count_longer_with_words() {
+    // setDelay: "If an event is not blocking ... it has a limited validity, by default: 2
+    // seconds"; -1: "infinite validity". A rule needing the touch and then words.
+    let said = session(|ctx| {
+        let topic = "topic: ~mytopic()\nlanguage: enu\nu:(e:FrontTactilTouched light this leg) ok I turn leds on\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("my_setDelay_test")])?;
+        let touch = |ctx: &BoxContext| {
+            ctx.call_robot(
+                "ALMemory",
+                "raiseEvent",
+                vec![s("FrontTactilTouched"), i(1)],
+            )
+        };
+        touch(ctx)?;
+        ctx.sleep(Duration::from_secs(1));
+        hear(ctx, "light this leg")?;
+        touch(ctx)?;
+        ctx.sleep(Duration::from_secs(3));
+        hear(ctx, "light this leg")?;
+        d(ctx, "setDelay", vec![s("FrontTactilTouched"), i(-1)])?;
+        touch(ctx)?;
+        ctx.sleep(Duration::from_secs(30));
+        hear(ctx, "light this leg")
+    });
+    assert_eq!(said, ["ok i turn leds on", "ok i turn leds on"]);
+}
+
+#[test]
+fn blocking_events_are_kept_and_said_to_be_never_interrupting_here() {
+    let (robot, events) = watched(Model::Nao);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        d(ctx, "addBlockingEvent", vec![s("MiddleTactilTouched")])?;
+        d(ctx, "removeBlockingEvent", vec![s("MiddleTactilTouched")])?;
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let n = notices(&events, "ALDialog");
+    assert!(
+        n.iter()
+            .any(|t| t.contains("MiddleTactilTouched is blocking")),
+        "{n:?}"
+    );
+}
+
+#[test]
+fn set_language_chooses_the_topics_that_answer() {
+    // "A topic can have the same name in different languages"; setLanguage: "the English
+    // name of the language to set"; getLanguage returns it; resetLanguage: the robot's.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        for (lang, answer) in [("enu", "hello human"), ("frf", "bonjour humain")] {
+            let name = d(
+                ctx,
+                "loadTopicContent",
+                vec![s(&format!(
+                    "topic: ~greet()\nlanguage: {lang}\nu:(hello) {answer}\n"
+                ))],
+            )?;
+            d(ctx, "activateTopic", vec![name])?;
+        }
+        hear(ctx, "hello")?;
+        d(ctx, "setLanguage", vec![s("French")])?;
+        log.lock().unwrap().push(d(ctx, "getLanguage", vec![])?);
+        hear(ctx, "hello")?;
+        d(ctx, "resetLanguage", vec![])?;
+        log.lock().unwrap().push(d(ctx, "getLanguage", vec![])?);
+        hear(ctx, "hello")?;
+        if d(ctx, "setLanguage", vec![s("Klingon")]).is_ok() {
+            return Err("Klingon".into());
+        }
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        said(&robot),
+        ["hello human", "bonjour humain", "hello human"]
+    );
+    assert_eq!(*seen.lock().unwrap(), [s("French"), s("English")]);
+}
+
+#[test]
+fn run_topics_loads_activates_and_subscribes_stop_topics_undoes_it() {
+    let dir = folder(&[("runtopics.top", MYTOPIC)]);
+    let robot = SimRobot::new(Model::Nao);
+    let r2 = robot.clone();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let names = d(
+            ctx,
+            "runTopics",
+            vec![list(vec![path(&dir, "runtopics.top")])],
+        )?;
+        log.lock().unwrap().push(names.clone());
+        let hello = || {
+            r2.inject(&choreo_naoqi::Action::Recognize {
+                word: "Hello Nao how are you today".into(),
+                confidence: 0.9,
+            })
+        };
+        hello();
+        pause(ctx);
+        d(ctx, "stopTopics", vec![names])?;
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getAllLoadedTopics", vec![])?);
+        hello();
+        pause(ctx);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(said(&robot), ["hello human, i am fine thank you and you?"]);
+    let seen = seen.lock().unwrap();
+    assert_eq!(strings(&seen[0]), ["mytopic"]);
+    assert!(strings(&seen[1]).is_empty());
+}
+
+#[test]
+fn say_speaks_a_tagged_sentence_without_touching_the_active_topics() {
+    let dir = folder(&[(
+        "say.top",
+        "topic: ~other()\nlanguage: enu\nproposal: %greet good evening\nu:(hello) from the other topic\n",
+    )]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let said = session(move |ctx| {
+        d(ctx, "say", vec![path(&dir, "say.top"), s("greet")])?;
+        pause(ctx);
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getAllLoadedTopics", vec![])?);
+        hear(ctx, "hello")
+    });
+    assert_eq!(said, ["good evening"]);
+    assert!(strings(&seen.lock().unwrap()[0]).is_empty());
+}
+
+#[test]
+fn sessions_and_user_data() {
+    // openSession(id) focuses a user; ^getUserInfo reads that user's data; insertUserData,
+    // getUserData, getUserList.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let said = session(move |ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nu:(who am I) ^first[\"you are ^getUserInfo(name)\" \"I do not know you\"]\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "insertUserData", vec![s("name"), s("Albert"), i(7)])?;
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getUserData", vec![s("name"), i(7)])?);
+        log.lock().unwrap().push(d(ctx, "getUserList", vec![])?);
+        hear(ctx, "who am I")?;
+        d(ctx, "openSession", vec![i(7)])?;
+        hear(ctx, "who am I")?;
+        d(ctx, "closeSession", vec![])?;
+        hear(ctx, "who am I")
+    });
+    assert_eq!(
+        said,
+        ["i do not know you", "you are albert", "i do not know you"]
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], s("Albert"));
+    assert_eq!(seen[1], list(vec![i(7)]));
+}
+
+#[test]
+fn reset_all_makes_every_proposal_available_again() {
+    // resetAll: "all proposals can be used again. Scopes (u1 rules) are closed."
+    let said = session(|ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nproposal: how are you?\n  u1:(fine) good\nu:(fine) fine too\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "forceOutput", vec![])?;
+        pause(ctx);
+        d(ctx, "forceOutput", vec![])?;
+        pause(ctx);
+        d(ctx, "resetAll", vec![])?;
+        hear(ctx, "fine")?;
+        d(ctx, "forceOutput", vec![])?;
+        pause(ctx);
+        Ok(())
+    });
+    assert_eq!(said, ["how are you?", "fine too", "how are you?"]);
+}
+
+#[test]
+fn set_variable_path_gives_a_topic_s_variable_and_event_another_key() {
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nu:(e:onStart) started $result=done\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(
+            ctx,
+            "setVariablePath",
+            vec![name.clone(), s("onStart"), s("Box/onStart")],
+        )?;
+        d(
+            ctx,
+            "setVariablePath",
+            vec![name.clone(), s("result"), s("Box/result")],
+        )?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("t")])?;
+        ctx.call_robot("ALMemory", "raiseEvent", vec![s("onStart"), i(1)])?;
+        pause(ctx);
+        ctx.call_robot("ALMemory", "raiseEvent", vec![s("Box/onStart"), i(1)])?;
+        pause(ctx);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(said(&robot), ["started"]);
+    assert_eq!(
+        robot
+            .call("ALMemory", "getData", vec![s("Box/result")])
+            .unwrap(),
+        s("done")
+    );
+}
+
+#[test]
+fn push_mode_adds_a_proposal_after_each_answer() {
+    // startPush: "After an answer, the dialog engine will automatically say a proposal";
+    // stopPush stops it.
+    let said = session(|ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nproposal: shall we dance?\nproposal: shall we sing?\nu:(hello) hello\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "startPush", vec![])?;
+        hear(ctx, "hello")?;
+        d(ctx, "stopPush", vec![])?;
+        hear(ctx, "hello")
+    });
+    assert_eq!(said, ["hello", "shall we dance?", "hello"]);
+}
+
+#[test]
+fn confidence_thresholds_filter_what_the_robot_hears() {
+    // setConfidenceThreshold: "Below this threshold value, the dialog engine ignores
+    // results returned by the ASR (as if the robot did not hear anything)".
+    let robot = SimRobot::new(Model::Nao);
+    let r2 = robot.clone();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let name = d(
+            ctx,
+            "loadTopicContent",
+            vec![s("topic: ~t()\nlanguage: enu\nu:(hello) hi\n")],
+        )?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("t")])?;
+        let hello = |c: f64| {
+            r2.inject(&choreo_naoqi::Action::Recognize {
+                word: "hello".into(),
+                confidence: c,
+            })
+        };
+        hello(0.6);
+        pause(ctx);
+        d(
+            ctx,
+            "setConfidenceThreshold",
+            vec![s("BNF"), f(0.7), s("English")],
+        )?;
+        log.lock().unwrap().push(d(
+            ctx,
+            "getConfidenceThreshold",
+            vec![s("BNF"), s("English")],
+        )?);
+        hello(0.6);
+        pause(ctx);
+        let all = d(ctx, "getAllConfidenceThresholds", vec![])?;
+        log.lock().unwrap().push(all);
+        d(ctx, "removeAllLanguageThresholds", vec![])?;
+        hello(0.6);
+        pause(ctx);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(said(&robot), ["hi", "hi"]);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], f(0.7));
+    let Value::Map(grammars) = &seen[1] else {
+        panic!("{}", seen[1]);
+    };
+    assert_eq!(grammars.len(), 3, "BNF, SLM and REMOTE");
+}
+
+#[test]
+fn animated_speech_configuration_is_kept_and_compile_all_does_nothing() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session(move |ctx| {
+        let config = list(vec![list(vec![s("bodyLanguageMode"), s("disabled")])]);
+        d(ctx, "setAnimatedSpeechConfiguration", vec![config])?;
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getAnimatedSpeechConfiguration", vec![])?);
+        d(ctx, "compileAll", vec![])?;
+        Ok(())
+    });
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        list(vec![list(vec![s("bodyLanguageMode"), s("disabled")])])
+    );
+}
+
+#[test]
+fn events_say_what_was_heard_and_answered() {
+    // Dialog/LastInput: "Contains the last human input"; Dialog/Answered: "Contains the last
+    // answer"; qiChat's own events (Dialog/NotUnderstood) answer rules, not ALMemory
+    // subscribers' doubles.
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nu:(hello) hello human\nu:(what did you say) I said $Dialog/Answered\nu:(e:Dialog/NotUnderstood) pardon?\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        hear(ctx, "hello")?;
+        hear(ctx, "what did you say")?;
+        hear(ctx, "blah")?;
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        said(&robot),
+        ["hello human", "i said hello human", "pardon?"]
+    );
+    assert_eq!(
+        robot
+            .call("ALMemory", "getData", vec![s("Dialog/LastInput")])
+            .unwrap(),
+        s("blah")
+    );
+}
