@@ -16,12 +16,14 @@ pub mod dialog;
 mod display;
 mod error;
 pub mod matcher;
+mod notices;
 mod parser;
 mod text;
 
 pub use ast::*;
 pub use display::Seq;
 pub use error::{QiChatError, Span, Warning};
+pub use notices::notices;
 pub use parser::MAX_DEPTH;
 
 /// A topic and what its parse noticed without failing.

@@ -150,11 +150,13 @@ pub fn tokens(text: &str) -> Vec<Token> {
     let mut word: Option<usize> = None;
     let push = |out: &mut Vec<Token>, start: usize, end: usize| {
         let raw = &text[start..end];
-        let trimmed = raw.trim_matches(|c: char| matches!(c, '\'' | '’' | '-'));
+        let edge = |c: char| matches!(c, '\'' | '’' | '-');
+        let front = raw.trim_start_matches(edge);
+        let trimmed = front.trim_end_matches(edge);
         if trimmed.is_empty() {
             return;
         }
-        let offset = raw.find(trimmed).unwrap_or(0);
+        let offset = raw.len() - front.len();
         let norm = trimmed.replace('’', "'").to_lowercase();
         out.push(Token {
             norm,
@@ -224,6 +226,9 @@ pub fn match_heard(
         Heard::Said(text, toks) => (text, toks, None),
         Heard::Event(e) => ("", &[][..], Some(e)),
     };
+    if !may_match(pattern, toks, event) {
+        return None;
+    }
     let mut m = Matcher {
         toks,
         event,
@@ -261,6 +266,42 @@ pub fn match_heard(
         exact: best.skipped == 0,
         wildcard_words: best.wild,
     })
+}
+
+/// A quick look before matching: every word the pattern must have (its top-level words) is
+/// among the tokens; an event is named somewhere in the pattern. Most rules fail here.
+fn may_match(pattern: &[PatternNode], toks: &[Token], event: Option<&str>) -> bool {
+    match event {
+        Some(e) => {
+            let mut stack: Vec<&PatternNode> = pattern.iter().collect();
+            while let Some(n) = stack.pop() {
+                match &n.kind {
+                    PatternKind::Event(name) if name == e => return true,
+                    PatternKind::Phrase(items)
+                    | PatternKind::Choice(items)
+                    | PatternKind::Optional(items) => stack.extend(items),
+                    PatternKind::Capture(inner) => stack.push(inner),
+                    _ => {}
+                }
+            }
+            false
+        }
+        None => pattern.iter().all(|n| match &n.kind {
+            PatternKind::Word(w) if is_plain(w) => {
+                toks.iter().any(|t| t.norm.eq_ignore_ascii_case(w))
+            }
+            PatternKind::Word(w) => tokens(w)
+                .iter()
+                .all(|want| toks.iter().any(|t| t.norm == want.norm)),
+            _ => true,
+        }),
+    }
+}
+
+/// Whether `w` is one token whose matching form is itself in lower case (ASCII letters and
+/// digits): compared without cutting it into tokens.
+fn is_plain(w: &str) -> bool {
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// The text of tokens `a..b` as said.
@@ -355,15 +396,31 @@ impl Matcher<'_> {
                 _ => None,
             })
             .collect();
+        // Where the next part can start: at its first word when it is a word; the gap after
+        // the last part runs to the end.
+        let first_word = match after.map(|n| &n.kind) {
+            Some(PatternKind::Word(w)) if is_plain(w) => Some(w.to_ascii_lowercase()),
+            Some(PatternKind::Word(w)) => tokens(w).into_iter().next().map(|t| t.norm),
+            _ => None,
+        };
+        let n = self.toks.len();
         let mut out = Vec::new();
         for s in states {
-            for end in s.at..=self.toks.len() {
+            for end in s.at..=n {
                 self.steps += 1;
                 if self.steps > MAX_STEPS {
                     return out;
                 }
                 if end > s.at && self.forbids(&forbidden, end - 1) {
                     break;
+                }
+                let fits = match (after, &first_word) {
+                    (None, _) => end == n,
+                    (Some(_), Some(w)) => self.toks.get(end).is_some_and(|t| t.norm == *w),
+                    (Some(_), None) => true,
+                };
+                if !fits {
+                    continue;
                 }
                 let n = State {
                     at: end,
@@ -404,6 +461,13 @@ impl Matcher<'_> {
             ..s.clone()
         };
         match &node.kind {
+            PatternKind::Word(w) if is_plain(w) => match self.toks.get(s.at) {
+                Some(t) if t.norm.eq_ignore_ascii_case(w) => vec![State {
+                    at: s.at + 1,
+                    ..s.clone()
+                }],
+                _ => Vec::new(),
+            },
             PatternKind::Word(w) => self.literal(&words(w), s).into_iter().collect(),
             PatternKind::Phrase(nodes) => self.seq(nodes, vec![s.clone()], depth),
             PatternKind::Choice(items) => self.any(items, s, depth),

@@ -251,8 +251,12 @@ fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topi
     parse_topic(a, path, &bytes, &mut |n| included(sim, path, n))
 }
 
-/// Loads `topic` (from `origin`) into the engine; its name.
+/// Loads `topic` (from `origin`) into the engine, noticing what of it is not run here; its
+/// name.
 fn load(sim: &Sim, engine: &mut Qichat, topic: choreo_qichat::Topic, origin: &str) -> String {
+    for n in choreo_qichat::notices(&topic, origin) {
+        sim.notice(NAME, n.to_string());
+    }
     let language = topic.language.as_ref().map(|l| l.qichat_code().to_string());
     let name = engine.load(topic);
     engine.deactivate(&name);

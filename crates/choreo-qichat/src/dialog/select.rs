@@ -153,21 +153,21 @@ impl Dialog {
                 .copied()
                 .filter(|a| Some(*a) != self.focus),
         );
-        order.retain(|&t| self.speaks(t) && !self.overloaded(t));
+        // The topics another loaded topic overloads (`overload: name`) never answer.
+        let overloaded: Vec<(usize, &str)> = self
+            .topics
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.speaks(*i))
+            .filter_map(|(i, l)| Some((i, l.topic.overload.as_ref()?.name.trim_start_matches('~'))))
+            .collect();
+        order.retain(|&t| {
+            self.speaks(t)
+                && !overloaded
+                    .iter()
+                    .any(|(i, name)| *i != t && *name == self.topics[t].topic.name)
+        });
         order
-    }
-
-    /// Whether another loaded topic says `overload:` this one.
-    fn overloaded(&self, t: usize) -> bool {
-        let name = &self.topics[t].topic.name;
-        self.topics.iter().enumerate().any(|(i, l)| {
-            i != t
-                && l.topic
-                    .overload
-                    .as_ref()
-                    .is_some_and(|o| o.name.trim_start_matches('~') == name)
-                && self.speaks(i)
-        })
     }
 
     /// The side property of topic `t`, if it has one.

@@ -184,6 +184,9 @@ impl Session {
                 for w in &parsed.warnings {
                     errln!("{w}");
                 }
+                for n in choreo_qichat::notices(&parsed.topic, &shown) {
+                    errln!("{n}");
+                }
                 parsed.topic
             }
             Err(errors) => {
