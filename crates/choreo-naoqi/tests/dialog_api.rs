@@ -791,3 +791,89 @@ fn events_say_what_was_heard_and_answered() {
         s("blah")
     );
 }
+
+#[test]
+fn user_data_lists_and_removal() {
+    // getUserDataList(userID), removeUserData(userID): a user's data names, and forgetting
+    // them.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session(move |ctx| {
+        d(ctx, "insertUserData", vec![s("name"), s("Albert"), i(7)])?;
+        d(ctx, "insertUserData", vec![s("age"), s("9"), i(7)])?;
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getUserDataList", vec![i(7)])?);
+        d(ctx, "removeUserData", vec![i(7)])?;
+        log.lock()
+            .unwrap()
+            .push(d(ctx, "getUserDataList", vec![i(7)])?);
+        log.lock().unwrap().push(d(ctx, "getUserList", vec![])?);
+        Ok(())
+    });
+    let seen = seen.lock().unwrap();
+    assert_eq!(strings(&seen[0]), ["age", "name"]);
+    assert!(strings(&seen[1]).is_empty());
+    assert!(strings(&seen[2]).is_empty());
+}
+
+#[test]
+fn generate_sentences_writes_every_input_sentence() {
+    // generateSentences(destination, topic, language): "Generates all possible input
+    // sentences to a text file."
+    let dir = folder(&[("sentences.top", "")]);
+    let out = dir.join("sentences.txt");
+    let target = out.display().to_string();
+    session(move |ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nconcept:(drink) [tea coffee]\nu:({please} [hello hi] robot) hi\nu:(I want _~drink) ok\n  u1:(with milk) fine\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(
+            ctx,
+            "generateSentences",
+            vec![s(&target), name, s("English")],
+        )?;
+        Ok(())
+    });
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            "hello robot",
+            "hi robot",
+            "please hello robot",
+            "please hi robot",
+            "I want tea",
+            "I want coffee",
+            "with milk"
+        ]
+    );
+}
+
+#[test]
+fn a_fallback_service_answers_what_no_rule_matches() {
+    // addFallback(language, serviceName): "The registered service must define a method
+    // string findOutput(string language, string input) ... finOutput must return the robot
+    // answer or an empty string for no answer." The service here is a scenario's stub.
+    let scenario = choreo_naoqi::Scenario::from_str(
+        "events:\n  - on_call: MyFallback.findOutput\n    reply: \"I heard you\"\n",
+        "fallback.yaml",
+    )
+    .unwrap();
+    let robot = SimRobot::new(Model::Nao).with_scenario(scenario);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        let name = d(
+            ctx,
+            "loadTopicContent",
+            vec![s("topic: ~t()\nlanguage: enu\nu:(hello) hi\n")],
+        )?;
+        d(ctx, "activateTopic", vec![name])?;
+        hear(ctx, "blah blah")?;
+        d(ctx, "addFallback", vec![s("English"), s("MyFallback")])?;
+        hear(ctx, "hello")?;
+        hear(ctx, "blah blah")?;
+        d(ctx, "removeFallback", vec![s("English"), s("MyFallback")])?;
+        hear(ctx, "blah blah")
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(said(&robot), ["hi", "i heard you"]);
+}

@@ -500,6 +500,25 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             let engine = sim.qichat.get();
             Value::from(engine.user_data(user, name).unwrap_or_default())
         }
+        "getUserDataList" => strings(sim.qichat.get().user_data_names(a.int(0)?)),
+        "removeUserData" => {
+            sim.qichat.get().remove_user_data(a.int(0)?);
+            Value::None
+        }
+        "generateSentences" => {
+            let (destination, topic) = (a.str(0)?, a.str(1)?);
+            language_name(a, 2)?;
+            let sentences = sim
+                .qichat
+                .get()
+                .sentences(topic)
+                .ok_or_else(|| format!("{}: topic {topic:?} is not loaded", a.name))?;
+            let mut text = sentences.join("\n");
+            text.push('\n');
+            std::fs::write(destination, text)
+                .map_err(|e| format!("{}: cannot write {destination:?}: {e}", a.name))?;
+            Value::None
+        }
         "getUserList" => Value::List(
             sim.qichat
                 .get()

@@ -43,6 +43,11 @@ impl Dialog {
                 return a;
             }
         }
+        // The topic whose rule matched gets the focus before its output is worked out: a
+        // `^resetOnFocus` topic's proposals are back for the output's `^nextProposal`.
+        if main && !self.topics[at.0].topic.has(TopicProperty::NoStay) {
+            self.give_focus(at.0);
+        }
         let cx = Cx::new(at.0, captures);
         let mut plan = Plan::default();
         if self.render_rule(&cx, &at, &mut plan, host).is_ok() {
@@ -50,9 +55,6 @@ impl Dialog {
             return self.conclude(plan, at, via, main, host);
         }
         if main {
-            if !self.topics[at.0].topic.has(TopicProperty::NoStay) {
-                self.give_focus(at.0);
-            }
             self.last_rule = Some(at.clone());
         }
         if main

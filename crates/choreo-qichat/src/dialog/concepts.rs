@@ -70,7 +70,7 @@ impl Dialog {
     /// [`MAX_ITEMS`] phrases, concepts [`MAX_CONCEPT_DEPTH`] deep; `None`: no such concept.
     pub(super) fn concept_items(&self, t: usize, name: &str) -> Option<Vec<String>> {
         match self.concept_body(t, name) {
-            Some(body) => Some(self.expand(t, body, 0)),
+            Some(body) => Some(self.expand(t, body, 0, false)),
             None => self.dynamic.get(name).cloned().or_else(|| {
                 self.topics
                     .get(t)
@@ -80,28 +80,40 @@ impl Dialog {
         }
     }
 
-    /// The phrases a sequence of pattern nodes can say, in order. Optional parts and what
-    /// says nothing fixed (wildcards, conditions) are left out.
-    fn expand(&self, t: usize, nodes: &[PatternNode], depth: usize) -> Vec<String> {
+    /// The phrases a sequence of pattern nodes can say, in order. What says nothing fixed
+    /// (conditions, events) is left out; optional parts and wildcards too, unless `inputs`
+    /// (every sentence a rule hears: an optional part with and without, `*` as itself).
+    fn expand(&self, t: usize, nodes: &[PatternNode], depth: usize, inputs: bool) -> Vec<String> {
         let mut phrases = vec![String::new()];
         for node in nodes {
             let options: Vec<String> = match &node.kind {
                 PatternKind::Word(w) => vec![w.clone()],
-                PatternKind::Phrase(items) => self.expand(t, items, depth),
+                PatternKind::Phrase(items) => self.expand(t, items, depth, inputs),
                 PatternKind::Choice(items) => items
                     .iter()
-                    .flat_map(|i| self.expand(t, std::slice::from_ref(i), depth))
+                    .flat_map(|i| self.expand(t, std::slice::from_ref(i), depth, inputs))
                     .collect(),
+                PatternKind::Optional(items) if inputs => std::iter::once(String::new())
+                    .chain(
+                        items
+                            .iter()
+                            .flat_map(|i| self.expand(t, std::slice::from_ref(i), depth, inputs)),
+                    )
+                    .collect(),
+                PatternKind::Wildcard if inputs => vec!["*".to_string()],
+                PatternKind::Capture(inner) if inputs => {
+                    self.expand(t, std::slice::from_ref(inner), depth, inputs)
+                }
                 PatternKind::Concept(c) if depth < MAX_CONCEPT_DEPTH => {
                     match self.concept_body(t, c) {
-                        Some(body) => self.expand(t, body, depth + 1),
+                        Some(body) => self.expand(t, body, depth + 1, inputs),
                         None => self.dynamic.get(c).cloned().unwrap_or_default(),
                     }
                 }
                 PatternKind::Function(f) => match &f.args {
                     Args::Choice(alts) => alts
                         .iter()
-                        .flat_map(|a| self.expand(t, &a.nodes, depth))
+                        .flat_map(|a| self.expand(t, &a.nodes, depth, inputs))
                         .collect(),
                     _ => continue,
                 },
@@ -116,10 +128,10 @@ impl Dialog {
                     if next.len() >= MAX_ITEMS {
                         break 'all;
                     }
-                    next.push(if p.is_empty() {
-                        o.clone()
-                    } else {
-                        format!("{p} {o}")
+                    next.push(match (p.is_empty(), o.is_empty()) {
+                        (true, _) => o.clone(),
+                        (false, true) => p.clone(),
+                        (false, false) => format!("{p} {o}"),
                     });
                 }
             }
@@ -127,6 +139,25 @@ impl Dialog {
         }
         phrases.retain(|p| !p.is_empty());
         phrases
+    }
+
+    /// Every sentence the user rules of topic `name` hear (`ALDialog.generateSentences`):
+    /// each rule's pattern expanded, [`MAX_ITEMS`] per rule at most, `*` for a wildcard;
+    /// `None` when no such topic is loaded.
+    pub fn sentences(&self, name: &str) -> Option<Vec<String>> {
+        let t = self.index(name)?;
+        let mut out: Vec<String> = Vec::new();
+        for rule in self.topics[t].topic.all_rules() {
+            if rule.kind != crate::ast::RuleKind::User {
+                continue;
+            }
+            for s in self.expand(t, &rule.pattern, 0, true) {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        Some(out)
     }
 
     /// `~name` in an output: one of its items, in turn ("Each call of the rule will call

@@ -485,6 +485,22 @@ impl Dialog {
             .insert(name.to_string(), value.to_string());
     }
 
+    /// The names of user `id`'s data (`ALDialog.getUserDataList`), sorted.
+    pub fn user_data_names(&self, id: i64) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .users
+            .get(&id)
+            .map(|d| d.keys().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Forgets user `id`'s data (`ALDialog.removeUserData`).
+    pub fn remove_user_data(&mut self, id: i64) {
+        self.users.remove(&id);
+    }
+
     /// The users with data (`ALDialog.getUserList`).
     pub fn users(&self) -> Vec<i64> {
         let mut ids: Vec<i64> = self
