@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use choreo_engine::{BoxContext, Outcome, Robot as _, ScriptError, Value};
 use choreo_naoqi::{Model, SimRobot};
-use harness::{f, i, list, notices, run_box, s, watched};
+use harness::{f, i, list, run_box, s};
 
 /// Calls `ALDialog.method(args)` from a box.
 fn d(ctx: &BoxContext, method: &str, args: Vec<Value>) -> Result<Value, ScriptError> {
@@ -481,19 +481,82 @@ fn set_delay_makes_an_event_count_longer_with_words() {
 }
 
 #[test]
-fn blocking_events_are_kept_and_said_to_be_never_interrupting_here() {
-    let (robot, events) = watched(Model::Nao);
-    let (outcome, _) = run_box(&robot, |ctx| {
+fn events_time_out_while_the_robot_speaks_unless_valid_longer_or_blocking() {
+    // The page's setDelay and addBlockingEvent examples: touching the head while the robot
+    // counts. Non-blocking: "it has a limited validity, by default: 2 seconds. If the robot
+    // is currently saying a very long sentence, the event ... will time out, the robot will
+    // not react"; with -1 "it will still react after having stopped speaking"; blocking: "it
+    // will interrupt the robot's speech and the robot will react immediately".
+    let robot = SimRobot::new(Model::Nao);
+    let r2 = robot.clone();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let counting = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20.";
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let topic = format!(
+            "topic: ~mytopic()\nlanguage: enu\n\
+             u:([e:FrontTactilTouched e:MiddleTactilTouched e:RearTactilTouched]) You touched my head!\n\
+             u:(start counting) {counting}\n"
+        );
+        let name = d(ctx, "loadTopicContent", vec![s(&topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("my_test")])?;
+        let touch = |ctx: &BoxContext| {
+            ctx.call_robot(
+                "ALMemory",
+                "raiseEvent",
+                vec![s("MiddleTactilTouched"), i(1)],
+            )
+        };
+        let case = |ctx: &BoxContext| -> Result<(), ScriptError> {
+            d(ctx, "forceInput", vec![s("start counting")])?;
+            ctx.sleep(Duration::from_millis(500));
+            touch(ctx)?;
+            ctx.sleep(Duration::from_millis(500));
+            log.lock()
+                .unwrap()
+                .push(r2.snapshot().speaking.unwrap_or_default());
+            ctx.sleep(Duration::from_secs(15));
+            Ok(())
+        };
+        case(ctx)?;
+        d(ctx, "setDelay", vec![s("MiddleTactilTouched"), i(-1)])?;
+        case(ctx)?;
+        d(ctx, "setDelay", vec![s("MiddleTactilTouched"), i(2000)])?;
         d(ctx, "addBlockingEvent", vec![s("MiddleTactilTouched")])?;
+        case(ctx)?;
         d(ctx, "removeBlockingEvent", vec![s("MiddleTactilTouched")])?;
-        Ok(())
+        case(ctx)
     });
     assert_eq!(outcome, Outcome::Finished);
-    let n = notices(&events, "ALDialog");
-    assert!(
-        n.iter()
-            .any(|t| t.contains("MiddleTactilTouched is blocking")),
-        "{n:?}"
+    let counted = counting.to_lowercase();
+    let touched = "you touched my head!";
+    assert_eq!(
+        said(&robot),
+        [
+            counted.as_str(),
+            counted.as_str(),
+            touched,
+            counted.as_str(),
+            touched,
+            counted.as_str()
+        ]
+    );
+    // Half a second after the touch: still counting, but for the blocking event.
+    let speaking: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|t| t.to_lowercase())
+        .collect();
+    assert_eq!(
+        speaking,
+        [
+            counted.as_str(),
+            counted.as_str(),
+            touched,
+            counted.as_str()
+        ]
     );
 }
 

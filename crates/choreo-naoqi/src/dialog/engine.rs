@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use choreo_engine::Value;
+use choreo_engine::clock::Time;
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
 
 use super::NAME;
@@ -132,9 +133,34 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
         }
         Job::Event(key) => {
             let answer = engine.event(&key, &mut host);
+            let validity = engine.event_validity(&key);
             drop(engine);
-            if let Some(a) = answer {
-                answered(sim, a);
+            let Some(a) = answer else {
+                return;
+            };
+            if sim.state().dialog.blocking.contains(&key) {
+                // A blocking event interrupts the robot's speech and is answered at once.
+                for service in ["ALAnimatedSpeech", "ALTextToSpeech"] {
+                    if let Err(e) = sim.call(service, "stopAll", Vec::new()) {
+                        sim.notice(NAME, format!("cannot interrupt the speech: {e}"));
+                    }
+                }
+                raise_answered(sim, &a);
+                perform(sim, a.steps, Turn::Now);
+            } else {
+                // Answered when the answers before it are said, if the event is still valid
+                // then ("the event ... will time out, the robot will not react").
+                let deadline =
+                    validity.map(|ms| sim.now().0.saturating_add(ms.saturating_mul(1_000_000)));
+                raise_answered(sim, &a);
+                perform(
+                    sim,
+                    a.steps,
+                    Turn::Queued {
+                        deadline: deadline.map(Time),
+                        key: Some(key),
+                    },
+                );
             }
         }
     }
@@ -239,44 +265,84 @@ pub(crate) fn text(v: &Value) -> Option<String> {
     }
 }
 
-/// The robot answers: `Dialog/Answered`, then the answer performed.
+/// The robot answers: `Dialog/Answered`, then the answer performed after those before it.
 pub(crate) fn answered(sim: &Sim, a: Answer) {
+    raise_answered(sim, &a);
+    perform(
+        sim,
+        a.steps,
+        Turn::Queued {
+            deadline: None,
+            key: None,
+        },
+    );
+}
+
+/// `Dialog/Answered` and `Dialog/LastAnswer`, when the answer says something.
+fn raise_answered(sim: &Sim, a: &Answer) {
     if !a.text.is_empty() {
         sim.raise("Dialog/Answered", Value::from(a.text.as_str()));
         sim.raise("Dialog/LastAnswer", Value::from(a.text.as_str()));
     }
-    perform(sim, a.steps);
 }
 
 /// The robot says `text` (a fallback service's answer).
 fn say(sim: &Sim, text: String) {
     sim.raise("Dialog/Answered", Value::from(text.as_str()));
-    perform(sim, vec![Step::Say(text)]);
+    perform(
+        sim,
+        vec![Step::Say(text)],
+        Turn::Queued {
+            deadline: None,
+            key: None,
+        },
+    );
 }
 
-/// Performs `steps` on a background activity, after the answers before it.
-fn perform(sim: &Sim, steps: Vec<Step>) {
-    let ticket = {
-        let mut state = sim.state();
-        state.dialog.tickets += 1;
-        state.dialog.tickets - 1
-    };
+/// When an answer is performed.
+enum Turn {
+    /// After the answers before it; an event's answer not started by `deadline` is dropped.
+    Queued {
+        deadline: Option<Time>,
+        key: Option<String>,
+    },
+    /// At once (a blocking event's).
+    Now,
+}
+
+/// Performs `steps` on a background activity, when `turn` says.
+fn perform(sim: &Sim, steps: Vec<Step>, turn: Turn) {
     let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
-        sim.state().dialog.turn += 1;
         return;
     };
     let clock = std::sync::Arc::clone(&time);
-    let spawned = time.spawn("ALDialog answer", move || {
-        let deadline = clock
-            .now()
-            .0
-            .saturating_add(MAX_TURN_WAIT.as_nanos() as u64);
-        while me.state().dialog.turn < ticket && clock.now().0 < deadline {
-            clock.sleep(Duration::from_millis(20));
+    let spawned = match turn {
+        Turn::Now => time.spawn("ALDialog answer", move || run_steps(&me, steps)),
+        Turn::Queued { deadline, key } => {
+            let ticket = {
+                let mut state = sim.state();
+                state.dialog.tickets += 1;
+                state.dialog.tickets - 1
+            };
+            time.spawn("ALDialog answer", move || {
+                let limit = clock
+                    .now()
+                    .0
+                    .saturating_add(MAX_TURN_WAIT.as_nanos() as u64);
+                while me.state().dialog.turn < ticket && clock.now().0 < limit {
+                    clock.sleep(Duration::from_millis(20));
+                }
+                match (deadline, key) {
+                    (Some(d), Some(key)) if clock.now() > d => me.notice(
+                        NAME,
+                        format!("{key} timed out while the robot spoke: not answered (setDelay)"),
+                    ),
+                    _ => run_steps(&me, steps),
+                }
+                me.state().dialog.turn += 1;
+            })
         }
-        run_steps(&me, steps);
-        me.state().dialog.turn += 1;
-    });
+    };
     if let Err(e) = spawned {
         sim.state().dialog.turn += 1;
         sim.notice(NAME, format!("cannot perform an answer: {e}"));
@@ -287,11 +353,18 @@ fn perform(sim: &Sim, steps: Vec<Step>) {
 /// ALAnimatedSpeech, each `$v=x` once the words before it are said.
 fn run_steps(sim: &Sim, steps: Vec<Step>) {
     let mut speech = String::new();
+    // `setAnimatedSpeechConfiguration`: the dialog's own configuration, when it has one.
+    let configuration = sim.state().dialog.animated.clone();
     let say = |speech: &mut String| {
         let text = std::mem::take(speech);
-        if !text.trim().is_empty()
-            && let Err(e) = sim.call("ALAnimatedSpeech", "say", vec![Value::from(text.trim())])
-        {
+        if text.trim().is_empty() {
+            return;
+        }
+        let mut args = vec![Value::from(text.trim())];
+        if matches!(&configuration, Value::List(c) if !c.is_empty()) {
+            args.push(configuration.clone());
+        }
+        if let Err(e) = sim.call("ALAnimatedSpeech", "say", args) {
             sim.notice(NAME, format!("cannot say {:?}: {e}", text.trim()));
         }
     };

@@ -67,8 +67,10 @@ pub(crate) struct Dialog {
     pub(crate) push: bool,
     /// Services asked when nothing matches (`addFallback`): (language, service).
     fallbacks: Vec<(String, String)>,
-    blocking: BTreeSet<String>,
-    animated: Value,
+    /// Events answered at once, the speech interrupted (`addBlockingEvent`).
+    pub(crate) blocking: BTreeSet<String>,
+    /// The dialog's animated speech configuration (`setAnimatedSpeechConfiguration`).
+    pub(crate) animated: Value,
     /// Answers are performed in turn: the next ticket, and whose turn it is.
     pub(crate) tickets: u64,
     pub(crate) turn: u64,
@@ -580,23 +582,13 @@ fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String
             }
             Value::None
         }
-        "addBlockingEvent" | "removeBlockingEvent" => {
-            let event = a.str(0)?.to_string();
-            let added = method == "addBlockingEvent" && d.blocking.insert(event.clone());
-            if method == "removeBlockingEvent" {
-                d.blocking.remove(&event);
-            }
-            drop(state);
-            if added {
-                sim.notice(
-                    NAME,
-                    format!(
-                        "{event} is blocking: kept, but answers here are never interrupted (they \
-                         are performed in turn)"
-                    ),
-                );
-            }
-            return Ok(Reply::Now(Value::None));
+        "addBlockingEvent" => {
+            d.blocking.insert(a.str(0)?.to_string());
+            Value::None
+        }
+        "removeBlockingEvent" => {
+            d.blocking.remove(a.str(0)?);
+            Value::None
         }
         "setASRConfidenceThreshold" => {
             let language = d.language.clone();

@@ -467,6 +467,14 @@ impl Dialog {
             .insert(event.to_string(), u64::try_from(ms).ok());
     }
 
+    /// How long event `key` stays valid (ms): `setDelay`'s, else 2 s; `None`: forever.
+    pub fn event_validity(&self, key: &str) -> Option<u64> {
+        self.delays
+            .get(key)
+            .copied()
+            .unwrap_or(Some(DEFAULT_EVENT_VALIDITY_MS))
+    }
+
     /// The focused user (`ALDialog.openSession(id)`; 0 when none is).
     pub fn set_user(&mut self, id: i64) {
         self.user = id;
