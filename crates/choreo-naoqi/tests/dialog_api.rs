@@ -223,17 +223,27 @@ fn force_input_answers_without_a_subscriber_recognition_only_with_one() {
         });
         pause(ctx);
         d(ctx, "unsubscribe", vec![s("my_subscribe_test")])?;
-        r2.inject(&choreo_naoqi::Action::Recognize {
-            word: "Hello Nao how are you today".into(),
-            confidence: 0.9,
-        });
+        let hello = || {
+            r2.inject(&choreo_naoqi::Action::Recognize {
+                word: "Hello Nao how are you today".into(),
+                confidence: 0.9,
+            })
+        };
+        hello();
+        pause(ctx);
+        // runDialog starts the dialog engine as a subscriber does; stopDialog stops it.
+        d(ctx, "runDialog", vec![])?;
+        hello();
+        pause(ctx);
+        d(ctx, "stopDialog", vec![])?;
+        hello();
         pause(ctx);
         Ok(())
     });
     assert_eq!(outcome, Outcome::Finished);
     assert_eq!(
         said(&robot),
-        ["hello human, i am fine thank you and you?"; 2]
+        ["hello human, i am fine thank you and you?"; 3]
     );
 }
 
