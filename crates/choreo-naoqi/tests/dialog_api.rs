@@ -950,3 +950,59 @@ fn a_fallback_service_answers_what_no_rule_matches() {
     assert_eq!(outcome, Outcome::Finished);
     assert_eq!(said(&robot), ["hi", "i heard you"]);
 }
+
+#[test]
+fn silences_raise_qichat_s_no_one_speak_and_not_speaking_events() {
+    // "Dialog/NotSpeaking10: Human hasn't said anything for 10 seconds" (the page's example:
+    // `u:(e:Dialog/NotSpeaking10) are you still there?`); "Dialog/NoOneSpeak5: Nobody
+    // (neither the robot nor the human) has spoken for 5 seconds".
+    let said = session(|ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nu:(hello) hi there\n\
+                     u:(e:Dialog/NotSpeaking10) are you still there?\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("t")])?;
+        // 10 s of silence: asked once; 20 more: not again (the human still has not spoken).
+        ctx.sleep(Duration::from_secs(30));
+        hear(ctx, "hello")?;
+        ctx.sleep(Duration::from_secs(10));
+        d(ctx, "unsubscribe", vec![s("t")])?;
+        Ok(())
+    });
+    assert_eq!(
+        said,
+        ["are you still there?", "hi there", "are you still there?"]
+    );
+    let said = session(|ctx| {
+        let topic = "topic: ~t()\nlanguage: enu\nu:(e:Dialog/NoOneSpeak5) hello?\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("t")])?;
+        // At 5 s, then 5 s after the robot's own "hello?" ended: twice in 13 s.
+        ctx.sleep(Duration::from_secs(13));
+        d(ctx, "unsubscribe", vec![s("t")])?;
+        Ok(())
+    });
+    assert_eq!(said, ["hello?", "hello?"]);
+}
+
+#[test]
+fn focus_changes_are_raised_with_the_topic_s_description() {
+    // Dialog/Focus: "Raised when the dialog engine changes the currently focused topic";
+    // Dialog/FocusDescription: "the topic's description".
+    let robot = SimRobot::new(Model::Nao);
+    let (outcome, _) = run_box(&robot, |ctx| {
+        for (name, description) in [("cooking", "cook"), ("music", "songs")] {
+            let topic = format!(
+                "topic: ~{name}()\nlanguage: enu\ndescription: {description}\nu:(talk about {name}) ok\n"
+            );
+            let name = d(ctx, "loadTopicContent", vec![s(&topic)])?;
+            d(ctx, "activateTopic", vec![name])?;
+        }
+        hear(ctx, "talk about music")
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let get = |key: &str| robot.call("ALMemory", "getData", vec![s(key)]).unwrap();
+    assert_eq!(get("Dialog/Focus"), s("music"));
+    assert_eq!(get("Dialog/FocusDescription"), s("songs"));
+}

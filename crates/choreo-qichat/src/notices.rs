@@ -2,9 +2,7 @@
 //! `choreo chat` prints them when it loads the topic, ALDialog on the simulated robot
 //! notices them at `loadTopic`. Nothing is silently ignored.
 
-use crate::ast::{
-    Args, Builtin, OutputKind, PatternKind, PatternNode, Rule, Topic, TopicProperty, visit_output,
-};
+use crate::ast::{Builtin, OutputKind, Rule, Topic, TopicProperty, visit_output};
 use crate::error::{Span, Warning};
 
 /// The knowledge base's functions beyond triples: parsed, not run.
@@ -84,47 +82,8 @@ pub fn notices(topic: &Topic, file: &str) -> Vec<Warning> {
             }
         });
     }
-    let patterns = rules
-        .iter()
-        .map(|r| r.pattern.as_slice())
-        .chain(topic.concepts.iter().map(|c| c.body.as_slice()));
-    for pattern in patterns {
-        visit_pattern(pattern, &mut |n| {
-            if let PatternKind::Event(e) = &n.kind
-                && (e.starts_with("Dialog/NoOneSpeak") || e.starts_with("Dialog/NotSpeaking"))
-            {
-                note(
-                    n.span,
-                    format!("e:{e}: not raised here: silences are not timed by this engine"),
-                );
-            }
-        });
-    }
     out.sort_by_key(|w| w.span);
     out
-}
-
-/// Calls `f` on every pattern node, groups and function arguments included, in order
-/// (explicit stack: no recursion).
-fn visit_pattern<'a>(nodes: &'a [PatternNode], f: &mut dyn FnMut(&'a PatternNode)) {
-    let mut stack: Vec<&'a PatternNode> = nodes.iter().rev().collect();
-    while let Some(n) = stack.pop() {
-        f(n);
-        match &n.kind {
-            PatternKind::Phrase(items)
-            | PatternKind::Choice(items)
-            | PatternKind::Optional(items) => stack.extend(items.iter().rev()),
-            PatternKind::Capture(inner) | PatternKind::Not(inner) => stack.push(inner),
-            PatternKind::Function(func) => {
-                if let Args::Choice(alts) = &func.args {
-                    for a in alts.iter().rev() {
-                        stack.extend(a.nodes.iter().rev());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]
@@ -133,13 +92,13 @@ mod tests {
     fn what_is_not_run_is_said_where_it_is() {
         let text = "topic: ~t()\nlanguage: enu\npronunciation:(I) [i]\n\
                     u:(who is Ada) ^first[\"^wiki(Ada Lovelace)\" \"I don't know\"]\n\
-                    u:(e:Dialog/NotSpeaking10) are you still there?\nu:(x) ^frobnicate(1)\n";
+                    u:(x) ^frobnicate(1)\n";
         let topic = crate::parse_str("t.top", text).unwrap_or_default();
         let found: Vec<String> = super::notices(&topic, "t.top")
             .iter()
             .map(ToString::to_string)
             .collect();
-        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(found.len(), 3, "{found:?}");
         assert!(
             found[0].starts_with("t.top:3:1: warning: pronunciation"),
             "{found:?}"
@@ -149,11 +108,7 @@ mod tests {
             "{found:?}"
         );
         assert!(
-            found[2].starts_with("t.top:5:4: warning: e:Dialog/NotSpeaking10"),
-            "{found:?}"
-        );
-        assert!(
-            found[3].starts_with("t.top:6:7: warning: ^frobnicate"),
+            found[2].starts_with("t.top:5:7: warning: ^frobnicate"),
             "{found:?}"
         );
     }

@@ -104,6 +104,7 @@ fn drain(sim: &Sim) {
 /// performance.
 fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
     let mut host = Keys::new(sim);
+    let focus = engine.focus().map(str::to_string);
     match job {
         Job::Input(said) => {
             let answer = engine.input(&said, &mut host);
@@ -112,7 +113,9 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
                 Some(a) if push && a.understood() && !a.failed => engine.propose(&mut host),
                 _ => None,
             };
+            let moved = focus_moved(&engine, focus);
             drop(engine);
+            raise_focus(sim, moved);
             let understood = answer.as_ref().is_some_and(Answer::understood);
             if !understood {
                 sim.raise("Dialog/NotUnderstood", Value::from(said.as_str()));
@@ -134,7 +137,9 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
         Job::Event(key) => {
             let answer = engine.event(&key, &mut host);
             let validity = engine.event_validity(&key);
+            let moved = focus_moved(&engine, focus);
             drop(engine);
+            raise_focus(sim, moved);
             let Some(a) = answer else {
                 return;
             };
@@ -163,6 +168,26 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
                 );
             }
         }
+    }
+}
+
+/// The topic in focus and its description, if the focus moved from `before`.
+pub(crate) fn focus_moved(engine: &Dialog, before: Option<String>) -> Option<(String, String)> {
+    let now = engine.focus()?;
+    (before.as_deref() != Some(now)).then(|| {
+        (
+            now.to_string(),
+            engine.focus_description().unwrap_or_default().to_string(),
+        )
+    })
+}
+
+/// `Dialog/Focus` and `Dialog/FocusDescription`, when the focus moved ("Raised when the
+/// dialog engine changes the currently focused topic").
+pub(crate) fn raise_focus(sim: &Sim, moved: Option<(String, String)>) {
+    if let Some((topic, description)) = moved {
+        sim.raise("Dialog/Focus", Value::from(topic.as_str()));
+        sim.raise("Dialog/FocusDescription", Value::from(description.as_str()));
     }
 }
 
@@ -352,6 +377,7 @@ fn perform(sim: &Sim, steps: Vec<Step>, turn: Turn) {
 /// Says and does `steps` in order: words and the animated-speech instructions through
 /// ALAnimatedSpeech, each `$v=x` once the words before it are said.
 fn run_steps(sim: &Sim, steps: Vec<Step>) {
+    super::silence::robot_spoke(sim);
     let mut speech = String::new();
     // `setAnimatedSpeechConfiguration`: the dialog's own configuration, when it has one.
     let configuration = sim.state().dialog.animated.clone();
@@ -385,6 +411,7 @@ fn run_steps(sim: &Sim, steps: Vec<Step>) {
         }
     }
     say(&mut speech);
+    super::silence::robot_spoke(sim);
 }
 
 /// What an action of an answer does on the simulated robot.

@@ -23,6 +23,7 @@
 //! (`startPush`) make the robot speak first. The engine itself is `engine.rs`.
 
 mod engine;
+mod silence;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -76,6 +77,8 @@ pub(crate) struct Dialog {
     pub(crate) turn: u64,
     /// Answers memory events set off at the latest instant: (when, how many).
     burst: (Time, usize),
+    /// Who spoke when, for the silence events.
+    silence: silence::Silence,
 }
 
 impl Default for Dialog {
@@ -95,6 +98,7 @@ impl Default for Dialog {
             tickets: 0,
             turn: 0,
             burst: (Time(0), 0),
+            silence: silence::Silence::default(),
         }
     }
 }
@@ -122,6 +126,7 @@ pub(crate) fn heard(sim: &Sim, said: &str, confidence: Option<f64>) {
         }
     }
     sim.raise("Dialog/LastInput", Value::from(said));
+    silence::human_spoke(sim);
     submit(sim, Job::Input(said.to_string()));
 }
 
@@ -273,6 +278,7 @@ fn load(sim: &Sim, engine: &mut Qichat, topic: choreo_qichat::Topic, origin: &st
 fn rewatch(sim: &Sim, engine: &Qichat) {
     let watched = engine.events().into_iter().collect();
     sim.state().dialog.watched = watched;
+    silence::watch(sim);
 }
 
 /// Sets the robot's language: its preferred one and the dialog's.
@@ -328,10 +334,11 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             Value::None
         }
         "forceOutput" | "gotoTag" | "gotoTopic" => {
-            let answer = {
+            let (answer, moved) = {
                 let mut engine = sim.qichat.get();
                 let mut keys = Keys::new(sim);
-                match method {
+                let focus = engine.focus().map(str::to_string);
+                let answer = match method {
                     "forceOutput" => engine.propose(&mut keys),
                     "gotoTag" => {
                         let (tag, name) = (a.str(0)?, a.str(1)?);
@@ -341,8 +348,10 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                         })?)
                     }
                     _ => engine.goto_topic(a.str(0)?, &mut keys),
-                }
+                };
+                (answer, engine::focus_moved(&engine, focus))
             };
+            engine::raise_focus(sim, moved);
             if let Some(answer) = answer {
                 answered(sim, answer);
             }
@@ -397,9 +406,11 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                         engine.deactivate(&name);
                     }
                     "setFocus" => {
+                        let before = engine.focus().map(str::to_string);
                         if !engine.set_focus(&name) {
                             return Err(format!("{}: topic {name:?} is not active", a.name));
                         }
+                        engine::raise_focus(sim, engine::focus_moved(&engine, before));
                     }
                     _ => {
                         engine.unload(&name);
@@ -551,7 +562,9 @@ fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String
         "getLanguage" => Value::String(d.language.clone()),
         "subscribe" => {
             d.subscribers.insert(a.str(0)?.to_string());
-            Value::None
+            drop(state);
+            silence::human_spoke(sim);
+            return Ok(Reply::Now(Value::None));
         }
         "unsubscribe" => {
             d.subscribers.remove(a.str(0)?);

@@ -48,6 +48,14 @@ pub const QICHAT_EVENTS: &[&str] = &[
     "Dialog/SameRule",
     "Dialog/NothingToSay",
     "Dialog/Failure",
+    "Dialog/NoOneSpeak5",
+    "Dialog/NoOneSpeak10",
+    "Dialog/NoOneSpeak15",
+    "Dialog/NoOneSpeak20",
+    "Dialog/NotSpeaking5",
+    "Dialog/NotSpeaking10",
+    "Dialog/NotSpeaking15",
+    "Dialog/NotSpeaking20",
 ];
 
 /// What the engine needs from where it runs: ALMemory for `$variables` (a map in `choreo
