@@ -594,7 +594,12 @@ fn a_loop_that_multiplies_signals_through_worker_boxes_stops_and_runs_no_hook_af
     };
     let (engine, trace) = load(&project(&inner), &host, in_virtual_time());
     engine.start();
-    std::thread::sleep(Duration::from_millis(1500));
+    // The loop multiplies as fast as the machine lets it: with every core busy it took more
+    // than 1.5 s to pass 1,000 operations (a suite run, session 14); it is waited for.
+    let began = std::time::Instant::now();
+    while engine.peak_operations() <= 1_000 && began.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(
         engine.peak_operations() > 1_000,
         "the loop multiplied: peak {}",
