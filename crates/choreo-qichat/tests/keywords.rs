@@ -371,3 +371,25 @@ fn break_and_variable_writes_keep_their_place() {
         ]
     );
 }
+
+#[test]
+fn less_priority_loses_a_conflict_even_in_focus() {
+    // ^lessPriority: "In case of conflict match with another rule, the rule with
+    // ^lessPriority won't be chosen."
+    let mut d = dialog(vec![
+        topic(
+            "music",
+            "",
+            "u:(help ^lessPriority) I can help you to choose music by voice.",
+        ),
+        topic("general", "", "u:(help) what can I do for you?"),
+    ]);
+    let mut h = TestHost::default();
+    assert_eq!(d.focus(), Some("music"));
+    assert_eq!(talk(&mut d, &mut h, &["help"]), ["what can I do for you?"]);
+    d.deactivate("general");
+    assert_eq!(
+        talk(&mut d, &mut h, &["help"]),
+        ["I can help you to choose music by voice."]
+    );
+}
