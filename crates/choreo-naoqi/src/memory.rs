@@ -98,8 +98,8 @@ impl Memory {
                 s.events.insert(key.to_string());
             }
             for (key, value) in boot_keys(model) {
-                s.data.insert(key.to_string(), datum(value));
-                s.events.insert(key.to_string());
+                s.data.insert(key.clone(), datum(value));
+                s.events.insert(key);
             }
             for key in crate::reactions::DECLARED
                 .iter()
@@ -334,6 +334,7 @@ fn datum(d: Datum) -> Value {
     match d {
         Datum::Bool(b) => Value::Bool(b),
         Datum::Int(i) => Value::Int(i),
+        Datum::Str(t) => Value::from(t),
         Datum::List(items) => Value::List(items.iter().map(|d| datum(*d)).collect()),
     }
 }

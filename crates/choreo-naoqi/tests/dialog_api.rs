@@ -1006,3 +1006,65 @@ fn focus_changes_are_raised_with_the_topic_s_description() {
     assert_eq!(get("Dialog/Focus"), s("music"));
     assert_eq!(get("Dialog/FocusDescription"), s("songs"));
 }
+
+#[test]
+fn the_dialog_s_data_say_what_matched_and_what_the_robot_is() {
+    // The ALDialog API page's "Data" and events: Dialog/MatchedTopic, MatchedLine,
+    // MatchedInput ("When Dialog/LastAnswer is raised"), Dialog/CurrentString, Dialog/Tag
+    // ("the tag's name"), Dialog/Scope (1 when a scope opens, 0 when it closes),
+    // Dialog/IsStarted, Dialog/RobotModel ("nao" on nao), Dialog/Language/English (1), the
+    // time data ($Dialog/Year in an output).
+    let robot = SimRobot::new(Model::Nao);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let (outcome, _) = run_box(&robot, move |ctx| {
+        let topic = "topic: ~greet()\nlanguage: enu\n\
+                     u:(hello) %welcome hello human, how are you?\n  u1:(fine) good\n\
+                     u:(what year is it) it is $Dialog/Year\n";
+        let name = d(ctx, "loadTopicContent", vec![s(topic)])?;
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("t")])?;
+        let get = |key: &str| ctx.call_robot("ALMemory", "getData", vec![s(key)]);
+        log.lock().unwrap().push(get("Dialog/IsStarted")?);
+        hear(ctx, "well hello")?;
+        for key in [
+            "Dialog/MatchedTopic",
+            "Dialog/MatchedLine",
+            "Dialog/MatchedInput",
+            "Dialog/CurrentString",
+            "Dialog/Tag",
+            "Dialog/Scope",
+        ] {
+            log.lock().unwrap().push(get(key)?);
+        }
+        hear(ctx, "fine")?;
+        log.lock().unwrap().push(get("Dialog/Scope")?);
+        hear(ctx, "what year is it")?;
+        d(ctx, "unsubscribe", vec![s("t")])?;
+        log.lock().unwrap().push(get("Dialog/IsStarted")?);
+        log.lock().unwrap().push(get("Dialog/RobotModel")?);
+        log.lock().unwrap().push(get("Dialog/Language/English")?);
+        Ok(())
+    });
+    assert_eq!(outcome, Outcome::Finished);
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        *seen,
+        [
+            i(1),
+            s("greet"),
+            i(3),
+            s("well hello"),
+            s("well hello"),
+            s("welcome"),
+            i(1),
+            i(0),
+            i(0),
+            s("nao"),
+            i(1)
+        ]
+    );
+    let said = said(&robot);
+    let year = said[2].strip_prefix("it is ").unwrap();
+    assert!(year.len() == 4 && year.starts_with("20"), "{said:?}");
+}

@@ -196,6 +196,8 @@ pub enum Datum {
     Bool(bool),
     /// An integer.
     Int(i64),
+    /// Text.
+    Str(&'static str),
     /// A list.
     List(&'static [Datum]),
 }
@@ -213,8 +215,8 @@ pub const ROOM_DARKNESS: i64 = 20;
 /// healthy robot on its full battery, not plugged in, in a lit room **(inference: the
 /// events' meanings from the ALBattery, ALBodyTemperature, ALDarknessDetection and
 /// ALBacklightingDetection API pages of NAOqi 2.8)**.
-pub fn boot_keys(model: Model) -> Vec<(&'static str, Datum)> {
-    let mut out = vec![
+pub fn boot_keys(model: Model) -> Vec<(String, Datum)> {
+    let mut out: Vec<(&'static str, Datum)> = vec![
         // ALBattery.
         ("BatteryChargeChanged", Datum::Int(100)),
         ("BatteryLowDetected", Datum::Bool(false)),
@@ -236,7 +238,23 @@ pub fn boot_keys(model: Model) -> Vec<(&'static str, Datum)> {
         out.push(("ALBattery/ConnectedToChargingStation", Datum::Bool(false)));
         out.push(("BatteryTrapIsOpen", Datum::Bool(false)));
     }
-    out
+    // ALDialog's data (the ALDialog API page, "Data"): "Dialog/RobotModel: Data that contains
+    // “juliette” on Pepper robot and “nao” on nao robot"; "Dialog/RobotName: ... “pepper” or
+    // “nao” depending robot model"; "Dialog/Language/English: Value = 1 if the given language
+    // (here it's English) is installed" (a simulated robot has them all).
+    let (model_name, robot_name) = match model {
+        Model::Pepper => ("juliette", "pepper"),
+        Model::Nao => ("nao", "nao"),
+    };
+    out.push(("Dialog/RobotModel", Datum::Str(model_name)));
+    out.push(("Dialog/RobotName", Datum::Str(robot_name)));
+    let mut keys: Vec<(String, Datum)> = out.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    keys.extend(
+        crate::languages::LANGUAGES
+            .iter()
+            .map(|l| (format!("Dialog/Language/{}", l.name), Datum::Int(1))),
+    );
+    keys
 }
 
 /// Every device key `model` publishes (for `ALMemory.getDataList`).
@@ -353,5 +371,11 @@ mod tests {
         assert_eq!(get("TemperatureStatusChanged"), Some(ALL_NORMAL));
         assert_eq!(get("BatteryTrapIsOpen"), None, "Pepper's");
         assert!(boot_keys(Model::Pepper).len() > keys.len());
+        // The ALDialog API page's data.
+        assert_eq!(get("Dialog/RobotModel"), Some(Datum::Str("nao")));
+        assert_eq!(get("Dialog/Language/English"), Some(Datum::Int(1)));
+        let pepper = boot_keys(Model::Pepper);
+        let model = pepper.iter().find(|(k, _)| k == "Dialog/RobotModel");
+        assert_eq!(model.map(|(_, v)| *v), Some(Datum::Str("juliette")));
     }
 }

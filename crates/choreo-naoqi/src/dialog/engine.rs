@@ -105,8 +105,10 @@ fn drain(sim: &Sim) {
 fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
     let mut host = Keys::new(sim);
     let focus = engine.focus().map(str::to_string);
+    let scope = engine.in_scope();
     match job {
         Job::Input(said) => {
+            sim.insert("Dialog/CurrentString", Value::from(said.as_str()));
             let answer = engine.input(&said, &mut host);
             let push = sim.state().dialog.push;
             let proposal = match &answer {
@@ -114,11 +116,25 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
                 _ => None,
             };
             let moved = focus_moved(&engine, focus);
+            let scoped = (engine.in_scope() != scope).then(|| engine.in_scope());
             drop(engine);
             raise_focus(sim, moved);
+            raise_scope(sim, scoped);
             let understood = answer.as_ref().is_some_and(Answer::understood);
-            if !understood {
-                sim.raise("Dialog/NotUnderstood", Value::from(said.as_str()));
+            match &answer {
+                Some(a) if understood => {
+                    // The ALDialog API page's data about the match.
+                    sim.insert("Dialog/MatchedTopic", Value::from(a.topic.as_str()));
+                    sim.insert("Dialog/MatchedLine", Value::Int(i64::from(a.rule.line)));
+                    sim.insert("Dialog/MatchedInput", Value::from(said.as_str()));
+                }
+                _ => {
+                    sim.raise("Dialog/NotUnderstood", Value::from(said.as_str()));
+                    sim.raise("Dialog/SaidMisunderstood", Value::from(said.as_str()));
+                    if answer.is_some() {
+                        sim.raise("Dialog/NotUnderstoodEvent", Value::None);
+                    }
+                }
             }
             let fallback = if understood {
                 None
@@ -138,8 +154,10 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
             let answer = engine.event(&key, &mut host);
             let validity = engine.event_validity(&key);
             let moved = focus_moved(&engine, focus);
+            let scoped = (engine.in_scope() != scope).then(|| engine.in_scope());
             drop(engine);
             raise_focus(sim, moved);
+            raise_scope(sim, scoped);
             let Some(a) = answer else {
                 return;
             };
@@ -180,6 +198,13 @@ pub(crate) fn focus_moved(engine: &Dialog, before: Option<String>) -> Option<(St
             engine.focus_description().unwrap_or_default().to_string(),
         )
     })
+}
+
+/// `Dialog/Scope`: 1 when a scope opened, 0 when it closed.
+fn raise_scope(sim: &Sim, changed: Option<bool>) {
+    if let Some(open) = changed {
+        sim.raise("Dialog/Scope", Value::Int(i64::from(open)));
+    }
 }
 
 /// `Dialog/Focus` and `Dialog/FocusDescription`, when the focus moved ("Raised when the
@@ -303,11 +328,15 @@ pub(crate) fn answered(sim: &Sim, a: Answer) {
     );
 }
 
-/// `Dialog/Answered` and `Dialog/LastAnswer`, when the answer says something.
+/// `Dialog/Answered` and `Dialog/LastAnswer`, when the answer says something; `Dialog/Tag`
+/// for each tag it says.
 fn raise_answered(sim: &Sim, a: &Answer) {
     if !a.text.is_empty() {
         sim.raise("Dialog/Answered", Value::from(a.text.as_str()));
         sim.raise("Dialog/LastAnswer", Value::from(a.text.as_str()));
+    }
+    for tag in &a.tags {
+        sim.raise("Dialog/Tag", Value::from(tag.as_str()));
     }
 }
 

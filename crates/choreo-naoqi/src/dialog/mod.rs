@@ -560,23 +560,30 @@ fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String
     let d = &mut state.dialog;
     let value = match method {
         "getLanguage" => Value::String(d.language.clone()),
-        "subscribe" => {
-            d.subscribers.insert(a.str(0)?.to_string());
+        "subscribe" | "unsubscribe" | "runDialog" | "stopDialog" => {
+            let was = !d.subscribers.is_empty();
+            match method {
+                "subscribe" => {
+                    d.subscribers.insert(a.str(0)?.to_string());
+                }
+                "unsubscribe" => {
+                    d.subscribers.remove(a.str(0)?);
+                }
+                "runDialog" => {
+                    d.subscribers.insert("runDialog".into());
+                }
+                _ => d.subscribers.clear(),
+            }
+            let is = !d.subscribers.is_empty();
             drop(state);
-            silence::human_spoke(sim);
+            // "Dialog/IsStarted: Raised when the dialog engine starts or stops."
+            if was != is {
+                sim.raise("Dialog/IsStarted", Value::Int(i64::from(is)));
+            }
+            if !was && is {
+                silence::human_spoke(sim);
+            }
             return Ok(Reply::Now(Value::None));
-        }
-        "unsubscribe" => {
-            d.subscribers.remove(a.str(0)?);
-            Value::None
-        }
-        "runDialog" => {
-            d.subscribers.insert("runDialog".into());
-            Value::None
-        }
-        "stopDialog" => {
-            d.subscribers.clear();
-            Value::None
         }
         "startPush" | "stopPush" | "setPushMode" => {
             d.push = match method {

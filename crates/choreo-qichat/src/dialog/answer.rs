@@ -70,6 +70,7 @@ impl Dialog {
             steps: Vec::new(),
             via,
             failed: true,
+            tags: Vec::new(),
         }
     }
 
@@ -211,6 +212,7 @@ impl Dialog {
             steps,
             via,
             failed: false,
+            tags: plan.tags.clone(),
         };
         for name in plan.raise {
             if let Some(a) = self.qichat_event(name, host) {

@@ -39,6 +39,27 @@ pub(super) fn civil(ms: u64) -> Civil {
     }
 }
 
+/// The value of one of ALDialog's time data at `ms` (the ALDialog API page, "Data"):
+/// `Dialog/Year` (YYYY), `Dialog/Hour` (24-hour), `Dialog/Minute`, `Dialog/Second`,
+/// `Dialog/DateCode` (month number + day number: "1225 for Christmas"), `Dialog/Morning`
+/// (1 from 5 AM to 11 AM), `Dialog/Default` (1 from 11 AM to 7 PM), `Dialog/Night` (1 from
+/// 7 PM to 5 AM); `None` for any other key.
+pub(super) fn data(key: &str, ms: u64) -> Option<String> {
+    let c = civil(ms);
+    let flag = |on: bool| if on { "1" } else { "0" }.to_string();
+    Some(match key {
+        "Dialog/Year" => format!("{:04}", c.year),
+        "Dialog/Hour" => c.hour.to_string(),
+        "Dialog/Minute" => c.minute.to_string(),
+        "Dialog/Second" => (ms / 1000 % 60).to_string(),
+        "Dialog/DateCode" => format!("{}{:02}", c.month, c.day),
+        "Dialog/Morning" => flag((5..11).contains(&c.hour)),
+        "Dialog/Default" => flag((11..19).contains(&c.hour)),
+        "Dialog/Night" => flag(!(5..19).contains(&c.hour)),
+        _ => return None,
+    })
+}
+
 /// The coming Sunday (today if it is one): `^endOfWeek`, "the date of the next sunday".
 pub(super) fn end_of_week(ms: u64) -> Civil {
     let today = civil(ms);
@@ -214,5 +235,21 @@ mod tests {
         assert_eq!((sunday.month, sunday.day, sunday.weekday), (5, 7, 6));
         assert_eq!(DateParts::date_time(&c).text(), "2017-05-03 10:15");
         assert_eq!(civil(0).weekday, 3);
+        assert_eq!(
+            data("Dialog/DateCode", 1_493_806_500_000).as_deref(),
+            Some("503")
+        );
+        assert_eq!(
+            data("Dialog/Morning", 1_493_806_500_000).as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            data("Dialog/Night", 1_493_806_500_000).as_deref(),
+            Some("0")
+        );
+        assert_eq!(
+            data("Dialog/Year", 1_493_806_500_000).as_deref(),
+            Some("2017")
+        );
     }
 }

@@ -174,6 +174,8 @@ pub struct Answer {
     /// A rule matched but had nothing valid to say, and no rule answered
     /// `Dialog/SpeakFailure`: the robot says nothing.
     pub failed: bool,
+    /// The tags of what is said (`%tag` in the outputs), in order: `Dialog/Tag`'s values.
+    pub tags: Vec<String>,
 }
 
 impl Answer {
@@ -388,6 +390,12 @@ impl Dialog {
             }
             _ => false,
         }
+    }
+
+    /// Whether a scope is open (the subrules of the rule that answered last answer first):
+    /// `Dialog/Scope`.
+    pub fn in_scope(&self) -> bool {
+        self.scope.is_some()
     }
 
     /// The topic in focus.

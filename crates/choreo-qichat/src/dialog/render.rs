@@ -45,6 +45,8 @@ pub(super) struct Plan {
     pub(super) focus: Option<Option<usize>>,
     /// qiChat events the output raises (`Dialog/NothingToSay`), answered after it.
     pub(super) raise: Vec<&'static str>,
+    /// The tags said.
+    pub(super) tags: Vec<String>,
 }
 
 /// A piece of an answer.
@@ -117,6 +119,7 @@ impl Plan {
             self.focus = child.focus;
         }
         self.raise.extend(child.raise);
+        self.tags.extend(child.tags);
     }
 
     pub(super) fn say(&mut self, text: &str) {
@@ -285,6 +288,7 @@ impl Dialog {
             OutputKind::Concept(name) => self.say_concept(cx, node.span, name, plan, host),
             OutputKind::Bookmark(tag) => {
                 if self.tags_on(cx.t, &[tag.as_str()]) {
+                    plan.tags.push(tag.clone());
                     Ok(())
                 } else {
                     Err(Invalid)
@@ -354,7 +358,7 @@ impl Dialog {
         let key = self.key(cx.t, name);
         let value = match plan.writes.iter().rev().find(|(k, _)| *k == key) {
             Some((_, v)) => v.clone(),
-            None => host.get(&key),
+            None => super::clock::data(&key, host.now_ms()).or_else(|| host.get(&key)),
         };
         value.filter(|v| !v.is_empty())
     }

@@ -327,6 +327,7 @@ pub(super) fn join(mut a: Answer, b: Answer) -> Answer {
         a.text.push_str(&b.text);
     }
     a.steps.extend(b.steps);
+    a.tags.extend(b.tags);
     a.failed = a.failed && b.failed;
     a
 }
