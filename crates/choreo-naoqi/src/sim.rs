@@ -458,6 +458,17 @@ impl SimRobot {
         true
     }
 
+    /// A QiChat `^call` of this robot's services, as its ALDialog makes one: the result as
+    /// QiChat text (`choreo chat` calls the simulated robot so).
+    pub fn dialog_call(
+        &self,
+        service: &str,
+        method: &str,
+        args: &[choreo_qichat::dialog::CallArg],
+    ) -> Result<Option<String>, String> {
+        crate::dialog::dialog_call(&self.sim, service, method, args)
+    }
+
     /// What runs the `%script` blocks of ALDialog's topics (Python); `None`: they are
     /// not run, with a notice.
     pub fn set_dialog_scripts(&self, scripts: Option<crate::DialogScripts>) {

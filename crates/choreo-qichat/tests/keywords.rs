@@ -2,9 +2,10 @@
 //! unexercised: each test quotes the rule text it checks, with a topic written for it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::HashMap;
+mod support;
 
-use choreo_qichat::dialog::{Action, CallArg, Dialog, Host, Step};
+use choreo_qichat::dialog::{Action, Dialog, Step};
+use support::TestHost;
 
 fn topic(name: &str, head: &str, body: &str) -> choreo_qichat::Topic {
     let text = format!("topic: ~{name}{head}()\nlanguage: English\n{body}\n");
@@ -19,37 +20,6 @@ fn dialog(topics: Vec<choreo_qichat::Topic>) -> Dialog {
         d.activate(&n);
     }
     d
-}
-
-/// Memory, and NAOqi methods that answer `results` (`None`: the call fails).
-#[derive(Default)]
-struct TestHost {
-    memory: HashMap<String, String>,
-    results: HashMap<String, Option<String>>,
-}
-
-impl Host for TestHost {
-    fn get(&self, key: &str) -> Option<String> {
-        self.memory.get(key).cloned()
-    }
-    fn set(&mut self, key: &str, value: Option<&str>) {
-        match value {
-            Some(v) => self.memory.insert(key.into(), v.into()),
-            None => self.memory.remove(key),
-        };
-    }
-    fn call(
-        &mut self,
-        service: &str,
-        method: &str,
-        _: &[CallArg],
-    ) -> Result<Option<String>, String> {
-        match self.results.get(&format!("{service}.{method}")) {
-            Some(Some(v)) => Ok(Some(v.clone())),
-            Some(None) => Ok(None),
-            None => Err("no such method".into()),
-        }
-    }
 }
 
 /// What the robot says to each line (`""`: nothing; `-`: no rule at all).

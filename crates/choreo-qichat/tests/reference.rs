@@ -13,11 +13,13 @@
 //! (the focused user's data), stub Service.method RESULT, time YYYY-MM-DD hh:mm).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::HashMap;
+mod support;
+
 use std::path::Path;
 
-use choreo_qichat::dialog::{Answer, CallArg, Dialog, Host};
+use choreo_qichat::dialog::{Answer, Dialog};
 use choreo_qichat::matcher::words;
+use support::TestHost;
 
 /// Files that need more than this crate has, each with the test that plays it instead.
 const ELSEWHERE: &[(&str, &str)] = &[(
@@ -25,40 +27,6 @@ const ELSEWHERE: &[(&str, &str)] = &[(
     "%script runs Python: crates/choreo/tests/chat.rs plays it through `choreo chat`, whose \
      %script runs in the embedded CPython",
 )];
-
-/// The robot around the engine: memory, a clock, NAOqi methods stubbed by the file.
-#[derive(Default)]
-struct TestHost {
-    memory: HashMap<String, String>,
-    now: u64,
-    stubs: HashMap<String, String>,
-}
-
-impl Host for TestHost {
-    fn get(&self, key: &str) -> Option<String> {
-        self.memory.get(key).cloned()
-    }
-    fn set(&mut self, key: &str, value: Option<&str>) {
-        match value {
-            Some(v) => self.memory.insert(key.into(), v.into()),
-            None => self.memory.remove(key),
-        };
-    }
-    fn now_ms(&self) -> u64 {
-        self.now
-    }
-    fn call(
-        &mut self,
-        service: &str,
-        method: &str,
-        _: &[CallArg],
-    ) -> Result<Option<String>, String> {
-        self.stubs
-            .get(&format!("{service}.{method}"))
-            .map(|v| Some(v.clone()))
-            .ok_or_else(|| format!("{service}.{method} is not stubbed"))
-    }
-}
 
 /// `YYYY-MM-DD hh:mm` as ms since the epoch (UTC), by hand: days from civil.
 fn epoch_ms(text: &str) -> u64 {
@@ -162,7 +130,8 @@ fn play(path: &Path) -> Vec<String> {
                 }
                 "user" => d.insert_user_data(0, arg(0), &rest[1..].join(" ")),
                 "stub" => {
-                    host.stubs.insert(arg(0).into(), rest[1..].join(" "));
+                    host.results
+                        .insert(arg(0).into(), Some(rest[1..].join(" ")));
                 }
                 "time" => host.now = epoch_ms(&rest.join(" ")),
                 other => panic!("{at}: unknown API line `! {other}`"),

@@ -260,18 +260,7 @@ impl Host for Keys<'_> {
         method: &str,
         args: &[CallArg],
     ) -> Result<Option<String>, String> {
-        if service == NAME {
-            return Err(
-                "^call cannot call ALDialog back (the QiChat syntax page: \"Do not use \
-                        ^call to call back the Dialog engine\")"
-                    .into(),
-            );
-        }
-        let values = args.iter().map(value_of).collect();
-        self.sim
-            .call(service, method, values)
-            .map(|v| text(&v))
-            .map_err(|e| e.to_string())
+        dialog_call(self.sim, service, method, args)
     }
     fn script(&mut self, code: &str) -> Result<String, String> {
         let scripts = self
@@ -286,6 +275,28 @@ impl Host for Keys<'_> {
             None => Err("no Python to run %script in this simulated robot".into()),
         }
     }
+}
+
+/// `^call(service.method(args))` on the simulated robot: the result as QiChat text. ALDialog
+/// itself is refused (the QiChat syntax page: "Do not use ^call to call back the Dialog
+/// engine"): its engine is the one answering.
+pub(crate) fn dialog_call(
+    sim: &Sim,
+    service: &str,
+    method: &str,
+    args: &[CallArg],
+) -> Result<Option<String>, String> {
+    if service == NAME {
+        return Err(
+            "^call cannot call ALDialog back (the QiChat syntax page: \"Do not use \
+                    ^call to call back the Dialog engine\")"
+                .into(),
+        );
+    }
+    let values = args.iter().map(value_of).collect();
+    sim.call(service, method, values)
+        .map(|v| text(&v))
+        .map_err(|e| e.to_string())
 }
 
 /// A `^call` argument as the service gets it.

@@ -36,6 +36,7 @@ use crate::sim::{Reply, Sim};
 
 pub use engine::DialogScripts;
 pub(crate) use engine::Engine;
+pub(crate) use engine::dialog_call;
 use engine::{Job, Keys, answered, submit};
 
 const NAME: &str = "ALDialog";

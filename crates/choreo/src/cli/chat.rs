@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_engine::{Robot as _, Value};
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
@@ -70,35 +69,12 @@ impl Host for ChatHost {
         method: &str,
         args: &[CallArg],
     ) -> Result<Option<String>, String> {
-        let robot = self
-            .robot
-            .get_or_insert_with(|| choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao));
-        let values = args
-            .iter()
-            .map(|a| match a {
-                CallArg::Str(s) => Value::from(s.as_str()),
-                CallArg::Int(i) => Value::Int(*i),
-                CallArg::Float(f) => Value::Float(*f),
-                CallArg::Bool(b) => Value::Bool(*b),
-            })
-            .collect();
-        let result = robot
-            .call(service, method, values)
-            .map_err(|e| e.to_string())?;
-        Ok(text(&result))
+        self.robot
+            .get_or_insert_with(|| choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao))
+            .dialog_call(service, method, args)
     }
     fn script(&mut self, code: &str) -> Result<String, String> {
         choreo_python::run_dialog_script(code)
-    }
-}
-
-/// A method's result as QiChat text (a list's items joined by spaces).
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::None => None,
-        Value::String(s) => Some(s.clone()),
-        Value::List(items) => Some(items.iter().filter_map(text).collect::<Vec<_>>().join(" ")),
-        other => Some(other.to_string()),
     }
 }
 
