@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use choreo_xar::BoxDef;
-use choreo_xar::model::{InputNature, PortType};
+use choreo_xar::model::{InputNature, OutputNature, PortType};
 use choreo_xar::plugin::{CHOICE_PLUGIN, ChoiceTable};
 
 /// What a Choice box runs, after the data lines.
@@ -100,7 +100,14 @@ fn dialog_script(def: &BoxDef, file: &str) -> String {
         } else {
             "False"
         };
-        let _ = write!(code, "({}, {bang}), ", python_string(&output.name));
+        // Firing a stopping output (onStopped, or a custom one such as the corpus's
+        // "play") ends the box: the dialog stops listening.
+        let stops = if output.nature == OutputNature::Stopped {
+            "True"
+        } else {
+            "False"
+        };
+        let _ = write!(code, "({}, {bang}, {stops}), ", python_string(&output.name));
     }
     code.push_str("]\n_LANGUAGES = {");
     for l in choreo_robot::languages::LANGUAGES {

@@ -423,3 +423,42 @@ fn the_joke_generator_tells_a_random_joke_laughs_and_finishes() {
     assert!(joke.1 > laugh.1 + 1.0, "{joke:?} {laugh:?}");
     assert!(stopped[0].0 >= joke.1 - 0.01, "{stopped:?} {joke:?}");
 }
+
+#[test]
+fn a_dialog_box_with_outputs_of_its_own_plays_on_from_a_yes_with_more_words() {
+    // The rock-paper-scissors game's Greeting box replaced onStopped by two stopping outputs
+    // of its own, `wait` and `play` (`u:(Yes) $play=1`). "yes i do" answers `u:(Yes)` (the
+    // reference: "Dialog engine allows more words in input than in rule"); `play` stops the
+    // box (its onStop must not look for an onStopped it does not have) and the game begins.
+    let Some(root) = corpus("the rock-paper-scissors game") else {
+        return;
+    };
+    let pml = root.join("kossy__Nao-Rock-Paper-Scissors/src/NaoRockPaperScissors.pml");
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("talk.yaml");
+    std::fs::write(
+        &events,
+        "events:\n  - at: 2.0\n    recognize: {word: \"hello nao\", confidence: 0.8}\n  - at: 8.0\n    recognize: {word: \"yes i do\", confidence: 0.8}\n",
+    )
+    .unwrap();
+    let o = support::cli::choreo(&[
+        "run",
+        pml.to_str().unwrap(),
+        "--fast",
+        "--timeout",
+        "60",
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    let (out, err) = support::cli::text(&o);
+    assert!(
+        err.contains("says \"Do you want to play a game of rock paper scissors?\""),
+        "{err}"
+    );
+    assert!(err.contains("says \"Ok! Lets play!\""), "{err}");
+    assert!(!err.contains("AttributeError"), "{err}");
+    assert!(
+        out.contains("errors         0") || err.contains("errors         0"),
+        "{out}{err}"
+    );
+}

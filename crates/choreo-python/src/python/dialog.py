@@ -13,9 +13,9 @@
 #   event onStart is raised (its `e:onStart` rules answer); another input raises its event
 #   with the value received;
 # - `$output=value` in the topic stimulates that output (with the value, unless it is a
-#   bang); `$onStopped=...` stops the box and stimulates onStopped;
-# - onStop, onStopped or unload: the dialog is unsubscribed and the topic deactivated
-#   (unloaded too on unload).
+#   bang); a stopping output (`$onStopped=...`, or one the author added) stops the box;
+# - onStop, a stopping output or unload: the dialog is unsubscribed and the topic
+#   deactivated (unloaded too on unload); onStop fires onStopped when the box has it.
 
 
 class MyClass(GeneratedClass):
@@ -42,10 +42,12 @@ class MyClass(GeneratedClass):
                 % (_DIALOG_FILE, language, code, ", ".join(sorted(topics)))
             )
         self._topic = self._dialog.loadTopic(topics[code])
-        for name in _INPUTS + [output for output, _ in _OUTPUTS]:
+        for name in _INPUTS + [output for output, _, _ in _OUTPUTS]:
             self._dialog.setVariablePath(self._topic, name, self._prefix + name)
-        for output, bang in _OUTPUTS:
-            self._choreo_watch(self._memory, self._prefix + output, self._output(output, bang))
+        for output, bang, stops in _OUTPUTS:
+            self._choreo_watch(
+                self._memory, self._prefix + output, self._output(output, bang, stops)
+            )
 
     def onUnload(self):
         self._stop()
@@ -66,7 +68,11 @@ class MyClass(GeneratedClass):
 
     def onInput_onStop(self):
         self._stop()
-        self.onStopped()
+        # onStopped, when the box has it: a box whose author replaced it by outputs of their
+        # own (the corpus's rock-paper-scissors "wait" and "play") signals none of them, each
+        # meaning what the topic says.
+        if any(name == "onStopped" for name, _, _ in _OUTPUTS):
+            self.onStopped()
 
     def _stop(self):
         if self._running:
@@ -80,11 +86,11 @@ class MyClass(GeneratedClass):
 
         return stimulated
 
-    def _output(self, name, bang):
+    def _output(self, name, bang, stops):
         def stimulate(value):
             if not self._running:
                 return
-            if name == "onStopped":
+            if stops:
                 self._stop()
             output = getattr(self, name)
             if bang:
