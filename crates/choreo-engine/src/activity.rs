@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use crate::clock::{Clock, RealClock, Time, TimerToken, VirtualClock, WakeSink};
+use crate::clock::{Clock, Later, RealClock, Time, TimerToken, VirtualClock, WakeSink};
+use crate::turn::{TurnId, Turns};
 
 thread_local! {
     /// True on the control thread, where inline box code runs and must never sleep.
@@ -25,13 +26,22 @@ thread_local! {
         const { std::cell::Cell::new(false) };
 }
 
-/// How long, in real time, the control thread waits for an activity to finish or sleep on
-/// the virtual clock before letting it run on its own (one blocked on something else).
+/// How long, in real time, the control thread waits for a counted activity that takes no
+/// turns (none should) to finish or sleep before it goes on without it. Activities that take
+/// turns are waited for however long they run (see [`crate::turn`]).
 const YIELD_WAIT: Duration = Duration::from_secs(2);
 
 /// How long the control thread spins, in real time, for an activity to yield before it
 /// sleeps (see [`Activity::wait_for_yield`]).
 const YIELD_SPIN: Duration = Duration::from_micros(50);
+
+/// The seed of a run in virtual time when none is given: the same every run.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// The wall clock at behavior time 0 of a run in virtual time when none is given, in ms
+/// since the Unix epoch: Monday 5 January 2026, 10:00 UTC (a morning, a weekday: what a
+/// demonstration on a robot would meet).
+pub const DEFAULT_START: u64 = 1_767_607_200_000;
 
 /// How many bits of a clock token number it within its engine; the bits above name the
 /// engine's [`Route`].
@@ -57,6 +67,12 @@ pub struct Activity {
     nested_busy: AtomicUsize,
     /// Where each engine's clock tokens go, by route number.
     routes: Mutex<HashMap<u16, Destination>>,
+    /// Virtual time: whose turn it is to run.
+    turns: Turns,
+    /// See [`Activity::seed`].
+    seed: u64,
+    /// See [`Activity::wall_ms`]: the wall clock at behavior time 0 (ms since the epoch).
+    start_ms: u64,
 }
 
 /// An engine's clock tokens: where they go, and whether the clock waits for it to act on
@@ -70,7 +86,12 @@ struct Destination {
 impl Activity {
     /// A time base with a clock of its own, real or virtual; tokens go to the engines
     /// routed on it. Fails only if the real clock's thread cannot start.
-    pub(crate) fn owned(virtual_time: bool) -> std::io::Result<Arc<Activity>> {
+    /// `seed`, `start_ms`: see [`crate::Options::seed`] and [`crate::Options::start_time`].
+    pub(crate) fn owned(
+        virtual_time: bool,
+        seed: Option<u64>,
+        start_ms: Option<u64>,
+    ) -> std::io::Result<Arc<Activity>> {
         // The clock needs its sink first, and the sink the time base it serves.
         let target: Arc<std::sync::OnceLock<Weak<Activity>>> = Arc::default();
         let sink_target = Arc::clone(&target);
@@ -84,13 +105,26 @@ impl Activity {
         } else {
             RealClock::new(sink)?
         };
-        let time = Arc::new(Activity::with_clock(clock, virtual_time));
+        let (seed, start_ms) = if virtual_time {
+            (
+                seed.unwrap_or(DEFAULT_SEED),
+                start_ms.unwrap_or(DEFAULT_START),
+            )
+        } else {
+            (
+                seed.unwrap_or_else(random_seed),
+                start_ms.unwrap_or_else(wall_now_ms),
+            )
+        };
+        let time = Arc::new(Activity::with_clock(clock, virtual_time, seed, start_ms));
         let _ = target.set(Arc::downgrade(&time));
         Ok(time)
     }
 
-    fn with_clock(clock: Arc<dyn Clock>, virtual_time: bool) -> Activity {
+    fn with_clock(clock: Arc<dyn Clock>, virtual_time: bool, seed: u64, start_ms: u64) -> Activity {
         Activity {
+            seed,
+            start_ms,
             clock,
             virtual_time,
             in_flight: AtomicUsize::new(0),
@@ -99,6 +133,7 @@ impl Activity {
             nested_loads: AtomicUsize::new(0),
             nested_busy: AtomicUsize::new(0),
             routes: Mutex::new(HashMap::new()),
+            turns: Turns::new(),
         }
     }
 
@@ -106,7 +141,29 @@ impl Activity {
     /// Fails only if the clock thread cannot start.
     pub fn real() -> std::io::Result<Arc<Activity>> {
         let clock = RealClock::new(Arc::new(|_| {}))?;
-        Ok(Arc::new(Activity::with_clock(clock, false)))
+        Ok(Arc::new(Activity::with_clock(
+            clock,
+            false,
+            random_seed(),
+            wall_now_ms(),
+        )))
+    }
+
+    /// The seed of the run's chance (see [`crate::Options::seed`]): box code's `random`, the
+    /// dialog's random choices, anything random the robot does.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The wall clock at behavior time 0, in ms since the Unix epoch (UTC).
+    pub fn start_ms(&self) -> u64 {
+        self.start_ms
+    }
+
+    /// The wall clock now, in ms since the Unix epoch (UTC): the start plus behavior time,
+    /// so that in virtual time the date moves with the run's clock and nothing else.
+    pub fn wall_ms(&self) -> u64 {
+        self.start_ms.saturating_add(self.now().0 / 1_000_000)
     }
 
     /// Gives an engine a route: the tokens it schedules (numbered from [`Route::first_token`])
@@ -175,6 +232,7 @@ impl Activity {
     /// Counts a nested engine's construction until the guard is dropped.
     pub(crate) fn nested_load(self: &Arc<Self>) -> NestedLoad {
         self.nested_loads.fetch_add(1, Ordering::SeqCst);
+        self.turns.be_patient(true);
         NestedLoad(Arc::clone(self))
     }
 
@@ -204,7 +262,22 @@ impl Activity {
         }
         waiting(|| {
             self.notify_progress();
-            self.clock.sleep_until(deadline);
+            if !self.virtual_time {
+                self.clock.sleep_until(deadline);
+                return;
+            }
+            // The turn passes on once this sleep has its place among those due with it.
+            let mine = self.turns.mine();
+            let mut gave = false;
+            self.clock.sleep_until_then(deadline, &mut || {
+                self.turns.give();
+                gave = true;
+            });
+            if gave && let Some(id) = mine {
+                // Woken by the control thread while nothing else runs: in line at once.
+                self.turns.enlist_again(id);
+                self.turns.take(id);
+            }
         });
     }
 
@@ -221,17 +294,23 @@ impl Activity {
         name: &str,
         work: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<()> {
+        // What the control thread recorded comes before what the new thread records.
+        crate::trace::flush_thread_buffer();
         let base = self.busy();
         self.begin();
+        // In line now, after whoever starts it: it runs when they wait.
+        let turn = self.enlist_turn();
         let me = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
+                me.take_turn(turn);
                 // Counted down even if `work` panics: a lost count would freeze virtual time.
                 let _done = Finished(&me);
                 work();
             });
         if let Err(e) = spawned {
+            self.withdraw_turn(turn);
             self.end();
             return Err(e);
         }
@@ -242,10 +321,74 @@ impl Activity {
     }
 
     /// Counts one more activity until the returned guard is dropped (also on unwinding: a
-    /// lost count would freeze virtual time). For work handed to another thread.
+    /// lost count would freeze virtual time). For work handed to another thread, which takes
+    /// its turn ([`Counted::take_turn`]) before it runs; the guard leaves the turns on the
+    /// thread that drops it.
     pub(crate) fn counted(self: &Arc<Self>) -> Counted {
         self.begin();
-        Counted(Arc::clone(self))
+        Counted(Arc::clone(self), self.enlist_turn())
+    }
+
+    /// Virtual time: a new activity lines up for its turn (see [`crate::turn`]); `None` in
+    /// real time, where there are no turns.
+    pub(crate) fn enlist_turn(&self) -> Option<TurnId> {
+        self.virtual_time.then(|| self.turns.enlist())
+    }
+
+    /// Runs this thread under turn `id` from now on, once it comes.
+    pub(crate) fn take_turn(&self, id: Option<TurnId>) {
+        if let Some(id) = id {
+            self.turns.take(id);
+        }
+    }
+
+    /// An enlisted activity will not start soon: it lines up when it takes its turn.
+    pub(crate) fn withdraw_turn(&self, id: Option<TurnId>) {
+        if let Some(id) = id {
+            self.turns.withdraw(id);
+        }
+    }
+
+    /// This thread's activity is over: the next in line runs.
+    pub(crate) fn leave_turn(&self) {
+        self.turns.leave();
+    }
+
+    /// Work on this thread runs under a turn until the guard is dropped: its own if it has
+    /// none yet (box constructors, virtual time), else the one it runs under.
+    pub(crate) fn turn_here(&self) -> TurnHere<'_> {
+        let taken = self.turns.mine().is_none() && self.virtual_time;
+        if taken {
+            self.take_turn(Some(self.turns.enlist()));
+        }
+        TurnHere(self, taken)
+    }
+
+    /// The turns of this time base.
+    pub(crate) fn turns(&self) -> &Turns {
+        &self.turns
+    }
+
+    /// This thread waits (for another run to start or end): the next in line runs. It
+    /// lines up again when whoever wakes it enlists it ([`Activity::wake_turn`]).
+    pub(crate) fn give_turn(&self) -> Option<TurnId> {
+        let mine = self.turns.mine();
+        self.turns.give();
+        mine
+    }
+
+    /// Wakes a thread that gave its turn to wait: in line now, after whoever wakes it.
+    pub(crate) fn wake_turn(&self, id: Option<TurnId>) {
+        if let Some(id) = id {
+            self.turns.enlist_again(id);
+        }
+    }
+
+    /// Wakes every thread sleeping on the clock at once (see [`Clock::release_sleepers`]);
+    /// turns are over: what runs from now on runs as the OS schedules it.
+    pub(crate) fn release_sleepers(&self, later: Later) {
+        self.turns.off();
+        self.clock.release_sleepers(later);
     }
 
     /// One more activity runs.
@@ -271,20 +414,24 @@ impl Activity {
             .load(Ordering::SeqCst)
             .saturating_sub(self.clock.sleepers())
             .saturating_sub(self.parked.load(Ordering::SeqCst))
+            .saturating_sub(self.turns.outside())
     }
 
-    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until at most `base`
-    /// activities are running, i.e. the one just started or woken has finished or sleeps on
-    /// the clock. Polled, as a sleeper is counted by the clock a moment after it signals.
-    pub(crate) fn wait_for_yield(&self, base: usize) {
-        self.wait_until(|| self.busy() <= base);
+    /// Virtual time: waits until at most `base` activities are running, i.e. the one just
+    /// started or woken has finished or sleeps on the clock (see [`Activity::wait_until`]).
+    pub(crate) fn wait_for_yield(&self, base: usize) -> bool {
+        self.wait_until(|| self.busy() <= base)
     }
 
-    /// Virtual time: waits (up to [`YIELD_WAIT`] of real time) until `ready` (activities
-    /// finished or asleep). Polled, as a sleeper is counted by the clock a moment after it
-    /// signals.
-    pub(crate) fn wait_until(&self, ready: impl Fn() -> bool) {
+    /// Virtual time: waits until `ready` (activities finished or asleep), however long the
+    /// activities that take turns run; one that waits on something else or never waits loses
+    /// its turn (see [`crate::turn`]) and no longer counts. False when it gave up: a counted
+    /// activity outside the turns kept running for [`YIELD_WAIT`] of real time. A thread
+    /// that runs under a turn (a nested engine's control thread) gives it while it waits.
+    /// Polled, as a sleeper is counted by the clock a moment after it signals.
+    pub(crate) fn wait_until(&self, ready: impl Fn() -> bool) -> bool {
         crate::trace::flush_thread_buffer();
+        let mine = self.give_turn();
         // Most hooks return or sleep within microseconds: poll a little before sleeping on
         // the condition variable, as waking a sleeping thread costs far more on a VM.
         // Yielding (not spinning) lets the hook's thread run when it shares our CPU.
@@ -292,15 +439,34 @@ impl Activity {
         while !ready() && std::time::Instant::now() < spin {
             std::thread::yield_now();
         }
-        let deadline = std::time::Instant::now() + YIELD_WAIT;
+        let mut outside_since: Option<std::time::Instant> = None;
         let (lock, cv) = &self.progress;
         let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while !ready() && std::time::Instant::now() < deadline {
+        let done = loop {
+            if ready() {
+                break true;
+            }
+            self.turns.watch();
+            if self.turns.any() {
+                outside_since = None;
+            } else if outside_since
+                .get_or_insert_with(std::time::Instant::now)
+                .elapsed()
+                >= YIELD_WAIT
+            {
+                break false;
+            }
             guard = cv
                 .wait_timeout(guard, Duration::from_millis(1))
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        };
+        drop(guard);
+        if let Some(id) = mine {
+            self.turns.enlist_again(id);
+            self.turns.take(id);
         }
+        done
     }
 
     fn notify_progress(&self) {
@@ -368,6 +534,25 @@ pub(crate) fn waiting<R>(f: impl FnOnce() -> R) -> R {
     result
 }
 
+/// A seed nobody chose: the process's hash keys mixed with the time.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// The wall clock now, in ms since the Unix epoch.
+fn wall_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -399,15 +584,46 @@ pub(crate) struct NestedLoad(Arc<Activity>);
 impl Drop for NestedLoad {
     fn drop(&mut self) {
         self.0.nested_loads.fetch_sub(1, Ordering::SeqCst);
+        self.0.turns.be_patient(false);
     }
 }
 
 /// See [`Activity::counted`].
-pub(crate) struct Counted(Arc<Activity>);
+pub(crate) struct Counted(Arc<Activity>, Option<TurnId>);
+
+impl Counted {
+    /// The work's place in the turns.
+    pub(crate) fn turn(&self) -> Option<TurnId> {
+        self.1
+    }
+
+    /// The thread that does the work runs under the work's turn from now on.
+    pub(crate) fn take_turn(&self) {
+        self.0.take_turn(self.1);
+    }
+}
 
 impl Drop for Counted {
     fn drop(&mut self) {
+        // On the thread that did the work, its turn is over; dropped unrun elsewhere, its
+        // place in line is given up.
+        if self.1.is_some() && self.0.turns.mine() == self.1 {
+            self.0.leave_turn();
+        } else {
+            self.0.withdraw_turn(self.1);
+        }
         self.0.end();
+    }
+}
+
+/// See [`Activity::turn_here`].
+pub(crate) struct TurnHere<'a>(&'a Activity, bool);
+
+impl Drop for TurnHere<'_> {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.leave_turn();
+        }
     }
 }
 
@@ -416,6 +632,7 @@ struct Finished<'a>(&'a Activity);
 
 impl Drop for Finished<'_> {
     fn drop(&mut self) {
+        self.0.leave_turn();
         self.0.end();
     }
 }

@@ -60,6 +60,16 @@ pub trait Clock: Send + Sync {
     /// as waiting on the clock (see [`Clock::sleepers`]), so time may jump past it.
     fn sleep_until(&self, deadline: Time);
 
+    /// [`Clock::sleep_until`], calling `asleep` once the sleep is registered (virtual time:
+    /// counted among the [`Clock::sleepers`], its place among those due at the same instant
+    /// taken) and before the thread blocks; not called when the sleep returns at once.
+    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut()) {
+        if deadline > self.now() {
+            asleep();
+        }
+        self.sleep_until(deadline);
+    }
+
     /// How many threads are blocked in [`Clock::sleep_until`] right now (always 0 for real
     /// time, where nobody needs to know).
     fn sleepers(&self) -> usize;
@@ -517,6 +527,10 @@ impl Clock for VirtualClock {
     }
 
     fn sleep_until(&self, deadline: Time) {
+        self.sleep_until_then(deadline, &mut || {});
+    }
+
+    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut()) {
         let mut state = lock(&self.state);
         if deadline <= state.now {
             return;
@@ -536,6 +550,9 @@ impl Clock for VirtualClock {
         state.sleeping.insert(ticket);
         self.sleepers
             .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
+        drop(state);
+        asleep();
+        state = lock(&self.state);
         // `on_idle` removes the ticket (so the count drops before it returns) and notifies.
         while state.sleeping.contains(&ticket) {
             state = self

@@ -27,6 +27,7 @@ pub mod pool;
 pub mod resource;
 pub mod robot;
 pub mod trace;
+mod turn;
 pub mod value;
 
 pub use activity::Activity;

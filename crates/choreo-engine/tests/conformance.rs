@@ -972,7 +972,8 @@ fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
 #[test]
 fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     // B blocks on a real channel (not on the engine's clock); A sleeps 1 s, then ends the
-    // behavior. After 2 s of real time without progress, time goes on without B.
+    // behavior. Blocked in the kernel for 2 s of real time, B loses its turn (crate::turn)
+    // and time goes on without it.
     let xml = behavior(&format!(
         "{}{}{}{}{}",
         boxed("A", 1, "", ""),
@@ -1007,7 +1008,7 @@ fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     assert!(
         t.iter()
             .any(|l| l
-                .starts_with("root/B log warning: onInput_onStart has neither returned nor slept")),
+                .starts_with("root/B log warning: onInput_onStart waited 2 s of real time on something other than the clock")),
         "{t:#?}"
     );
     assert_in_order(&t, &["root/A out onStopped None", "beh end"]);

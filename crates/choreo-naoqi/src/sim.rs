@@ -616,6 +616,8 @@ impl Robot for SimRobot {
 
     fn attach(&self, time: Arc<Activity>) {
         let now = time.now();
+        // The dialog's chance is the run's (choreo_engine::Options::seed).
+        self.sim.qichat.reseed(time.seed());
         *lock(&self.sim.time) = Some(time);
         *lock(&self.sim.attached_at) = now;
         self.sim.attached.store(true, Ordering::SeqCst);

@@ -46,8 +46,8 @@ pub(crate) struct Run {
     pub(crate) modules: Py<PyAny>,
     /// The subscriptions made by `ALMemory.subscribeToEvent`.
     pub(crate) events: Mutex<HashMap<EventKey, EventSubscription>>,
-    /// Wall-clock seconds at behavior time 0, for `time.time()` in box code.
-    pub(crate) epoch: OnceLock<f64>,
+    /// The run's `random.Random` (see `runtime::rng`), made when first drawn from.
+    pub(crate) rng: OnceLock<Py<PyAny>>,
     /// The `__builtins__` of every box namespace of the run (`generated.namespace` fills it
     /// on first use): where a name a box script sets at module level is found by the
     /// others, as in the reference, which ran every script in one namespace.
@@ -87,7 +87,7 @@ impl PythonHost {
                 boxes: Mutex::new(HashMap::new()),
                 modules,
                 events: Mutex::new(HashMap::new()),
-                epoch: OnceLock::new(),
+                rng: OnceLock::new(),
                 shared,
             }),
             prepared: Mutex::new(HashMap::new()),

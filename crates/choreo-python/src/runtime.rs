@@ -111,6 +111,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(sleep, &native)?)?;
     native.add_function(wrap_pyfunction!(now, &native)?)?;
     native.add_function(wrap_pyfunction!(time, &native)?)?;
+    native.add_function(wrap_pyfunction!(rng, &native)?)?;
     native.add_function(wrap_pyfunction!(is_virtual, &native)?)?;
     native.add_function(wrap_pyfunction!(spawn, &native)?)?;
     native.add_function(wrap_pyfunction!(log, &native)?)?;
@@ -230,18 +231,40 @@ fn wall_clock() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// `time.time()` in box code: the wall clock at the behavior's start plus behavior time, so
-/// durations measured with it agree with `time.sleep` in virtual time too; elsewhere the
-/// wall clock.
+/// `time.time()` in box code: the run's wall clock (its start time plus behavior time, see
+/// `choreo_engine::Options::start_time`), so durations measured with it agree with
+/// `time.sleep` in virtual time too, and a run in virtual time reads the same dates every
+/// time; elsewhere the wall clock.
 #[pyfunction]
 fn time() -> f64 {
     match current_state() {
         Some(state) => {
-            let t = state.ctx.now().as_secs_f64();
-            state.run.epoch.get_or_init(|| wall_clock() - t) + t
+            let time = state.ctx.activity();
+            time.start_ms() as f64 / 1000.0 + time.now().as_secs_f64()
         }
         None => wall_clock(),
     }
+}
+
+/// The `random.Random` of the current box's run, seeded with the run's seed
+/// (`choreo_engine::Options::seed`) when first asked for: what `random.random()` and the
+/// other functions of the `random` module draw from in box code, so that the same seed
+/// gives the same numbers. `None` outside box code.
+#[pyfunction]
+fn rng(py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+    let Some(state) = current_state() else {
+        return Ok(None);
+    };
+    if let Some(rng) = state.run.rng.get() {
+        return Ok(Some(rng.clone_ref(py)));
+    }
+    let seed = state.ctx.activity().seed();
+    let made = py
+        .import("random")?
+        .getattr("Random")?
+        .call1((seed,))?
+        .unbind();
+    Ok(Some(state.run.rng.get_or_init(|| made).clone_ref(py)))
 }
 
 /// Whether the current box runs in virtual time.

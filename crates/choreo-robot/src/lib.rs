@@ -20,6 +20,7 @@
 //! ```
 
 pub mod animations;
+pub mod calendar;
 pub mod chain;
 pub mod languages;
 pub mod leds;

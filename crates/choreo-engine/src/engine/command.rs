@@ -92,6 +92,8 @@ pub(crate) struct Gate {
     time: std::sync::Arc<crate::activity::Activity>,
     opened: std::sync::Mutex<bool>,
     changed: std::sync::Condvar,
+    /// The waiter's turn (crate::turn): whoever opens the gate puts it back in line.
+    waiter: Option<crate::turn::TurnId>,
 }
 
 impl Gate {
@@ -103,6 +105,7 @@ impl Gate {
             time: std::sync::Arc::clone(time),
             opened: std::sync::Mutex::new(false),
             changed: std::sync::Condvar::new(),
+            waiter: time.turns().mine(),
         });
         time.park();
         (std::sync::Arc::clone(&gate), StartGate(gate))
@@ -117,6 +120,7 @@ impl Gate {
     /// Waits until the gate opens.
     pub(crate) fn wait(&self) {
         crate::activity::waiting(|| {
+            let mine = self.time.give_turn();
             let mut opened = self.opened();
             while !*opened {
                 opened = self
@@ -124,6 +128,8 @@ impl Gate {
                     .wait(opened)
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
+            drop(opened);
+            self.time.take_turn(mine);
         });
     }
 }
@@ -135,6 +141,7 @@ impl Drop for StartGate {
         if !*opened {
             *opened = true;
             self.0.time.unpark(1);
+            self.0.time.wake_turn(self.0.waiter);
             self.0.changed.notify_all();
         }
     }

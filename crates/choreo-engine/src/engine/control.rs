@@ -10,7 +10,7 @@ use crate::clock::Time;
 use crate::engine::command::Command;
 use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Control, STALL, STEP_BUDGET, Timer};
+use crate::engine::state::{Control, LOOP_STEPS, STALL, STEP_BUDGET, Timer};
 use crate::engine::workers::{Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
 use crate::hook::Hook;
@@ -60,9 +60,11 @@ impl Control {
             self.shared
                 .counting
                 .store(false, std::sync::atomic::Ordering::SeqCst);
+            self.shared.time.withdraw_turn(accounted.turn.take());
             self.shared.time.nested_end();
         }
         drop(accounted);
+        self.shared.time.leave_turn();
         let timers: Vec<_> = self.timers.keys().copied().collect();
         for token in timers {
             self.cancel_timer(token);
@@ -85,7 +87,47 @@ impl Control {
             self.shared
                 .counting
                 .store(false, std::sync::atomic::Ordering::SeqCst);
+            // Taken or not (nothing came to act on), its place in line is over.
+            self.shared.time.withdraw_turn(accounted.turn.take());
             self.shared.time.nested_end();
+            drop(accounted);
+            self.shared.time.leave_turn();
+        }
+    }
+
+    /// A nested engine's control thread acts in its turn (crate::turn) while it counts as an
+    /// activity: from the first command posted to it until it settles.
+    fn my_turn(&self) {
+        let Some(accounted) = &self.shared.accounted else {
+            return;
+        };
+        if self.shared.time.turns().mine().is_some()
+            || self
+                .shared
+                .quitting
+                .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        let turn = {
+            let accounted = accounted
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if accounted.counted {
+                accounted.turn
+            } else {
+                None
+            }
+        };
+        if let Some(turn) = turn {
+            // Dropped meanwhile (by box code that holds a turn and waits for this thread to
+            // end): it quits without one.
+            let quitting = || {
+                self.shared
+                    .quitting
+                    .load(std::sync::atomic::Ordering::SeqCst)
+            };
+            self.shared.time.turns().take_unless(turn, quitting);
         }
     }
 
@@ -134,6 +176,8 @@ impl Control {
                     ctx,
                     ticket,
                     progress: crate::activity::HookYield::new(),
+                    // After a crash, order no longer matters: it runs as soon as it can.
+                    turn: None,
                 });
                 if !matches!(handed, Handed::Failed) {
                     pending.insert(ticket, b);
@@ -230,7 +274,6 @@ impl Control {
         if self.constructing() {
             self.shared
                 .time
-                .clock()
                 .release_sleepers(crate::clock::Later::AtOnce);
         }
     }
@@ -258,6 +301,7 @@ impl Control {
         ON_CONTROL_THREAD.with(|c| c.set(true));
         self.shared.trace.buffer_on_this_thread();
         loop {
+            self.my_turn();
             if !self.ready.is_empty() {
                 self.run_ready(STEP_BUDGET);
                 if !self.ready.is_empty() {
@@ -265,7 +309,7 @@ impl Control {
                     // as an endless loop ran in NAOqi. Commands (a stop) get their turn
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
-                    self.looping_since.get_or_insert_with(Instant::now);
+                    *self.looped.get_or_insert(0) += STEP_BUDGET as u64;
                     // Every command queued so far gets its turn (box code a loop keeps busy
                     // posts one per hop: one per budget would leave a stop behind them all),
                     // up to one budget's worth, so the loop still advances.
@@ -290,6 +334,7 @@ impl Control {
                     if quit {
                         break;
                     }
+                    *self.looped.get_or_insert(0) += handled as u64;
                     if handled == 0 {
                         self.time_beside_loop();
                     }
@@ -300,12 +345,12 @@ impl Control {
                 // Commands that keep coming (a loop of links through box code posts one per
                 // hop) keep the engine busy just as ready operations do.
                 Ok(c) => {
-                    self.looping_since.get_or_insert_with(Instant::now);
+                    *self.looped.get_or_insert(0) += 1;
                     self.time_beside_loop();
                     c
                 }
                 Err(_) => {
-                    self.looping_since = None;
+                    self.looped = None;
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
                     self.check_robot();
@@ -390,7 +435,6 @@ impl Control {
                 // the load checks when they return): time will not move again.
                 self.shared
                     .time
-                    .clock()
                     .release_sleepers(crate::clock::Later::AtOnce);
             }
             return false;
@@ -402,23 +446,20 @@ impl Control {
     }
 
     /// Virtual time beside a loop of links that has kept the control thread busy for
-    /// [`STALL`] of real time: said once in the trace, then time moves on as if everything
-    /// waited, so timers fire and a time limit is reached. Time moves again at most once
-    /// per [`STALL`]. Once the behavior stops, time moves at every turn: what is left is
-    /// to unload, and an onUnload that sleeps gets its time at once, not one sleep per
-    /// [`STALL`] of real time.
+    /// [`LOOP_STEPS`] steps: said once in the trace, then time moves on as if everything
+    /// waited, so timers fire and a time limit is reached. Time moves again after as many
+    /// steps. Once the behavior stops, time moves at every turn: what is left is to unload,
+    /// and an onUnload that sleeps gets its time at once.
     fn time_beside_loop(&mut self) {
         // Only a loop: a link gone loud (see `rate`), the engine busy without a pause for
-        // STALL. A long load or a busy start is neither, and keeps virtual time exact.
+        // LOOP_STEPS. A long load or a busy start is neither, and keeps virtual time exact.
         if !self.shared.time.is_virtual() || !self.owns_time {
             return;
         }
         if !self.rates.any_loud() {
             return;
         }
-        let stalled = self
-            .looping_since
-            .is_some_and(|since| since.elapsed() >= STALL);
+        let stalled = self.looped.is_some_and(|n| n >= LOOP_STEPS);
         if !stalled && !self.stopping {
             return;
         }
@@ -427,13 +468,12 @@ impl Control {
             self.log_run(
                 "warning",
                 format!(
-                    "signals have kept the engine busy for {} s of real time without a \
-                         pause (a loop of links?): virtual time goes on beside them",
-                    STALL.as_secs()
+                    "signals have kept the engine busy for {LOOP_STEPS} steps without a pause \
+                     (a loop of links?): virtual time goes on beside them"
                 ),
             );
         }
-        self.looping_since = Some(Instant::now());
+        self.looped = Some(0);
         if self.move_virtual_time(true) {
             self.shared.time.wait_for_yield(0);
         }
@@ -441,6 +481,7 @@ impl Control {
 
     /// Acts on one command; false when the engine is told to quit.
     fn handle(&mut self, command: Command) -> bool {
+        self.my_turn();
         self.idle_reported = false;
         self.stalled_since = None;
         let mark = self.ready.len();
@@ -497,16 +538,20 @@ impl Control {
     }
 
     /// [`Control::quiet`], or nothing has happened for [`STALL`] of real time while some
-    /// hook neither returns nor sleeps on the clock: it is blocked on something else (a
-    /// lock, a queue, real I/O) and virtual time goes on without it, or a run would hang. The
-    /// hooks still running are named in the trace, once each.
+    /// counted activity that takes no turns (none should) neither returns nor sleeps on the
+    /// clock: virtual time goes on without it, or a run would hang. The hooks still running
+    /// are named in the trace, once each.
     pub(super) fn quiet_or_stalled(&mut self) -> bool {
+        let turns = self.shared.time.turns();
+        turns.watch();
+        self.report_turns();
         if self.quiet() {
             self.stalled_since = None;
             return true;
         }
-        if self.shared.time.nested_loads() {
-            // Box code loading a nested behavior: a slow load is not a stalled hook.
+        if self.shared.time.turns().any() || self.shared.time.nested_loads() {
+            // Something runs in its turn, however slowly (crate::turn: one that waits on
+            // something else loses it), or box code loads a nested behavior.
             self.stalled_since = None;
             return false;
         }

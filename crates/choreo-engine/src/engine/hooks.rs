@@ -14,10 +14,6 @@ use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
 
-/// Virtual time: how long, in real time, the control thread waits for a hook that loads a
-/// nested behavior (whose boxes are being constructed) to return or sleep on the clock.
-const NESTED_LOAD_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
         let ticket = self.next_ticket;
@@ -49,6 +45,8 @@ impl Control {
             let at = Time(self.now().0.saturating_add(SLOW_STOP.as_nanos() as u64));
             self.schedule(at, Timer::SlowStop(ticket))
         });
+        // Virtual time: its place in the turns (crate::turn), after whoever runs now.
+        let turn = self.shared.time.enlist_turn();
         self.waiting.insert(
             ticket,
             Pending {
@@ -56,6 +54,7 @@ impl Control {
                 b,
                 hook: name,
                 slow_stop,
+                turn,
             },
         );
         if let Some(o) = self.ops.get_mut(op) {
@@ -78,6 +77,7 @@ impl Control {
             },
             ticket,
             progress: Arc::clone(&progress),
+            turn,
         });
         if matches!(handed, Handed::Queued) && !self.cap_reported {
             self.cap_reported = true;
@@ -94,51 +94,64 @@ impl Control {
         if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or waits (sleeps on the clock,
             // or waits for a nested run it started), and the nested runs (other than this
-            // engine itself) until they have nothing left to do at this instant; while a
-            // nested behavior it loads is constructed, up to NESTED_LOAD_WAIT (commands, a
-            // stop, must get their turn some day).
+            // engine itself) until they have nothing left to do at this instant. However long
+            // that takes: a hook that waits on something else or never waits loses its turn
+            // (crate::turn), and is said to.
             let own = usize::from(shared.accounted.is_some());
             let time = &shared.time;
             let ready = || {
                 time.busy().saturating_sub(shared.own_count()) <= base
-                    && progress.yielded()
+                    && (progress.yielded() || turn.is_some_and(|t| time.turns().is_outside(t)))
                     && time.nested_busy() <= own
             };
-            time.wait_until(ready);
-            let patience = std::time::Instant::now() + NESTED_LOAD_WAIT;
-            while !ready() && time.nested_loads() && std::time::Instant::now() < patience {
-                time.wait_until(ready);
+            let done = time.wait_until(ready);
+            self.report_turns();
+            if !done {
+                // A counted activity outside the turns kept busy at this instant: the order
+                // of what follows is now up to the OS; say so.
+                let hook = name.name(&self.shared.graph, b);
+                self.record(
+                    b,
+                    TraceStep::Log {
+                        level: "warning".into(),
+                        message: format!(
+                            "after {hook}, other activities at this instant were still busy \
+                             after 2 s of real time; the run goes on without waiting for them"
+                        ),
+                    },
+                );
             }
-            if !progress.yielded() && self.waiting.contains_key(&ticket) {
-                // It waits on something else (a lock, a queue, real I/O): the run goes on,
-                // but its order is now up to the OS; say so.
-                let hook = name.name(&self.shared.graph, b);
-                self.record(
-                    b,
-                    TraceStep::Log {
-                        level: "warning".into(),
-                        message: format!(
-                            "{hook} neither returned nor slept on the clock within 2 s of real \
-                             time (it waits on something else); the run goes on without \
-                             waiting for it"
-                        ),
-                    },
-                );
-            } else if !ready() {
-                // Another activity kept busy at this instant (a nested run, robot work): the
-                // order of what follows is now up to the OS; say so.
-                let hook = name.name(&self.shared.graph, b);
-                self.record(
-                    b,
-                    TraceStep::Log {
-                        level: "warning".into(),
-                        message: format!(
-                            "after {hook}, other activities at this instant (a nested run, \
-                             robot work) were still busy after 2 s of real time; the run goes \
-                             on without waiting for them"
-                        ),
-                    },
-                );
+        }
+    }
+
+    /// Says, in the trace, which activities lost their turn (crate::turn) and why: a hook of
+    /// this engine by its name, anything else as background work.
+    pub(super) fn report_turns(&mut self) {
+        for (turn, why) in self.shared.time.turns().notices() {
+            let hook = self
+                .waiting
+                .values()
+                .find(|p| p.turn == Some(turn))
+                .map(|p| (p.b, p.hook));
+            let message = format!(
+                "{why}: it goes on beside the others, and the order of what it does until it \
+                 next waits is up to the OS"
+            );
+            match hook {
+                Some((b, hook)) => {
+                    let hook = hook.name(&self.shared.graph, b);
+                    self.record(
+                        b,
+                        TraceStep::Log {
+                            level: "warning".into(),
+                            message: format!("{hook} {message}"),
+                        },
+                    );
+                }
+                None => self.log_run(
+                    "warning",
+                    format!("background work (a robot task or a thread of box code) {message}"),
+                ),
             }
         }
     }
@@ -149,6 +162,7 @@ impl Control {
             b,
             hook,
             slow_stop,
+            ..
         }) = self.waiting.remove(&ticket)
         else {
             return;

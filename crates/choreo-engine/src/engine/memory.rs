@@ -73,19 +73,28 @@ impl Control {
 
     /// Runs a robot call on the engine's robot thread (one thread, so calls keep their
     /// order: an unsubscribe never overtakes its subscribe), counted as an activity. In
-    /// virtual time the control thread then lets it finish (or sleep on the clock) first, up
-    /// to 2 s of real time, so traces stay deterministic; a call that blocks longer (a
-    /// half-open connection) no longer holds anything but the calls queued behind it.
+    /// virtual time it runs in its turn (see `crate::turn`) and the control thread lets it
+    /// finish (or sleep on the clock) first, so traces stay deterministic; a call that blocks
+    /// on something else (a half-open connection) loses its turn and no longer holds anything
+    /// but the calls queued behind it.
     pub(super) fn robot_job(&mut self, job: Box<dyn FnOnce() + Send>) {
         let time = Arc::clone(&self.shared.time);
         let base = time.busy();
         let counted = time.counted();
+        let turn = counted.turn();
+        // What this thread recorded comes before what the job records.
+        crate::trace::flush_thread_buffer();
         let run = self.robot_calls.run(Box::new(move || {
+            counted.take_turn();
             let _counted = counted;
             job();
         }));
+        if let Ok(crate::pool::Started::Queued) = run {
+            // Behind a call that blocks (it lost its turn): it lines up when it starts.
+            time.withdraw_turn(turn);
+        }
         if let Err(e) = run {
-            // No thread for it: the job (and its count) is dropped; say so.
+            // No thread for it: the job (and its count and turn) is dropped; say so.
             drop(e.into_job());
             self.log_run(
                 "error",
@@ -94,7 +103,6 @@ impl Control {
             return;
         }
         if time.is_virtual() {
-            crate::trace::flush_thread_buffer();
             time.wait_for_yield(base);
         }
     }

@@ -89,6 +89,16 @@ pub struct Options {
     /// Timelines kept in step with other runs (a fleet): each timeline's start is asked of
     /// it ([`sync::TimelineSync`]). Real time only.
     pub timeline_sync: Option<Arc<dyn sync::TimelineSync>>,
+    /// The seed of everything random in the run (box code's `random`, the dialog's
+    /// `^rand` and random outputs), so that a run is repeatable ([`Activity::seed`]). `None`:
+    /// [`crate::activity::DEFAULT_SEED`] in virtual time, a random one in real time. A nested
+    /// run has its owner's.
+    pub seed: Option<u64>,
+    /// The wall clock at behavior time 0, in milliseconds since the Unix epoch (UTC): what
+    /// box code's `time.time()` and `datetime.now()` and QiChat's date functions read
+    /// ([`Activity::wall_ms`]). `None`: [`crate::activity::DEFAULT_START`] in virtual time,
+    /// now in real time. A nested run has its owner's.
+    pub start_time: Option<u64>,
 }
 
 /// A loaded behavior, ready to start.
@@ -126,11 +136,22 @@ impl Engine {
         let nested = options.time_base.is_some();
         let time = match &options.time_base {
             Some(base) => Arc::clone(base),
-            None => Activity::owned(options.virtual_time).map_err(|error| EngineError::Thread {
-                what: "frame clock",
-                error,
-            })?,
+            None => Activity::owned(options.virtual_time, options.seed, options.start_time)
+                .map_err(|error| EngineError::Thread {
+                    what: "frame clock",
+                    error,
+                })?,
         };
+        if !nested {
+            // What repeats this run, first in the file (docs/trace.md).
+            options.trace.write_header(&serde_json::json!({
+                "event": "run",
+                "time_ns": 0,
+                "clock": if time.is_virtual() { "virtual" } else { "real" },
+                "seed": time.seed(),
+                "start": choreo_robot::calendar::format_utc(time.start_ms()),
+            }));
+        }
         let parameters = graph
             .boxes
             .iter()
@@ -151,10 +172,12 @@ impl Engine {
             constructing: AtomicBool::new(true),
             sync: options.timeline_sync.clone(),
             counting: AtomicBool::new(false),
+            quitting: AtomicBool::new(false),
             accounted: nested.then(|| {
                 Mutex::new(Accounted {
                     open: true,
                     counted: false,
+                    turn: None,
                 })
             }),
         });
@@ -227,6 +250,9 @@ impl Engine {
         // included), and the time limit holds.
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
+        // Virtual time: constructors run in a turn (crate::turn), this thread's own if it has
+        // none (box code loading a nested behavior runs in its hook's).
+        let turn = shared.time.turn_here();
         // A nested load runs in box code of another run, which is not stalled meanwhile.
         let nested_load = nested.then(|| shared.time.nested_load());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
@@ -251,6 +277,7 @@ impl Engine {
             }
         }
         shared.constructing.store(false, Ordering::SeqCst);
+        drop(turn);
         drop(nested_load);
         shared.time.end();
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
@@ -467,6 +494,8 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        self.shared.quitting.store(true, Ordering::SeqCst);
+        self.shared.time.turns().nudge();
         self.shared.post(Command::Quit);
         // Box code still sleeping on the clock (a hook never unloaded, a thread of its own)
         // wakes up instead of sleeping on a clock that no longer moves; its later sleeps
@@ -474,7 +503,6 @@ impl Drop for Engine {
         if self.owns_time {
             self.shared
                 .time
-                .clock()
                 .release_sleepers(crate::clock::Later::RealTime);
         }
         if let Some(h) = self.control.take() {

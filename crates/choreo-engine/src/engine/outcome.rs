@@ -57,7 +57,7 @@ pub(crate) struct Reported {
 struct Slot {
     outcome: Option<Outcome>,
     /// Waiters parked on the time base until the end.
-    parked: usize,
+    parked: Vec<Option<crate::turn::TurnId>>,
 }
 
 impl Reported {
@@ -83,7 +83,11 @@ impl Reported {
             return;
         }
         if outcome.is_final() {
-            time.unpark(std::mem::take(&mut slot.parked));
+            let parked = std::mem::take(&mut slot.parked);
+            time.unpark(parked.len());
+            for turn in parked {
+                time.wake_turn(turn);
+            }
         }
         slot.outcome = Some(outcome);
         self.changed.notify_all();
@@ -113,13 +117,15 @@ impl Reported {
     /// activity of `time`, parked while it waits (see [`crate::activity::Activity::park`]).
     pub(crate) fn wait_final(&self, time: Option<&crate::activity::Activity>) -> Outcome {
         let mut slot = self.slot();
+        let mut mine = None;
         if let Some(time) = time
             && !slot.outcome.as_ref().is_some_and(Outcome::is_final)
         {
-            slot.parked += 1;
+            mine = time.give_turn();
+            slot.parked.push(mine);
             time.park();
         }
-        crate::activity::waiting(|| {
+        let outcome = crate::activity::waiting(|| {
             loop {
                 if let Some(o) = slot.outcome.as_ref().filter(|o| o.is_final()) {
                     return o.clone();
@@ -129,6 +135,11 @@ impl Reported {
                     .wait(slot)
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
-        })
+        });
+        // The slot's lock went with the closure.
+        if let Some(time) = time {
+            time.take_turn(mine);
+        }
+        outcome
     }
 }

@@ -43,6 +43,9 @@ pub(crate) struct Shared {
     /// [`Accounted::counted`], readable without its lock: whether this engine's control
     /// thread counts as an activity now (see `Control::dispatch`).
     pub(crate) counting: std::sync::atomic::AtomicBool,
+    /// The engine is being dropped: its control thread quits without waiting for a turn
+    /// (whoever drops it holds one, and waits for the thread to end).
+    pub(crate) quitting: std::sync::atomic::AtomicBool,
     /// When timelines start, kept in step with other runs (see [`Options::timeline_sync`]).
     pub(crate) sync: Option<Arc<dyn TimelineSync>>,
 }
@@ -54,6 +57,9 @@ pub(crate) struct Accounted {
     /// The control thread counts as an activity: something was posted since it last found
     /// its queue empty with nothing left to do.
     pub(crate) counted: bool,
+    /// Virtual time: its place in the turns while counted (see `crate::turn`), enlisted by
+    /// whoever posted the first command.
+    pub(crate) turn: Option<crate::turn::TurnId>,
 }
 
 impl Shared {
@@ -78,6 +84,7 @@ impl Shared {
                     self.counting
                         .store(true, std::sync::atomic::Ordering::SeqCst);
                     self.time.nested_begin();
+                    accounted.turn = self.time.enlist_turn();
                 }
             }
         }

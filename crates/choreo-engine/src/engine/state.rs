@@ -52,6 +52,8 @@ pub(super) struct Pending {
     pub(super) b: BoxId,
     pub(super) hook: HookRef,
     pub(super) slow_stop: Option<TimerToken>,
+    /// Virtual time: the hook's place in the turns (see `crate::turn`).
+    pub(super) turn: Option<crate::turn::TurnId>,
 }
 
 /// What a clock token is for.
@@ -71,9 +73,16 @@ pub(super) enum Timer {
     Limit,
 }
 
-/// Virtual time: how long, in real time, hooks may keep running without returning or
-/// sleeping on the clock before time moves on without them (see [`Control::quiet_or_stalled`]).
+/// Virtual time: how long, in real time, counted activities that take no turns (none
+/// should) may keep running without returning or sleeping on the clock before time moves on
+/// without them (see [`Control::quiet_or_stalled`]).
 pub(super) const STALL: Duration = Duration::from_secs(2);
+
+/// Virtual time: how many steps (operations run, commands handled) a loop of links may take
+/// without a pause before time moves on beside it, and again after as many (see
+/// `Control::time_beside_loop`). Counted, not timed, so that where time moves in the loop
+/// is the same on every run.
+pub(super) const LOOP_STEPS: u64 = 200_000;
 
 /// The most operations in flight (running, ready or waiting); past it, new ones are dropped
 /// (see [`Control::spawn_op`]). Only a loop of links that multiplies signals gets there.
@@ -166,8 +175,9 @@ pub(super) struct Control {
     pub(super) ready: Vec<OpId>,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
-    /// Since when ready operations have kept the control thread busy without a pause.
-    pub(super) looping_since: Option<std::time::Instant>,
+    /// Steps ready operations and commands have kept the control thread busy without a
+    /// pause, since time last moved beside them; `None` when not looping.
+    pub(super) looped: Option<u64>,
     /// The trace said that virtual time goes on beside a loop of links.
     pub(super) loop_reported: bool,
     /// Signals per link target, for the loop warning.
@@ -273,7 +283,7 @@ impl Control {
             ops: Ops::default(),
             ready: Vec::new(),
             dropped_ops: 0,
-            looping_since: None,
+            looped: None,
             loop_reported: false,
             rates,
             waiting: HashMap::new(),

@@ -25,6 +25,8 @@ pub(super) struct Job {
     pub(super) ticket: u64,
     /// Where the hook is, for the control thread that waits for it to yield.
     pub(super) progress: Arc<HookYield>,
+    /// Virtual time: its place in the turns (see `crate::turn`).
+    pub(super) turn: Option<crate::turn::TurnId>,
 }
 
 /// What happened to a job handed to the workers.
@@ -49,10 +51,15 @@ impl Workers {
     pub(super) fn run(&mut self, job: Job) -> Handed {
         let shared = Arc::clone(&job.ctx.shared);
         let ticket = job.ticket;
+        let turn = job.turn;
         let progress = Arc::clone(&job.progress);
         match self.pool.run(Box::new(move || run_job(job))) {
             Ok(Started::Now) => Handed::Running,
-            Ok(Started::Queued) => Handed::Queued,
+            Ok(Started::Queued) => {
+                // It starts when a worker frees, at a moment the OS decides: it lines up then.
+                shared.time.withdraw_turn(turn);
+                Handed::Queued
+            }
             Err(e) => {
                 let text = match &e {
                     PoolError::Spawn { error, .. } => {
@@ -61,6 +68,7 @@ impl Workers {
                     PoolError::Closed { .. } => "the engine's workers are shut down".to_string(),
                 };
                 drop(e.into_job());
+                shared.time.withdraw_turn(turn);
                 shared.post(Command::HookDone {
                     ticket,
                     ok: false,
@@ -106,6 +114,7 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
 /// Runs a job on a worker and reports its result to the control thread.
 pub(super) fn run_job(job: Job) {
     let shared = &job.ctx.shared;
+    shared.time.take_turn(job.turn);
     // An input hook waited in the pool's queue (every worker busy) while its box was
     // unloaded: no hook of an unloaded box runs (a stop beside a loop of signals through
     // worker boxes would otherwise wait for every queued one to run first). It returns at
@@ -127,5 +136,6 @@ pub(super) fn run_job(job: Job) {
         text,
     });
     job.progress.returned();
+    shared.time.leave_turn();
     shared.time.end();
 }

@@ -292,6 +292,26 @@ impl Trace {
         delivery::flush_writer(&self.shared)
     }
 
+    /// Writes `header` as the JSON Lines output's first line, before any event: what a run
+    /// is repeated from (docs/trace.md, "The first line"). No effect without a writer, or
+    /// once an event was written.
+    pub fn write_header(&self, header: &serde_json::Value) {
+        let inner = self.lock();
+        if !inner.has_writer || inner.queued > 0 {
+            return;
+        }
+        let mut writer = self
+            .shared
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drop(inner);
+        if let Some(w) = writer.as_mut() {
+            // A failing writer says so at the first event it fails on.
+            let _ = writeln!(w, "{header}");
+        }
+    }
+
     /// Bytes the kept records take: the ring's capacity (a bounded ring never grows past
     /// its size) times the record size; the rare events stored with their names add a
     /// small heap part not counted here. For memory measurements.

@@ -5,7 +5,7 @@
 //! lets go: no thread ever blocks on another's answer.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
 use choreo_engine::Value;
@@ -22,10 +22,6 @@ const MAX_TURN_WAIT: Duration = Duration::from_secs(600);
 pub(crate) struct Engine {
     dialog: Mutex<Dialog>,
     pending: Mutex<VecDeque<Job>>,
-    /// Wall-clock milliseconds at behavior time 0 (set at first use): the robot's clock
-    /// as the time functions read it, the wall clock at the behavior's start plus behavior
-    /// time (as box scripts' `time.time()`).
-    epoch_ms: OnceLock<u64>,
     /// What runs `%script` blocks (Python), when the layer that builds runs gave one.
     scripts: RwLock<Option<DialogScripts>>,
 }
@@ -51,7 +47,6 @@ impl Default for Engine {
         Engine {
             dialog: Mutex::new(dialog),
             pending: Mutex::new(VecDeque::new()),
-            epoch_ms: OnceLock::new(),
             scripts: RwLock::new(None),
         }
     }
@@ -65,6 +60,11 @@ impl Engine {
     /// The engine, for an API call (waits for an answer being made on another thread).
     pub(crate) fn get(&self) -> MutexGuard<'_, Dialog> {
         lock(&self.dialog)
+    }
+
+    /// A new run's seed: `^rand` and random outputs follow it from now on.
+    pub(crate) fn reseed(&self, seed: u64) {
+        lock(&self.dialog).reseed(seed);
     }
 
     /// Sets what runs `%script` blocks.
@@ -244,15 +244,10 @@ impl Host for Keys<'_> {
         self.written
             .insert(key.to_string(), value.map(str::to_string));
     }
+    /// The run's wall clock: its start time plus behavior time (a fixed date in virtual
+    /// time unless told otherwise, see `choreo_engine::Options::start_time`).
     fn now_ms(&self) -> u64 {
-        let behavior = self.sim.now().0 / 1_000_000;
-        let epoch = *self.sim.qichat.epoch_ms.get_or_init(|| {
-            let wall = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
-            wall.saturating_sub(behavior)
-        });
-        epoch.saturating_add(behavior)
+        self.sim.time().map_or(0, |time| time.wall_ms())
     }
     fn call(
         &mut self,

@@ -6,7 +6,9 @@ with the argument-count rule, and tracebacks that name the box and the script's 
 the box being constructed, so every constructor form works, even none at all."""
 
 import _thread
+import datetime as _datetime
 import os
+import random
 import sys
 import threading
 import time
@@ -579,17 +581,150 @@ def _join(self, timeout=None):
     qi.wait_for(lambda: not self.is_alive(), timeout)
 
 
+# Virtual time: box code reads the run's clock, whatever it asks it through, as on a robot
+# whose time zone is UTC (the simulated robot's); in real time and outside box code, the
+# machine's clocks.
+_real_monotonic = time.monotonic
+_real_perf_counter = time.perf_counter
+_real_localtime = time.localtime
+_real_gmtime = time.gmtime
+_real_strftime = time.strftime
+_real_ctime = time.ctime
+_real_asctime = time.asctime
+
+
+def _monotonic():
+    return _choreo.now() if _virtual() else _real_monotonic()
+
+
+def _perf_counter():
+    return _choreo.now() if _virtual() else _real_perf_counter()
+
+
+def _localtime(secs=None):
+    if not _virtual():
+        return _real_localtime(secs)
+    return _real_gmtime(_choreo.time() if secs is None else secs)
+
+
+def _gmtime(secs=None):
+    if secs is None and _virtual():
+        secs = _choreo.time()
+    return _real_gmtime(secs)
+
+
+def _strftime(format, t=None):
+    if t is None:
+        t = _localtime()
+    return _real_strftime(format, t)
+
+
+def _ctime(secs=None):
+    if not _virtual():
+        return _real_ctime(secs)
+    return _real_asctime(_localtime(secs))
+
+
+def _asctime(t=None):
+    return _real_asctime(_localtime() if t is None else t)
+
+
+class _DateTime(_datetime.datetime):
+    """`datetime.datetime` for box code: `now()`, `today()` and `utcnow()` read the run's
+    clock in virtual time."""
+
+    @classmethod
+    def now(cls, tz=None):
+        if not _virtual():
+            return super().now(tz)
+        if tz is None:
+            return cls.utcfromtimestamp(_choreo.time())
+        return cls.fromtimestamp(_choreo.time(), tz)
+
+    @classmethod
+    def today(cls):
+        return cls.now()
+
+    @classmethod
+    def utcnow(cls):
+        if not _virtual():
+            return super().utcnow()
+        return cls.utcfromtimestamp(_choreo.time())
+
+
+class _Date(_datetime.date):
+    """`datetime.date` for box code: `today()` reads the run's clock in virtual time."""
+
+    @classmethod
+    def today(cls):
+        if not _virtual():
+            return super().today()
+        d = _DateTime.now()
+        return cls(d.year, d.month, d.day)
+
+
+# What box code gets for `import datetime`: the module with these two classes (other code,
+# which may test `isinstance(x, datetime.datetime)`, keeps the real module).
+_box_datetime = types.ModuleType("datetime", _datetime.__doc__)
+_box_datetime.__dict__.update(
+    {k: v for k, v in vars(_datetime).items() if not k.startswith("__")}
+)
+_box_datetime.datetime = _DateTime
+_box_datetime.date = _Date
+
+
+# Box code's `random`: the run's generator, seeded with the run's seed (`--seed`); outside
+# box code, the module's own.
+_module_random = random._inst
+_real_seed = random.Random.seed
+
+
+def _run_random():
+    r = _choreo.rng()
+    return _module_random if r is None else r
+
+
+def _random_function(name):
+    def call(*args, **kwargs):
+        return getattr(_run_random(), name)(*args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = getattr(_module_random, name).__doc__
+    return call
+
+
+_RANDOM_FUNCTIONS = (
+    "random", "uniform", "randint", "randrange", "choice", "choices", "shuffle", "sample",
+    "getrandbits", "randbytes", "triangular", "gauss", "normalvariate", "lognormvariate",
+    "expovariate", "vonmisesvariate", "gammavariate", "betavariate", "paretovariate",
+    "weibullvariate", "getstate", "setstate", "seed",
+)
+
+
+def _seed(self, a=None, version=2):
+    """A generator box code seeds without a value (`random.Random()`, `random.seed()`)
+    draws its seed from the run's: the same run, the same numbers."""
+    if a is None:
+        r = _choreo.rng()
+        if r is not None and r is not self:
+            a = r.getrandbits(64)
+    _real_seed(self, a, version)
+
+
 # The modules NAOqi gave box scripts, by the names scripts import them by.
 _BOX_MODULES = {"qi": qi, "naoqi": naoqi, "almath": almath, "motion": motion}
 
 
 def _box_import(name, globals=None, locals=None, fromlist=(), level=0, _real=__import__):
     """`__import__` in box code: `qi`, `naoqi`, `almath` and `motion` are the shims, whatever
-    the process has under those names (a host's own PyPI `qi`)."""
+    the process has under those names (a host's own PyPI `qi`); `datetime` reads the run's
+    clock."""
     if not level:
         module = _BOX_MODULES.get(name)
         if module is not None:
             return module
+        if name == "datetime":
+            return _box_datetime
     return _real(name, globals, locals, fromlist, level)
 
 
@@ -601,6 +736,16 @@ def install():
     time.sleep = _choreo.sleep
     time.time = _choreo.time
     time.clock = _choreo.now
+    time.monotonic = _monotonic
+    time.perf_counter = _perf_counter
+    time.localtime = _localtime
+    time.gmtime = _gmtime
+    time.strftime = _strftime
+    time.ctime = _ctime
+    time.asctime = _asctime
+    random.Random.seed = _seed
+    for name in _RANDOM_FUNCTIONS:
+        setattr(random, name, _random_function(name))
     threading._start_new_thread = _start_new_thread
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait

@@ -1,43 +1,8 @@
 //! Dates and times for the time functions (`^currentDateTime`, ...) and the `def:sayDate`
-//! family, from the robot's clock (UTC: the simulated robot's time zone).
+//! family, from the robot's clock (UTC: the simulated robot's time zone; the calendar is
+//! choreo-robot's).
 
-/// A moment split as a calendar says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Civil {
-    pub(super) year: i64,
-    pub(super) month: u32,
-    pub(super) day: u32,
-    pub(super) hour: u32,
-    pub(super) minute: u32,
-    /// 0 for Monday ... 6 for Sunday.
-    pub(super) weekday: u32,
-}
-
-/// `ms` since the Unix epoch as a UTC calendar date and time (the days-from-civil algorithm
-/// run backwards).
-pub(super) fn civil(ms: u64) -> Civil {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Civil {
-        year,
-        month,
-        day,
-        hour: u32::try_from(rest / 3600).unwrap_or(0),
-        minute: u32::try_from(rest % 3600 / 60).unwrap_or(0),
-        // 1970-01-01 was a Thursday.
-        weekday: u32::try_from((days + 3).rem_euclid(7)).unwrap_or(0),
-    }
-}
+pub(super) use choreo_robot::calendar::{Civil, civil};
 
 /// The value of one of ALDialog's time data at `ms` (the ALDialog API page, "Data"):
 /// `Dialog/Year` (YYYY), `Dialog/Hour` (24-hour), `Dialog/Minute`, `Dialog/Second`,

@@ -263,6 +263,11 @@ impl Dialog {
         }
     }
 
+    /// `^rand` and random outputs follow `seed` from now on (a new run's).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = seed.max(1);
+    }
+
     /// Loads `topic` (not active yet), replacing a topic of the same name and language;
     /// its name.
     pub fn load(&mut self, topic: Topic) -> String {

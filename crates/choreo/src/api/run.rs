@@ -153,6 +153,8 @@ impl Run {
             on_frame: setup.on_frame.clone(),
             time_base: None,
             timeline_sync: setup.timeline_sync.clone(),
+            seed: setup.seed,
+            start_time: setup.start_time,
         };
         let engine =
             Engine::load(&behavior.xar, host.as_ref(), options).map_err(|source| Error::Load {
@@ -360,6 +362,17 @@ impl Run {
     /// The simulated robot, when the run has one.
     pub fn simulated_robot(&self) -> Option<&SimRobot> {
         self.sim.as_ref()
+    }
+
+    /// The seed of the run's chance (see [`Setup::seed`]): give it again to repeat the run.
+    pub fn seed(&self) -> u64 {
+        self.engine.time().seed()
+    }
+
+    /// The wall clock at the run's start, in ms since the Unix epoch (UTC; see
+    /// [`Setup::start_time`]).
+    pub fn start_time(&self) -> u64 {
+        self.engine.time().start_ms()
     }
 
     /// Now, in behavior time.

@@ -71,6 +71,8 @@ pub struct Setup {
     scenario_file: Option<PathBuf>,
     pub(crate) clock: Clock,
     pub(crate) time_limit: Option<Duration>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) start_time: Option<u64>,
     pub(crate) strict: bool,
     params: Vec<(String, String, Param)>,
     pub(crate) trace: Option<Trace>,
@@ -91,6 +93,8 @@ impl Setup {
             scenario_file: None,
             clock: Clock::Real,
             time_limit: None,
+            seed: None,
+            start_time: None,
             strict: false,
             params: Vec::new(),
             trace: None,
@@ -155,6 +159,23 @@ impl Setup {
     /// Stops the run after this long of behavior time (box construction included).
     pub fn time_limit(mut self, limit: Duration) -> Setup {
         self.time_limit = Some(limit);
+        self
+    }
+
+    /// The seed of everything random in the run (box code's `random`, the dialog's random
+    /// choices): the same seed, the same run. By default a fixed one in virtual time, a
+    /// random one in real time; [`Run::seed`] says which.
+    pub fn seed(mut self, seed: u64) -> Setup {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The wall clock at the run's start, in ms since the Unix epoch (UTC): what
+    /// `time.time()`, `datetime.now()` and QiChat's date functions read, moving with the
+    /// run's clock. By default Monday 5 January 2026, 10:00 UTC in virtual time, now in real
+    /// time ([`choreo_engine::clock::parse_utc`] reads `2026-03-01T18:30:00Z`).
+    pub fn start_time(mut self, ms: u64) -> Setup {
+        self.start_time = Some(ms);
         self
     }
 

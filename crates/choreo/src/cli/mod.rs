@@ -80,8 +80,9 @@ Exit codes:
   0    success (run: the behavior finished; stack run: the stack emptied; check, stack check:
        every file valid; diff: equal)
   1    check, stack check: some file has errors; diff: the behaviors differ; chat --script: an
-       answer differs; robot: the robot answered with an error (robot install: refused the
-       package, or NAOqi 2.1 needs --remote-path)
+       answer differs; run --repeat: a run's trace differs from the first's; robot: the robot
+       answered with an error (robot install: refused the package, or NAOqi 2.1 needs
+       --remote-path)
   2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
        several motion timelines and no --box; plot: an image not named .png or .svg)
   3    run --strict: an error in box code stopped the behavior (or the engine crashed)
@@ -130,6 +131,20 @@ enum Command {
             allow_hyphen_values = true
         )]
         timeout: Option<f64>,
+        /// The seed of everything random in the run (box code's `random`, the dialog's
+        /// random choices): the same seed, the same run. By default 1 with --fast, a random
+        /// one in real time; the report and the trace's first line say which.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// The date and time (UTC) the run starts at, as box code's `time.time()` and
+        /// `datetime.now()` and QiChat's date functions read it: `2026-03-01T18:30:00Z`. By
+        /// default 2026-01-05T10:00:00Z with --fast, now in real time.
+        #[arg(long, value_name = "UTC", value_parser = start_time)]
+        start_time: Option<u64>,
+        /// With --fast: run the behavior N times (2 to 100) and compare their traces; the
+        /// first event where a run differs from the first is shown (exit 1 when one does).
+        #[arg(long, value_name = "N", requires = "fast", value_parser = clap::value_parser!(u32).range(2..=100))]
+        repeat: Option<u32>,
         /// Write every lifecycle event as JSON Lines (docs/trace.md); on the simulated robot,
         /// also its joints at each frame of a playing timeline (`joints` events, which
         /// `choreo plot --trace` draws).
@@ -705,6 +720,12 @@ fn language_arg(text: &str) -> Result<&'static choreo_robot::languages::Language
         })
 }
 
+/// `--start-time`: a UTC date and time, as milliseconds since the Unix epoch.
+fn start_time(text: &str) -> Result<u64, String> {
+    choreo_robot::calendar::parse_utc(text)
+        .ok_or_else(|| format!("{text}: not a UTC date and time after 1970 (2026-03-01T18:30:00Z)"))
+}
+
 /// `--timeout`: a number of seconds, more than 0 and at most [`MAX_TIMEOUT_SECS`].
 fn timeout_secs(text: &str) -> Result<f64, String> {
     let secs: f64 = text
@@ -796,6 +817,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
             behavior,
             fast,
             timeout,
+            seed,
+            start_time,
+            repeat,
             trace,
             params,
             events,
@@ -813,6 +837,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
                 behavior,
                 fast,
                 timeout,
+                seed,
+                start_time,
+                repeat,
                 trace,
                 params,
                 events,

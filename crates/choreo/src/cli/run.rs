@@ -36,6 +36,12 @@ pub struct RunArgs {
     pub fast: bool,
     /// Stop after this long (behavior time).
     pub timeout: Option<f64>,
+    /// The seed of the run's chance; `None`: 1 in virtual time, random in real time.
+    pub seed: Option<u64>,
+    /// The wall clock at the start (ms since the epoch, UTC); `None`: the engine's default.
+    pub start_time: Option<u64>,
+    /// Virtual time: run this many times and compare the traces.
+    pub repeat: Option<u32>,
     /// Write the trace as JSON Lines here (a fleet: one file per robot, numbered).
     pub trace: Option<PathBuf>,
     /// `box/path/name=value` parameter overrides.
@@ -362,6 +368,8 @@ impl One {
             real: self.started.elapsed(),
             tally,
             unsupported,
+            seed: self.run.seed(),
+            start_ms: self.run.start_time(),
         }
     }
 }
@@ -401,6 +409,12 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Some(limit) = args.timeout {
         base = base.time_limit(Duration::from_secs_f64(limit));
     }
+    if let Some(seed) = args.seed {
+        base = base.seed(seed);
+    }
+    if let Some(start) = args.start_time {
+        base = base.start_time(start);
+    }
     if let Some(language) = args.language {
         base = base.language(language.name);
     }
@@ -417,6 +431,9 @@ pub fn run(args: &RunArgs) -> u8 {
         live: Live::new(args.verbosity),
         base: &base,
     };
+    if let Some(n) = args.repeat {
+        return repeat(&setup, n);
+    }
     if args.robots.len() > 1 {
         if args.monitor.monitor.is_some() {
             errln!("--monitor shows one run: not a fleet's (yet)");
@@ -467,6 +484,90 @@ pub fn run(args: &RunArgs) -> u8 {
         crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
     report.ending.exit_code()
+}
+
+/// `--repeat N` (virtual time): the behavior runs `n` times, each on a new simulated robot,
+/// its trace written to a file (`--trace`'s, numbered, or a temporary one); each trace is
+/// compared with the first, event by event, temporary folders masked. Run 1 shows its lines
+/// as asked (`-q`, `-v`), the others only their errors; the first run's report follows.
+/// Exit 1 when a run differs, else the first run's code.
+fn repeat(setup: &Setup<'_>, n: u32) -> u8 {
+    let args = setup.args;
+    let quiet = Setup {
+        args: setup.args,
+        base: setup.base,
+        behavior: setup.behavior,
+        model: setup.model,
+        scenario: setup.scenario.clone(),
+        live: Live::new(Verbosity::Quiet),
+    };
+    let mut first: Option<(Vec<String>, Report)> = None;
+    let mut differs = false;
+    let interrupts = count_interrupts();
+    for i in 1..=n {
+        let file = match &args.trace {
+            Some(t) => numbered(t, i as usize),
+            None => {
+                std::env::temp_dir().join(format!("choreo-repeat-{}-{i}.jsonl", std::process::id()))
+            }
+        };
+        let this = if i == 1 { setup } else { &quiet };
+        let target = Target::Sim(Arc::new(SimRobot::new(setup.model)));
+        let mut one = match One::load(this, target, Some(&file), "", None) {
+            Ok(one) => one,
+            Err(code) => return code,
+        };
+        one.start();
+        while !one.poll(
+            POLL,
+            (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
+        ) {}
+        let report = one.finish(args.timeout);
+        this.live.finish();
+        let text = std::fs::read_to_string(&file);
+        if args.trace.is_none() {
+            let _ = std::fs::remove_file(&file);
+        }
+        let lines = match text {
+            Ok(text) => crate::cli::trace_file::comparable_lines(&text),
+            Err(e) => {
+                errln!("{}: cannot read the trace back: {e}", file.display());
+                return exit::WRITE;
+            }
+        };
+        if report.ending == Ending::Interrupted {
+            return report.ending.exit_code();
+        }
+        match &first {
+            None => first = Some((lines, report)),
+            Some((first_lines, _)) => {
+                if let Some((line, a, b)) =
+                    crate::cli::trace_file::first_difference(first_lines, &lines)
+                {
+                    differs = true;
+                    let show = |l: Option<String>| l.unwrap_or_else(|| "(the end)".to_string());
+                    outln!(
+                        "run {i} differs from run 1 at line {line} of the trace:\n  run 1: {}\n  \
+                         run {i}: {}",
+                        show(a),
+                        show(b)
+                    );
+                }
+            }
+        }
+    }
+    let Some((lines, report)) = first else {
+        return exit::OK;
+    };
+    if !differs {
+        outln!("{n} runs, the same trace: {} lines each", lines.len());
+    }
+    print_report("run report (run 1)", &report);
+    if differs {
+        exit::NO
+    } else {
+        report.ending.exit_code()
+    }
 }
 
 /// `FILE` for robot `n` of a fleet: `t.jsonl` → `t.3.jsonl`.
@@ -764,6 +865,9 @@ struct Report {
     real: Duration,
     tally: Tally,
     unsupported: BTreeMap<String, u64>,
+    /// The run's seed and start time (ms since the epoch): what repeats it.
+    seed: u64,
+    start_ms: u64,
 }
 
 fn print_report(title: &str, r: &Report) {
@@ -826,6 +930,12 @@ fn report_text(title: &str, r: &Report) -> String {
         "  duration       {:.2} s behavior time, {:.2} s real time",
         r.behavior_time.as_secs_f64(),
         r.real.as_secs_f64()
+    );
+    let _ = writeln!(
+        o,
+        "  repeat with    --seed {} --start-time {}",
+        r.seed,
+        choreo_robot::calendar::format_utc(r.start_ms)
     );
     let _ = writeln!(o, "  boxes run      {}", tally.boxes_run.len());
     write_counts(&mut o, "robot calls", &tally.calls);

@@ -59,3 +59,78 @@ pub fn events(
     }
     Ok(out)
 }
+
+/// The lines of a trace file with the temporary folders of the machine (where an archive's
+/// behavior is unpacked for a run, or a simulated robot keeps its files: a new one each run)
+/// written `<tmp>`: what two runs of the same behavior are compared on.
+pub fn comparable_lines(text: &str) -> Vec<String> {
+    let tmp = std::env::temp_dir();
+    let tmp = tmp.to_string_lossy();
+    let tmp = tmp.trim_end_matches('/');
+    text.lines().map(|line| mask_temp(line, tmp)).collect()
+}
+
+/// `line` with every `<tmp>/.tmpXXXXXX` or `<tmp>/choreo-XXXXXX` folder (names the
+/// `tempfile` crate makes) as `<tmp>`.
+fn mask_temp(line: &str, tmp: &str) -> String {
+    let markers = [format!("{tmp}/.tmp"), format!("{tmp}/choreo-")];
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some((i, marker)) = markers
+        .iter()
+        .filter_map(|m| rest.find(m.as_str()).map(|i| (i, m)))
+        .min_by_key(|(i, _)| *i)
+    {
+        out.push_str(&rest[..i]);
+        out.push_str("<tmp>");
+        let after = &rest[i + marker.len()..];
+        let end = after
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where two traces first differ: the line number (from 1) and the two lines (`None` past
+/// the end of one); `None` when they are the same.
+pub fn first_difference(
+    a: &[String],
+    b: &[String],
+) -> Option<(usize, Option<String>, Option<String>)> {
+    let n = a.len().max(b.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (a.get(i), b.get(i));
+        (x != y).then(|| (i + 1, x.cloned(), y.cloned()))
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_folders_are_masked_and_the_first_difference_found() {
+        let tmp = std::env::temp_dir();
+        let tmp = tmp.to_string_lossy();
+        let tmp = tmp.trim_end_matches('/');
+        let a = comparable_lines(&format!(
+            "{{\"p\":\"{tmp}/.tmpAb12Cd/behavior_1\"}}\nsame\nx"
+        ));
+        let b = comparable_lines(&format!(
+            "{{\"p\":\"{tmp}/choreo-Zz99Yy/behavior_1\"}}\nsame\ny"
+        ));
+        assert_eq!(a[0], "{\"p\":\"<tmp>/behavior_1\"}");
+        assert_eq!(
+            first_difference(&a, &b),
+            Some((3, Some("x".to_string()), Some("y".to_string())))
+        );
+        assert_eq!(first_difference(&a, &a), None);
+        assert_eq!(
+            first_difference(&a[..2], &a),
+            Some((3, None, Some("x".to_string())))
+        );
+    }
+}

@@ -1,0 +1,372 @@
+//! Whose turn it is to run, in virtual time: one activity at a time.
+//!
+//! Counting activities (see [`crate::activity`]) tells the control thread when everything
+//! waits, but not in which order two activities that run at the same instant act: a hook
+//! and the thread it started, a box's call and the robot task it posted, two threads of one
+//! box's Python code. Left to the OS, their events interleave differently on every run.
+//! So in virtual time activities take turns: each one is enlisted by whoever starts or
+//! wakes it (a deterministic moment: that party holds the turn, or is the control thread
+//! acting alone), runs only while it holds the turn, and passes it on when it waits (sleeps
+//! on the clock, waits for a run to start or end, returns). The next in the queue goes on.
+//!
+//! An activity that holds the turn and waits on something else (a lock, a queue, real I/O)
+//! would stop every other one; so would one that never waits (a busy loop polling a flag
+//! another box sets). Both are told apart from a slow one by what the OS says of its thread,
+//! not by how long it took: blocked in the kernel for [`BLOCKED`] of real time, or
+//! [`SPINNING`] of its own CPU time used since it took the turn. It then loses the turn
+//! (runs "outside" until it next waits) and the run says so; a machine under load only
+//! makes an activity slower, never changes the order.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// An activity's place in the turns.
+pub(crate) type TurnId = u64;
+
+/// How long (real time) the holder may be blocked in the kernel (not running, not runnable)
+/// before it loses the turn.
+const BLOCKED: Duration = Duration::from_secs(2);
+
+/// How much CPU time the holder may use without waiting before it loses the turn, in clock
+/// ticks of `/proc` (100 per second on Linux).
+const SPINNING: u64 = 500;
+
+/// How often (real time) a waiter looks at the holder's thread.
+const LOOK: Duration = Duration::from_millis(20);
+
+thread_local! {
+    /// The turn this thread runs under: (the [`Turns`]' address, its id), if any.
+    static MINE: std::cell::Cell<Option<(usize, TurnId)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The turns of one time base.
+pub(crate) struct Turns {
+    state: Mutex<State>,
+    changed: Condvar,
+    /// Nested behaviors being loaded: their constructors may take long, however they wait
+    /// (a slow load is not a stall), so the holder is left alone meanwhile.
+    patient: std::sync::atomic::AtomicUsize,
+}
+
+#[derive(Default)]
+struct State {
+    next: TurnId,
+    holder: Option<Holder>,
+    queue: VecDeque<TurnId>,
+    /// Enlisted turns whose thread was not started (every worker busy): they line up when
+    /// they come.
+    withdrawn: HashSet<TurnId>,
+    /// Turns taken from a holder that waited on something else or never waited; they run
+    /// beside the others until they next wait.
+    outside: HashSet<TurnId>,
+    /// Turns are off (the clock was released: the run is over).
+    off: bool,
+    /// What was said of holders that lost the turn, for the control thread to trace.
+    notices: Vec<(TurnId, String)>,
+}
+
+struct Holder {
+    id: TurnId,
+    tid: i32,
+    /// The thread's CPU time (ticks) when it took the turn.
+    cpu_then: Option<u64>,
+    blocked_since: Option<Instant>,
+    looked: Instant,
+}
+
+impl Turns {
+    pub(crate) fn new() -> Turns {
+        Turns {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            patient: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn key(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
+    /// A new activity lines up: it runs once those before it have waited.
+    pub(crate) fn enlist(&self) -> TurnId {
+        let mut s = self.state();
+        s.next += 1;
+        let id = s.next;
+        if !s.off {
+            s.queue.push_back(id);
+        }
+        id
+    }
+
+    /// An activity that waited lines up again (woken by whoever enlists it).
+    pub(crate) fn enlist_again(&self, id: TurnId) {
+        let mut s = self.state();
+        if !s.off && !s.queue.contains(&id) && s.holder.as_ref().is_none_or(|h| h.id != id) {
+            s.queue.push_back(id);
+        }
+    }
+
+    /// An enlisted activity will not start soon (no thread for it yet): it lines up when it
+    /// takes its turn.
+    pub(crate) fn withdraw(&self, id: TurnId) {
+        let mut s = self.state();
+        if let Some(i) = s.queue.iter().position(|&q| q == id) {
+            s.queue.remove(i);
+            s.withdrawn.insert(id);
+            self.changed.notify_all();
+        }
+    }
+
+    /// Waits for turn `id`, then runs under it (this thread's turn from now on).
+    pub(crate) fn take(&self, id: TurnId) {
+        self.take_unless(id, || false);
+    }
+
+    /// [`Turns::take`], unless `abort` becomes true first (checked whenever the turns
+    /// change, see [`Turns::nudge`]): then the turn is given up and false returned.
+    pub(crate) fn take_unless(&self, id: TurnId, abort: impl Fn() -> bool) -> bool {
+        let mut s = self.state();
+        loop {
+            if s.withdrawn.remove(&id) {
+                s.queue.push_back(id);
+            }
+            if s.off {
+                MINE.with(|m| m.set(Some((self.key(), id))));
+                return true;
+            }
+            if abort() {
+                s.queue.retain(|&q| q != id);
+                self.changed.notify_all();
+                return false;
+            }
+            if s.holder.is_none() && s.queue.front() == Some(&id) {
+                s.queue.pop_front();
+                let tid = rustix::thread::gettid().as_raw_nonzero().get();
+                s.holder = Some(Holder {
+                    id,
+                    tid,
+                    cpu_then: cpu_ticks(tid),
+                    blocked_since: None,
+                    looked: Instant::now(),
+                });
+                MINE.with(|m| m.set(Some((self.key(), id))));
+                return true;
+            }
+            self.look(&mut s);
+            s = self
+                .changed
+                .wait_timeout(s, LOOK)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Wakes the threads waiting for a turn, to look at what they wait for again.
+    pub(crate) fn nudge(&self) {
+        let _s = self.state();
+        self.changed.notify_all();
+    }
+
+    /// This thread's turn, if it runs under one.
+    pub(crate) fn mine(&self) -> Option<TurnId> {
+        MINE.with(|m| m.get())
+            .filter(|(key, _)| *key == self.key())
+            .map(|(_, id)| id)
+    }
+
+    /// This thread waits: the next in line goes on. It keeps its place in the turns (its
+    /// id), to line up again when it is woken.
+    pub(crate) fn give(&self) {
+        let Some(id) = self.mine() else {
+            return;
+        };
+        let mut s = self.state();
+        if s.holder.as_ref().is_some_and(|h| h.id == id) {
+            s.holder = None;
+            self.changed.notify_all();
+        }
+        s.outside.remove(&id);
+    }
+
+    /// This thread's activity is over.
+    pub(crate) fn leave(&self) {
+        self.give();
+        if self.mine().is_some() {
+            MINE.with(|m| m.set(None));
+        }
+    }
+
+    /// How many activities run outside the turns (they lost theirs and have not waited
+    /// since): the control thread does not wait for them.
+    pub(crate) fn outside(&self) -> usize {
+        self.state().outside.len()
+    }
+
+    /// Whether some activity holds the turn or waits in line for it.
+    pub(crate) fn any(&self) -> bool {
+        let s = self.state();
+        !s.off && (s.holder.is_some() || !s.queue.is_empty())
+    }
+
+    /// Turns are over: everything runs as the OS schedules it (the clock was released).
+    pub(crate) fn off(&self) {
+        let mut s = self.state();
+        s.off = true;
+        s.holder = None;
+        s.queue.clear();
+        self.changed.notify_all();
+    }
+
+    /// Looks at the holder (for a waiter): takes the turn from it if it waits on something
+    /// other than the turns or never waits.
+    pub(crate) fn watch(&self) {
+        let mut s = self.state();
+        self.look(&mut s);
+    }
+
+    /// What was said of holders that lost the turn since the last call: their turn, why.
+    pub(crate) fn notices(&self) -> Vec<(TurnId, String)> {
+        std::mem::take(&mut self.state().notices)
+    }
+
+    /// Whether turn `id` runs outside the turns (it lost its turn and has not waited since).
+    pub(crate) fn is_outside(&self, id: TurnId) -> bool {
+        self.state().outside.contains(&id)
+    }
+
+    /// While a nested behavior loads, the holder keeps its turn however it waits (see
+    /// [`Turns::patient`]); `false` ends one such load.
+    pub(crate) fn be_patient(&self, loading: bool) {
+        use std::sync::atomic::Ordering;
+        if loading {
+            self.patient.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.patient.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    fn look(&self, s: &mut State) {
+        let Some(h) = s.holder.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        if now.duration_since(h.looked) < LOOK {
+            return;
+        }
+        h.looked = now;
+        let Some((state, cpu)) = thread_stat(h.tid) else {
+            return;
+        };
+        if self.patient.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            // Counted from the end of the load.
+            h.blocked_since = None;
+            h.cpu_then = Some(cpu);
+            return;
+        }
+        let why = if matches!(state, 'S' | 'D') {
+            let since = *h.blocked_since.get_or_insert(now);
+            (now.duration_since(since) >= BLOCKED).then(|| {
+                format!(
+                    "waited {} s of real time on something other than the clock (a lock, a \
+                     queue, I/O)",
+                    BLOCKED.as_secs()
+                )
+            })
+        } else {
+            h.blocked_since = None;
+            h.cpu_then
+                .is_some_and(|then| cpu.saturating_sub(then) >= SPINNING)
+                .then(|| {
+                    format!(
+                        "ran {} s of CPU time without waiting (a busy loop?)",
+                        SPINNING / 100
+                    )
+                })
+        };
+        if let Some(why) = why {
+            let id = h.id;
+            s.holder = None;
+            s.outside.insert(id);
+            s.notices.push((id, why));
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// A thread's state letter and CPU time (user + system, in ticks) from `/proc`.
+fn thread_stat(tid: i32) -> Option<(char, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let state = fields.first()?.chars().next()?;
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((state, utime + stime))
+}
+
+fn cpu_ticks(tid: i32) -> Option<u64> {
+    thread_stat(tid).map(|(_, cpu)| cpu)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_thread_reads_as_running_with_its_cpu_time() {
+        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let (state, _) = thread_stat(tid).expect("/proc of this thread");
+        assert_eq!(state, 'R');
+    }
+
+    #[test]
+    fn turns_go_in_the_order_they_were_enlisted() {
+        let turns = std::sync::Arc::new(Turns::new());
+        let order = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let ids: Vec<TurnId> = (0..4).map(|_| turns.enlist()).collect();
+        // Started in reverse: each still runs in its enlisted place.
+        let threads: Vec<_> = ids
+            .iter()
+            .rev()
+            .map(|&id| {
+                let (turns, order) = (std::sync::Arc::clone(&turns), std::sync::Arc::clone(&order));
+                std::thread::spawn(move || {
+                    turns.take(id);
+                    order.lock().unwrap().push(id);
+                    turns.leave();
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ids);
+    }
+
+    #[test]
+    fn a_holder_blocked_on_something_else_loses_the_turn() {
+        let turns = std::sync::Arc::new(Turns::new());
+        let (a, b) = (turns.enlist(), turns.enlist());
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::sync::Arc::clone(&turns);
+        let holder = std::thread::spawn(move || {
+            t.take(a);
+            // Blocked on a channel nobody sends to until b has run.
+            let _ = rx.recv();
+            t.leave();
+        });
+        turns.take(b);
+        assert_eq!(turns.outside(), 1);
+        assert_eq!(turns.notices().len(), 1);
+        turns.leave();
+        drop(tx);
+        holder.join().unwrap();
+        assert_eq!(turns.outside(), 0);
+    }
+}
