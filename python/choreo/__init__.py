@@ -73,6 +73,8 @@ def load(
     params: Optional[Mapping[str, Any]] = None,
     scenario: "Union[str, _os.PathLike[str], Mapping[str, Any], None]" = None,
     language: Optional[str] = None,
+    seed: Optional[int] = None,
+    start_time: Optional[str] = None,
 ) -> Run:
     """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg; or takes a `Project` opened
     before), sets up the run of `behavior`
@@ -80,11 +82,16 @@ def load(
     simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
     virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
     code stops the behavior; `params`: {"box/path/Name": value}; `scenario`: a YAML/JSON
-    file or a dict; `language`: the simulated robot's (a NAOqi name: "French").
+    file or a dict; `language`: the simulated robot's (a NAOqi name: "French"); `seed`: of
+    everything random in the run (box code's `random`, the dialog's random choices; by
+    default 1 when `fast`, a random one otherwise: `run.seed` says which); `start_time`:
+    the UTC date and time box code's `datetime.now()` reads at the start
+    ("2026-03-01T18:30:00Z"; by default 2026-01-05T10:00:00Z when `fast`, now otherwise).
     Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
     RobotError, NotSimulatedError."""
     run = _load(path, behavior, robot=robot, model=model, fast=fast, timeout=timeout,
-                strict=strict, params=params, scenario=scenario, language=language)
+                strict=strict, params=params, scenario=scenario, language=language,
+                seed=seed, start_time=start_time)
     _open_runs.add(run)
     return run
 

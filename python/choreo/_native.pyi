@@ -40,6 +40,10 @@ class Run:
     """The behavior's name in its project."""
     model: str
     """"NAO" or "Pepper"."""
+    seed: int
+    """The seed of the run's chance: `choreo.load(..., seed=run.seed)` repeats it."""
+    start_time: str
+    """The UTC date and time at behavior time 0 ("2026-01-05T10:00:00Z")."""
 
     def start(self) -> None: ...
     def stop(self) -> None: ...

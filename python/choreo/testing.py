@@ -120,3 +120,50 @@ def assert_output_fired(run: Recorded, box: str, output: str, *, value: Any = _A
     expected = "at least once" if times is None else "%d time(s)" % times
     raise AssertionError("%s fired %d time(s), expected %s; its values: %r"
                          % (what, len(matching), expected, fired))
+
+
+def _comparable(event: dict) -> str:
+    """An event as compared across runs: its JSON, with the temporary folders a run makes
+    (an archive unpacked, the simulated robot's files) written ``<tmp>``."""
+    import json
+    import re
+    import tempfile
+
+    text = json.dumps(event, sort_keys=True)
+    tmp = re.escape(tempfile.gettempdir().rstrip("/"))
+    return re.sub(tmp + r"/(?:\.tmp|choreo-)[A-Za-z0-9_]+", "<tmp>", text)
+
+
+def assert_reproducible(path: Any, behavior: Optional[str] = None, *, runs: int = 3,
+                        timeout: float = 60.0, **options: Any) -> List[dict]:
+    """Runs the behavior ``runs`` times in virtual time (each on a new simulated robot, with
+    ``options`` as ``choreo.load`` takes them, the same seed) for up to ``timeout`` behavior
+    seconds, and raises ``AssertionError`` at the first event where a run's trace differs
+    from the first run's (what ``choreo run --fast --repeat N`` does). Returns the first
+    run's events."""
+    if runs < 2:
+        raise ValueError("runs: at least 2")
+    options.setdefault("fast", True)
+    options.setdefault("timeout", timeout)
+    first: Optional[List[dict]] = None
+    for n in range(1, runs + 1):
+        run = Recorded(choreo.load(path, behavior, **options))
+        try:
+            run.start()
+            run.wait_end()
+        finally:
+            run.close()
+        events = run.history()
+        if first is None:
+            first = events
+            continue
+        a = [_comparable(e) for e in first]
+        b = [_comparable(e) for e in events]
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else "(the end)"
+            y = b[i] if i < len(b) else "(the end)"
+            if x != y:
+                raise AssertionError(
+                    "run %d differs from run 1 at event %d:\n  run 1: %s\n  run %d: %s"
+                    % (n, i, x, n, y))
+    return first or []

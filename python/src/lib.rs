@@ -312,6 +312,20 @@ impl Run {
             .map_err(py_error)
     }
 
+    /// The seed of the run's chance (box code's `random`, the dialog's random choices):
+    /// `choreo.load(..., seed=...)` with it repeats the run.
+    #[getter]
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.run.get()?.seed())
+    }
+
+    /// The wall clock at the run's start, UTC (`2026-01-05T10:00:00Z`): what box code's
+    /// `datetime.now()` read at behavior time 0.
+    #[getter]
+    fn start_time(&self) -> PyResult<String> {
+        Ok(choreo_robot::calendar::format_utc(self.run.get()?.start_time()))
+    }
+
     /// Now, in behavior time (seconds).
     #[getter]
     fn now(&self) -> PyResult<f64> {
@@ -560,7 +574,8 @@ impl Events {
 /// loads it.
 #[pyfunction]
 #[pyo3(signature = (path, behavior = None, *, robot = None, model = None, fast = false,
-    timeout = None, strict = false, params = None, scenario = None, language = None))]
+    timeout = None, strict = false, params = None, scenario = None, language = None,
+    seed = None, start_time = None))]
 #[allow(clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
@@ -574,6 +589,8 @@ fn load(
     params: Option<&Bound<'_, PyDict>>,
     scenario: Option<&Bound<'_, PyAny>>,
     language: Option<String>,
+    seed: Option<u64>,
+    start_time: Option<String>,
 ) -> PyResult<Run> {
     let project = project_of(py, path)?;
     let mut setup: Setup = project.behavior(behavior.as_deref()).map_err(py_error)?;
@@ -598,6 +615,17 @@ fn load(
         setup = setup.time_limit(seconds(t)?);
     }
     setup = setup.strict(strict);
+    if let Some(seed) = seed {
+        setup = setup.seed(seed);
+    }
+    if let Some(text) = start_time {
+        let ms = choreo_robot::calendar::parse_utc(&text).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "start_time {text:?}: expected a UTC date and time such as \"2026-03-01T18:30:00Z\""
+            ))
+        })?;
+        setup = setup.start_time(ms);
+    }
     if let Some(language) = language {
         setup = setup.language(language);
     }

@@ -281,6 +281,21 @@ impl Activity {
         });
     }
 
+    /// Virtual time: lets the activities waiting for their turn at this instant run first
+    /// (a thread this one just started, say), then goes on, time unmoved. For box code that
+    /// waits for another activity by polling: it looks again before sleeping. No effect in
+    /// real time, or on a thread that runs under no turn.
+    pub fn pass_turn(&self) {
+        if !self.virtual_time || ON_CONTROL_THREAD.with(std::cell::Cell::get) {
+            return;
+        }
+        if let Some(id) = self.turns.mine() {
+            self.turns.give();
+            self.turns.enlist_again(id);
+            self.turns.take(id);
+        }
+    }
+
     /// Sleeps for `d` of behavior time (see [`Activity::sleep_until`]).
     pub fn sleep(&self, d: Duration) {
         let deadline = Time(self.now().0.saturating_add(d.as_nanos() as u64));

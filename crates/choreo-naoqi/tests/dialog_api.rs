@@ -1068,3 +1068,54 @@ fn the_dialog_s_data_say_what_matched_and_what_the_robot_is() {
     let year = said[2].strip_prefix("it is ").unwrap();
     assert!(year.len() == 4 && year.starts_with("20"), "{said:?}");
 }
+
+/// What the robot says to "pick", eight times, with a topic whose answer is `^rand` of ten
+/// words, on a run seeded with `seed`.
+fn picks(seed: u64) -> Vec<String> {
+    let robot = SimRobot::new(Model::Nao);
+    let dir = folder(&[(
+        &format!("rand_{seed}.top"),
+        "topic: ~rand()\nlanguage: enu\nu:(pick) ^rand[one two three four five six seven eight nine ten]\n",
+    )]);
+    let file = dir.join(format!("rand_{seed}.top"));
+    let mut host = choreo_engine::NativeHost::new();
+    host = host.with("Box", move |hook, ctx| {
+        if matches!(hook, choreo_engine::Hook::Input { name, .. } if name == "onStart") {
+            d(ctx, "setLanguage", vec![s("English")])?;
+            let name = d(ctx, "loadTopic", vec![s(&file.display().to_string())])?;
+            d(ctx, "activateTopic", vec![name])?;
+            for _ in 0..8 {
+                hear(ctx, "pick")?;
+            }
+            ctx.fire("onStopped", Value::None)?;
+        }
+        Ok(())
+    });
+    let inner = format!(
+        "{}{}{}",
+        harness::boxed("Box", 1, "", ""),
+        harness::link(0, 2, 1, 2),
+        harness::link(1, 4, 0, 4)
+    );
+    let (outcome, trace) =
+        harness::run_xml_seeded(&robot, &harness::behavior(&inner), host, Some(seed));
+    assert_eq!(outcome, Outcome::Finished, "{}", trace.join("\n"));
+    said(&robot)
+}
+
+#[test]
+fn rand_follows_the_run_s_seed() {
+    // "^rand: randomly chooses one of the outputs" (the 2.8 syntax page): which one is the
+    // run's seed's choice, so that a run is repeated from its report (`--seed`).
+    let first = picks(7);
+    assert_eq!(first.len(), 8, "{first:?}");
+    let words = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    assert!(
+        first.iter().all(|w| words.contains(&w.as_str())),
+        "{first:?}"
+    );
+    assert_eq!(picks(7), first, "the same seed, the same choices");
+    assert_ne!(picks(8), first, "another seed, other choices");
+}

@@ -112,6 +112,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(now, &native)?)?;
     native.add_function(wrap_pyfunction!(time, &native)?)?;
     native.add_function(wrap_pyfunction!(rng, &native)?)?;
+    native.add_function(wrap_pyfunction!(pass_turn, &native)?)?;
     native.add_function(wrap_pyfunction!(is_virtual, &native)?)?;
     native.add_function(wrap_pyfunction!(spawn, &native)?)?;
     native.add_function(wrap_pyfunction!(log, &native)?)?;
@@ -265,6 +266,16 @@ fn rng(py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         .call1((seed,))?
         .unbind();
     Ok(Some(state.run.rng.get_or_init(|| made).clone_ref(py)))
+}
+
+/// `_choreo.pass_turn()`: in virtual time, lets the activities waiting for their turn at
+/// this instant run first (see `choreo_engine::Activity::pass_turn`), without the GIL.
+#[pyfunction]
+fn pass_turn(py: Python<'_>) {
+    if let Some(state) = current_state() {
+        let time = Arc::clone(state.ctx.activity());
+        py.detach(|| time.pass_turn());
+    }
 }
 
 /// Whether the current box runs in virtual time.

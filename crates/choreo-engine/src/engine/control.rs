@@ -204,7 +204,9 @@ impl Control {
             }
         }
         self.finish(Outcome::Crashed { message });
-        crate::trace::flush_thread_buffer();
+        if self.owns_time {
+            self.shared.trace.close();
+        }
     }
 
     /// Stops the behavior (R4): unload everything, then destroy. `reason`: the outcome to

@@ -396,6 +396,10 @@ impl Control {
                         self.stop_reason.take().unwrap_or(Outcome::Stopped)
                     };
                     self.finish(outcome);
+                    if self.owns_time {
+                        // Every box is gone: the run's trace ends here (docs/trace.md).
+                        self.shared.trace.close();
+                    }
                 }
                 Vec::new()
             }

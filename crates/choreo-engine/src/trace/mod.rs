@@ -292,6 +292,14 @@ impl Trace {
         delivery::flush_writer(&self.shared)
     }
 
+    /// The run is over: what is recorded from now on is dropped. Box code can outlive a run
+    /// (a thread that never ends, a hook blocked for good) and go on at a moment only the OS
+    /// decides; the trace of a run ends with the run, the same every time.
+    pub fn close(&self) {
+        flush_thread_buffer();
+        self.lock().closed = true;
+    }
+
     /// Writes `header` as the JSON Lines output's first line, before any event: what a run
     /// is repeated from (docs/trace.md, "The first line"). No effect without a writer, or
     /// once an event was written.

@@ -41,6 +41,8 @@ pub(super) struct TraceInner {
     pub(super) delivered: usize,
     /// Whether a thread is delivering; it does until `pending` is empty.
     pub(super) delivering: bool,
+    /// The run is over (see `Trace::close`): nothing more is recorded.
+    pub(super) closed: bool,
 }
 
 impl Shared {
@@ -55,6 +57,7 @@ impl Shared {
             queued: 0,
             delivered: 0,
             delivering: false,
+            closed: false,
         };
         Shared {
             inner: Mutex::new(inner),
@@ -74,6 +77,9 @@ impl TraceInner {
     /// Takes records in order: numbers and keeps them and, if anyone listens or writes,
     /// queues them resolved. Returns the end of the queue then, for the delivery.
     pub(super) fn append(&mut self, records: impl Iterator<Item = Record>) -> Option<usize> {
+        if self.closed {
+            return None;
+        }
         let announce = self.has_writer || !self.listeners.is_empty();
         for record in records {
             if announce {

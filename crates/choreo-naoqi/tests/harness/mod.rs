@@ -44,6 +44,16 @@ pub fn run_boxes(robot: &SimRobot, boxes: Vec<(&str, BoxFn)>) -> (Outcome, Vec<S
 
 /// Runs `xml` with `host` on `robot` in virtual time until it finishes or idles.
 pub fn run_xml(robot: &SimRobot, xml: &str, host: NativeHost) -> (Outcome, Vec<String>) {
+    run_xml_seeded(robot, xml, host, None)
+}
+
+/// [`run_xml`] with the run's seed (`Options::seed`; `None`: virtual time's default).
+pub fn run_xml_seeded(
+    robot: &SimRobot,
+    xml: &str,
+    host: NativeHost,
+    seed: Option<u64>,
+) -> (Outcome, Vec<String>) {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;
@@ -56,6 +66,7 @@ pub fn run_xml(robot: &SimRobot, xml: &str, host: NativeHost) -> (Outcome, Vec<S
             trace: trace.clone(),
             robot: Some(Arc::new(robot.clone())),
             time_limit: Some(Duration::from_secs(600)),
+            seed,
             ..Default::default()
         },
     )

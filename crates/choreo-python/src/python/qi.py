@@ -39,6 +39,11 @@ def wait_for(done, timeout=None, due=None):
         return True
     if timeout is not None and timeout <= 0:
         return False
+    # What waits for its turn at this instant (a thread just started) may be what we wait
+    # for: it runs first, and time moves only if it was not.
+    _choreo.pass_turn()
+    if done():
+        return True
     deadline = None if timeout is None else _choreo.now() + timeout
     step = 0.001
     while not done():
