@@ -257,6 +257,13 @@ impl Activity {
     /// hook, or a thread from [`Activity::spawn`]); on the control thread it returns at once,
     /// as sleeping there would stop everything.
     pub fn sleep_until(&self, deadline: Time) {
+        self.nap_until(deadline, &Nap::default());
+    }
+
+    /// [`Activity::sleep_until`] that another activity may cut short with
+    /// [`Activity::wake_nap`] (virtual time; in real time the sleep lasts to its deadline):
+    /// a robot task's driver, woken when the task is stopped rather than at its next poll.
+    pub fn nap_until(&self, deadline: Time, nap: &Nap) {
         if ON_CONTROL_THREAD.with(std::cell::Cell::get) {
             return;
         }
@@ -269,16 +276,29 @@ impl Activity {
             // The turn passes on once this sleep has its place among those due with it.
             let mine = self.turns.mine();
             let mut gave = false;
-            self.clock.sleep_until_then(deadline, &mut || {
+            self.clock.sleep_until_then(deadline, &mut |ticket| {
+                *lock(&nap.0) = Some((ticket, mine));
                 self.turns.give();
                 gave = true;
             });
+            *lock(&nap.0) = None;
             if gave && let Some(id) = mine {
-                // Woken by the control thread while nothing else runs: in line at once.
+                // Woken by the control thread while nothing else runs, or by the activity
+                // that holds the turn (which put it in line): in line at once.
                 self.turns.enlist_again(id);
                 self.turns.take(id);
             }
         });
+    }
+
+    /// Ends the sleep of `nap` now (see [`Activity::nap_until`]), if a thread sleeps in it:
+    /// that thread runs after the caller, in the caller's turn's order.
+    pub fn wake_nap(&self, nap: &Nap) {
+        let Some((ticket, turn)) = lock(&nap.0).take() else {
+            return;
+        };
+        self.wake_turn(turn);
+        self.clock.cut_short(ticket);
     }
 
     /// Virtual time: lets the activities waiting for their turn at this instant run first
@@ -495,6 +515,11 @@ impl Activity {
         &self.clock
     }
 }
+
+/// A sleep that can be cut short (see [`Activity::nap_until`]): the sleeping thread's clock
+/// ticket and turn while it sleeps.
+#[derive(Default)]
+pub struct Nap(Mutex<Option<(u64, Option<TurnId>)>>);
 
 /// Where a hook handed to a worker is, for the control thread that waits for it to yield
 /// (virtual time): running, waiting (asleep on the clock, or parked), or returned.

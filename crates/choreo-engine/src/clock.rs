@@ -60,14 +60,22 @@ pub trait Clock: Send + Sync {
     /// as waiting on the clock (see [`Clock::sleepers`]), so time may jump past it.
     fn sleep_until(&self, deadline: Time);
 
-    /// [`Clock::sleep_until`], calling `asleep` once the sleep is registered (virtual time:
-    /// counted among the [`Clock::sleepers`], its place among those due at the same instant
-    /// taken) and before the thread blocks; not called when the sleep returns at once.
-    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut()) {
+    /// [`Clock::sleep_until`], calling `asleep` with the sleep's ticket once the sleep is
+    /// registered (virtual time: counted among the [`Clock::sleepers`], its place among those
+    /// due at the same instant taken) and before the thread blocks; not called when the
+    /// sleep returns at once. The ticket lets another thread cut the sleep short
+    /// ([`Clock::cut_short`]).
+    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut(u64)) {
         if deadline > self.now() {
-            asleep();
+            asleep(0);
         }
         self.sleep_until(deadline);
+    }
+
+    /// Virtual time: the sleep of `ticket` (see [`Clock::sleep_until_then`]) ends now, if it
+    /// has not. Real time: no effect (the sleep ends at its deadline).
+    fn cut_short(&self, ticket: u64) {
+        let _ = ticket;
     }
 
     /// How many threads are blocked in [`Clock::sleep_until`] right now (always 0 for real
@@ -527,10 +535,21 @@ impl Clock for VirtualClock {
     }
 
     fn sleep_until(&self, deadline: Time) {
-        self.sleep_until_then(deadline, &mut || {});
+        self.sleep_until_then(deadline, &mut |_| {});
     }
 
-    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut()) {
+    fn cut_short(&self, ticket: u64) {
+        let mut state = lock(&self.state);
+        let Some(&entry) = state.sleeping.iter().find(|(_, t)| *t == ticket) else {
+            return;
+        };
+        state.sleeping.remove(&entry);
+        self.sleepers
+            .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
+        self.woken.notify_all();
+    }
+
+    fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut(u64)) {
         let mut state = lock(&self.state);
         if deadline <= state.now {
             return;
@@ -551,7 +570,7 @@ impl Clock for VirtualClock {
         self.sleepers
             .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
         drop(state);
-        asleep();
+        asleep(ticket.1);
         state = lock(&self.state);
         // `on_idle` removes the ticket (so the count drops before it returns) and notifies.
         while state.sleeping.contains(&ticket) {

@@ -13,10 +13,12 @@
 //! effects that are due, each exactly once, and notices the end; so a `wait` returns at the
 //! end instant itself, after the end effects, whichever thread the clock wakes first.
 //!
-//! Stopping: the engine's [`Activity`] has no way to wake a sleeper early, so drivers sleep
-//! at most until the next multiple of [`STOP_POLL`] of behavior time, check whether the
-//! task was stopped, and sleep again. A stopped task therefore ends (and its background
-//! activity leaves virtual time) within one poll period.
+//! Stopping: drivers sleep at most until the next multiple of [`STOP_POLL`] of behavior
+//! time, check whether the task was stopped, and sleep again, so a `wait`er sees a stop
+//! within one poll period, in real and in virtual time alike. A task's own background
+//! driver, which nobody sees, is woken at once in virtual time (`Activity::wake_nap`): a
+//! loop that posts motion after motion, each stopping the one before, in an instant that
+//! virtual time does not leave, must not pile up sleeping threads.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -162,6 +164,9 @@ pub(crate) struct Task {
     value: Value,
     stopped_value: Value,
     state: Mutex<TaskState>,
+    /// Where its background driver sleeps: woken when the task is stopped, so that a task
+    /// replaced at once (a loop posting motions) leaves no sleeping thread behind.
+    background: choreo_engine::activity::Nap,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -291,6 +296,7 @@ impl Tasks {
                 on_stop: plan.on_stop,
                 phase: Phase::Running,
             }),
+            background: choreo_engine::activity::Nap::default(),
         });
         module.running.insert(task.id, Arc::clone(&task));
         task
@@ -351,7 +357,7 @@ impl crate::sim::Sim {
         let time = self.time()?;
         let me = self.arc().ok_or("the robot is gone")?;
         time.spawn(name, move || {
-            if let Driven::Finished(value) = me.drive(&task, None) {
+            if let Driven::Finished(value) = me.drive_with(&task, None, true) {
                 then(&me, value);
             }
         })
@@ -360,6 +366,12 @@ impl crate::sim::Sim {
 
     /// Drives `task` until it is over or `deadline` passes (see the module documentation).
     pub(crate) fn drive(&self, task: &Arc<Task>, deadline: Option<Time>) -> Driven {
+        self.drive_with(task, deadline, false)
+    }
+
+    /// [`Sim::drive`]; `background`: the task's own driver, whose sleeps a stop cuts short
+    /// (a waiter's end is seen at the next poll, as in real time).
+    fn drive_with(&self, task: &Arc<Task>, deadline: Option<Time>, background: bool) -> Driven {
         let Ok(time) = self.time() else {
             // No clock: nothing can wait; finish what there is.
             self.rush(task);
@@ -375,7 +387,14 @@ impl crate::sim::Sim {
                 return Driven::TimedOut;
             }
             let next = task.next_wake(now, deadline);
-            time.sleep_until(next);
+            if background {
+                time.nap_until(next, &task.background);
+                if task.phase() != Phase::Running {
+                    continue;
+                }
+            } else {
+                time.sleep_until(next);
+            }
             if time.is_virtual() && time.now() < next {
                 // Sleeping returned at once: we are on the engine's control thread (inline
                 // box code), where virtual time cannot move. Do not spin.
@@ -409,6 +428,9 @@ impl crate::sim::Sim {
     /// within one [`STOP_POLL`].
     pub(crate) fn stop_task(&self, task: &Arc<Task>) {
         if let Some(on_stop) = task.try_stop() {
+            if let Ok(time) = self.time() {
+                time.wake_nap(&task.background);
+            }
             self.tasks.forget(task);
             if let Some(effect) = on_stop {
                 effect(self);

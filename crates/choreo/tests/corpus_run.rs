@@ -40,7 +40,7 @@ use choreo_engine::Outcome;
 use choreo_engine::trace::Step;
 use choreo_robot::naoqi::Catalogue;
 use choreo_testkit::corpus;
-use support::{CorpusBehavior as Job, Run, corpus_behaviors};
+use support::{CorpusBehavior as Job, REAL_IO, Run, corpus_behaviors};
 
 /// Virtual seconds a behavior may run.
 const LIMIT: f64 = 60.0;
@@ -196,18 +196,6 @@ const PY2_DOTTED: &[&str] = &[
 /// use `qi` — Move Toward, Walk Toward — and `time` — Random Eyes, Endless Walk — without
 /// importing them).
 const INJECTED: &[&str] = &["qi", "time", "ALProxy", "ALModule", "ALBroker", "naoqi"];
-
-/// Signs in a box script that it blocks or spins on real I/O (a server socket, the network):
-/// virtual time cannot move while such a hook runs, so a run that never ends because of it
-/// is the world's.
-const REAL_IO: &[&str] = &[
-    "accept(",
-    "recv(",
-    "urlopen",
-    "urllib",
-    "requests.",
-    "socket.",
-];
 
 /// The last line of a traceback: `XError: message`.
 fn last_line(text: &str) -> &str {

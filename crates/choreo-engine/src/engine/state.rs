@@ -82,7 +82,7 @@ pub(super) const STALL: Duration = Duration::from_secs(2);
 /// without a pause before time moves on beside it, and again after as many (see
 /// `Control::time_beside_loop`). Counted, not timed, so that where time moves in the loop
 /// is the same on every run.
-pub(super) const LOOP_STEPS: u64 = 200_000;
+pub(super) const LOOP_STEPS: u64 = 20_000;
 
 /// The most operations in flight (running, ready or waiting); past it, new ones are dropped
 /// (see [`Control::spawn_op`]). Only a loop of links that multiplies signals gets there.

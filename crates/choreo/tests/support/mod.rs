@@ -338,6 +338,18 @@ pub struct CorpusBehavior {
     pub project: Option<Arc<choreo_xar::source::Project>>,
 }
 
+/// Signs in a box script that it blocks or spins on real I/O (a server socket, the network):
+/// virtual time cannot move while such a hook runs, so a run that never ends because of it
+/// is the world's.
+pub const REAL_IO: &[&str] = &[
+    "accept(",
+    "recv(",
+    "urlopen",
+    "urllib",
+    "requests.",
+    "socket.",
+];
+
 /// Every behavior of the corpus below `root`, in the order of the corpus run: projects
 /// (`.pml`: their behaviors are then not run again as lone files), then archives (`.crg`,
 /// `.cbl`, `.pkg`: each behavior inside), then every other `.xar`; each kind in file order.
