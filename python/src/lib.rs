@@ -323,7 +323,9 @@ impl Run {
     /// `datetime.now()` read at behavior time 0.
     #[getter]
     fn start_time(&self) -> PyResult<String> {
-        Ok(choreo_robot::calendar::format_utc(self.run.get()?.start_time()))
+        Ok(choreo_robot::calendar::format_utc(
+            self.run.get()?.start_time(),
+        ))
     }
 
     /// Now, in behavior time (seconds).

@@ -309,3 +309,32 @@ def test_runs_closed_and_dropped_leave_no_threads_behind():
     for _ in range(10):
         one_run()
     assert threads() <= before, (before, threads())
+
+
+def _logs(run_events):
+    return [e["message"] for e in run_events if e.get("event") == "log"]
+
+
+def test_a_seed_and_a_start_time_repeat_a_run():
+    # The fixture logs random draws and the clocks box code reads (chance_and_clock.xar).
+    from choreo.testing import assert_reproducible
+
+    events = assert_reproducible(FIXTURES / "chance_and_clock.xar", runs=2, timeout=120, seed=2,
+                                 start_time="2024-02-29T23:59:30Z")
+    logs = _logs(events)
+    import random
+    r = random.Random(2)
+    assert logs[0] == "random %r %d %s" % (r.random(), r.randint(1, 1000), r.choice("abcdef"))
+    assert logs[2] == "now 2024-02-29T23:59:30"
+    assert "later 2024-03-01T00:01:00" in logs
+    with choreo.load(FIXTURES / "chance_and_clock.xar", fast=True) as run:
+        assert run.seed == 1 and run.start_time == "2026-01-05T10:00:00Z"
+    with pytest.raises(ValueError):
+        choreo.load(FIXTURES / "chance_and_clock.xar", fast=True, start_time="noon")
+
+
+def test_assert_reproducible_shows_where_runs_differ():
+    from choreo.testing import assert_reproducible
+
+    with pytest.raises(AssertionError, match="run 2 differs from run 1 at event"):
+        assert_reproducible(FIXTURES / "os_noise.xar", runs=2)

@@ -147,6 +147,7 @@ impl Engine {
             options.trace.write_header(&serde_json::json!({
                 "event": "run",
                 "time_ns": 0,
+                "path": "",
                 "clock": if time.is_virtual() { "virtual" } else { "real" },
                 "seed": time.seed(),
                 "start": choreo_robot::calendar::format_utc(time.start_ms()),

@@ -19,7 +19,7 @@ pub struct Head {
 }
 
 /// The trace's events, each with its head, after `check` accepted it (its error is said at
-/// the event's line); [`exit::USAGE`] when the file does not exist, [`exit::LOAD`] when it
+/// the event's line), the run's header (the first line, docs/trace.md) left out; [`exit::USAGE`] when the file does not exist, [`exit::LOAD`] when it
 /// cannot be read or a line is not an event. Lines are judged in order: the first bad one
 /// is the one said.
 pub fn events(
@@ -45,12 +45,16 @@ pub fn events(
         let parsed = serde_json::from_str::<Value>(line)
             .map_err(|e| e.to_string())
             .and_then(|v| {
+                if i == 0 && v["event"] == "run" && v.get("seq").is_none() {
+                    return Ok(None);
+                }
                 let head = Head::deserialize(&v).map_err(|e| e.to_string())?;
                 check(&head, &v)?;
-                Ok((head, v))
+                Ok(Some((head, v)))
             });
         match parsed {
-            Ok(e) => out.push(e),
+            Ok(Some(e)) => out.push(e),
+            Ok(None) => {}
             Err(e) => {
                 errln!("{}:{}: not a trace event: {e}", path.display(), i + 1);
                 return Err(exit::LOAD);
