@@ -28,8 +28,9 @@ pub(crate) type TurnId = u64;
 /// before it loses the turn.
 const BLOCKED: Duration = Duration::from_secs(2);
 
-/// How much CPU time the holder may use without waiting before it loses the turn, in clock
-/// ticks of `/proc` (100 per second on Linux).
+/// How much CPU time the holder may use without waiting (counted from the first look at it,
+/// [`LOOK`] after it took the turn) before it loses the turn, in clock ticks of `/proc`
+/// (100 per second on Linux).
 const SPINNING: u64 = 500;
 
 /// How often (real time) a waiter looks at the holder's thread.
@@ -69,7 +70,8 @@ struct State {
 struct Holder {
     id: TurnId,
     tid: i32,
-    /// The thread's CPU time (ticks) when it took the turn.
+    /// The thread's CPU time (ticks) when first looked at in this turn (read then, not when
+    /// it took the turn: most turns end before anyone looks, and a read costs a file).
     cpu_then: Option<u64>,
     blocked_since: Option<Instant>,
     looked: Instant,
@@ -150,7 +152,7 @@ impl Turns {
                 s.holder = Some(Holder {
                     id,
                     tid,
-                    cpu_then: cpu_ticks(tid),
+                    cpu_then: None,
                     blocked_since: None,
                     looked: Instant::now(),
                 });
@@ -268,6 +270,9 @@ impl Turns {
             h.cpu_then = Some(cpu);
             return;
         }
+        if h.cpu_then.is_none() {
+            h.cpu_then = Some(cpu);
+        }
         let why = if matches!(state, 'S' | 'D') {
             let since = *h.blocked_since.get_or_insert(now);
             (now.duration_since(since) >= BLOCKED).then(|| {
@@ -307,10 +312,6 @@ fn thread_stat(tid: i32) -> Option<(char, u64)> {
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
     Some((state, utime + stime))
-}
-
-fn cpu_ticks(tid: i32) -> Option<u64> {
-    thread_stat(tid).map(|(_, cpu)| cpu)
 }
 
 #[cfg(test)]

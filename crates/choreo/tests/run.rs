@@ -289,9 +289,12 @@ fn a_loop_of_links_through_python_boxes_ends_at_the_timeout_with_a_clean_unload(
                 "{case}: {out}"
             );
             assert!(out.contains("errors         0"), "{case}: {out}");
-            // The loop waits 2 s of real time before virtual time goes on beside it.
+            // The loop ends: virtual time goes on beside it once a link has carried 10,000
+            // signals in a behavior second and 20,000 more steps have passed (counted, not
+            // timed). Each hop is a hand-off between threads, whose real time grows with
+            // the machine's load: the bound is a hang's, with the margin of a loaded machine.
             assert!(
-                took < Duration::from_secs(30),
+                took < Duration::from_secs(120),
                 "{case}: took {took:?} of real time"
             );
             let events = trace_events(&trace);
