@@ -91,8 +91,10 @@ fn piece() -> impl Strategy<Value = Piece> {
     ]
 }
 
-/// A behavior: its boxes (ids 1..) and links from (box, output) to a box's onStart; the
-/// root starts the first box and stops when the last one stops.
+/// A behavior: its boxes (ids 1..) and links from (box, output) to a later box's onStart
+/// (no loop: a loop of links is the engine's property tests' subject, and through Python
+/// boxes it takes 10,000 hand-offs before time goes on beside it); the root starts the
+/// first box and stops when the last one stops.
 #[derive(Debug, Clone)]
 struct Case {
     pieces: Vec<Piece>,
@@ -103,7 +105,13 @@ fn case() -> impl Strategy<Value = Case> {
     prop::collection::vec(piece(), 2..6).prop_flat_map(|pieces| {
         let n = pieces.len();
         let links = prop::collection::vec((0..n, prop_oneof![Just(4u32), Just(5u32)], 0..n), 0..6);
-        (Just(pieces), links).prop_map(|(pieces, links)| Case { pieces, links })
+        (Just(pieces), links).prop_map(|(pieces, links)| Case {
+            pieces,
+            links: links
+                .into_iter()
+                .filter_map(|(a, port, b)| (a != b).then(|| (a.min(b), port, a.max(b))))
+                .collect(),
+        })
     })
 }
 
@@ -203,7 +211,7 @@ fn trace(xml: &str) -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 
     #[test]
     fn random_behaviors_give_the_same_trace_three_times_under_load(case in case()) {
