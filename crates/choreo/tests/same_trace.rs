@@ -109,7 +109,8 @@ fn case() -> impl Strategy<Value = Case> {
             pieces,
             links: links
                 .into_iter()
-                .filter_map(|(a, port, b)| (a != b).then(|| (a.min(b), port, a.max(b))))
+                .filter(|&(a, _, b)| a != b)
+                .map(|(a, port, b)| (a.min(b), port, a.max(b)))
                 .collect(),
         })
     })
