@@ -1078,27 +1078,16 @@ fn picks(seed: u64) -> Vec<String> {
         "topic: ~rand()\nlanguage: enu\nu:(pick) ^rand[one two three four five six seven eight nine ten]\n",
     )]);
     let file = dir.join(format!("rand_{seed}.top"));
-    let mut host = choreo_engine::NativeHost::new();
-    host = host.with("Box", move |hook, ctx| {
-        if matches!(hook, choreo_engine::Hook::Input { name, .. } if name == "onStart") {
-            d(ctx, "setLanguage", vec![s("English")])?;
-            let name = d(ctx, "loadTopic", vec![s(&file.display().to_string())])?;
-            d(ctx, "activateTopic", vec![name])?;
-            for _ in 0..8 {
-                hear(ctx, "pick")?;
-            }
-            ctx.fire("onStopped", Value::None)?;
+    let f: harness::BoxFn = Arc::new(move |ctx| {
+        d(ctx, "setLanguage", vec![s("English")])?;
+        let name = d(ctx, "loadTopic", vec![s(&file.display().to_string())])?;
+        d(ctx, "activateTopic", vec![name])?;
+        for _ in 0..8 {
+            hear(ctx, "pick")?;
         }
         Ok(())
     });
-    let inner = format!(
-        "{}{}{}",
-        harness::boxed("Box", 1, "", ""),
-        harness::link(0, 2, 1, 2),
-        harness::link(1, 4, 0, 4)
-    );
-    let (outcome, trace) =
-        harness::run_xml_seeded(&robot, &harness::behavior(&inner), host, Some(seed));
+    let (outcome, trace) = harness::run_boxes_seeded(&robot, vec![("Box", f)], Some(seed));
     assert_eq!(outcome, Outcome::Finished, "{}", trace.join("\n"));
     said(&robot)
 }

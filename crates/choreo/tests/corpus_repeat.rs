@@ -1,7 +1,7 @@
 //! The same behavior gives the same trace, whatever the machine's load: every behavior of
 //! every corpus project and archive (`../shared/corpus`: `.pml`, `.crg`, `.cbl`, `.pkg`)
 //! runs three times in virtual time on a fresh simulated robot, for up to 20 virtual
-//! seconds, while busy threads keep every core of the machine loaded, and the three traces
+//! seconds, while busy loops in other processes keep every core loaded, and the three traces
 //! must be equal event for event (box path, event, fields and behavior time; temporary
 //! folders masked). The runs of one behavior go side by side with the others', two at a
 //! time, as the corpus run does.
@@ -16,9 +16,9 @@
 mod support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use choreo::cli::trace_file::comparable_line;
 use choreo_engine::Outcome;
 use choreo_testkit::corpus;
 use support::{CorpusBehavior as Job, REAL_IO, Run, corpus_behaviors};
@@ -31,41 +31,6 @@ const CAP: Duration = Duration::from_secs(120);
 const RUNS: usize = 3;
 /// Behaviors in flight at once.
 const PARALLEL: usize = 2;
-
-/// Threads that keep every core busy until dropped: the load of a busy CI runner.
-struct Load {
-    stop: Arc<AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Load {
-    fn every_core() -> Load {
-        let stop = Arc::new(AtomicBool::new(false));
-        let n = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let threads = (0..n)
-            .map(|_| {
-                let stop = Arc::clone(&stop);
-                std::thread::spawn(move || {
-                    let mut x: u64 = 1;
-                    while !stop.load(Ordering::Relaxed) {
-                        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                        std::hint::black_box(x);
-                    }
-                })
-            })
-            .collect();
-        Load { stop, threads }
-    }
-}
-
-impl Drop for Load {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
 
 /// One run's trace as compared: `time path event fields`, temporary folders masked (a load
 /// that fails: its error); and whether box code with signs of real I/O waited on something
@@ -90,8 +55,6 @@ fn trace_of(job: &Job) -> Result<(Vec<String>, bool), String> {
             return Err(format!("the stop did not end: {stopped:?}"));
         }
     }
-    let tmp = std::env::temp_dir().display().to_string();
-    let tmp = tmp.trim_end_matches('/');
     let events = run.events();
     let graph = run.engine.graph();
     let real_io = events.iter().any(|e| {
@@ -103,25 +66,9 @@ fn trace_of(job: &Job) -> Result<(Vec<String>, bool), String> {
     });
     let lines = events
         .iter()
-        .map(|e| mask(&format!("{} {}", e.time_ns, e.short()), tmp))
+        .map(|e| comparable_line(&format!("{} {}", e.time_ns, e.short())))
         .collect();
     Ok((lines, real_io))
-}
-
-/// `line` with the temporary folders a run makes (`/tmp/.tmpXXXXXX`, `/tmp/choreo-XXXXXX`:
-/// an archive unpacked, the robot's files) as `<tmp>`.
-fn mask(line: &str, tmp: &str) -> String {
-    let mut out = line.to_string();
-    for marker in [format!("{tmp}/.tmp"), format!("{tmp}/choreo-")] {
-        while let Some(i) = out.find(&marker) {
-            let after = i + marker.len();
-            let end = out[after..]
-                .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-                .map_or(out.len(), |k| after + k);
-            out.replace_range(i..end, "<tmp>");
-        }
-    }
-    out
 }
 
 /// Where run `n`'s trace first differs from the first run's, if it does.
@@ -182,7 +129,7 @@ fn every_corpus_project_gives_the_same_trace_three_times_under_load() {
     let jobs: Vec<Job> = jobs.into_iter().filter(|j| j.project.is_some()).collect();
     let total = jobs.len();
     let started = Instant::now();
-    let load = Load::every_core();
+    let load = support::Hogs::every_core();
     let jobs = Arc::new(std::sync::Mutex::new(jobs.into_iter()));
     let found = Arc::new(std::sync::Mutex::new((Vec::new(), Vec::new())));
     let workers: Vec<_> = (0..PARALLEL)

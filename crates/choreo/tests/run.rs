@@ -382,40 +382,12 @@ fn box_code_that_sleeps_or_calls_the_robot_while_loading_follows_the_clock() {
     }
 }
 
-/// Busy loops in other processes, killed when dropped (also when a test fails).
-struct Hogs(Vec<std::process::Child>);
-
-impl Hogs {
-    fn start(n: usize) -> Hogs {
-        Hogs(
-            (0..n)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .stdout(Stdio::null())
-                        .spawn()
-                        .expect("sh runs")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Hogs {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
 /// `--strict` stops at the failing hook in virtual time: a box raises at 5.3 s while another
 /// keeps talking; 50 runs while two other processes keep both cores busy all stop at 5.30 s
 /// and exit 3 (the stop is decided by the engine when the hook returns, not by a poll).
 #[test]
 fn strict_stops_at_the_same_virtual_time_in_50_runs_under_load() {
-    let _hogs = Hogs::start(2);
+    let _hogs = support::Hogs::start(2);
     // The whole report but its real time is the same in every run.
     let report = |out: &str| -> String {
         out.lines()

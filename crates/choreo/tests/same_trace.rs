@@ -2,15 +2,13 @@
 //! Random behaviors are made of Python boxes that call the simulated robot (a blocking
 //! `say`, posted motions and LED fades, memory writes), sleep, start threads of their own,
 //! draw random numbers and fire outputs at one another, and of motion timelines; each is run
-//! three times in virtual time while busy threads keep every core loaded, and the three
-//! traces (every event with its behavior time) must be equal.
+//! three times in virtual time while busy loops in other processes keep every core loaded,
+//! and the three traces (every event with its behavior time) must be equal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use std::fmt::Write as _;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use choreo_engine::Outcome;
@@ -160,38 +158,6 @@ impl Case {
     }
 }
 
-/// Threads that keep every core busy until dropped.
-struct Load(Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>);
-
-impl Load {
-    fn every_core() -> Load {
-        let stop = Arc::new(AtomicBool::new(false));
-        let n = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let threads = (0..n)
-            .map(|_| {
-                let stop = Arc::clone(&stop);
-                std::thread::spawn(move || {
-                    let mut x: u64 = 1;
-                    while !stop.load(Ordering::Relaxed) {
-                        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                        std::hint::black_box(x);
-                    }
-                })
-            })
-            .collect();
-        Load(stop, threads)
-    }
-}
-
-impl Drop for Load {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-        for t in self.1.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
-
 /// One run of `xml` for up to 10 virtual seconds: `time path event fields` per event.
 fn trace(xml: &str) -> Vec<String> {
     let x = choreo_xar::read_xar("case.xar", xml.as_bytes())
@@ -217,7 +183,7 @@ proptest! {
     #[test]
     fn random_behaviors_give_the_same_trace_three_times_under_load(case in case()) {
         let xml = case.xml();
-        let _load = Load::every_core();
+        let _load = support::Hogs::every_core();
         let first = trace(&xml);
         for n in 2..=3 {
             let again = trace(&xml);

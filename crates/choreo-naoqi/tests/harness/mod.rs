@@ -22,6 +22,15 @@ pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), ScriptError> + Send + Syn
 /// the first one listed stops. Returns the outcome, the trace (short form) and the robot's
 /// time at the end, in seconds.
 pub fn run_boxes(robot: &SimRobot, boxes: Vec<(&str, BoxFn)>) -> (Outcome, Vec<String>) {
+    run_boxes_seeded(robot, boxes, None)
+}
+
+/// [`run_boxes`] with the run's seed (`Options::seed`; `None`: virtual time's default).
+pub fn run_boxes_seeded(
+    robot: &SimRobot,
+    boxes: Vec<(&str, BoxFn)>,
+    seed: Option<u64>,
+) -> (Outcome, Vec<String>) {
     let mut inner = String::new();
     let mut host = NativeHost::new();
     for (i, (name, f)) in boxes.into_iter().enumerate() {
@@ -39,7 +48,7 @@ pub fn run_boxes(robot: &SimRobot, boxes: Vec<(&str, BoxFn)>) -> (Outcome, Vec<S
             Ok(())
         });
     }
-    run_xml(robot, &behavior(&inner), host)
+    run_xml_seeded(robot, &behavior(&inner), host, seed)
 }
 
 /// Runs `xml` with `host` on `robot` in virtual time until it finishes or idles.

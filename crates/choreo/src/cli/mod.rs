@@ -31,7 +31,7 @@ mod sim;
 mod stack;
 mod stack_run;
 mod tally;
-mod trace_file;
+pub mod trace_file;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -68,10 +68,15 @@ pub fn events(
 /// behavior is unpacked for a run, or a simulated robot keeps its files: a new one each run)
 /// written `<tmp>`: what two runs of the same behavior are compared on.
 pub fn comparable_lines(text: &str) -> Vec<String> {
+    text.lines().map(comparable_line).collect()
+}
+
+/// One line (or any text of a run) with its temporary folders written `<tmp>` (see
+/// [`comparable_lines`]).
+pub fn comparable_line(line: &str) -> String {
     let tmp = std::env::temp_dir();
     let tmp = tmp.to_string_lossy();
-    let tmp = tmp.trim_end_matches('/');
-    text.lines().map(|line| mask_temp(line, tmp)).collect()
+    mask_temp(line, tmp.trim_end_matches('/'))
 }
 
 /// `line` with every `<tmp>/.tmpXXXXXX` or `<tmp>/choreo-XXXXXX` folder (names the

@@ -338,6 +338,41 @@ pub struct CorpusBehavior {
     pub project: Option<Arc<choreo_xar::source::Project>>,
 }
 
+/// Other processes keeping cores busy (a shell's busy loop each) until dropped: the load of
+/// a busy CI runner, for the tests that must give the same result under it.
+pub struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    /// `n` busy loops.
+    pub fn start(n: usize) -> Hogs {
+        Hogs(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdout(std::process::Stdio::null())
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+
+    /// A busy loop on every core of the machine.
+    pub fn every_core() -> Hogs {
+        Hogs::start(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Signs in a box script that it blocks or spins on real I/O (a server socket, the network):
 /// virtual time cannot move while such a hook runs, so a run that never ends because of it
 /// is the world's.
