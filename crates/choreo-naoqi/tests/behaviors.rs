@@ -331,7 +331,7 @@ fn a_behavior_that_runs_itself_or_its_caller_is_refused() {
         calls("pkg/a"),
         false,
     );
-    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(outcome, Outcome::Finished, "{trace:#?}");
     assert!(
         find(&trace, "b:root/Main log info: runBehavior(pkg/a) raised")
             .contains("behavior \"pkg/a\" is already running")

@@ -63,8 +63,16 @@ impl Control {
         let shared = Arc::clone(&self.shared);
         // Activities running beside this control thread: a nested engine's own count comes
         // and goes with what is posted to it (a hook of its own may post, and count it
-        // again, while this waits), so it is left out of both sides of the comparison.
-        let base = shared.time.busy().saturating_sub(shared.own_count());
+        // again, while this waits), so it is left out of both sides of the comparison; so are
+        // the engines whose box code loaded this one (they wait for it, see
+        // `Shared::ancestors`).
+        let others = || {
+            shared
+                .time
+                .busy()
+                .saturating_sub(shared.own_count() + shared.ancestors_counting())
+        };
+        let base = others();
         let progress = HookYield::new();
         shared.time.begin();
         crate::trace::flush_thread_buffer();
@@ -94,15 +102,18 @@ impl Control {
         if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or waits (sleeps on the clock,
             // or waits for a nested run it started), and the nested runs (other than this
-            // engine itself) until they have nothing left to do at this instant. However long
-            // that takes: a hook that waits on something else or never waits loses its turn
-            // (crate::turn), and is said to.
+            // engine itself, and those whose box code waits for it) until they have nothing
+            // left to do at this instant. However long that takes: a hook that waits on
+            // something else or never waits loses its turn (crate::turn), and is said to.
             let own = usize::from(shared.accounted.is_some());
             let time = &shared.time;
             let ready = || {
-                time.busy().saturating_sub(shared.own_count()) <= base
+                others() <= base
                     && (progress.yielded() || turn.is_some_and(|t| time.turns().is_outside(t)))
-                    && time.nested_busy() <= own
+                    && time
+                        .nested_busy()
+                        .saturating_sub(shared.ancestors_counting())
+                        <= own
             };
             let done = time.wait_until(ready);
             self.report_turns();

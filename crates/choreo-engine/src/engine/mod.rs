@@ -172,7 +172,12 @@ impl Engine {
             parameters: Mutex::new(parameters),
             constructing: AtomicBool::new(true),
             sync: options.timeline_sync.clone(),
-            counting: AtomicBool::new(false),
+            counting: Arc::new(AtomicBool::new(false)),
+            ancestors: if nested {
+                workers::hook_lineage()
+            } else {
+                Vec::new()
+            },
             quitting: AtomicBool::new(false),
             accounted: nested.then(|| {
                 Mutex::new(Accounted {

@@ -42,7 +42,10 @@ pub(crate) struct Shared {
     pub(crate) accounted: Option<Mutex<Accounted>>,
     /// [`Accounted::counted`], readable without its lock: whether this engine's control
     /// thread counts as an activity now (see `Control::dispatch`).
-    pub(crate) counting: std::sync::atomic::AtomicBool,
+    pub(crate) counting: Arc<std::sync::atomic::AtomicBool>,
+    /// [`Shared::counting`] of the engines whose box code loaded this one, outermost first:
+    /// they wait for it (a hook waits in `runBehavior`), so it never waits for them.
+    pub(crate) ancestors: Vec<Arc<std::sync::atomic::AtomicBool>>,
     /// The engine is being dropped: its control thread quits without waiting for a turn
     /// (whoever drops it holds one, and waits for the thread to end).
     pub(crate) quitting: std::sync::atomic::AtomicBool,
@@ -88,6 +91,14 @@ impl Shared {
                 }
             }
         }
+    }
+
+    /// How many of the engines that loaded this one count as activities now.
+    pub(crate) fn ancestors_counting(&self) -> usize {
+        self.ancestors
+            .iter()
+            .filter(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+            .count()
     }
 
     /// 1 when this (nested) engine's control thread counts as an activity now, else 0.

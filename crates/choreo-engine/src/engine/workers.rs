@@ -2,10 +2,12 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::activity::{HookYield, running_hook};
 use crate::context::BoxContext;
 use crate::engine::command::Command;
+use crate::engine::shared::Shared;
 use crate::hook::Hook;
 use crate::host::BoxCode;
 use crate::pool::{Pool, PoolError, PoolOptions, Started};
@@ -83,20 +85,36 @@ impl Workers {
 }
 
 thread_local! {
-    /// The engine (its shared state's address) whose hook this thread runs, 0 if none.
-    static RUNNING_HOOK_OF: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The engine whose hook this thread runs, if any.
+    static RUNNING_HOOK_OF: std::cell::RefCell<Option<Arc<Shared>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// Whether this thread runs a hook of the engine whose shared state is `shared`.
-pub(super) fn runs_hook_of(shared: &Arc<crate::engine::shared::Shared>) -> bool {
-    RUNNING_HOOK_OF.with(|c| c.get() == Arc::as_ptr(shared) as usize)
+pub(super) fn runs_hook_of(shared: &Arc<Shared>) -> bool {
+    RUNNING_HOOK_OF.with(|c| c.borrow().as_ref().is_some_and(|s| Arc::ptr_eq(s, shared)))
+}
+
+/// The engines whose hooks (transitively) run the code on this thread, as their "counts as
+/// an activity" flags, outermost first: a behavior loaded here is nested in them.
+pub(super) fn hook_lineage() -> Vec<Arc<AtomicBool>> {
+    RUNNING_HOOK_OF.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|s| {
+                let mut lineage = s.ancestors.clone();
+                lineage.push(Arc::clone(&s.counting));
+                lineage
+            })
+            .unwrap_or_default()
+    })
 }
 
 /// Calls a hook, turning a panic into an error; returns (ok, error text).
 pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
-    let outer = RUNNING_HOOK_OF.with(|c| c.replace(Arc::as_ptr(&ctx.shared) as usize));
+    let outer = RUNNING_HOOK_OF.with(|c| c.replace(Some(Arc::clone(&ctx.shared))));
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
-    RUNNING_HOOK_OF.with(|c| c.set(outer));
+    RUNNING_HOOK_OF.with(|c| *c.borrow_mut() = outer);
     match result {
         Ok(Ok(())) => (true, String::new()),
         Ok(Err(e)) => (false, e.to_string()),
