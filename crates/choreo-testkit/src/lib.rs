@@ -5,6 +5,7 @@
 //! test is skipped with a `NOTICE` on stderr, except under `CI=true`, where the absence is a
 //! failure (a CI run must never pass by skipping).
 
+pub mod architecture;
 pub mod generated;
 pub mod naoqi_calls;
 
