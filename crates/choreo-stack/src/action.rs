@@ -2,7 +2,7 @@
 //! move, take a posture) rather than hand control to another behavior (behavior-stack.md
 //! §9). They are not pushed on the stack; each behavior owns its own (A3).
 
-use crate::behavior::Completed;
+use crate::types::Completed;
 use crate::world::World;
 
 /// Something the robot does over several ticks. The runner starts it at the end of the tick

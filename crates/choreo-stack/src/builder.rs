@@ -11,7 +11,8 @@ use crate::behavior::{Behavior, BehaviorId};
 use crate::condition::Condition;
 use crate::error::SetupError;
 use crate::input::Inbox;
-use crate::runner::{Core, Runner, Slot, State};
+use crate::runner::Runner;
+use crate::state::{Core, Slot, State};
 use crate::trace::Trace;
 use crate::world::World;
 

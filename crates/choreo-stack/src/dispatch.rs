@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
+use crate::behavior::Context;
 use crate::behavior::{Behavior, BehaviorId};
-use crate::context::Context;
 
 /// How a dispatcher chooses.
 #[derive(Debug, Clone)]

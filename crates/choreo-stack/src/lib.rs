@@ -56,7 +56,9 @@ pub mod error;
 pub mod input;
 pub mod robot;
 pub mod runner;
+mod state;
 pub mod trace;
+mod types;
 pub mod world;
 
 pub use action::Action;

@@ -6,8 +6,8 @@
 use choreo_engine::Value;
 
 use crate::action::Action;
+use crate::behavior::Context;
 use crate::behavior::{Behavior, Completed};
-use crate::context::Context;
 use crate::world::World;
 
 /// `service.method(args)` posted to the robot (`proxy.post.method`): it runs until the

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::behavior::{BehaviorId, Completed};
 use crate::error::StackError;
+use crate::types::{BehaviorId, Completed};
 
 /// One event of the stack.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
