@@ -5,12 +5,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::repr::{BoxParts, BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, ScriptRepr, TimelineRepr};
-use super::text::{Endpoint, Fault, Owner, item_lines, parse_link, parse_motion, port_name};
-use super::{
+use super::layout::{
     BOX_FILE, FORMAT_VERSION, LINKS_FILE, MARKER_FILE, MOTION_FILE, PLUGIN_FILE, RESERVED,
     SCRIPT_FILE, join,
 };
+use super::repr::{BoxParts, BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, ScriptRepr, TimelineRepr};
+use super::text::{Endpoint, Fault, Owner, item_lines, parse_link, parse_motion, port_name};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
 use crate::model::*;
 use crate::{FileTree, Parsed, read_xar, write_xar};

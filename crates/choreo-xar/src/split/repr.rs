@@ -202,7 +202,7 @@ impl ExtrasRepr {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileRepr {
-    /// Format version ([`super::FORMAT_VERSION`]).
+    /// Format version ([`super::layout::FORMAT_VERSION`]).
     pub split_format: i64,
     /// `project` (`ChoregrapheProject`) or `box` (`ChoregrapheBox`).
     pub kind: Nm<RootKind>,
@@ -224,7 +224,7 @@ impl FileRepr {
     /// The marker for `x`.
     pub fn of(x: &XarFile) -> FileRepr {
         FileRepr {
-            split_format: super::FORMAT_VERSION,
+            split_format: super::layout::FORMAT_VERSION,
             kind: Nm(x.root),
             namespace: x.namespace.clone(),
             xar_version: x.xar_version.clone(),

@@ -5,13 +5,13 @@ use std::collections::HashSet;
 use serde::Serialize;
 use toml::Spanned;
 
+use super::layout::{
+    BOX_FILE, LINKS_FILE, MARKER_FILE, MOTION_FILE, PLUGIN_FILE, RESERVED, SCRIPT_FILE, join,
+};
 use super::repr::{
     BoxRepr, DiagramRepr, ExtrasRepr, FileRepr, KeyframeRepr, LayerRepr, ScriptRepr, TimelineRepr,
 };
 use super::text::{write_links, write_motion};
-use super::{
-    BOX_FILE, LINKS_FILE, MARKER_FILE, MOTION_FILE, PLUGIN_FILE, RESERVED, SCRIPT_FILE, join,
-};
 use crate::FileTree;
 use crate::model::*;
 

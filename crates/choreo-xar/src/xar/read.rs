@@ -502,7 +502,7 @@ impl<'a> XarReader<'a> {
                 canonical == inner.trim()
             }
             _ => {
-                c.code = super::code_of_raw_content(inner);
+                c.code = super::content::code_of_raw_content(inner);
                 inner.is_empty()
             }
         };

@@ -1,7 +1,7 @@
 //! Where each box script sits in a XAR file, so that a check of its code (`choreo check`
 //! compiling it as a run would) can point at the file's own lines.
 
-use crate::xar::code_of_raw_content;
+use super::content::code_of_raw_content;
 
 /// One box script of a XAR file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -121,7 +121,9 @@ impl XmlWriter {
         self.unknown_attributes(&c.extras);
         self.out.push('>');
         match &c.raw {
-            Some(raw) if super::code_of_raw_content(raw) == c.code => self.out.push_str(raw),
+            Some(raw) if super::content::code_of_raw_content(raw) == c.code => {
+                self.out.push_str(raw)
+            }
             _ => write_cdata(&mut self.out, &c.code),
         }
         let _ = writeln!(self.out, "</{name}>");

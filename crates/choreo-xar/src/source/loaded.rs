@@ -1,0 +1,272 @@
+//! What loading a source gives: a [`Project`] of behaviors with the files around them, and
+//! those files laid out on disk as on a robot for box code that needs paths.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::disk::io_error;
+use super::tree::parent_of;
+use crate::archive::Limits;
+use crate::error::{Diagnostic, Error, ErrorKind, Result};
+use crate::model::XarFile;
+use crate::package::{Manifest, Pml};
+use crate::project::{self, Container, Packed};
+use crate::{FileTree, read_xar};
+
+/// The file a lone behavior is kept in (a 1.x project's `behavior.xar`).
+const LONE_XAR: &str = "behavior.xar";
+
+/// One behavior of a [`Project`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Behavior {
+    /// Its display name: the behavior folder (`behavior_1`), the percent-decoded box folder
+    /// of a library (`Speech Reco.`), or the project name for a lone behavior.
+    pub name: String,
+    /// Its file in [`Project::files`] (`behavior_1/behavior.xar`).
+    pub path: String,
+    /// The behavior itself.
+    pub xar: XarFile,
+}
+
+/// Everything loaded from a source: the behaviors and the project files around them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// The project name: `.pml` name, archive title, manifest name, or the source's name.
+    pub name: String,
+    /// The behaviors, in project order (library boxes in path order).
+    pub behaviors: Vec<Behavior>,
+    /// The project file, if the source has one.
+    pub pml: Option<Pml>,
+    /// Where that project file is in [`Project::files`].
+    pub pml_path: Option<String>,
+    /// The package manifest, if the source has one.
+    pub manifest: Option<Manifest>,
+    /// Every file of the source (resources included), by path.
+    pub files: FileTree,
+    /// Problems found while loading. A behavior that could not be read is left out of
+    /// [`Project::behaviors`] and its error is here, with severity [`Severity::Error`](crate::Severity::Error).
+    pub warnings: Vec<Diagnostic>,
+    /// The folder on disk that [`Project::files`]' paths are relative to (canonical), when
+    /// the project was loaded from disk by [`load_path`](super::load_path) other than from an archive: the
+    /// folder itself, the folder of a `.pml` or `manifest.xml`, or the folder of a lone
+    /// `.xar`. `None` for an archive or bytes loaded in memory (see [`Project::on_disk`]).
+    pub root: Option<PathBuf>,
+    /// What the project came in (for a readable project folder, what it was made from).
+    pub container: Container,
+    /// A `.crg`/`.cbl`'s control text (`Type: ChoregrapheProject`...), if it had one.
+    pub control: Option<String>,
+}
+
+impl Project {
+    pub(super) fn new(name: &str, files: FileTree) -> Project {
+        Project {
+            name: name.to_string(),
+            behaviors: Vec::new(),
+            pml: None,
+            pml_path: None,
+            manifest: None,
+            files,
+            warnings: Vec::new(),
+            root: None,
+            container: Container::Folder,
+            control: None,
+        }
+    }
+
+    /// The project as Choregraphe keeps it (see [`project::Packed`]): a behavior read from a
+    /// split folder is one `behavior.xar`.
+    pub fn packed(&self) -> Packed {
+        let files = match self.behaviors.as_slice() {
+            [only] if only.path == crate::split::MARKER_FILE => FileTree::from([(
+                LONE_XAR.to_string(),
+                crate::write_xar(&only.xar).into_bytes(),
+            )]),
+            _ => self.files.clone(),
+        };
+        Packed {
+            container: self.container,
+            control: self.control.clone(),
+            files,
+            name: Some(self.name.clone()),
+            pml: self.pml_path.clone(),
+        }
+    }
+
+    /// The project's readable folder (see [`project::to_readable`]); `shown` names it in
+    /// errors.
+    pub fn readable(&self, shown: &str) -> Result<FileTree> {
+        let behaviors = self.behaviors.iter().map(|b| {
+            let path = if b.path == crate::split::MARKER_FILE {
+                LONE_XAR
+            } else {
+                b.path.as_str()
+            };
+            (path, &b.xar)
+        });
+        project::to_readable(shown, &self.packed(), behaviors)
+    }
+
+    /// The folder of `behavior` inside the project (`behavior_1` for
+    /// `behavior_1/behavior.xar`; empty for a behavior at the top).
+    pub fn behavior_folder(behavior: &Behavior) -> &str {
+        parent_of(&behavior.path)
+    }
+
+    /// The project's files as real files laid out as on a robot, for code that needs paths
+    /// (box scripts open sounds and data files by `behaviorAbsolutePath()`, and the stock
+    /// tablet boxes cut that path at `PackageManager/apps` to build the tablet's URL): a new
+    /// temporary folder `choreo-XXXXXX/PackageManager/apps/<package>`, `<package>` being the
+    /// manifest's uuid (else the project's name), where PackageManager installs a package on
+    /// a robot. A project loaded from a folder on disk ([`Project::root`]) is reached there
+    /// through a symbolic link to that folder (its files are read and written in place);
+    /// an archive's files (or bytes') are written there. The temporary folder is removed
+    /// when the returned value is dropped. Where a link cannot be made, the project's own
+    /// folder is used ([`FilesOnDisk::Folder`]).
+    ///
+    /// The files written are those the archive reader already bounded
+    /// ([`archive::MAX_TOTAL_SIZE`](crate::archive::MAX_TOTAL_SIZE), [`archive::MAX_ENTRIES`](crate::archive::MAX_ENTRIES)); the same caps are checked
+    /// again here, and a path that is absolute or climbs out of the folder is refused.
+    pub fn on_disk(&self) -> Result<FilesOnDisk> {
+        let package = self.package_folder_name();
+        let temp = || {
+            tempfile::Builder::new()
+                .prefix("choreo-")
+                .tempdir()
+                .map_err(|e| io_error(&std::env::temp_dir(), &e))
+        };
+        if let Some(root) = &self.root {
+            let Ok(dir) = temp() else {
+                return Ok(FilesOnDisk::Folder(root.clone()));
+            };
+            let apps = dir.path().join("PackageManager").join("apps");
+            let path = apps.join(&package);
+            return Ok(
+                match fs::create_dir_all(&apps).and_then(|()| symlink_dir(root, &path)) {
+                    Ok(()) => FilesOnDisk::Installed { dir, path },
+                    Err(_) => FilesOnDisk::Folder(root.clone()),
+                },
+            );
+        }
+        let limits = Limits::default();
+        let total = self
+            .files
+            .values()
+            .fold(0u64, |t, b| t.saturating_add(b.len() as u64));
+        let name = format!("{} (unpacked)", self.name);
+        if total > limits.max_total_size || self.files.len() > limits.max_entries {
+            return Err(Error::file_level(
+                ErrorKind::TooLarge,
+                &name,
+                format!(
+                    "more than {} bytes or {} files to unpack",
+                    limits.max_total_size, limits.max_entries
+                ),
+            ));
+        }
+        let dir = temp()?;
+        let top = dir
+            .path()
+            .join("PackageManager")
+            .join("apps")
+            .join(&package);
+        fs::create_dir_all(&top).map_err(|e| io_error(&top, &e))?;
+        for (path, bytes) in &self.files {
+            let relative = Path::new(path);
+            if !relative
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(Error::file_level(
+                    ErrorKind::Unsupported,
+                    &name,
+                    format!("{path:?}: not a path inside the project"),
+                ));
+            }
+            let target = top.join(relative);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(|e| io_error(parent, &e))?;
+            }
+            fs::write(&target, bytes).map_err(|e| io_error(&target, &e))?;
+        }
+        Ok(FilesOnDisk::Installed { dir, path: top })
+    }
+
+    /// The folder PackageManager would install the project in: the manifest's uuid, else
+    /// the project's name, when either is one plain folder name; else `package`.
+    fn package_folder_name(&self) -> String {
+        let plain =
+            |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']);
+        self.manifest
+            .as_ref()
+            .and_then(|m| m.uuid.clone())
+            .filter(|u| plain(u))
+            .or_else(|| Some(self.name.clone()).filter(|n| plain(n)))
+            .unwrap_or_else(|| "package".to_string())
+    }
+
+    /// Reads the XAR file at `path` of [`Project::files`] as behavior `name`; a read error
+    /// becomes an error diagnostic (the rest of the project still loads).
+    pub(super) fn add_behavior(&mut self, prefix: &str, name: String, path: String) {
+        let Some(bytes) = self.files.get(&path) else {
+            return;
+        };
+        match read_xar(&format!("{prefix}{path}"), bytes) {
+            Ok(parsed) => {
+                self.warnings.extend(parsed.warnings);
+                self.behaviors.push(Behavior {
+                    name,
+                    path,
+                    xar: parsed.value,
+                });
+            }
+            Err(e) => self.warnings.push(*e.0),
+        }
+    }
+}
+
+/// A project's files on disk (see [`Project::on_disk`]).
+#[derive(Debug)]
+pub enum FilesOnDisk {
+    /// The folder the project was loaded from (when no robot layout could be made).
+    Folder(PathBuf),
+    /// The robot's layout in a temporary folder (removed on drop): `path` is
+    /// `dir/PackageManager/apps/<package>`, a link to the project's folder or the folder an
+    /// archive's files were written to.
+    Installed {
+        /// The temporary folder.
+        dir: tempfile::TempDir,
+        /// The package's folder in it.
+        path: PathBuf,
+    },
+}
+
+impl FilesOnDisk {
+    /// The folder that holds the project's files.
+    pub fn path(&self) -> &Path {
+        match self {
+            FilesOnDisk::Folder(p) => p,
+            FilesOnDisk::Installed { path, .. } => path,
+        }
+    }
+
+    /// The folder of `behavior` (what its boxes' `behaviorAbsolutePath()` is): the package's
+    /// folder joined with the behavior's, without a trailing `/` for a behavior at the top.
+    pub fn behavior_dir(&self, behavior: &Behavior) -> PathBuf {
+        match Project::behavior_folder(behavior) {
+            "" => self.path().to_path_buf(),
+            folder => self.path().join(folder),
+        }
+    }
+}
+
+/// Makes `link` a symbolic link to the folder `target` (on Unix; elsewhere an error, and
+/// [`Project::on_disk`] falls back to the project's folder).
+fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(target, link);
+    #[cfg(not(unix))]
+    return Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!("no symbolic links here for {}", link.display()),
+    ));
+}

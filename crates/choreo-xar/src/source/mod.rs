@@ -1,0 +1,39 @@
+//! Reading any source (file or folder, any format) into behaviors.
+//!
+//! - [`sniff`] tells what a file is from its content (the name only breaks ties).
+//! - [`check_file`], [`check_tree`] and [`check_path`] read a file, an in-memory tree or a
+//!   path and report what they hold, recursively for archives and folders, without stopping
+//!   at the first problem.
+//! - [`load_bytes`], [`load_tree`] and [`load_path`] turn a `.xar`, a project (folder, `.pml`,
+//!   `.crg`, `.pkg`), a box library (folder, `.cbl`) or a split folder into a [`Project`]: the
+//!   behaviors to inspect, convert, compare or run.
+//!
+//! Only [`read_dir_tree`], [`check_path`] and [`load_path`] touch the disk; everything else
+//! works on bytes and [`FileTree`](crate::FileTree)s.
+//!
+//! One file per kind of source: `kind` (sniffing), `check` (reports), `file` (a file's
+//! bytes), `folder` (an in-memory folder), `project_file` (`.pml` and `manifest.xml`),
+//! `library` (box libraries), `path` (a path on disk) and `disk` (reading folders);
+//! `loaded` is what they all give.
+
+mod check;
+mod disk;
+mod file;
+mod folder;
+mod kind;
+mod library;
+mod loaded;
+mod path;
+mod project_file;
+mod tree;
+
+pub use check::{FileReport, check_file, check_path, check_path_with, check_tree};
+pub use disk::read_dir_tree;
+pub use file::load_bytes;
+pub use folder::load_tree;
+pub use kind::{FileKind, sniff};
+pub(crate) use kind::{content_mismatch, kind_of_root};
+pub use library::decode_folder_name;
+pub use loaded::{Behavior, FilesOnDisk, Project};
+pub use path::load_path;
+pub(crate) use tree::join_in_tree;
