@@ -1,5 +1,5 @@
 //! choreo-motion: the motion curves of Choregraphe timelines, played as the reference
-//! runtime plays them (`../shared/docs/motion.md`). A pure library: no I/O, no robot.
+//! runtime plays them (docs/motion.md). A pure library: no I/O, no robot.
 //!
 //! - [`spline`]: piecewise cubic Bezier curves and their evaluation (any abscissa);
 //! - [`curve`]: one `ActuatorCurve` in frames and ALMotion units, handles resolved
