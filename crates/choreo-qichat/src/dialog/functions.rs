@@ -8,7 +8,8 @@ use super::render::{ConceptChange, Cx, Effect, Invalid, KnowledgeChange, Plan};
 use super::{Action, Dialog, Host, MAX_JUMPS, RulePath, TopicProperty, call};
 
 impl Dialog {
-    /// Works out function `f` of an output into `plan`.
+    /// Works out function `f` of an output into `plan`: a `def:` function, or a builtin
+    /// handed to the family it belongs to (as the syntax page groups them).
     pub(super) fn function(
         &mut self,
         cx: &Cx,
@@ -27,211 +28,55 @@ impl Dialog {
         match (builtin, &f.args) {
             (B::Rand, Args::Choice(alts)) => self.choose_random(cx, alts, plan, host),
             (B::First | B::FirstOptional, Args::Choice(alts)) => {
-                for alt in alts {
-                    if let Some(child) = self.try_alternative(cx, alt, plan, host) {
-                        plan.absorb(child);
-                        return Ok(());
-                    }
-                }
-                if builtin == B::First {
-                    Err(Invalid)
-                } else {
-                    Ok(())
-                }
+                self.first_alternative(cx, alts, builtin == B::First, plan, host)
             }
-            (B::Activate | B::Deactivate, _) => {
-                let tag = self.arg(cx, raw, 0, plan, host)?;
-                let on = builtin == B::Activate;
-                plan.effects.push(Effect::Tag(cx.t, tag.clone(), on));
-                if on {
-                    plan.effects.push(Effect::Frequency(tag, Some(0)));
-                }
-                Ok(())
-            }
-            (B::Clear, _) => {
-                let name = raw.first().map_or("", |v| v.trim().trim_start_matches('$'));
-                plan.write(self.key(cx.t, name), None);
-                Ok(())
-            }
-            (B::Concatenate, _) => {
-                let mut joined = String::new();
-                for i in 0..raw.len() {
-                    joined.push_str(&self.arg(cx, raw, i, plan, host)?);
-                }
-                plan.say(&joined);
-                Ok(())
-            }
-            (B::Enumerate, _) => self.enumerate(cx, f.span, raw, plan),
-            (B::Size, _) => {
-                let size = self.concept_size(cx, raw.first().map_or("", String::as_str), plan)?;
-                plan.say(&size);
-                Ok(())
-            }
-            (B::Exist | B::NotExist, _) => {
-                let name = raw.first().map_or("", |v| v.trim().trim_start_matches('$'));
-                let exists = self.read(cx, name, plan, host).is_some();
-                ok_if(exists == (builtin == B::Exist))
+            (B::Clear | B::Concatenate | B::Exist | B::NotExist, _) => {
+                self.variable_function(cx, builtin, raw, plan, host)
             }
             (B::Frequency, _) => self.frequency(cx, raw, plan, host),
-            (B::Goto | B::GotoReactivate | B::GotoRandom, _) => {
-                let tag = self.arg(cx, raw, 0, plan, host)?;
-                self.goto(cx, cx.t, &tag, builtin, plan, host)
-            }
-            (B::TopicTag | B::TopicTagReactivate, _) => {
-                let topic = self.arg(cx, raw, 0, plan, host)?;
-                let tag = self.arg(cx, raw, 1, plan, host)?;
-                let Some(t) = self.index(topic.trim_start_matches('~')) else {
-                    return Ok(());
-                };
-                let how = if builtin == B::TopicTag {
-                    B::Goto
-                } else {
-                    B::GotoReactivate
-                };
-                self.goto(cx, t, &tag, how, plan, host)
-            }
-            (B::Topic, _) => {
-                let name = self.arg(cx, raw, 0, plan, host)?;
-                if let Some(t) = self.index(name.trim_start_matches('~')) {
-                    plan.focus = Some(Some(t));
-                    self.next_proposal(cx, t, plan, host);
-                    plan.focus = Some(Some(t));
-                }
-                Ok(())
-            }
-            (B::TopicRandom, _) => {
-                let topics: Vec<usize> = self
-                    .active
-                    .iter()
-                    .copied()
-                    .filter(|&t| self.speaks(t) && !self.topics[t].topic.has(TopicProperty::NoPick))
-                    .filter(|&t| self.first_available_proposal(t, plan).is_some())
-                    .collect();
-                if topics.is_empty() {
-                    plan.raise.push("Dialog/NothingToSay");
-                    return Ok(());
-                }
-                let t = topics[self.random(topics.len())];
-                self.next_proposal(cx, t, plan, host);
-                Ok(())
-            }
-            (B::NextProposal, _) => {
-                self.next_proposal(cx, cx.t, plan, host);
-                Ok(())
-            }
-            (B::SameProposal | B::PreviousProposal, _) => {
-                let said = &self.topics[cx.t].said;
-                let back = if builtin == B::SameProposal { 1 } else { 2 };
-                let target = said
-                    .len()
-                    .checked_sub(back)
-                    .and_then(|i| said.get(i))
-                    .map(|p| (cx.t, p.clone()));
-                if let Some(target) = target {
-                    self.jump(cx, target, plan, host);
-                }
-                Ok(())
-            }
-            (B::Play, _) => {
-                let sound = self.arg(cx, raw, 0, plan, host)?;
-                plan.act(Action::Play(sound));
-                Ok(())
-            }
-            (B::StayInScope, _) => {
-                plan.stay = true;
-                Ok(())
-            }
-            (B::ClearConcept | B::AddToConcept | B::RemoveFromConcept, _) => {
-                let name = raw
-                    .first()
-                    .map_or("", |c| c.trim().trim_start_matches('~'))
-                    .to_string();
-                let change = match builtin {
-                    B::ClearConcept => ConceptChange::Clear,
-                    B::AddToConcept => ConceptChange::Add(self.arg(cx, raw, 1, plan, host)?),
-                    _ => ConceptChange::Remove(self.arg(cx, raw, 1, plan, host)?),
-                };
-                plan.effects.push(Effect::Concept(name, change));
-                Ok(())
-            }
-            (B::IsInConcept, _) => {
-                let value = self.arg(cx, raw, 1, plan, host)?;
-                let concept = raw.first().map_or("", String::as_str);
-                ok_if(self.is_in_concept(cx, concept, &value, plan))
+            (
+                B::Enumerate
+                | B::Size
+                | B::ClearConcept
+                | B::AddToConcept
+                | B::RemoveFromConcept
+                | B::IsInConcept,
+                _,
+            ) => self.concept_function(cx, f, builtin, raw, plan, host),
+            (
+                B::Activate
+                | B::Deactivate
+                | B::Goto
+                | B::GotoReactivate
+                | B::GotoRandom
+                | B::TopicTag
+                | B::TopicTagReactivate,
+                _,
+            ) => self.tag_function(cx, builtin, raw, plan, host),
+            (
+                B::Topic
+                | B::TopicRandom
+                | B::NextProposal
+                | B::SameProposal
+                | B::PreviousProposal
+                | B::StayInScope,
+                _,
+            ) => self.proposal_function(cx, builtin, raw, plan, host),
+            (B::SwitchFocus | B::ReleaseFocus | B::EndDiscuss, _) => {
+                self.focus_function(cx, builtin, raw, plan, host)
             }
             (B::CurrentDateTime | B::CurrentDate | B::CurrentTime | B::EndOfWeek, _) => {
-                let now = clock::civil(host.now_ms());
-                let parts = match builtin {
-                    B::CurrentDateTime => DateParts::date_time(&now),
-                    B::CurrentDate => DateParts::date(&now),
-                    B::CurrentTime => DateParts::time(&now),
-                    _ => DateParts::date(&clock::end_of_week(host.now_ms())),
-                };
-                match self.date_def(cx.t, &parts) {
-                    Some(def) => self.call_def(cx, &def, &parts.values(), plan, host),
-                    None => {
-                        plan.say(&parts.text());
-                        Ok(())
-                    }
-                }
+                self.date_function(cx, builtin, plan, host)
             }
-            (B::GetUserInfo, _) => {
-                let name = self.arg(cx, raw, 0, plan, host)?;
-                let value = self.staged_user_info(&name, plan).ok_or(Invalid)?;
-                plan.say(&value);
-                Ok(())
-            }
-            (B::HasUserInfo, _) => {
-                let name = self.arg(cx, raw, 0, plan, host)?;
-                ok_if(self.staged_user_info(&name, plan).is_some())
-            }
-            (B::SetUserInfo | B::RemoveUserInfo, _) => {
-                let name = self.arg(cx, raw, 0, plan, host)?;
-                let value = if builtin == B::SetUserInfo {
-                    Some(self.arg(cx, raw, 1, plan, host)?)
-                } else {
-                    None
-                };
-                plan.effects.push(Effect::UserInfo(name, value));
-                Ok(())
-            }
-            (B::SwitchFocus, _) => {
-                let target = self.arg(cx, raw, 0, plan, host)?;
-                plan.act(Action::SwitchFocus(target));
-                Ok(())
-            }
-            (B::ReleaseFocus, _) => {
-                plan.focus = Some(None);
-                Ok(())
+            (B::GetUserInfo | B::HasUserInfo | B::SetUserInfo | B::RemoveUserInfo, _) => {
+                self.user_info_function(cx, builtin, raw, plan, host)
             }
             (B::Call | B::SCall | B::PCall, _) => {
-                let target = raw.join(", ");
-                let Some((service, method, arg_text)) = call::target(&target) else {
-                    plan.act(Action::Notice(format!(
-                        "^{}({target}): not a `Service.method(...)` call",
-                        f.name
-                    )));
-                    return Ok(());
-                };
-                let mut args = Vec::new();
-                for a in &arg_text {
-                    let quoted = a.trim().starts_with('"');
-                    let value = self.arg(cx, std::slice::from_ref(a), 0, plan, host)?;
-                    args.push(call::typed(&value, quoted));
-                }
-                if builtin == B::PCall {
-                    plan.act(Action::Call {
-                        service,
-                        method,
-                        args,
-                    });
-                } else {
-                    plan.call = Some(host.call(&service, &method, &args));
-                }
-                Ok(())
+                self.call_function(cx, f, builtin, raw, plan, host)
             }
             (
-                B::Mode
+                B::Play
+                | B::Mode
                 | B::Run
                 | B::RunTag
                 | B::RunSound
@@ -243,25 +88,10 @@ impl Dialog {
                 | B::StopSound
                 | B::Wait
                 | B::WaitTag
-                | B::WaitSound,
+                | B::WaitSound
+                | B::Wiki,
                 _,
-            ) => {
-                let mut parts = Vec::new();
-                for i in 0..raw.len() {
-                    parts.push(self.arg(cx, raw, i, plan, host)?);
-                }
-                plan.act(Action::Animated {
-                    function: f.name.clone(),
-                    arg: parts.join(", "),
-                });
-                Ok(())
-            }
-            (B::Wiki, _) => {
-                plan.act(Action::Notice(
-                    "^wiki reads Wikipedia: as a robot without network, nothing is said".into(),
-                ));
-                Err(Invalid)
-            }
+            ) => self.action_function(cx, f, builtin, raw, plan, host),
             (
                 B::AddKnowledge
                 | B::UpdateKnowledge
@@ -271,11 +101,6 @@ impl Dialog {
                 | B::QueryKnowledge,
                 _,
             ) => self.knowledge(cx, builtin, raw, plan, host),
-            (B::EndDiscuss, _) => {
-                let reason = self.arg(cx, raw, 0, plan, host).unwrap_or_default();
-                plan.act(Action::EndDiscuss(reason));
-                Ok(())
-            }
             (B::Break | B::Empty | B::Private | B::LessPriority | B::Exact | B::Repeat, _) => {
                 Ok(())
             }
@@ -289,6 +114,343 @@ impl Dialog {
                         _ => "the knowledge base's metadata",
                     }
                 )));
+                Ok(())
+            }
+        }
+    }
+
+    /// `^first[...]` (`required`) and `^firstOptional[...]`: the first alternative that can
+    /// be said; none is an invalid output for `^first`, nothing for `^firstOptional`.
+    fn first_alternative(
+        &mut self,
+        cx: &Cx,
+        alts: &[Alternative<OutputNode>],
+        required: bool,
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        for alt in alts {
+            if let Some(child) = self.try_alternative(cx, alt, plan, host) {
+                plan.absorb(child);
+                return Ok(());
+            }
+        }
+        if required { Err(Invalid) } else { Ok(()) }
+    }
+
+    /// Variables: `^clear`, `^concatenate`, `^exist` and `^notExist`.
+    fn variable_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        use Builtin as B;
+        let variable = || raw.first().map_or("", |v| v.trim().trim_start_matches('$'));
+        match builtin {
+            B::Clear => {
+                plan.write(self.key(cx.t, variable()), None);
+                Ok(())
+            }
+            B::Concatenate => {
+                let mut joined = String::new();
+                for i in 0..raw.len() {
+                    joined.push_str(&self.arg(cx, raw, i, plan, host)?);
+                }
+                plan.say(&joined);
+                Ok(())
+            }
+            _ => {
+                let exists = self.read(cx, variable(), plan, host).is_some();
+                ok_if(exists == (builtin == B::Exist))
+            }
+        }
+    }
+
+    /// Concepts: `^enumerate`, `^size`, `^clearConcept`, `^addToConcept`,
+    /// `^removeFromConcept` and `^isInConcept`.
+    fn concept_function(
+        &mut self,
+        cx: &Cx,
+        f: &Function<OutputNode>,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        use Builtin as B;
+        match builtin {
+            B::Enumerate => self.enumerate(cx, f.span, raw, plan),
+            B::Size => {
+                let size = self.concept_size(cx, raw.first().map_or("", String::as_str), plan)?;
+                plan.say(&size);
+                Ok(())
+            }
+            B::IsInConcept => {
+                let value = self.arg(cx, raw, 1, plan, host)?;
+                let concept = raw.first().map_or("", String::as_str);
+                ok_if(self.is_in_concept(cx, concept, &value, plan))
+            }
+            _ => {
+                let name = raw
+                    .first()
+                    .map_or("", |c| c.trim().trim_start_matches('~'))
+                    .to_string();
+                let change = match builtin {
+                    B::ClearConcept => ConceptChange::Clear,
+                    B::AddToConcept => ConceptChange::Add(self.arg(cx, raw, 1, plan, host)?),
+                    _ => ConceptChange::Remove(self.arg(cx, raw, 1, plan, host)?),
+                };
+                plan.effects.push(Effect::Concept(name, change));
+                Ok(())
+            }
+        }
+    }
+
+    /// Tags: `^activate` and `^deactivate`, and the jumps to a tag (`^gotoReactivate`,
+    /// `^gotoRandom`, `^topicTag`, ...).
+    fn tag_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        use Builtin as B;
+        match builtin {
+            B::Activate | B::Deactivate => {
+                let tag = self.arg(cx, raw, 0, plan, host)?;
+                let on = builtin == B::Activate;
+                plan.effects.push(Effect::Tag(cx.t, tag.clone(), on));
+                if on {
+                    plan.effects.push(Effect::Frequency(tag, Some(0)));
+                }
+                Ok(())
+            }
+            B::Goto | B::GotoReactivate | B::GotoRandom => {
+                let tag = self.arg(cx, raw, 0, plan, host)?;
+                self.goto(cx, cx.t, &tag, builtin, plan, host)
+            }
+            _ => {
+                let topic = self.arg(cx, raw, 0, plan, host)?;
+                let tag = self.arg(cx, raw, 1, plan, host)?;
+                let Some(t) = self.index(topic.trim_start_matches('~')) else {
+                    return Ok(());
+                };
+                let how = if builtin == B::TopicTag {
+                    B::Goto
+                } else {
+                    B::GotoReactivate
+                };
+                self.goto(cx, t, &tag, how, plan, host)
+            }
+        }
+    }
+
+    /// Proposals: `^topic`, `^topicRandom`, `^nextProposal`, `^sameProposal`,
+    /// `^previousProposal` and `^stayInScope`.
+    fn proposal_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        use Builtin as B;
+        match builtin {
+            B::Topic => {
+                let name = self.arg(cx, raw, 0, plan, host)?;
+                if let Some(t) = self.index(name.trim_start_matches('~')) {
+                    plan.focus = Some(Some(t));
+                    self.next_proposal(cx, t, plan, host);
+                    plan.focus = Some(Some(t));
+                }
+            }
+            B::TopicRandom => {
+                let topics: Vec<usize> = self
+                    .active
+                    .iter()
+                    .copied()
+                    .filter(|&t| self.speaks(t) && !self.topics[t].topic.has(TopicProperty::NoPick))
+                    .filter(|&t| self.first_available_proposal(t, plan).is_some())
+                    .collect();
+                if topics.is_empty() {
+                    plan.raise.push("Dialog/NothingToSay");
+                    return Ok(());
+                }
+                let t = topics[self.random(topics.len())];
+                self.next_proposal(cx, t, plan, host);
+            }
+            B::NextProposal => {
+                self.next_proposal(cx, cx.t, plan, host);
+            }
+            B::SameProposal | B::PreviousProposal => {
+                let said = &self.topics[cx.t].said;
+                let back = if builtin == B::SameProposal { 1 } else { 2 };
+                let target = said
+                    .len()
+                    .checked_sub(back)
+                    .and_then(|i| said.get(i))
+                    .map(|p| (cx.t, p.clone()));
+                if let Some(target) = target {
+                    self.jump(cx, target, plan, host);
+                }
+            }
+            _ => plan.stay = true,
+        }
+        Ok(())
+    }
+
+    /// Focus: `^switchFocus`, `^releaseFocus` and `^endDiscuss`.
+    fn focus_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        match builtin {
+            Builtin::SwitchFocus => {
+                let target = self.arg(cx, raw, 0, plan, host)?;
+                plan.act(Action::SwitchFocus(target));
+            }
+            Builtin::ReleaseFocus => plan.focus = Some(None),
+            _ => {
+                let reason = self.arg(cx, raw, 0, plan, host).unwrap_or_default();
+                plan.act(Action::EndDiscuss(reason));
+            }
+        }
+        Ok(())
+    }
+
+    /// Dates: `^currentDateTime`, `^currentDate`, `^currentTime` and `^endOfWeek`, through
+    /// the topic's date `def:` when it has one.
+    fn date_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        let now = clock::civil(host.now_ms());
+        let parts = match builtin {
+            Builtin::CurrentDateTime => DateParts::date_time(&now),
+            Builtin::CurrentDate => DateParts::date(&now),
+            Builtin::CurrentTime => DateParts::time(&now),
+            _ => DateParts::date(&clock::end_of_week(host.now_ms())),
+        };
+        match self.date_def(cx.t, &parts) {
+            Some(def) => self.call_def(cx, &def, &parts.values(), plan, host),
+            None => {
+                plan.say(&parts.text());
+                Ok(())
+            }
+        }
+    }
+
+    /// The user's information: `^getUserInfo`, `^hasUserInfo`, `^setUserInfo` and
+    /// `^removeUserInfo`.
+    fn user_info_function(
+        &mut self,
+        cx: &Cx,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        let name = self.arg(cx, raw, 0, plan, host)?;
+        match builtin {
+            Builtin::GetUserInfo => {
+                let value = self.staged_user_info(&name, plan).ok_or(Invalid)?;
+                plan.say(&value);
+                Ok(())
+            }
+            Builtin::HasUserInfo => ok_if(self.staged_user_info(&name, plan).is_some()),
+            _ => {
+                let value = if builtin == Builtin::SetUserInfo {
+                    Some(self.arg(cx, raw, 1, plan, host)?)
+                } else {
+                    None
+                };
+                plan.effects.push(Effect::UserInfo(name, value));
+                Ok(())
+            }
+        }
+    }
+
+    /// Service calls: `^call` and `^scall` wait for the answer, `^pCall` does not.
+    fn call_function(
+        &mut self,
+        cx: &Cx,
+        f: &Function<OutputNode>,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        let target = raw.join(", ");
+        let Some((service, method, arg_text)) = call::target(&target) else {
+            plan.act(Action::Notice(format!(
+                "^{}({target}): not a `Service.method(...)` call",
+                f.name
+            )));
+            return Ok(());
+        };
+        let mut args = Vec::new();
+        for a in &arg_text {
+            let quoted = a.trim().starts_with('"');
+            let value = self.arg(cx, std::slice::from_ref(a), 0, plan, host)?;
+            args.push(call::typed(&value, quoted));
+        }
+        if builtin == Builtin::PCall {
+            plan.act(Action::Call {
+                service,
+                method,
+                args,
+            });
+        } else {
+            plan.call = Some(host.call(&service, &method, &args));
+        }
+        Ok(())
+    }
+
+    /// What the robot does: `^play`, the animated speech functions (`^run`, `^start`,
+    /// `^wait`, `^stop`, `^mode`, ...), and `^wiki`, which a robot without network cannot.
+    fn action_function(
+        &mut self,
+        cx: &Cx,
+        f: &Function<OutputNode>,
+        builtin: Builtin,
+        raw: &[String],
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        match builtin {
+            Builtin::Play => {
+                let sound = self.arg(cx, raw, 0, plan, host)?;
+                plan.act(Action::Play(sound));
+                Ok(())
+            }
+            Builtin::Wiki => {
+                plan.act(Action::Notice(
+                    "^wiki reads Wikipedia: as a robot without network, nothing is said".into(),
+                ));
+                Err(Invalid)
+            }
+            _ => {
+                let mut parts = Vec::new();
+                for i in 0..raw.len() {
+                    parts.push(self.arg(cx, raw, i, plan, host)?);
+                }
+                plan.act(Action::Animated {
+                    function: f.name.clone(),
+                    arg: parts.join(", "),
+                });
                 Ok(())
             }
         }
