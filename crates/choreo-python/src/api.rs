@@ -3,114 +3,21 @@
 //! that may block (a robot call, a sleep) releases the interpreter lock while it waits.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use choreo_engine::graph::Content;
-use choreo_engine::{BoxContext, MemorySink, RobotError, SubscriptionId, TimelineCommand, Value};
+use choreo_engine::{MemorySink, RobotError, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
+use crate::box_state::{BoxState, call_in_box};
 use crate::convert::{Foreign, from_python, text, to_python};
-use crate::host::Run;
-use crate::runtime::{Entered, log_exception};
 
 /// Subscription ids of script subscriptions: the high bit keeps them apart from the
 /// engine's own (memory inputs).
 static NEXT_SUBSCRIPTION: AtomicU64 = AtomicU64::new(1 << 63);
-
-/// One box instance as its Python code sees it.
-pub(crate) struct BoxState {
-    pub(crate) ctx: BoxContext,
-    /// `getName()`: unique in the run (S6).
-    pub(crate) name: String,
-    parent_id: String,
-    behavior_id: String,
-    pub(crate) run: Arc<Run>,
-    /// The frame rate last given to the box's timeline by box code: the engine applies it
-    /// when its control thread gets to it, a script reads it back at once (0: none).
-    fps_set: AtomicU32,
-    /// False once the engine dropped the box: background work then stops acting.
-    alive: AtomicBool,
-    subscriptions: Mutex<Vec<SubscriptionId>>,
-}
-
-/// `getName()` of the box with path `path` and id `id`: the path made identifier-safe, and
-/// the id, which makes it unique (sibling boxes may share a name).
-fn module_name(path: &str, id: u32) -> String {
-    let safe: String = path
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("{safe}_{id}")
-}
-
-impl BoxState {
-    pub(crate) fn new(ctx: BoxContext, run: Arc<Run>) -> BoxState {
-        let node = ctx.node();
-        let root = node.path.split('/').next().unwrap_or_default();
-        let behavior_id = module_name(root, 0);
-        let parent_id = match (node.parent, node.path.rsplit_once('/')) {
-            (Some((parent, _)), Some((parent_path, _))) => module_name(parent_path, parent.0),
-            _ => behavior_id.clone(),
-        };
-        BoxState {
-            name: module_name(&node.path, ctx.id().0),
-            parent_id,
-            behavior_id,
-            ctx,
-            run,
-            fps_set: AtomicU32::new(0),
-            alive: AtomicBool::new(true),
-            subscriptions: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The context, or a `RuntimeError` once the box is gone.
-    pub(crate) fn live(&self) -> PyResult<&BoxContext> {
-        if self.alive.load(Ordering::SeqCst) {
-            Ok(&self.ctx)
-        } else {
-            Err(PyRuntimeError::new_err(format!(
-                "{}: the behavior was unloaded",
-                self.ctx.node().path
-            )))
-        }
-    }
-
-    pub(crate) fn is_alive(&self) -> bool {
-        self.alive.load(Ordering::SeqCst)
-    }
-
-    /// Ends subscription `id`.
-    fn unsubscribe(&self, id: SubscriptionId) {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|s| *s != id);
-        if let Some(robot) = self.ctx.robot() {
-            robot.unsubscribe(id);
-        }
-    }
-
-    /// The box is destroyed: its subscriptions end and its background work stops acting.
-    pub(crate) fn close(&self) {
-        self.alive.store(false, Ordering::SeqCst);
-        let ids = std::mem::take(
-            &mut *self
-                .subscriptions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        if let Some(robot) = self.ctx.robot() {
-            for id in ids {
-                robot.unsubscribe(id);
-            }
-        }
-    }
-}
 
 /// `_choreo.BoxApi`: what `GeneratedClass` calls.
 #[pyclass(module = "_choreo", name = "BoxApi", frozen)]
@@ -486,20 +393,6 @@ fn robot_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<Value>> {
         .collect()
 }
 
-/// Runs `work` as code of the box `state` (its context current, the lock held); an
-/// exception is logged at error level (E2).
-pub(crate) fn call_in_box(state: &Arc<BoxState>, work: impl FnOnce(Python<'_>) -> PyResult<()>) {
-    if !state.is_alive() {
-        return;
-    }
-    let _entered = Entered::new(Arc::clone(state));
-    Python::attach(|py| {
-        if let Err(e) = work(py) {
-            log_exception(py, &e);
-        }
-    });
-}
-
 /// The updates of one subscription, handed to its callback one at a time and in order by a
 /// background thread that lives while there are updates (nothing waits but the updates).
 struct Mailbox {
@@ -553,13 +446,4 @@ impl Mailbox {
             });
         }
     }
-}
-
-/// Sleeps `seconds` of behavior time as box `ctx` (virtual time jumps over it).
-pub(crate) fn sleep_in_box(py: Python<'_>, ctx: &BoxContext, seconds: f64) {
-    // Rounded up to the nanosecond: a positive sleep shorter than 1 ns must still move
-    // virtual time, or a loop that sleeps until a deadline in float seconds (qi.wait_for,
-    // threading.Timer) spins without time ever reaching the deadline.
-    let d = Duration::from_nanos((seconds * 1e9).ceil() as u64);
-    py.detach(|| ctx.sleep(d));
 }

@@ -3,29 +3,18 @@
 //! taken only while Python runs.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use choreo_engine::graph::BoxNode;
-use choreo_engine::{BoxCode, BoxContext, Hook, ScriptError, ScriptHost, SubscriptionId, Value};
+use choreo_engine::{BoxCode, BoxContext, Hook, ScriptError, ScriptHost, Value};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::api::{BoxApi, BoxState};
+use crate::api::BoxApi;
+use crate::box_state::{BoxState, Entered, PythonOptions, Run};
 use crate::convert::to_python;
-use crate::runtime::{Entered, runtime};
-
-/// Per-run values a behavior's scripts can ask for (S7).
-#[derive(Debug, Clone, Default)]
-pub struct PythonOptions {
-    /// The behavior's folder, without a trailing slash (`behaviorAbsolutePath()`,
-    /// `ALFrameManager.getBehaviorPath`).
-    pub behavior_path: String,
-    /// The package uuid from `manifest.xml` (`packageUid()`).
-    pub package_uid: String,
-    /// The behavior's path inside its package (`behaviorRelativePath()`).
-    pub behavior_relative_path: String,
-}
+use crate::runtime::runtime;
 
 /// Runs box scripts in the embedded CPython. One per behavior run.
 pub struct PythonHost {
@@ -33,42 +22,6 @@ pub struct PythonHost {
     /// Scripts fixed by [`ScriptHost::prepare`]: original text → fixed text, each taken by
     /// the first box constructed with it.
     prepared: Mutex<HashMap<String, String>>,
-}
-
-/// What the boxes of one run share: the options, every box by its `getName()`, and the
-/// modules that ALMemory callbacks can reach by name (S6).
-pub(crate) struct Run {
-    pub(crate) options: PythonOptions,
-    boxes: Mutex<HashMap<String, Weak<BoxState>>>,
-    /// `getName()` or ALModule name → the object whose methods ALMemory calls: a
-    /// `weakref.WeakValueDictionary`, so that it keeps no box alive (and no cycle through
-    /// Rust forms that Python's collector could not see).
-    pub(crate) modules: Py<PyAny>,
-    /// The subscriptions made by `ALMemory.subscribeToEvent`.
-    pub(crate) events: Mutex<HashMap<EventKey, EventSubscription>>,
-    /// The run's `random.Random` (see `runtime::rng`), made when first drawn from.
-    pub(crate) rng: OnceLock<Py<PyAny>>,
-    /// The `__builtins__` of every box namespace of the run (`generated.namespace` fills it
-    /// on first use): where a name a box script sets at module level is found by the
-    /// others, as in the reference, which ran every script in one namespace.
-    pub(crate) shared: Py<PyDict>,
-}
-
-/// `(event, module)` of `ALMemory.subscribeToEvent`.
-pub(crate) type EventKey = (String, String);
-
-/// The box whose callback receives an event, and its subscription.
-pub(crate) type EventSubscription = (Weak<BoxState>, SubscriptionId);
-
-impl Run {
-    /// The box whose `getName()` is `name`, if it is alive.
-    pub(crate) fn box_named(&self, name: &str) -> Option<Arc<BoxState>> {
-        self.boxes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(name)
-            .and_then(Weak::upgrade)
-    }
 }
 
 impl PythonHost {

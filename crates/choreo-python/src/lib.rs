@@ -43,6 +43,7 @@
 //!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`).
 
 mod api;
+mod box_state;
 pub mod convert;
 mod dialog_script;
 mod division;
@@ -55,7 +56,8 @@ pub mod stack;
 mod syntax;
 mod thread;
 
+pub use box_state::PythonOptions;
 pub use dialog_script::run_dialog_script;
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
-pub use host::{PythonHost, PythonOptions};
+pub use host::PythonHost;
 pub use syntax::CompileCheck;

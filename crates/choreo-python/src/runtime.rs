@@ -1,9 +1,8 @@
 //! The interpreter, set up once per process: the native module `_choreo`, the shim modules
 //! (`naoqi`, `qi`, the Python-2 names) and the patches that make box code follow the engine
 //! (`time.sleep`, `time.time`, threads). The box whose code runs on a thread is known through
-//! a thread-local, set around every hook, callback and background task.
+//! [`crate::box_state`].
 
-use std::cell::RefCell;
 use std::ffi::CString;
 use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -14,34 +13,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
-use crate::api::{BoxApi, BoxState, call_in_box, sleep_in_box};
+use crate::api::BoxApi;
+use crate::box_state::{DESCRIBE, call_in_box, current_state, log_exception, sleep_in_box};
 use crate::convert::text;
 use crate::division::Py2Division;
-
-thread_local! {
-    /// The box whose code runs on this thread.
-    static CURRENT: RefCell<Option<Arc<BoxState>>> = const { RefCell::new(None) };
-}
-
-/// Makes a box current on this thread until dropped (then the previous one is again).
-pub(crate) struct Entered(Option<Arc<BoxState>>);
-
-impl Entered {
-    pub(crate) fn new(state: Arc<BoxState>) -> Entered {
-        Entered(CURRENT.with(|c| c.replace(Some(state))))
-    }
-}
-
-impl Drop for Entered {
-    fn drop(&mut self) {
-        let previous = self.0.take();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-    }
-}
-
-fn current_state() -> Option<Arc<BoxState>> {
-    CURRENT.with(|c| c.borrow().clone())
-}
 
 /// The Python functions the host calls (from `generated.py`).
 pub(crate) struct Runtime {
@@ -51,8 +26,6 @@ pub(crate) struct Runtime {
     pub(crate) precompile: Py<PyAny>,
     /// `run_hook(instance, name, value, has_value)`.
     pub(crate) run_hook: Py<PyAny>,
-    /// `describe(error)`: a traceback naming boxes and their script lines.
-    describe: Py<PyAny>,
 }
 
 /// The shim modules: (module name, file name in tracebacks, source), in import order. Their
@@ -134,12 +107,14 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     }
     let generated = last.ok_or_else(|| PyRuntimeError::new_err("no shim modules"))?;
     generated.getattr("install")?.call0()?;
-    Ok(Runtime {
+    let runtime = Runtime {
         construct: generated.getattr("construct")?.unbind(),
         precompile: generated.getattr("precompile")?.unbind(),
         run_hook: generated.getattr("run_hook")?.unbind(),
-        describe: generated.getattr("describe")?.unbind(),
-    })
+    };
+    let describe = generated.getattr("describe")?.unbind();
+    DESCRIBE.get_or_init(py, || describe);
+    Ok(runtime)
 }
 
 /// Puts the folders of `CHOREO_PYTHONPATH` in `sys.path` right after the standard library
@@ -170,24 +145,6 @@ impl ShimSource {
     /// The module's source (PEP 302 `get_source`).
     fn get_source(&self, _name: &str) -> &'static str {
         self.0
-    }
-}
-
-/// Logs `error` at error level for the current box (E2: callbacks, background work), or
-/// prints it when no box is current.
-pub(crate) fn log_exception(py: Python<'_>, error: &PyErr) {
-    let text = RUNTIME
-        .get(py)
-        .and_then(|r| r.as_ref().ok())
-        .and_then(|r| r.describe.call1(py, (error.value(py),)).ok())
-        .and_then(|t| t.extract::<String>(py).ok())
-        .unwrap_or_else(|| error.to_string());
-    match current_state() {
-        Some(state) if state.is_alive() => state.ctx.log("error", &text),
-        // A closed stderr must not panic a box's thread.
-        _ => {
-            let _ = writeln!(std::io::stderr(), "choreo-python: {text}");
-        }
     }
 }
 
