@@ -10,8 +10,12 @@
 
 use choreo_engine::Value;
 
-use crate::sim::Sim;
-use crate::{awareness, detection, dialog, people, power, tracker, trackers};
+use crate::robot::sim::Sim;
+use crate::services::interaction::{awareness, dialog};
+use crate::services::people::perception as people;
+use crate::services::sensors::power;
+use crate::services::trackers::{tracker, trackers};
+use crate::services::vision::detection;
 
 /// A reaction before the value of its key is delivered: `(sim, new value)`.
 type Before = fn(&Sim, &Value);

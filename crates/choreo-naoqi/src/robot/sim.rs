@@ -1,0 +1,217 @@
+//! The simulated robot's core, [`Sim`]: its model, its time, its state behind one lock,
+//! ALMemory's store, its tasks, its observer and statistics, and the [`Services`] it
+//! serves, given by the registry when the robot is built. The core names no service: what a
+//! call of a module does is the registry's, so a new module never touches this file.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+
+use choreo_engine::clock::Time;
+use choreo_engine::{Activity, Value};
+use choreo_robot::Model;
+
+use crate::robot::args::Args;
+use crate::robot::error::CallError;
+use crate::robot::memory::Memory;
+use crate::robot::observe::{CallStats, RobotEvent};
+use crate::robot::scenario::Run;
+use crate::robot::state::State;
+use crate::robot::tasks;
+
+/// The NAOqi version a robot of `model` reports (`version()`, `ALSystem.systemVersion`):
+/// NAO's of the NAO V6 system (2.8), Pepper's of 2.5.
+pub(crate) fn naoqi_version(model: Model) -> &'static str {
+    match model {
+        Model::Nao => "2.8.5.10",
+        Model::Pepper => "2.5.10.7",
+    }
+}
+
+/// Receives every [`RobotEvent`]; called from the thread that caused it, without any robot
+/// lock held (it may call back into the robot), so it must be short.
+pub type Observer = Arc<dyn Fn(&RobotEvent) + Send + Sync>;
+
+/// A method that takes time, as a task of this robot (see `tasks.rs`).
+pub(crate) type Plan = tasks::Plan<Sim>;
+/// A task of this robot.
+pub(crate) type Task = tasks::Task<Sim>;
+/// The tasks of this robot.
+pub(crate) type Tasks = tasks::Tasks<Sim>;
+
+/// What a service answers to a call.
+pub(crate) enum Reply {
+    /// The result, at once.
+    Now(Value),
+    /// A method that takes time: run as a task.
+    Timed(Plan),
+    /// The answer of a generic ALModule method (`ping`, `wait`, ...), served by the core
+    /// for every module: no scenario trigger fires at its start.
+    Generic(Value),
+    /// The module does not serve this method.
+    NotServed,
+}
+
+/// The NAOqi modules the robot serves, as the core sees them: the registry
+/// (`crate::registry`) implements it, knowing every module; no module knows it.
+pub(crate) trait Services: Send + Sync {
+    /// Whether the robot has module `service`.
+    fn has(&self, service: &str) -> bool;
+
+    /// Serves `method` of `service` (a generic ALModule method is the core's).
+    fn serve(
+        &self,
+        sim: &Sim,
+        service: &str,
+        method: &str,
+        a: &Args<'_>,
+    ) -> Result<Reply, CallError>;
+
+    /// The methods a module served from a table has, for a module NAOqi's catalogue lacks.
+    fn table_methods(&self, service: &str) -> Vec<&'static str>;
+
+    /// The modules' reactions to ALMemory key `key`, before `value` is delivered.
+    fn before_delivery(&self, sim: &Sim, key: &str, value: &Value);
+
+    /// The modules' reactions to ALMemory key `key`, once `value` (which replaced
+    /// `previous`) was delivered.
+    fn after_delivery(&self, sim: &Sim, key: &str, previous: Option<&Value>, value: &Value);
+
+    /// ALSpeechRecognition hears `word` (a scenario's `recognize`).
+    fn recognize(&self, sim: &Sim, word: &str, confidence: f64);
+}
+
+/// The shared core of a simulated robot.
+pub(crate) struct Sim {
+    /// The model simulated.
+    pub model: Model,
+    me: Weak<Sim>,
+    /// The modules served (the registry).
+    pub services: &'static dyn Services,
+    pub(crate) time: Mutex<Option<Arc<Activity>>>,
+    /// Behavior time at the last attach: scenario times count from there.
+    pub(crate) attached_at: Mutex<Time>,
+    /// Whether an engine attached its time.
+    pub attached: AtomicBool,
+    /// Counts attaches, so a scenario runner of an older engine stops.
+    pub generation: AtomicU64,
+    state: Mutex<State>,
+    /// ALMemory's store.
+    pub memory: Memory,
+    /// The tasks running.
+    pub tasks: Tasks,
+    pub(crate) observer: RwLock<Option<Observer>>,
+    pub(crate) stats: Mutex<CallStats>,
+    /// The scenarios loaded.
+    pub scenarios: Mutex<Vec<Arc<Run>>>,
+    /// What modules keep outside the state's lock, one of each type, given by the registry
+    /// (ALDialog's QiChat engine: its `^call` calls other modules mid-answer).
+    extensions: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// Locks `m`, a poisoned lock included (a panic elsewhere leaves the data usable).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Sim {
+    /// A robot of `model` serving `services`, in `state`, remembering `memory`, with the
+    /// modules' `extensions`.
+    pub fn new(
+        model: Model,
+        services: &'static dyn Services,
+        state: State,
+        memory: Memory,
+        extensions: Vec<Box<dyn Any + Send + Sync>>,
+    ) -> Arc<Sim> {
+        Arc::new_cyclic(|me| Sim {
+            model,
+            me: me.clone(),
+            services,
+            time: Mutex::new(None),
+            attached_at: Mutex::new(Time(0)),
+            attached: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
+            state: Mutex::new(state),
+            memory,
+            tasks: Tasks::default(),
+            observer: RwLock::new(None),
+            stats: Mutex::new(CallStats::default()),
+            scenarios: Mutex::new(Vec::new()),
+            extensions,
+        })
+    }
+
+    /// The robot's state (short critical sections only: never call out while holding it).
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The extension of type `T` (see [`Sim::new`]); the registry gives every one the
+    /// modules use.
+    pub fn extension<T: Any>(&self) -> &T {
+        match self.extensions.iter().find_map(|e| e.downcast_ref::<T>()) {
+            Some(extension) => extension,
+            None => unreachable!("the registry gives every extension the modules use"),
+        }
+    }
+
+    /// This core, shared (for background work).
+    pub fn arc(&self) -> Option<Arc<Sim>> {
+        self.me.upgrade()
+    }
+
+    /// The attached time, or real time if no engine attached one yet.
+    pub fn time(&self) -> Result<Arc<Activity>, String> {
+        let mut time = lock(&self.time);
+        if let Some(t) = time.as_ref() {
+            return Ok(Arc::clone(t));
+        }
+        let real = Activity::real().map_err(|e| format!("cannot start a clock: {e}"))?;
+        *time = Some(Arc::clone(&real));
+        Ok(real)
+    }
+
+    /// Now, in behavior time.
+    pub fn now(&self) -> Time {
+        self.time().map_or(Time(0), |t| t.now())
+    }
+
+    /// Behavior time at the last attach.
+    pub fn attached_at(&self) -> Time {
+        *lock(&self.attached_at)
+    }
+
+    /// Tells the observer.
+    pub fn observe(&self, event: RobotEvent) {
+        let observer = self
+            .observer
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(observer) = observer {
+            observer(&event);
+        }
+    }
+
+    /// Counts a call of `service.method`, and its outcome when it is not a success
+    /// (`unsupported` or `failed`).
+    pub(crate) fn count(&self, service: &str, method: &str, outcome: Option<&str>) {
+        let name = format!("{service}.{method}");
+        let mut stats = lock(&self.stats);
+        *stats.per_service.entry(service.to_string()).or_default() += 1;
+        *stats.per_method.entry(name.clone()).or_default() += 1;
+        if let Some(list) = outcome {
+            let map = match list {
+                "unsupported" => &mut stats.unsupported,
+                _ => &mut stats.failed,
+            };
+            *map.entry(name).or_default() += 1;
+        }
+    }
+
+    /// A script error forwarded by `onPythonError`.
+    pub fn script_error(&self, message: String) {
+        self.observe(RobotEvent::ScriptError { message });
+    }
+}

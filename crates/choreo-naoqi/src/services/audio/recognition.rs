@@ -1,0 +1,193 @@
+//! ALSpeechRecognition: its configuration is kept, and it hears only what a scenario says was
+//! heard ([`recognize`]): `WordRecognized` = `[word, confidence]`; a running dialog hears it
+//! too (`dialog.rs`).
+//!
+//! ALSpeechRecognition's grammar contexts: `compile(bnf, lcf, language)` reads the BNF
+//! file (it must exist; the language must be installed) and makes the LCF file, not written
+//! to disk but remembered; `addContext(lcf, name)` adds a context from an LCF file compiled
+//! so or present on disk, `removeContext(name)` and `removeAllContext()` remove them. The
+//! rules are not interpreted either.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use choreo_engine::Value;
+
+use crate::robot::args::Args;
+use crate::robot::sim::{Reply, Sim};
+use crate::services::audio::tts::{installed, languages};
+
+/// ALSpeechRecognition's configuration.
+pub(crate) struct Recognition {
+    language: String,
+    vocabulary: Vec<String>,
+    word_spotting: bool,
+    contexts: Vec<(Vec<String>, bool)>,
+    subscribers: BTreeSet<String>,
+    paused: bool,
+    parameters: BTreeMap<String, Value>,
+    /// LCF files `compile` made (paths as given).
+    compiled: BTreeSet<String>,
+    /// Grammar contexts: name → LCF file.
+    grammars: BTreeMap<String, String>,
+}
+
+impl Default for Recognition {
+    fn default() -> Recognition {
+        Recognition {
+            language: "English".into(),
+            vocabulary: Vec::new(),
+            word_spotting: false,
+            contexts: Vec::new(),
+            subscribers: BTreeSet::new(),
+            paused: false,
+            parameters: BTreeMap::new(),
+            compiled: BTreeSet::new(),
+            grammars: BTreeMap::new(),
+        }
+    }
+}
+
+impl Recognition {
+    /// Sets the recognition language (an installed one's name).
+    pub(crate) fn set_language(&mut self, name: &str) {
+        self.language = name.to_string();
+    }
+}
+
+pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, String> {
+    let name = a.str(0)?;
+    if installed(name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!("{}: language {name:?} is not installed", a.name))
+    }
+}
+
+/// Makes the robot hear `word` with `confidence`: what the scenario's `recognize` does.
+pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
+    sim.raise(
+        "WordRecognized",
+        Value::List(vec![Value::from(word), Value::Float(confidence)]),
+    );
+    crate::services::interaction::dialog::heard(sim, word, Some(confidence));
+}
+
+/// ALSpeechRecognition's grammar contexts (see the module docs); `None` for another method.
+fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, String> {
+    const NAME: &str = "ALSpeechRecognition";
+    let shown = match method {
+        "compile" => {
+            let (bnf, lcf, language) = (a.str(0)?, a.str(1)?, a.str(2)?);
+            if !installed(language) {
+                return Err(format!(
+                    "{}: language {language:?} is not installed",
+                    a.name
+                ));
+            }
+            std::fs::metadata(bnf)
+                .map_err(|e| format!("{}: cannot read the grammar {bnf:?}: {e}", a.name))?;
+            sim.state()
+                .part::<Recognition>()
+                .compiled
+                .insert(lcf.to_string());
+            format!("compiles {bnf} into {lcf} (not written to disk)")
+        }
+        "addContext" => {
+            let (lcf, name) = (a.str(0)?, a.str(1)?);
+            let compiled = sim.state().part::<Recognition>().compiled.contains(lcf);
+            if !compiled && std::fs::metadata(lcf).is_err() {
+                return Err(format!("{}: no LCF file {lcf:?}", a.name));
+            }
+            sim.state()
+                .part::<Recognition>()
+                .grammars
+                .insert(name.to_string(), lcf.to_string());
+            format!("adds context {name:?} from {lcf}")
+        }
+        "removeContext" => {
+            let name = a.str(0)?;
+            sim.state().part::<Recognition>().grammars.remove(name);
+            format!("removes context {name:?}")
+        }
+        "removeAllContext" => {
+            sim.state().part::<Recognition>().grammars.clear();
+            "removes every context".to_string()
+        }
+        _ => return Ok(None),
+    };
+    sim.notice(NAME, shown);
+    Ok(Some(Value::None))
+}
+
+/// Serves ALSpeechRecognition.
+pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    if let Some(value) = grammar(sim, method, a)? {
+        return Ok(Reply::Now(value));
+    }
+    let mut state = sim.state();
+    let r = &mut state.part::<Recognition>();
+    let value = match method {
+        "setLanguage" => {
+            r.language = checked_language(a)?;
+            Value::None
+        }
+        "getLanguage" => Value::String(r.language.clone()),
+        "getAvailableLanguages" => languages(),
+        "setVocabulary" | "setWordListAsVocabulary" => {
+            r.vocabulary = a.names(0)?;
+            r.word_spotting = method == "setVocabulary" && a.len() > 1 && a.bool(1)?;
+            Value::None
+        }
+        "getVocabulary" => Value::List(
+            r.vocabulary
+                .iter()
+                .map(|w| Value::from(w.as_str()))
+                .collect(),
+        ),
+        "subscribe" => {
+            r.subscribers.insert(a.str(0)?.to_string());
+            Value::None
+        }
+        "unsubscribe" => {
+            let name = a.str(0)?;
+            if !r.subscribers.remove(name) {
+                return Err(format!("{}: {name:?} is not subscribed", a.name));
+            }
+            Value::None
+        }
+        "pause" => {
+            r.paused = a.bool(0)?;
+            Value::None
+        }
+        "pushContexts" => {
+            let saved = (r.vocabulary.clone(), r.word_spotting);
+            r.contexts.push(saved);
+            Value::None
+        }
+        "popContexts" => {
+            if let Some((vocabulary, spotting)) = r.contexts.pop() {
+                r.vocabulary = vocabulary;
+                r.word_spotting = spotting;
+            }
+            Value::None
+        }
+        "setVisualExpression" | "setAudioExpression" => {
+            r.parameters
+                .insert(method.to_string(), Value::Bool(a.bool(0)?));
+            Value::None
+        }
+        "setParameter" => {
+            r.parameters.insert(a.str(0)?.to_string(), a.value(1));
+            Value::None
+        }
+        "getParameter" => {
+            let name = a.str(0)?;
+            r.parameters
+                .get(name)
+                .cloned()
+                .ok_or_else(|| format!("{}: unknown parameter {name:?}", a.name))?
+        }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}

@@ -1,0 +1,182 @@
+//! ALTabletService (Pepper's tablet): what it shows. The page (a URL or an application's
+//! page), the image and the video shown, the background colour, brightness and volume are
+//! kept and read back; every change is shown to the observer. `robotIp()` is the address
+//! the tablet reaches the robot at (Pepper's internal link, 198.18.0.1), which scripts use
+//! to build their pages' URLs.
+
+use choreo_engine::Value;
+
+use crate::robot::args::Args;
+use crate::robot::sim::{Reply, Sim};
+use crate::robot::table::{Const, Op, Service};
+
+/// The address the tablet reaches the robot at.
+pub(crate) const ROBOT_IP: &str = "198.18.0.1";
+
+/// ALTabletService as served.
+pub(crate) const SERVICE: Service = Service {
+    name: "ALTabletService",
+    methods: &[
+        ("robotIp", Op::Answer(Const::Str(ROBOT_IP))),
+        ("getRobotIp", Op::Answer(Const::Str(ROBOT_IP))),
+        ("showWebview", Op::Own),
+        ("hideWebview", Op::Own),
+        ("loadUrl", Op::Own),
+        ("loadApplication", Op::Own),
+        ("reloadPage", Op::Own),
+        ("cleanWebview", Op::Own),
+        ("executeJS", Op::Own),
+        (
+            "enableWebviewTouch",
+            Op::Put("WebviewTouch", Const::Bool(true)),
+        ),
+        (
+            "disableWebviewTouch",
+            Op::Put("WebviewTouch", Const::Bool(false)),
+        ),
+        ("showImage", Op::Own),
+        ("showImageNoCache", Op::Own),
+        ("preLoadImage", Op::Own),
+        ("hideImage", Op::Own),
+        ("playVideo", Op::Own),
+        ("pauseVideo", Op::Own),
+        ("resumeVideo", Op::Own),
+        ("stopVideo", Op::Own),
+        (
+            "setBackgroundColor",
+            Op::Set("BackgroundColor", Const::Bool(true)),
+        ),
+        ("setBrightness", Op::Set("Brightness", Const::Bool(true))),
+        ("getBrightness", Op::Get("Brightness", Const::Float(1.0))),
+        ("setVolume", Op::Set("Volume", Const::Bool(true))),
+        ("getVolume", Op::Get("Volume", Const::Int(50))),
+        ("turnScreenOn", Op::Set("ScreenOn", Const::None)),
+        ("wakeUp", Op::Put("ScreenOn", Const::Bool(true))),
+        ("goToSleep", Op::Put("ScreenOn", Const::Bool(false))),
+        ("resetTablet", Op::Own),
+    ],
+    own,
+    extractor: None,
+};
+
+/// What the tablet shows.
+#[derive(Default)]
+struct Screen {
+    /// The page loaded, and whether the web view is shown.
+    url: Option<String>,
+    webview: bool,
+    /// The image shown, and those preloaded.
+    image: Option<String>,
+    preloaded: Vec<String>,
+    /// The video and its state ("playing", "paused").
+    video: Option<(String, &'static str)>,
+}
+
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let mut shown = None;
+    let value = match method {
+        "showWebview" => {
+            let url = if a.len() > 0 {
+                Some(a.str(0)?.to_string())
+            } else {
+                None
+            };
+            shown = Some(match &url {
+                Some(u) => format!("shows web page {u}"),
+                None => "shows the web view".to_string(),
+            });
+            sim.kept("ALTabletService", |s: &mut Screen| {
+                if url.is_some() {
+                    s.url = url;
+                }
+                s.webview = true;
+            });
+            Value::Bool(true)
+        }
+        "loadUrl" | "loadApplication" => {
+            let arg = a.str(0)?;
+            let url = if method == "loadApplication" {
+                format!("http://{ROBOT_IP}/apps/{}/", arg.trim_end_matches('/'))
+            } else {
+                arg.to_string()
+            };
+            shown = Some(format!("loads {url}"));
+            sim.kept("ALTabletService", |s: &mut Screen| s.url = Some(url));
+            Value::Bool(true)
+        }
+        "hideWebview" => {
+            shown = Some("hides the web view".to_string());
+            sim.kept("ALTabletService", |s: &mut Screen| s.webview = false);
+            Value::Bool(true)
+        }
+        "cleanWebview" => {
+            sim.kept("ALTabletService", |s: &mut Screen| s.url = None);
+            Value::None
+        }
+        "reloadPage" => {
+            a.bool(0)?;
+            Value::None
+        }
+        "executeJS" => {
+            shown = Some(format!("runs JavaScript ({} bytes)", a.str(0)?.len()));
+            Value::None
+        }
+        "showImage" | "showImageNoCache" => {
+            let url = a.str(0)?.to_string();
+            shown = Some(format!("shows image {url}"));
+            sim.kept("ALTabletService", |s: &mut Screen| s.image = Some(url));
+            Value::Bool(true)
+        }
+        "preLoadImage" => {
+            let url = a.str(0)?.to_string();
+            sim.kept("ALTabletService", |s: &mut Screen| s.preloaded.push(url));
+            Value::Bool(true)
+        }
+        "hideImage" => {
+            shown = Some("hides the image".to_string());
+            sim.kept("ALTabletService", |s: &mut Screen| s.image = None);
+            Value::None
+        }
+        "playVideo" => {
+            let url = a.str(0)?.to_string();
+            shown = Some(format!("plays video {url}"));
+            sim.kept("ALTabletService", |s: &mut Screen| {
+                s.video = Some((url, "playing"))
+            });
+            Value::Bool(true)
+        }
+        "pauseVideo" | "resumeVideo" | "stopVideo" => {
+            let done = sim.kept("ALTabletService", |s: &mut Screen| {
+                match (&mut s.video, method) {
+                    (None, _) => false,
+                    (Some(_), "stopVideo") => {
+                        s.video = None;
+                        true
+                    }
+                    (Some(v), "pauseVideo") => {
+                        v.1 = "paused";
+                        true
+                    }
+                    (Some(v), _) => {
+                        v.1 = "playing";
+                        true
+                    }
+                }
+            });
+            if done {
+                shown = Some(method.trim_end_matches("Video").to_string() + "s the video");
+            }
+            Value::Bool(done)
+        }
+        "resetTablet" => {
+            shown = Some("resets".to_string());
+            sim.kept("ALTabletService", |s: &mut Screen| *s = Screen::default());
+            Value::None
+        }
+        _ => return Ok(Reply::NotServed),
+    };
+    if let Some(text) = shown {
+        sim.notice("ALTabletService", text);
+    }
+    Ok(Reply::Now(value))
+}

@@ -1,0 +1,3 @@
+//! NAOqi's emotion modules: ALMood.
+
+pub(crate) mod mood;

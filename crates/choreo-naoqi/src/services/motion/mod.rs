@@ -1,0 +1,9 @@
+//! NAOqi's motion modules: ALMotion, ALNavigation, ALRobotPosture, ALRobotPose,
+//! ALAnimationPlayer, DCM, and the aiming of head and arms they share (`gaze`).
+
+pub(crate) mod animation;
+pub(crate) mod dcm;
+pub(crate) mod gaze;
+pub(crate) mod motion;
+pub(crate) mod posture;
+pub(crate) mod robot_pose;

@@ -1,0 +1,190 @@
+//! ALRobotPosture: named postures (joint angles per model), the current posture read from
+//! the joints, and goToPosture.
+//!
+//! Timing (naoqi-services.md §5, an inference to check on a robot): 0 s when already in the
+//! posture, else (2 s + 2 s × min(1, largest joint change / π)) / maxSpeedFraction, at most
+//! 10 s. The angles below are approximations of the robot's posture library, close enough
+//! for the current posture to be recognized, not measured values.
+
+use choreo_engine::Value;
+use choreo_engine::clock::Time;
+
+use crate::robot::args::Args;
+use crate::robot::body::Body;
+use crate::robot::sim::{Reply, Sim};
+use crate::services::motion::motion::to_posture;
+use choreo_robot::Model;
+
+/// The longest posture change, in seconds.
+pub const MAX_SECONDS: f64 = 10.0;
+
+/// How close (rad, on every joint but the hands) the joints must be to a posture for
+/// getPosture to name it.
+const TOLERANCE: f64 = 0.25;
+
+/// NAO postures, degrees in "Body" order (hands: opening ratio), with their family.
+#[rustfmt::skip]
+const NAO: &[(&str, &str, [f64; 26])] = &[
+    ("StandInit", "Standing", [0.0, 0.0, 84.0, 9.0, -70.0, -40.0, -6.0, 0.25, 0.0, 0.0, -25.0, 40.0, -20.0, 0.0, 0.0, 0.0, -25.0, 40.0, -20.0, 0.0, 84.0, -9.0, 70.0, 40.0, 6.0, 0.25]),
+    ("Stand", "Standing", [0.0, 0.0, 84.0, 9.0, -70.0, -40.0, -6.0, 0.25, 0.0, 0.0, -6.0, 10.0, -5.0, 0.0, 0.0, 0.0, -6.0, 10.0, -5.0, 0.0, 84.0, -9.0, 70.0, 40.0, 6.0, 0.25]),
+    ("StandZero", "Standing", [0.0; 26]),
+    ("Crouch", "Crouching", [0.0, 0.0, 40.0, 10.0, -70.0, -60.0, 0.0, 0.3, -10.0, 0.0, -49.0, 123.0, -68.0, 0.0, -10.0, 0.0, -49.0, 123.0, -68.0, 0.0, 40.0, -10.0, 70.0, 60.0, 0.0, 0.3]),
+    ("Sit", "Sitting", [0.0, 0.0, 40.0, 5.0, 0.0, -45.0, 0.0, 0.3, -38.0, 10.0, -50.0, 60.0, 15.0, 0.0, -38.0, -10.0, -50.0, 60.0, 15.0, 0.0, 40.0, -5.0, 0.0, 45.0, 0.0, 0.3]),
+    ("SitRelax", "Sitting", [0.0, 0.0, 110.0, 0.0, 60.0, -10.0, 0.0, 0.3, -20.0, 10.0, -40.0, 50.0, 20.0, 0.0, -20.0, -10.0, -40.0, 50.0, 20.0, 0.0, 110.0, 0.0, -60.0, 10.0, 0.0, 0.3]),
+    ("LyingBelly", "LyingBelly", [0.0, 25.0, 90.0, 10.0, -90.0, -10.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 90.0, -10.0, 90.0, 10.0, 0.0, 0.3]),
+    ("LyingBack", "LyingBack", [0.0, -30.0, 100.0, 20.0, -60.0, -30.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 100.0, -20.0, 60.0, 30.0, 0.0, 0.3]),
+];
+
+/// Pepper postures, degrees in "Body" order (hands: opening ratio), with their family.
+#[rustfmt::skip]
+const PEPPER: &[(&str, &str, [f64; 17])] = &[
+    ("Stand", "Standing", [0.0, -12.0, 0.0, -2.0, 0.0, 90.0, 6.0, -70.0, -30.0, 0.0, 0.6, 90.0, -6.0, 70.0, 30.0, 0.0, 0.6]),
+    ("StandInit", "Standing", [0.0, -12.0, 0.0, -2.0, 0.0, 85.0, 8.0, -80.0, -40.0, 0.0, 0.6, 85.0, -8.0, 80.0, 40.0, 0.0, 0.6]),
+    ("StandZero", "Standing", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5]),
+    ("Crouch", "Crouching", [0.0, 25.0, 0.0, -59.0, 29.0, 90.0, 5.0, -70.0, -40.0, 0.0, 0.3, 90.0, -5.0, 70.0, 40.0, 0.0, 0.3]),
+];
+
+/// The posture wakeUp goes to.
+pub fn wake_posture(model: Model) -> &'static str {
+    match model {
+        Model::Nao => "StandInit",
+        Model::Pepper => "Stand",
+    }
+}
+
+fn table(model: Model) -> Vec<(&'static str, &'static str, &'static [f64])> {
+    match model {
+        Model::Nao => NAO.iter().map(|(n, f, a)| (*n, *f, &a[..])).collect(),
+        Model::Pepper => PEPPER.iter().map(|(n, f, a)| (*n, *f, &a[..])).collect(),
+    }
+}
+
+/// The angles of `posture` (radians, hands as ratios), clamped to the joint limits.
+pub fn angles(model: Model, posture: &str) -> Option<Vec<f64>> {
+    let (_, _, degrees) = table(model).into_iter().find(|(n, _, _)| *n == posture)?;
+    let joints = model.joints();
+    let yaw = degrees.first().copied().unwrap_or(0.0).to_radians();
+    Some(
+        degrees
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                let hand = joints[i].name.ends_with("Hand");
+                let v = if hand { d } else { d.to_radians() };
+                let (lo, hi) = model.limits(i, yaw);
+                v.clamp(lo, hi)
+            })
+            .collect(),
+    )
+}
+
+/// The posture the joints are in at `now`, or "Unknown".
+pub fn current(model: Model, body: &Body, now: Time) -> &'static str {
+    closest(model, body, now, &[], TOLERANCE).map_or("Unknown", |(name, _)| name)
+}
+
+/// How close (rad) the joints below the head and arms must be to a posture's for the robot
+/// to be in its family: a bow of Pepper's hip stays Standing.
+const FAMILY_TOLERANCE: f64 = 0.5;
+
+/// The posture family the robot is in at `now`, read from the joints other than the head's
+/// and the arms' (a gesture does not change it, as on the robot), or "Unknown".
+pub fn current_family(model: Model, body: &Body, now: Time) -> &'static str {
+    let upper: Vec<usize> = ["Head", "LArm", "RArm"]
+        .iter()
+        .filter_map(|chain| model.resolve(chain))
+        .flatten()
+        .collect();
+    closest(model, body, now, &upper, FAMILY_TOLERANCE).map_or("Unknown", |(_, family)| family)
+}
+
+/// The posture (name, family) closest to the joints at `now`, all within `tolerance` (rad),
+/// the hands and the joints `skip` left out.
+fn closest(
+    model: Model,
+    body: &Body,
+    now: Time,
+    skip: &[usize],
+    tolerance: f64,
+) -> Option<(&'static str, &'static str)> {
+    let joints = model.joints();
+    table(model)
+        .into_iter()
+        .filter_map(|(name, family, _)| {
+            let target = angles(model, name)?;
+            let gap = target
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !skip.contains(i) && !joints[*i].name.ends_with("Hand"))
+                .map(|(i, t)| (body.angle(model, i, now) - t).abs())
+                .fold(0.0, f64::max);
+            Some(((name, family), gap))
+        })
+        .filter(|(_, gap)| *gap < tolerance)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(posture, _)| posture)
+}
+
+/// Serves ALRobotPosture.
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let model = sim.model;
+    let now = sim.now();
+    Ok(match method {
+        "goToPosture" | "applyPosture" => {
+            let name = a.str(0)?;
+            let speed = a.f64_or(1, 1.0)?;
+            if !(speed > 0.0 && speed <= 1.0) {
+                return Err(a.bad(1, "a speed fraction in ]0, 1]"));
+            }
+            let Some((name, _, _)) = table(model).into_iter().find(|(n, _, _)| *n == name) else {
+                return Err(format!(
+                    "{}: posture {name:?} does not exist on {} (postures: {})",
+                    a.name,
+                    model.name(),
+                    table(model)
+                        .iter()
+                        .map(|p| p.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            };
+            let target = angles(model, name).unwrap_or_default();
+            let (there, largest) = {
+                let state = sim.state();
+                let largest = target
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (state.body.angle(model, i, now) - t).abs())
+                    .fold(0.0, f64::max);
+                (current(model, &state.body, now) == name, largest)
+            };
+            let seconds = if there {
+                0.0
+            } else {
+                ((2.0 + 2.0 * (largest / std::f64::consts::PI).min(1.0)) / speed).min(MAX_SECONDS)
+            };
+            Reply::Timed(to_posture(sim, method, name, seconds, None))
+        }
+        "stopMove" => {
+            sim.stop_all("ALRobotPosture", &[]);
+            Reply::Now(Value::None)
+        }
+        "setMaxTryNumber" => {
+            a.int(0)?;
+            Reply::Now(Value::None)
+        }
+        "getPosture" => Reply::Now(Value::from(current(model, &sim.state().body, now))),
+        "getPostureList" => Reply::Now(Value::List(
+            table(model).iter().map(|p| Value::from(p.0)).collect(),
+        )),
+        "getPostureFamily" => {
+            Reply::Now(Value::from(current_family(model, &sim.state().body, now)))
+        }
+        "getPostureFamilyList" => {
+            let mut families: Vec<&str> = table(model).iter().map(|p| p.1).collect();
+            families.dedup();
+            Reply::Now(Value::List(families.into_iter().map(Value::from).collect()))
+        }
+        _ => Reply::NotServed,
+    })
+}

@@ -1,0 +1,5 @@
+//! NAOqi's people perception modules: ALFaceDetection, ALPeoplePerception,
+//! ALFaceCharacteristics.
+
+pub(crate) mod face;
+pub(crate) mod perception;
