@@ -17,9 +17,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 use choreo_engine::Value;
 use choreo_engine::pool::Pool;
 
-use crate::dispatch::{self, Host, Peer};
+use crate::dispatch::{self, Host};
 use crate::error::Error;
 use crate::object::ServedObject;
+use crate::peer::Peer;
 use crate::signature::Signature;
 use crate::value;
 
@@ -127,7 +128,7 @@ pub(crate) fn encode(
                     return Err(Error::Type(format!("cannot write an object as {f}")));
                 }
                 let at = served.bind(service, object);
-                peer.write_reference(&peer.reference(object, at), f, out);
+                peer.write_reference(&object.reference_for(peer, at), f, out);
             }
         }
     }

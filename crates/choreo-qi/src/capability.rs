@@ -22,15 +22,7 @@ pub const AUTH_CONTINUE: i64 = 2;
 /// `__qi_auth_state`: done, the link is ready.
 pub const AUTH_DONE: i64 = 3;
 
-/// The six capabilities libqi 4.x advertises, with its values (§8.2).
-pub const LOCAL: [(&str, bool); 6] = [
-    ("ClientServerSocket", true),
-    ("MessageFlags", true),
-    ("MetaObjectCache", false),
-    ("ObjectPtrUID", true),
-    ("RelativeEndpointURI", true),
-    ("RemoteCancelableCalls", true),
-];
+pub use crate::generation::LOCAL;
 
 /// The `{sm}` signature of capability maps.
 pub fn map_signature() -> Signature {
@@ -105,6 +97,22 @@ impl CapabilityMap {
         match self.get(key) {
             Some(Value::String(s)) => Some(s),
             _ => None,
+        }
+    }
+}
+
+impl Generation {
+    /// The generation a peer speaks, from what it advertised: `legacy` when it had no
+    /// authentication step.
+    pub fn of_peer(remote: &CapabilityMap, legacy: bool) -> Generation {
+        if legacy {
+            Generation::V2_1
+        } else if remote.flag("RelativeEndpointURI") {
+            Generation::V2_9
+        } else if remote.flag("ObjectPtrUID") {
+            Generation::V2_8
+        } else {
+            Generation::V2_5
         }
     }
 }

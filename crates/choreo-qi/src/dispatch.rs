@@ -9,161 +9,26 @@
 //! the results) is the same code.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Write as _;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use choreo_engine::Value;
 use choreo_engine::pool::{Job, Pool, PoolOptions, Started};
 
-use crate::capability::{self, CapabilityMap, Shared};
 use crate::error::Error;
-use crate::generation::Generation;
-use crate::header::{Address, Flags, MessageType};
-use crate::message::{Message, next_id};
-use crate::metaobject::{self, MetaCache, ObjectFormat, ObjectRef};
+use crate::header::{Flags, MessageType};
+use crate::message::Message;
+use crate::metaobject::{self, ObjectFormat};
 use crate::object::{Caller, Handler, Out, ServedObject, Subscriber};
-use crate::session::error_payload;
+use crate::peer::Peer;
+use crate::reader::Reader;
 use crate::signature::Signature;
-use crate::socket::Outbox;
 use crate::value;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Peer ids, unique in the process (0 means "no peer": a server's own services).
-static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
-
-/// The other end of one socket, as the objects served to it see it: where answers and
-/// events go, what both ends agreed on (object layout, generation, MetaObjectCache), and
-/// the calls running for it.
-pub(crate) struct Peer {
-    id: u64,
-    out: Arc<Outbox>,
-    shared: Mutex<Shared>,
-    /// The generation spoken with the peer: its own, or ours when older.
-    generation: Mutex<Generation>,
-    /// MetaObjects sent and received under a cache id on this socket (MetaObjectCache).
-    pub(crate) cache: Mutex<MetaCache>,
-    /// Calls running on workers: id → address, so that a Cancel can answer for them.
-    in_flight: Mutex<HashMap<u32, Address>>,
-}
-
-impl Peer {
-    /// A peer reached through `out`, speaking `generation` until told otherwise.
-    pub(crate) fn new(out: Arc<Outbox>, shared: Shared, generation: Generation) -> Peer {
-        Peer {
-            id: NEXT_PEER.fetch_add(1, Ordering::Relaxed),
-            out,
-            shared: Mutex::new(shared),
-            generation: Mutex::new(generation),
-            cache: Mutex::new(MetaCache::default()),
-            in_flight: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The peer's id (unique in the process).
-    pub(crate) fn id(&self) -> u64 {
-        self.id
-    }
-
-    /// The socket to the peer.
-    pub(crate) fn out(&self) -> &Arc<Outbox> {
-        &self.out
-    }
-
-    /// Sends a message to the peer.
-    pub(crate) fn send(&self, m: &Message) -> Result<(), Error> {
-        self.out.send(m)
-    }
-
-    /// What both ends share.
-    pub(crate) fn shared(&self) -> Shared {
-        *lock(&self.shared)
-    }
-
-    /// How object references are written on this socket.
-    pub(crate) fn format(&self) -> ObjectFormat {
-        lock(&self.shared).objects
-    }
-
-    /// The generation spoken with the peer.
-    pub(crate) fn generation(&self) -> Generation {
-        *lock(&self.generation)
-    }
-
-    /// Records what the peer advertised (`legacy`: it never authenticated).
-    pub(crate) fn advertised(&self, own: Generation, remote: &CapabilityMap, legacy: bool) {
-        *lock(&self.shared) = Shared::between(own, remote);
-        *lock(&self.generation) = Generation::of_peer(remote, legacy).min(own);
-    }
-
-    /// Sends our capabilities in a Capability message.
-    pub(crate) fn announce(&self, own: Generation) {
-        let _ = self.out.send(&Message::new(
-            MessageType::Capability,
-            next_id(),
-            Address::default(),
-            Flags::default(),
-            capability::encode(own, &[]),
-        ));
-    }
-
-    /// Answers `call` with a message of `kind`.
-    pub(crate) fn answer(&self, call: &Message, kind: MessageType, payload: Vec<u8>) {
-        let _ = self.out.send(&Message::new(
-            kind,
-            call.header.id,
-            call.header.address,
-            Flags::default(),
-            payload,
-        ));
-    }
-
-    /// Answers `call` with an Error carrying `text` (a Post gets no answer).
-    pub(crate) fn error(&self, call: &Message, text: &str) {
-        if call.header.kind == MessageType::Call {
-            self.answer(call, MessageType::Error, error_payload(text));
-        }
-    }
-
-    /// A reference to `object`, bound at `at`, as this peer reads it: its MetaObject
-    /// without the members the peer's generation cannot parse, named by cache id when
-    /// the MetaObject was sent before on this socket.
-    pub(crate) fn reference(&self, object: &ServedObject, at: (u32, u32)) -> ObjectRef {
-        let mut reference = ObjectRef {
-            meta: self
-                .generation()
-                .adapt_meta_object(object.meta_object())
-                .unwrap_or_else(|| object.meta_object().clone()),
-            service: at.0,
-            object: at.1,
-            uid: Some(object.uid),
-            ..ObjectRef::default()
-        };
-        if self.format().meta_object_cache {
-            lock(&self.cache).send(&mut reference);
-        }
-        reference
-    }
-
-    /// Writes `reference` as an `o` (or as an `m` holding one when `sig` is `m`).
-    pub(crate) fn write_reference(
-        &self,
-        reference: &ObjectRef,
-        sig: &Signature,
-        out: &mut Vec<u8>,
-    ) {
-        if *sig == Signature::Dynamic {
-            out.extend_from_slice(&1u32.to_le_bytes());
-            out.push(b'o');
-        }
-        value::encode_object(reference, self.format(), out);
-    }
 }
 
 /// Where the objects served to a peer live, and how they are run.
@@ -231,7 +96,7 @@ fn run_on_worker(label: &str, workers: &Pool, job: Job) {
 /// Answers a Cancel: a call still running on a worker is answered Canceled (its result,
 /// when it comes, is dropped).
 pub(crate) fn cancel(peer: &Peer, m: &Message) -> Result<(), Error> {
-    let target = value::Reader::new(&m.payload).u32()?;
+    let target = Reader::new(&m.payload).u32()?;
     if let Some(address) = lock(&peer.in_flight).remove(&target) {
         let _ = peer.send(&Message::new(
             MessageType::Canceled,
@@ -285,7 +150,7 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
             };
             lock(&signal.subscribers).push(Subscriber {
                 connection: Arc::downgrade(peer),
-                connection_id: peer.id,
+                connection_id: peer.id(),
                 link: *link as u64,
                 dynamic,
             });
@@ -304,7 +169,7 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
                 .is_some_and(|s| {
                     let mut subs = lock(&s.subscribers);
                     let before = subs.len();
-                    subs.retain(|x| !(x.connection_id == peer.id && x.link == *link as u64));
+                    subs.retain(|x| !(x.connection_id == peer.id() && x.link == *link as u64));
                     subs.len() != before
                 });
             if removed {
@@ -402,7 +267,7 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
                 let args = read_args(&m, &params, format)?;
                 let post = m.header.kind == MessageType::Post;
                 let caller = Caller {
-                    connection: peer.id,
+                    connection: peer.id(),
                 };
                 if method.inline {
                     let result = run_handler(&method.handler, &caller, args);
@@ -467,7 +332,7 @@ fn finish(
         Ok(Out::Value(v)) => reply_value(peer, m, &v, returns),
         Ok(Out::Object(object)) => {
             let at = host.bind_returned(m.header.address.service, &object, peer);
-            let reference = peer.reference(&object, at);
+            let reference = object.reference_for(peer, at);
             let mut out = Vec::new();
             peer.write_reference(&reference, returns, &mut out);
             peer.answer(m, MessageType::Reply, out);
@@ -489,7 +354,7 @@ pub(crate) fn read_args(
     };
     if m.header.flags.contains(Flags::RETURN_TYPE) {
         // The arguments are followed by the wanted return signature: read and ignore it.
-        let mut r = value::Reader::new(&m.payload);
+        let mut r = Reader::new(&m.payload);
         let mut objects = Vec::new();
         let v = value::read_value(&mut r, sig, format, &mut objects, 0)?;
         r.string()?;

@@ -3,6 +3,8 @@
 //!
 //! The facts come from libqi's public history (github.com/aldebaran/libqi; the commits and
 //! tags are named on each item); docs/qi-protocol-generations.md tells the whole story.
+//! Telling a peer's generation from the capabilities it advertised
+//! ([`Generation::of_peer`]) is in [`crate::capability`], which builds on this file.
 //!
 //! | | 2.1 | 2.5 (2.3–2.7) | 2.8 | 2.9 (4.x) |
 //! |---|---|---|---|---|
@@ -21,10 +23,19 @@ use std::str::FromStr;
 
 use choreo_engine::Value;
 
-use crate::capability::CapabilityMap;
 use crate::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
 use crate::metaobject::MetaObject;
 use crate::signature::Signature;
+
+/// The six capabilities libqi 4.x advertises, with its values (§8.2).
+pub const LOCAL: [(&str, bool); 6] = [
+    ("ClientServerSocket", true),
+    ("MessageFlags", true),
+    ("MetaObjectCache", false),
+    ("ObjectPtrUID", true),
+    ("RelativeEndpointURI", true),
+    ("RemoteCancelableCalls", true),
+];
 
 /// A generation of libqi's protocol, named after the NAOqi release that shipped it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -84,7 +95,7 @@ impl Generation {
                 ("ObjectPtrUID", true),
                 ("RemoteCancelableCalls", true),
             ],
-            Generation::V2_9 => &crate::capability::LOCAL,
+            Generation::V2_9 => &LOCAL,
         }
     }
 
@@ -110,20 +121,6 @@ impl Generation {
     /// a MetaObject the peer cannot read at all).
     pub fn parses_varargs(self) -> bool {
         self >= Generation::V2_5
-    }
-
-    /// The generation a peer speaks, from what it advertised: `legacy` when it had no
-    /// authentication step.
-    pub fn of_peer(remote: &CapabilityMap, legacy: bool) -> Generation {
-        if legacy {
-            Generation::V2_1
-        } else if remote.flag("RelativeEndpointURI") {
-            Generation::V2_9
-        } else if remote.flag("ObjectPtrUID") {
-            Generation::V2_8
-        } else {
-            Generation::V2_5
-        }
     }
 
     /// `sig` as this generation reads it: the 6-field `ServiceInfo` in place of the 7-field
@@ -253,6 +250,7 @@ impl FromStr for Generation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capability::CapabilityMap;
 
     #[test]
     fn peers_are_placed_by_what_they_advertise() {

@@ -30,6 +30,8 @@ pub mod message;
 pub mod metaobject;
 pub mod naoqi;
 pub mod object;
+mod peer;
+mod reader;
 pub mod robot;
 pub mod server;
 pub mod session;

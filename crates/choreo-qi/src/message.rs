@@ -3,8 +3,13 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use choreo_engine::Value;
+
 use crate::error::Error;
 use crate::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
+use crate::metaobject::ObjectFormat;
+use crate::signature::Signature;
+use crate::value::{self, Decoded};
 
 /// One qi message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +30,25 @@ pub fn next_id() -> u32 {
             return id;
         }
     }
+}
+
+/// The text of an Error payload (`m<s>`); opaque otherwise.
+pub(crate) fn error_text(payload: &[u8]) -> String {
+    match value::decode(payload, &Signature::Dynamic, ObjectFormat::default()) {
+        Ok(Decoded {
+            value: Value::String(s),
+            ..
+        }) => s,
+        Ok(d) => d.value.to_string(),
+        Err(e) => format!("unreadable error message ({e})"),
+    }
+}
+
+/// An Error payload: `m<s>` holding `text`.
+pub(crate) fn error_payload(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 9);
+    let _ = value::encode_dynamic(&Value::String(text.to_string()), &mut out);
+    out
 }
 
 impl Message {

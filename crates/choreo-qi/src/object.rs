@@ -8,11 +8,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use choreo_engine::Value;
 
-use crate::dispatch::Peer;
 use crate::error::Error;
 use crate::header::{Address, Flags, MessageType};
 use crate::message::{Message, next_id};
-use crate::metaobject::{FIRST_MEMBER, MetaMethod, MetaObject, MetaProperty, MetaSignal};
+use crate::metaobject::{
+    FIRST_MEMBER, MetaMethod, MetaObject, MetaProperty, MetaSignal, ObjectRef,
+};
+use crate::peer::Peer;
 use crate::signature::Signature;
 use crate::value;
 
@@ -316,6 +318,26 @@ impl Drop for ServedObject {
 }
 
 impl ServedObject {
+    /// A reference to this object, bound at `at`, as `peer` reads it: its MetaObject
+    /// without the members the peer's generation cannot parse, named by cache id when
+    /// the MetaObject was sent before on this socket.
+    pub(crate) fn reference_for(&self, peer: &Peer, at: (u32, u32)) -> ObjectRef {
+        let mut reference = ObjectRef {
+            meta: peer
+                .generation()
+                .adapt_meta_object(self.meta_object())
+                .unwrap_or_else(|| self.meta_object().clone()),
+            service: at.0,
+            object: at.1,
+            uid: Some(self.uid),
+            ..ObjectRef::default()
+        };
+        if peer.format().meta_object_cache {
+            lock(&peer.cache).send(&mut reference);
+        }
+        reference
+    }
+
     /// What the object offers.
     pub fn meta_object(&self) -> &MetaObject {
         &self.meta

@@ -29,12 +29,13 @@ use choreo_engine::pool::Pool;
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
-use crate::dispatch::{self, Host, Peer};
+use crate::dispatch::{self, Host};
 use crate::error::Error;
 use crate::generation::Generation;
 use crate::header::{DEFAULT_MAX_PAYLOAD, MessageType};
 use crate::message::Message;
 use crate::object::{Caller, ObjectBuilder, Out, ServedObject};
+use crate::peer::Peer;
 use crate::session::{Session, SessionOptions, parse_url};
 use crate::socket::{Incoming, Outbox};
 use crate::tls::{self, ServerTls};

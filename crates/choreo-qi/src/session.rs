@@ -67,12 +67,14 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::arg::{self, Arg, ArgRef, Served};
 use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo};
-use crate::dispatch::{self, Peer};
+use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::generation::Generation;
 use crate::header::{Address, DEFAULT_MAX_PAYLOAD, Flags, MessageType};
+use crate::message::error_text;
 use crate::message::{Message, next_id};
-use crate::metaobject::{self, MetaObject, ObjectFormat, ObjectRef};
+use crate::metaobject::{self, MetaObject, ObjectRef};
+use crate::peer::Peer;
 use crate::signature::Signature;
 use crate::socket::{Incoming, Outbox, Watch, Watched};
 use crate::tls::{self, Fingerprint, TlsVerify};
@@ -501,18 +503,6 @@ impl Link {
     }
 }
 
-/// The text of an Error payload (`m<s>`); opaque otherwise.
-pub(crate) fn error_text(payload: &[u8]) -> String {
-    match value::decode(payload, &Signature::Dynamic, ObjectFormat::default()) {
-        Ok(Decoded {
-            value: Value::String(s),
-            ..
-        }) => s,
-        Ok(d) => d.value.to_string(),
-        Err(e) => format!("unreadable error message ({e})"),
-    }
-}
-
 /// The opening exchange on a new socket: the capabilities both ends advertise and the
 /// peer's generation. A client speaking 2.1 sends a Capability message and waits for the
 /// peer's; a newer one authenticates, and takes a refusal by a 2.1 peer (which announced
@@ -620,13 +610,6 @@ fn handshake(
 /// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
 /// and the link stays open.
 pub(crate) const LEGACY_REFUSAL: &str = "can't find service";
-
-/// An Error payload: `m<s>` holding `text`.
-pub(crate) fn error_payload(text: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() + 9);
-    let _ = value::encode_dynamic(&Value::String(text.to_string()), &mut out);
-    out
-}
 
 /// A call on its way: wait for its answer, or cancel it.
 pub struct PendingCall {
