@@ -206,7 +206,8 @@ impl fmt::Display for Priority {
     }
 }
 
-/// How the frame clock thread is actually scheduled (see `anchors.md` §4 for why it matters).
+/// How the frame clock thread is actually scheduled (why it matters: the frame
+/// clock's punctuality, T3 in `docs/runtime-rules.md`, measured in `docs/benchmarks.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scheduling {
     /// What was asked for.
@@ -239,7 +240,8 @@ impl fmt::Display for Scheduling {
     }
 }
 
-/// The nice value tried when `SCHED_FIFO` is refused (`anchors.md` §4, method n).
+/// The nice value tried when `SCHED_FIFO` is refused (the `clock` benchmarks of
+/// `docs/benchmarks.md`; T3 in `docs/runtime-rules.md`).
 const FALLBACK_NICE: i32 = -15;
 
 /// Tunes the calling thread for punctual wake-ups: timer slack 1 ns, then the requested

@@ -110,7 +110,7 @@ pub struct TimelineNode {
     pub layers: Vec<LayerNode>,
     /// Its motion curves, if it has any (played by `choreo-motion`'s orders).
     pub actuators: Option<Arc<ActuatorList>>,
-    /// How its motion takes the joints (motion.md §8).
+    /// How its motion takes the joints (docs/motion.md, "Resources").
     pub acquisition: ResourcesAcquisition,
     /// The `end_frame` attribute as written (−1: the last key), for the motion's cut.
     pub end_request: i32,

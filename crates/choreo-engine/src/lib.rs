@@ -1,7 +1,7 @@
 //! choreo-engine: runs Choregraphe behaviors with the lifecycle of the official reference.
 //!
-//! See `../shared/docs/runtime-semantics.md` for the numbered rules this crate follows; code
-//! comments cite them (R8, T4, G1, ...).
+//! See `docs/runtime-rules.md` (at the repository's top) for the numbered rules this crate
+//! follows; code comments cite them (R8, T4, G1, ...), and its sections (§6: resources).
 //!
 //! - [`graph`]: a behavior instantiated: boxes, ports, parameters and links as indices.
 //! - [`engine`]: the control thread, the lifecycle, timelines, resources, workers.

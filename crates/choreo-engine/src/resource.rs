@@ -1,4 +1,4 @@
-//! Box resources (runtime-semantics.md §6): what a box declares, the resource tree, and who
+//! Box resources (docs/runtime-rules.md §6): what a box declares, the resource tree, and who
 //! holds what.
 //!
 //! The engine asks [`Holdings::conflicts`] before starting a box that declares resources and

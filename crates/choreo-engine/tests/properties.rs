@@ -1,6 +1,6 @@
 //! Property tests: random behaviors (nested flow diagrams, playing timelines, native boxes that
 //! sleep, fire, fail and command timelines, loops of links) run in virtual time, and lifecycle
-//! invariants checked on their traces (runtime-semantics.md §0–§1, §5).
+//! invariants checked on their traces (docs/runtime-rules.md §0–§1, §5).
 //!
 //! Invariants (see [`check`] and [`bounds`]):
 //! 1. no `in` / `call onInput_*` reaches a box that is not loaded (R6, R14, R15);

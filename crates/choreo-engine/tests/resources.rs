@@ -1,4 +1,4 @@
-//! Resources (runtime-semantics.md §6, R9, R12, R13): one test per rule, asserting the order
+//! Resources (docs/runtime-rules.md §6, R9, R12, R13): one test per rule, asserting the order
 //! of events in the trace (virtual time).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

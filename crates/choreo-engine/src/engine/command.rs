@@ -44,8 +44,8 @@ pub(crate) enum Command {
         hook: String,
         text: String,
     },
-    /// The robot thread's answer to a Waiting timeline's check of its joints (motion.md
-    /// §8): the order was sent, or the joints were taken. `epoch`: the order's, void after
+    /// The robot thread's answer to a Waiting timeline's check of its joints
+    /// (docs/motion.md, "Resources"): the order was sent, or the joints were taken. `epoch`: the order's, void after
     /// a kill.
     Motion {
         b: BoxId,

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use choreo_xar::model::XarFile;
 
-use crate::activity::Activity;
+use crate::activity::{Activity, Route};
 use crate::clock::{Time, WakeSink};
 use crate::context::BoxContext;
 use crate::engine::command::{Command, TimelineCommand};
@@ -48,7 +48,7 @@ use crate::engine::shared::{Accounted, Shared};
 use crate::engine::state::{CodeSlot, Control, ControlOptions};
 use crate::error::EngineError;
 use crate::graph::{BoxId, Content, Graph};
-use crate::host::ScriptHost;
+use crate::host::{BoxCode, ScriptHost};
 use crate::resource::ResourceTree;
 use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
@@ -134,74 +134,9 @@ impl Engine {
         // fired output or memory event, each bounded by the work that produced it.
         let (queue, commands) = crossbeam_channel::unbounded();
         let nested = options.time_base.is_some();
-        let time = match &options.time_base {
-            Some(base) => Arc::clone(base),
-            None => Activity::owned(options.virtual_time, options.seed, options.start_time)
-                .map_err(|error| EngineError::Thread {
-                    what: "frame clock",
-                    error,
-                })?,
-        };
-        if !nested {
-            // What repeats this run, first in the file (docs/trace.md).
-            options.trace.write_header(&serde_json::json!({
-                "event": "run",
-                "time_ns": 0,
-                "path": "",
-                "clock": if time.is_virtual() { "virtual" } else { "real" },
-                "seed": time.seed(),
-                "start": choreo_robot::calendar::format_utc(time.start_ms()),
-            }));
-        }
-        let parameters = graph
-            .boxes
-            .iter()
-            .map(|b| b.parameters.iter().map(|p| p.value.clone()).collect())
-            .collect();
-        let fps = graph.boxes.iter().map(|b| AtomicU32::new(b.fps)).collect();
-        let loaded = graph.boxes.iter().map(|_| AtomicBool::new(false)).collect();
-        let shared = Arc::new(Shared {
-            graph,
-            robot: options.robot.clone(),
-            fps,
-            loaded,
-            on_frame: options.on_frame.clone(),
-            time,
-            trace: options.trace,
-            queue,
-            parameters: Mutex::new(parameters),
-            constructing: AtomicBool::new(true),
-            sync: options.timeline_sync.clone(),
-            counting: Arc::new(AtomicBool::new(false)),
-            ancestors: if nested {
-                workers::hook_lineage()
-            } else {
-                Vec::new()
-            },
-            quitting: AtomicBool::new(false),
-            accounted: nested.then(|| {
-                Mutex::new(Accounted {
-                    open: true,
-                    counted: false,
-                    turn: None,
-                })
-            }),
-        });
-        // The clock's tokens for this engine: posted to its queue (through `post`, so that
-        // a nested engine counts them).
-        let weak = Arc::downgrade(&shared);
-        let sink: WakeSink = Arc::new(move |token| {
-            if let Some(shared) = weak.upgrade() {
-                shared.post(Command::Wake(token));
-            }
-        });
-        let route = shared
-            .time
-            .route(sink, nested)
-            .ok_or_else(|| EngineError::Thread {
-                what: "clock route",
-                error: std::io::Error::other("too many engines share this clock"),
-            })?;
+        let time = Self::run_time(&options)?;
+        let shared = Self::shared(graph, time, queue, &options);
+        let route = Self::wake_route(&shared, nested)?;
         // Construction counts as an activity from here (see below), so that nothing the robot
         // starts when attached makes time move before the first box is constructed.
         shared.time.begin();
@@ -250,10 +185,126 @@ impl Engine {
             control: Some(handle),
             owns_time: !nested,
         };
-        // R1: every box is constructed on this thread, counted as an activity while the
-        // control thread already runs: box code that sleeps, waits on a timer or calls the
-        // robot in its constructor follows the engine's clock, which moves (virtual time
-        // included), and the time limit holds.
+        let (code, mut failed) = Self::construct(&shared, host, nested);
+        if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
+            failed = Some(EngineError::LoadTimeLimit {
+                limit: options.time_limit.unwrap_or_default(),
+            });
+        }
+        if let Some(e) = failed {
+            // Every box constructed is destroyed again (`del` for each `new`).
+            for i in 0..code.len() {
+                shared
+                    .trace
+                    .record_step(shared.time.now(), BoxId(i as u32), TraceStep::Del);
+            }
+            drop(code);
+            drop(engine);
+            return Err(e);
+        }
+        *code_slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = code;
+        shared.post(Command::Constructed);
+        Ok(engine)
+    }
+
+    /// The run's time base: the owner's for a nested run; else a clock of its own, whose
+    /// clock kind, seed and start open the trace (what repeats the run, docs/trace.md).
+    fn run_time(options: &Options) -> Result<Arc<Activity>, EngineError> {
+        let Some(base) = &options.time_base else {
+            let time = Activity::owned(options.virtual_time, options.seed, options.start_time)
+                .map_err(|error| EngineError::Thread {
+                    what: "frame clock",
+                    error,
+                })?;
+            // What repeats this run, first in the file (docs/trace.md).
+            options.trace.write_header(&serde_json::json!({
+                "event": "run",
+                "time_ns": 0,
+                "path": "",
+                "clock": if time.is_virtual() { "virtual" } else { "real" },
+                "seed": time.seed(),
+                "start": choreo_robot::calendar::format_utc(time.start_ms()),
+            }));
+            return Ok(time);
+        };
+        Ok(Arc::clone(base))
+    }
+
+    /// What the control thread, the workers and the box contexts share: the graph, the
+    /// boxes' parameters, frame rates and loaded flags, the time base and the trace.
+    fn shared(
+        graph: Arc<Graph>,
+        time: Arc<Activity>,
+        queue: crossbeam_channel::Sender<Command>,
+        options: &Options,
+    ) -> Arc<Shared> {
+        let nested = options.time_base.is_some();
+        let parameters = graph
+            .boxes
+            .iter()
+            .map(|b| b.parameters.iter().map(|p| p.value.clone()).collect())
+            .collect();
+        let fps = graph.boxes.iter().map(|b| AtomicU32::new(b.fps)).collect();
+        let loaded = graph.boxes.iter().map(|_| AtomicBool::new(false)).collect();
+        Arc::new(Shared {
+            graph,
+            robot: options.robot.clone(),
+            fps,
+            loaded,
+            on_frame: options.on_frame.clone(),
+            time,
+            trace: options.trace.clone(),
+            queue,
+            parameters: Mutex::new(parameters),
+            constructing: AtomicBool::new(true),
+            sync: options.timeline_sync.clone(),
+            counting: Arc::new(AtomicBool::new(false)),
+            ancestors: if nested {
+                workers::hook_lineage()
+            } else {
+                Vec::new()
+            },
+            quitting: AtomicBool::new(false),
+            accounted: nested.then(|| {
+                Mutex::new(Accounted {
+                    open: true,
+                    counted: false,
+                    turn: None,
+                })
+            }),
+        })
+    }
+
+    /// The clock's tokens for this engine: posted to its queue (through `post`, so that a
+    /// nested engine counts them).
+    fn wake_route(shared: &Arc<Shared>, nested: bool) -> Result<Route, EngineError> {
+        let weak = Arc::downgrade(shared);
+        let sink: WakeSink = Arc::new(move |token| {
+            if let Some(shared) = weak.upgrade() {
+                shared.post(Command::Wake(token));
+            }
+        });
+        shared
+            .time
+            .route(sink, nested)
+            .ok_or_else(|| EngineError::Thread {
+                what: "clock route",
+                error: std::io::Error::other("too many engines share this clock"),
+            })
+    }
+
+    /// R1: every box is constructed on this thread, counted as an activity while the
+    /// control thread already runs: box code that sleeps, waits on a timer or calls the
+    /// robot in its constructor follows the engine's clock, which moves (virtual time
+    /// included), and the time limit holds. Stops at the first box whose construction
+    /// fails: the code constructed so far, and the error.
+    fn construct(
+        shared: &Arc<Shared>,
+        host: &dyn ScriptHost,
+        nested: bool,
+    ) -> (Vec<Arc<dyn BoxCode>>, Option<EngineError>) {
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
         // Virtual time: constructors run in a turn (crate::turn), this thread's own if it has
@@ -263,7 +314,7 @@ impl Engine {
         let nested_load = nested.then(|| shared.time.nested_load());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
-                shared: Arc::clone(&shared),
+                shared: Arc::clone(shared),
                 id: BoxId(i as u32),
             };
             match host.construct(node, &ctx) {
@@ -286,27 +337,7 @@ impl Engine {
         drop(turn);
         drop(nested_load);
         shared.time.end();
-        if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
-            failed = Some(EngineError::LoadTimeLimit {
-                limit: options.time_limit.unwrap_or_default(),
-            });
-        }
-        if let Some(e) = failed {
-            // Every box constructed is destroyed again (`del` for each `new`).
-            for i in 0..code.len() {
-                shared
-                    .trace
-                    .record_step(shared.time.now(), BoxId(i as u32), TraceStep::Del);
-            }
-            drop(code);
-            drop(engine);
-            return Err(e);
-        }
-        *code_slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = code;
-        shared.post(Command::Constructed);
-        Ok(engine)
+        (code, failed)
     }
 
     /// The most lifecycle operations that were in flight at once (running, ready or waiting

@@ -1,4 +1,4 @@
-//! A timeline's motion (motion.md §7, §8): when it plays, one
+//! A timeline's motion (docs/motion.md): when it plays, one
 //! `ALMotion.angleInterpolationBezier` order covering the rest of its curves from the current
 //! frame; pause, stop, goTo, a new fps and the end kill that order (`ALMotion.stop(id)`), and
 //! a play after them sends a new one from the frame the cursor is on. A goTo while stopped
@@ -23,10 +23,11 @@ use crate::value::Value;
 
 /// How long, in behavior time, a Waiting timeline holds its frame while its joints are
 /// taken before it sends anyway (with a warning). The reference waits without bound
-/// (motion.md §11, bug 5): a behavior stuck for ever behind a posture that never ends.
+/// (docs/motion.md, "Resources"): a behavior stuck for ever behind a posture that never ends.
 pub const MOTION_WAIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// The speed fraction of the move of a goTo while stopped: the reference's 25 % (§7.3).
+/// The speed fraction of the move of a goTo while stopped: the reference's 25 %
+/// (docs/motion.md, "Kill and re-send").
 const GOTO_SPEED: f64 = 0.25;
 
 impl Control {
@@ -66,8 +67,8 @@ impl Control {
         self.timeline_state(b).motion.as_mut()
     }
 
-    /// The timeline plays from its cursor: send its order unless one is in flight (§7.1),
-    /// as its resources mode says (§8). In Waiting mode the cursor holds until it is sent.
+    /// The timeline plays from its cursor: send its order unless one is in flight
+    /// (docs/motion.md, "One order per play"), as its resources mode says ("Resources"). In Waiting mode the cursor holds until it is sent.
     pub(super) fn send_motion(&mut self, b: BoxId) {
         let mode = match &self.shared.graph.node(b).content {
             Content::Timeline(t) => t.acquisition,
@@ -149,7 +150,7 @@ impl Control {
                     });
                     return;
                 }
-                // A check that fails sends anyway, as the reference does (§8).
+                // A check that fails sends anyway, as the reference does (docs/motion.md, "Resources").
             }
             if kill_first
                 && let Err(e) =
@@ -259,7 +260,8 @@ impl Control {
             .is_some_and(|m| m.holding.is_some())
     }
 
-    /// Kills the order in flight, if any (pause, stop, goTo, new fps, the end: §7.2).
+    /// Kills the order in flight, if any (pause, stop, goTo, new fps, the end:
+    /// docs/motion.md, "Kill and re-send").
     pub(super) fn kill_motion(&mut self, b: BoxId) {
         let cursor = self.timeline_state(b).cursor;
         let Some(m) = self.timelines.get_mut(&b).and_then(|s| s.motion.as_mut()) else {
@@ -286,7 +288,8 @@ impl Control {
     }
 
     /// A goTo while the timeline does not play: the joints move to the curves' values at
-    /// `frame` at a quarter of their speed (§7.3).
+    /// `frame` at a quarter of their speed (docs/motion.md,
+    /// "Kill and re-send").
     pub(super) fn goto_motion(&mut self, b: BoxId, frame: i64) {
         let Some(m) = self.motion_state(b) else {
             return;
@@ -397,7 +400,7 @@ fn posture(ctx: &BoxContext, joints: &[String], names: Value) -> Vec<Option<f64>
 
 /// `angleInterpolationBezier`'s arguments: names, times, and control points
 /// `[value, [type, dt, dv], [type, dt, dv]]` (time offset second, as every real caller
-/// sends them: motion.md §7.1).
+/// sends them: docs/motion.md, "One order per play").
 fn order_args(command: &BezierCommand) -> Vec<Value> {
     let handle = |h: &Handle| {
         Value::List(vec![

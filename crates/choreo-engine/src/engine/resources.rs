@@ -33,7 +33,7 @@ impl Control {
             .into_iter()
             .map(|(holder, rs)| {
                 // The holder's strongest hold decides (the reference's generated code let
-                // the last resource decide, a bug: runtime-semantics.md §9, bug 6).
+                // the last resource decide, a bug: docs/runtime-rules.md §10, 6).
                 let strongest = rs
                     .iter()
                     .map(|r| r.lock)

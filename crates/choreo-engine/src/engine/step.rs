@@ -136,27 +136,17 @@ impl Control {
         }
     }
 
-    /// Executes one step of op `id`; returns the steps it expands into.
+    /// Executes one step of op `id`; returns the steps it expands into. Each step is the
+    /// work of a function below, grouped by what it acts on: a box's lifecycle, a box's
+    /// content and its diagrams, links and signals, the behavior as a whole.
     pub(super) fn execute(&mut self, id: OpId, step: Step) -> Vec<Step> {
-        let g = &self.shared.graph;
         match step {
+            // A box's lifecycle.
             Step::Hook(b, hook) => {
                 self.dispatch(id, b, hook);
                 Vec::new()
             }
-            Step::AfterStart(b, input, value) => {
-                let ok = self.ops.get(id).is_some_and(|op| op.last_ok);
-                if !ok {
-                    // G1 step 4: a failed hook releases and stops there.
-                    vec![Step::Release(b)]
-                } else if self.boxes[b.0 as usize].last == LastCommand::Start
-                    && !matches!(g.node(b).content, Content::None)
-                {
-                    vec![Step::LoadContent(b), Step::Forward(b, input, value)]
-                } else {
-                    Vec::new()
-                }
-            }
+            Step::AfterStart(b, input, value) => self.after_start(id, b, input, value),
             Step::Acquire(b) => self.acquire(b),
             Step::TakeResources(b, blocked) => self.take_resources(id, b, blocked),
             Step::Started(b) => {
@@ -167,89 +157,21 @@ impl Control {
                 self.release(b);
                 Vec::new()
             }
-            Step::ResourceError(b) => {
-                if self.code[b.0 as usize].defines(&Hook::ResourceError) {
-                    vec![Step::Hook(b, Hook::ResourceError)]
-                } else {
-                    vec![Step::FireStopped(b)]
-                }
-            }
+            Step::ResourceError(b) => self.resource_error(b),
             Step::FireStopped(b) => {
-                if let Some(o) = g.node(b).outputs.iter().position(|o| o.name == "onStopped") {
-                    self.fire(b, o as u16, Value::None);
-                }
+                self.fire_stopped(b);
                 Vec::new()
             }
-            Step::LoadContent(b) => match &g.node(b).content {
-                Content::None => Vec::new(),
-                Content::Holder(ds) => ds.iter().map(|d| Step::LoadDiagram(*d, None)).collect(),
-                Content::Timeline(_) => self.timeline_load_and_play(b),
-            },
-            Step::UnloadContent(b) => {
-                let mut steps = match &g.node(b).content {
-                    Content::Timeline(_) => self.timeline_stop(b),
-                    _ => Vec::new(),
-                };
-                // Every diagram of b that is not unloaded yet, also those another op is
-                // unloading right now (waiting for it, so b counts as unloaded only then).
-                steps.extend(
-                    self.content_diagrams(b)
-                        .into_iter()
-                        .filter(|(d, _)| self.phases[d.0 as usize] != Phase::Unloaded)
-                        .map(|(d, kf)| Step::UnloadDiagram(d, kf)),
-                );
-                steps
+            Step::LoadBox(b) => {
+                self.load_box(id, b);
+                Vec::new()
             }
-            Step::LoadDiagram(d, kf) => match self.phases[d.0 as usize] {
-                Phase::Loaded => Vec::new(),
-                Phase::Loading { .. } | Phase::Unloading => {
-                    self.park(id, Awaited::Diagram(d), Step::LoadDiagram(d, kf))
-                }
-                // Stopped since this load was asked for: nothing to load.
-                Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
-                Phase::Unloaded => {
-                    self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
-                    self.load_ops.insert(d, id);
-                    let owner = g.diagram(d).owner;
-                    if let Some((layer, keyframe)) = kf {
-                        self.record(owner, TraceStep::KfOn { layer, keyframe });
-                    }
-                    let mut steps: Vec<Step> = g
-                        .diagram(d)
-                        .boxes
-                        .iter()
-                        .map(|b| Step::LoadBoxIn(d, *b))
-                        .collect();
-                    steps.push(Step::LinksOn(d));
-                    for (i, input) in g.node(owner).inputs.iter().enumerate() {
-                        if input.nature == InputNature::OnLoad {
-                            steps.push(Step::ForwardInto(d, i as u16, Value::None));
-                        }
-                    }
-                    steps.push(Step::LoadDone(d));
-                    steps
-                }
-            },
-            Step::UnloadDiagram(d, kf) => match self.phases[d.0 as usize] {
-                Phase::Unloaded => Vec::new(),
-                Phase::Loading { .. } => {
-                    self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
-                    self.finish_cancelled_load(d);
-                    self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf))
-                }
-                Phase::Unloading => self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf)),
-                Phase::Loaded => {
-                    self.phases[d.0 as usize] = Phase::Unloading;
-                    let owner = g.diagram(d).owner;
-                    if let Some((layer, keyframe)) = kf {
-                        self.record(owner, TraceStep::KfOff { layer, keyframe });
-                    }
-                    let mut steps = vec![Step::LinksOff(d)];
-                    steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
-                    steps.push(Step::UnloadDone(d));
-                    steps
-                }
-            },
+            Step::UnloadBox(b) => self.unload_box(id, b),
+            // A box's content and its diagrams.
+            Step::LoadContent(b) => self.load_content(b),
+            Step::UnloadContent(b) => self.unload_content(b),
+            Step::LoadDiagram(d, kf) => self.load_diagram(id, d, kf),
+            Step::UnloadDiagram(d, kf) => self.unload_diagram(id, d, kf),
             Step::LoadBoxIn(d, b) => {
                 if self.phases[d.0 as usize] != (Phase::Loading { cancelled: true }) {
                     self.load_box(id, b);
@@ -267,71 +189,17 @@ impl Control {
                 self.unpark(Awaited::Diagram(d));
                 Vec::new()
             }
-            Step::RootLoaded => {
-                self.root_loading = false;
-                self.unpark(Awaited::RootLoad);
-                Vec::new()
-            }
-            Step::AfterRootLoad => {
-                if self.root_loading {
-                    self.park(id, Awaited::RootLoad, Step::AfterRootLoad)
-                } else {
-                    Vec::new()
-                }
-            }
-            Step::LoadBox(b) => {
-                self.load_box(id, b);
-                Vec::new()
-            }
-            Step::UnloadBox(b) => {
-                let state = &mut self.boxes[b.0 as usize];
-                if !state.loaded {
-                    return Vec::new();
-                }
-                state.loaded = false;
-                state.last = LastCommand::Stop;
-                self.shared.set_loaded(b, false);
-                let has_content = !matches!(g.node(b).content, Content::None);
-                self.forget_resource_waits(b);
-                // G6: resources are released before onUnload, called at once (as the op's
-                // next step would), and the content is unloaded after it returns.
-                self.release(b);
-                self.dispatch(id, b, Hook::Unload);
-                if has_content {
-                    vec![Step::UnloadContent(b)]
-                } else {
-                    Vec::new()
-                }
-            }
+            // Links and signals.
             Step::LinksOn(d) => {
-                if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
-                    return Vec::new();
-                }
-                self.links_on[d.0 as usize] = true;
-                self.record(g.diagram(d).owner, TraceStep::LinksOn);
-                self.subscribe_memory(d);
+                self.turn_links_on(d);
                 Vec::new()
             }
             Step::LinksOff(d) => {
-                if !self.links_on[d.0 as usize] {
-                    // A cancelled load never turned them on.
-                    return Vec::new();
-                }
-                self.links_on[d.0 as usize] = false;
-                self.record(g.diagram(d).owner, TraceStep::LinksOff);
-                self.unsubscribe_memory(d);
+                self.turn_links_off(d);
                 Vec::new()
             }
             Step::ForwardInto(d, input, value) => {
-                // A load cancelled by an unload forwards nothing more.
-                if self.links_on[d.0 as usize]
-                    && self.phases[d.0 as usize] != (Phase::Loading { cancelled: true })
-                {
-                    let g = Arc::clone(g);
-                    let owner = g.diagram(d).owner;
-                    let targets = &g.diagram(d).from_owner[usize::from(input)];
-                    self.links(d, End::OwnerInput(owner, input), targets, value);
-                }
+                self.forward_into(d, input, value);
                 Vec::new()
             }
             Step::Forward(b, input, value) => self
@@ -357,52 +225,294 @@ impl Control {
                 self.start_playing(b, stops);
                 Vec::new()
             }
+            // The behavior as a whole.
             Step::StartRoot => {
-                if self.stopping {
-                    // A stop came while the root loaded: it unloads the root, nothing starts.
-                    return Vec::new();
-                }
-                if let Some(i) = g
-                    .node(Graph::ROOT)
-                    .inputs
-                    .iter()
-                    .position(|p| p.nature == InputNature::OnStart)
-                {
-                    self.stimulate(Graph::ROOT, i as u16, Value::None, false);
-                }
+                self.start_root();
                 Vec::new()
             }
-            Step::EndBehavior => {
-                self.ended = true;
-                self.stopping = true;
-                self.mark_ended();
-                self.record_behavior("end");
-                // The root's onLoad may be what fired its Stopped output: it returns first.
-                vec![
-                    Step::AfterRootLoad,
-                    Step::UnloadBox(Graph::ROOT),
-                    Step::Destroy,
-                ]
+            Step::RootLoaded => {
+                self.root_loading = false;
+                self.unpark(Awaited::RootLoad);
+                Vec::new()
             }
+            Step::AfterRootLoad => {
+                if self.root_loading {
+                    self.park(id, Awaited::RootLoad, Step::AfterRootLoad)
+                } else {
+                    Vec::new()
+                }
+            }
+            Step::EndBehavior => self.end_behavior(),
             Step::Destroy => {
-                if !self.destroyed {
-                    self.destroyed = true;
-                    for b in 0..g.boxes.len() {
-                        self.record(BoxId(b as u32), TraceStep::Del);
-                    }
-                    let outcome = if self.ended {
-                        Outcome::Finished
-                    } else {
-                        self.stop_reason.take().unwrap_or(Outcome::Stopped)
-                    };
-                    self.finish(outcome);
-                    if self.owns_time {
-                        // Every box is gone: the run's trace ends here (docs/trace.md).
-                        self.shared.trace.close();
-                    }
-                }
+                self.destroy();
                 Vec::new()
             }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // A box's lifecycle
+
+    /// G1: after an onStart hook, the box's content loads and the input is forwarded into
+    /// it, if the hook succeeded and no stop came meanwhile.
+    #[inline]
+    fn after_start(&mut self, id: OpId, b: BoxId, input: u16, value: Value) -> Vec<Step> {
+        let ok = self.ops.get(id).is_some_and(|op| op.last_ok);
+        if !ok {
+            // G1 step 4: a failed hook releases and stops there.
+            vec![Step::Release(b)]
+        } else if self.boxes[b.0 as usize].last == LastCommand::Start
+            && !matches!(self.shared.graph.node(b).content, Content::None)
+        {
+            vec![Step::LoadContent(b), Step::Forward(b, input, value)]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// R9: the resources never came: `onResourceError` if the box defines it, else
+    /// `onStopped`.
+    fn resource_error(&mut self, b: BoxId) -> Vec<Step> {
+        if self.code[b.0 as usize].defines(&Hook::ResourceError) {
+            vec![Step::Hook(b, Hook::ResourceError)]
+        } else {
+            vec![Step::FireStopped(b)]
+        }
+    }
+
+    /// Fires the box's `onStopped` output, if it has one (R9, R12).
+    fn fire_stopped(&mut self, b: BoxId) {
+        if let Some(o) = self
+            .shared
+            .graph
+            .node(b)
+            .outputs
+            .iter()
+            .position(|o| o.name == "onStopped")
+        {
+            self.fire(b, o as u16, Value::None);
+        }
+    }
+
+    /// R7, if box `b` is loaded: its resources are released, onUnload is called, and its
+    /// content unloads after it returns.
+    #[inline]
+    fn unload_box(&mut self, id: OpId, b: BoxId) -> Vec<Step> {
+        let state = &mut self.boxes[b.0 as usize];
+        if !state.loaded {
+            return Vec::new();
+        }
+        state.loaded = false;
+        state.last = LastCommand::Stop;
+        self.shared.set_loaded(b, false);
+        let has_content = !matches!(self.shared.graph.node(b).content, Content::None);
+        self.forget_resource_waits(b);
+        // G6: resources are released before onUnload, called at once (as the op's
+        // next step would), and the content is unloaded after it returns.
+        self.release(b);
+        self.dispatch(id, b, Hook::Unload);
+        if has_content {
+            vec![Step::UnloadContent(b)]
+        } else {
+            Vec::new()
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // A box's content and its diagrams
+
+    /// R8 step 3: the diagram(s) of a holder load, or a timeline loads and plays.
+    #[inline]
+    fn load_content(&mut self, b: BoxId) -> Vec<Step> {
+        match &self.shared.graph.node(b).content {
+            Content::None => Vec::new(),
+            Content::Holder(ds) => ds.iter().map(|d| Step::LoadDiagram(*d, None)).collect(),
+            Content::Timeline(_) => self.timeline_load_and_play(b),
+        }
+    }
+
+    /// A box's content unloads: its timeline stops, and every diagram not unloaded yet
+    /// unloads.
+    fn unload_content(&mut self, b: BoxId) -> Vec<Step> {
+        let mut steps = match &self.shared.graph.node(b).content {
+            Content::Timeline(_) => self.timeline_stop(b),
+            _ => Vec::new(),
+        };
+        // Every diagram of b that is not unloaded yet, also those another op is
+        // unloading right now (waiting for it, so b counts as unloaded only then).
+        steps.extend(
+            self.content_diagrams(b)
+                .into_iter()
+                .filter(|(d, _)| self.phases[d.0 as usize] != Phase::Unloaded)
+                .map(|(d, kf)| Step::UnloadDiagram(d, kf)),
+        );
+        steps
+    }
+
+    /// R14: diagram `d` loads (its boxes, its links, its owner's onLoad inputs), after a
+    /// load or unload of it under way.
+    #[inline]
+    fn load_diagram(&mut self, id: OpId, d: DiagramId, kf: Option<(String, String)>) -> Vec<Step> {
+        match self.phases[d.0 as usize] {
+            Phase::Loaded => Vec::new(),
+            Phase::Loading { .. } | Phase::Unloading => {
+                self.park(id, Awaited::Diagram(d), Step::LoadDiagram(d, kf))
+            }
+            // Stopped since this load was asked for: nothing to load.
+            Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
+            Phase::Unloaded => {
+                let g = &self.shared.graph;
+                self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
+                self.load_ops.insert(d, id);
+                let owner = g.diagram(d).owner;
+                if let Some((layer, keyframe)) = kf {
+                    self.record(owner, TraceStep::KfOn { layer, keyframe });
+                }
+                let mut steps: Vec<Step> = g
+                    .diagram(d)
+                    .boxes
+                    .iter()
+                    .map(|b| Step::LoadBoxIn(d, *b))
+                    .collect();
+                steps.push(Step::LinksOn(d));
+                for (i, input) in g.node(owner).inputs.iter().enumerate() {
+                    if input.nature == InputNature::OnLoad {
+                        steps.push(Step::ForwardInto(d, i as u16, Value::None));
+                    }
+                }
+                steps.push(Step::LoadDone(d));
+                steps
+            }
+        }
+    }
+
+    /// R15: diagram `d` unloads (its links, then its boxes), after an unload under way; a
+    /// load under way is cancelled and waited for.
+    #[inline]
+    fn unload_diagram(
+        &mut self,
+        id: OpId,
+        d: DiagramId,
+        kf: Option<(String, String)>,
+    ) -> Vec<Step> {
+        match self.phases[d.0 as usize] {
+            Phase::Unloaded => Vec::new(),
+            Phase::Loading { .. } => {
+                self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
+                self.finish_cancelled_load(d);
+                self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf))
+            }
+            Phase::Unloading => self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf)),
+            Phase::Loaded => {
+                let g = &self.shared.graph;
+                self.phases[d.0 as usize] = Phase::Unloading;
+                let owner = g.diagram(d).owner;
+                if let Some((layer, keyframe)) = kf {
+                    self.record(owner, TraceStep::KfOff { layer, keyframe });
+                }
+                let mut steps = vec![Step::LinksOff(d)];
+                steps.extend(g.diagram(d).boxes.iter().map(|b| Step::UnloadBox(*b)));
+                steps.push(Step::UnloadDone(d));
+                steps
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Links and signals
+
+    /// The links of diagram `d` carry signals from now on (and its memory events
+    /// subscribe), unless its load was cancelled.
+    #[inline]
+    fn turn_links_on(&mut self, d: DiagramId) {
+        if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
+            return;
+        }
+        self.links_on[d.0 as usize] = true;
+        self.record(self.shared.graph.diagram(d).owner, TraceStep::LinksOn);
+        self.subscribe_memory(d);
+    }
+
+    /// The links of diagram `d` carry no more signals (and its memory events unsubscribe).
+    #[inline]
+    fn turn_links_off(&mut self, d: DiagramId) {
+        if !self.links_on[d.0 as usize] {
+            // A cancelled load never turned them on.
+            return;
+        }
+        self.links_on[d.0 as usize] = false;
+        self.record(self.shared.graph.diagram(d).owner, TraceStep::LinksOff);
+        self.unsubscribe_memory(d);
+    }
+
+    /// Owner input `input` of diagram `d` carries `value` along its links inside `d`.
+    #[inline]
+    fn forward_into(&mut self, d: DiagramId, input: u16, value: Value) {
+        // A load cancelled by an unload forwards nothing more.
+        if self.links_on[d.0 as usize]
+            && self.phases[d.0 as usize] != (Phase::Loading { cancelled: true })
+        {
+            let g = Arc::clone(&self.shared.graph);
+            let owner = g.diagram(d).owner;
+            let targets = &g.diagram(d).from_owner[usize::from(input)];
+            self.links(d, End::OwnerInput(owner, input), targets, value);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The behavior as a whole
+
+    /// R3: the root's onStart is stimulated, unless a stop came while the root loaded (it
+    /// unloads the root, nothing starts).
+    fn start_root(&mut self) {
+        if self.stopping {
+            return;
+        }
+        if let Some(i) = self
+            .shared
+            .graph
+            .node(Graph::ROOT)
+            .inputs
+            .iter()
+            .position(|p| p.nature == InputNature::OnStart)
+        {
+            self.stimulate(Graph::ROOT, i as u16, Value::None, false);
+        }
+    }
+
+    /// R5: `beh(end)`; the root unloads (after its onLoad, which may be what fired its
+    /// Stopped output) and every box is destroyed.
+    fn end_behavior(&mut self) -> Vec<Step> {
+        self.ended = true;
+        self.stopping = true;
+        self.mark_ended();
+        self.record_behavior("end");
+        // The root's onLoad may be what fired its Stopped output: it returns first.
+        vec![
+            Step::AfterRootLoad,
+            Step::UnloadBox(Graph::ROOT),
+            Step::Destroy,
+        ]
+    }
+
+    /// R4 step 2: every box is destroyed, once, and the run ends with its outcome.
+    fn destroy(&mut self) {
+        if self.destroyed {
+            return;
+        }
+        self.destroyed = true;
+        for b in 0..self.shared.graph.boxes.len() {
+            self.record(BoxId(b as u32), TraceStep::Del);
+        }
+        let outcome = if self.ended {
+            Outcome::Finished
+        } else {
+            self.stop_reason.take().unwrap_or(Outcome::Stopped)
+        };
+        self.finish(outcome);
+        if self.owns_time {
+            // Every box is gone: the run's trace ends here (docs/trace.md).
+            self.shared.trace.close();
         }
     }
 

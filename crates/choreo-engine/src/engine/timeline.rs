@@ -201,8 +201,8 @@ impl Control {
         }
         state.token = None;
         if self.motion_holds(b) {
-            // Waiting mode (motion.md §8): the frame does not move while the joints are
-            // taken; the next frame's deadline counts from now, and the joints are asked for
+            // Waiting mode (docs/motion.md, "Resources"): the frame does not move while
+            // the joints are taken; the next frame's deadline counts from now, and the joints are asked for
             // again.
             let now = self.now();
             let state = self.timeline_state(b);
@@ -343,7 +343,8 @@ impl Control {
                 let state = self.timeline_state(b);
                 state.fps = fps;
                 if state.playing {
-                    // The order in flight was timed for the old rate: a new one (§9).
+                    // The order in flight was timed for the old rate: a new one (docs/motion.md,
+                    // "Kill and re-send").
                     self.cancel_frames(b);
                     self.kill_motion(b);
                     self.play(b);
@@ -372,7 +373,7 @@ impl Control {
             state.playing
         };
         if playing {
-            // §7.2: the order in flight is killed, a new one goes from the new frame.
+            // docs/motion.md, "Kill and re-send": the order in flight is killed, a new one goes from the new frame.
             self.cancel_frames(b);
             self.kill_motion(b);
             let now = self.now();

@@ -131,7 +131,7 @@ pub enum Step {
         /// The message.
         message: String,
     },
-    /// A timeline's motion (motion.md §7): `send` (an `angleInterpolationBezier` order from
+    /// A timeline's motion (docs/motion.md): `send` (an `angleInterpolationBezier` order from
     /// `frame`, moving `joints` for `seconds`), `kill` (the order in flight stopped: pause,
     /// stop, goTo, new fps, the end), `busy` (Waiting mode: the joints are taken, the frame
     /// holds), `goto` (moved to the values at `frame` while stopped).

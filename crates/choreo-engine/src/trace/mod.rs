@@ -1,5 +1,5 @@
 //! The trace: every lifecycle step as an event with time, sequence number and box path
-//! (vocabulary of runtime-semantics.md §0). Tests assert on it; `--trace out.jsonl` writes it.
+//! (vocabulary of docs/runtime-rules.md §0). Tests assert on it; `--trace out.jsonl` writes it.
 //!
 //! # What is kept
 //!
