@@ -51,6 +51,8 @@ pub use services::core::behaviors::{
     BehaviorLauncher, LAST_UPLOADED, LaunchError, MAX_NESTED, behavior_names,
 };
 pub use services::interaction::dialog::DialogScripts;
-pub use services::motion::motion::{HAND_SECONDS, WAKE_SECONDS, WALK_START_STOP_SECONDS};
+pub use services::motion::orders::HAND_SECONDS;
 pub use services::motion::posture::MAX_SECONDS as MAX_POSTURE_SECONDS;
+pub use services::motion::stiffness::WAKE_SECONDS;
+pub use services::motion::walks::WALK_START_STOP_SECONDS;
 pub use sim_robot::{SimRobot, resource_tree};

@@ -21,7 +21,7 @@ use crate::services::core::{
 };
 use crate::services::emotion::mood;
 use crate::services::interaction::{autonomous, awareness, dialog, life};
-use crate::services::motion::{animation, dcm, motion, posture, robot_pose};
+use crate::services::motion::{animation, dcm, motion, navigation, posture, robot_pose};
 use crate::services::people::{face, perception};
 use crate::services::sensors::{infrared, leds, power, sentinel};
 use crate::services::trackers::{tracker, trackers};
@@ -64,7 +64,7 @@ pub(crate) const MODULES: &[Serve] = &[
     Serve::Table(&python_bridge::SERVICE),
     // motion
     Serve::Module("ALMotion", motion::serve),
-    Serve::Module("ALNavigation", motion::serve_navigation),
+    Serve::Module("ALNavigation", navigation::serve_navigation),
     Serve::Module("ALRobotPosture", posture::serve),
     Serve::Table(&robot_pose::SERVICE),
     Serve::Table(&animation::SERVICE),

@@ -223,9 +223,9 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
                 .floats(0)?
                 .try_into()
                 .map_err(|_| a.bad(0, "a position [x, y, z] (FRAME_WORLD)"))?;
-            let world = crate::services::motion::motion::torso_in(
+            let world = crate::services::motion::frames::torso_in(
                 sim,
-                crate::services::motion::motion::FRAME_WORLD,
+                crate::services::motion::frames::FRAME_WORLD,
             )
             .unwrap_or_else(crate::services::core::world::Transform::identity);
             // The head turns there; a joint without stiffness stays put.

@@ -39,7 +39,7 @@ use crate::robot::sim::{Plan, Task};
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::robot::trajectory::after;
-use crate::services::motion::motion::motion_plan;
+use crate::services::motion::orders::motion_plan;
 
 /// ALAnimationPlayer as served.
 pub(crate) const SERVICE: Service = Service {

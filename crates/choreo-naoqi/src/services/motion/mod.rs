@@ -3,7 +3,12 @@
 
 pub(crate) mod animation;
 pub(crate) mod dcm;
+pub(crate) mod frames;
 pub(crate) mod gaze;
 pub(crate) mod motion;
+pub(crate) mod navigation;
+pub(crate) mod orders;
 pub(crate) mod posture;
 pub(crate) mod robot_pose;
+pub(crate) mod stiffness;
+pub(crate) mod walks;

@@ -11,8 +11,11 @@ use choreo_engine::clock::Time;
 
 use crate::robot::args::Args;
 use crate::robot::body::Body;
-use crate::robot::sim::{Reply, Sim};
-use crate::services::motion::motion::to_posture;
+use crate::robot::body::{Keys, Moves};
+use crate::robot::observe::RobotEvent;
+use crate::robot::sim::{Plan, Reply, Sim};
+use crate::robot::trajectory::after;
+use crate::services::motion::orders::motion_plan;
 use choreo_robot::Model;
 
 /// The longest posture change, in seconds.
@@ -187,4 +190,62 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
         }
         _ => Reply::NotServed,
     })
+}
+
+/// Goes to the angles of `posture` in `seconds` (stiffening first when `wake`), a task that
+/// claims every joint: wakeUp, rest, goToPosture.
+pub(crate) fn to_posture(
+    sim: &Sim,
+    method: &str,
+    posture: &'static str,
+    seconds: f64,
+    wake: Option<bool>,
+) -> Plan {
+    let now = sim.now();
+    let model = sim.model;
+    let all: Vec<usize> = (0..model.joints().len()).collect();
+    if wake == Some(true) {
+        let mut state = sim.state();
+        state.body.awake = true;
+        state.body.stiffen(
+            model,
+            now,
+            &all.iter()
+                .map(|&i| (i, vec![(now, 1.0)]))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let target = angles(model, posture).unwrap_or_default();
+    let end = after(now, seconds);
+    let moves: Moves = all
+        .iter()
+        .filter_map(|&i| {
+            target
+                .get(i)
+                .map(|&v| (i, Keys::Linear(vec![(seconds, v)])))
+        })
+        .collect();
+    let plan = motion_plan(sim, method, moves);
+    let plan = plan
+        .returning(Value::Bool(true))
+        .stopped_returns(Value::Bool(false))
+        .at(end, move |sim: &Sim| {
+            if wake == Some(false) {
+                let now = sim.now();
+                let mut state = sim.state();
+                state.body.awake = false;
+                let keys: Vec<_> = all.iter().map(|&i| (i, vec![(now, 0.0)])).collect();
+                state.body.stiffen(sim.model, now, &keys);
+            }
+            sim.observe(RobotEvent::PostureChanged {
+                posture: posture.to_string(),
+            });
+        });
+    if wake.is_some() {
+        sim.observe(RobotEvent::StiffnessChanged {
+            joints: vec!["Body".into()],
+            stiffness: if wake == Some(true) { 1.0 } else { 0.0 },
+        });
+    }
+    plan
 }

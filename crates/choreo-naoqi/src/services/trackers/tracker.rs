@@ -34,8 +34,8 @@ use crate::robot::args::{Args, number};
 use crate::robot::sim::Task;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
-use crate::services::motion::motion::floats_value;
-use crate::services::motion::motion::{FRAME_TORSO, FRAME_WORLD, torso_in};
+use crate::services::motion::frames::{FRAME_TORSO, FRAME_WORLD, torso_in};
+use crate::services::motion::orders::floats_value;
 use crate::services::people::perception::PEOPLE_LIST;
 use crate::services::trackers::trackers::{
     BALL, FACE_TARGET, LANDMARK, Target, item, locate, pose,
@@ -596,7 +596,7 @@ fn approach(sim: &Sim, name: &'static str, p: [f64; 3]) {
         }
         return;
     }
-    let plan = crate::services::motion::motion::walk(
+    let plan = crate::services::motion::walks::walk(
         sim,
         "ALTracker.track",
         [dx, dy, dth],

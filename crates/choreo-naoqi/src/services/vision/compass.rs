@@ -11,7 +11,7 @@ use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 use crate::robot::tasks::Claim;
-use crate::services::motion::motion::walk;
+use crate::services::motion::walks::walk;
 
 /// ALVisualCompass as served.
 pub(crate) const SERVICE: Service = Service {

@@ -21,7 +21,7 @@ use choreo_engine::Value;
 use crate::robot::args::Args;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
-use crate::services::motion::motion::floats_value;
+use crate::services::motion::orders::floats_value;
 
 const NAME: &str = "ALLocalization";
 
@@ -189,7 +189,7 @@ fn walk(sim: &Sim, method: &str, goal: [f64; 3]) -> Reply {
     }
     let d = relative(here(sim), goal);
     sim.notice(NAME, format!("walks to {}", floats_value(goal)));
-    let plan = crate::services::motion::motion::walk(
+    let plan = crate::services::motion::walks::walk(
         sim,
         &format!("{NAME}.{method}"),
         d,
