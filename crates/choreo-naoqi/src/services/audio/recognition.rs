@@ -14,7 +14,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::Args;
 use crate::robot::sim::{Reply, Sim};
-use crate::services::audio::tts::{installed, languages};
+use crate::services::audio::tts::{checked_language, installed, languages};
 
 /// ALSpeechRecognition's configuration.
 pub(crate) struct Recognition {
@@ -51,15 +51,6 @@ impl Recognition {
     /// Sets the recognition language (an installed one's name).
     pub(crate) fn set_language(&mut self, name: &str) {
         self.language = name.to_string();
-    }
-}
-
-pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, String> {
-    let name = a.str(0)?;
-    if installed(name) {
-        Ok(name.to_string())
-    } else {
-        Err(format!("{}: language {name:?} is not installed", a.name))
     }
 }
 

@@ -330,6 +330,17 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
     })
 }
 
+/// Argument 0: the name of an installed language (ALSpeechRecognition and ALDialog take
+/// the languages the robot speaks).
+pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, String> {
+    let name = a.str(0)?;
+    if installed(name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!("{}: language {name:?} is not installed", a.name))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

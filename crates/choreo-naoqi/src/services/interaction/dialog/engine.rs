@@ -12,9 +12,11 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
 
-use super::NAME;
+use super::fallback::fallback;
+use super::silence;
+use super::state::Dialog as DialogState;
+use super::state::NAME;
 use crate::robot::sim::Sim;
-use crate::services::interaction::dialog::Dialog as DialogState;
 
 /// How long an answer waits for the answers before it to be performed.
 const MAX_TURN_WAIT: Duration = Duration::from_secs(600);
@@ -80,6 +82,11 @@ pub(crate) fn submit(sim: &Sim, job: Job) {
     drain(sim);
 }
 
+/// A silence event (`silence.rs`) reaches the dialog, answered as a memory event.
+pub(crate) fn raise_silence(sim: &Sim, name: &'static str) {
+    submit(sim, Job::Event(name.to_string()));
+}
+
 /// Runs the jobs waiting, one at a time, while this thread can hold the engine.
 fn drain(sim: &Sim) {
     loop {
@@ -140,7 +147,7 @@ fn run(sim: &Sim, mut engine: MutexGuard<'_, Dialog>, job: Job) {
             let fallback = if understood {
                 None
             } else {
-                super::fallback(sim, &said)
+                fallback(sim, &said)
             };
             match (answer, fallback) {
                 (_, Some(text)) => say(sim, text),
@@ -413,7 +420,7 @@ fn perform(sim: &Sim, steps: Vec<Step>, turn: Turn) {
 /// Says and does `steps` in order: words and the animated-speech instructions through
 /// ALAnimatedSpeech, each `$v=x` once the words before it are said.
 fn run_steps(sim: &Sim, steps: Vec<Step>) {
-    super::silence::robot_spoke(sim);
+    silence::robot_spoke(sim, raise_silence);
     let mut speech = String::new();
     // `setAnimatedSpeechConfiguration`: the dialog's own configuration, when it has one.
     let configuration = sim.state().part::<DialogState>().animated.clone();
@@ -447,7 +454,7 @@ fn run_steps(sim: &Sim, steps: Vec<Step>) {
         }
     }
     say(&mut speech);
-    super::silence::robot_spoke(sim);
+    silence::robot_spoke(sim, raise_silence);
 }
 
 /// What an action of an answer does on the simulated robot.

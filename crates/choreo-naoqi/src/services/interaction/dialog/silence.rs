@@ -5,15 +5,16 @@
 //! such a rule is active (so a run with none still ends when nothing else happens), and
 //! each event is raised once per silence.
 
-use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
 use choreo_engine::clock::Time;
 
-use super::NAME;
-use super::engine::{Job, submit};
+use super::state::{Dialog, NAME};
 use crate::robot::sim::Sim;
-use crate::services::interaction::dialog::Dialog;
+
+/// How the dialog takes a silence event (the engine answers it as a memory event); given
+/// by the engine, which this file does not know.
+pub(crate) type Raise = fn(&Sim, &'static str);
 
 /// The silence events: name, seconds, whether the robot's own speech breaks the silence.
 const SILENCES: [(&str, u64, bool); 8] = [
@@ -27,20 +28,8 @@ const SILENCES: [(&str, u64, bool); 8] = [
     ("Dialog/NotSpeaking20", 20, false),
 ];
 
-/// Who spoke last, and what was raised since.
-#[derive(Default)]
-pub(crate) struct Silence {
-    /// When the human last spoke, and when anyone did.
-    human: Time,
-    anyone: Time,
-    /// Raised since the last speech that breaks them.
-    raised: BTreeSet<&'static str>,
-    /// A watcher runs.
-    watching: bool,
-}
-
 /// The human spoke: every silence starts again.
-pub(crate) fn human_spoke(sim: &Sim) {
+pub(crate) fn human_spoke(sim: &Sim, raise: Raise) {
     let now = sim.now();
     {
         let mut state = sim.state();
@@ -49,11 +38,11 @@ pub(crate) fn human_spoke(sim: &Sim) {
         s.anyone = now;
         s.raised.clear();
     }
-    watch(sim);
+    watch(sim, raise);
 }
 
 /// The robot spoke: the silences of nobody speaking start again.
-pub(crate) fn robot_spoke(sim: &Sim) {
+pub(crate) fn robot_spoke(sim: &Sim, raise: Raise) {
     let now = sim.now();
     {
         let mut state = sim.state();
@@ -65,7 +54,7 @@ pub(crate) fn robot_spoke(sim: &Sim) {
                 .any(|(n, _, robot_breaks)| n == name && !robot_breaks)
         });
     }
-    watch(sim);
+    watch(sim, raise);
 }
 
 /// The next silence event due (its name and when), among those the active topics answer,
@@ -90,8 +79,9 @@ fn next_due(sim: &Sim) -> Option<(&'static str, Time)> {
         .min_by_key(|(_, at)| *at)
 }
 
-/// Starts the watcher, unless one runs or nothing is due.
-pub(crate) fn watch(sim: &Sim) {
+/// Starts the watcher, unless one runs or nothing is due; it raises each event with
+/// `raise`.
+pub(crate) fn watch(sim: &Sim, raise: Raise) {
     {
         let mut state = sim.state();
         if state.part::<Dialog>().silence.watching {
@@ -130,7 +120,7 @@ pub(crate) fn watch(sim: &Sim) {
                 continue;
             }
             me.state().part::<Dialog>().silence.raised.insert(name);
-            submit(&me, Job::Event(name.to_string()));
+            raise(&me, name);
         }
         if let Some(me) = robot.upgrade() {
             me.state().part::<Dialog>().silence.watching = false;
