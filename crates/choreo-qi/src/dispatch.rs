@@ -127,62 +127,99 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
         );
         return Ok(());
     };
-    let format = peer.format();
-    let args =
-        |sig: &str| -> Result<Vec<Value>, Error> { read_args(&m, &Signature::parse(sig)?, format) };
     match a.action {
         metaobject::REGISTER_EVENT | metaobject::REGISTER_EVENT_WITH_SIGNATURE => {
-            let dynamic = a.action == metaobject::REGISTER_EVENT_WITH_SIGNATURE;
-            let v = args(if dynamic { "(IILs)" } else { "(IIL)" })?;
-            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
-                return Err(Error::Protocol("bad registerEvent arguments".into()));
-            };
-            let dynamic = match v.get(3) {
-                Some(Value::String(s)) => Some(Signature::parse(s)?),
-                _ => None,
-            };
-            let signal = u32::try_from(*uid)
-                .ok()
-                .and_then(|u| object.signals.get(&u));
-            let Some(signal) = signal else {
-                peer.error(&m, &format!("Cannot find signal with uid {uid}"));
-                return Ok(());
-            };
-            lock(&signal.subscribers).push(Subscriber {
-                connection: Arc::downgrade(peer),
-                connection_id: peer.id(),
-                link: *link as u64,
-                dynamic,
-            });
-            if m.header.kind == MessageType::Call {
-                reply_value(peer, &m, &Value::Int(*link), &Signature::UInt64);
-            }
+            register_event(peer, &object, &m)
         }
-        metaobject::UNREGISTER_EVENT => {
-            let v = args("(IIL)")?;
-            let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
-                return Err(Error::Protocol("bad unregisterEvent arguments".into()));
-            };
-            let removed = u32::try_from(*uid)
-                .ok()
-                .and_then(|u| object.signals.get(&u))
-                .is_some_and(|s| {
-                    let mut subs = lock(&s.subscribers);
-                    let before = subs.len();
-                    subs.retain(|x| !(x.connection_id == peer.id() && x.link == *link as u64));
-                    subs.len() != before
-                });
-            if removed {
-                if m.header.kind == MessageType::Call {
-                    peer.answer(&m, MessageType::Reply, Vec::new());
-                }
-            } else {
-                peer.error(
-                    &m,
-                    &format!("No subscription with link {link} on signal {uid}"),
-                );
-            }
+        metaobject::UNREGISTER_EVENT => unregister_event(peer, &object, &m),
+        metaobject::META_OBJECT
+        | metaobject::TERMINATE
+        | metaobject::PROPERTY
+        | metaobject::SET_PROPERTY
+        | metaobject::PROPERTIES
+        | 80..=85 => reserved(host.as_ref(), peer, &object, &m),
+        uid => member(host, peer, object, m, uid),
+    }
+}
+
+/// The arguments of `m`, read with signature `sig` (a reserved member's).
+fn args_of(peer: &Peer, m: &Message, sig: &str) -> Result<Vec<Value>, Error> {
+    read_args(m, &Signature::parse(sig)?, peer.format())
+}
+
+/// `registerEvent` (and `registerEventWithSignature`): `peer` subscribes to a signal.
+fn register_event(peer: &Arc<Peer>, object: &ServedObject, m: &Message) -> Result<(), Error> {
+    let a = m.header.address;
+    let args = |sig: &str| args_of(peer, m, sig);
+    let dynamic = a.action == metaobject::REGISTER_EVENT_WITH_SIGNATURE;
+    let v = args(if dynamic { "(IILs)" } else { "(IIL)" })?;
+    let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
+        return Err(Error::Protocol("bad registerEvent arguments".into()));
+    };
+    let dynamic = match v.get(3) {
+        Some(Value::String(s)) => Some(Signature::parse(s)?),
+        _ => None,
+    };
+    let signal = u32::try_from(*uid)
+        .ok()
+        .and_then(|u| object.signals.get(&u));
+    let Some(signal) = signal else {
+        peer.error(m, &format!("Cannot find signal with uid {uid}"));
+        return Ok(());
+    };
+    lock(&signal.subscribers).push(Subscriber {
+        connection: Arc::downgrade(peer),
+        connection_id: peer.id(),
+        link: *link as u64,
+        dynamic,
+    });
+    if m.header.kind == MessageType::Call {
+        reply_value(peer, m, &Value::Int(*link), &Signature::UInt64);
+    }
+    Ok(())
+}
+
+/// `unregisterEvent`: `peer` ends one of its subscriptions.
+fn unregister_event(peer: &Peer, object: &ServedObject, m: &Message) -> Result<(), Error> {
+    let args = |sig: &str| args_of(peer, m, sig);
+    let v = args("(IIL)")?;
+    let (Some(Value::Int(uid)), Some(Value::Int(link))) = (v.get(1), v.get(2)) else {
+        return Err(Error::Protocol("bad unregisterEvent arguments".into()));
+    };
+    let removed = u32::try_from(*uid)
+        .ok()
+        .and_then(|u| object.signals.get(&u))
+        .is_some_and(|s| {
+            let mut subs = lock(&s.subscribers);
+            let before = subs.len();
+            subs.retain(|x| !(x.connection_id == peer.id() && x.link == *link as u64));
+            subs.len() != before
+        });
+    if removed {
+        if m.header.kind == MessageType::Call {
+            peer.answer(m, MessageType::Reply, Vec::new());
         }
+    } else {
+        peer.error(
+            m,
+            &format!("No subscription with link {link} on signal {uid}"),
+        );
+    }
+    Ok(())
+}
+
+/// The reserved members every object answers, but for the signals' (above): its
+/// MetaObject, `terminate`, its properties, and the statistics and tracing members (80 to
+/// 85), answered as by an object with statistics and tracing off.
+fn reserved(
+    host: &impl Host,
+    peer: &Peer,
+    object: &ServedObject,
+    m: &Message,
+) -> Result<(), Error> {
+    let a = m.header.address;
+    let args = |sig: &str| args_of(peer, m, sig);
+    match a.action {
         metaobject::META_OBJECT => {
             args("(I)")?;
             if m.header.kind == MessageType::Call {
@@ -194,14 +231,14 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
                     }
                     None => object.meta_bytes().to_vec(),
                 };
-                peer.answer(&m, MessageType::Reply, bytes);
+                peer.answer(m, MessageType::Reply, bytes);
             }
         }
         metaobject::TERMINATE => {
             args("(I)")?;
             host.terminate(a.service, a.object);
             if m.header.kind == MessageType::Call {
-                peer.answer(&m, MessageType::Reply, Vec::new());
+                peer.answer(m, MessageType::Reply, Vec::new());
             }
         }
         metaobject::PROPERTY => {
@@ -212,12 +249,12 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
                     let mut out = Vec::new();
                     let value = lock(&p.value).clone();
                     match value::encode_dynamic_as(&value, &p.signature, &mut out) {
-                        Ok(()) => peer.answer(&m, MessageType::Reply, out),
-                        Err(e) => peer.error(&m, &e.to_string()),
+                        Ok(()) => peer.answer(m, MessageType::Reply, out),
+                        Err(e) => peer.error(m, &e.to_string()),
                     }
                 }
                 None => peer.error(
-                    &m,
+                    m,
                     &format!("No such property {}", v.first().unwrap_or(&Value::None)),
                 ),
             }
@@ -230,12 +267,12 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
                 Some(uid) => match object.set_property_uid(uid, value) {
                     Ok(()) => {
                         if m.header.kind == MessageType::Call {
-                            peer.answer(&m, MessageType::Reply, Vec::new());
+                            peer.answer(m, MessageType::Reply, Vec::new());
                         }
                     }
-                    Err(e) => peer.error(&m, &e.to_string()),
+                    Err(e) => peer.error(m, &e.to_string()),
                 },
-                None => peer.error(&m, &format!("No such property {key}")),
+                None => peer.error(m, &format!("No such property {key}")),
             }
         }
         metaobject::PROPERTIES => {
@@ -249,67 +286,78 @@ pub(crate) fn call<H: Host>(host: &Arc<H>, peer: &Arc<Peer>, m: Message) -> Resu
             );
             reply_value(
                 peer,
-                &m,
+                m,
                 &names,
                 &Signature::List(Box::new(Signature::String)),
             );
         }
-        80 | 84 => reply_value(peer, &m, &Value::Bool(false), &Signature::Bool),
-        81 | 83 | 85 => {
-            if m.header.kind == MessageType::Call {
-                peer.answer(&m, MessageType::Reply, Vec::new());
-            }
+        80 | 84 => reply_value(peer, m, &Value::Bool(false), &Signature::Bool),
+        81 | 83 | 85 if m.header.kind == MessageType::Call => {
+            peer.answer(m, MessageType::Reply, Vec::new());
         }
-        82 => peer.answer(&m, MessageType::Reply, 0u32.to_le_bytes().to_vec()),
-        uid => {
-            if let Some(method) = object.methods.get(&uid) {
-                let params = peer.generation().adapt_signature(&method.params);
-                let args = read_args(&m, &params, format)?;
-                let post = m.header.kind == MessageType::Post;
-                let caller = Caller {
-                    connection: peer.id(),
+        82 => peer.answer(m, MessageType::Reply, 0u32.to_le_bytes().to_vec()),
+        // A Post to 81, 83 or 85 gets no answer; [`call`] sends no other member here.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A member of the object's own: a method (run inline, or on a worker with the call
+/// recorded so that a Cancel can answer it), a signal the peer emits, or an error.
+fn member<H: Host>(
+    host: &Arc<H>,
+    peer: &Arc<Peer>,
+    object: Arc<ServedObject>,
+    m: Message,
+    uid: u32,
+) -> Result<(), Error> {
+    let a = m.header.address;
+    let format = peer.format();
+    if let Some(method) = object.methods.get(&uid) {
+        let params = peer.generation().adapt_signature(&method.params);
+        let args = read_args(&m, &params, format)?;
+        let post = m.header.kind == MessageType::Post;
+        let caller = Caller {
+            connection: peer.id(),
+        };
+        if method.inline {
+            let result = run_handler(&method.handler, &caller, args);
+            if !post {
+                finish(host.as_ref(), peer, &m, result, &method.returns);
+            }
+        } else {
+            if !post {
+                lock(&peer.in_flight).insert(m.header.id, a);
+            }
+            let (owner, to, object) = (Arc::clone(host), Arc::clone(peer), Arc::clone(&object));
+            let job: Job = Box::new(move || {
+                let Some(method) = object.methods.get(&uid) else {
+                    return;
                 };
-                if method.inline {
-                    let result = run_handler(&method.handler, &caller, args);
-                    if !post {
-                        finish(host.as_ref(), peer, &m, result, &method.returns);
-                    }
-                } else {
-                    if !post {
-                        lock(&peer.in_flight).insert(m.header.id, a);
-                    }
-                    let (owner, to, object) =
-                        (Arc::clone(host), Arc::clone(peer), Arc::clone(&object));
-                    let job: Job = Box::new(move || {
-                        let Some(method) = object.methods.get(&uid) else {
-                            return;
-                        };
-                        let result = run_handler(&method.handler, &caller, args);
-                        if !post && lock(&to.in_flight).remove(&m.header.id).is_some() {
-                            finish(owner.as_ref(), &to, &m, result, &method.returns);
-                        }
-                    });
-                    run_on_worker(host.label(), host.workers(), job);
+                let result = run_handler(&method.handler, &caller, args);
+                if !post && lock(&to.in_flight).remove(&m.header.id).is_some() {
+                    finish(owner.as_ref(), &to, &m, result, &method.returns);
                 }
-            } else if object.signals.contains_key(&uid) {
-                // A remote emit: libqi posts the arguments to the signal uid.
-                let sig = object
-                    .signals
-                    .get(&uid)
-                    .map(|s| s.signature.clone())
-                    .unwrap_or(Signature::tuple(vec![]));
-                let v = read_args(&m, &sig, format)?;
-                let _ = object.emit_uid(uid, &Value::Tuple(v));
-            } else {
-                peer.error(
-                    &m,
-                    &format!(
-                        "No such method {{{}.{}.{}, id:{}}}",
-                        a.service, a.object, a.action, m.header.id
-                    ),
-                );
-            }
+            });
+            run_on_worker(host.label(), host.workers(), job);
         }
+    } else if object.signals.contains_key(&uid) {
+        // A remote emit: libqi posts the arguments to the signal uid.
+        let sig = object
+            .signals
+            .get(&uid)
+            .map(|s| s.signature.clone())
+            .unwrap_or(Signature::tuple(vec![]));
+        let v = read_args(&m, &sig, format)?;
+        let _ = object.emit_uid(uid, &Value::Tuple(v));
+    } else {
+        peer.error(
+            &m,
+            &format!(
+                "No such method {{{}.{}.{}, id:{}}}",
+                a.service, a.object, a.action, m.header.id
+            ),
+        );
     }
     Ok(())
 }

@@ -24,6 +24,15 @@ pub enum Error {
     /// No connection right now (the session may be reconnecting).
     #[error("disconnected: {0}")]
     Disconnected(String),
+    /// A URL that names no qi endpoint: a scheme other than `tcp://` and `tcps://`, or no
+    /// host. Not [`Error::Disconnected`]: nothing was tried, and trying again cannot help.
+    #[error("bad URL {url}: {reason}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// No such service, method, signal or property.
     #[error("{0}")]
     NotFound(String),

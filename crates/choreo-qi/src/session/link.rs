@@ -1,0 +1,397 @@
+//! One authenticated socket of a session and its reader thread (libqi's client-side
+//! `MessageSocket`): connecting (TCP or TLS), the opening exchange of capabilities, routing
+//! answers to their callers, events to their handlers and the peer's calls on objects this
+//! client passed it to the dispatcher, and dying exactly once.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use crossbeam_channel::{Receiver, Sender, bounded};
+
+use super::options::SessionOptions;
+use super::url::parse_url;
+use crate::arg::Served;
+use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
+use crate::dispatch;
+use crate::error::{Error, Result};
+use crate::generation::Generation;
+use crate::header::{Address, Flags, MessageType};
+use crate::message::{Message, error_text, next_id};
+use crate::peer::Peer;
+use crate::signature::Signature;
+use crate::socket::{Incoming, Outbox, Watch, Watched};
+use crate::tls::{self, Fingerprint};
+use crate::value::{self, Decoded};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Receives one event: the raw message and the object format of its link.
+pub(super) type EventHandler = Arc<dyn Fn(&Message, &Link) + Send + Sync>;
+
+type AnswerSlot = Sender<Result<Message>>;
+
+/// One authenticated socket and its reader thread.
+pub(crate) struct Link {
+    pub(super) url: String,
+    /// The server certificate's fingerprint (tcps).
+    pub(super) certificate: Option<Fingerprint>,
+    /// The peer: the socket, what both ends share, the protocol generation spoken on the
+    /// link (the peer's, or ours when older; 2.1: no authentication step, see
+    /// [`LEGACY_REFUSAL`]), the MetaObjectCache.
+    pub(super) peer: Arc<Peer>,
+    /// The objects this client serves the peer on this link.
+    pub(super) served: Arc<Served>,
+    pub(super) pending: Mutex<HashMap<u32, AnswerSlot>>,
+    handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
+    dead: Mutex<Option<String>>,
+}
+
+impl Link {
+    /// Connects to `url`, authenticates, and starts the reader; `on_close` runs once when
+    /// the link dies. `probe` is the keep-alive's call (see the module doc).
+    pub(super) fn connect(
+        url: &str,
+        options: &SessionOptions,
+        probe: Address,
+        on_close: Box<dyn FnOnce(String) + Send>,
+    ) -> Result<Arc<Link>> {
+        let target = parse_url(url)?;
+        let addrs: Vec<_> = target
+            .address
+            .to_socket_addrs()
+            .map_err(|e| Error::Disconnected(format!("{url}: {e}")))?
+            .collect();
+        let mut last = Error::Disconnected(format!("{url}: no address"));
+        let mut stream = None;
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, options.connect_timeout) {
+                Ok(s) => {
+                    stream = Some(s);
+                    break;
+                }
+                Err(e) => last = Error::Disconnected(format!("{url}: {e}")),
+            }
+        }
+        let stream = stream.ok_or(last)?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(options.connect_timeout))?;
+        let (incoming, out, peer) = if target.tls {
+            let done = tls::connect(&stream, target.host(), &options.tls).map_err(|e| match e {
+                Error::Authentication(why) => Error::Authentication(format!("{url}: {why}")),
+                Error::Tls(why) => Error::Tls(format!("{url}: {why}")),
+                Error::Io(e) => Error::Disconnected(format!("{url}: {e}")),
+                other => other,
+            })?;
+            let out = Arc::new(Outbox::with_tls(stream.try_clone()?, done.conn));
+            let incoming = Incoming::tls(stream.try_clone()?, Arc::clone(&out));
+            (incoming, out, done.peer)
+        } else {
+            let out = Arc::new(Outbox::new(stream.try_clone()?));
+            (Incoming::Tcp(stream.try_clone()?), out, None)
+        };
+        let mut reader =
+            BufReader::with_capacity(1 << 16, Watched::new(incoming, Arc::clone(&out)));
+
+        let (remote, generation) = handshake(&mut reader, &out, url, options, target.tls)?;
+        match options.keepalive {
+            Some(k) => {
+                stream.set_read_timeout(Some(k.tick()))?;
+                stream.set_write_timeout(Some(k.timeout.max(Duration::from_millis(1))))?;
+                reader.get_mut().arm(Watch {
+                    interval: k.interval,
+                    timeout: k.timeout,
+                    probe,
+                });
+            }
+            None => stream.set_read_timeout(None)?,
+        }
+        let link = Arc::new(Link {
+            url: url.to_string(),
+            certificate: peer,
+            peer: Arc::new(Peer::new(
+                out,
+                Shared::between(options.generation, &remote),
+                generation,
+            )),
+            served: Arc::new(Served::default()),
+            pending: Mutex::new(HashMap::new()),
+            handlers: RwLock::new(HashMap::new()),
+            dead: Mutex::new(None),
+        });
+        let me = Arc::clone(&link);
+        let max = options.max_payload;
+        std::thread::Builder::new()
+            .name("qi-client".into())
+            .spawn(move || {
+                let why = me.read_loop(&mut reader, max);
+                me.die(&why);
+                on_close(why);
+            })?;
+        Ok(link)
+    }
+
+    fn read_loop(&self, reader: &mut BufReader<Watched>, max: u32) -> String {
+        loop {
+            let m = match Message::read_from(reader, max) {
+                Ok(Some(m)) => m,
+                // Our own shutdown (a failed write, a close) also ends here: say why.
+                Ok(None) => match self.peer.out().closed_reason() {
+                    Some(why) => return format!("{}: {why}", self.url),
+                    None => return format!("{}: connection closed by the peer", self.url),
+                },
+                Err(e) => return format!("{}: {e}", self.url),
+            };
+            match m.header.kind {
+                MessageType::Reply | MessageType::Error | MessageType::Canceled => {
+                    let slot = lock(&self.pending).remove(&m.header.id);
+                    if let Some(slot) = slot {
+                        let _ = slot.send(Ok(m));
+                    }
+                }
+                MessageType::Event => {
+                    let handlers: Vec<EventHandler> = self
+                        .handlers
+                        .read()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get(&m.header.address)
+                        .map(|v| v.iter().map(|(_, h)| Arc::clone(h)).collect())
+                        .unwrap_or_default();
+                    for h in handlers {
+                        h(&m, self);
+                    }
+                }
+                // The peer calls back an object this client passed it.
+                MessageType::Call | MessageType::Post => {
+                    if let Err(e) = dispatch::call(&self.served, &self.peer, m) {
+                        return format!("{}: {e}", self.url);
+                    }
+                }
+                MessageType::Cancel => {
+                    if let Err(e) = dispatch::cancel(&self.peer, &m) {
+                        return format!("{}: {e}", self.url);
+                    }
+                }
+                MessageType::Capability => {}
+            }
+        }
+    }
+
+    /// Decodes a payload received on this link; object references go through its
+    /// MetaObjectCache.
+    pub(super) fn decode(&self, payload: &[u8], sig: &Signature) -> Result<Decoded> {
+        let mut decoded = value::decode(payload, sig, self.peer.format())?;
+        let mut cache = lock(&self.peer.cache);
+        for r in &mut decoded.objects {
+            cache.receive(r)?;
+        }
+        Ok(decoded)
+    }
+
+    /// Marks the link dead and fails every waiting call.
+    fn die(&self, why: &str) {
+        *lock(&self.dead) = Some(why.to_string());
+        self.peer.out().close(why);
+        self.served.clear(self.peer.id());
+        let pending: Vec<AnswerSlot> = lock(&self.pending).drain().map(|(_, s)| s).collect();
+        for slot in pending {
+            let _ = slot.send(Err(Error::Disconnected(why.to_string())));
+        }
+    }
+
+    pub(super) fn check_alive(&self) -> Result<()> {
+        match &*lock(&self.dead) {
+            Some(why) => Err(Error::Disconnected(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a call; its answer arrives on the returned receiver.
+    pub(super) fn call(
+        self: &Arc<Self>,
+        address: Address,
+        payload: &[u8],
+        flags: Flags,
+    ) -> Result<(u32, Receiver<Result<Message>>)> {
+        self.check_alive()?;
+        let id = next_id();
+        let (tx, rx) = bounded(1);
+        lock(&self.pending).insert(id, tx);
+        let header = crate::header::Header {
+            id,
+            size: u32::try_from(payload.len())
+                .map_err(|_| Error::Type("payload exceeds 4 GiB".into()))?,
+            kind: MessageType::Call,
+            flags,
+            address,
+        };
+        if let Err(e) = self.peer.out().send_parts(&header.encode(), payload) {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        // The reader may have died between the check and the insert: do not wait forever.
+        if let Err(e) = self.check_alive() {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        Ok((id, rx))
+    }
+
+    pub(super) fn post(&self, address: Address, payload: Vec<u8>) -> Result<()> {
+        self.check_alive()?;
+        self.peer.send(&Message::new(
+            MessageType::Post,
+            next_id(),
+            address,
+            Flags::default(),
+            payload,
+        ))
+    }
+
+    pub(super) fn cancel(&self, id: u32, address: Address) {
+        if self.peer.shared().remote_cancel {
+            let _ = self.peer.send(&Message::new(
+                MessageType::Cancel,
+                next_id(),
+                Address::new(address.service, address.object, 0),
+                Flags::default(),
+                id.to_le_bytes().to_vec(),
+            ));
+        }
+    }
+
+    pub(super) fn add_handler(&self, address: Address, key: u64, handler: EventHandler) {
+        self.handlers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(address)
+            .or_default()
+            .push((key, handler));
+    }
+
+    pub(super) fn remove_handler(&self, address: Address, key: u64) {
+        let mut handlers = self
+            .handlers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = handlers.get_mut(&address) {
+            v.retain(|(k, _)| *k != key);
+            if v.is_empty() {
+                handlers.remove(&address);
+            }
+        }
+    }
+}
+
+/// The opening exchange on a new socket: the capabilities both ends advertise and the
+/// peer's generation. A client speaking 2.1 sends a Capability message and waits for the
+/// peer's; a newer one authenticates, and takes a refusal by a 2.1 peer (which announced
+/// its capabilities in a Capability message when the socket opened) as that generation,
+/// then tells it its own capabilities the 2.1 way.
+fn handshake(
+    reader: &mut BufReader<Watched>,
+    out: &Outbox,
+    url: &str,
+    options: &SessionOptions,
+    tls: bool,
+) -> Result<(CapabilityMap, Generation)> {
+    let hint = if tls {
+        ""
+    } else {
+        " (if the server speaks TLS, use tcps://)"
+    };
+    let mut read = || match Message::read_from(reader, options.max_payload) {
+        Ok(Some(m)) => Ok(m),
+        Ok(None) => Err(Error::Authentication(format!(
+            "{url}: connection closed while authenticating{hint}"
+        ))),
+        Err(Error::Protocol(why)) => Err(Error::Protocol(format!(
+            "{url}: while authenticating: {why}{hint}"
+        ))),
+        Err(e) => Err(e),
+    };
+    let advertise = || {
+        out.send(&Message::new(
+            MessageType::Capability,
+            next_id(),
+            Address::default(),
+            Flags::default(),
+            capability::encode(options.generation, &[]),
+        ))
+    };
+    if !options.generation.authenticates() {
+        advertise()?;
+        loop {
+            let m = read()?;
+            if m.header.kind == MessageType::Capability {
+                let remote = CapabilityMap::decode(&m.payload)?;
+                let peer = Generation::of_peer(&remote, false).min(options.generation);
+                return Ok((remote, peer));
+            }
+        }
+    }
+    let mut credentials = Vec::new();
+    if let Some(user) = &options.user {
+        credentials.push(("auth_user", Value::String(user.clone())));
+    }
+    if let Some(token) = &options.token {
+        credentials.push(("auth_token", Value::String(token.clone())));
+    }
+    let id = next_id();
+    out.send(&Message::new(
+        MessageType::Call,
+        id,
+        Address::new(0, 0, capability::AUTHENTICATE),
+        Flags::default(),
+        capability::encode(options.generation, &credentials),
+    ))?;
+    // What a 2.1 peer announces as the socket opens, before it refuses the call.
+    let mut announced = CapabilityMap::default();
+    let answer = loop {
+        let m = read()?;
+        if m.header.kind == MessageType::Capability {
+            announced.0.extend(CapabilityMap::decode(&m.payload)?.0);
+        } else if m.header.id == id {
+            break m;
+        }
+    };
+    let remote = match answer.header.kind {
+        MessageType::Reply => CapabilityMap::decode(&answer.payload)?,
+        MessageType::Error if error_text(&answer.payload).starts_with(LEGACY_REFUSAL) => {
+            // NAOqi 2.1: no credentials can be checked (the caller says so to the user).
+            advertise()?;
+            return Ok((announced, Generation::V2_1));
+        }
+        MessageType::Error => return Err(Error::Authentication(error_text(&answer.payload))),
+        other => {
+            return Err(Error::Protocol(format!(
+                "unexpected {other:?} answering authenticate"
+            )));
+        }
+    };
+    match remote.get(AUTH_STATE) {
+        None | Some(Value::Int(AUTH_DONE)) => {}
+        Some(Value::Int(AUTH_CONTINUE)) => {
+            return Err(Error::Authentication(format!(
+                "{url}: the server asks for another authentication step, which is not supported"
+            )));
+        }
+        Some(state) => {
+            return Err(Error::Authentication(format!(
+                "{url}: refused (state {state})"
+            )));
+        }
+    }
+    let peer = Generation::of_peer(&remote, false).min(options.generation);
+    Ok((remote, peer))
+}
+
+/// How a NAOqi 2.1 peer answers the authentication call: it has no object for service 0
+/// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
+/// and the link stays open.
+pub(crate) const LEGACY_REFUSAL: &str = "can't find service";
