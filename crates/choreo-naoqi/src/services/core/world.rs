@@ -283,6 +283,21 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut World) -> R) -> R {
 }
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let families: [ServeFn; 2] = [own_objects, own_attributes];
+    for serve in families {
+        match serve(sim, method, a)? {
+            Reply::NotServed => {}
+            reply => return Ok(reply),
+        }
+    }
+    Ok(Reply::NotServed)
+}
+
+/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+
+/// Serves ALWorldRepresentation's categories, objects and positions; `NotServed` for another method.
+fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let missing = |what: &str, name: &str| format!("{}: no {what} {name:?}", a.name);
     let value = match method {
         "createObjectCategory" => {
@@ -427,6 +442,15 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
                 pose.ok_or_else(|| missing("object or reference", &format!("{name}/{reference}")))?,
             )
         }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALWorldRepresentation's attributes, saving and selecting; `NotServed` for another method.
+fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let missing = |what: &str, name: &str| format!("{}: no {what} {name:?}", a.name);
+    let value = match method {
         "storeObjectAttribute" | "updateAttribute" => {
             let (name, attr) = (a.str(0)?, a.str(1)?);
             let values_at = if method == "updateAttribute" { 3 } else { 2 };

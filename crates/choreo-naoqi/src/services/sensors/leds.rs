@@ -82,6 +82,21 @@ pub(crate) fn fade(
 
 /// Serves ALLeds.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let families: [ServeFn; 2] = [serve_colours, serve_groups];
+    for serve in families {
+        match serve(sim, method, a)? {
+            Reply::NotServed => {}
+            reply => return Ok(reply),
+        }
+    }
+    Ok(Reply::NotServed)
+}
+
+/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+
+/// Serves ALLeds' colours (fades, on and off, animations); `NotServed` for another method.
+fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     let now = sim.now();
     let at = |seconds: f64| after(now, seconds);
     Ok(match method {
@@ -187,6 +202,13 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 vec![(at(duration), [0.0, 0.0, end])],
             )?)
         }
+        _ => Reply::NotServed,
+    })
+}
+
+/// Serves ALLeds' names and groups; `NotServed` for another method.
+fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    Ok(match method {
         "listGroups" => {
             let state = sim.state();
             let mut names = state.leds.groups.clone();

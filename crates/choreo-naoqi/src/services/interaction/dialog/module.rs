@@ -188,6 +188,21 @@ fn strings(items: Vec<String>) -> Value {
 
 /// Serves ALDialog.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let families: [ServeFn; 2] = [serve_topics, serve_engine];
+    for serve in families {
+        match serve(sim, method, a)? {
+            Reply::NotServed => {}
+            reply => return Ok(reply),
+        }
+    }
+    serve_settings(sim, method, a)
+}
+
+/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+
+/// Serves ALDialog's inputs, outputs and topics; `NotServed` for another method.
+fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     // Reading topic files happens before taking any lock.
     let files: Vec<(choreo_qichat::Topic, String)> = match method {
         "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
@@ -313,6 +328,14 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             }
             Value::None
         }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALDialog's focus, tags, concepts, sessions, users and language; `NotServed` for another method.
+fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+    let value = match method {
         "getFocus" => Value::from(sim.extension::<Engine>().get().focus().unwrap_or_default()),
         "getActivatedTopics" => strings(sim.extension::<Engine>().get().activated()),
         "getLoadedTopics" => {
@@ -441,7 +464,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             set_language(sim, &preferred);
             Value::None
         }
-        _ => return serve_settings(sim, method, a),
+        _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
 }
