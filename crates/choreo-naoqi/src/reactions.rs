@@ -14,7 +14,7 @@ use crate::robot::sim::Sim;
 use crate::services::interaction::{awareness, dialog};
 use crate::services::people::perception as people;
 use crate::services::sensors::power;
-use crate::services::trackers::{tracker, trackers};
+use crate::services::trackers::{legacy as trackers, tracker};
 use crate::services::vision::detection;
 
 /// A reaction before the value of its key is delivered: `(sim, new value)`.

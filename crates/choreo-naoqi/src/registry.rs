@@ -21,10 +21,10 @@ use crate::services::core::{
 };
 use crate::services::emotion::mood;
 use crate::services::interaction::{autonomous, awareness, dialog, life};
-use crate::services::motion::{animation, dcm, motion, navigation, posture, robot_pose};
+use crate::services::motion::{almotion, animation, dcm, navigation, posture, robot_pose};
 use crate::services::people::{face, perception};
 use crate::services::sensors::{infrared, leds, power, sentinel};
-use crate::services::trackers::{tracker, trackers};
+use crate::services::trackers::{legacy, tracker};
 use crate::services::vision::{capture, compass, detection, localization, toolbox, video};
 
 /// A module's own function: `(sim, method, args)`.
@@ -63,7 +63,7 @@ pub(crate) const MODULES: &[Serve] = &[
     Serve::Table(&world::SERVICE),
     Serve::Table(&python_bridge::SERVICE),
     // motion
-    Serve::Module("ALMotion", motion::serve),
+    Serve::Module("ALMotion", almotion::serve),
     Serve::Module("ALNavigation", navigation::serve_navigation),
     Serve::Module("ALRobotPosture", posture::serve),
     Serve::Table(&robot_pose::SERVICE),
@@ -71,8 +71,8 @@ pub(crate) const MODULES: &[Serve] = &[
     Serve::Table(&dcm::SERVICE),
     // trackers
     Serve::Table(&tracker::SERVICE),
-    Serve::Table(&trackers::RED_BALL),
-    Serve::Table(&trackers::FACE),
+    Serve::Table(&legacy::RED_BALL),
+    Serve::Table(&legacy::FACE),
     // audio
     Serve::Module("ALTextToSpeech", tts::serve_tts),
     Serve::Module("ALAnimatedSpeech", animated_speech::serve),

@@ -22,11 +22,6 @@ pub(crate) enum CallError {
 }
 
 impl CallError {
-    /// A failure of the method, saying `message`.
-    pub fn failed(message: impl Into<String>) -> CallError {
-        CallError::Failed(message.into())
-    }
-
     /// What the error says.
     pub fn message(&self) -> &str {
         match self {
@@ -53,9 +48,3 @@ impl fmt::Display for CallError {
 }
 
 impl std::error::Error for CallError {}
-
-impl From<CallError> for String {
-    fn from(e: CallError) -> String {
-        e.message().to_string()
-    }
-}

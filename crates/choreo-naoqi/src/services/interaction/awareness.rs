@@ -232,7 +232,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             let _ = crate::services::motion::gaze::look(
                 sim,
                 world.inverse().apply(p),
-                crate::services::trackers::trackers::HEAD_SPEED,
+                crate::services::trackers::legacy::HEAD_SPEED,
                 false,
             );
             let found = crate::services::people::perception::around(sim)
@@ -268,7 +268,7 @@ fn engage(sim: &Sim, id: i64) {
         let _ = crate::services::motion::gaze::look(
             sim,
             p,
-            crate::services::trackers::trackers::HEAD_SPEED,
+            crate::services::trackers::legacy::HEAD_SPEED,
             false,
         );
     }

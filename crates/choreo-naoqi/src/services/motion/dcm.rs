@@ -27,7 +27,7 @@ use choreo_robot::memory::{DeviceKey, device_key};
 use crate::robot::args::{Args, number};
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
-use crate::services::trackers::trackers::item;
+use crate::services::trackers::legacy::item;
 
 const NAME: &str = "DCM";
 
@@ -196,7 +196,7 @@ fn actuate(sim: &Sim, a: &Args<'_>, device: &str, keys: &[(i64, f64)]) -> Result
             "angleInterpolation"
         };
         // The joint moves on its own; the call does not wait for it.
-        drop(crate::services::motion::motion::serve(
+        drop(crate::services::motion::almotion::serve(
             sim,
             method,
             &Args::new("ALMotion", method, &args),

@@ -85,7 +85,7 @@ fn move_joints(
         Value::List(angles),
         Value::Float(fraction),
     ];
-    crate::services::motion::motion::serve(sim, method, &Args::new("ALMotion", method, &args))
+    crate::services::motion::almotion::serve(sim, method, &Args::new("ALMotion", method, &args))
 }
 
 /// Turns the head toward point `p` of FRAME_TORSO (see [`move_joints`] for `wait`).

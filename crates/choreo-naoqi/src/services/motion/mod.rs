@@ -1,11 +1,11 @@
 //! NAOqi's motion modules: ALMotion, ALNavigation, ALRobotPosture, ALRobotPose,
 //! ALAnimationPlayer, DCM, and the aiming of head and arms they share (`gaze`).
 
+pub(crate) mod almotion;
 pub(crate) mod animation;
 pub(crate) mod dcm;
 pub(crate) mod frames;
 pub(crate) mod gaze;
-pub(crate) mod motion;
 pub(crate) mod navigation;
 pub(crate) mod orders;
 pub(crate) mod posture;

@@ -5,7 +5,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
 use crate::robot::sim::{Reply, Sim};
-use crate::services::motion::motion::serve;
+use crate::services::motion::almotion::serve;
 use crate::services::motion::walks::{stop_base, trajectory_of, walk};
 
 /// Serves ALNavigation: its moves go like ALMotion's (navigateTo and moveAlong are walks

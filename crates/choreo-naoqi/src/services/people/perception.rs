@@ -1,7 +1,7 @@
 //! ALFaceDetection and ALPeoplePerception: who the robot sees, as scenarios show it.
 //!
 //! ALFaceDetection is a vision extractor (`extractor.rs`) whose event, `FaceDetected`, comes
-//! from scenarios with its real shape (`trackers.rs`). Tracking and recognition are enabled
+//! from scenarios with its real shape (`trackers/legacy.rs`). Tracking and recognition are enabled
 //! unless set otherwise (`setTrackingEnabled`, `enableTracking`, ...: **inference** for the
 //! defaults). The learned faces are a database of names: `learnFace(name)` adds the face in
 //! view (`FaceDetected` holding a face now) and answers True, False when no face is in view
@@ -176,9 +176,9 @@ fn faces(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         "learnFace" | "reLearnFace" => {
             let person = a.str(0)?;
             let in_view = sim.memory.get("FaceDetected").is_some_and(|v| {
-                crate::services::trackers::trackers::locate(
+                crate::services::trackers::legacy::locate(
                     sim,
-                    &crate::services::trackers::trackers::FACE_TARGET,
+                    &crate::services::trackers::legacy::FACE_TARGET,
                     &v,
                     0.15,
                 )

@@ -13,7 +13,7 @@
 //! The simulated robot sees what scenarios show: the detection events of the active target
 //! (`redBallDetected`, `FaceDetected`, `LandmarkDetected`, `ALSoundLocalization/SoundLocated`,
 //! ALPeoplePerception's `PeoplePerception/PeopleList` with the person's
-//! `PeoplePerception/Person/<id>/PositionInTorsoFrame`), read as `trackers.rs` reads them.
+//! `PeoplePerception/Person/<id>/PositionInTorsoFrame`), read as `trackers/legacy.rs` reads them.
 //! While tracking, a target that appears is a new target (`isNewTargetDetected()` until read),
 //! its position is kept (`getTargetPosition(frame)` in FRAME_TORSO, WORLD or ROBOT; `[]`
 //! before any), the head turns toward it (and the effector's arm points at it); in Move and
@@ -37,9 +37,7 @@ use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::frames::{FRAME_TORSO, FRAME_WORLD, torso_in};
 use crate::services::motion::orders::floats_value;
 use crate::services::people::perception::PEOPLE_LIST;
-use crate::services::trackers::trackers::{
-    BALL, FACE_TARGET, LANDMARK, Target, item, locate, pose,
-};
+use crate::services::trackers::legacy::{BALL, FACE_TARGET, LANDMARK, Target, item, locate, pose};
 
 const NAME: &str = "ALTracker";
 
@@ -556,7 +554,7 @@ fn consider(sim: &Sim, kind: &Kind, value: &Value) {
 /// Turns toward a target seen at `p` (FRAME_TORSO): the head, the effector's arm, and in
 /// Move and Navigate modes the robot itself.
 fn follow(sim: &Sim, name: &'static str, p: [f64; 3]) {
-    let speed = crate::services::trackers::trackers::HEAD_SPEED;
+    let speed = crate::services::trackers::legacy::HEAD_SPEED;
     // A joint without stiffness stays where it is; nothing else can fail here.
     let _ = crate::services::motion::gaze::look(sim, p, speed, false);
     let effector = text(sim, "Effector", "None");

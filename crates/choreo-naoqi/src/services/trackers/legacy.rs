@@ -211,7 +211,7 @@ pub(crate) fn seen(sim: &Sim, name: &'static str, target: &Target, value: &Value
         Value::Float(HEAD_SPEED),
     ];
     // A head without stiffness stays where it is; nothing else can fail here.
-    let _ = crate::services::motion::motion::serve(
+    let _ = crate::services::motion::almotion::serve(
         sim,
         "changeAngles",
         &Args::new("ALMotion", "changeAngles", &turn),
