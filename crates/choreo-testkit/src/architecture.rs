@@ -48,9 +48,13 @@ pub struct Crate {
     pub dir: PathBuf,
 }
 
-/// The workspace's root folder (two levels above this crate).
+/// The workspace's root folder: two levels above the crate whose test runs (read when the
+/// test runs, as cargo sets it, so that a binary built from another copy of the repository
+/// still checks this one), else above this crate.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("../..")
 }
 
 /// Every crate of the workspace (`crates/*`) and the Python package's (`python`).
