@@ -47,7 +47,7 @@ impl Source {
     }
 }
 
-/// The length taken for an animation no source measures (naoqi-services.md §3.6).
+/// The length taken for an animation no source measures (docs/simulated-robot.md, Durations).
 pub const DEFAULT_SECONDS: f64 = 2.0;
 
 /// One stock animation.

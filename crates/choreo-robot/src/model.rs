@@ -234,7 +234,7 @@ impl Model {
         Some(found)
     }
 
-    /// The groups of the robot's resource manager (runtime-semantics.md Q4) that box
+    /// The groups of the robot's resource manager (docs/runtime-rules.md, Q4) that box
     /// resources name (`Head`, `Left arm`, `Legs`, `All motors`, Pepper's `Lower body` with
     /// its wheels), each with what it covers (joints, or groups listed before it), in order.
     /// The engine's `ResourceTree` is built from them.

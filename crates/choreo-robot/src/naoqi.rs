@@ -412,7 +412,7 @@ mod tests {
             );
         }
         assert_eq!(sigs("ALTextToSpeech", "say")[..2], ["(s)", "(ss)"]);
-        // The served order starts with naoqi-services.md's methods (their uids follow 112).
+        // The served order starts with the methods first surveyed (their uids follow 112).
         let posture = c.module("ALRobotPosture").map(|m| m.methods[0].name);
         assert_eq!(posture, Some("goToPosture"));
         assert!(c.module("ALNoSuchModule").is_none());
