@@ -6,8 +6,8 @@
 //! [`choreo_engine::Robot::call`] synchronously from its worker threads; a session therefore
 //! serves blocking callers. Each socket has one reader thread that routes answers to the
 //! waiting callers (a one-slot channel per call), events to their handlers, and the peer's
-//! calls on objects this client passed it ([`Arg::Object`]) to the dispatcher servers use
-//! (methods that may block run on the link's workers); callers write
+//! calls on objects this client passed it ([`Arg::Object`](crate::Arg::Object)) to the
+//! dispatcher servers use (methods that may block run on the link's workers); callers write
 //! their own frames (see `socket`), so a call costs no hand-off to a writer thread and many
 //! calls in flight share system calls. A robot session holds one or two sockets, so a thread
 //! per socket is cheap, and no runtime has to be started inside a library that callers
@@ -242,7 +242,7 @@ impl Session {
 
     /// The SHA-256 fingerprint of the server's certificate on the main link (`tcps://`
     /// sessions while connected; `None` otherwise): the value to pin with
-    /// [`TlsVerify::Pinned`].
+    /// [`TlsVerify::Pinned`](crate::TlsVerify::Pinned).
     pub fn peer_certificate(&self) -> Option<Fingerprint> {
         match &*lock(&self.inner.state) {
             State::Connected(link) => link.certificate,
@@ -323,9 +323,9 @@ impl Session {
         main + extra
     }
 
-    /// Objects this client serves its peers ([`Arg::Object`], and the objects their
-    /// methods returned), on every socket of this session: each is let go when the peer
-    /// terminates it or its socket closes.
+    /// Objects this client serves its peers ([`Arg::Object`](crate::Arg::Object), and the
+    /// objects their methods returned), on every socket of this session: each is let go
+    /// when the peer terminates it or its socket closes.
     pub fn served_objects(&self) -> usize {
         let main = match &*lock(&self.inner.state) {
             State::Connected(link) => link.served.len(),

@@ -61,7 +61,7 @@ pub struct SessionOptions {
     /// Largest payload accepted from the peer.
     pub max_payload: u32,
     /// Reconnect in the background when the link drops (callers get
-    /// [`Error::Disconnected`] meanwhile).
+    /// [`Error::Disconnected`](crate::Error::Disconnected) meanwhile).
     pub reconnect: bool,
     /// First delay between reconnection attempts; doubles up to `max_backoff`.
     pub min_backoff: Duration,
