@@ -105,7 +105,7 @@ pub struct Change {
     pub what: Rewrite,
 }
 
-/// The result of [`fix_report`].
+/// The result of [`fix_report`](super::fix_report).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Fixed {
     /// The script rewritten for Python 3, with the same lines as the input.

@@ -5,7 +5,7 @@
 use super::imports::renamed_module;
 use super::tokenize::{is_name_byte, scan_string};
 
-/// Whether `source` may hold something the fixer rewrites; `false` means that [`fix`]
+/// Whether `source` may hold something the fixer rewrites; `false` means that [`fix`](super::fix)
 /// returns it unchanged. A quick scan of the bytes, without tokens (several times faster
 /// than fixing): it skips strings and comments as the tokenizer reads them and looks for
 /// what starts each rewrite, so it errs towards `true` (every `/` outside them, say, even
