@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use crate::behavior::{Behavior, Mode, ask_wtba, call_hook};
 use crate::error::SetupError;
 use crate::input::{Inbox, Input};
-use crate::state::{Callback, Core, Op};
 pub use crate::state::State;
+use crate::state::{Callback, Core, Op};
 use crate::trace::{Event, Listener, Trace};
 use crate::types::{BehaviorId, Completed};
 
@@ -21,7 +21,7 @@ pub enum Tick {
     Finished,
 }
 
-/// A behavior stack: build it with a [`Builder`], then [`Runner::tick`] it.
+/// A behavior stack: build it with a [`Builder`](crate::Builder), then [`Runner::tick`] it.
 pub struct Runner {
     pub(crate) behaviors: Vec<Option<Box<dyn Behavior>>>,
     pub(crate) core: Core,
@@ -58,7 +58,7 @@ impl Runner {
         self.core.trace.add_listener(listener);
     }
 
-    /// The trace (its kept events: see [`Options::keep_trace`]).
+    /// The trace (its kept events: see [`Options::keep_trace`](crate::Options::keep_trace)).
     pub fn trace(&self) -> &Trace {
         &self.core.trace
     }
