@@ -249,7 +249,7 @@ impl BoxApi {
     }
 
     /// `service.method(*args)` on the robot, without the interpreter lock; the robot's
-    /// error is a `RuntimeError` (naoqi-services.md 1.5).
+    /// error is a `RuntimeError` (docs/simulated-robot.md, Calls and time).
     fn call<'py>(
         &self,
         py: Python<'py>,
@@ -378,7 +378,7 @@ impl BoxApi {
 }
 
 /// A robot error as Python sees it: NAOqi raises `RuntimeError` for every robot error
-/// (naoqi-services.md 1.5), with the robot's message; without a robot, the message names the
+/// (docs/simulated-robot.md, Calls and time), with the robot's message; without a robot, the message names the
 /// call (`call`: `Service.method`, `Service.post.method`).
 fn robot_error(error: &RobotError, call: &str) -> PyErr {
     match error {

@@ -1,4 +1,4 @@
-//! Robot access from box scripts (naoqi-services.md section 1): every proxy form, `.post`
+//! Robot access from box scripts (docs/simulated-robot.md, Calls and time): every proxy form, `.post`
 //! tasks with wait/stop/isRunning, errors as RuntimeError, `_async`, ALMemory subscriptions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -2,7 +2,7 @@
 //! client or server of ours can talk to (or play) any of them (issue 15).
 //!
 //! The facts come from libqi's public history (github.com/aldebaran/libqi; the commits and
-//! tags are named on each item); docs/qi-protocol-generations.md tells the whole story.
+//! tags are named on each item); docs/robots.md tells the whole story.
 //! Telling a peer's generation from the capabilities it advertised
 //! ([`Generation::of_peer`]) is in [`crate::capability`], which builds on this file.
 //!

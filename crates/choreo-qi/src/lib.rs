@@ -1,6 +1,6 @@
 //! choreo-qi: qi messaging, the binary protocol NAOqi robots speak (libqi), in Rust.
 //!
-//! The wire format follows `../shared/docs/qi-protocol.md` (checked against libqi 4.0.3).
+//! The wire format follows docs/qi-protocol.md (checked against libqi 4.0.3).
 //!
 //! - [`header`]: the 28-byte header, message types and flags; [`message`]: framing and ids.
 //! - [`signature`]: type signatures; [`value`]: the binary codec between signatures and the

@@ -3,7 +3,7 @@
 # dialog (`<dialogFile>`, a .dlg naming one QiChat topic per language) and its inputs and
 # outputs; Choregraphe generated its code when the behavior ran. What it does here follows
 # the Dialog box's tooltips, the topics' own comments ("u:(e:onStart) $onStopped=1",
-# "stimulated using $playAGame=1 in qiChat script") and naoqi-services.md 3.9:
+# "stimulated using $playAGame=1 in qiChat script") and docs/qichat.md:
 #
 # - loaded: its topic in the robot's dialog language is loaded (a missing language fails
 #   the load, naming those the dialog has); in that topic, each input and output name is a

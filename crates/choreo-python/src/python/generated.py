@@ -1,4 +1,4 @@
-"""What Choregraphe generated around a box script (runtime-semantics.md sections 3, 4, 7):
+"""What Choregraphe generated around a box script (docs/runtime-rules.md sections 3, 4, 7):
 GeneratedClass with the box API, the namespace each script runs in, the guarded hook call
 with the argument-count rule, and tracebacks that name the box and the script's own lines.
 

@@ -1,6 +1,6 @@
 """The `naoqi` module as box scripts use it (choreo's shim): ALProxy and the few NAOqi
 objects scripts create (ALModule, ALBroker). Every call goes through the engine, traced under
-the box that made the proxy (naoqi-services.md section 1). ALMemory subscriptions and the
+the box that made the proxy (docs/simulated-robot.md, Calls and time). ALMemory subscriptions and the
 ALFrameManager timeline functions are answered by choreo itself (S6, S9), and so is
 ALPythonBridge, which evaluates Python in the interpreter the boxes share, as NAOqi's does."""
 
@@ -70,7 +70,7 @@ class _Member(object):
 
 def _check_service(proxy):
     """NAOqi raises RuntimeError when a proxy is made to a module the robot does not have;
-    stock boxes catch it to switch to their "simulation mode" (naoqi-services.md 1.1)."""
+    stock boxes catch it to switch to their "simulation mode" (docs/simulated-robot.md, Calls and time)."""
     if proxy._name not in _SPECIAL and not proxy._box.has_service(proxy._name):
         raise RuntimeError("ALProxy::ALProxy\n\tCan't find service: %s" % proxy._name)
 

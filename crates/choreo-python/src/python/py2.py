@@ -1,6 +1,6 @@
 """Python-2 names that a source rewrite cannot fix: builtins every box script sees, and the
 Python-2 module names (thread, Queue, urllib2, mutex, ...) importable as their Python-3
-counterparts (runtime-semantics.md section 9)."""
+counterparts (docs/runtime-rules.md section 9)."""
 
 import builtins
 import collections

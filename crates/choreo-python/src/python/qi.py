@@ -1,7 +1,7 @@
 """The `qi` module as box scripts use it (choreo's shim): sessions, futures and promises,
 `qi.async` / `qi.runAsync` with a delay in microseconds, signals, properties, periodic tasks
 and logging. Background work runs through the engine (`_choreo.spawn`), so virtual time waits
-for it, and every wait follows the engine's clock (naoqi-services.md section 1.4)."""
+for it, and every wait follows the engine's clock (docs/simulated-robot.md, Calls and time)."""
 
 import threading
 
