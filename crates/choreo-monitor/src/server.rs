@@ -26,6 +26,47 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/javascript; charset=utf-8",
         include_str!("../assets/monitor.js"),
     ),
+    // monitor.js's parts (ES modules it imports).
+    (
+        "/dom.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/dom.js"),
+    ),
+    (
+        "/page.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/page.js"),
+    ),
+    (
+        "/diagram.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/diagram.js"),
+    ),
+    (
+        "/timelines.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/timelines.js"),
+    ),
+    (
+        "/robot.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/robot.js"),
+    ),
+    (
+        "/log.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/log.js"),
+    ),
+    (
+        "/stack.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/stack.js"),
+    ),
+    (
+        "/replay.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/replay.js"),
+    ),
     (
         "/monitor.css",
         "text/css; charset=utf-8",

@@ -9,7 +9,6 @@ use choreo_xar::source::{Behavior, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
 use crate::api::error::{Error, Result};
-use crate::api::setup::Setup;
 
 /// An opened input and its behaviors; cheap to clone (the files are shared).
 #[derive(Clone)]
@@ -104,14 +103,8 @@ impl Project {
         crate::manifest::language(&self.inner).map(|l| l.name)
     }
 
-    /// The setup of a run of behavior `name` (`None`: the first one); see [`Setup`].
-    pub fn behavior(&self, name: Option<&str>) -> Result<Setup> {
-        let index = self.index_of(name)?;
-        Ok(Setup::new(self.clone(), index))
-    }
-
     /// The index of behavior `name` (`None`: the first one).
-    fn index_of(&self, name: Option<&str>) -> Result<usize> {
+    pub(crate) fn index_of(&self, name: Option<&str>) -> Result<usize> {
         let behaviors = &self.inner.behaviors;
         let found = match name {
             Some(name) => behaviors.iter().position(|b| b.name == name),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, ListenerId, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, TimelineCommand, Trace, Value};
-use choreo_naoqi::{RobotEvent, SimRobot, Snapshot};
+use choreo_naoqi::{RobotEvent, Scenario, SimRobot, Snapshot};
 use choreo_robot::Model;
 use choreo_xar::source::FilesOnDisk;
 
@@ -95,6 +95,20 @@ pub struct Run {
     /// Why the run was stopped by a wait ([`Run::wait_end`]), if it was.
     stopped_for: Mutex<Option<Ending>>,
     closed: AtomicBool,
+}
+
+// Here rather than in setup.rs: a setup knows nothing of runs; loading one makes a run.
+impl Setup {
+    /// Loads the behavior: its files laid out as on a robot, its boxes constructed, the
+    /// robot reached. Nothing runs until [`Run::start`].
+    pub fn load(mut self) -> Result<Run> {
+        if let Some(file) = self.scenario_file.take() {
+            let scenario =
+                Scenario::from_path(&file).map_err(|message| Error::Scenario { message })?;
+            self.scenario = Some(scenario);
+        }
+        Run::load(self)
+    }
 }
 
 impl Run {

@@ -11,9 +11,8 @@ use choreo_engine::{FrameObserver, Trace, Value};
 use choreo_naoqi::{RobotEvent, Scenario, SimRobot};
 use choreo_robot::Model;
 
-use crate::api::error::{Error, Result};
+use crate::api::error::Result;
 use crate::api::project::Project;
-use crate::api::run::Run;
 
 /// Which time a run lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,7 +67,7 @@ pub struct Setup {
     pub(crate) model: Option<Model>,
     pub(crate) language: Option<String>,
     pub(crate) scenario: Option<Scenario>,
-    scenario_file: Option<PathBuf>,
+    pub(crate) scenario_file: Option<PathBuf>,
     pub(crate) clock: Clock,
     pub(crate) time_limit: Option<Duration>,
     pub(crate) seed: Option<u64>,
@@ -79,6 +78,15 @@ pub struct Setup {
     pub(crate) on_frame: Option<FrameObserver>,
     pub(crate) timeline_sync: Option<Arc<dyn TimelineSync>>,
     pub(crate) on_robot_event: Option<RobotObserver>,
+}
+
+// Here rather than in project.rs: a project knows nothing of runs; a setup is made from one.
+impl Project {
+    /// The setup of a run of behavior `name` (`None`: the first one); see [`Setup`].
+    pub fn behavior(&self, name: Option<&str>) -> Result<Setup> {
+        let index = self.index_of(name)?;
+        Ok(Setup::new(self.clone(), index))
+    }
 }
 
 impl Setup {
@@ -260,17 +268,6 @@ impl Setup {
         self.language
             .clone()
             .or_else(|| self.project.language().map(str::to_string))
-    }
-
-    /// Loads the behavior: its files laid out as on a robot, its boxes constructed, the
-    /// robot reached. Nothing runs until [`Run::start`].
-    pub fn load(mut self) -> Result<Run> {
-        if let Some(file) = self.scenario_file.take() {
-            let scenario =
-                Scenario::from_path(&file).map_err(|message| Error::Scenario { message })?;
-            self.scenario = Some(scenario);
-        }
-        Run::load(self)
     }
 
     /// The parameters to set, resolved by `set` (path, name, then a text or a value).

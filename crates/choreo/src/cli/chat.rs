@@ -13,23 +13,32 @@ use std::path::{Path, PathBuf};
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 
 /// How many answers one line may set off through the memory events their `$var=value`
 /// raise (`e:` rules answering them), before the chain is cut.
 const MAX_FOLLOW_UPS: usize = 16;
 
-/// What `choreo chat` was asked.
-pub struct ChatArgs {
-    /// `.top` files, `.dlg` files (their topic in `lang`), or behaviors (their Dialog
-    /// boxes); all loaded and activated, the first in focus.
-    pub topics: Vec<PathBuf>,
-    /// The language of the `.dlg` files' and Dialog boxes' topics (`enu`, `frf`, ...).
-    pub lang: String,
-    /// A conversation to check instead of reading standard input.
-    pub script: Option<PathBuf>,
-    /// The seed of `^rand`.
-    pub seed: u64,
+/// `choreo chat`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct ChatArgs {
+    /// .top files, .dlg files (their topic in --lang), or behaviors (a project, an
+    /// archive, a .xar: their Dialog boxes, started); all active, the first in focus.
+    #[arg(required = true)]
+    pub(crate) topics: Vec<PathBuf>,
+    /// The language of the .dlg files' and Dialog boxes' topics (QiChat codes: enu, frf,
+    /// ged, iti, jpj, ...).
+    #[arg(long, default_value = "enu")]
+    pub(crate) lang: String,
+    /// Play this conversation instead of reading standard input: `> what the human
+    /// says`, then `< the answer expected` (`< *`: any answer; `<` alone: none). Exit 1
+    /// if an answer differs.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) script: Option<PathBuf>,
+    /// The seed of `^rand` (the same seed, the same conversation).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
 }
 
 /// A Dialog box of a behavior: its path (`behavior_1/root/Talk`), the memory prefix of its
@@ -87,9 +96,9 @@ struct Session {
     boxes: Vec<DialogBox>,
 }
 
-/// Runs the chat; returns the exit code (4: a topic does not parse or a behavior does not
-/// load; 1: the script's expectations were not all met).
-pub fn run(args: &ChatArgs) -> u8 {
+/// Runs the chat (exit 4: a topic does not parse or a behavior does not load; 1: the
+/// script's expectations were not all met).
+pub fn run(args: &ChatArgs) -> CliResult {
     let mut session = Session {
         dialog: Dialog::new(args.seed),
         memory: ChatHost {
@@ -100,9 +109,7 @@ pub fn run(args: &ChatArgs) -> u8 {
         boxes: Vec::new(),
     };
     for path in &args.topics {
-        if let Err(code) = session.add(path, &args.lang) {
-            return code;
-        }
+        session.add(path, &args.lang)?;
     }
     let started = session.start();
     for answer in &started {
@@ -123,14 +130,14 @@ pub fn run(args: &ChatArgs) -> u8 {
                     outln!("{}", session.show(answer.as_ref()));
                 }
             }
-            exit::OK
+            Ok(exit::OK)
         }
     }
 }
 
 impl Session {
     /// Adds a topic, a `.dlg`'s topic in `lang`, or a behavior's Dialog boxes.
-    fn add(&mut self, path: &Path, lang: &str) -> Result<(), u8> {
+    fn add(&mut self, path: &Path, lang: &str) -> CliResult<()> {
         let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase());
         match extension.as_deref() {
             Some("top") => self
@@ -150,11 +157,9 @@ impl Session {
 
     /// Loads the topic at `path` (with the concepts of the files it includes), named
     /// `shown` in messages; its name.
-    fn load_topic(&mut self, path: &Path, shown: String) -> Result<String, u8> {
-        let bytes = std::fs::read(path).map_err(|e| {
-            errln!("{shown}: cannot read: {e}");
-            exit::LOAD
-        })?;
+    fn load_topic(&mut self, path: &Path, shown: String) -> CliResult<String> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CliError::Load(format!("{shown}: cannot read: {e}")))?;
         let mut topic = match choreo_qichat::parse(&shown, &bytes) {
             Ok(parsed) => {
                 for w in &parsed.warnings {
@@ -165,11 +170,10 @@ impl Session {
                 }
                 parsed.topic
             }
+            Err(errors) if errors.is_empty() => return Err(CliError::Shown(exit::LOAD)),
             Err(errors) => {
-                for e in errors {
-                    errln!("{e}");
-                }
-                return Err(exit::LOAD);
+                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                return Err(CliError::Load(lines.join("\n")));
             }
         };
         let folder = path.parent().unwrap_or(Path::new("."));
@@ -177,8 +181,7 @@ impl Session {
             std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}"))
         };
         if let Err(e) = choreo_qichat::include(&mut topic, &mut read) {
-            errln!("{shown}: {e}");
-            return Err(exit::LOAD);
+            return Err(CliError::Load(format!("{shown}: {e}")));
         }
         let name = self.dialog.load(topic);
         self.files.push((name.clone(), shown));
@@ -186,15 +189,12 @@ impl Session {
     }
 
     /// Loads the topics of every Dialog box of the behaviors at `path`, in `lang`.
-    fn add_behavior(&mut self, path: &Path, lang: &str) -> Result<(), u8> {
-        let project = choreo_xar::source::load_path(path).map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?;
-        let files = project.on_disk().map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?;
+    fn add_behavior(&mut self, path: &Path, lang: &str) -> CliResult<()> {
+        let project =
+            choreo_xar::source::load_path(path).map_err(|e| CliError::Load(e.to_string()))?;
+        let files = project
+            .on_disk()
+            .map_err(|e| CliError::Load(e.to_string()))?;
         let before = self.boxes.len();
         for behavior in &project.behaviors {
             let folder = files.behavior_dir(behavior);
@@ -241,8 +241,7 @@ impl Session {
             }
         }
         if self.boxes.len() == before {
-            errln!("{}: no Dialog box", path.display());
-            return Err(exit::LOAD);
+            return Err(CliError::Load(format!("{}: no Dialog box", path.display())));
         }
         Ok(())
     }
@@ -364,26 +363,19 @@ fn tidy(path: &Path) -> String {
     parts.join("/")
 }
 
-/// The `.top` file of `.dlg` file `path` in `lang` (the exit code after saying why, when
-/// there is none).
-fn dlg_topic(path: &Path, shown: &str, lang: &str) -> Result<PathBuf, u8> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        errln!("{shown}: cannot read: {e}");
-        exit::LOAD
-    })?;
+/// The `.top` file of `.dlg` file `path` in `lang`, or why there is none.
+fn dlg_topic(path: &Path, shown: &str, lang: &str) -> CliResult<PathBuf> {
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::Load(format!("{shown}: cannot read: {e}")))?;
     let dialog = choreo_xar::package::read_dlg(shown, &bytes)
-        .map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?
+        .map_err(|e| CliError::Load(e.to_string()))?
         .value;
     let Some(topic) = dialog.topics.iter().find(|t| t.language == lang) else {
         let langs: Vec<&str> = dialog.topics.iter().map(|t| t.language.as_str()).collect();
-        errln!(
+        return Err(CliError::Load(format!(
             "{shown}: no topic in {lang} (it has: {}); choose one with --lang",
             langs.join(", ")
-        );
-        return Err(exit::LOAD);
+        )));
     };
     Ok(path.parent().unwrap_or(Path::new(".")).join(&topic.file))
 }
@@ -392,12 +384,14 @@ fn dlg_topic(path: &Path, shown: &str, lang: &str) -> Result<PathBuf, u8> {
 /// the robot's expected answer on a `< ...` line (`< *`: anything; `<` alone: no answer);
 /// a `<` line before any `>` checks the first answer of the Dialog boxes' start. Comments
 /// start with `#`.
-fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> u8 {
+fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> CliResult {
     let text = match std::fs::read_to_string(script) {
         Ok(t) => t,
         Err(e) => {
-            errln!("{}: cannot read: {e}", script.display());
-            return exit::LOAD;
+            return Err(CliError::Load(format!(
+                "{}: cannot read: {e}",
+                script.display()
+            )));
         }
     };
     let mut last: Option<Option<Answer>> = (!session.boxes.is_empty()).then_some(started);
@@ -457,5 +451,5 @@ fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> 
         }
     }
     outln!("{checks} answers checked, {failures} wrong");
-    if failures == 0 { exit::OK } else { exit::NO }
+    Ok(if failures == 0 { exit::OK } else { exit::NO })
 }

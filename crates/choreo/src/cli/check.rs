@@ -8,8 +8,23 @@ use choreo_xar::{Diagnostic, Severity, split};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report::format_diagnostic;
+
+/// `choreo check`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    /// Files or folders to check.
+    #[arg(required = true)]
+    pub(crate) paths: Vec<PathBuf>,
+    /// One JSON object per file on stdout, then a summary object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print only files with warnings or errors, and the summary.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
 
 /// File extensions looked at when walking a folder (explicit file arguments are always checked).
 const EXTENSIONS: &[&str] = &["xar", "pml", "xml", "crg", "cbl", "pkg", "dlg", "top"];
@@ -17,13 +32,16 @@ const EXTENSIONS: &[&str] = &["xar", "pml", "xml", "crg", "cbl", "pkg", "dlg", "
 /// Above this many files, a progress bar is shown on stderr (when it is a terminal).
 const PROGRESS_THRESHOLD: usize = 20;
 
-/// Checks every file under `paths`; returns the exit code.
-pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
+/// Checks every file under `paths` (exit 1 when one has errors).
+pub fn run(args: &CheckArgs) -> CliResult {
+    let (paths, json, quiet) = (&args.paths, args.json, args.quiet);
     let mut files = Vec::new();
     for p in paths {
         if !p.exists() {
-            errln!("{}: no such file or folder", p.display());
-            return exit::USAGE;
+            return Err(CliError::Usage(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
         }
         collect(p, true, &mut files);
     }
@@ -67,7 +85,7 @@ pub fn run(paths: &[PathBuf], json: bool, quiet: bool) -> u8 {
             tally.failed
         );
     }
-    if tally.failed > 0 { exit::NO } else { exit::OK }
+    Ok(if tally.failed > 0 { exit::NO } else { exit::OK })
 }
 
 /// Adds the files to check under `path` (all of them if `explicit`, else by extension); a

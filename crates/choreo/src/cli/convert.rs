@@ -10,8 +10,26 @@ use choreo_xar::project::{self, Container, PROJECT_FILE};
 use choreo_xar::source::{Behavior, Project, read_dir_tree};
 use choreo_xar::{FileTree, split, write_xar};
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report;
+
+/// `choreo convert`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct ConvertArgs {
+    /// What to read.
+    pub(crate) input: PathBuf,
+    /// What to write: a folder (the readable form; a Choregraphe project folder when the
+    /// input is a readable one), a .xar, .crg, .pkg or .cbl file, `folder/name.pml`, or
+    /// (`--to qianim`) a .qianim file or a folder of them.
+    pub(crate) output: PathBuf,
+    /// What to write; by default as OUTPUT's name says (see OUTPUT).
+    #[arg(long, value_enum)]
+    pub(crate) to: Option<Target>,
+    /// Replace an existing output.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
 
 /// What `convert` writes (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -76,12 +94,10 @@ fn has_extension(path: &Path, extension: &str) -> bool {
 }
 
 /// Converts `input` to `output` as `to` says (by default as `output`'s name implies, see
-/// [`Target::of_output`]); returns the exit code.
-pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
-    let project = match report::load(input, false) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+/// [`Target::of_output`]).
+pub fn run(args: &ConvertArgs) -> CliResult {
+    let (input, output, to, force) = (&args.input, &args.output, args.to, args.force);
+    let project = report::load(input, false)?;
     let readable_input = input.is_dir() && input.join(PROJECT_FILE).is_file();
     let target = to.unwrap_or_else(|| Target::of_output(output, readable_input));
     // A name that says archive never becomes a folder.
@@ -89,15 +105,16 @@ pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
         && target != Target::Xar
         && let Some(ext) = ARCHIVES.iter().find(|e| has_extension(output, e))
     {
-        errln!(
+        return Err(CliError::Usage(format!(
             "{}: a .{ext} is an archive, not a folder: use --to {ext} or another name",
             output.display()
-        );
-        return exit::USAGE;
+        )));
     }
     if project.behaviors.is_empty() && matches!(target, Target::Xar | Target::Qianim) {
-        errln!("{}: no behavior to convert", input.display());
-        return exit::LOAD;
+        return Err(CliError::Load(format!(
+            "{}: no behavior to convert",
+            input.display()
+        )));
     }
     let result = match target {
         Target::Qianim => return to_qianim(input, &project.behaviors, output, force),
@@ -113,17 +130,13 @@ pub fn run(input: &Path, output: &Path, to: Option<Target>, force: bool) -> u8 {
             to_archive(&project, container, output, force)
         }
     };
-    match result {
-        Ok(()) => {
-            outln!(
-                "wrote {} ({} behavior(s))",
-                output.display(),
-                project.behaviors.len()
-            );
-            exit::OK
-        }
-        Err(code) => code,
-    }
+    result?;
+    outln!(
+        "wrote {} ({} behavior(s))",
+        output.display(),
+        project.behaviors.len()
+    );
+    Ok(exit::OK)
 }
 
 /// Whether `project` is one behavior and nothing else (a `.xar`, a split folder, or a folder
@@ -139,59 +152,52 @@ fn is_lone(project: &Project) -> bool {
     }
 }
 
-/// Reports a failed write; the exit code.
-fn written((path, e): (PathBuf, std::io::Error)) -> u8 {
-    errln!("{}: cannot write: {e}", path.display());
-    exit::WRITE
+/// A failed write.
+fn written((path, e): (PathBuf, std::io::Error)) -> CliError {
+    CliError::Write(format!("{}: cannot write: {e}", path.display()))
 }
 
-fn to_xar(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+fn to_xar(input: &Path, project: &Project, output: &Path, force: bool) -> CliResult<()> {
     let [only] = project.behaviors.as_slice() else {
-        errln!(
+        return Err(CliError::Usage(format!(
             "{} holds {} behaviors: convert it to a folder instead of one .xar file",
             input.display(),
             project.behaviors.len()
-        );
-        return Err(exit::USAGE);
+        )));
     };
     make_room(output, force, &Ownership::NONE)?;
     std::fs::write(output, write_xar(&only.xar)).map_err(|e| written((output.to_path_buf(), e)))
 }
 
 /// Writes the project's readable folder (see [`choreo_xar::project`]).
-fn to_readable(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+fn to_readable(input: &Path, project: &Project, output: &Path, force: bool) -> CliResult<()> {
     let tree = project
         .readable(&input.display().to_string())
-        .map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?;
+        .map_err(|e| CliError::Load(e.to_string()))?;
     make_room(output, force, &Ownership::READABLE)?;
     write_tree(output, &tree).map_err(written)
 }
 
 /// Writes the project as a Choregraphe project folder: `output` itself, or, for an output
 /// named `X.pml`, its folder, the project's `.pml` renamed `X.pml`.
-fn to_pml_folder(input: &Path, project: &Project, output: &Path, force: bool) -> Result<(), u8> {
+fn to_pml_folder(input: &Path, project: &Project, output: &Path, force: bool) -> CliResult<()> {
     let mut files = project.packed().files;
     let mut folder = output.to_path_buf();
     if has_extension(output, "pml") {
         let parent = output.parent().filter(|p| !p.as_os_str().is_empty());
         let Some(parent) = parent.filter(|p| !is_current_dir(p)) else {
-            errln!(
+            return Err(CliError::Usage(format!(
                 "{}: name the project's folder too (`out/{}`): it is replaced",
                 output.display(),
                 output.display()
-            );
-            return Err(exit::USAGE);
+            )));
         };
         let Some(pml) = top_pml(&files) else {
-            errln!(
+            return Err(CliError::Usage(format!(
                 "{}: has no .pml (a Choregraphe 1.x project or a box library): write it to a \
                  folder",
                 input.display()
-            );
-            return Err(exit::USAGE);
+            )));
         };
         let name = output
             .file_name()
@@ -235,7 +241,7 @@ fn to_archive(
     container: Container,
     output: &Path,
     force: bool,
-) -> Result<(), u8> {
+) -> CliResult<()> {
     let files = project.packed().files;
     // A project keeps its control text only into the same kind of archive.
     let control = (project.container == container)
@@ -245,10 +251,10 @@ fn to_archive(
     let bytes = match container.pack(&shown, &project.name, control, &files) {
         Some(Ok(b)) => b,
         Some(Err(e)) => {
-            errln!("{e}");
-            return Err(exit::WRITE);
+            return Err(CliError::Write(e.to_string()));
         }
-        None => return Err(exit::USAGE),
+        // Nothing to say: every target that reaches here has a container.
+        None => return Err(CliError::Shown(exit::USAGE)),
     };
     make_room(output, force, &Ownership::NONE)?;
     std::fs::write(output, bytes).map_err(|e| written((output.to_path_buf(), e)))
@@ -299,29 +305,29 @@ impl Ownership {
 
 /// Refuses to overwrite an existing output unless `force`; with `force`, an existing
 /// folder is replaced only if it is one of ours (never an unrelated directory).
-fn make_room(output: &Path, force: bool, ours: &Ownership) -> Result<(), u8> {
+fn make_room(output: &Path, force: bool, ours: &Ownership) -> CliResult<()> {
     if !output.exists() {
         return Ok(());
     }
     if !force {
-        errln!(
+        return Err(CliError::Usage(format!(
             "{}: already exists (use --force to replace it)",
             output.display()
-        );
-        return Err(exit::USAGE);
+        )));
     }
     if output.is_dir() {
         if !(ours.owns)(output) {
-            errln!(
+            return Err(CliError::Usage(format!(
                 "{}: is a folder but not {}; refusing to replace it",
                 output.display(),
                 ours.what
-            );
-            return Err(exit::USAGE);
+            )));
         }
         if let Err(e) = std::fs::remove_dir_all(output) {
-            errln!("{}: cannot remove: {e}", output.display());
-            return Err(exit::WRITE);
+            return Err(CliError::Write(format!(
+                "{}: cannot remove: {e}",
+                output.display()
+            )));
         }
     }
     Ok(())
@@ -353,7 +359,7 @@ fn safe_name(name: &str, keep: &str) -> String {
 /// ends in `.qianim` and there is exactly one, else one file per timeline in the folder
 /// `output`, named after the box path (`root_Tai_Chi_Chuan.qianim`; with several behaviors,
 /// after the behavior too). Everything is converted before anything is written.
-fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -> u8 {
+fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -> CliResult {
     let mut files = Vec::new();
     let mut taken = HashSet::new();
     for b in behaviors {
@@ -369,8 +375,10 @@ fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -
             let written = match qianim::write(&found.animation) {
                 Ok(w) => w,
                 Err(e) => {
-                    errln!("{}: {shown}: cannot write as .qianim: {e}", input.display());
-                    return exit::WRITE;
+                    return Err(CliError::Write(format!(
+                        "{}: {shown}: cannot write as .qianim: {e}",
+                        input.display()
+                    )));
                 }
             };
             for (actuator, w) in &written.warnings {
@@ -388,29 +396,27 @@ fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -
     let single = has_extension(output, QIANIM);
     match files.len() {
         0 => {
-            errln!(
+            return Err(CliError::Load(format!(
                 "{}: no motion timeline to convert (a box whose timeline has fps > 0 and \
                  unmuted keyed curves)",
                 input.display()
-            );
-            return exit::LOAD;
+            )));
         }
         1 => {}
         n if single => {
-            errln!(
+            return Err(CliError::Usage(format!(
                 "{} holds {n} motion timelines: convert it to a folder instead of one .qianim file",
                 input.display()
-            );
-            return exit::USAGE;
+            )));
         }
         _ => {}
     }
-    if let Err(code) = make_room(output, force, &Ownership::QIANIM) {
-        return code;
-    }
+    make_room(output, force, &Ownership::QIANIM)?;
     if !single && let Err(e) = std::fs::create_dir_all(output) {
-        errln!("{}: cannot create: {e}", output.display());
-        return exit::WRITE;
+        return Err(CliError::Write(format!(
+            "{}: cannot create: {e}",
+            output.display()
+        )));
     }
     for (name, shown, curves, text) in &files {
         let path = if single {
@@ -419,12 +425,14 @@ fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -
             output.join(name)
         };
         if let Err(e) = std::fs::write(&path, text) {
-            errln!("{}: cannot write: {e}", path.display());
-            return exit::WRITE;
+            return Err(CliError::Write(format!(
+                "{}: cannot write: {e}",
+                path.display()
+            )));
         }
         outln!("wrote {} ({shown}: {curves} curve(s))", path.display());
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
 /// `stem.qianim`, or `stem_2.qianim`, `stem_3.qianim`... when taken (recorded in `taken`).

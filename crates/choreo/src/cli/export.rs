@@ -5,40 +5,41 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report;
 
-/// What `choreo export-python` was asked to do.
-pub struct ExportArgs {
-    /// The behavior: any input `run` takes.
-    pub path: PathBuf,
-    /// Which behavior of a project; the first one by default.
-    pub behavior: Option<String>,
+/// `choreo export-python`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct ExportArgs {
+    /// The behavior: a .xar, project folder, .pml, .crg, .pkg or split folder.
+    pub(crate) path: PathBuf,
     /// The program to write.
-    pub output: PathBuf,
+    #[arg(short, long, default_value = "main.py")]
+    pub(crate) output: PathBuf,
+    /// The behavior of a project (by name); the first one by default.
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
     /// Replace an existing file.
-    pub force: bool,
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
-/// Writes the program; returns the exit code.
-pub fn export(args: &ExportArgs) -> u8 {
-    let project = match report::load(&args.path, false) {
-        Ok(p) => crate::Project::new(&args.path, std::sync::Arc::new(p)),
-        Err(code) => return code,
-    };
-    let name = match project.behavior(args.behavior.as_deref()) {
-        Ok(setup) => setup.behavior().name.clone(),
-        Err(e) => {
-            errln!("{e}");
-            return exit::LOAD;
-        }
-    };
+/// Writes the program.
+pub fn export(args: &ExportArgs) -> CliResult {
+    let project = report::load(&args.path, false)?;
+    let project = crate::Project::new(&args.path, std::sync::Arc::new(project));
+    let name = project
+        .behavior(args.behavior.as_deref())
+        .map_err(|e| CliError::Load(e.to_string()))?
+        .behavior()
+        .name
+        .clone();
     if args.output.exists() && !args.force {
-        errln!(
+        return Err(CliError::Write(format!(
             "{}: already exists (--force replaces it)",
             args.output.display()
-        );
-        return exit::WRITE;
+        )));
     }
     let folder = match args.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -47,8 +48,7 @@ pub fn export(args: &ExportArgs) -> u8 {
     let target = match (absolute(&args.path), absolute(&folder)) {
         (Ok(input), Ok(folder)) => relative(&input, &folder),
         (Err(e), _) | (_, Err(e)) => {
-            errln!("{}: {e}", args.path.display());
-            return exit::USAGE;
+            return Err(CliError::Usage(format!("{}: {e}", args.path.display())));
         }
     };
     let text = program(&target, &name);
@@ -59,12 +59,12 @@ pub fn export(args: &ExportArgs) -> u8 {
                 args.output.display(),
                 args.output.display()
             );
-            exit::OK
+            Ok(exit::OK)
         }
-        Err(e) => {
-            errln!("{}: cannot write: {e}", args.output.display());
-            exit::WRITE
-        }
+        Err(e) => Err(CliError::Write(format!(
+            "{}: cannot write: {e}",
+            args.output.display()
+        ))),
     }
 }
 

@@ -1,20 +1,26 @@
 //! `choreo inspect`: the box tree of a behavior, readable like `tree`.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::PathBuf;
 
 use choreo_xar::Severity;
 use choreo_xar::model::*;
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report;
 
-/// Prints the tree of every behavior in `path`; returns the exit code.
-pub fn run(path: &Path) -> u8 {
-    let project = match report::load(path, true) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+/// `choreo inspect`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct InspectArgs {
+    /// A .xar, box.xar, .crg, .cbl, .pkg, project folder or split folder.
+    pub(crate) path: PathBuf,
+}
+
+/// Prints the tree of every behavior in `path` (exit 4 when one cannot be read).
+pub fn run(args: &InspectArgs) -> CliResult {
+    let path = args.path.as_path();
+    let project = report::load(path, true)?;
     if project.behaviors.is_empty() {
         outln!("{}: no behavior", path.display());
     }
@@ -26,7 +32,12 @@ pub fn run(path: &Path) -> u8 {
         .warnings
         .iter()
         .any(|w| w.severity == Severity::Error);
-    if broken { exit::LOAD } else { exit::OK }
+    if broken {
+        // Each error was shown at its file and line.
+        Err(CliError::Shown(exit::LOAD))
+    } else {
+        Ok(exit::OK)
+    }
 }
 
 /// One line of the tree and the lines under it.

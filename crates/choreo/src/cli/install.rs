@@ -22,6 +22,7 @@ use choreo_engine::Value;
 use choreo_qi::{Error, FileObject, RemoteObject, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 
 /// A package read and checked, ready to send.
@@ -95,23 +96,17 @@ pub fn check_remote_path(path: &str) -> Result<(), String> {
     }
 }
 
-/// The exit code and message for a call that failed: a lost robot is 7, anything the
-/// robot answered is 1.
-fn failed(url: &str, what: &str, e: &Error) -> u8 {
+/// Why a call failed: a lost robot is 7, anything the robot answered is 1.
+fn failed(url: &str, what: &str, e: &Error) -> CliError {
     match e {
         Error::Disconnected(why) => {
             let why = why.strip_prefix(&format!("{url}: ")).unwrap_or(why);
-            errln!("{url}: the robot was lost during {what}: {why}");
-            exit::ROBOT
+            CliError::Robot(format!("{url}: the robot was lost during {what}: {why}"))
         }
         Error::Timeout(after) => {
-            errln!("{url}: {what} got no answer within {after:?}");
-            exit::ROBOT
+            CliError::Robot(format!("{url}: {what} got no answer within {after:?}"))
         }
-        other => {
-            errln!("{url}: {what}: {other}");
-            exit::NO
-        }
+        other => CliError::No(format!("{url}: {what}: {other}")),
     }
 }
 
@@ -131,26 +126,29 @@ fn progress_bar(size: u64) -> ProgressBar {
     bar
 }
 
-/// Installs `package` on the robot of `session` (at `url`); returns the exit code.
+/// Installs `package` on the robot of `session` (at `url`).
 pub fn install(
     session: &Session,
     url: &str,
     package: &Package,
     options: &Options,
     json: bool,
-) -> u8 {
+) -> CliResult {
     let pm = match session.service("PackageManager") {
         Ok(pm) => pm,
-        Err(e @ Error::Disconnected(_)) => return failed(url, "looking for PackageManager", &e),
+        Err(e @ Error::Disconnected(_)) => {
+            return Err(failed(url, "looking for PackageManager", &e));
+        }
         Err(e) => {
-            errln!("{url}: no PackageManager service ({e}): NAOqi robots (2.1 and later) have one");
-            return exit::NO;
+            return Err(CliError::No(format!(
+                "{url}: no PackageManager service ({e}): NAOqi robots (2.1 and later) have one"
+            )));
         }
     };
     let shown = package.path.display();
     // Before anything changes on the robot: can it take the package this way?
     if options.remote_path.is_none() && !takes_a_file(&pm) {
-        errln!(
+        return Err(CliError::No(format!(
             "{url}: this robot's PackageManager has no install(o) (NAOqi 2.1: it installs \
              only a package already on the robot). Copy it there first, then give its \
              path:\n  scp {shown} nao@{host}:/home/nao/{name}\n  choreo robot install \
@@ -161,8 +159,7 @@ pub fn install(
                 .path
                 .file_name()
                 .map_or_else(|| "package.pkg".into(), |n| n.to_string_lossy())
-        );
-        return exit::NO;
+        )));
     }
     let uuid = Value::String(package.uuid.clone());
     if !options.keep_old {
@@ -170,7 +167,7 @@ pub fn install(
         if let Err(e @ (Error::Disconnected(_) | Error::Timeout(_))) =
             pm.call("removePkg", std::slice::from_ref(&uuid))
         {
-            return failed(url, "removePkg", &e);
+            return Err(failed(url, "removePkg", &e));
         }
     }
     let answer = match &options.remote_path {
@@ -186,8 +183,9 @@ pub fn install(
             }) {
                 Ok(f) => f,
                 Err(e) => {
-                    errln!("{shown}: cannot serve the package: {e}");
-                    return exit::NO;
+                    return Err(CliError::No(format!(
+                        "{shown}: cannot serve the package: {e}"
+                    )));
                 }
             };
             bar.set_message(format!("sending {}", package.uuid));
@@ -223,20 +221,16 @@ pub fn install(
             } else {
                 outln!("installed {} {version} on {url}", package.uuid);
             }
-            exit::OK
+            Ok(exit::OK)
         }
-        Ok(Value::Bool(false)) => {
-            errln!(
-                "{url}: PackageManager.install refused {} {version} (it returned false: the \
+        Ok(Value::Bool(false)) => Err(CliError::No(format!(
+            "{url}: PackageManager.install refused {} {version} (it returned false: the \
                  robot's log says why)",
-                package.uuid
-            );
-            exit::NO
-        }
-        Ok(other) => {
-            errln!("{url}: PackageManager.install returned {other}, not a bool");
-            exit::NO
-        }
-        Err((what, e)) => failed(url, &what, &e),
+            package.uuid
+        ))),
+        Ok(other) => Err(CliError::No(format!(
+            "{url}: PackageManager.install returned {other}, not a bool"
+        ))),
+        Err((what, e)) => Err(failed(url, &what, &e)),
     }
 }

@@ -3,7 +3,6 @@
 //! the end.
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -13,7 +12,7 @@ use choreo_engine::{Engine, Trace};
 use choreo_monitor::stack::StackShape;
 use choreo_monitor::{Command, Monitor, MonitorOptions};
 
-use crate::cli::exit;
+use crate::cli::error::{CliError, CliResult};
 
 /// The monitor's options, as `run` and `replay` take them.
 #[derive(Debug, Clone, clap::Args)]
@@ -52,14 +51,14 @@ pub enum Source {
 }
 
 /// Starts the monitor for the behavior `graph` when asked, and prints its URL;
-/// [`exit::USAGE`] when it cannot listen.
+/// [`CliError::Usage`] when it cannot listen.
 pub fn start(
     flags: &MonitorFlags,
     graph: &Graph,
     title: &str,
     model: Option<&str>,
     source: Source,
-) -> Result<Option<Arc<Monitor>>, u8> {
+) -> CliResult<Option<Arc<Monitor>>> {
     let Some(addr) = flags.monitor else {
         return Ok(None);
     };
@@ -82,10 +81,7 @@ pub fn start(
         }
         Source::Run => Monitor::start(graph, options),
     };
-    let monitor = started.map_err(|e| {
-        errln!("--monitor: {e}");
-        exit::USAGE
-    })?;
+    let monitor = started.map_err(|e| CliError::Usage(format!("--monitor: {e}")))?;
     if !addr.ip().is_loopback() {
         errln!(
             "warning: the monitor listens on {addr}, not only on this machine: anyone who has \
@@ -144,89 +140,9 @@ pub fn linger(
 }
 
 /// Waits `keep` seconds, or until Ctrl-C (`interrupts` past `seen`) when `None`.
-fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
+pub(crate) fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
     let until = keep.map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9)));
     while interrupts.load(Ordering::SeqCst) == seen && until.is_none_or(|u| Instant::now() < u) {
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// `choreo replay TRACE BEHAVIOR`: the monitor of a recorded run, paused at its start, until
-/// Ctrl-C (or `--monitor-keep` seconds); the exit code. A behavior stack's trace
-/// (`choreo stack run --trace`: events with a `tick`, no `path`) replays with its folder.
-pub fn replay(trace: &Path, path: &Path, behavior: Option<&str>, flags: &MonitorFlags) -> u8 {
-    let events: Vec<serde_json::Value> = match crate::cli::trace_file::events(trace, |_, _| Ok(()))
-    {
-        Ok(e) => e.into_iter().map(|(_, v)| v).collect(),
-        Err(code) => return code,
-    };
-    let flags = MonitorFlags {
-        monitor: flags
-            .monitor
-            .or(Some(SocketAddr::from(([127, 0, 0, 1], 0)))),
-        ..flags.clone()
-    };
-    let stack = events
-        .first()
-        .is_some_and(|e| e.get("tick").is_some() && e.get("path").is_none());
-    let count = events.len();
-    let replayed = if stack {
-        stack_replay(path, &flags, events)
-    } else {
-        behavior_replay(path, behavior, &flags, events)
-    };
-    let (title, _monitor) = match replayed {
-        Ok((title, Some(m))) => (title, m),
-        Ok((_, None)) => return exit::USAGE,
-        Err(code) => return code,
-    };
-    errln!(
-        "replaying {title} ({count} events of {}), paused at the start: play it from the page",
-        trace.display()
-    );
-    let interrupts = crate::cli::run::count_interrupts();
-    wait(
-        flags.monitor_keep,
-        &interrupts,
-        interrupts.load(Ordering::SeqCst),
-    );
-    exit::OK
-}
-
-/// What a replay shows: its title, and the monitor serving it.
-type Replayed = Result<(String, Option<Arc<Monitor>>), u8>;
-
-/// The monitor of a behavior stack's recorded `events`, its definitions in `dir`.
-fn stack_replay(dir: &Path, flags: &MonitorFlags, events: Vec<serde_json::Value>) -> Replayed {
-    let (defs, runner) = crate::cli::stack::load(dir, None)?;
-    let xar = crate::cli::stack_run::driver_xar()?;
-    let shape = crate::cli::stack_run::shape(&runner, &defs);
-    let title = format!("stack {}", dir.display());
-    let source = Source::StackReplay(shape, events);
-    let monitor = start(flags, &Graph::new(&xar), &title, None, source)?;
-    Ok((title, monitor))
-}
-
-/// The monitor of a behavior's recorded `events`.
-fn behavior_replay(
-    path: &Path,
-    behavior: Option<&str>,
-    flags: &MonitorFlags,
-    events: Vec<serde_json::Value>,
-) -> Replayed {
-    let project = crate::cli::report::load(path, false)?;
-    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
-    // The robot the trace's joints are of, else the one the manifest asks for.
-    let joints = events
-        .iter()
-        .filter(|e| e["event"] == "joints")
-        .flat_map(|e| e["names"].as_array().into_iter().flatten())
-        .filter_map(serde_json::Value::as_str);
-    let model = choreo_robot::Model::from_joints(joints)
-        .or_else(|| crate::cli::report::manifest_model(&project))
-        .map(|m| m.name().to_lowercase());
-    let graph = Graph::new(&behavior.xar);
-    let source = Source::Replay(events);
-    let monitor = start(flags, &graph, &behavior.name, model.as_deref(), source)?;
-    Ok((behavior.name.clone(), monitor))
 }

@@ -2,14 +2,37 @@
 //! it shares with `choreo plot`: the motion timelines of any input, one picked with `--box`.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use choreo_motion::Motion;
 use choreo_motion::motion::{made_for, timelines};
 use choreo_robot::Model;
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report;
+
+/// `choreo motion`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct MotionArgs {
+    /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+    pub(crate) path: PathBuf,
+    /// The behavior of a project (by name); the first one by default.
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
+    /// The timeline box, by path (`root/Tai Chi Chuan`; `root/` may be left out); needed
+    /// when the behavior has several motion timelines.
+    #[arg(long = "box", value_name = "BOXPATH")]
+    pub(crate) box_path: Option<String>,
+    /// CSV (the one format for now): `frame,time_s,<joint>...`, one row per frame from the
+    /// start frame to the end frame (the last key frame without one), joints in radians
+    /// (hands: opening ratio), in the robot's joint order.
+    #[arg(long, required = true)]
+    pub(crate) csv: bool,
+    /// Write to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
 
 /// One motion timeline of the input.
 pub struct Located {
@@ -39,10 +62,10 @@ pub struct Pick<'a> {
 
 /// The motion timelines `pick` designates, with the curves played on the robot the package
 /// asks for (its manifest), else the one each timeline's joints or `model` hint name, else
-/// NAO. Their warnings (keys clamped, curves left out) go to stderr. On error, the exit code
-/// after the message: [`exit::USAGE`] for a missing path or a `--box` that names no timeline
+/// NAO. Their warnings (keys clamped, curves left out) go to stderr. On error, why:
+/// [`exit::USAGE`] for a missing path or a `--box` that names no timeline
 /// box, [`exit::LOAD`] for an unreadable input or one without a playable motion timeline.
-pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
+pub fn find(pick: &Pick<'_>) -> CliResult<Found> {
     let is_qianim = pick
         .path
         .extension()
@@ -82,24 +105,22 @@ pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
     let name = display_name(pick.path, &project, &behavior.path);
     if let (Some(b), false) = (pick.box_path, matched) {
         let paths: Vec<&str> = all.iter().map(|(p, _)| p.as_str()).collect();
-        errln!(
+        return Err(CliError::Usage(format!(
             "{name}: --box {b:?}: no timeline box with curves at that path (there: {})",
             if paths.is_empty() {
                 "none".to_string()
             } else {
                 paths.join(", ")
             }
-        );
-        return Err(exit::USAGE);
+        )));
     }
     if found.is_empty() {
-        errln!(
+        return Err(CliError::Load(format!(
             "{name}: no motion timeline to show{} (a timeline box with an fps and keyed, \
              unmuted curves of the robot's joints)",
             pick.box_path
                 .map_or(String::new(), |b| format!(" at {b:?}"))
-        );
-        return Err(exit::LOAD);
+        )));
     }
     Ok(Found {
         name,
@@ -111,36 +132,29 @@ pub fn find(pick: &Pick<'_>) -> Result<Found, u8> {
 /// file: its tracks' curves, frames as in a XAR (`.qianim` frame 0 is frame 1), on the robot
 /// its joints name (NAO when they do not tell). An unreadable file, tracks at different frame
 /// rates or no playable curve: [`exit::LOAD`].
-fn qianim(path: &Path) -> Result<Found, u8> {
+fn qianim(path: &Path) -> CliResult<Found> {
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let bytes = std::fs::read(path).map_err(|e| {
-        errln!("{}: {e}", path.display());
-        exit::LOAD
-    })?;
-    let animation =
-        choreo_motion::qianim::read(&path.display().to_string(), &bytes).map_err(|e| {
-            errln!("{e}");
-            exit::LOAD
-        })?;
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::Load(format!("{}: {e}", path.display())))?;
+    let animation = choreo_motion::qianim::read(&path.display().to_string(), &bytes)
+        .map_err(|e| CliError::Load(e.to_string()))?;
     let Some(fps) = animation.fps() else {
-        errln!(
+        return Err(CliError::Load(format!(
             "{}: its tracks have different frame rates (one timeline has one)",
             path.display()
-        );
-        return Err(exit::LOAD);
+        )));
     };
     let curves: Vec<choreo_motion::Curve> = animation.curves().cloned().collect();
     let robot =
         Model::from_joints(curves.iter().map(|c| c.actuator.as_str())).unwrap_or(Model::Nao);
     let Some(motion) = Motion::from_curves(curves, fps, 1, -1, robot) else {
-        errln!(
+        return Err(CliError::Load(format!(
             "{}: no motion to show (no unmuted, keyed curve of the robot's joints)",
             path.display()
-        );
-        return Err(exit::LOAD);
+        )));
     };
     for (joint, warning) in &motion.warnings {
         errln!("warning: {name}: {joint}: {warning}");
@@ -170,34 +184,36 @@ fn display_name(path: &Path, project: &choreo_xar::source::Project, behavior: &s
 
 /// `choreo motion --csv`: the one timeline `pick` designates (`--box` is needed when the
 /// behavior has several), one row per frame from its start frame to its end frame (the last
-/// key frame without one), to `output` or stdout. Returns the exit code.
-pub fn run(pick: &Pick<'_>, output: Option<&Path>) -> u8 {
-    let found = match find(pick) {
-        Ok(f) => f,
-        Err(code) => return code,
+/// key frame without one), to `output` or stdout.
+pub fn run(args: &MotionArgs) -> CliResult {
+    let pick = Pick {
+        path: &args.path,
+        behavior: args.behavior.as_deref(),
+        box_path: args.box_path.as_deref(),
     };
+    let output = args.output.as_deref();
+    let found = find(&pick)?;
     let [one] = found.timelines.as_slice() else {
         let paths: Vec<&str> = found.timelines.iter().map(|t| t.path.as_str()).collect();
-        errln!(
+        return Err(CliError::Usage(format!(
             "{}: {} motion timelines: pick one with --box ({})",
             found.name,
             paths.len(),
             paths.join(", ")
-        );
-        return exit::USAGE;
+        )));
     };
     let text = csv(&one.motion);
     match output {
         None => {
             out!("{text}");
-            exit::OK
+            Ok(exit::OK)
         }
         Some(file) => match std::fs::write(file, text) {
-            Ok(()) => exit::OK,
-            Err(e) => {
-                errln!("{}: cannot write: {e}", file.display());
-                exit::WRITE
-            }
+            Ok(()) => Ok(exit::OK),
+            Err(e) => Err(CliError::Write(format!(
+                "{}: cannot write: {e}",
+                file.display()
+            ))),
         },
     }
 }

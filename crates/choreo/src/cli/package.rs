@@ -8,18 +8,35 @@ use choreo_xar::packaging::{Staged, stage};
 use serde_json::json;
 
 use crate::cli::check::diagnostic_json;
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::live::Verbosity;
 use crate::cli::report::{format_diagnostic, load_shown};
 
+/// `choreo package`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct PackageArgs {
+    /// The project.
+    pub(crate) project: PathBuf,
+    /// The package to write (default: `<uuid>-<version>.pkg`, as qipkg names it).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+    /// Write it despite failed manifest checks (as qipkg's --force); missing files stay
+    /// errors.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// One JSON object: output, written, uuid, version, files, diagnostics.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
 /// Builds the package of `project` into `output` (by default `<uuid>-<version>.pkg`, as qipkg
-/// names it); with `force`, despite failed manifest checks. Returns the exit code: 0 written,
-/// 1 refused (errors found; nothing written), 4 unreadable project, 6 not written.
-pub fn run(project: &Path, output: Option<&Path>, force: bool, json: bool) -> u8 {
-    let loaded = match load_shown(project, false, Verbosity::Quiet) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+/// names it); with `force`, despite failed manifest checks. Exit 0 written, 1 refused (errors
+/// found; nothing written), 4 unreadable project, 6 not written.
+pub fn run(args: &PackageArgs) -> CliResult {
+    let (project, output, force, json) =
+        (&args.project, args.output.as_deref(), args.force, args.json);
+    let loaded = load_shown(project, false, Verbosity::Quiet)?;
     let shown = project.display().to_string();
     let staged = stage(&loaded, shown.trim_end_matches('/'));
     let refused = staged.refused(force);
@@ -67,34 +84,27 @@ pub fn run(project: &Path, output: Option<&Path>, force: bool, json: bool) -> u8
                     }
                 );
             }
-            exit::OK
+            Ok(exit::OK)
         }
-        Ok(false) => {
-            if !json {
-                errln!(
-                    "{}: not packaged: the errors above would make PackageManager refuse it \
-                     or install it broken{}",
-                    project.display(),
-                    if staged.refused(true) {
-                        ""
-                    } else {
-                        " (--force writes it anyway, as qipkg's --force does)"
-                    }
-                );
+        // The JSON says it all.
+        Ok(false) if json => Err(CliError::Shown(exit::NO)),
+        Ok(false) => Err(CliError::No(format!(
+            "{}: not packaged: the errors above would make PackageManager refuse it or \
+             install it broken{}",
+            project.display(),
+            if staged.refused(true) {
+                ""
+            } else {
+                " (--force writes it anyway, as qipkg's --force does)"
             }
-            exit::NO
-        }
-        Err(code) => code,
+        ))),
+        Err(e) => Err(e),
     }
 }
 
-fn write(staged: &Staged, output: &Path) -> Result<(), u8> {
-    let bytes = pack_zip(&output.display().to_string(), &staged.files).map_err(|e| {
-        errln!("{e}");
-        exit::WRITE
-    })?;
-    std::fs::write(output, bytes).map_err(|e| {
-        errln!("{}: cannot write: {e}", output.display());
-        exit::WRITE
-    })
+fn write(staged: &Staged, output: &Path) -> CliResult<()> {
+    let bytes = pack_zip(&output.display().to_string(), &staged.files)
+        .map_err(|e| CliError::Write(e.to_string()))?;
+    std::fs::write(output, bytes)
+        .map_err(|e| CliError::Write(format!("{}: cannot write: {e}", output.display())))
 }

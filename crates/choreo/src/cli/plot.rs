@@ -25,31 +25,39 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::motion::{Found, Pick, find};
 
-/// What `choreo plot` was asked to do.
-pub struct PlotArgs {
-    /// The behavior (or `.qianim`) whose motion to plot; None with `trace`.
-    pub path: Option<PathBuf>,
-    /// The behavior of a project (by name).
-    pub behavior: Option<String>,
-    /// One timeline box by path.
-    pub box_path: Option<String>,
-    /// A JSON Lines trace whose `joints` events to plot instead.
-    pub trace: Option<PathBuf>,
-    /// The image to write: `.png` or `.svg`.
-    pub output: PathBuf,
+/// `choreo plot`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct PlotArgs {
+    /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+    #[arg(required_unless_present = "trace")]
+    pub(crate) path: Option<PathBuf>,
+    /// The behavior of a project to plot (by name); the first one by default.
+    #[arg(long, conflicts_with = "trace")]
+    pub(crate) behavior: Option<String>,
+    /// One timeline box, by path as traces name it (`root/Tai Chi Chuan`; `root/` may be
+    /// left out); every motion timeline by default.
+    #[arg(long = "box", value_name = "BOXPATH", conflicts_with = "trace")]
+    pub(crate) box_path: Option<String>,
+    /// Plot the `joints` events of a trace written by `choreo run --trace` instead (what
+    /// the simulated joints did, over behavior time).
+    #[arg(long, value_name = "FILE", conflicts_with = "path")]
+    pub(crate) trace: Option<PathBuf>,
+    /// The image to write: FILE.png or FILE.svg.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: PathBuf,
 }
 
-/// Plots what `args` asks for; returns the exit code.
-pub fn run(args: &PlotArgs) -> u8 {
+/// Plots what `args` asks for.
+pub fn run(args: &PlotArgs) -> CliResult {
     let Some(format) = Format::of(&args.output) else {
-        errln!(
+        return Err(CliError::Usage(format!(
             "{}: the plot is written as PNG or SVG: name it .png or .svg",
             args.output.display()
-        );
-        return exit::USAGE;
+        )));
     };
     let figure = match (&args.path, &args.trace) {
         (Some(path), None) => find(&Pick {
@@ -60,14 +68,12 @@ pub fn run(args: &PlotArgs) -> u8 {
         .map(|found| from_motion(&found)),
         (None, Some(trace)) => from_trace(trace),
         _ => {
-            errln!("plot a behavior (PATH) or a trace (--trace FILE), not both");
-            return exit::USAGE;
+            return Err(CliError::Usage(
+                "plot a behavior (PATH) or a trace (--trace FILE), not both".to_string(),
+            ));
         }
     };
-    let figure = match figure {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let figure = figure?;
     let text = font::register();
     if !text {
         errln!(
@@ -76,11 +82,11 @@ pub fn run(args: &PlotArgs) -> u8 {
         );
     }
     match draw(&figure, format, &args.output, text) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            errln!("{}: cannot write the plot: {e}", args.output.display());
-            exit::WRITE
-        }
+        Ok(()) => Ok(exit::OK),
+        Err(e) => Err(CliError::Write(format!(
+            "{}: cannot write the plot: {e}",
+            args.output.display()
+        ))),
     }
 }
 
@@ -248,7 +254,7 @@ struct JointsLine {
 }
 
 /// One section: each joint of the trace's `joints` events over behavior time.
-fn from_trace(path: &Path) -> Result<Figure, u8> {
+fn from_trace(path: &Path) -> CliResult<Figure> {
     let joints_line = |v: &serde_json::Value| -> Result<JointsLine, String> {
         let j = JointsLine::deserialize(v).map_err(|e| e.to_string())?;
         if j.names.len() != j.values.len() {
@@ -279,12 +285,11 @@ fn from_trace(path: &Path) -> Result<Figure, u8> {
         }
     }
     if joints.is_empty() {
-        errln!(
+        return Err(CliError::Load(format!(
             "{}: no joints events (`choreo run --trace FILE` records them on the simulated \
              robot while a motion timeline plays)",
             path.display()
-        );
-        return Err(exit::LOAD);
+        )));
     }
     let times = joints.values().flatten().map(|p| p.0);
     let first = times.clone().fold(f64::INFINITY, f64::min);
@@ -557,7 +562,7 @@ fn number(x: f64, decimals: usize) -> String {
 mod font {
     use std::path::{Path, PathBuf};
 
-    use super::{FONT, FontStyle};
+    use crate::cli::plot::{FONT, FontStyle};
 
     /// Where fonts are looked for when `CHOREO_PLOT_FONT` is not set.
     const FOLDERS: [&str; 2] = ["/usr/share/fonts", "/usr/local/share/fonts"];

@@ -8,7 +8,7 @@ use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
-use crate::cli::exit;
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::live::Verbosity;
 
 /// A diagnostic as `file:line:col: error: message (at path)`, then the source line with a
@@ -52,18 +52,20 @@ fn clip(line: &str, before: &str) -> (String, String) {
 
 /// Loads any input (file, archive, project or split folder), printing its warnings. A
 /// behavior of the input that cannot be read is an error unless `partial` allows going on
-/// with the others; on error, returns the exit code to use.
-pub fn load(path: &Path, partial: bool) -> Result<Project, u8> {
+/// with the others; on error, why.
+pub fn load(path: &Path, partial: bool) -> CliResult<Project> {
     load_shown(path, partial, Verbosity::Normal)
 }
 
 /// [`load`], its warnings shown at `verbosity`: each on its own line (verbose), many of one
 /// kind folded into one line ([`crate::cli::fold::fold_diagnostics`]), or none (quiet: errors
 /// only).
-pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Project, u8> {
+pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> CliResult<Project> {
     if !path.exists() {
-        errln!("{}: no such file or folder", path.display());
-        return Err(exit::USAGE);
+        return Err(CliError::Usage(format!(
+            "{}: no such file or folder",
+            path.display()
+        )));
     }
     match load_path(path) {
         Ok(project) => {
@@ -87,51 +89,46 @@ pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> Result<Pr
                 .iter()
                 .any(|w| w.severity == Severity::Error);
             if broken && !partial {
-                errln!("{}: a behavior could not be read", path.display());
-                return Err(exit::LOAD);
+                return Err(CliError::Load(format!(
+                    "{}: a behavior could not be read",
+                    path.display()
+                )));
             }
             Ok(project)
         }
-        Err(e) => {
-            errln!("{}", format_diagnostic(e.diagnostic()));
-            Err(exit::LOAD)
-        }
+        Err(e) => Err(CliError::Load(format_diagnostic(e.diagnostic()))),
     }
 }
 
-/// The scenario of `--events`, if given: read, or the exit code after saying why not.
-pub fn load_scenario(file: Option<&Path>) -> Result<Option<choreo_naoqi::Scenario>, u8> {
+/// The scenario of `--events`, if given: read, or why not.
+pub fn load_scenario(file: Option<&Path>) -> CliResult<Option<choreo_naoqi::Scenario>> {
     match file {
         Some(file) => choreo_naoqi::Scenario::from_path(file)
             .map(Some)
-            .map_err(|e| {
-                errln!("{e}");
-                exit::LOAD
-            }),
+            .map_err(|e| CliError::Load(e.to_string())),
         None => Ok(None),
     }
 }
 
-/// The behavior of `project` named `name` (the first one without a name), or the exit code
-/// after saying which behaviors there are.
+/// The behavior of `project` named `name` (the first one without a name), or why not (naming
+/// the behaviors there are).
 pub fn pick_behavior<'a>(
     project: &'a Project,
     path: &Path,
     name: Option<&str>,
-) -> Result<&'a Behavior, u8> {
+) -> CliResult<&'a Behavior> {
     let behavior = match name {
         Some(name) => project.behaviors.iter().find(|b| b.name == name),
         None => project.behaviors.first(),
     };
     behavior.ok_or_else(|| {
         let names: Vec<&str> = project.behaviors.iter().map(|b| b.name.as_str()).collect();
-        errln!(
+        CliError::Load(format!(
             "{}: no behavior {}(it has: {})",
             path.display(),
             name.map_or(String::new(), |n| format!("{n:?} ")),
             names.join(", ")
-        );
-        exit::LOAD
+        ))
     })
 }
 

@@ -16,10 +16,138 @@ use std::time::{Duration, Instant};
 
 use choreo_engine::Value;
 use choreo_qi::{MetaObject, Session};
+use clap::Subcommand;
 
+use crate::cli::args::{RobotArgs, RobotTarget, timeout_secs};
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::install;
-use crate::cli::run::RobotArgs;
+
+/// `choreo robot ...`.
+#[derive(Subcommand)]
+pub(crate) enum RobotCommand {
+    /// The robot's name, NAOqi version, model (`naoH25`, `juliette`...), body version and
+    /// battery charge.
+    Info {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
+    /// Every service the robot has: id, name, endpoints.
+    Services {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
+    /// The behaviors installed on the robot (ALBehaviorManager), running ones marked.
+    Behaviors {
+        #[command(flatten)]
+        target: RobotTarget,
+    },
+    /// A service's methods (with their qi signatures), signals and properties.
+    Methods {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The service (`ALTextToSpeech`).
+        service: String,
+    },
+    /// Calls a method; each argument is a JSON value (`'"hello"'`, `1.5`, `'[1, 2]'`).
+    Call {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// `SERVICE.METHOD` (`ALTextToSpeech.say`).
+        method: String,
+        /// The arguments, as JSON (negative numbers are arguments, not options).
+        #[arg(allow_negative_numbers = true)]
+        args: Vec<String>,
+    },
+    /// Installs an application package (.pkg) on the robot through PackageManager.
+    ///
+    /// The package must have manifest.xml at its root with a uuid (checked before the robot
+    /// is reached). The installed package of that uuid is removed first (removePkg; its
+    /// error ignored), unless --keep-old. A robot whose PackageManager has install(o)
+    /// (NAOqi 2.5 and later) reads the package over this connection (choreo serves it as a
+    /// qi::File); NAOqi 2.1 installs only a package already on the robot: copy it there
+    /// (scp) and give --remote-path.
+    ///
+    /// Exit codes: 0 installed; 1 the robot refused it (install returned false, or an
+    /// error), or needs --remote-path; 2 bad arguments; 4 the package cannot be read or has
+    /// no manifest.xml or uuid; 7 the robot cannot be reached or was lost.
+    Install {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The package (.pkg).
+        package: PathBuf,
+        /// The package's path on the robot, already copied there (`install(s)`), e.g.
+        /// /home/nao/app.pkg: required by NAOqi 2.1.
+        #[arg(long, value_name = "PATH")]
+        remote_path: Option<String>,
+        /// Keep the installed package of the same uuid (no removePkg first).
+        #[arg(long)]
+        keep_old: bool,
+    },
+    /// ALMemory values live: each key's value now, then every change, until Ctrl-C.
+    Watch {
+        #[command(flatten)]
+        target: RobotTarget,
+        /// The keys (`FrontTactilTouched`, `Device/SubDeviceList/Battery/Charge/Sensor/Value`).
+        #[arg(required = true)]
+        keys: Vec<String>,
+        /// Stop after this many seconds.
+        #[arg(long = "for", value_name = "SECONDS", value_parser = timeout_secs)]
+        duration: Option<f64>,
+        /// Stop after this many changes.
+        #[arg(long, value_name = "N")]
+        changes: Option<usize>,
+    },
+}
+
+/// `choreo robot ...`: the robot to reach and what to ask it.
+pub fn run(command: RobotCommand) -> CliResult {
+    let (target, ask) = match command {
+        RobotCommand::Info { target } => (target, Ask::Info),
+        RobotCommand::Behaviors { target } => (target, Ask::Behaviors),
+        RobotCommand::Services { target } => (target, Ask::Services),
+        RobotCommand::Methods { target, service } => (target, Ask::Methods { service }),
+        RobotCommand::Call {
+            target,
+            method,
+            args,
+        } => (
+            target,
+            Ask::Call {
+                target: method,
+                args,
+            },
+        ),
+        RobotCommand::Install {
+            target,
+            package,
+            remote_path,
+            keep_old,
+        } => (
+            target,
+            Ask::Install {
+                package,
+                remote_path,
+                keep_old,
+            },
+        ),
+        RobotCommand::Watch {
+            target,
+            keys,
+            duration,
+            changes,
+        } => (
+            target,
+            Ask::Watch {
+                keys,
+                duration: duration.map(Duration::from_secs_f64),
+                changes,
+            },
+        ),
+    };
+    let (robot, json) = target.split();
+    ask_robot(&robot, json, &ask)
+}
 
 /// What to ask the robot.
 pub enum Ask {
@@ -62,15 +190,14 @@ pub enum Ask {
     },
 }
 
-/// Runs `ask` against the robot `robot` names; `json`: print JSON. Returns the exit code.
-pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
+/// Runs `ask` against the robot `robot` names; `json`: print JSON.
+fn ask_robot(robot: &RobotArgs, json: bool, ask: &Ask) -> CliResult {
     // Arguments are checked before anything is sent.
     let call = match ask {
         Ask::Call { target, args } => match call_parts(target, args) {
             Ok(c) => Some(c),
             Err(why) => {
-                errln!("{why}");
-                return exit::USAGE;
+                return Err(CliError::Usage(why.to_string()));
             }
         },
         _ => None,
@@ -82,14 +209,12 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
             ..
         } => {
             if let Some(Err(why)) = remote_path.as_deref().map(install::check_remote_path) {
-                errln!("{why}");
-                return exit::USAGE;
+                return Err(CliError::Usage(why.to_string()));
             }
             match install::read_package(package) {
                 Ok(p) => Some(p),
                 Err(why) => {
-                    errln!("{why}");
-                    return exit::LOAD;
+                    return Err(CliError::Load(why.to_string()));
                 }
             }
         }
@@ -98,8 +223,7 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
     let options = match robot.options() {
         Ok(o) => o,
         Err(e) => {
-            errln!("{e}");
-            return exit::USAGE;
+            return Err(CliError::Usage(e.to_string()));
         }
     };
     let session = match Session::connect_with(
@@ -111,8 +235,10 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
     ) {
         Ok(s) => s,
         Err(e) => {
-            errln!("{}: cannot reach the robot: {e}", robot.url);
-            return exit::ROBOT;
+            return Err(CliError::Robot(format!(
+                "{}: cannot reach the robot: {e}",
+                robot.url
+            )));
         }
     };
     let code = match (ask, call) {
@@ -123,7 +249,7 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
         (Ask::Call { .. }, Some((service, method, args))) => {
             call_method(&session, &service, &method, &args, json)
         }
-        (Ask::Call { .. }, None) => exit::USAGE,
+        (Ask::Call { .. }, None) => Ok(exit::USAGE),
         (
             Ask::Watch {
                 keys,
@@ -150,7 +276,7 @@ pub fn run(robot: &RobotArgs, json: bool, ask: &Ask) -> u8 {
                 },
                 json,
             ),
-            None => exit::USAGE,
+            None => Ok(exit::USAGE),
         },
     };
     session.close();
@@ -197,7 +323,7 @@ const INFO: &[(&str, &str, &str)] = &[
 /// The robot's name, NAOqi version, model and body (ALMotion's `Model Type`: `naoH25`,
 /// `juliette`...; `Body Version`: `VERSION_50`...) and battery charge (%); what it cannot
 /// answer is said, not fatal.
-fn info(session: &Session, json: bool) -> u8 {
+fn info(session: &Session, json: bool) -> CliResult {
     let mut fields = serde_json::Map::new();
     for (label, service, method) in INFO {
         let answer = session
@@ -232,7 +358,7 @@ fn info(session: &Session, json: bool) -> u8 {
             outln!("{label:<8} {shown}");
         }
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
 /// Entry `key` of ALMotion's robot configuration (`[[keys], [values]]`).
@@ -251,7 +377,7 @@ fn config_entry(config: &Value, key: &str) -> serde_json::Value {
 }
 
 /// ALBehaviorManager's installed behaviors, running ones marked.
-fn behaviors(session: &Session, json: bool) -> u8 {
+fn behaviors(session: &Session, json: bool) -> CliResult {
     let names = |method: &str| -> Result<Vec<String>, String> {
         let value = session
             .service("ALBehaviorManager")
@@ -272,8 +398,7 @@ fn behaviors(session: &Session, json: bool) -> u8 {
     {
         (Ok(i), Ok(r)) => (i, r),
         (Err(e), _) | (_, Err(e)) => {
-            errln!("{e}");
-            return exit::NO;
+            return Err(CliError::No(e.to_string()));
         }
     };
     if json {
@@ -288,15 +413,14 @@ fn behaviors(session: &Session, json: bool) -> u8 {
             outln!("{b}  {mark}");
         }
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
-fn services(session: &Session, json: bool) -> u8 {
+fn services(session: &Session, json: bool) -> CliResult {
     let list = match session.services() {
         Ok(l) => l,
         Err(e) => {
-            errln!("services: {e}");
-            return exit::NO;
+            return Err(CliError::No(format!("services: {e}")));
         }
     };
     if json {
@@ -316,15 +440,14 @@ fn services(session: &Session, json: bool) -> u8 {
             outln!("{:>4}  {}  {}", s.service_id, s.name, s.endpoints.join(" "));
         }
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
-fn methods(session: &Session, service: &str, json: bool) -> u8 {
+fn methods(session: &Session, service: &str, json: bool) -> CliResult {
     let object = match session.service(service) {
         Ok(o) => o,
         Err(e) => {
-            errln!("{service}: {e}");
-            return exit::NO;
+            return Err(CliError::No(format!("{service}: {e}")));
         }
     };
     let meta: &MetaObject = object.meta_object();
@@ -372,15 +495,20 @@ fn methods(session: &Session, service: &str, json: bool) -> u8 {
             outln!("{:>4}  property {} {}", p.uid, p.name, p.signature);
         }
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
-fn call_method(session: &Session, service: &str, method: &str, args: &[Value], json: bool) -> u8 {
+fn call_method(
+    session: &Session,
+    service: &str,
+    method: &str,
+    args: &[Value],
+    json: bool,
+) -> CliResult {
     let object = match session.service(service) {
         Ok(o) => o,
         Err(e) => {
-            errln!("{service}: {e}");
-            return exit::NO;
+            return Err(CliError::No(format!("{service}: {e}")));
         }
     };
     match object.call(method, args) {
@@ -389,19 +517,17 @@ fn call_method(session: &Session, service: &str, method: &str, args: &[Value], j
                 match serde_json::to_string(&value) {
                     Ok(text) => outln!("{text}"),
                     Err(e) => {
-                        errln!("{service}.{method}: the answer is not JSON: {e}");
-                        return exit::NO;
+                        return Err(CliError::No(format!(
+                            "{service}.{method}: the answer is not JSON: {e}"
+                        )));
                     }
                 }
             } else {
                 outln!("{value}");
             }
-            exit::OK
+            Ok(exit::OK)
         }
-        Err(e) => {
-            errln!("{service}.{method}: {e}");
-            exit::NO
-        }
+        Err(e) => Err(CliError::No(format!("{service}.{method}: {e}"))),
     }
 }
 
@@ -425,12 +551,11 @@ fn watch(
     duration: Option<Duration>,
     changes: Option<usize>,
     json: bool,
-) -> u8 {
+) -> CliResult {
     let memory = match session.service("ALMemory") {
         Ok(m) => m,
         Err(e) => {
-            errln!("ALMemory: {e}");
-            return exit::NO;
+            return Err(CliError::No(format!("ALMemory: {e}")));
         }
     };
     let start = Instant::now();
@@ -446,8 +571,7 @@ fn watch(
         let subscriber = match memory.call_object("subscriber", &arg) {
             Ok(s) => s,
             Err(e) => {
-                errln!("ALMemory.subscriber({key:?}): {e}");
-                return exit::NO;
+                return Err(CliError::No(format!("ALMemory.subscriber({key:?}): {e}")));
             }
         };
         let (tx, name) = (tx.clone(), key.clone());
@@ -456,8 +580,9 @@ fn watch(
         }) {
             Ok(link) => subscriptions.push((subscriber, link)),
             Err(e) => {
-                errln!("ALMemory.subscriber({key:?}).signal: {e}");
-                return exit::NO;
+                return Err(CliError::No(format!(
+                    "ALMemory.subscriber({key:?}).signal: {e}"
+                )));
             }
         }
     }
@@ -469,14 +594,13 @@ fn watch(
     let mut seen = 0usize;
     let code = loop {
         if interrupted.load(Ordering::SeqCst) || changes.is_some_and(|n| seen >= n) {
-            break exit::OK;
+            break Ok(exit::OK);
         }
         if duration.is_some_and(|d| start.elapsed() >= d) {
-            break exit::OK;
+            break Ok(exit::OK);
         }
         if !session.is_connected() {
-            errln!("the robot was lost");
-            break exit::ROBOT;
+            break Err(CliError::Robot("the robot was lost".to_string()));
         }
         if let Ok((key, value)) = rx.recv_timeout(Duration::from_millis(100)) {
             print_value(&key, &value, start.elapsed(), json);

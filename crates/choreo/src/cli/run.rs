@@ -16,6 +16,8 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
+use crate::cli::args::{ModelArg, RobotArgs, RobotFlags, language_arg, start_time, timeout_secs};
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::fleet::FleetSync;
 use crate::cli::fold::Line;
@@ -26,65 +28,85 @@ use crate::cli::report;
 use crate::cli::tally::{Failure, Tally, logged_error};
 use choreo_xar::source::Behavior;
 
-/// What `choreo run` was asked to do.
-pub struct RunArgs {
-    /// The behavior: a .xar, project folder, .pml, .crg, .pkg or split folder.
-    pub path: PathBuf,
-    /// Which behavior of a project (its name); the first one by default.
-    pub behavior: Option<String>,
-    /// Virtual time: as fast as the machine goes, same trace as real time.
-    pub fast: bool,
-    /// Stop after this long (behavior time).
-    pub timeout: Option<f64>,
-    /// The seed of the run's chance; `None`: 1 in virtual time, random in real time.
-    pub seed: Option<u64>,
-    /// The wall clock at the start (ms since the epoch, UTC); `None`: the engine's default.
-    pub start_time: Option<u64>,
-    /// Virtual time: run this many times and compare the traces.
-    pub repeat: Option<u32>,
-    /// Write the trace as JSON Lines here (a fleet: one file per robot, numbered).
-    pub trace: Option<PathBuf>,
-    /// `box/path/name=value` parameter overrides.
-    pub params: Vec<String>,
-    /// A scenario file injecting the world.
-    pub events: Option<PathBuf>,
-    /// An error in box code stops the behavior (exit 3).
-    pub strict: bool,
-    /// NAO or Pepper; `None`: what the package's manifest asks for, else NAO.
-    pub model: Option<Model>,
-    /// The simulated robot's language; `None`: the manifest's (see
-    /// [`crate::manifest::language`]), else English.
-    pub language: Option<&'static choreo_robot::languages::Language>,
-    /// Real robots to run on instead of the simulated one (several: a fleet).
-    pub robots: Vec<RobotArgs>,
-    /// A fleet: one robot that does not finish stops the others.
-    pub all_or_nothing: bool,
-    /// How much live output: errors only, folded, or every line.
-    pub verbosity: Verbosity,
-    /// The live web page (`--monitor`).
-    pub monitor: MonitorFlags,
+/// `choreo run`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    /// A .xar, project folder, .pml, .crg, .pkg or split folder.
+    pub(crate) path: PathBuf,
+    /// The behavior of a project to run (by name); the first one by default.
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
+    /// Virtual time: sleeps and robot actions take no real time (same trace).
+    #[arg(long)]
+    pub(crate) fast: bool,
+    /// Stop after this many seconds (behavior time): more than 0, at most 315360000
+    /// (10 years).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = timeout_secs,
+        allow_hyphen_values = true
+    )]
+    pub(crate) timeout: Option<f64>,
+    /// The seed of everything random in the run (box code's `random`, the dialog's
+    /// random choices): the same seed, the same run. By default 1 with --fast, a random
+    /// one in real time; the report and the trace's first line say which.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// The date and time (UTC) the run starts at, as box code's `time.time()` and
+    /// `datetime.now()` and QiChat's date functions read it: `2026-03-01T18:30:00Z`. By
+    /// default 2026-01-05T10:00:00Z with --fast, now in real time.
+    #[arg(long, value_name = "UTC", value_parser = start_time)]
+    pub(crate) start_time: Option<u64>,
+    /// With --fast: run the behavior N times (2 to 100) and compare their traces; the
+    /// first event where a run differs from the first is shown (exit 1 when one does).
+    #[arg(long, value_name = "N", requires = "fast", value_parser = clap::value_parser!(u32).range(2..=100))]
+    pub(crate) repeat: Option<u32>,
+    /// Write every lifecycle event as JSON Lines (docs/trace.md); on the simulated robot,
+    /// also its joints at each frame of a playing timeline (`joints` events, which
+    /// `choreo plot --trace` draws).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+    /// Set a parameter before the start: `box/path/name=value` (repeatable).
+    #[arg(long = "param", value_name = "BOX/NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) events: Option<PathBuf>,
+    /// Stop the behavior at the first error in box code (exit 3).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    #[command(flatten)]
+    pub(crate) remote: RobotFlags,
+    /// A fleet: one robot lost (or failing) stops the behavior on every robot (by
+    /// default the others go on).
+    #[arg(long)]
+    pub(crate) all_or_nothing: bool,
+    /// The robot to simulate; by default the one the package's manifest asks for
+    /// (Pepper for `JULIETTE` models), else NAO.
+    #[arg(long, value_enum)]
+    pub(crate) robot_model: Option<ModelArg>,
+    /// The language the simulated robot speaks and understands (German, ged or de_DE);
+    /// by default the manifest's when the package does not speak English, else English.
+    #[arg(long, value_name = "LANGUAGE", value_parser = language_arg)]
+    pub(crate) lang: Option<&'static choreo_robot::languages::Language>,
+    /// Print only errors (exceptions and errors boxes log) and the report.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+    /// Print every line as it comes (repeated lines are folded otherwise), whole
+    /// tracebacks, and every warning of the load.
+    #[arg(long, short)]
+    pub(crate) verbose: bool,
+    #[command(flatten)]
+    pub(crate) monitor: MonitorFlags,
 }
 
-/// How to reach a real robot.
-pub struct RobotArgs {
-    /// `tcp://HOST:PORT` or `tcps://HOST:PORT`.
-    pub url: String,
-    /// Authentication user (NAOqi 2.9).
-    pub user: Option<String>,
-    /// Authentication token (NAOqi 2.9).
-    pub token: Option<String>,
-    /// The SHA-256 fingerprint the robot's TLS certificate must have.
-    pub pin: Option<String>,
-}
-
+// Here rather than in args.rs: connecting makes the run's [`Target`].
 impl RobotArgs {
-    /// Connects to the robot; on failure, says why and gives the exit code (bad options:
+    /// Connects to the robot; on failure, why (bad options:
     /// usage; unreachable: robot).
-    pub(crate) fn connect(&self) -> Result<Target, u8> {
-        let options = self.options().map_err(|e| {
-            errln!("{e}");
-            exit::USAGE
-        })?;
+    pub(crate) fn connect(&self) -> CliResult<Target> {
+        let options = self.options().map_err(CliError::Usage)?;
         match choreo_qi::RemoteRobot::connect(&self.url, options) {
             Ok(r) => {
                 if r.session().is_legacy() && (self.user.is_some() || self.token.is_some()) {
@@ -96,28 +118,11 @@ impl RobotArgs {
                 }
                 Ok(Target::Remote(Arc::new(r)))
             }
-            Err(e) => {
-                errln!("{}: cannot reach the robot: {e}", self.url);
-                Err(exit::ROBOT)
-            }
+            Err(e) => Err(CliError::Robot(format!(
+                "{}: cannot reach the robot: {e}",
+                self.url
+            ))),
         }
-    }
-
-    /// The session options these ask for.
-    pub(crate) fn options(&self) -> Result<choreo_qi::SessionOptions, String> {
-        let tls = match &self.pin {
-            Some(pin) => choreo_qi::TlsVerify::Pinned(vec![
-                pin.parse::<choreo_qi::Fingerprint>()
-                    .map_err(|e| format!("--pin {pin}: {e}"))?,
-            ]),
-            None => choreo_qi::TlsVerify::AcceptAny,
-        };
-        Ok(choreo_qi::SessionOptions {
-            user: self.user.clone(),
-            token: self.token.clone(),
-            tls,
-            ..choreo_qi::SessionOptions::default()
-        })
     }
 }
 
@@ -163,6 +168,10 @@ impl Target {
 /// What every robot's run of one `choreo run` shares.
 struct Setup<'a> {
     args: &'a RunArgs,
+    /// The real robots to run on (none: the simulated one; several: a fleet).
+    robots: &'a [RobotArgs],
+    /// How much live output: errors only, folded, or every line.
+    verbosity: Verbosity,
     /// The API's setup every robot's run starts from.
     base: &'a crate::Setup,
     behavior: &'a Behavior,
@@ -197,14 +206,16 @@ impl One {
         trace_file: Option<&Path>,
         who: &str,
         sync: Option<Arc<dyn TimelineSync>>,
-    ) -> Result<One, u8> {
+    ) -> CliResult<One> {
         let args = setup.args;
         let trace = match trace_file {
             Some(file) => match std::fs::File::create(file) {
                 Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
                 Err(e) => {
-                    errln!("{}: cannot write the trace: {e}", file.display());
-                    return Err(exit::WRITE);
+                    return Err(CliError::Write(format!(
+                        "{}: cannot write the trace: {e}",
+                        file.display()
+                    )));
                 }
             },
             None => Trace::unkept(None),
@@ -260,18 +271,14 @@ impl One {
         }
         let run = match api.load() {
             Ok(run) => run,
-            Err(e) => {
-                errln!("{who}{e}");
-                return Err(load_exit(&e));
-            }
+            Err(e) => return Err(load_error(format!("{who}{e}"), &e)),
         };
         if let Some(joints) = &joints {
             joints.bind(run.engine(), &behavior.xar);
         }
         for p in &args.params {
             if let Err(e) = set_param(&run, p) {
-                errln!("--param {p}: {e}");
-                return Err(exit::USAGE);
+                return Err(CliError::Usage(format!("--param {p}: {e}")));
             }
         }
         let sampler = match &target {
@@ -374,30 +381,26 @@ impl One {
     }
 }
 
-/// Runs the behavior; returns the exit code.
-pub fn run(args: &RunArgs) -> u8 {
-    let project = match report::load_shown(&args.path, false, args.verbosity) {
-        Ok(p) => crate::Project::new(&args.path, Arc::new(p)),
-        Err(code) => return code,
-    };
-    let base = match project.behavior(args.behavior.as_deref()) {
-        Ok(setup) => setup,
-        Err(e) => {
-            errln!("{e}");
-            return exit::LOAD;
-        }
-    };
-    let model = args.model.unwrap_or_else(|| base.chosen_model());
-    if !args.robots.is_empty() && (args.fast || args.events.is_some() || args.language.is_some()) {
-        errln!(
+/// Runs the behavior.
+pub fn run(args: &RunArgs) -> CliResult {
+    let robots = args.remote.args().map_err(CliError::Usage)?;
+    let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
+    let project = report::load_shown(&args.path, false, verbosity)?;
+    let project = crate::Project::new(&args.path, Arc::new(project));
+    let base = project
+        .behavior(args.behavior.as_deref())
+        .map_err(|e| CliError::Load(e.to_string()))?;
+    let model = args
+        .robot_model
+        .map(ModelArg::model)
+        .unwrap_or_else(|| base.chosen_model());
+    if !robots.is_empty() && (args.fast || args.events.is_some() || args.lang.is_some()) {
+        return Err(CliError::Usage(
             "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
-        );
-        return exit::USAGE;
+                .to_string(),
+        ));
     }
-    let scenario = match report::load_scenario(args.events.as_deref()) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let scenario = report::load_scenario(args.events.as_deref())?;
     let mut base = base
         .model(model)
         .clock(if args.fast {
@@ -415,7 +418,7 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Some(start) = args.start_time {
         base = base.start_time(start);
     }
-    if let Some(language) = args.language {
+    if let Some(language) = args.lang {
         base = base.language(language.name);
     }
     if let Some(s) = &scenario {
@@ -425,36 +428,33 @@ pub fn run(args: &RunArgs) -> u8 {
     let behavior = base.behavior();
     let setup = Setup {
         args,
+        robots: &robots,
+        verbosity,
         behavior,
         model,
         scenario,
-        live: Live::new(args.verbosity),
+        live: Live::new(verbosity),
         base: &base,
     };
     if let Some(n) = args.repeat {
         return repeat(&setup, n);
     }
-    if args.robots.len() > 1 {
+    if robots.len() > 1 {
         if args.monitor.monitor.is_some() {
-            errln!("--monitor shows one run: not a fleet's (yet)");
-            return exit::USAGE;
+            return Err(CliError::Usage(
+                "--monitor shows one run: not a fleet's (yet)".to_string(),
+            ));
         }
         return run_fleet(&setup);
     }
-    let target = match args.robots.first() {
+    let target = match robots.first() {
         None => Target::Sim(Arc::new(SimRobot::new(model))),
-        Some(robot) => match robot.connect() {
-            Ok(target) => target,
-            Err(code) => return code,
-        },
+        Some(robot) => robot.connect()?,
     };
-    let mut one = match One::load(&setup, target, args.trace.as_deref(), "", None) {
-        Ok(one) => one,
-        Err(code) => return code,
-    };
+    let mut one = One::load(&setup, target, args.trace.as_deref(), "", None)?;
     let interrupts = count_interrupts();
-    if args.verbosity != Verbosity::Quiet {
-        let on = match args.robots.first() {
+    if verbosity != Verbosity::Quiet {
+        let on = match robots.first() {
             Some(robot) => format!("the robot at {}", robot.url),
             None => match language {
                 Some(l) => format!("a simulated {} speaking {l}", model.name()),
@@ -483,7 +483,7 @@ pub fn run(args: &RunArgs) -> u8 {
         let keep = args.monitor.monitor_keep;
         crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
-    report.ending.exit_code()
+    Ok(report.ending.exit_code())
 }
 
 /// `--repeat N` (virtual time): the behavior runs `n` times, each on a new simulated robot,
@@ -491,10 +491,12 @@ pub fn run(args: &RunArgs) -> u8 {
 /// compared with the first, event by event, temporary folders masked. Run 1 shows its lines
 /// as asked (`-q`, `-v`), the others only their errors; the first run's report follows.
 /// Exit 1 when a run differs, else the first run's code.
-fn repeat(setup: &Setup<'_>, n: u32) -> u8 {
+fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
     let args = setup.args;
     let quiet = Setup {
         args: setup.args,
+        robots: setup.robots,
+        verbosity: Verbosity::Quiet,
         base: setup.base,
         behavior: setup.behavior,
         model: setup.model,
@@ -513,10 +515,7 @@ fn repeat(setup: &Setup<'_>, n: u32) -> u8 {
         };
         let this = if i == 1 { setup } else { &quiet };
         let target = Target::Sim(Arc::new(SimRobot::new(setup.model)));
-        let mut one = match One::load(this, target, Some(&file), "", None) {
-            Ok(one) => one,
-            Err(code) => return code,
-        };
+        let mut one = One::load(this, target, Some(&file), "", None)?;
         one.start();
         while !one.poll(
             POLL,
@@ -531,12 +530,14 @@ fn repeat(setup: &Setup<'_>, n: u32) -> u8 {
         let lines = match text {
             Ok(text) => crate::cli::trace_file::comparable_lines(&text),
             Err(e) => {
-                errln!("{}: cannot read the trace back: {e}", file.display());
-                return exit::WRITE;
+                return Err(CliError::Write(format!(
+                    "{}: cannot read the trace back: {e}",
+                    file.display()
+                )));
             }
         };
         if report.ending == Ending::Interrupted {
-            return report.ending.exit_code();
+            return Ok(report.ending.exit_code());
         }
         match &first {
             None => first = Some((lines, report)),
@@ -557,17 +558,17 @@ fn repeat(setup: &Setup<'_>, n: u32) -> u8 {
         }
     }
     let Some((lines, report)) = first else {
-        return exit::OK;
+        return Ok(exit::OK);
     };
     if !differs {
         outln!("{n} runs, the same trace: {} lines each", lines.len());
     }
     print_report("run report (run 1)", &report);
-    if differs {
+    Ok(if differs {
         exit::NO
     } else {
         report.ending.exit_code()
-    }
+    })
 }
 
 /// `FILE` for robot `n` of a fleet: `t.jsonl` → `t.3.jsonl`.
@@ -585,24 +586,26 @@ fn numbered(file: &Path, n: usize) -> PathBuf {
 /// The behavior on every robot of a fleet: one engine each, all loaded, then started at one
 /// instant; timelines started together through a [`FleetSync`]; a robot that ends (lost,
 /// failed) ends alone unless `--all-or-nothing`; a report per robot.
-fn run_fleet(setup: &Setup<'_>) -> u8 {
+fn run_fleet(setup: &Setup<'_>) -> CliResult {
     let args = setup.args;
-    let sync = FleetSync::new(args.robots.len());
+    let sync = FleetSync::new(setup.robots.len());
     let mut ones = Vec::new();
-    for (i, robot) in args.robots.iter().enumerate() {
-        let target = match robot.connect() {
-            Ok(t) => t,
-            Err(code) => return code,
-        };
+    for (i, robot) in setup.robots.iter().enumerate() {
+        let target = robot.connect()?;
         let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
         let who = format!("robot {}: ", i + 1);
         match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
             Ok(one) => ones.push(one),
-            Err(code) => return code,
+            Err(e) => {
+                // Told before the robots already loaded unload (what their boxes say then
+                // comes after it, as it happens).
+                e.print();
+                return Err(CliError::Shown(e.code()));
+            }
         }
     }
     let interrupts = count_interrupts();
-    if args.verbosity != Verbosity::Quiet {
+    if setup.verbosity != Verbosity::Quiet {
         errln!(
             "running {} on {} robots (real time, timelines started together); Ctrl-C stops them",
             setup.behavior.name,
@@ -638,7 +641,7 @@ fn run_fleet(setup: &Setup<'_>) -> u8 {
     }
     let reports: Vec<Report> = ones.into_iter().map(|o| o.finish(args.timeout)).collect();
     setup.live.finish();
-    for (i, (report, robot)) in reports.iter().zip(&args.robots).enumerate() {
+    for (i, (report, robot)) in reports.iter().zip(setup.robots).enumerate() {
         print_report(
             &format!("run report: robot {} at {}", i + 1, robot.url),
             report,
@@ -661,7 +664,7 @@ fn run_fleet(setup: &Setup<'_>) -> u8 {
             .map(|r| r.ending.exit_code())
             .find(|c| *c != exit::OK)
     };
-    code(false).or_else(|| code(true)).unwrap_or(exit::OK)
+    Ok(code(false).or_else(|| code(true)).unwrap_or(exit::OK))
 }
 
 /// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller
@@ -739,20 +742,22 @@ fn set_param(run: &crate::Run, spec: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The exit code for a behavior that could not be loaded: [`exit::LOAD`] whatever the
+/// A behavior that could not be loaded, told by `message`: [`CliError::Load`] whatever the
 /// reason (a box that cannot be constructed, a thread that cannot start, files that cannot
 /// be laid out), but the time limit and the robot. Every kind is listed so that a new one is
-/// given its code on purpose.
-fn load_exit(error: &crate::Error) -> u8 {
+/// given its exit code on purpose.
+fn load_error(message: String, error: &crate::Error) -> CliError {
     use crate::Error as E;
     match error {
         // `--timeout` bounds the whole run, box construction included.
         E::Load {
             source: EngineError::LoadTimeLimit { .. },
             ..
-        } => exit::TIMEOUT,
-        E::Robot { .. } | E::Call(_) => exit::ROBOT,
-        E::NotFound { .. } | E::NoLanguage { .. } | E::NotSimulated { .. } => exit::USAGE,
+        } => CliError::Timeout(message),
+        E::Robot { .. } | E::Call(_) => CliError::Robot(message),
+        E::NotFound { .. } | E::NoLanguage { .. } | E::NotSimulated { .. } => {
+            CliError::Usage(message)
+        }
         E::Load { .. }
         | E::Unreadable { .. }
         | E::Broken { .. }
@@ -761,7 +766,7 @@ fn load_exit(error: &crate::Error) -> u8 {
         | E::Files { .. }
         | E::Engine(_)
         | E::WaitTimedOut(_)
-        | E::Closed => exit::LOAD,
+        | E::Closed => CliError::Load(message),
     }
 }
 

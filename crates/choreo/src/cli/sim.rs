@@ -12,35 +12,58 @@ use choreo_engine::trace::Step;
 use choreo_engine::{Activity, Robot, Trace};
 use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use choreo_qi::{CallLog, CallReport, Generation, RobotServer, ServerOptions, ServerTls};
+use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls};
 
+use crate::cli::args::{ModelArg, listen_url};
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source};
 use crate::looks::Sampler;
 
-/// What `choreo sim` was asked.
-pub struct SimArgs {
-    /// The first robot's URL; the others take the next ports.
-    pub listen: String,
-    /// NAO or Pepper.
-    pub model: Model,
-    /// A scenario every robot plays.
-    pub events: Option<PathBuf>,
-    /// The certificate for `tcps://`.
-    pub tls: Option<ServerTls>,
-    /// Errors only.
-    pub quiet: bool,
-    /// The qi dialect spoken.
-    pub generation: Generation,
-    /// How many robots.
-    pub count: u16,
-    /// Where the calls go as JSON Lines (`t`: Unix time in seconds, `robot`, `method`,
-    /// `args`), each line written as the call comes.
-    pub calls: Option<PathBuf>,
-    /// The live web page of the robot (`--monitor`; one robot only).
-    pub monitor: MonitorFlags,
+/// `choreo sim`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct SimArgs {
+    /// Where to listen; loopback unless told otherwise. Port 0: any free port.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = choreo_qi::DEFAULT_LISTEN,
+        value_parser = listen_url
+    )]
+    pub(crate) listen: String,
+    /// The robot to simulate.
+    #[arg(long, value_enum)]
+    pub(crate) robot_model: Option<ModelArg>,
+    /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) events: Option<PathBuf>,
+    /// `--listen tcps://`: the server's certificate (PEM).
+    #[arg(long, value_name = "PEM", requires = "key")]
+    pub(crate) cert: Option<PathBuf>,
+    /// `--listen tcps://`: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "cert")]
+    pub(crate) key: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// The NAOqi generation whose qi dialect is spoken: 2.1 (NAO V4/V5: no
+    /// authentication, capabilities in a Capability message), 2.5 (2.3 to 2.7), 2.8
+    /// (NAO6) or 2.9 (libqi 4). Clients of older generations are answered in theirs
+    /// whatever this says.
+    #[arg(long, value_name = "VERSION", default_value = "2.9")]
+    pub(crate) naoqi: choreo_qi::Generation,
+    /// Serve N simulated robots, on N consecutive ports from the `--listen` port (port
+    /// 0: N free ports): a fleet to try on one machine.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub(crate) count: u16,
+    /// Write every call the robots receive to FILE, one JSON object a line as it comes
+    /// (`t`: Unix time in seconds, `robot`, `method`, `args`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) calls: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) monitor: MonitorFlags,
 }
 
 /// An empty behavior: what the monitor of a served robot draws (no diagram; the robot,
@@ -91,8 +114,8 @@ struct Served {
 }
 
 /// Serves `args.count` simulated robots until Ctrl-C; prints what each does and every call
-/// it receives. Returns the exit code.
-pub fn run(args: &SimArgs) -> u8 {
+/// it receives.
+pub fn run(args: &SimArgs) -> CliResult {
     // Ctrl-C is heard before anything is served: a client that reached a robot can stop it.
     let interrupts = Arc::new(AtomicUsize::new(0));
     {
@@ -101,68 +124,128 @@ pub fn run(args: &SimArgs) -> u8 {
             interrupts.fetch_add(1, Ordering::SeqCst);
         });
     }
-    let time = match Activity::real() {
-        Ok(t) => t,
-        Err(e) => {
-            errln!("cannot start the clock: {e}");
-            return exit::ROBOT;
-        }
-    };
-    let scenario = match &args.events {
-        Some(file) => match choreo_naoqi::Scenario::from_path(file) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                errln!("{e}");
-                return exit::LOAD;
-            }
-        },
-        None => None,
-    };
-    let calls = match &args.calls {
-        Some(path) => match File::create(path) {
-            Ok(f) => Some(Arc::new(Mutex::new(BufWriter::new(f)))),
-            Err(e) => {
-                errln!("{}: {e}", path.display());
-                return exit::USAGE;
-            }
-        },
-        None => None,
-    };
-    if args.monitor.monitor.is_some() && args.count > 1 {
-        errln!("--monitor shows one robot: not a fleet's (yet)");
-        return exit::USAGE;
-    }
-    let live = Live::new(Verbosity::from_flags(args.quiet, false));
+    let fleet = Fleet::new(args)?;
     let mut served = Vec::new();
     let mut watching = None;
     for index in 0..args.count {
+        match fleet.serve(index, &mut watching) {
+            Ok(one) => served.push(one),
+            Err(e) => {
+                stop_all(served);
+                return Err(e);
+            }
+        }
+    }
+    if args.count > 1 {
+        errln!("{} robots served; Ctrl-C stops", args.count);
+    }
+    let commands = watching.as_ref().and_then(|w| w.monitor.commands());
+    let mut page_stop = false;
+    while interrupts.load(Ordering::SeqCst) == 0 && !page_stop {
+        std::thread::sleep(Duration::from_millis(100));
+        fleet.live.tick(fleet.time.now());
+        // The page may stop the robot; it has no box to stimulate.
+        page_stop = commands
+            .as_ref()
+            .is_some_and(|c| c.try_iter().any(|c| c == Command::Stop));
+    }
+    let total: u64 = served
+        .iter()
+        .map(|s| s.robot.stats().per_service.values().sum::<u64>())
+        .sum();
+    stop_all(served);
+    fleet.live.finish();
+    if let Some(calls) = &fleet.calls
+        && let Err(e) = calls.lock().map_or(Ok(()), |mut w| w.flush())
+    {
+        let path = args.calls.as_deref().unwrap_or(Path::new("calls"));
+        return Err(CliError::Write(format!("{}: {e}", path.display())));
+    }
+    let report = format!("stopped after {total} call(s)");
+    errln!("{report}");
+    if let Some(w) = watching {
+        drop(w.sampler);
+        let keep = args.monitor.monitor_keep;
+        crate::cli::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
+    }
+    Ok(exit::OK)
+}
+
+/// What every served robot shares: the arguments, the clock, the scenario, the calls file
+/// and the live output.
+struct Fleet<'a> {
+    args: &'a SimArgs,
+    model: Model,
+    tls: Option<ServerTls>,
+    time: Arc<Activity>,
+    scenario: Option<choreo_naoqi::Scenario>,
+    calls: Option<Arc<Mutex<BufWriter<File>>>>,
+    live: Live,
+}
+
+impl<'a> Fleet<'a> {
+    /// Everything read and opened before the first robot is served.
+    fn new(args: &'a SimArgs) -> CliResult<Fleet<'a>> {
+        let time = Activity::real()
+            .map_err(|e| CliError::Robot(format!("cannot start the clock: {e}")))?;
+        let scenario = match &args.events {
+            Some(file) => Some(
+                choreo_naoqi::Scenario::from_path(file)
+                    .map_err(|e| CliError::Load(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let calls = match &args.calls {
+            Some(path) => match File::create(path) {
+                Ok(f) => Some(Arc::new(Mutex::new(BufWriter::new(f)))),
+                Err(e) => return Err(CliError::Usage(format!("{}: {e}", path.display()))),
+            },
+            None => None,
+        };
+        if args.monitor.monitor.is_some() && args.count > 1 {
+            return Err(CliError::Usage(
+                "--monitor shows one robot: not a fleet's (yet)".to_string(),
+            ));
+        }
+        Ok(Fleet {
+            args,
+            model: args.robot_model.map_or(Model::Nao, ModelArg::model),
+            tls: args
+                .cert
+                .clone()
+                .zip(args.key.clone())
+                .map(|(certificate, key)| ServerTls {
+                    certificate: Pem::File(certificate),
+                    key: Pem::File(key),
+                }),
+            time,
+            scenario,
+            calls,
+            live: Live::new(Verbosity::from_flags(args.quiet, false)),
+        })
+    }
+
+    /// Serves robot `index` (from 0); the first one is watched by the monitor when asked
+    /// (`watching`).
+    fn serve(&self, index: u16, watching: &mut Option<Watching>) -> CliResult<Served> {
+        let args = self.args;
         let who = if args.count > 1 {
             format!("robot {}: ", index + 1)
         } else {
             String::new()
         };
-        let url = match nth_url(&args.listen, index) {
-            Ok(u) => u,
-            Err(e) => {
-                errln!("{e}");
-                stop_all(served);
-                return exit::USAGE;
-            }
-        };
-        let robot = Arc::new(SimRobot::new(args.model));
+        let url = nth_url(&args.listen, index).map_err(CliError::Usage)?;
+        let robot = Arc::new(SimRobot::new(self.model));
         // Real time: a `say` takes as long as on the robot.
-        robot.attach(Arc::clone(&time));
-        if let Some(s) = &scenario {
+        robot.attach(Arc::clone(&self.time));
+        if let Some(s) = &self.scenario {
             robot.load_scenario(s.clone());
         }
         if index == 0 {
-            watching = match watch(&args.monitor, &robot) {
-                Ok(w) => w,
-                Err(code) => return code,
-            };
+            *watching = watch(&args.monitor, &robot)?;
         }
         {
-            let (live, time, who) = (live.clone(), Arc::clone(&time), who.clone());
+            let (live, time, who) = (self.live.clone(), Arc::clone(&self.time), who.clone());
             let shows = watching
                 .as_ref()
                 .map(|w| (w.trace.clone(), SimRobot::clone(&robot)));
@@ -175,84 +258,51 @@ pub fn run(args: &SimArgs) -> u8 {
             }));
         }
         let trace = watching.as_ref().map(|w| w.trace.clone());
-        let log = call_log(&live, &time, &who, index + 1, calls.clone(), trace);
+        let log = call_log(
+            &self.live,
+            &self.time,
+            &who,
+            index + 1,
+            self.calls.clone(),
+            trace,
+        );
         let options = ServerOptions {
-            tls: args.tls.clone(),
-            generation: args.generation,
+            tls: self.tls.clone(),
+            generation: args.naoqi,
             ..ServerOptions::default()
         };
-        match choreo_qi::serve_robot(
+        let server = choreo_qi::serve_robot(
             Arc::clone(&robot) as Arc<dyn Robot>,
             &url,
             Some(log),
             options,
-        ) {
-            Ok(server) => {
-                errln!(
-                    "{who}serving a simulated {} (NAOqi {} dialect) at {}{}",
-                    args.model.name(),
-                    args.generation,
-                    server.url,
-                    if args.count == 1 {
-                        ": any qi client can drive it; Ctrl-C stops"
-                    } else {
-                        ""
-                    }
-                );
-                served.push(Served { robot, server });
+        )
+        .map_err(|e| CliError::Robot(format!("{url}: cannot serve: {e}")))?;
+        errln!(
+            "{who}serving a simulated {} (NAOqi {} dialect) at {}{}",
+            self.model.name(),
+            args.naoqi,
+            server.url,
+            if args.count == 1 {
+                ": any qi client can drive it; Ctrl-C stops"
+            } else {
+                ""
             }
-            Err(e) => {
-                errln!("{url}: cannot serve: {e}");
-                stop_all(served);
-                return exit::ROBOT;
-            }
-        }
+        );
+        Ok(Served { robot, server })
     }
-    if args.count > 1 {
-        errln!("{} robots served; Ctrl-C stops", args.count);
-    }
-    let commands = watching.as_ref().and_then(|w| w.monitor.commands());
-    let mut page_stop = false;
-    while interrupts.load(Ordering::SeqCst) == 0 && !page_stop {
-        std::thread::sleep(Duration::from_millis(100));
-        live.tick(time.now());
-        // The page may stop the robot; it has no box to stimulate.
-        page_stop = commands
-            .as_ref()
-            .is_some_and(|c| c.try_iter().any(|c| c == Command::Stop));
-    }
-    let total: u64 = served
-        .iter()
-        .map(|s| s.robot.stats().per_service.values().sum::<u64>())
-        .sum();
-    stop_all(served);
-    live.finish();
-    if let Some(calls) = calls
-        && let Err(e) = calls.lock().map_or(Ok(()), |mut w| w.flush())
-    {
-        let path = args.calls.as_deref().unwrap_or(Path::new("calls"));
-        errln!("{}: {e}", path.display());
-        return exit::WRITE;
-    }
-    let report = format!("stopped after {total} call(s)");
-    errln!("{report}");
-    if let Some(w) = watching {
-        drop(w.sampler);
-        let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
-    }
-    exit::OK
 }
 
 /// The monitor of the served `robot`, when asked: its page's URL printed.
-fn watch(flags: &MonitorFlags, robot: &SimRobot) -> Result<Option<Watching>, u8> {
+fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> {
     if flags.monitor.is_none() {
         return Ok(None);
     }
     let xar = choreo_xar::read_xar("robot.xar", NO_BEHAVIOR.as_bytes())
         .map_err(|e| {
-            errln!("internal error: the empty behavior does not read: {e}");
-            exit::RUNTIME
+            CliError::Runtime(format!(
+                "internal error: the empty behavior does not read: {e}"
+            ))
         })?
         .value;
     let model = robot.model().name();

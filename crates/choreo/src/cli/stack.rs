@@ -2,32 +2,73 @@
 //! every definition of a folder and the tree they make; `tree` prints the delegation tree
 //! from the base, as `GetAllDelegates` gives it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use choreo_stack::definition::{Definition, load_dir};
 use choreo_stack::{LoadError, Options, Runner};
+use clap::Subcommand;
 
+use crate::cli::error::{CliError, CliResult};
+use crate::cli::exit;
 use crate::cli::live::Verbosity;
+use crate::cli::stack_run::StackRunArgs;
 
-/// Loads `dir` into a runner (never ticked): the definitions and the runner, or the error
-/// printed and the exit code (1: a definition or the tree is wrong; 4: the folder cannot be
-/// read).
-pub(crate) fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, Runner), u8> {
+/// `choreo stack ...`.
+#[derive(Subcommand)]
+// Parsed once per process: the size of its largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum StackCommand {
+    /// Validate every definition of a folder and the tree they make (exit 1 on an error).
+    #[command(after_help = exit::HELP)]
+    Check {
+        /// The folder of behavior definitions (*.json).
+        dir: PathBuf,
+        /// The base behavior; by default the one behavior no other delegates to.
+        #[arg(long)]
+        base: Option<String>,
+    },
+    /// Run a stack on the simulated robot: its changes live, a report at the end. Ctrl-C
+    /// cancels the stack top-down.
+    #[command(after_help = exit::HELP)]
+    Run(StackRunArgs),
+    /// Print the delegation tree from the base (what each behavior may delegate to).
+    #[command(after_help = exit::HELP)]
+    Tree {
+        /// The folder of behavior definitions (*.json).
+        dir: PathBuf,
+        /// The base behavior; by default the one behavior no other delegates to.
+        #[arg(long)]
+        base: Option<String>,
+    },
+}
+
+/// Hands `choreo stack ...` to its command.
+pub fn run(command: StackCommand) -> CliResult {
+    match command {
+        StackCommand::Check { dir, base } => check(&dir, base.as_deref()),
+        StackCommand::Tree { dir, base } => tree(&dir, base.as_deref()),
+        StackCommand::Run(args) => crate::cli::stack_run::run(&args),
+    }
+}
+
+/// Loads `dir` into a runner (never ticked): the definitions and the runner, or why not
+/// (exit 1: a definition or the tree is wrong; 4: the folder cannot be read).
+pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>, Runner)> {
     let defs = match load_dir(dir) {
         Ok(d) => d,
         Err(e) => {
-            errln!("error: {e}");
+            let message = format!("error: {e}");
             return Err(if e.line.is_none() && e.file == dir {
-                4
+                CliError::Load(message)
             } else {
-                1
+                CliError::No(message)
             });
         }
     };
     // The Choregraphe behaviors the leaves play are loaded too: a path that does not load is
     // an error of the stack.
-    let installed =
-        crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet).map_err(|_| 1u8)?;
+    let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)
+        .map_err(|e| e.recoded(CliError::No))?;
     match crate::cli::stack_run::classes(dir, &installed).build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
@@ -35,18 +76,14 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> Result<(Vec<Definition>, R
                 LoadError::Definition(_) => String::new(),
                 _ => format!("{}: ", dir.display()),
             };
-            errln!("error: {where_}{e}");
-            Err(1)
+            Err(CliError::No(format!("error: {where_}{e}")))
         }
     }
 }
 
 /// `choreo stack check DIR`: 0 if every definition is valid and they make a stack.
-pub fn check(dir: &Path, base: Option<&str>) -> u8 {
-    let (defs, runner) = match load(dir, base) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+pub fn check(dir: &Path, base: Option<&str>) -> CliResult {
+    let (defs, runner) = load(dir, base)?;
     let seen: std::collections::BTreeSet<usize> =
         walk(&runner).iter().map(|(b, _)| b.index()).collect();
     let total = runner.names().len();
@@ -63,15 +100,12 @@ pub fn check(dir: &Path, base: Option<&str>) -> u8 {
             outln!("warning: {name} is not reachable from the base");
         }
     }
-    0
+    Ok(exit::OK)
 }
 
 /// `choreo stack tree DIR`: the delegation tree from the base, one behavior a line.
-pub fn tree(dir: &Path, base: Option<&str>) -> u8 {
-    let (defs, runner) = match load(dir, base) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+pub fn tree(dir: &Path, base: Option<&str>) -> CliResult {
+    let (defs, runner) = load(dir, base)?;
     let class = |name: &str| {
         defs.iter()
             .find(|d| d.id == name || format!("@{}", d.id) == name)
@@ -97,7 +131,7 @@ pub fn tree(dir: &Path, base: Option<&str>) -> u8 {
             outln!("{}{name} ({}{linked})", "  ".repeat(depth), class(name));
         }
     }
-    0
+    Ok(exit::OK)
 }
 
 /// The behaviors reachable from the base through declared delegates, depth first, each

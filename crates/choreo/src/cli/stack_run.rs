@@ -23,6 +23,8 @@ use choreo_stack::trace::{Event, Record};
 use choreo_stack::{Behavior, Classes, DefinitionError, Runner, Tick};
 use choreo_xar::source::{FilesOnDisk, Project};
 
+use crate::cli::args::{ModelArg, RobotArgs, RobotFlags, timeout_secs};
+use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
@@ -31,31 +33,44 @@ use crate::cli::report;
 use crate::cli::run::Target;
 use choreo_monitor::stack::{StackNode, StackShape};
 
-/// What `choreo stack run` was asked.
-pub struct StackRunArgs {
-    /// The folder of definitions.
-    pub dir: PathBuf,
-    /// The base behavior, if named.
-    pub base: Option<String>,
-    /// The tick period, milliseconds.
-    pub tick_ms: u64,
-    /// Virtual time.
-    pub fast: bool,
-    /// Stop after so many seconds of stack time.
-    pub timeout: Option<f64>,
-    /// Write the stack's events as JSON Lines.
-    pub trace: Option<PathBuf>,
-    /// A scenario for the simulated robot.
-    pub events: Option<PathBuf>,
-    /// The simulated robot's model.
-    pub model: Model,
-    /// A real robot to run on instead of the simulated one.
-    pub robot: Option<crate::cli::run::RobotArgs>,
-    /// How much to show.
-    pub verbosity: Verbosity,
-    /// The live web page (`--monitor`): the stack view, the robot, the played behaviors'
-    /// events.
-    pub monitor: MonitorFlags,
+/// `choreo stack run`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct StackRunArgs {
+    /// The folder of behavior definitions (*.json).
+    pub(crate) dir: PathBuf,
+    /// The base behavior; by default the one behavior no other delegates to.
+    #[arg(long)]
+    pub(crate) base: Option<String>,
+    /// The tick period, in milliseconds (Anki's engine ticks every 60).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub(crate) tick_ms: u64,
+    /// Virtual time: ticks, sleeps and robot actions take no real time.
+    #[arg(long)]
+    pub(crate) fast: bool,
+    /// Stop after this many seconds (stack time).
+    #[arg(long, value_name = "SECONDS", value_parser = timeout_secs, allow_hyphen_values = true)]
+    pub(crate) timeout: Option<f64>,
+    /// Write every stack event as JSON Lines.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+    /// A scenario (YAML or JSON) for the simulated robot: docs/scenarios.md.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) events: Option<PathBuf>,
+    /// The simulated robot.
+    #[arg(long, value_enum)]
+    pub(crate) robot_model: Option<ModelArg>,
+    /// A real robot instead of the simulated one (`PlayChoregraphe` leaves then name
+    /// behaviors installed on it).
+    #[command(flatten)]
+    pub(crate) remote: RobotFlags,
+    /// Only errors and the report.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Every stack event.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub(crate) verbose: bool,
+    #[command(flatten)]
+    pub(crate) monitor: MonitorFlags,
 }
 
 /// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
@@ -86,61 +101,200 @@ const DRIVER: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root" id=
 </Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
 
 /// The driver behavior, read ([`exit::RUNTIME`] if it does not read: a bug of choreo's).
-pub(crate) fn driver_xar() -> Result<choreo_xar::XarFile, u8> {
+pub(crate) fn driver_xar() -> CliResult<choreo_xar::XarFile> {
     choreo_xar::read_xar("stack.xar", DRIVER.as_bytes())
         .map(|x| x.value)
         .map_err(|e| {
-            errln!("internal error: the driver behavior does not read: {e}");
-            exit::RUNTIME
+            CliError::Runtime(format!(
+                "internal error: the driver behavior does not read: {e}"
+            ))
         })
 }
 
 /// The first ALMemory subscription id of the driver (far from the engine's own).
 const SUBSCRIPTIONS: u64 = 0x5354_4143_0000_0000;
 
-/// Runs the stack; returns the exit code.
-pub fn run(args: &StackRunArgs) -> u8 {
-    let defs = match load_dir(&args.dir) {
-        Ok(d) => d,
-        Err(e) => {
-            errln!("error: {e}");
-            return exit::LOAD;
+/// Runs the stack: loaded, watched, driven to its end, reported.
+pub fn run(args: &StackRunArgs) -> CliResult {
+    let robots = args.remote.args().map_err(CliError::Usage)?;
+    if robots.len() > 1 {
+        return Err(CliError::Usage(
+            "stack run drives one robot: give one --robot".to_string(),
+        ));
+    }
+    let asked = Asked {
+        args,
+        robot: robots.into_iter().next(),
+        model: args.robot_model.map_or(Model::Nao, ModelArg::model),
+        verbosity: Verbosity::from_flags(args.quiet, args.verbose),
+    };
+    let Loaded {
+        defs,
+        target,
+        robot,
+        resources,
+        engine_trace,
+        mut runner,
+        period,
+    } = load(&asked)?;
+    let xar = driver_xar()?;
+    let live = Live::new(asked.verbosity);
+    runner.add_listener(live_listener(live.clone(), period, asked.verbosity));
+    {
+        // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
+        let live = live.clone();
+        engine_trace.add_listener(Arc::new(move |e| {
+            crate::cli::run::show_box_event(&live, "", e);
+        }));
+    }
+    if let Some(file) = &args.trace {
+        match std::fs::File::create(file) {
+            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f), period)),
+            Err(e) => {
+                return Err(CliError::Write(format!(
+                    "{}: cannot write the trace: {e}",
+                    file.display()
+                )));
+            }
         }
+    }
+    let monitor = crate::cli::monitor::start(
+        &args.monitor,
+        &choreo_engine::graph::Graph::new(&xar),
+        &format!("stack {}", args.dir.display()),
+        Some(&asked.model.name().to_lowercase()),
+        Source::Stack(shape(&runner, &defs)),
+    )?;
+    if let Some(m) = &monitor {
+        crate::cli::monitor::feed(m, &engine_trace);
+        let m = Arc::clone(m);
+        let tick = period;
+        runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
+            m.publish_stack(record_json(r, names, tick));
+        }));
+    }
+    let commands = monitor.as_ref().and_then(|m| m.commands());
+    let driver = Arc::new(Driver {
+        runner: Mutex::new(Some(runner)),
+        stop: AtomicBool::new(false),
+        period,
+        ended: Mutex::new(None),
+    });
+    let options = Options {
+        virtual_time: args.fast,
+        trace: engine_trace.clone(),
+        time_limit: args.timeout.map(Duration::from_secs_f64),
+        robot: Some(Arc::clone(&robot)),
+        resources: Some(resources),
+        ..Options::default()
     };
-    let installed = match install(&args.dir, &defs, args.verbosity) {
-        Ok(i) => i,
-        Err(code) => return code,
-    };
-    let scenario = match report::load_scenario(args.events.as_deref()) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let target = match &args.robot {
+    let engine = Arc::new(load_driver(&xar, &driver, options)?);
+    let mut sampler = None;
+    if let Target::Sim(sim) = &target {
+        let live = live.clone();
+        let now = Arc::downgrade(&engine);
+        let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
+        sim.set_observer(Arc::new(move |e: &RobotEvent| {
+            let at = now.upgrade().map_or(Time(0), |engine| engine.now());
+            live.robot_event(at, e);
+            crate::looks::record(&shows, &shown, at, e);
+        }));
+        if monitor.is_some() {
+            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
+        }
+    }
+    let interrupts = crate::cli::run::count_interrupts();
+    if asked.verbosity != Verbosity::Quiet {
+        let on = match &asked.robot {
+            Some(robot) => format!("the robot at {}", robot.url),
+            None => format!("a simulated {}", asked.model.name()),
+        };
+        errln!(
+            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
+            args.dir.display(),
+            if args.fast { "virtual" } else { "real" },
+            args.tick_ms
+        );
+    }
+    let started = Instant::now();
+    engine.start();
+    let (outcome, stopped_for) = drive(&engine, &live, commands.as_ref(), &interrupts);
+    if let Target::Sim(sim) = &target {
+        sim.stop_behaviors();
+        sim.set_launcher(None);
+    }
+    let time = engine.ended_at().unwrap_or_else(|| engine.now());
+    drop(engine);
+    live.finish();
+    let (code, report) = report(&driver, &outcome, stopped_for, time, started);
+    errln!("{report}");
+    drop(sampler);
+    if let Some(m) = monitor {
+        let outcome = match code {
+            exit::OK => "finished",
+            exit::INTERRUPTED => "stopped",
+            exit::TIMEOUT => "time limit",
+            _ => "error",
+        };
+        let keep = args.monitor.monitor_keep;
+        crate::cli::monitor::linger(&m, outcome, &report, keep, &interrupts);
+    }
+    Ok(code)
+}
+
+/// What `choreo stack run` was asked, its flags read.
+struct Asked<'a> {
+    args: &'a StackRunArgs,
+    /// The real robot to run on; none: the simulated one.
+    robot: Option<RobotArgs>,
+    model: Model,
+    verbosity: Verbosity,
+}
+
+/// The stack loaded, on its robot, not yet driven.
+struct Loaded {
+    defs: Vec<Definition>,
+    target: Target,
+    robot: Arc<dyn Robot>,
+    resources: Arc<choreo_engine::resource::ResourceTree>,
+    /// The trace of the driver's engine (and of the behaviors the stack plays).
+    engine_trace: Trace,
+    runner: Runner,
+    period: Duration,
+}
+
+/// Loads the definitions and the behaviors their leaves play, reaches the robot (or makes
+/// the simulated one) and builds the runner.
+fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
+    let args = asked.args;
+    let defs = load_dir(&args.dir).map_err(|e| CliError::Load(format!("error: {e}")))?;
+    let installed = install(&args.dir, &defs, asked.verbosity)?;
+    let scenario = report::load_scenario(args.events.as_deref())?;
+    let target = match &asked.robot {
         None => {
-            let sim = Arc::new(SimRobot::new(args.model));
+            let sim = Arc::new(SimRobot::new(asked.model));
             if let Some(s) = scenario {
                 sim.load_scenario(s);
             }
             Target::Sim(sim)
         }
         Some(_) if args.fast || args.events.is_some() => {
-            errln!("--robot runs on a real robot: --fast and --events are for the simulated one");
-            return exit::USAGE;
+            return Err(CliError::Usage(
+                "--robot runs on a real robot: --fast and --events are for the simulated one"
+                    .to_string(),
+            ));
         }
         Some(_) if !installed.is_empty() => {
-            errln!(
-                "--robot: a PlayChoregraphe leaf with a path needs the simulated robot; on a real \
-                 robot, name a behavior installed on it (\"installed\")"
-            );
-            return exit::USAGE;
+            return Err(CliError::Usage(
+                "--robot: a PlayChoregraphe leaf with a path needs the simulated robot; on a \
+                 real robot, name a behavior installed on it (\"installed\")"
+                    .to_string(),
+            ));
         }
-        Some(remote) => match remote.connect() {
-            Ok(target) => target,
-            Err(code) => return code,
-        },
+        Some(remote) => remote.connect()?,
     };
     let robot: Arc<dyn Robot> = target.robot();
-    let resources = Arc::new(choreo_naoqi::resource_tree(args.model));
+    let resources = Arc::new(choreo_naoqi::resource_tree(asked.model));
     let engine_trace = Trace::unkept(None);
     let weak: Weak<dyn Robot> = Arc::downgrade(&robot);
     let launchers: Vec<Arc<dyn BehaviorLauncher>> = installed
@@ -165,72 +319,38 @@ pub fn run(args: &StackRunArgs) -> u8 {
         sim.set_launcher(Some(Arc::new(Launchers(launchers))));
     }
     let period = Duration::from_millis(args.tick_ms);
-    let mut runner = match classes(&args.dir, &installed).build(
-        &defs,
-        args.base.as_deref(),
-        choreo_stack::Options {
-            period,
-            budget: Some(period),
-            robot: Some(Arc::clone(&robot)),
-            ..choreo_stack::Options::default()
-        },
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            errln!("error: {e}");
-            return exit::LOAD;
-        }
-    };
-    let xar = match driver_xar() {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    let live = Live::new(args.verbosity);
-    runner.add_listener(live_listener(live.clone(), period, args.verbosity));
-    {
-        // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
-        let live = live.clone();
-        engine_trace.add_listener(Arc::new(move |e| {
-            crate::cli::run::show_box_event(&live, "", e);
-        }));
-    }
-    if let Some(file) = &args.trace {
-        match std::fs::File::create(file) {
-            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f), period)),
-            Err(e) => {
-                errln!("{}: cannot write the trace: {e}", file.display());
-                return exit::WRITE;
-            }
-        }
-    }
-    let monitor = match crate::cli::monitor::start(
-        &args.monitor,
-        &choreo_engine::graph::Graph::new(&xar),
-        &format!("stack {}", args.dir.display()),
-        Some(&args.model.name().to_lowercase()),
-        Source::Stack(shape(&runner, &defs)),
-    ) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    if let Some(m) = &monitor {
-        crate::cli::monitor::feed(m, &engine_trace);
-        let m = Arc::clone(m);
-        let tick = period;
-        runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
-            m.publish_stack(record_json(r, names, tick));
-        }));
-    }
-    let commands = monitor.as_ref().and_then(|m| m.commands());
-    let driver = Arc::new(Driver {
-        runner: Mutex::new(Some(runner)),
-        stop: AtomicBool::new(false),
+    let runner = classes(&args.dir, &installed)
+        .build(
+            &defs,
+            args.base.as_deref(),
+            choreo_stack::Options {
+                period,
+                budget: Some(period),
+                robot: Some(Arc::clone(&robot)),
+                ..choreo_stack::Options::default()
+            },
+        )
+        .map_err(|e| CliError::Load(format!("error: {e}")))?;
+    Ok(Loaded {
+        defs,
+        target,
+        robot,
+        resources,
+        engine_trace,
+        runner,
         period,
-        ended: Mutex::new(None),
-    });
+    })
+}
+
+/// The engine of the driver behavior, its `Stack` box ticking `driver`'s runner.
+fn load_driver(
+    xar: &choreo_xar::XarFile,
+    driver: &Arc<Driver>,
+    options: Options,
+) -> CliResult<Engine> {
     let host = {
-        let start = Arc::clone(&driver);
-        let unload = Arc::clone(&driver);
+        let start = Arc::clone(driver);
+        let unload = Arc::clone(driver);
         NativeHost::new().with("Stack", move |hook, ctx| {
             match hook.script_name().as_str() {
                 "onInput_onStart" => start.drive(ctx),
@@ -240,50 +360,21 @@ pub fn run(args: &StackRunArgs) -> u8 {
             Ok(())
         })
     };
-    let options = Options {
-        virtual_time: args.fast,
-        trace: engine_trace.clone(),
-        time_limit: args.timeout.map(Duration::from_secs_f64),
-        robot: Some(Arc::clone(&robot)),
-        resources: Some(resources),
-        ..Options::default()
-    };
-    let engine = match Engine::load(&xar, &host, options) {
-        Ok(e) => Arc::new(e),
-        Err(e) => {
-            errln!("internal error: the driver behavior does not load: {e}");
-            return exit::RUNTIME;
-        }
-    };
-    let mut sampler = None;
-    if let Target::Sim(sim) = &target {
-        let live = live.clone();
-        let now = Arc::downgrade(&engine);
-        let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
-        sim.set_observer(Arc::new(move |e: &RobotEvent| {
-            let at = now.upgrade().map_or(Time(0), |engine| engine.now());
-            live.robot_event(at, e);
-            crate::looks::record(&shows, &shown, at, e);
-        }));
-        if monitor.is_some() {
-            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
-        }
-    }
-    let interrupts = crate::cli::run::count_interrupts();
-    if args.verbosity != Verbosity::Quiet {
-        let on = match &args.robot {
-            Some(robot) => format!("the robot at {}", robot.url),
-            None => format!("a simulated {}", args.model.name()),
-        };
-        errln!(
-            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
-            args.dir.display(),
-            if args.fast { "virtual" } else { "real" },
-            args.tick_ms
-        );
-    }
-    let started = Instant::now();
-    engine.start();
+    Engine::load(xar, &host, options).map_err(|e| {
+        CliError::Runtime(format!(
+            "internal error: the driver behavior does not load: {e}"
+        ))
+    })
+}
+
+/// Waits for the engine's end, stopping it at Ctrl-C, the page's stop, the time limit or
+/// idleness: the final outcome, and the exit code of the stop, if one was made.
+fn drive(
+    engine: &Engine,
+    live: &Live,
+    commands: Option<&std::sync::mpsc::Receiver<choreo_monitor::Command>>,
+    interrupts: &std::sync::atomic::AtomicUsize,
+) -> (Outcome, Option<u8>) {
     let mut stopped_for = None;
     let outcome = loop {
         let outcome = engine.wait(Duration::from_millis(100));
@@ -294,9 +385,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         if stopped_for.is_some() {
             continue;
         }
-        let page_stop = commands
-            .as_ref()
-            .is_some_and(|c| crate::cli::monitor::commands(c, &engine));
+        let page_stop = commands.is_some_and(|c| crate::cli::monitor::commands(c, engine));
         stopped_for = if interrupts.load(Ordering::SeqCst) > 0 || page_stop {
             Some(exit::INTERRUPTED)
         } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {
@@ -308,13 +397,17 @@ pub fn run(args: &StackRunArgs) -> u8 {
             engine.stop();
         }
     };
-    if let Target::Sim(sim) = &target {
-        sim.stop_behaviors();
-        sim.set_launcher(None);
-    }
-    let time = engine.ended_at().unwrap_or_else(|| engine.now());
-    drop(engine);
-    live.finish();
+    (outcome, stopped_for)
+}
+
+/// The exit code of the run, and its report line.
+fn report(
+    driver: &Driver,
+    outcome: &Outcome,
+    stopped_for: Option<u8>,
+    time: Time,
+    started: Instant,
+) -> (u8, String) {
     let ended = driver
         .ended
         .lock()
@@ -326,7 +419,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         .unwrap_or_else(PoisonError::into_inner)
         .as_ref()
         .map_or(0, Runner::tick_count);
-    let code = match (stopped_for, &ended, &outcome) {
+    let code = match (stopped_for, &ended, outcome) {
         (_, Some(Err(_)), _) => exit::LOAD,
         (_, _, Outcome::RobotLost) => exit::ROBOT,
         (Some(code), _, _) => code,
@@ -345,19 +438,7 @@ pub fn run(args: &StackRunArgs) -> u8 {
         time.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
-    errln!("{report}");
-    drop(sampler);
-    if let Some(m) = monitor {
-        let outcome = match code {
-            exit::OK => "finished",
-            exit::INTERRUPTED => "stopped",
-            exit::TIMEOUT => "time limit",
-            _ => "error",
-        };
-        let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&m, outcome, &report, keep, &interrupts);
-    }
-    code
+    (code, report)
 }
 
 /// The stack's behaviors and their delegates, for the monitor's Stack view.
@@ -477,26 +558,27 @@ pub(crate) fn install(
     dir: &Path,
     defs: &[Definition],
     verbosity: Verbosity,
-) -> Result<Vec<Installed>, u8> {
+) -> CliResult<Vec<Installed>> {
     let mut out = Vec::new();
     for def in defs.iter().filter(|d| d.class == "PlayChoregraphe") {
         let Some(path) = def.keys.get("path").and_then(|p| p.as_str()) else {
             continue;
         };
         let path = dir.join(path);
-        let project =
-            Arc::new(report::load_shown(&path, false, verbosity).map_err(|_| exit::LOAD)?);
+        let project = Arc::new(
+            report::load_shown(&path, false, verbosity).map_err(|e| e.recoded(CliError::Load))?,
+        );
         let picked = def.keys.get("behaviorName").and_then(|n| n.as_str());
-        let behavior = report::pick_behavior(&project, &path, picked).map_err(|_| exit::LOAD)?;
+        let behavior = report::pick_behavior(&project, &path, picked)
+            .map_err(|e| e.recoded(CliError::Load))?;
         let index = project
             .behaviors
             .iter()
             .position(|b| std::ptr::eq(b, behavior))
             .unwrap_or(0);
-        let files = project.on_disk().map_err(|e| {
-            errln!("{}: {e}", path.display());
-            exit::LOAD
-        })?;
+        let files = project
+            .on_disk()
+            .map_err(|e| CliError::Load(format!("{}: {e}", path.display())))?;
         out.push(Installed {
             name: installed_name(def),
             project,

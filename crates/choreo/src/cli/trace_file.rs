@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::cli::exit;
+use crate::cli::error::{CliError, CliResult};
 
 /// The fields every event has.
 #[derive(Deserialize)]
@@ -25,15 +25,15 @@ pub struct Head {
 pub fn events(
     path: &Path,
     check: impl Fn(&Head, &Value) -> Result<(), String>,
-) -> Result<Vec<(Head, Value)>, u8> {
+) -> CliResult<Vec<(Head, Value)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
-            errln!("{}: cannot read the trace: {e}", path.display());
+            let message = format!("{}: cannot read the trace: {e}", path.display());
             return Err(if path.exists() {
-                exit::LOAD
+                CliError::Load(message)
             } else {
-                exit::USAGE
+                CliError::Usage(message)
             });
         }
     };
@@ -56,8 +56,11 @@ pub fn events(
             Ok(Some(e)) => out.push(e),
             Ok(None) => {}
             Err(e) => {
-                errln!("{}:{}: not a trace event: {e}", path.display(), i + 1);
-                return Err(exit::LOAD);
+                return Err(CliError::Load(format!(
+                    "{}:{}: not a trace event: {e}",
+                    path.display(),
+                    i + 1
+                )));
             }
         }
     }

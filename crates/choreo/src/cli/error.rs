@@ -1,0 +1,76 @@
+//! Why a command failed, as a value: each command returns it up to [`crate::cli::main`],
+//! which prints it once and exits with its code. Where a command finds the trouble it only
+//! says what it was, so that every message goes out the same way, in one place.
+
+use crate::cli::exit;
+
+/// A command that failed: what to tell the user, and (by its kind) the exit code
+/// ([`exit`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// [`exit::NO`]: a negative answer that is an error: the robot answered with one, a
+    /// stack's definitions are wrong.
+    #[error("{0}")]
+    No(String),
+    /// [`exit::USAGE`]: bad arguments, or a path that does not exist.
+    #[error("{0}")]
+    Usage(String),
+    /// [`exit::RUNTIME`]: an error in box code stopped the behavior.
+    #[error("{0}")]
+    Runtime(String),
+    /// [`exit::LOAD`]: an input could not be read or is not a valid behavior.
+    #[error("{0}")]
+    Load(String),
+    /// [`exit::TIMEOUT`]: the behavior did not finish in time.
+    #[error("{0}")]
+    Timeout(String),
+    /// [`exit::WRITE`]: an output could not be written.
+    #[error("{0}")]
+    Write(String),
+    /// [`exit::ROBOT`]: the robot could not be reached or was lost.
+    #[error("{0}")]
+    Robot(String),
+    /// Already shown where it was found, in a form of its own (diagnostics at their file and
+    /// line, a report): nothing is left to print but the exit code.
+    #[error("exit code {0}")]
+    Shown(u8),
+}
+
+impl CliError {
+    /// The exit code the command ends with.
+    pub fn code(&self) -> u8 {
+        match self {
+            CliError::No(_) => exit::NO,
+            CliError::Usage(_) => exit::USAGE,
+            CliError::Runtime(_) => exit::RUNTIME,
+            CliError::Load(_) => exit::LOAD,
+            CliError::Timeout(_) => exit::TIMEOUT,
+            CliError::Write(_) => exit::WRITE,
+            CliError::Robot(_) => exit::ROBOT,
+            CliError::Shown(code) => *code,
+        }
+    }
+
+    /// The same failure under another kind (`CliError::Load`), so another exit code; one
+    /// already shown stays shown, with that code.
+    pub fn recoded(self, kind: fn(String) -> CliError) -> CliError {
+        match self {
+            CliError::Shown(_) => CliError::Shown(kind(String::new()).code()),
+            e => kind(e.to_string()),
+        }
+    }
+
+    /// Tells the user (standard error), unless it was shown already.
+    pub fn print(&self) {
+        if !matches!(self, CliError::Shown(_)) {
+            errln!("{self}");
+        }
+    }
+}
+
+/// What a command that ran ends with: its exit code ([`exit`]), success or a negative
+/// answer (`check` found errors, `diff` differences).
+pub type ExitCode = u8;
+
+/// What every command returns: the code it ended with, or why it failed.
+pub type CliResult<T = ExitCode> = Result<T, CliError>;

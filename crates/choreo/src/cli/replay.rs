@@ -1,0 +1,109 @@
+//! `choreo replay`: a recorded run (or a behavior stack's) shown by the monitor, paused at its
+//! start, played from the page.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use choreo_engine::graph::Graph;
+use choreo_monitor::Monitor;
+
+use crate::cli::error::{CliError, CliResult};
+use crate::cli::exit;
+use crate::cli::monitor::{MonitorFlags, Source, start, wait};
+
+/// `choreo replay`'s arguments, as the command line gives them.
+#[derive(clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// The trace (JSON Lines).
+    pub(crate) trace: PathBuf,
+    /// The behavior that ran (any input `run` takes), or the stack's folder.
+    pub(crate) behavior_path: PathBuf,
+    /// The behavior of a project (by name); the first one by default.
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
+    #[command(flatten)]
+    pub(crate) monitor: MonitorFlags,
+}
+
+/// `choreo replay TRACE BEHAVIOR`: the monitor of a recorded run, paused at its start, until
+/// Ctrl-C (or `--monitor-keep` seconds). A behavior stack's trace (`choreo stack run
+/// --trace`: events with a `tick`, no `path`) replays with its folder.
+pub fn replay(args: &ReplayArgs) -> CliResult {
+    let (trace, path, behavior) = (&args.trace, &args.behavior_path, args.behavior.as_deref());
+    let flags = &args.monitor;
+    let events: Vec<serde_json::Value> = crate::cli::trace_file::events(trace, |_, _| Ok(()))?
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
+    let flags = MonitorFlags {
+        monitor: flags
+            .monitor
+            .or(Some(SocketAddr::from(([127, 0, 0, 1], 0)))),
+        ..flags.clone()
+    };
+    let stack = events
+        .first()
+        .is_some_and(|e| e.get("tick").is_some() && e.get("path").is_none());
+    let count = events.len();
+    let replayed = if stack {
+        stack_replay(path, &flags, events)
+    } else {
+        behavior_replay(path, behavior, &flags, events)
+    };
+    let (title, _monitor) = match replayed? {
+        (title, Some(m)) => (title, m),
+        // Not reached: the replay always asks for a monitor.
+        (_, None) => return Err(CliError::Shown(exit::USAGE)),
+    };
+    errln!(
+        "replaying {title} ({count} events of {}), paused at the start: play it from the page",
+        trace.display()
+    );
+    let interrupts = crate::cli::run::count_interrupts();
+    wait(
+        flags.monitor_keep,
+        &interrupts,
+        interrupts.load(Ordering::SeqCst),
+    );
+    Ok(exit::OK)
+}
+
+/// What a replay shows: its title, and the monitor serving it.
+type Replayed = CliResult<(String, Option<Arc<Monitor>>)>;
+
+/// The monitor of a behavior stack's recorded `events`, its definitions in `dir`.
+fn stack_replay(dir: &Path, flags: &MonitorFlags, events: Vec<serde_json::Value>) -> Replayed {
+    let (defs, runner) = crate::cli::stack::load(dir, None)?;
+    let xar = crate::cli::stack_run::driver_xar()?;
+    let shape = crate::cli::stack_run::shape(&runner, &defs);
+    let title = format!("stack {}", dir.display());
+    let source = Source::StackReplay(shape, events);
+    let monitor = start(flags, &Graph::new(&xar), &title, None, source)?;
+    Ok((title, monitor))
+}
+
+/// The monitor of a behavior's recorded `events`.
+fn behavior_replay(
+    path: &Path,
+    behavior: Option<&str>,
+    flags: &MonitorFlags,
+    events: Vec<serde_json::Value>,
+) -> Replayed {
+    let project = crate::cli::report::load(path, false)?;
+    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
+    // The robot the trace's joints are of, else the one the manifest asks for.
+    let joints = events
+        .iter()
+        .filter(|e| e["event"] == "joints")
+        .flat_map(|e| e["names"].as_array().into_iter().flatten())
+        .filter_map(serde_json::Value::as_str);
+    let model = choreo_robot::Model::from_joints(joints)
+        .or_else(|| crate::cli::report::manifest_model(&project))
+        .map(|m| m.name().to_lowercase());
+    let graph = Graph::new(&behavior.xar);
+    let source = Source::Replay(events);
+    let monitor = start(flags, &graph, &behavior.name, model.as_deref(), source)?;
+    Ok((behavior.name.clone(), monitor))
+}
