@@ -28,7 +28,7 @@ use crate::services::trackers::{legacy, tracker};
 use crate::services::vision::{capture, compass, detection, localization, toolbox, video};
 
 /// A module's own function: `(sim, method, args)`.
-pub(crate) type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+pub(crate) type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// How the robot serves a module.
 pub(crate) enum Serve {
@@ -156,12 +156,11 @@ impl Services for Registry {
         method: &str,
         a: &Args<'_>,
     ) -> Result<Reply, CallError> {
-        let served = match find(service) {
+        match find(service) {
             Some(Serve::Module(_, serve)) => serve(sim, method, a),
             Some(Serve::Table(service)) => table::serve(sim, service, method, a),
             None => Ok(Reply::NotServed),
-        };
-        served.map_err(|e| a.classify(e))
+        }
     }
 
     fn table_methods(&self, service: &str) -> Vec<&'static str> {

@@ -28,9 +28,10 @@ impl<'a> Args<'a> {
         self.values.len()
     }
 
-    /// An error for argument `i` that is not what the method expects.
-    pub fn bad(&self, i: usize, expected: &str) -> String {
-        match self.values.get(i) {
+    /// The error for argument `i` that is not what the method expects: bad arguments of
+    /// this call.
+    pub fn bad(&self, i: usize, expected: &str) -> CallError {
+        let message = match self.values.get(i) {
             Some(v) => format!(
                 "{}: argument {} must be {expected}, got {v} (args: {})",
                 self.name,
@@ -43,33 +44,15 @@ impl<'a> Args<'a> {
                 i + 1,
                 signature(self.values)
             ),
-        }
-    }
-
-    /// Whether `error`, raised by a service for this call, is one of [`Args::bad`]'s: the
-    /// arguments, not the method, are at fault.
-    pub fn is_bad(&self, error: &str) -> bool {
-        error.strip_prefix(self.name.as_str()).is_some_and(|rest| {
-            rest.starts_with(": missing argument ")
-                || (rest.starts_with(": argument ") && rest.contains(" must be "))
-        })
-    }
-
-    /// A service's text error for this call, typed: one of [`Args::bad`]'s is bad
-    /// arguments, anything else the method's failure.
-    pub fn classify(&self, error: String) -> CallError {
-        if self.is_bad(&error) {
-            CallError::BadArguments {
-                call: self.name.clone(),
-                message: error,
-            }
-        } else {
-            CallError::Failed(error)
+        };
+        CallError::BadArguments {
+            call: self.name.clone(),
+            message,
         }
     }
 
     /// Argument `i` as a string.
-    pub fn str(&self, i: usize) -> Result<&'a str, String> {
+    pub fn str(&self, i: usize) -> Result<&'a str, CallError> {
         match self.values.get(i) {
             Some(Value::String(s)) => Ok(s),
             _ => Err(self.bad(i, "a string")),
@@ -77,7 +60,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as a number (int or float).
-    pub fn f64(&self, i: usize) -> Result<f64, String> {
+    pub fn f64(&self, i: usize) -> Result<f64, CallError> {
         self.values
             .get(i)
             .and_then(number)
@@ -85,7 +68,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as a number, or `default` when absent.
-    pub fn f64_or(&self, i: usize, default: f64) -> Result<f64, String> {
+    pub fn f64_or(&self, i: usize, default: f64) -> Result<f64, CallError> {
         if i < self.values.len() {
             self.f64(i)
         } else {
@@ -94,7 +77,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as an integer (a float with no fraction is accepted).
-    pub fn int(&self, i: usize) -> Result<i64, String> {
+    pub fn int(&self, i: usize) -> Result<i64, CallError> {
         match self.values.get(i) {
             Some(Value::Int(n)) => Ok(*n),
             Some(Value::Bool(b)) => Ok(i64::from(*b)),
@@ -104,7 +87,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as a boolean (Python truthiness of numbers is accepted).
-    pub fn bool(&self, i: usize) -> Result<bool, String> {
+    pub fn bool(&self, i: usize) -> Result<bool, CallError> {
         match self.values.get(i) {
             Some(Value::Bool(b)) => Ok(*b),
             Some(Value::Int(n)) => Ok(*n != 0),
@@ -114,7 +97,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as one name or a list of names.
-    pub fn names(&self, i: usize) -> Result<Vec<String>, String> {
+    pub fn names(&self, i: usize) -> Result<Vec<String>, CallError> {
         match self.values.get(i) {
             Some(Value::String(s)) => Ok(vec![s.clone()]),
             Some(Value::List(items) | Value::Tuple(items)) => items
@@ -129,7 +112,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as one number or a list of numbers.
-    pub fn floats(&self, i: usize) -> Result<Vec<f64>, String> {
+    pub fn floats(&self, i: usize) -> Result<Vec<f64>, CallError> {
         match self.values.get(i) {
             Some(Value::List(items) | Value::Tuple(items)) => items
                 .iter()
@@ -143,7 +126,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as the items of a list (or a one-item list of a scalar).
-    pub fn list(&self, i: usize) -> Result<&'a [Value], String> {
+    pub fn list(&self, i: usize) -> Result<&'a [Value], CallError> {
         match self.values.get(i) {
             Some(Value::List(items) | Value::Tuple(items)) => Ok(items),
             Some(v) => Ok(std::slice::from_ref(v)),
@@ -153,16 +136,16 @@ impl<'a> Args<'a> {
 
     /// Argument `i`: one of the names `allowed`, or an error naming them (`what` says what
     /// such a name is: "a life state").
-    pub fn one_of(&self, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, String> {
+    pub fn one_of(&self, i: usize, what: &str, allowed: &[&str]) -> Result<&'a str, CallError> {
         let name = self.str(i)?;
         if allowed.contains(&name) {
             Ok(name)
         } else {
-            Err(format!(
+            Err(CallError::Failed(format!(
                 "{}: {name:?} is not {what} ({})",
                 self.name,
                 allowed.join(", ")
-            ))
+            )))
         }
     }
 
@@ -232,22 +215,38 @@ mod tests {
         let a = Args::new("ALLeds", "on", &v);
         let e = a.str(0).unwrap_err();
         assert!(
-            e.starts_with("ALLeds.on: argument 1 must be a string"),
+            e.message()
+                .starts_with("ALLeds.on: argument 1 must be a string"),
             "{e}"
         );
-        assert!(a.f64(1).unwrap_err().contains("missing argument 2"));
+        assert!(
+            a.f64(1)
+                .unwrap_err()
+                .message()
+                .contains("missing argument 2")
+        );
     }
 
     #[test]
     fn bad_arguments_are_told_from_other_errors() {
+        use choreo_engine::RobotError;
         let v = vec![Value::Int(3)];
         let a = Args::new("ALLeds", "on", &v);
-        assert!(a.is_bad(&a.str(0).unwrap_err()));
-        assert!(a.is_bad(&a.f64(1).unwrap_err()));
-        assert!(a.is_bad(&a.bad(0, "a colour")));
-        assert!(!a.is_bad("ALLeds.on: unknown LED or group \"Nose\""));
+        let of_this_call =
+            |e: CallError| matches!(e.into_robot_error(&a.name), RobotError::BadArguments(_));
+        assert!(of_this_call(a.str(0).unwrap_err()));
+        assert!(of_this_call(a.f64(1).unwrap_err()));
+        assert!(of_this_call(a.bad(0, "a colour")));
+        let blue = vec![Value::from("blue")];
+        let named = Args::new("ALLeds", "on", &blue);
+        assert!(!of_this_call(
+            named.one_of(0, "a colour", &["red"]).unwrap_err()
+        ));
+        assert!(!of_this_call(CallError::Failed(
+            "ALLeds.on: unknown LED or group \"Nose\"".into()
+        )));
         // Another method's complaint about its arguments is not this call's.
         let other = Args::new("ALLeds", "fade", &v);
-        assert!(!a.is_bad(&other.str(0).unwrap_err()));
+        assert!(!of_this_call(other.str(0).unwrap_err()));
     }
 }

@@ -8,6 +8,7 @@ use choreo_engine::clock::Time;
 use choreo_engine::{RobotError, Value};
 
 use crate::robot::args::{Args, signature};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::playing;
 use crate::robot::scenario::When;
@@ -150,7 +151,7 @@ impl Sim {
         method: &str,
         a: &Args<'_>,
     ) -> Option<Result<Value, RobotError>> {
-        let bad = RobotError::BadArguments;
+        let bad = |e: CallError| e.into_robot_error(&a.name);
         let result = match method {
             "wait" => (|| {
                 let id = a.int(0).map_err(bad)?;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
+use crate::robot::error::CallError;
 use crate::robot::playing;
 use crate::robot::scenario::When;
 use crate::robot::sim::{Plan, Sim, Task};
@@ -33,15 +34,17 @@ impl Sim {
         name: &str,
         task: Arc<Task>,
         then: impl FnOnce(&Sim, Value) + Send + 'static,
-    ) -> Result<(), String> {
+    ) -> Result<(), CallError> {
         let time = self.time()?;
-        let me = self.arc().ok_or("the robot is gone")?;
+        let me = self
+            .arc()
+            .ok_or_else(|| CallError::Failed("the robot is gone".into()))?;
         time.spawn(name, move || {
             if let Driven::Finished(value) = me.drive_with(&task, None, true) {
                 then(&me, value);
             }
         })
-        .map_err(|e| format!("cannot start a task: {e}"))
+        .map_err(|e| CallError::Failed(format!("cannot start a task: {e}")))
     }
 
     /// Drives `task` until it is over or `deadline` passes (see the module documentation).

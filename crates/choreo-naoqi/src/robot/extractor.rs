@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 
 /// The extractor methods.
@@ -108,7 +109,7 @@ pub(crate) fn serve(
     extractor: Extractor,
     method: &str,
     a: &Args<'_>,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     if extractor.vision
         && let Some(reply) = vision(sim, service, method, a)?
     {
@@ -130,7 +131,10 @@ pub(crate) fn serve(
         "unsubscribe" => {
             let name = a.str(0)?;
             if with(sim, service, |e| e.subscribers.remove(name)).is_none() {
-                return Err(format!("{}: {name:?} is not subscribed", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: {name:?} is not subscribed",
+                    a.name
+                )));
             }
             sim.notice(service, format!("{name} unsubscribed"));
             Value::None
@@ -151,7 +155,10 @@ pub(crate) fn serve(
                 None => false,
             });
             if !found {
-                return Err(format!("{}: {name:?} is not subscribed", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: {name:?} is not subscribed",
+                    a.name
+                )));
             }
             Value::None
         }
@@ -168,8 +175,10 @@ pub(crate) fn serve(
         })),
         "getMyPeriod" | "getMyPrecision" => {
             let name = a.str(0)?;
-            let mine = with(sim, service, |e| e.subscribers.get(name).copied())
-                .ok_or_else(|| format!("{}: {name:?} is not subscribed", a.name))?;
+            let mine =
+                with(sim, service, |e| e.subscribers.get(name).copied()).ok_or_else(|| {
+                    CallError::Failed(format!("{}: {name:?} is not subscribed", a.name))
+                })?;
             if method == "getMyPeriod" {
                 Value::Int(mine.0)
             } else {
@@ -207,7 +216,7 @@ fn vision(
     service: &'static str,
     method: &str,
     a: &Args<'_>,
-) -> Result<Option<Reply>, String> {
+) -> Result<Option<Reply>, CallError> {
     let set = |name: &str, value: i64| {
         sim.notice(service, format!("{method}({value})"));
         sim.set_setting(service, name, Value::Int(value));
@@ -244,7 +253,12 @@ fn vision(
                 with(sim, service, |e| e.paused = paused);
                 Value::None
             }
-            other => return Err(format!("{}: no parameter {other:?}", a.name)),
+            other => {
+                return Err(CallError::Failed(format!(
+                    "{}: no parameter {other:?}",
+                    a.name
+                )));
+            }
         },
         _ => return Ok(None),
     };

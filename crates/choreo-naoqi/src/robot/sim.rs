@@ -162,12 +162,13 @@ impl Sim {
     }
 
     /// The attached time, or real time if no engine attached one yet.
-    pub fn time(&self) -> Result<Arc<Activity>, String> {
+    pub fn time(&self) -> Result<Arc<Activity>, CallError> {
         let mut time = lock(&self.time);
         if let Some(t) = time.as_ref() {
             return Ok(Arc::clone(t));
         }
-        let real = Activity::real().map_err(|e| format!("cannot start a clock: {e}"))?;
+        let real = Activity::real()
+            .map_err(|e| CallError::Failed(format!("cannot start a clock: {e}")))?;
         *time = Some(Arc::clone(&real));
         Ok(real)
     }

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Reply, Sim};
 
@@ -68,7 +69,7 @@ pub(crate) enum Op {
 }
 
 /// A module's own function: `(sim, method, args)`.
-pub(crate) type OwnFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+pub(crate) type OwnFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// A module served from a table.
 pub(crate) struct Service {
@@ -98,7 +99,7 @@ impl Service {
 }
 
 /// A module with no [`Op::Own`] method.
-pub(crate) fn no_own(_: &Sim, _: &str, _: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn no_own(_: &Sim, _: &str, _: &Args<'_>) -> Result<Reply, CallError> {
     Ok(Reply::NotServed)
 }
 
@@ -108,7 +109,7 @@ pub(crate) fn serve(
     service: &Service,
     method: &str,
     a: &Args<'_>,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let Some((_, op)) = service.methods.iter().find(|(m, _)| *m == method) else {
         return Ok(match service.extractor {
             Some(e) => crate::robot::extractor::serve(sim, service.name, e, method, a)?,
@@ -194,7 +195,7 @@ pub(crate) fn parameter(
     service: &'static str,
     method: &str,
     a: &Args<'_>,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let name = format!("parameter {}", a.str(0)?);
     Ok(Reply::Now(match method {
         "setParameter" => {
@@ -209,7 +210,7 @@ pub(crate) fn parameter(
         }
         "getParameter" => sim
             .setting(service, &name)
-            .ok_or_else(|| format!("{}: no {name}", a.name))?,
+            .ok_or_else(|| CallError::Failed(format!("{}: no {name}", a.name)))?,
         _ => return Ok(Reply::NotServed),
     }))
 }
@@ -229,7 +230,7 @@ pub(crate) fn setting(
     method: &str,
     a: &Args<'_>,
     default: impl Fn(&str) -> Option<Value>,
-) -> Option<Result<Value, String>> {
+) -> Option<Result<Value, CallError>> {
     let name = stem(method);
     let default = default(name)?;
     if method.starts_with("set") {
@@ -250,7 +251,7 @@ pub(crate) fn bool_setting(
     method: &str,
     a: &Args<'_>,
     defaults: &[(&str, bool)],
-) -> Option<Result<Value, String>> {
+) -> Option<Result<Value, CallError>> {
     setting(map, method, a, |name| {
         defaults
             .iter()
@@ -268,7 +269,7 @@ pub(crate) fn stem(method: &str) -> &str {
 }
 
 /// `[[name, value], ...]` pairs as a map (items of another shape are an error).
-pub(crate) fn pairs(a: &Args<'_>, i: usize) -> Result<Vec<(String, Value)>, String> {
+pub(crate) fn pairs(a: &Args<'_>, i: usize) -> Result<Vec<(String, Value)>, CallError> {
     a.list(i)?
         .iter()
         .map(|pair| match pair {

@@ -33,6 +33,7 @@ use choreo_robot::Model;
 use choreo_robot::animations::{DEFAULT_SECONDS, Library};
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Task};
 use crate::robot::sim::{Reply, Sim};
@@ -244,7 +245,7 @@ fn mode_of(name: &str) -> Option<i64> {
 
 /// A configuration's body language mode (`bodyLanguageMode` or `speakingMovementMode`, a
 /// name or a number), if it gives one.
-fn configured_mode(a: &Args<'_>, i: usize) -> Result<Option<i64>, String> {
+fn configured_mode(a: &Args<'_>, i: usize) -> Result<Option<i64>, CallError> {
     let Some(config) = a.values.get(i) else {
         return Ok(None);
     };
@@ -339,7 +340,7 @@ fn begin(sim: &Sim, slots: &Slots, n: usize, playable: Playable) {
 }
 
 /// Plans `say(text[, configuration])`.
-fn say(sim: &Sim, a: &Args<'_>) -> Result<Plan, String> {
+fn say(sim: &Sim, a: &Args<'_>) -> Result<Plan, CallError> {
     let text = a.str(0)?;
     let (mode, talk) = {
         let mut state = sim.state();
@@ -411,7 +412,7 @@ fn animate(plan: Plan, start: Time, seconds: f64, script: Script) -> Plan {
 }
 
 /// Serves ALAnimatedSpeech.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let mode_name = |m: i64| MODES.get(m as usize).copied().unwrap_or("contextual");
     Ok(match method {
         "say" => Reply::Timed(say(sim, a)?),

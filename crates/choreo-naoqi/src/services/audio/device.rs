@@ -13,6 +13,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -75,7 +76,7 @@ pub(crate) const SERVICE: Service = Service {
 #[derive(Default)]
 struct Recording(Option<String>);
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "setOutputVolume" => {
             let volume = a.int(0)?.clamp(0, 100);
@@ -93,7 +94,10 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
                 }
             });
             if let Some(other) = busy {
-                return Err(format!("{}: already recording {other}", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: already recording {other}",
+                    a.name
+                )));
             }
             sim.notice(NAME, format!("records {path} (not written to disk)"));
             Value::None

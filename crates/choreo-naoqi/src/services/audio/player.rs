@@ -10,6 +10,7 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::Plan;
 use crate::robot::sim::{Reply, Sim};
@@ -152,7 +153,7 @@ fn play(sim: &Sim, name: String, file: Option<i64>, position: f64, length: Optio
     })
 }
 
-fn loaded(sim: &Sim, a: &Args<'_>, i: usize) -> Result<(i64, String, f64, f64), String> {
+fn loaded(sim: &Sim, a: &Args<'_>, i: usize) -> Result<(i64, String, f64, f64), CallError> {
     let id = a.int(i)?;
     let mut state = sim.state();
     let (path, length, position) = state
@@ -160,16 +161,16 @@ fn loaded(sim: &Sim, a: &Args<'_>, i: usize) -> Result<(i64, String, f64, f64), 
         .files
         .get(&id)
         .cloned()
-        .ok_or_else(|| format!("{}: no file loaded with id {id}", a.name))?;
+        .ok_or_else(|| CallError::Failed(format!("{}: no file loaded with id {id}", a.name)))?;
     Ok((id, path, length, position))
 }
 
-fn length(a: &Args<'_>, path: &str) -> Result<f64, String> {
-    file_length(path).map_err(|e| format!("{}: {e}", a.name))
+fn length(a: &Args<'_>, path: &str) -> Result<f64, CallError> {
+    file_length(path).map_err(|e| CallError::Failed(format!("{}: {e}", a.name)))
 }
 
 /// Serves ALAudioPlayer.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "playFile" | "playFileFromPosition" | "playFileInLoop" => {
             let path = a.str(0)?;

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::services::audio::tts::{checked_language, installed, languages};
 
@@ -64,19 +65,20 @@ pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
 }
 
 /// ALSpeechRecognition's grammar contexts (see the module docs); `None` for another method.
-fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, String> {
+fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, CallError> {
     const NAME: &str = "ALSpeechRecognition";
     let shown = match method {
         "compile" => {
             let (bnf, lcf, language) = (a.str(0)?, a.str(1)?, a.str(2)?);
             if !installed(language) {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: language {language:?} is not installed",
                     a.name
-                ));
+                )));
             }
-            std::fs::metadata(bnf)
-                .map_err(|e| format!("{}: cannot read the grammar {bnf:?}: {e}", a.name))?;
+            std::fs::metadata(bnf).map_err(|e| {
+                CallError::Failed(format!("{}: cannot read the grammar {bnf:?}: {e}", a.name))
+            })?;
             sim.state()
                 .part::<Recognition>()
                 .compiled
@@ -87,7 +89,10 @@ fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, Strin
             let (lcf, name) = (a.str(0)?, a.str(1)?);
             let compiled = sim.state().part::<Recognition>().compiled.contains(lcf);
             if !compiled && std::fs::metadata(lcf).is_err() {
-                return Err(format!("{}: no LCF file {lcf:?}", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: no LCF file {lcf:?}",
+                    a.name
+                )));
             }
             sim.state()
                 .part::<Recognition>()
@@ -111,7 +116,7 @@ fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, Strin
 }
 
 /// Serves ALSpeechRecognition.
-pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if let Some(value) = grammar(sim, method, a)? {
         return Ok(Reply::Now(value));
     }
@@ -142,7 +147,10 @@ pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result
         "unsubscribe" => {
             let name = a.str(0)?;
             if !r.subscribers.remove(name) {
-                return Err(format!("{}: {name:?} is not subscribed", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: {name:?} is not subscribed",
+                    a.name
+                )));
             }
             Value::None
         }
@@ -173,10 +181,9 @@ pub(crate) fn serve_recognition(sim: &Sim, method: &str, a: &Args<'_>) -> Result
         }
         "getParameter" => {
             let name = a.str(0)?;
-            r.parameters
-                .get(name)
-                .cloned()
-                .ok_or_else(|| format!("{}: unknown parameter {name:?}", a.name))?
+            r.parameters.get(name).cloned().ok_or_else(|| {
+                CallError::Failed(format!("{}: unknown parameter {name:?}", a.name))
+            })?
         }
         _ => return Ok(Reply::NotServed),
     };

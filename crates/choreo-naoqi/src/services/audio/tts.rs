@@ -21,6 +21,7 @@ use choreo_engine::clock::Time;
 use choreo_robot::languages::LANGUAGES;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::Plan;
 use crate::robot::sim::{Reply, Sim};
@@ -171,17 +172,17 @@ pub(crate) fn walk(
     (spoken, total)
 }
 
-fn language(a: &Args<'_>, i: usize) -> Result<String, String> {
+fn language(a: &Args<'_>, i: usize) -> Result<String, CallError> {
     let name = a.str(i)?;
     if installed(name) {
         Ok(name.to_string())
     } else {
         let names: Vec<&str> = LANGUAGES.iter().map(|l| l.name).collect();
-        Err(format!(
+        Err(CallError::Failed(format!(
             "{}: language {name:?} is not installed (available: {})",
             a.name,
             names.join(", ")
-        ))
+        )))
     }
 }
 
@@ -263,7 +264,7 @@ pub(crate) fn speak(sim: &Sim, spoken: String, seconds: f64) -> (Plan, Time) {
 }
 
 /// Serves ALTextToSpeech.
-pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "say" => {
             if a.len() > 1 {
@@ -288,7 +289,10 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
         "setVolume" => {
             let v = a.f64(0)?;
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!("{}: volume {v} is not in 0..1", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: volume {v} is not in 0..1",
+                    a.name
+                )));
             }
             sim.state().part::<Speech>().volume = v;
             Reply::Now(Value::None)
@@ -297,7 +301,10 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
         "setParameter" => {
             let (name, value) = (a.str(0)?, a.f64(1)?);
             if name == "speed" && !(50.0..=400.0).contains(&value) {
-                return Err(format!("{}: speed {value} is not in 50..400", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: speed {value} is not in 50..400",
+                    a.name
+                )));
             }
             sim.state()
                 .part::<Speech>()
@@ -309,7 +316,7 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
             let name = a.str(0)?;
             let value = sim.state().part::<Speech>().parameters.get(name).copied();
             Reply::Now(Value::Float(value.ok_or_else(|| {
-                format!("{}: unknown parameter {name:?}", a.name)
+                CallError::Failed(format!("{}: unknown parameter {name:?}", a.name))
             })?))
         }
         "resetSpeed" => {
@@ -332,12 +339,15 @@ pub(crate) fn serve_tts(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, 
 
 /// Argument 0: the name of an installed language (ALSpeechRecognition and ALDialog take
 /// the languages the robot speaks).
-pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, String> {
+pub(crate) fn checked_language(a: &Args<'_>) -> Result<String, CallError> {
     let name = a.str(0)?;
     if installed(name) {
         Ok(name.to_string())
     } else {
-        Err(format!("{}: language {name:?} is not installed", a.name))
+        Err(CallError::Failed(format!(
+            "{}: language {name:?} is not installed",
+            a.name
+        )))
     }
 }
 

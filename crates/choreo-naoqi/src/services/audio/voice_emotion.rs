@@ -4,6 +4,7 @@
 //! (`raise_event`).
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
@@ -18,6 +19,6 @@ pub(crate) const SERVICE: Service = Service {
     ])),
 };
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     crate::robot::table::parameter(sim, "ALVoiceEmotionAnalysis", method, a)
 }

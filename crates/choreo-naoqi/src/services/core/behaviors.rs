@@ -26,6 +26,7 @@ use std::sync::{Arc, Weak};
 use choreo_engine::{Activity, Engine, EngineError, Outcome, Value};
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 
 /// The package Choregraphe uploads a project to when it plays a behavior: real projects
@@ -234,16 +235,22 @@ fn failure(outcome: &Outcome) -> Option<String> {
 
 /// Starts behavior `name` and waits until it has started: its nested run, or `None` for a
 /// behavior installed by name only.
-fn start(sim: &Sim, a: &Args<'_>, name: &str) -> Result<Option<Arc<Engine>>, String> {
+fn start(sim: &Sim, a: &Args<'_>, name: &str) -> Result<Option<Arc<Engine>>, CallError> {
     let launcher = {
         let mut state = sim.state();
         let m = &mut state.part::<Manager>();
         m.sweep();
         if !m.installed().contains(name) {
-            return Err(format!("{}: behavior {name:?} is not installed", a.name));
+            return Err(CallError::Failed(format!(
+                "{}: behavior {name:?} is not installed",
+                a.name
+            )));
         }
         if m.running.contains_key(name) {
-            return Err(format!("{}: behavior {name:?} is already running", a.name));
+            return Err(CallError::Failed(format!(
+                "{}: behavior {name:?} is already running",
+                a.name
+            )));
         }
         let launcher = m
             .launcher
@@ -259,20 +266,20 @@ fn start(sim: &Sim, a: &Args<'_>, name: &str) -> Result<Option<Arc<Engine>>, Str
             .filter(|r| matches!(r, Running::Loading | Running::Nested(_)))
             .count();
         if nested >= MAX_NESTED {
-            return Err(format!(
+            return Err(CallError::Failed(format!(
                 "{}: behavior {name:?} cannot start: {MAX_NESTED} behaviors already run \
                  nested (behaviors that keep starting others?)",
                 a.name
-            ));
+            )));
         }
         m.running.insert(name.to_string(), Running::Loading);
         launcher
     };
     // Loading constructs the boxes, whose code may call the robot: outside the lock.
     let loaded = sim.time().and_then(|time| {
-        launcher
-            .load(name, time)
-            .map_err(|e| format!("{}: behavior {name:?} cannot load: {e}", a.name))
+        launcher.load(name, time).map_err(|e| {
+            CallError::Failed(format!("{}: behavior {name:?} cannot load: {e}", a.name))
+        })
     });
     match loaded {
         Ok(engine) => {
@@ -305,7 +312,7 @@ fn stop_and_wait(engines: &[Arc<Engine>]) {
 
 /// Serves ALFrameManager and ALChoregraphe: `onPythonError`, the script errors Choregraphe
 /// forwards (told to the observer).
-pub(crate) fn serve_frames(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve_frames(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if method != "onPythonError" {
         return Ok(Reply::NotServed);
     }
@@ -315,7 +322,7 @@ pub(crate) fn serve_frames(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
 }
 
 /// Serves ALBehaviorManager.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "runBehavior" => {
             let name = a.str(0)?;
@@ -323,7 +330,10 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 let outcome = engine.wait_end_parked();
                 sim.state().part::<Manager>().sweep();
                 if let Some(why) = failure(&outcome) {
-                    return Err(format!("{}: behavior {name:?} failed: {why}", a.name));
+                    return Err(CallError::Failed(format!(
+                        "{}: behavior {name:?} failed: {why}",
+                        a.name
+                    )));
                 }
             }
             Value::None

@@ -6,6 +6,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -41,13 +42,15 @@ fn wired() -> Value {
     ])
 }
 
-fn own(_sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(_sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "services" => Value::List(vec![wired()]),
         "service" => {
             let id = a.str(0)?;
             if id != "ethernet_choreo_sim_cable" {
-                return Err(format!("ALConnectionManager.service: no service {id:?}"));
+                return Err(CallError::Failed(format!(
+                    "ALConnectionManager.service: no service {id:?}"
+                )));
             }
             wired()
         }

@@ -7,6 +7,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::fmt;
 
 use choreo_engine::Value;
 
@@ -53,6 +54,16 @@ pub(crate) enum Op {
     Ge,
 }
 
+/// Why a criterion does not parse: what is wrong, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Syntax(String);
+
+impl fmt::Display for Syntax {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
     Word(String),
@@ -63,7 +74,7 @@ enum Token {
     Close,
 }
 
-fn tokens(text: &str) -> Result<Vec<Token>, String> {
+fn tokens(text: &str) -> Result<Vec<Token>, Syntax> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -83,7 +94,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
                 let end = chars[i + 1..]
                     .iter()
                     .position(|&d| d == c)
-                    .ok_or_else(|| format!("a string not closed at character {}", i + 1))?;
+                    .ok_or_else(|| Syntax(format!("a string not closed at character {}", i + 1)))?;
                 out.push(Token::Str(chars[i + 1..i + 1 + end].iter().collect()));
                 i += end + 2;
             }
@@ -97,7 +108,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
                     ('>', Some('=')) => (Op::Ge, 2),
                     ('<', _) => (Op::Lt, 1),
                     ('>', _) => (Op::Gt, 1),
-                    _ => return Err(format!("unexpected {c:?} at character {}", i + 1)),
+                    _ => return Err(Syntax(format!("unexpected {c:?} at character {}", i + 1))),
                 };
                 out.push(Token::Op(op));
                 i += len;
@@ -111,7 +122,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
                 let text: String = chars[i..i + len].iter().collect();
                 let x = text
                     .parse::<f64>()
-                    .map_err(|_| format!("{text:?} is not a number"))?;
+                    .map_err(|_| Syntax(format!("{text:?} is not a number")))?;
                 out.push(Token::Num(x));
                 i += len;
             }
@@ -123,7 +134,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
                 out.push(Token::Word(chars[i..i + len].iter().collect()));
                 i += len;
             }
-            _ => return Err(format!("unexpected {c:?} at character {}", i + 1)),
+            _ => return Err(Syntax(format!("unexpected {c:?} at character {}", i + 1))),
         }
     }
     Ok(out)
@@ -139,7 +150,7 @@ impl Parser {
         matches!(self.tokens.get(self.at), Some(Token::Word(w)) if w.eq_ignore_ascii_case(word))
     }
 
-    fn or(&mut self) -> Result<Criterion, String> {
+    fn or(&mut self) -> Result<Criterion, Syntax> {
         let mut left = self.and()?;
         while self.peek_word("OR") {
             self.at += 1;
@@ -148,7 +159,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn and(&mut self) -> Result<Criterion, String> {
+    fn and(&mut self) -> Result<Criterion, Syntax> {
         let mut left = self.not()?;
         while self.peek_word("AND") {
             self.at += 1;
@@ -157,7 +168,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn not(&mut self) -> Result<Criterion, String> {
+    fn not(&mut self) -> Result<Criterion, Syntax> {
         if self.peek_word("NOT") {
             self.at += 1;
             return Ok(Criterion::Not(Box::new(self.not()?)));
@@ -166,38 +177,40 @@ impl Parser {
             self.at += 1;
             let inner = self.or()?;
             if self.tokens.get(self.at) != Some(&Token::Close) {
-                return Err("a parenthesis not closed".into());
+                return Err(Syntax("a parenthesis not closed".into()));
             }
             self.at += 1;
             return Ok(inner);
         }
         let left = self.operand()?;
         let Some(Token::Op(op)) = self.tokens.get(self.at).cloned() else {
-            return Err("a comparison needs an operator (=, <>, <, <=, >, >=)".into());
+            return Err(Syntax(
+                "a comparison needs an operator (=, <>, <, <=, >, >=)".into(),
+            ));
         };
         self.at += 1;
         Ok(Criterion::Compare(left, op, self.operand()?))
     }
 
-    fn operand(&mut self) -> Result<Operand, String> {
+    fn operand(&mut self) -> Result<Operand, Syntax> {
         let token = self
             .tokens
             .get(self.at)
             .cloned()
-            .ok_or_else(|| "the criterion ends too early".to_string())?;
+            .ok_or_else(|| Syntax("the criterion ends too early".into()))?;
         self.at += 1;
         Ok(match token {
             Token::Word(w) => Operand::Field(w),
             Token::Str(s) => Operand::Literal(Value::String(s)),
             Token::Num(x) => Operand::Literal(Value::Float(x)),
-            other => return Err(format!("unexpected {other:?}")),
+            other => return Err(Syntax(format!("unexpected {other:?}"))),
         })
     }
 }
 
 impl Criterion {
     /// Reads `text`.
-    pub fn parse(text: &str) -> Result<Criterion, String> {
+    pub fn parse(text: &str) -> Result<Criterion, Syntax> {
         let tokens = tokens(text)?;
         if tokens.is_empty() {
             return Ok(Criterion::All);
@@ -205,10 +218,10 @@ impl Criterion {
         let mut parser = Parser { tokens, at: 0 };
         let criterion = parser.or()?;
         if parser.at != parser.tokens.len() {
-            return Err(format!(
+            return Err(Syntax(format!(
                 "unexpected {:?} after the criterion",
                 parser.tokens[parser.at]
-            ));
+            )));
         }
         Ok(criterion)
     }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
@@ -63,7 +64,7 @@ fn level_of(method: &str) -> Option<(usize, &'static str)> {
         .map(|i| (i, LEVELS[i]))
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if let Some((level, name)) = level_of(method) {
         let (source, message) = (a.str(0)?, a.str(1)?);
         let shown = sim.kept("ALLogger", |l: &mut Logger| {
@@ -100,7 +101,10 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         "removeHandler" => {
             let handler = a.str(0)?;
             if !sim.kept("ALLogger", |l: &mut Logger| l.handlers.remove(handler)) {
-                return Err(format!("{}: no handler {handler:?}", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: no handler {handler:?}",
+                    a.name
+                )));
             }
             Value::None
         }

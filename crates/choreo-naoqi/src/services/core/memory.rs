@@ -8,6 +8,7 @@ use choreo_engine::Value;
 use choreo_robot::memory::{DeviceKey, MOTOR_TEMPERATURE, NAO_MASS, device_key, device_keys};
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 
 /// The value of `key`: what was stored under it, else the robot's device reading
@@ -46,12 +47,14 @@ pub(crate) fn read(sim: &Sim, key: &str) -> Option<Value> {
 }
 
 /// Serves ALMemory.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let memory = &sim.memory;
     Ok(Reply::Now(match method {
         "getData" => {
             let key = a.str(0)?;
-            read(sim, key).ok_or_else(|| format!("ALMemory.getData: key not found: {key:?}"))?
+            read(sim, key).ok_or_else(|| {
+                CallError::Failed(format!("ALMemory.getData: key not found: {key:?}"))
+            })?
         }
         "insertData" => {
             sim.insert(a.str(0)?, a.value(1));
@@ -88,9 +91,9 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 .scripts
                 .remove(&(event.to_string(), module.to_string()))
             {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "ALMemory.{method}: module {module:?} is not subscribed to {event:?}"
-                ));
+                )));
             }
             Value::None
         }

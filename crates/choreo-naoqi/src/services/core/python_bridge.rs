@@ -8,6 +8,7 @@
 //! reaches it (from a native host or a qi client) fails and says so.
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
@@ -23,10 +24,10 @@ pub(crate) const SERVICE: Service = Service {
     extractor: None,
 };
 
-fn own(_: &Sim, _: &str, a: &Args<'_>) -> Result<Reply, String> {
-    Err(format!(
+fn own(_: &Sim, _: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    Err(CallError::Failed(format!(
         "{}: the simulated robot has no Python interpreter of its own; box scripts' calls \
          are evaluated by choreo's Python host",
         a.name
-    ))
+    )))
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
@@ -34,7 +35,7 @@ fn running(sim: &Sim, name: &str) -> bool {
     sim.has_service(name) || sim.kept("ALServiceManager", |s: &mut Started| s.0.contains(name))
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "startService" | "restartService" => {
             let name = a.str(0)?.to_string();

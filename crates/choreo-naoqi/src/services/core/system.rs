@@ -11,6 +11,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
@@ -46,7 +47,7 @@ pub(crate) fn robot_name(sim: &Sim) -> String {
     }
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "robotName" => Value::String(robot_name(sim)),
         "setRobotName" => {

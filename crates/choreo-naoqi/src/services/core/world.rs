@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service, to_pairs};
 
@@ -256,7 +257,7 @@ fn record(values: &[Value]) -> BTreeMap<String, Value> {
         .collect()
 }
 
-fn pose_arg(a: &Args<'_>, i: usize) -> Result<Pose, String> {
+fn pose_arg(a: &Args<'_>, i: usize) -> Result<Pose, CallError> {
     let xs = a.floats(i)?;
     let mut pose = [0.0; 6];
     match xs.len() {
@@ -282,7 +283,7 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut World) -> R) -> R {
     sim.kept("ALWorldRepresentation", f)
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let families: [ServeFn; 2] = [own_objects, own_attributes];
     for serve in families {
         match serve(sim, method, a)? {
@@ -294,11 +295,12 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
 }
 
 /// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALWorldRepresentation's categories, objects and positions; `NotServed` for another method.
-fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let missing = |what: &str, name: &str| format!("{}: no {what} {name:?}", a.name);
+fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let missing =
+        |what: &str, name: &str| CallError::Failed(format!("{}: no {what} {name:?}", a.name));
     let value = match method {
         "createObjectCategory" => {
             let (name, reset) = (a.str(0)?.to_string(), a.bool(1)?);
@@ -448,8 +450,9 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
 }
 
 /// Serves ALWorldRepresentation's attributes, saving and selecting; `NotServed` for another method.
-fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let missing = |what: &str, name: &str| format!("{}: no {what} {name:?}", a.name);
+fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let missing =
+        |what: &str, name: &str| CallError::Failed(format!("{}: no {what} {name:?}", a.name));
     let value = match method {
         "storeObjectAttribute" | "updateAttribute" => {
             let (name, attr) = (a.str(0)?, a.str(1)?);
@@ -558,8 +561,8 @@ fn select(
     category: &str,
     attr: &str,
     fields: &str,
-) -> Result<Value, String> {
-    let fail = |what: String| format!("{}: {what}", a.name);
+) -> Result<Value, CallError> {
+    let fail = |what: String| CallError::Failed(format!("{}: {what}", a.name));
     let criterion = crate::services::core::criterion::Criterion::parse(criterion)
         .map_err(|e| fail(format!("criterion {criterion:?}: {e}")))?;
     let (defined, records) = with(sim, |w| {

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
@@ -58,7 +59,7 @@ fn neutral_person() -> Value {
     ])
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "subscribe" => {
             let (name, mode) = (a.str(0)?.to_string(), a.str(1)?.to_string());

@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -156,7 +157,7 @@ pub(crate) fn reset(sim: &Sim) {
     crate::robot::table::reset_parameters(sim, NAME);
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let stimuli: Vec<&str> = STIMULI.iter().map(|(k, _)| *k).collect();
     let value = match method {
         "setEnabled" => {

@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -169,7 +170,7 @@ fn state(sim: &Sim) -> String {
     with(sim, |l| l.state.clone()).unwrap_or_else(|| BOOT_STATE.to_string())
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let now = sim.now().as_secs_f64();
     let value = match method {
         "getState" => Value::String(state(sim)),
@@ -177,16 +178,16 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
             let to = a.one_of(0, "a life state", STATES)?;
             let from = state(sim);
             if to == "interactive" {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: the interactive state is entered by focusing an interactive activity",
                     a.name
-                ));
+                )));
             }
             if from == "interactive" && to == "solitary" {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: a manual change from interactive to solitary fails",
                     a.name
-                ));
+                )));
             }
             if from != to {
                 enter(sim, to, now);
@@ -305,7 +306,7 @@ fn enter(sim: &Sim, to: &str, now: f64) {
 }
 
 /// Stops the focused activity, if any: the safeguards come back on.
-fn stop_focus(sim: &Sim) -> Result<(), String> {
+fn stop_focus(sim: &Sim) -> Result<(), CallError> {
     let focus = with(sim, |l| {
         l.off.clear();
         std::mem::take(&mut l.focus)
@@ -330,7 +331,7 @@ fn behavior_running(sim: &Sim, name: &str) -> bool {
 }
 
 /// Asks ALBehaviorManager to `method(name)` (start or stop it), as a call of the robot's.
-fn behavior(sim: &Sim, method: &str, name: &str) -> Result<Value, String> {
+fn behavior(sim: &Sim, method: &str, name: &str) -> Result<Value, CallError> {
     sim.call("ALBehaviorManager", method, vec![Value::from(name)])
-        .map_err(|e| format!("{NAME}: {e}"))
+        .map_err(|e| CallError::Failed(format!("{NAME}: {e}")))
 }

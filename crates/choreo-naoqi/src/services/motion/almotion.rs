@@ -10,6 +10,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::tasks::Claim;
 use crate::services::motion::orders::joints;
@@ -33,7 +34,7 @@ const SETTINGS: &[(&str, bool)] = &[
 const BREATH: &[(&str, f64)] = &[("Bpm", 12.0), ("Amplitude", 0.5)];
 
 /// Serves ALMotion.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     // The walk API of NAOqi 1.x, kept by later versions as aliases of the move API.
     let method = match method {
         "walkTo" => "moveTo",
@@ -68,10 +69,10 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
 }
 
 /// A family of ALMotion's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALMotion's resources (tasks on joints) and settings; `NotServed` for another method.
-fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     Ok(match method {
         "killAll" => {

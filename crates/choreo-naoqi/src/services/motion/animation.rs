@@ -34,6 +34,7 @@ use choreo_robot::animations::{self, DEFAULT_SECONDS, Library, PACKAGE};
 
 use crate::robot::args::Args;
 use crate::robot::body::{Keys, Moves};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Task};
 use crate::robot::sim::{Reply, Sim};
@@ -260,9 +261,9 @@ fn installed(sim: &Sim, name: &str) -> bool {
 }
 
 /// What `name` plays on this robot now (see the module documentation).
-pub(crate) fn resolve(sim: &Sim, name: &str) -> Result<Playable, String> {
+pub(crate) fn resolve(sim: &Sim, name: &str) -> Result<Playable, CallError> {
     let model = sim.model;
-    let name = animations::expand(name, model, family(sim))?;
+    let name = animations::expand(name, model, family(sim)).map_err(CallError::Failed)?;
     if let Some(a) = Library::stock().find(model, &name) {
         return Ok(Playable::Stock {
             name,
@@ -279,16 +280,16 @@ pub(crate) fn resolve(sim: &Sim, name: &str) -> Result<Playable, String> {
     } else {
         format!("closest: {}", near.join(", "))
     };
-    Err(format!(
+    Err(CallError::Failed(format!(
         "animation {name:?} is neither in {}'s animation library nor an installed behavior \
          ({hint}); a project's own animation plays once its package is installed",
         model.name()
-    ))
+    )))
 }
 
 /// What tag `tag` plays now, among the animations under `within` if given (see the module
 /// documentation).
-pub(crate) fn by_tag(sim: &Sim, tag: &str, within: Option<&str>) -> Result<Playable, String> {
+pub(crate) fn by_tag(sim: &Sim, tag: &str, within: Option<&str>) -> Result<Playable, CallError> {
     let model = sim.model;
     let family = family(sim);
     let (added, paths) = sim.kept(NAME, |a: &mut Added| {
@@ -298,7 +299,7 @@ pub(crate) fn by_tag(sim: &Sim, tag: &str, within: Option<&str>) -> Result<Playa
         )
     });
     let prefixes: Vec<String> = match within {
-        Some(path) => vec![animations::expand(path, model, family)?],
+        Some(path) => vec![animations::expand(path, model, family).map_err(CallError::Failed)?],
         None => animations::posture_folder(family)
             .map(|f| format!("{PACKAGE}/{f}/"))
             .into_iter()
@@ -330,10 +331,10 @@ pub(crate) fn by_tag(sim: &Sim, tag: &str, within: Option<&str>) -> Result<Playa
         } else {
             format!(" (close tags: {})", known.join(", "))
         };
-        format!(
+        CallError::Failed(format!(
             "no animation tagged {tag:?} for {} in the posture family {family}{hint}",
             model.name()
-        )
+        ))
     })
 }
 
@@ -377,7 +378,7 @@ pub(crate) fn play(sim: &Sim, playable: Playable) -> Plan {
 }
 
 /// Argument `i` as `{tag: [names]}` (a map, or `[[tag, [names]], ...]` pairs).
-pub(crate) fn tag_map(a: &Args<'_>, i: usize) -> Result<Vec<(String, Vec<String>)>, String> {
+pub(crate) fn tag_map(a: &Args<'_>, i: usize) -> Result<Vec<(String, Vec<String>)>, CallError> {
     let bad = || a.bad(i, "a map of tags to lists of animation names");
     let pairs: Vec<(&Value, &Value)> = match a.values.get(i) {
         Some(Value::Map(m)) => m.iter().map(|(k, v)| (k, v)).collect(),
@@ -429,8 +430,8 @@ pub(crate) fn add_tags(sim: &Sim, service: &str, map: Vec<(String, Vec<String>)>
     });
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let failed = |e: String| format!("{}: {e}", a.name);
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let failed = |e: CallError| CallError::Failed(format!("{}: {e}", a.name));
     // NAOqi's run takes a name alone, runTag a tag and at most a path (its metaObject).
     let most = if method == "runTag" { 2 } else { 1 };
     if matches!(method, "run" | "runTag") && a.len() > most {

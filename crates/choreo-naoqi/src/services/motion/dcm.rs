@@ -25,6 +25,7 @@ use choreo_engine::clock::Time;
 use choreo_robot::memory::{DeviceKey, device_key};
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::trackers::legacy::item;
@@ -56,7 +57,7 @@ fn now_ms(sim: &Sim) -> i64 {
     (sim.now().0 / 1_000_000) as i64
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "getTime" => Value::Int(now_ms(sim) + if a.len() > 0 { a.int(0)? } else { 0 }),
         "set" => {
@@ -105,18 +106,18 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     Ok(Reply::Now(value))
 }
 
-fn check_update(a: &Args<'_>, update: &Value) -> Result<(), String> {
+fn check_update(a: &Args<'_>, update: &Value) -> Result<(), CallError> {
     match update {
         Value::String(u) if UPDATES.contains(&u.as_str()) => Ok(()),
-        _ => Err(format!(
+        _ => Err(CallError::Failed(format!(
             "{}: the update type must be one of {}, got {update}",
             a.name,
             UPDATES.join(", ")
-        )),
+        ))),
     }
 }
 
-fn names(a: &Args<'_>, v: &Value) -> Result<Vec<String>, String> {
+fn names(a: &Args<'_>, v: &Value) -> Result<Vec<String>, CallError> {
     match v {
         Value::List(items) | Value::Tuple(items) => items
             .iter()
@@ -130,7 +131,7 @@ fn names(a: &Args<'_>, v: &Value) -> Result<Vec<String>, String> {
 }
 
 /// `[[value, time(, importance)], ...]` as `(time ms, value)`.
-fn pairs(a: &Args<'_>, v: &Value) -> Result<Vec<(i64, f64)>, String> {
+fn pairs(a: &Args<'_>, v: &Value) -> Result<Vec<(i64, f64)>, CallError> {
     let bad = || a.bad(0, "commands [[value, time], ...]");
     match v {
         Value::List(items) | Value::Tuple(items) => items
@@ -168,7 +169,7 @@ fn actuator(sim: &Sim, device: &str) -> Option<(usize, bool)> {
 }
 
 /// Drives `device` through `keys` (`(DCM time, value)`).
-fn actuate(sim: &Sim, a: &Args<'_>, device: &str, keys: &[(i64, f64)]) -> Result<(), String> {
+fn actuate(sim: &Sim, a: &Args<'_>, device: &str, keys: &[(i64, f64)]) -> Result<(), CallError> {
     let now = now_ms(sim);
     let mut keys = keys.to_vec();
     keys.sort_by_key(|k| k.0);
@@ -209,14 +210,17 @@ fn actuate(sim: &Sim, a: &Args<'_>, device: &str, keys: &[(i64, f64)]) -> Result
         .map(|&(s, v)| (crate::robot::trajectory::after(start, s), [v; 3]))
         .collect();
     if sim.state().leds.device(device, start).is_none() {
-        return Err(format!("{}: no device {device:?}", a.name));
+        return Err(CallError::Failed(format!(
+            "{}: no device {device:?}",
+            a.name
+        )));
     }
     drop(crate::services::sensors::leds::fade(sim, a, device, led)?);
     Ok(())
 }
 
 /// `setAlias` in its three forms.
-fn set_alias(sim: &Sim, a: &Args<'_>) -> Result<(), String> {
+fn set_alias(sim: &Sim, a: &Args<'_>) -> Result<(), CallError> {
     // (alias, time, [values]): each device to its value at that time.
     if let Ok(alias) = a.str(0) {
         let time = a.int(1)?;
@@ -278,10 +282,10 @@ fn set_alias(sim: &Sim, a: &Args<'_>) -> Result<(), String> {
             _ => return Err(a.bad(0, "[[[value, time], ...] per device]")),
         },
         other => {
-            return Err(format!(
+            return Err(CallError::Failed(format!(
                 "{}: the command form must be \"time-separate\" or \"time-mixed\", got {other:?}",
                 a.name
-            ));
+            )));
         }
     };
     for (device, keys) in devices.iter().zip(&per_device) {
@@ -293,9 +297,14 @@ fn set_alias(sim: &Sim, a: &Args<'_>) -> Result<(), String> {
 }
 
 /// The devices of `alias`.
-fn devices(sim: &Sim, a: &Args<'_>, alias: &str) -> Result<Vec<String>, String> {
+fn devices(sim: &Sim, a: &Args<'_>, alias: &str) -> Result<Vec<String>, CallError> {
     sim.kept(NAME, |x: &mut Aliases| x.0.get(alias).cloned())
-        .ok_or_else(|| format!("{}: no alias {alias:?} (createAlias first)", a.name))
+        .ok_or_else(|| {
+            CallError::Failed(format!(
+                "{}: no alias {alias:?} (createAlias first)",
+                a.name
+            ))
+        })
 }
 
 /// The value of LED device key `key` (`Device/SubDeviceList/<LED device>`) now.

@@ -8,6 +8,7 @@ use choreo_robot::Model;
 
 use crate::robot::args::Args;
 use crate::robot::body::Body;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::services::core::world::Transform;
 use crate::services::motion::orders::{floats_value, joints};
@@ -113,7 +114,7 @@ fn robot_config(model: Model) -> Value {
 }
 
 /// Serves what ALMotion tells of the body; `NotServed` for another method.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
     Ok(match method {
@@ -167,11 +168,11 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
             let (name, frame) = (a.str(0)?, a.int(1)?);
             a.bool(2)?;
             if name != "Torso" {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: the simulated robot knows where its torso is, not {name:?} (no \
                      forward kinematics)",
                     a.name
-                ));
+                )));
             }
             let t = torso_in(sim, frame)
                 .ok_or_else(|| a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)"))?;

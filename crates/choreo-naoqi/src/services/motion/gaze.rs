@@ -7,6 +7,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::services::core::world::Transform;
 
@@ -70,7 +71,7 @@ fn move_joints(
     joints: Vec<(String, f64)>,
     fraction: f64,
     wait: bool,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let method = if wait {
         "angleInterpolationWithSpeed"
     } else {
@@ -89,7 +90,7 @@ fn move_joints(
 }
 
 /// Turns the head toward point `p` of FRAME_TORSO (see [`move_joints`] for `wait`).
-pub(crate) fn look(sim: &Sim, p: [f64; 3], fraction: f64, wait: bool) -> Result<Reply, String> {
+pub(crate) fn look(sim: &Sim, p: [f64; 3], fraction: f64, wait: bool) -> Result<Reply, CallError> {
     let [yaw, pitch] = head_angles(sim, p);
     let joints = vec![("HeadYaw".into(), yaw), ("HeadPitch".into(), pitch)];
     move_joints(sim, joints, fraction, wait)
@@ -102,6 +103,6 @@ pub(crate) fn point(
     p: [f64; 3],
     fraction: f64,
     wait: bool,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     move_joints(sim, arm_angles(sim, arm, p), fraction, wait)
 }

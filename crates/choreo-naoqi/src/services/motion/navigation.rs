@@ -4,13 +4,14 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::services::motion::almotion::serve;
 use crate::services::motion::walks::{stop_base, trajectory_of, walk};
 
 /// Serves ALNavigation: its moves go like ALMotion's (navigateTo and moveAlong are walks
 /// that return True on arrival).
-pub(crate) fn serve_navigation(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve_navigation(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "navigateTo" => {
             let theta = match a.values.get(2) {

@@ -18,6 +18,7 @@ use choreo_motion::spline::{Handle, Interp};
 
 use crate::robot::args::{Args, number};
 use crate::robot::body::{Keys, Moves};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Reply, Sim};
 use crate::robot::tasks::Claim;
@@ -27,15 +28,15 @@ use crate::robot::trajectory::after;
 pub const HAND_SECONDS: f64 = 1.0;
 
 /// The joint indices named by argument `i` (joints or chains).
-pub(crate) fn joints(sim: &Sim, a: &Args<'_>, i: usize) -> Result<Vec<usize>, String> {
+pub(crate) fn joints(sim: &Sim, a: &Args<'_>, i: usize) -> Result<Vec<usize>, CallError> {
     let mut out = Vec::new();
     for name in a.names(i)? {
         let found = sim.model.resolve(&name).ok_or_else(|| {
-            format!(
+            CallError::Failed(format!(
                 "{}: unknown joint or chain {name:?} on {}",
                 a.name,
                 sim.model.name()
-            )
+            ))
         })?;
         out.extend(found);
     }
@@ -44,7 +45,7 @@ pub(crate) fn joints(sim: &Sim, a: &Args<'_>, i: usize) -> Result<Vec<usize>, St
 
 /// Argument `i` given per joint: one number for all, or a list with one item (a number or
 /// a list of numbers) per joint.
-pub(crate) fn per_joint(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<f64>>, String> {
+pub(crate) fn per_joint(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<f64>>, CallError> {
     if n == 1 {
         // One joint: its list bare (`[0.1, 0.2]`), or in a list of one (`[[0.1, 0.2]]`, as a
         // caller that builds every order alike sends it).
@@ -52,7 +53,7 @@ pub(crate) fn per_joint(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<f64>
             return xs
                 .iter()
                 .map(|x| key_value(x).ok_or_else(|| a.bad(i, "numbers")))
-                .collect::<Result<Vec<f64>, String>>()
+                .collect::<Result<Vec<f64>, CallError>>()
                 .map(|v| vec![v]);
         }
         return Ok(vec![a.floats(i)?]);
@@ -88,19 +89,19 @@ fn key_value(v: &Value) -> Option<f64> {
 
 /// Checks one joint's key times against its `values` keys: as many, increasing, none
 /// negative.
-fn check_times(a: &Args<'_>, values: usize, times: &[f64]) -> Result<(), String> {
+fn check_times(a: &Args<'_>, values: usize, times: &[f64]) -> Result<(), CallError> {
     if values != times.len() || values == 0 {
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "{}: each joint needs as many times as angles (got {values} angles, {} times)",
             a.name,
             times.len()
-        ));
+        )));
     }
     if times.windows(2).any(|w| w[1] <= w[0]) || times.first().is_some_and(|t| *t < 0.0) {
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "{}: times must be positive and strictly increasing, got {times:?}",
             a.name
-        ));
+        )));
     }
     Ok(())
 }
@@ -111,7 +112,7 @@ pub(crate) fn keys(
     now: Time,
     values: &[f64],
     times: &[f64],
-) -> Result<Vec<(Time, f64)>, String> {
+) -> Result<Vec<(Time, f64)>, CallError> {
     check_times(a, values.len(), times)?;
     Ok(values
         .iter()
@@ -152,7 +153,7 @@ fn control_point(v: &Value) -> Option<BezierKey> {
 
 /// Argument `i` of `angleInterpolationBezier`: per joint, its control points (for one
 /// joint, the list of its control points may come bare).
-fn control_points(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<BezierKey>>, String> {
+fn control_points(a: &Args<'_>, i: usize, n: usize) -> Result<Vec<Vec<BezierKey>>, CallError> {
     let items = a.list(i)?;
     let is_point = |v: &Value| match v {
         Value::List(xs) | Value::Tuple(xs) => xs.first().and_then(number).is_some(),
@@ -227,12 +228,12 @@ fn at_speed(
     targets: &[(usize, f64)],
     fraction: f64,
     together: bool,
-) -> Result<Moves, String> {
+) -> Result<Moves, CallError> {
     if !(fraction > 0.0 && fraction <= 1.0) {
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "{}: speed fraction {fraction} is not in ]0, 1]",
             a.name
-        ));
+        )));
     }
     let now = sim.now();
     let model = sim.model;
@@ -265,7 +266,7 @@ pub(crate) fn floats_value(v: impl IntoIterator<Item = f64>) -> Value {
 }
 
 /// Serves ALMotion's joint orders; `NotServed` for another method.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
     Ok(match method {

@@ -12,6 +12,7 @@ use choreo_engine::clock::Time;
 use crate::robot::args::Args;
 use crate::robot::body::Body;
 use crate::robot::body::{Keys, Moves};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Reply, Sim};
 use crate::robot::trajectory::after;
@@ -129,7 +130,7 @@ fn closest(
 }
 
 /// Serves ALRobotPosture.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
     Ok(match method {
@@ -140,7 +141,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                 return Err(a.bad(1, "a speed fraction in ]0, 1]"));
             }
             let Some((name, _, _)) = table(model).into_iter().find(|(n, _, _)| *n == name) else {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: posture {name:?} does not exist on {} (postures: {})",
                     a.name,
                     model.name(),
@@ -149,7 +150,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
                         .map(|p| p.0)
                         .collect::<Vec<_>>()
                         .join(", ")
-                ));
+                )));
             };
             let target = angles(model, name).unwrap_or_default();
             let (there, largest) = {

@@ -15,6 +15,7 @@ use choreo_engine::clock::Time;
 use choreo_robot::Model;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::posture;
@@ -102,7 +103,7 @@ pub(crate) fn actual(sim: &Sim) -> (&'static str, f64) {
     (pose, (now.0 - settled.0) as f64 / 1e9)
 }
 
-fn own(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, CallError> {
     if method != "getActualPoseAndTime" {
         return Ok(Reply::NotServed);
     }

@@ -6,6 +6,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Reply, Sim};
 use crate::services::motion::orders::{floats_value, joints, keys, per_joint};
@@ -22,7 +23,7 @@ fn stiffen_over(
     js: &[usize],
     values: &[Vec<f64>],
     times: &[Vec<f64>],
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let now = sim.now();
     let mut all = Vec::new();
     for ((&i, v), t) in js.iter().zip(values).zip(times) {
@@ -49,7 +50,7 @@ fn stiffness_event(sim: &Sim, js: &[usize], values: &[Vec<f64>]) {
 }
 
 /// Serves ALMotion's stiffness, wake and rest; `NotServed` for another method.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
     Ok(match method {

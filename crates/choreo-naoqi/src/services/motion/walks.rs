@@ -8,6 +8,7 @@ use choreo_engine::Value;
 use choreo_robot::Model;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::{Plan, Reply, Sim};
 use crate::robot::tasks::Claim;
@@ -37,7 +38,7 @@ const GAIT_NAMES: [&str; 7] = [
 ];
 
 /// A gait configuration as `[[name, value], ...]`.
-fn gait(a: &Args<'_>, which: &str) -> Result<Value, String> {
+fn gait(a: &Args<'_>, which: &str) -> Result<Value, CallError> {
     let (_, values) = GAIT
         .iter()
         .find(|(n, _)| *n == which)
@@ -139,7 +140,7 @@ fn set_velocity(sim: &Sim, method: &str, v: [f64; 3]) {
 /// moveTo's overloads: `(x, y, θ)`, `(x, y, θ, time)`, `(x, y, θ, config)`,
 /// `(x, y, θ, time, config)`, `(controlPoints)`, `(controlPoints, config)`. Returns the
 /// target (robot frame), the path length and the time if given.
-fn move_target(a: &Args<'_>) -> Result<([f64; 3], f64, Option<f64>), String> {
+fn move_target(a: &Args<'_>) -> Result<([f64; 3], f64, Option<f64>), CallError> {
     if let Some(Value::List(points)) = a.values.first() {
         let mut at = [0.0f64; 3];
         let mut length = 0.0;
@@ -231,7 +232,7 @@ pub(crate) fn trajectory_of(v: &Value) -> Option<([f64; 3], f64, f64)> {
 const HIP_OFFSET_Y: f64 = 0.050;
 
 /// Serves ALMotion's walks; `NotServed` for another method.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
     Ok(match method {

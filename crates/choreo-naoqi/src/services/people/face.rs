@@ -7,6 +7,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
@@ -39,7 +40,7 @@ const PROPERTIES: &[(&str, &[f64])] = &[
     ("SmileProperties", &[0.0, 0.0]),
 ];
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if method != "analyzeFaceCharacteristics" {
         return Ok(Reply::NotServed);
     }

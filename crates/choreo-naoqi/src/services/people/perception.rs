@@ -24,6 +24,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
@@ -170,7 +171,7 @@ struct Faces {
     learned: std::collections::BTreeMap<String, u32>,
 }
 
-fn faces(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn faces(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = FACE.name;
     let value = match method {
         "learnFace" | "reLearnFace" => {
@@ -217,7 +218,7 @@ fn faces(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     Ok(Reply::Now(value))
 }
 
-fn population(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn population(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = PEOPLE.name;
     match method {
         "setFastModeEnabled" => {

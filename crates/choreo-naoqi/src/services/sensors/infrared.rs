@@ -10,6 +10,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
@@ -37,8 +38,8 @@ pub(crate) const EVENTS: &[&str] = &[
     "InfraRedSide",
 ];
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let octet = |i: usize| -> Result<i64, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let octet = |i: usize| -> Result<i64, CallError> {
         let x = a.int(i)?;
         if (0..=255).contains(&x) {
             Ok(x)

@@ -12,6 +12,7 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::Plan;
 use crate::robot::sim::{Reply, Sim};
@@ -34,7 +35,7 @@ fn from_int(rgb: i64) -> [f64; 3] {
 }
 
 /// A colour argument at `i`: a name or an int.
-fn colour(a: &Args<'_>, i: usize) -> Result<[f64; 3], String> {
+fn colour(a: &Args<'_>, i: usize) -> Result<[f64; 3], CallError> {
     match a.values.get(i) {
         Some(Value::String(name)) => COLOURS
             .iter()
@@ -57,16 +58,15 @@ pub(crate) fn fade(
     a: &Args<'_>,
     name: &str,
     keys: Vec<(Time, [f64; 3])>,
-) -> Result<Plan, String> {
+) -> Result<Plan, CallError> {
     let now = sim.now();
     let end = keys.last().map_or(now, |k| k.0);
     let rgb = keys.last().map_or([0.0; 3], |k| k.1);
     let owner = {
         let mut state = sim.state();
-        let members = state
-            .leds
-            .resolve(name)
-            .ok_or_else(|| format!("{}: unknown LED or group {name:?}", a.name))?;
+        let members = state.leds.resolve(name).ok_or_else(|| {
+            CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
+        })?;
         state.leds.command(&members, now, &keys)
     };
     sim.observe(RobotEvent::LedsChanged {
@@ -81,7 +81,7 @@ pub(crate) fn fade(
 }
 
 /// Serves ALLeds.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let families: [ServeFn; 2] = [serve_colours, serve_groups];
     for serve in families {
         match serve(sim, method, a)? {
@@ -93,10 +93,10 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
 }
 
 /// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALLeds' colours (fades, on and off, animations); `NotServed` for another method.
-fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let now = sim.now();
     let at = |seconds: f64| after(now, seconds);
     Ok(match method {
@@ -126,10 +126,9 @@ fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String>
         "reset" => {
             let name = a.str(0)?;
             let mut state = sim.state();
-            let members = state
-                .leds
-                .resolve(name)
-                .ok_or_else(|| format!("{}: unknown LED or group {name:?}", a.name))?;
+            let members = state.leds.resolve(name).ok_or_else(|| {
+                CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
+            })?;
             for (i, _) in members {
                 let c = state
                     .leds
@@ -145,10 +144,9 @@ fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String>
         "getIntensity" => {
             let name = a.str(0)?;
             let state = sim.state();
-            let members = state
-                .leds
-                .resolve(name)
-                .ok_or_else(|| format!("{}: unknown LED or group {name:?}", a.name))?;
+            let members = state.leds.resolve(name).ok_or_else(|| {
+                CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
+            })?;
             let c = state.leds.average(&members, now);
             Reply::Now(Value::Float(c.iter().copied().fold(0.0, f64::max)))
         }
@@ -207,7 +205,7 @@ fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String>
 }
 
 /// Serves ALLeds' names and groups; `NotServed` for another method.
-fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "listGroups" => {
             let state = sim.state();
@@ -254,12 +252,9 @@ fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
             let mut state = sim.state();
             let mut members = Vec::new();
             for led in a.names(1)? {
-                members.extend(
-                    state
-                        .leds
-                        .resolve(&led)
-                        .ok_or_else(|| format!("{}: unknown LED or group {led:?}", a.name))?,
-                );
+                members.extend(state.leds.resolve(&led).ok_or_else(|| {
+                    CallError::Failed(format!("{}: unknown LED or group {led:?}", a.name))
+                })?);
             }
             state.leds.custom.insert(name, members);
             Reply::Now(Value::None)

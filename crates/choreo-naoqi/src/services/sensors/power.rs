@@ -10,6 +10,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -53,7 +54,7 @@ fn percent(charge: f64) -> i64 {
     (charge.clamp(0.0, 1.0) * 100.0).round() as i64
 }
 
-fn battery(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, String> {
+fn battery(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, CallError> {
     if method != "getBatteryCharge" {
         return Ok(Reply::NotServed);
     }
@@ -64,7 +65,7 @@ fn battery(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, String> {
     Ok(Reply::Now(Value::Int(percent(charge))))
 }
 
-fn temperature(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, String> {
+fn temperature(sim: &Sim, method: &str, _: &Args<'_>) -> Result<Reply, CallError> {
     if method != "getTemperatureDiagnosis" {
         return Ok(Reply::NotServed);
     }

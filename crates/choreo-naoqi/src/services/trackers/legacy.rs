@@ -19,6 +19,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::core::world::Transform;
@@ -155,7 +156,7 @@ fn own(
     target: &Target,
     method: &str,
     a: &Args<'_>,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let value = match method {
         "startTracker" | "stopTracker" => {
             let on = method == "startTracker";

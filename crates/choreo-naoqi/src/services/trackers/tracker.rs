@@ -31,6 +31,7 @@ use std::sync::Arc;
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::Task;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
@@ -317,7 +318,7 @@ fn text(sim: &Sim, setting: &str, default: &str) -> String {
 
 /// Argument `i` as a position `[x, y, z]` in the frame of argument `frame` (FRAME_TORSO if
 /// `None`), brought to FRAME_TORSO.
-fn point(sim: &Sim, a: &Args<'_>, i: usize, frame: Option<usize>) -> Result<[f64; 3], String> {
+fn point(sim: &Sim, a: &Args<'_>, i: usize, frame: Option<usize>) -> Result<[f64; 3], CallError> {
     let p: [f64; 3] = a
         .floats(i)?
         .try_into()
@@ -331,7 +332,7 @@ fn point(sim: &Sim, a: &Args<'_>, i: usize, frame: Option<usize>) -> Result<[f64
 }
 
 /// A speed fraction argument, in ]0, 1].
-fn fraction(a: &Args<'_>, i: usize) -> Result<f64, String> {
+fn fraction(a: &Args<'_>, i: usize) -> Result<f64, CallError> {
     let x = a.f64(i)?;
     if x > 0.0 && x <= 1.0 {
         Ok(x)
@@ -340,7 +341,7 @@ fn fraction(a: &Args<'_>, i: usize) -> Result<f64, String> {
     }
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "registerTarget" => {
             let name = a.one_of(0, "a supported target", TARGETS)?;
@@ -373,10 +374,10 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
         "track" => {
             let name = a.str(0)?;
             if !with(sim, |t| t.targets.contains_key(name)) {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{}: the {name:?} target is not registered (registerTarget first)",
                     a.name
-                ));
+                )));
             }
             start(sim, name);
             Value::None
@@ -442,7 +443,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
 
 /// `lookAt(position, [frame,] fraction, wholeBody)`, `pointAt(effector, position, [frame,]
 /// fraction)`: the head or an arm moves there; the call returns when it has.
-fn aim(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn aim(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let look = method == "lookAt";
     let first = usize::from(!look);
     // The overloads with a frame have four arguments, the others three.

@@ -24,6 +24,7 @@ use choreo_engine::clock::Time;
 use choreo_robot::Model;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::Plan;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
@@ -160,7 +161,7 @@ fn check_overwrite(
     a: &Args<'_>,
     paths: &[String],
     overwrite: bool,
-) -> Result<(), String> {
+) -> Result<(), CallError> {
     if overwrite {
         return Ok(());
     }
@@ -168,7 +169,10 @@ fn check_overwrite(
         paths.iter().find(|p| w.0.contains(*p)).cloned()
     });
     match taken {
-        Some(path) => Err(format!("{}: the file {path:?} already exists", a.name)),
+        Some(path) => Err(CallError::Failed(format!(
+            "{}: the file {path:?} already exists",
+            a.name
+        ))),
         None => Ok(()),
     }
 }
@@ -208,7 +212,7 @@ pub(crate) fn shoot(
         .returning(answer)
 }
 
-fn photo(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn photo(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = PHOTO.name;
     let half_pressed = || matches!(sim.setting(name, "HalfPress"), Some(Value::Bool(true)));
     let value = match method {
@@ -305,7 +309,7 @@ fn color_space(
     service: &'static str,
     method: &str,
     a: &Args<'_>,
-) -> Result<Value, String> {
+) -> Result<Value, CallError> {
     let space = a.int(0)?;
     if !COLOR_SPACES.contains(&space) {
         return Err(a.bad(0, "kBGRColorSpace (13) or kYuvColorSpace (0)"));
@@ -351,12 +355,15 @@ pub(crate) fn start_recording(
     a: &Args<'_>,
     recording: Recording,
     overwrite: bool,
-) -> Result<(), String> {
+) -> Result<(), CallError> {
     let now = sim.now();
     if sim.kept(service, |r: &mut Recorder| {
         r.0.as_ref().is_some_and(|r| r.goes_on(now))
     }) {
-        return Err(format!("{}: a video is already being recorded", a.name));
+        return Err(CallError::Failed(format!(
+            "{}: a video is already being recorded",
+            a.name
+        )));
     }
     check_overwrite(sim, a, std::slice::from_ref(&recording.path), overwrite)?;
     sim.notice(
@@ -375,11 +382,11 @@ pub(crate) fn stop_recording(
     sim: &Sim,
     service: &'static str,
     a: &Args<'_>,
-) -> Result<Value, String> {
+) -> Result<Value, CallError> {
     let now = sim.now();
     let recording = sim
         .kept(service, |r: &mut Recorder| r.0.take())
-        .ok_or_else(|| format!("{}: no video is being recorded", a.name))?;
+        .ok_or_else(|| CallError::Failed(format!("{}: no video is being recorded", a.name)))?;
     let frames = recording.frames_at(now);
     written(sim, std::slice::from_ref(&recording.path));
     sim.notice(
@@ -400,7 +407,7 @@ pub(crate) fn recording(sim: &Sim, service: &'static str) -> bool {
     })
 }
 
-fn video(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn video(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = VIDEO.name;
     let value = match method {
         "startRecording" => {

@@ -7,6 +7,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
@@ -38,7 +39,7 @@ pub(crate) const SERVICE: Service = Service {
     ])),
 };
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "moveTo" | "moveStraightTo" => {
             let target = if method == "moveTo" {

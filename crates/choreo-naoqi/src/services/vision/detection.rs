@@ -33,6 +33,7 @@ use choreo_engine::Value;
 use choreo_robot::memory::ROOM_DARKNESS;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
@@ -124,7 +125,7 @@ const DARKNESS_THRESHOLD: i64 = 60;
 /// ALMovementDetection when never set **(inference)**.
 const MOVEMENT_SENSITIVITY: [(&str, f64); 2] = [("Color", 0.9), ("Depth", 0.1)];
 
-fn movement(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn movement(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = MOVEMENT.name;
     Ok(Reply::Now(match method {
         "resetDetection" => {
@@ -153,7 +154,7 @@ fn movement(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
     }))
 }
 
-fn darkness(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn darkness(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = DARKNESS.name;
     Ok(Reply::Now(match method {
         "setDarknessThreshold" => {
@@ -176,7 +177,7 @@ fn darkness_threshold(sim: &Sim) -> i64 {
 }
 
 /// `setParameter(name, value)` of audio module `service`.
-fn sound(sim: &Sim, service: &'static str, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn sound(sim: &Sim, service: &'static str, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if method != "setParameter" {
         return Ok(Reply::NotServed);
     }
@@ -192,7 +193,12 @@ fn sound(sim: &Sim, service: &'static str, method: &str, a: &Args<'_>) -> Result
             ("Sensitivity", Value::Float(x))
         }
         "EnergyComputation" if localizes => ("EnergyComputation", Value::Bool(a.bool(1)?)),
-        other => return Err(format!("{}: no parameter {other:?}", a.name)),
+        other => {
+            return Err(CallError::Failed(format!(
+                "{}: no parameter {other:?}",
+                a.name
+            )));
+        }
     };
     sim.notice(service, format!("{} = {}", stored.0, stored.1));
     sim.set_setting(service, stored.0, stored.1);

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::orders::floats_value;
@@ -94,7 +95,7 @@ fn absolute(origin: [f64; 3], p: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let origin = with(sim, |h| h.home).unwrap_or([0.0; 3]);
     let value = match method {
         "learnHome" => {

@@ -19,6 +19,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::vision::capture::{
@@ -76,7 +77,7 @@ fn reading(sim: &Sim, key: &str) -> f64 {
     sim.memory.get(key).as_ref().and_then(number).unwrap_or(0.0)
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let name = SERVICE.name;
     let half_pressed = || matches!(sim.setting(name, "HalfPress"), Some(Value::Bool(true)));
     let value = match method {

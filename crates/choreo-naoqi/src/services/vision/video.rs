@@ -6,6 +6,7 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
@@ -37,8 +38,8 @@ struct Cameras {
     params: std::collections::BTreeMap<(i64, i64), i64>,
 }
 
-fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
-    let int = |i: usize| -> Result<i64, String> {
+fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let int = |i: usize| -> Result<i64, CallError> {
         a.f64(i)
             .map(|x| x as i64)
             .map_err(|_| a.bad(i, "an integer"))

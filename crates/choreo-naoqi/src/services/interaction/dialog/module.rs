@@ -5,6 +5,7 @@ use choreo_engine::Value;
 use choreo_qichat::dialog::{Dialog as Qichat, QICHAT_EVENTS};
 
 use crate::robot::args::Args;
+use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 
 use super::engine::{self, Engine, Job, Keys, answered, raise_silence, submit};
@@ -78,15 +79,20 @@ fn parse_topic(
     origin: &str,
     bytes: &[u8],
     read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Result<choreo_qichat::Topic, String> {
+) -> Result<choreo_qichat::Topic, CallError> {
     let mut topic = match choreo_qichat::parse(origin, bytes) {
         Ok(parsed) => parsed.topic,
         Err(errors) => {
             let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            return Err(format!("{}: {}", a.name, text.join("; ")));
+            return Err(CallError::Failed(format!(
+                "{}: {}",
+                a.name,
+                text.join("; ")
+            )));
         }
     };
-    choreo_qichat::include(&mut topic, read).map_err(|e| format!("{}: {e}", a.name))?;
+    choreo_qichat::include(&mut topic, read)
+        .map_err(|e| CallError::Failed(format!("{}: {e}", a.name)))?;
     Ok(topic)
 }
 
@@ -130,9 +136,9 @@ fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
 }
 
 /// A topic file read and parsed (`loadTopic`'s work, before any lock).
-fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topic, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("{}: cannot read topic {path:?}: {e}", a.name))?;
+fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topic, CallError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CallError::Failed(format!("{}: cannot read topic {path:?}: {e}", a.name)))?;
     parse_topic(a, path, &bytes, &mut |n| included(sim, path, n))
 }
 
@@ -174,12 +180,14 @@ fn set_language(sim: &Sim, name: &str) {
 }
 
 /// A language argument (a name or a QiChat code) as NAOqi's name.
-fn language_name(a: &Args<'_>, i: usize) -> Result<String, String> {
+fn language_name(a: &Args<'_>, i: usize) -> Result<String, CallError> {
     let given = a.str(i)?;
     choreo_robot::languages::by_name(given)
         .or_else(|| choreo_robot::languages::by_code(given))
         .map(|l| l.name.to_string())
-        .ok_or_else(|| format!("{}: language {given:?} is not installed", a.name))
+        .ok_or_else(|| {
+            CallError::Failed(format!("{}: language {given:?} is not installed", a.name))
+        })
 }
 
 fn strings(items: Vec<String>) -> Value {
@@ -187,7 +195,7 @@ fn strings(items: Vec<String>) -> Value {
 }
 
 /// Serves ALDialog.
-pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let families: [ServeFn; 2] = [serve_topics, serve_engine];
     for serve in families {
         match serve(sim, method, a)? {
@@ -199,10 +207,10 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Stri
 }
 
 /// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, String>;
+type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALDialog's inputs, outputs and topics; `NotServed` for another method.
-fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     // Reading topic files happens before taking any lock.
     let files: Vec<(choreo_qichat::Topic, String)> = match method {
         "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
@@ -237,7 +245,10 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
                         let (tag, name) = (a.str(0)?, a.str(1)?);
                         let found = engine.goto_tag(name, tag, &mut keys);
                         Some(found.ok_or_else(|| {
-                            format!("{}: no tag {tag:?} in topic {name:?}", a.name)
+                            CallError::Failed(format!(
+                                "{}: no tag {tag:?} in topic {name:?}",
+                                a.name
+                            ))
                         })?)
                     }
                     _ => engine.goto_topic(a.str(0)?, &mut keys),
@@ -259,7 +270,9 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
             alone.activate(&name);
             let answer = alone
                 .goto_tag(&name, tag, &mut Keys::new(sim))
-                .ok_or_else(|| format!("{}: no tag {tag:?} in {path:?}", a.name))?;
+                .ok_or_else(|| {
+                    CallError::Failed(format!("{}: no tag {tag:?} in {path:?}", a.name))
+                })?;
             answered(sim, answer);
             Value::None
         }
@@ -292,7 +305,10 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
             let mut engine = sim.extension::<Engine>().get();
             for name in names {
                 if !engine.loaded(None).contains(&name) {
-                    return Err(format!("{}: topic {name:?} is not loaded", a.name));
+                    return Err(CallError::Failed(format!(
+                        "{}: topic {name:?} is not loaded",
+                        a.name
+                    )));
                 }
                 match method {
                     "activateTopic" => {
@@ -304,7 +320,10 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
                     "setFocus" => {
                         let before = engine.focus().map(str::to_string);
                         if !engine.set_focus(&name) {
-                            return Err(format!("{}: topic {name:?} is not active", a.name));
+                            return Err(CallError::Failed(format!(
+                                "{}: topic {name:?} is not active",
+                                a.name
+                            )));
                         }
                         engine::raise_focus(sim, engine::focus_moved(&engine, before));
                     }
@@ -334,7 +353,7 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
 }
 
 /// Serves ALDialog's focus, tags, concepts, sessions, users and language; `NotServed` for another method.
-fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "getFocus" => Value::from(sim.extension::<Engine>().get().focus().unwrap_or_default()),
         "getActivatedTopics" => strings(sim.extension::<Engine>().get().activated()),
@@ -350,7 +369,10 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
                 .get()
                 .set_tag(topic, tag, method == "activateTag")
             {
-                return Err(format!("{}: topic {topic:?} is not loaded", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: topic {topic:?} is not loaded",
+                    a.name
+                )));
             }
             Value::None
         }
@@ -358,7 +380,10 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
             let (topic, variable, key) = (a.str(0)?, a.str(1)?, a.str(2)?);
             let mut engine = sim.extension::<Engine>().get();
             if !engine.set_variable_path(topic, variable, key) {
-                return Err(format!("{}: topic {topic:?} is not loaded", a.name));
+                return Err(CallError::Failed(format!(
+                    "{}: topic {topic:?} is not loaded",
+                    a.name
+                )));
             }
             rewatch(sim, &engine);
             Value::None
@@ -440,11 +465,14 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
                 .extension::<Engine>()
                 .get()
                 .sentences(topic)
-                .ok_or_else(|| format!("{}: topic {topic:?} is not loaded", a.name))?;
+                .ok_or_else(|| {
+                    CallError::Failed(format!("{}: topic {topic:?} is not loaded", a.name))
+                })?;
             let mut text = sentences.join("\n");
             text.push('\n');
-            std::fs::write(destination, text)
-                .map_err(|e| format!("{}: cannot write {destination:?}: {e}", a.name))?;
+            std::fs::write(destination, text).map_err(|e| {
+                CallError::Failed(format!("{}: cannot write {destination:?}: {e}", a.name))
+            })?;
             Value::None
         }
         "getUserList" => Value::List(
@@ -470,7 +498,7 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> 
 }
 
 /// ALDialog's methods that keep settings (no engine involved).
-fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, String> {
+fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let mut state = sim.state();
     let d = &mut state.part::<Dialog>();
     let value = match method {
