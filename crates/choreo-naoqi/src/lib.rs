@@ -1,7 +1,7 @@
 //! choreo-naoqi: the simulated NAO / Pepper robot, the default target of `choreo run`.
 //!
 //! [`SimRobot`] implements [`choreo_engine::Robot`]: it serves the NAOqi modules that real
-//! Choregraphe behaviors call (the "minimum faithful set" of `naoqi-services.md` §6) with
+//! Choregraphe behaviors call (the "minimum faithful set" of docs/simulated-robot.md) with
 //! realistic durations that follow the engine's clock (virtual time takes no real time),
 //! background tasks with the generic `wait`/`stop`/`isRunning` API, ALMemory with
 //! subscriptions, and [`Scenario`]s that inject what a simulator cannot sense.

@@ -28,7 +28,7 @@ use crate::services::core::behaviors::{self, BehaviorLauncher, Manager};
 use crate::services::interaction::dialog::{self, DialogScripts};
 use crate::services::motion::posture;
 
-/// The simulated NAO or Pepper robot: serves the NAOqi modules of naoqi-services.md §6 with
+/// The simulated NAO or Pepper robot: serves the NAOqi modules of docs/simulated-robot.md with
 /// their timing, keeps ALMemory, runs scenarios. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct SimRobot {

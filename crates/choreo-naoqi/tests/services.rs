@@ -880,7 +880,7 @@ fn every_listed_method_is_served_or_refused_as_not_yet() {
                 _ => served.push(m),
             }
         }
-        // naoqi-services.md §6, the minimum faithful set, is served.
+        // docs/simulated-robot.md, the minimum faithful set, is served.
         let minimum: &[&str] = match service {
             "ALTextToSpeech" => &["say", "stopAll", "getLanguage", "setLanguage", "setVolume"],
             "ALMemory" => &["getData", "insertData", "raiseEvent", "subscribeToEvent"],

@@ -1,4 +1,4 @@
-//! Timing and the generic task API (naoqi-services.md §1.3, B1–B4), in virtual time.
+//! Timing and the generic task API (docs/simulated-robot.md, Calls and time, B1–B4), in virtual time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;

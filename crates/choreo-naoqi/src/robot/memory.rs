@@ -3,7 +3,7 @@
 //! `subscribeToEvent`s. Raising a key is `events.rs`; the module ALMemory is
 //! `services/core/memory.rs`.
 //!
-//! Choice recorded here (naoqi-services.md §3.3 leaves it open): `insertData` notifies
+//! Choice recorded here (NAOqi's documentation leaves it open): `insertData` notifies
 //! subscribers like `raiseEvent` does.
 
 use std::collections::{BTreeMap, BTreeSet};

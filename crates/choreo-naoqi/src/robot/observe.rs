@@ -1,6 +1,6 @@
 //! Watching the simulated robot: events as they happen (for `choreo run`'s live output),
 //! a snapshot of its state, and call statistics (for the run report, §7 of
-//! naoqi-services.md).
+//! docs/simulated-robot.md).
 
 use std::collections::BTreeMap;
 

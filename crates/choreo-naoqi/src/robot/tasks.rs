@@ -1,7 +1,7 @@
 //! Tasks: every method that takes time (a `say`, a fade, a motion) runs as a task with an
 //! int id, whether it was called (the caller drives it) or posted (a background activity
 //! drives it). This is what the generic ALModule API (`wait`, `stop`, `isRunning`, §1.3 of
-//! naoqi-services.md) acts on.
+//! docs/simulated-robot.md) acts on.
 //!
 //! A task is a [`Plan`]: effects due at given behavior times (TextStarted at the start,
 //! TextDone at the end, ...), an end time (or none: a sound in a loop), and what to do if it

@@ -12,7 +12,7 @@
 //!
 //! **Durations.** The speech lasts its text's time plus the pauses `^wait` and `^run` make
 //! (each animation's length from the animation library); `say` returns when the speech and
-//! the animations it started have ended (naoqi-services.md §3.6), then raises
+//! the animations it started have ended (docs/simulated-robot.md), then raises
 //! `ALAnimatedSpeech/EndOfAnimatedSpeech` (value 1: no source says what it carries).
 //!
 //! **Body language.** In the contextual and random modes (the default: contextual), with

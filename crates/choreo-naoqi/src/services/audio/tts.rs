@@ -1,7 +1,7 @@
 //! ALTextToSpeech: speech that takes the time a robot would take (ALAnimatedSpeech builds
 //! on it: `animated_speech.rs`).
 //!
-//! **Duration** (naoqi-services.md §5): the text is cleaned (`\tag\` commands and `^name(...)`
+//! **Duration** (docs/simulated-robot.md, Durations): the text is cleaned (`\tag\` commands and `^name(...)`
 //! markup removed, runs of white space made one space, trimmed); each remaining character
 //! takes 0.065 s and each sentence end (a run of `.`, `!`, `?`) 0.3 s more, both divided by
 //! speed/100, where the speed is the `speed` parameter (default 100) or a `\RSPD=n\` tag in

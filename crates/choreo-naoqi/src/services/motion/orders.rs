@@ -4,7 +4,7 @@
 //! the methods that give them (`angleInterpolation...`, `setAngles`, `changeAngles`,
 //! `getAngles`, `openHand`, `closeHand`).
 //!
-//! Timing (naoqi-services.md §5): interpolations last their last key time;
+//! Timing (docs/simulated-robot.md, Durations): interpolations last their last key time;
 //! `angleInterpolationWithSpeed` lasts max over joints of |Δθ| / (fraction × max speed), all
 //! joints arriving together; `setAngles`/`changeAngles` return at once and each joint moves
 //! at fraction × its max speed; `openHand`/`closeHand` take [`HAND_SECONDS`]. Joints move

@@ -1,7 +1,7 @@
 //! ALRobotPosture: named postures (joint angles per model), the current posture read from
 //! the joints, and goToPosture.
 //!
-//! Timing (naoqi-services.md §5, an inference to check on a robot): 0 s when already in the
+//! Timing (docs/simulated-robot.md, Durations, an inference to check on a robot): 0 s when already in the
 //! posture, else (2 s + 2 s × min(1, largest joint change / π)) / maxSpeedFraction, at most
 //! 10 s. The angles below are approximations of the robot's posture library, close enough
 //! for the current posture to be recognized, not measured values.
