@@ -13,7 +13,7 @@ use crate::reactions;
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
 use crate::robot::memory::Declared;
-use crate::robot::sim::{Reply, Services, Sim};
+use crate::robot::sim::{Reply, ServeFn, Services, Sim};
 use crate::robot::table::{self, Service};
 use crate::services::audio::{animated_speech, device, player, recognition, tts, voice_emotion};
 use crate::services::core::{
@@ -26,9 +26,6 @@ use crate::services::people::{face, perception};
 use crate::services::sensors::{infrared, leds, power, sentinel};
 use crate::services::trackers::{legacy, tracker};
 use crate::services::vision::{capture, compass, detection, localization, toolbox, video};
-
-/// A module's own function: `(sim, method, args)`.
-pub(crate) type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// How the robot serves a module.
 pub(crate) enum Serve {

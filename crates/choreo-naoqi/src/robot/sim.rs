@@ -52,6 +52,27 @@ pub(crate) enum Reply {
     NotServed,
 }
 
+/// A module's function, or a family of its methods: `(sim, method, args)`, `NotServed` for a
+/// method it does not serve.
+pub(crate) type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
+
+/// The answer of the first of `families` that serves `method` (`NotServed` if none does): a
+/// module with many methods serves them by family, each family a function of its own.
+pub(crate) fn first_served(
+    families: &[ServeFn],
+    sim: &Sim,
+    method: &str,
+    a: &Args<'_>,
+) -> Result<Reply, CallError> {
+    for serve in families {
+        match serve(sim, method, a)? {
+            Reply::NotServed => {}
+            reply => return Ok(reply),
+        }
+    }
+    Ok(Reply::NotServed)
+}
+
 /// The NAOqi modules the robot serves, as the core sees them: the registry
 /// (`crate::registry`) implements it, knowing every module; no module knows it.
 pub(crate) trait Services: Send + Sync {

@@ -19,7 +19,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::sim::{Reply, Sim, first_served};
 use crate::robot::table::{Op, Service, to_pairs};
 
 /// The root every object descends from.
@@ -284,18 +284,8 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut World) -> R) -> R {
 }
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let families: [ServeFn; 2] = [own_objects, own_attributes];
-    for serve in families {
-        match serve(sim, method, a)? {
-            Reply::NotServed => {}
-            reply => return Ok(reply),
-        }
-    }
-    Ok(Reply::NotServed)
+    first_served(&[own_objects, own_attributes], sim, method, a)
 }
-
-/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALWorldRepresentation's categories, objects and positions; `NotServed` for another method.
 fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {

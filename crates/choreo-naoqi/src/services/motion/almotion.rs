@@ -11,7 +11,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::sim::{Reply, ServeFn, Sim, first_served};
 use crate::robot::tasks::Claim;
 use crate::services::motion::orders::joints;
 use crate::services::motion::walks::stop_base;
@@ -59,17 +59,8 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
         frames::serve,
         resources_and_settings,
     ];
-    for serve in families {
-        match serve(sim, method, a)? {
-            Reply::NotServed => {}
-            reply => return Ok(reply),
-        }
-    }
-    Ok(Reply::NotServed)
+    first_served(&families, sim, method, a)
 }
-
-/// A family of ALMotion's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALMotion's resources (tasks on joints) and settings; `NotServed` for another method.
 fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {

@@ -15,7 +15,7 @@ use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::sim::Plan;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::sim::{Reply, Sim, first_served};
 use crate::robot::trajectory::{Trajectory, after};
 
 /// Colour names fadeRGB accepts.
@@ -82,18 +82,8 @@ pub(crate) fn fade(
 
 /// Serves ALLeds.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let families: [ServeFn; 2] = [serve_colours, serve_groups];
-    for serve in families {
-        match serve(sim, method, a)? {
-            Reply::NotServed => {}
-            reply => return Ok(reply),
-        }
-    }
-    Ok(Reply::NotServed)
+    first_served(&[serve_colours, serve_groups], sim, method, a)
 }
-
-/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALLeds' colours (fades, on and off, animations); `NotServed` for another method.
 fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {

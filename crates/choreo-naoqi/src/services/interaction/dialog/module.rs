@@ -6,7 +6,7 @@ use choreo_qichat::dialog::{Dialog as Qichat, QICHAT_EVENTS};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::sim::{Reply, Sim, first_served};
 
 use super::engine::{self, Engine, Job, Keys, answered, raise_silence, submit};
 use super::silence;
@@ -196,18 +196,13 @@ fn strings(items: Vec<String>) -> Value {
 
 /// Serves ALDialog.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let families: [ServeFn; 2] = [serve_topics, serve_engine];
-    for serve in families {
-        match serve(sim, method, a)? {
-            Reply::NotServed => {}
-            reply => return Ok(reply),
-        }
-    }
-    serve_settings(sim, method, a)
+    first_served(
+        &[serve_topics, serve_engine, serve_settings],
+        sim,
+        method,
+        a,
+    )
 }
-
-/// A family of the module's methods: `(sim, method, args)`, `NotServed` for another's.
-type ServeFn = fn(&Sim, &str, &Args<'_>) -> Result<Reply, CallError>;
 
 /// Serves ALDialog's inputs, outputs and topics; `NotServed` for another method.
 fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
