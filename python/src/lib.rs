@@ -9,8 +9,9 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
+use std::thread::{JoinHandle, ThreadId};
 use std::time::Duration;
 
 use choreo::{Clock, Ending, Error, Outcome, Setup};
@@ -115,7 +116,7 @@ impl<T: Send> Drop for Held<T> {
 struct Run {
     run: Held<Arc<choreo::Run>>,
     /// The threads delivering to Python observers (`on_event`, `on_output`).
-    observers: Mutex<Vec<JoinHandle<()>>>,
+    observers: Mutex<Vec<Observer>>,
     /// The observers' listeners, by the number Python was given (gone once unobserved).
     listeners: Mutex<Vec<Option<choreo::ListenerId>>>,
 }
@@ -137,7 +138,7 @@ impl Run {
     /// every event; later calls raise ClosedError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let run = Arc::clone(self.run.get()?);
-        let observers: Vec<JoinHandle<()>> = self
+        let observers: Vec<Observer> = self
             .observers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -147,8 +148,8 @@ impl Run {
             run.close();
             // The observers' senders went with the run's listeners: each thread ends once it
             // has delivered what it had.
-            for thread in observers {
-                let _ = thread.join();
+            for observer in observers {
+                let _ = observer.thread.join();
             }
         });
         Ok(())
@@ -184,26 +185,20 @@ impl Run {
     /// Calls `callback(event)` with every trace event from now on, in order, on a thread of
     /// its own; returns an id for `unobserve`.
     fn on_event(&self, callback: Py<PyAny>) -> PyResult<usize> {
-        let (tx, deliverer) = self.deliverer(callback, event_dict)?;
-        let id = self.run.get()?.on_event(move |e| {
-            let _ = tx.send(e.clone());
-        });
-        self.keep(deliverer);
+        let feed = self.deliverer(callback, event_dict)?;
+        let id = self.run.get()?.on_event(move |e| feed.send(e.clone()));
         Ok(self.remember(id))
     }
 
     /// Calls `callback(value)` at each firing of `output` of the box at `path`, in order,
     /// on a thread of its own.
     fn on_output(&self, path: &str, output: &str, callback: Py<PyAny>) -> PyResult<usize> {
-        let (tx, deliverer) = self.deliverer(callback, to_python)?;
+        let feed = self.deliverer(callback, to_python)?;
         let id = self
             .run
             .get()?
-            .on_output(path, output, move |value| {
-                let _ = tx.send(value.clone());
-            })
+            .on_output(path, output, move |value| feed.send(value.clone()))
             .map_err(py_error)?;
-        self.keep(deliverer);
         Ok(self.remember(id))
     }
 
@@ -357,22 +352,37 @@ impl Run {
     }
 
     /// Waits at most `timeout` seconds for what comes next: "finished", "stopped", "idle",
-    /// "time_limit", "failed", "robot_lost", "crashed".
+    /// "time_limit", "failed", "robot_lost", "crashed". The observers have then been given
+    /// every event up to it.
     #[pyo3(signature = (timeout = DEFAULT_WAIT))]
     fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<&'static str> {
         let limit = seconds(timeout)?;
         let run = Arc::clone(self.run.get()?);
-        let outcome = py.detach(move || run.wait(limit)).map_err(py_error)?;
+        let observers = self.progress();
+        let outcome = py
+            .detach(move || {
+                let outcome = run.wait(limit);
+                caught_up(&observers);
+                outcome
+            })
+            .map_err(py_error)?;
         Ok(outcome_word(&outcome))
     }
 
     /// Waits at most `timeout` seconds for the end (an idle run or its time limit is
-    /// stopped then): a `choreo.Ending`.
+    /// stopped then): a `choreo.Ending`. The observers have then been given every event.
     #[pyo3(signature = (timeout = DEFAULT_WAIT))]
     fn wait_end<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyAny>> {
         let limit = seconds(timeout)?;
         let run = Arc::clone(self.run.get()?);
-        let ending = py.detach(move || run.wait_end(limit)).map_err(py_error)?;
+        let observers = self.progress();
+        let ending = py
+            .detach(move || {
+                let ending = run.wait_end(limit);
+                caught_up(&observers);
+                ending
+            })
+            .map_err(py_error)?;
         ending_object(py, &ending)
     }
 }
@@ -380,17 +390,74 @@ impl Run {
 /// How many observed items a deliverer hands Python at once (one GIL acquisition).
 const BATCH: usize = 4096;
 
+/// A Python observer: the thread calling it, and how far it has got.
+struct Observer {
+    id: ThreadId,
+    thread: JoinHandle<()>,
+    progress: Arc<Progress>,
+}
+
+/// Items given to an observer's thread and items it has handed Python: `wait` returns once
+/// the second has caught up with the first, so a test reads every event up to the end.
+#[derive(Default)]
+struct Progress {
+    given: AtomicU64,
+    handed: Mutex<u64>,
+    moved: Condvar,
+}
+
+impl Progress {
+    fn handed(&self, n: u64) {
+        *self.handed.lock().unwrap_or_else(PoisonError::into_inner) += n;
+        self.moved.notify_all();
+    }
+
+    /// Waits until everything given so far has been handed Python.
+    fn catch_up(&self) {
+        let given = self.given.load(Ordering::SeqCst);
+        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        drop(
+            self.moved
+                .wait_while(handed, |h| *h < given)
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+    }
+}
+
+/// The engine's end of an observer: items go to its thread, counted.
+struct Feed<T> {
+    tx: mpsc::Sender<T>,
+    progress: Arc<Progress>,
+}
+
+impl<T> Feed<T> {
+    fn send(&self, item: T) {
+        if self.tx.send(item).is_ok() {
+            self.progress.given.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Waits until every observer has been handed what it was given.
+fn caught_up(observers: &[Arc<Progress>]) {
+    for progress in observers {
+        progress.catch_up();
+    }
+}
+
 impl Run {
-    /// A thread that calls `callback` with each item sent on the channel it returns, in
-    /// order, taking the GIL once for all the items waiting; it ends when the sender is
+    /// A thread that calls `callback` with each item given to the [`Feed`] it returns, in
+    /// order, taking the GIL once for all the items waiting; it ends when the feed is
     /// dropped (the observer removed). An exception of the callback is reported as
     /// unraisable (`sys.unraisablehook`), never raised in the engine.
     fn deliverer<T: Send + 'static>(
         &self,
         callback: Py<PyAny>,
         convert: for<'py> fn(Python<'py>, &T) -> PyResult<Bound<'py, PyAny>>,
-    ) -> PyResult<(mpsc::Sender<T>, JoinHandle<()>)> {
+    ) -> PyResult<Feed<T>> {
         let (tx, rx) = mpsc::channel::<T>();
+        let progress = Arc::new(Progress::default());
+        let handing = Arc::clone(&progress);
         let thread = std::thread::Builder::new()
             .name("choreo-observer".into())
             .spawn(move || {
@@ -405,18 +472,32 @@ impl Run {
                             }
                         }
                     });
+                    handing.handed(batch.len() as u64);
                 }
             })
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start an observer: {e}")))?;
-        Ok((tx, thread))
-    }
-
-    /// Keeps an observer's thread, joined by `close`.
-    fn keep(&self, thread: JoinHandle<()>) {
         self.observers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(thread);
+            .push(Observer {
+                id: thread.thread().id(),
+                thread,
+                progress: Arc::clone(&progress),
+            });
+        Ok(Feed { tx, progress })
+    }
+
+    /// How far each observer's thread has got, but the one calling (an observer that waits
+    /// for the run from its callback cannot wait for itself).
+    fn progress(&self) -> Vec<Arc<Progress>> {
+        let here = std::thread::current().id();
+        self.observers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|o| o.id != here)
+            .map(|o| Arc::clone(&o.progress))
+            .collect()
     }
 
     /// Keeps a listener id under a number Python can hold: its index in this run's list.

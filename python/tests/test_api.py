@@ -7,6 +7,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -68,6 +69,26 @@ def test_outputs_and_events_are_observed():
         kinds = [e["event"] for e in events]
     assert fired == [None] and removed == []
     assert "said" in kinds and kinds.count("out") >= 2
+
+
+def test_wait_returns_once_the_observers_have_every_event_up_to_it():
+    # A slow observer (its thread holds each event 20 ms) must still have seen the answer's
+    # output when wait_end returns: a test reads what it recorded right after.
+    seen, fired = [], []
+
+    def slow(event):
+        time.sleep(0.02)
+        seen.append(event)
+
+    with choreo.load(EXAMPLES / "interactive", fast=True,
+                     scenario=EXAMPLES / "interactive" / "touch.yaml") as run:
+        run.on_event(slow)
+        run.on_output("Answer", "onStopped", fired.append)
+        run.start()
+        assert run.wait_end() == "finished"
+        answered = [e for e in seen if e.get("path") == "root/Answer" and e.get("event") == "out"]
+        assert answered and answered[0]["port"] == "onStopped"
+        assert fired == [None]
 
 
 def test_parameters_and_timelines_are_driven_from_python():
