@@ -179,7 +179,7 @@ impl Chains {
 }
 
 /// Three finite numbers separated by spaces.
-fn vector(text: &str) -> Result<[f64; 3], String> {
+pub(crate) fn vector(text: &str) -> Result<[f64; 3], String> {
     let numbers: Vec<f64> = text
         .split_whitespace()
         .map(|n| n.parse::<f64>().ok().filter(|v| v.is_finite()))

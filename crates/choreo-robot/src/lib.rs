@@ -20,6 +20,7 @@
 //! ```
 
 pub mod animations;
+pub mod body;
 pub mod calendar;
 pub mod chain;
 pub mod languages;
@@ -27,5 +28,6 @@ pub mod leds;
 pub mod memory;
 mod model;
 pub mod naoqi;
+pub mod postures;
 
 pub use model::{Joint, Model, is_hand};

@@ -27,6 +27,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["choreo-qichat"],
     &["choreo-xar"],
     &["choreo-motion"],
+    &["choreo-body"],
     &["choreo-engine"],
     &[
         "choreo-naoqi",

@@ -352,7 +352,13 @@ impl Control {
                     c
                 }
                 Err(_) => {
-                    self.looped = None;
+                    // A pause ends a loop's count only when nothing runs and nothing is
+                    // queued: box code in flight that will post the next hop is part of the
+                    // loop, however long the OS takes to run it (that the queue was empty
+                    // for a moment is the OS's doing, and must not decide the trace).
+                    if self.quiet() && commands.is_empty() {
+                        self.looped = None;
+                    }
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
                     self.check_robot();
@@ -373,6 +379,8 @@ impl Control {
                     };
                     if self.shared.time.is_virtual() && may_move {
                         if self.move_virtual_time(false) {
+                            // Time moved: whatever comes next is no longer the same instant's.
+                            self.looped = None;
                             // A woken hook runs until it yields before anything else happens.
                             self.shared.time.wait_for_yield(0);
                             continue;
@@ -398,7 +406,16 @@ impl Control {
                     self.start_gate = None;
                     self.settle(commands);
                     match commands.recv_timeout(Duration::from_millis(poll)) {
-                        Ok(c) => c,
+                        Ok(c) => {
+                            // Counted as if it had been queued already: whether box code
+                            // posted it before or after the look at the queue is the OS's
+                            // doing.
+                            if let Some(n) = self.looped.as_mut() {
+                                *n += 1;
+                                self.time_beside_loop();
+                            }
+                            c
+                        }
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                         Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
                     }
@@ -465,6 +482,9 @@ impl Control {
         if !stalled && !self.stopping {
             return;
         }
+        // What is in flight now acts before the notice and the move of time, as it would
+        // before any move of virtual time: where its events fall is the engine's choice.
+        self.shared.time.wait_for_yield(0);
         if stalled && !self.loop_reported {
             self.loop_reported = true;
             self.log_run(

@@ -3,8 +3,7 @@
 //!
 //! Timing (docs/simulated-robot.md, Durations, an inference to check on a robot): 0 s when already in the
 //! posture, else (2 s + 2 s × min(1, largest joint change / π)) / maxSpeedFraction, at most
-//! 10 s. The angles below are approximations of the robot's posture library, close enough
-//! for the current posture to be recognized, not measured values.
+//! 10 s. The postures' angles are choreo-robot's (`Model::postures`).
 
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
@@ -26,28 +25,6 @@ pub const MAX_SECONDS: f64 = 10.0;
 /// getPosture to name it.
 const TOLERANCE: f64 = 0.25;
 
-/// NAO postures, degrees in "Body" order (hands: opening ratio), with their family.
-#[rustfmt::skip]
-const NAO: &[(&str, &str, [f64; 26])] = &[
-    ("StandInit", "Standing", [0.0, 0.0, 84.0, 9.0, -70.0, -40.0, -6.0, 0.25, 0.0, 0.0, -25.0, 40.0, -20.0, 0.0, 0.0, 0.0, -25.0, 40.0, -20.0, 0.0, 84.0, -9.0, 70.0, 40.0, 6.0, 0.25]),
-    ("Stand", "Standing", [0.0, 0.0, 84.0, 9.0, -70.0, -40.0, -6.0, 0.25, 0.0, 0.0, -6.0, 10.0, -5.0, 0.0, 0.0, 0.0, -6.0, 10.0, -5.0, 0.0, 84.0, -9.0, 70.0, 40.0, 6.0, 0.25]),
-    ("StandZero", "Standing", [0.0; 26]),
-    ("Crouch", "Crouching", [0.0, 0.0, 40.0, 10.0, -70.0, -60.0, 0.0, 0.3, -10.0, 0.0, -49.0, 123.0, -68.0, 0.0, -10.0, 0.0, -49.0, 123.0, -68.0, 0.0, 40.0, -10.0, 70.0, 60.0, 0.0, 0.3]),
-    ("Sit", "Sitting", [0.0, 0.0, 40.0, 5.0, 0.0, -45.0, 0.0, 0.3, -38.0, 10.0, -50.0, 60.0, 15.0, 0.0, -38.0, -10.0, -50.0, 60.0, 15.0, 0.0, 40.0, -5.0, 0.0, 45.0, 0.0, 0.3]),
-    ("SitRelax", "Sitting", [0.0, 0.0, 110.0, 0.0, 60.0, -10.0, 0.0, 0.3, -20.0, 10.0, -40.0, 50.0, 20.0, 0.0, -20.0, -10.0, -40.0, 50.0, 20.0, 0.0, 110.0, 0.0, -60.0, 10.0, 0.0, 0.3]),
-    ("LyingBelly", "LyingBelly", [0.0, 25.0, 90.0, 10.0, -90.0, -10.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 90.0, -10.0, 90.0, 10.0, 0.0, 0.3]),
-    ("LyingBack", "LyingBack", [0.0, -30.0, 100.0, 20.0, -60.0, -30.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 100.0, -20.0, 60.0, 30.0, 0.0, 0.3]),
-];
-
-/// Pepper postures, degrees in "Body" order (hands: opening ratio), with their family.
-#[rustfmt::skip]
-const PEPPER: &[(&str, &str, [f64; 17])] = &[
-    ("Stand", "Standing", [0.0, -12.0, 0.0, -2.0, 0.0, 90.0, 6.0, -70.0, -30.0, 0.0, 0.6, 90.0, -6.0, 70.0, 30.0, 0.0, 0.6]),
-    ("StandInit", "Standing", [0.0, -12.0, 0.0, -2.0, 0.0, 85.0, 8.0, -80.0, -40.0, 0.0, 0.6, 85.0, -8.0, 80.0, 40.0, 0.0, 0.6]),
-    ("StandZero", "Standing", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5]),
-    ("Crouch", "Crouching", [0.0, 25.0, 0.0, -59.0, 29.0, 90.0, 5.0, -70.0, -40.0, 0.0, 0.3, 90.0, -5.0, 70.0, 40.0, 0.0, 0.3]),
-];
-
 /// The posture wakeUp goes to.
 pub fn wake_posture(model: Model) -> &'static str {
     match model {
@@ -57,29 +34,16 @@ pub fn wake_posture(model: Model) -> &'static str {
 }
 
 fn table(model: Model) -> Vec<(&'static str, &'static str, &'static [f64])> {
-    match model {
-        Model::Nao => NAO.iter().map(|(n, f, a)| (*n, *f, &a[..])).collect(),
-        Model::Pepper => PEPPER.iter().map(|(n, f, a)| (*n, *f, &a[..])).collect(),
-    }
+    model
+        .postures()
+        .iter()
+        .map(|p| (p.name, p.family, p.degrees))
+        .collect()
 }
 
 /// The angles of `posture` (radians, hands as ratios), clamped to the joint limits.
 pub fn angles(model: Model, posture: &str) -> Option<Vec<f64>> {
-    let (_, _, degrees) = table(model).into_iter().find(|(n, _, _)| *n == posture)?;
-    let joints = model.joints();
-    let yaw = degrees.first().copied().unwrap_or(0.0).to_radians();
-    Some(
-        degrees
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| {
-                let hand = joints[i].name.ends_with("Hand");
-                let v = if hand { d } else { d.to_radians() };
-                let (lo, hi) = model.limits(i, yaw);
-                v.clamp(lo, hi)
-            })
-            .collect(),
-    )
+    model.posture(posture)
 }
 
 /// The posture the joints are in at `now`, or "Unknown".

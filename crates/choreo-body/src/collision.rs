@@ -1,0 +1,113 @@
+//! Self-collision, as NAOqi's self-collision avoidance models it: the body as spheres and
+//! capsules (`choreo_robot::body::Shape`), two shapes colliding when the distance between
+//! their segments is less than the sum of their radii. The protected chains are the arms
+//! (`LArm`, `RArm`), checked against the `Body` group.
+
+use choreo_robot::body::Shape;
+
+use crate::kinematics::Frames;
+
+/// An arm's shape inside the body's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// The arm's shape (`LArm.ForeArm`).
+    pub arm: (&'static str, &'static str),
+    /// The body's (`Body.Torso`).
+    pub body: &'static str,
+    /// How deep, m (the radii's sum less the segments' distance).
+    pub depth: f64,
+}
+
+/// The arms' shapes that enter the body's, for the joints at `frames`; `chain`: only that
+/// arm (`LArm`, `RArm`), or both.
+pub fn contacts(frames: &Frames, chain: Option<&str>) -> Vec<Contact> {
+    let shapes = frames.model().body().shapes();
+    let placed = |s: &Shape| {
+        let f = frames.frame(s.joint);
+        (f.apply(s.ends[0]), f.apply(s.ends[1]))
+    };
+    let mut found = Vec::new();
+    for arm in shapes
+        .iter()
+        .filter(|s| s.group != "Body" && chain.is_none_or(|c| c == s.group))
+    {
+        let a = placed(arm);
+        for body in shapes.iter().filter(|s| s.group == "Body") {
+            let b = placed(body);
+            let depth = arm.radius + body.radius - segment_distance(a, b);
+            if depth > 0.0 {
+                found.push(Contact {
+                    arm: (arm.group, arm.name),
+                    body: body.name,
+                    depth,
+                });
+            }
+        }
+    }
+    found
+}
+
+type Segment = ([f64; 3], [f64; 3]);
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The distance between two segments (the closest points of each, clamped to the
+/// segments; a point is a segment of length 0).
+pub fn segment_distance((p1, q1): Segment, (p2, q2): Segment) -> f64 {
+    let (d1, d2, r) = (sub(q1, p1), sub(q2, p2), sub(p1, p2));
+    let (a, e, f) = (dot(d1, d1), dot(d2, d2), dot(d2, r));
+    const EPS: f64 = 1e-12;
+    let (s, t) = if a <= EPS && e <= EPS {
+        (0.0, 0.0)
+    } else if a <= EPS {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = dot(d1, r);
+        if e <= EPS {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = dot(d1, d2);
+            let denom = a * e - b * b;
+            let mut s = if denom > EPS {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let mut t = (b * s + f) / e;
+            if t < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            (s, t)
+        }
+    };
+    let c1 = [p1[0] + d1[0] * s, p1[1] + d1[1] * s, p1[2] + d1[2] * s];
+    let c2 = [p2[0] + d2[0] * t, p2[1] + d2[1] * t, p2[2] + d2[2] * t];
+    dot(sub(c1, c2), sub(c1, c2)).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_between_segments_and_points() {
+        let x = ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+        // Crossing above at 0.5: 0.2 apart.
+        assert!((segment_distance(x, ([0.5, -1.0, 0.2], [0.5, 1.0, 0.2])) - 0.2).abs() < 1e-12);
+        // A point beyond the end: the distance to the end.
+        let p = [2.0, 0.0, 0.0];
+        assert!((segment_distance(x, (p, p)) - 1.0).abs() < 1e-12);
+        // Parallel, side by side.
+        assert!((segment_distance(x, ([0.2, 0.3, 0.0], [0.8, 0.3, 0.0])) - 0.3).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,153 @@
+//! Forward kinematics: where every joint's frame is in FRAME_TORSO for a set of joint
+//! angles, from the chain of `choreo_robot::chain`; and the centre of mass from the masses
+//! of `choreo_robot::body`.
+
+use std::sync::OnceLock;
+
+use choreo_robot::Model;
+
+use crate::pose::Pose;
+
+/// One joint of a model's chain, resolved to indices once.
+#[derive(Debug, Clone)]
+struct Step {
+    /// The joint's index in the model's joints.
+    joint: usize,
+    /// The parent's index; `None`: the torso.
+    parent: Option<usize>,
+    /// Where the joint's frame is on its parent's at angle 0 (offset, then fixed rotation).
+    fixed: Pose,
+    axis: [f64; 3],
+    /// A hand (its value is an opening, not an angle): it does not turn.
+    hand: bool,
+}
+
+/// The chain of `model` in "Body" order, each joint after its parent.
+fn steps(model: Model) -> &'static [Step] {
+    static NAO: OnceLock<Vec<Step>> = OnceLock::new();
+    static PEPPER: OnceLock<Vec<Step>> = OnceLock::new();
+    let cell = match model {
+        Model::Nao => &NAO,
+        Model::Pepper => &PEPPER,
+    };
+    cell.get_or_init(|| {
+        model
+            .chain()
+            .links()
+            .iter()
+            .filter_map(|l| {
+                Some(Step {
+                    joint: model.joint_index(l.joint)?,
+                    parent: l.parent.and_then(|p| model.joint_index(p)),
+                    fixed: Pose::at(l.offset).then(&Pose::rpy(l.rotation)),
+                    axis: l.axis,
+                    hand: choreo_robot::is_hand(l.joint),
+                })
+            })
+            .collect()
+    })
+}
+
+/// Every joint's frame in FRAME_TORSO, for one set of angles.
+#[derive(Debug, Clone)]
+pub struct Frames {
+    model: Model,
+    poses: Vec<Pose>,
+}
+
+impl Frames {
+    /// The frames for `angles`, one per joint of `model` in its order (`RHipYawPitch`
+    /// follows `LHipYawPitch`, as on the robot; missing angles are 0).
+    pub fn new(model: Model, angles: &[f64]) -> Frames {
+        let mut poses = vec![Pose::IDENTITY; model.joints().len()];
+        for s in steps(model) {
+            let parent = s.parent.map_or(Pose::IDENTITY, |p| poses[p]);
+            let here = parent.then(&s.fixed);
+            poses[s.joint] = if s.hand {
+                here
+            } else {
+                let q = angles.get(model.dof(s.joint)).copied().unwrap_or(0.0);
+                here.then(&Pose::turn(s.axis, q))
+            };
+        }
+        Frames { model, poses }
+    }
+
+    /// The model.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The frame of joint `i` (after its turn); the torso's for an unknown index.
+    pub fn joint(&self, i: usize) -> Pose {
+        self.poses.get(i).copied().unwrap_or(Pose::IDENTITY)
+    }
+
+    /// The frame named `joint` (`None`: the torso).
+    pub fn frame(&self, joint: Option<&str>) -> Pose {
+        joint
+            .and_then(|j| self.model.joint_index(j))
+            .map_or(Pose::IDENTITY, |i| self.joint(i))
+    }
+
+    /// Point `p` of the frame named `joint`, in FRAME_TORSO.
+    pub fn point(&self, joint: Option<&str>, p: [f64; 3]) -> [f64; 3] {
+        self.frame(joint).apply(p)
+    }
+
+    /// The whole body's centre of mass in FRAME_TORSO.
+    pub fn com(&self) -> [f64; 3] {
+        self.com_of(|_| true)
+    }
+
+    /// The centre of mass of the links whose joint `keep` accepts (`None`: the torso).
+    pub fn com_of(&self, keep: impl Fn(Option<&str>) -> bool) -> [f64; 3] {
+        let mut sum = [0.0; 3];
+        let mut total = 0.0;
+        for m in self.model.body().masses().iter().filter(|m| keep(m.joint)) {
+            let p = self.point(m.joint, m.com);
+            for (s, v) in sum.iter_mut().zip(p) {
+                *s += m.kg * v;
+            }
+            total += m.kg;
+        }
+        if total > 0.0 {
+            sum.map(|s| s / total)
+        } else {
+            [0.0; 3]
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_zero_every_frame_is_its_offsets_summed() {
+        // NAO's links page: the hand at ShoulderOffsetY + ElbowOffsetY = 0.113 m left,
+        // UpperArmLength + LowerArmLength + HandOffsetX = 0.2187 m ahead, ShoulderOffsetZ -
+        // HandOffsetZ = 0.08769 m up.
+        let f = Frames::new(Model::Nao, &[]);
+        let hand = f.frame(Some("LHand")).t;
+        let want = [0.105 + 0.05595 + 0.05775, 0.098 + 0.015, 0.1 - 0.01231];
+        assert!(
+            hand.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-9),
+            "{hand:?}"
+        );
+    }
+
+    #[test]
+    fn a_shoulder_pitched_down_a_quarter_turn_hangs_the_arm() {
+        // ShoulderPitch turns about y: +π/2 takes the arm from ahead (x) to down (-z).
+        let mut q = vec![0.0; Model::Nao.joints().len()];
+        q[Model::Nao.joint_index("LShoulderPitch").unwrap()] = std::f64::consts::FRAC_PI_2;
+        let hand = Frames::new(Model::Nao, &q).frame(Some("LHand")).t;
+        let want = [-0.01231, 0.113, 0.1 - 0.2187];
+        assert!(
+            hand.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-9),
+            "{hand:?}"
+        );
+    }
+}

@@ -1,0 +1,28 @@
+//! choreo-body: what physics a NAO's and a Pepper's body obeys, computed from the robot's
+//! data in `choreo-robot` (its chain, masses, supports and shapes), with nothing simulated
+//! beyond it: forward kinematics ([`Frames`]), the centre of mass, the support polygon
+//! ([`Stance`]), balance over time (the CoM and the cart-table ZMP against the polygon,
+//! [`Balance`]), the motors' speed limits ([`speed`]) and self-collision ([`collision`]).
+//! The simulated robot (choreo-naoqi) falls, clamps and avoids with it; `choreo check
+//! --body` ([`check`]) runs it over a behavior's timelines without running the behavior.
+//!
+//! ```
+//! use choreo_body::{Frames, Stance};
+//! use choreo_robot::Model;
+//! // NAO with every joint at 0 stands on both feet, its centre of mass above them.
+//! let stance = Stance::of(&Frames::new(Model::Nao, &[]));
+//! assert_eq!(stance.on_ground, ["LFoot", "RFoot"]);
+//! assert!(stance.margin([stance.com[0], stance.com[1]]) > 0.02);
+//! ```
+
+pub mod balance;
+pub mod collision;
+pub mod kinematics;
+pub mod pose;
+pub mod speed;
+pub mod stance;
+
+pub use balance::{Balance, Fall};
+pub use kinematics::Frames;
+pub use pose::Pose;
+pub use stance::Stance;

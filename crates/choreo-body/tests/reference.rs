@@ -1,0 +1,170 @@
+//! Forward kinematics and the centre of mass against values computed from the reference's
+//! numbers by hand: the URDF of ros-naoqi/nao_robot (naoV50, the source of data/body.txt)
+//! walked link by link with a 40-line script of plain trigonometry written for these tests
+//! (each link's origin and axis, each inertial's mass and origin; nothing of choreo's), to
+//! 1 mm. The script's results are the literals below.
+#![allow(clippy::unwrap_used)]
+
+use choreo_body::balance::Direction;
+use choreo_body::{Balance, Frames, Stance};
+use choreo_robot::Model;
+
+/// Degrees in "Body" order (hands: opening) as radians.
+fn angles(degrees: &[f64; 26]) -> Vec<f64> {
+    Model::Nao
+        .joints()
+        .iter()
+        .zip(degrees)
+        .map(|(j, d)| {
+            if choreo_robot::is_hand(j.name) {
+                *d
+            } else {
+                d.to_radians()
+            }
+        })
+        .collect()
+}
+
+/// NAO's StandInit as ALRobotPosture's library has it.
+const STAND_INIT: [f64; 26] = [
+    0.0, 0.0, 84.0, 9.0, -70.0, -40.0, -6.0, 0.25, 0.0, 0.0, -25.0, 40.0, -20.0, 0.0, 0.0, 0.0,
+    -25.0, 40.0, -20.0, 0.0, 84.0, -9.0, 70.0, 40.0, 6.0, 0.25,
+];
+
+fn near(a: [f64; 3], b: [f64; 3], tolerance: f64) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tolerance)
+}
+
+#[test]
+fn the_zero_posture_s_centre_of_mass_is_the_urdf_s() {
+    let f = Frames::new(Model::Nao, &[]);
+    let com = f.com();
+    assert!(near(com, [0.02118, 0.0, -0.03555], 0.001), "{com:?}");
+    // The soles: HipOffsetZ + ThighLength + TibiaLength + FootHeight below the torso; the
+    // feet's centre, the ground frame's origin, 0.02 m ahead of the ankles (the URDF's foot
+    // box).
+    let stance = Stance::of(&f);
+    assert!(
+        near(stance.torso.t, [-0.02, 0.0, 0.333_09], 1e-9),
+        "{:?}",
+        stance.torso.t
+    );
+    assert!(
+        near(stance.com, [0.02118 - 0.02, 0.0, 0.29746 + 0.00008], 0.001),
+        "{:?}",
+        stance.com
+    );
+}
+
+#[test]
+fn stand_init_s_centre_of_mass_stands_above_the_feet() {
+    let f = Frames::new(Model::Nao, &angles(&STAND_INIT));
+    assert!(
+        near(f.com(), [0.01547, 0.0, -0.05059], 0.001),
+        "{:?}",
+        f.com()
+    );
+    let stance = Stance::of(&f);
+    assert_eq!(stance.on_ground, ["LFoot", "RFoot"]);
+    // Above the middle of the two soles, feet flat: hip -25°, knee 40°, ankle -20° lean the
+    // torso 5° back over them.
+    assert!(
+        near(stance.com, [0.01940 - 0.02, 0.0, 0.26870 + 0.00008], 0.001),
+        "{:?}",
+        stance.com
+    );
+    assert!(near(
+        stance.torso.t,
+        [0.00840 - 0.02, 0.0, 0.32045 + 0.00008],
+        0.001
+    ));
+    // Both feet: 0.16 m long (x from -0.08 to 0.08), y from -0.08 to 0.08: the nearest edge
+    // is the toes' or the heels'.
+    let margin = stance.margin([stance.com[0], stance.com[1]]);
+    assert!(
+        (margin - (0.08 - stance.com[0].abs())).abs() < 1e-9,
+        "{margin}"
+    );
+}
+
+#[test]
+fn crouch_keeps_both_feet_down() {
+    let crouch = [
+        0.0, 0.0, 40.0, 10.0, -70.0, -60.0, 0.0, 0.3, -10.0, 0.0, -49.0, 123.0, -68.0, 0.0, -10.0,
+        0.0, -49.0, 123.0, -68.0, 0.0, 40.0, -10.0, 70.0, 60.0, 0.0, 0.3,
+    ];
+    let f = Frames::new(Model::Nao, &angles(&crouch));
+    assert!(near(f.com(), [0.0, 0.0, 0.0], 1.0));
+    let stance = Stance::of(&f);
+    assert_eq!(stance.on_ground.len(), 2, "{:?}", stance.on_ground);
+    // The URDF script: the CoM 0.207 m above the floor.
+    assert!(
+        (stance.com[2] - (0.20705 + 0.00008)).abs() < 0.001,
+        "{:?}",
+        stance.com
+    );
+}
+
+#[test]
+fn a_one_leg_stance_stands_on_that_leg_and_falls_the_way_its_mass_leans() {
+    // StandInit with the hips rolled 15° to the right and the right leg drawn up (hip -60°,
+    // knee 90°, ankle -30°): the right foot rises 4.3 cm and the CoM passes the left foot's
+    // inner edge by 6.3 cm (the URDF script: 9.3 cm right of the left ankle; the foot is 6 cm
+    // wide).
+    let mut one_leg = STAND_INIT;
+    one_leg[9] = 15.0;
+    one_leg[13] = -15.0;
+    one_leg[16] = -60.0;
+    one_leg[17] = 90.0;
+    one_leg[18] = -30.0;
+    let stance = Stance::of(&Frames::new(Model::Nao, &angles(&one_leg)));
+    assert_eq!(stance.on_ground, ["LFoot"]);
+    assert!(
+        near(
+            stance.com,
+            [0.02552 - 0.02, -0.09308, 0.26968 + 0.00008],
+            0.001
+        ),
+        "{:?}",
+        stance.com
+    );
+    let (check, fall) = Balance::new().step(0.0, stance);
+    assert!((check.com + (0.09308 - 0.03)).abs() < 0.001, "{check:?}");
+    let fall = fall.unwrap();
+    assert_eq!(fall.direction, Direction::Right);
+}
+
+#[test]
+fn no_stock_posture_puts_an_arm_in_the_body_and_the_standing_ones_stand() {
+    for model in [Model::Nao, Model::Pepper] {
+        for p in model.postures() {
+            let f = Frames::new(model, &model.posture(p.name).unwrap());
+            let contacts = choreo_body::collision::contacts(&f, None);
+            assert!(contacts.is_empty(), "{model:?} {}: {contacts:?}", p.name);
+            if matches!(p.family, "Standing" | "Crouching") {
+                let s = Stance::of(&f);
+                let m = s.margin([s.com[0], s.com[1]]);
+                assert!(m > 0.01, "{model:?} {}: CoM margin {m}", p.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_forearm_driven_into_the_chest_meets_the_torso() {
+    // The left arm down and forward (ShoulderPitch 1.0, ShoulderRoll -0.3 inward), its
+    // elbow bent fully (ElbowRoll -1.54, ElbowYaw 0): by the links page the hand would be 3 cm
+    // ahead of the torso's centre, 3 cm up, 3 cm right of the middle, inside the chest.
+    let mut q = angles(&STAND_INIT);
+    let i = |n: &str| Model::Nao.joint_index(n).unwrap();
+    q[i("LShoulderPitch")] = 1.0;
+    q[i("LShoulderRoll")] = -0.3;
+    q[i("LElbowYaw")] = 0.0;
+    q[i("LElbowRoll")] = -1.54;
+    let hand = Frames::new(Model::Nao, &q).frame(Some("LHand")).t;
+    assert!(near(hand, [0.030, -0.028, 0.031], 0.001), "{hand:?}");
+    let f = Frames::new(Model::Nao, &q);
+    let contacts = choreo_body::collision::contacts(&f, Some("LArm"));
+    assert!(contacts.iter().any(|c| c.body == "Torso"), "{contacts:?}");
+    assert!(choreo_body::collision::contacts(&f, Some("RArm")).is_empty());
+}
