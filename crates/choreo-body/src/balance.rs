@@ -1,7 +1,7 @@
 //! Balance over time: every [`STEP`] the centre of mass (static balance, what NAOqi's fall
 //! manager watches) and the zero-moment point of the cart-table model (the CoM's height and
 //! acceleration: `zmp = com - z / g * com''`) against the support polygon. The robot falls
-//! when its CoM leaves the polygon, or when the ZMP stays out of it for [`ZMP_HOLD`] (a
+//! when its CoM leaves the polygon, or when the ZMP stays out of it for [`HOLD`] (a
 //! short excursion only rocks the robot on an edge of its feet: **inference**, see
 //! docs/motion.md "The body").
 
@@ -11,8 +11,8 @@ use crate::stance::Stance;
 
 /// The period of balance checks, s (NAOqi's motion cycle: 10 ms on NAO V5/V6 and Pepper).
 pub const STEP: f64 = 0.01;
-/// How long the ZMP may stay outside the polygon before the robot tips over, s.
-pub const ZMP_HOLD: f64 = 0.1;
+/// How long the CoM or the ZMP may stay outside the polygon before the robot tips over, s.
+pub const HOLD: f64 = 0.1;
 /// Gravity, m/s².
 pub const G: f64 = 9.81;
 
@@ -55,14 +55,14 @@ impl Direction {
 pub enum Cause {
     /// The centre of mass.
     Com,
-    /// The zero-moment point, for [`ZMP_HOLD`].
+    /// The zero-moment point.
     Zmp,
 }
 
 /// A fall.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fall {
-    /// When, s from the first sample.
+    /// When it began: when the CoM or ZMP left the polygon (s from the first sample).
     pub time: f64,
     /// Which way.
     pub direction: Direction,
@@ -93,9 +93,9 @@ impl Fall {
 }
 
 /// One balance check, at a step.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Check {
-    /// The CoM's margin in the polygon, m (negative: outside).
+    /// The CoM's margin in the polygon, m (negative: outside; NaN: not standing).
     pub com: f64,
     /// The ZMP's (of the previous step: it needs the next CoM), when known.
     pub zmp: Option<f64>,
@@ -103,13 +103,45 @@ pub struct Check {
     pub zmp_at: Option<[f64; 2]>,
 }
 
+/// Where a point has been outside the polygon since, and the deepest it went.
+#[derive(Debug, Clone, Copy, Default)]
+struct Out {
+    since: Option<f64>,
+    depth: f64,
+}
+
+impl Out {
+    /// Takes the point's margin at `time`; the fall once it has been out for [`HOLD`].
+    fn step(
+        &mut self,
+        time: f64,
+        margin: f64,
+        at: [f64; 2],
+        s: &Stance,
+        cause: Cause,
+    ) -> Option<Fall> {
+        if margin >= 0.0 {
+            *self = Out::default();
+            return None;
+        }
+        let since = *self.since.get_or_insert(time);
+        self.depth = self.depth.max(-margin);
+        (time - since >= HOLD - 1e-9).then(|| Fall {
+            time: since,
+            direction: direction(s, at),
+            cause,
+            by: self.depth,
+        })
+    }
+}
+
 /// Follows the robot's balance step by step.
 #[derive(Debug, Clone, Default)]
 pub struct Balance {
     /// The last three (time, stance) checked.
     recent: VecDeque<(f64, Stance)>,
-    /// Since when the ZMP has been outside the polygon.
-    zmp_out_since: Option<f64>,
+    com: Out,
+    zmp: Out,
 }
 
 impl Balance {
@@ -118,36 +150,30 @@ impl Balance {
         Balance::default()
     }
 
-    /// Takes the stance at `time` (s, every [`STEP`]); the fall it shows, if any.
+    /// Takes the stance at `time` (s, every [`STEP`]); the fall it shows, if any (its time:
+    /// when the CoM or the ZMP left the polygon). A robot that does not stand on its
+    /// supports (see [`Stance::standing`]) is not judged.
     pub fn step(&mut self, time: f64, stance: Stance) -> (Check, Option<Fall>) {
-        let com = stance.margin([stance.com[0], stance.com[1]]);
+        if !stance.standing {
+            *self = Balance::default();
+            let check = Check {
+                com: f64::NAN,
+                ..Check::default()
+            };
+            return (check, None);
+        }
+        let at = [stance.com[0], stance.com[1]];
+        let com = stance.margin(at);
         let mut check = Check {
             com,
             zmp: None,
             zmp_at: None,
         };
-        let fall_of = |s: &Stance, p: [f64; 2], by: f64, cause: Cause, time: f64| Fall {
-            time,
-            direction: direction(s, p),
-            cause,
-            by: -by,
-        };
-        if com < 0.0 {
-            let fall = fall_of(
-                &stance,
-                [stance.com[0], stance.com[1]],
-                com,
-                Cause::Com,
-                time,
-            );
-            self.recent.push_back((time, stance));
-            return (check, Some(fall));
-        }
+        let mut fall = self.com.step(time, com, at, &stance, Cause::Com);
         self.recent.push_back((time, stance));
         if self.recent.len() > 3 {
             self.recent.pop_front();
         }
-        let mut fall = None;
         if self.recent.len() == 3 {
             let ((t0, a), (t1, b), (t2, c)) = (&self.recent[0], &self.recent[1], &self.recent[2]);
             let (h0, h1) = (t1 - t0, t2 - t1);
@@ -160,13 +186,9 @@ impl Balance {
                 let m = b.margin(zmp);
                 check.zmp = Some(m);
                 check.zmp_at = Some(zmp);
-                if m < 0.0 {
-                    let since = *self.zmp_out_since.get_or_insert(*t1);
-                    if t1 - since >= ZMP_HOLD - 1e-9 {
-                        fall = Some(fall_of(b, zmp, m, Cause::Zmp, *t1));
-                    }
-                } else {
-                    self.zmp_out_since = None;
+                let zmp_fall = self.zmp.step(*t1, m, zmp, b, Cause::Zmp);
+                if fall.is_none() {
+                    fall = zmp_fall;
                 }
             }
         }

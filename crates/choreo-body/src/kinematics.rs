@@ -52,6 +52,7 @@ fn steps(model: Model) -> &'static [Step] {
 #[derive(Debug, Clone)]
 pub struct Frames {
     model: Model,
+    angles: Vec<f64>,
     poses: Vec<Pose>,
 }
 
@@ -70,7 +71,19 @@ impl Frames {
                 here.then(&Pose::turn(s.axis, q))
             };
         }
-        Frames { model, poses }
+        let angles = (0..model.joints().len())
+            .map(|i| angles.get(model.dof(i)).copied().unwrap_or(0.0))
+            .collect();
+        Frames {
+            model,
+            angles,
+            poses,
+        }
+    }
+
+    /// The joints' angles the frames are for (hands: openings).
+    pub fn angles(&self) -> &[f64] {
+        &self.angles
     }
 
     /// The model.

@@ -16,6 +16,7 @@
 //! ```
 
 pub mod balance;
+pub mod check;
 pub mod collision;
 pub mod kinematics;
 pub mod pose;

@@ -1,13 +1,17 @@
 //! How the robot stands: which of its supports touch the ground, the support polygon they
-//! make, and where the torso and the centre of mass are above it. NAO stands on the sole
-//! that leaves the other foot highest (a foot flat on the floor; the other touches where its
-//! corners come within [`CONTACT`] of the floor); Pepper on its three wheels.
+//! make, and where the torso and the centre of mass are above it ([`Stance::of`]: a rigid
+//! body resting on the face of its supports' hull under its centre of mass; a point within
+//! [`CONTACT`] of the floor touches it). NAO stands on its soles, Pepper on its wheels.
 
 use crate::kinematics::Frames;
 use crate::pose::Pose;
 
 /// A support point this close to the floor (m) touches it.
 pub const CONTACT: f64 = 0.005;
+
+/// A point of the body this far below the floor of the feet (m) means the robot does not
+/// stand on them: it sits, kneels or leans on its hands.
+pub const BELOW: f64 = 0.01;
 
 /// The robot on the floor, in the ground frame: z up, x along the forward direction of the
 /// support it stands flat on, the origin on the floor amid the touching supports' centres
@@ -22,54 +26,64 @@ pub struct Stance {
     pub polygon: Vec<[f64; 2]>,
     /// The centre of mass.
     pub com: [f64; 3],
+    /// Whether it stands on its supports: no other part of the body is below their floor
+    /// (NAOqi's fall manager works only then).
+    pub standing: bool,
 }
 
 impl Stance {
-    /// How the robot whose joints are at `frames` stands.
+    /// How the robot whose joints are at `frames` stands: as a rigid body on a flat floor,
+    /// it rests on a face of the convex hull of its support points (a plane through three
+    /// of them with none below it), tilted at most [`MAX_TILT`] from its feet's up; of those
+    /// faces, on the one that holds its centre of mass best (NAO rolls onto the foot under
+    /// its CoM; with the feet not in one plane, it leans on a foot's edge). None: flat on
+    /// its first support.
     pub fn of(frames: &Frames) -> Stance {
         let supports = frames.model().body().supports();
-        let mut names: Vec<&'static str> = Vec::new();
+        let points: Vec<[f64; 3]> = supports
+            .iter()
+            .map(|s| frames.point(s.joint, s.point))
+            .collect();
+        // Up and forward as the supports' frames see them (their mean z and x axes).
+        let (mut up, mut ahead) = ([0.0; 3], [0.0; 3]);
         for s in supports {
-            if !names.contains(&s.name) {
-                names.push(s.name);
+            let r = frames.frame(s.joint).r;
+            for i in 0..3 {
+                up[i] += r[i][2];
+                ahead[i] += r[i][0];
             }
         }
-        let ground_of = |name: &str| -> Pose {
-            let points: Vec<_> = supports.iter().filter(|s| s.name == name).collect();
-            let n = points.len().max(1) as f64;
-            let mut centre = [0.0; 3];
-            for p in &points {
-                for (c, v) in centre.iter_mut().zip(p.point) {
-                    *c += v / n;
+        let up = unit(up);
+        let mut best: Option<(f64, Stance)> = None;
+        let n = points.len();
+        for i in 0..n {
+            for j in i + 1..n {
+                for k in j + 1..n {
+                    let Some(floor) = face(&points, [i, j, k], up, ahead) else {
+                        continue;
+                    };
+                    let stance = Stance::on(frames, &floor);
+                    let margin = stance.margin([stance.com[0], stance.com[1]]);
+                    if best.as_ref().is_none_or(|(m, _)| margin > *m + 1e-12) {
+                        best = Some((margin, stance));
+                    }
                 }
             }
-            let joint = points.first().and_then(|p| p.joint);
-            let frame = frames.frame(joint);
-            // The support's own frame, moved to its centre: its inverse maps the torso's
-            // points onto the floor.
-            Pose {
-                r: frame.r,
-                t: frame.apply(centre),
-            }
-            .inverse()
-        };
-        let height = |ground: &Pose, name: &str| -> f64 {
-            supports
-                .iter()
-                .filter(|s| s.name != name)
-                .map(|s| ground.apply(frames.point(s.joint, s.point))[2])
-                .fold(f64::INFINITY, f64::min)
-        };
-        // The support that leaves the others highest stands flat (the first on a tie).
-        let mut best: Option<(f64, Pose)> = None;
-        for name in &names {
-            let ground = ground_of(name);
-            let h = height(&ground, name);
-            if best.as_ref().is_none_or(|(b, _)| h > *b + 1e-12) {
-                best = Some((h, ground));
-            }
         }
-        let floor = best.map_or(Pose::IDENTITY, |(_, g)| g);
+        best.map_or_else(
+            || {
+                Stance::on(
+                    frames,
+                    &floor_under(frames, supports.first().map_or("", |s| s.name)),
+                )
+            },
+            |(_, s)| s,
+        )
+    }
+
+    /// The stance with `floor` (FRAME_TORSO to a frame whose z = 0 is the floor).
+    fn on(frames: &Frames, floor: &Pose) -> Stance {
+        let supports = frames.model().body().supports();
         let mut on_ground = Vec::new();
         let mut touching = Vec::new();
         for s in supports {
@@ -95,18 +109,26 @@ impl Stance {
                 middle[1] += p[1] / n;
             }
         }
-        let torso = Pose::at([-middle[0], -middle[1], 0.0]).then(&floor);
+        let torso = Pose::at([-middle[0], -middle[1], 0.0]).then(floor);
         let polygon = hull(
             touching
                 .iter()
                 .map(|(_, p)| [p[0] - middle[0], p[1] - middle[1]])
                 .collect(),
         );
+        let standing = on_its_legs(frames)
+            && frames
+                .model()
+                .body()
+                .touches()
+                .iter()
+                .all(|t| torso.apply(frames.point(t.joint, t.point))[2] > -BELOW);
         Stance {
             torso,
             on_ground,
             polygon,
             com: torso.apply(frames.com()),
+            standing,
         }
     }
 
@@ -115,6 +137,115 @@ impl Stance {
     pub fn margin(&self, p: [f64; 2]) -> f64 {
         margin(&self.polygon, p)
     }
+}
+
+/// The most a floor may be tilted from the supports' up (rad): past it, it is no face the
+/// robot stands on.
+pub const MAX_TILT: f64 = 10.0 * std::f64::consts::PI / 180.0;
+
+/// FRAME_TORSO to a floor through points `ijk` of `points` (torso frame), if it is a face
+/// of their hull (no point below it) tilted at most [`MAX_TILT`] from `up`; x along `ahead`.
+fn face(points: &[[f64; 3]], [i, j, k]: [usize; 3], up: [f64; 3], ahead: [f64; 3]) -> Option<Pose> {
+    let (a, b, c) = (points[i], points[j], points[k]);
+    let mut normal = cross(sub(b, a), sub(c, a));
+    let length = dot(normal, normal).sqrt();
+    if length < 1e-9 {
+        return None;
+    }
+    normal = normal.map(|v| v / length);
+    if dot(normal, up) < 0.0 {
+        normal = normal.map(|v| -v);
+    }
+    if dot(normal, up) < MAX_TILT.cos() {
+        return None;
+    }
+    if points.iter().any(|p| dot(sub(*p, a), normal) < -1e-6) {
+        return None;
+    }
+    let along = dot(ahead, normal);
+    let x = unit(sub(ahead, normal.map(|v| v * along)));
+    let y = cross(normal, x);
+    let r = [x, y, normal];
+    let t = r.map(|row| -dot(row, a));
+    Some(Pose { r, t })
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn unit(v: [f64; 3]) -> [f64; 3] {
+    let n = dot(v, v).sqrt();
+    if n > 0.0 {
+        v.map(|x| x / n)
+    } else {
+        [0.0, 0.0, 1.0]
+    }
+}
+
+/// FRAME_TORSO to the floor under support `name` flat on it: the support's frame, moved to
+/// the support's centre.
+fn floor_under(frames: &Frames, name: &str) -> Pose {
+    let points: Vec<_> = frames
+        .model()
+        .body()
+        .supports()
+        .iter()
+        .filter(|s| s.name == name)
+        .collect();
+    let n = points.len().max(1) as f64;
+    let mut centre = [0.0; 3];
+    for p in &points {
+        for (c, v) in centre.iter_mut().zip(p.point) {
+            *c += v / n;
+        }
+    }
+    let frame = frames.frame(points.first().and_then(|p| p.joint));
+    Pose {
+        r: frame.r,
+        t: frame.apply(centre),
+    }
+    .inverse()
+}
+
+/// Whether the legs are nearer a standing or crouching posture of the library than a
+/// sitting or lying one (the Euclidean distance of their angles): sitting down is
+/// not a fall, and the fall manager sleeps then. A tie stands (lying postures have the legs
+/// of StandZero).
+fn on_its_legs(frames: &Frames) -> bool {
+    let model = frames.model();
+    let legs: Vec<usize> = ["LLeg", "RLeg", "Leg"]
+        .iter()
+        .filter_map(|c| model.resolve(c))
+        .flatten()
+        .collect();
+    let mut best = (f64::INFINITY, true);
+    for posture in model.postures() {
+        let Some(angles) = model.posture(posture.name) else {
+            continue;
+        };
+        let distance = legs
+            .iter()
+            .map(|&i| (angles[i] - frames.angles()[i]).powi(2))
+            .sum::<f64>();
+        let standing = matches!(posture.family, "Standing" | "Crouching");
+        if distance < best.0 - 1e-9 || (distance <= best.0 + 1e-9 && standing) {
+            best = (distance, standing);
+        }
+    }
+    best.1
 }
 
 /// The convex hull of `points`, counter-clockwise (Andrew's monotone chain).

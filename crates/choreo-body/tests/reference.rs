@@ -128,9 +128,17 @@ fn a_one_leg_stance_stands_on_that_leg_and_falls_the_way_its_mass_leans() {
         "{:?}",
         stance.com
     );
-    let (check, fall) = Balance::new().step(0.0, stance);
+    let mut balance = Balance::new();
+    let (check, fall) = balance.step(0.0, stance.clone());
     assert!((check.com + (0.09308 - 0.03)).abs() < 0.001, "{check:?}");
+    // Out, but not yet for 0.1 s: it rocks; held 0.1 s, it falls, from when it left.
+    assert_eq!(fall, None);
+    let mut fall = None;
+    for k in 1..=10 {
+        fall = balance.step(f64::from(k) * 0.01, stance.clone()).1;
+    }
     let fall = fall.unwrap();
+    assert_eq!(fall.time, 0.0);
     assert_eq!(fall.direction, Direction::Right);
 }
 
@@ -167,4 +175,17 @@ fn a_forearm_driven_into_the_chest_meets_the_torso() {
     let contacts = choreo_body::collision::contacts(&f, Some("LArm"));
     assert!(contacts.iter().any(|c| c.body == "Torso"), "{contacts:?}");
     assert!(choreo_body::collision::contacts(&f, Some("RArm")).is_empty());
+}
+
+#[test]
+fn sitting_is_not_standing() {
+    for (name, standing) in [
+        ("Sit", false),
+        ("SitRelax", false),
+        ("StandInit", true),
+        ("Crouch", true),
+    ] {
+        let f = Frames::new(Model::Nao, &Model::Nao.posture(name).unwrap());
+        assert_eq!(Stance::of(&f).standing, standing, "{name}");
+    }
 }

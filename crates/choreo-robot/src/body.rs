@@ -65,6 +65,7 @@ pub struct Shape {
 pub struct Body {
     masses: Vec<Mass>,
     supports: Vec<Support>,
+    touches: Vec<Support>,
     shapes: Vec<Shape>,
 }
 
@@ -104,6 +105,13 @@ impl Body {
     /// The points of one support (`LFoot`).
     pub fn support<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Support> + 'a {
         self.supports.iter().filter(move |s| s.name == name)
+    }
+
+    /// Points of the body other than its supports that meet the floor when the robot is
+    /// not standing on them (sitting, kneeling, on its hands): where they would go below
+    /// the floor, the robot is not standing.
+    pub fn touches(&self) -> &[Support] {
+        &self.touches
     }
 
     /// The self-collision shapes.
@@ -151,7 +159,9 @@ impl Bodies {
                 .first()
                 .and_then(|f| f.split_once(' '))
                 .map(|(k, n)| (k, n.trim()))
-                .ok_or_else(|| fail("expected `mass`, `support`, `sphere` or `capsule`".into()))?;
+                .ok_or_else(|| {
+                    fail("expected `mass`, `support`, `touch`, `sphere` or `capsule`".into())
+                })?;
             let frame = |f: &str| -> Result<Option<&'static str>, BodyError> {
                 if f == TORSO {
                     return Ok(None);
@@ -176,11 +186,18 @@ impl Bodies {
                     kg: positive(kg)?,
                     com: vector(com).map_err(fail)?,
                 }),
-                ("support", [joint, point]) => body.supports.push(Support {
-                    name,
-                    joint: frame(joint)?,
-                    point: vector(point).map_err(fail)?,
-                }),
+                ("support" | "touch", [joint, point]) => {
+                    let point = Support {
+                        name,
+                        joint: frame(joint)?,
+                        point: vector(point).map_err(fail)?,
+                    };
+                    if kind == "support" {
+                        body.supports.push(point);
+                    } else {
+                        body.touches.push(point);
+                    }
+                }
                 ("sphere" | "capsule", rest) => {
                     let (group, short) = name
                         .split_once('.')

@@ -311,7 +311,7 @@ impl Control {
                     // as an endless loop ran in NAOqi. Commands (a stop) get their turn
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
-                    *self.looped.get_or_insert(0) += STEP_BUDGET as u64;
+                    self.count_steps(STEP_BUDGET as u64);
                     // Every command queued so far gets its turn (box code a loop keeps busy
                     // posts one per hop: one per budget would leave a stop behind them all),
                     // up to one budget's worth, so the loop still advances.
@@ -321,6 +321,7 @@ impl Control {
                         match commands.try_recv() {
                             Ok(command) => {
                                 handled += 1;
+                                self.count_steps(1);
                                 if !self.handle(command) {
                                     quit = true;
                                     break;
@@ -336,10 +337,6 @@ impl Control {
                     if quit {
                         break;
                     }
-                    *self.looped.get_or_insert(0) += handled as u64;
-                    if handled == 0 {
-                        self.time_beside_loop();
-                    }
                     continue;
                 }
             }
@@ -347,8 +344,7 @@ impl Control {
                 // Commands that keep coming (a loop of links through box code posts one per
                 // hop) keep the engine busy just as ready operations do.
                 Ok(c) => {
-                    *self.looped.get_or_insert(0) += 1;
-                    self.time_beside_loop();
+                    self.count_steps(1);
                     c
                 }
                 Err(_) => {
@@ -410,10 +406,7 @@ impl Control {
                             // Counted as if it had been queued already: whether box code
                             // posted it before or after the look at the queue is the OS's
                             // doing.
-                            if let Some(n) = self.looped.as_mut() {
-                                *n += 1;
-                                self.time_beside_loop();
-                            }
+                            self.count_steps(1);
                             c
                         }
                         Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
@@ -462,6 +455,14 @@ impl Control {
         // make other threads record (a nested engine's control thread among them).
         crate::trace::flush_thread_buffer();
         clock.on_idle()
+    }
+
+    /// `n` more steps without a pause (ready operations, or commands: each command counts
+    /// once, whichever way it is taken from the queue, so the count at each step is the
+    /// behavior's, not the OS's); then [`Control::time_beside_loop`].
+    fn count_steps(&mut self, n: u64) {
+        *self.looped.get_or_insert(0) += n;
+        self.time_beside_loop();
     }
 
     /// Virtual time beside a loop of links that has kept the control thread busy for

@@ -1,0 +1,260 @@
+//! A motion timeline judged without running it: from a start posture, the joints follow the
+//! order the timeline sends (choreo-motion's `command_from`, as a play does), at no more than
+//! their motors' speed, every [`STEP`]; at each step the robot's balance and its arms'
+//! contacts with its body are checked. What `choreo check --body`, `choreo motion --body`
+//! and `choreo plot --body` report.
+
+use choreo_motion::motion::Motion;
+use choreo_robot::Model;
+
+use crate::balance::{Balance, Fall, STEP};
+use crate::collision::contacts;
+use crate::kinematics::Frames;
+use crate::speed::follow;
+use crate::stance::Stance;
+
+/// A key is reported late past this much (s): one frame at 25 fps.
+pub const LATE: f64 = 0.04;
+
+/// How long the check goes on after the last key (s): a fall comes once the motion stops.
+const SETTLE: f64 = 0.3;
+
+/// What a check found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// The robot falls.
+    Fall {
+        /// The fall.
+        fall: Fall,
+        /// The timeline's frame then.
+        frame: f64,
+        /// What it stood on (`feet`, `left foot`, `base`).
+        support: String,
+    },
+    /// A key the motor cannot reach in time.
+    Late {
+        /// The joint.
+        joint: String,
+        /// The key's frame.
+        frame: f64,
+        /// How late, s: what is left to go at the key's time, at the motor's top speed.
+        by: f64,
+    },
+    /// An arm meets the body.
+    Collision {
+        /// The arm's shape (`LArm.ForeArm`).
+        arm: String,
+        /// The body's (`Torso`).
+        body: String,
+        /// The first frame it does.
+        frame: f64,
+        /// The deepest it goes, m.
+        depth: f64,
+    },
+}
+
+impl Finding {
+    /// The timeline frame it is at.
+    pub fn frame(&self) -> f64 {
+        match self {
+            Finding::Fall { frame, .. }
+            | Finding::Late { frame, .. }
+            | Finding::Collision { frame, .. } => *frame,
+        }
+    }
+
+    /// One line saying what and where (`falls backwards at 12.40 s (frame 310): ...`).
+    pub fn describe(&self, fps: f64, start: i32) -> String {
+        let at = |frame: f64| {
+            format!(
+                "{:.2} s (frame {})",
+                (frame - f64::from(start)) / fps,
+                frame.round()
+            )
+        };
+        match self {
+            Finding::Fall {
+                fall,
+                frame,
+                support,
+            } => format!(
+                "falls {} at {}: {}",
+                fall.direction.words(),
+                at(*frame),
+                fall.describe(support)
+            ),
+            Finding::Late { joint, frame, by } => {
+                format!("{joint} reaches its key at {} {:.2} s late", at(*frame), by)
+            }
+            Finding::Collision {
+                arm,
+                body,
+                frame,
+                depth,
+            } => format!(
+                "{arm} meets the {body} at {} ({:.1} cm deep)",
+                at(*frame),
+                depth * 100.0
+            ),
+        }
+    }
+}
+
+/// The CoM and ZMP over time, for a plot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Path {
+    /// Seconds from the start.
+    pub times: Vec<f64>,
+    /// The CoM on the floor (ground x, y); None when not standing.
+    pub com: Vec<Option<[f64; 2]>>,
+    /// The ZMP, when known.
+    pub zmp: Vec<Option<[f64; 2]>>,
+    /// The support polygon at the start.
+    pub polygon: Vec<[f64; 2]>,
+}
+
+/// A timeline judged from one start posture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The start posture.
+    pub posture: &'static str,
+    /// What was found, in time order (a fall ends the check).
+    pub findings: Vec<Finding>,
+    /// The balance over time.
+    pub path: Path,
+}
+
+/// Judges `motion` played from `posture` (a posture of the library; None for one the model
+/// does not have), the joints it animates where its first frame puts them (the robot is
+/// where its author left it: a dance's first pose is reached before the dance). Balance is
+/// judged while the robot stands on its supports: from the start if it does, and not after
+/// it sits, kneels or lies (what follows needs contact physics the model does not have).
+pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
+    let model = motion.robot;
+    let mut start = model.posture(posture)?;
+    for (name, value) in motion.values_at(f64::from(motion.start)) {
+        if let Some(i) = model.joint_index(name) {
+            start[i] = value;
+        }
+    }
+    let joints = model.joints();
+    let index = |name: &str| model.joint_index(name);
+    let command = motion.command_from(motion.start, &|name| index(name).map(|i| start[i]));
+    let fps = f64::from(motion.fps.max(1));
+    let frame_of = |t: f64| f64::from(motion.start) + t * fps;
+    let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
+    // Each joint's path, asked and followed.
+    let mut paths: Vec<Vec<f64>> = start.iter().map(|&a| vec![a; steps]).collect();
+    let mut findings = Vec::new();
+    for (c, name) in command.names.iter().enumerate() {
+        let Some(i) = index(name) else {
+            continue;
+        };
+        let Some(spline) = command.trajectory(c, start[i]) else {
+            continue;
+        };
+        let wanted: Vec<f64> = (0..steps)
+            .map(|k| {
+                let v = spline.eval(k as f64 * STEP).unwrap_or(start[i]);
+                model.clamp(i, v, start[0])
+            })
+            .collect();
+        let followed = follow(&wanted, STEP, joints[i].max_speed);
+        for (&t, key) in command.times[c].iter().zip(&command.keys[c]) {
+            let k = ((t / STEP).round() as usize).min(steps - 1);
+            let by =
+                (model.clamp(i, key.value, start[0]) - followed[k]).abs() / joints[i].max_speed;
+            if by > LATE {
+                findings.push(Finding::Late {
+                    joint: name.clone(),
+                    frame: frame_of(t),
+                    by,
+                });
+            }
+        }
+        paths[i] = followed;
+    }
+    let mut balance = Balance::new();
+    let mut standing = true;
+    let mut path = Path::default();
+    let mut touching: Vec<(String, String)> = Vec::new();
+    for k in 0..steps {
+        let t = k as f64 * STEP;
+        let angles: Vec<f64> = paths.iter().map(|p| p[k]).collect();
+        let frames = Frames::new(model, &angles);
+        let stance = Stance::of(&frames);
+        if k == 0 {
+            path.polygon = stance.polygon.clone();
+            // A first pose that would not stand (its CoM outside its feet) is not where a
+            // standing robot starts: the timeline starts sitting or lying.
+            standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
+        }
+        let support = support_words(model, &stance);
+        standing &= stance.standing;
+        let com = standing.then_some([stance.com[0], stance.com[1]]);
+        let (check, fall) = if standing {
+            balance.step(t, stance)
+        } else {
+            Default::default()
+        };
+        path.times.push(t);
+        path.com.push(com);
+        path.zmp.push(check.zmp_at);
+        let mut now = Vec::new();
+        for contact in contacts(&frames, None) {
+            let key = (
+                format!("{}.{}", contact.arm.0, contact.arm.1),
+                contact.body.to_string(),
+            );
+            if !touching.contains(&key) {
+                findings.push(Finding::Collision {
+                    arm: key.0.clone(),
+                    body: key.1.clone(),
+                    frame: frame_of(t),
+                    depth: contact.depth,
+                });
+            } else if let Some(Finding::Collision { depth, .. }) = findings.iter_mut().rev().find(
+                |f| matches!(f, Finding::Collision { arm, body, .. } if *arm == key.0 && *body == key.1),
+            ) {
+                *depth = depth.max(contact.depth);
+            }
+            now.push(key);
+        }
+        touching = now;
+        if let Some(fall) = fall {
+            findings.push(Finding::Fall {
+                frame: frame_of(fall.time),
+                fall,
+                support,
+            });
+            break;
+        }
+    }
+    findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
+    Some(Report {
+        posture,
+        findings,
+        path,
+    })
+}
+
+/// The postures a timeline is judged from: those of the library a behavior starts in
+/// standing (the fall manager works only then).
+pub fn start_postures(model: Model) -> Vec<&'static str> {
+    model
+        .postures()
+        .into_iter()
+        .filter(|p| matches!(p.family, "Standing" | "Crouching"))
+        .map(|p| p.name)
+        .collect()
+}
+
+/// "feet", "left foot", "right foot", "base".
+fn support_words(model: Model, stance: &Stance) -> String {
+    match (model, stance.on_ground.as_slice()) {
+        (Model::Pepper, _) => "base".into(),
+        (_, ["LFoot"]) => "left foot".into(),
+        (_, ["RFoot"]) => "right foot".into(),
+        _ => "feet".into(),
+    }
+}

@@ -1,0 +1,117 @@
+//! Timelines judged without running them (`choreo_body::check`), with the expected frames
+//! and delays derived by hand below from the data's numbers.
+#![allow(clippy::unwrap_used)]
+
+use choreo_body::balance::{Cause, Direction};
+use choreo_body::check::{Finding, check};
+use choreo_motion::curve::{Curve, Key, Side};
+use choreo_motion::motion::Motion;
+use choreo_robot::Model;
+
+/// A linear key (straight segments on both sides), value in degrees.
+fn key(frame: i32, value: f64) -> Key {
+    Key {
+        frame,
+        value,
+        left: Side::Linear,
+        right: Side::Linear,
+    }
+}
+
+fn motion(fps: i32, curves: &[(&str, &[(i32, f64)])]) -> Motion {
+    let curves = curves
+        .iter()
+        .map(|(joint, keys)| Curve::new(joint, keys.iter().map(|&(f, v)| key(f, v)).collect()))
+        .collect();
+    Motion::from_curves(curves, fps, 1, -1, Model::Nao).unwrap()
+}
+
+#[test]
+fn a_key_asking_three_times_a_motor_s_speed_is_reached_late() {
+    // LShoulderPitch from StandInit's 84° to -60° in 0.1 s (frames 1 to 11 at 100 fps): 2.513
+    // rad at 25.1 rad/s, 3.04 times its motor's 8.27 rad/s. At top speed it covers 0.827
+    // rad by then: 1.686 rad are left, 0.2039 s more.
+    let m = motion(100, &[("LShoulderPitch", &[(1, 84.0), (11, -60.0)])]);
+    let report = check(&m, "StandInit").unwrap();
+    let late: Vec<_> = report
+        .findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::Late { joint, frame, by } => Some((joint.as_str(), *frame, *by)),
+            _ => None,
+        })
+        .collect();
+    let want = (84.0_f64 + 60.0).to_radians() / 8.27 - 0.1;
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!((late[0].0, late[0].1), ("LShoulderPitch", 11.0));
+    assert!(
+        (late[0].2 - want).abs() < 1e-6,
+        "{} against {want}",
+        late[0].2
+    );
+}
+
+#[test]
+fn leaning_on_the_ankles_falls_forwards_when_the_com_passes_the_toes() {
+    // Both ankles from StandInit's -20° to -60° over 4 s (frames 1 to 101 at 25 fps): the
+    // body turns forwards about the ankles at 10°/s, feet flat. The URDF script of
+    // tests/reference.rs, in StandInit: what the ankles carry weighs 4.69335 kg, its CoM
+    // 0.02004 m ahead of the ankle axis and 0.25473 m above it; the feet (the ankle links,
+    // 0.612 kg) keep theirs 0.01447 m ahead. The whole CoM passes the toes (0.10 m ahead)
+    // when (4.69335 (0.02004 cos θ + 0.25473 sin θ) + 0.612 × 0.01447) / 5.30535 = 0.10:
+    // 0.02004 cos θ + 0.25473 sin θ = 0.111152, θ = asin(0.111152 / 0.255517) -
+    // atan2(0.02004, 0.25473) = 0.371585 rad = 21.29°, at 2.129 s, frame 54.23; the first
+    // 10 ms step past it is 2.13 s, frame 54.25.
+    let lean: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
+    let m = motion(25, &[("LAnklePitch", lean), ("RAnklePitch", lean)]);
+    let report = check(&m, "StandInit").unwrap();
+    let fall = report
+        .findings
+        .iter()
+        .find_map(|f| match f {
+            Finding::Fall { fall, frame, .. } => Some((*fall, *frame)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(fall.0.direction, Direction::Forwards);
+    assert_eq!(fall.0.cause, Cause::Com);
+    assert!((fall.0.time - 2.13).abs() < 1e-9, "{fall:?}");
+    assert!((fall.1 - 54.25).abs() < 1e-9, "{fall:?}");
+    let said = report.findings.last().unwrap().describe(25.0, 1);
+    assert!(said.starts_with("falls forwards at 2.13 s (frame 54): the centre of mass left the feet ahead of the toes"), "{said}");
+}
+
+#[test]
+fn the_same_lean_slower_and_smaller_stands() {
+    let lean: &[(i32, f64)] = &[(1, -20.0), (101, -35.0)];
+    let m = motion(25, &[("LAnklePitch", lean), ("RAnklePitch", lean)]);
+    let report = check(&m, "StandInit").unwrap();
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
+#[test]
+fn a_forearm_driven_into_the_chest_is_reported() {
+    // From StandInit to the pose of tests/reference.rs (hand inside the chest) in 2 s.
+    let m = motion(
+        25,
+        &[
+            ("LShoulderPitch", &[(1, 84.0), (51, 57.3)]),
+            ("LShoulderRoll", &[(1, 9.0), (51, -17.2)]),
+            ("LElbowYaw", &[(1, -70.0), (51, 0.0)]),
+            ("LElbowRoll", &[(1, -40.0), (51, -88.2)]),
+        ],
+    );
+    let report = check(&m, "StandInit").unwrap();
+    let hit = report
+        .findings
+        .iter()
+        .find_map(|f| match f {
+            Finding::Collision {
+                arm, body, frame, ..
+            } => Some((arm.clone(), body.clone(), *frame)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((hit.0.as_str(), hit.1.as_str()), ("LArm.ForeArm", "Torso"));
+    assert!(hit.2 > 1.0 && hit.2 <= 51.0, "{hit:?}");
+}
