@@ -97,7 +97,7 @@ impl Fall {
 pub struct Check {
     /// The CoM's margin in the polygon, m (negative: outside; NaN: not standing).
     pub com: f64,
-    /// The ZMP's (of the previous step: it needs the next CoM), when known.
+    /// The ZMP's over the last [`HOLD`], once that much is seen.
     pub zmp: Option<f64>,
     /// The ZMP, ground x and y.
     pub zmp_at: Option<[f64; 2]>,
@@ -138,10 +138,9 @@ impl Out {
 /// Follows the robot's balance step by step.
 #[derive(Debug, Clone, Default)]
 pub struct Balance {
-    /// The last three (time, stance) checked.
+    /// The (time, stance) of the last [`HOLD`] and one step.
     recent: VecDeque<(f64, Stance)>,
     com: Out,
-    zmp: Out,
 }
 
 impl Balance {
@@ -151,8 +150,15 @@ impl Balance {
     }
 
     /// Takes the stance at `time` (s, every [`STEP`]); the fall it shows, if any (its time:
-    /// when the CoM or the ZMP left the polygon). A robot that does not stand on its
-    /// supports (see [`Stance::standing`]) is not judged.
+    /// when the CoM left the polygon, or the middle of the [`HOLD`] over which the ZMP was
+    /// out). A robot that does not stand on its supports (see [`Stance::standing`]) is not
+    /// judged.
+    ///
+    /// The ZMP is the cart-table model's over the last [`HOLD`]: the CoM's mean position
+    /// less its height over g times its mean acceleration (its change of velocity over the
+    /// window). A mean, because a motor that starts or stops at full speed changes its
+    /// velocity within one step, and that spike's ZMP, metres away, lasts no time: what
+    /// tips the robot is the push over a while.
     pub fn step(&mut self, time: f64, stance: Stance) -> (Check, Option<Fall>) {
         if !stance.standing {
             *self = Balance::default();
@@ -171,28 +177,64 @@ impl Balance {
         };
         let mut fall = self.com.step(time, com, at, &stance, Cause::Com);
         self.recent.push_back((time, stance));
-        if self.recent.len() > 3 {
+        while self
+            .recent
+            .front()
+            .is_some_and(|(t, _)| time - t > HOLD + STEP / 2.0)
+        {
             self.recent.pop_front();
         }
-        if self.recent.len() == 3 {
-            let ((t0, a), (t1, b), (t2, c)) = (&self.recent[0], &self.recent[1], &self.recent[2]);
-            let (h0, h1) = (t1 - t0, t2 - t1);
-            if h0 > 0.0 && h1 > 0.0 {
-                let acc = |i: usize| {
-                    2.0 * ((c.com[i] - b.com[i]) / h1 - (b.com[i] - a.com[i]) / h0) / (h0 + h1)
-                };
-                let z = b.com[2];
-                let zmp = [b.com[0] - z / G * acc(0), b.com[1] - z / G * acc(1)];
-                let m = b.margin(zmp);
-                check.zmp = Some(m);
-                check.zmp_at = Some(zmp);
-                let zmp_fall = self.zmp.step(*t1, m, zmp, b, Cause::Zmp);
-                if fall.is_none() {
-                    fall = zmp_fall;
-                }
+        if let Some((zmp, last)) = self.zmp() {
+            let m = last.margin(zmp);
+            check.zmp = Some(m);
+            check.zmp_at = Some(zmp);
+            if m < 0.0 && fall.is_none() {
+                // A window's mean is its middle's value: the push out began then.
+                let middle = self.recent[self.recent.len() / 2].0;
+                fall = Some(Fall {
+                    time: middle,
+                    direction: direction(last, zmp),
+                    cause: Cause::Zmp,
+                    by: -m,
+                });
             }
         }
         (check, fall)
+    }
+}
+
+impl Balance {
+    /// The ZMP over the window (ground x, y of its last stance) and that stance, once the
+    /// window spans [`HOLD`] and a support stayed down throughout (measured in its frame).
+    fn zmp(&self) -> Option<([f64; 2], &Stance)> {
+        let n = self.recent.len();
+        let (t0, first) = self.recent.front()?;
+        let (t_end, last) = self.recent.back()?;
+        let span = t_end - t0;
+        if n < 3 || span < HOLD - 1e-9 {
+            return None;
+        }
+        let foot = first
+            .on_ground
+            .iter()
+            .find(|f| self.recent.iter().all(|(_, s)| s.on_ground.contains(f)))?;
+        let coms: Vec<[f64; 3]> = self
+            .recent
+            .iter()
+            .filter_map(|(_, s)| s.com_on(foot))
+            .collect();
+        let times: Vec<f64> = self.recent.iter().map(|(t, _)| *t).collect();
+        let velocity =
+            |a: usize, i: usize| (coms[a + 1][i] - coms[a][i]) / (times[a + 1] - times[a]);
+        let mean = |i: usize| coms.iter().map(|c| c[i]).sum::<f64>() / n as f64;
+        let z = mean(2);
+        let on_foot = [0, 1].map(|i| {
+            let acc = (velocity(n - 2, i) - velocity(0, i)) / span;
+            mean(i) - z / G * acc
+        });
+        let (_, pose) = last.feet.iter().find(|(f, _)| f == foot)?;
+        let p = pose.apply([on_foot[0], on_foot[1], 0.0]);
+        Some(([p[0], p[1]], last))
     }
 }
 

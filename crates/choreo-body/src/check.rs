@@ -113,11 +113,12 @@ pub struct Path {
     pub polygon: Vec<[f64; 2]>,
 }
 
-/// A timeline judged from one start posture.
+/// A timeline judged from one start pose.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// The start posture.
-    pub posture: &'static str,
+    /// The library postures it starts from (several when the timeline sets every joint
+    /// they differ in: one judgement for all).
+    pub postures: Vec<&'static str>,
     /// What was found, in time order (a fall ends the check).
     pub findings: Vec<Finding>,
     /// The balance over time.
@@ -130,6 +131,34 @@ pub struct Report {
 /// judged while the robot stands on its supports: from the start if it does, and not after
 /// it sits, kneels or lies (what follows needs contact physics the model does not have).
 pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
+    let start = start_pose(motion, posture)?;
+    Some(judge(motion, vec![posture], &start))
+}
+
+/// Judges `motion` from every start posture of [`start_postures`], once per distinct start
+/// pose.
+pub fn check_all(motion: &Motion) -> Vec<Report> {
+    let mut reports: Vec<(Vec<f64>, Report)> = Vec::new();
+    for posture in start_postures(motion.robot) {
+        let Some(start) = start_pose(motion, posture) else {
+            continue;
+        };
+        if let Some((_, report)) = reports
+            .iter_mut()
+            .find(|(pose, _)| pose.iter().zip(&start).all(|(a, b)| (a - b).abs() < 1e-9))
+        {
+            report.postures.push(posture);
+            continue;
+        }
+        let report = judge(motion, vec![posture], &start);
+        reports.push((start, report));
+    }
+    reports.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The joints at the start: `posture`'s, those `motion` animates where its first frame puts
+/// them.
+fn start_pose(motion: &Motion, posture: &str) -> Option<Vec<f64>> {
     let model = motion.robot;
     let mut start = model.posture(posture)?;
     for (name, value) in motion.values_at(f64::from(motion.start)) {
@@ -137,6 +166,12 @@ pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
             start[i] = value;
         }
     }
+    Some(start)
+}
+
+/// Judges `motion` from the joints at `start`.
+fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report {
+    let model = motion.robot;
     let joints = model.joints();
     let index = |name: &str| model.joint_index(name);
     let command = motion.command_from(motion.start, &|name| index(name).map(|i| start[i]));
@@ -178,11 +213,20 @@ pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
     let mut standing = true;
     let mut path = Path::default();
     let mut touching: Vec<(String, String)> = Vec::new();
+    let legs = leg_joints(model);
+    let mut last: Option<(Vec<f64>, Stance)> = None;
     for k in 0..steps {
         let t = k as f64 * STEP;
         let angles: Vec<f64> = paths.iter().map(|p| p[k]).collect();
         let frames = Frames::new(model, &angles);
-        let stance = Stance::of(&frames);
+        // Legs that did not move stand where they stood: only the CoM moved.
+        let leg_angles: Vec<f64> = legs.iter().map(|&i| angles[i]).collect();
+        let stance = match &last {
+            Some((before, stance)) if *before == leg_angles => stance.moved(&frames),
+            Some((_, stance)) => Stance::near(&frames, Some(stance)),
+            None => Stance::of(&frames),
+        };
+        last = Some((leg_angles, stance.clone()));
         if k == 0 {
             path.polygon = stance.polygon.clone();
             // A first pose that would not stand (its CoM outside its feet) is not where a
@@ -231,11 +275,11 @@ pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
         }
     }
     findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
-    Some(Report {
-        posture,
+    Report {
+        postures,
         findings,
         path,
-    })
+    }
 }
 
 /// The postures a timeline is judged from: those of the library a behavior starts in
@@ -246,6 +290,15 @@ pub fn start_postures(model: Model) -> Vec<&'static str> {
         .into_iter()
         .filter(|p| matches!(p.family, "Standing" | "Crouching"))
         .map(|p| p.name)
+        .collect()
+}
+
+/// The joints of a model's legs.
+fn leg_joints(model: Model) -> Vec<usize> {
+    ["LLeg", "RLeg", "Leg"]
+        .iter()
+        .filter_map(|c| model.resolve(c))
+        .flatten()
         .collect()
 }
 

@@ -3,8 +3,6 @@
 //! their segments is less than the sum of their radii. The protected chains are the arms
 //! (`LArm`, `RArm`), checked against the `Body` group.
 
-use choreo_robot::body::Shape;
-
 use crate::kinematics::Frames;
 
 /// An arm's shape inside the body's.
@@ -22,18 +20,22 @@ pub struct Contact {
 /// arm (`LArm`, `RArm`), or both.
 pub fn contacts(frames: &Frames, chain: Option<&str>) -> Vec<Contact> {
     let shapes = frames.model().body().shapes();
-    let placed = |s: &Shape| {
-        let f = frames.frame(s.joint);
-        (f.apply(s.ends[0]), f.apply(s.ends[1]))
-    };
-    let mut found = Vec::new();
-    for arm in shapes
+    let at = &crate::kinematics::indices(frames.model()).shapes;
+    let placed: Vec<Segment> = shapes
         .iter()
-        .filter(|s| s.group != "Body" && chain.is_none_or(|c| c == s.group))
-    {
-        let a = placed(arm);
-        for body in shapes.iter().filter(|s| s.group == "Body") {
-            let b = placed(body);
+        .zip(at)
+        .map(|(s, &i)| {
+            let f = frames.frame_at(i);
+            (f.apply(s.ends[0]), f.apply(s.ends[1]))
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (a, arm) in shapes.iter().enumerate() {
+        if arm.group == "Body" || chain.is_some_and(|c| c != arm.group) {
+            continue;
+        }
+        for (b, body) in shapes.iter().enumerate().filter(|(_, s)| s.group == "Body") {
+            let (a, b) = (placed[a], placed[b]);
             let depth = arm.radius + body.radius - segment_distance(a, b);
             if depth > 0.0 {
                 found.push(Contact {

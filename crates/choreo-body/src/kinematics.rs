@@ -48,6 +48,35 @@ fn steps(model: Model) -> &'static [Step] {
     })
 }
 
+/// The joint index (`None`: the torso) of each mass, support, touch point and shape of a
+/// model's body, in the body's order, found once (a name lookup per point per step would
+/// cost more than the kinematics).
+pub(crate) struct Indices {
+    pub masses: Vec<Option<usize>>,
+    pub supports: Vec<Option<usize>>,
+    pub touches: Vec<Option<usize>>,
+    pub shapes: Vec<Option<usize>>,
+}
+
+pub(crate) fn indices(model: Model) -> &'static Indices {
+    static NAO: OnceLock<Indices> = OnceLock::new();
+    static PEPPER: OnceLock<Indices> = OnceLock::new();
+    let cell = match model {
+        Model::Nao => &NAO,
+        Model::Pepper => &PEPPER,
+    };
+    cell.get_or_init(|| {
+        let body = model.body();
+        let at = |j: Option<&str>| j.and_then(|j| model.joint_index(j));
+        Indices {
+            masses: body.masses().iter().map(|m| at(m.joint)).collect(),
+            supports: body.supports().iter().map(|s| at(s.joint)).collect(),
+            touches: body.touches().iter().map(|s| at(s.joint)).collect(),
+            shapes: body.shapes().iter().map(|s| at(s.joint)).collect(),
+        }
+    })
+}
+
 /// Every joint's frame in FRAME_TORSO, for one set of angles.
 #[derive(Debug, Clone)]
 pub struct Frames {
@@ -98,9 +127,12 @@ impl Frames {
 
     /// The frame named `joint` (`None`: the torso).
     pub fn frame(&self, joint: Option<&str>) -> Pose {
-        joint
-            .and_then(|j| self.model.joint_index(j))
-            .map_or(Pose::IDENTITY, |i| self.joint(i))
+        self.frame_at(joint.and_then(|j| self.model.joint_index(j)))
+    }
+
+    /// The frame of joint `i` (`None`: the torso).
+    pub fn frame_at(&self, i: Option<usize>) -> Pose {
+        i.map_or(Pose::IDENTITY, |i| self.joint(i))
     }
 
     /// Point `p` of the frame named `joint`, in FRAME_TORSO.
@@ -117,8 +149,13 @@ impl Frames {
     pub fn com_of(&self, keep: impl Fn(Option<&str>) -> bool) -> [f64; 3] {
         let mut sum = [0.0; 3];
         let mut total = 0.0;
-        for m in self.model.body().masses().iter().filter(|m| keep(m.joint)) {
-            let p = self.point(m.joint, m.com);
+        let masses = self.model.body().masses();
+        for (m, &at) in masses
+            .iter()
+            .zip(&indices(self.model).masses)
+            .filter(|(m, _)| keep(m.joint))
+        {
+            let p = self.frame_at(at).apply(m.com);
             for (s, v) in sum.iter_mut().zip(p) {
                 *s += m.kg * v;
             }

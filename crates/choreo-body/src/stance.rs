@@ -3,7 +3,11 @@
 //! body resting on the face of its supports' hull under its centre of mass; a point within
 //! [`CONTACT`] of the floor touches it). NAO stands on its soles, Pepper on its wheels.
 
-use crate::kinematics::Frames;
+use std::sync::OnceLock;
+
+use choreo_robot::Model;
+
+use crate::kinematics::{Frames, indices};
 use crate::pose::Pose;
 
 /// A support point this close to the floor (m) touches it.
@@ -29,65 +33,138 @@ pub struct Stance {
     /// Whether it stands on its supports: no other part of the body is below their floor
     /// (NAOqi's fall manager works only then).
     pub standing: bool,
+    /// Per support touching the floor, where its own floor frame (its frame moved to its
+    /// centre) is in the ground frame: a foot that stays down is a frame fixed in the world,
+    /// in which the CoM's motion is measured (the ground frame moves when a foot lifts).
+    pub feet: Vec<(&'static str, Pose)>,
+    /// The three support points (indices in the body's supports) whose plane is the floor.
+    pub face: Option<[usize; 3]>,
 }
 
 impl Stance {
     /// How the robot whose joints are at `frames` stands: as a rigid body on a flat floor,
     /// it rests on a face of the convex hull of its support points (a plane through three
-    /// of them with none below it), tilted at most [`MAX_TILT`] from its feet's up; of those
-    /// faces, on the one that holds its centre of mass best (NAO rolls onto the foot under
-    /// its CoM; with the feet not in one plane, it leans on a foot's edge). None: flat on
-    /// its first support.
+    /// of them with none below it), tilted at most [`MAX_TILT`] from its feet's up. Flat on
+    /// one support (a foot, Pepper's base) if it can be and its centre of mass is above the
+    /// polygon then (the one holding it best); else on the face that holds the CoM best (NAO
+    /// rolls onto the foot under it; with its feet not in one plane, it leans on an edge).
     pub fn of(frames: &Frames) -> Stance {
-        let supports = frames.model().body().supports();
+        Stance::near(frames, None)
+    }
+
+    /// [`Stance::of`], trying first the face the robot stood on a moment ago (`before`'s):
+    /// while it still holds the CoM, the robot stays on it, and the search is skipped.
+    pub fn near(frames: &Frames, before: Option<&Stance>) -> Stance {
+        let model = frames.model();
+        let supports = model.body().supports();
+        let at = &indices(model).supports;
         let points: Vec<[f64; 3]> = supports
             .iter()
-            .map(|s| frames.point(s.joint, s.point))
+            .zip(at)
+            .map(|(s, &i)| frames.frame_at(i).apply(s.point))
             .collect();
-        // Up and forward as the supports' frames see them (their mean z and x axes).
-        let (mut up, mut ahead) = ([0.0; 3], [0.0; 3]);
-        for s in supports {
-            let r = frames.frame(s.joint).r;
-            for i in 0..3 {
-                up[i] += r[i][2];
-                ahead[i] += r[i][0];
+        // Up and forward as the supports' frames see them (their mean z and x axes; x of
+        // those touching the floor, once known).
+        let axis = |column: usize, names: Option<&[&str]>| {
+            let mut sum = [0.0; 3];
+            for (s, &i) in supports.iter().zip(at) {
+                if names.is_some_and(|n| !n.contains(&s.name)) {
+                    continue;
+                }
+                let r = frames.frame_at(i).r;
+                for (k, v) in sum.iter_mut().enumerate() {
+                    *v += r[k][column];
+                }
+            }
+            sum
+        };
+        let (up, ahead) = (unit(axis(2, None)), axis(0, None));
+        let com = frames.com();
+        let judge = |triple: [usize; 3]| -> Option<f64> {
+            let floor = face(&points, triple, up, ahead)?;
+            let touching: Vec<[f64; 2]> = points
+                .iter()
+                .filter_map(|p| {
+                    let q = floor.apply(*p);
+                    (q[2] < CONTACT).then_some([q[0], q[1]])
+                })
+                .collect();
+            let c = floor.apply(com);
+            Some(margin(&hull(touching), [c[0], c[1]]))
+        };
+        let better =
+            |best: &Option<(f64, [usize; 3])>, m: f64| best.is_none_or(|(b, _)| m > b + 1e-12);
+        // Flat on one support: the first three points of each; or where it stood.
+        let mut best: Option<(f64, [usize; 3])> = None;
+        if let Some(triple) = before.and_then(|b| b.face)
+            && let Some(m) = judge(triple)
+            && m >= 0.0
+        {
+            best = Some((m, triple));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, s) in supports.iter().enumerate() {
+            if seen.contains(&s.name) {
+                continue;
+            }
+            seen.push(s.name);
+            let own: Vec<usize> = (i..supports.len())
+                .filter(|&j| supports[j].name == s.name)
+                .collect();
+            if let [a, b, c, ..] = own[..]
+                && best.is_none_or(|(_, t)| t != [a, b, c])
+                && let Some(m) = judge([a, b, c])
+                && m >= 0.0
+                && better(&best, m)
+            {
+                best = Some((m, [a, b, c]));
             }
         }
-        let up = unit(up);
-        let mut best: Option<(f64, Stance)> = None;
-        let n = points.len();
-        for i in 0..n {
-            for j in i + 1..n {
-                for k in j + 1..n {
-                    let Some(floor) = face(&points, [i, j, k], up, ahead) else {
-                        continue;
-                    };
-                    let stance = Stance::on(frames, &floor);
-                    let margin = stance.margin([stance.com[0], stance.com[1]]);
-                    if best.as_ref().is_none_or(|(m, _)| margin > *m + 1e-12) {
-                        best = Some((margin, stance));
+        if best.is_none() {
+            let n = points.len();
+            for i in 0..n {
+                for j in i + 1..n {
+                    for k in j + 1..n {
+                        if let Some(m) = judge([i, j, k])
+                            && better(&best, m)
+                        {
+                            best = Some((m, [i, j, k]));
+                        }
                     }
                 }
             }
         }
-        best.map_or_else(
-            || {
-                Stance::on(
-                    frames,
-                    &floor_under(frames, supports.first().map_or("", |s| s.name)),
-                )
+        let floor = best.and_then(|(_, triple)| {
+            let rough = face(&points, triple, up, ahead)?;
+            // Forward along the supports that touch.
+            let names: Vec<&str> = supports
+                .iter()
+                .zip(&points)
+                .filter(|(_, p)| rough.apply(**p)[2] < CONTACT)
+                .map(|(s, _)| s.name)
+                .collect();
+            face(&points, triple, up, axis(0, Some(&names)))
+        });
+        match floor {
+            Some(floor) => Stance {
+                face: best.map(|(_, t)| t),
+                ..Stance::on(frames, &floor)
             },
-            |(_, s)| s,
-        )
+            None => {
+                let first = supports.first().map_or("", |s| s.name);
+                Stance::on(frames, &floor_under(frames, first))
+            }
+        }
     }
 
     /// The stance with `floor` (FRAME_TORSO to a frame whose z = 0 is the floor).
     fn on(frames: &Frames, floor: &Pose) -> Stance {
-        let supports = frames.model().body().supports();
+        let model = frames.model();
+        let supports = model.body().supports();
         let mut on_ground = Vec::new();
         let mut touching = Vec::new();
-        for s in supports {
-            let p = floor.apply(frames.point(s.joint, s.point));
+        for (s, &i) in supports.iter().zip(&indices(model).supports) {
+            let p = floor.apply(frames.frame_at(i).apply(s.point));
             if p[2] < CONTACT {
                 touching.push((s.name, [p[0], p[1]]));
                 if !on_ground.contains(&s.name) {
@@ -117,19 +194,49 @@ impl Stance {
                 .collect(),
         );
         let standing = on_its_legs(frames)
-            && frames
-                .model()
+            && model
                 .body()
                 .touches()
                 .iter()
-                .all(|t| torso.apply(frames.point(t.joint, t.point))[2] > -BELOW);
+                .zip(&indices(model).touches)
+                .all(|(t, &i)| torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW);
+        let feet = on_ground
+            .iter()
+            .map(|name| (*name, torso.then(&floor_under(frames, name).inverse())))
+            .collect();
         Stance {
             torso,
             on_ground,
             polygon,
             com: torso.apply(frames.com()),
             standing,
+            feet,
+            face: None,
         }
+    }
+
+    /// This stance with the joints at `frames`, the legs unchanged: the same floor and
+    /// supports, the centre of mass and the touch points where they are now.
+    pub fn moved(&self, frames: &Frames) -> Stance {
+        let model = frames.model();
+        let standing = on_its_legs(frames)
+            && model
+                .body()
+                .touches()
+                .iter()
+                .zip(&indices(model).touches)
+                .all(|(t, &i)| self.torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW);
+        Stance {
+            com: self.torso.apply(frames.com()),
+            standing,
+            ..self.clone()
+        }
+    }
+
+    /// The CoM in the floor frame of support `name`, if it touches the floor.
+    pub fn com_on(&self, name: &str) -> Option<[f64; 3]> {
+        let (_, foot) = self.feet.iter().find(|(n, _)| *n == name)?;
+        Some(foot.inverse().apply(self.com))
     }
 
     /// How far the point `p` (ground x, y) is inside the support polygon (m; negative:
@@ -138,6 +245,9 @@ impl Stance {
         margin(&self.polygon, p)
     }
 }
+
+/// How far a support point may sink below a face and it still be one (m): the soles' give.
+pub const GIVE: f64 = 0.001;
 
 /// The most a floor may be tilted from the supports' up (rad): past it, it is no face the
 /// robot stands on.
@@ -159,7 +269,7 @@ fn face(points: &[[f64; 3]], [i, j, k]: [usize; 3], up: [f64; 3], ahead: [f64; 3
     if dot(normal, up) < MAX_TILT.cos() {
         return None;
     }
-    if points.iter().any(|p| dot(sub(*p, a), normal) < -1e-6) {
+    if points.iter().any(|p| dot(sub(*p, a), normal) < -GIVE) {
         return None;
     }
     let along = dot(ahead, normal);
@@ -220,29 +330,55 @@ fn floor_under(frames: &Frames, name: &str) -> Pose {
     .inverse()
 }
 
+/// The legs' joints of a model, and each library posture's leg angles with whether it
+/// stands (Standing or Crouching family), found once.
+struct Legs {
+    joints: Vec<usize>,
+    postures: Vec<(Vec<f64>, bool)>,
+}
+
+fn legs(model: Model) -> &'static Legs {
+    static NAO: OnceLock<Legs> = OnceLock::new();
+    static PEPPER: OnceLock<Legs> = OnceLock::new();
+    let cell = match model {
+        Model::Nao => &NAO,
+        Model::Pepper => &PEPPER,
+    };
+    cell.get_or_init(|| {
+        let joints: Vec<usize> = ["LLeg", "RLeg", "Leg"]
+            .iter()
+            .filter_map(|c| model.resolve(c))
+            .flatten()
+            .collect();
+        let postures = model
+            .postures()
+            .iter()
+            .filter_map(|p| {
+                let angles = model.posture(p.name)?;
+                let standing = matches!(p.family, "Standing" | "Crouching");
+                Some((joints.iter().map(|&i| angles[i]).collect(), standing))
+            })
+            .collect();
+        Legs { joints, postures }
+    })
+}
+
 /// Whether the legs are nearer a standing or crouching posture of the library than a
 /// sitting or lying one (the Euclidean distance of their angles): sitting down is
 /// not a fall, and the fall manager sleeps then. A tie stands (lying postures have the legs
 /// of StandZero).
 fn on_its_legs(frames: &Frames) -> bool {
-    let model = frames.model();
-    let legs: Vec<usize> = ["LLeg", "RLeg", "Leg"]
-        .iter()
-        .filter_map(|c| model.resolve(c))
-        .flatten()
-        .collect();
+    let legs = legs(frames.model());
     let mut best = (f64::INFINITY, true);
-    for posture in model.postures() {
-        let Some(angles) = model.posture(posture.name) else {
-            continue;
-        };
+    for (angles, standing) in &legs.postures {
         let distance = legs
+            .joints
             .iter()
-            .map(|&i| (angles[i] - frames.angles()[i]).powi(2))
+            .zip(angles)
+            .map(|(&i, a)| (a - frames.angles()[i]).powi(2))
             .sum::<f64>();
-        let standing = matches!(posture.family, "Standing" | "Crouching");
-        if distance < best.0 - 1e-9 || (distance <= best.0 + 1e-9 && standing) {
-            best = (distance, standing);
+        if distance < best.0 - 1e-9 || (distance <= best.0 + 1e-9 && *standing) {
+            best = (distance, *standing);
         }
     }
     best.1
