@@ -79,9 +79,14 @@ fn tracker_keeps_targets_follows_what_it_sees_and_loses_it() {
     let p = floats(&t("getTargetPosition", vec![i(0)]).unwrap());
     assert!((p[0].hypot(p[1]) - face_distance()).abs() < 1e-6, "{p:?}");
     assert!((p[1].atan2(p[0]) - 0.1).abs() < 1e-9, "{p:?}");
-    // The same place in the world frame: the robot stands at its start.
+    // The same place in the world frame: the robot stands at its start, its torso 0.32 m up
+    // (StandInit's legs lean it 5° back over the feet, 2 cm behind their centre): as far
+    // from the torso, higher up.
     let w = floats(&t("getTargetPosition", vec![i(1)]).unwrap());
-    assert!((w[0] - p[0]).abs() < 1e-9 && w[2] > p[2], "{w:?} vs {p:?}");
+    assert!(
+        (w[0] - p[0]).abs() < 0.03 && w[2] > p[2] + 0.2,
+        "{w:?} vs {p:?}"
+    );
 
     // It disappears: lost, once; then it comes back: a new target again.
     robot.raise_event("FaceDetected", list(vec![]));

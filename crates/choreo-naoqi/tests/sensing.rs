@@ -597,9 +597,20 @@ fn motion_serves_the_methods_real_boxes_call() {
     assert_eq!((own[0], own[3], own[15]), (1.0, 0.0, 1.0));
     let height = torso(2)[11];
     assert!((0.30..0.34).contains(&height), "{height}");
+    // The left hand's effector in StandInit, as the ros-naoqi URDF's l_gripper frame is
+    // placed by its joints (a hand walk of the URDF: x 0.08516, y 0.10635, z -0.08444).
+    let hand = floats(&motion("getTransform", vec![s("LArm"), i(0), b(false)]).unwrap());
+    let want = [0.08516, 0.10635, -0.08444];
+    assert!(
+        [hand[3], hand[7], hand[11]]
+            .iter()
+            .zip(want)
+            .all(|(a, b)| (a - b).abs() < 1e-4),
+        "{hand:?}"
+    );
     assert!(matches!(
-        motion("getTransform", vec![s("LArm"), i(0), b(false)]),
-        Err(RobotError::Failed(_))
+        motion("getTransform", vec![s("Tail"), i(0), b(false)]),
+        Err(RobotError::BadArguments(_))
     ));
     let seen = log();
     let seen2 = seen.clone();
@@ -624,7 +635,11 @@ fn motion_serves_the_methods_real_boxes_call() {
         floats(&stiffness).iter().all(|x| (x - 0.3).abs() < 1e-9),
         "{stiffness}"
     );
-    assert!((floats(&world)[3] - 0.5).abs() < 1e-9);
+    // 0.5 m on from where it stood: where the torso is over the feet, plus the walk.
+    assert!(
+        (floats(&world)[3] - torso(2)[3] - 0.5).abs() < 1e-9,
+        "{world}"
+    );
 }
 
 #[test]
@@ -794,4 +809,55 @@ fn memory_has_the_feet_sonar_echoes_and_boot_keys_of_a_real_robot() {
         "Pepper has wheels"
     );
     assert_eq!(get(&pepper, "BatteryTrapIsOpen"), b(false));
+}
+
+#[test]
+fn motion_tells_the_body_s_mass_centre_of_mass_and_support_polygon() {
+    let robot = SimRobot::new(Model::Nao);
+    let motion = |m: &str, a: Vec<Value>| robot.call("ALMotion", m, a);
+    // In StandInit. The URDF's numbers (ros-naoqi naoV50: links' masses and inertial
+    // origins, walked by hand through its joints): 5.305 kg, the CoM 1.5 cm ahead of the
+    // torso's origin and 5.1 cm below it.
+    let Ok(Value::Float(kg)) = motion("getMass", vec![s("Body")]) else {
+        panic!()
+    };
+    assert!((kg - 5.30538).abs() < 1e-4, "{kg}");
+    let com = floats(&motion("getCOM", vec![s("Body"), i(0), b(false)]).unwrap());
+    assert!(
+        com.iter()
+            .zip([0.01547, 0.0, -0.05059])
+            .all(|(a, b)| (a - b).abs() < 5e-4),
+        "{com:?}"
+    );
+    // getLimits: min, max, max speed, max torque (the URDF's effort: 1.547 N·m).
+    let limits = floats(&list_first(
+        motion("getLimits", vec![s("HeadYaw")]).unwrap(),
+    ));
+    assert_eq!(limits, [-2.0857, 2.0857, 8.27, 1.547]);
+    // Both feet on the floor, 0.16 m long each and 0.1 m apart (0.06 m wide): the polygon
+    // spans 0.16 m by 0.16 m around the robot frame's origin.
+    let Ok(Value::List(polygon)) = motion("getSupportPolygon", vec![i(2), b(false)]) else {
+        panic!()
+    };
+    let corners: Vec<Vec<f64>> = polygon.iter().map(floats).collect();
+    assert_eq!(corners.len(), 4, "{corners:?}");
+    for c in &corners {
+        assert!(
+            (c[0].abs() - 0.08).abs() < 1e-6 && (c[1].abs() - 0.08).abs() < 1e-6,
+            "{c:?}"
+        );
+    }
+    assert!(matches!(
+        motion("getSupportPolygon", vec![i(0), b(false)]),
+        Err(RobotError::BadArguments(_))
+    ));
+    assert_eq!(motion("getMotionCycleTime", vec![]), Ok(i(10)));
+}
+
+/// The first element of a list value.
+fn list_first(v: Value) -> Value {
+    match v {
+        Value::List(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    }
 }

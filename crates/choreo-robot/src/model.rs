@@ -12,7 +12,8 @@ pub enum Model {
     Pepper,
 }
 
-/// One joint: limits in radians (hands: opening ratio), max speed in rad/s.
+/// One joint: limits in radians (hands: opening ratio), max speed in rad/s, max torque in
+/// N·m (the URDFs' `effort`, what `getLimits` answers).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Joint {
     /// The NAOqi name.
@@ -23,67 +24,70 @@ pub struct Joint {
     pub max: f64,
     /// Maximum speed.
     pub max_speed: f64,
+    /// Maximum torque.
+    pub max_torque: f64,
 }
 
-const fn j(name: &'static str, min: f64, max: f64, max_speed: f64) -> Joint {
+const fn j(name: &'static str, min: f64, max: f64, max_speed: f64, max_torque: f64) -> Joint {
     Joint {
         name,
         min,
         max,
         max_speed,
+        max_torque,
     }
 }
 
 /// NAO joints, in ALMotion's "Body" order. `RHipYawPitch` is listed but follows
 /// `LHipYawPitch` (one motor; see [`Model::dof`]).
 const NAO: &[Joint] = &[
-    j("HeadYaw", -2.0857, 2.0857, 8.27),
-    j("HeadPitch", -0.6720, 0.5149, 7.19),
-    j("LShoulderPitch", -2.0857, 2.0857, 8.27),
-    j("LShoulderRoll", -0.3142, 1.3265, 7.19),
-    j("LElbowYaw", -2.0857, 2.0857, 8.27),
-    j("LElbowRoll", -1.5446, -0.0349, 7.19),
-    j("LWristYaw", -1.8238, 1.8238, 24.62),
-    j("LHand", 0.0, 1.0, 8.33),
-    j("LHipYawPitch", -1.1453, 0.7407, 4.16),
-    j("LHipRoll", -0.3794, 0.7905, 4.16),
-    j("LHipPitch", -1.5359, 0.4840, 6.40),
-    j("LKneePitch", -0.0923, 2.1126, 6.40),
-    j("LAnklePitch", -1.1894, 0.9226, 6.40),
-    j("LAnkleRoll", -0.3978, 0.7690, 4.16),
-    j("RHipYawPitch", -1.1453, 0.7407, 4.16),
-    j("RHipRoll", -0.7905, 0.3794, 4.16),
-    j("RHipPitch", -1.5359, 0.4840, 6.40),
-    j("RKneePitch", -0.0923, 2.1126, 6.40),
-    j("RAnklePitch", -1.1863, 0.9320, 6.40),
-    j("RAnkleRoll", -0.7690, 0.3978, 4.16),
-    j("RShoulderPitch", -2.0857, 2.0857, 8.27),
-    j("RShoulderRoll", -1.3265, 0.3142, 7.19),
-    j("RElbowYaw", -2.0857, 2.0857, 8.27),
-    j("RElbowRoll", 0.0349, 1.5446, 7.19),
-    j("RWristYaw", -1.8238, 1.8238, 24.62),
-    j("RHand", 0.0, 1.0, 8.33),
+    j("HeadYaw", -2.0857, 2.0857, 8.27, 1.547),
+    j("HeadPitch", -0.6720, 0.5149, 7.19, 1.532),
+    j("LShoulderPitch", -2.0857, 2.0857, 8.27, 1.329),
+    j("LShoulderRoll", -0.3142, 1.3265, 7.19, 1.7835),
+    j("LElbowYaw", -2.0857, 2.0857, 8.27, 1.547),
+    j("LElbowRoll", -1.5446, -0.0349, 7.19, 1.532),
+    j("LWristYaw", -1.8238, 1.8238, 24.62, 0.4075),
+    j("LHand", 0.0, 1.0, 8.33, 0.292),
+    j("LHipYawPitch", -1.1453, 0.7407, 4.16, 3.348),
+    j("LHipRoll", -0.3794, 0.7905, 4.16, 3.348),
+    j("LHipPitch", -1.5359, 0.4840, 6.40, 3.023),
+    j("LKneePitch", -0.0923, 2.1126, 6.40, 3.023),
+    j("LAnklePitch", -1.1894, 0.9226, 6.40, 3.023),
+    j("LAnkleRoll", -0.3978, 0.7690, 4.16, 3.348),
+    j("RHipYawPitch", -1.1453, 0.7407, 4.16, 3.348),
+    j("RHipRoll", -0.7905, 0.3794, 4.16, 3.348),
+    j("RHipPitch", -1.5359, 0.4840, 6.40, 3.0226),
+    j("RKneePitch", -0.0923, 2.1126, 6.40, 3.0226),
+    j("RAnklePitch", -1.1863, 0.9320, 6.40, 3.0226),
+    j("RAnkleRoll", -0.7690, 0.3978, 4.16, 3.348),
+    j("RShoulderPitch", -2.0857, 2.0857, 8.27, 1.329),
+    j("RShoulderRoll", -1.3265, 0.3142, 7.19, 1.783),
+    j("RElbowYaw", -2.0857, 2.0857, 8.27, 1.547),
+    j("RElbowRoll", 0.0349, 1.5446, 7.19, 1.532),
+    j("RWristYaw", -1.8238, 1.8238, 24.62, 0.4075),
+    j("RHand", 0.0, 1.0, 8.33, 0.292),
 ];
 
 /// Pepper joints, in ALMotion's "Body" order.
 const PEPPER: &[Joint] = &[
-    j("HeadYaw", -2.0857, 2.0857, 7.34),
-    j("HeadPitch", -0.7069, 0.6370, 9.23),
-    j("HipRoll", -0.5149, 0.5149, 2.27),
-    j("HipPitch", -1.0385, 1.0385, 2.93),
-    j("KneePitch", -0.5149, 0.5149, 2.93),
-    j("LShoulderPitch", -2.0857, 2.0857, 7.34),
-    j("LShoulderRoll", 0.0087, 1.5621, 9.23),
-    j("LElbowYaw", -2.0857, 2.0857, 7.34),
-    j("LElbowRoll", -1.5621, -0.0087, 9.23),
-    j("LWristYaw", -1.8239, 1.8239, 17.38),
-    j("LHand", 0.02, 0.98, 12.56),
-    j("RShoulderPitch", -2.0857, 2.0857, 7.34),
-    j("RShoulderRoll", -1.5621, -0.0087, 9.23),
-    j("RElbowYaw", -2.0857, 2.0857, 7.34),
-    j("RElbowRoll", 0.0087, 1.5621, 9.23),
-    j("RWristYaw", -1.8239, 1.8239, 17.38),
-    j("RHand", 0.02, 0.98, 12.56),
+    j("HeadYaw", -2.0857, 2.0857, 7.34, 5.428),
+    j("HeadPitch", -0.7069, 0.6370, 9.23, 2.666),
+    j("HipRoll", -0.5149, 0.5149, 2.27, 10.1884),
+    j("HipPitch", -1.0385, 1.0385, 2.93, 19.787),
+    j("KneePitch", -0.5149, 0.5149, 2.93, 27.702),
+    j("LShoulderPitch", -2.0857, 2.0857, 7.34, 5.428),
+    j("LShoulderRoll", 0.0087, 1.5621, 9.23, 2.666),
+    j("LElbowYaw", -2.0857, 2.0857, 7.34, 5.428),
+    j("LElbowRoll", -1.5621, -0.0087, 9.23, 2.666),
+    j("LWristYaw", -1.8239, 1.8239, 17.38, 0.2014),
+    j("LHand", 0.02, 0.98, 12.56, 0.144),
+    j("RShoulderPitch", -2.0857, 2.0857, 7.34, 5.428),
+    j("RShoulderRoll", -1.5621, -0.0087, 9.23, 2.666),
+    j("RElbowYaw", -2.0857, 2.0857, 7.34, 5.428),
+    j("RElbowRoll", 0.0087, 1.5621, 9.23, 2.666),
+    j("RWristYaw", -1.8239, 1.8239, 17.38, 0.2014),
+    j("RHand", 0.02, 0.98, 12.56, 0.144),
 ];
 
 /// NAO head pitch limits by |HeadYaw| (motion.md §10), interpolated linearly.

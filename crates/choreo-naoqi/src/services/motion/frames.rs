@@ -6,8 +6,9 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 use choreo_robot::Model;
 
+use choreo_body::{Frames, Pose, Stance};
+
 use crate::robot::args::Args;
-use crate::robot::body::Body;
 use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::services::core::world::Transform;
@@ -18,56 +19,85 @@ pub(crate) const FRAME_TORSO: i64 = 0;
 pub(crate) const FRAME_WORLD: i64 = 1;
 pub(crate) const FRAME_ROBOT: i64 = 2;
 
-/// Where the torso is now in ALMotion's frame `frame` (torso, world or robot: the robot
-/// frame on the ground under the torso, the world frame where the base started); None for
-/// another number.
-pub(crate) fn torso_in(sim: &Sim, frame: i64) -> Option<Transform> {
-    let now = sim.now();
-    let (height, [x, y, th]) = {
-        let state = sim.state();
-        (
-            torso_height(sim.model, &state.body, now),
-            state.body.position(now),
-        )
-    };
+/// The joints' angles at `now`, in the model's order (hands: openings).
+pub(crate) fn angles_at(sim: &Sim, now: Time) -> Vec<f64> {
+    let state = sim.state();
+    (0..sim.model.joints().len())
+        .map(|i| state.body.angle(sim.model, i, now))
+        .collect()
+}
+
+/// The body now: every joint's frame, and how it stands.
+fn body_now(sim: &Sim) -> (Frames, Stance) {
+    let frames = Frames::new(sim.model, &angles_at(sim, sim.now()));
+    let stance = Stance::of(&frames);
+    (frames, stance)
+}
+
+/// FRAME_TORSO in ALMotion's frame `frame` for a robot standing as `stance` (the robot
+/// frame on the floor between the feet, x forward; the world frame where the base started);
+/// None for another number.
+fn torso_to(sim: &Sim, stance: &Stance, frame: i64) -> Option<Pose> {
     match frame {
-        FRAME_TORSO => Some(Transform::identity()),
-        FRAME_ROBOT => Some(Transform::at([0.0, 0.0, height])),
-        FRAME_WORLD => Some(Transform::of([x, y, height, 0.0, 0.0, th])),
+        FRAME_TORSO => Some(Pose::IDENTITY),
+        FRAME_ROBOT => Some(stance.torso),
+        FRAME_WORLD => {
+            let [x, y, th] = sim.state().body.position(sim.now());
+            Some(
+                Pose::at([x, y, 0.0])
+                    .then(&Pose::turn([0.0, 0.0, 1.0], th))
+                    .then(&stance.torso),
+            )
+        }
         _ => None,
     }
 }
 
-/// The lengths that set the torso's height, m (the links pages of NAO and Pepper): NAO's
-/// foot height, tibia, thigh and hip offset; Pepper's wheel radius, tibia, thigh and hip
-/// offset.
-const NAO_LEG: [f64; 4] = [0.045_19, 0.1029, 0.100, 0.085];
+/// Where the torso is now in ALMotion's frame `frame` (torso, world or robot: the robot
+/// frame on the ground between the feet, the world frame where the base started); None
+/// for another number.
+pub(crate) fn torso_in(sim: &Sim, frame: i64) -> Option<Transform> {
+    let (_, stance) = body_now(sim);
+    torso_to(sim, &stance, frame).map(|p| Transform { r: p.r, t: p.t })
+}
 
-const PEPPER_LEG: [f64; 4] = [0.070, 0.264, 0.268, 0.079];
-
-/// The torso's height above the ground at `now`, m, from the legs' pitch (feet flat; NAO's
-/// left leg, the right one mirrors it; Pepper's tibia upright **(inference)**).
-fn torso_height(model: Model, body: &Body, now: Time) -> f64 {
-    let angle = |name: &str| {
-        model
-            .joint_index(name)
-            .map_or(0.0, |i| body.angle(model, i, now))
+/// An effector or a joint, in FRAME_TORSO: "Torso"; a chain's effector as NAO's "Effector
+/// & Chain definitions" page places it ("Head" at the neck joint, an arm's inside the hand,
+/// a leg's below the ankle by FootHeight; Pepper's "Leg" at its base); any joint's frame.
+fn effector(frames: &Frames, name: &str) -> Option<Pose> {
+    let model = frames.model();
+    let chain = model.chain();
+    let end = |joint: &str, point: &str| {
+        let offset = chain.end(point)?.offset;
+        Some(frames.frame(Some(joint)).then(&Pose::at(offset)))
     };
-    match model {
-        Model::Nao => {
-            let [foot, tibia, thigh, hip] = NAO_LEG;
-            let ankle = angle("LAnklePitch");
-            let knee = ankle + angle("LKneePitch");
-            let torso = knee + angle("LHipPitch");
-            foot + tibia * ankle.cos() + thigh * knee.cos() + hip * torso.cos()
-        }
-        Model::Pepper => {
-            let [wheel, tibia, thigh, hip] = PEPPER_LEG;
-            let knee = angle("KneePitch");
-            let torso = knee + angle("HipPitch");
-            wheel + tibia + thigh * knee.cos() + hip * torso.cos()
-        }
+    match name {
+        "Torso" => Some(Pose::IDENTITY),
+        "Head" => Some(frames.frame(Some("HeadPitch"))),
+        "LArm" => Some(frames.frame(Some("LHand"))),
+        "RArm" => Some(frames.frame(Some("RHand"))),
+        "LLeg" if model == Model::Nao => end("LAnkleRoll", "LSole"),
+        "RLeg" if model == Model::Nao => end("RAnkleRoll", "RSole"),
+        "Leg" if model == Model::Pepper => end("KneePitch", "Base"),
+        joint => model.joint_index(joint).map(|i| frames.joint(i)),
     }
+}
+
+/// The masses `name` names: "Body", "Joints" or "Com" (all), a chain's links, or the link a
+/// joint moves; the torso's for "Torso".
+fn masses_of(model: Model, name: &str) -> Option<Vec<Option<&'static str>>> {
+    let all = || model.body().masses().iter().map(|m| m.joint).collect();
+    Some(match name {
+        "Body" | "Joints" | "Com" => all(),
+        "Torso" => vec![None],
+        _ => {
+            let joints = model.resolve(name)?;
+            joints
+                .iter()
+                .map(|&i| Some(model.joints()[i].name))
+                .collect()
+        }
+    })
 }
 
 /// `getRobotConfig()`: the hardware's names and values, in the order of NAOqi's example
@@ -124,7 +154,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
                 js.iter()
                     .map(|&i| {
                         let j = model.joints()[i];
-                        floats_value([j.min, j.max, j.max_speed, 0.0])
+                        floats_value([j.min, j.max, j.max_speed, j.max_torque])
                     })
                     .collect(),
             ))
@@ -164,22 +194,74 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             )))
         }
         "getRobotConfig" => Reply::Now(robot_config(model)),
-        "getTransform" => {
+        "getMotionCycleTime" => Reply::Now(Value::Int(MOTION_CYCLE_MS)),
+        "getTransform" | "getPosition" => {
             let (name, frame) = (a.str(0)?, a.int(1)?);
             a.bool(2)?;
-            if name != "Torso" {
-                return Err(CallError::Failed(format!(
-                    "{}: the simulated robot knows where its torso is, not {name:?} (no \
-                     forward kinematics)",
-                    a.name
-                )));
-            }
-            let t = torso_in(sim, frame)
+            let (frames, stance) = body_now(sim);
+            let item = effector(&frames, name).ok_or_else(|| {
+                a.bad(
+                    0,
+                    "a chain (Head, LArm, ...), \"Torso\" or a joint of the robot",
+                )
+            })?;
+            let base = torso_to(sim, &stance, frame)
                 .ok_or_else(|| a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)"))?;
-            let (r, p) = (t.r, t.t);
-            let matrix = (0..3).flat_map(move |i| [r[i][0], r[i][1], r[i][2], p[i]]);
-            Reply::Now(floats_value(matrix.chain([0.0, 0.0, 0.0, 1.0])))
+            let pose = base.then(&item);
+            Reply::Now(if method == "getTransform" {
+                floats_value(pose.matrix())
+            } else {
+                floats_value(pose.six())
+            })
+        }
+        "getCOM" => {
+            let (name, frame) = (a.str(0)?, a.int(1)?);
+            a.bool(2)?;
+            let keep = masses_of(model, name)
+                .ok_or_else(|| a.bad(0, "\"Body\", a chain or a joint of the robot"))?;
+            let (frames, stance) = body_now(sim);
+            let base = torso_to(sim, &stance, frame)
+                .ok_or_else(|| a.bad(1, "a frame: 0 (torso), 1 (world) or 2 (robot)"))?;
+            let com = frames.com_of(|joint| keep.contains(&joint));
+            Reply::Now(floats_value(base.apply(com)))
+        }
+        "getMass" => {
+            let keep = masses_of(model, a.str(0)?)
+                .ok_or_else(|| a.bad(0, "\"Body\", a chain or a joint of the robot"))?;
+            let kg: f64 = model
+                .body()
+                .masses()
+                .iter()
+                .filter(|m| keep.contains(&m.joint))
+                .map(|m| m.kg)
+                .sum();
+            Reply::Now(Value::Float(kg))
+        }
+        "getSupportPolygon" => {
+            let frame = a.int(0)?;
+            a.bool(1)?;
+            if frame != FRAME_WORLD && frame != FRAME_ROBOT {
+                return Err(a.bad(0, "a frame: 1 (world) or 2 (robot)"));
+            }
+            let (_, stance) = body_now(sim);
+            // The polygon is in the robot frame (the ground frame); the world's adds the base.
+            let to = torso_to(sim, &stance, frame).unwrap_or(Pose::IDENTITY);
+            let ground_to = to.then(&stance.torso.inverse());
+            Reply::Now(Value::List(
+                stance
+                    .polygon
+                    .iter()
+                    .map(|p| {
+                        let q = ground_to.apply([p[0], p[1], 0.0]);
+                        floats_value([q[0], q[1]])
+                    })
+                    .collect(),
+            ))
         }
         _ => Reply::NotServed,
     })
 }
+
+/// ALMotion's cycle, ms (`getMotionCycleTime`): NAO V5/V6 and Pepper compute motion every
+/// 10 ms, the period the body's balance is checked at.
+const MOTION_CYCLE_MS: i64 = 10;
