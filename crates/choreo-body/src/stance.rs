@@ -10,8 +10,10 @@ use choreo_robot::Model;
 use crate::kinematics::{Frames, indices};
 use crate::pose::Pose;
 
-/// A support point this close to the floor (m) touches it.
-pub const CONTACT: f64 = 0.005;
+/// A support point this close to the floor (m) counts in the support polygon: one the
+/// robot rocks onto before it tips over (a sole's corner 1 cm up is 3.6° of rocking away on
+/// a 16 cm foot; **inference**).
+pub const CONTACT: f64 = 0.01;
 
 /// A point of the body this far below the floor of the feet (m) means the robot does not
 /// stand on them: it sits, kneels or leans on its hands.

@@ -20,11 +20,6 @@ const MODEL_FAILS: &[(&str, &str)] = &[
          model does not have",
     ),
     (
-        "deprecated/Motions/Sit Down/behavior.xar root/Left Sit Motion/CrouchToSitDown",
-        "sitting down: the buttocks meet the floor behind the feet, a contact the model has \
-         not (it judges balance on the feet only)",
-    ),
-    (
         "deprecated/Motions/Endless Walk/box.xar root/Init/StandUp/FromBack",
         "standing up from the back: hands and buttocks push on the floor until frame 13",
     ),

@@ -46,7 +46,53 @@ const fn p(name: &'static str, family: &'static str, degrees: &'static [f64]) ->
     }
 }
 
+/// How close (rad) the joints must be to a posture, every joint but the hands, to be in it.
+pub const TOLERANCE: f64 = 0.25;
+
+/// How close (rad) the joints below the head and arms must be to a posture's for the robot
+/// to be in its family: a bow of Pepper's hip stays Standing.
+pub const FAMILY_TOLERANCE: f64 = 0.5;
+
 impl Model {
+    /// The posture the joints at `angles` (radians in "Body" order) are in: the closest,
+    /// every joint within [`TOLERANCE`] (hands left out).
+    pub fn posture_of(self, angles: &[f64]) -> Option<&'static str> {
+        self.closest_posture(angles, &[], TOLERANCE).map(|p| p.name)
+    }
+
+    /// The posture family the joints at `angles` are in, read from the joints other than
+    /// the head's and the arms' (a gesture does not change it, as on the robot).
+    pub fn family_of(self, angles: &[f64]) -> Option<&'static str> {
+        let upper: Vec<usize> = ["Head", "LArm", "RArm"]
+            .iter()
+            .filter_map(|chain| self.resolve(chain))
+            .flatten()
+            .collect();
+        self.closest_posture(angles, &upper, FAMILY_TOLERANCE)
+            .map(|p| p.family)
+    }
+
+    /// The posture closest to `angles`, every joint but the hands and `skip` within
+    /// `tolerance` (rad).
+    fn closest_posture(self, angles: &[f64], skip: &[usize], tolerance: f64) -> Option<Posture> {
+        let joints = self.joints();
+        self.postures()
+            .into_iter()
+            .filter_map(|p| {
+                let target = self.posture(p.name)?;
+                let gap = target
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !skip.contains(i) && !crate::is_hand(joints[*i].name))
+                    .map(|(i, t)| (angles.get(i).copied().unwrap_or(0.0) - t).abs())
+                    .fold(0.0, f64::max);
+                Some((p, gap))
+            })
+            .filter(|(_, gap)| *gap < tolerance)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(p, _)| p)
+    }
+
     /// The model's postures.
     pub fn postures(self) -> Vec<Posture> {
         match self {

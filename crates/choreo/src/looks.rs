@@ -40,6 +40,11 @@ pub fn record(trace: &Trace, robot: &SimRobot, at: Time, e: &RobotEvent) {
         RobotEvent::PostureChanged { posture } => Step::Posture {
             name: posture.clone(),
         },
+        // A fall is in every trace (the monitor shows it; a test can assert on it).
+        RobotEvent::Fell { text, .. } => Step::Log {
+            level: "warning".into(),
+            message: text.clone(),
+        },
         _ => return,
     };
     trace.record(at, "", step);

@@ -138,6 +138,13 @@ impl Body {
         model.clamp(dof, path.at(t), yaw)
     }
 
+    /// Every joint's angle at `t`, in the model's order.
+    pub fn angles(&self, model: Model, t: Time) -> Vec<f64> {
+        (0..model.joints().len())
+            .map(|i| self.angle(model, i, t))
+            .collect()
+    }
+
     /// When the joints stop moving: the end of the last motion commanded on any of them.
     pub fn settled_at(&self) -> Time {
         self.angles
@@ -153,24 +160,34 @@ impl Body {
     }
 
     /// Moves joints along `moves` from where they are at `now` (values are clamped to the
-    /// limits when read); joints without stiffness stay. Returns the joints that move.
-    pub fn command(&mut self, model: Model, now: Time, moves: &[(usize, Keys)]) -> Vec<usize> {
+    /// limits when read), no faster than their motors can (a key asked too fast is reached
+    /// late); joints without stiffness stay. Returns the joints that move, and when the last
+    /// of them arrives (seconds from `now`).
+    pub fn command(
+        &mut self,
+        model: Model,
+        now: Time,
+        moves: &[(usize, Keys)],
+    ) -> (Vec<usize>, f64) {
         let mut moved = Vec::new();
+        let mut arrival: f64 = 0.0;
         for (i, keys) in moves {
             let dof = model.dof(*i);
             if self.stiffness(model, dof, now) < LIMP || moved.contains(&dof) {
                 continue;
             }
             let start = self.angle(model, dof, now);
-            if let Some(path) = self.angles.get_mut(dof) {
-                *path = JointPath {
-                    origin: now,
-                    path: keys.path(start),
-                };
+            let yaw = model
+                .joint_index("HeadYaw")
+                .map_or(0.0, |y| self.angle(model, y, now));
+            let path = within_speed(model, dof, keys.path(start), yaw);
+            arrival = arrival.max(path.knots().last().map_or(0.0, |k| k.x));
+            if let Some(slot) = self.angles.get_mut(dof) {
+                *slot = JointPath { origin: now, path };
                 moved.push(dof);
             }
         }
-        moved
+        (moved, arrival)
     }
 
     /// Stops joints where they are.
@@ -207,6 +224,57 @@ impl Body {
         self.pose = Trajectory::still(here);
         here
     }
+}
+
+/// `path` as joint `i`'s motor follows it: unchanged where it never asks more than the
+/// motor's maximum speed; else sampled every motion cycle, followed at that speed (clamped
+/// to the joint's limits, as the robot reads them), and held on to the end until it arrives.
+fn within_speed(model: Model, i: usize, path: Spline, yaw: f64) -> Spline {
+    let Some(joint) = model.joints().get(i) else {
+        return path;
+    };
+    let step = choreo_body::balance::STEP;
+    let end = path.knots().last().map_or(0.0, |k| k.x);
+    let n = (end / step).ceil() as usize + 1;
+    let at = |k: usize| {
+        let v = path.eval(k as f64 * step).unwrap_or(0.0);
+        model.clamp(i, v, yaw)
+    };
+    let wanted: Vec<f64> = (0..n).map(at).collect();
+    let mut followed = choreo_body::speed::follow(&wanted, step, joint.max_speed);
+    if followed
+        .iter()
+        .zip(&wanted)
+        .all(|(f, w)| (f - w).abs() < 1e-9)
+    {
+        return path;
+    }
+    // Late: on at top speed toward the last value until it is there (the last knot when it
+    // gets there, between two cycles).
+    let last = wanted.last().copied().unwrap_or(0.0);
+    let mut times: Vec<f64> = (0..followed.len()).map(|k| k as f64 * step).collect();
+    let mut here = followed.last().copied().unwrap_or(last);
+    let mut t = times.last().copied().unwrap_or(0.0);
+    while (here - last).abs() > 1e-12 {
+        let go = (last - here).abs().min(joint.max_speed * step);
+        t += go / joint.max_speed;
+        here += go * (last - here).signum();
+        followed.push(here);
+        times.push(t);
+    }
+    let knot = |x: f64, y: f64| Knot {
+        x,
+        y,
+        left: Handle::LINEAR,
+        right: Handle::LINEAR,
+    };
+    Spline::new(
+        times
+            .iter()
+            .zip(&followed)
+            .map(|(&x, &y)| knot(x, y))
+            .collect(),
+    )
 }
 
 /// Where a body moving at body-frame velocity `v` (vx, vy, ω) from `p` is after `t` s.

@@ -129,6 +129,14 @@ pub enum RobotEvent {
         /// What it did.
         text: String,
     },
+    /// The robot fell (choreo-body's balance; NAOqi's fall manager reacts).
+    Fell {
+        /// "forwards", "backwards", "to the left", "to the right".
+        direction: String,
+        /// What happened, for a person: `NAO fell backwards at 12.40 s: the centre of mass
+        /// left the feet behind the heels by 2.1 cm`.
+        text: String,
+    },
     /// A script error forwarded with `onPythonError`.
     ScriptError {
         /// The message, as forwarded.

@@ -217,6 +217,9 @@ fn describe(e: &RobotEvent) -> Option<(Kind, Line)> {
         RobotEvent::ScriptError { message } => {
             return Some((Kind::Error, Line::varying("script error:", message.clone())));
         }
+        RobotEvent::Fell { text, .. } => {
+            return Some((Kind::Error, Line::plain(text.clone())));
+        }
         RobotEvent::Log {
             level,
             source,

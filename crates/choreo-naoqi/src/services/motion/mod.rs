@@ -4,6 +4,7 @@
 pub(crate) mod almotion;
 pub(crate) mod animation;
 pub(crate) mod dcm;
+pub(crate) mod fall_manager;
 pub(crate) mod frames;
 pub(crate) mod gaze;
 pub(crate) mod navigation;

@@ -198,9 +198,11 @@ pub(crate) fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
     let claim: Vec<usize> = moves.iter().map(|(i, _)| sim.model.dof(*i)).collect();
     sim.stop_claiming(&Claim::Joints(claim.clone()));
     let seconds = moves.iter().map(|(_, k)| k.seconds()).fold(0.0, f64::max);
-    let end = after(now, seconds);
-    let moved = sim.state().body.command(sim.model, now, &moves);
+    let (moved, arrival) = sim.state().body.command(sim.model, now, &moves);
+    // A joint asked more than its motor's speed arrives late, and the order lasts till then.
+    let end = after(now, seconds.max(arrival));
     announce(sim, method, &moved, end, now);
+    crate::services::motion::fall_manager::watch(sim);
     Plan::until(end)
         .claim(Claim::Joints(claim))
         .on_stop(move |sim: &Sim| {

@@ -21,10 +21,6 @@ use choreo_robot::Model;
 /// The longest posture change, in seconds.
 pub const MAX_SECONDS: f64 = 10.0;
 
-/// How close (rad, on every joint but the hands) the joints must be to a posture for
-/// getPosture to name it.
-const TOLERANCE: f64 = 0.25;
-
 /// The posture wakeUp goes to.
 pub fn wake_posture(model: Model) -> &'static str {
     match model {
@@ -48,49 +44,17 @@ pub fn angles(model: Model, posture: &str) -> Option<Vec<f64>> {
 
 /// The posture the joints are in at `now`, or "Unknown".
 pub fn current(model: Model, body: &Body, now: Time) -> &'static str {
-    closest(model, body, now, &[], TOLERANCE).map_or("Unknown", |(name, _)| name)
+    model
+        .posture_of(&body.angles(model, now))
+        .unwrap_or("Unknown")
 }
-
-/// How close (rad) the joints below the head and arms must be to a posture's for the robot
-/// to be in its family: a bow of Pepper's hip stays Standing.
-const FAMILY_TOLERANCE: f64 = 0.5;
 
 /// The posture family the robot is in at `now`, read from the joints other than the head's
 /// and the arms' (a gesture does not change it, as on the robot), or "Unknown".
 pub fn current_family(model: Model, body: &Body, now: Time) -> &'static str {
-    let upper: Vec<usize> = ["Head", "LArm", "RArm"]
-        .iter()
-        .filter_map(|chain| model.resolve(chain))
-        .flatten()
-        .collect();
-    closest(model, body, now, &upper, FAMILY_TOLERANCE).map_or("Unknown", |(_, family)| family)
-}
-
-/// The posture (name, family) closest to the joints at `now`, all within `tolerance` (rad),
-/// the hands and the joints `skip` left out.
-fn closest(
-    model: Model,
-    body: &Body,
-    now: Time,
-    skip: &[usize],
-    tolerance: f64,
-) -> Option<(&'static str, &'static str)> {
-    let joints = model.joints();
-    table(model)
-        .into_iter()
-        .filter_map(|(name, family, _)| {
-            let target = angles(model, name)?;
-            let gap = target
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !skip.contains(i) && !joints[*i].name.ends_with("Hand"))
-                .map(|(i, t)| (body.angle(model, i, now) - t).abs())
-                .fold(0.0, f64::max);
-            Some(((name, family), gap))
-        })
-        .filter(|(_, gap)| *gap < tolerance)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(posture, _)| posture)
+    model
+        .family_of(&body.angles(model, now))
+        .unwrap_or("Unknown")
 }
 
 /// Serves ALRobotPosture.

@@ -1,0 +1,151 @@
+//! The simulated body under physics: motors no faster than their maximum speed, balance and
+//! the fall manager, the arms kept out of the body. Expected values are derived by hand
+//! below from the data's numbers (the URDFs' speeds and masses, the links page).
+#![allow(clippy::unwrap_used)]
+
+mod harness;
+
+use std::sync::Mutex;
+
+use choreo_engine::Value;
+use choreo_naoqi::{RobotEvent, SimRobot};
+use choreo_robot::Model;
+use harness::{assert_time, f, floats, log, run_box, s, secs, watched, written};
+
+#[test]
+fn a_key_asked_three_times_too_fast_is_reached_late() {
+    // LShoulderPitch from StandInit's 84° to -60° in 0.1 s: 2.513 rad at 25.1 rad/s, 3.04
+    // times its motor's 8.27 rad/s (the URDF's velocity). At top speed it is at 1.466 -
+    // 0.827 = 0.639 rad at 0.1 s, and arrives 2.513 / 8.27 = 0.3039 s after the order:
+    // angleInterpolation returns then.
+    let robot = SimRobot::new(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    let target = (-60.0_f64).to_radians();
+    run_box(&robot, move |ctx| {
+        let t0 = secs(ctx);
+        let id = ctx.post_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![s("LShoulderPitch"), f(target), f(0.1), Value::Bool(true)],
+        )?;
+        ctx.sleep(std::time::Duration::from_millis(100));
+        let at = ctx.call_robot(
+            "ALMotion",
+            "getAngles",
+            vec![s("LShoulderPitch"), Value::Bool(false)],
+        )?;
+        ctx.call_robot("ALMotion", "wait", vec![Value::Int(id), Value::Int(0)])?;
+        seen2.lock().unwrap().push((at, secs(ctx) - t0));
+        Ok(())
+    });
+    let (at, took) = seen.lock().unwrap()[0].clone();
+    let want = 84.0_f64.to_radians() - 8.27 * 0.1;
+    assert!((floats(&at)[0] - want).abs() < 1e-6, "{at} against {want}");
+    assert_time(took, (84.0_f64 + 60.0).to_radians() / 8.27);
+}
+
+/// Leans NAO forwards on its ankles (both from StandInit's -20° to -60° over 4 s), with the
+/// fall manager on or off; what the box saw: how long the order lasted, the posture and the
+/// head's stiffness 3.5 s after the order.
+fn lean(fall_manager: bool) -> (Vec<RobotEvent>, f64, Value, Value) {
+    let (robot, events) = watched(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        if !fall_manager {
+            ctx.call_robot(
+                "ALMotion",
+                "setFallManagerEnabled",
+                vec![Value::Bool(false)],
+            )?;
+        }
+        let t0 = secs(ctx);
+        let lean = Value::List(vec![f((-60.0_f64).to_radians())]);
+        let time = Value::List(vec![f(4.0)]);
+        let _ = ctx.call_robot(
+            "ALMotion",
+            "angleInterpolation",
+            vec![
+                Value::List(vec![s("LAnklePitch"), s("RAnklePitch")]),
+                Value::List(vec![lean.clone(), lean]),
+                Value::List(vec![time.clone(), time]),
+                Value::Bool(true),
+            ],
+        );
+        let returned = secs(ctx) - t0;
+        ctx.sleep(std::time::Duration::from_secs_f64(3.5 - returned));
+        let posture = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        let stiffness = ctx.call_robot("ALMotion", "getStiffnesses", vec![s("HeadYaw")])?;
+        seen2.lock().unwrap().push((returned, posture, stiffness));
+        Ok(())
+    });
+    let (returned, posture, stiffness) = seen.lock().unwrap()[0].clone();
+    let events = events.lock().unwrap().clone();
+    (events, returned, posture, stiffness)
+}
+
+/// What the robot said of its falls.
+fn fell(events: &[RobotEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::Fell { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn leaning_past_the_toes_falls_and_the_fall_manager_reacts_as_documented() {
+    // tests/timelines.rs of choreo-body derives it: this lean takes the CoM past the toes at
+    // 2.13 s (21.29° of lean). The fall manager then raises ALMotion/RobotIsFalling, stops
+    // every order on the joints (the angleInterpolation returns), brings the robot down on
+    // its belly and cuts the stiffness; robotHasFallen comes once it lies (0.8 s later).
+    // The stopped order returns at its driver's next look (every STOP_POLL, 40 ms of
+    // behavior time): 2.16 s.
+    let (events, returned, posture, stiffness) = lean(true);
+    assert!((returned - 2.16).abs() < 1e-6, "returned at {returned}");
+    let said = fell(&events);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("NAO fell forwards at 2.13 s"),
+        "{said:?}"
+    );
+    assert!(
+        said[0].contains("left the feet ahead of the toes"),
+        "{said:?}"
+    );
+    let order: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            RobotEvent::MemoryEvent { key, .. }
+                if ["ALMotion/RobotIsFalling", "robotHasFallen"].contains(&key.as_str()) =>
+            {
+                Some(key.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["ALMotion/RobotIsFalling", "robotHasFallen"]);
+    assert_eq!(
+        written(&Mutex::new(events), "robotHasFallen"),
+        [Value::Bool(true)]
+    );
+    assert_eq!(posture, s("LyingBelly"));
+    assert_eq!(floats(&stiffness), [0.0]);
+}
+
+#[test]
+fn with_the_fall_manager_off_it_falls_unprotected() {
+    // The same lean: it falls all the same, but nothing is raised and the motors stay stiff
+    // ("it is possible to disable it": the robot is then on its own).
+    let (events, returned, posture, stiffness) = lean(false);
+    assert!((returned - 2.16).abs() < 1e-6, "returned at {returned}");
+    assert_eq!(fell(&events).len(), 1);
+    let events = Mutex::new(events);
+    assert!(written(&events, "ALMotion/RobotIsFalling").is_empty());
+    assert!(written(&events, "robotHasFallen").is_empty());
+    assert_eq!(posture, s("LyingBelly"));
+    assert_eq!(floats(&stiffness), [1.0]);
+}
