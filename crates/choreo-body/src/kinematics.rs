@@ -92,12 +92,19 @@ impl Frames {
         let mut poses = vec![Pose::IDENTITY; model.joints().len()];
         for s in steps(model) {
             let parent = s.parent.map_or(Pose::IDENTITY, |p| poses[p]);
-            let here = parent.then(&s.fixed);
+            let here = if s.fixed.r == Pose::IDENTITY.r {
+                Pose {
+                    r: parent.r,
+                    t: parent.apply(s.fixed.t),
+                }
+            } else {
+                parent.then(&s.fixed)
+            };
             poses[s.joint] = if s.hand {
                 here
             } else {
                 let q = angles.get(model.dof(s.joint)).copied().unwrap_or(0.0);
-                here.then(&Pose::turn(s.axis, q))
+                here.turned(s.axis, q)
             };
         }
         let angles = (0..model.joints().len())

@@ -737,3 +737,84 @@ fn export_python_writes_a_program_that_finds_its_behavior_and_never_overwrites()
         stderr(&o)
     );
 }
+
+/// A behavior whose one timeline moves `curves` (joint, [(frame, degrees)] with straight
+/// segments) at 25 fps.
+fn timeline_behavior(curves: &[(&str, &[(i32, f64)])]) -> String {
+    let key = |f: i32, v: f64| {
+        format!(
+            r#"<Key frame="{f}" value="{v}"><Tangent side="left" interpType="linear" abscissaParam="0" ordinateParam="0"/><Tangent side="right" interpType="linear" abscissaParam="0" ordinateParam="0"/></Key>"#
+        )
+    };
+    let curves: String = curves
+        .iter()
+        .map(|(joint, keys)| {
+            let keys: String = keys.iter().map(|&(f, v)| key(f, v)).collect();
+            format!(r#"<ActuatorCurve name="v" actuator="{joint}" mute="0" unit="0">{keys}</ActuatorCurve>"#)
+        })
+        .collect();
+    let ports = r#"<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/><Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/><Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/><Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>"#;
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8" ?><ChoregrapheProject xar_version="3"><Box name="root" id="-1">{ports}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="Lean" id="1">{ports}<Timeline enable="1" fps="25" start_frame="1" end_frame="-1" size="101"><ActuatorList model="nao">{curves}</ActuatorList></Timeline></Box><Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#
+    )
+}
+
+#[test]
+fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
+    // Both ankles from -20° to -60° over 4 s: from StandInit (ankles at -20° already),
+    // choreo-body's tests/timelines.rs derives by hand that the CoM passes the toes at 2.13 s,
+    // frame 54.
+    let dir = tempfile::tempdir().unwrap();
+    let lean = dir.path().join("lean.xar");
+    let keys: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
+    std::fs::write(
+        &lean,
+        timeline_behavior(&[("LAnklePitch", keys), ("RAnklePitch", keys)]),
+    )
+    .unwrap();
+    let o = choreo(&["check", "--body", lean.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines().any(
+            |l| l.contains("warning: body: lean.xar root/Lean (from StandInit")
+                && l.contains("falls forwards at 2.13 s (frame 54): the ")
+                && l.contains("left the feet ahead of the toes")
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("0 ok, 1 with warnings, 0 with errors"),
+        "{out}"
+    );
+    // Without --body, nothing of it.
+    let o = choreo(&["check", lean.to_str().unwrap()]);
+    assert!(!stdout(&o).contains("body:"), "{}", stdout(&o));
+
+    // LShoulderPitch from 84° to -60° in 4 frames (0.16 s): 2.513 rad at its motor's top
+    // speed (8.27 rad/s) takes 0.3039 s, 0.14 s late.
+    let throw = dir.path().join("throw.xar");
+    std::fs::write(
+        &throw,
+        timeline_behavior(&[("LShoulderPitch", &[(1, 84.0), (5, -60.0)])]),
+    )
+    .unwrap();
+    let o = choreo(&["check", "--body", throw.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("LShoulderPitch reaches its key at 0.16 s (frame 5) 0.14 s late"),
+        "{out}"
+    );
+    // JSON: located, with its kind, joint and frame.
+    let o = choreo(&["check", "--body", "--json", throw.to_str().unwrap()]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let body = first["body"].as_array().unwrap();
+    assert!(
+        body.iter().any(|f| f["kind"] == "late"
+            && f["joint"] == "LShoulderPitch"
+            && f["frame"] == 5.0
+            && f["box"] == "root/Lean"),
+        "{body:?}"
+    );
+}

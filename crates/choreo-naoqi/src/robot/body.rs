@@ -66,6 +66,8 @@ pub(crate) type Moves = Vec<(usize, Keys)>;
 struct JointPath {
     origin: Time,
     path: Spline,
+    /// Stopped short there (seconds from the origin): self-collision avoidance held it.
+    until: Option<f64>,
 }
 
 impl JointPath {
@@ -74,13 +76,21 @@ impl JointPath {
         JointPath {
             origin,
             path: Keys::Linear(Vec::new()).path(value),
+            until: None,
         }
     }
 
     /// The (unclamped) value at `t`.
     fn at(&self, t: Time) -> f64 {
         let x = t.0.saturating_sub(self.origin.0) as f64 / 1e9;
+        let x = self.until.map_or(x, |u| x.min(u));
         self.path.eval(x).unwrap_or(0.0)
+    }
+
+    /// When it stops moving, seconds from the origin.
+    fn end(&self) -> f64 {
+        let last = self.path.knots().last().map_or(0.0, |k| k.x);
+        self.until.map_or(last, |u| u.min(last))
     }
 }
 
@@ -149,7 +159,7 @@ impl Body {
     pub fn settled_at(&self) -> Time {
         self.angles
             .iter()
-            .map(|p| after(p.origin, p.path.knots().last().map_or(0.0, |k| k.x)))
+            .map(|p| after(p.origin, p.end()))
             .max()
             .unwrap_or(Time(0))
     }
@@ -183,11 +193,26 @@ impl Body {
             let path = within_speed(model, dof, keys.path(start), yaw);
             arrival = arrival.max(path.knots().last().map_or(0.0, |k| k.x));
             if let Some(slot) = self.angles.get_mut(dof) {
-                *slot = JointPath { origin: now, path };
+                *slot = JointPath {
+                    origin: now,
+                    path,
+                    until: None,
+                };
                 moved.push(dof);
             }
         }
         (moved, arrival)
+    }
+
+    /// Joints `joints` stop at `t` where their paths have them then (self-collision
+    /// avoidance: the arm is held short of the body).
+    pub fn stop_at(&mut self, model: Model, joints: &[usize], t: Time) {
+        for &i in joints {
+            if let Some(p) = self.angles.get_mut(model.dof(i)) {
+                let x = t.0.saturating_sub(p.origin.0) as f64 / 1e9;
+                p.until = Some(p.until.map_or(x, |u| u.min(x)));
+            }
+        }
     }
 
     /// Stops joints where they are.

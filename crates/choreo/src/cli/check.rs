@@ -24,6 +24,10 @@ pub(crate) struct CheckArgs {
     /// Print only files with warnings or errors, and the summary.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Also judge every motion timeline's physics without running it: where the robot
+    /// would fall, keys its motors reach late, arms meeting the body (warnings).
+    #[arg(long)]
+    pub(crate) body: bool,
 }
 
 /// File extensions looked at when walking a folder (explicit file arguments are always checked).
@@ -56,15 +60,26 @@ pub fn run(args: &CheckArgs) -> CliResult {
     };
     let mut tally = Tally::default();
     let scripts = crate::cli::lint::BoxScripts::default();
+    let mut body = if args.body {
+        crate::cli::body::findings_of_all(&files)
+    } else {
+        Vec::new()
+    }
+    .into_iter();
     for f in &files {
         bar.set_message(f.display().to_string());
         let report = check_path_with(f, Some(&scripts));
-        tally.add(&report);
+        let body = body.next().unwrap_or_default();
+        tally.add(&report, !body.is_empty());
         bar.suspend(|| {
             if json {
-                outln!("{}", report_json(&report));
+                let mut value = report_json(&report);
+                if args.body {
+                    value["body"] = crate::cli::body::to_json(&body);
+                }
+                outln!("{value}");
             } else {
-                print_report(&report, quiet);
+                print_report(&report, quiet, &crate::cli::body::lines(&body));
             }
         });
         bar.inc(1);
@@ -127,11 +142,12 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, r: &FileReport) {
+    /// Counts `r`; `body`: the body check warned about it.
+    fn add(&mut self, r: &FileReport, body: bool) {
         self.files += 1;
         if r.has_errors() {
             self.failed += 1;
-        } else if r.has_warnings() {
+        } else if r.has_warnings() || body {
             self.warned += 1;
         } else {
             self.ok += 1;
@@ -139,10 +155,11 @@ impl Tally {
     }
 }
 
-fn print_report(r: &FileReport, quiet: bool) {
+/// Prints `r`, then `body`'s lines (the body check's warnings).
+fn print_report(r: &FileReport, quiet: bool, body: &[String]) {
     let status = if r.has_errors() {
         "error"
-    } else if r.has_warnings() {
+    } else if r.has_warnings() || !body.is_empty() {
         "warn "
     } else {
         "ok   "
@@ -155,6 +172,9 @@ fn print_report(r: &FileReport, quiet: bool) {
         for line in format_diagnostic(d).lines() {
             outln!("        {line}");
         }
+    }
+    for line in body {
+        outln!("        {line}");
     }
 }
 

@@ -10,6 +10,7 @@
 #[macro_use]
 mod output;
 mod args;
+mod body;
 mod chat;
 mod check;
 mod convert;

@@ -143,12 +143,13 @@ fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply
         }
         "setMotionConfig" => Reply::Now(Value::None),
         "isCollision" => {
-            match a.str(0)? {
-                "Arms" | "LArm" | "RArm" => {}
-                _ => return Err(a.bad(0, "\"Arms\", \"LArm\" or \"RArm\"")),
+            let chain = a.str(0)?;
+            if !matches!(chain, "Arms" | "LArm" | "RArm") {
+                return Err(a.bad(0, "\"Arms\", \"LArm\" or \"RArm\""));
             }
-            // Nothing touches the simulated robot.
-            Reply::Now(Value::from("none"))
+            Reply::Now(Value::from(crate::services::motion::self_collision::state(
+                sim, chain,
+            )))
         }
         // Choregraphe's 3D view of the collision model (private): the simulated robot has
         // no collision shapes and no pair of them in contact.

@@ -11,5 +11,6 @@ pub(crate) mod navigation;
 pub(crate) mod orders;
 pub(crate) mod posture;
 pub(crate) mod robot_pose;
+pub(crate) mod self_collision;
 pub(crate) mod stiffness;
 pub(crate) mod walks;

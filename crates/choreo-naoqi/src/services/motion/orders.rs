@@ -199,6 +199,7 @@ pub(crate) fn motion_plan(sim: &Sim, method: &str, moves: Moves) -> Plan {
     sim.stop_claiming(&Claim::Joints(claim.clone()));
     let seconds = moves.iter().map(|(_, k)| k.seconds()).fold(0.0, f64::max);
     let (moved, arrival) = sim.state().body.command(sim.model, now, &moves);
+    crate::services::motion::self_collision::guard(sim, &moved);
     // A joint asked more than its motor's speed arrives late, and the order lasts till then.
     let end = after(now, seconds.max(arrival));
     announce(sim, method, &moved, end, now);

@@ -1,0 +1,180 @@
+//! `choreo check --body`: every motion timeline of a behavior judged by choreo-body without
+//! running it, from each standing posture of the library (docs/motion.md, "The body"):
+//! where the robot would fall, which keys its motors reach late, where an arm meets the
+//! body. Warnings: a check with them still succeeds.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+
+use choreo_body::check::{Finding, check_all};
+use choreo_motion::motion::{Motion, made_for, timelines};
+use choreo_robot::Model;
+use serde_json::json;
+
+/// One finding, located.
+pub(crate) struct Located {
+    /// The behavior's file in its project (`behavior_1/behavior.xar`).
+    pub behavior: String,
+    /// The timeline's box (`root/Dance`).
+    pub box_path: String,
+    /// The start postures it holds from (`StandInit, Stand`).
+    pub postures: String,
+    /// The finding, said (`falls backwards at 12.40 s (frame 310): ...`).
+    pub text: String,
+    /// "fall", "late" or "collision".
+    pub kind: &'static str,
+    /// The timeline frame.
+    pub frame: f64,
+    /// The joint, for a late key.
+    pub joint: Option<String>,
+}
+
+/// Judgements already made in this check, by motion (a project's `.pml`, its behaviors'
+/// files and its packages hold the same timelines: each is judged once).
+#[derive(Default)]
+struct Judged {
+    by_motion: HashMap<u64, Vec<Judgement>>,
+}
+
+/// A motion judged from some start poses: (the postures, what was found, fps, first frame).
+type Judgement = (String, Vec<Finding>, f64, i32);
+
+impl Judged {
+    /// The reports of `motion`: (start postures, findings, fps, start frame) per distinct
+    /// start pose.
+    fn of(&mut self, motion: &Motion) -> &[Judgement] {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        format!("{motion:?}").hash(&mut hasher);
+        self.by_motion.entry(hasher.finish()).or_insert_with(|| {
+            check_all(motion)
+                .into_iter()
+                .map(|r| {
+                    (
+                        r.postures.join(", "),
+                        r.findings,
+                        f64::from(motion.fps),
+                        motion.start,
+                    )
+                })
+                .collect()
+        })
+    }
+}
+
+/// What the body check finds in the behaviors of `path` (nothing for a file that holds none:
+/// a dialog topic, a manifest; what cannot be read is the rest of `check`'s business).
+fn findings(path: &Path, judged: &mut Judged) -> Vec<Located> {
+    let Ok(project) = choreo_xar::source::load_path(path) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for behavior in &project.behaviors {
+        for (box_path, timeline) in timelines(&behavior.xar.root_box) {
+            let robot = timeline
+                .actuator_list
+                .as_ref()
+                .and_then(made_for)
+                .unwrap_or(Model::Nao);
+            let Some(motion) = Motion::from_timeline(timeline, robot) else {
+                continue;
+            };
+            if motion.curves.is_empty() {
+                continue;
+            }
+            for (postures, report, fps, start) in judged.of(&motion) {
+                let (fps, start) = (*fps, *start);
+                for finding in report {
+                    let (kind, joint) = match finding {
+                        Finding::Fall { .. } => ("fall", None),
+                        Finding::Late { joint, .. } => ("late", Some(joint.clone())),
+                        Finding::Collision { .. } => ("collision", None),
+                    };
+                    found.push(Located {
+                        behavior: behavior.path.clone(),
+                        box_path: box_path.clone(),
+                        postures: postures.clone(),
+                        text: finding.describe(fps, start),
+                        kind,
+                        frame: finding.frame(),
+                        joint,
+                    });
+                }
+            }
+        }
+    }
+    // The same finding from several start poses: said once, with all of them.
+    let mut merged: Vec<Located> = Vec::new();
+    for f in found {
+        match merged
+            .iter_mut()
+            .find(|m| m.behavior == f.behavior && m.box_path == f.box_path && m.text == f.text)
+        {
+            Some(m) => {
+                m.postures.push_str(", ");
+                m.postures.push_str(&f.postures);
+            }
+            None => merged.push(f),
+        }
+    }
+    merged
+}
+
+/// [`findings`] for each of `files`, in order, judged on as many threads as the machine has
+/// cores (each a contiguous share of the files: a project's files, which share timelines,
+/// stay together).
+pub(crate) fn findings_of_all(files: &[std::path::PathBuf]) -> Vec<Vec<Located>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = files.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(share)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut judged = Judged::default();
+                    chunk
+                        .iter()
+                        .map(|f| findings(f, &mut judged))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// The lines `check` prints for `findings`, under a file's status line.
+pub(crate) fn lines(findings: &[Located]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| {
+            format!(
+                "warning: body: {} {} (from {}): {}",
+                f.behavior, f.box_path, f.postures, f.text
+            )
+        })
+        .collect()
+}
+
+/// `findings` as JSON, for `check --json`.
+pub(crate) fn to_json(findings: &[Located]) -> serde_json::Value {
+    serde_json::Value::Array(
+        findings
+            .iter()
+            .map(|f| {
+                json!({
+                    "behavior": f.behavior,
+                    "box": f.box_path,
+                    "postures": f.postures,
+                    "kind": f.kind,
+                    "frame": f.frame,
+                    "joint": f.joint,
+                    "message": f.text,
+                })
+            })
+            .collect(),
+    )
+}
