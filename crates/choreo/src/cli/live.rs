@@ -131,9 +131,12 @@ impl Live {
         }
     }
 
-    /// What the simulated robot does, as a person would notice it.
+    /// What the simulated robot does, as a person would notice it, in a run whose trace
+    /// events are shown too: a fall is in the trace (a `log` warning), shown from there.
     pub fn robot_event(&self, at: Time, e: &RobotEvent) {
-        self.robot_event_of("", at, e);
+        if !matches!(e, RobotEvent::Fell { .. }) {
+            self.robot_event_of("", at, e);
+        }
     }
 
     /// What one robot of several does: its lines start with `who` (`robot 3: `).
