@@ -114,6 +114,19 @@ impl Fixture {
     pub fn exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))
     }
+
+    /// Whether the fixture's process ends within `margin`: one that closes its connection
+    /// by exiting is still tearing down when the peer sees the connection gone.
+    pub fn exits_within(&mut self, margin: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + margin;
+        while std::time::Instant::now() < deadline {
+            if self.exited() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.exited()
+    }
 }
 
 impl Drop for Fixture {
