@@ -4,7 +4,7 @@
 //! contacts with its body are checked. What `choreo check --body`, `choreo motion --body`
 //! and `choreo plot --body` report.
 
-use choreo_motion::motion::Motion;
+use choreo_motion::motion::{Motion, made_for, timelines};
 use choreo_robot::Model;
 
 use crate::balance::{Balance, Fall, STEP};
@@ -213,7 +213,7 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     let mut standing = true;
     let mut path = Path::default();
     let mut touching: Vec<(String, String)> = Vec::new();
-    let legs = leg_joints(model);
+    let legs = crate::stance::leg_joints(model);
     let mut last: Option<(Vec<f64>, Stance)> = None;
     for k in 0..steps {
         let t = k as f64 * STEP;
@@ -233,7 +233,7 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
             // standing robot starts: the timeline starts sitting or lying.
             standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
         }
-        let support = support_words(model, &stance);
+        let support = stance.support_words().to_string();
         standing &= stance.standing;
         let com = standing.then_some([stance.com[0], stance.com[1]]);
         let (check, fall) = if standing {
@@ -282,6 +282,23 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     }
 }
 
+/// Every motion timeline of a behavior (its box path), as a motion for the robot its
+/// curves are made for (NAO when they do not tell); timelines without curves left out.
+pub fn motions_of(root: &choreo_xar::model::BoxDef) -> Vec<(String, Motion)> {
+    timelines(root)
+        .into_iter()
+        .filter_map(|(path, timeline)| {
+            let robot = timeline
+                .actuator_list
+                .as_ref()
+                .and_then(made_for)
+                .unwrap_or(Model::Nao);
+            let motion = Motion::from_timeline(timeline, robot)?;
+            (!motion.curves.is_empty()).then_some((path, motion))
+        })
+        .collect()
+}
+
 /// The postures a timeline is judged from: those of the library a behavior starts in
 /// standing (the fall manager works only then).
 pub fn start_postures(model: Model) -> Vec<&'static str> {
@@ -291,23 +308,4 @@ pub fn start_postures(model: Model) -> Vec<&'static str> {
         .filter(|p| matches!(p.family, "Standing" | "Crouching"))
         .map(|p| p.name)
         .collect()
-}
-
-/// The joints of a model's legs.
-fn leg_joints(model: Model) -> Vec<usize> {
-    ["LLeg", "RLeg", "Leg"]
-        .iter()
-        .filter_map(|c| model.resolve(c))
-        .flatten()
-        .collect()
-}
-
-/// "feet", "left foot", "right foot", "base".
-fn support_words(model: Model, stance: &Stance) -> String {
-    match (model, stance.on_ground.as_slice()) {
-        (Model::Pepper, _) => "base".into(),
-        (_, ["LFoot"]) => "left foot".into(),
-        (_, ["RFoot"]) => "right foot".into(),
-        _ => "feet".into(),
-    }
 }

@@ -195,13 +195,7 @@ impl Stance {
                 .map(|(_, p)| [p[0] - middle[0], p[1] - middle[1]])
                 .collect(),
         );
-        let standing = on_its_legs(frames)
-            && model
-                .body()
-                .touches()
-                .iter()
-                .zip(&indices(model).touches)
-                .all(|(t, &i)| torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW);
+        let standing = stands(frames, &torso);
         let feet = on_ground
             .iter()
             .map(|name| (*name, torso.then(&floor_under(frames, name).inverse())))
@@ -220,18 +214,20 @@ impl Stance {
     /// This stance with the joints at `frames`, the legs unchanged: the same floor and
     /// supports, the centre of mass and the touch points where they are now.
     pub fn moved(&self, frames: &Frames) -> Stance {
-        let model = frames.model();
-        let standing = on_its_legs(frames)
-            && model
-                .body()
-                .touches()
-                .iter()
-                .zip(&indices(model).touches)
-                .all(|(t, &i)| self.torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW);
         Stance {
             com: self.torso.apply(frames.com()),
-            standing,
+            standing: stands(frames, &self.torso),
             ..self.clone()
+        }
+    }
+
+    /// What it stands on, for a person: "feet", "left foot", "right foot", "base".
+    pub fn support_words(&self) -> &'static str {
+        match self.on_ground.as_slice() {
+            ["LFoot"] => "left foot",
+            ["RFoot"] => "right foot",
+            ["Base"] => "base",
+            _ => "feet",
         }
     }
 
@@ -330,6 +326,24 @@ fn floor_under(frames: &Frames, name: &str) -> Pose {
         t: frame.apply(centre),
     }
     .inverse()
+}
+
+/// Whether the robot at `frames`, its floor at `torso`, stands on its supports: its legs
+/// nearer a standing posture than a sitting one, no touch point below the floor.
+fn stands(frames: &Frames, torso: &Pose) -> bool {
+    let model = frames.model();
+    on_its_legs(frames)
+        && model
+            .body()
+            .touches()
+            .iter()
+            .zip(&indices(model).touches)
+            .all(|(t, &i)| torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW)
+}
+
+/// The joints of `model`'s legs ("LLeg", "RLeg", Pepper's "Leg").
+pub fn leg_joints(model: Model) -> &'static [usize] {
+    &legs(model).joints
 }
 
 /// The legs' joints of a model, and each library posture's leg angles with whether it

@@ -6,9 +6,7 @@
 //! a new one fails this test and a mended one must leave the list.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use choreo_body::check::{Finding, check_all};
-use choreo_motion::motion::{Motion, made_for, timelines};
-use choreo_robot::Model;
+use choreo_body::check::{Finding, check_all, motions_of};
 
 /// Stock timelines the model says fall, and why it is wrong there (docs/motion.md, "The
 /// body", what it is not).
@@ -47,18 +45,7 @@ fn every_corpus_timeline_is_judged_and_the_stock_animations_stand() {
         let Ok(parsed) = choreo_xar::read_xar(&name, &bytes) else {
             continue;
         };
-        for (path, timeline) in timelines(&parsed.value.root_box) {
-            let robot = timeline
-                .actuator_list
-                .as_ref()
-                .and_then(made_for)
-                .unwrap_or(Model::Nao);
-            let Some(motion) = Motion::from_timeline(timeline, robot) else {
-                continue;
-            };
-            if motion.curves.is_empty() {
-                continue;
-            }
+        for (path, motion) in motions_of(&parsed.value.root_box) {
             for report in check_all(&motion) {
                 let posture = report.postures.join(", ");
                 judged += 1;

@@ -7,9 +7,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
-use choreo_body::check::{Finding, check_all};
-use choreo_motion::motion::{Motion, made_for, timelines};
-use choreo_robot::Model;
+use choreo_body::check::{Finding, check_all, motions_of};
+use choreo_motion::motion::Motion;
 use serde_json::json;
 
 /// One finding, located.
@@ -70,18 +69,7 @@ fn findings(path: &Path, judged: &mut Judged) -> Vec<Located> {
     };
     let mut found = Vec::new();
     for behavior in &project.behaviors {
-        for (box_path, timeline) in timelines(&behavior.xar.root_box) {
-            let robot = timeline
-                .actuator_list
-                .as_ref()
-                .and_then(made_for)
-                .unwrap_or(Model::Nao);
-            let Some(motion) = Motion::from_timeline(timeline, robot) else {
-                continue;
-            };
-            if motion.curves.is_empty() {
-                continue;
-            }
+        for (box_path, motion) in motions_of(&behavior.xar.root_box) {
             for (postures, report, fps, start) in judged.of(&motion) {
                 let (fps, start) = (*fps, *start);
                 for finding in report {

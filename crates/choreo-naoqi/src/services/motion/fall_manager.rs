@@ -68,13 +68,7 @@ fn predict(sim: &Sim, now: Time) -> Option<(Time, Fall, String)> {
         if !stance.standing {
             return None;
         }
-        let support = match stance.on_ground.as_slice() {
-            ["LFoot"] => "left foot",
-            ["RFoot"] => "right foot",
-            ["Base"] => "base",
-            _ => "feet",
-        }
-        .to_string();
+        let support = stance.support_words().to_string();
         before = Some(stance.clone());
         if let (_, Some(fall)) = balance.step(k as f64 * STEP, stance) {
             return Some((after(now, fall.time), fall, support));
