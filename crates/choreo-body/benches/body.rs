@@ -18,9 +18,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use choreo_body::balance::{Balance, STEP};
-use choreo_body::check::check_all;
+use choreo_body::check::{check_all, motions_of};
 use choreo_body::{Frames, Stance};
-use choreo_motion::motion::{Motion, made_for, timelines};
+use choreo_motion::motion::Motion;
 use choreo_robot::Model;
 
 const STEPS: usize = 20_000;
@@ -66,7 +66,8 @@ fn kinematics_steps(stand: &[f64]) -> f64 {
     started.elapsed().as_secs_f64() / STEPS as f64
 }
 
-fn corpus_timelines() -> Option<Vec<choreo_xar::model::Timeline>> {
+/// The root boxes of every corpus XAR file.
+fn corpus_roots() -> Option<Vec<choreo_xar::model::BoxDef>> {
     let corpus = choreo_testkit::corpus("the body check of the corpus's timelines")?;
     let files =
         choreo_testkit::files_under(&corpus, &|p| choreo_testkit::has_extension(p, &["xar"]));
@@ -75,30 +76,21 @@ fn corpus_timelines() -> Option<Vec<choreo_xar::model::Timeline>> {
         let Ok(bytes) = std::fs::read(&f) else {
             continue;
         };
-        let Ok(parsed) = choreo_xar::read_xar("x", &bytes) else {
-            continue;
-        };
-        out.extend(
-            timelines(&parsed.value.root_box)
-                .into_iter()
-                .map(|(_, t)| t.clone()),
-        );
+        if let Ok(parsed) = choreo_xar::read_xar("x", &bytes) {
+            out.push(parsed.value.root_box);
+        }
     }
     Some(out)
 }
 
-fn motions(timelines: &[choreo_xar::model::Timeline]) -> Vec<Motion> {
-    timelines
+/// Every motion timeline of `roots`, with the order each sends from its start.
+fn motions(roots: &[choreo_xar::model::BoxDef]) -> Vec<Motion> {
+    roots
         .iter()
-        .filter_map(|t| {
-            let robot = t
-                .actuator_list
-                .as_ref()
-                .and_then(made_for)
-                .unwrap_or(Model::Nao);
-            let m = Motion::from_timeline(t, robot)?;
+        .flat_map(motions_of)
+        .map(|(_, m)| {
             black_box(m.command_from(m.start, &|_| None));
-            (!m.curves.is_empty()).then_some(m)
+            m
         })
         .collect()
 }
@@ -114,14 +106,14 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(9);
     let stand = Model::Nao.posture("StandInit").unwrap();
-    let corpus = corpus_timelines();
+    let corpus = corpus_roots();
     let (mut step, mut fk, mut check, mut read) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         step.push(balance_steps(&stand));
         fk.push(kinematics_steps(&stand));
-        if let Some(timelines) = &corpus {
+        if let Some(roots) = &corpus {
             let t0 = Instant::now();
-            let ms = motions(timelines);
+            let ms = motions(roots);
             read.push(t0.elapsed().as_secs_f64());
             let t0 = Instant::now();
             for m in &ms {
@@ -142,7 +134,7 @@ fn main() {
         println!(
             "corpus check: {:.3} s for {} timelines (reading them into motions {:.3} s, ratio {:.1})",
             check,
-            corpus.as_ref().map_or(0, Vec::len),
+            corpus.as_ref().map_or(0, |r| motions(r).len()),
             read,
             check / read
         );
