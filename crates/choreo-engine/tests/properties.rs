@@ -2246,3 +2246,91 @@ fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_bo
         found[0]
     );
 }
+
+/// Invariant 6 found (session 17): a loop of links through box code on a worker (B's onStart
+/// fires `out`, linked back to B's `onStart`), whose first three hooks then sleep 500 ms on
+/// the virtual clock. Virtual time stands at 0 until the engine's loop notice ("signals have
+/// kept the engine busy ..."), which moves it after a count of steps. The notice came before
+/// or after a hook's return, one run in dozens under load: the count had begun before the
+/// start, with the load's last command (`Constructed`), and whether the caller's `Start` came
+/// before the control thread saw the queue empty (and began the count again) was the OS's
+/// doing. Here half the runs start at once and half after a real-time pause, which gave the
+/// two traces every time. (Fixed: the count begins at the behavior's start.)
+#[test]
+fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
+    use common::{behavior, boxed};
+    let xml = behavior(&format!(
+        "{}{}{}",
+        boxed("B", 1, LOOP_PORTS, ""),
+        link(0, 2, 1, 2),
+        link(1, 5, 1, 2)
+    ));
+    let host = || {
+        let slept = Arc::new(AtomicUsize::new(0));
+        NativeHost::new().with("B", move |hook: &Hook, ctx: &choreo_engine::BoxContext| {
+            if hook.script_name() == "onInput_onStart" {
+                ctx.fire("out", Value::None)?;
+                if slept.fetch_add(1, Ordering::SeqCst) < 3 {
+                    ctx.sleep(Duration::from_millis(500));
+                }
+            }
+            Ok(())
+        })
+    };
+    let run = |pause: bool| -> Vec<String> {
+        let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+        let trace = Trace::keep_all();
+        let engine = Engine::load(
+            &x,
+            &host(),
+            Options {
+                virtual_time: true,
+                trace: trace.clone(),
+                time_limit: Some(Duration::from_secs(2)),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        if pause {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        engine.start();
+        let outcome = engine.wait(REAL_WAIT);
+        assert_eq!(outcome, Outcome::TimeLimit);
+        engine.stop();
+        assert_eq!(engine.wait(REAL_WAIT), Outcome::Stopped);
+        drop(engine);
+        // Up to the time limit: what runs after it, until the stop, is real time's.
+        let events = trace.events();
+        let limit = events
+            .iter()
+            .position(|e| e.time_ns >= 2_000_000_000)
+            .unwrap_or(events.len());
+        events[..limit]
+            .iter()
+            .map(|e| format!("{} {}", e.time_ns, e.short()))
+            .collect()
+    };
+    let first = run(false);
+    assert!(
+        first.iter().any(|l| l.contains("signals have kept")),
+        "no loop notice"
+    );
+    for round in 0..10 {
+        let again = run(round % 2 == 0);
+        if let Some(i) = first.iter().zip(&again).position(|(a, b)| a != b) {
+            panic!(
+                "round {round}: traces differ at event {i}:\n{}\nagainst\n{}",
+                window(&first, i),
+                window(&again, i)
+            );
+        }
+        assert_eq!(
+            first.len(),
+            again.len(),
+            "round {round}:\n{}\nagainst\n{}",
+            window(&first, first.len().min(again.len()) - 1),
+            window(&again, first.len().min(again.len()) - 1)
+        );
+    }
+}

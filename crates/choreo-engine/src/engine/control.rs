@@ -459,8 +459,13 @@ impl Control {
 
     /// `n` more steps without a pause (ready operations, or commands: each command counts
     /// once, whichever way it is taken from the queue, so the count at each step is the
-    /// behavior's, not the OS's); then [`Control::time_beside_loop`].
+    /// behavior's, not the OS's); then [`Control::time_beside_loop`]. Counted from the
+    /// behavior's start: before it, whether the load's last command and the caller's start
+    /// meet in one count or are parted by a pause is the OS's doing.
     fn count_steps(&mut self, n: u64) {
+        if !self.started {
+            return;
+        }
         *self.looped.get_or_insert(0) += n;
         self.time_beside_loop();
     }
