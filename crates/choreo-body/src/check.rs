@@ -180,7 +180,7 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
     // Each joint's path, asked and followed.
     let mut paths: Vec<Vec<f64>> = start.iter().map(|&a| vec![a; steps]).collect();
-    let mut findings = Vec::new();
+    let mut asked: Vec<Option<(usize, Vec<f64>)>> = vec![None; joints.len()];
     for (c, name) in command.names.iter().enumerate() {
         let Some(i) = index(name) else {
             continue;
@@ -188,25 +188,44 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
         let Some(spline) = command.trajectory(c, start[i]) else {
             continue;
         };
-        let wanted: Vec<f64> = (0..steps)
-            .map(|k| {
-                let v = spline.eval(k as f64 * STEP).unwrap_or(start[i]);
-                model.clamp(i, v, start[0])
-            })
+        let raw = (0..steps)
+            .map(|k| spline.eval(k as f64 * STEP).unwrap_or(start[i]))
+            .collect();
+        if let Some(slot) = asked.get_mut(i) {
+            *slot = Some((c, raw));
+        }
+    }
+    // Within limits in ALMotion's order: the joint that bounds another (head yaw, ankle
+    // pitch) comes before it, so its wanted path is there to bound it.
+    let mut wanted_paths: Vec<Vec<f64>> = paths.clone();
+    let mut findings = Vec::new();
+    for (i, slot) in asked.into_iter().enumerate() {
+        let Some((c, raw)) = slot else {
+            continue;
+        };
+        let by = |k: usize| {
+            model
+                .coupled_to(i)
+                .map_or(0.0, |j| wanted_paths[j][k.min(steps - 1)])
+        };
+        let wanted: Vec<f64> = raw
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| model.clamp(i, v, by(k)))
             .collect();
         let followed = follow(&wanted, STEP, joints[i].max_speed);
         for (&t, key) in command.times[c].iter().zip(&command.keys[c]) {
             let k = ((t / STEP).round() as usize).min(steps - 1);
-            let by =
-                (model.clamp(i, key.value, start[0]) - followed[k]).abs() / joints[i].max_speed;
-            if by > LATE {
+            let late = (model.clamp(i, key.value, by(k)) - followed[k]).abs() / joints[i].max_speed;
+            if late > LATE {
                 findings.push(Finding::Late {
-                    joint: name.clone(),
+                    joint: command.names[c].clone(),
                     frame: frame_of(t),
-                    by,
+                    by: late,
                 });
             }
         }
+        wanted_paths[i] = wanted;
         paths[i] = followed;
     }
     let mut balance = Balance::new();

@@ -101,6 +101,39 @@ const HEAD_PITCH: &[(f64, f64, f64)] = &[
     (2.086, -0.449, 0.330),
 ];
 
+/// NAO's left ankle roll limits by LAnklePitch, the shells' "anti collision limitation" of
+/// the joints page (NAOqi 2.8, NAO V6; the same table for V4/V5 in 2.1), in radians; the
+/// right ankle mirrors them (its roll range is the left one's negated). Between the page's
+/// points, interpolated linearly (the page gives the points only).
+const ANKLE_ROLL: &[(f64, f64, f64)] = &[
+    (-1.189442, -0.049916, 0.075049),
+    (-0.840027, -0.179943, 0.169995),
+    (-0.700051, -0.397935, 0.220086),
+    (-0.449946, -0.397935, 0.768992),
+    (0.100007, -0.397935, 0.768992),
+    (0.349938, -0.397935, 0.550477),
+    (0.922755, 0.0, 0.049916),
+];
+
+/// The range a table of (key, min, max) points gives at `x`: linear between points, the end
+/// points' beyond them.
+fn between(table: &[(f64, f64, f64)], x: f64) -> (f64, f64) {
+    let (Some(first), Some(last)) = (table.first(), table.last()) else {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    };
+    if x <= first.0 {
+        return (first.1, first.2);
+    }
+    for pair in table.windows(2) {
+        let ((x0, lo0, hi0), (x1, lo1, hi1)) = (pair[0], pair[1]);
+        if x <= x1 {
+            let s = (x - x0) / (x1 - x0);
+            return (lo0 + s * (lo1 - lo0), hi0 + s * (hi1 - hi0));
+        }
+    }
+    (last.1, last.2)
+}
+
 /// Whether joint `name` is a hand (`LHand`, `RHand`): its value is an opening ratio
 /// (0 closed, 1 open), never an angle. Choregraphe itself decides by these two names.
 pub fn is_hand(name: &str) -> bool {
@@ -282,28 +315,57 @@ impl Model {
         }
     }
 
-    /// Limits of joint `i`; NAO's head pitch range depends on the head yaw `head_yaw`.
-    pub fn limits(self, i: usize, head_yaw: f64) -> (f64, f64) {
+    /// The joint whose angle bounds joint `i`'s range, if any: NAO's head pitch by its
+    /// yaw, each ankle's roll by its pitch (the joints page's anti-collision limitations).
+    /// It always comes before `i` in ALMotion's order.
+    pub fn coupled_to(self, i: usize) -> Option<usize> {
+        if self != Model::Nao {
+            return None;
+        }
+        let by = match self.joints().get(i)?.name {
+            "HeadPitch" => "HeadYaw",
+            "LAnkleRoll" => "LAnklePitch",
+            "RAnkleRoll" => "RAnklePitch",
+            _ => return None,
+        };
+        self.joint_index(by)
+    }
+
+    /// Limits of joint `i`; `by`: the angle of the joint that bounds it
+    /// ([`Model::coupled_to`]), ignored for the others.
+    pub fn limits(self, i: usize, by: f64) -> (f64, f64) {
         let Some(joint) = self.joints().get(i) else {
             return (f64::NEG_INFINITY, f64::INFINITY);
         };
-        if self == Model::Nao && joint.name == "HeadPitch" {
-            let yaw = head_yaw.abs();
-            for pair in HEAD_PITCH.windows(2) {
-                let ((y0, lo0, hi0), (y1, lo1, hi1)) = (pair[0], pair[1]);
-                if yaw <= y1 {
-                    let s = ((yaw - y0) / (y1 - y0)).clamp(0.0, 1.0);
-                    return (lo0 + s * (lo1 - lo0), hi0 + s * (hi1 - hi0));
-                }
+        if self.coupled_to(i).is_none() {
+            return (joint.min, joint.max);
+        }
+        match joint.name {
+            "HeadPitch" => between(HEAD_PITCH, by.abs()),
+            "LAnkleRoll" => between(ANKLE_ROLL, by),
+            _ => {
+                let (lo, hi) = between(ANKLE_ROLL, by);
+                (-hi, -lo)
             }
         }
-        (joint.min, joint.max)
     }
 
-    /// `value` brought within the limits of joint `i` ([`Model::limits`]).
-    pub fn clamp(self, i: usize, value: f64, head_yaw: f64) -> f64 {
-        let (lo, hi) = self.limits(i, head_yaw);
+    /// `value` brought within the limits of joint `i` ([`Model::limits`]; `by` as there).
+    pub fn clamp(self, i: usize, value: f64, by: f64) -> f64 {
+        let (lo, hi) = self.limits(i, by);
         value.clamp(lo, hi)
+    }
+
+    /// Every joint of `angles` (ALMotion's order) brought within its limits, a coupled
+    /// joint within those its (already clamped) partner's angle gives.
+    pub fn clamp_all(self, angles: &mut [f64]) {
+        for i in 0..angles.len() {
+            let by = self
+                .coupled_to(i)
+                .and_then(|j| angles.get(j).copied())
+                .unwrap_or(0.0);
+            angles[i] = self.clamp(i, angles[i], by);
+        }
     }
 
     /// Walking speeds: metres per second and radians per second (§5, inference).
@@ -408,6 +470,40 @@ mod tests {
         let (_, hi) = Model::Nao.limits(i, 1.527);
         assert!((hi - 0.2).abs() < 1e-9);
         assert_eq!(Model::Pepper.limits(1, 1.5), (-0.7069, 0.6370));
+    }
+
+    /// The joints page (NAOqi 2.8, NAO V6), "Anti collision limitation" of each ankle: at
+    /// LAnklePitch -0.840027 rad, LAnkleRoll goes from -0.179943 to 0.169995; at
+    /// RAnklePitch 0.922755, RAnkleRoll from -0.049916 to 0. Halfway between the points at
+    /// -0.449946 and 0.100007 both bounds stay (-0.397935, 0.768992); halfway between 0.349938
+    /// and 0.922755 the upper one is (0.550477 + 0.049916) / 2 = 0.3001965.
+    #[test]
+    fn ankle_roll_range_follows_the_ankle_pitch_as_the_joints_page_gives_it() {
+        let nao = Model::Nao;
+        let l = nao.joint_index("LAnkleRoll").unwrap_or(0);
+        let r = nao.joint_index("RAnkleRoll").unwrap_or(0);
+        let near = |(a, b): (f64, f64), (c, d): (f64, f64)| {
+            assert!((a - c).abs() < 1e-9 && (b - d).abs() < 1e-9, "{a} {b} / {c} {d}");
+        };
+        assert_eq!(nao.coupled_to(l), nao.joint_index("LAnklePitch"));
+        near(nao.limits(l, -0.840027), (-0.179943, 0.169995));
+        near(nao.limits(r, 0.922755), (-0.049916, 0.0));
+        near(nao.limits(l, (-0.449946 + 0.100007) / 2.0), (-0.397935, 0.768992));
+        near(
+            nao.limits(l, (0.349938 + 0.922755) / 2.0),
+            ((-0.397935 + 0.0) / 2.0, 0.3001965),
+        );
+        // A rolled ankle is brought back as the pitch asks, whole-body: at pitch -1.1, the
+        // way from the page's -1.189442 to -0.840027 is 0.089442 / 0.349415; the upper
+        // bound goes from 0.075049 to 0.169995 as far.
+        let mut pose = vec![0.0; nao.joints().len()];
+        let lp = nao.joint_index("LAnklePitch").unwrap_or(0);
+        pose[lp] = -1.1;
+        pose[l] = 0.5;
+        nao.clamp_all(&mut pose);
+        let hi = 0.075049 + 0.089442 / 0.349415 * (0.169995 - 0.075049);
+        assert!((pose[l] - hi).abs() < 1e-9, "{} / {hi}", pose[l]);
+        assert_eq!(Model::Pepper.coupled_to(1), None);
     }
 
     #[test]

@@ -105,22 +105,19 @@ impl Model {
     pub fn posture(self, posture: &str) -> Option<Vec<f64>> {
         let found = self.postures().into_iter().find(|p| p.name == posture)?;
         let joints = self.joints();
-        let yaw = found.degrees.first().copied().unwrap_or(0.0).to_radians();
-        Some(
-            found
-                .degrees
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| {
-                    let v = if crate::is_hand(joints[i].name) {
-                        d
-                    } else {
-                        d.to_radians()
-                    };
-                    let (lo, hi) = self.limits(i, yaw);
-                    v.clamp(lo, hi)
-                })
-                .collect(),
-        )
+        let mut angles: Vec<f64> = found
+            .degrees
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if crate::is_hand(joints[i].name) {
+                    d
+                } else {
+                    d.to_radians()
+                }
+            })
+            .collect();
+        self.clamp_all(&mut angles);
+        Some(angles)
     }
 }

@@ -143,7 +143,6 @@ fn check_follow(file: &str, xar: &choreo_xar::model::XarFile, run: &Sampled) -> 
     let model = Model::Nao;
     let names: Vec<&str> = model.joints().iter().map(|j| j.name).collect();
     let index = |n: &str| names.iter().position(|x| *x == n).unwrap();
-    let yaw = index("HeadYaw");
     let timelines = timelines(xar);
     let mut compared = 0;
     for (path, from) in sends(&run.trace) {
@@ -168,9 +167,10 @@ fn check_follow(file: &str, xar: &choreo_xar::model::XarFile, run: &Sampled) -> 
             let spline = curve.spline_from(from as i32, at_send.angles[j]).unwrap();
             for s in &played {
                 let want = spline.eval(s.frame as f64).unwrap();
-                // The robot clamps to the limits, NAO's head pitch by the yaw of the moment.
-                let head_yaw = s.angles[yaw];
-                let want = model.clamp(j, want, head_yaw);
+                // The robot clamps to the limits, NAO's head pitch and ankle rolls by the
+                // yaw and pitches of the moment.
+                let by = model.coupled_to(j).map_or(0.0, |c| s.angles[c]);
+                let want = model.clamp(j, want, by);
                 let got = s.angles[j];
                 assert!(
                     (got - want).abs() <= TOLERANCE,

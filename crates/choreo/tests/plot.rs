@@ -447,7 +447,8 @@ fn a_stock_dance_run_records_its_animated_joints_at_every_frame() {
         // editor's view of each curve) from each curve's second key on: before it, the robot
         // comes from its posture (motion.md §6.4: the first key's handles are resolved
         // against it), which the editor's view does not know. The robot clamps NAO's head
-        // pitch by the yaw of the moment; the CSV by the widest range.
+        // pitch and ankle rolls by the yaw and pitches of the moment; the CSV by the widest
+        // range.
         let frame = rows[k][0];
         for (column, joint) in animated.iter().enumerate() {
             let Some(from) = second_key.get(joint.as_str()) else {
@@ -458,8 +459,12 @@ fn a_stock_dance_run_records_its_animated_joints_at_every_frame() {
             }
             let i = names.iter().position(|n| n == joint).unwrap();
             let j = model.joint_index(joint).unwrap();
-            let yaw = values[names.iter().position(|n| n == "HeadYaw").unwrap()];
-            let want = model.clamp(j, rows[k][column + 2], yaw);
+            // The joint that bounds this one (head yaw, ankle pitch) as the robot had it.
+            let by = model.coupled_to(j).map_or(0.0, |c| {
+                let name = model.joints()[c].name;
+                values[names.iter().position(|n| n == name).unwrap()]
+            });
+            let want = model.clamp(j, rows[k][column + 2], by);
             assert!(
                 (values[i] - want).abs() < 1e-6,
                 "{joint} at frame {frame}: the run {}, the file {want}",

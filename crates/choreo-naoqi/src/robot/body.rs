@@ -134,18 +134,17 @@ impl Body {
         }
     }
 
-    /// Angle of joint `i` at `t`, within its limits (NAO's head pitch: those of the head
-    /// yaw at `t`).
+    /// Angle of joint `i` at `t`, within its limits (NAO's head pitch and ankle rolls: those
+    /// the head yaw and the ankle pitches give at `t`).
     pub fn angle(&self, model: Model, i: usize, t: Time) -> f64 {
         let dof = model.dof(i);
         let Some(path) = self.angles.get(dof) else {
             return 0.0;
         };
-        let yaw = model
-            .joint_index("HeadYaw")
-            .filter(|&y| y != dof)
-            .map_or(0.0, |y| self.angle(model, y, t));
-        model.clamp(dof, path.at(t), yaw)
+        let by = model
+            .coupled_to(dof)
+            .map_or(0.0, |c| self.angle(model, c, t));
+        model.clamp(dof, path.at(t), by)
     }
 
     /// Every joint's angle at `t`, in the model's order.
@@ -187,10 +186,10 @@ impl Body {
                 continue;
             }
             let start = self.angle(model, dof, now);
-            let yaw = model
-                .joint_index("HeadYaw")
-                .map_or(0.0, |y| self.angle(model, y, now));
-            let path = within_speed(model, dof, keys.path(start), yaw);
+            let by = model
+                .coupled_to(dof)
+                .map_or(0.0, |c| self.angle(model, c, now));
+            let path = within_speed(model, dof, keys.path(start), by);
             arrival = arrival.max(path.knots().last().map_or(0.0, |k| k.x));
             if let Some(slot) = self.angles.get_mut(dof) {
                 *slot = JointPath {
@@ -254,7 +253,7 @@ impl Body {
 /// `path` as joint `i`'s motor follows it: unchanged where it never asks more than the
 /// motor's maximum speed; else sampled every motion cycle, followed at that speed (clamped
 /// to the joint's limits, as the robot reads them), and held on to the end until it arrives.
-fn within_speed(model: Model, i: usize, path: Spline, yaw: f64) -> Spline {
+fn within_speed(model: Model, i: usize, path: Spline, by: f64) -> Spline {
     let Some(joint) = model.joints().get(i) else {
         return path;
     };
@@ -263,7 +262,7 @@ fn within_speed(model: Model, i: usize, path: Spline, yaw: f64) -> Spline {
     let n = (end / step).ceil() as usize + 1;
     let at = |k: usize| {
         let v = path.eval(k as f64 * step).unwrap_or(0.0);
-        model.clamp(i, v, yaw)
+        model.clamp(i, v, by)
     };
     let wanted: Vec<f64> = (0..n).map(at).collect();
     let mut followed = choreo_body::speed::follow(&wanted, step, joint.max_speed);

@@ -181,18 +181,18 @@ fn moves(sim: &Sim, shape: Shape, seconds: f64) -> Moves {
     let model = sim.model;
     let now = sim.now();
     let state = sim.state();
-    let yaw = model
-        .joint_index("HeadYaw")
-        .map_or(0.0, |y| state.body.angle(model, y, now));
     joints
         .iter()
         .filter_map(|(name, offsets)| {
             let i = model.joint_index(name)?;
             let start = state.body.angle(model, i, now);
+            let by = model
+                .coupled_to(i)
+                .map_or(0.0, |c| state.body.angle(model, c, now));
             let keys = times
                 .iter()
                 .zip(offsets.iter())
-                .map(|(f, d)| (f * seconds, model.clamp(i, start + d, yaw)))
+                .map(|(f, d)| (f * seconds, model.clamp(i, start + d, by)))
                 .chain(std::iter::once((seconds, start)))
                 .collect();
             Some((i, Keys::Linear(keys)))
