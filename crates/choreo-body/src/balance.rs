@@ -205,7 +205,7 @@ impl Balance {
 
 impl Balance {
     /// The ZMP over the window (ground x, y of its last stance) and that stance, once the
-    /// window spans [`HOLD`] and a support stayed down throughout (measured in its frame).
+    /// window spans [`HOLD`] and a support stayed flat on the floor throughout (measured in its frame).
     fn zmp(&self) -> Option<([f64; 2], &Stance)> {
         let n = self.recent.len();
         let (t0, first) = self.recent.front()?;
@@ -214,10 +214,11 @@ impl Balance {
         if n < 3 || span < HOLD - 1e-9 {
             return None;
         }
-        let foot = first
-            .on_ground
-            .iter()
-            .find(|f| self.recent.iter().all(|(_, s)| s.on_ground.contains(f)))?;
+        let (foot, _) = first.feet.iter().find(|(f, _)| {
+            self.recent
+                .iter()
+                .all(|(_, s)| s.feet.iter().any(|(g, _)| g == f))
+        })?;
         let coms: Vec<[f64; 3]> = self
             .recent
             .iter()

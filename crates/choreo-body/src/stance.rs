@@ -35,9 +35,10 @@ pub struct Stance {
     /// Whether it stands on its supports: no other part of the body is below their floor
     /// (NAOqi's fall manager works only then).
     pub standing: bool,
-    /// Per support touching the floor, where its own floor frame (its frame moved to its
-    /// centre) is in the ground frame: a foot that stays down is a frame fixed in the world,
-    /// in which the CoM's motion is measured (the ground frame moves when a foot lifts).
+    /// Per support flat on the floor (every point of it touching), where its own floor frame
+    /// (its frame moved to its centre) is in the ground frame: a foot that stays flat is a
+    /// frame fixed in the world, in which the CoM's motion is measured (the ground frame
+    /// moves when a foot lifts; a foot touching by a toe or an edge only may still turn).
     pub feet: Vec<(&'static str, Pose)>,
     /// The three support points (indices in the body's supports) whose plane is the floor.
     pub face: Option<[usize; 3]>,
@@ -81,9 +82,18 @@ impl Stance {
             sum
         };
         let (up, ahead) = (unit(axis(2, None)), axis(0, None));
+        // Each point's own support's up: a floor must lie nearly flat under one of them.
+        let ups: Vec<[f64; 3]> = at
+            .iter()
+            .map(|&i| {
+                let r = frames.frame_at(i).r;
+                [r[0][2], r[1][2], r[2][2]]
+            })
+            .collect();
+        let floor_of = |triple: [usize; 3], ahead: [f64; 3]| face(&points, &ups, triple, up, ahead);
         let com = frames.com();
         let judge = |triple: [usize; 3]| -> Option<f64> {
-            let floor = face(&points, triple, up, ahead)?;
+            let floor = floor_of(triple, ahead)?;
             let touching: Vec<[f64; 2]> = points
                 .iter()
                 .filter_map(|p| {
@@ -137,7 +147,7 @@ impl Stance {
             }
         }
         let floor = best.and_then(|(_, triple)| {
-            let rough = face(&points, triple, up, ahead)?;
+            let rough = floor_of(triple, ahead)?;
             // Forward along the supports that touch.
             let names: Vec<&str> = supports
                 .iter()
@@ -145,7 +155,7 @@ impl Stance {
                 .filter(|(_, p)| rough.apply(**p)[2] < CONTACT)
                 .map(|(s, _)| s.name)
                 .collect();
-            face(&points, triple, up, axis(0, Some(&names)))
+            floor_of(triple, axis(0, Some(&names)))
         });
         match floor {
             Some(floor) => Stance {
@@ -196,8 +206,13 @@ impl Stance {
                 .collect(),
         );
         let standing = stands(frames, &torso);
+        let flat = |name: &str| {
+            let all = supports.iter().filter(|s| s.name == name).count();
+            touching.iter().filter(|(n, _)| *n == name).count() == all
+        };
         let feet = on_ground
             .iter()
+            .filter(|name| flat(name))
             .map(|name| (*name, torso.then(&floor_under(frames, name).inverse())))
             .collect();
         Stance {
@@ -247,13 +262,23 @@ impl Stance {
 /// How far a support point may sink below a face and it still be one (m): the soles' give.
 pub const GIVE: f64 = 0.001;
 
-/// The most a floor may be tilted from the supports' up (rad): past it, it is no face the
-/// robot stands on.
+/// The most a floor may be tilted from the up of the support it holds most nearly flat
+/// (rad): past it, no sole lies on it, and it is no face the robot stands on. Measured
+/// from one support, not from the feet's mean: NAO flat on its left foot with the right
+/// one rolled onto its edge stands (Tai Chi Chuan's frame 74, where the feet lie 20° apart).
 pub const MAX_TILT: f64 = 10.0 * std::f64::consts::PI / 180.0;
 
 /// FRAME_TORSO to a floor through points `ijk` of `points` (torso frame), if it is a face
-/// of their hull (no point below it) tilted at most [`MAX_TILT`] from `up`; x along `ahead`.
-fn face(points: &[[f64; 3]], [i, j, k]: [usize; 3], up: [f64; 3], ahead: [f64; 3]) -> Option<Pose> {
+/// of their hull (no point below it) tilted at most [`MAX_TILT`] from the up (`ups`, per
+/// point: its support's z axis) of one of the three's supports; the normal on the side of
+/// `up` (the supports' mean); x along `ahead`.
+fn face(
+    points: &[[f64; 3]],
+    ups: &[[f64; 3]],
+    [i, j, k]: [usize; 3],
+    up: [f64; 3],
+    ahead: [f64; 3],
+) -> Option<Pose> {
     let (a, b, c) = (points[i], points[j], points[k]);
     let mut normal = cross(sub(b, a), sub(c, a));
     let length = dot(normal, normal).sqrt();
@@ -264,7 +289,10 @@ fn face(points: &[[f64; 3]], [i, j, k]: [usize; 3], up: [f64; 3], ahead: [f64; 3
     if dot(normal, up) < 0.0 {
         normal = normal.map(|v| -v);
     }
-    if dot(normal, up) < MAX_TILT.cos() {
+    if [i, j, k]
+        .iter()
+        .all(|&p| dot(normal, ups[p]) < MAX_TILT.cos())
+    {
         return None;
     }
     if points.iter().any(|p| dot(sub(*p, a), normal) < -GIVE) {

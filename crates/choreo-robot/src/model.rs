@@ -483,12 +483,18 @@ mod tests {
         let l = nao.joint_index("LAnkleRoll").unwrap_or(0);
         let r = nao.joint_index("RAnkleRoll").unwrap_or(0);
         let near = |(a, b): (f64, f64), (c, d): (f64, f64)| {
-            assert!((a - c).abs() < 1e-9 && (b - d).abs() < 1e-9, "{a} {b} / {c} {d}");
+            assert!(
+                (a - c).abs() < 1e-9 && (b - d).abs() < 1e-9,
+                "{a} {b} / {c} {d}"
+            );
         };
         assert_eq!(nao.coupled_to(l), nao.joint_index("LAnklePitch"));
         near(nao.limits(l, -0.840027), (-0.179943, 0.169995));
         near(nao.limits(r, 0.922755), (-0.049916, 0.0));
-        near(nao.limits(l, (-0.449946 + 0.100007) / 2.0), (-0.397935, 0.768992));
+        near(
+            nao.limits(l, (-0.449946 + 0.100007) / 2.0),
+            (-0.397935, 0.768992),
+        );
         near(
             nao.limits(l, (0.349938 + 0.922755) / 2.0),
             ((-0.397935 + 0.0) / 2.0, 0.3001965),
