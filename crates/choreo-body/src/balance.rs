@@ -214,11 +214,10 @@ impl Balance {
         if n < 3 || span < HOLD - 1e-9 {
             return None;
         }
-        let (foot, _) = first.feet.iter().find(|(f, _)| {
-            self.recent
-                .iter()
-                .all(|(_, s)| s.feet.iter().any(|(g, _)| g == f))
-        })?;
+        let foot = first
+            .flat
+            .iter()
+            .find(|f| self.recent.iter().all(|(_, s)| s.flat.contains(f)))?;
         let coms: Vec<[f64; 3]> = self
             .recent
             .iter()

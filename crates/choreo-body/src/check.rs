@@ -10,6 +10,7 @@ use choreo_robot::Model;
 use crate::balance::{Balance, Fall, STEP};
 use crate::collision::contacts;
 use crate::kinematics::Frames;
+use crate::pose::Pose;
 use crate::speed::follow;
 use crate::stance::Stance;
 
@@ -100,7 +101,8 @@ impl Finding {
     }
 }
 
-/// The CoM and ZMP over time, for a plot.
+/// The CoM and ZMP over time, for a plot: on the floor, in the ground frame of the start
+/// (followed through a foot that stays flat when the supports change; see `ground_moved`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Path {
     /// Seconds from the start.
@@ -111,6 +113,30 @@ pub struct Path {
     pub zmp: Vec<Option<[f64; 2]>>,
     /// The support polygon at the start.
     pub polygon: Vec<[f64; 2]>,
+    /// The support polygon at the last step judged (the fall's, if it falls).
+    pub last_polygon: Vec<[f64; 2]>,
+}
+
+/// How the ground frame moved from `before` to `now` (now's frame placed in before's): the
+/// ground's origin lies amid the supports touching the floor, so it moves when a foot lifts
+/// or lands; a foot on the floor in both stays where it is in the world (one flat in both
+/// best), and ties the two frames. None on the floor in both: taken as unmoved.
+fn ground_moved(before: &Stance, now: &Stance) -> Pose {
+    let tie = |flat: bool| {
+        now.feet.iter().find_map(|(name, here)| {
+            if flat && !(now.flat.contains(name) && before.flat.contains(name)) {
+                return None;
+            }
+            let (_, there) = before.feet.iter().find(|(n, _)| n == name)?;
+            let moved = there.then(&here.inverse());
+            // On the floor: a turn about the vertical and a slide, nothing else.
+            Some(Pose::at([moved.t[0], moved.t[1], 0.0]).then(&Pose::turn(
+                [0.0, 0.0, 1.0],
+                moved.r[1][0].atan2(moved.r[0][0]),
+            )))
+        })
+    };
+    tie(true).or_else(|| tie(false)).unwrap_or(Pose::IDENTITY)
 }
 
 /// A timeline judged from one start pose.
@@ -234,6 +260,8 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     let mut touching: Vec<(String, String)> = Vec::new();
     let legs = crate::stance::leg_joints(model);
     let mut last: Option<(Vec<f64>, Stance)> = None;
+    // The ground frame of the moment in that of the start (see `ground_moved`).
+    let mut to_start = Pose::IDENTITY;
     for k in 0..steps {
         let t = k as f64 * STEP;
         let angles: Vec<f64> = paths.iter().map(|p| p[k]).collect();
@@ -242,9 +270,18 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
         let leg_angles: Vec<f64> = legs.iter().map(|&i| angles[i]).collect();
         let stance = match &last {
             Some((before, stance)) if *before == leg_angles => stance.moved(&frames),
-            Some((_, stance)) => Stance::near(&frames, Some(stance)),
+            Some((_, before)) => {
+                let stance = Stance::near(&frames, Some(before));
+                to_start = to_start.then(&ground_moved(before, &stance));
+                stance
+            }
             None => Stance::of(&frames),
         };
+        let on_start = |p: [f64; 2]| {
+            let q = to_start.apply([p[0], p[1], 0.0]);
+            [q[0], q[1]]
+        };
+        path.last_polygon = stance.polygon.iter().map(|&p| on_start(p)).collect();
         last = Some((leg_angles, stance.clone()));
         if k == 0 {
             path.polygon = stance.polygon.clone();
@@ -261,8 +298,8 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
             Default::default()
         };
         path.times.push(t);
-        path.com.push(com);
-        path.zmp.push(check.zmp_at);
+        path.com.push(com.map(on_start));
+        path.zmp.push(check.zmp_at.map(on_start));
         let mut now = Vec::new();
         for contact in contacts(&frames, None) {
             let key = (

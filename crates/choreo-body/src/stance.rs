@@ -35,11 +35,13 @@ pub struct Stance {
     /// Whether it stands on its supports: no other part of the body is below their floor
     /// (NAOqi's fall manager works only then).
     pub standing: bool,
-    /// Per support flat on the floor (every point of it touching), where its own floor frame
-    /// (its frame moved to its centre) is in the ground frame: a foot that stays flat is a
-    /// frame fixed in the world, in which the CoM's motion is measured (the ground frame
-    /// moves when a foot lifts; a foot touching by a toe or an edge only may still turn).
+    /// Per support touching the floor, where its own floor frame (its frame moved to its
+    /// centre) is in the ground frame: a foot that stays flat is a frame fixed in the world,
+    /// in which the CoM's motion is measured (the ground frame moves when a foot lifts).
     pub feet: Vec<(&'static str, Pose)>,
+    /// The supports flat on the floor (every point of theirs touching): a foot touching by a
+    /// toe or an edge only may still turn.
+    pub flat: Vec<&'static str>,
     /// The three support points (indices in the body's supports) whose plane is the floor.
     pub face: Option<[usize; 3]>,
 }
@@ -212,8 +214,12 @@ impl Stance {
         };
         let feet = on_ground
             .iter()
-            .filter(|name| flat(name))
             .map(|name| (*name, torso.then(&floor_under(frames, name).inverse())))
+            .collect();
+        let flat = on_ground
+            .iter()
+            .copied()
+            .filter(|name| flat(name))
             .collect();
         Stance {
             torso,
@@ -222,6 +228,7 @@ impl Stance {
             com: torso.apply(frames.com()),
             standing,
             feet,
+            flat,
             face: None,
         }
     }

@@ -117,3 +117,46 @@ fn a_forearm_driven_into_the_chest_is_reported() {
     assert_eq!((hit.0.as_str(), hit.1.as_str()), ("LArm.ForeArm", "Torso"));
     assert!(hit.2 > 1.0 && hit.2 <= 51.0, "{hit:?}");
 }
+
+#[test]
+fn the_balance_path_stays_in_the_start_s_frame_when_a_foot_lifts() {
+    // From StandInit to tests/reference.rs's one-leg stance over 4 s: the hips roll 15°
+    // right, the right leg is drawn up and leaves the floor, and the body ends on its left
+    // foot alone (then falls to the right). The ground frame's origin lies amid the touching
+    // feet: on the left foot's centre at the end, 5 cm left of where it was at the start
+    // (StandInit's feet are 0.10 m apart: HipOffsetY 0.05 each side). In the start's frame,
+    // where the path is drawn, the last polygon is the left foot's sole, y 0.05 ± 0.03 m
+    // (within a few millimetres: the foot has turned a little under the rolled hips); in the
+    // frame of the moment it would be centred on 0.
+    let m = motion(
+        25,
+        &[
+            ("LHipRoll", &[(1, 0.0), (101, 15.0)]),
+            ("LAnkleRoll", &[(1, 0.0), (101, -15.0)]),
+            ("RHipPitch", &[(1, -25.0), (101, -60.0)]),
+            ("RKneePitch", &[(1, 40.0), (101, 90.0)]),
+            ("RAnklePitch", &[(1, -20.0), (101, -30.0)]),
+        ],
+    );
+    let report = check(&m, "StandInit").unwrap();
+    assert!(report.path.com.iter().flatten().count() > 50);
+    let start = &report.path.polygon;
+    assert!(
+        start.iter().any(|p| p[1] < -0.05),
+        "both feet at the start: {start:?}"
+    );
+    assert!(
+        start.iter().any(|p| p[1] > 0.05),
+        "both feet at the start: {start:?}"
+    );
+    let last = &report.path.last_polygon;
+    let (lo, hi) = last
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p[1]), hi.max(p[1]))
+        });
+    assert!(
+        (lo - 0.02).abs() < 0.006 && (hi - 0.08).abs() < 0.006,
+        "{last:?}"
+    );
+}
