@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::cli::{choreo, stderr, stdout, text, workspace};
+use support::cli::{choreo, stderr, stdout, text, timeline_behavior, workspace};
 
 const HELLO: &str = "examples/hello/behavior.xar";
 const DANCE: &str = "examples/dance/behavior.xar";
@@ -736,27 +736,6 @@ fn export_python_writes_a_program_that_finds_its_behavior_and_never_overwrites()
         "{}",
         stderr(&o)
     );
-}
-
-/// A behavior whose one timeline moves `curves` (joint, [(frame, degrees)] with straight
-/// segments) at 25 fps.
-fn timeline_behavior(curves: &[(&str, &[(i32, f64)])]) -> String {
-    let key = |f: i32, v: f64| {
-        format!(
-            r#"<Key frame="{f}" value="{v}"><Tangent side="left" interpType="linear" abscissaParam="0" ordinateParam="0"/><Tangent side="right" interpType="linear" abscissaParam="0" ordinateParam="0"/></Key>"#
-        )
-    };
-    let curves: String = curves
-        .iter()
-        .map(|(joint, keys)| {
-            let keys: String = keys.iter().map(|&(f, v)| key(f, v)).collect();
-            format!(r#"<ActuatorCurve name="v" actuator="{joint}" mute="0" unit="0">{keys}</ActuatorCurve>"#)
-        })
-        .collect();
-    let ports = r#"<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/><Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/><Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/><Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>"#;
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8" ?><ChoregrapheProject xar_version="3"><Box name="root" id="-1">{ports}<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="Lean" id="1">{ports}<Timeline enable="1" fps="25" start_frame="1" end_frame="-1" size="101"><ActuatorList model="nao">{curves}</ActuatorList></Timeline></Box><Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#
-    )
 }
 
 #[test]

@@ -29,14 +29,12 @@ use choreo_xar::model::{BoxDef, Timeline};
 /// How far the simulated joints may be from the curves.
 const TOLERANCE: f64 = 1e-6;
 
-/// One frame of a timeline, as seen by the frame observer: the box path, the frame, the
-/// behavior time in seconds and every joint's angle (the model's order).
+/// One frame of a timeline, as seen by the frame observer: the box path, the frame and
+/// every joint's angle (the model's order).
 struct Sample {
     path: String,
     frame: i64,
     angles: Vec<f64>,
-    /// Behavior time, s.
-    time: f64,
 }
 
 /// A behavior run on a simulated NAO with Python boxes in virtual time, sampling the joints
@@ -74,7 +72,6 @@ fn run_sampled(xar: &choreo_xar::model::XarFile, dir: &Path, limit: f64) -> Samp
                 path,
                 frame,
                 angles: snapshot.joints.iter().map(|j| j.angle).collect(),
-                time: snapshot.time,
             });
         })
     };

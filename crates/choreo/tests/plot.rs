@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use choreo_naoqi::Model;
-use support::cli::{choreo, stderr, stdout, workspace};
+use support::cli::{choreo, stderr, stdout, timeline_behavior, workspace};
 
 const NOD: &str = "crates/choreo/tests/fixtures/nod.xar";
 const DANCE: &str = "examples/dance/behavior.xar";
@@ -20,6 +20,7 @@ const WIDTH: u32 = 1600;
 const TITLE: u32 = 50;
 const SECTION: u32 = 32;
 const PANEL: u32 = 240;
+const BALANCE: u32 = 420;
 
 /// A decoded PNG: width, height, and how many pixels are not the white background, and
 /// how many are coloured (curves, keys and legend marks: axes, grid and text are grey).
@@ -482,6 +483,47 @@ fn a_stock_dance_run_records_its_animated_joints_at_every_frame() {
         recorded.len(),
         "one curve per joint"
     );
+}
+
+#[test]
+fn a_timeline_that_moves_the_legs_is_plotted_with_its_balance_from_above() {
+    // Both ankles from StandInit's -20° to -60° over 4 s: choreo-body's tests/timelines.rs
+    // derives by hand that the CoM passes the toes at 2.13 s, frame 54. To -35° it stands.
+    let dir = temp();
+    for (to, says) in [
+        (-60.0, "falls forwards at 2.13 s (frame 54)"),
+        (-35.0, "stands throughout"),
+    ] {
+        let xar = dir.path().join("lean.xar");
+        let keys: &[(i32, f64)] = &[(1, -20.0), (101, to)];
+        std::fs::write(
+            &xar,
+            timeline_behavior(&[("LAnklePitch", keys), ("RAnklePitch", keys)]),
+        )
+        .unwrap();
+        let png = path(&dir, "lean.png");
+        let o = choreo(&["plot", xar.to_str().unwrap(), "-o", &png]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let image = read_png(Path::new(&png));
+        assert_eq!(image.height, TITLE + SECTION + PANEL + BALANCE);
+        let svg = path(&dir, "lean.svg");
+        let o = choreo(&["plot", xar.to_str().unwrap(), "-o", &svg]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&svg).unwrap();
+        for words in [
+            says,
+            "centre of mass",
+            "zero-moment point",
+            "from StandInit",
+        ] {
+            assert!(text.contains(words), "{to}°: no {words:?}");
+        }
+        let (curves, _, _) = svg_counts(Path::new(&svg));
+        assert!(
+            curves >= 2 + 2,
+            "two ankle curves, the CoM and the ZMP: {curves}"
+        );
+    }
 }
 
 /// `name` as the CSV header spells it (a `&str` that lives as long as the header).

@@ -5,7 +5,10 @@
 //! - From a behavior (anything `choreo run` takes): each motion timeline is one section of
 //!   the one image, sections stacked in box order, each titled with its box path and fps;
 //!   frames along x (seconds on the top axis), keys marked. Curves are sampled four times a
-//!   frame, or twice per pixel column when that is fewer points.
+//!   frame, or twice per pixel column when that is fewer points. Under the curves of a
+//!   timeline that moves a standing robot's legs (or makes it fall), its balance seen from
+//!   above (`choreo check --body`'s judgement from StandInit): the support polygon, the
+//!   paths of the centre of mass and the zero-moment point, and where it falls.
 //! - From a trace (`--trace run.jsonl`): the `joints` events `choreo run --trace` records,
 //!   each joint over behavior time, in one section.
 //!
@@ -114,14 +117,34 @@ struct Figure {
     sections: Vec<Section>,
 }
 
-/// One timeline (or one run): a subtitle over one panel per joint group.
+/// One timeline (or one run): a subtitle over one panel per joint group, and the balance.
 struct Section {
     title: String,
     axis: Axis,
     /// The x range shown (frames or seconds).
     x: Range<f64>,
     panels: Vec<Panel>,
+    balance: Option<BalanceView>,
 }
+
+/// A timeline's balance as choreo-body judges it (from StandInit, else the first posture
+/// judged), seen from above, in centimetres: the robot faces up the page, its left is the
+/// page's left (a point is (-y, x) of the start's ground frame).
+struct BalanceView {
+    /// The support polygons at the start and at the last step judged.
+    polygon: Vec<(f64, f64)>,
+    last_polygon: Vec<(f64, f64)>,
+    /// The CoM's and the ZMP's paths, in runs (a gap where they are not known).
+    com: Vec<Vec<(f64, f64)>>,
+    zmp: Vec<Vec<(f64, f64)>>,
+    /// Where the CoM was when the robot began to fall.
+    fall: Option<(f64, f64)>,
+    /// What was found, a line each (the postures first).
+    notes: Vec<String>,
+}
+
+/// The balance view's height, pixels (its chart is square).
+const BALANCE_HEIGHT: u32 = 420;
 
 /// What x counts.
 #[derive(Debug, Clone, Copy)]
@@ -208,6 +231,7 @@ fn from_motion(found: &Found) -> Figure {
                 },
                 x,
                 panels: panels(m.robot, series),
+                balance: balance_of(m),
             }
         })
         .collect();
@@ -215,6 +239,76 @@ fn from_motion(found: &Found) -> Figure {
         title: format!("{}: motion", found.name),
         sections,
     }
+}
+
+/// `m`'s balance view, where balance is in question: the robot stands at its start (a
+/// timeline that starts sitting or lying has none), and the timeline moves its legs or makes
+/// it fall (a head's nod or an arm's wave shows its curves alone).
+fn balance_of(m: &Motion) -> Option<BalanceView> {
+    use choreo_body::check::{Finding, check_all};
+    let reports = check_all(m);
+    let report = reports
+        .iter()
+        .find(|r| r.postures.contains(&"StandInit"))
+        .or(reports.first())?;
+    let path = &report.path;
+    let legs = choreo_body::stance::leg_joints(m.robot);
+    let moves_legs = m.curves.iter().any(|c| {
+        m.robot
+            .joint_index(&c.actuator)
+            .is_some_and(|i| legs.contains(&i))
+    });
+    let falls = report
+        .findings
+        .iter()
+        .any(|f| matches!(f, Finding::Fall { .. }));
+    if path.com.iter().all(Option::is_none) || !(moves_legs || falls) {
+        return None;
+    }
+    let top = |p: &[f64; 2]| (-p[1] * 100.0, p[0] * 100.0);
+    let runs = |points: &[Option<[f64; 2]>]| {
+        let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for p in points {
+            match (p, out.last_mut()) {
+                (Some(p), Some(run)) => run.push(top(p)),
+                (None, Some(run)) if !run.is_empty() => out.push(Vec::new()),
+                _ => {}
+            }
+        }
+        out.retain(|r| !r.is_empty());
+        out
+    };
+    let (fps, start) = (f64::from(m.fps.max(1)), m.start);
+    let mut notes = vec![format!("from {}", report.postures.join(", "))];
+    let mut fall = None;
+    let (mut late, mut contacts) = (0, 0);
+    for finding in &report.findings {
+        match finding {
+            Finding::Fall { fall: f, .. } => {
+                let k = path.times.partition_point(|t| *t < f.time - 1e-9);
+                fall = path.com.get(k).copied().flatten().map(|p| top(&p));
+                notes.push(finding.describe(fps, start));
+            }
+            Finding::Late { .. } => late += 1,
+            Finding::Collision { .. } => contacts += 1,
+        }
+    }
+    if fall.is_none() {
+        notes.push("stands throughout".to_string());
+    }
+    notes.push(format!(
+        "{late} key{} reached late, {contacts} arm contact{} with the body",
+        if late == 1 { "" } else { "s" },
+        if contacts == 1 { "" } else { "s" }
+    ));
+    Some(BalanceView {
+        polygon: path.polygon.iter().map(top).collect(),
+        last_polygon: path.last_polygon.iter().map(top).collect(),
+        com: runs(&path.com),
+        zmp: runs(&path.zmp),
+        fall,
+        notes,
+    })
 }
 
 /// Each curve's keys within `x`, where the curve is (values clamped as played): the curves
@@ -314,6 +408,7 @@ fn from_trace(path: &Path) -> CliResult<Figure> {
             axis: Axis::Seconds,
             x: first..last.max(first + 1.0),
             panels: panels(model, series),
+            balance: None,
         }],
     })
 }
@@ -381,11 +476,7 @@ const FONT: &str = "sans-serif";
 
 /// Writes `figure` to `output`; `text` false: no text at all (no font was found).
 fn draw(figure: &Figure, format: Format, output: &Path, text: bool) -> Result<(), String> {
-    let panels: u32 = figure
-        .sections
-        .iter()
-        .map(|s| SECTION_HEIGHT + PANEL_HEIGHT * s.panels.len() as u32)
-        .sum();
+    let panels: u32 = figure.sections.iter().map(Section::height).sum();
     let size = (WIDTH, TITLE_HEIGHT + panels);
     match format {
         Format::Png => {
@@ -422,8 +513,7 @@ fn render<DB: DrawingBackend>(
         )?;
     }
     for section in &figure.sections {
-        let height = SECTION_HEIGHT + PANEL_HEIGHT * section.panels.len() as u32;
-        let (area, below) = rest.split_vertically(height);
+        let (area, below) = rest.split_vertically(section.height());
         rest = below;
         let (head, body) = area.split_vertically(SECTION_HEIGHT);
         if text {
@@ -433,13 +523,144 @@ fn render<DB: DrawingBackend>(
                 .pos(Pos::new(HPos::Left, VPos::Center));
             head.draw_text(&section.title, &style, (16, (SECTION_HEIGHT / 2) as i32))?;
         }
-        let areas = body.split_evenly((section.panels.len(), 1));
+        let (curves, below) = body.split_vertically(PANEL_HEIGHT * section.panels.len() as u32);
+        let areas = curves.split_evenly((section.panels.len(), 1));
         for (panel, area) in section.panels.iter().zip(&areas) {
             draw_panel(area, section, panel, text)?;
+        }
+        if let Some(view) = &section.balance {
+            draw_balance(&below, view, text)?;
         }
     }
     Ok(())
 }
+
+impl Section {
+    /// Its height in the image, pixels.
+    fn height(&self) -> u32 {
+        let balance = if self.balance.is_some() {
+            BALANCE_HEIGHT
+        } else {
+            0
+        };
+        SECTION_HEIGHT + PANEL_HEIGHT * self.panels.len() as u32 + balance
+    }
+}
+
+/// The balance seen from above: a square chart (one scale on both axes) of the polygons
+/// and the paths, and on its right what they mean and what was found.
+fn draw_balance<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    view: &BalanceView,
+    text: bool,
+) -> Drawn<DB> {
+    let (chart_area, notes) = area.split_horizontally(BALANCE_HEIGHT + 60);
+    let points = view
+        .polygon
+        .iter()
+        .chain(&view.last_polygon)
+        .chain(view.com.iter().flatten())
+        .chain(view.zmp.iter().flatten());
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for &(u, v) in points {
+        lo = (lo.0.min(u), lo.1.min(v));
+        hi = (hi.0.max(u), hi.1.max(v));
+    }
+    // Square, 2 cm around everything: a centimetre is as long across as along.
+    let half = ((hi.0 - lo.0).max(hi.1 - lo.1) / 2.0 + 2.0).max(5.0);
+    let centre = ((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
+    let u = (centre.0 - half)..(centre.0 + half);
+    let v = (centre.1 - half)..(centre.1 + half);
+    let mut builder = ChartBuilder::on(&chart_area);
+    builder.margin(8);
+    if text {
+        builder.x_label_area_size(34).y_label_area_size(50);
+    }
+    let mut chart = builder.build_cartesian_2d(u, v)?;
+    let grid = RGBColor(225, 225, 225);
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(WHITE).bold_line_style(grid);
+    if text {
+        mesh.x_desc("to the right (cm)")
+            .y_desc("ahead (cm)")
+            .x_label_formatter(&|x| number(*x, 0))
+            .y_label_formatter(&|y| number(*y, 0))
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 14))
+            .draw()?;
+    } else {
+        mesh.draw()?;
+    }
+    let closed = |p: &[(f64, f64)]| p.iter().chain(p.first()).copied().collect::<Vec<_>>();
+    chart.draw_series(std::iter::once(Polygon::new(
+        view.polygon.clone(),
+        POLYGON.mix(0.35).filled(),
+    )))?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        closed(&view.polygon),
+        POLYGON.stroke_width(2),
+    )))?;
+    let moved = view.last_polygon.len() != view.polygon.len()
+        || view
+            .last_polygon
+            .iter()
+            .zip(&view.polygon)
+            .any(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1) > 0.1);
+    if moved {
+        chart.draw_series(std::iter::once(PathElement::new(
+            closed(&view.last_polygon),
+            LAST_POLYGON.stroke_width(2),
+        )))?;
+    }
+    for run in &view.zmp {
+        chart.draw_series(LineSeries::new(run.iter().copied(), ZMP.stroke_width(1)))?;
+    }
+    for run in &view.com {
+        chart.draw_series(LineSeries::new(run.iter().copied(), COM.stroke_width(2)))?;
+    }
+    if let Some(first) = view.com.first().and_then(|r| r.first()) {
+        chart.draw_series(std::iter::once(Circle::new(*first, 5, COM.filled())))?;
+    }
+    if let Some(fall) = view.fall {
+        chart.draw_series(std::iter::once(Cross::new(fall, 9, FALL.stroke_width(3))))?;
+    }
+    if text {
+        let style = (FONT, 14)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        let legend = [
+            (COM, "centre of mass (a dot where it starts)"),
+            (ZMP, "zero-moment point (cart-table model)"),
+            (POLYGON, "support polygon at the start"),
+            (LAST_POLYGON, "support polygon at the end"),
+            (FALL, "where it begins to fall"),
+        ];
+        for (i, (colour, words)) in legend.iter().enumerate() {
+            let row = 30 + 22 * i as i32;
+            notes.draw(&Rectangle::new(
+                [(8, row - 5), (22, row + 5)],
+                colour.filled(),
+            ))?;
+            notes.draw_text(words, &style, (30, row))?;
+        }
+        for (i, line) in view.notes.iter().enumerate() {
+            let row = 30 + 22 * (legend.len() as i32 + 1 + i as i32);
+            notes.draw_text(line, &style, (8, row))?;
+        }
+    }
+    Ok(())
+}
+
+/// The balance view's colours.
+const COM: RGBColor = RGBColor(31, 119, 180);
+const ZMP: RGBColor = RGBColor(255, 127, 14);
+const POLYGON: RGBColor = RGBColor(120, 120, 120);
+const LAST_POLYGON: RGBColor = RGBColor(44, 160, 44);
+const FALL: RGBColor = RGBColor(214, 39, 40);
 
 /// The y range of a panel: hands 0..1, joints their values' range, padded (at least 0.2 rad).
 fn y_range(panel: &Panel) -> Range<f64> {
