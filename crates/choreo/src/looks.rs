@@ -50,6 +50,27 @@ pub fn record(trace: &Trace, robot: &SimRobot, at: Time, e: &RobotEvent) {
     trace.record(at, "", step);
 }
 
+/// A fall's words with the timelines then playing and their frames: `NAO fell forwards at
+/// 2.13 s: ... by 0.1 cm, while root/Lean played frame 54` (`frames`: box path, frame).
+pub fn while_playing(text: &str, frames: &[(String, i64)]) -> String {
+    let played: Vec<String> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, (path, frame))| {
+            if i == 0 {
+                format!("{path} played frame {frame}")
+            } else {
+                format!("{path} frame {frame}")
+            }
+        })
+        .collect();
+    match played.as_slice() {
+        [] => text.to_string(),
+        [one] => format!("{text}, while {one}"),
+        [first @ .., last] => format!("{text}, while {} and {last}", first.join(", ")),
+    }
+}
+
 /// Samples the simulated robot's joints into a trace every [`SAMPLE_EVERY`] on a thread of
 /// its own, until dropped: every joint first (where the robot starts), then those that moved.
 pub struct Sampler {

@@ -769,6 +769,23 @@ fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
     // Without --body, nothing of it.
     let o = choreo(&["check", lean.to_str().unwrap()]);
     assert!(!stdout(&o).contains("body:"), "{}", stdout(&o));
+    // Run, the simulated robot falls there, and says which frame the timeline played.
+    let trace = dir.path().join("lean.jsonl");
+    let o = choreo(&[
+        "run",
+        "--fast",
+        lean.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let said = "NAO fell forwards at 2.13 s: the zero-moment point left the feet ahead of the \
+                toes by 0.0 cm, while root/Lean played frame 54";
+    let (out, err) = text(&o);
+    assert!(out.contains(said) || err.contains(said), "{out}{err}");
+    let logged = support::cli::trace_events(&trace)
+        .iter()
+        .any(|e| e["event"] == "log" && e["message"] == said);
+    assert!(logged, "the trace's log warning says it too");
 
     // LShoulderPitch from 84° to -60° in 4 frames (0.16 s): 2.513 rad at its motor's top
     // speed (8.27 rad/s) takes 0.3039 s, 0.14 s late.

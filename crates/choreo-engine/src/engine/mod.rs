@@ -32,7 +32,7 @@ pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -248,12 +248,14 @@ impl Engine {
             .collect();
         let fps = graph.boxes.iter().map(|b| AtomicU32::new(b.fps)).collect();
         let loaded = graph.boxes.iter().map(|_| AtomicBool::new(false)).collect();
+        let cursors = graph.boxes.iter().map(|_| AtomicI64::new(-1)).collect();
         Arc::new(Shared {
             graph,
             robot: options.robot.clone(),
             fps,
             loaded,
             on_frame: options.on_frame.clone(),
+            cursors,
             time,
             trace: options.trace.clone(),
             queue,
@@ -511,6 +513,16 @@ impl Engine {
             .ok_or_else(|| EngineError::NoBox {
                 path: path.to_string(),
             })
+    }
+
+    /// Each timeline whose cursor stands on a frame now (playing, or paused there): its box
+    /// path and that frame, in box order.
+    pub fn timeline_frames(&self) -> Vec<(String, i64)> {
+        self.shared
+            .cursors()
+            .into_iter()
+            .map(|(b, frame)| (self.shared.graph.node(b).path.clone(), frame))
+            .collect()
     }
 
     /// Now, in behavior time.

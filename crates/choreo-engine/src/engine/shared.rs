@@ -1,7 +1,7 @@
 //! What the control thread shares with workers and box contexts: the graph, the robot, the
 //! clock, the trace, parameters and frame rates, and the control queue.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Sender;
@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     pub(crate) loaded: Vec<AtomicBool>,
     /// Told of every frame a timeline reaches (for whoever plays motion curves).
     pub(crate) on_frame: Option<FrameObserver>,
+    /// Per box: its timeline's cursor (-1: stopped), set by the control thread, read by
+    /// whoever asks which frame plays (`Engine::timeline_frames`: a fall says it).
+    pub(crate) cursors: Vec<AtomicI64>,
     /// The clock, and the count of hooks and robot work running beside the control thread.
     pub time: Arc<Activity>,
     pub trace: Trace,
@@ -162,6 +165,24 @@ impl Shared {
         if let Some(l) = self.loaded.get(b.0 as usize) {
             l.store(loaded, Ordering::Release);
         }
+    }
+
+    pub(crate) fn set_cursor(&self, b: BoxId, frame: i64) {
+        if let Some(c) = self.cursors.get(b.0 as usize) {
+            c.store(frame, Ordering::Release);
+        }
+    }
+
+    /// Each timeline whose cursor stands on a frame (playing or paused): its box, the frame.
+    pub(crate) fn cursors(&self) -> Vec<(BoxId, i64)> {
+        self.cursors
+            .iter()
+            .enumerate()
+            .filter_map(|(b, c)| {
+                let frame = c.load(Ordering::Acquire);
+                (frame >= 0).then_some((BoxId(b as u32), frame))
+            })
+            .collect()
     }
 
     pub(crate) fn fps(&self, b: BoxId) -> u32 {

@@ -237,6 +237,7 @@ impl Control {
     }
 
     pub(super) fn frame_reached(&self, b: BoxId, frame: i64) {
+        self.shared.set_cursor(b, frame);
         self.record(b, TraceStep::Frame { frame });
         if let Some(f) = &self.shared.on_frame {
             f(b, frame);
@@ -276,6 +277,7 @@ impl Control {
         state.playing = false;
         state.cursor = -1;
         state.stops += 1;
+        self.shared.set_cursor(b, -1);
         steps
     }
 
@@ -372,6 +374,7 @@ impl Control {
             state.cursor = frame;
             state.playing
         };
+        self.shared.set_cursor(b, frame);
         if playing {
             // docs/motion.md, "Kill and re-send": the order in flight is killed, a new one goes from the new frame.
             self.cancel_frames(b);

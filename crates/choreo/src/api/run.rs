@@ -183,6 +183,18 @@ impl Run {
             let theirs = setup.on_robot_event.clone();
             sim.set_observer(Arc::new(move |e: &RobotEvent| {
                 let at = now.now();
+                // A fall says which frame of which timeline the robot was playing.
+                let framed;
+                let e = match e {
+                    RobotEvent::Fell { direction, text } => {
+                        framed = RobotEvent::Fell {
+                            direction: direction.clone(),
+                            text: crate::looks::while_playing(text, &now.timeline_frames()),
+                        };
+                        &framed
+                    }
+                    _ => e,
+                };
                 if let Some(observer) = &theirs {
                     observer(at, e);
                 }
