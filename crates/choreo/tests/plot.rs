@@ -526,6 +526,50 @@ fn a_timeline_that_moves_the_legs_is_plotted_with_its_balance_from_above() {
     }
 }
 
+#[test]
+fn motion_csv_with_body_gives_the_centre_of_mass_and_the_fall_on_its_frame() {
+    // The ankle lean of choreo-body's tests/timelines.rs: the CoM passes the toes at frame
+    // 54.23 (derived there by hand). The soles reach 0.10 m ahead of the ankles and 0.06 m
+    // behind: the toes are 0.08 m ahead of the middle of the feet, the ground frame's origin.
+    // NAO is symmetric: the CoM stays on y = 0.
+    let dir = temp();
+    let xar = dir.path().join("lean.xar");
+    let keys: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
+    std::fs::write(
+        &xar,
+        timeline_behavior(&[("LAnklePitch", keys), ("RAnklePitch", keys)]),
+    )
+    .unwrap();
+    let o = choreo(&["motion", "--csv", "--body", xar.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("frame,time_s,LAnklePitch,RAnklePitch,com_x,com_y,zmp_x,zmp_y,body")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.splitn(9, ',').collect()).collect();
+    assert_eq!(rows.len(), 101);
+    let com_x = |frame: usize| rows[frame - 1][4].parse::<f64>().unwrap();
+    assert!(
+        com_x(54) < 0.08 && com_x(55) > 0.08,
+        "{} {}",
+        com_x(54),
+        com_x(55)
+    );
+    for row in &rows[..55] {
+        assert!(row[5].parse::<f64>().unwrap().abs() < 1e-9, "{row:?}");
+    }
+    assert!(
+        rows[53][8].starts_with("\"falls forwards at 2.13 s (frame 54)"),
+        "{:?}",
+        rows[53]
+    );
+    assert!(rows.iter().filter(|r| !r[8].is_empty()).count() == 1);
+    // After the fall, nothing is judged.
+    assert_eq!(rows[70][4..8], ["", "", "", ""]);
+}
+
 /// `name` as the CSV header spells it (a `&str` that lives as long as the header).
 fn animated_name<'h>(header: &'h [String], name: &str) -> Option<&'h str> {
     header.iter().find(|h| *h == name).map(String::as_str)

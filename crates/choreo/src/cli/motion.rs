@@ -29,6 +29,12 @@ pub(crate) struct MotionArgs {
     /// (hands: opening ratio), in the robot's joint order.
     #[arg(long, required = true)]
     pub(crate) csv: bool,
+    /// Add the body's balance, as `choreo check --body` judges it from StandInit:
+    /// `com_x,com_y,zmp_x,zmp_y` (m, on the floor, in the ground frame of the start: x
+    /// ahead, y to the left of the middle of the feet; empty where not known) and `body`
+    /// (what is found at that frame: a fall, a key reached late, an arm meeting the body).
+    #[arg(long)]
+    pub(crate) body: bool,
     /// Write to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
@@ -202,7 +208,10 @@ pub fn run(args: &MotionArgs) -> CliResult {
             paths.join(", ")
         )));
     };
-    let text = csv(&one.motion);
+    let mut text = csv(&one.motion);
+    if args.body {
+        text = with_body(&one.motion, &text);
+    }
     match output {
         None => {
             out!("{text}");
@@ -240,4 +249,60 @@ pub fn csv(motion: &Motion) -> String {
         text.push('\n');
     }
     text
+}
+
+/// `csv` (the motion's, one row per frame) with the body's columns after each row (see
+/// [`MotionArgs::body`]): each frame's values at the 10 ms step nearest its time; a
+/// finding on the row of its frame, quoted.
+fn with_body(motion: &Motion, csv: &str) -> String {
+    use choreo_body::check::check_all;
+    let reports = check_all(motion);
+    let report = reports
+        .iter()
+        .find(|r| r.postures.contains(&"StandInit"))
+        .or(reports.first());
+    let fps = f64::from(motion.fps.max(1));
+    let mut out = String::new();
+    for (row, line) in csv.lines().enumerate() {
+        out.push_str(line);
+        if row == 0 {
+            out.push_str(",com_x,com_y,zmp_x,zmp_y,body\n");
+            continue;
+        }
+        let frame = motion.start + (row - 1) as i32;
+        let t = f64::from(frame - motion.start) / fps;
+        let mut cells = [None; 4];
+        let mut found = Vec::new();
+        if let Some(report) = report {
+            let path = &report.path;
+            let k = (t / choreo_body::balance::STEP).round() as usize;
+            if k < path.times.len() {
+                if let Some(c) = path.com[k] {
+                    cells[0] = Some(c[0]);
+                    cells[1] = Some(c[1]);
+                }
+                if let Some(z) = path.zmp[k] {
+                    cells[2] = Some(z[0]);
+                    cells[3] = Some(z[1]);
+                }
+            }
+            for finding in &report.findings {
+                if finding.frame().round() as i32 == frame {
+                    found.push(finding.describe(fps, motion.start));
+                }
+            }
+        }
+        for cell in cells {
+            out.push(',');
+            if let Some(v) = cell {
+                let _ = write!(out, "{v}");
+            }
+        }
+        out.push(',');
+        if !found.is_empty() {
+            let _ = write!(out, "\"{}\"", found.join("; ").replace('"', "\"\""));
+        }
+        out.push('\n');
+    }
+    out
 }
