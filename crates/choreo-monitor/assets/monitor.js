@@ -83,6 +83,8 @@ export class Monitor {
     this.said = null;
     this.leds = null; // {colours: {group: [r, g, b]}, seconds}
     this.posture = null;
+    this.balance = null; // {com, floor, polygon, standing, margin}: FRAME_TORSO, m
+    this.fell = null; // {text, time_ns}
     this.stackNow = null; // {tick, time_ns, stack, in_scope, active}
     this.stackSegments = new Map(); // id -> {name, depth, from_ns, to_ns, why}
     this.stackEvents = [];
@@ -276,6 +278,8 @@ export class Monitor {
     this.said = msg.said || null;
     this.setLeds(msg.leds, true);
     this.posture = msg.posture ?? null;
+    this.balance = msg.balance ?? null;
+    this.fell = msg.fell ?? null;
     this.mergeStack(msg.stack);
     this.addStackEvents(msg.stack_recent);
     for (const [p, t] of Object.entries(msg.errors || {})) if (t !== null && t !== undefined) this.errors.set(p, String(t));
@@ -316,6 +320,8 @@ export class Monitor {
     if (ch.said !== undefined) this.said = ch.said;
     if (ch.leds) this.setLeds(ch.leds, false);
     if (ch.posture !== undefined) this.posture = ch.posture;
+    if (ch.balance !== undefined) this.balance = ch.balance;
+    if (ch.fell !== undefined) this.fell = ch.fell;
     if (ch.stack) this.mergeStack(ch.stack);
     this.addStackEvents(msg.stack_events);
     for (const [p, t] of Object.entries(ch.errors || {})) {

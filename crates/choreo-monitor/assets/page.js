@@ -162,6 +162,7 @@ export class Page {
     E.said = h("div", { id: "said", class: "bubble empty" }, E.saidText, E.saidMeta);
     E.robot3d = h("div", { id: "robot3d" });
     E.posture = h("span", { id: "posture", class: "badge dim", title: "the posture it last reached" });
+    E.fell = h("div", { id: "fell", class: "fell", hidden: true });
     E.ledList = h("span", { id: "leds", class: "leds" });
     E.jointsBody = h("tbody");
     E.jointsTable = h("table", { id: "joints", class: "joints" },
@@ -170,7 +171,7 @@ export class Page {
     E.jointsEmpty = h("div", { class: "empty-note", text: "no joint has moved" });
     E.robot = h("section", { id: "robot", class: "pane" },
       h("div", { class: "pane-head" }, h("h2", { text: "Robot" }), E.posture, h("span", { class: "grow" }), E.ledList),
-      h("div", { class: "robot-body" }, E.said, E.robot3d, E.jointsEmpty, E.jointsTable));
+      h("div", { class: "robot-body" }, E.said, E.fell, E.robot3d, E.jointsEmpty, E.jointsTable));
 
     // bottom: log / boxes
     E.tabLog = h("button", { type: "button", class: "tab active", "data-tab": "log", text: "Log", onclick: () => this.showTab("log") });

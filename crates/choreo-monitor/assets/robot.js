@@ -1,5 +1,5 @@
-// choreo's live monitor: The robot pane: what the simulated robot says, shows (LEDs, posture) and how its joints
-// stand; the 3D view (robot3d.js) hears the joints and LEDs from here.
+// choreo's live monitor: The robot pane: what the simulated robot says, shows (LEDs, posture), how its joints
+// stand and whether it fell; the 3D view (robot3d.js) hears the joints, LEDs and balance from here.
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { h, s, fmtSeconds, isNum } from "./dom.js";
@@ -27,6 +27,18 @@ export class RobotPane {
     // posture and LEDs
     E.posture.textContent = this.posture ? `posture: ${this.posture}` : "";
     E.posture.hidden = !this.posture;
+    // a fall, as the run said it
+    const fell = this.fell && typeof this.fell.text === "string" ? this.fell.text : "";
+    E.fell.textContent = fell;
+    E.fell.hidden = !fell;
+    // the balance, for the 3D view (robot3d.js): the CoM and the support polygon
+    const balanceKey = JSON.stringify([this.balance, !!fell]);
+    if (balanceKey !== this.balanceKey) {
+      this.balanceKey = balanceKey;
+      try {
+        document.dispatchEvent(new CustomEvent("choreo-monitor:balance", { detail: { balance: this.balance, fell: !!fell } }));
+      } catch { /* a listener's problem, not ours */ }
+    }
     const colours = this.leds?.colours || {};
     const key = JSON.stringify(colours);
     if (key !== this.ledKey) {

@@ -8,9 +8,15 @@
 // message as `choreoMonitor.robotChain` for a view that loads later), the joints with
 // `choreo-monitor:joints` ({names, values}: radians, hands as opening ratios 0..1).
 //
+// The robot's balance comes with `choreo-monitor:balance` ({balance, fell}: the monitor's
+// choreo-body stance in FRAME_TORSO, metres): the support polygon on the floor, the centre
+// of mass and its drop to the floor, drawn on the torso so they move with the robot; green
+// while the CoM is over the polygon, amber outside it, red once the robot fell.
+//
 // For tests, #robot3d carries data-state (loading, waiting, drawn, no-model, no-webgl, failed),
-// data-model, data-renders (frames drawn), data-poses (joint updates applied) and data-box
-// (its canvas in page pixels: "x,y,width,height").
+// data-model, data-renders (frames drawn), data-poses (joint updates applied), data-box
+// (its canvas in page pixels: "x,y,width,height"), data-balance (none, standing, outside,
+// fell) and data-polygon (the support polygon's corners drawn).
 
 const HOST = "robot3d";
 
@@ -22,6 +28,9 @@ const COLOURS = {
   eye: 0x3fb8ff,
   floor: 0x3a4352,
   floorCentre: 0x56627a,
+  balanced: 0x46c37b,
+  outside: 0xf5a524,
+  fell: 0xe5484d,
 };
 
 /** A neutral pose before the first joints arrive: arms hanging, everything else at 0. */
@@ -134,6 +143,8 @@ class RobotView {
     const robot = new T.Group();
     const torso = new T.Group();
     robot.add(torso);
+    this.torso = torso;
+    this.balanceMarks = null;
     const frameOf = (parent) => (parent === null || parent === undefined ? torso : this.frames.get(parent)?.moving);
 
     // Frames: each joint's fixed place on its parent, then its turning part.
@@ -316,6 +327,52 @@ class RobotView {
     this.host.dataset.model = typeof msg.model === "string" ? msg.model : "";
     this.host.dataset.state = "drawn";
     this.pose();
+    if (this.balanceShown) this.setBalance(...this.balanceShown);
+  }
+
+  /** The balance marks (see the top of this file); `null` balance: none. */
+  setBalance(balance, fell) {
+    const T = this.T;
+    this.balanceShown = [balance, fell];
+    if (this.balanceMarks) {
+      this.balanceMarks.parent?.remove(this.balanceMarks);
+      this.balanceMarks.traverse((o) => {
+        o.geometry?.dispose();
+        o.material?.dispose();
+      });
+      this.balanceMarks = null;
+    }
+    const ok = !!balance && Array.isArray(balance.polygon) && balance.polygon.length >= 3 &&
+      balance.polygon.every(isVec3) && isVec3(balance.com) && isVec3(balance.floor);
+    const outside = ok && typeof balance.margin === "number" && balance.margin < 0;
+    this.host.dataset.balance = !ok ? "none" : fell ? "fell" : outside ? "outside" : "standing";
+    this.host.dataset.polygon = ok ? String(balance.polygon.length) : "0";
+    if (!ok || !this.torso) {
+      this.request();
+      return;
+    }
+    const colour = fell ? COLOURS.fell : outside ? COLOURS.outside : COLOURS.balanced;
+    const material = () => new T.MeshBasicMaterial({ color: colour, depthTest: false });
+    const line = (points, closed) => {
+      const geometry = new T.BufferGeometry().setFromPoints(points.map((p) => new T.Vector3(p[0], p[1], p[2])));
+      const kind = closed ? T.LineLoop : T.Line;
+      return new kind(geometry, new T.LineBasicMaterial({ color: colour, depthTest: false }));
+    };
+    const marks = new T.Group();
+    marks.add(line(balance.polygon, true));
+    marks.add(line([balance.com, balance.floor], false));
+    const com = new T.Mesh(new T.SphereGeometry(0.012, 16, 12), material());
+    com.position.set(...balance.com);
+    const dot = new T.Mesh(new T.SphereGeometry(0.007, 12, 8), material());
+    dot.position.set(...balance.floor);
+    marks.add(com, dot);
+    // Drawn over the body: the centre of mass is inside it.
+    marks.traverse((o) => {
+      o.renderOrder = 10;
+    });
+    this.torso.add(marks);
+    this.balanceMarks = marks;
+    this.request();
   }
 
   /** A hand at `at` in its wrist's frame: a palm and three fingers that open. */
@@ -627,7 +684,15 @@ async function main() {
       console.error("robot3d: LEDs it cannot show", err);
     }
   });
+  document.addEventListener("choreo-monitor:balance", (e) => {
+    try {
+      view.setBalance(e.detail?.balance ?? null, !!e.detail?.fell);
+    } catch (err) {
+      console.error("robot3d: a balance it cannot show", err);
+    }
+  });
   if (monitor?.robotChain) show(monitor.robotChain);
+  if (monitor && monitor.balance !== undefined) view.setBalance(monitor.balance, !!monitor.fell);
   if (monitor?.leds) view.setLeds(monitor.leds.colours, 0);
   if (monitor?.joints instanceof Map && monitor.joints.size) view.setJoints([...monitor.joints.keys()], [...monitor.joints.values()]);
 }

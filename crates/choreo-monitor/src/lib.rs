@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod balance;
 pub mod hub;
 pub mod replay;
 pub mod robot;
@@ -175,7 +176,8 @@ impl Monitor {
                 State::with_stack(natures)
             }
             None => State::new(natures),
-        };
+        }
+        .on(model);
         let hub = Hub::new(state, &greeting);
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(Shared {

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, Step};
+use choreo_robot::Model;
 use serde_json::{Map, Value, json};
 
 use crate::stack::{StackChanges, StackState};
@@ -126,6 +127,7 @@ impl<'a> Fields<'a> {
                 f.data = Some(json!({"groups": groups, "rgb": rgb}));
             }
             Step::Posture { name } => (f.kind, f.text) = ("posture", name),
+            Step::Log { message, .. } => (f.kind, f.text) = ("log", message),
             // The others change nothing the page keeps.
             _ => {}
         }
@@ -142,8 +144,12 @@ impl<'a> Fields<'a> {
             kind,
             path: text("path"),
             port: text("port"),
-            // A posture's text is its name.
-            text: text(if kind == "posture" { "name" } else { "text" }),
+            // A posture's text is its name, a log's its message.
+            text: text(match kind {
+                "posture" => "name",
+                "log" => "message",
+                _ => "text",
+            }),
             frame: e.get("frame").and_then(Value::as_i64),
             layer: text("layer"),
             keyframe: text("keyframe"),
@@ -195,6 +201,12 @@ pub struct State {
     leds: BTreeMap<String, Value>,
     leds_seconds: f64,
     posture: Option<String>,
+    /// The robot, when the monitor knows it: the balance is worked out from the joints.
+    model: Option<Model>,
+    /// The robot's balance ([`crate::balance::balance`]), `null` until it is known.
+    balance: Value,
+    /// The simulated robot's fall: what the run said of it, and when.
+    fell: Option<Value>,
     errors: BTreeMap<String, String>,
     /// The last events' JSON texts.
     recent: VecDeque<String>,
@@ -216,6 +228,7 @@ pub struct Changes {
     said: bool,
     leds: bool,
     posture: bool,
+    fell: bool,
     errors: BTreeSet<String>,
     stack: StackChanges,
 }
@@ -237,6 +250,12 @@ impl State {
         }
     }
 
+    /// The same, for a run on `model`: the page gets its balance too.
+    pub fn on(mut self, model: Option<Model>) -> State {
+        self.model = model;
+        self
+    }
+
     /// The sequence number of the last event applied.
     pub fn seq(&self) -> Option<u64> {
         self.seq
@@ -256,7 +275,7 @@ impl State {
     pub fn reset(&mut self) {
         let natures = std::mem::take(&mut self.natures);
         let stack = self.stack.is_some();
-        *self = State::new(natures);
+        *self = State::new(natures).on(self.model);
         if stack {
             self.stack = Some(StackState::default());
         }
@@ -332,6 +351,9 @@ impl State {
                         }
                     }
                     changes.joints = true;
+                    if let Some(model) = self.model {
+                        self.balance = crate::balance::balance(model, &self.joints);
+                    }
                 }
             }
             "leds" => {
@@ -350,6 +372,11 @@ impl State {
             "posture" => {
                 self.posture = Some(e.text.to_string());
                 changes.posture = true;
+            }
+            // The robot's own log (no box): a fall is said there (trace.md, `log`).
+            "log" if path.is_empty() && e.text.contains(" fell ") => {
+                self.fell = Some(json!({"text": e.text, "time_ns": self.time_ns}));
+                changes.fell = true;
             }
             "said" => {
                 self.said = Some(json!({
@@ -391,6 +418,8 @@ impl State {
             "frames": self.frames,
             "keyframes": self.keyframes,
             "joints": self.joints_json(),
+            "balance": self.balance,
+            "fell": self.fell,
             "said": self.said,
             "leds": self.leds_json(),
             "posture": self.posture,
@@ -457,6 +486,12 @@ impl State {
         }
         if c.joints {
             out.insert("joints".into(), self.joints_json());
+            if self.model.is_some() {
+                out.insert("balance".into(), self.balance.clone());
+            }
+        }
+        if c.fell {
+            out.insert("fell".into(), json!(self.fell));
         }
         if c.said {
             out.insert("said".into(), json!(self.said));

@@ -688,3 +688,66 @@ fn a_stack_and_what_the_robot_shows_are_kept_for_late_pages() {
         );
     });
 }
+
+#[test]
+fn a_nao_page_gets_the_balance_with_the_joints_and_the_fall_from_the_robot_s_log() {
+    let monitor = Monitor::start(
+        &dance(),
+        MonitorOptions {
+            model: Some("nao".into()),
+            ..MonitorOptions::default()
+        },
+    )
+    .unwrap();
+    // Both ankles pitched to -60° (StandInit's are at -20°): choreo-body's tests/
+    // timelines.rs derives by hand that the CoM passes the toes past 21°; at 40° more it is
+    // far ahead of them. A box's log saying "fell" is not the robot's.
+    let fall = "NAO fell forwards at 2.13 s: the zero-moment point left the feet ahead of the \
+                toes by 0.0 cm, while root/Lean played frame 54";
+    for e in [
+        event(
+            0,
+            "",
+            json!({"event": "joints", "names": ["LAnklePitch", "RAnklePitch"], "values": [-1.0472, -1.0472]}),
+        ),
+        event(
+            1,
+            "root/Say",
+            json!({"event": "log", "level": "info", "message": "it fell over"}),
+        ),
+        event(
+            2,
+            "",
+            json!({"event": "log", "level": "warning", "message": fall}),
+        ),
+    ] {
+        monitor.publish_json(e);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "snapshot").await;
+        let snapshot = first.last().unwrap();
+        let balance = &snapshot["balance"];
+        assert_eq!(balance["standing"], true, "{balance}");
+        assert!(balance["margin"].as_f64().unwrap() < -0.02, "{balance}");
+        assert!(
+            balance["polygon"].as_array().unwrap().len() >= 4,
+            "{balance}"
+        );
+        assert_eq!(snapshot["fell"]["text"], fall);
+    });
+    // Without a model, no balance.
+    let monitor = Monitor::start(&dance(), MonitorOptions::default()).unwrap();
+    monitor.publish_json(event(
+        0,
+        "",
+        json!({"event": "joints", "names": ["LAnklePitch"], "values": [-1.0]}),
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    rt().block_on(async {
+        let mut ws = connect(&monitor).await;
+        let first = until(&mut ws, "snapshot").await;
+        assert_eq!(first.last().unwrap()["balance"], Value::Null);
+    });
+}

@@ -39,7 +39,7 @@ impl SimRobot {
     /// A robot of `model`, awake and standing (StandInit for NAO, Stand for Pepper), at the
     /// origin of the world frame, eyes white, in English.
     pub fn new(model: Model) -> SimRobot {
-        let start = posture::angles(model, posture::wake_posture(model)).unwrap_or_default();
+        let start = posture::angles(model, model.wake_posture()).unwrap_or_default();
         let state = State::new(Body::new(model, &start), Leds::new(model));
         let memory = Memory::new(model, &registry::declared());
         SimRobot {

@@ -54,6 +54,15 @@ pub const TOLERANCE: f64 = 0.25;
 pub const FAMILY_TOLERANCE: f64 = 0.5;
 
 impl Model {
+    /// The posture ALMotion's wakeUp leaves the robot in, and the one it starts in:
+    /// StandInit for NAO, Stand for Pepper.
+    pub fn wake_posture(self) -> &'static str {
+        match self {
+            Model::Nao => "StandInit",
+            Model::Pepper => "Stand",
+        }
+    }
+
     /// The posture the joints at `angles` (radians in "Body" order) are in: the closest,
     /// every joint within [`TOLERANCE`] (hands left out).
     pub fn posture_of(self, angles: &[f64]) -> Option<&'static str> {

@@ -261,3 +261,65 @@ fn the_eyes_show_the_colour_the_leds_were_given() {
     let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
     assert_eq!(leds, "#00ff00 #00ff00 #ffffff", "{leds}");
 }
+
+#[test]
+fn the_robot_view_marks_the_balance_and_turns_red_when_the_robot_falls() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    // Both ankles from StandInit's -20° to -60° over 4 s: the robot falls forwards at 2.13 s
+    // (choreo-body's tests/timelines.rs derives it by hand). Real time: the page is looked
+    // at until the view says so.
+    let dir = tempfile::tempdir().unwrap();
+    let lean = dir.path().join("lean.xar");
+    let keys: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
+    std::fs::write(
+        &lean,
+        support::cli::timeline_behavior(&[("LAnklePitch", keys), ("RAnklePitch", keys)]),
+    )
+    .unwrap();
+    let run = Served::start(&[
+        "run",
+        lean.to_str().unwrap(),
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    let shot = screenshots().join("robot3d-fall.png");
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let html = loop {
+        let html = look(&browser, SWIFTSHADER, 1500, &run.url, &shot);
+        let fell = attribute(&html, "robot3d", "data-balance").as_deref() == Some("fell");
+        let webgl = attribute(&html, "robot3d", "data-state").as_deref() != Some("no-webgl");
+        if fell || !webgl || std::time::Instant::now() > deadline {
+            break html;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    // The pane says it in the run's words (in real time the order leaves a few
+    // milliseconds after the frame: the fall's time may be a step or two later).
+    assert!(
+        html.contains("NAO fell forwards at 2.1") && html.contains("while root/Lean played frame"),
+        "no fall in the robot pane"
+    );
+    if !drawn(&html) {
+        return;
+    }
+    assert_eq!(
+        attribute(&html, "robot3d", "data-balance").as_deref(),
+        Some("fell")
+    );
+    let corners: usize = attribute(&html, "robot3d", "data-polygon")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(corners >= 3, "a support polygon of {corners} corners");
+    // The marks are drawn in the fall's red (robot3d.js's COLOURS.fell, #e5484d).
+    let view = read_png(&shot).crop(read_png(&shot).locate(view_box(&html).unwrap()));
+    view.save(&screenshots().join("robot3d-fall-view.png"));
+    let red = view
+        .rgb
+        .iter()
+        .filter(|[r, g, b]| r.abs_diff(0xe5) < 40 && g.abs_diff(0x48) < 40 && b.abs_diff(0x4d) < 40)
+        .count();
+    assert!(red > 20, "only {red} red pixels in the view");
+}

@@ -21,14 +21,6 @@ use choreo_robot::Model;
 /// The longest posture change, in seconds.
 pub const MAX_SECONDS: f64 = 10.0;
 
-/// The posture wakeUp goes to.
-pub fn wake_posture(model: Model) -> &'static str {
-    match model {
-        Model::Nao => "StandInit",
-        Model::Pepper => "Stand",
-    }
-}
-
 fn table(model: Model) -> Vec<(&'static str, &'static str, &'static [f64])> {
     model
         .postures()

@@ -55,7 +55,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
     let now = sim.now();
     Ok(match method {
         "wakeUp" => {
-            let standing = posture::wake_posture(model);
+            let standing = model.wake_posture();
             let there = {
                 let state = sim.state();
                 state.body.awake && posture::current(model, &state.body, now) == standing
