@@ -699,7 +699,7 @@ fn a_nao_page_gets_the_balance_with_the_joints_and_the_fall_from_the_robot_s_log
         },
     )
     .unwrap();
-    // Both ankles pitched to -60° (StandInit's are at -20°): choreo-body's tests/
+    // Both ankles pitched to -1.05 rad, -60° (StandInit's are at -20°): choreo-body's tests/
     // timelines.rs derives by hand that the CoM passes the toes past 21°; at 40° more it is
     // far ahead of them. A box's log saying "fell" is not the robot's.
     let fall = "NAO fell forwards at 2.13 s: the zero-moment point left the feet ahead of the \
@@ -708,7 +708,7 @@ fn a_nao_page_gets_the_balance_with_the_joints_and_the_fall_from_the_robot_s_log
         event(
             0,
             "",
-            json!({"event": "joints", "names": ["LAnklePitch", "RAnklePitch"], "values": [-1.0472, -1.0472]}),
+            json!({"event": "joints", "names": ["LAnklePitch", "RAnklePitch"], "values": [-1.05, -1.05]}),
         ),
         event(
             1,
