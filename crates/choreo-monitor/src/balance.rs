@@ -46,6 +46,7 @@ pub fn balance(model: Model, joints: &[(String, Value)]) -> Value {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
