@@ -6,6 +6,7 @@
 //! docs/motion.md "The body").
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::stance::Stance;
 
@@ -138,8 +139,9 @@ impl Out {
 /// Follows the robot's balance step by step.
 #[derive(Debug, Clone, Default)]
 pub struct Balance {
-    /// The (time, stance) of the last [`HOLD`] and one step.
-    recent: VecDeque<(f64, Stance)>,
+    /// The (time, stance) of the last [`HOLD`] and one step (shared with the caller, who
+    /// keeps the last one: no copy a step).
+    recent: VecDeque<(f64, Rc<Stance>)>,
     com: Out,
 }
 
@@ -159,7 +161,8 @@ impl Balance {
     /// window). A mean, because a motor that starts or stops at full speed changes its
     /// velocity within one step, and that spike's ZMP, metres away, lasts no time: what
     /// tips the robot is the push over a while.
-    pub fn step(&mut self, time: f64, stance: Stance) -> (Check, Option<Fall>) {
+    pub fn step(&mut self, time: f64, stance: impl Into<Rc<Stance>>) -> (Check, Option<Fall>) {
+        let stance: Rc<Stance> = stance.into();
         if !stance.standing {
             *self = Balance::default();
             let check = Check {

@@ -13,6 +13,7 @@ use crate::kinematics::Frames;
 use crate::pose::Pose;
 use crate::speed::follow;
 use crate::stance::Stance;
+use std::rc::Rc;
 
 /// A key is reported late past this much (s): one frame at 25 fps.
 pub const LATE: f64 = 0.04;
@@ -195,6 +196,9 @@ fn start_pose(motion: &Motion, posture: &str) -> Option<Vec<f64>> {
     Some(start)
 }
 
+/// An arm's shape and the body's it meets: ((arm, shape), body).
+type Touch = ((&'static str, &'static str), &'static str);
+
 /// Judges `motion` from the joints at `start`.
 fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report {
     let model = motion.robot;
@@ -257,78 +261,108 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     let mut balance = Balance::new();
     let mut standing = true;
     let mut path = Path::default();
-    let mut touching: Vec<(String, String)> = Vec::new();
     let legs = crate::stance::leg_joints(model);
-    let mut last: Option<(Vec<f64>, Stance)> = None;
+    path.times.reserve(steps);
+    path.com.reserve(steps);
+    path.zmp.reserve(steps);
+    let mut last: Option<Rc<Stance>> = None;
     // The ground frame of the moment in that of the start (see `ground_moved`).
     let mut to_start = Pose::IDENTITY;
+    let on_start = |to_start: &Pose, p: [f64; 2]| {
+        let q = to_start.apply([p[0], p[1], 0.0]);
+        [q[0], q[1]]
+    };
+    let movers = crate::collision::movers(model);
+    // Buffers kept across steps: a step allocates nothing it does not keep.
+    let mut angles: Vec<f64> = start.to_vec();
+    let mut leg_angles: Vec<f64> = Vec::with_capacity(legs.len());
+    let mut touching: Vec<Touch> = Vec::new();
+    let mut now: Vec<Touch> = Vec::new();
     for k in 0..steps {
         let t = k as f64 * STEP;
-        let angles: Vec<f64> = paths.iter().map(|p| p[k]).collect();
+        for (a, p) in angles.iter_mut().zip(&paths) {
+            *a = p[k];
+        }
         let frames = Frames::new(model, &angles);
         // Legs that did not move stand where they stood: only the CoM moved.
-        let leg_angles: Vec<f64> = legs.iter().map(|&i| angles[i]).collect();
+        let legs_still =
+            last.is_some() && legs.iter().zip(&leg_angles).all(|(&i, a)| angles[i] == *a);
+        leg_angles.clear();
+        leg_angles.extend(legs.iter().map(|&i| angles[i]));
         let stance = match &last {
-            Some((before, stance)) if *before == leg_angles => stance.moved(&frames),
-            Some((_, before)) => {
+            Some(before) if legs_still => before.moved(&frames),
+            Some(before) => {
                 let stance = Stance::near(&frames, Some(before));
                 to_start = to_start.then(&ground_moved(before, &stance));
                 stance
             }
             None => Stance::of(&frames),
         };
-        let on_start = |p: [f64; 2]| {
-            let q = to_start.apply([p[0], p[1], 0.0]);
-            [q[0], q[1]]
-        };
-        path.last_polygon = stance.polygon.iter().map(|&p| on_start(p)).collect();
-        last = Some((leg_angles, stance.clone()));
+        let stance = Rc::new(stance);
+        last = Some(Rc::clone(&stance));
         if k == 0 {
             path.polygon = stance.polygon.clone();
             // A first pose that would not stand (its CoM outside its feet) is not where a
             // standing robot starts: the timeline starts sitting or lying.
             standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
         }
-        let support = stance.support_words().to_string();
+        let support = stance.support_words();
         standing &= stance.standing;
         let com = standing.then_some([stance.com[0], stance.com[1]]);
         let (check, fall) = if standing {
-            balance.step(t, stance)
+            balance.step(t, Rc::clone(&stance))
         } else {
             Default::default()
         };
         path.times.push(t);
-        path.com.push(com.map(on_start));
-        path.zmp.push(check.zmp_at.map(on_start));
-        let mut now = Vec::new();
-        for contact in contacts(&frames, None) {
-            let key = (
-                format!("{}.{}", contact.arm.0, contact.arm.1),
-                contact.body.to_string(),
-            );
+        path.com.push(com.map(|c| on_start(&to_start, c)));
+        path.zmp.push(check.zmp_at.map(|z| on_start(&to_start, z)));
+        // The arms and the body where they were: the same contacts.
+        let shapes_still = k > 0 && movers.iter().all(|&i| paths[i][k] == paths[i][k - 1]);
+        now.clear();
+        let found = if shapes_still {
+            Vec::new()
+        } else {
+            contacts(&frames, None)
+        };
+        if shapes_still {
+            now.extend_from_slice(&touching);
+        }
+        for contact in found {
+            let key = (contact.arm, contact.body);
             if !touching.contains(&key) {
                 findings.push(Finding::Collision {
-                    arm: key.0.clone(),
-                    body: key.1.clone(),
+                    arm: format!("{}.{}", key.0.0, key.0.1),
+                    body: key.1.to_string(),
                     frame: frame_of(t),
                     depth: contact.depth,
                 });
-            } else if let Some(Finding::Collision { depth, .. }) = findings.iter_mut().rev().find(
-                |f| matches!(f, Finding::Collision { arm, body, .. } if *arm == key.0 && *body == key.1),
-            ) {
+            } else if let Some(Finding::Collision { depth, .. }) =
+                findings.iter_mut().rev().find(|f| {
+                    matches!(f, Finding::Collision { arm, body, .. }
+                        if *arm == format!("{}.{}", key.0.0, key.0.1) && body == key.1)
+                })
+            {
                 *depth = depth.max(contact.depth);
             }
             now.push(key);
         }
-        touching = now;
+        std::mem::swap(&mut touching, &mut now);
         if let Some(fall) = fall {
             findings.push(Finding::Fall {
                 frame: frame_of(fall.time),
                 fall,
-                support,
+                support: support.to_string(),
             });
             break;
         }
+    }
+    if let Some(stance) = &last {
+        path.last_polygon = stance
+            .polygon
+            .iter()
+            .map(|&p| on_start(&to_start, p))
+            .collect();
     }
     findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
     Report {

@@ -3,6 +3,8 @@
 //! their segments is less than the sum of their radii. The protected chains are the arms
 //! (`LArm`, `RArm`), checked against the `Body` group.
 
+use choreo_robot::Model;
+
 use crate::kinematics::Frames;
 
 /// An arm's shape inside the body's.
@@ -14,6 +16,38 @@ pub struct Contact {
     pub body: &'static str,
     /// How deep, m (the radii's sum less the segments' distance).
     pub depth: f64,
+}
+
+/// The joints that move some shape in FRAME_TORSO (each shape's joint and those above it,
+/// and the motors that drive them): while none of them moves, [`contacts`] stay the same.
+pub fn movers(model: Model) -> &'static [usize] {
+    static NAO: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+    static PEPPER: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+    let cell = match model {
+        Model::Nao => &NAO,
+        Model::Pepper => &PEPPER,
+    };
+    cell.get_or_init(|| {
+        let chain = model.chain();
+        let mut out: Vec<usize> = Vec::new();
+        for shape in model.body().shapes() {
+            let mut joint = shape.joint;
+            // Up the chain to the torso (a chain has no loop: at most every joint once).
+            for _ in 0..model.joints().len() {
+                let Some(name) = joint else { break };
+                if let Some(i) = model.joint_index(name) {
+                    for j in [i, model.dof(i)] {
+                        if !out.contains(&j) {
+                            out.push(j);
+                        }
+                    }
+                }
+                joint = chain.link(name).and_then(|l| l.parent);
+            }
+        }
+        out.sort_unstable();
+        out
+    })
 }
 
 /// The arms' shapes that enter the body's, for the joints at `frames`; `chain`: only that

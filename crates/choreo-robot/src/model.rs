@@ -1,6 +1,8 @@
 //! The robot models: NAO and Pepper joints with their limits and speeds (motion.md §10),
 //! chains, resource groups, and how a model is recognised.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 /// A robot model.
@@ -114,6 +116,17 @@ const ANKLE_ROLL: &[(f64, f64, f64)] = &[
     (0.349938, -0.397935, 0.550477),
     (0.922755, 0.0, 0.049916),
 ];
+
+/// Which anti-collision table bounds a joint (see [`Model::coupled_to`]).
+#[derive(Debug, Clone, Copy)]
+enum Coupling {
+    /// NAO's head pitch, by |HeadYaw| ([`HEAD_PITCH`]).
+    HeadPitch,
+    /// The left ankle's roll, by its pitch ([`ANKLE_ROLL`]).
+    LeftAnkle,
+    /// The right one's: the left's table mirrored.
+    RightAnkle,
+}
 
 /// The range a table of (key, min, max) points gives at `x`: linear between points, the end
 /// points' beyond them.
@@ -319,16 +332,32 @@ impl Model {
     /// yaw, each ankle's roll by its pitch (the joints page's anti-collision limitations).
     /// It always comes before `i` in ALMotion's order.
     pub fn coupled_to(self, i: usize) -> Option<usize> {
-        if self != Model::Nao {
-            return None;
-        }
-        let by = match self.joints().get(i)?.name {
-            "HeadPitch" => "HeadYaw",
-            "LAnkleRoll" => "LAnklePitch",
-            "RAnkleRoll" => "RAnklePitch",
-            _ => return None,
+        self.couplings().get(i).copied().flatten().map(|(by, _)| by)
+    }
+
+    /// Per joint, the joint bounding it and which table does ([`Model::coupled_to`]); found
+    /// once (joint names are compared once, not at every clamp).
+    fn couplings(self) -> &'static [Option<(usize, Coupling)>] {
+        static NAO: OnceLock<Vec<Option<(usize, Coupling)>>> = OnceLock::new();
+        let find = |model: Model| {
+            model
+                .joints()
+                .iter()
+                .map(|j| {
+                    let (by, how) = match j.name {
+                        "HeadPitch" => ("HeadYaw", Coupling::HeadPitch),
+                        "LAnkleRoll" => ("LAnklePitch", Coupling::LeftAnkle),
+                        "RAnkleRoll" => ("RAnklePitch", Coupling::RightAnkle),
+                        _ => return None,
+                    };
+                    Some((model.joint_index(by)?, how))
+                })
+                .collect()
         };
-        self.joint_index(by)
+        match self {
+            Model::Nao => NAO.get_or_init(|| find(Model::Nao)),
+            Model::Pepper => &[],
+        }
     }
 
     /// Limits of joint `i`; `by`: the angle of the joint that bounds it
@@ -337,13 +366,11 @@ impl Model {
         let Some(joint) = self.joints().get(i) else {
             return (f64::NEG_INFINITY, f64::INFINITY);
         };
-        if self.coupled_to(i).is_none() {
-            return (joint.min, joint.max);
-        }
-        match joint.name {
-            "HeadPitch" => between(HEAD_PITCH, by.abs()),
-            "LAnkleRoll" => between(ANKLE_ROLL, by),
-            _ => {
+        match self.couplings().get(i).copied().flatten() {
+            None => (joint.min, joint.max),
+            Some((_, Coupling::HeadPitch)) => between(HEAD_PITCH, by.abs()),
+            Some((_, Coupling::LeftAnkle)) => between(ANKLE_ROLL, by),
+            Some((_, Coupling::RightAnkle)) => {
                 let (lo, hi) = between(ANKLE_ROLL, by);
                 (-hi, -lo)
             }

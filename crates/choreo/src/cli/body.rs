@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use choreo_body::check::{Finding, check_all, motions_of};
 use choreo_motion::motion::Motion;
@@ -30,22 +32,34 @@ pub(crate) struct Located {
 }
 
 /// Judgements already made in this check, by motion (a project's `.pml`, its behaviors'
-/// files and its packages hold the same timelines: each is judged once).
+/// files and its packages hold the same timelines: each is judged once), shared by the
+/// threads that judge.
 #[derive(Default)]
 struct Judged {
-    by_motion: HashMap<u64, Vec<Judgement>>,
+    by_motion: Mutex<HashMap<u64, Arc<OnceLock<Judgements>>>>,
 }
 
 /// A motion judged from some start poses: (the postures, what was found, fps, first frame).
 type Judgement = (String, Vec<Finding>, f64, i32);
 
+/// Every judgement of one motion, shared.
+type Judgements = Arc<[Judgement]>;
+
 impl Judged {
     /// The reports of `motion`: (start postures, findings, fps, start frame) per distinct
-    /// start pose.
-    fn of(&mut self, motion: &Motion) -> &[Judgement] {
+    /// start pose. Judged outside the map's lock; a thread meeting a motion another is
+    /// judging waits for that judgement.
+    fn of(&self, motion: &Motion) -> Judgements {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         format!("{motion:?}").hash(&mut hasher);
-        self.by_motion.entry(hasher.finish()).or_insert_with(|| {
+        let cell = Arc::clone(
+            self.by_motion
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entry(hasher.finish())
+                .or_default(),
+        );
+        Arc::clone(cell.get_or_init(|| {
             check_all(motion)
                 .into_iter()
                 .map(|r| {
@@ -57,20 +71,20 @@ impl Judged {
                     )
                 })
                 .collect()
-        })
+        }))
     }
 }
 
 /// What the body check finds in the behaviors of `path` (nothing for a file that holds none:
 /// a dialog topic, a manifest; what cannot be read is the rest of `check`'s business).
-fn findings(path: &Path, judged: &mut Judged) -> Vec<Located> {
+fn findings(path: &Path, judged: &Judged) -> Vec<Located> {
     let Ok(project) = choreo_xar::source::load_path(path) else {
         return Vec::new();
     };
     let mut found = Vec::new();
     for behavior in &project.behaviors {
         for (box_path, motion) in motions_of(&behavior.xar.root_box) {
-            for (postures, report, fps, start) in judged.of(&motion) {
+            for (postures, report, fps, start) in judged.of(&motion).iter() {
                 let (fps, start) = (*fps, *start);
                 for finding in report {
                     let (kind, joint) = match finding {
@@ -109,29 +123,34 @@ fn findings(path: &Path, judged: &mut Judged) -> Vec<Located> {
 }
 
 /// [`findings`] for each of `files`, in order, judged on as many threads as the machine has
-/// cores (each a contiguous share of the files: a project's files, which share timelines,
-/// stay together).
+/// cores, each taking the next file as it is free (one long dance does not hold up the
+/// rest), every motion judged once whichever thread meets it first.
 pub(crate) fn findings_of_all(files: &[std::path::PathBuf]) -> Vec<Vec<Located>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = files.len().div_ceil(threads.max(1)).max(1);
+    let judged = Judged::default();
+    let next = AtomicUsize::new(0);
+    let found: Mutex<Vec<Vec<Located>>> = Mutex::new(files.iter().map(|_| Vec::new()).collect());
     std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(share)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut judged = Judged::default();
-                    chunk
-                        .iter()
-                        .map(|f| findings(f, &mut judged))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
+        for _ in 0..threads.clamp(1, files.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let these = findings(file, &judged);
+                    if let Some(slot) = found
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .get_mut(i)
+                    {
+                        *slot = these;
+                    }
+                }
+            });
+        }
+    });
+    found
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The lines `check` prints for `findings`, under a file's status line.

@@ -60,29 +60,46 @@ pub fn run(args: &CheckArgs) -> CliResult {
     };
     let mut tally = Tally::default();
     let scripts = crate::cli::lint::BoxScripts::default();
-    let mut body = if args.body {
-        crate::cli::body::findings_of_all(&files)
-    } else {
-        Vec::new()
-    }
-    .into_iter();
-    for f in &files {
-        bar.set_message(f.display().to_string());
-        let report = check_path_with(f, Some(&scripts));
-        let body = body.next().unwrap_or_default();
-        tally.add(&report, !body.is_empty());
+    let show = |tally: &mut Tally, report: &FileReport, body: &[crate::cli::body::Located]| {
+        tally.add(report, !body.is_empty());
         bar.suspend(|| {
             if json {
-                let mut value = report_json(&report);
+                let mut value = report_json(report);
                 if args.body {
-                    value["body"] = crate::cli::body::to_json(&body);
+                    value["body"] = crate::cli::body::to_json(body);
                 }
                 outln!("{value}");
             } else {
-                print_report(&report, quiet, &crate::cli::body::lines(&body));
+                print_report(report, quiet, &crate::cli::body::lines(body));
             }
         });
+    };
+    let check = |f: &std::path::PathBuf| {
+        bar.set_message(f.display().to_string());
+        let report = check_path_with(f, Some(&scripts));
         bar.inc(1);
+        report
+    };
+    if args.body {
+        // The body is judged on threads of its own while the files are checked here; what
+        // is found is said once both are done, file by file.
+        let (reports, body) = std::thread::scope(|scope| {
+            let body = scope.spawn(|| crate::cli::body::findings_of_all(&files));
+            let reports: Vec<FileReport> = files.iter().map(check).collect();
+            (reports, body.join().unwrap_or_default())
+        });
+        for (i, report) in reports.iter().enumerate() {
+            show(
+                &mut tally,
+                report,
+                body.get(i).map_or(&[][..], Vec::as_slice),
+            );
+        }
+    } else {
+        for f in &files {
+            let report = check(f);
+            show(&mut tally, &report, &[]);
+        }
     }
     bar.finish_and_clear();
     if json {
