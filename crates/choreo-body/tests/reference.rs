@@ -189,3 +189,80 @@ fn sitting_is_not_standing() {
         assert_eq!(Stance::of(&f).standing, standing, "{name}");
     }
 }
+
+/// The nearest gap (m) between `chain`'s shapes and the body's at `q`: the distance of
+/// their segments less their radii, computed here from choreo-robot's shapes.
+fn gap(q: &[f64], chain: &str) -> f64 {
+    let model = Model::Nao;
+    let f = Frames::new(model, q);
+    let shapes = model.body().shapes();
+    let placed = |s: &choreo_robot::body::Shape| {
+        let frame = f.frame_at(s.joint.and_then(|j| model.joint_index(j)));
+        (frame.apply(s.ends[0]), frame.apply(s.ends[1]))
+    };
+    let mut nearest = f64::INFINITY;
+    for a in shapes.iter().filter(|s| s.group == chain) {
+        for b in shapes.iter().filter(|s| s.group == "Body") {
+            let d = choreo_body::collision::segment_distance(placed(a), placed(b));
+            nearest = nearest.min(d - a.radius - b.radius);
+        }
+    }
+    nearest
+}
+
+#[test]
+fn avoidance_takes_the_arm_as_near_the_chest_as_it_can_and_never_in() {
+    // The same order as above, from StandInit, followed cycle by cycle as NAOqi's page
+    // says: the desired state approached as near as the no-collision constraint lets it.
+    // The target is inside the chest (the test above): the arm must never enter (the
+    // linear step may overshoot the curved surface by far less than a millimetre), must get
+    // right up to the torso (within 5 mm: as near as it can), and must not stop while it can
+    // still come nearer its target.
+    let model = Model::Nao;
+    let i = |n: &str| model.joint_index(n).unwrap();
+    let arm = model.resolve("LArm").unwrap();
+    let start = angles(&STAND_INIT);
+    let mut target = start.clone();
+    for (name, v) in [
+        ("LShoulderPitch", 1.0),
+        ("LShoulderRoll", -0.3),
+        ("LElbowYaw", 0.0),
+        ("LElbowRoll", -1.54),
+    ] {
+        target[i(name)] = v;
+    }
+    let mut q = start.clone();
+    let cycles = 200;
+    let mut nearest = f64::INFINITY;
+    for k in 1..=cycles {
+        let s = f64::from(k) / f64::from(cycles);
+        let wanted: Vec<f64> = start
+            .iter()
+            .zip(&target)
+            .map(|(a, b)| a + (b - a) * s)
+            .collect();
+        let next = choreo_body::collision::avoid_step(model, &arm, &q, &wanted);
+        for (&j, v) in arm.iter().zip(next) {
+            q[j] = v;
+        }
+        let g = gap(&q, "LArm");
+        nearest = nearest.min(g);
+        assert!(g > -0.001, "cycle {k}: {g} m into the body");
+    }
+    let end = gap(&q, "LArm");
+    assert!(end < 0.005, "it stopped {end} m short of the torso");
+    assert!(nearest > -0.001);
+    // Nearer the target than it started.
+    let distance = |a: &[f64]| {
+        arm.iter()
+            .map(|&j| (a[j] - target[j]).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    assert!(distance(&q) < distance(&start) / 2.0, "{q:?}");
+    // Without anything near, the order is followed exactly.
+    let mut free = start.clone();
+    free[i("LShoulderPitch")] = 0.5;
+    let next = choreo_body::collision::avoid_step(model, &arm, &start, &free);
+    assert!((next[0] - 0.5).abs() < 1e-12, "{next:?}");
+}

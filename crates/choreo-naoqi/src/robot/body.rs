@@ -66,8 +66,6 @@ pub(crate) type Moves = Vec<(usize, Keys)>;
 struct JointPath {
     origin: Time,
     path: Spline,
-    /// Stopped short there (seconds from the origin): self-collision avoidance held it.
-    until: Option<f64>,
 }
 
 impl JointPath {
@@ -76,21 +74,18 @@ impl JointPath {
         JointPath {
             origin,
             path: Keys::Linear(Vec::new()).path(value),
-            until: None,
         }
     }
 
     /// The (unclamped) value at `t`.
     fn at(&self, t: Time) -> f64 {
         let x = t.0.saturating_sub(self.origin.0) as f64 / 1e9;
-        let x = self.until.map_or(x, |u| x.min(u));
         self.path.eval(x).unwrap_or(0.0)
     }
 
     /// When it stops moving, seconds from the origin.
     fn end(&self) -> f64 {
-        let last = self.path.knots().last().map_or(0.0, |k| k.x);
-        self.until.map_or(last, |u| u.min(last))
+        self.path.knots().last().map_or(0.0, |k| k.x)
     }
 }
 
@@ -192,24 +187,42 @@ impl Body {
             let path = within_speed(model, dof, keys.path(start), by);
             arrival = arrival.max(path.knots().last().map_or(0.0, |k| k.x));
             if let Some(slot) = self.angles.get_mut(dof) {
-                *slot = JointPath {
-                    origin: now,
-                    path,
-                    until: None,
-                };
+                *slot = JointPath { origin: now, path };
                 moved.push(dof);
             }
         }
         (moved, arrival)
     }
 
-    /// Joints `joints` stop at `t` where their paths have them then (self-collision
-    /// avoidance: the arm is held short of the body).
-    pub fn stop_at(&mut self, model: Model, joints: &[usize], t: Time) {
-        for &i in joints {
+    /// Joints `joints` go from `now` through `samples` instead (one row a motion cycle of
+    /// `step` s, a value per joint; the first row where they are now), straight between
+    /// them: the way self-collision avoidance lets an arm go.
+    pub fn follow(
+        &mut self,
+        model: Model,
+        joints: &[usize],
+        now: Time,
+        step: f64,
+        samples: &[Vec<f64>],
+    ) {
+        for (c, &i) in joints.iter().enumerate() {
+            let knots = samples
+                .iter()
+                .enumerate()
+                .filter_map(|(k, row)| {
+                    Some(Knot {
+                        x: k as f64 * step,
+                        y: *row.get(c)?,
+                        left: Handle::LINEAR,
+                        right: Handle::LINEAR,
+                    })
+                })
+                .collect();
             if let Some(p) = self.angles.get_mut(model.dof(i)) {
-                let x = t.0.saturating_sub(p.origin.0) as f64 / 1e9;
-                p.until = Some(p.until.map_or(x, |u| u.min(x)));
+                *p = JointPath {
+                    origin: now,
+                    path: Spline::new(knots),
+                };
             }
         }
     }

@@ -1,10 +1,11 @@
 //! ALMotion's self-collision avoidance (NAOqi's "Self-collision avoidance" page): the body
 //! as spheres and capsules (choreo-robot's data, choreo-body's test), the arms ("LArm",
 //! "RArm") kept out of the rest of it, on by default, `setCollisionProtectionEnabled` to turn
-//! it off per chain. NAOqi's solver looks for the nearest command that does not collide;
-//! here an arm that an order would drive into the body stops short, one motion cycle
-//! before the contact (the order's other joints go on): the simplest "nearest solution"
-//! along the path. An arm already touching when the order comes is left to it.
+//! it off per chain. As the page says, every motion cycle the arm goes as near to where
+//! the order wants it as it can without its shapes moving into the body's
+//! (`choreo_body::collision::avoid_step`): it slides along the body, and where the target
+//! is inside, it stays at the nearest place outside. An arm already touching when the order
+//! comes is left to it.
 
 use choreo_body::balance::STEP;
 use choreo_body::{Frames, collision};
@@ -22,8 +23,8 @@ fn protected(sim: &Sim, chain: &str) -> bool {
         .is_none_or(|v| *v != Value::Bool(false))
 }
 
-/// After an order moving joints `moved`: each protected arm it moves that would meet the
-/// body stops one cycle short.
+/// After an order moving joints `moved`: each protected arm it moves is followed cycle by
+/// cycle to the order's end; where avoidance changed its way, the arm follows that instead.
 pub(crate) fn guard(sim: &Sim, moved: &[usize]) {
     let model = sim.model;
     let now = sim.now();
@@ -34,20 +35,35 @@ pub(crate) fn guard(sim: &Sim, moved: &[usize]) {
         if !joints.iter().any(|j| moved.contains(&model.dof(*j))) || !protected(sim, chain) {
             continue;
         }
+        let mut here = sim.state().body.angles(model, now);
+        if !collision::contacts(&Frames::new(model, &here), Some(chain)).is_empty() {
+            continue;
+        }
         let settled = sim.state().body.settled_at();
         let span = settled.0.saturating_sub(now.0) as f64 / 1e9;
         let steps = (span / STEP).ceil() as usize;
-        for k in 0..=steps {
-            let t = after(now, k as f64 * STEP);
-            let angles = sim.state().body.angles(model, t);
-            if collision::contacts(&Frames::new(model, &angles), Some(chain)).is_empty() {
-                continue;
+        let mut samples = vec![joints.iter().map(|&j| here[j]).collect::<Vec<f64>>()];
+        let mut changed = false;
+        for k in 1..=steps {
+            let wanted = sim.state().body.angles(model, after(now, k as f64 * STEP));
+            // The rest of the body where the orders have it; the arm where it got to.
+            let mut at = wanted.clone();
+            for &j in &joints {
+                at[j] = here[j];
             }
-            if k > 0 {
-                let held = after(now, (k - 1) as f64 * STEP);
-                sim.state().body.stop_at(model, &joints, held);
+            let next = collision::avoid_step(model, &joints, &at, &wanted);
+            changed |= joints
+                .iter()
+                .zip(&next)
+                .any(|(&j, v)| (wanted[j] - v).abs() > 1e-9);
+            for (&j, v) in joints.iter().zip(&next) {
+                at[j] = *v;
             }
-            break;
+            samples.push(next);
+            here = at;
+        }
+        if changed {
+            sim.state().body.follow(model, &joints, now, STEP, &samples);
         }
     }
 }
