@@ -199,15 +199,19 @@ fn start_pose(motion: &Motion, posture: &str) -> Option<Vec<f64>> {
 /// An arm's shape and the body's it meets: ((arm, shape), body).
 type Touch = ((&'static str, &'static str), &'static str);
 
-/// Judges `motion` from the joints at `start`.
-fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report {
+/// Each joint's path every [`STEP`] as its motor follows the order `command` from `start`
+/// (`steps` of them), and the keys it reaches late.
+fn followed(
+    motion: &Motion,
+    command: &choreo_motion::command::BezierCommand,
+    start: &[f64],
+    steps: usize,
+) -> (Vec<Vec<f64>>, Vec<Finding>) {
     let model = motion.robot;
     let joints = model.joints();
     let index = |name: &str| model.joint_index(name);
-    let command = motion.command_from(motion.start, &|name| index(name).map(|i| start[i]));
     let fps = f64::from(motion.fps.max(1));
     let frame_of = |t: f64| f64::from(motion.start) + t * fps;
-    let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
     // Each joint's path, asked and followed.
     let mut paths: Vec<Vec<f64>> = start.iter().map(|&a| vec![a; steps]).collect();
     let mut asked: Vec<Option<(usize, Vec<f64>)>> = vec![None; joints.len()];
@@ -258,6 +262,18 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
         wanted_paths[i] = wanted;
         paths[i] = followed;
     }
+    (paths, findings)
+}
+
+/// Judges `motion` from the joints at `start`.
+fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report {
+    let model = motion.robot;
+    let index = |name: &str| model.joint_index(name);
+    let command = motion.command_from(motion.start, &|name| index(name).map(|i| start[i]));
+    let fps = f64::from(motion.fps.max(1));
+    let frame_of = |t: f64| f64::from(motion.start) + t * fps;
+    let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
+    let (paths, mut findings) = followed(motion, &command, start, steps);
     let mut balance = Balance::new();
     let mut standing = true;
     let mut path = Path::default();

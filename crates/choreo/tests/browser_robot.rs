@@ -296,10 +296,10 @@ fn the_robot_view_marks_the_balance_and_turns_red_when_the_robot_falls() {
         }
         std::thread::sleep(Duration::from_millis(300));
     };
-    // The pane says it in the run's words (in real time the order leaves a few
-    // milliseconds after the frame: the fall's time may be a step or two later).
+    // The pane says it in the run's words (in real time, on a loaded machine, the order
+    // leaves later than its frame: the fall's time and frame are not fixed here).
     assert!(
-        html.contains("NAO fell forwards at 2.1") && html.contains("while root/Lean played frame"),
+        html.contains("NAO fell forwards at ") && html.contains("while root/Lean played frame"),
         "no fall in the robot pane"
     );
     if !drawn(&html) {
