@@ -255,12 +255,7 @@ pub fn csv(motion: &Motion) -> String {
 /// [`MotionArgs::body`]): each frame's values at the 10 ms step nearest its time; a
 /// finding on the row of its frame, quoted.
 fn with_body(motion: &Motion, csv: &str) -> String {
-    use choreo_body::check::check_all;
-    let reports = check_all(motion);
-    let report = reports
-        .iter()
-        .find(|r| r.postures.contains(&"StandInit"))
-        .or(reports.first());
+    let report = choreo_body::check::check(motion, "StandInit");
     let fps = f64::from(motion.fps.max(1));
     let mut out = String::new();
     for (row, line) in csv.lines().enumerate() {
@@ -273,7 +268,7 @@ fn with_body(motion: &Motion, csv: &str) -> String {
         let t = f64::from(frame - motion.start) / fps;
         let mut cells = [None; 4];
         let mut found = Vec::new();
-        if let Some(report) = report {
+        if let Some(report) = &report {
             let path = &report.path;
             let k = (t / choreo_body::balance::STEP).round() as usize;
             if k < path.times.len() {

@@ -245,12 +245,8 @@ fn from_motion(found: &Found) -> Figure {
 /// timeline that starts sitting or lying has none), and the timeline moves its legs or makes
 /// it fall (a head's nod or an arm's wave shows its curves alone).
 fn balance_of(m: &Motion) -> Option<BalanceView> {
-    use choreo_body::check::{Finding, check_all};
-    let reports = check_all(m);
-    let report = reports
-        .iter()
-        .find(|r| r.postures.contains(&"StandInit"))
-        .or(reports.first())?;
+    use choreo_body::check::{Finding, check};
+    let report = check(m, "StandInit")?;
     let path = &report.path;
     let legs = choreo_body::stance::leg_joints(m.robot);
     let moves_legs = m.curves.iter().any(|c| {
