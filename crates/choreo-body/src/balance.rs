@@ -1,9 +1,9 @@
 //! Balance over time: every [`STEP`] the centre of mass (static balance, what NAOqi's fall
 //! manager watches) and the zero-moment point of the cart-table model (the CoM's height and
 //! acceleration: `zmp = com - z / g * com''`) against the support polygon. The robot falls
-//! when its CoM leaves the polygon, or when the ZMP stays out of it for [`HOLD`] (a
-//! short excursion only rocks the robot on an edge of its feet: **inference**, see
-//! docs/motion.md "The body").
+//! when its CoM stays out of the polygon for [`HOLD`], or when a ZMP outside it rocks the
+//! robot on an edge of its feet ([`Rocking`]) until its CoM is above that edge: a short,
+//! shallow excursion only lifts a heel for a moment (see docs/motion.md "The body").
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -136,6 +136,56 @@ impl Out {
     }
 }
 
+/// The robot tipped on the edge of its support polygon that the ZMP crossed: a rigid body
+/// pivoting on that edge, its mass at the CoM's height `h` above it, linearised for small
+/// tilts θ. The push beyond the edge (the ZMP `δ` outside) and gravity once tilted (the CoM
+/// rising toward the edge by `h·θ`) give `θ'' = (g/h)·θ + (g/h²)·δ`, where `δ` is negative
+/// while the ZMP is back inside: the sole lands flat again when θ returns to 0. It falls when
+/// `h·θ` reaches the CoM's distance inside that edge (beyond it, nothing brings it back).
+#[derive(Debug, Clone, Copy, Default)]
+struct Rocking {
+    /// The tilt, rad, and its rate, rad/s.
+    tilt: f64,
+    rate: f64,
+    /// When the tilt began, and the ZMP's deepest excursion since.
+    since: Option<f64>,
+    depth: f64,
+}
+
+impl Rocking {
+    /// Takes the ZMP's `outside` distance (m, negative inside) at `time`, `dt` after the last
+    /// step, with the CoM `h` above the floor and `inside` the edge; the fall's start and the
+    /// ZMP's depth once the CoM is above the edge.
+    fn step(
+        &mut self,
+        time: f64,
+        dt: f64,
+        outside: f64,
+        h: f64,
+        inside: f64,
+    ) -> Option<(f64, f64)> {
+        if self.since.is_none() && outside <= 0.0 {
+            return None;
+        }
+        let since = *self.since.get_or_insert(time);
+        self.depth = self.depth.max(outside);
+        // Solved exactly over the step, the push held: about the tilt where gravity and the
+        // push balance (θ = −δ/h), the tilt grows as cosh and sinh of t·√(g/h).
+        let h = h.max(1e-3);
+        let k = (G / h).sqrt();
+        let (c, s) = ((k * dt).cosh(), (k * dt).sinh());
+        let balanced = -outside / h;
+        let u = self.tilt - balanced;
+        self.tilt = balanced + u * c + self.rate / k * s;
+        self.rate = u * k * s + self.rate * c;
+        if self.tilt <= 0.0 {
+            *self = Rocking::default();
+            return None;
+        }
+        (h * self.tilt >= inside).then_some((since, self.depth))
+    }
+}
+
 /// Follows the robot's balance step by step.
 #[derive(Debug, Clone, Default)]
 pub struct Balance {
@@ -143,6 +193,7 @@ pub struct Balance {
     /// keeps the last one: no copy a step).
     recent: VecDeque<(f64, Rc<Stance>)>,
     com: Out,
+    rocking: Rocking,
 }
 
 impl Balance {
@@ -152,9 +203,9 @@ impl Balance {
     }
 
     /// Takes the stance at `time` (s, every [`STEP`]); the fall it shows, if any (its time:
-    /// when the CoM left the polygon, or the middle of the [`HOLD`] over which the ZMP was
-    /// out). A robot that does not stand on its supports (see [`Stance::standing`]) is not
-    /// judged.
+    /// when the CoM left the polygon, or the middle of the [`HOLD`] over which the ZMP went
+    /// out and began to tip the robot). A robot that does not stand on its supports (see
+    /// [`Stance::standing`]) is not judged.
     ///
     /// The ZMP is the cart-table model's over the last [`HOLD`]: the CoM's mean position
     /// less its height over g times its mean acceleration (its change of velocity over the
@@ -187,20 +238,32 @@ impl Balance {
         {
             self.recent.pop_front();
         }
-        if let Some((zmp, last)) = self.zmp() {
-            let m = last.margin(zmp);
-            check.zmp = Some(m);
-            check.zmp_at = Some(zmp);
-            if m < 0.0 && fall.is_none() {
-                // A window's mean is its middle's value: the push out began then.
-                let middle = self.recent[self.recent.len() / 2].0;
-                fall = Some(Fall {
-                    time: middle,
-                    direction: direction(last, zmp),
-                    cause: Cause::Zmp,
-                    by: -m,
-                });
-            }
+        let Some((zmp, last)) = self.zmp() else {
+            self.rocking = Rocking::default();
+            return (check, fall);
+        };
+        let m = last.margin(zmp);
+        check.zmp = Some(m);
+        check.zmp_at = Some(zmp);
+        // A window's mean is its middle's value: the push out began then.
+        let middle = self.recent[self.recent.len() / 2].0;
+        let inside = inside_edge(&last.polygon, zmp, at);
+        let (height, way) = (last.com[2], direction(last, zmp));
+        let dt = self
+            .recent
+            .len()
+            .checked_sub(2)
+            .map_or(STEP, |i| time - self.recent[i].0);
+        let tipped = self.rocking.step(middle, dt, -m, height, inside);
+        if let Some((since, depth)) = tipped
+            && fall.is_none()
+        {
+            fall = Some(Fall {
+                time: since,
+                direction: way,
+                cause: Cause::Zmp,
+                by: depth,
+            });
         }
         (check, fall)
     }
@@ -241,6 +304,25 @@ impl Balance {
     }
 }
 
+/// How far `p` is inside the line of the edge of `polygon` (counter-clockwise) that `out`
+/// is furthest beyond (negative: beyond it too); with `out` inside, `p`'s margin.
+fn inside_edge(polygon: &[[f64; 2]], out: [f64; 2], p: [f64; 2]) -> f64 {
+    let n = polygon.len();
+    let beyond = |i: usize, q: [f64; 2]| {
+        let (a, b) = (polygon[i], polygon[(i + 1) % n]);
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len = ex.hypot(ey);
+        (len > 0.0).then(|| (ex * (q[1] - a[1]) - ey * (q[0] - a[0])) / len)
+    };
+    let edge = (0..n)
+        .filter_map(|i| Some((i, beyond(i, out)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    match edge {
+        Some((i, d)) if d < 0.0 => beyond(i, p).unwrap_or(f64::NEG_INFINITY),
+        _ => crate::stance::margin(polygon, p),
+    }
+}
+
 /// Which way `p`, outside the polygon of `s`, lies from the polygon's centre.
 fn direction(s: &Stance, p: [f64; 2]) -> Direction {
     let n = s.polygon.len().max(1) as f64;
@@ -257,5 +339,45 @@ fn direction(s: &Stance, p: [f64; 2]) -> Direction {
         Direction::Left
     } else {
         Direction::Right
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pushes `outside` (m) for `seconds`, then `after` for as long, the CoM `inside` the
+    /// edge, 0.26 m up (NAO standing): the fall's start, if any, and the tilt at the push's
+    /// end.
+    fn rock(outside: f64, after: f64, seconds: f64, inside: f64) -> (Option<f64>, f64) {
+        let mut r = Rocking::default();
+        let (mut pushed, steps) = (0.0, (seconds / STEP).round() as usize);
+        for k in 0..4 * steps {
+            let push = if k < steps { outside } else { after };
+            if let Some((since, _)) = r.step(k as f64 * STEP, STEP, push, 0.26, inside) {
+                return (Some(since), r.tilt);
+            }
+            if k + 1 == steps {
+                pushed = r.tilt;
+            }
+        }
+        (None, pushed)
+    }
+
+    #[test]
+    fn a_push_past_the_toes_tilts_the_robot_as_an_inverted_pendulum_does() {
+        // θ'' = (g/h)θ + gδ/h², from rest: θ(t) = (δ/h)(cosh(t·√(g/h)) − 1); for δ = 1 mm,
+        // h = 0.26 m, t = 0.1 s: √(g/h) = 6.142, cosh(0.6142) = 1.1947, θ = 7.49e-4 rad.
+        let (fell, tilt) = rock(0.001, -0.01, 0.1, 1.0);
+        assert_eq!(fell, None);
+        assert!((tilt - 7.49e-4).abs() < 0.1 * 7.49e-4, "{tilt}");
+    }
+
+    #[test]
+    fn a_short_shallow_push_lifts_a_heel_and_a_com_at_the_edge_goes_over() {
+        // 7.5e-4 rad lifts the CoM 0.26 × 7.5e-4 = 0.2 mm toward the edge: 2 cm inside, the
+        // sole lands again; 0.1 mm inside, it is over.
+        assert_eq!(rock(0.001, -0.01, 0.1, 0.02).0, None);
+        assert_eq!(rock(0.001, -0.01, 0.1, 0.0001).0, Some(0.0));
     }
 }
