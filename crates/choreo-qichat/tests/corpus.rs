@@ -109,3 +109,59 @@ fn every_corpus_rule_can_be_matched_against_any_input() {
     assert!(tried > 1000, "{tried}");
     assert!(greeted > 0);
 }
+
+/// The topic's Debug text without its positions: what a topic means, wherever its lines are.
+fn without_positions(topic: &choreo_qichat::Topic) -> String {
+    let text = format!("{topic:?}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("Span {") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].split_once('}').map_or("", |(_, after)| after);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Formatting (what `choreo lsp` does to a `.top`) gives the same text a second time, and
+/// a topic that parses the same (positions aside), on every corpus topic.
+#[test]
+fn formatting_every_corpus_topic_is_idempotent_and_keeps_its_meaning() {
+    let Some(corpus) = choreo_testkit::corpus("qichat corpus formatting") else {
+        return;
+    };
+    let files =
+        choreo_testkit::files_under(&corpus, &|p| p.extension().is_some_and(|e| e == "top"));
+    let (mut parsed, mut changed) = (0, 0);
+    for f in &files {
+        let bytes = std::fs::read(f).expect("corpus file readable");
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let once = choreo_qichat::format::format(&text);
+        assert_eq!(
+            choreo_qichat::format::format(&once),
+            once,
+            "{}: not idempotent",
+            f.display()
+        );
+        changed += usize::from(once != text);
+        let name = f.display().to_string();
+        if let (Ok(before), Ok(after)) = (
+            choreo_qichat::parse_str(&name, &text),
+            choreo_qichat::parse_str(&name, &once),
+        ) {
+            parsed += 1;
+            assert_eq!(
+                without_positions(&before),
+                without_positions(&after),
+                "{name}: formatting changed the topic"
+            );
+        }
+    }
+    println!(
+        "formatting: {} topics, {changed} changed, {parsed} parsed the same before and after",
+        files.len()
+    );
+    assert!(parsed >= 50, "only {parsed} topics compared");
+}
