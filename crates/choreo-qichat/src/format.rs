@@ -107,7 +107,8 @@ mod tests {
 
     #[test]
     fn python_between_script_marks_is_left_as_written() {
-        let text = "u:(sum) the sum is\n%script\nif a:\n    print a  \n\n\nprint b\n%script\n  u1:(x) y\n";
+        let text =
+            "u:(sum) the sum is\n%script\nif a:\n    print a  \n\n\nprint b\n%script\n  u1:(x) y\n";
         let want = "u:(sum) the sum is\n%script\nif a:\n    print a  \n\n\nprint b\n%script\n    u1:(x) y\n";
         assert_eq!(format(text), want);
     }

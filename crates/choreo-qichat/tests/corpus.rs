@@ -134,8 +134,7 @@ fn formatting_every_corpus_topic_is_idempotent_and_keeps_its_meaning() {
         choreo_testkit::files_under(&corpus, &|p| p.extension().is_some_and(|e| e == "top"));
     let (mut parsed, mut changed) = (0, 0);
     for f in &files {
-        let bytes = std::fs::read(f).expect("corpus file readable");
-        let Ok(text) = String::from_utf8(bytes) else {
+        let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
         let once = choreo_qichat::format::format(&text);

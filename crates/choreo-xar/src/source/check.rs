@@ -122,7 +122,13 @@ const MAX_NESTING: usize = 3;
 /// members checked (named `a.crg!behavior_1/behavior.xar`); a `.pml` inside an archive is
 /// checked against the archive's files.
 pub fn check_file(name: &str, bytes: &[u8]) -> FileReport {
-    check_bytes(name, bytes, Walk::top(None)).0
+    check_file_with(name, bytes, None)
+}
+
+/// [`check_file`], every box script compiled by `scripts` (see [`check_path_with`]): an
+/// editor's unsaved text checked as `choreo check` checks the file.
+pub fn check_file_with(name: &str, bytes: &[u8], scripts: Option<&dyn ScriptCheck>) -> FileReport {
+    check_bytes(name, bytes, Walk::top(scripts)).0
 }
 
 /// How deep in archives a check is, and who compiles box scripts (see [`check_path_with`]).

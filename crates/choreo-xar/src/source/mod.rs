@@ -27,7 +27,7 @@ mod path;
 mod project_file;
 mod tree;
 
-pub use check::{FileReport, check_file, check_path, check_path_with, check_tree};
+pub use check::{FileReport, check_file, check_file_with, check_path, check_path_with, check_tree};
 pub use disk::read_dir_tree;
 pub use file::load_bytes;
 pub use folder::load_tree;

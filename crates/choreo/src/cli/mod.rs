@@ -25,6 +25,7 @@ mod install;
 mod joints;
 mod lint;
 mod live;
+mod lsp;
 mod monitor;
 mod motion;
 mod package;
@@ -71,6 +72,10 @@ enum Command {
     /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
     #[command(after_help = exit::HELP)]
     Sim(sim::SimArgs),
+    /// Serve editors over the Language Server Protocol on stdin/stdout: check's diagnostics
+    /// as you type, definitions, references, renames, completion, hover, outlines, topic
+    /// formatting, "Try this rule" (docs/editors.md).
+    Lsp,
     /// Check files (or folders, recursively): every Choregraphe format, per-file results.
     #[command(after_help = exit::HELP)]
     Check(check::CheckArgs),
@@ -183,6 +188,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Robot(command) => robot_cmd::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Lsp => lsp::run(),
         Command::Chat(args) => chat::run(&args),
         Command::Stack(command) => stack::run(command),
         Command::Inspect(args) => inspect::run(&args),
