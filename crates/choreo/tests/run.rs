@@ -307,10 +307,12 @@ fn a_loop_of_links_through_python_boxes_ends_at_the_timeout_with_a_clean_unload(
                 .iter()
                 .filter(|e| e["event"] == "call" && e["hook"] == "onInput_onStart")
                 .count();
-            // The loop went round many times; how many depends on the machine's speed and
-            // load (744 in 1 s of real time on a loaded 2-core machine), so the bound only
-            // says that it ran on, not how fast.
-            assert!(starts > 100, "{case}: the loop ran ({starts} starts)");
+            // The loop went round many times. In virtual time the count of steps before time
+            // moves on decides how many; in real time the machine's speed and load do (744 in
+            // 1 s on a loaded 2-core machine, 86 with both cores kept busy besides), so there
+            // the bound only says that it went round and on.
+            let least = if fast { 100 } else { 3 };
+            assert!(starts > least, "{case}: the loop ran ({starts} starts)");
             let warned = |what: &str| {
                 events
                     .iter()
