@@ -116,8 +116,13 @@ impl Stance {
         {
             best = Some((m, triple));
         }
+        // While the face it stood on holds the CoM, it stays on it: no other face is tried.
+        let held = best.is_some();
         let mut seen: Vec<&str> = Vec::new();
         for (i, s) in supports.iter().enumerate() {
+            if held {
+                break;
+            }
             if seen.contains(&s.name) {
                 continue;
             }

@@ -32,11 +32,11 @@ export class RobotPane {
     E.fell.textContent = fell;
     E.fell.hidden = !fell;
     // the balance, for the 3D view (robot3d.js): the CoM and the support polygon
-    const balanceKey = JSON.stringify([this.balance, !!fell]);
+    const balanceKey = JSON.stringify([this.balance, fell]);
     if (balanceKey !== this.balanceKey) {
       this.balanceKey = balanceKey;
       try {
-        document.dispatchEvent(new CustomEvent("choreo-monitor:balance", { detail: { balance: this.balance, fell: !!fell } }));
+        document.dispatchEvent(new CustomEvent("choreo-monitor:balance", { detail: { balance: this.balance, fell } }));
       } catch { /* a listener's problem, not ours */ }
     }
     const colours = this.leds?.colours || {};

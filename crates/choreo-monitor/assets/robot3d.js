@@ -11,14 +11,35 @@
 // The robot's balance comes with `choreo-monitor:balance` ({balance, fell}: the monitor's
 // choreo-body stance in FRAME_TORSO, metres): the support polygon on the floor, the centre
 // of mass and its drop to the floor, drawn on the torso so they move with the robot; green
-// while the CoM is over the polygon, amber outside it, red once the robot fell.
+// while the CoM is over the polygon, amber outside it, red once the robot fell. After a fall
+// ({fell}: the run's words, "NAO fell forwards at ..."), the robot lies on the floor the way
+// it fell: on its belly forwards, on its back backwards, on a side to the left or right.
 //
 // For tests, #robot3d carries data-state (loading, waiting, drawn, no-model, no-webgl, failed),
 // data-model, data-renders (frames drawn), data-poses (joint updates applied), data-box
 // (its canvas in page pixels: "x,y,width,height"), data-balance (none, standing, outside,
-// fell) and data-polygon (the support polygon's corners drawn).
+// fell), data-polygon (the support polygon's corners drawn) and data-lying (none, belly, back,
+// left, right).
 
 const HOST = "robot3d";
+
+/** How the robot lies after a fall: the turn about its feet (axis in its frame, angle). */
+const LYING = {
+  belly: [[0, 1, 0], Math.PI / 2],
+  back: [[0, 1, 0], -Math.PI / 2],
+  left: [[1, 0, 0], -Math.PI / 2],
+  right: [[1, 0, 0], Math.PI / 2],
+};
+
+/** Which way the run's words about a fall lay the robot ("fell forwards": belly), or null. */
+function lyingOf(fell) {
+  if (typeof fell !== "string") return null;
+  if (fell.includes("fell forwards")) return "belly";
+  if (fell.includes("fell backwards")) return "back";
+  if (fell.includes("fell to the left")) return "left";
+  if (fell.includes("fell to the right")) return "right";
+  return null;
+}
 
 /** Colours of the shapes. */
 const COLOURS = {
@@ -74,6 +95,8 @@ class RobotView {
     this.ends = []; // Object3D at each end (the floor is under the lowest)
     this.supports = []; // ends that can carry the robot: {at, rest} (soles, Pepper's base)
     this.robotKey = null;
+    this.lying = null; // after a fall: a key of LYING
+    host.dataset.lying = "none";
     this.renders = 0;
     this.poses = 0;
     this.raf = 0;
@@ -330,10 +353,19 @@ class RobotView {
     if (this.balanceShown) this.setBalance(...this.balanceShown);
   }
 
-  /** The balance marks (see the top of this file); `null` balance: none. */
+  /**
+   * The balance marks (see the top of this file); `null` balance: none. `fell`: the run's
+   * words about a fall ("" or false: it stands), which lay the robot down.
+   */
   setBalance(balance, fell) {
     const T = this.T;
     this.balanceShown = [balance, fell];
+    const lying = lyingOf(fell);
+    if (lying !== this.lying) {
+      this.lying = lying;
+      this.host.dataset.lying = lying ?? "none";
+      this.pose();
+    }
     if (this.balanceMarks) {
       this.balanceMarks.parent?.remove(this.balanceMarks);
       this.balanceMarks.traverse((o) => {
@@ -547,6 +579,20 @@ class RobotView {
       const low = Math.min(...ends.map((p) => p.z));
       if (Number.isFinite(low)) robot.position.z = -low;
     }
+    if (this.lying) this.lieDown(LYING[this.lying]);
+  }
+
+  /** Turns the standing robot by `turn` (axis, angle) about its feet, then down onto the floor. */
+  lieDown([axis, angle]) {
+    const T = this.T;
+    const robot = this.robot;
+    const q = new T.Quaternion().setFromAxisAngle(new T.Vector3(...axis), angle);
+    robot.quaternion.premultiply(q);
+    robot.position.applyQuaternion(q);
+    this.world.updateMatrixWorld(true);
+    // The world's z is the scene's y: the body's lowest point goes to the floor.
+    const box = new T.Box3().setFromObject(robot);
+    if (Number.isFinite(box.min.y)) robot.position.z -= box.min.y;
   }
 
   // ------------------------------------------------------------ camera and drawing
@@ -686,13 +732,13 @@ async function main() {
   });
   document.addEventListener("choreo-monitor:balance", (e) => {
     try {
-      view.setBalance(e.detail?.balance ?? null, !!e.detail?.fell);
+      view.setBalance(e.detail?.balance ?? null, e.detail?.fell ?? "");
     } catch (err) {
       console.error("robot3d: a balance it cannot show", err);
     }
   });
   if (monitor?.robotChain) show(monitor.robotChain);
-  if (monitor && monitor.balance !== undefined) view.setBalance(monitor.balance, !!monitor.fell);
+  if (monitor && monitor.balance !== undefined) view.setBalance(monitor.balance, monitor.fell?.text ?? "");
   if (monitor?.leds) view.setLeds(monitor.leds.colours, 0);
   if (monitor?.joints instanceof Map && monitor.joints.size) view.setJoints([...monitor.joints.keys()], [...monitor.joints.values()]);
 }

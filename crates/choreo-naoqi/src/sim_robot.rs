@@ -47,6 +47,16 @@ impl SimRobot {
         }
     }
 
+    /// Makes it a robot of NAOqi generation `version`: what `version()` and
+    /// `ALSystem.systemVersion` report (by default NAO's 2.8, Pepper's 2.5).
+    pub fn set_naoqi(&self, version: choreo_robot::naoqi::Version) {
+        *self
+            .sim
+            .naoqi
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = version;
+    }
+
     /// This robot with `scenario` loaded (see [`SimRobot::load_scenario`]).
     pub fn with_scenario(self, scenario: Scenario) -> SimRobot {
         self.load_scenario(scenario);

@@ -63,6 +63,25 @@ impl Version {
         }
     }
 
+    /// The full version a robot of this generation reports (`ALSystem.systemVersion`,
+    /// `version()`): 2.1.4.13 and 2.8.7.4 are the releases whose documentation and
+    /// Choregraphe suite the project reads, 2.5.10.7 a Pepper 2.5 system; 2.8.5.10 is a NAO V6
+    /// system (kept: behaviors compare it), 2.9.5.172 a Pepper QiSDK system (**inference**:
+    /// no source here states it).
+    pub fn release(self) -> &'static str {
+        match self {
+            Version::V2_1 => "2.1.4.13",
+            Version::V2_5 => "2.5.10.7",
+            Version::V2_8 => "2.8.5.10",
+            Version::V2_9 => "2.9.5.172",
+        }
+    }
+
+    /// The version written `name` (`2.1`, `2.5`, `2.8`, `2.9`).
+    pub fn from_name(name: &str) -> Option<Version> {
+        Version::ALL.into_iter().find(|v| v.name() == name)
+    }
+
     fn index(self) -> usize {
         self as usize
     }

@@ -309,6 +309,11 @@ fn the_robot_view_marks_the_balance_and_turns_red_when_the_robot_falls() {
         attribute(&html, "robot3d", "data-balance").as_deref(),
         Some("fell")
     );
+    // Fallen forwards, it lies on its belly.
+    assert_eq!(
+        attribute(&html, "robot3d", "data-lying").as_deref(),
+        Some("belly")
+    );
     let corners: usize = attribute(&html, "robot3d", "data-polygon")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);

@@ -445,6 +445,24 @@ fn help_documents_exit_codes() {
 }
 
 #[test]
+fn help_opens_with_what_the_command_does_now() {
+    let out = stdout(&choreo(&["--help"]));
+    let first = out.lines().next().unwrap_or("");
+    for what in [
+        "simulated robot",
+        "physics",
+        "virtual time",
+        "QiChat",
+        "editors",
+    ] {
+        assert!(first.contains(what), "{what}: {first}");
+    }
+    for command in ["lsp", "chat", "plot", "stack", "sim"] {
+        assert!(out.contains(&format!("  {command} ")), "{command}: {out}");
+    }
+}
+
+#[test]
 fn a_closed_stdout_ends_the_command_quietly() {
     // `choreo check FOLDER | head -1`: the reader goes away after one line.
     let mut child = Command::new(env!("CARGO_BIN_EXE_choreo"))

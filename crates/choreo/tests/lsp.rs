@@ -230,9 +230,20 @@ fn a_topic_is_checked_as_typed_and_its_names_are_navigable() {
     let errors: Vec<&Value> = d.iter().filter(|x| x["severity"] == 1).collect();
     assert!(!errors.is_empty(), "{d:?}");
     assert_eq!(errors[0]["range"]["start"]["line"], 6, "{d:?}");
+    // A variable no topic sets: information at its name (line 8, "u:(how are you) I feel $"
+    // is 24 characters).
+    let unset = format!("{GREET}u:(how are you) I feel $mood\n");
     c.notify(
         "textDocument/didChange",
-        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": GREET}]}),
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": unset}]}),
+    );
+    let d = c.diagnostics(&u);
+    let info: Vec<&Value> = d.iter().filter(|x| x["severity"] == 3).collect();
+    assert_eq!(info.len(), 1, "{d:?}");
+    assert_eq!(span(&info[0]["range"]), [8, 24, 28]);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 4}, "contentChanges": [{"text": GREET}]}),
     );
     c.diagnostics(&u);
 
@@ -268,7 +279,7 @@ fn a_topic_is_checked_as_typed_and_its_names_are_navigable() {
     let edited = format!("{GREET}{line}");
     c.notify(
         "textDocument/didChange",
-        json!({"textDocument": {"uri": u, "version": 4}, "contentChanges": [{"text": edited}]}),
+        json!({"textDocument": {"uri": u, "version": 5}, "contentChanges": [{"text": edited}]}),
     );
     let items = c.at("textDocument/completion", &u, 8, 4, json!({}));
     let labels: Vec<&str> = items
@@ -288,7 +299,7 @@ fn a_topic_is_checked_as_typed_and_its_names_are_navigable() {
     );
     c.notify(
         "textDocument/didChange",
-        json!({"textDocument": {"uri": u, "version": 5}, "contentChanges": [{"text": GREET}]}),
+        json!({"textDocument": {"uri": u, "version": 6}, "contentChanges": [{"text": GREET}]}),
     );
 
     // Rename `hello` to `greeting`: five edits in two files.

@@ -547,6 +547,13 @@ fn choreo_robot_watches_memory_keys_and_asks_a_2_1_robot() {
         assert_eq!(o.status.code(), Some(0), "{naoqi}: {o:?}");
         let info: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
         assert_eq!(info["model"], "naoH25", "{naoqi}");
+        // The robot reports the version of the generation whose dialect it speaks.
+        let release = if naoqi == "2.9" {
+            "2.9.5.172"
+        } else {
+            "2.1.4.13"
+        };
+        assert_eq!(info["naoqi"], release, "{naoqi}: {info}");
         let watcher = Command::new(env!("CARGO_BIN_EXE_choreo"))
             .args([
                 "robot",

@@ -12,7 +12,7 @@ use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::playing;
 use crate::robot::scenario::When;
-use crate::robot::sim::{Reply, Sim, naoqi_version};
+use crate::robot::sim::{Reply, Sim};
 use crate::robot::tasks::{Driven, Phase};
 
 impl Sim {
@@ -197,7 +197,7 @@ impl Sim {
                     .map(Value::Int)
             })(),
             "ping" => Ok(Value::Bool(true)),
-            "version" => Ok(Value::from(naoqi_version(self.model))),
+            "version" => Ok(Value::from(self.naoqi_release())),
             "getBrokerName" => Ok(Value::from("choreo-sim")),
             "getMethodList" => Ok(Value::List(
                 self.methods_of(service)

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use choreo_engine::clock::Time;
 use choreo_engine::{Activity, Value};
 use choreo_robot::Model;
+use choreo_robot::naoqi::Version;
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
@@ -19,12 +20,12 @@ use crate::robot::scenario::Run;
 use crate::robot::state::State;
 use crate::robot::tasks;
 
-/// The NAOqi version a robot of `model` reports (`version()`, `ALSystem.systemVersion`):
-/// NAO's of the NAO V6 system (2.8), Pepper's of 2.5.
-pub(crate) fn naoqi_version(model: Model) -> &'static str {
+/// The NAOqi generation a robot of `model` runs unless told (`SimRobot::set_naoqi`): NAO's
+/// of the NAO V6 system (2.8), Pepper's of 2.5.
+fn default_naoqi(model: Model) -> Version {
     match model {
-        Model::Nao => "2.8.5.10",
-        Model::Pepper => "2.5.10.7",
+        Model::Nao => Version::V2_8,
+        Model::Pepper => Version::V2_5,
     }
 }
 
@@ -125,6 +126,8 @@ pub(crate) struct Sim {
     pub(crate) stats: Mutex<CallStats>,
     /// The scenarios loaded.
     pub scenarios: Mutex<Vec<Arc<Run>>>,
+    /// The NAOqi generation it runs (what `version()` reports).
+    pub(crate) naoqi: RwLock<Version>,
     /// What modules keep outside the state's lock, one of each type, given by the registry
     /// (ALDialog's QiChat engine: its `^call` calls other modules mid-answer).
     extensions: Vec<Box<dyn Any + Send + Sync>>,
@@ -159,8 +162,17 @@ impl Sim {
             observer: RwLock::new(None),
             stats: Mutex::new(CallStats::default()),
             scenarios: Mutex::new(Vec::new()),
+            naoqi: RwLock::new(default_naoqi(model)),
             extensions,
         })
+    }
+
+    /// The full NAOqi version it reports (`version()`, `ALSystem.systemVersion`).
+    pub fn naoqi_release(&self) -> &'static str {
+        self.naoqi
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .release()
     }
 
     /// The robot's state (short critical sections only: never call out while holding it).

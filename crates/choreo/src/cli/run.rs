@@ -244,7 +244,7 @@ impl One {
         let monitor = crate::cli::monitor::start(
             &args.monitor,
             &Graph::new(&behavior.xar),
-            &behavior.name,
+            &title(setup.base.project(), &behavior.name),
             model.as_deref(),
             Source::Run,
         )?;
@@ -378,6 +378,15 @@ impl One {
             seed: self.run.seed(),
             start_ms: self.run.start_time(),
         }
+    }
+}
+
+/// The monitor's title: the project's name, and the behavior's when the project has
+/// several (`Dances: salsa`).
+fn title(project: &crate::Project, behavior: &str) -> String {
+    match project.behaviors().len() {
+        0 | 1 => project.name().to_string(),
+        _ => format!("{}: {behavior}", project.name()),
     }
 }
 

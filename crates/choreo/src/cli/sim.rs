@@ -238,6 +238,10 @@ impl<'a> Fleet<'a> {
         let robot = Arc::new(SimRobot::new(self.model));
         // Real time: a `say` takes as long as on the robot.
         robot.attach(Arc::clone(&self.time));
+        // It reports the version of the generation whose dialect it speaks.
+        if let Some(version) = choreo_robot::naoqi::Version::from_name(args.naoqi.name()) {
+            robot.set_naoqi(version);
+        }
         if let Some(s) = &self.scenario {
             robot.load_scenario(s.clone());
         }

@@ -3,7 +3,7 @@
 //! `robotName()` is the name `setRobotName(name)` gave (True; False for a name a host
 //! cannot have: empty, or other than letters, digits and hyphens **(inference)**), else
 //! [`ROBOT_NAME`]; ALMemory's `Device/DeviceList/ChestBoard/BodyNickName` follows.
-//! `systemVersion()` is the model's NAOqi version (`sim::naoqi_version`: NAO 2.8.5.10,
+//! `systemVersion()` is the NAOqi version the robot runs (`Sim::naoqi_release`: NAO 2.8.5.10,
 //! the NAO V6 system; Pepper 2.5.10.7), as every module's `version()` says.
 //! `timezone()` is what `setTimezone` set (True), UTC before **(inference)**. `shutdown()`
 //! and `reboot()` are shown and not done: the simulated robot stays on.
@@ -60,7 +60,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             }
             Value::Bool(valid)
         }
-        "systemVersion" => Value::from(crate::robot::sim::naoqi_version(sim.model)),
+        "systemVersion" => Value::from(sim.naoqi_release()),
         "timezone" => match sim.setting(NAME, "Timezone") {
             Some(tz) => tz,
             None => Value::from(TIMEZONE),

@@ -149,7 +149,9 @@ impl Project {
 
     /// The warnings of topic `path` that its names earn: a concept no topic of the project
     /// defines (`~x` would match nothing: NAOqi refuses to load the topic), a tag that a
-    /// `^goto`, `^activate` or `^deactivate` names and no rule of the topic carries.
+    /// `^goto`, `^activate` or `^deactivate` names and no rule of the topic carries; and, as
+    /// information, a variable no topic sets (the syntax page: a cleared variable "cannot be
+    /// said", "a condition with cleared variable is always false").
     pub fn diagnostics(&self, path: &Path) -> Vec<Diagnostic> {
         let Some((_, text, names)) = self.topic(path) else {
             return Vec::new();
@@ -174,11 +176,26 @@ impl Project {
                 NameKind::Tag if !defined(NameKind::Tag, &o.name, false) => {
                     format!("no rule of this topic carries the tag %{}", o.name)
                 }
+                // An ALMemory key (`$Dialog/Answered`) is NAOqi's to set.
+                NameKind::Variable
+                    if !o.name.contains('/') && !defined(NameKind::Variable, &o.name, true) =>
+                {
+                    format!(
+                        "no topic of this project sets ${}: until a box or a script does, an \
+                         output saying it is not said and a condition on it is false",
+                        o.name
+                    )
+                }
                 _ => continue,
+            };
+            let severity = if o.kind == NameKind::Variable {
+                DiagnosticSeverity::INFORMATION
+            } else {
+                DiagnosticSeverity::WARNING
             };
             out.push(Diagnostic {
                 range: range(text, o.line, o.start, o.end),
-                severity: Some(DiagnosticSeverity::WARNING),
+                severity: Some(severity),
                 source: Some("choreo".into()),
                 message,
                 ..Diagnostic::default()
