@@ -832,3 +832,51 @@ fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
         "{body:?}"
     );
 }
+
+/// `choreo check` in a cache folder of its own.
+fn check_cached(cache: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .arg("check")
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    (o.status.code(), stdout(&o))
+}
+
+#[test]
+fn check_keeps_its_results_and_never_trusts_a_changed_file_or_a_broken_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let topic = dir.path().join("greet.top");
+    let path = topic.to_str().unwrap();
+    std::fs::write(&topic, "topic: ~greet()\nlanguage: enu\nu:(hello) hi\n").unwrap();
+    let first = check_cached(&cache, &[path]);
+    assert_eq!(first.0, Some(0), "{}", first.1);
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.join("choreo/check"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(check_cached(&cache, &[path]), first);
+    // The same length, a parenthesis left open: an error, whatever the cache holds.
+    std::fs::write(&topic, "topic: ~greet()\nlanguage: enu\nu:(hello  hi\n").unwrap();
+    let broken = check_cached(&cache, &[path]);
+    assert_eq!(broken.0, Some(1), "{}", broken.1);
+    assert!(broken.1.contains("greet.top:3:"), "{}", broken.1);
+    // A corrupt entry is ignored and written again.
+    std::fs::write(&entries[0], "{\"key\": tru").unwrap();
+    assert_eq!(check_cached(&cache, &[path]), broken);
+    let rewritten = std::fs::read_to_string(&entries[0]).unwrap();
+    assert!(rewritten.starts_with("{\"key\":"), "{rewritten}");
+    // --no-cache neither reads nor writes it.
+    std::fs::remove_file(&entries[0]).unwrap();
+    assert_eq!(check_cached(&cache, &["--no-cache", path]), broken);
+    assert_eq!(
+        std::fs::read_dir(cache.join("choreo/check"))
+            .unwrap()
+            .count(),
+        0
+    );
+}

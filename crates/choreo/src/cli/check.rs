@@ -2,12 +2,14 @@
 //! scripts compiled as a run would (after the Python-2 fixer), errors at the XAR's lines.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use choreo_xar::source::{FileReport, check_path_with};
 use choreo_xar::{Diagnostic, Severity, split};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::cli::check_cache;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::report::format_diagnostic;
@@ -28,6 +30,10 @@ pub(crate) struct CheckArgs {
     /// would fall, keys its motors reach late, arms meeting the body (warnings).
     #[arg(long)]
     pub(crate) body: bool,
+    /// Check every file anew, neither reading nor writing the cache of results in the
+    /// user's cache folder (`$XDG_CACHE_HOME/choreo`): for CI, or to time the check.
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 /// File extensions looked at when walking a folder (explicit file arguments are always checked).
@@ -36,11 +42,13 @@ const EXTENSIONS: &[&str] = &["xar", "pml", "xml", "crg", "cbl", "pkg", "dlg", "
 /// Above this many files, a progress bar is shown on stderr (when it is a terminal).
 const PROGRESS_THRESHOLD: usize = 20;
 
-/// Checks every file under `paths` (exit 1 when one has errors).
+/// Checks every file under `paths` (exit 1 when one has errors): the files on threads of
+/// their own, the body (`--body`) on others beside them, each file's result from the cache
+/// when it has not changed since it was last checked (see [`check_cache`]); what is found
+/// is said file by file, in order.
 pub fn run(args: &CheckArgs) -> CliResult {
-    let (paths, json, quiet) = (&args.paths, args.json, args.quiet);
     let mut files = Vec::new();
-    for p in paths {
+    for p in &args.paths {
         if !p.exists() {
             return Err(CliError::Usage(format!(
                 "{}: no such file or folder",
@@ -49,7 +57,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
         }
         collect(p, true, &mut files);
     }
-    let bar = if files.len() > PROGRESS_THRESHOLD && !json {
+    let bar = if files.len() > PROGRESS_THRESHOLD && !args.json {
         let bar = ProgressBar::new(files.len() as u64);
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
             bar.set_style(style);
@@ -58,51 +66,52 @@ pub fn run(args: &CheckArgs) -> CliResult {
     } else {
         ProgressBar::hidden()
     };
-    let mut tally = Tally::default();
+    // The body's findings come from elsewhere: only the plain check is kept.
+    let cache = (!args.no_cache && !args.body)
+        .then(check_cache::Cache::open)
+        .flatten();
     let scripts = crate::cli::lint::BoxScripts::default();
-    let show = |tally: &mut Tally, report: &FileReport, body: &[crate::cli::body::Located]| {
-        tally.add(report, !body.is_empty());
-        bar.suspend(|| {
-            if json {
-                let mut value = report_json(report);
-                if args.body {
-                    value["body"] = crate::cli::body::to_json(body);
-                }
-                outln!("{value}");
-            } else {
-                print_report(report, quiet, &crate::cli::body::lines(body));
-            }
-        });
-    };
-    let check = |f: &std::path::PathBuf| {
-        bar.set_message(f.display().to_string());
-        let report = check_path_with(f, Some(&scripts));
+    let report = |f: &PathBuf| {
+        let r = check_path_with(f, Some(&scripts));
         bar.inc(1);
-        report
+        r
     };
-    if args.body {
-        // The body is judged on threads of its own while the files are checked here; what
-        // is found is said once both are done, file by file.
+    let shown: Vec<check_cache::Shown> = if args.body {
+        // The body is judged on threads of its own while the files are checked.
         let (reports, body) = std::thread::scope(|scope| {
             let body = scope.spawn(|| crate::cli::body::findings_of_all(&files));
-            let reports: Vec<FileReport> = files.iter().map(check).collect();
+            let reports = in_parallel(&files, &|_, f| report(f));
             (reports, body.join().unwrap_or_default())
         });
-        for (i, report) in reports.iter().enumerate() {
-            show(
-                &mut tally,
-                report,
-                body.get(i).map_or(&[][..], Vec::as_slice),
-            );
-        }
+        reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| shown(r, body.get(i).map_or(&[][..], Vec::as_slice), true))
+            .collect()
     } else {
-        for f in &files {
-            let report = check(f);
-            show(&mut tally, &report, &[]);
+        in_parallel(&files, &|_, f| {
+            if let Some(hit) = cache.as_ref().and_then(|c| c.get(f, CACHED)) {
+                bar.inc(1);
+                return hit;
+            }
+            let s = shown(&report(f), &[], false);
+            if let Some(c) = &cache {
+                c.put(f, CACHED, &s);
+            }
+            s
+        })
+    };
+    bar.finish_and_clear();
+    let mut tally = Tally::default();
+    for s in &shown {
+        tally.add(&s.status);
+        if args.json {
+            outln!("{}", s.json);
+        } else if !(args.quiet && s.status == "ok") {
+            out!("{}", s.text);
         }
     }
-    bar.finish_and_clear();
-    if json {
+    if args.json {
         outln!(
             "{}",
             json!({"summary": {"files": tally.files, "ok": tally.ok, "warnings": tally.warned,
@@ -118,6 +127,40 @@ pub fn run(args: &CheckArgs) -> CliResult {
         );
     }
     Ok(if tally.failed > 0 { exit::NO } else { exit::OK })
+}
+
+/// The options a cached result depends on (what is shown does not depend on `--json` or
+/// `--quiet`: both forms are kept).
+const CACHED: &str = "check";
+
+/// `work` on every file, on as many threads as the machine has cores, each taking the next
+/// file when it is free; the results in the files' order.
+fn in_parallel<T: Send>(files: &[PathBuf], work: &(dyn Fn(usize, &PathBuf) -> T + Sync)) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { break };
+                        mine.push((i, work(i, f)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Adds the files to check under `path` (all of them if `explicit`, else by extension); a
@@ -159,39 +202,48 @@ struct Tally {
 }
 
 impl Tally {
-    /// Counts `r`; `body`: the body check warned about it.
-    fn add(&mut self, r: &FileReport, body: bool) {
+    /// Counts a file of `status` (`ok`, `warn` or `error`).
+    fn add(&mut self, status: &str) {
         self.files += 1;
-        if r.has_errors() {
-            self.failed += 1;
-        } else if r.has_warnings() || body {
-            self.warned += 1;
-        } else {
-            self.ok += 1;
+        match status {
+            "error" => self.failed += 1,
+            "warn" => self.warned += 1,
+            _ => self.ok += 1,
         }
     }
 }
 
-/// Prints `r`, then `body`'s lines (the body check's warnings).
-fn print_report(r: &FileReport, quiet: bool, body: &[String]) {
+/// What the check of `r` shows, then `body`'s findings (the body check's warnings; with
+/// `with_body`, also in its JSON).
+fn shown(
+    r: &FileReport,
+    body: &[crate::cli::body::Located],
+    with_body: bool,
+) -> check_cache::Shown {
     let status = if r.has_errors() {
         "error"
     } else if r.has_warnings() || !body.is_empty() {
-        "warn "
+        "warn"
     } else {
-        "ok   "
+        "ok"
     };
-    if quiet && status == "ok   " {
-        return;
-    }
-    outln!("{status} {}  {}", r.file, r.summary);
+    let mut text = format!("{status:<5} {}  {}\n", r.file, r.summary);
     for d in r.diagnostics() {
         for line in format_diagnostic(d).lines() {
-            outln!("        {line}");
+            text.push_str(&format!("        {line}\n"));
         }
     }
-    for line in body {
-        outln!("        {line}");
+    for line in crate::cli::body::lines(body) {
+        text.push_str(&format!("        {line}\n"));
+    }
+    let mut json = report_json(r);
+    if with_body {
+        json["body"] = crate::cli::body::to_json(body);
+    }
+    check_cache::Shown {
+        status: status.to_string(),
+        text,
+        json,
     }
 }
 

@@ -13,6 +13,7 @@ mod args;
 mod body;
 mod chat;
 mod check;
+mod check_cache;
 mod convert;
 mod diff;
 mod error;

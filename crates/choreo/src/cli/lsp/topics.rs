@@ -51,26 +51,7 @@ impl Project {
     /// Every place named like `o` where it means the same thing: in every topic for
     /// concepts, variables and the topic's name, in `path` only for tags and functions.
     pub fn same(&self, path: &Path, o: &Occurrence) -> Vec<Location> {
-        let global = matches!(
-            o.kind,
-            NameKind::Concept | NameKind::Variable | NameKind::Topic
-        );
-        let mut out = Vec::new();
-        for (p, text, names) in &self.topics {
-            if !global && p != path {
-                continue;
-            }
-            let Ok(uri) = Url::from_file_path(p) else {
-                continue;
-            };
-            for other in names {
-                if other.kind == o.kind && other.name == o.name {
-                    let r = range(text, other.line, other.start, other.end);
-                    out.push((other.defines, Location::new(uri.clone(), r)));
-                }
-            }
-        }
-        out.into_iter().map(|(_, l)| l).collect()
+        self.places(path, o, false)
     }
 
     /// Where the name under `position` is defined (an `include:` line: the file it names).
@@ -87,26 +68,25 @@ impl Project {
                 .into_iter()
                 .collect();
         }
-        let global = matches!(
-            o.kind,
-            NameKind::Concept | NameKind::Variable | NameKind::Topic
-        );
+        self.places(path, o, true)
+    }
+
+    /// The places of `o`'s name and kind (only those defining it, if `defining`), in the
+    /// topics where it means the same.
+    fn places(&self, path: &Path, o: &Occurrence, defining: bool) -> Vec<Location> {
         let mut out = Vec::new();
         for (p, text, names) in &self.topics {
-            if !global && p != path {
+            if !global(o.kind) && p != path {
                 continue;
             }
             let Ok(uri) = Url::from_file_path(p) else {
                 continue;
             };
-            for d in names
-                .iter()
-                .filter(|d| d.defines && d.kind == o.kind && d.name == o.name)
-            {
-                out.push(Location::new(
-                    uri.clone(),
-                    range(text, d.line, d.start, d.end),
-                ));
+            for other in names {
+                if other.kind == o.kind && other.name == o.name && (other.defines || !defining) {
+                    let r = range(text, other.line, other.start, other.end);
+                    out.push(Location::new(uri.clone(), r));
+                }
             }
         }
         out
@@ -236,9 +216,8 @@ impl Project {
     /// once each.
     pub fn defined_names(&self, path: &Path, kind: NameKind) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let global = matches!(kind, NameKind::Concept | NameKind::Variable);
         for (p, _, names) in &self.topics {
-            if !global && p != path {
+            if !global(kind) && p != path {
                 continue;
             }
             for o in names.iter().filter(|o| o.kind == kind && o.defines) {
@@ -250,6 +229,15 @@ impl Project {
         out.sort();
         out
     }
+}
+
+/// Whether names of `kind` mean the same in every topic of a project (static concepts and
+/// variables are global, the syntax page says; tags and `def:` functions are the topic's).
+fn global(kind: NameKind) -> bool {
+    matches!(
+        kind,
+        NameKind::Concept | NameKind::Variable | NameKind::Topic
+    )
 }
 
 /// The header keywords and rule types a line starts with.
