@@ -2,7 +2,9 @@
 //! run compiles it) and, read from its text, what will fail when a line runs: an output
 //! fired that the box does not declare, a parameter read that neither it nor a box around
 //! it has (a parameter is looked up through the ancestors, S3), a NAOqi module that no
-//! NAOqi version has.
+//! NAOqi version has, a method called on a proxy of a known module that none of its versions
+//! has (`self.tts = ALProxy("ALTextToSpeech")`, then `self.tts.sayy("hi")`; `post.` looked
+//! through).
 //!
 //! The text rules look at one line at a time, outside comments, for literal names only
 //! (`self.getParameter("Speed")`, `ALProxy("ALMotion")`, `self.onDone()`): a name built at
@@ -12,7 +14,9 @@
 //! boxes whose script a plugin generates at run time (the stock Choice box), and input
 //! handlers of inputs the box does not have (they never run: the stock Comment box).
 
-use choreo_robot::naoqi::Catalogue;
+use std::collections::HashMap;
+
+use choreo_robot::naoqi::{Catalogue, Module};
 use choreo_xar::model::BoxDef;
 use choreo_xar::{ScriptCheck, ScriptProblem, Severity};
 
@@ -55,8 +59,79 @@ fn code_part(line: &str) -> &str {
     line
 }
 
+/// The calls whose first argument, a string, names a NAOqi module.
+pub(crate) const MODULE_OPENERS: &[&str] = &["ALProxy(", "service("];
+
+/// The proxies a script names, from its lines `X = ALProxy("M")` and `X = ....service("M")`
+/// (`self.tts` → ALTextToSpeech), for modules the catalogue knows; a line that goes on
+/// after the call (`.subscriber(k).signal`) names something else.
+pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
+    let catalogue = Catalogue::naoqi();
+    let mut out = HashMap::new();
+    for line in code.lines() {
+        let line = code_part(line);
+        let Some((lhs, rhs)) = line.split_once('=') else {
+            continue;
+        };
+        // The call must end the line: `X = ....service("M").subscriber(k)` is no proxy.
+        let rhs = rhs.trim_end();
+        let Some(module) = MODULE_OPENERS
+            .iter()
+            .find_map(|o| rhs.find(o).and_then(|i| literal_at(rhs, i + o.len())))
+            .filter(|m| rhs.ends_with(&format!("\"{m}\")")) || rhs.ends_with(&format!("'{m}')")))
+            .and_then(|m| catalogue.module(m))
+        else {
+            continue;
+        };
+        let lhs = lhs.trim();
+        if !lhs.is_empty()
+            && lhs
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            out.insert(lhs.to_string(), module);
+        }
+    }
+    out
+}
+
+/// The methods `line` calls on the proxies (`proxy.method(`, `proxy.post.method(`) that
+/// their module has in no version: (column, proxy's module, method).
+fn unknown_methods<'a>(
+    line: &'a str,
+    proxies: &HashMap<String, &'static Module>,
+) -> Vec<(usize, &'static Module, &'a str)> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    for (name, module) in proxies {
+        let dotted = format!("{name}.");
+        for (i, _) in line.match_indices(&dotted) {
+            if line[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| word(c) || c == '.')
+            {
+                continue;
+            }
+            let mut rest = &line[i + dotted.len()..];
+            if let Some(after) = rest.strip_prefix("post.") {
+                rest = after;
+            }
+            let method_len = rest.len() - rest.trim_start_matches(word).len();
+            let method = &rest[..method_len];
+            let called = rest[method_len..].trim_start().starts_with('(');
+            if called && !method.is_empty() && !module.has_method(method) {
+                out.push((i, *module, method));
+            }
+        }
+    }
+    out.sort_by_key(|(i, _, _)| *i);
+    out
+}
+
 fn text_rules(b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
     let code = b.code();
+    let proxies = proxies(code);
     let defined: Vec<&str> = code
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("def "))
@@ -106,7 +181,20 @@ fn text_rules(b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
                 );
             }
         }
-        for pattern in ["ALProxy(", "service("] {
+        for (i, module, method) in unknown_methods(line, &proxies) {
+            let closest = module.closest(method, 1);
+            let hint = closest
+                .first()
+                .map_or(String::new(), |c| format!(" (did you mean {c}?)"));
+            warn(
+                i,
+                format!(
+                    "calls {}.{method}, which no NAOqi version has{hint}",
+                    module.name
+                ),
+            );
+        }
+        for pattern in MODULE_OPENERS {
             for (i, _) in line.match_indices(pattern) {
                 if let Some(name) = literal_at(line, i + pattern.len())
                     && name.starts_with("AL")
@@ -158,6 +246,7 @@ mod tests {
     def onLoad(self):
         self.m = ALProxy("ALMotion")
         self.x = ALProxy("ALNoSuchModule")  # ALProxy("ALAlsoNot") in a comment
+        self.m.post.moveToo(1, 0, 0); self.m.moveTo(1, 0, 0); self.m.exit()
         s = self.getParameter("Speed") + self.getParameter("Nope")
     def onInput_onStart(self):
         self.onStopped()
@@ -180,11 +269,16 @@ mod tests {
                 ),
                 (
                     5,
+                    "calls ALMotion.moveToo, which no NAOqi version has (did you mean moveTo?)"
+                        .into()
+                ),
+                (
+                    6,
                     "reads parameter \"Nope\", which neither the box nor a box around it has"
                         .into()
                 ),
                 (
-                    8,
+                    9,
                     "fires output onDone, which the box does not declare".into()
                 ),
             ]

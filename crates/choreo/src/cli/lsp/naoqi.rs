@@ -3,15 +3,12 @@
 //! script named (`self.tts = ALProxy("ALTextToSpeech")`, then `self.tts.`), and hovers
 //! with a method's signatures and the NAOqi versions that have it.
 
-use std::collections::HashMap;
-
 use choreo_robot::naoqi::{Catalogue, Module, Versions};
 use lsp_types::{CompletionItem, CompletionItemKind, Position};
 
 use crate::cli::lsp::documents::{byte_of_column, line_of};
 
-/// The calls whose first argument, a string, names a module.
-const OPENERS: &[&str] = &["ALProxy(", ".service("];
+use crate::cli::lint::{MODULE_OPENERS, proxies};
 
 /// "2.1, 2.5, 2.8" (the versions known to have it), or "no version known".
 fn versions(v: &Versions) -> String {
@@ -21,43 +18,6 @@ fn versions(v: &Versions) -> String {
     } else {
         format!("NAOqi {}", known.join(", "))
     }
-}
-
-/// The proxies the script names: `self.tts` → `ALTextToSpeech`, from lines
-/// `X = ALProxy("M")` and `X = ....service("M")`.
-fn proxies(text: &str) -> HashMap<String, &'static Module> {
-    let catalogue = Catalogue::naoqi();
-    let mut out = HashMap::new();
-    for line in text.lines() {
-        let Some((lhs, rhs)) = line.split_once('=') else {
-            continue;
-        };
-        let Some(module) = OPENERS
-            .iter()
-            .find_map(|o| rhs.find(o).map(|i| &rhs[i + o.len()..]))
-            .and_then(quoted)
-            .and_then(|m| catalogue.module(m))
-        else {
-            continue;
-        };
-        let lhs = lhs.trim();
-        if !lhs.is_empty()
-            && lhs
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-        {
-            out.insert(lhs.to_string(), module);
-        }
-    }
-    out
-}
-
-/// The text of a string literal at the start of `s` (`"M"` or `'M'`).
-fn quoted(s: &str) -> Option<&str> {
-    let s = s.trim_start();
-    let quote = s.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let body = &s[1..];
-    body.find(quote).map(|end| &body[..end])
 }
 
 /// Completions at `position` of a script's text: modules inside `ALProxy("` or
@@ -76,7 +36,7 @@ pub fn completion(text: &str, position: Position) -> Vec<CompletionItem> {
     let head = &before[..word];
     let catalogue = Catalogue::naoqi();
     if let Some(open) = head.strip_suffix(['"', '\''])
-        && OPENERS.iter().any(|o| open.trim_end().ends_with(o))
+        && MODULE_OPENERS.iter().any(|o| open.trim_end().ends_with(o))
     {
         return catalogue
             .modules()
