@@ -337,3 +337,27 @@ fn a_timelines_motion_curves_are_sampled_for_the_page() {
     );
     assert!((pitch[10] - (-20f64).to_radians()).abs() < 1e-6);
 }
+
+#[test]
+fn the_page_s_title_is_the_project_s_name() {
+    // A Choregraphe project whose behavior folder is `behaviors` and whose `.pml` is
+    // `Hello World.pml`: the page says "Hello World".
+    let Some(corpus) = choreo_testkit::corpus("the monitor's title of a corpus project") else {
+        return;
+    };
+    let project = corpus.join("orchestra-platform__choregraphe-hello-world");
+    let run = Served::start(&[
+        "run",
+        project.to_str().unwrap(),
+        "--fast",
+        "--timeout",
+        "5",
+        "--monitor",
+        "--monitor-keep",
+        "30",
+    ]);
+    let mut page = run.page();
+    let hello = next(&mut page);
+    assert_eq!(hello["mode"], "live");
+    assert_eq!(hello["title"], "Hello World");
+}
