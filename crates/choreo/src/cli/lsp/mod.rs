@@ -31,8 +31,8 @@ use lsp_types::{
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentFormattingParams,
     DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams,
     GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, InitializeParams, MarkupContent, MarkupKind, MessageType, OneOf,
-    Position, PublishDiagnosticsParams, Range, ReferenceParams, RenameParams, ServerCapabilities,
+    HoverProviderCapability, MarkupContent, MarkupKind, MessageType, OneOf, Position,
+    PublishDiagnosticsParams, Range, ReferenceParams, RenameParams, ServerCapabilities,
     ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Url,
 };
 use serde_json::Value;
@@ -51,11 +51,10 @@ pub fn run() -> CliResult {
     let (connection, io_threads) = Connection::stdio();
     let capabilities =
         serde_json::to_value(capabilities()).map_err(|e| CliError::Runtime(format!("lsp: {e}")))?;
-    let params = connection
+    // Nothing of the editor's own description is needed: any client is served the same.
+    connection
         .initialize(capabilities)
         .map_err(|e| CliError::Runtime(format!("lsp: the editor's initialize failed: {e}")))?;
-    // Nothing of the editor's own description is needed: any client is served the same.
-    let _: Option<InitializeParams> = serde_json::from_value(params).ok();
     let mut server = Server {
         connection,
         docs: Documents::default(),
