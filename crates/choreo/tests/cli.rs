@@ -887,3 +887,28 @@ fn check_keeps_its_results_and_never_trusts_a_changed_file_or_a_broken_entry() {
         0
     );
 }
+
+#[test]
+fn two_checks_of_one_tree_at_once_both_give_the_whole_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let (code, fresh) = check_cached(&cache, &["--no-cache", "examples"]);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(["check", "examples"])
+            .env("XDG_CACHE_HOME", &cache)
+            .current_dir(workspace())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Twice: with the cache empty (both write every entry), then full (both read them).
+    for round in ["empty", "full"] {
+        let (a, b) = (spawn(), spawn());
+        for child in [a, b] {
+            let o = child.wait_with_output().unwrap();
+            assert_eq!(o.status.code(), code, "{round}");
+            assert_eq!(stdout(&o), fresh, "{round}");
+        }
+    }
+}
