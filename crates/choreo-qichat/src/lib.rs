@@ -27,6 +27,7 @@ pub use display::Seq;
 pub use error::{QiChatError, Span, Warning};
 pub use notices::notices;
 pub use parser::MAX_DEPTH;
+pub use text::decode;
 
 /// A topic and what its parse noticed without failing.
 #[derive(Debug, Clone, PartialEq)]

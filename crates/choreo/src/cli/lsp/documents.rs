@@ -36,8 +36,9 @@ impl Documents {
         self.open.get(uri).map(String::as_str)
     }
 
-    /// The text of `path`: the open document's if it is open, else the disk's (UTF-8, or
-    /// Latin-1 read as such); `None` if it cannot be read.
+    /// The text of `path`: the open document's if it is open, else the disk's as the QiChat
+    /// parser reads it (a byte-order mark skipped, Latin-1 when not UTF-8); `None` if it
+    /// cannot be read.
     pub fn read(&self, path: &Path) -> Option<String> {
         if let Ok(uri) = Url::from_file_path(path)
             && let Some(text) = self.open.get(&uri)
@@ -45,10 +46,7 @@ impl Documents {
             return Some(text.clone());
         }
         let bytes = std::fs::read(path).ok()?;
-        Some(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
-        })
+        Some(choreo_qichat::decode(&path.display().to_string(), &bytes).0)
     }
 
     /// Every `.top` of the project holding `path` (see [`project_root`]), open ones with
