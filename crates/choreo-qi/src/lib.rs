@@ -31,6 +31,7 @@ pub mod metaobject;
 pub mod naoqi;
 pub mod object;
 mod peer;
+mod reactor;
 mod reader;
 pub mod robot;
 pub mod server;

@@ -2,25 +2,34 @@
 //! ServiceDirectory (service 1), or registered into another directory (a robot's, or any
 //! libqi process's).
 //!
-//! Threads: one accepting thread per listening socket, one reader thread per connection,
-//! and a pool of workers ([`choreo_engine::pool::Pool`]) that grows when every worker is busy
+//! Threads: one accepting thread per listening socket, one reactor thread serving every
+//! plain-TCP connection (`crate::reactor`: a connection costs memory, not a thread), and a
+//! pool of workers ([`choreo_engine::pool::Pool`]) that grows when every worker is busy
 //! (methods may block for as long as a robot action lasts) and shrinks when workers stay
-//! idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the reader thread
-//! itself.
+//! idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the reactor
+//! thread itself.
 //!
 //! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
 //! connection with an error reported through [`ServerOptions::log`]; other connections go on.
 //!
+//! **Limits** ([`ServerOptions::max_connections`], [`ServerOptions::max_pending`],
+//! [`ServerOptions::handshake_timeout`]): a connection that does not handshake in time, the
+//! oldest of too many waiting for theirs, and a connection beyond the maximum are closed.
+//! Those, and every connection that closes before its handshake (garbage, a half header),
+//! are counted ([`Server::refused`]) and reported once per server and reason, so that ten
+//! thousand hostile connections make one log line, not ten thousand.
+//!
 //! **TLS.** [`Server::listen`] on `tcps://host:port` serves TLS with the certificate and key of
-//! [`ServerOptions::tls`] (see [`crate::tls`]); each connection's handshake runs on its own
-//! thread (bounded by 10 s), so a client speaking plain qi, or nothing, to a tcps port is
-//! closed with a logged error and holds up no one.
+//! [`ServerOptions::tls`] (see [`crate::tls`]); each TLS connection has a thread of its own
+//! (at most [`TLS_CONNECTIONS`] at once; more are refused), whose handshake is bounded by
+//! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
+//! error and holds up no one.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
@@ -36,6 +45,7 @@ use crate::header::{DEFAULT_MAX_PAYLOAD, MessageType};
 use crate::message::Message;
 use crate::object::{Caller, ObjectBuilder, Out, ServedObject};
 use crate::peer::Peer;
+use crate::reactor::{Limits, Reactor, Refusal, Served};
 use crate::session::{Session, SessionOptions, parse_url};
 use crate::socket::{Incoming, Outbox};
 use crate::tls::{self, ServerTls};
@@ -70,6 +80,9 @@ pub enum ServerEvent {
     ServiceAdded(String, u32),
     /// A service was unregistered: name and id.
     ServiceRemoved(String, u32),
+    /// Connections are being refused or closed before their handshake: said once per
+    /// server and reason (the count is [`Server::refused`]).
+    Refused(String),
 }
 
 /// Receives [`ServerEvent`]s (from server threads; keep it short).
@@ -92,27 +105,43 @@ pub struct ServerOptions {
     /// are not checked): it announces its capabilities when a client connects and answers
     /// `authenticate` as NAOqi 2.1 did, `can't find service`.
     pub generation: Generation,
+    /// Plain-TCP connections served at once; a new one beyond is closed.
+    pub max_connections: usize,
+    /// Connections waiting for their handshake at once; beyond, the oldest is closed.
+    pub max_pending: usize,
+    /// How long a connection may take to handshake: a first message handled, and the
+    /// peer authenticated (libqi clients send `authenticate` as they connect).
+    pub handshake_timeout: Duration,
 }
+
+/// TLS connections served at once (each has its thread); more are refused.
+pub const TLS_CONNECTIONS: usize = 32;
 
 impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             max_payload: DEFAULT_MAX_PAYLOAD,
             credentials: None,
-            log: Arc::new(|e| {
-                if let ServerEvent::Closed {
+            log: Arc::new(|e| match e {
+                ServerEvent::Closed {
                     peer,
                     error: Some(error),
-                } = e
-                {
+                } => {
                     let _ = writeln!(
                         std::io::stderr(),
                         "qi server: connection from {peer} closed: {error}"
                     );
                 }
+                ServerEvent::Refused(why) => {
+                    let _ = writeln!(std::io::stderr(), "qi server: {why}");
+                }
+                _ => {}
             }),
             tls: None,
             generation: Generation::V2_9,
+            max_connections: 4096,
+            max_pending: 256,
+            handshake_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -155,6 +184,14 @@ struct ServerInner {
     session_id: String,
     connections: Mutex<HashMap<u64, Weak<Connection>>>,
     listeners: Mutex<Vec<TcpListener>>,
+    /// Serves the plain-TCP connections (started with the first listener).
+    reactor: Mutex<Option<Reactor>>,
+    /// Connections refused or closed before their handshake.
+    refused: AtomicU64,
+    /// Reasons already reported (a bit per reason).
+    reported: AtomicU32,
+    /// TLS connections being served.
+    tls_connections: AtomicUsize,
     stopped: AtomicBool,
     workers: Pool,
     directory: Mutex<Option<Arc<ServedObject>>>,
@@ -207,6 +244,10 @@ impl Server {
                 session_id: uuid_like(),
                 connections: Mutex::new(HashMap::new()),
                 listeners: Mutex::new(Vec::new()),
+                reactor: Mutex::new(None),
+                refused: AtomicU64::new(0),
+                reported: AtomicU32::new(0),
+                tls_connections: AtomicUsize::new(0),
                 stopped: AtomicBool::new(false),
                 workers: dispatch::workers("qi-worker"),
                 directory: Mutex::new(None),
@@ -278,6 +319,12 @@ impl Server {
         };
         let listener = TcpListener::bind(&target.address)?;
         let local = listener.local_addr()?;
+        {
+            let mut reactor = lock(&self.inner.reactor);
+            if reactor.is_none() {
+                *reactor = Some(Reactor::start(Arc::downgrade(&self.inner))?);
+            }
+        }
         let bound = format!("{}://{local}", if target.tls { "tcps" } else { "tcp" });
         write(&self.inner.endpoints).push(bound.clone());
         lock(&self.inner.listeners).push(listener.try_clone()?);
@@ -292,6 +339,12 @@ impl Server {
     /// The URLs listened on.
     pub fn endpoints(&self) -> Vec<String> {
         read(&self.inner.endpoints).clone()
+    }
+
+    /// How many connections were refused or closed before their handshake (by a limit, or
+    /// for breaking the protocol before it).
+    pub fn refused(&self) -> u64 {
+        self.inner.refused.load(Ordering::Relaxed)
     }
 
     /// The machine id this server reports.
@@ -376,10 +429,22 @@ impl Server {
                 c.peer.out().close("server stopped");
             }
         }
+        if let Some(reactor) = lock(&self.inner.reactor).as_ref() {
+            reactor.wake();
+        }
     }
 }
 
 impl ServerInner {
+    /// Counts a connection refused or closed before its handshake; reports the first of
+    /// each kind (`bit`).
+    fn refuse(&self, bit: u32, why: impl FnOnce() -> String) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        if self.reported.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            (self.options.log)(&ServerEvent::Refused(why()));
+        }
+    }
+
     fn service_added(&self, id: u32, name: &str) {
         (self.options.log)(&ServerEvent::ServiceAdded(name.to_string(), id));
         if let Some(sd) = lock(&self.directory).as_ref() {
@@ -508,18 +573,140 @@ fn accept_loop(
         let Ok(stream) = stream else {
             continue;
         };
-        let tls = tls.clone();
-        let _ = std::thread::Builder::new()
-            .name("qi-server-conn".into())
-            .spawn(move || serve_connection(&inner, stream, tls));
+        let Some(config) = tls.clone() else {
+            if let Some(reactor) = lock(&inner.reactor).as_ref() {
+                reactor.add(stream);
+            }
+            continue;
+        };
+        if inner.tls_connections.fetch_add(1, Ordering::SeqCst) >= TLS_CONNECTIONS {
+            inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            inner.refuse(REFUSED_TLS, || {
+                format!(
+                    "{TLS_CONNECTIONS} TLS connections open: a new one refused (more are \
+                     counted, not logged)"
+                )
+            });
+            continue;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("qi-server-tls".into())
+            .spawn({
+                let inner = Arc::clone(&inner);
+                move || {
+                    serve_tls(&inner, stream, config);
+                    inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
+                }
+            });
+        if spawned.is_err() {
+            inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
-fn serve_connection(
-    inner: &Arc<ServerInner>,
-    stream: TcpStream,
-    tls: Option<Arc<rustls::ServerConfig>>,
-) {
+/// The bits of [`ServerInner::reported`].
+const REFUSED_TLS: u32 = 1;
+const REFUSED_EARLY: u32 = 2;
+
+fn refusal_bit(why: Refusal) -> u32 {
+    match why {
+        Refusal::Handshake => 4,
+        Refusal::Pending => 8,
+        Refusal::Full => 16,
+    }
+}
+
+impl ServerInner {
+    /// A connection opened from `peer`, answered through `out`.
+    fn open_connection(&self, out: Arc<Outbox>, peer: &str) -> Arc<Connection> {
+        let conn = Arc::new(Connection {
+            peer: Arc::new(Peer::new(out, Shared::default(), self.options.generation)),
+            authenticated: AtomicBool::new(false),
+        });
+        if !self.options.generation.authenticates() {
+            // NAOqi 2.1: both ends announce their capabilities as the socket opens.
+            conn.peer.announce(self.options.generation);
+            conn.authenticated.store(true, Ordering::SeqCst);
+        }
+        lock(&self.connections).insert(conn.peer.id(), Arc::downgrade(&conn));
+        (self.options.log)(&ServerEvent::Connected(peer.to_string()));
+        conn
+    }
+
+    /// A connection ended (`handshaken`: after its handshake; before it, a close with an
+    /// error is counted and reported once).
+    fn close_connection(
+        &self,
+        conn: &Connection,
+        peer: String,
+        error: Option<String>,
+        handshaken: bool,
+    ) {
+        conn.peer.out().close(error.as_deref().unwrap_or("closed"));
+        self.connection_closed(conn.peer.id());
+        match error {
+            Some(error) if !handshaken => {
+                let mut first = None;
+                self.refuse(REFUSED_EARLY, || {
+                    first = Some(error.clone());
+                    format!(
+                        "connections closed before their handshake (the first: {peer}, \
+                         {error}; more are counted, not logged)"
+                    )
+                });
+                if first.is_some() {
+                    (self.options.log)(&ServerEvent::Closed {
+                        peer,
+                        error: Some(error),
+                    });
+                }
+            }
+            error => (self.options.log)(&ServerEvent::Closed { peer, error }),
+        }
+    }
+}
+
+impl Served for ServerInner {
+    type Conn = Arc<Connection>;
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_payload: self.options.max_payload,
+            max_connections: self.options.max_connections,
+            max_pending: self.options.max_pending,
+            handshake: self.options.handshake_timeout,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
+    fn open(self: &Arc<Self>, out: Arc<Outbox>, peer: &str) -> Arc<Connection> {
+        self.open_connection(out, peer)
+    }
+
+    fn message(self: &Arc<Self>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
+        handle(self, conn, m)
+    }
+
+    fn authenticated(&self, conn: &Arc<Connection>) -> bool {
+        conn.authenticated.load(Ordering::SeqCst)
+    }
+
+    fn closed(&self, conn: Arc<Connection>, peer: String, error: Option<String>, handshaken: bool) {
+        self.close_connection(&conn, peer, error, handshaken);
+    }
+
+    fn refused(&self, why: Refusal) {
+        let limits = self.limits();
+        self.refuse(refusal_bit(why), || why.describe(&limits));
+    }
+}
+
+/// Serves one TLS connection on the calling thread until it closes.
+fn serve_tls(inner: &Arc<ServerInner>, stream: TcpStream, config: Arc<rustls::ServerConfig>) {
     let peer = stream
         .peer_addr()
         .map_or_else(|_| "?".to_string(), |a| a.to_string());
@@ -527,36 +714,22 @@ fn serve_connection(
     let (Ok(read_half), Ok(write_half)) = (stream.try_clone(), stream.try_clone()) else {
         return;
     };
-    let (incoming, out) = match tls {
-        None => (Incoming::Tcp(read_half), Arc::new(Outbox::new(write_half))),
-        Some(config) => match tls::accept(&stream, config) {
-            Ok(tls) => {
-                let out = Arc::new(Outbox::with_tls(write_half, tls));
-                (Incoming::tls(read_half, Arc::clone(&out)), out)
-            }
-            Err(e) => {
-                let _ = stream.shutdown(std::net::Shutdown::Both);
-                (inner.options.log)(&ServerEvent::Connected(peer.clone()));
-                (inner.options.log)(&ServerEvent::Closed {
-                    peer,
-                    error: Some(e.to_string()),
-                });
-                return;
-            }
-        },
+    let (incoming, out) = match tls::accept(&stream, config) {
+        Ok(tls) => {
+            let out = Arc::new(Outbox::with_tls(write_half, tls));
+            (Incoming::tls(read_half, Arc::clone(&out)), out)
+        }
+        Err(e) => {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            (inner.options.log)(&ServerEvent::Connected(peer.clone()));
+            (inner.options.log)(&ServerEvent::Closed {
+                peer,
+                error: Some(e.to_string()),
+            });
+            return;
+        }
     };
-    let conn = Arc::new(Connection {
-        peer: Arc::new(Peer::new(out, Shared::default(), inner.options.generation)),
-        authenticated: AtomicBool::new(false),
-    });
-    let id = conn.peer.id();
-    if !inner.options.generation.authenticates() {
-        // NAOqi 2.1: both ends announce their capabilities as the socket opens.
-        conn.peer.announce(inner.options.generation);
-        conn.authenticated.store(true, Ordering::SeqCst);
-    }
-    lock(&inner.connections).insert(id, Arc::downgrade(&conn));
-    (inner.options.log)(&ServerEvent::Connected(peer.clone()));
+    let conn = inner.open_connection(out, &peer);
     let mut reader = BufReader::with_capacity(1 << 16, incoming);
     let error = loop {
         match Message::read_from(&mut reader, inner.options.max_payload) {
@@ -569,9 +742,7 @@ fn serve_connection(
             Err(e) => break Some(e.to_string()),
         }
     };
-    conn.peer.out().close(error.as_deref().unwrap_or("closed"));
-    inner.connection_closed(id);
-    (inner.options.log)(&ServerEvent::Closed { peer, error });
+    inner.close_connection(&conn, peer, error, true);
 }
 
 /// Handles one message; an error closes the connection.

@@ -36,6 +36,9 @@ pub(crate) struct Outbox {
     stream: TcpStream,
     tls: Option<Mutex<rustls::Connection>>,
     state: Mutex<OutState>,
+    /// The socket is in non-blocking mode (a server's reactor, `crate::reactor`): what it
+    /// cannot take stays queued until [`Outbox::resume`].
+    nonblocking: bool,
 }
 
 #[derive(Default)]
@@ -48,6 +51,9 @@ struct OutState {
     /// The TLS connection has records to send that no frame carried (TLS).
     tls_pending: bool,
     closed: Option<String>,
+    /// Counts [`Outbox::resume`] calls: a writer that found the socket full retries when
+    /// it changed meanwhile (the socket became writable while it was writing).
+    resumed: u64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -57,6 +63,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Buffers larger than this are not kept for reuse.
 const KEEP: usize = 1 << 20;
 
+/// A non-blocking outbox whose peer lets this much pile up is closed.
+const MOST_QUEUED: usize = 256 << 20;
+
 impl Outbox {
     /// An outbox writing to `stream` (a clone of the socket the reader uses).
     pub fn new(stream: TcpStream) -> Outbox {
@@ -64,7 +73,27 @@ impl Outbox {
             stream,
             tls: None,
             state: Mutex::new(OutState::default()),
+            nonblocking: false,
         }
+    }
+
+    /// An outbox writing to `stream`, a socket in non-blocking mode: a send never waits for
+    /// the socket; what it cannot take is written by a later send or [`Outbox::resume`].
+    pub fn nonblocking(stream: TcpStream) -> Outbox {
+        Outbox {
+            nonblocking: true,
+            ..Outbox::new(stream)
+        }
+    }
+
+    /// The socket became writable: writes what is queued.
+    pub fn resume(&self) -> Result<(), Error> {
+        let mut st = lock(&self.state);
+        st.resumed = st.resumed.wrapping_add(1);
+        if st.closed.is_some() || st.queued.is_empty() {
+            return Ok(());
+        }
+        self.pump(st)
     }
 
     /// An outbox sealing frames with `tls` (handshake done) before writing them to `stream`.
@@ -73,6 +102,7 @@ impl Outbox {
             stream,
             tls: Some(Mutex::new(tls)),
             state: Mutex::new(OutState::default()),
+            nonblocking: false,
         }
     }
 
@@ -113,14 +143,35 @@ impl Outbox {
             let mut chunk = std::mem::take(&mut st.spare);
             std::mem::swap(&mut chunk, &mut st.queued);
             st.tls_pending = false;
+            let resumed = st.resumed;
             let mut sealed = std::mem::take(&mut st.sealed);
             drop(st);
+            let mut took = chunk.len();
             let written = match &self.tls {
+                None if self.nonblocking => write_some(&self.stream, &chunk).map(|n| took = n),
                 None => (&self.stream).write_all(&chunk),
                 Some(tls) => {
                     seal(tls, &chunk, &mut sealed).and_then(|()| (&self.stream).write_all(&sealed))
                 }
             };
+            if written.is_ok() && took < chunk.len() {
+                // The socket is full: the rest goes back before what was queued meanwhile.
+                st = lock(&self.state);
+                let mut rest = chunk.split_off(took);
+                rest.append(&mut st.queued);
+                st.queued = rest;
+                if st.queued.len() > MOST_QUEUED {
+                    drop(st);
+                    self.close("the peer takes no data");
+                    return Err(Error::Disconnected("the peer takes no data".into()));
+                }
+                if st.resumed == resumed {
+                    // The reactor calls `resume` once the socket is writable again.
+                    st.writing = false;
+                    return Ok(());
+                }
+                continue;
+            }
             chunk.clear();
             sealed.clear();
             st = lock(&self.state);
@@ -164,6 +215,21 @@ impl Outbox {
         drop(st);
         let _ = self.stream.shutdown(Shutdown::Both);
     }
+}
+
+/// Writes as much of `bytes` as the non-blocking `stream` takes now; how much.
+fn write_some(mut stream: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while let Some(rest) = bytes.get(done..).filter(|r| !r.is_empty()) {
+        match stream.write(rest) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }
 
 /// Seals `plain` into TLS records appended to `out`, with any records the connection had

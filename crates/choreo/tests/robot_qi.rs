@@ -835,3 +835,75 @@ fn all_or_nothing_stops_the_fleet_when_one_robot_is_lost() {
     assert!(out.contains("robots         2 (0 finished)"), "{out}");
     interrupt(&mut first);
 }
+
+/// A line of `/proc/PID/status` (`Threads`, `VmHWM` in kB), as a number.
+fn proc_status(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
+/// Issue 33: ten thousand connections that never finish a handshake (idle, garbage, half a
+/// header, half a message, a 2 GiB payload declared) against `choreo sim`: its threads and
+/// memory stay bounded (under 64 threads and 200 MB, the issue's bounds), a client's calls
+/// are answered among them, every one of them is closed once the handshake time (5 s) has
+/// passed, and the sim's log says so in a few lines, not ten thousand.
+#[test]
+fn ten_thousand_hostile_connections_cost_bounded_threads_and_memory() {
+    let (sim, url) = served_sim();
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let session = choreo_qi::Session::connect(&url).unwrap();
+    let tts = session.service("ALTextToSpeech").unwrap();
+    let ask = || tts.call("getLanguage", &[]);
+    ask().unwrap();
+    let mut hostile = Command::new("python3")
+        .arg(workspace().join("crates/choreo/tests/fixtures/hostile_clients.py"))
+        .args(["127.0.0.1", &port, "10000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(hostile.stdout.take().unwrap()).lines();
+    let mut line = || said.next().unwrap().unwrap();
+    let opened = line();
+    let count: u64 = opened.trim_start_matches("opened ").parse().unwrap();
+    eprintln!("NOTICE: {count} hostile connections opened (10,000 asked)");
+    assert!(count >= 5000, "the open-file limit allowed only {count}");
+    let threads = proc_status(sim.id(), "Threads");
+    let started = Instant::now();
+    ask().unwrap();
+    eprintln!(
+        "a call among them: {:?}; the sim's threads: {threads}",
+        started.elapsed()
+    );
+    assert!(threads < 64, "{threads} threads");
+    // All closed, some time after the handshake time.
+    let mut stdin = hostile.stdin.take().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let closed = loop {
+        std::thread::sleep(Duration::from_secs(1));
+        std::io::Write::write_all(&mut stdin, b"check\n").unwrap();
+        let counts: serde_json::Value = serde_json::from_str(&line()).unwrap();
+        if counts["closed"] == counts["open"] || Instant::now() > deadline {
+            break counts;
+        }
+    };
+    assert_eq!(closed["closed"], closed["open"], "{closed}");
+    let peak_kb = proc_status(sim.id(), "VmHWM");
+    eprintln!("the sim's peak memory: {} MB", peak_kb / 1024);
+    assert!(peak_kb < 200 * 1024, "{peak_kb} kB");
+    ask().unwrap();
+    drop(stdin);
+    let _ = hostile.wait();
+    drop(tts);
+    drop(session);
+    let log = stop_sim(sim);
+    let lines = log.lines().filter(|l| l.contains("qi server")).count();
+    assert!(
+        (1..=5).contains(&lines),
+        "{lines} lines of the server:\n{log}"
+    );
+}

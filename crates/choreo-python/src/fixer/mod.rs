@@ -263,6 +263,19 @@ mod tests {
         Ok(())
     }
 
+    /// Python 2.7's tokenizer (`Parser/tokenizer.c`) reads an `L` suffix after an integer
+    /// only: `0.e10L07print` is the float `0.e10` then the name `L07print`, nothing to
+    /// rewrite (a case proptest found: `07` was taken for an octal number).
+    #[test]
+    fn an_l_after_a_float_starts_a_name() {
+        for s in ["0.e10L07print", "1.5L07", "x = 1e5L0777"] {
+            let fixed = fix_tokens(s);
+            assert_eq!(fixed.text, s);
+            assert!(fixed.changes.is_empty(), "{s}");
+        }
+        assert_eq!(fix_tokens("x = 10L + 0777L").text, "x = 10 + 0o777");
+    }
+
     /// Code near every rewrite, most of it left alone by the fixer.
     #[rustfmt::skip]
     const BITS: &[&str] = &[

@@ -122,6 +122,7 @@ pub(super) fn scan_number(b: &[u8], i: usize) -> usize {
         j
     };
     let mut j;
+    let mut float = false;
     if b.get(i) == Some(&b'0')
         && matches!(b.get(i + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'))
     {
@@ -135,19 +136,24 @@ pub(super) fn scan_number(b: &[u8], i: usize) -> usize {
     } else {
         j = digits(i);
         if b.get(j) == Some(&b'.') {
+            float = true;
             j = digits(j + 1);
         }
         if matches!(b.get(j), Some(b'e' | b'E')) {
             let k = j + 1 + usize::from(matches!(b.get(j + 1), Some(b'+' | b'-')));
             if b.get(k).is_some_and(u8::is_ascii_digit) {
+                float = true;
                 j = digits(k);
             }
         }
     }
-    if matches!(b.get(j), Some(b'l' | b'L' | b'j' | b'J')) {
-        j += 1;
+    // Python 2's tokenizer takes an `L` suffix after an integer only (`0.e10L7` is the float
+    // `0.e10` and the name `L7`); `j` after any number.
+    match b.get(j) {
+        Some(b'j' | b'J') => j + 1,
+        Some(b'l' | b'L') if !float => j + 1,
+        _ => j,
     }
-    j
 }
 
 /// Splits `src` into tokens; comments, whitespace, line continuations and line breaks that do
