@@ -647,15 +647,14 @@ impl ServerInner {
         self.connection_closed(conn.peer.id());
         match error {
             Some(error) if !handshaken => {
-                let mut first = None;
+                let mut first = false;
                 self.refuse(REFUSED_EARLY, || {
-                    first = Some(error.clone());
-                    format!(
-                        "connections closed before their handshake (the first: {peer}, \
-                         {error}; more are counted, not logged)"
-                    )
+                    first = true;
+                    "a connection closed before its handshake (next line); more such \
+                     connections are counted, not logged"
+                        .to_string()
                 });
-                if first.is_some() {
+                if first {
                     (self.options.log)(&ServerEvent::Closed {
                         peer,
                         error: Some(error),

@@ -95,17 +95,17 @@ pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
     out
 }
 
-/// The methods `line` calls on the proxies (`proxy.method(`, `proxy.post.method(`) that
-/// their module has in no version: (column, proxy's module, method).
+/// The methods `line` calls on the proxies (`proxy.method(`, `proxy.post.method(`, each
+/// proxy given as `proxy.`) that their module has in no version: (column, proxy's module,
+/// method).
 fn unknown_methods<'a>(
     line: &'a str,
-    proxies: &HashMap<String, &'static Module>,
+    proxies: &[(String, &'static Module)],
 ) -> Vec<(usize, &'static Module, &'a str)> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = Vec::new();
-    for (name, module) in proxies {
-        let dotted = format!("{name}.");
-        for (i, _) in line.match_indices(&dotted) {
+    for (dotted, module) in proxies {
+        for (i, _) in line.match_indices(dotted.as_str()) {
             if line[..i]
                 .chars()
                 .next_back()
@@ -131,7 +131,10 @@ fn unknown_methods<'a>(
 
 fn text_rules(b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
     let code = b.code();
-    let proxies = proxies(code);
+    let proxies: Vec<(String, &'static Module)> = proxies(code)
+        .into_iter()
+        .map(|(name, module)| (format!("{name}."), module))
+        .collect();
     let defined: Vec<&str> = code
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("def "))
@@ -150,6 +153,10 @@ fn text_rules(b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
         if let Some(rest) = raw.trim_start().strip_prefix("def ") {
             let name = rest.split('(').next().unwrap_or_default().trim();
             methods.push((indent, name));
+            continue;
+        }
+        // Every rule looks at a call: a line without one has nothing to say.
+        if !raw.contains('(') {
             continue;
         }
         // An input handler of an input the box does not have never runs.
