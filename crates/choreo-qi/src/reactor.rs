@@ -348,10 +348,11 @@ impl<S: Served> Loop<S> {
         served.closed(o.conn, o.peer, error, o.handshaken);
     }
 
+    /// Closes every connection (the server stopped: a close of ours, not an error).
     fn close_all(&mut self, served: &Arc<S>) {
         let tokens: Vec<Token> = self.open.keys().copied().collect();
         for token in tokens {
-            self.close(served, token, Some("server stopped".into()));
+            self.close(served, token, None);
         }
     }
 }
