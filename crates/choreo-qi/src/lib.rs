@@ -20,6 +20,7 @@
 
 mod arg;
 pub mod capability;
+pub mod delay;
 pub mod directory;
 mod dispatch;
 pub mod error;
@@ -42,6 +43,7 @@ pub mod tls;
 pub mod value;
 
 pub use arg::Arg;
+pub use delay::Latency;
 pub use error::{Error, Result};
 pub use file::{FileObject, Progress, TransferStatus};
 pub use generation::Generation;

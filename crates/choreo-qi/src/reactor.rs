@@ -83,6 +83,8 @@ pub(crate) trait Served: Send + Sync + 'static {
     fn limits(&self) -> Limits;
     /// Whether the server stopped (the reactor then closes everything and ends).
     fn stopped(&self) -> bool;
+    /// The sending half of a new connection, `stream` in non-blocking mode.
+    fn outbox(&self, stream: StdStream) -> Arc<Outbox>;
     /// A connection opened from `peer`, answered through `out`.
     fn open(self: &Arc<Self>, out: Arc<Outbox>, peer: &str) -> Self::Conn;
     /// A message arrived; an error closes the connection.
@@ -146,6 +148,8 @@ struct Open<C> {
     buf: Vec<u8>,
     /// A message was handled and the peer authenticated.
     handshaken: bool,
+    /// A message arrived (it may be handled later: a simulated delay).
+    heard: bool,
 }
 
 /// The reactor thread's state.
@@ -255,7 +259,7 @@ impl<S: Served> Loop<S> {
         let Ok(write_half) = stream.try_clone() else {
             return;
         };
-        let out = Arc::new(Outbox::nonblocking(write_half));
+        let out = served.outbox(write_half);
         let mut stream = TcpStream::from_std(stream);
         let token = Token(self.next);
         self.next += 1;
@@ -277,6 +281,7 @@ impl<S: Served> Loop<S> {
                 peer,
                 buf: Vec::new(),
                 handshaken: false,
+                heard: false,
             },
         );
         self.pending += 1;
@@ -285,7 +290,7 @@ impl<S: Served> Loop<S> {
             let Some((_, oldest)) = self.waiting.pop_front() else {
                 break;
             };
-            if self.open.get(&oldest).is_some_and(|o| !o.handshaken) {
+            if self.waiting(served, oldest) {
                 self.close(served, oldest, Some("too many connections waiting".into()));
                 served.refused(Refusal::Pending);
             }
@@ -324,7 +329,7 @@ impl<S: Served> Loop<S> {
         let limits = served.limits();
         let now = Instant::now();
         while let Some(&(opened, token)) = self.waiting.front() {
-            let waiting = self.open.get(&token).is_some_and(|o| !o.handshaken);
+            let waiting = self.waiting(served, token);
             if waiting && now.duration_since(opened) < limits.handshake {
                 break;
             }
@@ -334,6 +339,19 @@ impl<S: Served> Loop<S> {
                 served.refused(Refusal::Handshake);
             }
         }
+    }
+
+    /// Whether connection `token` is open and still waiting for its handshake (one that
+    /// finished it since its last message, handled after a delay, is marked so now).
+    fn waiting(&mut self, served: &Arc<S>, token: Token) -> bool {
+        let Some(o) = self.open.get_mut(&token) else {
+            return false;
+        };
+        if !o.handshaken && o.heard && served.authenticated(&o.conn) {
+            o.handshaken = true;
+            self.pending = self.pending.saturating_sub(1);
+        }
+        !o.handshaken
     }
 
     fn close(&mut self, served: &Arc<S>, token: Token, error: Option<String>) {
@@ -368,6 +386,7 @@ fn deliver<S: Served>(
         match Message::parse(o.buf.get(at..).unwrap_or_default(), max_payload) {
             Ok(Some((m, used))) => {
                 at += used;
+                o.heard = true;
                 if let Err(e) = served.message(&o.conn, m) {
                     break Err(e);
                 }

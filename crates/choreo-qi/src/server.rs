@@ -37,6 +37,7 @@ use choreo_engine::Value;
 use choreo_engine::pool::Pool;
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
+use crate::delay::{DelayLine, Lane, Latency};
 use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
 use crate::dispatch::{self, Host};
 use crate::error::Error;
@@ -112,6 +113,10 @@ pub struct ServerOptions {
     /// How long a connection may take to handshake: a first message handled, and the
     /// peer authenticated (libqi clients send `authenticate` as they connect).
     pub handshake_timeout: Duration,
+    /// A simulated network delay (`choreo sim --latency`): every message received on a
+    /// plain-TCP connection waits it before it is handled, every message sent before it is
+    /// written (`crate::delay`). None: messages go at once.
+    pub latency: Option<Latency>,
 }
 
 /// TLS connections served at once (each has its thread); more are refused.
@@ -142,6 +147,7 @@ impl Default for ServerOptions {
             max_connections: 4096,
             max_pending: 256,
             handshake_timeout: Duration::from_secs(5),
+            latency: None,
         }
     }
 }
@@ -150,6 +156,8 @@ impl Default for ServerOptions {
 pub(crate) struct Connection {
     peer: Arc<Peer>,
     authenticated: AtomicBool,
+    /// The simulated delay of what arrives (with [`ServerOptions::latency`]).
+    arriving: Option<Lane>,
 }
 
 /// Where services are registered.
@@ -192,6 +200,10 @@ struct ServerInner {
     reported: AtomicU32,
     /// TLS connections being served.
     tls_connections: AtomicUsize,
+    /// Runs delayed messages (with [`ServerOptions::latency`]).
+    delay: Option<Arc<DelayLine>>,
+    /// Lanes of delay made: each seeds its jitter with its number (a repeatable run).
+    lanes: AtomicU64,
     stopped: AtomicBool,
     workers: Pool,
     directory: Mutex<Option<Arc<ServedObject>>>,
@@ -230,8 +242,12 @@ fn uuid_like() -> String {
 }
 
 impl Server {
-    fn with_registry(options: ServerOptions, registry: Registry) -> Server {
-        Server {
+    fn with_registry(options: ServerOptions, registry: Registry) -> Result<Server, Error> {
+        let delay = match options.latency {
+            Some(_) => Some(DelayLine::start()?),
+            None => None,
+        };
+        Ok(Server {
             inner: Arc::new(ServerInner {
                 options,
                 registry,
@@ -248,17 +264,19 @@ impl Server {
                 refused: AtomicU64::new(0),
                 reported: AtomicU32::new(0),
                 tls_connections: AtomicUsize::new(0),
+                delay,
+                lanes: AtomicU64::new(0),
                 stopped: AtomicBool::new(false),
                 workers: dispatch::workers("qi-worker"),
                 directory: Mutex::new(None),
             }),
-        }
+        })
     }
 
     /// A server with its own ServiceDirectory (service 1): a complete qi endpoint, like
     /// `qi.Application --qi-standalone` or a robot.
     pub fn standalone(options: ServerOptions) -> Result<Server, Error> {
-        let server = Server::with_registry(options, Registry::Local);
+        let server = Server::with_registry(options, Registry::Local)?;
         let sd = directory_object(Arc::downgrade(&server.inner))?;
         sd.bind((directory::SERVICE_ID, 1));
         write(&server.inner.objects).insert(
@@ -301,7 +319,7 @@ impl Server {
                 ..session
             },
         )?;
-        Ok(Server::with_registry(options, Registry::Remote(session)))
+        Server::with_registry(options, Registry::Remote(session))
     }
 
     /// Listens on `url` (`tcp://127.0.0.1:0` picks a free port; `tcps://…` serves TLS with
@@ -436,6 +454,13 @@ impl Server {
 }
 
 impl ServerInner {
+    /// The seed of the next lane of delay.
+    fn next_lane(&self) -> u64 {
+        self.lanes
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
     /// Counts a connection refused or closed before its handshake; reports the first of
     /// each kind (`bit`).
     fn refuse(&self, bit: u32, why: impl FnOnce() -> String) {
@@ -620,8 +645,10 @@ fn refusal_bit(why: Refusal) -> u32 {
 impl ServerInner {
     /// A connection opened from `peer`, answered through `out`.
     fn open_connection(&self, out: Arc<Outbox>, peer: &str) -> Arc<Connection> {
+        let link = Arc::new(Peer::new(out, Shared::default(), self.options.generation));
         let conn = Arc::new(Connection {
-            peer: Arc::new(Peer::new(out, Shared::default(), self.options.generation)),
+            arriving: self.options.latency.map(|l| Lane::new(l, self.next_lane())),
+            peer: link,
             authenticated: AtomicBool::new(false),
         });
         if !self.options.generation.authenticates() {
@@ -682,12 +709,35 @@ impl Served for ServerInner {
         self.stopped.load(Ordering::SeqCst)
     }
 
+    fn outbox(&self, stream: TcpStream) -> Arc<Outbox> {
+        match (&self.delay, self.options.latency) {
+            (Some(line), Some(latency)) => {
+                Outbox::delayed(stream, Arc::clone(line), latency, self.next_lane())
+            }
+            _ => Arc::new(Outbox::nonblocking(stream)),
+        }
+    }
+
     fn open(self: &Arc<Self>, out: Arc<Outbox>, peer: &str) -> Arc<Connection> {
         self.open_connection(out, peer)
     }
 
+    /// Handles `m` now, or once its simulated delay has passed (an error then closes the
+    /// connection).
     fn message(self: &Arc<Self>, conn: &Arc<Connection>, m: Message) -> Result<(), Error> {
-        handle(self, conn, m)
+        let (Some(line), Some(lane)) = (&self.delay, &conn.arriving) else {
+            return handle(self, conn, m);
+        };
+        let (inner, conn) = (Arc::clone(self), Arc::clone(conn));
+        line.at(
+            lane.due(),
+            Box::new(move || {
+                if let Err(e) = handle(&inner, &conn, m) {
+                    conn.peer.out().close(&e.to_string());
+                }
+            }),
+        );
+        Ok(())
     }
 
     fn authenticated(&self, conn: &Arc<Connection>) -> bool {

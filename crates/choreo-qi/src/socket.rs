@@ -24,9 +24,10 @@
 
 use std::io::{self, BufRead, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use crate::delay::{DelayLine, Lane, Latency};
 use crate::error::Error;
 use crate::header::{Address, Flags, HEADER_SIZE, MessageType};
 use crate::message::{Message, next_id};
@@ -39,6 +40,15 @@ pub(crate) struct Outbox {
     /// The socket is in non-blocking mode (a server's reactor, `crate::reactor`): what it
     /// cannot take stays queued until [`Outbox::resume`].
     nonblocking: bool,
+    /// Frames held back by a simulated network delay (`crate::delay`).
+    delayed: Option<Delayed>,
+}
+
+/// Where an outbox's frames wait out their delay, and the outbox they then go to.
+struct Delayed {
+    line: Arc<DelayLine>,
+    lane: Lane,
+    me: Weak<Outbox>,
 }
 
 #[derive(Default)]
@@ -74,7 +84,26 @@ impl Outbox {
             tls: None,
             state: Mutex::new(OutState::default()),
             nonblocking: false,
+            delayed: None,
         }
+    }
+
+    /// A non-blocking outbox (see [`Outbox::nonblocking`]) whose frames each wait a delay
+    /// drawn from `latency` (seeded with `seed`) on `line` before they are written.
+    pub fn delayed(
+        stream: TcpStream,
+        line: Arc<DelayLine>,
+        latency: Latency,
+        seed: u64,
+    ) -> Arc<Outbox> {
+        Arc::new_cyclic(|me| Outbox {
+            delayed: Some(Delayed {
+                line,
+                lane: Lane::new(latency, seed),
+                me: me.clone(),
+            }),
+            ..Outbox::nonblocking(stream)
+        })
     }
 
     /// An outbox writing to `stream`, a socket in non-blocking mode: a send never waits for
@@ -103,6 +132,7 @@ impl Outbox {
             tls: Some(Mutex::new(tls)),
             state: Mutex::new(OutState::default()),
             nonblocking: false,
+            delayed: None,
         }
     }
 
@@ -111,8 +141,31 @@ impl Outbox {
         self.send_parts(&message.header.encode(), &message.payload)
     }
 
-    /// Sends a header and its payload.
+    /// Sends a header and its payload (after the simulated delay, if there is one).
     pub fn send_parts(&self, header: &[u8; HEADER_SIZE], payload: &[u8]) -> Result<(), Error> {
+        let Some(delayed) = &self.delayed else {
+            return self.write_frame(header, payload);
+        };
+        if let Some(why) = &lock(&self.state).closed {
+            return Err(Error::Disconnected(why.clone()));
+        }
+        let mut frame = Vec::with_capacity(HEADER_SIZE + payload.len());
+        frame.extend_from_slice(header);
+        frame.extend_from_slice(payload);
+        let me = delayed.me.clone();
+        delayed.line.at(
+            delayed.lane.due(),
+            Box::new(move || {
+                if let Some(out) = me.upgrade() {
+                    let _ = out.write_frame(&frame, &[]);
+                }
+            }),
+        );
+        Ok(())
+    }
+
+    /// Queues a frame (its header and payload) and writes what the socket takes.
+    fn write_frame(&self, header: &[u8], payload: &[u8]) -> Result<(), Error> {
         let mut st = lock(&self.state);
         if let Some(why) = &st.closed {
             return Err(Error::Disconnected(why.clone()));

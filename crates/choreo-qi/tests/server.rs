@@ -416,3 +416,61 @@ fn credentials_are_enforced_when_set() {
     );
     server.stop();
 }
+
+/// Issue 33: a server with a simulated network delay (`ServerOptions::latency`, `choreo sim
+/// --latency`) holds every message back by its delay each way, and keeps their order (TCP
+/// does) whatever the jitter.
+#[test]
+fn a_latency_delays_each_way_and_keeps_the_order() {
+    let arrived = Arc::new(Mutex::new(Vec::new()));
+    let serve = |latency: &str| {
+        let server = Server::standalone(ServerOptions {
+            latency: Some(choreo_qi::Latency::parse(latency).unwrap()),
+            log: Arc::new(|_| {}),
+            ..ServerOptions::default()
+        })
+        .unwrap();
+        let seen = Arc::clone(&arrived);
+        let object = ObjectBuilder::new("")
+            .method_inline("ping", "(i)", "i", move |a| {
+                seen.lock().unwrap().push(a[0].clone());
+                Ok(Out::Value(a[0].clone()))
+            })
+            .build()
+            .unwrap();
+        server.register_service("Pinger", object).unwrap();
+        let url = server.listen("tcp://127.0.0.1:0").unwrap();
+        (server, url)
+    };
+    // 40 ms each way: a call's round trip takes at least 80 ms (a lower bound: a busy
+    // machine only adds to it).
+    let (server, url) = serve("40");
+    let session = Session::connect(&url).unwrap();
+    let pinger = session.service("Pinger").unwrap();
+    let started = std::time::Instant::now();
+    assert_eq!(
+        pinger.call("ping", &[Value::Int(1)]).unwrap(),
+        Value::Int(1)
+    );
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(80), "{took:?}");
+    drop(pinger);
+    drop(session);
+    server.stop();
+    // 30 ± 25 ms: a hundred calls sent at once arrive in the order sent, and every answer
+    // comes back.
+    arrived.lock().unwrap().clear();
+    let (server, url) = serve("30±25");
+    let session = Session::connect(&url).unwrap();
+    let pinger = session.service("Pinger").unwrap();
+    let calls: Vec<_> = (0..100)
+        .map(|i| pinger.call_async("ping", &[Value::Int(i)]).unwrap())
+        .collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        let answer = call.wait().unwrap();
+        assert_eq!(answer.value, Value::Int(i as i64));
+    }
+    let order: Vec<Value> = (0..100).map(Value::Int).collect();
+    assert_eq!(*arrived.lock().unwrap(), order);
+    server.stop();
+}

@@ -907,3 +907,25 @@ fn ten_thousand_hostile_connections_cost_bounded_threads_and_memory() {
         "{lines} lines of the server:\n{log}"
     );
 }
+
+/// Issue 33: `choreo sim --latency MS[±JITTER]` serves a robot that far away: each call
+/// takes at least the two ways' delay; a list gives the robots of `--count` each theirs; a
+/// latency that is not one is a usage error (exit 2).
+#[test]
+fn sim_latency_puts_the_robot_that_far_away() {
+    let (sim, url) = served_sim_with(&["--latency", "50"]);
+    let session = choreo_qi::Session::connect(&url).unwrap();
+    let tts = session.service("ALTextToSpeech").unwrap();
+    let started = Instant::now();
+    tts.call("getLanguage", &[]).unwrap();
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(100), "{took:?}");
+    drop(tts);
+    drop(session);
+    let log = stop_sim(sim);
+    assert!(log.contains(", 50 ms away"), "{log}");
+    let o = choreo(&["sim", "--latency", "fast"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let o = choreo(&["sim", "--latency", "5", "--listen", "tcps://127.0.0.1:0"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}

@@ -62,6 +62,11 @@ pub(crate) struct SimArgs {
     /// (`t`: Unix time in seconds, `robot`, `method`, `args`).
     #[arg(long, value_name = "FILE")]
     pub(crate) calls: Option<PathBuf>,
+    /// Delay every message each way by MS milliseconds, plus or minus JITTER (uniform;
+    /// messages keep their order, as on TCP): a robot reached over Wi-Fi. A list
+    /// (`5,20,50±20`) gives robot 1, 2, 3... of `--count` each its own, in turn. tcp:// only.
+    #[arg(long, value_name = "MS[±JITTER]", value_delimiter = ',', value_parser = choreo_qi::Latency::parse)]
+    pub(crate) latency: Vec<choreo_qi::Latency>,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
 }
@@ -207,6 +212,11 @@ impl<'a> Fleet<'a> {
                 "--monitor shows one robot: not a fleet's (yet)".to_string(),
             ));
         }
+        if !args.latency.is_empty() && args.listen.starts_with("tcps:") {
+            return Err(CliError::Usage(
+                "--latency delays tcp:// connections only (not tcps://)".to_string(),
+            ));
+        }
         Ok(Fleet {
             args,
             model: args.robot_model.map_or(Model::Nao, ModelArg::model),
@@ -270,9 +280,12 @@ impl<'a> Fleet<'a> {
             self.calls.clone(),
             trace,
         );
+        let latency = (!args.latency.is_empty())
+            .then(|| args.latency[usize::from(index) % args.latency.len()]);
         let options = ServerOptions {
             tls: self.tls.clone(),
             generation: args.naoqi,
+            latency,
             ..ServerOptions::default()
         };
         let server = choreo_qi::serve_robot(
@@ -283,10 +296,11 @@ impl<'a> Fleet<'a> {
         )
         .map_err(|e| CliError::Robot(format!("{url}: cannot serve: {e}")))?;
         errln!(
-            "{who}serving a simulated {} (NAOqi {} dialect) at {}{}",
+            "{who}serving a simulated {} (NAOqi {} dialect) at {}{}{}",
             self.model.name(),
             args.naoqi,
             server.url,
+            latency.map_or(String::new(), |l| format!(", {l} away")),
             if args.count == 1 {
                 ": any qi client can drive it; Ctrl-C stops"
             } else {

@@ -1,0 +1,244 @@
+//! A network's delay, simulated (`choreo sim --latency`): every message a server receives or
+//! sends on a connection waits its [`Latency`] (a base delay plus or minus a random jitter)
+//! before it is handled or written, as on a robot reached over Wi-Fi. TCP never reorders: a
+//! message is never due before the one before it in the same direction, whatever its
+//! jitter. One thread per server (the [`DelayLine`]) runs what falls due.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How long each message waits each way: `base` ± `jitter` (uniform).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Latency {
+    /// The mean one-way delay.
+    pub base: Duration,
+    /// The most a delay moves from `base`, either way (never below zero).
+    pub jitter: Duration,
+}
+
+impl Latency {
+    /// Reads `MS`, `MS±JITTER` or `MS+-JITTER` in milliseconds (`50`, `50±20`, `20.5+-5`).
+    pub fn parse(text: &str) -> Result<Latency, String> {
+        let text = text.trim();
+        let (base, jitter) = match text.split_once('±').or_else(|| text.split_once("+-")) {
+            Some((b, j)) => (b, Some(j)),
+            None => (text, None),
+        };
+        let ms = |s: &str| -> Result<Duration, String> {
+            let s = s.trim();
+            let s = s.strip_suffix("ms").unwrap_or(s).trim();
+            let v: f64 = s
+                .parse()
+                .map_err(|_| format!("{text:?}: {s:?} is not a number of milliseconds"))?;
+            if !(0.0..=60_000.0).contains(&v) {
+                return Err(format!("{text:?}: {v} ms is not between 0 and 60,000"));
+            }
+            Ok(Duration::from_secs_f64(v / 1000.0))
+        };
+        Ok(Latency {
+            base: ms(base)?,
+            jitter: jitter.map(ms).transpose()?.unwrap_or_default(),
+        })
+    }
+
+    /// A delay drawn with `draw`, uniform in [0, 1).
+    fn draw(&self, draw: f64) -> Duration {
+        let low = self.base.saturating_sub(self.jitter);
+        let high = self.base + self.jitter;
+        low + (high - low).mul_f64(draw)
+    }
+}
+
+impl fmt::Display for Latency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ms", self.base.as_secs_f64() * 1000.0)?;
+        if !self.jitter.is_zero() {
+            write!(f, " ± {} ms", self.jitter.as_secs_f64() * 1000.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// One direction of one connection: when its last message is due, and its jitter's draws.
+pub(crate) struct Lane {
+    latency: Latency,
+    state: Mutex<(Instant, u64)>,
+}
+
+impl Lane {
+    /// A lane of `latency` whose draws start from `seed`.
+    pub fn new(latency: Latency, seed: u64) -> Lane {
+        Lane {
+            latency,
+            state: Mutex::new((Instant::now(), seed | 1)),
+        }
+    }
+
+    /// When a message sent now is due: now plus a delay drawn, never before the last one.
+    pub fn due(&self) -> Instant {
+        let mut st = lock(&self.state);
+        // xorshift64: a fast, good enough draw for a jitter.
+        let mut x = st.1;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        st.1 = x;
+        let draw = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let due = (Instant::now() + self.latency.draw(draw)).max(st.0);
+        st.0 = due;
+        due
+    }
+}
+
+/// What falls due.
+pub(crate) type Job = Box<dyn FnOnce() + Send>;
+
+struct Timed {
+    due: Instant,
+    seq: u64,
+    job: Job,
+}
+
+impl PartialEq for Timed {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due, self.seq) == (other.due, other.seq)
+    }
+}
+impl Eq for Timed {}
+impl PartialOrd for Timed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.due, self.seq).cmp(&(other.due, other.seq))
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Reverse<Timed>>,
+    seq: u64,
+}
+
+/// Runs jobs when they fall due, in due order (ties in the order given), on one thread that
+/// ends once the line is dropped.
+pub(crate) struct DelayLine {
+    queue: Mutex<Queue>,
+    wake: Condvar,
+}
+
+impl DelayLine {
+    /// Starts the line's thread.
+    pub fn start() -> std::io::Result<Arc<DelayLine>> {
+        let line = Arc::new(DelayLine {
+            queue: Mutex::new(Queue::default()),
+            wake: Condvar::new(),
+        });
+        let weak = Arc::downgrade(&line);
+        std::thread::Builder::new()
+            .name("qi-delay".into())
+            .spawn(move || run(&weak))?;
+        Ok(line)
+    }
+
+    /// Runs `job` at `due`.
+    pub fn at(&self, due: Instant, job: Job) {
+        let mut q = lock(&self.queue);
+        q.seq += 1;
+        let seq = q.seq;
+        q.heap.push(Reverse(Timed { due, seq, job }));
+        drop(q);
+        self.wake.notify_one();
+    }
+}
+
+fn run(weak: &Weak<DelayLine>) {
+    loop {
+        let Some(line) = weak.upgrade() else {
+            return;
+        };
+        let mut q = lock(&line.queue);
+        let now = Instant::now();
+        let ready = q.heap.peek().is_some_and(|Reverse(t)| t.due <= now);
+        if ready {
+            if let Some(Reverse(t)) = q.heap.pop() {
+                drop(q);
+                (t.job)();
+            }
+            continue;
+        }
+        // At most a second at a time, so that a dropped line is seen.
+        let wait = q
+            .heap
+            .peek()
+            .map_or(Duration::from_secs(1), |Reverse(t)| t.due - now)
+            .min(Duration::from_secs(1));
+        let _ = line
+            .wake
+            .wait_timeout(q, wait)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latencies_read_as_written_and_bad_ones_are_refused() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            Latency::parse("50").unwrap(),
+            Latency {
+                base: ms(50),
+                jitter: ms(0)
+            }
+        );
+        assert_eq!(
+            Latency::parse("50±20").unwrap(),
+            Latency {
+                base: ms(50),
+                jitter: ms(20)
+            }
+        );
+        assert_eq!(Latency::parse(" 100ms +- 5ms ").unwrap().jitter, ms(5));
+        assert_eq!(
+            Latency::parse("0.5").unwrap().base,
+            Duration::from_micros(500)
+        );
+        for bad in ["", "fast", "-5", "50±", "1e9", "50±x"] {
+            assert!(Latency::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            Latency::parse("50±20").unwrap().to_string(),
+            "50 ms ± 20 ms"
+        );
+    }
+
+    #[test]
+    fn a_lane_keeps_the_order_and_stays_within_its_jitter() {
+        let latency = Latency::parse("30±25").unwrap();
+        let lane = Lane::new(latency, 7);
+        let start = Instant::now();
+        let mut last = start;
+        for _ in 0..1000 {
+            let due = lane.due();
+            assert!(due >= last);
+            last = due;
+        }
+        // Never before 5 ms after the first draw; the last no later than 55 ms after it
+        // plus the time the loop took.
+        assert!(last.duration_since(start) >= Duration::from_millis(5));
+        assert!(last.duration_since(start) <= Duration::from_millis(55) + start.elapsed());
+    }
+}
