@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Fleet scale: one `choreo run --robots FILE` driving N simulated robots at once.
 
-    benches/fleet.py [N ...]          (default: 1 8 32 128)
+    benches/fleet.py [--latency LIST] [N ...]          (default: 1 8 32 128)
+
+With --latency (issue 33), every sim is started with `--latency LIST` (its robots take the
+list's entries in turn, e.g. `5±20,20±20,50±20,100±20`): robots far away, over a simulated
+Wi-Fi; the fleet measures each robot's delay and sends its orders early by it.
 
 For each N, the robots are served by one `choreo sim --count N` process, and (N > 8) by
 N/8 processes of 8. Measured per configuration, all in one run of this script, from the
@@ -26,16 +30,20 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHOREO = os.path.join(ROOT, "target", "release", "choreo")
+
+
+LATENCY = []
 
 
 def serve(count, calls):
     """`choreo sim --count` on free ports: the process and its URLs."""
     sim = subprocess.Popen(
         [CHOREO, "sim", "--listen", "tcp://127.0.0.1:0", "--count", str(count), "-q",
-         "--calls", calls],
+         "--calls", calls] + LATENCY,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     urls = []
     for line in sim.stderr:
@@ -77,6 +85,9 @@ def measure(n, per_sim, work, behavior, wanted):
         wall, user, system, peak = f.read().split()[-4:]
     wall, cpu, peak = float(wall), float(user) + float(system), int(peak)
     sim_cpu = sum(cpu_of(s.pid) for s in sims)
+    if LATENCY:
+        # A call is logged when it returns: a robot far away returns after the run ended.
+        time.sleep(1.0)
     for s in sims:
         s.send_signal(signal.SIGINT)
     for s in sims:
@@ -110,7 +121,11 @@ def both(n, per_sim, work):
 
 
 def main():
-    sizes = [int(a) for a in sys.argv[1:]] or [1, 8, 32, 128]
+    args = sys.argv[1:]
+    if args[:1] == ["--latency"]:
+        LATENCY.extend(args[:2])
+        args = args[2:]
+    sizes = [int(a) for a in args] or [1, 8, 32, 128]
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "choreo"], cwd=ROOT, check=True)
     rows = []
     with tempfile.TemporaryDirectory() as work:

@@ -929,3 +929,71 @@ fn sim_latency_puts_the_robot_that_far_away() {
     let o = choreo(&["sim", "--latency", "5", "--listen", "tcps://127.0.0.1:0"]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
 }
+
+/// Issue 33: eight robots 5, 20, 50 and 100 ms away (`sim --latency`): the fleet measures
+/// each one's delay and sends its orders that much earlier, so each robot gets the dance's
+/// frame-50 order within one frame (40 ms) of the others, from their own call logs (sent
+/// at once, they would be 95 ms apart); the report shows each robot's delay.
+#[test]
+fn a_fleet_far_away_dances_in_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let (mut sim, urls, _) = served_fleet(
+        8,
+        &[
+            "--calls",
+            calls.to_str().unwrap(),
+            "--latency",
+            "5,20,50,100",
+        ],
+    );
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, urls.join("\n")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .current_dir(workspace())
+        .args([
+            "run",
+            "examples/dance",
+            "--robots",
+            robots.to_str().unwrap(),
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("robots         8 (8 finished)"), "{out}");
+    // The delays measured: robot 4 about 100 ms away, robot 1 about 5 (a busy machine only
+    // adds to a round trip).
+    let delays = out.lines().find(|l| l.contains("delays")).unwrap();
+    let ms = |robot: usize| -> f64 {
+        let after = delays.split(&format!(" {robot}: ")).nth(1).unwrap();
+        after.split(" ms").next().unwrap().parse().unwrap()
+    };
+    assert!(ms(4) >= 100.0 && ms(8) >= 100.0, "{delays}");
+    assert!(ms(1) >= 5.0 && ms(1) < ms(4), "{delays}");
+    let arms_down =
+        |args: &serde_json::Value| normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]));
+    let mut at: Vec<f64> = timed_calls(&calls)
+        .into_iter()
+        .filter(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
+        .map(|(_, t, _, _)| t)
+        .collect();
+    at.sort_by(f64::total_cmp);
+    assert_eq!(at.len(), 8, "{at:?}");
+    let spread = at[7] - at[0];
+    eprintln!(
+        "{delays}; the frame-50 orders {:.1} ms apart",
+        spread * 1000.0
+    );
+    assert!(
+        spread <= 0.040,
+        "frame-50 orders {spread:.3} s apart: {at:?}\n{out}"
+    );
+    interrupt(&mut sim);
+}

@@ -11,6 +11,14 @@
 //! robot waits more than [`MAX_WAIT`] for the others (a robot whose behavior took another
 //! path never arrives): those arrived start then, a later arrival starts at once.
 //!
+//! **Robots far away.** Each robot's one-way delay is measured all along on the connection it
+//! already has ([`FleetSync::probe`]: a `ServiceDirectory.machineId()` round trip every
+//! [`PROBE_EVERY`], half the median of the last [`PROBE_KEPT`]), and each robot is told to
+//! start its timeline that much earlier, the common instant pushed back by the largest
+//! delay: the orders then reach every robot at the same instant, a robot 100 ms away no
+//! later than one next door (up to the network's jitter, which nothing sent in advance can
+//! undo). A delay that changes is followed within a few probes.
+//!
 //! Why a rendezvous and not only a common start: on real robots the same box takes a
 //! different time on each (a `wakeUp`, a speech, the network), so timelines started "when
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
@@ -27,6 +35,15 @@ pub const MARGIN: Duration = Duration::from_millis(20);
 
 /// The longest a robot waits at a rendezvous for the others.
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// How often each robot's round trip is measured.
+pub const PROBE_EVERY: Duration = Duration::from_millis(200);
+
+/// How many round trips the delay is the median of.
+pub const PROBE_KEPT: usize = 7;
+
+/// A delay above this is taken as this (a robot so far away is not waited for longer).
+const MOST_DELAY: Duration = Duration::from_secs(2);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -50,6 +67,10 @@ struct State {
     together: u64,
     /// How many were released by [`MAX_WAIT`] without some robots.
     partial: u64,
+    /// Per robot: its one-way delay as last measured (zero until measured).
+    delays: Vec<Duration>,
+    /// Per robot: probed, and not measured yet.
+    unmeasured: Vec<bool>,
 }
 
 /// The fleet's rendezvous of timeline starts.
@@ -70,6 +91,8 @@ impl FleetSync {
                 released: HashSet::new(),
                 together: 0,
                 partial: 0,
+                delays: vec![Duration::ZERO; robots],
+                unmeasured: vec![false; robots],
             }),
         });
         let weak = Arc::downgrade(&sync);
@@ -94,6 +117,67 @@ impl FleetSync {
             *r = false;
         }
         self.release_ready(&mut state, false);
+    }
+
+    /// Measures robot `index`'s one-way delay over `session` on a thread of its own, until
+    /// the robot's run ends or the sync is dropped (a failed probe is skipped: the run
+    /// itself reports a lost robot).
+    pub fn probe(self: &Arc<Self>, index: usize, session: choreo_qi::Session) {
+        if let Some(u) = lock(&self.state).unmeasured.get_mut(index) {
+            *u = true;
+        }
+        let weak = Arc::downgrade(self);
+        let _ = std::thread::Builder::new()
+            .name("fleet-probe".into())
+            .spawn(move || {
+                let mut kept = std::collections::VecDeque::new();
+                loop {
+                    let started = Instant::now();
+                    let answered = session.machine_id().is_ok();
+                    let round_trip = started.elapsed();
+                    let Some(sync) = weak.upgrade() else { return };
+                    let mut state = lock(&sync.state);
+                    if !state.running.get(index).copied().unwrap_or(false) {
+                        return;
+                    }
+                    if answered {
+                        kept.push_back(round_trip);
+                        if kept.len() > PROBE_KEPT {
+                            kept.pop_front();
+                        }
+                        let mut sorted: Vec<Duration> = kept.iter().copied().collect();
+                        sorted.sort();
+                        if let (Some(median), Some(d)) =
+                            (sorted.get(sorted.len() / 2), state.delays.get_mut(index))
+                        {
+                            *d = (*median / 2).min(MOST_DELAY);
+                        }
+                        if let Some(u) = state.unmeasured.get_mut(index)
+                            && kept.len() >= 3
+                        {
+                            *u = false;
+                        }
+                    }
+                    drop(state);
+                    drop(sync);
+                    std::thread::sleep(PROBE_EVERY.saturating_sub(round_trip));
+                }
+            });
+    }
+
+    /// Waits until every probed robot's delay was measured three times (up to `limit`: a
+    /// robot that does not answer is left to its run), so that the first timelines already
+    /// start early by it.
+    pub fn wait_measured(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while lock(&self.state).unmeasured.iter().any(|u| *u) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Each robot's one-way delay as last measured.
+    pub fn delays(&self) -> Vec<Duration> {
+        lock(&self.state).delays.clone()
     }
 
     /// (starts released with every running robot, starts released without some).
@@ -154,17 +238,26 @@ impl FleetSync {
                 state.partial += 1;
             }
             state.released.insert(key);
-            let delay = self.delay_to_tick(now, r.fps);
-            for (_, go) in r.arrived {
-                go(delay);
+            // The orders leave early by each robot's delay, so that they all arrive at the
+            // tick; the tick is far enough for the farthest robot's orders to leave.
+            let delay_of = |i: usize| state.delays.get(i).copied().unwrap_or_default();
+            let lead = r
+                .arrived
+                .iter()
+                .map(|(i, _)| delay_of(*i))
+                .max()
+                .unwrap_or_default();
+            let delay = self.delay_to_tick(now, r.fps, lead);
+            for (i, go) in r.arrived {
+                go(delay.saturating_sub(delay_of(i)));
             }
         }
     }
 
     /// From `now` to the first tick of the frame grid (`fps`, from the epoch) at least
-    /// [`MARGIN`] away.
-    fn delay_to_tick(&self, now: Instant, fps: u32) -> Duration {
-        let earliest = now.duration_since(self.epoch) + MARGIN;
+    /// [`MARGIN`] and `lead` away.
+    fn delay_to_tick(&self, now: Instant, fps: u32, lead: Duration) -> Duration {
+        let earliest = now.duration_since(self.epoch) + MARGIN + lead;
         let period = 1_000_000_000u128 / u128::from(fps.max(1));
         let ticks = earliest.as_nanos().div_ceil(period);
         let tick = Duration::from_nanos(u64::try_from(ticks * period).unwrap_or(u64::MAX));
@@ -242,5 +335,30 @@ mod tests {
         assert_eq!(robot, 1);
         assert!(at <= Instant::now());
         assert_eq!(sync.counts(), (2, 0));
+    }
+
+    #[test]
+    fn a_robot_far_away_is_told_earlier_by_its_delay() {
+        let sync = FleetSync::new(2);
+        lock(&sync.state).delays = vec![Duration::from_millis(5), Duration::from_millis(100)];
+        let (tx, rx) = mpsc::channel();
+        for robot in 0..2 {
+            let tx = tx.clone();
+            sync.arrive(
+                robot,
+                ("root/Dance".to_string(), 1),
+                25,
+                Box::new(move |delay| {
+                    let _ = tx.send((robot, delay));
+                }),
+            );
+        }
+        let mut told: Vec<(usize, Duration)> = (0..2).map(|_| rx.recv().unwrap()).collect();
+        told.sort();
+        // Robot 2 is told 95 ms before robot 1 (the callbacks ran at one instant), and
+        // robot 2's orders still leave after the 20 ms margin.
+        let gap = told[0].1 - told[1].1;
+        assert_eq!(gap, Duration::from_millis(95));
+        assert!(told[1].1 >= MARGIN, "{:?}", told[1].1);
     }
 }

@@ -601,6 +601,9 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
     let mut ones = Vec::new();
     for (i, robot) in setup.robots.iter().enumerate() {
         let target = robot.connect()?;
+        if let Target::Remote(remote) = &target {
+            sync.probe(i, remote.session().clone());
+        }
         let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
         let who = format!("robot {}: ", i + 1);
         match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
@@ -613,6 +616,7 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
             }
         }
     }
+    sync.wait_measured(Duration::from_secs(3));
     let interrupts = count_interrupts();
     if setup.verbosity != Verbosity::Quiet {
         errln!(
@@ -664,6 +668,16 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
     outln!("fleet");
     outln!("  robots         {} ({finished} finished)", reports.len());
     outln!("  timelines      {together} started together, {partial} without every robot");
+    let delays: Vec<String> = sync
+        .delays()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| format!("{}: {:.1} ms", i + 1, d.as_secs_f64() * 1000.0))
+        .collect();
+    outln!(
+        "  delays         {} (one way, measured; orders sent early by them)",
+        delays.join(", ")
+    );
     // The first robot that did not finish by itself names the exit code; robots stopped by
     // `--all-or-nothing` only if there is no other.
     let code = |stopped: bool| {

@@ -296,11 +296,11 @@ impl<'a> Fleet<'a> {
         )
         .map_err(|e| CliError::Robot(format!("{url}: cannot serve: {e}")))?;
         errln!(
-            "{who}serving a simulated {} (NAOqi {} dialect) at {}{}{}",
+            "{who}serving a simulated {} (NAOqi {} dialect{}) at {}{}",
             self.model.name(),
             args.naoqi,
-            server.url,
             latency.map_or(String::new(), |l| format!(", {l} away")),
+            server.url,
             if args.count == 1 {
                 ": any qi client can drive it; Ctrl-C stops"
             } else {
