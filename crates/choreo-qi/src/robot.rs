@@ -92,6 +92,14 @@ impl RemoteRobot {
     pub fn session(&self) -> &Session {
         &self.state.session
     }
+
+    /// Looks up `services` now (each a round trip or two, then kept), so that their first
+    /// calls do not wait for it: a fleet does it before its robots start together.
+    pub fn prepare(&self, services: &[&str]) {
+        for name in services {
+            let _ = self.state.service(name);
+        }
+    }
 }
 
 /// A qi error of the call `service.method(args)` as a robot error:

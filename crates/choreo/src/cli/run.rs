@@ -603,6 +603,10 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
         let target = robot.connect()?;
         if let Target::Remote(remote) = &target {
             sync.probe(i, remote.session().clone());
+            // The modules a timeline's start calls, looked up before the start (robots far
+            // away would otherwise start late by these round trips).
+            let remote = Arc::clone(remote);
+            std::thread::spawn(move || remote.prepare(&["ALMotion", "ALMemory"]));
         }
         let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
         let who = format!("robot {}: ", i + 1);
