@@ -930,22 +930,20 @@ fn sim_latency_puts_the_robot_that_far_away() {
     assert_eq!(o.status.code(), Some(2), "{o:?}");
 }
 
-/// Issue 33: eight robots 5, 20, 50 and 100 ms away (`sim --latency`): the fleet measures
-/// each one's delay and sends its orders that much earlier, so each robot gets the dance's
-/// frame-50 order within one frame (40 ms) of the others, from their own call logs (sent
-/// at once, they would be 95 ms apart); the report shows each robot's delay.
+/// Issue 33: eight robots, every other one 250 ms away and the others 5 ms (`sim
+/// --latency 5,250`): the fleet measures each one's delay and sends its orders that much
+/// earlier, so the robots get the dance's frame-50 order together, from their own call logs;
+/// sent at once, the far ones would get it 245 ms after the near ones. The bound, 100 ms, is
+/// the margin a machine with every core busy needs (41 ms was seen then at 5–100 ms; 9 ms on
+/// a quiet one); the one-frame target is measured by `benches/fleet.py --latency`. The report
+/// shows each robot's delay.
 #[test]
 fn a_fleet_far_away_dances_in_step() {
     let dir = tempfile::tempdir().unwrap();
     let calls = dir.path().join("calls.jsonl");
     let (mut sim, urls, _) = served_fleet(
         8,
-        &[
-            "--calls",
-            calls.to_str().unwrap(),
-            "--latency",
-            "5,20,50,100",
-        ],
+        &["--calls", calls.to_str().unwrap(), "--latency", "5,250"],
     );
     let robots = dir.path().join("robots.txt");
     std::fs::write(&robots, urls.join("\n")).unwrap();
@@ -968,15 +966,21 @@ fn a_fleet_far_away_dances_in_step() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.contains("robots         8 (8 finished)"), "{out}");
-    // The delays measured: robot 4 about 100 ms away, robot 1 about 5 (a busy machine only
-    // adds to a round trip).
+    // The delays measured: the even robots about 250 ms away, the odd ones about 5 (a busy
+    // machine only adds to a round trip).
     let delays = out.lines().find(|l| l.contains("delays")).unwrap();
     let ms = |robot: usize| -> f64 {
         let after = delays.split(&format!(" {robot}: ")).nth(1).unwrap();
         after.split(" ms").next().unwrap().parse().unwrap()
     };
-    assert!(ms(4) >= 100.0 && ms(8) >= 100.0, "{delays}");
-    assert!(ms(1) >= 5.0 && ms(1) < ms(4), "{delays}");
+    for robot in 1..=8 {
+        let (low, high) = if robot % 2 == 0 {
+            (250.0, 400.0)
+        } else {
+            (5.0, 150.0)
+        };
+        assert!((low..high).contains(&ms(robot)), "robot {robot}: {delays}");
+    }
     let arms_down =
         |args: &serde_json::Value| normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]));
     let mut at: Vec<f64> = timed_calls(&calls)
@@ -992,7 +996,7 @@ fn a_fleet_far_away_dances_in_step() {
         spread * 1000.0
     );
     assert!(
-        spread <= 0.040,
+        spread <= 0.100,
         "frame-50 orders {spread:.3} s apart: {at:?}\n{out}"
     );
     interrupt(&mut sim);
