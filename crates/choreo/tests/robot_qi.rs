@@ -705,6 +705,24 @@ fn timed_calls(file: &Path) -> Vec<(u64, f64, String, serde_json::Value)> {
         .collect()
 }
 
+/// Whether `args` are those of the dance's "arms down" keyframe (frame 50 of the Dance
+/// timeline moves the arms to 1.4 rad).
+fn arms_down(args: &serde_json::Value) -> bool {
+    normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]))
+}
+
+/// When the robots of the `sim --calls` files got the dance's frame-50 order, in order.
+fn frame_50_times(files: &[&Path]) -> Vec<f64> {
+    let mut at: Vec<f64> = files
+        .iter()
+        .flat_map(|f| timed_calls(f))
+        .filter(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
+        .map(|(_, t, _, _)| t)
+        .collect();
+    at.sort_by(f64::total_cmp);
+    at
+}
+
 #[test]
 fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -730,10 +748,7 @@ fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The "arms down" keyframe (frame 50 of the Dance timeline) moves the arms to 1.4 rad:
-    // once robot 8 got that order, it is killed.
-    let arms_down =
-        |args: &serde_json::Value| normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]));
+    // Once robot 8 got the "arms down" order (frame 50), it is killed.
     let deadline = Instant::now() + Duration::from_secs(60);
     while !timed_calls(&calls8)
         .iter()
@@ -780,13 +795,7 @@ fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
     }
     // In step: each robot got its frame-50 order within one frame (40 ms at 25 fps) of the
     // others, robot 8 (another process) included.
-    let mut at: Vec<f64> = timed_calls(&calls7)
-        .into_iter()
-        .chain(timed_calls(&calls8))
-        .filter(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
-        .map(|(_, t, _, _)| t)
-        .collect();
-    at.sort_by(f64::total_cmp);
+    let at = frame_50_times(&[&calls7, &calls8]);
     assert_eq!(at.len(), 8, "{at:?}");
     let spread = at[7] - at[0];
     assert!(
@@ -981,14 +990,7 @@ fn a_fleet_far_away_dances_in_step() {
         };
         assert!((low..high).contains(&ms(robot)), "robot {robot}: {delays}");
     }
-    let arms_down =
-        |args: &serde_json::Value| normal(&args[1]) == normal(&serde_json::json!([1.4, 1.4]));
-    let mut at: Vec<f64> = timed_calls(&calls)
-        .into_iter()
-        .filter(|(_, _, m, a)| m == "ALMotion.angleInterpolation" && arms_down(a))
-        .map(|(_, t, _, _)| t)
-        .collect();
-    at.sort_by(f64::total_cmp);
+    let at = frame_50_times(&[&calls]);
     assert_eq!(at.len(), 8, "{at:?}");
     let spread = at[7] - at[0];
     eprintln!(

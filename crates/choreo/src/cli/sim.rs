@@ -280,8 +280,10 @@ impl<'a> Fleet<'a> {
             self.calls.clone(),
             trace,
         );
-        let latency = (!args.latency.is_empty())
-            .then(|| args.latency[usize::from(index) % args.latency.len()]);
+        let latency = args
+            .latency
+            .get(usize::from(index) % args.latency.len().max(1))
+            .copied();
         let options = ServerOptions {
             tls: self.tls.clone(),
             generation: args.naoqi,
