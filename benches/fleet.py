@@ -9,11 +9,13 @@ Wi-Fi; the fleet measures each robot's delay and sends its orders early by it.
 
 For each N, the robots are served by one `choreo sim --count N` process, and (N > 8) by
 N/8 processes of 8. Measured per configuration, all in one run of this script, from the
-robots' own call logs (`sim --calls`, Unix time of each call), max - min in ms (one frame
+robots' own call logs (`sim --calls`, the Unix time each call was received), max - min in ms (one frame
 is 40 ms at 25 fps):
 - start spread: how far apart the robots got the motion order a timeline sends when it
   starts (`angleInterpolationBezier` of crates/choreo/tests/fixtures/motion.xar): the
   fleet's rendezvous itself;
+- frame-1 spread: the same of the order of a box of the dance's first frame ("arms up"),
+  started with the timeline (a fleet loads the first frame's boxes at the rendezvous);
 - frame-50 spread: how far apart they got the order of the dance's frame 50 (the
   `arms down` keyframe of examples/dance, 1.96 s after its timeline starts, sent by a
   Python box);
@@ -65,7 +67,8 @@ def cpu_of(pid):
 
 
 def measure(n, per_sim, work, behavior, wanted):
-    """One fleet run of `behavior`; `wanted(call)` picks the call whose times are compared."""
+    """One fleet run of `behavior`; `wanted` names pickers, `pick(call)`, of the calls whose
+    arrival times are compared: their spreads, by name."""
     sims, urls, logs = [], [], []
     for i in range(0, n, per_sim):
         log = os.path.join(work, f"calls-{n}-{per_sim}-{i}.jsonl")
@@ -93,29 +96,34 @@ def measure(n, per_sim, work, behavior, wanted):
     for s in sims:
         s.wait()
     finished = run.stdout.count("outcome        finished")
-    at = []
+    at = {name: [] for name in wanted}
     for log in logs:
         with open(log) as f:
             for line in f:
                 c = json.loads(line)
-                if wanted(c):
-                    at.append(c["t"])
-    spread = (max(at) - min(at)) * 1000 if len(at) > 1 else 0.0
-    return {
-        "robots": n, "sims": len(sims), "finished": finished, "orders": len(at),
-        "spread_ms": spread, "cpu_s": cpu, "sim_cpu_s": sim_cpu, "wall_s": wall,
+                for name, pick in wanted.items():
+                    if pick(c):
+                        at[name].append(c["t"])
+    row = {
+        "robots": n, "sims": len(sims), "finished": finished,
+        "cpu_s": cpu, "sim_cpu_s": sim_cpu, "wall_s": wall,
         "peak_rss_mb": peak / 1024, "exit": run.returncode,
     }
+    for name, times in at.items():
+        row[name] = (max(times) - min(times)) * 1000 if len(times) > 1 else 0.0
+    return row
 
 
 def both(n, per_sim, work):
-    """The dance (its CPU, memory and frame-50 spread) and the timeline start's spread."""
+    """The dance (its CPU, memory, frame-1 and frame-50 spreads) and the timeline start's
+    spread."""
+    def arms(to):
+        return lambda c: c["method"] == "ALMotion.angleInterpolation" and c["args"][1] == to
     dance = measure(n, per_sim, work, "examples/dance",
-                    lambda c: c["method"] == "ALMotion.angleInterpolation"
-                    and c["args"][1] == [1.4, 1.4])
+                    {"frame1_ms": arms([-1.2, -1.2]), "spread_ms": arms([1.4, 1.4])})
     start = measure(n, per_sim, work, "crates/choreo/tests/fixtures/motion.xar",
-                    lambda c: c["method"] == "ALMotion.angleInterpolationBezier")
-    dance["start_ms"] = start["spread_ms"]
+                    {"start_ms": lambda c: c["method"] == "ALMotion.angleInterpolationBezier"})
+    dance["start_ms"] = start["start_ms"]
     dance["finished"] = min(dance["finished"], start["finished"])
     return dance
 
@@ -138,12 +146,12 @@ def main():
             if n > 8:
                 rows.append(both(n, 8, work))
     base = anchor["cpu_s"]
-    print("| robots | sim processes | finished | start spread | frame-50 spread | run CPU / robot | ratio to 1 robot | sim CPU / robot | wall | run peak RSS |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| robots | sim processes | finished | start spread | frame-1 spread | frame-50 spread | run CPU / robot | ratio to 1 robot | sim CPU / robot | wall | run peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         per = r["cpu_s"] / r["robots"]
         print(f"| {r['robots']} | {r['sims']} | {r['finished']}/{r['robots']} | "
-              f"{r['start_ms']:.1f} ms | {r['spread_ms']:.1f} ms | "
+              f"{r['start_ms']:.1f} ms | {r['frame1_ms']:.1f} ms | {r['spread_ms']:.1f} ms | "
               f"{per * 1000:.0f} ms | {per / base:.2f} | "
               f"{r['sim_cpu_s'] / r['robots'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
               f"{r['peak_rss_mb']:.0f} MB |")

@@ -162,16 +162,15 @@ pub fn avoid_step(model: Model, arm: &[usize], here: &[f64], wanted: &[f64]) -> 
         (f.apply(shapes[k].ends[0]), f.apply(shapes[k].ends[1]))
     };
     let frames = Frames::new(model, here);
-    let moved_by: Vec<Frames> = arm
-        .iter()
-        .map(|&j| {
-            let mut nudged = here.to_vec();
-            if let Some(v) = nudged.get_mut(j) {
-                *v += NUDGE;
-            }
-            Frames::new(model, &nudged)
-        })
-        .collect();
+    // The Jacobian's frames, only once a pair is near (most steps have none).
+    let mut moved_by: Vec<Frames> = Vec::new();
+    let nudged = |j: usize| {
+        let mut nudged = here.to_vec();
+        if let Some(v) = nudged.get_mut(j) {
+            *v += NUDGE;
+        }
+        Frames::new(model, &nudged)
+    };
     // Each constraint: a · Δ ≥ -gap.
     let mut constraints: Vec<(Vec<f64>, f64)> = Vec::new();
     let group = arm
@@ -194,6 +193,9 @@ pub fn avoid_step(model: Model, arm: &[usize], here: &[f64], wanted: &[f64]) -> 
                 continue;
             }
             let n = sub(c1, c2).map(|v| v / d);
+            if moved_by.is_empty() {
+                moved_by = arm.iter().map(|&j| nudged(j)).collect();
+            }
             let row = moved_by
                 .iter()
                 .map(|f| {

@@ -20,6 +20,8 @@ struct Step {
     axis: [f64; 3],
     /// A hand (its value is an opening, not an angle): it does not turn.
     hand: bool,
+    /// Where its angle is in the angles given ([`Model::dof`]).
+    dof: usize,
 }
 
 /// The chain of `model` in "Body" order, each joint after its parent.
@@ -36,8 +38,10 @@ fn steps(model: Model) -> &'static [Step] {
             .links()
             .iter()
             .filter_map(|l| {
+                let joint = model.joint_index(l.joint)?;
                 Some(Step {
-                    joint: model.joint_index(l.joint)?,
+                    joint,
+                    dof: model.dof(joint),
                     parent: l.parent.and_then(|p| model.joint_index(p)),
                     fixed: Pose::at(l.offset).then(&Pose::rpy(l.rotation)),
                     axis: l.axis,
@@ -52,6 +56,8 @@ fn steps(model: Model) -> &'static [Step] {
 /// model's body, in the body's order, found once (a name lookup per point per step would
 /// cost more than the kinematics).
 pub(crate) struct Indices {
+    /// Per joint, where its angle is in the angles given ([`Model::dof`]).
+    pub dofs: Vec<usize>,
     pub masses: Vec<Option<usize>>,
     pub supports: Vec<Option<usize>>,
     pub touches: Vec<Option<usize>>,
@@ -69,6 +75,7 @@ pub(crate) fn indices(model: Model) -> &'static Indices {
         let body = model.body();
         let at = |j: Option<&str>| j.and_then(|j| model.joint_index(j));
         Indices {
+            dofs: (0..model.joints().len()).map(|i| model.dof(i)).collect(),
             masses: body.masses().iter().map(|m| at(m.joint)).collect(),
             supports: body.supports().iter().map(|s| at(s.joint)).collect(),
             touches: body.touches().iter().map(|s| at(s.joint)).collect(),
@@ -103,12 +110,14 @@ impl Frames {
             poses[s.joint] = if s.hand {
                 here
             } else {
-                let q = angles.get(model.dof(s.joint)).copied().unwrap_or(0.0);
+                let q = angles.get(s.dof).copied().unwrap_or(0.0);
                 here.turned(s.axis, q)
             };
         }
-        let angles = (0..model.joints().len())
-            .map(|i| angles.get(model.dof(i)).copied().unwrap_or(0.0))
+        let angles = indices(model)
+            .dofs
+            .iter()
+            .map(|&d| angles.get(d).copied().unwrap_or(0.0))
             .collect();
         Frames {
             model,

@@ -449,10 +449,26 @@ fn t5_p4_the_parent_timeline_of_a_keyframe_box_is_its_owner_and_on_load_is_the_e
     );
 }
 
-/// A sync that answers every start with `delay`, recording what it was asked.
+/// A sync that answers every start with `delay`, recording what it was asked; its lead is
+/// zero for its first `lead_from` readings, then `lead`.
 struct Delaying {
     delay: std::time::Duration,
     asked: std::sync::Mutex<Vec<(String, u32, u32)>>,
+    readings: std::sync::atomic::AtomicU32,
+    lead_from: u32,
+    lead: std::time::Duration,
+}
+
+impl Delaying {
+    fn new(delay_ms: u64, lead_from: u32, lead_ms: u64) -> Delaying {
+        Delaying {
+            delay: std::time::Duration::from_millis(delay_ms),
+            asked: std::sync::Mutex::new(Vec::new()),
+            readings: std::sync::atomic::AtomicU32::new(0),
+            lead_from,
+            lead: std::time::Duration::from_millis(lead_ms),
+        }
+    }
 }
 
 impl choreo_engine::engine::sync::TimelineSync for Delaying {
@@ -461,36 +477,75 @@ impl choreo_engine::engine::sync::TimelineSync for Delaying {
             .lock()
             .unwrap()
             .push((path.to_string(), occurrence, fps));
-        go(self.delay);
+        go(choreo_engine::engine::sync::Start {
+            after: self.delay,
+            lead: std::time::Duration::ZERO,
+        });
     }
+
+    fn lead(&self) -> std::time::Duration {
+        let n = self
+            .readings
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n + 1 >= self.lead_from {
+            self.lead
+        } else {
+            std::time::Duration::ZERO
+        }
+    }
+}
+
+/// The time of the first event `short` of `events`.
+fn time_of(events: &[choreo_engine::trace::Event], short: &str) -> u64 {
+    events
+        .iter()
+        .find(|e| e.short() == short)
+        .unwrap_or_else(|| panic!("no {short}"))
+        .time_ns
 }
 
 #[test]
 fn a_timeline_sync_says_when_each_timeline_starts() {
-    let sync = std::sync::Arc::new(Delaying {
-        delay: std::time::Duration::from_millis(250),
-        asked: std::sync::Mutex::new(Vec::new()),
-    });
+    let sync = std::sync::Arc::new(Delaying::new(250, u32::MAX, 0));
     let options = choreo_engine::Options {
         virtual_time: true,
         timeline_sync: Some(sync.clone()),
         ..Default::default()
     };
     let events = run_to_end(&two_keyframes(), NativeHost::new(), options);
-    let at = |short: &str| {
-        events
-            .iter()
-            .find(|e| e.short() == short)
-            .unwrap_or_else(|| panic!("no {short}"))
-            .time_ns
-    };
-    // Loaded at the start frame at once; played 250 ms later; frames follow the play.
-    assert_eq!(at("root/T tl play") - at("root/T frame 1"), 250_000_000);
+    let at = |short: &str| time_of(&events, short);
+    // The start frame is reached, and its keyframe's box started, when the sync says (250
+    // ms after the ask, at the box's start): a fleet's first frames start together. Frames
+    // follow the play.
+    assert_eq!(
+        at("root/T frame 1") - at("root/T call onInput_onStart"),
+        250_000_000
+    );
+    assert_eq!(at("root/T/A call onLoad"), at("root/T frame 1"));
+    assert!(at("root/T tl play") == at("root/T frame 1"));
     assert_eq!(at("root/T frame 2") - at("root/T tl play"), 100_000_000);
     assert_eq!(
         *sync.asked.lock().unwrap(),
         vec![("root/T".to_string(), 1, 10)]
     );
+}
+
+#[test]
+fn a_synced_timeline_follows_its_lead() {
+    // The lead is read as each next frame is scheduled: at the play (frame 2 due at +100
+    // ms), at frame 2 (frame 3 at +200), at frame 3: now 30 ms, so frame 4 is due 30 ms
+    // earlier than the grid (+270), and frame 5 a frame later (+370).
+    let sync = std::sync::Arc::new(Delaying::new(250, 3, 30));
+    let options = choreo_engine::Options {
+        virtual_time: true,
+        timeline_sync: Some(sync),
+        ..Default::default()
+    };
+    let events = run_to_end(&two_keyframes(), NativeHost::new(), options);
+    let from_play = |short: &str| time_of(&events, short) - time_of(&events, "root/T tl play");
+    assert_eq!(from_play("root/T frame 3"), 200_000_000);
+    assert_eq!(from_play("root/T frame 4"), 270_000_000);
+    assert_eq!(from_play("root/T frame 5"), 370_000_000);
 }
 
 #[test]
@@ -517,7 +572,7 @@ fn a_stop_while_a_synced_start_waits_voids_it() {
     engine.stop();
     let _ = engine.wait(std::time::Duration::from_secs(10));
     if let Some(go) = late.0.lock().unwrap().take() {
-        go(std::time::Duration::ZERO);
+        go(choreo_engine::engine::sync::Start::default());
     }
     std::thread::sleep(std::time::Duration::from_millis(50));
     let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();

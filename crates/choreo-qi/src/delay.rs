@@ -14,53 +14,122 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// How long each message waits each way: `base` ± `jitter` (uniform).
+/// How long each message waits each way: `base` ± `jitter` (uniform), and, with a
+/// [`LatencyChange`], another delay from some time after the connection opened (a robot walking
+/// away from its access point mid-dance).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Latency {
     /// The mean one-way delay.
     pub base: Duration,
     /// The most a delay moves from `base`, either way (never below zero).
     pub jitter: Duration,
+    /// The delay becomes another one, once.
+    pub change: Option<LatencyChange>,
+}
+
+/// A delay that changes: from `after` the connection opened, `base` ± `jitter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatencyChange {
+    /// From the connection's opening.
+    pub after: Duration,
+    /// The mean one-way delay from then on.
+    pub base: Duration,
+    /// Its jitter.
+    pub jitter: Duration,
 }
 
 impl Latency {
-    /// Reads `MS`, `MS±JITTER` or `MS+-JITTER` in milliseconds (`50`, `50±20`, `20.5+-5`).
+    /// Reads `MS`, `MS±JITTER` or `MS+-JITTER` in milliseconds (`50`, `50±20`, `20.5+-5`),
+    /// optionally followed by `>MS[±JITTER]@SECONDS`: that delay from so many seconds after
+    /// the connection opened (`5±2>100±20@4`).
     pub fn parse(text: &str) -> Result<Latency, String> {
         let text = text.trim();
-        let (base, jitter) = match text.split_once('±').or_else(|| text.split_once("+-")) {
-            Some((b, j)) => (b, Some(j)),
+        let (first, change) = match text.split_once('>') {
+            Some((first, rest)) => {
+                let (then, after) = rest
+                    .split_once('@')
+                    .ok_or_else(|| format!("{text:?}: a change is written >MS[±JITTER]@SECONDS"))?;
+                let seconds: f64 = after
+                    .trim()
+                    .strip_suffix('s')
+                    .unwrap_or(after.trim())
+                    .parse()
+                    .map_err(|_| format!("{text:?}: {after:?} is not a number of seconds"))?;
+                if !(0.0..=86_400.0).contains(&seconds) {
+                    return Err(format!("{text:?}: {seconds} s is not between 0 and 86,400"));
+                }
+                let (base, jitter) = delay(text, then)?;
+                let after = Duration::from_secs_f64(seconds);
+                (
+                    first,
+                    Some(LatencyChange {
+                        after,
+                        base,
+                        jitter,
+                    }),
+                )
+            }
             None => (text, None),
         };
-        let ms = |s: &str| -> Result<Duration, String> {
-            let s = s.trim();
-            let s = s.strip_suffix("ms").unwrap_or(s).trim();
-            let v: f64 = s
-                .parse()
-                .map_err(|_| format!("{text:?}: {s:?} is not a number of milliseconds"))?;
-            if !(0.0..=60_000.0).contains(&v) {
-                return Err(format!("{text:?}: {v} ms is not between 0 and 60,000"));
-            }
-            Ok(Duration::from_secs_f64(v / 1000.0))
-        };
+        let (base, jitter) = delay(text, first)?;
         Ok(Latency {
-            base: ms(base)?,
-            jitter: jitter.map(ms).transpose()?.unwrap_or_default(),
+            base,
+            jitter,
+            change,
         })
     }
 
-    /// A delay drawn with `draw`, uniform in [0, 1).
-    fn draw(&self, draw: f64) -> Duration {
-        let low = self.base.saturating_sub(self.jitter);
-        let high = self.base + self.jitter;
-        low + (high - low).mul_f64(draw)
+    /// The base and jitter in force `since` the connection opened.
+    fn at(&self, since: Duration) -> (Duration, Duration) {
+        match self.change {
+            Some(c) if since >= c.after => (c.base, c.jitter),
+            _ => (self.base, self.jitter),
+        }
     }
+}
+
+/// `MS[±JITTER]` of the latency `text`.
+fn delay(text: &str, part: &str) -> Result<(Duration, Duration), String> {
+    let (base, jitter) = match part.split_once('±').or_else(|| part.split_once("+-")) {
+        Some((b, j)) => (b, Some(j)),
+        None => (part, None),
+    };
+    let ms = |s: &str| -> Result<Duration, String> {
+        let s = s.trim();
+        let s = s.strip_suffix("ms").unwrap_or(s).trim();
+        let v: f64 = s
+            .parse()
+            .map_err(|_| format!("{text:?}: {s:?} is not a number of milliseconds"))?;
+        if !(0.0..=60_000.0).contains(&v) {
+            return Err(format!("{text:?}: {v} ms is not between 0 and 60,000"));
+        }
+        Ok(Duration::from_secs_f64(v / 1000.0))
+    };
+    Ok((ms(base)?, jitter.map(ms).transpose()?.unwrap_or_default()))
+}
+
+/// `base` ± `jitter`, drawn with `draw` (uniform in [0, 1)).
+fn draw((base, jitter): (Duration, Duration), draw: f64) -> Duration {
+    let low = base.saturating_sub(jitter);
+    let high = base + jitter;
+    low + (high - low).mul_f64(draw)
+}
+
+fn write_delay(f: &mut fmt::Formatter<'_>, base: Duration, jitter: Duration) -> fmt::Result {
+    write!(f, "{} ms", base.as_secs_f64() * 1000.0)?;
+    if !jitter.is_zero() {
+        write!(f, " ± {} ms", jitter.as_secs_f64() * 1000.0)?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for Latency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ms", self.base.as_secs_f64() * 1000.0)?;
-        if !self.jitter.is_zero() {
-            write!(f, " ± {} ms", self.jitter.as_secs_f64() * 1000.0)?;
+        write_delay(f, self.base, self.jitter)?;
+        if let Some(c) = self.change {
+            write!(f, ", then ")?;
+            write_delay(f, c.base, c.jitter)?;
+            write!(f, " from {} s", c.after.as_secs_f64())?;
         }
         Ok(())
     }
@@ -69,15 +138,18 @@ impl fmt::Display for Latency {
 /// One direction of one connection: when its last message is due, and its jitter's draws.
 pub(crate) struct Lane {
     latency: Latency,
+    opened: Instant,
     state: Mutex<(Instant, u64)>,
 }
 
 impl Lane {
     /// A lane of `latency` whose draws start from `seed`.
     pub fn new(latency: Latency, seed: u64) -> Lane {
+        let opened = Instant::now();
         Lane {
             latency,
-            state: Mutex::new((Instant::now(), seed | 1)),
+            opened,
+            state: Mutex::new((opened, seed | 1)),
         }
     }
 
@@ -91,7 +163,9 @@ impl Lane {
         x ^= x << 17;
         st.1 = x;
         let draw = (x >> 11) as f64 / (1u64 << 53) as f64;
-        let due = (Instant::now() + self.latency.draw(draw)).max(st.0);
+        let now = Instant::now();
+        let delay = self::draw(self.latency.at(now - self.opened), draw);
+        let due = (now + delay).max(st.0);
         st.0 = due;
         due
     }
@@ -201,14 +275,16 @@ mod tests {
             Latency::parse("50").unwrap(),
             Latency {
                 base: ms(50),
-                jitter: ms(0)
+                jitter: ms(0),
+                change: None
             }
         );
         assert_eq!(
             Latency::parse("50±20").unwrap(),
             Latency {
                 base: ms(50),
-                jitter: ms(20)
+                jitter: ms(20),
+                change: None
             }
         );
         assert_eq!(Latency::parse(" 100ms +- 5ms ").unwrap().jitter, ms(5));
@@ -216,12 +292,44 @@ mod tests {
             Latency::parse("0.5").unwrap().base,
             Duration::from_micros(500)
         );
-        for bad in ["", "fast", "-5", "50±", "1e9", "50±x"] {
+        assert_eq!(
+            Latency::parse("5±2>100±20@4").unwrap().change,
+            Some(LatencyChange {
+                after: ms(4000),
+                base: ms(100),
+                jitter: ms(20)
+            })
+        );
+        assert_eq!(
+            Latency::parse("5 > 100 @ 2.5s").unwrap().to_string(),
+            "5 ms, then 100 ms from 2.5 s"
+        );
+        for bad in [
+            "", "fast", "-5", "50±", "1e9", "50±x", "5>100", "5>100@", "5>@3", "5>100@-1",
+        ] {
             assert!(Latency::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(
             Latency::parse("50±20").unwrap().to_string(),
             "50 ms ± 20 ms"
+        );
+    }
+
+    #[test]
+    fn a_lane_takes_the_changed_delay_once_its_time_came() {
+        let lane = Lane::new(Latency::parse("1>200@0.5").unwrap(), 3);
+        // 1 ms (due counts from its own call, a moment after this one).
+        let sent = Instant::now();
+        let before = lane.due().duration_since(sent);
+        assert!(before < Duration::from_millis(100), "{before:?}");
+        std::thread::sleep(
+            (lane.opened + Duration::from_millis(600)).duration_since(Instant::now()),
+        );
+        let sent = Instant::now();
+        let after = lane.due().duration_since(sent);
+        assert!(
+            (Duration::from_millis(200)..Duration::from_millis(300)).contains(&after),
+            "{after:?}"
         );
     }
 

@@ -43,7 +43,7 @@ pub mod tls;
 pub mod value;
 
 pub use arg::Arg;
-pub use delay::Latency;
+pub use delay::{Latency, LatencyChange};
 pub use error::{Error, Result};
 pub use file::{FileObject, Progress, TransferStatus};
 pub use generation::Generation;

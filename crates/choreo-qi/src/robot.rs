@@ -343,6 +343,9 @@ pub struct CallReport<'a> {
     pub args: &'a [Value],
     /// What the robot answered (the task id for `pCall`).
     pub result: &'a Result<Value, RobotError>,
+    /// When the robot began to handle the call (the report comes when it returned: a
+    /// blocking call, such as a motion, returns when it is done).
+    pub received: std::time::SystemTime,
 }
 
 /// Receives every call a served robot handles (printing them, counting them).
@@ -388,10 +391,10 @@ pub fn serve_robot(
 
 fn report(
     on_call: &Option<CallLog>,
-    service: &str,
-    method: &str,
+    (service, method): (&str, &str),
     args: &[Value],
     result: &Result<Value, RobotError>,
+    received: std::time::SystemTime,
 ) {
     if let Some(log) = on_call {
         log(&CallReport {
@@ -399,6 +402,7 @@ fn report(
             method,
             args,
             result,
+            received,
         });
     }
 }
@@ -420,6 +424,7 @@ fn module_object(
         let (robot, log) = (Arc::clone(robot), on_call.clone());
         let names = names.clone();
         let handler = move |args: Vec<Value>| -> Result<Out, String> {
+            let received = std::time::SystemTime::now();
             let result = match name {
                 "exit" => Ok(Value::None),
                 "version" => Ok(Value::String("2.5.0 (choreo)".into())),
@@ -447,7 +452,7 @@ fn module_object(
                 }
                 _ => robot.call(module, name, args.clone()),
             };
-            report(&log, module, name, &args, &result);
+            report(&log, (module, name), &args, &result, received);
             // The robot's error becomes the text of the qi error reply.
             result.map(Out::Value).map_err(|e| e.to_string())
         };
@@ -462,8 +467,9 @@ fn module_object(
         let name = m.name;
         let void = m.returns == "v";
         b = b.method(m.name, m.params, m.returns, move |args| {
+            let received = std::time::SystemTime::now();
             let result = robot.call(module, name, args.clone());
-            report(&log, module, name, &args, &result);
+            report(&log, (module, name), &args, &result, received);
             result
                 .map(|v| Out::Value(if void { Value::None } else { v }))
                 .map_err(|e| e.to_string())
@@ -490,8 +496,9 @@ fn module_object(
                     let _ = o.emit("signal", vec![value]);
                 }
             });
+            let received = std::time::SystemTime::now();
             let result = robot.subscribe(&key, id, sink).map(|()| Value::None);
-            report(&log, "ALMemory", "subscriber", &args, &result);
+            report(&log, ("ALMemory", "subscriber"), &args, &result, received);
             result
                 .map(|_| Out::Object(object))
                 .map_err(|e| e.to_string())

@@ -53,11 +53,11 @@ pub(crate) enum Command {
         sent: bool,
     },
     /// A [`crate::engine::sync::TimelineSync`] said when the timeline of box `b` starts
-    /// (`delay` from now), for the play asked at stop count `stops`.
+    /// (`start`), for the play asked at stop count `stops`.
     Synced {
         b: BoxId,
         stops: u64,
-        delay: std::time::Duration,
+        start: crate::engine::sync::Start,
     },
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,

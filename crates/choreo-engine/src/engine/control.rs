@@ -544,7 +544,7 @@ impl Control {
             Command::Wake(token) => self.wake(token),
             Command::Timeline { b, command } => self.timeline_command(b, command),
             Command::Motion { b, epoch, sent } => self.motion_reply(b, epoch, sent),
-            Command::Synced { b, stops, delay } => self.synced(b, stops, delay),
+            Command::Synced { b, stops, start } => self.synced(b, stops, start),
             Command::Memory { d, input, value } => {
                 if self.links_on[d.0 as usize] {
                     let owner = self.shared.graph.diagram(d).owner;

@@ -15,7 +15,7 @@ use choreo_xar::model::ResourcesAcquisition;
 use crate::clock::lock;
 use crate::context::BoxContext;
 use crate::engine::command::Command;
-use crate::engine::state::{Control, MotionState};
+use crate::engine::state::{Control, EarlyPosture, MotionState};
 use crate::graph::{BoxId, Content};
 use crate::resource::{LockType, ResourceNode};
 use crate::trace::Step as TraceStep;
@@ -62,6 +62,7 @@ impl Control {
                 checking: false,
                 epoch: 0,
                 task: Arc::new(Mutex::new(None)),
+                early: Arc::new(Mutex::new(None)),
             });
         }
         self.timeline_state(b).motion.as_mut()
@@ -75,9 +76,9 @@ impl Control {
             _ => return,
         };
         let now = self.now();
-        let (from, fps) = {
+        let (from, fps, stops) = {
             let state = self.timeline_state(b);
-            (state.cursor, state.fps)
+            (state.cursor, state.fps, state.stops)
         };
         let Some(m) = self.motion_state(b) else {
             return;
@@ -85,6 +86,7 @@ impl Control {
         if m.in_flight || m.checking {
             return;
         }
+        let early = Arc::clone(&m.early);
         let waited = m.holding.map(|since| now.0.saturating_sub(since.0));
         let force = waited.is_some_and(|w| w >= MOTION_WAIT_LIMIT.as_nanos() as u64);
         let motion = Arc::clone(&m.motion);
@@ -158,7 +160,13 @@ impl Control {
             {
                 report(format!("ALMotion.killTasksUsingResources: {e}"));
             }
-            let posture = posture(&ctx, &joints, names);
+            let early = lock(&early)
+                .take()
+                .filter(|e| e.stops == stops && e.joints == joints);
+            let posture = match early {
+                Some(e) => e.posture,
+                None => posture(&ctx, &joints, names),
+            };
             let command = motion.command_at(from, fps, &|name| {
                 joints
                     .iter()
@@ -178,6 +186,40 @@ impl Control {
                     sent: true,
                 });
             }
+        }));
+    }
+
+    /// A sync said when timeline `b` starts (docs/robots.md, "Robots far away"): the angles
+    /// its order starts from are read now, so that the order leaves at its time and not a
+    /// round trip later. Read later, at the order, only if the play was voided meanwhile or
+    /// the cursor moved.
+    pub(super) fn read_posture_early(&mut self, b: BoxId, stops: u64) {
+        let (from, fps) = {
+            let state = self.timeline_state(b);
+            (state.cursor, state.fps)
+        };
+        let Some(m) = self.motion_state(b) else {
+            return;
+        };
+        if m.in_flight || m.checking {
+            return;
+        }
+        let (motion, early) = (Arc::clone(&m.motion), Arc::clone(&m.early));
+        let from = i32::try_from(from).unwrap_or(i32::MAX);
+        let fps = i32::try_from(fps).unwrap_or(0);
+        let (joints, _) = motion.extent_from(from, fps);
+        if joints.is_empty() || self.shared.robot.is_none() {
+            return;
+        }
+        let ctx = self.robot_context(b);
+        self.robot_job(Box::new(move || {
+            let names = Value::List(joints.iter().cloned().map(Value::String).collect());
+            let posture = posture(&ctx, &joints, names);
+            *lock(&early) = Some(EarlyPosture {
+                stops,
+                joints,
+                posture,
+            });
         }));
     }
 

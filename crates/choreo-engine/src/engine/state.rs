@@ -130,6 +130,17 @@ pub(super) struct MotionState {
     pub(super) epoch: u64,
     /// The order's task id, set by the robot thread, taken by the kill.
     pub(super) task: Arc<Mutex<Option<i64>>>,
+    /// The posture read when a sync said when the timeline starts, taken by its order.
+    pub(super) early: Arc<Mutex<Option<EarlyPosture>>>,
+}
+
+/// Angles read ahead of an order (`ALMotion.getAngles(joints, True)`), for the play asked at
+/// stop count `stops`.
+#[derive(Debug)]
+pub(super) struct EarlyPosture {
+    pub(super) stops: u64,
+    pub(super) joints: Vec<String>,
+    pub(super) posture: Vec<Option<f64>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -149,6 +160,10 @@ pub(super) struct TimelineState {
     pub(super) motion: Option<MotionState>,
     /// How many times it started playing (for a [`crate::engine::sync::TimelineSync`]).
     pub(super) plays: u32,
+    /// Started by a sync: the run's lead its frames follow ([`crate::engine::sync::Start`]).
+    pub(super) lead: Option<std::time::Duration>,
+    /// The sync said when: the next `Step::Play` plays at once.
+    pub(super) released: bool,
 }
 
 /// The control thread's state.

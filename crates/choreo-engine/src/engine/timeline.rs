@@ -11,7 +11,7 @@ use crate::clock::{Time, TimerToken};
 use crate::engine::command::{Command, TimelineCommand};
 use crate::engine::op::Step;
 use crate::engine::state::{Control, SLOW_STOP, TimelineState, Timer};
-use crate::engine::sync::TimelineSync;
+use crate::engine::sync::{Start, TimelineSync};
 use crate::graph::{BoxId, Content};
 use crate::trace::Step as TraceStep;
 use crate::value::Value;
@@ -77,23 +77,36 @@ impl Control {
         steps
     }
 
-    /// R16 (cursor to the start frame, its keyframes loaded), then play (R8 step 4).
+    /// R16 (cursor to the start frame, its keyframes loaded), then play (R8 step 4). With a
+    /// [`TimelineSync`], the start frame is reached and its keyframes load when the sync
+    /// says, just before the play: the boxes of a fleet's first frame start together too.
     pub(super) fn timeline_load_and_play(&mut self, b: BoxId) -> Vec<Step> {
         let start = self.timeline(b).map_or(0, |t| t.start_frame);
         self.timeline_state(b).cursor = start;
-        self.frame_reached(b, start);
-        let mut steps = self.switch_keyframes(b, start);
         let stops = self.timeline_state(b).stops;
+        if self.shared.sync.is_some() {
+            return vec![Step::Play(b, stops)];
+        }
+        let mut steps = self.start_frame(b);
         steps.push(Step::Play(b, stops));
         steps
     }
 
-    /// `Step::Play`: plays now, or, with a [`TimelineSync`], asks it when.
+    /// The cursor's frame is reached as the one a play starts from: its keyframes load.
+    fn start_frame(&mut self, b: BoxId) -> Vec<Step> {
+        let frame = self.timeline_state(b).cursor;
+        self.frame_reached(b, frame);
+        self.switch_keyframes(b, frame)
+    }
+
+    /// `Step::Play`: plays now, or, with a [`TimelineSync`], asks it when (unless the sync
+    /// already said: the start frame's keyframes were loaded for this play).
     pub(super) fn start_playing(&mut self, b: BoxId, stops: u64) {
         if !self.may_play(b, stops) {
             return;
         }
-        let Some(sync) = self.shared.sync.clone() else {
+        let released = std::mem::take(&mut self.timeline_state(b).released);
+        let Some(sync) = self.shared.sync.clone().filter(|_| !released) else {
             self.play(b);
             return;
         };
@@ -107,22 +120,45 @@ impl Control {
             &path,
             occurrence,
             fps,
-            Box::new(move |delay| {
+            Box::new(move |start| {
                 if let Some(shared) = shared.upgrade() {
-                    shared.post(Command::Synced { b, stops, delay });
+                    shared.post(Command::Synced { b, stops, start });
                 }
             }),
         );
     }
 
-    /// The sync's answer: play once `delay` has passed, unless the timeline was stopped.
-    pub(super) fn synced(&mut self, b: BoxId, stops: u64, delay: Duration) {
+    /// The sync's answer: play once `start.after` has passed, unless the timeline was
+    /// stopped, then follow the run's lead; the posture its order starts from is read now.
+    pub(super) fn synced(&mut self, b: BoxId, stops: u64, start: Start) {
         if !self.may_play(b, stops) {
             return;
         }
-        let nanos = u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX);
+        let nanos = u64::try_from(start.after.as_nanos()).unwrap_or(u64::MAX);
         let at = Time(self.now().0.saturating_add(nanos));
+        self.timeline_state(b).lead = Some(start.lead);
         self.schedule(at, Timer::SyncedPlay(b, stops));
+        self.read_posture_early(b, stops);
+    }
+
+    /// A timeline started by a sync follows its run's lead ([`Start::lead`]): its frames
+    /// come earlier by what the lead grew since the last frame, later by what it shrank.
+    fn follow_lead(&mut self, b: BoxId) {
+        let Some(sync) = self.shared.sync.clone() else {
+            return;
+        };
+        let state = self.timeline_state(b);
+        let Some(old) = state.lead else {
+            return;
+        };
+        let new = sync.lead();
+        let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        state.origin = if new > old {
+            Time(state.origin.0.saturating_sub(nanos(new - old)))
+        } else {
+            Time(state.origin.0.saturating_add(nanos(old - new)))
+        };
+        state.lead = Some(new);
     }
 
     /// The play asked before stop count `stops` still stands.
@@ -150,6 +186,7 @@ impl Control {
     }
 
     pub(super) fn schedule_next_frame(&mut self, b: BoxId) {
+        self.follow_lead(b);
         let state = self.timeline_state(b);
         if !state.playing || state.fps == 0 {
             // fps 0: the timeline cannot play; no frame ever comes (and nothing divides by 0).
@@ -171,7 +208,12 @@ impl Control {
     pub(super) fn wake(&mut self, token: TimerToken) {
         match self.timers.remove(&token) {
             Some(Timer::Frame(b)) => self.next_frame(b, token),
-            Some(Timer::SyncedPlay(b, stops)) if self.may_play(b, stops) => self.play(b),
+            Some(Timer::SyncedPlay(b, stops)) if self.may_play(b, stops) => {
+                self.timeline_state(b).released = true;
+                let mut steps = self.start_frame(b);
+                steps.push(Step::Play(b, stops));
+                self.spawn_op(steps);
+            }
             Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
             Some(Timer::Limit) => self.limit_reached(),
             Some(Timer::SlowStop(ticket)) => {
@@ -277,6 +319,7 @@ impl Control {
         state.playing = false;
         state.cursor = -1;
         state.stops += 1;
+        state.released = false;
         self.shared.set_cursor(b, -1);
         steps
     }

@@ -17,18 +17,22 @@
 //! start its timeline that much earlier, the common instant pushed back by the largest
 //! delay: the orders then reach every robot at the same instant, a robot 100 ms away no
 //! later than one next door (up to the network's jitter, which nothing sent in advance can
-//! undo). A delay that changes is followed within a few probes.
+//! undo). A timeline's first order starts from the robot's angles, read as soon as the
+//! rendezvous is released: the common instant leaves every robot the time of its slowest
+//! recent round trip for it. A delay that changes is followed within a few probes, also
+//! while a timeline plays: its frames (and the orders its boxes send) move by the change
+//! ([`TimelineSync::lead`]).
 //!
 //! Why a rendezvous and not only a common start: on real robots the same box takes a
 //! different time on each (a `wakeUp`, a speech, the network), so timelines started "when
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
 //! starts, so starting the timelines together is what keeps the dance together.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use choreo_engine::engine::sync::{Go, TimelineSync};
+use choreo_engine::engine::sync::{Go, Start, TimelineSync};
 
 /// Time given to every engine between the release and the start.
 pub const MARGIN: Duration = Duration::from_millis(20);
@@ -44,6 +48,9 @@ pub const PROBE_KEPT: usize = 7;
 
 /// A delay above this is taken as this (a robot so far away is not waited for longer).
 const MOST_DELAY: Duration = Duration::from_secs(2);
+
+/// A delay that moved more than this during the run is reported with where it started.
+const MOVED: Duration = Duration::from_millis(20);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -69,8 +76,37 @@ struct State {
     partial: u64,
     /// Per robot: its one-way delay as last measured (zero until measured).
     delays: Vec<Duration>,
+    /// Per robot: the slowest of its recent round trips (zero until measured).
+    slowest: Vec<Duration>,
+    /// Per robot: its delay once first measured (three round trips).
+    first: Vec<Option<Duration>>,
     /// Per robot: probed, and not measured yet.
     unmeasured: Vec<bool>,
+}
+
+impl State {
+    /// Robot `index`'s recent round trips were `kept`: its delay is half their median.
+    fn measured(&mut self, index: usize, kept: &VecDeque<Duration>) {
+        let mut sorted: Vec<Duration> = kept.iter().copied().collect();
+        sorted.sort();
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or_default();
+        let delay = (median / 2).min(MOST_DELAY);
+        let slowest = sorted.last().copied().unwrap_or_default();
+        if let Some(d) = self.delays.get_mut(index) {
+            *d = delay;
+        }
+        if let Some(s) = self.slowest.get_mut(index) {
+            *s = slowest.min(MOST_DELAY * 2);
+        }
+        if kept.len() >= 3 {
+            if let Some(u) = self.unmeasured.get_mut(index) {
+                *u = false;
+            }
+            if let Some(f) = self.first.get_mut(index) {
+                f.get_or_insert(delay);
+            }
+        }
+    }
 }
 
 /// The fleet's rendezvous of timeline starts.
@@ -92,6 +128,8 @@ impl FleetSync {
                 together: 0,
                 partial: 0,
                 delays: vec![Duration::ZERO; robots],
+                slowest: vec![Duration::ZERO; robots],
+                first: vec![None; robots],
                 unmeasured: vec![false; robots],
             }),
         });
@@ -130,7 +168,7 @@ impl FleetSync {
         let _ = std::thread::Builder::new()
             .name("fleet-probe".into())
             .spawn(move || {
-                let mut kept = std::collections::VecDeque::new();
+                let mut kept = VecDeque::new();
                 loop {
                     let started = Instant::now();
                     let answered = session.machine_id().is_ok();
@@ -145,18 +183,7 @@ impl FleetSync {
                         if kept.len() > PROBE_KEPT {
                             kept.pop_front();
                         }
-                        let mut sorted: Vec<Duration> = kept.iter().copied().collect();
-                        sorted.sort();
-                        if let (Some(median), Some(d)) =
-                            (sorted.get(sorted.len() / 2), state.delays.get_mut(index))
-                        {
-                            *d = (*median / 2).min(MOST_DELAY);
-                        }
-                        if let Some(u) = state.unmeasured.get_mut(index)
-                            && kept.len() >= 3
-                        {
-                            *u = false;
-                        }
+                        state.measured(index, &kept);
                     }
                     drop(state);
                     drop(sync);
@@ -175,9 +202,30 @@ impl FleetSync {
         }
     }
 
-    /// Each robot's one-way delay as last measured.
-    pub fn delays(&self) -> Vec<Duration> {
-        lock(&self.state).delays.clone()
+    /// Each robot's delay for the report: `5.1 ms`, or `5.1 → 99.8 ms` when it moved more
+    /// than [`MOVED`] since first measured.
+    pub fn delays_said(&self) -> Vec<String> {
+        let state = lock(&self.state);
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        state
+            .delays
+            .iter()
+            .zip(&state.first)
+            .map(|(last, first)| match first {
+                Some(f) if f.abs_diff(*last) > MOVED => {
+                    format!("{:.1} → {:.1} ms", ms(*f), ms(*last))
+                }
+                _ => format!("{:.1} ms", ms(*last)),
+            })
+            .collect()
+    }
+
+    fn lead(&self, index: usize) -> Duration {
+        lock(&self.state)
+            .delays
+            .get(index)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// (starts released with every running robot, starts released without some).
@@ -189,8 +237,12 @@ impl FleetSync {
     fn arrive(&self, index: usize, key: (String, u32), fps: u32, go: Go) {
         let mut state = lock(&self.state);
         if state.released.contains(&key) {
+            let lead = state.delays.get(index).copied().unwrap_or_default();
             drop(state);
-            go(Duration::ZERO);
+            go(Start {
+                after: Duration::ZERO,
+                lead,
+            });
             return;
         }
         state
@@ -239,17 +291,22 @@ impl FleetSync {
             }
             state.released.insert(key);
             // The orders leave early by each robot's delay, so that they all arrive at the
-            // tick; the tick is far enough for the farthest robot's orders to leave.
+            // tick; the tick is far enough for each robot to read its angles (its slowest
+            // recent round trip) before its order leaves.
             let delay_of = |i: usize| state.delays.get(i).copied().unwrap_or_default();
+            let slowest = |i: usize| state.slowest.get(i).copied().unwrap_or_default();
             let lead = r
                 .arrived
                 .iter()
-                .map(|(i, _)| delay_of(*i))
+                .map(|(i, _)| delay_of(*i) + slowest(*i))
                 .max()
                 .unwrap_or_default();
             let delay = self.delay_to_tick(now, r.fps, lead);
             for (i, go) in r.arrived {
-                go(delay.saturating_sub(delay_of(i)));
+                go(Start {
+                    after: delay.saturating_sub(delay_of(i)),
+                    lead: delay_of(i),
+                });
             }
         }
     }
@@ -287,6 +344,10 @@ impl TimelineSync for Member {
         self.fleet
             .arrive(self.index, (path.to_string(), occurrence), fps, go);
     }
+
+    fn lead(&self) -> Duration {
+        self.fleet.lead(self.index)
+    }
 }
 
 #[cfg(test)]
@@ -301,8 +362,8 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let go = |robot: usize| -> Go {
             let tx = tx.clone();
-            Box::new(move |delay| {
-                let _ = tx.send((robot, Instant::now() + delay));
+            Box::new(move |start: Start| {
+                let _ = tx.send((robot, Instant::now() + start.after));
             })
         };
         let key = |n| ("root/Dance".to_string(), n);
@@ -340,7 +401,11 @@ mod tests {
     #[test]
     fn a_robot_far_away_is_told_earlier_by_its_delay() {
         let sync = FleetSync::new(2);
-        lock(&sync.state).delays = vec![Duration::from_millis(5), Duration::from_millis(100)];
+        {
+            let mut state = lock(&sync.state);
+            state.delays = vec![Duration::from_millis(5), Duration::from_millis(100)];
+            state.slowest = vec![Duration::from_millis(12), Duration::from_millis(230)];
+        }
         let (tx, rx) = mpsc::channel();
         for robot in 0..2 {
             let tx = tx.clone();
@@ -348,17 +413,27 @@ mod tests {
                 robot,
                 ("root/Dance".to_string(), 1),
                 25,
-                Box::new(move |delay| {
-                    let _ = tx.send((robot, delay));
+                Box::new(move |start: Start| {
+                    let _ = tx.send((robot, start));
                 }),
             );
         }
-        let mut told: Vec<(usize, Duration)> = (0..2).map(|_| rx.recv().unwrap()).collect();
-        told.sort();
-        // Robot 2 is told 95 ms before robot 1 (the callbacks ran at one instant), and
-        // robot 2's orders still leave after the 20 ms margin.
-        let gap = told[0].1 - told[1].1;
-        assert_eq!(gap, Duration::from_millis(95));
-        assert!(told[1].1 >= MARGIN, "{:?}", told[1].1);
+        let mut told: Vec<(usize, Start)> = (0..2).map(|_| rx.recv().unwrap()).collect();
+        told.sort_by_key(|(robot, _)| *robot);
+        let (near, far) = (told[0].1, told[1].1);
+        // Robot 2 is told 95 ms before robot 1 (the callbacks ran at one instant), each
+        // runs ahead by its own delay, and robot 2's order leaves after its angles are
+        // read: its slowest round trip (230 ms) and the 20 ms margin.
+        assert_eq!(near.after - far.after, Duration::from_millis(95));
+        assert_eq!(
+            (near.lead, far.lead),
+            (Duration::from_millis(5), Duration::from_millis(100))
+        );
+        assert!(
+            far.after >= Duration::from_millis(230) + MARGIN,
+            "{:?}",
+            far.after
+        );
+        assert_eq!(sync.member(1).lead(), Duration::from_millis(100));
     }
 }

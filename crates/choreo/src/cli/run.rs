@@ -673,10 +673,10 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
     outln!("  robots         {} ({finished} finished)", reports.len());
     outln!("  timelines      {together} started together, {partial} without every robot");
     let delays: Vec<String> = sync
-        .delays()
+        .delays_said()
         .iter()
         .enumerate()
-        .map(|(i, d)| format!("{}: {:.1} ms", i + 1, d.as_secs_f64() * 1000.0))
+        .map(|(i, d)| format!("{}: {d}", i + 1))
         .collect();
     outln!(
         "  delays         {} (one way, measured; orders sent early by them)",

@@ -58,14 +58,16 @@ pub(crate) struct SimArgs {
     /// 0: N free ports): a fleet to try on one machine.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub(crate) count: u16,
-    /// Write every call the robots receive to FILE, one JSON object a line as it comes
-    /// (`t`: Unix time in seconds, `robot`, `method`, `args`).
+    /// Write every call the robots receive to FILE, one JSON object a line when it returns
+    /// (`t`: Unix time in seconds it was received, `done`: when it returned, `robot`,
+    /// `method`, `args`).
     #[arg(long, value_name = "FILE")]
     pub(crate) calls: Option<PathBuf>,
     /// Delay every message each way by MS milliseconds, plus or minus JITTER (uniform;
     /// messages keep their order, as on TCP): a robot reached over Wi-Fi. A list
-    /// (`5,20,50±20`) gives robot 1, 2, 3... of `--count` each its own, in turn. tcp:// only.
-    #[arg(long, value_name = "MS[±JITTER]", value_delimiter = ',', value_parser = choreo_qi::Latency::parse)]
+    /// (`5,20,50±20`) gives robot 1, 2, 3... of `--count` each its own, in turn; `5>100@4`
+    /// is 5 ms, then 100 ms from 4 s after each connection opened. tcp:// only.
+    #[arg(long, value_name = "MS[±JITTER][>MS[±JITTER]@S]", value_delimiter = ',', value_parser = choreo_qi::Latency::parse)]
     pub(crate) latency: Vec<choreo_qi::Latency>,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
@@ -390,11 +392,13 @@ fn call_log(
         );
         if let Some(file) = &file {
             // Wall-clock seconds: calls of robots served by several processes compare.
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0.0, |d| d.as_secs_f64());
+            let unix = |at: std::time::SystemTime| {
+                at.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64())
+            };
             let line = serde_json::json!({
-                "t": t,
+                "t": unix(c.received),
+                "done": unix(std::time::SystemTime::now()),
                 "robot": robot,
                 "method": format!("{}.{}", c.service, c.method),
                 "args": c.args,
