@@ -198,7 +198,9 @@ impl Manager {
 
 /// Drops a nested run that is over on a thread of its own: dropping joins its threads,
 /// waiting a while for box code that outlives it, which must hold up neither the box code
-/// that ran it nor virtual time.
+/// that ran it nor virtual time. Every handle box code held goes here too: the last one,
+/// dropped in box code, would join the run's threads (a hook still asleep on the clock)
+/// while that box code holds its turn, and virtual time would wait for it.
 fn retire(engine: Arc<Engine>) {
     // If no thread can start, the engine is dropped here, which only waits longer.
     let _ = std::thread::Builder::new()
@@ -329,6 +331,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             if let Some(engine) = start(sim, a, name)? {
                 let outcome = engine.wait_end_parked();
                 sim.state().part::<Manager>().sweep();
+                retire(engine);
                 if let Some(why) = failure(&outcome) {
                     return Err(CallError::Failed(format!(
                         "{}: behavior {name:?} failed: {why}",
@@ -363,8 +366,9 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
                 }
             };
             if let Some(engine) = engine {
-                stop_and_wait(&[engine]);
+                stop_and_wait(std::slice::from_ref(&engine));
                 sim.state().part::<Manager>().sweep();
+                retire(engine);
             }
             Value::None
         }
@@ -372,6 +376,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             let engines = sim.state().part::<Manager>().engines_to_stop(true);
             stop_and_wait(&engines);
             sim.state().part::<Manager>().sweep();
+            engines.into_iter().for_each(retire);
             Value::None
         }
         "isBehaviorRunning" | "isBehaviorLoaded" => {
@@ -409,6 +414,7 @@ pub(crate) fn stop_nested(sim: &Sim) {
     for e in &engines {
         e.wait_end();
     }
+    engines.into_iter().for_each(retire);
     let forgotten = std::mem::take(&mut sim.state().part::<Manager>().running);
     for running in forgotten.into_values() {
         if let Running::Nested(e) = running {
