@@ -294,12 +294,14 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
     let mut leg_angles: Vec<f64> = Vec::with_capacity(legs.len());
     let mut touching: Vec<Touch> = Vec::new();
     let mut now: Vec<Touch> = Vec::new();
+    let mut frames = Frames::new(model, &angles);
     for k in 0..steps {
         let t = k as f64 * STEP;
         for (a, p) in angles.iter_mut().zip(&paths) {
             *a = p[k];
         }
-        let frames = Frames::new(model, &angles);
+        // Only the joints that moved since the last step are computed again.
+        frames = frames.moved(&angles);
         // Legs that did not move stand where they stood: only the CoM moved.
         let legs_still =
             last.is_some() && legs.iter().zip(&leg_angles).all(|(&i, a)| angles[i] == *a);

@@ -150,7 +150,8 @@ pub const WATCH: f64 = 0.03;
 /// point nearest the body moves toward it by more than the gap between them (each pair
 /// nearer than [`WATCH`]; the point's motion from the arm's Jacobian, by finite
 /// differences). The arm's next angles, in `arm`'s order, within the joints' limits.
-pub fn avoid_step(model: Model, arm: &[usize], here: &[f64], wanted: &[f64]) -> Vec<f64> {
+pub fn avoid_step(arm: &[usize], frames: &Frames, wanted: &[f64]) -> Vec<f64> {
+    let (model, here) = (frames.model(), frames.angles());
     let desired: Vec<f64> = arm
         .iter()
         .map(|&j| wanted.get(j).copied().unwrap_or(0.0) - here.get(j).copied().unwrap_or(0.0))
@@ -161,15 +162,15 @@ pub fn avoid_step(model: Model, arm: &[usize], here: &[f64], wanted: &[f64]) -> 
         let f = frames.frame_at(at[k]);
         (f.apply(shapes[k].ends[0]), f.apply(shapes[k].ends[1]))
     };
-    let frames = Frames::new(model, here);
-    // The Jacobian's frames, only once a pair is near (most steps have none).
+    // The Jacobian's frames (the arm's alone computed again), only once a pair is near
+    // (most steps have none).
     let mut moved_by: Vec<Frames> = Vec::new();
     let nudged = |j: usize| {
         let mut nudged = here.to_vec();
         if let Some(v) = nudged.get_mut(j) {
             *v += NUDGE;
         }
-        Frames::new(model, &nudged)
+        frames.moved(&nudged)
     };
     // Each constraint: a · Δ ≥ -gap.
     let mut constraints: Vec<(Vec<f64>, f64)> = Vec::new();
@@ -184,9 +185,9 @@ pub fn avoid_step(model: Model, arm: &[usize], here: &[f64], wanted: &[f64]) -> 
             }
         });
     for (a, shape) in shapes.iter().enumerate().filter(|(_, s)| s.group == group) {
-        let mine = segment(&frames, a);
+        let mine = segment(frames, a);
         for (b, body) in shapes.iter().enumerate().filter(|(_, s)| s.group == "Body") {
-            let (c1, c2, s) = closest(mine, segment(&frames, b));
+            let (c1, c2, s) = closest(mine, segment(frames, b));
             let d = dot(sub(c1, c2), sub(c1, c2)).sqrt();
             let gap = d - shape.radius - body.radius;
             if gap > WATCH || d < 1e-9 {

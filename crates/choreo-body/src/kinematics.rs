@@ -24,6 +24,35 @@ struct Step {
     dof: usize,
 }
 
+impl Step {
+    /// The joint's frame for `angles` (by dof), on its parent's frame `parent`.
+    fn pose(&self, parent: Pose, angles: &[f64]) -> Pose {
+        let here = if self.fixed.r == Pose::IDENTITY.r {
+            Pose {
+                r: parent.r,
+                t: parent.apply(self.fixed.t),
+            }
+        } else {
+            parent.then(&self.fixed)
+        };
+        if self.hand {
+            here
+        } else {
+            let q = angles.get(self.dof).copied().unwrap_or(0.0);
+            here.turned(self.axis, q)
+        }
+    }
+}
+
+/// Per joint of `model`, its angle in `angles` (by dof; missing: 0).
+fn joint_angles(model: Model, angles: &[f64]) -> Vec<f64> {
+    indices(model)
+        .dofs
+        .iter()
+        .map(|&d| angles.get(d).copied().unwrap_or(0.0))
+        .collect()
+}
+
 /// The chain of `model` in "Body" order, each joint after its parent.
 fn steps(model: Model) -> &'static [Step] {
     static NAO: OnceLock<Vec<Step>> = OnceLock::new();
@@ -99,29 +128,36 @@ impl Frames {
         let mut poses = vec![Pose::IDENTITY; model.joints().len()];
         for s in steps(model) {
             let parent = s.parent.map_or(Pose::IDENTITY, |p| poses[p]);
-            let here = if s.fixed.r == Pose::IDENTITY.r {
-                Pose {
-                    r: parent.r,
-                    t: parent.apply(s.fixed.t),
-                }
-            } else {
-                parent.then(&s.fixed)
-            };
-            poses[s.joint] = if s.hand {
-                here
-            } else {
-                let q = angles.get(s.dof).copied().unwrap_or(0.0);
-                here.turned(s.axis, q)
-            };
+            poses[s.joint] = s.pose(parent, angles);
         }
-        let angles = indices(model)
-            .dofs
-            .iter()
-            .map(|&d| angles.get(d).copied().unwrap_or(0.0))
-            .collect();
         Frames {
             model,
-            angles,
+            angles: joint_angles(model, angles),
+            poses,
+        }
+    }
+
+    /// The frames for `angles` (as [`Frames::new`]), computed again only for the joints
+    /// whose angle or parent's frame changed from these: following a motion step by step,
+    /// the joints it leaves alone (the legs of an arm gesture) cost nothing. The same
+    /// frames as [`Frames::new`], to the bit.
+    pub fn moved(&self, angles: &[f64]) -> Frames {
+        let model = self.model;
+        let now = joint_angles(model, angles);
+        let mut poses = self.poses.clone();
+        let mut changed = vec![false; poses.len()];
+        for s in steps(model) {
+            let parent_changed = s.parent.is_some_and(|p| changed[p]);
+            let turned = !s.hand && now.get(s.joint) != self.angles.get(s.joint);
+            if parent_changed || turned {
+                let parent = s.parent.map_or(Pose::IDENTITY, |p| poses[p]);
+                poses[s.joint] = s.pose(parent, angles);
+                changed[s.joint] = true;
+            }
+        }
+        Frames {
+            model,
+            angles: now,
             poses,
         }
     }
@@ -189,6 +225,30 @@ impl Frames {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_moved_are_the_frames_made_anew() {
+        for model in [Model::Nao, Model::Pepper] {
+            let n = model.joints().len();
+            let start: Vec<f64> = (0..n).map(|i| 0.1 * (i as f64).sin()).collect();
+            let mut frames = Frames::new(model, &start);
+            // An arm alone, then a leg and the head, then everything.
+            for moved in [vec![2, 3], vec![0, 9, 12], (0..n).collect()] {
+                let mut angles = frames.angles().to_vec();
+                for &j in &moved {
+                    if let Some(a) = angles.get_mut(model.dof(j)) {
+                        *a += 0.05;
+                    }
+                }
+                frames = frames.moved(&angles);
+                let fresh = Frames::new(model, &angles);
+                assert_eq!(frames.angles(), fresh.angles());
+                for i in 0..n {
+                    assert_eq!(frames.joint(i), fresh.joint(i), "{model:?} joint {i}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn at_zero_every_frame_is_its_offsets_summed() {

@@ -241,7 +241,7 @@ fn avoidance_takes_the_arm_as_near_the_chest_as_it_can_and_never_in() {
             .zip(&target)
             .map(|(a, b)| a + (b - a) * s)
             .collect();
-        let next = choreo_body::collision::avoid_step(model, &arm, &q, &wanted);
+        let next = choreo_body::collision::avoid_step(&arm, &Frames::new(model, &q), &wanted);
         for (&j, v) in arm.iter().zip(next) {
             q[j] = v;
         }
@@ -263,6 +263,6 @@ fn avoidance_takes_the_arm_as_near_the_chest_as_it_can_and_never_in() {
     // Without anything near, the order is followed exactly.
     let mut free = start.clone();
     free[i("LShoulderPitch")] = 0.5;
-    let next = choreo_body::collision::avoid_step(model, &arm, &start, &free);
+    let next = choreo_body::collision::avoid_step(&arm, &Frames::new(model, &start), &free);
     assert!((next[0] - 0.5).abs() < 1e-12, "{next:?}");
 }

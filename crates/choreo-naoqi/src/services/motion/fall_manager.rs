@@ -60,16 +60,31 @@ fn predict(sim: &Sim, now: Time) -> Option<(Time, Fall, String)> {
     let steps = (span / STEP).ceil() as usize + 1;
     let mut balance = Balance::new();
     let mut before: Option<Stance> = None;
+    let mut last: Option<Frames> = None;
+    let legs = choreo_body::stance::leg_joints(model);
     for k in 0..steps {
         let t = after(now, k as f64 * STEP);
         let angles = sim.state().body.angles(model, t);
-        let frames = Frames::new(model, &angles);
-        let stance = Stance::near(&frames, before.as_ref());
+        // Only the joints that moved are computed again; legs that did not move stand
+        // where they stood (only the CoM moved), as `choreo check --body` judges it.
+        let (frames, legs_still) = match &last {
+            Some(f) => (
+                f.moved(&angles),
+                legs.iter()
+                    .all(|&i| f.angles().get(i) == angles.get(model.dof(i))),
+            ),
+            None => (Frames::new(model, &angles), false),
+        };
+        let stance = match &before {
+            Some(b) if legs_still => b.moved(&frames),
+            _ => Stance::near(&frames, before.as_ref()),
+        };
         if !stance.standing {
             return None;
         }
         let support = stance.support_words().to_string();
         before = Some(stance.clone());
+        last = Some(frames);
         if let (_, Some(fall)) = balance.step(k as f64 * STEP, stance) {
             return Some((after(now, fall.time), fall, support));
         }

@@ -36,7 +36,8 @@ pub(crate) fn guard(sim: &Sim, moved: &[usize]) {
             continue;
         }
         let mut here = sim.state().body.angles(model, now);
-        if !collision::contacts(&Frames::new(model, &here), Some(chain)).is_empty() {
+        let mut frames = Frames::new(model, &here);
+        if !collision::contacts(&frames, Some(chain)).is_empty() {
             continue;
         }
         let settled = sim.state().body.settled_at();
@@ -51,7 +52,8 @@ pub(crate) fn guard(sim: &Sim, moved: &[usize]) {
             for &j in &joints {
                 at[j] = here[j];
             }
-            let next = collision::avoid_step(model, &joints, &at, &wanted);
+            frames = frames.moved(&at);
+            let next = collision::avoid_step(&joints, &frames, &wanted);
             changed |= joints
                 .iter()
                 .zip(&next)
