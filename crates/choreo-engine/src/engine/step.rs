@@ -483,6 +483,12 @@ impl Control {
     /// R5: `beh(end)`; the root unloads (after its onLoad, which may be what fired its
     /// Stopped output) and every box is destroyed.
     fn end_behavior(&mut self) -> Vec<Step> {
+        if self.stopping {
+            // A stop came first (R4): it unloads and destroys everything, and the run ends
+            // stopped. The root's Stopped output, fired before the stop but still on its way
+            // (behind a loop of links), ends nothing more.
+            return Vec::new();
+        }
         self.ended = true;
         self.stopping = true;
         self.mark_ended();
