@@ -192,6 +192,8 @@ pub struct Balance {
     /// The (time, stance) of the last [`HOLD`] and one step (shared with the caller, who
     /// keeps the last one: no copy a step).
     recent: VecDeque<(f64, Rc<Stance>)>,
+    /// The CoM over the window, on the foot flat throughout (kept: no allocation a step).
+    coms: Vec<[f64; 3]>,
     com: Out,
     rocking: Rocking,
 }
@@ -248,7 +250,7 @@ impl Balance {
         // A window's mean is its middle's value: the push out began then.
         let middle = self.recent[self.recent.len() / 2].0;
         let inside = inside_edge(&last.polygon, zmp, at);
-        let (height, way) = (last.com[2], direction(last, zmp));
+        let (height, way) = (last.com[2], direction(&last, zmp));
         let dt = self
             .recent
             .len()
@@ -272,7 +274,7 @@ impl Balance {
 impl Balance {
     /// The ZMP over the window (ground x, y of its last stance) and that stance, once the
     /// window spans [`HOLD`] and a support stayed flat on the floor throughout (measured in its frame).
-    fn zmp(&self) -> Option<([f64; 2], &Stance)> {
+    fn zmp(&mut self) -> Option<([f64; 2], Rc<Stance>)> {
         let n = self.recent.len();
         let (t0, first) = self.recent.front()?;
         let (t_end, last) = self.recent.back()?;
@@ -284,14 +286,13 @@ impl Balance {
             .flat
             .iter()
             .find(|f| self.recent.iter().all(|(_, s)| s.flat.contains(f)))?;
-        let coms: Vec<[f64; 3]> = self
-            .recent
-            .iter()
-            .filter_map(|(_, s)| s.com_on(foot))
-            .collect();
-        let times: Vec<f64> = self.recent.iter().map(|(t, _)| *t).collect();
+        self.coms.clear();
+        for (_, s) in &self.recent {
+            self.coms.push(s.com_on(foot)?);
+        }
+        let (coms, recent) = (&self.coms, &self.recent);
         let velocity =
-            |a: usize, i: usize| (coms[a + 1][i] - coms[a][i]) / (times[a + 1] - times[a]);
+            |a: usize, i: usize| (coms[a + 1][i] - coms[a][i]) / (recent[a + 1].0 - recent[a].0);
         let mean = |i: usize| coms.iter().map(|c| c[i]).sum::<f64>() / n as f64;
         let z = mean(2);
         let on_foot = [0, 1].map(|i| {
@@ -300,7 +301,7 @@ impl Balance {
         });
         let (_, pose) = last.feet.iter().find(|(f, _)| f == foot)?;
         let p = pose.apply([on_foot[0], on_foot[1], 0.0]);
-        Some(([p[0], p[1]], last))
+        Some(([p[0], p[1]], Rc::clone(last)))
     }
 }
 

@@ -301,7 +301,7 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64]) -> Report 
             *a = p[k];
         }
         // Only the joints that moved since the last step are computed again.
-        frames = frames.moved(&angles);
+        frames.move_to(&angles);
         // Legs that did not move stand where they stood: only the CoM moved.
         let legs_still =
             last.is_some() && legs.iter().zip(&leg_angles).all(|(&i, a)| angles[i] == *a);

@@ -142,23 +142,28 @@ impl Frames {
     /// the joints it leaves alone (the legs of an arm gesture) cost nothing. The same
     /// frames as [`Frames::new`], to the bit.
     pub fn moved(&self, angles: &[f64]) -> Frames {
+        let mut frames = self.clone();
+        frames.move_to(angles);
+        frames
+    }
+
+    /// These frames made [`Frames::moved`] to `angles`, in place: a step of a motion
+    /// followed with no allocation.
+    pub fn move_to(&mut self, angles: &[f64]) {
         let model = self.model;
-        let now = joint_angles(model, angles);
-        let mut poses = self.poses.clone();
-        let mut changed = vec![false; poses.len()];
+        let mut changed = vec![false; self.poses.len()];
         for s in steps(model) {
             let parent_changed = s.parent.is_some_and(|p| changed[p]);
-            let turned = !s.hand && now.get(s.joint) != self.angles.get(s.joint);
+            let now = angles.get(s.dof).copied().unwrap_or(0.0);
+            let turned = !s.hand && self.angles.get(s.joint) != Some(&now);
             if parent_changed || turned {
-                let parent = s.parent.map_or(Pose::IDENTITY, |p| poses[p]);
-                poses[s.joint] = s.pose(parent, angles);
+                let parent = s.parent.map_or(Pose::IDENTITY, |p| self.poses[p]);
+                self.poses[s.joint] = s.pose(parent, angles);
                 changed[s.joint] = true;
             }
         }
-        Frames {
-            model,
-            angles: now,
-            poses,
+        for (a, &d) in self.angles.iter_mut().zip(&indices(model).dofs) {
+            *a = angles.get(d).copied().unwrap_or(0.0);
         }
     }
 

@@ -44,6 +44,9 @@ pub struct Stance {
     pub flat: Vec<&'static str>,
     /// The three support points (indices in the body's supports) whose plane is the floor.
     pub face: Option<[usize; 3]>,
+    /// [`Stance::com_on`] of each of `feet`: the balance reads it for every stance of its
+    /// window at every step.
+    coms_on: Vec<[f64; 3]>,
 }
 
 impl Stance {
@@ -63,22 +66,23 @@ impl Stance {
         let model = frames.model();
         let supports = model.body().supports();
         let at = &indices(model).supports;
+        let groups = groups(model);
         let points: Vec<[f64; 3]> = supports
             .iter()
             .zip(at)
             .map(|(s, &i)| frames.frame_at(i).apply(s.point))
             .collect();
         // Up and forward as the supports' frames see them (their mean z and x axes; x of
-        // those touching the floor, once known).
-        let axis = |column: usize, names: Option<&[&str]>| {
+        // those touching the floor, once known: `of` the groups marked).
+        let axis = |column: usize, of: Option<&[bool]>| {
             let mut sum = [0.0; 3];
-            for (s, &i) in supports.iter().zip(at) {
-                if names.is_some_and(|n| !n.contains(&s.name)) {
+            for (k, &i) in at.iter().enumerate() {
+                if of.is_some_and(|of| !of[groups.of[k]]) {
                     continue;
                 }
                 let r = frames.frame_at(i).r;
-                for (k, v) in sum.iter_mut().enumerate() {
-                    *v += r[k][column];
+                for (c, v) in sum.iter_mut().enumerate() {
+                    *v += r[c][column];
                 }
             }
             sum
@@ -94,17 +98,18 @@ impl Stance {
             .collect();
         let floor_of = |triple: [usize; 3], ahead: [f64; 3]| face(&points, &ups, triple, up, ahead);
         let com = frames.com();
-        let judge = |triple: [usize; 3]| -> Option<f64> {
+        // Buffers of the judgement below, kept across the faces tried.
+        let (mut touching, mut polygon) = (Vec::new(), Vec::new());
+        let mut judge = |triple: [usize; 3]| -> Option<f64> {
             let floor = floor_of(triple, ahead)?;
-            let touching: Vec<[f64; 2]> = points
-                .iter()
-                .filter_map(|p| {
-                    let q = floor.apply(*p);
-                    (q[2] < CONTACT).then_some([q[0], q[1]])
-                })
-                .collect();
+            touching.clear();
+            touching.extend(points.iter().filter_map(|p| {
+                let q = floor.apply(*p);
+                (q[2] < CONTACT).then_some([q[0], q[1]])
+            }));
+            hull_into(&mut touching, &mut polygon);
             let c = floor.apply(com);
-            Some(margin(&hull(touching), [c[0], c[1]]))
+            Some(margin(&polygon, [c[0], c[1]]))
         };
         let better =
             |best: &Option<(f64, [usize; 3])>, m: f64| best.is_none_or(|(b, _)| m > b + 1e-12);
@@ -117,26 +122,16 @@ impl Stance {
             best = Some((m, triple));
         }
         // While the face it stood on holds the CoM, it stays on it: no other face is tried.
-        let held = best.is_some();
-        let mut seen: Vec<&str> = Vec::new();
-        for (i, s) in supports.iter().enumerate() {
-            if held {
-                break;
-            }
-            if seen.contains(&s.name) {
-                continue;
-            }
-            seen.push(s.name);
-            let own: Vec<usize> = (i..supports.len())
-                .filter(|&j| supports[j].name == s.name)
-                .collect();
-            if let [a, b, c, ..] = own[..]
-                && best.is_none_or(|(_, t)| t != [a, b, c])
-                && let Some(m) = judge([a, b, c])
-                && m >= 0.0
-                && better(&best, m)
-            {
-                best = Some((m, [a, b, c]));
+        if best.is_none() {
+            for group in &groups.list {
+                if let [a, b, c, ..] = group.members[..]
+                    && best.is_none_or(|(_, t)| t != [a, b, c])
+                    && let Some(m) = judge([a, b, c])
+                    && m >= 0.0
+                    && better(&best, m)
+                {
+                    best = Some((m, [a, b, c]));
+                }
             }
         }
         if best.is_none() {
@@ -156,51 +151,54 @@ impl Stance {
         let floor = best.and_then(|(_, triple)| {
             let rough = floor_of(triple, ahead)?;
             // Forward along the supports that touch.
-            let names: Vec<&str> = supports
-                .iter()
-                .zip(&points)
-                .filter(|(_, p)| rough.apply(**p)[2] < CONTACT)
-                .map(|(s, _)| s.name)
-                .collect();
-            floor_of(triple, axis(0, Some(&names)))
+            let mut touch = vec![false; groups.list.len()];
+            for (k, p) in points.iter().enumerate() {
+                if rough.apply(*p)[2] < CONTACT {
+                    touch[groups.of[k]] = true;
+                }
+            }
+            floor_of(triple, axis(0, Some(&touch)))
         });
         match floor {
             Some(floor) => Stance {
                 face: best.map(|(_, t)| t),
-                ..Stance::on(frames, &floor)
+                ..Stance::on(frames, &floor, com)
             },
             None => {
-                let first = supports.first().map_or("", |s| s.name);
-                Stance::on(frames, &floor_under(frames, first))
+                let floor = groups
+                    .list
+                    .first()
+                    .map_or(Pose::IDENTITY, |g| floor_under(frames, g));
+                Stance::on(frames, &floor, com)
             }
         }
     }
 
-    /// The stance with `floor` (FRAME_TORSO to a frame whose z = 0 is the floor).
-    fn on(frames: &Frames, floor: &Pose) -> Stance {
+    /// The stance with `floor` (FRAME_TORSO to a frame whose z = 0 is the floor), the
+    /// centre of mass at `com` (FRAME_TORSO).
+    fn on(frames: &Frames, floor: &Pose, com: [f64; 3]) -> Stance {
         let model = frames.model();
         let supports = model.body().supports();
-        let mut on_ground = Vec::new();
-        let mut touching = Vec::new();
-        for (s, &i) in supports.iter().zip(&indices(model).supports) {
+        let groups = groups(model);
+        // The touching points by group, and the groups touching in the order met.
+        let mut on_ground: Vec<usize> = Vec::new();
+        let mut touching: Vec<(usize, [f64; 2])> = Vec::new();
+        for (k, (s, &i)) in supports.iter().zip(&indices(model).supports).enumerate() {
             let p = floor.apply(frames.frame_at(i).apply(s.point));
             if p[2] < CONTACT {
-                touching.push((s.name, [p[0], p[1]]));
-                if !on_ground.contains(&s.name) {
-                    on_ground.push(s.name);
+                let g = groups.of[k];
+                touching.push((g, [p[0], p[1]]));
+                if !on_ground.contains(&g) {
+                    on_ground.push(g);
                 }
             }
         }
         // The origin: the mean of the touching supports' centres (between the feet).
         let mut middle = [0.0; 2];
-        for name in &on_ground {
-            let points: Vec<[f64; 2]> = touching
-                .iter()
-                .filter(|(n, _)| n == name)
-                .map(|(_, p)| *p)
-                .collect();
-            let n = (points.len() * on_ground.len()) as f64;
-            for p in points {
+        for &g in &on_ground {
+            let count = touching.iter().filter(|(h, _)| *h == g).count();
+            let n = (count * on_ground.len()) as f64;
+            for (_, p) in touching.iter().filter(|(h, _)| *h == g) {
                 middle[0] += p[0] / n;
                 middle[1] += p[1] / n;
             }
@@ -213,24 +211,30 @@ impl Stance {
                 .collect(),
         );
         let standing = stands(frames, &torso);
-        let flat = |name: &str| {
-            let all = supports.iter().filter(|s| s.name == name).count();
-            touching.iter().filter(|(n, _)| *n == name).count() == all
-        };
-        let feet = on_ground
+        let feet: Vec<(&'static str, Pose)> = on_ground
             .iter()
-            .map(|name| (*name, torso.then(&floor_under(frames, name).inverse())))
+            .map(|&g| {
+                let group = &groups.list[g];
+                (
+                    group.name,
+                    torso.then(&floor_under(frames, group).inverse()),
+                )
+            })
             .collect();
         let flat = on_ground
             .iter()
-            .copied()
-            .filter(|name| flat(name))
+            .filter(|&&g| {
+                touching.iter().filter(|(h, _)| *h == g).count() == groups.list[g].members.len()
+            })
+            .map(|&g| groups.list[g].name)
             .collect();
+        let com = torso.apply(com);
         Stance {
             torso,
-            on_ground,
+            on_ground: on_ground.iter().map(|&g| groups.list[g].name).collect(),
             polygon,
-            com: torso.apply(frames.com()),
+            coms_on: coms_on(&feet, com),
+            com,
             standing,
             feet,
             flat,
@@ -241,9 +245,11 @@ impl Stance {
     /// This stance with the joints at `frames`, the legs unchanged: the same floor and
     /// supports, the centre of mass and the touch points where they are now.
     pub fn moved(&self, frames: &Frames) -> Stance {
+        let com = self.torso.apply(frames.com());
         Stance {
-            com: self.torso.apply(frames.com()),
+            com,
             standing: stands(frames, &self.torso),
+            coms_on: coms_on(&self.feet, com),
             ..self.clone()
         }
     }
@@ -260,8 +266,8 @@ impl Stance {
 
     /// The CoM in the floor frame of support `name`, if it touches the floor.
     pub fn com_on(&self, name: &str) -> Option<[f64; 3]> {
-        let (_, foot) = self.feet.iter().find(|(n, _)| *n == name)?;
-        Some(foot.inverse().apply(self.com))
+        let i = self.feet.iter().position(|(n, _)| *n == name)?;
+        self.coms_on.get(i).copied()
     }
 
     /// How far the point `p` (ground x, y) is inside the support polygon (m; negative:
@@ -343,27 +349,78 @@ fn unit(v: [f64; 3]) -> [f64; 3] {
     }
 }
 
-/// FRAME_TORSO to the floor under support `name` flat on it: the support's frame, moved to
-/// the support's centre.
-fn floor_under(frames: &Frames, name: &str) -> Pose {
-    let points: Vec<_> = frames
-        .model()
-        .body()
-        .supports()
-        .iter()
-        .filter(|s| s.name == name)
-        .collect();
-    let n = points.len().max(1) as f64;
-    let mut centre = [0.0; 3];
-    for p in &points {
-        for (c, v) in centre.iter_mut().zip(p.point) {
-            *c += v / n;
+/// The centre of mass `com` (ground frame) in each of `feet`'s floor frames.
+fn coms_on(feet: &[(&'static str, Pose)], com: [f64; 3]) -> Vec<[f64; 3]> {
+    feet.iter()
+        .map(|(_, foot)| foot.inverse().apply(com))
+        .collect()
+}
+
+/// A model's supports by name (a foot's corners), found once.
+struct Groups {
+    /// Each support, in the order of their first point.
+    list: Vec<Group>,
+    /// Per point of `Body::supports`, its support in `list`.
+    of: Vec<usize>,
+}
+
+/// One support: its points, and the centre of its sole in its joint's frame.
+struct Group {
+    name: &'static str,
+    /// Its points' indices in `Body::supports`, in order.
+    members: Vec<usize>,
+    /// The joint whose frame its first point is in.
+    joint: Option<usize>,
+    /// The mean of its points.
+    centre: [f64; 3],
+}
+
+fn groups(model: Model) -> &'static Groups {
+    static NAO: OnceLock<Groups> = OnceLock::new();
+    static PEPPER: OnceLock<Groups> = OnceLock::new();
+    let cell = match model {
+        Model::Nao => &NAO,
+        Model::Pepper => &PEPPER,
+    };
+    cell.get_or_init(|| {
+        let supports = model.body().supports();
+        let mut list: Vec<Group> = Vec::new();
+        let mut of = Vec::with_capacity(supports.len());
+        for (k, s) in supports.iter().enumerate() {
+            let g = match list.iter().position(|g| g.name == s.name) {
+                Some(g) => g,
+                None => {
+                    list.push(Group {
+                        name: s.name,
+                        members: Vec::new(),
+                        joint: indices(model).supports[k],
+                        centre: [0.0; 3],
+                    });
+                    list.len() - 1
+                }
+            };
+            list[g].members.push(k);
+            of.push(g);
         }
-    }
-    let frame = frames.frame(points.first().and_then(|p| p.joint));
+        for group in &mut list {
+            let n = group.members.len().max(1) as f64;
+            for &k in &group.members {
+                for (c, v) in group.centre.iter_mut().zip(supports[k].point) {
+                    *c += v / n;
+                }
+            }
+        }
+        Groups { list, of }
+    })
+}
+
+/// FRAME_TORSO to the floor under `support` flat on it: the support's frame, moved to the
+/// support's centre.
+fn floor_under(frames: &Frames, support: &Group) -> Pose {
+    let frame = frames.frame_at(support.joint);
     Pose {
         r: frame.r,
-        t: frame.apply(centre),
+        t: frame.apply(support.centre),
     }
     .inverse()
 }
@@ -442,32 +499,42 @@ fn on_its_legs(frames: &Frames) -> bool {
 
 /// The convex hull of `points`, counter-clockwise (Andrew's monotone chain).
 pub fn hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
+    let mut out = Vec::with_capacity(points.len() + 1);
+    hull_into(&mut points, &mut out);
+    out
+}
+
+/// [`hull`] of `points` (sorted in place) into `out`: the lower chain, then the upper one
+/// on the same stack, from the rightmost point they share.
+fn hull_into(points: &mut Vec<[f64; 2]>, out: &mut Vec<[f64; 2]>) {
     points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
     points.dedup();
+    out.clear();
     if points.len() < 3 {
-        return points;
+        out.extend_from_slice(points);
+        return;
     }
     let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
         (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     };
-    let mut lower: Vec<[f64; 2]> = Vec::new();
-    for &p in &points {
-        while lower.len() >= 2 && cross(lower[lower.len() - 2], lower[lower.len() - 1], p) <= 0.0 {
-            lower.pop();
+    let turns =
+        |out: &[[f64; 2]], p: [f64; 2]| cross(out[out.len() - 2], out[out.len() - 1], p) <= 0.0;
+    for &p in points.iter() {
+        while out.len() >= 2 && turns(out, p) {
+            out.pop();
         }
-        lower.push(p);
+        out.push(p);
     }
-    let mut upper: Vec<[f64; 2]> = Vec::new();
-    for &p in points.iter().rev() {
-        while upper.len() >= 2 && cross(upper[upper.len() - 2], upper[upper.len() - 1], p) <= 0.0 {
-            upper.pop();
+    // The upper chain starts at the lower's last point (the rightmost), already there.
+    let base = out.len();
+    for &p in points.iter().rev().skip(1) {
+        while out.len() > base && turns(out, p) {
+            out.pop();
         }
-        upper.push(p);
+        out.push(p);
     }
-    lower.pop();
-    upper.pop();
-    lower.extend(upper);
-    lower
+    // Its last point is the lower chain's first.
+    out.pop();
 }
 
 /// How far `p` is inside the convex polygon `polygon` (counter-clockwise): the distance to
@@ -516,5 +583,28 @@ mod tests {
         assert!((margin(&square, [0.5, 0.2]) - 0.2).abs() < 1e-12);
         assert!((margin(&square, [1.3, 0.5]) + 0.3).abs() < 1e-12);
         assert!((margin(&square, [-0.3, -0.4]) + 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_hull_leaves_out_inner_and_edge_points_and_turns_left() {
+        // A 2 m square with a point inside, points on three edges and a corner twice: the
+        // hull is its four corners, counter-clockwise from the lowest of the leftmost.
+        let points = vec![
+            [2.0, 2.0],
+            [1.0, 1.0],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [2.0, 0.0],
+            [0.0, 2.0],
+            [0.0, 0.0],
+            [2.0, 1.0],
+            [2.0, 2.0],
+        ];
+        let corners = vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]];
+        assert_eq!(hull(points), corners);
+        assert_eq!(
+            hull(vec![[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]]),
+            vec![[0.0, 0.0], [1.0, 0.0]]
+        );
     }
 }
