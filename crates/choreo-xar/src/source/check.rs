@@ -12,7 +12,7 @@ use super::tree::{missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::{BoxDef, XarFile};
 use crate::package::{self, Manifest, Pml};
-use crate::xar::ScriptCheck;
+use crate::xar::{ScriptCheck, ScriptProblem};
 use crate::{FileTree, archive, read_xar};
 
 /// What checking one file (or folder, or archive member) found.
@@ -426,12 +426,28 @@ fn script_diagnostics(
         let children: Vec<&BoxDef> = b.diagrams().flat_map(|d| d.boxes.iter()).collect();
         stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
     }
+    // Where each script is in the text is looked for only once one has a problem: most
+    // files have none, and finding the scripts reads the whole text again.
+    let mut found: Vec<(usize, Vec<ScriptProblem>)> = Vec::new();
+    for (i, (b, ancestors)) in with_code.iter().enumerate() {
+        let problems = scripts.check(b, ancestors);
+        if !problems.is_empty() {
+            found.push((i, problems));
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let places = crate::xar::scripts_at(text);
     let mut out = Vec::new();
-    for ((b, ancestors), at) in with_code.into_iter().zip(crate::xar::scripts_at(text)) {
+    for (i, problems) in found {
+        let (Some((b, _)), Some(at)) = (with_code.get(i), places.get(i)) else {
+            continue;
+        };
         if b.code() != at.code {
             continue;
         }
-        for problem in scripts.check(b, &ancestors) {
+        for problem in problems {
             let file_line = at.line.saturating_add(problem.line.saturating_sub(1));
             let what = match problem.severity {
                 Severity::Error => "Python syntax error",
