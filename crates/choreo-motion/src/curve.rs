@@ -129,6 +129,34 @@ pub struct Key {
     pub right: Side,
 }
 
+impl std::hash::Hash for Side {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        if let Side::Bezier(dx, dy) = self {
+            dx.to_bits().hash(state);
+            dy.to_bits().hash(state);
+        }
+    }
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.frame.hash(state);
+        self.value.to_bits().hash(state);
+        self.left.hash(state);
+        self.right.hash(state);
+    }
+}
+
+/// What is played: the joint, its scale and keys, to the bit (see `Motion`'s hash).
+impl std::hash::Hash for Curve {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.actuator.hash(state);
+        self.scale.to_bits().hash(state);
+        self.keys.hash(state);
+    }
+}
+
 /// A playable curve: a joint, its scale, and its keys sorted by frame, one per frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Curve {

@@ -35,6 +35,20 @@ pub struct Motion {
     pub warnings: Vec<(String, Warning)>,
 }
 
+/// What is played, to the bit (the warnings left out: they change nothing played), so that
+/// a tool judging many motions can judge each once. By bits: `0.0` and `-0.0` keys, equal
+/// as numbers, hash apart.
+impl std::hash::Hash for Motion {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.fps.hash(state);
+        self.robot.hash(state);
+        self.made_for.hash(state);
+        self.start.hash(state);
+        self.end.hash(state);
+        self.curves.hash(state);
+    }
+}
+
 /// The model a timeline's curves are made for ([`Model::detect`] on its actuator list: the
 /// joints it names, else its `model` hint); None when they do not tell.
 pub fn made_for(list: &ActuatorList) -> Option<Model> {

@@ -6,12 +6,13 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use choreo_body::check::{Finding, check_all, motions_of};
 use choreo_motion::motion::Motion;
 use serde_json::json;
+
+use crate::cli::files::in_parallel;
 
 /// One finding, located.
 pub(crate) struct Located {
@@ -51,7 +52,7 @@ impl Judged {
     /// judging waits for that judgement.
     fn of(&self, motion: &Motion) -> Judgements {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        format!("{motion:?}").hash(&mut hasher);
+        motion.hash(&mut hasher);
         let cell = Arc::clone(
             self.by_motion
                 .lock()
@@ -122,35 +123,11 @@ fn findings(path: &Path, judged: &Judged) -> Vec<Located> {
     merged
 }
 
-/// [`findings`] for each of `files`, in order, judged on as many threads as the machine has
-/// cores, each taking the next file as it is free (one long dance does not hold up the
-/// rest), every motion judged once whichever thread meets it first.
+/// [`findings`] for each of `files`, in order, judged on every core (see
+/// [`in_parallel`]), every motion judged once whichever thread meets it first.
 pub(crate) fn findings_of_all(files: &[std::path::PathBuf]) -> Vec<Vec<Located>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let judged = Judged::default();
-    let next = AtomicUsize::new(0);
-    let found: Mutex<Vec<Vec<Located>>> = Mutex::new(files.iter().map(|_| Vec::new()).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, files.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(file) = files.get(i) else { break };
-                    let these = findings(file, &judged);
-                    if let Some(slot) = found
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .get_mut(i)
-                    {
-                        *slot = these;
-                    }
-                }
-            });
-        }
-    });
-    found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    in_parallel(files, &|_, file| findings(file, &judged))
 }
 
 /// The lines `check` prints for `findings`, under a file's status line.

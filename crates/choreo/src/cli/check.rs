@@ -2,7 +2,6 @@
 //! scripts compiled as a run would (after the Python-2 fixer), errors at the XAR's lines.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use choreo_xar::source::{FileReport, check_path_with};
 use choreo_xar::{Diagnostic, Severity, split};
@@ -12,6 +11,7 @@ use serde_json::json;
 use crate::cli::check_cache;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
+use crate::cli::files::in_parallel;
 use crate::cli::report::format_diagnostic;
 
 /// `choreo check`'s arguments, as the command line gives them.
@@ -132,44 +132,6 @@ pub fn run(args: &CheckArgs) -> CliResult {
 /// The options a cached result depends on (what is shown does not depend on `--json` or
 /// `--quiet`: both forms are kept).
 const CACHED: &str = "check";
-
-/// `work` on every file, on as many threads as the machine has cores, each taking the next
-/// file when it is free, the largest files first (so that no large file is left to one
-/// thread at the end); the results in the files' order.
-fn in_parallel<T: Send>(files: &[PathBuf], work: &(dyn Fn(usize, &PathBuf) -> T + Sync)) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(files.len().max(1));
-    let mut order: Vec<(u64, usize)> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (std::fs::metadata(f).map_or(0, |m| m.len()), i))
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(_, i)) = order.get(at) else { break };
-                        let Some(f) = files.get(i) else { break };
-                        mine.push((i, work(i, f)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, t)| t).collect()
-}
 
 /// Adds the files to check under `path` (all of them if `explicit`, else by extension); a
 /// split-format folder is one item, checked as a behavior.

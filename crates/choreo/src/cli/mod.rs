@@ -19,6 +19,7 @@ mod diff;
 mod error;
 pub mod exit;
 mod export;
+mod files;
 mod fleet;
 mod fold;
 mod inspect;
