@@ -163,7 +163,8 @@ fn a_timeout_in_real_time_stops_the_behavior_with_exit_5() {
 fn sigint_stops_the_behavior_cleanly_with_exit_130() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
-    // The dance takes about 8 s of real time; interrupt it after 1.5 s.
+    // The dance takes about 8 s of real time; interrupt it once it has started (the trace
+    // says so: it is written as the run goes), however long a busy machine takes to load it.
     let child = Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args(["run", "examples/dance", "--trace", trace.to_str().unwrap()])
         .current_dir(workspace())
@@ -171,7 +172,14 @@ fn sigint_stops_the_behavior_cleanly_with_exit_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !std::fs::read_to_string(&trace).is_ok_and(|t| t.contains(r#""what":"start"}"#)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dance did not start in 2 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
