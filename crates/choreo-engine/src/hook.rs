@@ -15,6 +15,12 @@ impl InputName {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether `other` is this name: the same shared text (a signal hands the graph's name
+    /// on), or equal text.
+    pub(crate) fn same(&self, other: &InputName) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
 }
 
 impl std::ops::Deref for InputName {

@@ -20,16 +20,16 @@ impl Control {
         self.next_ticket += 1;
         let name = HookRef::of(&self.shared.graph, b, &hook);
         self.compact(b, Compact::Call(name));
-        let code = Arc::clone(&self.code[b.0 as usize]);
-        if code.runs_inline() {
+        if self.code[b.0 as usize].runs_inline() {
             let ctx = BoxContext {
                 shared: Arc::clone(&self.shared),
                 id: b,
             };
-            let (ok, text) = call_guarded(code.as_ref(), &hook, &ctx);
+            let (ok, text) = call_guarded(self.code[b.0 as usize].as_ref(), &hook, &ctx);
             self.finish_hook(op, b, name, ok, text);
             return;
         }
+        let code = Arc::clone(&self.code[b.0 as usize]);
         let stops = match &hook {
             Hook::Unload => true,
             Hook::Input { name: input, .. } => self

@@ -40,7 +40,16 @@ impl HookRef {
         match hook {
             Hook::Load => HookRef::Load,
             Hook::Unload => HookRef::Unload,
-            Hook::Input { name, .. } => HookRef::Input(graph.input_index(b, name).unwrap_or(0)),
+            // The name the graph handed on (the same `Arc`), else compared as text.
+            Hook::Input { name, .. } => HookRef::Input(
+                graph
+                    .node(b)
+                    .inputs
+                    .iter()
+                    .position(|p| p.name.same(name))
+                    .and_then(|i| u16::try_from(i).ok())
+                    .unwrap_or(0),
+            ),
             Hook::ResourceLost => HookRef::ResourceLost,
             Hook::ResourceError => HookRef::ResourceError,
             Hook::Resource { .. } => HookRef::Resource,
