@@ -2,10 +2,9 @@
 //! angles, from the chain of `choreo_robot::chain`; and the centre of mass from the masses
 //! of `choreo_robot::body`.
 
-use std::sync::OnceLock;
-
 use choreo_robot::Model;
 
+use crate::per_model::PerModel;
 use crate::pose::Pose;
 
 /// One joint of a model's chain, resolved to indices once.
@@ -55,13 +54,8 @@ fn joint_angles(model: Model, angles: &[f64]) -> Vec<f64> {
 
 /// The chain of `model` in "Body" order, each joint after its parent.
 fn steps(model: Model) -> &'static [Step] {
-    static NAO: OnceLock<Vec<Step>> = OnceLock::new();
-    static PEPPER: OnceLock<Vec<Step>> = OnceLock::new();
-    let cell = match model {
-        Model::Nao => &NAO,
-        Model::Pepper => &PEPPER,
-    };
-    cell.get_or_init(|| {
+    static MADE: PerModel<Vec<Step>> = PerModel::new();
+    MADE.get(model, || {
         model
             .chain()
             .links()
@@ -94,13 +88,8 @@ pub(crate) struct Indices {
 }
 
 pub(crate) fn indices(model: Model) -> &'static Indices {
-    static NAO: OnceLock<Indices> = OnceLock::new();
-    static PEPPER: OnceLock<Indices> = OnceLock::new();
-    let cell = match model {
-        Model::Nao => &NAO,
-        Model::Pepper => &PEPPER,
-    };
-    cell.get_or_init(|| {
+    static MADE: PerModel<Indices> = PerModel::new();
+    MADE.get(model, || {
         let body = model.body();
         let at = |j: Option<&str>| j.and_then(|j| model.joint_index(j));
         Indices {

@@ -19,6 +19,7 @@ pub mod balance;
 pub mod check;
 pub mod collision;
 pub mod kinematics;
+mod per_model;
 pub mod pose;
 pub mod speed;
 pub mod stance;

@@ -3,11 +3,10 @@
 //! body resting on the face of its supports' hull under its centre of mass; a point within
 //! [`CONTACT`] of the floor touches it). NAO stands on its soles, Pepper on its wheels.
 
-use std::sync::OnceLock;
-
 use choreo_robot::Model;
 
 use crate::kinematics::{Frames, indices};
+use crate::per_model::PerModel;
 use crate::pose::Pose;
 
 /// A support point this close to the floor (m) counts in the support polygon: one the
@@ -376,13 +375,8 @@ struct Group {
 }
 
 fn groups(model: Model) -> &'static Groups {
-    static NAO: OnceLock<Groups> = OnceLock::new();
-    static PEPPER: OnceLock<Groups> = OnceLock::new();
-    let cell = match model {
-        Model::Nao => &NAO,
-        Model::Pepper => &PEPPER,
-    };
-    cell.get_or_init(|| {
+    static MADE: PerModel<Groups> = PerModel::new();
+    MADE.get(model, || {
         let supports = model.body().supports();
         let mut list: Vec<Group> = Vec::new();
         let mut of = Vec::with_capacity(supports.len());
@@ -451,13 +445,8 @@ struct Legs {
 }
 
 fn legs(model: Model) -> &'static Legs {
-    static NAO: OnceLock<Legs> = OnceLock::new();
-    static PEPPER: OnceLock<Legs> = OnceLock::new();
-    let cell = match model {
-        Model::Nao => &NAO,
-        Model::Pepper => &PEPPER,
-    };
-    cell.get_or_init(|| {
+    static MADE: PerModel<Legs> = PerModel::new();
+    MADE.get(model, || {
         let joints: Vec<usize> = ["LLeg", "RLeg", "Leg"]
             .iter()
             .filter_map(|c| model.resolve(c))
