@@ -137,7 +137,7 @@ impl Frames {
     }
 
     /// These frames made [`Frames::moved`] to `angles`, in place: a step of a motion
-    /// followed with no allocation.
+    /// followed without copying the frames.
     pub fn move_to(&mut self, angles: &[f64]) {
         let model = self.model;
         let mut changed = vec![false; self.poses.len()];
