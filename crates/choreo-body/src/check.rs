@@ -115,7 +115,8 @@ pub struct Path {
     pub zmp: Vec<Option<[f64; 2]>>,
     /// The support polygon at the start.
     pub polygon: Vec<[f64; 2]>,
-    /// The support polygon at the last step judged (the fall's, if it falls).
+    /// The support polygon at the last step judged: the fall's, if it falls; the step it
+    /// sat, knelt or lay down at, if it did.
     pub last_polygon: Vec<[f64; 2]>,
 }
 
@@ -284,7 +285,99 @@ fn followed(
     (paths, findings)
 }
 
-/// Judges `motion` from the joints at `start`.
+/// The balance of a timeline being judged: how it stands at each step while it stands on
+/// its supports, and where on the floor of the start.
+struct Standing {
+    balance: Balance,
+    /// Whether it still stands (never again once it sits, kneels or lies).
+    standing: bool,
+    /// The stance of the last step judged.
+    last: Option<Rc<Stance>>,
+    /// The ground frame of the moment in that of the start (see `ground_moved`).
+    to_start: Pose,
+    legs: &'static [usize],
+    /// The legs' angles at the last step judged.
+    leg_angles: Vec<f64>,
+}
+
+impl Standing {
+    fn new(model: Model) -> Standing {
+        let legs = crate::stance::leg_joints(model);
+        Standing {
+            balance: Balance::new(),
+            standing: true,
+            last: None,
+            to_start: Pose::IDENTITY,
+            legs,
+            leg_angles: Vec::with_capacity(legs.len()),
+        }
+    }
+
+    /// `p` on the floor of the start.
+    fn on_start(&self, p: [f64; 2]) -> [f64; 2] {
+        let q = self.to_start.apply([p[0], p[1], 0.0]);
+        [q[0], q[1]]
+    }
+
+    /// Step `k` (at `t`) with the joints at `frames`: its CoM and ZMP on the floor of the
+    /// start added to `path` (None once the robot no longer stands), and its fall, with
+    /// what it stood on.
+    fn step(
+        &mut self,
+        k: usize,
+        t: f64,
+        frames: &Frames,
+        path: &mut Path,
+    ) -> Option<(Fall, &'static str)> {
+        if !self.standing {
+            path.com.push(None);
+            path.zmp.push(None);
+            return None;
+        }
+        let angles = frames.angles();
+        // Legs that did not move stand where they stood: only the CoM moved.
+        let legs_still = self.last.is_some()
+            && self
+                .legs
+                .iter()
+                .zip(&self.leg_angles)
+                .all(|(&i, a)| angles[i] == *a);
+        self.leg_angles.clear();
+        self.leg_angles.extend(self.legs.iter().map(|&i| angles[i]));
+        let stance = match &self.last {
+            Some(before) if legs_still => before.moved(frames),
+            Some(before) => {
+                let stance = Stance::near(frames, Some(before));
+                self.to_start = self.to_start.then(&ground_moved(before, &stance));
+                stance
+            }
+            None => Stance::of(frames),
+        };
+        let stance = Rc::new(stance);
+        self.last = Some(Rc::clone(&stance));
+        if k == 0 {
+            path.polygon = stance.polygon.clone();
+            // A first pose that would not stand (its CoM outside its feet) is not where a
+            // standing robot starts: the timeline starts sitting or lying.
+            self.standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
+        }
+        self.standing &= stance.standing;
+        if !self.standing {
+            path.com.push(None);
+            path.zmp.push(None);
+            return None;
+        }
+        let support = stance.support_words();
+        let com = [stance.com[0], stance.com[1]];
+        let (check, fall) = self.balance.step(t, Rc::clone(&stance));
+        path.com.push(Some(self.on_start(com)));
+        path.zmp.push(check.zmp_at.map(|z| self.on_start(z)));
+        fall.map(|fall| (fall, support))
+    }
+}
+
+/// Judges `motion` from the joints at `start`. Balance is judged while the robot stands;
+/// once it sits, kneels or lies, only the arms are (the stance is no longer computed).
 fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mut Asked) -> Report {
     let model = motion.robot;
     let index = |name: &str| model.joint_index(name);
@@ -293,24 +386,14 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
     let frame_of = |t: f64| f64::from(motion.start) + t * fps;
     let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
     let (paths, mut findings) = followed(motion, &command, start, steps, cache);
-    let mut balance = Balance::new();
-    let mut standing = true;
+    let mut standing = Standing::new(model);
     let mut path = Path::default();
-    let legs = crate::stance::leg_joints(model);
     path.times.reserve(steps);
     path.com.reserve(steps);
     path.zmp.reserve(steps);
-    let mut last: Option<Rc<Stance>> = None;
-    // The ground frame of the moment in that of the start (see `ground_moved`).
-    let mut to_start = Pose::IDENTITY;
-    let on_start = |to_start: &Pose, p: [f64; 2]| {
-        let q = to_start.apply([p[0], p[1], 0.0]);
-        [q[0], q[1]]
-    };
     let movers = crate::collision::movers(model);
     // Buffers kept across steps: a step allocates nothing it does not keep.
     let mut angles: Vec<f64> = start.to_vec();
-    let mut leg_angles: Vec<f64> = Vec::with_capacity(legs.len());
     let mut touching: Vec<Touch> = Vec::new();
     let mut now: Vec<Touch> = Vec::new();
     let mut frames = Frames::new(model, &angles);
@@ -321,39 +404,8 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
         }
         // Only the joints that moved since the last step are computed again.
         frames.move_to(&angles);
-        // Legs that did not move stand where they stood: only the CoM moved.
-        let legs_still =
-            last.is_some() && legs.iter().zip(&leg_angles).all(|(&i, a)| angles[i] == *a);
-        leg_angles.clear();
-        leg_angles.extend(legs.iter().map(|&i| angles[i]));
-        let stance = match &last {
-            Some(before) if legs_still => before.moved(&frames),
-            Some(before) => {
-                let stance = Stance::near(&frames, Some(before));
-                to_start = to_start.then(&ground_moved(before, &stance));
-                stance
-            }
-            None => Stance::of(&frames),
-        };
-        let stance = Rc::new(stance);
-        last = Some(Rc::clone(&stance));
-        if k == 0 {
-            path.polygon = stance.polygon.clone();
-            // A first pose that would not stand (its CoM outside its feet) is not where a
-            // standing robot starts: the timeline starts sitting or lying.
-            standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
-        }
-        let support = stance.support_words();
-        standing &= stance.standing;
-        let com = standing.then_some([stance.com[0], stance.com[1]]);
-        let (check, fall) = if standing {
-            balance.step(t, Rc::clone(&stance))
-        } else {
-            Default::default()
-        };
         path.times.push(t);
-        path.com.push(com.map(|c| on_start(&to_start, c)));
-        path.zmp.push(check.zmp_at.map(|z| on_start(&to_start, z)));
+        let fall = standing.step(k, t, &frames, &mut path);
         // The arms and the body where they were: the same contacts.
         let shapes_still = k > 0 && movers.iter().all(|&i| paths[i][k] == paths[i][k - 1]);
         now.clear();
@@ -385,7 +437,7 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
             now.push(key);
         }
         std::mem::swap(&mut touching, &mut now);
-        if let Some(fall) = fall {
+        if let Some((fall, support)) = fall {
             findings.push(Finding::Fall {
                 frame: frame_of(fall.time),
                 fall,
@@ -394,11 +446,11 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
             break;
         }
     }
-    if let Some(stance) = &last {
+    if let Some(stance) = &standing.last {
         path.last_polygon = stance
             .polygon
             .iter()
-            .map(|&p| on_start(&to_start, p))
+            .map(|&p| standing.on_start(p))
             .collect();
     }
     findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
