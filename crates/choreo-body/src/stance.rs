@@ -3,6 +3,8 @@
 //! body resting on the face of its supports' hull under its centre of mass; a point within
 //! [`CONTACT`] of the floor touches it). NAO stands on its soles, Pepper on its wheels.
 
+use std::rc::Rc;
+
 use choreo_robot::Model;
 
 use crate::kinematics::{Frames, indices};
@@ -20,20 +22,31 @@ pub const BELOW: f64 = 0.01;
 
 /// The robot on the floor, in the ground frame: z up, x along the forward direction of the
 /// support it stands flat on, the origin on the floor amid the touching supports' centres
-/// (between NAO's feet; one foot's centre on one leg).
+/// (between NAO's feet; one foot's centre on one leg). What it rests on is its [`Ground`]
+/// (read through it: `stance.polygon`), shared with the stances of the steps that move
+/// only the arms, the head or the hip's CoM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stance {
+    ground: Rc<Ground>,
+    /// The centre of mass.
+    pub com: [f64; 3],
+    /// Whether it stands on its supports: no other part of the body is below their floor
+    /// (NAOqi's fall manager works only then).
+    pub standing: bool,
+    /// [`Stance::com_on`] of each of `feet`: the balance reads it for every stance of its
+    /// window at every step.
+    coms_on: Vec<[f64; 3]>,
+}
+
+/// What a stance rests on, which the legs decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ground {
     /// FRAME_TORSO in the ground frame.
     pub torso: Pose,
     /// The supports touching the floor (`LFoot`, `RFoot`, `Base`).
     pub on_ground: Vec<&'static str>,
     /// The support polygon: the convex hull of the touching points, counter-clockwise.
     pub polygon: Vec<[f64; 2]>,
-    /// The centre of mass.
-    pub com: [f64; 3],
-    /// Whether it stands on its supports: no other part of the body is below their floor
-    /// (NAOqi's fall manager works only then).
-    pub standing: bool,
     /// Per support touching the floor, where its own floor frame (its frame moved to its
     /// centre) is in the ground frame: a foot that stays flat is a frame fixed in the world,
     /// in which the CoM's motion is measured (the ground frame moves when a foot lifts).
@@ -43,9 +56,14 @@ pub struct Stance {
     pub flat: Vec<&'static str>,
     /// The three support points (indices in the body's supports) whose plane is the floor.
     pub face: Option<[usize; 3]>,
-    /// [`Stance::com_on`] of each of `feet`: the balance reads it for every stance of its
-    /// window at every step.
-    coms_on: Vec<[f64; 3]>,
+}
+
+impl std::ops::Deref for Stance {
+    type Target = Ground;
+
+    fn deref(&self) -> &Ground {
+        &self.ground
+    }
 }
 
 impl Stance {
@@ -159,23 +177,20 @@ impl Stance {
             floor_of(triple, axis(0, Some(&touch)))
         });
         match floor {
-            Some(floor) => Stance {
-                face: best.map(|(_, t)| t),
-                ..Stance::on(frames, &floor, com)
-            },
+            Some(floor) => Stance::on(frames, &floor, com, best.map(|(_, t)| t)),
             None => {
                 let floor = groups
                     .list
                     .first()
                     .map_or(Pose::IDENTITY, |g| floor_under(frames, g));
-                Stance::on(frames, &floor, com)
+                Stance::on(frames, &floor, com, None)
             }
         }
     }
 
     /// The stance with `floor` (FRAME_TORSO to a frame whose z = 0 is the floor), the
-    /// centre of mass at `com` (FRAME_TORSO).
-    fn on(frames: &Frames, floor: &Pose, com: [f64; 3]) -> Stance {
+    /// centre of mass at `com` (FRAME_TORSO), on the support points `face`.
+    fn on(frames: &Frames, floor: &Pose, com: [f64; 3], face: Option<[usize; 3]>) -> Stance {
         let model = frames.model();
         let supports = model.body().supports();
         let groups = groups(model);
@@ -229,15 +244,17 @@ impl Stance {
             .collect();
         let com = torso.apply(com);
         Stance {
-            torso,
-            on_ground: on_ground.iter().map(|&g| groups.list[g].name).collect(),
-            polygon,
             coms_on: coms_on(&feet, com),
             com,
             standing,
-            feet,
-            flat,
-            face: None,
+            ground: Rc::new(Ground {
+                torso,
+                on_ground: on_ground.iter().map(|&g| groups.list[g].name).collect(),
+                polygon,
+                feet,
+                flat,
+                face,
+            }),
         }
     }
 
@@ -249,7 +266,7 @@ impl Stance {
             com,
             standing: stands(frames, &self.torso),
             coms_on: coms_on(&self.feet, com),
-            ..self.clone()
+            ground: Rc::clone(&self.ground),
         }
     }
 
