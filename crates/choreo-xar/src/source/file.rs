@@ -8,15 +8,21 @@ use super::tree::stem;
 use crate::archive;
 use crate::error::{Error, ErrorKind, Result};
 use crate::project::Container;
-use crate::{FileTree, read_xar};
+use super::reads::{Reads, read};
+use crate::FileTree;
 
 /// Loads a file's bytes: a `.xar` is one behavior; a `.crg`, `.cbl` or `.pkg` is unpacked and
 /// loaded like a folder (see [`load_tree`](super::load_tree)). A lone `.pml` or `manifest.xml` has no
 /// behaviors to load: use [`load_path`](super::load_path) or [`load_tree`](super::load_tree) with its folder.
 pub fn load_bytes(name: &str, bytes: &[u8]) -> Result<Project> {
+    load_bytes_with(name, bytes, None)
+}
+
+/// [`load_bytes`], its XAR files read through `reads` when given.
+pub(super) fn load_bytes_with(name: &str, bytes: &[u8], reads: Option<&Reads>) -> Result<Project> {
     match sniff(name, bytes) {
         Some(FileKind::Xar | FileKind::BoxXar) => {
-            let parsed = read_xar(name, bytes)?;
+            let parsed = read(reads, name, bytes)?;
             let path = base_name(name).to_string();
             let mut project = Project::new(stem(name), FileTree::new());
             project.files.insert(path.clone(), bytes.to_vec());
@@ -42,6 +48,7 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Result<Project> {
                 &format!("{name}!"),
                 unpacked.value.files,
                 None,
+                reads,
             )?;
             project.container = match sniff(name, bytes) {
                 Some(FileKind::Cbl) => Container::Cbl,

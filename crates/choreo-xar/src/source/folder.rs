@@ -4,6 +4,7 @@
 use super::kind::{FileKind, kind_from_name, sniff};
 use super::library::load_library;
 use super::loaded::{Behavior, Project};
+use super::reads::Reads;
 use super::project_file::{load_manifest_project, load_pml_project};
 use crate::FileTree;
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
@@ -19,7 +20,7 @@ use crate::project;
 ///
 /// An empty tree is an empty project (with a warning).
 pub fn load_tree(name: &str, files: FileTree) -> Result<Project> {
-    load_files(name, &format!("{name}/"), files, None)
+    load_files(name, &format!("{name}/"), files, None, None)
 }
 
 /// [`load_tree`] with messages naming `{prefix}{path}`, and optionally the `.pml` to use; a
@@ -29,16 +30,17 @@ pub(super) fn load_files(
     prefix: &str,
     files: FileTree,
     pml_choice: Option<&str>,
+    reads: Option<&Reads>,
 ) -> Result<Project> {
     if !project::is_readable_tree(&files) {
-        return load_choregraphe_files(name, prefix, files, pml_choice);
+        return load_choregraphe_files(name, prefix, files, pml_choice, reads);
     }
     let container = prefix.trim_end_matches(['/', '!']);
     let packed = project::from_readable(container, &files)?;
     let name = packed.value.name.as_deref().unwrap_or(name);
     let choice = pml_choice.or(packed.value.pml.as_deref());
     // The files made back never hold the project file: this loads them as Choregraphe's.
-    let mut project = load_choregraphe_files(name, prefix, packed.value.files, choice)?;
+    let mut project = load_choregraphe_files(name, prefix, packed.value.files, choice, reads)?;
     project.container = packed.value.container;
     project.control = packed.value.control;
     let mut warnings = packed.warnings;
@@ -53,6 +55,7 @@ fn load_choregraphe_files(
     prefix: &str,
     files: FileTree,
     pml_choice: Option<&str>,
+    reads: Option<&Reads>,
 ) -> Result<Project> {
     let container = prefix.trim_end_matches(['/', '!']);
     if crate::split::is_split_tree(&files) {
@@ -81,14 +84,14 @@ fn load_choregraphe_files(
         None => shallowest(container, &project.files, FileKind::Pml)?,
     };
     if let Some(pml_path) = pml_path {
-        load_pml_project(&mut project, prefix, &pml_path)?;
+        load_pml_project(&mut project, prefix, &pml_path, reads)?;
     } else if let Some(manifest_path) = shallowest(container, &project.files, FileKind::Manifest)? {
-        load_manifest_project(&mut project, prefix, &manifest_path)?;
+        load_manifest_project(&mut project, prefix, &manifest_path, reads)?;
     } else if project.files.contains_key("behavior.xar") {
         let name = project.name.clone();
-        project.add_behavior(prefix, name, "behavior.xar".to_string());
+        project.add_behavior(prefix, name, "behavior.xar".to_string(), reads);
     } else {
-        load_library(&mut project, prefix, container)?;
+        load_library(&mut project, prefix, container, reads)?;
     }
     Ok(project)
 }

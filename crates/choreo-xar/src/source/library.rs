@@ -3,6 +3,7 @@
 
 use super::kind::base_name;
 use super::loaded::Project;
+use super::reads::Reads;
 use crate::archive;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -33,7 +34,12 @@ pub fn decode_folder_name(name: &str) -> String {
 }
 
 /// Loads every box folder of a library tree into `project`, titled by its `metadata` file.
-pub(super) fn load_library(project: &mut Project, prefix: &str, container: &str) -> Result<()> {
+pub(super) fn load_library(
+    project: &mut Project,
+    prefix: &str,
+    container: &str,
+    reads: Option<&Reads>,
+) -> Result<()> {
     let entries: Vec<(String, String)> = project
         .files
         .keys()
@@ -63,7 +69,7 @@ pub(super) fn load_library(project: &mut Project, prefix: &str, container: &str)
         project.name = title;
     }
     for (name, path) in entries {
-        project.add_behavior(prefix, name, path);
+        project.add_behavior(prefix, name, path, reads);
     }
     Ok(())
 }

@@ -5,13 +5,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::disk::io_error;
+use super::reads::{Reads, read};
 use super::tree::parent_of;
 use crate::archive::Limits;
 use crate::error::{Diagnostic, Error, ErrorKind, Result};
 use crate::model::XarFile;
 use crate::package::{Manifest, Pml};
 use crate::project::{self, Container, Packed};
-use crate::{FileTree, read_xar};
+use crate::FileTree;
 
 /// The file a lone behavior is kept in (a 1.x project's `behavior.xar`).
 const LONE_XAR: &str = "behavior.xar";
@@ -206,11 +207,17 @@ impl Project {
 
     /// Reads the XAR file at `path` of [`Project::files`] as behavior `name`; a read error
     /// becomes an error diagnostic (the rest of the project still loads).
-    pub(super) fn add_behavior(&mut self, prefix: &str, name: String, path: String) {
+    pub(super) fn add_behavior(
+        &mut self,
+        prefix: &str,
+        name: String,
+        path: String,
+        reads: Option<&Reads>,
+    ) {
         let Some(bytes) = self.files.get(&path) else {
             return;
         };
-        match read_xar(&format!("{prefix}{path}"), bytes) {
+        match read(reads, &format!("{prefix}{path}"), bytes) {
             Ok(parsed) => {
                 self.warnings.extend(parsed.warnings);
                 self.behaviors.push(Behavior {

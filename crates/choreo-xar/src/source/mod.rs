@@ -25,6 +25,7 @@ mod library;
 mod loaded;
 mod path;
 mod project_file;
+mod reads;
 mod tree;
 
 pub use check::{FileReport, check_file, check_file_with, check_path, check_path_with, check_tree};
@@ -35,5 +36,6 @@ pub use kind::{FileKind, sniff};
 pub(crate) use kind::{content_mismatch, kind_of_root};
 pub use library::decode_folder_name;
 pub use loaded::{Behavior, FilesOnDisk, Project};
-pub use path::load_path;
+pub use path::{load_path, load_path_with};
+pub use reads::Reads;
 pub(crate) use tree::join_in_tree;

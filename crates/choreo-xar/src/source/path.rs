@@ -5,7 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::disk::{io_error, read_dir_tree};
-use super::file::load_bytes;
+use super::file::load_bytes_with;
+use super::reads::Reads;
 use super::folder::load_files;
 use super::kind::{FileKind, sniff};
 use super::loaded::Project;
@@ -14,10 +15,21 @@ use crate::error::Result;
 /// Loads a path: a file as [`load_bytes`] (a `.pml` or `manifest.xml` loads its folder), a
 /// folder as [`load_tree`](super::load_tree).
 pub fn load_path(path: &Path) -> Result<Project> {
+    load(path, None)
+}
+
+/// [`load_path`], each XAR file read through `reads`: a file that `reads` has read already
+/// (under the same name) is not read again. For loading many paths that hold the same
+/// behaviors (a project's `.pml`, its `manifest.xml`, its `behavior.xar`).
+pub fn load_path_with(path: &Path, reads: &Reads) -> Result<Project> {
+    load(path, Some(reads))
+}
+
+fn load(path: &Path, reads: Option<&Reads>) -> Result<Project> {
     let display = path.display().to_string();
     if path.is_dir() {
         let files = read_dir_tree(path)?;
-        let mut project = load_files(&folder_name(path), &format!("{display}/"), files, None)?;
+        let mut project = load_files(&folder_name(path), &format!("{display}/"), files, None, reads)?;
         project.root = fs::canonicalize(path).ok();
         return Ok(project);
     }
@@ -44,9 +56,10 @@ pub fn load_path(path: &Path) -> Result<Project> {
                 &format!("{dir_display}/"),
                 files,
                 choice,
+                reads,
             )?
         }
-        _ => load_bytes(&display, &bytes)?,
+        _ => load_bytes_with(&display, &bytes, reads)?,
     };
     if !matches!(kind, Some(FileKind::Crg | FileKind::Cbl | FileKind::Pkg)) {
         project.root = fs::canonicalize(&dir).ok();

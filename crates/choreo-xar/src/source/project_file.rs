@@ -3,12 +3,18 @@
 
 use super::kind::base_name;
 use super::loaded::Project;
+use super::reads::Reads;
 use super::tree::{join_in_tree, missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
 use crate::package;
 
 /// Loads the project whose `.pml` is at `pml_path` of `project`'s files.
-pub(super) fn load_pml_project(project: &mut Project, prefix: &str, pml_path: &str) -> Result<()> {
+pub(super) fn load_pml_project(
+    project: &mut Project,
+    prefix: &str,
+    pml_path: &str,
+    reads: Option<&Reads>,
+) -> Result<()> {
     let pml_file = format!("{prefix}{pml_path}");
     let bytes = project.files.get(pml_path).ok_or_else(|| {
         Error::file_level(
@@ -44,7 +50,7 @@ pub(super) fn load_pml_project(project: &mut Project, prefix: &str, pml_path: &s
             "" | "." => pml.name.clone(),
             f => base_name(f).to_string(),
         };
-        project.add_behavior(prefix, name, path);
+        project.add_behavior(prefix, name, path, reads);
     }
     project.name = pml.name.clone();
     project.pml = Some(pml);
@@ -56,6 +62,7 @@ pub(super) fn load_manifest_project(
     project: &mut Project,
     prefix: &str,
     manifest_path: &str,
+    reads: Option<&Reads>,
 ) -> Result<()> {
     let file = format!("{prefix}{manifest_path}");
     let Some(bytes) = project.files.get(manifest_path) else {
@@ -80,7 +87,7 @@ pub(super) fn load_manifest_project(
             "" | "." => project.name.clone(),
             f => base_name(f).to_string(),
         };
-        project.add_behavior(prefix, name, path);
+        project.add_behavior(prefix, name, path, reads);
     }
     if let Some(n) = manifest.names.first().filter(|n| !n.text.is_empty()) {
         project.name = n.text.clone();

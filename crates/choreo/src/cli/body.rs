@@ -38,6 +38,9 @@ pub(crate) struct Located {
 #[derive(Default)]
 struct Judged {
     by_motion: Mutex<HashMap<u64, Arc<OnceLock<Judgements>>>>,
+    /// The behaviors' files read (the same files are loaded through each of their
+    /// project's `.pml`, `manifest.xml` and `behavior.xar`).
+    reads: choreo_xar::source::Reads,
 }
 
 /// A motion judged from some start poses: (the postures, what was found, fps, first frame).
@@ -79,7 +82,7 @@ impl Judged {
 /// What the body check finds in the behaviors of `path` (nothing for a file that holds none:
 /// a dialog topic, a manifest; what cannot be read is the rest of `check`'s business).
 fn findings(path: &Path, judged: &Judged) -> Vec<Located> {
-    let Ok(project) = choreo_xar::source::load_path(path) else {
+    let Ok(project) = choreo_xar::source::load_path_with(path, &judged.reads) else {
         return Vec::new();
     };
     let mut found = Vec::new();
