@@ -8,12 +8,13 @@ use super::disk::{io_error, read_dir_tree};
 use super::kind::{
     FileKind, content_mismatch, is_apple_double, kind_from_name, sniff, sniff_content,
 };
+use super::reads::{Reads, read};
 use super::tree::{missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::{BoxDef, XarFile};
 use crate::package::{self, Manifest, Pml};
 use crate::xar::{ScriptCheck, ScriptProblem};
-use crate::{FileTree, archive, read_xar};
+use crate::{FileTree, archive};
 
 /// What checking one file (or folder, or archive member) found.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,16 +132,22 @@ pub fn check_file_with(name: &str, bytes: &[u8], scripts: Option<&dyn ScriptChec
     check_bytes(name, bytes, Walk::top(scripts)).0
 }
 
-/// How deep in archives a check is, and who compiles box scripts (see [`check_path_with`]).
+/// How deep in archives a check is, who compiles box scripts and what reads XAR files (see
+/// [`check_path_with`]).
 #[derive(Clone, Copy)]
 struct Walk<'a> {
     depth: usize,
     scripts: Option<&'a dyn ScriptCheck>,
+    reads: Option<&'a Reads>,
 }
 
 impl<'a> Walk<'a> {
     fn top(scripts: Option<&'a dyn ScriptCheck>) -> Walk<'a> {
-        Walk { depth: 0, scripts }
+        Walk {
+            depth: 0,
+            scripts,
+            reads: None,
+        }
     }
 
     fn deeper(self) -> Walk<'a> {
@@ -177,14 +184,23 @@ fn check_tree_walk(name: &str, files: &FileTree, walk: Walk<'_>) -> FileReport {
 /// Checks a file or a folder on disk (see [`check_file`] and [`check_tree`]); a file or
 /// folder that cannot be read gives a report with an [`ErrorKind::Io`] error.
 pub fn check_path(path: &Path) -> FileReport {
-    check_path_with(path, None)
+    check_path_with(path, None, None)
 }
 
 /// [`check_path`], and every box script of every XAR file read (archive members included;
 /// not split folders, whose scripts are files of their own) compiled by `scripts`: its
-/// syntax errors are errors of the file, at the file's own line.
-pub fn check_path_with(path: &Path, scripts: Option<&dyn ScriptCheck>) -> FileReport {
-    let walk = Walk::top(scripts);
+/// syntax errors are errors of the file, at the file's own line; its XAR files read through
+/// `reads` when given (shared with [`load_path_with`](super::load_path_with)s of the same
+/// files).
+pub fn check_path_with(
+    path: &Path,
+    scripts: Option<&dyn ScriptCheck>,
+    reads: Option<&Reads>,
+) -> FileReport {
+    let walk = Walk {
+        reads,
+        ..Walk::top(scripts)
+    };
     let name = path.display().to_string();
     if path.is_dir() {
         match read_dir_tree(path) {
@@ -243,7 +259,7 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
     };
     let mut pml = None;
     let result: Result<(String, Vec<Diagnostic>)> = match reader.family() {
-        FileKind::Xar => read_xar(name, bytes).map(|p| {
+        FileKind::Xar => read(walk.reads, name, bytes).map(|p| {
             let mut warnings = p.warnings;
             if let Some(scripts) = walk.scripts {
                 warnings.extend(script_diagnostics(name, bytes, &p.value, scripts));

@@ -4,12 +4,12 @@
 use super::folder::load_files;
 use super::kind::{FileKind, base_name, sniff};
 use super::loaded::{Behavior, Project};
+use super::reads::{Reads, read};
 use super::tree::stem;
+use crate::FileTree;
 use crate::archive;
 use crate::error::{Error, ErrorKind, Result};
 use crate::project::Container;
-use super::reads::{Reads, read};
-use crate::FileTree;
 
 /// Loads a file's bytes: a `.xar` is one behavior; a `.crg`, `.cbl` or `.pkg` is unpacked and
 /// loaded like a folder (see [`load_tree`](super::load_tree)). A lone `.pml` or `manifest.xml` has no

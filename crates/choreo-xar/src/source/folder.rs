@@ -4,8 +4,8 @@
 use super::kind::{FileKind, kind_from_name, sniff};
 use super::library::load_library;
 use super::loaded::{Behavior, Project};
-use super::reads::Reads;
 use super::project_file::{load_manifest_project, load_pml_project};
+use super::reads::Reads;
 use crate::FileTree;
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
 use crate::project;

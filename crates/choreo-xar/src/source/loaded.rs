@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use super::disk::io_error;
 use super::reads::{Reads, read};
 use super::tree::parent_of;
+use crate::FileTree;
 use crate::archive::Limits;
 use crate::error::{Diagnostic, Error, ErrorKind, Result};
 use crate::model::XarFile;
 use crate::package::{Manifest, Pml};
 use crate::project::{self, Container, Packed};
-use crate::FileTree;
 
 /// The file a lone behavior is kept in (a 1.x project's `behavior.xar`).
 const LONE_XAR: &str = "behavior.xar";

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use super::disk::{io_error, read_dir_tree};
 use super::file::load_bytes_with;
-use super::reads::Reads;
 use super::folder::load_files;
 use super::kind::{FileKind, sniff};
 use super::loaded::Project;
+use super::reads::Reads;
 use crate::error::Result;
 
 /// Loads a path: a file as [`load_bytes`] (a `.pml` or `manifest.xml` loads its folder), a
@@ -29,7 +29,13 @@ fn load(path: &Path, reads: Option<&Reads>) -> Result<Project> {
     let display = path.display().to_string();
     if path.is_dir() {
         let files = read_dir_tree(path)?;
-        let mut project = load_files(&folder_name(path), &format!("{display}/"), files, None, reads)?;
+        let mut project = load_files(
+            &folder_name(path),
+            &format!("{display}/"),
+            files,
+            None,
+            reads,
+        )?;
         project.root = fs::canonicalize(path).ok();
         return Ok(project);
     }

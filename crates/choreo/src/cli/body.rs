@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use choreo_body::check::{Finding, check_all, motions_of};
 use choreo_motion::motion::Motion;
+use choreo_xar::source::Reads;
 use serde_json::json;
 
 use crate::cli::files::in_parallel;
@@ -38,9 +39,6 @@ pub(crate) struct Located {
 #[derive(Default)]
 struct Judged {
     by_motion: Mutex<HashMap<u64, Arc<OnceLock<Judgements>>>>,
-    /// The behaviors' files read (the same files are loaded through each of their
-    /// project's `.pml`, `manifest.xml` and `behavior.xar`).
-    reads: choreo_xar::source::Reads,
 }
 
 /// A motion judged from some start poses: (the postures, what was found, fps, first frame).
@@ -81,8 +79,8 @@ impl Judged {
 
 /// What the body check finds in the behaviors of `path` (nothing for a file that holds none:
 /// a dialog topic, a manifest; what cannot be read is the rest of `check`'s business).
-fn findings(path: &Path, judged: &Judged) -> Vec<Located> {
-    let Ok(project) = choreo_xar::source::load_path_with(path, &judged.reads) else {
+fn findings(path: &Path, judged: &Judged, reads: &Reads) -> Vec<Located> {
+    let Ok(project) = choreo_xar::source::load_path_with(path, reads) else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -127,10 +125,11 @@ fn findings(path: &Path, judged: &Judged) -> Vec<Located> {
 }
 
 /// [`findings`] for each of `files`, in order, judged on every core (see
-/// [`in_parallel`]), every motion judged once whichever thread meets it first.
-pub(crate) fn findings_of_all(files: &[std::path::PathBuf]) -> Vec<Vec<Located>> {
+/// [`in_parallel`]), every motion judged once whichever thread meets it first, every file
+/// read once through `reads`.
+pub(crate) fn findings_of_all(files: &[std::path::PathBuf], reads: &Reads) -> Vec<Vec<Located>> {
     let judged = Judged::default();
-    in_parallel(files, &|_, file| findings(file, &judged))
+    in_parallel(files, &|_, file| findings(file, &judged, reads))
 }
 
 /// The lines `check` prints for `findings`, under a file's status line.

@@ -71,15 +71,18 @@ pub fn run(args: &CheckArgs) -> CliResult {
         .then(check_cache::Cache::open)
         .flatten();
     let scripts = crate::cli::lint::BoxScripts::default();
+    // With the body, both read each behavior file: once for both.
+    let reads = choreo_xar::source::Reads::new();
+    let shared = args.body.then_some(&reads);
     let report = |f: &PathBuf| {
-        let r = check_path_with(f, Some(&scripts));
+        let r = check_path_with(f, Some(&scripts), shared);
         bar.inc(1);
         r
     };
     let shown: Vec<check_cache::Shown> = if args.body {
         // The body is judged on threads of its own while the files are checked.
         let (reports, body) = std::thread::scope(|scope| {
-            let body = scope.spawn(|| crate::cli::body::findings_of_all(&files));
+            let body = scope.spawn(|| crate::cli::body::findings_of_all(&files, &reads));
             let reports = in_parallel(&files, &|_, f| report(f));
             (reports, body.join().unwrap_or_default())
         });
