@@ -56,6 +56,8 @@ pub struct Ground {
     pub flat: Vec<&'static str>,
     /// The three support points (indices in the body's supports) whose plane is the floor.
     pub face: Option<[usize; 3]>,
+    /// Whether the legs are nearer a standing posture than a sitting one ([`on_its_legs`]).
+    legs_stand: bool,
 }
 
 impl std::ops::Deref for Stance {
@@ -224,7 +226,8 @@ impl Stance {
                 .map(|(_, p)| [p[0] - middle[0], p[1] - middle[1]])
                 .collect(),
         );
-        let standing = stands(frames, &torso);
+        let legs_stand = on_its_legs(frames);
+        let standing = legs_stand && above_floor(frames, &torso);
         let feet: Vec<(&'static str, Pose)> = on_ground
             .iter()
             .map(|&g| {
@@ -254,6 +257,7 @@ impl Stance {
                 feet,
                 flat,
                 face,
+                legs_stand,
             }),
         }
     }
@@ -264,7 +268,7 @@ impl Stance {
         let com = self.torso.apply(frames.com());
         Stance {
             com,
-            standing: stands(frames, &self.torso),
+            standing: self.legs_stand && above_floor(frames, &self.torso),
             coms_on: coms_on(&self.feet, com),
             ground: Rc::clone(&self.ground),
         }
@@ -436,12 +440,11 @@ fn floor_under(frames: &Frames, support: &Group) -> Pose {
     .inverse()
 }
 
-/// Whether the robot at `frames`, its floor at `torso`, stands on its supports: its legs
-/// nearer a standing posture than a sitting one, no touch point below the floor.
-fn stands(frames: &Frames, torso: &Pose) -> bool {
+/// Whether no touch point of the robot at `frames`, its floor at `torso`, is below the
+/// floor: with its legs standing ([`on_its_legs`]), it stands on its supports.
+fn above_floor(frames: &Frames, torso: &Pose) -> bool {
     let model = frames.model();
-    on_its_legs(frames)
-        && model
+    model
             .body()
             .touches()
             .iter()
