@@ -319,14 +319,14 @@ impl Standing {
         [q[0], q[1]]
     }
 
-    /// Step `k` (at `t`) with the joints at `frames`: its CoM and ZMP on the floor of the
-    /// start added to `path` (None once the robot no longer stands), and its fall, with
-    /// what it stood on.
+    /// Step `k` (at `t`) with the joints at `frames` (`still`: where they were at the last
+    /// step): its CoM and ZMP on the floor of the start added to `path` (None once the robot
+    /// no longer stands), and its fall, with what it stood on.
     fn step(
         &mut self,
-        k: usize,
-        t: f64,
+        (k, t): (usize, f64),
         frames: &Frames,
+        still: bool,
         path: &mut Path,
     ) -> Option<(Fall, &'static str)> {
         if !self.standing {
@@ -345,15 +345,16 @@ impl Standing {
         self.leg_angles.clear();
         self.leg_angles.extend(self.legs.iter().map(|&i| angles[i]));
         let stance = match &self.last {
-            Some(before) if legs_still => before.moved(frames),
+            // Nothing moved: the same stance.
+            Some(before) if still => Rc::clone(before),
+            Some(before) if legs_still => Rc::new(before.moved(frames)),
             Some(before) => {
                 let stance = Stance::near(frames, Some(before));
                 self.to_start = self.to_start.then(&ground_moved(before, &stance));
-                stance
+                Rc::new(stance)
             }
-            None => Stance::of(frames),
+            None => Rc::new(Stance::of(frames)),
         };
-        let stance = Rc::new(stance);
         self.last = Some(Rc::clone(&stance));
         if k == 0 {
             path.polygon = stance.polygon.clone();
@@ -405,9 +406,11 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
         // Only the joints that moved since the last step are computed again.
         frames.move_to(&angles);
         path.times.push(t);
-        let fall = standing.step(k, t, &frames, &mut path);
+        let moved = |i: usize| k == 0 || paths[i][k] != paths[i][k - 1];
+        let still = !(0..paths.len()).any(moved);
+        let fall = standing.step((k, t), &frames, still, &mut path);
         // The arms and the body where they were: the same contacts.
-        let shapes_still = k > 0 && movers.iter().all(|&i| paths[i][k] == paths[i][k - 1]);
+        let shapes_still = k > 0 && !movers.iter().any(|&i| moved(i));
         now.clear();
         let found = if shapes_still {
             Vec::new()
