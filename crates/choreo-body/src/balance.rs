@@ -282,10 +282,11 @@ impl Balance {
         if n < 3 || span < HOLD - 1e-9 {
             return None;
         }
-        let foot = first
-            .flat
-            .iter()
-            .find(|f| self.recent.iter().all(|(_, s)| s.flat.contains(f)))?;
+        let foot = first.flat.iter().find(|f| {
+            self.recent
+                .iter()
+                .all(|(_, s)| s.flat.iter().any(|g| crate::stance::same(g, f)))
+        })?;
         self.coms.clear();
         for (_, s) in &self.recent {
             self.coms.push(s.com_on(foot)?);
@@ -299,7 +300,7 @@ impl Balance {
             let acc = (velocity(n - 2, i) - velocity(0, i)) / span;
             mean(i) - z / G * acc
         });
-        let (_, pose) = last.feet.iter().find(|(f, _)| f == foot)?;
+        let (_, pose) = last.feet.iter().find(|(f, _)| crate::stance::same(f, foot))?;
         let p = pose.apply([on_foot[0], on_foot[1], 0.0]);
         Some(([p[0], p[1]], Rc::clone(last)))
     }

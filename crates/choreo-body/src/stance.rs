@@ -286,7 +286,7 @@ impl Stance {
 
     /// The CoM in the floor frame of support `name`, if it touches the floor.
     pub fn com_on(&self, name: &str) -> Option<[f64; 3]> {
-        let i = self.feet.iter().position(|(n, _)| *n == name)?;
+        let i = self.feet.iter().position(|(n, _)| same(n, name))?;
         self.coms_on.get(i).copied()
     }
 
@@ -295,6 +295,12 @@ impl Stance {
     pub fn margin(&self, p: [f64; 2]) -> f64 {
         margin(&self.polygon, p)
     }
+}
+
+/// Whether two supports' names are the same: the names a stance holds are the body's own
+/// (`&'static`), so the same name is most often the same text, found without reading it.
+pub fn same(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 /// How far a support point may sink below a face and it still be one (m): the soles' give.

@@ -8,7 +8,7 @@ use super::disk::{io_error, read_dir_tree};
 use super::kind::{
     FileKind, content_mismatch, is_apple_double, kind_from_name, sniff, sniff_content,
 };
-use super::reads::{Reads, read};
+use super::reads::{Reads, read, unpack};
 use super::tree::{missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::{BoxDef, XarFile};
@@ -306,7 +306,7 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
                 );
                 Ok((format!("{}: not opened", reader.describe()), vec![w]))
             } else {
-                archive::unpack(name, bytes).map(|p| {
+                unpack(walk.reads, name, bytes).map(|p| {
                     report.members =
                         check_members(&format!("{name}!"), &p.value.files, walk.deeper());
                     let what = match report.kind {

@@ -4,7 +4,7 @@
 use super::folder::load_files;
 use super::kind::{FileKind, base_name, sniff};
 use super::loaded::{Behavior, Project};
-use super::reads::{Reads, read};
+use super::reads::{Reads, read, unpack};
 use super::tree::stem;
 use crate::FileTree;
 use crate::archive;
@@ -35,7 +35,7 @@ pub(super) fn load_bytes_with(name: &str, bytes: &[u8], reads: Option<&Reads>) -
             Ok(project)
         }
         Some(FileKind::Crg | FileKind::Cbl | FileKind::Pkg) => {
-            let unpacked = archive::unpack(name, bytes)?;
+            let unpacked = unpack(reads, name, bytes)?;
             let title = unpacked
                 .value
                 .control

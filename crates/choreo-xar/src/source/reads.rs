@@ -1,23 +1,24 @@
-//! XAR files already read, for loading several sources that hold the same behaviors: a
+//! Files already read, for loading several sources that hold the same behaviors: a
 //! project's `.pml`, its `manifest.xml` and its `behavior.xar` each load the same files,
-//! and `choreo check --body` loads them all.
+//! a `.crg` is unpacked by the check and again by the load, and `choreo check --body` does
+//! all of it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use crate::Parsed;
+use crate::archive::{self, Unpacked};
 use crate::error::Result;
 use crate::model::XarFile;
-use crate::{Parsed, read_xar};
 
-/// One read of a file: its content and what reading it gave, made once.
-type Read = (Arc<[u8]>, Arc<OnceLock<Result<Parsed<XarFile>>>>);
-
-/// XAR files read, by the name read under and the content: a read depends on nothing else
-/// (the name is in its messages), so a second read of the same gives a copy of the first.
-/// Shared by threads: one reading a file another is reading waits for that read.
+/// XAR files read and archives unpacked, by the name read under and the content: a read
+/// depends on nothing else (the name is in its messages), so a second read of the same
+/// gives a copy of the first. Shared by threads: one reading a file another is reading
+/// waits for that read.
 #[derive(Default)]
 pub struct Reads {
-    by_name: Mutex<HashMap<String, Vec<Read>>>,
+    xars: Memo<XarFile>,
+    archives: Memo<Unpacked>,
 }
 
 impl Reads {
@@ -27,22 +28,58 @@ impl Reads {
     }
 }
 
-/// [`read_xar`] of `bytes` named `name`, through `reads` when given.
-pub(super) fn read(reads: Option<&Reads>, name: &str, bytes: &[u8]) -> Result<Parsed<XarFile>> {
-    let Some(reads) = reads else {
-        return read_xar(name, bytes);
-    };
-    let cell = {
-        let mut by_name = reads.by_name.lock().unwrap_or_else(PoisonError::into_inner);
-        let same_name = by_name.entry(name.to_string()).or_default();
-        match same_name.iter().find(|(content, _)| **content == *bytes) {
-            Some((_, cell)) => Arc::clone(cell),
-            None => {
-                let cell = Arc::new(OnceLock::new());
-                same_name.push((Arc::from(bytes), Arc::clone(&cell)));
-                cell
-            }
+/// One read of a file: its content and what reading it gave, made once.
+type Read<T> = (Arc<[u8]>, Arc<OnceLock<Result<Parsed<T>>>>);
+
+/// What reading files gave, by name, then content.
+struct Memo<T> {
+    by_name: Mutex<HashMap<String, Vec<Read<T>>>>,
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo {
+            by_name: Mutex::default(),
         }
-    };
-    cell.get_or_init(|| read_xar(name, bytes)).clone()
+    }
+}
+
+impl<T: Clone> Memo<T> {
+    /// `read(name, bytes)`, or a copy of what it gave the first time.
+    fn get(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        read: fn(&str, &[u8]) -> Result<Parsed<T>>,
+    ) -> Result<Parsed<T>> {
+        let cell = {
+            let mut by_name = self.by_name.lock().unwrap_or_else(PoisonError::into_inner);
+            let same_name = by_name.entry(name.to_string()).or_default();
+            match same_name.iter().find(|(content, _)| **content == *bytes) {
+                Some((_, cell)) => Arc::clone(cell),
+                None => {
+                    let cell = Arc::new(OnceLock::new());
+                    same_name.push((Arc::from(bytes), Arc::clone(&cell)));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(|| read(name, bytes)).clone()
+    }
+}
+
+/// [`read_xar`](crate::read_xar) of `bytes` named `name`, through `reads` when given.
+pub(super) fn read(reads: Option<&Reads>, name: &str, bytes: &[u8]) -> Result<Parsed<XarFile>> {
+    match reads {
+        Some(reads) => reads.xars.get(name, bytes, crate::read_xar),
+        None => crate::read_xar(name, bytes),
+    }
+}
+
+/// [`archive::unpack`] of `bytes` named `name`, through `reads` when given.
+pub(super) fn unpack(reads: Option<&Reads>, name: &str, bytes: &[u8]) -> Result<Parsed<Unpacked>> {
+    match reads {
+        Some(reads) => reads.archives.get(name, bytes, archive::unpack),
+        None => archive::unpack(name, bytes),
+    }
 }
