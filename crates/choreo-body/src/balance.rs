@@ -300,7 +300,10 @@ impl Balance {
             let acc = (velocity(n - 2, i) - velocity(0, i)) / span;
             mean(i) - z / G * acc
         });
-        let (_, pose) = last.feet.iter().find(|(f, _)| crate::stance::same(f, foot))?;
+        let (_, pose) = last
+            .feet
+            .iter()
+            .find(|(f, _)| crate::stance::same(f, foot))?;
         let p = pose.apply([on_foot[0], on_foot[1], 0.0]);
         Some(([p[0], p[1]], Rc::clone(last)))
     }

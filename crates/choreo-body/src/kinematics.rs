@@ -108,6 +108,8 @@ pub struct Frames {
     model: Model,
     angles: Vec<f64>,
     poses: Vec<Pose>,
+    /// Which frames [`Frames::move_to`] computed again (kept: a step allocates nothing).
+    changed: Vec<bool>,
 }
 
 impl Frames {
@@ -122,6 +124,7 @@ impl Frames {
         Frames {
             model,
             angles: joint_angles(model, angles),
+            changed: vec![false; poses.len()],
             poses,
         }
     }
@@ -140,7 +143,9 @@ impl Frames {
     /// followed without copying the frames.
     pub fn move_to(&mut self, angles: &[f64]) {
         let model = self.model;
-        let mut changed = vec![false; self.poses.len()];
+        let changed = &mut self.changed;
+        changed.clear();
+        changed.resize(self.poses.len(), false);
         for s in steps(model) {
             let parent_changed = s.parent.is_some_and(|p| changed[p]);
             let now = angles.get(s.dof).copied().unwrap_or(0.0);

@@ -119,7 +119,8 @@ impl Stance {
         let com = frames.com();
         // Buffers of the judgement below, kept across the faces tried.
         let (mut touching, mut polygon) = (Vec::new(), Vec::new());
-        let mut judge = |triple: [usize; 3]| -> Option<f64> {
+        // A face's floor (its x along `ahead`) and how well it holds the CoM.
+        let mut judge = |triple: [usize; 3]| -> Option<(f64, Pose)> {
             let floor = floor_of(triple, ahead)?;
             touching.clear();
             touching.extend(points.iter().filter_map(|p| {
@@ -128,28 +129,29 @@ impl Stance {
             }));
             hull_into(&mut touching, &mut polygon);
             let c = floor.apply(com);
-            Some(margin(&polygon, [c[0], c[1]]))
+            Some((margin(&polygon, [c[0], c[1]]), floor))
         };
-        let better =
-            |best: &Option<(f64, [usize; 3])>, m: f64| best.is_none_or(|(b, _)| m > b + 1e-12);
+        let better = |best: &Option<(f64, [usize; 3], Pose)>, m: f64| {
+            best.as_ref().is_none_or(|(b, _, _)| m > b + 1e-12)
+        };
         // Flat on one support: the first three points of each; or where it stood.
-        let mut best: Option<(f64, [usize; 3])> = None;
+        let mut best: Option<(f64, [usize; 3], Pose)> = None;
         if let Some(triple) = before.and_then(|b| b.face)
-            && let Some(m) = judge(triple)
+            && let Some((m, floor)) = judge(triple)
             && m >= 0.0
         {
-            best = Some((m, triple));
+            best = Some((m, triple, floor));
         }
         // While the face it stood on holds the CoM, it stays on it: no other face is tried.
         if best.is_none() {
             for group in &groups.list {
                 if let [a, b, c, ..] = group.members[..]
-                    && best.is_none_or(|(_, t)| t != [a, b, c])
-                    && let Some(m) = judge([a, b, c])
+                    && best.as_ref().is_none_or(|(_, t, _)| *t != [a, b, c])
+                    && let Some((m, floor)) = judge([a, b, c])
                     && m >= 0.0
                     && better(&best, m)
                 {
-                    best = Some((m, [a, b, c]));
+                    best = Some((m, [a, b, c], floor));
                 }
             }
         }
@@ -158,17 +160,17 @@ impl Stance {
             for i in 0..n {
                 for j in i + 1..n {
                     for k in j + 1..n {
-                        if let Some(m) = judge([i, j, k])
+                        if let Some((m, floor)) = judge([i, j, k])
                             && better(&best, m)
                         {
-                            best = Some((m, [i, j, k]));
+                            best = Some((m, [i, j, k], floor));
                         }
                     }
                 }
             }
         }
-        let floor = best.and_then(|(_, triple)| {
-            let rough = floor_of(triple, ahead)?;
+        let face = best.as_ref().map(|(_, t, _)| *t);
+        let floor = best.and_then(|(_, triple, rough)| {
             // Forward along the supports that touch.
             let mut touch = vec![false; groups.list.len()];
             for (k, p) in points.iter().enumerate() {
@@ -179,7 +181,7 @@ impl Stance {
             floor_of(triple, axis(0, Some(&touch)))
         });
         match floor {
-            Some(floor) => Stance::on(frames, &floor, com, best.map(|(_, t)| t)),
+            Some(floor) => Stance::on(frames, &floor, com, face),
             None => {
                 let floor = groups
                     .list
@@ -451,11 +453,11 @@ fn floor_under(frames: &Frames, support: &Group) -> Pose {
 fn above_floor(frames: &Frames, torso: &Pose) -> bool {
     let model = frames.model();
     model
-            .body()
-            .touches()
-            .iter()
-            .zip(&indices(model).touches)
-            .all(|(t, &i)| torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW)
+        .body()
+        .touches()
+        .iter()
+        .zip(&indices(model).touches)
+        .all(|(t, &i)| torso.apply(frames.frame_at(i).apply(t.point))[2] > -BELOW)
 }
 
 /// The joints of `model`'s legs ("LLeg", "RLeg", Pepper's "Leg").

@@ -83,3 +83,31 @@ pub(super) fn unpack(reads: Option<&Reads>, name: &str, bytes: &[u8]) -> Result<
         None => archive::unpack(name, bytes),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const HELLO: &str = include_str!("../../../../examples/hello/behavior.xar");
+
+    #[test]
+    fn a_file_read_again_is_what_reading_it_gives_and_another_content_is_read_anew() {
+        let reads = Reads::new();
+        let first = read(Some(&reads), "a/behavior.xar", HELLO.as_bytes()).unwrap();
+        let again = read(Some(&reads), "a/behavior.xar", HELLO.as_bytes()).unwrap();
+        let plain = crate::read_xar("a/behavior.xar", HELLO.as_bytes()).unwrap();
+        assert_eq!(first, plain);
+        assert_eq!(again, plain);
+        // The same name, another content: not the first read's value.
+        let renamed = HELLO.replacen("name=\"root\"", "name=\"other\"", 1);
+        assert_ne!(renamed, HELLO, "the example's root box is named root");
+        let other = read(Some(&reads), "a/behavior.xar", renamed.as_bytes()).unwrap();
+        assert_eq!(other.value.root_box.name, "other");
+        // A broken file's error is kept and given again, naming the file.
+        let broken = read(Some(&reads), "b.xar", b"<ChoregrapheProject").unwrap_err();
+        let again = read(Some(&reads), "b.xar", b"<ChoregrapheProject").unwrap_err();
+        assert_eq!(broken, again);
+        assert!(broken.to_string().contains("b.xar"), "{broken}");
+    }
+}
