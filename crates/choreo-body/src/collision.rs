@@ -70,7 +70,11 @@ pub fn contacts(frames: &Frames, chain: Option<&str>) -> Vec<Contact> {
         }
         for (b, body) in shapes.iter().enumerate().filter(|(_, s)| s.group == "Body") {
             let (a, b) = (placed[a], placed[b]);
-            let depth = arm.radius + body.radius - segment_distance(a, b);
+            let reach = arm.radius + body.radius;
+            if apart(a, b, reach) {
+                continue;
+            }
+            let depth = reach - segment_distance(a, b);
             if depth > 0.0 {
                 found.push(Contact {
                     arm: (arm.group, arm.name),
@@ -84,6 +88,23 @@ pub fn contacts(frames: &Frames, chain: Option<&str>) -> Vec<Contact> {
 }
 
 type Segment = ([f64; 3], [f64; 3]);
+
+/// Whether segments `a` and `b` are surely more than `reach` apart, told cheaply: every
+/// point of a segment is within half its length of its middle, so the segments are at
+/// least the middles' distance less both half lengths apart (1 nm kept for rounding).
+fn apart(a: Segment, b: Segment, reach: f64) -> bool {
+    let middle = |(p, q): Segment| {
+        [
+            (p[0] + q[0]) / 2.0,
+            (p[1] + q[1]) / 2.0,
+            (p[2] + q[2]) / 2.0,
+        ]
+    };
+    let half = |(p, q): Segment| dot(sub(q, p), sub(q, p)).sqrt() / 2.0;
+    let between = sub(middle(a), middle(b));
+    let bound = half(a) + half(b) + reach + 1e-9;
+    dot(between, between) > bound * bound
+}
 
 fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
