@@ -11,6 +11,8 @@
 //! its stiffness kept. Down, its joints take the lying posture of its fall's direction
 //! (`LyingBelly` forwards, `LyingBack` otherwise) over [`FALL_SECONDS`].
 
+use std::rc::Rc;
+
 use choreo_body::balance::{Balance, STEP};
 use choreo_body::{Fall, Frames, Stance};
 use choreo_engine::Value;
@@ -59,34 +61,35 @@ fn predict(sim: &Sim, now: Time) -> Option<(Time, Fall, String)> {
     let span = settled.0.saturating_sub(now.0) as f64 / 1e9 + SETTLE;
     let steps = (span / STEP).ceil() as usize + 1;
     let mut balance = Balance::new();
-    let mut before: Option<Stance> = None;
-    let mut last: Option<Frames> = None;
+    let mut before: Option<Rc<Stance>> = None;
+    let mut frames: Option<Frames> = None;
     let legs = choreo_body::stance::leg_joints(model);
     for k in 0..steps {
         let t = after(now, k as f64 * STEP);
         let angles = sim.state().body.angles(model, t);
-        // Only the joints that moved are computed again; legs that did not move stand
-        // where they stood (only the CoM moved), as `choreo check --body` judges it.
-        let (frames, legs_still) = match &last {
-            Some(f) => (
-                f.moved(&angles),
-                legs.iter()
-                    .all(|&i| f.angles().get(i) == angles.get(model.dof(i))),
-            ),
-            None => (Frames::new(model, &angles), false),
+        // Only the joints that moved are computed again (in place); legs that did not move
+        // stand where they stood (only the CoM moved), as `choreo check --body` judges it.
+        let (frames, legs_still) = match &mut frames {
+            Some(f) => {
+                let legs_still = legs
+                    .iter()
+                    .all(|&i| f.angles().get(i) == angles.get(model.dof(i)));
+                f.move_to(&angles);
+                (&*f, legs_still)
+            }
+            None => (&*frames.insert(Frames::new(model, &angles)), false),
         };
-        let stance = match &before {
-            Some(b) if legs_still => b.moved(&frames),
-            _ => Stance::near(&frames, before.as_ref()),
-        };
+        let stance = Rc::new(match &before {
+            Some(b) if legs_still => b.moved(frames),
+            _ => Stance::near(frames, before.as_deref()),
+        });
         if !stance.standing {
             return None;
         }
-        let support = stance.support_words().to_string();
-        before = Some(stance.clone());
-        last = Some(frames);
+        let support = stance.support_words();
+        before = Some(Rc::clone(&stance));
         if let (_, Some(fall)) = balance.step(k as f64 * STEP, stance) {
-            return Some((after(now, fall.time), fall, support));
+            return Some((after(now, fall.time), fall, support.to_string()));
         }
     }
     None

@@ -52,7 +52,7 @@ pub(crate) fn guard(sim: &Sim, moved: &[usize]) {
             for &j in &joints {
                 at[j] = here[j];
             }
-            frames = frames.moved(&at);
+            frames.move_to(&at);
             let next = collision::avoid_step(&joints, &frames, &wanted);
             changed |= joints
                 .iter()
