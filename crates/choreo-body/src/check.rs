@@ -236,8 +236,9 @@ fn followed(
                 let Some(spline) = command.trajectory(c, start[i]) else {
                     continue;
                 };
+                let mut at = spline.rising();
                 let raw: Rc<[f64]> = (0..steps)
-                    .map(|k| spline.eval(k as f64 * STEP).unwrap_or(start[i]))
+                    .map(|k| at(k as f64 * STEP).unwrap_or(start[i]))
                     .collect();
                 cache
                     .0

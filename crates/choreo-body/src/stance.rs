@@ -562,6 +562,8 @@ pub fn margin(polygon: &[[f64; 2]], p: [f64; 2]) -> f64 {
         return f64::NEG_INFINITY;
     }
     let mut inside = n >= 3;
+    // The squared distance to the nearest edge (its root taken once: the root of the least
+    // is the least of the roots).
     let mut nearest = f64::INFINITY;
     for i in 0..n {
         let (a, b) = (polygon[i], polygon[(i + 1) % n]);
@@ -577,8 +579,9 @@ pub fn margin(polygon: &[[f64; 2]], p: [f64; 2]) -> f64 {
             0.0
         };
         let (dx, dy) = (px - s * ex, py - s * ey);
-        nearest = nearest.min((dx * dx + dy * dy).sqrt());
+        nearest = nearest.min(dx * dx + dy * dy);
     }
+    let nearest = nearest.sqrt();
     if inside { nearest } else { -nearest }
 }
 
