@@ -258,16 +258,20 @@ fn followed(
         let Some((c, raw)) = slot else {
             continue;
         };
-        let by = |k: usize| {
-            model
-                .coupled_to(i)
-                .map_or(0.0, |j| wanted_paths[j][k.min(steps - 1)])
+        let coupled = model.coupled_to(i);
+        let by = |k: usize| coupled.map_or(0.0, |j| wanted_paths[j][k.min(steps - 1)]);
+        // A joint no other bounds has the same limits all along: found once.
+        let wanted: Vec<f64> = match coupled {
+            None => {
+                let (lo, hi) = model.limits(i, 0.0);
+                raw.iter().map(|v| v.clamp(lo, hi)).collect()
+            }
+            Some(_) => raw
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| model.clamp(i, v, by(k)))
+                .collect(),
         };
-        let wanted: Vec<f64> = raw
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| model.clamp(i, v, by(k)))
-            .collect();
         let followed = follow(&wanted, STEP, joints[i].max_speed);
         for (&t, key) in command.times[c].iter().zip(&command.keys[c]) {
             let k = ((t / STEP).round() as usize).min(steps - 1);

@@ -118,7 +118,10 @@ impl Stance {
         let floor_of = |triple: [usize; 3], ahead: [f64; 3]| face(&points, &ups, triple, up, ahead);
         let com = frames.com();
         // Buffers of the judgement below, kept across the faces tried.
-        let (mut touching, mut polygon) = (Vec::new(), Vec::new());
+        let (mut touching, mut polygon) = (
+            Vec::with_capacity(points.len()),
+            Vec::with_capacity(points.len() + 1),
+        );
         // A face's floor (its x along `ahead`) and how well it holds the CoM.
         let mut judge = |triple: [usize; 3]| -> Option<(f64, Pose)> {
             let floor = floor_of(triple, ahead)?;
@@ -199,8 +202,8 @@ impl Stance {
         let supports = model.body().supports();
         let groups = groups(model);
         // The touching points by group, and the groups touching in the order met.
-        let mut on_ground: Vec<usize> = Vec::new();
-        let mut touching: Vec<(usize, [f64; 2])> = Vec::new();
+        let mut on_ground: Vec<usize> = Vec::with_capacity(groups.list.len());
+        let mut touching: Vec<(usize, [f64; 2])> = Vec::with_capacity(supports.len());
         for (k, (s, &i)) in supports.iter().zip(&indices(model).supports).enumerate() {
             let p = floor.apply(frames.frame_at(i).apply(s.point));
             if p[2] < CONTACT {
