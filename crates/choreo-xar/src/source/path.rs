@@ -18,8 +18,8 @@ pub fn load_path(path: &Path) -> Result<Project> {
     load(path, None)
 }
 
-/// [`load_path`], each XAR file read through `reads`: a file that `reads` has read already
-/// (under the same name) is not read again. For loading many paths that hold the same
+/// [`load_path`], each XAR file read and each archive unpacked through `reads`: a file that
+/// `reads` has read already (under the same name) is not read again. For loading many paths that hold the same
 /// behaviors (a project's `.pml`, its `manifest.xml`, its `behavior.xar`).
 pub fn load_path_with(path: &Path, reads: &Reads) -> Result<Project> {
     load(path, Some(reads))
