@@ -185,7 +185,22 @@ fn reconnects_with_a_clear_error_meanwhile() {
         .build()
         .unwrap();
     again.register_service("Pinger", object).unwrap();
-    again.listen(&url).unwrap();
+    // The port was free between the servers: with the suite's other tests opening
+    // thousands of connections beside this one, one of their ephemeral ports may hold it
+    // for a while (seen once under load). Wait for it rather than fail.
+    let since = std::time::Instant::now();
+    loop {
+        match again.listen(&url) {
+            Ok(_) => break,
+            Err(Error::Io(e))
+                if e.kind() == std::io::ErrorKind::AddrInUse
+                    && since.elapsed() < Duration::from_secs(120) =>
+            {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
     assert!(wait_until(|| session.is_connected()));
     assert_eq!(*reconnected.lock().unwrap(), 1);
     let pinger = session.service("Pinger").unwrap();
