@@ -214,15 +214,15 @@ impl Stance {
                 }
             }
         }
-        // The origin: the mean of the touching supports' centres (between the feet).
+        // The origin: the mean of the touching supports' centres (between the feet, as
+        // FRAME_ROBOT is between ALMotion's leg effectors).
         let mut middle = [0.0; 2];
+        let n = on_ground.len() as f64;
         for &g in &on_ground {
-            let count = touching.iter().filter(|(h, _)| *h == g).count();
-            let n = (count * on_ground.len()) as f64;
-            for (_, p) in touching.iter().filter(|(h, _)| *h == g) {
-                middle[0] += p[0] / n;
-                middle[1] += p[1] / n;
-            }
+            let group = &groups.list[g];
+            let p = floor.apply(frames.frame_at(group.joint).apply(group.centre));
+            middle[0] += p[0] / n;
+            middle[1] += p[1] / n;
         }
         let torso = Pose::at([-middle[0], -middle[1], 0.0]).then(floor);
         let polygon = hull(
@@ -402,7 +402,10 @@ struct Group {
     members: Vec<usize>,
     /// The joint whose frame its first point is in.
     joint: Option<usize>,
-    /// The mean of its points.
+    /// The point of its sole straight below its joint (at its points' mean height): where
+    /// ALMotion puts a leg's effector (NAO: FootHeight below the ankle) and Pepper's
+    /// footprint, which FRAME_ROBOT lies amid. Not the middle of its points: NAO's sole
+    /// reaches further ahead of the ankle than behind it, and further out than in.
     centre: [f64; 3],
 }
 
@@ -431,9 +434,7 @@ fn groups(model: Model) -> &'static Groups {
         for group in &mut list {
             let n = group.members.len().max(1) as f64;
             for &k in &group.members {
-                for (c, v) in group.centre.iter_mut().zip(supports[k].point) {
-                    *c += v / n;
-                }
+                group.centre[2] += supports[k].point[2] / n;
             }
         }
         Groups { list, of }

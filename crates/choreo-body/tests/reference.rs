@@ -41,16 +41,16 @@ fn the_zero_posture_s_centre_of_mass_is_the_urdf_s() {
     let com = f.com();
     assert!(near(com, [0.02118, 0.0, -0.03555], 0.001), "{com:?}");
     // The soles: HipOffsetZ + ThighLength + TibiaLength + FootHeight below the torso; the
-    // feet's centre, the ground frame's origin, 0.02 m ahead of the ankles (the URDF's foot
-    // box).
+    // ground frame's origin between the ankles, as FRAME_ROBOT is between ALMotion's leg
+    // effectors.
     let stance = Stance::of(&f);
     assert!(
-        near(stance.torso.t, [-0.02, 0.0, 0.333_09], 1e-9),
+        near(stance.torso.t, [0.0, 0.0, 0.333_09], 1e-9),
         "{:?}",
         stance.torso.t
     );
     assert!(
-        near(stance.com, [0.02118 - 0.02, 0.0, 0.29746 + 0.00008], 0.001),
+        near(stance.com, [0.02118, 0.0, 0.29746 + 0.00008], 0.001),
         "{:?}",
         stance.com
     );
@@ -69,22 +69,20 @@ fn stand_init_s_centre_of_mass_stands_above_the_feet() {
     // Above the middle of the two soles, feet flat: hip -25°, knee 40°, ankle -20° lean the
     // torso 5° back over them.
     assert!(
-        near(stance.com, [0.01940 - 0.02, 0.0, 0.26870 + 0.00008], 0.001),
+        near(stance.com, [0.01940, 0.0, 0.26870 + 0.00008], 0.001),
         "{:?}",
         stance.com
     );
     assert!(near(
         stance.torso.t,
-        [0.00840 - 0.02, 0.0, 0.32045 + 0.00008],
+        [0.00840, 0.0, 0.32045 + 0.00008],
         0.001
     ));
-    // Both feet: 0.16 m long (x from -0.08 to 0.08), y from -0.08 to 0.08: the nearest edge
-    // is the toes' or the heels'.
+    // Both feet as ALMotion's walk planner bounds them (control-walk.html): x from 0.047 m
+    // behind the ankles to 0.11 m ahead, each 0.05 m out from its ankle and 0.038 m in, the
+    // ankles 0.1 m apart: y from -0.1 to 0.1. The nearest edge is the heels'.
     let margin = stance.margin([stance.com[0], stance.com[1]]);
-    assert!(
-        (margin - (0.08 - stance.com[0].abs())).abs() < 1e-9,
-        "{margin}"
-    );
+    assert!((margin - (stance.com[0] + 0.047)).abs() < 1e-9, "{margin}");
 }
 
 #[test]
@@ -109,8 +107,8 @@ fn crouch_keeps_both_feet_down() {
 fn a_one_leg_stance_stands_on_that_leg_and_falls_the_way_its_mass_leans() {
     // StandInit with the hips rolled 15° to the right and the right leg drawn up (hip -60°,
     // knee 90°, ankle -30°): the right foot rises 4.3 cm and the CoM passes the left foot's
-    // inner edge by 6.3 cm (the URDF script: 9.3 cm right of the left ankle; the foot is 6 cm
-    // wide).
+    // inner edge by 5.5 cm (the URDF script: 9.3 cm right of the left ankle; the foot reaches
+    // 3.8 cm in from its ankle, control-walk.html).
     let mut one_leg = STAND_INIT;
     one_leg[9] = 15.0;
     one_leg[13] = -15.0;
@@ -120,17 +118,13 @@ fn a_one_leg_stance_stands_on_that_leg_and_falls_the_way_its_mass_leans() {
     let stance = Stance::of(&Frames::new(Model::Nao, &angles(&one_leg)));
     assert_eq!(stance.on_ground, ["LFoot"]);
     assert!(
-        near(
-            stance.com,
-            [0.02552 - 0.02, -0.09308, 0.26968 + 0.00008],
-            0.001
-        ),
+        near(stance.com, [0.02552, -0.09308, 0.26968 + 0.00008], 0.001),
         "{:?}",
         stance.com
     );
     let mut balance = Balance::new();
     let (check, fall) = balance.step(0.0, stance.clone());
-    assert!((check.com + (0.09308 - 0.03)).abs() < 0.001, "{check:?}");
+    assert!((check.com + (0.09308 - 0.038)).abs() < 0.001, "{check:?}");
     // Out, but not yet for 0.1 s: it rocks; held 0.1 s, it falls, from when it left.
     assert_eq!(fall, None);
     let mut fall = None;

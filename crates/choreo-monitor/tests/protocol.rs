@@ -700,10 +700,10 @@ fn a_nao_page_gets_the_balance_with_the_joints_and_the_fall_from_the_robot_s_log
     )
     .unwrap();
     // Both ankles pitched to -1.05 rad, -60° (StandInit's are at -20°): choreo-body's tests/
-    // timelines.rs derives by hand that the CoM passes the toes past 21°; at 40° more it is
+    // timelines.rs derives by hand that the CoM passes the toes past 24°; at 40° more it is
     // far ahead of them. A box's log saying "fell" is not the robot's.
-    let fall = "NAO fell forwards at 2.13 s: the zero-moment point left the feet ahead of the \
-                toes by 0.0 cm, while root/Lean played frame 54";
+    let fall = "NAO fell forwards at 2.42 s: the zero-moment point left the feet ahead of the \
+                toes by 0.0 cm, while root/Lean played frame 61";
     for e in [
         event(
             0,

@@ -99,17 +99,17 @@ fn fell(events: &[RobotEvent]) -> Vec<String> {
 #[test]
 fn leaning_past_the_toes_falls_and_the_fall_manager_reacts_as_documented() {
     // tests/timelines.rs of choreo-body derives it: this lean takes the CoM past the toes at
-    // 2.13 s (21.29° of lean). The fall manager then raises ALMotion/RobotIsFalling, stops
+    // 2.42 s (24.14° of lean). The fall manager then raises ALMotion/RobotIsFalling, stops
     // every order on the joints (the angleInterpolation returns), brings the robot down on
     // its belly and cuts the stiffness; robotHasFallen comes once it lies (0.8 s later).
     // The stopped order returns at its driver's next look (every STOP_POLL, 40 ms of
-    // behavior time): 2.16 s.
+    // behavior time): 2.44 s.
     let (events, returned, posture, stiffness) = lean(true);
-    assert!((returned - 2.16).abs() < 1e-6, "returned at {returned}");
+    assert!((returned - 2.44).abs() < 1e-6, "returned at {returned}");
     let said = fell(&events);
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(
-        said[0].starts_with("NAO fell forwards at 2.13 s"),
+        said[0].starts_with("NAO fell forwards at 2.42 s"),
         "{said:?}"
     );
     assert!(
@@ -141,7 +141,7 @@ fn with_the_fall_manager_off_it_falls_unprotected() {
     // The same lean: it falls all the same, but nothing is raised and the motors stay stiff
     // ("it is possible to disable it": the robot is then on its own).
     let (events, returned, posture, stiffness) = lean(false);
-    assert!((returned - 2.16).abs() < 1e-6, "returned at {returned}");
+    assert!((returned - 2.44).abs() < 1e-6, "returned at {returned}");
     assert_eq!(fell(&events).len(), 1);
     let events = Mutex::new(events);
     assert!(written(&events, "ALMotion/RobotIsFalling").is_empty());

@@ -834,8 +834,10 @@ fn motion_tells_the_body_s_mass_centre_of_mass_and_support_polygon() {
         motion("getLimits", vec![s("HeadYaw")]).unwrap(),
     ));
     assert_eq!(limits, [-2.0857, 2.0857, 8.27, 1.547]);
-    // Both feet on the floor, 0.16 m long each and 0.1 m apart (0.06 m wide): the polygon
-    // spans 0.16 m by 0.16 m around the robot frame's origin.
+    // Both feet on the floor, their ankles 0.1 m apart (HipOffsetY), each foot as ALMotion's
+    // walk planner bounds it (control-walk.html): from 0.047 m behind its ankle to 0.11 m
+    // ahead, 0.05 m out: the polygon spans x -0.047 to 0.11 and y -0.1 to 0.1 about the
+    // robot frame's origin, between the ankles.
     let Ok(Value::List(polygon)) = motion("getSupportPolygon", vec![i(2), b(false)]) else {
         panic!()
     };
@@ -843,7 +845,8 @@ fn motion_tells_the_body_s_mass_centre_of_mass_and_support_polygon() {
     assert_eq!(corners.len(), 4, "{corners:?}");
     for c in &corners {
         assert!(
-            (c[0].abs() - 0.08).abs() < 1e-6 && (c[1].abs() - 0.08).abs() < 1e-6,
+            ((c[0] + 0.047).abs() < 1e-6 || (c[0] - 0.11).abs() < 1e-6)
+                && (c[1].abs() - 0.1).abs() < 1e-6,
             "{c:?}"
         );
     }

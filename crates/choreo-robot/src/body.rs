@@ -1,7 +1,7 @@
 //! The bodies of NAO and Pepper as data: each link's mass and centre of mass, the points the
 //! robot stands on, and the shapes self-collision avoidance keeps apart. Read once from
-//! `data/body.txt`, whose header names its sources (the ros-naoqi URDFs' inertials and
-//! foot box; the shapes are an inference, said there). Frames are the chain's
+//! `data/body.txt`, whose header names its sources (the ros-naoqi URDFs' inertials,
+//! ALMotion's foot bounds; the shapes are an inference, said there). Frames are the chain's
 //! ([`crate::chain`]): a joint's, or the torso's.
 //!
 //! ```

@@ -51,7 +51,7 @@ pub fn record(trace: &Trace, robot: &SimRobot, at: Time, e: &RobotEvent) {
 }
 
 /// A fall's words with the timelines then playing and their frames: `NAO fell forwards at
-/// 2.13 s: ... by 0.1 cm, while root/Lean played frame 54` (`frames`: box path, frame).
+/// 2.42 s: ... by 0.1 cm, while root/Lean played frame 61` (`frames`: box path, frame).
 pub fn while_playing(text: &str, frames: &[(String, i64)]) -> String {
     let played: Vec<String> = frames
         .iter()

@@ -286,7 +286,7 @@ fn the_robot_view_marks_the_balance_and_turns_red_when_the_robot_falls() {
     let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
         return;
     };
-    // Both ankles from StandInit's -20° to -60° over 4 s: the robot falls forwards at 2.13 s
+    // Both ankles from StandInit's -20° to -60° over 4 s: the robot falls forwards at 2.42 s
     // (choreo-body's tests/timelines.rs derives it by hand). Real time: the page is looked
     // at until the view says so.
     let dir = tempfile::tempdir().unwrap();

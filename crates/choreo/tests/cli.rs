@@ -766,8 +766,8 @@ fn export_python_writes_a_program_that_finds_its_behavior_and_never_overwrites()
 #[test]
 fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
     // Both ankles from -20° to -60° over 4 s: from StandInit (ankles at -20° already),
-    // choreo-body's tests/timelines.rs derives by hand that the CoM passes the toes at 2.13 s,
-    // frame 54.
+    // choreo-body's tests/timelines.rs derives by hand that the CoM passes the toes at 2.42 s,
+    // frame 61.5.
     let dir = tempfile::tempdir().unwrap();
     let lean = dir.path().join("lean.xar");
     let keys: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
@@ -782,7 +782,7 @@ fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
     assert!(
         out.lines().any(
             |l| l.contains("warning: body: lean.xar root/Lean (from StandInit")
-                && l.contains("falls forwards at 2.13 s (frame 54): the ")
+                && l.contains("falls forwards at 2.42 s (frame 62): the ")
                 && l.contains("left the feet ahead of the toes")
         ),
         "{out}"
@@ -803,8 +803,8 @@ fn check_body_says_where_a_timeline_makes_nao_fall_and_which_keys_come_late() {
         "--trace",
         trace.to_str().unwrap(),
     ]);
-    let said = "NAO fell forwards at 2.13 s: the zero-moment point left the feet ahead of the \
-                toes by 0.0 cm, while root/Lean played frame 54";
+    let said = "NAO fell forwards at 2.42 s: the zero-moment point left the feet ahead of the \
+                toes by 0.0 cm, while root/Lean played frame 61";
     let (out, err) = text(&o);
     assert!(out.contains(said) || err.contains(said), "{out}{err}");
     let logged = support::cli::trace_events(&trace)

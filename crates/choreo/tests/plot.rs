@@ -488,10 +488,10 @@ fn a_stock_dance_run_records_its_animated_joints_at_every_frame() {
 #[test]
 fn a_timeline_that_moves_the_legs_is_plotted_with_its_balance_from_above() {
     // Both ankles from StandInit's -20° to -60° over 4 s: choreo-body's tests/timelines.rs
-    // derives by hand that the CoM passes the toes at 2.13 s, frame 54. To -35° it stands.
+    // derives by hand that the CoM passes the toes at 2.42 s, frame 61.5. To -35° it stands.
     let dir = temp();
     for (to, says) in [
-        (-60.0, "falls forwards at 2.13 s (frame 54)"),
+        (-60.0, "falls forwards at 2.42 s (frame 62)"),
         (-35.0, "stands throughout"),
     ] {
         let xar = dir.path().join("lean.xar");
@@ -529,9 +529,10 @@ fn a_timeline_that_moves_the_legs_is_plotted_with_its_balance_from_above() {
 #[test]
 fn motion_csv_with_body_gives_the_centre_of_mass_and_the_fall_on_its_frame() {
     // The ankle lean of choreo-body's tests/timelines.rs: the CoM passes the toes at frame
-    // 54.23 (derived there by hand). The soles reach 0.10 m ahead of the ankles and 0.06 m
-    // behind: the toes are 0.08 m ahead of the middle of the feet, the ground frame's origin.
-    // NAO is symmetric: the CoM stays on y = 0.
+    // 61.35 (derived there by hand). The soles reach 0.11 m ahead of the ankles
+    // (control-walk.html's foot bounds), and the ground frame's origin lies between the
+    // ankles, as FRAME_ROBOT does: the toes are at x = 0.11. NAO is symmetric: the CoM stays
+    // on y = 0.
     let dir = temp();
     let xar = dir.path().join("lean.xar");
     let keys: &[(i32, f64)] = &[(1, -20.0), (101, -60.0)];
@@ -552,18 +553,18 @@ fn motion_csv_with_body_gives_the_centre_of_mass_and_the_fall_on_its_frame() {
     assert_eq!(rows.len(), 101);
     let com_x = |frame: usize| rows[frame - 1][4].parse::<f64>().unwrap();
     assert!(
-        com_x(54) < 0.08 && com_x(55) > 0.08,
+        com_x(61) < 0.11 && com_x(62) > 0.11,
         "{} {}",
-        com_x(54),
-        com_x(55)
+        com_x(61),
+        com_x(62)
     );
-    for row in &rows[..55] {
+    for row in &rows[..62] {
         assert!(row[5].parse::<f64>().unwrap().abs() < 1e-9, "{row:?}");
     }
     assert!(
-        rows[53][8].starts_with("\"falls forwards at 2.13 s (frame 54)"),
+        rows[61][8].starts_with("\"falls forwards at 2.42 s (frame 62)"),
         "{:?}",
-        rows[53]
+        rows[61]
     );
     assert!(rows.iter().filter(|r| !r[8].is_empty()).count() == 1);
     // After the fall, nothing is judged.
