@@ -71,6 +71,14 @@ impl Link {
         let mut stream = None;
         for a in addrs {
             match TcpStream::connect_timeout(&a, options.connect_timeout) {
+                // TCP's simultaneous open: a local port nothing listens on, picked as the
+                // socket's own port, connects the socket to itself. That is no server, and
+                // holding it would keep the port from the server that comes back.
+                Ok(s) if met_itself(&s) => {
+                    last = Error::Disconnected(format!(
+                        "{url}: connection refused (the socket met itself: nothing listens there)"
+                    ));
+                }
                 Ok(s) => {
                     stream = Some(s);
                     break;
@@ -395,3 +403,34 @@ fn handshake(
 /// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
 /// and the link stays open.
 pub(crate) const LEGACY_REFUSAL: &str = "can't find service";
+
+/// Whether `stream` is connected to itself (TCP's simultaneous open on a free local port).
+fn met_itself(stream: &TcpStream) -> bool {
+    matches!((stream.local_addr(), stream.peer_addr()), (Ok(a), Ok(b)) if a == b)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_socket_connected_to_itself_is_no_server() {
+        // A port free a moment ago, bound and connected to by one socket: Linux joins the
+        // socket to itself, as a reconnecting client's ephemeral port may.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let socket =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        socket.bind(&port.into()).unwrap();
+        socket.connect(&port.into()).unwrap();
+        let stream: TcpStream = socket.into();
+        assert!(met_itself(&stream));
+        // A real server's connection is not.
+        let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(server.local_addr().unwrap()).unwrap();
+        assert!(!met_itself(&client));
+    }
+}
