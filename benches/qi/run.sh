@@ -10,7 +10,9 @@
 #      1, 8 and 128 in flight, each client's own CPU time per call; ROUNDS rounds (default 4),
 #      the two clients' order alternating round by round so that machine load hits both alike;
 #      medians over rounds and the per-round ratios' range.
-# Needs target/qi-venv (scripts/test creates it) or CHOREO_QI_PYTHON. SECONDS per
+# Needs target/qi-venv (scripts/test creates it) or CHOREO_QI_PYTHON. CHOREO_QI_BEFORE: an
+# older build of qi_bench, run as a third client in every C++-served round (before/after
+# side by side; its table follows the others). SECONDS per
 # measurement: first argument (default 3); ROUNDS: second argument (default 4).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,6 +22,7 @@ PY="${CHOREO_QI_PYTHON:-$PWD/target/qi-venv/bin/python}"
 [ -x "$PY" ] || { echo "no libqi venv at $PY (run scripts/test first)" >&2; exit 2; }
 cargo build -q --release -p choreo-qi --example qi_bench
 BENCH=target/release/examples/qi_bench
+BEFORE="${CHOREO_QI_BEFORE:-}"
 OUT="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
@@ -69,6 +72,8 @@ sd_run() { # CLIENT METHOD ROUND: one measurement, plus the libqi server's CPU u
   c0=$(cpu_ticks "$SD_PID"); t0=$(date +%s.%N)
   if [ "$1" = official ]; then
     "$PY" benches/qi/official_client.py "$SD" "$SECS" --sd "$2" | grep "^{" > "$OUT/sd_$1_$2_$3.json"
+  elif [ "$1" = before ]; then
+    "$BEFORE" sd-client "$SD" "$SECS" "$2" > "$OUT/sd_$1_$2_$3.json"
   else
     "$BENCH" sd-client "$SD" "$SECS" "$2" > "$OUT/sd_$1_$2_$3.json"
   fi
@@ -77,6 +82,7 @@ sd_run() { # CLIENT METHOD ROUND: one measurement, plus the libqi server's CPU u
 }
 for r in $(seq "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then order="official ours"; else order="ours official"; fi
+  [ -n "$BEFORE" ] && { if [ $((r % 2)) = 1 ]; then order="before $order"; else order="$order before"; fi; }
   for m in machineId service; do
     for c in $order; do
       echo "C++-served round $r/$ROUNDS: client $c, $m()" >&2
@@ -149,6 +155,24 @@ for m, call in (("machineId", "machineId()"), ("service", 'service("ServiceDirec
     line("libqi server CPU per call, whole run (ratio: official / ours)", lambda x: x["server_cpu_s"] / x["calls"] * 1e6, "%.1f µs", inverse=True)
     print("| load average (1 min) at the end of each run | %s | %s | |" % (" ".join("%.2f" % x["load"] for x in o), " ".join("%.2f" % x["load"] for x in u)))
     print()
+    if os.path.exists(os.path.join(d, "sd_before_%s_1.json" % m)):
+        b = [load("before", m, r) for r in range(1, rounds + 1)]
+        print()
+        print("Before and after (CHOREO_QI_BEFORE, the same rounds; ratio = median of the per-round ratios):")
+        print()
+        print("| Measurement | before | after | after / before | before / official | after / official |")
+        print("|---|---|---|---|---|---|")
+        def side(name, f, fmt):
+            x, y, z = [f(v) for v in b], [f(v) for v in u], [f(v) for v in o]
+            def rr(p, q):
+                return med([j / i for i, j in zip(p, q)])
+            print("| %s | %s | %s | %.2f | %.2f | %.2f |" % (name, fmt % med(x), fmt % med(y), rr(x, y), rr(z, x), rr(z, y)))
+        side("sequential p50", lambda v: v["sequential"]["p50_us"], "%.0f µs")
+        for n in ("1", "8", "128"):
+            side("calls/s, %s in flight" % n, lambda v, n=n: v["in_flight"][n], "%.0f")
+        for n in ("1", "8", "128"):
+            side("client CPU per call, %s in flight" % n, lambda v, n=n: v["cpu_us_per_call"][n], "%.1f µs")
+        print()
     print("Per round, calls/s 1 / 8 / 128 in flight, official → ours:")
     for r, (x, y) in enumerate(zip(o, u), 1):
         print("- round %d: %s → %s" % (r, " / ".join("%.0f" % x["in_flight"][n] for n in ("1", "8", "128")),

@@ -342,7 +342,7 @@ impl Read for Incoming {
 
 /// A read or write that ended because the socket's timeout expired (`EAGAIN` on Unix,
 /// `TimedOut` on Windows).
-fn is_timeout(e: &io::Error) -> bool {
+pub(crate) fn is_timeout(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
@@ -372,6 +372,9 @@ pub(crate) struct Watched {
     last: Instant,
     /// When the probe still unanswered was sent.
     probing: Option<Instant>,
+    /// A quiet tick ends the read (with the timeout) instead of watching: a caller reading
+    /// for its own answer gives the socket back to the reader thread rather than keep it.
+    impatient: bool,
 }
 
 impl Watched {
@@ -383,7 +386,13 @@ impl Watched {
             watch: None,
             last: Instant::now(),
             probing: None,
+            impatient: false,
         }
+    }
+
+    /// Whether a quiet tick ends the read (see the field).
+    pub fn set_impatient(&mut self, on: bool) {
+        self.impatient = on;
     }
 
     /// Starts watching (from now).
@@ -434,6 +443,7 @@ impl Read for Watched {
                     self.probing = None;
                     return Ok(n);
                 }
+                Err(e) if is_timeout(&e) && self.impatient => return Err(e),
                 Err(e) if is_timeout(&e) => match self.watch {
                     Some(watch) => self.quiet(watch)?,
                     None => return Err(e),

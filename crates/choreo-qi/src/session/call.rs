@@ -2,9 +2,9 @@
 //! it, and reading the answer (a value, the peer's error, a cancellation).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::link::Link;
 use crate::error::{Error, Result};
@@ -63,22 +63,15 @@ impl PendingCall {
 
     /// The raw answer within `timeout`; on timeout, asks the peer to cancel.
     pub(super) fn answer(&self, timeout: Option<Duration>) -> Result<Message> {
-        match timeout {
-            None => self
-                .rx
-                .recv()
-                .map_err(|_| Error::Disconnected(self.link.url.clone()))?,
-            Some(t) => match self.rx.recv_timeout(t) {
-                Ok(a) => a,
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                    lock(&self.link.pending).remove(&self.id);
-                    self.cancel();
-                    Err(Error::Timeout(t))
-                }
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                    Err(Error::Disconnected(self.link.url.clone()))
-                }
-            },
+        let deadline = timeout.map(|t| Instant::now() + t);
+        match self.link.wait_answer(self.id, &self.rx, deadline) {
+            Ok(a) => a,
+            Err(RecvTimeoutError::Timeout) => {
+                lock(&self.link.pending).remove(&self.id);
+                self.cancel();
+                Err(Error::Timeout(timeout.unwrap_or_default()))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(Error::Disconnected(self.link.url.clone())),
         }
     }
 }

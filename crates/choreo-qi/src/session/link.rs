@@ -2,15 +2,34 @@
 //! `MessageSocket`): connecting (TCP or TLS), the opening exchange of capabilities, routing
 //! answers to their callers, events to their handlers and the peer's calls on objects this
 //! client passed it to the dispatcher, and dying exactly once.
+//!
+//! **Who reads the socket.** A caller waiting for its answer reads the socket itself when
+//! nobody else does (leader/follower): the answer then wakes one thread, the caller, instead
+//! of waking the reader thread, which then wakes the caller. That halves the wake-ups of
+//! sequential calls, which on a loaded machine are most of a call's cost. The reading half
+//! is a token ([`ReadState::reader`]):
+//! - a caller that finds it free reads until its own answer is in, routes the answers of
+//!   other calls to their slots, and gives it back; anything else (an event, a call on an
+//!   object this client serves, the end of the link) it hands to the reader thread with the
+//!   token, so handlers and served objects run on the reader thread, in the order received;
+//! - a caller that finds it taken waits for its answer on its slot (a follower);
+//! - the reader thread takes it when it is handed work, when followers wait, or when it has
+//!   been free for [`GRACE`] (what a quiet link costs an event: at most that long); it gives
+//!   it back as it delivers the answer to the only call pending, so that the next call of a
+//!   sequence can lead;
+//! - a leader gives it back after one keep-alive tick of silence (the watch then goes on in
+//!   the reader thread) or when its call's deadline comes near. Without a keep-alive the
+//!   socket has no read timeout, so callers never lead.
 
 use std::collections::HashMap;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use choreo_engine::Value;
-use crossbeam_channel::{Receiver, Sender, bounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use super::options::SessionOptions;
 use super::url::parse_url;
@@ -19,11 +38,11 @@ use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMa
 use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::generation::Generation;
-use crate::header::{Address, Flags, MessageType};
+use crate::header::{Address, Flags, HEADER_SIZE, MessageType};
 use crate::message::{Message, error_text, next_id};
 use crate::peer::Peer;
 use crate::signature::Signature;
-use crate::socket::{Incoming, Outbox, Watch, Watched};
+use crate::socket::{Incoming, Outbox, Watch, Watched, is_timeout};
 use crate::tls::{self, Fingerprint};
 use crate::value::{self, Decoded};
 
@@ -35,6 +54,42 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(super) type EventHandler = Arc<dyn Fn(&Message, &Link) + Send + Sync>;
 
 type AnswerSlot = Sender<Result<Message>>;
+
+/// How long the reading half may lie free after a caller read its answer, before the reader
+/// thread takes it back: long enough for the next call of a sequence to find it, short
+/// enough that an event on a quiet link is not noticeably late.
+const GRACE: Duration = Duration::from_millis(1);
+
+/// What a leading caller read that is the reader thread's to handle: a message (an event,
+/// a call from the peer) or why the link ended.
+type Handed = std::result::Result<Message, String>;
+
+/// The reading half of the socket and who holds it (see the module doc).
+struct Reading {
+    state: Mutex<ReadState>,
+    /// The reader thread waits here for the reading half.
+    back: Condvar,
+    /// Largest payload accepted.
+    max: u32,
+    /// The socket's read timeout (the keep-alive's tick); callers lead only with one.
+    tick: Option<Duration>,
+    /// How many followers [`ReadState::followers`] holds, read without its lock.
+    following: AtomicUsize,
+}
+
+struct ReadState {
+    /// The socket's reading half; `None` while a thread reads it.
+    reader: Option<Box<BufReader<Watched>>>,
+    /// When it was last given back with nothing left to read.
+    freed: Instant,
+    /// The reader thread is to take it now.
+    urgent: bool,
+    /// Handed to the reader thread with the reading half, to handle before reading on.
+    handed: Option<Handed>,
+    /// The calls whose callers wait on their slots for an answer someone else reads; an id
+    /// leaves when its answer is delivered (or its caller stops waiting).
+    followers: Vec<u32>,
+}
 
 /// One authenticated socket and its reader thread.
 pub(crate) struct Link {
@@ -50,6 +105,7 @@ pub(crate) struct Link {
     pub(super) pending: Mutex<HashMap<u32, AnswerSlot>>,
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
+    reading: Reading,
 }
 
 impl Link {
@@ -107,6 +163,7 @@ impl Link {
             BufReader::with_capacity(1 << 16, Watched::new(incoming, Arc::clone(&out)));
 
         let (remote, generation) = handshake(&mut reader, &out, url, options, target.tls)?;
+        let tick = options.keepalive.map(|k| k.tick());
         match options.keepalive {
             Some(k) => {
                 stream.set_read_timeout(Some(k.tick()))?;
@@ -131,63 +188,303 @@ impl Link {
             pending: Mutex::new(HashMap::new()),
             handlers: RwLock::new(HashMap::new()),
             dead: Mutex::new(None),
+            reading: Reading {
+                state: Mutex::new(ReadState {
+                    reader: Some(Box::new(reader)),
+                    freed: Instant::now(),
+                    urgent: true,
+                    handed: None,
+                    followers: Vec::new(),
+                }),
+                back: Condvar::new(),
+                max: options.max_payload,
+                tick,
+                following: AtomicUsize::new(0),
+            },
         });
         let me = Arc::clone(&link);
-        let max = options.max_payload;
         std::thread::Builder::new()
             .name("qi-client".into())
             .spawn(move || {
-                let why = me.read_loop(&mut reader, max);
+                let why = me.reader_thread();
                 me.die(&why);
                 on_close(why);
             })?;
         Ok(link)
     }
 
-    fn read_loop(&self, reader: &mut BufReader<Watched>, max: u32) -> String {
+    /// The reader thread: reads and routes whenever it holds the reading half; returns why
+    /// the link ended.
+    fn reader_thread(&self) -> String {
         loop {
-            let m = match Message::read_from(reader, max) {
-                Ok(Some(m)) => m,
-                // Our own shutdown (a failed write, a close) also ends here: say why.
-                Ok(None) => match self.peer.out().closed_reason() {
-                    Some(why) => return format!("{}: {why}", self.url),
-                    None => return format!("{}: connection closed by the peer", self.url),
-                },
-                Err(e) => return format!("{}: {e}", self.url),
-            };
-            match m.header.kind {
-                MessageType::Reply | MessageType::Error | MessageType::Canceled => {
-                    let slot = lock(&self.pending).remove(&m.header.id);
-                    if let Some(slot) = slot {
-                        let _ = slot.send(Ok(m));
+            let (mut reader, handed) = self.reader_back();
+            match handed {
+                Some(Ok(m)) => {
+                    if let Err(why) = self.route(m) {
+                        return why;
                     }
                 }
-                MessageType::Event => {
-                    let handlers: Vec<EventHandler> = self
-                        .handlers
-                        .read()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .get(&m.header.address)
-                        .map(|v| v.iter().map(|(_, h)| Arc::clone(h)).collect())
-                        .unwrap_or_default();
-                    for h in handlers {
-                        h(&m, self);
+                Some(Err(why)) => return why,
+                None => {}
+            }
+            loop {
+                let m = match self.read_one(&mut reader) {
+                    Ok(m) => m,
+                    Err(why) => return why,
+                };
+                // The answer to the only call pending: its caller's next call, if it
+                // comes at once, is to find the reading half free and read its own answer.
+                let last =
+                    is_answer(&m) && self.reading.tick.is_some() && reader.buffer().is_empty() && {
+                        let pending = lock(&self.pending);
+                        pending.len() == 1 && pending.contains_key(&m.header.id)
+                    };
+                if last {
+                    self.give_back(reader, None);
+                    if let Err(why) = self.route(m) {
+                        return why;
                     }
+                    break;
                 }
-                // The peer calls back an object this client passed it.
-                MessageType::Call | MessageType::Post => {
-                    if let Err(e) = dispatch::call(&self.served, &self.peer, m) {
-                        return format!("{}: {e}", self.url);
-                    }
+                if let Err(why) = self.route(m) {
+                    return why;
                 }
-                MessageType::Cancel => {
-                    if let Err(e) = dispatch::cancel(&self.peer, &m) {
-                        return format!("{}: {e}", self.url);
-                    }
-                }
-                MessageType::Capability => {}
             }
         }
+    }
+
+    /// Waits until the reader thread is to read (see the module doc); takes the reading
+    /// half and what was handed with it.
+    fn reader_back(&self) -> (Box<BufReader<Watched>>, Option<Handed>) {
+        let mut st = lock(&self.reading.state);
+        loop {
+            let idle = st.freed.elapsed();
+            let due = st.urgent || st.handed.is_some() || !st.followers.is_empty() || idle >= GRACE;
+            if due && let Some(reader) = st.reader.take() {
+                st.urgent = false;
+                return (reader, st.handed.take());
+            }
+            let wait = if st.reader.is_some() {
+                GRACE.saturating_sub(idle)
+            } else {
+                GRACE
+            };
+            st = self
+                .reading
+                .back
+                .wait_timeout(st, wait)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Gives the reading half back; with `handed`, or with callers waiting, the reader
+    /// thread is woken to go on at once. A message partly read stays for the next caller
+    /// (calls in flight: the same thread, about to wait for the next answer) or the reader
+    /// thread after [`GRACE`].
+    fn give_back(&self, reader: Box<BufReader<Watched>>, handed: Option<Handed>) {
+        let mut st = lock(&self.reading.state);
+        st.reader = Some(reader);
+        st.freed = Instant::now();
+        if handed.is_some() || !st.followers.is_empty() {
+            st.urgent = true;
+            st.handed = handed;
+            self.reading.back.notify_one();
+        }
+    }
+
+    /// Reads one message; on failure, why the link ended.
+    fn read_one(&self, reader: &mut BufReader<Watched>) -> std::result::Result<Message, String> {
+        match Message::read_from(reader, self.reading.max) {
+            Ok(Some(m)) => Ok(m),
+            // Our own shutdown (a failed write, a close) also ends here: say why.
+            Ok(None) => match self.peer.out().closed_reason() {
+                Some(why) => Err(format!("{}: {why}", self.url)),
+                None => Err(format!("{}: connection closed by the peer", self.url)),
+            },
+            Err(e) => Err(format!("{}: {e}", self.url)),
+        }
+    }
+
+    /// Waits for the answer to call `id` (slot `rx`) until `deadline`: read by this caller
+    /// when the reading half is free, else by whoever holds it.
+    pub(super) fn wait_answer(
+        &self,
+        id: u32,
+        rx: &Receiver<Result<Message>>,
+        deadline: Option<Instant>,
+    ) -> std::result::Result<Result<Message>, RecvTimeoutError> {
+        // Already routed (by a leader reading for another call, or the reader thread).
+        if let Ok(answer) = rx.try_recv() {
+            return Ok(answer);
+        }
+        if let Some(answer) = self.lead(id, rx, deadline) {
+            return Ok(answer);
+        }
+        // A follower (counted by `lead`).
+        let got = match deadline {
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(d) => rx.recv_deadline(d),
+        };
+        self.unfollow(id);
+        got
+    }
+
+    /// Reads the socket for the answer to `id` if the reading half is free; `None`: it is
+    /// not (or no longer), and this caller is counted among the followers.
+    fn lead(
+        &self,
+        id: u32,
+        rx: &Receiver<Result<Message>>,
+        deadline: Option<Instant>,
+    ) -> Option<Result<Message>> {
+        let tick = self.reading.tick;
+        let near = |now: Instant| tick.is_none_or(|t| deadline.is_some_and(|d| now + 2 * t >= d));
+        let mut reader = {
+            let mut st = lock(&self.reading.state);
+            let free = !st.urgent && st.handed.is_none() && !near(Instant::now());
+            match st.reader.take_if(|_| free) {
+                Some(reader) => reader,
+                None => {
+                    st.followers.push(id);
+                    self.reading
+                        .following
+                        .store(st.followers.len(), Ordering::Release);
+                    if st.reader.is_some() {
+                        st.urgent = true;
+                        self.reading.back.notify_one();
+                    }
+                    return None;
+                }
+            }
+        };
+        loop {
+            // Routed here before this caller took the reading half.
+            if let Ok(answer) = rx.try_recv() {
+                self.give_back(reader, None);
+                return Some(answer);
+            }
+            if near(Instant::now()) || !self.bytes_within_a_tick(&mut reader) {
+                self.follow(id, reader, None);
+                return None;
+            }
+            let m = match self.read_one(&mut reader) {
+                Ok(m) => m,
+                Err(why) => {
+                    self.follow(id, reader, Some(Err(why)));
+                    return None;
+                }
+            };
+            if !is_answer(&m) {
+                self.follow(id, reader, Some(Ok(m)));
+                return None;
+            }
+            if m.header.id == id {
+                lock(&self.pending).remove(&id);
+                let handed = self.route_whole_answers(&mut reader);
+                self.give_back(reader, handed);
+                return Some(Ok(m));
+            }
+            self.deliver(m);
+        }
+    }
+
+    /// Waits up to one keep-alive tick for bytes to read; false on silence (the watch then
+    /// belongs to the reader thread). An end or error is left for the read to report.
+    fn bytes_within_a_tick(&self, reader: &mut BufReader<Watched>) -> bool {
+        if !reader.buffer().is_empty() {
+            return true;
+        }
+        reader.get_mut().set_impatient(true);
+        let filled = reader.fill_buf().map(|_| ());
+        reader.get_mut().set_impatient(false);
+        !matches!(filled, Err(e) if is_timeout(&e))
+    }
+
+    /// Routes the answers already whole in the buffer, up to the first message that is the
+    /// reader thread's (returned).
+    fn route_whole_answers(&self, reader: &mut BufReader<Watched>) -> Option<Handed> {
+        while whole_message(reader.buffer()) {
+            let m = match self.read_one(reader) {
+                Ok(m) => m,
+                Err(why) => return Some(Err(why)),
+            };
+            if !is_answer(&m) {
+                return Some(Ok(m));
+            }
+            self.deliver(m);
+        }
+        None
+    }
+
+    /// Sends an answer to its caller's slot; its caller, if it followed, no longer waits for
+    /// a reader.
+    fn deliver(&self, m: Message) {
+        let id = m.header.id;
+        let slot = lock(&self.pending).remove(&id);
+        self.unfollow(id);
+        if let Some(slot) = slot {
+            let _ = slot.send(Ok(m));
+        }
+    }
+
+    /// Call `id`'s caller no longer waits for a reader. A follower count read as zero while
+    /// a follower registers leaves its id until the follower removes it itself, which only
+    /// makes the reader thread read a little early.
+    fn unfollow(&self, id: u32) {
+        if self.reading.following.load(Ordering::Acquire) > 0 {
+            let mut st = lock(&self.reading.state);
+            st.followers.retain(|f| *f != id);
+            self.reading
+                .following
+                .store(st.followers.len(), Ordering::Release);
+        }
+    }
+
+    /// A leader becomes a follower: the reading half goes back to the reader thread.
+    fn follow(&self, id: u32, reader: Box<BufReader<Watched>>, handed: Option<Handed>) {
+        let mut st = lock(&self.reading.state);
+        st.reader = Some(reader);
+        st.freed = Instant::now();
+        st.urgent = true;
+        st.handed = handed;
+        st.followers.push(id);
+        self.reading
+            .following
+            .store(st.followers.len(), Ordering::Release);
+        self.reading.back.notify_one();
+    }
+
+    /// Routes one message received; `Err`: why the link ends.
+    fn route(&self, m: Message) -> std::result::Result<(), String> {
+        match m.header.kind {
+            MessageType::Reply | MessageType::Error | MessageType::Canceled => self.deliver(m),
+            MessageType::Event => {
+                let handlers: Vec<EventHandler> = self
+                    .handlers
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&m.header.address)
+                    .map(|v| v.iter().map(|(_, h)| Arc::clone(h)).collect())
+                    .unwrap_or_default();
+                for h in handlers {
+                    h(&m, self);
+                }
+            }
+            // The peer calls back an object this client passed it.
+            MessageType::Call | MessageType::Post => {
+                if let Err(e) = dispatch::call(&self.served, &self.peer, m) {
+                    return Err(format!("{}: {e}", self.url));
+                }
+            }
+            MessageType::Cancel => {
+                if let Err(e) = dispatch::cancel(&self.peer, &m) {
+                    return Err(format!("{}: {e}", self.url));
+                }
+            }
+            MessageType::Capability => {}
+        }
+        Ok(())
     }
 
     /// Decodes a payload received on this link; object references go through its
@@ -403,6 +700,25 @@ fn handshake(
 /// (libqi 2.1, `src/messaging/server.cpp`: `can't find service, address: {0.0.8, id:1}`),
 /// and the link stays open.
 pub(crate) const LEGACY_REFUSAL: &str = "can't find service";
+
+/// Whether `m` answers a call.
+fn is_answer(m: &Message) -> bool {
+    matches!(
+        m.header.kind,
+        MessageType::Reply | MessageType::Error | MessageType::Canceled
+    )
+}
+
+/// Whether `bytes` start with a whole message (header and payload).
+fn whole_message(bytes: &[u8]) -> bool {
+    match bytes.get(8..12) {
+        Some(size) if bytes.len() >= HEADER_SIZE => {
+            let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+            bytes.len() - HEADER_SIZE >= size
+        }
+        _ => false,
+    }
+}
 
 /// Whether `stream` is connected to itself (TCP's simultaneous open on a free local port).
 fn met_itself(stream: &TcpStream) -> bool {

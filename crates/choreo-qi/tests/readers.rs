@@ -1,0 +1,148 @@
+//! Who reads a client's socket (`session/link.rs`): a caller reads its own answer when
+//! nobody else reads, the reader thread otherwise. Whoever reads, events and calls from the
+//! peer are handled on the reader thread in the order they arrived, and every caller gets
+//! its own answer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::Value;
+use choreo_qi::{ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session};
+
+/// `ping(i) → i`, and `emit(n)`: emits `tick(0)` … `tick(n-1)`, then answers.
+fn service() -> Arc<ServedObject> {
+    let cell: Arc<Mutex<Option<Arc<ServedObject>>>> = Arc::new(Mutex::new(None));
+    let emitter = Arc::clone(&cell);
+    let object = ObjectBuilder::new("readers test service")
+        .method_inline("ping", "(i)", "i", |a| {
+            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
+        })
+        .signal("tick", "(i)")
+        .method_inline("emit", "(i)", "v", move |a| {
+            let n = match a.first() {
+                Some(Value::Int(n)) => *n,
+                _ => 0,
+            };
+            if let Some(o) = emitter.lock().unwrap().as_ref() {
+                for k in 0..n {
+                    o.emit("tick", vec![Value::Int(k)]).unwrap();
+                }
+            }
+            Ok(Out::Value(Value::None))
+        })
+        .build()
+        .unwrap();
+    *cell.lock().unwrap() = Some(Arc::clone(&object));
+    object
+}
+
+fn server() -> (Server, String) {
+    let server = Server::standalone(ServerOptions::default()).unwrap();
+    server.register_service("Svc", service()).unwrap();
+    let url = server.listen("tcp://127.0.0.1:0").unwrap();
+    (server, url)
+}
+
+type Seen = Arc<Mutex<Vec<(String, i64)>>>;
+
+/// Records each `tick` with the name of the thread that handled it.
+fn record(svc: &choreo_qi::RemoteObject) -> (Seen, choreo_qi::SignalLink) {
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let link = svc
+        .connect("tick", move |args| {
+            let k = match args.first() {
+                Some(Value::Int(k)) => *k,
+                other => panic!("tick({other:?})"),
+            };
+            let name = std::thread::current().name().unwrap_or("").to_string();
+            sink.lock().unwrap().push((name, k));
+        })
+        .unwrap();
+    (seen, link)
+}
+
+#[test]
+fn an_event_sent_before_an_answer_is_handled_before_the_call_returns() {
+    let (_server, url) = server();
+    let session = Session::connect(&url).unwrap();
+    let svc = session.service("Svc").unwrap();
+    let (seen, _link) = record(&svc);
+    // Back-to-back calls: the caller reads the socket itself, meets the event before its
+    // answer, and must leave it to the reader thread, which runs the handler first.
+    for call in 1..=2000usize {
+        svc.call("emit", &[Value::Int(1)]).unwrap();
+        let seen = seen.lock().unwrap();
+        assert_eq!(
+            seen.len(),
+            call,
+            "call {call} returned before its event was handled"
+        );
+        let (thread, k) = &seen[call - 1];
+        assert_eq!(k, &0);
+        assert_eq!(thread, "qi-client", "a handler ran on a caller's thread");
+    }
+}
+
+#[test]
+fn callers_on_many_threads_each_get_their_own_answer_while_events_flow() {
+    let (_server, url) = server();
+    let session = Session::connect(&url).unwrap();
+    let svc = Arc::new(session.service("Svc").unwrap());
+    let (seen, _link) = record(&svc);
+    let threads: Vec<_> = (0..6i64)
+        .map(|t| {
+            let svc = Arc::clone(&svc);
+            std::thread::spawn(move || {
+                for i in 0..1500i64 {
+                    let x = t * 1_000_000 + i;
+                    assert_eq!(svc.call("ping", &[Value::Int(x)]).unwrap(), Value::Int(x));
+                    // Some calls asynchronous, waited for out of order.
+                    if i % 7 == 0 {
+                        let a = svc.call_async("ping", &[Value::Int(x + 1)]).unwrap();
+                        let b = svc.call_async("ping", &[Value::Int(x + 2)]).unwrap();
+                        assert_eq!(b.wait().unwrap().value, Value::Int(x + 2));
+                        assert_eq!(a.wait().unwrap().value, Value::Int(x + 1));
+                    }
+                }
+            })
+        })
+        .collect();
+    // Meanwhile, batches of events: each batch arrives whole and in order.
+    for _ in 0..40 {
+        svc.call("emit", &[Value::Int(25)]).unwrap();
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 40 * 25);
+    for (n, (thread, k)) in seen.iter().enumerate() {
+        assert_eq!(*k, (n % 25) as i64, "event {n} out of order");
+        assert_eq!(thread, "qi-client");
+    }
+}
+
+#[test]
+fn an_event_on_a_quiet_link_after_a_call_still_arrives() {
+    // After a call the reading half lies free for a moment, read by nobody: an event the
+    // peer sends then must still be read (by the reader thread, which takes it back).
+    let (_server, url) = server();
+    let session = Session::connect(&url).unwrap();
+    let svc = session.service("Svc").unwrap();
+    let (seen, _link) = record(&svc);
+    for round in 1..=20usize {
+        // A post has no answer: nobody waits, so only the reader thread can read its event.
+        svc.post("emit", &[Value::Int(1)]).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while seen.lock().unwrap().len() < round {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "event {round} never handled"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        svc.call("ping", &[Value::Int(1)]).unwrap();
+    }
+}
