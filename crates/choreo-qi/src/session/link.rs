@@ -15,8 +15,8 @@
 //! - a caller that finds it taken waits for its answer on its slot (a follower);
 //! - the reader thread takes it when it is handed work, when followers wait, or when it has
 //!   been free for [`GRACE`] (what a quiet link costs an event: at most that long); it gives
-//!   it back as it delivers the answer to the only call pending, so that the next call of a
-//!   sequence can lead;
+//!   it back as it delivers the answer the only waiting caller waits for, so that the next
+//!   call of a sequence can lead (answers nobody waits for yet it goes on reading);
 //! - a leader gives it back after one keep-alive tick of silence (the watch then goes on in
 //!   the reader thread) or when its call's deadline comes near. Without a keep-alive the
 //!   socket has no read timeout, so callers never lead.
@@ -60,6 +60,9 @@ type AnswerSlot = Sender<Result<Message>>;
 /// enough that an event on a quiet link is not noticeably late.
 const GRACE: Duration = Duration::from_millis(1);
 
+/// The socket's reading half, passed between threads.
+type Reader = Box<BufReader<Watched>>;
+
 /// What a leading caller read that is the reader thread's to handle: a message (an event,
 /// a call from the peer) or why the link ended.
 type Handed = std::result::Result<Message, String>;
@@ -79,7 +82,7 @@ struct Reading {
 
 struct ReadState {
     /// The socket's reading half; `None` while a thread reads it.
-    reader: Option<Box<BufReader<Watched>>>,
+    reader: Option<Reader>,
     /// When it was last given back with nothing left to read.
     freed: Instant,
     /// The reader thread is to take it now.
@@ -232,20 +235,15 @@ impl Link {
                     Ok(m) => m,
                     Err(why) => return why,
                 };
-                // The answer to the only call pending: its caller's next call, if it
-                // comes at once, is to find the reading half free and read its own answer.
-                let last =
-                    is_answer(&m) && self.reading.tick.is_some() && reader.buffer().is_empty() && {
-                        let pending = lock(&self.pending);
-                        pending.len() == 1 && pending.contains_key(&m.header.id)
-                    };
-                if last {
-                    self.give_back(reader, None);
-                    if let Err(why) = self.route(m) {
-                        return why;
+                // The answer the only waiting caller waits for: its next call, if it comes
+                // at once, is to find the reading half free and read its own answer.
+                let m = match self.hand_over(reader, m) {
+                    Ok(()) => break,
+                    Err((r, m)) => {
+                        reader = r;
+                        m
                     }
-                    break;
-                }
+                };
                 if let Err(why) = self.route(m) {
                     return why;
                 }
@@ -253,9 +251,33 @@ impl Link {
         }
     }
 
+    /// Gives the reading half back as it delivers `m`, when `m` answers the only caller
+    /// waiting (a sequence of calls) and nothing more is buffered; else returns both.
+    fn hand_over(&self, reader: Reader, m: Message) -> std::result::Result<(), (Reader, Message)> {
+        let id = m.header.id;
+        if !is_answer(&m) || self.reading.tick.is_none() || !reader.buffer().is_empty() {
+            return Err((reader, m));
+        }
+        {
+            let mut st = lock(&self.reading.state);
+            if st.followers != [id] {
+                return Err((reader, m));
+            }
+            st.followers.clear();
+            self.reading.following.store(0, Ordering::Release);
+            st.reader = Some(reader);
+            st.freed = Instant::now();
+        }
+        let slot = lock(&self.pending).remove(&id);
+        if let Some(slot) = slot {
+            let _ = slot.send(Ok(m));
+        }
+        Ok(())
+    }
+
     /// Waits until the reader thread is to read (see the module doc); takes the reading
     /// half and what was handed with it.
-    fn reader_back(&self) -> (Box<BufReader<Watched>>, Option<Handed>) {
+    fn reader_back(&self) -> (Reader, Option<Handed>) {
         let mut st = lock(&self.reading.state);
         loop {
             let idle = st.freed.elapsed();
@@ -282,7 +304,7 @@ impl Link {
     /// thread is woken to go on at once. A message partly read stays for the next caller
     /// (calls in flight: the same thread, about to wait for the next answer) or the reader
     /// thread after [`GRACE`].
-    fn give_back(&self, reader: Box<BufReader<Watched>>, handed: Option<Handed>) {
+    fn give_back(&self, reader: Reader, handed: Option<Handed>) {
         let mut st = lock(&self.reading.state);
         st.reader = Some(reader);
         st.freed = Instant::now();
@@ -442,7 +464,7 @@ impl Link {
     }
 
     /// A leader becomes a follower: the reading half goes back to the reader thread.
-    fn follow(&self, id: u32, reader: Box<BufReader<Watched>>, handed: Option<Handed>) {
+    fn follow(&self, id: u32, reader: Reader, handed: Option<Handed>) {
         let mut st = lock(&self.reading.state);
         st.reader = Some(reader);
         st.freed = Instant::now();
