@@ -12,7 +12,9 @@
 //!   other calls to their slots, and gives it back; anything else (an event, a call on an
 //!   object this client serves, the end of the link) it hands to the reader thread with the
 //!   token, so handlers and served objects run on the reader thread, in the order received;
-//! - a caller that finds it taken waits for its answer on its slot (a follower);
+//! - a caller that finds it taken, or whose call is not the only one pending (calls in
+//!   flight: the reader thread reading while callers send keeps a pipeline fuller), waits
+//!   for its answer on its slot (a follower);
 //! - the reader thread takes it when it is handed work, when followers wait, or when it has
 //!   been free for [`GRACE`] (what a quiet link costs an event: at most that long); it gives
 //!   it back as it delivers the answer the only waiting caller waits for, so that the next
@@ -260,7 +262,7 @@ impl Link {
         }
         {
             let mut st = lock(&self.reading.state);
-            if st.followers != [id] {
+            if st.followers != [id] || lock(&self.pending).len() > 1 {
                 return Err((reader, m));
             }
             st.followers.clear();
@@ -362,9 +364,12 @@ impl Link {
     ) -> Option<Result<Message>> {
         let tick = self.reading.tick;
         let near = |now: Instant| tick.is_none_or(|t| deadline.is_some_and(|d| now + 2 * t >= d));
+        // Calls in flight beside this one: the reader thread reads on while their callers
+        // send more, which keeps a pipeline fuller than one thread doing both.
+        let alone = lock(&self.pending).len() <= 1;
         let mut reader = {
             let mut st = lock(&self.reading.state);
-            let free = !st.urgent && st.handed.is_none() && !near(Instant::now());
+            let free = alone && !st.urgent && st.handed.is_none() && !near(Instant::now());
             match st.reader.take_if(|_| free) {
                 Some(reader) => reader,
                 None => {
