@@ -716,6 +716,58 @@ fn a_stop_beside_a_loop_waits_for_an_unload_the_os_keeps_waiting_rather_than_run
     assert_balanced(&trace);
 }
 
+#[test]
+fn a_stop_beside_a_loop_not_yet_loud_gives_a_sleeping_onunload_its_time_after_a_budget() {
+    // The property tests' invariant (11), broken under load (40,057 events after a stop):
+    // the stop came while the loop was young, far from loud, and S's onUnload sleeps on
+    // the virtual clock. Time moved beside a loop only once a link was loud, so the loop
+    // ran on for some 10,000 turns before the sleep got its time. A stop beside any loop
+    // moves time after each budget: the loop gets a budget per turn of the stop.
+    let inner_loop = two_box_loop_diagram(&pass_through("A", 1), &pass_through("B", 2));
+    let xml = project(&format!(
+        "{}{}{}{}",
+        loop_box("S", 1, ""),
+        link(0, 2, 1, 2),
+        loop_box("L", 2, &inner_loop),
+        link(0, 2, 2, 2)
+    ));
+    let turns = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&turns);
+    let host = NativeHost::new()
+        .with("S", |hook, ctx| {
+            if matches!(hook, Hook::Unload) {
+                ctx.sleep(Duration::from_secs(1));
+            }
+            Ok(())
+        })
+        .with_inline("A", move |hook, _| {
+            if matches!(hook, Hook::Input { .. }) {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(())
+        });
+    let (engine, trace) = load(&xml, &host, in_virtual_time());
+    engine.start();
+    let began = std::time::Instant::now();
+    while turns.load(Ordering::SeqCst) < 100 && began.elapsed() < Duration::from_secs(60) {
+        std::thread::yield_now();
+    }
+    assert_eq!(stop_and_wait(&engine), Outcome::Stopped);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    let stop = lines.iter().position(|l| l == "beh stop").unwrap();
+    let loop_after = lines[stop..]
+        .iter()
+        .filter(|l| l.contains("deliver B.out -> A.in"))
+        .count();
+    // As above: 4 steps a turn, at most 3 budgets of 4,096 steps; loud is 10,000 turns.
+    assert!(
+        loop_after <= 3 * 4096 / 4,
+        "{loop_after} turns of the loop after the stop"
+    );
+    assert_balanced(&trace);
+}
+
 /// Native boxes whose construction sleeps `construct` of behavior time (as Python code at
 /// module level or in `__init__` does) before they get `inner`'s code.
 struct SleepyHost {

@@ -312,6 +312,12 @@ impl Control {
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
                     self.count_steps(STEP_BUDGET as u64);
+                    // Stopping beside a loop not loud (yet): the unload's sleepers get their
+                    // time after each budget, as beside a loud one, rather than the loop
+                    // running on until it is loud.
+                    if self.stopping && !self.rates.any_loud() {
+                        self.move_time_beside_loop();
+                    }
                     // Every command queued so far gets its turn (box code a loop keeps busy
                     // posts one per hop: one per budget would leave a stop behind them all),
                     // up to one budget's worth, so the loop still advances.
@@ -488,10 +494,10 @@ impl Control {
         if !stalled && !self.stopping {
             return;
         }
-        // What is in flight now acts before the notice and the move of time, as it would
-        // before any move of virtual time: where its events fall is the engine's choice.
-        self.shared.time.wait_for_yield(0);
         if stalled && !self.loop_reported {
+            // What is in flight now acts before the notice, as it would before any move of
+            // virtual time: where its events fall is the engine's choice.
+            self.shared.time.wait_for_yield(0);
             self.loop_reported = true;
             self.log_run(
                 "warning",
@@ -501,6 +507,16 @@ impl Control {
                 ),
             );
         }
+        self.move_time_beside_loop();
+    }
+
+    /// Moves virtual time beside a loop (see [`Control::time_beside_loop`]): what is in
+    /// flight acts first, then the next timer is due.
+    fn move_time_beside_loop(&mut self) {
+        if !self.shared.time.is_virtual() || !self.owns_time {
+            return;
+        }
+        self.shared.time.wait_for_yield(0);
         self.looped = Some(0);
         if self.move_virtual_time(true) {
             self.shared.time.wait_for_yield(0);
