@@ -4,57 +4,34 @@
 //! its own answer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::Value;
-use choreo_qi::{ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session};
-
-/// `ping(i) → i`, and `emit(n)`: emits `tick(0)` … `tick(n-1)`, then answers.
-fn service() -> Arc<ServedObject> {
-    let cell: Arc<Mutex<Option<Arc<ServedObject>>>> = Arc::new(Mutex::new(None));
-    let emitter = Arc::clone(&cell);
-    let object = ObjectBuilder::new("readers test service")
-        .method_inline("ping", "(i)", "i", |a| {
-            Ok(Out::Value(a.into_iter().next().unwrap_or_default()))
-        })
-        .signal("tick", "(i)")
-        .method_inline("emit", "(i)", "v", move |a| {
-            let n = match a.first() {
-                Some(Value::Int(n)) => *n,
-                _ => 0,
-            };
-            if let Some(o) = emitter.lock().unwrap().as_ref() {
-                for k in 0..n {
-                    o.emit("tick", vec![Value::Int(k)]).unwrap();
-                }
-            }
-            Ok(Out::Value(Value::None))
-        })
-        .build()
-        .unwrap();
-    *cell.lock().unwrap() = Some(Arc::clone(&object));
-    object
-}
+use choreo_qi::{Server, ServerOptions, Session};
 
 fn server() -> (Server, String) {
     let server = Server::standalone(ServerOptions::default()).unwrap();
-    server.register_service("Svc", service()).unwrap();
+    server
+        .register_service("ChoreoRust", common::rust_service())
+        .unwrap();
     let url = server.listen("tcp://127.0.0.1:0").unwrap();
     (server, url)
 }
 
 type Seen = Arc<Mutex<Vec<(String, i64)>>>;
 
-/// Records each `tick` with the name of the thread that handled it.
+/// Records each `textDone("done<k>")` as `k`, with the name of the thread that handled it.
 fn record(svc: &choreo_qi::RemoteObject) -> (Seen, choreo_qi::SignalLink) {
     let seen: Seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     let link = svc
-        .connect("tick", move |args| {
+        .connect("textDone", move |args| {
             let k = match args.first() {
-                Some(Value::Int(k)) => *k,
-                other => panic!("tick({other:?})"),
+                Some(Value::String(s)) => s.strip_prefix("done").unwrap().parse().unwrap(),
+                other => panic!("textDone({other:?})"),
             };
             let name = std::thread::current().name().unwrap_or("").to_string();
             sink.lock().unwrap().push((name, k));
@@ -67,7 +44,7 @@ fn record(svc: &choreo_qi::RemoteObject) -> (Seen, choreo_qi::SignalLink) {
 fn an_event_sent_before_an_answer_is_handled_before_the_call_returns() {
     let (_server, url) = server();
     let session = Session::connect(&url).unwrap();
-    let svc = session.service("Svc").unwrap();
+    let svc = session.service("ChoreoRust").unwrap();
     let (seen, _link) = record(&svc);
     // Back-to-back calls: the caller reads the socket itself, meets the event before its
     // answer, and must leave it to the reader thread, which runs the handler first.
@@ -89,7 +66,7 @@ fn an_event_sent_before_an_answer_is_handled_before_the_call_returns() {
 fn callers_on_many_threads_each_get_their_own_answer_while_events_flow() {
     let (_server, url) = server();
     let session = Session::connect(&url).unwrap();
-    let svc = Arc::new(session.service("Svc").unwrap());
+    let svc = Arc::new(session.service("ChoreoRust").unwrap());
     let (seen, _link) = record(&svc);
     let threads: Vec<_> = (0..6i64)
         .map(|t| {
@@ -130,7 +107,7 @@ fn an_event_on_a_quiet_link_after_a_call_still_arrives() {
     // peer sends then must still be read (by the reader thread, which takes it back).
     let (_server, url) = server();
     let session = Session::connect(&url).unwrap();
-    let svc = session.service("Svc").unwrap();
+    let svc = session.service("ChoreoRust").unwrap();
     let (seen, _link) = record(&svc);
     for round in 1..=20usize {
         // A post has no answer: nobody waits, so only the reader thread can read its event.
