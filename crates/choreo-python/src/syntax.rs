@@ -98,9 +98,11 @@ fn compile_helper(py: Python<'_>) -> PyResult<&Py<PyAny>> {
     })
 }
 
-/// Compiles `fixed` in the embedded interpreter.
+/// Compiles `fixed` in the embedded interpreter; the thread keeps its Python thread state
+/// for the next script (a check's threads compile hundreds: see [`crate::thread`]).
 fn compile_here(fixed: &str) -> Found {
     Python::attach(|py| {
+        crate::thread::keep(py);
         let helper = match compile_helper(py) {
             Ok(h) => h,
             // Never with this interpreter; said rather than taken for a clean script.
