@@ -44,6 +44,7 @@
 
 mod api;
 mod box_state;
+mod codegen;
 pub mod convert;
 mod dialog_script;
 mod division;

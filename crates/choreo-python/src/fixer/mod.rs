@@ -182,7 +182,7 @@ mod literals;
 mod rewrite;
 mod scan;
 mod statements;
-mod tokenize;
+pub(crate) mod tokenize;
 
 pub use rewrite::{Change, Fixed, Rewrite};
 pub use scan::needs_fixing;

@@ -3,7 +3,7 @@
 //! them, so that the passes edit tokens and never touch string contents or comments.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Name,
     Number,
     /// A terminated string literal, prefix included.
@@ -17,14 +17,14 @@ pub(super) enum Kind {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Tok {
-    pub(super) kind: Kind,
-    pub(super) start: usize,
-    pub(super) end: usize,
+pub(crate) struct Tok {
+    pub(crate) kind: Kind,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// 1-based line of the token's first character.
-    pub(super) line: u32,
+    pub(crate) line: u32,
     /// Bracket depth before the token (a closing bracket has its opener's depth).
-    pub(super) depth: u32,
+    pub(crate) depth: u32,
 }
 
 pub(super) const OPS3: [&[u8]; 5] = [b"**=", b"//=", b">>=", b"<<=", b"..."];
@@ -158,7 +158,7 @@ pub(super) fn scan_number(b: &[u8], i: usize) -> usize {
 
 /// Splits `src` into tokens; comments, whitespace, line continuations and line breaks that do
 /// not end a logical line produce none.
-pub(super) fn tokenize(src: &str) -> Vec<Tok> {
+pub(crate) fn tokenize(src: &str) -> Vec<Tok> {
     let b = src.as_bytes();
     let mut toks = Vec::with_capacity(b.len() / 4 + 1);
     let mut i = if src.starts_with('\u{feff}') { 3 } else { 0 };
