@@ -425,9 +425,6 @@ fn script_diagnostics(
     xar: &XarFile,
     scripts: &dyn ScriptCheck,
 ) -> Vec<Diagnostic> {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Vec::new();
-    };
     // The boxes with code, parents before children (the document's order), each with the
     // boxes around it; iterative, as deep as the file nests.
     let mut with_code: Vec<(&BoxDef, Vec<&BoxDef>)> = Vec::new();
@@ -454,6 +451,9 @@ fn script_diagnostics(
     if found.is_empty() {
         return Vec::new();
     }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Vec::new();
+    };
     let places = crate::xar::scripts_at(text);
     let mut out = Vec::new();
     for (i, problems) in found {

@@ -25,31 +25,46 @@ use choreo_xar::{ScriptCheck, ScriptProblem, Severity};
 #[derive(Debug, Default)]
 pub struct BoxScripts {
     compile: choreo_python::CompileCheck,
-    /// What the text rules see in each script met so far: a project holds the stock boxes'
-    /// scripts many times (the corpus: 6,846 scripts, about 1,000 distinct).
-    seen: Mutex<HashMap<String, Arc<[Seen]>>>,
+    /// What each script met so far is, whatever box it is in: a project holds the stock
+    /// boxes' scripts many times (the corpus: 6,846 scripts, about 1,000 distinct).
+    read: Mutex<HashMap<String, Arc<Read>>>,
+}
+
+/// What a script is, whatever box it is in.
+#[derive(Debug)]
+enum Read {
+    /// Its syntax errors (CPython's).
+    Invalid(Vec<ScriptProblem>),
+    /// What the text rules see in it.
+    Valid(Vec<Seen>),
 }
 
 impl ScriptCheck for BoxScripts {
     fn check(&self, b: &BoxDef, ancestors: &[&BoxDef]) -> Vec<ScriptProblem> {
-        let mut problems = self.compile.check(b, ancestors);
-        if problems.is_empty() {
-            problems.extend(judge(&self.seen_in(b.code()), b, ancestors));
+        match &*self.read(b, ancestors) {
+            Read::Invalid(problems) => problems.clone(),
+            Read::Valid(seen) => judge(seen, b, ancestors),
         }
-        problems
     }
 }
 
 impl BoxScripts {
-    /// [`seen_in`] `code`, read once per script.
-    fn seen_in(&self, code: &str) -> Arc<[Seen]> {
-        let lock = || self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(seen) = lock().get(code) {
-            return Arc::clone(seen);
+    /// [`Read`] of the script of `b`, read once per script.
+    fn read(&self, b: &BoxDef, ancestors: &[&BoxDef]) -> Arc<Read> {
+        let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let code = b.code();
+        if let Some(read) = lock().get(code) {
+            return Arc::clone(read);
         }
-        let seen: Arc<[Seen]> = seen_in(code).into();
-        lock().insert(code.to_string(), Arc::clone(&seen));
-        seen
+        // Compiling does not depend on the box: only its code is read.
+        let problems = self.compile.check(b, ancestors);
+        let read = Arc::new(if problems.is_empty() {
+            Read::Valid(seen_in(code))
+        } else {
+            Read::Invalid(problems)
+        });
+        lock().insert(code.to_string(), Arc::clone(&read));
+        read
     }
 }
 
