@@ -87,12 +87,86 @@ const KEYWORDS: [&[u8]; 32] = [
     b"yield",
 ];
 
-/// Whether CPython 3.11's code generator could refuse `source` (already fixed to Python 3)
-/// after its parser and symbol table accepted it: if not, `_symtable.symtable` finds
-/// whatever `compile()` would.
-pub(crate) fn may_fail(source: &str) -> bool {
-    let b = source.as_bytes();
+/// What the screen says of a script (already fixed to Python 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Screen {
+    /// Whether CPython 3.11's code generator could refuse it after its parser and symbol
+    /// table accepted it: if not, `_symtable.symtable` finds whatever `compile()` would.
+    pub(crate) full: bool,
+    /// For a script judged without the code generator: its text with every comment and the
+    /// content of every inert string literal left out. Scripts of one shape are valid
+    /// together or not at all: the parser and the symbol table never read a comment (the
+    /// coding cookie is ignored in a `str`), nor the content of a string without a
+    /// backslash that is no bytes and no f-string; nothing else differs. None when the
+    /// script holds a NUL (an error of its own).
+    pub(crate) shape: Option<String>,
+}
+
+/// [`Screen`] of `source`.
+pub(crate) fn screen(source: &str) -> Screen {
     let toks = tokenize(source);
+    let full = may_fail(source, &toks);
+    let shape = (!full && !source.contains('\0')).then(|| shape(source, &toks));
+    Screen { full, shape }
+}
+
+/// `source` with its comments reduced to `#` and its inert string literals emptied.
+fn shape(source: &str, toks: &[Tok]) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut from = 0;
+    let gap = |out: &mut String, text: &str| {
+        let mut comment = false;
+        for c in text.chars() {
+            match c {
+                '\n' | '\r' => comment = false,
+                '#' if !comment => {
+                    comment = true;
+                    out.push('#');
+                }
+                _ => {}
+            }
+            if !comment {
+                out.push(c);
+            }
+        }
+    };
+    for t in toks {
+        gap(&mut out, source.get(from..t.start).unwrap_or_default());
+        let token = source.get(t.start..t.end).unwrap_or_default();
+        match inert_string(token) {
+            Some((prefix, quote)) => {
+                out.push_str(prefix);
+                out.push_str(quote);
+                out.push_str(quote);
+            }
+            None => out.push_str(token),
+        }
+        from = t.end.max(from);
+    }
+    gap(&mut out, source.get(from..).unwrap_or_default());
+    out
+}
+
+/// A string literal's prefix and opening quotes when its content cannot matter to the
+/// parser: no backslash, no bytes (only ASCII allowed there), no f-string (parsed inside).
+fn inert_string(token: &str) -> Option<(&str, &str)> {
+    let open = token.find(['\'', '"'])?;
+    let (prefix, rest) = token.split_at(open);
+    if prefix.contains(['b', 'B', 'f', 'F']) || rest.contains('\\') {
+        return None;
+    }
+    let quote = if rest.starts_with("\"\"\"") || rest.starts_with("\'\'\'") {
+        rest.get(..3)?
+    } else {
+        rest.get(..1)?
+    };
+    Some((prefix, quote))
+}
+
+/// Whether CPython 3.11's code generator could refuse `source`, read as `toks`, after its
+/// parser and symbol table accepted it.
+fn may_fail(source: &str, toks: &[Tok]) -> bool {
+    let b = source.as_bytes();
     let mut blocks: Vec<(usize, Block, usize)> = Vec::new();
     let mut bare_excepts: Vec<usize> = Vec::new();
     let mut elifs = 0;
