@@ -114,21 +114,14 @@ pub(crate) fn screen(source: &str) -> Screen {
 fn shape(source: &str, toks: &[Tok]) -> String {
     let mut out = String::with_capacity(source.len());
     let mut from = 0;
-    let gap = |out: &mut String, text: &str| {
-        let mut comment = false;
-        for c in text.chars() {
-            match c {
-                '\n' | '\r' => comment = false,
-                '#' if !comment => {
-                    comment = true;
-                    out.push('#');
-                }
-                _ => {}
-            }
-            if !comment {
-                out.push(c);
-            }
+    // Between tokens: whitespace, line continuations and comments (to the line's end).
+    let gap = |out: &mut String, mut text: &str| {
+        while let Some(at) = text.find('#') {
+            out.push_str(&text[..=at]);
+            let rest = &text[at..];
+            text = &rest[rest.find(['\n', '\r']).unwrap_or(rest.len())..];
         }
+        out.push_str(text);
     };
     for t in toks {
         gap(&mut out, source.get(from..t.start).unwrap_or_default());
