@@ -137,22 +137,41 @@ pub fn run(args: &CheckArgs) -> CliResult {
 const CACHED: &str = "check";
 
 /// Adds the files to check under `path` (all of them if `explicit`, else by extension); a
-/// split-format folder is one item, checked as a behavior.
+/// split-format folder is one item, checked as a behavior. Folders are walked in name
+/// order, without recursion (a tree as deep as the disk allows), each entry's kind taken
+/// from its folder's listing when the system gives it (a link is followed).
 fn collect(path: &Path, explicit: bool, out: &mut Vec<PathBuf>) {
-    if path.is_dir() && path.join(split::MARKER_FILE).is_file() {
-        out.push(path.to_path_buf());
-    } else if path.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            out.push(path.to_path_buf()); // check_path reports it as unreadable
-            return;
-        };
-        let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        children.sort();
-        for c in children {
-            collect(&c, false, out);
+    // (path, whether it is a folder if known, whether it was named on the command line)
+    let mut pending: Vec<(PathBuf, Option<bool>, bool)> =
+        vec![(path.to_path_buf(), None, explicit)];
+    while let Some((path, is_dir, explicit)) = pending.pop() {
+        if !is_dir.unwrap_or_else(|| path.is_dir()) {
+            if explicit || wanted(&path) {
+                out.push(path);
+            }
+            continue;
         }
-    } else if explicit || wanted(path) {
-        out.push(path.to_path_buf());
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            out.push(path); // check_path reports it as unreadable
+            continue;
+        };
+        let mut children: Vec<(PathBuf, Option<bool>)> = entries
+            .flatten()
+            .map(|e| {
+                let kind = e.file_type().ok().filter(|t| !t.is_symlink());
+                (e.path(), kind.map(|t| t.is_dir()))
+            })
+            .collect();
+        let marker = children.iter().any(|(p, is_dir)| {
+            p.file_name() == Some(std::ffi::OsStr::new(split::MARKER_FILE))
+                && is_dir.map_or_else(|| p.is_file(), |d| !d)
+        });
+        if marker {
+            out.push(path);
+            continue;
+        }
+        children.sort_by(|a, b| a.0.cmp(&b.0));
+        pending.extend(children.into_iter().rev().map(|(p, d)| (p, d, false)));
     }
 }
 
