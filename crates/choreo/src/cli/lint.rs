@@ -15,11 +15,12 @@
 //! handlers of inputs the box does not have (they never run: the stock Comment box).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use choreo_robot::naoqi::{Catalogue, Module};
 use choreo_xar::model::BoxDef;
 use choreo_xar::{ScriptCheck, ScriptProblem, Severity};
+use memchr::memmem::Finder;
 
 /// Syntax (CPython) and the text rules.
 #[derive(Debug, Default)]
@@ -77,13 +78,14 @@ fn literal_at(line: &str, at: usize) -> Option<&str> {
     body.find(quote).map(|end| &body[..end])
 }
 
-/// The line without its comment (a `#` outside quotes).
+/// The line without its comment (a `#` outside quotes). Bytes, not characters: the quotes
+/// and `#` are ASCII, which no byte of another character's UTF-8 can be.
 fn code_part(line: &str) -> &str {
-    let mut quote: Option<char> = None;
-    for (i, c) in line.char_indices() {
+    let mut quote: Option<u8> = None;
+    for (i, c) in line.bytes().enumerate() {
         match (quote, c) {
-            (None, '#') => return &line[..i],
-            (None, '"' | '\'') => quote = Some(c),
+            (None, b'#') => return line.get(..i).unwrap_or(line),
+            (None, b'"' | b'\'') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
             _ => {}
         }
@@ -94,6 +96,13 @@ fn code_part(line: &str) -> &str {
 /// The calls whose first argument, a string, names a NAOqi module.
 pub(crate) const MODULE_OPENERS: &[&str] = &["ALProxy(", "service("];
 
+/// Searchers of what the rules look for, made once (a searcher made per line cost more
+/// than the search).
+static OPENERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| MODULE_OPENERS.iter().map(Finder::new).collect());
+static GET_PARAMETER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("getParameter("));
+static SELF_ON: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("self.on"));
+
 /// The proxies a script names, from its lines `X = ALProxy("M")` and `X = ....service("M")`
 /// (`self.tts` → ALTextToSpeech), for modules the catalogue knows; a line that goes on
 /// after the call (`.subscriber(k).signal`) names something else.
@@ -101,6 +110,10 @@ pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
     let catalogue = Catalogue::naoqi();
     let mut out = HashMap::new();
     for line in code.lines() {
+        // A call of a module opener has its parenthesis.
+        if !line.contains('(') {
+            continue;
+        }
         let line = code_part(line);
         let Some((lhs, rhs)) = line.split_once('=') else {
             continue;
@@ -110,7 +123,7 @@ pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
         let Some(module) = MODULE_OPENERS
             .iter()
             .find_map(|o| rhs.find(o).and_then(|i| literal_at(rhs, i + o.len())))
-            .filter(|m| rhs.ends_with(&format!("\"{m}\")")) || rhs.ends_with(&format!("'{m}')")))
+            .filter(|m| ends_with_literal_call(rhs, m))
             .and_then(|m| catalogue.module(m))
         else {
             continue;
@@ -125,6 +138,18 @@ pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
         }
     }
     out
+}
+
+/// Whether `text` ends with the string literal `m` (either quote) and the call's `)`.
+fn ends_with_literal_call(text: &str, m: &str) -> bool {
+    let Some(body) = text.strip_suffix(')') else {
+        return false;
+    };
+    ['"', '\''].iter().any(|&q| {
+        body.strip_suffix(q)
+            .and_then(|b| b.strip_suffix(m))
+            .is_some_and(|b| b.ends_with(q))
+    })
 }
 
 /// The methods `line` calls on the proxies (`proxy.method(`, `proxy.post.method(`, each
@@ -218,13 +243,15 @@ fn seen_in(code: &str) -> Vec<Seen> {
         if !raw.contains('(') {
             continue;
         }
-        let handler = methods
-            .last()
-            .and_then(|(_, m)| m.strip_prefix("onInput_"))
-            .map(str::to_string);
+        let handler = || {
+            methods
+                .last()
+                .and_then(|(_, m)| m.strip_prefix("onInput_"))
+                .map(str::to_string)
+        };
         let line = code_part(raw);
         let line_no = u32::try_from(n + 1).unwrap_or(u32::MAX);
-        for (i, _) in line.match_indices("getParameter(") {
+        for i in GET_PARAMETER.find_iter(line.as_bytes()) {
             if let Some(name) = literal_at(line, i + "getParameter(".len())
                 && line[..i].ends_with("self.")
             {
@@ -249,8 +276,8 @@ fn seen_in(code: &str) -> Vec<Seen> {
                 ),
             });
         }
-        for pattern in MODULE_OPENERS {
-            for (i, _) in line.match_indices(pattern) {
+        for (pattern, finder) in MODULE_OPENERS.iter().zip(OPENERS.iter()) {
+            for i in finder.find_iter(line.as_bytes()) {
                 if let Some(name) = literal_at(line, i + pattern.len())
                     && name.starts_with("AL")
                     && catalogue.module(name).is_none()
@@ -265,7 +292,7 @@ fn seen_in(code: &str) -> Vec<Seen> {
                 }
             }
         }
-        for (i, _) in line.match_indices("self.on") {
+        for i in SELF_ON.find_iter(line.as_bytes()) {
             let rest = &line[i + "self.".len()..];
             let name: String = rest
                 .chars()
@@ -283,7 +310,7 @@ fn seen_in(code: &str) -> Vec<Seen> {
                     line: line_no,
                     column: i,
                     name,
-                    handler: handler.clone(),
+                    handler: handler(),
                 });
             }
         }
