@@ -46,10 +46,10 @@ const BLOCK_WEIGHT: usize = 3;
 const DEEP: usize = 18;
 
 /// Tokens in one logical line from which a script goes to the full compile.
-pub(crate) const LONG_LINE: usize = 1000;
+const LONG_LINE: usize = 1000;
 
 /// `elif`s (each nests the next) from which a script goes to the full compile.
-pub(crate) const MANY_ELIFS: usize = 300;
+const MANY_ELIFS: usize = 300;
 
 /// Keywords that cannot end an operand: a `*` after one of them is a star, not a product.
 const KEYWORDS: [&[u8]; 32] = [

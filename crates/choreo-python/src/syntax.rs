@@ -583,6 +583,12 @@ mod tests {
             ),
             ("x = u'''abc'''\n", "x = u'''a\nb'''\n", "x = u'''\\x1'''\n"),
             ("x = r'abc'\n", "x = r'a\"b'\n", "x = r'\\'\n"),
+            // A coding cookie is a comment too: compile() ignores it in a `str`.
+            (
+                "# a\nx = 1\n",
+                "# -*- coding: no-such-codec -*-\nx = 1\n",
+                "# a\nx = 1 +\n",
+            ),
             (
                 "x = b'abc'  # a\n",
                 "x = b'abc'  # \u{e9}\n",
