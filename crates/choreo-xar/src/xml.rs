@@ -415,7 +415,34 @@ impl<'a> Cursor<'a> {
 
     /// Typed access to the attributes of `el`.
     pub fn attributes<'e>(&'e self, el: &'e Element<'a>) -> Result<Attributes<'e, 'a>> {
-        let mut items: SmallVec<[Attr<'e>; 12]> = SmallVec::new();
+        // Filled in place: the attributes are many, and moving them is a copy each time.
+        let mut attributes = Attributes {
+            cursor: self,
+            offset: el.offset,
+            items: SmallVec::new(),
+            spellings: Vec::new(),
+        };
+        if plain_attributes(el.start.attributes_raw(), &mut attributes.items).is_none() {
+            attributes.items.clear();
+            self.parsed_attributes(el, &mut attributes.items)?;
+        }
+        if has_duplicate_name(&attributes.items) {
+            return Err(self.error(
+                ErrorKind::NotXml,
+                el.offset,
+                "malformed attribute: an attribute name is repeated",
+            ));
+        }
+        Ok(attributes)
+    }
+
+    /// The attributes of `el` as quick-xml reads them, into `items`: what
+    /// [`plain_attributes`] leaves.
+    fn parsed_attributes<'e>(
+        &'e self,
+        el: &'e Element<'a>,
+        items: &mut SmallVec<[Attr<'e>; 12]>,
+    ) -> Result<()> {
         let mut iter = el.start.attributes();
         // Duplicates are checked below on our own small vector: quick-xml's check allocates.
         iter.with_checks(false);
@@ -442,19 +469,58 @@ impl<'a> Cursor<'a> {
                 value: Some(value),
             });
         }
-        if has_duplicate_name(&items) {
-            return Err(self.error(
-                ErrorKind::NotXml,
-                el.offset,
-                "malformed attribute: an attribute name is repeated",
-            ));
+        Ok(())
+    }
+}
+
+/// The attributes of a tag whose attribute text (`raw`, after its name) is plain: only
+/// `name="value"` or `name='value'` separated by whitespace, each name ASCII letters,
+/// digits, `_`, `:`, `-` or `.` (a letter, `_` or `:` first), no value holding what XML
+/// normalizes (`&`, tab, line breaks) or a `<`. Read straight from the text, as quick-xml
+/// reads them, at a fraction of the cost (most of a XAR's tags, its motion keys among
+/// them, are plain), into `items`; None for anything else, left to quick-xml and its
+/// errors.
+fn plain_attributes<'e>(raw: &'e str, items: &mut SmallVec<[Attr<'e>; 12]>) -> Option<()> {
+    let b = raw.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let name_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b':' | b'-' | b'.');
+    let mut i = 0;
+    loop {
+        while b.get(i).copied().is_some_and(space) {
+            i += 1;
         }
-        Ok(Attributes {
-            cursor: self,
-            offset: el.offset,
-            items,
-            spellings: Vec::new(),
-        })
+        let Some(&first) = b.get(i) else {
+            return Some(());
+        };
+        if !(first.is_ascii_alphabetic() || matches!(first, b'_' | b':')) {
+            return None;
+        }
+        let start = i;
+        while b.get(i).copied().is_some_and(name_byte) {
+            i += 1;
+        }
+        let name = raw.get(start..i)?;
+        if b.get(i) != Some(&b'=') {
+            return None;
+        }
+        let quote = *b.get(i + 1).filter(|q| matches!(q, b'"' | b'\''))?;
+        let from = i + 2;
+        let end = from + memchr::memchr(quote, b.get(from..)?)?;
+        let value = raw.get(from..end)?;
+        if value
+            .bytes()
+            .any(|c| matches!(c, b'&' | b'<' | b'\t' | b'\r' | b'\n'))
+        {
+            return None;
+        }
+        items.push(Attr {
+            name,
+            value: Some(Cow::Borrowed(value)),
+        });
+        i = end + 1;
+        if b.get(i).is_some_and(|&c| !space(c)) {
+            return None;
+        }
     }
 }
 
@@ -718,11 +784,11 @@ impl<'e> Attributes<'e, '_> {
     }
 
     /// Moves the attributes not taken, and the spellings seen, into `extras`.
-    pub fn finish(self, extras: &mut Extras) {
+    pub fn finish(mut self, extras: &mut Extras) {
         let rest: Vec<(String, String)> = self
             .items
-            .into_iter()
-            .filter_map(|a| a.value.map(|v| (a.name.to_string(), v.into_owned())))
+            .iter_mut()
+            .filter_map(|a| a.value.take().map(|v| (a.name.to_string(), v.into_owned())))
             .collect();
         if rest.is_empty() && self.spellings.is_empty() {
             return;
@@ -993,6 +1059,80 @@ pub(crate) fn write_cdata(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (name, value) of each attribute of the first element of `xml`: read straight from the
+    /// text when it is plain, and as quick-xml reads it.
+    #[allow(clippy::type_complexity)]
+    fn both_readings(xml: &str) -> (Option<Vec<(String, String)>>, Option<Vec<(String, String)>>) {
+        let Ok(mut cursor) = Cursor::new("t.xml", xml) else {
+            return (None, None);
+        };
+        let Ok(Item::Element(el)) = cursor.next_item() else {
+            return (None, None);
+        };
+        let pairs = |items: &SmallVec<[Attr<'_>; 12]>| {
+            items
+                .iter()
+                .map(|a| {
+                    (
+                        a.name.to_string(),
+                        a.value.as_deref().unwrap_or("").to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut plain = SmallVec::new();
+        let plain = plain_attributes(el.start.attributes_raw(), &mut plain).map(|()| pairs(&plain));
+        let mut parsed = SmallVec::new();
+        let parsed = cursor
+            .parsed_attributes(&el, &mut parsed)
+            .ok()
+            .map(|()| pairs(&parsed));
+        (plain, parsed)
+    }
+
+    #[test]
+    fn plain_attributes_are_read_as_quick_xml_reads_them() {
+        let plain = |xml: &str| both_readings(xml).0;
+        assert_eq!(
+            plain(r#"<Key frame="12" value='-3.5'/>"#),
+            Some(vec![
+                ("frame".to_string(), "12".to_string()),
+                ("value".to_string(), "-3.5".to_string())
+            ])
+        );
+        // What XML normalizes, spaces around `=`, a missing space: left to quick-xml.
+        for other in [
+            r#"<a b="x &amp; y"/>"#,
+            "<a b=\"x\ty\"/>",
+            r#"<a b = "x"/>"#,
+            r#"<a b="x"c="y"/>"#,
+            r#"<a b=x/>"#,
+            r#"<a 1b="x"/>"#,
+        ] {
+            assert_eq!(plain(other), None, "{other}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_plain_reading_is_always_quick_xml_s(
+            attributes in proptest::collection::vec(
+                ("[ab:_1.-]{1,3}", "=|=| =|= ", "\"|'", "[ab \t&;<>é'\"-]{0,6}", " | |\t|\n|"),
+                0..5,
+            ),
+            end in "/?",
+        ) {
+            let raw: String = attributes
+                .iter()
+                .map(|(name, eq, quote, value, space)| format!("{name}{eq}{quote}{value}{quote}{space}"))
+                .collect();
+            let (plain, parsed) = both_readings(&format!("<e {raw}{end}>"));
+            if plain.is_some() {
+                proptest::prop_assert_eq!(plain, parsed);
+            }
+        }
+    }
 
     #[test]
     fn cdata_split_round_trips() {
