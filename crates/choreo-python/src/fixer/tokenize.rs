@@ -27,11 +27,30 @@ pub(crate) struct Tok {
     pub(crate) depth: u32,
 }
 
-pub(super) const OPS3: [&[u8]; 5] = [b"**=", b"//=", b">>=", b"<<=", b"..."];
-const OPS2: [&[u8]; 20] = [
-    b"**", b"//", b">>", b"<<", b"<=", b">=", b"==", b"!=", b"<>", b"->", b"+=", b"-=", b"*=",
-    b"/=", b"%=", b"&=", b"|=", b"^=", b"@=", b":=",
-];
+/// The length of the operator `rest` starts with: the longest of Python's (2's `<>`
+/// included), three, two or one byte.
+fn op_len(rest: &[u8]) -> usize {
+    match rest {
+        [b'*', b'*', b'=', ..]
+        | [b'/', b'/', b'=', ..]
+        | [b'>', b'>', b'=', ..]
+        | [b'<', b'<', b'=', ..]
+        | [b'.', b'.', b'.', ..] => 3,
+        [b'*', b'*', ..]
+        | [b'/', b'/', ..]
+        | [b'>', b'>', ..]
+        | [b'<', b'<', ..]
+        | [b'<', b'>', ..]
+        | [b'-', b'>', ..]
+        | [
+            b'<' | b'>' | b'=' | b'!' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^'
+            | b'@' | b':',
+            b'=',
+            ..,
+        ] => 2,
+        _ => 1,
+    }
+}
 
 pub(super) fn is_name_byte(c: u8) -> bool {
     NAME_BYTES[usize::from(c)]
@@ -193,9 +212,8 @@ pub(crate) fn tokenize(src: &str) -> Vec<Tok> {
                 continue;
             }
             b'#' => {
-                while b.get(i).is_some_and(|&c| c != b'\n' && c != b'\r') {
-                    i += 1;
-                }
+                i = memchr::memchr2(b'\n', b'\r', b.get(i..).unwrap_or_default())
+                    .map_or(b.len(), |end| i + end);
                 continue;
             }
             b'\\' => match b.get(i + 1) {
@@ -235,14 +253,7 @@ pub(crate) fn tokenize(src: &str) -> Vec<Tok> {
                 }
             }
             _ => {
-                let rest = b.get(i..).unwrap_or_default();
-                let len = if OPS3.iter().any(|op| rest.starts_with(op)) {
-                    3
-                } else if OPS2.iter().any(|op| rest.starts_with(op)) {
-                    2
-                } else {
-                    1
-                };
+                let len = op_len(b.get(i..).unwrap_or_default());
                 let kind = if b"+-*/%&|^~<>=.,:;@()[]{}!".contains(&c) {
                     Kind::Op
                 } else {
@@ -315,3 +326,43 @@ pub(super) const NON_EXPRESSION_KEYWORDS: [&[u8]; 27] = [
     b"assert",
     b"yield",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::op_len;
+
+    #[test]
+    fn an_operator_is_the_longest_of_python_s_at_every_byte_triple() {
+        // Python's operators of three and two bytes (2's `<>` too), as its grammar lists them.
+        const THREE: [&[u8]; 5] = [b"**=", b"//=", b">>=", b"<<=", b"..."];
+        const TWO: [&[u8]; 20] = [
+            b"**", b"//", b">>", b"<<", b"<=", b">=", b"==", b"!=", b"<>", b"->", b"+=", b"-=",
+            b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"@=", b":=",
+        ];
+        let reference = |rest: &[u8]| {
+            if THREE.iter().any(|op| rest.starts_with(op)) {
+                3
+            } else if TWO.iter().any(|op| rest.starts_with(op)) {
+                2
+            } else {
+                1
+            }
+        };
+        let bytes = b"+-*/%&|^~<>=.,:;@()[]{}!a ";
+        for &x in bytes {
+            for &y in bytes {
+                for &z in bytes {
+                    let rest = [x, y, z];
+                    for n in 1..=3 {
+                        assert_eq!(
+                            op_len(&rest[..n]),
+                            reference(&rest[..n]),
+                            "{:?}",
+                            &rest[..n]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
