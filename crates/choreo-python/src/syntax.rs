@@ -164,9 +164,10 @@ impl Helper {
     /// What compiling `fixed` (`full`: see [`compile_here`]) finds, or why the helper could
     /// not say.
     fn compile(&mut self, fixed: &str, full: bool) -> std::io::Result<Found> {
-        writeln!(self.scripts, "{} {}", fixed.len(), u8::from(full))?;
-        self.scripts.write_all(fixed.as_bytes())?;
-        self.scripts.flush()?;
+        // One write: a helper woken by a part of the message only waits again.
+        let mut message = format!("{} {}\n", fixed.len(), u8::from(full)).into_bytes();
+        message.extend_from_slice(fixed.as_bytes());
+        self.scripts.write_all(&message)?;
         let mut line = String::new();
         if self.answers.read_line(&mut line)? == 0 {
             return Err(std::io::Error::other("the helper ended"));
