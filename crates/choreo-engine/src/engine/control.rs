@@ -3,13 +3,12 @@
 use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, TryRecvError};
-
 use crate::activity::ON_CONTROL_THREAD;
 use crate::clock::Time;
 use crate::engine::command::Command;
 use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
+use crate::engine::queue::Receiver;
 use crate::engine::state::{Control, LOOP_STEPS, STALL, STEP_BUDGET, Timer};
 use crate::engine::workers::{Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
@@ -24,7 +23,7 @@ impl Control {
     /// The control thread: [`Control::run`] under supervision. A panic anywhere on this
     /// thread (the engine itself, box code called inline, an observer) ends the run with
     /// [`Outcome::Crashed`] after a best-effort unload, so `wait` and `stop` always return.
-    pub(super) fn supervise(mut self, commands: &Receiver<Command>) {
+    pub(super) fn supervise(mut self, commands: &Receiver) {
         if !self.shared.time.is_virtual()
             && let Some(l) = self.time_limit
         {
@@ -46,7 +45,7 @@ impl Control {
     /// The control thread ends. A nested engine closes its queue (nothing posted from now on
     /// is delivered), stops counting as an activity, and cancels its clock tokens: the time
     /// base it shares goes on without it.
-    fn close(&mut self, commands: &Receiver<Command>) {
+    fn close(&mut self, commands: &Receiver) {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
@@ -55,7 +54,7 @@ impl Control {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         accounted.open = false;
-        while commands.try_recv().is_ok() {}
+        while commands.try_recv().is_some() {}
         if std::mem::take(&mut accounted.counted) {
             self.shared
                 .counting
@@ -74,7 +73,7 @@ impl Control {
     /// Nested engine with nothing left to do (no ready operation) and nothing queued: it
     /// stops counting as an activity (once the trace has what it recorded) until the next
     /// command is posted.
-    fn settle(&mut self, commands: &Receiver<Command>) {
+    fn settle(&mut self, commands: &Receiver) {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
@@ -134,7 +133,7 @@ impl Control {
     /// Best-effort unload after a panic: every loaded box gets its onUnload (deepest first;
     /// those on workers are waited for up to [`CRASH_UNLOAD`]), then every box is destroyed
     /// and the outcome is [`Outcome::Crashed`].
-    fn crashed(&mut self, message: String, commands: &Receiver<Command>) {
+    fn crashed(&mut self, message: String, commands: &Receiver) {
         self.mark_ended();
         self.shared.trace.record(
             self.now(),
@@ -188,13 +187,13 @@ impl Control {
         while !pending.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
             match commands.recv_timeout(left) {
-                Ok(Command::HookDone { ticket, ok, .. }) => {
+                Some(Command::HookDone { ticket, ok, .. }) => {
                     if let Some(b) = pending.remove(&ticket) {
                         self.compact(b, Compact::Ret(HookRef::Unload, ok));
                     }
                 }
-                Ok(_) => {}
-                Err(_) => break,
+                Some(_) => {}
+                None => break,
             }
         }
         if !self.destroyed {
@@ -299,7 +298,7 @@ impl Control {
         }
     }
 
-    pub(super) fn run(&mut self, commands: &Receiver<Command>) {
+    pub(super) fn run(&mut self, commands: &Receiver) {
         ON_CONTROL_THREAD.with(|c| c.set(true));
         self.shared.trace.buffer_on_this_thread();
         loop {
@@ -324,20 +323,14 @@ impl Control {
                     let mut quit = false;
                     let mut handled = 0;
                     while handled < STEP_BUDGET {
-                        match commands.try_recv() {
-                            Ok(command) => {
-                                handled += 1;
-                                self.count_steps(1);
-                                if !self.handle(command) {
-                                    quit = true;
-                                    break;
-                                }
-                            }
-                            Err(TryRecvError::Disconnected) => {
-                                quit = true;
-                                break;
-                            }
-                            Err(TryRecvError::Empty) => break,
+                        let Some(command) = commands.try_recv() else {
+                            break;
+                        };
+                        handled += 1;
+                        self.count_steps(1);
+                        if !self.handle(command) {
+                            quit = true;
+                            break;
                         }
                     }
                     if quit {
@@ -349,11 +342,11 @@ impl Control {
             let command = match commands.try_recv() {
                 // Commands that keep coming (a loop of links through box code posts one per
                 // hop) keep the engine busy just as ready operations do.
-                Ok(c) => {
+                Some(c) => {
                     self.count_steps(1);
                     c
                 }
-                Err(_) => {
+                None => {
                     // A pause ends a loop's count only when nothing runs and nothing is
                     // queued: box code in flight that will post the next hop is part of the
                     // loop, however long the OS takes to run it (that the queue was empty
@@ -407,17 +400,13 @@ impl Control {
                     // The start and what followed are done: whoever waits for it goes on.
                     self.start_gate = None;
                     self.settle(commands);
-                    match commands.recv_timeout(Duration::from_millis(poll)) {
-                        Ok(c) => {
-                            // Counted as if it had been queued already: whether box code
-                            // posted it before or after the look at the queue is the OS's
-                            // doing.
-                            self.count_steps(1);
-                            c
-                        }
-                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
-                    }
+                    let Some(c) = commands.recv_timeout(Duration::from_millis(poll)) else {
+                        continue;
+                    };
+                    // Counted as if it had been queued already: whether box code posted it
+                    // before or after the look at the queue is the OS's doing.
+                    self.count_steps(1);
+                    c
                 }
             };
             if !self.handle(command) {

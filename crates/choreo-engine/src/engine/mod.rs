@@ -16,6 +16,7 @@ mod memory;
 mod motion;
 mod op;
 mod outcome;
+mod queue;
 mod rate;
 mod resources;
 pub(crate) mod shared;
@@ -129,10 +130,7 @@ impl Engine {
             host.generated_code(def)
         }));
         options.trace.bind(Arc::clone(&graph));
-        // Unbounded, and argued: the control thread drains it at once but while it runs a
-        // budget of steps; what is queued meanwhile is one command per hook return, timer,
-        // fired output or memory event, each bounded by the work that produced it.
-        let (queue, commands) = crossbeam_channel::unbounded();
+        let (queue, commands) = queue::queue();
         let nested = options.time_base.is_some();
         let time = Self::run_time(&options)?;
         let shared = Self::shared(graph, time, queue, &options);
@@ -237,7 +235,7 @@ impl Engine {
     fn shared(
         graph: Arc<Graph>,
         time: Arc<Activity>,
-        queue: crossbeam_channel::Sender<Command>,
+        queue: queue::Sender,
         options: &Options,
     ) -> Arc<Shared> {
         let nested = options.time_base.is_some();

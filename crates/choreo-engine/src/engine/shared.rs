@@ -4,10 +4,9 @@
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crossbeam_channel::Sender;
-
 use crate::activity::Activity;
 use crate::engine::command::Command;
+use crate::engine::queue::Sender;
 use crate::engine::sync::TimelineSync;
 use crate::graph::{BoxId, Content, Graph};
 use crate::robot::Robot;
@@ -34,7 +33,7 @@ pub(crate) struct Shared {
     /// The clock, and the count of hooks and robot work running beside the control thread.
     pub time: Arc<Activity>,
     pub trace: Trace,
-    pub(crate) queue: Sender<Command>,
+    pub(crate) queue: Sender,
     pub(crate) parameters: Mutex<Vec<Vec<Value>>>,
     /// Boxes are being constructed: virtual time may move while the constructor sleeps on
     /// the clock (cleared before the constructor stops counting as an activity, so time

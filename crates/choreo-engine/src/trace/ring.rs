@@ -45,6 +45,33 @@ impl Ring {
         self.records.push_back(record);
     }
 
+    /// Numbers and keeps `records` in order, as [`Ring::push`] each would: one reservation
+    /// and one copy for the batch (the control thread appends its buffer so), and the
+    /// oldest dropped at once when the ring overflows.
+    pub(super) fn extend(&mut self, records: impl ExactSizeIterator<Item = Record>) {
+        let n = records.len();
+        self.count += n;
+        if self.keep == 0 {
+            return;
+        }
+        if n > self.keep {
+            // Only the batch's last `keep` records can stay (a ring smaller than a batch).
+            self.records.clear();
+            self.records.reserve_exact(self.keep);
+            self.records.extend(records.skip(n - self.keep));
+            return;
+        }
+        let overflow = (self.records.len() + n).saturating_sub(self.keep);
+        self.records.drain(..overflow);
+        let len = self.records.len();
+        if len + n > self.records.capacity() {
+            // Doubling, but never past the ring's size: a full ring holds no spare room.
+            let want = len.saturating_mul(2).max(len + n).max(8).min(self.keep);
+            self.records.reserve_exact(want - len);
+        }
+        self.records.extend(records);
+    }
+
     /// How many records were given in all (kept or not): the next sequence number.
     pub(super) fn len(&self) -> usize {
         self.count

@@ -76,20 +76,25 @@ impl Shared {
 impl TraceInner {
     /// Takes records in order: numbers and keeps them and, if anyone listens or writes,
     /// queues them resolved. Returns the end of the queue then, for the delivery.
-    pub(super) fn append(&mut self, records: impl Iterator<Item = Record>) -> Option<usize> {
+    pub(super) fn append(
+        &mut self,
+        records: impl ExactSizeIterator<Item = Record>,
+    ) -> Option<usize> {
         if self.closed {
             return None;
         }
         let announce = self.has_writer || !self.listeners.is_empty();
+        if !announce {
+            self.ring.extend(records);
+            return None;
+        }
         for record in records {
-            if announce {
-                let seq = self.ring.len();
-                self.pending
-                    .push(record.resolve(seq, self.graph.as_deref()));
-            }
+            let seq = self.ring.len();
+            self.pending
+                .push(record.resolve(seq, self.graph.as_deref()));
             self.ring.push(record);
         }
-        if announce && self.queued < self.ring.len() {
+        if self.queued < self.ring.len() {
             self.queued = self.ring.len();
             Some(self.queued)
         } else {

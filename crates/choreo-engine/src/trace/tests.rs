@@ -113,6 +113,42 @@ fn a_small_ring_keeps_the_last_events_with_their_numbers() {
     assert_eq!(t.record_bytes(), 3 * std::mem::size_of::<Record>());
 }
 
+/// A buffering thread appends its records a batch at a time: the ring keeps the same tail,
+/// numbered the same, as one record at a time would (a batch larger than the ring, batches
+/// that overflow it, a ring keeping nothing).
+#[test]
+fn a_buffered_batch_keeps_what_single_records_would() {
+    for (keep, batches) in [
+        (3, vec![10]),
+        (5, vec![4, 4, 1]),
+        (0, vec![6]),
+        (8, vec![2, 3]),
+    ] {
+        let t = Trace::keeping(keep);
+        t.buffer_on_this_thread();
+        let mut from = 0;
+        for n in batches {
+            frames(&t, from, from + n);
+            flush_thread_buffer();
+            from += n;
+        }
+        BUFFER.with(|b| *b.borrow_mut() = None);
+        let seqs: Vec<u64> = t.events().iter().map(|e| e.seq).collect();
+        let first = from.saturating_sub(keep) as u64;
+        assert_eq!(
+            seqs,
+            (first..from as u64).collect::<Vec<_>>(),
+            "keep {keep}"
+        );
+        assert!(t.events().iter().all(|e| e.step
+            == Step::Frame {
+                frame: e.seq as i64
+            }));
+        assert_eq!((t.len(), t.dropped()), (from, first));
+        assert!(t.record_bytes() <= keep * std::mem::size_of::<Record>());
+    }
+}
+
 #[test]
 fn the_default_ring_keeps_the_last_default_keep_events() {
     let t = Trace::new();

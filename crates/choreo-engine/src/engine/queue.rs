@@ -1,0 +1,194 @@
+//! The control queue: commands posted by box code, workers, robot jobs and the engine's
+//! handle, taken in order by the control thread, its only reader.
+//!
+//! A lock around a deque rather than a channel: an inline signal hop posts one command and
+//! takes one, and an uncontended lock each way costs a third of what the unbounded channel's
+//! atomics did (issue 33, part 4). The reader sleeps only in [`Receiver::recv_timeout`], and
+//! a post wakes it only then.
+//!
+//! Unbounded, and argued: the control thread drains it at once but while it runs a budget
+//! of steps; what is queued meanwhile is one command per hook return, timer, fired output
+//! or memory event, each bounded by the work that produced it.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::engine::command::Command;
+
+/// What the posting side and the reader share.
+struct Queue {
+    state: Mutex<State>,
+    /// Signalled by a post while the reader sleeps.
+    posted: Condvar,
+}
+
+struct State {
+    commands: VecDeque<Command>,
+    /// The reader sleeps in [`Receiver::recv_timeout`].
+    sleeping: bool,
+    /// The reader is gone: posts are dropped (robot jobs may outlive their run).
+    closed: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every state the lock guards is consistent between statements.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Posts commands to the control thread. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Sender(Arc<Queue>);
+
+/// The control thread's end: takes commands in the order they were posted.
+pub(crate) struct Receiver(Arc<Queue>);
+
+/// A new, empty queue.
+pub(crate) fn queue() -> (Sender, Receiver) {
+    let q = Arc::new(Queue {
+        state: Mutex::new(State {
+            commands: VecDeque::new(),
+            sleeping: false,
+            closed: false,
+        }),
+        posted: Condvar::new(),
+    });
+    (Sender(Arc::clone(&q)), Receiver(q))
+}
+
+impl Sender {
+    /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
+    pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
+        let mut s = self.0.lock();
+        if s.closed {
+            return Err(c);
+        }
+        s.commands.push_back(c);
+        if s.sleeping {
+            self.0.posted.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl Receiver {
+    /// The oldest command posted, if any.
+    pub(crate) fn try_recv(&self) -> Option<Command> {
+        self.0.lock().commands.pop_front()
+    }
+
+    /// Whether nothing is posted.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.lock().commands.is_empty()
+    }
+
+    /// The oldest command posted, waiting up to `timeout` for one; `None` if none came.
+    pub(crate) fn recv_timeout(&self, timeout: Duration) -> Option<Command> {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut s = self.0.lock();
+        loop {
+            if let Some(c) = s.commands.pop_front() {
+                return Some(c);
+            }
+            let left = match deadline {
+                Some(d) => d.saturating_duration_since(Instant::now()),
+                None => timeout,
+            };
+            if left.is_zero() {
+                return None;
+            }
+            s.sleeping = true;
+            s = match self.0.posted.wait_timeout(s, left) {
+                Ok((s, _)) => s,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+            s.sleeping = false;
+        }
+    }
+}
+
+impl Drop for Receiver {
+    /// What was posted and never taken is dropped now, and what is posted from now on at
+    /// once: the run is over.
+    fn drop(&mut self) {
+        let mut s = self.0.lock();
+        s.closed = true;
+        let unread = std::mem::take(&mut s.commands);
+        drop(s);
+        drop(unread);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::BoxId;
+
+    fn fire(output: u16) -> Command {
+        Command::Fire {
+            b: BoxId(0),
+            output,
+            value: crate::value::Value::None,
+        }
+    }
+
+    fn output(c: Option<Command>) -> Option<u16> {
+        match c {
+            Some(Command::Fire { output, .. }) => Some(output),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn commands_come_out_in_the_order_posted_from_several_threads() {
+        let (tx, rx) = queue();
+        let threads: Vec<_> = (0..4u16)
+            .map(|t| {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    for i in 0..1000u16 {
+                        assert!(tx.send(fire(t * 1000 + i)).is_ok());
+                    }
+                })
+            })
+            .collect();
+        let mut last = [None::<u16>; 4];
+        let mut taken = 0;
+        while taken < 4000 {
+            let Some(o) = output(rx.recv_timeout(Duration::from_secs(60))) else {
+                panic!("a command posted was never taken");
+            };
+            let t = usize::from(o / 1000);
+            assert!(last[t].is_none_or(|l| l < o), "thread {t}'s order kept");
+            last[t] = Some(o);
+            taken += 1;
+        }
+        for t in threads {
+            assert!(t.join().is_ok());
+        }
+        assert!(rx.is_empty());
+        assert!(rx.try_recv().is_none());
+    }
+
+    #[test]
+    fn a_sleeping_reader_is_woken_by_a_post_and_a_quiet_one_times_out() {
+        let (tx, rx) = queue();
+        assert!(output(rx.recv_timeout(Duration::from_millis(1))).is_none());
+        let poster = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            assert!(tx.send(fire(7)).is_ok());
+            tx
+        });
+        // Far longer than the post takes even on a loaded machine: a missed wake-up shows
+        // as a timeout.
+        assert_eq!(output(rx.recv_timeout(Duration::from_secs(120))), Some(7));
+        let tx = poster.join().ok();
+        drop(rx);
+        let Some(tx) = tx else {
+            panic!("the poster panicked");
+        };
+        assert!(tx.send(fire(8)).is_err(), "the reader is gone");
+    }
+}
