@@ -9,6 +9,7 @@ use choreo_robot::Model;
 
 use crate::balance::{Balance, Fall, STEP};
 use crate::collision::contacts;
+use crate::floor::Floor;
 use crate::kinematics::Frames;
 use crate::pose::Pose;
 use crate::speed::follow;
@@ -21,6 +22,16 @@ pub const LATE: f64 = 0.04;
 
 /// How long the check goes on after the last key (s): a fall comes once the motion stops.
 const SETTLE: f64 = 0.3;
+
+/// Every how many steps a robot down on the floor is settled again, and may rise: every
+/// 40 ms, a frame at 25 fps (the floor's model is quasi-static: a finer step tells nothing
+/// more, and the floor's settling costs as much as a stance).
+const DOWN_STEPS: usize = 4;
+
+/// The knee bend (rad) a robot lying must pass to draw its feet under it and rise: a right
+/// angle (every getting-up motion of Choregraphe's library goes past 95°; 66 of the
+/// corpus's 547 timelines reach it).
+pub const FOLDED: f64 = std::f64::consts::FRAC_PI_2;
 
 /// What a check found.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,12 +153,45 @@ fn ground_moved(before: &Stance, now: &Stance) -> Pose {
     tie(true).or_else(|| tie(false)).unwrap_or(Pose::IDENTITY)
 }
 
+/// Where a judged timeline starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// On its feet (a Standing or Crouching posture of the library).
+    Standing,
+    /// Lying on its back (LyingBack: where a fall backwards leaves it), whatever its joints
+    /// say: a T-pose on the back is a standing robot's pose too.
+    LyingBack,
+    /// Lying on its belly (LyingBelly).
+    LyingBelly,
+}
+
+impl Start {
+    /// The start of a library posture: its family's.
+    pub fn of(model: Model, posture: &str) -> Start {
+        let family = model
+            .postures()
+            .into_iter()
+            .find(|p| p.name == posture)
+            .map(|p| p.family);
+        match family {
+            Some("LyingBack") => Start::LyingBack,
+            Some("LyingBelly") => Start::LyingBelly,
+            _ => Start::Standing,
+        }
+    }
+}
+
 /// A timeline judged from one start pose.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// The library postures it starts from (several when the timeline sets every joint
     /// they differ in: one judgement for all).
     pub postures: Vec<&'static str>,
+    /// Where it starts.
+    pub start: Start,
+    /// When (s) the robot first rose onto its feet from the floor (from a lying start, or
+    /// after it sat, knelt or leant on its hands): a getting-up motion's moment.
+    pub got_up: Option<f64>,
     /// What was found, in time order (a fall ends the check).
     pub findings: Vec<Finding>,
     /// The balance over time.
@@ -157,33 +201,66 @@ pub struct Report {
 /// Judges `motion` played from `posture` (a posture of the library; None for one the model
 /// does not have), the joints it animates where its first frame puts them (the robot is
 /// where its author left it: a dance's first pose is reached before the dance). Balance is
-/// judged while the robot stands on its supports: from the start if it does, and not after
-/// it sits, kneels or lies (what follows needs contact physics the model does not have).
+/// judged while the robot stands on its feet: from the start if it does (a lying posture's
+/// start never does), and again once it rises onto them from the floor, where it rests as
+/// [`Floor`] says while it sits, kneels, leans on its hands or lies.
 pub fn check(motion: &Motion, posture: &'static str) -> Option<Report> {
     let start = start_pose(motion, posture)?;
-    Some(judge(motion, vec![posture], &start, &mut Asked::default()))
+    let from = Start::of(motion.robot, posture);
+    judge(
+        motion,
+        vec![(vec![posture], from)],
+        &start,
+        &mut Asked::default(),
+    )
+    .pop()
 }
 
 /// Judges `motion` from every start posture of [`start_postures`], once per distinct start
-/// pose.
+/// pose and [`Start`]. A lying start is reported only when the robot gets up from it: a
+/// timeline that never does (a dance) is one for a standing robot. One that never bends a
+/// knee past [`FOLDED`] cannot (a robot lying rises by drawing its feet under it), and is
+/// not judged lying at all.
 pub fn check_all(motion: &Motion) -> Vec<Report> {
-    let mut reports: Vec<(Vec<f64>, Report)> = Vec::new();
-    let mut asked = Asked::default();
-    for posture in start_postures(motion.robot) {
+    let model = motion.robot;
+    let folds_legs = motion.curves.iter().any(|c| {
+        c.actuator.ends_with("KneePitch") && c.keys().iter().any(|k| k.value * c.scale >= FOLDED)
+    });
+    // The distinct start poses, with the starts from each.
+    type Starts = Vec<(Vec<&'static str>, Start)>;
+    let mut poses: Vec<(Vec<f64>, Starts)> = Vec::new();
+    for posture in start_postures(model) {
+        let from = Start::of(model, posture);
+        if from != Start::Standing && !folds_legs {
+            continue;
+        }
         let Some(start) = start_pose(motion, posture) else {
             continue;
         };
-        if let Some((_, report)) = reports
+        let starts = match poses
             .iter_mut()
             .find(|(pose, _)| pose.iter().zip(&start).all(|(a, b)| (a - b).abs() < 1e-9))
         {
-            report.postures.push(posture);
-            continue;
+            Some((_, starts)) => starts,
+            None => {
+                poses.push((start, Vec::new()));
+                let Some((_, starts)) = poses.last_mut() else {
+                    continue;
+                };
+                starts
+            }
+        };
+        match starts.iter_mut().find(|(_, f)| *f == from) {
+            Some((postures, _)) => postures.push(posture),
+            None => starts.push((vec![posture], from)),
         }
-        let report = judge(motion, vec![posture], &start, &mut asked);
-        reports.push((start, report));
     }
-    reports.into_iter().map(|(_, r)| r).collect()
+    let mut asked = Asked::default();
+    poses
+        .into_iter()
+        .flat_map(|(pose, starts)| judge(motion, starts, &pose, &mut asked))
+        .filter(|r| r.start == Start::Standing || r.got_up.is_some())
+        .collect()
 }
 
 /// The joints at the start: `posture`'s, those `motion` animates where its first frame puts
@@ -290,28 +367,57 @@ fn followed(
     (paths, findings)
 }
 
+/// `p` (ground x, y of a moment) on the floor of the start, `to_start` the moment's ground
+/// frame in the start's.
+fn on_floor(to_start: &Pose, p: [f64; 2]) -> [f64; 2] {
+    let q = to_start.apply([p[0], p[1], 0.0]);
+    [q[0], q[1]]
+}
+
+/// Where the robot is, for its balance.
+#[derive(Debug, Clone, PartialEq)]
+enum Place {
+    /// On its feet: its balance is judged.
+    Feet,
+    /// On the floor (sitting, kneeling, on its hands, lying), resting as [`Floor`] says: not
+    /// judged until it rests on its soles alone, its legs standing and its CoM above its feet.
+    Down(Floor),
+    /// Lying from the start, the floor's up this (FRAME_TORSO): laid down at the first step.
+    Lying([f64; 3]),
+}
+
 /// The balance of a timeline being judged: how it stands at each step while it stands on
 /// its supports, and where on the floor of the start.
 struct Standing {
     balance: Balance,
-    /// Whether it still stands (never again once it sits, kneels or lies).
-    standing: bool,
-    /// The stance of the last step judged.
+    place: Place,
+    /// When it first rose onto its feet from the floor.
+    got_up: Option<f64>,
+    /// The stance of the last step.
     last: Option<Rc<Stance>>,
+    /// The stance of the last step on its feet, and `to_start` then.
+    on_feet: Option<(Rc<Stance>, Pose)>,
     /// The ground frame of the moment in that of the start (see `ground_moved`).
     to_start: Pose,
     legs: &'static [usize],
-    /// The legs' angles at the last step judged.
+    /// The legs' angles at the last step.
     leg_angles: Vec<f64>,
 }
 
 impl Standing {
-    fn new(model: Model) -> Standing {
+    fn new(model: Model, start: Start) -> Standing {
         let legs = crate::stance::leg_joints(model);
         Standing {
             balance: Balance::new(),
-            standing: true,
+            place: match start {
+                Start::Standing => Place::Feet,
+                // On the back, the torso's back is on the floor: up is its x.
+                Start::LyingBack => Place::Lying([1.0, 0.0, 0.0]),
+                Start::LyingBelly => Place::Lying([-1.0, 0.0, 0.0]),
+            },
+            got_up: None,
             last: None,
+            on_feet: None,
             to_start: Pose::IDENTITY,
             legs,
             leg_angles: Vec::with_capacity(legs.len()),
@@ -320,13 +426,12 @@ impl Standing {
 
     /// `p` on the floor of the start.
     fn on_start(&self, p: [f64; 2]) -> [f64; 2] {
-        let q = self.to_start.apply([p[0], p[1], 0.0]);
-        [q[0], q[1]]
+        on_floor(&self.to_start, p)
     }
 
     /// Step `k` (at `t`) with the joints at `frames` (`still`: where they were at the last
-    /// step): its CoM and ZMP on the floor of the start added to `path` (None once the robot
-    /// no longer stands), and its fall, with what it stood on.
+    /// step): its CoM and ZMP on the floor of the start added to `path` (None while the robot
+    /// is not on its feet), and its fall, with what it stood on.
     fn step(
         &mut self,
         (k, t): (usize, f64),
@@ -334,10 +439,18 @@ impl Standing {
         still: bool,
         path: &mut Path,
     ) -> Option<(Fall, &'static str)> {
-        if !self.standing {
-            path.com.push(None);
-            path.zmp.push(None);
-            return None;
+        // Down, the floor carries it, settled every [`DOWN_STEPS`] steps; its stance on its feet
+        // matters only once it rests on its soles alone.
+        if let Place::Down(floor) = &mut self.place {
+            if k % DOWN_STEPS == 0 {
+                floor.settle(frames);
+            }
+            if !floor.on_soles || k % DOWN_STEPS != 0 {
+                self.last = None;
+                path.com.push(None);
+                path.zmp.push(None);
+                return None;
+            }
         }
         let angles = frames.angles();
         // Legs that did not move stand where they stood: only the CoM moved.
@@ -363,18 +476,38 @@ impl Standing {
         self.last = Some(Rc::clone(&stance));
         if k == 0 {
             path.polygon = stance.polygon.clone();
-            // A first pose that would not stand (its CoM outside its feet) is not where a
-            // standing robot starts: the timeline starts sitting or lying.
-            self.standing = stance.margin([stance.com[0], stance.com[1]]) > 0.0;
         }
-        self.standing &= stance.standing;
-        if !self.standing {
+        let com = [stance.com[0], stance.com[1]];
+        let stands = stance.standing && stance.margin(com) > 0.0;
+        // Down it goes when it sits, kneels or leans on its hands; a first pose that would
+        // not stand (its CoM outside its feet) is not where a standing robot starts.
+        let down = match &self.place {
+            Place::Lying(up) => Some(*up),
+            Place::Feet if !stance.standing || (k == 0 && !stands) => {
+                let r = stance.torso.r;
+                Some([r[2][0], r[2][1], r[2][2]])
+            }
+            _ => None,
+        };
+        if let Some(up) = down {
+            self.place = Place::Down(Floor::new(frames, up));
+        }
+        if let Place::Down(floor) = &self.place
+            && floor.on_soles
+            && stands
+        {
+            // Up on its feet: what tipped it before says nothing of how it stands now.
+            self.balance = Balance::new();
+            self.got_up.get_or_insert(t);
+            self.place = Place::Feet;
+        }
+        if self.place != Place::Feet {
             path.com.push(None);
             path.zmp.push(None);
             return None;
         }
+        self.on_feet = Some((Rc::clone(&stance), self.to_start));
         let support = stance.support_words();
-        let com = [stance.com[0], stance.com[1]];
         let (check, fall) = self.balance.step(t, Rc::clone(&stance));
         path.com.push(Some(self.on_start(com)));
         path.zmp.push(check.zmp_at.map(|z| self.on_start(z)));
@@ -382,38 +515,73 @@ impl Standing {
     }
 }
 
-/// Judges `motion` from the joints at `start`. Balance is judged while the robot stands;
-/// once it sits, kneels or lies, only the arms are (the stance is no longer computed).
-fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mut Asked) -> Report {
+/// Judges `motion` from the joints at `start`, once for each of `starts` (its postures, and
+/// how the robot starts): the joints, their paths and the arms' contacts are the same for
+/// all; where the robot stands and whether it falls are each start's. Balance is judged
+/// while the robot stands on its feet; while it sits, kneels or lies, only the arms are.
+fn judge(
+    motion: &Motion,
+    starts: Vec<(Vec<&'static str>, Start)>,
+    start: &[f64],
+    cache: &mut Asked,
+) -> Vec<Report> {
     let model = motion.robot;
     let index = |name: &str| model.joint_index(name);
     let command = motion.command_from(motion.start, &|name| index(name).map(|i| start[i]));
     let fps = f64::from(motion.fps.max(1));
     let frame_of = |t: f64| f64::from(motion.start) + t * fps;
     let steps = ((command.duration() + SETTLE) / STEP).ceil() as usize + 1;
-    let (paths, mut findings) = followed(motion, &command, start, steps, cache);
-    let mut standing = Standing::new(model);
-    let mut path = Path::default();
-    path.times.reserve(steps);
-    path.com.reserve(steps);
-    path.zmp.reserve(steps);
+    let (paths, late) = followed(motion, &command, start, steps, cache);
+    // Each start's balance, path and, once it fell, its report.
+    let mut judging: Vec<(Standing, Path, Option<Report>)> = starts
+        .iter()
+        .map(|(_, from)| {
+            let mut path = Path::default();
+            path.times.reserve(steps);
+            path.com.reserve(steps);
+            path.zmp.reserve(steps);
+            (Standing::new(model, *from), path, None)
+        })
+        .collect();
+    let report = |(postures, from): &(Vec<&'static str>, Start),
+                  standing: &Standing,
+                  mut path: Path,
+                  mut findings: Vec<Finding>| {
+        if let Some((stance, to_start)) = &standing.on_feet {
+            path.last_polygon = stance
+                .polygon
+                .iter()
+                .map(|&p| on_floor(to_start, p))
+                .collect();
+        }
+        findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
+        Report {
+            postures: postures.clone(),
+            start: *from,
+            got_up: standing.got_up,
+            findings,
+            path,
+        }
+    };
     let movers = crate::collision::movers(model);
     // Buffers kept across steps: a step allocates nothing it does not keep.
     let mut angles: Vec<f64> = start.to_vec();
+    let mut collisions: Vec<Finding> = Vec::new();
     let mut touching: Vec<Touch> = Vec::new();
     let mut now: Vec<Touch> = Vec::new();
     let mut frames = Frames::new(model, &angles);
     for k in 0..steps {
+        if judging.iter().all(|(_, _, done)| done.is_some()) {
+            break;
+        }
         let t = k as f64 * STEP;
         for (a, p) in angles.iter_mut().zip(&paths) {
             *a = p[k];
         }
         // Only the joints that moved since the last step are computed again.
         frames.move_to(&angles);
-        path.times.push(t);
         let moved = |i: usize| k == 0 || paths[i][k] != paths[i][k - 1];
         let still = !(0..paths.len()).any(moved);
-        let fall = standing.step((k, t), &frames, still, &mut path);
         // The arms and the body where they were: the same contacts.
         let shapes_still = k > 0 && !movers.iter().any(|&i| moved(i));
         now.clear();
@@ -428,14 +596,14 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
         for contact in found {
             let key = (contact.arm, contact.body);
             if !touching.contains(&key) {
-                findings.push(Finding::Collision {
+                collisions.push(Finding::Collision {
                     arm: format!("{}.{}", key.0.0, key.0.1),
                     body: key.1.to_string(),
                     frame: frame_of(t),
                     depth: contact.depth,
                 });
             } else if let Some(Finding::Collision { depth, .. }) =
-                findings.iter_mut().rev().find(|f| {
+                collisions.iter_mut().rev().find(|f| {
                     matches!(f, Finding::Collision { arm, body, .. }
                         if *arm == format!("{}.{}", key.0.0, key.0.1) && body == key.1)
                 })
@@ -445,28 +613,35 @@ fn judge(motion: &Motion, postures: Vec<&'static str>, start: &[f64], cache: &mu
             now.push(key);
         }
         std::mem::swap(&mut touching, &mut now);
-        if let Some((fall, support)) = fall {
-            findings.push(Finding::Fall {
-                frame: frame_of(fall.time),
-                fall,
-                support: support.to_string(),
-            });
-            break;
+        for ((standing, path, done), from) in judging.iter_mut().zip(&starts) {
+            if done.is_some() {
+                continue;
+            }
+            path.times.push(t);
+            if let Some((fall, support)) = standing.step((k, t), &frames, still, path) {
+                // What it found until it fell.
+                let mut findings = late.clone();
+                findings.extend(collisions.iter().cloned());
+                findings.push(Finding::Fall {
+                    frame: frame_of(fall.time),
+                    fall,
+                    support: support.to_string(),
+                });
+                *done = Some(report(from, standing, std::mem::take(path), findings));
+            }
         }
     }
-    if let Some(stance) = &standing.last {
-        path.last_polygon = stance
-            .polygon
-            .iter()
-            .map(|&p| standing.on_start(p))
-            .collect();
-    }
-    findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
-    Report {
-        postures,
-        findings,
-        path,
-    }
+    judging
+        .into_iter()
+        .zip(&starts)
+        .map(|((standing, path, done), from)| {
+            done.unwrap_or_else(|| {
+                let mut findings = late.clone();
+                findings.extend(collisions.iter().cloned());
+                report(from, &standing, path, findings)
+            })
+        })
+        .collect()
 }
 
 /// Every motion timeline of a behavior (its box path), as a motion for the robot its
@@ -487,12 +662,13 @@ pub fn motions_of(root: &choreo_xar::model::BoxDef) -> Vec<(String, Motion)> {
 }
 
 /// The postures a timeline is judged from: those of the library a behavior starts in
-/// standing (the fall manager works only then).
+/// standing (the fall manager works only then), and the lying ones a fall leaves the robot
+/// in, which getting-up motions start from.
 pub fn start_postures(model: Model) -> Vec<&'static str> {
     model
         .postures()
         .into_iter()
-        .filter(|p| matches!(p.family, "Standing" | "Crouching"))
+        .filter(|p| matches!(p.family, "Standing" | "Crouching") || p.family.starts_with("Lying"))
         .map(|p| p.name)
         .collect()
 }

@@ -18,6 +18,7 @@
 pub mod balance;
 pub mod check;
 pub mod collision;
+pub mod floor;
 pub mod kinematics;
 mod per_model;
 pub mod pose;

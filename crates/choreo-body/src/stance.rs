@@ -355,15 +355,15 @@ fn face(
     Some(Pose { r, t })
 }
 
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -371,7 +371,7 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn unit(v: [f64; 3]) -> [f64; 3] {
+pub(crate) fn unit(v: [f64; 3]) -> [f64; 3] {
     let n = dot(v, v).sqrt();
     if n > 0.0 {
         v.map(|x| x / n)
@@ -527,7 +527,7 @@ pub fn hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
 
 /// [`hull`] of `points` (sorted in place) into `out`: the lower chain, then the upper one
 /// on the same stack, from the rightmost point they share.
-fn hull_into(points: &mut Vec<[f64; 2]>, out: &mut Vec<[f64; 2]>) {
+pub(crate) fn hull_into(points: &mut Vec<[f64; 2]>, out: &mut Vec<[f64; 2]>) {
     points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
     points.dedup();
     out.clear();

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use choreo_body::balance::Direction;
+use choreo_body::floor::Floor;
 use choreo_body::{Balance, Frames, Stance};
 use choreo_robot::Model;
 
@@ -169,6 +170,41 @@ fn a_forearm_driven_into_the_chest_meets_the_torso() {
     let contacts = choreo_body::collision::contacts(&f, Some("LArm"));
     assert!(contacts.iter().any(|c| c.body == "Torso"), "{contacts:?}");
     assert!(choreo_body::collision::contacts(&f, Some("RArm")).is_empty());
+}
+
+#[test]
+fn nao_laid_on_its_back_rests_on_the_back_of_its_head_and_its_heels() {
+    // Every joint at 0, laid on a floor whose up is FRAME_TORSO's x (on its back), NAO
+    // settles on what reaches furthest back: the back of its head, 6.5 cm behind the neck
+    // axis (data/body.txt) at NeckOffsetZ 0.1265 + 0.058 = 0.1845 m up, touches first; the
+    // CoM (0.02118, 0, -0.03555) is toward the feet, so the body tips about the head toward
+    // them until the next point meets the floor. A point a above the floor and b further
+    // along meets it after atan2(a, b): the back's corners (5.5 cm behind, at 0.045 m) after
+    // atan2(0.010, 0.1395) = 0.0715 rad, the buttocks (4 cm behind, at -0.11 m) after
+    // atan2(0.025, 0.2945) = 0.0847, the heels (4.7 cm behind the ankles, ALMotion's foot
+    // bounds, at -(0.085 + 0.1 + 0.1029 + 0.04519) = -0.33309 m) after atan2(0.018, 0.51759)
+    // = 0.03476: the heels. It rests on its head and heels, the CoM between them; its up
+    // turned 0.03476 rad toward the head: (cos, 0, sin) = (0.99940, 0, 0.03475). Its back
+    // is then 0.010 cos − 0.1395 sin = 5.1 mm up, within the 1 cm that counts as touching,
+    // the buttocks 0.025 cos − 0.2945 sin = 14.7 mm up, not.
+    let f = Frames::new(Model::Nao, &[]);
+    let floor = Floor::new(&f, [1.0, 0.0, 0.0]);
+    assert!(
+        near(floor.up, [0.99940, 0.0, 0.03475], 1e-4),
+        "{:?}",
+        floor.up
+    );
+    let touching = floor.touching(&f);
+    for name in ["HeadBack", "LFoot", "RFoot", "LBack", "RBack"] {
+        assert!(touching.contains(&name), "{name} in {touching:?}");
+    }
+    assert!(!touching.contains(&"Buttocks"), "{touching:?}");
+    assert!(!floor.on_soles);
+    // The same body laid on its soles stays there, on them alone.
+    let floor = Floor::new(&f, [0.0, 0.0, 1.0]);
+    assert!(near(floor.up, [0.0, 0.0, 1.0], 1e-12), "{:?}", floor.up);
+    assert_eq!(floor.touching(&f), ["LFoot", "RFoot"]);
+    assert!(floor.on_soles);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use choreo_body::balance::{Cause, Direction};
-use choreo_body::check::{Finding, check};
+use choreo_body::check::{Finding, Start, check, check_all};
 use choreo_motion::curve::{Curve, Key, Side};
 use choreo_motion::motion::Motion;
 use choreo_robot::Model;
@@ -163,4 +163,52 @@ fn the_balance_path_stays_in_the_start_s_frame_when_a_foot_lifts() {
             "{corner:?} in {last:?}"
         );
     }
+}
+
+#[test]
+fn a_robot_on_its_back_that_draws_up_its_knees_stays_down() {
+    // On its back, every joint at 0 but the knees, drawn up to 100° with the hips at -45°
+    // over 2 s (the feet come to the floor, the back and head stay on it): nothing of this
+    // stands it on its soles, so its balance is never judged, and nothing falls.
+    let m = motion(
+        25,
+        &[
+            ("LHipPitch", &[(1, 0.0), (51, -45.0)]),
+            ("RHipPitch", &[(1, 0.0), (51, -45.0)]),
+            ("LKneePitch", &[(1, 0.0), (51, 100.0)]),
+            ("RKneePitch", &[(1, 0.0), (51, 100.0)]),
+        ],
+    );
+    let report = check(&m, "LyingBack").unwrap();
+    assert_eq!(report.start, Start::LyingBack);
+    assert_eq!(report.got_up, None);
+    assert!(report.path.com.iter().all(Option::is_none));
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| matches!(f, Finding::Fall { .. })),
+        "{:?}",
+        report.findings
+    );
+    // Standing, the same motion is a deep knee bend the check judges; lying, it is not
+    // reported.
+    let all = check_all(&m);
+    assert!(all.iter().all(|r| r.start == Start::Standing), "{all:?}");
+    assert!(!all.is_empty());
+}
+
+#[test]
+fn a_timeline_that_never_folds_its_knees_is_not_judged_lying() {
+    // Knees to 60°: a robot lying cannot draw its feet under it so (check::FOLDED).
+    let m = motion(
+        25,
+        &[
+            ("LShoulderPitch", &[(1, 84.0), (51, 0.0)]),
+            ("LKneePitch", &[(1, 0.0), (51, 60.0)]),
+        ],
+    );
+    let all = check_all(&m);
+    assert!(!all.is_empty());
+    assert!(all.iter().all(|r| r.start == Start::Standing), "{all:?}");
 }

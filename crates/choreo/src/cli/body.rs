@@ -1,7 +1,7 @@
 //! `choreo check --body`: every motion timeline of a behavior judged by choreo-body without
-//! running it, from each standing posture of the library (docs/motion.md, "The body"):
-//! where the robot would fall, which keys its motors reach late, where an arm meets the
-//! body. Warnings: a check with them still succeeds.
+//! running it, from each standing posture of the library, and lying ones for a getting-up
+//! motion (docs/motion.md, "The body"): where the robot would fall, which keys its motors
+//! reach late, where an arm meets the body. Warnings: a check with them still succeeds.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
