@@ -26,7 +26,9 @@
 //!    is held at the end;
 //! 9. no hook is reported as stalled (blocked outside the clock): box code here only sleeps on
 //!    the clock, so such a report would mean the engine lost count of what runs;
-//! 10. `Engine::peak_operations` is at most 4 per box plus 16, unless the case's signal graph
+//! 10. `Engine::peak_operations` is at most 4 per box plus 16 per copy of a loop (a rule that
+//!     fires into a loop starts one more copy each of the `MAX_ACTS` times it acts, with as
+//!     many operations in flight as the first), unless the case's signal graph
 //!     ([`Case::loops`]) has a loop that multiplies signals (a port on the loop linked to two
 //!     ports that both lead back to a loop), or that runs on operations alone (no hook on a
 //!     worker, no command) through a port with two links or more (the operation delivering
@@ -451,6 +453,9 @@ struct Case {
     /// The edges of [`Case::edges`] that go through box code (echoes): box code fires an
     /// output by posting to the engine's command queue, not as an operation.
     code_edges: Vec<(Node, Node)>,
+    /// The outputs rules fire, at most [`MAX_ACTS`] times each (one per rule): not in
+    /// [`Case::edges`].
+    rule_fires: Vec<Node>,
     /// All box code runs inline (see [`build`]): a loop through flow-diagram boxes then runs
     /// on operations alone, never waiting for a hook.
     all_inline: bool,
@@ -480,6 +485,10 @@ struct Loops {
     waits: bool,
     /// The echoes a cycle leads to: box code that posts a command (a fire) each turn.
     echoes: Vec<(Node, Node)>,
+    /// How many copies of its loops may run at once: one, plus [`MAX_ACTS`] per rule that
+    /// fires into a loop (each time it acts, the signal it fires goes round beside those
+    /// already going round; whatever woke it, a loop or not).
+    copies: usize,
 }
 
 impl fmt::Debug for Case {
@@ -557,12 +566,14 @@ impl Case {
         let waits = self.boxes.iter().any(|b| {
             touched(b) && (b.resource || (!b.inline && b.rules.iter().any(|r| r.sleep_ms > 0)))
         });
+        let forks = self.rule_fires.iter().filter(|o| endless(o)).count();
         Loops {
             any: !on_cycle.is_empty(),
             fan_out: on_cycle.iter().any(|n| next[n].len() >= 2),
             multiplying: !multiplying.is_empty(),
             waits,
             echoes,
+            copies: 1 + MAX_ACTS * forks,
         }
     }
 
@@ -722,6 +733,7 @@ struct Builder {
     /// The signal graph (see [`Case::edges`]).
     edges: Vec<(Node, Node)>,
     code_edges: Vec<(Node, Node)>,
+    rule_fires: Vec<Node>,
 }
 
 /// What a diagram's boxes know of the box owning it.
@@ -953,6 +965,10 @@ impl Builder {
         }
         let mut rules = Vec::new();
         for r in &raw.rules {
+            if let Some(o) = r.fire {
+                let output = ports.outputs()[usize::from(o) % outputs.len()];
+                self.rule_fires.push((at, output));
+            }
             rules.push(Rule {
                 sleep_ms: r.sleep.unwrap_or(0),
                 hook: hooks[usize::from(r.trigger) % hooks.len()].clone(),
@@ -1077,6 +1093,7 @@ fn build_with(raw: &RawDiagram) -> Case {
         boxes: b.boxes,
         edges,
         code_edges: b.code_edges,
+        rule_fires: b.rule_fires,
         all_inline: false,
     }
 }
@@ -1282,7 +1299,7 @@ fn bounds(case: &Case, run: &Run) -> Result<(), String> {
     let most = if loops.multiplying || loops.waits || (case.all_inline && loops.fan_out) {
         MAX_OPS
     } else {
-        4 * boxes + 16
+        (4 * boxes + 16) * loops.copies
     };
     if run.peak > most {
         return Err(format!(
