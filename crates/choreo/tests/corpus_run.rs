@@ -12,7 +12,7 @@
 //! A failure is **choreo's** when a real robot running the same files would not have failed
 //! there: the simulated robot or our Python host took a path the robot would not take.
 //! That covers
-//! - a panic, a hang (each run has a real-time cap), an engine error;
+//! - a panic, a hang (a run that stops moving for 30 s of real time), an engine error;
 //! - a NAOqi module or method the simulated robot lacks (`Can't find service: X`, a method
 //!   "not served") when NAOqi's catalogue has it (`choreo_robot::naoqi`): the robot would have
 //!   served it;
@@ -44,8 +44,15 @@ use support::{CorpusBehavior as Job, REAL_IO, Run, corpus_behaviors};
 
 /// Virtual seconds a behavior may run.
 const LIMIT: f64 = 60.0;
-/// Real seconds a behavior may take to reach an outcome, and again to stop: beyond, a hang.
-const CAP: Duration = Duration::from_secs(60);
+/// Real seconds a run may go without moving (neither its virtual time nor its trace) before
+/// it is a hang: a hook blocked for good. A run that moves is slow, not hung: a behavior's
+/// 60 virtual seconds take up to 30 s of real time on the 2-core VM under a busy loop per
+/// core (NaoDice: 364 DCM calls and motions the body model follows every 10 ms), more on a
+/// busier machine.
+const STILL: Duration = Duration::from_secs(30);
+/// Real seconds a behavior may take to reach an outcome, moving all along, and again to stop:
+/// beyond, a hang.
+const CAP: Duration = Duration::from_secs(300);
 /// Runs at once (each in its own thread, so that a hang can be left behind).
 const PARALLEL: usize = 2;
 
@@ -435,6 +442,27 @@ fn hang(run: &Run) -> Reason {
     }
 }
 
+/// Waits for `run`'s outcome while it moves (see [`STILL`]), at most [`CAP`]; `TimedOut` for a
+/// hang.
+fn wait_moving(run: &Run) -> Outcome {
+    let since = Instant::now();
+    let mut seen = (run.engine.now(), run.trace.len());
+    let mut moved = Instant::now();
+    loop {
+        let outcome = run.engine.wait(Duration::from_secs(1));
+        if outcome != Outcome::TimedOut {
+            return outcome;
+        }
+        let now = (run.engine.now(), run.trace.len());
+        if now != seen {
+            (seen, moved) = (now, Instant::now());
+        }
+        if moved.elapsed() > STILL || since.elapsed() > CAP {
+            return Outcome::TimedOut;
+        }
+    }
+}
+
 /// Runs one job; returns how it ended.
 fn run(job: &Job) -> End {
     let run = match Run::corpus(job, LIMIT) {
@@ -454,7 +482,7 @@ fn run(job: &Job) -> End {
         }
     };
     run.engine.start();
-    let outcome = run.engine.wait(CAP);
+    let outcome = wait_moving(&run);
     let mut reasons = Vec::new();
     if outcome == Outcome::TimedOut {
         reasons.push(hang(&run));
