@@ -134,27 +134,25 @@ impl Floor {
         let y = cross(up, x);
         let flat = |p: [f64; 3]| [dot(p, x), dot(p, y)];
         let c = flat(com);
-        self.flat.clear();
-        self.flat.extend(
-            self.points
-                .iter()
-                .filter(|p| dot(**p, up) - low < CONTACT)
-                .map(|p| flat(*p)),
-        );
-        hull_into(&mut self.flat, &mut self.polygon);
+        // The polygon of the points within `near` of the floor, on it.
+        let polygon_within = |floor: &mut Floor, near: f64| {
+            floor.flat.clear();
+            floor.flat.extend(
+                floor
+                    .points
+                    .iter()
+                    .filter(|p| dot(**p, up) - low < near)
+                    .map(|p| flat(*p)),
+            );
+            hull_into(&mut floor.flat, &mut floor.polygon);
+        };
+        polygon_within(self, CONTACT);
         if margin(&self.polygon, c) >= 0.0 {
             return None;
         }
         // It tips about what touches exactly, where it is nearest the CoM: an edge of their
         // polygon the CoM is beyond (its foot on the edge), else a corner.
-        self.flat.clear();
-        self.flat.extend(
-            self.points
-                .iter()
-                .filter(|p| dot(**p, up) - low < ON)
-                .map(|p| flat(*p)),
-        );
-        hull_into(&mut self.flat, &mut self.polygon);
+        polygon_within(self, ON);
         let on_floor = |q: [f64; 2]| {
             let mut p = [0.0; 3];
             for i in 0..3 {

@@ -141,44 +141,41 @@ fn every_corpus_timeline_is_judged_and_the_stock_animations_stand() {
     assert!(judged > 100, "{judged}");
     stock_falls.sort();
     stock_falls.dedup();
-    let unexplained: Vec<&String> = stock_falls
-        .iter()
-        .filter(|f| !MODEL_FAILS.iter().any(|(known, _)| f == known))
-        .collect();
-    assert!(
-        unexplained.is_empty(),
-        "stock animations that fall: {unexplained:#?}"
-    );
-    let mended: Vec<&str> = MODEL_FAILS
-        .iter()
-        .map(|(known, _)| *known)
-        .filter(|known| !stock_falls.iter().any(|f| f == known))
-        .collect();
-    assert!(
-        mended.is_empty(),
-        "no longer fall (leave MODEL_FAILS): {mended:#?}"
+    exactly_the_listed(
+        &stock_falls,
+        MODEL_FAILS,
+        "fall",
+        "no longer fall (leave MODEL_FAILS)",
     );
     assert!(stock_risers.len() >= 6, "{stock_risers:?}");
-    let down: Vec<&String> = stock_risers
+    let down: Vec<String> = stock_risers
         .iter()
         .filter(|riser| !stock_rises.contains(riser))
-        .map(|(path, _)| path)
+        .map(|(path, _)| path.clone())
         .collect();
-    let unexplained: Vec<&&String> = down
+    exactly_the_listed(
+        &down,
+        STAYS_DOWN,
+        "stay down",
+        "now rise (leave STAYS_DOWN)",
+    );
+}
+
+/// Asserts that the stock timelines `found` doing what `what` says are those `listed` (with
+/// why): a new one is unexplained, a listed one no longer found is `mended`.
+fn exactly_the_listed(found: &[String], listed: &[(&str, &str)], what: &str, mended: &str) {
+    let unexplained: Vec<&String> = found
         .iter()
-        .filter(|f| !STAYS_DOWN.iter().any(|(known, _)| **f == known))
+        .filter(|f| !listed.iter().any(|(known, _)| f == known))
         .collect();
     assert!(
         unexplained.is_empty(),
-        "stock getting-up timelines that stay down: {unexplained:#?}"
+        "stock timelines that {what}: {unexplained:#?}"
     );
-    let mended: Vec<&str> = STAYS_DOWN
+    let gone: Vec<&str> = listed
         .iter()
         .map(|(known, _)| *known)
-        .filter(|known| !down.iter().any(|f| f == known))
+        .filter(|known| !found.iter().any(|f| f == known))
         .collect();
-    assert!(
-        mended.is_empty(),
-        "now rise (leave STAYS_DOWN): {mended:#?}"
-    );
+    assert!(gone.is_empty(), "{mended}: {gone:#?}");
 }
