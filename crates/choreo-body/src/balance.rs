@@ -169,21 +169,27 @@ impl Rocking {
         }
         let since = *self.since.get_or_insert(time);
         self.depth = self.depth.max(outside);
-        // Solved exactly over the step, the push held: about the tilt where gravity and the
-        // push balance (θ = −δ/h), the tilt grows as cosh and sinh of t·√(g/h).
-        let h = h.max(1e-3);
-        let k = (G / h).sqrt();
-        let (c, s) = ((k * dt).cosh(), (k * dt).sinh());
-        let balanced = -outside / h;
-        let u = self.tilt - balanced;
-        self.tilt = balanced + u * c + self.rate / k * s;
-        self.rate = u * k * s + self.rate * c;
+        (self.tilt, self.rate) = pivot((self.tilt, self.rate), dt, outside, h);
         if self.tilt <= 0.0 {
             *self = Rocking::default();
             return None;
         }
         (h * self.tilt >= inside).then_some((since, self.depth))
     }
+}
+
+/// A rigid body pivoting on an edge, its mass `h` above it, `outside` (m) beyond the edge
+/// when upright (negative: inside), linearised for small tilts: `θ'' = (g/h)·θ +
+/// (g/h²)·outside`. The (tilt, rate) `dt` after `(tilt, rate)`, solved exactly over the step
+/// with `outside` held: about the tilt where gravity and the push balance (θ = −outside/h),
+/// the tilt grows as cosh and sinh of t·√(g/h).
+pub(crate) fn pivot((tilt, rate): (f64, f64), dt: f64, outside: f64, h: f64) -> (f64, f64) {
+    let h = h.max(1e-3);
+    let k = (G / h).sqrt();
+    let (c, s) = ((k * dt).cosh(), (k * dt).sinh());
+    let balanced = -outside / h;
+    let u = tilt - balanced;
+    (balanced + u * c + rate / k * s, u * k * s + rate * c)
 }
 
 /// Follows the robot's balance step by step.
@@ -272,6 +278,12 @@ impl Balance {
 }
 
 impl Balance {
+    /// How far the ZMP has rocked the robot on an edge of its feet (rad) and how fast
+    /// (rad/s): where a [`crate::Tip`] takes it on once it falls (0 for a fall of its CoM).
+    pub fn tipping(&self) -> (f64, f64) {
+        (self.rocking.tilt, self.rocking.rate)
+    }
+
     /// The ZMP over the window (ground x, y of its last stance) and that stance, once the
     /// window spans [`HOLD`] and a support stayed flat on the floor throughout (measured in its frame).
     fn zmp(&mut self) -> Option<([f64; 2], Rc<Stance>)> {

@@ -14,6 +14,7 @@ use crate::kinematics::Frames;
 use crate::pose::Pose;
 use crate::speed::follow;
 use crate::stance::Stance;
+use crate::tip::{Tip, Tipped};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -384,6 +385,9 @@ enum Place {
     Down(Floor),
     /// Lying from the start, the floor's up this (FRAME_TORSO): laid down at the first step.
     Lying([f64; 3]),
+    /// Tipping over an edge of its feet since the balance said it falls (with what it stood
+    /// on): it falls unless a limb or the pelvis catches it ([`Tip`]).
+    Tipping(Tip, &'static str),
 }
 
 /// The balance of a timeline being judged: how it stands at each step while it stands on
@@ -477,16 +481,24 @@ impl Standing {
         if k == 0 {
             path.polygon = stance.polygon.clone();
         }
+        if let Place::Tipping(tip, support) = &mut self.place {
+            path.com.push(None);
+            path.zmp.push(None);
+            return match tip.step(STEP, frames, &stance)? {
+                Tipped::Fell => Some((tip.fall, *support)),
+                Tipped::Caught => {
+                    self.place = Place::Down(Floor::new(frames, floor_up(&stance)));
+                    None
+                }
+            };
+        }
         let com = [stance.com[0], stance.com[1]];
         let stands = stance.standing && stance.margin(com) > 0.0;
         // Down it goes when it sits, kneels or leans on its hands; a first pose that would
         // not stand (its CoM outside its feet) is not where a standing robot starts.
         let down = match &self.place {
             Place::Lying(up) => Some(*up),
-            Place::Feet if !stance.standing || (k == 0 && !stands) => {
-                let r = stance.torso.r;
-                Some([r[2][0], r[2][1], r[2][2]])
-            }
+            Place::Feet if !stance.standing || (k == 0 && !stands) => Some(floor_up(&stance)),
             _ => None,
         };
         if let Some(up) = down {
@@ -511,8 +523,25 @@ impl Standing {
         let (check, fall) = self.balance.step(t, Rc::clone(&stance));
         path.com.push(Some(self.on_start(com)));
         path.zmp.push(check.zmp_at.map(|z| self.on_start(z)));
-        fall.map(|fall| (fall, support))
+        if let Some(fall) = fall {
+            self.place = Place::Tipping(Tip::new(fall, self.balance.tipping()), support);
+        }
+        None
     }
+
+    /// The fall of a robot still tipping when the judgement ends: nothing caught it.
+    fn tipping(&self) -> Option<(Fall, &'static str)> {
+        match &self.place {
+            Place::Tipping(tip, support) => Some((tip.fall, support)),
+            _ => None,
+        }
+    }
+}
+
+/// The floor's up in FRAME_TORSO, as the robot stands in `stance`.
+fn floor_up(stance: &Stance) -> [f64; 3] {
+    let r = stance.torso.r;
+    [r[2][0], r[2][1], r[2][2]]
 }
 
 /// Judges `motion` from the joints at `start`, once for each of `starts` (its postures, and
@@ -562,6 +591,17 @@ fn judge(
             findings,
             path,
         }
+    };
+    // What a start found: the late keys, the collisions so far, and its fall if it fell.
+    let findings_with = |collisions: &[Finding], fall: Option<(Fall, &str)>| {
+        let mut findings = late.clone();
+        findings.extend(collisions.iter().cloned());
+        findings.extend(fall.map(|(fall, support)| Finding::Fall {
+            frame: frame_of(fall.time),
+            fall,
+            support: support.to_string(),
+        }));
+        findings
     };
     let movers = crate::collision::movers(model);
     // Buffers kept across steps: a step allocates nothing it does not keep.
@@ -618,15 +658,8 @@ fn judge(
                 continue;
             }
             path.times.push(t);
-            if let Some((fall, support)) = standing.step((k, t), &frames, still, path) {
-                // What it found until it fell.
-                let mut findings = late.clone();
-                findings.extend(collisions.iter().cloned());
-                findings.push(Finding::Fall {
-                    frame: frame_of(fall.time),
-                    fall,
-                    support: support.to_string(),
-                });
+            if let Some(fall) = standing.step((k, t), &frames, still, path) {
+                let findings = findings_with(&collisions, Some(fall));
                 *done = Some(report(from, standing, std::mem::take(path), findings));
             }
         }
@@ -636,8 +669,8 @@ fn judge(
         .zip(&starts)
         .map(|((standing, path, done), from)| {
             done.unwrap_or_else(|| {
-                let mut findings = late.clone();
-                findings.extend(collisions.iter().cloned());
+                // Still tipping at the end: nothing caught it.
+                let findings = findings_with(&collisions, standing.tipping());
                 report(from, &standing, path, findings)
             })
         })

@@ -24,8 +24,10 @@ mod per_model;
 pub mod pose;
 pub mod speed;
 pub mod stance;
+pub mod tip;
 
 pub use balance::{Balance, Fall};
 pub use kinematics::Frames;
 pub use pose::Pose;
 pub use stance::Stance;
+pub use tip::{Tip, Tipped};

@@ -42,6 +42,10 @@ pub struct Support {
     pub joint: Option<&'static str>,
     /// Where, m.
     pub point: [f64; 3],
+    /// Whether it stops the robot tipping over its feet (a hand, an elbow, a knee, the
+    /// pelvis: the robot then leans on it, kneels or sits) rather than meeting the floor
+    /// only once the robot has fallen (the trunk, the head). False for a support.
+    pub catches: bool,
 }
 
 /// A shape of self-collision avoidance: a capsule (a segment swept by a ball; a sphere is
@@ -186,18 +190,22 @@ impl Bodies {
                     kg: positive(kg)?,
                     com: vector(com).map_err(fail)?,
                 }),
-                ("support" | "touch", [joint, point]) => {
-                    let point = Support {
-                        name,
-                        joint: frame(joint)?,
-                        point: vector(point).map_err(fail)?,
-                    };
-                    if kind == "support" {
-                        body.supports.push(point);
-                    } else {
-                        body.touches.push(point);
-                    }
-                }
+                ("support", [joint, point]) => body.supports.push(Support {
+                    name,
+                    joint: frame(joint)?,
+                    point: vector(point).map_err(fail)?,
+                    catches: false,
+                }),
+                ("touch", [joint, point, role]) => body.touches.push(Support {
+                    name,
+                    joint: frame(joint)?,
+                    point: vector(point).map_err(fail)?,
+                    catches: match *role {
+                        "catch" => true,
+                        "lie" => false,
+                        _ => return Err(fail(format!("{role:?} is neither `catch` nor `lie`"))),
+                    },
+                }),
                 ("sphere" | "capsule", rest) => {
                     let (group, short) = name
                         .split_once('.')
@@ -271,5 +279,24 @@ mod tests {
         assert!(bad.message.contains("Group.Name"), "{bad}");
         let bad = Bodies::parse("[NAO]\nsupport X | KneePitch | 0 0 0\n").unwrap_err();
         assert!(bad.message.contains("KneePitch"), "{bad}");
+        let bad = Bodies::parse("[NAO]\ntouch X | torso | 0 0 0 | lean\n").unwrap_err();
+        assert!(bad.message.contains("`catch` nor `lie`"), "{bad}");
+    }
+
+    #[test]
+    fn the_limbs_and_the_pelvis_catch_a_tipping_nao_and_the_trunk_and_head_do_not() {
+        let body = Model::Nao.body();
+        let catching: Vec<&str> = body
+            .touches()
+            .iter()
+            .filter(|t| t.catches)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            catching,
+            [
+                "Buttocks", "LKnee", "RKnee", "LHand", "RHand", "LElbow", "RElbow"
+            ]
+        );
     }
 }

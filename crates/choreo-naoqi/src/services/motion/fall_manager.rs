@@ -3,7 +3,9 @@
 //! protects itself and cuts the stiffness, and raises `robotHasFallen` once down. Here each
 //! order on the joints is followed through, every motion cycle, with choreo-body's balance
 //! (the CoM and the cart-table ZMP against the support polygon): where the robot would
-//! fall, a background task makes it fall then. A later order replaces the prediction.
+//! fall, a background task makes it fall then. A later order replaces the prediction. A
+//! robot whose hands, knees or pelvis meet the floor as it tips (choreo-body's [`Tip`]) has
+//! leant on them, not fallen: no fall then.
 //!
 //! Only a standing robot falls this way (its posture family Standing or Crouching when the
 //! order comes, as the reflex works only then). It falls whether or not the fall manager is
@@ -14,7 +16,7 @@
 use std::rc::Rc;
 
 use choreo_body::balance::{Balance, STEP};
-use choreo_body::{Fall, Frames, Stance};
+use choreo_body::{Fall, Frames, Stance, Tip, Tipped};
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
@@ -64,6 +66,7 @@ fn predict(sim: &Sim, now: Time) -> Option<(Time, Fall, String)> {
     let mut before: Option<Rc<Stance>> = None;
     let mut frames: Option<Frames> = None;
     let legs = choreo_body::stance::leg_joints(model);
+    let mut tipping: Option<(Tip, &str)> = None;
     for k in 0..steps {
         let t = after(now, k as f64 * STEP);
         let angles = sim.state().body.angles(model, t);
@@ -83,16 +86,31 @@ fn predict(sim: &Sim, now: Time) -> Option<(Time, Fall, String)> {
             Some(b) if legs_still => b.moved(frames),
             _ => Stance::near(frames, before.as_deref()),
         });
+        // Tipping, it falls unless a limb or the pelvis meets the floor first; one below
+        // the floor of its feet has (the robot no longer stands on them).
+        if let Some((tip, support)) = &mut tipping {
+            match (stance.standing, tip.step(STEP, frames, &stance)) {
+                (false, _) | (_, Some(Tipped::Caught)) => return None,
+                (_, Some(Tipped::Fell)) => {
+                    return Some((after(now, tip.fall.time), tip.fall, support.to_string()));
+                }
+                (true, None) => {
+                    before = Some(stance);
+                    continue;
+                }
+            }
+        }
         if !stance.standing {
             return None;
         }
         let support = stance.support_words();
         before = Some(Rc::clone(&stance));
         if let (_, Some(fall)) = balance.step(k as f64 * STEP, stance) {
-            return Some((after(now, fall.time), fall, support.to_string()));
+            tipping = Some((Tip::new(fall, balance.tipping()), support));
         }
     }
-    None
+    // Still tipping when the joints have settled: nothing caught it.
+    tipping.map(|(tip, support)| (after(now, tip.fall.time), tip.fall, support.to_string()))
 }
 
 /// Whether the fall manager is on (`setFallManagerEnabled`, on by default).
