@@ -212,3 +212,77 @@ fn an_arm_driven_through_the_torso_is_stopped_short() {
         "{angles:?}"
     );
 }
+
+#[test]
+fn the_frog_crouch_tips_onto_its_hands_and_does_not_fall() {
+    // Endless Walk's frog crouch before its stiffness goes off (the box library's
+    // `MarcheInfinie/Down&EnSlave/Before_Unslave`): from StandInit its CoM passes the toes
+    // at frame 90 while its hands, on their way to the floor 14 cm ahead of the toes, are
+    // 4.7–5.5 cm above it (and 1 cm at frame 95: a walk of the URDF gives the same). The
+    // body tips about 5° onto them: the hands catch it, and the fall manager has nothing to
+    // do, as on the robot its makers played it on.
+    let Some(lib) = choreo_testkit::library("the frog crouch on the simulated robot") else {
+        return;
+    };
+    let path = lib.join("deprecated/Motions/Endless Walk/box.xar");
+    let bytes = std::fs::read(&path).unwrap();
+    let xar = choreo_xar::read_xar(&path.display().to_string(), &bytes)
+        .unwrap()
+        .value;
+    let (_, motion) = choreo_body::check::motions_of(&xar.root_box)
+        .into_iter()
+        .find(|(p, _)| p == "root/MarcheInfinie/Down&EnSlave/Before_Unslave")
+        .unwrap();
+    let stand_init = Model::Nao.posture("StandInit").unwrap();
+    let command = motion.command_from(motion.start, &|name| {
+        Model::Nao.joint_index(name).map(|i| stand_init[i])
+    });
+    let handle = |h: &choreo_motion::spline::Handle| {
+        Value::List(vec![Value::Int(h.interp as i64), f(h.dx), f(h.dy)])
+    };
+    let list = |items: Vec<Value>| Value::List(items);
+    let args = vec![
+        list(command.names.iter().map(|n| s(n)).collect()),
+        list(
+            command
+                .times
+                .iter()
+                .map(|t| list(t.iter().map(|&x| f(x)).collect()))
+                .collect(),
+        ),
+        list(
+            command
+                .keys
+                .iter()
+                .map(|ks| {
+                    list(
+                        ks.iter()
+                            .map(|k| list(vec![f(k.value), handle(&k.left), handle(&k.right)]))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        ),
+    ];
+    let (robot, events) = watched(Model::Nao);
+    let seen = log();
+    let seen2 = seen.clone();
+    run_box(&robot, move |ctx| {
+        ctx.call_robot(
+            "ALRobotPosture",
+            "goToPosture",
+            vec![s("StandInit"), f(1.0)],
+        )?;
+        ctx.call_robot("ALMotion", "angleInterpolationBezier", args.clone())?;
+        ctx.sleep(std::time::Duration::from_secs(1));
+        let posture = ctx.call_robot("ALRobotPosture", "getPosture", vec![])?;
+        seen2.lock().unwrap().push(posture);
+        Ok(())
+    });
+    let events = events.lock().unwrap().clone();
+    assert_eq!(fell(&events), Vec::<String>::new());
+    let events = Mutex::new(events);
+    assert!(written(&events, "ALMotion/RobotIsFalling").is_empty());
+    let posture = seen.lock().unwrap()[0].clone();
+    assert_ne!(posture, s("LyingBelly"));
+}
