@@ -66,6 +66,14 @@ pub enum Finding {
         /// The deepest it goes, m.
         depth: f64,
     },
+    /// A getting-up motion the model cannot follow: it ends standing, yet from no start does
+    /// the body get onto its feet (docs/motion.md, what the body model is not). Said of the
+    /// starts it leaves down without a fall, the lying ones too, so that a check's silence
+    /// never passes for "it gets up".
+    StaysDown {
+        /// The timeline's last frame, where it means the robot to stand.
+        frame: f64,
+    },
 }
 
 impl Finding {
@@ -74,7 +82,8 @@ impl Finding {
         match self {
             Finding::Fall { frame, .. }
             | Finding::Late { frame, .. }
-            | Finding::Collision { frame, .. } => *frame,
+            | Finding::Collision { frame, .. }
+            | Finding::StaysDown { frame } => *frame,
         }
     }
 
@@ -110,6 +119,12 @@ impl Finding {
                 "{arm} meets the {body} at {} ({:.1} cm deep)",
                 at(*frame),
                 depth * 100.0
+            ),
+            Finding::StaysDown { frame } => format!(
+                "a getting-up motion the body model cannot follow: it stands at {}, but the \
+                 model leaves the robot on the floor (docs/motion.md, what the body model is \
+                 not)",
+                at(*frame)
             ),
         }
     }
@@ -257,24 +272,61 @@ pub fn check_all(motion: &Motion) -> Vec<Report> {
         }
     }
     let mut asked = Asked::default();
-    poses
+    let mut reports: Vec<Report> = poses
         .into_iter()
         .flat_map(|(pose, starts)| judge(motion, starts, &pose, &mut asked))
-        .filter(|r| r.start == Start::Standing || r.got_up.is_some())
-        .collect()
+        .collect();
+    // A motion that ends standing but that the model never brings onto its feet from
+    // any start: said of each start it leaves down without a fall (of a lying one only
+    // when no standing start played it on its feet: then it is a getting-up motion).
+    if folds_legs && reports.iter().all(|r| r.got_up.is_none()) && ends_standing(motion) {
+        let on_feet_at_end = |r: &Report| r.path.com.last().is_some_and(Option::is_some);
+        let fell = |r: &Report| r.findings.iter().any(|f| matches!(f, Finding::Fall { .. }));
+        let played_standing = reports
+            .iter()
+            .any(|r| r.start == Start::Standing && on_feet_at_end(r));
+        let frame = f64::from(motion.end_frame());
+        for r in &mut reports {
+            if !fell(r) && !on_feet_at_end(r) && (r.start == Start::Standing || !played_standing) {
+                r.findings.push(Finding::StaysDown { frame });
+            }
+        }
+    }
+    let said = |r: &Report| {
+        r.findings
+            .iter()
+            .any(|f| matches!(f, Finding::StaysDown { .. }))
+    };
+    reports.retain(|r| r.start == Start::Standing || r.got_up.is_some() || said(r));
+    reports
+}
+
+/// Whether the pose of `motion`'s last frame (StandInit's for what it does not animate)
+/// stands: on its feet, its CoM above them.
+fn ends_standing(motion: &Motion) -> bool {
+    let Some(pose) = pose_at(motion, "StandInit", f64::from(motion.end_frame())) else {
+        return false;
+    };
+    let stance = Stance::of(&Frames::new(motion.robot, &pose));
+    stance.standing && stance.margin([stance.com[0], stance.com[1]]) > 0.0
 }
 
 /// The joints at the start: `posture`'s, those `motion` animates where its first frame puts
 /// them.
 fn start_pose(motion: &Motion, posture: &str) -> Option<Vec<f64>> {
+    pose_at(motion, posture, f64::from(motion.start))
+}
+
+/// `posture`'s joints, those `motion` animates where `frame` puts them.
+fn pose_at(motion: &Motion, posture: &str, frame: f64) -> Option<Vec<f64>> {
     let model = motion.robot;
-    let mut start = model.posture(posture)?;
-    for (name, value) in motion.values_at(f64::from(motion.start)) {
+    let mut pose = model.posture(posture)?;
+    for (name, value) in motion.values_at(frame) {
         if let Some(i) = model.joint_index(name) {
-            start[i] = value;
+            pose[i] = value;
         }
     }
-    Some(start)
+    Some(pose)
 }
 
 /// The paths a motion's curves ask of their joints, by curve, the joint's start angle (its

@@ -25,7 +25,8 @@ pub(crate) struct Located {
     pub postures: String,
     /// The finding, said (`falls backwards at 12.40 s (frame 310): ...`).
     pub text: String,
-    /// "fall", "late" or "collision".
+    /// "fall", "late", "collision", or "stays-down" (a getting-up motion the model cannot
+    /// follow: a note on the model, not a warning on the behavior).
     pub kind: &'static str,
     /// The timeline frame.
     pub frame: f64,
@@ -93,6 +94,7 @@ fn findings(path: &Path, judged: &Judged, reads: &Reads) -> Vec<Located> {
                         Finding::Fall { .. } => ("fall", None),
                         Finding::Late { joint, .. } => ("late", Some(joint.clone())),
                         Finding::Collision { .. } => ("collision", None),
+                        Finding::StaysDown { .. } => ("stays-down", None),
                     };
                     found.push(Located {
                         behavior: behavior.path.clone(),
@@ -137,8 +139,13 @@ pub(crate) fn lines(findings: &[Located]) -> Vec<String> {
     findings
         .iter()
         .map(|f| {
+            let level = if f.kind == "stays-down" {
+                "note"
+            } else {
+                "warning"
+            };
             format!(
-                "warning: body: {} {} (from {}): {}",
+                "{level}: body: {} {} (from {}): {}",
                 f.behavior, f.box_path, f.postures, f.text
             )
         })

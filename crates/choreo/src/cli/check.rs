@@ -205,8 +205,8 @@ impl Tally {
     }
 }
 
-/// What the check of `r` shows, then `body`'s findings (the body check's warnings; with
-/// `with_body`, also in its JSON).
+/// What the check of `r` shows, then `body`'s findings (the body check's warnings, and its
+/// notes on the model, which leave the file ok; with `with_body`, also in its JSON).
 fn shown(
     r: &FileReport,
     body: &[crate::cli::body::Located],
@@ -214,7 +214,7 @@ fn shown(
 ) -> check_cache::Shown {
     let status = if r.has_errors() {
         "error"
-    } else if r.has_warnings() || !body.is_empty() {
+    } else if r.has_warnings() || body.iter().any(|f| f.kind != "stays-down") {
         "warn"
     } else {
         "ok"

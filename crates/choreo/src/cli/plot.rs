@@ -287,10 +287,16 @@ fn balance_of(m: &Motion) -> Option<BalanceView> {
             }
             Finding::Late { .. } => late += 1,
             Finding::Collision { .. } => contacts += 1,
+            Finding::StaysDown { .. } => notes.push(finding.describe(fps, start)),
         }
     }
+    let ends_down = path.com.last().is_some_and(Option::is_none);
     if fall.is_none() {
-        notes.push("stands throughout".to_string());
+        notes.push(if ends_down {
+            "ends on the floor without a fall (sitting, kneeling or on its hands)".to_string()
+        } else {
+            "stands throughout".to_string()
+        });
     }
     notes.push(format!(
         "{late} key{} reached late, {contacts} arm contact{} with the body",
