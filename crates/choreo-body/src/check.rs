@@ -121,9 +121,9 @@ impl Finding {
                 depth * 100.0
             ),
             Finding::StaysDown { frame } => format!(
-                "a getting-up motion the body model cannot follow: it stands at {}, but the \
-                 model leaves the robot on the floor (docs/motion.md, what the body model is \
-                 not)",
+                "a getting-up motion the body model cannot follow: its pose at {} stands, \
+                 but the model leaves the robot on the floor (docs/motion.md, what the body \
+                 model is not)",
                 at(*frame)
             ),
         }
