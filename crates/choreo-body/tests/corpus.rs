@@ -75,10 +75,11 @@ const SIT_TO_CROUCH: &str = "sat on its buttocks, its CoM 2–6 cm behind its he
      second half it is (docs/motion.md)";
 
 /// Why the getting-up motions from the back stay down.
-const BACK_TO_STAND: &str = "sat up on its feet and one hand, turned on its side, the body \
-     rests 6–20° from lying flat on its soles; when the hand leaves the floor (frames 61–69) \
-     the CoM is behind the edge the tilted body stands on, and a body without momentum tips \
-     back onto its back, where the robot swings onto its feet (docs/motion.md)";
+const BACK_TO_STAND: &str = "sat up on its feet and one hand planted fingers-down, the \
+     body rests 6–25° from lying flat on its soles, its heels' edge under it; when the hand \
+     leaves the floor (frames 61–69) the CoM is behind that edge and the body tips back \
+     onto its back. The tilt comes from where the hand meets the floor: its touch point is \
+     the hand's effector, 1.9–3 cm short of its fingers' ends (docs/motion.md)";
 
 /// The lying posture a stock timeline's name says it gets up from onto its feet, if it says
 /// (`BackToSitDown` ends sitting).
