@@ -37,15 +37,11 @@ impl Tip {
         Tip { fall, tilt, rate }
     }
 
-    /// The turn so far, rad.
-    pub fn tilt(&self) -> f64 {
-        self.tilt
-    }
-
     /// Takes the robot `dt` (s) after the last step: its joints at `frames`, `stance` how
     /// it would stand on its feet. The body turns about the edge of `stance`'s polygon, on
     /// the side it falls to, that its CoM is furthest beyond, pushed by how far beyond; how
-    /// it ends, once it does.
+    /// it ends, once it does (never, on a polygon without an edge: the fall then stands
+    /// when the judgement ends).
     pub fn step(&mut self, dt: f64, frames: &Frames, stance: &Stance) -> Option<Tipped> {
         let toward = match self.fall.direction {
             Direction::Forwards => [1.0, 0.0],
