@@ -40,7 +40,7 @@ impl Tip {
     /// Takes the robot `dt` (s) after the last step: its joints at `frames`, `stance` how
     /// it would stand on its feet. The body turns about the edge of `stance`'s polygon, on
     /// the side it falls to, that its CoM is furthest beyond, pushed by how far beyond; how
-    /// it ends, once it does (never, on a polygon without an edge: the fall then stands
+    /// it ends, once it does (never on a polygon without an edge: the fall is then said
     /// when the judgement ends).
     pub fn step(&mut self, dt: f64, frames: &Frames, stance: &Stance) -> Option<Tipped> {
         let toward = match self.fall.direction {
