@@ -237,33 +237,8 @@ fn the_frog_crouch_tips_onto_its_hands_and_does_not_fall() {
     let command = motion.command_from(motion.start, &|name| {
         Model::Nao.joint_index(name).map(|i| stand_init[i])
     });
-    let handle = |h: &choreo_motion::spline::Handle| {
-        Value::List(vec![Value::Int(h.interp as i64), f(h.dx), f(h.dy)])
-    };
-    let list = |items: Vec<Value>| Value::List(items);
-    let args = vec![
-        list(command.names.iter().map(|n| s(n)).collect()),
-        list(
-            command
-                .times
-                .iter()
-                .map(|t| list(t.iter().map(|&x| f(x)).collect()))
-                .collect(),
-        ),
-        list(
-            command
-                .keys
-                .iter()
-                .map(|ks| {
-                    list(
-                        ks.iter()
-                            .map(|k| list(vec![f(k.value), handle(&k.left), handle(&k.right)]))
-                            .collect(),
-                    )
-                })
-                .collect(),
-        ),
-    ];
+    // The order as the engine sends a timeline's.
+    let args = choreo_engine::engine::order_args(&command);
     let (robot, events) = watched(Model::Nao);
     let seen = log();
     let seen2 = seen.clone();

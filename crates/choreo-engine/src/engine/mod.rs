@@ -28,7 +28,7 @@ mod timeline;
 mod workers;
 
 pub use holdings::Holdings;
-pub use motion::MOTION_WAIT_LIMIT;
+pub use motion::{MOTION_WAIT_LIMIT, order_args};
 pub use outcome::Outcome;
 pub use rate::LOUD_LINK;
 pub use shared::FrameObserver;

@@ -443,7 +443,7 @@ fn posture(ctx: &BoxContext, joints: &[String], names: Value) -> Vec<Option<f64>
 /// `angleInterpolationBezier`'s arguments: names, times, and control points
 /// `[value, [type, dt, dv], [type, dt, dv]]` (time offset second, as every real caller
 /// sends them: docs/motion.md, "One order per play").
-fn order_args(command: &BezierCommand) -> Vec<Value> {
+pub fn order_args(command: &BezierCommand) -> Vec<Value> {
     let handle = |h: &Handle| {
         Value::List(vec![
             Value::Int(h.interp as i64),
