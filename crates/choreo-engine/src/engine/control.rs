@@ -10,7 +10,7 @@ use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
 use crate::engine::queue::Receiver;
 use crate::engine::state::{Control, LOOP_STEPS, STALL, STEP_BUDGET, Timer};
-use crate::engine::workers::{Handed, Job, call_guarded};
+use crate::engine::workers::{self, Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
@@ -24,6 +24,8 @@ impl Control {
     /// thread (the engine itself, box code called inline, an observer) ends the run with
     /// [`Outcome::Crashed`] after a best-effort unload, so `wait` and `stop` always return.
     pub(super) fn supervise(mut self, commands: &Receiver) {
+        commands.bind();
+        workers::hooks_run_here(Some(&self.shared));
         if !self.shared.time.is_virtual()
             && let Some(l) = self.time_limit
         {
@@ -40,6 +42,7 @@ impl Control {
             self.crashed(message, commands);
         }
         self.close(commands);
+        workers::hooks_run_here(None);
     }
 
     /// The control thread ends. A nested engine closes its queue (nothing posted from now on

@@ -9,7 +9,7 @@ use crate::clock::Time;
 use crate::context::BoxContext;
 use crate::engine::op::OpId;
 use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
-use crate::engine::workers::{Handed, Job, call_guarded};
+use crate::engine::workers::{Handed, Job, call_unmarked};
 use crate::graph::BoxId;
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
@@ -21,11 +21,8 @@ impl Control {
         let name = HookRef::of(&self.shared.graph, b, &hook);
         self.compact(b, Compact::Call(name));
         if self.code[b.0 as usize].runs_inline() {
-            let ctx = BoxContext {
-                shared: Arc::clone(&self.shared),
-                id: b,
-            };
-            let (ok, text) = call_guarded(self.code[b.0 as usize].as_ref(), &hook, &ctx);
+            self.inline.id = b;
+            let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), &hook, &self.inline);
             self.finish_hook(op, b, name, ok, text);
             return;
         }

@@ -6,21 +6,48 @@
 //! atomics did (issue 33, part 4). The reader sleeps only in [`Receiver::recv_timeout`], and
 //! a post wakes it only then.
 //!
+//! A command the control thread posts to its own queue (an inline hook firing an output)
+//! skips the lock: it goes to the thread's own list ([`OWN`]) when nothing from another
+//! thread is queued, and the reader takes that list first. Every command in the list was
+//! posted before every command in the shared deque (one goes to the list only when the
+//! deque is empty), so the order posted is the order taken, as with one deque.
+//!
 //! Unbounded, and argued: the control thread drains it at once but while it runs a budget
 //! of steps; what is queued meanwhile is one command per hook return, timer, fired output
 //! or memory event, each bounded by the work that produced it.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::engine::command::Command;
+
+/// The reader's own list, on its thread: the queue it reads (by address) and the commands
+/// it posted to itself.
+struct Own {
+    queue: usize,
+    commands: VecDeque<Command>,
+}
+
+thread_local! {
+    static OWN: RefCell<Own> = const {
+        RefCell::new(Own {
+            queue: 0,
+            commands: VecDeque::new(),
+        })
+    };
+}
 
 /// What the posting side and the reader share.
 struct Queue {
     state: Mutex<State>,
     /// Signalled by a post while the reader sleeps.
     posted: Condvar,
+    /// The deque holds commands (kept with it, under its lock): the reader's own posts go
+    /// to its list only while it does not.
+    queued: AtomicBool,
 }
 
 struct State {
@@ -54,6 +81,7 @@ pub(crate) fn queue() -> (Sender, Receiver) {
             closed: false,
         }),
         posted: Condvar::new(),
+        queued: AtomicBool::new(false),
     });
     (Sender(Arc::clone(&q)), Receiver(q))
 }
@@ -61,11 +89,28 @@ pub(crate) fn queue() -> (Sender, Receiver) {
 impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
+        let c = if self.0.queued.load(Ordering::Acquire) {
+            c
+        } else {
+            let me = Arc::as_ptr(&self.0) as usize;
+            match OWN.with_borrow_mut(|own| {
+                if own.queue == me {
+                    own.commands.push_back(c);
+                    None
+                } else {
+                    Some(c)
+                }
+            }) {
+                None => return Ok(()),
+                Some(c) => c,
+            }
+        };
         let mut s = self.0.lock();
         if s.closed {
             return Err(c);
         }
         s.commands.push_back(c);
+        self.0.queued.store(true, Ordering::Release);
         if s.sleeping {
             self.0.posted.notify_one();
         }
@@ -74,22 +119,64 @@ impl Sender {
 }
 
 impl Receiver {
+    /// Makes the calling thread this queue's reader: what it posts to the queue itself goes
+    /// to its own list (see the module's doc).
+    pub(crate) fn bind(&self) {
+        let me = Arc::as_ptr(&self.0) as usize;
+        OWN.with_borrow_mut(|own| {
+            own.queue = me;
+            own.commands.clear();
+        });
+    }
+
+    /// The oldest command this thread posted to itself, if it reads this queue.
+    fn own_command(&self) -> Option<Command> {
+        let me = Arc::as_ptr(&self.0) as usize;
+        OWN.with_borrow_mut(|own| {
+            if own.queue == me {
+                own.commands.pop_front()
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Takes the deque's oldest command.
+    fn pop(&self, s: &mut State) -> Option<Command> {
+        let c = s.commands.pop_front();
+        if s.commands.is_empty() {
+            self.0.queued.store(false, Ordering::Release);
+        }
+        c
+    }
+
     /// The oldest command posted, if any.
     pub(crate) fn try_recv(&self) -> Option<Command> {
-        self.0.lock().commands.pop_front()
+        if let Some(c) = self.own_command() {
+            return Some(c);
+        }
+        if !self.0.queued.load(Ordering::Acquire) {
+            return None;
+        }
+        self.pop(&mut self.0.lock())
     }
 
     /// Whether nothing is posted.
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.lock().commands.is_empty()
+        let me = Arc::as_ptr(&self.0) as usize;
+        OWN.with_borrow(|own| own.queue != me || own.commands.is_empty())
+            && self.0.lock().commands.is_empty()
     }
 
     /// The oldest command posted, waiting up to `timeout` for one; `None` if none came.
     pub(crate) fn recv_timeout(&self, timeout: Duration) -> Option<Command> {
+        if let Some(c) = self.own_command() {
+            return Some(c);
+        }
         let deadline = Instant::now().checked_add(timeout);
         let mut s = self.0.lock();
         loop {
-            if let Some(c) = s.commands.pop_front() {
+            if let Some(c) = self.pop(&mut s) {
                 return Some(c);
             }
             let left = match deadline {
@@ -113,11 +200,21 @@ impl Drop for Receiver {
     /// What was posted and never taken is dropped now, and what is posted from now on at
     /// once: the run is over.
     fn drop(&mut self) {
+        let me = Arc::as_ptr(&self.0) as usize;
+        let own = OWN.with_borrow_mut(|own| {
+            if own.queue == me {
+                own.queue = 0;
+                std::mem::take(&mut own.commands)
+            } else {
+                VecDeque::new()
+            }
+        });
         let mut s = self.0.lock();
         s.closed = true;
         let unread = std::mem::take(&mut s.commands);
+        self.0.queued.store(false, Ordering::Release);
         drop(s);
-        drop(unread);
+        drop((own, unread));
     }
 }
 
@@ -170,6 +267,42 @@ mod tests {
         }
         assert!(rx.is_empty());
         assert!(rx.try_recv().is_none());
+    }
+
+    #[test]
+    fn the_readers_own_posts_keep_their_place_among_the_others() {
+        let (tx, rx) = queue();
+        rx.bind();
+        let other = |o: u16| {
+            let tx = tx.clone();
+            assert!(
+                std::thread::spawn(move || tx.send(fire(o)).is_ok())
+                    .join()
+                    .unwrap_or(false)
+            );
+        };
+        // Its own list while nothing else is queued, the deque after another's post.
+        assert!(tx.send(fire(1)).is_ok());
+        assert!(tx.send(fire(2)).is_ok());
+        other(3);
+        assert!(tx.send(fire(4)).is_ok());
+        assert!(!rx.is_empty());
+        let taken: Vec<_> = std::iter::from_fn(|| output(rx.try_recv())).collect();
+        assert_eq!(taken, [1, 2, 3, 4]);
+        assert!(rx.is_empty());
+        // The deque emptied, its own posts go to its list again, still in order.
+        other(5);
+        assert_eq!(output(rx.recv_timeout(Duration::from_secs(60))), Some(5));
+        assert!(tx.send(fire(6)).is_ok());
+        other(7);
+        assert_eq!(output(rx.recv_timeout(Duration::from_secs(60))), Some(6));
+        assert_eq!(output(rx.try_recv()), Some(7));
+        assert!(tx.send(fire(8)).is_ok());
+        drop(rx);
+        assert!(
+            tx.send(fire(9)).is_err(),
+            "the reader is gone, its list with it"
+        );
     }
 
     #[test]

@@ -82,16 +82,25 @@ impl Control {
 
     /// Delivers an output along its links in the parent diagram, if they are on.
     pub(super) fn deliver_output(&mut self, b: BoxId, output: u16, value: Value) {
-        let g = Arc::clone(&self.shared.graph);
-        let Some((_, d)) = g.node(b).parent else {
+        let node = self.shared.graph.node(b);
+        let Some((_, d)) = node.parent else {
             return;
         };
         if !self.links_on[d.0 as usize] {
             self.compact(b, Compact::Dropped(output));
             return;
         }
-        let targets = &g.node(b).outputs[usize::from(output)].targets;
-        self.links(d, End::Output(b, output), targets, value);
+        // One link, the usual case, is taken out of the graph without a count of it.
+        let from = End::Output(b, output);
+        match node.outputs[usize::from(output)].targets[..] {
+            [] => {}
+            [t] => self.links(d, from, &[t], value),
+            _ => {
+                let g = Arc::clone(&self.shared.graph);
+                let targets = &g.node(b).outputs[usize::from(output)].targets;
+                self.links(d, from, targets, value);
+            }
+        }
     }
 
     /// `value` leaves `from` along `targets`, links of diagram `d` whose links are on. A

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::activity::Route;
 use crate::clock::{Time, TimerToken};
+use crate::context::BoxContext;
 use crate::engine::holdings::Holdings;
 use crate::engine::op::{OpId, Ops};
 use crate::engine::outcome::{Outcome, Reported};
@@ -170,6 +171,9 @@ pub(super) struct TimelineState {
 pub(super) struct Control {
     pub(super) shared: Arc<Shared>,
     pub(super) code: Vec<Arc<dyn BoxCode>>,
+    /// The context inline hooks get, its box set before each call: no count of the shared
+    /// state is taken per call.
+    pub(super) inline: BoxContext,
     pub(super) boxes: Vec<BoxState>,
     /// Per diagram: its links are active (between `links_on` and `links_off`).
     pub(super) links_on: Vec<bool>,
@@ -279,9 +283,14 @@ impl Control {
         let diagrams = shared.graph.diagrams.len();
         let rates = LinkRates::new(&shared.graph);
         let owns_time = shared.accounted.is_none();
+        let inline = BoxContext {
+            shared: Arc::clone(&shared),
+            id: BoxId(0),
+        };
         Control {
             shared,
             code: Vec::new(),
+            inline,
             boxes: vec![
                 BoxState {
                     loaded: false,

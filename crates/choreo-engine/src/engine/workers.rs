@@ -110,11 +110,25 @@ pub(super) fn hook_lineage() -> Vec<Arc<AtomicBool>> {
     })
 }
 
+/// Marks the calling thread, an engine's control thread, as running the hooks of that
+/// engine (`Some`) for as long as it lives, so that each inline hook it calls need not mark
+/// it again ([`call_unmarked`]); `None` when it ends.
+pub(super) fn hooks_run_here(shared: Option<&Arc<Shared>>) {
+    RUNNING_HOOK_OF.with(|c| *c.borrow_mut() = shared.map(Arc::clone));
+}
+
 /// Calls a hook, turning a panic into an error; returns (ok, error text).
 pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
     let outer = RUNNING_HOOK_OF.with(|c| c.replace(Some(Arc::clone(&ctx.shared))));
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
+    let result = call_unmarked(code, hook, ctx);
     RUNNING_HOOK_OF.with(|c| *c.borrow_mut() = outer);
+    result
+}
+
+/// [`call_guarded`] on a thread already marked as running the hooks of `ctx`'s engine
+/// ([`hooks_run_here`]).
+pub(super) fn call_unmarked(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
     match result {
         Ok(Ok(())) => (true, String::new()),
         Ok(Err(e)) => (false, e.to_string()),
