@@ -123,10 +123,11 @@ impl Receiver {
     /// to its own list (see the module's doc).
     pub(crate) fn bind(&self) {
         let me = Arc::as_ptr(&self.0) as usize;
-        OWN.with_borrow_mut(|own| {
+        let left = OWN.with_borrow_mut(|own| {
             own.queue = me;
-            own.commands.clear();
+            std::mem::take(&mut own.commands)
         });
+        drop(left);
     }
 
     /// The oldest command this thread posted to itself, if it reads this queue.
