@@ -37,6 +37,8 @@ time_runs() {
     echo "${times[*]}"
 }
 "$bin" check -q --no-cache "$corpus" >/dev/null || true   # warm the file cache
+# The check uses every core: any other load lengthens it, so the load is part of the result.
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 cold=$(time_runs --no-cache)
 "$bin" check -q "$corpus" >/dev/null || true              # fill the check cache
 warm=$(time_runs)
@@ -44,3 +46,4 @@ warm=$(time_runs)
 echo "cold runs (ms): $cold; median $(median $cold) ms (target: < 250 ms)"
 # shellcheck disable=SC2086
 echo "warm runs (ms): $warm; median $(median $warm) ms (target: < 50 ms)"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -22,7 +22,8 @@ is 40 ms at 25 fps):
 - CPU of the `choreo run` process of the dance (user + system), per robot, and its ratio to the same
   measure with one robot (the anchor, measured in the same run);
 - CPU of the sim processes per robot; wall time; peak memory of `choreo run`;
-- how many robots finished.
+- how many robots finished;
+- with --latency, the frame-50 orders by latency entry: each entry's median and range.
 Builds `cargo build --release -p choreo`. Results: docs/benchmarks.md, section "Fleets".
 """
 import json
@@ -103,15 +104,35 @@ def measure(n, per_sim, work, behavior, wanted):
                 c = json.loads(line)
                 for name, pick in wanted.items():
                     if pick(c):
-                        at[name].append(c["t"])
+                        at[name].append((c["t"], c["robot"]))
     row = {
         "robots": n, "sims": len(sims), "finished": finished,
         "cpu_s": cpu, "sim_cpu_s": sim_cpu, "wall_s": wall,
         "peak_rss_mb": peak / 1024, "exit": run.returncode,
     }
-    for name, times in at.items():
+    for name, calls in at.items():
+        times = [t for t, _ in calls]
         row[name] = (max(times) - min(times)) * 1000 if len(times) > 1 else 0.0
+        row[name + "_classes"] = by_class(calls)
     return row
+
+
+def by_class(calls):
+    """With --latency: per entry of the list (a sim's robots take them in turn), the
+    median and the range of the arrivals, in ms from the first arrival of all: whether the
+    delays were compensated (medians together) and what the jitter left (each range)."""
+    if not LATENCY or not calls:
+        return []
+    entries = LATENCY[1].split(",")
+    first = min(t for t, _ in calls)
+    rows = []
+    for k, entry in enumerate(entries):
+        # Robots are numbered from 1, and take the entries in turn from the first.
+        times = sorted((t - first) * 1000 for t, robot in calls
+                       if (robot - 1) % len(entries) == k)
+        if times:
+            rows.append((entry, times[len(times) // 2], times[0], times[-1]))
+    return rows
 
 
 def both(n, per_sim, work):
@@ -155,6 +176,12 @@ def main():
               f"{per * 1000:.0f} ms | {per / base:.2f} | "
               f"{r['sim_cpu_s'] / r['robots'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
               f"{r['peak_rss_mb']:.0f} MB |")
+    if LATENCY:
+        print("\nBy latency entry, frame-50 orders (ms from the first arrival): median [first–last]")
+        for r in rows[1:]:
+            classes = "; ".join(f"{e}: {m:.1f} [{lo:.1f}–{hi:.1f}]"
+                                for e, m, lo, hi in r["spread_ms_classes"])
+            print(f"- {r['robots']} robots, {r['sims']} sims: {classes}")
 
 
 if __name__ == "__main__":
