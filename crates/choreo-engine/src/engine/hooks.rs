@@ -16,16 +16,15 @@ use crate::trace::{Compact, HookRef, Step as TraceStep};
 
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
+        if self.code[b.0 as usize].runs_inline() {
+            let ok = self.call_inline(b, &hook);
+            self.hook_result(op, ok);
+            return;
+        }
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         let name = HookRef::of(&self.shared.graph, b, &hook);
         self.compact(b, Compact::Call(name));
-        if self.code[b.0 as usize].runs_inline() {
-            self.inline.id = b;
-            let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), &hook, &self.inline);
-            self.finish_hook(op, b, name, ok, text);
-            return;
-        }
         let code = Arc::clone(&self.code[b.0 as usize]);
         let stops = match &hook {
             Hook::Unload => true,
@@ -182,6 +181,19 @@ impl Control {
         self.resume(op);
     }
 
+    /// Calls the hook of box `b`, whose code runs inline, here and now, its call and its
+    /// return recorded; whether it succeeded.
+    pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook) -> bool {
+        // A ticket as a hook on a worker takes: the numbers do not depend on where hooks run.
+        self.next_ticket += 1;
+        let name = HookRef::of(&self.shared.graph, b, hook);
+        self.compact(b, Compact::Call(name));
+        self.inline.id = b;
+        let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), hook, &self.inline);
+        self.hook_returned(b, name, ok, text);
+        ok
+    }
+
     /// Records a hook's return and lets its op go on with the result (G1).
     pub(super) fn finish_hook(
         &mut self,
@@ -191,11 +203,21 @@ impl Control {
         ok: bool,
         text: String,
     ) {
+        self.hook_returned(b, hook, ok, text);
+        self.hook_result(op, ok);
+    }
+
+    /// Records a hook's return; a failed one is a box error.
+    fn hook_returned(&mut self, b: BoxId, hook: HookRef, ok: bool, text: String) {
         self.compact(b, Compact::Ret(hook, ok));
         if !ok {
             let hook = hook.name(&self.shared.graph, b);
             self.box_error(b, hook, text);
         }
+    }
+
+    /// Op `op` goes on with its hook's result (G1).
+    fn hook_result(&mut self, op: OpId, ok: bool) {
         if let Some(o) = self.ops.get_mut(op) {
             o.last_ok = ok;
             o.waiting = false;

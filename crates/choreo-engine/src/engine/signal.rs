@@ -20,8 +20,19 @@ impl Control {
     pub(super) fn stimulate(&mut self, b: BoxId, input: u16, value: Value, from_link: bool) {
         let g = &self.shared.graph;
         let port = &g.node(b).inputs[usize::from(input)];
-        let (name, nature) = (port.name.clone(), port.nature);
         self.compact(b, Compact::In(input, value.clone()));
+        if from_link
+            && port.nature == InputNature::OnStart
+            && g.node(b).resources.is_empty()
+            && self
+                .code
+                .get(b.0 as usize)
+                .is_some_and(|code| code.runs_inline())
+        {
+            self.spawn_start(b, input, value);
+            return;
+        }
+        let (name, nature) = (port.name.clone(), port.nature);
         let hook = Hook::Input {
             name,
             value: value.clone(),

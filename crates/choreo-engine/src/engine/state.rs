@@ -22,6 +22,7 @@ use crate::host::BoxCode;
 use crate::pool::{Pool, PoolOptions};
 use crate::resource::ResourceTree;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
+use crate::value::Value;
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
 /// operation on a diagram that is loading or unloading waits for the first to finish.
@@ -168,6 +169,18 @@ pub(super) struct TimelineState {
 }
 
 /// The control thread's state.
+/// What is ready to run.
+#[derive(Debug, PartialEq)]
+pub(super) enum Ready {
+    /// An operation.
+    Op(OpId),
+    /// An inline box's input of nature onStart stimulated along a link, the box without
+    /// resources (`Control::spawn_start`): the operation it would make (its start, its
+    /// hook, what follows the hook) runs without one (`Control::run_start`) unless it
+    /// must wait or yield, the hop of a chain of signals made cheap (issue 33, part 4).
+    Start(BoxId, u16, Value),
+}
+
 pub(super) struct Control {
     pub(super) shared: Arc<Shared>,
     pub(super) code: Vec<Arc<dyn BoxCode>>,
@@ -191,7 +204,9 @@ pub(super) struct Control {
     /// Operations ready to run, as a stack: the top runs next. An operation that starts
     /// others waits under them until they have run or wait themselves, which keeps the
     /// reference's depth-first order without recursion (C2: loops never grow the stack).
-    pub(super) ready: Vec<OpId>,
+    pub(super) ready: Vec<Ready>,
+    /// How many [`Ready::Start`] are in `ready`: they count as operations in flight.
+    pub(super) starts: usize,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
     /// Steps ready operations and commands have kept the control thread busy without a
@@ -306,6 +321,7 @@ impl Control {
             timelines: HashMap::new(),
             ops: Ops::default(),
             ready: Vec::new(),
+            starts: 0,
             dropped_ops: 0,
             looped: None,
             loop_reported: false,

@@ -7,7 +7,7 @@ use choreo_xar::model::InputNature;
 
 use crate::engine::op::{OpId, Step};
 use crate::engine::outcome::Outcome;
-use crate::engine::state::{Awaited, Control, LastCommand, MAX_OPS, Phase};
+use crate::engine::state::{Awaited, Control, LastCommand, MAX_OPS, Phase, Ready};
 use crate::graph::{BoxId, Content, DiagramId, Graph};
 use crate::hook::Hook;
 use crate::trace::{End, Step as TraceStep};
@@ -27,15 +27,41 @@ impl Control {
         steps: impl IntoIterator<Item = Step>,
         guard: Option<BoxId>,
     ) {
-        // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
-        // which a stop waits for while it loads the root).
-        if self.ops.len() >= MAX_OPS && !self.uncapped {
-            self.too_many_ops();
+        if !self.room_for_one() {
             return;
         }
         let id = self.ops.insert(steps, guard);
-        self.ready.push(id);
-        let live = self.ops.len();
+        self.ready.push(Ready::Op(id));
+        self.count_peak();
+    }
+
+    /// An input of nature onStart of box `b`, stimulated along a link, the box inline and
+    /// without resources: ready to run as the operation [`Step::Started`], [`Step::Hook`],
+    /// [`Step::AfterStart`] guarded by the box would, without making one
+    /// ([`Control::run_start`]).
+    pub(super) fn spawn_start(&mut self, b: BoxId, input: u16, value: Value) {
+        if !self.room_for_one() {
+            return;
+        }
+        self.starts += 1;
+        self.ready.push(Ready::Start(b, input, value));
+        self.count_peak();
+    }
+
+    /// Whether one more operation may be in flight; if not, the trace says so.
+    fn room_for_one(&mut self) -> bool {
+        // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
+        // which a stop waits for while it loads the root).
+        if self.ops.len() + self.starts >= MAX_OPS && !self.uncapped {
+            self.too_many_ops();
+            return false;
+        }
+        true
+    }
+
+    /// Keeps the most operations ever in flight.
+    fn count_peak(&self) {
+        let live = self.ops.len() + self.starts;
         if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
             self.peak_ops
                 .store(live, std::sync::atomic::Ordering::Relaxed);
@@ -46,8 +72,65 @@ impl Control {
     pub(super) fn resume(&mut self, id: OpId) {
         if let Some(op) = self.ops.get_mut(id) {
             op.waiting = false;
-            self.ready.push(id);
+            self.ready.push(Ready::Op(id));
         }
+    }
+
+    /// Runs a [`Ready::Start`] as its operation would, one step of `budget` for each of its
+    /// three steps; returns the operation to go on with when what is left must run as one:
+    /// the whole of it when the budget cannot take its three steps (it then stops where
+    /// the operation would), what follows its hook when the hook made others ready (they
+    /// run first, as under an operation), the steps after its start (the box's content to
+    /// load).
+    fn run_start(
+        &mut self,
+        b: BoxId,
+        input: u16,
+        value: Value,
+        budget: &mut usize,
+    ) -> Option<OpId> {
+        if *budget < 3 {
+            let name = self.shared.graph.node(b).inputs[usize::from(input)]
+                .name
+                .clone();
+            let hook = Hook::Input {
+                name,
+                value: value.clone(),
+            };
+            let steps = [
+                Step::Started(b),
+                Step::Hook(b, hook),
+                Step::AfterStart(b, input, value),
+            ];
+            return Some(self.ops.insert(steps, Some(b)));
+        }
+        // The guard, checked before the start and the hook (nothing runs between them).
+        if !self.boxes[b.0 as usize].loaded {
+            return None;
+        }
+        *budget -= 2;
+        self.boxes[b.0 as usize].last = LastCommand::Start;
+        let name = self.shared.graph.node(b).inputs[usize::from(input)]
+            .name
+            .clone();
+        let hook = Hook::Input {
+            name,
+            value: value.clone(),
+        };
+        let mark = self.ready.len();
+        let ok = self.call_inline(b, &hook);
+        if self.ready.len() > mark {
+            self.ready[mark..].reverse();
+            let id = self.ops.insert([Step::AfterStart(b, input, value)], None);
+            if let Some(op) = self.ops.get_mut(id) {
+                op.last_ok = ok;
+            }
+            self.ready.insert(mark, Ready::Op(id));
+            return None;
+        }
+        *budget -= 1;
+        let more = self.steps_after_start(ok, b, input, value);
+        (!more.is_empty()).then(|| self.ops.insert(more, None))
     }
 
     /// Runs ready operations, top of the stack first, one step at a time, until none is
@@ -57,7 +140,20 @@ impl Control {
     /// ready; an operation whose last step started another simply ends, so a loop of
     /// signals keeps the stack at a constant height.
     pub(super) fn run_ready(&mut self, mut budget: usize) {
-        while let Some(id) = self.ready.pop() {
+        while let Some(entry) = self.ready.pop() {
+            let id = match entry {
+                Ready::Op(id) => id,
+                Ready::Start(b, input, value) => {
+                    self.starts -= 1;
+                    if self.destroyed {
+                        continue;
+                    }
+                    match self.run_start(b, input, value, &mut budget) {
+                        Some(id) => id,
+                        None => continue,
+                    }
+                }
+            };
             if self.destroyed {
                 // Every box is gone: what was still ready has nothing left to act on.
                 self.ops.remove(id);
@@ -65,7 +161,7 @@ impl Control {
             }
             loop {
                 if budget == 0 {
-                    self.ready.push(id);
+                    self.ready.push(Ready::Op(id));
                     return;
                 }
                 budget -= 1;
@@ -102,7 +198,7 @@ impl Control {
                     if done && !waiting {
                         self.ops.remove(id);
                     } else if !waiting {
-                        self.ready.insert(mark, id);
+                        self.ready.insert(mark, Ready::Op(id));
                     }
                     break;
                 }
@@ -258,6 +354,11 @@ impl Control {
     #[inline]
     fn after_start(&mut self, id: OpId, b: BoxId, input: u16, value: Value) -> Vec<Step> {
         let ok = self.ops.get(id).is_some_and(|op| op.last_ok);
+        self.steps_after_start(ok, b, input, value)
+    }
+
+    /// What follows an onStart hook that returned `ok` (G1).
+    fn steps_after_start(&self, ok: bool, b: BoxId, input: u16, value: Value) -> Vec<Step> {
         if !ok {
             // G1 step 4: a failed hook releases and stops there.
             vec![Step::Release(b)]
@@ -563,9 +664,9 @@ impl Control {
         if self.ops.get(load).is_none_or(|op| op.waiting) {
             return;
         }
-        if let Some(at) = self.ready.iter().rposition(|r| *r == load) {
+        if let Some(at) = self.ready.iter().rposition(|r| *r == Ready::Op(load)) {
             self.ready.remove(at);
-            self.ready.push(load);
+            self.ready.push(Ready::Op(load));
         }
     }
 
