@@ -67,8 +67,8 @@ use crate::trace::record::{NO_BOX, Record};
 use crate::trace::shared::{Shared, TraceInner};
 
 /// How many events [`Trace::new`] keeps: the last 262,144. A record takes 56 bytes, so a
-/// full ring is about 14 MiB (14,680,064 bytes), plus the text of the rare events stored
-/// with their names.
+/// full ring is about 14 MiB (14,680,064 bytes, and at most two chunks of 4,096 records
+/// more: 14,680,064 + 458,752), plus the text of the rare events stored with their names.
 pub const DEFAULT_KEEP: usize = 1 << 18;
 
 /// Collects events in order, keeps the last ones, and optionally writes them as JSON Lines
@@ -110,7 +110,7 @@ pub(crate) fn flush_thread_buffer() {
         if records.is_empty() {
             return None;
         }
-        let end = trace.lock().append(records.drain(..))?;
+        let end = trace.lock().append_batch(records)?;
         Some((trace.clone(), end))
     });
     if let Some((trace, end)) = appended {
@@ -244,7 +244,7 @@ impl Trace {
                 {
                     records.push(record);
                     Ok(if records.len() >= BUFFER_LIMIT {
-                        trace.lock().append(records.drain(..))
+                        trace.lock().append_batch(records)
                     } else {
                         None
                     })
@@ -320,9 +320,10 @@ impl Trace {
         }
     }
 
-    /// Bytes the kept records take: the ring's capacity (a bounded ring never grows past
-    /// its size) times the record size; the rare events stored with their names add a
-    /// small heap part not counted here. For memory measurements.
+    /// Bytes the kept records take: the ring's capacity (a bounded ring never holds more
+    /// than its size and two chunks of 4,096 records, or of its size if smaller) times the
+    /// record size; the rare events stored with their names add a small heap part not
+    /// counted here. For memory measurements.
     pub fn record_bytes(&self) -> usize {
         self.lock().ring.bytes()
     }

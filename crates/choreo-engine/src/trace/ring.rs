@@ -1,5 +1,12 @@
 //! What a trace keeps: the last records in a ring of bounded size, numbered gap-free over
 //! the whole run (see the [module](crate::trace) doc, "What is kept").
+//!
+//! The records are kept in chunks of [`CHUNK`] records (of `keep` for a smaller ring): in a
+//! ring of at least two chunks, a full batch of the control thread's buffer becomes one chunk
+//! as it is, moved in rather than copied, and the buffer gets an empty chunk back (the one the
+//! ring let go of last, when there is one). The ring never reallocates what it holds, and the
+//! oldest records go a chunk at a time: it holds at most `keep` records and two chunks'
+//! room beside them (the first chunk's records no longer kept, the chunk kept for reuse).
 
 use std::collections::VecDeque;
 
@@ -7,23 +14,39 @@ use crate::graph::Graph;
 use crate::trace::event::Event;
 use crate::trace::record::Record;
 
+/// The size of a chunk the ring fills itself (a batch moved in keeps its own).
+const CHUNK: usize = 4096;
+
+/// A batch this big or bigger is moved in as a chunk; a smaller one is copied into the last
+/// chunk, so that a chunk is never mostly empty room.
+const MOVED: usize = CHUNK / 2;
+
 /// The kept tail of a trace, and how many records it was given in all.
 pub(super) struct Ring {
-    /// The kept tail of the trace: at most `keep` records, the oldest first.
-    records: VecDeque<Record>,
+    /// The kept records, the oldest first; the first chunk's first `skip` are no longer
+    /// kept (they go with their chunk).
+    chunks: VecDeque<Vec<Record>>,
+    skip: usize,
+    /// Records kept: the chunks' lengths, less `skip`.
+    kept: usize,
     /// How many records to keep (`usize::MAX`: all of them).
     keep: usize,
     /// Records given so far (kept or not): the next sequence number.
     count: usize,
+    /// A chunk let go of, emptied, for the next batch moved in.
+    spare: Option<Vec<Record>>,
 }
 
 impl Ring {
     /// An empty ring keeping the last `keep` records.
     pub(super) fn new(keep: usize) -> Ring {
         Ring {
-            records: VecDeque::new(),
+            chunks: VecDeque::new(),
+            skip: 0,
+            kept: 0,
             keep,
             count: 0,
+            spare: None,
         }
     }
 
@@ -31,45 +54,73 @@ impl Ring {
     /// dropping the oldest when the ring is full.
     pub(super) fn push(&mut self, record: Record) {
         self.count += 1;
-        let len = self.records.len();
-        if len >= self.keep {
-            if self.keep == 0 {
-                return;
-            }
-            self.records.pop_front();
-        } else if len == self.records.capacity() {
-            // Doubling, but never past the ring's size: a full ring holds no spare room.
-            let want = len.saturating_mul(2).max(8).min(self.keep);
-            self.records.reserve_exact(want - len);
-        }
-        self.records.push_back(record);
-    }
-
-    /// Numbers and keeps `records` in order, as [`Ring::push`] each would: one reservation
-    /// and one copy for the batch (the control thread appends its buffer so), and the
-    /// oldest dropped at once when the ring overflows.
-    pub(super) fn extend(&mut self, records: impl ExactSizeIterator<Item = Record>) {
-        let n = records.len();
-        self.count += n;
         if self.keep == 0 {
             return;
         }
-        if n > self.keep {
-            // Only the batch's last `keep` records can stay (a ring smaller than a batch).
-            self.records.clear();
-            self.records.reserve_exact(self.keep);
-            self.records.extend(records.skip(n - self.keep));
+        self.room_for_one().push(record);
+        self.kept += 1;
+        self.trim();
+    }
+
+    /// Numbers and keeps the records of `batch` in order, as [`Ring::push`] each would,
+    /// leaving `batch` empty: a big one is moved in as a chunk (and `batch` gets an empty
+    /// one of its capacity back), a small one copied.
+    pub(super) fn take(&mut self, batch: &mut Vec<Record>) {
+        let n = batch.len();
+        self.count += n;
+        if self.keep == 0 {
+            batch.clear();
             return;
         }
-        let overflow = (self.records.len() + n).saturating_sub(self.keep);
-        self.records.drain(..overflow);
-        let len = self.records.len();
-        if len + n > self.records.capacity() {
-            // Doubling, but never past the ring's size: a full ring holds no spare room.
-            let want = len.saturating_mul(2).max(len + n).max(8).min(self.keep);
-            self.records.reserve_exact(want - len);
+        if n >= MOVED && self.keep >= 2 * CHUNK {
+            let capacity = batch.capacity();
+            let empty = match self.spare.take() {
+                Some(spare) if spare.capacity() >= capacity => spare,
+                _ => Vec::with_capacity(capacity),
+            };
+            self.chunks.push_back(std::mem::replace(batch, empty));
+            self.kept += n;
+        } else {
+            for record in batch.drain(..) {
+                self.room_for_one().push(record);
+                self.kept += 1;
+            }
         }
-        self.records.extend(records);
+        self.trim();
+    }
+
+    /// The chunk the next record goes to: the last one if it has room, else a new one.
+    fn room_for_one(&mut self) -> &mut Vec<Record> {
+        let full = self.chunks.back().is_none_or(|c| c.len() == c.capacity());
+        if full {
+            let chunk = Vec::with_capacity(CHUNK.min(self.keep));
+            self.chunks.push_back(chunk);
+        }
+        let last = self.chunks.len() - 1;
+        &mut self.chunks[last]
+    }
+
+    /// Lets go of the oldest records past `keep`: whole chunks, or the first ones of the
+    /// first chunk (kept in it, not counted, until the chunk goes).
+    fn trim(&mut self) {
+        while self.kept > self.keep {
+            let Some(first) = self.chunks.front() else {
+                return;
+            };
+            let over = self.kept - self.keep;
+            let in_first = first.len() - self.skip;
+            if over < in_first {
+                self.skip += over;
+                self.kept -= over;
+                return;
+            }
+            self.kept -= in_first;
+            self.skip = 0;
+            if let Some(mut gone) = self.chunks.pop_front() {
+                gone.clear();
+                self.spare = (self.keep >= 2 * CHUNK).then_some(gone);
+            }
+        }
     }
 
     /// How many records were given in all (kept or not): the next sequence number.
@@ -79,14 +130,18 @@ impl Ring {
 
     /// The sequence number of the first kept record: how many were not kept.
     pub(super) fn first_kept(&self) -> usize {
-        self.count - self.records.len()
+        self.count - self.kept
+    }
+
+    /// The kept records, the oldest first.
+    fn kept(&self) -> impl Iterator<Item = &Record> {
+        self.chunks.iter().flatten().skip(self.skip)
     }
 
     /// The kept records as events, names looked up in `graph`.
     pub(super) fn events(&self, graph: Option<&Graph>) -> Vec<Event> {
         let first = self.first_kept();
-        self.records
-            .iter()
+        self.kept()
             .enumerate()
             .map(|(i, r)| r.resolve(first + i, graph))
             .collect()
@@ -95,13 +150,74 @@ impl Ring {
     /// Looks up every kept record's names in `graph` now, so that none refers to it.
     pub(super) fn detach(&mut self, graph: &Graph) {
         let first = self.first_kept();
-        for (i, r) in self.records.iter_mut().enumerate() {
+        let kept = self.chunks.iter_mut().flatten().skip(self.skip);
+        for (i, r) in kept.enumerate() {
             r.detach(first + i, graph);
         }
     }
 
-    /// Bytes the kept records take: the ring's capacity times the record size.
+    /// Bytes the ring takes for its records: its chunks' capacity times the record size.
     pub(super) fn bytes(&self) -> usize {
-        self.records.capacity() * std::mem::size_of::<Record>()
+        let capacity: usize = self.chunks.iter().map(Vec::capacity).sum::<usize>()
+            + self.spare.as_ref().map_or(0, Vec::capacity);
+        capacity * std::mem::size_of::<Record>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::record::Compact;
+
+    fn record(i: usize) -> Record {
+        Record {
+            time_ns: i as u64,
+            b: 0,
+            what: Compact::Dropped(0),
+        }
+    }
+
+    fn times(ring: &Ring) -> Vec<u64> {
+        ring.kept().map(|r| r.time_ns).collect()
+    }
+
+    #[test]
+    fn the_last_records_are_kept_in_order_however_they_came() {
+        for keep in [0, 1, 5, 100, 3000, 5000, 20_000, usize::MAX] {
+            let mut ring = Ring::new(keep);
+            let mut given = 0;
+            // Single records, small batches, batches moved in whole, in turn.
+            for size in [1, 7, 4096, 3, 2048, 1, 5000, 100, 4096, 4096, 2] {
+                if size == 1 {
+                    ring.push(record(given));
+                } else {
+                    let mut batch: Vec<Record> = (given..given + size).map(record).collect();
+                    ring.take(&mut batch);
+                    assert!(batch.is_empty());
+                }
+                given += size;
+                let want: Vec<u64> = (given.saturating_sub(keep)..given)
+                    .map(|i| i as u64)
+                    .collect();
+                assert_eq!(times(&ring), want, "keep {keep}, after {given}");
+                assert_eq!(ring.len(), given);
+                assert_eq!(ring.first_kept(), given - want.len());
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_moved_in_leaves_its_buffer_the_same_capacity() {
+        let mut ring = Ring::new(10_000);
+        assert!(10_000 >= 2 * CHUNK, "a ring that takes batches as they are");
+        for round in 0..5 {
+            let mut batch = Vec::with_capacity(4096);
+            batch.extend((0..4096).map(|i| record(round * 4096 + i)));
+            ring.take(&mut batch);
+            assert!(batch.is_empty() && batch.capacity() >= 4096);
+        }
+        assert_eq!(ring.first_kept(), 5 * 4096 - 10_000);
+        // At most the kept records and two chunks beside them.
+        assert!(ring.bytes() <= (10_000 + 2 * CHUNK) * std::mem::size_of::<Record>());
     }
 }

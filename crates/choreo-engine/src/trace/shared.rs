@@ -85,7 +85,9 @@ impl TraceInner {
         }
         let announce = self.has_writer || !self.listeners.is_empty();
         if !announce {
-            self.ring.extend(records);
+            for record in records {
+                self.ring.push(record);
+            }
             return None;
         }
         for record in records {
@@ -100,5 +102,15 @@ impl TraceInner {
         } else {
             None
         }
+    }
+
+    /// [`TraceInner::append`] of a thread's buffered `batch`, which it leaves empty: with
+    /// nobody listening or writing, the ring takes a full one as it is (`Ring::take`).
+    pub(super) fn append_batch(&mut self, batch: &mut Vec<Record>) -> Option<usize> {
+        if self.closed || self.has_writer || !self.listeners.is_empty() {
+            return self.append(batch.drain(..));
+        }
+        self.ring.take(batch);
+        None
     }
 }

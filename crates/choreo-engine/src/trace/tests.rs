@@ -110,7 +110,8 @@ fn a_small_ring_keeps_the_last_events_with_their_numbers() {
     );
     assert_eq!(t.len(), 10);
     assert_eq!(t.dropped(), 7);
-    assert_eq!(t.record_bytes(), 3 * std::mem::size_of::<Record>());
+    // Its 3 records, and at most two chunks (of 3) beside them.
+    assert!(t.record_bytes() <= (3 + 2 * 3) * std::mem::size_of::<Record>());
 }
 
 /// A buffering thread appends its records a batch at a time: the ring keeps the same tail,
@@ -145,7 +146,7 @@ fn a_buffered_batch_keeps_what_single_records_would() {
                 frame: e.seq as i64
             }));
         assert_eq!((t.len(), t.dropped()), (from, first));
-        assert!(t.record_bytes() <= keep * std::mem::size_of::<Record>());
+        assert!(t.record_bytes() <= 3 * keep * std::mem::size_of::<Record>());
     }
 }
 
@@ -170,10 +171,12 @@ fn the_default_ring_keeps_the_last_default_keep_events() {
         == Step::Frame {
             frame: e.seq as i64
         }));
-    // The ring grew to its size and no further.
-    assert_eq!(
-        t.record_bytes(),
-        DEFAULT_KEEP * std::mem::size_of::<Record>()
+    // The ring grew to its size, and no further than two chunks of 4,096 beside it.
+    let bytes = t.record_bytes();
+    let record = std::mem::size_of::<Record>();
+    assert!(
+        (DEFAULT_KEEP * record..=(DEFAULT_KEEP + 2 * 4096) * record).contains(&bytes),
+        "{bytes} bytes"
     );
     let d = Trace::default();
     frames(&d, 0, DEFAULT_KEEP + 1);
