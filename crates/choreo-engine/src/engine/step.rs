@@ -76,6 +76,16 @@ impl Control {
         }
     }
 
+    /// The hook of input `input` of box `b` given `value`.
+    fn input_hook(&self, b: BoxId, input: u16, value: &Value) -> Hook {
+        Hook::Input {
+            name: self.shared.graph.node(b).inputs[usize::from(input)]
+                .name
+                .clone(),
+            value: value.clone(),
+        }
+    }
+
     /// Runs a [`Ready::Start`] as its operation would, one step of `budget` for each of its
     /// three steps; returns the operation to go on with when what is left must run as one:
     /// the whole of it when the budget cannot take its three steps (it then stops where
@@ -90,13 +100,7 @@ impl Control {
         budget: &mut usize,
     ) -> Option<OpId> {
         if *budget < 3 {
-            let name = self.shared.graph.node(b).inputs[usize::from(input)]
-                .name
-                .clone();
-            let hook = Hook::Input {
-                name,
-                value: value.clone(),
-            };
+            let hook = self.input_hook(b, input, &value);
             let steps = [
                 Step::Started(b),
                 Step::Hook(b, hook),
@@ -110,13 +114,7 @@ impl Control {
         }
         *budget -= 2;
         self.boxes[b.0 as usize].last = LastCommand::Start;
-        let name = self.shared.graph.node(b).inputs[usize::from(input)]
-            .name
-            .clone();
-        let hook = Hook::Input {
-            name,
-            value: value.clone(),
-        };
+        let hook = self.input_hook(b, input, &value);
         let mark = self.ready.len();
         let ok = self.call_inline(b, &hook);
         if self.ready.len() > mark {
