@@ -184,8 +184,6 @@ impl Control {
     /// Calls the hook of box `b`, whose code runs inline, here and now, its call and its
     /// return recorded; whether it succeeded.
     pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook) -> bool {
-        // A ticket as a hook on a worker takes: the numbers do not depend on where hooks run.
-        self.next_ticket += 1;
         let name = HookRef::of(&self.shared.graph, b, hook);
         self.compact(b, Compact::Call(name));
         self.inline.id = b;

@@ -168,7 +168,6 @@ pub(super) struct TimelineState {
     pub(super) released: bool,
 }
 
-/// The control thread's state.
 /// What is ready to run.
 #[derive(Debug, PartialEq)]
 pub(super) enum Ready {
@@ -181,6 +180,7 @@ pub(super) enum Ready {
     Start(BoxId, u16, Value),
 }
 
+/// The control thread's state.
 pub(super) struct Control {
     pub(super) shared: Arc<Shared>,
     pub(super) code: Vec<Arc<dyn BoxCode>>,
