@@ -17,7 +17,8 @@ use crate::trace::{Compact, HookRef, Step as TraceStep};
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
         if self.code[b.0 as usize].runs_inline() {
-            let ok = self.call_inline(b, &hook);
+            let name = HookRef::of(&self.shared.graph, b, &hook);
+            let ok = self.call_inline(b, &hook, name);
             self.hook_result(op, ok);
             return;
         }
@@ -71,7 +72,7 @@ impl Control {
         let base = others();
         let progress = HookYield::new();
         shared.time.begin();
-        crate::trace::flush_thread_buffer();
+        self.flush_trace();
         let handed = self.workers.run(Job {
             code,
             hook,
@@ -111,6 +112,7 @@ impl Control {
                         .saturating_sub(shared.ancestors_counting())
                         <= own
             };
+            self.hand_records();
             let done = time.wait_until(ready);
             self.report_turns();
             if !done {
@@ -181,11 +183,12 @@ impl Control {
         self.resume(op);
     }
 
-    /// Calls the hook of box `b`, whose code runs inline, here and now, its call and its
-    /// return recorded; whether it succeeded.
-    pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook) -> bool {
-        let name = HookRef::of(&self.shared.graph, b, hook);
+    /// Calls the hook of box `b` (`name`: how the graph knows it), whose code runs inline,
+    /// here and now, its call and its return recorded; whether it succeeded.
+    pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook, name: HookRef) -> bool {
         self.compact(b, Compact::Call(name));
+        // The box code may record (a log, a robot call): after what this thread holds.
+        self.hand_records();
         self.inline.id = b;
         let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), hook, &self.inline);
         self.hook_returned(b, name, ok, text);

@@ -83,7 +83,7 @@ impl Control {
         let counted = time.counted();
         let turn = counted.turn();
         // What this thread recorded comes before what the job records.
-        crate::trace::flush_thread_buffer();
+        self.flush_trace();
         let run = self.robot_calls.run(Box::new(move || {
             counted.take_turn();
             let _counted = counted;
@@ -103,7 +103,7 @@ impl Control {
             return;
         }
         if time.is_virtual() {
-            time.wait_for_yield(base);
+            self.wait_for_yield(base);
         }
     }
 }

@@ -16,7 +16,7 @@
 //! of steps; what is queued meanwhile is one command per hook return, timer, fired output
 //! or memory event, each bounded by the work that produced it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -24,20 +24,12 @@ use std::time::{Duration, Instant};
 
 use crate::engine::command::Command;
 
-/// The reader's own list, on its thread: the queue it reads (by address) and the commands
-/// it posted to itself.
-struct Own {
-    queue: usize,
-    commands: VecDeque<Command>,
-}
-
 thread_local! {
-    static OWN: RefCell<Own> = const {
-        RefCell::new(Own {
-            queue: 0,
-            commands: VecDeque::new(),
-        })
-    };
+    /// The queue this thread reads (by address; 0: none), checked first and cheaply: a
+    /// plain value, no lookup of the list.
+    static READS: Cell<usize> = const { Cell::new(0) };
+    /// The commands the reader posted to itself.
+    static OWN: RefCell<VecDeque<Command>> = const { RefCell::new(VecDeque::new()) };
 }
 
 /// What the posting side and the reader share.
@@ -59,6 +51,11 @@ struct State {
 }
 
 impl Queue {
+    /// This queue's identity, as the reader's thread keeps it.
+    fn address(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every state the lock guards is consistent between statements.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -89,22 +86,10 @@ pub(crate) fn queue() -> (Sender, Receiver) {
 impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
-        let c = if self.0.queued.load(Ordering::Acquire) {
-            c
-        } else {
-            let me = Arc::as_ptr(&self.0) as usize;
-            match OWN.with_borrow_mut(|own| {
-                if own.queue == me {
-                    own.commands.push_back(c);
-                    None
-                } else {
-                    Some(c)
-                }
-            }) {
-                None => return Ok(()),
-                Some(c) => c,
-            }
-        };
+        if !self.0.queued.load(Ordering::Acquire) && READS.get() == self.0.address() {
+            OWN.with_borrow_mut(|own| own.push_back(c));
+            return Ok(());
+        }
         let mut s = self.0.lock();
         if s.closed {
             return Err(c);
@@ -122,24 +107,22 @@ impl Receiver {
     /// Makes the calling thread this queue's reader: what it posts to the queue itself goes
     /// to its own list (see the module's doc).
     pub(crate) fn bind(&self) {
-        let me = Arc::as_ptr(&self.0) as usize;
-        let left = OWN.with_borrow_mut(|own| {
-            own.queue = me;
-            std::mem::take(&mut own.commands)
-        });
+        READS.set(self.0.address());
+        let left = OWN.with_borrow_mut(std::mem::take);
         drop(left);
+    }
+
+    /// Whether the calling thread reads this queue.
+    fn reads_here(&self) -> bool {
+        READS.get() == self.0.address()
     }
 
     /// The oldest command this thread posted to itself, if it reads this queue.
     fn own_command(&self) -> Option<Command> {
-        let me = Arc::as_ptr(&self.0) as usize;
-        OWN.with_borrow_mut(|own| {
-            if own.queue == me {
-                own.commands.pop_front()
-            } else {
-                None
-            }
-        })
+        if !self.reads_here() {
+            return None;
+        }
+        OWN.with_borrow_mut(VecDeque::pop_front)
     }
 
     /// Takes the deque's oldest command.
@@ -164,8 +147,7 @@ impl Receiver {
 
     /// Whether nothing is posted.
     pub(crate) fn is_empty(&self) -> bool {
-        let me = Arc::as_ptr(&self.0) as usize;
-        OWN.with_borrow(|own| own.queue != me || own.commands.is_empty())
+        (!self.reads_here() || OWN.with_borrow(VecDeque::is_empty))
             && self.0.lock().commands.is_empty()
     }
 
@@ -201,15 +183,12 @@ impl Drop for Receiver {
     /// What was posted and never taken is dropped now, and what is posted from now on at
     /// once: the run is over.
     fn drop(&mut self) {
-        let me = Arc::as_ptr(&self.0) as usize;
-        let own = OWN.with_borrow_mut(|own| {
-            if own.queue == me {
-                own.queue = 0;
-                std::mem::take(&mut own.commands)
-            } else {
-                VecDeque::new()
-            }
-        });
+        let own = if self.reads_here() {
+            READS.set(0);
+            OWN.with_borrow_mut(std::mem::take)
+        } else {
+            VecDeque::new()
+        };
         let mut s = self.0.lock();
         s.closed = true;
         let unread = std::mem::take(&mut s.commands);

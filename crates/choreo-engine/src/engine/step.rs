@@ -10,7 +10,7 @@ use crate::engine::outcome::Outcome;
 use crate::engine::state::{Awaited, Control, LastCommand, MAX_OPS, Phase, Ready};
 use crate::graph::{BoxId, Content, DiagramId, Graph};
 use crate::hook::Hook;
-use crate::trace::{End, Step as TraceStep};
+use crate::trace::{End, HookRef, Step as TraceStep};
 use crate::value::Value;
 
 impl Control {
@@ -77,12 +77,12 @@ impl Control {
     }
 
     /// The hook of input `input` of box `b` given `value`.
-    fn input_hook(&self, b: BoxId, input: u16, value: &Value) -> Hook {
+    fn input_hook(&self, b: BoxId, input: u16, value: Value) -> Hook {
         Hook::Input {
             name: self.shared.graph.node(b).inputs[usize::from(input)]
                 .name
                 .clone(),
-            value: value.clone(),
+            value,
         }
     }
 
@@ -100,7 +100,7 @@ impl Control {
         budget: &mut usize,
     ) -> Option<OpId> {
         if *budget < 3 {
-            let hook = self.input_hook(b, input, &value);
+            let hook = self.input_hook(b, input, value.clone());
             let steps = [
                 Step::Started(b),
                 Step::Hook(b, hook),
@@ -114,9 +114,13 @@ impl Control {
         }
         *budget -= 2;
         self.boxes[b.0 as usize].last = LastCommand::Start;
-        let hook = self.input_hook(b, input, &value);
+        // The value goes to the hook and comes back for what follows it: not copied.
+        let hook = self.input_hook(b, input, value);
         let mark = self.ready.len();
-        let ok = self.call_inline(b, &hook);
+        let ok = self.call_inline(b, &hook, HookRef::Input(input));
+        let Hook::Input { value, .. } = hook else {
+            unreachable!("input_hook makes an input's hook")
+        };
         if self.ready.len() > mark {
             self.ready[mark..].reverse();
             let id = self.ops.insert([Step::AfterStart(b, input, value)], None);
@@ -216,17 +220,13 @@ impl Control {
     fn too_many_ops(&mut self) {
         self.dropped_ops += 1;
         if self.dropped_ops == 1 {
-            self.shared.trace.record(
-                self.now(),
-                "",
-                TraceStep::Err {
-                    hook: "signal".into(),
-                    text: format!(
-                        "more than {MAX_OPS} operations in flight (a loop of links that \
-                         multiplies signals?): signals are dropped while it lasts"
-                    ),
-                },
-            );
+            self.record_run(TraceStep::Err {
+                hook: "signal".into(),
+                text: format!(
+                    "more than {MAX_OPS} operations in flight (a loop of links that \
+                     multiplies signals?): signals are dropped while it lasts"
+                ),
+            });
         }
     }
 

@@ -420,12 +420,15 @@ fn graph(root: &str, input: &str) -> Arc<Graph> {
 #[test]
 fn rebinding_resolves_the_kept_tail_with_its_own_numbers() {
     let t = Trace::keeping(2);
+    let mut held = Held::new(&t);
     t.bind(graph("first", "go"));
     for i in 0..3 {
-        t.record_box(Time(i), Graph::ROOT, Compact::Call(HookRef::Input(0)));
+        held.record_box(Time(i), Graph::ROOT, Compact::Call(HookRef::Input(0)));
     }
+    held.hand();
     t.bind(graph("second", "run"));
-    t.record_box(Time(3), Graph::ROOT, Compact::Call(HookRef::Input(0)));
+    held.record_box(Time(3), Graph::ROOT, Compact::Call(HookRef::Input(0)));
+    held.hand();
     let kept: Vec<(u64, String)> = t.events().iter().map(|e| (e.seq, e.short())).collect();
     assert_eq!(
         kept,
