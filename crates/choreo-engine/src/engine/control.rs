@@ -52,7 +52,7 @@ impl Control {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         let mut accounted = accounted
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -80,7 +80,7 @@ impl Control {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         let mut accounted = accounted
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -138,10 +138,14 @@ impl Control {
     /// and the outcome is [`Outcome::Crashed`].
     fn crashed(&mut self, message: String, commands: &Receiver) {
         self.mark_ended();
-        self.record_run(TraceStep::Err {
-            hook: "engine".into(),
-            text: format!("the control thread panicked: {message}; unloading what it can"),
-        });
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Err {
+                hook: "engine".into(),
+                text: format!("the control thread panicked: {message}; unloading what it can"),
+            },
+        );
         let mut pending = std::collections::HashMap::new();
         if !self.destroyed {
             for i in (0..self.boxes.len()).rev() {
@@ -167,7 +171,7 @@ impl Control {
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
                 self.shared.time.begin();
-                self.flush_trace();
+                crate::trace::flush_thread_buffer();
                 let handed = self.workers.run(Job {
                     code,
                     hook: Hook::Unload,
@@ -376,7 +380,7 @@ impl Control {
                             // Time moved: whatever comes next is no longer the same instant's.
                             self.looped = None;
                             // A woken hook runs until it yields before anything else happens.
-                            self.wait_for_yield(0);
+                            self.shared.time.wait_for_yield(0);
                             continue;
                         }
                         // Idle: nothing runs, nothing is due, nothing is queued (a hook that
@@ -395,7 +399,7 @@ impl Control {
                     } else {
                         50
                     };
-                    self.flush_trace();
+                    crate::trace::flush_thread_buffer();
                     // The start and what followed are done: whoever waits for it goes on.
                     self.start_gate = None;
                     self.settle(commands);
@@ -412,7 +416,7 @@ impl Control {
                 break;
             }
         }
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
     }
 
     /// Virtual time: moves the clock to what is due next, or to the time limit when nothing
@@ -447,7 +451,7 @@ impl Control {
         }
         // What this thread recorded comes before what the tokens due and the sleepers woken
         // make other threads record (a nested engine's control thread among them).
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         clock.on_idle()
     }
 
@@ -485,7 +489,7 @@ impl Control {
         if stalled && !self.loop_reported {
             // What is in flight now acts before the notice, as it would before any move of
             // virtual time: where its events fall is the engine's choice.
-            self.wait_for_yield(0);
+            self.shared.time.wait_for_yield(0);
             self.loop_reported = true;
             self.log_run(
                 "warning",
@@ -504,10 +508,10 @@ impl Control {
         if !self.shared.time.is_virtual() || !self.owns_time {
             return;
         }
-        self.wait_for_yield(0);
+        self.shared.time.wait_for_yield(0);
         self.looped = Some(0);
         if self.move_virtual_time(true) {
-            self.wait_for_yield(0);
+            self.shared.time.wait_for_yield(0);
         }
     }
 
@@ -635,7 +639,7 @@ impl Control {
 
     /// Reports an outcome: Finished and Stopped are final; Idle only until then.
     pub(super) fn finish(&mut self, outcome: Outcome) {
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         self.outcome.set(outcome, &self.shared.time);
     }
 }

@@ -72,7 +72,7 @@ impl Control {
         let base = others();
         let progress = HookYield::new();
         shared.time.begin();
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         let handed = self.workers.run(Job {
             code,
             hook,
@@ -112,7 +112,6 @@ impl Control {
                         .saturating_sub(shared.ancestors_counting())
                         <= own
             };
-            self.hand_records();
             let done = time.wait_until(ready);
             self.report_turns();
             if !done {
@@ -187,8 +186,6 @@ impl Control {
     /// here and now, its call and its return recorded; whether it succeeded.
     pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook, name: HookRef) -> bool {
         self.compact(b, Compact::Call(name));
-        // The box code may record (a log, a robot call): after what this thread holds.
-        self.hand_records();
         self.inline.id = b;
         let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), hook, &self.inline);
         self.hook_returned(b, name, ok, text);

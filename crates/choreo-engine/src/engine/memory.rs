@@ -83,7 +83,7 @@ impl Control {
         let counted = time.counted();
         let turn = counted.turn();
         // What this thread recorded comes before what the job records.
-        self.flush_trace();
+        crate::trace::flush_thread_buffer();
         let run = self.robot_calls.run(Box::new(move || {
             counted.take_turn();
             let _counted = counted;
@@ -103,7 +103,7 @@ impl Control {
             return;
         }
         if time.is_virtual() {
-            self.wait_for_yield(base);
+            time.wait_for_yield(base);
         }
     }
 }

@@ -160,8 +160,6 @@ impl Control {
             Target::Input(c, i) => self.stimulate(c, i, value, true),
             Target::Parameter(c, i) => {
                 let name = g.node(c).parameters[usize::from(i)].name.clone();
-                // Traced by the shared state: after what this thread holds.
-                self.hand_records();
                 self.shared.set_parameter(c, &name, value);
             }
             // A new operation: a chain of outputs of enclosing boxes is as deep as the file

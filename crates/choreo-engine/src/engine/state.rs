@@ -1,7 +1,6 @@
 //! The control thread's state: operations and their steps, diagram phases, box and timeline
 //! state, pending hooks and timers, and the few helpers every part of the control thread uses.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -22,7 +21,7 @@ use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
 use crate::pool::{Pool, PoolOptions};
 use crate::resource::ResourceTree;
-use crate::trace::{Compact, Held, HookRef, Step as TraceStep};
+use crate::trace::{Compact, HookRef, Step as TraceStep};
 use crate::value::Value;
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
@@ -188,9 +187,6 @@ pub(super) struct Control {
     /// The context inline hooks get, its box set before each call: no count of the shared
     /// state is taken per call.
     pub(super) inline: BoxContext,
-    /// What the control thread records, held until it is handed over: before box code runs
-    /// inline, a parameter is set, or the trace's buffer is flushed (`Control::flush_trace`).
-    pub(super) held: RefCell<Held>,
     pub(super) boxes: Vec<BoxState>,
     /// Per diagram: its links are active (between `links_on` and `links_off`).
     pub(super) links_on: Vec<bool>,
@@ -307,7 +303,6 @@ impl Control {
             id: BoxId(0),
         };
         Control {
-            held: RefCell::new(Held::new(&shared.trace)),
             shared,
             code: Vec::new(),
             inline,
@@ -376,52 +371,34 @@ impl Control {
 
     /// Records a behavior-level event (`beh start`, `beh stop`, `beh end`).
     pub(super) fn record_behavior(&self, what: &str) {
-        self.record_run(TraceStep::Behavior {
-            what: what.to_string(),
-        });
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Behavior {
+                what: what.to_string(),
+            },
+        );
     }
 
     /// Logs `message` at `level` for the whole run (no box).
     pub(super) fn log_run(&self, level: &str, message: String) {
-        self.record_run(TraceStep::Log {
-            level: level.to_string(),
-            message,
-        });
-    }
-
-    /// Records a step of the whole run (no box).
-    pub(super) fn record_run(&self, step: TraceStep) {
-        self.held.borrow_mut().record(self.now(), "", step);
+        self.shared.trace.record(
+            self.now(),
+            "",
+            TraceStep::Log {
+                level: level.to_string(),
+                message,
+            },
+        );
     }
 
     pub(super) fn record(&self, b: BoxId, step: TraceStep) {
-        self.held.borrow_mut().record_step(self.now(), b, step);
+        self.shared.trace.record_step(self.now(), b, step);
     }
 
     /// Records a frequent event by indices (no allocation).
     pub(super) fn compact(&self, b: BoxId, what: Compact) {
-        self.held.borrow_mut().record_box(self.now(), b, what);
-    }
-
-    /// Hands the held records over (see [`Control::held`]): box code or another part of
-    /// the engine is about to record on this thread.
-    pub(super) fn hand_records(&self) {
-        self.held.borrow_mut().hand();
-    }
-
-    /// Hands the held records over and appends this thread's buffer to the trace: before
-    /// anything another thread could record or read (a hook handed to a worker, a wait, an
-    /// outcome reported).
-    pub(super) fn flush_trace(&self) {
-        self.hand_records();
-        crate::trace::flush_thread_buffer();
-    }
-
-    /// Virtual time: lets what was woken or started run until at most `base` activities
-    /// run (see `Activity::wait_for_yield`), the held records handed over first.
-    pub(super) fn wait_for_yield(&self, base: usize) -> bool {
-        self.hand_records();
-        self.shared.time.wait_for_yield(base)
+        self.shared.trace.record_box(self.now(), b, what);
     }
 
     /// Schedules a clock token for `timer`.

@@ -220,13 +220,17 @@ impl Control {
     fn too_many_ops(&mut self) {
         self.dropped_ops += 1;
         if self.dropped_ops == 1 {
-            self.record_run(TraceStep::Err {
-                hook: "signal".into(),
-                text: format!(
-                    "more than {MAX_OPS} operations in flight (a loop of links that \
-                     multiplies signals?): signals are dropped while it lasts"
-                ),
-            });
+            self.shared.trace.record(
+                self.now(),
+                "",
+                TraceStep::Err {
+                    hook: "signal".into(),
+                    text: format!(
+                        "more than {MAX_OPS} operations in flight (a loop of links that \
+                         multiplies signals?): signals are dropped while it lasts"
+                    ),
+                },
+            );
         }
     }
 

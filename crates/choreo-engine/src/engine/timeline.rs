@@ -116,8 +116,6 @@ impl Control {
         let path = self.shared.graph.node(b).path.clone();
         let shared = Arc::downgrade(&self.shared);
         let sync: Arc<dyn TimelineSync> = sync;
-        // Code outside the engine, which may record: after what is held.
-        self.hand_records();
         sync.arrive(
             &path,
             occurrence,
@@ -284,8 +282,6 @@ impl Control {
         self.shared.set_cursor(b, frame);
         self.record(b, TraceStep::Frame { frame });
         if let Some(f) = &self.shared.on_frame {
-            // The observer may record (choreo's joint recorder does): after what is held.
-            self.hand_records();
             f(b, frame);
         }
     }

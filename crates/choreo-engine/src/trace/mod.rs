@@ -40,9 +40,8 @@
 //! - `listener`: [`Listener`]s, their ids, and announcing an event to them;
 //! - `shared`: what the clones of a [`Trace`] share (its lock, the queue, the writer);
 //! - `delivery`: the deliverer's loop, the writer's lines, a listener's own recordings;
-//! - here: [`Trace`], the control thread's buffer of records
-//!   (`Trace::buffer_on_this_thread`), and the records its engine holds before they go
-//!   there (`Held`).
+//! - here: [`Trace`], and the control thread's buffer of records
+//!   (`Trace::buffer_on_this_thread`).
 //!
 //! With no listener and no writer, recording only keeps the record: no name is looked up
 //! and nothing is allocated (beyond the ring's own growth).
@@ -99,29 +98,10 @@ thread_local! {
 /// The most records a thread buffers before it appends them to the trace.
 const BUFFER_LIMIT: usize = 4096;
 
-#[cfg(debug_assertions)]
-thread_local! {
-    /// This thread's engine holds records in its [`Held`]: test builds check that nothing
-    /// else records on the thread, or flushes its buffer, before they are handed over.
-    static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Test builds: fails if this thread's engine holds records not handed over yet (see
-/// [`Held`]); what is recorded or flushed now would overtake them.
-fn check_nothing_held() {
-    #[cfg(debug_assertions)]
-    assert!(
-        !HOLDING.get(),
-        "the engine's held records must be handed over before anything else records on its \
-         thread or flushes its buffer"
-    );
-}
-
 /// Appends what this thread buffered (see [`Trace::buffer_on_this_thread`]) to its trace.
 /// The control thread calls it before anything another thread could record or read: before
 /// it hands a hook to a worker, waits, or reports an outcome.
 pub(crate) fn flush_thread_buffer() {
-    check_nothing_held();
     // Appended with the buffer borrowed, delivered once it is not: a listener may record,
     // and recording looks at the buffer.
     let appended = BUFFER.with(|b| {
@@ -234,13 +214,17 @@ impl Trace {
         );
     }
 
+    /// Records an event of box `b` of the bound graph.
+    pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact) {
+        self.push(time, b.0, what);
+    }
+
     /// Records `step` of box `b` of the bound graph.
     pub(crate) fn record_step(&self, time: Time, b: BoxId, step: Step) {
         self.push(time, b.0, Compact::Full(Box::new(step)));
     }
 
     fn push(&self, time: Time, b: u32, what: Compact) {
-        check_nothing_held();
         let record = Record {
             time_ns: time.0,
             b,
@@ -274,36 +258,6 @@ impl Trace {
         };
         if let Some(end) = end {
             delivery::deliver(&self.shared, end);
-        }
-    }
-
-    /// Appends `records` in order, leaving the vector empty (and perhaps with the capacity
-    /// of another): to this thread's buffer when it buffers for this trace (an empty buffer
-    /// and `records` trade places), else to the trace now.
-    fn push_held(&self, records: &mut Vec<Record>) {
-        // Some(whether the buffer is full): in this thread's buffer; None: not buffered here.
-        let buffered = BUFFER.with(|buffer| {
-            let mut buffer = buffer.try_borrow_mut().ok()?;
-            let (trace, buffered) = buffer.as_mut()?;
-            if !Arc::ptr_eq(&trace.shared, &self.shared) || delivery::delivering_here(&self.shared)
-            {
-                return None;
-            }
-            if buffered.is_empty() {
-                std::mem::swap(buffered, records);
-            } else {
-                buffered.append(records);
-            }
-            Some(buffered.len() >= BUFFER_LIMIT)
-        });
-        match buffered {
-            Some(true) => flush_thread_buffer(),
-            Some(false) => {}
-            None => {
-                if let Some(end) = self.lock().append(records.drain(..)) {
-                    delivery::deliver(&self.shared, end);
-                }
-            }
         }
     }
 
@@ -382,81 +336,6 @@ impl Trace {
     /// Whether no event was recorded.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-}
-
-/// The records of an engine's control thread, held by the engine itself until it hands
-/// them over ([`Held::hand`]) to its thread's buffer (see [`Trace::buffer_on_this_thread`]):
-/// recording the frequent events of a signal hop is then a push, without the buffer's
-/// thread-local lookup (issue 33, part 4).
-///
-/// The engine hands them over before anything else may record on its thread (box code
-/// called inline, a parameter set) and before the buffer is flushed, so that the trace keeps
-/// the order things happened in; test builds check it (`check_nothing_held`). Dropped, it
-/// hands over what it holds and flushes its thread's buffer.
-pub(crate) struct Held {
-    trace: Trace,
-    records: Vec<Record>,
-}
-
-impl Held {
-    /// Records held for `trace`.
-    pub(crate) fn new(trace: &Trace) -> Held {
-        Held {
-            trace: trace.clone(),
-            records: Vec::with_capacity(BUFFER_LIMIT),
-        }
-    }
-
-    /// Records an event of box `b` of the bound graph, by indices.
-    #[inline]
-    pub(crate) fn record_box(&mut self, time: Time, b: BoxId, what: Compact) {
-        self.keep(Record {
-            time_ns: time.0,
-            b: b.0,
-            what,
-        });
-    }
-
-    /// [`Trace::record_step`], held.
-    pub(crate) fn record_step(&mut self, time: Time, b: BoxId, step: Step) {
-        self.record_box(time, b, Compact::Full(Box::new(step)));
-    }
-
-    /// [`Trace::record`], held.
-    pub(crate) fn record(&mut self, time: Time, path: &str, step: Step) {
-        self.keep(Record {
-            time_ns: time.0,
-            b: NO_BOX,
-            what: Compact::Other(Box::new((path.to_string(), step))),
-        });
-    }
-
-    #[inline]
-    fn keep(&mut self, record: Record) {
-        #[cfg(debug_assertions)]
-        HOLDING.set(true);
-        self.records.push(record);
-        if self.records.len() >= BUFFER_LIMIT {
-            self.hand();
-        }
-    }
-
-    /// Hands what it holds over to its thread's buffer (or to the trace, on a thread that
-    /// does not buffer for it).
-    pub(crate) fn hand(&mut self) {
-        #[cfg(debug_assertions)]
-        HOLDING.set(false);
-        if !self.records.is_empty() {
-            self.trace.push_held(&mut self.records);
-        }
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.hand();
-        flush_thread_buffer();
     }
 }
 

@@ -420,15 +420,12 @@ fn graph(root: &str, input: &str) -> Arc<Graph> {
 #[test]
 fn rebinding_resolves_the_kept_tail_with_its_own_numbers() {
     let t = Trace::keeping(2);
-    let mut held = Held::new(&t);
     t.bind(graph("first", "go"));
     for i in 0..3 {
-        held.record_box(Time(i), Graph::ROOT, Compact::Call(HookRef::Input(0)));
+        t.record_box(Time(i), Graph::ROOT, Compact::Call(HookRef::Input(0)));
     }
-    held.hand();
     t.bind(graph("second", "run"));
-    held.record_box(Time(3), Graph::ROOT, Compact::Call(HookRef::Input(0)));
-    held.hand();
+    t.record_box(Time(3), Graph::ROOT, Compact::Call(HookRef::Input(0)));
     let kept: Vec<(u64, String)> = t.events().iter().map(|e| (e.seq, e.short())).collect();
     assert_eq!(
         kept,
