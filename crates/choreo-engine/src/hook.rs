@@ -115,4 +115,13 @@ impl Hook {
             Hook::Resource { .. } => "onResource".to_string(),
         }
     }
+
+    /// The value an input's hook was given, taken back out of it ([`Value::None`] for the
+    /// other hooks, which are given none).
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Hook::Input { value, .. } => value,
+            _ => Value::None,
+        }
+    }
 }

@@ -118,9 +118,7 @@ impl Control {
         let hook = self.input_hook(b, input, value);
         let mark = self.ready.len();
         let ok = self.call_inline(b, &hook, HookRef::Input(input));
-        let Hook::Input { value, .. } = hook else {
-            unreachable!("input_hook makes an input's hook")
-        };
+        let value = hook.into_value();
         if self.ready.len() > mark {
             self.ready[mark..].reverse();
             let id = self.ops.insert([Step::AfterStart(b, input, value)], None);
