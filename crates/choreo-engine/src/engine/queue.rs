@@ -56,6 +56,11 @@ impl Queue {
         std::ptr::from_ref(self) as usize
     }
 
+    /// Whether the calling thread reads this queue.
+    fn read_here(&self) -> bool {
+        READS.get() == self.address()
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every state the lock guards is consistent between statements.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -86,7 +91,7 @@ pub(crate) fn queue() -> (Sender, Receiver) {
 impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
-        if !self.0.queued.load(Ordering::Acquire) && READS.get() == self.0.address() {
+        if !self.0.queued.load(Ordering::Acquire) && self.0.read_here() {
             OWN.with_borrow_mut(|own| own.push_back(c));
             return Ok(());
         }
@@ -112,14 +117,9 @@ impl Receiver {
         drop(left);
     }
 
-    /// Whether the calling thread reads this queue.
-    fn reads_here(&self) -> bool {
-        READS.get() == self.0.address()
-    }
-
     /// The oldest command this thread posted to itself, if it reads this queue.
     fn own_command(&self) -> Option<Command> {
-        if !self.reads_here() {
+        if !self.0.read_here() {
             return None;
         }
         OWN.with_borrow_mut(VecDeque::pop_front)
@@ -147,7 +147,7 @@ impl Receiver {
 
     /// Whether nothing is posted.
     pub(crate) fn is_empty(&self) -> bool {
-        (!self.reads_here() || OWN.with_borrow(VecDeque::is_empty))
+        (!self.0.read_here() || OWN.with_borrow(VecDeque::is_empty))
             && self.0.lock().commands.is_empty()
     }
 
@@ -183,7 +183,7 @@ impl Drop for Receiver {
     /// What was posted and never taken is dropped now, and what is posted from now on at
     /// once: the run is over.
     fn drop(&mut self) {
-        let own = if self.reads_here() {
+        let own = if self.0.read_here() {
             READS.set(0);
             OWN.with_borrow_mut(std::mem::take)
         } else {
