@@ -41,8 +41,10 @@
 //!     keyframes; with one, up to the stop and per second of behavior time, that plus
 //!     16 × (`LOUD_LINK` + 1) events per box (a link target gets at most `LOUD_LINK` signals
 //!     in a second before the loud-link warning); after a stop that does not wait for virtual
-//!     time, at most 4 events per operation in flight at the peak, 100 per box and 4 budgets
-//!     of 4,096 steps (a stop ends a loop at once).
+//!     time, at most 4 events per operation in flight at the peak, 100 per box and 3 per step
+//!     of a budget of 4,096 steps for each box whose code sleeps on a worker, plus one (a stop
+//!     ends a loop once the unload is done, and beside a loop an onUnload that sleeps gets
+//!     its virtual time at the end of a budget).
 //!
 //! Properties: `lifecycle_invariants_hold` (1–5, 7–11) and `same_case_same_trace` (6), on any
 //! behavior the generator makes. Each run ends by itself (Finished, Idle or TimeLimit at
@@ -1357,11 +1359,19 @@ fn bounds(case: &Case, run: &Run) -> Result<(), String> {
             ));
         }
     }
-    // A stop ends a loop at once: after it come the operations already in flight, the
-    // unload of every box and one budget of steps per turn of the stop (an onUnload that
-    // sleeps gets its virtual time at the end of a budget).
+    // A stop ends a loop once the unload is done: after it come the operations already in
+    // flight, the unload of every box and, beside a loop, a budget of steps for each hook on
+    // a worker that may sleep meanwhile, plus one (virtual time moves beside a loop that is
+    // not loud yet at the end of a budget), at 3 events a step at most (a hop through box
+    // code on a worker is `out`, `deliver`, `in`, `call`, `ret` for two steps: the fire and
+    // the return).
     if let Some(stop) = stop {
-        let most = 4 * run.peak + 100 * boxes + 4 * STEP_BUDGET;
+        let sleepers = case
+            .boxes
+            .iter()
+            .filter(|b| !b.inline && b.rules.iter().any(|r| r.sleep_ms > 0))
+            .count();
+        let most = 4 * run.peak + 100 * boxes + 3 * STEP_BUDGET * (1 + sleepers);
         if n - stop > most {
             return Err(format!(
                 "(11) {} events after the stop, more than {most}\n{}",
@@ -2370,4 +2380,81 @@ fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
             window(&again, first.len().min(again.len()) - 1)
         );
     }
+}
+
+/// A stop beside a loop of links ends the loop once the unload is done; an onUnload that
+/// sleeps gets its virtual time beside the loop. Once stopping, time moved beside a loud
+/// loop at every step, and beside one not loud yet after every budget of 4,096 steps, but
+/// only a loop running on operations alone had its budgets counted: a loop through box code
+/// on a worker leaves the ready stack empty between hops. Stopped before it was loud, such
+/// a loop ran on until it was (10,000 signals at one instant), with the holder's onUnload
+/// asleep all along: about 45,000 events after the stop. Here P's onUnload sleeps 10 ms on
+/// a worker and, in P's diagram, B's code echoes `in` to `out`, linked back to `in`; the
+/// stop comes after 5,000 events (about 1,000 hops). The properties hit it when both cores
+/// were busy, so that the harness stopped such a loop for standing still (1 s of real time)
+/// before it was loud. (Fixed: a stopping engine counts every step of a loop not loud yet.)
+#[test]
+fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_loud() {
+    use common::{behavior, boxed};
+    let inner = format!(
+        "{}{}{}",
+        boxed("B", 1, LOOP_PORTS, ""),
+        link(0, 2, 1, 6),
+        link(1, 5, 1, 6)
+    );
+    let xml = behavior(&format!(
+        "{}{}",
+        boxed("P", 1, "", &inner),
+        link(0, 2, 1, 2)
+    ));
+    let host = NativeHost::new()
+        .with("B", |hook: &Hook, ctx: &choreo_engine::BoxContext| {
+            if hook.script_name() == "onInput_in" {
+                ctx.fire("out", Value::None)?;
+            }
+            Ok(())
+        })
+        .with("P", |hook: &Hook, ctx: &choreo_engine::BoxContext| {
+            if hook.script_name() == "onUnload" {
+                ctx.sleep(Duration::from_millis(10));
+            }
+            Ok(())
+        });
+    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
+    let trace = Trace::keep_all();
+    let engine = Engine::load(
+        &x,
+        &host,
+        Options {
+            virtual_time: true,
+            trace: trace.clone(),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    let since = Instant::now();
+    while trace.len() < 5_000 && since.elapsed() < REAL_WAIT {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    engine.stop();
+    let outcome = engine.wait(REAL_WAIT);
+    if outcome != Outcome::Stopped {
+        // Dropping the engine would wait for its control thread, which loops on.
+        std::mem::forget(engine);
+        panic!("the stop did not end: {outcome:?}");
+    }
+    drop(engine);
+    let events = trace.events();
+    let stop = events.iter().position(|e| e.short() == "beh stop").unwrap();
+    let loud = events.iter().position(is_loud);
+    // One budget of steps after P's onUnload sleeps (a hop is five events for two steps: the
+    // fire and the hook's return), and the unload of three boxes.
+    let most = 3 * STEP_BUDGET + 300;
+    assert!(
+        events.len() - stop <= most && loud.is_none_or(|l| l < stop),
+        "{} events after the stop (more than {most}); the loop got loud at {loud:?}, after the \
+         stop at {stop}",
+        events.len() - stop
+    );
 }

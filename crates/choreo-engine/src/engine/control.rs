@@ -314,12 +314,6 @@ impl Control {
                     // between budgets; virtual time, which moves only when everything
                     // waits, goes on beside the loop after a while, so a time limit holds.
                     self.count_steps(STEP_BUDGET as u64);
-                    // Stopping beside a loop not loud (yet): the unload's sleepers get their
-                    // time after each budget, as beside a loud one, rather than the loop
-                    // running on until it is loud.
-                    if self.stopping && !self.rates.any_loud() {
-                        self.move_time_beside_loop();
-                    }
                     // Every command queued so far gets its turn (box code a loop keeps busy
                     // posts one per hop: one per budget would leave a stop behind them all),
                     // up to one budget's worth, so the loop still advances.
@@ -471,8 +465,9 @@ impl Control {
     /// Virtual time beside a loop of links that has kept the control thread busy for
     /// [`LOOP_STEPS`] steps: said once in the trace, then time moves on as if everything
     /// waited, so timers fire and a time limit is reached. Time moves again after as many
-    /// steps. Once the behavior stops, time moves at every turn: what is left is to unload,
-    /// and an onUnload that sleeps gets its time at once.
+    /// steps. Once the behavior stops, time moves at every turn (beside a loop not loud yet,
+    /// after every [`STEP_BUDGET`] steps): what is left is to unload, and an onUnload that
+    /// sleeps gets its time at once.
     fn time_beside_loop(&mut self) {
         // Only a loop: a link gone loud (see `rate`), the engine busy without a pause for
         // LOOP_STEPS. A long load or a busy start is neither, and keeps virtual time exact.
@@ -480,6 +475,13 @@ impl Control {
             return;
         }
         if !self.rates.any_loud() {
+            // Stopping beside a loop not loud (yet): the unload's sleepers get their time
+            // after each budget of steps, rather than the loop running on until it is loud.
+            // Counted in steps, whether the loop runs on operations or through box code on
+            // workers (which keeps the ready stack empty between hops).
+            if self.stopping && self.looped.is_some_and(|n| n >= STEP_BUDGET as u64) {
+                self.move_time_beside_loop();
+            }
             return;
         }
         let stalled = self.looped.is_some_and(|n| n >= LOOP_STEPS);
