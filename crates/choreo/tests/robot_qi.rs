@@ -1048,6 +1048,12 @@ fn a_fleet_far_away_dances_in_step() {
         eighth.len() == 2 && eighth[0] < 50.0 && (85.0..150.0).contains(&eighth[1]),
         "{delays}"
     );
+    // Every robot's clock measured (each simulated robot has a DCM); the timeline's start
+    // played by all eight.
+    let clocks = out.lines().find(|l| l.contains("clocks")).unwrap();
+    assert_eq!(clocks.matches(" ms ±").count(), 8, "{clocks}");
+    let started = out.lines().find(|l| l.contains("start spread")).unwrap();
+    assert!(started.contains(", 8 robots"), "{started}");
     // A call is logged when it returns: the look around, 2 s long, outlasts the run.
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut orders = dance_orders(&calls);
@@ -1070,7 +1076,7 @@ fn a_fleet_far_away_dances_in_step() {
     };
     let spreads: Vec<f64> = (0..4).map(spread).collect();
     eprintln!(
-        "{delays}\n  spreads (ms): start {:.1}, frame 1 {:.1}, frame 50 {:.1}, frame 140 {:.1}",
+        "{delays}\n{clocks}\n{started}\n  spreads (ms): start {:.1}, frame 1 {:.1}, frame 50 {:.1}, frame 140 {:.1}",
         spreads[0] * 1000.0,
         spreads[1] * 1000.0,
         spreads[2] * 1000.0,

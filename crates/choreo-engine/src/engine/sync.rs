@@ -40,4 +40,9 @@ pub trait TimelineSync: Send + Sync {
     fn lead(&self) -> Duration {
         Duration::ZERO
     }
+
+    /// The start told by `go` came: the timeline of the box at `path` plays its start frame
+    /// now (its `occurrence`th start), and its first orders leave. A fleet measures from
+    /// these how far apart its robots started.
+    fn played(&self, _path: &str, _occurrence: u32) {}
 }

@@ -210,6 +210,10 @@ impl Control {
             Some(Timer::Frame(b)) => self.next_frame(b, token),
             Some(Timer::SyncedPlay(b, stops)) if self.may_play(b, stops) => {
                 self.timeline_state(b).released = true;
+                if let Some(sync) = self.shared.sync.clone() {
+                    let occurrence = self.timeline_state(b).plays;
+                    sync.played(&self.shared.graph.node(b).path, occurrence);
+                }
                 let mut steps = self.start_frame(b);
                 steps.push(Step::Play(b, stops));
                 self.spawn_op(steps);

@@ -23,6 +23,17 @@
 //! while a timeline plays: its frames (and the orders its boxes send) move by the change
 //! ([`TimelineSync::lead`]).
 //!
+//! Where the robot has a DCM (every NAO and Pepper), the fleet also asks `DCM.getTime(0)`,
+//! the robot's own clock in ms, so that each robot's clock offset against the fleet's is
+//! known too: the robot's time less the fleet's at the round trip's middle, from the
+//! quickest of the recent round trips (within half of it). A round trip of its own, every
+//! [`CLOCK_EVERY`] on another thread: a module call may wait behind the robot's own work,
+//! which must not hold up or count in the delay (`machineId()` is answered by the robot's
+//! service directory at once). The report gives each robot's delay, its jitter (half the spread of its
+//! recent round trips) and its clock, and how far apart the timelines started: each robot's
+//! start frame played ([`TimelineSync::played`]) plus its delay, the instant its first
+//! orders reach it, up to the network's jitter, which only the robot could see.
+//!
 //! Why a rendezvous and not only a common start: on real robots the same box takes a
 //! different time on each (a `wakeUp`, a speech, the network), so timelines started "when
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
@@ -32,6 +43,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use choreo_engine::Value;
 use choreo_engine::engine::sync::{Go, Start, TimelineSync};
 
 /// Time given to every engine between the release and the start.
@@ -42,6 +54,10 @@ pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
 /// How often each robot's round trip is measured.
 pub const PROBE_EVERY: Duration = Duration::from_millis(200);
+
+/// How often each robot's clock is read: less often than its round trip is measured, as
+/// every message on a connection waits for the one before it (TCP), and the clock needs few.
+pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
 
 /// How many round trips the delay is the median of.
 pub const PROBE_KEPT: usize = 7;
@@ -82,16 +98,50 @@ struct State {
     first: Vec<Option<Duration>>,
     /// Per robot: probed, and not measured yet.
     unmeasured: Vec<bool>,
+    /// Per robot: half the spread of its recent round trips.
+    jitter: Vec<Duration>,
+    /// Per robot: its clock less the fleet's, in ms, and within how many ms (unknown without
+    /// a DCM).
+    clocks: Vec<Option<(f64, f64)>>,
+    /// Per timeline start, in the order of the first robot's: when each robot's first orders
+    /// reach it (its start frame played, plus its delay then).
+    reached: Vec<((String, u32), Vec<Instant>)>,
+}
+
+/// What one probe's round trip measured.
+enum Sample {
+    /// A `machineId()` round trip, for the delay.
+    Delay(Duration),
+    /// A `DCM.getTime(0)` round trip, asked at `asked`, that took `took`: the robot's clock
+    /// was `ms` somewhere within it.
+    Clock {
+        asked: Instant,
+        took: Duration,
+        ms: i64,
+    },
+}
+
+/// Keeps `sample` among the last [`PROBE_KEPT`].
+fn keep<T>(kept: &mut VecDeque<T>, sample: T) {
+    kept.push_back(sample);
+    if kept.len() > PROBE_KEPT {
+        kept.pop_front();
+    }
 }
 
 impl State {
-    /// Robot `index`'s recent round trips were `kept`: its delay is half their median.
+    /// Robot `index`'s recent round trips were `kept`: its delay is half their median, its
+    /// jitter half their spread.
     fn measured(&mut self, index: usize, kept: &VecDeque<Duration>) {
         let mut sorted: Vec<Duration> = kept.iter().copied().collect();
         sorted.sort();
         let median = sorted.get(sorted.len() / 2).copied().unwrap_or_default();
         let delay = (median / 2).min(MOST_DELAY);
         let slowest = sorted.last().copied().unwrap_or_default();
+        let quickest = sorted.first().copied().unwrap_or_default();
+        if let Some(j) = self.jitter.get_mut(index) {
+            *j = (slowest - quickest) / 2;
+        }
         if let Some(d) = self.delays.get_mut(index) {
             *d = delay;
         }
@@ -105,6 +155,16 @@ impl State {
             if let Some(f) = self.first.get_mut(index) {
                 f.get_or_insert(delay);
             }
+        }
+    }
+
+    /// Robot `index`'s recent clock round trips were `kept` (how long each took, and the
+    /// robot's clock less the fleet's at its middle, in ms): the quickest says the offset,
+    /// within half of it and the DCM's whole ms.
+    fn clocked(&mut self, index: usize, kept: &VecDeque<(Duration, f64)>) {
+        let quickest = kept.iter().min_by_key(|(took, _)| *took);
+        if let (Some((took, offset)), Some(slot)) = (quickest, self.clocks.get_mut(index)) {
+            *slot = Some((*offset, took.as_secs_f64() * 500.0 + 1.0));
         }
     }
 }
@@ -128,6 +188,9 @@ impl FleetSync {
                 together: 0,
                 partial: 0,
                 delays: vec![Duration::ZERO; robots],
+                jitter: vec![Duration::ZERO; robots],
+                clocks: vec![None; robots],
+                reached: Vec::new(),
                 slowest: vec![Duration::ZERO; robots],
                 first: vec![None; robots],
                 unmeasured: vec![false; robots],
@@ -157,37 +220,78 @@ impl FleetSync {
         self.release_ready(&mut state, false);
     }
 
-    /// Measures robot `index`'s one-way delay over `session` on a thread of its own, until
-    /// the robot's run ends or the sync is dropped (a failed probe is skipped: the run
-    /// itself reports a lost robot).
+    /// Measures robot `index`'s one-way delay over `session` on a thread of its own, and its
+    /// clock on another (where it has a DCM), until the robot's run ends or the sync is
+    /// dropped (a failed probe is skipped: the run itself reports a lost robot).
     pub fn probe(self: &Arc<Self>, index: usize, session: choreo_qi::Session) {
         if let Some(u) = lock(&self.state).unmeasured.get_mut(index) {
             *u = true;
         }
+        let directory = session.clone();
+        self.every(index, "fleet-probe", PROBE_EVERY, move || {
+            let started = Instant::now();
+            let answered = directory.machine_id().is_ok();
+            answered.then(|| Sample::Delay(started.elapsed()))
+        });
+        let mut dcm = None;
+        self.every(index, "fleet-clock", CLOCK_EVERY, move || {
+            if dcm.is_none() {
+                // Once only: a robot without a DCM is probed for its delay alone.
+                dcm = Some(session.service("DCM").ok());
+            }
+            let asked = Instant::now();
+            let answer = dcm.as_ref()?.as_ref()?.call("getTime", &[Value::Int(0)]);
+            let Ok(Value::Int(ms)) = answer else {
+                return None;
+            };
+            Some(Sample::Clock {
+                asked,
+                took: asked.elapsed(),
+                ms,
+            })
+        });
+    }
+
+    /// Runs `round` every `period` on a thread of its own and keeps the last [`PROBE_KEPT`]
+    /// samples it gives for robot `index`, until the robot's run ends or the sync is dropped.
+    fn every(
+        self: &Arc<Self>,
+        index: usize,
+        name: &str,
+        period: Duration,
+        mut round: impl FnMut() -> Option<Sample> + Send + 'static,
+    ) {
         let weak = Arc::downgrade(self);
         let _ = std::thread::Builder::new()
-            .name("fleet-probe".into())
+            .name(name.into())
             .spawn(move || {
-                let mut kept = VecDeque::new();
+                let (mut delays, mut clocks) = (VecDeque::new(), VecDeque::new());
                 loop {
                     let started = Instant::now();
-                    let answered = session.machine_id().is_ok();
-                    let round_trip = started.elapsed();
+                    let sample = round();
                     let Some(sync) = weak.upgrade() else { return };
                     let mut state = lock(&sync.state);
                     if !state.running.get(index).copied().unwrap_or(false) {
                         return;
                     }
-                    if answered {
-                        kept.push_back(round_trip);
-                        if kept.len() > PROBE_KEPT {
-                            kept.pop_front();
+                    match sample {
+                        Some(Sample::Delay(round_trip)) => {
+                            keep(&mut delays, round_trip);
+                            state.measured(index, &delays);
                         }
-                        state.measured(index, &kept);
+                        Some(Sample::Clock { asked, took, ms }) => {
+                            let middle = (asked + took / 2).duration_since(sync.epoch);
+                            keep(
+                                &mut clocks,
+                                (took, ms as f64 - middle.as_secs_f64() * 1000.0),
+                            );
+                            state.clocked(index, &clocks);
+                        }
+                        None => {}
                     }
                     drop(state);
                     drop(sync);
-                    std::thread::sleep(PROBE_EVERY.saturating_sub(round_trip));
+                    std::thread::sleep(period.saturating_sub(started.elapsed()));
                 }
             });
     }
@@ -202,8 +306,8 @@ impl FleetSync {
         }
     }
 
-    /// Each robot's delay for the report: `5.1 ms`, or `5.1 → 99.8 ms` when it moved more
-    /// than [`MOVED`] since first measured.
+    /// Each robot's delay for the report: `5.1 ms ±0.4`, or `5.1 → 99.8 ms ±0.4` when it
+    /// moved more than [`MOVED`] since first measured (± its jitter).
     pub fn delays_said(&self) -> Vec<String> {
         let state = lock(&self.state);
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -211,13 +315,57 @@ impl FleetSync {
             .delays
             .iter()
             .zip(&state.first)
-            .map(|(last, first)| match first {
+            .zip(&state.jitter)
+            .map(|((last, first), jitter)| match first {
                 Some(f) if f.abs_diff(*last) > MOVED => {
-                    format!("{:.1} → {:.1} ms", ms(*f), ms(*last))
+                    format!("{:.1} → {:.1} ms ±{:.1}", ms(*f), ms(*last), ms(*jitter))
                 }
-                _ => format!("{:.1} ms", ms(*last)),
+                _ => format!("{:.1} ms ±{:.1}", ms(*last), ms(*jitter)),
             })
             .collect()
+    }
+
+    /// Each robot's clock against the fleet's for the report: `+1234.5 ms ±0.6`, or `?`
+    /// (no DCM, or not measured).
+    pub fn clocks_said(&self) -> Vec<String> {
+        lock(&self.state)
+            .clocks
+            .iter()
+            .map(|c| match c {
+                Some((offset, within)) => format!("{offset:+.1} ms ±{within:.1}"),
+                None => "?".to_string(),
+            })
+            .collect()
+    }
+
+    /// How far apart the robots' first orders of each timeline start reached them (see the
+    /// module documentation): (box path, occurrence, robots, spread), in the order of the
+    /// starts.
+    pub fn spreads(&self) -> Vec<(String, u32, usize, Duration)> {
+        lock(&self.state)
+            .reached
+            .iter()
+            .map(|((path, occurrence), at)| {
+                let first = at.iter().min().copied();
+                let last = at.iter().max().copied();
+                let spread = match (first, last) {
+                    (Some(f), Some(l)) => l - f,
+                    _ => Duration::ZERO,
+                };
+                (path.clone(), *occurrence, at.len(), spread)
+            })
+            .collect()
+    }
+
+    /// Robot `index` played the start frame of `key`'s timeline start now: its orders reach
+    /// it after its delay.
+    fn played(&self, index: usize, key: (String, u32)) {
+        let mut state = lock(&self.state);
+        let at = Instant::now() + state.delays.get(index).copied().unwrap_or_default();
+        match state.reached.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, reached)) => reached.push(at),
+            None => state.reached.push((key, vec![at])),
+        }
     }
 
     fn lead(&self, index: usize) -> Duration {
@@ -348,10 +496,15 @@ impl TimelineSync for Member {
     fn lead(&self) -> Duration {
         self.fleet.lead(self.index)
     }
+
+    fn played(&self, path: &str, occurrence: u32) {
+        self.fleet
+            .played(self.index, (path.to_string(), occurrence));
+    }
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use std::sync::mpsc;
@@ -435,5 +588,62 @@ mod tests {
             far.after
         );
         assert_eq!(sync.member(1).lead(), Duration::from_millis(100));
+    }
+
+    /// A robot 30 ms away (±20 ms each way, so the two ways differ): its clock's offset, as
+    /// the probes measure it, is within its stated bound of the truth, read in this process
+    /// from the robot's own DCM clock between two readings of the fleet's (microseconds
+    /// apart). The bound holds whatever the two ways take: the robot read its clock
+    /// somewhere inside the round trip. And a start played is reported with its spread.
+    #[test]
+    fn a_robot_s_clock_is_measured_within_half_a_round_trip() {
+        use choreo_engine::robot::Robot;
+        let robot = Arc::new(choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao));
+        let served = choreo_qi::serve_robot(
+            Arc::clone(&robot) as Arc<dyn Robot>,
+            "tcp://127.0.0.1:0",
+            None,
+            choreo_qi::ServerOptions {
+                latency: Some(choreo_qi::Latency::parse("30±20").unwrap()),
+                ..choreo_qi::ServerOptions::default()
+            },
+        )
+        .unwrap();
+        let session = choreo_qi::Session::connect(&served.url).unwrap();
+        let sync = Arc::new(FleetSync::new(1));
+        sync.probe(0, session);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while lock(&sync.state).clocks[0].is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (offset, within) = lock(&sync.state).clocks[0].expect("measured");
+        let before = Instant::now();
+        let Value::Int(robot_ms) = robot.call("DCM", "getTime", vec![Value::Int(0)]).unwrap()
+        else {
+            panic!("DCM.getTime is not an int");
+        };
+        let after = Instant::now();
+        let ms = |t: Instant| t.duration_since(sync.epoch).as_secs_f64() * 1000.0;
+        // The DCM's ms are whole: the truth is within 1 ms below what it says.
+        let (lowest, highest) = (
+            robot_ms as f64 - ms(after) - 1.0,
+            robot_ms as f64 - ms(before),
+        );
+        assert!(
+            offset + within >= lowest && offset - within <= highest,
+            "measured {offset:.2} ± {within:.2} ms, the truth within [{lowest:.2}, {highest:.2}]"
+        );
+        // Half of the quickest round trip (two ways of at least 10 ms each), plus the DCM's
+        // ms.
+        assert!(within >= 10.99, "{within}");
+        assert_eq!(sync.clocks_said().len(), 1);
+        // A start played: its first orders reach the robot after its delay.
+        sync.member(0).played("root/Dance", 1);
+        let spreads = sync.spreads();
+        assert_eq!(
+            spreads,
+            vec![("root/Dance".to_string(), 1, 1, Duration::ZERO)]
+        );
+        sync.leave(0);
     }
 }

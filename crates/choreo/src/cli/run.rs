@@ -679,9 +679,41 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
         .map(|(i, d)| format!("{}: {d}", i + 1))
         .collect();
     outln!(
-        "  delays         {} (one way, measured; orders sent early by them)",
+        "  delays         {} (one way, measured, ± jitter; orders sent early by them)",
         delays.join(", ")
     );
+    let clocks: Vec<String> = sync
+        .clocks_said()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{}: {c}", i + 1))
+        .collect();
+    outln!(
+        "  clocks         {} (each robot's DCM time less the fleet's)",
+        clocks.join(", ")
+    );
+    let spreads = sync.spreads();
+    let worst = spreads.iter().map(|s| s.3).max().unwrap_or_default();
+    let said: Vec<String> = spreads
+        .iter()
+        .take(3)
+        .map(|(path, n, robots, spread)| {
+            format!(
+                "{path} ({n}): {:.1} ms, {robots} robots",
+                spread.as_secs_f64() * 1000.0
+            )
+        })
+        .collect();
+    if !spreads.is_empty() {
+        outln!(
+            "  start spread   {:.1} ms at most over {} timeline starts: {}{} (first orders \
+             reaching the robots: start frame played plus delay; the jitter comes on top)",
+            worst.as_secs_f64() * 1000.0,
+            spreads.len(),
+            said.join("; "),
+            if spreads.len() > 3 { "; ..." } else { "" }
+        );
+    }
     // The first robot that did not finish by itself names the exit code; robots stopped by
     // `--all-or-nothing` only if there is no other.
     let code = |stopped: bool| {
