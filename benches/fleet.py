@@ -23,8 +23,12 @@ is 40 ms at 25 fps):
   measure with one robot (the anchor, measured in the same run);
 - CPU of the sim processes per robot; wall time; peak memory of `choreo run`;
 - how many robots finished;
+- the start spread as the fleet's own report says it (`start spread` in `choreo run`'s
+  fleet section: each robot's start frame played plus its measured delay, the fleet's part
+  without the network's jitter), beside the one from the call logs;
 - with --latency, the frame-50 orders by latency entry: each entry's median and range.
-Builds `cargo build --release -p choreo`. Results: docs/benchmarks.md, section "Fleets".
+Builds `cargo build --release -p choreo`, or runs CHOREO_BIN if set (an older build, side
+by side). Results: docs/benchmarks.md, section "Fleets".
 """
 import json
 import os
@@ -36,7 +40,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHOREO = os.path.join(ROOT, "target", "release", "choreo")
+CHOREO = os.environ.get("CHOREO_BIN") or os.path.join(ROOT, "target", "release", "choreo")
 
 
 LATENCY = []
@@ -110,6 +114,8 @@ def measure(n, per_sim, work, behavior, wanted):
         "cpu_s": cpu, "sim_cpu_s": sim_cpu, "wall_s": wall,
         "peak_rss_mb": peak / 1024, "exit": run.returncode,
     }
+    said = re.search(r"start spread +([0-9.]+) ms at most", run.stdout)
+    row["said_ms"] = float(said.group(1)) if said else None
     for name, calls in at.items():
         times = [t for t, _ in calls]
         row[name] = (max(times) - min(times)) * 1000 if len(times) > 1 else 0.0
@@ -145,6 +151,7 @@ def both(n, per_sim, work):
     start = measure(n, per_sim, work, "crates/choreo/tests/fixtures/motion.xar",
                     {"start_ms": lambda c: c["method"] == "ALMotion.angleInterpolationBezier"})
     dance["start_ms"] = start["start_ms"]
+    dance["said_start_ms"] = start["said_ms"]
     dance["finished"] = min(dance["finished"], start["finished"])
     return dance
 
@@ -155,7 +162,9 @@ def main():
         LATENCY.extend(args[:2])
         args = args[2:]
     sizes = [int(a) for a in args] or [1, 8, 32, 128]
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "choreo"], cwd=ROOT, check=True)
+    if not os.environ.get("CHOREO_BIN"):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "choreo"], cwd=ROOT,
+                       check=True)
     rows = []
     with tempfile.TemporaryDirectory() as work:
         anchor = both(1, 1, work)
@@ -167,12 +176,15 @@ def main():
             if n > 8:
                 rows.append(both(n, 8, work))
     base = anchor["cpu_s"]
-    print("| robots | sim processes | finished | start spread | frame-1 spread | frame-50 spread | run CPU / robot | ratio to 1 robot | sim CPU / robot | wall | run peak RSS |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| robots | sim processes | finished | start spread | start spread, fleet's report | frame-1 spread | frame-50 spread | run CPU / robot | ratio to 1 robot | sim CPU / robot | wall | run peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         per = r["cpu_s"] / r["robots"]
+        said = r["said_start_ms"]
+        said = "-" if said is None else f"{said:.1f} ms"
         print(f"| {r['robots']} | {r['sims']} | {r['finished']}/{r['robots']} | "
-              f"{r['start_ms']:.1f} ms | {r['frame1_ms']:.1f} ms | {r['spread_ms']:.1f} ms | "
+              f"{r['start_ms']:.1f} ms | {said} | {r['frame1_ms']:.1f} ms | "
+              f"{r['spread_ms']:.1f} ms | "
               f"{per * 1000:.0f} ms | {per / base:.2f} | "
               f"{r['sim_cpu_s'] / r['robots'] * 1000:.0f} ms | {r['wall_s']:.1f} s | "
               f"{r['peak_rss_mb']:.0f} MB |")

@@ -57,7 +57,7 @@ pub const PROBE_EVERY: Duration = Duration::from_millis(200);
 
 /// How often each robot's clock is read: less often than its round trip is measured, as
 /// every message on a connection waits for the one before it (TCP), and the clock needs few.
-pub const CLOCK_EVERY: Duration = Duration::from_secs(1);
+pub const CLOCK_EVERY: Duration = Duration::from_secs(5);
 
 /// How many round trips the delay is the median of.
 pub const PROBE_KEPT: usize = 7;
