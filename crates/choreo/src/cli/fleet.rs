@@ -29,10 +29,10 @@
 //! quickest of the recent round trips (within half of it). A round trip of its own, every
 //! [`CLOCK_EVERY`] on another thread: a module call may wait behind the robot's own work,
 //! which must not hold up or count in the delay (`machineId()` is answered by the robot's
-//! service directory at once). The report gives each robot's delay, its jitter (half the spread of its
-//! recent round trips) and its clock, and how far apart the timelines started: each robot's
-//! start frame played ([`TimelineSync::played`]) plus its delay, the instant its first
-//! orders reach it, up to the network's jitter, which only the robot could see.
+//! service directory at once). The report gives each robot's delay, its jitter (half the
+//! spread of its recent round trips) and its clock, and how far apart the timelines started:
+//! each robot's start frame played ([`TimelineSync::played`]) plus its delay, the instant its
+//! first orders reach it, up to the network's jitter, which only the robot could see.
 //!
 //! Why a rendezvous and not only a common start: on real robots the same box takes a
 //! different time on each (a `wakeUp`, a speech, the network), so timelines started "when
@@ -306,9 +306,52 @@ impl FleetSync {
         }
     }
 
+    /// The report's lines on the network and the starts: each robot's delay and clock, and
+    /// how far apart the timelines started (see the module documentation).
+    pub fn report(&self) -> Vec<String> {
+        let numbered = |said: Vec<String>| -> String {
+            let all: Vec<String> = said
+                .iter()
+                .enumerate()
+                .map(|(i, d)| format!("{}: {d}", i + 1))
+                .collect();
+            all.join(", ")
+        };
+        let mut lines = vec![
+            format!(
+                "delays         {} (one way, measured, ± jitter; orders sent early by them)",
+                numbered(self.delays_said())
+            ),
+            format!(
+                "clocks         {} (each robot's DCM time less the fleet's)",
+                numbered(self.clocks_said())
+            ),
+        ];
+        let spreads = self.spreads();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        if let Some(worst) = spreads.iter().map(|s| s.3).max() {
+            let said: Vec<String> = spreads
+                .iter()
+                .take(3)
+                .map(|(path, n, robots, spread)| {
+                    format!("{path} ({n}): {:.1} ms, {robots} robots", ms(*spread))
+                })
+                .collect();
+            lines.push(format!(
+                "start spread   {:.1} ms at most over {} timeline starts: {}{} (first orders \
+                 reaching the robots: start frame played plus delay; the jitter comes on top)",
+                ms(worst),
+                spreads.len(),
+                said.join("; "),
+                if spreads.len() > 3 { "; ..." } else { "" }
+            ));
+        }
+        lines
+    }
+
     /// Each robot's delay for the report: `5.1 ms ±0.4`, or `5.1 → 99.8 ms ±0.4` when it
     /// moved more than [`MOVED`] since first measured (± its jitter).
-    pub fn delays_said(&self) -> Vec<String> {
+    fn delays_said(&self) -> Vec<String> {
         let state = lock(&self.state);
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         state
@@ -327,7 +370,7 @@ impl FleetSync {
 
     /// Each robot's clock against the fleet's for the report: `+1234.5 ms ±0.6`, or `?`
     /// (no DCM, or not measured).
-    pub fn clocks_said(&self) -> Vec<String> {
+    fn clocks_said(&self) -> Vec<String> {
         lock(&self.state)
             .clocks
             .iter()
@@ -341,7 +384,7 @@ impl FleetSync {
     /// How far apart the robots' first orders of each timeline start reached them (see the
     /// module documentation): (box path, occurrence, robots, spread), in the order of the
     /// starts.
-    pub fn spreads(&self) -> Vec<(String, u32, usize, Duration)> {
+    fn spreads(&self) -> Vec<(String, u32, usize, Duration)> {
         lock(&self.state)
             .reached
             .iter()

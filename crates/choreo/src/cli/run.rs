@@ -672,47 +672,8 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
     outln!("fleet");
     outln!("  robots         {} ({finished} finished)", reports.len());
     outln!("  timelines      {together} started together, {partial} without every robot");
-    let delays: Vec<String> = sync
-        .delays_said()
-        .iter()
-        .enumerate()
-        .map(|(i, d)| format!("{}: {d}", i + 1))
-        .collect();
-    outln!(
-        "  delays         {} (one way, measured, ± jitter; orders sent early by them)",
-        delays.join(", ")
-    );
-    let clocks: Vec<String> = sync
-        .clocks_said()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{}: {c}", i + 1))
-        .collect();
-    outln!(
-        "  clocks         {} (each robot's DCM time less the fleet's)",
-        clocks.join(", ")
-    );
-    let spreads = sync.spreads();
-    let worst = spreads.iter().map(|s| s.3).max().unwrap_or_default();
-    let said: Vec<String> = spreads
-        .iter()
-        .take(3)
-        .map(|(path, n, robots, spread)| {
-            format!(
-                "{path} ({n}): {:.1} ms, {robots} robots",
-                spread.as_secs_f64() * 1000.0
-            )
-        })
-        .collect();
-    if !spreads.is_empty() {
-        outln!(
-            "  start spread   {:.1} ms at most over {} timeline starts: {}{} (first orders \
-             reaching the robots: start frame played plus delay; the jitter comes on top)",
-            worst.as_secs_f64() * 1000.0,
-            spreads.len(),
-            said.join("; "),
-            if spreads.len() > 3 { "; ..." } else { "" }
-        );
+    for line in sync.report() {
+        outln!("  {line}");
     }
     // The first robot that did not finish by itself names the exit code; robots stopped by
     // `--all-or-nothing` only if there is no other.
