@@ -2420,18 +2420,7 @@ fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_lo
             }
             Ok(())
         });
-    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
-    let trace = Trace::keep_all();
-    let engine = Engine::load(
-        &x,
-        &host,
-        Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let (engine, trace) = common::load_virtual(&xml, &host, Options::default());
     engine.start();
     let since = Instant::now();
     while trace.len() < 5_000 && since.elapsed() < REAL_WAIT {
