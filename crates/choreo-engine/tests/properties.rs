@@ -41,10 +41,10 @@
 //!     keyframes; with one, up to the stop and per second of behavior time, that plus
 //!     16 × (`LOUD_LINK` + 1) events per box (a link target gets at most `LOUD_LINK` signals
 //!     in a second before the loud-link warning); after a stop that does not wait for virtual
-//!     time, at most 4 events per operation in flight at the peak, 100 per box and 3 per step
-//!     of a budget of 4,096 steps for each box whose code sleeps on a worker, plus one (a stop
-//!     ends a loop once the unload is done, and beside a loop an onUnload that sleeps gets
-//!     its virtual time at the end of a budget).
+//!     time, at most 4 events per operation in flight at the peak, 100 per box and 8 per step
+//!     of a budget of 4,096 steps at each instant of virtual time after the stop, plus one (a
+//!     stop ends a loop once the unload is done, and beside a loop time moves to the next
+//!     instant anything is due, an onUnload's sleep say, at the end of each budget).
 //!
 //! Properties: `lifecycle_invariants_hold` (1–5, 7–11) and `same_case_same_trace` (6), on any
 //! behavior the generator makes. Each run ends by itself (Finished, Idle or TimeLimit at
@@ -1360,18 +1360,17 @@ fn bounds(case: &Case, run: &Run) -> Result<(), String> {
         }
     }
     // A stop ends a loop once the unload is done: after it come the operations already in
-    // flight, the unload of every box and, beside a loop, a budget of steps for each hook on
-    // a worker that may sleep meanwhile, plus one (virtual time moves beside a loop that is
-    // not loud yet at the end of a budget), at 3 events a step at most (a hop through box
-    // code on a worker is `out`, `deliver`, `in`, `call`, `ret` for two steps: the fire and
-    // the return).
+    // flight, the unload of every box and, beside a loop, a budget of steps at each instant
+    // of virtual time (once stopping, time moves beside a loop not loud yet at the end of
+    // each budget, to the next instant anything is due: an onUnload's sleep, or what the
+    // unload waits for), plus the one under way at the stop. A budget counts the commands
+    // (a hop through box code on a worker: its fire and its return) and the steps of a
+    // whole budget of operations; the operations between commands come with them: a hop
+    // through a worker box and an inline box beside it is 9 events for two steps. At most
+    // 8 events a step.
     if let Some(stop) = stop {
-        let sleepers = case
-            .boxes
-            .iter()
-            .filter(|b| !b.inline && b.rules.iter().any(|r| r.sleep_ms > 0))
-            .count();
-        let most = 4 * run.peak + 100 * boxes + 3 * STEP_BUDGET * (1 + sleepers);
+        let instants: HashSet<u64> = run.events[stop..].iter().map(|e| e.time_ns).collect();
+        let most = 4 * run.peak + 100 * boxes + 8 * STEP_BUDGET * (1 + instants.len());
         if n - stop > most {
             return Err(format!(
                 "(11) {} events after the stop, more than {most}\n{}",
@@ -1661,7 +1660,7 @@ proptest! {
         if std::env::var("PROPS_STATS").is_ok() {
             let stop = run.events.iter().position(|e| e.short() == "beh stop");
             eprintln!(
-                "STATS boxes={} loud_at={} loops={:?} looped={} loud={} first={:?} peak={} events={} after_stop={} took_ms={}",
+                "STATS boxes={} loud_at={} loops={:?} looped={} loud={} first={:?} peak={} events={} after_stop={} instants_after_stop={} took_ms={}",
                 case.boxes.len(),
                 run.events.iter().position(is_loud).unwrap_or(0),
                 case.loops(),
@@ -1671,6 +1670,7 @@ proptest! {
                 run.peak,
                 run.events.len(),
                 stop.map_or(0, |i| run.events.len() - i),
+                stop.map_or(0, |i| run.events[i..].iter().map(|e| e.time_ns).collect::<HashSet<_>>().len()),
                 run.took.as_millis()
             );
         }

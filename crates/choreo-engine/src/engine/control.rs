@@ -481,6 +481,12 @@ impl Control {
             // workers (which keeps the ready stack empty between hops).
             if self.stopping && self.looped.is_some_and(|n| n >= STEP_BUDGET as u64) {
                 self.move_time_beside_loop();
+                // Everything else due at that instant comes due too (each woken hook runs
+                // until it yields), not one wake-up per budget: the unload waits for them.
+                let clock = std::sync::Arc::clone(self.shared.time.clock());
+                while clock.next_due() == Some(self.now()) && self.move_virtual_time(true) {
+                    self.shared.time.wait_for_yield(0);
+                }
             }
             return;
         }
