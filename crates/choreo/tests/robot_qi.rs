@@ -143,13 +143,38 @@ fn a_robot_that_disconnects_stops_the_behavior_cleanly_with_exit_7() {
     );
 }
 
+/// A `choreo sim` process, killed when dropped: a test that fails before it stops the sim
+/// leaves no server behind.
+struct Sim(Child);
+
+impl std::ops::Deref for Sim {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Sim {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        // Already gone after a clean stop: then both fail harmlessly.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `choreo sim --listen` on a free port, serving: the process and its URL.
-fn served_sim() -> (Child, String) {
+fn served_sim() -> (Sim, String) {
     served_sim_with(&[])
 }
 
 /// `choreo sim --listen` on a free port with more options.
-fn served_sim_with(options: &[&str]) -> (Child, String) {
+fn served_sim_with(options: &[&str]) -> (Sim, String) {
     let port = free_port();
     let url = format!("tcp://127.0.0.1:{port}");
     let sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
@@ -165,11 +190,11 @@ fn served_sim_with(options: &[&str]) -> (Child, String) {
         assert!(Instant::now() < deadline, "choreo sim does not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
-    (sim, url)
+    (Sim(sim), url)
 }
 
 /// Stops `choreo sim` with Ctrl-C (it must exit 0) and returns what it printed.
-fn stop_sim(mut sim: Child) -> String {
+fn stop_sim(mut sim: Sim) -> String {
     let _ = Command::new("kill")
         .args(["-INT", &sim.id().to_string()])
         .status();
@@ -613,8 +638,8 @@ fn choreo_robot_watches_memory_keys_and_asks_a_2_1_robot() {
 fn served_fleet(
     n: u16,
     options: &[&str],
-) -> (Child, Vec<String>, std::io::Lines<BufReader<ChildStderr>>) {
-    let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
+) -> (Sim, Vec<String>, std::io::Lines<BufReader<ChildStderr>>) {
+    let mut sim = Sim(Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args([
             "sim",
             "--listen",
@@ -627,7 +652,7 @@ fn served_fleet(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap());
     let mut lines = BufReader::new(sim.stderr.take().unwrap()).lines();
     let mut urls = Vec::new();
     for line in lines.by_ref() {
