@@ -483,8 +483,13 @@ impl Control {
                 self.move_time_beside_loop();
                 // Everything else due at that instant comes due too (each woken hook runs
                 // until it yields), not one wake-up per budget: the unload waits for them.
+                // At most a budget's worth: box code that sleeps 0 s in a loop is due again
+                // at once, and commands (a quit) must still get their turn.
                 let clock = std::sync::Arc::clone(self.shared.time.clock());
-                while clock.next_due() == Some(self.now()) && self.move_virtual_time(true) {
+                for _ in 0..STEP_BUDGET {
+                    if clock.next_due() != Some(self.now()) || !self.move_virtual_time(true) {
+                        break;
+                    }
                     self.shared.time.wait_for_yield(0);
                 }
             }
