@@ -8,32 +8,23 @@ use std::time::{Duration, Instant};
 use choreo_engine::trace::Event;
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 
-use crate::common::{self, PORTS, link, test_tree};
+use crate::common::{self, PORTS, link};
 use crate::run::{is_loud, unbalanced, window};
 use crate::settings::{LOOP_WAIT, MAX_OPS, REAL_WAIT, STEP_BUDGET, TIME_LIMIT};
 
 /// Runs `xml` in virtual time with `limit`; returns the first outcome, the outcome of the stop
 /// (if one was needed; `None` otherwise) and the trace in short form once the hooks returned
 /// (or 2 s of real time passed).
-pub(crate) fn run_limited(
+fn run_limited(
     xml: &str,
     host: &NativeHost,
     limit: Duration,
 ) -> (Outcome, Option<Outcome>, Vec<String>) {
-    let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
-    let trace = Trace::new();
-    let engine = Engine::load(
-        &x,
-        host,
-        Options {
-            virtual_time: true,
-            trace: trace.clone(),
-            time_limit: Some(limit),
-            resources: Some(test_tree()),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let options = Options {
+        time_limit: Some(limit),
+        ..Options::default()
+    };
+    let (engine, trace) = common::load_virtual(xml, host, options);
     engine.start();
     let first = engine.wait(Duration::from_secs(10));
     let stop = (first != Outcome::Finished).then(|| {
@@ -49,7 +40,7 @@ pub(crate) fn run_limited(
     (first, stop, lines)
 }
 
-pub(crate) fn on_start(hook: &Hook) -> bool {
+fn on_start(hook: &Hook) -> bool {
     matches!(hook, Hook::Input { name, .. } if name == "onStart")
 }
 
@@ -59,7 +50,7 @@ pub(crate) fn on_start(hook: &Hook) -> bool {
 /// goes on delivering the remaining links of the same output into the unloaded diagram, here
 /// into a box whose `onUnload` has been called.
 #[test]
-pub(crate) fn fan_out_stops_delivering_once_its_diagram_is_unloaded() {
+fn fan_out_stops_delivering_once_its_diagram_is_unloaded() {
     use common::{behavior, boxed};
     let e0 = r#"<Input name="e0" type="1" type_size="1" nature="1" inner="0" id="5"/>"#;
     // root: onStart -> A.onStart; A.onStopped -> root.onStopped, then A.onStopped -> A.e0.
@@ -92,7 +83,7 @@ pub(crate) fn fan_out_stops_delivering_once_its_diagram_is_unloaded() {
 /// sleeps (R13: stopping takes time) never ends (`wait` reports `TimeLimit` again). Letting
 /// time move once a stop is asked (dropping the limit on `Command::Stop`) would fix both.
 #[test]
-pub(crate) fn sleep_horizon_a_stop_after_the_time_limit_ends_even_if_on_unload_sleeps() {
+fn sleep_horizon_a_stop_after_the_time_limit_ends_even_if_on_unload_sleeps() {
     use common::behavior;
     // A timeline that never ends (end_frame -1, no motion) keeps time moving up to the
     // limit; box A in its keyframe sleeps 10 ms in onUnload.
@@ -123,7 +114,7 @@ pub(crate) fn sleep_horizon_a_stop_after_the_time_limit_ends_even_if_on_unload_s
     );
 }
 
-pub(crate) fn unbalanced_lines(t: &[String]) -> i64 {
+fn unbalanced_lines(t: &[String]) -> i64 {
     t.iter()
         .map(|l| {
             if l.contains(" call ") {
@@ -139,7 +130,7 @@ pub(crate) fn unbalanced_lines(t: &[String]) -> i64 {
 
 /// A box S that sleeps 50 ms in onStart, then ends the behavior; a box C whose onLoad sleeps
 /// 100 ms, inside `container` (which gets the root's onStart).
-pub(crate) fn load_race(container: &str) -> (String, NativeHost) {
+fn load_race(container: &str) -> (String, NativeHost) {
     use common::{behavior, boxed};
     let xml = behavior(&format!(
         "{container}{}{}{}{}",
@@ -170,7 +161,7 @@ pub(crate) fn load_race(container: &str) -> (String, NativeHost) {
 /// (The bug: the unload found the diagram "not loaded" and did nothing; the load then
 /// completed after the behavior was destroyed, and C was never unloaded.)
 #[test]
-pub(crate) fn load_race_an_unload_during_a_diagram_load_unloads_it() {
+fn load_race_an_unload_during_a_diagram_load_unloads_it() {
     use common::boxed;
     let (xml, host) = load_race(&boxed("A", 1, "", &boxed("C", 1, "", "")));
     let (first, _, t) = run_limited(&xml, &host, TIME_LIMIT);
@@ -190,7 +181,7 @@ pub(crate) fn load_race_an_unload_during_a_diagram_load_unloads_it() {
 /// play afterwards. (The bug: the load then completed and its play step started the stopped
 /// timeline, with frames after the behavior was destroyed, forever.)
 #[test]
-pub(crate) fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
+fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
     let t_box = format!(
         r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#
     );
@@ -213,7 +204,7 @@ pub(crate) fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
 /// C's onLoad, `links_on` after `del`) and nothing ever unloads it. The same happens with
 /// `Play`, and with commands from hooks still running after their box was unloaded.
 #[test]
-pub(crate) fn timeline_commands_to_an_unloaded_box_load_nothing() {
+fn timeline_commands_to_an_unloaded_box_load_nothing() {
     use common::{behavior, boxed};
     let xml = behavior(&format!(
         r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>{}{}{}{}"#,
@@ -257,7 +248,7 @@ pub(crate) fn timeline_commands_to_an_unloaded_box_load_nothing() {
 /// counter, the stale bump ends the wait for the new hook at once (waiting for that hook's own
 /// ticket would fix it).
 #[test]
-pub(crate) fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
+fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
     use common::{behavior, boxed};
     let p0 = r#"<Output name="p0" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
     let xml = behavior(&format!(
@@ -295,7 +286,7 @@ pub(crate) fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
 /// sleeps 10 ms); the stop's unload of A's diagram waits for it before destroying the boxes.
 /// (The bug: the second unload went on at once and `del` came before C2's onUnload.)
 #[test]
-pub(crate) fn load_race_an_unload_during_an_unload_waits_for_it() {
+fn load_race_an_unload_during_an_unload_waits_for_it() {
     use common::{behavior, boxed};
     let inner = format!("{}{}", boxed("C1", 1, "", ""), boxed("C2", 2, "", ""));
     let xml = behavior(&format!(
@@ -327,10 +318,22 @@ pub(crate) fn load_race_an_unload_during_an_unload_waits_for_it() {
 }
 
 /// Ports of a loop box: `out` (Punctual, 5) and `in` (OnEvent, 6).
-pub(crate) const LOOP_PORTS: &str = r#"<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/><Input name="in" type="1" type_size="1" nature="1" inner="0" id="6"/>"#;
+const LOOP_PORTS: &str = r#"<Output name="out" type="1" type_size="1" nature="2" inner="0" id="5"/><Input name="in" type="1" type_size="1" nature="1" inner="0" id="6"/>"#;
+
+/// Fails a test whose stop did not end, with the trace's last 64 events. The engine is
+/// leaked: dropping it would wait for its control thread, which loops on.
+fn give_up(engine: Engine, trace: &Trace, what: &str) -> ! {
+    let events = trace.events();
+    let tail: Vec<String> = events[events.len().saturating_sub(64)..]
+        .iter()
+        .map(Event::short)
+        .collect();
+    std::mem::forget(engine);
+    panic!("{what}; the loop goes on:\n{}", tail.join("\n"));
+}
 
 /// Loads `xml` with `host` in virtual time (no time limit), a trace keeping the last events.
-pub(crate) fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
+fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes()).unwrap().value;
     let trace = Trace::keeping(64);
     let engine = Engine::load(
@@ -355,7 +358,7 @@ pub(crate) fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
 /// The stop is lost when it comes with the ops exactly at the cap, which the rounds hit within
 /// a few tries.
 #[test]
-pub(crate) fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
+fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let xml = behavior(&format!(
@@ -387,12 +390,10 @@ pub(crate) fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
         if outcome != Outcome::Stopped {
             engine.stop();
             let again = engine.wait(Duration::from_secs(1));
-            let tail: Vec<String> = trace.events().iter().map(Event::short).collect();
-            // Dropping the engine would wait for its control thread, which loops for ever.
-            std::mem::forget(engine);
-            panic!(
-                "round {round}: the stop did not end ({outcome:?}, then {again:?}); the loop goes on:\n{}",
-                tail.join("\n")
+            give_up(
+                engine,
+                &trace,
+                &format!("round {round}: the stop did not end ({outcome:?}, then {again:?})"),
             );
         }
     }
@@ -416,7 +417,7 @@ pub(crate) fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
 /// that its own hooks do the same. (Fixed: between budgets every queued command gets its
 /// turn.)
 #[test]
-pub(crate) fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
+fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let xml = behavior(&format!(
@@ -483,7 +484,7 @@ pub(crate) fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
 /// onUnload` the trace has only the loop). No multiplication and no box code are needed.
 /// (Fixed: the cancelled load goes to the top of the ready stack and ends at once.)
 #[test]
-pub(crate) fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
+fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     // L's onLoad (1) starts A and B and kicks A.in.
@@ -508,12 +509,10 @@ pub(crate) fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_fo
     engine.stop();
     let outcome = engine.wait(Duration::from_secs(5));
     if outcome != Outcome::Stopped {
-        let tail: Vec<String> = trace.events().iter().map(Event::short).collect();
-        // Dropping the engine would wait for its control thread, which loops for ever.
-        std::mem::forget(engine);
-        panic!(
-            "the stop did not end ({outcome:?}); the loop goes on:\n{}",
-            tail.join("\n")
+        give_up(
+            engine,
+            &trace,
+            &format!("the stop did not end ({outcome:?})"),
         );
     }
 }
@@ -529,7 +528,7 @@ pub(crate) fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_fo
 /// times: about one stop in ten calls `Pi call onInput_in` after `Pi call onUnload`. (The
 /// properties found it with a Stopped output fired by box code in a long burst of signals.)
 #[test]
-pub(crate) fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
+fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
     use common::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let host = NativeHost::new().with("W", |_: &Hook, _: &choreo_engine::BoxContext| Ok(()));
@@ -582,7 +581,7 @@ pub(crate) fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_
 /// doing. Here half the runs start at once and half after a real-time pause, which gave the
 /// two traces every time. (Fixed: the count begins at the behavior's start.)
 #[test]
-pub(crate) fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
+fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
     use common::{behavior, boxed};
     let xml = behavior(&format!(
         "{}{}{}",
@@ -681,7 +680,7 @@ pub(crate) fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
 /// late (the properties under load: 55,000 events at one instant). (Fixed: everything due at
 /// the instant comes due.)
 #[test]
-pub(crate) fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_loud() {
+fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_loud() {
     use common::{behavior, boxed};
     let inner = format!(
         "{}{}{}",
@@ -728,9 +727,11 @@ pub(crate) fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loo
     engine.stop();
     let outcome = engine.wait(REAL_WAIT);
     if outcome != Outcome::Stopped {
-        // Dropping the engine would wait for its control thread, which loops on.
-        std::mem::forget(engine);
-        panic!("the stop did not end: {outcome:?}");
+        give_up(
+            engine,
+            &trace,
+            &format!("the stop did not end ({outcome:?})"),
+        );
     }
     drop(engine);
     let events = trace.events();
