@@ -128,9 +128,15 @@ fn unbalanced_lines(t: &[String]) -> i64 {
         .sum()
 }
 
-/// A box S that sleeps 50 ms in onStart, then ends the behavior; a box C whose onLoad sleeps
-/// 100 ms, inside `container` (which gets the root's onStart).
-fn load_race(container: &str) -> (String, NativeHost) {
+/// A box S that sleeps 50 ms in onStart, then ends the behavior, beside `container` (which
+/// gets the root's onStart); a box C inside it runs `c`.
+fn ended_beside(
+    container: &str,
+    c: impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), choreo_engine::ScriptError>
+    + Send
+    + Sync
+    + 'static,
+) -> (String, NativeHost) {
     use common::{behavior, boxed};
     let xml = behavior(&format!(
         "{container}{}{}{}{}",
@@ -147,13 +153,25 @@ fn load_race(container: &str) -> (String, NativeHost) {
             }
             Ok(())
         })
-        .with("C", |hook, ctx| {
-            if matches!(hook, Hook::Load) {
-                ctx.sleep(Duration::from_millis(100));
-            }
-            Ok(())
-        });
+        .with("C", c);
     (xml, host)
+}
+
+/// [`ended_beside`] with a box C whose onLoad sleeps 100 ms.
+fn load_race(container: &str) -> (String, NativeHost) {
+    ended_beside(container, |hook, ctx| {
+        if matches!(hook, Hook::Load) {
+            ctx.sleep(Duration::from_millis(100));
+        }
+        Ok(())
+    })
+}
+
+/// A timeline box T at 10 fps whose one keyframe holds a box C.
+fn timeline_of_c() -> String {
+    format!(
+        r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#
+    )
 }
 
 /// R15, R4: an unload that comes while the diagram is still loading (an onLoad of one of its
@@ -182,10 +200,7 @@ fn load_race_an_unload_during_a_diagram_load_unloads_it() {
 /// timeline, with frames after the behavior was destroyed, forever.)
 #[test]
 fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
-    let t_box = format!(
-        r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>"#
-    );
-    let (xml, host) = load_race(&t_box);
+    let (xml, host) = load_race(&timeline_of_c());
     let (first, _, t) = run_limited(&xml, &host, TIME_LIMIT);
     assert_eq!(first, Outcome::Finished);
     let del = t.iter().position(|l| l == "root del").unwrap();
@@ -205,28 +220,12 @@ fn load_race_a_timeline_stopped_during_its_load_does_not_play() {
 /// `Play`, and with commands from hooks still running after their box was unloaded.
 #[test]
 fn timeline_commands_to_an_unloaded_box_load_nothing() {
-    use common::{behavior, boxed};
-    let xml = behavior(&format!(
-        r#"<Box name="T" id="1">{PORTS}<Timeline enable="1" fps="10" start_frame="1" end_frame="-1" size="60"><BehaviorLayer name="L"><BehaviorKeyframe name="k" index="1"><Diagram><Box name="C" id="1">{PORTS}</Box></Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box>{}{}{}{}"#,
-        boxed("S", 2, "", ""),
-        link(0, 2, 1, 2),
-        link(0, 2, 2, 2),
-        link(2, 4, 0, 4)
-    ));
-    let host = NativeHost::new()
-        .with("S", |hook, ctx| {
-            if on_start(hook) {
-                ctx.sleep(Duration::from_millis(50));
-                ctx.fire("onStopped", Value::None)?;
-            }
-            Ok(())
-        })
-        .with("C", |hook, ctx| {
-            if matches!(hook, Hook::Unload) {
-                ctx.parent_timeline(TimelineCommand::GoToFrame(1));
-            }
-            Ok(())
-        });
+    let (xml, host) = ended_beside(&timeline_of_c(), |hook, ctx| {
+        if matches!(hook, Hook::Unload) {
+            ctx.parent_timeline(TimelineCommand::GoToFrame(1));
+        }
+        Ok(())
+    });
     let (first, _, t) = run_limited(&xml, &host, TIME_LIMIT);
     assert_eq!(first, Outcome::Finished);
     let loads = t.iter().filter(|l| *l == "root/T/C call onLoad").count();
