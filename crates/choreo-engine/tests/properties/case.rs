@@ -96,9 +96,6 @@ pub(crate) struct Case {
     /// The outputs rules fire, at most [`MAX_ACTS`] times each (one per rule): not in
     /// [`Case::edges`].
     pub(crate) rule_fires: Vec<Node>,
-    /// All box code runs inline (see [`build`]): a loop through flow-diagram boxes then runs
-    /// on operations alone, never waiting for a hook.
-    pub(crate) all_inline: bool,
 }
 
 /// A port of a box: (index in [`Case::boxes`], port id).
@@ -110,9 +107,14 @@ pub(crate) struct Loops {
     /// The graph has a cycle.
     pub(crate) any: bool,
     /// Some port on a cycle has two edges or more: in a loop that runs on operations alone
-    /// (see [`Case::all_inline`]), the one that goes on round the loop first leaves the
+    /// (see [`Loops::inline_cycle`]), the one that goes on round the loop first leaves the
     /// operation delivering the others on the ready stack, one more per turn.
     pub(crate) fan_out: bool,
+    /// Every box with a port on a cycle runs its code inline: a loop then runs on operations
+    /// alone, never waiting for a hook on a worker. Boxes off the cycles do not count: a
+    /// fan-out's other links wait beneath the loop's next turn and may never be delivered,
+    /// and a hook they reach on a worker is not waited for by the loop.
+    pub(crate) inline_cycle: bool,
     /// Some port on a cycle sends each signal along two edges (or two copies of one link)
     /// that both lead to a cycle, where signals can go on without end: a loop may multiply
     /// signals, and the operations in flight grow while it runs (one more left on the ready
@@ -210,6 +212,7 @@ impl Case {
         Loops {
             any: !on_cycle.is_empty(),
             fan_out: on_cycle.iter().any(|n| next[n].len() >= 2),
+            inline_cycle: on_cycle.iter().all(|(b, _)| self.boxes[*b].inline),
             multiplying: !multiplying.is_empty(),
             waits,
             echoes,
@@ -654,7 +657,6 @@ pub(crate) fn holder_xml(inner: &str) -> String {
 pub(crate) fn build(raw: &RawDiagram) -> Case {
     let mut case = build_with(raw);
     if case.loops().multiplying {
-        case.all_inline = true;
         for b in &mut case.boxes {
             b.inline = true;
         }
@@ -734,7 +736,6 @@ pub(crate) fn build_with(raw: &RawDiagram) -> Case {
         edges,
         code_edges: b.code_edges,
         rule_fires: b.rule_fires,
-        all_inline: false,
     }
 }
 

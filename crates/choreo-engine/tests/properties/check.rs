@@ -24,7 +24,7 @@ pub(crate) fn bounds(case: &Case, run: &Run) -> Result<(), String> {
     // unload of its diagram, a hook); only a loop that multiplies signals, that runs on
     // operations alone through a fan-out, or whose turns start what waits for time, adds
     // more with each turn, up to the engine's cap.
-    let most = if loops.multiplying || loops.waits || (case.all_inline && loops.fan_out) {
+    let most = if loops.multiplying || loops.waits || (loops.inline_cycle && loops.fan_out) {
         MAX_OPS
     } else {
         (4 * boxes + 16) * loops.copies

@@ -30,10 +30,10 @@
 //!     fires into a loop starts one more copy each of the `MAX_ACTS` times it acts, with as
 //!     many operations in flight as the first), unless the case's signal graph
 //!     ([`crate::case::Case::loops`]) has a loop that multiplies signals (a port on the loop
-//!     linked to two ports that both lead back to a loop), or that runs on operations alone (no hook on a
-//!     worker, no command) through a port with two links or more (the operation delivering
-//!     the other links waits on the ready stack under the loop's next turn: one more per
-//!     turn), or whose turns start what waits for virtual time (a hook that sleeps on a
+//!     linked to two ports that both lead back to a loop), or that runs on operations alone
+//!     (every box on the loop inline) through a port with two links or more (the operation
+//!     delivering the other links waits on the ready stack under the loop's next turn: one
+//!     more per turn, whatever the boxes those links lead to), or whose turns start what waits for virtual time (a hook that sleeps on a
 //!     worker, resources), which stands still beside the loop: then only the engine's cap
 //!     (100,000) bounds them;
 //! 11. the trace stays sane: without a loop in the signal graph, at most 1,000 events per box
