@@ -4,7 +4,8 @@
 //! The reactor thread reads what each socket has, parses the frames as they complete (a
 //! connection's partial frame waits in its own buffer, grown only as bytes arrive: a header
 //! declaring 2 GiB costs nothing until they come) and hands each message to the server in
-//! the connection's order. Answers go out through the connection's [`Outbox`] in
+//! the connection's order. The answers to what one read brought are held and go out in one
+//! write ([`Outbox::hold`]). Answers go out through the connection's [`Outbox`] in
 //! non-blocking mode: what the socket cannot take stays queued, and the reactor resumes the
 //! writing when the socket becomes writable again. Methods that block run on the server's
 //! workers, never here (inline methods promise not to block).
@@ -382,6 +383,7 @@ fn deliver<S: Served>(
     max_payload: u32,
 ) -> Result<(), Error> {
     let mut at = 0;
+    o.out.hold();
     let result = loop {
         match Message::parse(o.buf.get(at..).unwrap_or_default(), max_payload) {
             Ok(Some((m, used))) => {
@@ -398,6 +400,7 @@ fn deliver<S: Served>(
             Err(e) => break Err(e),
         }
     };
+    let result = result.and(o.out.release());
     o.buf.drain(..at.min(o.buf.len()));
     if o.buf.is_empty() && o.buf.capacity() > KEEP {
         o.buf = Vec::new();

@@ -64,6 +64,8 @@ struct OutState {
     /// Counts [`Outbox::resume`] calls: a writer that found the socket full retries when
     /// it changed meanwhile (the socket became writable while it was writing).
     resumed: u64,
+    /// Frames are queued, not written, until [`Outbox::release`] (see [`Outbox::hold`]).
+    held: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -75,6 +77,9 @@ const KEEP: usize = 1 << 20;
 
 /// A non-blocking outbox whose peer lets this much pile up is closed.
 const MOST_QUEUED: usize = 256 << 20;
+
+/// A held outbox writes anyway once this much is queued.
+const MOST_HELD: usize = 64 << 10;
 
 impl Outbox {
     /// An outbox writing to `stream` (a clone of the socket the reader uses).
@@ -119,6 +124,24 @@ impl Outbox {
     pub fn resume(&self) -> Result<(), Error> {
         let mut st = lock(&self.state);
         st.resumed = st.resumed.wrapping_add(1);
+        if st.closed.is_some() || st.queued.is_empty() {
+            return Ok(());
+        }
+        self.pump(st)
+    }
+
+    /// Queues the frames sent from now on until [`Outbox::release`], so that the answers to
+    /// the requests of one read go out in one write: one system call for the server, one
+    /// segment and one wake-up for the peer, however many requests it pipelined. Frames
+    /// still go out once [`MOST_HELD`] bytes wait.
+    pub fn hold(&self) {
+        lock(&self.state).held = true;
+    }
+
+    /// Ends [`Outbox::hold`]: writes what it queued.
+    pub fn release(&self) -> Result<(), Error> {
+        let mut st = lock(&self.state);
+        st.held = false;
         if st.closed.is_some() || st.queued.is_empty() {
             return Ok(());
         }
@@ -172,6 +195,9 @@ impl Outbox {
         }
         st.queued.extend_from_slice(header);
         st.queued.extend_from_slice(payload);
+        if st.held && st.queued.len() < MOST_HELD {
+            return Ok(());
+        }
         self.pump(st)
     }
 
@@ -557,5 +583,81 @@ impl TlsIncoming {
             )),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{ErrorKind, Read};
+    use std::net::{TcpListener, TcpStream};
+    use std::time::Duration;
+
+    use super::{MOST_HELD, Outbox};
+    use crate::header::HEADER_SIZE;
+
+    /// A connected pair: an outbox in non-blocking mode, and the peer's socket.
+    fn pair() -> (Outbox, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let ours = TcpStream::connect(addr).expect("connect");
+        let (peer, _) = listener.accept().expect("accept");
+        ours.set_nonblocking(true).expect("non-blocking");
+        peer.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        (Outbox::nonblocking(ours), peer)
+    }
+
+    fn frame(byte: u8) -> ([u8; HEADER_SIZE], Vec<u8>) {
+        ([byte; HEADER_SIZE], vec![byte; 10])
+    }
+
+    /// Reads exactly `n` bytes (30 s at most).
+    fn read_n(peer: &mut TcpStream, n: usize) -> Vec<u8> {
+        let mut got = vec![0; n];
+        peer.read_exact(&mut got).expect("the frames arrive");
+        got
+    }
+
+    #[test]
+    fn a_held_outbox_writes_its_frames_in_order_only_when_released() {
+        let (out, mut peer) = pair();
+        out.hold();
+        for byte in [1, 2, 3] {
+            let (h, p) = frame(byte);
+            out.send_parts(&h, &p).expect("queued");
+        }
+        // Nothing may have been written: a peer that finds bytes fails, under any load.
+        std::thread::sleep(Duration::from_millis(50));
+        peer.set_nonblocking(true).expect("non-blocking");
+        let mut probe = [0u8; 1];
+        let early = peer.read(&mut probe);
+        assert!(
+            matches!(&early, Err(e) if e.kind() == ErrorKind::WouldBlock),
+            "a held frame went out: {early:?}"
+        );
+        peer.set_nonblocking(false).expect("blocking");
+        out.release().expect("written");
+        let size = HEADER_SIZE + 10;
+        let got = read_n(&mut peer, 3 * size);
+        for (i, byte) in [1u8, 2, 3].into_iter().enumerate() {
+            let part = got.get(i * size..(i + 1) * size).expect("a whole frame");
+            assert!(part.iter().all(|b| *b == byte), "frame {i} out of order");
+        }
+        // Released, it writes at once again.
+        let (h, p) = frame(4);
+        out.send_parts(&h, &p).expect("written");
+        assert!(read_n(&mut peer, size).iter().all(|b| *b == 4));
+    }
+
+    #[test]
+    fn a_held_outbox_writes_once_enough_waits() {
+        let (out, mut peer) = pair();
+        out.hold();
+        let header = [7u8; HEADER_SIZE];
+        let payload = vec![7u8; MOST_HELD];
+        out.send_parts(&header, &payload).expect("written");
+        // Still held, yet the large frame went out without a release.
+        let got = read_n(&mut peer, HEADER_SIZE + MOST_HELD);
+        assert!(got.iter().all(|b| *b == 7));
     }
 }
