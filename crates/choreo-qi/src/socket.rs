@@ -587,6 +587,7 @@ impl TlsIncoming {
 }
 
 #[cfg(test)]
+#[allow(clippy::expect_used)]
 mod tests {
     use std::io::{ErrorKind, Read};
     use std::net::{TcpListener, TcpStream};
