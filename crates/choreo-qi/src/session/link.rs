@@ -12,16 +12,18 @@
 //!   other calls to their slots, and gives it back; anything else (an event, a call on an
 //!   object this client serves, the end of the link) it hands to the reader thread with the
 //!   token, so handlers and served objects run on the reader thread, in the order received;
-//! - a caller that finds it taken, or whose call is not the only one pending (calls in
-//!   flight: the reader thread reading while callers send keeps a pipeline fuller), waits
-//!   for its answer on its slot (a follower);
+//! - a caller that finds it taken waits for its answer on its slot (a follower);
 //! - the reader thread takes it when it is handed work, when followers wait, or when it has
 //!   been free for [`GRACE`] (what a quiet link costs an event: at most that long); it gives
-//!   it back as it delivers the answer the only waiting caller waits for, so that the next
-//!   call of a sequence can lead (answers nobody waits for yet it goes on reading);
+//!   it back as it delivers the answer the only waiting caller waits for, so that this
+//!   caller's next wait can lead (answers nobody waits for yet it goes on reading);
 //! - a leader gives it back after one keep-alive tick of silence (the watch then goes on in
 //!   the reader thread) or when its call's deadline comes near. Without a keep-alive the
 //!   socket has no read timeout, so callers never lead.
+//!
+//! Callers with calls in flight lead too: a thread that sends calls and reads the oldest
+//! answer itself keeps a pipeline as full as a reader thread beside it did, and each answer
+//! then wakes one thread instead of two (docs/benchmarks.md, issue 33 part 2, session 34).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -262,7 +264,7 @@ impl Link {
         }
         {
             let mut st = lock(&self.reading.state);
-            if st.followers != [id] || lock(&self.pending).len() > 1 {
+            if st.followers != [id] {
                 return Err((reader, m));
             }
             st.followers.clear();
@@ -364,12 +366,9 @@ impl Link {
     ) -> Option<Result<Message>> {
         let tick = self.reading.tick;
         let near = |now: Instant| tick.is_none_or(|t| deadline.is_some_and(|d| now + 2 * t >= d));
-        // Calls in flight beside this one: the reader thread reads on while their callers
-        // send more, which keeps a pipeline fuller than one thread doing both.
-        let alone = lock(&self.pending).len() <= 1;
         let mut reader = {
             let mut st = lock(&self.reading.state);
-            let free = alone && !st.urgent && st.handed.is_none() && !near(Instant::now());
+            let free = !st.urgent && st.handed.is_none() && !near(Instant::now());
             match st.reader.take_if(|_| free) {
                 Some(reader) => reader,
                 None => {
