@@ -102,6 +102,52 @@ fn callers_on_many_threads_each_get_their_own_answer_while_events_flow() {
 }
 
 #[test]
+fn a_pipeline_reads_its_own_answers_in_order_while_events_flow() {
+    // One thread keeps 8 calls in flight and waits for the oldest: it reads the socket
+    // itself, so it meets other calls' answers and events. Each call must get its own answer
+    // and every event must still run on the reader thread, in the order sent.
+    let (_server, url) = server();
+    let session = Session::connect(&url).unwrap();
+    let svc = session.service("ChoreoRust").unwrap();
+    let (seen, _link) = record(&svc);
+    let mut window = std::collections::VecDeque::new();
+    let mut emits = 0;
+    for x in 0..20_000i64 {
+        let pending = if x % 50 == 0 {
+            emits += 1;
+            (None, svc.call_async("emit", &[Value::Int(3)]).unwrap())
+        } else {
+            (Some(x), svc.call_async("ping", &[Value::Int(x)]).unwrap())
+        };
+        window.push_back(pending);
+        if window.len() == 8 {
+            let (expected, call) = window.pop_front().unwrap();
+            let value = call.wait().unwrap().value;
+            if let Some(x) = expected {
+                assert_eq!(value, Value::Int(x), "call {x} got another call's answer");
+            }
+        }
+    }
+    for (expected, call) in window {
+        let value = call.wait().unwrap().value;
+        if let Some(x) = expected {
+            assert_eq!(value, Value::Int(x));
+        }
+    }
+    // The last events may still be on their way to the handler after the last answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while seen.lock().unwrap().len() < emits * 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), emits * 3);
+    for (n, (thread, k)) in seen.iter().enumerate() {
+        assert_eq!(*k, (n % 3) as i64, "event {n} out of order");
+        assert_eq!(thread, "qi-client", "a handler ran on a caller's thread");
+    }
+}
+
+#[test]
 fn an_event_on_a_quiet_link_after_a_call_still_arrives() {
     // After a call the reading half lies free for a moment, read by nobody: an event the
     // peer sends then must still be read (by the reader thread, which takes it back).

@@ -256,7 +256,8 @@ impl Link {
     }
 
     /// Gives the reading half back as it delivers `m`, when `m` answers the only caller
-    /// waiting (a sequence of calls) and nothing more is buffered; else returns both.
+    /// waiting (a sequence of calls, or a pipeline's thread) and nothing more is buffered;
+    /// else returns both.
     fn hand_over(&self, reader: Reader, m: Message) -> std::result::Result<(), (Reader, Message)> {
         let id = m.header.id;
         if !is_answer(&m) || self.reading.tick.is_none() || !reader.buffer().is_empty() {
