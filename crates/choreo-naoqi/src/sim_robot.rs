@@ -245,7 +245,7 @@ impl Robot for SimRobot {
     }
 
     fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
-        self.sim.post_call(service, method, args)
+        self.sim.post_task(service, method, args)
     }
 
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {

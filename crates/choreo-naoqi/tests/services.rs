@@ -799,6 +799,29 @@ fn a_program_tells_a_missing_service_from_a_missing_method_from_a_failure() {
             Err(RobotError::UnknownMethod { method, .. }) => format!("no post {method}"),
             other => format!("unexpected: {other:?}"),
         });
+        // So do arguments no overload takes: no task can be made of them.
+        let post = ctx.post_robot("ALLeds", "on", vec![Value::Int(3)]);
+        seen2.lock().unwrap().push(match post {
+            Err(RobotError::BadArguments(_)) => "bad post arguments".to_string(),
+            other => format!("unexpected: {other:?}"),
+        });
+        // A method that fails once started fails in its task ("Each post call generates a
+        // task id", NAOqi's developer guide): the caller has an id, and waiting for the
+        // task returns, not timed out.
+        for (service, method, args) in [
+            ("ALMemory", "getData", vec![s("NoSuchKey")]),
+            ("ALAudioPlayer", "playFile", vec![s("/no/such/file.wav")]),
+        ] {
+            let kind = match ctx.post_robot(service, method, args) {
+                Ok(id) => {
+                    let waited =
+                        ctx.call_robot(service, "wait", vec![Value::Int(id), Value::Int(0)]);
+                    format!("{method} posted, wait {waited:?}")
+                }
+                Err(e) => format!("unexpected: {e}"),
+            };
+            seen2.lock().unwrap().push(kind);
+        }
         Ok(())
     });
     assert_eq!(outcome, Outcome::Finished);
@@ -810,7 +833,10 @@ fn a_program_tells_a_missing_service_from_a_missing_method_from_a_failure() {
             "bad arguments",
             "failed",
             "ok",
-            "no post fooBar"
+            "no post fooBar",
+            "bad post arguments",
+            "getData posted, wait Ok(Bool(false))",
+            "playFile posted, wait Ok(Bool(false))",
         ]
     );
 }

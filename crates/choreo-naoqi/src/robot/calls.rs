@@ -144,6 +144,26 @@ impl Sim {
         }
     }
 
+    /// A post of box code (`proxy.post.method(...)`, `proxy.pCall("method", ...)`): NAOqi
+    /// makes the posted method a task of its own and returns the task's id ("Each post call
+    /// generates a task id", NAOqi's developer guide, "Blocking and non-blocking calls").
+    /// What stops the task from being made is raised to the caller: a module or a method
+    /// the robot does not have, arguments no overload takes. A method that fails once
+    /// started (a sound file that is not there) fails in its task: the caller has the id,
+    /// `wait` returns, the failure is the robot's log ([`RobotEvent::CallFailed`]), as over
+    /// qi messaging.
+    pub fn post_task(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<i64, RobotError> {
+        match self.post_call(service, method, args) {
+            Err(RobotError::Failed(_)) => Ok(self.tasks.fresh_id(service)),
+            posted => posted,
+        }
+    }
+
     /// The generic ALModule methods (§1.3) on `service`; `None` if `method` is not one.
     pub(crate) fn generic(
         &self,
@@ -193,7 +213,7 @@ impl Sim {
             }),
             "pCall" => (|| {
                 let target = a.str(0).map_err(bad)?;
-                self.post_call(service, target, a.values[1..].to_vec())
+                self.post_task(service, target, a.values[1..].to_vec())
                     .map(Value::Int)
             })(),
             "ping" => Ok(Value::Bool(true)),
