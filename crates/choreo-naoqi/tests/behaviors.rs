@@ -276,6 +276,152 @@ fn start_returns_once_started_and_stop_unloads_the_nested_run() {
     );
 }
 
+/// The behavior time `f` takes, in seconds.
+fn seconds(
+    ctx: &BoxContext,
+    f: impl FnOnce() -> Result<(), ScriptError>,
+) -> Result<f64, ScriptError> {
+    let t0 = ctx.now().as_secs_f64();
+    f()?;
+    Ok(ctx.now().as_secs_f64() - t0)
+}
+
+#[test]
+fn a_posted_run_behavior_returns_its_task_id_at_once_and_wait_returns_at_the_runs_end() {
+    // NAOqi's own example (albehaviormanager_example.py, 2.1): "This is a blocking call,
+    // use post if you do not want to wait for the behavior to finish", then
+    // `post.runBehavior(name)`, `time.sleep(0.5)`, and the behavior is among those running.
+    // What the poster sees, in order; and the nested say's length, run directly.
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let direct = Arc::new(Mutex::new(0.0));
+    let d = Arc::clone(&direct);
+    play(
+        vec![],
+        one_box(true, move |ctx| {
+            *d.lock().unwrap() = seconds(ctx, || (say_hello().main)(ctx))?;
+            Ok(())
+        }),
+        false,
+    );
+    let seen2 = Arc::clone(&seen);
+    let (outcome, trace) = play(
+        vec![("pkg/say", say_hello())],
+        one_box(true, move |ctx| {
+            let mut id = 0;
+            let posting = seconds(ctx, || {
+                id = ctx
+                    .post_robot("ALBehaviorManager", "runBehavior", vec![s("pkg/say")])
+                    .map_err(|e| ScriptError::new(e.to_string()))?;
+                Ok(())
+            })?;
+            ctx.sleep(Duration::from_millis(500));
+            let running = bm(ctx, "isBehaviorRunning", vec![s("pkg/say")])?;
+            let task = bm(ctx, "isRunning", vec![Value::Int(id)])?;
+            let mut waited = Value::None;
+            let end = 0.5
+                + seconds(ctx, || {
+                    waited = bm(ctx, "wait", vec![Value::Int(id), Value::Int(0)])?;
+                    Ok(())
+                })?;
+            let after = bm(ctx, "isBehaviorRunning", vec![s("pkg/say")])?;
+            let task_after = bm(ctx, "isRunning", vec![Value::Int(id)])?;
+            seen2.lock().unwrap().extend([
+                format!("posting took {posting} s"),
+                format!("after 0.5 s: running {running}, task running {task}"),
+                format!("wait returned {waited}"),
+                format!("after: running {after}, task running {task_after}"),
+                format!("{end}"),
+            ]);
+            Ok(())
+        }),
+        false,
+    );
+    assert_eq!(outcome, Outcome::Finished);
+    let mut seen = seen.lock().unwrap().clone();
+    let end: f64 = seen.pop().unwrap().parse().unwrap();
+    assert_eq!(
+        seen,
+        [
+            "posting took 0 s",
+            "after 0.5 s: running True, task running True",
+            // wait's answer: the timeout did not expire first.
+            "wait returned False",
+            "after: running False, task running False",
+        ]
+    );
+    // The nested run started at once and took as long as its say; a waiter sees its end
+    // within one stop poll (40 ms of behavior time, docs/simulated-robot.md B3).
+    let direct = *direct.lock().unwrap();
+    assert!(direct > 0.5, "a say takes time: {direct}");
+    assert!(
+        end >= direct && end < direct + 0.040 + 1e-9,
+        "wait returned at {end} s, the run took {direct} s"
+    );
+    harness::assert_in_order(
+        &trace,
+        &[
+            "root/Main svc ALBehaviorManager.post.runBehavior(\"pkg/say\")",
+            "root/Main svc_ret ALBehaviorManager.post.runBehavior",
+            "say: beh start",
+            "say:root/Main svc ALTextToSpeech.say(\"hello there, how are you\")",
+            "root/Main svc ALBehaviorManager.isBehaviorRunning(\"pkg/say\")",
+            "say: beh end",
+            "root/Main svc_ret ALBehaviorManager.wait",
+            "beh end",
+        ],
+    );
+}
+
+#[test]
+fn a_posted_run_behavior_is_stopped_by_stop_behavior_and_a_missing_one_fails_in_its_task() {
+    // The rest of NAOqi's example: the posted behavior is running, stopBehavior stops it.
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen2 = Arc::clone(&seen);
+    let (outcome, trace) = play(
+        vec![("pkg/forever", one_box(false, |_| Ok(())))],
+        one_box(true, move |ctx| {
+            let post = |name: &str| {
+                ctx.post_robot("ALBehaviorManager", "runBehavior", vec![s(name)])
+                    .map_err(|e| ScriptError::new(e.to_string()))
+            };
+            let id = post("pkg/forever")?;
+            ctx.sleep(Duration::from_millis(500));
+            let running = bm(ctx, "isBehaviorRunning", vec![s("pkg/forever")])?;
+            bm(ctx, "stopBehavior", vec![s("pkg/forever")])?;
+            let waited = bm(ctx, "wait", vec![Value::Int(id), Value::Int(0)])?;
+            let after = bm(ctx, "isBehaviorRunning", vec![s("pkg/forever")])?;
+            // "Throw if the behavior cannot be started or does not exist": in the task.
+            let missing = post("pkg/nope")?;
+            let waited_missing = bm(ctx, "wait", vec![Value::Int(missing), Value::Int(0)])?;
+            seen2.lock().unwrap().extend([
+                format!("running {running}, wait {waited}, after {after}"),
+                format!("missing: a new id {}, wait {waited_missing}", missing > id),
+            ]);
+            Ok(())
+        }),
+        false,
+    );
+    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "running True, wait False, after False",
+            "missing: a new id true, wait False",
+        ]
+    );
+    harness::assert_in_order(
+        &trace,
+        &[
+            "forever: beh start",
+            "root/Main svc ALBehaviorManager.stopBehavior(\"pkg/forever\")",
+            "forever: beh stop",
+            "forever:root/Main del",
+            "root/Main svc_ret ALBehaviorManager.stopBehavior",
+            "beh end",
+        ],
+    );
+}
+
 #[test]
 fn unknown_names_and_behaviors_already_running_raise() {
     let (outcome, trace) = play(

@@ -14,6 +14,7 @@ use crate::robot::playing;
 use crate::robot::scenario::When;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::tasks::{Driven, Phase};
+use crate::services::core::behaviors::waits_for_a_run;
 
 impl Sim {
     /// Whether the robot has module `service`.
@@ -126,6 +127,11 @@ impl Sim {
         method: &str,
         args: Vec<Value>,
     ) -> Result<i64, RobotError> {
+        if waits_for_a_run(service, method) {
+            return self
+                .post_in_background(service, method, args)
+                .map_err(|e| e.into_robot_error(&format!("{service}.{method}")));
+        }
         match self.begin(service, method, &args)? {
             Reply::Timed(plan) => {
                 let task = self.start_task(service, method, &args, plan);

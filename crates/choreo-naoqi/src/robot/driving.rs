@@ -47,6 +47,35 @@ impl Sim {
         .map_err(|e| CallError::Failed(format!("cannot start a task: {e}")))
     }
 
+    /// Posts a method that blocks its caller until something else ends (a behavior's run,
+    /// `ALBehaviorManager.runBehavior`): NAOqi makes a posted method a task of its own, so
+    /// the call is made on a background activity and the poster has the task's id at once.
+    /// The task has no end of its own: it ends when the call returns (its waiters see it at
+    /// their next [`STOP_POLL`](crate::robot::tasks::STOP_POLL)); a failure of the call is
+    /// the robot's log, as for any posted method.
+    pub(crate) fn post_in_background(
+        &self,
+        service: &str,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<i64, CallError> {
+        let time = self.time()?;
+        let me = self
+            .arc()
+            .ok_or_else(|| CallError::Failed("the robot is gone".into()))?;
+        let task = self.tasks.start(service, method, &args, Plan::forever());
+        let id = task.id;
+        let (service, method) = (service.to_string(), method.to_string());
+        let name = format!("{service}.{method}#{id}");
+        time.spawn(&name, move || {
+            // Failed: counted and observed (the robot's log); the task ends all the same.
+            let _ = me.call(&service, &method, args);
+            me.rush(&task);
+        })
+        .map_err(|e| CallError::Failed(format!("cannot start a task: {e}")))?;
+        Ok(id)
+    }
+
     /// Drives `task` until it is over or `deadline` passes (see the module documentation).
     pub(crate) fn drive(&self, task: &Arc<Task>, deadline: Option<Time>) -> Driven {
         self.drive_with(task, deadline, false)
@@ -97,6 +126,7 @@ impl Sim {
         }
     }
 
+    /// Runs what is left of `task` now and ends it (unless it was stopped).
     fn rush(&self, task: &Arc<Task>) {
         for effect in task.rush() {
             effect(self);

@@ -323,6 +323,13 @@ pub(crate) fn serve_frames(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Repl
     Ok(Reply::Now(Value::None))
 }
 
+/// Whether `service.method` returns only at the end of a behavior's run
+/// (`ALBehaviorManager.runBehavior`): posted, it runs on a background activity
+/// ([`Sim::post_in_background`]) rather than in the poster's call.
+pub(crate) fn waits_for_a_run(service: &str, method: &str) -> bool {
+    service == "ALBehaviorManager" && method == "runBehavior"
+}
+
 /// Serves ALBehaviorManager.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
