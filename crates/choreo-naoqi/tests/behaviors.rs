@@ -390,11 +390,19 @@ fn a_posted_run_behavior_is_stopped_by_stop_behavior_and_a_missing_one_fails_in_
             bm(ctx, "stopBehavior", vec![s("pkg/forever")])?;
             let waited = bm(ctx, "wait", vec![Value::Int(id), Value::Int(0)])?;
             let after = bm(ctx, "isBehaviorRunning", vec![s("pkg/forever")])?;
+            // stop(id) releases the task's waiters; the behavior runs on until stopBehavior.
+            let again = post("pkg/forever")?;
+            ctx.sleep(Duration::from_millis(500));
+            bm(ctx, "stop", vec![Value::Int(again)])?;
+            let task_after_stop = bm(ctx, "isRunning", vec![Value::Int(again)])?;
+            let running_after_stop = bm(ctx, "isBehaviorRunning", vec![s("pkg/forever")])?;
+            bm(ctx, "stopBehavior", vec![s("pkg/forever")])?;
             // "Throw if the behavior cannot be started or does not exist": in the task.
             let missing = post("pkg/nope")?;
             let waited_missing = bm(ctx, "wait", vec![Value::Int(missing), Value::Int(0)])?;
             seen2.lock().unwrap().extend([
                 format!("running {running}, wait {waited}, after {after}"),
+                format!("stop(id): task running {task_after_stop}, behavior running {running_after_stop}"),
                 format!("missing: a new id {}, wait {waited_missing}", missing > id),
             ]);
             Ok(())
@@ -406,6 +414,7 @@ fn a_posted_run_behavior_is_stopped_by_stop_behavior_and_a_missing_one_fails_in_
         *seen.lock().unwrap(),
         [
             "running True, wait False, after False",
+            "stop(id): task running False, behavior running True",
             "missing: a new id true, wait False",
         ]
     );
