@@ -262,6 +262,28 @@ fn sim_listen_serves_the_simulated_robot_to_run_robot() {
 }
 
 #[test]
+fn a_posted_method_that_fails_gives_its_task_id_on_the_simulated_robot_and_over_qi() {
+    // NAOqi's developer guide: a post "creates a task in a parallel thread ... Each post
+    // call generates a task id". A sound that is not there fails in that task; called, it
+    // raises. The same on the robot in the process and on `choreo sim` over qi.
+    let fixture = workspace().join("crates/choreo/tests/fixtures/posted_failure.xar");
+    let fixture = fixture.to_str().unwrap();
+    let expect = |o: &Output| {
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        let all = format!("{out}{err}");
+        assert!(all.contains("posted: int, wait: False"), "{all}");
+        assert!(all.contains("called: raised"), "{all}");
+        assert!(all.contains("outcome        finished"), "{all}");
+    };
+    expect(&choreo(&["run", fixture, "--fast"]));
+    let (sim, url) = served_sim();
+    expect(&choreo(&["run", fixture, "--robot", &url]));
+    stop_sim(sim);
+}
+
+#[test]
 fn sim_over_tls_is_reached_by_run_robot_tcps_with_a_pinned_certificate() {
     let dir = tempfile::tempdir().unwrap();
     let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).unwrap();
