@@ -12,13 +12,32 @@ use std::time::Duration;
 use choreo_engine::Value;
 use choreo_qi::{Server, ServerOptions, Session};
 
-fn server() -> (Server, String) {
+/// A client connected to a server of the Rust test service, recording its `textDone`
+/// events (see [`record`]); the server, the session and the link live as long as it.
+struct Peer {
+    _server: Server,
+    _session: Session,
+    svc: Arc<choreo_qi::RemoteObject>,
+    seen: Seen,
+    _link: choreo_qi::SignalLink,
+}
+
+fn connected() -> Peer {
     let server = Server::standalone(ServerOptions::default()).unwrap();
     server
         .register_service("ChoreoRust", common::rust_service())
         .unwrap();
     let url = server.listen("tcp://127.0.0.1:0").unwrap();
-    (server, url)
+    let session = Session::connect(&url).unwrap();
+    let svc = Arc::new(session.service("ChoreoRust").unwrap());
+    let (seen, link) = record(&svc);
+    Peer {
+        _server: server,
+        _session: session,
+        svc,
+        seen,
+        _link: link,
+    }
 }
 
 type Seen = Arc<Mutex<Vec<(String, i64)>>>;
@@ -42,10 +61,8 @@ fn record(svc: &choreo_qi::RemoteObject) -> (Seen, choreo_qi::SignalLink) {
 
 #[test]
 fn an_event_sent_before_an_answer_is_handled_before_the_call_returns() {
-    let (_server, url) = server();
-    let session = Session::connect(&url).unwrap();
-    let svc = session.service("ChoreoRust").unwrap();
-    let (seen, _link) = record(&svc);
+    let peer = connected();
+    let (svc, seen) = (&peer.svc, &peer.seen);
     // Back-to-back calls: the caller reads the socket itself, meets the event before its
     // answer, and must leave it to the reader thread, which runs the handler first.
     for call in 1..=2000usize {
@@ -64,13 +81,11 @@ fn an_event_sent_before_an_answer_is_handled_before_the_call_returns() {
 
 #[test]
 fn callers_on_many_threads_each_get_their_own_answer_while_events_flow() {
-    let (_server, url) = server();
-    let session = Session::connect(&url).unwrap();
-    let svc = Arc::new(session.service("ChoreoRust").unwrap());
-    let (seen, _link) = record(&svc);
+    let peer = connected();
+    let (svc, seen) = (&peer.svc, &peer.seen);
     let threads: Vec<_> = (0..6i64)
         .map(|t| {
-            let svc = Arc::clone(&svc);
+            let svc = Arc::clone(svc);
             std::thread::spawn(move || {
                 for i in 0..1500i64 {
                     let x = t * 1_000_000 + i;
@@ -106,10 +121,8 @@ fn a_pipeline_reads_its_own_answers_in_order_while_events_flow() {
     // One thread keeps 8 calls in flight and waits for the oldest: it reads the socket
     // itself, so it meets other calls' answers and events. Each call must get its own answer
     // and every event must still run on the reader thread, in the order sent.
-    let (_server, url) = server();
-    let session = Session::connect(&url).unwrap();
-    let svc = session.service("ChoreoRust").unwrap();
-    let (seen, _link) = record(&svc);
+    let peer = connected();
+    let (svc, seen) = (&peer.svc, &peer.seen);
     let mut window = std::collections::VecDeque::new();
     let mut emits = 0;
     for x in 0..20_000i64 {
@@ -151,10 +164,8 @@ fn a_pipeline_reads_its_own_answers_in_order_while_events_flow() {
 fn an_event_on_a_quiet_link_after_a_call_still_arrives() {
     // After a call the reading half lies free for a moment, read by nobody: an event the
     // peer sends then must still be read (by the reader thread, which takes it back).
-    let (_server, url) = server();
-    let session = Session::connect(&url).unwrap();
-    let svc = session.service("ChoreoRust").unwrap();
-    let (seen, _link) = record(&svc);
+    let peer = connected();
+    let (svc, seen) = (&peer.svc, &peer.seen);
     for round in 1..=20usize {
         // A post has no answer: nobody waits, so only the reader thread can read its event.
         svc.post("emit", &[Value::Int(1)]).unwrap();
