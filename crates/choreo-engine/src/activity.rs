@@ -73,7 +73,13 @@ pub struct Activity {
     seed: u64,
     /// See [`Activity::wall_ms`]: the wall clock at behavior time 0 (ms since the epoch).
     start_ms: u64,
+    /// Told when a nested run nobody waits for fails (see [`Activity::nested_failed`]): the
+    /// engine that owns this time base.
+    owner: Mutex<Option<FailureSink>>,
 }
+
+/// Where the failure of a nested run nobody waits for goes (see [`Activity::nested_failed`]).
+pub(crate) type FailureSink = Arc<dyn Fn(crate::engine::outcome::Outcome) + Send + Sync>;
 
 /// An engine's clock tokens: where they go, and whether the clock waits for it to act on
 /// each one (see [`Activity::route`]).
@@ -134,6 +140,23 @@ impl Activity {
             nested_busy: AtomicUsize::new(0),
             routes: Mutex::new(HashMap::new()),
             turns: Turns::new(),
+            owner: Mutex::new(None),
+        }
+    }
+
+    /// The engine that owns this time base hears of the failures of nested runs nobody
+    /// waits for through `sink`.
+    pub(crate) fn set_owner(&self, sink: FailureSink) {
+        *lock(&self.owner) = Some(sink);
+    }
+
+    /// A nested run nobody waits for (a behavior started, not run: `crate::Engine::
+    /// fails_its_owner`) failed with `outcome`: the engine that owns this time base is told.
+    /// Nothing happens on a time base without an owner (a robot's own).
+    pub(crate) fn nested_failed(&self, outcome: crate::engine::outcome::Outcome) {
+        let owner = lock(&self.owner).clone();
+        if let Some(owner) = owner {
+            owner(outcome);
         }
     }
 

@@ -127,6 +127,7 @@ fn play(behaviors: Vec<(&str, OneBox)>, outer: OneBox, strict: bool) -> (Outcome
                 trace: trace.clone(),
                 robot: Some(Arc::new(robot.clone())),
                 time_limit: Some(Duration::from_secs(600)),
+                strict,
                 ..Default::default()
             })
             .expect("loads"),
@@ -529,7 +530,7 @@ fn stop_all_behaviors_stops_the_nested_runs_and_the_caller() {
 
 #[test]
 fn a_nested_run_that_fails_makes_run_behavior_raise_in_strict_mode() {
-    let (_, trace) = play(
+    let (outcome, trace) = play(
         vec![(
             "pkg/fails",
             one_box(true, |_| Err(ScriptError::new("RuntimeError: boom"))),
@@ -547,6 +548,89 @@ fn a_nested_run_that_fails_makes_run_behavior_raise_in_strict_mode() {
     assert!(
         find(&trace, "runBehavior(pkg/fails) raised")
             .contains("failed: root/Main (onInput_onStart): RuntimeError: boom")
+    );
+    // Raised in the box code that waited, which caught it: the run goes on to its end.
+    assert_eq!(outcome, Outcome::Finished);
+}
+
+/// A behavior that runs 1 s of behavior time, then fails.
+fn fails_after_a_second() -> OneBox {
+    one_box(true, |ctx| {
+        ctx.log("info", "failing now");
+        ctx.sleep(Duration::from_secs(1));
+        Err(ScriptError::new("RuntimeError: boom"))
+    })
+}
+
+/// The outcome of a strict run stopped by `fails_after_a_second`, run as `pkg/fails`.
+fn failed_in_fails() -> Outcome {
+    Outcome::Failed {
+        path: "fails:root/Main".to_string(),
+        hook: "onInput_onStart".to_string(),
+        message: "RuntimeError: boom".to_string(),
+    }
+}
+
+#[test]
+fn a_started_behavior_that_fails_stops_a_strict_run_and_not_a_lenient_one() {
+    // Nobody waits for a behavior started with startBehavior: its error reaches no box code.
+    // A strict run stops at it as at an error of its own boxes; a lenient one goes on.
+    let outer = || {
+        one_box(true, |ctx| {
+            bm(ctx, "startBehavior", vec![s("pkg/fails")])?;
+            ctx.sleep(Duration::from_secs(3));
+            ctx.log("info", "after 3 s");
+            Ok(())
+        })
+    };
+    let (outcome, trace) = play(vec![("pkg/fails", fails_after_a_second())], outer(), true);
+    assert_eq!(outcome, failed_in_fails(), "{}", trace.join("\n"));
+    harness::assert_in_order(
+        &trace,
+        &[
+            "fails:root/Main log info: failing now",
+            "fails:root/Main err onInput_onStart: RuntimeError: boom",
+            "log info: fails:root/Main failed in a behavior nobody waits for: the run stops \
+             (strict)",
+            "beh stop",
+            "root/Main call onUnload",
+        ],
+    );
+    // Stopped at 1 s, before its box's hook woke up.
+    assert!(!has(&trace, "root/Main log info: after 3 s"));
+    let (outcome, trace) = play(vec![("pkg/fails", fails_after_a_second())], outer(), false);
+    assert_eq!(outcome, Outcome::Finished, "{}", trace.join("\n"));
+    assert!(has(&trace, "root/Main log info: after 3 s"));
+    assert!(has(
+        &trace,
+        "fails:root/Main err onInput_onStart: RuntimeError: boom"
+    ));
+    assert!(!trace.iter().any(|l| l.contains("the run stops (strict)")));
+    assert!(!has(&trace, "beh stop"));
+}
+
+#[test]
+fn a_posted_run_behavior_that_fails_stops_a_strict_run() {
+    // A posted runBehavior raises in its task, which no box code waits on: as a started
+    // behavior, its failure stops a strict run.
+    let (outcome, trace) = play(
+        vec![("pkg/fails", fails_after_a_second())],
+        one_box(false, |ctx| {
+            ctx.post_robot("ALBehaviorManager", "runBehavior", vec![s("pkg/fails")])
+                .map_err(|e| ScriptError::new(e.to_string()))?;
+            Ok(())
+        }),
+        true,
+    );
+    assert_eq!(outcome, failed_in_fails(), "{}", trace.join("\n"));
+    harness::assert_in_order(
+        &trace,
+        &[
+            "fails:root/Main err onInput_onStart: RuntimeError: boom",
+            "log info: fails:root/Main failed in a behavior nobody waits for: the run stops \
+             (strict)",
+            "beh stop",
+        ],
     );
 }
 

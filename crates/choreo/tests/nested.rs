@@ -132,6 +132,63 @@ fn a_nested_behavior_that_fails_stops_a_strict_run() {
     );
 }
 
+/// The fixture with `Run Broken` starting `broken` (`startBehavior`, nobody waits for it)
+/// and firing its output 2 s later, copied into `dir`; its `.pml`.
+fn fixture_starting_broken(dir: &Path) -> PathBuf {
+    let from = fixture().parent().unwrap().to_path_buf();
+    let to = dir.join("nested");
+    for part in ["main", "greet", "broken"] {
+        std::fs::create_dir_all(to.join(part)).unwrap();
+        let xar = std::fs::read_to_string(from.join(part).join("behavior.xar")).unwrap();
+        let xar = if part == "main" {
+            let run = "ALProxy(\"ALBehaviorManager\").runBehavior(\"nested-fixture/broken\")";
+            assert!(xar.contains(run));
+            xar.replace(
+                run,
+                "ALProxy(\"ALBehaviorManager\").startBehavior(\"nested-fixture/broken\")\n        \
+                 import time\n        time.sleep(2)",
+            )
+        } else {
+            xar
+        };
+        std::fs::write(to.join(part).join("behavior.xar"), xar).unwrap();
+    }
+    for file in ["manifest.xml", "nested.pml"] {
+        std::fs::copy(from.join(file), to.join(file)).unwrap();
+    }
+    to.join("nested.pml")
+}
+
+#[test]
+fn a_started_behavior_that_fails_stops_a_strict_run_and_not_a_lenient_one() {
+    // broken fails at 1.54 s; main's box sleeps on to 3.54 s before the run's end.
+    let dir = tempfile::tempdir().unwrap();
+    let pml = fixture_starting_broken(dir.path());
+    let pml = pml.to_str().unwrap();
+    let error = "broken:root/Oops line 3 (onInput_onStart): ValueError: boom";
+    let o = choreo(&["run", pml, "--fast", "--strict"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        out.contains("outcome        stopped at the first error in box code (--strict)"),
+        "{out}"
+    );
+    assert!(out.contains(error), "{out}");
+    assert!(out.contains("duration       1.54 s behavior time"), "{out}");
+    assert!(
+        err.contains(
+            "info: broken:root/Oops failed in a behavior nobody waits for: the run stops (strict)"
+        ),
+        "{err}"
+    );
+    let o = choreo(&["run", pml, "--fast"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    assert!(out.contains("duration       3.54 s behavior time"), "{out}");
+    assert!(out.contains(error), "{out}");
+}
+
 #[test]
 fn nested_behaviors_run_in_real_time() {
     let started = std::time::Instant::now();

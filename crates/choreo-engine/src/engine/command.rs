@@ -59,6 +59,9 @@ pub(crate) enum Command {
         stops: u64,
         start: crate::engine::sync::Start,
     },
+    /// A nested run nobody waits for failed (see [`crate::Engine::fails_its_owner`]): a
+    /// strict run stops with its outcome.
+    NestedFailed(crate::engine::outcome::Outcome),
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,

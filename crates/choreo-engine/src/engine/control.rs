@@ -260,10 +260,49 @@ impl Control {
                 message: text.clone(),
             };
             self.record(b, TraceStep::Err { hook, text });
+            if self
+                .shared
+                .fails_owner
+                .load(std::sync::atomic::Ordering::SeqCst)
+            {
+                self.shared.time.nested_failed(self.owners_view(&reason));
+            }
             self.stop_behavior(Some(reason));
         } else {
             self.record(b, TraceStep::Err { hook, text });
         }
+    }
+
+    /// `outcome` as the run that owns the time base tells it: the box's path as its trace
+    /// shows it (`greet:root/Say`).
+    fn owners_view(&self, outcome: &Outcome) -> Outcome {
+        match outcome {
+            Outcome::Failed {
+                path,
+                hook,
+                message,
+            } => Outcome::Failed {
+                path: format!("{}{path}", self.shared.trace.path_prefix()),
+                hook: hook.clone(),
+                message: message.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// A nested run nobody waits for failed: a strict run stops with its outcome, as if the
+    /// error had escaped one of its own boxes (the nested run's trace holds the error).
+    fn nested_failed(&mut self, outcome: Outcome) {
+        if !self.strict || self.stop_reason.is_some() || self.stopping {
+            return;
+        }
+        if let Outcome::Failed { path, .. } = &outcome {
+            self.log_run(
+                "info",
+                format!("{path} failed in a behavior nobody waits for: the run stops (strict)"),
+            );
+        }
+        self.stop_behavior(Some(outcome));
     }
 
     /// Real time: the time limit came.
@@ -551,6 +590,7 @@ impl Control {
             }
             Command::Stop => self.stop_behavior(None),
             Command::BoxError { b, hook, text } => self.box_error(b, hook, text),
+            Command::NestedFailed(outcome) => self.nested_failed(outcome),
             Command::Constructed => {
                 self.code = std::mem::take(
                     &mut *self

@@ -15,7 +15,7 @@ mod hooks;
 mod memory;
 mod motion;
 mod op;
-mod outcome;
+pub(crate) mod outcome;
 mod queue;
 mod rate;
 mod resources;
@@ -135,6 +135,14 @@ impl Engine {
         let time = Self::run_time(&options)?;
         let shared = Self::shared(graph, time, queue, &options);
         let route = Self::wake_route(&shared, nested)?;
+        if !nested {
+            let weak = Arc::downgrade(&shared);
+            shared.time.set_owner(Arc::new(move |outcome| {
+                if let Some(shared) = weak.upgrade() {
+                    shared.post(Command::NestedFailed(outcome));
+                }
+            }));
+        }
         // Construction counts as an activity from here (see below), so that nothing the robot
         // starts when attached makes time move before the first box is constructed.
         shared.time.begin();
@@ -267,6 +275,7 @@ impl Engine {
                 Vec::new()
             },
             quitting: AtomicBool::new(false),
+            fails_owner: AtomicBool::new(false),
             accounted: nested.then(|| {
                 Mutex::new(Accounted {
                     open: true,
@@ -384,6 +393,15 @@ impl Engine {
         gate.wait();
     }
 
+    /// Nobody waits for this nested run's end (`ALBehaviorManager.startBehavior`, a posted
+    /// `runBehavior`): if it fails ([`Outcome::Failed`], strict mode), the run that owns its
+    /// time base is told, and stops there too when it is strict. Its failure would otherwise
+    /// reach no box code, and a strict run would go on as if nothing had failed. Call it
+    /// before the start.
+    pub fn fails_its_owner(&self) {
+        self.shared.fails_owner.store(true, Ordering::SeqCst);
+    }
+
     /// Stops the behavior (R4): everything is unloaded, then destroyed.
     pub fn stop(&self) {
         self.shared.post(Command::Stop);
@@ -430,6 +448,14 @@ impl Engine {
     /// before the hook returns.
     pub fn runs_on_this_thread(&self) -> bool {
         workers::runs_hook_of(&self.shared)
+    }
+
+    /// Whether the calling thread runs box code of any engine (a hook, or what it calls): a
+    /// robot call made there hands its failure to that code, which may catch it
+    /// (`runBehavior` raising), where a call made on a thread of its own (a `post`) has
+    /// nobody to hand it to.
+    pub fn runs_box_code_here() -> bool {
+        workers::runs_any_hook()
     }
 
     /// The time base: the clock and the count of activities (give it as

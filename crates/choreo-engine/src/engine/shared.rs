@@ -51,6 +51,9 @@ pub(crate) struct Shared {
     /// The engine is being dropped: its control thread quits without waiting for a turn
     /// (whoever drops it holds one, and waits for the thread to end).
     pub(crate) quitting: std::sync::atomic::AtomicBool,
+    /// A nested run nobody waits for: its failure is told to the run that owns the time base
+    /// (see [`crate::Engine::fails_its_owner`]).
+    pub(crate) fails_owner: AtomicBool,
     /// When timelines start, kept in step with other runs (see [`Options::timeline_sync`]).
     pub(crate) sync: Option<Arc<dyn TimelineSync>>,
 }

@@ -95,6 +95,11 @@ pub(super) fn runs_hook_of(shared: &Arc<Shared>) -> bool {
     RUNNING_HOOK_OF.with(|c| c.borrow().as_ref().is_some_and(|s| Arc::ptr_eq(s, shared)))
 }
 
+/// Whether this thread runs a hook of any engine.
+pub(super) fn runs_any_hook() -> bool {
+    RUNNING_HOOK_OF.with(|c| c.borrow().is_some())
+}
+
 /// The engines whose hooks (transitively) run the code on this thread, as their "counts as
 /// an activity" flags, outermost first: a behavior loaded here is nested in them.
 pub(super) fn hook_lineage() -> Vec<Arc<AtomicBool>> {

@@ -151,7 +151,7 @@ impl Trace {
 
     fn make(keep: usize, writer: Option<Box<dyn Write + Send>>) -> Trace {
         Trace {
-            shared: Arc::new(Shared::new(keep, writer)),
+            shared: Arc::new(Shared::new(keep, writer, String::new())),
         }
     }
 
@@ -182,7 +182,13 @@ impl Trace {
     /// `selfie:`): for the engine of a nested behavior, which binds a graph of its own. Its
     /// events take their sequence numbers from this trace as they reach it; it keeps none.
     pub fn prefixed(&self, prefix: &str) -> Trace {
-        let child = Trace::unkept(None);
+        let child = Trace {
+            shared: Arc::new(Shared::new(
+                0,
+                None,
+                format!("{}{prefix}", self.shared.prefix),
+            )),
+        };
         let parent = self.clone();
         let prefix = prefix.to_string();
         child.add_listener(Arc::new(move |e: &Event| {
@@ -193,6 +199,12 @@ impl Trace {
             );
         }));
         child
+    }
+
+    /// What the paths of this trace's events get in front of them where they are kept:
+    /// every [`Trace::prefixed`] on the way (`selfie:`), empty for a trace of its own.
+    pub fn path_prefix(&self) -> &str {
+        &self.shared.prefix
     }
 
     /// Binds the graph the engine's compact records refer to. Records made against an

@@ -20,6 +20,9 @@ pub(super) struct Shared {
     /// The JSON Lines output. Only the deliverer writes to it, outside the trace's lock;
     /// never held while a listener runs.
     pub(super) writer: Mutex<Option<Box<dyn Write + Send>>>,
+    /// What the paths of its events get in front of them where they are kept (see
+    /// `Trace::prefixed`): empty but for a nested run's trace.
+    pub(super) prefix: String,
 }
 
 /// What the trace's lock guards.
@@ -47,7 +50,11 @@ pub(super) struct TraceInner {
 
 impl Shared {
     /// A trace's shared state keeping the last `keep` records, writing to `writer`.
-    pub(super) fn new(keep: usize, writer: Option<Box<dyn Write + Send>>) -> Shared {
+    pub(super) fn new(
+        keep: usize,
+        writer: Option<Box<dyn Write + Send>>,
+        prefix: String,
+    ) -> Shared {
         let inner = TraceInner {
             ring: Ring::new(keep),
             graph: None,
@@ -63,6 +70,7 @@ impl Shared {
             inner: Mutex::new(inner),
             delivered: Condvar::new(),
             writer: Mutex::new(writer),
+            prefix,
         }
     }
 

@@ -808,8 +808,13 @@ pub(crate) fn show_box_event(live: &Live, who: &str, e: &Event) -> bool {
             } else {
                 Kind::Info
             };
-            // Different messages of a box say different things: only repeats fold.
-            let line = Line::plain(format!("{who}{level} {}: {message}", e.path));
+            // Different messages of a box say different things: only repeats fold. The run's
+            // own messages have no box.
+            let line = if e.path.is_empty() {
+                Line::plain(format!("{who}{level}: {message}"))
+            } else {
+                Line::plain(format!("{who}{level} {}: {message}", e.path))
+            };
             live.line(at, kind, line);
         }
         _ => return false,

@@ -11,9 +11,11 @@
 //! behavior already running: a behavior that runs itself, or A that runs B that runs A, is
 //! refused there, and at most [`MAX_NESTED`] nested runs exist at once. `runBehavior` waits
 //! for the end (finished or stopped; a run that failed, in strict mode, raises), parked on
-//! the time base so that virtual time moves for the nested run; `stopBehavior` and
-//! `stopAllBehaviors` stop and wait for the end (the run that called them included, as on a
-//! robot); a nested run that ended is dropped on a thread of its own.
+//! the time base so that virtual time moves for the nested run; the failure of a run nobody
+//! waits for (`startBehavior`, a posted `runBehavior`) stops a strict run that owns the time
+//! base instead; `stopBehavior` and `stopAllBehaviors` stop and wait for the end (the run
+//! that called them included, as on a robot); a nested run that ended is dropped on a
+//! thread of its own.
 //!
 //! ALFrameManager's behavior and timeline calls (getBehaviorPath, get/setTimelineFps,
 //! exitBehavior...) need the engine's knowledge of the behavior, so the engine or the script
@@ -236,8 +238,15 @@ fn failure(outcome: &Outcome) -> Option<String> {
 }
 
 /// Starts behavior `name` and waits until it has started: its nested run, or `None` for a
-/// behavior installed by name only.
-fn start(sim: &Sim, a: &Args<'_>, name: &str) -> Result<Option<Arc<Engine>>, CallError> {
+/// behavior installed by name only. `awaited`: box code waits for its end and is told if
+/// it failed; otherwise its failure goes to the run that owns the time base
+/// ([`Engine::fails_its_owner`]).
+fn start(
+    sim: &Sim,
+    a: &Args<'_>,
+    name: &str,
+    awaited: bool,
+) -> Result<Option<Arc<Engine>>, CallError> {
     let launcher = {
         let mut state = sim.state();
         let m = &mut state.part::<Manager>();
@@ -290,6 +299,9 @@ fn start(sim: &Sim, a: &Args<'_>, name: &str) -> Result<Option<Arc<Engine>>, Cal
                 .part::<Manager>()
                 .running
                 .insert(name.to_string(), Running::Nested(Arc::clone(&engine)));
+            if !awaited {
+                engine.fails_its_owner();
+            }
             // Outside the lock: the start runs box code.
             engine.start_parked();
             Ok(Some(engine))
@@ -335,7 +347,9 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
     let value = match method {
         "runBehavior" => {
             let name = a.str(0)?;
-            if let Some(engine) = start(sim, a, name)? {
+            // Called from box code, the failure is raised there; posted (a task of its own),
+            // nobody would hear of it.
+            if let Some(engine) = start(sim, a, name, Engine::runs_box_code_here())? {
                 let outcome = engine.wait_end_parked();
                 sim.state().part::<Manager>().sweep();
                 retire(engine);
@@ -349,7 +363,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             Value::None
         }
         "startBehavior" => {
-            start(sim, a, a.str(0)?)?;
+            start(sim, a, a.str(0)?, false)?;
             Value::None
         }
         "preloadBehavior" => Value::Bool(
