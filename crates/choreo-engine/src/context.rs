@@ -149,6 +149,23 @@ impl BoxContext {
         );
     }
 
+    /// An exception escaped box code that no hook ran and no box code can catch: an ALMemory
+    /// callback, a thread the script started, a future's callback (E2). Logged at error
+    /// level for the box, as NAOqi logs it; in strict mode it is an error of the box
+    /// instead (an `err` event), and the behavior stops as for a hook's (E3). `source`: what
+    /// ran the code (`onTouched`, `thread Thread-1`), the error's hook in the report.
+    pub fn uncaught(&self, source: &str, text: &str) {
+        if self.shared.strict {
+            self.shared.post(Command::BoxError {
+                b: self.id,
+                hook: source.to_string(),
+                text: text.to_string(),
+            });
+        } else {
+            self.log("error", text);
+        }
+    }
+
     /// The engine's clock and activity count: box code that starts work of its own in the
     /// background (a `qi.async` timer, a thread) runs it through [`Activity::spawn`], so
     /// virtual time waits for it.

@@ -296,8 +296,14 @@ impl BoxApi {
 
     /// Calls `callback(key, value)` on each update of ALMemory `key`, in the background and
     /// in order, until [`BoxApi::unsubscribe`] or the box is destroyed. Returns the id.
-    fn subscribe(&self, key: &str, callback: Py<PyAny>) -> PyResult<u64> {
+    fn subscribe(&self, py: Python<'_>, key: &str, callback: Py<PyAny>) -> PyResult<u64> {
         let ctx = self.state.live()?;
+        // What an exception of the callback is reported from (`onTouched`).
+        let source = callback
+            .bind(py)
+            .getattr("__name__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| format!("callback of {key}"));
         let robot = ctx.robot().ok_or_else(|| {
             PyRuntimeError::new_err(format!("ALMemory: no robot to subscribe to {key:?}"))
         })?;
@@ -305,6 +311,7 @@ impl BoxApi {
         let mailbox = Arc::new(Mailbox {
             state: Arc::clone(&self.state),
             callback,
+            source,
             queue: Mutex::new((VecDeque::new(), false)),
         });
         let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
@@ -326,9 +333,15 @@ impl BoxApi {
 
     /// `ALMemory.subscribeToEvent(event, module, ...)` for a module of this run: `callback`
     /// as in [`BoxApi::subscribe`], replacing an earlier subscription of `module` to `event`.
-    fn subscribe_event(&self, event: &str, module: &str, callback: Py<PyAny>) -> PyResult<()> {
+    fn subscribe_event(
+        &self,
+        py: Python<'_>,
+        event: &str,
+        module: &str,
+        callback: Py<PyAny>,
+    ) -> PyResult<()> {
         self.unsubscribe_event(event, module);
-        let id = self.subscribe(event, callback)?;
+        let id = self.subscribe(py, event, callback)?;
         self.state
             .run
             .events
@@ -398,6 +411,8 @@ fn robot_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<Value>> {
 struct Mailbox {
     state: Arc<BoxState>,
     callback: Py<PyAny>,
+    /// What the callback's exceptions are reported from (its name).
+    source: String,
     /// Updates not yet handed over, and whether a thread is handing them over.
     queue: Mutex<(VecDeque<(String, Value)>, bool)>,
 }
@@ -439,7 +454,7 @@ impl Mailbox {
             let Some((key, value)) = next else {
                 return;
             };
-            call_in_box(&self.state, |py| {
+            call_in_box(&self.state, &self.source, |py| {
                 self.callback
                     .call1(py, (key, to_python(py, &value)?))
                     .map(drop)

@@ -185,16 +185,28 @@ pub(crate) fn current_state() -> Option<Arc<BoxState>> {
 /// failed, errors are logged with their plain text.
 pub(crate) static DESCRIBE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// Logs `error` at error level for the current box (E2: callbacks, background work), or
-/// prints it when no box is current.
-pub(crate) fn log_exception(py: Python<'_>, error: &PyErr) {
+/// Reports `error`, an exception that escaped box code outside its hooks (E2), for the
+/// current box: `uncaught` names what ran the code when no box code can catch the exception
+/// (a callback, a thread: [`BoxContext::uncaught`], which stops a strict run); `None` only
+/// logs it at error level (a `qi.async` function, whose future holds the error for the box
+/// code to read). Printed when no box is current.
+pub(crate) fn log_exception(py: Python<'_>, error: &PyErr, uncaught: Option<&str>) {
+    // An error raised through a call from Rust keeps its traceback beside the exception:
+    // put back where `describe` reads it.
+    let value = error.value(py);
+    if value.getattr("__traceback__").is_ok_and(|t| t.is_none())
+        && let Some(traceback) = error.traceback(py)
+    {
+        let _ = value.setattr("__traceback__", traceback);
+    }
     let text = DESCRIBE
         .get(py)
-        .and_then(|d| d.call1(py, (error.value(py),)).ok())
+        .and_then(|d| d.call1(py, (value,)).ok())
         .and_then(|t| t.extract::<String>(py).ok())
         .unwrap_or_else(|| error.to_string());
-    match current_state() {
-        Some(state) if state.is_alive() => state.ctx.log("error", &text),
+    match (current_state(), uncaught) {
+        (Some(state), Some(source)) if state.is_alive() => state.ctx.uncaught(source, &text),
+        (Some(state), None) if state.is_alive() => state.ctx.log("error", &text),
         // A closed stderr must not panic a box's thread.
         _ => {
             let _ = writeln!(std::io::stderr(), "choreo-python: {text}");
@@ -203,15 +215,19 @@ pub(crate) fn log_exception(py: Python<'_>, error: &PyErr) {
 }
 
 /// Runs `work` as code of the box `state` (its context current, the lock held); an
-/// exception is logged at error level (E2).
-pub(crate) fn call_in_box(state: &Arc<BoxState>, work: impl FnOnce(Python<'_>) -> PyResult<()>) {
+/// exception is uncaught, from `source` (E2).
+pub(crate) fn call_in_box(
+    state: &Arc<BoxState>,
+    source: &str,
+    work: impl FnOnce(Python<'_>) -> PyResult<()>,
+) {
     if !state.is_alive() {
         return;
     }
     let _entered = Entered::new(Arc::clone(state));
     Python::attach(|py| {
         if let Err(e) = work(py) {
-            log_exception(py, &e);
+            log_exception(py, &e, Some(source));
         }
     });
 }

@@ -250,8 +250,9 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
     let started = match current_state() {
         Some(state) => {
             let activity = Arc::clone(state.ctx.activity());
+            let source = name.clone();
             activity.spawn(&name, move || {
-                call_in_box(&state, |py| function.call0(py).map(drop));
+                call_in_box(&state, &source, |py| function.call0(py).map(drop));
             })
         }
         None => std::thread::Builder::new()
@@ -259,7 +260,7 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
             .spawn(move || {
                 Python::attach(|py| {
                     if let Err(e) = function.call0(py) {
-                        log_exception(py, &e);
+                        log_exception(py, &e, None);
                     }
                 });
             })
@@ -281,9 +282,11 @@ fn log(level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
     Ok(())
 }
 
-/// `_choreo.log_exception(e)`: logs an exception with its traceback (E2).
+/// `_choreo.log_exception(e, uncaught=None)`: reports an exception with its traceback (E2);
+/// `uncaught`: what ran the code, when no box code can catch the exception (see
+/// [`log_exception`]).
 #[pyfunction]
-#[pyo3(name = "log_exception")]
-fn log_exception_py(py: Python<'_>, error: Bound<'_, PyAny>) {
-    log_exception(py, &PyErr::from_value(error));
+#[pyo3(name = "log_exception", signature = (error, uncaught=None))]
+fn log_exception_py(py: Python<'_>, error: Bound<'_, PyAny>, uncaught: Option<String>) {
+    log_exception(py, &PyErr::from_value(error), uncaught.as_deref());
 }

@@ -74,7 +74,9 @@ pub struct Options {
     pub on_frame: Option<FrameObserver>,
     /// E3: an error escaping a box hook stops the behavior at once (in virtual time at the
     /// very instant of the failing hook, whatever the machine's load); the run ends with
-    /// [`Outcome::Failed`].
+    /// [`Outcome::Failed`]. So does an exception no box code can catch
+    /// ([`BoxContext::uncaught`]), and the failure of a nested run nobody waits for
+    /// ([`Engine::fails_its_owner`]).
     pub strict: bool,
     /// The robot's resource tree (which joints a group such as `All motors` covers, Q4).
     /// `None`: the robot's own ([`Robot::resource_tree`]), else none (every name a leaf).
@@ -276,6 +278,7 @@ impl Engine {
             },
             quitting: AtomicBool::new(false),
             fails_owner: AtomicBool::new(false),
+            strict: options.strict,
             accounted: nested.then(|| {
                 Mutex::new(Accounted {
                     open: true,

@@ -54,6 +54,9 @@ pub(crate) struct Shared {
     /// A nested run nobody waits for: its failure is told to the run that owns the time base
     /// (see [`crate::Engine::fails_its_owner`]).
     pub(crate) fails_owner: AtomicBool,
+    /// Strict mode (see [`crate::Options::strict`]): box code's uncaught exceptions stop
+    /// the behavior ([`crate::BoxContext::uncaught`]).
+    pub(crate) strict: bool,
     /// When timelines start, kept in step with other runs (see [`Options::timeline_sync`]).
     pub(crate) sync: Option<Arc<dyn TimelineSync>>,
 }

@@ -564,6 +564,18 @@ def _start_new_thread(function, args, kwargs=None):
     return 0
 
 
+_real_excepthook = threading.excepthook
+
+
+def _thread_excepthook(args):
+    """An exception that ends a thread box code started is the box's, uncaught (E2): in the
+    trace, not on the process's stderr (a strict run stops)."""
+    if _choreo.current() is None or args.exc_type is SystemExit or args.exc_value is None:
+        return _real_excepthook(args)
+    name = args.thread.name if args.thread is not None else "?"
+    _choreo.log_exception(args.exc_value, "thread %s" % name)
+
+
 def _virtual():
     return _choreo.current() is not None and _choreo.is_virtual()
 
@@ -747,6 +759,7 @@ def install():
     for name in _RANDOM_FUNCTIONS:
         setattr(random, name, _random_function(name))
     threading._start_new_thread = _start_new_thread
+    threading.excepthook = _thread_excepthook
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait
     threading.Thread.join = _join

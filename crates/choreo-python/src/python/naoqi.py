@@ -124,7 +124,13 @@ class Subscriber(object):
 
     def __init__(self, box, key):
         self.signal = qi.Signal()
-        self._id = box.subscribe(key, lambda key, value: self.signal(value))
+
+        def deliver(_key, value):
+            self.signal(value)
+
+        # Its callbacks' exceptions are reported as the subscriber's (E2).
+        deliver.__name__ = "subscriber of %s" % key
+        self._id = box.subscribe(key, deliver)
 
 
 def _callback_arity(function):
@@ -152,6 +158,8 @@ def _subscribe_to_event(proxy, event, module, *rest):
         arguments = (key, value, message)[: max(_callback_arity(callback), 0)]
         callback(*arguments)
 
+    # Its exceptions are reported as the method's (E2).
+    deliver.__name__ = str(method)
     box.subscribe_event(event, module, deliver)
 
 

@@ -195,7 +195,8 @@ def _run_callback(callback, argument):
     try:
         callback(argument)
     except Exception as e:
-        _choreo.log_exception(e)
+        # Nobody can catch it: uncaught (a strict run stops).
+        _choreo.log_exception(e, "future callback")
 
 
 class Promise:
@@ -240,6 +241,7 @@ def runAsync(function, *args, **kwargs):
             value = function(*args, **kwargs)
         except Exception as e:
             promise.setError(str(e))
+            # Logged only: the future holds the error for box code to read.
             _choreo.log_exception(e)
         else:
             promise.setValue(value)
@@ -374,7 +376,7 @@ class PeriodicTask:
                 try:
                     self._callback()
                 except Exception as e:
-                    _choreo.log_exception(e)
+                    _choreo.log_exception(e, self._name)
                 spent = _choreo.now() - began
 
         _choreo.spawn(loop, self._name)
