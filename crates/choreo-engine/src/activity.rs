@@ -78,8 +78,9 @@ pub struct Activity {
     owner: Mutex<Option<FailureSink>>,
 }
 
-/// Where the failure of a nested run nobody waits for goes (see [`Activity::nested_failed`]).
-pub(crate) type FailureSink = Arc<dyn Fn(crate::engine::outcome::Outcome) + Send + Sync>;
+/// Where the failure of a nested run nobody waits for goes (see [`Activity::nested_failed`]):
+/// the failing box's path as the trace shows it, the hook, the message.
+pub(crate) type FailureSink = Arc<dyn Fn(String, String, String) + Send + Sync>;
 
 /// An engine's clock tokens: where they go, and whether the clock waits for it to act on
 /// each one (see [`Activity::route`]).
@@ -151,12 +152,12 @@ impl Activity {
     }
 
     /// A nested run nobody waits for (a behavior started, not run: `crate::Engine::
-    /// fails_its_owner`) failed with `outcome`: the engine that owns this time base is told.
+    /// fails_its_owner`) failed (`Outcome::Failed`'s parts): the engine that owns this time base is told.
     /// Nothing happens on a time base without an owner (a robot's own).
-    pub(crate) fn nested_failed(&self, outcome: crate::engine::outcome::Outcome) {
+    pub(crate) fn nested_failed(&self, path: String, hook: String, message: String) {
         let owner = lock(&self.owner).clone();
         if let Some(owner) = owner {
-            owner(outcome);
+            owner(path, hook, message);
         }
     }
 

@@ -61,7 +61,7 @@ pub(crate) enum Command {
     },
     /// A nested run nobody waits for failed (see [`crate::Engine::fails_its_owner`]): a
     /// strict run stops with its outcome.
-    NestedFailed(crate::engine::outcome::Outcome),
+    NestedFailed(crate::engine::Outcome),
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,

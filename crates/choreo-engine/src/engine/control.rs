@@ -260,34 +260,38 @@ impl Control {
                 message: text.clone(),
             };
             self.record(b, TraceStep::Err { hook, text });
-            if self
-                .shared
-                .fails_owner
-                .load(std::sync::atomic::Ordering::SeqCst)
-            {
-                self.shared.time.nested_failed(self.owners_view(&reason));
-            }
+            self.tell_owner(&reason);
             self.stop_behavior(Some(reason));
         } else {
             self.record(b, TraceStep::Err { hook, text });
         }
     }
 
-    /// `outcome` as the run that owns the time base tells it: the box's path as its trace
-    /// shows it (`greet:root/Say`).
-    fn owners_view(&self, outcome: &Outcome) -> Outcome {
-        match outcome {
-            Outcome::Failed {
-                path,
-                hook,
-                message,
-            } => Outcome::Failed {
-                path: format!("{}{path}", self.shared.trace.path_prefix()),
-                hook: hook.clone(),
-                message: message.clone(),
-            },
-            other => other.clone(),
+    /// A nested run nobody waits for ([`crate::Engine::fails_its_owner`]) tells the run that
+    /// owns the time base that it failed, once its error is in the trace, with the path as
+    /// that run's trace shows it (`greet:root/Say`).
+    fn tell_owner(&self, reason: &Outcome) {
+        let Outcome::Failed {
+            path,
+            hook,
+            message,
+        } = reason
+        else {
+            return;
+        };
+        if !self
+            .shared
+            .fails_owner
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
         }
+        crate::trace::flush_thread_buffer();
+        self.shared.time.nested_failed(
+            format!("{}{path}", self.shared.trace.path_prefix()),
+            hook.clone(),
+            message.clone(),
+        );
     }
 
     /// A nested run nobody waits for failed: a strict run stops with its outcome, as if the

@@ -15,7 +15,7 @@ mod hooks;
 mod memory;
 mod motion;
 mod op;
-pub(crate) mod outcome;
+mod outcome;
 mod queue;
 mod rate;
 mod resources;
@@ -139,9 +139,13 @@ impl Engine {
         let route = Self::wake_route(&shared, nested)?;
         if !nested {
             let weak = Arc::downgrade(&shared);
-            shared.time.set_owner(Arc::new(move |outcome| {
+            shared.time.set_owner(Arc::new(move |path, hook, message| {
                 if let Some(shared) = weak.upgrade() {
-                    shared.post(Command::NestedFailed(outcome));
+                    shared.post(Command::NestedFailed(Outcome::Failed {
+                        path,
+                        hook,
+                        message,
+                    }));
                 }
             }));
         }
