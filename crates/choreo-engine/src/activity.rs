@@ -151,9 +151,10 @@ impl Activity {
         *lock(&self.owner) = Some(sink);
     }
 
-    /// A nested run nobody waits for (a behavior started, not run: `crate::Engine::
-    /// fails_its_owner`) failed (`Outcome::Failed`'s parts): the engine that owns this time base is told.
-    /// Nothing happens on a time base without an owner (a robot's own).
+    /// A nested run nobody waits for (a behavior started, not run:
+    /// `crate::Engine::fails_its_owner`) failed (`Outcome::Failed`'s parts): the engine that
+    /// owns this time base is told. Nothing happens on a time base without an owner (a
+    /// robot's own).
     pub(crate) fn nested_failed(&self, path: String, hook: String, message: String) {
         let owner = lock(&self.owner).clone();
         if let Some(owner) = owner {
