@@ -109,7 +109,18 @@ pub struct Logged {
 }
 
 impl fmt::Display for Logged {
+    /// `root/A: no ball`; a traceback (an exception in a callback or a thread, E2) as its
+    /// box's line and the exception, as errors are shown: `root/A line 11: RuntimeError: …`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self
+            .message
+            .starts_with("Traceback (most recent call last)")
+        {
+            return match summarize(&self.path, &self.message) {
+                (Some(line), exception) => write!(f, "{} line {line}: {exception}", self.path),
+                (None, exception) => write!(f, "{}: {exception}", self.path),
+            };
+        }
         write!(f, "{}: {}", self.path, self.message)
     }
 }
@@ -405,6 +416,20 @@ RuntimeError: ALProxy::ALProxy
         let logged: Vec<String> = t.logged.iter().map(ToString::to_string).collect();
         assert_eq!(logged, ["root/A: no ball", "root/B: lost"]);
         assert_eq!(t.failures.len(), 1);
+    }
+
+    #[test]
+    fn a_logged_traceback_shows_its_line_and_exception() {
+        // What E2 logs for an exception that ended a thread a box started.
+        let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3.11/threading.py\", line 1038, in _bootstrap_inner\n    self.run()\n  File \"root/Sound\", line 11, in work\n    raise RuntimeError(\"the sound file is missing\")\nRuntimeError: the sound file is missing";
+        let logged = Logged {
+            path: "root/Sound".into(),
+            message: text.into(),
+        };
+        assert_eq!(
+            logged.to_string(),
+            "root/Sound line 11: RuntimeError: the sound file is missing"
+        );
     }
 
     #[test]
