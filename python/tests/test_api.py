@@ -176,6 +176,62 @@ def test_a_box_that_cannot_be_constructed_is_a_load_error_with_its_box_and_line(
     assert "ValueError: no robot today" in str(e.value)
 
 
+def _wake_up_doing(tmp_path, name, code):
+    """examples/hello whose Wake Up box runs `code` (lines of its onInput_onStart) instead
+    of waking the robot up."""
+    xar = (EXAMPLES / "hello" / "behavior.xar").read_text()
+    wake = "        self.motion.wakeUp()\n"
+    assert xar.count(wake) == 1
+    folder = tmp_path / name
+    folder.mkdir()
+    body = "".join("        %s\n" % line for line in code)
+    (folder / "behavior.xar").write_text(xar.replace(wake, body))
+    return folder
+
+
+def test_strict_mode_ends_the_run_failed_at_the_box_and_hook_that_raised(tmp_path):
+    # docs/runtime-rules.md E3: in strict mode an error in box code stops the behavior, and
+    # the run's ending names the box, the hook and the exception; without it the error is
+    # logged and the behavior waits where the box left it (Wake Up never fires onStopped).
+    folder = _wake_up_doing(tmp_path, "raises", ["raise ValueError('no robot today')"])
+    run = choreo.load(folder, fast=True, strict=True)
+    run.start()
+    ending = run.wait_end()
+    assert ending == "failed", ending
+    assert ending.box == "root/Wake Up" and ending.hook == "onInput_onStart", ending
+    assert "ValueError: no robot today" in ending.message, ending
+    run.close()
+    run = choreo.load(folder, fast=True)
+    run.start()
+    assert run.wait_end() == "idle"
+    run.close()
+
+
+def test_strict_mode_ends_the_run_failed_when_a_boxs_thread_raises(tmp_path):
+    # docs/runtime-rules.md E2: an exception that ends a thread box code started reaches no
+    # box code; in strict mode it is the box's error, named after the thread.
+    folder = _wake_up_doing(tmp_path, "thread", [
+        "import threading",
+        "def load():",
+        "    raise RuntimeError('the sound file is missing')",
+        "t = threading.Thread(target=load, name='loader')",
+        "t.start()",
+        "t.join()",
+        "self.onStopped()",
+    ])
+    run = choreo.load(folder, fast=True, strict=True)
+    run.start()
+    ending = run.wait_end()
+    assert ending == "failed", ending
+    assert ending.box == "root/Wake Up" and ending.hook == "thread loader", ending
+    assert "RuntimeError: the sound file is missing" in ending.message, ending
+    run.close()
+    run = choreo.load(folder, fast=True)
+    run.start()
+    assert run.wait_end() == "finished"
+    run.close()
+
+
 def test_two_behaviors_side_by_side_do_not_see_each_other(tmp_path):
     seen_in_a, seen_in_b = tmp_path / "a.txt", tmp_path / "b.txt"
     # A's first box sets a module-level name; its second box sees it (NAOqi ran a

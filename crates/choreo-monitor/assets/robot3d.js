@@ -18,8 +18,9 @@
 // For tests, #robot3d carries data-state (loading, waiting, drawn, no-model, no-webgl, failed),
 // data-model, data-renders (frames drawn), data-poses (joint updates applied), data-box
 // (its canvas in page pixels: "x,y,width,height"), data-balance (none, standing, outside,
-// fell), data-polygon (the support polygon's corners drawn) and data-lying (none, belly, back,
-// left, right).
+// fell), data-polygon (the support polygon's corners drawn), data-lying (none, belly, back,
+// left, right) and data-leds (each light's LED group and the colour it fades to,
+// "LeftFaceLeds=#00ff00 ...").
 
 const HOST = "robot3d";
 
@@ -47,6 +48,8 @@ const COLOURS = {
   joint: 0x5c6573,
   dark: 0x2b313b,
   eye: 0x3fb8ff,
+  ear: 0x0000ff,
+  off: 0x000000,
   floor: 0x3a4352,
   floorCentre: 0x56627a,
   balanced: 0x46c37b,
@@ -231,10 +234,20 @@ class RobotView {
     const shell = mat(COLOURS.shell);
     const jointMat = mat(COLOURS.joint);
     const dark = mat(COLOURS.dark, { roughness: 0.35 });
-    // Each light its own material, coloured by the LED groups (setLeds).
+    // Each light its own material, coloured by its LED group (setLeds): the eyes and ears
+    // (side 1 is the left), NAO's chest button, feet and head, Pepper's shoulders.
     const glow = (colour) => mat(colour, { emissive: colour, emissiveIntensity: 0.8 });
-    const eyeMat = { 1: glow(COLOURS.eye), [-1]: glow(COLOURS.eye) };
-    this.lights = new Map([["LeftFaceLeds", eyeMat[1]], ["RightFaceLeds", eyeMat[-1]]]);
+    const lit = (group, colour) => {
+      const m = glow(colour);
+      this.lights.set(group, m);
+      return m;
+    };
+    this.lights = new Map();
+    const side = (s) => (s === 1 ? "Left" : "Right");
+    const eyeMat = {};
+    const earMat = {};
+    for (const s of [1, -1]) eyeMat[s] = lit(`${side(s)}FaceLeds`, COLOURS.eye);
+    for (const s of [1, -1]) earMat[s] = lit(`${side(s)}EarLeds`, COLOURS.ear);
     const up = new T.Vector3(0, 1, 0);
 
     /** A rounded rod from a to b (vectors in `parent`'s frame). */
@@ -282,14 +295,23 @@ class RobotView {
     body.position.set(middle, 0, (zTop + zBottom) / 2 - limb * 0.5);
     // The capsule's length is 1 + 2 radii: scaled by bodyHeight / 2, it spans bodyHeight.
     torso.add(body);
+    const chestMat = lit("ChestLeds", COLOURS.eye);
     if (!tablet) {
-      // NAO's chest button, lit by ChestLeds.
-      const chestMat = glow(COLOURS.eye);
+      // NAO's chest button.
       const chest = new T.Mesh(new T.CylinderGeometry(width * 0.13, width * 0.13, limb, 24), chestMat);
       chest.rotation.z = Math.PI / 2;
       chest.position.set(middle + depth / 2, 0, zTop - bodyHeight * 0.2);
       torso.add(chest);
-      this.lights.set("ChestLeds", chestMat);
+    } else {
+      // Pepper's ChestLeds are on its shoulders (the ChestBoard's two LEDs a side, 5 cm
+      // apart front to back): a strip lying on each shoulder's joint.
+      for (const s of [1, -1]) {
+        const joint = this.frames.get(`${side(s)[0]}ShoulderPitch`)?.link;
+        if (!joint) continue;
+        const strip = new T.Mesh(new T.BoxGeometry(limb * 2.2, limb, limb * 0.5), chestMat);
+        strip.position.set(joint.offset[0], joint.offset[1], joint.offset[2] + limb * 1.5);
+        torso.add(strip);
+      }
     }
 
     // Bones: every joint away from its parent joint is joined to it.
@@ -311,7 +333,8 @@ class RobotView {
     for (const [name, e] of ends) {
       const p = new T.Vector3(...e.offset);
       if (name === "HeadTop") {
-        this.head(e.parent, p, eyeMat, shell, dark, jointMat, rod, limb);
+        const brainMat = tablet ? null : lit("BrainLeds", COLOURS.off);
+        this.head(e.parent, p, { eyeMat, earMat, brainMat }, shell, dark, rod, limb);
       } else if (/Sole$/.test(name)) {
         rod(e.parent, origin, p, limb * 0.9, jointMat);
       } else if (/Toe$/.test(name)) {
@@ -322,6 +345,11 @@ class RobotView {
           const foot = new T.Mesh(new T.BoxGeometry(length, length * 0.5, limb * 1.3), shell);
           foot.position.set((p.x + h.x) / 2, (p.y + h.y) / 2, p.z + limb * 0.65);
           e.parent.add(foot);
+          // NAO's foot LED, on top of the foot's front (LeftFootLeds, RightFootLeds).
+          const footMat = lit(`${name[0] === "L" ? "Left" : "Right"}FootLeds`, COLOURS.off);
+          const led = new T.Mesh(new T.BoxGeometry(length * 0.22, length * 0.4, limb * 0.3), footMat);
+          led.position.set(p.x - length * 0.18, (p.y + h.y) / 2, p.z + limb * 1.35);
+          e.parent.add(led);
         }
       } else if (name === "Base") {
         this.base(e.parent, p, ends, shell, dark, limb);
@@ -433,8 +461,11 @@ class RobotView {
     return { joint: name, fingers, side };
   }
 
-  /** The head on `frame` (HeadPitch's), up to `top`: a rounded shell, eyes, ears. */
-  head(frame, top, eyeMat, shell, dark, jointMat, rod, limb) {
+  /**
+   * The head on `frame` (HeadPitch's), up to `top`: a rounded shell, eyes and ears lit by
+   * `eyeMat` and `earMat` (by side), and on NAO the ring of its head's LEDs (`brainMat`).
+   */
+  head(frame, top, { eyeMat, earMat, brainMat }, shell, dark, rod, limb) {
     const T = this.T;
     const h = top.z;
     const r = h * 0.5;
@@ -447,9 +478,17 @@ class RobotView {
       eye.scale.set(0.45, 1, 1);
       eye.position.set(top.x + r * 0.9, s * r * 0.36, h * 0.55);
       frame.add(eye);
-      const ear = new T.Mesh(new T.CylinderGeometry(r * 0.32, r * 0.32, r * 0.12, 20), jointMat);
+      const ear = new T.Mesh(new T.CylinderGeometry(r * 0.32, r * 0.32, r * 0.12, 20), earMat[s]);
       ear.position.set(top.x - r * 0.05, s * r * 1.1, h * 0.5);
       frame.add(ear);
+    }
+    if (brainMat) {
+      // NAO's twelve head LEDs, round the touch sensors on top of its head: a ring lying on
+      // the skull (0.8 of its height up, where the skull is 0.6 of its radius wide).
+      const ring = new T.Mesh(new T.TorusGeometry(1, 0.08, 8, 36), brainMat);
+      ring.scale.set(r * 0.98 * 0.6, r * 1.12 * 0.6, r * 0.6);
+      ring.position.set(top.x, 0, h * 0.52 + r * 0.8);
+      frame.add(ring);
     }
     const neck = new T.Vector3(0, 0, -limb * 1.5);
     rod(frame, neck, new T.Vector3(0, 0, h * 0.15), limb * 1.2, dark);
@@ -483,8 +522,9 @@ class RobotView {
 
   /** Joints changed: `names[i]` is at `values[i]`; the others keep their last value. */
   /**
-   * Colours the lights: `colours` maps LED groups (LeftFaceLeds, RightFaceLeds, ChestLeds)
-   * to [r, g, b] in 0..1, reached over `seconds` (the robot's fade, in real time here).
+   * Colours the lights: `colours` maps LED groups (LeftFaceLeds, RightFaceLeds, LeftEarLeds,
+   * RightEarLeds, ChestLeds, and NAO's LeftFootLeds, RightFootLeds and BrainLeds) to
+   * [r, g, b] in 0..1, reached over `seconds` (the robot's fade, in real time here).
    */
   setLeds(colours, seconds) {
     if (!colours || typeof colours !== "object" || !this.lights) return;
@@ -494,7 +534,7 @@ class RobotView {
       const c = colours[group];
       if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === "number")) continue;
       const to = new T.Color(...c.map((x) => Math.min(1, Math.max(0, x))));
-      fades.push({ material, from: material.emissive.clone(), to });
+      fades.push({ group, material, from: material.emissive.clone(), to });
     }
     if (!fades.length) return;
     const ms = Math.max(0, Number(seconds) || 0) * 1000;
@@ -505,7 +545,7 @@ class RobotView {
         f.material.emissive.copy(f.from).lerp(f.to, k);
         f.material.color.copy(f.material.emissive);
       }
-      this.host.dataset.leds = fades.map((f) => `#${f.to.getHexString()}`).join(" ");
+      this.host.dataset.leds = fades.map((f) => `${f.group}=#${f.to.getHexString()}`).join(" ");
       this.request();
       if (k < 1) requestAnimationFrame(step);
     };

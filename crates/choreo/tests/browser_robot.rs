@@ -276,9 +276,58 @@ fn the_eyes_show_the_colour_the_leds_were_given() {
     if !drawn(&html) {
         return;
     }
-    // Each light the view draws, in the colour it reached: both eyes and the chest.
+    // Each light the view draws, in the colour it reached: the eyes green; the rest as the
+    // robot starts (NAO's ears blue, its chest white, its head and feet off).
     let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
-    assert_eq!(leds, "#00ff00 #00ff00 #ffffff", "{leds}");
+    assert_eq!(
+        leds,
+        "LeftFaceLeds=#00ff00 RightFaceLeds=#00ff00 LeftEarLeds=#0000ff \
+         RightEarLeds=#0000ff ChestLeds=#ffffff BrainLeds=#000000 LeftFootLeds=#000000 \
+         RightFootLeds=#000000",
+        "{leds}"
+    );
+}
+
+#[test]
+fn nao_s_ears_feet_and_head_light_up_in_the_view() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
+        return;
+    };
+    // The box turns the left ear off, the left foot red, the right foot green and the head
+    // on (`ALLeds.off`, `fadeRGB`, `on`), then the run ends and the monitor stays up.
+    let run = Served::start(&[
+        "run",
+        "crates/choreo/tests/fixtures/leds.xar",
+        "--fast",
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    run.line_with("stays up");
+    let page = screenshots().join("robot3d-leds-nao.png");
+    let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);
+    if !drawn(&html) {
+        return;
+    }
+    // The reference (NAO H21/H25 LEDs, NAOqi 2.1): the feet are full-colour RGB, the ears
+    // and the head's twelve LEDs 16-step blue; the eyes and the chest start white.
+    let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
+    assert_eq!(
+        leds,
+        "LeftFaceLeds=#ffffff RightFaceLeds=#ffffff LeftEarLeds=#000000 \
+         RightEarLeds=#0000ff ChestLeds=#ffffff BrainLeds=#0000ff LeftFootLeds=#ff0000 \
+         RightFootLeds=#00ff00",
+        "{leds}"
+    );
+    // And they are drawn: the view holds red and green pixels (the feet; nothing else in a
+    // standing NAO's view is either: the balance marks' green is paler).
+    let shot = read_png(&page);
+    let view = shot.crop(shot.locate(view_box(&html).expect("the view's data-box")));
+    view.save(&screenshots().join("robot3d-leds-nao-view.png"));
+    let count = |f: &dyn Fn([u8; 3]) -> bool| view.rgb.iter().filter(|&&p| f(p)).count();
+    let red = count(&|[r, g, b]| r > 150 && g < 60 && b < 60);
+    let green = count(&|[r, g, b]| g > 150 && r < 60 && b < 60);
+    assert!(red > 4 && green > 4, "red {red}, green {green} pixels: the feet not lit");
 }
 
 #[test]
