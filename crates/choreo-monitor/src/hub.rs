@@ -10,7 +10,7 @@ use choreo_engine::trace::Event;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::replay::Replay;
+use crate::replay::{Replay, is_stack_event};
 use crate::state::{Changes, Fields, State, join_into};
 
 /// How often queued events are sent.
@@ -251,7 +251,8 @@ pub(crate) async fn batches(
             Some(r) => {
                 let mut r = lock(r);
                 let step = r.advance();
-                let stack = r.is_stack();
+                // A stack's trace holds its engines' events too.
+                let of_stack = |e: &Value| r.is_stack() && is_stack_event(e);
                 if step.resync {
                     // A jump: the state is rebuilt from the replay's events up to it.
                     let mut h = lock(&hub);
@@ -259,23 +260,27 @@ pub(crate) async fn batches(
                     let mut c = Changes::default();
                     let before = r.before();
                     for e in before {
-                        if stack {
+                        if of_stack(e) {
                             h.state.apply_stack(e, &mut c);
                         } else {
                             h.state.apply(&Fields::of_json(e), &mut c);
                         }
                     }
-                    let recent = before[before.len().saturating_sub(crate::state::RECENT)..]
-                        .iter()
-                        .map(Value::to_string);
-                    if stack {
-                        h.state.remember_stack(recent);
-                    } else {
-                        h.state.remember(recent);
-                    }
+                    let (stack, engines): (Vec<&Value>, Vec<&Value>) =
+                        before.iter().partition(|e| of_stack(e));
+                    let recent = |v: &[&Value]| {
+                        v[v.len().saturating_sub(crate::state::RECENT)..]
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                    };
+                    h.state.remember_stack(recent(&stack));
+                    h.state.remember(recent(&engines));
                 }
-                let kind = if stack { Queued::Stack } else { Queued::Json };
-                events.extend(step.events.into_iter().map(kind));
+                events.extend(step.events.into_iter().map(|e| match of_stack(&e) {
+                    true => Queued::Stack(e),
+                    false => Queued::Json(e),
+                }));
                 (step.resync, step.report.then(|| r.position()))
             }
             None => (false, None),

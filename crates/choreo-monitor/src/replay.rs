@@ -8,11 +8,18 @@ use serde_json::{Value, json};
 /// Slowest and fastest speeds.
 const SPEEDS: (f64, f64) = (0.05, 100.0);
 
+/// Whether `e` is an event of a behavior stack (`tick`, no `path`), not of an engine.
+pub fn is_stack_event(e: &Value) -> bool {
+    e.get("tick").is_some() && e.get("path").is_none()
+}
+
 /// The replay's position and controls.
 #[derive(Debug)]
 pub struct Replay {
     events: Vec<Value>,
-    /// They are a behavior stack's events (`choreo stack run --trace`), not a behavior's.
+    /// They are a behavior stack's trace (`choreo stack run --trace`): its own events and,
+    /// between them, its engines' ([`is_stack_event`] tells them apart). Two numberings
+    /// then: the replay's position is the event's index, not its `seq`.
     stack: bool,
     /// Index of the next event to release.
     next: usize,
@@ -98,8 +105,13 @@ impl Replay {
     }
 
     /// Goes to just after the event numbered `seq` (before every event for a `seq` below
-    /// the first).
+    /// the first); in a stack's replay, just after the event at index `seq`.
     pub fn seek(&mut self, seq: u64) {
+        if self.stack {
+            let index = usize::try_from(seq).map_or(usize::MAX, |i| i.saturating_add(1));
+            self.seek_index(index);
+            return;
+        }
         let index = self
             .events
             .iter()
@@ -173,7 +185,10 @@ impl Replay {
 
     /// The `replay` message: where it is.
     pub fn position(&self) -> Value {
-        let seq = |i: usize| self.events.get(i).and_then(|e| e.get("seq")).cloned();
+        let seq = |i: usize| match self.stack {
+            true => (i < self.events.len()).then(|| json!(i)),
+            false => self.events.get(i).and_then(|e| e.get("seq")).cloned(),
+        };
         json!({
             "type": "replay",
             "seq": self.next.checked_sub(1).and_then(seq),

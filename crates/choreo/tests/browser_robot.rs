@@ -327,7 +327,10 @@ fn nao_s_ears_feet_and_head_light_up_in_the_view() {
     let count = |f: &dyn Fn([u8; 3]) -> bool| view.rgb.iter().filter(|&&p| f(p)).count();
     let red = count(&|[r, g, b]| r > 150 && g < 60 && b < 60);
     let green = count(&|[r, g, b]| g > 150 && r < 60 && b < 60);
-    assert!(red > 4 && green > 4, "red {red}, green {green} pixels: the feet not lit");
+    assert!(
+        red > 4 && green > 4,
+        "red {red}, green {green} pixels: the feet not lit"
+    );
 }
 
 #[test]

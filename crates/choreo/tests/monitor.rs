@@ -173,6 +173,31 @@ fn the_monitor_refuses_a_fleet_and_a_bad_address() {
 }
 
 #[test]
+fn a_replay_draws_the_robot_its_trace_says_it_ran_on() {
+    // examples/hello has no timeline (no `joints` event without a monitor) and its manifest
+    // names no robot: only the trace's first line says it ran on a Pepper.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("hello.jsonl");
+    let t = trace.to_str().unwrap();
+    let args = [
+        "run",
+        "examples/hello",
+        "--fast",
+        "-q",
+        "--robot-model",
+        "pepper",
+    ];
+    let o = support::cli::choreo(&[&args[..], &["--trace", t]].concat());
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let recorded = std::fs::read_to_string(&trace).unwrap();
+    let header: Value = serde_json::from_str(recorded.lines().next().unwrap()).unwrap();
+    assert_eq!(header["model"], "pepper", "{header}");
+    assert!(!recorded.contains(r#""event":"joints""#));
+    let (_replay, mut page) = replay(t, "examples/hello");
+    assert_eq!(until(&mut page, "robot")["model"], "pepper");
+}
+
+#[test]
 fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("stack.jsonl");
@@ -228,8 +253,11 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
     );
     drop((late, page, run));
 
-    // The replay of the stack's trace, sought to its last event: the same stack.
+    // The replay of the stack's trace, sought to its last event: the same stack, and the
+    // robot as the played behaviors left it (the trace holds their events too), drawn as
+    // the NAO its joints are of.
     let (_replay, mut page) = replay(t, "examples/stack");
+    assert_eq!(until(&mut page, "robot")["model"], "nao");
     assert_eq!(until(&mut page, "stack")["base"], "Main");
     let last = until(&mut page, "replay")["last"].clone();
     send(&mut page, json!({"type": "seek", "seq": last}));
@@ -240,6 +268,9 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
         }
     };
     assert_eq!(replayed["stack"], st);
+    for shown in ["said", "posture", "leds", "joints"] {
+        assert_eq!(replayed[shown], s[shown], "{shown}");
+    }
 }
 
 #[test]

@@ -74,6 +74,8 @@ fn a_fast_run_draws_the_seed_s_numbers_and_reads_the_fixed_start() {
     assert_eq!(header["seed"], 1);
     assert_eq!(header["start"], "2026-01-05T10:00:00Z");
     assert_eq!(header["clock"], "virtual");
+    // And the robot it ran on (a replay draws it): the simulated NAO, by default.
+    assert_eq!(header["model"], "nao");
     // Two threads of box code, started together, log in one order every time.
     let (again, _) = logs(&[]);
     assert_eq!(again, lines);

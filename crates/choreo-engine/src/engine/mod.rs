@@ -230,7 +230,9 @@ impl Engine {
                     what: "frame clock",
                     error,
                 })?;
-            // What repeats this run, first in the file (docs/trace.md).
+            // What repeats this run, and the robot it ran on when it says (a replay draws
+            // it), first in the file (docs/trace.md).
+            let model = options.robot.as_ref().and_then(|r| r.model());
             options.trace.write_header(&serde_json::json!({
                 "event": "run",
                 "time_ns": 0,
@@ -238,6 +240,7 @@ impl Engine {
                 "clock": if time.is_virtual() { "virtual" } else { "real" },
                 "seed": time.seed(),
                 "start": choreo_robot::calendar::format_utc(time.start_ms()),
+                "model": model.map(|m| m.name().to_lowercase()),
             }));
             return Ok(time);
         };

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use choreo_engine::graph::Graph;
 use choreo_monitor::Monitor;
+use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
@@ -33,24 +34,27 @@ pub(crate) struct ReplayArgs {
 pub fn replay(args: &ReplayArgs) -> CliResult {
     let (trace, path, behavior) = (&args.trace, &args.behavior_path, args.behavior.as_deref());
     let flags = &args.monitor;
-    let events: Vec<serde_json::Value> = crate::cli::trace_file::events(trace, |_, _| Ok(()))?
-        .into_iter()
-        .map(|(_, v)| v)
-        .collect();
+    let (header, events) = crate::cli::trace_file::read(trace, |_, _| Ok(()))?;
+    let events: Vec<serde_json::Value> = events.into_iter().map(|(_, v)| v).collect();
+    // The robot it ran on: the header's (docs/trace.md), else the one its joints are of.
+    let model = header
+        .as_ref()
+        .and_then(|h| h["model"].as_str())
+        .and_then(choreo_robot::Model::from_hint)
+        .or_else(|| model_of_joints(&events));
     let flags = MonitorFlags {
         monitor: flags
             .monitor
             .or(Some(SocketAddr::from(([127, 0, 0, 1], 0)))),
         ..flags.clone()
     };
-    let stack = events
-        .first()
-        .is_some_and(|e| e.get("tick").is_some() && e.get("path").is_none());
+    // A stack's trace: its own events, and its engines' between them.
+    let stack = events.iter().any(choreo_monitor::replay::is_stack_event);
     let count = events.len();
     let replayed = if stack {
-        stack_replay(path, &flags, events)
+        stack_replay(path, &flags, model, events)
     } else {
-        behavior_replay(path, behavior, &flags, events)
+        behavior_replay(path, behavior, &flags, model, events)
     };
     let (title, _monitor) = match replayed? {
         (title, Some(m)) => (title, m),
@@ -73,33 +77,46 @@ pub fn replay(args: &ReplayArgs) -> CliResult {
 /// What a replay shows: its title, and the monitor serving it.
 type Replayed = CliResult<(String, Option<Arc<Monitor>>)>;
 
-/// The monitor of a behavior stack's recorded `events`, its definitions in `dir`.
-fn stack_replay(dir: &Path, flags: &MonitorFlags, events: Vec<serde_json::Value>) -> Replayed {
+/// The monitor of a behavior stack's recorded `events`, its definitions in `dir`, on
+/// `model` when known.
+fn stack_replay(
+    dir: &Path,
+    flags: &MonitorFlags,
+    model: Option<Model>,
+    events: Vec<serde_json::Value>,
+) -> Replayed {
     let (defs, runner) = crate::cli::stack::load(dir, None)?;
     let xar = crate::cli::stack_run::driver_xar()?;
     let shape = crate::cli::stack_run::shape(&runner, &defs);
     let title = format!("stack {}", dir.display());
+    let model = model.map(|m| m.name().to_lowercase());
     let source = Source::StackReplay(shape, events);
-    let monitor = start(flags, &Graph::new(&xar), &title, None, source)?;
+    let monitor = start(flags, &Graph::new(&xar), &title, model.as_deref(), source)?;
     Ok((title, monitor))
 }
 
-/// The monitor of a behavior's recorded `events`.
-fn behavior_replay(
-    path: &Path,
-    behavior: Option<&str>,
-    flags: &MonitorFlags,
-    events: Vec<serde_json::Value>,
-) -> Replayed {
-    let project = crate::cli::report::load(path, false)?;
-    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
-    // The robot the trace's joints are of, else the one the manifest asks for.
+/// The robot whose joints the trace's `joints` events move, if they tell.
+fn model_of_joints(events: &[serde_json::Value]) -> Option<Model> {
     let joints = events
         .iter()
         .filter(|e| e["event"] == "joints")
         .flat_map(|e| e["names"].as_array().into_iter().flatten())
         .filter_map(serde_json::Value::as_str);
-    let model = choreo_robot::Model::from_joints(joints)
+    Model::from_joints(joints)
+}
+
+/// The monitor of a behavior's recorded `events`, on `model` when known.
+fn behavior_replay(
+    path: &Path,
+    behavior: Option<&str>,
+    flags: &MonitorFlags,
+    model: Option<Model>,
+    events: Vec<serde_json::Value>,
+) -> Replayed {
+    let project = crate::cli::report::load(path, false)?;
+    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
+    // Else the one the manifest asks for.
+    let model = model
         .or_else(|| crate::cli::report::manifest_model(&project))
         .map(|m| m.name().to_lowercase());
     let graph = Graph::new(&behavior.xar);

@@ -8,6 +8,7 @@
 //! time. The engine knows nothing of the stack.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -147,17 +148,27 @@ pub fn run(args: &StackRunArgs) -> CliResult {
             crate::cli::run::show_box_event(&live, "", e);
         }));
     }
-    if let Some(file) = &args.trace {
-        match std::fs::File::create(file) {
-            Ok(f) => runner.add_listener(json_lines(std::io::BufWriter::new(f), period)),
-            Err(e) => {
-                return Err(CliError::Write(format!(
-                    "{}: cannot write the trace: {e}",
-                    file.display()
-                )));
-            }
+    // `--trace`: the stack's events and, between them, the played behaviors' and what the
+    // robot showed (as `choreo run --trace` writes them), so that a replay shows both.
+    let trace_file = match &args.trace {
+        Some(file) => {
+            let f = std::fs::File::create(file).map_err(|e| {
+                CliError::Write(format!("{}: cannot write the trace: {e}", file.display()))
+            })?;
+            let out: TraceFile = Arc::new(Mutex::new(std::io::BufWriter::new(f)));
+            // The first line says which robot it ran on (docs/trace.md): a replay draws it.
+            let header = serde_json::json!({
+                "event": "run", "time_ns": 0, "path": "",
+                "clock": if args.fast { "virtual" } else { "real" },
+                "model": asked.model.name().to_lowercase(),
+            });
+            let _ = writeln!(lock(&out), "{header}");
+            runner.add_listener(json_lines(Arc::clone(&out), period));
+            engine_trace.add_listener(engine_lines(Arc::clone(&out)));
+            Some(out)
         }
-    }
+        None => None,
+    };
     let monitor = crate::cli::monitor::start(
         &args.monitor,
         &choreo_engine::graph::Graph::new(&xar),
@@ -229,6 +240,10 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     let (code, report) = report(&driver, &outcome, stopped_for, time, started);
     errln!("{report}");
     drop(sampler);
+    if let Some(out) = trace_file {
+        // The played behaviors' last events are not followed by a stack event that flushes.
+        let _ = lock(&out).flush();
+    }
     if let Some(m) = monitor {
         let outcome = match code {
             exit::OK => "finished",
@@ -713,17 +728,32 @@ fn live_listener(
     })
 }
 
-/// A listener writing each event as a JSON line, the behaviors named, with its tick's time
-/// (ticks every `period`).
-fn json_lines(
-    mut out: impl std::io::Write + Send + 'static,
-    period: Duration,
-) -> choreo_stack::trace::Listener {
+/// The `--trace` file, written by the stack's listener and the engines' trace.
+type TraceFile = Arc<Mutex<std::io::BufWriter<std::fs::File>>>;
+
+fn lock(out: &TraceFile) -> std::sync::MutexGuard<'_, std::io::BufWriter<std::fs::File>> {
+    out.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A listener writing each stack event as a JSON line, the behaviors named, with its tick's
+/// time (ticks every `period`); flushed at each, so that a stack cut short keeps its trace.
+fn json_lines(out: TraceFile, period: Duration) -> choreo_stack::trace::Listener {
     Box::new(move |r: &Record, names: &[String]| {
         let value = record_json(r, names, period);
+        let mut out = lock(&out);
         // A trace that cannot be written must not stop the stack.
         let _ = writeln!(out, "{value}");
         let _ = out.flush();
+    })
+}
+
+/// A listener writing each event of the engines (the driver's, the played behaviors', what
+/// the robot shows) as `choreo run --trace` does: a line with `seq` and `path`, no `tick`.
+fn engine_lines(out: TraceFile) -> choreo_engine::trace::Listener {
+    Arc::new(move |e: &choreo_engine::trace::Event| {
+        if let Ok(line) = serde_json::to_string(e) {
+            let _ = writeln!(lock(&out), "{line}");
+        }
     })
 }
 

@@ -26,6 +26,14 @@ pub fn events(
     path: &Path,
     check: impl Fn(&Head, &Value) -> Result<(), String>,
 ) -> CliResult<Vec<(Head, Value)>> {
+    Ok(read(path, check)?.1)
+}
+
+/// A trace file read: its run's header when it has one, and its events.
+pub type Read = (Option<Value>, Vec<(Head, Value)>);
+
+/// The same as [`events`], with the run's header when the file has one.
+pub fn read(path: &Path, check: impl Fn(&Head, &Value) -> Result<(), String>) -> CliResult<Read> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -38,6 +46,7 @@ pub fn events(
         }
     };
     let mut out = Vec::new();
+    let mut header = None;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -46,6 +55,7 @@ pub fn events(
             .map_err(|e| e.to_string())
             .and_then(|v| {
                 if i == 0 && v["event"] == "run" && v.get("seq").is_none() {
+                    header = Some(v);
                     return Ok(None);
                 }
                 let head = Head::deserialize(&v).map_err(|e| e.to_string())?;
@@ -64,7 +74,7 @@ pub fn events(
             }
         }
     }
-    Ok(out)
+    Ok((header, out))
 }
 
 /// The lines of a trace file with the temporary folders of the machine (where an archive's
