@@ -155,17 +155,38 @@ fn the_example_stack_says_hello_dances_on_a_touch_and_finishes() {
         "{err}"
     );
     assert!(err.contains("stack finished (the stack emptied)"), "{err}");
-    // Every event names its behaviors.
+    // The trace: a header naming the robot, then the stack's events (a tick, their
+    // behaviors named) and, between them, the played behaviors' (a path, no tick).
     let events = support::cli::trace_events(&trace);
+    assert_eq!(events[0]["event"], "run");
+    assert_eq!(events[0]["model"], "nao");
+    let (stack, engines): (Vec<_>, Vec<_>) = events[1..].iter().partition(|e| e["path"].is_null());
     assert!(
-        events
+        stack
             .iter()
             .all(|e| e["tick"].is_u64() && e["seq"].is_u64())
     );
     assert!(
-        events
+        stack
             .iter()
             .any(|e| e["event"] == "delegate" && e["from"] == "Main" && e["to"] == "Dance")
+    );
+    assert!(
+        engines
+            .iter()
+            .all(|e| e["tick"].is_null() && e["seq"].is_u64())
+    );
+    assert!(
+        engines
+            .iter()
+            .any(|e| e["path"] == "" && e["event"] == "said" && e["text"] == "Thank you!"),
+        "what the robot said is in the trace"
+    );
+    assert!(
+        engines.iter().any(|e| e["path"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("Dance:root/"))),
+        "the dance's boxes are in the trace"
     );
 }
 
