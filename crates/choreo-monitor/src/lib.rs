@@ -79,6 +79,10 @@ pub struct MonitorOptions {
     /// For a behavior stack's run: its behaviors (pages get the `stack` message and the
     /// Stack view; the run publishes the stack's events with [`Monitor::publish_stack`]).
     pub stack: Option<StackShape>,
+    /// Behaviors the run plays beside its own, each with the prefix of its events' paths
+    /// (a stack's Choregraphe leaves: `Dance:` for `Dance:root/Say`): drawn as roots of
+    /// their own, so that their boxes light up as the behavior's do.
+    pub played: Vec<(String, Arc<Graph>)>,
 }
 
 impl Default for MonitorOptions {
@@ -89,6 +93,7 @@ impl Default for MonitorOptions {
             model: None,
             control: false,
             stack: None,
+            played: Vec::new(),
         }
     }
 }
@@ -165,11 +170,11 @@ impl Monitor {
             "model": options.model, "control": options.control && replay.is_none(),
         });
         let model = options.model.as_deref().and_then(robot::model);
-        let mut greeting = vec![hello, structure::structure(graph, model)];
+        let mut greeting = vec![hello, structure::structure(graph, &options.played, model)];
         if let Some(model) = model {
             greeting.push(robot::robot(model));
         }
-        let natures = Natures::of(graph);
+        let natures = Natures::of(graph, &options.played);
         let state = match &options.stack {
             Some(shape) => {
                 greeting.push(shape.message());

@@ -3,6 +3,7 @@
 //! events comes with what it changed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
 
 use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, Step};
@@ -24,23 +25,24 @@ pub struct Natures {
 }
 
 impl Natures {
-    /// The natures of `graph`'s boxes.
-    pub fn of(graph: &Graph) -> Natures {
-        let boxes = graph
-            .boxes
-            .iter()
-            .map(|b| {
-                let inputs = b
-                    .inputs
-                    .iter()
-                    .map(|p| (p.name.to_string(), p.nature.name()))
-                    .collect();
-                let outputs = b
-                    .outputs
-                    .iter()
-                    .map(|p| (p.name.clone(), p.nature.name()))
-                    .collect();
-                (b.path.clone(), (inputs, outputs))
+    /// The natures of the boxes of `graph` and of the `played` behaviors' (their paths
+    /// prefixed).
+    pub fn of(graph: &Graph, played: &[(String, Arc<Graph>)]) -> Natures {
+        let boxes = crate::structure::with_played(graph, played)
+            .flat_map(|(prefix, graph)| {
+                graph.boxes.iter().map(move |b| {
+                    let inputs = b
+                        .inputs
+                        .iter()
+                        .map(|p| (p.name.to_string(), p.nature.name()))
+                        .collect();
+                    let outputs = b
+                        .outputs
+                        .iter()
+                        .map(|p| (p.name.clone(), p.nature.name()))
+                        .collect();
+                    (format!("{prefix}{}", b.path), (inputs, outputs))
+                })
             })
             .collect();
         Natures { boxes }

@@ -1,6 +1,8 @@
 //! The behavior as the page draws it: boxes with their ports, positions and contents, and
 //! each diagram's links, from the engine's instantiated [`Graph`] (so paths are the trace's).
 
+use std::sync::Arc;
+
 use choreo_engine::graph::{BoxId, Content, Graph, Target, TimelineNode};
 use choreo_motion::motion::Motion;
 use choreo_robot::Model;
@@ -10,10 +12,53 @@ use serde_json::{Value, json};
 /// sampled every few frames).
 pub const CURVE_SAMPLES: usize = 600;
 
-/// The `structure` message of `graph` (see docs/monitor.md); timelines' motion curves are
-/// sampled for `model` (else the robot their joints say, else NAO).
-pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
-    let boxes: Vec<Value> = graph
+/// The `structure` message of `graph` and of the behaviors it plays (see docs/monitor.md):
+/// each `played` graph after it, its ids after the ones before, its paths prefixed, its root
+/// a root of its own; timelines' motion curves are sampled for `model` (else the robot their
+/// joints say, else NAO).
+pub fn structure(graph: &Graph, played: &[(String, Arc<Graph>)], model: Option<Model>) -> Value {
+    let (mut boxes, mut diagrams) = (Vec::new(), Vec::new());
+    for (prefix, g) in with_played(graph, played) {
+        let offset = Offset {
+            boxes: boxes.len(),
+            diagrams: diagrams.len(),
+            prefix,
+        };
+        boxes.extend(box_list(g, &offset, model));
+        diagrams.extend(diagram_list(g, &offset));
+    }
+    json!({"type": "structure", "boxes": boxes, "diagrams": diagrams})
+}
+
+/// `graph` (its paths as they are) and the `played` graphs, each with its paths' prefix.
+pub(crate) fn with_played<'a>(
+    graph: &'a Graph,
+    played: &'a [(String, Arc<Graph>)],
+) -> impl Iterator<Item = (&'a str, &'a Graph)> {
+    std::iter::once(("", graph)).chain(played.iter().map(|(p, g)| (p.as_str(), &**g)))
+}
+
+/// Where a graph's boxes and diagrams go in a structure of several: ids shifted, paths
+/// prefixed.
+struct Offset<'a> {
+    boxes: usize,
+    diagrams: usize,
+    prefix: &'a str,
+}
+
+impl Offset<'_> {
+    fn b(&self, b: BoxId) -> usize {
+        self.boxes + b.0 as usize
+    }
+
+    fn d(&self, d: usize) -> usize {
+        self.diagrams + d
+    }
+}
+
+/// The boxes of `graph`, placed by `at`.
+fn box_list(graph: &Graph, at: &Offset<'_>, model: Option<Model>) -> Vec<Value> {
+    graph
         .boxes
         .iter()
         .enumerate()
@@ -22,7 +67,7 @@ pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
                 Content::None => json!({"kind": "none"}),
                 Content::Holder(diagrams) => json!({
                     "kind": "holder",
-                    "diagrams": diagrams.iter().map(|d| d.0).collect::<Vec<_>>(),
+                    "diagrams": diagrams.iter().map(|d| at.d(d.0 as usize)).collect::<Vec<_>>(),
                 }),
                 Content::Timeline(t) => json!({
                     "kind": "timeline",
@@ -32,17 +77,23 @@ pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
                     "layers": t.layers.iter().map(|l| json!({
                         "name": l.name,
                         "keyframes": l.keyframes.iter().map(|k| json!({
-                            "name": k.name, "index": k.index, "diagram": k.diagram.0,
+                            "name": k.name, "index": k.index, "diagram": at.d(k.diagram.0 as usize),
                         })).collect::<Vec<_>>(),
                     })).collect::<Vec<_>>(),
                     "curves": curves(t, model),
                 }),
             };
             json!({
-                "id": id,
-                "path": b.path,
-                "name": b.name,
-                "parent": b.parent.map(|(owner, d)| json!({"box": owner.0, "diagram": d.0})),
+                "id": at.boxes + id,
+                "path": format!("{}{}", at.prefix, b.path),
+                // A played behavior's root is known by its prefix (`Dance`), not as `root`.
+                "name": match (id, at.prefix) {
+                    (0, prefix) if !prefix.is_empty() => prefix.trim_end_matches(':'),
+                    _ => b.name.as_str(),
+                },
+                "parent": b.parent.map(|(owner, d)| json!({
+                    "box": at.b(owner), "diagram": at.d(d.0 as usize),
+                })),
                 "x": b.position.map(|p| p.0),
                 "y": b.position.map(|p| p.1),
                 "inputs": b.inputs.iter().map(|p| json!({
@@ -54,8 +105,12 @@ pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
                 "content": content,
             })
         })
-        .collect();
-    let diagrams: Vec<Value> = graph
+        .collect()
+}
+
+/// The diagrams of `graph`, placed by `at`.
+fn diagram_list(graph: &Graph, at: &Offset<'_>) -> Vec<Value> {
+    graph
         .diagrams
         .iter()
         .enumerate()
@@ -65,28 +120,29 @@ pub fn structure(graph: &Graph, model: Option<Model>) -> Value {
             for (i, targets) in d.from_owner.iter().enumerate() {
                 let port = owner.inputs.get(i).map(|p| p.name.to_string());
                 for t in targets {
-                    links.push(json!({"from": {"box": null, "port": port}, "to": to(graph, *t)}));
+                    links.push(
+                        json!({"from": {"box": null, "port": port}, "to": to(graph, at, *t)}),
+                    );
                 }
             }
             for &b in &d.boxes {
                 for out in &graph.node(b).outputs {
                     for t in &out.targets {
                         links.push(json!({
-                            "from": {"box": b.0, "port": out.name},
-                            "to": to(graph, *t),
+                            "from": {"box": at.b(b), "port": out.name},
+                            "to": to(graph, at, *t),
                         }));
                     }
                 }
             }
             json!({
-                "id": id,
-                "owner": d.owner.0,
-                "boxes": d.boxes.iter().map(|b| b.0).collect::<Vec<_>>(),
+                "id": at.d(id),
+                "owner": at.b(d.owner),
+                "boxes": d.boxes.iter().map(|&b| at.b(b)).collect::<Vec<_>>(),
                 "links": links,
             })
         })
-        .collect();
-    json!({"type": "structure", "boxes": boxes, "diagrams": diagrams})
+        .collect()
 }
 
 /// A timeline's motion curves, each sampled from the timeline's start to its end (the last
@@ -125,7 +181,7 @@ fn curves(t: &TimelineNode, model: Option<Model>) -> Vec<Value> {
 }
 
 /// Where a link goes, as the protocol says it.
-fn to(graph: &Graph, t: Target) -> Value {
+fn to(graph: &Graph, at: &Offset<'_>, t: Target) -> Value {
     let (b, kind, name) = match t {
         Target::Input(b, i) => {
             let name = graph
@@ -152,5 +208,5 @@ fn to(graph: &Graph, t: Target) -> Value {
             (None, "output", name)
         }
     };
-    json!({"box": b.map(|b: BoxId| b.0), "port": name, "kind": kind})
+    json!({"box": b.map(|b: BoxId| at.b(b)), "port": name, "kind": kind})
 }

@@ -173,6 +173,56 @@ fn the_monitor_refuses_a_fleet_and_a_bad_address() {
 }
 
 #[test]
+fn the_behaviors_a_behavior_runs_are_drawn_beside_it() {
+    // The nested fixture: main runs greet and broken (ALBehaviorManager.runBehavior); their
+    // events' paths start with their folders (`greet:root/Hello`).
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("nested.jsonl");
+    let t = trace.to_str().unwrap();
+    let run = Served::start(&[
+        "run",
+        "crates/choreo/tests/fixtures/nested/nested.pml",
+        "--behavior",
+        "main",
+        "--fast",
+        "--trace",
+        t,
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    let mut page = run.page();
+    next(&mut page);
+    let structure = next(&mut page);
+    let boxes = structure["boxes"].as_array().unwrap();
+    let roots: Vec<&str> = boxes
+        .iter()
+        .filter(|b| b["parent"].is_null())
+        .filter_map(|b| b["path"].as_str())
+        .collect();
+    assert_eq!(roots, ["root", "greet:root", "broken:root"], "{roots:?}");
+    let drawn: std::collections::BTreeSet<&str> =
+        boxes.iter().filter_map(|b| b["path"].as_str()).collect();
+    until(&mut page, "ended");
+    drop((page, run));
+    let named: std::collections::BTreeSet<String> = support::cli::trace_events(&trace)
+        .iter()
+        .filter_map(|e| e["path"].as_str())
+        .filter(|p| p.contains(":root/"))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        named.iter().any(|p| p.starts_with("greet:root/")),
+        "{named:?}"
+    );
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|p| !drawn.contains(p.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "not drawn: {missing:?}");
+}
+
+#[test]
 fn a_replay_draws_the_robot_its_trace_says_it_ran_on() {
     // examples/hello has no timeline (no `joints` event without a monitor) and its manifest
     // names no robot: only the trace's first line says it ran on a Pepper.
@@ -206,6 +256,17 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
     let mut page = run.page();
     let hello = next(&mut page);
     assert_eq!(hello["model"], "nao");
+    // The driver's boxes, and the behaviors the leaves play as roots of their own, named
+    // by the prefix of their events' paths.
+    let structure = next(&mut page);
+    assert_eq!(structure["type"], "structure");
+    let boxes = structure["boxes"].as_array().unwrap();
+    let drawn: std::collections::BTreeSet<&str> =
+        boxes.iter().filter_map(|b| b["path"].as_str()).collect();
+    let dance = boxes.iter().find(|b| b["path"] == "Dance:root").unwrap();
+    assert!(dance["parent"].is_null(), "{dance}");
+    assert_eq!(dance["name"], "Dance");
+    assert!(drawn.contains("root/Stack"), "{drawn:?}");
     let stack = until(&mut page, "stack");
     assert_eq!(stack["base"], "Main");
     let main = stack["behaviors"]
@@ -252,6 +313,22 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
         s["joints"]
     );
     drop((late, page, run));
+    // Every box the played behaviors' events name is drawn (so it lights up as it runs).
+    let named: std::collections::BTreeSet<String> = support::cli::trace_events(&trace)
+        .iter()
+        .filter_map(|e| e["path"].as_str())
+        .filter(|p| p.contains(":root"))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        named.iter().any(|p| p.starts_with("Dance:root/")),
+        "{named:?}"
+    );
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|p| !drawn.contains(p.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "not drawn: {missing:?}");
 
     // The replay of the stack's trace, sought to its last event: the same stack, and the
     // robot as the played behaviors left it (the trace holds their events too), drawn as

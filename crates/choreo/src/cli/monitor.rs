@@ -40,15 +40,22 @@ fn seconds(text: &str) -> Result<f64, String> {
 
 /// What a monitor shows besides the behavior.
 pub enum Source {
-    /// A live run.
-    Run,
-    /// A behavior stack's live run: the stack's tree.
-    Stack(StackShape),
+    /// A live run, and the behaviors of its project its box code may run
+    /// (`runBehavior`), each with its events' path prefix.
+    Run(Played),
+    /// A behavior stack's live run: the stack's tree, and the Choregraphe behaviors its
+    /// leaves play (each with its events' path prefix).
+    Stack(StackShape, Played),
     /// A recorded trace's events.
     Replay(Vec<serde_json::Value>),
-    /// A behavior stack's recorded events (`choreo stack run --trace`), and its tree.
-    StackReplay(StackShape, Vec<serde_json::Value>),
+    /// A behavior stack's recorded events (`choreo stack run --trace`), its tree and the
+    /// behaviors its leaves play.
+    StackReplay(StackShape, Played, Vec<serde_json::Value>),
 }
+
+/// Behaviors a run plays beside its own, each with the prefix of its events' paths
+/// ([`MonitorOptions::played`]).
+pub type Played = Vec<(String, Arc<choreo_engine::graph::Graph>)>;
 
 /// Starts the monitor for the behavior `graph` when asked, and prints its URL;
 /// [`CliError::Usage`] when it cannot listen.
@@ -68,18 +75,24 @@ pub fn start(
         model: model.map(str::to_string),
         control: flags.monitor_control,
         stack: None,
+        played: Vec::new(),
     };
     let started = match source {
         Source::Replay(events) => Monitor::replay(graph, events, options),
-        Source::Stack(shape) => {
+        Source::Stack(shape, played) => {
             options.stack = Some(shape);
+            options.played = played;
             Monitor::start(graph, options)
         }
-        Source::StackReplay(shape, events) => {
+        Source::StackReplay(shape, played, events) => {
             options.stack = Some(shape);
+            options.played = played;
             Monitor::replay(graph, events, options)
         }
-        Source::Run => Monitor::start(graph, options),
+        Source::Run(played) => {
+            options.played = played;
+            Monitor::start(graph, options)
+        }
     };
     let monitor = started.map_err(|e| CliError::Usage(format!("--monitor: {e}")))?;
     if !addr.ip().is_loopback() {

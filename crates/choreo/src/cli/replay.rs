@@ -12,6 +12,7 @@ use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
+use crate::cli::live::Verbosity;
 use crate::cli::monitor::{MonitorFlags, Source, start, wait};
 
 /// `choreo replay`'s arguments, as the command line gives them.
@@ -88,9 +89,11 @@ fn stack_replay(
     let (defs, runner) = crate::cli::stack::load(dir, None)?;
     let xar = crate::cli::stack_run::driver_xar()?;
     let shape = crate::cli::stack_run::shape(&runner, &defs);
+    let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)?;
+    let played = crate::cli::stack_run::played(&installed);
     let title = format!("stack {}", dir.display());
     let model = model.map(|m| m.name().to_lowercase());
-    let source = Source::StackReplay(shape, events);
+    let source = Source::StackReplay(shape, played, events);
     let monitor = start(flags, &Graph::new(&xar), &title, model.as_deref(), source)?;
     Ok((title, monitor))
 }

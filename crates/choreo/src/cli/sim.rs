@@ -333,7 +333,7 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> 
         &choreo_engine::graph::Graph::new(&xar),
         &format!("simulated {model}"),
         Some(&model.to_lowercase()),
-        Source::Run,
+        Source::Run(Vec::new()),
     )?;
     Ok(monitor.map(|monitor| {
         let trace = Trace::unkept(None);

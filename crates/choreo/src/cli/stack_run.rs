@@ -29,7 +29,7 @@ use crate::cli::error::{CliError, CliResult};
 use crate::cli::exit;
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
-use crate::cli::monitor::{MonitorFlags, Source};
+use crate::cli::monitor::{MonitorFlags, Played, Source};
 use crate::cli::report;
 use crate::cli::run::Target;
 use choreo_monitor::stack::{StackNode, StackShape};
@@ -81,6 +81,27 @@ pub(crate) struct Installed {
     project: Arc<Project>,
     index: usize,
     files: FilesOnDisk,
+}
+
+impl Installed {
+    /// The prefix of its events' paths (`Dance:` for `Dance:root/Say`).
+    fn prefix(&self) -> String {
+        format!("{}:", self.name.trim_start_matches("stack/"))
+    }
+}
+
+/// The behaviors the stack's leaves play, as the monitor draws them.
+pub(crate) fn played(installed: &[Installed]) -> Played {
+    installed
+        .iter()
+        .filter_map(|i| {
+            let b = i.project.behaviors.get(i.index)?;
+            Some((
+                i.prefix(),
+                Arc::new(choreo_engine::graph::Graph::new(&b.xar)),
+            ))
+        })
+        .collect()
 }
 
 /// The behavior that drives the stack: a root holding the native box `Stack`, started by the
@@ -137,6 +158,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         engine_trace,
         mut runner,
         period,
+        played,
     } = load(&asked)?;
     let xar = driver_xar()?;
     let live = Live::new(asked.verbosity);
@@ -174,7 +196,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         &choreo_engine::graph::Graph::new(&xar),
         &format!("stack {}", args.dir.display()),
         Some(&asked.model.name().to_lowercase()),
-        Source::Stack(shape(&runner, &defs)),
+        Source::Stack(shape(&runner, &defs), played),
     )?;
     if let Some(m) = &monitor {
         crate::cli::monitor::feed(m, &engine_trace);
@@ -275,6 +297,8 @@ struct Loaded {
     /// The trace of the driver's engine (and of the behaviors the stack plays).
     engine_trace: Trace,
     runner: Runner,
+    /// The behaviors the leaves play, for the monitor.
+    played: Played,
     period: Duration,
 }
 
@@ -326,7 +350,7 @@ fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
                 )
                 .named(vec![(i.name.clone(), i.index)])
                 // `Dance:root/Say`: the leaf's events say whose they are.
-                .prefixed(format!("{}:", i.name.trim_start_matches("stack/"))),
+                .prefixed(i.prefix()),
             ) as Arc<dyn BehaviorLauncher>
         })
         .collect();
@@ -354,6 +378,7 @@ fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
         engine_trace,
         runner,
         period,
+        played: played(&installed),
     })
 }
 
