@@ -220,6 +220,21 @@ fn the_behaviors_a_behavior_runs_are_drawn_beside_it() {
         .filter(|p| !drawn.contains(p.as_str()))
         .collect();
     assert!(missing.is_empty(), "not drawn: {missing:?}");
+    // Its replay draws them too.
+    let fixture = "crates/choreo/tests/fixtures/nested/nested.pml";
+    let args = [
+        "replay",
+        t,
+        fixture,
+        "--behavior",
+        "main",
+        "--monitor",
+        "127.0.0.1:0",
+    ];
+    let replay = Served::start(&[&args[..], &["--monitor-keep", "60"]].concat());
+    let mut page = replay.page();
+    assert_eq!(next(&mut page)["mode"], "replay");
+    assert_eq!(next(&mut page)["boxes"], structure["boxes"]);
 }
 
 #[test]

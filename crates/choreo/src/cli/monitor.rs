@@ -46,8 +46,8 @@ pub enum Source {
     /// A behavior stack's live run: the stack's tree, and the Choregraphe behaviors its
     /// leaves play (each with its events' path prefix).
     Stack(StackShape, Played),
-    /// A recorded trace's events.
-    Replay(Vec<serde_json::Value>),
+    /// A recorded trace's events, and the behaviors of its project the run could play.
+    Replay(Played, Vec<serde_json::Value>),
     /// A behavior stack's recorded events (`choreo stack run --trace`), its tree and the
     /// behaviors its leaves play.
     StackReplay(StackShape, Played, Vec<serde_json::Value>),
@@ -56,6 +56,27 @@ pub enum Source {
 /// Behaviors a run plays beside its own, each with the prefix of its events' paths
 /// ([`MonitorOptions::played`]).
 pub type Played = Vec<(String, Arc<choreo_engine::graph::Graph>)>;
+
+/// The other behaviors of `project`, which box code of `behavior` may run
+/// (`ALBehaviorManager.runBehavior`): their events' paths start with their folder
+/// (`selfie:root/Say`), as the monitor draws them.
+pub fn others(
+    project: &choreo_xar::source::Project,
+    behavior: &choreo_xar::source::Behavior,
+) -> Played {
+    project
+        .behaviors
+        .iter()
+        .filter(|b| b.path != behavior.path)
+        .map(|b| {
+            let folder = choreo_xar::source::Project::behavior_folder(b);
+            (
+                format!("{folder}:"),
+                Arc::new(choreo_engine::graph::Graph::new(&b.xar)),
+            )
+        })
+        .collect()
+}
 
 /// Starts the monitor for the behavior `graph` when asked, and prints its URL;
 /// [`CliError::Usage`] when it cannot listen.
@@ -78,7 +99,10 @@ pub fn start(
         played: Vec::new(),
     };
     let started = match source {
-        Source::Replay(events) => Monitor::replay(graph, events, options),
+        Source::Replay(played, events) => {
+            options.played = played;
+            Monitor::replay(graph, events, options)
+        }
         Source::Stack(shape, played) => {
             options.stack = Some(shape);
             options.played = played;

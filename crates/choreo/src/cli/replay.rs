@@ -123,7 +123,7 @@ fn behavior_replay(
         .or_else(|| crate::cli::report::manifest_model(&project))
         .map(|m| m.name().to_lowercase());
     let graph = Graph::new(&behavior.xar);
-    let source = Source::Replay(events);
+    let source = Source::Replay(crate::cli::monitor::others(&project, behavior), events);
     let monitor = start(flags, &graph, &behavior.name, model.as_deref(), source)?;
     Ok((behavior.name.clone(), monitor))
 }

@@ -23,7 +23,7 @@ use crate::cli::fleet::FleetSync;
 use crate::cli::fold::Line;
 use crate::cli::joints::JointRecorder;
 use crate::cli::live::{Kind, Live, Verbosity};
-use crate::cli::monitor::{MonitorFlags, Played, Source};
+use crate::cli::monitor::{MonitorFlags, Source, others};
 use crate::cli::report;
 use crate::cli::tally::{Failure, Tally, logged_error};
 use choreo_xar::source::Behavior;
@@ -246,7 +246,7 @@ impl One {
             &Graph::new(&behavior.xar),
             &title(setup.base.project(), &behavior.name),
             model.as_deref(),
-            Source::Run(others(setup.base.project(), behavior)),
+            Source::Run(others(setup.base.project().files(), behavior)),
         )?;
         if let Some(m) = &monitor {
             crate::cli::monitor::feed(m, &trace);
@@ -388,22 +388,6 @@ fn title(project: &crate::Project, behavior: &str) -> String {
         0 | 1 => project.name().to_string(),
         _ => format!("{}: {behavior}", project.name()),
     }
-}
-
-/// The other behaviors of `project`, which box code of `behavior` may run
-/// (`ALBehaviorManager.runBehavior`): their events' paths start with their folder
-/// (`selfie:root/Say`), as the monitor draws them.
-fn others(project: &crate::Project, behavior: &choreo_xar::source::Behavior) -> Played {
-    project
-        .files()
-        .behaviors
-        .iter()
-        .filter(|b| b.path != behavior.path)
-        .map(|b| {
-            let folder = choreo_xar::source::Project::behavior_folder(b);
-            (format!("{folder}:"), Arc::new(Graph::new(&b.xar)))
-        })
-        .collect()
 }
 
 /// Runs the behavior.
