@@ -189,22 +189,26 @@ def _wake_up_doing(tmp_path, name, code):
     return folder
 
 
+def _ending(folder, strict):
+    """How a run of `folder` in virtual time ends."""
+    run = choreo.load(folder, fast=True, strict=strict)
+    run.start()
+    try:
+        return run.wait_end()
+    finally:
+        run.close()
+
+
 def test_strict_mode_ends_the_run_failed_at_the_box_and_hook_that_raised(tmp_path):
     # docs/runtime-rules.md E3: in strict mode an error in box code stops the behavior, and
     # the run's ending names the box, the hook and the exception; without it the error is
     # logged and the behavior waits where the box left it (Wake Up never fires onStopped).
     folder = _wake_up_doing(tmp_path, "raises", ["raise ValueError('no robot today')"])
-    run = choreo.load(folder, fast=True, strict=True)
-    run.start()
-    ending = run.wait_end()
+    ending = _ending(folder, strict=True)
     assert ending == "failed", ending
     assert ending.box == "root/Wake Up" and ending.hook == "onInput_onStart", ending
     assert "ValueError: no robot today" in ending.message, ending
-    run.close()
-    run = choreo.load(folder, fast=True)
-    run.start()
-    assert run.wait_end() == "idle"
-    run.close()
+    assert _ending(folder, strict=False) == "idle"
 
 
 def test_strict_mode_ends_the_run_failed_when_a_boxs_thread_raises(tmp_path):
@@ -219,17 +223,11 @@ def test_strict_mode_ends_the_run_failed_when_a_boxs_thread_raises(tmp_path):
         "t.join()",
         "self.onStopped()",
     ])
-    run = choreo.load(folder, fast=True, strict=True)
-    run.start()
-    ending = run.wait_end()
+    ending = _ending(folder, strict=True)
     assert ending == "failed", ending
     assert ending.box == "root/Wake Up" and ending.hook == "thread loader", ending
     assert "RuntimeError: the sound file is missing" in ending.message, ending
-    run.close()
-    run = choreo.load(folder, fast=True)
-    run.start()
-    assert run.wait_end() == "finished"
-    run.close()
+    assert _ending(folder, strict=False) == "finished"
 
 
 def test_two_behaviors_side_by_side_do_not_see_each_other(tmp_path):

@@ -295,14 +295,7 @@ fn nao_s_ears_feet_and_head_light_up_in_the_view() {
     };
     // The box turns the left ear off, the left foot red, the right foot green and the head
     // on (`ALLeds.off`, `fadeRGB`, `on`), then the run ends and the monitor stays up.
-    let run = Served::start(&[
-        "run",
-        "crates/choreo/tests/fixtures/leds.xar",
-        "--fast",
-        "--monitor",
-        "--monitor-keep",
-        "60",
-    ]);
+    let run = Served::fast("crates/choreo/tests/fixtures/leds.xar");
     run.line_with("stays up");
     let page = screenshots().join("robot3d-leds-nao.png");
     let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);

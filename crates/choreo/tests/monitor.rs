@@ -41,6 +41,27 @@ fn replay(trace: &str, what: &str) -> (Served, Page) {
     (replay, page)
 }
 
+/// Every box the played behaviors' events in `trace` name (`prefix:root/...`, some under
+/// `played`) is among the `drawn` paths of the structure, so it lights up as it runs.
+fn every_played_box_is_drawn(
+    trace: &std::path::Path,
+    drawn: &std::collections::BTreeSet<&str>,
+    played: &str,
+) {
+    let named: std::collections::BTreeSet<String> = support::cli::trace_events(trace)
+        .iter()
+        .filter_map(|e| e["path"].as_str())
+        .filter(|p| p.contains(":root/"))
+        .map(str::to_string)
+        .collect();
+    assert!(named.iter().any(|p| p.starts_with(played)), "{named:?}");
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|p| !drawn.contains(p.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "not drawn: {missing:?}");
+}
+
 /// The parts of a snapshot that say what the page shows.
 fn shown(s: &Value) -> Value {
     json!({"lit": s["lit"], "frames": s["frames"], "keyframes": s["keyframes"],
@@ -205,21 +226,7 @@ fn the_behaviors_a_behavior_runs_are_drawn_beside_it() {
         boxes.iter().filter_map(|b| b["path"].as_str()).collect();
     until(&mut page, "ended");
     drop((page, run));
-    let named: std::collections::BTreeSet<String> = support::cli::trace_events(&trace)
-        .iter()
-        .filter_map(|e| e["path"].as_str())
-        .filter(|p| p.contains(":root/"))
-        .map(str::to_string)
-        .collect();
-    assert!(
-        named.iter().any(|p| p.starts_with("greet:root/")),
-        "{named:?}"
-    );
-    let missing: Vec<&String> = named
-        .iter()
-        .filter(|p| !drawn.contains(p.as_str()))
-        .collect();
-    assert!(missing.is_empty(), "not drawn: {missing:?}");
+    every_played_box_is_drawn(&trace, &drawn, "greet:root/");
     // Its replay draws them too.
     let fixture = "crates/choreo/tests/fixtures/nested/nested.pml";
     let args = [
@@ -328,22 +335,7 @@ fn a_stack_run_shows_its_stack_and_the_robot_and_its_replay_ends_the_same() {
         s["joints"]
     );
     drop((late, page, run));
-    // Every box the played behaviors' events name is drawn (so it lights up as it runs).
-    let named: std::collections::BTreeSet<String> = support::cli::trace_events(&trace)
-        .iter()
-        .filter_map(|e| e["path"].as_str())
-        .filter(|p| p.contains(":root"))
-        .map(str::to_string)
-        .collect();
-    assert!(
-        named.iter().any(|p| p.starts_with("Dance:root/")),
-        "{named:?}"
-    );
-    let missing: Vec<&String> = named
-        .iter()
-        .filter(|p| !drawn.contains(p.as_str()))
-        .collect();
-    assert!(missing.is_empty(), "not drawn: {missing:?}");
+    every_played_box_is_drawn(&trace, &drawn, "Dance:root/");
 
     // The replay of the stack's trace, sought to its last event: the same stack, and the
     // robot as the played behaviors left it (the trace holds their events too), drawn as

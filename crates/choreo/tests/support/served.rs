@@ -70,14 +70,13 @@ impl Served {
     /// HeadYaw 0 → 90°, HeadPitch 0 → −20°, LHand 0.2 → 0.8, a muted LKneePitch, frames
     /// 1–11 at 10 fps) with a monitor that stays up a minute after the end.
     pub fn nod() -> Served {
-        Served::start(&[
-            "run",
-            "crates/choreo/tests/fixtures/nod.xar",
-            "--fast",
-            "--monitor",
-            "--monitor-keep",
-            "60",
-        ])
+        Served::fast("crates/choreo/tests/fixtures/nod.xar")
+    }
+
+    /// `choreo run --fast PATH` (from the workspace) with a monitor that stays up a minute
+    /// after the end.
+    pub fn fast(path: &str) -> Served {
+        Served::start(&["run", path, "--fast", "--monitor", "--monitor-keep", "60"])
     }
 
     /// The next line it prints (on stderr) that contains `text`.
