@@ -199,15 +199,20 @@ def _ending(folder, strict):
         run.close()
 
 
+def _failed_in_wake_up(ending, hook, exception):
+    """`ending` is a strict run's failure in Wake Up's `hook`, saying `exception`."""
+    assert ending == "failed", ending
+    assert ending.box == "root/Wake Up" and ending.hook == hook, ending
+    assert exception in ending.message, ending
+
+
 def test_strict_mode_ends_the_run_failed_at_the_box_and_hook_that_raised(tmp_path):
     # docs/runtime-rules.md E3: in strict mode an error in box code stops the behavior, and
     # the run's ending names the box, the hook and the exception; without it the error is
     # logged and the behavior waits where the box left it (Wake Up never fires onStopped).
     folder = _wake_up_doing(tmp_path, "raises", ["raise ValueError('no robot today')"])
-    ending = _ending(folder, strict=True)
-    assert ending == "failed", ending
-    assert ending.box == "root/Wake Up" and ending.hook == "onInput_onStart", ending
-    assert "ValueError: no robot today" in ending.message, ending
+    _failed_in_wake_up(_ending(folder, strict=True), "onInput_onStart",
+                       "ValueError: no robot today")
     assert _ending(folder, strict=False) == "idle"
 
 
@@ -223,10 +228,8 @@ def test_strict_mode_ends_the_run_failed_when_a_boxs_thread_raises(tmp_path):
         "t.join()",
         "self.onStopped()",
     ])
-    ending = _ending(folder, strict=True)
-    assert ending == "failed", ending
-    assert ending.box == "root/Wake Up" and ending.hook == "thread loader", ending
-    assert "RuntimeError: the sound file is missing" in ending.message, ending
+    _failed_in_wake_up(_ending(folder, strict=True), "thread loader",
+                       "RuntimeError: the sound file is missing")
     assert _ending(folder, strict=False) == "finished"
 
 

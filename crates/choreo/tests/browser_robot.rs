@@ -10,7 +10,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use support::browser::{SWIFTSHADER, Shot, dom, look, read_png, screenshots};
@@ -263,6 +263,19 @@ fn without_webgl_the_view_says_so_and_the_page_works_on() {
     assert!(html.contains("data-path=\"root/Dance\""), "no diagram");
 }
 
+/// The view's lights once `run`'s monitor stays up after the end: its `data-leds`, with the
+/// page's DOM and its screenshot (`NAME.png`); `None` without WebGL (see [`drawn`]).
+fn lights(browser: &Path, run: &Served, name: &str) -> Option<(String, String, PathBuf)> {
+    run.line_with("stays up");
+    let page = screenshots().join(format!("{name}.png"));
+    let html = look(browser, SWIFTSHADER, 1500, &run.url, &page);
+    if !drawn(&html) {
+        return None;
+    }
+    let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
+    Some((leds, html, page))
+}
+
 #[test]
 fn the_eyes_show_the_colour_the_leds_were_given() {
     let Some(browser) = choreo_testkit::chromium("the monitor's 3D view in a browser") else {
@@ -270,15 +283,11 @@ fn the_eyes_show_the_colour_the_leds_were_given() {
     };
     // The stack's dance fades the face LEDs blue, then green (virtual time: over at once).
     let run = Served::stack_example(&[]);
-    run.line_with("stays up");
-    let page = screenshots().join("robot3d-leds.png");
-    let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);
-    if !drawn(&html) {
+    let Some((leds, _, _)) = lights(&browser, &run, "robot3d-leds") else {
         return;
-    }
+    };
     // Each light the view draws, in the colour it reached: the eyes green; the rest as the
     // robot starts (NAO's ears blue, its chest white, its head and feet off).
-    let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
     assert_eq!(
         leds,
         "LeftFaceLeds=#00ff00 RightFaceLeds=#00ff00 LeftEarLeds=#0000ff \
@@ -296,15 +305,11 @@ fn nao_s_ears_feet_and_head_light_up_in_the_view() {
     // The box turns the left ear off, the left foot red, the right foot green and the head
     // on (`ALLeds.off`, `fadeRGB`, `on`), then the run ends and the monitor stays up.
     let run = Served::fast("crates/choreo/tests/fixtures/leds.xar");
-    run.line_with("stays up");
-    let page = screenshots().join("robot3d-leds-nao.png");
-    let html = look(&browser, SWIFTSHADER, 1500, &run.url, &page);
-    if !drawn(&html) {
+    let Some((leds, html, page)) = lights(&browser, &run, "robot3d-leds-nao") else {
         return;
-    }
+    };
     // The reference (NAO H21/H25 LEDs, NAOqi 2.1): the feet are full-colour RGB, the ears
     // and the head's twelve LEDs 16-step blue; the eyes and the chest start white.
-    let leds = attribute(&html, "robot3d", "data-leds").expect("the view's data-leds");
     assert_eq!(
         leds,
         "LeftFaceLeds=#ffffff RightFaceLeds=#ffffff LeftEarLeds=#000000 \
