@@ -89,8 +89,14 @@ fn stack_replay(
     let (defs, runner) = crate::cli::stack::load(dir, None)?;
     let xar = crate::cli::stack_run::driver_xar()?;
     let shape = crate::cli::stack_run::shape(&runner, &defs);
-    let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)?;
-    let played = crate::cli::stack_run::played(&installed);
+    // The stack plays on without the leaves' behaviors drawn when they cannot be read.
+    let played = match crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet) {
+        Ok(installed) => crate::cli::stack_run::played(&installed),
+        Err(e) => {
+            errln!("warning: the behaviors the stack plays are not drawn: {e}");
+            Vec::new()
+        }
+    };
     let title = format!("stack {}", dir.display());
     let model = model.map(|m| m.name().to_lowercase());
     let source = Source::StackReplay(shape, played, events);

@@ -246,7 +246,11 @@ impl One {
             &Graph::new(&behavior.xar),
             &title(setup.base.project(), &behavior.name),
             model.as_deref(),
-            Source::Run(others(setup.base.project().files(), behavior)),
+            // Only drawn by a monitor: no graph built for a run without one.
+            Source::Run(match args.monitor.monitor {
+                Some(_) => others(setup.base.project().files(), behavior),
+                None => Vec::new(),
+            }),
         )?;
         if let Some(m) = &monitor {
             crate::cli::monitor::feed(m, &trace);

@@ -378,7 +378,11 @@ fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
         engine_trace,
         runner,
         period,
-        played: played(&installed),
+        // Only drawn by a monitor: no graph built for a run without one.
+        played: match args.monitor.monitor {
+            Some(_) => played(&installed),
+            None => Vec::new(),
+        },
     })
 }
 
