@@ -793,10 +793,11 @@ impl Project {
             .collect()
     }
 
-    /// The robot its manifest asks for ("NAO", "Pepper"), or None.
+    /// The robot it was made for ("NAO", "Pepper"): the manifest's, else the one its
+    /// content shows, else NAO.
     #[getter]
-    fn model(&self) -> Option<&'static str> {
-        self.project.model().map(|m| m.name())
+    fn model(&self) -> &'static str {
+        self.project.model().name()
     }
 
     /// The language a robot running it speaks when not English (a NAOqi name), or None.

@@ -115,7 +115,7 @@ def test_parameters_and_timelines_are_driven_from_python():
 def test_a_project_is_opened_once_and_loaded_by_name():
     project = choreo.Project(EXAMPLES / "hello")
     assert project.behaviors == ["hello"] and project.name == "hello"
-    assert project.warnings == [] and project.model is None
+    assert project.warnings == [] and project.model == "NAO"
     with choreo.load(project, "hello", fast=True) as run:
         run.start()
         assert run.wait_end() == "finished"

@@ -25,6 +25,7 @@ use crate::services::audio::player::Player;
 use crate::services::audio::recognition::Recognition;
 use crate::services::audio::tts::{self, Speech};
 use crate::services::core::behaviors::{self, BehaviorLauncher, Manager};
+use crate::services::core::service_manager::{Host as ServiceHostSlot, ServiceHost};
 use crate::services::interaction::dialog::{self, DialogScripts};
 use crate::services::motion::posture;
 
@@ -88,6 +89,31 @@ impl SimRobot {
     /// project come from a launcher ([`SimRobot::set_launcher`]).
     pub fn install_behavior(&self, name: &str) {
         self.sim.state().part::<Manager>().install(name);
+    }
+
+    /// Installs where the packages' services run ([`ServiceHost`]: the layer that builds
+    /// runs, which runs programs and serves this robot over qi); `None` removes it.
+    pub fn set_service_host(&self, host: Option<Arc<dyn ServiceHost>>) {
+        self.sim
+            .kept("ALServiceManager", |h: &mut ServiceHostSlot| h.0 = host);
+    }
+
+    /// Shows the observer what module `service` did (as the modules' own notices are
+    /// shown): for what happens outside the robot on its behalf, a package service's
+    /// program's output.
+    pub fn notice(&self, service: &str, text: String) {
+        self.sim.notice(service, text);
+    }
+
+    /// Sets the run's root: the folder where the robot's own paths that methods take
+    /// (`ALAudioPlayer.playFile("/home/nao/x.wav")`) name places (`choreo_robot::paths`);
+    /// `None`: they name the machine's.
+    pub fn set_robot_root(&self, root: Option<std::path::PathBuf>) {
+        *self
+            .sim
+            .robot_root
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = root;
     }
 
     /// Sets the language the robot speaks and understands (ALTextToSpeech,

@@ -295,6 +295,20 @@ fn mood_subscribers_are_kept_and_states_have_the_real_shape() {
         robot.call("ALMood", "getSubscribers", vec![]),
         Ok(list(vec![s("app")]))
     );
+    // The 2.8 ALMood page: `getSubscribersInfo` gives {"subscriber_1": "Active", ...}.
+    robot
+        .call("ALMood", "subscribe", vec![s("quiet"), s("Passive")])
+        .unwrap();
+    assert_eq!(
+        robot.call("ALMood", "getSubscribersInfo", vec![]),
+        Ok(Value::Map(vec![
+            (s("app"), s("Active")),
+            (s("quiet"), s("Passive"))
+        ]))
+    );
+    robot
+        .call("ALMood", "unsubscribe", vec![s("quiet")])
+        .unwrap();
     assert_eq!(
         robot.call("ALMood", "unsubscribe", vec![s("app")]),
         Ok(Value::Bool(true))

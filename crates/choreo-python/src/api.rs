@@ -88,6 +88,19 @@ impl BoxApi {
         &self.state.parent_id
     }
 
+    /// Whether the box is in a diagram (the root is not): the reference's generated class
+    /// has `parentBoxName` only then.
+    #[getter]
+    fn has_parent(&self) -> bool {
+        self.state.ctx.node().parent.is_some()
+    }
+
+    /// Whether the box takes resources when started (the generated class's `resource`).
+    #[getter]
+    fn has_resources(&self) -> bool {
+        !self.state.ctx.node().resources.is_empty()
+    }
+
     #[getter]
     fn behavior_path(&self) -> &str {
         self.state.run.options.behavior_path.trim_end_matches('/')
@@ -109,9 +122,13 @@ impl BoxApi {
         let bytes = std::fs::read(path).map_err(|e| {
             PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
         })?;
-        let dialog = choreo_xar::package::read_dlg(path, &bytes)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
-            .value;
+        let parsed = choreo_xar::package::read_dlg(path, &bytes)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        // A Latin-1 `.dlg` is read, with a notice, as its topics are.
+        for warning in &parsed.warnings {
+            self.state.ctx.log("warning", &warning.to_string());
+        }
+        let dialog = parsed.value;
         let folder = std::path::Path::new(path)
             .parent()
             .unwrap_or(std::path::Path::new("."));

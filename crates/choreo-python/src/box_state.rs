@@ -26,6 +26,9 @@ pub struct PythonOptions {
     pub package_uid: String,
     /// The behavior's path inside its package (`behaviorRelativePath()`).
     pub behavior_relative_path: String,
+    /// The run's root: where the robot's own paths (`/home/nao/...`) name places in box
+    /// code (`python/paths.py`); `None`: they name the machine's.
+    pub robot_root: Option<String>,
 }
 
 /// What the boxes of one run share: the options, every box by its `getName()`, and the

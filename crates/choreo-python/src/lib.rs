@@ -51,6 +51,7 @@ mod division;
 pub mod environment;
 pub mod fixer;
 mod host;
+pub mod packages;
 mod plugins;
 mod runtime;
 pub mod stack;

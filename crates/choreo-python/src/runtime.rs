@@ -32,7 +32,17 @@ pub(crate) struct Runtime {
 /// names are private: box code imports them as `qi`, `naoqi`, `almath` and `motion` through
 /// its own `__import__`, and other code under those names only when no real module has them
 /// (`generated.py`'s `install`), so a host process's own `qi` is never replaced.
-const SHIMS: [(&str, &str, &str); 6] = [
+const SHIMS: [(&str, &str, &str); 8] = [
+    (
+        "_choreo_packages",
+        "choreo/packages.py",
+        include_str!("python/packages.py"),
+    ),
+    (
+        "_choreo_paths",
+        "choreo/paths.py",
+        include_str!("python/paths.py"),
+    ),
     (
         "_choreo_py2",
         "choreo/py2.py",
@@ -90,6 +100,11 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(spawn, &native)?)?;
     native.add_function(wrap_pyfunction!(log, &native)?)?;
     native.add_function(wrap_pyfunction!(log_exception_py, &native)?)?;
+    native.add_function(wrap_pyfunction!(robot_root, &native)?)?;
+    native.add_function(wrap_pyfunction!(robot_folders, &native)?)?;
+    native.add_function(wrap_pyfunction!(os_packages, &native)?)?;
+    native.add_function(wrap_pyfunction!(packages_folder, &native)?)?;
+    native.add_function(wrap_pyfunction!(interpreter, &native)?)?;
     modules.set_item("_choreo", &native)?;
     let mut last = None;
     for (name, file, source) in SHIMS {
@@ -146,6 +161,79 @@ impl ShimSource {
     fn get_source(&self, _name: &str) -> &'static str {
         self.0
     }
+}
+
+/// `_choreo.robot_root()`: the folder the robot's paths name places in for the box whose
+/// code runs on this thread (see `PythonOptions::robot_root`); `None` outside box code.
+#[pyfunction]
+fn robot_root() -> Option<String> {
+    current_state().and_then(|state| state.run.options.robot_root.clone())
+}
+
+/// `_choreo.robot_folders()`: each robot folder box code may name, with the folder under
+/// the run's root that stands for it (choreo-robot's `paths::FOLDERS`).
+#[pyfunction]
+fn robot_folders() -> Vec<(&'static str, &'static str)> {
+    choreo_robot::paths::FOLDERS
+        .iter()
+        .map(|f| (f.robot, f.local))
+        .collect()
+}
+
+/// One import name of NAOqi OS's Python packages for `packages.py`: (name, which OS ships
+/// what, the pins to install or `None`, why nothing can be or `None`).
+type OsPackage = (
+    &'static str,
+    String,
+    Option<Vec<&'static str>>,
+    Option<&'static str>,
+);
+
+/// `_choreo.os_packages()`: every name box code imports a package of NAOqi OS by, from
+/// choreo-robot's table (`data/python.txt`); the standard library's are left out.
+#[pyfunction]
+fn os_packages() -> Vec<OsPackage> {
+    use choreo_robot::python::{Install, packages, packages_for};
+    let mut names: Vec<&'static str> = packages().iter().flat_map(|p| p.imports.clone()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let all = packages_for(name);
+            let shipped = all
+                .iter()
+                .map(|p| p.shipped())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let pins = all.iter().find_map(|p| match &p.install {
+                Install::Pins(pins) => Some(pins.clone()),
+                _ => None,
+            });
+            let why = all.iter().find_map(|p| match p.install {
+                Install::Unavailable(why) => Some(why),
+                _ => None,
+            });
+            let stdlib = all.iter().all(|p| p.install == Install::Stdlib);
+            (!stdlib).then_some((name, shipped, pins, why))
+        })
+        .collect()
+}
+
+/// `_choreo.packages_folder()`: the cache of NAOqi OS's packages ([`crate::packages`]).
+#[pyfunction]
+fn packages_folder() -> String {
+    crate::packages::packages_folder()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `_choreo.interpreter()`: the interpreter pip runs with ([`crate::packages`]).
+#[pyfunction]
+fn interpreter() -> String {
+    crate::packages::interpreter()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// `_choreo.current()`: the box whose code runs on this thread.

@@ -635,3 +635,128 @@ class MyClass(GeneratedClass):
     assert_eq!(e.line, Some(10), "{e}");
     assert!(e.message.ends_with("RuntimeError: stop"), "{e}");
 }
+
+/// The attributes and methods the reference's generated class gives box code, name by name.
+/// Sources: libqicore's Python box generator (`aldebaran/libqicore`, history,
+/// `libqicore-compat/src/python/pythonboxgenerator.cpp`, `generatedClass`: `self.id`,
+/// `boxName`, `behaviorPath`, `behaviorId`, `parentBoxName` for a box with a parent,
+/// `timeline`, `resource`; the timeline methods) and its base class
+/// (`libqicore-compat/python/qicorecompat/behavior.py`: `name`, `parameters`, `getName`,
+/// `getParameter`, `setParameter`, `stimulateIO`, `log`, `getParentTimeline`,
+/// `parentTimeline`); the 2.1 and 2.8 page "Scripting Python boxes"
+/// (`software/choregraphe/objects/python_script.html`: `onLoad`, `onUnload`, `getParameter`,
+/// `setParameter`, `getTimeline`, `getParentTimeline`, `packageUid`,
+/// `behaviorAbsolutePath`, `behaviorRelativePath`, `log`, `logger`). The generator's
+/// internals that choreo's engine does itself are listed, each with why, in
+/// docs/box-environment.md (checked below).
+#[test]
+fn the_reference_generated_class_s_attributes_and_methods_are_given() {
+    const GIVEN: &[&str] = &[
+        "id",
+        "name",
+        "boxName",
+        "behaviorPath",
+        "behaviorId",
+        "parentBoxName",
+        "resource",
+        "parameters",
+        "timeline",
+        "parentTimeline",
+        "getName",
+        "getParameter",
+        "setParameter",
+        "stimulateIO",
+        "log",
+        "logger",
+        "onLoad",
+        "onUnload",
+        "getTimeline",
+        "getParentTimeline",
+        "playTimeline",
+        "stopTimeline",
+        "exitBehavior",
+        "gotoAndStop",
+        "gotoAndPlay",
+        "playTimelineParent",
+        "stopTimelineParent",
+        "exitBehaviorParent",
+        "gotoAndStopParent",
+        "gotoAndPlayParent",
+        "packageUid",
+        "behaviorAbsolutePath",
+        "behaviorRelativePath",
+    ];
+    const NOT_GIVEN: &[&str] = &[
+        "handleSTM",
+        "setParentTimeline",
+        "setTimeline",
+        "setTimelineParent",
+        "getTimelineParent",
+        "releaseResource",
+        "waitResourcesCallback",
+        "waitResourceFree",
+        "waitResources",
+        "resourceManager",
+    ];
+    let check = format!(
+        "for n in {GIVEN:?}:\n    self.log('%s %s' % (n, hasattr(self, n)))\n\
+         self.log('id=%s' % (self.id == self.getName()))\n\
+         self.log('name=' + self.name)\n\
+         self.log('behaviorPath=' + self.behaviorPath)\n\
+         self.log('parentBoxName=' + self.parentBoxName)\n\
+         self.log('resource=%s' % self.resource)\n\
+         self.log('parameters=%s' % sorted((k, p.value()) for k, p in self.parameters.items()))\n\
+         self.parameters['Volume'].setValue(7)\n\
+         self.log('set=%s' % self.getParameter('Volume'))\n\
+         self.id = 'mine'\n\
+         self.log('own=' + self.id)"
+    );
+    let params = r#"<Parameter name="Volume" inherits_from_parent="0" content_type="1" value="42" default_value="0" id="5"/>"#;
+    let (_, t) = run(&one_box(params, &on_start(&check)));
+    let errs = errors(&t, "root/A");
+    assert!(errs.is_empty(), "{errs:#?}");
+    let got = logs(&t, "root/A");
+    for name in GIVEN {
+        assert!(
+            got.contains(&format!("info: {name} True")),
+            "{name}: {got:#?}"
+        );
+    }
+    // getName() is `root_A_1` (identity_and_paths); the behavior folder `/behaviors/test`.
+    for want in [
+        "info: id=True",
+        "info: name=root_A_1",
+        "info: behaviorPath=/behaviors/test",
+        "info: parentBoxName=root_0",
+        "info: resource=False",
+        "info: parameters=[('Volume', 42)]",
+        "info: set=7",
+        "info: own=mine",
+    ] {
+        assert!(got.iter().any(|l| l == want), "{want}: {got:#?}");
+    }
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/box-environment.md"),
+    )
+    .unwrap();
+    for name in NOT_GIVEN {
+        assert!(
+            docs.contains(&format!("`{name}`")),
+            "docs/box-environment.md does not say why `{name}` is not given"
+        );
+    }
+}
+
+/// `stimulateIO(name)` fires output `name`, as the generated class's outputs do.
+#[test]
+fn stimulate_io_fires_an_output() {
+    let code = "
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.stimulateIO('nope')
+        self.stimulateIO('onStopped')
+";
+    let (outcome, t) = run(&one_box("", code));
+    assert_eq!(outcome, Outcome::Finished, "{t:#?}");
+    assert_eq!(logs(&t, "root/A"), ["error: Signal nope not found"]);
+}

@@ -28,6 +28,8 @@ pub mod leds;
 pub mod memory;
 mod model;
 pub mod naoqi;
+pub mod paths;
 pub mod postures;
+pub mod python;
 
 pub use model::{Joint, Model, is_hand};

@@ -15,6 +15,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use crate::model::Model;
+
 /// The catalogue's text (see its header for the format).
 const TEXT: &str = include_str!("../data/naoqi.txt");
 
@@ -154,6 +156,8 @@ pub struct Module {
     pub name: &'static str,
     /// Which versions have the module.
     pub versions: Versions,
+    /// The one robot that has the module (`pepper` or `nao` after its marks); `None`: both.
+    pub only_on: Option<Model>,
     /// Its methods, one entry per overload, in the order they are served.
     pub methods: Vec<Method>,
 }
@@ -247,6 +251,11 @@ impl Catalogue {
                 let (name, marks) = words
                     .split_first()
                     .ok_or_else(|| fail("empty module line".into()))?;
+                let (marks, only_on) = match marks {
+                    [v @ .., "pepper"] => (v, Some(Model::Pepper)),
+                    [v @ .., "nao"] => (v, Some(Model::Nao)),
+                    v => (v, None),
+                };
                 let versions = versions(marks).map_err(fail)?;
                 if modules.iter().any(|m| m.name == *name) {
                     return Err(fail(format!("module {name} comes twice")));
@@ -257,6 +266,7 @@ impl Catalogue {
                 modules.push(Module {
                     name,
                     versions,
+                    only_on,
                     methods: Vec::new(),
                 });
                 continue;
@@ -318,6 +328,30 @@ impl Catalogue {
     /// Module `name`, if NAOqi has it.
     pub fn module(&self, name: &str) -> Option<&Module> {
         self.modules.iter().find(|m| m.name == name)
+    }
+
+    /// Whether robot `model` has module `name` (true for a module the catalogue lacks: it
+    /// does not know).
+    pub fn on_robot(&self, name: &str, model: Model) -> bool {
+        self.module(name)
+            .and_then(|m| m.only_on)
+            .is_none_or(|only| only == model)
+    }
+
+    /// The modules named in `code` (a box script, a Python file) that only one robot has,
+    /// each once, in the order first named: what tells a project made for that robot.
+    pub fn only_on_one(&self, code: &str) -> Vec<(Model, &'static str)> {
+        let mut out: Vec<(Model, &'static str)> = Vec::new();
+        let words = code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        for word in words.filter(|w| w.starts_with("AL")) {
+            if let Some(m) = self.module(word)
+                && let Some(only) = m.only_on
+                && !out.iter().any(|(_, n)| *n == m.name)
+            {
+                out.push((only, m.name));
+            }
+        }
+        out
     }
 
     /// How many method overloads the catalogue holds.

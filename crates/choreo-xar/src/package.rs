@@ -13,6 +13,7 @@
 //! The readers sniff the content: a `.pml` holding Python source, or a `.dlg` holding a
 //! `.pml` document, is refused with an error saying what the file really holds.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::Parsed;
@@ -700,8 +701,22 @@ pub struct Manifest {
     pub naoqi_max_version: Option<String>,
     /// `requirements/robotRequirement@model` (`NAO`, `JULIETTE`, `JULIETTE_Y20`).
     pub robot_models: Vec<String>,
+    /// `services/service`: the programs ServiceManager runs for the package.
+    pub services: Vec<PackageService>,
     /// The whole file, written back by [`write_manifest`].
     pub document: XmlDocument,
+}
+
+/// A service of a package (`<service name="myservice" autorun="true" execStart="..."/>`,
+/// the 2.8 page "Creating a new application outside Choregraphe using the qi Framework").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageService {
+    /// `name`: ServiceManager knows it as `<uuid>.<name>` (and, for compatibility, `name`).
+    pub name: String,
+    /// `execStart`: the command line, run in the package's folder.
+    pub exec_start: String,
+    /// `autorun="true"`: started at boot and after installation.
+    pub autorun: bool,
 }
 
 /// A text with its language (`<name lang="en_US">Hello</name>`).
@@ -819,6 +834,13 @@ pub fn read_manifest(file: &str, bytes: &[u8]) -> Result<Parsed<Manifest>> {
             topics,
         })
     })?;
+    let services = x.items(root, p, "services", "service", |el, path| {
+        Ok(PackageService {
+            name: x.required(el, path, "name")?,
+            exec_start: x.required(el, path, "execStart")?,
+            autorun: attr(el, "autorun").is_some_and(|a| a.eq_ignore_ascii_case("true")),
+        })
+    })?;
     let requirements = || {
         root.elements_named("requirements")
             .flat_map(XmlElement::elements)
@@ -842,6 +864,7 @@ pub fn read_manifest(file: &str, bytes: &[u8]) -> Result<Parsed<Manifest>> {
             .filter(|e| e.local_name().eq_ignore_ascii_case("robotRequirement"))
             .filter_map(|e| attr(e, "model"))
             .collect(),
+        services,
         document,
     };
     Ok(Parsed {
@@ -902,6 +925,34 @@ fn meaningful_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The text of a `.dlg` or `.top`: UTF-8 (a byte-order mark skipped), else Latin-1, with a
+/// warning at the first byte that is not UTF-8. Why Latin-1: Choregraphe on Windows saved
+/// these files in the machine's code page, and NAOqi's dialog engine reads topics so (the
+/// runtime's topic reader, choreo-qichat's `text::decode`, does the same).
+fn decode_dialog_text<'b>(file: &str, bytes: &'b [u8]) -> (Cow<'b, str>, Option<Diagnostic>) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (Cow::Borrowed(text), None),
+        Err(e) => {
+            let text: String = bytes.iter().map(|&b| char::from(b)).collect();
+            let offset = text
+                .char_indices()
+                .nth(e.valid_up_to())
+                .map_or(text.len(), |(i, _)| i);
+            let warning = Diagnostic::at_offset(
+                Severity::Warning,
+                ErrorKind::NotUtf8,
+                file,
+                &text,
+                offset,
+                "",
+                "not UTF-8: read as Latin-1; save it as UTF-8 to silence this",
+            );
+            (Cow::Owned(text), Some(warning))
+        }
+    }
+}
+
 fn text_error(file: &str, text: &str, offset: usize, kind: ErrorKind, message: String) -> Error {
     Diagnostic::at_offset(Severity::Error, kind, file, text, offset, "", message).into()
 }
@@ -911,8 +962,9 @@ pub fn read_dlg(file: &str, bytes: &[u8]) -> Result<Parsed<Dialog>> {
     if let Some(e) = content_mismatch(file, bytes, FileKind::Dialog) {
         return Err(e);
     }
-    let text = decode_text(file, bytes)?;
-    let mut warnings = Vec::new();
+    let (text, latin1) = decode_dialog_text(file, bytes);
+    let text = text.as_ref();
+    let mut warnings: Vec<Diagnostic> = latin1.into_iter().collect();
     let mut dialog: Option<Dialog> = None;
     for (offset, line) in meaningful_lines(text) {
         let Some((key, value)) = line.split_once(':') else {
@@ -996,7 +1048,8 @@ pub fn read_top(file: &str, bytes: &[u8]) -> Result<Parsed<Topic>> {
     if let Some(e) = content_mismatch(file, bytes, FileKind::Topic) {
         return Err(e);
     }
-    let text = decode_text(file, bytes)?;
+    let (text, latin1) = decode_dialog_text(file, bytes);
+    let text = text.as_ref();
     let mut lines = meaningful_lines(text).filter(|(_, l)| !l.starts_with('#'));
     let Some((offset, first)) = lines.next() else {
         return Err(Error::file_level(
@@ -1025,7 +1078,7 @@ pub fn read_top(file: &str, bytes: &[u8]) -> Result<Parsed<Topic>> {
     if name.is_empty() {
         return Err(bad_header());
     }
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Diagnostic> = latin1.into_iter().collect();
     let mut language = None;
     let mut user_rules = 0;
     for (i, (offset, line)) in lines.enumerate() {

@@ -180,3 +180,41 @@ fn pml_unknown_content_survives_a_round_trip_and_edits_are_written() {
     assert_eq!(w.warnings.len(), 1);
     assert_eq!(w.warnings[0].kind, ErrorKind::Unusual);
 }
+
+/// The manifest of the 2.8 page "Creating a new application outside Choregraphe using the
+/// qi Framework" (`dev/tutos/create_a_new_service.html`), its Python and C++ services.
+#[test]
+fn manifest_services_are_read_as_the_service_page_writes_them() {
+    let m = read_manifest(
+        "manifest.xml",
+        br#"<package uuid="myapp" version="0.1.0">
+  <services>
+    <service name="myservice" autorun="true" execStart="./python bin/myservice.py" />
+    <executableFiles>
+      <file path="python" />
+    </executableFiles>
+    <service name="myservice" autorun="true" execStart="bin/myservice" />
+  </services>
+</package>"#,
+    )
+    .unwrap()
+    .value;
+    let services: Vec<(&str, &str, bool)> = m
+        .services
+        .iter()
+        .map(|s| (s.name.as_str(), s.exec_start.as_str(), s.autorun))
+        .collect();
+    assert_eq!(
+        services,
+        [
+            ("myservice", "./python bin/myservice.py", true),
+            ("myservice", "bin/myservice", true)
+        ]
+    );
+    let e = read_manifest(
+        "manifest.xml",
+        b"<package uuid=\"a\"><services><service name=\"x\"/></services></package>",
+    )
+    .unwrap_err();
+    assert_eq!(e.diagnostic().element_path, "package/services/service[1]");
+}

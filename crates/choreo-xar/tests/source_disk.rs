@@ -1,8 +1,10 @@
 //! Where a loaded project's files are on disk: the same behavior folder whether a project is
 //! loaded by its folder, its `.pml` (by an absolute or a relative name, a name with `!`,
 //! spaces and non-ASCII letters) or a lone `.xar`, and laid out as on a robot
-//! (`PackageManager/apps/<package>`: a link to the project's folder, or an archive's files
-//! unpacked there) in a temporary folder that goes away with the value.
+//! (`/home/nao/.local/share/PackageManager/apps/<package>`, the robot applications page of
+//! the NAOqi documentation: a link to the project's folder, or an archive's files unpacked
+//! there; Choregraphe's Play names the package `.lastUploadedChoregrapheBehavior`) in a
+//! temporary folder that goes away with the value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod archive_build;
@@ -10,7 +12,12 @@ mod archive_build;
 use std::path::{Path, PathBuf};
 
 use archive_build::{behavior_xar, crg, gzip, tar};
-use choreo_xar::source::{FilesOnDisk, Project, load_bytes, load_path};
+use choreo_xar::source::{FilesOnDisk, Install, Project, load_bytes, load_path};
+
+/// The package Choregraphe's Play uploads (the robot applications page).
+const PLAYED: &str = ".lastUploadedChoregrapheBehavior";
+/// Where PackageManager installs packages on the robot.
+const APPS: &str = "home/nao/.local/share/PackageManager/apps";
 
 const PML_NAME: &str = "NAO WE SHOW!! été.pml";
 
@@ -50,7 +57,7 @@ fn a_pml_named_with_bangs_spaces_and_accents_loads() {
 /// The behavior's folder with the link to the project's folder resolved, after checking
 /// that it is where PackageManager installs a package (`.../PackageManager/apps/<name>/`).
 fn resolved(dir: PathBuf, package: &str) -> PathBuf {
-    let apps = Path::new("PackageManager").join("apps").join(package);
+    let apps = Path::new(APPS).join(package);
     assert!(
         dir.parent().is_some_and(|p| p.ends_with(&apps)),
         "{} is not in {}",
@@ -69,9 +76,14 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
     let files = by_folder.on_disk().unwrap();
     assert!(matches!(files, FilesOnDisk::Installed { .. }));
     assert!(files.path().is_symlink(), "a link to the project's folder");
-    // No manifest: the package is named after the project.
+    // Played, as Choregraphe's Play uploads it.
+    assert_eq!(resolved(behavior_dir(&by_folder, &files), PLAYED), expected);
+    // The root holds the robot's home: `/home/nao/...` names a place in it.
+    let root = files.robot_root().unwrap();
+    assert!(root.join("home/nao").is_dir() && root.join("opt/aldebaran").is_dir());
+    // No manifest: the package also answers to the project's name.
     assert_eq!(
-        resolved(behavior_dir(&by_folder, &files), &by_folder.name),
+        std::fs::canonicalize(root.join(APPS).join(&by_folder.name).join("behavior_1")).unwrap(),
         expected
     );
     // A box writes in the project's own folder, through the link.
@@ -93,13 +105,13 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
     );
 
     let by_pml = load_path(&dir.join(PML_NAME)).unwrap();
-    let files = by_pml.on_disk().unwrap();
+    let files = by_pml.on_disk_as(Install::Package).unwrap();
     assert_eq!(resolved(behavior_dir(&by_pml, &files), "Show"), expected);
 
     // A bare file name, as `choreo run "x.pml"` in the project's folder gives it.
     let relative = run_in(&dir, || load_path(Path::new(PML_NAME)).unwrap());
     let files = relative.on_disk().unwrap();
-    assert_eq!(resolved(behavior_dir(&relative, &files), "Show"), expected);
+    assert_eq!(resolved(behavior_dir(&relative, &files), PLAYED), expected);
 
     // A lone behavior.xar: its own folder.
     let lone = load_path(&dir.join("behavior_1/behavior.xar")).unwrap();
@@ -122,7 +134,7 @@ fn the_package_folder_is_the_manifests_uuid() {
     )
     .unwrap();
     let project = load_path(&dir.join(PML_NAME)).unwrap();
-    let files = project.on_disk().unwrap();
+    let files = project.on_disk_as(Install::Package).unwrap();
     let behavior = behavior_dir(&project, &files);
     assert!(
         behavior
@@ -132,6 +144,14 @@ fn the_package_folder_is_the_manifests_uuid() {
         behavior.display()
     );
     assert!(behavior.join("sneeze.ogg").is_file());
+    // Played, the uuid's folder is the played package's.
+    let files = project.on_disk().unwrap();
+    let apps = files.robot_root().unwrap().join(APPS);
+    assert_eq!(
+        std::fs::read_link(apps.join("show-1a2b")).unwrap(),
+        Path::new(PLAYED)
+    );
+    assert!(apps.join("show-1a2b/behavior_1/sneeze.ogg").is_file());
 }
 
 /// Runs `f` with the current directory set to `dir` (this test binary's only user of the
@@ -153,7 +173,7 @@ fn an_archive_is_unpacked_to_a_folder_that_lives_as_long_as_the_value() {
     ]));
     let project = load_bytes("x/Sneezes!.crg", &crg("Sneezes", &data)).unwrap();
     assert_eq!(project.root, None);
-    let files = project.on_disk().unwrap();
+    let files = project.on_disk_as(Install::Package).unwrap();
     assert!(!files.path().is_symlink(), "an archive's files are written");
     let dir = behavior_dir(&project, &files);
     assert!(

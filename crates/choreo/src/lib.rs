@@ -68,9 +68,10 @@
 
 mod api;
 pub mod cli;
+pub mod implied;
 pub mod looks;
-pub mod manifest;
 pub mod nested;
+pub mod package_services;
 
 pub use api::*;
 pub use choreo_engine::trace::{Event, ListenerId, Step};

@@ -151,7 +151,14 @@ pub fn script_host(
     behavior_file: &str,
     project: &choreo_xar::source::Project,
 ) -> Box<dyn ScriptHost> {
+    // The package's folder: up from the behavior's as many folders as its file is deep.
+    let robot_root = behavior_dir
+        .ancestors()
+        .nth(behavior_file.matches('/').count())
+        .and_then(choreo_robot::paths::root_of)
+        .map(|root| root.display().to_string());
     let options = choreo_python::PythonOptions {
+        robot_root,
         behavior_path: behavior_dir.display().to_string(),
         package_uid: project
             .manifest

@@ -1,10 +1,11 @@
 //! `choreo run` gives boxes the same `behaviorAbsolutePath()` whether a project is run by its
 //! folder, its `.pml` (by an absolute or a bare name holding `!`, spaces and accents) or a
 //! `.crg`: the behavior's folder where PackageManager installs it on a robot
-//! (`.../PackageManager/apps/<package>/behavior_1`, in a temporary folder removed after the
-//! run: a link to the project's folder, or the archive unpacked), and the files beside the
-//! behavior can be read there; and box scripts import `ssl` with another Python first on
-//! `PATH` and a wrong `PYTHONHOME`.
+//! (`.../home/nao/.local/share/PackageManager/apps/<package>/behavior_1`, in a temporary
+//! folder removed after the run: a link to the project's folder, or the archive unpacked),
+//! and the files beside the behavior can be read there; the robot's own paths name the
+//! run's folders; and box scripts import `ssl` with another Python first on `PATH` and a
+//! wrong `PYTHONHOME`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write as _;
@@ -150,12 +151,15 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_crg_and_its_files_are_read(
     ] {
         let (got, data) = run(dir, input);
         let where_ = format!("run {input:?} in {}", dir.display());
+        // Played, as Choregraphe's Play uploads it (the robot applications page).
         assert!(
-            got.ends_with("/PackageManager/apps/Show/behavior_1"),
+            got.ends_with(
+                "/home/nao/.local/share/PackageManager/apps/.lastUploadedChoregrapheBehavior/behavior_1"
+            ),
             "{where_}: {got}"
         );
         assert_eq!(data, "beside the behavior", "{where_}");
-        let top = got.split("/PackageManager/").next().unwrap();
+        let top = got.split("/home/nao/").next().unwrap();
         assert!(
             !Path::new(top).exists(),
             "{where_}: the robot's layout is left behind: {top}"
@@ -208,18 +212,343 @@ fn the_stock_show_app_box_finds_its_application_in_the_robots_layout() {
         return;
     };
     let project = corpus.join("icoxfog417__PepperYesMan");
-    let out = choreo(&project, &["run", ".", "--fast", "--timeout", "5"], &[]);
+    // Played, the application is the package Choregraphe's Play uploads; installed, its uuid.
+    for (flags, app) in [
+        (&[][..], ".lastUploadedChoregrapheBehavior"),
+        (&["--installed"][..], "satsukidemo-e75949"),
+    ] {
+        let mut args = vec!["run", ".", "--fast", "--timeout", "5"];
+        args.extend_from_slice(flags);
+        let out = choreo(&project, &args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("loads http://198.18.0.1/apps/{app}/,")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("Successfully set application: {app}")),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("appsFolderFragment is not in behaviorPath"),
+            "{stderr}"
+        );
+    }
+}
+
+/// A box that names the robot's own paths, as real projects hard-code them: it appends the
+/// Play path to `sys.path` to import a module its project bundles (`lib/bundled.py`),
+/// writes in the robot's home and reads it back by Pepper 2.9's name for it, lists, globs,
+/// copies, and reads its package by its uuid.
+const ROBOT_PATHS: &str = r#"import sys, glob, shutil
+PLAY = "/home/nao/.local/share/PackageManager/apps/.lastUploadedChoregrapheBehavior"
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        sys.path.append(PLAY + "/lib")
+        import bundled
+        self.log("bundled=" + bundled.NAME)
+        with open("/home/nao/notes.txt", "w") as f:
+            f.write("kept")
+        self.log("home=" + open("/data/home/nao/notes.txt").read())
+        self.log("exists=" + str(os.path.exists(PLAY + "/behavior_1/data.txt")))
+        self.log("glob=" + ",".join(glob.glob(PLAY + "/behavior_1/*.txt")))
+        uuid = "/home/nao/.local/share/PackageManager/apps/paths-1a2b/behavior_1/data.txt"
+        self.log("uuid=" + open(uuid).read().strip())
+        os.makedirs("/home/nao/recordings/x")
+        shutil.copy(PLAY + "/behavior_1/data.txt", "/home/nao/recordings/x/copy.txt")
+        self.log("listdir=" + ",".join(os.listdir("/home/nao/recordings/x")))
+        self.log("real=" + str(os.path.exists(os.path.realpath(PLAY))))
+        self.onStopped()
+"#;
+
+/// Writes a project of one box running `script` (the Reader box of [`BEHAVIOR`]) into
+/// `project`, with a manifest of package `uuid`.
+fn one_box_project(project: &Path, uuid: &str, script: &str) {
+    std::fs::create_dir_all(project.join("behavior_1")).unwrap();
+    std::fs::write(
+        project.join("manifest.xml"),
+        format!("<?xml version='1.0' encoding='UTF-8'?>\n<package uuid=\"{uuid}\" version=\"1.0.0\">\n<names><name lang=\"en_US\">Paths</name></names>\n</package>\n"),
+    )
+    .unwrap();
+    std::fs::write(project.join("paths.pml"), PML).unwrap();
+    let xar = BEHAVIOR.replace(
+        BEHAVIOR
+            .split("<![CDATA[")
+            .nth(2)
+            .and_then(|s| s.split("]]>").next())
+            .unwrap(),
+        script,
+    );
+    std::fs::write(project.join("behavior_1/behavior.xar"), xar).unwrap();
+}
+
+#[test]
+fn the_robots_paths_name_the_run_s_own_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("paths");
+    one_box_project(&project, "paths-1a2b", ROBOT_PATHS);
+    std::fs::create_dir_all(project.join("lib")).unwrap();
+    std::fs::write(
+        project.join("lib/bundled.py"),
+        "NAME = 'from the project'\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("behavior_1/data.txt"), "beside\n").unwrap();
+    let had_home = Path::new("/home/nao").exists();
+    let out = choreo(tmp.path(), &["run", "paths", "--fast"], &[]);
+    let play = "/home/nao/.local/share/PackageManager/apps/.lastUploadedChoregrapheBehavior";
+    for (key, want) in [
+        ("bundled=", "from the project".to_string()),
+        ("home=", "kept".to_string()),
+        ("exists=", "True".to_string()),
+        ("glob=", format!("{play}/behavior_1/data.txt")),
+        ("uuid=", "beside".to_string()),
+        ("listdir=", "copy.txt".to_string()),
+        ("real=", "True".to_string()),
+    ] {
+        assert_eq!(logged(&out, key), want, "{key}");
+    }
+    // Nothing was written outside the run's folders, which are gone with the run.
+    if !had_home {
+        assert!(!Path::new("/home/nao").exists(), "the machine's /home/nao");
+    }
+    assert_eq!(
+        std::fs::read_dir(&project).unwrap().count(),
+        4,
+        "the project gained no file"
+    );
+}
+
+/// A box that imports each of `names` (each with an `import` statement, as box code
+/// writes it) and logs `import <name> ok <version> <file>` or `import <name> error
+/// <message>`.
+fn imports_box(names: &[&str]) -> String {
+    let mut script = "def report(box, name, module):\n    box.log(\"import %s ok %s %s\" % (name, getattr(module, \"__version__\", \"-\"), getattr(module, \"__file__\", None)))\n\nclass MyClass(GeneratedClass):\n    def onInput_onStart(self):\n".to_string();
+    for name in names {
+        script.push_str(&format!(
+            "        try:\n            import {name}\n            report(self, {name:?}, {name})\n        except Exception as e:\n            self.log(\"import %s error %s\" % ({name:?}, \" \".join(str(e).split())))\n"
+        ));
+    }
+    script.push_str("        self.onStopped()\n");
+    script
+}
+
+/// The `import` lines a run logged: name -> (ok, rest).
+fn imports(out: &Output) -> std::collections::BTreeMap<String, (bool, String)> {
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("loads http://198.18.0.1/apps/satsukidemo-e75949/,"),
-        "{stderr}"
+    assert!(out.status.success(), "{stderr}");
+    stderr
+        .lines()
+        .filter_map(|l| l.split_once("import ").map(|(_, v)| v))
+        .filter_map(|v| {
+            let (name, v) = v.split_once(' ')?;
+            let (state, rest) = v.split_once(' ')?;
+            Some((name.to_string(), (state == "ok", rest.to_string())))
+        })
+        .collect()
+}
+
+/// Every Python package the legal notices of NAOqi 2.1 and 2.8 list imports in box code by
+/// every name box code uses, except those choreo's table says cannot be given, which raise
+/// an error naming the package, what NAOqi OS ships and why (the first run installs the
+/// pinned releases into the package cache; later ones find them there).
+#[test]
+fn box_code_imports_the_python_packages_naoqi_os_ships() {
+    use choreo_robot::python::{Install, packages};
+    // From the notices (2.1: dev-python/requests 2.2.1-r1; 2.8: python-requests 2.19.1 and
+    // python-urllib3 1.23, python-pyyaml 3.13, python-numpy 1.14.5): the packages the
+    // issue's failing projects import are in the table.
+    for name in ["requests", "urllib3", "yaml", "numpy"] {
+        assert!(
+            packages().iter().any(|p| p.imports.contains(&name)),
+            "{name}"
+        );
+    }
+    let names: Vec<&str> = packages().iter().flat_map(|p| p.imports.clone()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("imports");
+    one_box_project(&project, "imports-1a2b", &imports_box(&names));
+    let out = choreo(tmp.path(), &["run", "imports", "--fast"], &[]);
+    let got = imports(&out);
+    for package in packages() {
+        for name in &package.imports {
+            let (ok, rest) = got
+                .get(*name)
+                .unwrap_or_else(|| panic!("no import line for {name}"));
+            match &package.install {
+                // The machine's own copy (Debian's python3-dbus in dist-packages) is
+                // found first, as any module of the machine's Python is.
+                Install::Unavailable(_) if *ok => {
+                    assert!(!rest.contains("naoqi-os-python"), "{name}: {rest}");
+                }
+                Install::Unavailable(why) => {
+                    assert!(
+                        rest.contains(&format!("No module named '{name}'")),
+                        "{rest}"
+                    );
+                    assert!(rest.contains(&package.shipped()), "{rest}");
+                    assert!(rest.contains(why), "{rest}");
+                }
+                _ => assert!(ok, "{name}: {rest}"),
+            }
+        }
+    }
+    // The pinned Python 3 releases (data/python.txt) are what box code gets.
+    for (name, version) in [
+        ("requests", "2.32.5"),
+        ("urllib3", "1.26.20"),
+        ("yaml", "6.0.2"),
+    ] {
+        assert!(
+            got[name].1.starts_with(&format!("{version} ")),
+            "{name}: {}",
+            got[name].1
+        );
+    }
+}
+
+/// `sys.path` as on the robot: the OS's packages come after the standard library and before
+/// what box code adds, so a box that appends its own `lib/` holding a copy of `six` gets
+/// the system's, and one that inserts it first gets its own.
+#[test]
+fn a_box_s_own_lib_comes_after_the_os_packages_unless_it_is_inserted_first() {
+    for (how, want) in [("append(LIB)", "1.17.0"), ("insert(0, LIB)", "own")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("order");
+        let script = format!(
+            "import sys\nLIB = '/home/nao/.local/share/PackageManager/apps/\
+             .lastUploadedChoregrapheBehavior/lib'\n\n\
+             class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n        \
+             sys.path.{how}\n        import six\n        \
+             self.log('version of six: ' + six.__version__)\n        self.onStopped()\n"
+        );
+        one_box_project(&project, "order-1a2b", &script);
+        std::fs::create_dir_all(project.join("lib")).unwrap();
+        std::fs::write(project.join("lib/six.py"), "__version__ = 'own'\n").unwrap();
+        let out = choreo(tmp.path(), &["run", "order", "--fast"], &[]);
+        assert_eq!(logged(&out, "version of six: "), want, "sys.path.{how}");
+    }
+}
+
+/// A package NAOqi OS ships that choreo cannot give fails where box code imports it: the
+/// report names the box, its script's line and the package.
+#[test]
+fn an_os_package_choreo_cannot_give_fails_at_the_box_s_import_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("gst");
+    one_box_project(
+        &project,
+        "gst-1a2b",
+        "\nimport gst\n\nclass MyClass(GeneratedClass):\n    def onInput_onStart(self):\n        self.onStopped()\n",
     );
-    assert!(
-        stderr.contains("Successfully set application: satsukidemo-e75949"),
-        "{stderr}"
+    let out = choreo(tmp.path(), &["run", "gst", "--fast"], &[]);
+    let all = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
+    assert!(!out.status.success(), "{all}");
+    assert!(all.contains("No module named 'gst'"), "{all}");
+    assert!(all.contains("2.1: gst-python 0.10.21"), "{all}");
+    assert!(all.contains("Reader"), "{all}");
+    assert!(all.contains("line 2"), "{all}");
+}
+
+/// A package service's program (qi.Application, as the 2.8 service page writes one): it
+/// registers the service named by its first argument, whose `echo` says who answered.
+const ECHO_SERVICE: &str = r#"import sys
+import qi
+
+class Echo:
+    def echo(self, message):
+        return "%s from %s" % (message, sys.argv[1])
+
+app = qi.Application(sys.argv)
+app.start()
+app.session.registerService(sys.argv[1], Echo())
+print("serving %s" % sys.argv[1], flush=True)
+app.run()
+"#;
+
+/// A box that reaches the autorun service, starts the other through ALServiceManager by its
+/// short name, calls it, stops it, and starts a service whose program dies at once.
+const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        sm = ALProxy("ALServiceManager")
+        self.log("auto=" + ALProxy("AutoEcho").echo("hi"))
+        self.log("before=%s" % sm.isServiceRunning("svc-1a2b.boxservice"))
+        self.log("start=%s" % sm.startService("boxservice"))
+        self.log("box=" + self.session().service("BoxEcho").echo("there"))
+        self.log("listed=%s" % sorted((s["name"], s["running"]) for s in sm.services()))
+        self.log("stop=%s" % sm.stopService("svc-1a2b.boxservice"))
+        self.log("after=%s" % sm.isServiceRunning("boxservice"))
+        sm.startService("dies")
+        self.onStopped()
+"#;
+
+/// The manifest's services run as ServiceManager runs them: the autorun one with the run,
+/// the other when a box starts it; both register their services in the robot's directory
+/// over qi (`--qi-url`), box code calls them, their output is shown, one that dies is
+/// reported, and none outlives the run. The manifest's form is the 2.8 service page's
+/// (`dev/tutos/create_a_new_service.html`: `execStart="./python bin/myservice.py"`).
+#[test]
+fn package_services_run_register_over_qi_and_stop_with_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("svc");
+    one_box_project(&project, "svc-1a2b", SERVICES_BOX);
+    std::fs::write(
+        project.join("manifest.xml"),
+        r#"<?xml version='1.0' encoding='UTF-8'?>
+<package uuid="svc-1a2b" version="1.0.0">
+<names><name lang="en_US">Services</name></names>
+<services>
+  <service name="autoservice" autorun="true" execStart="/usr/bin/python2 bin/echo.py AutoEcho" />
+  <service name="boxservice" autorun="false" execStart="./python bin/echo.py BoxEcho" />
+  <service name="dies" autorun="false" execStart="python bin/dies.py" />
+</services>
+</package>
+"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("bin")).unwrap();
+    std::fs::write(project.join("bin/echo.py"), ECHO_SERVICE).unwrap();
+    std::fs::write(
+        project.join("bin/dies.py"),
+        "import sys\nsys.stderr.write('cannot go on\\n')\nsys.exit(3)\n",
+    )
+    .unwrap();
+    let out = choreo(tmp.path(), &["run", "svc", "--fast", "--verbose"], &[]);
+    for (key, want) in [
+        ("auto=", "hi from AutoEcho"),
+        ("before=", "False"),
+        ("start=", "True"),
+        ("box=", "there from BoxEcho"),
+        (
+            "listed=",
+            "[('svc-1a2b.autoservice', True), ('svc-1a2b.boxservice', True), ('svc-1a2b.dies', False)]",
+        ),
+        ("stop=", "True"),
+        ("after=", "False"),
+    ] {
+        assert_eq!(logged(&out, key), want, "{key}");
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for shown in [
+        "svc-1a2b.autoservice: serving AutoEcho",
+        "svc-1a2b.boxservice: serving BoxEcho",
+        "svc-1a2b.dies: cannot go on",
+        "svc-1a2b.dies: died (exit status: 3)",
+        "svc-1a2b.autoservice: stopped",
+    ] {
+        assert!(stderr.contains(shown), "{shown:?} not in:\n{stderr}");
+    }
+    // No program outlives the run.
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let ps = String::from_utf8_lossy(&ps.stdout);
     assert!(
-        !stderr.contains("appsFolderFragment is not in behaviorPath"),
-        "{stderr}"
+        !ps.lines()
+            .any(|l| l.contains("bin/echo.py AutoEcho --qi-url")),
+        "{ps}"
     );
 }

@@ -444,13 +444,27 @@ fn the_robot_speaks_the_manifest_language_its_dialogs_have() {
         err.contains("speaking French") && err.contains("says \"bonjour\""),
         "{err}"
     );
-    // Declared English only: English, and the box says which language it lacks.
+    // Declared English only, as Choregraphe writes every manifest: no topic is in
+    // English and all are in French, so the robot speaks French, and the report says why.
     std::fs::write(
         p.join("manifest.xml"),
         manifest("<language>en_US</language>"),
     )
     .unwrap();
     let o = choreo(&["run", p.to_str().unwrap(), "--fast"]);
+    let (out, err) = text(&o);
+    assert!(
+        err.contains("speaking French") && err.contains("says \"bonjour\""),
+        "{err}"
+    );
+    assert!(
+        out.contains(
+            "French: no topic or dialog of the project is in English; all of them are in French"
+        ),
+        "{out}"
+    );
+    // Asked for English: the box says which language it lacks.
+    let o = choreo(&["run", p.to_str().unwrap(), "--fast", "--lang", "English"]);
     let (_, err) = text(&o);
     assert!(err.contains("has no topic in English (enu)"), "{err}");
 }

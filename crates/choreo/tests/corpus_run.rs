@@ -21,7 +21,8 @@
 //! - an LED name our ALLeds refuses (its table is the real robot's);
 //! - a behavior of the same project that ALBehaviorManager says is not installed;
 //! - any other error the robot raises ([`WORLD_ROBOT_ERRORS`] lists the exceptions);
-//! - a NAOqi Python module, a Python-2 module or semantics, or a box global our host lacks.
+//! - a NAOqi Python module, a Python package NAOqi OS ships (`choreo_robot::python`), a
+//!   Python-2 module or semantics, or a box global our host lacks.
 //!
 //! It is **the world's** only when a real robot would fail too: a file the project does not
 //! hold (a sound, a data file), a third-party Python module, the network, a script's own bug
@@ -336,6 +337,9 @@ fn classify_error(job: &Job, hook: &str, text: &str) -> Reason {
             let dotted = last.split('\'').nth(1).unwrap_or("");
             if NAOQI_MODULES.contains(&module.as_str()) {
                 Reason::new(true, "NAOqi module missing from our shims", detail)
+            } else if !choreo_robot::python::packages_for(&module).is_empty() {
+                // The robot's OS ships it (choreo-robot's `python` table): the robot has it.
+                Reason::new(true, "NAOqi OS Python package not given", detail)
             } else if PY2_MODULES.contains(&module.as_str()) || PY2_DOTTED.contains(&dotted) {
                 Reason::new(true, "Python-2 module not mapped", detail)
             } else {

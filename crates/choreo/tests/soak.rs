@@ -529,6 +529,7 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
         behavior_path: job.dir.display().to_string(),
         package_uid: job.package_uid.clone(),
         behavior_relative_path: job.relative.clone(),
+        robot_root: None,
     });
     let limit = match plan {
         Plan::Virtual(s) => s,

@@ -15,11 +15,22 @@ use crate::robot::scenario::When;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::tasks::{Driven, Phase};
 use crate::services::core::behaviors::waits_for_a_run;
+use crate::services::core::service_manager;
 
 impl Sim {
-    /// Whether the robot has module `service`.
+    /// Whether the robot has module `service`: one it serves that its model has (a NAO has
+    /// no ALTabletService: the catalogue's one-robot modules), or one a scenario stubs.
     pub fn has_service(&self, service: &str) -> bool {
-        self.services.has(service) || playing::stubs_service(self, service)
+        let served = self.services.has(service)
+            && choreo_robot::naoqi::Catalogue::naoqi().on_robot(service, self.model);
+        served || playing::stubs_service(self, service) || self.package_service(service)
+    }
+
+    /// Whether `service` is one a package service's program registered (and no module of
+    /// the robot's own): its calls go to that program.
+    fn package_service(&self, service: &str) -> bool {
+        !self.services.has(service)
+            && service_manager::host(self).is_some_and(|h| h.has_module(service))
     }
 
     /// The methods `service` has besides the generic ones (empty for an unknown module).
@@ -76,6 +87,15 @@ impl Sim {
             self.count(service, method, None);
             playing::on_call(self, service, method, args, When::Start);
             return Ok(Reply::Now(value));
+        }
+        if self.package_service(service)
+            && let Some(host) = service_manager::host(self)
+        {
+            self.count(service, method, None);
+            return host
+                .call(service, method, args.to_vec())
+                .map(Reply::Now)
+                .map_err(|e| self.failed(service, method, RobotError::Failed(e)));
         }
         if !self.has_service(service) || !crate::robot::catalogue::may_have(service, method) {
             return Err(self.unsupported(service, method, args));
@@ -196,6 +216,13 @@ impl Sim {
                     Driven::TimedOut
                 )))
             })(),
+            // stop(name) is the module's own, where it has one (2.8's ALServiceManager).
+            "stop"
+                if matches!(a.values.first(), Some(Value::String(_)))
+                    && crate::robot::catalogue::methods(service).contains(&"stop") =>
+            {
+                return None;
+            }
             "stop" => a.int(0).map_err(bad).map(|id| {
                 if let Some(task) = self.tasks.get(service, id) {
                     self.stop_task(&task);

@@ -131,6 +131,24 @@ pub(crate) struct Sim {
     /// What modules keep outside the state's lock, one of each type, given by the registry
     /// (ALDialog's QiChat engine: its `^call` calls other modules mid-answer).
     extensions: Vec<Box<dyn Any + Send + Sync>>,
+    /// The run's root: where the robot's own paths (`/home/nao/...`) that methods take name
+    /// places (see [`Sim::local_path`]); `None`: they name the machine's.
+    pub(crate) robot_root: RwLock<Option<std::path::PathBuf>>,
+}
+
+impl Sim {
+    /// Path `path` as a method reads it: a robot path (`/home/nao/x.wav`,
+    /// `choreo_robot::paths`) under the run's root, any other path as it is.
+    pub(crate) fn local_path(&self, path: &str) -> String {
+        let root = self
+            .robot_root
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        match (root.as_ref(), choreo_robot::paths::local(path)) {
+            (Some(root), Some(local)) => root.join(local).display().to_string(),
+            _ => path.to_string(),
+        }
+    }
 }
 
 /// Locks `m`, a poisoned lock included (a panic elsewhere leaves the data usable).
@@ -157,6 +175,7 @@ impl Sim {
             attached: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             state: Mutex::new(state),
+            robot_root: RwLock::new(None),
             memory,
             tasks: Tasks::default(),
             observer: RwLock::new(None),

@@ -17,6 +17,8 @@ import weakref
 
 import _choreo
 import _choreo_almath as almath
+import _choreo_packages as packages
+import _choreo_paths as paths
 import _choreo_naoqi as naoqi
 import _choreo_py2 as py2
 import _choreo_motion as motion
@@ -116,6 +118,42 @@ class Timeline(object):
         return self._box.size(self._parent)
 
 
+class _Given(object):
+    """An attribute the reference's generated class sets in `__init__`, computed when read.
+    A non-data descriptor: a script's `self.<name> = ...` (or its class attribute) takes
+    its place, as it would replace the reference's plain attribute. With `only_if`, the box
+    has it only when that flag of the box is true (the generator sets it conditionally)."""
+
+    def __init__(self, read, only_if=None):
+        self.read = read
+        self.only_if = only_if
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        if self.only_if and not getattr(instance._choreo_box, self.only_if):
+            raise AttributeError("'%s' object has no attribute '%s'"
+                                 % (type(instance).__name__, self.name))
+        return self.read(instance)
+
+
+class _Parameter(object):
+    """One of `self.parameters`: the generator's qi.Property of a box parameter."""
+
+    def __init__(self, box, name):
+        self._box = box
+        self._name = name
+
+    def value(self):
+        return self._box.getParameter(self._name)
+
+    def setValue(self, value):
+        self._box.setParameter(self._name, value)
+
+
 class GeneratedClass(object):
     """The base of every box's MyClass (ALBehavior in the SDK)."""
 
@@ -164,21 +202,31 @@ class GeneratedClass(object):
     def onUnload(self):
         pass
 
-    # Identity and context (S6, S7).
+    # Identity and context (S6, S7), and the attributes the reference's generated class sets
+    # in its __init__ (libqicore's Python box generator, docs/box-environment.md "The box
+    # object"): read from the box, and a script's own assignment or class attribute wins.
     def getName(self):
         return self._choreo_box.name
 
-    @property
-    def boxName(self):
-        return self._choreo_box.box_name
+    id = _Given(lambda self: self._choreo_box.name)
+    name = _Given(lambda self: self._choreo_box.name)
+    boxName = _Given(lambda self: self._choreo_box.box_name)
+    behaviorId = _Given(lambda self: self._choreo_box.behavior_id)
+    parentId = _Given(lambda self: self._choreo_box.parent_id)
+    parentBoxName = _Given(lambda self: self._choreo_box.parent_id, "has_parent")
+    behaviorPath = _Given(lambda self: self._choreo_box.behavior_path)
+    resource = _Given(lambda self: self._choreo_box.has_resources)
+    parameters = _Given(lambda self: {n: _Parameter(self, n) for n in self.getParametersList()})
+    timeline = _Given(lambda self: self.getTimeline())
+    parentTimeline = _Given(lambda self: self.getParentTimeline(), "has_parent")
 
-    @property
-    def behaviorId(self):
-        return self._choreo_box.behavior_id
-
-    @property
-    def parentId(self):
-        return self._choreo_box.parent_id
+    def stimulateIO(self, name, *args):
+        """Fires output `name` (the generated class's way to send a signal); an unknown
+        name is logged as an error, as the reference does."""
+        if not self._choreo_box.has_output(name):
+            self.logger.error("Signal " + name + " not found")
+            return
+        self._choreo_box.fire(name, None if not args or None in args else args[0])
 
     def behaviorAbsolutePath(self):
         return self._choreo_box.behavior_path
@@ -366,6 +414,9 @@ def precompile(items):
     counts = {}
     for fixed, _ in items:
         counts[fixed] = counts.get(fixed, 0) + 1
+    # NAOqi OS's packages the scripts import are installed now, before the run's clock
+    # starts, rather than at the import, when box code would wait on pip in real time.
+    packages.prepare(counts)
     for fixed, path in items:
         if fixed in _batch or fixed in _compiled:
             continue
@@ -763,4 +814,6 @@ def install():
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait
     threading.Thread.join = _join
+    paths.install()
     py2.install()
+    packages.install()

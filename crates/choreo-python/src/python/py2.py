@@ -7,6 +7,7 @@ import collections
 import functools
 import importlib
 import importlib.machinery
+import os
 import sys
 import time
 
@@ -442,11 +443,34 @@ BUILT = {
 }
 
 
+_libraries = None
+
+
+def _imported_by_a_library():
+    """Whether the import comes from an installed library (the standard library, a
+    site-packages, NAOqi OS's package cache), not from box code or a project's own module.
+    Libraries that run on Python 2 and 3 try the Python-2 name first (`from urllib2 import
+    urlparse` in xmpppy) and must get Python 3's ImportError, not the alias."""
+    global _libraries
+    if _libraries is None:
+        import sysconfig
+        folders = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+        folders.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+        folders.add(_choreo.packages_folder())
+        _libraries = tuple(os.path.join(f, "") for f in folders if f)
+    frame = sys._getframe(2)
+    here = importlib.__file__
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+                                 or frame.f_code.co_filename == here):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_libraries)
+
+
 class _Py2Finder(object):
     """Finds the Python-2 module names, after every real module (a real one always wins)."""
 
     def find_spec(self, name, path=None, target=None):
-        if name in ALIASES:
+        if name in ALIASES and not _imported_by_a_library():
             return importlib.machinery.ModuleSpec(name, _AliasLoader(ALIASES[name]))
         if name in BUILT:
             return importlib.machinery.ModuleSpec(name, _ModuleLoader(BUILT[name]))
@@ -514,6 +538,14 @@ def install():
     """Makes the Python-2 module names importable (after every real module), and `re` take
     Python 2's byte strings."""
     sys.meta_path.append(_Py2Finder())
+    # Python 2 (and 3 up to 3.9) had the container ABCs in `collections` too: box code
+    # and the packages NAOqi OS ships (tornado 4.5: `collections.MutableMapping`) use them.
+    import collections
+    import collections.abc
+
+    for name in collections.abc.__all__:
+        if not hasattr(collections, name):
+            setattr(collections, name, getattr(collections.abc, name))
     import re
 
     _re_taking_byte_strings(re)

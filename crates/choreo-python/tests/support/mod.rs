@@ -32,6 +32,7 @@ pub fn options() -> PythonOptions {
         behavior_path: "/behaviors/test/".to_string(),
         package_uid: "test-package-0001".to_string(),
         behavior_relative_path: "behaviors/test".to_string(),
+        robot_root: None,
     }
 }
 

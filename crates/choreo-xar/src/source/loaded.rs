@@ -113,40 +113,62 @@ impl Project {
         parent_of(&behavior.path)
     }
 
+    /// The project's files as real files laid out as on a robot, played from Choregraphe:
+    /// [`Project::on_disk_as`] with [`Install::Played`].
+    pub fn on_disk(&self) -> Result<FilesOnDisk> {
+        self.on_disk_as(Install::Played)
+    }
+
     /// The project's files as real files laid out as on a robot, for code that needs paths
-    /// (box scripts open sounds and data files by `behaviorAbsolutePath()`, and the stock
-    /// tablet boxes cut that path at `PackageManager/apps` to build the tablet's URL): a new
-    /// temporary folder `choreo-XXXXXX/PackageManager/apps/<package>`, `<package>` being the
-    /// manifest's uuid (else the project's name), where PackageManager installs a package on
-    /// a robot. A project loaded from a folder on disk ([`Project::root`]) is reached there
-    /// through a symbolic link to that folder (its files are read and written in place);
-    /// an archive's files (or bytes') are written there. The temporary folder is removed
-    /// when the returned value is dropped. Where a link cannot be made, the project's own
-    /// folder is used ([`FilesOnDisk::Folder`]).
+    /// (box scripts open sounds and data files by `behaviorAbsolutePath()` or by the robot's
+    /// own paths, and the stock tablet boxes cut that path at `PackageManager/apps` to build
+    /// the tablet's URL): a new temporary folder, the run's root, holding the robot's
+    /// folders ([`choreo_robot::paths::FOLDERS`]) with the package in
+    /// `home/nao/.local/share/PackageManager/apps/<package>`. `<package>` is
+    /// `.lastUploadedChoregrapheBehavior` for a project played from Choregraphe (and its
+    /// uuid's folder links there, so it answers to both), else the manifest's uuid (else
+    /// the project's name). A project loaded from a folder on disk ([`Project::root`]) is
+    /// reached there through a symbolic link to that folder (its files are read and written
+    /// in place); an archive's files (or bytes') are written there. The temporary folder is
+    /// removed when the returned value is dropped. Where a link cannot be made, the
+    /// project's own folder is used ([`FilesOnDisk::Folder`]).
     ///
     /// The files written are those the archive reader already bounded
     /// ([`archive::MAX_TOTAL_SIZE`](crate::archive::MAX_TOTAL_SIZE), [`archive::MAX_ENTRIES`](crate::archive::MAX_ENTRIES)); the same caps are checked
     /// again here, and a path that is absolute or climbs out of the folder is refused.
-    pub fn on_disk(&self) -> Result<FilesOnDisk> {
-        let package = self.package_folder_name();
+    pub fn on_disk_as(&self, install: Install) -> Result<FilesOnDisk> {
+        let installed = self.package_folder_name();
+        let package = match install {
+            Install::Played => choreo_robot::paths::PLAYED.to_string(),
+            Install::Package => installed.clone(),
+        };
         let temp = || {
-            tempfile::Builder::new()
+            let dir = tempfile::Builder::new()
                 .prefix("choreo-")
                 .tempdir()
-                .map_err(|e| io_error(&std::env::temp_dir(), &e))
+                .map_err(|e| io_error(&std::env::temp_dir(), &e))?;
+            for folder in choreo_robot::paths::FOLDERS {
+                let path = dir.path().join(folder.local);
+                fs::create_dir_all(&path).map_err(|e| io_error(&path, &e))?;
+            }
+            let apps = dir.path().join(choreo_robot::paths::APPS);
+            fs::create_dir_all(&apps).map_err(|e| io_error(&apps, &e))?;
+            // Played, the package also answers to its uuid: a relative link, so that it
+            // names the same folder through the robot's paths too.
+            if package != installed {
+                let _ = symlink_dir(Path::new(&package), &apps.join(&installed));
+            }
+            Ok::<_, Error>((dir, apps))
         };
         if let Some(root) = &self.root {
-            let Ok(dir) = temp() else {
+            let Ok((dir, apps)) = temp() else {
                 return Ok(FilesOnDisk::Folder(root.clone()));
             };
-            let apps = dir.path().join("PackageManager").join("apps");
             let path = apps.join(&package);
-            return Ok(
-                match fs::create_dir_all(&apps).and_then(|()| symlink_dir(root, &path)) {
-                    Ok(()) => FilesOnDisk::Installed { dir, path },
-                    Err(_) => FilesOnDisk::Folder(root.clone()),
-                },
-            );
+            return Ok(match symlink_dir(root, &path) {
+                Ok(()) => FilesOnDisk::Installed { dir, path },
+                Err(_) => FilesOnDisk::Folder(root.clone()),
+            });
         }
         let limits = Limits::default();
         let total = self
@@ -164,12 +186,8 @@ impl Project {
                 ),
             ));
         }
-        let dir = temp()?;
-        let top = dir
-            .path()
-            .join("PackageManager")
-            .join("apps")
-            .join(&package);
+        let (dir, apps) = temp()?;
+        let top = apps.join(&package);
         fs::create_dir_all(&top).map_err(|e| io_error(&top, &e))?;
         for (path, bytes) in &self.files {
             let relative = Path::new(path);
@@ -231,14 +249,24 @@ impl Project {
     }
 }
 
+/// How the project is on the robot (see [`Project::on_disk_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Install {
+    /// Uploaded and run by Choregraphe's Play: the package `.lastUploadedChoregrapheBehavior`.
+    #[default]
+    Played,
+    /// Installed as a package: the folder named after its uuid.
+    Package,
+}
+
 /// A project's files on disk (see [`Project::on_disk`]).
 #[derive(Debug)]
 pub enum FilesOnDisk {
     /// The folder the project was loaded from (when no robot layout could be made).
     Folder(PathBuf),
     /// The robot's layout in a temporary folder (removed on drop): `path` is
-    /// `dir/PackageManager/apps/<package>`, a link to the project's folder or the folder an
-    /// archive's files were written to.
+    /// `dir/home/nao/.local/share/PackageManager/apps/<package>`, a link to the project's
+    /// folder or the folder an archive's files were written to.
     Installed {
         /// The temporary folder.
         dir: tempfile::TempDir,
@@ -253,6 +281,15 @@ impl FilesOnDisk {
         match self {
             FilesOnDisk::Folder(p) => p,
             FilesOnDisk::Installed { path, .. } => path,
+        }
+    }
+
+    /// The run's root: the folder the robot's own paths name places in (`/home/nao/x` is
+    /// `<root>/home/nao/x`), when the robot's layout was made.
+    pub fn robot_root(&self) -> Option<&Path> {
+        match self {
+            FilesOnDisk::Folder(_) => None,
+            FilesOnDisk::Installed { dir, .. } => Some(dir.path()),
         }
     }
 

@@ -35,7 +35,7 @@ pub use folder::load_tree;
 pub use kind::{FileKind, sniff};
 pub(crate) use kind::{content_mismatch, kind_of_root};
 pub use library::decode_folder_name;
-pub use loaded::{Behavior, FilesOnDisk, Project};
+pub use loaded::{Behavior, FilesOnDisk, Install, Project};
 pub use path::{load_path, load_path_with};
 pub use reads::Reads;
 pub(crate) use tree::join_in_tree;

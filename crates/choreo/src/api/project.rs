@@ -88,19 +88,22 @@ impl Project {
         &self.inner.warnings
     }
 
-    /// The robot its manifest asks for (Pepper for `JULIETTE` models); `None` without a
-    /// manifest.
-    pub fn model(&self) -> Option<Model> {
-        self.inner
-            .manifest
-            .as_ref()
-            .map(|m| Model::required_by(&m.robot_models))
+    /// The robot it was made for: the manifest's, else the one its content shows, else NAO
+    /// ([`crate::implied::model`]).
+    pub fn model(&self) -> Model {
+        self.implied_model().map_or(Model::Nao, |m| m.value)
+    }
+
+    /// The model the project names (its manifest, else its content) with the reason a
+    /// run's report gives; `None` when nothing names one.
+    pub fn implied_model(&self) -> Option<crate::implied::Implied<Model>> {
+        crate::implied::model(&self.inner)
     }
 
     /// The NAOqi name of the language a robot running it speaks, when not English (see
-    /// [`crate::manifest::language`]).
+    /// [`crate::implied::language`]).
     pub fn language(&self) -> Option<&'static str> {
-        crate::manifest::language(&self.inner).map(|l| l.name)
+        crate::implied::language(&self.inner).map(|l| l.value.name)
     }
 
     /// The index of behavior `name` (`None`: the first one).

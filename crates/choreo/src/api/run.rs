@@ -19,6 +19,7 @@ use crate::api::project::Project;
 use crate::api::setup::{Clock, Setup, Target};
 use crate::api::watched::Watched;
 use crate::nested::{ProjectBehaviors, script_host};
+use crate::package_services::PackageServices;
 
 /// How a run ended, in the words a person uses.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +89,8 @@ pub struct Run {
     project: Project,
     behavior: usize,
     model: Model,
+    /// The manifest's services, if it declares any: stopped when the run closes.
+    services: Option<Arc<PackageServices>>,
     /// The behavior's files on disk, kept until the run is dropped.
     _files: FilesOnDisk,
     /// Observers added with [`Run::on_event`] and [`Run::on_output`].
@@ -148,9 +151,13 @@ impl Run {
         let trace = setup.trace.clone().unwrap_or_default();
         // `behaviorAbsolutePath()`: the behavior's folder where a robot installs it; an
         // archive's files are unpacked to a temporary folder, removed with the run.
+        let install = match setup.installed {
+            true => choreo_xar::source::Install::Package,
+            false => choreo_xar::source::Install::Played,
+        };
         let files = project
             .files()
-            .on_disk()
+            .on_disk_as(install)
             .map_err(|e| Error::Files { diagnostic: e.0 })?;
         let behavior_dir = files.behavior_dir(behavior);
         let host = script_host(&behavior_dir, &behavior.path, project.files());
@@ -202,6 +209,8 @@ impl Run {
                 // answers are said by the robot itself, not by a box's call.
                 crate::looks::record(&shows, &shown, at, e);
             }));
+            // The robot's paths the methods take name places in the run's own folders.
+            sim.set_robot_root(files.robot_root().map(std::path::Path::to_path_buf));
             // ALDialog's `%script` blocks run in the embedded CPython.
             sim.set_dialog_scripts(Some(Arc::new(choreo_python::run_dialog_script)));
             // ALBehaviorManager runs the project's behaviors as nested runs of this one.
@@ -218,6 +227,24 @@ impl Run {
                 sim.behavior_started(&name, &engine);
             }
         }
+        // ALServiceManager runs the manifest's services (package_services.rs).
+        let services = match (&sim, project.files().manifest.as_ref()) {
+            (Some(sim), Some(m)) if !m.services.is_empty() => {
+                let uuid = m.uuid.clone().unwrap_or_else(|| project.name().to_string());
+                let services = PackageServices::new(
+                    &uuid,
+                    m.services.clone(),
+                    files.path(),
+                    files.robot_root(),
+                    sim.clone(),
+                );
+                sim.set_service_host(Some(
+                    Arc::clone(&services) as Arc<dyn choreo_naoqi::ServiceHost>
+                ));
+                Some(services)
+            }
+            _ => None,
+        };
         let run = Run {
             engine,
             trace,
@@ -226,6 +253,7 @@ impl Run {
             project,
             behavior: setup.behavior,
             model,
+            services,
             _files: files,
             listeners: Mutex::new(Vec::new()),
             stopped_for: Mutex::new(None),
@@ -241,6 +269,10 @@ impl Run {
     /// Starts the behavior (its root's onStart).
     pub fn start(&self) -> Result<()> {
         self.open()?;
+        // The `autorun` services start first, as at the robot's boot.
+        if let Some(services) = &self.services {
+            services.start_autorun();
+        }
         self.engine.start();
         Ok(())
     }
@@ -459,9 +491,13 @@ impl Run {
             self.engine.stop();
             let _ = self.engine.wait(Duration::from_secs(10));
         }
+        if let Some(services) = &self.services {
+            services.stop_all();
+        }
         if let Some(sim) = &self.sim {
             sim.stop_behaviors();
             sim.set_launcher(None);
+            sim.set_service_host(None);
             // The observer holds the engine, the trace and the robot itself: let them go.
             sim.set_observer(Arc::new(|_: &RobotEvent| {}));
         }

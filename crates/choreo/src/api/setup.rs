@@ -73,6 +73,7 @@ pub struct Setup {
     pub(crate) seed: Option<u64>,
     pub(crate) start_time: Option<u64>,
     pub(crate) strict: bool,
+    pub(crate) installed: bool,
     params: Vec<(String, String, Param)>,
     pub(crate) trace: Option<Trace>,
     pub(crate) on_frame: Option<FrameObserver>,
@@ -104,6 +105,7 @@ impl Setup {
             seed: None,
             start_time: None,
             strict: false,
+            installed: false,
             params: Vec::new(),
             trace: None,
             on_frame: None,
@@ -187,6 +189,14 @@ impl Setup {
         self
     }
 
+    /// Runs the project as an installed package, its folder named after its uuid, rather
+    /// than as Choregraphe's Play uploads it (`.lastUploadedChoregrapheBehavior`, the
+    /// default; docs/box-environment.md).
+    pub fn installed(mut self, installed: bool) -> Setup {
+        self.installed = installed;
+        self
+    }
+
     /// An error escaping box code stops the behavior ([`crate::Ending::Failed`]).
     pub fn strict(mut self, strict: bool) -> Setup {
         self.strict = strict;
@@ -250,17 +260,14 @@ impl Setup {
         &self.project
     }
 
-    /// The model the run will use: asked, else the target's, else the manifest's, else
-    /// NAO.
+    /// The model the run will use: asked, else the target's, else the one the project was
+    /// made for ([`Project::model`]).
     pub fn chosen_model(&self) -> Model {
         let sim = match &self.target {
             Some(Target::Simulated(sim)) => Some(sim.model()),
             _ => None,
         };
-        self.model
-            .or(sim)
-            .or_else(|| self.project.model())
-            .unwrap_or(Model::Nao)
+        self.model.or(sim).unwrap_or_else(|| self.project.model())
     }
 
     /// The language the simulated robot will speak (a NAOqi name), when not English.
@@ -268,6 +275,25 @@ impl Setup {
         self.language
             .clone()
             .or_else(|| self.project.language().map(str::to_string))
+    }
+
+    /// Why the run's robot is the model it is and speaks the language it does, where the
+    /// project decided rather than the caller ("Pepper: the manifest names no robot; ...");
+    /// for a run's report.
+    pub fn implied_reasons(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.model.is_none()
+            && self.target.is_none()
+            && let Some(model) = self.project.implied_model()
+        {
+            out.push(format!("{}: {}", model.value.name(), model.why));
+        }
+        if self.language.is_none()
+            && let Some(l) = crate::implied::language(self.project.files())
+        {
+            out.push(format!("{}: {}", l.value.name, l.why));
+        }
+        out
     }
 
     /// The parameters to set, resolved by `set` (path, name, then a text or a value).

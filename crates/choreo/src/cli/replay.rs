@@ -124,12 +124,13 @@ fn behavior_replay(
 ) -> Replayed {
     let project = crate::cli::report::load(path, false)?;
     let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
-    // Else the one the manifest asks for.
+    // Else the one the project was made for.
     let model = model
-        .or_else(|| crate::cli::report::manifest_model(&project))
-        .map(|m| m.name().to_lowercase());
+        .unwrap_or_else(|| crate::implied::model(&project).map_or(Model::Nao, |m| m.value))
+        .name()
+        .to_lowercase();
     let graph = Graph::new(&behavior.xar);
     let source = Source::Replay(crate::cli::monitor::others(&project, behavior), events);
-    let monitor = start(flags, &graph, &behavior.name, model.as_deref(), source)?;
+    let monitor = start(flags, &graph, &behavior.name, Some(&model), source)?;
     Ok((behavior.name.clone(), monitor))
 }

@@ -133,11 +133,12 @@ pub fn pick_behavior<'a>(
 }
 
 /// The robot the package's manifest asks for (Pepper for `JULIETTE` models); None without
-/// a manifest.
+/// a manifest or when it names no robot (Choregraphe's default).
 pub fn manifest_model(project: &Project) -> Option<Model> {
     project
         .manifest
         .as_ref()
+        .filter(|m| !m.robot_models.is_empty())
         .map(|m| Model::required_by(&m.robot_models))
 }
 

@@ -83,13 +83,18 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) all_or_nothing: bool,
     /// The robot to simulate; by default the one the package's manifest asks for
-    /// (Pepper for `JULIETTE` models), else NAO.
+    /// (Pepper for `JULIETTE` models), else the one its content was made for, else NAO.
     #[arg(long, value_enum)]
     pub(crate) robot_model: Option<ModelArg>,
     /// The language the simulated robot speaks and understands (German, ged or de_DE);
-    /// by default the manifest's when the package does not speak English, else English.
+    /// by default the manifest's when the package does not speak English, else the one
+    /// all its topics share, else English.
     #[arg(long, value_name = "LANGUAGE", value_parser = language_arg)]
     pub(crate) lang: Option<&'static choreo_robot::languages::Language>,
+    /// Run the project as an installed package (its folder named after its uuid) rather
+    /// than as Choregraphe's Play uploads it (`.lastUploadedChoregrapheBehavior`).
+    #[arg(long)]
+    pub(crate) installed: bool,
     /// Print only errors (exceptions and errors boxes log) and the report.
     #[arg(long, short, conflicts_with = "verbose")]
     pub(crate) quiet: bool,
@@ -168,6 +173,8 @@ impl Target {
 /// What every robot's run of one `choreo run` shares.
 struct Setup<'a> {
     args: &'a RunArgs,
+    /// The simulated robot's model and language where the project chose them, and why.
+    implied: Vec<String>,
     /// The real robots to run on (none: the simulated one; several: a fleet).
     robots: &'a [RobotArgs],
     /// How much live output: errors only, folded, or every line.
@@ -308,7 +315,9 @@ impl One {
 
     fn start(&mut self) {
         self.started = Instant::now();
-        self.run.engine().start();
+        // Through the run: the manifest's autorun services start first. A run just loaded
+        // is open, so this cannot fail.
+        let _ = self.run.start();
     }
 
     /// One look at the run, waiting up to `wait`: an interim outcome (idle, time limit) or
@@ -352,7 +361,7 @@ impl One {
 
     /// After the end: what the report shows (the trace flushed first: every event
     /// delivered, the whole tally).
-    fn finish(self, timeout: Option<f64>) -> Report {
+    fn finish(self, timeout: Option<f64>, implied: &[String]) -> Report {
         // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
         let engine = self.run.engine();
         let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
@@ -373,6 +382,7 @@ impl One {
         };
         Report {
             ending: self.ending,
+            implied: implied.to_vec(),
             timeout,
             awaited: self.awaited,
             behavior_time,
@@ -407,6 +417,20 @@ pub fn run(args: &RunArgs) -> CliResult {
         .robot_model
         .map(ModelArg::model)
         .unwrap_or_else(|| base.chosen_model());
+    // What the project decided of the simulated robot, and why (the report's `robot`).
+    let implied = match (robots.is_empty(), args.robot_model, args.lang) {
+        (false, _, _) => Vec::new(),
+        (true, asked, lang) => {
+            let mut asked_for = base.clone();
+            if let Some(m) = asked {
+                asked_for = asked_for.model(m.model());
+            }
+            if let Some(l) = lang {
+                asked_for = asked_for.language(l.name);
+            }
+            asked_for.implied_reasons()
+        }
+    };
     if !robots.is_empty() && (args.fast || args.events.is_some() || args.lang.is_some()) {
         return Err(CliError::Usage(
             "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
@@ -421,7 +445,8 @@ pub fn run(args: &RunArgs) -> CliResult {
         } else {
             crate::Clock::Real
         })
-        .strict(args.strict);
+        .strict(args.strict)
+        .installed(args.installed);
     if let Some(limit) = args.timeout {
         base = base.time_limit(Duration::from_secs_f64(limit));
     }
@@ -441,6 +466,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     let behavior = base.behavior();
     let setup = Setup {
         args,
+        implied,
         robots: &robots,
         verbosity,
         behavior,
@@ -488,7 +514,7 @@ pub fn run(args: &RunArgs) -> CliResult {
         (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
     ) {}
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
-    let report = one.finish(args.timeout);
+    let report = one.finish(args.timeout, &setup.implied);
     setup.live.finish();
     print_report("run report", &report);
     if let Some(m) = monitor {
@@ -508,6 +534,7 @@ fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
     let args = setup.args;
     let quiet = Setup {
         args: setup.args,
+        implied: setup.implied.clone(),
         robots: setup.robots,
         verbosity: Verbosity::Quiet,
         base: setup.base,
@@ -534,7 +561,7 @@ fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
             POLL,
             (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
         ) {}
-        let report = one.finish(args.timeout);
+        let report = one.finish(args.timeout, &setup.implied);
         this.live.finish();
         let text = std::fs::read_to_string(&file);
         if args.trace.is_none() {
@@ -660,7 +687,10 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let reports: Vec<Report> = ones.into_iter().map(|o| o.finish(args.timeout)).collect();
+    let reports: Vec<Report> = ones
+        .into_iter()
+        .map(|o| o.finish(args.timeout, &setup.implied))
+        .collect();
     setup.live.finish();
     for (i, (report, robot)) in reports.iter().zip(setup.robots).enumerate() {
         print_report(
@@ -891,6 +921,8 @@ fn on_trace_event(e: &Event, watch: &Watch) {
 /// What the report is made of.
 struct Report {
     ending: Ending,
+    /// The simulated robot's model and language where the project chose them, and why.
+    implied: Vec<String>,
     /// `--timeout`, seconds.
     timeout: Option<f64>,
     /// ALMemory keys subscribed when an idle behavior was stopped.
@@ -958,6 +990,9 @@ fn report_text(title: &str, r: &Report) -> String {
                 ""
             );
         }
+    }
+    for (i, why) in r.implied.iter().enumerate() {
+        let _ = writeln!(o, "  {:<14} {why}", if i == 0 { "robot" } else { "" });
     }
     let _ = writeln!(
         o,

@@ -132,7 +132,9 @@ impl Run {
             .ok_or_else(|| format!("{}: no behavior in {:?}", job.name, job.relative))?;
         let host_box = choreo::nested::script_host(&dir, &behavior.path, project);
         let robot = SimRobot::new(job.model);
-        let language = language.or_else(|| choreo::manifest::language(project).map(|l| l.name));
+        robot.set_robot_root(files.robot_root().map(Path::to_path_buf));
+        let language =
+            language.or_else(|| choreo::implied::language(project).map(|l| l.value.name));
         if let Some(language) = language {
             assert!(robot.set_language(language), "no language {language:?}");
         }
@@ -414,7 +416,8 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
                 }
             };
             let manifest = project.manifest.as_ref();
-            let model = manifest.map_or(Model::Nao, |m| Model::required_by(&m.robot_models));
+            // As `choreo run` decides: the manifest, else what the content was made for.
+            let model = choreo::implied::model(&project).map_or(Model::Nao, |m| m.value);
             let uid = manifest.and_then(|m| m.uuid.clone()).unwrap_or_default();
             let parent = f.parent().unwrap();
             let folders: Vec<String> = project

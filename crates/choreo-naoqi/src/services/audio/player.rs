@@ -165,8 +165,9 @@ fn loaded(sim: &Sim, a: &Args<'_>, i: usize) -> Result<(i64, String, f64, f64), 
     Ok((id, path, length, position))
 }
 
-fn length(a: &Args<'_>, path: &str) -> Result<f64, CallError> {
-    file_length(path).map_err(|e| CallError::Failed(format!("{}: {e}", a.name)))
+/// The length of the sound at `path`, a robot path read under the run's root.
+fn length(sim: &Sim, a: &Args<'_>, path: &str) -> Result<f64, CallError> {
+    file_length(&sim.local_path(path)).map_err(|e| CallError::Failed(format!("{}: {e}", a.name)))
 }
 
 /// Serves ALAudioPlayer.
@@ -174,7 +175,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
     Ok(match method {
         "playFile" | "playFileFromPosition" | "playFileInLoop" => {
             let path = a.str(0)?;
-            let file_length = length(a, path)?;
+            let file_length = length(sim, a, path)?;
             let (position, looped) = match method {
                 "playFileFromPosition" => (a.f64(1)?, false),
                 "playFileInLoop" => (0.0, true),
@@ -185,7 +186,7 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
         }
         "loadFile" => {
             let path = a.str(0)?;
-            let file_length = length(a, path)?;
+            let file_length = length(sim, a, path)?;
             let mut state = sim.state();
             state.part::<Player>().next_file += 1;
             let id = state.part::<Player>().next_file;

@@ -76,7 +76,7 @@ fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, CallE
                     a.name
                 )));
             }
-            std::fs::metadata(bnf).map_err(|e| {
+            std::fs::metadata(sim.local_path(bnf)).map_err(|e| {
                 CallError::Failed(format!("{}: cannot read the grammar {bnf:?}: {e}", a.name))
             })?;
             sim.state()
@@ -88,7 +88,7 @@ fn grammar(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Option<Value>, CallE
         "addContext" => {
             let (lcf, name) = (a.str(0)?, a.str(1)?);
             let compiled = sim.state().part::<Recognition>().compiled.contains(lcf);
-            if !compiled && std::fs::metadata(lcf).is_err() {
+            if !compiled && std::fs::metadata(sim.local_path(lcf)).is_err() {
                 return Err(CallError::Failed(format!(
                     "{}: no LCF file {lcf:?}",
                     a.name

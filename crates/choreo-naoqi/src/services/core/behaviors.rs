@@ -31,10 +31,6 @@ use crate::robot::args::Args;
 use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 
-/// The package Choregraphe uploads a project to when it plays a behavior: real projects
-/// run their sibling behaviors as `.lastUploadedChoregrapheBehavior/<behavior folder>`.
-pub const LAST_UPLOADED: &str = ".lastUploadedChoregrapheBehavior";
-
 /// The most nested runs (started by ALBehaviorManager) that may exist at once.
 pub const MAX_NESTED: usize = 16;
 
@@ -46,7 +42,7 @@ pub fn behavior_names(package: Option<&str>, folder: &str) -> Vec<String> {
     package
         .filter(|p| !p.is_empty())
         .into_iter()
-        .chain([LAST_UPLOADED])
+        .chain([choreo_robot::paths::PLAYED])
         .map(|p| format!("{p}/{folder}"))
         .collect()
 }

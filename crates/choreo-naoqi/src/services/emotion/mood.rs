@@ -1,7 +1,8 @@
 //! ALMood: the robot's estimate of the mood of the person it engages and of the room. The
 //! simulated robot perceives nobody: the states read are neutral with zero confidence, the
 //! emotional reaction is "none"; subscribers (a name and a mode, "Active" or "Passive") are
-//! kept and read back (`getSubscribers`).
+//! kept and read back (`getSubscribers`, and `getSubscribersInfo`: name -> mode, as the 2.8
+//! ALMood page's example shows).
 
 use std::collections::BTreeMap;
 
@@ -19,6 +20,7 @@ pub(crate) const SERVICE: Service = Service {
         ("subscribe", Op::Own),
         ("unsubscribe", Op::Own),
         ("getSubscribers", Op::Own),
+        ("getSubscribersInfo", Op::Own),
         (
             "getEmotionalReaction",
             Op::Answer(crate::robot::table::Const::Str("none")),
@@ -79,6 +81,11 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         }
         "getSubscribers" => Value::List(sim.kept("ALMood", |s: &mut Subscribers| {
             s.0.keys().map(|n| Value::from(n.as_str())).collect()
+        })),
+        "getSubscribersInfo" => Value::Map(sim.kept("ALMood", |s: &mut Subscribers| {
+            s.0.iter()
+                .map(|(n, m)| (Value::from(n.as_str()), Value::from(m.as_str())))
+                .collect()
         })),
         "currentPersonState" => neutral_person(),
         "personStateFromUserSession" | "personStateFromPeoplePerception" => {

@@ -137,9 +137,10 @@ fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
 
 /// A topic file read and parsed (`loadTopic`'s work, before any lock).
 fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topic, CallError> {
-    let bytes = std::fs::read(path)
+    let local = sim.local_path(path);
+    let bytes = std::fs::read(&local)
         .map_err(|e| CallError::Failed(format!("{}: cannot read topic {path:?}: {e}", a.name)))?;
-    parse_topic(a, path, &bytes, &mut |n| included(sim, path, n))
+    parse_topic(a, path, &bytes, &mut |n| included(sim, &local, n))
 }
 
 /// Loads `topic` (from `origin`) into the engine, noticing what of it is not run here; its
@@ -465,7 +466,8 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
                 })?;
             let mut text = sentences.join("\n");
             text.push('\n');
-            std::fs::write(destination, text).map_err(|e| {
+            // A robot path (`/home/nao/...`) is written in the run's own folders.
+            std::fs::write(sim.local_path(destination), text).map_err(|e| {
                 CallError::Failed(format!("{}: cannot write {destination:?}: {e}", a.name))
             })?;
             Value::None

@@ -1,0 +1,150 @@
+"""The robot's paths in box code (docs/box-environment.md, "The robot's paths").
+
+Box code names the robot's folders outright: `/home/nao/...` (where Choregraphe's Play
+installs the project, as `.lastUploadedChoregrapheBehavior`), `/data/home/nao` on Pepper
+2.9, `/opt/aldebaran/...`. In box code (a thread running a box's hook, callback or task)
+such a path names the same place under the run's own folder, for every function that takes
+a path: `open`, `os` (so `os.path`, `glob`, `shutil`, `pathlib` and `os.walk`, which call
+it), `io.open_code` and `posix` (what `importlib` and `imp` read modules with), and a
+`sys.path` entry (through a path hook). Outside box code, and for every other path,
+nothing changes. The table of folders is choreo-robot's (`paths.rs`), given by `_choreo`."""
+
+import builtins
+import io
+import os
+import posix
+import sys
+
+import _choreo
+import _io
+
+# (robot prefix, folder under the run's root), the longest prefixes first.
+_FOLDERS = tuple(sorted(_choreo.robot_folders(), key=lambda f: -len(f[0])))
+_PREFIXES = tuple(p for p, _ in _FOLDERS)
+_BYTES_PREFIXES = tuple(os.fsencode(p) for p in _PREFIXES)
+
+
+def local(path):
+    """`path` as the run sees it: a robot path under the run's root (in box code), else
+    `path` itself."""
+    if isinstance(path, str):
+        if not path.startswith(_PREFIXES):
+            return path
+    elif isinstance(path, bytes):
+        if not path.startswith(_BYTES_PREFIXES):
+            return path
+        mapped = local(os.fsdecode(path))
+        return os.fsencode(mapped)
+    elif isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        mapped = local(text)
+        return path if mapped is text else mapped
+    else:
+        return path
+    root = _choreo.robot_root()
+    if root is None:
+        return path
+    for prefix, folder in _FOLDERS:
+        if path == prefix or path.startswith(prefix + "/"):
+            return root + "/" + folder + path[len(prefix):]
+    return path
+
+
+def _one(function):
+    """`function` with its first argument (a path, or `path=`) seen by the run."""
+
+    def wrapper(*args, **kwargs):
+        if args:
+            args = (local(args[0]),) + args[1:]
+        elif "path" in kwargs:
+            kwargs["path"] = local(kwargs["path"])
+        return function(*args, **kwargs)
+
+    wrapper.__name__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
+def _two(function):
+    """`function` with its first two arguments (`src`, `dst`) seen by the run."""
+
+    def wrapper(*args, **kwargs):
+        args = tuple(local(a) if i < 2 else a for i, a in enumerate(args))
+        for key in ("src", "dst"):
+            if key in kwargs:
+                kwargs[key] = local(kwargs[key])
+        return function(*args, **kwargs)
+
+    wrapper.__name__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
+# The functions of `os` (and `posix`, the same objects) that take one path, then two.
+_ONE = (
+    "access", "chdir", "chmod", "chown", "lchown", "listdir", "lstat", "mkdir", "mkfifo",
+    "mknod", "open", "pathconf", "readlink", "remove", "rmdir", "scandir", "stat", "statvfs",
+    "truncate", "unlink", "utime", "getxattr", "listxattr", "removexattr", "setxattr",
+)
+_TWO = ("rename", "replace", "link", "symlink")
+
+
+class _RobotEntry:
+    """The finder of a robot path in `sys.path` (a box that appends the Play path to import
+    a module its project bundles): it finds modules in that folder under the run's root,
+    asked at each import, since `sys.path_importer_cache` keeps one finder per entry for
+    every run of the process."""
+
+    def __init__(self, entry):
+        self.entry = entry
+        self.finders = {}
+
+    @classmethod
+    def hook(cls, entry):
+        if not isinstance(entry, str) or not entry.startswith(_PREFIXES):
+            raise ImportError("not a robot path")
+        return cls(entry)
+
+    def find_spec(self, fullname, target=None):
+        mapped = local(self.entry)
+        if mapped == self.entry:
+            return None
+        finder = self.finders.get(mapped)
+        if finder is None:
+            import importlib.machinery as machinery
+
+            finder = self.finders[mapped] = machinery.FileFinder(mapped, *_loaders())
+        return finder.find_spec(fullname, target)
+
+    def invalidate_caches(self):
+        for finder in self.finders.values():
+            finder.invalidate_caches()
+
+
+def _loaders():
+    import importlib.machinery as machinery
+
+    return (
+        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+        (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
+        (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES),
+    )
+
+
+def install():
+    for module in (os, posix):
+        for name in _ONE:
+            function = getattr(module, name, None)
+            if function is not None and not hasattr(function, "__wrapped__"):
+                setattr(module, name, _one(function))
+        for name in _TWO:
+            function = getattr(module, name, None)
+            if function is not None and not hasattr(function, "__wrapped__"):
+                setattr(module, name, _two(function))
+    opened = _one(_io.open)
+    builtins.open = io.open = _io.open = opened
+    _io.open_code = io.open_code = _one(_io.open_code)
+    sys.path_hooks.insert(0, _RobotEntry.hook)
+    sys.path_importer_cache.clear()

@@ -1,0 +1,456 @@
+//! Package services: the programs a manifest's `<services>` declares, run as NAOqi's
+//! ServiceManager runs them (the 2.8 pages `naoqi/core/servicemanager.html`,
+//! `servicemanager-api.html` and `dev/tutos/create_a_new_service.html`).
+//!
+//! - A service is `<package uuid>.<name>` (or `<name>` alone). `autorun` ones start with the
+//!   run, as at boot; the others when box code asks ALServiceManager.
+//! - Its `execStart` runs in the package's folder with `--qi-url=<the robot>` added, as
+//!   NAOqi passes it: the simulated robot is served over qi (`choreo_qi::serve_robot`, on a
+//!   free loopback port, first when a service starts), so the program's `qi.Application`
+//!   connects to it and the services it registers are in the robot's directory, where box
+//!   code's calls reach them (choreo-naoqi's `ServiceHost`).
+//! - A Python program (`python`, `./python`, `python2`, `/usr/bin/python2.7 ...`: the robot's
+//!   interpreter, or the launcher qipkg writes) runs in the embedded Python's interpreter,
+//!   with PyPI's `qi` (libqi's Python binding) installed once beside NAOqi OS's packages,
+//!   and the package's `lib/python2.7/site-packages` first, as qipkg's launcher sets it.
+//! - What it writes (stdout, stderr) and how it ends are shown as the robot's notices
+//!   (trace and report); an end nobody asked for is reported. It is stopped with the run:
+//!   SIGTERM, then SIGKILL after NAOqi's 15 s.
+//!
+//! Why `start` waits (real time, at most [`READY`]) for the program to register a service:
+//! box code runs in virtual time, which would otherwise race past a program still starting.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use choreo_engine::{Robot, Value};
+use choreo_naoqi::{ServiceHost, ServiceProcess, SimRobot};
+use choreo_qi::{RemoteRobot, RobotServer, ServerEvent, ServerOptions, SessionOptions};
+use choreo_xar::package::PackageService;
+
+/// How long `start` waits for a program to register a service.
+pub const READY: Duration = Duration::from_secs(30);
+
+/// How long a stopped program has after SIGTERM before SIGKILL (NAOqi's 15 s).
+pub const STOP_GRACE: Duration = Duration::from_secs(15);
+
+/// The Python binding of libqi that service programs import (PyPI's).
+const QI_PIN: &str = "qi==3.1.5";
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The services of one run's package.
+pub struct PackageServices {
+    /// Itself, for the threads and the server's log (which must not keep it alive).
+    me: std::sync::Weak<PackageServices>,
+    uuid: String,
+    declared: Vec<PackageService>,
+    /// The package's folder (the programs' working folder).
+    folder: PathBuf,
+    /// The run's root: the programs' `HOME` is its `home/nao`.
+    root: Option<PathBuf>,
+    robot: SimRobot,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    server: Option<RobotServer>,
+    /// A client of the server, for box code's calls (made again after a (re)start).
+    client: Option<Arc<RemoteRobot>>,
+    /// Services programs registered (not the robot's own modules).
+    registered: BTreeSet<String>,
+    /// Registrations seen, ever (what `start` waits for).
+    added: u64,
+    /// The programs, by full service name.
+    running: BTreeMap<String, Program>,
+}
+
+struct Program {
+    pid: u32,
+    /// Set when the program ended, with how.
+    ended: Arc<(Mutex<Option<String>>, Condvar)>,
+    /// Set when choreo asked it to stop (its end is then not reported as a death).
+    stopping: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PackageServices {
+    /// The services of the package `uuid` whose folder is `folder`, for `robot`.
+    pub fn new(
+        uuid: &str,
+        declared: Vec<PackageService>,
+        folder: &Path,
+        root: Option<&Path>,
+        robot: SimRobot,
+    ) -> Arc<PackageServices> {
+        Arc::new_cyclic(|me| PackageServices {
+            me: me.clone(),
+            uuid: uuid.to_string(),
+            declared,
+            folder: folder.to_path_buf(),
+            root: root.map(Path::to_path_buf),
+            robot,
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        })
+    }
+
+    fn full(&self, name: &str) -> String {
+        format!("{}.{name}", self.uuid)
+    }
+
+    fn declared(&self, full: &str) -> Option<&PackageService> {
+        self.declared.iter().find(|s| self.full(&s.name) == full)
+    }
+
+    /// Starts the `autorun` services, as the robot does at boot.
+    pub fn start_autorun(&self) {
+        for s in self.declared.iter().filter(|s| s.autorun) {
+            if let Err(e) = self.start(&self.full(&s.name)) {
+                self.notice(format!("{}: {e}", self.full(&s.name)));
+            }
+        }
+    }
+
+    /// Stops every program (the run is over).
+    pub fn stop_all(&self) {
+        let names: Vec<String> = lock(&self.state).running.keys().cloned().collect();
+        for name in names {
+            let _ = self.stop(&name);
+        }
+        let mut state = lock(&self.state);
+        state.client = None;
+        if let Some(server) = state.server.take() {
+            server.stop();
+        }
+    }
+
+    fn notice(&self, text: String) {
+        self.robot.notice("ALServiceManager", text);
+    }
+
+    /// The robot's qi URL, serving it first if need be.
+    fn url(&self) -> Result<String, String> {
+        if let Some(server) = &lock(&self.state).server {
+            return Ok(server.url.clone());
+        }
+        // Served without the state's lock: the server reports its own registrations.
+        let weak = self.me.clone();
+        let log = Arc::new(move |e: &ServerEvent| {
+            let Some(me) = weak.upgrade() else { return };
+            match e {
+                ServerEvent::ServiceAdded(name, _) if !me.robot_has(name) => {
+                    let mut state = lock(&me.state);
+                    state.registered.insert(name.clone());
+                    state.added += 1;
+                    me.changed.notify_all();
+                }
+                ServerEvent::ServiceRemoved(name, _) => {
+                    lock(&me.state).registered.remove(name);
+                }
+                _ => {}
+            }
+        });
+        let options = ServerOptions {
+            log,
+            ..ServerOptions::default()
+        };
+        let robot: Arc<dyn Robot> = Arc::new(self.robot.clone());
+        let server = choreo_qi::serve_robot(robot, "tcp://127.0.0.1:0", None, options)
+            .map_err(|e| format!("cannot serve the robot over qi: {e}"))?;
+        let mut state = lock(&self.state);
+        if let Some(first) = &state.server {
+            // Another thread served it meanwhile.
+            server.stop();
+            return Ok(first.url.clone());
+        }
+        let url = server.url.clone();
+        state.server = Some(server);
+        Ok(url)
+    }
+
+    /// Whether `name` is the directory or a module of the robot itself (served before any
+    /// program ran).
+    fn robot_has(&self, name: &str) -> bool {
+        name == "ServiceDirectory"
+            || choreo_qi::naoqi::Catalogue::naoqi()
+                .modules()
+                .iter()
+                .any(|m| m.name == name)
+    }
+
+    fn spawn(&self, full: &str) -> Result<(), String> {
+        let service = self
+            .declared(full)
+            .ok_or_else(|| format!("no package declares service {full:?}"))?;
+        let url = self.url()?;
+        let mut command = self.command(&service.exec_start, &url)?;
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {:?}: {e}", service.exec_start))?;
+        self.notice(format!("{full}: started ({})", service.exec_start));
+        for stream in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let me = self.me.clone();
+            let name = full.to_string();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(stream)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    match me.upgrade() {
+                        Some(me) => me.notice(format!("{name}: {line}")),
+                        None => break,
+                    }
+                }
+            });
+        }
+        let ended = Arc::new((Mutex::new(None), Condvar::new()));
+        let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let program = Program {
+            pid: child.id(),
+            ended: Arc::clone(&ended),
+            stopping: Arc::clone(&stopping),
+        };
+        lock(&self.state).running.insert(full.to_string(), program);
+        let me = self.me.clone();
+        let name = full.to_string();
+        std::thread::spawn(move || {
+            let how = match child.wait() {
+                Ok(status) => status.to_string(),
+                Err(e) => format!("cannot be waited for: {e}"),
+            };
+            *lock(&ended.0) = Some(how.clone());
+            ended.1.notify_all();
+            if let Some(me) = me.upgrade() {
+                let asked = stopping.load(std::sync::atomic::Ordering::SeqCst);
+                let mut state = lock(&me.state);
+                state.running.remove(&name);
+                state.client = None;
+                drop(state);
+                me.changed.notify_all();
+                if asked {
+                    me.notice(format!("{name}: stopped ({how})"));
+                } else {
+                    me.notice(format!(
+                        "{name}: died ({how}); ServiceManager did not ask it to stop"
+                    ));
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The command line `exec_start` as NAOqi runs it, connected to `url`.
+    fn command(&self, exec_start: &str, url: &str) -> Result<Command, String> {
+        let words = shlex::split(exec_start)
+            .ok_or_else(|| format!("execStart {exec_start:?} is not a command line"))?;
+        let (program, args) = words
+            .split_first()
+            .ok_or_else(|| "execStart is empty".to_string())?;
+        let base = Path::new(program)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let python = base == "python" || base.starts_with("python2") || base.starts_with("python3");
+        let mut command = if python {
+            let mut c = Command::new(choreo_python::packages::interpreter());
+            let mut path = vec![
+                self.folder.join("lib/python2.7/site-packages"),
+                qi_folder()?,
+                choreo_python::packages::packages_folder(),
+            ];
+            if let Some(old) = std::env::var_os("PYTHONPATH") {
+                path.extend(std::env::split_paths(&old));
+            }
+            c.env(
+                "PYTHONPATH",
+                std::env::join_paths(path).map_err(|e| e.to_string())?,
+            );
+            c
+        } else if program.contains('/') && !program.starts_with('/') {
+            Command::new(self.folder.join(program))
+        } else {
+            Command::new(program)
+        };
+        command
+            .args(args)
+            .arg(format!("--qi-url={url}"))
+            .current_dir(&self.folder);
+        if let Some(root) = &self.root {
+            command.env("HOME", root.join("home/nao"));
+        }
+        Ok(command)
+    }
+
+    /// The client box code's calls go through.
+    fn client(&self) -> Result<Arc<RemoteRobot>, String> {
+        if let Some(c) = &lock(&self.state).client {
+            return Ok(Arc::clone(c));
+        }
+        let url = self.url()?;
+        let client = Arc::new(
+            RemoteRobot::connect(&url, SessionOptions::default())
+                .map_err(|e| format!("cannot reach the robot's qi server: {e}"))?,
+        );
+        lock(&self.state).client = Some(Arc::clone(&client));
+        Ok(client)
+    }
+}
+
+/// Where PyPI's `qi` is installed for service programs: `<package cache>/qi`, installed
+/// there once (pip, under a lock), kept out of box code's `sys.path` (box code's `qi` is
+/// choreo's).
+fn qi_folder() -> Result<PathBuf, String> {
+    let folder = choreo_python::packages::packages_folder().join("qi");
+    if folder.join("qi").is_dir() {
+        return Ok(folder);
+    }
+    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let lock_file = std::fs::File::create(folder.join(".lock"))
+        .map_err(|e| format!("{}: {e}", folder.display()))?;
+    lock_file
+        .lock()
+        .map_err(|e| format!("{}: {e}", folder.display()))?;
+    if folder.join("qi").is_dir() {
+        return Ok(folder);
+    }
+    eprintln!(
+        "choreo: installing {QI_PIN} for package services, once, into {}",
+        folder.display()
+    );
+    let done = Command::new(choreo_python::packages::interpreter())
+        .args(["-m", "pip", "install", "--no-deps", "--no-input"])
+        .args(["--disable-pip-version-check", "--target"])
+        .arg(&folder)
+        .arg(QI_PIN)
+        .env_remove("PYTHONPATH")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run pip: {e}"))?;
+    if !done.status.success() {
+        let text = String::from_utf8_lossy(&done.stderr);
+        let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(format!("pip could not install {QI_PIN}: {last}"));
+    }
+    Ok(folder)
+}
+
+impl ServiceHost for PackageServices {
+    fn services(&self) -> Vec<ServiceProcess> {
+        let running = lock(&self.state);
+        self.declared
+            .iter()
+            .map(|s| {
+                let name = self.full(&s.name);
+                ServiceProcess {
+                    running: running.running.contains_key(&name),
+                    name,
+                    exec_start: s.exec_start.clone(),
+                    autorun: s.autorun,
+                    package_uuid: self.uuid.clone(),
+                }
+            })
+            .collect()
+    }
+
+    fn resolve(&self, name: &str) -> Option<String> {
+        self.declared
+            .iter()
+            .find(|s| self.full(&s.name) == name || s.name == name)
+            .map(|s| self.full(&s.name))
+    }
+
+    fn start(&self, full: &str) -> Result<bool, String> {
+        let before = {
+            let state = lock(&self.state);
+            if state.running.contains_key(full) {
+                return Ok(false);
+            }
+            state.added
+        };
+        self.spawn(full)?;
+        let deadline = Instant::now() + READY;
+        let mut state = lock(&self.state);
+        while state.added == before && state.running.contains_key(full) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                drop(state);
+                self.notice(format!(
+                    "{full}: registered no service in {} s; box code goes on",
+                    READY.as_secs()
+                ));
+                return Ok(true);
+            }
+            state = self
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        Ok(state.running.contains_key(full))
+    }
+
+    fn stop(&self, full: &str) -> Result<bool, String> {
+        let Some((pid, ended, stopping)) = lock(&self.state)
+            .running
+            .get(full)
+            .map(|p| (p.pid, Arc::clone(&p.ended), Arc::clone(&p.stopping)))
+        else {
+            return Ok(false);
+        };
+        stopping.store(true, std::sync::atomic::Ordering::SeqCst);
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).map_err(|e| e.to_string())?);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let (done, cond) = &*ended;
+        let mut how = lock(done);
+        let deadline = Instant::now() + STOP_GRACE;
+        while how.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+                drop(
+                    cond.wait_timeout(how, Duration::from_secs(5))
+                        .unwrap_or_else(PoisonError::into_inner),
+                );
+                break;
+            }
+            how = cond
+                .wait_timeout(how, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        Ok(true)
+    }
+
+    fn has_module(&self, module: &str) -> bool {
+        lock(&self.state).registered.contains(module)
+    }
+
+    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
+        self.client()?
+            .call(module, method, args)
+            .map_err(|e| e.to_string())
+    }
+}
