@@ -96,7 +96,11 @@ fn check(set_up: &str, source: &str) {
         "{}",
         t.join("\n")
     );
-    assert!(!t.iter().any(|l| l == "root/A log info: after"));
+    assert!(
+        !t.iter().any(|l| l == "root/A log info: after"),
+        "{}",
+        t.join("\n")
+    );
     assert!(t.iter().any(|l| l == "beh stop"));
 
     let (outcome, t) = run_strict(&code, false);

@@ -205,10 +205,10 @@ impl Control {
                 self.record(BoxId(b as u32), TraceStep::Del);
             }
         }
-        self.finish(Outcome::Crashed { message });
         if self.owns_time {
             self.shared.trace.close();
         }
+        self.finish(Outcome::Crashed { message });
     }
 
     /// Stops the behavior (R4): unload everything, then destroy. `reason`: the outcome to
@@ -412,7 +412,11 @@ impl Control {
                     } else {
                         self.constructing() && self.quiet()
                     };
-                    if self.shared.time.is_virtual() && may_move {
+                    // The queue is looked at again after the look at the activities: box
+                    // code posts a command (an uncaught error) before it stops counting, so a
+                    // thread that ended since the first look left its command there, and it
+                    // must be handled at this instant, before the clock moves.
+                    if self.shared.time.is_virtual() && may_move && commands.is_empty() {
                         if self.move_virtual_time(false) {
                             // Time moved: whatever comes next is no longer the same instant's.
                             self.looped = None;

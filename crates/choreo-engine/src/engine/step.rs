@@ -616,11 +616,13 @@ impl Control {
         } else {
             self.stop_reason.take().unwrap_or(Outcome::Stopped)
         };
-        self.finish(outcome);
         if self.owns_time {
-            // Every box is gone: the run's trace ends here (docs/trace.md).
+            // Every box is gone: the run's trace ends here (docs/trace.md). Before the
+            // outcome, which wakes box code still sleeping on the clock: what it does then
+            // is not the run's.
             self.shared.trace.close();
         }
+        self.finish(outcome);
     }
 
     /// R6, if box `b` is not loaded: it counts as loaded and its onLoad is called at once

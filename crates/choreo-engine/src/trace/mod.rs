@@ -308,8 +308,25 @@ impl Trace {
     /// (a thread that never ends, a hook blocked for good) and go on at a moment only the OS
     /// decides; the trace of a run ends with the run, the same every time.
     pub fn close(&self) {
+        // What this thread buffered is appended and the trace closed under one lock: a box
+        // thread appending in between would put its event after the run's last one at a
+        // moment the OS decides.
+        let appended = BUFFER.with(|b| {
+            let mut b = b.try_borrow_mut().ok();
+            let mut inner = self.lock();
+            let end = b
+                .as_mut()
+                .and_then(|b| b.as_mut())
+                .filter(|(trace, _)| Arc::ptr_eq(&trace.shared, &self.shared))
+                .and_then(|(_, records)| inner.append_batch(records));
+            inner.closed = true;
+            end
+        });
+        if let Some(end) = appended {
+            delivery::deliver(&self.shared, end);
+        }
+        // A buffer for another trace is appended to that one.
         flush_thread_buffer();
-        self.lock().closed = true;
     }
 
     /// Writes `header` as the JSON Lines output's first line, before any event: what a run
