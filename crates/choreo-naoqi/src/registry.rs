@@ -17,7 +17,8 @@ use crate::robot::sim::{Reply, ServeFn, Services, Sim};
 use crate::robot::table::{self, Service};
 use crate::services::audio::{animated_speech, device, player, recognition, tts, voice_emotion};
 use crate::services::core::{
-    behaviors, connection, logger, memory, python_bridge, service_manager, system, tablet, world,
+    behaviors, connection, logger, memory, package_manager, python_bridge, service_manager, system,
+    tablet, world,
 };
 use crate::services::emotion::mood;
 use crate::services::interaction::{autonomous, awareness, dialog, life};
@@ -55,6 +56,7 @@ pub(crate) const MODULES: &[Serve] = &[
     Serve::Table(&system::SERVICE),
     Serve::Table(&logger::SERVICE),
     Serve::Table(&service_manager::SERVICE),
+    Serve::Table(&package_manager::SERVICE),
     Serve::Table(&connection::SERVICE),
     Serve::Table(&tablet::SERVICE),
     Serve::Table(&world::SERVICE),

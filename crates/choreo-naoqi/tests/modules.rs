@@ -631,3 +631,38 @@ fn connection_manager_lists_one_wired_connection_as_key_value_pairs() {
             .is_err()
     );
 }
+
+/// PackageManager (2.1 and 2.8 `naoqi/core/packagemanager-api.html`) knows the packages of
+/// the behaviors installed, installed where the robot applications page says
+/// (`/home/nao/.local/share/PackageManager/apps/<uuid>`); `package` of an unknown uuid
+/// throws, as the page says.
+#[test]
+fn package_manager_knows_the_installed_packages_where_the_robot_installs_them() {
+    let robot = SimRobot::new(Model::Nao);
+    robot.install_behavior("myapp/behavior_1");
+    robot.install_behavior(".lastUploadedChoregrapheBehavior/behavior_1");
+    assert_eq!(
+        robot.call("PackageManager", "hasPackage", vec![s("myapp")]),
+        Ok(Value::Bool(true))
+    );
+    assert_eq!(
+        robot.call("PackageManager", "hasPackage", vec![s("other")]),
+        Ok(Value::Bool(false))
+    );
+    let Ok(Value::Map(info)) = robot.call("PackageManager", "package", vec![s("myapp")]) else {
+        panic!()
+    };
+    assert!(info.contains(&(
+        s("path"),
+        s("/home/nao/.local/share/PackageManager/apps/myapp")
+    )));
+    let Ok(Value::List(all)) = robot.call("PackageManager", "packages", vec![]) else {
+        panic!()
+    };
+    assert_eq!(all.len(), 2);
+    assert!(
+        robot
+            .call("PackageManager", "package", vec![s("other")])
+            .is_err()
+    );
+}

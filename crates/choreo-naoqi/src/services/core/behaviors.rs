@@ -158,7 +158,8 @@ impl Manager {
         }
     }
 
-    fn installed(&self) -> BTreeSet<String> {
+    /// Every behavior name installed (`<package>/<behavior>`), sorted.
+    pub(crate) fn installed(&self) -> BTreeSet<String> {
         let mut all = self.installed.clone();
         if let Some(l) = &self.launcher {
             all.extend(l.installed());

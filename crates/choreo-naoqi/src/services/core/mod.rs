@@ -1,4 +1,4 @@
-//! NAOqi's core modules: ALMemory, ALSystem, ALLogger, ALServiceManager,
+//! NAOqi's core modules: ALMemory, ALSystem, ALLogger, ALServiceManager, PackageManager,
 //! ALBehaviorManager, ALTabletService, ALWorldRepresentation, ALPythonBridge, and
 //! ALConnectionManager (documented on a page of its own in NAOqi).
 
@@ -7,6 +7,7 @@ pub(crate) mod connection;
 pub(crate) mod criterion;
 pub(crate) mod logger;
 pub(crate) mod memory;
+pub(crate) mod package_manager;
 pub(crate) mod python_bridge;
 pub(crate) mod service_manager;
 pub(crate) mod system;
