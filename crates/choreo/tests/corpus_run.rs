@@ -14,8 +14,9 @@
 //! That covers
 //! - a panic, a hang (a run that stops moving for 30 s of real time), an engine error;
 //! - a NAOqi module or method the simulated robot lacks (`Can't find service: X`, a method
-//!   "not served") when NAOqi's catalogue has it (`choreo_robot::naoqi`): the robot would have
-//!   served it;
+//!   "not served") when NAOqi's catalogue has it on the project's robot
+//!   (`choreo_robot::naoqi`): the robot would have served it; and a service of the
+//!   package's own (its manifest declares services): ServiceManager would have run it;
 //! - an ALMemory key a real robot publishes (`Device/...`, and the keys NAOqi's modules hold
 //!   from boot, [`ROBOT_KEYS`]) that the simulated robot does not;
 //! - an LED name our ALLeds refuses (its table is the real robot's);
@@ -263,8 +264,21 @@ fn robot_error(job: &Job, last: &str, detail: &str) -> Reason {
     let catalogue = Catalogue::naoqi();
     if let Some(rest) = last.split("Can't find service: ").nth(1) {
         let module = rest.trim().trim_matches('"');
-        return if catalogue.module(module).is_some() {
+        return if catalogue.module(module).is_some() && !catalogue.on_robot(module, job.model) {
+            // A module only the other robot has (ALTabletService on a NAO): the project's
+            // robot, implied by its content, has none either.
+            Reason::new(false, "module the project's robot does not have", detail)
+        } else if catalogue.module(module).is_some() {
             Reason::new(true, "NAOqi module the simulated robot lacks", detail)
+        } else if job
+            .project
+            .as_ref()
+            .and_then(|p| p.manifest.as_ref())
+            .is_some_and(|m| !m.services.is_empty())
+        {
+            // The package's own service, which its program registers: ServiceManager runs
+            // it (package_services.rs).
+            Reason::new(true, "package service not registered", detail)
         } else {
             Reason::new(false, "module no NAOqi version has", detail)
         };
