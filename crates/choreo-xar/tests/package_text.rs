@@ -218,3 +218,22 @@ fn manifest_services_are_read_as_the_service_page_writes_them() {
     .unwrap_err();
     assert_eq!(e.diagnostic().element_path, "package/services/service[1]");
 }
+
+/// A `.dlg` Choregraphe wrote on Windows in Latin-1 is read as `.top` files are: its text
+/// decoded as Latin-1, with a notice, not refused.
+#[test]
+fn a_latin_1_dlg_is_read_with_a_notice() {
+    let d = read_dlg(
+        "Caf\u{e9}.dlg",
+        b"multilanguage:Caf\xe9\n  frf:Caf\xe9_frf.top\n",
+    )
+    .unwrap();
+    assert_eq!(d.value.name, "Caf\u{e9}");
+    assert_eq!(d.value.topics[0].file, "Caf\u{e9}_frf.top");
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    assert!(
+        d.warnings[0].to_string().contains("Latin-1"),
+        "{}",
+        d.warnings[0]
+    );
+}

@@ -552,3 +552,40 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         "{ps}"
     );
 }
+
+/// A Pepper project whose manifest names no robot (Choregraphe writes no
+/// `robotRequirement` unless asked) runs on a Pepper: its box calls ALTabletService, which
+/// only Pepper has (2.8 `family/pepper_technical/tablet_pep.html`), and the report says
+/// why; `--robot-model nao` still wins, and that NAO has no ALTabletService ("Can't find
+/// service", as NAOqi says).
+#[test]
+fn a_pepper_project_with_a_silent_manifest_runs_on_a_pepper() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("tablet");
+    one_box_project(
+        &project,
+        "tablet-1a2b",
+        "class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n        ALProxy(\"ALTabletService\").hideWebview()\n        self.log(\"tablet=ok\")\n        self.onStopped()\n",
+    );
+    let out = choreo(tmp.path(), &["run", "tablet", "--fast"], &[]);
+    assert_eq!(logged(&out, "tablet="), "ok");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let all = format!("{stdout}{stderr}");
+    assert!(
+        all.contains("Pepper: the manifest names no robot;")
+            && all.contains("calls ALTabletService, which only Pepper has"),
+        "{all}"
+    );
+    let out = choreo(
+        tmp.path(),
+        &["run", "tablet", "--fast", "--robot-model", "nao"],
+        &[],
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("Can't find service: ALTabletService"), "{all}");
+}
