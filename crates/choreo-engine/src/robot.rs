@@ -41,8 +41,25 @@ pub trait Robot: Send + Sync {
     /// Starts delivering every update of ALMemory `key` (raiseEvent, insertData) to `sink`.
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError>;
 
-    /// Stops the subscription `id` (no effect if there is none).
+    /// Stops the subscription or signal link `id` (no effect if there is none).
     fn unsubscribe(&self, id: SubscriptionId);
+
+    /// Starts delivering every emission of signal `signal` of module `service`
+    /// (`ALServiceManager.serviceStarted`) to `sink`, with the signal's name and its
+    /// arguments as a list, until [`Robot::unsubscribe`] with `id`. A robot that does not
+    /// deliver its modules' signals refuses (the default).
+    fn connect_signal(
+        &self,
+        service: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), RobotError> {
+        let _ = (id, sink);
+        Err(RobotError::Failed(format!(
+            "{service}.{signal}: this robot does not deliver its modules' signals"
+        )))
+    }
 
     /// Whether the robot can still be reached. The engine looks at it while it waits for
     /// something to do (every 50 ms at most) and stops the behavior when it turns false

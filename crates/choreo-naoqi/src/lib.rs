@@ -48,7 +48,7 @@ pub use robot::sim::Observer;
 pub use robot::tasks::STOP_POLL;
 pub use services::audio::player::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
 pub use services::core::behaviors::{BehaviorLauncher, LaunchError, MAX_NESTED, behavior_names};
-pub use services::core::service_manager::{ServiceHost, ServiceProcess};
+pub use services::core::service_manager::{PROCESS_CRASHED, ServiceHost, ServiceProcess};
 pub use services::interaction::dialog::DialogScripts;
 pub use services::motion::orders::HAND_SECONDS;
 pub use services::motion::posture::MAX_SECONDS as MAX_POSTURE_SECONDS;

@@ -98,6 +98,12 @@ impl SimRobot {
             .kept("ALServiceManager", |h: &mut ServiceHostSlot| h.0 = host);
     }
 
+    /// Module `service` emits its signal `signal` with `args` to whoever box code connected
+    /// to it (`ALServiceManager.serviceStopped` when a service's program dies).
+    pub fn emit_signal(&self, service: &str, signal: &str, args: Vec<Value>) {
+        self.sim.emit(service, signal, args);
+    }
+
     /// Shows the observer what module `service` did (as the modules' own notices are
     /// shown): for what happens outside the robot on its behalf, a package service's
     /// program's output.
@@ -281,6 +287,21 @@ impl Robot for SimRobot {
 
     fn unsubscribe(&self, id: SubscriptionId) {
         self.sim.memory.unsubscribe(id);
+        self.sim.disconnect(id);
+    }
+
+    fn connect_signal(
+        &self,
+        service: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), RobotError> {
+        if !self.sim.has_service(service) {
+            return Err(RobotError::UnknownService(service.to_string()));
+        }
+        self.sim.connect(service, signal, id, sink);
+        Ok(())
     }
 
     fn has_service(&self, service: &str) -> bool {

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use choreo_engine::graph::Content;
-use choreo_engine::{MemorySink, RobotError, TimelineCommand, Value};
+use choreo_engine::{MemorySink, Robot, RobotError, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -314,33 +314,28 @@ impl BoxApi {
     /// Calls `callback(key, value)` on each update of ALMemory `key`, in the background and
     /// in order, until [`BoxApi::unsubscribe`] or the box is destroyed. Returns the id.
     fn subscribe(&self, py: Python<'_>, key: &str, callback: Py<PyAny>) -> PyResult<u64> {
-        let ctx = self.state.live()?;
-        // What an exception of the callback is reported from (`onTouched`).
-        let source = callback
-            .bind(py)
-            .getattr("__name__")
-            .and_then(|n| n.extract::<String>())
-            .unwrap_or_else(|_| format!("callback of {key}"));
-        let robot = ctx.robot().ok_or_else(|| {
-            PyRuntimeError::new_err(format!("ALMemory: no robot to subscribe to {key:?}"))
-        })?;
-        let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::SeqCst);
-        let mailbox = Arc::new(Mailbox {
-            state: Arc::clone(&self.state),
+        self.listen(
+            py,
+            &format!("callback of {key}"),
             callback,
-            source,
-            queue: Mutex::new((VecDeque::new(), false)),
-        });
-        let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
-        robot
-            .subscribe(key, id, sink)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        self.state
-            .subscriptions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(id);
-        Ok(id)
+            |robot, id, sink| robot.subscribe(key, id, sink),
+        )
+    }
+
+    /// Calls `callback(signal, arguments)` on each emission of signal `signal` of module
+    /// `service` (`ALServiceManager.serviceStarted`), as [`BoxApi::subscribe`] does for
+    /// ALMemory. Returns the link's id ([`BoxApi::unsubscribe`] ends it).
+    fn connect_signal(
+        &self,
+        py: Python<'_>,
+        service: &str,
+        signal: &str,
+        callback: Py<PyAny>,
+    ) -> PyResult<u64> {
+        let what = format!("callback of {service}.{signal}");
+        self.listen(py, &what, callback, |robot, id, sink| {
+            robot.connect_signal(service, signal, id, sink)
+        })
     }
 
     /// Ends subscription `id`.
@@ -401,6 +396,43 @@ impl BoxApi {
 }
 
 impl BoxApi {
+    /// A subscription of `callback` made by `connect` (given the robot, the new id and the
+    /// sink), delivered in order by a [`Mailbox`], ended with the box. `what` names the
+    /// callback in error reports when it has no `__name__`.
+    fn listen(
+        &self,
+        py: Python<'_>,
+        what: &str,
+        callback: Py<PyAny>,
+        connect: impl FnOnce(&Arc<dyn Robot>, u64, MemorySink) -> Result<(), RobotError>,
+    ) -> PyResult<u64> {
+        let ctx = self.state.live()?;
+        // What an exception of the callback is reported from (`onTouched`).
+        let source = callback
+            .bind(py)
+            .getattr("__name__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| what.to_string());
+        let robot = ctx
+            .robot()
+            .ok_or_else(|| PyRuntimeError::new_err(format!("no robot for the {what}")))?;
+        let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::SeqCst);
+        let mailbox = Arc::new(Mailbox {
+            state: Arc::clone(&self.state),
+            callback,
+            source,
+            queue: Mutex::new((VecDeque::new(), false)),
+        });
+        let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
+        connect(robot, id, sink).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        self.state
+            .subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(id);
+        Ok(id)
+    }
+
     /// The enclosing box.
     fn parent(&self) -> Option<Arc<BoxState>> {
         self.state.run.box_named(&self.state.parent_id)

@@ -241,23 +241,31 @@ impl PackageServices {
                 Ok(status) => status.to_string(),
                 Err(e) => format!("cannot be waited for: {e}"),
             };
-            *lock(&ended.0) = Some(how.clone());
-            ended.1.notify_all();
             if let Some(me) = me.upgrade() {
-                let asked = stopping.load(std::sync::atomic::Ordering::SeqCst);
-                let mut state = lock(&me.state);
-                state.running.remove(&name);
-                state.client = None;
-                drop(state);
-                me.changed.notify_all();
-                if asked {
+                // Said before `start`, `stop` or `isServiceRunning` can see the end, so box
+                // code that goes on from them finds the notice and the signal given.
+                if stopping.load(std::sync::atomic::Ordering::SeqCst) {
                     me.notice(format!("{name}: stopped ({how})"));
                 } else {
                     me.notice(format!(
                         "{name}: died ({how}); ServiceManager did not ask it to stop"
                     ));
+                    // serviceStopped's reason is then ProcessCrashed.
+                    let args = vec![
+                        Value::from(name.as_str()),
+                        Value::Int(choreo_naoqi::PROCESS_CRASHED),
+                    ];
+                    me.robot
+                        .emit_signal("ALServiceManager", "serviceStopped", args);
                 }
+                let mut state = lock(&me.state);
+                state.running.remove(&name);
+                state.client = None;
+                drop(state);
+                me.changed.notify_all();
             }
+            *lock(&ended.0) = Some(how);
+            ended.1.notify_all();
         });
         Ok(())
     }

@@ -476,6 +476,8 @@ app.run()
 const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
     def onInput_onStart(self):
         sm = ALProxy("ALServiceManager")
+        sm.serviceStarted.connect(self.started)
+        link = sm.serviceStopped.connect(self.stopped)
         self.log("auto=" + ALProxy("AutoEcho").echo("hi"))
         self.log("before=%s" % sm.isServiceRunning("svc-1a2b.boxservice"))
         self.log("start=%s" % sm.startService("boxservice"))
@@ -483,8 +485,14 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
         self.log("listed=%s" % sorted((s["name"], s["running"]) for s in sm.services()))
         self.log("stop=%s" % sm.stopService("svc-1a2b.boxservice"))
         self.log("after=%s" % sm.isServiceRunning("boxservice"))
-        sm.startService("dies")
+        self.log("dies=%s" % sm.startService("dies"))
         self.onStopped()
+
+    def started(self, name, reason):
+        self.log("serviceStarted %s %s" % (name, reason))
+
+    def stopped(self, name, reason):
+        self.log("serviceStopped %s %s" % (name, reason))
 "#;
 
 /// The manifest's services run as ServiceManager runs them: the autorun one with the run,
@@ -530,6 +538,12 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         ),
         ("stop=", "True"),
         ("after=", "False"),
+        ("dies=", "False"),
+        // The signals, with qi::ServiceEventReason (servicemanager_structs.h):
+        // ProcessStartRequest 0, ProcessStopRequest 1, ProcessCrashed 3.
+        ("serviceStarted svc-1a2b.boxservice ", "0"),
+        ("serviceStopped svc-1a2b.boxservice ", "1"),
+        ("serviceStopped svc-1a2b.dies ", "3"),
     ] {
         assert_eq!(logged(&out, key), want, "{key}");
     }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
 use choreo_engine::clock::Time;
-use choreo_engine::{Activity, Value};
+use choreo_engine::{Activity, MemorySink, SubscriptionId, Value};
 use choreo_robot::Model;
 use choreo_robot::naoqi::Version;
 
@@ -134,9 +134,40 @@ pub(crate) struct Sim {
     /// The run's root: where the robot's own paths (`/home/nao/...`) that methods take name
     /// places (see [`Sim::local_path`]); `None`: they name the machine's.
     pub(crate) robot_root: RwLock<Option<std::path::PathBuf>>,
+    /// Who listens to which module's signal: (link, module, signal, where it goes).
+    signals: Mutex<Vec<(SubscriptionId, String, String, MemorySink)>>,
 }
 
 impl Sim {
+    /// Delivers signal `signal` of module `service` to `sink` until [`Sim::disconnect`].
+    pub(crate) fn connect(
+        &self,
+        service: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) {
+        lock(&self.signals).push((id, service.to_string(), signal.to_string(), sink));
+    }
+
+    /// Ends signal link `id` (no effect if there is none).
+    pub(crate) fn disconnect(&self, id: SubscriptionId) {
+        lock(&self.signals).retain(|(link, ..)| *link != id);
+    }
+
+    /// Module `service` emits `signal` with `args`: each listener gets the signal's name and
+    /// the arguments as a list (outside the lock: a listener may connect or disconnect).
+    pub(crate) fn emit(&self, service: &str, signal: &str, args: Vec<Value>) {
+        let sinks: Vec<MemorySink> = lock(&self.signals)
+            .iter()
+            .filter(|(_, m, s, _)| m == service && s == signal)
+            .map(|(.., sink)| Arc::clone(sink))
+            .collect();
+        for sink in sinks {
+            sink(signal, Value::List(args.clone()));
+        }
+    }
+
     /// Path `path` as a method reads it: a robot path (`/home/nao/x.wav`,
     /// `choreo_robot::paths`) under the run's root, any other path as it is.
     pub(crate) fn local_path(&self, path: &str) -> String {
@@ -176,6 +207,7 @@ impl Sim {
             generation: AtomicU64::new(0),
             state: Mutex::new(state),
             robot_root: RwLock::new(None),
+            signals: Mutex::new(Vec::new()),
             memory,
             tasks: Tasks::default(),
             observer: RwLock::new(None),

@@ -48,8 +48,10 @@ class _LazyPost(object):
 
 class _Member(object):
     """A member of a service: called, it is a method call; `.connect(callback)` treats it as
-    a signal (`session.service("ALTabletService").onTouchDown.connect(cb)`): the link is
-    kept and returns an id, but only ALMemory signals ever fire on the simulated robot."""
+    a signal (`session.service("ALServiceManager").serviceStarted.connect(cb)`): `callback`
+    gets each emission's arguments, from the robot's module (the simulated robot's signals
+    that its modules emit, docs/simulated-robot.md). A robot that does not deliver module
+    signals (a real one over qi, for now) keeps the link and returns an id; nothing fires."""
 
     _links = 0
 
@@ -61,10 +63,19 @@ class _Member(object):
         return self._proxy._call(self.__name__, args, kwargs)
 
     def connect(self, callback):
-        _Member._links += 1
-        return _Member._links
+        def deliver(signal, arguments):
+            return callback(*arguments)
+
+        deliver.__name__ = getattr(callback, "__name__", self.__name__)
+        try:
+            return self._proxy._box.connect_signal(self._proxy._name, self.__name__, deliver)
+        except RuntimeError:
+            _Member._links -= 1
+            return _Member._links
 
     def disconnect(self, link):
+        if link > 0:
+            self._proxy._box.unsubscribe(link)
         return True
 
 

@@ -58,6 +58,16 @@ impl Robot for Watched {
         self.inner.unsubscribe(id);
     }
 
+    fn connect_signal(
+        &self,
+        service: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), RobotError> {
+        self.inner.connect_signal(service, signal, id, sink)
+    }
+
     fn is_connected(&self) -> bool {
         self.inner.is_connected()
     }

@@ -118,13 +118,30 @@ fn running(sim: &Sim, name: &str) -> bool {
     sim.has_service(name) || sim.kept("ALServiceManager", |s: &mut Started| s.0.contains(name))
 }
 
+/// `qi::ServiceEventReason`, the second argument of `serviceStarted` and `serviceStopped`
+/// (`servicemanager_structs.h` of the 2.8 documentation).
+pub const PROCESS_START_REQUEST: i64 = 0;
+/// A stop asked for (`stop`, `stopService`, the run's end).
+pub const PROCESS_STOP_REQUEST: i64 = 1;
+/// The program ended by itself.
+pub const PROCESS_CRASHED: i64 = 3;
+
 fn start(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
     if let Some(host) = host(sim)
         && let Some(full) = host.resolve(name)
     {
-        return host
+        let started = host
             .start(&full)
-            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")));
+            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")))?;
+        if started {
+            // "Send signal serviceStarted if service is successfully launched."
+            let args = vec![
+                Value::from(full.as_str()),
+                Value::Int(PROCESS_START_REQUEST),
+            ];
+            sim.emit("ALServiceManager", "serviceStarted", args);
+        }
+        return Ok(started);
     }
     sim.notice(
         "ALServiceManager",
@@ -141,9 +158,14 @@ fn stop(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
     if let Some(host) = host(sim)
         && let Some(full) = host.resolve(name)
     {
-        return host
+        let stopped = host
             .stop(&full)
-            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")));
+            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")))?;
+        if stopped {
+            let args = vec![Value::from(full.as_str()), Value::Int(PROCESS_STOP_REQUEST)];
+            sim.emit("ALServiceManager", "serviceStopped", args);
+        }
+        return Ok(stopped);
     }
     sim.notice("ALServiceManager", format!("{method}({name:?})"));
     Ok(sim.kept("ALServiceManager", |s: &mut Started| s.0.remove(name)))
