@@ -54,6 +54,8 @@ class _Member(object):
     signals (a real one over qi, for now) keeps the link and returns an id; nothing fires."""
 
     _links = 0
+    # The links kept without a robot's signal (see connect).
+    _kept = set()
 
     def __init__(self, proxy, name):
         self._proxy = proxy
@@ -70,11 +72,16 @@ class _Member(object):
         try:
             return self._proxy._box.connect_signal(self._proxy._name, self.__name__, deliver)
         except RuntimeError:
-            _Member._links -= 1
-            return _Member._links
+            # A positive id as qi gives, far from the robot's own link ids.
+            _Member._links += 1
+            link = (1 << 48) + _Member._links
+            _Member._kept.add(link)
+            return link
 
     def disconnect(self, link):
-        if link > 0:
+        if link in _Member._kept:
+            _Member._kept.discard(link)
+        else:
             self._proxy._box.unsubscribe(link)
         return True
 
