@@ -574,7 +574,9 @@ META = "bookkeeping/introspection not modelled (statistics, metadata, tags, task
 DEP = "deprecated"
 CATGAP = "not in choreo's catalogue: refused before any module is asked"
 LISTED = "named in the page's method list only, undocumented ('do not use', experimental)"
-UNKNOWN = "unknown"
+# No category fits: nothing the simulation lacks stands in its way; it waits its turn, as
+# crates/choreo-naoqi/tests/corpus_served.rs serves first every method the corpus calls.
+UNKNOWN = "not served yet: no corpus script calls it"
 
 # docs/simulated-robot.md, "Not served yet": what the project itself lists as missing.
 ACKNOWLEDGED = [
@@ -946,7 +948,9 @@ def write_coverage(out, final, base_rows, others, cat, results, served_modules, 
     P("## Documented methods not served, by module\n")
     P("Versions in brackets: where the method is documented. The reason is a category inferred "
       "from the module and the method's name (and from docs/simulated-robot.md's \"Not served yet\" "
-      "where it names the method); `unknown` where nothing says why.\n")
+      "where it names the method); 'not served yet: no corpus script calls it' where no "
+      "category fits (every method a corpus script calls is served: "
+      "`crates/choreo-naoqi/tests/corpus_served.rs`).\n")
     groups = collections.OrderedDict()
     for f in sorted(svc, key=lambda f: (f["module"] in served_modules, f["module"], f["method"], f["version"])):
         if f["served"] == "yes":
