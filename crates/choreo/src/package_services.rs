@@ -176,14 +176,10 @@ impl PackageServices {
         Ok(url)
     }
 
-    /// Whether `name` is the directory or a module of the robot itself (served before any
-    /// program ran).
+    /// Whether `name` is the directory or a module the robot itself serves (registered when
+    /// it was served, before any program ran).
     fn robot_has(&self, name: &str) -> bool {
-        name == "ServiceDirectory"
-            || choreo_qi::naoqi::Catalogue::naoqi()
-                .modules()
-                .iter()
-                .any(|m| m.name == name)
+        name == "ServiceDirectory" || self.robot.has_service(name)
     }
 
     fn spawn(&self, full: &str) -> Result<(), String> {
