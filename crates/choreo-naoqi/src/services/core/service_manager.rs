@@ -126,22 +126,35 @@ pub const PROCESS_STOP_REQUEST: i64 = 1;
 /// The program ended by itself.
 pub const PROCESS_CRASHED: i64 = 3;
 
-fn start(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
-    if let Some(host) = host(sim)
-        && let Some(full) = host.resolve(name)
-    {
-        let started = host
-            .start(&full)
-            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")))?;
-        if started {
-            // "Send signal serviceStarted if service is successfully launched."
-            let args = vec![
-                Value::from(full.as_str()),
-                Value::Int(PROCESS_START_REQUEST),
-            ];
-            sim.emit("ALServiceManager", "serviceStarted", args);
+/// A start or a stop of `name` by the host, if a package of the run declares it: `act` on
+/// its full name, then `signal` with `reason` when it did something ("Send signal
+/// serviceStarted if service is successfully launched"). `None`: no package declares it.
+fn by_host(
+    sim: &Sim,
+    name: &str,
+    method: &str,
+    act: impl FnOnce(&dyn ServiceHost, &str) -> Result<bool, String>,
+    (signal, reason): (&str, i64),
+) -> Option<Result<bool, CallError>> {
+    let host = host(sim)?;
+    let full = host.resolve(name)?;
+    Some(match act(host.as_ref(), &full) {
+        Ok(true) => {
+            let args = vec![Value::from(full.as_str()), Value::Int(reason)];
+            sim.emit("ALServiceManager", signal, args);
+            Ok(true)
         }
-        return Ok(started);
+        Ok(false) => Ok(false),
+        Err(e) => Err(CallError::Failed(format!(
+            "ALServiceManager.{method}: {full}: {e}"
+        ))),
+    })
+}
+
+fn start(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
+    let signal = ("serviceStarted", PROCESS_START_REQUEST);
+    if let Some(done) = by_host(sim, name, method, |h, full| h.start(full), signal) {
+        return done;
     }
     sim.notice(
         "ALServiceManager",
@@ -155,17 +168,9 @@ fn start(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
 }
 
 fn stop(sim: &Sim, name: &str, method: &str) -> Result<bool, CallError> {
-    if let Some(host) = host(sim)
-        && let Some(full) = host.resolve(name)
-    {
-        let stopped = host
-            .stop(&full)
-            .map_err(|e| CallError::Failed(format!("ALServiceManager.{method}: {full}: {e}")))?;
-        if stopped {
-            let args = vec![Value::from(full.as_str()), Value::Int(PROCESS_STOP_REQUEST)];
-            sim.emit("ALServiceManager", "serviceStopped", args);
-        }
-        return Ok(stopped);
+    let signal = ("serviceStopped", PROCESS_STOP_REQUEST);
+    if let Some(done) = by_host(sim, name, method, |h, full| h.stop(full), signal) {
+        return done;
     }
     sim.notice("ALServiceManager", format!("{method}({name:?})"));
     Ok(sim.kept("ALServiceManager", |s: &mut Started| s.0.remove(name)))
