@@ -9,7 +9,7 @@
 
 mod harness;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::{Robot, RobotError, Value};
@@ -41,9 +41,64 @@ fn get(robot: &SimRobot, key: &str) -> Value {
     robot.call("ALMemory", "getData", vec![s(key)]).unwrap()
 }
 
+/// A robot whose paths map under a fresh run root.
+fn rooted(model: Model) -> (SimRobot, Arc<Mutex<Vec<RobotEvent>>>, tempfile::TempDir) {
+    let (robot, events) = watched(model);
+    let root = tempfile::tempdir().unwrap();
+    robot.set_robot_root(Some(root.path().to_path_buf()));
+    (robot, events, root)
+}
+
+/// The chunks of a RIFF list's body, `(fourcc, body)`; a LIST's fourcc is its type's.
+fn chunks(mut body: &[u8]) -> Vec<(String, &[u8])> {
+    let mut out = Vec::new();
+    while body.len() >= 8 {
+        let size = u32::from_le_bytes(body[4..8].try_into().unwrap()) as usize;
+        let (id, data) = (&body[..4], &body[8..8 + size]);
+        if id == b"LIST" {
+            out.push((String::from_utf8_lossy(&data[..4]).into(), &data[4..]));
+        } else {
+            out.push((String::from_utf8_lossy(id).into(), data));
+        }
+        body = &body[(8 + size + size % 2).min(body.len())..];
+    }
+    out
+}
+
+/// Little-endian word `n` of `data`.
+fn word(data: &[u8], n: usize) -> u32 {
+    u32::from_le_bytes(data[4 * n..4 * n + 4].try_into().unwrap())
+}
+
+/// An AVI file's `(frames, width, height, codec, first frame)` read by the layout of
+/// Microsoft's AVI RIFF reference: `RIFF 'AVI '` holding LIST `hdrl` (`avih`: frames at
+/// word 4, width and height at words 8 and 9; LIST `strl` with `strh`, its handler at bytes
+/// 4..8), LIST `movi` (`00dc` chunks) and `idx1` (16 bytes a frame).
+fn avi(bytes: &[u8]) -> (u32, u32, u32, String, Vec<u8>) {
+    assert_eq!(&bytes[..4], b"RIFF");
+    assert_eq!(word(bytes, 1) as usize, bytes.len() - 8, "RIFF size");
+    assert_eq!(&bytes[8..12], b"AVI ");
+    let top = chunks(&bytes[12..]);
+    let names: Vec<&str> = top.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["hdrl", "movi", "idx1"]);
+    let hdrl = chunks(top[0].1);
+    let avih = hdrl[0].1;
+    let strh = chunks(hdrl[1].1)[0].1;
+    let frames = chunks(top[1].1);
+    assert_eq!(frames.len() as u32, word(avih, 4), "a chunk a frame");
+    assert_eq!(top[2].1.len(), 16 * frames.len(), "an index entry a frame");
+    let first = frames.first().map(|(_, f)| f.to_vec()).unwrap_or_default();
+    let codec = String::from_utf8_lossy(&strh[4..8]).into();
+    (word(avih, 4), word(avih, 8), word(avih, 9), codec, first)
+}
+
 #[test]
-fn photo_capture_takes_a_moment_answers_the_path_and_writes_nothing() {
-    let (robot, events) = watched(Model::Nao);
+fn photo_capture_takes_a_moment_answers_the_path_and_writes_the_picture_in_robot_folders() {
+    let (robot, events, root) = rooted(Model::Nao);
+    // A picture left by an earlier run: overwrite=False must not replace it.
+    let cameras = root.path().join("home/nao/recordings/cameras");
+    std::fs::create_dir_all(&cameras).unwrap();
+    std::fs::write(cameras.join("old.jpg"), b"kept").unwrap();
     let pc = |m: &str, a: Vec<Value>| robot.call("ALPhotoCapture", m, a);
     // The real defaults.
     assert_eq!(pc("getResolution", vec![]), Ok(i(2)));
@@ -84,12 +139,20 @@ fn photo_capture_takes_a_moment_answers_the_path_and_writes_nothing() {
             "takePicture",
             vec![s("/home/nao/recordings/cameras"), s("image")],
         );
+        let old = call(
+            "takePicture",
+            vec![s("/home/nao/recordings/cameras"), s("old"), b(false)],
+        );
+        call("setColorSpace", vec![i(0)])?;
+        call("setResolution", vec![i(1)])?;
+        call("setPictureFormat", vec![s("png")])?;
+        call("takePicture", vec![s("/home/nao"), s("grey")])?;
         seen2.lock().unwrap().push((
             one,
             t1 - t0,
             three,
             t2 - t1,
-            again.is_err(),
+            again.is_err() && old.is_err(),
             overwritten.is_ok(),
         ));
         Ok(())
@@ -105,23 +168,76 @@ fn photo_capture_takes_a_moment_answers_the_path_and_writes_nothing() {
     assert_time(next, 0.6);
     assert!(refused, "overwrite=False on an existing file raises");
     assert!(overwrote, "without the flag, the file is overwritten");
+    assert_eq!(std::fs::read(cameras.join("old.jpg")).unwrap(), b"kept");
+    // The default picture: kVGA (640*480), kBGRColorSpace, jpg (ALPhotoCapture's API page).
+    let picture = image::open(cameras.join("image.jpg")).unwrap();
+    assert_eq!((picture.width(), picture.height()), (640, 480));
+    assert_eq!(picture.color(), image::ColorType::Rgb8);
+    // kQVGA (320*240) in kYuvColorSpace, png: a grey png.
+    let grey = image::open(root.path().join("home/nao/grey.png")).unwrap();
+    assert_eq!((grey.width(), grey.height()), (320, 240));
+    assert_eq!(grey.color(), image::ColorType::L8);
     assert!(
         !std::path::Path::new(&folder).exists(),
-        "nothing is written to disk"
+        "a folder outside the robot's is not written"
     );
     let shown = notices(&events, "ALPhotoCapture");
-    assert!(
-        shown.contains(
-            &"takes a picture: /home/nao/recordings/cameras/image.jpg (not written to disk)"
-                .to_string()
+    for shot in [
+        "takes a picture: /home/nao/recordings/cameras/image.jpg (640x480, written)".to_string(),
+        format!(
+            "takes a picture: {folder}/shot_0.jpg (640x480, not written: not in a robot folder)"
         ),
-        "{shown:?}"
-    );
+    ] {
+        assert!(shown.contains(&shot), "{shot} in {shown:?}");
+    }
+}
+
+#[test]
+fn every_picture_format_is_written_in_its_format() {
+    let (robot, _events, root) = rooted(Model::Nao);
+    // The formats of ALPhotoCapture::setPictureFormat, each file starting with its format's
+    // signature (JPEG SOI, PNG, BMP "BM", TIFF "II*", PNM "P4/P5/P6", Sun raster's magic).
+    let signatures: [(&str, &[u8]); 13] = [
+        ("jpg", b"\xff\xd8\xff"),
+        ("jpeg", b"\xff\xd8\xff"),
+        ("jpe", b"\xff\xd8\xff"),
+        ("png", b"\x89PNG"),
+        ("bmp", b"BM"),
+        ("dib", b"BM"),
+        ("tiff", b"II*\x00"),
+        ("tif", b"II*\x00"),
+        ("pbm", b"P4"),
+        ("pgm", b"P5"),
+        ("ppm", b"P6"),
+        ("sr", b"\x59\xa6\x6a\x95"),
+        ("ras", b"\x59\xa6\x6a\x95"),
+    ];
+    run_box(&robot, move |ctx| {
+        let call = |m: &str, a: Vec<Value>| ctx.call_robot("ALPhotoCapture", m, a);
+        call("setResolution", vec![i(8)])?;
+        for (format, _) in signatures {
+            call("setPictureFormat", vec![s(format)])?;
+            call("takePicture", vec![s("/home/nao/pictures"), s(format)])?;
+        }
+        Ok(())
+    });
+    for (format, signature) in signatures {
+        let file = root
+            .path()
+            .join(format!("home/nao/pictures/{format}.{format}"));
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(bytes.starts_with(signature), "{format}: {:?}", &bytes[..8]);
+        if !matches!(format, "sr" | "ras") {
+            let picture = image::load_from_memory(&bytes).unwrap();
+            // kQQQQVGA: 40*30.
+            assert_eq!((picture.width(), picture.height()), (40, 30), "{format}");
+        }
+    }
 }
 
 #[test]
 fn video_recorder_records_until_stopped() {
-    let (robot, events) = watched(Model::Nao);
+    let (robot, events, root) = rooted(Model::Nao);
     let vr = |m: &str, a: Vec<Value>| robot.call("ALVideoRecorder", m, a);
     assert_eq!(vr("getFrameRate", vec![]), Ok(i(15)));
     assert_eq!(vr("getVideoFormat", vec![]), Ok(s("MJPG")));
@@ -174,11 +290,27 @@ fn video_recorder_records_until_stopped() {
             .any(|t| t.starts_with("records a video: /home/nao/recordings/cameras/test.avi")),
         "{shown:?}"
     );
+    // 5 s at 10 fps in kQVGA (the default resolution), MJPG (the default format).
+    let bytes = std::fs::read(root.path().join("home/nao/recordings/cameras/test.avi")).unwrap();
+    let (frames, width, height, codec, first) = avi(&bytes);
+    assert_eq!(
+        (frames, width, height, codec.as_str()),
+        (50, 320, 240, "MJPG")
+    );
+    let picture = image::load_from_memory_with_format(&first, image::ImageFormat::Jpeg).unwrap();
+    assert_eq!((picture.width(), picture.height()), (320, 240));
+    assert!(
+        shown.contains(
+            &"stops recording: /tmp/vga.avi (30 frames, not written: not in a robot folder)"
+                .to_string()
+        ),
+        "{shown:?}"
+    );
 }
 
 #[test]
 fn vision_toolbox_shoots_records_and_reads_the_light() {
-    let robot = SimRobot::new(Model::Nao);
+    let (robot, _events, root) = rooted(Model::Nao);
     let tb = |m: &str| robot.call("ALVisionToolbox", m, vec![]);
     // A lit room: "indoor bright" on the 1.x scale; no backlight.
     assert_eq!(tb("isItDark"), Ok(i(70)));
@@ -234,6 +366,17 @@ fn vision_toolbox_shoots_records_and_reads_the_light() {
         ])
     );
     assert_time(picture, 1.2);
+    // Resolution 0 (160*120), IYUV: raw planar YUV 4:2:0, 12 bits a pixel.
+    let vision = root.path().join("home/nao/.local/share/naoqi/vision");
+    let (frames, width, height, codec, first) =
+        avi(&std::fs::read(vision.join("clip.avi")).unwrap());
+    assert_eq!(
+        (frames, width, height, codec.as_str()),
+        (5, 160, 120, "IYUV")
+    );
+    assert_eq!(first.len(), 160 * 120 * 3 / 2);
+    let picture = image::open(root.path().join("home/nao/recordings/cameras/image_0.jpg")).unwrap();
+    assert_eq!((picture.width(), picture.height()), (640, 480));
 }
 
 #[test]

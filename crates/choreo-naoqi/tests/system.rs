@@ -176,11 +176,33 @@ fn audio_device_keeps_volume_and_mute_and_hears_silence() {
     ] {
         assert_eq!(ad(mic, vec![]), Ok(f(0.0)), "{mic}");
     }
-    ad("startMicrophonesRecording", vec![s("/home/nao/rec.wav")]).unwrap();
-    assert!(ad("startMicrophonesRecording", vec![s("/tmp/other.wav")]).is_err());
-    ad("stopMicrophonesRecording", vec![]).unwrap();
-    ad("stopMicrophonesRecording", vec![]).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    robot.set_robot_root(Some(root.path().to_path_buf()));
+    run_box(&robot, |ctx| {
+        let call = |m: &str, a: Vec<Value>| ctx.call_robot("ALAudioDevice", m, a);
+        call("startMicrophonesRecording", vec![s("/home/nao/rec.wav")])?;
+        // A second start raises (so no notice of it below).
+        let second = call("startMicrophonesRecording", vec![s("/tmp/other.wav")]);
+        ctx.sleep(Duration::from_secs(2));
+        call("stopMicrophonesRecording", vec![])?;
+        call("stopMicrophonesRecording", vec![])?;
+        if second.is_ok() {
+            call("startMicrophonesRecording", vec![s("/home/nao/twice.wav")])?;
+        }
+        call("startMicrophonesRecording", vec![s("/home/nao/rec.ogg")])?;
+        call("stopMicrophonesRecording", vec![])?;
+        Ok(())
+    });
     assert_eq!(ad("isOutputClosed", vec![]), Ok(b(false)));
+    // The API page: a .wav is "16 bits, 48000Hz, 4 channels"; 2 s of it.
+    let wav = root.path().join("home/nao/rec.wav");
+    let bytes = std::fs::read(&wav).unwrap();
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let half = |at: usize| u16::from_le_bytes(bytes[at..at + 2].try_into().unwrap());
+    assert_eq!(&bytes[8..16], b"WAVEfmt ");
+    assert_eq!((half(22), word(24), half(34)), (4, 48_000, 16));
+    let seconds = choreo_naoqi::audio::file_length(&wav.to_string_lossy()).unwrap();
+    assert!((seconds - 2.0).abs() < 1e-6, "{seconds}");
     assert_eq!(
         notices(&events, "ALAudioDevice"),
         [
@@ -188,8 +210,10 @@ fn audio_device_keeps_volume_and_mute_and_hears_silence() {
             "output volume 0",
             "muteAudioOut(True)",
             "enableEnergyComputation()",
-            "records /home/nao/rec.wav (not written to disk)",
-            "stopped recording /home/nao/rec.wav",
+            "records /home/nao/rec.wav",
+            "stopped recording /home/nao/rec.wav (written)",
+            "records /home/nao/rec.ogg",
+            "stopped recording /home/nao/rec.ogg (not written: choreo writes only .wav recordings)",
         ]
     );
 }

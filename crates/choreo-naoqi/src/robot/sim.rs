@@ -171,13 +171,43 @@ impl Sim {
     /// Path `path` as a method reads it: a robot path (`/home/nao/x.wav`,
     /// `choreo_robot::paths`) under the run's root, any other path as it is.
     pub(crate) fn local_path(&self, path: &str) -> String {
+        self.robot_file(path)
+            .map_or_else(|| path.to_string(), |f| f.display().to_string())
+    }
+
+    /// The file under the run's root that robot path `path` names; `None` for a path outside
+    /// the robot's folders or a run without a root: a method writes only there.
+    pub(crate) fn robot_file(&self, path: &str) -> Option<std::path::PathBuf> {
         let root = self
             .robot_root
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        match (root.as_ref(), choreo_robot::paths::local(path)) {
-            (Some(root), Some(local)) => root.join(local).display().to_string(),
-            _ => path.to_string(),
+        Some(root.as_ref()?.join(choreo_robot::paths::local(path)?))
+    }
+
+    /// Writes robot file `path` through `write` (its folder made) where the path is in a
+    /// robot folder: how it went, for the method's notice (`written`, `not written: why`).
+    /// The notice names the robot path only, so a trace is the same whatever the root.
+    pub(crate) fn write_robot_file(
+        &self,
+        path: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> String {
+        use std::io::Write as _;
+        let Some(file) = self.robot_file(path) else {
+            return "not written: not in a robot folder".to_string();
+        };
+        let attempt = || -> std::io::Result<()> {
+            if let Some(folder) = file.parent() {
+                std::fs::create_dir_all(folder)?;
+            }
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&file)?);
+            write(&mut out)?;
+            out.flush()
+        };
+        match attempt() {
+            Ok(()) => "written".to_string(),
+            Err(e) => format!("not written: {e}"),
         }
     }
 }

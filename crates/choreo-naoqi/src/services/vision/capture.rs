@@ -1,8 +1,9 @@
 //! ALPhotoCapture and ALVideoRecorder: pictures and videos taken with the cameras and saved
-//! on the robot. The simulated robot has no camera and writes nothing to disk: a call
-//! answers the file's path on the robot, as the real module does, and the observer is told
-//! (`takes a picture: /home/nao/recordings/cameras/image.jpg`). The files it would have
-//! written are remembered, so that a call that must not overwrite one fails as on the robot.
+//! on the robot. A call answers the file's path on the robot, as the real module does, the
+//! observer is told (`takes a picture: /home/nao/recordings/cameras/image.jpg (640x480,
+//! written)`), and the file is written under the run's root where the path is a robot folder
+//! (`files.rs`: uniform grey, the simulated robot has no camera view). The files written are
+//! remembered, so that a call that must not overwrite one fails as on the robot.
 //! The settings (camera, resolution, colour space, formats, frame rate, interval) are kept
 //! and read back, with the real defaults (the API pages of NAOqi 2.8); a value outside their
 //! documented range raises.
@@ -29,6 +30,7 @@ use crate::robot::sim::Plan;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::robot::trajectory::after;
+use crate::services::vision::files::{self, Frame, Video};
 
 /// ALPhotoCapture as served.
 pub(crate) const PHOTO: Service = Service {
@@ -165,8 +167,12 @@ fn check_overwrite(
     if overwrite {
         return Ok(());
     }
+    let exists = |p: &String| sim.robot_file(p).is_some_and(|f| f.exists());
     let taken = sim.kept(FILES, |w: &mut Written| {
-        paths.iter().find(|p| w.0.contains(*p)).cloned()
+        paths
+            .iter()
+            .find(|p| w.0.contains(*p) || exists(p))
+            .cloned()
     });
     match taken {
         Some(path) => Err(CallError::Failed(format!(
@@ -182,13 +188,13 @@ fn written(sim: &Sim, paths: &[String]) {
     sim.kept(FILES, |w: &mut Written| w.0.extend(paths.iter().cloned()));
 }
 
-/// A call taking the pictures `paths` for `service`, `interval` s apart, answering
-/// `answer`: it lasts the camera's setup (unless `half_pressed`) and one interval a picture;
-/// at its end the files are written (not on disk) and shown.
+/// A call taking the pictures `paths` (each in the format its extension names) of `frame`
+/// for `service`, `interval` s apart, answering `answer`: it lasts the camera's setup (unless
+/// `half_pressed`) and one interval a picture; at its end the files are written and shown.
 pub(crate) fn shoot(
     sim: &Sim,
     service: &'static str,
-    paths: Vec<String>,
+    (paths, frame): (Vec<String>, Frame),
     half_pressed: bool,
     interval: f64,
     answer: Value,
@@ -202,10 +208,13 @@ pub(crate) fn shoot(
     Plan::until(end)
         .at(end, move |sim: &Sim| {
             for path in &paths {
-                sim.notice(
-                    service,
-                    format!("takes a picture: {path} (not written to disk)"),
-                );
+                let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+                let how = match frame.encode(extension) {
+                    Ok(bytes) => sim.write_robot_file(path, |out| out.write_all(&bytes)),
+                    Err(e) => format!("not written: {e}"),
+                };
+                let (w, h) = (frame.width, frame.height);
+                sim.notice(service, format!("takes a picture: {path} ({w}x{h}, {how})"));
             }
             written(sim, &paths);
         })
@@ -247,10 +256,11 @@ fn photo(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
                 Value::List(names)
             };
             let interval = int_setting(sim, name, "CaptureInterval", 200) as f64 / 1000.0;
+            let frame = frame(sim, name, 2);
             return Ok(Reply::Timed(shoot(
                 sim,
                 name,
-                paths,
+                (paths, frame),
                 half_pressed(),
                 interval,
                 answer,
@@ -304,6 +314,18 @@ fn photo(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(Reply::Now(value))
 }
 
+/// The picture `service`'s settings take: its resolution (`default` unless set) and colour
+/// space.
+pub(crate) fn frame(sim: &Sim, service: &'static str, default: i64) -> Frame {
+    let resolution = int_setting(sim, service, "Resolution", default);
+    let (width, height) = files::size(resolution).unwrap_or((640, 480));
+    Frame {
+        width,
+        height,
+        colour: int_setting(sim, service, "ColorSpace", COLOR_SPACES[0]) != 0,
+    }
+}
+
 fn color_space(
     sim: &Sim,
     service: &'static str,
@@ -328,6 +350,10 @@ pub(crate) struct Recording {
     pub fps: f64,
     /// How many frames it records before it stops by itself (`None`: until stopped).
     pub frames: Option<i64>,
+    /// Its frames' size (colour is ignored: NAOqi's videos are in colour).
+    pub frame: Frame,
+    /// `MJPG`, `IYUV` or `ARV`.
+    pub format: &'static str,
 }
 
 impl Recording {
@@ -369,8 +395,12 @@ pub(crate) fn start_recording(
     sim.notice(
         service,
         format!(
-            "records a video: {} at {} fps (not written to disk)",
-            recording.path, recording.fps
+            "records a video: {} at {} fps ({}x{} {})",
+            recording.path,
+            recording.fps,
+            recording.frame.width,
+            recording.frame.height,
+            recording.format
         ),
     );
     sim.kept(service, |r: &mut Recorder| r.0 = Some(recording));
@@ -389,9 +419,20 @@ pub(crate) fn stop_recording(
         .ok_or_else(|| CallError::Failed(format!("{}: no video is being recorded", a.name)))?;
     let frames = recording.frames_at(now);
     written(sim, std::slice::from_ref(&recording.path));
+    let video = Video {
+        width: recording.frame.width,
+        height: recording.frame.height,
+        frames: u32::try_from(frames).unwrap_or(u32::MAX),
+        fps: recording.fps,
+        codec: recording.format,
+    };
+    let how = sim.write_robot_file(&recording.path, |out| files::write_video(out, video));
     sim.notice(
         service,
-        format!("stops recording: {} ({frames} frames)", recording.path),
+        format!(
+            "stops recording: {} ({frames} frames, {how})",
+            recording.path
+        ),
     );
     Ok(Value::List(vec![
         Value::Int(frames),
@@ -415,6 +456,11 @@ fn video(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             // Without the flag, an existing file is overwritten.
             let overwrite = if a.len() > 2 { a.bool(2)? } else { true };
             let format = str_setting(sim, name, "VideoFormat", "MJPG");
+            let format = VIDEO_FORMATS
+                .iter()
+                .find(|f| **f == format)
+                .copied()
+                .unwrap_or("MJPG");
             let ext = if format == "ARV" { "arv" } else { "avi" };
             let mut fps = int_setting(sim, name, "FrameRate", 15) as f64;
             if int_setting(sim, name, "Resolution", 1) == 2 {
@@ -425,6 +471,8 @@ fn video(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
                 since: sim.now(),
                 fps,
                 frames: None,
+                frame: frame(sim, name, 1),
+                format,
             };
             start_recording(sim, name, a, recording, overwrite)?;
             Value::None

@@ -5,6 +5,7 @@
 pub(crate) mod capture;
 pub(crate) mod compass;
 pub(crate) mod detection;
+pub(crate) mod files;
 pub(crate) mod localization;
 pub(crate) mod toolbox;
 pub(crate) mod video;

@@ -9,7 +9,7 @@
 //!   MJPG at 10 fps (the header says "~10-15 fps"), `startVideoRecord_adv(name, fps, format,
 //!   resolution, frames)` with those settings, stopping by itself after `frames` frames when
 //!   that is not negative; `stopVideoRecord()` answers `[frames, path]`; one record at a
-//!   time; nothing is written to disk;
+//!   time; pictures and videos are written as ALPhotoCapture's and ALVideoRecorder's are;
 //! - `isItDark()` reads the darkness ALDarknessDetection reads (`DarknessDetection/
 //!   DarknessValue`, 0..100) on the 1.x scale, 0..255 (210 and above: a dark place), mapped
 //!   so that the thresholds meet (60 is 210) **(inference)**; `backlighting()` answers the
@@ -23,10 +23,11 @@ use crate::robot::error::CallError;
 use crate::robot::sim::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::vision::capture::{
-    Recording, VIDEO_FORMATS, join, recording, shoot, start_recording, stop_recording,
+    Recording, VIDEO_FORMATS, frame, join, recording, shoot, start_recording, stop_recording,
     with_extension,
 };
 use crate::services::vision::detection::{BACKLIGHT_VALUE, DARKNESS_VALUE};
+use crate::services::vision::files::{self, Frame};
 
 /// ALVisionToolbox as served.
 pub(crate) const SERVICE: Service = Service {
@@ -100,10 +101,12 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             let paths = (0..count)
                 .map(|i| join(PICTURES, &format!("image_{i}.jpg")))
                 .collect();
+            // VGA colour pictures, as ALPhotoCapture's default **(inference)**.
+            let frame = frame(sim, name, 2);
             return Ok(Reply::Timed(shoot(
                 sim,
                 name,
-                paths,
+                (paths, frame),
                 half_pressed(),
                 PICTURE_INTERVAL,
                 Value::None,
@@ -144,29 +147,37 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         }
         "startVideoRecord" | "startVideoRecord_adv" => {
             let file = a.str(0)?;
-            let (fps, format, frames) = if method == "startVideoRecord" {
-                (SIMPLE_FPS, "MJPG", None)
+            let (fps, format, frames, resolution) = if method == "startVideoRecord" {
+                (SIMPLE_FPS, "MJPG", None, 1)
             } else {
                 let fps = a.f64(1)?;
                 if !(0.1..=50.0).contains(&fps) {
                     return Err(a.bad(1, "a frame rate from 0.1 to 50"));
                 }
                 let format = a.str(2)?;
-                if !VIDEO_FORMATS.contains(&format) {
+                let Some(format) = VIDEO_FORMATS.iter().find(|f| **f == format) else {
                     return Err(a.bad(2, "\"ARV\", \"IYUV\" or \"MJPG\""));
-                }
-                if !(0..=2).contains(&a.int(3)?) {
+                };
+                let resolution = a.int(3)?;
+                if !(0..=2).contains(&resolution) {
                     return Err(a.bad(3, "0 (160*120), 1 (320*240) or 2 (640*480)"));
                 }
                 let frames = a.int(4)?;
-                (fps, format, (frames >= 0).then_some(frames))
+                (fps, *format, (frames >= 0).then_some(frames), resolution)
             };
+            let (width, height) = files::size(resolution).unwrap_or((320, 240));
             let ext = if format == "ARV" { "arv" } else { "avi" };
             let recording = Recording {
                 path: join(VIDEOS, &with_extension(file, ext)),
                 since: sim.now(),
                 fps,
                 frames,
+                frame: Frame {
+                    width,
+                    height,
+                    colour: true,
+                },
+                format,
             };
             start_recording(sim, name, a, recording, true)?;
             Value::None
