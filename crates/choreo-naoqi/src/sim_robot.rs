@@ -25,7 +25,7 @@ use crate::services::audio::player::Player;
 use crate::services::audio::recognition::Recognition;
 use crate::services::audio::tts::{self, Speech};
 use crate::services::core::behaviors::{self, BehaviorLauncher, Manager};
-use crate::services::core::service_manager::{Host as ServiceHostSlot, ServiceHost};
+use crate::services::core::service_manager::{self, Host as ServiceHostSlot, ServiceHost};
 use crate::services::interaction::dialog::{self, DialogScripts};
 use crate::services::motion::posture;
 
@@ -288,6 +288,9 @@ impl Robot for SimRobot {
     fn unsubscribe(&self, id: SubscriptionId) {
         self.sim.memory.unsubscribe(id);
         self.sim.disconnect(id);
+        if let Some(host) = service_manager::host(&self.sim) {
+            host.disconnect(id);
+        }
     }
 
     fn connect_signal(
@@ -299,6 +302,14 @@ impl Robot for SimRobot {
     ) -> Result<(), RobotError> {
         if !self.sim.has_service(service) {
             return Err(RobotError::UnknownService(service.to_string()));
+        }
+        // A package service's program emits its own signals, over qi.
+        if self.sim.package_service(service)
+            && let Some(host) = service_manager::host(&self.sim)
+        {
+            return host
+                .connect_signal(service, signal, id, sink)
+                .map_err(RobotError::Failed);
         }
         self.sim.connect(service, signal, id, sink);
         Ok(())

@@ -29,8 +29,9 @@ pub const DEFAULT_LISTEN: &str = "tcp://127.0.0.1:9559";
 /// - [`Robot::post`] runs the call in the background and returns a local task id; the
 ///   module's `wait`, `isRunning` and `stop` called with such an id act on it here (`stop`
 ///   cancels the remote call).
-/// - [`Robot::subscribe`] uses `ALMemory.subscriber(key)` and its `signal`; subscriptions
-///   are made again after a reconnection.
+/// - [`Robot::subscribe`] uses `ALMemory.subscriber(key)` and its `signal`;
+///   [`Robot::connect_signal`] links to the module's own signal (`registerEvent`); both are
+///   made again after a reconnection.
 ///
 /// While the link is down, calls fail at once with [`RobotError::Disconnected`]; a call with
 /// no answer in time fails with [`RobotError::Timeout`]; a module or method the robot lacks
@@ -49,9 +50,18 @@ struct RemoteState {
 }
 
 struct Subscription {
-    key: String,
+    source: Source,
     sink: MemorySink,
     live: Option<(RemoteObject, SignalLink)>,
+}
+
+/// What a subscription listens to.
+#[derive(Clone)]
+enum Source {
+    /// An ALMemory key, through `ALMemory.subscriber(key).signal`.
+    Memory(String),
+    /// A module's signal.
+    Signal { service: String, signal: String },
 }
 
 struct Task {
@@ -198,11 +208,57 @@ impl RemoteState {
         Ok((subscriber, link))
     }
 
+    /// Links `sink` to signal `signal` of module `service`: the sink gets the signal's name
+    /// and its arguments as a list, as a simulated module's signal gives them.
+    fn connect_live(
+        &self,
+        service: &str,
+        signal: &str,
+        sink: &MemorySink,
+    ) -> Result<(RemoteObject, SignalLink), RobotError> {
+        let object = self.service(service)?;
+        let (sink, name) = (Arc::clone(sink), signal.to_string());
+        let link = object
+            .connect(signal, move |args| sink(&name, Value::List(args)))
+            .map_err(|e| match e {
+                Error::NotFound(_) => {
+                    RobotError::Failed(format!("{service}.{signal}: the module has no such signal"))
+                }
+                other => link_error(service, other),
+            })?;
+        Ok((object, link))
+    }
+
+    fn live(
+        &self,
+        source: &Source,
+        sink: &MemorySink,
+    ) -> Result<(RemoteObject, SignalLink), RobotError> {
+        match source {
+            Source::Memory(key) => self.subscribe_live(key, sink),
+            Source::Signal { service, signal } => self.connect_live(service, signal, sink),
+        }
+    }
+
     fn resubscribe(&self) {
         let mut subs = lock(&self.subscriptions);
         for sub in subs.values_mut() {
-            sub.live = self.subscribe_live(&sub.key, &sub.sink).ok();
+            sub.live = self.live(&sub.source, &sub.sink).ok();
         }
+    }
+
+    /// Keeps subscription `id` to `source`, linked now.
+    fn keep(&self, id: SubscriptionId, source: Source, sink: MemorySink) -> Result<(), RobotError> {
+        let live = self.live(&source, &sink)?;
+        lock(&self.subscriptions).insert(
+            id,
+            Subscription {
+                source,
+                sink,
+                live: Some(live),
+            },
+        );
+        Ok(())
     }
 
     fn task(&self, args: &[Value]) -> Option<Arc<Task>> {
@@ -308,16 +364,21 @@ impl Robot for RemoteRobot {
     }
 
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
-        let live = self.state.subscribe_live(key, &sink)?;
-        lock(&self.state.subscriptions).insert(
-            id,
-            Subscription {
-                key: key.to_string(),
-                sink,
-                live: Some(live),
-            },
-        );
-        Ok(())
+        self.state.keep(id, Source::Memory(key.to_string()), sink)
+    }
+
+    fn connect_signal(
+        &self,
+        service: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), RobotError> {
+        let source = Source::Signal {
+            service: service.to_string(),
+            signal: signal.to_string(),
+        };
+        self.state.keep(id, source, sink)
     }
 
     fn unsubscribe(&self, id: SubscriptionId) {

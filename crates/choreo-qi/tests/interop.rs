@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use choreo_engine::Value;
+use choreo_engine::{Robot, RobotError, SubscriptionId, Value};
 use choreo_qi::{
-    Arg, Error, FileObject, ObjectBuilder, Out, ServedObject, Server, ServerOptions, Session,
-    SessionOptions, TransferStatus,
+    Arg, Error, FileObject, ObjectBuilder, Out, RemoteRobot, ServedObject, Server, ServerOptions,
+    Session, SessionOptions, TransferStatus,
 };
 
 fn s(x: &str) -> Value {
@@ -224,6 +224,56 @@ fn our_client_against_libqi_server() {
 
 /// A Rust service for the tests: ping, echo, a signal, a property, a never-ending method,
 /// one that fails.
+#[test]
+fn a_remote_robot_delivers_a_libqi_modules_signal_until_unsubscribed() {
+    let Some(py) = common::python("a_remote_robot_delivers_a_libqi_modules_signal") else {
+        return;
+    };
+    let (_peer, url) = common::libqi_server(&py);
+    drop(connect_patiently(&url));
+    let robot = RemoteRobot::connect(&url, SessionOptions::default()).unwrap();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&got);
+    let id: SubscriptionId = 7;
+    robot
+        .connect_signal(
+            "ChoreoTest",
+            "textDone",
+            id,
+            Arc::new(move |name: &str, value: Value| {
+                sink.lock().unwrap().push((name.to_string(), value))
+            }),
+        )
+        .unwrap();
+    // The fixture's `emit(n)` emits textDone("done0") .. ("done<n-1>"): the sink gets the
+    // signal's name and its arguments as a list, as box code's callback takes them.
+    robot.call("ChoreoTest", "emit", vec![i(2)]).unwrap();
+    wait_until(|| got.lock().unwrap().len() == 2);
+    let mut events = got.lock().unwrap().clone();
+    events.sort_by_key(|(_, v)| v.to_string());
+    assert_eq!(
+        events,
+        vec![
+            ("textDone".to_string(), Value::List(vec![s("done0")])),
+            ("textDone".to_string(), Value::List(vec![s("done1")])),
+        ]
+    );
+    robot.unsubscribe(id);
+    robot.call("ChoreoTest", "emit", vec![i(2)]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        got.lock().unwrap().len(),
+        2,
+        "no events after unsubscribing"
+    );
+    // A signal the module lacks is refused, naming it.
+    let none = robot.connect_signal("ChoreoTest", "noSuch", 8, Arc::new(|_, _| {}));
+    assert!(
+        matches!(&none, Err(RobotError::Failed(m)) if m.contains("ChoreoTest.noSuch")),
+        "{none:?}"
+    );
+}
+
 #[test]
 fn libqi_client_against_our_server() {
     let Some(py) = common::python("libqi_client_against_our_server") else {

@@ -27,7 +27,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use choreo_engine::{Robot, Value};
+use choreo_engine::{MemorySink, Robot, SubscriptionId, Value};
 use choreo_naoqi::{ServiceHost, ServiceProcess, SimRobot};
 use choreo_qi::{RemoteRobot, RobotServer, ServerEvent, ServerOptions, SessionOptions};
 use choreo_xar::package::PackageService;
@@ -456,5 +456,24 @@ impl ServiceHost for PackageServices {
         self.client()?
             .call(module, method, args)
             .map_err(|e| e.to_string())
+    }
+
+    fn connect_signal(
+        &self,
+        module: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), String> {
+        self.client()?
+            .connect_signal(module, signal, id, sink)
+            .map_err(|e| e.to_string())
+    }
+
+    fn disconnect(&self, id: SubscriptionId) {
+        let client = lock(&self.state).client.clone();
+        if let Some(client) = client {
+            client.unsubscribe(id);
+        }
     }
 }

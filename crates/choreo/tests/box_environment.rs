@@ -456,12 +456,17 @@ fn an_os_package_choreo_cannot_give_fails_at_the_box_s_import_line() {
 }
 
 /// A package service's program (qi.Application, as the 2.8 service page writes one): it
-/// registers the service named by its first argument, whose `echo` says who answered.
+/// registers the service named by its first argument, whose `echo` says who answered and
+/// emits its `echoed` signal.
 const ECHO_SERVICE: &str = r#"import sys
 import qi
 
 class Echo:
+    def __init__(self):
+        self.echoed = qi.Signal("(s)")
+
     def echo(self, message):
+        self.echoed(message)
         return "%s from %s" % (message, sys.argv[1])
 
 app = qi.Application(sys.argv)
@@ -478,6 +483,7 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
         sm = ALProxy("ALServiceManager")
         sm.serviceStarted.connect(self.started)
         link = sm.serviceStopped.connect(self.stopped)
+        ALProxy("AutoEcho").echoed.connect(self.echoed)
         self.log("auto=" + ALProxy("AutoEcho").echo("hi"))
         self.log("before=%s" % sm.isServiceRunning("svc-1a2b.boxservice"))
         self.log("start=%s" % sm.startService("boxservice"))
@@ -493,6 +499,9 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
 
     def stopped(self, name, reason):
         self.log("serviceStopped %s %s" % (name, reason))
+
+    def echoed(self, message):
+        self.log("echoed=" + message)
 "#;
 
 /// The manifest's services run as ServiceManager runs them: the autorun one with the run,
@@ -544,6 +553,8 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         ("serviceStarted svc-1a2b.boxservice ", "0"),
         ("serviceStopped svc-1a2b.boxservice ", "1"),
         ("serviceStopped svc-1a2b.dies ", "3"),
+        // The program's own signal reaches box code over qi.
+        ("echoed=", "hi"),
     ] {
         assert_eq!(logged(&out, key), want, "{key}");
     }

@@ -28,7 +28,7 @@ impl Sim {
 
     /// Whether `service` is one a package service's program registered (and no module of
     /// the robot's own): its calls go to that program.
-    fn package_service(&self, service: &str) -> bool {
+    pub(crate) fn package_service(&self, service: &str) -> bool {
         !self.services.has(service)
             && service_manager::host(self).is_some_and(|h| h.has_module(service))
     }

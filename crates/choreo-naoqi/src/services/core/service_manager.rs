@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use choreo_engine::Value;
+use choreo_engine::{MemorySink, SubscriptionId, Value};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
@@ -95,6 +95,19 @@ pub trait ServiceHost: Send + Sync {
 
     /// Calls `method` of `module`, a service a program registered.
     fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, String>;
+
+    /// Delivers signal `signal` of `module`, a service a program registered, to `sink` as
+    /// [`choreo_engine::Robot::connect_signal`] does, until [`ServiceHost::disconnect`].
+    fn connect_signal(
+        &self,
+        module: &str,
+        signal: &str,
+        id: SubscriptionId,
+        sink: MemorySink,
+    ) -> Result<(), String>;
+
+    /// Ends link `id` (no effect if there is none).
+    fn disconnect(&self, id: SubscriptionId);
 }
 
 /// Services started by scripts that no package declares (or with no host).
