@@ -682,6 +682,26 @@ def reason(mod, meth, deprecated, listed_only, in_cat, served_modules):
 
 # ---------------------------------------------------------------------------- main
 
+FIXTURE = os.path.join(MAIN, "crates", "choreo-naoqi", "tests", "fixtures", "documented-methods.tsv")
+
+
+def write_fixture(final):
+    """The documentation's facts only (module, method, the versions documenting it, whether
+    the module is a base class, the page), one line per (module, method): what
+    crates/choreo-naoqi/tests/documented.rs checks the simulated robot and
+    docs/simulated-robot.md against without the mirrors."""
+    seen = collections.OrderedDict()
+    for r in final:
+        key = (r["module"], r["method"])
+        row = seen.setdefault(key, dict(versions=set(), base=r["detail"].startswith("base class"), page=r["page"]))
+        row["versions"].add(r["version"])
+    out = ["# module\tmethod\tversions\tbase class\tpage (scripts/naoqi-coverage.py writes this file)"]
+    for (mod, meth), row in seen.items():
+        out.append("\t".join([mod, meth, ",".join(sorted(row["versions"])), "base" if row["base"] else "module",
+                              row["page"]]))
+    open(FIXTURE, "w").write("\n".join(out) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--probe", action="store_true", help="redo the probe even if cached")
@@ -826,6 +846,7 @@ def write_outputs(out, entries, inherit, cat, results, served_modules, inprocess
                           served=served, in_cat=in_cat_s, detail=detail, listed_only=r["listed_only"],
                           marks=marks, reason=why))
     open(os.path.join(out, "documented.tsv"), "w").write("\n".join(lines) + "\n")
+    write_fixture(final)
     base_rows = [r for r in rows.values() if r["module"] == "ALModule"]
     write_coverage(out, final, base_rows, others, cat, results, served_modules, inherits_by_mod, inprocess, meta)
 
