@@ -53,6 +53,7 @@ pub mod fixer;
 mod host;
 pub mod packages;
 mod plugins;
+pub mod program;
 mod runtime;
 pub mod stack;
 mod syntax;

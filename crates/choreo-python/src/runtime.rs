@@ -28,6 +28,10 @@ pub(crate) struct Runtime {
     pub(crate) run_hook: Py<PyAny>,
 }
 
+/// The Python-2 builtins and module names (also given to package services' programs,
+/// `program.rs`).
+pub(crate) const PY2_CODE: &str = include_str!("python/py2.py");
+
 /// The shim modules: (module name, file name in tracebacks, source), in import order. Their
 /// names are private: box code imports them as `qi`, `naoqi`, `almath` and `motion` through
 /// its own `__import__`, and other code under those names only when no real module has them
@@ -43,11 +47,7 @@ const SHIMS: [(&str, &str, &str); 8] = [
         "choreo/paths.py",
         include_str!("python/paths.py"),
     ),
-    (
-        "_choreo_py2",
-        "choreo/py2.py",
-        include_str!("python/py2.py"),
-    ),
+    ("_choreo_py2", "choreo/py2.py", PY2_CODE),
     (
         "_choreo_almath",
         "choreo/almath.py",

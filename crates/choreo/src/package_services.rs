@@ -10,9 +10,12 @@
 //!   connects to it and the services it registers are in the robot's directory, where box
 //!   code's calls reach them (choreo-naoqi's `ServiceHost`).
 //! - A Python program (`python`, `./python`, `python2`, `/usr/bin/python2.7 ...`: the robot's
-//!   interpreter, or the launcher qipkg writes) runs in the embedded Python's interpreter,
-//!   with PyPI's `qi` (libqi's Python binding) installed once beside NAOqi OS's packages,
-//!   and the package's `lib/python2.7/site-packages` first, as qipkg's launcher sets it.
+//!   interpreter, or the launcher qipkg writes; a `.py` file or one whose `#!` line names
+//!   python, run as the robot runs it, by its `#!` line) runs in the embedded Python's
+//!   interpreter, with PyPI's `qi` (libqi's Python binding) installed once beside NAOqi OS's
+//!   packages, and the package's `lib/python2.7/site-packages` first, as qipkg's launcher
+//!   sets it. Its script and the package's modules are read as the fixer rewrites Python 2
+//!   for box scripts, with box scripts' Python-2 builtins (`choreo_python::program`).
 //! - What it writes (stdout, stderr) and how it ends are shown as the robot's notices
 //!   (trace and report); an end nobody asked for is reported. It is stopped with the run:
 //!   SIGTERM, then SIGKILL after NAOqi's 15 s.
@@ -58,6 +61,8 @@ pub struct PackageServices {
     robot: SimRobot,
     state: Mutex<State>,
     changed: Condvar,
+    /// Where Python programs' fixed copies go (made at the first), removed with the run.
+    programs: Mutex<Option<tempfile::TempDir>>,
 }
 
 #[derive(Default)]
@@ -99,6 +104,7 @@ impl PackageServices {
             robot,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
+            programs: Mutex::new(None),
         })
     }
 
@@ -187,7 +193,7 @@ impl PackageServices {
             .declared(full)
             .ok_or_else(|| format!("no package declares service {full:?}"))?;
         let url = self.url()?;
-        let mut command = self.command(&service.exec_start, &url)?;
+        let mut command = self.command(&service.name, &service.exec_start, &url)?;
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -266,8 +272,8 @@ impl PackageServices {
         Ok(())
     }
 
-    /// The command line `exec_start` as NAOqi runs it, connected to `url`.
-    fn command(&self, exec_start: &str, url: &str) -> Result<Command, String> {
+    /// The command line `exec_start` of service `name` as NAOqi runs it, connected to `url`.
+    fn command(&self, name: &str, exec_start: &str, url: &str) -> Result<Command, String> {
         let words = shlex::split(exec_start)
             .ok_or_else(|| format!("execStart {exec_start:?} is not a command line"))?;
         let (program, args) = words
@@ -277,8 +283,28 @@ impl PackageServices {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let python = base == "python" || base.starts_with("python2") || base.starts_with("python3");
-        let mut command = if python {
+        let local = |p: &str| {
+            if p.starts_with('/') {
+                PathBuf::from(p)
+            } else {
+                self.folder.join(p)
+            }
+        };
+        let interpreter =
+            base == "python" || base.starts_with("python2") || base.starts_with("python3");
+        // The Python script and its arguments: after the interpreter (unless an option comes
+        // first), or the program itself when its name or `#!` line says Python.
+        let script = if interpreter {
+            args.split_first()
+                .filter(|(first, _)| !first.starts_with('-'))
+        } else if base.ends_with(".py")
+            || choreo_python::program::has_python_shebang(&local(program))
+        {
+            Some((program, args))
+        } else {
+            None
+        };
+        let mut command = if interpreter || script.is_some() {
             let mut c = Command::new(choreo_python::packages::interpreter());
             let mut path = vec![
                 self.folder.join("lib/python2.7/site-packages"),
@@ -292,20 +318,54 @@ impl PackageServices {
                 "PYTHONPATH",
                 std::env::join_paths(path).map_err(|e| e.to_string())?,
             );
+            // Each line shown when written, not when the program ends.
+            c.env("PYTHONUNBUFFERED", "1");
+            match script {
+                Some((script, rest)) => {
+                    let out = self.programs()?.join(name);
+                    c.args(choreo_python::program::prepare(
+                        &self.folder,
+                        &local(script),
+                        &out,
+                    )?);
+                    c.arg(local(script)).args(rest);
+                }
+                None => {
+                    c.args(args);
+                }
+            }
             c
-        } else if program.contains('/') && !program.starts_with('/') {
-            Command::new(self.folder.join(program))
         } else {
-            Command::new(program)
+            let mut c = if program.contains('/') && !program.starts_with('/') {
+                Command::new(self.folder.join(program))
+            } else {
+                Command::new(program)
+            };
+            c.args(args);
+            c
         };
         command
-            .args(args)
             .arg(format!("--qi-url={url}"))
             .current_dir(&self.folder);
         if let Some(root) = &self.root {
             command.env("HOME", root.join("home/nao"));
         }
         Ok(command)
+    }
+
+    /// The folder Python programs' fixed copies go in (made at the first call).
+    fn programs(&self) -> Result<PathBuf, String> {
+        let mut programs = lock(&self.programs);
+        if let Some(dir) = programs.as_ref() {
+            return Ok(dir.path().to_path_buf());
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("choreo-programs-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a folder for service programs: {e}"))?;
+        let path = dir.path().to_path_buf();
+        *programs = Some(dir);
+        Ok(path)
     }
 
     /// The client box code's calls go through.

@@ -476,6 +476,33 @@ print("serving %s" % sys.argv[1], flush=True)
 app.run()
 "#;
 
+/// A Python-2 service program, started as the robot starts it (`execStart` names the file,
+/// whose `#!` line names python): Python-2 syntax in the program and in a module of its
+/// package, and Python 2's integer division.
+const PY2_SERVICE: &str = r#"#!/usr/bin/env python
+import sys
+import qi
+from shout import shout
+
+class Echo(object):
+    def echo(self, message):
+        return "%s from %s (%d)" % (shout(message), sys.argv[1], 7 / 2)
+
+app = qi.Application(sys.argv)
+app.start()
+app.session.registerService(sys.argv[1], Echo())
+print "serving %s" % sys.argv[1]
+app.run()
+"#;
+
+/// The module the Python-2 program imports, in Python 2 too.
+const PY2_MODULE: &str = r#"def shout(text):
+    try:
+        return text.upper()
+    except Exception, e:
+        return unicode(e)
+"#;
+
 /// A box that reaches the autorun service, starts the other through ALServiceManager by its
 /// short name, calls it, stops it, and starts a service whose program dies at once.
 const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
@@ -492,6 +519,8 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
         self.log("stop=%s" % sm.stopService("svc-1a2b.boxservice"))
         self.log("after=%s" % sm.isServiceRunning("boxservice"))
         self.log("dies=%s" % sm.startService("dies"))
+        sm.startService("py2service")
+        self.log("py2=" + ALProxy("Py2Echo").echo("hello"))
         self.onStopped()
 
     def started(self, name, reason):
@@ -523,6 +552,7 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
   <service name="autoservice" autorun="true" execStart="/usr/bin/python2 bin/echo.py AutoEcho" />
   <service name="boxservice" autorun="false" execStart="./python bin/echo.py BoxEcho" />
   <service name="dies" autorun="false" execStart="python bin/dies.py" />
+  <service name="py2service" autorun="false" execStart="bin/py2echo.py Py2Echo" />
 </services>
 </package>
 "#,
@@ -530,6 +560,8 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
     .unwrap();
     std::fs::create_dir_all(project.join("bin")).unwrap();
     std::fs::write(project.join("bin/echo.py"), ECHO_SERVICE).unwrap();
+    std::fs::write(project.join("bin/py2echo.py"), PY2_SERVICE).unwrap();
+    std::fs::write(project.join("bin/shout.py"), PY2_MODULE).unwrap();
     std::fs::write(
         project.join("bin/dies.py"),
         "import sys\nsys.stderr.write('cannot go on\\n')\nsys.exit(3)\n",
@@ -543,7 +575,7 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         ("box=", "there from BoxEcho"),
         (
             "listed=",
-            "[('svc-1a2b.autoservice', True), ('svc-1a2b.boxservice', True), ('svc-1a2b.dies', False)]",
+            "[('svc-1a2b.autoservice', True), ('svc-1a2b.boxservice', True), ('svc-1a2b.dies', False), ('svc-1a2b.py2service', False)]",
         ),
         ("stop=", "True"),
         ("after=", "False"),
@@ -555,6 +587,8 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         ("serviceStopped svc-1a2b.dies ", "3"),
         // The program's own signal reaches box code over qi.
         ("echoed=", "hi"),
+        // Python 2 as on the robot: 7 / 2 is 3.
+        ("py2=", "HELLO from Py2Echo (3)"),
     ] {
         assert_eq!(logged(&out, key), want, "{key}");
     }
@@ -565,9 +599,12 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         "svc-1a2b.dies: cannot go on",
         "svc-1a2b.dies: died (exit status: 3)",
         "svc-1a2b.autoservice: stopped",
+        "svc-1a2b.py2service: serving Py2Echo",
     ] {
         assert!(stderr.contains(shown), "{shown:?} not in:\n{stderr}");
     }
+    // Nothing written into the package: no bytecode of its modules.
+    assert!(!project.join("bin/__pycache__").exists());
     // No program outlives the run.
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     let ps = String::from_utf8_lossy(&ps.stdout);
