@@ -18,6 +18,14 @@ fn minor() -> String {
     })
 }
 
+/// The embedded Python's version, `3.11.7` (what `choreo --version` says box code runs in).
+pub fn python_version() -> String {
+    Python::attach(|py| {
+        let v = py.version_info();
+        format!("{}.{}.{}", v.major, v.minor, v.patch)
+    })
+}
+
 /// The package cache: `CHOREO_PACKAGES` if set, else `$XDG_CACHE_HOME` (or `~/.cache`)
 /// `/choreo/naoqi-os-python<major.minor>`.
 pub fn packages_folder() -> PathBuf {

@@ -60,10 +60,12 @@ impl CliError {
         }
     }
 
-    /// Tells the user (standard error), unless it was shown already.
+    /// Tells the user (standard error), unless it was shown already: `error: ...`, then
+    /// the `help: ...` lines the message carries ([`with_help`]), as cargo and rustc write
+    /// them.
     pub fn print(&self) {
         if !matches!(self, CliError::Shown(_)) {
-            errln!("{self}");
+            errln!("error: {self}");
         }
     }
 }
@@ -74,3 +76,16 @@ pub type ExitCode = u8;
 
 /// What every command returns: the code it ended with, or why it failed.
 pub type CliResult<T = ExitCode> = Result<T, CliError>;
+
+/// The fix of an unreachable robot.
+pub const ROBOT_FIX: &str =
+    "is the robot on, on this network? NAOqi listens on tcp://HOST:9559 (2.9: tcps://HOST:9503)";
+
+/// The fix of a path that names nothing.
+pub const PATH_FIX: &str =
+    "give a behavior (.xar), a project (a .pml or its folder), a .crg or a .pkg";
+
+/// `message` followed by a `help:` line saying the fix, where one is known.
+pub fn with_help(message: impl std::fmt::Display, fix: &str) -> String {
+    format!("{message}\nhelp: {fix}")
+}

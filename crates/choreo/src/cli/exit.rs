@@ -33,27 +33,3 @@ pub const WRITE: u8 = 6;
 pub const ROBOT: u8 = 7;
 /// `run`: stopped by Ctrl-C (SIGINT); everything was unloaded first.
 pub const INTERRUPTED: u8 = 130;
-
-/// The exit codes, as every command's `--help` ends with them.
-pub(crate) const HELP: &str = "\
-Exit codes:
-  0    success (run: the behavior finished; stack run: the stack emptied; check, stack check:
-       every file valid; diff: equal)
-  1    check, stack check: some file has errors; diff: the behaviors differ; chat --script: an
-       answer differs; run --repeat: a run's trace differs from the first's; robot: the robot
-       answered with an error (robot install: refused the package, or NAOqi 2.1 needs
-       --remote-path)
-  2    bad command-line arguments (plot, motion: --box names no timeline box with curves; motion:
-       several motion timelines and no --box; plot: an image not named .png or .svg)
-  3    run --strict: an error in box code stopped the behavior (or the engine crashed)
-  4    an input could not be read or is not a valid behavior (run: or could not load; plot, motion:
-       or has no motion timeline; plot --trace: not a trace, or no joints events in it; robot
-       install: not a .pkg with manifest.xml and a uuid)
-  5    run: timeout (the load included), or (--fast) the behavior waits for events that never come;
-       stack run: timeout (the stack cancelled top-down)
-  6    an output could not be written
-  7    run --robot, robot: the robot cannot be reached or disconnected (stopped cleanly); sim:
-       cannot listen
-  141  standard output was closed by its reader (`choreo check ... | head`)
-  130  run, stack run: interrupted by Ctrl-C (a second Ctrl-C exits at once)
-A closed standard error never changes the exit code: its messages are dropped.";

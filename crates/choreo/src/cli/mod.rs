@@ -22,6 +22,7 @@ mod export;
 mod files;
 mod fleet;
 mod fold;
+mod help;
 mod inspect;
 mod install;
 mod joints;
@@ -44,47 +45,65 @@ pub mod trace_file;
 
 use std::ffi::OsString;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use error::CliResult;
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
 #[derive(Parser)]
-#[command(name = "choreo", version, about, after_help = exit::HELP)]
+#[command(
+    name = "choreo",
+    version,
+    about = ABOUT,
+    after_help = help::CHOREO,
+    max_term_width = 80
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// What `choreo --help` opens with.
+const ABOUT: &str = "\
+Run Choregraphe behaviors (NAO, Pepper) on a simulated robot that obeys physics,
+in real or virtual time, or on real robots; check, convert, package, diff and
+plot them; talk to QiChat topics; serve editors.";
+
 #[derive(Subcommand)]
 enum Command {
-    /// Run a behavior on the simulated robot, showing what the robot does.
+    /// Run a behavior on the simulated robot or real ones.
     ///
     /// Loads the behavior, starts it and waits for its root's onStopped. Python box scripts
     /// run in the embedded CPython. Ctrl-C stops it cleanly (every box unloaded).
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = help::RUN)]
     Run(run::RunArgs),
-    /// Ask a robot (real, `choreo sim`, any qi server) what it is and serves, or call a
-    /// method: `info`, `services`, `methods SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`,
-    /// `watch KEY...`, `behaviors`; or install a package: `install PKG`. Exit 1: the robot
-    /// answered with an error; 7: it cannot be reached.
-    #[command(subcommand, after_help = exit::HELP)]
+    /// Ask a robot what it serves, call a method, install a package.
+    ///
+    /// The robot: a real one, `choreo sim`, any qi server. `info`, `services`, `methods
+    /// SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`, `watch KEY...`, `behaviors`,
+    /// `install PKG`.
+    #[command(subcommand, after_help = help::ROBOT)]
     Robot(robot_cmd::RobotCommand),
-    /// Serve the simulated robot over qi messaging: any qi client (the `qi` Python package,
-    /// old NAOqi scripts, `choreo run --robot`) can drive it; its calls are printed.
-    #[command(after_help = exit::HELP)]
+    /// Serve the simulated robot over qi messaging.
+    ///
+    /// Any qi client (the `qi` Python package, old NAOqi scripts, `choreo run --robot`)
+    /// can drive it; its calls are printed.
+    #[command(after_help = help::SIM)]
     Sim(sim::SimArgs),
-    /// Serve editors over the Language Server Protocol on stdin/stdout: check's diagnostics
-    /// as you type, definitions, references, renames, completion, hover, outlines, topic
-    /// formatting, "Try this rule" (docs/editors.md).
+    /// Serve editors over the Language Server Protocol (stdin/stdout).
+    ///
+    /// Check's diagnostics as you type, definitions, references, renames, completion,
+    /// hover, outlines, topic formatting, "Try this rule" (docs/editors.md).
     Lsp,
-    /// Check files (or folders, recursively): every Choregraphe format, per-file results.
-    #[command(after_help = exit::HELP)]
+    /// Check files and folders of every Choregraphe format.
+    #[command(after_help = help::CHECK)]
     Check(check::CheckArgs),
-    /// Show the box tree of a behavior: ports, parameters, links and timelines.
-    #[command(after_help = exit::HELP)]
+    /// Show a behavior's box tree: ports, parameters, links, timelines.
+    #[command(after_help = help::INSPECT)]
     Inspect(inspect::InspectArgs),
-    /// Convert behaviors and projects to a readable folder and back, or to .qianim.
+    /// Convert to a readable folder and back, or to .qianim.
+    ///
+    /// Behaviors and projects alike.
     ///
     /// `choreo convert behavior.xar out/` writes the split folder; `choreo convert out/
     /// behavior.xar` writes XAR back. A project (.pml folder, .crg, .cbl, .pkg) becomes a
@@ -99,21 +118,24 @@ enum Command {
     /// named after its box path (`root_Tai_Chi_Chuan.qianim`). Frames shift by one (XAR frame
     /// 1 is frame 0); joints are written in degrees, hands dimensionless; constant segments
     /// become a hold and a one-frame ramp, with a warning.
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = help::CONVERT)]
     Convert(convert::ConvertArgs),
-    /// Write a small Python program that runs a behavior with the choreo package
-    /// (`pip install choreo`): `python main.py` on the simulated robot, `python main.py IP
-    /// [PORT]` on a real one. The program finds the behavior by its path relative to the
-    /// program's folder.
-    #[command(name = "export-python", after_help = exit::HELP)]
+    /// Write a Python program that runs a behavior.
+    ///
+    /// With the choreo package (`pip install choreo`): `python main.py` on the simulated
+    /// robot, `python main.py IP [PORT]` on a real one. The program finds the behavior by
+    /// its path relative to the program's folder.
+    #[command(name = "export-python", after_help = help::EXPORT)]
     ExportPython(export::ExportArgs),
-    /// Replay a recorded run in the monitor: `choreo run --trace TRACE` recorded it, BEHAVIOR
-    /// is what ran (or `choreo stack run --trace TRACE` and BEHAVIOR is the stack's folder).
-    /// The page plays, pauses, seeks and steps event by event (docs/monitor.md); it starts
-    /// paused at the beginning. Ctrl-C quits.
-    #[command(after_help = exit::HELP)]
+    /// Replay a recorded run (`run --trace`) in the monitor.
+    ///
+    /// `choreo run --trace TRACE` recorded it, BEHAVIOR is what ran (or `choreo stack run
+    /// --trace TRACE` and BEHAVIOR is the stack's folder). The page plays, pauses, seeks
+    /// and steps event by event (docs/monitor.md); it starts paused at the beginning.
+    /// Ctrl-C quits.
+    #[command(after_help = help::REPLAY)]
     Replay(replay::ReplayArgs),
-    /// Build the package (.pkg) NAOqi's PackageManager installs from a project.
+    /// Build the .pkg NAOqi's PackageManager installs, from a project.
     ///
     /// As qibuild's qipkg builds it: manifest.xml at the top, then every file the .pml lists
     /// (behaviors, dialogs, resources, topics), plus the .pml itself; a listed file that is
@@ -122,34 +144,39 @@ enum Command {
     /// topic it installs is in the package). Errors are shown at their file and line; with
     /// any, nothing is written (exit 1). PROJECT is a .pml project folder (or its readable
     /// folder, a .crg, an unpacked package). Install it with `choreo robot install`.
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = help::PACKAGE)]
     Package(package::PackageArgs),
-    /// Plot motion: every joint's curve of a behavior's motion timelines (keys marked), or
-    /// the joints a run moved (`--trace`), one panel per joint group; PNG or SVG.
+    /// Plot the joint curves of motion timelines or of a run.
     ///
+    /// Every joint's curve of a behavior's motion timelines (keys marked), or the joints a
+    /// run moved (`--trace`), one panel per joint group.
     /// Every motion timeline of the behavior is one section of the image (boxes in order),
     /// unless `--box` picks one. Joints in radians, hands as opening ratios (0..1); x in
     /// frames with seconds on top (a trace: behavior time). Text needs a font, read at run
     /// time: CHOREO_PLOT_FONT, else DejaVu Sans or any .ttf under /usr/share/fonts; without
     /// one the plot has no text.
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = help::PLOT)]
     Plot(plot::PlotArgs),
-    /// The joint angles of one motion timeline, frame by frame.
-    #[command(after_help = exit::HELP)]
+    /// Print the joint angles of one motion timeline, frame by frame.
+    #[command(after_help = help::MOTION)]
     Motion(motion::MotionArgs),
-    /// Talk with QiChat topics or a behavior's Dialog boxes: each line read is what the
-    /// human says (`e:Key` raises an event); the robot's answer is printed with the rule
-    /// that gave it (docs/qichat.md).
-    #[command(after_help = exit::HELP)]
+    /// Talk with QiChat topics or a behavior's Dialog boxes.
+    ///
+    /// Each line read is what the human says (`e:Key` raises an event); the robot's answer
+    /// is printed with the rule that gave it (docs/qichat.md).
+    #[command(after_help = help::CHAT)]
     Chat(chat::ChatArgs),
-    /// Behavior stacks defined in JSON: one file per behavior (docs/behavior-stack.md).
-    #[command(subcommand, after_help = exit::HELP)]
+    /// Check and run behavior stacks (JSON, docs/behavior-stack.md).
+    #[command(subcommand, after_help = help::STACK)]
     Stack(stack::StackCommand),
-    /// Compare two behaviors semantically (file layout, order and spelling never count).
-    #[command(after_help = exit::HELP)]
+    /// Compare two behaviors semantically.
+    ///
+    /// File layout, order and spelling never count.
+    #[command(after_help = help::DIFF)]
     Diff(diff::DiffArgs),
-    /// The diff driver for git: `git diff` of `.xar` files shows `choreo diff`. Set up with
-    /// `*.xar diff=choreo` in `.gitattributes` and
+    /// The diff driver for git: `choreo diff` for .xar files.
+    ///
+    /// Set up with `*.xar diff=choreo` in `.gitattributes` and
     /// `git config diff.choreo.command "choreo git-diff"`; git gives the seven arguments
     /// (path, old file, old hash, old mode, new file, new hash, new mode). Exits 0 (git takes
     /// any other code as a failure of the driver).
@@ -161,7 +188,16 @@ enum Command {
 /// gives them) and returns its exit code ([`exit`]). `--help` and `--version` print and
 /// return 0; bad arguments print clap's message and return [`exit::USAGE`].
 pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let mut command = Cli::command();
+    // Only `--version` starts the embedded Python (to name its version).
+    if args.iter().any(|a| a == "--version") {
+        command = command.long_version(long_version());
+    }
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // A closed stream cannot be written to: the exit code still says what happened.
@@ -181,6 +217,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
             e.code()
         }
     }
+}
+
+/// What `choreo --version` says: the version and commit, the NAOqi versions it speaks,
+/// the Python box code runs in.
+fn long_version() -> String {
+    let commit = option_env!("CHOREO_COMMIT").filter(|c| !c.is_empty());
+    let naoqi: Vec<&str> = choreo_robot::naoqi::Version::ALL
+        .iter()
+        .map(|v| v.name())
+        .collect();
+    format!(
+        "{} (commit {})\nNAOqi: {} (qi messaging; TLS for 2.9)\nPython: {} (box code)",
+        env!("CARGO_PKG_VERSION"),
+        commit.unwrap_or("unknown"),
+        naoqi.join(", "),
+        choreo_python::packages::python_version()
+    )
 }
 
 /// Hands the command to its file.

@@ -8,7 +8,7 @@ use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
-use crate::cli::error::{CliError, CliResult};
+use crate::cli::error::{CliError, CliResult, PATH_FIX, with_help};
 use crate::cli::live::Verbosity;
 
 /// A diagnostic as `file:line:col: error: message (at path)`, then the source line with a
@@ -62,9 +62,9 @@ pub fn load(path: &Path, partial: bool) -> CliResult<Project> {
 /// only).
 pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> CliResult<Project> {
     if !path.exists() {
-        return Err(CliError::Usage(format!(
-            "{}: no such file or folder",
-            path.display()
+        return Err(CliError::Usage(with_help(
+            format!("{}: no such file or folder", path.display()),
+            PATH_FIX,
         )));
     }
     match load_path(path) {

@@ -19,7 +19,7 @@ use choreo_qi::{MetaObject, Session};
 use clap::Subcommand;
 
 use crate::cli::args::{RobotArgs, RobotTarget, timeout_secs};
-use crate::cli::error::{CliError, CliResult};
+use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
 use crate::cli::exit;
 use crate::cli::install;
 
@@ -28,21 +28,25 @@ use crate::cli::install;
 pub(crate) enum RobotCommand {
     /// The robot's name, NAOqi version, model (`naoH25`, `juliette`...), body version and
     /// battery charge.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Info {
         #[command(flatten)]
         target: RobotTarget,
     },
     /// Every service the robot has: id, name, endpoints.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Services {
         #[command(flatten)]
         target: RobotTarget,
     },
     /// The behaviors installed on the robot (ALBehaviorManager), running ones marked.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Behaviors {
         #[command(flatten)]
         target: RobotTarget,
     },
     /// A service's methods (with their qi signatures), signals and properties.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Methods {
         #[command(flatten)]
         target: RobotTarget,
@@ -50,6 +54,7 @@ pub(crate) enum RobotCommand {
         service: String,
     },
     /// Calls a method; each argument is a JSON value (`'"hello"'`, `1.5`, `'[1, 2]'`).
+    #[command(after_help = crate::cli::help::ROBOT)]
     Call {
         #[command(flatten)]
         target: RobotTarget,
@@ -67,10 +72,7 @@ pub(crate) enum RobotCommand {
     /// (NAOqi 2.5 and later) reads the package over this connection (choreo serves it as a
     /// qi::File); NAOqi 2.1 installs only a package already on the robot: copy it there
     /// (scp) and give --remote-path.
-    ///
-    /// Exit codes: 0 installed; 1 the robot refused it (install returned false, or an
-    /// error), or needs --remote-path; 2 bad arguments; 4 the package cannot be read or has
-    /// no manifest.xml or uuid; 7 the robot cannot be reached or was lost.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Install {
         #[command(flatten)]
         target: RobotTarget,
@@ -85,6 +87,7 @@ pub(crate) enum RobotCommand {
         keep_old: bool,
     },
     /// ALMemory values live: each key's value now, then every change, until Ctrl-C.
+    #[command(after_help = crate::cli::help::ROBOT)]
     Watch {
         #[command(flatten)]
         target: RobotTarget,
@@ -235,9 +238,9 @@ fn ask_robot(robot: &RobotArgs, json: bool, ask: &Ask) -> CliResult {
     ) {
         Ok(s) => s,
         Err(e) => {
-            return Err(CliError::Robot(format!(
-                "{}: cannot reach the robot: {e}",
-                robot.url
+            return Err(CliError::Robot(with_help(
+                format!("{}: cannot reach the robot: {e}", robot.url),
+                ROBOT_FIX,
             )));
         }
     };

@@ -17,7 +17,7 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
 use crate::cli::args::{ModelArg, RobotArgs, RobotFlags, language_arg, start_time, timeout_secs};
-use crate::cli::error::{CliError, CliResult};
+use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
 use crate::cli::exit;
 use crate::cli::fleet::FleetSync;
 use crate::cli::fold::Line;
@@ -123,9 +123,9 @@ impl RobotArgs {
                 }
                 Ok(Target::Remote(Arc::new(r)))
             }
-            Err(e) => Err(CliError::Robot(format!(
-                "{}: cannot reach the robot: {e}",
-                self.url
+            Err(e) => Err(CliError::Robot(with_help(
+                format!("{}: cannot reach the robot: {e}", self.url),
+                ROBOT_FIX,
             ))),
         }
     }

@@ -19,7 +19,7 @@ use crate::cli::stack_run::StackRunArgs;
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum StackCommand {
     /// Validate every definition of a folder and the tree they make (exit 1 on an error).
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = crate::cli::help::STACK)]
     Check {
         /// The folder of behavior definitions (*.json).
         dir: PathBuf,
@@ -29,10 +29,10 @@ pub(crate) enum StackCommand {
     },
     /// Run a stack on the simulated robot: its changes live, a report at the end. Ctrl-C
     /// cancels the stack top-down.
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = crate::cli::help::STACK)]
     Run(StackRunArgs),
     /// Print the delegation tree from the base (what each behavior may delegate to).
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = crate::cli::help::STACK)]
     Tree {
         /// The folder of behavior definitions (*.json).
         dir: PathBuf,
@@ -57,7 +57,7 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
     let defs = match load_dir(dir) {
         Ok(d) => d,
         Err(e) => {
-            let message = format!("error: {e}");
+            let message = e.to_string();
             return Err(if e.line.is_none() && e.file == dir {
                 CliError::Load(message)
             } else {
@@ -76,7 +76,7 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
                 LoadError::Definition(_) => String::new(),
                 _ => format!("{}: ", dir.display()),
             };
-            Err(CliError::No(format!("error: {where_}{e}")))
+            Err(CliError::No(format!("{where_}{e}")))
         }
     }
 }

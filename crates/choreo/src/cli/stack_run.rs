@@ -306,7 +306,7 @@ struct Loaded {
 /// the simulated one) and builds the runner.
 fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
     let args = asked.args;
-    let defs = load_dir(&args.dir).map_err(|e| CliError::Load(format!("error: {e}")))?;
+    let defs = load_dir(&args.dir).map_err(|e| CliError::Load(e.to_string()))?;
     let installed = install(&args.dir, &defs, asked.verbosity)?;
     let scenario = report::load_scenario(args.events.as_deref())?;
     let target = match &asked.robot {
@@ -369,7 +369,7 @@ fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
                 ..choreo_stack::Options::default()
             },
         )
-        .map_err(|e| CliError::Load(format!("error: {e}")))?;
+        .map_err(|e| CliError::Load(e.to_string()))?;
     Ok(Loaded {
         defs,
         target,
