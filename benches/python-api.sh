@@ -5,15 +5,15 @@
 # the Python package on the same files. PASSES passes alternate the two (ROUNDS rounds each);
 # the table gives medians over every round and the ratio Python / Rust.
 #
-# Needs the Python package installed in target/wheel-venv (scripts/test makes it).
+# Needs the Python package installed in target/wheel-venv-3.11 (scripts/test makes it).
 # Usage: benches/python-api.sh            (PASSES=3 ROUNDS=3 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PASSES=${PASSES:-3}
 ROUNDS=${ROUNDS:-3}
-python=target/wheel-venv/bin/python
+python=target/wheel-venv-3.11/bin/python
 if [ ! -x "$python" ] || ! "$python" -c "import choreo" 2>/dev/null; then
-    echo "NOTICE: target/wheel-venv has no choreo package: run scripts/test first" >&2
+    echo "NOTICE: target/wheel-venv-3.11 has no choreo package: run scripts/test first" >&2
     exit 1
 fi
 dir="$PWD/target/bench-api"
@@ -24,7 +24,7 @@ cargo bench -q -p choreo --bench api --no-run
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for pass in $(seq "$PASSES"); do
     API_BENCH_ROUNDS=$ROUNDS cargo bench -q -p choreo --bench api -- "$dir" | tee -a "$out"
-    (cd target && wheel-venv/bin/python ../benches/python_api.py "$dir" "$ROUNDS") | tee -a "$out"
+    (cd target && wheel-venv-3.11/bin/python ../benches/python_api.py "$dir" "$ROUNDS") | tee -a "$out"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3.11 - "$out" <<'PY'

@@ -300,7 +300,7 @@ fn git_diff_of_xar_files_shows_choreo_diff_through_the_driver() {
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     git(&["init", "-q"]);
-    // The two lines the README gives.
+    // The two lines docs/commands.md gives.
     std::fs::write(dir.path().join(".gitattributes"), "*.xar diff=choreo\n").unwrap();
     let hello = std::fs::read_to_string(workspace().join(HELLO)).unwrap();
     std::fs::write(dir.path().join("behavior.xar"), &hello).unwrap();

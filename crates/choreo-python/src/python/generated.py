@@ -602,7 +602,7 @@ def describe(error, skip=0):
 # ---------------------------------------------------------------------------------------
 # Process-wide patches, installed once: sleeps and threads of box code follow the engine.
 
-_real_start_new_thread = threading._start_new_thread
+_real_start_new_thread = getattr(threading, "_start_new_thread", _thread.start_new_thread)
 _real_event_wait = threading.Event.wait
 _real_join = threading.Thread.join
 
@@ -613,6 +613,47 @@ def _start_new_thread(function, args, kwargs=None):
         return _real_start_new_thread(function, args, kwargs or {})
     _choreo.spawn(lambda: function(*args, **(kwargs or {})), "choreo-thread")
     return 0
+
+
+# Python 3.13 starts a Thread through `_start_joinable_thread(self._bootstrap, handle=...)`
+# and reads its end from the C handle, which only a C thread can complete: a thread box code
+# starts gets a handle of its own, completed when its engine activity ends.
+_real_start_joinable_thread = getattr(threading, "_start_joinable_thread", None)
+
+
+class _SpawnedHandle(object):
+    """The handle of a Thread run as engine activity: `is_done`, `join` as the C one's."""
+
+    def __init__(self):
+        self._done = threading.Event()
+
+    def is_done(self):
+        return self._done.is_set()
+
+    def join(self, timeout=None):
+        if _virtual():
+            qi.wait_for(self._done.is_set, timeout)
+        else:
+            _real_event_wait(self._done, timeout)
+
+    def _set_done(self):
+        self._done.set()
+
+
+def _start_joinable_thread(function, handle=None, daemon=True):
+    thread = getattr(function, "__self__", None)
+    if _choreo.current() is None or not isinstance(thread, threading.Thread):
+        return _real_start_joinable_thread(function, handle=handle, daemon=daemon)
+    own = thread._handle = _SpawnedHandle()
+
+    def body():
+        try:
+            function()
+        finally:
+            own._set_done()
+
+    _choreo.spawn(body, "choreo-thread")
+    return own
 
 
 _real_excepthook = threading.excepthook
@@ -701,7 +742,8 @@ class _DateTime(_datetime.datetime):
         if not _virtual():
             return super().now(tz)
         if tz is None:
-            return cls.utcfromtimestamp(_choreo.time())
+            # Naive UTC (utcfromtimestamp, deprecated since Python 3.12).
+            return cls.fromtimestamp(_choreo.time(), _datetime.timezone.utc).replace(tzinfo=None)
         return cls.fromtimestamp(_choreo.time(), tz)
 
     @classmethod
@@ -712,7 +754,7 @@ class _DateTime(_datetime.datetime):
     def utcnow(cls):
         if not _virtual():
             return super().utcnow()
-        return cls.utcfromtimestamp(_choreo.time())
+        return cls.now()
 
 
 class _Date(_datetime.date):
@@ -810,6 +852,8 @@ def install():
     for name in _RANDOM_FUNCTIONS:
         setattr(random, name, _random_function(name))
     threading._start_new_thread = _start_new_thread
+    if _real_start_joinable_thread is not None:
+        threading._start_joinable_thread = _start_joinable_thread
     threading.excepthook = _thread_excepthook
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait

@@ -544,7 +544,8 @@ def install():
     import collections.abc
 
     for name in collections.abc.__all__:
-        if not hasattr(collections, name):
+        # `vars`, not `hasattr`: Python 3.9's `collections` warns on every alias asked for.
+        if name not in vars(collections):
             setattr(collections, name, getattr(collections.abc, name))
     import re
 
