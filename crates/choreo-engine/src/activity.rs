@@ -76,6 +76,9 @@ pub struct Activity {
     /// Told when a nested run nobody waits for fails (see [`Activity::nested_failed`]): the
     /// engine that owns this time base.
     owner: Mutex<Option<FailureSink>>,
+    /// The clock was released to real time: the engine is gone (see
+    /// [`Activity::release_sleepers`]).
+    gone: std::sync::atomic::AtomicBool,
 }
 
 /// Where the failure of a nested run nobody waits for goes (see [`Activity::nested_failed`]):
@@ -142,6 +145,7 @@ impl Activity {
             routes: Mutex::new(HashMap::new()),
             turns: Turns::new(),
             owner: Mutex::new(None),
+            gone: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -447,6 +451,10 @@ impl Activity {
     /// Wakes every thread sleeping on the clock at once (see [`Clock::release_sleepers`]);
     /// turns are over: what runs from now on runs as the OS schedules it.
     pub(crate) fn release_sleepers(&self, later: Later) {
+        if later == Later::RealTime {
+            self.gone.store(true, Ordering::SeqCst);
+            self.notify_progress();
+        }
         self.turns.off();
         self.clock.release_sleepers(later);
     }
@@ -505,6 +513,11 @@ impl Activity {
         let done = loop {
             if ready() {
                 break true;
+            }
+            // The engine is gone: box code still running outlives the run, and its sleeps
+            // now take real time; nothing waits for it to yield any more.
+            if self.gone.load(Ordering::SeqCst) {
+                break false;
             }
             self.turns.watch();
             if self.turns.any() {

@@ -12,6 +12,13 @@ use crate::hook::Hook;
 use crate::host::BoxCode;
 use crate::pool::{Pool, PoolError, PoolOptions, Started};
 
+/// How long the engine's end waits for hooks still running. Every hook of the behavior
+/// returned or was waited for by the unload (R13) before the engine ends: one still running
+/// then outlives the run (a loop that never looks at the stop), and its thread is detached
+/// after this; waiting longer only delays the report (by the default's 5 s at every run
+/// stopped beside such a loop).
+const JOIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The worker threads of one engine: the workspace's [`Pool`], which grows while every
 /// worker is busy (a blocked hook never stops another one from running, C1) up to a cap,
 /// retires idle workers, and joins them (with a deadline) when the engine is dropped.
@@ -44,7 +51,13 @@ pub(super) enum Handed {
 impl Workers {
     pub(super) fn new() -> Workers {
         Workers {
-            pool: Pool::new("choreo-worker", PoolOptions::default()),
+            pool: Pool::new(
+                "choreo-worker",
+                PoolOptions {
+                    join_timeout: JOIN_TIMEOUT,
+                    ..PoolOptions::default()
+                },
+            ),
         }
     }
 

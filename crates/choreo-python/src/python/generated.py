@@ -571,6 +571,18 @@ def script_line(error):
     return line
 
 
+def _shim_line(g, lineno):
+    """Line `lineno` of the shim whose globals are `g`, from its loader (runtime.rs: there is
+    no file); None for any other module. Not through linecache: two threads filling its
+    lazy entry for one file at once can leave one of them without the line, and a trace
+    would then differ from run to run."""
+    loader = g.get("__loader__")
+    if type(loader).__name__ != "ShimSource":
+        return None
+    lines = loader.get_source(g.get("__name__", "")).splitlines()
+    return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+
 def describe(error, skip=0):
     """The traceback of `error`: frames of box scripts show the box path and the script's
     original line (the fixer keeps line numbers); `skip` leaves out the first frames."""
@@ -588,8 +600,9 @@ def describe(error, skip=0):
             line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
         else:
             filename = frame.f_code.co_filename
-            # The shims' lines come from their loader (runtime.rs).
-            line = linecache.getline(filename, lineno, g)
+            line = _shim_line(g, lineno)
+            if line is None:
+                line = linecache.getline(filename, lineno, g)
         out.append("  File \"%s\", line %d, in %s\n" % (filename, lineno, frame.f_code.co_name))
         if line.strip():
             out.append("    %s\n" % line.strip())
