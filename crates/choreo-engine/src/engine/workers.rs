@@ -15,9 +15,9 @@ use crate::pool::{Pool, PoolError, PoolOptions, Started};
 /// How long the engine's end waits for hooks still running. Every hook of the behavior
 /// returned or was waited for by the unload (R13) before the engine ends: one still running
 /// then outlives the run (a loop that never looks at the stop), and its thread is detached
-/// after this; waiting longer only delays the report (by the default's 5 s at every run
-/// stopped beside such a loop).
-const JOIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+/// after this (a hook about to return has the time to); waiting longer only delays the
+/// report (by the pool default's 5 s at every run stopped beside such a loop).
+const JOIN_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The worker threads of one engine: the workspace's [`Pool`], which grows while every
 /// worker is busy (a blocked hook never stops another one from running, C1) up to a cap,
