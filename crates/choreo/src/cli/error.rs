@@ -64,8 +64,16 @@ impl CliError {
     /// the `help: ...` lines the message carries ([`with_help`]), as cargo and rustc write
     /// them.
     pub fn print(&self) {
-        if !matches!(self, CliError::Shown(_)) {
-            errln!("error: {self}");
+        if matches!(self, CliError::Shown(_)) {
+            return;
+        }
+        let text = self.to_string();
+        // A located diagnostic (`file:line: error: ...`) says it is an error itself.
+        let first = text.lines().next().unwrap_or("");
+        if first.contains("error: ") {
+            errln!("{text}");
+        } else {
+            errln!("error: {text}");
         }
     }
 }

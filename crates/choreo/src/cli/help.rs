@@ -23,7 +23,7 @@ Exit codes:
   3    --strict: an error in box code stopped the behavior (or the engine crashed)
   4    the behavior could not be read or loaded
   5    timeout (the load included); --fast: it waits for events that never come
-  6    an output (--trace, --report) could not be written
+  6    an output (--trace) could not be written
   7    --robot: the robot cannot be reached, or was lost (the behavior stopped)
   130  Ctrl-C (everything unloaded first; a second Ctrl-C exits at once)
 
