@@ -677,10 +677,12 @@ fn calls(job: &Job, what: &str) -> bool {
 
 /// The projects issue 12 found failing to load because the simulated robot lacked
 /// ALRobotPose (the stock 1.x Stand Up and Sit Down boxes ask it where the robot is), and
-/// letswalk (ALRobotPose and NAOqi 1.x's walk API): each runs with no failure inside choreo
-/// but the known ones (KNOWN).
+/// letswalk (ALRobotPose and NAOqi 1.x's walk API) stay among the behaviors the corpus run
+/// runs (`corpus_behaviors`, the same list), which fails on any failure inside choreo that
+/// is not KNOWN: running them again here (two minutes with both cores busy) would check
+/// nothing more.
 #[test]
-fn the_alrobotpose_projects_and_letswalk_run() {
+fn the_alrobotpose_projects_and_letswalk_are_in_the_corpus_run() {
     let Some(root) = corpus("the ALRobotPose projects") else {
         return;
     };
@@ -696,20 +698,6 @@ fn the_alrobotpose_projects_and_letswalk_run() {
     );
     assert!(chosen.len() >= 13, "only {} found", chosen.len());
     assert!(chosen.iter().any(|j| j.name.contains("letswalk.crg")));
-    let mut ours = Vec::new();
-    for job in chosen {
-        let end = run(job);
-        println!("  {end:?}  {}", job.name);
-        if let End::Failed(reasons) = &end {
-            ours.extend(
-                reasons
-                    .iter()
-                    .filter(|r| r.ours && known(r).is_none())
-                    .map(|r| format!("{}: {} — {}", job.name, r.kind, r.detail)),
-            );
-        }
-    }
-    assert!(ours.is_empty(), "failures inside choreo: {ours:#?}");
 }
 
 /// The entry of KNOWN that failure `r` is.
