@@ -4,7 +4,7 @@
 //! Both give the same trace for the same behavior; virtual time is just faster, and makes
 //! every test deterministic.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::num::NonZeroU64;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -483,8 +483,11 @@ impl fmt::Debug for RealClock {
 struct VirtualState {
     now: Time,
     queue: TimerQueue,
-    /// Threads blocked in `sleep_until`: (deadline, ticket).
-    sleeping: BTreeSet<(Time, u64)>,
+    /// Threads blocked in `sleep_until`: (deadline, ticket), and the condition variable the
+    /// thread waits on. One per sleeper, so that waking one wakes no other: a behavior with
+    /// many threads asleep woke all of them at every wake-up, each to see it was not its
+    /// turn (hundreds of thousands of context switches a run).
+    sleeping: BTreeMap<(Time, u64), Arc<Condvar>>,
     /// See [`Clock::release_sleepers`].
     released: Option<Later>,
     next_ticket: u64,
@@ -504,8 +507,6 @@ pub struct VirtualClock {
     /// `state.sleeping.len()`, readable without the lock (the engine polls it while it
     /// waits for a hook to return or sleep).
     sleepers: std::sync::atomic::AtomicUsize,
-    /// Signalled when sleepers are woken.
-    woken: Condvar,
     sink: WakeSink,
 }
 
@@ -517,7 +518,6 @@ impl VirtualClock {
             state: Mutex::new(VirtualState::default()),
             now: std::sync::atomic::AtomicU64::new(0),
             sleepers: std::sync::atomic::AtomicUsize::new(0),
-            woken: Condvar::new(),
             sink,
         })
     }
@@ -542,13 +542,14 @@ impl Clock for VirtualClock {
 
     fn cut_short(&self, ticket: u64) {
         let mut state = lock(&self.state);
-        let Some(&entry) = state.sleeping.iter().find(|(_, t)| *t == ticket) else {
+        let Some(&entry) = state.sleeping.keys().find(|(_, t)| *t == ticket) else {
             return;
         };
-        state.sleeping.remove(&entry);
+        if let Some(woken) = state.sleeping.remove(&entry) {
+            woken.notify_one();
+        }
         self.sleepers
             .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
-        self.woken.notify_all();
     }
 
     fn sleep_until_then(&self, deadline: Time, asleep: &mut dyn FnMut(u64)) {
@@ -568,18 +569,16 @@ impl Clock for VirtualClock {
         }
         let ticket = (deadline, state.next_ticket);
         state.next_ticket += 1;
-        state.sleeping.insert(ticket);
+        let woken = Arc::new(Condvar::new());
+        state.sleeping.insert(ticket, Arc::clone(&woken));
         self.sleepers
             .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
         drop(state);
         asleep(ticket.1);
         state = lock(&self.state);
         // `on_idle` removes the ticket (so the count drops before it returns) and notifies.
-        while state.sleeping.contains(&ticket) {
-            state = self
-                .woken
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+        while state.sleeping.contains_key(&ticket) {
+            state = woken.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
@@ -589,7 +588,7 @@ impl Clock for VirtualClock {
 
     fn next_due(&self) -> Option<Time> {
         let state = lock(&self.state);
-        let first_sleeper = state.sleeping.first().map(|&(deadline, _)| deadline);
+        let first_sleeper = state.sleeping.keys().next().map(|&(deadline, _)| deadline);
         match (state.queue.earliest(), first_sleeper) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -612,7 +611,7 @@ impl Clock for VirtualClock {
     /// woken by the next calls, one per call.
     fn on_idle(&self) -> bool {
         let mut state = lock(&self.state);
-        let first_sleeper = state.sleeping.first().map(|&(deadline, _)| deadline);
+        let first_sleeper = state.sleeping.keys().next().map(|&(deadline, _)| deadline);
         let next = match (state.queue.earliest(), first_sleeper) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) | (None, Some(a)) => a,
@@ -629,13 +628,16 @@ impl Clock for VirtualClock {
         // One sleeper at a time (the earliest, ties in the order they slept), so the engine
         // can let it run until it yields before waking the next: virtual time stays
         // deterministic. The next call wakes the next one due at the same instant.
-        if let Some(&first) = state.sleeping.first()
-            && first.0 <= now
+        if state
+            .sleeping
+            .keys()
+            .next()
+            .is_some_and(|first| first.0 <= now)
+            && let Some((_, woken)) = state.sleeping.pop_first()
         {
-            state.sleeping.remove(&first);
             self.sleepers
                 .store(state.sleeping.len(), std::sync::atomic::Ordering::Release);
-            self.woken.notify_all();
+            woken.notify_one();
         }
         true
     }
@@ -649,9 +651,10 @@ impl VirtualClock {
     fn release(&self, later: Later) {
         let mut state = lock(&self.state);
         state.released = Some(later);
-        state.sleeping.clear();
+        for woken in std::mem::take(&mut state.sleeping).into_values() {
+            woken.notify_one();
+        }
         self.sleepers.store(0, std::sync::atomic::Ordering::Release);
-        self.woken.notify_all();
     }
 }
 

@@ -17,8 +17,8 @@
 //! (runs "outside" until it next waits) and the run says so; a machine under load only
 //! makes an activity slower, never changes the order.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// An activity's place in the turns.
@@ -44,7 +44,6 @@ thread_local! {
 /// The turns of one time base.
 pub(crate) struct Turns {
     state: Mutex<State>,
-    changed: Condvar,
     /// Nested behaviors being loaded: their constructors may take long, however they wait
     /// (a slow load is not a stall), so the holder is left alone meanwhile.
     patient: std::sync::atomic::AtomicUsize,
@@ -65,6 +64,28 @@ struct State {
     off: bool,
     /// What was said of holders that lost the turn, for the control thread to trace.
     notices: Vec<(TurnId, String)>,
+    /// The threads waiting in [`Turns::take_unless`], each on its own condition variable:
+    /// a change of holder wakes the one next in line, not every waiter (with many threads
+    /// in line, waking all of them to see whose turn it is cost most of a run's time).
+    waiting: HashMap<TurnId, Arc<Condvar>>,
+}
+
+impl State {
+    /// Wakes the waiter next in line if the turn is free.
+    fn wake_next(&self) {
+        if self.holder.is_none()
+            && let Some(cv) = self.queue.front().and_then(|id| self.waiting.get(id))
+        {
+            cv.notify_one();
+        }
+    }
+
+    /// Wakes every waiter: to see that turns are off, or to check what aborts its wait.
+    fn wake_all(&self) {
+        for cv in self.waiting.values() {
+            cv.notify_one();
+        }
+    }
 }
 
 struct Holder {
@@ -81,7 +102,6 @@ impl Turns {
     pub(crate) fn new() -> Turns {
         Turns {
             state: Mutex::new(State::default()),
-            changed: Condvar::new(),
             patient: std::sync::atomic::AtomicUsize::new(0),
         }
     }
@@ -101,6 +121,7 @@ impl Turns {
         let id = s.next;
         if !s.off {
             s.queue.push_back(id);
+            s.wake_next();
         }
         id
     }
@@ -110,6 +131,7 @@ impl Turns {
         let mut s = self.state();
         if !s.off && !s.queue.contains(&id) && s.holder.as_ref().is_none_or(|h| h.id != id) {
             s.queue.push_back(id);
+            s.wake_next();
         }
     }
 
@@ -120,7 +142,7 @@ impl Turns {
         if let Some(i) = s.queue.iter().position(|&q| q == id) {
             s.queue.remove(i);
             s.withdrawn.insert(id);
-            self.changed.notify_all();
+            s.wake_next();
         }
     }
 
@@ -132,19 +154,20 @@ impl Turns {
     /// [`Turns::take`], unless `abort` becomes true first (checked whenever the turns
     /// change, see [`Turns::nudge`]): then the turn is given up and false returned.
     pub(crate) fn take_unless(&self, id: TurnId, abort: impl Fn() -> bool) -> bool {
+        let cv = Arc::new(Condvar::new());
         let mut s = self.state();
-        loop {
+        s.waiting.insert(id, Arc::clone(&cv));
+        let taken = loop {
             if s.withdrawn.remove(&id) {
                 s.queue.push_back(id);
             }
             if s.off {
-                MINE.with(|m| m.set(Some((self.key(), id))));
-                return true;
+                break true;
             }
             if abort() {
                 s.queue.retain(|&q| q != id);
-                self.changed.notify_all();
-                return false;
+                s.wake_next();
+                break false;
             }
             if s.holder.is_none() && s.queue.front() == Some(&id) {
                 s.queue.pop_front();
@@ -156,22 +179,24 @@ impl Turns {
                     blocked_since: None,
                     looked: Instant::now(),
                 });
-                MINE.with(|m| m.set(Some((self.key(), id))));
-                return true;
+                break true;
             }
             self.look(&mut s);
-            s = self
-                .changed
+            s = cv
                 .wait_timeout(s, LOOK)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        };
+        s.waiting.remove(&id);
+        if taken {
+            MINE.with(|m| m.set(Some((self.key(), id))));
         }
+        taken
     }
 
     /// Wakes the threads waiting for a turn, to look at what they wait for again.
     pub(crate) fn nudge(&self) {
-        let _s = self.state();
-        self.changed.notify_all();
+        self.state().wake_all();
     }
 
     /// This thread's turn, if it runs under one.
@@ -190,7 +215,7 @@ impl Turns {
         let mut s = self.state();
         if s.holder.as_ref().is_some_and(|h| h.id == id) {
             s.holder = None;
-            self.changed.notify_all();
+            s.wake_next();
         }
         s.outside.remove(&id);
     }
@@ -221,7 +246,7 @@ impl Turns {
         s.off = true;
         s.holder = None;
         s.queue.clear();
-        self.changed.notify_all();
+        s.wake_all();
     }
 
     /// Looks at the holder (for a waiter): takes the turn from it if it waits on something
@@ -298,7 +323,7 @@ impl Turns {
             s.holder = None;
             s.outside.insert(id);
             s.notices.push((id, why));
-            self.changed.notify_all();
+            s.wake_next();
         }
     }
 }
