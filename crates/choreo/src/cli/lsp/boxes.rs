@@ -21,21 +21,41 @@ pub fn offset(text: &str, position: Position) -> usize {
     before + byte_of_column(line_of(text, n), position.character)
 }
 
-/// The position of byte `offset` of `text`.
-pub fn position(text: &str, offset: usize) -> Position {
-    let offset = offset.min(text.len());
-    let head = &text.as_bytes()[..offset];
-    let line = head.iter().filter(|&&b| b == b'\n').count();
-    let start = head.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let column = text
-        .get(start..offset)
-        .map_or(0, |l| utf16_column(l, l.len()));
-    Position::new(u32::try_from(line).unwrap_or(u32::MAX), column)
+/// Where each line of a text starts: a byte's position is found by a binary search. Counting
+/// the lines before each box instead made a behavior's outline quadratic in its size (the
+/// corpus's largest took seconds).
+pub struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
 }
 
-fn node_range(text: &str, node: Node<'_, '_>) -> Range {
-    let r = node.range();
-    Range::new(position(text, r.start), position(text, r.end))
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str) -> Lines<'t> {
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    /// The position of byte `offset`.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(0, |l| utf16_column(l, l.len()));
+        Position::new(u32::try_from(line).unwrap_or(u32::MAX), column)
+    }
+
+    fn range(&self, node: Node<'_, '_>) -> Range {
+        let r = node.range();
+        Range::new(self.position(r.start), self.position(r.end))
+    }
 }
 
 /// The element's name attribute's value, if any.
@@ -115,7 +135,7 @@ pub fn definition(uri: &Url, text: &str, at: Position) -> Vec<Location> {
         out.or(input)
     };
     chosen
-        .map(|(_, p)| Location::new(uri.clone(), node_range(text, p)))
+        .map(|(_, p)| Location::new(uri.clone(), Lines::new(text).range(p)))
         .into_iter()
         .collect()
 }
@@ -131,10 +151,11 @@ pub fn references(uri: &Url, text: &str, at: Position) -> Vec<Location> {
     else {
         return Vec::new();
     };
+    let lines = Lines::new(text);
     doc.descendants()
         .filter(|n| is(*n, "Link"))
         .filter(|link| ends(*link).iter().flatten().any(|(_, q)| *q == p))
-        .map(|link| Location::new(uri.clone(), node_range(text, link)))
+        .map(|link| Location::new(uri.clone(), lines.range(link)))
         .collect()
 }
 
@@ -184,6 +205,7 @@ pub fn symbols(text: &str) -> Vec<DocumentSymbol> {
     };
     // Boxes in document order with their depth among boxes; a tree built with a stack, no
     // recursion the file controls.
+    let lines = Lines::new(text);
     let mut stack: Vec<(Node<'_, '_>, DocumentSymbol)> = Vec::new();
     let mut top: Vec<DocumentSymbol> = Vec::new();
     let close = |stack: &mut Vec<(Node<'_, '_>, DocumentSymbol)>, top: &mut Vec<DocumentSymbol>| {
@@ -201,7 +223,7 @@ pub fn symbols(text: &str) -> Vec<DocumentSymbol> {
         {
             close(&mut stack, &mut top);
         }
-        let r = node_range(text, b);
+        let r = lines.range(b);
         stack.push((
             b,
             DocumentSymbol {
@@ -232,6 +254,10 @@ mod tests {
         let text = "ab\né😀x\n";
         let p = Position::new(1, 3);
         assert_eq!(offset(text, p), 3 + 6);
-        assert_eq!(position(text, 9), p);
+        assert_eq!(Lines::new(text).position(9), p);
+        assert_eq!(Lines::new(text).position(0), Position::new(0, 0));
+        assert_eq!(Lines::new(text).position(3), Position::new(1, 0));
+        assert_eq!(Lines::new(text).position(2), Position::new(0, 2));
+        assert_eq!(Lines::new(text).position(99), Position::new(2, 0));
     }
 }
