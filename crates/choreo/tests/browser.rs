@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use support::browser::{dom, look, read_png, screenshots};
+use support::devtools::LivePage;
 use support::served::Served;
 
 /// The `class` attributes of the start tags that carry `attr="value"` (in `scope`: the part
@@ -86,7 +87,14 @@ fn the_page_shows_the_dance_as_it_runs_and_when_it_ends() {
         "0",
     ]);
     let mut page = long.page();
+    // The run's batches come every few milliseconds (the frames move): a page that never
+    // sees the box lit is a failure, not a wait.
+    let deadline = Instant::now() + Duration::from_secs(120);
     loop {
+        assert!(
+            Instant::now() < deadline,
+            "root/Dance never lit on the page"
+        );
         let m = page.read().unwrap();
         let Ok(v) = serde_json::from_str::<serde_json::Value>(m.to_text().unwrap_or("")) else {
             continue;
@@ -99,22 +107,26 @@ fn the_page_shows_the_dance_as_it_runs_and_when_it_ends() {
             break;
         }
     }
-    let during = dom(&browser, &[], 1500, &long.url);
-    look(
-        &browser,
-        &[],
-        1000,
-        &long.url,
-        &shots.join("dance-playing.png"),
-    );
+    // A live page, read in real time (support::devtools says why).
+    let is_lit = |html: &str| {
+        classes(html, "diagram", "data-path", "root/Dance")
+            .iter()
+            .any(|c| c.split_whitespace().any(|w| w == "lit"))
+    };
+    let mut live = LivePage::open(&browser, &[], &long.url);
+    let during = live.dom_until(Duration::from_secs(60), |html| {
+        is_lit(html)
+            && text_of(html, "data-timeline", "root/Dance")
+                .is_some_and(|f| f.parse::<i64>().is_ok_and(|f| f > 0))
+    });
+    live.screenshot(&shots.join("dance-playing.png"));
+    drop(live);
     drop(long);
     // While it plays: the Dance box is lit in the diagram, the frame moves.
-    let dance = classes(&during, "diagram", "data-path", "root/Dance");
     assert!(
-        dance
-            .iter()
-            .any(|c| c.split_whitespace().any(|w| w == "lit")),
-        "root/Dance not lit: {dance:?}"
+        is_lit(&during),
+        "root/Dance not lit: {:?}",
+        classes(&during, "diagram", "data-path", "root/Dance")
     );
     let frame: i64 = text_of(&during, "data-timeline", "root/Dance")
         .unwrap()

@@ -3,11 +3,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use super::cli::workspace;
 
+/// How long (real time) one chromium run may take before it counts as hung: its virtual
+/// time budget is a few seconds, a run takes seconds, minutes on a machine under load.
+const CHROMIUM_BOUND: Duration = Duration::from_secs(180);
+
 /// Chromium's command line for `url`, its page given `budget_ms` of (virtual) time, WebGL
-/// drawn by SwiftShader (a CPU renderer: no GPU needed).
+/// drawn by SwiftShader (a CPU renderer: no GPU needed). A chromium that has not ended
+/// after [`CHROMIUM_BOUND`] is killed and the test fails, saying so.
 pub fn chromium(
     browser: &Path,
     budget_ms: u32,
@@ -16,7 +22,9 @@ pub fn chromium(
     url: &str,
 ) -> std::process::Output {
     let profile = tempfile::tempdir().unwrap();
-    Command::new(browser)
+    // Its output goes to files, so that nothing has to read pipes while it is watched.
+    let (out, err) = (profile.path().join("stdout"), profile.path().join("stderr"));
+    let mut child = Command::new(browser)
         .args([
             "--headless=new",
             "--no-sandbox",
@@ -26,12 +34,38 @@ pub fn chromium(
             "--hide-scrollbars",
         ])
         .args(flags)
-        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!(
+            "--user-data-dir={}",
+            profile.path().join("data").display()
+        ))
         .arg(format!("--virtual-time-budget={budget_ms}"))
         .args(what)
         .arg(url)
-        .output()
-        .unwrap()
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + CHROMIUM_BOUND;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "chromium did not end within {} s on {url}: {}",
+                CHROMIUM_BOUND.as_secs(),
+                std::fs::read_to_string(&err).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: std::fs::read(&out).unwrap(),
+        stderr: std::fs::read(&err).unwrap(),
+    }
 }
 
 /// WebGL on the CPU.
@@ -64,7 +98,6 @@ pub fn look(browser: &Path, flags: &[&str], budget_ms: u32, url: &str, file: &Pa
     html
 }
 
-/// The attributes of the element `id="id"`'s start tag.
 /// Where the screenshots of the tests are kept.
 pub fn screenshots() -> PathBuf {
     let dir = workspace().join("target/monitor-screenshots");

@@ -3,11 +3,12 @@
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
 //! project to convert, package and install; ([`served`]) `choreo` serving a monitor;
-//! ([`browser`]) chromium showing its page.
+//! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod browser;
 pub mod cli;
+pub mod devtools;
 pub mod project;
 pub mod qi;
 pub mod served;

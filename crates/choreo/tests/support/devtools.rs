@@ -1,0 +1,159 @@
+//! A page kept open in a headless chromium and read over the DevTools protocol, in real
+//! time: for the page of a behavior that is still running. Its stream of updates keeps the
+//! renderer busy, and on a loaded machine chromium's virtual time (`--virtual-time-budget`,
+//! [`super::browser::dom`]) then never reaches its budget: the one-shot `--dump-dom` run did
+//! not end (reproduced with a busy loop on each of four threads). Here the test looks at the
+//! DOM again and again until it shows what the test waits for.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
+
+/// How long chromium may take to start, and one DevTools call to be answered.
+const BOUND: Duration = Duration::from_secs(60);
+
+/// A page open in a headless chromium.
+pub struct LivePage {
+    child: Child,
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    /// The page's DevTools session.
+    session: String,
+    next_id: u64,
+    _profile: tempfile::TempDir,
+}
+
+impl LivePage {
+    /// Chromium (with `flags`) showing `url`.
+    pub fn open(browser: &Path, flags: &[&str], url: &str) -> LivePage {
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(browser)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--no-first-run",
+                "--window-size=1280,800",
+                "--force-device-scale-factor=1",
+                "--hide-scrollbars",
+                "--remote-debugging-port=0",
+            ])
+            .args(flags)
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID" on stderr.
+        let (tx, rx) = mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + BOUND;
+        let endpoint = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("chromium's DevTools address on stderr");
+            if let Some(ws) = line.strip_prefix("DevTools listening on ") {
+                break ws.trim().to_string();
+            }
+        };
+        let (mut socket, _) = tungstenite::connect(endpoint).unwrap();
+        if let MaybeTlsStream::Plain(s) = socket.get_mut() {
+            s.set_read_timeout(Some(BOUND)).unwrap();
+        }
+        let mut page = LivePage {
+            child,
+            socket,
+            session: String::new(),
+            next_id: 0,
+            _profile: profile,
+        };
+        let target = page.call(false, "Target.createTarget", json!({ "url": url }));
+        let target = target["targetId"].as_str().unwrap().to_string();
+        let attached = page.call(
+            false,
+            "Target.attachToTarget",
+            json!({ "targetId": target, "flatten": true }),
+        );
+        page.session = attached["sessionId"].as_str().unwrap().to_string();
+        page
+    }
+
+    /// Calls `method` (on the page when `on_page`, else on the browser): its result.
+    fn call(&mut self, on_page: bool, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({ "id": id, "method": method, "params": params });
+        if on_page {
+            message["sessionId"] = json!(self.session);
+        }
+        self.socket
+            .send(Message::text(message.to_string()))
+            .unwrap();
+        loop {
+            let reply = self.socket.read().unwrap();
+            let Ok(reply) = serde_json::from_str::<Value>(reply.to_text().unwrap_or("")) else {
+                continue;
+            };
+            // Events (no id) and other replies are not this call's.
+            if reply["id"] != json!(id) {
+                continue;
+            }
+            assert!(reply["error"].is_null(), "{method}: {}", reply["error"]);
+            return reply["result"].clone();
+        }
+    }
+
+    /// The page's DOM now.
+    pub fn dom(&mut self) -> String {
+        let result = self.call(
+            true,
+            "Runtime.evaluate",
+            json!({ "expression": "document.documentElement.outerHTML", "returnByValue": true }),
+        );
+        result["result"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The page's DOM once `ready` holds for it, looked at every 200 ms for up to `bound` of
+    /// real time (the last one looked at, if it never does: the test's asserts say what is
+    /// missing).
+    pub fn dom_until(&mut self, bound: Duration, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + bound;
+        loop {
+            let html = self.dom();
+            if ready(&html) || Instant::now() > deadline {
+                return html;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// A screenshot of the page, written to `file` (PNG).
+    pub fn screenshot(&mut self, file: &Path) {
+        let result = self.call(true, "Page.captureScreenshot", json!({ "format": "png" }));
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(result["data"].as_str().unwrap())
+            .unwrap();
+        std::fs::write(file, png).unwrap();
+    }
+}
+
+impl Drop for LivePage {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
