@@ -337,7 +337,7 @@ fn imports_box(names: &[&str]) -> String {
 /// The `import` lines a run logged: name -> (ok, rest).
 fn imports(out: &Output) -> std::collections::BTreeMap<String, (bool, String)> {
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    assert!(out.status.success(), "{}:\n{stderr}", out.status);
     stderr
         .lines()
         .filter_map(|l| l.split_once("import ").map(|(_, v)| v))
