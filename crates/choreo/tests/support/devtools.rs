@@ -2,7 +2,7 @@
 //! time: for the page of a behavior that is still running. Its stream of updates keeps the
 //! renderer busy, and on a loaded machine chromium's virtual time (`--virtual-time-budget`,
 //! [`super::browser::dom`]) then never reaches its budget: the one-shot `--dump-dom` run did
-//! not end (reproduced with a busy loop on each of four threads). Here the test looks at the
+//! not end (reproduced beside four busy loops on two cores). Here the test looks at the
 //! DOM again and again until it shows what the test waits for.
 
 use std::io::{BufRead, BufReader};
