@@ -11,6 +11,17 @@ use super::cli::workspace;
 /// time budget is a few seconds, a run takes seconds, minutes on a machine under load.
 const CHROMIUM_BOUND: Duration = Duration::from_secs(180);
 
+/// Chromium headless, as every test runs it: one window size and scale, so that
+/// screenshots compare.
+pub const HEADLESS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--no-first-run",
+    "--window-size=1280,800",
+    "--force-device-scale-factor=1",
+    "--hide-scrollbars",
+];
+
 /// Chromium's command line for `url`, its page given `budget_ms` of (virtual) time, WebGL
 /// drawn by SwiftShader (a CPU renderer: no GPU needed). A chromium that has not ended
 /// after [`CHROMIUM_BOUND`] is killed and the test fails, saying so.
@@ -25,14 +36,7 @@ pub fn chromium(
     // Its output goes to files, so that nothing has to read pipes while it is watched.
     let (out, err) = (profile.path().join("stdout"), profile.path().join("stderr"));
     let mut child = Command::new(browser)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--no-first-run",
-            "--window-size=1280,800",
-            "--force-device-scale-factor=1",
-            "--hide-scrollbars",
-        ])
+        .args(HEADLESS)
         .args(flags)
         .arg(format!(
             "--user-data-dir={}",

@@ -5,11 +5,9 @@
 //! not end (reproduced beside four busy loops on two cores). Here the test looks at the
 //! DOM again and again until it shows what the test waits for.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -34,15 +32,8 @@ impl LivePage {
     pub fn open(browser: &Path, flags: &[&str], url: &str) -> LivePage {
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(browser)
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--no-first-run",
-                "--window-size=1280,800",
-                "--force-device-scale-factor=1",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-            ])
+            .args(super::browser::HEADLESS)
+            .arg("--remote-debugging-port=0")
             .args(flags)
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
@@ -51,13 +42,7 @@ impl LivePage {
             .spawn()
             .unwrap();
         // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID" on stderr.
-        let (tx, rx) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let rx = super::stderr_lines(&mut child);
         let deadline = Instant::now() + BOUND;
         let endpoint = loop {
             let line = rx

@@ -468,3 +468,17 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
     }
     (behaviors, load_errors)
 }
+
+/// `child`'s standard error (piped), line by line, read on a thread until it closes: the
+/// pipe never fills, whoever listens.
+pub fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}

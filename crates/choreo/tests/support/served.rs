@@ -1,7 +1,6 @@
 //! `choreo` serving a monitor in the background (`run --monitor`, `replay`): the URL it
 //! printed, pages connected to it, its end.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -32,15 +31,7 @@ impl Served {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (tx, rx) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = super::stderr_lines(&mut child);
         let deadline = Instant::now() + Duration::from_secs(60);
         let url = loop {
             let line = rx
