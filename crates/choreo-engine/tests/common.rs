@@ -1,5 +1,5 @@
 //! Helpers for engine tests: behaviors written as small XAR texts, run in virtual time.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

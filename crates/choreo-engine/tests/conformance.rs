@@ -2,7 +2,7 @@
 //! order of events in the trace (virtual time, deterministic).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_engine::{Hook, NativeHost, Outcome, Value};
 use common::*;

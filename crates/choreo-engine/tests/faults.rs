@@ -3,7 +3,7 @@
 //! `onUnload` and every `new` by a `del` (docs/reliability.md, "Engine").
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;

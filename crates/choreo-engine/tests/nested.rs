@@ -4,7 +4,7 @@
 //! outer run does not finish while a box waits for the nested one, and stops propagate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

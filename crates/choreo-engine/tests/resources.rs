@@ -2,7 +2,7 @@
 //! of events in the trace (virtual time).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

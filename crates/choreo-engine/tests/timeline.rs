@@ -2,7 +2,7 @@
 //! around them, checked on the trace in virtual time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_engine::{Hook, NativeHost, Outcome, TimelineCommand, Value};
 use common::*;

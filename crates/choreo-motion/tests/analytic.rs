@@ -4,7 +4,7 @@
 //! posture at the start, and what `Motion` leaves out, cuts and clamps.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_motion::curve::{Key, Side, auto_handles};
 use choreo_motion::{Curve, Interp, Motion, Warning};

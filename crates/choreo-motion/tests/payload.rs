@@ -4,7 +4,7 @@
 //! within the limits, handles finite and on their sides).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};

@@ -1,7 +1,7 @@
 //! `.qianim` v2: writing, reading back, the hand-written golden file, and malformed input.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_motion::curve::{Curve, Key, Side, Warning};
 use choreo_motion::qianim::{self, Animation, ReadError, Track, Unit, WriteError};

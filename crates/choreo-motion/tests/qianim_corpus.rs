@@ -1,7 +1,7 @@
 //! Every motion timeline of the shared corpus, written as `.qianim` and read back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_motion::curve::{Side, Warning};
 use choreo_motion::qianim;

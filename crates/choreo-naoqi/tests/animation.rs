@@ -3,7 +3,7 @@
 //! speech; in virtual time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

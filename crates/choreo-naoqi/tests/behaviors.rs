@@ -4,7 +4,7 @@
 //! behaviors already running raise, and a nested `say` takes the same behavior time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! below from the data's numbers (the URDFs' speeds and masses, the links page).
 #![allow(clippy::unwrap_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::Mutex;
 

@@ -4,7 +4,7 @@
 //! its speech record.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

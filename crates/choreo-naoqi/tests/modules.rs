@@ -4,7 +4,7 @@
 //! ALMotion's configurations and ALNavigation's trajectories.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};

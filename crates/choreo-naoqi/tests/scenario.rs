@@ -1,7 +1,7 @@
 //! Scenarios: every trigger kind and action, and validation errors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::Arc;
 

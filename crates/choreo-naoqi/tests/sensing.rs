@@ -7,7 +7,7 @@
 //! sonar echoes, boot keys).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

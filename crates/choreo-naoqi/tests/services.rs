@@ -2,7 +2,7 @@
 //! what is not served, and the observer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::{Arc, Mutex};
 

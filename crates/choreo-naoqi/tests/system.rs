@@ -2,7 +2,7 @@
 //! ALSystem.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::time::Duration;
 

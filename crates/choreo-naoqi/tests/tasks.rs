@@ -1,7 +1,7 @@
 //! Timing and the generic task API (docs/simulated-robot.md, Calls and time, B1–B4), in virtual time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+use crate::harness;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,7 +4,7 @@
 //! level seen by the others, and the Python-2 reading of the stock Choice box's sentences.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 
@@ -53,7 +53,7 @@ fn a_box_imports_ssl_os_and_sys_whatever_path_pythonhome_and_pythonpath_say() {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_box_imports_ssl_os_and_sys_whatever_path_pythonhome_and_pythonpath_say",
+            "box_environment::a_box_imports_ssl_os_and_sys_whatever_path_pythonhome_and_pythonpath_say",
             "--nocapture",
         ])
         .env(CHILD, "1")

@@ -3,7 +3,7 @@
 //! is waited for by virtual time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! assertions as choreo-engine's conformance tests, the box code written as real scripts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use choreo_engine::Outcome;
 use support::*;

@@ -2,7 +2,7 @@
 //! method or form, checked on the trace.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use choreo_engine::{Outcome, Trace, Value};
 use support::*;

@@ -2,7 +2,7 @@
 //! tasks with wait/stop/isRunning, errors as RuntimeError, `_async`, ALMemory subscriptions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

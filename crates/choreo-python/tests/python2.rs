@@ -2,7 +2,7 @@
 //! fixer applied to every script before it is compiled.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use support::*;
 

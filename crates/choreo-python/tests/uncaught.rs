@@ -5,7 +5,7 @@
 //! function's exception is only logged: its future holds it for box code to read.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

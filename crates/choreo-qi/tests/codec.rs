@@ -2,7 +2,7 @@
 //! qi-protocol.md, and hostile bytes (never a panic, never a huge allocation).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_engine::Value;
 use choreo_qi::header::{Address, Flags, HEADER_SIZE, Header, MessageType};

@@ -5,7 +5,7 @@
 #![allow(clippy::cloned_ref_to_slice_refs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};

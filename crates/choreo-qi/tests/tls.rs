@@ -9,7 +9,7 @@
 //! certificates/key missing, the SSL configuration is incomplete".
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::TcpStream;

@@ -2,7 +2,7 @@
 //! unexercised: each test quotes the rule text it checks, with a topic written for it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use choreo_qichat::dialog::{Action, Dialog, Step};
 use support::TestHost;

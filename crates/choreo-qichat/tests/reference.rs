@@ -13,7 +13,7 @@
 //! (the focused user's data), stub Service.method RESULT, time YYYY-MM-DD hh:mm).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

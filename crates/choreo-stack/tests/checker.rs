@@ -1,7 +1,7 @@
 //! The checker catches what it is for: real traces made wrong, one rule at a time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use choreo_stack::check::{Tree, check};
 use choreo_stack::{Completed, Event, Record};

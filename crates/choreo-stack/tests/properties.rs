@@ -4,7 +4,7 @@
 //! must find nothing wrong in any trace.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

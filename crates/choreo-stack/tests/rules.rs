@@ -1,7 +1,7 @@
 //! One trace test per rule of behavior-stack.md (§3–§9), each also run through the checker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

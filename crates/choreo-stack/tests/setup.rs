@@ -1,7 +1,7 @@
 //! Building a runner: located errors for what cannot run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use choreo_stack::{Builder, Options, SetupError};
 use support::*;

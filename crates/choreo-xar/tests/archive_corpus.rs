@@ -2,7 +2,7 @@
 //! and checking them give the behaviors and no errors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::archive::{control_field, unpack};
 use choreo_xar::source::{FileKind, check_file, load_bytes, sniff};

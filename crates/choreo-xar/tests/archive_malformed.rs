@@ -2,7 +2,7 @@
 //! member, without panicking and without allocating what the archive claims.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod archive_build;
+use crate::archive_build;
 
 use std::io::Write;
 

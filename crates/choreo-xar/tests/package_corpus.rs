@@ -3,7 +3,7 @@
 //! files round-trip (read -> write -> read gives an equal value and equivalent XML).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! behavior the same model; the readable folder itself loads as the same project.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::archive::unpack;
 use choreo_xar::project::{Container, from_readable, is_readable_tree};

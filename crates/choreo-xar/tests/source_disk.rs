@@ -7,7 +7,7 @@
 //! temporary folder that goes away with the value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod archive_build;
+use crate::archive_build;
 
 use std::path::{Path, PathBuf};
 

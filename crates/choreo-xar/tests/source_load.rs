@@ -2,8 +2,7 @@
 //! content that does not match its name, and folders on disk with links.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod archive_build;
-mod common;
+use crate::archive_build;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! the model written again as XAR is equivalent to the original file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
 use choreo_xar::write_xar;

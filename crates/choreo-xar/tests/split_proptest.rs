@@ -6,7 +6,7 @@
 //! on, and also what only the split format must keep ([`Target::Split`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
 use common::arbitrary::{Coverage, Target, check_models};

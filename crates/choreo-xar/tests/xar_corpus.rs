@@ -2,7 +2,7 @@
 //! broken file), and XAR -> model -> XAR gives an equal model and equivalent XML.
 #![allow(clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::{read_xar, write_xar};
 

@@ -3,7 +3,7 @@
 //! the source as XML (same elements, attributes, text and comments).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::*;
 

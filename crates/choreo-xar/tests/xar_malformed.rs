@@ -3,8 +3,6 @@
 //! (`file:line:col: error: ... (at path)`) says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use choreo_xar::*;
 
 const NS: &str = "http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd";

@@ -3,7 +3,7 @@
 //! The models come from [`common::arbitrary`] (its module doc says what "valid" means).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use choreo_xar::*;
 use common::arbitrary::{Coverage, Target, check_models};

@@ -6,7 +6,7 @@
 //! a skip, a failure under `CI=true` (`scripts/test` installs it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

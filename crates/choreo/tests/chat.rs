@@ -2,7 +2,7 @@
 //! topic refused with its errors located.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};

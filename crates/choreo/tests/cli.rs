@@ -1,7 +1,7 @@
 //! The `choreo` command end to end: exit codes, output, snapshots of `inspect`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -14,7 +14,7 @@
 //! reason a robot would share: its `.dlg` file or topic is not in the project.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, HashMap};
 

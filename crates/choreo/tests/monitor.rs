@@ -5,7 +5,7 @@
 //! time strip, a served robot's calls, speech, LEDs and joints.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::served::{Page, Served};

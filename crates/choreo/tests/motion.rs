@@ -11,7 +11,7 @@
 //! timeline holds its cursor while another box holds the motors.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

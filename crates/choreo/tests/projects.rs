@@ -2,7 +2,7 @@
 //! readable folder, `.crg`, `.pkg` and `.cbl`; `choreo package` and its checks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

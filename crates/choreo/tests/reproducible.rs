@@ -5,7 +5,7 @@
 //! seeded as the run is) and from `date -u`; expected dates are worked out by hand.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 use support::cli::{choreo, stderr, stdout};
 use support::project::{make_project, manifest as project_manifest};
 use support::qi::{Fixture, python};

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 use support::cli::{choreo, lifecycle, trace_events, workspace};
 use support::qi::{Fixture, free_port, python};
 

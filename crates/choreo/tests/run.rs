@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 
 use support::cli::{choreo, lifecycle, text, trace_events, workspace};
 

@@ -3,7 +3,7 @@
 //! boxes log counted apart, what an idle run waits for, and scenario stubs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

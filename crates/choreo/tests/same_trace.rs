@@ -6,7 +6,7 @@
 //! and the three traces (every event with its behavior time) must be equal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 use std::time::Duration;

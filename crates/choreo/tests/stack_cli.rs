@@ -1,7 +1,7 @@
 //! `choreo stack check` and `choreo stack tree` on a folder of JSON definitions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use support::cli::{STACK_EXAMPLE, choreo, text};
 

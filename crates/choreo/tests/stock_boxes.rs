@@ -4,7 +4,7 @@
 //! state (what it said, its posture, position, LEDs, memory, sounds).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

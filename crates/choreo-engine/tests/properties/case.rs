@@ -9,10 +9,10 @@ use choreo_engine::{Hook, NativeHost, TimelineCommand, Value};
 use proptest::prelude::*;
 
 use crate::common::{PORTS, link};
-use crate::generate::{
+use crate::properties::generate::{
     LOCK_TYPES, RESOURCE_NAMES, RawBox, RawContent, RawDiagram, RawTl, TIMEOUTS, raw_behavior,
 };
-use crate::settings::MAX_ACTS;
+use crate::properties::settings::MAX_ACTS;
 
 /// The diagram a box lives in: a holder's (or the root's) by owner path, or a keyframe's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

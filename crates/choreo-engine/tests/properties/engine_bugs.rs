@@ -9,8 +9,8 @@ use choreo_engine::trace::Event;
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 
 use crate::common::{self, PORTS, link};
-use crate::run::{is_loud, unbalanced, window};
-use crate::settings::{LOOP_WAIT, MAX_OPS, REAL_WAIT, STEP_BUDGET, TIME_LIMIT};
+use crate::properties::run::{is_loud, unbalanced, window};
+use crate::properties::settings::{LOOP_WAIT, MAX_OPS, REAL_WAIT, STEP_BUDGET, TIME_LIMIT};
 
 /// Runs `xml` in virtual time with `limit`; returns the first outcome, the outcome of the stop
 /// (if one was needed; `None` otherwise) and the trace in short form once the hooks returned

@@ -1,8 +1,8 @@
-//! Raw generated data: shrinks well; [`crate::case::build`] turns it into a valid behavior.
+//! Raw generated data: shrinks well; [`crate::properties::case::build`] turns it into a valid behavior.
 
 use proptest::prelude::*;
 
-use crate::settings::{CYCLES, ECHOES, INLINE, P9_LINKS, SLEEPS};
+use crate::properties::settings::{CYCLES, ECHOES, INLINE, P9_LINKS, SLEEPS};
 
 #[derive(Debug, Clone)]
 pub(crate) enum RawTl {
@@ -41,7 +41,7 @@ pub(crate) struct RawDiagram {
     /// goes to the later box's input and the later box's output back to the earlier box's
     /// input (one link from a box's output to its own input when both picks are the same
     /// box); the ports are, when the box has some, a pair that lets a signal through (see
-    /// [`crate::case::Through`]). `kick`: a link from the owner's entry (as for `entry`) to the earlier
+    /// [`crate::properties::case::Through`]). `kick`: a link from the owner's entry (as for `entry`) to the earlier
     /// box's input as well.
     pub(crate) cycles: Vec<(u8, u8, u16, u16, bool)>,
 }
@@ -72,7 +72,7 @@ pub(crate) struct RawBox {
     /// A `<Resource>`: indices into [`RESOURCE_NAMES`], [`LOCK_TYPES`], [`TIMEOUTS`].
     pub(crate) resource: Option<(u8, u8, u8)>,
     /// (input pick, output pick): the box's code fires that output every time that input
-    /// comes, without the [`crate::settings::MAX_ACTS`] bound of rules (a native box in a loop).
+    /// comes, without the [`crate::properties::settings::MAX_ACTS`] bound of rules (a native box in a loop).
     pub(crate) echo: Option<(u8, u8)>,
     /// The box's code runs inline, on the engine's control thread (its sleeps return at once).
     pub(crate) inline: bool,

@@ -1,6 +1,6 @@
 //! Runs small behaviors on a [`SimRobot`] in virtual time: native boxes call the robot
 //! through their context, as Python boxes will.
-#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
+#![allow(unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +10,9 @@ use choreo_engine::{
 };
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 
-// The engine's own test helpers build behaviors from small XAR texts.
+// The engine's own test helpers build behaviors from small XAR texts (a part of them is
+// used here).
+#[allow(dead_code)]
 #[path = "../../../choreo-engine/tests/common.rs"]
 mod engine_common;
 pub use engine_common::{assert_in_order, behavior, boxed, link};

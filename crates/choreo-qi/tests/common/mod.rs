@@ -1,6 +1,5 @@
 //! Test harness: the libqi Python venv (CHOREO_QI_PYTHON), fixture processes, and the Rust
 //! test service the libqi client drives.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

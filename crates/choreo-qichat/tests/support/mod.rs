@@ -1,6 +1,5 @@
 //! The robot around the engine in tests: memory in a map, a clock the test sets, and NAOqi
 //! methods answering what the test says.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 

@@ -1,6 +1,6 @@
 //! Test behaviors whose hooks a test scripts with closures, and helpers to run a stack and
 //! read its trace.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 

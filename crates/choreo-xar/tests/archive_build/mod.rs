@@ -1,6 +1,6 @@
 //! Builders of real archives (ar, tar, gzip, zip) for the archive and source tests, including
 //! malformed ones that no well-behaved tool would write.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // each test binary uses a part
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 

@@ -1,7 +1,6 @@
 //! Helpers shared by the integration tests: the corpus files of a kind (the corpus is found
 //! by `choreo_testkit`), and an XML comparison that ignores insignificant whitespace and
 //! attribute order; [`arbitrary`] models for the property tests.
-#![allow(dead_code)] // each test binary uses a part
 
 pub mod arbitrary;
 

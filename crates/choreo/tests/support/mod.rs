@@ -4,7 +4,7 @@
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
 //! project to convert, package and install; ([`served`]) `choreo` serving a monitor;
 //! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod browser;
 pub mod cli;
@@ -243,12 +243,6 @@ impl Run {
         self.engine
             .stimulate(path, input, value)
             .unwrap_or_else(|e| panic!("{e}"));
-        self.engine.wait(WAIT)
-    }
-
-    /// Stops the behavior and waits until everything is unloaded.
-    pub fn stop(&self) -> Outcome {
-        self.engine.stop();
         self.engine.wait(WAIT)
     }
 

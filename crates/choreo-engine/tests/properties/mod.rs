@@ -29,7 +29,7 @@
 //! 10. `Engine::peak_operations` is at most 4 per box plus 16 per copy of a loop (a rule that
 //!     fires into a loop starts one more copy each of the `MAX_ACTS` times it acts, with as
 //!     many operations in flight as the first), unless the case's signal graph
-//!     ([`crate::case::Case::loops`]) has a loop that multiplies signals (a port on the loop
+//!     ([`crate::properties::case::Case::loops`]) has a loop that multiplies signals (a port on the loop
 //!     linked to two ports that both lead back to a loop), or that runs on operations alone
 //!     (every box on the loop inline) through a port with two links or more (the operation
 //!     delivering the other links waits on the ready stack under the loop's next turn: one
@@ -63,7 +63,7 @@
 //! through where there are some: a flow-diagram box's P9 links, a box whose code (inline on
 //! the control thread, or on a worker) echoes an input to an output every time. Such loops
 //! run in zero virtual time. Box rules act at most `MAX_ACTS` times each. A loop that may
-//! multiply signals runs its box code inline (see [`crate::case::build`]). The engine bugs these
+//! multiply signals runs its box code inline (see [`crate::properties::case::build`]). The engine bugs these
 //! properties found are fixed; the `engine_bug_*` tests of [`engine_bugs`] reproduce each one.
 //!
 //! The files, each using only those listed after it: this one (the properties), `engine_bugs`,
@@ -75,9 +75,6 @@
 //! `PROPS_STATS=1` (with `--nocapture`) prints one line per case of `lifecycle_invariants_hold`:
 //! its loops, how it ended, its peak of operations, events and real time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../common.rs"]
-mod common;
 
 mod case;
 mod check;
@@ -92,9 +89,9 @@ use choreo_engine::trace::Step;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-use crate::case::case;
-use crate::check::{bounds, check};
-use crate::run::{Run, execute, is_loud, window};
+use crate::properties::case::case;
+use crate::properties::check::{bounds, check};
+use crate::properties::run::{Run, execute, is_loud, window};
 
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES")

@@ -1,0 +1,14 @@
+//! The integration tests of `choreo-engine`, one binary: the crate and its dependencies are linked
+//! once, not once per file. A module per file; the helpers they share come first.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
+
+mod common;
+
+mod clock;
+mod conformance;
+mod corpus;
+mod faults;
+mod nested;
+mod properties;
+mod resources;
+mod timeline;

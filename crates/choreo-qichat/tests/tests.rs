@@ -1,0 +1,13 @@
+//! The integration tests of `choreo-qichat`, one binary: the crate and its dependencies are linked
+//! once, not once per file. A module per file; the helpers they share come first.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
+
+mod support;
+
+mod corpus;
+mod dialog;
+mod fuzz;
+mod keywords;
+mod matching;
+mod reference;
+mod syntax;

@@ -1,0 +1,6 @@
+//! The integration tests of `choreo-robot`, one binary: the crate and its dependencies are linked
+//! once, not once per file. A module per file; the helpers they share come first.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
+
+mod calendar;
+mod corpus_scan;

@@ -1,0 +1,31 @@
+//! The integration tests of `choreo`, one binary: the crate and its dependencies are linked
+//! once, not once per file. A module per file; the helpers they share come first.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
+
+mod support;
+
+mod api;
+mod box_environment;
+mod browser;
+mod browser_robot;
+mod chat;
+mod cli;
+mod cli_robust;
+mod corpus_repeat;
+mod corpus_run;
+mod dialog_boxes;
+mod lsp;
+mod monitor;
+mod motion;
+mod nested;
+mod plot;
+mod projects;
+mod reproducible;
+mod robot_install;
+mod robot_qi;
+mod run;
+mod run_report;
+mod same_trace;
+mod soak;
+mod stack_cli;
+mod stock_boxes;
