@@ -368,6 +368,7 @@ impl Activity {
         let spawned = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
+                crate::slice::ask_short_slice();
                 me.take_turn(turn);
                 // Counted down even if `work` panics: a lost count would freeze virtual time.
                 let _done = Finished(&me);

@@ -271,6 +271,8 @@ fn tune_current_thread(requested: Priority) -> Scheduling {
         Priority::Fifo(_) if try_nice(FALLBACK_NICE) => Priority::Nice(FALLBACK_NICE),
         _ => Priority::Inherited,
     };
+    // Under SCHED_FIFO the slice does not apply; otherwise a short one wakes it sooner.
+    crate::slice::ask_short_slice();
     Scheduling {
         requested,
         got,

@@ -26,6 +26,7 @@ pub mod host;
 pub mod pool;
 pub mod resource;
 pub mod robot;
+pub mod slice;
 pub mod trace;
 mod turn;
 pub mod value;

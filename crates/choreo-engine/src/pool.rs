@@ -269,7 +269,11 @@ impl Pool {
         let idle_timeout = self.options.idle_timeout;
         let spawned = std::thread::Builder::new()
             .name(format!("{}-{n}", self.name))
-            .spawn(move || work(shared, n, idle_timeout));
+            .spawn(move || {
+                // Workers hand turns to the control thread at every hook (slice.rs).
+                crate::slice::ask_short_slice();
+                work(shared, n, idle_timeout)
+            });
         match spawned {
             Ok(handle) => {
                 st.workers.push(Worker {

@@ -9,5 +9,8 @@ fn main() -> ExitCode {
     if let Err(e) = choreo_python::use_own_standard_library() {
         eprintln!("cannot set the Python environment up: {e}");
     }
+    // Every thread of the process (its servers, the simulated robot, box code's) inherits a
+    // short time slice: hand-overs stay quick on a busy machine (choreo_engine::slice).
+    choreo_engine::slice::ask_short_slice();
     ExitCode::from(choreo::cli::main(std::env::args_os()))
 }

@@ -179,7 +179,11 @@ impl Engine {
         );
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())
-            .spawn(move || control.supervise(&commands))
+            .spawn(move || {
+                // Its hand-overs to workers and sleepers make a run's pace (slice.rs).
+                crate::slice::ask_short_slice();
+                control.supervise(&commands)
+            })
             .map_err(|error| {
                 // The construction's count ends: a time base shared with another engine
                 // goes on.
