@@ -6,7 +6,6 @@
 //! rise from there. Where one falls or stays down, the body model is wrong: [`MODEL_FAILS`]
 //! and [`STAYS_DOWN`] name them, with what the model lacks, so that a new one fails this
 //! test and a mended one must leave its list.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use choreo_body::check::{Finding, Start, check_all, motions_of};
 

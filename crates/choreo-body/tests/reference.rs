@@ -3,7 +3,6 @@
 //! walked link by link with a 40-line script of plain trigonometry written for these tests
 //! (each link's origin and axis, each inertial's mass and origin; nothing of choreo's), to
 //! 1 mm. The script's results are the literals below.
-#![allow(clippy::unwrap_used)]
 
 use choreo_body::balance::Direction;
 use choreo_body::floor::Floor;

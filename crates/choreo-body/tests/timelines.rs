@@ -1,6 +1,5 @@
 //! Timelines judged without running them (`choreo_body::check`), with the expected frames
 //! and delays derived by hand below from the data's numbers.
-#![allow(clippy::unwrap_used)]
 
 use choreo_body::balance::{Cause, Direction};
 use choreo_body::check::{Finding, Start, check, check_all};

@@ -1,7 +1,6 @@
 //! The engine's clocks: virtual time (exact, deterministic) and real time (order, cancel,
 //! clean shutdown). Real-time tests assert lateness only loosely: the timing targets are
 //! measured by `benches/frame_clock.rs`, not asserted here.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,4 @@
 //! Helpers for engine tests: behaviors written as small XAR texts, run in virtual time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

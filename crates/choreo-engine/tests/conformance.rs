@@ -1,6 +1,5 @@
 //! One test per rule of docs/runtime-rules.md that concerns the engine, each asserting the
 //! order of events in the trace (virtual time, deterministic).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Every behavior of the shared corpus instantiates, starts and stops with native
 //! placeholder boxes (hooks that do nothing), in virtual time, and unloads completely.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

@@ -1,7 +1,6 @@
 //! The fault suite: what box code, robots and behavior files can do to the engine, and the
 //! documented outcome of each. Every case ends with every `onLoad` matched by an
 //! `onUnload` and every `new` by a `del` (docs/reliability.md, "Engine").
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

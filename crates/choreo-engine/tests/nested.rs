@@ -2,7 +2,6 @@
 //! (`Options::time_base`), as ALBehaviorManager does. Behavior time is one: the nested run's
 //! sleeps land at the right times, outer and nested interleave the same way every time, the
 //! outer run does not finish while a box waits for the nested one, and stops propagate.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

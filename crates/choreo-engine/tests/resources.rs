@@ -1,6 +1,5 @@
 //! Resources (docs/runtime-rules.md §6, R9, R12, R13): one test per rule, asserting the order
 //! of events in the trace (virtual time).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

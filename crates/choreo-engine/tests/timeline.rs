@@ -1,6 +1,5 @@
 //! Timelines and behavior layers (R16, R17, T1–T7, P4) and the bugs of earlier runtimes
 //! around them, checked on the trace in virtual time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! their order, a known model's robot, a late page's snapshot, batches and their changes, a
 //! slow page losing batches without delaying the run, the token (the page's files too),
 //! commands, and replays.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,6 @@
 //! its invariants as property tests: Bezier-auto handles, no overshoot on monotone runs,
 //! curves through their keys, explicit handles, constant and linear segments, units, the
 //! posture at the start, and what `Motion` leaves out, cuts and clamps.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

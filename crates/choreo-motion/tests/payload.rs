@@ -2,7 +2,6 @@
 //! timeline written by hand, equal to arguments derived by hand; for every motion timeline
 //! of the shared corpus, well formed (one list per known joint, times increasing, values
 //! within the limits, handles finite and on their sides).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

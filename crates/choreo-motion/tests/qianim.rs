@@ -1,5 +1,4 @@
 //! `.qianim` v2: writing, reading back, the hand-written golden file, and malformed input.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

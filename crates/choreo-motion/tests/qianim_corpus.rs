@@ -1,5 +1,4 @@
 //! Every motion timeline of the shared corpus, written as `.qianim` and read back.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! ALAnimationPlayer and ALAnimatedSpeech: the stock animations play as timed gestures that
 //! move the joints and bring them back; `^start`/`^run`/`^wait`/`^stop`/`^mode` in animated
 //! speech; in virtual time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

@@ -2,7 +2,6 @@
 //! the run that asks: `runBehavior` waits for the end, `startBehavior` does not,
 //! `stopBehavior`/`stopAllBehaviors` stop, the queries tell the truth, unknown names and
 //! behaviors already running raise, and a nested `say` takes the same behavior time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

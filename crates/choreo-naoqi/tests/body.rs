@@ -1,7 +1,6 @@
 //! The simulated body under physics: motors no faster than their maximum speed, balance and
 //! the fall manager, the arms kept out of the body. Expected values are derived by hand
 //! below from the data's numbers (the URDFs' speeds and masses, the links page).
-#![allow(clippy::unwrap_used)]
 
 use crate::harness;
 

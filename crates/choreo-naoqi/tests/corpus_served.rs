@@ -10,7 +10,6 @@
 //! need the behavior and are answered by the box host before they reach the robot
 //! (`ALFrameManager.getBehaviorPath`, `ALMemory.subscriber`...): the host's table of them,
 //! `_SPECIAL` in choreo-python's `naoqi.py`, is read and they count as served.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 use std::path::Path;

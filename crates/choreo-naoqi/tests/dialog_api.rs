@@ -2,7 +2,6 @@
 //! each against what the page says (most of them its own Python examples, the topic and
 //! the "Execution" it shows). A box calls ALDialog in virtual time; what the robot says is
 //! its speech record.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

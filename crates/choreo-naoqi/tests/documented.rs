@@ -9,7 +9,6 @@
 //! arguments; only one the robot does not serve answers `UnknownService` or
 //! `UnknownMethod`. The methods of base classes (ALExtractor, ALVisionExtractor) are served
 //! through the modules inheriting them, which the script checks.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 

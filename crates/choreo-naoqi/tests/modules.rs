@@ -2,7 +2,6 @@
 //! ALLogger, ALSentinel, ALVisualCompass, ALMood, ALServiceManager, ALAutonomousMoves,
 //! ALAutonomousBlinking, ALFaceCharacteristics, ALVoiceEmotionAnalysis, ALTabletService;
 //! ALMotion's configurations and ALNavigation's trajectories.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

@@ -1,6 +1,5 @@
 //! The modules that follow what the robot perceives, as scenarios show it: ALTracker,
 //! ALBasicAwareness, ALFaceDetection and ALPeoplePerception.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

@@ -1,5 +1,4 @@
 //! Scenarios: every trigger kind and action, and validation errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

@@ -5,7 +5,6 @@
 //! ALBodyTemperature, ALPythonBridge; the methods added to ALMotion, ALWorldRepresentation,
 //! ALSpeechRecognition, ALDialog and ALTracker; the ALMemory keys added (foot force sensors,
 //! sonar echoes, boot keys).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

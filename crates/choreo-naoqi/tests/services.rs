@@ -1,6 +1,5 @@
 //! The services: ALMemory, ALMotion, ALRobotPosture, ALLeds, ALAudioPlayer, errors for
 //! what is not served, and the observer.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

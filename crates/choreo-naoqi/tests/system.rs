@@ -1,6 +1,5 @@
 //! The robot's own modules: ALAutonomousLife, ALLocalization, ALAudioDevice, DCM and
 //! ALSystem.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

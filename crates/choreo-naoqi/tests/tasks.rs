@@ -1,5 +1,4 @@
 //! Timing and the generic task API (docs/simulated-robot.md, Calls and time, B1–B4), in virtual time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::harness;
 

@@ -2,7 +2,6 @@
 //! runs whatever `PATH`, `PYTHONHOME` and `PYTHONPATH` say, a user's folders from
 //! `CHOREO_PYTHONPATH`, the globals NAOqi's box namespace had, names one box sets at module
 //! level seen by the others, and the Python-2 reading of the stock Choice box's sentences.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

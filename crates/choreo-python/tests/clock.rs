@@ -1,7 +1,6 @@
 //! Time in box code follows the engine's clock: `time.sleep` in virtual time takes no real
 //! time, `time.time()` agrees with it, and background work (qi.async, PeriodicTask, threads)
 //! is waited for by virtual time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

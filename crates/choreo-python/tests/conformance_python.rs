@@ -1,6 +1,5 @@
 //! The engine's conformance rules (docs/runtime-rules.md) with Python boxes: the same trace
 //! assertions as choreo-engine's conformance tests, the box code written as real scripts.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,7 +1,6 @@
 //! The Python-2 fixer: one test per rewrite (input → expected output, lines kept, output
 //! compiles with CPython 3.11), strings and comments untouched, no panic on any input, and
 //! every distinct box script of the shared corpus compiling after fixing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;

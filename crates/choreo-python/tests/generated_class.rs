@@ -1,6 +1,5 @@
 //! The GeneratedClass API a box script calls (docs/runtime-rules.md section 3): one test per
 //! method or form, checked on the trace.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

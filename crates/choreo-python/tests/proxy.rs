@@ -1,6 +1,5 @@
 //! Robot access from box scripts (docs/simulated-robot.md, Calls and time): every proxy form, `.post`
 //! tasks with wait/stop/isRunning, errors as RuntimeError, `_async`, ALMemory subscriptions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

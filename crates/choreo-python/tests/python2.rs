@@ -1,6 +1,5 @@
 //! Python-2 scripts: the runtime names no rewrite can fix (builtins, module names), and the
 //! fixer applied to every script before it is compiled.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,6 +1,5 @@
 //! Behaviors of the behavior stack written in Python: every hook of the contract, the runner
 //! API from `cx`, refusals as exceptions, and the rules checked on the trace.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 

@@ -3,7 +3,6 @@
 //! the trace (never only on the process's stderr), and in strict mode an error of the box
 //! that stops the behavior there, as an exception escaping a hook does (E3). A `qi.async`
 //! function's exception is only logged: its future holds it for box code to read.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,6 +1,5 @@
 //! The codec: round trips for every signature kind, golden bytes from the hex dumps of
 //! qi-protocol.md, and hostile bytes (never a panic, never a huge allocation).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

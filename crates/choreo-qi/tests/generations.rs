@@ -13,7 +13,6 @@
 //! - MetaObjectCache references: `v2.5.7.1:src/type/binarycodec.cpp` (`visitAnyObject`):
 //!   a bool "transmitted", the MetaObject when true, the cache id (u32, 0xffffffff = not
 //!   cached), then service and object ids.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! our server (the simulated robot plus a Rust service), and a libqi service calling back an
 //! object our client passed it. Both directions assert values.
 #![allow(clippy::cloned_ref_to_slice_refs)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

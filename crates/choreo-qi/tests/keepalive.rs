@@ -4,7 +4,6 @@
 //! documented bound, fail the calls in flight, and reconnect; a healthy link must stay up,
 //! idle or busy with a long call. Also: the call timeout's default and its clean-up, and
 //! libqi answering the probes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Peers of older protocol generations (issue 15), from the facts of libqi's own sources:
 //! what a NAOqi 2.1 server answers to the authentication call of a newer client.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::TcpListener;
 

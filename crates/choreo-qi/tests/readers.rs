@@ -2,7 +2,6 @@
 //! nobody else reads, the reader thread otherwise. Whoever reads, events and calls from the
 //! peer are handled on the reader thread in the order they arrived, and every caller gets
 //! its own answer.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Our client against our server (no Python needed): the simulated robot through
 //! RemoteRobot, reconnection, and malformed input (each bad connection is closed with a
 //! logged error while other clients go on being served).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

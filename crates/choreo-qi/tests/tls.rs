@@ -7,7 +7,6 @@
 //! certificate (libqi 4.0.3 takes it only from a C++ `ssl::ServerConfig`; there is no
 //! environment variable or Python API for it), so `--qi-listen-url=tcps://…` fails with "SSL
 //! certificates/key missing, the SSL configuration is incomplete".
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

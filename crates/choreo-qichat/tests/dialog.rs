@@ -1,6 +1,5 @@
 //! The dialog engine's core: conversations against hand-written topics, each with the
 //! exchange expected.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 

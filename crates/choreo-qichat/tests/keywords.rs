@@ -1,6 +1,5 @@
 //! The keywords of the 2.8 syntax page that its own examples (`tests/reference/`) leave
 //! unexercised: each test quotes the rule text it checks, with a topic written for it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,5 +1,4 @@
 //! Matching inputs against rule patterns: one test per pattern element, with the captures.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 

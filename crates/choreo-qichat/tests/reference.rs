@@ -11,7 +11,6 @@
 //! gotoTopic TOPIC, setFocus TOPIC, activateTag/deactivateTag TAG TOPIC, setConcept NAME
 //! LANGUAGE a | b, addToConcept ..., clearConcepts, set KEY VALUE (memory), user NAME VALUE
 //! (the focused user's data), stub Service.method RESULT, time YYYY-MM-DD hh:mm).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,5 +1,4 @@
 //! The checker catches what it is for: real traces made wrong, one rule at a time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

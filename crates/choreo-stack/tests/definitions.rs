@@ -1,6 +1,5 @@
 //! Behaviors defined in JSON: the dispatchers, conditions and `Wait`, run; every mistake in a
 //! definition located.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

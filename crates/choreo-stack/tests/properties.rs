@@ -2,7 +2,6 @@
 //! their delegates, delegate (with and without callbacks), run actions, cancel their
 //! delegates or themselves, from every hook (refused where the rules say so); the checker
 //! must find nothing wrong in any trace.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

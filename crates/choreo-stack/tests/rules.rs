@@ -1,5 +1,4 @@
 //! One trace test per rule of behavior-stack.md (§3–§9), each also run through the checker.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

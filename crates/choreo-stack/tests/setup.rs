@@ -1,5 +1,4 @@
 //! Building a runner: located errors for what cannot run.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

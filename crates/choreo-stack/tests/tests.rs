@@ -1,5 +1,5 @@
 //! The integration tests of `choreo-stack`, one binary: the crate and its dependencies are linked
-//! once, not once per file. A module per file; the helpers they share come first.
+//! once, not once per file. A module per file, after the helpers they share.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
 
 mod support;

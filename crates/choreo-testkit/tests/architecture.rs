@@ -3,7 +3,6 @@
 //! crates pointing down the layers, and no source file or function longer than the limits
 //! unless listed below with its reason. A new crate, file or function is covered without
 //! being named here.
-#![allow(clippy::expect_used)]
 
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! The integration tests of `choreo-testkit`, one binary: the crate and its dependencies are linked
-//! once, not once per file. A module per file; the helpers they share come first.
+//! once, not once per file. A module per file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
 
 mod architecture;

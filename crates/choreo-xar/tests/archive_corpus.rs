@@ -1,6 +1,5 @@
 //! Every `.crg` and `.cbl` of the shared corpus unpacks, every XAR inside reads, and loading
 //! and checking them give the behaviors and no errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Malformed and hostile archives: each gives the documented error, naming the archive and
 //! member, without panicking and without allocating what the archive claims.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::archive_build;
 

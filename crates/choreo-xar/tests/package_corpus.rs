@@ -1,7 +1,6 @@
 //! Every `.pml`, `manifest.xml`, `.dlg` and `.top` of the shared corpus: reads, or fails with
 //! the documented error (AppleDouble junk, the `.dlg` holding a `.pml`); `.pml` and manifest
 //! files round-trip (read -> write -> read gives an equal value and equivalent XML).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! `.dlg` and `.top` parsing, and `.pml` / manifest edge cases: what is read, and where errors
 //! point (file, line, column, element path).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use choreo_xar::ErrorKind;
 use choreo_xar::package::{

@@ -1,7 +1,6 @@
 //! Every corpus project (each `.pml` with its folder, each `.crg` and `.cbl`) goes to its
 //! readable folder and back to its own kind, and to a `.pkg`: every file byte for byte, each
 //! behavior the same model; the readable folder itself loads as the same project.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -5,7 +5,6 @@
 //! the NAOqi documentation: a link to the project's folder, or an archive's files unpacked
 //! there; Choregraphe's Play names the package `.lastUploadedChoregrapheBehavior`) in a
 //! temporary folder that goes away with the value.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::archive_build;
 

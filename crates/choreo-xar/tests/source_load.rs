@@ -1,6 +1,5 @@
 //! Loading and checking sources: corpus projects by path, folders, libraries, lone files,
 //! content that does not match its name, and folders on disk with links.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::archive_build;
 

@@ -1,6 +1,5 @@
 //! Every XAR file of the shared corpus survives XAR -> split tree -> model unchanged, and
 //! the model written again as XAR is equivalent to the original file.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The split format pinned on a small hand-written behavior (exact text of every file), and
 //! malformed split trees rejected with errors that name the file and line.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
 use choreo_xar::{Error, ErrorKind, FileTree, Severity, read_xar};

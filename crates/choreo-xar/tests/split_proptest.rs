@@ -4,7 +4,6 @@
 //!
 //! The models come from [`common::arbitrary`]: every model the XAR round trip is checked
 //! on, and also what only the split format must keep ([`Target::Split`]).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

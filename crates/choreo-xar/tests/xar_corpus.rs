@@ -1,6 +1,5 @@
 //! Every XAR file of the shared corpus: reads (or fails with the documented error for the one
 //! broken file), and XAR -> model -> XAR gives an equal model and equivalent XML.
-#![allow(clippy::expect_used)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! One test per XAR element and attribute: a small hand-written snippet is read, each model
 //! field is checked, and the file is written back, read again (equal model) and compared with
 //! the source as XML (same elements, attributes, text and comments).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Malformed input: one test per error class. Every error is an `Err` (never a panic), of the
 //! documented kind, at the right line and column, in the right element, and its message
 //! (`file:line:col: error: ... (at path)`) says so.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use choreo_xar::*;
 

@@ -1,7 +1,6 @@
 //! Property: for any valid XAR model, `read_xar(write_xar(m)) == m`.
 //!
 //! The models come from [`common::arbitrary`] (its module doc says what "valid" means).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

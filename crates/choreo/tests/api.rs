@@ -1,7 +1,6 @@
 //! The Rust API (`choreo::Project`, `Setup`, `Run`) as a program drives it: runs to their
 //! end, the world answered from code, parameters, timelines, the simulated robot's state,
 //! the trace as an iterator, and every kind of mistake a caller can make, as typed errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -6,7 +6,6 @@
 //! and the files beside the behavior can be read there; the robot's own paths name the
 //! run's folders; and box scripts import `ssl` with another Python first on `PATH` and a
 //! wrong `PYTHONHOME`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write as _;
 use std::path::Path;
@@ -650,4 +649,52 @@ fn a_pepper_project_with_a_silent_manifest_runs_on_a_pepper() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(all.contains("Can't find service: ALTabletService"), "{all}");
+}
+
+/// A NAOqi OS package installed at its import (one the load's scan did not see) never holds
+/// the interpreter's import lock while pip runs: another thread imports meanwhile. Held,
+/// every import elsewhere in the process waited for the install, and runs beside it in the
+/// same process (a test running two corpus behaviors at once) stopped as if waiting for the
+/// world. The install is replaced here by one that waits for the other thread's import.
+#[test]
+fn an_install_at_an_import_lets_other_threads_import_meanwhile() {
+    let script = r#"import importlib, sys, threading
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        packages = sys.modules["_choreo_packages"]
+        fresh = [m for m in ("colorsys", "wave", "netrc", "fractions") if m not in sys.modules][0]
+        done = threading.Event()
+        seen = []
+        def elsewhere():
+            importlib.import_module(fresh)
+            done.set()
+        def install(name):
+            threading.Thread(target=elsewhere).start()
+            seen.append(done.wait(60))
+            return None
+        packages._install = install
+        try:
+            importlib.import_module("yaml")
+        except ImportError:
+            pass
+        self.log("imported elsewhere during the install: %s" % seen)
+        self.onStopped()
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("lock");
+    one_box_project(&project, "lock-1a2b", script);
+    // An empty cache: the import of `yaml` goes to the install.
+    let cache = tmp.path().join("cache");
+    let out = choreo(
+        tmp.path(),
+        &["run", "lock"],
+        &[("CHOREO_PACKAGES", cache.as_os_str())],
+    );
+    assert_eq!(
+        logged(&out, "imported elsewhere during the install: "),
+        "[True]",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

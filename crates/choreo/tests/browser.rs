@@ -4,7 +4,6 @@
 //! at two moments are kept in `target/monitor-screenshots/`. A stack's run shows its tree,
 //! its time strip and the LEDs its behaviors lit. Without chromium: a NOTICE and
 //! a skip, a failure under `CI=true` (`scripts/test` installs it).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

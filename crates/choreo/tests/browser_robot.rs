@@ -6,7 +6,6 @@
 //! not be blank: the robot's light shell, standing, inside the box the view reports. Without WebGL the view says so and the page works on. Without
 //! chromium, or a chromium without WebGL: a NOTICE and a skip, a failure under `CI=true`
 //! (`scripts/test` installs it).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,6 +1,5 @@
 //! `choreo chat`: a topic talked to through a pipe, a scripted conversation checked, a broken
 //! topic refused with its errors located.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,5 +1,4 @@
 //! The `choreo` command end to end: exit codes, output, snapshots of `inspect`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

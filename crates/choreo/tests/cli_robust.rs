@@ -1,7 +1,6 @@
 //! The `choreo` command never panics on bad numbers or closed pipes: bad numeric options are
 //! refused (exit 2) before anything runs; a closed stderr changes nothing; a closed stdout
 //! ends the command with 141.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};

@@ -11,7 +11,6 @@
 //! with one of [`REAL_IO`]'s signs, which the run reports as waiting "on something other than
 //! the clock") goes on at a moment only the network decides, as on a robot; such behaviors
 //! are listed, not failed.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

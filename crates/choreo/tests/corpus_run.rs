@@ -29,7 +29,6 @@
 //! hold (a sound, a data file), a third-party Python module, the network, a script's own bug
 //! (a parameter its box does not declare, a key no robot has, a method no NAOqi version has,
 //! a module NAOqi never had).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

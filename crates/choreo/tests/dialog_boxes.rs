@@ -12,7 +12,6 @@
 //! has no rule a sentence can reach (only `e:` rules, conditions on variables, or all
 //! commented out) is counted, not probed. A Dialog box that fails to load must fail for a
 //! reason a robot would share: its `.dlg` file or topic is not in the project.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! change, diagnostics, definition, references, hover, completion, rename, formatting,
 //! symbols, "Try this rule", on hand-written topics and behaviors (every range below
 //! counted by hand from the text) and on the corpus's files.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,6 @@
 //! (docs/monitor.md): the run's events, the page kept up after the end, a stop from the
 //! page, a replay of the recorded trace reaching the same final state, a stack's tree and
 //! time strip, a served robot's calls, speech, LEDs and joints.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -9,7 +9,6 @@
 //!
 //! Also here: pause, goTo and resume mid-dance re-send from the right frame, and a Waiting
 //! timeline holds its cursor while another box holds the motors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,7 +1,6 @@
 //! `choreo run` of projects whose behaviors run others with ALBehaviorManager: the fixture
 //! `tests/fixtures/nested` (main runs greet and broken, and asks for a name the robot does
 //! not have) in virtual and real time, and the Graduation Ceremony project of the corpus.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -2,7 +2,6 @@
 //! images of the right size with curves in them, one SVG polyline per joint, CSV values
 //! computed by hand (`fixtures/nod.xar` says how), errors and exit codes, and a stock dance
 //! run, traced and plotted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

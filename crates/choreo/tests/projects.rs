@@ -1,6 +1,5 @@
 //! Whole projects from the command line: `choreo convert` between a project folder, its
 //! readable folder, `.crg`, `.pkg` and `.cbl`; `choreo package` and its checks.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -3,7 +3,6 @@
 //! read the run's start time plus behavior time, and `--repeat N` runs a behavior N times
 //! and says where two runs differ. Expected numbers come from CPython itself (`random.Random`
 //! seeded as the run is) and from `date -u`; expected dates are worked out by hand.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -1,7 +1,6 @@
 //! `choreo robot install URL PKG` against a fake PackageManager hosted by the real libqi
 //! (PyPI `qi` 3.1.5, CHOREO_QI_PYTHON; `fixtures/fake_package_manager.py`), which records
 //! every call it gets and the bytes it read through the qi::File choreo served.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

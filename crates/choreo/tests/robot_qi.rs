@@ -1,7 +1,6 @@
 //! `choreo run --robot` against a fake robot hosted by the real libqi (PyPI `qi` 3.1.5, the
 //! venv scripts/test creates; CHOREO_QI_PYTHON), and `choreo sim --listen` driven by
 //! `choreo run --robot`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

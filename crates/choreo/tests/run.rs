@@ -1,6 +1,5 @@
 //! `choreo run` end to end: the examples on the simulated robot, live output, report, trace,
 //! parameters, scenarios, exit codes, and a graceful stop on a real SIGINT.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};

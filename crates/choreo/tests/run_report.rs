@@ -1,7 +1,6 @@
 //! `choreo run`'s output and report as a person reads them: repeated lines folded (`-v`
 //! shows them all, `-q` only errors), exceptions summarized with their box and line, errors
 //! boxes log counted apart, what an idle run waits for, and scenario stubs.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

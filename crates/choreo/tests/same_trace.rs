@@ -4,7 +4,6 @@
 //! draw random numbers and fire outputs at one another, and of motion timelines; each is run
 //! three times in virtual time while busy loops in other processes keep every core loaded,
 //! and the three traces (every event with its behavior time) must be equal.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

@@ -37,7 +37,6 @@
 //! `CHOREO_SOAK_VERBOSE` (a line per run), `CHOREO_SOAK_TAIL` (trace events in a failure
 //! message). Run it with `--nocapture` to see the tables. This file holds one test only:
 //! another test running beside it would move the thread count.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

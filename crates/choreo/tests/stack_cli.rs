@@ -1,5 +1,4 @@
 //! `choreo stack check` and `choreo stack tree` on a folder of JSON definitions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

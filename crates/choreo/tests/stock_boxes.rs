@@ -2,7 +2,6 @@
 //! simulated NAO with their Python scripts, in virtual time, and do what they are for:
 //! checked on the trace (outputs, their values and times, robot calls) and on the robot's
 //! state (what it said, its posture, position, LEDs, memory, sounds).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

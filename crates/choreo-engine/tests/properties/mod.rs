@@ -74,7 +74,6 @@
 //! shrinks and shows the XAR and the box code.
 //! `PROPS_STATS=1` (with `--nocapture`) prints one line per case of `lifecycle_invariants_hold`:
 //! its loops, how it ended, its peak of operations, events and real time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod case;
 mod check;

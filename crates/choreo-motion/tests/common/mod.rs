@@ -2,8 +2,7 @@
 //! `#[path]`): small timelines written as XAR text, tolerance checks, every motion timeline
 //! of the shared corpus; and for the `.qianim` tests, libalmath's checks of a v2 document,
 //! written again here independently of our reader (which is lenient where libalmath is not).
-#![allow(dead_code)] // each binary uses a part
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)] // the benchmark that includes this file uses a part
 
 use std::path::{Path, PathBuf};
 

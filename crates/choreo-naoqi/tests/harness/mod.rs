@@ -1,6 +1,5 @@
 //! Runs small behaviors on a [`SimRobot`] in virtual time: native boxes call the robot
 //! through their context, as Python boxes will.
-#![allow(unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

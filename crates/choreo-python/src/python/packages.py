@@ -72,6 +72,28 @@ def _install(name):
     return None
 
 
+def _without_import_lock(work, *args):
+    """`work(*args)` with the interpreter's global import lock let go. importlib holds that
+    lock around every finder's `find_spec`, so an install made there (pip: seconds, minutes
+    on a busy machine) would stop every other thread's imports for as long: other boxes',
+    other runs' in the same process, each seen by its engine as waiting on the world. The
+    lock of the module being imported stays held: an import of the same name elsewhere waits
+    for the install, as it should."""
+    import _imp
+    held = 0
+    while True:
+        try:
+            _imp.release_lock()
+        except RuntimeError:  # not (or no longer) held by this thread
+            break
+        held += 1
+    try:
+        return work(*args)
+    finally:
+        for _ in range(held):
+            _imp.acquire_lock()
+
+
 def _pip_environment():
     """pip's environment: this process's, without what would make its interpreter another
     one's (choreo sets PYTHONHOME to its own prefix, which is also pip's)."""
@@ -128,7 +150,7 @@ class _CacheEntry:
             return spec
         if _choreo.current() is None or fullname in _failed:
             return None
-        why = _install(fullname)
+        why = _without_import_lock(_install, fullname)
         if why is not None:
             _failed[fullname] = why
             return None

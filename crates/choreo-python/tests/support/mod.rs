@@ -1,6 +1,5 @@
 //! Helpers for the Python host's tests: behaviors as small XAR texts (the engine's test
 //! helpers), Python box scripts, runs in virtual time, and a robot double with tasks.
-#![allow(unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 // The engine's helpers, of which this crate uses a part.
 #[allow(dead_code)]

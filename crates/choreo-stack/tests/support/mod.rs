@@ -1,6 +1,5 @@
 //! Test behaviors whose hooks a test scripts with closures, and helpers to run a stack and
 //! read its trace.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 

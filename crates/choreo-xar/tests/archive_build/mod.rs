@@ -1,6 +1,5 @@
 //! Builders of real archives (ar, tar, gzip, zip) for the archive and source tests, including
 //! malformed ones that no well-behaved tool would write.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 

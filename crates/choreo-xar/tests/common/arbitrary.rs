@@ -25,7 +25,6 @@
 //!
 //! [`Target::Split`] keeps the structural rules (ids, links: `from_tree` checks the behavior
 //! as XAR) and adds what the split format keeps although the XAR reader never records it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 

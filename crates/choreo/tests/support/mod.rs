@@ -4,7 +4,6 @@
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
 //! project to convert, package and install; ([`served`]) `choreo` serving a monitor;
 //! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod browser;
 pub mod cli;
