@@ -43,6 +43,12 @@ struct SchedAttr {
 pub fn ask_short_slice() -> bool {
     #[cfg(target_os = "linux")]
     {
+        use thread_priority::{NormalThreadSchedulePolicy, ThreadSchedulePolicy};
+        // A thread under another policy (the frame clock's SCHED_FIFO) keeps it.
+        let other = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
+        if thread_priority::thread_schedule_policy().is_ok_and(|p| p != other) {
+            return false;
+        }
         let nice =
             rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap_or(0);
         let attr = SchedAttr {
@@ -55,17 +61,6 @@ pub fn ask_short_slice() -> bool {
             deadline: 0,
             period: 0,
         };
-        // A thread already under a real-time policy (the frame clock's SCHED_FIFO) keeps it.
-        if thread_priority::thread_schedule_policy().is_ok_and(|p| {
-            !matches!(
-                p,
-                thread_priority::ThreadSchedulePolicy::Normal(
-                    thread_priority::NormalThreadSchedulePolicy::Other
-                )
-            )
-        }) {
-            return false;
-        }
         // SAFETY: `attr` is a live, initialized `struct sched_attr` whose `size` field says
         // how many bytes the kernel may read; pid 0 is the calling thread; flags are 0. The
         // kernel only reads the struct.
