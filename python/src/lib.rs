@@ -138,12 +138,7 @@ impl Run {
     /// every event; later calls raise ClosedError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let run = Arc::clone(self.run.get()?);
-        let observers: Vec<Observer> = self
-            .observers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain(..)
-            .collect();
+        let observers: Vec<Observer> = choreo_base::lock(&self.observers).drain(..).collect();
         py.detach(move || {
             run.close();
             // The observers' senders went with the run's listeners: each thread ends once it
@@ -204,10 +199,7 @@ impl Run {
 
     /// Stops calling an observer.
     fn unobserve(&self, id: usize) -> PyResult<()> {
-        let taken = self
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let taken = choreo_base::lock(&self.listeners)
             .get_mut(id)
             .and_then(Option::take);
         if let Some(listener) = taken {
@@ -408,14 +400,14 @@ struct Progress {
 
 impl Progress {
     fn handed(&self, n: u64) {
-        *self.handed.lock().unwrap_or_else(PoisonError::into_inner) += n;
+        *choreo_base::lock(&self.handed) += n;
         self.moved.notify_all();
     }
 
     /// Waits until everything given so far has been handed Python.
     fn catch_up(&self) {
         let given = self.given.load(Ordering::SeqCst);
-        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        let handed = choreo_base::lock(&self.handed);
         drop(
             self.moved
                 .wait_while(handed, |h| *h < given)
@@ -476,14 +468,11 @@ impl Run {
                 }
             })
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start an observer: {e}")))?;
-        self.observers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(Observer {
-                id: thread.thread().id(),
-                thread,
-                progress: Arc::clone(&progress),
-            });
+        choreo_base::lock(&self.observers).push(Observer {
+            id: thread.thread().id(),
+            thread,
+            progress: Arc::clone(&progress),
+        });
         Ok(Feed { tx, progress })
     }
 
@@ -491,9 +480,7 @@ impl Run {
     /// for the run from its callback cannot wait for itself).
     fn progress(&self) -> Vec<Arc<Progress>> {
         let here = std::thread::current().id();
-        self.observers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.observers)
             .iter()
             .filter(|o| o.id != here)
             .map(|o| Arc::clone(&o.progress))
@@ -502,10 +489,7 @@ impl Run {
 
     /// Keeps a listener id under a number Python can hold: its index in this run's list.
     fn remember(&self, id: choreo::ListenerId) -> usize {
-        let mut listeners = self
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut listeners = choreo_base::lock(&self.listeners);
         listeners.push(Some(id));
         listeners.len() - 1
     }
@@ -630,7 +614,7 @@ impl Events {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let events = self.events.get()?;
-        let mut guard = events.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = choreo_base::lock(&events);
         if let Some(e) = guard.1.pop_front() {
             return event_dict(py, &e).map(Some);
         }
@@ -638,7 +622,7 @@ impl Events {
         // every one already there.
         drop(guard);
         let next = py.detach(|| {
-            let mut guard = events.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut guard = choreo_base::lock(&events);
             let (events, taken) = &mut *guard;
             let first = events.next()?;
             while taken.len() < BATCH {

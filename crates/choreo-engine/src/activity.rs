@@ -12,6 +12,7 @@
 //! route: the clock tokens it schedules carry its number in their top bits, and come
 //! back to it alone.
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
@@ -368,7 +369,7 @@ impl Activity {
         let spawned = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
-                crate::slice::ask_short_slice();
+                choreo_base::slice::ask_short_slice();
                 me.take_turn(turn);
                 // Counted down even if `work` panics: a lost count would freeze virtual time.
                 let _done = Finished(&me);
@@ -510,7 +511,7 @@ impl Activity {
         }
         let mut outside_since: Option<std::time::Instant> = None;
         let (lock, cv) = &self.progress;
-        let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = choreo_base::lock(&lock);
         let done = loop {
             if ready() {
                 break true;
@@ -545,7 +546,7 @@ impl Activity {
 
     fn notify_progress(&self) {
         let (lock, cv) = &self.progress;
-        let mut n = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut n = choreo_base::lock(&lock);
         *n += 1;
         cv.notify_all();
     }
@@ -630,10 +631,6 @@ fn wall_now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// An engine's place on a time base (see [`Activity::route`]); gone when dropped.

@@ -4,12 +4,13 @@
 //! Both give the same trace for the same behavior; virtual time is just faster, and makes
 //! every test deterministic.
 
+use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::num::NonZeroU64;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -127,12 +128,6 @@ fn after_release(now: Time, deadline: Time) {
     if deadline > now {
         std::thread::sleep(Duration::from_nanos(deadline.0 - now.0));
     }
-}
-
-/// Locks a mutex, recovering the data if another thread panicked while holding it: every
-/// critical section here leaves the state consistent, so the data is still good.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Pending wake-ups in firing order: by deadline, then by scheduling order (ties are
@@ -272,7 +267,7 @@ fn tune_current_thread(requested: Priority) -> Scheduling {
         _ => Priority::Inherited,
     };
     // Under SCHED_FIFO the slice does not apply; otherwise a short one wakes it sooner.
-    crate::slice::ask_short_slice();
+    choreo_base::slice::ask_short_slice();
     Scheduling {
         requested,
         got,

@@ -10,7 +10,7 @@ use crate::engine::command::{Command, TimelineCommand};
 use crate::engine::shared::Shared;
 use crate::error::{EngineError, RobotError};
 use crate::graph::{BoxId, BoxNode};
-use crate::value::Value;
+use choreo_base::Value;
 
 /// What box code can do with the engine: fire outputs, read and set parameters, command
 /// timelines, read and wait on the clock. Cheap to clone.

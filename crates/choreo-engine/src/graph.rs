@@ -10,7 +10,7 @@ use choreo_xar::model::{
 };
 
 use crate::resource::ResourceNode;
-use crate::value::Value;
+use choreo_base::Value;
 
 /// A box instance, as an index into [`Graph::boxes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

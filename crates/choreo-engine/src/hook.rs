@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::value::Value;
+use choreo_base::Value;
 
 /// The name of a box input (`onStart`), shared by the graph and every hook call it gets: a
 /// signal hop hands the name on without copying it. Reads as a `str` (it derefs to one and

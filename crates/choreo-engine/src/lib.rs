@@ -11,9 +11,8 @@
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
 //! - [`error`]: the errors at those boundaries ([`ScriptError`], [`RobotError`],
 //!   [`EngineError`]).
-//! - [`pool`]: the worker threads that run blocking jobs (box hooks, qi calls).
 //! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread.
-//! - [`trace`]: the event trace. [`value`]: dynamic values.
+//! - [`trace`]: the event trace. [`Value`]: dynamic values (choreo-base's).
 
 pub mod activity;
 pub mod clock;
@@ -23,15 +22,13 @@ pub mod error;
 pub mod graph;
 pub mod hook;
 pub mod host;
-pub mod pool;
 pub mod resource;
 pub mod robot;
-pub mod slice;
 pub mod trace;
 mod turn;
-pub mod value;
 
 pub use activity::Activity;
+pub use choreo_base::Value;
 pub use context::BoxContext;
 pub use engine::command::TimelineCommand;
 pub use engine::{Engine, FrameObserver, Options, Outcome};
@@ -40,4 +37,3 @@ pub use hook::{Hook, InputName};
 pub use host::{BoxCode, NativeHost, ScriptHost};
 pub use robot::{MemorySink, Robot, SubscriptionId};
 pub use trace::Trace;
-pub use value::Value;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::activity::Activity;
 use crate::error::RobotError;
 use crate::resource::ResourceTree;
-use crate::value::Value;
+use choreo_base::Value;
 
 /// Identifies one subscription, so it can be removed; chosen by the subscriber.
 pub type SubscriptionId = u64;

@@ -107,7 +107,7 @@ impl Turns {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.state)
     }
 
     fn key(&self) -> usize {

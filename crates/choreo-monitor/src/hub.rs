@@ -3,7 +3,8 @@
 //! a page that cannot keep up loses batches (counted) and gets a snapshot when it can take
 //! one again. The run only ever pushes to a vector under a short lock.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use choreo_base::lock;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::trace::Event;
@@ -22,10 +23,6 @@ pub const QUEUE: usize = 16;
 
 /// The most events one `batch` message carries (a busy tick is sent as several).
 pub const MAX_BATCH: usize = 1000;
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// An event queued by the run: as the trace gave it (read, and made JSON, on the monitor's
 /// thread, not the run's), or already JSON (a replay's, or published so).

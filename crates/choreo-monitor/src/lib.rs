@@ -39,10 +39,11 @@ use choreo_engine::graph::Graph;
 use choreo_engine::trace::Event;
 use serde_json::{Value, json};
 
-use crate::hub::{Hub, Queued, lock};
+use crate::hub::{Hub, Queued};
 use crate::replay::Replay;
 use crate::stack::StackShape;
 use crate::state::{Natures, State};
+use choreo_base::lock;
 
 /// What went wrong starting the monitor.
 #[derive(Debug, thiserror::Error)]

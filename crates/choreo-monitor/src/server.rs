@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use crate::hub::{batches, lock};
+use crate::hub::batches;
 use crate::{Command, Shared};
+use choreo_base::lock;
 
 /// The page's files, embedded.
 const ASSETS: &[(&str, &str, &str)] = &[

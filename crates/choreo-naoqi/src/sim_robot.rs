@@ -19,7 +19,7 @@ use crate::robot::memory::Memory;
 use crate::robot::observe::{CallStats, JointState, Snapshot, TaskInfo};
 use crate::robot::playing;
 use crate::robot::scenario::{Action, Scenario};
-use crate::robot::sim::{Observer, Sim, lock};
+use crate::robot::sim::{Observer, Sim};
 use crate::robot::state::State;
 use crate::services::audio::player::Player;
 use crate::services::audio::recognition::Recognition;
@@ -28,6 +28,7 @@ use crate::services::core::behaviors::{self, BehaviorLauncher, Manager};
 use crate::services::core::service_manager::{self, Host as ServiceHostSlot, ServiceHost};
 use crate::services::interaction::dialog::{self, DialogScripts};
 use crate::services::motion::posture;
+use choreo_base::lock;
 
 /// The simulated NAO or Pepper robot: serves the NAOqi modules of docs/simulated-robot.md with
 /// their timing, keeps ALMemory, runs scenarios. Cheap to clone (a shared handle).

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::graph::Content;
 use choreo_engine::{MemorySink, Robot, RobotError, TimelineCommand, Value};
@@ -354,27 +354,17 @@ impl BoxApi {
     ) -> PyResult<()> {
         self.unsubscribe_event(event, module);
         let id = self.subscribe(py, event, callback)?;
-        self.state
-            .run
-            .events
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                (event.to_string(), module.to_string()),
-                (Arc::downgrade(&self.state), id),
-            );
+        choreo_base::lock(&self.state.run.events).insert(
+            (event.to_string(), module.to_string()),
+            (Arc::downgrade(&self.state), id),
+        );
         Ok(())
     }
 
     /// `ALMemory.unsubscribeToEvent(event, module)`: false if this run has no such
     /// subscription.
     fn unsubscribe_event(&self, event: &str, module: &str) -> bool {
-        let found = self
-            .state
-            .run
-            .events
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let found = choreo_base::lock(&self.state.run.events)
             .remove(&(event.to_string(), module.to_string()));
         match found {
             Some((state, id)) => {
@@ -425,11 +415,7 @@ impl BoxApi {
         });
         let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
         connect(robot, id, sink).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        self.state
-            .subscriptions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(id);
+        choreo_base::lock(&self.state.subscriptions).push(id);
         Ok(id)
     }
 
@@ -472,7 +458,7 @@ impl Mailbox {
         if !this.state.is_alive() {
             return;
         }
-        let mut queue = this.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queue = choreo_base::lock(&this.queue);
         queue.0.push_back((key.to_string(), value));
         if queue.1 {
             return;
@@ -486,7 +472,7 @@ impl Mailbox {
             .activity()
             .spawn("choreo-memory", move || me.deliver());
         if spawned.is_err() {
-            let mut queue = this.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut queue = choreo_base::lock(&this.queue);
             queue.0.clear();
             queue.1 = false;
         }
@@ -495,7 +481,7 @@ impl Mailbox {
     fn deliver(&self) {
         loop {
             let next = {
-                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut queue = choreo_base::lock(&self.queue);
                 let next = queue.0.pop_front();
                 queue.1 = next.is_some();
                 next

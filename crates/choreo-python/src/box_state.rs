@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use choreo_engine::{BoxContext, SubscriptionId};
@@ -59,9 +59,7 @@ pub(crate) type EventSubscription = (Weak<BoxState>, SubscriptionId);
 impl Run {
     /// The box whose `getName()` is `name`, if it is alive.
     pub(crate) fn box_named(&self, name: &str) -> Option<Arc<BoxState>> {
-        self.boxes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.boxes)
             .get(name)
             .and_then(Weak::upgrade)
     }
@@ -132,10 +130,7 @@ impl BoxState {
 
     /// Ends subscription `id`.
     pub(crate) fn unsubscribe(&self, id: SubscriptionId) {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|s| *s != id);
+        choreo_base::lock(&self.subscriptions).retain(|s| *s != id);
         if let Some(robot) = self.ctx.robot() {
             robot.unsubscribe(id);
         }
@@ -144,12 +139,7 @@ impl BoxState {
     /// The box is destroyed: its subscriptions end and its background work stops acting.
     pub(crate) fn close(&self) {
         self.alive.store(false, Ordering::SeqCst);
-        let ids = std::mem::take(
-            &mut *self
-                .subscriptions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let ids = std::mem::take(&mut *choreo_base::lock(&self.subscriptions));
         if let Some(robot) = self.ctx.robot() {
             for id in ids {
                 robot.unsubscribe(id);

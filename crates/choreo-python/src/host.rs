@@ -3,7 +3,7 @@
 //! taken only while Python runs.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use choreo_engine::graph::BoxNode;
 use choreo_engine::{BoxCode, BoxContext, Hook, ScriptError, ScriptHost, Value};
@@ -54,7 +54,7 @@ impl ScriptHost for PythonHost {
     }
 
     fn prepare(&self, graph: &choreo_engine::graph::Graph) {
-        let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut prepared = choreo_base::lock(&self.prepared);
         prepared.clear();
         let mut items = Vec::new();
         for node in &graph.boxes {
@@ -76,22 +76,14 @@ impl ScriptHost for PythonHost {
 
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
         let state = Arc::new(BoxState::new(ctx.clone(), Arc::clone(&self.run)));
-        self.run
-            .boxes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(state.name.clone(), Arc::downgrade(&state));
+        choreo_base::lock(&self.run.boxes).insert(state.name.clone(), Arc::downgrade(&state));
         if node.code.trim().is_empty() {
             return Ok(Arc::new(PythonBox {
                 state,
                 script: None,
             }));
         }
-        let prepared = self
-            .prepared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&node.code);
+        let prepared = choreo_base::lock(&self.prepared).remove(&node.code);
         let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(&node.code));
         let _entered = Entered::new(Arc::clone(&state));
         let script = Python::attach(|py| -> Result<Option<Script>, ScriptError> {

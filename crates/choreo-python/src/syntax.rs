@@ -1,12 +1,13 @@
 //! Box scripts compiled as a run compiles them (after the Python-2 fixer), without running
 //! them: what `choreo check` reports before a run.
 
+use choreo_base::lock;
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Mutex, TryLockError};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -212,10 +213,6 @@ fn helper_python() -> Option<PathBuf> {
     python.is_file().then_some(python)
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl CompileCheck {
     /// The first syntax error of `code` (a box script), if any: (line, column, message).
     pub fn syntax_error(&self, code: &str) -> Found {
@@ -307,7 +304,8 @@ impl choreo_xar::ScriptCheck for CompileCheck {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::{CompileCheck, Helper, compile_here, helper_python, lock};
+    use super::{CompileCheck, Helper, compile_here, helper_python};
+    use choreo_base::lock;
 
     #[test]
     fn python_2_scripts_compile_after_the_fixer_and_errors_have_their_line() {

@@ -9,10 +9,7 @@ use choreo_python::fixer::{Rewrite, fix, fix_report};
 use proptest::prelude::*;
 use pyo3::prelude::*;
 
-#[path = "support/corpus.rs"]
-mod corpus;
-
-use corpus::corpus_scripts;
+use crate::support::corpus::corpus_scripts;
 
 fn lines(s: &str) -> usize {
     let b = s.as_bytes();

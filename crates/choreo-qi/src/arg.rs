@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use choreo_engine::Value;
-use choreo_engine::pool::Pool;
+use choreo_base::Value;
+use choreo_base::pool::Pool;
 
 use crate::dispatch::{self, Host};
 use crate::error::Error;

@@ -1,7 +1,7 @@
 //! Capabilities and authentication (qi-protocol.md §8): the `{sm}` map both ends exchange
 //! in the authenticate call (service 0, object 0, action 8) and what they then share.
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::error::Error;
 use crate::generation::Generation;

@@ -4,15 +4,12 @@
 //! message is never due before the one before it in the same direction, whatever its
 //! jitter. One thread per server (the [`DelayLine`]) runs what falls due.
 
+use choreo_base::lock;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// How long each message waits each way: `base` ± `jitter` (uniform), and, with a
 /// [`LatencyChange`], another delay from some time after the connection opened (a robot walking

@@ -1,6 +1,6 @@
 //! The ServiceDirectory (qi-protocol.md §9): its member uids and `ServiceInfo`.
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::error::Error;
 

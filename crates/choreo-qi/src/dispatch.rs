@@ -8,14 +8,15 @@
 //! that run methods that may block. Everything a peer sees (the reserved members, errors,
 //! the results) is the same code.
 
+use choreo_base::lock;
 use std::borrow::Cow;
 use std::io::Write as _;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use choreo_engine::Value;
-use choreo_engine::pool::{Job, Pool, PoolOptions, Started};
+use choreo_base::Value;
+use choreo_base::pool::{Job, Pool, PoolOptions, Started};
 
 use crate::error::Error;
 use crate::header::{Flags, MessageType};
@@ -26,10 +27,6 @@ use crate::peer::Peer;
 use crate::reader::Reader;
 use crate::signature::Signature;
 use crate::value;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Where the objects served to a peer live, and how they are run.
 pub(crate) trait Host: Send + Sync + 'static {

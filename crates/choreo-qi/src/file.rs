@@ -17,19 +17,16 @@
 //! notifier keeps that state in its `status` (0 idle, 1 running, 2 finished, 3 failed, 4
 //! canceled) and `progress` properties, and [`FileObject::observed`] reports each change.
 
+use choreo_base::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::arg::Arg;
 use crate::error::Error;
 use crate::object::{ObjectBuilder, Out, ServedObject};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The most bytes one read may ask for (libqicore's `File::MAX_READ_SIZE`).
 pub const MAX_READ_SIZE: i64 = 1_000_000;

@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
 use crate::metaobject::MetaObject;

@@ -4,7 +4,7 @@
 //!
 //! - [`header`]: the 28-byte header, message types and flags; [`message`]: framing and ids.
 //! - [`signature`]: type signatures; [`value`]: the binary codec between signatures and the
-//!   engine's [`choreo_engine::Value`]; [`metaobject`]: MetaObjects and object references.
+//!   engine's [`choreo_base::Value`]; [`metaobject`]: MetaObjects and object references.
 //! - [`capability`]: capabilities and authentication; [`generation`]: what each NAOqi
 //!   release's libqi says on the wire (2.1, 2.5, 2.8, 2.9); [`directory`]: the ServiceDirectory's
 //!   API and `ServiceInfo`.

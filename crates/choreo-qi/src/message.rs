@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::error::Error;
 use crate::header::{Address, Flags, HEADER_SIZE, Header, MessageType};

@@ -2,11 +2,12 @@
 //! argument ([`crate::Arg::Object`]): methods implemented in Rust, signals, properties, and
 //! the MetaObject that describes them (uids from 100, as libqi numbers them).
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::error::Error;
 use crate::header::{Address, Flags, MessageType};
@@ -17,10 +18,6 @@ use crate::metaobject::{
 use crate::peer::Peer;
 use crate::signature::Signature;
 use crate::value;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// What a method returns: a value, or an object passed by reference.
 pub enum Out {

@@ -3,9 +3,10 @@
 //! capabilities and protocol generation both ends share, the MetaObjectCache, and the calls
 //! running for it. Below the objects a peer calls, the dispatcher and both ends' sockets.
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use crate::capability::{self, CapabilityMap, Shared};
 use crate::error::Error;
@@ -16,10 +17,6 @@ use crate::metaobject::{MetaCache, ObjectFormat, ObjectRef};
 use crate::signature::Signature;
 use crate::socket::Outbox;
 use crate::value;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Peer ids, unique in the process (0 means "no peer": a server's own services).
 static NEXT_PEER: AtomicU64 = AtomicU64::new(1);

@@ -1,12 +1,14 @@
 //! Robots over qi: [`RemoteRobot`] drives a real (or libqi-hosted) robot for the engine, and
 //! [`serve_robot`] serves any [`Robot`] (the simulated robot) as NAOqi modules.
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
+use choreo_base::Value;
+use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId};
 
 use crate::error::Error;
 use crate::naoqi::{Catalogue, MODULE_BASE};
@@ -14,10 +16,6 @@ use crate::object::{ObjectBuilder, Out, ServedObject};
 use crate::server::{Server, ServerOptions};
 use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
 use crate::value::signature_of;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Where a served robot listens unless told otherwise (loopback, NAOqi's port).
 pub const DEFAULT_LISTEN: &str = "tcp://127.0.0.1:9559";

@@ -4,7 +4,7 @@
 //!
 //! Threads: one accepting thread per listening socket, one reactor thread serving every
 //! plain-TCP connection (`crate::reactor`: a connection costs memory, not a thread), and a
-//! pool of workers ([`choreo_engine::pool::Pool`]) that grows when every worker is busy
+//! pool of workers ([`choreo_base::pool::Pool`]) that grows when every worker is busy
 //! (methods may block for as long as a robot action lasts) and shrinks when workers stay
 //! idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the reactor
 //! thread itself.
@@ -25,16 +25,17 @@
 //! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
 //! error and holds up no one.
 
+use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
-use choreo_engine::Value;
-use choreo_engine::pool::Pool;
+use choreo_base::Value;
+use choreo_base::pool::Pool;
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
 use crate::delay::{DelayLine, Lane, Latency};
@@ -50,10 +51,6 @@ use crate::reactor::{Limits, Reactor, Refusal, Served};
 use crate::session::{Session, SessionOptions, parse_url};
 use crate::socket::{Incoming, Outbox};
 use crate::tls::{self, ServerTls};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     m.read().unwrap_or_else(PoisonError::into_inner)

@@ -22,9 +22,10 @@
 //! thread holds the writer role next, so records always reach the socket in the order they
 //! were sealed.
 
+use choreo_base::lock;
 use std::io::{self, BufRead, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use crate::delay::{DelayLine, Lane, Latency};
@@ -66,10 +67,6 @@ struct OutState {
     resumed: u64,
     /// Frames are queued, not written, until [`Outbox::release`] (see [`Outbox::hold`]).
     held: bool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Buffers larger than this are not kept for reuse.

@@ -31,7 +31,7 @@ use std::io;
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -296,7 +296,7 @@ pub(crate) fn connect(
     let mut io = stream;
     while conn.is_handshaking() {
         if let Err(e) = conn.complete_io(&mut io) {
-            if let Some(fp) = *rejected.lock().unwrap_or_else(PoisonError::into_inner) {
+            if let Some(fp) = *choreo_base::lock(&rejected) {
                 return Err(Error::Authentication(format!(
                     "the server's certificate (SHA-256 {fp}) is not among the pinned ones"
                 )));
@@ -358,7 +358,7 @@ impl ServerCertVerifier for Verifier {
         if pins.contains(&seen) {
             return Ok(ServerCertVerified::assertion());
         }
-        *self.rejected.lock().unwrap_or_else(PoisonError::into_inner) = Some(seen);
+        *choreo_base::lock(&self.rejected) = Some(seen);
         Err(rustls::Error::InvalidCertificate(
             rustls::CertificateError::ApplicationVerificationFailure,
         ))

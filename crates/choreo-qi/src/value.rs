@@ -9,7 +9,7 @@
 //! collected in [`Decoded::objects`] and its place in the value holds `None`. Writing an
 //! object is [`encode_object`].
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use crate::error::Error;
 use crate::metaobject::{ObjectFormat, ObjectRef};

@@ -5,6 +5,8 @@
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 use crate::common;
+use crate::common::SETTLE;
+use choreo_testkit::wait_until;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -25,13 +27,6 @@ fn i(x: i64) -> Value {
 }
 
 /// Waits (up to 5 s) for `done`.
-fn wait_until(done: impl Fn() -> bool) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !done() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// Our client on `url`, calls waiting up to 10 s.
 fn connect_patiently(url: &str) -> Session {
     let options = SessionOptions {
@@ -163,7 +158,7 @@ fn our_client_against_libqi_server() {
         .unwrap();
     t.call("emit", &[i(3)]).unwrap();
     // The Python service emits from a thread pool: order and timing are libqi's.
-    wait_until(|| got.lock().unwrap().len() == 3);
+    wait_until(SETTLE, || got.lock().unwrap().len() == 3);
     let mut events = got.lock().unwrap().clone();
     events.sort_by_key(|e| e[0].to_string());
     assert_eq!(
@@ -188,7 +183,7 @@ fn our_client_against_libqi_server() {
         .connect("volume", move |args| sink.lock().unwrap().push(args))
         .unwrap();
     t.set_property("volume", Value::Float(0.25)).unwrap();
-    wait_until(|| !changes.lock().unwrap().is_empty());
+    wait_until(SETTLE, || !changes.lock().unwrap().is_empty());
     assert_eq!(*changes.lock().unwrap(), vec![vec![Value::Float(0.25)]]);
     assert_eq!(t.property("volume").unwrap(), Value::Float(0.25));
     t.disconnect(plink).unwrap();
@@ -247,7 +242,7 @@ fn a_remote_robot_delivers_a_libqi_modules_signal_until_unsubscribed() {
     // The fixture's `emit(n)` emits textDone("done0") .. ("done<n-1>"): the sink gets the
     // signal's name and its arguments as a list, as box code's callback takes them.
     robot.call("ChoreoTest", "emit", vec![i(2)]).unwrap();
-    wait_until(|| got.lock().unwrap().len() == 2);
+    wait_until(SETTLE, || got.lock().unwrap().len() == 2);
     let mut events = got.lock().unwrap().clone();
     events.sort_by_key(|(_, v)| v.to_string());
     assert_eq!(
@@ -461,10 +456,10 @@ fn libqi_calls_back_an_object_our_client_passed() {
     assert_eq!(sid, service.address().0);
     assert!(oid >= 1 << 31, "object id {oid}");
     // Python dropped its proxies: libqi terminated both objects, which we let go.
-    wait_until(|| session.served_objects() == 0);
+    wait_until(SETTLE, || session.served_objects() == 0);
     assert_eq!(session.served_objects(), 0);
     drop(object);
-    wait_until(|| dropped.load(Ordering::SeqCst));
+    wait_until(SETTLE, || dropped.load(Ordering::SeqCst));
     assert!(dropped.load(Ordering::SeqCst));
 
     // An object fits only an `o` (or `m`) parameter.
@@ -514,6 +509,6 @@ fn libqi_reads_a_file_our_client_passed_as_copy_to_local_does() {
         seen.first().map(|p| p.status),
         Some(TransferStatus::Running)
     );
-    wait_until(|| session.served_objects() == 0);
+    wait_until(SETTLE, || session.served_objects() == 0);
     assert_eq!(session.served_objects(), 0);
 }

@@ -6,6 +6,7 @@
 //! libqi answering the probes.
 
 use crate::common;
+use choreo_testkit::wait_until;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -46,17 +47,6 @@ fn noticed_within() -> Duration {
 }
 
 /// Polls `done` every 5 ms for up to `limit`; true if it held.
-fn wait_until(limit: Duration, done: impl Fn() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    true
-}
-
 /// A TCP proxy that can turn into a black hole.
 struct Proxy {
     url: String,

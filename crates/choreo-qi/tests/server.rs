@@ -2,6 +2,8 @@
 //! RemoteRobot, reconnection, and malformed input (each bad connection is closed with a
 //! logged error while other clients go on being served).
 
+use crate::common::SETTLE;
+use choreo_testkit::wait_until;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
@@ -14,17 +16,6 @@ use choreo_qi::{
     Error, ObjectBuilder, Out, RemoteRobot, Server, ServerEvent, ServerOptions, Session,
     SessionOptions, capability,
 };
-
-fn wait_until(done: impl Fn() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !done() {
-        if std::time::Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    true
-}
 
 #[test]
 fn remote_robot_drives_the_served_simulated_robot() {
@@ -71,7 +62,7 @@ fn remote_robot_drives_the_served_simulated_robot() {
         )
         .unwrap();
     sim.raise_event("choreo/Touch", Value::Float(1.0));
-    assert!(wait_until(|| got.lock().unwrap().len() == 1));
+    assert!(wait_until(SETTLE, || got.lock().unwrap().len() == 1));
     assert_eq!(
         got.lock().unwrap()[0],
         ("choreo/Touch".to_string(), Value::Float(1.0))
@@ -134,7 +125,7 @@ fn remote_robot_drives_the_served_simulated_robot() {
     );
     assert!(!e.is_connection_lost());
     served.stop();
-    assert!(wait_until(|| {
+    assert!(wait_until(SETTLE, || {
         robot
             .call("ALTextToSpeech", "getLanguage", vec![])
             .is_err_and(|e| e.is_connection_lost())
@@ -168,7 +159,7 @@ fn reconnects_with_a_clear_error_meanwhile() {
     );
     // Drop every connection: the session reconnects by itself.
     server.stop();
-    assert!(wait_until(|| !pinger.is_connected()));
+    assert!(wait_until(SETTLE, || !pinger.is_connected()));
     match pinger.call("ping", &[Value::Int(1)]) {
         Err(Error::Disconnected(_)) => {}
         other => panic!("{other:?}"),
@@ -200,7 +191,7 @@ fn reconnects_with_a_clear_error_meanwhile() {
             Err(e) => panic!("{e}"),
         }
     }
-    assert!(wait_until(|| session.is_connected()));
+    assert!(wait_until(SETTLE, || session.is_connected()));
     assert_eq!(*reconnected.lock().unwrap(), 1);
     let pinger = session.service("Pinger").unwrap();
     assert_eq!(
@@ -368,7 +359,7 @@ fn malformed_input_closes_only_that_connection() {
             "case {i} ({expected}): still open"
         );
         assert!(
-            wait_until(|| errors.lock().unwrap().len() > i),
+            wait_until(SETTLE, || errors.lock().unwrap().len() > i),
             "case {i}: no error logged"
         );
         let logged = errors.lock().unwrap()[i].clone();

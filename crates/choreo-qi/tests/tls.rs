@@ -9,6 +9,8 @@
 //! certificates/key missing, the SSL configuration is incomplete".
 
 use crate::common;
+use crate::common::SETTLE;
+use choreo_testkit::wait_until;
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -114,17 +116,6 @@ fn options(verify: TlsVerify) -> SessionOptions {
     }
 }
 
-fn wait_until(done: impl Fn() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !done() {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    true
-}
-
 #[test]
 fn calls_signals_and_properties_over_tcps_with_user_and_token() {
     let (tls, fingerprint) = self_signed();
@@ -159,7 +150,7 @@ fn calls_signals_and_properties_over_tcps_with_user_and_token() {
         .connect("tick", move |args| sink.lock().unwrap().push(args))
         .unwrap();
     svc.call("emit", &[Value::Int(500)]).unwrap();
-    assert!(wait_until(|| got.lock().unwrap().len() == 500));
+    assert!(wait_until(SETTLE, || got.lock().unwrap().len() == 500));
     assert_eq!(got.lock().unwrap()[499], vec![Value::Int(499)]);
     svc.disconnect(link).unwrap();
 
@@ -324,7 +315,7 @@ fn a_plain_client_against_a_tcps_server_fails_cleanly() {
         .expect("a plain client cannot talk to a tcps server");
     assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
     assert!(err.to_string().contains("tcps://"), "{err}");
-    assert!(wait_until(|| {
+    assert!(wait_until(SETTLE, || {
         events.lock().unwrap().iter().any(
             |e| matches!(e, ServerEvent::Closed { error: Some(why), .. } if why.contains("TLS")),
         )
@@ -368,7 +359,7 @@ fn a_tcps_client_against_a_plain_server_fails_cleanly() {
     .expect("a TLS client cannot talk to a plain server");
     assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
     assert!(matches!(err, Error::Tls(_)), "{err:?}");
-    assert!(wait_until(|| {
+    assert!(wait_until(SETTLE, || {
         events
             .lock()
             .unwrap()

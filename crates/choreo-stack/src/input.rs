@@ -2,7 +2,7 @@
 //! message from another thread) and is handed to the behaviors that subscribed to it, once
 //! per tick (behavior-stack.md §7, steps 4 and 5).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::Value;
 
@@ -25,17 +25,14 @@ pub struct Inbox {
 impl Inbox {
     /// Posts `input` for the next tick.
     pub fn post(&self, name: impl Into<String>, value: Value) {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(Input {
-                name: name.into(),
-                value,
-            });
+        choreo_base::lock(&self.queue).push(Input {
+            name: name.into(),
+            value,
+        });
     }
 
     /// Everything posted since the last call, in order.
     pub(crate) fn take(&self) -> Vec<Input> {
-        std::mem::take(&mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(&mut *choreo_base::lock(&self.queue))
     }
 }

@@ -8,9 +8,12 @@
 pub mod architecture;
 pub mod generated;
 pub mod naoqi_calls;
+pub mod xar_text;
 
 use std::io::Write as _;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Choregraphe 2.1's stock box library, relative to the corpus.
 pub const LIBRARY: &str = "chiarasabaini__3CI_assignments/INI/nao/choregraphe-suite-2.1.4.13-win32-vs2010/share/choregraphe/libraries/box";
@@ -39,23 +42,65 @@ pub fn library(what: &str) -> Option<PathBuf> {
     required(&corpus(what)?.join(LIBRARY), what, under_ci())
 }
 
-/// `dir` when it is a folder. Otherwise: with `ci` true, panics (a CI run must have every
-/// input); with `ci` false, writes `NOTICE: <dir> is absent: <what> skipped` to stderr (past
-/// the test harness's capture, so that a skip is never silent) and returns `None`.
+/// `dir` when it is a folder, else [`absent`]`(what, "<dir> is absent", ci)`.
 pub fn required(dir: &Path, what: &str, ci: bool) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir.to_path_buf());
     }
+    absent(what, &format!("{} is absent", dir.display()), ci)
+}
+
+/// The one rule for a test whose input is missing (`why`: what is missing, and how to get
+/// it). With `ci` true, panics: a CI run must have every input. With `ci` false, writes
+/// `NOTICE: <why>: <what> skipped` to stderr (past the test harness's capture, so that a
+/// skip is never silent) and returns `None`.
+pub fn absent<T>(what: &str, why: &str, ci: bool) -> Option<T> {
     assert!(
         !ci,
-        "{} is absent: {what} cannot run, and under CI=true it must (skips are for local runs)",
-        dir.display()
+        "{why}: {what} cannot run, and under CI=true it must (skips are for local runs)"
     );
-    let notice = format!("NOTICE: {} is absent: {what} skipped\n", dir.display());
+    let notice = format!("NOTICE: {why}: {what} skipped\n");
     // Written straight to the process's stderr: `eprintln!` would be captured by the harness
     // and shown only for a failing test. A failed write leaves nothing better to do.
     let _ = std::io::stderr().write_all(notice.as_bytes());
     None
+}
+
+/// The python of the venv with PyPI `qi` 3.1.5 (`CHOREO_QI_PYTHON`; `scripts/test` creates
+/// `target/qi-venv`), or [`absent`] when it is not there.
+pub fn qi_python(what: &str) -> Option<PathBuf> {
+    match std::env::var_os("CHOREO_QI_PYTHON").map(PathBuf::from) {
+        Some(p) if p.exists() => Some(p),
+        other => {
+            let why = match other {
+                Some(p) => format!("CHOREO_QI_PYTHON={} does not exist", p.display()),
+                None => "CHOREO_QI_PYTHON is not set".to_string(),
+            };
+            let why = format!("{why} (scripts/test creates target/qi-venv with qi==3.1.5)");
+            absent(what, &why, under_ci())
+        }
+    }
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free loopback port: {e}"))
+}
+
+/// Polls `done` every 5 ms until it holds (true) or `limit` passed (false): for what another
+/// thread or process makes true. Give `limit` a margin that holds with every core busy.
+pub fn wait_until(limit: Duration, done: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
 }
 
 /// Debian's `chromium` for the browser tests: `CHOREO_CHROMIUM` when set, else `chromium`
@@ -73,16 +118,11 @@ pub fn chromium(what: &str) -> Option<PathBuf> {
         });
     match found {
         Some(p) if p.is_file() => Some(p),
-        _ => {
-            assert!(
-                !under_ci(),
-                "chromium is missing: {what} cannot run, and under CI=true it must \
-                 (scripts/test installs it)"
-            );
-            let notice = format!("NOTICE: chromium is missing: {what} skipped\n");
-            let _ = std::io::stderr().write_all(notice.as_bytes());
-            None
-        }
+        _ => absent(
+            what,
+            "chromium is missing (scripts/test installs it)",
+            under_ci(),
+        ),
     }
 }
 

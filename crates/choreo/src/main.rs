@@ -10,7 +10,7 @@ fn main() -> ExitCode {
         eprintln!("cannot set the Python environment up: {e}");
     }
     // Every thread of the process (its servers, the simulated robot, box code's) inherits a
-    // short time slice: hand-overs stay quick on a busy machine (choreo_engine::slice).
-    choreo_engine::slice::ask_short_slice();
+    // short time slice: hand-overs stay quick on a busy machine (choreo_base::slice).
+    choreo_base::slice::ask_short_slice();
     ExitCode::from(choreo::cli::main(std::env::args_os()))
 }

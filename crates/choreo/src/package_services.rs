@@ -23,11 +23,12 @@
 //! Why `start` waits (real time, at most [`READY`]) for the program to register a service:
 //! box code runs in virtual time, which would otherwise race past a program still starting.
 
+use choreo_base::lock;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use choreo_engine::{MemorySink, Robot, SubscriptionId, Value};
@@ -43,10 +44,6 @@ pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// The Python binding of libqi that service programs import (PyPI's).
 const QI_PIN: &str = "qi==3.1.5";
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The services of one run's package.
 pub struct PackageServices {

@@ -309,10 +309,9 @@ fn a_closed_terminal_on_stderr_does_not_stop_the_progress_line() {
     {
         Ok(o) => o,
         Err(e) => {
-            eprintln!(
-                "NOTICE: {} cannot run ({e}): pty test skipped",
-                python.display()
-            );
+            let why = format!("{} cannot run ({e})", python.display());
+            let _: Option<()> =
+                choreo_testkit::absent("the pty test", &why, choreo_testkit::under_ci());
             return;
         }
     };

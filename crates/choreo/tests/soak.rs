@@ -523,10 +523,7 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
     {
         let balance = Arc::clone(&balance);
         trace.add_listener(Arc::new(move |e: &Event| {
-            balance
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .count(e);
+            choreo_base::lock(&balance).count(e);
         }));
     }
     let host = PythonHost::new(PythonOptions {

@@ -3,7 +3,7 @@
 
 use crate::clock::TimerToken;
 use crate::graph::{BoxId, DiagramId};
-use crate::value::Value;
+use choreo_base::Value;
 
 /// A message to the control thread.
 pub(crate) enum Command {
@@ -115,9 +115,7 @@ impl Gate {
     }
 
     fn opened(&self) -> std::sync::MutexGuard<'_, bool> {
-        self.opened
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        choreo_base::lock(&self.opened)
     }
 
     /// Waits until the gate opens.

@@ -53,9 +53,7 @@ impl Control {
             return;
         };
         crate::trace::flush_thread_buffer();
-        let mut accounted = accounted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut accounted = choreo_base::lock(&accounted);
         accounted.open = false;
         while commands.try_recv().is_some() {}
         if std::mem::take(&mut accounted.counted) {
@@ -81,9 +79,7 @@ impl Control {
             return;
         };
         crate::trace::flush_thread_buffer();
-        let mut accounted = accounted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut accounted = choreo_base::lock(&accounted);
         if accounted.counted && commands.is_empty() {
             accounted.counted = false;
             self.shared
@@ -112,9 +108,7 @@ impl Control {
             return;
         }
         let turn = {
-            let accounted = accounted
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let accounted = choreo_base::lock(&accounted);
             if accounted.counted {
                 accounted.turn
             } else {
@@ -600,12 +594,7 @@ impl Control {
             Command::BoxError { b, hook, text } => self.box_error(b, hook, text),
             Command::NestedFailed(outcome) => self.nested_failed(outcome),
             Command::Constructed => {
-                self.code = std::mem::take(
-                    &mut *self
-                        .code_slot
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner),
-                );
+                self.code = std::mem::take(&mut *choreo_base::lock(&self.code_slot));
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
             Command::Fire { b, output, value } => self.fire(b, output, value),

@@ -89,7 +89,7 @@ impl Control {
             let _counted = counted;
             job();
         }));
-        if let Ok(crate::pool::Started::Queued) = run {
+        if let Ok(choreo_base::pool::Started::Queued) = run {
             // Behind a call that blocks (it lost its turn): it lines up when it starts.
             time.withdraw_turn(turn);
         }

@@ -53,7 +53,7 @@ use crate::host::{BoxCode, ScriptHost};
 use crate::resource::ResourceTree;
 use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
-use crate::value::Value;
+use choreo_base::Value;
 
 /// Engine options.
 #[derive(Clone, Default)]
@@ -181,7 +181,7 @@ impl Engine {
             .name("choreo-control".to_string())
             .spawn(move || {
                 // Its hand-overs to workers and sleepers make a run's pace (slice.rs).
-                crate::slice::ask_short_slice();
+                choreo_base::slice::ask_short_slice();
                 control.supervise(&commands)
             })
             .map_err(|error| {
@@ -218,9 +218,7 @@ impl Engine {
             drop(engine);
             return Err(e);
         }
-        *code_slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = code;
+        *choreo_base::lock(&code_slot) = code;
         shared.post(Command::Constructed);
         Ok(engine)
     }

@@ -12,14 +12,14 @@ use choreo_motion::{BezierCommand, Handle, Motion, Warning};
 use choreo_robot::Model;
 use choreo_xar::model::ResourcesAcquisition;
 
-use crate::clock::lock;
 use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::engine::state::{Control, EarlyPosture, MotionState};
 use crate::graph::{BoxId, Content};
 use crate::resource::{LockType, ResourceNode};
 use crate::trace::Step as TraceStep;
-use crate::value::Value;
+use choreo_base::Value;
+use choreo_base::lock;
 
 /// How long, in behavior time, a Waiting timeline holds its frame while its joints are
 /// taken before it sends anyway (with a warning). The reference waits without bound

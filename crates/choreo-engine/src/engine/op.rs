@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use crate::graph::{BoxId, DiagramId, Target};
 use crate::hook::Hook;
 use crate::trace::End;
-use crate::value::Value;
+use choreo_base::Value;
 
 /// What the control thread does next for one operation.
 #[derive(Debug, Clone)]

@@ -69,9 +69,7 @@ impl Reported {
     }
 
     fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
-        self.slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        choreo_base::lock(&self.slot)
     }
 
     /// Reports `outcome` unless a final one was: Finished, Stopped and the like are final;

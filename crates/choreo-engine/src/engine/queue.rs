@@ -19,7 +19,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::engine::command::Command;
@@ -63,7 +63,7 @@ impl Queue {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every state the lock guards is consistent between statements.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.state)
     }
 }
 
@@ -207,7 +207,7 @@ mod tests {
         Command::Fire {
             b: BoxId(0),
             output,
-            value: crate::value::Value::None,
+            value: choreo_base::Value::None,
         }
     }
 

@@ -11,7 +11,7 @@ use crate::engine::sync::TimelineSync;
 use crate::graph::{BoxId, Content, Graph};
 use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
-use crate::value::Value;
+use choreo_base::Value;
 
 /// See [`Options::on_frame`]: `(timeline box, frame)`.
 pub type FrameObserver = Arc<dyn Fn(BoxId, i64) + Send + Sync>;
@@ -87,9 +87,7 @@ impl Shared {
                 let _ = self.queue.send(c);
             }
             Some(accounted) => {
-                let mut accounted = accounted
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut accounted = choreo_base::lock(&accounted);
                 if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
                     accounted.counted = true;
                     self.counting
@@ -115,9 +113,7 @@ impl Shared {
     }
 
     fn params(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Value>>> {
-        self.parameters
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        choreo_base::lock(&self.parameters)
     }
 
     /// S3: a parameter that does not inherit has its own value; one that inherits takes

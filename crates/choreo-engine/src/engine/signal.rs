@@ -10,7 +10,7 @@ use crate::engine::state::{Control, LastCommand};
 use crate::graph::{BoxId, DiagramId, Graph, Target};
 use crate::hook::Hook;
 use crate::trace::{Compact, End, Step as TraceStep};
-use crate::value::Value;
+use choreo_base::Value;
 
 impl Control {
     /// An input of box `b` is stimulated: what happens depends on its nature (R8, R10, P1).

@@ -19,10 +19,10 @@ use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
-use crate::pool::{Pool, PoolOptions};
 use crate::resource::ResourceTree;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
-use crate::value::Value;
+use choreo_base::Value;
+use choreo_base::pool::{Pool, PoolOptions};
 
 /// Where a diagram is in its lifecycle. Loads and unloads take several hooks; a second
 /// operation on a diagram that is loading or unloading waits for the first to finish.

@@ -11,7 +11,7 @@ use crate::engine::state::{Awaited, Control, LastCommand, MAX_OPS, Phase, Ready}
 use crate::graph::{BoxId, Content, DiagramId, Graph};
 use crate::hook::Hook;
 use crate::trace::{End, HookRef, Step as TraceStep};
-use crate::value::Value;
+use choreo_base::Value;
 
 impl Control {
     /// Starts an operation: it runs (from [`Control::run_ready`]) before the operation that

@@ -14,7 +14,7 @@ use crate::engine::state::{Control, SLOW_STOP, TimelineState, Timer};
 use crate::engine::sync::{Start, TimelineSync};
 use crate::graph::{BoxId, Content};
 use crate::trace::Step as TraceStep;
-use crate::value::Value;
+use choreo_base::Value;
 
 impl Control {
     pub(super) fn timeline(&self, b: BoxId) -> Option<&crate::graph::TimelineNode> {

@@ -10,7 +10,7 @@ use crate::engine::command::Command;
 use crate::engine::shared::Shared;
 use crate::hook::Hook;
 use crate::host::BoxCode;
-use crate::pool::{Pool, PoolError, PoolOptions, Started};
+use choreo_base::pool::{Pool, PoolError, PoolOptions, Started};
 
 /// How long the engine's end waits for hooks still running. Every hook of the behavior
 /// returned or was waited for by the unload (R13) before the engine ends: one still running
@@ -178,7 +178,7 @@ pub(super) fn run_job(job: Job) {
     };
     // The control thread may hand out the next hook as soon as it hears of this one: this
     // worker takes it (it only has the count below left to do).
-    crate::pool::finishing();
+    choreo_base::pool::finishing();
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
         ticket: job.ticket,

@@ -140,7 +140,7 @@ pub(super) fn deliver(shared: &Arc<Shared>, end: usize) {
 
 /// Writes `events` as JSON Lines, in order.
 fn write_lines(shared: &Shared, events: &[Event]) {
-    let mut writer = shared.writer.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut writer = choreo_base::lock(&shared.writer);
     if let Some(w) = writer.as_mut() {
         for event in events {
             // A trace file that cannot be written must not stop the behavior.
@@ -156,12 +156,7 @@ fn write_lines(shared: &Shared, events: &[Event]) {
 pub(super) fn flush_writer(shared: &Arc<Shared>) -> std::io::Result<()> {
     let end = shared.lock().queued;
     deliver(shared, end);
-    match shared
-        .writer
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_mut()
-    {
+    match choreo_base::lock(&shared.writer).as_mut() {
         Some(w) => w.flush(),
         None => Ok(()),
     }

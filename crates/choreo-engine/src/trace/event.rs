@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::value::Value;
+use choreo_base::Value;
 
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -337,11 +337,7 @@ impl Trace {
         if !inner.has_writer || inner.queued > 0 {
             return;
         }
-        let mut writer = self
-            .shared
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut writer = choreo_base::lock(&self.shared.writer);
         drop(inner);
         if let Some(w) = writer.as_mut() {
             // A failing writer says so at the first event it fails on.

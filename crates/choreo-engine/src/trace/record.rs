@@ -3,7 +3,7 @@
 
 use crate::graph::{BoxId, Graph};
 use crate::trace::event::{Event, Step};
-use crate::value::Value;
+use choreo_base::Value;
 
 /// One recorded event, before names are looked up: 56 bytes, so that moving records
 /// around costs little.

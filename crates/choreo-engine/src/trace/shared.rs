@@ -3,7 +3,7 @@
 //! variable deliverers signal and the JSON Lines writer.
 
 use std::io::Write;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::graph::Graph;
 use crate::trace::event::Event;
@@ -77,7 +77,7 @@ impl Shared {
     /// The trace's lock (a panic while it was held does not matter: every state it guards
     /// is consistent between statements).
     pub(super) fn lock(&self) -> MutexGuard<'_, TraceInner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.inner)
     }
 }
 

@@ -12,15 +12,13 @@ fn collector() -> (Listener, Seen) {
     let seen: Seen = Arc::default();
     let s = Arc::clone(&seen);
     let listener: Listener = Arc::new(move |e: &Event| {
-        s.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((e.seq, e.short()));
+        choreo_base::lock(&s).push((e.seq, e.short()));
     });
     (listener, seen)
 }
 
 fn seen(s: &Seen) -> Vec<(u64, String)> {
-    s.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    choreo_base::lock(&s).clone()
 }
 
 fn seqs(s: &Seen) -> Vec<u64> {
@@ -237,11 +235,7 @@ fn a_listener_may_read_the_trace_and_record_into_it() {
         t.add_listener(Arc::new(move |e: &Event| {
             if e.path == "a" {
                 let flushed = t2.flush_writer().is_ok();
-                read.lock().unwrap_or_else(PoisonError::into_inner).push((
-                    t2.len(),
-                    t2.events().len(),
-                    flushed,
-                ));
+                choreo_base::lock(&read).push((t2.len(), t2.events().len(), flushed));
                 t2.record(Time(e.time_ns), "echo", Step::New);
             }
         }))
@@ -257,10 +251,7 @@ fn a_listener_may_read_the_trace_and_record_into_it() {
         (2, "b new".to_string()),
     ];
     assert_eq!(seen(&s), expected);
-    assert_eq!(
-        *read.lock().unwrap_or_else(PoisonError::into_inner),
-        vec![(1, 1, true)]
-    );
+    assert_eq!(*choreo_base::lock(&read), vec![(1, 1, true)]);
     assert_eq!(t.events().len(), 3);
     let written: Vec<u64> = out.lines().into_iter().map(|(seq, _)| seq).collect();
     assert_eq!(written, vec![0, 1, 2]);
@@ -320,7 +311,7 @@ fn threads_recording_at_once_are_announced_in_order_one_at_a_time() {
         let check = Arc::clone(&check);
         let inside = Arc::clone(&inside);
         t.add_listener(Arc::new(move |e: &Event| {
-            let mut c = check.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut c = choreo_base::lock(&check);
             if inside.swap(true, Ordering::SeqCst) {
                 c.wrong
                     .push(format!("{}: two listener calls at once", e.seq));
@@ -366,7 +357,7 @@ fn threads_recording_at_once_are_announced_in_order_one_at_a_time() {
     });
     let total = (THREADS * EACH) as u64;
     // Every thread returned from `record` only once its events were announced.
-    let c = check.lock().unwrap_or_else(PoisonError::into_inner);
+    let c = choreo_base::lock(&check);
     assert_eq!(c.wrong, Vec::<String>::new());
     assert_eq!(c.next, total);
     assert_eq!(c.last, [EACH as i64 - 1; THREADS]);

@@ -7,7 +7,7 @@
 //! subscribers like `raiseEvent` does.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 use choreo_engine::{MemorySink, SubscriptionId, Value};
 
@@ -116,7 +116,7 @@ impl Memory {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Store> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.inner)
     }
 
     /// Stores `value` under `key` and returns the sinks to notify (called by the caller,

@@ -3,7 +3,7 @@
 //! stubs answering calls in the robot's stead, and the actions performed.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
@@ -18,10 +18,7 @@ pub(crate) fn load(sim: &Sim, scenario: Scenario) {
         fired: Mutex::new(vec![false; scenario.entries.len()]),
         scenario,
     });
-    sim.scenarios
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(Arc::clone(&run));
+    choreo_base::lock(&sim.scenarios).push(Arc::clone(&run));
     if sim.attached.load(Ordering::SeqCst) {
         start_timed(sim, &run);
     }
@@ -93,10 +90,7 @@ fn start_timed(sim: &Sim, run: &Run) {
 
 /// The scenarios loaded into `sim`.
 fn runs(sim: &Sim) -> Vec<Arc<Run>> {
-    sim.scenarios
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone()
+    choreo_base::lock(&sim.scenarios).clone()
 }
 
 /// The answer of the first stub (scenarios in load order) to `service.method(args)`.
@@ -122,7 +116,7 @@ pub(crate) fn on_call(sim: &Sim, service: &str, method: &str, args: &[Value], wh
     let name = format!("{service}.{method}");
     let mut matched = Vec::new();
     for run in runs {
-        let mut fired = run.fired.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut fired = choreo_base::lock(&run.fired);
         for (i, entry) in run.scenario.entries.iter().enumerate() {
             let Trigger::OnCall {
                 when: w,

@@ -3,6 +3,7 @@
 //! serves, given by the registry when the robot is built. The core names no service: what a
 //! call of a module does is the registry's, so a new module never touches this file.
 
+use choreo_base::lock;
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
@@ -210,11 +211,6 @@ impl Sim {
             Err(e) => format!("not written: {e}"),
         }
     }
-}
-
-/// Locks `m`, a poisoned lock included (a panic elsewhere leaves the data usable).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Sim {

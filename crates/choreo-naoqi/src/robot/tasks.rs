@@ -20,8 +20,9 @@
 //! loop that posts motion after motion, each stopping the one before, in an instant that
 //! virtual time does not leave, must not pile up sleeping threads.
 
+use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::Value;
@@ -167,10 +168,6 @@ pub(crate) struct Task<S> {
     /// Where its background driver sleeps: woken when the task is stopped, so that a task
     /// replaced at once (a loop posting motions) leaves no sleeping thread behind.
     pub background: choreo_engine::activity::Nap,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What driving a task came to.

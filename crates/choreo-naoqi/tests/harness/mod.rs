@@ -9,12 +9,7 @@ use choreo_engine::{
 };
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 
-// The engine's own test helpers build behaviors from small XAR texts (a part of them is
-// used here).
-#[allow(dead_code)]
-#[path = "../../../choreo-engine/tests/common.rs"]
-mod engine_common;
-pub use engine_common::{assert_in_order, behavior, boxed, link};
+pub use choreo_testkit::xar_text::{assert_in_order, behavior, boxed, link};
 
 /// Code of a box: runs on onStart; the box then fires onStopped.
 pub type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), ScriptError> + Send + Sync>;

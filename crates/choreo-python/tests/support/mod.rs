@@ -1,11 +1,7 @@
-//! Helpers for the Python host's tests: behaviors as small XAR texts (the engine's test
-//! helpers), Python box scripts, runs in virtual time, and a robot double with tasks.
+//! Helpers for the Python host's tests: behaviors as small XAR texts (choreo-testkit's
+//! `xar_text`), Python box scripts, runs in virtual time, and a robot double with tasks.
 
-// The engine's helpers, of which this crate uses a part.
-#[allow(dead_code)]
-#[path = "../../../choreo-engine/tests/common.rs"]
-pub mod engine;
-
+pub mod corpus;
 pub mod robot;
 
 use std::sync::Arc;
@@ -14,7 +10,7 @@ use std::time::Duration;
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, Trace};
 use choreo_python::{PythonHost, PythonOptions};
 
-pub use engine::{PORTS, assert_in_order, behavior, boxed, link, pos};
+pub use choreo_testkit::xar_text::{PORTS, assert_in_order, behavior, boxed, link, pos};
 
 /// A `script` element holding `code`.
 pub fn script(code: &str) -> String {

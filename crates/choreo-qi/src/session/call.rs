@@ -1,7 +1,8 @@
 //! A call on its way ([`PendingCall`]): waiting for its answer within a timeout, canceling
 //! it, and reading the answer (a value, the peer's error, a cancellation).
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use choreo_base::lock;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -12,10 +13,6 @@ use crate::header::{Address, Flags, MessageType};
 use crate::message::{Message, error_text};
 use crate::signature::Signature;
 use crate::value::Decoded;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// A call on its way: wait for its answer, or cancel it.
 pub struct PendingCall {

@@ -25,14 +25,15 @@
 //! answer itself keeps a pipeline as full as a reader thread beside it did, and each answer
 //! then wakes one thread instead of two (docs/benchmarks.md, issue 33 part 2, session 34).
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use choreo_engine::Value;
+use choreo_base::Value;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use super::options::SessionOptions;
@@ -49,10 +50,6 @@ use crate::signature::Signature;
 use crate::socket::{Incoming, Outbox, Watch, Watched, is_timeout};
 use crate::tls::{self, Fingerprint};
 use crate::value::{self, Decoded};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Receives one event: the raw message and the object format of its link.
 pub(super) type EventHandler = Arc<dyn Fn(&Message, &Link) + Send + Sync>;

@@ -69,9 +69,10 @@ mod remoteobject;
 mod services;
 mod url;
 
+use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 pub use call::{Canceler, PendingCall};
@@ -85,10 +86,6 @@ use crate::generation::Generation;
 use crate::header::Address;
 use crate::tls::Fingerprint;
 use link::Link;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Answer time allowed to the calls that set up objects (MetaObject fetches, directory
 /// lookups): they answer at once, unless the link is in trouble.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use super::call::PendingCall;
 use super::link::{EventHandler, Link};

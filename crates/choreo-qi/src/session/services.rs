@@ -2,9 +2,10 @@
 //! (on the session's socket, or on a socket of its own to the process that hosts it), the
 //! `serviceAdded`/`serviceRemoved` signals, and registering services.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use choreo_base::lock;
+use std::sync::Arc;
 
-use choreo_engine::Value;
+use choreo_base::Value;
 
 use super::Session;
 use super::call::PendingCall;
@@ -17,10 +18,6 @@ use crate::generation::Generation;
 use crate::header::{Address, Flags};
 use crate::signature::Signature;
 use crate::value;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The reserved `isStatsEnabled()` member every bound object answers (qi-protocol.md §4).
 const IS_STATS_ENABLED: u32 = 80;

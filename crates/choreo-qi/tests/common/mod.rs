@@ -2,7 +2,6 @@
 //! test service the libqi client drives.
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -11,28 +10,11 @@ use std::time::Duration;
 use choreo_engine::Value;
 use choreo_qi::{ObjectBuilder, Out};
 
-/// The venv's python with PyPI `qi` 3.1.5, or `None` (after a NOTICE) when the variable is
-/// absent outside CI. In CI (`CI=true`) a missing venv fails the test.
-pub fn python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("CHOREO_QI_PYTHON") {
-        Some(p) if PathBuf::from(&p).exists() => Some(PathBuf::from(p)),
-        other => {
-            let why = match other {
-                Some(p) => format!("CHOREO_QI_PYTHON={} does not exist", p.to_string_lossy()),
-                None => "CHOREO_QI_PYTHON is not set".to_string(),
-            };
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{test}: {why}; scripts/test creates target/qi-venv with qi==3.1.5");
-            }
-            // Written to the real stderr, past the test harness's capture: never silent.
-            let notice = format!(
-                "NOTICE: {test} skipped: {why} (run scripts/test, which creates target/qi-venv with PyPI qi==3.1.5)\n"
-            );
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
-            None
-        }
-    }
-}
+pub use choreo_testkit::{free_port, qi_python as python};
+
+/// How long a test waits for what another thread or process makes true (it returns as soon
+/// as it is): a margin that holds with every core busy.
+pub const SETTLE: Duration = Duration::from_secs(30);
 
 /// Bytes from a hex dump (`"42 de ad 42"`).
 pub fn hex(text: &str) -> Vec<u8> {
@@ -53,14 +35,6 @@ pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-/// A free loopback port (bound, read, released).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("no free port: {e}"))
 }
 
 /// A running Python fixture: killed on drop; exits by itself when its stdin closes.

@@ -4,7 +4,7 @@
 //! all of it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::Parsed;
 use crate::archive::{self, Unpacked};
@@ -53,7 +53,7 @@ impl<T: Clone> Memo<T> {
         read: fn(&str, &[u8]) -> Result<Parsed<T>>,
     ) -> Result<Parsed<T>> {
         let cell = {
-            let mut by_name = self.by_name.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut by_name = choreo_base::lock(&self.by_name);
             let same_name = by_name.entry(name.to_string()).or_default();
             match same_name.iter().find(|(content, _)| **content == *bytes) {
                 Some((_, cell)) => Arc::clone(cell),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_engine::graph::Graph;
@@ -556,15 +556,11 @@ impl Run {
     }
 
     fn lock_listeners(&self) -> std::sync::MutexGuard<'_, Vec<ListenerId>> {
-        self.listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.listeners)
     }
 
     fn lock_stopped_for(&self) -> std::sync::MutexGuard<'_, Option<Ending>> {
-        self.stopped_for
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.stopped_for)
     }
 }
 

@@ -2,7 +2,7 @@
 //! ALMemory keys subscribed (by memory inputs and box scripts alike).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::resource::ResourceTree;
 use choreo_engine::{Activity, MemorySink, Robot, RobotError, SubscriptionId, Value};
@@ -26,7 +26,7 @@ impl Watched {
 
     /// The keys subscribed now, each once, sorted.
     pub fn subscribed(&self) -> Vec<String> {
-        let keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        let keys = choreo_base::lock(&self.keys);
         let set: BTreeSet<&String> = keys.values().collect();
         set.into_iter().cloned().collect()
     }
@@ -43,18 +43,12 @@ impl Robot for Watched {
 
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
         self.inner.subscribe(key, id, sink)?;
-        self.keys
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, key.to_string());
+        choreo_base::lock(&self.keys).insert(id, key.to_string());
         Ok(())
     }
 
     fn unsubscribe(&self, id: SubscriptionId) {
-        self.keys
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
+        choreo_base::lock(&self.keys).remove(&id);
         self.inner.unsubscribe(id);
     }
 

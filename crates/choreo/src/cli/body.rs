@@ -56,9 +56,7 @@ impl Judged {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         motion.hash(&mut hasher);
         let cell = Arc::clone(
-            self.by_motion
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
+            choreo_base::lock(&self.by_motion)
                 .entry(hasher.finish())
                 .or_default(),
         );

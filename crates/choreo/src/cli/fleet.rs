@@ -39,8 +39,9 @@
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
 //! starts, so starting the timelines together is what keeps the dance together.
 
+use choreo_base::lock;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_engine::Value;
@@ -67,10 +68,6 @@ const MOST_DELAY: Duration = Duration::from_secs(2);
 
 /// A delay that moved more than this during the run is reported with where it started.
 const MOVED: Duration = Duration::from_millis(20);
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One timeline start waited for: who arrived, since when.
 struct Rendezvous {

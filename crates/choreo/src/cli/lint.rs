@@ -15,7 +15,7 @@
 //! handlers of inputs the box does not have (they never run: the stock Comment box).
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use choreo_robot::naoqi::{Catalogue, Module};
 use choreo_xar::model::BoxDef;
@@ -52,7 +52,7 @@ impl ScriptCheck for BoxScripts {
 impl BoxScripts {
     /// [`Read`] of the script of `b`, read once per script.
     fn read(&self, b: &BoxDef, ancestors: &[&BoxDef]) -> Arc<Read> {
-        let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let lock = || choreo_base::lock(&self.read);
         let code = b.code();
         if let Some(read) = lock().get(code) {
             return Arc::clone(read);

@@ -3,7 +3,7 @@
 //! ([`crate::cli::fold`]); `-v` shows every line, `-q` only errors.
 
 use std::io::Write as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::clock::Time;
 use choreo_naoqi::RobotEvent;
@@ -92,7 +92,7 @@ impl Live {
     }
 
     fn folder(&self) -> std::sync::MutexGuard<'_, Folder> {
-        self.folder.lock().unwrap_or_else(PoisonError::into_inner)
+        choreo_base::lock(&self.folder)
     }
 
     fn print_all(&self, lines: Vec<(Time, String)>) {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
@@ -370,12 +370,7 @@ impl One {
         if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }
-        let tally = self
-            .watch
-            .tally
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let tally = choreo_base::lock(&self.watch.tally).clone();
         let unsupported = match &self.target {
             Target::Sim(robot) => robot.stats().unsupported,
             Target::Remote(_) => BTreeMap::new(),
@@ -866,7 +861,7 @@ fn on_trace_event(e: &Event, watch: &Watch) {
         _ => None,
     };
     let over = {
-        let mut tally = watch.tally.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tally = choreo_base::lock(&watch.tally);
         let over = tally.is_over();
         tally.record(e, stub.is_some());
         over

@@ -7,11 +7,12 @@
 //! (nested runs of that engine, started through the robot's ALBehaviorManager) all share one
 //! time. The engine knows nothing of the stack.
 
+use choreo_base::lock;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use crate::nested::{Launchers, ProjectBehaviors};
@@ -452,15 +453,8 @@ fn report(
     time: Time,
     started: Instant,
 ) -> (u8, String) {
-    let ended = driver
-        .ended
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    let ticks = driver
-        .runner
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+    let ended = choreo_base::lock(&driver.ended).take();
+    let ticks = choreo_base::lock(&driver.runner)
         .as_ref()
         .map_or(0, Runner::tick_count);
     let code = match (stopped_for, &ended, outcome) {
@@ -533,12 +527,7 @@ impl Driver {
     /// Ticks the stack every period of the engine's clock until it finishes or the box is
     /// unloaded, then fires the box's `onStopped`.
     fn drive(&self, ctx: &choreo_engine::BoxContext) {
-        let Some(mut runner) = self
-            .runner
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        else {
+        let Some(mut runner) = choreo_base::lock(&self.runner).take() else {
             return;
         };
         let subscribed = subscribe(&runner, ctx);
@@ -571,8 +560,8 @@ impl Driver {
                 robot.unsubscribe(id);
             }
         }
-        *self.ended.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-        *self.runner.lock().unwrap_or_else(PoisonError::into_inner) = Some(runner);
+        *choreo_base::lock(&self.ended) = Some(result);
+        *choreo_base::lock(&self.runner) = Some(runner);
         let _ = ctx.fire("onStopped", Value::None);
     }
 }
@@ -759,10 +748,6 @@ fn live_listener(
 
 /// The `--trace` file, written by the stack's listener and the engines' trace.
 type TraceFile = Arc<Mutex<std::io::BufWriter<std::fs::File>>>;
-
-fn lock(out: &TraceFile) -> std::sync::MutexGuard<'_, std::io::BufWriter<std::fs::File>> {
-    out.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// A listener writing each stack event as a JSON line, the behaviors named, with its tick's
 /// time (ticks every `period`); flushed at each, so that a stack cut short keeps its trace.

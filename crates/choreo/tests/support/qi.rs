@@ -2,39 +2,14 @@
 //! scripts/test creates; CHOREO_QI_PYTHON), free ports, and fixture processes.
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use super::cli::workspace;
 
-/// The venv's python, or `None` after a NOTICE (a failure in CI).
-pub fn python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("CHOREO_QI_PYTHON").map(PathBuf::from) {
-        Some(p) if p.exists() => Some(p),
-        _ => {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{test}: CHOREO_QI_PYTHON is not set; scripts/test creates target/qi-venv"
-            );
-            let notice = format!(
-                "NOTICE: {test} skipped: CHOREO_QI_PYTHON is not set (scripts/test creates target/qi-venv with qi==3.1.5)\n"
-            );
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
-            None
-        }
-    }
-}
-
-/// A free loopback port (bound, read, released).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
+pub use choreo_testkit::{free_port, qi_python as python};
 
 /// A Python fixture of `crates/choreo/tests/fixtures` serving on a free port: started,
 /// ready (it printed `READY`), killed on drop; it exits by itself when its stdin closes.

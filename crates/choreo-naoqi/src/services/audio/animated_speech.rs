@@ -25,7 +25,7 @@
 //! (`addTagsToWords` is kept, not used).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
@@ -286,11 +286,7 @@ enum Started {
 type Slots = Arc<Mutex<Vec<Option<Started>>>>;
 
 fn take(slots: &Slots, n: usize) -> Option<Started> {
-    slots
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get_mut(n)
-        .and_then(Option::take)
+    choreo_base::lock(&slots).get_mut(n).and_then(Option::take)
 }
 
 /// Ends or stops what start number `n` left running: `end` lets a gesture reach its end,
@@ -330,11 +326,7 @@ fn begin(sim: &Sim, slots: &Slots, n: usize, playable: Playable) {
             Started::Behavior(name)
         }
     };
-    if let Some(slot) = slots
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get_mut(n)
-    {
+    if let Some(slot) = choreo_base::lock(&slots).get_mut(n) {
         *slot = Some(started);
     }
 }

@@ -4,6 +4,7 @@
 //! another thread) waits in a queue that the thread holding the engine empties before it
 //! lets go: no thread ever blocks on another's answer.
 
+use choreo_base::lock;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
@@ -53,10 +54,6 @@ impl Default for Engine {
             scripts: RwLock::new(None),
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Engine {
