@@ -58,7 +58,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             kwargs.set_item("line", diagnostic.position.map(|p| p.line))?;
             "LoadError"
         }
-        Error::Scenario { .. } | Error::NoLanguage { .. } => "LoadError",
+        Error::Scenario(_) | Error::NoLanguage { .. } => "LoadError",
         Error::Engine(engine) => {
             match engine {
                 EngineError::NoBox { path }
@@ -713,7 +713,7 @@ fn load(
                     .map_err(|e| PyTypeError::new_err(format!("scenario: {e}")))?
                     .extract()?;
                 let scenario = choreo::Scenario::from_str(&text, "scenario.json")
-                    .map_err(|message| py_error(Error::Scenario { message }))?;
+                    .map_err(|e| py_error(Error::Scenario(e)))?;
                 setup.scenario(scenario)
             }
         };

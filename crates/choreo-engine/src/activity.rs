@@ -12,11 +12,12 @@
 //! route: the clock tokens it schedules carry its number in their top bits, and come
 //! back to it alone.
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
+
+use choreo_base::lock;
 
 use crate::clock::{Clock, Later, RealClock, Time, TimerToken, VirtualClock, WakeSink};
 use crate::turn::{TurnId, Turns};

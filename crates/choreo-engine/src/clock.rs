@@ -4,7 +4,6 @@
 //! Both give the same trace for the same behavior; virtual time is just faster, and makes
 //! every test deterministic.
 
-use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::num::NonZeroU64;
@@ -13,6 +12,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use choreo_base::lock;
 
 /// A point in behavior time: nanoseconds since the clock started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

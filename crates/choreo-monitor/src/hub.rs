@@ -3,10 +3,10 @@
 //! a page that cannot keep up loses batches (counted) and gets a snapshot when it can take
 //! one again. The run only ever pushes to a vector under a short lock.
 
-use choreo_base::lock;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use choreo_base::lock;
 use choreo_engine::trace::Event;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

@@ -43,12 +43,14 @@ pub use choreo_robot::{Joint, Model};
 pub use robot::args::signature;
 pub use robot::memory::TOUCH_SENSORS;
 pub use robot::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
-pub use robot::scenario::{Action, Scenario};
+pub use robot::scenario::{Action, Scenario, ScenarioError};
 pub use robot::sim::Observer;
 pub use robot::tasks::STOP_POLL;
 pub use services::audio::player::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
 pub use services::core::behaviors::{BehaviorLauncher, LaunchError, MAX_NESTED, behavior_names};
-pub use services::core::service_manager::{PROCESS_CRASHED, ServiceHost, ServiceProcess};
+pub use services::core::service_manager::{
+    PROCESS_CRASHED, ProgramError, ServiceHost, ServiceProcess,
+};
 pub use services::interaction::dialog::DialogScripts;
 pub use services::motion::orders::HAND_SECONDS;
 pub use services::motion::posture::MAX_SECONDS as MAX_POSTURE_SECONDS;

@@ -145,7 +145,7 @@ impl SimRobot {
         service: &str,
         method: &str,
         args: &[choreo_qichat::dialog::CallArg],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, choreo_qichat::dialog::HostError> {
         dialog::dialog_call(&self.sim, service, method, args)
     }
 
@@ -308,9 +308,7 @@ impl Robot for SimRobot {
         if self.sim.package_service(service)
             && let Some(host) = service_manager::host(&self.sim)
         {
-            return host
-                .connect_signal(service, signal, id, sink)
-                .map_err(RobotError::Failed);
+            return host.connect_signal(service, signal, id, sink);
         }
         self.sim.connect(service, signal, id, sink);
         Ok(())

@@ -194,7 +194,7 @@ fn scenario_files_load_from_disk() {
     let sc = Scenario::from_path(&path).unwrap();
     assert_eq!(sc.entries.len(), 1);
     std::fs::remove_file(&path).unwrap();
-    let err = Scenario::from_path(&path).unwrap_err();
+    let err = Scenario::from_path(&path).unwrap_err().to_string();
     assert!(err.contains("cannot read"), "{err}");
 }
 
@@ -241,7 +241,9 @@ fn validation_errors_name_the_file_line_and_problem() {
         ("evnts: []\n", "unknown field `evnts`"),
     ];
     for (text, expected) in cases {
-        let err = Scenario::from_str(text, "world.yaml").unwrap_err();
+        let err = Scenario::from_str(text, "world.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("world.yaml:"), "{err}");
         assert!(err.contains(expected), "expected {expected:?} in: {err}");
         if expected != "unknown field `evnts`" {
@@ -250,7 +252,9 @@ fn validation_errors_name_the_file_line_and_problem() {
             assert!(line >= 2, "no line in {err}");
         }
     }
-    let err = Scenario::from_str("{\"events\": [{\"at\": 1}]}", "w.json").unwrap_err();
+    let err = Scenario::from_str("{\"events\": [{\"at\": 1}]}", "w.json")
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("w.json:1:"), "{err}");
     assert!(err.contains("needs an action"), "{err}");
 }

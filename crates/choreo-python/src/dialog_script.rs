@@ -36,14 +36,24 @@ fn helper(py: Python<'_>) -> PyResult<&Py<PyAny>> {
     })
 }
 
+/// A `%script` that raised.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("%script: {exception}")]
+pub struct DialogScriptError {
+    /// The exception, as Python prints it (`ValueError: no`).
+    pub exception: String,
+}
+
 /// Runs `%script` source `code`: what it printed (trimmed), or the exception it raised.
-pub fn run_dialog_script(code: &str) -> Result<String, String> {
+pub fn run_dialog_script(code: &str) -> Result<String, DialogScriptError> {
     let fixed = crate::fixer::fix(code);
     Python::attach(|py| {
         let printed = helper(py)
             .and_then(|h| h.call1(py, (fixed.as_str(),)))
             .and_then(|v| v.extract::<String>(py))
-            .map_err(|e| format!("%script: {e}"))?;
+            .map_err(|e| DialogScriptError {
+                exception: e.to_string(),
+            })?;
         Ok(printed.trim().to_string())
     })
 }
@@ -58,7 +68,9 @@ mod tests {
         assert_eq!(run_dialog_script("print 1+2\n").as_deref(), Ok("3"));
         let error = run_dialog_script("raise ValueError('no')\n");
         assert!(
-            error.as_ref().is_err_and(|e| e.contains("ValueError: no")),
+            error
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("ValueError: no")),
             "{error:?}"
         );
     }

@@ -60,7 +60,7 @@ mod syntax;
 mod thread;
 
 pub use box_state::PythonOptions;
-pub use dialog_script::run_dialog_script;
+pub use dialog_script::{DialogScriptError, run_dialog_script};
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
 pub use host::PythonHost;
 pub use syntax::CompileCheck;

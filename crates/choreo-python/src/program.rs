@@ -24,13 +24,26 @@ const MAX_FILES: usize = 20_000;
 /// might be).
 const MAX_BYTES: u64 = 4 << 20;
 
+/// A file of a program's launch that cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct WriteError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
 /// Writes into `out` the launcher, `py2.py` and the fixed copies of `script` and of the
 /// `.py` files of `package` that need the fixer (same relative paths under `out/fixed`).
 /// Returns the command's first arguments: the launcher, the fixed folder, the package and
 /// the script (then the program's own arguments follow).
-pub fn prepare(package: &Path, script: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn prepare(package: &Path, script: &Path, out: &Path) -> Result<Vec<PathBuf>, WriteError> {
     let fixed = out.join("fixed");
-    let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
+    let io = |what: &Path, source: std::io::Error| WriteError {
+        path: what.to_path_buf(),
+        source,
+    };
     std::fs::create_dir_all(&fixed).map_err(|e| io(&fixed, e))?;
     for (name, text) in [("program.py", LAUNCHER), ("py2.py", PY2_CODE)] {
         let path = out.join(name);

@@ -1,7 +1,6 @@
 //! Box scripts compiled as a run compiles them (after the Python-2 fixer), without running
 //! them: what `choreo check` reports before a run.
 
-use choreo_base::lock;
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -9,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, TryLockError};
 
+use choreo_base::lock;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;

@@ -4,12 +4,13 @@
 //! message is never due before the one before it in the same direction, whatever its
 //! jitter. One thread per server (the [`DelayLine`]) runs what falls due.
 
-use choreo_base::lock;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
+
+use choreo_base::lock;
 
 /// How long each message waits each way: `base` ± `jitter` (uniform), and, with a
 /// [`LatencyChange`], another delay from some time after the connection opened (a robot walking
@@ -39,23 +40,27 @@ impl Latency {
     /// Reads `MS`, `MS±JITTER` or `MS+-JITTER` in milliseconds (`50`, `50±20`, `20.5+-5`),
     /// optionally followed by `>MS[±JITTER]@SECONDS`: that delay from so many seconds after
     /// the connection opened (`5±2>100±20@4`).
-    pub fn parse(text: &str) -> Result<Latency, String> {
+    pub fn parse(text: &str) -> Result<Latency, LatencyError> {
         let text = text.trim();
+        let fault = |problem| LatencyError {
+            text: text.to_string(),
+            problem,
+        };
         let (first, change) = match text.split_once('>') {
             Some((first, rest)) => {
                 let (then, after) = rest
                     .split_once('@')
-                    .ok_or_else(|| format!("{text:?}: a change is written >MS[±JITTER]@SECONDS"))?;
+                    .ok_or_else(|| fault(LatencyProblem::NoChangeTime))?;
                 let seconds: f64 = after
                     .trim()
                     .strip_suffix('s')
                     .unwrap_or(after.trim())
                     .parse()
-                    .map_err(|_| format!("{text:?}: {after:?} is not a number of seconds"))?;
+                    .map_err(|_| fault(LatencyProblem::NotSeconds(after.to_string())))?;
                 if !(0.0..=86_400.0).contains(&seconds) {
-                    return Err(format!("{text:?}: {seconds} s is not between 0 and 86,400"));
+                    return Err(fault(LatencyProblem::SecondsOutOfRange(seconds)));
                 }
-                let (base, jitter) = delay(text, then)?;
+                let (base, jitter) = delay(then).map_err(fault)?;
                 let after = Duration::from_secs_f64(seconds);
                 (
                     first,
@@ -68,7 +73,7 @@ impl Latency {
             }
             None => (text, None),
         };
-        let (base, jitter) = delay(text, first)?;
+        let (base, jitter) = delay(first).map_err(fault)?;
         Ok(Latency {
             base,
             jitter,
@@ -85,20 +90,50 @@ impl Latency {
     }
 }
 
-/// `MS[±JITTER]` of the latency `text`.
-fn delay(text: &str, part: &str) -> Result<(Duration, Duration), String> {
+/// A latency that cannot be read: the text, and what is wrong in it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{text:?}: {problem}")]
+pub struct LatencyError {
+    /// The latency as given.
+    pub text: String,
+    /// What is wrong.
+    pub problem: LatencyProblem,
+}
+
+/// What is wrong in a latency's text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LatencyProblem {
+    /// `>` without `@SECONDS`.
+    #[error("a change is written >MS[±JITTER]@SECONDS")]
+    NoChangeTime,
+    /// The time of a change is not a number.
+    #[error("{0:?} is not a number of seconds")]
+    NotSeconds(String),
+    /// The time of a change is out of range.
+    #[error("{0} s is not between 0 and 86,400")]
+    SecondsOutOfRange(f64),
+    /// A delay is not a number.
+    #[error("{0:?} is not a number of milliseconds")]
+    NotMilliseconds(String),
+    /// A delay is out of range.
+    #[error("{0} ms is not between 0 and 60,000")]
+    MillisecondsOutOfRange(f64),
+}
+
+/// `MS[±JITTER]`, a part of a latency.
+fn delay(part: &str) -> Result<(Duration, Duration), LatencyProblem> {
     let (base, jitter) = match part.split_once('±').or_else(|| part.split_once("+-")) {
         Some((b, j)) => (b, Some(j)),
         None => (part, None),
     };
-    let ms = |s: &str| -> Result<Duration, String> {
+    let ms = |s: &str| -> Result<Duration, LatencyProblem> {
         let s = s.trim();
         let s = s.strip_suffix("ms").unwrap_or(s).trim();
         let v: f64 = s
             .parse()
-            .map_err(|_| format!("{text:?}: {s:?} is not a number of milliseconds"))?;
+            .map_err(|_| LatencyProblem::NotMilliseconds(s.to_string()))?;
         if !(0.0..=60_000.0).contains(&v) {
-            return Err(format!("{text:?}: {v} ms is not between 0 and 60,000"));
+            return Err(LatencyProblem::MillisecondsOutOfRange(v));
         }
         Ok(Duration::from_secs_f64(v / 1000.0))
     };

@@ -8,7 +8,6 @@
 //! that run methods that may block. Everything a peer sees (the reserved members, errors,
 //! the results) is the same code.
 
-use choreo_base::lock;
 use std::borrow::Cow;
 use std::io::Write as _;
 use std::panic::AssertUnwindSafe;
@@ -16,13 +15,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use choreo_base::Value;
+use choreo_base::lock;
 use choreo_base::pool::{Job, Pool, PoolOptions, Started};
 
 use crate::error::Error;
 use crate::header::{Flags, MessageType};
 use crate::message::Message;
 use crate::metaobject::{self, ObjectFormat};
-use crate::object::{Caller, Handler, Out, ServedObject, Subscriber};
+use crate::object::{Caller, Handler, MethodError, Out, ServedObject, Subscriber};
 use crate::peer::Peer;
 use crate::reader::Reader;
 use crate::signature::Signature;
@@ -359,9 +359,9 @@ fn member<H: Host>(
     Ok(())
 }
 
-fn run_handler(handler: &Handler, caller: &Caller, args: Vec<Value>) -> Result<Out, String> {
+fn run_handler(handler: &Handler, caller: &Caller, args: Vec<Value>) -> Result<Out, MethodError> {
     std::panic::catch_unwind(AssertUnwindSafe(|| handler(caller, args)))
-        .unwrap_or_else(|_| Err("internal error: the method panicked".to_string()))
+        .unwrap_or_else(|_| Err("internal error: the method panicked".into()))
 }
 
 /// Answers a call with its method's result: a value, an object (bound by the host), or
@@ -370,7 +370,7 @@ fn finish(
     host: &impl Host,
     peer: &Peer,
     m: &Message,
-    result: Result<Out, String>,
+    result: Result<Out, MethodError>,
     returns: &Signature,
 ) {
     match result {
@@ -382,7 +382,7 @@ fn finish(
             peer.write_reference(&reference, returns, &mut out);
             peer.answer(m, MessageType::Reply, out);
         }
-        Err(text) => peer.error(m, &text),
+        Err(e) => peer.error(m, &e.message),
     }
 }
 

@@ -17,16 +17,16 @@
 //! notifier keeps that state in its `status` (0 idle, 1 running, 2 finished, 3 failed, 4
 //! canceled) and `progress` properties, and [`FileObject::observed`] reports each change.
 
-use choreo_base::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
 use choreo_base::Value;
+use choreo_base::lock;
 
 use crate::arg::Arg;
 use crate::error::Error;
-use crate::object::{ObjectBuilder, Out, ServedObject};
+use crate::object::{MethodError, ObjectBuilder, Out, ServedObject};
 
 /// The most bytes one read may ask for (libqicore's `File::MAX_READ_SIZE`).
 pub const MAX_READ_SIZE: i64 = 1_000_000;
@@ -144,16 +144,16 @@ impl State {
         }
     }
 
-    fn require_open(&self) -> Result<MutexGuard<'_, Cursor>, String> {
+    fn require_open(&self) -> Result<MutexGuard<'_, Cursor>, MethodError> {
         let cursor = lock(&self.cursor);
         if cursor.open {
             Ok(cursor)
         } else {
-            Err("Trying to manipulate a closed file access.".to_string())
+            Err("Trying to manipulate a closed file access.".into())
         }
     }
 
-    fn seek(&self, offset: i64) -> Result<bool, String> {
+    fn seek(&self, offset: i64) -> Result<bool, MethodError> {
         let mut cursor = self.require_open()?;
         match u64::try_from(offset) {
             Ok(at) if at < self.size() => {
@@ -164,10 +164,10 @@ impl State {
         }
     }
 
-    fn read(&self, count: i64) -> Result<Vec<u8>, String> {
+    fn read(&self, count: i64) -> Result<Vec<u8>, MethodError> {
         let mut cursor = self.require_open()?;
         if count > MAX_READ_SIZE {
-            return Err("Tried to read too much data at once.".to_string());
+            return Err("Tried to read too much data at once.".into());
         }
         let count = u64::try_from(count).unwrap_or(0);
         let start = cursor.position.min(self.size());
@@ -186,7 +186,7 @@ impl State {
         Ok(chunk)
     }
 
-    fn read_at(&self, offset: i64, count: i64) -> Result<Vec<u8>, String> {
+    fn read_at(&self, offset: i64, count: i64) -> Result<Vec<u8>, MethodError> {
         if self.seek(offset)? {
             self.read(count)
         } else {
@@ -210,23 +210,23 @@ impl State {
     }
 }
 
-fn int_arg(args: &[Value], i: usize) -> Result<i64, String> {
+fn int_arg(args: &[Value], i: usize) -> Result<i64, MethodError> {
     match args.get(i) {
         Some(Value::Int(n)) => Ok(*n),
-        Some(Value::UInt(n)) => i64::try_from(*n).map_err(|_| format!("{n} is too large")),
-        other => Err(format!("expected an integer, got {other:?}")),
+        Some(Value::UInt(n)) => i64::try_from(*n).map_err(|_| format!("{n} is too large").into()),
+        other => Err(format!("expected an integer, got {other:?}").into()),
     }
 }
 
-fn float_arg(args: &[Value], i: usize) -> Result<f64, String> {
+fn float_arg(args: &[Value], i: usize) -> Result<f64, MethodError> {
     match args.get(i) {
         Some(Value::Float(x)) => Ok(*x),
         Some(Value::Int(n)) => Ok(*n as f64),
-        other => Err(format!("expected a number, got {other:?}")),
+        other => Err(format!("expected a number, got {other:?}").into()),
     }
 }
 
-fn none() -> Result<Out, String> {
+fn none() -> Result<Out, MethodError> {
     Ok(Out::Value(Value::None))
 }
 
@@ -339,7 +339,7 @@ impl FileObject {
             notifier: OnceLock::new(),
         });
         let notifier = notifier(&state)?;
-        let raw = |r: Result<Vec<u8>, String>| r.map(|b| Out::Value(Value::Raw(b)));
+        let raw = |r: Result<Vec<u8>, MethodError>| r.map(|b| Out::Value(Value::Raw(b)));
         let (s1, s2, s3, s4) = (
             Arc::clone(&state),
             Arc::clone(&state),

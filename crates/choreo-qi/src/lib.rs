@@ -43,12 +43,12 @@ pub mod tls;
 pub mod value;
 
 pub use arg::Arg;
-pub use delay::{Latency, LatencyChange};
+pub use delay::{Latency, LatencyChange, LatencyError, LatencyProblem};
 pub use error::{Error, Result};
 pub use file::{FileObject, Progress, TransferStatus};
 pub use generation::Generation;
 pub use metaobject::{MetaObject, ObjectRef};
-pub use object::{Caller, ObjectBuilder, Out, ServedObject};
+pub use object::{Caller, MethodError, ObjectBuilder, Out, ServedObject};
 pub use robot::{CallLog, CallReport, DEFAULT_LISTEN, RemoteRobot, RobotServer, serve_robot};
 pub use server::{Server, ServerEvent, ServerLog, ServerOptions};
 pub use session::{PendingCall, RemoteObject, Session, SessionOptions, SignalLink};

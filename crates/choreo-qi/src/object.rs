@@ -2,12 +2,12 @@
 //! argument ([`crate::Arg::Object`]): methods implemented in Rust, signals, properties, and
 //! the MetaObject that describes them (uids from 100, as libqi numbers them).
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use choreo_base::Value;
+use choreo_base::lock;
 
 use crate::error::Error;
 use crate::header::{Address, Flags, MessageType};
@@ -41,8 +41,31 @@ pub struct Caller {
 }
 
 /// A method's implementation: the arguments (already read with its parameter signature)
-/// in, a value or an error text out.
-pub type Handler = Arc<dyn Fn(&Caller, Vec<Value>) -> Result<Out, String> + Send + Sync>;
+/// in, a value or an error out.
+pub type Handler = Arc<dyn Fn(&Caller, Vec<Value>) -> Result<Out, MethodError> + Send + Sync>;
+
+/// A served method's failure: qi sends the caller an error reply holding this text (libqi's
+/// error message is a string; a Python caller gets it as the `RuntimeError`'s text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct MethodError {
+    /// What the caller reads.
+    pub message: String,
+}
+
+impl From<String> for MethodError {
+    fn from(message: String) -> MethodError {
+        MethodError { message }
+    }
+}
+
+impl From<&str> for MethodError {
+    fn from(message: &str) -> MethodError {
+        MethodError {
+            message: message.to_string(),
+        }
+    }
+}
 
 pub(crate) struct MethodEntry {
     pub params: Signature,
@@ -108,7 +131,7 @@ impl ObjectBuilder {
         name: &str,
         params: &str,
         returns: &str,
-        handler: impl Fn(Vec<Value>) -> Result<Out, String> + Send + Sync + 'static,
+        handler: impl Fn(Vec<Value>) -> Result<Out, MethodError> + Send + Sync + 'static,
     ) -> ObjectBuilder {
         self.method_with_caller(name, params, returns, false, move |_, args| handler(args))
     }
@@ -119,7 +142,7 @@ impl ObjectBuilder {
         name: &str,
         params: &str,
         returns: &str,
-        handler: impl Fn(Vec<Value>) -> Result<Out, String> + Send + Sync + 'static,
+        handler: impl Fn(Vec<Value>) -> Result<Out, MethodError> + Send + Sync + 'static,
     ) -> ObjectBuilder {
         self.method_with_caller(name, params, returns, true, move |_, args| handler(args))
     }
@@ -132,7 +155,7 @@ impl ObjectBuilder {
         params: &str,
         returns: &str,
         inline: bool,
-        handler: impl Fn(&Caller, Vec<Value>) -> Result<Out, String> + Send + Sync + 'static,
+        handler: impl Fn(&Caller, Vec<Value>) -> Result<Out, MethodError> + Send + Sync + 'static,
     ) -> ObjectBuilder {
         let uid = self.take_uid();
         self.methods.push((

@@ -3,10 +3,11 @@
 //! capabilities and protocol generation both ends share, the MetaObjectCache, and the calls
 //! running for it. Below the objects a peer calls, the dispatcher and both ends' sockets.
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use choreo_base::lock;
 
 use crate::capability::{self, CapabilityMap, Shared};
 use crate::error::Error;

@@ -1,18 +1,18 @@
 //! Robots over qi: [`RemoteRobot`] drives a real (or libqi-hosted) robot for the engine, and
 //! [`serve_robot`] serves any [`Robot`] (the simulated robot) as NAOqi modules.
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use choreo_base::Value;
+use choreo_base::lock;
 use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId};
 
 use crate::error::Error;
 use crate::naoqi::{Catalogue, MODULE_BASE};
-use crate::object::{ObjectBuilder, Out, ServedObject};
+use crate::object::{MethodError, ObjectBuilder, Out, ServedObject};
 use crate::server::{Server, ServerOptions};
 use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
 use crate::value::signature_of;
@@ -482,7 +482,7 @@ fn module_object(
     for (name, params, returns) in MODULE_BASE {
         let (robot, log) = (Arc::clone(robot), on_call.clone());
         let names = names.clone();
-        let handler = move |args: Vec<Value>| -> Result<Out, String> {
+        let handler = move |args: Vec<Value>| -> Result<Out, MethodError> {
             let received = std::time::SystemTime::now();
             let result = match name {
                 "exit" => Ok(Value::None),
@@ -513,7 +513,7 @@ fn module_object(
             };
             report(&log, (module, name), &args, &result, received);
             // The robot's error becomes the text of the qi error reply.
-            result.map(Out::Value).map_err(|e| e.to_string())
+            result.map(Out::Value).map_err(|e| e.to_string().into())
         };
         b = b.method(name, params, returns, handler);
     }
@@ -531,7 +531,7 @@ fn module_object(
             report(&log, (module, name), &args, &result, received);
             result
                 .map(|v| Out::Value(if void { Value::None } else { v }))
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string().into())
         });
     }
     if module == "ALMemory" {
@@ -560,7 +560,7 @@ fn module_object(
             report(&log, ("ALMemory", "subscriber"), &args, &result, received);
             result
                 .map(|_| Out::Object(object))
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string().into())
         });
     }
     b.build()

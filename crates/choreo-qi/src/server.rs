@@ -25,7 +25,6 @@
 //! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
 //! error and holds up no one.
 
-use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
@@ -35,6 +34,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use choreo_base::Value;
+use choreo_base::lock;
 use choreo_base::pool::Pool;
 
 use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
@@ -45,7 +45,7 @@ use crate::error::Error;
 use crate::generation::Generation;
 use crate::header::{DEFAULT_MAX_PAYLOAD, MessageType};
 use crate::message::Message;
-use crate::object::{Caller, ObjectBuilder, Out, ServedObject};
+use crate::object::{Caller, MethodError, ObjectBuilder, Out, ServedObject};
 use crate::peer::Peer;
 use crate::reactor::{Limits, Reactor, Refusal, Served};
 use crate::session::{Session, SessionOptions, parse_url};
@@ -867,7 +867,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
     let info = SERVICE_INFO_SIGNATURE;
     let list = format!("[{info}]");
     let w = weak.clone();
-    let service = move |args: Vec<Value>| -> Result<Out, String> {
+    let service = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let name = match args.first() {
             Some(Value::String(s)) => s.clone(),
@@ -881,7 +881,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         Ok(Out::Value(inner.service_info(record).to_value()))
     };
     let w = weak.clone();
-    let services = move |_: Vec<Value>| -> Result<Out, String> {
+    let services = move |_: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let services = read(&inner.services);
         Ok(Out::Value(Value::List(
@@ -892,16 +892,13 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         )))
     };
     let w = weak.clone();
-    let register = move |caller: &Caller, args: Vec<Value>| -> Result<Out, String> {
+    let register = move |caller: &Caller, args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let mut info = ServiceInfo::from_value(args.first().unwrap_or(&Value::None))
             .map_err(|e| e.to_string())?;
         let mut services = write(&inner.services);
         if services.values().any(|r| r.info.name == info.name) {
-            return Err(format!(
-                "Service \"{}\" (#0) is already registered",
-                info.name
-            ));
+            return Err(format!("Service \"{}\" (#0) is already registered", info.name).into());
         }
         let id = inner.next_service.fetch_add(1, Ordering::SeqCst);
         info.service_id = id;
@@ -915,7 +912,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         Ok(Out::Value(Value::Int(i64::from(id))))
     };
     let w = weak.clone();
-    let unregister = move |args: Vec<Value>| -> Result<Out, String> {
+    let unregister = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let id = match args.first() {
             Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
@@ -925,7 +922,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         Ok(Out::Value(Value::None))
     };
     let w = weak.clone();
-    let ready = move |args: Vec<Value>| -> Result<Out, String> {
+    let ready = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let id = match args.first() {
             Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
@@ -939,7 +936,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         Ok(Out::Value(Value::None))
     };
     let w = weak.clone();
-    let update = move |args: Vec<Value>| -> Result<Out, String> {
+    let update = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         let info = ServiceInfo::from_value(args.first().unwrap_or(&Value::None))
             .map_err(|e| e.to_string())?;
@@ -948,11 +945,11 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
                 r.info = info;
                 Ok(Out::Value(Value::None))
             }
-            None => Err(format!("no service with id {}", info.service_id)),
+            None => Err(format!("no service with id {}", info.service_id).into()),
         }
     };
     let w = weak;
-    let machine = move |_: Vec<Value>| -> Result<Out, String> {
+    let machine = move |_: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
         Ok(Out::Value(Value::String(inner.machine_id.clone())))
     };
@@ -967,7 +964,7 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
         .signal("serviceRemoved", "(Is)")
         .method_inline("machineId", "()", "s", machine)
         .method_inline("_socketOfService", "(I)", "o", |_| {
-            Err("_socketOfService is not served".to_string())
+            Err("_socketOfService is not served".into())
         })
         .build()
 }

@@ -22,11 +22,12 @@
 //! thread holds the writer role next, so records always reach the socket in the order they
 //! were sealed.
 
-use choreo_base::lock;
 use std::io::{self, BufRead, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
+
+use choreo_base::lock;
 
 use crate::delay::{DelayLine, Lane, Latency};
 use crate::error::Error;

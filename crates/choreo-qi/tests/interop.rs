@@ -384,7 +384,7 @@ fn libqi_calls_back_an_object_our_client_passed() {
     let child = ObjectBuilder::new("child")
         .method_inline("hello", "(s)", "s", |a| match a.first() {
             Some(Value::String(who)) => Ok(Out::Value(s(&format!("hello {who}")))),
-            _ => Err("hello(s)".to_string()),
+            _ => Err("hello(s)".into()),
         })
         .build()
         .unwrap();
@@ -396,13 +396,13 @@ fn libqi_calls_back_an_object_our_client_passed() {
     let object = ObjectBuilder::new("visited")
         .method("add", "(ii)", "i", |a| match a.as_slice() {
             [Value::Int(x), Value::Int(y)] => Ok(Out::Value(i(x + y))),
-            _ => Err("add(ii)".to_string()),
+            _ => Err("add(ii)".into()),
         })
         .method_inline("child", "()", "o", move |_| {
             Ok(Out::Object(Arc::clone(&child)))
         })
         .method_inline("fail", "()", "v", |_| {
-            Err("RuntimeError: refused by the client".to_string())
+            Err("RuntimeError: refused by the client".into())
         })
         .property("volume", "f", Value::Float(0.5))
         .signal("tick", "(i)")

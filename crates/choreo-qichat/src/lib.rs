@@ -66,13 +66,40 @@ pub fn parse_str(name: &str, text: &str) -> Result<Topic, Vec<QiChatError>> {
 /// How many files `include:` lines may bring in, all together.
 pub const MAX_INCLUDES: usize = 32;
 
+/// Why the reader of [`include`] could not give a file: its own words.
+pub type ReadError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why the files a topic includes cannot be added to it.
+#[derive(Debug, thiserror::Error)]
+pub enum IncludeError {
+    /// More than [`MAX_INCLUDES`] files, all together.
+    #[error("more than {MAX_INCLUDES} files included")]
+    TooMany,
+    /// A file cannot be read (the reader's words, which name it).
+    #[error("{source}")]
+    Unreadable {
+        /// The file, as the `include:` line names it.
+        file: String,
+        /// The reader's error.
+        source: ReadError,
+    },
+    /// A file is not valid QiChat.
+    #[error("{}", errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Invalid {
+        /// The file, as the `include:` line names it.
+        file: String,
+        /// Its errors, located.
+        errors: Vec<QiChatError>,
+    },
+}
+
 /// Adds to `topic` the concepts of the files its `include:` lines name (and those they
 /// include in turn, each file once, [`MAX_INCLUDES`] at most). `read` gives a file's bytes by
 /// its name as written (the caller reads it next to the topic). An error names the file.
 pub fn include(
     topic: &mut Topic,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Result<(), String> {
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, ReadError>,
+) -> Result<(), IncludeError> {
     let mut queue: Vec<String> = topic.includes.iter().map(|n| n.name.clone()).collect();
     let mut seen = std::collections::HashSet::new();
     while let Some(name) = queue.pop() {
@@ -80,12 +107,15 @@ pub fn include(
             continue;
         }
         if seen.len() > MAX_INCLUDES {
-            return Err(format!("more than {MAX_INCLUDES} files included"));
+            return Err(IncludeError::TooMany);
         }
-        let bytes = read(&name)?;
-        let parsed = parse(&name, &bytes).map_err(|errors| {
-            let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            text.join("; ")
+        let bytes = read(&name).map_err(|source| IncludeError::Unreadable {
+            file: name.clone(),
+            source,
+        })?;
+        let parsed = parse(&name, &bytes).map_err(|errors| IncludeError::Invalid {
+            file: name.clone(),
+            errors,
         })?;
         queue.extend(parsed.topic.includes.iter().map(|n| n.name.clone()));
         topic.concepts.extend(parsed.topic.concepts);

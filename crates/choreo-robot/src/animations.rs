@@ -264,19 +264,37 @@ pub fn robot_folder(model: Model) -> &'static str {
 /// `name` with ALAnimationPlayer's patterns replaced: `[posture]` by the folder of posture
 /// family `family` ([`posture_folder`]), `[robot]` by [`robot_folder`]. An error names the
 /// pattern that cannot be replaced.
-pub fn expand(name: &str, model: Model, family: &str) -> Result<String, String> {
+pub fn expand(name: &str, model: Model, family: &str) -> Result<String, NoPostureFolder> {
     let mut out = name.replace("[robot]", robot_folder(model));
     if out.contains("[posture]") {
-        let folder = posture_folder(family).ok_or_else(|| {
-            format!(
-                "[posture] has no folder in the posture family {family:?} (Standing, Sitting \
-                 and SittingOnChair have one)"
-            )
+        let folder = posture_folder(family).ok_or_else(|| NoPostureFolder {
+            family: family.to_string(),
         })?;
         out = out.replace("[posture]", folder);
     }
     Ok(out)
 }
+
+/// `[posture]` in an animation's name while the robot is in a posture family that has no
+/// folder of animations (ALAnimationPlayer fails so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoPostureFolder {
+    /// The robot's posture family.
+    pub family: String,
+}
+
+impl fmt::Display for NoPostureFolder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[posture] has no folder in the posture family {:?} (Standing, Sitting and \
+             SittingOnChair have one)",
+            self.family
+        )
+    }
+}
+
+impl std::error::Error for NoPostureFolder {}
 
 #[cfg(test)]
 mod tests {
@@ -386,7 +404,7 @@ mod tests {
             Model::Nao,
             "Crouching",
         );
-        assert!(crouching.is_err_and(|e| e.contains("Crouching")));
+        assert!(crouching.is_err_and(|e| e.to_string().contains("Crouching")));
         let near = Library::stock().closest(Model::Nao, "animations/Stand/Gestures/Hey_9", 3);
         assert!(near.iter().any(|n| n.ends_with("Hey_1")), "{near:?}");
         let median =

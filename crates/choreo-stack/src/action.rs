@@ -13,11 +13,22 @@ pub trait Action: Send {
     fn tag(&self) -> String;
 
     /// Starts it. An `Err` ends it at once as a failure, with why.
-    fn start(&mut self, world: &World) -> Result<(), String>;
+    fn start(&mut self, world: &World) -> Result<(), ActionError>;
 
     /// Whether it ended, and how (`None`: still running).
     fn poll(&mut self, world: &World) -> Option<Completed>;
 
     /// Stops it before it ended.
     fn cancel(&mut self, world: &World);
+}
+
+/// Why an action could not start: it then ends at once as a failure saying so.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    /// The stack runs without a robot.
+    #[error("no robot")]
+    NoRobot,
+    /// The robot refused the call that starts it.
+    #[error(transparent)]
+    Robot(#[from] choreo_engine::RobotError),
 }

@@ -61,7 +61,7 @@ pub mod trace;
 mod types;
 pub mod world;
 
-pub use action::Action;
+pub use action::{Action, ActionError};
 pub use behavior::{Behavior, BehaviorId, Completed};
 pub use builder::{Builder, Options};
 pub use classes::{Classes, LoadError};

@@ -5,7 +5,7 @@
 
 use choreo_engine::Value;
 
-use crate::action::Action;
+use crate::action::{Action, ActionError};
 use crate::behavior::Context;
 use crate::behavior::{Behavior, Completed};
 use crate::world::World;
@@ -40,11 +40,9 @@ impl Action for RobotCall {
         format!("{}.{}", self.service, self.method)
     }
 
-    fn start(&mut self, world: &World) -> Result<(), String> {
-        let robot = world.robot.as_ref().ok_or("no robot")?;
-        let id = robot
-            .post(&self.service, &self.method, self.args.clone())
-            .map_err(|e| e.to_string())?;
+    fn start(&mut self, world: &World) -> Result<(), ActionError> {
+        let robot = world.robot.as_ref().ok_or(ActionError::NoRobot)?;
+        let id = robot.post(&self.service, &self.method, self.args.clone())?;
         self.task = Some(id);
         Ok(())
     }

@@ -553,7 +553,7 @@ impl Runner {
                 self.core.slots[i].action_started = true;
                 match action.start(&self.core.world) {
                     Ok(()) => action.poll(&self.core.world),
-                    Err(why) => Some(Completed::Failure(why)),
+                    Err(why) => Some(Completed::Failure(why.to_string())),
                 }
             };
             match ended {

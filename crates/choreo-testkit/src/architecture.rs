@@ -538,6 +538,116 @@ pub fn functions(text: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
+/// Where the public interface of a source text gives an error as a bare `String`: a `pub fn`
+/// or `pub type` whose signature holds `Result<_, String>`, or a method of a `pub trait`
+/// that does (line, name). Test modules and comments are left out; `pub(crate)` and the like
+/// are not public.
+pub fn string_errors(text: &str) -> Vec<(usize, String)> {
+    let code = code_of(text);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    // The brace depth at which the current `pub trait`'s body sits, while inside one.
+    let mut in_trait: Option<usize> = None;
+    let mut depth = 0usize;
+    for (i, line) in lines.iter().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let public = words.first() == Some(&"pub");
+        let item = |kw: &str| words.iter().take(4).any(|w| *w == kw);
+        let signature = |from: usize| -> String {
+            let mut s = String::new();
+            for l in &lines[from..] {
+                let cut = l.find(['{', ';']);
+                s.push_str(&l[..cut.unwrap_or(l.len())]);
+                s.push(' ');
+                if cut.is_some() {
+                    break;
+                }
+            }
+            s
+        };
+        let declares =
+            (public && (item("fn") || item("type"))) || (in_trait.is_some() && item("fn"));
+        if declares && result_with_string_error(&signature(i)) {
+            let name = fn_name(line).unwrap_or_else(|| line.trim().to_string());
+            out.push((i + 1, name));
+        }
+        if public && item("trait") && in_trait.is_none() {
+            in_trait = Some(depth + 1);
+        }
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if in_trait.is_some_and(|d| depth < d) {
+                        in_trait = None;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether `signature` names `Result<T, String>` (its second argument exactly `String`).
+fn result_with_string_error(signature: &str) -> bool {
+    let mut rest = signature;
+    while let Some(at) = rest.find("Result<") {
+        let inner = &rest[at + "Result<".len()..];
+        let mut level = 0i32;
+        let mut args = vec![String::new()];
+        for c in inner.chars() {
+            match c {
+                '<' | '(' | '[' => level += 1,
+                '>' | ')' | ']' if level == 0 => break,
+                '>' | ')' | ']' => level -= 1,
+                ',' if level == 0 => {
+                    args.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(last) = args.last_mut() {
+                last.push(c);
+            }
+        }
+        if args.len() == 2 && args[1].trim() == "String" {
+            return true;
+        }
+        rest = inner;
+    }
+    false
+}
+
+/// The paths into the workspace's crates a document names (`crates/choreo-xar/src/xml.rs`),
+/// with their lines: every run of path characters starting `crates/`, trailing punctuation
+/// left out. A pattern (`crates/*/tests`) or a placeholder (`crates/<name>`) is not a path.
+pub fn doc_paths(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("crates/") {
+            let before = rest[..at].chars().next_back();
+            let tail = &rest[at..];
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "_-./*<>".contains(c)))
+                .unwrap_or(tail.len());
+            let path = tail[..end].trim_end_matches(['.', '/']);
+            rest = &tail[end..];
+            // `…/crates/x` inside a longer path or URL is not the workspace's.
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || "_-./".contains(c)) {
+                continue;
+            }
+            if path.contains(['*', '<', '>']) || path == "crates" {
+                continue;
+            }
+            out.push((i + 1, path.to_string()));
+        }
+    }
+    out
+}
+
 /// The name of the function a line opens, if it does.
 fn fn_name(line: &str) -> Option<String> {
     let code = line.trim_start();
@@ -681,5 +791,43 @@ mod tests {
             vec!["choreo-naoqi", "choreo-robot"]
         );
         assert_eq!(package_name(m).as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn public_string_errors_are_found_and_others_are_not() {
+        let text = "pub fn a() -> Result<u8, String> {\n}\n\
+            pub(crate) fn b() -> Result<u8, String> {\n}\n\
+            fn c() -> Result<u8, String> {\n}\n\
+            pub fn d(\n    f: impl Fn() -> Result<Vec<u8>, String>,\n) -> u8 {\n}\n\
+            pub fn e() -> Result<String> {\n}\n\
+            pub fn f() -> Result<Option<(u8, String)>, MyError> {\n}\n\
+            pub type G = Box<dyn Fn() -> Result<(), String>>;\n\
+            pub trait H {\n    fn h(&self) -> Result<(), String>;\n    fn i(&self) -> u8 {\n        0\n    }\n}\n\
+            trait J {\n    fn j(&self) -> Result<(), String>;\n}\n\
+            // pub fn k() -> Result<u8, String>\n\
+            #[cfg(test)]\nmod tests {\n    pub fn l() -> Result<u8, String> {\n    }\n}\n";
+        let found: Vec<String> = string_errors(text).into_iter().map(|(_, n)| n).collect();
+        assert_eq!(
+            found,
+            [
+                "a",
+                "d",
+                "pub type G = Box<dyn Fn() -> Result<(), String>>;",
+                "h"
+            ]
+        );
+    }
+
+    #[test]
+    fn doc_paths_are_read_without_punctuation_patterns_or_longer_paths() {
+        let text = "See `crates/choreo-xar/src/xml.rs`, and crates/choreo/.\n\
+            Not crates/*/tests nor crates/<name> nor /work/crates/x nor a/crates/y.";
+        assert_eq!(
+            doc_paths(text),
+            [
+                (1, "crates/choreo-xar/src/xml.rs".to_string()),
+                (1, "crates/choreo".to_string())
+            ]
+        );
     }
 }

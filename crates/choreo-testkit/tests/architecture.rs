@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use choreo_testkit::architecture::{
-    LONG_FILE, LONG_FUNCTION, arrow_faults, circles, crates, file_lengths, functions, module_graph,
-    workspace_root,
+    LONG_FILE, LONG_FUNCTION, arrow_faults, circles, crates, doc_paths, file_lengths, functions,
+    module_graph, string_errors, workspace_root,
 };
 
 /// Files allowed over [`LONG_FILE`] lines (path from the workspace root), each with its
@@ -55,6 +55,11 @@ fn every_crate_keeps_the_rules() {
             }
             let rel = relative(&root, &path);
             let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for (line, name) in string_errors(&text) {
+                faults.push(format!(
+                    "{rel}:{line}: {name} gives a public error as a String (give it a type)"
+                ));
+            }
             for (name, line, len) in functions(&text) {
                 let key = format!("{rel}:{name}");
                 if len > LONG_FUNCTION && !LONG_FUNCTIONS.iter().any(|(k, _)| *k == key) {
@@ -66,6 +71,29 @@ fn every_crate_keeps_the_rules() {
         }
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_path_the_docs_name_exists() {
+    let root = workspace_root().canonicalize().expect("the workspace root");
+    let mut docs = vec![root.join("README.md")];
+    docs.extend(choreo_testkit::files_under(&root.join("docs"), &|p| {
+        choreo_testkit::has_extension(p, &["md"])
+    }));
+    let mut missing = Vec::new();
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap_or_default();
+        for (line, path) in doc_paths(&text) {
+            if !root.join(&path).exists() {
+                missing.push(format!("{}:{line}: {path}", relative(&root, &doc)));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "paths that do not exist:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]

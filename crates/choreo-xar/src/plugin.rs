@@ -22,9 +22,23 @@ pub struct ChoiceTable {
     pub editor_language: Option<String>,
 }
 
+/// A Choice box's `<pluginContent>` that cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PluginContentError {
+    /// Not well-formed XML (quick-xml's words).
+    #[error("pluginContent: {0}")]
+    Xml(String),
+    /// An end tag with no start tag.
+    #[error("pluginContent: an end tag without its start")]
+    EndWithoutStart,
+    /// The text ends inside an element.
+    #[error("pluginContent: the element is not closed")]
+    NotClosed,
+}
+
 impl ChoiceTable {
     /// Reads a Choice box's `<pluginContent>` element (its whole source text).
-    pub fn parse(raw: &str) -> Result<ChoiceTable, String> {
+    pub fn parse(raw: &str) -> Result<ChoiceTable, PluginContentError> {
         let mut reader = Reader::from_str(raw);
         let mut table = ChoiceTable::default();
         // Element names from the pluginContent root down to the current element.
@@ -33,7 +47,7 @@ impl ChoiceTable {
         loop {
             let event = reader
                 .read_event()
-                .map_err(|e| format!("pluginContent: {e}"))?;
+                .map_err(|e| PluginContentError::Xml(e.to_string()))?;
             match event {
                 Event::Start(start) => {
                     let name = start.local_name().as_ref().to_string();
@@ -55,7 +69,7 @@ impl ChoiceTable {
                 Event::GeneralRef(r) => {
                     let entity = format!("&{};", r.xml10_content());
                     let resolved = quick_xml::escape::unescape(&entity)
-                        .map_err(|e| format!("pluginContent: {e}"))?;
+                        .map_err(|e| PluginContentError::Xml(e.to_string()))?;
                     text.push_str(&resolved);
                 }
                 Event::CData(c) => {
@@ -63,7 +77,7 @@ impl ChoiceTable {
                 }
                 Event::End(_) => {
                     let Some(name) = open.pop() else {
-                        return Err("pluginContent: an end tag without its start".into());
+                        return Err(PluginContentError::EndWithoutStart);
                     };
                     match (open.len(), name.as_str()) {
                         (1, "language") => {
@@ -95,7 +109,7 @@ impl ChoiceTable {
             }
         }
         if !open.is_empty() {
-            return Err("pluginContent: the element is not closed".into());
+            return Err(PluginContentError::NotClosed);
         }
         Ok(table)
     }

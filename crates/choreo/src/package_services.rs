@@ -23,7 +23,6 @@
 //! Why `start` waits (real time, at most [`READY`]) for the program to register a service:
 //! box code runs in virtual time, which would otherwise race past a program still starting.
 
-use choreo_base::lock;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
@@ -31,8 +30,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use choreo_engine::{MemorySink, Robot, SubscriptionId, Value};
-use choreo_naoqi::{ServiceHost, ServiceProcess, SimRobot};
+use choreo_base::lock;
+use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
+use choreo_naoqi::{ProgramError, ServiceHost, ServiceProcess, SimRobot};
 use choreo_qi::{RemoteRobot, RobotServer, ServerEvent, ServerOptions, SessionOptions};
 use choreo_xar::package::PackageService;
 
@@ -320,11 +320,10 @@ impl PackageServices {
             match script {
                 Some((script, rest)) => {
                     let out = self.programs()?.join(name);
-                    c.args(choreo_python::program::prepare(
-                        &self.folder,
-                        &local(script),
-                        &out,
-                    )?);
+                    c.args(
+                        choreo_python::program::prepare(&self.folder, &local(script), &out)
+                            .map_err(|e| e.to_string())?,
+                    );
                     c.arg(local(script)).args(rest);
                 }
                 None => {
@@ -443,7 +442,7 @@ impl ServiceHost for PackageServices {
             .map(|s| self.full(&s.name))
     }
 
-    fn start(&self, full: &str) -> Result<bool, String> {
+    fn start(&self, full: &str) -> Result<bool, ProgramError> {
         let before = {
             let state = lock(&self.state);
             if state.running.contains_key(full) {
@@ -451,7 +450,7 @@ impl ServiceHost for PackageServices {
             }
             state.added
         };
-        self.spawn(full)?;
+        self.spawn(full).map_err(ProgramError::Launch)?;
         let deadline = Instant::now() + READY;
         let mut state = lock(&self.state);
         while state.added == before && state.running.contains_key(full) {
@@ -473,7 +472,7 @@ impl ServiceHost for PackageServices {
         Ok(state.running.contains_key(full))
     }
 
-    fn stop(&self, full: &str) -> Result<bool, String> {
+    fn stop(&self, full: &str) -> Result<bool, ProgramError> {
         let Some((pid, ended, stopping)) = lock(&self.state)
             .running
             .get(full)
@@ -482,7 +481,8 @@ impl ServiceHost for PackageServices {
             return Ok(false);
         };
         stopping.store(true, std::sync::atomic::Ordering::SeqCst);
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).map_err(|e| e.to_string())?);
+        let pid = i32::try_from(pid).map_err(|e| ProgramError::Signal(e.to_string()))?;
+        let pid = nix::unistd::Pid::from_raw(pid);
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
         let (done, cond) = &*ended;
         let mut how = lock(done);
@@ -509,10 +509,12 @@ impl ServiceHost for PackageServices {
         lock(&self.state).registered.contains(module)
     }
 
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, String> {
-        self.client()?
+    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
+        // The program's own error, as text: what it says is what box code gets.
+        self.client()
+            .map_err(RobotError::Failed)?
             .call(module, method, args)
-            .map_err(|e| e.to_string())
+            .map_err(|e| RobotError::Failed(e.to_string()))
     }
 
     fn connect_signal(
@@ -521,10 +523,11 @@ impl ServiceHost for PackageServices {
         signal: &str,
         id: SubscriptionId,
         sink: MemorySink,
-    ) -> Result<(), String> {
-        self.client()?
+    ) -> Result<(), RobotError> {
+        self.client()
+            .map_err(RobotError::Failed)?
             .connect_signal(module, signal, id, sink)
-            .map_err(|e| e.to_string())
+            .map_err(|e| RobotError::Failed(e.to_string()))
     }
 
     fn disconnect(&self, id: SubscriptionId) {

@@ -95,7 +95,7 @@ impl Sim {
             return host
                 .call(service, method, args.to_vec())
                 .map(Reply::Now)
-                .map_err(|e| self.failed(service, method, RobotError::Failed(e)));
+                .map_err(|e| self.failed(service, method, e));
         }
         if !self.has_service(service) || !crate::robot::catalogue::may_have(service, method) {
             return Err(self.unsupported(service, method, args));

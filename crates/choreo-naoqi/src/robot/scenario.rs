@@ -317,36 +317,82 @@ impl<'de> Deserialize<'de> for Entry {
     }
 }
 
+/// Why a scenario file cannot be used: each names the file, and where the text is at fault,
+/// its line and column, so that the command prints `file:line:column: message`.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file, as given.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not a valid scenario (syntax, or an entry that does not hold), at a place.
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        /// The file, as given.
+        file: String,
+        /// Its line (from 1).
+        line: usize,
+        /// Its column (from 1).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The text is not a valid scenario, where the parser gives no place.
+    #[error("{file}: {message}")]
+    Invalid {
+        /// The file, as given.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A parser's message without its own ` at line L column C` tail (the error says where).
+fn without_place(message: &str) -> String {
+    message
+        .rfind(" at line ")
+        .map_or(message, |i| &message[..i])
+        .to_string()
+}
+
 impl Scenario {
     /// Reads a scenario file (YAML, or JSON when the name ends in `.json`).
-    pub fn from_path(path: &std::path::Path) -> Result<Scenario, String> {
+    pub fn from_path(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            file: name.clone(),
+            source,
+        })?;
         Scenario::from_str(&text, &name)
     }
 
     /// Parses a scenario; `name` is used in errors (`name:line:column: message`) and picks
     /// the syntax (`.json`: JSON, anything else: YAML).
     #[allow(clippy::should_implement_trait)]
-    pub fn from_str(text: &str, name: &str) -> Result<Scenario, String> {
+    pub fn from_str(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
         let file: File = if name.to_ascii_lowercase().ends_with(".json") {
-            serde_json::from_str(text).map_err(|e| {
-                let message = e.to_string();
-                let message = message
-                    .rfind(" at line ")
-                    .map_or(message.as_str(), |i| &message[..i]);
-                format!("{name}:{}:{}: {message}", e.line(), e.column())
+            serde_json::from_str(text).map_err(|e| ScenarioError::At {
+                file: name.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: without_place(&e.to_string()),
             })?
         } else {
             serde_norway::from_str(text).map_err(|e| {
-                let message = e.to_string();
-                let message = message
-                    .rfind(" at line ")
-                    .map_or(message.as_str(), |i| &message[..i]);
+                let message = without_place(&e.to_string());
+                let file = name.to_string();
                 match e.location() {
-                    Some(l) => format!("{name}:{}:{}: {message}", l.line(), l.column()),
-                    None => format!("{name}: {message}"),
+                    Some(l) => ScenarioError::At {
+                        file,
+                        line: l.line(),
+                        column: l.column(),
+                        message,
+                    },
+                    None => ScenarioError::Invalid { file, message },
                 }
             })?
         };
@@ -477,7 +523,7 @@ events:
     }
 
     fn error(text: &str) -> String {
-        Scenario::from_str(text, "w.yaml").unwrap_err()
+        Scenario::from_str(text, "w.yaml").unwrap_err().to_string()
     }
 
     #[test]

@@ -3,11 +3,11 @@
 //! serves, given by the registry when the robot is built. The core names no service: what a
 //! call of a module does is the registry's, so a new module never touches this file.
 
-use choreo_base::lock;
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
+use choreo_base::lock;
 use choreo_engine::clock::Time;
 use choreo_engine::{Activity, MemorySink, SubscriptionId, Value};
 use choreo_robot::Model;

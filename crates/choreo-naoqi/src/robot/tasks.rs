@@ -20,11 +20,11 @@
 //! loop that posts motion after motion, each stopping the one before, in an instant that
 //! virtual time does not leave, must not pile up sleeping threads.
 
-use choreo_base::lock;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use choreo_base::lock;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
 

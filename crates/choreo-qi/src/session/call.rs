@@ -1,10 +1,10 @@
 //! A call on its way ([`PendingCall`]): waiting for its answer within a timeout, canceling
 //! it, and reading the answer (a value, the peer's error, a cancellation).
 
-use choreo_base::lock;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use choreo_base::lock;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::link::Link;

@@ -25,7 +25,6 @@
 //! answer itself keeps a pipeline as full as a reader thread beside it did, and each answer
 //! then wakes one thread instead of two (docs/benchmarks.md, issue 33 part 2, session 34).
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -34,6 +33,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use choreo_base::Value;
+use choreo_base::lock;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use super::options::SessionOptions;

@@ -69,11 +69,12 @@ mod remoteobject;
 mod services;
 mod url;
 
-use choreo_base::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
+
+use choreo_base::lock;
 
 pub use call::{Canceler, PendingCall};
 pub use options::{Keepalive, SessionOptions};

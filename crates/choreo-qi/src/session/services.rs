@@ -2,10 +2,10 @@
 //! (on the session's socket, or on a socket of its own to the process that hosts it), the
 //! `serviceAdded`/`serviceRemoved` signals, and registering services.
 
-use choreo_base::lock;
 use std::sync::Arc;
 
 use choreo_base::Value;
+use choreo_base::lock;
 
 use super::Session;
 use super::call::PendingCall;

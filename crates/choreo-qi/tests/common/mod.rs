@@ -172,7 +172,7 @@ pub fn rust_service() -> Arc<choreo_qi::ServedObject> {
             std::thread::sleep(Duration::from_secs(2));
             Ok(Out::Value(Value::Int(1)))
         })
-        .method_inline("fail", "()", "v", |_| Err("RuntimeError: boom".to_string()))
+        .method_inline("fail", "()", "v", |_| Err("RuntimeError: boom".into()))
         .build()
         .unwrap();
     *emitter.lock().unwrap() = Some(Arc::clone(&object));

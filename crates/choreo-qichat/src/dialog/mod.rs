@@ -78,15 +78,59 @@ pub trait Host {
         service: &str,
         method: &str,
         args: &[CallArg],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, HostError> {
         let _ = args;
-        Err(format!("no robot to call {service}.{method}"))
+        Err(HostError::NoRobot {
+            service: service.to_string(),
+            method: method.to_string(),
+        })
     }
     /// Runs a `%script` (Python) and gives what it printed, or why it cannot.
-    fn script(&mut self, code: &str) -> Result<String, String> {
+    fn script(&mut self, code: &str) -> Result<String, HostError> {
         let _ = code;
-        Err("no Python to run %script here".into())
+        Err(HostError::NoPython { place: "here" })
     }
+}
+
+/// Why a `^call` or a `%script` gave no result. The dialog shows it as a notice and goes on
+/// (a failed `^call` answers with its `eN:` subrule).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HostError {
+    /// Nothing here serves NAOqi's methods.
+    #[error("no robot to call {service}.{method}")]
+    NoRobot {
+        /// The service called.
+        service: String,
+        /// Its method.
+        method: String,
+    },
+    /// ALDialog called back from its own topic: the QiChat syntax page forbids it.
+    #[error(
+        "^call cannot call ALDialog back (the QiChat syntax page: \"Do not use ^call to call back the Dialog engine\")"
+    )]
+    CallBack,
+    /// The robot answered the call with an error.
+    #[error("{reason}")]
+    Failed {
+        /// The service called.
+        service: String,
+        /// Its method.
+        method: String,
+        /// The robot's error, as it says it.
+        reason: String,
+    },
+    /// Nothing here runs Python.
+    #[error("no Python to run %script {place}")]
+    NoPython {
+        /// Where (`here`, `in this simulated robot`).
+        place: &'static str,
+    },
+    /// The script raised an exception.
+    #[error("%script: {exception}")]
+    Raised {
+        /// The exception, as Python prints it (`ValueError: no`).
+        exception: String,
+    },
 }
 
 impl Host for HashMap<String, String> {

@@ -38,7 +38,7 @@ pub(super) struct Plan {
     /// `^stayInScope` was said.
     pub(super) stay: bool,
     /// What `^call` gave (its `cN:`/`eN:` subrules answer it).
-    pub(super) call: Option<Result<Option<String>, String>>,
+    pub(super) call: Option<Result<Option<String>, super::HostError>>,
     /// The rule said last (after jumps).
     pub(super) last: Option<RulePath>,
     /// A focus set by the output (`^topic`: `Some(t)`; `^releaseFocus`: `None`).

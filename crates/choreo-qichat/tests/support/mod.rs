@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use choreo_qichat::dialog::{CallArg, Host};
+use choreo_qichat::dialog::{CallArg, Host, HostError};
 
 /// Memory, a clock (ms since the epoch) and `^call` results by `Service.method` (`None`:
 /// the method returns nothing; a method not listed fails).
@@ -32,10 +32,14 @@ impl Host for TestHost {
         service: &str,
         method: &str,
         _: &[CallArg],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, HostError> {
         self.results
             .get(&format!("{service}.{method}"))
             .cloned()
-            .ok_or_else(|| format!("{service}.{method} is not stubbed"))
+            .ok_or_else(|| HostError::Failed {
+                service: service.to_string(),
+                method: method.to_string(),
+                reason: format!("{service}.{method} is not stubbed"),
+            })
     }
 }

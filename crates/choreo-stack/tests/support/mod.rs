@@ -255,7 +255,7 @@ impl Action for Timed {
     fn tag(&self) -> String {
         self.tag.clone()
     }
-    fn start(&mut self, _: &World) -> Result<(), String> {
+    fn start(&mut self, _: &World) -> Result<(), choreo_stack::ActionError> {
         self.log.lock().unwrap().push(format!("start {}", self.tag));
         Ok(())
     }

@@ -41,12 +41,9 @@ pub enum Error {
         /// The names it has.
         available: Vec<String>,
     },
-    /// A scenario file could not be read.
-    #[error("{message}")]
-    Scenario {
-        /// Where and why (the file, and the entry).
-        message: String,
-    },
+    /// A scenario file could not be read (it names the file, and the entry's line).
+    #[error(transparent)]
+    Scenario(#[from] choreo_naoqi::ScenarioError),
     /// The simulated robot has no such language.
     #[error("the simulated robot has no language {name:?}")]
     NoLanguage {

@@ -12,6 +12,7 @@ mod watched;
 pub use error::{Error, Result};
 pub use events::Events;
 pub use project::Project;
+pub(crate) use run::dialog_script;
 pub use run::{Ending, Run, Timeline};
 pub use setup::{Clock, RobotObserver, Setup, Target};
 pub use watched::Watched;

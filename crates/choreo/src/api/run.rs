@@ -106,8 +106,7 @@ impl Setup {
     /// robot reached. Nothing runs until [`Run::start`].
     pub fn load(mut self) -> Result<Run> {
         if let Some(file) = self.scenario_file.take() {
-            let scenario =
-                Scenario::from_path(&file).map_err(|message| Error::Scenario { message })?;
+            let scenario = Scenario::from_path(&file)?;
             self.scenario = Some(scenario);
         }
         Run::load(self)
@@ -212,7 +211,7 @@ impl Run {
             // The robot's paths the methods take name places in the run's own folders.
             sim.set_robot_root(files.robot_root().map(std::path::Path::to_path_buf));
             // ALDialog's `%script` blocks run in the embedded CPython.
-            sim.set_dialog_scripts(Some(Arc::new(choreo_python::run_dialog_script)));
+            sim.set_dialog_scripts(Some(Arc::new(dialog_script)));
             // ALBehaviorManager runs the project's behaviors as nested runs of this one.
             let weak: Weak<Watched> = Arc::downgrade(&robot);
             sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
@@ -625,4 +624,11 @@ fn only_simulated(setup: &Setup) -> Result<()> {
         return Err(Error::NotSimulated { what: "a scenario" });
     }
     Ok(())
+}
+
+/// QiChat's `%script`, run in the embedded CPython (for ALDialog, and `choreo chat`).
+pub(crate) fn dialog_script(code: &str) -> Result<String, choreo_qichat::dialog::HostError> {
+    choreo_python::run_dialog_script(code).map_err(|e| choreo_qichat::dialog::HostError::Raised {
+        exception: e.exception,
+    })
 }

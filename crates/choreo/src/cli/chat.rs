@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
 use crate::cli::error::{CliError, CliResult};
@@ -77,13 +77,13 @@ impl Host for ChatHost {
         service: &str,
         method: &str,
         args: &[CallArg],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, HostError> {
         self.robot
             .get_or_insert_with(|| choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao))
             .dialog_call(service, method, args)
     }
-    fn script(&mut self, code: &str) -> Result<String, String> {
-        choreo_python::run_dialog_script(code)
+    fn script(&mut self, code: &str) -> Result<String, HostError> {
+        crate::api::dialog_script(code)
     }
 }
 
@@ -178,7 +178,7 @@ impl Session {
         };
         let folder = path.parent().unwrap_or(Path::new("."));
         let mut read = |name: &str| {
-            std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}"))
+            std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}").into())
         };
         if let Err(e) = choreo_qichat::include(&mut topic, &mut read) {
             return Err(CliError::Load(format!("{shown}: {e}")));

@@ -39,11 +39,11 @@
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
 //! starts, so starting the timelines together is what keeps the dance together.
 
-use choreo_base::lock;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use choreo_base::lock;
 use choreo_engine::Value;
 use choreo_engine::engine::sync::{Go, Start, TimelineSync};
 

@@ -39,7 +39,7 @@ pub struct Package {
 
 /// Reads `path` and checks it is a package the robot can install: a zip with
 /// `manifest.xml` at its root, whose root element has a `uuid`. The error says why not.
-pub fn read_package(path: &Path) -> Result<Package, String> {
+pub(crate) fn read_package(path: &Path) -> Result<Package, String> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
     if !bytes.starts_with(b"PK") {
@@ -85,7 +85,7 @@ pub struct Options {
 }
 
 /// Checks `--remote-path`: an absolute path on the robot.
-pub fn check_remote_path(path: &str) -> Result<(), String> {
+pub(crate) fn check_remote_path(path: &str) -> Result<(), String> {
     if path.starts_with('/') {
         Ok(())
     } else {

@@ -7,7 +7,6 @@
 //! (nested runs of that engine, started through the robot's ALBehaviorManager) all share one
 //! time. The engine knows nothing of the stack.
 
-use choreo_base::lock;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,6 +15,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use crate::nested::{Launchers, ProjectBehaviors};
+use choreo_base::lock;
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Outcome, Robot, Trace, Value};
 use choreo_naoqi::{BehaviorLauncher, Model, RobotEvent, SimRobot};

@@ -22,7 +22,7 @@ pub struct Head {
 /// the event's line), the run's header (the first line, docs/trace.md) left out; [`exit::USAGE`] when the file does not exist, [`exit::LOAD`] when it
 /// cannot be read or a line is not an event. Lines are judged in order: the first bad one
 /// is the one said.
-pub fn events(
+pub(crate) fn events(
     path: &Path,
     check: impl Fn(&Head, &Value) -> Result<(), String>,
 ) -> CliResult<Vec<(Head, Value)>> {
@@ -30,10 +30,13 @@ pub fn events(
 }
 
 /// A trace file read: its run's header when it has one, and its events.
-pub type Read = (Option<Value>, Vec<(Head, Value)>);
+pub(crate) type Read = (Option<Value>, Vec<(Head, Value)>);
 
 /// The same as [`events`], with the run's header when the file has one.
-pub fn read(path: &Path, check: impl Fn(&Head, &Value) -> Result<(), String>) -> CliResult<Read> {
+pub(crate) fn read(
+    path: &Path,
+    check: impl Fn(&Head, &Value) -> Result<(), String>,
+) -> CliResult<Read> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {

@@ -83,7 +83,9 @@ impl Run {
     ) -> Result<Run, String> {
         let robot = SimRobot::new(Model::Nao);
         if let Some(text) = scenario {
-            robot.load_scenario(Scenario::from_str(text, "scenario.yaml")?);
+            robot.load_scenario(
+                Scenario::from_str(text, "scenario.yaml").map_err(|e| e.to_string())?,
+            );
         }
         let trace = Trace::new();
         let host = PythonHost::new(PythonOptions {
@@ -139,7 +141,9 @@ impl Run {
             assert!(robot.set_language(language), "no language {language:?}");
         }
         if let Some(text) = scenario {
-            robot.load_scenario(Scenario::from_str(text, "scenario.yaml")?);
+            robot.load_scenario(
+                Scenario::from_str(text, "scenario.yaml").map_err(|e| e.to_string())?,
+            );
         }
         let shared: Arc<dyn Robot> = Arc::new(robot.clone());
         let trace = Trace::new();

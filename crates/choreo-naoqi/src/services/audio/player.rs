@@ -57,12 +57,37 @@ impl Player {
 /// counted up to the end (a constant-bit-rate MP3 without a header frame), nothing decoded.
 /// An unreadable file is an error (as on the robot); a file no demuxer reads plays for
 /// [`DEFAULT_SECONDS`].
-pub fn file_length(path: &str) -> Result<f64, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
+pub fn file_length(path: &str) -> Result<f64, SoundFileError> {
+    let file = std::fs::File::open(path).map_err(|source| SoundFileError::Unreadable {
+        path: path.to_string(),
+        source,
+    })?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(format!("cannot read {path:?}: Is a directory"));
+        return Err(SoundFileError::Folder {
+            path: path.to_string(),
+        });
     }
     Ok(sound_length(file, path).unwrap_or(DEFAULT_SECONDS))
+}
+
+/// A sound file that cannot be played (as ALAudioPlayer fails on the robot). `path` is the
+/// file as the box gave it, after the robot's paths are mapped.
+#[derive(Debug, thiserror::Error)]
+pub enum SoundFileError {
+    /// It cannot be opened.
+    #[error("cannot read {path:?}: {source}")]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is a folder.
+    #[error("cannot read {path:?}: Is a directory")]
+    Folder {
+        /// The folder.
+        path: String,
+    },
 }
 
 /// The length in seconds of the sound in `file` (`name` hints the format by its extension).
@@ -366,9 +391,11 @@ mod tests {
             file_length(junk.to_str().unwrap()).unwrap(),
             DEFAULT_SECONDS
         );
-        let e = file_length(dir.to_str().unwrap()).unwrap_err();
+        let e = file_length(dir.to_str().unwrap()).unwrap_err().to_string();
         assert!(e.contains("Is a directory"), "{e}");
-        let e = file_length(dir.join("absent.wav").to_str().unwrap()).unwrap_err();
+        let e = file_length(dir.join("absent.wav").to_str().unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("No such file"), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }

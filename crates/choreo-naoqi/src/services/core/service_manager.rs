@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use choreo_engine::{MemorySink, SubscriptionId, Value};
+use choreo_engine::{MemorySink, RobotError, SubscriptionId, Value};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
@@ -83,18 +83,18 @@ pub trait ServiceHost: Send + Sync {
 
     /// Starts service `full` (a name [`ServiceHost::resolve`] gave); false if it runs
     /// already. Returns once its program registered a service, ended, or a bound passed.
-    fn start(&self, full: &str) -> Result<bool, String>;
+    fn start(&self, full: &str) -> Result<bool, ProgramError>;
 
     /// Stops service `full` (SIGTERM, then SIGKILL after NAOqi's 15 s); false if it did
     /// not run.
-    fn stop(&self, full: &str) -> Result<bool, String>;
+    fn stop(&self, full: &str) -> Result<bool, ProgramError>;
 
     /// Whether a program registered service `module` (a qi service, not a package
     /// service's name).
     fn has_module(&self, module: &str) -> bool;
 
     /// Calls `method` of `module`, a service a program registered.
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, String>;
+    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError>;
 
     /// Delivers signal `signal` of `module`, a service a program registered, to `sink` as
     /// [`choreo_engine::Robot::connect_signal`] does, until [`ServiceHost::disconnect`].
@@ -104,10 +104,22 @@ pub trait ServiceHost: Send + Sync {
         signal: &str,
         id: SubscriptionId,
         sink: MemorySink,
-    ) -> Result<(), String>;
+    ) -> Result<(), RobotError>;
 
     /// Ends link `id` (no effect if there is none).
     fn disconnect(&self, id: SubscriptionId);
+}
+
+/// Why a package service's program could not be started or stopped, in the host's words
+/// (they name the program and the cause).
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    /// Its program could not be launched (its files, its command, the process).
+    #[error("{0}")]
+    Launch(String),
+    /// Its process could not be signalled.
+    #[error("{0}")]
+    Signal(String),
 }
 
 /// Services started by scripts that no package declares (or with no host).
@@ -146,7 +158,7 @@ fn by_host(
     sim: &Sim,
     name: &str,
     method: &str,
-    act: impl FnOnce(&dyn ServiceHost, &str) -> Result<bool, String>,
+    act: impl FnOnce(&dyn ServiceHost, &str) -> Result<bool, ProgramError>,
     (signal, reason): (&str, i64),
 ) -> Option<Result<bool, CallError>> {
     let host = host(sim)?;

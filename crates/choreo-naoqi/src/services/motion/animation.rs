@@ -263,7 +263,8 @@ fn installed(sim: &Sim, name: &str) -> bool {
 /// What `name` plays on this robot now (see the module documentation).
 pub(crate) fn resolve(sim: &Sim, name: &str) -> Result<Playable, CallError> {
     let model = sim.model;
-    let name = animations::expand(name, model, family(sim)).map_err(CallError::Failed)?;
+    let name = animations::expand(name, model, family(sim))
+        .map_err(|e| CallError::Failed(e.to_string()))?;
     if let Some(a) = Library::stock().find(model, &name) {
         return Ok(Playable::Stock {
             name,
@@ -299,7 +300,10 @@ pub(crate) fn by_tag(sim: &Sim, tag: &str, within: Option<&str>) -> Result<Playa
         )
     });
     let prefixes: Vec<String> = match within {
-        Some(path) => vec![animations::expand(path, model, family).map_err(CallError::Failed)?],
+        Some(path) => vec![
+            animations::expand(path, model, family)
+                .map_err(|e| CallError::Failed(e.to_string()))?,
+        ],
         None => animations::posture_folder(family)
             .map(|f| format!("{PACKAGE}/{f}/"))
             .into_iter()

@@ -94,7 +94,7 @@ impl Project {
 
     /// A rename of the concept, tag, variable or function under `position` to `new_name`
     /// in every place it means the same; `Err` says why not.
-    pub fn rename(
+    pub(crate) fn rename(
         &self,
         path: &Path,
         position: Position,

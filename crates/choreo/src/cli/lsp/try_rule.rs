@@ -68,7 +68,7 @@ pub fn answer(path: &Path, text: &str, said: &str) -> String {
     };
     let folder = path.parent().unwrap_or(Path::new("."));
     let mut read = |name: &str| {
-        std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}"))
+        std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}").into())
     };
     if let Err(e) = choreo_qichat::include(&mut topic, &mut read) {
         return format!("{shown}: {e}");

@@ -4,14 +4,14 @@
 //! another thread) waits in a queue that the thread holding the engine empties before it
 //! lets go: no thread ever blocks on another's answer.
 
-use choreo_base::lock;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
+use choreo_base::lock;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
-use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, Step};
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
 
 use super::fallback::fallback;
 use super::silence;
@@ -33,7 +33,7 @@ pub(crate) struct Engine {
 /// Runs a QiChat `%script` block: what it printed, or why it failed. The simulated robot has
 /// no Python of its own; the layer that builds runs gives one
 /// ([`crate::SimRobot::set_dialog_scripts`]).
-pub type DialogScripts = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+pub type DialogScripts = Arc<dyn Fn(&str) -> Result<String, HostError> + Send + Sync>;
 
 /// Something heard, waiting for the engine.
 pub(crate) enum Job {
@@ -259,10 +259,10 @@ impl Host for Keys<'_> {
         service: &str,
         method: &str,
         args: &[CallArg],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, HostError> {
         dialog_call(self.sim, service, method, args)
     }
-    fn script(&mut self, code: &str) -> Result<String, String> {
+    fn script(&mut self, code: &str) -> Result<String, HostError> {
         let scripts = self
             .sim
             .extension::<Engine>()
@@ -272,7 +272,9 @@ impl Host for Keys<'_> {
             .clone();
         match scripts {
             Some(run) => run(code),
-            None => Err("no Python to run %script in this simulated robot".into()),
+            None => Err(HostError::NoPython {
+                place: "in this simulated robot",
+            }),
         }
     }
 }
@@ -285,18 +287,18 @@ pub(crate) fn dialog_call(
     service: &str,
     method: &str,
     args: &[CallArg],
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, HostError> {
     if service == NAME {
-        return Err(
-            "^call cannot call ALDialog back (the QiChat syntax page: \"Do not use \
-                    ^call to call back the Dialog engine\")"
-                .into(),
-        );
+        return Err(HostError::CallBack);
     }
     let values = args.iter().map(value_of).collect();
     sim.call(service, method, values)
         .map(|v| text(&v))
-        .map_err(|e| e.to_string())
+        .map_err(|e| HostError::Failed {
+            service: service.to_string(),
+            method: method.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 /// A `^call` argument as the service gets it.

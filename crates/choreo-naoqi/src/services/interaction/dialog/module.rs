@@ -78,7 +78,7 @@ fn parse_topic(
     a: &Args<'_>,
     origin: &str,
     bytes: &[u8],
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, choreo_qichat::ReadError>,
 ) -> Result<choreo_qichat::Topic, CallError> {
     let mut topic = match choreo_qichat::parse(origin, bytes) {
         Ok(parsed) => parsed.topic,
@@ -140,7 +140,9 @@ fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topi
     let local = sim.local_path(path);
     let bytes = std::fs::read(&local)
         .map_err(|e| CallError::Failed(format!("{}: cannot read topic {path:?}: {e}", a.name)))?;
-    parse_topic(a, path, &bytes, &mut |n| included(sim, &local, n))
+    parse_topic(a, path, &bytes, &mut |n| {
+        included(sim, &local, n).map_err(Into::into)
+    })
 }
 
 /// Loads `topic` (from `origin`) into the engine, noticing what of it is not run here; its
@@ -212,7 +214,7 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
         "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
         "loadTopicContent" => {
             let mut nowhere =
-                |n: &str| Err(format!("cannot include {n:?} in a topic given as text"));
+                |n: &str| Err(format!("cannot include {n:?} in a topic given as text").into());
             let topic = parse_topic(a, "<content>", a.str(0)?.as_bytes(), &mut nowhere)?;
             vec![(topic, "<content>".to_string())]
         }
