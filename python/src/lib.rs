@@ -519,7 +519,7 @@ fn ending_object<'py>(py: Python<'py>, ending: &Ending) -> PyResult<Bound<'py, P
     let kwargs = PyDict::new(py);
     let kind = match ending {
         Ending::Finished => "finished",
-        Ending::Stopped => "stopped",
+        Ending::Stopped { .. } => "stopped",
         Ending::Idle { awaiting } => {
             kwargs.set_item("awaiting", awaiting)?;
             "idle"

@@ -40,9 +40,11 @@
 //!   at module level is seen by the other boxes of the run.
 //! - [`run_dialog_script`]: QiChat's `%script` blocks, run with their output captured.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers;
-//!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`).
+//!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`);
+//!   [`box_scripts`]: that, and what a script's text shows will fail when its line runs.
 
 mod api;
+pub mod box_scripts;
 mod box_state;
 mod codegen;
 pub mod convert;

@@ -36,6 +36,7 @@ pub const LAYERS: &[&[&str]] = &[
         "choreo-monitor",
     ],
     &["choreo-python"],
+    &["choreo-lsp"],
     &["choreo"],
     &["choreo-py"],
 ];
@@ -102,6 +103,36 @@ pub fn choreo_dependencies(manifest: &str, table: &str) -> Vec<String> {
         .filter(|l| l.starts_with("choreo"))
         .filter_map(|l| l.split(['=', '.', ' ']).next())
         .map(str::to_string)
+        .collect()
+}
+
+/// Every crate a manifest's `[name]` table depends on (the key, as written: `serde_json`,
+/// `thread-priority`).
+pub fn dependencies(manifest: &str, table: &str) -> Vec<String> {
+    section(manifest, table)
+        .into_iter()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split(['=', '.', ' ']).next())
+        .filter(|name| !name.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `[dependencies]` of a crate that none of its code names (`src/`, `build.rs`, as
+/// `name_with_underscores`): a dependency left behind by a move.
+pub fn unused_dependencies(krate: &Crate) -> Vec<String> {
+    let manifest = std::fs::read_to_string(krate.dir.join("Cargo.toml")).unwrap_or_default();
+    let mut code = String::new();
+    let mut files = crate::files_under(&krate.dir.join("src"), &|p| {
+        crate::has_extension(p, &["rs"])
+    });
+    files.push(krate.dir.join("build.rs"));
+    for f in files {
+        code.push_str(&std::fs::read_to_string(f).unwrap_or_default());
+    }
+    dependencies(&manifest, "dependencies")
+        .into_iter()
+        .filter(|d| !code.contains(&d.replace('-', "_")))
         .collect()
 }
 
@@ -828,6 +859,16 @@ mod tests {
                 (1, "crates/choreo-xar/src/xml.rs".to_string()),
                 (1, "crates/choreo".to_string())
             ]
+        );
+    }
+
+    #[test]
+    fn dependencies_are_read_by_their_keys() {
+        let manifest = "[package]\nname = \"x\"\n\n[dependencies]\n# why\nserde.workspace = true\n\
+            thread-priority = \"3\"\nchoreo-xar = { path = \"../choreo-xar\" }\n\n[dev-dependencies]\nproptest = \"1\"\n";
+        assert_eq!(
+            dependencies(manifest, "dependencies"),
+            ["serde", "thread-priority", "choreo-xar"]
         );
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use choreo_testkit::architecture::{
     LONG_FILE, LONG_FUNCTION, arrow_faults, circles, crates, doc_paths, file_lengths, functions,
-    module_graph, string_errors, workspace_root,
+    module_graph, string_errors, unused_dependencies, workspace_root,
 };
 
 /// Files allowed over [`LONG_FILE`] lines (path from the workspace root), each with its
@@ -33,6 +33,12 @@ fn every_crate_keeps_the_rules() {
     let mut faults = Vec::new();
     for krate in &all {
         faults.extend(arrow_faults(krate));
+        for dep in unused_dependencies(krate) {
+            faults.push(format!(
+                "{}: depends on {dep}, which its code never names",
+                krate.name
+            ));
+        }
         for circle in circles(&module_graph(&krate.dir.join("src"))) {
             faults.push(format!(
                 "{}: an import circle between {} files: {}",

@@ -67,7 +67,10 @@
 //! into a trace ([`looks`]).
 
 mod api;
+pub mod check;
 pub mod cli;
+pub mod exit;
+pub mod fleet;
 pub mod implied;
 pub mod looks;
 pub mod nested;

@@ -13,6 +13,6 @@ pub use error::{Error, Result};
 pub use events::Events;
 pub use project::Project;
 pub(crate) use run::dialog_script;
-pub use run::{Ending, Run, Timeline};
+pub use run::{Ending, Run, StoppedBy, Timeline};
 pub use setup::{Clock, RobotObserver, Setup, Target};
 pub use watched::Watched;

@@ -21,13 +21,17 @@ use crate::api::watched::Watched;
 use crate::nested::{ProjectBehaviors, script_host};
 use crate::package_services::PackageServices;
 
-/// How a run ended, in the words a person uses.
+/// How a run ended, in the words a person uses: what `Run::wait_end` returns, what the
+/// command reports, and the command's exit code ([`Ending::exit_code`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ending {
     /// The root box fired its Stopped output.
     Finished,
-    /// Stopped by [`Run::stop`] (or by the robot's ALBehaviorManager).
-    Stopped,
+    /// Stopped before it ended by itself; `by` says who asked.
+    Stopped {
+        /// Who stopped it.
+        by: StoppedBy,
+    },
     /// Virtual time: nothing could happen any more, the behavior waited for the world; it
     /// was stopped. `awaiting`: the ALMemory keys it was subscribed to then.
     Idle {
@@ -54,9 +58,23 @@ pub enum Ending {
     },
 }
 
+/// Who stopped a run before it ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoppedBy {
+    /// The program running it ([`Run::stop`]), or the robot's ALBehaviorManager.
+    Program,
+    /// An interruption: Ctrl-C (SIGINT) in the command.
+    Interrupt,
+    /// The monitor's page (its Stop button).
+    Page,
+    /// The fleet: another robot of `--all-or-nothing` did not finish.
+    Fleet,
+}
+
 impl Ending {
-    /// The ending a final outcome means.
-    fn of(outcome: Outcome) -> Ending {
+    /// The ending a final outcome means: the one place the engine's [`Outcome`] becomes an
+    /// ending (an interim outcome, idle or the time limit, ends a run once it is stopped).
+    pub fn of(outcome: Outcome) -> Ending {
         match outcome {
             Outcome::Finished => Ending::Finished,
             Outcome::Failed {
@@ -74,7 +92,33 @@ impl Ending {
                 awaiting: Vec::new(),
             },
             Outcome::TimeLimit => Ending::TimeLimit,
-            Outcome::Stopped | Outcome::TimedOut => Ending::Stopped,
+            Outcome::Stopped | Outcome::TimedOut => Ending::Stopped {
+                by: StoppedBy::Program,
+            },
+        }
+    }
+
+    /// The exit code of a command whose run ended so ([`crate::exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Ending::Finished => crate::exit::OK,
+            Ending::Failed { .. } | Ending::Crashed { .. } => crate::exit::RUNTIME,
+            Ending::TimeLimit | Ending::Idle { .. } => crate::exit::TIMEOUT,
+            Ending::Stopped { .. } => crate::exit::INTERRUPTED,
+            Ending::RobotLost => crate::exit::ROBOT,
+        }
+    }
+
+    /// One word for it: the monitor's `ended` message.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Ending::Finished => "finished",
+            Ending::Failed { .. } => "error",
+            Ending::TimeLimit => "timeout",
+            Ending::Idle { .. } => "idle",
+            Ending::Stopped { .. } => "stopped",
+            Ending::RobotLost => "robot lost",
+            Ending::Crashed { .. } => "crashed",
         }
     }
 }

@@ -14,7 +14,7 @@ use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, St
 use choreo_xar::model::{BoxDef, InputNature};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
+use crate::exit;
 
 /// How many answers one line may set off through the memory events their `$var=value`
 /// raise (`e:` rules answering them), before the chain is cut.

@@ -11,8 +11,8 @@ use choreo_xar::source::{Behavior, Project, read_dir_tree};
 use choreo_xar::{FileTree, split, write_xar};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::report;
+use crate::exit;
 
 /// `choreo convert`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

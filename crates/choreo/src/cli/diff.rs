@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::report;
+use crate::exit;
 
 /// `choreo diff`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

@@ -2,7 +2,7 @@
 //! which prints it once and exits with its code. Where a command finds the trouble it only
 //! says what it was, so that every message goes out the same way, in one place.
 
-use crate::cli::exit;
+use crate::exit;
 
 /// A command that failed: what to tell the user, and (by its kind) the exit code
 /// ([`exit`]).

@@ -6,8 +6,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::report;
+use crate::exit;
 
 /// `choreo export-python`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

@@ -1,6 +1,6 @@
 //! What each command's `--help` ends with: its own exit codes, then examples, as cargo's
 //! and ripgrep's helps do. Lines stay within 80 columns (`choreo --help` fits a screen;
-//! `tests/cli.rs` checks both). The codes are [`crate::cli::exit`]'s; each list names only
+//! `tests/cli.rs` checks both). The codes are [`crate::exit`]'s; each list names only
 //! the codes that command can end with.
 
 /// `choreo --help`.

@@ -7,8 +7,8 @@ use choreo_xar::Severity;
 use choreo_xar::model::*;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::report;
+use crate::exit;
 
 /// `choreo inspect`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

@@ -23,7 +23,7 @@ use choreo_qi::{Error, FileObject, RemoteObject, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
+use crate::exit;
 
 /// A package read and checked, ready to send.
 pub struct Package {

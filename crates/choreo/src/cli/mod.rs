@@ -10,25 +10,18 @@
 #[macro_use]
 mod output;
 mod args;
-mod body;
 mod chat;
 mod check;
-mod check_cache;
 mod convert;
 mod diff;
 mod error;
-pub mod exit;
 mod export;
-mod files;
-mod fleet;
 mod fold;
 mod help;
 mod inspect;
 mod install;
 mod joints;
-mod lint;
 mod live;
-mod lsp;
 mod monitor;
 mod motion;
 mod package;
@@ -47,6 +40,7 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::exit;
 use error::CliResult;
 
 /// choreo: an open runtime for Choregraphe (NAO / Pepper) behaviors.
@@ -243,7 +237,10 @@ fn dispatch(command: Command) -> CliResult {
         Command::Robot(command) => robot_cmd::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),
-        Command::Lsp => lsp::run(),
+        Command::Lsp => match choreo_lsp::serve() {
+            Ok(clean) => Ok(if clean { exit::OK } else { exit::NO }),
+            Err(e) => Err(error::CliError::Runtime(e.to_string())),
+        },
         Command::Chat(args) => chat::run(&args),
         Command::Stack(command) => stack::run(command),
         Command::Inspect(args) => inspect::run(&args),

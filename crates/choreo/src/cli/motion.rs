@@ -9,8 +9,8 @@ use choreo_motion::motion::{made_for, timelines};
 use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::report;
+use crate::exit;
 
 /// `choreo motion`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

@@ -7,11 +7,12 @@ use choreo_xar::archive::pack_zip;
 use choreo_xar::packaging::{Staged, stage};
 use serde_json::json;
 
-use crate::cli::check::diagnostic_json;
+use crate::check::diagnostic_json;
+use crate::check::diagnostic_text as format_diagnostic;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::live::Verbosity;
-use crate::cli::report::{format_diagnostic, load_shown};
+use crate::cli::report::load_shown;
+use crate::exit;
 
 /// `choreo package`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

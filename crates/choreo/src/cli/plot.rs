@@ -29,8 +29,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::motion::{Found, Pick, find};
+use crate::exit;
 
 /// `choreo plot`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

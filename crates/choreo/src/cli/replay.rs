@@ -11,9 +11,9 @@ use choreo_monitor::Monitor;
 use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::live::Verbosity;
 use crate::cli::monitor::{MonitorFlags, Source, start, wait};
+use crate::exit;
 
 /// `choreo replay`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

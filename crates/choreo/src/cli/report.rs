@@ -1,54 +1,15 @@
 //! Human output shared by the commands: diagnostics with their source line, and loading
 //! an input with errors reported.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path};
 use choreo_xar::{Diagnostic, Severity};
 
+use crate::check::diagnostic_text as format_diagnostic;
 use crate::cli::error::{CliError, CliResult, PATH_FIX, with_help};
 use crate::cli::live::Verbosity;
-
-/// A diagnostic as `file:line:col: error: message (at path)`, then the source line with a
-/// caret under the column.
-pub fn format_diagnostic(d: &Diagnostic) -> String {
-    let mut s = d.to_string();
-    if let (Some(pos), Some(line)) = (d.position, &d.source_line) {
-        let number = pos.line.to_string();
-        let pad = " ".repeat(number.len());
-        let shown: String = line.replace('\t', "    ");
-        let before: String = line
-            .chars()
-            .take(pos.column.saturating_sub(1) as usize)
-            .map(|c| {
-                if c == '\t' {
-                    "    ".to_string()
-                } else {
-                    " ".to_string()
-                }
-            })
-            .collect();
-        // Very long lines (one-line XAR files) are cut around the column.
-        let (shown, before) = clip(&shown, &before);
-        let _ = write!(s, "\n{pad} |\n{number} | {shown}\n{pad} | {before}^");
-    }
-    s
-}
-
-/// Keeps at most 120 characters of `line`, centred on the caret position.
-fn clip(line: &str, before: &str) -> (String, String) {
-    const WIDTH: usize = 120;
-    let col = before.chars().count();
-    let len = line.chars().count();
-    if len <= WIDTH {
-        return (line.to_string(), before.to_string());
-    }
-    let start = col.saturating_sub(WIDTH / 2).min(len.saturating_sub(WIDTH));
-    let text: String = line.chars().skip(start).take(WIDTH).collect();
-    (format!("…{text}…"), " ".repeat(col - start + 1))
-}
 
 /// Loads any input (file, archive, project or split folder), printing its warnings. A
 /// behavior of the input that cannot be read is an error unless `partial` allows going on
@@ -155,37 +116,5 @@ pub fn behavior_name(path: &Path, b: &Behavior, only: bool) -> String {
         path.display().to_string()
     } else {
         format!("{}!{}", path.display(), b.path)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use choreo_xar::ErrorKind;
-
-    #[test]
-    fn caret_points_at_the_column() {
-        let text = "<a>\n\t<b x='q'/></a>";
-        let d = Diagnostic::at_offset(
-            Severity::Error,
-            ErrorKind::BadValue,
-            "f.xar",
-            text,
-            5,
-            "root",
-            "bad",
-        );
-        assert_eq!(
-            format_diagnostic(&d),
-            "f.xar:2:2: error: bad (at root)\n  |\n2 |     <b x='q'/></a>\n  |     ^"
-        );
-    }
-
-    #[test]
-    fn long_lines_are_clipped_around_the_caret() {
-        let line = format!("{}X{}", "a".repeat(500), "b".repeat(500));
-        let (shown, before) = clip(&line, &" ".repeat(500));
-        assert!(shown.chars().count() <= 122);
-        assert_eq!(shown.chars().nth(before.chars().count()), Some('X'));
     }
 }

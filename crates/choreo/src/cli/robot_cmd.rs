@@ -20,8 +20,8 @@ use clap::Subcommand;
 
 use crate::cli::args::{RobotArgs, RobotTarget, timeout_secs};
 use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
-use crate::cli::exit;
 use crate::cli::install;
+use crate::exit;
 
 /// `choreo robot ...`.
 #[derive(Subcommand)]

@@ -18,14 +18,15 @@ use std::sync::mpsc::Receiver;
 
 use crate::cli::args::{ModelArg, RobotArgs, RobotFlags, language_arg, start_time, timeout_secs};
 use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
-use crate::cli::exit;
-use crate::cli::fleet::FleetSync;
 use crate::cli::fold::Line;
 use crate::cli::joints::JointRecorder;
 use crate::cli::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source, others};
 use crate::cli::report;
 use crate::cli::tally::{Failure, Tally, logged_error};
+use crate::exit;
+use crate::fleet::FleetSync;
+use crate::{Ending, StoppedBy};
 use choreo_xar::source::Behavior;
 
 /// `choreo run`'s arguments, as the command line gives them.
@@ -171,7 +172,7 @@ impl Target {
 }
 
 /// What every robot's run of one `choreo run` shares.
-struct Setup<'a> {
+struct Invocation<'a> {
     args: &'a RunArgs,
     /// The simulated robot's model and language where the project chose them, and why.
     implied: Vec<String>,
@@ -193,9 +194,8 @@ struct One {
     run: crate::Run,
     watch: Arc<Watch>,
     target: Target,
-    ending: Ending,
-    /// What an idle behavior was waiting for, when it was stopped.
-    awaited: Vec<String>,
+    /// How it ended, once it did (or was stopped).
+    ending: Option<Ending>,
     started: Instant,
     /// The live web page, and what its pages ask.
     monitor: Option<(Arc<Monitor>, Option<Receiver<Command>>)>,
@@ -208,7 +208,7 @@ impl One {
     /// starting with `who`), the engine (timelines started by `sync`, if any), through the
     /// API ([`crate::Setup`]).
     fn load(
-        setup: &Setup<'_>,
+        setup: &Invocation<'_>,
         target: Target,
         trace_file: Option<&Path>,
         who: &str,
@@ -302,8 +302,7 @@ impl One {
             run,
             watch,
             target,
-            ending: Ending::Running,
-            awaited: Vec::new(),
+            ending: None,
             started: Instant::now(),
             monitor: monitor.map(|m| {
                 let commands = m.commands();
@@ -322,39 +321,39 @@ impl One {
 
     /// One look at the run, waiting up to `wait`: an interim outcome (idle, time limit) or
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
-    fn poll(&mut self, wait: Duration, stop: Option<Ending>) -> bool {
+    fn poll(&mut self, wait: Duration, stop: Option<StoppedBy>) -> bool {
         let page_stop = match &self.monitor {
             Some((_, Some(commands))) => crate::cli::monitor::commands(commands, self.run.engine()),
             _ => false,
         };
-        let stop = stop.or(page_stop.then_some(Ending::PageStop));
+        let stop = stop.or(page_stop.then_some(StoppedBy::Page));
         let engine = self.run.engine();
         let outcome = engine.wait(wait);
         self.watch.live.tick(engine.now());
         if outcome.is_final() {
-            self.ending = self.ending.or(match outcome {
-                Outcome::Finished => Ending::Finished,
-                Outcome::Failed { .. } => Ending::Error,
-                Outcome::RobotLost => Ending::Disconnected,
-                Outcome::Crashed { .. } => Ending::Crashed,
-                _ => Ending::Interrupted,
+            self.ending.get_or_insert(match Ending::of(outcome) {
+                // A stop the command did not ask for came from outside it: an interruption.
+                Ending::Stopped { .. } => Ending::Stopped {
+                    by: StoppedBy::Interrupt,
+                },
+                ending => ending,
             });
             return true;
         }
-        if self.ending != Ending::Running {
+        if self.ending.is_some() {
             return false;
         }
-        let why = stop.or(match outcome {
-            Outcome::Idle => Some(Ending::Idle),
-            Outcome::TimeLimit => Some(Ending::Timeout),
+        let why = match (stop, outcome) {
+            (Some(by), _) => Some(Ending::Stopped { by }),
+            (None, Outcome::Idle) => Some(Ending::Idle {
+                awaiting: self.run.awaited(),
+            }),
+            (None, Outcome::TimeLimit) => Some(Ending::TimeLimit),
             _ => None,
-        });
+        };
         if let Some(why) = why {
-            if why == Ending::Idle {
-                self.awaited = self.run.awaited();
-            }
             engine.stop();
-            self.ending = why;
+            self.ending = Some(why);
         }
         false
     }
@@ -376,10 +375,9 @@ impl One {
             Target::Remote(_) => BTreeMap::new(),
         };
         Report {
-            ending: self.ending,
+            ending: self.ending.unwrap_or(Ending::Finished),
             implied: implied.to_vec(),
             timeout,
-            awaited: self.awaited,
             behavior_time,
             real: self.started.elapsed(),
             tally,
@@ -459,7 +457,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     }
     let language = base.chosen_language();
     let behavior = base.behavior();
-    let setup = Setup {
+    let setup = Invocation {
         args,
         implied,
         robots: &robots,
@@ -506,7 +504,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
     while !one.poll(
         POLL,
-        (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
+        (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
     ) {}
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
     let report = one.finish(args.timeout, &setup.implied);
@@ -525,9 +523,9 @@ pub fn run(args: &RunArgs) -> CliResult {
 /// compared with the first, event by event, temporary folders masked. Run 1 shows its lines
 /// as asked (`-q`, `-v`), the others only their errors; the first run's report follows.
 /// Exit 1 when a run differs, else the first run's code.
-fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
+fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
     let args = setup.args;
-    let quiet = Setup {
+    let quiet = Invocation {
         args: setup.args,
         implied: setup.implied.clone(),
         robots: setup.robots,
@@ -554,7 +552,7 @@ fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
         one.start();
         while !one.poll(
             POLL,
-            (interrupts.load(Ordering::SeqCst) > 0).then_some(Ending::Interrupted),
+            (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
         ) {}
         let report = one.finish(args.timeout, &setup.implied);
         this.live.finish();
@@ -571,7 +569,7 @@ fn repeat(setup: &Setup<'_>, n: u32) -> CliResult {
                 )));
             }
         };
-        if report.ending == Ending::Interrupted {
+        if report.ending == interrupted() {
             return Ok(report.ending.exit_code());
         }
         match &first {
@@ -621,7 +619,7 @@ fn numbered(file: &Path, n: usize) -> PathBuf {
 /// The behavior on every robot of a fleet: one engine each, all loaded, then started at one
 /// instant; timelines started together through a [`FleetSync`]; a robot that ends (lost,
 /// failed) ends alone unless `--all-or-nothing`; a report per robot.
-fn run_fleet(setup: &Setup<'_>) -> CliResult {
+fn run_fleet(setup: &Invocation<'_>) -> CliResult {
     let args = setup.args;
     let sync = FleetSync::new(setup.robots.len());
     let mut ones = Vec::new();
@@ -659,10 +657,10 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
         one.start();
     }
     let mut ended = vec![false; ones.len()];
-    let mut stop_all: Option<Ending> = None;
+    let mut stop_all: Option<StoppedBy> = None;
     while ended.iter().any(|e| !e) {
         if interrupts.load(Ordering::SeqCst) > 0 {
-            stop_all = Some(Ending::Interrupted);
+            stop_all = Some(StoppedBy::Interrupt);
         }
         for (i, one) in ones.iter_mut().enumerate() {
             if ended[i] {
@@ -671,12 +669,13 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
             if one.poll(Duration::ZERO, stop_all) {
                 ended[i] = true;
                 sync.leave(i);
-                if args.all_or_nothing && one.ending != Ending::Finished && stop_all.is_none() {
+                if args.all_or_nothing && one.ending != Some(Ending::Finished) && stop_all.is_none()
+                {
                     errln!(
                         "robot {} did not finish: stopping the fleet (--all-or-nothing)",
                         i + 1
                     );
-                    stop_all = Some(Ending::FleetStopped);
+                    stop_all = Some(StoppedBy::Fleet);
                 }
             }
         }
@@ -709,7 +708,13 @@ fn run_fleet(setup: &Setup<'_>) -> CliResult {
     let code = |stopped: bool| {
         reports
             .iter()
-            .filter(|r| (r.ending == Ending::FleetStopped) == stopped)
+            .filter(|r| {
+                (r.ending
+                    == Ending::Stopped {
+                        by: StoppedBy::Fleet,
+                    })
+                    == stopped
+            })
             .map(|r| r.ending.exit_code())
             .find(|c| *c != exit::OK)
     };
@@ -730,54 +735,10 @@ pub(crate) fn count_interrupts() -> Arc<AtomicUsize> {
     interrupts
 }
 
-/// Why the run ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Ending {
-    Running,
-    Finished,
-    /// `--strict` and an error in box code.
-    Error,
-    Timeout,
-    /// Virtual time: nothing more can happen (the behavior waits for the world).
-    Idle,
-    Interrupted,
-    /// `--robot`: the connection to the robot was lost.
-    Disconnected,
-    /// The engine's control thread panicked (a bug of choreo's); it unloaded what it could.
-    Crashed,
-    /// A fleet with `--all-or-nothing`: another robot did not finish.
-    FleetStopped,
-    /// The monitor's page asked to stop.
-    PageStop,
-}
-
-impl Ending {
-    /// One word for the monitor's `ended` message.
-    fn word(self) -> &'static str {
-        match self {
-            Ending::Running | Ending::Finished => "finished",
-            Ending::Error => "error",
-            Ending::Timeout => "timeout",
-            Ending::Idle => "idle",
-            Ending::Interrupted | Ending::PageStop | Ending::FleetStopped => "stopped",
-            Ending::Disconnected => "robot lost",
-            Ending::Crashed => "crashed",
-        }
-    }
-
-    fn or(self, other: Ending) -> Ending {
-        if self == Ending::Running { other } else { self }
-    }
-
-    /// The exit code of a run that ended so.
-    fn exit_code(self) -> u8 {
-        match self {
-            Ending::Finished | Ending::Running => exit::OK,
-            Ending::Error | Ending::Crashed => exit::RUNTIME,
-            Ending::Timeout | Ending::Idle => exit::TIMEOUT,
-            Ending::Interrupted | Ending::FleetStopped | Ending::PageStop => exit::INTERRUPTED,
-            Ending::Disconnected => exit::ROBOT,
-        }
+/// How a run stopped by Ctrl-C ends.
+fn interrupted() -> Ending {
+    Ending::Stopped {
+        by: StoppedBy::Interrupt,
     }
 }
 
@@ -920,8 +881,6 @@ struct Report {
     implied: Vec<String>,
     /// `--timeout`, seconds.
     timeout: Option<f64>,
-    /// ALMemory keys subscribed when an idle behavior was stopped.
-    awaited: Vec<String>,
     behavior_time: Time,
     real: Duration,
     tally: Tally,
@@ -941,44 +900,49 @@ fn report_text(title: &str, r: &Report) -> String {
     let mut o = String::new();
     let tally = &r.tally;
     // What an idle behavior waits for: events subscribed, box code that has not returned.
-    let mut waits: Vec<String> = r
-        .awaited
+    let awaited: &[String] = match &r.ending {
+        Ending::Idle { awaiting } => awaiting,
+        _ => &[],
+    };
+    let mut waits: Vec<String> = awaited
         .iter()
         .map(|key| format!("ALMemory event {key}"))
         .collect();
     waits.extend(tally.running_at_stop.iter().flatten().cloned());
-    let how = match r.ending {
-        Ending::Finished | Ending::Running => "finished".to_string(),
-        Ending::Error => "stopped at the first error in box code (--strict)".to_string(),
-        Ending::Timeout => match r.timeout {
+    let how = match &r.ending {
+        Ending::Finished => "finished".to_string(),
+        Ending::Failed { .. } => "stopped at the first error in box code (--strict)".to_string(),
+        Ending::TimeLimit => match r.timeout {
             Some(t) => format!("stopped: timeout ({t} s of behavior time, --timeout)"),
             None => "stopped: timeout".to_string(),
         },
-        Ending::Idle if waits.is_empty() => {
+        Ending::Idle { .. } if waits.is_empty() => {
             "stopped: nothing left to do, yet the behavior did not finish (its root never fired onStopped)"
                 .to_string()
         }
-        Ending::Idle => "stopped: waiting for an event nobody sent".to_string(),
-        Ending::Interrupted => "stopped: interrupted (Ctrl-C); every box was unloaded".to_string(),
-        Ending::PageStop => {
-            "stopped from the monitor's page; every box was unloaded".to_string()
-        }
-        Ending::Disconnected => "stopped: the robot disconnected".to_string(),
-        Ending::Crashed => {
+        Ending::Idle { .. } => "stopped: waiting for an event nobody sent".to_string(),
+        Ending::Stopped {
+            by: StoppedBy::Interrupt | StoppedBy::Program,
+        } => "stopped: interrupted (Ctrl-C); every box was unloaded".to_string(),
+        Ending::Stopped {
+            by: StoppedBy::Page,
+        } => "stopped from the monitor's page; every box was unloaded".to_string(),
+        Ending::RobotLost => "stopped: the robot disconnected".to_string(),
+        Ending::Crashed { .. } => {
             "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
         }
-        Ending::FleetStopped => {
-            "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string()
-        }
+        Ending::Stopped {
+            by: StoppedBy::Fleet,
+        } => "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string(),
     };
     let _ = writeln!(o, "{title}");
     let _ = writeln!(o, "  outcome        {how}");
-    if r.ending == Ending::Idle && !waits.is_empty() {
+    if matches!(r.ending, Ending::Idle { .. }) && !waits.is_empty() {
         for (i, w) in waits.iter().enumerate() {
             let title = if i == 0 { "waiting for" } else { "" };
             let _ = writeln!(o, "  {title:<14} {w}");
         }
-        if !r.awaited.is_empty() {
+        if !awaited.is_empty() {
             let _ = writeln!(
                 o,
                 "  {:<14} (a scenario can send events: --events, docs/scenarios.md)",

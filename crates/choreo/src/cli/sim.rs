@@ -16,10 +16,10 @@ use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls}
 
 use crate::cli::args::{ModelArg, listen_url};
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source};
+use crate::exit;
 use crate::looks::Sampler;
 
 /// `choreo sim`'s arguments, as the command line gives them.

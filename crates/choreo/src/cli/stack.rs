@@ -9,9 +9,9 @@ use choreo_stack::{LoadError, Options, Runner};
 use clap::Subcommand;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::live::Verbosity;
 use crate::cli::stack_run::StackRunArgs;
+use crate::exit;
 
 /// `choreo stack ...`.
 #[derive(Subcommand)]

@@ -27,12 +27,12 @@ use choreo_xar::source::{FilesOnDisk, Project};
 
 use crate::cli::args::{ModelArg, RobotArgs, RobotFlags, timeout_secs};
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Played, Source};
 use crate::cli::report;
 use crate::cli::run::Target;
+use crate::exit;
 use choreo_monitor::stack::{StackNode, StackShape};
 
 /// `choreo stack run`'s arguments, as the command line gives them.

@@ -7,7 +7,7 @@
 use lsp_types::{DocumentSymbol, Location, Position, Range, SymbolKind, Url};
 use roxmltree::{Document, Node};
 
-use crate::cli::lsp::documents::{byte_of_column, line_of, utf16_column};
+use crate::documents::{byte_of_column, line_of, utf16_column};
 
 /// The byte offset of `position` in `text`.
 pub fn offset(text: &str, position: Position) -> usize {

@@ -29,7 +29,7 @@ static WRITES: AtomicU64 = AtomicU64::new(0);
 
 /// What one file's check showed: what the cache keeps.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Shown {
+pub struct Checked {
     /// `ok`, `warn` or `error`.
     pub status: String,
     /// The lines printed for it (its status line, its diagnostics).
@@ -51,7 +51,7 @@ struct Entry {
     written_ns: u128,
     /// The content's hash when it was checked.
     content: String,
-    shown: Shown,
+    shown: Checked,
 }
 
 /// The cache of a run of `choreo check`.
@@ -93,7 +93,7 @@ impl Cache {
     }
 
     /// What `file`'s check showed with `options`, if the file has not changed since.
-    pub fn get(&self, file: &Path, options: &str) -> Option<Shown> {
+    pub fn get(&self, file: &Path, options: &str) -> Option<Checked> {
         let meta = std::fs::metadata(file)
             .ok()
             .filter(std::fs::Metadata::is_file)?;
@@ -114,7 +114,7 @@ impl Cache {
 
     /// Keeps what `file`'s check showed with `options` (a file that cannot be read, or a
     /// cache that cannot be written, is left out: the next run checks it again).
-    pub fn put(&self, file: &Path, options: &str, shown: &Shown) {
+    pub fn put(&self, file: &Path, options: &str, shown: &Checked) {
         let Ok(meta) = std::fs::metadata(file) else {
             return;
         };

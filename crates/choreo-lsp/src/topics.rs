@@ -13,7 +13,7 @@ use lsp_types::{
     Position, Range, SymbolKind, TextEdit, Url, WorkspaceEdit,
 };
 
-use crate::cli::lsp::documents::{Documents, byte_of_column, line_of, range};
+use crate::documents::{Documents, byte_of_column, line_of, range};
 
 /// The topics of a project, each with its names.
 pub struct Project {

@@ -6,9 +6,9 @@
 use choreo_robot::naoqi::{Catalogue, Module, Versions};
 use lsp_types::{CompletionItem, CompletionItemKind, Position};
 
-use crate::cli::lsp::documents::{byte_of_column, line_of};
+use crate::documents::{byte_of_column, line_of};
 
-use crate::cli::lint::{MODULE_OPENERS, proxies};
+use choreo_python::box_scripts::{MODULE_OPENERS, proxies};
 
 /// "2.1, 2.5, 2.8" (the versions known to have it), or "no version known".
 fn versions(v: &Versions) -> String {

@@ -25,7 +25,7 @@ use memchr::memmem::Finder;
 /// Syntax (CPython) and the text rules.
 #[derive(Debug, Default)]
 pub struct BoxScripts {
-    compile: choreo_python::CompileCheck,
+    compile: crate::CompileCheck,
     /// What each script met so far is, whatever box it is in: a project holds the stock
     /// boxes' scripts many times (the corpus: 6,846 scripts, about 1,000 distinct).
     read: Mutex<HashMap<String, Arc<Read>>>,
@@ -94,7 +94,7 @@ fn code_part(line: &str) -> &str {
 }
 
 /// The calls whose first argument, a string, names a NAOqi module.
-pub(crate) const MODULE_OPENERS: &[&str] = &["ALProxy(", "service("];
+pub const MODULE_OPENERS: &[&str] = &["ALProxy(", "service("];
 
 /// Searchers of what the rules look for, made once (a searcher made per line cost more
 /// than the search).
@@ -106,7 +106,7 @@ static SELF_ON: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("self.o
 /// The proxies a script names, from its lines `X = ALProxy("M")` and `X = ....service("M")`
 /// (`self.tts` → ALTextToSpeech), for modules the catalogue knows; a line that goes on
 /// after the call (`.subscriber(k).signal`) names something else.
-pub(crate) fn proxies(code: &str) -> HashMap<String, &'static Module> {
+pub fn proxies(code: &str) -> HashMap<String, &'static Module> {
     let catalogue = Catalogue::naoqi();
     let mut out = HashMap::new();
     for line in code.lines() {

@@ -1,4 +1,5 @@
-//! Exit codes shared by every command (documented in `--help` and the README).
+//! Exit codes shared by every command (documented in `--help` and the README), and what a
+//! run's [`crate::Ending`] maps to.
 //!
 //! Bad arguments, numbers included (`--timeout nan`, a port above 65535), are refused with
 //! [`USAGE`] before anything is loaded or started.

@@ -1,4 +1,4 @@
-//! `choreo lsp`: a Language Server Protocol server over stdio for QiChat topics (`.top`),
+//! choreo-lsp, behind `choreo lsp`: a Language Server Protocol server over stdio for QiChat topics (`.top`),
 //! dialogs (`.dlg`), behaviors (`.xar`), projects (`.pml`) and manifests: `choreo check`'s
 //! diagnostics as the text is typed, definitions, references, renames, hovers, completions,
 //! outlines, the formatting of topics, and "Try this rule" (docs/editors.md).
@@ -37,35 +37,42 @@ use lsp_types::{
 };
 use serde_json::Value;
 
-use crate::cli::error::{CliError, CliResult};
-use crate::cli::exit;
 use documents::Documents;
 use topics::Project;
 
 /// The command behind "Try this rule": arguments `[uri, line, sentence?]`.
 const TRY_RULE: &str = "choreo.tryRule";
 
-/// Serves the editor on stdin and stdout until it says `exit` (exit 0 after a `shutdown`
-/// request, as the protocol asks; 1 without one).
-pub fn run() -> CliResult {
+/// Why the server could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum LspError {
+    /// The server's capabilities could not be written.
+    #[error("lsp: {0}")]
+    Capabilities(#[from] serde_json::Error),
+    /// The editor's `initialize` exchange failed.
+    #[error("lsp: the editor's initialize failed: {0}")]
+    Initialize(#[from] lsp_server::ProtocolError),
+    /// Reading or writing stdio failed.
+    #[error("lsp: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves the editor on stdin and stdout until it says `exit`: whether a `shutdown` request
+/// came first (the protocol asks for exit 0 then, 1 without one).
+pub fn serve() -> Result<bool, LspError> {
     let (connection, io_threads) = Connection::stdio();
-    let capabilities =
-        serde_json::to_value(capabilities()).map_err(|e| CliError::Runtime(format!("lsp: {e}")))?;
+    let capabilities = serde_json::to_value(capabilities())?;
     // Nothing of the editor's own description is needed: any client is served the same.
-    connection
-        .initialize(capabilities)
-        .map_err(|e| CliError::Runtime(format!("lsp: the editor's initialize failed: {e}")))?;
+    connection.initialize(capabilities)?;
     let mut server = Server {
         connection,
         docs: Documents::default(),
-        scripts: crate::cli::lint::BoxScripts::default(),
+        scripts: choreo_python::box_scripts::BoxScripts::default(),
     };
     let clean = server.serve();
     drop(server);
-    io_threads
-        .join()
-        .map_err(|e| CliError::Runtime(format!("lsp: {e}")))?;
-    Ok(if clean { exit::OK } else { exit::NO })
+    io_threads.join()?;
+    Ok(clean)
 }
 
 fn capabilities() -> ServerCapabilities {
@@ -98,7 +105,7 @@ fn capabilities() -> ServerCapabilities {
 struct Server {
     connection: Connection,
     docs: Documents,
-    scripts: crate::cli::lint::BoxScripts,
+    scripts: choreo_python::box_scripts::BoxScripts,
 }
 
 /// A request's result, or a protocol error (code, message).

@@ -13,7 +13,7 @@ use choreo_motion::motion::Motion;
 use choreo_xar::source::Reads;
 use serde_json::json;
 
-use crate::cli::files::in_parallel;
+use super::parallel::in_parallel;
 
 /// One finding, located.
 pub(crate) struct Located {
