@@ -1,0 +1,150 @@
+//! `choreo run`: load a behavior, run it on the simulated robot (or a real one over qi), show
+//! what the robot does, and report.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use choreo_naoqi::SimRobot;
+
+use crate::cli::args::ModelArg;
+use crate::cli::error::{CliError, CliResult};
+use crate::cli::live::{Live, Verbosity};
+use crate::cli::report;
+
+use crate::StoppedBy;
+use invocation::{Invocation, POLL};
+use one::One;
+use summary::{print_report, report_text};
+
+mod args;
+mod fleet;
+mod invocation;
+mod one;
+mod repeat;
+mod summary;
+
+pub(crate) use args::RunArgs;
+pub(crate) use invocation::{Target, count_interrupts};
+pub(crate) use one::show_box_event;
+
+/// Runs the behavior.
+pub fn run(args: &RunArgs) -> CliResult {
+    let robots = args.remote.args().map_err(CliError::Usage)?;
+    let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
+    let project = report::load_shown(&args.path, false, verbosity)?;
+    let project = crate::Project::new(&args.path, Arc::new(project));
+    let base = project
+        .behavior(args.behavior.as_deref())
+        .map_err(|e| CliError::Load(e.to_string()))?;
+    let model = args
+        .robot_model
+        .map(ModelArg::model)
+        .unwrap_or_else(|| base.chosen_model());
+    // What the project decided of the simulated robot, and why (the report's `robot`).
+    let implied = match (robots.is_empty(), args.robot_model, args.lang) {
+        (false, _, _) => Vec::new(),
+        (true, asked, lang) => {
+            let mut asked_for = base.clone();
+            if let Some(m) = asked {
+                asked_for = asked_for.model(m.model());
+            }
+            if let Some(l) = lang {
+                asked_for = asked_for.language(l.name);
+            }
+            asked_for.implied_reasons()
+        }
+    };
+    if !robots.is_empty() && (args.fast || args.events.is_some() || args.lang.is_some()) {
+        return Err(CliError::Usage(
+            "--robot runs on a real robot: --fast, --events and --lang are for the simulated one"
+                .to_string(),
+        ));
+    }
+    let scenario = report::load_scenario(args.events.as_deref())?;
+    let mut base = base
+        .model(model)
+        .clock(if args.fast {
+            crate::Clock::Virtual
+        } else {
+            crate::Clock::Real
+        })
+        .strict(args.strict)
+        .installed(args.installed);
+    if let Some(limit) = args.timeout {
+        base = base.time_limit(Duration::from_secs_f64(limit));
+    }
+    if let Some(seed) = args.seed {
+        base = base.seed(seed);
+    }
+    if let Some(start) = args.start_time {
+        base = base.start_time(start);
+    }
+    if let Some(language) = args.lang {
+        base = base.language(language.name);
+    }
+    if let Some(s) = &scenario {
+        base = base.scenario(s.clone());
+    }
+    let language = base.chosen_language();
+    let behavior = base.behavior();
+    let setup = Invocation {
+        args,
+        implied,
+        robots: &robots,
+        verbosity,
+        behavior,
+        model,
+        scenario,
+        live: Live::new(verbosity),
+        base: &base,
+    };
+    if let Some(n) = args.repeat {
+        return repeat::repeat(&setup, n);
+    }
+    if robots.len() > 1 {
+        if args.monitor.monitor.is_some() {
+            return Err(CliError::Usage(
+                "--monitor shows one run: not a fleet's (yet)".to_string(),
+            ));
+        }
+        return fleet::run_fleet(&setup);
+    }
+    let target = match robots.first() {
+        None => Target::Sim(Arc::new(SimRobot::new(model))),
+        Some(robot) => robot.connect()?,
+    };
+    let mut one = One::load(&setup, target, args.trace.as_deref(), "", None)?;
+    let interrupts = count_interrupts();
+    if verbosity != Verbosity::Quiet {
+        let on = match robots.first() {
+            Some(robot) => format!("the robot at {}", robot.url),
+            None => match language {
+                Some(l) => format!("a simulated {} speaking {l}", model.name()),
+                None => format!("a simulated {}", model.name()),
+            },
+        };
+        errln!(
+            "running {} on {on} ({} time); Ctrl-C stops it",
+            behavior.name,
+            if args.fast { "virtual" } else { "real" }
+        );
+    }
+    one.start();
+    // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
+    // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
+    while !one.poll(
+        POLL,
+        (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
+    ) {}
+    let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
+    let report = one.finish(args.timeout, &setup.implied);
+    setup.live.finish();
+    print_report("run report", &report);
+    if let Some(m) = monitor {
+        let text = report_text("run report", &report);
+        let keep = args.monitor.monitor_keep;
+        crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
+    }
+    Ok(report.ending.exit_code())
+}
