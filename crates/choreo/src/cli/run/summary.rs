@@ -110,12 +110,7 @@ pub(super) fn report_text(title: &str, r: &Report) -> String {
 }
 
 /// `title` and how many `items`, then each distinct one once with its count (`×3`), into `o`.
-fn write_list<T: std::fmt::Display>(
-    o: &mut String,
-    title: &str,
-    items: &[T],
-    always: bool,
-) {
+fn write_list<T: std::fmt::Display>(o: &mut String, title: &str, items: &[T], always: bool) {
     use std::fmt::Write as _;
     if items.is_empty() && !always {
         return;
