@@ -1,0 +1,128 @@
+//! Everything a stack run needs, loaded before it starts: the definitions, the robot, the
+//! engine and its driver.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use crate::nested::{Launchers, ProjectBehaviors};
+use choreo_engine::{Robot, Trace};
+use choreo_naoqi::{BehaviorLauncher, Model, SimRobot};
+use choreo_stack::Runner;
+use choreo_stack::definition::{Definition, load_dir};
+
+use crate::cli::args::RobotArgs;
+use crate::cli::error::{CliError, CliResult};
+use crate::cli::live::Verbosity;
+use crate::cli::monitor::Played;
+use crate::cli::report;
+use crate::cli::run::Target;
+
+use super::args::StackRunArgs;
+use super::installed::{classes, install, played};
+
+/// What `choreo stack run` was asked, its flags read.
+pub(super) struct Asked<'a> {
+    pub(super) args: &'a StackRunArgs,
+    /// The real robot to run on; none: the simulated one.
+    pub(super) robot: Option<RobotArgs>,
+    pub(super) model: Model,
+    pub(super) verbosity: Verbosity,
+}
+
+/// The stack loaded, on its robot, not yet driven.
+pub(super) struct Loaded {
+    pub(super) defs: Vec<Definition>,
+    pub(super) target: Target,
+    pub(super) robot: Arc<dyn Robot>,
+    pub(super) resources: Arc<choreo_engine::resource::ResourceTree>,
+    /// The trace of the driver's engine (and of the behaviors the stack plays).
+    pub(super) engine_trace: Trace,
+    pub(super) runner: Runner,
+    /// The behaviors the leaves play, for the monitor.
+    pub(super) played: Played,
+    pub(super) period: Duration,
+}
+
+/// Loads the definitions and the behaviors their leaves play, reaches the robot (or makes
+/// the simulated one) and builds the runner.
+pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
+    let args = asked.args;
+    let defs = load_dir(&args.dir).map_err(|e| CliError::Load(e.to_string()))?;
+    let installed = install(&args.dir, &defs, asked.verbosity)?;
+    let scenario = report::load_scenario(args.events.as_deref())?;
+    let target = match &asked.robot {
+        None => {
+            let sim = Arc::new(SimRobot::new(asked.model));
+            if let Some(s) = scenario {
+                sim.load_scenario(s);
+            }
+            Target::Sim(sim)
+        }
+        Some(_) if args.fast || args.events.is_some() => {
+            return Err(CliError::Usage(
+                "--robot runs on a real robot: --fast and --events are for the simulated one"
+                    .to_string(),
+            ));
+        }
+        Some(_) if !installed.is_empty() => {
+            return Err(CliError::Usage(
+                "--robot: a PlayChoregraphe leaf with a path needs the simulated robot; on a \
+                 real robot, name a behavior installed on it (\"installed\")"
+                    .to_string(),
+            ));
+        }
+        Some(remote) => remote.connect()?,
+    };
+    let robot: Arc<dyn Robot> = target.robot();
+    let resources = Arc::new(choreo_naoqi::resource_tree(asked.model));
+    let engine_trace = Trace::unkept(None);
+    let weak: Weak<dyn Robot> = Arc::downgrade(&robot);
+    let launchers: Vec<Arc<dyn BehaviorLauncher>> = installed
+        .iter()
+        .map(|i| {
+            Arc::new(
+                ProjectBehaviors::new(
+                    Arc::clone(&i.project),
+                    i.files.path().to_path_buf(),
+                    engine_trace.clone(),
+                    weak.clone(),
+                    false,
+                    Arc::clone(&resources),
+                )
+                .named(vec![(i.name.clone(), i.index)])
+                // `Dance:root/Say`: the leaf's events say whose they are.
+                .prefixed(i.prefix()),
+            ) as Arc<dyn BehaviorLauncher>
+        })
+        .collect();
+    if let Target::Sim(sim) = &target {
+        sim.set_launcher(Some(Arc::new(Launchers(launchers))));
+    }
+    let period = Duration::from_millis(args.tick_ms);
+    let runner = classes(&args.dir, &installed)
+        .build(
+            &defs,
+            args.base.as_deref(),
+            choreo_stack::Options {
+                period,
+                budget: Some(period),
+                robot: Some(Arc::clone(&robot)),
+                ..choreo_stack::Options::default()
+            },
+        )
+        .map_err(|e| CliError::Load(e.to_string()))?;
+    Ok(Loaded {
+        defs,
+        target,
+        robot,
+        resources,
+        engine_trace,
+        runner,
+        period,
+        // Only drawn by a monitor: no graph built for a run without one.
+        played: match args.monitor.monitor {
+            Some(_) => played(&installed),
+            None => Vec::new(),
+        },
+    })
+}

@@ -1,0 +1,218 @@
+//! `choreo stack run DIR`: a stack of JSON definitions run against the simulated robot.
+//!
+//! The stack is driven by a behavior of one native box (`Stack`), run by an engine as
+//! `choreo run` runs any behavior. The box's `onStart` hook ticks the runner every period
+//! and sleeps on the engine's clock in between. So `--fast` (virtual time), `--timeout`, the
+//! robot's durations, the scenario's events and the Choregraphe behaviors the stack plays
+//! (nested runs of that engine, started through the robot's ALBehaviorManager) all share one
+//! time. The engine knows nothing of the stack.
+
+mod args;
+mod driver;
+mod installed;
+mod listeners;
+mod load;
+
+pub(crate) use args::StackRunArgs;
+pub(crate) use driver::{driver_xar, shape};
+pub(crate) use installed::classes;
+pub(crate) use installed::{install, played};
+
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use choreo_base::lock;
+use choreo_engine::clock::Time;
+use choreo_engine::{Options, Outcome};
+use choreo_naoqi::{Model, RobotEvent, SimRobot};
+use choreo_stack::Runner;
+use choreo_stack::trace::Record;
+
+use crate::cli::args::ModelArg;
+use crate::cli::error::{CliError, CliResult};
+use crate::cli::live::{Live, Verbosity};
+use crate::cli::monitor::Source;
+use crate::cli::run::Target;
+use crate::exit;
+
+use driver::{Driver, drive, load_driver};
+use listeners::{TraceFile, engine_lines, json_lines, live_listener, record_json};
+use load::{Asked, Loaded, load};
+
+/// Runs the stack: loaded, watched, driven to its end, reported.
+pub fn run(args: &StackRunArgs) -> CliResult {
+    let robots = args.remote.args().map_err(CliError::Usage)?;
+    if robots.len() > 1 {
+        return Err(CliError::Usage(
+            "stack run drives one robot: give one --robot".to_string(),
+        ));
+    }
+    let asked = Asked {
+        args,
+        robot: robots.into_iter().next(),
+        model: args.robot_model.map_or(Model::Nao, ModelArg::model),
+        verbosity: Verbosity::from_flags(args.quiet, args.verbose),
+    };
+    let Loaded {
+        defs,
+        target,
+        robot,
+        resources,
+        engine_trace,
+        mut runner,
+        period,
+        played,
+    } = load(&asked)?;
+    let xar = driver_xar()?;
+    let live = Live::new(asked.verbosity);
+    runner.add_listener(live_listener(live.clone(), period, asked.verbosity));
+    {
+        // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
+        let live = live.clone();
+        engine_trace.add_listener(Arc::new(move |e| {
+            crate::cli::run::show_box_event(&live, "", e);
+        }));
+    }
+    // `--trace`: the stack's events and, between them, the played behaviors' and what the
+    // robot showed (as `choreo run --trace` writes them), so that a replay shows both.
+    let trace_file = match &args.trace {
+        Some(file) => {
+            let f = std::fs::File::create(file).map_err(|e| {
+                CliError::Write(format!("{}: cannot write the trace: {e}", file.display()))
+            })?;
+            let out: TraceFile = Arc::new(Mutex::new(std::io::BufWriter::new(f)));
+            // The first line says which robot it ran on (docs/trace.md): a replay draws it.
+            let header = serde_json::json!({
+                "event": "run", "time_ns": 0, "path": "",
+                "clock": if args.fast { "virtual" } else { "real" },
+                "model": asked.model.name().to_lowercase(),
+            });
+            let _ = writeln!(lock(&out), "{header}");
+            runner.add_listener(json_lines(Arc::clone(&out), period));
+            engine_trace.add_listener(engine_lines(Arc::clone(&out)));
+            Some(out)
+        }
+        None => None,
+    };
+    let monitor = crate::cli::monitor::start(
+        &args.monitor,
+        &choreo_engine::graph::Graph::new(&xar),
+        &format!("stack {}", args.dir.display()),
+        Some(&asked.model.name().to_lowercase()),
+        Source::Stack(shape(&runner, &defs), played),
+    )?;
+    if let Some(m) = &monitor {
+        crate::cli::monitor::feed(m, &engine_trace);
+        let m = Arc::clone(m);
+        let tick = period;
+        runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
+            m.publish_stack(record_json(r, names, tick));
+        }));
+    }
+    let commands = monitor.as_ref().and_then(|m| m.commands());
+    let driver = Arc::new(Driver {
+        runner: Mutex::new(Some(runner)),
+        stop: AtomicBool::new(false),
+        period,
+        ended: Mutex::new(None),
+    });
+    let options = Options {
+        virtual_time: args.fast,
+        trace: engine_trace.clone(),
+        time_limit: args.timeout.map(Duration::from_secs_f64),
+        robot: Some(Arc::clone(&robot)),
+        resources: Some(resources),
+        ..Options::default()
+    };
+    let engine = Arc::new(load_driver(&xar, &driver, options)?);
+    let mut sampler = None;
+    if let Target::Sim(sim) = &target {
+        let live = live.clone();
+        let now = Arc::downgrade(&engine);
+        let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
+        sim.set_observer(Arc::new(move |e: &RobotEvent| {
+            let at = now.upgrade().map_or(Time(0), |engine| engine.now());
+            live.robot_event(at, e);
+            crate::looks::record(&shows, &shown, at, e);
+        }));
+        if monitor.is_some() {
+            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
+        }
+    }
+    let interrupts = crate::cli::run::count_interrupts();
+    if asked.verbosity != Verbosity::Quiet {
+        let on = match &asked.robot {
+            Some(robot) => format!("the robot at {}", robot.url),
+            None => format!("a simulated {}", asked.model.name()),
+        };
+        errln!(
+            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
+            args.dir.display(),
+            if args.fast { "virtual" } else { "real" },
+            args.tick_ms
+        );
+    }
+    let started = Instant::now();
+    engine.start();
+    let (outcome, stopped_for) = drive(&engine, &live, commands.as_ref(), &interrupts);
+    if let Target::Sim(sim) = &target {
+        sim.stop_behaviors();
+        sim.set_launcher(None);
+    }
+    let time = engine.ended_at().unwrap_or_else(|| engine.now());
+    drop(engine);
+    live.finish();
+    let (code, report) = report(&driver, &outcome, stopped_for, time, started);
+    errln!("{report}");
+    drop(sampler);
+    if let Some(out) = trace_file {
+        // The played behaviors' last events are not followed by a stack event that flushes.
+        let _ = lock(&out).flush();
+    }
+    if let Some(m) = monitor {
+        let outcome = match code {
+            exit::OK => "finished",
+            exit::INTERRUPTED => "stopped",
+            exit::TIMEOUT => "time limit",
+            _ => "error",
+        };
+        let keep = args.monitor.monitor_keep;
+        crate::cli::monitor::linger(&m, outcome, &report, keep, &interrupts);
+    }
+    Ok(code)
+}
+/// The exit code of the run, and its report line.
+fn report(
+    driver: &Driver,
+    outcome: &Outcome,
+    stopped_for: Option<u8>,
+    time: Time,
+    started: Instant,
+) -> (u8, String) {
+    let ended = choreo_base::lock(&driver.ended).take();
+    let ticks = choreo_base::lock(&driver.runner)
+        .as_ref()
+        .map_or(0, Runner::tick_count);
+    let code = match (stopped_for, &ended, outcome) {
+        (_, Some(Err(_)), _) => exit::LOAD,
+        (_, _, Outcome::RobotLost) => exit::ROBOT,
+        (Some(code), _, _) => code,
+        (None, _, Outcome::Finished) => exit::OK,
+        (None, _, _) => exit::RUNTIME,
+    };
+    let why = match (&ended, stopped_for) {
+        (Some(Err(e)), _) => format!("could not start: {e}"),
+        (_, Some(exit::INTERRUPTED)) => "interrupted (the stack cancelled top-down)".into(),
+        (_, Some(_)) => "stopped at the time limit (the stack cancelled top-down)".into(),
+        (Some(Ok(())), None) => "finished (the stack emptied)".into(),
+        (None, None) => format!("ended: {outcome:?}"),
+    };
+    let report = format!(
+        "stack {why}: {ticks} ticks, {:.2} s of stack time in {:.2} s real time",
+        time.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    (code, report)
+}
