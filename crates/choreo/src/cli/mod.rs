@@ -19,7 +19,6 @@ mod export;
 mod fold;
 mod help;
 mod inspect;
-mod install;
 mod joints;
 mod live;
 mod monitor;
@@ -28,7 +27,7 @@ mod package;
 mod plot;
 mod replay;
 mod report;
-mod robot_cmd;
+mod robot;
 mod run;
 mod sim;
 mod stack;
@@ -77,7 +76,7 @@ enum Command {
     /// SERVICE`, `call SERVICE.METHOD [JSON ARGS...]`, `watch KEY...`, `behaviors`,
     /// `install PKG`.
     #[command(subcommand, after_help = help::ROBOT)]
-    Robot(robot_cmd::RobotCommand),
+    Robot(robot::RobotCommand),
     /// Serve the simulated robot over qi messaging.
     ///
     /// Any qi client (the `qi` Python package, old NAOqi scripts, `choreo run --robot`)
@@ -234,7 +233,7 @@ fn long_version() -> String {
 fn dispatch(command: Command) -> CliResult {
     match command {
         Command::Run(args) => run::run(&args),
-        Command::Robot(command) => robot_cmd::run(command),
+        Command::Robot(command) => robot::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Lsp => match choreo_lsp::serve() {
