@@ -32,7 +32,6 @@ mod run;
 mod sim;
 mod stack;
 mod stack_run;
-mod tally;
 pub mod trace_file;
 
 use std::ffi::OsString;

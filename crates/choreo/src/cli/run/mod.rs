@@ -18,11 +18,13 @@ use one::One;
 use summary::{print_report, report_text};
 
 mod args;
+mod failure;
 mod fleet;
 mod invocation;
 mod one;
 mod repeat;
 mod summary;
+mod tally;
 
 pub(crate) use args::RunArgs;
 pub(crate) use invocation::{Target, count_interrupts};

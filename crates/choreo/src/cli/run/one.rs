@@ -15,12 +15,13 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
+use super::failure::{Failure, logged_error};
+use super::tally::Tally;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::fold::Line;
 use crate::cli::joints::JointRecorder;
 use crate::cli::live::{Kind, Live};
 use crate::cli::monitor::{Source, others};
-use crate::cli::tally::{Failure, Tally, logged_error};
 
 use super::invocation::{Invocation, Target, load_error, set_param, title};
 use super::summary::Report;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use choreo_engine::clock::Time;
 
-use crate::cli::tally::Tally;
+use super::tally::Tally;
 use crate::{Ending, StoppedBy};
 
 /// What the report is made of.
