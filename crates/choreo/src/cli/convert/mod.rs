@@ -2,17 +2,21 @@
 //! folder and back to any container (a `.pml` folder, `.crg`, `.cbl`, `.pkg`), or motion
 //! timelines to `.qianim` animations.
 
-use std::collections::HashSet;
+mod animation;
+mod output;
+
 use std::path::{Path, PathBuf};
 
-use choreo_motion::qianim;
-use choreo_xar::project::{self, Container, PROJECT_FILE};
-use choreo_xar::source::{Behavior, Project, read_dir_tree};
+use choreo_xar::project::{Container, PROJECT_FILE};
+use choreo_xar::source::Project;
 use choreo_xar::{FileTree, split, write_xar};
 
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::report;
 use crate::exit;
+
+use animation::to_qianim;
+use output::{Ownership, QIANIM, has_extension, is_current_dir, make_room, write_tree, written};
 
 /// `choreo convert`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -84,15 +88,6 @@ impl Target {
 
 /// Outputs whose name says archive: never written as a folder.
 const ARCHIVES: [&str; 3] = ["crg", "pkg", "cbl"];
-
-/// The extension of `.qianim` files.
-const QIANIM: &str = "qianim";
-
-fn has_extension(path: &Path, extension: &str) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
-}
-
 /// Converts `input` to `output` as `to` says (by default as `output`'s name implies, see
 /// [`Target::of_output`]).
 pub fn run(args: &ConvertArgs) -> CliResult {
@@ -151,12 +146,6 @@ fn is_lone(project: &Project) -> bool {
         _ => false,
     }
 }
-
-/// A failed write.
-fn written((path, e): (PathBuf, std::io::Error)) -> CliError {
-    CliError::Write(format!("{}: cannot write: {e}", path.display()))
-}
-
 fn to_xar(input: &Path, project: &Project, output: &Path, force: bool) -> CliResult<()> {
     let [only] = project.behaviors.as_slice() else {
         return Err(CliError::Usage(format!(
@@ -215,13 +204,6 @@ fn to_pml_folder(input: &Path, project: &Project, output: &Path, force: bool) ->
     make_room(&folder, force, &Ownership::READABLE)?;
     write_tree(&folder, &files).map_err(written)
 }
-
-/// Whether `dir` is the current folder.
-fn is_current_dir(dir: &Path) -> bool {
-    let here = std::env::current_dir().and_then(std::fs::canonicalize);
-    matches!((here, std::fs::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
-}
-
 /// The shallowest `.pml` of `files`.
 fn top_pml(files: &FileTree) -> Option<String> {
     files
@@ -258,201 +240,4 @@ fn to_archive(
     };
     make_room(output, force, &Ownership::NONE)?;
     std::fs::write(output, bytes).map_err(|e| written((output.to_path_buf(), e)))
-}
-
-/// Which existing folders an output may replace.
-struct Ownership {
-    /// What such a folder is, in messages (`a split behavior`).
-    what: &'static str,
-    /// Whether the folder is one.
-    owns: fn(&Path) -> bool,
-}
-
-impl Ownership {
-    /// Split behaviors, readable projects and Choregraphe projects.
-    const READABLE: Ownership = Ownership {
-        what: "a split behavior or a project",
-        owns: |dir| {
-            read_dir_tree(dir).is_ok_and(|t| {
-                split::is_split_tree(&t)
-                    || project::is_readable_tree(&t)
-                    || choreo_xar::source::load_tree("", t).is_ok()
-            })
-        },
-    };
-
-    /// Never a folder (for file outputs).
-    const NONE: Ownership = Ownership {
-        what: "a file",
-        owns: |_| false,
-    };
-
-    /// Folders of `.qianim` files and nothing else.
-    const QIANIM: Ownership = Ownership {
-        what: "a folder of .qianim files only",
-        owns: |dir| {
-            std::fs::read_dir(dir).is_ok_and(|entries| {
-                entries.into_iter().all(|e| {
-                    e.is_ok_and(|e| {
-                        let path = e.path();
-                        path.is_file() && has_extension(&path, QIANIM)
-                    })
-                })
-            })
-        },
-    };
-}
-
-/// Refuses to overwrite an existing output unless `force`; with `force`, an existing
-/// folder is replaced only if it is one of ours (never an unrelated directory).
-fn make_room(output: &Path, force: bool, ours: &Ownership) -> CliResult<()> {
-    if !output.exists() {
-        return Ok(());
-    }
-    if !force {
-        return Err(CliError::Usage(format!(
-            "{}: already exists (use --force to replace it)",
-            output.display()
-        )));
-    }
-    if output.is_dir() {
-        if !(ours.owns)(output) {
-            return Err(CliError::Usage(format!(
-                "{}: is a folder but not {}; refusing to replace it",
-                output.display(),
-                ours.what
-            )));
-        }
-        if let Err(e) = std::fs::remove_dir_all(output) {
-            return Err(CliError::Write(format!(
-                "{}: cannot remove: {e}",
-                output.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A folder name for a behavior's display name (`a.crg!behavior_1/behavior.xar`).
-fn folder_name(name: &str) -> String {
-    let inner = name.rsplit('!').next().unwrap_or(name);
-    let stem = inner
-        .trim_end_matches("/behavior.xar")
-        .trim_end_matches("/box.xar");
-    safe_name(stem, "-_. ")
-}
-
-/// `name` with every character but letters, digits and those of `keep` replaced by `_`.
-fn safe_name(name: &str, keep: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || keep.contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Writes every motion timeline of `behaviors` as a `.qianim` file: `output` itself when it
-/// ends in `.qianim` and there is exactly one, else one file per timeline in the folder
-/// `output`, named after the box path (`root_Tai_Chi_Chuan.qianim`; with several behaviors,
-/// after the behavior too). Everything is converted before anything is written.
-fn to_qianim(input: &Path, behaviors: &[Behavior], output: &Path, force: bool) -> CliResult {
-    let mut files = Vec::new();
-    let mut taken = HashSet::new();
-    for b in behaviors {
-        for found in qianim::box_animations(&b.xar.root_box) {
-            let shown = if behaviors.len() > 1 {
-                format!("{}: {}", b.name, found.path)
-            } else {
-                found.path.clone()
-            };
-            for (actuator, w) in &found.warnings {
-                errln!("warning: {shown}: {actuator}: {w}");
-            }
-            let written = match qianim::write(&found.animation) {
-                Ok(w) => w,
-                Err(e) => {
-                    return Err(CliError::Write(format!(
-                        "{}: {shown}: cannot write as .qianim: {e}",
-                        input.display()
-                    )));
-                }
-            };
-            for (actuator, w) in &written.warnings {
-                errln!("warning: {shown}: {actuator}: {w}");
-            }
-            let mut stem = safe_name(&found.path, "-_.");
-            if behaviors.len() > 1 {
-                stem = format!("{}_{stem}", safe_name(&folder_name(&b.name), "-_."));
-            }
-            let name = unique_name(&stem, &mut taken);
-            let curves = found.animation.tracks.len();
-            files.push((name, shown, curves, written.text));
-        }
-    }
-    let single = has_extension(output, QIANIM);
-    match files.len() {
-        0 => {
-            return Err(CliError::Load(format!(
-                "{}: no motion timeline to convert (a box whose timeline has fps > 0 and \
-                 unmuted keyed curves)",
-                input.display()
-            )));
-        }
-        1 => {}
-        n if single => {
-            return Err(CliError::Usage(format!(
-                "{} holds {n} motion timelines: convert it to a folder instead of one .qianim file",
-                input.display()
-            )));
-        }
-        _ => {}
-    }
-    make_room(output, force, &Ownership::QIANIM)?;
-    if !single && let Err(e) = std::fs::create_dir_all(output) {
-        return Err(CliError::Write(format!(
-            "{}: cannot create: {e}",
-            output.display()
-        )));
-    }
-    for (name, shown, curves, text) in &files {
-        let path = if single {
-            output.to_path_buf()
-        } else {
-            output.join(name)
-        };
-        if let Err(e) = std::fs::write(&path, text) {
-            return Err(CliError::Write(format!(
-                "{}: cannot write: {e}",
-                path.display()
-            )));
-        }
-        outln!("wrote {} ({shown}: {curves} curve(s))", path.display());
-    }
-    Ok(exit::OK)
-}
-
-/// `stem.qianim`, or `stem_2.qianim`, `stem_3.qianim`... when taken (recorded in `taken`).
-fn unique_name(stem: &str, taken: &mut HashSet<String>) -> String {
-    let mut name = format!("{stem}.{QIANIM}");
-    let mut n = 1;
-    while !taken.insert(name.to_lowercase()) {
-        n += 1;
-        name = format!("{stem}_{n}.{QIANIM}");
-    }
-    name
-}
-
-fn write_tree(dir: &Path, tree: &FileTree) -> Result<(), (PathBuf, std::io::Error)> {
-    for (rel, bytes) in tree {
-        let path = dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| (parent.to_path_buf(), e))?;
-        }
-        std::fs::write(&path, bytes).map_err(|e| (path.clone(), e))?;
-    }
-    Ok(())
 }

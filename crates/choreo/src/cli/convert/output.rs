@@ -1,0 +1,131 @@
+//! Where `choreo convert` writes: room made for the output without clobbering what is not
+//! its own, names safe on every system, trees written.
+
+use std::path::{Path, PathBuf};
+
+use choreo_xar::project::{self};
+use choreo_xar::source::read_dir_tree;
+use choreo_xar::{FileTree, split};
+
+use crate::cli::error::{CliError, CliResult};
+
+pub(super) fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+}
+/// The extension of `.qianim` files.
+pub(super) const QIANIM: &str = "qianim";
+
+/// A failed write.
+pub(super) fn written((path, e): (PathBuf, std::io::Error)) -> CliError {
+    CliError::Write(format!("{}: cannot write: {e}", path.display()))
+}
+/// Whether `dir` is the current folder.
+pub(super) fn is_current_dir(dir: &Path) -> bool {
+    let here = std::env::current_dir().and_then(std::fs::canonicalize);
+    matches!((here, std::fs::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
+}
+/// Which existing folders an output may replace.
+pub(super) struct Ownership {
+    /// What such a folder is, in messages (`a split behavior`).
+    what: &'static str,
+    /// Whether the folder is one.
+    owns: fn(&Path) -> bool,
+}
+
+impl Ownership {
+    /// Split behaviors, readable projects and Choregraphe projects.
+    pub(super) const READABLE: Ownership = Ownership {
+        what: "a split behavior or a project",
+        owns: |dir| {
+            read_dir_tree(dir).is_ok_and(|t| {
+                split::is_split_tree(&t)
+                    || project::is_readable_tree(&t)
+                    || choreo_xar::source::load_tree("", t).is_ok()
+            })
+        },
+    };
+
+    /// Never a folder (for file outputs).
+    pub(super) const NONE: Ownership = Ownership {
+        what: "a file",
+        owns: |_| false,
+    };
+
+    /// Folders of `.qianim` files and nothing else.
+    pub(super) const QIANIM: Ownership = Ownership {
+        what: "a folder of .qianim files only",
+        owns: |dir| {
+            std::fs::read_dir(dir).is_ok_and(|entries| {
+                entries.into_iter().all(|e| {
+                    e.is_ok_and(|e| {
+                        let path = e.path();
+                        path.is_file() && has_extension(&path, QIANIM)
+                    })
+                })
+            })
+        },
+    };
+}
+
+/// Refuses to overwrite an existing output unless `force`; with `force`, an existing
+/// folder is replaced only if it is one of ours (never an unrelated directory).
+pub(super) fn make_room(output: &Path, force: bool, ours: &Ownership) -> CliResult<()> {
+    if !output.exists() {
+        return Ok(());
+    }
+    if !force {
+        return Err(CliError::Usage(format!(
+            "{}: already exists (use --force to replace it)",
+            output.display()
+        )));
+    }
+    if output.is_dir() {
+        if !(ours.owns)(output) {
+            return Err(CliError::Usage(format!(
+                "{}: is a folder but not {}; refusing to replace it",
+                output.display(),
+                ours.what
+            )));
+        }
+        if let Err(e) = std::fs::remove_dir_all(output) {
+            return Err(CliError::Write(format!(
+                "{}: cannot remove: {e}",
+                output.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A folder name for a behavior's display name (`a.crg!behavior_1/behavior.xar`).
+pub(super) fn folder_name(name: &str) -> String {
+    let inner = name.rsplit('!').next().unwrap_or(name);
+    let stem = inner
+        .trim_end_matches("/behavior.xar")
+        .trim_end_matches("/box.xar");
+    safe_name(stem, "-_. ")
+}
+
+/// `name` with every character but letters, digits and those of `keep` replaced by `_`.
+pub(super) fn safe_name(name: &str, keep: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || keep.contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+pub(super) fn write_tree(dir: &Path, tree: &FileTree) -> Result<(), (PathBuf, std::io::Error)> {
+    for (rel, bytes) in tree {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| (parent.to_path_buf(), e))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| (path.clone(), e))?;
+    }
+    Ok(())
+}
