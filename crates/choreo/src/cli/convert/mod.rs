@@ -88,6 +88,7 @@ impl Target {
 
 /// Outputs whose name says archive: never written as a folder.
 const ARCHIVES: [&str; 3] = ["crg", "pkg", "cbl"];
+
 /// Converts `input` to `output` as `to` says (by default as `output`'s name implies, see
 /// [`Target::of_output`]).
 pub fn run(args: &ConvertArgs) -> CliResult {
@@ -146,6 +147,7 @@ fn is_lone(project: &Project) -> bool {
         _ => false,
     }
 }
+
 fn to_xar(input: &Path, project: &Project, output: &Path, force: bool) -> CliResult<()> {
     let [only] = project.behaviors.as_slice() else {
         return Err(CliError::Usage(format!(
@@ -204,6 +206,7 @@ fn to_pml_folder(input: &Path, project: &Project, output: &Path, force: bool) ->
     make_room(&folder, force, &Ownership::READABLE)?;
     write_tree(&folder, &files).map_err(written)
 }
+
 /// The shallowest `.pml` of `files`.
 fn top_pml(files: &FileTree) -> Option<String> {
     files

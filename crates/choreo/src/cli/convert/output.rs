@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use choreo_xar::project::{self};
+use choreo_xar::project;
 use choreo_xar::source::read_dir_tree;
 use choreo_xar::{FileTree, split};
 
@@ -13,6 +13,7 @@ pub(super) fn has_extension(path: &Path, extension: &str) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case(extension))
 }
+
 /// The extension of `.qianim` files.
 pub(super) const QIANIM: &str = "qianim";
 
@@ -20,11 +21,13 @@ pub(super) const QIANIM: &str = "qianim";
 pub(super) fn written((path, e): (PathBuf, std::io::Error)) -> CliError {
     CliError::Write(format!("{}: cannot write: {e}", path.display()))
 }
+
 /// Whether `dir` is the current folder.
 pub(super) fn is_current_dir(dir: &Path) -> bool {
     let here = std::env::current_dir().and_then(std::fs::canonicalize);
     matches!((here, std::fs::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
 }
+
 /// Which existing folders an output may replace.
 pub(super) struct Ownership {
     /// What such a folder is, in messages (`a split behavior`).
@@ -119,6 +122,7 @@ pub(super) fn safe_name(name: &str, keep: &str) -> String {
         })
         .collect()
 }
+
 pub(super) fn write_tree(dir: &Path, tree: &FileTree) -> Result<(), (PathBuf, std::io::Error)> {
     for (rel, bytes) in tree {
         let path = dir.join(rel);

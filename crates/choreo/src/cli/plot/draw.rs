@@ -13,6 +13,7 @@ use super::figure::{
     Axis, BALANCE_HEIGHT, Figure, LEGEND_WIDTH, PANEL_HEIGHT, Panel, SECTION_HEIGHT, Section,
     TITLE_HEIGHT, WIDTH,
 };
+
 use super::font::FONT;
 
 /// Distinct colours for the joints of one panel (up to 12 before they repeat).
@@ -219,9 +220,13 @@ fn draw_balance<DB: DrawingBackend>(
 
 /// The balance view's colours.
 const COM: RGBColor = RGBColor(31, 119, 180);
+
 pub(super) const ZMP: RGBColor = RGBColor(255, 127, 14);
+
 const POLYGON: RGBColor = RGBColor(120, 120, 120);
+
 const LAST_POLYGON: RGBColor = RGBColor(44, 160, 44);
+
 const FALL: RGBColor = RGBColor(214, 39, 40);
 
 /// The y range of a panel: hands 0..1, joints their values' range, padded (at least 0.2 rad).

@@ -62,11 +62,16 @@ const SAMPLES_PER_FRAME: f64 = 4.0;
 
 /// The image's width and the parts of its height, in pixels.
 pub(super) const WIDTH: u32 = 1600;
+
 pub(super) const TITLE_HEIGHT: u32 = 50;
+
 pub(super) const SECTION_HEIGHT: u32 = 32;
+
 pub(super) const PANEL_HEIGHT: u32 = 240;
+
 /// The joint names on the right of each panel.
 pub(super) const LEGEND_WIDTH: u32 = 170;
+
 /// The plotting area's width, about (for the sampling step).
 const PLOT_WIDTH: f64 = (WIDTH - LEGEND_WIDTH - 90) as f64;
 
@@ -271,6 +276,7 @@ pub(super) fn panels(model: Model, series: Vec<Series>) -> Vec<Panel> {
     out.retain(|p| !p.series.is_empty());
     out
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

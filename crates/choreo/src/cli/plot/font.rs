@@ -6,6 +6,7 @@ use plotters::style::FontStyle;
 
 /// Where fonts are looked for when `CHOREO_PLOT_FONT` is not set.
 const FOLDERS: [&str; 2] = ["/usr/share/fonts", "/usr/local/share/fonts"];
+
 /// The font preferred among them.
 const PREFERRED: &str = "DejaVuSans.ttf";
 

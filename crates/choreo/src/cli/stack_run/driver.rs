@@ -46,6 +46,7 @@ pub(crate) fn driver_xar() -> CliResult<choreo_xar::XarFile> {
 
 /// The first ALMemory subscription id of the driver (far from the engine's own).
 const SUBSCRIPTIONS: u64 = 0x5354_4143_0000_0000;
+
 /// The engine of the driver behavior, its `Stack` box ticking `driver`'s runner.
 pub(super) fn load_driver(
     xar: &choreo_xar::XarFile,
@@ -103,6 +104,7 @@ pub(super) fn drive(
     };
     (outcome, stopped_for)
 }
+
 /// The stack's behaviors and their delegates, for the monitor's Stack view.
 pub(crate) fn shape(runner: &Runner, defs: &[Definition]) -> StackShape {
     let names = runner.names();

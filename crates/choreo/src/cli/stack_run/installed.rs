@@ -45,6 +45,7 @@ pub(crate) fn played(installed: &[Installed]) -> Played {
         })
         .collect()
 }
+
 /// Loads the Choregraphe behaviors the `PlayChoregraphe` leaves name by `path` (relative to
 /// the stack's folder; `behaviorName` picks one of a project's behaviors).
 pub(crate) fn install(

@@ -183,6 +183,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     }
     Ok(code)
 }
+
 /// The exit code of the run, and its report line.
 fn report(
     driver: &Driver,
