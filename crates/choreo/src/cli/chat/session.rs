@@ -1,13 +1,7 @@
-//! `choreo chat TOPIC.top|DIALOG.dlg|BEHAVIOR...`: talk with QiChat topics in the terminal
-//! (or through a pipe): each line read is what the human says (`e:Key` raises a memory
-//! event instead), and the robot's answer is printed with the rule that gave it. A
-//! behavior (a project, an archive, a `.xar`) brings its Dialog boxes: their topics are
-//! loaded with the box's ports bound as the stock Dialog box binds them, and each box
-//! starts (its `e:onStart` rules answer first). `--script FILE` plays a written
-//! conversation and checks the answers.
+//! A conversation of `choreo chat`: the dialog engine, its memory, the topics and Dialog
+//! boxes loaded, each line said and answered.
 
 use std::collections::HashMap;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
@@ -20,31 +14,10 @@ use crate::exit;
 /// raise (`e:` rules answering them), before the chain is cut.
 const MAX_FOLLOW_UPS: usize = 16;
 
-/// `choreo chat`'s arguments, as the command line gives them.
-#[derive(clap::Args)]
-pub(crate) struct ChatArgs {
-    /// .top files, .dlg files (their topic in --lang), or behaviors (a project, an
-    /// archive, a .xar: their Dialog boxes, started); all active, the first in focus.
-    #[arg(required = true)]
-    pub(crate) topics: Vec<PathBuf>,
-    /// The language of the .dlg files' and Dialog boxes' topics (QiChat codes: enu, frf,
-    /// ged, iti, jpj, ...).
-    #[arg(long, default_value = "enu")]
-    pub(crate) lang: String,
-    /// Play this conversation instead of reading standard input: `> what the human
-    /// says`, then `< the answer expected` (`< *`: any answer; `<` alone: none). Exit 1
-    /// if an answer differs.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) script: Option<PathBuf>,
-    /// The seed of `^rand` (the same seed, the same conversation).
-    #[arg(long, default_value_t = 1)]
-    pub(crate) seed: u64,
-}
-
 /// A Dialog box of a behavior: its path (`behavior_1/root/Talk`), the memory prefix of its
 /// ports, and its topic.
-struct DialogBox {
-    path: String,
+pub(super) struct DialogBox {
+    pub(super) path: String,
     prefix: String,
     topic: String,
 }
@@ -52,9 +25,9 @@ struct DialogBox {
 /// What the engine runs beside in the terminal: variables in a map, the wall clock, a
 /// simulated NAO whose services `^call` calls (as ALDialog on the simulated robot does), and
 /// the embedded CPython for `%script`.
-struct ChatHost {
-    memory: HashMap<String, String>,
-    robot: Option<choreo_naoqi::SimRobot>,
+pub(super) struct ChatHost {
+    pub(super) memory: HashMap<String, String>,
+    pub(super) robot: Option<choreo_naoqi::SimRobot>,
 }
 
 impl Host for ChatHost {
@@ -88,56 +61,17 @@ impl Host for ChatHost {
 }
 
 /// A conversation: the engine, its memory, where each topic came from, the Dialog boxes.
-struct Session {
-    dialog: Dialog,
-    memory: ChatHost,
+pub(super) struct Session {
+    pub(super) dialog: Dialog,
+    pub(super) memory: ChatHost,
     /// Topic name → the file shown for it.
-    files: Vec<(String, String)>,
-    boxes: Vec<DialogBox>,
-}
-
-/// Runs the chat (exit 4: a topic does not parse or a behavior does not load; 1: the
-/// script's expectations were not all met).
-pub fn run(args: &ChatArgs) -> CliResult {
-    let mut session = Session {
-        dialog: Dialog::new(args.seed),
-        memory: ChatHost {
-            memory: HashMap::new(),
-            robot: None,
-        },
-        files: Vec::new(),
-        boxes: Vec::new(),
-    };
-    for path in &args.topics {
-        session.add(path, &args.lang)?;
-    }
-    let started = session.start();
-    for answer in &started {
-        outln!("{}", session.show(Some(answer)));
-    }
-    match &args.script {
-        Some(script) => run_script(&mut session, started.into_iter().next(), script),
-        None => {
-            let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else {
-                    break;
-                };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                for answer in session.hear(line.trim()) {
-                    outln!("{}", session.show(answer.as_ref()));
-                }
-            }
-            Ok(exit::OK)
-        }
-    }
+    pub(super) files: Vec<(String, String)>,
+    pub(super) boxes: Vec<DialogBox>,
 }
 
 impl Session {
     /// Adds a topic, a `.dlg`'s topic in `lang`, or a behavior's Dialog boxes.
-    fn add(&mut self, path: &Path, lang: &str) -> CliResult<()> {
+    pub(super) fn add(&mut self, path: &Path, lang: &str) -> CliResult<()> {
         let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase());
         match extension.as_deref() {
             Some("top") => self
@@ -248,7 +182,7 @@ impl Session {
 
     /// Starts every Dialog box, as its onStart does: its topic activated, its `onStart`
     /// event raised. The answers, in order.
-    fn start(&mut self) -> Vec<Answer> {
+    pub(super) fn start(&mut self) -> Vec<Answer> {
         let keys: Vec<String> = self
             .boxes
             .iter()
@@ -266,7 +200,7 @@ impl Session {
 
     /// What the human said (or `e:Key`, an event): the answer, then those its memory writes
     /// set off (`e:` rules of their keys); a Dialog box whose onStopped is set stops.
-    fn hear(&mut self, line: &str) -> Vec<Option<Answer>> {
+    pub(super) fn hear(&mut self, line: &str) -> Vec<Option<Answer>> {
         let first = match line.strip_prefix("e:") {
             Some(key) => self.dialog.event(key.trim(), &mut self.memory),
             None => self.dialog.input(line, &mut self.memory),
@@ -302,7 +236,7 @@ impl Session {
 
     /// The answer as printed: `robot: text`, the rule that gave it, then what it does
     /// besides speaking (actions, memory writes, a Dialog box's outputs).
-    fn show(&self, answer: Option<&Answer>) -> String {
+    pub(super) fn show(&self, answer: Option<&Answer>) -> String {
         let Some(a) = answer else {
             return "robot: (no rule matches)".to_string();
         };
@@ -378,78 +312,4 @@ fn dlg_topic(path: &Path, shown: &str, lang: &str) -> CliResult<PathBuf> {
         )));
     };
     Ok(path.parent().unwrap_or(Path::new(".")).join(&topic.file))
-}
-
-/// Plays `script`: `> what the human says` lines (or `> e:Key` events), each followed by
-/// the robot's expected answer on a `< ...` line (`< *`: anything; `<` alone: no answer);
-/// a `<` line before any `>` checks the first answer of the Dialog boxes' start. Comments
-/// start with `#`.
-fn run_script(session: &mut Session, started: Option<Answer>, script: &Path) -> CliResult {
-    let text = match std::fs::read_to_string(script) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(CliError::Load(format!(
-                "{}: cannot read: {e}",
-                script.display()
-            )));
-        }
-    };
-    let mut last: Option<Option<Answer>> = (!session.boxes.is_empty()).then_some(started);
-    let mut failures = 0;
-    let mut checks = 0;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if let Some(said) = line.strip_prefix('>') {
-            outln!("human: {}", said.trim());
-            let answers = session.hear(said.trim());
-            for answer in &answers {
-                outln!("{}", session.show(answer.as_ref()));
-            }
-            last = answers.into_iter().next();
-        } else if let Some(expected) = line.strip_prefix('<') {
-            let expected = expected.trim();
-            checks += 1;
-            let Some(got) = &last else {
-                errln!(
-                    "{}:{}: an expected answer with nothing said before it",
-                    script.display(),
-                    n + 1
-                );
-                failures += 1;
-                continue;
-            };
-            let said = got.as_ref().map(|a| a.text.as_str()).unwrap_or_default();
-            let ok = match expected {
-                "*" => !said.is_empty(),
-                e => said.eq_ignore_ascii_case(e),
-            };
-            if !ok {
-                failures += 1;
-                let got = if said.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    format!("{said:?}")
-                };
-                errln!(
-                    "{}:{}: expected {:?}, the robot said {got}",
-                    script.display(),
-                    n + 1,
-                    if expected.is_empty() {
-                        "(no answer)"
-                    } else {
-                        expected
-                    }
-                );
-            }
-        } else if !line.is_empty() && !line.starts_with('#') {
-            errln!(
-                "{}:{}: a line must start with '>', '<' or '#'",
-                script.display(),
-                n + 1
-            );
-            failures += 1;
-        }
-    }
-    outln!("{checks} answers checked, {failures} wrong");
-    Ok(if failures == 0 { exit::OK } else { exit::NO })
 }
