@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Answer, Dialog, Host};
+use choreo_qichat::dialog::{Answer, Dialog};
 
 use crate::cli::error::{CliError, CliResult};
 use crate::exit;
