@@ -1,77 +1,24 @@
-//! `choreo sim`: the simulated robot served over qi messaging, so any qi client can drive it;
-//! one robot or a fleet of them (`--count`), in the dialect of any NAOqi generation.
+//! The robots `choreo sim` serves: each built, served on its address, watched on the
+//! monitor, its calls logged.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use choreo_engine::trace::Step;
 use choreo_engine::{Activity, Robot, Trace};
-use choreo_monitor::{Command, Monitor};
+use choreo_monitor::Monitor;
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls};
 
-use crate::cli::args::{ModelArg, listen_url};
+use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source};
-use crate::exit;
 use crate::looks::Sampler;
 
-/// `choreo sim`'s arguments, as the command line gives them.
-#[derive(clap::Args)]
-pub(crate) struct SimArgs {
-    /// Where to listen; loopback unless told otherwise. Port 0: any free port.
-    #[arg(
-        long,
-        value_name = "URL",
-        default_value = choreo_qi::DEFAULT_LISTEN,
-        value_parser = listen_url
-    )]
-    pub(crate) listen: String,
-    /// The robot to simulate.
-    #[arg(long, value_enum)]
-    pub(crate) robot_model: Option<ModelArg>,
-    /// A scenario (YAML or JSON) that injects events: docs/scenarios.md.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) events: Option<PathBuf>,
-    /// `--listen tcps://`: the server's certificate (PEM).
-    #[arg(long, value_name = "PEM", requires = "key")]
-    pub(crate) cert: Option<PathBuf>,
-    /// `--listen tcps://`: the certificate's private key (PEM).
-    #[arg(long, value_name = "PEM", requires = "cert")]
-    pub(crate) key: Option<PathBuf>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
-    /// The NAOqi generation whose qi dialect is spoken: 2.1 (NAO V4/V5: no
-    /// authentication, capabilities in a Capability message), 2.5 (2.3 to 2.7), 2.8
-    /// (NAO6) or 2.9 (libqi 4). Clients of older generations are answered in theirs
-    /// whatever this says.
-    #[arg(long, value_name = "VERSION", default_value = "2.9")]
-    pub(crate) naoqi: choreo_qi::Generation,
-    /// Serve N simulated robots, on N consecutive ports from the `--listen` port (port
-    /// 0: N free ports): a fleet to try on one machine.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub(crate) count: u16,
-    /// Write every call the robots receive to FILE, one JSON object a line when it returns
-    /// (`t`: Unix time in seconds it was received, `done`: when it returned, `robot`,
-    /// `method`, `args`).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) calls: Option<PathBuf>,
-    /// Delay every message each way by MS milliseconds, plus or minus JITTER (uniform;
-    /// messages keep their order, as on TCP): a robot reached over Wi-Fi. A list
-    /// (`5,20,50±20`) gives robot 1, 2, 3... of `--count` each its own, in turn; `5>100@4`
-    /// is 5 ms, then 100 ms from 4 s after each connection opened. tcp:// only.
-    #[arg(long, value_name = "MS[±JITTER][>MS[±JITTER]@S]", value_delimiter = ',', value_parser = choreo_qi::Latency::parse)]
-    pub(crate) latency: Vec<choreo_qi::Latency>,
-    #[command(flatten)]
-    pub(crate) monitor: MonitorFlags,
-}
+use super::args::SimArgs;
 
 /// An empty behavior: what the monitor of a served robot draws (no diagram; the robot,
 /// the calls it receives).
@@ -80,10 +27,10 @@ const NO_BEHAVIOR: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root
 
 /// The monitor of a served robot: its page, the trace that feeds it (calls as
 /// `robot_call`/`robot_return`, what the robot shows), the joints sampled.
-struct Watching {
-    monitor: Arc<Monitor>,
+pub(super) struct Watching {
+    pub(super) monitor: Arc<Monitor>,
     trace: Trace,
-    sampler: Option<Sampler>,
+    pub(super) sampler: Option<Sampler>,
 }
 
 /// The URL of robot `index` (from 0): `listen` with its port moved up by `index` (port 0
@@ -115,84 +62,26 @@ fn nth_url(listen: &str, index: u16) -> Result<String, String> {
 }
 
 /// One served robot.
-struct Served {
-    robot: Arc<SimRobot>,
-    server: RobotServer,
-}
-
-/// Serves `args.count` simulated robots until Ctrl-C; prints what each does and every call
-/// it receives.
-pub fn run(args: &SimArgs) -> CliResult {
-    // Ctrl-C is heard before anything is served: a client that reached a robot can stop it.
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    {
-        let interrupts = Arc::clone(&interrupts);
-        let _ = ctrlc::set_handler(move || {
-            interrupts.fetch_add(1, Ordering::SeqCst);
-        });
-    }
-    let fleet = Fleet::new(args)?;
-    let mut served = Vec::new();
-    let mut watching = None;
-    for index in 0..args.count {
-        match fleet.serve(index, &mut watching) {
-            Ok(one) => served.push(one),
-            Err(e) => {
-                stop_all(served);
-                return Err(e);
-            }
-        }
-    }
-    if args.count > 1 {
-        errln!("{} robots served; Ctrl-C stops", args.count);
-    }
-    let commands = watching.as_ref().and_then(|w| w.monitor.commands());
-    let mut page_stop = false;
-    while interrupts.load(Ordering::SeqCst) == 0 && !page_stop {
-        std::thread::sleep(Duration::from_millis(100));
-        fleet.live.tick(fleet.time.now());
-        // The page may stop the robot; it has no box to stimulate.
-        page_stop = commands
-            .as_ref()
-            .is_some_and(|c| c.try_iter().any(|c| c == Command::Stop));
-    }
-    let total: u64 = served
-        .iter()
-        .map(|s| s.robot.stats().per_service.values().sum::<u64>())
-        .sum();
-    stop_all(served);
-    fleet.live.finish();
-    if let Some(calls) = &fleet.calls
-        && let Err(e) = calls.lock().map_or(Ok(()), |mut w| w.flush())
-    {
-        let path = args.calls.as_deref().unwrap_or(Path::new("calls"));
-        return Err(CliError::Write(format!("{}: {e}", path.display())));
-    }
-    let report = format!("stopped after {total} call(s)");
-    errln!("{report}");
-    if let Some(w) = watching {
-        drop(w.sampler);
-        let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
-    }
-    Ok(exit::OK)
+pub(super) struct Served {
+    pub(super) robot: Arc<SimRobot>,
+    pub(super) server: RobotServer,
 }
 
 /// What every served robot shares: the arguments, the clock, the scenario, the calls file
 /// and the live output.
-struct Fleet<'a> {
-    args: &'a SimArgs,
+pub(super) struct Fleet<'a> {
+    pub(super) args: &'a SimArgs,
     model: Model,
     tls: Option<ServerTls>,
-    time: Arc<Activity>,
+    pub(super) time: Arc<Activity>,
     scenario: Option<choreo_naoqi::Scenario>,
-    calls: Option<Arc<Mutex<BufWriter<File>>>>,
-    live: Live,
+    pub(super) calls: Option<Arc<Mutex<BufWriter<File>>>>,
+    pub(super) live: Live,
 }
 
 impl<'a> Fleet<'a> {
     /// Everything read and opened before the first robot is served.
-    fn new(args: &'a SimArgs) -> CliResult<Fleet<'a>> {
+    pub(super) fn new(args: &'a SimArgs) -> CliResult<Fleet<'a>> {
         let time = Activity::real()
             .map_err(|e| CliError::Robot(format!("cannot start the clock: {e}")))?;
         let scenario = match &args.events {
@@ -239,7 +128,7 @@ impl<'a> Fleet<'a> {
 
     /// Serves robot `index` (from 0); the first one is watched by the monitor when asked
     /// (`watching`).
-    fn serve(&self, index: u16, watching: &mut Option<Watching>) -> CliResult<Served> {
+    pub(super) fn serve(&self, index: u16, watching: &mut Option<Watching>) -> CliResult<Served> {
         let args = self.args;
         let who = if args.count > 1 {
             format!("robot {}: ", index + 1)
@@ -344,12 +233,6 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> 
             trace,
         }
     }))
-}
-
-fn stop_all(served: Vec<Served>) {
-    for s in served {
-        s.server.stop();
-    }
 }
 
 /// Prints each call (and writes it to the calls file).
