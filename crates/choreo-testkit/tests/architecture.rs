@@ -15,8 +15,166 @@ use choreo_testkit::architecture::{
 /// reason.
 const LONG_FILES: &[(&str, &str)] = &[];
 
-/// Functions allowed over [`LONG_FUNCTION`] lines (`path:name`), each with its reason.
-const LONG_FUNCTIONS: &[(&str, &str)] = &[];
+/// Functions allowed over [`LONG_FUNCTION`] lines (`path:name`), each with its reason. The
+/// list only shrinks ([`MOST_LONG_FUNCTIONS`]); empty is the goal.
+const LONG_FUNCTIONS: &[(&str, &str)] = &[
+    (
+        "crates/choreo-body/src/check.rs:judge",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-body/src/stance.rs:near",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-engine/src/engine/control.rs:run",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-engine/src/engine/hooks.rs:dispatch",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-engine/src/engine/motion.rs:send_motion",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-engine/src/engine/step.rs:execute",
+        "the step interpreter: one match arm per step kind",
+    ),
+    (
+        "crates/choreo-naoqi/src/robot/extractor.rs:serve",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-naoqi/src/robot/scenario.rs:try_from",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/audio/player.rs:serve",
+        "one match arm per ALAudioPlayer method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/core/tablet.rs:own",
+        "one match arm per ALTabletService method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/core/world.rs:own_objects",
+        "one match arm per ALWorldRepresentation object method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/interaction/dialog/module.rs:serve_topics",
+        "one match arm per ALDialog topic method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/interaction/dialog/module.rs:serve_engine",
+        "one match arm per ALDialog engine method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/interaction/dialog/module.rs:serve_settings",
+        "one match arm per ALDialog setting method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/interaction/life.rs:own",
+        "one match arm per ALAutonomousLife method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/motion/almotion.rs:resources_and_settings",
+        "one match arm per ALMotion resource and setting method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/motion/frames.rs:serve",
+        "one match arm per ALMotion frame method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/sensors/leds.rs:serve_colours",
+        "one match arm per ALLeds colour method",
+    ),
+    (
+        "crates/choreo-naoqi/src/services/vision/toolbox.rs:own",
+        "one match arm per ALVisionToolbox method",
+    ),
+    (
+        "crates/choreo-python/src/box_scripts.rs:seen_in",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-python/src/fixer/tokenize.rs:tokenize",
+        "the Python-2 tokenizer: one match arm per token kind",
+    ),
+    (
+        "crates/choreo-qi/src/object.rs:build",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-qi/src/server.rs:directory_object",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-qi/src/session/link.rs:connect",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-qi/src/value.rs:encode",
+        "one match arm per qi type signature",
+    ),
+    (
+        "crates/choreo-qichat/src/dialog/functions.rs:function",
+        "one match arm per QiChat function",
+    ),
+    (
+        "crates/choreo-qichat/src/parser/output.rs:output_seq",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-qichat/src/parser/pattern.rs:pattern_node",
+        "one match arm per QiChat pattern element",
+    ),
+    (
+        "crates/choreo-robot/src/leds.rs:led_groups",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-stack/src/builder.rs:build",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-stack/src/check.rs:event",
+        "one match arm per kind of stack trace event",
+    ),
+    (
+        "crates/choreo-xar/src/package.rs:read_pml",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-xar/src/packaging.rs:stage",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-xar/src/packaging.rs:check_manifest",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-xar/src/project.rs:from_readable",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-xar/src/source/check.rs:check_bytes",
+        "not yet split (issue 56)",
+    ),
+    (
+        "crates/choreo-xar/src/xar/read.rs:read_box",
+        "one match arm per child element of <Box>",
+    ),
+    (
+        "crates/choreo-xar/src/xar/read.rs:check_diagram",
+        "not yet split (issue 56)",
+    ),
+];
+
+/// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
+/// raised.
+const MOST_LONG_FUNCTIONS: usize = 38;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
@@ -99,6 +257,15 @@ fn every_path_the_docs_name_exists() {
         missing.is_empty(),
         "paths that do not exist:\n{}",
         missing.join("\n")
+    );
+}
+
+#[test]
+fn the_list_of_long_functions_only_shrinks() {
+    assert!(
+        LONG_FUNCTIONS.len() <= MOST_LONG_FUNCTIONS,
+        "{} long functions listed, {MOST_LONG_FUNCTIONS} at most: split the new one",
+        LONG_FUNCTIONS.len()
     );
 }
 

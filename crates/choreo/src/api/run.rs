@@ -163,33 +163,7 @@ impl Run {
         let behavior = project.behavior_at(setup.behavior);
         let model = setup.chosen_model();
         let language = setup.chosen_language();
-        let target = match setup.target.clone() {
-            Some(target) => target,
-            None => Target::Simulated(SimRobot::new(model)),
-        };
-        let (robot, sim): (Arc<dyn Robot>, Option<SimRobot>) = match target {
-            Target::Simulated(sim) => {
-                if let Some(name) = &language
-                    && !sim.set_language(name)
-                {
-                    return Err(Error::NoLanguage { name: name.clone() });
-                }
-                if let Some(s) = &setup.scenario {
-                    sim.load_scenario(s.clone());
-                }
-                (Arc::new(sim.clone()), Some(sim))
-            }
-            Target::Url { url, options } => {
-                only_simulated(&setup)?;
-                let remote = choreo_qi::RemoteRobot::connect(&url, options)
-                    .map_err(|source| Error::Robot { url, source })?;
-                (Arc::new(remote) as Arc<dyn Robot>, None)
-            }
-            Target::Remote(remote) => {
-                only_simulated(&setup)?;
-                (remote as Arc<dyn Robot>, None)
-            }
-        };
+        let (robot, sim) = connect(&setup, model, language.as_deref())?;
         let robot = Arc::new(Watched::new(robot));
         let trace = setup.trace.clone().unwrap_or_default();
         // `behaviorAbsolutePath()`: the behavior's folder where a robot installs it; an
@@ -227,67 +201,18 @@ impl Run {
             })?;
         let engine = Arc::new(engine);
         if let Some(sim) = &sim {
-            let now = Arc::clone(&engine);
-            let shows = trace.clone();
-            let shown = sim.clone();
-            let theirs = setup.on_robot_event.clone();
-            sim.set_observer(Arc::new(move |e: &RobotEvent| {
-                let at = now.now();
-                // A fall says which frame of which timeline the robot was playing.
-                let framed;
-                let e = match e {
-                    RobotEvent::Fell { direction, text } => {
-                        framed = RobotEvent::Fell {
-                            direction: direction.clone(),
-                            text: crate::looks::while_playing(text, &now.timeline_frames()),
-                        };
-                        &framed
-                    }
-                    _ => e,
-                };
-                if let Some(observer) = &theirs {
-                    observer(at, e);
-                }
-                // What the robot says, its LEDs and posture go into the trace: a dialog's
-                // answers are said by the robot itself, not by a box's call.
-                crate::looks::record(&shows, &shown, at, e);
-            }));
-            // The robot's paths the methods take name places in the run's own folders.
-            sim.set_robot_root(files.robot_root().map(std::path::Path::to_path_buf));
-            // ALDialog's `%script` blocks run in the embedded CPython.
-            sim.set_dialog_scripts(Some(Arc::new(dialog_script)));
-            // ALBehaviorManager runs the project's behaviors as nested runs of this one.
-            let weak: Weak<Watched> = Arc::downgrade(&robot);
-            sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
-                Arc::clone(project.files()),
-                files.path().to_path_buf(),
-                trace.clone(),
-                weak,
-                setup.strict,
-                Arc::clone(&resources),
-            ))));
-            if let Some(name) = ProjectBehaviors::played_name(behavior) {
-                sim.behavior_started(&name, &engine);
-            }
+            let world = World {
+                engine: &engine,
+                trace: &trace,
+                robot: &robot,
+                files: &files,
+                resources: &resources,
+            };
+            equip(sim, &setup, &project, behavior, world);
         }
-        // ALServiceManager runs the manifest's services (package_services.rs).
-        let services = match (&sim, project.files().manifest.as_ref()) {
-            (Some(sim), Some(m)) if !m.services.is_empty() => {
-                let uuid = m.uuid.clone().unwrap_or_else(|| project.name().to_string());
-                let services = PackageServices::new(
-                    &uuid,
-                    m.services.clone(),
-                    files.path(),
-                    files.robot_root(),
-                    sim.clone(),
-                );
-                sim.set_service_host(Some(
-                    Arc::clone(&services) as Arc<dyn choreo_naoqi::ServiceHost>
-                ));
-                Some(services)
-            }
-            _ => None,
-        };
+        let services = sim
+            .as_ref()
+            .and_then(|sim| package_services(sim, &project, &files));
         let run = Run {
             engine,
             trace,
@@ -668,6 +593,130 @@ fn only_simulated(setup: &Setup) -> Result<()> {
         return Err(Error::NotSimulated { what: "a scenario" });
     }
     Ok(())
+}
+
+/// The robot a run drives: the simulated one (its language and scenario set) or a real one.
+fn connect(
+    setup: &Setup,
+    model: Model,
+    language: Option<&str>,
+) -> Result<(Arc<dyn Robot>, Option<SimRobot>)> {
+    let target = match setup.target.clone() {
+        Some(target) => target,
+        None => Target::Simulated(SimRobot::new(model)),
+    };
+    Ok(match target {
+        Target::Simulated(sim) => {
+            if let Some(name) = language
+                && !sim.set_language(name)
+            {
+                return Err(Error::NoLanguage {
+                    name: name.to_string(),
+                });
+            }
+            if let Some(s) = &setup.scenario {
+                sim.load_scenario(s.clone());
+            }
+            (Arc::new(sim.clone()), Some(sim))
+        }
+        Target::Url { url, options } => {
+            only_simulated(setup)?;
+            let remote = choreo_qi::RemoteRobot::connect(&url, options)
+                .map_err(|source| Error::Robot { url, source })?;
+            (Arc::new(remote) as Arc<dyn Robot>, None)
+        }
+        Target::Remote(remote) => {
+            only_simulated(setup)?;
+            (remote as Arc<dyn Robot>, None)
+        }
+    })
+}
+
+/// What a loaded run gives the simulated robot to work with.
+struct World<'a> {
+    engine: &'a Arc<Engine>,
+    trace: &'a Trace,
+    robot: &'a Arc<Watched>,
+    files: &'a FilesOnDisk,
+    resources: &'a Arc<choreo_engine::resource::ResourceTree>,
+}
+
+/// The simulated robot made the run's own: what it shows goes into the trace, its paths
+/// name the run's folders, its dialogs run Python, its ALBehaviorManager runs the project's
+/// behaviors.
+fn equip(
+    sim: &SimRobot,
+    setup: &Setup,
+    project: &Project,
+    behavior: &choreo_xar::source::Behavior,
+    world: World<'_>,
+) {
+    let now = Arc::clone(world.engine);
+    let shows = world.trace.clone();
+    let shown = sim.clone();
+    let theirs = setup.on_robot_event.clone();
+    sim.set_observer(Arc::new(move |e: &RobotEvent| {
+        let at = now.now();
+        // A fall says which frame of which timeline the robot was playing.
+        let framed;
+        let e = match e {
+            RobotEvent::Fell { direction, text } => {
+                framed = RobotEvent::Fell {
+                    direction: direction.clone(),
+                    text: crate::looks::while_playing(text, &now.timeline_frames()),
+                };
+                &framed
+            }
+            _ => e,
+        };
+        if let Some(observer) = &theirs {
+            observer(at, e);
+        }
+        // What the robot says, its LEDs and posture go into the trace: a dialog's
+        // answers are said by the robot itself, not by a box's call.
+        crate::looks::record(&shows, &shown, at, e);
+    }));
+    // The robot's paths the methods take name places in the run's own folders.
+    sim.set_robot_root(world.files.robot_root().map(std::path::Path::to_path_buf));
+    // ALDialog's `%script` blocks run in the embedded CPython.
+    sim.set_dialog_scripts(Some(Arc::new(dialog_script)));
+    // ALBehaviorManager runs the project's behaviors as nested runs of this one.
+    let weak: Weak<Watched> = Arc::downgrade(world.robot);
+    sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
+        Arc::clone(project.files()),
+        world.files.path().to_path_buf(),
+        world.trace.clone(),
+        weak,
+        setup.strict,
+        Arc::clone(world.resources),
+    ))));
+    if let Some(name) = ProjectBehaviors::played_name(behavior) {
+        sim.behavior_started(&name, world.engine);
+    }
+}
+
+/// ALServiceManager's services: the manifest's, run by their programs (package_services.rs).
+fn package_services(
+    sim: &SimRobot,
+    project: &Project,
+    files: &FilesOnDisk,
+) -> Option<Arc<PackageServices>> {
+    let m = project.files().manifest.as_ref()?;
+    if m.services.is_empty() {
+        return None;
+    }
+    let uuid = m.uuid.clone().unwrap_or_else(|| project.name().to_string());
+    let services = PackageServices::new(
+        &uuid,
+        m.services.clone(),
+        files.path(),
+        files.robot_root(),
+        sim.clone(),
+    );
+    sim.set_service_host(Some(
+        Arc::clone(&services) as Arc<dyn choreo_naoqi::ServiceHost>
+    ));
+    Some(services)
 }
 
 /// QiChat's `%script`, run in the embedded CPython (for ALDialog, and `choreo chat`).

@@ -7,7 +7,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::Format;
 use super::balance::BalanceView;
 use super::figure::{
     Axis, BALANCE_HEIGHT, Figure, LEGEND_WIDTH, PANEL_HEIGHT, Panel, SECTION_HEIGHT, Section,
@@ -15,6 +14,24 @@ use super::figure::{
 };
 
 use super::font::FONT;
+
+/// The image formats, told by the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Format {
+    Png,
+    Svg,
+}
+
+impl Format {
+    pub(super) fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => Some(Format::Png),
+            "svg" => Some(Format::Svg),
+            _ => None,
+        }
+    }
+}
 
 /// Distinct colours for the joints of one panel (up to 12 before they repeat).
 const PALETTE: [RGBColor; 12] = [
@@ -118,25 +135,7 @@ fn draw_balance<DB: DrawingBackend>(
     text: bool,
 ) -> Drawn<DB> {
     let (chart_area, notes) = area.split_horizontally(BALANCE_HEIGHT + 60);
-    let points = view
-        .polygon
-        .iter()
-        .chain(&view.last_polygon)
-        .chain(view.com.iter().flatten())
-        .chain(view.zmp.iter().flatten());
-    let (mut lo, mut hi) = (
-        (f64::INFINITY, f64::INFINITY),
-        (f64::NEG_INFINITY, f64::NEG_INFINITY),
-    );
-    for &(u, v) in points {
-        lo = (lo.0.min(u), lo.1.min(v));
-        hi = (hi.0.max(u), hi.1.max(v));
-    }
-    // Square, 2 cm around everything: a centimetre is as long across as along.
-    let half = ((hi.0 - lo.0).max(hi.1 - lo.1) / 2.0 + 2.0).max(5.0);
-    let centre = ((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
-    let u = (centre.0 - half)..(centre.0 + half);
-    let v = (centre.1 - half)..(centre.1 + half);
+    let (u, v) = square_around(view);
     let mut builder = ChartBuilder::on(&chart_area);
     builder.margin(8);
     if text {
@@ -337,6 +336,31 @@ fn draw_panel<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The square (cm along both axes) a balance view is drawn in: everything in it, 2 cm
+/// around, at least 10 cm across, so that a centimetre is as long across as along.
+fn square_around(view: &BalanceView) -> (Range<f64>, Range<f64>) {
+    let points = view
+        .polygon
+        .iter()
+        .chain(&view.last_polygon)
+        .chain(view.com.iter().flatten())
+        .chain(view.zmp.iter().flatten());
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for &(u, v) in points {
+        lo = (lo.0.min(u), lo.1.min(v));
+        hi = (hi.0.max(u), hi.1.max(v));
+    }
+    let half = ((hi.0 - lo.0).max(hi.1 - lo.1) / 2.0 + 2.0).max(5.0);
+    let centre = ((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
+    (
+        (centre.0 - half)..(centre.0 + half),
+        (centre.1 - half)..(centre.1 + half),
+    )
+}
+
 /// `x` with `decimals` decimals, never `-0.00`.
 fn number(x: f64, decimals: usize) -> String {
     let text = format!("{x:.decimals$}");
@@ -356,5 +380,13 @@ mod tests {
         assert_eq!(number(-0.0, 0), "0");
         assert_eq!(number(-0.5, 1), "-0.5");
         assert_eq!(number(12.0, 0), "12");
+    }
+
+    #[test]
+    fn the_output_extension_decides_the_format() {
+        assert_eq!(Format::of(Path::new("a.PNG")), Some(Format::Png));
+        assert_eq!(Format::of(Path::new("dir/a.svg")), Some(Format::Svg));
+        assert_eq!(Format::of(Path::new("a.jpg")), None);
+        assert_eq!(Format::of(Path::new("png")), None);
     }
 }

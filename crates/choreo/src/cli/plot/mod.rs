@@ -21,13 +21,13 @@ mod draw;
 mod figure;
 mod font;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::motion::{Pick, find};
 use crate::exit;
 
-use draw::draw;
+use draw::{Format, draw};
 use figure::{from_motion, from_trace};
 
 /// `choreo plot`'s arguments, as the command line gives them.
@@ -88,36 +88,5 @@ pub fn run(args: &PlotArgs) -> CliResult {
             "{}: cannot write the plot: {e}",
             args.output.display()
         ))),
-    }
-}
-
-/// The image formats, told by the output's extension.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Format {
-    Png,
-    Svg,
-}
-
-impl Format {
-    fn of(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "png" => Some(Format::Png),
-            "svg" => Some(Format::Svg),
-            _ => None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_output_extension_decides_the_format() {
-        assert_eq!(Format::of(Path::new("a.PNG")), Some(Format::Png));
-        assert_eq!(Format::of(Path::new("dir/a.svg")), Some(Format::Svg));
-        assert_eq!(Format::of(Path::new("a.jpg")), None);
-        assert_eq!(Format::of(Path::new("png")), None);
     }
 }

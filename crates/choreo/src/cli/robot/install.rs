@@ -174,37 +174,7 @@ pub fn install(
         Some(path) => pm
             .call("install", &[Value::String(path.clone())])
             .map_err(|e| (format!("install({path:?})"), e)),
-        None => {
-            let bar = progress_bar(package.bytes.len() as u64);
-            let shown_bar = bar.clone();
-            let file = match FileObject::observed(package.bytes.clone(), move |p| {
-                let at = (p.fraction * p.size as f64).max(p.bytes_read as f64);
-                shown_bar.set_position(at.min(p.size as f64) as u64);
-            }) {
-                Ok(f) => f,
-                Err(e) => {
-                    return Err(CliError::No(format!(
-                        "{shown}: cannot serve the package: {e}"
-                    )));
-                }
-            };
-            bar.set_message(format!("sending {}", package.uuid));
-            let answer = pm
-                .call_args("install", &[file.arg()])
-                .map(|d| d.value)
-                .map_err(|e| {
-                    let p = file.progress();
-                    (
-                        format!(
-                            "install (the robot had read {} of {} bytes)",
-                            p.bytes_read, p.size
-                        ),
-                        e,
-                    )
-                });
-            bar.finish_and_clear();
-            answer
-        }
+        None => send(&pm, package)?,
     };
     let version = package.version.as_deref().unwrap_or("(no version)");
     match answer {
@@ -233,4 +203,42 @@ pub fn install(
         ))),
         Err((what, e)) => Err(failed(url, &what, &e)),
     }
+}
+
+/// PackageManager's answer to an install, or the call that failed and why.
+type Answer = Result<Value, (String, Error)>;
+
+/// The package served to the robot as a file object and installed from it (libqi's
+/// `qi::File`, read by PackageManager at its pace), a progress bar following its reads.
+fn send(pm: &RemoteObject, package: &Package) -> CliResult<Answer> {
+    let shown = package.path.display();
+    let bar = progress_bar(package.bytes.len() as u64);
+    let shown_bar = bar.clone();
+    let file = match FileObject::observed(package.bytes.clone(), move |p| {
+        let at = (p.fraction * p.size as f64).max(p.bytes_read as f64);
+        shown_bar.set_position(at.min(p.size as f64) as u64);
+    }) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(CliError::No(format!(
+                "{shown}: cannot serve the package: {e}"
+            )));
+        }
+    };
+    bar.set_message(format!("sending {}", package.uuid));
+    let answer = pm
+        .call_args("install", &[file.arg()])
+        .map(|d| d.value)
+        .map_err(|e| {
+            let p = file.progress();
+            (
+                format!(
+                    "install (the robot had read {} of {} bytes)",
+                    p.bytes_read, p.size
+                ),
+                e,
+            )
+        });
+    bar.finish_and_clear();
+    Ok(answer)
 }

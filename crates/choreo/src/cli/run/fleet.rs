@@ -20,28 +20,7 @@ use crate::{Ending, StoppedBy};
 pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
     let args = setup.args;
     let sync = FleetSync::new(setup.robots.len());
-    let mut ones = Vec::new();
-    for (i, robot) in setup.robots.iter().enumerate() {
-        let target = robot.connect()?;
-        if let Target::Remote(remote) = &target {
-            sync.probe(i, remote.session().clone());
-            // The modules a timeline's start calls, looked up before the start (robots far
-            // away would otherwise start late by these round trips).
-            let remote = Arc::clone(remote);
-            std::thread::spawn(move || remote.prepare(&["ALMotion", "ALMemory"]));
-        }
-        let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
-        let who = format!("robot {}: ", i + 1);
-        match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
-            Ok(one) => ones.push(one),
-            Err(e) => {
-                // Told before the robots already loaded unload (what their boxes say then
-                // comes after it, as it happens).
-                e.print();
-                return Err(CliError::Shown(e.code()));
-            }
-        }
-    }
+    let mut ones = load_all(setup, &sync)?;
     sync.wait_measured(Duration::from_secs(3));
     let interrupts = count_interrupts();
     if setup.verbosity != Verbosity::Quiet {
@@ -117,4 +96,33 @@ pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
             .find(|c| *c != exit::OK)
     };
     Ok(code(false).or_else(|| code(true)).unwrap_or(exit::OK))
+}
+
+/// Every robot's run loaded (each robot's delay measured meanwhile); the first that cannot be
+/// loaded ends it.
+fn load_all(setup: &Invocation<'_>, sync: &Arc<FleetSync>) -> CliResult<Vec<One>> {
+    let args = setup.args;
+    let mut ones = Vec::new();
+    for (i, robot) in setup.robots.iter().enumerate() {
+        let target = robot.connect()?;
+        if let Target::Remote(remote) = &target {
+            sync.probe(i, remote.session().clone());
+            // The modules a timeline's start calls, looked up before the start (robots far
+            // away would otherwise start late by these round trips).
+            let remote = Arc::clone(remote);
+            std::thread::spawn(move || remote.prepare(&["ALMotion", "ALMemory"]));
+        }
+        let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
+        let who = format!("robot {}: ", i + 1);
+        match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
+            Ok(one) => ones.push(one),
+            Err(e) => {
+                // Told before the robots already loaded unload (what their boxes say then
+                // comes after it, as it happens).
+                e.print();
+                return Err(CliError::Shown(e.code()));
+            }
+        }
+    }
+    Ok(ones)
 }

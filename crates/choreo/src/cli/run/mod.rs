@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use choreo_naoqi::SimRobot;
+use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
@@ -64,30 +64,7 @@ pub fn run(args: &RunArgs) -> CliResult {
         ));
     }
     let scenario = report::load_scenario(args.events.as_deref())?;
-    let mut base = base
-        .model(model)
-        .clock(if args.fast {
-            crate::Clock::Virtual
-        } else {
-            crate::Clock::Real
-        })
-        .strict(args.strict)
-        .installed(args.installed);
-    if let Some(limit) = args.timeout {
-        base = base.time_limit(Duration::from_secs_f64(limit));
-    }
-    if let Some(seed) = args.seed {
-        base = base.seed(seed);
-    }
-    if let Some(start) = args.start_time {
-        base = base.start_time(start);
-    }
-    if let Some(language) = args.lang {
-        base = base.language(language.name);
-    }
-    if let Some(s) = &scenario {
-        base = base.scenario(s.clone());
-    }
+    let base = configured(args, base, model, scenario.as_ref());
     let language = base.chosen_language();
     let behavior = base.behavior();
     let setup = Invocation {
@@ -112,11 +89,52 @@ pub fn run(args: &RunArgs) -> CliResult {
         }
         return fleet::run_fleet(&setup);
     }
+    run_one(&setup, language.as_deref())
+}
+
+/// The API's setup of the run, as the arguments ask.
+fn configured(
+    args: &RunArgs,
+    base: crate::Setup,
+    model: Model,
+    scenario: Option<&Scenario>,
+) -> crate::Setup {
+    let mut base = base
+        .model(model)
+        .clock(if args.fast {
+            crate::Clock::Virtual
+        } else {
+            crate::Clock::Real
+        })
+        .strict(args.strict)
+        .installed(args.installed);
+    if let Some(limit) = args.timeout {
+        base = base.time_limit(Duration::from_secs_f64(limit));
+    }
+    if let Some(seed) = args.seed {
+        base = base.seed(seed);
+    }
+    if let Some(start) = args.start_time {
+        base = base.start_time(start);
+    }
+    if let Some(language) = args.lang {
+        base = base.language(language.name);
+    }
+    if let Some(s) = scenario {
+        base = base.scenario(s.clone());
+    }
+    base
+}
+
+/// One run, on the simulated robot or one real robot, to its report.
+fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
+    let (args, robots, model, verbosity) = (setup.args, setup.robots, setup.model, setup.verbosity);
+    let behavior = setup.behavior;
     let target = match robots.first() {
         None => Target::Sim(Arc::new(SimRobot::new(model))),
         Some(robot) => robot.connect()?,
     };
-    let mut one = One::load(&setup, target, args.trace.as_deref(), "", None)?;
+    let mut one = One::load(setup, target, args.trace.as_deref(), "", None)?;
     let interrupts = count_interrupts();
     if verbosity != Verbosity::Quiet {
         let on = match robots.first() {

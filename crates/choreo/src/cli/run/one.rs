@@ -65,18 +65,7 @@ impl One {
         sync: Option<Arc<dyn TimelineSync>>,
     ) -> CliResult<One> {
         let args = setup.args;
-        let trace = match trace_file {
-            Some(file) => match std::fs::File::create(file) {
-                Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
-                Err(e) => {
-                    return Err(CliError::Write(format!(
-                        "{}: cannot write the trace: {e}",
-                        file.display()
-                    )));
-                }
-            },
-            None => Trace::unkept(None),
-        };
+        let trace = trace_to(trace_file)?;
         let live = setup.live.clone();
         let scenario = match &target {
             Target::Sim(_) => setup.scenario.clone(),
@@ -330,4 +319,20 @@ fn on_trace_event(e: &Event, watch: &Watch) {
         Step::Frame { frame } => live.frame(&format!("{who}{}", e.path), *frame),
         _ => {}
     }
+}
+
+/// A trace that keeps nothing in memory, written to `file` when there is one.
+fn trace_to(file: Option<&Path>) -> CliResult<Trace> {
+    Ok(match file {
+        Some(file) => match std::fs::File::create(file) {
+            Ok(f) => Trace::unkept(Some(Box::new(std::io::BufWriter::new(f)))),
+            Err(e) => {
+                return Err(CliError::Write(format!(
+                    "{}: cannot write the trace: {e}",
+                    file.display()
+                )));
+            }
+        },
+        None => Trace::unkept(None),
+    })
 }

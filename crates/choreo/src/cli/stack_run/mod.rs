@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use choreo_base::lock;
 use choreo_engine::clock::Time;
-use choreo_engine::{Options, Outcome};
+use choreo_engine::{Engine, Options, Outcome, Trace};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_stack::Runner;
 use choreo_stack::trace::Record;
@@ -77,25 +77,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     }
     // `--trace`: the stack's events and, between them, the played behaviors' and what the
     // robot showed (as `choreo run --trace` writes them), so that a replay shows both.
-    let trace_file = match &args.trace {
-        Some(file) => {
-            let f = std::fs::File::create(file).map_err(|e| {
-                CliError::Write(format!("{}: cannot write the trace: {e}", file.display()))
-            })?;
-            let out: TraceFile = Arc::new(Mutex::new(std::io::BufWriter::new(f)));
-            // The first line says which robot it ran on (docs/trace.md): a replay draws it.
-            let header = serde_json::json!({
-                "event": "run", "time_ns": 0, "path": "",
-                "clock": if args.fast { "virtual" } else { "real" },
-                "model": asked.model.name().to_lowercase(),
-            });
-            let _ = writeln!(lock(&out), "{header}");
-            runner.add_listener(json_lines(Arc::clone(&out), period));
-            engine_trace.add_listener(engine_lines(Arc::clone(&out)));
-            Some(out)
-        }
-        None => None,
-    };
+    let trace_file = trace_file(&asked, &mut runner, &engine_trace, period)?;
     let monitor = crate::cli::monitor::start(
         &args.monitor,
         &choreo_engine::graph::Graph::new(&xar),
@@ -127,33 +109,9 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         ..Options::default()
     };
     let engine = Arc::new(load_driver(&xar, &driver, options)?);
-    let mut sampler = None;
-    if let Target::Sim(sim) = &target {
-        let live = live.clone();
-        let now = Arc::downgrade(&engine);
-        let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
-        sim.set_observer(Arc::new(move |e: &RobotEvent| {
-            let at = now.upgrade().map_or(Time(0), |engine| engine.now());
-            live.robot_event(at, e);
-            crate::looks::record(&shows, &shown, at, e);
-        }));
-        if monitor.is_some() {
-            sampler = crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone());
-        }
-    }
+    let sampler = watch_sim(&target, &live, &engine, &engine_trace, monitor.is_some());
     let interrupts = crate::cli::run::count_interrupts();
-    if asked.verbosity != Verbosity::Quiet {
-        let on = match &asked.robot {
-            Some(robot) => format!("the robot at {}", robot.url),
-            None => format!("a simulated {}", asked.model.name()),
-        };
-        errln!(
-            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
-            args.dir.display(),
-            if args.fast { "virtual" } else { "real" },
-            args.tick_ms
-        );
-    }
+    say_start(&asked);
     let started = Instant::now();
     engine.start();
     let (outcome, stopped_for) = drive(&engine, &live, commands.as_ref(), &interrupts);
@@ -216,4 +174,77 @@ fn report(
         started.elapsed().as_secs_f64()
     );
     (code, report)
+}
+
+/// `--trace`: the stack's events and, between them, the played behaviors' and what the
+/// robot showed (as `choreo run --trace` writes them), so that a replay shows both.
+fn trace_file(
+    asked: &Asked<'_>,
+    runner: &mut Runner,
+    engine_trace: &Trace,
+    period: Duration,
+) -> CliResult<Option<TraceFile>> {
+    let args = asked.args;
+    Ok(match &args.trace {
+        Some(file) => {
+            let f = std::fs::File::create(file).map_err(|e| {
+                CliError::Write(format!("{}: cannot write the trace: {e}", file.display()))
+            })?;
+            let out: TraceFile = Arc::new(Mutex::new(std::io::BufWriter::new(f)));
+            // The first line says which robot it ran on (docs/trace.md): a replay draws it.
+            let header = serde_json::json!({
+                "event": "run", "time_ns": 0, "path": "",
+                "clock": if args.fast { "virtual" } else { "real" },
+                "model": asked.model.name().to_lowercase(),
+            });
+            let _ = writeln!(lock(&out), "{header}");
+            runner.add_listener(json_lines(Arc::clone(&out), period));
+            engine_trace.add_listener(engine_lines(Arc::clone(&out)));
+            Some(out)
+        }
+        None => None,
+    })
+}
+
+/// What the simulated robot shows, said live and recorded into the trace; sampled for the
+/// monitor when there is one.
+fn watch_sim(
+    target: &Target,
+    live: &Live,
+    engine: &Arc<Engine>,
+    engine_trace: &Trace,
+    sampled: bool,
+) -> Option<crate::looks::Sampler> {
+    let Target::Sim(sim) = target else {
+        return None;
+    };
+    let live = live.clone();
+    let now = Arc::downgrade(engine);
+    let (shows, shown) = (engine_trace.clone(), SimRobot::clone(sim));
+    sim.set_observer(Arc::new(move |e: &RobotEvent| {
+        let at = now.upgrade().map_or(Time(0), |engine| engine.now());
+        live.robot_event(at, e);
+        crate::looks::record(&shows, &shown, at, e);
+    }));
+    if sampled {
+        crate::looks::Sampler::start(SimRobot::clone(sim), engine_trace.clone())
+    } else {
+        None
+    }
+}
+
+/// The line that says what runs where.
+fn say_start(asked: &Asked<'_>) {
+    if asked.verbosity != Verbosity::Quiet {
+        let on = match &asked.robot {
+            Some(robot) => format!("the robot at {}", robot.url),
+            None => format!("a simulated {}", asked.model.name()),
+        };
+        errln!(
+            "running the stack {} on {on} ({} time, a tick every {} ms); Ctrl-C stops it",
+            asked.args.dir.display(),
+            if asked.args.fast { "virtual" } else { "real" },
+            asked.args.tick_ms
+        );
+    }
 }
