@@ -260,6 +260,65 @@ fn every_path_the_docs_name_exists() {
     );
 }
 
+/// The most lines a file of the command line may have: it parses, shows and exits; the work
+/// is the API's and the libraries'.
+const CLI_FILE: usize = 400;
+
+/// Types whose one definition is the workspace's (`kind name`): how a run ends, what sets a
+/// run up.
+const ONE_HOME: &[&str] = &["enum Ending", "struct Setup", "enum Outcome"];
+
+#[test]
+fn the_command_line_is_thin_and_each_fact_has_one_home() {
+    let root = workspace_root().canonicalize().expect("the workspace root");
+    let mut faults = Vec::new();
+    for (path, lines) in file_lengths(&root.join("crates/choreo/src/cli")) {
+        if lines > CLI_FILE {
+            let rel = relative(&root, &path);
+            faults.push(format!(
+                "{rel}: {lines} lines, a command line file has {CLI_FILE} at most"
+            ));
+        }
+    }
+    let mut sources = Vec::new();
+    for krate in crates(&root) {
+        sources.extend(choreo_testkit::files_under(&krate.dir.join("src"), &|p| {
+            choreo_testkit::has_extension(p, &["rs"])
+        }));
+    }
+    let mut homes: Vec<Vec<String>> = vec![Vec::new(); ONE_HOME.len()];
+    for path in &sources {
+        let rel = relative(&root, path);
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for line in text.lines() {
+            let code = line
+                .trim_start()
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            for (i, item) in ONE_HOME.iter().enumerate() {
+                if code.starts_with(&format!("{item} ")) || code.starts_with(&format!("{item}<")) {
+                    homes[i].push(rel.clone());
+                }
+            }
+            // The poison-tolerant lock is choreo-base's: no copy elsewhere.
+            if code.starts_with("fn lock<") && !rel.starts_with("crates/choreo-base/") {
+                faults.push(format!(
+                    "{rel}: a lock helper of its own (use choreo_base::lock)"
+                ));
+            }
+        }
+    }
+    for (item, files) in ONE_HOME.iter().zip(&homes) {
+        if files.len() != 1 {
+            faults.push(format!(
+                "{item} is defined {} times: {files:?}",
+                files.len()
+            ));
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
 #[test]
 fn the_list_of_long_functions_only_shrinks() {
     assert!(
