@@ -3,9 +3,11 @@
 //! ServiceInfo, an object reference). Nothing may panic or allocate without bound.
 #![no_main]
 
-use choreo_qi::message::Message;
-use choreo_qi::metaobject::ObjectFormat;
-use choreo_qi::{MetaObject, Signature, capability, value};
+use choreo_qi::codec::message::Message;
+use choreo_qi::codec::metaobject::ObjectFormat;
+use choreo_qi::codec::value;
+use choreo_qi::transport::capability;
+use choreo_qi::{MetaObject, Signature};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,7 @@ pub use choreo_robot::naoqi::{Catalogue, MODULE_BASE, Method, Module};
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signature::Signature;
+    use crate::codec::signature::Signature;
 
     #[test]
     fn every_catalogue_signature_parses() {

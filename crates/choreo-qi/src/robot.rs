@@ -10,12 +10,12 @@ use choreo_base::Value;
 use choreo_base::lock;
 use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId};
 
+use crate::codec::value::signature_of;
 use crate::error::Error;
 use crate::naoqi::{Catalogue, MODULE_BASE};
-use crate::object::{MethodError, ObjectBuilder, Out, ServedObject};
+use crate::server::object::{MethodError, ObjectBuilder, Out, ServedObject};
 use crate::server::{Server, ServerOptions};
 use crate::session::{Canceler, RemoteObject, Session, SessionOptions, SignalLink};
-use crate::value::signature_of;
 
 /// Where a served robot listens unless told otherwise (loopback, NAOqi's port).
 pub const DEFAULT_LISTEN: &str = "tcp://127.0.0.1:9559";

@@ -4,11 +4,12 @@
 use crate::common;
 
 use choreo_engine::Value;
-use choreo_qi::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
-use choreo_qi::message::Message;
-use choreo_qi::metaobject::ObjectFormat;
-use choreo_qi::value::{decode, encode, encode_dynamic, signature_of};
-use choreo_qi::{Generation, MetaObject, ObjectRef, Signature, capability};
+use choreo_qi::codec::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
+use choreo_qi::codec::message::Message;
+use choreo_qi::codec::metaobject::ObjectFormat;
+use choreo_qi::codec::value::{decode, encode, encode_dynamic, signature_of};
+use choreo_qi::transport::capability;
+use choreo_qi::{Generation, MetaObject, ObjectRef, Signature};
 use common::{hex, str_bytes};
 use proptest::prelude::*;
 
@@ -297,9 +298,9 @@ fn service_call_golden_frames() {
         "14 00 00 00 0e 51 3f 60 92 a6 97 16 f4 dc 42 52 08 a8 d4 42 87 0a 00 c1",
     ));
     assert_eq!(reply.len(), 217);
-    let sig = Signature::parse(choreo_qi::directory::SERVICE_INFO_SIGNATURE).unwrap();
+    let sig = Signature::parse(choreo_qi::server::directory::SERVICE_INFO_SIGNATURE).unwrap();
     let d = decode(&reply, &sig, ObjectFormat::default()).unwrap();
-    let info = choreo_qi::directory::ServiceInfo::from_value(&d.value).unwrap();
+    let info = choreo_qi::server::directory::ServiceInfo::from_value(&d.value).unwrap();
     assert_eq!(info.name, "ALTextToSpeech");
     assert_eq!(info.service_id, 2);
     assert_eq!(info.process_id, 18571);
@@ -312,7 +313,7 @@ fn service_call_golden_frames() {
     let old = Signature::parse("(sIsI[s]s)").unwrap();
     let d = decode(&reply[..reply.len() - 24], &old, ObjectFormat::default()).unwrap();
     assert_eq!(
-        choreo_qi::directory::ServiceInfo::from_value(&d.value)
+        choreo_qi::server::directory::ServiceInfo::from_value(&d.value)
             .unwrap()
             .object_uid,
         Vec::<u8>::new()
@@ -446,7 +447,7 @@ fn object_reference_layouts() {
         },
     ] {
         let mut out = Vec::new();
-        choreo_qi::value::encode_object(&r, format, &mut out);
+        choreo_qi::codec::value::encode_object(&r, format, &mut out);
         let d = decode(&out, &Signature::Object, format).unwrap();
         assert_eq!(d.value, Value::None);
         let back = &d.objects[0];
@@ -491,7 +492,7 @@ fn hostile_bytes_are_errors() {
     .encode();
     let mut huge = good;
     huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(Header::decode(&huge, choreo_qi::header::DEFAULT_MAX_PAYLOAD).is_err());
+    assert!(Header::decode(&huge, choreo_qi::codec::header::DEFAULT_MAX_PAYLOAD).is_err());
 }
 
 fn any_value() -> impl Strategy<Value = Value> {

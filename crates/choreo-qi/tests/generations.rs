@@ -21,13 +21,14 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 
 use choreo_engine::Value;
-use choreo_qi::header::{Address, Flags, MessageType};
-use choreo_qi::message::Message;
-use choreo_qi::metaobject::{MetaCache, ObjectFormat};
-use choreo_qi::value::decode;
+use choreo_qi::codec::header::{Address, Flags, MessageType};
+use choreo_qi::codec::message::Message;
+use choreo_qi::codec::metaobject::{MetaCache, ObjectFormat};
+use choreo_qi::codec::value::decode;
+use choreo_qi::transport::capability;
 use choreo_qi::{
     Generation, MetaObject, ObjectBuilder, ObjectRef, Out, Server, ServerOptions, Session,
-    SessionOptions, Signature, capability,
+    SessionOptions, Signature,
 };
 use common::{hex, str_bytes};
 

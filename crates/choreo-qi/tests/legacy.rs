@@ -4,9 +4,9 @@
 use std::net::TcpListener;
 
 use choreo_engine::Value;
-use choreo_qi::header::{Flags, MessageType};
-use choreo_qi::message::Message;
-use choreo_qi::value::encode_dynamic;
+use choreo_qi::codec::header::{Flags, MessageType};
+use choreo_qi::codec::message::Message;
+use choreo_qi::codec::value::encode_dynamic;
 use choreo_qi::{Error, Session, SessionOptions};
 
 /// A one-connection peer that answers the first message (the authentication call) with an

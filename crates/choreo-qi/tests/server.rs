@@ -10,11 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::{Robot, RobotError, Value};
-use choreo_qi::header::{Address, Flags, MessageType};
-use choreo_qi::message::Message;
+use choreo_qi::codec::header::{Address, Flags, MessageType};
+use choreo_qi::codec::message::Message;
+use choreo_qi::transport::capability;
 use choreo_qi::{
     Error, ObjectBuilder, Out, RemoteRobot, Server, ServerEvent, ServerOptions, Session,
-    SessionOptions, capability,
+    SessionOptions,
 };
 
 #[test]

@@ -8,11 +8,11 @@ use choreo_base::lock;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::link::Link;
+use crate::codec::header::{Address, Flags, MessageType};
+use crate::codec::message::{Message, error_text};
+use crate::codec::signature::Signature;
+use crate::codec::value::Decoded;
 use crate::error::{Error, Result};
-use crate::header::{Address, Flags, MessageType};
-use crate::message::{Message, error_text};
-use crate::signature::Signature;
-use crate::value::Decoded;
 
 /// A call on its way: wait for its answer, or cancel it.
 pub struct PendingCall {

@@ -38,18 +38,20 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use super::options::SessionOptions;
 use super::url::parse_url;
-use crate::arg::Served;
-use crate::capability::{self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared};
-use crate::dispatch;
+use crate::codec::header::{Address, Flags, HEADER_SIZE, MessageType};
+use crate::codec::message::{Message, error_text, next_id};
+use crate::codec::signature::Signature;
+use crate::codec::value::{self, Decoded};
 use crate::error::{Error, Result};
-use crate::generation::Generation;
-use crate::header::{Address, Flags, HEADER_SIZE, MessageType};
-use crate::message::{Message, error_text, next_id};
-use crate::peer::Peer;
-use crate::signature::Signature;
-use crate::socket::{Incoming, Outbox, Watch, Watched, is_timeout};
-use crate::tls::{self, Fingerprint};
-use crate::value::{self, Decoded};
+use crate::server::dispatch;
+use crate::session::arg::Served;
+use crate::transport::capability::{
+    self, AUTH_CONTINUE, AUTH_DONE, AUTH_STATE, CapabilityMap, Shared,
+};
+use crate::transport::generation::Generation;
+use crate::transport::peer::Peer;
+use crate::transport::socket::{Incoming, Outbox, Watch, Watched, is_timeout};
+use crate::transport::tls::{self, Fingerprint};
 
 /// Receives one event: the raw message and the object format of its link.
 pub(super) type EventHandler = Arc<dyn Fn(&Message, &Link) + Send + Sync>;
@@ -551,7 +553,7 @@ impl Link {
         let id = next_id();
         let (tx, rx) = bounded(1);
         lock(&self.pending).insert(id, tx);
-        let header = crate::header::Header {
+        let header = crate::codec::header::Header {
             id,
             size: u32::try_from(payload.len())
                 .map_err(|_| Error::Type("payload exceeds 4 GiB".into()))?,

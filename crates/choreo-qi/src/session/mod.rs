@@ -62,6 +62,7 @@
 //! sockets, registration) in `services.rs`; the session itself (connecting, losing and
 //! regaining the link) here.
 
+pub(crate) mod arg;
 mod call;
 mod link;
 mod options;
@@ -81,11 +82,11 @@ pub use options::{Keepalive, SessionOptions};
 pub use remoteobject::{RemoteObject, SignalLink};
 pub use url::{DEFAULT_TCP_PORT, DEFAULT_TCPS_PORT, QiUrl, parse_url};
 
-use crate::directory;
+use crate::codec::header::Address;
 use crate::error::{Error, Result};
-use crate::generation::Generation;
-use crate::header::Address;
-use crate::tls::Fingerprint;
+use crate::server::directory;
+use crate::transport::generation::Generation;
+use crate::transport::tls::Fingerprint;
 use link::Link;
 
 /// Answer time allowed to the calls that set up objects (MetaObject fetches, directory

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::generation::Generation;
-use crate::header::DEFAULT_MAX_PAYLOAD;
-use crate::tls::TlsVerify;
+use crate::codec::header::DEFAULT_MAX_PAYLOAD;
+use crate::transport::generation::Generation;
+use crate::transport::tls::TlsVerify;
 
 /// The keep-alive of a session's sockets (see the module doc): probe a quiet link, and
 /// declare it dead when a probe gets no byte back in time.

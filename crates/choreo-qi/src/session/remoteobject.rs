@@ -11,13 +11,13 @@ use choreo_base::Value;
 
 use super::call::PendingCall;
 use super::link::{EventHandler, Link};
-use crate::arg::{self, Arg, ArgRef};
+use crate::codec::header::{Address, Flags, MessageType};
+use crate::codec::message::{Message, error_text};
+use crate::codec::metaobject::{self, MetaObject, ObjectRef};
+use crate::codec::signature::Signature;
+use crate::codec::value::{self, Decoded};
 use crate::error::{Error, Result};
-use crate::header::{Address, Flags, MessageType};
-use crate::message::{Message, error_text};
-use crate::metaobject::{self, MetaObject, ObjectRef};
-use crate::signature::Signature;
-use crate::value::{self, Decoded};
+use crate::session::arg::{self, Arg, ArgRef};
 
 /// A method's uid and parsed signatures.
 #[derive(Debug, Clone)]

@@ -12,12 +12,14 @@ use super::call::PendingCall;
 use super::link::Link;
 use super::remoteobject::{RemoteObject, SignalLink};
 use super::url::parse_url;
-use crate::directory::{self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo};
+use crate::codec::header::{Address, Flags};
+use crate::codec::signature::Signature;
+use crate::codec::value;
 use crate::error::{Error, Result};
-use crate::generation::Generation;
-use crate::header::{Address, Flags};
-use crate::signature::Signature;
-use crate::value;
+use crate::server::directory::{
+    self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo,
+};
+use crate::transport::generation::Generation;
 
 /// The reserved `isStatsEnabled()` member every bound object answers (qi-protocol.md §4).
 const IS_STATS_ENABLED: u32 = 80;

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::codec::reader::Reader;
 use crate::error::Error;
-use crate::reader::Reader;
 
 /// The signature of a MetaObject value, as libqi annotates it.
 pub const META_OBJECT_SIGNATURE: &str = "({I(Issss[(ss)<MetaMethodParameter,name,description>]s)<MetaMethod,uid,returnSignature,name,parametersSignature,description,parameters,returnDescription>}{I(Iss)<MetaSignal,uid,name,signature>}{I(Iss)<MetaProperty,uid,name,signature>}s)<MetaObject,methods,signals,properties,description>";

@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use choreo_base::Value;
 
+use crate::codec::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
+use crate::codec::metaobject::ObjectFormat;
+use crate::codec::signature::Signature;
+use crate::codec::value::{self, Decoded};
 use crate::error::Error;
-use crate::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
-use crate::metaobject::ObjectFormat;
-use crate::signature::Signature;
-use crate::value::{self, Decoded};
 
 /// One qi message.
 #[derive(Debug, Clone, PartialEq, Eq)]

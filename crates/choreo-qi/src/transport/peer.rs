@@ -9,15 +9,15 @@ use std::sync::{Arc, Mutex};
 
 use choreo_base::lock;
 
-use crate::capability::{self, CapabilityMap, Shared};
+use crate::codec::header::{Address, Flags, MessageType};
+use crate::codec::message::{Message, error_payload, next_id};
+use crate::codec::metaobject::{MetaCache, ObjectFormat, ObjectRef};
+use crate::codec::signature::Signature;
+use crate::codec::value;
 use crate::error::Error;
-use crate::generation::Generation;
-use crate::header::{Address, Flags, MessageType};
-use crate::message::{Message, error_payload, next_id};
-use crate::metaobject::{MetaCache, ObjectFormat, ObjectRef};
-use crate::signature::Signature;
-use crate::socket::Outbox;
-use crate::value;
+use crate::transport::capability::{self, CapabilityMap, Shared};
+use crate::transport::generation::Generation;
+use crate::transport::socket::Outbox;
 
 /// Peer ids, unique in the process (0 means "no peer": a server's own services).
 static NEXT_PEER: AtomicU64 = AtomicU64::new(1);

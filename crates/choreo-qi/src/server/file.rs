@@ -24,9 +24,9 @@ use std::time::Duration;
 use choreo_base::Value;
 use choreo_base::lock;
 
-use crate::arg::Arg;
 use crate::error::Error;
-use crate::object::{MethodError, ObjectBuilder, Out, ServedObject};
+use crate::server::object::{MethodError, ObjectBuilder, Out, ServedObject};
+use crate::session::arg::Arg;
 
 /// The most bytes one read may ask for (libqicore's `File::MAX_READ_SIZE`).
 pub const MAX_READ_SIZE: i64 = 1_000_000;

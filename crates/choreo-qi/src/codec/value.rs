@@ -11,10 +11,10 @@
 
 use choreo_base::Value;
 
+use crate::codec::metaobject::{ObjectFormat, ObjectRef};
+use crate::codec::reader::Reader;
+use crate::codec::signature::{MAX_DEPTH, Signature};
 use crate::error::Error;
-use crate::metaobject::{ObjectFormat, ObjectRef};
-use crate::reader::Reader;
-use crate::signature::{MAX_DEPTH, Signature};
 
 /// A value read from the wire, with the object references it held.
 #[derive(Debug, Clone, PartialEq, Default)]

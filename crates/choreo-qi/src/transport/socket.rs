@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 
 use choreo_base::lock;
 
-use crate::delay::{DelayLine, Lane, Latency};
+use crate::codec::header::{Address, Flags, HEADER_SIZE, MessageType};
+use crate::codec::message::{Message, next_id};
 use crate::error::Error;
-use crate::header::{Address, Flags, HEADER_SIZE, MessageType};
-use crate::message::{Message, next_id};
+use crate::transport::delay::{DelayLine, Lane, Latency};
 
 /// The sending half of a connection.
 pub(crate) struct Outbox {
@@ -592,7 +592,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{MOST_HELD, Outbox};
-    use crate::header::HEADER_SIZE;
+    use crate::codec::header::HEADER_SIZE;
 
     /// A connected pair: an outbox in non-blocking mode, and the peer's socket.
     fn pair() -> (Outbox, TcpStream) {

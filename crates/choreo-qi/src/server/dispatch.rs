@@ -18,15 +18,15 @@ use choreo_base::Value;
 use choreo_base::lock;
 use choreo_base::pool::{Job, Pool, PoolOptions, Started};
 
+use crate::codec::header::{Flags, MessageType};
+use crate::codec::message::Message;
+use crate::codec::metaobject::{self, ObjectFormat};
+use crate::codec::reader::Reader;
+use crate::codec::signature::Signature;
+use crate::codec::value;
 use crate::error::Error;
-use crate::header::{Flags, MessageType};
-use crate::message::Message;
-use crate::metaobject::{self, ObjectFormat};
-use crate::object::{Caller, Handler, MethodError, Out, ServedObject, Subscriber};
-use crate::peer::Peer;
-use crate::reader::Reader;
-use crate::signature::Signature;
-use crate::value;
+use crate::server::object::{Caller, Handler, MethodError, Out, ServedObject, Subscriber};
+use crate::transport::peer::Peer;
 
 /// Where the objects served to a peer live, and how they are run.
 pub(crate) trait Host: Send + Sync + 'static {

@@ -26,10 +26,10 @@ use crossbeam_channel::{Receiver, Sender};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
 
+use crate::codec::header::{HEADER_SIZE, Header};
+use crate::codec::message::Message;
 use crate::error::Error;
-use crate::header::{HEADER_SIZE, Header};
-use crate::message::Message;
-use crate::socket::Outbox;
+use crate::transport::socket::Outbox;
 
 /// How many connections a server keeps, and how long a new one may take to handshake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

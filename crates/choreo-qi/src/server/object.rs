@@ -9,15 +9,15 @@ use std::sync::{Arc, Mutex, Weak};
 use choreo_base::Value;
 use choreo_base::lock;
 
-use crate::error::Error;
-use crate::header::{Address, Flags, MessageType};
-use crate::message::{Message, next_id};
-use crate::metaobject::{
+use crate::codec::header::{Address, Flags, MessageType};
+use crate::codec::message::{Message, next_id};
+use crate::codec::metaobject::{
     FIRST_MEMBER, MetaMethod, MetaObject, MetaProperty, MetaSignal, ObjectRef,
 };
-use crate::peer::Peer;
-use crate::signature::Signature;
-use crate::value;
+use crate::codec::signature::Signature;
+use crate::codec::value;
+use crate::error::Error;
+use crate::transport::peer::Peer;
 
 /// What a method returns: a value, or an object passed by reference.
 pub enum Out {
@@ -486,7 +486,7 @@ impl ServedObject {
         let converted = value::decode(
             &bytes,
             &p.signature,
-            crate::metaobject::ObjectFormat::default(),
+            crate::codec::metaobject::ObjectFormat::default(),
         )?
         .value;
         *lock(&p.value) = converted.clone();

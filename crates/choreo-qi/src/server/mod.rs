@@ -25,6 +25,11 @@
 //! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
 //! error and holds up no one.
 
+pub mod directory;
+pub(crate) mod dispatch;
+pub mod file;
+pub mod object;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::io::Write as _;
@@ -37,20 +42,20 @@ use choreo_base::Value;
 use choreo_base::lock;
 use choreo_base::pool::Pool;
 
-use crate::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
-use crate::delay::{DelayLine, Lane, Latency};
-use crate::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
-use crate::dispatch::{self, Host};
+use crate::codec::header::{DEFAULT_MAX_PAYLOAD, MessageType};
+use crate::codec::message::Message;
 use crate::error::Error;
-use crate::generation::Generation;
-use crate::header::{DEFAULT_MAX_PAYLOAD, MessageType};
-use crate::message::Message;
-use crate::object::{Caller, MethodError, ObjectBuilder, Out, ServedObject};
-use crate::peer::Peer;
-use crate::reactor::{Limits, Reactor, Refusal, Served};
+use crate::server::directory::{SERVICE_INFO_SIGNATURE, ServiceInfo};
+use crate::server::dispatch::Host;
+use crate::server::object::{Caller, MethodError, ObjectBuilder, Out, ServedObject};
 use crate::session::{Session, SessionOptions, parse_url};
-use crate::socket::{Incoming, Outbox};
-use crate::tls::{self, ServerTls};
+use crate::transport::capability::{self, AUTH_DONE, AUTHENTICATE, CapabilityMap, Shared};
+use crate::transport::delay::{DelayLine, Lane, Latency};
+use crate::transport::generation::Generation;
+use crate::transport::peer::Peer;
+use crate::transport::reactor::{Limits, Reactor, Refusal, Served};
+use crate::transport::socket::{Incoming, Outbox};
+use crate::transport::tls::{self, ServerTls};
 
 fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     m.read().unwrap_or_else(PoisonError::into_inner)

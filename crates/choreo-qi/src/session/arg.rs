@@ -17,12 +17,12 @@ use std::sync::{Arc, PoisonError, RwLock};
 use choreo_base::Value;
 use choreo_base::pool::Pool;
 
-use crate::dispatch::{self, Host};
+use crate::codec::signature::Signature;
+use crate::codec::value;
 use crate::error::Error;
-use crate::object::ServedObject;
-use crate::peer::Peer;
-use crate::signature::Signature;
-use crate::value;
+use crate::server::dispatch::{self, Host};
+use crate::server::object::ServedObject;
+use crate::transport::peer::Peer;
 
 /// An argument of [`crate::RemoteObject::call_args`]: a value, or an object this client
 /// serves, passed by reference (an `o`; or an `m` holding one).
@@ -231,7 +231,7 @@ impl Host for Served {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::object::ObjectBuilder;
+    use crate::server::object::ObjectBuilder;
 
     fn sig(text: &str) -> Signature {
         Signature::parse(text).unwrap_or(Signature::Unknown)

@@ -3,11 +3,11 @@
 
 use choreo_base::Value;
 
+use crate::codec::metaobject::ObjectFormat;
+use crate::codec::signature::Signature;
+use crate::codec::value;
 use crate::error::Error;
-use crate::generation::Generation;
-use crate::metaobject::ObjectFormat;
-use crate::signature::Signature;
-use crate::value;
+use crate::transport::generation::Generation;
 
 /// The action of `authenticate` on the Server pseudo-service (0, 0).
 pub const AUTHENTICATE: u32 = 8;
@@ -22,7 +22,7 @@ pub const AUTH_CONTINUE: i64 = 2;
 /// `__qi_auth_state`: done, the link is ready.
 pub const AUTH_DONE: i64 = 3;
 
-pub use crate::generation::LOCAL;
+pub use crate::transport::generation::LOCAL;
 
 /// The `{sm}` signature of capability maps.
 pub fn map_signature() -> Signature {

@@ -23,9 +23,9 @@ use std::str::FromStr;
 
 use choreo_base::Value;
 
-use crate::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
-use crate::metaobject::MetaObject;
-use crate::signature::Signature;
+use crate::codec::metaobject::MetaObject;
+use crate::codec::signature::Signature;
+use crate::server::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
 
 /// The six capabilities libqi 4.x advertises, with its values (§8.2).
 pub const LOCAL: [(&str, bool); 6] = [
@@ -250,7 +250,7 @@ impl FromStr for Generation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capability::CapabilityMap;
+    use crate::transport::capability::CapabilityMap;
 
     #[test]
     fn peers_are_placed_by_what_they_advertise() {
