@@ -298,9 +298,9 @@ fn service_call_golden_frames() {
         "14 00 00 00 0e 51 3f 60 92 a6 97 16 f4 dc 42 52 08 a8 d4 42 87 0a 00 c1",
     ));
     assert_eq!(reply.len(), 217);
-    let sig = Signature::parse(choreo_qi::server::directory::SERVICE_INFO_SIGNATURE).unwrap();
+    let sig = Signature::parse(choreo_qi::codec::directory::SERVICE_INFO_SIGNATURE).unwrap();
     let d = decode(&reply, &sig, ObjectFormat::default()).unwrap();
-    let info = choreo_qi::server::directory::ServiceInfo::from_value(&d.value).unwrap();
+    let info = choreo_qi::codec::directory::ServiceInfo::from_value(&d.value).unwrap();
     assert_eq!(info.name, "ALTextToSpeech");
     assert_eq!(info.service_id, 2);
     assert_eq!(info.process_id, 18571);
@@ -313,7 +313,7 @@ fn service_call_golden_frames() {
     let old = Signature::parse("(sIsI[s]s)").unwrap();
     let d = decode(&reply[..reply.len() - 24], &old, ObjectFormat::default()).unwrap();
     assert_eq!(
-        choreo_qi::server::directory::ServiceInfo::from_value(&d.value)
+        choreo_qi::codec::directory::ServiceInfo::from_value(&d.value)
             .unwrap()
             .object_uid,
         Vec::<u8>::new()

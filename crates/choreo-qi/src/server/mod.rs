@@ -25,7 +25,6 @@
 //! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
 //! error and holds up no one.
 
-pub mod directory;
 pub(crate) mod dispatch;
 pub mod file;
 pub mod object;
@@ -42,10 +41,10 @@ use choreo_base::Value;
 use choreo_base::lock;
 use choreo_base::pool::Pool;
 
+use crate::codec::directory::{self, SERVICE_INFO_SIGNATURE, ServiceInfo};
 use crate::codec::header::{DEFAULT_MAX_PAYLOAD, MessageType};
 use crate::codec::message::Message;
 use crate::error::Error;
-use crate::server::directory::{SERVICE_INFO_SIGNATURE, ServiceInfo};
 use crate::server::dispatch::Host;
 use crate::server::object::{Caller, MethodError, ObjectBuilder, Out, ServedObject};
 use crate::session::{Session, SessionOptions, parse_url};

@@ -82,9 +82,9 @@ pub use options::{Keepalive, SessionOptions};
 pub use remoteobject::{RemoteObject, SignalLink};
 pub use url::{DEFAULT_TCP_PORT, DEFAULT_TCPS_PORT, QiUrl, parse_url};
 
+use crate::codec::directory;
 use crate::codec::header::Address;
 use crate::error::{Error, Result};
-use crate::server::directory;
 use crate::transport::generation::Generation;
 use crate::transport::tls::Fingerprint;
 use link::Link;

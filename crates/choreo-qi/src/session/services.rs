@@ -12,13 +12,13 @@ use super::call::PendingCall;
 use super::link::Link;
 use super::remoteobject::{RemoteObject, SignalLink};
 use super::url::parse_url;
+use crate::codec::directory::{
+    self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo,
+};
 use crate::codec::header::{Address, Flags};
 use crate::codec::signature::Signature;
 use crate::codec::value;
 use crate::error::{Error, Result};
-use crate::server::directory::{
-    self, SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6, ServiceInfo,
-};
 use crate::transport::generation::Generation;
 
 /// The reserved `isStatsEnabled()` member every bound object answers (qi-protocol.md §4).

@@ -23,9 +23,9 @@ use std::str::FromStr;
 
 use choreo_base::Value;
 
+use crate::codec::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
 use crate::codec::metaobject::MetaObject;
 use crate::codec::signature::Signature;
-use crate::server::directory::{SERVICE_INFO_SIGNATURE, SERVICE_INFO_SIGNATURE_6};
 
 /// The six capabilities libqi 4.x advertises, with its values (§8.2).
 pub const LOCAL: [(&str, bool); 6] = [
