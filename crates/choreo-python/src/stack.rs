@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use choreo_engine::Value;
-use choreo_stack::robot::RobotCall;
+use choreo_stack::builtins::robot::RobotCall;
 use choreo_stack::{Behavior, Completed, Context, StackError};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;

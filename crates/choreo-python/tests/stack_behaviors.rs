@@ -5,8 +5,8 @@ use std::path::Path;
 
 use choreo_engine::Value;
 use choreo_python::stack::PythonBehavior;
-use choreo_stack::check::{Tree, check};
-use choreo_stack::trace::describe;
+use choreo_stack::core::check::{Tree, check};
+use choreo_stack::core::trace::describe;
 use choreo_stack::{Builder, Options, Runner, Tick};
 
 const BEHAVIORS: &str = r#"

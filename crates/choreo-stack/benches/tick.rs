@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use choreo_stack::trace::Event;
+use choreo_stack::core::trace::Event;
 use choreo_stack::{Behavior, Builder, Context, Options, Runner, State, Tick};
 
 /// At most this many ticks per round (N = 1 would otherwise tick 2,000,000 times a round).

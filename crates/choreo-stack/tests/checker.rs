@@ -2,7 +2,7 @@
 
 use crate::support;
 
-use choreo_stack::check::{Tree, check};
+use choreo_stack::core::check::{Tree, check};
 use choreo_stack::{Completed, Event, Record};
 use support::*;
 

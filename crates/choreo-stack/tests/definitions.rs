@@ -5,7 +5,7 @@ use crate::support;
 
 use std::path::Path;
 
-use choreo_stack::definition::load_dir;
+use choreo_stack::definitions::definition::load_dir;
 use choreo_stack::{Classes, LoadError, Options, Runner, Tick};
 
 /// A folder holding `files` (name, text).

@@ -135,11 +135,11 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-stack/src/builder.rs:build",
+        "crates/choreo-stack/src/core/builder.rs:build",
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-stack/src/check.rs:event",
+        "crates/choreo-stack/src/core/check.rs:event",
         "one match arm per kind of stack trace event",
     ),
     (

@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use choreo_stack::check::{Tree, check};
-use choreo_stack::trace::describe;
+use choreo_stack::core::check::{Tree, check};
+use choreo_stack::core::trace::describe;
 use choreo_stack::{Action, Behavior, Builder, Completed, Context, Options, Runner, World};
 
 type Hook = Box<dyn FnMut(&mut Context<'_>) + Send>;

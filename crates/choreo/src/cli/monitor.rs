@@ -147,7 +147,7 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
         match c {
             Command::Stop => stop = true,
             Command::Stimulate { path, input, value } => {
-                let value = choreo_stack::conditions::json_value(&value);
+                let value = choreo_stack::builtins::conditions::json_value(&value);
                 if let Err(e) = engine.stimulate(&path, &input, value) {
                     errln!("monitor: cannot stimulate {path}.{input}: {e}");
                 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use choreo_stack::definition::{Definition, load_dir};
+use choreo_stack::definitions::definition::{Definition, load_dir};
 use choreo_stack::{LoadError, Options, Runner};
 use clap::Subcommand;
 

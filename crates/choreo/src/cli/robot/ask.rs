@@ -165,7 +165,7 @@ fn call_parts(target: &str, args: &[String]) -> Result<(String, String, Vec<Valu
         .enumerate()
         .map(|(i, a)| {
             serde_json::from_str::<serde_json::Value>(a)
-                .map(|j| choreo_stack::conditions::json_value(&j))
+                .map(|j| choreo_stack::builtins::conditions::json_value(&j))
                 .map_err(|e| {
                     format!(
                         "argument {} ({a:?}) is not JSON: {e} (a string needs its quotes: '\"hello\"')",

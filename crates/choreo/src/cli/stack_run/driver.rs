@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Outcome, Value};
-use choreo_stack::definition::Definition;
+use choreo_stack::definitions::definition::Definition;
 use choreo_stack::{Runner, Tick};
 
 use crate::cli::error::{CliError, CliResult};

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use choreo_engine::Value;
-use choreo_stack::definition::{Definition, Spec};
-use choreo_stack::robot::PlayChoregraphe;
+use choreo_stack::builtins::robot::PlayChoregraphe;
+use choreo_stack::definitions::definition::{Definition, Spec};
 use choreo_stack::{Behavior, Classes, DefinitionError};
 use choreo_xar::source::{FilesOnDisk, Project};
 
@@ -104,7 +104,7 @@ pub(crate) fn classes(dir: &Path, installed: &[Installed]) -> Classes {
                 let class = spec.string("class")?;
                 let params = spec
                     .get("params")
-                    .map_or(Value::None, choreo_stack::conditions::json_value);
+                    .map_or(Value::None, choreo_stack::builtins::conditions::json_value);
                 if !matches!(params, Value::None | Value::Map(_)) {
                     return Err(spec.error("params", "must be an object (keyword arguments)"));
                 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_base::lock;
-use choreo_stack::trace::{Event, Record};
+use choreo_stack::core::trace::{Event, Record};
 
 use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
@@ -19,7 +19,7 @@ pub(super) fn live_listener(
     live: Live,
     period: Duration,
     verbosity: Verbosity,
-) -> choreo_stack::trace::Listener {
+) -> choreo_stack::core::trace::Listener {
     let mut stack: Vec<String> = Vec::new();
     // Who delegated to a behavior about to be pushed.
     let mut chosen_by: std::collections::HashMap<String, String> = Default::default();
@@ -69,12 +69,16 @@ pub(super) fn live_listener(
                 None
             }
             Event::Log { b, text, .. } => Some(format!("{}: {text}", n(b))),
-            Event::TickOverrun { .. } => {
-                Some(choreo_stack::trace::describe(r, names).trim().to_string())
-            }
-            _ if verbosity == Verbosity::Verbose => {
-                Some(choreo_stack::trace::describe(r, names).trim().to_string())
-            }
+            Event::TickOverrun { .. } => Some(
+                choreo_stack::core::trace::describe(r, names)
+                    .trim()
+                    .to_string(),
+            ),
+            _ if verbosity == Verbosity::Verbose => Some(
+                choreo_stack::core::trace::describe(r, names)
+                    .trim()
+                    .to_string(),
+            ),
             _ => None,
         };
         if let Some(t) = text {
@@ -88,7 +92,7 @@ pub(super) type TraceFile = Arc<Mutex<std::io::BufWriter<std::fs::File>>>;
 
 /// A listener writing each stack event as a JSON line, the behaviors named, with its tick's
 /// time (ticks every `period`); flushed at each, so that a stack cut short keeps its trace.
-pub(super) fn json_lines(out: TraceFile, period: Duration) -> choreo_stack::trace::Listener {
+pub(super) fn json_lines(out: TraceFile, period: Duration) -> choreo_stack::core::trace::Listener {
     Box::new(move |r: &Record, names: &[String]| {
         let value = record_json(r, names, period);
         let mut out = lock(&out);

@@ -8,7 +8,7 @@ use crate::nested::{Launchers, ProjectBehaviors};
 use choreo_engine::{Robot, Trace};
 use choreo_naoqi::{BehaviorLauncher, Model, SimRobot};
 use choreo_stack::Runner;
-use choreo_stack::definition::{Definition, load_dir};
+use choreo_stack::definitions::definition::{Definition, load_dir};
 
 use crate::cli::args::RobotArgs;
 use crate::cli::error::{CliError, CliResult};

@@ -28,7 +28,7 @@ use choreo_engine::clock::Time;
 use choreo_engine::{Engine, Options, Outcome, Trace};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_stack::Runner;
-use choreo_stack::trace::Record;
+use choreo_stack::core::trace::Record;
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};

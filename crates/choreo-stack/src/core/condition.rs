@@ -2,7 +2,7 @@
 //! depend on, each evaluated only inside its window (K1) and that window tied to its owner's
 //! state (K2).
 
-use crate::world::World;
+use crate::core::world::World;
 
 /// A condition of a behavior: one of its `wantsToBeActivatedCondition`s (open while the owner
 /// is in scope and not activated) or `wantsToCancelSelfCondition`s (open while it is

@@ -5,10 +5,10 @@
 
 use choreo_engine::Value;
 
-use crate::action::{Action, ActionError};
-use crate::behavior::Context;
-use crate::behavior::{Behavior, Completed};
-use crate::world::World;
+use crate::core::action::{Action, ActionError};
+use crate::core::behavior::Context;
+use crate::core::behavior::{Behavior, Completed};
+use crate::core::world::World;
 
 /// `service.method(args)` posted to the robot (`proxy.post.method`): it runs until the
 /// service's `isRunning(id)` says no; cancelling calls `stop(id)`.

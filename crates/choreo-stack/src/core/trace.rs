@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::error::StackError;
-use crate::types::{BehaviorId, Completed};
+use crate::core::error::StackError;
+use crate::core::types::{BehaviorId, Completed};
 
 /// One event of the stack.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

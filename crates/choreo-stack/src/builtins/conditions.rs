@@ -8,9 +8,9 @@ use std::time::Duration;
 use choreo_engine::Value;
 use serde_json::Value as Json;
 
-use crate::condition::Condition;
-use crate::definition::{DefinitionError, Spec};
-use crate::world::World;
+use crate::core::condition::Condition;
+use crate::core::world::World;
+use crate::definitions::definition::{DefinitionError, Spec};
 
 /// How deep `Compound` conditions may nest (the original allowed 2).
 const MAX_DEPTH: usize = 8;

@@ -6,11 +6,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
-use crate::action::Action;
-use crate::condition::Condition;
-use crate::trace::{Event, Trace};
-use crate::types::{BehaviorId, Completed};
-use crate::world::World;
+use crate::core::action::Action;
+use crate::core::condition::Condition;
+use crate::core::trace::{Event, Trace};
+use crate::core::types::{BehaviorId, Completed};
+use crate::core::world::World;
 
 /// A behavior's state (§2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -9,9 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::behavior::BehaviorId;
-use crate::runner::Runner;
-use crate::trace::{Event, Record};
+use crate::core::behavior::BehaviorId;
+use crate::core::runner::Runner;
+use crate::core::trace::{Event, Record};
 
 /// What the checker needs to know of the behaviors beside the trace.
 #[derive(Debug, Clone)]

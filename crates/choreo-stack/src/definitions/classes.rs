@@ -8,14 +8,14 @@ use std::time::Duration;
 use choreo_engine::Value;
 use serde_json::Value as Json;
 
-use crate::behavior::Behavior;
-use crate::builder::{Builder, Options};
-use crate::conditions;
-use crate::definition::{Definition, DefinitionError, Spec};
-use crate::dispatch::{Child, Dispatcher, Rule, Wait};
-use crate::error::SetupError;
-use crate::robot::{CallLeaf, PlayChoregraphe, RobotCall};
-use crate::runner::Runner;
+use crate::builtins::conditions;
+use crate::builtins::dispatch::{Child, Dispatcher, Rule, Wait};
+use crate::builtins::robot::{CallLeaf, PlayChoregraphe, RobotCall};
+use crate::core::behavior::Behavior;
+use crate::core::builder::{Builder, Options};
+use crate::core::error::SetupError;
+use crate::core::runner::Runner;
+use crate::definitions::definition::{Definition, DefinitionError, Spec};
 
 /// Makes a behavior of one class from its definition's keys (reading every key it accepts:
 /// the rest are refused).

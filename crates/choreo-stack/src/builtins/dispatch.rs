@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use crate::behavior::Context;
-use crate::behavior::{Behavior, BehaviorId};
+use crate::core::behavior::Context;
+use crate::core::behavior::{Behavior, BehaviorId};
 
 /// How a dispatcher chooses.
 #[derive(Debug, Clone)]

@@ -12,12 +12,12 @@
 
 use choreo_engine::Robot;
 
-use crate::action::Action;
-use crate::error::StackError;
-use crate::input::Input;
-use crate::state::{Core, Op, State};
-use crate::trace::Event;
-pub use crate::types::{BehaviorId, Completed};
+use crate::core::action::Action;
+use crate::core::error::StackError;
+use crate::core::input::Input;
+use crate::core::state::{Core, Op, State};
+use crate::core::trace::Event;
+pub use crate::core::types::{BehaviorId, Completed};
 
 /// A behavior: its hooks run on the runner's thread, one at a time, in the order of
 /// behavior-stack.md. A hook asks the runner for things through its [`Context`]; stack

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use choreo_engine::Robot;
 
-use crate::input::Input;
+use crate::core::input::Input;
 
 /// The world as the runner sees it during one tick.
 pub struct World {

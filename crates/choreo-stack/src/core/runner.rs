@@ -4,13 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::behavior::{Behavior, Mode, ask_wtba, call_hook};
-use crate::error::SetupError;
-use crate::input::{Inbox, Input};
-pub use crate::state::State;
-use crate::state::{Callback, Core, Op};
-use crate::trace::{Event, Listener, Trace};
-use crate::types::{BehaviorId, Completed};
+use crate::core::behavior::{Behavior, Mode, ask_wtba, call_hook};
+use crate::core::error::SetupError;
+use crate::core::input::{Inbox, Input};
+pub use crate::core::state::State;
+use crate::core::state::{Callback, Core, Op};
+use crate::core::trace::{Event, Listener, Trace};
+use crate::core::types::{BehaviorId, Completed};
 
 /// What a tick did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! move, take a posture) rather than hand control to another behavior (behavior-stack.md
 //! §9). They are not pushed on the stack; each behavior owns its own (A3).
 
-use crate::types::Completed;
-use crate::world::World;
+use crate::core::types::Completed;
+use crate::core::world::World;
 
 /// Something the robot does over several ticks. The runner starts it at the end of the tick
 /// it was delegated in (behaviors decide first, actions execute second), polls it once a tick

@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use choreo_engine::Robot;
 
-use crate::behavior::{Behavior, BehaviorId};
-use crate::condition::Condition;
-use crate::error::SetupError;
-use crate::input::Inbox;
-use crate::runner::Runner;
-use crate::state::{Core, Slot, State};
-use crate::trace::Trace;
-use crate::world::World;
+use crate::core::behavior::{Behavior, BehaviorId};
+use crate::core::condition::Condition;
+use crate::core::error::SetupError;
+use crate::core::input::Inbox;
+use crate::core::runner::Runner;
+use crate::core::state::{Core, Slot, State};
+use crate::core::trace::Trace;
+use crate::core::world::World;
 
 /// How far the linked behaviors of one behavior are followed (P3).
 const LINKED_BOUND: usize = 1000;
