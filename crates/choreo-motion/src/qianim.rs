@@ -77,7 +77,7 @@
 use std::fmt;
 
 use choreo_xar::model::{ActuatorCurve, BoxDef, Timeline};
-use choreo_xar::package::{XmlDocument, XmlElement, XmlNode, XmlStyle};
+use choreo_xar::project_files::{XmlDocument, XmlElement, XmlNode, XmlStyle};
 use choreo_xar::{Real, TextPosition};
 
 use crate::curve::{Curve, Key, Side, Warning, auto_handles};

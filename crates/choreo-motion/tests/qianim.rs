@@ -4,7 +4,7 @@ use crate::common;
 
 use choreo_motion::curve::{Curve, Key, Side, Warning};
 use choreo_motion::qianim::{self, Animation, ReadError, Track, Unit, WriteError};
-use choreo_xar::package::{XmlDocument, XmlElement};
+use choreo_xar::project_files::{XmlDocument, XmlElement};
 use proptest::prelude::*;
 
 const GOLDEN: &str = include_str!("fixtures/golden.qianim");

@@ -122,7 +122,7 @@ impl BoxApi {
         let bytes = std::fs::read(path).map_err(|e| {
             PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
         })?;
-        let parsed = choreo_xar::package::read_dlg(path, &bytes)
+        let parsed = choreo_xar::project_files::read_dlg(path, &bytes)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         // A Latin-1 `.dlg` is read, with a notice, as its topics are.
         for warning in &parsed.warnings {

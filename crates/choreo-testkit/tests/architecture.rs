@@ -143,15 +143,15 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "one match arm per kind of stack trace event",
     ),
     (
-        "crates/choreo-xar/src/package.rs:read_pml",
+        "crates/choreo-xar/src/project_files.rs:read_pml",
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-xar/src/packaging.rs:stage",
+        "crates/choreo-xar/src/pkg.rs:stage",
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-xar/src/packaging.rs:check_manifest",
+        "crates/choreo-xar/src/pkg.rs:check_manifest",
         "not yet split (issue 56)",
     ),
     (

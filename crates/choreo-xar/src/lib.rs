@@ -6,8 +6,8 @@
 //! - [`model`]: the typed model of a XAR file (boxes, ports, parameters, timelines, ...).
 //! - [`read_xar`] / [`write_xar`]: XAR v3 (`behavior.xar`, `box.xar`).
 //! - [`plugin`]: editor plugin state a runtime needs (the Choice box's table of answers).
-//! - [`package`]: `.pml` projects, `manifest.xml`, `.dlg` and `.top` dialog files.
-//! - [`packaging`]: the `.pkg` PackageManager installs, built and checked as qipkg does.
+//! - [`project_files`]: a project's own files: `.pml`, `manifest.xml`, `.dlg` and `.top`.
+//! - [`pkg`]: the `.pkg` PackageManager installs, built and checked as qipkg does.
 //! - [`archive`]: `.crg` / `.cbl` (ar + tar.gz) and `.pkg` (zip), unpacked safely.
 //! - [`source`]: any path or bytes (file, folder, archive, split folder) to behaviors.
 //! - [`split`]: the readable split format (a folder tree of TOML, `.py` and text files).
@@ -18,10 +18,10 @@ pub mod archive;
 pub mod diff;
 pub mod error;
 pub mod model;
-pub mod package;
-pub mod packaging;
+pub mod pkg;
 pub mod plugin;
 pub mod project;
+pub mod project_files;
 pub mod source;
 pub mod split;
 mod xar;

@@ -7,7 +7,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use choreo_xar::ErrorKind;
-use choreo_xar::package::{read_dlg, read_manifest, read_pml, read_top, write_manifest, write_pml};
+use choreo_xar::project_files::{
+    read_dlg, read_manifest, read_pml, read_top, write_manifest, write_pml,
+};
 use choreo_xar::source::{FileKind, sniff};
 
 /// The corpus files named `*.ext` (or `manifest.xml`), at least `at_least` of them.

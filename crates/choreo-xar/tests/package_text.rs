@@ -2,7 +2,7 @@
 //! point (file, line, column, element path).
 
 use choreo_xar::ErrorKind;
-use choreo_xar::package::{
+use choreo_xar::project_files::{
     XmlDocument, XmlElement, XmlNode, read_dlg, read_manifest, read_pml, read_top, write_pml,
 };
 

@@ -6,7 +6,7 @@ use crate::archive_build;
 use std::path::Path;
 
 use archive_build::behavior_xar;
-use choreo_xar::package::read_pml;
+use choreo_xar::project_files::read_pml;
 use choreo_xar::source::{
     FileKind, check_file, check_path, check_tree, load_bytes, load_path, load_tree, read_dir_tree,
 };

@@ -99,7 +99,7 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
         if !path.to_ascii_lowercase().ends_with(".dlg") {
             continue;
         }
-        let Ok(dlg) = choreo_xar::package::read_dlg(path, bytes) else {
+        let Ok(dlg) = choreo_xar::project_files::read_dlg(path, bytes) else {
             continue;
         };
         let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
@@ -117,7 +117,7 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
         if !path.to_ascii_lowercase().ends_with(".top") || named.contains(path.as_str()) {
             continue;
         }
-        let Ok(top) = choreo_xar::package::read_top(path, bytes) else {
+        let Ok(top) = choreo_xar::project_files::read_top(path, bytes) else {
             continue;
         };
         let code = top.value.language.or_else(|| {
@@ -305,7 +305,7 @@ mod tests {
     fn a_latin_1_dlg_is_read_with_a_notice_and_its_language_counts() {
         // Choregraphe on Windows wrote `é` as the byte 0xE9.
         let dlg = b"multilanguage:accueil_\xe9t\xe9\nfrf:greet_frf.top\n";
-        let parsed = choreo_xar::package::read_dlg("greet/greet.dlg", dlg).expect("read");
+        let parsed = choreo_xar::project_files::read_dlg("greet/greet.dlg", dlg).expect("read");
         assert_eq!(parsed.value.name, "accueil_été");
         assert_eq!(parsed.warnings.len(), 1);
         assert!(

@@ -34,7 +34,7 @@ use choreo_base::lock;
 use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
 use choreo_naoqi::{ProgramError, ServiceHost, ServiceProcess, SimRobot};
 use choreo_qi::{RemoteRobot, RobotServer, ServerEvent, ServerOptions, SessionOptions};
-use choreo_xar::package::PackageService;
+use choreo_xar::project_files::PackageService;
 
 /// How long `start` waits for a program to register a service.
 pub const READY: Duration = Duration::from_secs(30);

@@ -10,7 +10,7 @@ use choreo_motion::curve::Curve;
 use choreo_motion::{BezierCommand, Interp};
 use choreo_robot::Model;
 use choreo_xar::model::{ActuatorCurve, BoxDef, Timeline};
-use choreo_xar::package::{XmlDocument, XmlElement};
+use choreo_xar::project_files::{XmlDocument, XmlElement};
 use choreo_xar::source::load_bytes;
 use choreo_xar::{ErrorKind, read_xar};
 

@@ -12,7 +12,7 @@ use super::reads::{Reads, read, unpack};
 use super::tree::{missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity, TextPosition};
 use crate::model::{BoxDef, XarFile};
-use crate::package::{self, Manifest, Pml};
+use crate::project_files::{self, Manifest, Pml};
 use crate::xar::{ScriptCheck, ScriptProblem};
 use crate::{FileTree, archive};
 
@@ -266,15 +266,14 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
             }
             (xar_summary(&p.value), warnings)
         }),
-        FileKind::Pml => package::read_pml(name, bytes).map(|p| {
+        FileKind::Pml => project_files::read_pml(name, bytes).map(|p| {
             let s = pml_summary(&p.value);
             pml = Some(p.value);
             (s, p.warnings)
         }),
-        FileKind::Manifest => {
-            package::read_manifest(name, bytes).map(|p| (manifest_summary(&p.value), p.warnings))
-        }
-        FileKind::Dialog => package::read_dlg(name, bytes).map(|p| {
+        FileKind::Manifest => project_files::read_manifest(name, bytes)
+            .map(|p| (manifest_summary(&p.value), p.warnings)),
+        FileKind::Dialog => project_files::read_dlg(name, bytes).map(|p| {
             let langs: Vec<&str> = p.value.topics.iter().map(|t| t.language.as_str()).collect();
             let s = format!(
                 "dialog {}: {} ({})",
@@ -284,7 +283,7 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
             );
             (s, p.warnings)
         }),
-        FileKind::Topic => package::read_top(name, bytes).map(|p| {
+        FileKind::Topic => project_files::read_top(name, bytes).map(|p| {
             let t = &p.value;
             let s = format!(
                 "topic ~{} ({}): {}",
@@ -323,7 +322,7 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
             }
         }
         FileKind::Xalinfo | FileKind::Qianim => {
-            package::XmlDocument::parse(name, bytes).map(|doc| {
+            project_files::XmlDocument::parse(name, bytes).map(|doc| {
                 let s = if reader == FileKind::Xalinfo {
                     let entries = doc.root.elements_named("Node").count();
                     format!(

@@ -11,8 +11,8 @@ use crate::FileTree;
 use crate::archive::Limits;
 use crate::error::{Diagnostic, Error, ErrorKind, Result};
 use crate::model::XarFile;
-use crate::package::{Manifest, Pml};
 use crate::project::{self, Container, Packed};
+use crate::project_files::{Manifest, Pml};
 
 /// The file a lone behavior is kept in (a 1.x project's `behavior.xar`).
 const LONE_XAR: &str = "behavior.xar";

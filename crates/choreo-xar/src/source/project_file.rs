@@ -6,7 +6,7 @@ use super::loaded::Project;
 use super::reads::Reads;
 use super::tree::{join_in_tree, missing_references, parent_of};
 use crate::error::{Diagnostic, Error, ErrorKind, Result, Severity};
-use crate::package;
+use crate::project_files;
 
 /// Loads the project whose `.pml` is at `pml_path` of `project`'s files.
 pub(super) fn load_pml_project(
@@ -23,7 +23,7 @@ pub(super) fn load_pml_project(
             "the project file is not in the folder",
         )
     })?;
-    let parsed = package::read_pml(&pml_file, bytes)?;
+    let parsed = project_files::read_pml(&pml_file, bytes)?;
     let pml = parsed.value;
     project.warnings.extend(parsed.warnings);
     let dir = parent_of(pml_path).to_string();
@@ -33,7 +33,7 @@ pub(super) fn load_pml_project(
     if let Some(manifest_path) = pml.manifest.as_deref().and_then(|m| join_in_tree(&dir, m))
         && let Some(bytes) = project.files.get(&manifest_path)
     {
-        match package::read_manifest(&format!("{prefix}{manifest_path}"), bytes) {
+        match project_files::read_manifest(&format!("{prefix}{manifest_path}"), bytes) {
             Ok(m) => {
                 project.warnings.extend(m.warnings);
                 project.manifest = Some(m.value);
@@ -68,7 +68,7 @@ pub(super) fn load_manifest_project(
     let Some(bytes) = project.files.get(manifest_path) else {
         return Ok(());
     };
-    let parsed = package::read_manifest(&file, bytes)?;
+    let parsed = project_files::read_manifest(&file, bytes)?;
     let manifest = parsed.value;
     project.warnings.extend(parsed.warnings);
     let dir = parent_of(manifest_path).to_string();

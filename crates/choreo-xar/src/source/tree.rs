@@ -4,7 +4,7 @@
 use super::kind::base_name;
 use crate::FileTree;
 use crate::error::{Diagnostic, ErrorKind, Severity};
-use crate::package::Pml;
+use crate::project_files::Pml;
 
 /// The folder part of a tree path (`a/b/c.pml` gives `a/b`; `c.pml` gives ``).
 pub(super) fn parent_of(path: &str) -> &str {

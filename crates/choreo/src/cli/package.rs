@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use choreo_xar::archive::pack_zip;
-use choreo_xar::packaging::{Staged, stage};
+use choreo_xar::pkg::{Staged, stage};
 use serde_json::json;
 
 use crate::check::diagnostic_json;

@@ -301,7 +301,7 @@ fn tidy(path: &Path) -> String {
 fn dlg_topic(path: &Path, shown: &str, lang: &str) -> CliResult<PathBuf> {
     let bytes =
         std::fs::read(path).map_err(|e| CliError::Load(format!("{shown}: cannot read: {e}")))?;
-    let dialog = choreo_xar::package::read_dlg(shown, &bytes)
+    let dialog = choreo_xar::project_files::read_dlg(shown, &bytes)
         .map_err(|e| CliError::Load(e.to_string()))?
         .value;
     let Some(topic) = dialog.topics.iter().find(|t| t.language == lang) else {

@@ -55,9 +55,10 @@ pub(crate) fn read_package(path: &Path) -> Result<Package, String> {
              installs only packages with one"
         ));
     };
-    let manifest = choreo_xar::package::read_manifest(&format!("{shown}!manifest.xml"), manifest)
-        .map_err(|e| e.to_string())?
-        .value;
+    let manifest =
+        choreo_xar::project_files::read_manifest(&format!("{shown}!manifest.xml"), manifest)
+            .map_err(|e| e.to_string())?
+            .value;
     let uuid = manifest
         .uuid
         .filter(|u| !u.trim().is_empty())

@@ -20,7 +20,7 @@
 //! not read.
 
 use crate::error::{Diagnostic, ErrorKind, Severity};
-use crate::package::{Manifest, XmlElement, in_folder, read_manifest};
+use crate::project_files::{Manifest, XmlElement, in_folder, read_manifest};
 use crate::source::{Project, join_in_tree};
 use crate::{FileTree, TextPosition};
 
