@@ -3,7 +3,7 @@
 //! - [`value`]: the one dynamic value type (qi's AnyValue, NAOqi's ALValue): links, robot
 //!   calls, Python and the qi codec all carry it.
 //! - [`pool`]: worker threads for jobs that may block (box hooks, qi methods).
-//! - [`slice`]: the shortest time slice, for threads that hand turns to one another.
+//! - [`slice`](mod@slice): the shortest time slice, for threads that hand turns to one another.
 //! - [`sync`]: the poison-tolerant lock.
 
 pub mod pool;

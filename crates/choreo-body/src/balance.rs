@@ -2,7 +2,7 @@
 //! manager watches) and the zero-moment point of the cart-table model (the CoM's height and
 //! acceleration: `zmp = com - z / g * com''`) against the support polygon. The robot falls
 //! when its CoM stays out of the polygon for [`HOLD`], or when a ZMP outside it rocks the
-//! robot on an edge of its feet ([`Rocking`]) until its CoM is above that edge: a short,
+//! robot on an edge of its feet (`Rocking`) until its CoM is above that edge: a short,
 //! shallow excursion only lifts a heel for a moment (see docs/motion.md "The body").
 
 use std::collections::VecDeque;

@@ -116,7 +116,7 @@ pub enum Later {
     /// Returns at once: the time limit passed while boxes were being constructed, and the
     /// load is giving up (the rest of a constructor runs through without waiting).
     AtOnce,
-    /// Takes its length in real time (see [`after_release`]): the engine is gone, and box
+    /// Takes its length in real time (see `after_release`): the engine is gone, and box
     /// code that outlives it (a thread of its own, a hook that never returns) goes on as on
     /// a robot: a loop that sleeps between polls sleeps, it does not spin.
     RealTime,

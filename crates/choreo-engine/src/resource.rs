@@ -1,7 +1,7 @@
 //! Box resources (docs/runtime-rules.md §6): what a box declares, the resource tree, and who
 //! holds what.
 //!
-//! The engine asks [`Holdings::conflicts`] before starting a box that declares resources and
+//! The engine asks `Holdings::conflicts` before starting a box that declares resources and
 //! records grants and releases here; what happens to a holder that is in the way (wait, stop
 //! it, pause it, call it back) is the engine's business (Q3).
 

@@ -11,7 +11,7 @@
 //!
 //! The map, from the bottom up:
 //!
-//! - `robot/`: the simulated robot's core, naming no module: the robot (`sim.rs`), the call
+//! - `robot/`: the simulated robot's core, naming no module: the robot (`core.rs`), the call
 //!   path and the generic methods (`calls.rs`), arguments and typed call errors, tasks,
 //!   ALMemory's store, the body and the LEDs over time, observation, [`scenario`]s, NAOqi's
 //!   catalogue, the machinery of modules served from a method table.
@@ -44,7 +44,7 @@ pub use robot::args::signature;
 pub use robot::memory::TOUCH_SENSORS;
 pub use robot::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 pub use robot::scenario::{Action, Scenario, ScenarioError};
-pub use robot::sim::Observer;
+pub use robot::core::Observer;
 pub use robot::tasks::STOP_POLL;
 pub use services::audio::player::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
 pub use services::core::behaviors::{BehaviorLauncher, LaunchError, MAX_NESTED, behavior_names};

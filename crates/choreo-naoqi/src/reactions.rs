@@ -10,7 +10,7 @@
 
 use choreo_engine::Value;
 
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 use crate::services::interaction::{awareness, dialog};
 use crate::services::people::perception as people;
 use crate::services::sensors::power;

@@ -19,7 +19,7 @@ use crate::robot::memory::Memory;
 use crate::robot::observe::{CallStats, JointState, Snapshot, TaskInfo};
 use crate::robot::playing;
 use crate::robot::scenario::{Action, Scenario};
-use crate::robot::sim::{Observer, Sim};
+use crate::robot::core::{Observer, Sim};
 use crate::robot::state::State;
 use crate::services::audio::player::Player;
 use crate::services::audio::recognition::Recognition;
@@ -76,7 +76,7 @@ impl SimRobot {
         self.sim.model
     }
 
-    /// Sets the observer of [`RobotEvent`]s (replacing any previous one).
+    /// Sets the observer of [`RobotEvent`](crate::RobotEvent)s (replacing any previous one).
     pub fn set_observer(&self, observer: Observer) {
         *self
             .sim

@@ -22,7 +22,7 @@ type Found = Option<(u32, u32, String)>;
 /// CPython's in the fixed line (a rewrite earlier on that line moves it). Each distinct
 /// script is compiled once (a corpus holds the stock boxes' scripts many times), and a
 /// script of the shape of a valid one (the same but for its comments and plain strings:
-/// [`crate::codegen::Screen::shape`]) is valid without being compiled.
+/// `Screen::shape`) is valid without being compiled.
 ///
 /// CPython's compiler holds the GIL, so one interpreter compiles one script at a time: when
 /// the embedded interpreter is busy and the machine has a free core, a script goes to a

@@ -66,7 +66,7 @@ pub fn parse_str(name: &str, text: &str) -> Result<Topic, Vec<QiChatError>> {
 /// How many files `include:` lines may bring in, all together.
 pub const MAX_INCLUDES: usize = 32;
 
-/// Why the reader of [`include`] could not give a file: its own words.
+/// Why the reader of [`include`](fn@include) could not give a file: its own words.
 pub type ReadError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why the files a topic includes cannot be added to it.

@@ -5,7 +5,7 @@
 //! [`USAGE`] before anything is loaded or started.
 //!
 //! A closed standard output (`choreo check . | head`) ends the command with 141 (128 +
-//! SIGPIPE, [`crate::cli::output::CLOSED`]). A closed standard error changes nothing: its messages
+//! SIGPIPE, `cli::output::CLOSED`). A closed standard error changes nothing: its messages
 //! (and the progress line) are dropped, and the command goes on to its usual exit code.
 
 /// Success: all files valid, behaviors equal, output written.

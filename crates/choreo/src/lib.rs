@@ -63,7 +63,7 @@
 //!
 //! The crate also holds the `choreo` command itself ([`cli::main`]), and the parts its tests
 //! build runs with too: the project's behaviors as ALBehaviorManager runs them ([`nested`]), the robot's
-//! language a manifest implies ([`manifest`]) and what the simulated robot shows, recorded
+//! language a manifest implies ([`implied`]) and what the simulated robot shows, recorded
 //! into a trace ([`looks`]).
 
 mod api;

@@ -6,7 +6,7 @@
 //! - `state`: its state; `step`: the step interpreter; `signal`: inputs, outputs, links.
 //! - `hooks`: calling box code; `workers`: the threads it runs on.
 //! - `timeline`, `resources`, `memory`: timelines, resources, memory inputs.
-//! - [`shared`]: what workers and box contexts share with the control thread.
+//! - `shared`: what workers and box contexts share with the control thread.
 
 pub mod command;
 mod control;

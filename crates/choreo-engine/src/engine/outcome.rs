@@ -5,7 +5,7 @@
 pub enum Outcome {
     /// The root box fired a Stopped output (R5).
     Finished,
-    /// [`Engine::stop`] was called and the behavior is unloaded.
+    /// [`crate::Engine::stop`] was called and the behavior is unloaded.
     Stopped,
     /// Virtual time only: nothing is running and nothing is scheduled, so nothing will ever
     /// happen again (the behavior waits for the world).

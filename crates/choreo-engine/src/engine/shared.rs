@@ -13,7 +13,7 @@ use crate::robot::Robot;
 use crate::trace::{Step as TraceStep, Trace};
 use choreo_base::Value;
 
-/// See [`Options::on_frame`]: `(timeline box, frame)`.
+/// See [`crate::Options::on_frame`]: `(timeline box, frame)`.
 pub type FrameObserver = Arc<dyn Fn(BoxId, i64) + Send + Sync>;
 
 /// State shared by the control thread, the workers and box contexts.

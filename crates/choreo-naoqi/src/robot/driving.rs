@@ -10,7 +10,7 @@ use choreo_engine::clock::Time;
 use crate::robot::error::CallError;
 use crate::robot::playing;
 use crate::robot::scenario::When;
-use crate::robot::sim::{Plan, Sim, Task};
+use crate::robot::core::{Plan, Sim, Task};
 use crate::robot::tasks::{Claim, Driven, Phase};
 
 impl Sim {

@@ -1,11 +1,11 @@
 //! Raising and inserting ALMemory keys: the value is stored, the observer told, every
 //! subscriber called, and the modules that watch the key react (the registry's
-//! reactions, through [`crate::robot::sim::Services`]).
+//! reactions, through [`crate::robot::core::Services`]).
 
 use choreo_engine::Value;
 
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 
 impl Sim {
     /// Raises `key` with `value`: stores it, tells the observer, calls every sink (without

@@ -14,7 +14,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 
 /// The extractor methods.
 pub(crate) const METHODS: &[&str] = &[

@@ -16,7 +16,7 @@ use choreo_engine::Value;
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 
 /// A constant answer (or setting default) of a method table.
 #[derive(Debug, Clone, Copy)]

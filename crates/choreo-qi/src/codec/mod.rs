@@ -1,7 +1,7 @@
 //! What goes on the wire: bytes to messages and values and back.
 //!
 //! - [`header`]: the 28-byte header, message types and flags; [`message`]: framing and ids;
-//!   [`reader`]: messages read from a stream.
+//!   `reader`: messages read from a stream.
 //! - [`signature`]: type signatures; [`value`]: the binary codec between signatures and
 //!   [`choreo_base::Value`]; [`metaobject`]: MetaObjects and object references;
 //!   [`directory`]: the ServiceDirectory's API and `ServiceInfo`.

@@ -20,7 +20,7 @@
 //! thousand hostile connections make one log line, not ten thousand.
 //!
 //! **TLS.** [`Server::listen`] on `tcps://host:port` serves TLS with the certificate and key of
-//! [`ServerOptions::tls`] (see [`crate::tls`]); each TLS connection has a thread of its own
+//! [`ServerOptions::tls`] (see [`crate::transport::tls`]); each TLS connection has a thread of its own
 //! (at most [`TLS_CONNECTIONS`] at once; more are refused), whose handshake is bounded by
 //! 10 s, so a client speaking plain qi, or nothing, to a tcps port is closed with a logged
 //! error and holds up no one.

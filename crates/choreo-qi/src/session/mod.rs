@@ -16,7 +16,7 @@
 //! **URLs.** `tcp://host:port` (port 9559 by default; a bare `host[:port]` means tcp too)
 //! and `tcps://host:port` (TLS, port 9503 by default: NAOqi 2.9's Pepper). How a tcps
 //! client checks the server's certificate is [`SessionOptions::tls`] (by default it accepts
-//! any, like libqi: see [`crate::tls`]). A tcps session opens its other sockets (to services
+//! any, like libqi: see [`crate::transport::tls`]). A tcps session opens its other sockets (to services
 //! living in other processes) only to `tcps://` endpoints, so credentials never travel in
 //! clear; a tcp session prefers `tcp://` endpoints and falls back to `tcps://` ones.
 //!

@@ -68,7 +68,7 @@ pub struct SessionOptions {
     /// Longest delay between reconnection attempts.
     pub max_backoff: Duration,
     /// How `tcps://` links check the server's certificate (default: accept any, as libqi
-    /// does; see [`crate::tls`]).
+    /// does; see [`crate::transport::tls`]).
     pub tls: TlsVerify,
     /// The protocol generation this client speaks (2.9, libqi 4.x, by default). Whatever
     /// it is, the client also understands older peers: a 2.1 peer's refused

@@ -2,7 +2,7 @@
 //! sends on a connection waits its [`Latency`] (a base delay plus or minus a random jitter)
 //! before it is handled or written, as on a robot reached over Wi-Fi. TCP never reorders: a
 //! message is never due before the one before it in the same direction, whatever its
-//! jitter. One thread per server (the [`DelayLine`]) runs what falls due.
+//! jitter. One thread per server (the `DelayLine`) runs what falls due.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -4,7 +4,7 @@
 //! The facts come from libqi's public history (github.com/aldebaran/libqi; the commits and
 //! tags are named on each item); docs/robots.md tells the whole story.
 //! Telling a peer's generation from the capabilities it advertised
-//! ([`Generation::of_peer`]) is in [`crate::capability`], which builds on this file.
+//! ([`Generation::of_peer`]) is in [`crate::transport::capability`], which builds on this file.
 //!
 //! | | 2.1 | 2.5 (2.3–2.7) | 2.8 | 2.9 (4.x) |
 //! |---|---|---|---|---|

@@ -1,10 +1,10 @@
 //! Connections: what carries the codec's messages between two ends.
 //!
-//! - [`socket`](mod@socket): a connection's socket, plain or TLS; [`reactor`]: the server's
+//! - `socket`: a connection's socket, plain or TLS; `reactor`: the server's
 //!   plain-TCP connections on one thread; [`tls`]: TLS for `tcps://` (certificate checks,
 //!   server identities).
 //! - [`capability`]: capabilities and authentication at the handshake; [`generation`]: what
-//!   each NAOqi release's libqi says on the wire; [`peer`]: what both ends of one connection
+//!   each NAOqi release's libqi says on the wire; `peer`: what both ends of one connection
 //!   share.
 //! - [`delay`]: a link's simulated latency (`choreo sim --latency`).
 

@@ -143,7 +143,7 @@ impl Dialog {
     }
 
     /// Every sentence the user rules of topic `name` hear (`ALDialog.generateSentences`):
-    /// each rule's pattern expanded, [`MAX_ITEMS`] per rule at most, `*` for a wildcard;
+    /// each rule's pattern expanded, `MAX_ITEMS` per rule at most, `*` for a wildcard;
     /// `None` when no such topic is loaded.
     pub fn sentences(&self, name: &str) -> Option<Vec<String>> {
         let t = self.index(name)?;

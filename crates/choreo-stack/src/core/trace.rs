@@ -1,6 +1,6 @@
 //! The stack's event trace (behavior-stack.md §1): every lifecycle call, stack change,
 //! delegation and its result, as `(tick, seq, event)`. The rules of the contract are stated
-//! over it and [`crate::check`] checks them; `choreo stack run --trace` writes it.
+//! over it and [`crate::core::check`] checks them; `choreo stack run --trace` writes it.
 
 use std::fmt;
 

@@ -12,7 +12,7 @@ use super::loaded::Project;
 use super::reads::Reads;
 use crate::error::Result;
 
-/// Loads a path: a file as [`load_bytes`] (a `.pml` or `manifest.xml` loads its folder), a
+/// Loads a path: a file as `load_bytes` (a `.pml` or `manifest.xml` loads its folder), a
 /// folder as [`load_tree`](super::load_tree).
 pub fn load_path(path: &Path) -> Result<Project> {
     load(path, None)

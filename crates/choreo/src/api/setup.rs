@@ -174,7 +174,7 @@ impl Setup {
 
     /// The seed of everything random in the run (box code's `random`, the dialog's random
     /// choices): the same seed, the same run. By default a fixed one in virtual time, a
-    /// random one in real time; [`Run::seed`] says which.
+    /// random one in real time; [`crate::Run::seed`] says which.
     pub fn seed(mut self, seed: u64) -> Setup {
         self.seed = Some(seed);
         self
@@ -183,7 +183,7 @@ impl Setup {
     /// The wall clock at the run's start, in ms since the Unix epoch (UTC): what
     /// `time.time()`, `datetime.now()` and QiChat's date functions read, moving with the
     /// run's clock. By default Monday 5 January 2026, 10:00 UTC in virtual time, now in real
-    /// time ([`choreo_engine::clock::parse_utc`] reads `2026-03-01T18:30:00Z`).
+    /// time (`choreo_engine::clock::parse_utc` reads `2026-03-01T18:30:00Z`).
     pub fn start_time(mut self, ms: u64) -> Setup {
         self.start_time = Some(ms);
         self

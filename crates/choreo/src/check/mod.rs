@@ -2,8 +2,8 @@
 //! shows, file by file. Each file is read and validated (`choreo-xar`), its box scripts
 //! compiled as a run compiles them and read for what will fail when a line runs
 //! (`choreo_python::box_scripts`), its motion timelines judged by the body on request
-//! ([`Options::body`], `body`); files run on every core ([`parallel`]); a file unchanged
-//! since its last check is taken from the cache ([`cache`]).
+//! ([`Options::body`], `body`); files run on every core (`parallel`); a file unchanged
+//! since its last check is taken from the cache (`cache`).
 
 mod body;
 mod cache;

@@ -6,7 +6,7 @@
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALVoiceEmotionAnalysis as served.

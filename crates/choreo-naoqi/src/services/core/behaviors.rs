@@ -29,7 +29,7 @@ use choreo_engine::{Activity, Engine, EngineError, Outcome, Value};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 
 /// The most nested runs (started by ALBehaviorManager) that may exist at once.
 pub const MAX_NESTED: usize = 16;

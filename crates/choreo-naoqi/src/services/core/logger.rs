@@ -11,7 +11,7 @@ use choreo_engine::Value;
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALLogger as served.

@@ -9,7 +9,7 @@ use choreo_robot::memory::{DeviceKey, MOTOR_TEMPERATURE, NAO_MASS, device_key, d
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 
 /// The value of `key`: what was stored under it, else the robot's device reading
 /// (`Device/SubDeviceList/...`: joint positions and stiffness from the body now, the rest at

@@ -17,7 +17,7 @@ use choreo_engine::{MemorySink, RobotError, SubscriptionId, Value};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALServiceManager as served (2.8's `start`/`stop`/`restart` and the deprecated

@@ -19,7 +19,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim, first_served};
+use crate::robot::core::{Reply, Sim, first_served};
 use crate::robot::table::{Op, Service, to_pairs};
 
 /// The root every object descends from.

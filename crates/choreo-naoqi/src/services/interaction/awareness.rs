@@ -31,7 +31,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
 const NAME: &str = "ALBasicAwareness";

@@ -26,7 +26,7 @@ use choreo_robot::memory::{DeviceKey, device_key};
 
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::trackers::legacy::item;
 

@@ -22,7 +22,7 @@ use choreo_engine::clock::Time;
 
 use crate::robot::body::Keys;
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::{Plan, Sim};
+use crate::robot::core::{Plan, Sim};
 use crate::robot::tasks::Claim;
 use crate::robot::trajectory::after;
 

@@ -10,7 +10,7 @@ use choreo_body::{Frames, Pose, Stance};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::services::core::world::Transform;
 use crate::services::motion::orders::{floats_value, joints};
 

@@ -20,7 +20,7 @@ use crate::robot::args::{Args, number};
 use crate::robot::body::{Keys, Moves};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::{Plan, Reply, Sim};
+use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::tasks::Claim;
 use crate::robot::trajectory::after;
 

@@ -13,7 +13,7 @@ use crate::robot::body::Body;
 use crate::robot::body::{Keys, Moves};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::sim::{Plan, Reply, Sim};
+use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::trajectory::after;
 use crate::services::motion::orders::motion_plan;
 use choreo_robot::Model;

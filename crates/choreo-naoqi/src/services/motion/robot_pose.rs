@@ -16,7 +16,7 @@ use choreo_robot::Model;
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::posture;
 

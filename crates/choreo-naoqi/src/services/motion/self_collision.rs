@@ -11,7 +11,7 @@ use choreo_body::balance::STEP;
 use choreo_body::{Frames, collision};
 use choreo_engine::Value;
 
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 use crate::robot::trajectory::after;
 
 /// Whether protection is on for `chain` (`setCollisionProtectionEnabled`; on by default).

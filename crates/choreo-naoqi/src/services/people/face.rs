@@ -9,7 +9,7 @@ use choreo_engine::Value;
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
 /// ALFaceCharacteristics as served.

@@ -20,7 +20,7 @@ use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 use crate::services::core::world::Transform;
 

@@ -35,7 +35,7 @@ use choreo_robot::memory::ROOM_DARKNESS;
 use crate::robot::args::{Args, number};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::sim::{Reply, Sim};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALMovementDetection as served.

@@ -17,7 +17,7 @@ use super::fallback::fallback;
 use super::silence;
 use super::state::Dialog as DialogState;
 use super::state::NAME;
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 
 /// How long an answer waits for the answers before it to be performed.
 const MAX_TURN_WAIT: Duration = Duration::from_secs(600);

@@ -4,7 +4,7 @@
 use choreo_engine::Value;
 
 use super::state::{Dialog, NAME};
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 
 /// The answer of the fallback services (`addFallback`) to `said`, nothing matching it: the
 /// first that returns something.

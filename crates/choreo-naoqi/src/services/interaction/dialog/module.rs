@@ -6,7 +6,7 @@ use choreo_qichat::dialog::{Dialog as Qichat, QICHAT_EVENTS};
 
 use crate::robot::args::Args;
 use crate::robot::error::CallError;
-use crate::robot::sim::{Reply, Sim, first_served};
+use crate::robot::core::{Reply, Sim, first_served};
 
 use super::engine::{self, Engine, Job, Keys, answered, raise_silence, submit};
 use super::silence;

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use choreo_engine::clock::Time;
 
 use super::state::{Dialog, NAME};
-use crate::robot::sim::Sim;
+use crate::robot::core::Sim;
 
 /// How the dialog takes a silence event (the engine answers it as a memory event); given
 /// by the engine, which this file does not know.
