@@ -2,8 +2,9 @@
 //!
 //! Box scripts run in the interpreter that imported this module (no second CPython): the
 //! engine's worker threads take its GIL to run them. So every call here that waits for the
-//! engine (load, wait, close, events) lets the GIL go while it waits, and the observers a
-//! program gives are called on the trace's delivery thread, which takes the GIL for them.
+//! engine (load, wait, close, events, a run dropped) lets the GIL go while it waits, and the
+//! observers a program gives are called on threads of their own, in order, each taking the
+//! GIL once for all the items waiting.
 //! Errors are the exceptions of `choreo/errors.py`, made here with the file, box and line.
 
 use std::collections::VecDeque;

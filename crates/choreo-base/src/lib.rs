@@ -5,6 +5,9 @@
 //! - [`pool`]: worker threads for jobs that may block (box hooks, qi methods).
 //! - [`slice`](mod@slice): the shortest time slice, for threads that hand turns to one another.
 //! - [`sync`]: the poison-tolerant lock.
+//!
+//! It depends on no other choreo crate. Its one unsafe call is `slice`'s `sched_setattr(2)`,
+//! which no safe wrapper offers.
 
 pub mod pool;
 pub mod slice;

@@ -14,6 +14,9 @@
 //! All the bookkeeping (queue, counts, handles) sits behind one mutex that is never held while
 //! a job runs, so reserving an idle worker, retiring one and queueing a job cannot race: a
 //! job is either claimed by a worker that will run it, or reported back to the caller.
+//!
+//! A worker that has just finished a job watches the queue for a few microseconds before it
+//! sleeps, so a chain of jobs (hooks handing over to hooks) goes on without a wake-up.
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;

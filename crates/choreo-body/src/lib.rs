@@ -2,9 +2,12 @@
 //! data in `choreo-robot` (its chain, masses, supports and shapes), with nothing simulated
 //! beyond it: forward kinematics ([`Frames`]), the centre of mass, the support polygon
 //! ([`Stance`]), balance over time (the CoM and the cart-table ZMP against the polygon,
-//! [`Balance`]), the motors' speed limits ([`speed`]) and self-collision ([`collision`]).
-//! The simulated robot (choreo-naoqi) falls, clamps and avoids with it; `choreo check
-//! --body` ([`check`]) runs it over a behavior's timelines without running the behavior.
+//! [`Balance`]), the motors' speed limits ([`speed`]) and self-collision ([`collision`]); a
+//! robot tipping over its feet, followed until a hand, an elbow, a knee or the pelvis catches
+//! it or it falls ([`tip`]); a body down on the floor, followed until it stands on its soles
+//! again ([`floor`]). The functions are pure: joint angles and time in. The simulated robot
+//! (choreo-naoqi) falls, clamps and avoids with it; `choreo check --body` ([`check`]) runs it
+//! over a behavior's timelines without running the behavior.
 //!
 //! ```
 //! use choreo_body::{Frames, Stance};

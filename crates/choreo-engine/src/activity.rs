@@ -11,6 +11,13 @@
 //! work are counted by the same counter and sleep on the same clock. Each engine has a
 //! route: the clock tokens it schedules carry its number in their top bits, and come
 //! back to it alone.
+//!
+//! Box construction counts as an activity too. Box code that waits for another run on the same
+//! time base (its start or its end) is parked: no longer counted, so that time may move for that
+//! run, and counted again by whoever ends the wait, before it wakes. A hook's own state
+//! (`HookYield`: running, waiting or returned) lets the control thread wait for that hook, and
+//! for the nested engines with work, rather than for a count that other hooks ending could
+//! satisfy.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

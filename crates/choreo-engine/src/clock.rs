@@ -3,6 +3,11 @@
 //!
 //! Both give the same trace for the same behavior; virtual time is just faster, and makes
 //! every test deterministic.
+//!
+//! A clock's sleepers can be released ([`Clock::release_sleepers`]): those asleep wake at once,
+//! and later sleeps return at once (a time limit passed during construction: the load gives up)
+//! or take their length in real time (the engine is gone: box code that outlives it sleeps, it
+//! does not spin).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

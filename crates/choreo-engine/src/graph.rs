@@ -1,5 +1,8 @@
 //! Instantiation: a behavior's model becomes a flat graph of box instances with every port,
 //! parameter and link resolved to indices once, so running it needs no string look-ups.
+//!
+//! Boxes are [`BoxId`]s, diagrams [`DiagramId`]s and a link's end a [`Target`]; each
+//! timeline's keyframes are sorted and its end frame resolved here.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,4 +1,7 @@
 //! The hooks the engine calls in box code (`onLoad`, `onUnload`, `onInput_*`, ...).
+//!
+//! An input's name is an [`InputName`], shared by the graph and every call it gets (a signal
+//! hop copies no string).
 
 use std::sync::Arc;
 

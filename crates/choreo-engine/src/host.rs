@@ -1,6 +1,9 @@
 //! The script-host boundary: the engine calls box code through [`BoxCode`] and box code
 //! reaches the engine through [`BoxContext`]. Python boxes (choreo-python) and native Rust
 //! boxes are implementations; the engine knows nothing of either.
+//!
+//! A [`ScriptHost`] prepares a whole behavior's code in one batch at load, then constructs each
+//! box's; [`NativeHost`] serves Rust boxes and placeholders.
 
 use std::collections::HashMap;
 use std::sync::Arc;

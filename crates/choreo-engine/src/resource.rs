@@ -1,9 +1,11 @@
-//! Box resources (docs/runtime-rules.md §6): what a box declares, the resource tree, and who
-//! holds what.
+//! Box resources (docs/runtime-rules.md §6): what a box declares, and the resource tree
+//! ([`ResourceTree`]): the mechanism by which a group name (`All motors`, `Legs`) covers joints.
+//! The NAO and Pepper trees are the robot's side (the simulated robot builds them from
+//! choreo-robot's groups), given by `Robot::resource_tree` or `Options::resources`.
 //!
-//! The engine asks `Holdings::conflicts` before starting a box that declares resources and
-//! records grants and releases here; what happens to a holder that is in the way (wait, stop
-//! it, pause it, call it back) is the engine's business (Q3).
+//! Who holds what is the engine's `Holdings` (`engine/holdings.rs`), asked before a box that
+//! declares resources starts; what happens to a holder that is in the way (wait, stop it, pause
+//! it, call it back) is the engine's business (Q3).
 
 use std::collections::HashMap;
 use std::time::Duration;

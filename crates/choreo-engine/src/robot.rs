@@ -1,6 +1,11 @@
 //! The robot boundary: how the engine (and box code, through its context) reaches a robot.
 //! The simulated robot, a real robot over qi, or a test double implement [`Robot`]; the
 //! engine knows none of them.
+//!
+//! [`Robot`]'s methods: service calls and background tasks (`post`), ALMemory subscriptions and
+//! signals, `is_connected`, `resource_tree`, `model`, `has_service`, and `attach` (from then on
+//! the robot's durations follow the engine's clock). Each says whether it may block; the
+//! engine calls none that may on its control thread.
 
 use std::sync::Arc;
 

@@ -42,6 +42,12 @@
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers;
 //!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`);
 //!   [`box_scripts`]: that, and what a script's text shows will fail when its line runs.
+//!   `codegen` sends to CPython's code generator only the scripts it could refuse.
+//! - [`stack`]: Python behaviors of the behavior stack; [`program`]: package services' Python-2
+//!   programs, run in their own process on fixed copies of their sources; [`packages`]: where
+//!   NAOqi OS's Python packages are kept; [`convert`]: values both ways (the Python package's
+//!   API uses it too); `box_state`: a box and its run, below the box API, the runtime and the
+//!   host; `thread`: the crate's one `unsafe` exception.
 
 mod api;
 pub mod box_scripts;

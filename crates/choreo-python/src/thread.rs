@@ -5,6 +5,10 @@
 //! process runs on. Box hooks run on the engine's worker threads, which live as long as the
 //! engine: [`keep`] makes the thread state of such a thread outlive each call, so every later
 //! `Python::attach` there only takes the interpreter lock.
+//!
+//! The crate denies unsafe code (PyO3's macros keep it from the workspace's `forbid`); this file
+//! is its one exception: two CPython calls, each with its SAFETY comment, since PyO3 has no safe
+//! way to keep a thread state alive.
 
 // PyO3 has no safe way to hold a thread's attachment beyond one closure: two FFI calls.
 #![allow(unsafe_code)]

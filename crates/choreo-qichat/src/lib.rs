@@ -4,6 +4,19 @@
 //! A pure library: text in, [`Topic`] or located errors out. The dialog engine, ALDialog and
 //! `choreo chat` build on it. What is supported, with examples: `docs/qichat.md`.
 //!
+//! - `parser`: one pass over the text into the syntax tree (`ast`);
+//!   [`include`](fn@include) adds the concepts of included files through a reader the caller
+//!   gives (no file is opened here).
+//! - [`matcher`]: what was heard (or an event) against a rule's pattern.
+//! - [`dialog`]: the dialog engine, which reaches ALMemory, the clock, NAOqi's services and
+//!   Python for `%script` through a [`dialog::Host`] the caller gives.
+//! - [`notices()`]: what a topic asks for that is parsed but not run here, located.
+//! - [`names`]: every name a topic defines and uses, read from the text as typed (for
+//!   `choreo lsp`); [`format`](mod@format): a topic laid out one way.
+//!
+//! It depends on choreo-robot alone (the languages' names). The reference's examples are its
+//! tests (`tests/reference/`).
+//!
 //! ```
 //! let src = "topic: ~greet()\nlanguage: enu\nu:(hello) hi there\n";
 //! let parsed = choreo_qichat::parse("greet.top", src.as_bytes()).unwrap();

@@ -1,8 +1,23 @@
 //! The stock animation library of NAO and Pepper as data: each animation's name, how long it
 //! plays and its tags (the sets ALAnimationPlayer's `runTag` and ALAnimatedSpeech's
-//! `^startTag` choose from), read once from `data/animations.txt` (its header names the
-//! sources of each figure); and how ALAnimationPlayer reads a name: the `animations` package,
-//! the `[posture]` and `[robot]` patterns.
+//! `^startTag` choose from), read once from `data/animations.txt` ([`Library::stock`]); and how
+//! ALAnimationPlayer reads a name ([`expand`]: the `animations` package, `[posture]` by the
+//! posture family's folder, `[robot]`), finds an animation, the animations of a tag under a
+//! folder, and the closest names.
+//!
+//! The file has a `[NAO]` and a `[Pepper]` section, one line an animation:
+//! `path | seconds source | tags`. The path is under the `animations` package; the seconds are
+//! its length; the source says where that length comes from (`xar`: measured on the stock
+//! behavior, the last key of its timeline over its fps; `nao`: Pepper's, taken from NAO's
+//! animation of the same path; `default`: 2.0 s where no source says); the tags are its
+//! manifest's. NAO's 867 animations and their tags are those of the NAO animation library 7.0.3
+//! (NAOqi 2.8; 864 measured, 3 without a timeline at 2.0 s); Pepper's 92 names are the NAOqi 2.5
+//! documentation's list and the corpus's `ShowTablet_1`. `scripts/animation-library` rewrites
+//! the sections from a copy of the package.
+//!
+//! Its users: the simulated robot's ALAnimationPlayer and ALAnimatedSpeech (choreo-naoqi's
+//! `animation.rs` and `animated_speech.rs`: each animation's length, and the gesture its tags
+//! choose).
 //!
 //! ```
 //! use choreo_robot::Model;

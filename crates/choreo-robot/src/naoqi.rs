@@ -1,8 +1,27 @@
 //! NAOqi's API as data: every module, its methods with their qi signatures (overloads as
 //! separate entries) and which NAOqi versions have them, read once from `data/naoqi.txt`
-//! (the file's header says its format and its sources). The qi server builds its
-//! MetaObjects from it and the simulated robot its method lists and its errors; neither keeps
-//! a copy.
+//! ([`Catalogue::naoqi`]): some 90 modules and 2,000 overloads.
+//!
+//! The file: a module line, then one indented line per overload, `name (params) return` in qi
+//! signature letters, and four marks for NAOqi 2.1, 2.5, 2.8 and 2.9 (`y`, `n`, or `?` when no
+//! source says); a method line repeats them only where they differ from its module's, and a
+//! fifth word, `nao` or `pepper`, ends the line of a module only that robot has. Its header
+//! names the sources: Choregraphe 2.1's stock boxes, the NAO V5 and V6 metaObject scans and a
+//! Pepper ALTabletService scan published in lugu/qiloop, jnaoqi's 2.3 proxies, the project's
+//! first survey of NAOqi's services, and NAOqi 1.x's C++ proxy headers for the 1.x modules
+//! Choregraphe 2.1's boxes still call (ALVisionToolbox, ALFaceTracker, ALInfrared). Parsing
+//! checks every signature's shape, that no module or overload comes twice, and that a method's
+//! marks agree with its module's.
+//!
+//! Its users keep no copy. choreo-qi's `serve_robot` builds each MetaObject from it (the
+//! ALModule base at uids 100–112, then the catalogue's overloads in order) for the modules the
+//! robot says it has (`Robot::has_service`), and choreo-qi's tests parse every signature. The
+//! simulated robot (choreo-naoqi) takes each module's method set from it (`getMethodList`),
+//! refuses a method no NAOqi version has before dispatch, and words the error for one it does
+//! not serve (`RobotError::UnknownMethod`: NAOqi has it and the simulated robot does not serve
+//! it yet, or no NAOqi version has it; the closest names by edit distance). The test
+//! `tests/corpus_scan.rs` checks that every module and method the corpus's box scripts call is
+//! here, but for a short list of exceptions, each with its reason.
 //!
 //! ```
 //! use choreo_robot::naoqi::{Catalogue, Presence, Version};

@@ -4,6 +4,15 @@
 //! pushed and popped, get exactly one update per tick, and hand control on to behaviors and
 //! actions. Choregraphe behaviors are leaves of it (`PlayChoregraphe`).
 //!
+//! - [`core`](mod@crate::core): behaviors and their hooks, the runner and its state, the
+//!   builder, actions and conditions as traits, the trace and its checker. It uses neither of
+//!   the others.
+//! - [`builtins`]: the dispatchers and `Wait`, the built-in conditions, the robot's leaves.
+//! - [`definitions`]: behaviors defined in JSON, and the classes a definition may name.
+//!
+//! It knows the engine only for `Value` and the `Robot` trait. Python behaviors are
+//! choreo-python's `stack` (choreo-python depends on this crate, never the reverse).
+//!
 //! ```
 //! use choreo_stack::{Behavior, Builder, Context, Options, Tick};
 //!

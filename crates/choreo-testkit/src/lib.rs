@@ -1,4 +1,5 @@
-//! Helpers shared by choreo's tests and benchmarks (a dev-dependency only, never published).
+//! Helpers shared by choreo's tests and benchmarks (a dev-dependency only, never published;
+//! std only).
 //!
 //! The shared corpus of real behavior files lives next to the workspace, in
 //! `../shared/corpus`. A test that needs it calls [`corpus`]: when the folder is absent, the

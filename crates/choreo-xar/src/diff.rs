@@ -5,6 +5,10 @@
 //! curves. How the file is written (attribute order, child order, name casing, number
 //! spelling, indentation) never counts. Editor-only data (positions, tooltips, icons, plugin
 //! state, zoom, ruler size) counts only when asked for with [`DiffOptions::editor`].
+//!
+//! Each difference comes with the lines that show it: a script's changed lines as unified-diff
+//! hunks; a curve whose keys all moved by the same frames, or whose values were all scaled by
+//! one factor, in one line.
 
 use std::fmt::{self, Debug, Write as _};
 

@@ -1,7 +1,8 @@
 //! choreo-xar: every Choregraphe file format, read and written without loss.
 //!
 //! A pure library: bytes in, model out; model in, bytes out. No I/O policy, no printing.
-//! Every error carries the file, line, column and element path (see [`error`]).
+//! Every error carries the file, line, column and element path (see [`error`]). Only
+//! [`source`] touches the disk.
 //!
 //! - [`model`]: the typed model of a XAR file (boxes, ports, parameters, timelines, ...).
 //! - [`read_xar`] / [`write_xar`]: XAR v3 (`behavior.xar`, `box.xar`).
@@ -13,6 +14,8 @@
 //! - [`split`]: the readable split format (a folder tree of TOML, `.py` and text files).
 //! - [`project`]: whole projects as a readable folder and back to any container.
 //! - [`diff`]: semantic differences between two behaviors.
+//! - `xml`: the XML cursor the readers share (byte offsets, raw capture, element paths) and
+//!   the writers' escaping; [`error`]: located diagnostics.
 
 pub mod archive;
 pub mod diff;

@@ -12,6 +12,8 @@
 //! The `.pml`, `manifest.xml`, `.dlg` and `.top` files stay as they are: they are already
 //! text a reviewer reads line by line, and kept unchanged they stay what Choregraphe, qipkg
 //! and the robot read.
+//!
+//! It works on [`crate::FileTree`]s and imports nothing from `source`, which calls it.
 
 use serde::{Deserialize, Serialize};
 

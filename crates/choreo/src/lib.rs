@@ -61,10 +61,13 @@
 //! # }
 //! ```
 //!
-//! The crate also holds the `choreo` command itself ([`cli::main`]), and the parts its tests
-//! build runs with too: the project's behaviors as ALBehaviorManager runs them ([`nested`]), the robot's
-//! language a manifest implies ([`implied`]) and what the simulated robot shows, recorded
-//! into a trace ([`looks`]).
+//! The crate also holds the `choreo` command itself ([`cli::main`]), and the parts the
+//! command, the Python package and the tests share: the project's behaviors as
+//! ALBehaviorManager runs them and the script host ([`nested`]), the robot's model and
+//! language a project implies ([`implied`]), what the simulated robot shows, recorded into a
+//! trace ([`looks`]), a manifest's services run as ServiceManager runs them
+//! ([`package_services`]), a fleet's shared frame clock ([`fleet`]), the check of files
+//! without running them ([`check`]) and the exit codes ([`exit`]).
 
 mod api;
 pub mod check;

@@ -1,5 +1,10 @@
 //! The messages the control thread acts on, from box code, workers, the clock, the robot and
 //! the engine's user.
+//!
+//! What it is told: start, stop, stimulate an input, fire an output, a hook done, a clock
+//! wake-up, a timeline command ([`TimelineCommand`]), a memory event, a box's error outside its
+//! hooks, a motion check's answer, a timeline sync's answer, a nested run's failure, every box
+//! constructed, quit.
 
 use crate::clock::TimerToken;
 use crate::graph::{BoxId, DiagramId};

@@ -1,4 +1,9 @@
 //! The command loop: commands in, operations run, virtual time moved, outcomes out.
+//!
+//! The loop runs supervised (`supervise`): a panic becomes `Outcome::Crashed`. It moves virtual
+//! time, keeps strict mode, the time limit and the robot lost. A nested engine's loop never
+//! moves time; it counts as an activity from the first command posted to it until it has
+//! nothing left to do (`Shared::post`, `settle`).
 
 use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};

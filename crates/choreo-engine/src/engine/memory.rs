@@ -1,4 +1,7 @@
 //! Memory inputs (P3): ALMemory subscriptions while a diagram is loaded.
+//!
+//! Subscribing and unsubscribing go through the engine's robot thread (a pool of one thread:
+//! the calls in order, off the control thread), which the timelines' motion orders use too.
 
 use std::sync::Arc;
 

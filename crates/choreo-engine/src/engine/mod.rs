@@ -2,11 +2,19 @@
 //! programs of steps; box hooks run on worker threads and report back through the
 //! control queue, so a blocked hook never blocks anything else.
 //!
-//! - [`command`]: what the control thread is told; `control`: its loop.
-//! - `state`: its state; `step`: the step interpreter; `signal`: inputs, outputs, links.
+//! - [`command`]: what the control thread is told; `queue`: the commands posted to it;
+//!   `control`: its loop.
+//! - `state`: its state; `op`: operations; `step`: the step interpreter; `signal`: inputs,
+//!   outputs, links; `rate`: the loop warning.
 //! - `hooks`: calling box code; `workers`: the threads it runs on.
-//! - `timeline`, `resources`, `memory`: timelines, resources, memory inputs.
-//! - `shared`: what workers and box contexts share with the control thread.
+//! - `timeline`, `motion`, [`sync`]: timelines, their motion orders, a fleet's start;
+//!   `resources`, `holdings`: resources and who holds them; `memory`: memory inputs.
+//! - `shared`: what workers and box contexts share with the control thread; `outcome`: how a
+//!   run ended.
+//! - Here: [`Engine`] (its load counts box construction as an activity while the control thread
+//!   runs; `start_parked` and `wait_end_parked` for box code of another run) and [`Options`]
+//!   (among them the time base a nested run shares, the run's seed and start time, a resource
+//!   tree).
 
 pub mod command;
 mod control;

@@ -5,6 +5,12 @@
 //! moves the joints to the curves' values there. Robot calls may block (over qi), so every
 //! one runs on the engine's robot thread, in order: a kill always finds the id of the order
 //! sent before it. The orders are built by `choreo-motion`, for the robot's model.
+//!
+//! The timeline's resources mode says how an order goes (docs/motion.md, "Resources"): Passive
+//! sends it; Waiting holds the frame while a box holds the joints or the robot says they are
+//! busy, at most [`MOTION_WAIT_LIMIT`], then sends it with a warning; Aggressive kills the
+//! robot's tasks on those joints first (`ALMotion.killTasksUsingResources`). Each robot call is
+//! traced as the box's.
 
 use std::sync::{Arc, Mutex};
 

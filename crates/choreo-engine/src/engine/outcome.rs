@@ -1,4 +1,5 @@
-//! How a run ended.
+//! How a run ended ([`Outcome`]), and how it is reported to who waits: a wait with a timeout,
+//! or, for box code of another run waiting for the end, a wait parked on the time base.
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]

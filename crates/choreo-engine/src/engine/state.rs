@@ -1,5 +1,8 @@
 //! The control thread's state: operations and their steps, diagram phases, box and timeline
 //! state, pending hooks and timers, and the few helpers every part of the control thread uses.
+//!
+//! What a parked operation waits for is an `Awaited`: a diagram's load or unload, or the root's
+//! load.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;

@@ -1,5 +1,12 @@
 //! The step interpreter: each lifecycle operation is a small program of steps that waits when
 //! it calls a hook and resumes when the hook returns (R6–R15).
+//!
+//! Operations wait on a ready stack, run one step at a time in the reference's depth-first
+//! order: an operation that starts another waits under it, and one whose last step started
+//! another ends, so a loop of links runs in constant stack. A load cancelled by an unload goes
+//! to the top and ends at once. An inline box's onStart along a link waits as itself
+//! (`Ready::Start`) and runs as its operation would; it is made an operation only if it must
+//! wait or yield.
 
 use std::sync::Arc;
 

@@ -6,6 +6,9 @@
 //! control side is in `timeline`). A stop or an unload meanwhile voids the start (the
 //! timeline's stop count moved on). Meant for real time: in virtual time nothing would count
 //! the wait as an activity.
+//!
+//! The answer ([`Start`]) says when, and the run's lead: the angles the first order starts from
+//! are read as soon as it comes, and the frames then follow the lead ([`TimelineSync::lead`]).
 
 use std::time::Duration;
 

@@ -1,4 +1,9 @@
 //! Worker threads for box hooks that may block (C1).
+//!
+//! A hook runs guarded (`call_guarded`): a panic becomes a failed hook. An input hook still
+//! queued when its box is unloaded returns without running. The control thread is marked once
+//! as running its engine's hooks, and calls its inline hooks with one kept context
+//! (`call_unmarked`).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

@@ -3,11 +3,11 @@
 //! libqi process's).
 //!
 //! Threads: one accepting thread per listening socket, one reactor thread serving every
-//! plain-TCP connection (`crate::reactor`: a connection costs memory, not a thread), and a
-//! pool of workers ([`choreo_base::pool::Pool`]) that grows when every worker is busy
-//! (methods may block for as long as a robot action lasts) and shrinks when workers stay
-//! idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the reactor
-//! thread itself.
+//! plain-TCP connection (`crate::transport::reactor`: a connection costs memory, not a
+//! thread), and a pool of workers ([`choreo_base::pool::Pool`]) that grows when every
+//! worker is busy (methods may block for as long as a robot action lasts) and shrinks when
+//! workers stay idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the
+//! reactor thread itself.
 //!
 //! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
 //! connection with an error reported through [`ServerOptions::log`]; other connections go on.

@@ -16,6 +16,13 @@
 //! | RelativeEndpointURI (`qi:Name` endpoints) | no | no | no | yes |
 //! | `+T` (optional) parsed | no | no | yes | yes |
 //! | `#T` (varargs) parsed | no | yes | yes | yes |
+//!
+//! Clients ([`SessionOptions::generation`](crate::SessionOptions::generation)) and servers
+//! ([`ServerOptions::generation`](crate::ServerOptions::generation)) speak any of them; a
+//! peer's generation is recognised at the handshake, and each link speaks the older of its two
+//! ends' generations: 6-field ServiceInfos to a peer before 2.9, members the peer cannot parse
+//! left out of the MetaObjects it gets, a MetaObjectCache per link where the generation has
+//! one.
 
 use std::borrow::Cow;
 use std::fmt;

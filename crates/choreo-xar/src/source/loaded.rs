@@ -1,5 +1,11 @@
 //! What loading a source gives: a [`Project`] of behaviors with the files around them, and
 //! those files laid out on disk as on a robot for box code that needs paths.
+//!
+//! A [`Project`] keeps its folder on disk (`root`), what it came in (`container`, an archive's
+//! `control` text, `pml_path`), and goes to the `project` module as [`Project::packed`] and
+//! [`Project::readable`] (a readable folder loads as its project). [`Project::on_disk`] lays its
+//! files out as on a robot (`PackageManager/apps/<package>`) in a temporary folder for a run: a
+//! link to the project's folder, or an archive unpacked.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -8,13 +8,20 @@
 //!   `.crg`, `.pkg`), a box library (folder, `.cbl`) or a split folder into a [`Project`]: the
 //!   behaviors to inspect, convert, compare or run.
 //!
-//! Only [`read_dir_tree`], [`check_path`] and [`load_path`] touch the disk; everything else
-//! works on bytes and [`FileTree`](crate::FileTree)s.
+//! Only [`read_dir_tree`], [`check_path`] and [`load_path`] (and their `_with` forms) read the
+//! disk, and [`Project::on_disk`] writes to it; everything else works on bytes and
+//! [`FileTree`](crate::FileTree)s.
+//!
+//! [`load_path_with`] and [`check_path_with`] take a [`Reads`]: the XAR files read and the
+//! archives unpacked, by name and content, so that loading many sources that hold the same
+//! behaviors (a project's `.pml`, its `manifest.xml`, its `behavior.xar`, its `.crg`) reads
+//! each once.
 //!
 //! One file per kind of source: `kind` (sniffing), `check` (reports), `file` (a file's
 //! bytes), `folder` (an in-memory folder), `project_file` (`.pml` and `manifest.xml`),
-//! `library` (box libraries), `path` (a path on disk) and `disk` (reading folders);
-//! `loaded` is what they all give.
+//! `library` (box libraries), `path` (a path on disk) and `disk` (reading folders); `tree`
+//! (paths inside a tree) and `reads` (files already read) serve them; `loaded` is what they
+//! all give.
 
 mod check;
 mod disk;

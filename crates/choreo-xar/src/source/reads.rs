@@ -2,6 +2,10 @@
 //! project's `.pml`, its `manifest.xml` and its `behavior.xar` each load the same files,
 //! a `.crg` is unpacked by the check and again by the load, and `choreo check --body` does
 //! all of it.
+//!
+//! A [`Reads`] keeps every read for as long as it lives. `choreo check --body` shares one
+//! between the plain check and the body's judging for the whole run, and pays for it in memory
+//! (on the shared corpus, a peak of about 150 MB against 80 MB without it).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -3,6 +3,9 @@
 //! Tolerant where real files vary (namespaces, name casing, child order, attribute
 //! generations, unknown content kept), strict where meaning would be lost (bad numbers,
 //! unknown codes, dangling or backwards links, duplicate ids).
+//!
+//! One generic child loop (`children`) reads every element's children; links, ids and
+//! directions are checked once a box is complete (`check_diagram`).
 
 use std::collections::HashMap;
 

@@ -1,5 +1,9 @@
 //! Where each box script sits in a XAR file, so that a check of its code (`choreo check`
 //! compiling it as a run would) can point at the file's own lines.
+//!
+//! [`ScriptCheck`] is the contract by which `check_path_with` has scripts judged by whoever can
+//! compile them and knows the robot's API (choreo-python's `box_scripts`): the readers know the
+//! lines, not Python.
 
 use super::content::code_of_raw_content;
 

@@ -1,6 +1,12 @@
 //! The Rust API: open any input, set up a run (robot, clock, limits, parameters), load it,
 //! then start, stimulate, observe, drive and wait. The crate's root re-exports it; the
 //! `choreo` command runs behaviors through it.
+//!
+//! One file per concept: `project` ([`Project`], any input opened), `setup` ([`Setup`], how a
+//! run is set up, and where it runs: [`Target`], [`Clock`]), `run` ([`Run`], [`Timeline`],
+//! and how a run ends: [`Ending`], [`StoppedBy`]), `events` ([`Events`]), `error` ([`Error`])
+//! and `watched` ([`Watched`], the robot a run talks to, which knows what an idle run waits
+//! for).
 
 mod error;
 mod events;

@@ -1,5 +1,6 @@
-//! How a run is set up before it loads: the robot, the clock, the limits, parameters, and
-//! the hooks a tool adds (a trace of its own, a frame observer, a fleet's timeline sync).
+//! How a run is set up before it loads: the robot, the clock, the limits, parameters, a
+//! scenario, and the hooks a tool adds (a trace of its own, a frame observer, a fleet's
+//! timeline sync, an observer of the robot's events).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,5 +1,7 @@
 //! `choreo diff`: two behaviors compared semantically; `choreo git-diff`: the same as git's
 //! diff driver.
+//!
+//! `--json` writes one JSON object a difference, then a summary.
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! `choreo package`: the `.pkg` NAOqi's PackageManager installs, built from a project as
-//! qipkg builds it, with qipkg's checks (see [`choreo_xar::packaging`]).
+//! qipkg builds it, with qipkg's checks (see [`choreo_xar::pkg`]).
 
 use std::path::{Path, PathBuf};
 

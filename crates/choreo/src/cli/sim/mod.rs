@@ -1,5 +1,7 @@
 //! `choreo sim`: the simulated robot served over qi messaging, so any qi client can drive it;
-//! one robot or a fleet of them (`--count`), in the dialect of any NAOqi generation.
+//! one robot or a fleet of them (`--count`), in the dialect of any NAOqi generation; every
+//! call they receive written to a file as JSON Lines (`--calls`), a network's delay
+//! simulated (`--latency`).
 
 mod args;
 mod served;
