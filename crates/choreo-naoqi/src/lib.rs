@@ -41,10 +41,10 @@ pub use services::audio::tts;
 
 pub use choreo_robot::{Joint, Model};
 pub use robot::args::signature;
+pub use robot::core::Observer;
 pub use robot::memory::TOUCH_SENSORS;
 pub use robot::observe::{CallStats, JointState, RobotEvent, Snapshot, TaskInfo};
 pub use robot::scenario::{Action, Scenario, ScenarioError};
-pub use robot::core::Observer;
 pub use robot::tasks::STOP_POLL;
 pub use services::audio::player::DEFAULT_SECONDS as DEFAULT_SOUND_SECONDS;
 pub use services::core::behaviors::{BehaviorLauncher, LaunchError, MAX_NESTED, behavior_names};

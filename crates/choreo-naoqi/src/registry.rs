@@ -11,9 +11,9 @@ use choreo_engine::Value;
 
 use crate::reactions;
 use crate::robot::args::Args;
+use crate::robot::core::{Reply, ServeFn, Services, Sim};
 use crate::robot::error::CallError;
 use crate::robot::memory::Declared;
-use crate::robot::core::{Reply, ServeFn, Services, Sim};
 use crate::robot::table::{self, Service};
 use crate::services::audio::{animated_speech, device, player, recognition, tts, voice_emotion};
 use crate::services::core::{

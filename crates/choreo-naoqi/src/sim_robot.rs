@@ -14,12 +14,12 @@ use choreo_robot::Model;
 
 use crate::registry::{self, Registry};
 use crate::robot::body::Body;
+use crate::robot::core::{Observer, Sim};
 use crate::robot::leds::Leds;
 use crate::robot::memory::Memory;
 use crate::robot::observe::{CallStats, JointState, Snapshot, TaskInfo};
 use crate::robot::playing;
 use crate::robot::scenario::{Action, Scenario};
-use crate::robot::core::{Observer, Sim};
 use crate::robot::state::State;
 use crate::services::audio::player::Player;
 use crate::services::audio::recognition::Recognition;

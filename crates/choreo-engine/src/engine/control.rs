@@ -70,7 +70,7 @@ impl Control {
         }
         drop(accounted);
         self.shared.time.leave_turn();
-        let timers: Vec<_> = self.timers.keys().copied().collect();
+        let timers: Vec<_> = self.wakeups.timers.keys().copied().collect();
         for token in timers {
             self.cancel_timer(token);
         }
@@ -146,7 +146,7 @@ impl Control {
             },
         );
         let mut pending = std::collections::HashMap::new();
-        if !self.destroyed {
+        if !self.life.destroyed {
             for i in (0..self.boxes.len()).rev() {
                 if !self.boxes[i].loaded {
                     continue;
@@ -167,8 +167,8 @@ impl Control {
                     self.compact(b, Compact::Ret(HookRef::Unload, ok));
                     continue;
                 }
-                let ticket = self.next_ticket;
-                self.next_ticket += 1;
+                let ticket = self.pending.next_ticket;
+                self.pending.next_ticket += 1;
                 self.shared.time.begin();
                 crate::trace::flush_thread_buffer();
                 let handed = self.workers.run(Job {
@@ -198,8 +198,8 @@ impl Control {
                 None => break,
             }
         }
-        if !self.destroyed {
-            self.destroyed = true;
+        if !self.life.destroyed {
+            self.life.destroyed = true;
             for b in 0..self.shared.graph.boxes.len() {
                 self.record(BoxId(b as u32), TraceStep::Del);
             }
@@ -214,11 +214,11 @@ impl Control {
     /// report once unloaded, if not [`Outcome::Stopped`]. A second stop while one is under
     /// way changes nothing.
     pub(super) fn stop_behavior(&mut self, reason: Option<Outcome>) {
-        if self.destroyed || self.stopping {
+        if self.life.destroyed || self.life.stopping {
             return;
         }
-        self.stopping = true;
-        self.stop_reason = reason;
+        self.life.stopping = true;
+        self.life.stop_reason = reason;
         self.mark_ended();
         // Unloading may need time to move (an onUnload that sleeps).
         self.time_limit = None;
@@ -252,7 +252,7 @@ impl Control {
     /// An error escaped box code or a box's request failed (E1, E3): traced, and in strict
     /// mode the behavior stops right here.
     pub(super) fn box_error(&mut self, b: BoxId, hook: String, text: String) {
-        if self.strict && self.stop_reason.is_none() {
+        if self.strict && self.life.stop_reason.is_none() {
             let reason = Outcome::Failed {
                 path: self.shared.graph.node(b).path.clone(),
                 hook: hook.clone(),
@@ -296,7 +296,7 @@ impl Control {
     /// A nested run nobody waits for failed: a strict run stops with its outcome, as if the
     /// error had escaped one of its own boxes (the nested run's trace holds the error).
     fn nested_failed(&mut self, outcome: Outcome) {
-        if !self.strict || self.stop_reason.is_some() || self.stopping {
+        if !self.strict || self.life.stop_reason.is_some() || self.life.stopping {
             return;
         }
         if let Outcome::Failed { path, .. } = &outcome {
@@ -326,7 +326,8 @@ impl Control {
 
     /// The robot cannot be reached any more: the behavior stops ([`Outcome::RobotLost`]).
     fn check_robot(&mut self) {
-        if self.stopping || self.destroyed || !(self.started || self.constructing()) {
+        if self.life.stopping || self.life.destroyed || !(self.life.started || self.constructing())
+        {
             return;
         }
         if self
@@ -348,9 +349,9 @@ impl Control {
         self.shared.trace.buffer_on_this_thread();
         loop {
             self.my_turn();
-            if !self.ready.is_empty() {
+            if !self.work.ready.is_empty() {
                 self.run_ready(STEP_BUDGET);
-                if !self.ready.is_empty() {
+                if !self.work.ready.is_empty() {
                     // Still going after a whole budget: a loop of links that never waits,
                     // as an endless loop ran in NAOqi. Commands (a stop) get their turn
                     // between budgets; virtual time, which moves only when everything
@@ -391,12 +392,12 @@ impl Control {
                     // loop, however long the OS takes to run it (that the queue was empty
                     // for a moment is the OS's doing, and must not decide the trace).
                     if self.quiet() && commands.is_empty() {
-                        self.looped = None;
+                        self.watch.looped = None;
                     }
                     // Virtual time stands still until the behavior starts: a scenario event due
                     // at 1.5 s must not fire between the load and the start.
                     self.check_robot();
-                    if !self.ready.is_empty() {
+                    if !self.work.ready.is_empty() {
                         continue;
                     }
                     // Time moves while boxes are constructed and once the behavior started.
@@ -406,7 +407,7 @@ impl Control {
                     // only virtual time is moved (a hook blocked in real time is no stall).
                     let may_move = if !self.owns_time || !self.shared.time.is_virtual() {
                         false
-                    } else if self.started {
+                    } else if self.life.started {
                         self.quiet_or_stalled()
                     } else {
                         self.constructing() && self.quiet()
@@ -418,7 +419,7 @@ impl Control {
                     if self.shared.time.is_virtual() && may_move && commands.is_empty() {
                         if self.move_virtual_time(false) {
                             // Time moved: whatever comes next is no longer the same instant's.
-                            self.looped = None;
+                            self.watch.looped = None;
                             // A woken hook runs until it yields before anything else happens.
                             self.shared.time.wait_for_yield(0);
                             continue;
@@ -427,8 +428,8 @@ impl Control {
                         // just returned posts its result before it stops counting as running).
                         // Operations may still wait: for resources that nobody will release,
                         // say; only the world (or a stop) can move them now.
-                        if self.started && commands.is_empty() && !self.idle_reported {
-                            self.idle_reported = true;
+                        if self.life.started && commands.is_empty() && !self.life.idle_reported {
+                            self.life.idle_reported = true;
                             self.finish(Outcome::Idle);
                         }
                     }
@@ -441,7 +442,7 @@ impl Control {
                     };
                     crate::trace::flush_thread_buffer();
                     // The start and what followed are done: whoever waits for it goes on.
-                    self.start_gate = None;
+                    self.life.start_gate = None;
                     self.settle(commands);
                     let Some(c) = commands.recv_timeout(Duration::from_millis(poll)) else {
                         continue;
@@ -475,8 +476,8 @@ impl Control {
             clock.advance_to(l);
         }
         if limit.is_some_and(|l| self.now() >= l) {
-            if !self.idle_reported {
-                self.idle_reported = true;
+            if !self.life.idle_reported {
+                self.life.idle_reported = true;
                 self.mark_ended();
                 self.finish(Outcome::TimeLimit);
             }
@@ -501,10 +502,10 @@ impl Control {
     /// behavior's start: before it, whether the load's last command and the caller's start
     /// meet in one count or are parted by a pause is the OS's doing.
     fn count_steps(&mut self, n: u64) {
-        if !self.started {
+        if !self.life.started {
             return;
         }
-        *self.looped.get_or_insert(0) += n;
+        *self.watch.looped.get_or_insert(0) += n;
         self.time_beside_loop();
     }
 
@@ -520,12 +521,12 @@ impl Control {
         if !self.shared.time.is_virtual() || !self.owns_time {
             return;
         }
-        if !self.rates.any_loud() {
+        if !self.watch.rates.any_loud() {
             // Stopping beside a loop not loud (yet): the unload's sleepers get their time
             // after each budget of steps, rather than the loop running on until it is loud.
             // Counted in steps, whether the loop runs on operations or through box code on
             // workers (which keeps the ready stack empty between hops).
-            if self.stopping && self.looped.is_some_and(|n| n >= STEP_BUDGET as u64) {
+            if self.life.stopping && self.watch.looped.is_some_and(|n| n >= STEP_BUDGET as u64) {
                 self.move_time_beside_loop();
                 // Everything else due at that instant comes due too (each woken hook runs
                 // until it yields), not one wake-up per budget: the unload waits for them.
@@ -541,15 +542,15 @@ impl Control {
             }
             return;
         }
-        let stalled = self.looped.is_some_and(|n| n >= LOOP_STEPS);
-        if !stalled && !self.stopping {
+        let stalled = self.watch.looped.is_some_and(|n| n >= LOOP_STEPS);
+        if !stalled && !self.life.stopping {
             return;
         }
-        if stalled && !self.loop_reported {
+        if stalled && !self.watch.loop_reported {
             // What is in flight now acts before the notice, as it would before any move of
             // virtual time: where its events fall is the engine's choice.
             self.shared.time.wait_for_yield(0);
-            self.loop_reported = true;
+            self.watch.loop_reported = true;
             self.log_run(
                 "warning",
                 format!(
@@ -568,7 +569,7 @@ impl Control {
             return;
         }
         self.shared.time.wait_for_yield(0);
-        self.looped = Some(0);
+        self.watch.looped = Some(0);
         if self.move_virtual_time(true) {
             self.shared.time.wait_for_yield(0);
         }
@@ -577,16 +578,16 @@ impl Control {
     /// Acts on one command; false when the engine is told to quit.
     fn handle(&mut self, command: Command) -> bool {
         self.my_turn();
-        self.idle_reported = false;
-        self.stalled_since = None;
-        let mark = self.ready.len();
+        self.life.idle_reported = false;
+        self.watch.stalled_since = None;
+        let mark = self.work.ready.len();
         match command {
             Command::Quit => return false,
             Command::Start(gate) => {
-                self.start_gate = gate;
-                self.started = true;
+                self.life.start_gate = gate;
+                self.life.started = true;
                 self.record_behavior("start");
-                self.root_loading = true;
+                self.diagrams.root_loading = true;
                 self.uncapped = true;
                 self.spawn_op(vec![
                     Step::LoadBox(Graph::ROOT),
@@ -609,7 +610,7 @@ impl Control {
             Command::Motion { b, epoch, sent } => self.motion_reply(b, epoch, sent),
             Command::Synced { b, stops, start } => self.synced(b, stops, start),
             Command::Memory { d, input, value } => {
-                if self.links_on[d.0 as usize] {
+                if self.diagrams.links_on[d.0 as usize] {
                     let owner = self.shared.graph.diagram(d).owner;
                     self.compact(owner, Compact::In(input, value.clone()));
                     self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
@@ -617,8 +618,8 @@ impl Control {
             }
         }
         // What the command made ready runs in the order it was made ready.
-        if self.ready.len() > mark {
-            self.ready[mark..].reverse();
+        if self.work.ready.len() > mark {
+            self.work.ready[mark..].reverse();
         }
         true
     }
@@ -637,32 +638,34 @@ impl Control {
         turns.watch();
         self.report_turns();
         if self.quiet() {
-            self.stalled_since = None;
+            self.watch.stalled_since = None;
             return true;
         }
         if self.shared.time.turns().any() || self.shared.time.nested_loads() {
             // Something runs in its turn, however slowly (crate::turn: one that waits on
             // something else loses it), or box code loads a nested behavior.
-            self.stalled_since = None;
+            self.watch.stalled_since = None;
             return false;
         }
         let since = *self
+            .watch
             .stalled_since
             .get_or_insert_with(std::time::Instant::now);
         if since.elapsed() < STALL {
             return false;
         }
         let mut running: Vec<(u64, BoxId, HookRef)> = self
+            .pending
             .waiting
             .iter()
-            .filter(|(ticket, _)| !self.stall_reported.contains(*ticket))
+            .filter(|(ticket, _)| !self.watch.stall_reported.contains(*ticket))
             .map(|(ticket, p)| (*ticket, p.b, p.hook))
             .collect();
         running.sort_by_key(|(ticket, _, _)| *ticket);
-        if self.waiting.is_empty() && !self.stall_reported.contains(&u64::MAX) {
+        if self.pending.waiting.is_empty() && !self.watch.stall_reported.contains(&u64::MAX) {
             // No hook: background work (a robot task, a thread of box code) is what waits.
             // Said once per run (the key `u64::MAX` is no hook's ticket).
-            self.stall_reported.insert(u64::MAX);
+            self.watch.stall_reported.insert(u64::MAX);
             self.log_run(
                 "warning",
                 format!(
@@ -674,7 +677,7 @@ impl Control {
         }
         {
             for (ticket, b, hook) in running {
-                self.stall_reported.insert(ticket);
+                self.watch.stall_reported.insert(ticket);
                 let hook = hook.name(&self.shared.graph, b);
                 self.record(
                     b,

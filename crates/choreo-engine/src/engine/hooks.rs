@@ -19,11 +19,11 @@ impl Control {
         if self.code[b.0 as usize].runs_inline() {
             let name = HookRef::of(&self.shared.graph, b, &hook);
             let ok = self.call_inline(b, &hook, name);
-            self.hook_result(op, ok);
+            self.work.hook_result(op, ok);
             return;
         }
-        let ticket = self.next_ticket;
-        self.next_ticket += 1;
+        let ticket = self.pending.next_ticket;
+        self.pending.next_ticket += 1;
         let name = HookRef::of(&self.shared.graph, b, &hook);
         self.compact(b, Compact::Call(name));
         let code = Arc::clone(&self.code[b.0 as usize]);
@@ -44,7 +44,7 @@ impl Control {
         });
         // Virtual time: its place in the turns (crate::turn), after whoever runs now.
         let turn = self.shared.time.enlist_turn();
-        self.waiting.insert(
+        self.pending.waiting.insert(
             ticket,
             Pending {
                 op,
@@ -54,7 +54,7 @@ impl Control {
                 turn,
             },
         );
-        if let Some(o) = self.ops.get_mut(op) {
+        if let Some(o) = self.work.ops.get_mut(op) {
             o.waiting = true;
         }
         let shared = Arc::clone(&self.shared);
@@ -84,8 +84,8 @@ impl Control {
             progress: Arc::clone(&progress),
             turn,
         });
-        if matches!(handed, Handed::Queued) && !self.cap_reported {
-            self.cap_reported = true;
+        if matches!(handed, Handed::Queued) && !self.watch.cap_reported {
+            self.watch.cap_reported = true;
             self.record(
                 b,
                 TraceStep::Log {
@@ -137,6 +137,7 @@ impl Control {
     pub(super) fn report_turns(&mut self) {
         for (turn, why) in self.shared.time.turns().notices() {
             let hook = self
+                .pending
                 .waiting
                 .values()
                 .find(|p| p.turn == Some(turn))
@@ -171,7 +172,7 @@ impl Control {
             hook,
             slow_stop,
             ..
-        }) = self.waiting.remove(&ticket)
+        }) = self.pending.waiting.remove(&ticket)
         else {
             return;
         };
@@ -179,7 +180,7 @@ impl Control {
             self.cancel_timer(token);
         }
         self.finish_hook(op, b, hook, ok, text);
-        self.resume(op);
+        self.work.resume(op);
     }
 
     /// Calls the hook of box `b` (`name`: how the graph knows it), whose code runs inline,
@@ -202,7 +203,7 @@ impl Control {
         text: String,
     ) {
         self.hook_returned(b, hook, ok, text);
-        self.hook_result(op, ok);
+        self.work.hook_result(op, ok);
     }
 
     /// Records a hook's return; a failed one is a box error.
@@ -211,14 +212,6 @@ impl Control {
         if !ok {
             let hook = hook.name(&self.shared.graph, b);
             self.box_error(b, hook, text);
-        }
-    }
-
-    /// Op `op` goes on with its hook's result (G1).
-    fn hook_result(&mut self, op: OpId, ok: bool) {
-        if let Some(o) = self.ops.get_mut(op) {
-            o.last_ok = ok;
-            o.waiting = false;
         }
     }
 }

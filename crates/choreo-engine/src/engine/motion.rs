@@ -241,6 +241,7 @@ impl Control {
             })
             .collect();
         !self
+            .resources
             .holdings
             .conflicts(&wanted, |h| self.encloses(h, b))
             .is_empty()

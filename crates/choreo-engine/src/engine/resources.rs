@@ -28,6 +28,7 @@ impl Control {
             },
         );
         let conflicts: Vec<(BoxId, LockType, String)> = self
+            .resources
             .holdings
             .conflicts(&wanted, |h| self.encloses(h, b))
             .into_iter()
@@ -74,13 +75,14 @@ impl Control {
         // Stopping a holder may have unloaded this box too (its Stopped output reaching
         // the diagram that holds it): then it does not start at all.
         if !self.boxes[b.0 as usize].loaded {
-            if let Some(op) = self.ops.get_mut(id) {
+            if let Some(op) = self.work.ops.get_mut(id) {
                 op.steps.clear();
             }
             return Vec::new();
         }
         // Stopped or paused holders may have released at once.
         if self
+            .resources
             .holdings
             .conflicts(&wanted, |h| self.encloses(h, b))
             .is_empty()
@@ -106,10 +108,10 @@ impl Control {
             }
             _ => None,
         };
-        if let Some(op) = self.ops.get_mut(id) {
+        if let Some(op) = self.work.ops.get_mut(id) {
             op.waiting = true;
         }
-        self.resource_waiters.push(ResourceWaiter {
+        self.resources.waiters.push(ResourceWaiter {
             b,
             op: Some(id),
             deadline,
@@ -131,7 +133,7 @@ impl Control {
     }
 
     pub(super) fn grant(&mut self, b: BoxId, resources: &[ResourceNode]) {
-        self.holdings.grant(b, resources);
+        self.resources.holdings.grant(b, resources);
         self.record(
             b,
             TraceStep::Resource {
@@ -143,10 +145,10 @@ impl Control {
 
     /// Q5: `b` releases what it holds (traced), and waiting boxes that can now go, go.
     pub(super) fn release(&mut self, b: BoxId) {
-        let Some(held) = self.holdings.release(b) else {
+        let Some(held) = self.resources.holdings.release(b) else {
             return;
         };
-        self.losing.remove(&b);
+        self.resources.losing.remove(&b);
         self.record(
             b,
             TraceStep::Resource {
@@ -160,10 +162,11 @@ impl Control {
     /// Grants resources to the waiting boxes that can have them, in arrival order.
     pub(super) fn grant_waiters(&mut self) {
         let mut i = 0;
-        while i < self.resource_waiters.len() {
-            let b = self.resource_waiters[i].b;
+        while i < self.resources.waiters.len() {
+            let b = self.resources.waiters[i].b;
             let wanted = self.shared.graph.node(b).resources.clone();
             if !self
+                .resources
                 .holdings
                 .conflicts(&wanted, |h| self.encloses(h, b))
                 .is_empty()
@@ -171,13 +174,13 @@ impl Control {
                 i += 1;
                 continue;
             }
-            let w = self.resource_waiters.remove(i);
+            let w = self.resources.waiters.remove(i);
             if let Some(token) = w.deadline {
                 self.cancel_timer(token);
             }
             self.grant(b, &wanted);
             match w.op {
-                Some(op) => self.resume(op),
+                Some(op) => self.work.resume(op),
                 // Paused on demand (Q3): it plays again.
                 None => self.timeline_command(b, TimelineCommand::Play),
             }
@@ -190,17 +193,17 @@ impl Control {
     /// dropped (no hook of an unloaded box runs).
     pub(super) fn forget_resource_waits(&mut self, b: BoxId) {
         let mut i = 0;
-        while i < self.resource_waiters.len() {
-            if self.resource_waiters[i].b != b {
+        while i < self.resources.waiters.len() {
+            if self.resources.waiters[i].b != b {
                 i += 1;
                 continue;
             }
-            let w = self.resource_waiters.remove(i);
+            let w = self.resources.waiters.remove(i);
             if let Some(token) = w.deadline {
                 self.cancel_timer(token);
             }
             if let Some(op) = w.op {
-                self.ops.remove(op);
+                self.work.ops.remove(op);
             }
         }
     }
@@ -208,19 +211,20 @@ impl Control {
     /// Q2, R9: box `b` waited for its resources until the deadline.
     pub(super) fn resource_timeout(&mut self, b: BoxId, token: TimerToken) {
         let Some(i) = self
-            .resource_waiters
+            .resources
+            .waiters
             .iter()
             .position(|w| w.b == b && w.deadline == Some(token))
         else {
             return;
         };
-        let w = self.resource_waiters.remove(i);
+        let w = self.resources.waiters.remove(i);
         if let Some(op) = w.op {
             let steps = self.resource_failed(op, b);
-            if let Some(o) = self.ops.get_mut(op) {
+            if let Some(o) = self.work.ops.get_mut(op) {
                 o.steps.extend(steps);
             }
-            self.resume(op);
+            self.work.resume(op);
         }
     }
 
@@ -235,7 +239,7 @@ impl Control {
                 names,
             },
         );
-        if let Some(op) = self.ops.get_mut(id) {
+        if let Some(op) = self.work.ops.get_mut(id) {
             op.steps.clear();
         }
         vec![Step::ResourceError(b)]
@@ -245,7 +249,7 @@ impl Control {
     /// `onResourceLost` if defined, its content unloaded, its resources released, then
     /// `onStopped` if there was no `onResourceLost`.
     pub(super) fn lose(&mut self, a: BoxId) {
-        if !self.losing.insert(a) {
+        if !self.resources.losing.insert(a) {
             return; // Already being stopped.
         }
         let held = self.shared.graph.node(a).resources.clone();
@@ -285,7 +289,7 @@ impl Control {
             },
         );
         self.timeline_command(a, TimelineCommand::Pause);
-        if let Some(held) = self.holdings.release(a) {
+        if let Some(held) = self.resources.holdings.release(a) {
             self.record(
                 a,
                 TraceStep::Resource {
@@ -294,7 +298,7 @@ impl Control {
                 },
             );
         }
-        self.resource_waiters.push(ResourceWaiter {
+        self.resources.waiters.push(ResourceWaiter {
             b: a,
             op: None,
             deadline: None,

@@ -97,7 +97,7 @@ impl Control {
         let Some((_, d)) = node.parent else {
             return;
         };
-        if !self.links_on[d.0 as usize] {
+        if !self.diagrams.links_on[d.0 as usize] {
             self.compact(b, Compact::Dropped(output));
             return;
         }
@@ -143,7 +143,7 @@ impl Control {
             Target::OwnerOutput(o, i) => (o, End::OwnerOutput(o, i)),
         };
         self.compact(owner_of_link, Compact::Deliver(from, to));
-        if self.rates.count(g, target, self.shared.time.now()) {
+        if self.watch.rates.count(g, target, self.shared.time.now()) {
             self.record(
                 owner_of_link,
                 TraceStep::Log {

@@ -191,6 +191,121 @@ pub(super) struct Control {
     /// state is taken per call.
     pub(super) inline: BoxContext,
     pub(super) boxes: Vec<BoxState>,
+    /// Where each diagram is in its lifecycle, and who waits for it.
+    pub(super) diagrams: Diagrams,
+    pub(super) timelines: HashMap<BoxId, TimelineState>,
+    /// The operations in flight and the ready stack the step interpreter runs.
+    pub(super) work: Work,
+    /// What the control thread watches for the trace: loops of links, stalled hooks, the
+    /// workers' cap.
+    pub(super) watch: Watch,
+    /// Hooks running on workers, by ticket, until they return.
+    pub(super) pending: PendingHooks,
+    /// The clock tokens this engine scheduled, and what each is for.
+    pub(super) wakeups: Wakeups,
+    /// Who holds which resources, and who waits for them (§6).
+    pub(super) resources: ResourceState,
+    pub(super) workers: Workers,
+    /// The robot thread: robot calls the control thread needs (memory subscriptions), in
+    /// order, off the control thread.
+    pub(super) robot_calls: Pool,
+    pub(super) outcome: Arc<Reported>,
+    /// This engine's clock tokens: delivered until the control thread ends (dropped then).
+    pub(super) _route: Route,
+    /// The engine owns its time base (see [`crate::engine::Options::time_base`]): it moves
+    /// virtual time, reports idleness and the time limit.
+    pub(super) owns_time: bool,
+    /// Where the run is in its own lifecycle: started, stopping, ended, destroyed.
+    pub(super) life: Life,
+    /// See [`Options::time_limit`].
+    pub(super) time_limit: Option<Duration>,
+    /// See [`crate::engine::Options::strict`].
+    pub(super) strict: bool,
+    /// An operation that must not be lost is being made (the start, a stop): it bypasses
+    /// the cap on operations.
+    pub(super) uncapped: bool,
+    /// See [`crate::engine::Engine::ended_at`].
+    pub(super) ended_at: Arc<AtomicU64>,
+    /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
+    pub(super) peak_ops: Arc<std::sync::atomic::AtomicUsize>,
+    /// Where the load puts the boxes' code for the control thread to take.
+    pub(super) code_slot: CodeSlot,
+}
+
+/// Who holds which resources, and who waits for them (§6).
+pub(super) struct ResourceState {
+    /// Who holds which resources (§6).
+    pub(super) holdings: Holdings,
+    /// Boxes waiting for resources, in arrival order.
+    pub(super) waiters: Vec<ResourceWaiter>,
+    /// Holders being stopped because another box wants their resources (R12).
+    pub(super) losing: std::collections::HashSet<BoxId>,
+}
+
+/// The clock tokens this engine scheduled, and what each is for.
+pub(super) struct Wakeups {
+    pub(super) next_token: TimerToken,
+    /// What each scheduled clock token is for.
+    pub(super) timers: HashMap<TimerToken, Timer>,
+}
+
+/// Hooks running on workers, by ticket, until they return.
+pub(super) struct PendingHooks {
+    pub(super) waiting: HashMap<u64, Pending>,
+    pub(super) next_ticket: u64,
+}
+
+/// The operations in flight and the ready stack the step interpreter runs.
+pub(super) struct Work {
+    pub(super) ops: Ops,
+    /// Operations ready to run, as a stack: the top runs next. An operation that starts
+    /// others waits under them until they have run or wait themselves, which keeps the
+    /// reference's depth-first order without recursion (C2: loops never grow the stack).
+    pub(super) ready: Vec<Ready>,
+    /// How many [`Ready::Start`] are in `ready`: they count as operations in flight.
+    pub(super) starts: usize,
+    /// Operations dropped because [`MAX_OPS`] were in flight.
+    pub(super) dropped_ops: u64,
+}
+
+impl Work {
+    /// Op `id`, which waited, may go on.
+    pub(super) fn resume(&mut self, id: OpId) {
+        if let Some(op) = self.ops.get_mut(id) {
+            op.waiting = false;
+            self.ready.push(Ready::Op(id));
+        }
+    }
+
+    /// Op `op` goes on with its hook's result (G1).
+    pub(super) fn hook_result(&mut self, op: OpId, ok: bool) {
+        if let Some(o) = self.ops.get_mut(op) {
+            o.last_ok = ok;
+            o.waiting = false;
+        }
+    }
+}
+
+/// What the control thread watches for the trace: loops of links, stalled hooks, the
+/// workers' cap.
+pub(super) struct Watch {
+    /// Steps ready operations and commands have kept the control thread busy without a
+    /// pause, since time last moved beside them; `None` when not looping.
+    pub(super) looped: Option<u64>,
+    /// The trace said that virtual time goes on beside a loop of links.
+    pub(super) loop_reported: bool,
+    /// Signals per link target, for the loop warning.
+    pub(super) rates: LinkRates,
+    /// Since when nothing happened while a hook kept running outside the clock (virtual time).
+    pub(super) stalled_since: Option<std::time::Instant>,
+    /// The hooks (tickets) already named in the trace as stalled.
+    pub(super) stall_reported: std::collections::HashSet<u64>,
+    /// The trace said that hooks wait for a worker (the pool's cap).
+    pub(super) cap_reported: bool,
+}
+
+/// Where each diagram is in its lifecycle, and who waits for it.
+pub(super) struct Diagrams {
     /// Per diagram: its links are active (between `links_on` and `links_off`).
     pub(super) links_on: Vec<bool>,
     /// Per diagram: see [`Phase`].
@@ -202,48 +317,10 @@ pub(super) struct Control {
     pub(super) load_ops: HashMap<DiagramId, OpId>,
     /// The root box's load is under way (between the start and its onLoad's return).
     pub(super) root_loading: bool,
-    pub(super) timelines: HashMap<BoxId, TimelineState>,
-    pub(super) ops: Ops,
-    /// Operations ready to run, as a stack: the top runs next. An operation that starts
-    /// others waits under them until they have run or wait themselves, which keeps the
-    /// reference's depth-first order without recursion (C2: loops never grow the stack).
-    pub(super) ready: Vec<Ready>,
-    /// How many [`Ready::Start`] are in `ready`: they count as operations in flight.
-    pub(super) starts: usize,
-    /// Operations dropped because [`MAX_OPS`] were in flight.
-    pub(super) dropped_ops: u64,
-    /// Steps ready operations and commands have kept the control thread busy without a
-    /// pause, since time last moved beside them; `None` when not looping.
-    pub(super) looped: Option<u64>,
-    /// The trace said that virtual time goes on beside a loop of links.
-    pub(super) loop_reported: bool,
-    /// Signals per link target, for the loop warning.
-    pub(super) rates: LinkRates,
-    pub(super) waiting: HashMap<u64, Pending>,
-    pub(super) next_ticket: u64,
-    pub(super) next_token: TimerToken,
-    /// What each scheduled clock token is for.
-    pub(super) timers: HashMap<TimerToken, Timer>,
-    /// Who holds which resources (§6).
-    pub(super) holdings: Holdings,
-    /// Boxes waiting for resources, in arrival order.
-    pub(super) resource_waiters: Vec<ResourceWaiter>,
-    /// Since when nothing happened while a hook kept running outside the clock (virtual time).
-    pub(super) stalled_since: Option<std::time::Instant>,
-    /// The hooks (tickets) already named in the trace as stalled.
-    pub(super) stall_reported: std::collections::HashSet<u64>,
-    /// Holders being stopped because another box wants their resources (R12).
-    pub(super) losing: std::collections::HashSet<BoxId>,
-    pub(super) workers: Workers,
-    /// The robot thread: robot calls the control thread needs (memory subscriptions), in
-    /// order, off the control thread.
-    pub(super) robot_calls: Pool,
-    pub(super) outcome: Arc<Reported>,
-    /// This engine's clock tokens: delivered until the control thread ends (dropped then).
-    pub(super) _route: Route,
-    /// The engine owns its time base (see [`crate::engine::Options::time_base`]): it moves
-    /// virtual time, reports idleness and the time limit.
-    pub(super) owns_time: bool,
+}
+
+/// Where the run is in its own lifecycle: started, stopping, ended, destroyed.
+pub(super) struct Life {
     /// Opened (dropped) once the start has been acted on, see [`crate::Engine::start_parked`].
     pub(super) start_gate: Option<crate::engine::command::StartGate>,
     pub(super) destroyed: bool,
@@ -251,28 +328,13 @@ pub(super) struct Control {
     pub(super) idle_reported: bool,
     /// The behavior was started: before that, being quiet is not being idle.
     pub(super) started: bool,
-    /// See [`Options::time_limit`].
-    pub(super) time_limit: Option<Duration>,
     /// The root fired a Stopped output (R5): the run finished by itself.
     pub(super) ended: bool,
-    /// See [`crate::engine::Options::strict`].
-    pub(super) strict: bool,
     /// Why the behavior is being stopped when it is not [`Outcome::Stopped`]: strict mode,
     /// the robot lost, a crash. Reported once it is unloaded.
     pub(super) stop_reason: Option<Outcome>,
     /// A stop is under way.
     pub(super) stopping: bool,
-    /// An operation that must not be lost is being made (the start, a stop): it bypasses
-    /// the cap on operations.
-    pub(super) uncapped: bool,
-    /// The trace said that hooks wait for a worker (the pool's cap).
-    pub(super) cap_reported: bool,
-    /// See [`crate::engine::Engine::ended_at`].
-    pub(super) ended_at: Arc<AtomicU64>,
-    /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
-    pub(super) peak_ops: Arc<std::sync::atomic::AtomicUsize>,
-    /// Where the load puts the boxes' code for the control thread to take.
-    pub(super) code_slot: CodeSlot,
 }
 
 /// See [`Control::code_slot`].
@@ -316,28 +378,41 @@ impl Control {
                 };
                 n
             ],
-            links_on: vec![false; diagrams],
-            phases: vec![Phase::Unloaded; diagrams],
-            parked: HashMap::new(),
-            load_ops: HashMap::new(),
-            root_loading: false,
+            diagrams: Diagrams {
+                links_on: vec![false; diagrams],
+                phases: vec![Phase::Unloaded; diagrams],
+                parked: HashMap::new(),
+                load_ops: HashMap::new(),
+                root_loading: false,
+            },
             timelines: HashMap::new(),
-            ops: Ops::default(),
-            ready: Vec::new(),
-            starts: 0,
-            dropped_ops: 0,
-            looped: None,
-            loop_reported: false,
-            rates,
-            waiting: HashMap::new(),
-            next_ticket: 0,
-            next_token: options.route.first_token(),
-            timers: HashMap::new(),
-            holdings: Holdings::new(Arc::clone(&options.resources)),
-            resource_waiters: Vec::new(),
-            losing: std::collections::HashSet::new(),
-            stalled_since: None,
-            stall_reported: std::collections::HashSet::new(),
+            work: Work {
+                ops: Ops::default(),
+                ready: Vec::new(),
+                starts: 0,
+                dropped_ops: 0,
+            },
+            watch: Watch {
+                looped: None,
+                loop_reported: false,
+                rates,
+                stalled_since: None,
+                stall_reported: std::collections::HashSet::new(),
+                cap_reported: false,
+            },
+            pending: PendingHooks {
+                waiting: HashMap::new(),
+                next_ticket: 0,
+            },
+            wakeups: Wakeups {
+                next_token: options.route.first_token(),
+                timers: HashMap::new(),
+            },
+            resources: ResourceState {
+                holdings: Holdings::new(Arc::clone(&options.resources)),
+                waiters: Vec::new(),
+                losing: std::collections::HashSet::new(),
+            },
             workers: Workers::new(),
             robot_calls: Pool::new(
                 "choreo-robot",
@@ -349,17 +424,18 @@ impl Control {
             outcome,
             owns_time,
             _route: options.route,
-            start_gate: None,
-            destroyed: false,
-            idle_reported: false,
-            started: false,
+            life: Life {
+                start_gate: None,
+                destroyed: false,
+                idle_reported: false,
+                started: false,
+                ended: false,
+                stop_reason: None,
+                stopping: false,
+            },
             time_limit: options.time_limit,
-            ended: false,
             strict: options.strict,
-            stop_reason: None,
-            stopping: false,
             uncapped: false,
-            cap_reported: false,
             ended_at,
             code_slot,
             peak_ops,
@@ -406,15 +482,15 @@ impl Control {
 
     /// Schedules a clock token for `timer`.
     pub(super) fn schedule(&mut self, deadline: Time, timer: Timer) -> TimerToken {
-        let token = self.next_token;
-        self.next_token += 1;
-        self.timers.insert(token, timer);
+        let token = self.wakeups.next_token;
+        self.wakeups.next_token += 1;
+        self.wakeups.timers.insert(token, timer);
         self.shared.time.clock().schedule(deadline, token);
         token
     }
 
     pub(super) fn cancel_timer(&mut self, token: TimerToken) {
         self.shared.time.clock().cancel(token);
-        self.timers.remove(&token);
+        self.wakeups.timers.remove(&token);
     }
 }

@@ -37,8 +37,8 @@ impl Control {
         if !self.room_for_one() {
             return;
         }
-        let id = self.ops.insert(steps, guard);
-        self.ready.push(Ready::Op(id));
+        let id = self.work.ops.insert(steps, guard);
+        self.work.ready.push(Ready::Op(id));
         self.count_peak();
     }
 
@@ -50,8 +50,8 @@ impl Control {
         if !self.room_for_one() {
             return;
         }
-        self.starts += 1;
-        self.ready.push(Ready::Start(b, input, value));
+        self.work.starts += 1;
+        self.work.ready.push(Ready::Start(b, input, value));
         self.count_peak();
     }
 
@@ -59,7 +59,7 @@ impl Control {
     fn room_for_one(&mut self) -> bool {
         // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
         // which a stop waits for while it loads the root).
-        if self.ops.len() + self.starts >= MAX_OPS && !self.uncapped {
+        if self.work.ops.len() + self.work.starts >= MAX_OPS && !self.uncapped {
             self.too_many_ops();
             return false;
         }
@@ -68,18 +68,10 @@ impl Control {
 
     /// Keeps the most operations ever in flight.
     fn count_peak(&self) {
-        let live = self.ops.len() + self.starts;
+        let live = self.work.ops.len() + self.work.starts;
         if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
             self.peak_ops
                 .store(live, std::sync::atomic::Ordering::Relaxed);
-        }
-    }
-
-    /// Op `id`, which waited, may go on.
-    pub(super) fn resume(&mut self, id: OpId) {
-        if let Some(op) = self.ops.get_mut(id) {
-            op.waiting = false;
-            self.ready.push(Ready::Op(id));
         }
     }
 
@@ -113,7 +105,7 @@ impl Control {
                 Step::Hook(b, hook),
                 Step::AfterStart(b, input, value),
             ];
-            return Some(self.ops.insert(steps, Some(b)));
+            return Some(self.work.ops.insert(steps, Some(b)));
         }
         // The guard, checked before the start and the hook (nothing runs between them).
         if !self.boxes[b.0 as usize].loaded {
@@ -123,21 +115,24 @@ impl Control {
         self.boxes[b.0 as usize].last = LastCommand::Start;
         // The value goes to the hook and comes back for what follows it: not copied.
         let hook = self.input_hook(b, input, value);
-        let mark = self.ready.len();
+        let mark = self.work.ready.len();
         let ok = self.call_inline(b, &hook, HookRef::Input(input));
         let value = hook.into_value();
-        if self.ready.len() > mark {
-            self.ready[mark..].reverse();
-            let id = self.ops.insert([Step::AfterStart(b, input, value)], None);
-            if let Some(op) = self.ops.get_mut(id) {
+        if self.work.ready.len() > mark {
+            self.work.ready[mark..].reverse();
+            let id = self
+                .work
+                .ops
+                .insert([Step::AfterStart(b, input, value)], None);
+            if let Some(op) = self.work.ops.get_mut(id) {
                 op.last_ok = ok;
             }
-            self.ready.insert(mark, Ready::Op(id));
+            self.work.ready.insert(mark, Ready::Op(id));
             return None;
         }
         *budget -= 1;
         let more = self.steps_after_start(ok, b, input, value);
-        (!more.is_empty()).then(|| self.ops.insert(more, None))
+        (!more.is_empty()).then(|| self.work.ops.insert(more, None))
     }
 
     /// Runs ready operations, top of the stack first, one step at a time, until none is
@@ -147,12 +142,12 @@ impl Control {
     /// ready; an operation whose last step started another simply ends, so a loop of
     /// signals keeps the stack at a constant height.
     pub(super) fn run_ready(&mut self, mut budget: usize) {
-        while let Some(entry) = self.ready.pop() {
+        while let Some(entry) = self.work.ready.pop() {
             let id = match entry {
                 Ready::Op(id) => id,
                 Ready::Start(b, input, value) => {
-                    self.starts -= 1;
-                    if self.destroyed {
+                    self.work.starts -= 1;
+                    if self.life.destroyed {
                         continue;
                     }
                     match self.run_start(b, input, value, &mut budget) {
@@ -161,19 +156,19 @@ impl Control {
                     }
                 }
             };
-            if self.destroyed {
+            if self.life.destroyed {
                 // Every box is gone: what was still ready has nothing left to act on.
-                self.ops.remove(id);
+                self.work.ops.remove(id);
                 continue;
             }
             loop {
                 if budget == 0 {
-                    self.ready.push(Ready::Op(id));
+                    self.work.ready.push(Ready::Op(id));
                     return;
                 }
                 budget -= 1;
-                let mark = self.ready.len();
-                let Some(op) = self.ops.get_mut(id) else {
+                let mark = self.work.ready.len();
+                let Some(op) = self.work.ops.get_mut(id) else {
                     break;
                 };
                 // Checked before every step up to the hook: a stop or a Stopped output
@@ -181,7 +176,7 @@ impl Control {
                 // follows (a diagram's load under way) must run to its end.
                 if let Some(b) = op.guard {
                     if !self.boxes[b.0 as usize].loaded {
-                        self.ops.remove(id);
+                        self.work.ops.remove(id);
                         break;
                     }
                     if matches!(op.steps.front(), Some(Step::Hook(..))) {
@@ -189,23 +184,23 @@ impl Control {
                     }
                 }
                 let Some(step) = op.steps.pop_front() else {
-                    self.ops.remove(id);
+                    self.work.ops.remove(id);
                     break;
                 };
                 let more = self.execute(id, step);
-                let Some(op) = self.ops.get_mut(id) else {
+                let Some(op) = self.work.ops.get_mut(id) else {
                     break;
                 };
                 for s in more.into_iter().rev() {
                     op.steps.push_front(s);
                 }
                 let (waiting, done) = (op.waiting, op.steps.is_empty());
-                if self.ready.len() > mark {
-                    self.ready[mark..].reverse();
+                if self.work.ready.len() > mark {
+                    self.work.ready[mark..].reverse();
                     if done && !waiting {
-                        self.ops.remove(id);
+                        self.work.ops.remove(id);
                     } else if !waiting {
-                        self.ready.insert(mark, Ready::Op(id));
+                        self.work.ready.insert(mark, Ready::Op(id));
                     }
                     break;
                 }
@@ -213,7 +208,7 @@ impl Control {
                     break;
                 }
                 if done {
-                    self.ops.remove(id);
+                    self.work.ops.remove(id);
                     break;
                 }
             }
@@ -223,8 +218,8 @@ impl Control {
     /// The cap on operations in flight is reached (a loop of signals that multiplies them):
     /// the new one is dropped, and the trace says so once per run.
     fn too_many_ops(&mut self) {
-        self.dropped_ops += 1;
-        if self.dropped_ops == 1 {
+        self.work.dropped_ops += 1;
+        if self.work.dropped_ops == 1 {
             self.shared.trace.record(
                 self.now(),
                 "",
@@ -276,19 +271,19 @@ impl Control {
             Step::LoadDiagram(d, kf) => self.load_diagram(id, d, kf),
             Step::UnloadDiagram(d, kf) => self.unload_diagram(id, d, kf),
             Step::LoadBoxIn(d, b) => {
-                if self.phases[d.0 as usize] != (Phase::Loading { cancelled: true }) {
+                if self.diagrams.phases[d.0 as usize] != (Phase::Loading { cancelled: true }) {
                     self.load_box(id, b);
                 }
                 Vec::new()
             }
             Step::LoadDone(d) => {
-                self.phases[d.0 as usize] = Phase::Loaded;
-                self.load_ops.remove(&d);
+                self.diagrams.phases[d.0 as usize] = Phase::Loaded;
+                self.diagrams.load_ops.remove(&d);
                 self.unpark(Awaited::Diagram(d));
                 Vec::new()
             }
             Step::UnloadDone(d) => {
-                self.phases[d.0 as usize] = Phase::Unloaded;
+                self.diagrams.phases[d.0 as usize] = Phase::Unloaded;
                 self.unpark(Awaited::Diagram(d));
                 Vec::new()
             }
@@ -311,7 +306,7 @@ impl Control {
                 .map(|d| Step::ForwardInto(d, input, value.clone()))
                 .collect(),
             Step::Link(d, from, target, value) => {
-                if self.links_on[d.0 as usize] {
+                if self.diagrams.links_on[d.0 as usize] {
                     self.deliver(from, target, value);
                 }
                 Vec::new()
@@ -334,12 +329,12 @@ impl Control {
                 Vec::new()
             }
             Step::RootLoaded => {
-                self.root_loading = false;
+                self.diagrams.root_loading = false;
                 self.unpark(Awaited::RootLoad);
                 Vec::new()
             }
             Step::AfterRootLoad => {
-                if self.root_loading {
+                if self.diagrams.root_loading {
                     self.park(id, Awaited::RootLoad, Step::AfterRootLoad)
                 } else {
                     Vec::new()
@@ -360,7 +355,7 @@ impl Control {
     /// it, if the hook succeeded and no stop came meanwhile.
     #[inline]
     fn after_start(&mut self, id: OpId, b: BoxId, input: u16, value: Value) -> Vec<Step> {
-        let ok = self.ops.get(id).is_some_and(|op| op.last_ok);
+        let ok = self.work.ops.get(id).is_some_and(|op| op.last_ok);
         self.steps_after_start(ok, b, input, value)
     }
 
@@ -451,7 +446,7 @@ impl Control {
         steps.extend(
             self.content_diagrams(b)
                 .into_iter()
-                .filter(|(d, _)| self.phases[d.0 as usize] != Phase::Unloaded)
+                .filter(|(d, _)| self.diagrams.phases[d.0 as usize] != Phase::Unloaded)
                 .map(|(d, kf)| Step::UnloadDiagram(d, kf)),
         );
         steps
@@ -461,7 +456,7 @@ impl Control {
     /// load or unload of it under way.
     #[inline]
     fn load_diagram(&mut self, id: OpId, d: DiagramId, kf: Option<(String, String)>) -> Vec<Step> {
-        match self.phases[d.0 as usize] {
+        match self.diagrams.phases[d.0 as usize] {
             Phase::Loaded => Vec::new(),
             Phase::Loading { .. } | Phase::Unloading => {
                 self.park(id, Awaited::Diagram(d), Step::LoadDiagram(d, kf))
@@ -470,8 +465,8 @@ impl Control {
             Phase::Unloaded if !self.wants_loaded(d) => Vec::new(),
             Phase::Unloaded => {
                 let g = &self.shared.graph;
-                self.phases[d.0 as usize] = Phase::Loading { cancelled: false };
-                self.load_ops.insert(d, id);
+                self.diagrams.phases[d.0 as usize] = Phase::Loading { cancelled: false };
+                self.diagrams.load_ops.insert(d, id);
                 let owner = g.diagram(d).owner;
                 if let Some((layer, keyframe)) = kf {
                     self.record(owner, TraceStep::KfOn { layer, keyframe });
@@ -503,17 +498,17 @@ impl Control {
         d: DiagramId,
         kf: Option<(String, String)>,
     ) -> Vec<Step> {
-        match self.phases[d.0 as usize] {
+        match self.diagrams.phases[d.0 as usize] {
             Phase::Unloaded => Vec::new(),
             Phase::Loading { .. } => {
-                self.phases[d.0 as usize] = Phase::Loading { cancelled: true };
+                self.diagrams.phases[d.0 as usize] = Phase::Loading { cancelled: true };
                 self.finish_cancelled_load(d);
                 self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf))
             }
             Phase::Unloading => self.park(id, Awaited::Diagram(d), Step::UnloadDiagram(d, kf)),
             Phase::Loaded => {
                 let g = &self.shared.graph;
-                self.phases[d.0 as usize] = Phase::Unloading;
+                self.diagrams.phases[d.0 as usize] = Phase::Unloading;
                 let owner = g.diagram(d).owner;
                 if let Some((layer, keyframe)) = kf {
                     self.record(owner, TraceStep::KfOff { layer, keyframe });
@@ -533,10 +528,10 @@ impl Control {
     /// subscribe), unless its load was cancelled.
     #[inline]
     fn turn_links_on(&mut self, d: DiagramId) {
-        if self.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
+        if self.diagrams.phases[d.0 as usize] != (Phase::Loading { cancelled: false }) {
             return;
         }
-        self.links_on[d.0 as usize] = true;
+        self.diagrams.links_on[d.0 as usize] = true;
         self.record(self.shared.graph.diagram(d).owner, TraceStep::LinksOn);
         self.subscribe_memory(d);
     }
@@ -544,11 +539,11 @@ impl Control {
     /// The links of diagram `d` carry no more signals (and its memory events unsubscribe).
     #[inline]
     fn turn_links_off(&mut self, d: DiagramId) {
-        if !self.links_on[d.0 as usize] {
+        if !self.diagrams.links_on[d.0 as usize] {
             // A cancelled load never turned them on.
             return;
         }
-        self.links_on[d.0 as usize] = false;
+        self.diagrams.links_on[d.0 as usize] = false;
         self.record(self.shared.graph.diagram(d).owner, TraceStep::LinksOff);
         self.unsubscribe_memory(d);
     }
@@ -557,8 +552,8 @@ impl Control {
     #[inline]
     fn forward_into(&mut self, d: DiagramId, input: u16, value: Value) {
         // A load cancelled by an unload forwards nothing more.
-        if self.links_on[d.0 as usize]
-            && self.phases[d.0 as usize] != (Phase::Loading { cancelled: true })
+        if self.diagrams.links_on[d.0 as usize]
+            && self.diagrams.phases[d.0 as usize] != (Phase::Loading { cancelled: true })
         {
             let g = Arc::clone(&self.shared.graph);
             let owner = g.diagram(d).owner;
@@ -573,7 +568,7 @@ impl Control {
     /// R3: the root's onStart is stimulated, unless a stop came while the root loaded (it
     /// unloads the root, nothing starts).
     fn start_root(&mut self) {
-        if self.stopping {
+        if self.life.stopping {
             return;
         }
         if let Some(i) = self
@@ -591,14 +586,14 @@ impl Control {
     /// R5: `beh(end)`; the root unloads (after its onLoad, which may be what fired its
     /// Stopped output) and every box is destroyed.
     fn end_behavior(&mut self) -> Vec<Step> {
-        if self.stopping {
+        if self.life.stopping {
             // A stop came first (R4): it unloads and destroys everything, and the run ends
             // stopped. The root's Stopped output, fired before the stop but still on its way
             // (behind a loop of links), ends nothing more.
             return Vec::new();
         }
-        self.ended = true;
-        self.stopping = true;
+        self.life.ended = true;
+        self.life.stopping = true;
         self.mark_ended();
         self.record_behavior("end");
         // The root's onLoad may be what fired its Stopped output: it returns first.
@@ -611,17 +606,17 @@ impl Control {
 
     /// R4 step 2: every box is destroyed, once, and the run ends with its outcome.
     fn destroy(&mut self) {
-        if self.destroyed {
+        if self.life.destroyed {
             return;
         }
-        self.destroyed = true;
+        self.life.destroyed = true;
         for b in 0..self.shared.graph.boxes.len() {
             self.record(BoxId(b as u32), TraceStep::Del);
         }
-        let outcome = if self.ended {
+        let outcome = if self.life.ended {
             Outcome::Finished
         } else {
-            self.stop_reason.take().unwrap_or(Outcome::Stopped)
+            self.life.stop_reason.take().unwrap_or(Outcome::Stopped)
         };
         if self.owns_time {
             // Every box is gone: the run's trace ends here (docs/trace.md). Before the
@@ -647,17 +642,17 @@ impl Control {
 
     /// Op `id` waits for `what` to finish; `step` runs again after it.
     pub(super) fn park(&mut self, id: OpId, what: Awaited, step: Step) -> Vec<Step> {
-        if let Some(op) = self.ops.get_mut(id) {
+        if let Some(op) = self.work.ops.get_mut(id) {
             op.waiting = true;
         }
-        self.parked.entry(what).or_default().push(id);
+        self.diagrams.parked.entry(what).or_default().push(id);
         vec![step]
     }
 
     /// `what` finished: the ops waiting for it go on, in arrival order.
     pub(super) fn unpark(&mut self, what: Awaited) {
-        for id in self.parked.remove(&what).unwrap_or_default() {
-            self.resume(id);
+        for id in self.diagrams.parked.remove(&what).unwrap_or_default() {
+            self.work.resume(id);
         }
     }
 
@@ -667,15 +662,15 @@ impl Control {
     /// to the top of the ready stack, to run its last (cancelled, so empty) steps now. The
     /// unload then goes on and unloads the boxes of that loop.
     fn finish_cancelled_load(&mut self, d: DiagramId) {
-        let Some(&load) = self.load_ops.get(&d) else {
+        let Some(&load) = self.diagrams.load_ops.get(&d) else {
             return;
         };
-        if self.ops.get(load).is_none_or(|op| op.waiting) {
+        if self.work.ops.get(load).is_none_or(|op| op.waiting) {
             return;
         }
-        if let Some(at) = self.ready.iter().rposition(|r| *r == Ready::Op(load)) {
-            self.ready.remove(at);
-            self.ready.push(Ready::Op(load));
+        if let Some(at) = self.work.ready.iter().rposition(|r| *r == Ready::Op(load)) {
+            self.work.ready.remove(at);
+            self.work.ready.push(Ready::Op(load));
         }
     }
 
@@ -701,7 +696,7 @@ impl Control {
         self.content_diagrams(b)
             .into_iter()
             .map(|(d, _)| d)
-            .filter(|d| self.links_on[d.0 as usize])
+            .filter(|d| self.diagrams.links_on[d.0 as usize])
             .collect()
     }
 

@@ -206,7 +206,7 @@ impl Control {
 
     /// A clock token came due.
     pub(super) fn wake(&mut self, token: TimerToken) {
-        match self.timers.remove(&token) {
+        match self.wakeups.timers.remove(&token) {
             Some(Timer::Frame(b)) => self.next_frame(b, token),
             Some(Timer::SyncedPlay(b, stops)) if self.may_play(b, stops) => {
                 self.timeline_state(b).released = true;
@@ -221,7 +221,7 @@ impl Control {
             Some(Timer::ResourceDeadline(b)) => self.resource_timeout(b, token),
             Some(Timer::Limit) => self.limit_reached(),
             Some(Timer::SlowStop(ticket)) => {
-                if let Some(p) = self.waiting.get(&ticket) {
+                if let Some(p) = self.pending.waiting.get(&ticket) {
                     let (b, hook) = (p.b, p.hook.name(&self.shared.graph, p.b));
                     self.record(
                         b,

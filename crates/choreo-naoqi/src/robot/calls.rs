@@ -8,11 +8,11 @@ use choreo_engine::clock::Time;
 use choreo_engine::{RobotError, Value};
 
 use crate::robot::args::{Args, signature};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::playing;
 use crate::robot::scenario::When;
-use crate::robot::core::{Reply, Sim};
 use crate::robot::tasks::{Driven, Phase};
 use crate::services::core::behaviors::waits_for_a_run;
 use crate::services::core::service_manager;

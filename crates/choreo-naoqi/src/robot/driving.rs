@@ -7,10 +7,10 @@ use std::sync::Arc;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
+use crate::robot::core::{Plan, Sim, Task};
 use crate::robot::error::CallError;
 use crate::robot::playing;
 use crate::robot::scenario::When;
-use crate::robot::core::{Plan, Sim, Task};
 use crate::robot::tasks::{Claim, Driven, Phase};
 
 impl Sim {

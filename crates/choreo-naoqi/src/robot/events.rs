@@ -4,8 +4,8 @@
 
 use choreo_engine::Value;
 
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::Sim;
+use crate::robot::observe::RobotEvent;
 
 impl Sim {
     /// Raises `key` with `value`: stores it, tells the observer, calls every sink (without

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 
 /// The extractor methods.
 pub(crate) const METHODS: &[&str] = &[

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
-use crate::robot::scenario::{Action, Run, Scenario, Trigger, When};
 use crate::robot::core::Sim;
+use crate::robot::scenario::{Action, Run, Scenario, Trigger, When};
 use crate::robot::trajectory::after;
 
 /// Loads `scenario` into `sim`; its timed entries start now if an engine is attached.

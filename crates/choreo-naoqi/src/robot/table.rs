@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::core::{Reply, Sim};
 
 /// A constant answer (or setting default) of a method table.
 #[derive(Debug, Clone, Copy)]

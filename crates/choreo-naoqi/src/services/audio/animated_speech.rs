@@ -33,10 +33,10 @@ use choreo_robot::Model;
 use choreo_robot::animations::{DEFAULT_SECONDS, Library};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::{Plan, Task};
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
+use crate::robot::observe::RobotEvent;
 use crate::robot::trajectory::after;
 use crate::services::audio::tts::Speech;
 use crate::services::audio::tts::{speak, speed, walk};

@@ -17,8 +17,8 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 
 const NAME: &str = "ALAudioDevice";

@@ -10,10 +10,10 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::Plan;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
+use crate::robot::observe::RobotEvent;
 use crate::robot::trajectory::after;
 
 /// How long a sound whose length cannot be read plays.

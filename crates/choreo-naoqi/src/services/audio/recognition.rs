@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::services::audio::tts::{checked_language, installed, languages};
 
 /// ALSpeechRecognition's configuration.

@@ -21,10 +21,10 @@ use choreo_engine::clock::Time;
 use choreo_robot::languages::LANGUAGES;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::Plan;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
+use crate::robot::observe::RobotEvent;
 use crate::robot::trajectory::after;
 
 /// Seconds per spoken character (about 150 words a minute).

@@ -4,9 +4,9 @@
 //! (`raise_event`).
 
 use crate::robot::args::Args;
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALVoiceEmotionAnalysis as served.

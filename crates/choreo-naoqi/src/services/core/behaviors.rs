@@ -28,8 +28,8 @@ use std::sync::{Arc, Weak};
 use choreo_engine::{Activity, Engine, EngineError, Outcome, Value};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 
 /// The most nested runs (started by ALBehaviorManager) that may exist at once.
 pub const MAX_NESTED: usize = 16;

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALLogger as served.

@@ -8,8 +8,8 @@ use choreo_engine::Value;
 use choreo_robot::memory::{DeviceKey, MOTOR_TEMPERATURE, NAO_MASS, device_key, device_keys};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 
 /// The value of `key`: what was stored under it, else the robot's device reading
 /// (`Device/SubDeviceList/...`: joint positions and stiffness from the body now, the rest at

@@ -8,8 +8,8 @@
 //! reaches it (from a native host or a qi client) fails and says so.
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service};
 
 /// ALPythonBridge as served.

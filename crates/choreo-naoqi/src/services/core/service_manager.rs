@@ -16,8 +16,8 @@ use std::sync::Arc;
 use choreo_engine::{MemorySink, RobotError, SubscriptionId, Value};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service};
 
 /// ALServiceManager as served (2.8's `start`/`stop`/`restart` and the deprecated

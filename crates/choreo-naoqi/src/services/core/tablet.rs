@@ -7,8 +7,8 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 
 /// The address the tablet reaches the robot at.

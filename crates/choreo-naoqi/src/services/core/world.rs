@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim, first_served};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service, to_pairs};
 
 /// The root every object descends from.

@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 
 const NAME: &str = "ALAutonomousLife";

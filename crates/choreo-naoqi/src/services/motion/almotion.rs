@@ -10,8 +10,8 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, ServeFn, Sim, first_served};
+use crate::robot::error::CallError;
 use crate::robot::tasks::Claim;
 use crate::services::motion::orders::joints;
 use crate::services::motion::walks::stop_base;

@@ -34,10 +34,10 @@ use choreo_robot::animations::{self, DEFAULT_SECONDS, Library, PACKAGE};
 
 use crate::robot::args::Args;
 use crate::robot::body::{Keys, Moves};
-use crate::robot::error::CallError;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::{Plan, Task};
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
+use crate::robot::observe::RobotEvent;
 use crate::robot::table::{Op, Service};
 use crate::robot::trajectory::after;
 use crate::services::motion::orders::motion_plan;

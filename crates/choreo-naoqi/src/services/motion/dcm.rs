@@ -25,8 +25,8 @@ use choreo_engine::clock::Time;
 use choreo_robot::memory::{DeviceKey, device_key};
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service};
 use crate::services::trackers::legacy::item;
 

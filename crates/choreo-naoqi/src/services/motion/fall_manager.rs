@@ -21,8 +21,8 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::body::Keys;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::{Plan, Sim};
+use crate::robot::observe::RobotEvent;
 use crate::robot::tasks::Claim;
 use crate::robot::trajectory::after;
 

@@ -9,8 +9,8 @@ use choreo_robot::Model;
 use choreo_body::{Frames, Pose, Stance};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::services::core::world::Transform;
 use crate::services::motion::orders::{floats_value, joints};
 

@@ -7,8 +7,8 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::services::core::world::Transform;
 
 /// The top camera's pose in FRAME_TORSO now: the neck, turned by HeadYaw and HeadPitch.

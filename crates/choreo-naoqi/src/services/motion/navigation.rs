@@ -4,8 +4,8 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::services::motion::almotion::serve;
 use crate::services::motion::walks::{stop_base, trajectory_of, walk};
 

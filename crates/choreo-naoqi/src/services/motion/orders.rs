@@ -18,9 +18,9 @@ use choreo_motion::spline::{Handle, Interp};
 
 use crate::robot::args::{Args, number};
 use crate::robot::body::{Keys, Moves};
+use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::tasks::Claim;
 use crate::robot::trajectory::after;
 

@@ -15,8 +15,8 @@ use choreo_engine::clock::Time;
 use choreo_robot::Model;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::posture;
 

@@ -6,9 +6,9 @@
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
+use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::core::{Plan, Reply, Sim};
 use crate::services::motion::orders::{floats_value, joints, keys, per_joint};
 use crate::services::motion::posture::{self, to_posture};
 

@@ -8,9 +8,9 @@ use choreo_engine::Value;
 use choreo_robot::Model;
 
 use crate::robot::args::{Args, number};
+use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
-use crate::robot::core::{Plan, Reply, Sim};
 use crate::robot::tasks::Claim;
 use crate::robot::trajectory::after;
 use crate::services::motion::orders::floats_value;

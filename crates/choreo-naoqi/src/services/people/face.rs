@@ -7,9 +7,9 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Const, Op, Service};
 
 /// ALFaceCharacteristics as served.

@@ -12,10 +12,10 @@ use choreo_engine::Value;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
-use crate::robot::observe::RobotEvent;
 use crate::robot::core::Plan;
 use crate::robot::core::{Reply, Sim, first_served};
+use crate::robot::error::CallError;
+use crate::robot::observe::RobotEvent;
 use crate::robot::trajectory::{Trajectory, after};
 
 /// Colour names fadeRGB accepts.

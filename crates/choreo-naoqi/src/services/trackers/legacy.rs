@@ -19,8 +19,8 @@
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service};
 use crate::services::core::world::Transform;
 

@@ -31,9 +31,9 @@ use std::sync::Arc;
 use choreo_engine::Value;
 
 use crate::robot::args::{Args, number};
-use crate::robot::error::CallError;
 use crate::robot::core::Task;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::frames::{FRAME_TORSO, FRAME_WORLD, torso_in};
 use crate::services::motion::orders::floats_value;

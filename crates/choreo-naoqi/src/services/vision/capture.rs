@@ -25,9 +25,9 @@ use choreo_engine::clock::Time;
 use choreo_robot::Model;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::Plan;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Op, Service};
 use crate::robot::trajectory::after;
 use crate::services::vision::files::{self, Frame, Video};

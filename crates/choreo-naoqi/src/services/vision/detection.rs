@@ -33,9 +33,9 @@ use choreo_engine::Value;
 use choreo_robot::memory::ROOM_DARKNESS;
 
 use crate::robot::args::{Args, number};
+use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
-use crate::robot::core::{Reply, Sim};
 use crate::robot::table::{Op, Service};
 
 /// ALMovementDetection as served.

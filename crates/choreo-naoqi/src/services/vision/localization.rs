@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim};
+use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
 use crate::services::motion::orders::floats_value;
 

@@ -5,8 +5,8 @@ use choreo_engine::Value;
 use choreo_qichat::dialog::{Dialog as Qichat, QICHAT_EVENTS};
 
 use crate::robot::args::Args;
-use crate::robot::error::CallError;
 use crate::robot::core::{Reply, Sim, first_served};
+use crate::robot::error::CallError;
 
 use super::engine::{self, Engine, Job, Keys, answered, raise_silence, submit};
 use super::silence;
