@@ -37,15 +37,15 @@ impl Dialog {
         main: bool,
         host: &mut dyn Host,
     ) -> Answer {
-        if main && via.is_none() && self.last_rule.as_ref() == Some(&at) {
-            self.last_rule = None;
+        if main && via.is_none() && self.history.last_rule.as_ref() == Some(&at) {
+            self.history.last_rule = None;
             if let Some(a) = self.qichat_event("Dialog/SameRule", host) {
                 return a;
             }
         }
         // The topic whose rule matched gets the focus before its output is worked out: a
         // `^resetOnFocus` topic's proposals are back for the output's `^nextProposal`.
-        if main && !self.topics[at.0].topic.has(TopicProperty::NoStay) {
+        if main && !self.topics.loaded[at.0].topic.has(TopicProperty::NoStay) {
             self.give_focus(at.0);
         }
         let cx = Cx::new(at.0, captures);
@@ -55,7 +55,7 @@ impl Dialog {
             return self.conclude(plan, at, via, main, host);
         }
         if main {
-            self.last_rule = Some(at.clone());
+            self.history.last_rule = Some(at.clone());
         }
         if main
             && via != Some("Dialog/SpeakFailure")
@@ -64,7 +64,7 @@ impl Dialog {
             return a;
         }
         Answer {
-            topic: self.topics[at.0].topic.name.clone(),
+            topic: self.topics.loaded[at.0].topic.name.clone(),
             rule: self.rule(at.0, &at.1).map(|r| r.span).unwrap_or_default(),
             text: String::new(),
             steps: Vec::new(),
@@ -173,23 +173,23 @@ impl Dialog {
         }
         let last = plan.last.clone().unwrap_or_else(|| at.clone());
         if main {
-            if !self.topics[last.0].topic.has(TopicProperty::NoStay) {
+            if !self.topics.loaded[last.0].topic.has(TopicProperty::NoStay) {
                 self.give_focus(last.0);
             }
             match plan.focus {
                 Some(Some(t)) => self.give_focus(t),
-                Some(None) => self.focus = None,
+                Some(None) => self.topics.focus = None,
                 None => {}
             }
             let opens = self
                 .rule(last.0, &last.1)
                 .is_some_and(|r| r.subrules.iter().any(|s| s.kind == RuleKind::User));
             if opens {
-                self.scope = Some(last.clone());
+                self.topics.scope = Some(last.clone());
             } else if !plan.stay {
-                self.scope = None;
+                self.topics.scope = None;
             }
-            self.last_rule = Some(at.clone());
+            self.history.last_rule = Some(at.clone());
         }
         let (_, mut steps) = finish(&plan.pieces);
         let now = clock::civil(host.now_ms());
@@ -203,7 +203,7 @@ impl Dialog {
         self.skin(&mut steps, host);
         let text = said_text(&steps);
         let mut answer = Answer {
-            topic: self.topics[at.0].topic.name.clone(),
+            topic: self.topics.loaded[at.0].topic.name.clone(),
             rule: self
                 .rule(last.0, &last.1)
                 .map(|r| r.span)
@@ -226,22 +226,22 @@ impl Dialog {
     fn apply(&mut self, e: &Effect) {
         match e {
             Effect::Count(k, v) => {
-                self.counters.insert(*k, *v);
+                self.history.counters.insert(*k, *v);
             }
             Effect::Used(p) => {
-                self.used.insert(p.clone());
+                self.history.used.insert(p.clone());
                 // Said again right after itself (`^sameProposal`): still one in the history.
-                if let Some(l) = self.topics.get_mut(p.0)
+                if let Some(l) = self.topics.loaded.get_mut(p.0)
                     && l.said.last() != Some(&p.1)
                 {
                     l.said.push(p.1.clone());
                 }
             }
             Effect::Unused(p) => {
-                self.used.remove(p);
+                self.history.used.remove(p);
             }
             Effect::Tag(t, tag, on) => {
-                if let Some(l) = self.topics.get_mut(*t) {
+                if let Some(l) = self.topics.loaded.get_mut(*t) {
                     if *on {
                         l.tags_off.remove(tag);
                     } else {
@@ -251,7 +251,7 @@ impl Dialog {
             }
             Effect::Concept(name, change) => self.change_concept(name, change),
             Effect::UserInfo(name, value) => {
-                let data = self.users.entry(self.user).or_default();
+                let data = self.people.users.entry(self.people.user).or_default();
                 match value {
                     Some(v) => {
                         data.insert(name.clone(), v.clone());
@@ -262,9 +262,9 @@ impl Dialog {
                 }
             }
             Effect::Frequency(tag, at) => {
-                self.frequency.insert(tag.clone(), *at);
+                self.history.frequency.insert(tag.clone(), *at);
             }
-            Effect::Knowledge(change) => apply_knowledge(&mut self.knowledge, change),
+            Effect::Knowledge(change) => apply_knowledge(&mut self.people.knowledge, change),
         }
     }
 

@@ -37,10 +37,10 @@ impl Lookup for View<'_> {
     }
     fn recent_event(&self, name: &str) -> bool {
         let key = self.dialog.key(self.topic, name);
-        let Some(&when) = self.dialog.recent.get(&key) else {
+        let Some(&when) = self.dialog.events.recent.get(&key) else {
             return false;
         };
-        match self.dialog.delays.get(&key) {
+        match self.dialog.events.delays.get(&key) {
             Some(None) => true,
             Some(Some(ms)) => self.host.now_ms().saturating_sub(when) <= *ms,
             None => self.host.now_ms().saturating_sub(when) <= DEFAULT_EVENT_VALIDITY_MS,
@@ -54,15 +54,15 @@ impl Lookup for View<'_> {
 impl Dialog {
     /// The body of static concept `name` seen from topic `t`.
     pub(super) fn concept_body(&self, t: usize, name: &str) -> Option<&[PatternNode]> {
-        let own = self.topics.get(t).into_iter();
-        own.chain(self.topics.iter())
+        let own = self.topics.loaded.get(t).into_iter();
+        own.chain(self.topics.loaded.iter())
             .find_map(|l| l.topic.concepts.iter().find(|c| c.name == name))
             .map(|c| c.body.as_slice())
     }
 
     /// The focused user's data `name`.
     pub(super) fn user_info(&self, name: &str) -> Option<&str> {
-        self.user_data(self.user, name)
+        self.user_data(self.people.user, name)
     }
 
     /// The phrases concept `name` stands for, in order: its body expanded (a choice gives
@@ -74,6 +74,7 @@ impl Dialog {
             Some(body) => Some(self.expand(t, body, 0, false)),
             None => self.dynamic.get(name).cloned().or_else(|| {
                 self.topics
+                    .loaded
                     .get(t)
                     .filter(|l| l.topic.dynamics.iter().any(|d| d.name == name))
                     .map(|_| Vec::new())
@@ -148,7 +149,7 @@ impl Dialog {
     pub fn sentences(&self, name: &str) -> Option<Vec<String>> {
         let t = self.index(name)?;
         let mut out: Vec<String> = Vec::new();
-        for rule in self.topics[t].topic.all_rules() {
+        for rule in self.topics.loaded[t].topic.all_rules() {
             if rule.kind != crate::ast::RuleKind::User {
                 continue;
             }
@@ -183,7 +184,12 @@ impl Dialog {
         let i = if random {
             self.random(items.len())
         } else {
-            let count = self.counters.get(&(cx.t, span)).copied().unwrap_or(0);
+            let count = self
+                .history
+                .counters
+                .get(&(cx.t, span))
+                .copied()
+                .unwrap_or(0);
             plan.effects.push(Effect::Count((cx.t, span), count + 1));
             count % items.len()
         };
@@ -236,7 +242,12 @@ impl Dialog {
             plan.say(&items.join(" "));
             return Ok(());
         };
-        let from = self.counters.get(&(cx.t, span)).copied().unwrap_or(0);
+        let from = self
+            .history
+            .counters
+            .get(&(cx.t, span))
+            .copied()
+            .unwrap_or(0);
         let from = if from >= items.len() { 0 } else { from };
         let end = (from + n).min(items.len());
         plan.say(&items[from..end].join(" "));

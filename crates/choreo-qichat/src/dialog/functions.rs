@@ -272,10 +272,13 @@ impl Dialog {
             }
             B::TopicRandom => {
                 let topics: Vec<usize> = self
+                    .topics
                     .active
                     .iter()
                     .copied()
-                    .filter(|&t| self.speaks(t) && !self.topics[t].topic.has(TopicProperty::NoPick))
+                    .filter(|&t| {
+                        self.speaks(t) && !self.topics.loaded[t].topic.has(TopicProperty::NoPick)
+                    })
                     .filter(|&t| self.first_available_proposal(t, plan).is_some())
                     .collect();
                 if topics.is_empty() {
@@ -289,7 +292,7 @@ impl Dialog {
                 self.next_proposal(cx, cx.t, plan, host);
             }
             B::SameProposal | B::PreviousProposal => {
-                let said = &self.topics[cx.t].said;
+                let said = &self.topics.loaded[cx.t].said;
                 let back = if builtin == B::SameProposal { 1 } else { 2 };
                 let target = said
                     .len()
@@ -514,7 +517,7 @@ impl Dialog {
         let tagged = self.tagged(t, tag);
         let free: Vec<RulePath> = tagged
             .iter()
-            .filter(|p| !self.used.contains(p) && !plan.uses(p))
+            .filter(|p| !self.history.used.contains(p) && !plan.uses(p))
             .cloned()
             .collect();
         let target = match how {
@@ -550,13 +553,13 @@ impl Dialog {
         plan: &mut Plan,
         host: &mut dyn Host,
     ) -> bool {
-        let count = self.topics.get(t).map_or(0, |l| l.topic.rules.len());
+        let count = self.topics.loaded.get(t).map_or(0, |l| l.topic.rules.len());
         for k in 0..count {
             let path = (t, vec![k]);
             let is_proposal = self
                 .rule(t, &path.1)
                 .is_some_and(|r| r.kind == crate::ast::RuleKind::Proposal);
-            if !is_proposal || self.used.contains(&path) || plan.uses(&path) {
+            if !is_proposal || self.history.used.contains(&path) || plan.uses(&path) {
                 continue;
             }
             if cx.jumps >= MAX_JUMPS {
@@ -578,7 +581,7 @@ impl Dialog {
 
     /// The first proposal of topic `t` not used (validity not checked).
     pub(super) fn first_available_proposal(&self, t: usize, plan: &Plan) -> Option<RulePath> {
-        let loaded = self.topics.get(t)?;
+        let loaded = self.topics.loaded.get(t)?;
         loaded
             .topic
             .rules
@@ -586,7 +589,9 @@ impl Dialog {
             .enumerate()
             .map(|(k, r)| (r, (t, vec![k])))
             .find(|(r, p)| {
-                r.kind == crate::ast::RuleKind::Proposal && !self.used.contains(p) && !plan.uses(p)
+                r.kind == crate::ast::RuleKind::Proposal
+                    && !self.history.used.contains(p)
+                    && !plan.uses(p)
             })
             .map(|(_, p)| p)
     }
@@ -627,6 +632,7 @@ impl Dialog {
         let now = host.now_ms();
         let default_on = raw.get(3).is_none_or(|d| d.trim() != "0");
         let next = *self
+            .history
             .frequency
             .entry(tag.clone())
             .or_insert_with(|| default_on.then(|| now.saturating_add(minutes(1))));
@@ -665,7 +671,7 @@ impl Dialog {
         for (i, slot) in triple.iter_mut().enumerate() {
             *slot = self.arg(cx, raw, i, plan, host)?.to_lowercase();
         }
-        let mut store = self.knowledge.clone();
+        let mut store = self.people.knowledge.clone();
         for e in &plan.effects {
             if let Effect::Knowledge(change) = e {
                 apply_knowledge(&mut store, change);
@@ -712,9 +718,9 @@ impl Dialog {
         plan: &mut Plan,
         host: &mut dyn Host,
     ) -> Result<(), Invalid> {
-        let own = self.topics.get(cx.t).into_iter();
+        let own = self.topics.loaded.get(cx.t).into_iter();
         let def = own
-            .chain(self.topics.iter())
+            .chain(self.topics.loaded.iter())
             .find_map(|l| l.topic.defs.iter().find(|d| d.name == f.name))
             .cloned();
         let Some(def) = def else {
@@ -762,6 +768,7 @@ impl Dialog {
     pub(super) fn date_def(&self, t: usize, parts: &DateParts) -> Option<Def> {
         let name = parts.def_name();
         self.topics
+            .loaded
             .get(t)?
             .topic
             .defs

@@ -263,31 +263,43 @@ type RulePath = (usize, Vec<usize>);
 /// The conversation state over loaded topics.
 #[derive(Debug, Default)]
 pub struct Dialog {
-    topics: Vec<Loaded>,
-    /// Active topics (indices), in activation order.
-    active: Vec<usize>,
+    /// The topics loaded, which are active, and where the conversation is.
+    topics: Topics,
     /// The language topics answer in (a QiChat code); `None`: any.
     language: Option<String>,
+    /// Dynamic concepts, global as the 2.8 page says `setConcept` makes them.
+    dynamic: HashMap<String, Vec<String>>,
+    /// What the dialog said so far: how far each choice went, the proposals used, the
+    /// frequency tags, the last rule, what was not understood, answers held.
+    history: History,
+    /// The users (`openSession`, `^setUserInfo`) and the knowledge triples (`^addKnowledge`).
+    people: People,
+    /// Events raised (by key, with when) and how long each stays valid.
+    events: Events,
+    rng: u64,
+}
+
+/// The topics loaded, which are active, and where the conversation is.
+#[derive(Debug, Default)]
+struct Topics {
+    loaded: Vec<Loaded>,
+    /// Active topics (indices), in activation order.
+    active: Vec<usize>,
     focus: Option<usize>,
     /// The rule whose subrules answer first.
     scope: Option<RulePath>,
-    /// Dynamic concepts, global as the 2.8 page says `setConcept` makes them.
-    dynamic: HashMap<String, Vec<String>>,
+}
+
+/// What the dialog said so far: how far each choice went, the proposals used, the
+/// frequency tags, the last rule, what was not understood, answers held.
+#[derive(Debug, Default)]
+struct History {
     /// How far each output choice, concept or `^enumerate` (by topic and place) went.
     counters: HashMap<(usize, Span), usize>,
     /// Proposals said (and not reactivated since).
     used: HashSet<RulePath>,
     /// `^frequency` tags: when each may answer again (ms), `None` while off.
     frequency: HashMap<String, Option<u64>>,
-    /// The focused user (`openSession`) and every user's data (`^setUserInfo`).
-    user: i64,
-    users: HashMap<i64, HashMap<String, String>>,
-    /// Knowledge triples (`^addKnowledge`), in order.
-    knowledge: Vec<[String; 3]>,
-    /// Events raised, by memory key, with when (ms).
-    recent: HashMap<String, u64>,
-    /// Event validity set by `setDelay` (ms; `None`: forever).
-    delays: HashMap<String, Option<u64>>,
     /// The rule that answered last (`Dialog/SameRule`).
     last_rule: Option<RulePath>,
     /// Inputs not understood in a row (`Dialog/NotUnderstood2`, `3`, `Dialog/Failure`).
@@ -295,7 +307,25 @@ pub struct Dialog {
     /// Answers a `^preProcess`/`^postProcess` topic gave to events, waiting for the next
     /// input's answer.
     held: Vec<(TopicProperty, Answer)>,
-    rng: u64,
+}
+
+/// The users (`openSession`, `^setUserInfo`) and the knowledge triples (`^addKnowledge`).
+#[derive(Debug, Default)]
+struct People {
+    /// The focused user (`openSession`) and every user's data (`^setUserInfo`).
+    user: i64,
+    users: HashMap<i64, HashMap<String, String>>,
+    /// Knowledge triples (`^addKnowledge`), in order.
+    knowledge: Vec<[String; 3]>,
+}
+
+/// Events raised (by key, with when) and how long each stays valid.
+#[derive(Debug, Default)]
+struct Events {
+    /// Events raised, by memory key, with when (ms).
+    recent: HashMap<String, u64>,
+    /// Event validity set by `setDelay` (ms; `None`: forever).
+    delays: HashMap<String, Option<u64>>,
 }
 
 impl Dialog {
@@ -324,14 +354,15 @@ impl Dialog {
         };
         let same = self
             .topics
+            .loaded
             .iter()
             .position(|t| t.topic.name == name && t.lang == loaded.lang && !name.is_empty());
         match same {
             Some(i) => {
                 self.forget(i);
-                self.topics[i] = loaded;
+                self.topics.loaded[i] = loaded;
             }
-            None => self.topics.push(loaded),
+            None => self.topics.loaded.push(loaded),
         }
         name
     }
@@ -339,12 +370,12 @@ impl Dialog {
     /// Unloads topic `name` in every language (the ALDialog API page: `unloadTopic`
     /// "unloads both the French and English" topic of that name); false if none is loaded.
     pub fn unload(&mut self, name: &str) -> bool {
-        let all: Vec<usize> = (0..self.topics.len())
-            .filter(|&i| self.topics[i].topic.name == name && !name.is_empty())
+        let all: Vec<usize> = (0..self.topics.loaded.len())
+            .filter(|&i| self.topics.loaded[i].topic.name == name && !name.is_empty())
             .collect();
         for &i in &all {
             self.forget(i);
-            self.topics[i] = Loaded::default();
+            self.topics.loaded[i] = Loaded::default();
         }
         !all.is_empty()
     }
@@ -355,9 +386,9 @@ impl Dialog {
         self.language = language.map(|l| {
             choreo_robot::languages::by_name(l).map_or_else(|| l.to_string(), |x| x.code.into())
         });
-        if self.focus.is_some_and(|f| !self.speaks(f)) {
-            self.focus = self.active.iter().copied().find(|&a| self.speaks(a));
-            self.scope = None;
+        if self.topics.focus.is_some_and(|f| !self.speaks(f)) {
+            self.topics.focus = self.topics.active.iter().copied().find(|&a| self.speaks(a));
+            self.topics.scope = None;
         }
     }
 
@@ -367,6 +398,7 @@ impl Dialog {
             choreo_robot::languages::by_name(l).map_or_else(|| l.to_string(), |x| x.code.into())
         });
         self.topics
+            .loaded
             .iter()
             .filter(|t| !t.topic.name.is_empty())
             .filter(|t| code.is_none() || t.lang.is_none() || t.lang == code)
@@ -376,10 +408,11 @@ impl Dialog {
 
     /// The names of the active topics in the dialog's language, in activation order.
     pub fn activated(&self) -> Vec<String> {
-        self.active
+        self.topics
+            .active
             .iter()
             .filter(|&&a| self.speaks(a))
-            .map(|&a| self.topics[a].topic.name.clone())
+            .map(|&a| self.topics.loaded[a].topic.name.clone())
             .collect()
     }
 
@@ -390,7 +423,7 @@ impl Dialog {
     pub fn set_variable_path(&mut self, topic: &str, name: &str, key: &str) -> bool {
         let all = self.all_named(topic);
         for &i in &all {
-            self.topics[i]
+            self.topics.loaded[i]
                 .paths
                 .insert(name.to_string(), key.to_string());
         }
@@ -402,12 +435,12 @@ impl Dialog {
     pub fn activate(&mut self, name: &str) -> bool {
         let all = self.all_named(name);
         for &i in &all {
-            if !self.active.contains(&i) {
-                self.active.push(i);
+            if !self.topics.active.contains(&i) {
+                self.topics.active.push(i);
             }
         }
-        if self.focus.is_none() {
-            self.focus = self.active.iter().copied().find(|&a| self.speaks(a));
+        if self.topics.focus.is_none() {
+            self.topics.focus = self.topics.active.iter().copied().find(|&a| self.speaks(a));
         }
         !all.is_empty()
     }
@@ -416,12 +449,12 @@ impl Dialog {
     pub fn deactivate(&mut self, name: &str) -> bool {
         let all = self.all_named(name);
         for &i in &all {
-            self.active.retain(|a| *a != i);
-            if self.focus == Some(i) {
-                self.focus = self.active.iter().copied().find(|&a| self.speaks(a));
+            self.topics.active.retain(|a| *a != i);
+            if self.topics.focus == Some(i) {
+                self.topics.focus = self.topics.active.iter().copied().find(|&a| self.speaks(a));
             }
-            if self.scope.as_ref().is_some_and(|(t, _)| *t == i) {
-                self.scope = None;
+            if self.topics.scope.as_ref().is_some_and(|(t, _)| *t == i) {
+                self.topics.scope = None;
             }
         }
         !all.is_empty()
@@ -430,10 +463,10 @@ impl Dialog {
     /// Gives the focus to topic `name` (`ALDialog.setFocus`); false if it is not active.
     pub fn set_focus(&mut self, name: &str) -> bool {
         match self.index(name) {
-            Some(i) if self.active.contains(&i) => {
-                if self.focus != Some(i) {
+            Some(i) if self.topics.active.contains(&i) => {
+                if self.topics.focus != Some(i) {
                     self.give_focus(i);
-                    self.scope = None;
+                    self.topics.scope = None;
                 }
                 true
             }
@@ -444,21 +477,23 @@ impl Dialog {
     /// Whether a scope is open (the subrules of the rule that answered last answer first):
     /// `Dialog/Scope`.
     pub fn in_scope(&self) -> bool {
-        self.scope.is_some()
+        self.topics.scope.is_some()
     }
 
     /// The topic in focus.
     pub fn focus(&self) -> Option<&str> {
-        self.focus
-            .and_then(|i| self.topics.get(i))
+        self.topics
+            .focus
+            .and_then(|i| self.topics.loaded.get(i))
             .map(|t| t.topic.name.as_str())
     }
 
     /// The description of the topic in focus (`description:`), what
     /// `Dialog/FocusDescription` holds.
     pub fn focus_description(&self) -> Option<&str> {
-        self.focus
-            .and_then(|i| self.topics.get(i))
+        self.topics
+            .focus
+            .and_then(|i| self.topics.loaded.get(i))
             .and_then(|t| t.topic.description.as_deref())
     }
 
@@ -468,9 +503,9 @@ impl Dialog {
         let all = self.all_named(topic);
         for &i in &all {
             if on {
-                self.topics[i].tags_off.remove(tag);
+                self.topics.loaded[i].tags_off.remove(tag);
             } else {
-                self.topics[i].tags_off.insert(tag.to_string());
+                self.topics.loaded[i].tags_off.insert(tag.to_string());
             }
         }
         !all.is_empty()
@@ -480,8 +515,8 @@ impl Dialog {
     /// answers.
     pub fn events(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for &t in &self.active {
-            let Some(loaded) = self.topics.get(t) else {
+        for &t in &self.topics.active {
+            let Some(loaded) = self.topics.loaded.get(t) else {
                 continue;
             };
             for rule in loaded.topic.all_rules() {
@@ -521,20 +556,22 @@ impl Dialog {
 
     /// Every proposal available again and no scope open (`ALDialog.resetAll`).
     pub fn reset_all(&mut self) {
-        self.used.clear();
-        self.scope = None;
+        self.history.used.clear();
+        self.topics.scope = None;
     }
 
     /// How long an event counts with words said after it (`ALDialog.setDelay`, in ms;
     /// negative: forever).
     pub fn set_delay(&mut self, event: &str, ms: i64) {
-        self.delays
+        self.events
+            .delays
             .insert(event.to_string(), u64::try_from(ms).ok());
     }
 
     /// How long event `key` stays valid (ms): `setDelay`'s, else 2 s; `None`: forever.
     pub fn event_validity(&self, key: &str) -> Option<u64> {
-        self.delays
+        self.events
+            .delays
             .get(key)
             .copied()
             .unwrap_or(Some(DEFAULT_EVENT_VALIDITY_MS))
@@ -542,17 +579,18 @@ impl Dialog {
 
     /// The focused user (`ALDialog.openSession(id)`; 0 when none is).
     pub fn set_user(&mut self, id: i64) {
-        self.user = id;
+        self.people.user = id;
     }
 
     /// User `id`'s `name` (`ALDialog.getUserData`).
     pub fn user_data(&self, id: i64, name: &str) -> Option<&str> {
-        self.users.get(&id)?.get(name).map(String::as_str)
+        self.people.users.get(&id)?.get(name).map(String::as_str)
     }
 
     /// Sets user `id`'s `name` (`ALDialog.insertUserData`).
     pub fn insert_user_data(&mut self, id: i64, name: &str, value: &str) {
-        self.users
+        self.people
+            .users
             .entry(id)
             .or_default()
             .insert(name.to_string(), value.to_string());
@@ -561,6 +599,7 @@ impl Dialog {
     /// The names of user `id`'s data (`ALDialog.getUserDataList`), sorted.
     pub fn user_data_names(&self, id: i64) -> Vec<String> {
         let mut names: Vec<String> = self
+            .people
             .users
             .get(&id)
             .map(|d| d.keys().cloned().collect())
@@ -571,12 +610,13 @@ impl Dialog {
 
     /// Forgets user `id`'s data (`ALDialog.removeUserData`).
     pub fn remove_user_data(&mut self, id: i64) {
-        self.users.remove(&id);
+        self.people.users.remove(&id);
     }
 
     /// The users with data (`ALDialog.getUserList`).
     pub fn users(&self) -> Vec<i64> {
         let mut ids: Vec<i64> = self
+            .people
             .users
             .iter()
             .filter(|(_, d)| !d.is_empty())
@@ -603,7 +643,7 @@ impl Dialog {
     /// rule or a rule whose pattern has `e:key`, if any.
     pub fn event(&mut self, key: &str, host: &mut dyn Host) -> Option<Answer> {
         if !QICHAT_EVENTS.contains(&key) {
-            self.recent.insert(key.to_string(), host.now_ms());
+            self.events.recent.insert(key.to_string(), host.now_ms());
         }
         self.hear_event(key, host)
     }
@@ -611,16 +651,18 @@ impl Dialog {
     /// The next proposal of the topic in focus (`ALDialog.forceOutput`), if it has one not
     /// used yet.
     pub fn propose(&mut self, host: &mut dyn Host) -> Option<Answer> {
-        let t = self.focus?;
+        let t = self.topics.focus?;
         self.say_proposal(t, host)
     }
 
     /// Gives topic `topic` the focus and says its first proposal not used yet
     /// (`ALDialog.gotoTopic`); `None` when the topic is not active or has none.
     pub fn goto_topic(&mut self, topic: &str, host: &mut dyn Host) -> Option<Answer> {
-        let t = self.index(topic).filter(|t| self.active.contains(t))?;
+        let t = self
+            .index(topic)
+            .filter(|t| self.topics.active.contains(t))?;
         self.give_focus(t);
-        self.scope = None;
+        self.topics.scope = None;
         self.say_proposal(t, host)
     }
 
@@ -630,7 +672,7 @@ impl Dialog {
     pub fn goto_tag(&mut self, topic: &str, tag: &str, host: &mut dyn Host) -> Option<Answer> {
         let t = self.index(topic)?;
         let target = self.tagged(t, tag).into_iter().next()?;
-        self.used.remove(&target);
+        self.history.used.remove(&target);
         self.give_focus(t);
         Some(self.answer(target, &[], None, host))
     }
@@ -640,17 +682,17 @@ impl Dialog {
 
     /// The topic named `name`: the one in the dialog's language, else any.
     fn index(&self, name: &str) -> Option<usize> {
-        let named = |i: &usize| self.topics[*i].topic.name == name && !name.is_empty();
-        (0..self.topics.len())
+        let named = |i: &usize| self.topics.loaded[*i].topic.name == name && !name.is_empty();
+        (0..self.topics.loaded.len())
             .filter(named)
             .find(|&i| self.speaks(i))
-            .or_else(|| (0..self.topics.len()).find(named))
+            .or_else(|| (0..self.topics.loaded.len()).find(named))
     }
 
     /// Every loaded topic named `name`, whatever its language.
     fn all_named(&self, name: &str) -> Vec<usize> {
-        (0..self.topics.len())
-            .filter(|&i| self.topics[i].topic.name == name && !name.is_empty())
+        (0..self.topics.loaded.len())
+            .filter(|&i| self.topics.loaded[i].topic.name == name && !name.is_empty())
             .collect()
     }
 
@@ -658,7 +700,7 @@ impl Dialog {
     fn speaks(&self, t: usize) -> bool {
         match (
             &self.language,
-            self.topics.get(t).and_then(|l| l.lang.as_ref()),
+            self.topics.loaded.get(t).and_then(|l| l.lang.as_ref()),
         ) {
             (Some(dialog), Some(topic)) => dialog == topic,
             _ => true,
@@ -668,9 +710,9 @@ impl Dialog {
     /// Topic `t` gets the focus; a `^resetOnFocus` topic with every proposal used gets them
     /// all back.
     fn give_focus(&mut self, t: usize) {
-        let changed = self.focus != Some(t);
-        self.focus = Some(t);
-        let Some(loaded) = self.topics.get(t) else {
+        let changed = self.topics.focus != Some(t);
+        self.topics.focus = Some(t);
+        let Some(loaded) = self.topics.loaded.get(t) else {
             return;
         };
         if changed && loaded.topic.has(TopicProperty::ResetOnFocus) {
@@ -682,31 +724,37 @@ impl Dialog {
                 .filter(|(_, r)| r.kind == RuleKind::Proposal)
                 .map(|(k, _)| (t, vec![k]))
                 .collect();
-            if !proposals.is_empty() && proposals.iter().all(|p| self.used.contains(p)) {
-                self.used.retain(|(x, _)| *x != t);
+            if !proposals.is_empty() && proposals.iter().all(|p| self.history.used.contains(p)) {
+                self.history.used.retain(|(x, _)| *x != t);
             }
         }
     }
 
     /// Topic `t` was replaced or unloaded: what was kept about it goes.
     fn forget(&mut self, i: usize) {
-        self.active.retain(|a| *a != i);
-        if self.focus == Some(i) {
-            self.focus = self.active.first().copied();
+        self.topics.active.retain(|a| *a != i);
+        if self.topics.focus == Some(i) {
+            self.topics.focus = self.topics.active.first().copied();
         }
-        if self.scope.as_ref().is_some_and(|(t, _)| *t == i) {
-            self.scope = None;
+        if self.topics.scope.as_ref().is_some_and(|(t, _)| *t == i) {
+            self.topics.scope = None;
         }
-        if self.last_rule.as_ref().is_some_and(|(t, _)| *t == i) {
-            self.last_rule = None;
+        if self
+            .history
+            .last_rule
+            .as_ref()
+            .is_some_and(|(t, _)| *t == i)
+        {
+            self.history.last_rule = None;
         }
-        self.counters.retain(|(t, _), _| *t != i);
-        self.used.retain(|(t, _)| *t != i);
+        self.history.counters.retain(|(t, _), _| *t != i);
+        self.history.used.retain(|(t, _)| *t != i);
     }
 
     /// The memory key of `$name` or `e:name` in topic `t`.
     fn key(&self, t: usize, name: &str) -> String {
         self.topics
+            .loaded
             .get(t)
             .and_then(|l| l.paths.get(name))
             .map_or_else(|| name.to_string(), Clone::clone)
@@ -715,7 +763,7 @@ impl Dialog {
     /// What topic `t` calls the event of memory key `key`: the name bound to it, else the
     /// key itself unless the topic binds that name to another key.
     fn local_event(&self, t: usize, key: &str) -> Option<String> {
-        let paths = &self.topics.get(t)?.paths;
+        let paths = &self.topics.loaded.get(t)?.paths;
         if let Some((name, _)) = paths.iter().find(|(_, k)| *k == key) {
             return Some(name.clone());
         }
@@ -724,7 +772,7 @@ impl Dialog {
 
     fn rule(&self, t: usize, path: &[usize]) -> Option<&Rule> {
         let (first, rest) = path.split_first()?;
-        let mut rule = self.topics.get(t)?.topic.rules.get(*first)?;
+        let mut rule = self.topics.loaded.get(t)?.topic.rules.get(*first)?;
         for k in rest {
             rule = rule.subrules.get(*k)?;
         }
@@ -734,13 +782,14 @@ impl Dialog {
     /// Whether every tag of `tags` is active in topic `t`.
     fn tags_on(&self, t: usize, tags: &[&str]) -> bool {
         self.topics
+            .loaded
             .get(t)
             .is_some_and(|l| tags.iter().all(|tag| !l.tags_off.contains(*tag)))
     }
 
     /// Every top-level rule of topic `t` marked `%tag`, in file order.
     fn tagged(&self, t: usize, tag: &str) -> Vec<RulePath> {
-        let Some(loaded) = self.topics.get(t) else {
+        let Some(loaded) = self.topics.loaded.get(t) else {
             return Vec::new();
         };
         loaded

@@ -320,7 +320,12 @@ impl Dialog {
         host: &mut dyn Host,
     ) -> Result<(), Invalid> {
         let n = alternatives.len();
-        let from = self.counters.get(&(cx.t, span)).copied().unwrap_or(0);
+        let from = self
+            .history
+            .counters
+            .get(&(cx.t, span))
+            .copied()
+            .unwrap_or(0);
         for k in 0..n {
             let i = (from + k) % n;
             if let Some(child) = self.try_alternative(cx, &alternatives[i], plan, host) {

@@ -59,23 +59,23 @@ impl Dialog {
         let main = self.best(heard, &self.candidates(None), host);
         let beside = self.beside(heard, host);
         let learning = self.learning(heard, host);
-        let focus_before = self.focus;
+        let focus_before = self.topics.focus;
         let mut answer = match main {
             Some((path, captures)) => {
-                self.misunderstood = 0;
+                self.history.misunderstood = 0;
                 let t = path.0;
                 let mut a = self.answer(path, &captures, None, host);
                 if let Some(f) = focus_before
                     && f != t
-                    && self.active.contains(&f)
-                    && self.topics[f].topic.has(TopicProperty::KeepFocus)
+                    && self.topics.active.contains(&f)
+                    && self.topics.loaded[f].topic.has(TopicProperty::KeepFocus)
                 {
-                    self.focus = Some(f);
-                    self.scope = None;
+                    self.topics.focus = Some(f);
+                    self.topics.scope = None;
                     if let Some(fallback) = self.qichat_event("Dialog/Fallback", host) {
                         a = join(a, fallback);
                     }
-                    self.focus = Some(f);
+                    self.topics.focus = Some(f);
                 }
                 Some(a)
             }
@@ -88,7 +88,7 @@ impl Dialog {
                 None => l,
             });
         }
-        let held = std::mem::take(&mut self.held);
+        let held = std::mem::take(&mut self.history.held);
         for (property, path, captures) in beside {
             let a = self.answer_with(path, &captures, None, false, host);
             answer = Some(combine(property, answer, a));
@@ -99,8 +99,8 @@ impl Dialog {
         if answer.is_some() {
             return answer;
         }
-        self.misunderstood += 1;
-        let n = self.misunderstood;
+        self.history.misunderstood += 1;
+        let n = self.history.misunderstood;
         let names = [
             (n >= 3, "Dialog/NotUnderstood3"),
             (n >= 2, "Dialog/NotUnderstood2"),
@@ -124,7 +124,7 @@ impl Dialog {
         }
         for (property, path, captures) in self.beside(heard, host) {
             let a = self.answer_with(path, &captures, None, false, host);
-            self.held.push((property, a));
+            self.history.held.push((property, a));
         }
         None
     }
@@ -143,19 +143,22 @@ impl Dialog {
     /// order: in the dialog's language, not overloaded by another loaded topic.
     fn answering_topics(&self) -> Vec<usize> {
         let mut order: Vec<usize> = self
+            .topics
             .focus
-            .filter(|f| self.active.contains(f))
+            .filter(|f| self.topics.active.contains(f))
             .into_iter()
             .collect();
         order.extend(
-            self.active
+            self.topics
+                .active
                 .iter()
                 .copied()
-                .filter(|a| Some(*a) != self.focus),
+                .filter(|a| Some(*a) != self.topics.focus),
         );
         // The topics another loaded topic overloads (`overload: name`) never answer.
         let overloaded: Vec<(usize, &str)> = self
             .topics
+            .loaded
             .iter()
             .enumerate()
             .filter(|(i, _)| self.speaks(*i))
@@ -165,14 +168,15 @@ impl Dialog {
             self.speaks(t)
                 && !overloaded
                     .iter()
-                    .any(|(i, name)| *i != t && *name == self.topics[t].topic.name)
+                    .any(|(i, name)| *i != t && *name == self.topics.loaded[t].topic.name)
         });
         order
     }
 
     /// The side property of topic `t`, if it has one.
     fn side(&self, t: usize) -> Option<TopicProperty> {
-        SIDE.into_iter().find(|p| self.topics[t].topic.has(*p))
+        SIDE.into_iter()
+            .find(|p| self.topics.loaded[t].topic.has(*p))
     }
 
     /// The rules that may answer, with their level, in order: those of the topics without
@@ -180,7 +184,7 @@ impl Dialog {
     fn candidates(&self, only: Option<usize>) -> Vec<(Level, RulePath)> {
         let mut out = Vec::new();
         if only.is_none()
-            && let Some((t, path)) = &self.scope
+            && let Some((t, path)) = &self.topics.scope
             && let Some(rule) = self.rule(*t, path)
         {
             for (k, sub) in rule.subrules.iter().enumerate() {
@@ -199,19 +203,19 @@ impl Dialog {
             if !wanted {
                 continue;
             }
-            let fallback = self.topics[t].topic.has(TopicProperty::Fallback);
-            for (k, r) in self.topics[t].topic.rules.iter().enumerate() {
+            let fallback = self.topics.loaded[t].topic.has(TopicProperty::Fallback);
+            for (k, r) in self.topics.loaded[t].topic.rules.iter().enumerate() {
                 if !matches!(r.kind, RuleKind::User | RuleKind::Event) {
                     continue;
                 }
-                if r.says(Builtin::Private) && Some(t) != self.focus {
+                if r.says(Builtin::Private) && Some(t) != self.topics.focus {
                     continue;
                 }
                 let level = if fallback {
                     Level::Fallback
                 } else if r.recover {
                     Level::Recover
-                } else if Some(t) == self.focus {
+                } else if Some(t) == self.topics.focus {
                     Level::Focus
                 } else {
                     Level::Others
@@ -305,7 +309,7 @@ impl Dialog {
                 host,
                 topic: t,
             };
-            for (k, r) in self.topics[t].topic.rules.iter().enumerate() {
+            for (k, r) in self.topics.loaded[t].topic.rules.iter().enumerate() {
                 if r.kind != RuleKind::Learning {
                     continue;
                 }

@@ -18,7 +18,7 @@ impl Dialog {
             return;
         }
         let mut changes: Vec<(Builtin, Vec<String>)> = Vec::new();
-        for &t in &self.active {
+        for &t in &self.topics.active {
             if !self.speaks(t) {
                 continue;
             }
@@ -27,7 +27,7 @@ impl Dialog {
                 host,
                 topic: t,
             };
-            for rule in &self.topics[t].topic.rules {
+            for rule in &self.topics.loaded[t].topic.rules {
                 if rule.kind != RuleKind::Skin
                     || match_pattern(&rule.pattern, &text, &view).is_none()
                 {
