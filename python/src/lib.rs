@@ -615,7 +615,7 @@ impl Events {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let events = self.events.get()?;
-        let mut guard = choreo_base::lock(&events);
+        let mut guard = choreo_base::lock(events);
         if let Some(e) = guard.1.pop_front() {
             return event_dict(py, &e).map(Some);
         }
@@ -623,7 +623,7 @@ impl Events {
         // every one already there.
         drop(guard);
         let next = py.detach(|| {
-            let mut guard = choreo_base::lock(&events);
+            let mut guard = choreo_base::lock(events);
             let (events, taken) = &mut *guard;
             let first = events.next()?;
             while taken.len() < BATCH {

@@ -519,7 +519,7 @@ impl Activity {
         }
         let mut outside_since: Option<std::time::Instant> = None;
         let (lock, cv) = &self.progress;
-        let mut guard = choreo_base::lock(&lock);
+        let mut guard = choreo_base::lock(lock);
         let done = loop {
             if ready() {
                 break true;
@@ -554,7 +554,7 @@ impl Activity {
 
     fn notify_progress(&self) {
         let (lock, cv) = &self.progress;
-        let mut n = choreo_base::lock(&lock);
+        let mut n = choreo_base::lock(lock);
         *n += 1;
         cv.notify_all();
     }

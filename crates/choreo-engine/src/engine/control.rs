@@ -58,7 +58,7 @@ impl Control {
             return;
         };
         crate::trace::flush_thread_buffer();
-        let mut accounted = choreo_base::lock(&accounted);
+        let mut accounted = choreo_base::lock(accounted);
         accounted.open = false;
         while commands.try_recv().is_some() {}
         if std::mem::take(&mut accounted.counted) {
@@ -84,7 +84,7 @@ impl Control {
             return;
         };
         crate::trace::flush_thread_buffer();
-        let mut accounted = choreo_base::lock(&accounted);
+        let mut accounted = choreo_base::lock(accounted);
         if accounted.counted && commands.is_empty() {
             accounted.counted = false;
             self.shared
@@ -113,7 +113,7 @@ impl Control {
             return;
         }
         let turn = {
-            let accounted = choreo_base::lock(&accounted);
+            let accounted = choreo_base::lock(accounted);
             if accounted.counted {
                 accounted.turn
             } else {

@@ -87,7 +87,7 @@ impl Shared {
                 let _ = self.queue.send(c);
             }
             Some(accounted) => {
-                let mut accounted = choreo_base::lock(&accounted);
+                let mut accounted = choreo_base::lock(accounted);
                 if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
                     accounted.counted = true;
                     self.counting

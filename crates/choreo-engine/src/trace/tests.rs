@@ -18,7 +18,7 @@ fn collector() -> (Listener, Seen) {
 }
 
 fn seen(s: &Seen) -> Vec<(u64, String)> {
-    choreo_base::lock(&s).clone()
+    choreo_base::lock(s).clone()
 }
 
 fn seqs(s: &Seen) -> Vec<u64> {

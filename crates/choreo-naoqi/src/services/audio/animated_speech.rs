@@ -286,7 +286,7 @@ enum Started {
 type Slots = Arc<Mutex<Vec<Option<Started>>>>;
 
 fn take(slots: &Slots, n: usize) -> Option<Started> {
-    choreo_base::lock(&slots).get_mut(n).and_then(Option::take)
+    choreo_base::lock(slots).get_mut(n).and_then(Option::take)
 }
 
 /// Ends or stops what start number `n` left running: `end` lets a gesture reach its end,
@@ -326,7 +326,7 @@ fn begin(sim: &Sim, slots: &Slots, n: usize, playable: Playable) {
             Started::Behavior(name)
         }
     };
-    if let Some(slot) = choreo_base::lock(&slots).get_mut(n) {
+    if let Some(slot) = choreo_base::lock(slots).get_mut(n) {
         *slot = Some(started);
     }
 }
