@@ -20,7 +20,7 @@
 //! not read.
 
 use crate::error::{Diagnostic, ErrorKind, Severity};
-use crate::project_files::{Manifest, XmlElement, in_folder, read_manifest};
+use crate::project_files::{Manifest, Pml, XmlElement, in_folder, read_manifest};
 use crate::source::{Project, join_in_tree};
 use crate::{FileTree, TextPosition};
 
@@ -113,26 +113,7 @@ pub fn stage(project: &Project, shown: &str) -> Staged {
                     )),
                 }
             }
-            for t in &pml.translations {
-                let qm = t
-                    .src
-                    .strip_suffix(".ts")
-                    .map(|stem| format!("{stem}.qm"))
-                    .and_then(|qm| join_in_tree(dir, &qm));
-                match qm {
-                    Some(path) if let Some(bytes) = files.get(&path) => {
-                        staged.insert(relative_to(dir, &path), bytes.clone());
-                    }
-                    _ => diagnostics.push(warning(at(
-                        &t.src,
-                        format!(
-                            "the translation {:?} is left out: the package takes its compiled \
-                             .qm, which qipkg makes with Qt's lrelease and choreo does not",
-                            t.src
-                        ),
-                    ))),
-                }
-            }
+            stage_translations(pml, dir, files, &mut staged, &mut diagnostics, &at);
             let src = pml.manifest.as_deref().unwrap_or("manifest.xml");
             let path = join_in_tree(dir, src).filter(|p| files.contains_key(p));
             if path.is_none() {
@@ -184,6 +165,38 @@ pub fn stage(project: &Project, shown: &str) -> Staged {
     }
 }
 
+/// The compiled `.qm` of each translation the `.pml` lists, as qipkg stages it; a `.ts`
+/// without its `.qm` is left out with a warning (qipkg compiles it with Qt's lrelease).
+fn stage_translations(
+    pml: &Pml,
+    dir: &str,
+    files: &FileTree,
+    staged: &mut FileTree,
+    diagnostics: &mut Vec<Diagnostic>,
+    at: &dyn Fn(&str, String) -> Diagnostic,
+) {
+    for t in &pml.translations {
+        let qm = t
+            .src
+            .strip_suffix(".ts")
+            .map(|stem| format!("{stem}.qm"))
+            .and_then(|qm| join_in_tree(dir, &qm));
+        match qm {
+            Some(path) if let Some(bytes) = files.get(&path) => {
+                staged.insert(relative_to(dir, &path), bytes.clone());
+            }
+            _ => diagnostics.push(warning(at(
+                &t.src,
+                format!(
+                    "the translation {:?} is left out: the package takes its compiled \
+                     .qm, which qipkg makes with Qt's lrelease and choreo does not",
+                    t.src
+                ),
+            ))),
+        }
+    }
+}
+
 /// The manifest's name in a package.
 const MANIFEST: &str = "manifest.xml";
 
@@ -210,35 +223,7 @@ pub fn check_manifest(file: &str, text: &str, manifest: &Manifest) -> Vec<Diagno
             format!("version {version:?}: a package's version is above 0.0.0.0"),
         ));
     }
-    let requirements: Vec<&XmlElement> = root
-        .elements_named("requirements")
-        .flat_map(XmlElement::elements)
-        .collect();
-    for (kind, attribute, missing) in [
-        (
-            "robotRequirement",
-            "model",
-            "no robotRequirement: say which robots it runs on (NAO, JULIETTE for Pepper)",
-        ),
-        (
-            "naoqiRequirement",
-            "minVersion",
-            "no naoqiRequirement: say the NAOqi version it needs",
-        ),
-    ] {
-        let found: Vec<&&XmlElement> = requirements
-            .iter()
-            .filter(|e| e.local_name() == kind)
-            .collect();
-        if found.is_empty() {
-            out.push(at(root, missing.to_string()));
-        }
-        for e in found {
-            if e.attribute(attribute).is_none_or(str::is_empty) {
-                out.push(at(e, format!("a {kind} without {attribute}")));
-            }
-        }
-    }
+    out.extend(requirement_faults(file, text, root));
     let contents: Vec<&XmlElement> = root
         .elements_named("contents")
         .flat_map(|c| c.elements_named("behaviorContent"))
@@ -290,6 +275,43 @@ pub fn check_manifest(file: &str, text: &str, manifest: &Manifest) -> Vec<Diagno
                 Some(root.offset()),
                 format!("no description in {lang}"),
             )));
+        }
+    }
+    out
+}
+
+/// What the manifest's requirements lack: qipkg wants the robots it runs on and the NAOqi
+/// version it needs, each with its attribute.
+fn requirement_faults(file: &str, text: &str, root: &XmlElement) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let at = |el: &XmlElement, message: String| located(file, text, Some(el.offset()), message);
+    let requirements: Vec<&XmlElement> = root
+        .elements_named("requirements")
+        .flat_map(XmlElement::elements)
+        .collect();
+    for (kind, attribute, missing) in [
+        (
+            "robotRequirement",
+            "model",
+            "no robotRequirement: say which robots it runs on (NAO, JULIETTE for Pepper)",
+        ),
+        (
+            "naoqiRequirement",
+            "minVersion",
+            "no naoqiRequirement: say the NAOqi version it needs",
+        ),
+    ] {
+        let found: Vec<&&XmlElement> = requirements
+            .iter()
+            .filter(|e| e.local_name() == kind)
+            .collect();
+        if found.is_empty() {
+            out.push(at(root, missing.to_string()));
+        }
+        for e in found {
+            if e.attribute(attribute).is_none_or(str::is_empty) {
+                out.push(at(e, format!("a {kind} without {attribute}")));
+            }
         }
     }
     out

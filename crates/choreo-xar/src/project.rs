@@ -240,53 +240,7 @@ fn free_folder(xar_path: &str, files: &FileTree) -> String {
 /// Files under a behavior's folder are that behavior; any there that the split format does
 /// not write is left out, with a warning.
 pub fn from_readable(name: &str, files: &FileTree) -> Result<Parsed<Packed>> {
-    let shown = format!("{name}/{PROJECT_FILE}");
-    let text = files
-        .get(PROJECT_FILE)
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .ok_or_else(|| {
-            Error::file_level(
-                ErrorKind::BadStructure,
-                name,
-                format!("no {PROJECT_FILE}: not a readable project folder"),
-            )
-        })?;
-    let repr: ProjectRepr = toml::from_str(&text).map_err(|e| {
-        let message = e.message().to_string();
-        match e.span() {
-            Some(span) => Error::from(Diagnostic::at_offset(
-                Severity::Error,
-                ErrorKind::BadValue,
-                &shown,
-                &text,
-                span.start,
-                "",
-                message,
-            )),
-            None => Error::file_level(ErrorKind::BadValue, &shown, message),
-        }
-    })?;
-    if repr.project_format != FORMAT_VERSION {
-        return Err(Error::file_level(
-            ErrorKind::Unsupported,
-            &shown,
-            format!(
-                "project_format {} (this version of choreo reads {FORMAT_VERSION})",
-                repr.project_format
-            ),
-        ));
-    }
-    let container = Container::from_name(&repr.container).ok_or_else(|| {
-        Error::file_level(
-            ErrorKind::BadValue,
-            &shown,
-            format!(
-                "container {:?}: expected one of {}",
-                repr.container,
-                Container::ALL.map(Container::name).join(", ")
-            ),
-        )
-    })?;
+    let (shown, repr, container) = project_file(name, files)?;
     let mut out = files.clone();
     out.remove(PROJECT_FILE);
     let mut warnings = Vec::new();
@@ -361,6 +315,59 @@ pub fn from_readable(name: &str, files: &FileTree) -> Result<Parsed<Packed>> {
         },
         warnings,
     })
+}
+
+/// The readable folder's `choreo-project.toml`, read and checked: its name as shown in
+/// errors, its content, and the container it says the project goes back to.
+fn project_file(name: &str, files: &FileTree) -> Result<(String, ProjectRepr, Container)> {
+    let shown = format!("{name}/{PROJECT_FILE}");
+    let text = files
+        .get(PROJECT_FILE)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .ok_or_else(|| {
+            Error::file_level(
+                ErrorKind::BadStructure,
+                name,
+                format!("no {PROJECT_FILE}: not a readable project folder"),
+            )
+        })?;
+    let repr: ProjectRepr = toml::from_str(&text).map_err(|e| {
+        let message = e.message().to_string();
+        match e.span() {
+            Some(span) => Error::from(Diagnostic::at_offset(
+                Severity::Error,
+                ErrorKind::BadValue,
+                &shown,
+                &text,
+                span.start,
+                "",
+                message,
+            )),
+            None => Error::file_level(ErrorKind::BadValue, &shown, message),
+        }
+    })?;
+    if repr.project_format != FORMAT_VERSION {
+        return Err(Error::file_level(
+            ErrorKind::Unsupported,
+            &shown,
+            format!(
+                "project_format {} (this version of choreo reads {FORMAT_VERSION})",
+                repr.project_format
+            ),
+        ));
+    }
+    let container = Container::from_name(&repr.container).ok_or_else(|| {
+        Error::file_level(
+            ErrorKind::BadValue,
+            &shown,
+            format!(
+                "container {:?}: expected one of {}",
+                repr.container,
+                Container::ALL.map(Container::name).join(", ")
+            ),
+        )
+    })?;
+    Ok((shown, repr, container))
 }
 
 /// Whether `path` is a plain relative path (`a/b.xar`): no empty, `.` or `..` part, no `\`.

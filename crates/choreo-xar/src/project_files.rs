@@ -394,6 +394,27 @@ impl Extract<'_> {
         )
     }
 
+    /// The `src` of the `.pml`'s `Manifest` element, the first if there are several (a
+    /// warning then).
+    fn manifest_src(&mut self, root: &XmlElement, p: &str) -> Result<Option<String>> {
+        let mut manifest = None;
+        for (i, m) in root.elements_named("Manifest").enumerate() {
+            let path = format!("{p}/{}", m.name);
+            let src = self.required(m, &path, "src")?;
+            if i > 0 {
+                self.warn(
+                    m,
+                    &path,
+                    ErrorKind::BadStructure,
+                    "a second Manifest element; the first one is used".to_string(),
+                );
+            } else {
+                manifest = Some(src);
+            }
+        }
+        Ok(manifest)
+    }
+
     fn warn(&mut self, el: &XmlElement, path: &str, kind: ErrorKind, message: String) {
         let d = self.diagnostic(Severity::Warning, el, path, kind, message);
         self.warnings.push(d);
@@ -584,21 +605,7 @@ pub fn read_pml(file: &str, bytes: &[u8]) -> Result<Parsed<Pml>> {
             format!("format_version=\"{v}\": only 4 and 5 are known"),
         );
     }
-    let mut manifest = None;
-    for (i, m) in root.elements_named("Manifest").enumerate() {
-        let path = format!("{p}/{}", m.name);
-        let src = x.required(m, &path, "src")?;
-        if i > 0 {
-            x.warn(
-                m,
-                &path,
-                ErrorKind::BadStructure,
-                "a second Manifest element; the first one is used".to_string(),
-            );
-        } else {
-            manifest = Some(src);
-        }
-    }
+    let manifest = x.manifest_src(root, p)?;
     let file_ref = |el: &XmlElement, path: &str| -> Result<FileRef> {
         Ok(FileRef {
             name: attr(el, "name"),

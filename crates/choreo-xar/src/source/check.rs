@@ -295,49 +295,8 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
             warnings.extend(qichat_diagnostics(name, bytes));
             (s, warnings)
         }),
-        FileKind::Crg => {
-            if walk.depth >= MAX_NESTING {
-                let w = Diagnostic::file_level(
-                    Severity::Warning,
-                    ErrorKind::Unusual,
-                    name,
-                    format!("archive nested more than {MAX_NESTING} levels deep: not opened"),
-                );
-                Ok((format!("{}: not opened", reader.describe()), vec![w]))
-            } else {
-                unpack(walk.reads, name, bytes).map(|p| {
-                    report.members =
-                        check_members(&format!("{name}!"), &p.value.files, walk.deeper());
-                    let what = match report.kind {
-                        Some(FileKind::Cbl) => "box library archive",
-                        Some(FileKind::Pkg) => "package archive",
-                        _ => "project archive",
-                    };
-                    let s = format!(
-                        "{what}: {}",
-                        contents_summary(&p.value.files, &report.members)
-                    );
-                    (s, p.warnings)
-                })
-            }
-        }
-        FileKind::Xalinfo | FileKind::Qianim => {
-            project_files::XmlDocument::parse(name, bytes).map(|doc| {
-                let s = if reader == FileKind::Xalinfo {
-                    let entries = doc.root.elements_named("Node").count();
-                    format!(
-                        "library folder index: {}",
-                        plural(entries, "entry", "entries")
-                    )
-                } else {
-                    format!(
-                        "animation <{}>: well-formed (not interpreted)",
-                        doc.root.name
-                    )
-                };
-                (s, Vec::new())
-            })
-        }
+        FileKind::Crg => check_archive(name, bytes, reader, walk, &mut report),
+        FileKind::Xalinfo | FileKind::Qianim => well_formed(name, bytes, reader),
         FileKind::Metadata => {
             let text = String::from_utf8_lossy(bytes);
             let field = |k| archive::control_field(&text, k).unwrap_or("?").to_string();
@@ -364,6 +323,59 @@ fn check_bytes(name: &str, bytes: &[u8], walk: Walk<'_>) -> (FileReport, Option<
         }
     }
     (report, pml)
+}
+
+/// An archive (`.crg`, `.cbl`, `.pkg`): its members checked in turn, unless it is nested
+/// too deep.
+fn check_archive(
+    name: &str,
+    bytes: &[u8],
+    reader: FileKind,
+    walk: Walk<'_>,
+    report: &mut FileReport,
+) -> Result<(String, Vec<Diagnostic>)> {
+    if walk.depth >= MAX_NESTING {
+        let w = Diagnostic::file_level(
+            Severity::Warning,
+            ErrorKind::Unusual,
+            name,
+            format!("archive nested more than {MAX_NESTING} levels deep: not opened"),
+        );
+        Ok((format!("{}: not opened", reader.describe()), vec![w]))
+    } else {
+        unpack(walk.reads, name, bytes).map(|p| {
+            report.members = check_members(&format!("{name}!"), &p.value.files, walk.deeper());
+            let what = match report.kind {
+                Some(FileKind::Cbl) => "box library archive",
+                Some(FileKind::Pkg) => "package archive",
+                _ => "project archive",
+            };
+            let s = format!(
+                "{what}: {}",
+                contents_summary(&p.value.files, &report.members)
+            );
+            (s, p.warnings)
+        })
+    }
+}
+
+/// A library folder's index or a `.qianim`: well-formed XML, not interpreted further.
+fn well_formed(name: &str, bytes: &[u8], reader: FileKind) -> Result<(String, Vec<Diagnostic>)> {
+    project_files::XmlDocument::parse(name, bytes).map(|doc| {
+        let s = if reader == FileKind::Xalinfo {
+            let entries = doc.root.elements_named("Node").count();
+            format!(
+                "library folder index: {}",
+                plural(entries, "entry", "entries")
+            )
+        } else {
+            format!(
+                "animation <{}>: well-formed (not interpreted)",
+                doc.root.name
+            )
+        };
+        (s, Vec::new())
+    })
 }
 
 /// Checks the Choregraphe files of `files`, naming each `{prefix}{path}`.

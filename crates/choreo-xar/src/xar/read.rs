@@ -221,20 +221,7 @@ impl<'a> XarReader<'a> {
     /// Reads a `Box`; returns it with the offset of its start tag.
     fn read_box(&mut self, el: Element<'a>) -> Result<(BoxDef, usize)> {
         let offset = el.offset;
-        let mut b = BoxDef::default();
-        {
-            let mut a = self.cur.attributes(&el)?;
-            b.name = a.required("name")?;
-            b.id = a.required_int("id")?;
-            b.localization = a.int("localization")?;
-            b.tooltip = a.string("tooltip");
-            b.x = a.int("x")?;
-            b.y = a.int("y")?;
-            b.plugin = a.string("plugin");
-            b.robot = a.string("robot");
-            b.bitmap_expanded = a.string("bitmap_expanded");
-            a.finish(&mut b.extras);
-        }
+        let mut b = self.box_attributes(&el)?;
         self.cur.push(b.name.clone(), None);
         let mut spans: Vec<DiagramSpans> = Vec::new();
         let mut port_offsets: Vec<(i32, usize)> = Vec::new();
@@ -321,6 +308,23 @@ impl<'a> XarReader<'a> {
         Ok((b, offset))
     }
 
+    /// A box with its attributes read (its children come next).
+    fn box_attributes(&mut self, el: &Element<'a>) -> Result<BoxDef> {
+        let mut b = BoxDef::default();
+        let mut a = self.cur.attributes(el)?;
+        b.name = a.required("name")?;
+        b.id = a.required_int("id")?;
+        b.localization = a.int("localization")?;
+        b.tooltip = a.string("tooltip");
+        b.x = a.int("x")?;
+        b.y = a.int("y")?;
+        b.plugin = a.string("plugin");
+        b.robot = a.string("robot");
+        b.bitmap_expanded = a.string("bitmap_expanded");
+        a.finish(&mut b.extras);
+        Ok(b)
+    }
+
     fn check_port_ids(&self, ports: &[(i32, usize)]) -> Result<()> {
         let mut seen: HashMap<i32, usize> = HashMap::with_capacity(ports.len());
         for &(id, offset) in ports {
@@ -349,29 +353,7 @@ impl<'a> XarReader<'a> {
                 msg,
             ))
         };
-        let mut ids: HashMap<i32, &BoxDef> = HashMap::with_capacity(d.boxes.len());
-        for (b, &offset) in d.boxes.iter().zip(&spans.boxes) {
-            if b.id == 0 {
-                return Err(err(
-                    ErrorKind::BadValue,
-                    offset,
-                    format!(
-                        "box {:?} has id 0, which links use for the enclosing box",
-                        b.name
-                    ),
-                ));
-            }
-            if let Some(first) = ids.insert(b.id, b) {
-                return Err(err(
-                    ErrorKind::DuplicateId,
-                    offset,
-                    format!(
-                        "boxes {:?} and {:?} have the same id {} in one diagram",
-                        first.name, b.name, b.id
-                    ),
-                ));
-            }
-        }
+        let ids = boxes_by_id(d, spans, &err)?;
         for (link, &offset) in d.links.iter().zip(&spans.links) {
             let describe = |owner: i32| {
                 if owner == 0 {
@@ -947,4 +929,37 @@ impl<'a> XarReader<'a> {
         self.leaf_children(el, &mut t.extras)?;
         Ok(t)
     }
+}
+
+/// A diagram's boxes by id: an id 0 (the enclosing box's in links) or one used twice is an
+/// error at the box.
+fn boxes_by_id<'d>(
+    d: &'d Diagram,
+    spans: &DiagramSpans,
+    err: &dyn Fn(ErrorKind, usize, String) -> crate::error::Error,
+) -> Result<HashMap<i32, &'d BoxDef>> {
+    let mut ids: HashMap<i32, &BoxDef> = HashMap::with_capacity(d.boxes.len());
+    for (b, &offset) in d.boxes.iter().zip(&spans.boxes) {
+        if b.id == 0 {
+            return Err(err(
+                ErrorKind::BadValue,
+                offset,
+                format!(
+                    "box {:?} has id 0, which links use for the enclosing box",
+                    b.name
+                ),
+            ));
+        }
+        if let Some(first) = ids.insert(b.id, b) {
+            return Err(err(
+                ErrorKind::DuplicateId,
+                offset,
+                format!(
+                    "boxes {:?} and {:?} have the same id {} in one diagram",
+                    first.name, b.name, b.id
+                ),
+            ));
+        }
+    }
+    Ok(ids)
 }
