@@ -192,28 +192,7 @@ pub fn led_groups(model: Model, leds: &[Led]) -> Vec<Group> {
         }
     }
     if model == Model::Nao {
-        groups.push((
-            "FeetLeds".into(),
-            vec!["LeftFootLed".into(), "RightFootLed".into()],
-        ));
-        groups.push(("LeftFootLeds".into(), vec!["LeftFootLed".into()]));
-        groups.push(("RightFootLeds".into(), vec!["RightFootLed".into()]));
-        let head = |keep: &dyn Fn(&(&str, &str, u8)) -> bool| -> Vec<String> {
-            HEAD.iter()
-                .enumerate()
-                .filter(|(_, h)| keep(h))
-                .map(|(i, _)| format!("BrainLed{i}"))
-                .collect()
-        };
-        groups.push(("BrainLeds".into(), head(&|_| true)));
-        groups.push(("BrainLedsFront".into(), head(&|h| h.0 == "Front")));
-        groups.push(("BrainLedsMiddle".into(), head(&|h| h.0 == "Middle")));
-        groups.push(("BrainLedsBack".into(), head(&|h| h.0 == "Rear")));
-        groups.push(("BrainLedsLeft".into(), head(&|h| h.1 == "Left")));
-        groups.push(("BrainLedsRight".into(), head(&|h| h.1 == "Right")));
-        for i in 0..HEAD.len() {
-            groups.push((format!("Brain{i}"), vec![format!("BrainLed{i}")]));
-        }
+        groups.extend(nao_groups());
     }
     let mut out: Vec<Group> = groups
         .into_iter()
@@ -235,6 +214,34 @@ pub fn led_groups(model: Model, leds: &[Led]) -> Vec<Group> {
         ));
     }
     out
+}
+
+/// The groups only NAO has: its feet's and its head's (the brain LEDs), by name.
+fn nao_groups() -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    groups.push((
+        "FeetLeds".into(),
+        vec!["LeftFootLed".into(), "RightFootLed".into()],
+    ));
+    groups.push(("LeftFootLeds".into(), vec!["LeftFootLed".into()]));
+    groups.push(("RightFootLeds".into(), vec!["RightFootLed".into()]));
+    let head = |keep: &dyn Fn(&(&str, &str, u8)) -> bool| -> Vec<String> {
+        HEAD.iter()
+            .enumerate()
+            .filter(|(_, h)| keep(h))
+            .map(|(i, _)| format!("BrainLed{i}"))
+            .collect()
+    };
+    groups.push(("BrainLeds".into(), head(&|_| true)));
+    groups.push(("BrainLedsFront".into(), head(&|h| h.0 == "Front")));
+    groups.push(("BrainLedsMiddle".into(), head(&|h| h.0 == "Middle")));
+    groups.push(("BrainLedsBack".into(), head(&|h| h.0 == "Rear")));
+    groups.push(("BrainLedsLeft".into(), head(&|h| h.1 == "Left")));
+    groups.push(("BrainLedsRight".into(), head(&|h| h.1 == "Right")));
+    for i in 0..HEAD.len() {
+        groups.push((format!("Brain{i}"), vec![format!("BrainLed{i}")]));
+    }
+    groups
 }
 
 #[cfg(test)]

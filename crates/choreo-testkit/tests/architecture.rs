@@ -47,10 +47,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-naoqi/src/robot/scenario.rs:try_from",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-naoqi/src/services/audio/player.rs:serve",
         "one match arm per ALAudioPlayer method",
     ),
@@ -131,10 +127,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "one match arm per QiChat pattern element",
     ),
     (
-        "crates/choreo-robot/src/leds.rs:led_groups",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-stack/src/core/builder.rs:build",
         "not yet split (issue 56)",
     ),
@@ -146,7 +138,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 31;
+const MOST_LONG_FUNCTIONS: usize = 29;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

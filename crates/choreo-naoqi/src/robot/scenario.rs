@@ -190,125 +190,136 @@ fn seconds(what: &str, x: f64) -> Result<f64, String> {
 impl TryFrom<RawEntry> for Entry {
     type Error = String;
 
-    fn try_from(raw: RawEntry) -> Result<Entry, String> {
-        let trigger = match (raw.at, raw.on_call) {
-            (Some(_), Some(_)) => {
-                return Err("an entry has both `at` and `on_call`: choose one".into());
-            }
-            (None, None) => {
+    fn try_from(mut raw: RawEntry) -> Result<Entry, String> {
+        let trigger = trigger_of(&mut raw)?;
+        let action = action_of(&mut raw)?;
+        Ok(Entry { trigger, action })
+    }
+}
+
+/// When an entry acts: at a time, or on a call (with its filters); what contradicts the
+/// kind of trigger is refused.
+fn trigger_of(raw: &mut RawEntry) -> Result<Trigger, String> {
+    Ok(match (raw.at, raw.on_call.take()) {
+        (Some(_), Some(_)) => {
+            return Err("an entry has both `at` and `on_call`: choose one".into());
+        }
+        (None, None) => {
+            return Err("an entry needs `at: <seconds>` or `on_call: \"Module.method\"`".into());
+        }
+        (Some(at), None) => {
+            if raw.reply.is_some() {
                 return Err(
-                    "an entry needs `at: <seconds>` or `on_call: \"Module.method\"`".into(),
+                    "`reply` answers a call: it needs `on_call: \"Module.method\"`, not `at`"
+                        .into(),
                 );
             }
-            (Some(at), None) => {
-                if raw.reply.is_some() {
-                    return Err(
-                        "`reply` answers a call: it needs `on_call: \"Module.method\"`, not `at`"
-                            .into(),
-                    );
+            for (field, set) in [
+                ("contains", raw.contains.is_some()),
+                ("args", raw.args.is_some()),
+                ("when", raw.when.is_some()),
+                ("delay", raw.delay.is_some()),
+                ("repeat", raw.repeat.is_some()),
+            ] {
+                if set {
+                    return Err(format!("`{field}` only applies to `on_call` entries"));
                 }
+            }
+            Trigger::At(seconds("at", at)?)
+        }
+        (None, Some(call)) => {
+            let valid = call
+                .split_once('.')
+                .is_some_and(|(m, f)| !m.is_empty() && !f.is_empty() && !f.contains('.'));
+            if !valid {
+                return Err(format!(
+                    "`on_call` must be \"Module.method\" (e.g. \"ALTextToSpeech.say\"), got {call:?}"
+                ));
+            }
+            if raw.reply.is_some() {
                 for (field, set) in [
-                    ("contains", raw.contains.is_some()),
-                    ("args", raw.args.is_some()),
                     ("when", raw.when.is_some()),
                     ("delay", raw.delay.is_some()),
                     ("repeat", raw.repeat.is_some()),
                 ] {
                     if set {
-                        return Err(format!("`{field}` only applies to `on_call` entries"));
+                        return Err(format!(
+                            "`{field}` does not apply to a `reply` entry (a stub answers every matching call, at once)"
+                        ));
                     }
                 }
-                Trigger::At(seconds("at", at)?)
             }
-            (None, Some(call)) => {
-                let valid = call
-                    .split_once('.')
-                    .is_some_and(|(m, f)| !m.is_empty() && !f.is_empty() && !f.contains('.'));
-                if !valid {
-                    return Err(format!(
-                        "`on_call` must be \"Module.method\" (e.g. \"ALTextToSpeech.say\"), got {call:?}"
-                    ));
-                }
-                if raw.reply.is_some() {
-                    for (field, set) in [
-                        ("when", raw.when.is_some()),
-                        ("delay", raw.delay.is_some()),
-                        ("repeat", raw.repeat.is_some()),
-                    ] {
-                        if set {
-                            return Err(format!(
-                                "`{field}` does not apply to a `reply` entry (a stub answers every matching call, at once)"
-                            ));
-                        }
-                    }
-                }
-                Trigger::OnCall {
-                    call,
-                    contains: raw.contains,
-                    args: raw
-                        .args
-                        .map(|args| args.into_iter().map(to_value).collect()),
-                    when: raw.when.unwrap_or(When::End),
-                    delay: seconds("delay", raw.delay.unwrap_or(0.0))?,
-                    repeat: raw.repeat.unwrap_or(false),
-                }
+            Trigger::OnCall {
+                call,
+                contains: raw.contains.take(),
+                args: raw
+                    .args
+                    .take()
+                    .map(|args| args.into_iter().map(to_value).collect()),
+                when: raw.when.take().unwrap_or(When::End),
+                delay: seconds("delay", raw.delay.unwrap_or(0.0))?,
+                repeat: raw.repeat.unwrap_or(false),
             }
-        };
-        let mut actions = Vec::new();
-        if let Some(kv) = raw.raise_event {
-            actions.push(Action::RaiseEvent {
-                key: kv.key,
-                value: to_value(kv.value),
-            });
         }
-        if let Some(kv) = raw.insert_data {
-            actions.push(Action::InsertData {
-                key: kv.key,
-                value: to_value(kv.value),
-            });
-        }
-        if let Some(r) = raw.recognize {
-            let confidence = r.confidence.unwrap_or(1.0);
-            if !(0.0..=1.0).contains(&confidence) {
-                return Err(format!(
-                    "recognize: `confidence` must be in 0..1, got {confidence}"
-                ));
-            }
-            if r.word.trim().is_empty() {
-                return Err("recognize: `word` is empty".into());
-            }
-            actions.push(Action::Recognize {
-                word: r.word,
-                confidence,
-            });
-        }
-        if let Some(t) = raw.touch {
-            let (sensor, hold) = match t {
-                Touch::Sensor(s) => (s, TOUCH_HOLD_SECONDS),
-                Touch::Held { sensor, hold } => (sensor, seconds("hold", hold)?),
-            };
-            if !TOUCH_SENSORS.iter().any(|(name, _)| *name == sensor) {
-                let known: Vec<&str> = TOUCH_SENSORS.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "touch: unknown sensor {sensor:?} (sensors: {})",
-                    known.join(", ")
-                ));
-            }
-            actions.push(Action::Touch { sensor, hold });
-        }
-        if let Some(value) = raw.reply {
-            actions.push(Action::Reply {
-                value: to_value(value),
-            });
-        }
-        if actions.len() > 1 {
-            return Err("an entry has several actions: give each its own entry".into());
-        }
-        let action = actions.pop().ok_or(
-            "an entry needs an action: `raise_event`, `insert_data`, `recognize`, `touch` or `reply`",
-        )?;
-        Ok(Entry { trigger, action })
+    })
+}
+
+/// What an entry does: exactly one action.
+fn action_of(raw: &mut RawEntry) -> Result<Action, String> {
+    let mut actions = Vec::new();
+    if let Some(kv) = raw.raise_event.take() {
+        actions.push(Action::RaiseEvent {
+            key: kv.key,
+            value: to_value(kv.value),
+        });
     }
+    if let Some(kv) = raw.insert_data.take() {
+        actions.push(Action::InsertData {
+            key: kv.key,
+            value: to_value(kv.value),
+        });
+    }
+    if let Some(r) = raw.recognize.take() {
+        let confidence = r.confidence.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&confidence) {
+            return Err(format!(
+                "recognize: `confidence` must be in 0..1, got {confidence}"
+            ));
+        }
+        if r.word.trim().is_empty() {
+            return Err("recognize: `word` is empty".into());
+        }
+        actions.push(Action::Recognize {
+            word: r.word,
+            confidence,
+        });
+    }
+    if let Some(t) = raw.touch.take() {
+        let (sensor, hold) = match t {
+            Touch::Sensor(s) => (s, TOUCH_HOLD_SECONDS),
+            Touch::Held { sensor, hold } => (sensor, seconds("hold", hold)?),
+        };
+        if !TOUCH_SENSORS.iter().any(|(name, _)| *name == sensor) {
+            let known: Vec<&str> = TOUCH_SENSORS.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "touch: unknown sensor {sensor:?} (sensors: {})",
+                known.join(", ")
+            ));
+        }
+        actions.push(Action::Touch { sensor, hold });
+    }
+    if let Some(value) = raw.reply.take() {
+        actions.push(Action::Reply {
+            value: to_value(value),
+        });
+    }
+    if actions.len() > 1 {
+        return Err("an entry has several actions: give each its own entry".into());
+    }
+    actions.pop().ok_or_else(|| {
+        "an entry needs an action: `raise_event`, `insert_data`, `recognize`, `touch` or `reply`"
+            .to_string()
+    })
 }
 
 impl<'de> Deserialize<'de> for Entry {
