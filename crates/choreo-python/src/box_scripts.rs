@@ -276,22 +276,7 @@ fn seen_in(code: &str) -> Vec<Seen> {
                 ),
             });
         }
-        for (pattern, finder) in MODULE_OPENERS.iter().zip(OPENERS.iter()) {
-            for i in finder.find_iter(line.as_bytes()) {
-                if let Some(name) = literal_at(line, i + pattern.len())
-                    && name.starts_with("AL")
-                    && catalogue.module(name).is_none()
-                {
-                    out.push(Seen::Always {
-                        line: line_no,
-                        column: i,
-                        message: format!(
-                            "uses module {name}, which no NAOqi version has (2.1 to 2.9)"
-                        ),
-                    });
-                }
-            }
-        }
+        unknown_modules(line, line_no, catalogue, &mut out);
         for i in SELF_ON.find_iter(line.as_bytes()) {
             let rest = &line[i + "self.".len()..];
             let name: String = rest
@@ -316,6 +301,24 @@ fn seen_in(code: &str) -> Vec<Seen> {
         }
     }
     out
+}
+
+/// `ALProxy("ALXxx")` or `service("ALXxx")` on `line` naming a module no NAOqi version has.
+fn unknown_modules(line: &str, line_no: u32, catalogue: &Catalogue, out: &mut Vec<Seen>) {
+    for (pattern, finder) in MODULE_OPENERS.iter().zip(OPENERS.iter()) {
+        for i in finder.find_iter(line.as_bytes()) {
+            if let Some(name) = literal_at(line, i + pattern.len())
+                && name.starts_with("AL")
+                && catalogue.module(name).is_none()
+            {
+                out.push(Seen::Always {
+                    line: line_no,
+                    column: i,
+                    message: format!("uses module {name}, which no NAOqi version has (2.1 to 2.9)"),
+                });
+            }
+        }
+    }
 }
 
 /// The warnings of what the rules `seen` in the script of `b` (inside `ancestors`).

@@ -91,24 +91,12 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "one match arm per ALVisionToolbox method",
     ),
     (
-        "crates/choreo-python/src/box_scripts.rs:seen_in",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-python/src/fixer/tokenize.rs:tokenize",
         "the Python-2 tokenizer: one match arm per token kind",
     ),
     (
-        "crates/choreo-qi/src/server/object.rs:build",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-qi/src/server/mod.rs:directory_object",
-        "not yet split (issue 56)",
-    ),
-    (
-        "crates/choreo-qi/src/session/link.rs:connect",
-        "not yet split (issue 56)",
+        "one closure per ServiceDirectory method",
     ),
     (
         "crates/choreo-qi/src/codec/value.rs:encode",
@@ -120,7 +108,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ),
     (
         "crates/choreo-qichat/src/parser/output.rs:output_seq",
-        "not yet split (issue 56)",
+        "the answer's scanner: one match arm per what can come next",
     ),
     (
         "crates/choreo-qichat/src/parser/pattern.rs:pattern_node",
@@ -138,7 +126,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 29;
+const MOST_LONG_FUNCTIONS: usize = 26;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

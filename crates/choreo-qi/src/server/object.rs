@@ -256,38 +256,12 @@ impl ObjectBuilder {
         }
         for (uid, name, signature, initial) in self.properties {
             taken(&meta, uid)?;
-            let sig = Signature::parse(&signature)?;
-            signals.insert(
-                uid,
-                SignalEntry {
-                    signature: Signature::tuple(vec![sig.clone()]),
-                    subscribers: Mutex::new(Vec::new()),
-                },
-            );
-            meta.signals.insert(
-                uid,
-                MetaSignal {
-                    uid,
-                    name: name.clone(),
-                    signature: format!("({signature})"),
-                },
-            );
-            meta.properties.insert(
-                uid,
-                MetaProperty {
-                    uid,
-                    name: name.clone(),
-                    signature,
-                },
-            );
-            properties.insert(
-                uid,
-                PropertyEntry {
-                    name,
-                    signature: sig,
-                    value: Mutex::new(initial),
-                },
-            );
+            add_property(
+                &mut meta,
+                &mut signals,
+                &mut properties,
+                (uid, name, signature, initial),
+            )?;
         }
         let mut meta_bytes = Vec::new();
         meta.write(&mut meta_bytes);
@@ -302,6 +276,49 @@ impl ObjectBuilder {
             on_drop: Mutex::new(self.on_drop),
         }))
     }
+}
+
+/// Property `uid` added: served as a signal of its value (a tuple of one) and as a
+/// property, in the MetaObject and in the object's tables.
+fn add_property(
+    meta: &mut MetaObject,
+    signals: &mut HashMap<u32, SignalEntry>,
+    properties: &mut HashMap<u32, PropertyEntry>,
+    (uid, name, signature, initial): (u32, String, String, Value),
+) -> Result<(), Error> {
+    let sig = Signature::parse(&signature)?;
+    signals.insert(
+        uid,
+        SignalEntry {
+            signature: Signature::tuple(vec![sig.clone()]),
+            subscribers: Mutex::new(Vec::new()),
+        },
+    );
+    meta.signals.insert(
+        uid,
+        MetaSignal {
+            uid,
+            name: name.clone(),
+            signature: format!("({signature})"),
+        },
+    );
+    meta.properties.insert(
+        uid,
+        MetaProperty {
+            uid,
+            name: name.clone(),
+            signature,
+        },
+    );
+    properties.insert(
+        uid,
+        PropertyEntry {
+            name,
+            signature: sig,
+            value: Mutex::new(initial),
+        },
+    );
+    Ok(())
 }
 
 /// A fresh 20-byte ObjectUid (unique within the process; libqi uses a SHA-1 of a pointer

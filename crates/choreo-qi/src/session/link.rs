@@ -129,26 +129,7 @@ impl Link {
             .to_socket_addrs()
             .map_err(|e| Error::Disconnected(format!("{url}: {e}")))?
             .collect();
-        let mut last = Error::Disconnected(format!("{url}: no address"));
-        let mut stream = None;
-        for a in addrs {
-            match TcpStream::connect_timeout(&a, options.connect_timeout) {
-                // TCP's simultaneous open: a local port nothing listens on, picked as the
-                // socket's own port, connects the socket to itself. That is no server, and
-                // holding it would keep the port from the server that comes back.
-                Ok(s) if met_itself(&s) => {
-                    last = Error::Disconnected(format!(
-                        "{url}: connection refused (the socket met itself: nothing listens there)"
-                    ));
-                }
-                Ok(s) => {
-                    stream = Some(s);
-                    break;
-                }
-                Err(e) => last = Error::Disconnected(format!("{url}: {e}")),
-            }
-        }
-        let stream = stream.ok_or(last)?;
+        let stream = open_tcp(url, addrs, options.connect_timeout)?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(options.connect_timeout))?;
         let (incoming, out, peer) = if target.tls {
@@ -617,6 +598,31 @@ impl Link {
             }
         }
     }
+}
+
+/// The first of `addrs` that accepts a TCP connection within `timeout` (a socket that met
+/// itself is no server: refused).
+fn open_tcp(url: &str, addrs: Vec<std::net::SocketAddr>, timeout: Duration) -> Result<TcpStream> {
+    let mut last = Error::Disconnected(format!("{url}: no address"));
+    let mut stream = None;
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, timeout) {
+            // TCP's simultaneous open: a local port nothing listens on, picked as the
+            // socket's own port, connects the socket to itself. That is no server, and
+            // holding it would keep the port from the server that comes back.
+            Ok(s) if met_itself(&s) => {
+                last = Error::Disconnected(format!(
+                    "{url}: connection refused (the socket met itself: nothing listens there)"
+                ));
+            }
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = Error::Disconnected(format!("{url}: {e}")),
+        }
+    }
+    stream.ok_or(last)
 }
 
 /// The opening exchange on a new socket: the capabilities both ends advertise and the
