@@ -36,6 +36,13 @@ pub struct Options {
     pub robot: Option<Arc<dyn Robot>>,
 }
 
+/// The behaviors' names, the named ones by id, and each owner's anonymous ones by id.
+type Ids = (
+    Vec<String>,
+    HashMap<String, BehaviorId>,
+    Vec<Vec<(String, BehaviorId)>>,
+);
+
 /// The behaviors to run, added one by one, then [`Builder::build`].
 #[derive(Default)]
 pub struct Builder {
@@ -102,10 +109,10 @@ impl Builder {
         self
     }
 
-    /// Resolves every declared delegate and linked behavior (frozen from then on, R2) and
-    /// gives a runner whose first tick initializes every behavior (L1, unless
-    /// [`Runner::start`] did) and pushes `base`.
-    pub fn build(self, base: &str, options: Options) -> Result<Runner, SetupError> {
+    /// Every behavior's id: the names (an anonymous one as `@id`), the named behaviors by
+    /// id, and each owner's anonymous behaviors. Ids are unique among the named, and among
+    /// an owner's anonymous behaviors and the named.
+    fn ids(&self) -> Result<Ids, SetupError> {
         let mut names = Vec::with_capacity(self.entries.len());
         let mut ids = HashMap::new();
         for (i, e) in self.entries.iter().enumerate() {
@@ -138,6 +145,14 @@ impl Builder {
                 anonymous[o.index()].push((e.id.clone(), me));
             }
         }
+        Ok((names, ids, anonymous))
+    }
+
+    /// Resolves every declared delegate and linked behavior (frozen from then on, R2) and
+    /// gives a runner whose first tick initializes every behavior (L1, unless
+    /// [`Runner::start`] did) and pushes `base`.
+    pub fn build(self, base: &str, options: Options) -> Result<Runner, SetupError> {
+        let (names, ids, mut anonymous) = self.ids()?;
         let resolve = |i: usize, named: &str, what: &'static str| {
             anonymous[i]
                 .iter()
