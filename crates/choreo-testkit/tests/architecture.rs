@@ -115,10 +115,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "one match arm per QiChat pattern element",
     ),
     (
-        "crates/choreo-stack/src/core/builder.rs:build",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-stack/src/core/check.rs:event",
         "one match arm per kind of stack trace event",
     ),
@@ -126,7 +122,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 26;
+const MOST_LONG_FUNCTIONS: usize = 25;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

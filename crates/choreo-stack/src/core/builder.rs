@@ -224,29 +224,10 @@ impl Builder {
         } else {
             options.period
         };
+        let timing = options.budget.is_some();
         Ok(Runner {
             behaviors,
-            core: Core {
-                names,
-                ids,
-                slots,
-                stack: Vec::new(),
-                projected: Vec::new(),
-                queue: VecDeque::new(),
-                trace: Trace::new(options.keep_trace),
-                world: World {
-                    tick: 0,
-                    now: Duration::ZERO,
-                    inputs: Vec::new(),
-                    finished: HashMap::new(),
-                    robot: options.robot,
-                },
-                in_scope: Vec::new(),
-                root: false,
-                timing: options.budget.is_some(),
-                with_actions: Vec::new(),
-                charged: Vec::new(),
-            },
+            core: Core::start(names, ids, slots, options.keep_trace, options.robot, timing),
             base,
             period,
             budget: options.budget,
@@ -255,6 +236,40 @@ impl Builder {
             reset: None,
             finished: false,
         })
+    }
+}
+
+impl Core {
+    /// The state of a stack about to run: nothing on it, nothing in scope, tick 0.
+    fn start(
+        names: Vec<String>,
+        ids: HashMap<String, BehaviorId>,
+        slots: Vec<Slot>,
+        keep_trace: bool,
+        robot: Option<Arc<dyn Robot>>,
+        timing: bool,
+    ) -> Core {
+        Core {
+            names,
+            ids,
+            slots,
+            stack: Vec::new(),
+            projected: Vec::new(),
+            queue: VecDeque::new(),
+            trace: Trace::new(keep_trace),
+            world: World {
+                tick: 0,
+                now: Duration::ZERO,
+                inputs: Vec::new(),
+                finished: HashMap::new(),
+                robot,
+            },
+            in_scope: Vec::new(),
+            root: false,
+            timing,
+            with_actions: Vec::new(),
+            charged: Vec::new(),
+        }
     }
 }
 
