@@ -27,10 +27,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-engine/src/engine/control.rs:run",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-engine/src/engine/hooks.rs:dispatch",
         "not yet split (issue 56)",
     ),
@@ -44,7 +40,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ),
     (
         "crates/choreo-naoqi/src/robot/extractor.rs:serve",
-        "not yet split (issue 56)",
+        "one match arm per ALExtractor method",
     ),
     (
         "crates/choreo-naoqi/src/services/audio/player.rs:serve",
@@ -122,7 +118,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 25;
+const MOST_LONG_FUNCTIONS: usize = 24;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

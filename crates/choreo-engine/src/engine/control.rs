@@ -350,33 +350,10 @@ impl Control {
         loop {
             self.my_turn();
             if !self.work.ready.is_empty() {
-                self.run_ready(STEP_BUDGET);
-                if !self.work.ready.is_empty() {
-                    // Still going after a whole budget: a loop of links that never waits,
-                    // as an endless loop ran in NAOqi. Commands (a stop) get their turn
-                    // between budgets; virtual time, which moves only when everything
-                    // waits, goes on beside the loop after a while, so a time limit holds.
-                    self.count_steps(STEP_BUDGET as u64);
-                    // Every command queued so far gets its turn (box code a loop keeps busy
-                    // posts one per hop: one per budget would leave a stop behind them all),
-                    // up to one budget's worth, so the loop still advances.
-                    let mut quit = false;
-                    let mut handled = 0;
-                    while handled < STEP_BUDGET {
-                        let Some(command) = commands.try_recv() else {
-                            break;
-                        };
-                        handled += 1;
-                        self.count_steps(1);
-                        if !self.handle(command) {
-                            quit = true;
-                            break;
-                        }
-                    }
-                    if quit {
-                        break;
-                    }
-                    continue;
+                match self.run_budget(commands) {
+                    Flow::Again => continue,
+                    Flow::Quit => break,
+                    Flow::Drained => {}
                 }
             }
             let command = match commands.try_recv() {
@@ -458,6 +435,36 @@ impl Control {
             }
         }
         crate::trace::flush_thread_buffer();
+    }
+
+    /// Runs one budget of ready operations. Past it with operations still ready (a loop of
+    /// links that never waits), the commands queued so far get their turn before the next
+    /// budget.
+    fn run_budget(&mut self, commands: &Receiver) -> Flow {
+        self.run_ready(STEP_BUDGET);
+        if self.work.ready.is_empty() {
+            return Flow::Drained;
+        }
+        // Still going after a whole budget: a loop of links that never waits,
+        // as an endless loop ran in NAOqi. Commands (a stop) get their turn
+        // between budgets; virtual time, which moves only when everything
+        // waits, goes on beside the loop after a while, so a time limit holds.
+        self.count_steps(STEP_BUDGET as u64);
+        // Every command queued so far gets its turn (box code a loop keeps busy
+        // posts one per hop: one per budget would leave a stop behind them all),
+        // up to one budget's worth, so the loop still advances.
+        let mut handled = 0;
+        while handled < STEP_BUDGET {
+            let Some(command) = commands.try_recv() else {
+                break;
+            };
+            handled += 1;
+            self.count_steps(1);
+            if !self.handle(command) {
+                return Flow::Quit;
+            }
+        }
+        Flow::Again
     }
 
     /// Virtual time: moves the clock to what is due next, or to the time limit when nothing
@@ -700,4 +707,14 @@ impl Control {
         crate::trace::flush_thread_buffer();
         self.outcome.set(outcome, &self.shared.time);
     }
+}
+
+/// What the command loop does after a budget of ready operations.
+enum Flow {
+    /// Operations are still ready: another budget.
+    Again,
+    /// A command ended the loop.
+    Quit,
+    /// Nothing is ready any more: the loop goes on to its commands and the clock.
+    Drained,
 }
