@@ -27,10 +27,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-engine/src/engine/hooks.rs:dispatch",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-engine/src/engine/motion.rs:send_motion",
         "not yet split (issue 56)",
     ),
@@ -118,7 +114,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 24;
+const MOST_LONG_FUNCTIONS: usize = 23;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

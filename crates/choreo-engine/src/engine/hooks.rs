@@ -5,7 +5,7 @@ use std::sync::Arc;
 use choreo_xar::model::InputNature;
 
 use crate::activity::HookYield;
-use crate::clock::Time;
+use crate::clock::{Time, TimerToken};
 use crate::context::BoxContext;
 use crate::engine::op::OpId;
 use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
@@ -27,21 +27,7 @@ impl Control {
         let name = HookRef::of(&self.shared.graph, b, &hook);
         self.compact(b, Compact::Call(name));
         let code = Arc::clone(&self.code[b.0 as usize]);
-        let stops = match &hook {
-            Hook::Unload => true,
-            Hook::Input { name: input, .. } => self
-                .shared
-                .graph
-                .node(b)
-                .inputs
-                .iter()
-                .any(|p| p.name == *input && p.nature == InputNature::OnStop),
-            _ => false,
-        };
-        let slow_stop = stops.then(|| {
-            let at = Time(self.now().0.saturating_add(SLOW_STOP.as_nanos() as u64));
-            self.schedule(at, Timer::SlowStop(ticket))
-        });
+        let slow_stop = self.slow_stop_timer(b, &hook, ticket);
         // Virtual time: its place in the turns (crate::turn), after whoever runs now.
         let turn = self.shared.time.enlist_turn();
         self.pending.waiting.insert(
@@ -84,17 +70,8 @@ impl Control {
             progress: Arc::clone(&progress),
             turn,
         });
-        if matches!(handed, Handed::Queued) && !self.watch.cap_reported {
-            self.watch.cap_reported = true;
-            self.record(
-                b,
-                TraceStep::Log {
-                    level: "warning".into(),
-                    message: "every worker thread is busy and their number is at its cap: \
-                              this hook waits for one to free"
-                        .into(),
-                },
-            );
+        if matches!(handed, Handed::Queued) {
+            self.say_workers_capped(b);
         }
         if shared.time.is_virtual() {
             // Determinism: let the hook run until it returns or waits (sleeps on the clock,
@@ -130,6 +107,43 @@ impl Control {
                 );
             }
         }
+    }
+
+    /// A stopping hook (onUnload, an onStop input) gets a timer: past [`SLOW_STOP`] the
+    /// trace says it is slow to stop.
+    fn slow_stop_timer(&mut self, b: BoxId, hook: &Hook, ticket: u64) -> Option<TimerToken> {
+        let stops = match hook {
+            Hook::Unload => true,
+            Hook::Input { name: input, .. } => self
+                .shared
+                .graph
+                .node(b)
+                .inputs
+                .iter()
+                .any(|p| p.name == *input && p.nature == InputNature::OnStop),
+            _ => false,
+        };
+        stops.then(|| {
+            let at = Time(self.now().0.saturating_add(SLOW_STOP.as_nanos() as u64));
+            self.schedule(at, Timer::SlowStop(ticket))
+        })
+    }
+
+    /// The trace says once that hooks wait for a worker: the pool is at its cap.
+    fn say_workers_capped(&mut self, b: BoxId) {
+        if self.watch.cap_reported {
+            return;
+        }
+        self.watch.cap_reported = true;
+        self.record(
+            b,
+            TraceStep::Log {
+                level: "warning".into(),
+                message: "every worker thread is busy and their number is at its cap: \
+                          this hook waits for one to free"
+                    .into(),
+            },
+        );
     }
 
     /// Says, in the trace, which activities lost their turn (crate::turn) and why: a hook of
