@@ -18,6 +18,7 @@ use choreo_motion::{BezierCommand, Handle, Motion, Warning};
 use choreo_robot::Model;
 use choreo_xar::model::ResourcesAcquisition;
 
+use crate::clock::Time;
 use crate::context::BoxContext;
 use crate::engine::command::Command;
 use crate::engine::state::{Control, EarlyPosture, MotionState};
@@ -123,18 +124,10 @@ impl Control {
             );
         }
         let ctx = self.robot_context(b);
-        let Some(m) = self.motion_state(b) else {
+        let Some((epoch, task)) = self.mark_motion(b, waiting, now) else {
             return;
         };
-        let (epoch, task) = (m.epoch, Arc::clone(&m.task));
-        if waiting {
-            m.checking = true;
-            if m.holding.is_none() {
-                m.holding = Some(now);
-            }
-        } else {
-            m.in_flight = true;
-            m.holding = None;
+        if !waiting {
             self.record_motion(b, "send", from, joints.clone(), seconds);
         }
         let queue = self.shared.queue.clone();
@@ -193,6 +186,27 @@ impl Control {
                 });
             }
         }));
+    }
+
+    /// Timeline `b`'s motion marked as checking its joints (`waiting`, since `now` at the
+    /// latest) or in flight; its epoch and the slot its task id goes in.
+    fn mark_motion(
+        &mut self,
+        b: BoxId,
+        waiting: bool,
+        now: Time,
+    ) -> Option<(u64, Arc<Mutex<Option<i64>>>)> {
+        let m = self.motion_state(b)?;
+        if waiting {
+            m.checking = true;
+            if m.holding.is_none() {
+                m.holding = Some(now);
+            }
+        } else {
+            m.in_flight = true;
+            m.holding = None;
+        }
+        Some((m.epoch, Arc::clone(&m.task)))
     }
 
     /// A sync said when timeline `b` starts (docs/robots.md, "Robots far away"): the angles
