@@ -27,10 +27,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-engine/src/engine/motion.rs:send_motion",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-engine/src/engine/step.rs:execute",
         "the step interpreter: one match arm per step kind",
     ),
@@ -114,7 +110,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 23;
+const MOST_LONG_FUNCTIONS: usize = 22;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

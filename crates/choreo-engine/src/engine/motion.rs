@@ -112,16 +112,7 @@ impl Control {
             return;
         }
         if force {
-            self.record(
-                b,
-                TraceStep::Log {
-                    level: "warning".into(),
-                    message: format!(
-                        "its joints stayed taken for {} s: the motion is sent anyway",
-                        MOTION_WAIT_LIMIT.as_secs()
-                    ),
-                },
-            );
+            self.say_motion_forced(b);
         }
         let ctx = self.robot_context(b);
         let Some((epoch, task)) = self.mark_motion(b, waiting, now) else {
@@ -141,17 +132,13 @@ impl Control {
                     text,
                 });
             };
-            if waiting {
-                let free = ctx.call_robot("ALMotion", "areResourcesAvailable", vec![names.clone()]);
-                if let Ok(Value::Bool(false)) = free {
-                    let _ = queue.send(Command::Motion {
-                        b,
-                        epoch,
-                        sent: false,
-                    });
-                    return;
-                }
-                // A check that fails sends anyway, as the reference does (docs/motion.md, "Resources").
+            if waiting && !resources_free(&ctx, &names) {
+                let _ = queue.send(Command::Motion {
+                    b,
+                    epoch,
+                    sent: false,
+                });
+                return;
             }
             if kill_first
                 && let Err(e) =
@@ -186,6 +173,21 @@ impl Control {
                 });
             }
         }));
+    }
+
+    /// The trace says that timeline `b`'s joints stayed taken past [`MOTION_WAIT_LIMIT`]
+    /// and that its motion is sent anyway.
+    fn say_motion_forced(&self, b: BoxId) {
+        self.record(
+            b,
+            TraceStep::Log {
+                level: "warning".into(),
+                message: format!(
+                    "its joints stayed taken for {} s: the motion is sent anyway",
+                    MOTION_WAIT_LIMIT.as_secs()
+                ),
+            },
+        );
     }
 
     /// Timeline `b`'s motion marked as checking its joints (`waiting`, since `now` at the
@@ -496,4 +498,11 @@ pub fn order_args(command: &BezierCommand) -> Vec<Value> {
         })
         .collect();
     vec![Value::List(names), Value::List(times), Value::List(keys)]
+}
+
+/// Whether ALMotion says the joints `names` are free. A check that fails counts as free: the
+/// motion is sent anyway, as the reference does (docs/motion.md, "Resources").
+fn resources_free(ctx: &BoxContext, names: &Value) -> bool {
+    let free = ctx.call_robot("ALMotion", "areResourcesAvailable", vec![names.clone()]);
+    !matches!(free, Ok(Value::Bool(false)))
 }
