@@ -1,5 +1,9 @@
-//! The control thread's state: operations and their steps, diagram phases, box and timeline
-//! state, pending hooks and timers, and the few helpers every part of the control thread uses.
+//! The control thread's state, `Control`, each concern in a type that owns its state:
+//! `Diagrams` (phases, active links, who waits for a load), `Work` (operations in flight and
+//! the ready stack), `Watch` (loops, stalls, the workers' cap), `PendingHooks`, `Wakeups`
+//! (clock tokens), `ResourceState` (holdings and waiters) and `Life` (started, stopping,
+//! ended); beside them the boxes' and timelines' state, and the few helpers every part of the
+//! control thread uses.
 //!
 //! What a parked operation waits for is an `Awaited`: a diagram's load or unload, or the root's
 //! load.
