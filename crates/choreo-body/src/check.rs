@@ -676,35 +676,14 @@ fn judge(
         let still = !(0..paths.len()).any(moved);
         // The arms and the body where they were: the same contacts.
         let shapes_still = k > 0 && !movers.iter().any(|&i| moved(i));
-        now.clear();
-        let found = if shapes_still {
-            Vec::new()
-        } else {
-            contacts(&frames, None)
-        };
-        if shapes_still {
-            now.extend_from_slice(&touching);
-        }
-        for contact in found {
-            let key = (contact.arm, contact.body);
-            if !touching.contains(&key) {
-                collisions.push(Finding::Collision {
-                    arm: format!("{}.{}", key.0.0, key.0.1),
-                    body: key.1.to_string(),
-                    frame: frame_of(t),
-                    depth: contact.depth,
-                });
-            } else if let Some(Finding::Collision { depth, .. }) =
-                collisions.iter_mut().rev().find(|f| {
-                    matches!(f, Finding::Collision { arm, body, .. }
-                        if *arm == format!("{}.{}", key.0.0, key.0.1) && body == key.1)
-                })
-            {
-                *depth = depth.max(contact.depth);
-            }
-            now.push(key);
-        }
-        std::mem::swap(&mut touching, &mut now);
+        record_contacts(
+            &frames,
+            shapes_still,
+            frame_of(t),
+            &mut touching,
+            &mut now,
+            &mut collisions,
+        );
         for ((standing, path, done), from) in judging.iter_mut().zip(&starts) {
             if done.is_some() {
                 continue;
@@ -727,6 +706,48 @@ fn judge(
             })
         })
         .collect()
+}
+
+/// The contacts between the arms and the body at this step (the last step's when no arm
+/// moved, `shapes_still`): a new one is a collision found at `frame`; one that goes on
+/// deepens its collision.
+fn record_contacts(
+    frames: &Frames,
+    shapes_still: bool,
+    frame: f64,
+    touching: &mut Vec<Touch>,
+    now: &mut Vec<Touch>,
+    collisions: &mut Vec<Finding>,
+) {
+    now.clear();
+    let found = if shapes_still {
+        Vec::new()
+    } else {
+        contacts(frames, None)
+    };
+    if shapes_still {
+        now.extend_from_slice(touching);
+    }
+    for contact in found {
+        let key = (contact.arm, contact.body);
+        if !touching.contains(&key) {
+            collisions.push(Finding::Collision {
+                arm: format!("{}.{}", key.0.0, key.0.1),
+                body: key.1.to_string(),
+                frame,
+                depth: contact.depth,
+            });
+        } else if let Some(Finding::Collision { depth, .. }) =
+            collisions.iter_mut().rev().find(|f| {
+                matches!(f, Finding::Collision { arm, body, .. }
+                    if *arm == format!("{}.{}", key.0.0, key.0.1) && body == key.1)
+            })
+        {
+            *depth = depth.max(contact.depth);
+        }
+        now.push(key);
+    }
+    std::mem::swap(touching, now);
 }
 
 /// Every motion timeline of a behavior (its box path), as a motion for the robot its

@@ -93,28 +93,11 @@ impl Stance {
             .collect();
         // Up and forward as the supports' frames see them (their mean z and x axes; x of
         // those touching the floor, once known: `of` the groups marked).
-        let axis = |column: usize, of: Option<&[bool]>| {
-            let mut sum = [0.0; 3];
-            for (k, &i) in at.iter().enumerate() {
-                if of.is_some_and(|of| !of[groups.of[k]]) {
-                    continue;
-                }
-                let r = frames.frame_at(i).r;
-                for (c, v) in sum.iter_mut().enumerate() {
-                    *v += r[c][column];
-                }
-            }
-            sum
-        };
+        let axis =
+            |column: usize, of: Option<&[bool]>| summed_axis(frames, at, &groups.of, column, of);
         let (up, ahead) = (unit(axis(2, None)), axis(0, None));
         // Each point's own support's up: a floor must lie nearly flat under one of them.
-        let ups: Vec<[f64; 3]> = at
-            .iter()
-            .map(|&i| {
-                let r = frames.frame_at(i).r;
-                [r[0][2], r[1][2], r[2][2]]
-            })
-            .collect();
+        let ups = support_ups(frames, at);
         let floor_of = |triple: [usize; 3], ahead: [f64; 3]| face(&points, &ups, triple, up, ahead);
         let com = frames.com();
         // Buffers of the judgement below, kept across the faces tried.
@@ -385,6 +368,38 @@ fn coms_on(feet: &[(&'static str, Pose)], com: [f64; 3]) -> Vec<[f64; 3]> {
     feet.iter()
         .map(|(_, foot)| foot.inverse().apply(com))
         .collect()
+}
+
+/// Each support point's own up: the z axis of its support's frame.
+fn support_ups(frames: &Frames, at: &[Option<usize>]) -> Vec<[f64; 3]> {
+    at.iter()
+        .map(|&i| {
+            let r = frames.frame_at(i).r;
+            [r[0][2], r[1][2], r[2][2]]
+        })
+        .collect()
+}
+
+/// The sum of column `column` (an axis) of the frames of the support points `at`, only
+/// those whose group (`group_of`) `of` marks when given.
+fn summed_axis(
+    frames: &Frames,
+    at: &[Option<usize>],
+    group_of: &[usize],
+    column: usize,
+    of: Option<&[bool]>,
+) -> [f64; 3] {
+    let mut sum = [0.0; 3];
+    for (k, &i) in at.iter().enumerate() {
+        if of.is_some_and(|of| !of[group_of[k]]) {
+            continue;
+        }
+        let r = frames.frame_at(i).r;
+        for (c, v) in sum.iter_mut().enumerate() {
+            *v += r[c][column];
+        }
+    }
+    sum
 }
 
 /// A model's supports by name (a foot's corners), found once.

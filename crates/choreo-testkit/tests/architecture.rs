@@ -23,10 +23,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "not yet split (issue 56)",
     ),
     (
-        "crates/choreo-body/src/stance.rs:near",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-engine/src/engine/step.rs:execute",
         "the step interpreter: one match arm per step kind",
     ),
@@ -110,7 +106,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 22;
+const MOST_LONG_FUNCTIONS: usize = 21;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
