@@ -624,26 +624,6 @@ fn judge(
             (Standing::new(model, *from), path, None)
         })
         .collect();
-    let report = |(postures, from): &(Vec<&'static str>, Start),
-                  standing: &Standing,
-                  mut path: Path,
-                  mut findings: Vec<Finding>| {
-        if let Some((stance, to_start)) = &standing.on_feet {
-            path.last_polygon = stance
-                .polygon
-                .iter()
-                .map(|&p| on_floor(to_start, p))
-                .collect();
-        }
-        findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
-        Report {
-            postures: postures.clone(),
-            start: *from,
-            got_up: standing.got_up,
-            findings,
-            path,
-        }
-    };
     // What a start found: the late keys, the collisions so far, and its fall if it fell.
     let findings_with = |collisions: &[Finding], fall: Option<(Fall, &str)>| {
         let mut findings = late.clone();
@@ -691,7 +671,7 @@ fn judge(
             path.times.push(t);
             if let Some(fall) = standing.step((k, t), &frames, still, path) {
                 let findings = findings_with(&collisions, Some(fall));
-                *done = Some(report(from, standing, std::mem::take(path), findings));
+                *done = Some(report_of(from, standing, std::mem::take(path), findings));
             }
         }
     }
@@ -702,10 +682,34 @@ fn judge(
             done.unwrap_or_else(|| {
                 // Still tipping at the end: nothing caught it.
                 let findings = findings_with(&collisions, standing.tipping());
-                report(from, &standing, path, findings)
+                report_of(from, &standing, path, findings)
             })
         })
         .collect()
+}
+
+/// A start's report: its findings in frame order, and the support polygon it ended on.
+fn report_of(
+    (postures, from): &(Vec<&'static str>, Start),
+    standing: &Standing,
+    mut path: Path,
+    mut findings: Vec<Finding>,
+) -> Report {
+    if let Some((stance, to_start)) = &standing.on_feet {
+        path.last_polygon = stance
+            .polygon
+            .iter()
+            .map(|&p| on_floor(to_start, p))
+            .collect();
+    }
+    findings.sort_by(|a, b| a.frame().total_cmp(&b.frame()));
+    Report {
+        postures: postures.clone(),
+        start: *from,
+        got_up: standing.got_up,
+        findings,
+        path,
+    }
 }
 
 /// The contacts between the arms and the body at this step (the last step's when no arm

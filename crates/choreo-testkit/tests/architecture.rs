@@ -19,10 +19,6 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// list only shrinks ([`MOST_LONG_FUNCTIONS`]); empty is the goal.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     (
-        "crates/choreo-body/src/check.rs:judge",
-        "not yet split (issue 56)",
-    ),
-    (
         "crates/choreo-engine/src/engine/step.rs:execute",
         "the step interpreter: one match arm per step kind",
     ),
@@ -106,7 +102,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 21;
+const MOST_LONG_FUNCTIONS: usize = 20;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
