@@ -1,10 +1,10 @@
 //! One test per rule of docs/runtime-rules.md that concerns the engine, each asserting the
 //! order of events in the trace (virtual time, deterministic).
 
-use crate::common;
+use crate::support;
 
 use choreo_engine::{Hook, NativeHost, Outcome, Value};
-use common::*;
+use support::*;
 
 /// A box that finishes as soon as it starts.
 fn finisher() -> impl Fn(&Hook, &choreo_engine::BoxContext) -> Result<(), choreo_engine::ScriptError>

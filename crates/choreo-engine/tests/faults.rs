@@ -2,7 +2,7 @@
 //! documented outcome of each. Every case ends with every `onLoad` matched by an
 //! `onUnload` and every `new` by a `del` (docs/reliability.md, "Engine").
 
-use crate::common;
+use crate::support;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use std::time::Duration;
 use choreo_engine::{
     BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptError, Trace, Value,
 };
-use common::{PORTS, link};
+use support::{PORTS, link};
 
 /// Ports of a loop box: the standard ones, plus `out` (Punctual, 5) and `in` (OnEvent, 6).
 fn loop_ports() -> String {

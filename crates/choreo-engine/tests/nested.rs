@@ -3,7 +3,7 @@
 //! sleeps land at the right times, outer and nested interleave the same way every time, the
 //! outer run does not finish while a box waits for the nested one, and stops propagate.
 
-use crate::common;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,7 +12,7 @@ use choreo_engine::trace::Event;
 use choreo_engine::{
     BoxContext, Engine, Hook, NativeHost, Options, Outcome, ScriptHost, Trace, Value,
 };
-use common::{behavior, boxed, link};
+use support::{behavior, boxed, link};
 
 /// The nested behavior: one box that sleeps `secs` of behavior time, logs, and stops.
 fn inner_xml() -> String {
@@ -190,7 +190,7 @@ fn a_nested_sleep_takes_the_same_behavior_time_and_interleaves_with_the_outer_ru
     assert_eq!(outcome, Outcome::Finished);
     let shorts: Vec<String> = events.iter().map(Event::short).collect();
     // The nested run is in the outer trace, its paths prefixed.
-    common::assert_in_order(
+    support::assert_in_order(
         &shorts,
         &[
             "root/Runner call onInput_onStart",
@@ -278,7 +278,7 @@ fn stopping_the_outer_run_stops_the_nested_one_first() {
     let shorts: Vec<String> = events.iter().map(Event::short).collect();
     // The Runner's onUnload stops the nested run, which unloads, then is destroyed, before
     // the outer run destroys its boxes.
-    common::assert_in_order(
+    support::assert_in_order(
         &shorts,
         &[
             "beh stop",

@@ -1,12 +1,12 @@
 //! Resources (docs/runtime-rules.md §6, R9, R12, R13): one test per rule, asserting the order
 //! of events in the trace (virtual time).
 
-use crate::common;
+use crate::support;
 
 use std::time::Duration;
 
 use choreo_engine::{BoxContext, Hook, NativeHost, ScriptError, Value};
-use common::*;
+use support::*;
 
 fn resource(name: &str, kind: &str, timeout: i32) -> String {
     format!(r#"<Resource name="{name}" type="{kind}" timeout="{timeout}"/>"#)

@@ -1,10 +1,10 @@
 //! Timelines and behavior layers (R16, R17, T1–T7, P4) and the bugs of earlier runtimes
 //! around them, checked on the trace in virtual time.
 
-use crate::common;
+use crate::support;
 
 use choreo_engine::{Hook, NativeHost, Outcome, TimelineCommand, Value};
-use common::*;
+use support::*;
 
 /// A box "T" with a playing timeline at `fps`, frames `start..end`, and `layers` (raw XML).
 fn timeline_box(fps: &str, end: i32, layers: &str) -> String {

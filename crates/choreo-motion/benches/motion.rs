@@ -25,8 +25,8 @@
 //! by side runs 2 rounds.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -141,12 +141,12 @@ fn corpus() -> Option<Vec<(Timeline, Model)>> {
         "the choreo-motion corpus benchmark",
         false,
     )?;
-    let read = common::corpus_timelines(&dir);
+    let read = support::corpus_timelines(&dir);
     Some(
         read.timelines
             .into_iter()
             .map(|ct| {
-                let robot = common::robot_for(&ct.timeline);
+                let robot = support::robot_for(&ct.timeline);
                 (ct.timeline, robot)
             })
             .collect(),

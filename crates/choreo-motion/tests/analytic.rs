@@ -3,7 +3,7 @@
 //! curves through their keys, explicit handles, constant and linear segments, units, the
 //! posture at the start, and what `Motion` leaves out, cuts and clamps.
 
-use crate::common;
+use crate::support;
 
 use choreo_motion::curve::{Key, Side, auto_handles};
 use choreo_motion::{Curve, Interp, Motion, Warning};
@@ -11,7 +11,7 @@ use choreo_robot::Model;
 use choreo_xar::model::{
     ActuatorCurve, ActuatorList, Key as XarKey, Tangent, TangentSide, Timeline,
 };
-use common::{
+use support::{
     DEG, assert_close, assert_sent, auto_keys, sent, xar_curve, xar_motion, xar_timeline,
 };
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! of the shared corpus, well formed (one list per known joint, times increasing, values
 //! within the limits, handles finite and on their sides).
 
-use crate::common;
+use crate::support;
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -12,7 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use choreo_motion::{BezierCommand, Interp, Motion, Warning};
 use choreo_robot::Model;
 use choreo_xar::model::Timeline;
-use common::{CorpusTimeline, DEG, assert_sent, robot_for, sent, xar_timeline};
+use support::{CorpusTimeline, DEG, assert_sent, robot_for, sent, xar_timeline};
 
 use Interp::{Bezier, BezierAuto as Auto, Constant};
 
@@ -517,7 +517,7 @@ fn every_corpus_motion_timeline_gives_well_formed_orders() {
     let Some(dir) = choreo_testkit::corpus("the corpus motion payloads") else {
         return;
     };
-    let corpus = common::corpus_timelines(&dir);
+    let corpus = support::corpus_timelines(&dir);
     assert!(corpus.unreadable.is_empty(), "{:#?}", corpus.unreadable);
     let mut cov = Coverage::default();
     let mut failures = Vec::new();

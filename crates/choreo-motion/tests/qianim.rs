@@ -1,6 +1,6 @@
 //! `.qianim` v2: writing, reading back, the hand-written golden file, and malformed input.
 
-use crate::common;
+use crate::support;
 
 use choreo_motion::curve::{Curve, Key, Side, Warning};
 use choreo_motion::qianim::{self, Animation, ReadError, Track, Unit, WriteError};
@@ -25,7 +25,7 @@ fn auto(frame: i32, value: f64) -> Key {
 /// Writes and reads back, checking that libalmath's rules hold for what was written.
 fn round_trip(a: &Animation) -> Animation {
     let written = qianim::write(a).expect("writes");
-    if let Err(e) = common::libalmath_accepts(&written.text) {
+    if let Err(e) = support::libalmath_accepts(&written.text) {
         panic!("libalmath would refuse it: {e}\n{}", written.text);
     }
     qianim::read("out.qianim", written.text.as_bytes()).expect("reads back")
@@ -212,8 +212,8 @@ fn the_writer_writes_the_golden_file() {
         written.warnings,
         vec![("HeadPitch".to_string(), Warning::ConstantHeld(1))]
     );
-    common::libalmath_accepts(GOLDEN).unwrap();
-    common::libalmath_accepts(&written.text).unwrap();
+    support::libalmath_accepts(GOLDEN).unwrap();
+    support::libalmath_accepts(&written.text).unwrap();
     // The comparison itself sees a change.
     let changed = written.text.replacen("bezier_auto", "bezier auto", 1);
     let changed = XmlDocument::parse("changed.qianim", changed.as_bytes()).unwrap();
@@ -283,7 +283,7 @@ fn constant_segments_are_held_and_equal_at_every_whole_frame() {
     }
     // Between whole frames the hold ramps where the constant curve jumps.
     assert!(
-        common::differing_frames(&curve, again, 1e-9)
+        support::differing_frames(&curve, again, 1e-9)
             .iter()
             .all(|f| (7.0..8.0).contains(f) || (9.0..10.0).contains(f))
     );
@@ -306,12 +306,12 @@ fn handles_longer_than_their_segment_are_shortened_as_the_player_does() {
             ("HeadYaw".to_string(), Warning::HandleClamped(11)),
         ]
     );
-    common::libalmath_accepts(&written.text).unwrap();
+    support::libalmath_accepts(&written.text).unwrap();
     let back = qianim::read("x", written.text.as_bytes()).unwrap();
     let again = &back.tracks[0].curve;
     assert_eq!(again.keys()[0].right, Side::Bezier(10.0, 4.0));
     assert_eq!(again.keys()[1].left, Side::Bezier(0.0, -1.0));
-    assert!(common::differing_frames(&curve, again, 1e-9).is_empty());
+    assert!(support::differing_frames(&curve, again, 1e-9).is_empty());
 }
 
 #[test]
@@ -695,7 +695,7 @@ proptest! {
         let a = Animation::new(fps, curves);
         let written = qianim::write(&a).unwrap();
         prop_assert!(written.warnings.is_empty(), "{:?}", written.warnings);
-        prop_assert_eq!(common::libalmath_accepts(&written.text), Ok(()));
+        prop_assert_eq!(support::libalmath_accepts(&written.text), Ok(()));
         let back = qianim::read("p.qianim", written.text.as_bytes()).unwrap();
         prop_assert_eq!(back, a);
     }

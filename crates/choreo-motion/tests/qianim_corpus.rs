@@ -1,6 +1,6 @@
 //! Every motion timeline of the shared corpus, written as `.qianim` and read back.
 
-use crate::common;
+use crate::support;
 
 use choreo_motion::curve::{Side, Warning};
 use choreo_motion::qianim;
@@ -31,7 +31,7 @@ fn every_corpus_motion_timeline_round_trips_through_qianim() {
                     continue;
                 }
             };
-            if let Err(e) = common::libalmath_accepts(&written.text) {
+            if let Err(e) = support::libalmath_accepts(&written.text) {
                 failures.push(format!("{name} {}: libalmath would refuse: {e}", b.path));
             }
             let back = match qianim::read("out.qianim", written.text.as_bytes()) {
@@ -66,7 +66,7 @@ fn every_corpus_motion_timeline_round_trips_through_qianim() {
                     // Constant segments held, long handles shortened: the same at whole
                     // frames, and everywhere for shortened handles (the player shortens them).
                     held += 1;
-                    let whole = common::differing_frames(&t.curve, &r.curve, 1e-9)
+                    let whole = support::differing_frames(&t.curve, &r.curve, 1e-9)
                         .into_iter()
                         .filter(|f| f.fract() == 0.0)
                         .count();

@@ -2,14 +2,14 @@
 //! move the joints and bring them back; `^start`/`^run`/`^wait`/`^stop`/`^mode` in animated
 //! speech; in virtual time.
 
-use crate::harness;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::{BoxContext, Outcome, Robot, RobotError, ScriptError, Value};
 use choreo_naoqi::{Model, RobotEvent, STOP_POLL, SimRobot};
-use harness::{assert_time, log, run_box, s, secs};
+use support::{assert_time, log, run_box, s, secs};
 
 const HEY: &str = "animations/Stand/Gestures/Hey_1";
 /// Hey_1's length: the last key of its stock timeline (frame 106 at 25 fps).
@@ -117,7 +117,7 @@ fn run_lasts_the_stock_length_and_the_arm_waves_and_comes_back() {
         "NAO's legs never move"
     );
     assert_time(moves[0].2, HEY_SECONDS);
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "root/Box svc ALAnimationPlayer.run(\"animations/Stand/Gestures/Hey_1\")",

@@ -3,7 +3,7 @@
 //! `stopBehavior`/`stopAllBehaviors` stop, the queries tell the truth, unknown names and
 //! behaviors already running raise, and a nested `say` takes the same behavior time.
 
-use crate::harness;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,7 @@ use choreo_engine::{
     Value,
 };
 use choreo_naoqi::{BehaviorLauncher, LaunchError, Model, SimRobot, behavior_names};
-use harness::{behavior, boxed, link, s};
+use support::{behavior, boxed, link, s};
 
 /// What a box does on onStart; it then fires onStopped unless `stops` is false.
 type BoxFn = Arc<dyn Fn(&BoxContext) -> Result<(), ScriptError> + Send + Sync>;
@@ -225,7 +225,7 @@ fn run_behavior_waits_for_the_nested_run_and_a_nested_say_takes_the_same_time() 
     );
     assert_eq!(outcome, Outcome::Finished);
     assert_eq!(*nested.lock().unwrap(), direct);
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "root/Main svc ALBehaviorManager.runBehavior(\"pkg/say\")",
@@ -259,7 +259,7 @@ fn start_returns_once_started_and_stop_unloads_the_nested_run() {
         false,
     );
     assert_eq!(outcome, Outcome::Finished);
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "root/Main log info: isBehaviorRunning(pkg/forever) = False",
@@ -357,7 +357,7 @@ fn a_posted_run_behavior_returns_its_task_id_at_once_and_wait_returns_at_the_run
         end >= direct && end < direct + 0.040 + 1e-9,
         "wait returned at {end} s, the run took {direct} s"
     );
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "root/Main svc ALBehaviorManager.post.runBehavior(\"pkg/say\")",
@@ -418,7 +418,7 @@ fn a_posted_run_behavior_is_stopped_by_stop_behavior_and_a_missing_one_fails_in_
             "missing: a new id true, wait False",
         ]
     );
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "forever: beh start",
@@ -513,7 +513,7 @@ fn stop_all_behaviors_stops_the_nested_runs_and_the_caller() {
     );
     // As on a robot, the behavior that calls it is stopped too.
     assert_eq!(outcome, Outcome::Stopped);
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "forever:root/Main call onInput_onStart",
@@ -521,7 +521,7 @@ fn stop_all_behaviors_stops_the_nested_runs_and_the_caller() {
             "forever:root/Main del",
         ],
     );
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &["beh stop", "root/Main log info: unloaded", "root/Main del"],
     );
@@ -584,7 +584,7 @@ fn a_started_behavior_that_fails_stops_a_strict_run_and_not_a_lenient_one() {
     };
     let (outcome, trace) = play(vec![("pkg/fails", fails_after_a_second())], outer(), true);
     assert_eq!(outcome, failed_in_fails(), "{}", trace.join("\n"));
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "fails:root/Main log info: failing now",
@@ -622,7 +622,7 @@ fn a_posted_run_behavior_that_fails_stops_a_strict_run() {
         true,
     );
     assert_eq!(outcome, failed_in_fails(), "{}", trace.join("\n"));
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "fails:root/Main err onInput_onStart: RuntimeError: boom",

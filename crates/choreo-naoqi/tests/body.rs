@@ -2,14 +2,14 @@
 //! the fall manager, the arms kept out of the body. Expected values are derived by hand
 //! below from the data's numbers (the URDFs' speeds and masses, the links page).
 
-use crate::harness;
+use crate::support;
 
 use std::sync::Mutex;
 
 use choreo_engine::Value;
 use choreo_naoqi::{RobotEvent, SimRobot};
 use choreo_robot::Model;
-use harness::{assert_time, f, floats, log, run_box, s, secs, watched, written};
+use support::{assert_time, f, floats, log, run_box, s, secs, watched, written};
 
 #[test]
 fn a_key_asked_three_times_too_fast_is_reached_late() {

@@ -3,7 +3,7 @@
 //! the "Execution" it shows). A box calls ALDialog in virtual time; what the robot says is
 //! its speech record.
 
-use crate::harness;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use choreo_engine::{BoxContext, Outcome, Robot as _, ScriptError, Value};
 use choreo_naoqi::{Model, SimRobot};
-use harness::{f, i, list, run_box, s};
+use support::{f, i, list, run_box, s};
 
 /// Calls `ALDialog.method(args)` from a box.
 fn d(ctx: &BoxContext, method: &str, args: Vec<Value>) -> Result<Value, ScriptError> {
@@ -1077,7 +1077,7 @@ fn picks(seed: u64) -> Vec<String> {
         "topic: ~rand()\nlanguage: enu\nu:(pick) ^rand[one two three four five six seven eight nine ten]\n",
     )]);
     let file = dir.join(format!("rand_{seed}.top"));
-    let f: harness::BoxFn = Arc::new(move |ctx| {
+    let f: support::BoxFn = Arc::new(move |ctx| {
         d(ctx, "setLanguage", vec![s("English")])?;
         let name = d(ctx, "loadTopic", vec![s(&file.display().to_string())])?;
         d(ctx, "activateTopic", vec![name])?;
@@ -1086,7 +1086,7 @@ fn picks(seed: u64) -> Vec<String> {
         }
         Ok(())
     });
-    let (outcome, trace) = harness::run_boxes_seeded(&robot, vec![("Box", f)], Some(seed));
+    let (outcome, trace) = support::run_boxes_seeded(&robot, vec![("Box", f)], Some(seed));
     assert_eq!(outcome, Outcome::Finished, "{}", trace.join("\n"));
     said(&robot)
 }

@@ -3,11 +3,11 @@
 //! ALAutonomousBlinking, ALFaceCharacteristics, ALVoiceEmotionAnalysis, ALTabletService;
 //! ALMotion's configurations and ALNavigation's trajectories.
 
-use crate::harness;
+use crate::support;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, f, floats, list, log, notices, run_box, s, secs, watched};
+use support::{assert_time, f, floats, list, log, notices, run_box, s, secs, watched};
 
 #[test]
 fn robot_pose_follows_the_posture_and_counts_time_in_it() {

@@ -1,13 +1,13 @@
 //! The modules that follow what the robot perceives, as scenarios show it: ALTracker,
 //! ALBasicAwareness, ALFaceDetection and ALPeoplePerception.
 
-use crate::harness;
+use crate::support;
 
 use std::time::Duration;
 
 use choreo_engine::{Robot, Value};
 use choreo_naoqi::{Model, SimRobot};
-use harness::{b, f, floats, i, list, log, notices, run_box, s, secs, watched, written};
+use support::{b, f, floats, i, list, log, notices, run_box, s, secs, watched, written};
 
 /// FaceDetected with one face `alpha` rad to the side, 0.15 rad wide (a 15 cm face about
 /// 1 m away), the camera at the torso's origin.

@@ -1,12 +1,12 @@
 //! Scenarios: every trigger kind and action, and validation errors.
 
-use crate::harness;
+use crate::support;
 
 use std::sync::Arc;
 
 use choreo_engine::{NativeHost, Outcome, Robot, Value};
 use choreo_naoqi::{Action, Model, Scenario, SimRobot};
-use harness::{assert_in_order, behavior, boxed, link, log, run_box, s, secs};
+use support::{assert_in_order, behavior, boxed, link, log, run_box, s, secs};
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_str(text, "test.yaml").unwrap()
@@ -79,7 +79,7 @@ fn a_touch_reaches_a_memory_input() {
         }
         Ok(())
     });
-    let (outcome, trace) = harness::run_xml(&robot, &xml, host);
+    let (outcome, trace) = support::run_xml(&robot, &xml, host);
     assert_eq!(outcome, Outcome::Idle, "{trace:#?}");
     assert_in_order(
         &trace,

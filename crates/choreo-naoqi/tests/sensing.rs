@@ -6,14 +6,14 @@
 //! ALSpeechRecognition, ALDialog and ALTracker; the ALMemory keys added (foot force sensors,
 //! sonar echoes, boot keys).
 
-use crate::harness;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use choreo_engine::{Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{
+use support::{
     assert_time, b, f, floats, i, list, log, notices, run_box, s, secs, watched, written,
 };
 

@@ -1,13 +1,13 @@
 //! The services: ALMemory, ALMotion, ALRobotPosture, ALLeds, ALAudioPlayer, errors for
 //! what is not served, and the observer.
 
-use crate::harness;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 
 use choreo_engine::{Outcome, Robot, RobotError, Value};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use harness::{assert_time, floats, log, run_box, s, secs};
+use support::{assert_time, floats, log, run_box, s, secs};
 
 #[test]
 fn insert_data_then_get_data_and_missing_keys_raise() {
@@ -193,7 +193,7 @@ fn a_newer_motion_on_the_same_joint_releases_the_older_call() {
     let robot = SimRobot::new(Model::Pepper);
     let seen = log();
     let (a, b) = (seen.clone(), seen.clone());
-    let first: harness::BoxFn = Arc::new(move |ctx| {
+    let first: support::BoxFn = Arc::new(move |ctx| {
         ctx.call_robot(
             "ALMotion",
             "angleInterpolation",
@@ -207,7 +207,7 @@ fn a_newer_motion_on_the_same_joint_releases_the_older_call() {
         a.lock().unwrap().push(("first", secs(ctx)));
         Ok(())
     });
-    let second: harness::BoxFn = Arc::new(move |ctx| {
+    let second: support::BoxFn = Arc::new(move |ctx| {
         ctx.sleep(std::time::Duration::from_secs(1));
         ctx.call_robot(
             "ALMotion",
@@ -221,7 +221,7 @@ fn a_newer_motion_on_the_same_joint_releases_the_older_call() {
         b.lock().unwrap().push(("second", secs(ctx)));
         Ok(())
     });
-    harness::run_boxes(&robot, vec![("Second", second), ("First", first)]);
+    support::run_boxes(&robot, vec![("Second", second), ("First", first)]);
     let seen = seen.lock().unwrap();
     assert_eq!(seen[0].0, "first");
     assert!(seen[0].1 < 1.1, "the older call returned at {}", seen[0].1);
@@ -294,7 +294,7 @@ fn stop_move_makes_go_to_posture_return_false() {
     let robot = SimRobot::new(Model::Nao);
     let seen = log();
     let (a, b) = (seen.clone(), seen.clone());
-    let mover: harness::BoxFn = Arc::new(move |ctx| {
+    let mover: support::BoxFn = Arc::new(move |ctx| {
         let ok = ctx.call_robot(
             "ALRobotPosture",
             "goToPosture",
@@ -303,13 +303,13 @@ fn stop_move_makes_go_to_posture_return_false() {
         a.lock().unwrap().push(ok);
         Ok(())
     });
-    let stopper: harness::BoxFn = Arc::new(move |ctx| {
+    let stopper: support::BoxFn = Arc::new(move |ctx| {
         ctx.sleep(std::time::Duration::from_millis(500));
         ctx.call_robot("ALRobotPosture", "stopMove", vec![])?;
         b.lock().unwrap().push(Value::None);
         Ok(())
     });
-    harness::run_boxes(&robot, vec![("Mover", mover), ("Stopper", stopper)]);
+    support::run_boxes(&robot, vec![("Mover", mover), ("Stopper", stopper)]);
     assert!(seen.lock().unwrap().contains(&Value::Bool(false)));
     assert_ne!(robot.snapshot().posture, "Sit");
 }

@@ -1,13 +1,13 @@
 //! The robot's own modules: ALAutonomousLife, ALLocalization, ALAudioDevice, DCM and
 //! ALSystem.
 
-use crate::harness;
+use crate::support;
 
 use std::time::Duration;
 
 use choreo_engine::{Robot, Value};
 use choreo_naoqi::{Model, SimRobot};
-use harness::{
+use support::{
     assert_time, b, f, floats, i, list, log, notices, run_box, s, secs, watched, written,
 };
 

@@ -1,13 +1,13 @@
 //! Timing and the generic task API (docs/simulated-robot.md, Calls and time, B1–B4), in virtual time.
 
-use crate::harness;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 
 use choreo_engine::{Outcome, Value};
 use choreo_naoqi::tts::speech_duration;
 use choreo_naoqi::{Model, RobotEvent, STOP_POLL, SimRobot};
-use harness::{BoxFn, assert_time, log, run_box, run_boxes, s, secs};
+use support::{BoxFn, assert_time, log, run_box, run_boxes, s, secs};
 
 const QUESTION: &str = "Hello, how are you?";
 /// 19 characters × 0.065 s + one sentence end × 0.3 s.
@@ -44,7 +44,7 @@ fn say_blocks_for_the_documented_duration() {
     );
     assert_time(speech_duration(QUESTION, 100.0).1, QUESTION_SECONDS);
     // The trace shows the call and its return (B6).
-    harness::assert_in_order(
+    support::assert_in_order(
         &trace,
         &[
             "root/Box svc ALTextToSpeech.say(\"Hello, how are you?\")",
@@ -350,11 +350,11 @@ fn a_blocking_call_from_inline_code_does_not_hang() {
     });
     let inner = format!(
         "{}{}{}",
-        harness::boxed("Box", 1, "", ""),
-        harness::link(0, 2, 1, 2),
-        harness::link(1, 4, 0, 4)
+        support::boxed("Box", 1, "", ""),
+        support::link(0, 2, 1, 2),
+        support::link(1, 4, 0, 4)
     );
-    let (outcome, _) = harness::run_xml(&robot, &harness::behavior(&inner), host);
+    let (outcome, _) = support::run_xml(&robot, &support::behavior(&inner), host);
     assert_eq!(outcome, Outcome::Finished);
     assert_eq!(robot.snapshot().spoken, vec![QUESTION.to_string()]);
 }

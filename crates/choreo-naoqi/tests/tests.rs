@@ -2,7 +2,7 @@
 //! once, not once per file. A module per file, after the helpers they share.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
 
-mod harness;
+mod support;
 
 mod animation;
 mod behaviors;

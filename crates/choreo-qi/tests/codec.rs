@@ -1,7 +1,7 @@
 //! The codec: round trips for every signature kind, golden bytes from the hex dumps of
 //! qi-protocol.md, and hostile bytes (never a panic, never a huge allocation).
 
-use crate::common;
+use crate::support;
 
 use choreo_engine::Value;
 use choreo_qi::codec::header::{Address, Flags, HEADER_SIZE, Header, MessageType};
@@ -10,7 +10,7 @@ use choreo_qi::codec::metaobject::ObjectFormat;
 use choreo_qi::codec::value::{decode, encode, encode_dynamic, signature_of};
 use choreo_qi::transport::capability;
 use choreo_qi::{Generation, MetaObject, ObjectRef, Signature};
-use common::{hex, str_bytes};
+use support::{hex, str_bytes};
 use proptest::prelude::*;
 
 fn s(x: &str) -> Value {

@@ -14,7 +14,7 @@
 //!   a bool "transmitted", the MetaObject when true, the cache id (u32, 0xffffffff = not
 //!   cached), then service and object ids.
 
-use crate::common;
+use crate::support;
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -30,7 +30,7 @@ use choreo_qi::{
     Generation, MetaObject, ObjectBuilder, ObjectRef, Out, Server, ServerOptions, Session,
     SessionOptions, Signature,
 };
-use common::{hex, str_bytes};
+use support::{hex, str_bytes};
 
 /// A capability entry of a `{sm}` map: the key, then `m` holding a bool.
 fn flag(key: &str, on: bool) -> Vec<u8> {

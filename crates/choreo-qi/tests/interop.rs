@@ -4,8 +4,8 @@
 //! object our client passed it. Both directions assert values.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
-use crate::common;
-use crate::common::SETTLE;
+use crate::support;
+use crate::support::SETTLE;
 use choreo_testkit::wait_until;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,10 +38,10 @@ fn connect_patiently(url: &str) -> Session {
 
 #[test]
 fn our_client_against_libqi_server() {
-    let Some(py) = common::python("our_client_against_libqi_server") else {
+    let Some(py) = support::python("our_client_against_libqi_server") else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     let session = connect_patiently(&url);
 
     // The directory's MetaObject and records.
@@ -220,10 +220,10 @@ fn our_client_against_libqi_server() {
 /// one that fails.
 #[test]
 fn a_remote_robot_delivers_a_libqi_modules_signal_until_unsubscribed() {
-    let Some(py) = common::python("a_remote_robot_delivers_a_libqi_modules_signal") else {
+    let Some(py) = support::python("a_remote_robot_delivers_a_libqi_modules_signal") else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     drop(connect_patiently(&url));
     let robot = RemoteRobot::connect(&url, SessionOptions::default()).unwrap();
     let got = Arc::new(Mutex::new(Vec::new()));
@@ -270,7 +270,7 @@ fn a_remote_robot_delivers_a_libqi_modules_signal_until_unsubscribed() {
 
 #[test]
 fn libqi_client_against_our_server() {
-    let Some(py) = common::python("libqi_client_against_our_server") else {
+    let Some(py) = support::python("libqi_client_against_our_server") else {
         return;
     };
     let robot = Arc::new(choreo_naoqi::SimRobot::new(choreo_naoqi::Model::Nao));
@@ -289,9 +289,9 @@ fn libqi_client_against_our_server() {
     .unwrap();
     served
         .server
-        .register_service("ChoreoRust", common::rust_service())
+        .register_service("ChoreoRust", support::rust_service())
         .unwrap();
-    let (peer, _) = common::Peer::start(&py, "libqi_client.py", &[served.url.clone()], "CHECK");
+    let (peer, _) = support::Peer::start(&py, "libqi_client.py", &[served.url.clone()], "CHECK");
     let lines = peer.finish(Duration::from_secs(60));
     let mut checks = std::collections::HashMap::new();
     for line in &lines {
@@ -316,7 +316,7 @@ fn libqi_client_against_our_server() {
         serde_json::json!({"a": [1, 2], "b": [1.5, "x"]})
     );
     assert_eq!(
-        common::signal_values(&checks["signal"]),
+        support::signal_values(&checks["signal"]),
         ["done0", "done1", "done2"]
     );
     assert_eq!(checks["property"]["before"], 0.75);
@@ -339,10 +339,10 @@ fn libqi_client_against_our_server() {
 
 #[test]
 fn our_server_registered_into_libqi_directory() {
-    let Some(py) = common::python("our_server_registered_into_libqi_directory") else {
+    let Some(py) = support::python("our_server_registered_into_libqi_directory") else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     let session = Session::connect(&url).unwrap();
     let added = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&added);
@@ -353,7 +353,7 @@ fn our_server_registered_into_libqi_directory() {
         Server::attached(&url, ServerOptions::default(), SessionOptions::default()).unwrap();
     server.listen("tcp://127.0.0.1:0").unwrap();
     let id = server
-        .register_service("RustProvider", common::rust_service())
+        .register_service("RustProvider", support::rust_service())
         .unwrap();
     let info = session.service_info("RustProvider").unwrap();
     assert_eq!(info.service_id, id);
@@ -374,10 +374,10 @@ fn our_server_registered_into_libqi_directory() {
 
 #[test]
 fn libqi_calls_back_an_object_our_client_passed() {
-    let Some(py) = common::python("libqi_calls_back_an_object_our_client_passed") else {
+    let Some(py) = support::python("libqi_calls_back_an_object_our_client_passed") else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     let session = connect_patiently(&url);
     let service = session.service("ChoreoTest").unwrap();
 
@@ -472,11 +472,11 @@ fn libqi_calls_back_an_object_our_client_passed() {
 
 #[test]
 fn libqi_reads_a_file_our_client_passed_as_copy_to_local_does() {
-    let Some(py) = common::python("libqi_reads_a_file_our_client_passed_as_copy_to_local_does")
+    let Some(py) = support::python("libqi_reads_a_file_our_client_passed_as_copy_to_local_does")
     else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     let session = Session::connect(&url).unwrap();
     let service = session.service("ChoreoTest").unwrap();
     // Three reads of 512 KiB, the last one short.

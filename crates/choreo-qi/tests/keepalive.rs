@@ -5,7 +5,7 @@
 //! idle or busy with a long call. Also: the call timeout's default and its clean-up, and
 //! libqi answering the probes.
 
-use crate::common;
+use crate::support;
 use choreo_testkit::wait_until;
 
 use std::io::{Read, Write};
@@ -427,7 +427,7 @@ fn a_socket_to_another_process_is_probed_too() {
     let directory_url = f.server.endpoints().into_iter().next().unwrap();
     let far = Server::attached(&directory_url, ServerOptions::default(), options()).unwrap();
     far.listen("tcp://127.0.0.1:0").unwrap();
-    far.register_service("Far", common::rust_service()).unwrap();
+    far.register_service("Far", support::rust_service()).unwrap();
     let info = session.service_info("Far").unwrap();
     assert!(
         !info
@@ -452,10 +452,10 @@ fn a_socket_to_another_process_is_probed_too() {
 
 #[test]
 fn libqi_answers_the_probes() {
-    let Some(py) = common::python("libqi_answers_the_probes") else {
+    let Some(py) = support::python("libqi_answers_the_probes") else {
         return;
     };
-    let (_peer, url) = common::libqi_server(&py);
+    let (_peer, url) = support::libqi_server(&py);
     let session = Session::connect_with(&url, options()).unwrap();
     let generation = session.generation();
     let test = session.service("ChoreoTest").unwrap();
@@ -477,12 +477,12 @@ fn libqi_answers_the_probes() {
 fn a_libqi_provider_answers_the_probes() {
     // A libqi process serving a service on its own endpoint (a second socket for us),
     // registered into our directory: isStatsEnabled probes are answered.
-    let Some(py) = common::python("a_libqi_provider_answers_the_probes") else {
+    let Some(py) = support::python("a_libqi_provider_answers_the_probes") else {
         return;
     };
     let f = Fixture::start();
     let directory_url = f.server.endpoints().into_iter().next().unwrap();
-    let (_peer, _) = common::Peer::start(
+    let (_peer, _) = support::Peer::start(
         &py,
         "libqi_provider.py",
         std::slice::from_ref(&directory_url),

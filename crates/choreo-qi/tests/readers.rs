@@ -3,7 +3,7 @@
 //! peer are handled on the reader thread in the order they arrived, and every caller gets
 //! its own answer.
 
-use crate::common;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -24,7 +24,7 @@ struct Peer {
 fn connected() -> Peer {
     let server = Server::standalone(ServerOptions::default()).unwrap();
     server
-        .register_service("ChoreoRust", common::rust_service())
+        .register_service("ChoreoRust", support::rust_service())
         .unwrap();
     let url = server.listen("tcp://127.0.0.1:0").unwrap();
     let session = Session::connect(&url).unwrap();

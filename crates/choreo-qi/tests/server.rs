@@ -2,7 +2,7 @@
 //! RemoteRobot, reconnection, and malformed input (each bad connection is closed with a
 //! logged error while other clients go on being served).
 
-use crate::common::SETTLE;
+use crate::support::SETTLE;
 use choreo_testkit::wait_until;
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -8,8 +8,8 @@
 //! environment variable or Python API for it), so `--qi-listen-url=tcps://…` fails with "SSL
 //! certificates/key missing, the SSL configuration is incomplete".
 
-use crate::common;
-use crate::common::SETTLE;
+use crate::support;
+use crate::support::SETTLE;
 use choreo_testkit::wait_until;
 
 use std::io::Write;
@@ -465,7 +465,7 @@ fn a_tcps_session_reaches_services_of_other_processes_over_tcps() {
 
 #[test]
 fn libqi_client_against_our_tcps_server() {
-    let Some(py) = common::python("libqi_client_against_our_tcps_server") else {
+    let Some(py) = support::python("libqi_client_against_our_tcps_server") else {
         return;
     };
     let (tls, _) = self_signed();
@@ -482,9 +482,9 @@ fn libqi_client_against_our_tcps_server() {
     .unwrap();
     served
         .server
-        .register_service("ChoreoRust", common::rust_service())
+        .register_service("ChoreoRust", support::rust_service())
         .unwrap();
-    let (peer, _) = common::Peer::start(
+    let (peer, _) = support::Peer::start(
         &py,
         "libqi_client.py",
         std::slice::from_ref(&served.url),
@@ -506,7 +506,7 @@ fn libqi_client_against_our_tcps_server() {
     assert_eq!(checks["memory"]["values"], serde_json::json!([42, "hi"]));
     assert_eq!(checks["ping"]["value"], 41);
     assert_eq!(
-        common::signal_values(&checks["signal"]),
+        support::signal_values(&checks["signal"]),
         ["done0", "done1", "done2"]
     );
     assert_eq!(checks["property"]["after"], 0.25);

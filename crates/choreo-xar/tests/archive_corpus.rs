@@ -1,7 +1,7 @@
 //! Every `.crg` and `.cbl` of the shared corpus unpacks, every XAR inside reads, and loading
 //! and checking them give the behaviors and no errors.
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::archive::{control_field, unpack};
 use choreo_xar::source::{FileKind, check_file, load_bytes, sniff};
@@ -9,7 +9,7 @@ use choreo_xar::{RootKind, read_xar};
 
 #[test]
 fn every_corpus_archive_unpacks_and_its_behaviors_read() {
-    let Some(files) = common::corpus_files(".crg and .cbl archives", 45, &|p| {
+    let Some(files) = support::corpus_files(".crg and .cbl archives", 45, &|p| {
         p.extension().is_some_and(|e| e == "crg" || e == "cbl")
     }) else {
         return;
@@ -111,7 +111,7 @@ fn every_corpus_archive_unpacks_and_its_behaviors_read() {
         "archive corpus: {} archives ({plain_tar} with plain tar data), {members} members, {xars} XAR files read, {behaviors} behaviors loaded",
         files.len()
     );
-    common::assert_no_failures(&failures);
+    support::assert_no_failures(&failures);
     assert_eq!(
         plain_tar, 1,
         "one corpus .crg stores a plain tar as data.tar.gz"

@@ -2,7 +2,7 @@
 //! the documented error (AppleDouble junk, the `.dlg` holding a `.pml`); `.pml` and manifest
 //! files round-trip (read -> write -> read gives an equal value and equivalent XML).
 
-use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use choreo_xar::source::{FileKind, sniff};
 
 /// The corpus files named `*.ext` (or `manifest.xml`), at least `at_least` of them.
 fn corpus_files(ext: &str, at_least: usize) -> Option<Vec<PathBuf>> {
-    common::corpus_files(&format!("{ext} files"), at_least, &|p: &Path| {
+    support::corpus_files(&format!("{ext} files"), at_least, &|p: &Path| {
         if ext == "manifest.xml" {
             p.file_name().is_some_and(|n| n == "manifest.xml")
         } else {
@@ -64,13 +64,13 @@ fn round_trip<T: PartialEq + std::fmt::Debug>(
             Err(e) => failures.push(format!("{name}: rereading the written XML: {e}")),
         }
         let original = String::from_utf8_lossy(&bytes);
-        if let Err(d) = common::xml_equivalent(original.trim_start_matches('\u{feff}'), &written) {
+        if let Err(d) = support::xml_equivalent(original.trim_start_matches('\u{feff}'), &written) {
             failures.push(format!("{name}: XML differs: {d}"));
         }
         ok += 1;
         identical += usize::from(written.as_bytes() == bytes.as_slice());
     }
-    common::assert_no_failures(&failures);
+    support::assert_no_failures(&failures);
     println!("{identical} of {ok} written back byte for byte");
     (ok, junk)
 }

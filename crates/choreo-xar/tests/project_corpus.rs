@@ -2,7 +2,7 @@
 //! readable folder and back to its own kind, and to a `.pkg`: every file byte for byte, each
 //! behavior the same model; the readable folder itself loads as the same project.
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::archive::unpack;
 use choreo_xar::project::{Container, from_readable, is_readable_tree};
@@ -127,7 +127,7 @@ fn round_trip(name: &str, project: &Project) -> Vec<String> {
 
 #[test]
 fn every_corpus_project_round_trips_through_its_readable_folder() {
-    let Some(files) = common::corpus_files("projects (.pml, .crg, .cbl)", 100, &|p| {
+    let Some(files) = support::corpus_files("projects (.pml, .crg, .cbl)", 100, &|p| {
         let junk = p.file_name().unwrap().to_string_lossy().starts_with("._");
         !junk
             && p.extension()
@@ -154,5 +154,5 @@ fn every_corpus_project_round_trips_through_its_readable_folder() {
         "corpus projects: {} round-tripped, {behaviors} behaviors split, {kept} other files kept",
         files.len()
     );
-    common::assert_no_failures(&failures);
+    support::assert_no_failures(&failures);
 }

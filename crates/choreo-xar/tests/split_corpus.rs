@@ -1,7 +1,7 @@
 //! Every XAR file of the shared corpus survives XAR -> split tree -> model unchanged, and
 //! the model written again as XAR is equivalent to the original file.
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
 use choreo_xar::write_xar;
@@ -9,7 +9,7 @@ use choreo_xar::write_xar;
 #[test]
 fn every_corpus_xar_round_trips_through_the_split_format() {
     let (mut covered, mut tree_files, mut boxes) = (0, 0, 0);
-    let Some(files) = common::check_corpus_xars(|name, bytes, parsed, failures| {
+    let Some(files) = support::check_corpus_xars(|name, bytes, parsed, failures| {
         let (original, xar_warnings) = (parsed.value, parsed.warnings.len());
         let tree = to_tree(&original);
         tree_files += tree.len();
@@ -35,7 +35,7 @@ fn every_corpus_xar_round_trips_through_the_split_format() {
             return;
         }
         let original_text = String::from_utf8_lossy(bytes);
-        if let Err(d) = common::xml_equivalent(
+        if let Err(d) = support::xml_equivalent(
             original_text.trim_start_matches('\u{feff}'),
             &write_xar(&back),
         ) {

@@ -2,13 +2,13 @@
 //! extras (unknown attributes, raw children, child order, spellings), absent attributes,
 //! raw script content, plugin content, prolog, namespace and root kind.
 //!
-//! The models come from [`common::arbitrary`]: every model the XAR round trip is checked
+//! The models come from [`support::arbitrary`]: every model the XAR round trip is checked
 //! on, and also what only the split format must keep ([`Target::Split`]).
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
-use common::arbitrary::{Coverage, Target, check_models};
+use support::arbitrary::{Coverage, Target, check_models};
 use proptest::prelude::*;
 
 #[test]

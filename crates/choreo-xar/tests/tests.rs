@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
 
 mod archive_build;
-mod common;
+mod support;
 
 mod archive_corpus;
 mod archive_malformed;

@@ -1,14 +1,14 @@
 //! Every XAR file of the shared corpus: reads (or fails with the documented error for the one
 //! broken file), and XAR -> model -> XAR gives an equal model and equivalent XML.
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::{read_xar, write_xar};
 
 #[test]
 fn every_corpus_xar_round_trips() {
     let (mut ok, mut warnings) = (0, 0);
-    let Some(files) = common::check_corpus_xars(|name, bytes, parsed, failures| {
+    let Some(files) = support::check_corpus_xars(|name, bytes, parsed, failures| {
         warnings += parsed.warnings.len();
         let written = write_xar(&parsed.value);
         match read_xar(name, written.as_bytes()) {
@@ -18,7 +18,7 @@ fn every_corpus_xar_round_trips() {
         }
         let original = String::from_utf8_lossy(bytes);
         let original = original.trim_start_matches('\u{feff}');
-        if let Err(d) = common::xml_equivalent(original, &written) {
+        if let Err(d) = support::xml_equivalent(original, &written) {
             failures.push(format!("{name}: XML differs: {d}"));
         }
         ok += 1;

@@ -2,7 +2,7 @@
 //! field is checked, and the file is written back, read again (equal model) and compared with
 //! the source as XML (same elements, attributes, text and comments).
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::*;
 
@@ -53,7 +53,7 @@ fn round_trip(source: &str, model: &XarFile) -> String {
         &again.value, model,
         "model differs after write/read:\n{written}"
     );
-    if let Err(d) = common::xml_equivalent(source, &written) {
+    if let Err(d) = support::xml_equivalent(source, &written) {
         panic!("written XML differs from the source: {d}\nsource:\n{source}\nwritten:\n{written}");
     }
     written

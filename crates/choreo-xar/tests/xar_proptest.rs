@@ -1,11 +1,11 @@
 //! Property: for any valid XAR model, `read_xar(write_xar(m)) == m`.
 //!
-//! The models come from [`common::arbitrary`] (its module doc says what "valid" means).
+//! The models come from [`support::arbitrary`] (its module doc says what "valid" means).
 
-use crate::common;
+use crate::support;
 
 use choreo_xar::*;
-use common::arbitrary::{Coverage, Target, check_models};
+use support::arbitrary::{Coverage, Target, check_models};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- properties

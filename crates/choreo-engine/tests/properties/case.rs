@@ -8,7 +8,7 @@ use std::time::Duration;
 use choreo_engine::{Hook, NativeHost, TimelineCommand, Value};
 use proptest::prelude::*;
 
-use crate::common::{PORTS, link};
+use crate::support::{PORTS, link};
 use crate::properties::generate::{
     LOCK_TYPES, RESOURCE_NAMES, RawBox, RawContent, RawDiagram, RawTl, TIMEOUTS, raw_behavior,
 };

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use choreo_engine::engine::LOUD_LINK;
 use choreo_engine::trace::{Event, Step};
 
-use crate::common::test_tree;
+use crate::support::test_tree;
 use crate::properties::case::{Case, DiagKey, Kind};
 use crate::properties::run::{Run, window};
 use crate::properties::settings::{MAX_OPS, STEP_BUDGET, TIME_LIMIT};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use choreo_engine::trace::Event;
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 
-use crate::common::{self, PORTS, link};
+use crate::support::{self, PORTS, link};
 use crate::properties::run::{is_loud, unbalanced, window};
 use crate::properties::settings::{LOOP_WAIT, MAX_OPS, REAL_WAIT, STEP_BUDGET, TIME_LIMIT};
 
@@ -24,7 +24,7 @@ fn run_limited(
         time_limit: Some(limit),
         ..Options::default()
     };
-    let (engine, trace) = common::load_virtual(xml, host, options);
+    let (engine, trace) = support::load_virtual(xml, host, options);
     engine.start();
     let first = engine.wait(Duration::from_secs(10));
     let stop = (first != Outcome::Finished).then(|| {
@@ -51,7 +51,7 @@ fn on_start(hook: &Hook) -> bool {
 /// into a box whose `onUnload` has been called.
 #[test]
 fn fan_out_stops_delivering_once_its_diagram_is_unloaded() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let e0 = r#"<Input name="e0" type="1" type_size="1" nature="1" inner="0" id="5"/>"#;
     // root: onStart -> A.onStart; A.onStopped -> root.onStopped, then A.onStopped -> A.e0.
     let xml = behavior(&format!(
@@ -84,7 +84,7 @@ fn fan_out_stops_delivering_once_its_diagram_is_unloaded() {
 /// time move once a stop is asked (dropping the limit on `Command::Stop`) would fix both.
 #[test]
 fn sleep_horizon_a_stop_after_the_time_limit_ends_even_if_on_unload_sleeps() {
-    use common::behavior;
+    use support::behavior;
     // A timeline that never ends (end_frame -1, no motion) keeps time moving up to the
     // limit; box A in its keyframe sleeps 10 ms in onUnload.
     let a = format!(r#"<Box name="A" id="1">{PORTS}</Box>"#);
@@ -137,7 +137,7 @@ fn ended_beside(
     + Sync
     + 'static,
 ) -> (String, NativeHost) {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let xml = behavior(&format!(
         "{container}{}{}{}{}",
         boxed("S", 2, "", ""),
@@ -180,7 +180,7 @@ fn timeline_of_c() -> String {
 /// completed after the behavior was destroyed, and C was never unloaded.)
 #[test]
 fn load_race_an_unload_during_a_diagram_load_unloads_it() {
-    use common::boxed;
+    use support::boxed;
     let (xml, host) = load_race(&boxed("A", 1, "", &boxed("C", 1, "", "")));
     let (first, _, t) = run_limited(&xml, &host, TIME_LIMIT);
     assert_eq!(first, Outcome::Finished);
@@ -248,7 +248,7 @@ fn timeline_commands_to_an_unloaded_box_load_nothing() {
 /// ticket would fix it).
 #[test]
 fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let p0 = r#"<Output name="p0" type="1" type_size="1" nature="2" inner="0" id="5"/>"#;
     let xml = behavior(&format!(
         "{}{}{}{}{}",
@@ -286,7 +286,7 @@ fn hooks_woken_at_the_same_instant_give_the_same_trace_every_time() {
 /// (The bug: the second unload went on at once and `del` came before C2's onUnload.)
 #[test]
 fn load_race_an_unload_during_an_unload_waits_for_it() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let inner = format!("{}{}", boxed("C1", 1, "", ""), boxed("C2", 2, "", ""));
     let xml = behavior(&format!(
         "{}{}",
@@ -358,7 +358,7 @@ fn load_loop(xml: &str, host: &NativeHost) -> (Engine, Trace) {
 /// a few tries.
 #[test]
 fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let xml = behavior(&format!(
         "{}{}{}{}{}{}{}{}",
@@ -417,7 +417,7 @@ fn engine_bug_a_stop_at_the_operation_cap_is_lost() {
 /// turn.)
 #[test]
 fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let xml = behavior(&format!(
         "{}{}{}{}{}{}{}{}{}",
@@ -484,7 +484,7 @@ fn engine_bug_box_code_behind_a_loop_of_links_starves_the_stop() {
 /// (Fixed: the cancelled load goes to the top of the ready stack and ends at once.)
 #[test]
 fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     // L's onLoad (1) starts A and B and kicks A.in.
     let inner = format!(
@@ -528,7 +528,7 @@ fn engine_bug_a_loop_started_by_a_diagram_load_makes_the_stop_wait_for_ever() {
 /// properties found it with a Stopped output fired by box code in a long burst of signals.)
 #[test]
 fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_box() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let pass = |name: &str, id: i32| boxed(name, id, LOOP_PORTS, &link(0, 6, 0, 5));
     let host = NativeHost::new().with("W", |_: &Hook, _: &choreo_engine::BoxContext| Ok(()));
     let mut found = Vec::new();
@@ -581,7 +581,7 @@ fn engine_bug_an_unload_between_an_input_check_and_its_hook_calls_an_unloaded_bo
 /// two traces every time. (Fixed: the count begins at the behavior's start.)
 #[test]
 fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let xml = behavior(&format!(
         "{}{}{}",
         boxed("B", 1, LOOP_PORTS, ""),
@@ -681,7 +681,7 @@ fn engine_bug_a_loop_notice_lands_where_the_os_lets_it() {
 /// the instant comes due.)
 #[test]
 fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_loud() {
-    use common::{behavior, boxed};
+    use support::{behavior, boxed};
     let inner = format!(
         "{}{}{}",
         boxed("B", 1, LOOP_PORTS, ""),
@@ -718,7 +718,7 @@ fn engine_bug_a_stop_beside_a_loop_through_box_code_waits_for_the_loop_to_get_lo
             }
             Ok(())
         });
-    let (engine, trace) = common::load_virtual(&xml, &host, Options::default());
+    let (engine, trace) = support::load_virtual(&xml, &host, Options::default());
     engine.start();
     let since = Instant::now();
     while trace.len() < 5_000 && since.elapsed() < REAL_WAIT {

@@ -9,7 +9,7 @@ use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Options, Outcome, Trace};
 use proptest::prelude::*;
 
-use crate::common::test_tree;
+use crate::support::test_tree;
 use crate::properties::case::Case;
 use crate::properties::settings::{PEAK_STOP, POLL, REAL_WAIT, STANDING, TIME_LIMIT};
 
