@@ -11,10 +11,10 @@ use choreo_robot::Model;
 use choreo_xar::model::{
     ActuatorCurve, ActuatorList, Key as XarKey, Tangent, TangentSide, Timeline,
 };
+use proptest::prelude::*;
 use support::{
     DEG, assert_close, assert_sent, auto_keys, sent, xar_curve, xar_motion, xar_timeline,
 };
-use proptest::prelude::*;
 
 const A3: f64 = 1.0 / 3.0;
 

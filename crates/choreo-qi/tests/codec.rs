@@ -10,8 +10,8 @@ use choreo_qi::codec::metaobject::ObjectFormat;
 use choreo_qi::codec::value::{decode, encode, encode_dynamic, signature_of};
 use choreo_qi::transport::capability;
 use choreo_qi::{Generation, MetaObject, ObjectRef, Signature};
-use support::{hex, str_bytes};
 use proptest::prelude::*;
+use support::{hex, str_bytes};
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())

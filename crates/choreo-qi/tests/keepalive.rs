@@ -427,7 +427,8 @@ fn a_socket_to_another_process_is_probed_too() {
     let directory_url = f.server.endpoints().into_iter().next().unwrap();
     let far = Server::attached(&directory_url, ServerOptions::default(), options()).unwrap();
     far.listen("tcp://127.0.0.1:0").unwrap();
-    far.register_service("Far", support::rust_service()).unwrap();
+    far.register_service("Far", support::rust_service())
+        .unwrap();
     let info = session.service_info("Far").unwrap();
     assert!(
         !info

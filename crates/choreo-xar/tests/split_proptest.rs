@@ -8,8 +8,8 @@
 use crate::support;
 
 use choreo_xar::split::{from_tree, is_split_tree, to_tree};
-use support::arbitrary::{Coverage, Target, check_models};
 use proptest::prelude::*;
+use support::arbitrary::{Coverage, Target, check_models};
 
 #[test]
 fn split_round_trip_is_lossless() {

@@ -5,8 +5,8 @@
 use crate::support;
 
 use choreo_xar::*;
-use support::arbitrary::{Coverage, Target, check_models};
 use proptest::prelude::*;
+use support::arbitrary::{Coverage, Target, check_models};
 
 // ---------------------------------------------------------------- properties
 

@@ -8,11 +8,11 @@ use std::time::Duration;
 use choreo_engine::{Hook, NativeHost, TimelineCommand, Value};
 use proptest::prelude::*;
 
-use crate::support::{PORTS, link};
 use crate::properties::generate::{
     LOCK_TYPES, RESOURCE_NAMES, RawBox, RawContent, RawDiagram, RawTl, TIMEOUTS, raw_behavior,
 };
 use crate::properties::settings::MAX_ACTS;
+use crate::support::{PORTS, link};
 
 /// The diagram a box lives in: a holder's (or the root's) by owner path, or a keyframe's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

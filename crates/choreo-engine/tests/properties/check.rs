@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 use choreo_engine::engine::LOUD_LINK;
 use choreo_engine::trace::{Event, Step};
 
-use crate::support::test_tree;
 use crate::properties::case::{Case, DiagKey, Kind};
 use crate::properties::run::{Run, window};
 use crate::properties::settings::{MAX_OPS, STEP_BUDGET, TIME_LIMIT};
+use crate::support::test_tree;
 
 /// The box name in a `deliver` end (`Name.port` or `(parent).port`).
 pub(crate) fn end_box(end: &str) -> Option<&str> {

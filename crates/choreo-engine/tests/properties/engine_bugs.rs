@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use choreo_engine::trace::Event;
 use choreo_engine::{Engine, Hook, NativeHost, Options, Outcome, TimelineCommand, Trace, Value};
 
-use crate::support::{self, PORTS, link};
 use crate::properties::run::{is_loud, unbalanced, window};
 use crate::properties::settings::{LOOP_WAIT, MAX_OPS, REAL_WAIT, STEP_BUDGET, TIME_LIMIT};
+use crate::support::{self, PORTS, link};
 
 /// Runs `xml` in virtual time with `limit`; returns the first outcome, the outcome of the stop
 /// (if one was needed; `None` otherwise) and the trace in short form once the hooks returned

@@ -9,9 +9,9 @@ use choreo_engine::trace::{Event, Step};
 use choreo_engine::{Engine, Options, Outcome, Trace};
 use proptest::prelude::*;
 
-use crate::support::test_tree;
 use crate::properties::case::Case;
 use crate::properties::settings::{PEAK_STOP, POLL, REAL_WAIT, STANDING, TIME_LIMIT};
+use crate::support::test_tree;
 
 pub(crate) struct Run {
     /// How the run ended: Finished, Idle, TimeLimit, or `TimedOut` for a loop of links that
