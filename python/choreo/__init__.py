@@ -18,6 +18,9 @@ never replace modules of those names that the program imports itself.
 
 The ``choreo`` command comes with the package (``python -m choreo`` too), and a pytest plugin
 (``choreo.pytest_plugin``: the ``behavior`` and ``choreo_load`` fixtures; ``choreo.testing``: assertions).
+
+``check(*paths, body=False, cache=False)`` checks files of every format without running them,
+as ``choreo check`` does: one dict per file, the object ``choreo check --json`` prints for it.
 """
 
 import atexit as _atexit
@@ -25,7 +28,7 @@ import os as _os
 import weakref as _weakref
 from typing import Any, Mapping, Optional, Union
 
-from choreo._native import Events, Project, Run, Timeline
+from choreo._native import Events, Project, Run, Timeline, check
 from choreo._native import load as _load
 from choreo.errors import (
     BoxError,
@@ -41,6 +44,7 @@ from choreo.errors import (
 
 __all__ = [
     "load",
+    "check",
     "Project",
     "Run",
     "Timeline",

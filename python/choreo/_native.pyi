@@ -28,6 +28,12 @@ class Project:
     def __init__(self, path: _Path) -> None:
         """Opens any input; LoadError if a behavior of it cannot be read."""
 
+def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[str, Any]]:
+    """Checks the files below `paths` without running them (`choreo check`): one dict per
+    file, in order, as `choreo check --json` prints it (`file`, `kind`, `status`: "ok",
+    "warning" or "error", `summary`, `diagnostics`; `body` with `body=True`: the physics of
+    its motion timelines). NotFoundError for a path that does not exist."""
+
 def cli_main(argv: List[str]) -> int:
     """Runs the choreo command (argv[0] its name); returns its exit code."""
 

@@ -22,6 +22,8 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod check;
+
 /// How long `wait` and `wait_end` wait by default (real seconds): long enough for any
 /// behavior in virtual time, and a bound on a test that would hang.
 const DEFAULT_WAIT: f64 = 60.0;
@@ -824,6 +826,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Timeline>()?;
     m.add_class::<Events>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(check::check, m)?)?;
     m.add_class::<Project>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())

@@ -416,3 +416,25 @@ def test_assert_reproducible_shows_where_runs_differ():
 
     with pytest.raises(AssertionError, match="run 2 differs from run 1 at event"):
         assert_reproducible(FIXTURES / "os_noise.xar", runs=2)
+
+
+def test_check_gives_each_file_as_choreo_check_json_does(tmp_path):
+    ok, = choreo.check(EXAMPLES / "hello")
+    assert ok["status"] == "ok" and ok["file"].endswith("hello/behavior.xar")
+    assert ok["diagnostics"] == []
+    # The QiChat reference's choice syntax, `[a b]`, left open on line 3 at column 4:
+    # "u:(" is 3 characters, so `[` is column 4 and the `)` that ends it too early column 13.
+    bad = tmp_path / "bad.top"
+    bad.write_text("topic: ~t()\nlanguage: enu\nu:([hello hi) there\nu:(fine) ok\n")
+    broken, = choreo.check(bad)
+    assert broken["status"] == "error"
+    first = broken["diagnostics"][0]
+    assert (first["severity"], first["line"], first["column"]) == ("error", 3, 13), first
+    assert "expected ']' to close the choice opened at 3:4" in first["message"], first
+    # Several paths, in the order given; a folder is walked for Choregraphe's formats.
+    both = choreo.check(bad, EXAMPLES / "hello")
+    assert [f["status"] for f in both] == ["error", "ok"]
+    with pytest.raises(choreo.NotFoundError):
+        choreo.check(tmp_path / "absent.xar")
+    with pytest.raises(ValueError):
+        choreo.check()
