@@ -853,6 +853,33 @@ fn a_fleet_of_8_dances_in_step_and_a_robot_lost_stops_alone() {
 }
 
 #[test]
+fn the_fleet_api_dances_in_step_on_two_robots() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    let (mut sim, urls, _) = served_fleet(2, &["--calls", calls.to_str().unwrap()]);
+    let setup = choreo::Setup::open(workspace().join("examples/dance")).unwrap();
+    let setups = urls.iter().map(|u| setup.clone().robot_url(u)).collect();
+    let fleet = choreo::fleet::Fleet::load(setups).unwrap();
+    assert_eq!(fleet.runs().len(), 2);
+    fleet.start().unwrap();
+    let endings = fleet.wait_end(Duration::from_secs(60)).unwrap();
+    assert_eq!(
+        endings,
+        [choreo::Ending::Finished, choreo::Ending::Finished]
+    );
+    // The dance's one timeline started once, with both robots at the rendezvous.
+    assert_eq!(fleet.counts(), (1, 0));
+    assert!(fleet.report().iter().any(|l| l.starts_with("delays")));
+    // In step, as `choreo run --robots` is: the frame-50 orders within one frame (40 ms at
+    // 25 fps) of each other.
+    let at = frame_50_times(&[&calls]);
+    assert_eq!(at.len(), 2, "{at:?}");
+    assert!(at[1] - at[0] <= 0.040, "frame-50 orders apart: {at:?}");
+    drop(fleet);
+    interrupt(&mut sim);
+}
+
+#[test]
 fn all_or_nothing_stops_the_fleet_when_one_robot_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let calls = dir.path().join("calls.jsonl");

@@ -21,7 +21,7 @@ pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
     let args = setup.args;
     let sync = FleetSync::new(setup.robots.len());
     let mut ones = load_all(setup, &sync)?;
-    sync.wait_measured(Duration::from_secs(3));
+    sync.wait_measured(crate::fleet::MEASURED_WITHIN);
     let interrupts = count_interrupts();
     if setup.verbosity != Verbosity::Quiet {
         errln!(
@@ -106,11 +106,7 @@ fn load_all(setup: &Invocation<'_>, sync: &Arc<FleetSync>) -> CliResult<Vec<One>
     for (i, robot) in setup.robots.iter().enumerate() {
         let target = robot.connect()?;
         if let Target::Remote(remote) = &target {
-            sync.probe(i, remote.session().clone());
-            // The modules a timeline's start calls, looked up before the start (robots far
-            // away would otherwise start late by these round trips).
-            let remote = Arc::clone(remote);
-            std::thread::spawn(move || remote.prepare(&["ALMotion", "ALMemory"]));
+            sync.follow(i, remote);
         }
         let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
         let who = format!("robot {}: ", i + 1);

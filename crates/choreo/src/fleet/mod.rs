@@ -39,6 +39,10 @@
 //! the behavior gets there" drift apart by seconds; motion orders are sent when a timeline
 //! starts, so starting the timelines together is what keeps the dance together.
 
+mod runs;
+
+pub use runs::{Fleet, MEASURED_WITHIN};
+
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -215,6 +219,18 @@ impl FleetSync {
             *r = false;
         }
         self.release_ready(&mut state, false);
+    }
+
+    /// Follows robot `index`, reached over qi: its delay and clock measured all along
+    /// ([`FleetSync::probe`]), and the modules a timeline's start calls looked up now, on a
+    /// thread of their own (a robot far away would otherwise start late by these round
+    /// trips).
+    pub fn follow(self: &Arc<Self>, index: usize, remote: &Arc<choreo_qi::RemoteRobot>) {
+        self.probe(index, remote.session().clone());
+        let remote = Arc::clone(remote);
+        let _ = std::thread::Builder::new()
+            .name("fleet-prepare".into())
+            .spawn(move || remote.prepare(&["ALMotion", "ALMemory"]));
     }
 
     /// Measures robot `index`'s one-way delay over `session` on a thread of its own, and its
