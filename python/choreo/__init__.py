@@ -19,6 +19,8 @@ never replace modules of those names that the program imports itself.
 The ``choreo`` command comes with the package (``python -m choreo`` too), and a pytest plugin
 (``choreo.pytest_plugin``: the ``behavior`` and ``choreo_load`` fixtures; ``choreo.testing``: assertions).
 
+``load_fleet(path, robots, ...)`` loads one behavior on several robots (qi URLs), its
+timelines started together, as ``choreo run --robot A --robot B`` does.
 ``check(*paths, body=False, cache=False)`` checks files of every format without running them,
 as ``choreo check`` does: one dict per file, the object ``choreo check --json`` prints for it.
 """
@@ -26,9 +28,10 @@ as ``choreo check`` does: one dict per file, the object ``choreo check --json`` 
 import atexit as _atexit
 import os as _os
 import weakref as _weakref
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
-from choreo._native import Events, Project, Run, Timeline, check
+from choreo._native import Events, Fleet, Project, Run, Timeline, check
+from choreo._native import load_fleet as _load_fleet
 from choreo._native import load as _load
 from choreo.errors import (
     BoxError,
@@ -44,11 +47,13 @@ from choreo.errors import (
 
 __all__ = [
     "load",
+    "load_fleet",
     "check",
     "Project",
     "Run",
     "Timeline",
     "Events",
+    "Fleet",
     "Ending",
     "ChoreoError",
     "NotFoundError",
@@ -98,6 +103,34 @@ def load(
                 seed=seed, start_time=start_time)
     _open_runs.add(run)
     return run
+
+
+def load_fleet(
+    path: "Union[str, _os.PathLike[str], Project]",
+    robots: "Sequence[str]",
+    behavior: Optional[str] = None,
+    *,
+    model: Optional[str] = None,
+    timeout: Optional[float] = None,
+    strict: bool = False,
+    params: Optional[Mapping[str, Any]] = None,
+    language: Optional[str] = None,
+    seed: Optional[int] = None,
+    start_time: Optional[str] = None,
+) -> Fleet:
+    """Loads `behavior` of `path` on each robot of `robots` (`tcp://host:port` URLs), as
+    `choreo run --robot A --robot B` does: one run per robot (`fleet.runs`), every robot's
+    delay measured on its connection, each timeline started on every robot at once (a robot
+    that ended or did not come within 10 s is not waited for). The options are `load`'s.
+    `fleet.start()`, `fleet.wait_end()` (a `choreo.Ending` per robot), `fleet.report()`,
+    `fleet.together` / `fleet.partial` (timeline starts with every robot / without some),
+    `fleet.close()`; a context manager. Raises NotFoundError, LoadError, RobotError."""
+    fleet = _load_fleet(path, list(robots), behavior, model=model, timeout=timeout,
+                        strict=strict, params=params, language=language, seed=seed,
+                        start_time=start_time)
+    for run in fleet.runs:
+        _open_runs.add(run)
+    return fleet
 
 
 @_atexit.register

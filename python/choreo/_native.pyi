@@ -28,6 +28,32 @@ class Project:
     def __init__(self, path: _Path) -> None:
         """Opens any input; LoadError if a behavior of it cannot be read."""
 
+def load_fleet(path: Union[_Path, "Project"], robots: List[str], behavior: Optional[str] = None,
+               **options: Any) -> "Fleet":
+    """The loader behind `choreo.load_fleet` (typed and documented there)."""
+
+class Fleet:
+    """One behavior loaded on several robots, timelines started together; a context manager
+    that closes every run."""
+
+    runs: List["Run"]
+    """Each robot's run, in the order of the robots given."""
+    together: int
+    """Timeline starts released with every running robot at the rendezvous."""
+    partial: int
+    """Timeline starts released without some robot (it never came within 10 s)."""
+
+    def start(self) -> None:
+        """Starts the behavior on every robot at once."""
+    def wait_end(self, timeout: float = 60.0) -> List[Ending]:
+        """Waits at most `timeout` real seconds for every run's end: an Ending per robot."""
+    def report(self) -> List[str]:
+        """Each robot's delay and clock, and how far apart the timelines started."""
+    def close(self) -> None:
+        """Closes every run."""
+    def __enter__(self) -> "Fleet": ...
+    def __exit__(self, *exc: Any) -> bool: ...
+
 def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[str, Any]]:
     """Checks the files below `paths` without running them (`choreo check`): one dict per
     file, in order, as `choreo check --json` prints it (`file`, `kind`, `status`: "ok",

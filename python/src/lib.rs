@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod check;
+mod fleet;
 
 /// How long `wait` and `wait_end` wait by default (real seconds): long enough for any
 /// behavior in virtual time, and a bound on a test that would hang.
@@ -490,6 +491,15 @@ impl Run {
             .collect()
     }
 
+    /// The Python object of a loaded run.
+    fn of(run: Arc<choreo::Run>) -> Run {
+        Run {
+            run: Held::new(run),
+            observers: Mutex::new(Vec::new()),
+            listeners: Mutex::new(Vec::new()),
+        }
+    }
+
     /// Keeps a listener id under a number Python can hold: its index in this run's list.
     fn remember(&self, id: choreo::ListenerId) -> usize {
         let mut listeners = choreo_base::lock(&self.listeners);
@@ -662,49 +672,21 @@ fn load(
     seed: Option<u64>,
     start_time: Option<String>,
 ) -> PyResult<Run> {
-    let project = project_of(py, path)?;
-    let mut setup: Setup = project.behavior(behavior.as_deref()).map_err(py_error)?;
+    let options = Options {
+        model,
+        timeout,
+        strict,
+        params,
+        language,
+        seed,
+        start_time,
+    };
+    let mut setup = setup_of(py, path, behavior.as_deref(), options)?;
     if let Some(url) = robot {
         setup = setup.robot_url(url);
     }
-    if let Some(name) = model {
-        setup = setup.model(match name.to_ascii_lowercase().as_str() {
-            "nao" => choreo::Model::Nao,
-            "pepper" => choreo::Model::Pepper,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "model {name:?}: expected \"nao\" or \"pepper\""
-                )));
-            }
-        });
-    }
     if fast {
         setup = setup.clock(Clock::Virtual);
-    }
-    if let Some(t) = timeout {
-        setup = setup.time_limit(seconds(t)?);
-    }
-    setup = setup.strict(strict);
-    if let Some(seed) = seed {
-        setup = setup.seed(seed);
-    }
-    if let Some(text) = start_time {
-        let ms = choreo_robot::calendar::parse_utc(&text).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "start_time {text:?}: expected a UTC date and time such as \"2026-03-01T18:30:00Z\""
-            ))
-        })?;
-        setup = setup.start_time(ms);
-    }
-    if let Some(language) = language {
-        setup = setup.language(language);
-    }
-    for (key, value) in params.into_iter().flat_map(|d| d.iter()) {
-        let key: String = key.extract()?;
-        let (box_path, name) = key.rsplit_once('/').ok_or_else(|| {
-            PyValueError::new_err(format!("parameter {key:?}: expected \"box/path/Name\""))
-        })?;
-        setup = setup.param(box_path, name, value_of(&value)?);
     }
     if let Some(s) = scenario {
         setup = match s.extract::<PathBuf>() {
@@ -723,11 +705,66 @@ fn load(
     }
     // Box constructors run Python on the engine's threads: the GIL must be free meanwhile.
     let run = py.detach(move || setup.load()).map_err(py_error)?;
-    Ok(Run {
-        run: Held::new(Arc::new(run)),
-        observers: Mutex::new(Vec::new()),
-        listeners: Mutex::new(Vec::new()),
-    })
+    Ok(Run::of(Arc::new(run)))
+}
+
+/// What `choreo.load` and `choreo.load_fleet` both take, besides the input and the robot.
+struct Options<'a, 'py> {
+    model: Option<String>,
+    timeout: Option<f64>,
+    strict: bool,
+    params: Option<&'a Bound<'py, PyDict>>,
+    language: Option<String>,
+    seed: Option<u64>,
+    start_time: Option<String>,
+}
+
+/// The setup of `behavior` of `path` (a path or a `Project`) with `options`.
+fn setup_of(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    behavior: Option<&str>,
+    options: Options<'_, '_>,
+) -> PyResult<Setup> {
+    let project = project_of(py, path)?;
+    let mut setup: Setup = project.behavior(behavior).map_err(py_error)?;
+    if let Some(name) = options.model {
+        setup = setup.model(match name.to_ascii_lowercase().as_str() {
+            "nao" => choreo::Model::Nao,
+            "pepper" => choreo::Model::Pepper,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "model {name:?}: expected \"nao\" or \"pepper\""
+                )));
+            }
+        });
+    }
+    if let Some(t) = options.timeout {
+        setup = setup.time_limit(seconds(t)?);
+    }
+    setup = setup.strict(options.strict);
+    if let Some(seed) = options.seed {
+        setup = setup.seed(seed);
+    }
+    if let Some(text) = options.start_time {
+        let ms = choreo_robot::calendar::parse_utc(&text).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "start_time {text:?}: expected a UTC date and time such as \"2026-03-01T18:30:00Z\""
+            ))
+        })?;
+        setup = setup.start_time(ms);
+    }
+    if let Some(language) = options.language {
+        setup = setup.language(language);
+    }
+    for (key, value) in options.params.into_iter().flat_map(|d| d.iter()) {
+        let key: String = key.extract()?;
+        let (box_path, name) = key.rsplit_once('/').ok_or_else(|| {
+            PyValueError::new_err(format!("parameter {key:?}: expected \"box/path/Name\""))
+        })?;
+        setup = setup.param(box_path, name, value_of(&value)?);
+    }
+    Ok(setup)
 }
 
 /// An opened input (`choreo.Project`): its behaviors, what reading it found; `choreo.load`
@@ -827,6 +864,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Events>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::load_fleet, m)?)?;
+    m.add_class::<fleet::Fleet>()?;
     m.add_class::<Project>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())

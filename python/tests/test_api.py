@@ -438,3 +438,33 @@ def test_check_gives_each_file_as_choreo_check_json_does(tmp_path):
         choreo.check(tmp_path / "absent.xar")
     with pytest.raises(ValueError):
         choreo.check()
+
+
+def test_a_fleet_dances_in_step_on_two_served_robots():
+    sim = subprocess.Popen([sys.executable, "-m", "choreo", "sim", "--listen",
+                            "tcp://127.0.0.1:0", "--count", "2", "-q"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        # "robot N: ... at tcp://HOST:PORT" per robot, then "2 robots served ...".
+        urls = []
+        for line in sim.stderr:
+            found = re.search(r"^robot [0-9]+: .* at (tcp://\S+)", line)
+            if found:
+                urls.append(found.group(1))
+            if "robots served" in line:
+                break
+        assert len(urls) == 2, urls
+        with choreo.load_fleet(EXAMPLES / "dance", urls) as fleet:
+            assert [run.behavior for run in fleet.runs] == ["dance", "dance"]
+            fleet.start()
+            assert fleet.wait_end() == ["finished", "finished"]
+            # The dance has one timeline: started once, both robots at the rendezvous.
+            assert (fleet.together, fleet.partial) == (1, 0)
+            assert any(line.startswith("delays") for line in fleet.report())
+        with pytest.raises(choreo.ClosedError):
+            fleet.start()
+        with pytest.raises(ValueError):
+            choreo.load_fleet(EXAMPLES / "dance", [])
+    finally:
+        sim.terminate()
+        sim.wait(timeout=30)
