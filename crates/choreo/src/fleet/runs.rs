@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::FleetSync;
+use super::sync::FleetSync;
 use crate::{Ending, Error, Result, Run, Setup, Target};
 
 /// How long loading a fleet waits for every robot's delay to be measured: a robot that does
