@@ -131,37 +131,12 @@ pub(crate) fn serve(
         "unsubscribe" => {
             let name = a.str(0)?;
             if with(sim, service, |e| e.subscribers.remove(name)).is_none() {
-                return Err(CallError::Failed(format!(
-                    "{}: {name:?} is not subscribed",
-                    a.name
-                )));
+                return Err(not_subscribed(a, name));
             }
             sim.notice(service, format!("{name} unsubscribed"));
             Value::None
         }
-        "updatePeriod" | "updatePrecision" => {
-            let name = a.str(0)?;
-            let (period, precision) = if method == "updatePeriod" {
-                (Some(a.int(1)?), None)
-            } else {
-                (None, Some(a.f64(1)?))
-            };
-            let found = with(sim, service, |e| match e.subscribers.get_mut(name) {
-                Some(s) => {
-                    s.0 = period.unwrap_or(s.0);
-                    s.1 = precision.unwrap_or(s.1);
-                    true
-                }
-                None => false,
-            });
-            if !found {
-                return Err(CallError::Failed(format!(
-                    "{}: {name:?} is not subscribed",
-                    a.name
-                )));
-            }
-            Value::None
-        }
+        "updatePeriod" | "updatePrecision" => update(sim, service, method, a)?,
         // The extractor runs at the fastest period and the finest precision asked.
         "getCurrentPeriod" => Value::Int(with(sim, service, |e| {
             e.subscribers
@@ -175,10 +150,8 @@ pub(crate) fn serve(
         })),
         "getMyPeriod" | "getMyPrecision" => {
             let name = a.str(0)?;
-            let mine =
-                with(sim, service, |e| e.subscribers.get(name).copied()).ok_or_else(|| {
-                    CallError::Failed(format!("{}: {name:?} is not subscribed", a.name))
-                })?;
+            let mine = with(sim, service, |e| e.subscribers.get(name).copied())
+                .ok_or_else(|| not_subscribed(a, name))?;
             if method == "getMyPeriod" {
                 Value::Int(mine.0)
             } else {
@@ -208,6 +181,38 @@ pub(crate) fn serve(
         _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
+}
+
+/// `updatePeriod` or `updatePrecision` of a subscriber.
+fn update(
+    sim: &Sim,
+    service: &'static str,
+    method: &str,
+    a: &Args<'_>,
+) -> Result<Value, CallError> {
+    let name = a.str(0)?;
+    let (period, precision) = if method == "updatePeriod" {
+        (Some(a.int(1)?), None)
+    } else {
+        (None, Some(a.f64(1)?))
+    };
+    let found = with(sim, service, |e| match e.subscribers.get_mut(name) {
+        Some(s) => {
+            s.0 = period.unwrap_or(s.0);
+            s.1 = precision.unwrap_or(s.1);
+            true
+        }
+        None => false,
+    });
+    if !found {
+        return Err(not_subscribed(a, name));
+    }
+    Ok(Value::None)
+}
+
+/// The error of a call naming a subscriber that is not subscribed.
+fn not_subscribed(a: &Args<'_>, name: &str) -> CallError {
+    CallError::Failed(format!("{}: {name:?} is not subscribed", a.name))
 }
 
 /// The ALVisionExtractor methods; `None` for another method.

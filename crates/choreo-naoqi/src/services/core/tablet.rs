@@ -147,23 +147,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             Value::Bool(true)
         }
         "pauseVideo" | "resumeVideo" | "stopVideo" => {
-            let done = sim.kept("ALTabletService", |s: &mut Screen| {
-                match (&mut s.video, method) {
-                    (None, _) => false,
-                    (Some(_), "stopVideo") => {
-                        s.video = None;
-                        true
-                    }
-                    (Some(v), "pauseVideo") => {
-                        v.1 = "paused";
-                        true
-                    }
-                    (Some(v), _) => {
-                        v.1 = "playing";
-                        true
-                    }
-                }
-            });
+            let done = sim.kept("ALTabletService", |s: &mut Screen| control_video(s, method));
             if done {
                 shown = Some(method.trim_end_matches("Video").to_string() + "s the video");
             }
@@ -180,4 +164,24 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         sim.notice("ALTabletService", text);
     }
     Ok(Reply::Now(value))
+}
+
+/// `pauseVideo`, `resumeVideo` or `stopVideo` on `screen`: whether a video was there to
+/// control.
+fn control_video(screen: &mut Screen, method: &str) -> bool {
+    match (&mut screen.video, method) {
+        (None, _) => false,
+        (Some(_), "stopVideo") => {
+            screen.video = None;
+            true
+        }
+        (Some(v), "pauseVideo") => {
+            v.1 = "paused";
+            true
+        }
+        (Some(v), _) => {
+            v.1 = "playing";
+            true
+        }
+    }
 }

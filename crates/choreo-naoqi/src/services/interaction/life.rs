@@ -175,23 +175,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "getState" => Value::String(state(sim)),
         "setState" => {
-            let to = a.one_of(0, "a life state", STATES)?;
-            let from = state(sim);
-            if to == "interactive" {
-                return Err(CallError::Failed(format!(
-                    "{}: the interactive state is entered by focusing an interactive activity",
-                    a.name
-                )));
-            }
-            if from == "interactive" && to == "solitary" {
-                return Err(CallError::Failed(format!(
-                    "{}: a manual change from interactive to solitary fails",
-                    a.name
-                )));
-            }
-            if from != to {
-                enter(sim, to, now);
-            }
+            set_state(sim, a, now)?;
             Value::None
         }
         "focusedActivity" => {
@@ -244,22 +228,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             sim,
             a.one_of(0, "an autonomous ability", ABILITIES)?,
         )),
-        "getAutonomousAbilitiesStatus" => Value::List(
-            ABILITIES
-                .iter()
-                .map(|name| {
-                    let on = ability(sim, name);
-                    let running = on
-                        && (*name != "BasicAwareness"
-                            || crate::services::interaction::awareness::running(sim));
-                    Value::List(vec![
-                        Value::from(*name),
-                        Value::Bool(on),
-                        Value::Bool(running),
-                    ])
-                })
-                .collect(),
-        ),
+        "getAutonomousAbilitiesStatus" => abilities_status(sim),
         "setSafeguardEnabled" => {
             let name = a.one_of(0, "a safeguard", SAFEGUARDS)?;
             let on = a.bool(1)?;
@@ -282,6 +251,48 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
+}
+
+/// `setState`: the states a program may ask for, from the states it may leave.
+fn set_state(sim: &Sim, a: &Args<'_>, now: f64) -> Result<(), CallError> {
+    let to = a.one_of(0, "a life state", STATES)?;
+    let from = state(sim);
+    if to == "interactive" {
+        return Err(CallError::Failed(format!(
+            "{}: the interactive state is entered by focusing an interactive activity",
+            a.name
+        )));
+    }
+    if from == "interactive" && to == "solitary" {
+        return Err(CallError::Failed(format!(
+            "{}: a manual change from interactive to solitary fails",
+            a.name
+        )));
+    }
+    if from != to {
+        enter(sim, to, now);
+    }
+    Ok(())
+}
+
+/// `getAutonomousAbilitiesStatus`: each ability, whether it is on, and whether it runs.
+fn abilities_status(sim: &Sim) -> Value {
+    Value::List(
+        ABILITIES
+            .iter()
+            .map(|name| {
+                let on = ability(sim, name);
+                let running = on
+                    && (*name != "BasicAwareness"
+                        || crate::services::interaction::awareness::running(sim));
+                Value::List(vec![
+                    Value::from(*name),
+                    Value::Bool(on),
+                    Value::Bool(running),
+                ])
+            })
+            .collect(),
+    )
 }
 
 /// Enters state `to` (`now`: seconds of behavior time).

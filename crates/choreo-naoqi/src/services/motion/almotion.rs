@@ -64,7 +64,6 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
 
 /// Serves ALMotion's resources (tasks on joints) and settings; `NotServed` for another method.
 fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let model = sim.model;
     Ok(match method {
         "killAll" => {
             sim.stop_all("ALMotion", &[]);
@@ -73,52 +72,13 @@ fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply
             Reply::Now(Value::None)
         }
         "killTasksUsingResources" => {
-            let js: Vec<usize> = joints(sim, a, 0)?
-                .into_iter()
-                .map(|i| model.dof(i))
-                .collect();
-            sim.stop_claiming(&Claim::Joints(js));
+            sim.stop_claiming(&Claim::Joints(dofs(sim, a)?));
             Reply::Now(Value::None)
         }
-        "areResourcesAvailable" => {
-            let js: Vec<usize> = joints(sim, a, 0)?
-                .into_iter()
-                .map(|i| model.dof(i))
-                .collect();
-            Reply::Now(Value::Bool(
-                sim.tasks.claiming(&Claim::Joints(js)).is_empty(),
-            ))
-        }
-        "setBreathConfig" => {
-            let config = crate::robot::table::pairs(a, 0)?;
-            for (name, value) in &config {
-                if !BREATH.iter().any(|(n, _)| n == name) || number(value).is_none() {
-                    return Err(a.bad(0, "[[\"Bpm\", bpm], [\"Amplitude\", 0..1]]"));
-                }
-            }
-            let mut state = sim.state();
-            for (name, value) in config {
-                state.body.settings.insert(format!("Breath/{name}"), value);
-            }
-            Reply::Now(Value::None)
-        }
-        "getBreathConfig" => {
-            let state = sim.state();
-            Reply::Now(Value::List(
-                BREATH
-                    .iter()
-                    .map(|(name, default)| {
-                        let v = state
-                            .body
-                            .settings
-                            .get(&format!("Breath/{name}"))
-                            .cloned()
-                            .unwrap_or(Value::Float(*default));
-                        Value::List(vec![Value::from(*name), v])
-                    })
-                    .collect(),
-            ))
-        }
+        "areResourcesAvailable" => Reply::Now(Value::Bool(
+            sim.tasks.claiming(&Claim::Joints(dofs(sim, a)?)).is_empty(),
+        )),
+        "setBreathConfig" | "getBreathConfig" => Reply::Now(breath(sim, method, a)?),
         "setCollisionProtectionEnabled" | "getCollisionProtectionEnabled" => {
             let chain = a.str(0)?;
             let chains: &[&str] = match chain {
@@ -164,4 +124,44 @@ fn resources_and_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply
             None => Reply::NotServed,
         },
     })
+}
+
+/// The joints (by their resource names) of argument 0, as the model's degrees of freedom.
+fn dofs(sim: &Sim, a: &Args<'_>) -> Result<Vec<usize>, CallError> {
+    Ok(joints(sim, a, 0)?
+        .into_iter()
+        .map(|i| sim.model.dof(i))
+        .collect())
+}
+
+/// `setBreathConfig` or `getBreathConfig`.
+fn breath(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Value, CallError> {
+    if method == "getBreathConfig" {
+        let state = sim.state();
+        return Ok(Value::List(
+            BREATH
+                .iter()
+                .map(|(name, default)| {
+                    let v = state
+                        .body
+                        .settings
+                        .get(&format!("Breath/{name}"))
+                        .cloned()
+                        .unwrap_or(Value::Float(*default));
+                    Value::List(vec![Value::from(*name), v])
+                })
+                .collect(),
+        ));
+    }
+    let config = crate::robot::table::pairs(a, 0)?;
+    for (name, value) in &config {
+        if !BREATH.iter().any(|(n, _)| n == name) || number(value).is_none() {
+            return Err(a.bad(0, "[[\"Bpm\", bpm], [\"Amplitude\", 0..1]]"));
+        }
+    }
+    let mut state = sim.state();
+    for (name, value) in config {
+        state.body.settings.insert(format!("Breath/{name}"), value);
+    }
+    Ok(Value::None)
 }

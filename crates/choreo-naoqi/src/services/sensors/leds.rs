@@ -64,9 +64,7 @@ pub(crate) fn fade(
     let rgb = keys.last().map_or([0.0; 3], |k| k.1);
     let owner = {
         let mut state = sim.state();
-        let members = state.leds.resolve(name).ok_or_else(|| {
-            CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
-        })?;
+        let members = state.leds.resolve(name).ok_or_else(|| unknown(a, name))?;
         state.leds.command(&members, now, &keys)
     };
     sim.observe(RobotEvent::LedsChanged {
@@ -114,29 +112,13 @@ fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErr
             Reply::Now(Value::None)
         }
         "reset" => {
-            let name = a.str(0)?;
-            let mut state = sim.state();
-            let members = state.leds.resolve(name).ok_or_else(|| {
-                CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
-            })?;
-            for (i, _) in members {
-                let c = state
-                    .leds
-                    .leds
-                    .get(i)
-                    .map(|l| crate::robot::leds::default_colour(&l.name));
-                if let (Some(led), Some(c)) = (state.leds.leds.get_mut(i), c) {
-                    led.colour = Trajectory::still(c);
-                }
-            }
+            reset(sim, a, a.str(0)?)?;
             Reply::Now(Value::None)
         }
         "getIntensity" => {
             let name = a.str(0)?;
             let state = sim.state();
-            let members = state.leds.resolve(name).ok_or_else(|| {
-                CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
-            })?;
+            let members = state.leds.resolve(name).ok_or_else(|| unknown(a, name))?;
             let c = state.leds.average(&members, now);
             Reply::Now(Value::Float(c.iter().copied().fold(0.0, f64::max)))
         }
@@ -194,6 +176,28 @@ fn serve_colours(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErr
     })
 }
 
+/// `reset`: the LEDs of `name` back to their colour at boot.
+fn reset(sim: &Sim, a: &Args<'_>, name: &str) -> Result<(), CallError> {
+    let mut state = sim.state();
+    let members = state.leds.resolve(name).ok_or_else(|| unknown(a, name))?;
+    for (i, _) in members {
+        let c = state
+            .leds
+            .leds
+            .get(i)
+            .map(|l| crate::robot::leds::default_colour(&l.name));
+        if let (Some(led), Some(c)) = (state.leds.leds.get_mut(i), c) {
+            led.colour = Trajectory::still(c);
+        }
+    }
+    Ok(())
+}
+
+/// The error of a call naming an LED or group the robot does not have.
+fn unknown(a: &Args<'_>, name: &str) -> CallError {
+    CallError::Failed(format!("{}: unknown LED or group {name:?}", a.name))
+}
+
 /// Serves ALLeds' names and groups; `NotServed` for another method.
 fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
@@ -242,9 +246,7 @@ fn serve_groups(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
             let mut state = sim.state();
             let mut members = Vec::new();
             for led in a.names(1)? {
-                members.extend(state.leds.resolve(&led).ok_or_else(|| {
-                    CallError::Failed(format!("{}: unknown LED or group {led:?}", a.name))
-                })?);
+                members.extend(state.leds.resolve(&led).ok_or_else(|| unknown(a, &led))?);
             }
             state.leds.custom.insert(name, members);
             Reply::Now(Value::None)

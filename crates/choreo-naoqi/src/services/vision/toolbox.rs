@@ -146,40 +146,7 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             Value::None
         }
         "startVideoRecord" | "startVideoRecord_adv" => {
-            let file = a.str(0)?;
-            let (fps, format, frames, resolution) = if method == "startVideoRecord" {
-                (SIMPLE_FPS, "MJPG", None, 1)
-            } else {
-                let fps = a.f64(1)?;
-                if !(0.1..=50.0).contains(&fps) {
-                    return Err(a.bad(1, "a frame rate from 0.1 to 50"));
-                }
-                let format = a.str(2)?;
-                let Some(format) = VIDEO_FORMATS.iter().find(|f| **f == format) else {
-                    return Err(a.bad(2, "\"ARV\", \"IYUV\" or \"MJPG\""));
-                };
-                let resolution = a.int(3)?;
-                if !(0..=2).contains(&resolution) {
-                    return Err(a.bad(3, "0 (160*120), 1 (320*240) or 2 (640*480)"));
-                }
-                let frames = a.int(4)?;
-                (fps, *format, (frames >= 0).then_some(frames), resolution)
-            };
-            let (width, height) = files::size(resolution).unwrap_or((320, 240));
-            let ext = if format == "ARV" { "arv" } else { "avi" };
-            let recording = Recording {
-                path: join(VIDEOS, &with_extension(file, ext)),
-                since: sim.now(),
-                fps,
-                frames,
-                frame: Frame {
-                    width,
-                    height,
-                    colour: true,
-                },
-                format,
-            };
-            start_recording(sim, name, a, recording, true)?;
+            start_recording(sim, name, a, recording_asked(sim, method, a)?, true)?;
             Value::None
         }
         "stopVideoRecord" => stop_recording(sim, name, a)?,
@@ -187,6 +154,44 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         _ => return Ok(Reply::NotServed),
     };
     Ok(Reply::Now(value))
+}
+
+/// The recording `startVideoRecord` or `startVideoRecord_adv` asks for: the simple one in
+/// MJPG at QVGA, the advanced one as its arguments say.
+fn recording_asked(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Recording, CallError> {
+    let file = a.str(0)?;
+    let (fps, format, frames, resolution) = if method == "startVideoRecord" {
+        (SIMPLE_FPS, "MJPG", None, 1)
+    } else {
+        let fps = a.f64(1)?;
+        if !(0.1..=50.0).contains(&fps) {
+            return Err(a.bad(1, "a frame rate from 0.1 to 50"));
+        }
+        let format = a.str(2)?;
+        let Some(format) = VIDEO_FORMATS.iter().find(|f| **f == format) else {
+            return Err(a.bad(2, "\"ARV\", \"IYUV\" or \"MJPG\""));
+        };
+        let resolution = a.int(3)?;
+        if !(0..=2).contains(&resolution) {
+            return Err(a.bad(3, "0 (160*120), 1 (320*240) or 2 (640*480)"));
+        }
+        let frames = a.int(4)?;
+        (fps, *format, (frames >= 0).then_some(frames), resolution)
+    };
+    let (width, height) = files::size(resolution).unwrap_or((320, 240));
+    let ext = if format == "ARV" { "arv" } else { "avi" };
+    Ok(Recording {
+        path: join(VIDEOS, &with_extension(file, ext)),
+        since: sim.now(),
+        fps,
+        frames,
+        frame: Frame {
+            width,
+            height,
+            colour: true,
+        },
+        format,
+    })
 }
 
 #[cfg(test)]
