@@ -19,10 +19,6 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// list only shrinks ([`MOST_LONG_FUNCTIONS`]); empty is the goal.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     (
-        "crates/choreo-engine/src/engine/step.rs:execute",
-        "the step interpreter: one match arm per step kind",
-    ),
-    (
         "crates/choreo-naoqi/src/services/audio/player.rs:serve",
         "one match arm per ALAudioPlayer method",
     ),
@@ -51,20 +47,8 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "the Python-2 tokenizer: one match arm per token kind",
     ),
     (
-        "crates/choreo-qi/src/server/mod.rs:directory_object",
-        "one closure per ServiceDirectory method",
-    ),
-    (
         "crates/choreo-qi/src/codec/value.rs:encode",
         "one match arm per qi type signature",
-    ),
-    (
-        "crates/choreo-qichat/src/dialog/functions.rs:function",
-        "one match arm per QiChat function",
-    ),
-    (
-        "crates/choreo-qichat/src/parser/output.rs:output_seq",
-        "the answer's scanner: one match arm per what can come next",
     ),
     (
         "crates/choreo-qichat/src/parser/pattern.rs:pattern_node",
@@ -78,7 +62,7 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
 
 /// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
 /// raised.
-const MOST_LONG_FUNCTIONS: usize = 14;
+const MOST_LONG_FUNCTIONS: usize = 10;
 
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

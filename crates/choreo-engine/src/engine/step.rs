@@ -276,17 +276,8 @@ impl Control {
                 }
                 Vec::new()
             }
-            Step::LoadDone(d) => {
-                self.diagrams.phases[d.0 as usize] = Phase::Loaded;
-                self.diagrams.load_ops.remove(&d);
-                self.unpark(Awaited::Diagram(d));
-                Vec::new()
-            }
-            Step::UnloadDone(d) => {
-                self.diagrams.phases[d.0 as usize] = Phase::Unloaded;
-                self.unpark(Awaited::Diagram(d));
-                Vec::new()
-            }
+            Step::LoadDone(d) => self.diagram_done(d, Phase::Loaded),
+            Step::UnloadDone(d) => self.diagram_done(d, Phase::Unloaded),
             // Links and signals.
             Step::LinksOn(d) => {
                 self.turn_links_on(d);
@@ -330,8 +321,7 @@ impl Control {
             }
             Step::RootLoaded => {
                 self.diagrams.root_loading = false;
-                self.unpark(Awaited::RootLoad);
-                Vec::new()
+                self.unpark(Awaited::RootLoad)
             }
             Step::AfterRootLoad => {
                 if self.diagrams.root_loading {
@@ -649,11 +639,22 @@ impl Control {
         vec![step]
     }
 
-    /// `what` finished: the ops waiting for it go on, in arrival order.
-    pub(super) fn unpark(&mut self, what: Awaited) {
+    /// `what` finished: the ops waiting for it go on, in arrival order. No step follows.
+    pub(super) fn unpark(&mut self, what: Awaited) -> Vec<Step> {
         for id in self.diagrams.parked.remove(&what).unwrap_or_default() {
             self.work.resume(id);
         }
+        Vec::new()
+    }
+
+    /// The load or unload of diagram `d` finished, leaving it in `phase`: the ops waiting
+    /// for it go on. No step follows.
+    fn diagram_done(&mut self, d: DiagramId, phase: Phase) -> Vec<Step> {
+        self.diagrams.phases[d.0 as usize] = phase;
+        if phase == Phase::Loaded {
+            self.diagrams.load_ops.remove(&d);
+        }
+        self.unpark(Awaited::Diagram(d))
     }
 
     /// The load of `d` was just cancelled by an unload, which waits for it. If the loading

@@ -866,6 +866,14 @@ fn authenticate(
     Ok(())
 }
 
+/// The service id a ServiceDirectory method `method` is given as its first argument.
+fn service_id(args: &[Value], method: &str) -> Result<u32, MethodError> {
+    match args.first() {
+        Some(Value::Int(i)) => Ok(u32::try_from(*i).map_err(|_| "bad id")?),
+        _ => Err(format!("{method}(id): id must be an integer").into()),
+    }
+}
+
 /// The ServiceDirectory object of a standalone server.
 fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error> {
     let info = SERVICE_INFO_SIGNATURE;
@@ -918,20 +926,14 @@ fn directory_object(weak: Weak<ServerInner>) -> Result<Arc<ServedObject>, Error>
     let w = weak.clone();
     let unregister = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
-        let id = match args.first() {
-            Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
-            _ => return Err("unregisterService(id): id must be an integer".into()),
-        };
+        let id = service_id(&args, "unregisterService")?;
         inner.remove_service(id).map_err(|e| e.to_string())?;
         Ok(Out::Value(Value::None))
     };
     let w = weak.clone();
     let ready = move |args: Vec<Value>| -> Result<Out, MethodError> {
         let inner = w.upgrade().ok_or("server stopped")?;
-        let id = match args.first() {
-            Some(Value::Int(i)) => u32::try_from(*i).map_err(|_| "bad id")?,
-            _ => return Err("serviceReady(id): id must be an integer".into()),
-        };
+        let id = service_id(&args, "serviceReady")?;
         let name = read(&inner.services)
             .get(&id)
             .map(|r| r.info.name.clone())

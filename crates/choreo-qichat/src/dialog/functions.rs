@@ -105,15 +105,7 @@ impl Dialog {
                 Ok(())
             }
             _ => {
-                plan.act(Action::Notice(format!(
-                    "^{} is not supported here ({})",
-                    f.name,
-                    match builtin {
-                        B::AddWord | B::Replace => "a skin's modification, in an `s:` rule only",
-                        B::Execute => "QiSDK's Java callbacks",
-                        _ => "the knowledge base's metadata",
-                    }
-                )));
+                plan.act(Action::Notice(unsupported(&f.name, builtin)));
                 Ok(())
             }
         }
@@ -798,4 +790,14 @@ pub(super) fn apply_knowledge(store: &mut Vec<[String; 3]>, change: &KnowledgeCh
         }
         KnowledgeChange::Remove(p) => store.retain(|k| !triple_matches(p, k)),
     }
+}
+
+/// What a run says of a function it parses but does not run, and why.
+fn unsupported(name: &str, builtin: Builtin) -> String {
+    let why = match builtin {
+        Builtin::AddWord | Builtin::Replace => "a skin's modification, in an `s:` rule only",
+        Builtin::Execute => "QiSDK's Java callbacks",
+        _ => "the knowledge base's metadata",
+    };
+    format!("^{name} is not supported here ({why})")
 }

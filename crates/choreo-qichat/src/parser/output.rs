@@ -23,20 +23,6 @@ impl Parser<'_> {
         // the text right after it (`$1.`, `$name's`), or text and the node right after it
         // (`now-$m`), are glued: said as written, without a space.
         let mut touching = false;
-        let glue = |nodes: &mut Vec<OutputNode>, span: Span| {
-            nodes.push(OutputNode {
-                kind: OutputKind::Glue,
-                span,
-            });
-        };
-        let flush = |nodes: &mut Vec<OutputNode>, text: &mut String, span: Span| {
-            if !text.is_empty() {
-                nodes.push(OutputNode {
-                    kind: OutputKind::Text(std::mem::take(text)),
-                    span,
-                });
-            }
-        };
         loop {
             let c = self.peek();
             match c {
@@ -79,15 +65,7 @@ impl Parser<'_> {
                     space = true;
                     touching = false;
                 }
-                Some(']') => {
-                    return Err(if close == Close::Entry {
-                        self.error_at(self.pos, "']' closes no choice")
-                    } else {
-                        let mut e = self.unclosed(self.pos, close, open);
-                        e.message.push_str(", found ']'");
-                        e
-                    });
-                }
+                Some(']') => return Err(self.stray_bracket(close, open)),
                 Some(_) if self.output_special_at(self.pos) => {
                     let after_text = !text.is_empty();
                     flush(&mut nodes, &mut text, self.span_at(text_start));
@@ -114,6 +92,18 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
             }
+        }
+    }
+
+    /// The error of a `]` at the cursor: it closes no choice, or it closes one where
+    /// something else (`close`, opened at `open`) should have been closed first.
+    fn stray_bracket(&self, close: Close, open: usize) -> QiChatError {
+        if close == Close::Entry {
+            self.error_at(self.pos, "']' closes no choice")
+        } else {
+            let mut e = self.unclosed(self.pos, close, open);
+            e.message.push_str(", found ']'");
+            e
         }
     }
 
@@ -297,5 +287,23 @@ impl Parser<'_> {
             .iter()
             .take_while(|&&c| c != '\n')
             .any(|&c| c == '"')
+    }
+}
+
+/// A glue node: what is on either side of `span` is said without a space between.
+fn glue(nodes: &mut Vec<OutputNode>, span: Span) {
+    nodes.push(OutputNode {
+        kind: OutputKind::Glue,
+        span,
+    });
+}
+
+/// The text gathered so far, if any, as a node.
+fn flush(nodes: &mut Vec<OutputNode>, text: &mut String, span: Span) {
+    if !text.is_empty() {
+        nodes.push(OutputNode {
+            kind: OutputKind::Text(std::mem::take(text)),
+            span,
+        });
     }
 }
