@@ -195,7 +195,8 @@ fn length(sim: &Sim, a: &Args<'_>, path: &str) -> Result<f64, CallError> {
     file_length(&sim.local_path(path)).map_err(|e| CallError::Failed(format!("{}: {e}", a.name)))
 }
 
-/// Serves ALAudioPlayer.
+/// Serves ALAudioPlayer: playback here, volumes and the lists of loaded files in
+/// [`volumes_and_lists`].
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     Ok(match method {
         "playFile" | "playFileFromPosition" | "playFileInLoop" => {
@@ -265,6 +266,42 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             sim.stop_all("ALAudioPlayer", &[]);
             Reply::Now(Value::None)
         }
+        "getFileLength" => Reply::Now(Value::Float(loaded(sim, a, 0)?.2)),
+        "getCurrentPosition" => {
+            let (id, _, _, position) = loaded(sim, a, 0)?;
+            let now = sim.now();
+            let mut state = sim.state();
+            let playing = state
+                .part::<Player>()
+                .playing
+                .iter()
+                .find(|p| p.2 == Some(id));
+            Reply::Now(Value::Float(
+                playing.map_or(position, |&(_, _, _, start, from)| {
+                    from + now.0.saturating_sub(start.0) as f64 / 1e9
+                }),
+            ))
+        }
+        "playSine" => {
+            let (frequency, duration) = (a.int(0)?, a.f64(3)?);
+            a.int(1)?;
+            a.int(2)?;
+            Reply::Timed(play(
+                sim,
+                format!("sine {frequency} Hz"),
+                None,
+                0.0,
+                Some(duration),
+            ))
+        }
+        _ => return volumes_and_lists(sim, method, a),
+    })
+}
+
+/// Serves ALAudioPlayer's volumes and the lists of loaded files; `NotServed` for another
+/// method.
+fn volumes_and_lists(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    Ok(match method {
         "setVolume" => {
             let (id, v) = (a.int(0)?, a.f64(1)?);
             sim.state()
@@ -294,22 +331,6 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             a.f64(0)?;
             Reply::Now(Value::None)
         }
-        "getFileLength" => Reply::Now(Value::Float(loaded(sim, a, 0)?.2)),
-        "getCurrentPosition" => {
-            let (id, _, _, position) = loaded(sim, a, 0)?;
-            let now = sim.now();
-            let mut state = sim.state();
-            let playing = state
-                .part::<Player>()
-                .playing
-                .iter()
-                .find(|p| p.2 == Some(id));
-            Reply::Now(Value::Float(
-                playing.map_or(position, |&(_, _, _, start, from)| {
-                    from + now.0.saturating_sub(start.0) as f64 / 1e9
-                }),
-            ))
-        }
         "getLoadedFilesIds" => Reply::Now(Value::List(
             sim.state()
                 .part::<Player>()
@@ -326,18 +347,6 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
                 .map(|f| Value::String(f.0.clone()))
                 .collect(),
         )),
-        "playSine" => {
-            let (frequency, duration) = (a.int(0)?, a.f64(3)?);
-            a.int(1)?;
-            a.int(2)?;
-            Reply::Timed(play(
-                sim,
-                format!("sine {frequency} Hz"),
-                None,
-                0.0,
-                Some(duration),
-            ))
-        }
         _ => Reply::NotServed,
     })
 }

@@ -284,13 +284,16 @@ fn with<R>(sim: &Sim, f: impl FnOnce(&mut World) -> R) -> R {
 }
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    first_served(&[own_objects, own_attributes], sim, method, a)
+    first_served(
+        &[own_categories, own_objects, own_positions, own_attributes],
+        sim,
+        method,
+        a,
+    )
 }
 
-/// Serves ALWorldRepresentation's categories, objects and positions; `NotServed` for another method.
-fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let missing =
-        |what: &str, name: &str| CallError::Failed(format!("{}: no {what} {name:?}", a.name));
+/// Serves ALWorldRepresentation's object categories; `NotServed` for another method.
+fn own_categories(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "createObjectCategory" => {
             let (name, reset) = (a.str(0)?.to_string(), a.bool(1)?);
@@ -335,8 +338,21 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
         "getAttributesFromCategory" => {
             let category = a.str(0)?;
             with(sim, |w| w.categories.get(category).map(to_pairs))
-                .ok_or_else(|| missing("category", category))?
+                .ok_or_else(|| missing(a, "category", category))?
         }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// The error of a call naming a `what` the world does not hold.
+fn missing(a: &Args<'_>, what: &str, name: &str) -> CallError {
+    CallError::Failed(format!("{}: no {what} {name:?}", a.name))
+}
+
+/// Serves ALWorldRepresentation's objects; `NotServed` for another method.
+fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let value = match method {
         "storeObject" | "storeObjectWithReference" => {
             let with_ref = method == "storeObjectWithReference";
             let at = usize::from(with_ref);
@@ -395,7 +411,7 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
                     })
                 })
             })
-            .ok_or_else(|| missing("object", name))?
+            .ok_or_else(|| missing(a, "object", name))?
         }
         "getChildrenNames" => {
             let name = a.str(0)?;
@@ -409,6 +425,14 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
             })
         }
         "getRootName" => Value::from(ROOT),
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALWorldRepresentation's positions of objects; `NotServed` for another method.
+fn own_positions(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let value = match method {
         "updatePosition" | "updatePositionWithReference" => {
             let with_ref = method == "updatePositionWithReference";
             let name = a.str(0)?;
@@ -431,7 +455,9 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
                 Some(frame.inverse().then(&object).pose())
             });
             floats(
-                pose.ok_or_else(|| missing("object or reference", &format!("{name}/{reference}")))?,
+                pose.ok_or_else(|| {
+                    missing(a, "object or reference", &format!("{name}/{reference}"))
+                })?,
             )
         }
         _ => return Ok(Reply::NotServed),
@@ -441,8 +467,6 @@ fn own_objects(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
 
 /// Serves ALWorldRepresentation's attributes, saving and selecting; `NotServed` for another method.
 fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    let missing =
-        |what: &str, name: &str| CallError::Failed(format!("{}: no {what} {name:?}", a.name));
     let value = match method {
         "storeObjectAttribute" | "updateAttribute" => {
             let (name, attr) = (a.str(0)?, a.str(1)?);
@@ -491,7 +515,7 @@ fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallEr
                     )
                 })
             })
-            .ok_or_else(|| missing("object", name))?
+            .ok_or_else(|| missing(a, "object", name))?
         }
         "getObjectAttributeValues" => {
             let (name, attr) = (a.str(0)?, a.str(1)?);
@@ -500,7 +524,7 @@ fn own_attributes(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallEr
                     Value::List(o.attributes.get(attr).map(to_pairs).into_iter().collect())
                 })
             })
-            .ok_or_else(|| missing("object", name))?
+            .ok_or_else(|| missing(a, "object", name))?
         }
         "clearOldPositions" => {
             a.str(0)?;

@@ -143,7 +143,8 @@ fn robot_config(model: Model) -> Value {
     ])
 }
 
-/// Serves what ALMotion tells of the body; `NotServed` for another method.
+/// Serves what ALMotion tells of the body: its model here, where its parts are in
+/// [`serve_frames`]; `NotServed` for another method.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let model = sim.model;
     let now = sim.now();
@@ -195,6 +196,15 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
         }
         "getRobotConfig" => Reply::Now(robot_config(model)),
         "getMotionCycleTime" => Reply::Now(Value::Int(MOTION_CYCLE_MS)),
+        _ => return serve_frames(sim, method, a),
+    })
+}
+
+/// Serves where the body's parts are: transforms, positions, the centre of mass, masses
+/// and the support polygon; `NotServed` for another method.
+fn serve_frames(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let model = sim.model;
+    Ok(match method {
         "getTransform" | "getPosition" => {
             let (name, frame) = (a.str(0)?, a.int(1)?);
             a.bool(2)?;

@@ -200,33 +200,22 @@ fn strings(items: Vec<String>) -> Value {
 /// Serves ALDialog.
 pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     first_served(
-        &[serve_topics, serve_engine, serve_settings],
+        &[
+            serve_io,
+            serve_topics,
+            serve_engine,
+            serve_users,
+            serve_settings,
+            serve_thresholds,
+        ],
         sim,
         method,
         a,
     )
 }
 
-/// Serves ALDialog's inputs, outputs and topics; `NotServed` for another method.
-fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    // Reading topic files happens before taking any lock.
-    let files: Vec<(choreo_qichat::Topic, String)> = match method {
-        "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
-        "loadTopicContent" => {
-            let mut nowhere =
-                |n: &str| Err(format!("cannot include {n:?} in a topic given as text").into());
-            let topic = parse_topic(a, "<content>", a.str(0)?.as_bytes(), &mut nowhere)?;
-            vec![(topic, "<content>".to_string())]
-        }
-        "runTopics" => {
-            let mut out = Vec::new();
-            for path in a.names(0)? {
-                out.push((read_topic(sim, a, &path)?, path));
-            }
-            out
-        }
-        _ => Vec::new(),
-    };
+/// Serves ALDialog's inputs and outputs; `NotServed` for another method.
+fn serve_io(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "forceInput" => {
             heard(sim, a.str(0)?, None);
@@ -274,6 +263,101 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
             answered(sim, answer);
             Value::None
         }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALDialog's sessions and users' data; `NotServed` for another method.
+fn serve_users(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let value = match method {
+        "openSession" | "closeSession" => {
+            let user = if method == "openSession" {
+                Some(a.int(0)?)
+            } else {
+                None
+            };
+            sim.extension::<Engine>().get().set_user(user.unwrap_or(0));
+            let before = std::mem::replace(&mut sim.state().part::<Dialog>().session, user);
+            match (before, user) {
+                (_, Some(id)) => {
+                    sim.notice(NAME, format!("opens the session of user {id}"));
+                    sim.raise("Dialog/OpenSession", Value::Int(id));
+                }
+                (Some(id), None) => sim.notice(NAME, format!("closes the session of user {id}")),
+                (None, None) => {}
+            }
+            Value::None
+        }
+        "insertUserData" => {
+            let (name, value, user) = (a.str(0)?, a.str(1)?, a.int(2)?);
+            sim.extension::<Engine>()
+                .get()
+                .insert_user_data(user, name, value);
+            Value::None
+        }
+        "getUserData" => {
+            let (name, user) = (a.str(0)?, a.int(1)?);
+            let engine = sim.extension::<Engine>().get();
+            Value::from(engine.user_data(user, name).unwrap_or_default())
+        }
+        "getUserDataList" => strings(sim.extension::<Engine>().get().user_data_names(a.int(0)?)),
+        "removeUserData" => {
+            sim.extension::<Engine>().get().remove_user_data(a.int(0)?);
+            Value::None
+        }
+        "generateSentences" => {
+            let (destination, topic) = (a.str(0)?, a.str(1)?);
+            language_name(a, 2)?;
+            let sentences = sim
+                .extension::<Engine>()
+                .get()
+                .sentences(topic)
+                .ok_or_else(|| {
+                    CallError::Failed(format!("{}: topic {topic:?} is not loaded", a.name))
+                })?;
+            let mut text = sentences.join("\n");
+            text.push('\n');
+            // A robot path (`/home/nao/...`) is written in the run's own folders.
+            std::fs::write(sim.local_path(destination), text).map_err(|e| {
+                CallError::Failed(format!("{}: cannot write {destination:?}: {e}", a.name))
+            })?;
+            Value::None
+        }
+        "getUserList" => Value::List(
+            sim.extension::<Engine>()
+                .get()
+                .users()
+                .into_iter()
+                .map(Value::Int)
+                .collect(),
+        ),
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALDialog's topics: loading, activating, the focus; `NotServed` for another method.
+fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    // Reading topic files happens before taking any lock.
+    let files: Vec<(choreo_qichat::Topic, String)> = match method {
+        "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
+        "loadTopicContent" => {
+            let mut nowhere =
+                |n: &str| Err(format!("cannot include {n:?} in a topic given as text").into());
+            let topic = parse_topic(a, "<content>", a.str(0)?.as_bytes(), &mut nowhere)?;
+            vec![(topic, "<content>".to_string())]
+        }
+        "runTopics" => {
+            let mut out = Vec::new();
+            for path in a.names(0)? {
+                out.push((read_topic(sim, a, &path)?, path));
+            }
+            out
+        }
+        _ => Vec::new(),
+    };
+    let value = match method {
         "loadTopic" | "loadTopicContent" | "runTopics" => {
             let mut engine = sim.extension::<Engine>().get();
             let mut names = Vec::new();
@@ -350,7 +434,7 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
     Ok(Reply::Now(value))
 }
 
-/// Serves ALDialog's focus, tags, concepts, sessions, users and language; `NotServed` for another method.
+/// Serves ALDialog's focus, tags, concepts and language; `NotServed` for another method.
 fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let value = match method {
         "getFocus" => Value::from(sim.extension::<Engine>().get().focus().unwrap_or_default()),
@@ -421,67 +505,6 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
             sim.extension::<Engine>().get().set_delay(event, ms);
             Value::None
         }
-        "openSession" | "closeSession" => {
-            let user = if method == "openSession" {
-                Some(a.int(0)?)
-            } else {
-                None
-            };
-            sim.extension::<Engine>().get().set_user(user.unwrap_or(0));
-            let before = std::mem::replace(&mut sim.state().part::<Dialog>().session, user);
-            match (before, user) {
-                (_, Some(id)) => {
-                    sim.notice(NAME, format!("opens the session of user {id}"));
-                    sim.raise("Dialog/OpenSession", Value::Int(id));
-                }
-                (Some(id), None) => sim.notice(NAME, format!("closes the session of user {id}")),
-                (None, None) => {}
-            }
-            Value::None
-        }
-        "insertUserData" => {
-            let (name, value, user) = (a.str(0)?, a.str(1)?, a.int(2)?);
-            sim.extension::<Engine>()
-                .get()
-                .insert_user_data(user, name, value);
-            Value::None
-        }
-        "getUserData" => {
-            let (name, user) = (a.str(0)?, a.int(1)?);
-            let engine = sim.extension::<Engine>().get();
-            Value::from(engine.user_data(user, name).unwrap_or_default())
-        }
-        "getUserDataList" => strings(sim.extension::<Engine>().get().user_data_names(a.int(0)?)),
-        "removeUserData" => {
-            sim.extension::<Engine>().get().remove_user_data(a.int(0)?);
-            Value::None
-        }
-        "generateSentences" => {
-            let (destination, topic) = (a.str(0)?, a.str(1)?);
-            language_name(a, 2)?;
-            let sentences = sim
-                .extension::<Engine>()
-                .get()
-                .sentences(topic)
-                .ok_or_else(|| {
-                    CallError::Failed(format!("{}: topic {topic:?} is not loaded", a.name))
-                })?;
-            let mut text = sentences.join("\n");
-            text.push('\n');
-            // A robot path (`/home/nao/...`) is written in the run's own folders.
-            std::fs::write(sim.local_path(destination), text).map_err(|e| {
-                CallError::Failed(format!("{}: cannot write {destination:?}: {e}", a.name))
-            })?;
-            Value::None
-        }
-        "getUserList" => Value::List(
-            sim.extension::<Engine>()
-                .get()
-                .users()
-                .into_iter()
-                .map(Value::Int)
-                .collect(),
-        ),
         "setLanguage" => {
             set_language(sim, &crate::services::audio::tts::checked_language(a)?);
             Value::None
@@ -489,6 +512,71 @@ fn serve_engine(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
         "resetLanguage" => {
             let preferred = sim.state().part::<Dialog>().preferred.clone();
             set_language(sim, &preferred);
+            Value::None
+        }
+        _ => return Ok(Reply::NotServed),
+    };
+    Ok(Reply::Now(value))
+}
+
+/// Serves ALDialog's confidence thresholds; `NotServed` for another method.
+fn serve_thresholds(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    let mut state = sim.state();
+    let d = &mut state.part::<Dialog>();
+    let value = match method {
+        "setASRConfidenceThreshold" => {
+            let language = d.language.clone();
+            d.thresholds.insert(("BNF".into(), language), a.f64(0)?);
+            Value::None
+        }
+        "getASRConfidenceThreshold" => Value::Float(d.threshold("BNF")),
+        "setConfidenceThreshold" => {
+            let grammar = a.one_of(0, "a grammar", &GRAMMARS)?.to_string();
+            let threshold = a.f64(1)?;
+            let languages: Vec<String> = if a.len() > 2 {
+                vec![language_name(a, 2)?]
+            } else {
+                choreo_robot::languages::LANGUAGES
+                    .iter()
+                    .map(|l| l.name.to_string())
+                    .collect()
+            };
+            for language in languages {
+                d.thresholds.insert((grammar.clone(), language), threshold);
+            }
+            Value::None
+        }
+        "getConfidenceThreshold" => {
+            let grammar = a.one_of(0, "a grammar", &GRAMMARS)?;
+            let language = language_name(a, 1)?;
+            Value::Float(
+                d.thresholds
+                    .get(&(grammar.to_string(), language))
+                    .copied()
+                    .unwrap_or(DEFAULT_THRESHOLD),
+            )
+        }
+        "getAllConfidenceThresholds" => Value::Map(
+            GRAMMARS
+                .iter()
+                .map(|g| {
+                    let per_language = choreo_robot::languages::LANGUAGES
+                        .iter()
+                        .map(|l| {
+                            let t = d
+                                .thresholds
+                                .get(&(g.to_string(), l.name.to_string()))
+                                .copied()
+                                .unwrap_or(DEFAULT_THRESHOLD);
+                            (Value::from(l.name), Value::Float(t))
+                        })
+                        .collect();
+                    (Value::from(*g), Value::Map(per_language))
+                })
+                .collect(),
+        ),
+        "removeAllLanguageThresholds" => {
+            d.thresholds.clear();
             Value::None
         }
         _ => return Ok(Reply::NotServed),
@@ -550,61 +638,6 @@ fn serve_settings(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallEr
         }
         "removeBlockingEvent" => {
             d.blocking.remove(a.str(0)?);
-            Value::None
-        }
-        "setASRConfidenceThreshold" => {
-            let language = d.language.clone();
-            d.thresholds.insert(("BNF".into(), language), a.f64(0)?);
-            Value::None
-        }
-        "getASRConfidenceThreshold" => Value::Float(d.threshold("BNF")),
-        "setConfidenceThreshold" => {
-            let grammar = a.one_of(0, "a grammar", &GRAMMARS)?.to_string();
-            let threshold = a.f64(1)?;
-            let languages: Vec<String> = if a.len() > 2 {
-                vec![language_name(a, 2)?]
-            } else {
-                choreo_robot::languages::LANGUAGES
-                    .iter()
-                    .map(|l| l.name.to_string())
-                    .collect()
-            };
-            for language in languages {
-                d.thresholds.insert((grammar.clone(), language), threshold);
-            }
-            Value::None
-        }
-        "getConfidenceThreshold" => {
-            let grammar = a.one_of(0, "a grammar", &GRAMMARS)?;
-            let language = language_name(a, 1)?;
-            Value::Float(
-                d.thresholds
-                    .get(&(grammar.to_string(), language))
-                    .copied()
-                    .unwrap_or(DEFAULT_THRESHOLD),
-            )
-        }
-        "getAllConfidenceThresholds" => Value::Map(
-            GRAMMARS
-                .iter()
-                .map(|g| {
-                    let per_language = choreo_robot::languages::LANGUAGES
-                        .iter()
-                        .map(|l| {
-                            let t = d
-                                .thresholds
-                                .get(&(g.to_string(), l.name.to_string()))
-                                .copied()
-                                .unwrap_or(DEFAULT_THRESHOLD);
-                            (Value::from(l.name), Value::Float(t))
-                        })
-                        .collect();
-                    (Value::from(*g), Value::Map(per_language))
-                })
-                .collect(),
-        ),
-        "removeAllLanguageThresholds" => {
-            d.thresholds.clear();
             Value::None
         }
         "setAnimatedSpeechConfiguration" => {
