@@ -11,35 +11,6 @@ use choreo_testkit::architecture::{
     module_graph, string_errors, unused_dependencies, workspace_root,
 };
 
-/// Files allowed over [`LONG_FILE`] lines (path from the workspace root), each with its
-/// reason.
-const LONG_FILES: &[(&str, &str)] = &[];
-
-/// Functions allowed over [`LONG_FUNCTION`] lines (`path:name`), each with its reason. The
-/// list only shrinks ([`MOST_LONG_FUNCTIONS`]); empty is the goal.
-const LONG_FUNCTIONS: &[(&str, &str)] = &[
-    (
-        "crates/choreo-python/src/fixer/tokenize.rs:tokenize",
-        "the Python-2 tokenizer: one match arm per token kind",
-    ),
-    (
-        "crates/choreo-qi/src/codec/value.rs:encode",
-        "one match arm per qi type signature",
-    ),
-    (
-        "crates/choreo-qichat/src/parser/pattern.rs:pattern_node",
-        "one match arm per QiChat pattern element",
-    ),
-    (
-        "crates/choreo-stack/src/core/check.rs:event",
-        "one match arm per kind of stack trace event",
-    ),
-];
-
-/// The most functions [`LONG_FUNCTIONS`] may list: lowered as functions are split, never
-/// raised.
-const MOST_LONG_FUNCTIONS: usize = 4;
-
 fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
         .unwrap_or(p)
@@ -71,10 +42,8 @@ fn every_crate_keeps_the_rules() {
         }
         for (path, lines) in file_lengths(&krate.dir) {
             let rel = relative(&root, &path);
-            if lines > LONG_FILE && !LONG_FILES.iter().any(|(p, _)| *p == rel) {
-                faults.push(format!(
-                    "{rel}: {lines} lines (over {LONG_FILE}, not listed)"
-                ));
+            if lines > LONG_FILE {
+                faults.push(format!("{rel}: {lines} lines (over {LONG_FILE}: split it)"));
             }
         }
         for (path, _) in file_lengths(&krate.dir.join("src")) {
@@ -89,10 +58,9 @@ fn every_crate_keeps_the_rules() {
                 ));
             }
             for (name, line, len) in functions(&text) {
-                let key = format!("{rel}:{name}");
-                if len > LONG_FUNCTION && !LONG_FUNCTIONS.iter().any(|(k, _)| *k == key) {
+                if len > LONG_FUNCTION {
                     faults.push(format!(
-                        "{rel}:{line}: fn {name} is {len} lines (over {LONG_FUNCTION}, not listed)"
+                        "{rel}:{line}: fn {name} is {len} lines (over {LONG_FUNCTION}: split it)"
                     ));
                 }
             }
@@ -181,39 +149,4 @@ fn the_command_line_is_thin_and_each_fact_has_one_home() {
         }
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));
-}
-
-#[test]
-fn the_list_of_long_functions_only_shrinks() {
-    assert!(
-        LONG_FUNCTIONS.len() <= MOST_LONG_FUNCTIONS,
-        "{} long functions listed, {MOST_LONG_FUNCTIONS} at most: split the new one",
-        LONG_FUNCTIONS.len()
-    );
-}
-
-#[test]
-fn every_listed_exception_still_exists_and_is_still_long() {
-    let root = workspace_root().canonicalize().expect("the workspace root");
-    for (path, why) in LONG_FILES {
-        assert!(!why.is_empty());
-        let lines = std::fs::read_to_string(root.join(path))
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        assert!(
-            lines > LONG_FILE,
-            "{path} is listed as long but has {lines} lines"
-        );
-    }
-    for (key, why) in LONG_FUNCTIONS {
-        assert!(!why.is_empty());
-        let (path, name) = key.rsplit_once(':').expect("path:name");
-        let text = std::fs::read_to_string(root.join(path)).unwrap_or_default();
-        assert!(
-            functions(&text)
-                .iter()
-                .any(|(n, _, len)| n == name && *len > LONG_FUNCTION),
-            "{key} is listed as long but is not"
-        );
-    }
 }

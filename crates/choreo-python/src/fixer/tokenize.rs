@@ -238,29 +238,8 @@ pub(crate) fn tokenize(src: &str) -> Vec<Tok> {
                 (Kind::Number, scan_number(b, i), 0)
             }
             b'`' => (Kind::Backtick, i + 1, 0),
-            _ if is_name_byte(c) => {
-                let mut j = i + 1;
-                while b.get(j).copied().is_some_and(is_name_byte) {
-                    j += 1;
-                }
-                if matches!(b.get(j), Some(b'\'' | b'"'))
-                    && b.get(i..j).is_some_and(is_string_prefix)
-                {
-                    let (end, lines, ok) = scan_string(b, j);
-                    (if ok { Kind::Str } else { Kind::Other }, end, lines)
-                } else {
-                    (Kind::Name, j, 0)
-                }
-            }
-            _ => {
-                let len = op_len(b.get(i..).unwrap_or_default());
-                let kind = if b"+-*/%&|^~<>=.,:;@()[]{}!".contains(&c) {
-                    Kind::Op
-                } else {
-                    Kind::Other
-                };
-                (kind, i + len, 0)
-            }
+            _ if is_name_byte(c) => scan_name(b, i),
+            _ => scan_op(b, i, c),
         };
         let tok_depth = match c {
             b'(' | b'[' | b'{' => {
@@ -294,6 +273,34 @@ pub(crate) fn tokenize(src: &str) -> Vec<Tok> {
         });
     }
     toks
+}
+
+/// A name at `i`, or a string with a prefix (`r"..."`, `u'...'`): its kind, end and the
+/// lines it spans.
+#[inline]
+fn scan_name(b: &[u8], i: usize) -> (Kind, usize, u32) {
+    let mut j = i + 1;
+    while b.get(j).copied().is_some_and(is_name_byte) {
+        j += 1;
+    }
+    if matches!(b.get(j), Some(b'\'' | b'"')) && b.get(i..j).is_some_and(is_string_prefix) {
+        let (end, lines, ok) = scan_string(b, j);
+        (if ok { Kind::Str } else { Kind::Other }, end, lines)
+    } else {
+        (Kind::Name, j, 0)
+    }
+}
+
+/// An operator at `i` (first byte `c`), or a byte Python does not know: its kind and end.
+#[inline]
+fn scan_op(b: &[u8], i: usize, c: u8) -> (Kind, usize, u32) {
+    let len = op_len(b.get(i..).unwrap_or_default());
+    let kind = if b"+-*/%&|^~<>=.,:;@()[]{}!".contains(&c) {
+        Kind::Op
+    } else {
+        Kind::Other
+    };
+    (kind, i + len, 0)
 }
 
 /// Keywords that cannot start an expression (so `print if` is not a print statement).

@@ -175,56 +175,14 @@ pub fn encode(value: &Value, sig: &Signature, out: &mut Vec<u8>) -> Result<(), E
             }
             _ => Err(type_error(value, sig)),
         },
-        Signature::Int8 => put_int(value, sig, -128, 127, |i| [i as u8], out),
-        Signature::UInt8 => put_int(value, sig, 0, 255, |i| [i as u8], out),
-        Signature::Int16 => put_int(
-            value,
-            sig,
-            i128::from(i16::MIN),
-            i128::from(i16::MAX),
-            |i| (i as i16).to_le_bytes(),
-            out,
-        ),
-        Signature::UInt16 => put_int(
-            value,
-            sig,
-            0,
-            i128::from(u16::MAX),
-            |i| (i as u16).to_le_bytes(),
-            out,
-        ),
-        Signature::Int32 => put_int(
-            value,
-            sig,
-            i128::from(i32::MIN),
-            i128::from(i32::MAX),
-            |i| (i as i32).to_le_bytes(),
-            out,
-        ),
-        Signature::UInt32 => put_int(
-            value,
-            sig,
-            0,
-            i128::from(u32::MAX),
-            |i| (i as u32).to_le_bytes(),
-            out,
-        ),
-        Signature::Int64 => put_int(
-            value,
-            sig,
-            i128::from(i64::MIN),
-            i128::from(i64::MAX),
-            |i| (i as i64).to_le_bytes(),
-            out,
-        ),
-        Signature::UInt64 => put_int(
-            value,
-            sig,
-            0,
-            i128::from(u64::MAX),
-            |i| (i as u64).to_le_bytes(),
-            out,
-        ),
+        Signature::Int8
+        | Signature::UInt8
+        | Signature::Int16
+        | Signature::UInt16
+        | Signature::Int32
+        | Signature::UInt32
+        | Signature::Int64
+        | Signature::UInt64 => put_integer(value, sig, out),
         Signature::Float | Signature::Double => {
             let x = match value {
                 Value::Float(x) => *x,
@@ -288,6 +246,64 @@ pub fn encode(value: &Value, sig: &Signature, out: &mut Vec<u8>) -> Result<(), E
         Signature::Object | Signature::Unknown | Signature::Pointer | Signature::KwArgs => {
             Err(type_error(value, sig))
         }
+    }
+}
+
+/// Writes `value` as the integer type `sig`, in its range.
+#[inline]
+fn put_integer(value: &Value, sig: &Signature, out: &mut Vec<u8>) -> Result<(), Error> {
+    match sig {
+        Signature::Int8 => put_int(value, sig, -128, 127, |i| [i as u8], out),
+        Signature::UInt8 => put_int(value, sig, 0, 255, |i| [i as u8], out),
+        Signature::Int16 => put_int(
+            value,
+            sig,
+            i128::from(i16::MIN),
+            i128::from(i16::MAX),
+            |i| (i as i16).to_le_bytes(),
+            out,
+        ),
+        Signature::UInt16 => put_int(
+            value,
+            sig,
+            0,
+            i128::from(u16::MAX),
+            |i| (i as u16).to_le_bytes(),
+            out,
+        ),
+        Signature::Int32 => put_int(
+            value,
+            sig,
+            i128::from(i32::MIN),
+            i128::from(i32::MAX),
+            |i| (i as i32).to_le_bytes(),
+            out,
+        ),
+        Signature::UInt32 => put_int(
+            value,
+            sig,
+            0,
+            i128::from(u32::MAX),
+            |i| (i as u32).to_le_bytes(),
+            out,
+        ),
+        Signature::Int64 => put_int(
+            value,
+            sig,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+            |i| (i as i64).to_le_bytes(),
+            out,
+        ),
+        Signature::UInt64 => put_int(
+            value,
+            sig,
+            0,
+            i128::from(u64::MAX),
+            |i| (i as u64).to_le_bytes(),
+            out,
+        ),
+        _ => Err(type_error(value, sig)),
     }
 }
 

@@ -90,34 +90,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 PatternKind::Tag(self.concept_name())
             }
-            '_' | '!' => {
-                self.pos += 1;
-                if c == '_' && self.peek().is_some_and(Self::is_hspace) {
-                    // `_ [a b]`: NAO's own hangman topic writes it so.
-                    self.warn_at(self.pos, "a space between '_' and what it captures");
-                    self.skip_hspace();
-                }
-                match self.peek() {
-                    Some(n) if !n.is_whitespace() && !is_closer(n) => {}
-                    other => {
-                        let what = if c == '_' { "capture" } else { "forbid" };
-                        return Err(self.error_at(
-                            self.pos,
-                            format!(
-                                "expected something to {what} after '{c}', found {}",
-                                show(other)
-                            ),
-                        ));
-                    }
-                }
-                self.check_depth(depth + 1)?;
-                let inner = Box::new(self.pattern_node(depth + 1)?);
-                if c == '_' {
-                    PatternKind::Capture(inner)
-                } else {
-                    PatternKind::Not(inner)
-                }
-            }
+            '_' | '!' => self.capture_or_not(c, depth)?,
             '$' if self
                 .peek_at(1)
                 .is_some_and(|n| n.is_alphanumeric() || n == '_') =>
@@ -136,25 +109,7 @@ impl Parser<'_> {
                 }
             }
             '^' if self.peek_at(1).is_some_and(|n| n.is_ascii_alphabetic()) => {
-                self.pos += 1;
-                let name = self.function_name();
-                self.space_before_choice(&name);
-                let args = match self.peek() {
-                    Some('(') => Args::List(self.call_args(&name)?),
-                    Some('[') => {
-                        let open = self.pos;
-                        self.pos += 1;
-                        let items = self.pattern_seq(Close::Bracket, open, depth + 1)?;
-                        Args::Choice(items.into_iter().map(pattern_alternative).collect())
-                    }
-                    _ => Args::None,
-                };
-                PatternKind::Function(Function {
-                    builtin: Builtin::from_name(&name),
-                    name,
-                    args,
-                    span,
-                })
+                self.pattern_function(depth, span)?
             }
             'e' if self.peek_at(1) == Some(':')
                 && self.peek_at(2).is_some_and(|n| !n.is_whitespace()) =>
@@ -176,6 +131,58 @@ impl Parser<'_> {
             }
         };
         Ok(PatternNode { kind, span })
+    }
+    /// `_x` (a capture) or `!x` (what must not be heard), `c` at the cursor.
+    fn capture_or_not(&mut self, c: char, depth: usize) -> PResult<PatternKind> {
+        self.pos += 1;
+        if c == '_' && self.peek().is_some_and(Self::is_hspace) {
+            // `_ [a b]`: NAO's own hangman topic writes it so.
+            self.warn_at(self.pos, "a space between '_' and what it captures");
+            self.skip_hspace();
+        }
+        match self.peek() {
+            Some(n) if !n.is_whitespace() && !is_closer(n) => {}
+            other => {
+                let what = if c == '_' { "capture" } else { "forbid" };
+                return Err(self.error_at(
+                    self.pos,
+                    format!(
+                        "expected something to {what} after '{c}', found {}",
+                        show(other)
+                    ),
+                ));
+            }
+        }
+        self.check_depth(depth + 1)?;
+        let inner = Box::new(self.pattern_node(depth + 1)?);
+        Ok(if c == '_' {
+            PatternKind::Capture(inner)
+        } else {
+            PatternKind::Not(inner)
+        })
+    }
+
+    /// `^name(args)` or `^name[choice]` in a pattern, `^` at the cursor.
+    fn pattern_function(&mut self, depth: usize, span: Span) -> PResult<PatternKind> {
+        self.pos += 1;
+        let name = self.function_name();
+        self.space_before_choice(&name);
+        let args = match self.peek() {
+            Some('(') => Args::List(self.call_args(&name)?),
+            Some('[') => {
+                let open = self.pos;
+                self.pos += 1;
+                let items = self.pattern_seq(Close::Bracket, open, depth + 1)?;
+                Args::Choice(items.into_iter().map(pattern_alternative).collect())
+            }
+            _ => Args::None,
+        };
+        Ok(PatternKind::Function(Function {
+            builtin: Builtin::from_name(&name),
+            name,
+            args,
+            span,
+        }))
     }
 }
 

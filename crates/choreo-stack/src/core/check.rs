@@ -201,15 +201,7 @@ impl<'a> Checker<'a> {
         match e {
             Event::TickBegin => self.tick_begin(),
             Event::TickEnd => self.tick_end(),
-            Event::Init { b } => {
-                let p = &mut self.per[b.index()];
-                p.inits += 1;
-                if p.inits > 1 {
-                    let n = self.name(*b).to_string();
-                    self.bad("L1", format!("{n} initialized twice"));
-                }
-                self.st[b.index()] = St::Out;
-            }
+            Event::Init { b } => self.init(*b),
             Event::ScopeRefInc { b, count } => self.scope_inc(*b, *count),
             Event::ScopeRefDec { b, count } => self.scope_dec(*b, *count),
             Event::EnteredScope { b } => {
@@ -256,40 +248,12 @@ impl<'a> Checker<'a> {
                     self.action_ok(*from, *token);
                 }
             }
-            Event::ActionDone { owner, .. } => {
-                let tick = self.tick;
-                let p = &mut self.per[owner.index()];
-                p.action = false;
-                p.action_done = true;
-                p.ended = Some(tick);
-            }
+            Event::ActionDone { owner, .. } => self.action_done(*owner),
             Event::CancelDelegates {
                 by,
                 allow_callback,
                 result,
-            } => {
-                if !allow_callback {
-                    self.per[by.index()].tokens.clear();
-                }
-                if let Some(i) = self.projected.iter().position(|x| x == by) {
-                    let had = i + 1 < self.projected.len() || self.per[by.index()].action;
-                    if had != *result {
-                        self.bad(
-                            "R5",
-                            format!("cancel_delegates returned {result}, expected {had}"),
-                        );
-                    }
-                    self.projected.truncate(i + 1);
-                    if self.per[by.index()].action {
-                        self.per[by.index()].action = false;
-                        if *allow_callback {
-                            self.per[by.index()].ended = Some(self.tick);
-                        }
-                    }
-                } else if *result {
-                    self.bad("R5", "cancel_delegates off the stack returned true".into());
-                }
-            }
+            } => self.cancel_delegates(*by, *allow_callback, *result),
             Event::CancelSelf { by, result } => {
                 let on = self.projected.iter().position(|x| x == by);
                 match (on, result) {
@@ -319,6 +283,52 @@ impl<'a> Checker<'a> {
             }
             Event::Reset { .. } => {}
             Event::Input { .. } | Event::Log { .. } | Event::TickOverrun { .. } => {}
+        }
+    }
+
+    /// `owner`'s action ended: its behavior may end now.
+    fn action_done(&mut self, owner: BehaviorId) {
+        let tick = self.tick;
+        let p = &mut self.per[owner.index()];
+        p.action = false;
+        p.action_done = true;
+        p.ended = Some(tick);
+    }
+
+    /// L1: a behavior is initialized once, and then out of scope.
+    fn init(&mut self, b: BehaviorId) {
+        let p = &mut self.per[b.index()];
+        p.inits += 1;
+        if p.inits > 1 {
+            let n = self.name(b).to_string();
+            self.bad("L1", format!("{n} initialized twice"));
+        }
+        self.st[b.index()] = St::Out;
+    }
+
+    /// R5: `cancel_delegates` by `by` pops what is above it, and says whether there was
+    /// anything to cancel.
+    fn cancel_delegates(&mut self, by: BehaviorId, allow_callback: bool, result: bool) {
+        if !allow_callback {
+            self.per[by.index()].tokens.clear();
+        }
+        if let Some(i) = self.projected.iter().position(|x| *x == by) {
+            let had = i + 1 < self.projected.len() || self.per[by.index()].action;
+            if had != result {
+                self.bad(
+                    "R5",
+                    format!("cancel_delegates returned {result}, expected {had}"),
+                );
+            }
+            self.projected.truncate(i + 1);
+            if self.per[by.index()].action {
+                self.per[by.index()].action = false;
+                if allow_callback {
+                    self.per[by.index()].ended = Some(self.tick);
+                }
+            }
+        } else if result {
+            self.bad("R5", "cancel_delegates off the stack returned true".into());
         }
     }
 
