@@ -136,6 +136,61 @@ fn an_error_in_box_code_names_the_box_and_line_and_strict_stops_with_exit_3() {
     assert_eq!(o.status.code(), Some(5), "{:?}", text(&o));
 }
 
+/// A box whose thread writes `Tick` = 1, 2, 3... every 0.4 s of behavior time, while the
+/// box itself ends the behavior at 1.0 s: ticks 1 and 2 (0.4 s, 0.8 s) are the run's; tick 3
+/// would come at 1.2 s, from a thread the end woke, after the run.
+const TICKER: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Ticker" id="1"><script language="4"><content><![CDATA[import threading
+import time
+
+class MyClass(GeneratedClass):
+    def onLoad(self):
+        self.memory = ALProxy("ALMemory")
+
+    def onInput_onStart(self):
+        threading.Thread(target=self.tick).start()
+        time.sleep(1.0)
+        self.onStopped()
+
+    def tick(self):
+        for n in range(1, 6):
+            time.sleep(0.4)
+            self.memory.insertData("Tick", n)
+]]></content></script>
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
+"#;
+
+#[test]
+fn what_box_code_does_after_the_end_is_not_shown_as_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ticker.xar");
+    std::fs::write(&file, TICKER).unwrap();
+    // The thread's third write races the command's end: several runs, the same lines.
+    for _ in 0..5 {
+        let o = choreo(&["run", file.to_str().unwrap(), "--fast"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        assert!(
+            err.contains("0.40s  ALMemory Tick = 1, 2 ×2 until 0.80s\n"),
+            "{err}"
+        );
+        assert!(!err.contains("Tick = 1, 2, 3"), "{err}");
+    }
+}
+
 #[test]
 fn load_errors_have_their_exit_codes() {
     assert_eq!(choreo(&["run", "no/such/file.xar"]).status.code(), Some(2));

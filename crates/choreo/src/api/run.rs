@@ -669,7 +669,14 @@ fn equip(
             }
             _ => e,
         };
-        if let Some(observer) = &theirs {
+        // Box code still running once the run is over (a thread the end woke) acts outside
+        // the run: not the run's, as for its trace. ServiceManager stopping the package's
+        // services as the run closes is the run's own end, and told.
+        let closing =
+            matches!(e, RobotEvent::Notice { service, .. } if service == "ALServiceManager");
+        if let Some(observer) = &theirs
+            && (closing || !now.is_over())
+        {
             observer(at, e);
         }
         // What the robot says, its LEDs and posture go into the trace: a dialog's

@@ -245,7 +245,10 @@ impl Setup {
     }
 
     /// Called with each event of the simulated robot (what it says, its LEDs, its
-    /// postures, the calls it serves), at its behavior time.
+    /// postures, the calls it serves), at its behavior time, until the run is over: what
+    /// box code still running then makes the robot do is not the run's (nor in its trace);
+    /// only ALServiceManager's notices of the package's services stopping with the run
+    /// come after.
     pub fn on_robot_event(mut self, observer: RobotObserver) -> Setup {
         self.on_robot_event = Some(observer);
         self

@@ -75,7 +75,7 @@ pub fn run(args: &RunArgs) -> CliResult {
         behavior,
         model,
         scenario,
-        live: Live::new(verbosity),
+        live: Live::new(verbosity, args.fast),
         base: &base,
     };
     if let Some(n) = args.repeat {

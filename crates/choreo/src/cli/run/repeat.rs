@@ -30,7 +30,7 @@ pub(super) fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
         behavior: setup.behavior,
         model: setup.model,
         scenario: setup.scenario.clone(),
-        live: Live::new(Verbosity::Quiet),
+        live: Live::new(Verbosity::Quiet, true),
     };
     let mut first: Option<(Vec<String>, Report)> = None;
     let mut differs = false;

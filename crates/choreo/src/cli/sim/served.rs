@@ -122,7 +122,7 @@ impl<'a> Fleet<'a> {
             time,
             scenario,
             calls,
-            live: Live::new(Verbosity::from_flags(args.quiet, false)),
+            live: Live::new(Verbosity::from_flags(args.quiet, false), false),
         })
     }
 

@@ -66,7 +66,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         played,
     } = load(&asked)?;
     let xar = driver_xar()?;
-    let live = Live::new(asked.verbosity);
+    let live = Live::new(asked.verbosity, asked.args.fast);
     runner.add_listener(live_listener(live.clone(), period, asked.verbosity));
     {
         // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
