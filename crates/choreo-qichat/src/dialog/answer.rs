@@ -65,7 +65,11 @@ impl Dialog {
         }
         Answer {
             topic: self.topics.loaded[at.0].topic.name.clone(),
-            rule: self.rule(at.0, &at.1).map(|r| r.span).unwrap_or_default(),
+            rule: self
+                .topics
+                .rule(at.0, &at.1)
+                .map(|r| r.span)
+                .unwrap_or_default(),
             text: String::new(),
             steps: Vec::new(),
             via,
@@ -83,6 +87,7 @@ impl Dialog {
         host: &mut dyn Host,
     ) -> Result<(), super::render::Invalid> {
         let rule = self
+            .topics
             .rule(path.0, &path.1)
             .cloned()
             .ok_or(super::render::Invalid)?;
@@ -104,7 +109,7 @@ impl Dialog {
         let Some(last) = plan.last.clone() else {
             return;
         };
-        let Some(rule) = self.rule(last.0, &last.1).cloned() else {
+        let Some(rule) = self.topics.rule(last.0, &last.1).cloned() else {
             return;
         };
         let result = match &outcome {
@@ -182,6 +187,7 @@ impl Dialog {
                 None => {}
             }
             let opens = self
+                .topics
                 .rule(last.0, &last.1)
                 .is_some_and(|r| r.subrules.iter().any(|s| s.kind == RuleKind::User));
             if opens {
@@ -205,6 +211,7 @@ impl Dialog {
         let mut answer = Answer {
             topic: self.topics.loaded[at.0].topic.name.clone(),
             rule: self
+                .topics
                 .rule(last.0, &last.1)
                 .map(|r| r.span)
                 .unwrap_or_default(),

@@ -30,13 +30,13 @@ impl Lookup for View<'_> {
         self.dialog.dynamic.get(name).cloned()
     }
     fn variable(&self, name: &str) -> Option<String> {
-        let key = self.dialog.key(self.topic, name);
+        let key = self.dialog.topics.key(self.topic, name);
         super::clock::data(&key, self.host.now_ms())
             .or_else(|| self.host.get(&key))
             .filter(|v| !v.is_empty())
     }
     fn recent_event(&self, name: &str) -> bool {
-        let key = self.dialog.key(self.topic, name);
+        let key = self.dialog.topics.key(self.topic, name);
         let Some(&when) = self.dialog.events.recent.get(&key) else {
             return false;
         };

@@ -143,7 +143,7 @@ impl Dialog {
         let variable = || raw.first().map_or("", |v| v.trim().trim_start_matches('$'));
         match builtin {
             B::Clear => {
-                plan.write(self.key(cx.t, variable()), None);
+                plan.write(self.topics.key(cx.t, variable()), None);
                 Ok(())
             }
             B::Concatenate => {
@@ -506,7 +506,7 @@ impl Dialog {
         plan: &mut Plan,
         host: &mut dyn Host,
     ) -> Result<(), Invalid> {
-        let tagged = self.tagged(t, tag);
+        let tagged = self.topics.tagged(t, tag);
         let free: Vec<RulePath> = tagged
             .iter()
             .filter(|p| !self.history.used.contains(p) && !plan.uses(p))
@@ -549,6 +549,7 @@ impl Dialog {
         for k in 0..count {
             let path = (t, vec![k]);
             let is_proposal = self
+                .topics
                 .rule(t, &path.1)
                 .is_some_and(|r| r.kind == crate::ast::RuleKind::Proposal);
             if !is_proposal || self.history.used.contains(&path) || plan.uses(&path) {

@@ -279,7 +279,8 @@ pub struct Dialog {
     rng: u64,
 }
 
-/// The topics loaded, which are active, and where the conversation is.
+/// The topics loaded, which are active, and where the conversation is; it finds what a
+/// topic holds (a rule by its path, tagged rules, a name's memory key).
 #[derive(Debug, Default)]
 struct Topics {
     loaded: Vec<Loaded>,
@@ -288,6 +289,65 @@ struct Topics {
     focus: Option<usize>,
     /// The rule whose subrules answer first.
     scope: Option<RulePath>,
+}
+
+impl Topics {
+    /// Every loaded topic named `name`, whatever its language.
+    fn all_named(&self, name: &str) -> Vec<usize> {
+        (0..self.loaded.len())
+            .filter(|&i| self.loaded[i].topic.name == name && !name.is_empty())
+            .collect()
+    }
+
+    /// The memory key of `$name` or `e:name` in topic `t`.
+    fn key(&self, t: usize, name: &str) -> String {
+        self.loaded
+            .get(t)
+            .and_then(|l| l.paths.get(name))
+            .map_or_else(|| name.to_string(), Clone::clone)
+    }
+
+    /// What topic `t` calls the event of memory key `key`: the name bound to it, else the
+    /// key itself unless the topic binds that name to another key.
+    fn local_event(&self, t: usize, key: &str) -> Option<String> {
+        let paths = &self.loaded.get(t)?.paths;
+        if let Some((name, _)) = paths.iter().find(|(_, k)| *k == key) {
+            return Some(name.clone());
+        }
+        (!paths.contains_key(key)).then(|| key.to_string())
+    }
+
+    /// The rule at `path` (an index per level) in topic `t`.
+    fn rule(&self, t: usize, path: &[usize]) -> Option<&Rule> {
+        let (first, rest) = path.split_first()?;
+        let mut rule = self.loaded.get(t)?.topic.rules.get(*first)?;
+        for k in rest {
+            rule = rule.subrules.get(*k)?;
+        }
+        Some(rule)
+    }
+
+    /// Whether every tag of `tags` is active in topic `t`.
+    fn tags_on(&self, t: usize, tags: &[&str]) -> bool {
+        self.loaded
+            .get(t)
+            .is_some_and(|l| tags.iter().all(|tag| !l.tags_off.contains(*tag)))
+    }
+
+    /// Every top-level rule of topic `t` marked `%tag`, in file order.
+    fn tagged(&self, t: usize, tag: &str) -> Vec<RulePath> {
+        let Some(loaded) = self.loaded.get(t) else {
+            return Vec::new();
+        };
+        loaded
+            .topic
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.tag.as_deref() == Some(tag) || r.bookmarks().contains(&tag))
+            .map(|(k, _)| (t, vec![k]))
+            .collect()
+    }
 }
 
 /// What the dialog said so far: how far each choice went, the proposals used, the
@@ -421,7 +481,7 @@ impl Dialog {
     /// `$onStopped=1`) keys of its own, so two boxes never mix. False if the topic is not
     /// loaded.
     pub fn set_variable_path(&mut self, topic: &str, name: &str, key: &str) -> bool {
-        let all = self.all_named(topic);
+        let all = self.topics.all_named(topic);
         for &i in &all {
             self.topics.loaded[i]
                 .paths
@@ -433,7 +493,7 @@ impl Dialog {
     /// Activates topic `name` (in the dialog's language when several are loaded); false if
     /// it is not loaded.
     pub fn activate(&mut self, name: &str) -> bool {
-        let all = self.all_named(name);
+        let all = self.topics.all_named(name);
         for &i in &all {
             if !self.topics.active.contains(&i) {
                 self.topics.active.push(i);
@@ -447,7 +507,7 @@ impl Dialog {
 
     /// Deactivates topic `name` (it keeps its state); false if it is not loaded.
     pub fn deactivate(&mut self, name: &str) -> bool {
-        let all = self.all_named(name);
+        let all = self.topics.all_named(name);
         for &i in &all {
             self.topics.active.retain(|a| *a != i);
             if self.topics.focus == Some(i) {
@@ -500,7 +560,7 @@ impl Dialog {
     /// Activates (`on`) or deactivates tag `tag` of topic `topic` (`ALDialog.activateTag`,
     /// `deactivateTag`); false if the topic is not loaded.
     pub fn set_tag(&mut self, topic: &str, tag: &str, on: bool) -> bool {
-        let all = self.all_named(topic);
+        let all = self.topics.all_named(topic);
         for &i in &all {
             if on {
                 self.topics.loaded[i].tags_off.remove(tag);
@@ -521,7 +581,7 @@ impl Dialog {
             };
             for rule in loaded.topic.all_rules() {
                 for e in pattern_events(rule) {
-                    let key = self.key(t, e);
+                    let key = self.topics.key(t, e);
                     if !out.contains(&key) {
                         out.push(key);
                     }
@@ -671,7 +731,7 @@ impl Dialog {
     /// there is no such tag.
     pub fn goto_tag(&mut self, topic: &str, tag: &str, host: &mut dyn Host) -> Option<Answer> {
         let t = self.index(topic)?;
-        let target = self.tagged(t, tag).into_iter().next()?;
+        let target = self.topics.tagged(t, tag).into_iter().next()?;
         self.history.used.remove(&target);
         self.give_focus(t);
         Some(self.answer(target, &[], None, host))
@@ -687,13 +747,6 @@ impl Dialog {
             .filter(named)
             .find(|&i| self.speaks(i))
             .or_else(|| (0..self.topics.loaded.len()).find(named))
-    }
-
-    /// Every loaded topic named `name`, whatever its language.
-    fn all_named(&self, name: &str) -> Vec<usize> {
-        (0..self.topics.loaded.len())
-            .filter(|&i| self.topics.loaded[i].topic.name == name && !name.is_empty())
-            .collect()
     }
 
     /// Whether topic `t` answers in the dialog's language.
@@ -749,57 +802,6 @@ impl Dialog {
         }
         self.history.counters.retain(|(t, _), _| *t != i);
         self.history.used.retain(|(t, _)| *t != i);
-    }
-
-    /// The memory key of `$name` or `e:name` in topic `t`.
-    fn key(&self, t: usize, name: &str) -> String {
-        self.topics
-            .loaded
-            .get(t)
-            .and_then(|l| l.paths.get(name))
-            .map_or_else(|| name.to_string(), Clone::clone)
-    }
-
-    /// What topic `t` calls the event of memory key `key`: the name bound to it, else the
-    /// key itself unless the topic binds that name to another key.
-    fn local_event(&self, t: usize, key: &str) -> Option<String> {
-        let paths = &self.topics.loaded.get(t)?.paths;
-        if let Some((name, _)) = paths.iter().find(|(_, k)| *k == key) {
-            return Some(name.clone());
-        }
-        (!paths.contains_key(key)).then(|| key.to_string())
-    }
-
-    fn rule(&self, t: usize, path: &[usize]) -> Option<&Rule> {
-        let (first, rest) = path.split_first()?;
-        let mut rule = self.topics.loaded.get(t)?.topic.rules.get(*first)?;
-        for k in rest {
-            rule = rule.subrules.get(*k)?;
-        }
-        Some(rule)
-    }
-
-    /// Whether every tag of `tags` is active in topic `t`.
-    fn tags_on(&self, t: usize, tags: &[&str]) -> bool {
-        self.topics
-            .loaded
-            .get(t)
-            .is_some_and(|l| tags.iter().all(|tag| !l.tags_off.contains(*tag)))
-    }
-
-    /// Every top-level rule of topic `t` marked `%tag`, in file order.
-    fn tagged(&self, t: usize, tag: &str) -> Vec<RulePath> {
-        let Some(loaded) = self.topics.loaded.get(t) else {
-            return Vec::new();
-        };
-        loaded
-            .topic
-            .rules
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.tag.as_deref() == Some(tag) || r.bookmarks().contains(&tag))
-            .map(|(k, _)| (t, vec![k]))
-            .collect()
     }
 
     /// A number below `n` from the seeded generator (splitmix64).

@@ -262,7 +262,7 @@ impl Dialog {
             }
             OutputKind::Assign { variable, value } => {
                 let v = self.operand(cx, value, plan, host).ok_or(Invalid)?;
-                let key = self.key(cx.t, variable);
+                let key = self.topics.key(cx.t, variable);
                 plan.write(key, Some(v));
                 Ok(())
             }
@@ -287,7 +287,7 @@ impl Dialog {
             }
             OutputKind::Concept(name) => self.say_concept(cx, node.span, name, plan, host),
             OutputKind::Bookmark(tag) => {
-                if self.tags_on(cx.t, &[tag.as_str()]) {
+                if self.topics.tags_on(cx.t, &[tag.as_str()]) {
                     plan.tags.push(tag.clone());
                     Ok(())
                 } else {
@@ -360,7 +360,7 @@ impl Dialog {
         if let Some(v) = cx.locals.get(name) {
             return Some(v.clone()).filter(|v| !v.is_empty());
         }
-        let key = self.key(cx.t, name);
+        let key = self.topics.key(cx.t, name);
         let value = match plan.writes.iter().rev().find(|(k, _)| *k == key) {
             Some((_, v)) => v.clone(),
             None => super::clock::data(&key, host.now_ms()).or_else(|| host.get(&key)),

@@ -185,7 +185,7 @@ impl Dialog {
         let mut out = Vec::new();
         if only.is_none()
             && let Some((t, path)) = &self.topics.scope
-            && let Some(rule) = self.rule(*t, path)
+            && let Some(rule) = self.topics.rule(*t, path)
         {
             for (k, sub) in rule.subrules.iter().enumerate() {
                 if sub.kind == RuleKind::User {
@@ -237,10 +237,10 @@ impl Dialog {
         let mut best: Option<(Rank, RulePath, Vec<String>)> = None;
         for (i, (level, path)) in candidates.iter().enumerate() {
             let t = path.0;
-            let Some(rule) = self.rule(t, &path.1) else {
+            let Some(rule) = self.topics.rule(t, &path.1) else {
                 continue;
             };
-            if !self.tags_on(t, &rule.input_tags()) {
+            if !self.topics.tags_on(t, &rule.input_tags()) {
                 continue;
             }
             let view = View {
@@ -256,7 +256,7 @@ impl Dialog {
                     !rule.says(Builtin::Exact),
                 ),
                 Hearing::Event(key) => {
-                    let Some(local) = self.local_event(t, key) else {
+                    let Some(local) = self.topics.local_event(t, key) else {
                         continue;
                     };
                     match_heard(&rule.pattern, Heard::Event(&local), &view, false)
