@@ -230,8 +230,6 @@ pub(super) struct Control {
     pub(super) uncapped: bool,
     /// See [`crate::engine::Engine::ended_at`].
     pub(super) ended_at: Arc<AtomicU64>,
-    /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
-    pub(super) peak_ops: Arc<std::sync::atomic::AtomicUsize>,
     /// Where the load puts the boxes' code for the control thread to take.
     pub(super) code_slot: CodeSlot,
 }
@@ -270,9 +268,24 @@ pub(super) struct Work {
     pub(super) starts: usize,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
+    /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
+    pub(super) peak: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Work {
+    /// How many operations are in flight: made, or ready as a start.
+    pub(super) fn in_flight(&self) -> usize {
+        self.ops.len() + self.starts
+    }
+
+    /// Keeps the most operations ever in flight.
+    pub(super) fn count_peak(&self) {
+        let live = self.in_flight();
+        if live > self.peak.load(std::sync::atomic::Ordering::Relaxed) {
+            self.peak.store(live, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Op `id`, which waited, may go on.
     pub(super) fn resume(&mut self, id: OpId) {
         if let Some(op) = self.ops.get_mut(id) {
@@ -395,6 +408,7 @@ impl Control {
                 ready: Vec::new(),
                 starts: 0,
                 dropped_ops: 0,
+                peak: peak_ops,
             },
             watch: Watch {
                 looped: None,
@@ -442,7 +456,6 @@ impl Control {
             uncapped: false,
             ended_at,
             code_slot,
-            peak_ops,
         }
     }
 }

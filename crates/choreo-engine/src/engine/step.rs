@@ -39,7 +39,7 @@ impl Control {
         }
         let id = self.work.ops.insert(steps, guard);
         self.work.ready.push(Ready::Op(id));
-        self.count_peak();
+        self.work.count_peak();
     }
 
     /// An input of nature onStart of box `b`, stimulated along a link, the box inline and
@@ -52,27 +52,18 @@ impl Control {
         }
         self.work.starts += 1;
         self.work.ready.push(Ready::Start(b, input, value));
-        self.count_peak();
+        self.work.count_peak();
     }
 
     /// Whether one more operation may be in flight; if not, the trace says so.
     fn room_for_one(&mut self) -> bool {
         // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
         // which a stop waits for while it loads the root).
-        if self.work.ops.len() + self.work.starts >= MAX_OPS && !self.uncapped {
+        if self.work.in_flight() >= MAX_OPS && !self.uncapped {
             self.too_many_ops();
             return false;
         }
         true
-    }
-
-    /// Keeps the most operations ever in flight.
-    fn count_peak(&self) {
-        let live = self.work.ops.len() + self.work.starts;
-        if live > self.peak_ops.load(std::sync::atomic::Ordering::Relaxed) {
-            self.peak_ops
-                .store(live, std::sync::atomic::Ordering::Relaxed);
-        }
     }
 
     /// The hook of input `input` of box `b` given `value`.
