@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support;
 
+use choreo_testkit::xar_text;
 use support::cli::{choreo, lifecycle, text, trace_events, workspace};
 
 /// Each of `boxes` made, loaded, unloaded and destroyed exactly once, and no other box.
@@ -139,14 +140,7 @@ fn an_error_in_box_code_names_the_box_and_line_and_strict_stops_with_exit_3() {
 /// A box whose thread writes `Tick` = 1, 2, 3... every 0.4 s of behavior time, while the
 /// box itself ends the behavior at 1.0 s: ticks 1 and 2 (0.4 s, 0.8 s) are the run's; tick 3
 /// would come at 1.2 s, from a thread the end woke, after the run.
-const TICKER: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
-<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
-<Box name="Ticker" id="1"><script language="4"><content><![CDATA[import threading
+const TICKER_SCRIPT: &str = r#"import threading
 import time
 
 class MyClass(GeneratedClass):
@@ -162,22 +156,21 @@ class MyClass(GeneratedClass):
         for n in range(1, 6):
             time.sleep(0.4)
             self.memory.insertData("Tick", n)
-]]></content></script>
-<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
-</Box>
-<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
-<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
-</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>
 "#;
 
 #[test]
 fn what_box_code_does_after_the_end_is_not_shown_as_the_runs() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("ticker.xar");
-    std::fs::write(&file, TICKER).unwrap();
+    let script =
+        format!(r#"<script language="4"><content><![CDATA[{TICKER_SCRIPT}]]></content></script>"#);
+    let ticker = xar_text::boxed("Ticker", 1, &script, "");
+    let links = format!(
+        "{}{}",
+        xar_text::link(0, 2, 1, 2),
+        xar_text::link(1, 4, 0, 4)
+    );
+    std::fs::write(&file, xar_text::behavior(&format!("{ticker}{links}"))).unwrap();
     // The thread's third write races the command's end: several runs, the same lines.
     for _ in 0..5 {
         let o = choreo(&["run", file.to_str().unwrap(), "--fast"]);

@@ -154,25 +154,9 @@ impl Parser<'_> {
                     }
                 }
             }
-            '^' => {
-                let name = self.function_name();
-                self.space_before_choice(&name);
-                let args = match self.peek() {
-                    Some('(') => Args::List(self.call_args(&name)?),
-                    Some('[') => {
-                        let open = self.pos;
-                        self.pos += 1;
-                        Args::Choice(self.output_choice(open, depth + 1, Close::Bracket)?)
-                    }
-                    _ => Args::None,
-                };
-                OutputKind::Function(Function {
-                    builtin: Builtin::from_name(&name),
-                    name,
-                    args,
-                    span,
-                })
-            }
+            '^' => OutputKind::Function(self.function(span, |p, open| {
+                p.output_choice(open, depth + 1, Close::Bracket)
+            })?),
             '%' => {
                 let name = self.concept_name();
                 if name == "script" {

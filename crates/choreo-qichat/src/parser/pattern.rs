@@ -109,7 +109,11 @@ impl Parser<'_> {
                 }
             }
             '^' if self.peek_at(1).is_some_and(|n| n.is_ascii_alphabetic()) => {
-                self.pattern_function(depth, span)?
+                self.pos += 1;
+                PatternKind::Function(self.function(span, |p, open| {
+                    let items = p.pattern_seq(Close::Bracket, open, depth + 1)?;
+                    Ok(items.into_iter().map(pattern_alternative).collect())
+                })?)
             }
             'e' if self.peek_at(1) == Some(':')
                 && self.peek_at(2).is_some_and(|n| !n.is_whitespace()) =>
@@ -160,29 +164,6 @@ impl Parser<'_> {
         } else {
             PatternKind::Not(inner)
         })
-    }
-
-    /// `^name(args)` or `^name[choice]` in a pattern, `^` at the cursor.
-    fn pattern_function(&mut self, depth: usize, span: Span) -> PResult<PatternKind> {
-        self.pos += 1;
-        let name = self.function_name();
-        self.space_before_choice(&name);
-        let args = match self.peek() {
-            Some('(') => Args::List(self.call_args(&name)?),
-            Some('[') => {
-                let open = self.pos;
-                self.pos += 1;
-                let items = self.pattern_seq(Close::Bracket, open, depth + 1)?;
-                Args::Choice(items.into_iter().map(pattern_alternative).collect())
-            }
-            _ => Args::None,
-        };
-        Ok(PatternKind::Function(Function {
-            builtin: Builtin::from_name(&name),
-            name,
-            args,
-            span,
-        }))
     }
 }
 

@@ -88,6 +88,33 @@ impl Parser<'_> {
         }
     }
 
+    /// A function (`^name(a, b)`, `^name[choice]`, `^name`), the cursor after its `^`; the
+    /// alternatives of a choice are read by `choice`, given where its `[` is, the cursor
+    /// after it (a pattern's and an output's differ).
+    pub(super) fn function<N>(
+        &mut self,
+        span: Span,
+        choice: impl FnOnce(&mut Self, usize) -> PResult<Vec<Alternative<N>>>,
+    ) -> PResult<Function<N>> {
+        let name = self.function_name();
+        self.space_before_choice(&name);
+        let args = match self.peek() {
+            Some('(') => Args::List(self.call_args(&name)?),
+            Some('[') => {
+                let open = self.pos;
+                self.pos += 1;
+                Args::Choice(choice(self, open)?)
+            }
+            _ => Args::None,
+        };
+        Ok(Function {
+            builtin: Builtin::from_name(&name),
+            name,
+            args,
+            span,
+        })
+    }
+
     /// A comparison operator at the cursor, consumed, spaces around it included when a
     /// value follows (`$age > 18`, the 2.8 page's `def:` example).
     pub(super) fn compare_op(&mut self) -> Option<CompareOp> {
