@@ -243,6 +243,80 @@ fn stack_run_drives_a_robot_served_over_qi() {
 }
 
 #[test]
+fn sim_beyond_loopback_asks_clients_for_its_token_unless_no_auth() {
+    // Served on every interface: a random token, said on stderr, as a NAOqi 2.9 robot asks
+    // for its user and password.
+    let port = free_port().to_string();
+    let mut sim = Sim(Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["sim", "--listen", &format!("tcp://0.0.0.0:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap());
+    let mut lines = BufReader::new(sim.0.stderr.take().unwrap()).lines();
+    let said = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.starts_with("clients authenticate"))
+        .expect("the credentials are said");
+    let token = said
+        .split_once("with token ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    assert_eq!(token.len(), 32, "{said}");
+    let url = format!("tcp://127.0.0.1:{port}");
+    let call = |extra: &[&str]| {
+        let mut args = vec!["robot", "call", &url, "ALTextToSpeech.getLanguage"];
+        args.extend_from_slice(extra);
+        choreo(&args)
+    };
+    let o = call(&[]);
+    assert_eq!(o.status.code(), Some(7), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("authentication failed"));
+    assert_eq!(
+        call(&["--user", "nao", "--token", "wrong"]).status.code(),
+        Some(7)
+    );
+    let o = call(&["--user", "nao", "--token", &token]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "\"English\"");
+    interrupt(&mut sim);
+    // --no-auth serves openly, and says so.
+    let port = free_port().to_string();
+    let mut open = Sim(Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args([
+            "sim",
+            "--listen",
+            &format!("tcp://0.0.0.0:{port}"),
+            "--no-auth",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap());
+    let mut lines = BufReader::new(open.0.stderr.take().unwrap()).lines();
+    assert!(
+        lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.starts_with("serving without authentication (--no-auth)"))
+    );
+    let o = choreo(&[
+        "robot",
+        "call",
+        &format!("tcp://127.0.0.1:{port}"),
+        "ALTextToSpeech.getLanguage",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    interrupt(&mut open);
+    // NAOqi 2.1's protocol cannot authenticate: beyond loopback only with --no-auth.
+    let o = choreo(&["sim", "--listen", "tcp://0.0.0.0:0", "--naoqi", "2.1"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs --no-auth"));
+}
+
+#[test]
 fn sim_listen_serves_the_simulated_robot_to_run_robot() {
     let (sim, url) = served_sim();
     let o = choreo(&["run", "examples/hello", "--robot", &url]);

@@ -52,6 +52,17 @@ pub(crate) struct SimArgs {
     /// is 5 ms, then 100 ms from 4 s after each connection opened. tcp:// only.
     #[arg(long, value_name = "MS[±JITTER][>MS[±JITTER]@S]", value_delimiter = ',', value_parser = choreo_qi::Latency::parse)]
     pub(crate) latency: Vec<choreo_qi::Latency>,
+    /// Beyond loopback: the user clients authenticate as (as on a NAOqi 2.9 robot).
+    #[arg(long, value_name = "NAME", default_value = "nao")]
+    pub(crate) user: String,
+    /// The token clients authenticate with: required of them beyond loopback (by default a
+    /// random one, printed), and on loopback too when given.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "no_auth")]
+    pub(crate) token: Option<String>,
+    /// Beyond loopback, serve without authentication: any machine that reaches the port
+    /// drives the robot.
+    #[arg(long)]
+    pub(crate) no_auth: bool,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
 }

@@ -73,6 +73,8 @@ pub(super) struct Fleet<'a> {
     pub(super) args: &'a SimArgs,
     model: Model,
     tls: Option<ServerTls>,
+    /// The user and token clients must authenticate with, if any ([`credentials`]).
+    credentials: Option<(String, String)>,
     pub(super) time: Arc<Activity>,
     scenario: Option<choreo_naoqi::Scenario>,
     pub(super) calls: Option<Arc<Mutex<BufWriter<File>>>>,
@@ -111,6 +113,7 @@ impl<'a> Fleet<'a> {
         Ok(Fleet {
             args,
             model: args.robot_model.map_or(Model::Nao, ModelArg::model),
+            credentials: credentials(args)?,
             tls: args
                 .cert
                 .clone()
@@ -177,6 +180,7 @@ impl<'a> Fleet<'a> {
             .copied();
         let options = ServerOptions {
             tls: self.tls.clone(),
+            credentials: self.credentials.clone(),
             generation: args.naoqi,
             latency,
             ..ServerOptions::default()
@@ -194,14 +198,71 @@ impl<'a> Fleet<'a> {
             args.naoqi,
             latency.map_or(String::new(), |l| format!(", {l} away")),
             server.url,
-            if args.count == 1 {
-                ": any qi client can drive it; Ctrl-C stops"
-            } else {
-                ""
+            match (args.count, &self.credentials) {
+                (1, None) => ": any qi client can drive it; Ctrl-C stops",
+                (1, Some(_)) => ": qi clients that authenticate can drive it; Ctrl-C stops",
+                _ => "",
             }
         );
+        if index == 0 {
+            self.say_access();
+        }
         Ok(Served { robot, server })
     }
+
+    /// How clients get in, said once: the credentials they need, or that anyone may.
+    fn say_access(&self) {
+        let args = self.args;
+        if let Some((user, token)) = &self.credentials {
+            errln!(
+                "clients authenticate as user {user} with token {token} (robot options \
+                 --user/--token; `choreo sim --no-auth` serves openly)"
+            );
+        } else if args.no_auth && !loopback(&args.listen) {
+            errln!(
+                "serving without authentication (--no-auth): any machine that reaches the \
+                 port drives the robot"
+            );
+        }
+    }
+}
+
+/// Whether `url` listens on the loopback interface only (`localhost`, `127.x`, `::1`).
+fn loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.rsplit_once(':').map_or(rest, |(h, _)| h);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The user and token clients must authenticate with: beyond loopback always (a random
+/// token unless `--token`), as a NAOqi 2.9 robot asks, unless `--no-auth`; on loopback only
+/// when `--token` is given. NAOqi 2.1's protocol has no authentication: beyond loopback it
+/// is served openly only with `--no-auth`.
+fn credentials(args: &SimArgs) -> CliResult<Option<(String, String)>> {
+    if args.no_auth || (loopback(&args.listen) && args.token.is_none()) {
+        return Ok(None);
+    }
+    if args.naoqi == choreo_qi::Generation::V2_1 {
+        return Err(CliError::Usage(
+            "NAOqi 2.1's protocol has no authentication: serving it beyond loopback needs \
+             --no-auth"
+                .to_string(),
+        ));
+    }
+    let token = match &args.token {
+        Some(token) => token.clone(),
+        None => {
+            let mut bytes = [0u8; 16];
+            getrandom::fill(&mut bytes)
+                .map_err(|e| CliError::Runtime(format!("cannot make a random token: {e}")))?;
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        }
+    };
+    Ok(Some((args.user.clone(), token)))
 }
 
 /// The monitor of the served `robot`, when asked: its page's URL printed.
