@@ -2,7 +2,7 @@
 //! itself is found by `choreo_testkit`), and one behavior run on the simulated robot with
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
-//! project to convert, package and install; ([`served`]) `choreo` serving a monitor;
+//! project to convert, package and install; ([`served`]) `choreo` serving a monitor; ([`sim`]) `choreo sim` serving robots;
 //! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time.
 
 pub mod browser;
@@ -11,6 +11,7 @@ pub mod devtools;
 pub mod project;
 pub mod qi;
 pub mod served;
+pub mod sim;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
