@@ -75,6 +75,8 @@ def load(
     behavior: Optional[str] = None,
     *,
     robot: Optional[str] = None,
+    user: Optional[str] = None,
+    token: Optional[str] = None,
     model: Optional[str] = None,
     fast: bool = False,
     timeout: Optional[float] = None,
@@ -86,10 +88,11 @@ def load(
     start_time: Optional[str] = None,
 ) -> Run:
     """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg; or takes a `Project` opened
-    before), sets up the run of `behavior`
-    (the first one by default) and loads it. `robot`: a `tcp://host:port` URL (else a
-    simulated robot); `model`: "nao" or "pepper" (else the manifest's, else NAO); `fast`:
-    virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
+    before), sets up the run of `behavior` (the first one by default) and loads it.
+    `robot`: a `tcp://host:port` URL (else a simulated robot), reached as `user` with
+    `token` when it asks (a NAOqi 2.9 robot: `nao` and its password; `choreo sim` beyond
+    loopback prints its token); `model`: "nao" or "pepper" (else the manifest's, else NAO);
+    `fast`: virtual time; `timeout`: a time limit in behavior seconds; `strict`: an error in box
     code stops the behavior; `params`: {"box/path/Name": value}; `scenario`: a YAML/JSON
     file or a dict; `language`: the simulated robot's (a NAOqi name: "French"); `seed`: of
     everything random in the run (box code's `random`, the dialog's random choices; by
@@ -98,9 +101,9 @@ def load(
     ("2026-03-01T18:30:00Z"; by default 2026-01-05T10:00:00Z when `fast`, now otherwise).
     Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
     RobotError, NotSimulatedError."""
-    run = _load(path, behavior, robot=robot, model=model, fast=fast, timeout=timeout,
-                strict=strict, params=params, scenario=scenario, language=language,
-                seed=seed, start_time=start_time)
+    run = _load(path, behavior, robot=robot, user=user, token=token, model=model, fast=fast,
+                timeout=timeout, strict=strict, params=params, scenario=scenario,
+                language=language, seed=seed, start_time=start_time)
     _open_runs.add(run)
     return run
 
@@ -110,6 +113,8 @@ def load_fleet(
     robots: "Sequence[str]",
     behavior: Optional[str] = None,
     *,
+    user: Optional[str] = None,
+    token: Optional[str] = None,
     model: Optional[str] = None,
     timeout: Optional[float] = None,
     strict: bool = False,
@@ -121,13 +126,14 @@ def load_fleet(
     """Loads `behavior` of `path` on each robot of `robots` (`tcp://host:port` URLs), as
     `choreo run --robot A --robot B` does: one run per robot (`fleet.runs`), every robot's
     delay measured on its connection, each timeline started on every robot at once (a robot
-    that ended or did not come within 10 s is not waited for). The options are `load`'s.
+    that ended or did not come within 10 s is not waited for). The options are `load`'s
+    (`user` and `token` for every robot).
     `fleet.start()`, `fleet.wait_end()` (a `choreo.Ending` per robot), `fleet.report()`,
     `fleet.together` / `fleet.partial` (timeline starts with every robot / without some),
     `fleet.close()`; a context manager. Raises NotFoundError, LoadError, RobotError."""
-    fleet = _load_fleet(path, list(robots), behavior, model=model, timeout=timeout,
-                        strict=strict, params=params, language=language, seed=seed,
-                        start_time=start_time)
+    fleet = _load_fleet(path, list(robots), behavior, user=user, token=token, model=model,
+                        timeout=timeout, strict=strict, params=params, language=language,
+                        seed=seed, start_time=start_time)
     for run in fleet.runs:
         _open_runs.add(run)
     return fleet

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{
-    DEFAULT_WAIT, Held, Options, Progress, Run, caught_up, ending_object, py_error, seconds,
-    setup_of,
+    DEFAULT_WAIT, Held, Options, Progress, Run, caught_up, ending_object, py_error, robot_at,
+    seconds, setup_of,
 };
 
 /// A behavior loaded on several robots (`choreo.Fleet`): see `choreo/_native.pyi`.
@@ -93,14 +93,17 @@ impl Fleet {
 /// `choreo.load_fleet(path, robots, ...)`: sets up `behavior` of `path` once, then loads it
 /// on each robot of `robots` (qi URLs).
 #[pyfunction]
-#[pyo3(signature = (path, robots, behavior = None, *, model = None, timeout = None,
-    strict = false, params = None, language = None, seed = None, start_time = None))]
+#[pyo3(signature = (path, robots, behavior = None, *, user = None, token = None, model = None,
+    timeout = None, strict = false, params = None, language = None, seed = None,
+    start_time = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn load_fleet(
     py: Python<'_>,
     path: &Bound<'_, PyAny>,
     robots: Vec<String>,
     behavior: Option<String>,
+    user: Option<String>,
+    token: Option<String>,
     model: Option<String>,
     timeout: Option<f64>,
     strict: bool,
@@ -126,7 +129,11 @@ pub(crate) fn load_fleet(
     let setup = setup_of(py, path, behavior.as_deref(), options)?;
     let setups = robots
         .into_iter()
-        .map(|url| setup.clone().robot_url(url))
+        .map(|url| {
+            setup
+                .clone()
+                .target(robot_at(url, user.clone(), token.clone()))
+        })
         .collect();
     // Box constructors run Python on the engine's threads: the GIL must be free meanwhile.
     let fleet = py

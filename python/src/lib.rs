@@ -653,15 +653,17 @@ impl Events {
 /// `choreo.load(path, ...)`: opens any input (or takes a `Project`), sets its run up and
 /// loads it.
 #[pyfunction]
-#[pyo3(signature = (path, behavior = None, *, robot = None, model = None, fast = false,
-    timeout = None, strict = false, params = None, scenario = None, language = None,
-    seed = None, start_time = None))]
+#[pyo3(signature = (path, behavior = None, *, robot = None, user = None, token = None,
+    model = None, fast = false, timeout = None, strict = false, params = None, scenario = None,
+    language = None, seed = None, start_time = None))]
 #[allow(clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
     path: &Bound<'_, PyAny>,
     behavior: Option<String>,
     robot: Option<String>,
+    user: Option<String>,
+    token: Option<String>,
     model: Option<String>,
     fast: bool,
     timeout: Option<f64>,
@@ -682,8 +684,14 @@ fn load(
         start_time,
     };
     let mut setup = setup_of(py, path, behavior.as_deref(), options)?;
-    if let Some(url) = robot {
-        setup = setup.robot_url(url);
+    match robot {
+        Some(url) => setup = setup.target(robot_at(url, user, token)),
+        None if user.is_some() || token.is_some() => {
+            return Err(PyValueError::new_err(
+                "user and token are for a robot: give robot=\"tcp://HOST:PORT\"",
+            ));
+        }
+        None => {}
     }
     if fast {
         setup = setup.clock(Clock::Virtual);
@@ -706,6 +714,19 @@ fn load(
     // Box constructors run Python on the engine's threads: the GIL must be free meanwhile.
     let run = py.detach(move || setup.load()).map_err(py_error)?;
     Ok(Run::of(Arc::new(run)))
+}
+
+/// The robot at `url`, authenticated as `user` with `token` when given (a NAOqi 2.9 robot,
+/// or `choreo sim` beyond loopback).
+fn robot_at(url: String, user: Option<String>, token: Option<String>) -> choreo::Target {
+    choreo::Target::Url {
+        url,
+        options: choreo_qi::SessionOptions {
+            user,
+            token,
+            ..choreo_qi::SessionOptions::default()
+        },
+    }
 }
 
 /// What `choreo.load` and `choreo.load_fleet` both take, besides the input and the robot.

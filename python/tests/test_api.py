@@ -468,3 +468,30 @@ def test_a_fleet_dances_in_step_on_two_served_robots():
     finally:
         sim.terminate()
         sim.wait(timeout=30)
+
+
+def test_a_robot_that_asks_for_a_token_is_reached_with_user_and_token():
+    # `choreo sim` beyond loopback asks clients for the token it prints.
+    sim = subprocess.Popen([sys.executable, "-m", "choreo", "sim", "--listen", "tcp://0.0.0.0:0"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        url = token = None
+        for line in sim.stderr:
+            found = re.search(r"at tcp://0\.0\.0\.0:([0-9]+)", line)
+            if found:
+                url = "tcp://127.0.0.1:" + found.group(1)
+            found = re.search(r"with token ([0-9a-f]+)", line)
+            if found:
+                token = found.group(1)
+                break
+        assert url and token, (url, token)
+        with pytest.raises(choreo.RobotError):
+            choreo.load(EXAMPLES / "hello", robot=url)
+        with choreo.load(EXAMPLES / "hello", robot=url, user="nao", token=token) as run:
+            run.start()
+            assert run.wait_end() == "finished"
+        with pytest.raises(ValueError):
+            choreo.load(EXAMPLES / "hello", token=token)
+    finally:
+        sim.terminate()
+        sim.wait(timeout=30)
