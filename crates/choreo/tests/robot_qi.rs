@@ -203,7 +203,9 @@ fn sim_beyond_loopback_asks_clients_for_its_token_unless_no_auth() {
     };
     let o = call(&[]);
     assert_eq!(o.status.code(), Some(7), "{o:?}");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("authentication failed"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("authentication failed"), "{err}");
+    assert!(err.contains("help: give --user and --token"), "{err}");
     assert_eq!(
         call(&["--user", "nao", "--token", "wrong"]).status.code(),
         Some(7)

@@ -86,8 +86,20 @@ pub type ExitCode = u8;
 pub type CliResult<T = ExitCode> = Result<T, CliError>;
 
 /// The fix of an unreachable robot.
-pub const ROBOT_FIX: &str =
+const ROBOT_FIX: &str =
     "is the robot on, on this network? NAOqi listens on tcp://HOST:9559 (2.9: tcps://HOST:9503)";
+
+/// The fix of a robot that refused the credentials given (or asked for some).
+const AUTH_FIX: &str = "give --user and --token: a NAOqi 2.9 robot's user (nao) and \
+     password, or the token `choreo sim` printed";
+
+/// The fix of a robot that could not be reached for `e`.
+pub fn robot_fix(e: &choreo_qi::Error) -> &'static str {
+    match e {
+        choreo_qi::Error::Authentication(_) => AUTH_FIX,
+        _ => ROBOT_FIX,
+    }
+}
 
 /// The fix of a path that names nothing.
 pub const PATH_FIX: &str =

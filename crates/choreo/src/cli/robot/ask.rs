@@ -7,7 +7,7 @@ use choreo_engine::Value;
 use choreo_qi::Session;
 
 use crate::cli::args::RobotArgs;
-use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
+use crate::cli::error::{CliError, CliResult, robot_fix, with_help};
 
 use crate::exit;
 
@@ -102,7 +102,7 @@ pub(super) fn ask_robot(robot: &RobotArgs, json: bool, ask: &Ask) -> CliResult {
         Err(e) => {
             return Err(CliError::Robot(with_help(
                 format!("{}: cannot reach the robot: {e}", robot.url),
-                ROBOT_FIX,
+                robot_fix(&e),
             )));
         }
     };

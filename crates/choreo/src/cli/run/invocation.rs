@@ -10,7 +10,7 @@ use choreo_engine::{EngineError, Robot};
 use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::RobotArgs;
-use crate::cli::error::{CliError, CliResult, ROBOT_FIX, with_help};
+use crate::cli::error::{CliError, CliResult, robot_fix, with_help};
 use crate::cli::live::{Live, Verbosity};
 
 use super::args::RunArgs;
@@ -161,7 +161,7 @@ impl RobotArgs {
             }
             Err(e) => Err(CliError::Robot(with_help(
                 format!("{}: cannot reach the robot: {e}", self.url),
-                ROBOT_FIX,
+                robot_fix(&e),
             ))),
         }
     }
