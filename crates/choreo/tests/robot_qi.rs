@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::support;
 use support::cli::{choreo, workspace};
 use support::qi::{Fixture, free_port, python};
-use support::sim::{Sim, interrupt, normal, served_sim, served_sim_with, stop_sim};
+use support::sim::{Sim, interrupt, normal, served_sim, served_sim_on, served_sim_with, stop_sim};
 
 /// The fake robot (`fixtures/fake_robot.py`), started and ready; `die_on`: the call that
 /// makes it vanish.
@@ -303,27 +303,15 @@ fn sim_over_tls_is_reached_by_run_robot_tcps_with_a_pinned_certificate() {
             s
         })
     };
-    let port = free_port();
-    let url = format!("tcps://127.0.0.1:{port}");
-    let mut sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args([
-            "sim",
-            "--listen",
-            &url,
+    let (sim, url) = served_sim_on(
+        "tcps",
+        &[
             "--cert",
             cert_file.to_str().unwrap(),
             "--key",
             key_file.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "choreo sim does not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        ],
+    );
     let o = choreo(&[
         "run",
         "examples/hello",
@@ -345,8 +333,7 @@ fn sim_over_tls_is_reached_by_run_robot_tcps_with_a_pinned_certificate() {
         &"00".repeat(32),
     ]);
     assert_eq!(o.status.code(), Some(7));
-    let _ = sim.kill();
-    let _ = sim.wait();
+    stop_sim(sim);
 }
 
 #[test]

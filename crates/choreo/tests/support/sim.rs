@@ -47,8 +47,14 @@ pub fn served_sim() -> (Sim, String) {
 
 /// `choreo sim --listen` on a free port with more options.
 pub fn served_sim_with(options: &[&str]) -> (Sim, String) {
+    served_sim_on("tcp", options)
+}
+
+/// `choreo sim --listen SCHEME://127.0.0.1:PORT` (`tcp`, `tcps`) on a free port with more
+/// options, serving: the process and its URL.
+pub fn served_sim_on(scheme: &str, options: &[&str]) -> (Sim, String) {
     let port = free_port();
-    let url = format!("tcp://127.0.0.1:{port}");
+    let url = format!("{scheme}://127.0.0.1:{port}");
     let sim = Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args(["sim", "--listen", &url])
         .args(options)
