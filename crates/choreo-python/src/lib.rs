@@ -63,6 +63,7 @@ pub mod packages;
 mod plugins;
 pub mod program;
 mod runtime;
+pub mod sandbox;
 pub mod stack;
 mod syntax;
 mod thread;

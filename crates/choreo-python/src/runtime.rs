@@ -36,7 +36,7 @@ pub(crate) const PY2_CODE: &str = include_str!("python/py2.py");
 /// names are private: box code imports them as `qi`, `naoqi`, `almath` and `motion` through
 /// its own `__import__`, and other code under those names only when no real module has them
 /// (`generated.py`'s `install`), so a host process's own `qi` is never replaced.
-const SHIMS: [(&str, &str, &str); 8] = [
+const SHIMS: [(&str, &str, &str); 9] = [
     (
         "_choreo_packages",
         "choreo/packages.py",
@@ -48,6 +48,11 @@ const SHIMS: [(&str, &str, &str); 8] = [
         include_str!("python/paths.py"),
     ),
     ("_choreo_py2", "choreo/py2.py", PY2_CODE),
+    (
+        "_choreo_sandbox",
+        "choreo/sandbox.py",
+        include_str!("python/sandbox.py"),
+    ),
     (
         "_choreo_almath",
         "choreo/almath.py",
@@ -85,6 +90,7 @@ pub(crate) fn runtime(py: Python<'_>) -> Result<&'static Runtime, String> {
 
 fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     let sys = py.import("sys")?;
+    crate::sandbox::enable_fault_dump(py)?;
     add_user_folders(&sys)?;
     let modules = sys.getattr("modules")?;
     let native = PyModule::new(py, "_choreo")?;
@@ -105,6 +111,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(os_packages, &native)?)?;
     native.add_function(wrap_pyfunction!(packages_folder, &native)?)?;
     native.add_function(wrap_pyfunction!(interpreter, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::note_process_end, &native)?)?;
     modules.set_item("_choreo", &native)?;
     let mut last = None;
     for (name, file, source) in SHIMS {

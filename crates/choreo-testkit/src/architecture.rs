@@ -23,7 +23,12 @@ pub const LONG_FUNCTION: usize = 100;
 /// tests, on lower or equal ones). A crate missing here fails the check, so that a new crate
 /// is placed on purpose.
 pub const LAYERS: &[&[&str]] = &[
-    &["choreo-base", "choreo-robot", "choreo-testkit"],
+    &[
+        "choreo-base",
+        "choreo-robot",
+        "choreo-sandbox",
+        "choreo-testkit",
+    ],
     &["choreo-qichat"],
     &["choreo-xar"],
     &["choreo-motion"],

@@ -23,6 +23,7 @@ import _choreo_naoqi as naoqi
 import _choreo_py2 as py2
 import _choreo_motion as motion
 import _choreo_qi as qi
+import _choreo_sandbox as sandbox
 
 
 # `logging`, `traceback` and `linecache` (with `re` and `tokenize`: 8 ms) are imported on
@@ -872,5 +873,6 @@ def install():
     threading.Event.wait = _event_wait
     threading.Thread.join = _join
     paths.install()
+    sandbox.install()
     py2.install()
     packages.install()

@@ -32,6 +32,7 @@ mod run;
 mod sim;
 mod stack;
 mod stack_run;
+mod supervised;
 pub mod trace_file;
 
 use std::ffi::OsString;
@@ -202,13 +203,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     // Every command's failure is told here, once (as ripgrep's main does).
-    match dispatch(cli.command) {
+    let code = match dispatch(cli.command) {
         Ok(code) => code,
         Err(e) => {
             e.print();
             e.code()
         }
-    }
+    };
+    supervised::done(code);
+    code
 }
 
 /// What `choreo --version` says: the version and commit, the NAOqi versions it speaks,
@@ -231,7 +234,7 @@ fn long_version() -> String {
 /// Hands the command to its file.
 fn dispatch(command: Command) -> CliResult {
     match command {
-        Command::Run(args) => run::run(&args),
+        Command::Run(args) => supervised::run(&args),
         Command::Robot(command) => robot::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),

@@ -81,6 +81,9 @@ pub(crate) struct RunArgs {
     pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
+    /// Run as choreo did before its sandbox: no supervising parent (docs/security.md).
+    #[arg(long)]
+    pub(crate) no_sandbox: bool,
 }
 
 // Here rather than in args.rs: connecting makes the run's [`Target`].

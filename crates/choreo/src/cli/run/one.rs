@@ -65,6 +65,9 @@ impl One {
         sync: Option<Arc<dyn TimelineSync>>,
     ) -> CliResult<One> {
         let args = setup.args;
+        // --timeout counts from the load; past it and a grace, the parent ends the run
+        // whatever box code does (a constructor that never returns included).
+        crate::cli::supervised::hold_to(args.timeout);
         let trace = trace_to(trace_file)?;
         let live = setup.live.clone();
         let scenario = match &target {
@@ -208,6 +211,7 @@ impl One {
         if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }
+        crate::cli::supervised::hold_to(None);
         let tally = choreo_base::lock(&self.watch.tally).clone();
         let unsupported = match &self.target {
             Target::Sim(robot) => robot.stats().unsupported,

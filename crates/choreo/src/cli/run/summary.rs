@@ -25,7 +25,7 @@ pub(super) struct Report {
 }
 
 pub(super) fn print_report(title: &str, r: &Report) {
-    out!("{}", report_text(title, r));
+    crate::cli::supervised::print_report(&report_text(title, r));
 }
 
 /// The report as printed.

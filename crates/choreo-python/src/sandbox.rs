@@ -1,0 +1,52 @@
+//! The box code side of the sandbox (docs/security.md): what box code does to its own
+//! process, told to the supervising parent (`choreo_sandbox::supervisor`) before it happens
+//! — `os._exit` and a signal to its own process, with the box and line — and where a fatal
+//! error dumps every thread's stack (Python's `faulthandler`), so that the parent can say
+//! which box crashed the process.
+
+use std::sync::OnceLock;
+
+use pyo3::prelude::*;
+
+/// The supervising parent, as box code's shims reach it.
+struct Supervisor {
+    /// Where `faulthandler` writes (a pipe the parent reads).
+    fault_fd: i32,
+    /// Hands a note to the parent.
+    note: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+static SUPERVISOR: OnceLock<Supervisor> = OnceLock::new();
+
+/// Says that this process has a supervising parent: `fault_fd` takes a fatal error's dump,
+/// `note` tells the parent what box code is about to do to the process. Called once, before
+/// the interpreter is set up (later calls change nothing).
+pub fn supervised_by(fault_fd: i32, note: impl Fn(&str) + Send + Sync + 'static) {
+    let _ = SUPERVISOR.set(Supervisor {
+        fault_fd,
+        note: Box::new(note),
+    });
+}
+
+/// Turns `faulthandler` on towards the parent's pipe, when there is a parent (the runtime's
+/// set-up).
+pub(crate) fn enable_fault_dump(py: Python<'_>) -> PyResult<()> {
+    if let Some(s) = SUPERVISOR.get() {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("file", s.fault_fd)?;
+        kwargs.set_item("all_threads", true)?;
+        py.import("faulthandler")?
+            .getattr("enable")?
+            .call((), Some(&kwargs))?;
+    }
+    Ok(())
+}
+
+/// `_choreo.note_process_end(text)`: what box code is about to do to the process (`root/Box
+/// line 4 (onInput_onStart): os._exit(0)`), for the parent; nothing without one.
+#[pyfunction]
+pub(crate) fn note_process_end(text: &str) {
+    if let Some(s) = SUPERVISOR.get() {
+        (s.note)(text);
+    }
+}

@@ -1,0 +1,482 @@
+//! A supervising parent for a run (docs/security.md, Supervision).
+//!
+//! Why a parent: box code can end its own process — `os._exit`, a signal it sends itself, a
+//! segmentation fault through `ctypes`, a busy loop the engine cannot interrupt. Nothing left
+//! in that process can print a report; a parent that outlives it can, with a true exit code,
+//! and can kill every process the run started.
+//!
+//! Why fork rather than spawn: [`start`] forks before any thread exists, so the child is the
+//! command itself going on (no second start of the binary, nothing re-parsed), and
+//! supervision costs one fork and a few system calls per run.
+//!
+//! The child stays in the parent's process group, so a terminal's Ctrl-C reaches it as it
+//! always did; the parent forwards only the signals a program sends it (`kill`), which the
+//! child would not otherwise get. The parent is the child subreaper: a process box code
+//! starts, and its own children, come back to the parent when their parent dies, and the
+//! parent kills them all once the child is gone.
+
+// fork(2), sigprocmask(2), sigtimedwait(2), waitpid(2), kill(2), prctl(2): no safe wrapper
+// forks a single-threaded process and keeps its signal mask.
+#![allow(unsafe_code)]
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::FromRawFd;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A message's first byte: the report to print (then its length and its text).
+const REPORT: u8 = b'R';
+/// A message's first byte: a note on what box code did (then its length and its text).
+const NOTE: u8 = b'N';
+/// A message's first byte: the real time the parent gives the run from now (then its
+/// length, and milliseconds as text; empty: no bound).
+const LIMIT: u8 = b'L';
+/// A message's first byte: the command ended on its own with this exit code (then its
+/// length, and the code as text).
+const DONE: u8 = b'D';
+/// The most of the fault log kept (faulthandler's dump of every thread's stack).
+const FAULT_MAX: u64 = 256 * 1024;
+/// How many rounds of killing what the run left behind, at most (each round kills the
+/// processes whose parents the previous one killed).
+const SWEEP_ROUNDS: usize = 64;
+
+/// Which side of the fork this process is on.
+pub enum Role {
+    /// This process runs the command, and tells the parent through the [`Link`].
+    Child(Link),
+    /// The parent, once the child is gone: how it ended.
+    Parent(Ended),
+    /// No supervision (not Linux, threads already running, the fork failed): why.
+    Alone(String),
+}
+
+/// The child's side: what it tells the parent.
+pub struct Link {
+    status: Mutex<File>,
+    fault: i32,
+}
+
+impl Link {
+    /// Hands the parent the report to print on its standard output (which box code cannot
+    /// close); `false` when the parent cannot be told (it is gone).
+    pub fn report(&self, text: &str) -> bool {
+        self.send(REPORT, text)
+    }
+
+    /// Tells the parent what box code did that may end the process (`os._exit` called at a
+    /// line): said if the process then ends on its own.
+    pub fn note(&self, text: &str) {
+        self.send(NOTE, text);
+    }
+
+    /// Asks the parent to kill the command and everything it started if it is still there
+    /// after `limit` of real time from now (`None`: no bound).
+    pub fn limit(&self, limit: Option<Duration>) {
+        let text = limit.map(|l| l.as_millis().to_string()).unwrap_or_default();
+        self.send(LIMIT, &text);
+    }
+
+    /// Tells the parent the command ended on its own and exits with `code`: any other end
+    /// is one box code caused.
+    pub fn done(&self, code: u8) {
+        self.send(DONE, &code.to_string());
+    }
+
+    /// The file descriptor a fatal error's dump goes to (Python's `faulthandler`).
+    pub fn fault_fd(&self) -> i32 {
+        self.fault
+    }
+
+    fn send(&self, kind: u8, text: &str) -> bool {
+        let mut message = Vec::with_capacity(text.len() + 5);
+        message.push(kind);
+        message.extend_from_slice(&frame_len(text));
+        message.extend_from_slice(text.as_bytes());
+        let mut status = match self.status.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        status.write_all(&message).is_ok()
+    }
+}
+
+/// A text's length as a message frames it (at most 4 GiB, which no report nears).
+fn frame_len(text: &str) -> [u8; 4] {
+    u32::try_from(text.len()).unwrap_or(u32::MAX).to_le_bytes()
+}
+
+/// How the child process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it.
+    Signal(i32),
+}
+
+/// How a supervised command ended, as the parent saw it.
+#[derive(Debug)]
+pub struct Ended {
+    /// How the child process ended.
+    pub exit: Exit,
+    /// The child sent its report (and the parent printed it).
+    pub report: bool,
+    /// The report could not be printed: standard output's reader is gone.
+    pub output_closed: bool,
+    /// The exit code the command said it ends with ([`Link::done`]), if it did.
+    pub done: Option<u8>,
+    /// What the child noted of box code (see [`Link::note`]).
+    pub notes: Vec<String>,
+    /// What a fatal error dumped (Python's `faulthandler`: every thread's stack), if any.
+    pub fault: String,
+    /// The deadline passed and the child was killed.
+    pub out_of_time: bool,
+    /// How many processes the run left behind (killed).
+    pub left_behind: usize,
+}
+
+/// What the parent's reader heard from the child.
+#[derive(Default)]
+struct Heard {
+    report: bool,
+    output_closed: bool,
+    done: Option<u8>,
+    notes: Vec<String>,
+    /// When the parent kills the run, if it is still there ([`Link::limit`]).
+    deadline: Option<Instant>,
+    /// The deadline passed.
+    out_of_time: bool,
+}
+
+/// Forks: the child goes on with the command ([`Role::Child`]); the parent waits for it and
+/// returns how it ended ([`Role::Parent`]), having printed the report it sent on standard
+/// output as it came.
+/// A run out of time is first sent SIGABRT, so that a fatal error's handler (Python's
+/// `faulthandler`) dumps where every thread is; `dump_wait` later it is killed.
+pub fn start(dump_wait: Duration) -> Role {
+    if !cfg!(target_os = "linux") {
+        return Role::Alone("supervision needs Linux".to_string());
+    }
+    match threads() {
+        Some(1) => {}
+        Some(n) => return Role::Alone(format!("{n} threads already run: no fork")),
+        None => return Role::Alone("/proc/self/status is unreadable".to_string()),
+    }
+    let (Some((status_r, status_w)), Some((fault_r, fault_w))) = (pipe(), pipe()) else {
+        return Role::Alone(format!(
+            "cannot make a pipe: {}",
+            std::io::Error::last_os_error()
+        ));
+    };
+    let parent = std::process::id();
+    // Blocked before the fork, so that none is lost between the fork and the parent's wait;
+    // the child unblocks them at once.
+    let watched = watched_signals();
+    // SAFETY: sigset_t is plain data; pthread_sigmask reads `watched` and writes `old`.
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &watched, &mut old) };
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    // SAFETY: the process has one thread (checked above), so the child may run anything.
+    let pid = unsafe { libc::fork() };
+    match pid {
+        -1 => {
+            let why = std::io::Error::last_os_error();
+            // SAFETY: restores the mask saved above; prctl with integers.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+            }
+            Role::Alone(format!("cannot fork: {why}"))
+        }
+        0 => {
+            // The child dies with its parent (a parent killed by SIGKILL leaves no run
+            // behind), and keeps the signal mask it had.
+            // SAFETY: prctl with integers; getppid has no arguments; the mask is the saved
+            // one; the read ends are this process's own descriptors.
+            unsafe {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                if libc::getppid() as u32 != parent {
+                    libc::_exit(137);
+                }
+                libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+                // A run box code crashes writes no core file into the user's folder.
+                let none = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                libc::close(status_r);
+                libc::close(fault_r);
+            }
+            Role::Child(Link {
+                // SAFETY: a descriptor pipe2 just made, owned by this File alone.
+                status: Mutex::new(unsafe { File::from_raw_fd(status_w) }),
+                fault: fault_w,
+            })
+        }
+        child => {
+            // SAFETY: the write ends belong to the child now.
+            unsafe {
+                libc::close(status_w);
+                libc::close(fault_w);
+            }
+            // SAFETY: descriptors pipe2 just made, each owned by one File.
+            let (status, fault) =
+                unsafe { (File::from_raw_fd(status_r), File::from_raw_fd(fault_r)) };
+            Role::Parent(supervise(child, status, fault, &watched, dump_wait))
+        }
+    }
+}
+
+/// The signals the parent waits for: the child's end, and those it forwards.
+fn watched_signals() -> libc::sigset_t {
+    // SAFETY: sigemptyset and sigaddset write the set they are given.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [
+            libc::SIGCHLD,
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+        ] {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+/// A pipe whose ends close on exec (no program box code starts keeps them): (read, write).
+fn pipe() -> Option<(i32, i32)> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    (made == 0).then_some((fds[0], fds[1]))
+}
+
+/// How many threads this process has (`/proc/self/status`).
+fn threads() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// The parent's wait: forwards signals, holds the deadline, reaps, then kills what is left.
+fn supervise(
+    child: libc::pid_t,
+    status: File,
+    fault: File,
+    watched: &libc::sigset_t,
+    dump_wait: Duration,
+) -> Ended {
+    let heard = Arc::new(Mutex::new(Heard::default()));
+    let reader = {
+        let heard = Arc::clone(&heard);
+        std::thread::Builder::new()
+            .name("choreo-supervisor".to_string())
+            .spawn(move || read_messages(status, &heard))
+            .ok()
+    };
+    let fault_reader = std::thread::Builder::new()
+        .name("choreo-fault".to_string())
+        .spawn(move || {
+            let mut dump = Vec::new();
+            let _ = fault.take(FAULT_MAX).read_to_end(&mut dump);
+            String::from_utf8_lossy(&dump).into_owned()
+        })
+        .ok();
+    let exit = loop {
+        if let Some(exit) = reap(child) {
+            break exit;
+        }
+        // Read apart: a guard held through the match would lock against itself below.
+        let deadline = lock(&heard).deadline;
+        let wait = match deadline {
+            Some(at) => {
+                let left = at.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    let mut h = lock(&heard);
+                    // First a dump of where every thread is, then the end.
+                    let signal = if h.out_of_time {
+                        h.deadline = None;
+                        libc::SIGKILL
+                    } else {
+                        h.out_of_time = true;
+                        h.deadline = Some(Instant::now() + dump_wait);
+                        libc::SIGABRT
+                    };
+                    // SAFETY: kill with integers; the child is ours and not yet reaped.
+                    unsafe { libc::kill(child, signal) };
+                    continue;
+                }
+                left.min(Duration::from_secs(1))
+            }
+            None => Duration::from_secs(1),
+        };
+        if let Some((signal, from_program)) = wait_signal(watched, wait)
+            && signal != libc::SIGCHLD
+            && from_program
+        {
+            // A terminal's signals reached the child already (same process group); a
+            // program's `kill` reached only this process.
+            // SAFETY: kill with integers; the child is ours and not yet reaped.
+            unsafe { libc::kill(child, signal) };
+        }
+    };
+    let left_behind = sweep();
+    // Every writer is gone: the readers reach the end of their pipes.
+    let _ = reader.map(std::thread::JoinHandle::join);
+    let fault = fault_reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    let heard = std::mem::take(&mut *lock(&heard));
+    Ended {
+        exit,
+        report: heard.report,
+        output_closed: heard.output_closed,
+        done: heard.done,
+        notes: heard.notes,
+        fault,
+        out_of_time: heard.out_of_time,
+        left_behind,
+    }
+}
+
+fn lock(heard: &Mutex<Heard>) -> std::sync::MutexGuard<'_, Heard> {
+    heard
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Reaps every child that ended; how `child` ended, once it has.
+fn reap(child: libc::pid_t) -> Option<Exit> {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes the status of a child of this process.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return None;
+        }
+        if pid == child {
+            return Some(if libc::WIFSIGNALED(status) {
+                Exit::Signal(libc::WTERMSIG(status))
+            } else {
+                Exit::Code(libc::WEXITSTATUS(status))
+            });
+        }
+        // An orphan the run left, reparented here, that ended: nothing to tell.
+    }
+}
+
+/// Waits up to `wait` for one of the watched signals: (signal, whether a program sent it).
+fn wait_signal(watched: &libc::sigset_t, wait: Duration) -> Option<(i32, bool)> {
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs() as libc::time_t,
+        tv_nsec: libc::c_long::from(wait.subsec_nanos() as i32),
+    };
+    // SAFETY: siginfo_t is plain data sigtimedwait fills.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the set, the info and the timeout are valid for the call.
+    let signal = unsafe { libc::sigtimedwait(watched, &mut info, &timeout) };
+    // SI_USER (kill), SI_QUEUE, SI_TKILL are at or below 0; the kernel's own (a terminal's
+    // Ctrl-C) are above.
+    (signal > 0).then_some((signal, info.si_code <= 0))
+}
+
+/// Kills every process left: those whose parent is this one (the run's orphans come here,
+/// as the subreaper), round after round as their own children come. How many were killed.
+fn sweep() -> usize {
+    let me = std::process::id();
+    let mut killed = HashSet::new();
+    for _ in 0..SWEEP_ROUNDS {
+        let left = children_of(me);
+        if left.is_empty() {
+            break;
+        }
+        for pid in left {
+            // SAFETY: kill with integers; `pid` is a child of this process, not yet reaped
+            // (a zombie's kill does nothing).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed.insert(pid);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        while reap_any().is_some() {}
+    }
+    killed.len()
+}
+
+/// Reaps one child that ended, if any.
+fn reap_any() -> Option<libc::pid_t> {
+    let mut status = 0;
+    // SAFETY: waitpid writes the status of a child of this process.
+    let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+    (pid > 0).then_some(pid)
+}
+
+/// The live processes whose parent is `parent` (read from `/proc/PID/stat`; zombies left
+/// out).
+fn children_of(parent: u32) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+                    let after = &stat[stat.rfind(')')? + 1..];
+                    let mut fields = after.split_whitespace();
+                    let state = fields.next()?;
+                    let ppid: u32 = fields.next()?.parse().ok()?;
+                    Some(ppid == parent && state != "Z")
+                })
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// Reads the child's messages until the pipe closes; prints a report on standard output as
+/// it comes (a report of a run that lingers, `--monitor`, is read before its end).
+fn read_messages(mut status: File, heard: &Mutex<Heard>) {
+    let mut head = [0u8; 5];
+    while status.read_exact(&mut head).is_ok() {
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+        let mut text = Vec::new();
+        if (&mut status)
+            .take(u64::from(len))
+            .read_to_end(&mut text)
+            .is_err()
+        {
+            return;
+        }
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let mut h = lock(heard);
+        match head[0] {
+            REPORT => {
+                let mut out = std::io::stdout().lock();
+                // A closed standard output: the exit code tells.
+                if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                    h.output_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
+                }
+                h.report = true;
+            }
+            NOTE => h.notes.push(text),
+            LIMIT if !h.out_of_time => {
+                h.deadline = text
+                    .parse()
+                    .ok()
+                    .map(|ms| Instant::now() + Duration::from_millis(ms));
+            }
+            DONE => h.done = text.parse().ok(),
+            _ => return,
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! `choreo run` under a supervising parent (`choreo_sandbox::supervisor`, docs/security.md):
+//! the child runs the command and hands its report to the parent, which prints it; when box
+//! code ends the child first (`os._exit`, a signal, a fatal error in native code, a hook that
+//! never gives the run back past `--timeout`), the parent prints a report of its own, located
+//! where it can be, with a documented exit code, and kills what the run left running.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use choreo_sandbox::supervisor::{self, Ended, Exit, Link, Role};
+
+use crate::cli::error::CliResult;
+use crate::cli::run::RunArgs;
+use crate::exit;
+
+/// The child's link to its parent, when it has one.
+static LINK: OnceLock<Link> = OnceLock::new();
+
+/// Real time box code gets past `--timeout` to give the run back (unloading included)
+/// before the parent ends it.
+pub(crate) const GRACE: Duration = Duration::from_secs(10);
+
+/// How long the parent waits for a dump of every thread's stack (faulthandler, on the
+/// SIGABRT it sends a run out of time) before it kills the run.
+const DUMP_WAIT: Duration = Duration::from_secs(2);
+
+/// Runs `choreo run` under a parent unless `--no-sandbox` says otherwise.
+pub(crate) fn run(args: &RunArgs) -> CliResult {
+    if args.no_sandbox {
+        return crate::cli::run::run(args);
+    }
+    match supervisor::start(DUMP_WAIT) {
+        Role::Child(link) => {
+            choreo_python::sandbox::supervised_by(link.fault_fd(), |note| {
+                if let Some(link) = LINK.get() {
+                    link.note(note);
+                }
+            });
+            let _ = LINK.set(link);
+            crate::cli::run::run(args)
+        }
+        Role::Parent(ended) => Ok(ended_as_parent(&ended)),
+        Role::Alone(why) => {
+            if args.verbose {
+                errln!("running without a supervising parent: {why}");
+            }
+            crate::cli::run::run(args)
+        }
+    }
+}
+
+/// Prints a run's report: through the parent when there is one (box code may have closed
+/// this process's standard output), else here.
+pub(crate) fn print_report(text: &str) {
+    match LINK.get() {
+        Some(link) => {
+            // What was printed before comes before the report.
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            if !link.report(text) {
+                out!("{text}");
+            }
+        }
+        None => out!("{text}"),
+    }
+}
+
+/// Asks the parent to end the run `limit` (`--timeout`) plus [`GRACE`] of real time from
+/// now; `None` lifts the bound (the run is over).
+pub(crate) fn hold_to(limit: Option<f64>) {
+    if let Some(link) = LINK.get() {
+        link.limit(limit.map(|l| Duration::from_secs_f64(l) + GRACE));
+    }
+}
+
+/// Tells the parent the command ends on its own with `code` (`cli::main`'s last step).
+pub(crate) fn done(code: u8) {
+    if let Some(link) = LINK.get() {
+        link.done(code);
+    }
+}
+
+/// The parent's side once the child is gone: its exit code, with a report of how box code
+/// ended the run when the child could not tell.
+fn ended_as_parent(ended: &Ended) -> u8 {
+    let left = match ended.left_behind {
+        0 => String::new(),
+        n => format!("  left running   {n} process(es) box code started: killed\n"),
+    };
+    match (ended.exit, ended.done) {
+        // The command ended on its own: its report is printed, its code stands.
+        (Exit::Code(code), Some(done)) if code == i32::from(done) => {
+            if ended.output_closed {
+                return crate::cli::output::CLOSED as u8;
+            }
+            if !left.is_empty() {
+                out!("{left}");
+            }
+            done
+        }
+        // Ctrl-C twice, or a standard output its reader closed: the child said so itself.
+        (Exit::Code(code), None)
+            if !ended.out_of_time
+                && (code == i32::from(exit::INTERRUPTED) || code == crate::cli::output::CLOSED) =>
+        {
+            code as u8
+        }
+        _ => {
+            let code = if ended.out_of_time {
+                exit::TIMEOUT
+            } else {
+                exit::ABNORMAL
+            };
+            let title = if ended.report {
+                "after its report, the run's process"
+            } else {
+                "run report"
+            };
+            out!("{}", abnormal_report(title, ended, &left));
+            code
+        }
+    }
+}
+
+/// The report of a run box code ended: how, where, what was left.
+fn abnormal_report(title: &str, ended: &Ended, left: &str) -> String {
+    let how = match (ended.out_of_time, ended.exit) {
+        (true, _) => "stopped: timeout; box code did not give the run back within \
+                      10 s of real time after --timeout, so the process was killed"
+            .to_string(),
+        (false, Exit::Code(code)) => format!(
+            "the run's process exited with code {code} before the run ended: box code \
+             ended it (os._exit, or exit from native code)"
+        ),
+        (false, Exit::Signal(signal)) => format!(
+            "the run's process was killed by signal {signal} ({}){}",
+            signal_name(signal),
+            signal_cause(signal)
+        ),
+    };
+    let mut o = if title == "run report" {
+        format!("run report\n  outcome        {how}\n")
+    } else {
+        format!("{title}\n  ended          {how}\n")
+    };
+    let mut wheres: Vec<String> = ended.notes.clone();
+    if let Some(at) = box_frame(&ended.fault) {
+        wheres.push(at);
+    }
+    for (i, at) in wheres.iter().enumerate() {
+        o.push_str(&format!(
+            "  {:<14} {at}\n",
+            if i == 0 { "where" } else { "" }
+        ));
+    }
+    o.push_str(left);
+    o
+}
+
+/// What usually sends `signal` to a run.
+fn signal_cause(signal: i32) -> &'static str {
+    use nix::sys::signal::Signal;
+    match Signal::try_from(signal) {
+        Ok(Signal::SIGSEGV | Signal::SIGBUS | Signal::SIGILL | Signal::SIGFPE) => {
+            ": a fatal error in native code box code called (ctypes, a C extension)"
+        }
+        Ok(Signal::SIGABRT) => ": native code aborted",
+        _ => ": box code, or another program, sent it",
+    }
+}
+
+/// A signal's name (`SIGSEGV`).
+fn signal_name(signal: i32) -> &'static str {
+    nix::sys::signal::Signal::try_from(signal).map_or("unknown", |s| s.as_str())
+}
+
+/// The innermost frame of box code in a fatal error's dump (faulthandler's: `File "root/Box",
+/// line 4 in onInput_onStart`), the current thread's first: `root/Box line 4
+/// (onInput_onStart)`. Box code's files are box paths; Python's own and the shims' are not.
+fn box_frame(dump: &str) -> Option<String> {
+    let current = dump.find("Current thread").map_or(dump, |at| &dump[at..]);
+    [current, dump].iter().find_map(|text| {
+        text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix("File \"")?;
+            let (file, rest) = rest.split_once('"')?;
+            let rest = rest.trim().strip_prefix(", line ")?;
+            let (line_no, function) = rest.split_once(" in ")?;
+            let ours =
+                file.starts_with('/') || file.starts_with('<') || file.starts_with("choreo/");
+            (!ours).then(|| format!("{file} line {line_no} ({function})"))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_box_frame_is_the_current_threads_innermost_box_code() {
+        // faulthandler's dump, as CPython 3.11 prints it.
+        let dump = "Fatal Python error: Segmentation fault\n\nThread 0x00007f (most recent call first):\n  File \"root/Other\", line 9 in onLoad\n\nCurrent thread 0x00007e (most recent call first):\n  File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  File \"root/Hostile\", line 4 in onInput_onStart\n  File \"choreo/generated.py\", line 300 in run_hook\n";
+        assert_eq!(
+            box_frame(dump).as_deref(),
+            Some("root/Hostile line 4 (onInput_onStart)")
+        );
+        assert_eq!(box_frame("no dump"), None);
+    }
+}
