@@ -29,6 +29,9 @@ pub struct PythonOptions {
     /// The run's root: where the robot's own paths (`/home/nao/...`) name places in box
     /// code (`python/paths.py`); `None`: they name the machine's.
     pub robot_root: Option<String>,
+    /// What box code may reach beyond the run's folders (docs/security.md); `None`: all
+    /// the user running choreo may (`--no-sandbox`).
+    pub confinement: Option<Arc<crate::sandbox::Confinement>>,
 }
 
 /// What the boxes of one run share: the options, every box by its `getName()`, and the

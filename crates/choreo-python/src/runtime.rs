@@ -112,6 +112,8 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(packages_folder, &native)?)?;
     native.add_function(wrap_pyfunction!(interpreter, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::note_process_end, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::confined, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::python_folders, &native)?)?;
     modules.set_item("_choreo", &native)?;
     let mut last = None;
     for (name, file, source) in SHIMS {

@@ -10,6 +10,7 @@ use choreo_engine::resource::ResourceTree;
 use choreo_engine::{Activity, Engine, Options, Robot, ScriptHost, Trace};
 use choreo_naoqi::{BehaviorLauncher, LaunchError, behavior_names};
 use choreo_xar::source::Project;
+use choreo_python::sandbox::Confinement;
 
 /// Whether an event's path is a nested run's: `<behavior folder>:` before the box path
 /// (`greet:root/Say`, `greet:` for its behavior events). The run's own paths start with the
@@ -34,6 +35,8 @@ pub struct ProjectBehaviors {
     resources: Arc<ResourceTree>,
     /// What a run's trace paths start with, when not its folder and `:`.
     prefix: Option<String>,
+    /// What box code of the behaviors it runs may reach (the first run's).
+    confinement: Option<Arc<Confinement>>,
 }
 
 impl ProjectBehaviors {
@@ -69,7 +72,14 @@ impl ProjectBehaviors {
             strict,
             resources,
             prefix: None,
+            confinement: None,
         }
+    }
+
+    /// The behaviors it runs confined as the run that runs them is (docs/security.md).
+    pub fn confined(mut self, confinement: Option<Arc<Confinement>>) -> ProjectBehaviors {
+        self.confinement = confinement;
+        self
     }
 
     /// Behaviors of `project` under names of the caller's choosing (`(name, index)`): what
@@ -110,7 +120,12 @@ impl BehaviorLauncher for ProjectBehaviors {
         let behavior = self.project.behaviors.get(i).ok_or_else(not_installed)?;
         let robot = self.robot.upgrade().ok_or_else(not_installed)?;
         let folder = Project::behavior_folder(behavior);
-        let host = script_host(&self.files.join(folder), &behavior.path, &self.project);
+        let host = script_host(
+            &self.files.join(folder),
+            &behavior.path,
+            &self.project,
+            self.confinement.clone(),
+        );
         let options = Options {
             trace: self
                 .trace
@@ -150,6 +165,7 @@ pub fn script_host(
     behavior_dir: &Path,
     behavior_file: &str,
     project: &choreo_xar::source::Project,
+    confinement: Option<Arc<Confinement>>,
 ) -> Box<dyn ScriptHost> {
     // The package's folder: up from the behavior's as many folders as its file is deep.
     let robot_root = behavior_dir
@@ -169,6 +185,7 @@ pub fn script_host(
             .parent()
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
+        confinement,
     };
     Box::new(choreo_python::PythonHost::new(options))
 }

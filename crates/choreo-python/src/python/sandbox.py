@@ -1,9 +1,17 @@
-"""What box code does to its own process, told first (docs/security.md, Supervision).
+"""The box code side of choreo's sandbox (docs/security.md).
+
+Box code asks for files, the network and other programs through CPython, which tells its
+audit hooks first (PEP 578). The hook here asks the run (`_choreo.confined`) whether box
+code may, and a refusal raises `PermissionError` at the box's line, naming the path, the
+host or the program and the flag that allows it. Outside box code nothing is judged.
+
+An audit hook is no boundary against code that means harm (native code, or Python that
+reaches into the hook's closure); the kernel's confinement of the run's process is
+(docs/security.md). The hook is what makes a refusal a clear error at a line.
 
 `os._exit` ends the process at once: no report could follow. In box code it first tells the
 supervising parent which box called it, at which line, so that the parent's report says so;
-a signal box code sends to its own process (`os.kill`) is told the same way, through the
-audit hook. Outside box code, and in a process box code forked, nothing changes."""
+a signal box code sends to its own process (`os.kill`) is told the same way."""
 
 import os
 import posix
@@ -13,6 +21,41 @@ import _choreo
 
 _real_exit = posix._exit
 _PID = os.getpid()
+_WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+# Events whose first argument is a path box code changes.
+_WRITE_ONE = frozenset(
+    (
+        "os.remove",
+        "os.rmdir",
+        "os.mkdir",
+        "os.chmod",
+        "os.chown",
+        "os.utime",
+        "os.truncate",
+        "os.setxattr",
+        "os.removexattr",
+        "os.mkfifo",
+        "os.mknod",
+    )
+)
+# Events that start a program (or a copy of this process).
+_RUN = frozenset(
+    (
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "os.killpg",
+    )
+)
+_NET = frozenset(("socket.connect", "socket.sendto", "socket.bind"))
+_EVENTS = _WRITE_ONE | _RUN | _NET | frozenset(
+    ("open", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill")
+)
 
 
 def _where(depth):
@@ -21,20 +64,99 @@ def _where(depth):
     return "%s line %d (%s)" % (code.co_filename, frame.f_lineno, code.co_name)
 
 
+def _box_line(frame):
+    """The innermost frame of box code (a box path, not Python's files nor the shims)."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(("/", "<", "choreo/")):
+            return "%s line %d" % (name, frame.f_lineno)
+        frame = frame.f_back
+    return "box code"
+
+
+def _path(p):
+    if p is None:
+        return "."
+    if isinstance(p, int):
+        return None
+    try:
+        return os.fsdecode(os.fspath(p))
+    except TypeError:
+        return None
+
+
+def _address(address):
+    if isinstance(address, tuple) and len(address) >= 2:
+        return "%s:%s" % (address[0], address[1])
+    if isinstance(address, (str, bytes)):
+        return "unix:%s" % os.fsdecode(address)
+    return repr(address)
+
+
+def _program(event, args):
+    """What box code starts, as the refusal names it."""
+    if event == "subprocess.Popen" and len(args) > 1:
+        return "the program %r" % (args[1],)
+    if event == "os.system" and args:
+        return "the shell command %r" % (os.fsdecode(args[0]),)
+    if event in ("os.exec", "os.posix_spawn", "os.spawn") and args:
+        return "the program %r" % (args[1] if event == "os.spawn" else args[0],)
+    if event in ("os.fork", "os.forkpty"):
+        return "a copy of its process (%s)" % event
+    return "%s%r" % (event, args)
+
+
+def _make_hook(confined, current, events):
+    """The audit hook, with what it calls bound now: box code replacing `_choreo.confined`
+    later changes nothing."""
+
+    def judge(kind, target):
+        if target is not None:
+            confined(kind, target, _box_line(sys._getframe(2)))
+
+    def hook(event, args):
+        if event not in events or current() is None:
+            return
+        if event == "open":
+            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+            mode = args[1] if len(args) > 1 else None
+            write = flags & _WRITES or (isinstance(mode, str) and any(c in mode for c in "wax+"))
+            judge("write" if write else "read", _path(args[0]))
+        elif event in ("os.listdir", "os.scandir"):
+            judge("read", _path(args[0] if args else None))
+        elif event in _WRITE_ONE:
+            judge("write", _path(args[0]))
+        elif event in ("os.rename", "os.link"):
+            judge("write", _path(args[0]))
+            judge("write", _path(args[1]))
+        elif event == "os.symlink":
+            judge("write", _path(args[1]))
+        elif event in _NET:
+            judge("connect", _address(args[1]))
+        elif event == "os.kill":
+            pid, signal = args
+            if pid in (0, _PID, -_PID):
+                if os.getpid() == _PID:
+                    _choreo.note_process_end(
+                        "%s: os.kill(its own process, %r)" % (_where(2), signal)
+                    )
+            else:
+                judge("run", "a signal %r to process %r" % (signal, pid))
+        elif event in _RUN:
+            judge("run", _program(event, args))
+
+    return hook
+
+
 def _exit(code):
     if _choreo.current() is not None and os.getpid() == _PID:
         _choreo.note_process_end("%s: os._exit(%r)" % (_where(2), code))
     _real_exit(code)
 
 
-def _audit(event, args):
-    if event != "os.kill":
-        return
-    pid, signal = args
-    if pid in (0, _PID, -_PID) and _choreo.current() is not None and os.getpid() == _PID:
-        _choreo.note_process_end("%s: os.kill(its own process, %r)" % (_where(2), signal))
-
-
 def install():
     os._exit = posix._exit = _exit
-    sys.addaudithook(_audit)
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, _choreo.packages_folder()}
+    folders.update(p for p in sys.path if p and os.path.isabs(p))
+    _choreo.python_folders(sorted(folders))
+    sys.addaudithook(_make_hook(_choreo.confined, _choreo.current, _EVENTS))

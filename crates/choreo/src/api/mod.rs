@@ -20,5 +20,5 @@ pub use events::Events;
 pub use project::Project;
 pub(crate) use run::dialog_script;
 pub use run::{Ending, Run, StoppedBy, Timeline};
-pub use setup::{Clock, RobotObserver, Setup, Target};
+pub use setup::{Allowed, Clock, RobotObserver, Setup, Target};
 pub use watched::Watched;

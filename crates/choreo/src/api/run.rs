@@ -2,6 +2,7 @@
 //! and set parameters, drive timelines, read the simulated robot, wait for the end.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -11,6 +12,7 @@ use choreo_engine::trace::{Event, ListenerId, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, TimelineCommand, Trace, Value};
 use choreo_naoqi::{RobotEvent, Scenario, SimRobot, Snapshot};
 use choreo_robot::Model;
+use choreo_python::sandbox::Confinement;
 use choreo_xar::source::FilesOnDisk;
 
 use crate::api::error::{Error, Result};
@@ -137,6 +139,8 @@ pub struct Run {
     services: Option<Arc<PackageServices>>,
     /// The behavior's files on disk, kept until the run is dropped.
     _files: FilesOnDisk,
+    /// What box code may reach, and was refused (`None`: unconfined).
+    confinement: Option<Arc<Confinement>>,
     /// Observers added with [`Run::on_event`] and [`Run::on_output`].
     listeners: Mutex<Vec<ListenerId>>,
     /// Why the run was stopped by a wait ([`Run::wait_end`]), if it was.
@@ -177,7 +181,13 @@ impl Run {
             .on_disk_as(install)
             .map_err(|e| Error::Files { diagnostic: e.0 })?;
         let behavior_dir = files.behavior_dir(behavior);
-        let host = script_host(&behavior_dir, &behavior.path, project.files());
+        let confinement = confinement(&setup, &project, &files);
+        let host = script_host(
+            &behavior_dir,
+            &behavior.path,
+            project.files(),
+            confinement.clone(),
+        );
         // A real robot does not say which model it is: the resource groups of the model
         // chosen apply. The simulated robot gives its own.
         let resources = Arc::new(choreo_naoqi::resource_tree(model));
@@ -207,6 +217,7 @@ impl Run {
                 robot: &robot,
                 files: &files,
                 resources: &resources,
+                confinement: &confinement,
             };
             equip(sim, &setup, &project, behavior, world);
         }
@@ -223,6 +234,7 @@ impl Run {
             model,
             services,
             _files: files,
+            confinement,
             listeners: Mutex::new(Vec::new()),
             stopped_for: Mutex::new(None),
             closed: AtomicBool::new(false),
@@ -232,6 +244,15 @@ impl Run {
             |path, name, value| run.set_parameter(path, name, value),
         )?;
         Ok(run)
+    }
+
+    /// What box code was refused by the sandbox, in order (`write /tmp/x (root/Box line 4;
+    /// --allow-write /tmp)`); empty when nothing was, or the run is unconfined.
+    pub fn refused(&self) -> Vec<String> {
+        self.confinement
+            .as_ref()
+            .map(|c| c.refused())
+            .unwrap_or_default()
     }
 
     /// Starts the behavior (its root's onStart).
@@ -639,6 +660,7 @@ struct World<'a> {
     robot: &'a Arc<Watched>,
     files: &'a FilesOnDisk,
     resources: &'a Arc<choreo_engine::resource::ResourceTree>,
+    confinement: &'a Option<Arc<Confinement>>,
 }
 
 /// The simulated robot made the run's own: what it shows goes into the trace, its paths
@@ -696,10 +718,31 @@ fn equip(
         weak,
         setup.strict,
         Arc::clone(world.resources),
-    ))));
+    )
+    .confined(world.confinement.clone()))));
     if let Some(name) = ProjectBehaviors::played_name(behavior) {
         sim.behavior_started(&name, world.engine);
     }
+}
+
+/// The confinement of the run's box code, as the setup asks: the run's folders written, the
+/// project read (docs/security.md).
+fn confinement(
+    setup: &Setup,
+    project: &Project,
+    files: &FilesOnDisk,
+) -> Option<Arc<Confinement>> {
+    let allowed = setup.sandbox.clone()?;
+    let run: Vec<PathBuf> = files.robot_root().map(Path::to_path_buf).into_iter().collect();
+    // A lone file's folder holds what it names (its sounds, its pictures).
+    let input = project.path();
+    let input = if input.is_file() {
+        input.parent().unwrap_or(input)
+    } else {
+        input
+    };
+    let read = vec![files.path().to_path_buf(), input.to_path_buf()];
+    Some(Arc::new(Confinement::new(&run, &read, allowed)))
 }
 
 /// ALServiceManager's services: the manifest's, run by their programs (package_services.rs).

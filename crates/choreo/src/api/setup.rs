@@ -13,6 +13,7 @@ use choreo_naoqi::{RobotEvent, Scenario, SimRobot};
 use choreo_robot::Model;
 
 use crate::api::error::Result;
+pub use choreo_python::sandbox::Allowed;
 use crate::api::project::Project;
 
 /// Which time a run lives in.
@@ -80,6 +81,7 @@ pub struct Setup {
     pub(crate) on_frame: Option<FrameObserver>,
     pub(crate) timeline_sync: Option<Arc<dyn TimelineSync>>,
     pub(crate) on_robot_event: Option<RobotObserver>,
+    pub(crate) sandbox: Option<Allowed>,
 }
 
 // Here rather than in project.rs: a project knows nothing of runs; a setup is made from one.
@@ -112,7 +114,16 @@ impl Setup {
             on_frame: None,
             timeline_sync: None,
             on_robot_event: None,
+            sandbox: Some(Allowed::default()),
         }
+    }
+
+    /// What box code may reach beyond its project, the run's folders and its Python
+    /// (docs/security.md): by default nothing (`Some(Allowed::default())`); `None` runs it
+    /// unconfined, with everything the user running choreo may reach (`--no-sandbox`).
+    pub fn sandbox(mut self, allowed: Option<Allowed>) -> Setup {
+        self.sandbox = allowed;
+        self
     }
 
     /// Opens `path` ([`Project::open`]) and sets up a run of its first behavior.

@@ -81,8 +81,24 @@ pub(crate) struct RunArgs {
     pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
-    /// Run as choreo did before its sandbox: no supervising parent (docs/security.md).
+    /// Box code may read PATH (a file or folder) besides its project, the run's folders
+    /// and its Python (repeatable; docs/security.md).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) allow_read: Vec<PathBuf>,
+    /// Box code may write in PATH besides the run's folders (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) allow_write: Vec<PathBuf>,
+    /// Box code may use the network: every host, or only those listed
+    /// (`--allow-net=192.168.1.10:8080,example.org`).
+    #[arg(long, value_name = "HOST:PORT,...", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
+    pub(crate) allow_net: Option<Vec<String>>,
+    /// Box code may start programs (`subprocess`, `os.system`, `os.fork`) and signal
+    /// other processes.
     #[arg(long)]
+    pub(crate) allow_run: bool,
+    /// No sandbox: box code reaches all the user running choreo may, and runs without a
+    /// supervising parent, as choreo did before its sandbox (docs/security.md).
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run"])]
     pub(crate) no_sandbox: bool,
 }
 

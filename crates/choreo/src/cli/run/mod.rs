@@ -123,7 +123,12 @@ fn configured(
     if let Some(s) = scenario {
         base = base.scenario(s.clone());
     }
-    base
+    base.sandbox((!args.no_sandbox).then(|| crate::Allowed {
+        read: args.allow_read.clone(),
+        write: args.allow_write.clone(),
+        net: args.allow_net.clone(),
+        run: args.allow_run,
+    }))
 }
 
 /// One run, on the simulated robot or one real robot, to its report.

@@ -227,6 +227,7 @@ impl One {
             unsupported,
             seed: self.run.seed(),
             start_ms: self.run.start_time(),
+            refused: self.run.refused(),
         }
     }
 }

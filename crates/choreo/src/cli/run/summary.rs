@@ -22,6 +22,8 @@ pub(super) struct Report {
     /// The run's seed and start time (ms since the epoch): what repeats it.
     pub(super) seed: u64,
     pub(super) start_ms: u64,
+    /// What the sandbox refused box code, with the flag that allows each.
+    pub(super) refused: Vec<String>,
 }
 
 pub(super) fn print_report(title: &str, r: &Report) {
@@ -106,6 +108,7 @@ pub(super) fn report_text(title: &str, r: &Report) -> String {
     write_counts(&mut o, "failed calls", &tally.failed_calls);
     write_list(&mut o, "errors", &tally.failures, true);
     write_list(&mut o, "logged errors", &tally.logged, false);
+    write_list(&mut o, "refused", &r.refused, false);
     o
 }
 
