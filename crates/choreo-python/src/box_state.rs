@@ -31,7 +31,7 @@ pub struct PythonOptions {
     pub robot_root: Option<String>,
     /// What box code may reach beyond the run's folders (docs/security.md); `None`: all
     /// the user running choreo may (`--no-sandbox`).
-    pub confinement: Option<Arc<crate::sandbox::Confinement>>,
+    pub confinement: Option<Arc<crate::confinement::Confinement>>,
 }
 
 /// What the boxes of one run share: the options, every box by its `getName()`, and the

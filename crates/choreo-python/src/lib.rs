@@ -53,6 +53,7 @@ mod api;
 pub mod box_scripts;
 mod box_state;
 mod codegen;
+pub mod confinement;
 pub mod convert;
 mod dialog_script;
 mod division;

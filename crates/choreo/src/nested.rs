@@ -9,8 +9,8 @@ use std::sync::{Arc, Weak};
 use choreo_engine::resource::ResourceTree;
 use choreo_engine::{Activity, Engine, Options, Robot, ScriptHost, Trace};
 use choreo_naoqi::{BehaviorLauncher, LaunchError, behavior_names};
+use choreo_python::confinement::Confinement;
 use choreo_xar::source::Project;
-use choreo_python::sandbox::Confinement;
 
 /// Whether an event's path is a nested run's: `<behavior folder>:` before the box path
 /// (`greet:root/Say`, `greet:` for its behavior events). The run's own paths start with the

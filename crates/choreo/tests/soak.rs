@@ -531,6 +531,7 @@ fn run_once(job: &Job, plan: Plan) -> RunResult {
         package_uid: job.package_uid.clone(),
         behavior_relative_path: job.relative.clone(),
         robot_root: None,
+        confinement: None,
     });
     let limit = match plan {
         Plan::Virtual(s) => s,

@@ -30,6 +30,7 @@ pub fn options() -> PythonOptions {
         package_uid: "test-package-0001".to_string(),
         behavior_relative_path: "behaviors/test".to_string(),
         robot_root: None,
+        confinement: None,
     }
 }
 

@@ -11,8 +11,8 @@ use choreo_engine::graph::Graph;
 use choreo_engine::trace::{Event, ListenerId, Step};
 use choreo_engine::{Engine, EngineError, Options, Outcome, Robot, TimelineCommand, Trace, Value};
 use choreo_naoqi::{RobotEvent, Scenario, SimRobot, Snapshot};
+use choreo_python::confinement::Confinement;
 use choreo_robot::Model;
-use choreo_python::sandbox::Confinement;
 use choreo_xar::source::FilesOnDisk;
 
 use crate::api::error::{Error, Result};
@@ -711,15 +711,17 @@ fn equip(
     sim.set_dialog_scripts(Some(Arc::new(dialog_script)));
     // ALBehaviorManager runs the project's behaviors as nested runs of this one.
     let weak: Weak<Watched> = Arc::downgrade(world.robot);
-    sim.set_launcher(Some(Arc::new(ProjectBehaviors::new(
-        Arc::clone(project.files()),
-        world.files.path().to_path_buf(),
-        world.trace.clone(),
-        weak,
-        setup.strict,
-        Arc::clone(world.resources),
-    )
-    .confined(world.confinement.clone()))));
+    sim.set_launcher(Some(Arc::new(
+        ProjectBehaviors::new(
+            Arc::clone(project.files()),
+            world.files.path().to_path_buf(),
+            world.trace.clone(),
+            weak,
+            setup.strict,
+            Arc::clone(world.resources),
+        )
+        .confined(world.confinement.clone()),
+    )));
     if let Some(name) = ProjectBehaviors::played_name(behavior) {
         sim.behavior_started(&name, world.engine);
     }
@@ -727,13 +729,13 @@ fn equip(
 
 /// The confinement of the run's box code, as the setup asks: the run's folders written, the
 /// project read (docs/security.md).
-fn confinement(
-    setup: &Setup,
-    project: &Project,
-    files: &FilesOnDisk,
-) -> Option<Arc<Confinement>> {
+fn confinement(setup: &Setup, project: &Project, files: &FilesOnDisk) -> Option<Arc<Confinement>> {
     let allowed = setup.sandbox.clone()?;
-    let run: Vec<PathBuf> = files.robot_root().map(Path::to_path_buf).into_iter().collect();
+    let run: Vec<PathBuf> = files
+        .robot_root()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect();
     // A lone file's folder holds what it names (its sounds, its pictures).
     let input = project.path();
     let input = if input.is_file() {

@@ -13,8 +13,8 @@ use choreo_naoqi::{RobotEvent, Scenario, SimRobot};
 use choreo_robot::Model;
 
 use crate::api::error::Result;
-pub use choreo_python::sandbox::Allowed;
 use crate::api::project::Project;
+pub use choreo_python::confinement::Allowed;
 
 /// Which time a run lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -234,7 +234,7 @@ fn long_version() -> String {
 /// Hands the command to its file.
 fn dispatch(command: Command) -> CliResult {
     match command {
-        Command::Run(args) => supervised::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Robot(command) => robot::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),

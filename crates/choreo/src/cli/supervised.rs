@@ -1,4 +1,4 @@
-//! `choreo run` under a supervising parent (`choreo_sandbox::supervisor`, docs/security.md):
+//! A run under a supervising parent (`choreo_sandbox::supervisor`, docs/security.md):
 //! the child runs the command and hands its report to the parent, which prints it; when box
 //! code ends the child first (`os._exit`, a signal, a fatal error in native code, a hook that
 //! never gives the run back past `--timeout`), the parent prints a report of its own, located
@@ -9,8 +9,6 @@ use std::time::Duration;
 
 use choreo_sandbox::supervisor::{self, Ended, Exit, Link, Role};
 
-use crate::cli::error::CliResult;
-use crate::cli::run::RunArgs;
 use crate::exit;
 
 /// The child's link to its parent, when it has one.
@@ -24,11 +22,10 @@ pub(crate) const GRACE: Duration = Duration::from_secs(10);
 /// SIGABRT it sends a run out of time) before it kills the run.
 const DUMP_WAIT: Duration = Duration::from_secs(2);
 
-/// Runs `choreo run` under a parent unless `--no-sandbox` says otherwise.
-pub(crate) fn run(args: &RunArgs) -> CliResult {
-    if args.no_sandbox {
-        return crate::cli::run::run(args);
-    }
+/// Forks the supervising parent (`verbose`: say so when there can be none). `Some(code)`:
+/// this is the parent, the run is over and `code` is the command's; `None`: run here (the
+/// child, or alone).
+pub(crate) fn supervise(verbose: bool) -> Option<u8> {
     match supervisor::start(DUMP_WAIT) {
         Role::Child(link) => {
             choreo_python::sandbox::supervised_by(link.fault_fd(), |note| {
@@ -37,14 +34,14 @@ pub(crate) fn run(args: &RunArgs) -> CliResult {
                 }
             });
             let _ = LINK.set(link);
-            crate::cli::run::run(args)
+            None
         }
-        Role::Parent(ended) => Ok(ended_as_parent(&ended)),
+        Role::Parent(ended) => Some(ended_as_parent(&ended)),
         Role::Alone(why) => {
-            if args.verbose {
+            if verbose {
                 errln!("running without a supervising parent: {why}");
             }
-            crate::cli::run::run(args)
+            None
         }
     }
 }

@@ -133,7 +133,18 @@ impl Run {
             .iter()
             .find(|b| choreo_xar::source::Project::behavior_folder(b) == job.relative)
             .ok_or_else(|| format!("{}: no behavior in {:?}", job.name, job.relative))?;
-        let host_box = choreo::nested::script_host(&dir, &behavior.path, project);
+        // Confined as `choreo run` confines box code by default (docs/security.md).
+        let confinement = choreo_python::confinement::Confinement::new(
+            &files
+                .robot_root()
+                .map(Path::to_path_buf)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            &[files.path().to_path_buf()],
+            choreo_python::confinement::Allowed::default(),
+        );
+        let host_box =
+            choreo::nested::script_host(&dir, &behavior.path, project, Some(Arc::new(confinement)));
         let robot = SimRobot::new(job.model);
         robot.set_robot_root(files.robot_root().map(Path::to_path_buf));
         let language =

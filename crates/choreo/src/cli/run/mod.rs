@@ -32,6 +32,12 @@ pub(crate) use one::show_box_event;
 
 /// Runs the behavior.
 pub fn run(args: &RunArgs) -> CliResult {
+    // Box code may end this process: a parent that outlives it reports (docs/security.md).
+    if !args.no_sandbox
+        && let Some(code) = crate::cli::supervised::supervise(args.verbose)
+    {
+        return Ok(code);
+    }
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
     let project = report::load_shown(&args.path, false, verbosity)?;
