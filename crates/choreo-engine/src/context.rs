@@ -139,12 +139,18 @@ impl BoxContext {
 
     /// Records a message logged by the box code, with the box path (`log` in the trace).
     pub fn log(&self, level: &str, message: &str) {
+        self.log_cut(level, message, 0);
+    }
+
+    /// [`BoxContext::log`] of a line whose caller already cut `left_out` characters off its
+    /// end (box code's flood, cut before it was copied).
+    pub fn log_cut(&self, level: &str, message: &str, left_out: usize) {
         self.shared.trace.record_step(
             self.now(),
             self.id,
             crate::trace::Step::Log {
                 level: level.to_string(),
-                message: message.to_string(),
+                message: bounded_line(message, left_out),
             },
         );
     }
@@ -195,4 +201,23 @@ impl BoxContext {
     pub fn sleep(&self, d: Duration) {
         self.shared.time.sleep(d);
     }
+}
+
+/// The most of one logged line the trace keeps, in characters: a box logging 100 MB in a
+/// line (a flood, or a mistake) costs the run at most 64 KiB of it, and the line says how
+/// much was cut.
+pub const LOG_LINE_MAX: usize = 16 * 1024;
+
+/// `message` cut to [`LOG_LINE_MAX`] characters, saying how many were left out (with
+/// `left_out` already cut by the caller).
+pub fn bounded_line(message: &str, left_out: usize) -> String {
+    let cut = message.char_indices().nth(LOG_LINE_MAX).map(|(at, _)| at);
+    let (head, more) = match cut {
+        Some(at) => (&message[..at], left_out + message[at..].chars().count()),
+        None => (message, left_out),
+    };
+    if more == 0 {
+        return head.to_string();
+    }
+    format!("{head}… ({more} more characters left out: a logged line keeps {LOG_LINE_MAX})")
 }

@@ -5,6 +5,7 @@
 
 use std::ffi::CString;
 use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -346,11 +347,26 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
     let name = name.unwrap_or_else(|| "choreo-python".to_string());
     let started = match current_state() {
         Some(state) => {
+            // A bound on box code's threads (docs/security.md, Bounds): at the limit, an
+            // error at the line that starts one, as CPython's own "can't start new thread".
+            let running = BOX_THREADS.fetch_add(1, Ordering::SeqCst);
+            if running >= BOX_THREADS_MAX {
+                BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
+                return Err(PyRuntimeError::new_err(format!(
+                    "can't start new thread: box code already runs {BOX_THREADS_MAX} threads \
+                     (choreo's bound, docs/security.md)"
+                )));
+            }
             let activity = Arc::clone(state.ctx.activity());
             let source = name.clone();
-            activity.spawn(&name, move || {
+            let started = activity.spawn(&name, move || {
                 call_in_box(&state, &source, |py| function.call0(py).map(drop));
-            })
+                BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
+            });
+            if started.is_err() {
+                BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
+            }
+            started
         }
         None => std::thread::Builder::new()
             .name(name)
@@ -366,12 +382,29 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
     started.map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))
 }
 
+/// The threads box code may run at once in the process, all runs together.
+pub(crate) const BOX_THREADS_MAX: usize = 256;
+
+/// The threads box code runs now.
+static BOX_THREADS: AtomicUsize = AtomicUsize::new(0);
+
 /// A log line for the current box (printed when there is none).
 #[pyfunction]
 fn log(level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
-    let message = text(message)?;
+    // A flood is cut before it is copied (docs/security.md, Bounds).
+    let limit = choreo_engine::context::LOG_LINE_MAX;
+    let length = message.len()?;
+    let (message, left_out) = if length > limit {
+        let head = message
+            .as_any()
+            .get_item(pyo3::types::PySlice::new(message.py(), 0, limit as isize, 1))?;
+        let head = text(head.cast::<PyString>()?)?.to_string();
+        (head.into(), length - limit)
+    } else {
+        (text(message)?, 0)
+    };
     match current_state() {
-        Some(state) if state.is_alive() => state.ctx.log(level, &message),
+        Some(state) if state.is_alive() => state.ctx.log_cut(level, &message, left_out),
         _ => {
             let _ = writeln!(std::io::stderr(), "choreo-python: {level}: {message}");
         }

@@ -65,6 +65,35 @@ pub(crate) fn timeout_secs(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--max-memory`: bytes, with an optional binary suffix (`512M`, `4G`), at least 64 MiB
+/// (less could not even start Python).
+pub(crate) fn memory_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last() {
+        Some((at, c)) if c.is_ascii_alphabetic() => (&text[..at], c.to_ascii_uppercase()),
+        _ => (text, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err("expected bytes, or a size like 512M or 4G".to_string()),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| "expected bytes, or a size like 512M or 4G".to_string())?;
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| "too large".to_string())?;
+    if bytes < 64 << 20 {
+        return Err("expected at least 64M".to_string());
+    }
+    Ok(bytes)
+}
+
 /// `--robot`: a qi URL whose port, if given, is 1 to 65535.
 pub(crate) fn robot_url(text: &str) -> Result<String, String> {
     match qi_port(text)? {

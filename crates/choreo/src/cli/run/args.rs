@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::cli::args::{ModelArg, RobotFlags, language_arg, start_time, timeout_secs};
+use crate::cli::args::{
+    ModelArg, RobotFlags, language_arg, memory_size, start_time, timeout_secs,
+};
 use crate::cli::monitor::MonitorFlags;
 
 /// `choreo run`'s arguments, as the command line gives them.
@@ -96,9 +98,13 @@ pub(crate) struct RunArgs {
     /// other processes.
     #[arg(long)]
     pub(crate) allow_run: bool,
+    /// The most memory the run's process may take (`512M`, `4G`): box code over it gets
+    /// MemoryError. By default half the machine's.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    pub(crate) max_memory: Option<u64>,
     /// No sandbox: box code reaches all the user running choreo may, and runs without a
     /// supervising parent, as choreo did before its sandbox (docs/security.md).
-    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run"])]
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory"])]
     pub(crate) no_sandbox: bool,
 }
 

@@ -33,10 +33,14 @@ pub(crate) use one::show_box_event;
 /// Runs the behavior.
 pub fn run(args: &RunArgs) -> CliResult {
     // Box code may end this process: a parent that outlives it reports (docs/security.md).
-    if !args.no_sandbox
-        && let Some(code) = crate::cli::supervised::supervise(args.verbose)
-    {
-        return Ok(code);
+    if !args.no_sandbox {
+        if let Some(code) = crate::cli::supervised::supervise(args.verbose) {
+            return Ok(code);
+        }
+        let memory = args.max_memory.or_else(choreo_sandbox::limits::default_memory);
+        if let Err(e) = choreo_sandbox::limits::bound(memory) {
+            errln!("warning: the run's memory and open files are not bounded: {e}");
+        }
     }
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
