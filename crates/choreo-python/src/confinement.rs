@@ -89,12 +89,8 @@ impl Confinement {
                 let ok = [&self.read, &self.write, python]
                     .iter()
                     .any(|roots| under(&path, roots));
-                let named = if Path::new(target).is_absolute() {
-                    Path::new(target)
-                } else {
-                    &path
-                };
-                (!ok).then(|| format!("--allow-read {}", named.display()))
+                // Where it really is: a link's target.
+                (!ok).then(|| format!("--allow-read {}", path.display()))
             }
             "write" => {
                 let path = resolved(Path::new(target));

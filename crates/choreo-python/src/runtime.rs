@@ -395,9 +395,12 @@ fn log(level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
     let limit = choreo_engine::context::LOG_LINE_MAX;
     let length = message.len()?;
     let (message, left_out) = if length > limit {
-        let head = message
-            .as_any()
-            .get_item(pyo3::types::PySlice::new(message.py(), 0, limit as isize, 1))?;
+        let head = message.as_any().get_item(pyo3::types::PySlice::new(
+            message.py(),
+            0,
+            limit as isize,
+            1,
+        ))?;
         let head = text(head.cast::<PyString>()?)?.to_string();
         (head.into(), length - limit)
     } else {

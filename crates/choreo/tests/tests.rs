@@ -15,6 +15,7 @@ mod corpus_repeat;
 mod corpus_run;
 mod dialog_boxes;
 mod fleet;
+mod hostile;
 mod lsp;
 mod monitor;
 mod motion;

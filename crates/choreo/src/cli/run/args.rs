@@ -2,9 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::args::{
-    ModelArg, RobotFlags, language_arg, memory_size, start_time, timeout_secs,
-};
+use crate::cli::args::{ModelArg, RobotFlags, language_arg, memory_size, start_time, timeout_secs};
 use crate::cli::monitor::MonitorFlags;
 
 /// `choreo run`'s arguments, as the command line gives them.

@@ -37,7 +37,9 @@ pub fn run(args: &RunArgs) -> CliResult {
         if let Some(code) = crate::cli::supervised::supervise(args.verbose) {
             return Ok(code);
         }
-        let memory = args.max_memory.or_else(choreo_sandbox::limits::default_memory);
+        let memory = args
+            .max_memory
+            .or_else(choreo_sandbox::limits::default_memory);
         if let Err(e) = choreo_sandbox::limits::bound(memory) {
             errln!("warning: the run's memory and open files are not bounded: {e}");
         }

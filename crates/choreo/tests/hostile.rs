@@ -1,0 +1,629 @@
+//! The hostile-behavior suite (docs/security.md): behaviors written here, each doing one
+//! thing a stranger's box code could do, run by `choreo run` as a user runs them. Each ends
+//! with its documented exit code and a message naming the box and line; none changes a file
+//! outside the run's folders, leaves a process running, or outlives its time bound.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use choreo_testkit::{files_under, xar_text};
+
+/// A hostile behavior in a folder of its own, with a folder beside its project that box
+/// code must not reach (`outside`), run from that folder.
+struct Hostile {
+    dir: tempfile::TempDir,
+    file: PathBuf,
+}
+
+/// How a run ended.
+struct Ran {
+    code: Option<i32>,
+    out: String,
+    err: String,
+    took: Duration,
+}
+
+impl Ran {
+    /// Asserts the exit code, showing the output when it differs.
+    fn exits(&self, code: i32) -> &Ran {
+        assert_eq!(self.code, Some(code), "{}\n{}", self.out, self.err);
+        self
+    }
+
+    /// Asserts `text` is in standard output or error.
+    fn says(&self, text: &str) -> &Ran {
+        assert!(
+            self.out.contains(text) || self.err.contains(text),
+            "{text:?} not said:\n{}\n{}",
+            self.out,
+            self.err
+        );
+        self
+    }
+
+    /// Asserts the run took less than `secs` of real time.
+    fn within(&self, secs: u64) -> &Ran {
+        assert!(
+            self.took < Duration::from_secs(secs),
+            "took {:?}:\n{}",
+            self.took,
+            self.out
+        );
+        self
+    }
+}
+
+/// The script of the hostile box: `class MyClass(GeneratedClass):` then `body` (its line
+/// 1 is the class line; the body's first line is line 2).
+fn behavior(body: &str) -> String {
+    let script = format!(
+        "<script language=\"4\"><content><![CDATA[class MyClass(GeneratedClass):\n{body}]]></content></script>"
+    );
+    let boxed = xar_text::boxed("Hostile", 1, &script, "");
+    let links = format!(
+        "{}{}",
+        xar_text::link(0, 2, 1, 2),
+        xar_text::link(1, 4, 0, 4)
+    );
+    xar_text::behavior(&format!("{boxed}{links}"))
+}
+
+impl Hostile {
+    /// A behavior whose box has `body` (`{outside}` stands for the folder box code must not
+    /// reach).
+    fn new(body: &str) -> Hostile {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "the user's secret").unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let file = project.join("hostile.xar");
+        let body = body.replace("{outside}", &outside.display().to_string());
+        std::fs::write(&file, behavior(&body)).unwrap();
+        Hostile { dir, file }
+    }
+
+    fn outside(&self) -> PathBuf {
+        self.dir.path().join("outside")
+    }
+
+    /// `choreo run` of it in virtual time with `args`, from its folder; every file of that
+    /// folder but the project's is the same after.
+    fn run(&self, args: &[&str]) -> Ran {
+        let mut command = self.command(args);
+        let before = tree(self.dir.path());
+        let started = Instant::now();
+        let o: Output = command.output().unwrap();
+        let ran = Ran {
+            code: o.status.code(),
+            out: String::from_utf8_lossy(&o.stdout).into_owned(),
+            err: String::from_utf8_lossy(&o.stderr).into_owned(),
+            took: started.elapsed(),
+        };
+        assert_eq!(
+            before,
+            tree(self.dir.path()),
+            "a file changed outside the run's folders:\n{}",
+            ran.out
+        );
+        ran
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_choreo"));
+        command.arg("run").arg(&self.file).arg("--fast");
+        if !args.contains(&"--timeout") {
+            command.args(["--timeout", "20"]);
+        }
+        command
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null());
+        command
+    }
+}
+
+/// Every file under `dir` with its length and time of change.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, (u64, Option<SystemTime>)> {
+    files_under(dir, &|_| true)
+        .into_iter()
+        .map(|f| {
+            let meta = std::fs::symlink_metadata(&f).ok();
+            let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
+            (f, (len, meta.and_then(|m| m.modified().ok())))
+        })
+        .collect()
+}
+
+/// How many processes run with `marker` in their command line.
+fn alive(marker: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| {
+                    String::from_utf8_lossy(&c)
+                        .replace('\0', " ")
+                        .contains(marker)
+                })
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+// Files.
+
+#[test]
+fn a_write_outside_the_run_is_refused_at_its_line() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        open('{outside}/new.txt', 'w').write('x')\n        self.onStopped()\n",
+    );
+    let path = h.outside().join("new.txt");
+    h.run(&["--strict"])
+        .exits(3)
+        .says(&format!(
+            "root/Hostile line 3 (onInput_onStart): PermissionError: [Errno 13] choreo's sandbox refused writing {}",
+            path.display()
+        ))
+        .says(&format!("--allow-write {}", h.outside().display()))
+        .says("refused        1");
+    assert!(!path.exists());
+}
+
+#[test]
+fn allow_write_lets_box_code_write_there() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        open('{outside}/new.txt', 'w').write('x')\n        self.onStopped()\n",
+    );
+    let outside = h.outside();
+    let mut command = h.command(&["--strict", "--allow-write"]);
+    command.arg(&outside);
+    let o = command.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("new.txt")).unwrap(),
+        "x"
+    );
+}
+
+#[test]
+fn a_read_of_the_users_files_is_refused() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        self.logger.info(open('{outside}/secret.txt').read())\n        self.onStopped()\n",
+    );
+    let ran = h.run(&["--strict"]);
+    ran.exits(3)
+        .says("root/Hostile line 3 (onInput_onStart): PermissionError")
+        .says(&format!(
+            "--allow-read {}",
+            h.outside().join("secret.txt").display()
+        ));
+    assert!(!ran.err.contains("the user's secret"));
+}
+
+#[test]
+fn allow_read_lets_box_code_read_there() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        self.logger.info(open('{outside}/secret.txt').read())\n        self.onStopped()\n",
+    );
+    let mut command = h.command(&["--strict", "--allow-read"]);
+    command.arg(h.outside());
+    let o = command.output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the user's secret"));
+}
+
+#[test]
+fn the_processs_environment_is_not_read_through_proc() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        self.logger.info(open('/proc/self/environ').read())\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("root/Hostile line 3 (onInput_onStart): PermissionError")
+        .says("refused reading /proc/self/environ");
+}
+
+#[test]
+fn a_link_in_the_package_to_a_file_outside_is_judged_by_the_file() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        self.logger.info(open(os.path.join(self.behaviorAbsolutePath(), 'data.txt')).read())\n        self.onStopped()\n",
+    );
+    std::os::unix::fs::symlink(
+        h.outside().join("secret.txt"),
+        h.file.parent().unwrap().join("data.txt"),
+    )
+    .unwrap();
+    let ran = h.run(&["--strict"]);
+    ran.exits(3)
+        .says("root/Hostile line 4 (onInput_onStart): PermissionError")
+        .says("secret.txt");
+    assert!(!ran.err.contains("the user's secret"));
+}
+
+#[test]
+fn a_rename_out_of_the_user_folder_is_refused() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.rename('{outside}/secret.txt', '{outside}/moved.txt')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("root/Hostile line 4 (onInput_onStart): PermissionError");
+    assert!(h.outside().join("secret.txt").exists());
+}
+
+#[test]
+fn the_robots_paths_are_written_in_the_runs_own_folders() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        open('/home/nao/note.txt', 'w').write('x')\n        self.logger.info(open('/home/nao/note.txt').read() + ' read back')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"]).exits(0).says("x read back");
+}
+
+// The network.
+
+#[test]
+fn a_connection_is_refused_and_nothing_arrives() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import socket\n        socket.create_connection(('127.0.0.1', {port})).sendall(b'stolen')\n        self.onStopped()\n"
+    ));
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 4 (onInput_onStart): PermissionError")
+        .says(&format!("--allow-net=127.0.0.1:{port}"));
+    assert!(listener.accept().is_err(), "a connection arrived");
+}
+
+#[test]
+fn allow_net_names_the_hosts_box_code_may_reach() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import socket\n        socket.create_connection(('127.0.0.1', {port})).sendall(b'hello')\n        self.onStopped()\n"
+    ));
+    let allowed = format!("--allow-net=127.0.0.1:{port}");
+    h.run(&["--strict", &allowed]).exits(0);
+    let (mut peer, _) = listener.accept().unwrap();
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(&mut peer, &mut got).unwrap();
+    assert_eq!(got, b"hello");
+}
+
+#[test]
+fn a_unix_socket_is_the_network_too() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import socket\n        s = socket.socket(socket.AF_UNIX)\n        s.connect('/run/some.sock')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 5 (onInput_onStart): PermissionError")
+        .says("unix:/run/some.sock");
+}
+
+// Processes.
+
+#[test]
+fn a_program_is_not_started() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import subprocess\n        subprocess.call(['touch', '{outside}/touched'])\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 4 (onInput_onStart): PermissionError: [Errno 1] choreo's sandbox refused starting the program ['touch'")
+        .says("--allow-run");
+    assert!(!h.outside().join("touched").exists());
+}
+
+#[test]
+fn a_shell_command_is_not_run() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.system('touch {outside}/touched')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 4 (onInput_onStart): PermissionError")
+        .says("the shell command");
+    assert!(!h.outside().join("touched").exists());
+}
+
+#[test]
+fn the_process_is_not_forked() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.fork()\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 4 (onInput_onStart): PermissionError")
+        .says("a copy of its process (os.fork)");
+}
+
+#[test]
+fn another_process_is_not_signalled() {
+    let mut victim = Command::new("sleep").arg("300.7").spawn().unwrap();
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import os\n        os.kill({}, 9)\n        self.onStopped()\n",
+        victim.id()
+    ));
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 4 (onInput_onStart): PermissionError");
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the process was killed"
+    );
+    victim.kill().unwrap();
+    let _ = victim.wait();
+}
+
+#[test]
+fn processes_box_code_starts_do_not_outlive_the_run() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import subprocess\n        for i in range(64):\n            subprocess.Popen(['sleep', '300.11'])\n        subprocess.Popen(['sleep', '300.11'], start_new_session=True)\n        self.onStopped()\n",
+    );
+    h.run(&["--allow-run"])
+        .exits(0)
+        .says("left running   65 process(es) box code started: killed");
+    assert_eq!(alive("300.11"), 0);
+}
+
+// The process's end.
+
+#[test]
+fn os_exit_ends_the_run_with_exit_8_and_where() {
+    let h =
+        Hostile::new("    def onInput_onStart(self):\n        import os\n        os._exit(0)\n");
+    h.run(&[])
+        .exits(8)
+        .says("the run's process exited with code 0 before the run ended")
+        .says("where          root/Hostile line 4 (onInput_onStart): os._exit(0)");
+}
+
+#[test]
+fn sys_exit_is_an_error_at_its_line() {
+    let h =
+        Hostile::new("    def onInput_onStart(self):\n        import sys\n        sys.exit(0)\n");
+    h.run(&["--strict"])
+        .exits(3)
+        .says("root/Hostile line 4 (onInput_onStart): SystemExit: 0");
+}
+
+#[test]
+fn a_signal_to_its_own_process_is_reported() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os, signal\n        os.kill(os.getpid(), signal.SIGTERM)\n",
+    );
+    h.run(&[])
+        .exits(8)
+        .says("killed by signal 15 (SIGTERM)")
+        .says("root/Hostile line 4 (onInput_onStart): os.kill(its own process, 15)");
+}
+
+#[test]
+fn sigkill_to_its_own_process_is_reported() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.kill(os.getpid(), 9)\n",
+    );
+    h.run(&[]).exits(8).says("killed by signal 9 (SIGKILL)");
+}
+
+#[test]
+fn a_segfault_in_native_code_is_reported_with_the_box() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import ctypes\n        ctypes.string_at(0)\n",
+    );
+    let ran = h.run(&[]);
+    ran.exits(8)
+        .says("killed by signal 11 (SIGSEGV): a fatal error in native code")
+        .says("where          root/Hostile line 4 (onInput_onStart)");
+    assert!(!ran.err.contains("core dumped"));
+}
+
+#[test]
+fn an_abort_is_reported() {
+    let h = Hostile::new("    def onInput_onStart(self):\n        import os\n        os.abort()\n");
+    h.run(&[])
+        .exits(8)
+        .says("killed by signal 6 (SIGABRT)")
+        .says("root/Hostile line 4 (onInput_onStart)");
+}
+
+#[test]
+fn closing_standard_output_does_not_lose_the_report() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.close(1)\n        self.onStopped()\n",
+    );
+    h.run(&[]).exits(0).says("outcome        finished");
+}
+
+#[test]
+fn closing_standard_error_does_not_lose_the_report() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        os.close(2)\n        self.onStopped()\n",
+    );
+    h.run(&[]).exits(0).says("outcome        finished");
+}
+
+// Time.
+
+#[test]
+fn a_busy_loop_in_on_unload_cannot_outlive_the_timeout() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        self.onStopped()\n    def onUnload(self):\n        while True: pass\n",
+    );
+    // --timeout 2, then 10 s of grace and 2 s for the dump; the rest is margin for a busy
+    // machine.
+    h.run(&["--timeout", "2"])
+        .exits(5)
+        .says("stopped: timeout; box code did not give the run back")
+        .says("where          root/Hostile line 5 (onUnload)")
+        .within(60);
+}
+
+#[test]
+fn a_busy_loop_in_virtual_time_cannot_outlive_the_timeout() {
+    let h = Hostile::new("    def onInput_onStart(self):\n        while True:\n            pass\n");
+    // The engine sees the box never gives its turn back (in virtual time, 5 s of CPU).
+    h.run(&["--timeout", "2"])
+        .exits(5)
+        .says("root/Hostile is still in onInput_onStart")
+        .within(60);
+}
+
+#[test]
+fn an_endless_constructor_cannot_outlive_the_timeout() {
+    let h = Hostile::new(
+        "    def __init__(self):\n        GeneratedClass.__init__(self)\n        while True: pass\n",
+    );
+    h.run(&["--timeout", "2"])
+        .exits(5)
+        .says("root/Hostile line 4 (__init__)")
+        .within(60);
+}
+
+#[test]
+fn an_excepthook_that_never_returns_cannot_outlive_the_timeout() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import threading\n        def hang(args):\n            while True:\n                pass\n        threading.excepthook = hang\n        threading.Thread(target=lambda: 1 / 0).start()\n        self.onStopped()\n",
+    );
+    let ran = h.run(&["--timeout", "2"]);
+    assert!(matches!(ran.code, Some(0 | 5)), "{}", ran.out);
+    ran.says("run report").within(60);
+}
+
+#[test]
+fn an_atexit_function_that_never_returns_does_not_hold_the_end() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import atexit\n        def hang():\n            while True:\n                pass\n        atexit.register(hang)\n        self.onStopped()\n",
+    );
+    h.run(&["--timeout", "2"])
+        .exits(0)
+        .says("outcome        finished")
+        .within(60);
+}
+
+#[test]
+fn box_code_cannot_take_ctrl_c_over() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import signal\n        signal.signal(signal.SIGINT, lambda *a: None)\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"]).exits(3).says(
+        "root/Hostile line 4 (onInput_onStart): ValueError: signal only works in main thread",
+    );
+}
+
+// Bounds.
+
+#[test]
+fn memory_without_bound_is_a_memory_error() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        keep = []\n        while True:\n            keep.append(bytearray(64 * 1024 * 1024))\n",
+    );
+    h.run(&["--strict", "--max-memory", "1G"])
+        .exits(3)
+        .says("root/Hostile line 5 (onInput_onStart): MemoryError")
+        .within(120);
+}
+
+#[test]
+fn threads_without_bound_are_an_error_at_the_limit() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import threading, time\n        for i in range(10000):\n            threading.Thread(target=time.sleep, args=(1,)).start()\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 5 (onInput_onStart): RuntimeError: can't start new thread: box code already runs 256 threads");
+}
+
+#[test]
+fn files_without_bound_are_an_error_at_the_limit() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        keep = [open('/dev/null') for i in range(100000)]\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 3 (onInput_onStart): OSError: [Errno 24] Too many open files");
+}
+
+#[test]
+fn deep_recursion_is_a_recursion_error() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        def down(n):\n            return down(n + 1)\n        down(0)\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("RecursionError: maximum recursion depth exceeded");
+}
+
+#[test]
+fn a_100_mb_log_line_costs_the_run_little() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        self.logger.info('x' * 100000000)\n        self.onStopped()\n",
+    );
+    let ran = h.run(&[]);
+    ran.exits(0).says("99983616 more characters left out");
+    assert!(ran.err.len() < 100_000, "{} bytes of output", ran.err.len());
+}
+
+// The box environment, replaced.
+
+#[test]
+fn replacing_the_shims_does_not_break_the_run() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import naoqi, qi\n        naoqi.ALProxy = None\n        qi.Session = None\n        GeneratedClass.onInput_onStop = None\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(0)
+        .says("outcome        finished");
+}
+
+#[test]
+fn replacing_the_sandboxs_own_functions_changes_nothing() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import _choreo\n        _choreo.confined = lambda *a: None\n        open('{outside}/new.txt', 'w')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 5 (onInput_onStart): PermissionError");
+    assert!(!h.outside().join("new.txt").exists());
+}
+
+#[test]
+fn a_behavior_of_100000_boxes_loads_or_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("huge.xar");
+    let script = r#"<script language="4"><content><![CDATA[class MyClass(GeneratedClass):
+    pass
+]]></content></script>"#;
+    let mut inner = String::with_capacity(100_000 * 600);
+    for id in 1..=100_000 {
+        inner.push_str(&xar_text::boxed("B", id, script, ""));
+    }
+    inner.push_str(&xar_text::link(0, 2, 0, 4));
+    std::fs::write(&file, xar_text::behavior(&inner)).unwrap();
+    let started = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["run", file.to_str().unwrap(), "--fast", "--timeout", "60"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("outcome        finished"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(300));
+}
