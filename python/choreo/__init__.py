@@ -86,6 +86,7 @@ def load(
     language: Optional[str] = None,
     seed: Optional[int] = None,
     start_time: Optional[str] = None,
+    sandbox: "Union[bool, Mapping[str, Any]]" = True,
 ) -> Run:
     """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg; or takes a `Project` opened
     before), sets up the run of `behavior` (the first one by default) and loads it.
@@ -98,12 +99,17 @@ def load(
     everything random in the run (box code's `random`, the dialog's random choices; by
     default 1 when `fast`, a random one otherwise: `run.seed` says which); `start_time`:
     the UTC date and time box code's `datetime.now()` reads at the start
-    ("2026-03-01T18:30:00Z"; by default 2026-01-05T10:00:00Z when `fast`, now otherwise).
+    ("2026-03-01T18:30:00Z"; by default 2026-01-05T10:00:00Z when `fast`, now otherwise);
+    `sandbox`: box code reaches only its project, the run's folders and its Python, as
+    `choreo run` confines it (docs/security.md); a dict allows more, with the command's
+    flags as keys (`{"allow_write": ["/tmp/out"], "allow_net": ["host:80"], "allow_read":
+    [...], "allow_run": True}`); False runs it unconfined. `run.refused` lists what was
+    refused.
     Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
     RobotError, NotSimulatedError."""
     run = _load(path, behavior, robot=robot, user=user, token=token, model=model, fast=fast,
                 timeout=timeout, strict=strict, params=params, scenario=scenario,
-                language=language, seed=seed, start_time=start_time)
+                language=language, seed=seed, start_time=start_time, sandbox=sandbox)
     _open_runs.add(run)
     return run
 
@@ -122,6 +128,7 @@ def load_fleet(
     language: Optional[str] = None,
     seed: Optional[int] = None,
     start_time: Optional[str] = None,
+    sandbox: "Union[bool, Mapping[str, Any]]" = True,
 ) -> Fleet:
     """Loads `behavior` of `path` on each robot of `robots` (`tcp://host:port` URLs), as
     `choreo run --robot A --robot B` does: one run per robot (`fleet.runs`), every robot's
@@ -133,7 +140,7 @@ def load_fleet(
     `fleet.close()`; a context manager. Raises NotFoundError, LoadError, RobotError."""
     fleet = _load_fleet(path, list(robots), behavior, user=user, token=token, model=model,
                         timeout=timeout, strict=strict, params=params, language=language,
-                        seed=seed, start_time=start_time)
+                        seed=seed, start_time=start_time, sandbox=sandbox)
     for run in fleet.runs:
         _open_runs.add(run)
     return fleet

@@ -74,6 +74,8 @@ class Run:
     """"NAO" or "Pepper"."""
     seed: int
     """The seed of the run's chance: `choreo.load(..., seed=run.seed)` repeats it."""
+    refused: List[str]
+    """What the sandbox refused box code, each with the flag that allows it."""
     start_time: str
     """The UTC date and time at behavior time 0 ("2026-01-05T10:00:00Z")."""
 

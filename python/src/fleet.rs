@@ -95,7 +95,7 @@ impl Fleet {
 #[pyfunction]
 #[pyo3(signature = (path, robots, behavior = None, *, user = None, token = None, model = None,
     timeout = None, strict = false, params = None, language = None, seed = None,
-    start_time = None))]
+    start_time = None, sandbox = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn load_fleet(
     py: Python<'_>,
@@ -111,6 +111,7 @@ pub(crate) fn load_fleet(
     language: Option<String>,
     seed: Option<u64>,
     start_time: Option<String>,
+    sandbox: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Fleet> {
     if robots.is_empty() {
         return Err(PyValueError::new_err(
@@ -125,6 +126,7 @@ pub(crate) fn load_fleet(
         language,
         seed,
         start_time,
+        sandbox: crate::allowed(sandbox)?,
     };
     let setup = setup_of(py, path, behavior.as_deref(), options)?;
     let setups = robots

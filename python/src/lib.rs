@@ -319,6 +319,13 @@ impl Run {
         ))
     }
 
+    /// What the sandbox refused box code, in order, each with the flag (the `sandbox` key)
+    /// that allows it: `write /tmp/x (root/Box line 4; --allow-write /tmp)`.
+    #[getter]
+    fn refused(&self) -> PyResult<Vec<String>> {
+        Ok(self.run.get()?.refused())
+    }
+
     /// Now, in behavior time (seconds).
     #[getter]
     fn now(&self) -> PyResult<f64> {
@@ -655,7 +662,7 @@ impl Events {
 #[pyfunction]
 #[pyo3(signature = (path, behavior = None, *, robot = None, user = None, token = None,
     model = None, fast = false, timeout = None, strict = false, params = None, scenario = None,
-    language = None, seed = None, start_time = None))]
+    language = None, seed = None, start_time = None, sandbox = None))]
 #[allow(clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
@@ -673,6 +680,7 @@ fn load(
     language: Option<String>,
     seed: Option<u64>,
     start_time: Option<String>,
+    sandbox: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Run> {
     let options = Options {
         model,
@@ -682,6 +690,7 @@ fn load(
         language,
         seed,
         start_time,
+        sandbox: allowed(sandbox)?,
     };
     let mut setup = setup_of(py, path, behavior.as_deref(), options)?;
     match robot {
@@ -738,6 +747,45 @@ struct Options<'a, 'py> {
     language: Option<String>,
     seed: Option<u64>,
     start_time: Option<String>,
+    /// What box code may reach; `None`: unconfined (`sandbox=False`).
+    sandbox: Option<choreo::Allowed>,
+}
+
+/// `sandbox=`: `True` or nothing, confined (docs/security.md); `False`, unconfined; a dict
+/// of the command line's flags (`allow_read`, `allow_write`: lists of paths; `allow_net`:
+/// `True` or a list of `host:port`; `allow_run`: a bool), confined with those allowed.
+fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowed>> {
+    let Some(sandbox) = sandbox else {
+        return Ok(Some(choreo::Allowed::default()));
+    };
+    if let Ok(on) = sandbox.extract::<bool>() {
+        return Ok(on.then(choreo::Allowed::default));
+    }
+    let dict = sandbox.cast::<PyDict>().map_err(|_| {
+        PyTypeError::new_err("sandbox: expected True, False or a dict of allow_read, allow_write, allow_net, allow_run")
+    })?;
+    let mut allowed = choreo::Allowed::default();
+    for (key, value) in dict.iter() {
+        let key: String = key.extract()?;
+        match key.as_str() {
+            "allow_read" => allowed.read = value.extract()?,
+            "allow_write" => allowed.write = value.extract()?,
+            "allow_net" => {
+                allowed.net = match value.extract::<bool>() {
+                    Ok(true) => Some(Vec::new()),
+                    Ok(false) => None,
+                    Err(_) => Some(value.extract()?),
+                }
+            }
+            "allow_run" => allowed.run = value.extract()?,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "sandbox: {key:?} is not one of allow_read, allow_write, allow_net, allow_run"
+                )));
+            }
+        }
+    }
+    Ok(Some(allowed))
 }
 
 /// The setup of `behavior` of `path` (a path or a `Project`) with `options`.
@@ -763,7 +811,7 @@ fn setup_of(
     if let Some(t) = options.timeout {
         setup = setup.time_limit(seconds(t)?);
     }
-    setup = setup.strict(options.strict);
+    setup = setup.strict(options.strict).sandbox(options.sandbox);
     if let Some(seed) = options.seed {
         setup = setup.seed(seed);
     }

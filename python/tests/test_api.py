@@ -241,7 +241,9 @@ def test_two_behaviors_side_by_side_do_not_see_each_other(tmp_path):
                        "open(%r, 'w').write(LEAK)" % str(seen_in_a))
     b = _behavior_with(tmp_path, "b", "open(%r, 'w').write(repr(globals().get('LEAK', "
                        "__builtins__.get('LEAK'))))" % str(seen_in_b))
-    with choreo.load(a, fast=True) as run_a, choreo.load(b, fast=True) as run_b:
+    out = {"allow_write": [str(tmp_path)]}
+    with choreo.load(a, fast=True, sandbox=out) as run_a, \
+            choreo.load(b, fast=True, sandbox=out) as run_b:
         run_a.start()
         run_b.start()
         assert run_a.wait_end() == "finished" and run_b.wait_end() == "finished"
@@ -258,13 +260,37 @@ def test_a_users_own_qi_is_never_replaced(tmp_path):
     box = ("import qi as _qi\nimport naoqi as _naoqi\n"
            "open(%r, 'w').write(_qi.__name__ + ' ' + _naoqi.__name__)" % str(tmp_path / "seen"))
     folder = _behavior_with(tmp_path, "uses_qi", box)
-    with choreo.load(folder, fast=True) as run:
+    with choreo.load(folder, fast=True, sandbox={"allow_write": [str(tmp_path)]}) as run:
         run.start()
         assert run.wait_end() == "finished"
     assert (tmp_path / "seen").read_text() == "_choreo_qi _choreo_naoqi"
     import qi
     assert qi is real and sys.modules["qi"] is real
     assert hasattr(qi, "Session") and "site-packages" in qi.__file__
+
+
+def test_box_code_is_confined_as_choreo_run_confines_it(tmp_path):
+    # docs/security.md: box code writes only in the run's folders unless allowed; a refusal
+    # is an error at the box's line, and the run lists it with the flag that allows it.
+    target = tmp_path / "written.txt"
+    folder = _wake_up_doing(tmp_path, "writes", [
+        "open(%r, 'w').write('x')" % str(target),
+        "self.onStopped()",
+    ])
+    with choreo.load(folder, fast=True, strict=True) as run:
+        run.start()
+        ending = run.wait_end()
+        assert ending == "failed" and "PermissionError" in ending.message, ending
+        assert run.refused == ["write %s (root/Wake Up line 6; --allow-write %s)"
+                               % (target, tmp_path)], run.refused
+    assert not target.exists()
+    with choreo.load(folder, fast=True, strict=True,
+                     sandbox={"allow_write": [str(tmp_path)]}) as run:
+        run.start()
+        assert run.wait_end() == "finished" and run.refused == []
+    assert target.read_text() == "x"
+    with pytest.raises(ValueError):
+        choreo.load(folder, sandbox={"allow_everything": True})
 
 
 def test_the_choreo_command_runs_in_python():
@@ -343,8 +369,8 @@ def test_a_run_left_open_is_closed_when_the_program_exits(tmp_path):
     assert changed != xar
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "behavior.xar").write_text(changed)
-    program = ("import choreo\nrun = choreo.load(%r, fast=True)\nrun.start()\n"
-               "assert run.wait() == 'idle'\n" % str(tmp_path / "b"))
+    program = ("import choreo\nrun = choreo.load(%r, fast=True, sandbox={'allow_write': [%r]})\n"
+               "run.start()\nassert run.wait() == 'idle'\n" % (str(tmp_path / "b"), str(tmp_path)))
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
