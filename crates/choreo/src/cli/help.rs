@@ -22,16 +22,25 @@ Exit codes:
   2    bad arguments
   3    --strict: an error in box code stopped the behavior (or the engine crashed)
   4    the behavior could not be read or loaded
-  5    timeout (the load included); --fast: it waits for events that never come
+  5    timeout (the load included); --fast: it waits for events that never come;
+       box code kept the run past --timeout and 10 s of real time (killed)
   6    an output (--trace) could not be written
   7    --robot: the robot cannot be reached, or was lost (the behavior stopped)
+  8    box code ended the run's process (os._exit, a signal, a segfault in native
+       code): the report says how and where
   130  Ctrl-C (everything unloaded first; a second Ctrl-C exits at once)
+  141  standard output closed by its reader
+
+Box code is confined (docs/security.md): files outside its project, the run's
+folders and its Python, the network and other programs are refused at its line,
+and the report lists each refusal with the flag that allows it.
 
 Examples:
   choreo run examples/hello
   choreo run project.pml --fast --strict --timeout 60
   choreo run behavior.xar --robot tcp://nao.local:9559
-  choreo run project.pml --events scenario.yaml --trace run.jsonl";
+  choreo run project.pml --events scenario.yaml --trace run.jsonl
+  choreo run project.pml --allow-net=192.168.1.20:8080 --allow-write ./out";
 
 /// `choreo robot --help` and its commands'.
 pub(crate) const ROBOT: &str = "\
