@@ -114,6 +114,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(interpreter, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::note_process_end, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::confined, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::is_confined, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::python_folders, &native)?)?;
     modules.set_item("_choreo", &native)?;
     let mut last = None;

@@ -91,3 +91,9 @@ pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
         format!("choreo's sandbox refused {what} {target} ({flag} allows it)"),
     )))
 }
+
+/// `_choreo.is_confined()`: whether the box code on this thread runs confined.
+#[pyfunction]
+pub(crate) fn is_confined() -> bool {
+    current_state().is_some_and(|s| s.run.options.confinement.is_some())
+}

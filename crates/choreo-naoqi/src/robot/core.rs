@@ -183,7 +183,13 @@ impl Sim {
             .robot_root
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        Some(root.as_ref()?.join(choreo_robot::paths::local(path)?))
+        let root = root.as_ref()?;
+        match choreo_robot::paths::local(path) {
+            Some(local) => Some(root.join(local)),
+            // A path in the run's own folders already (box code's temporary files), unless
+            // it leads out of them (the package's folder is a link to the project's).
+            None => within(root, std::path::Path::new(path)),
+        }
     }
 
     /// Writes robot file `path` through `write` (its folder made) where the path is in a
@@ -211,6 +217,21 @@ impl Sim {
             Err(e) => format!("not written: {e}"),
         }
     }
+}
+
+/// `path` if it is in `root` and stays there once its links are followed (as far as it
+/// exists).
+fn within(root: &std::path::Path, path: &std::path::Path) -> Option<std::path::PathBuf> {
+    if !path.is_absolute() || !path.starts_with(root) {
+        return None;
+    }
+    let real_root = root.canonicalize().ok()?;
+    let existing = path.ancestors().find(|a| a.exists())?;
+    existing
+        .canonicalize()
+        .ok()?
+        .starts_with(&real_root)
+        .then(|| path.to_path_buf())
 }
 
 impl Sim {

@@ -6,7 +6,9 @@ installs the project, as `.lastUploadedChoregrapheBehavior`), `/data/home/nao` o
 such a path names the same place under the run's own folder, for every function that takes
 a path: `open`, `os` (so `os.path`, `glob`, `shutil`, `pathlib` and `os.walk`, which call
 it), `io.open_code` and `posix` (what `importlib` and `imp` read modules with), and a
-`sys.path` entry (through a path hook). Outside box code, and for every other path,
+`sys.path` entry (through a path hook). Confined box code's `tempfile` makes its files in the
+run's own `<root>/tmp` (the robot makes them in its `/tmp`, a path the machine's own `/tmp`
+already names). Outside box code, and for every other path,
 nothing changes. The table of folders is choreo-robot's (`paths.rs`), given by `_choreo`."""
 
 import builtins
@@ -14,6 +16,7 @@ import io
 import os
 import posix
 import sys
+import tempfile
 
 import _choreo
 import _io
@@ -133,7 +136,24 @@ def _loaders():
     )
 
 
+_real_gettempdir = tempfile.gettempdir
+
+
+def _gettempdir():
+    """`tempfile`'s folder: in confined box code the run's own (`<root>/tmp`, where the robot
+    has its `/tmp`), so that a temporary file is the run's and goes with it; elsewhere the
+    machine's (docs/security.md)."""
+    root = _choreo.robot_root()
+    if root is None or not _choreo.is_confined():
+        return _real_gettempdir()
+    folder = root + "/tmp"
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def install():
+    tempfile.gettempdir = _gettempdir
+    tempfile.gettempdirb = lambda: os.fsencode(_gettempdir())
     for module in (os, posix):
         for name in _ONE:
             function = getattr(module, name, None)
