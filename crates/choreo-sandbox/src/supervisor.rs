@@ -153,6 +153,7 @@ struct Heard {
 /// Forks: the child goes on with the command ([`Role::Child`]); the parent waits for it and
 /// returns how it ended ([`Role::Parent`]), having printed the report it sent on standard
 /// output as it came.
+///
 /// A run out of time is first sent SIGABRT, so that a fatal error's handler (Python's
 /// `faulthandler`) dumps where every thread is; `dump_wait` later it is killed.
 pub fn start(dump_wait: Duration) -> Role {
@@ -164,11 +165,19 @@ pub fn start(dump_wait: Duration) -> Role {
         Some(n) => return Role::Alone(format!("{n} threads already run: no fork")),
         None => return Role::Alone("/proc/self/status is unreadable".to_string()),
     }
-    let (Some((status_r, status_w)), Some((fault_r, fault_w))) = (pipe(), pipe()) else {
-        return Role::Alone(format!(
-            "cannot make a pipe: {}",
-            std::io::Error::last_os_error()
-        ));
+    let (status_r, status_w, fault_r, fault_w) = match (pipe(), pipe()) {
+        (Some((a, b)), Some((c, d))) => (a, b, c, d),
+        (one, other) => {
+            let why = std::io::Error::last_os_error();
+            for (r, w) in one.into_iter().chain(other) {
+                // SAFETY: descriptors pipe2 made here, used by nothing else.
+                unsafe {
+                    libc::close(r);
+                    libc::close(w);
+                }
+            }
+            return Role::Alone(format!("cannot make a pipe: {why}"));
+        }
     };
     let parent = std::process::id();
     // Blocked before the fork, so that none is lost between the fork and the parent's wait;

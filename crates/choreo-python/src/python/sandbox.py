@@ -141,7 +141,9 @@ def _make_hook(confined, current, events):
             judge("connect", _address(address))
         elif event == "os.kill":
             pid, signal = args
-            if pid in (0, _PID, -_PID):
+            # Its own process only: 0 and a negative pid name a process group (the
+            # supervising parent's, the shell's).
+            if pid == _PID:
                 if os.getpid() == _PID:
                     _choreo.note_process_end(
                         "%s: os.kill(its own process, %r)" % (_where(2), signal)

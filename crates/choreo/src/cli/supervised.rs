@@ -16,7 +16,7 @@ static LINK: OnceLock<Link> = OnceLock::new();
 
 /// Real time box code gets past `--timeout` to give the run back (unloading included)
 /// before the parent ends it.
-pub(crate) const GRACE: Duration = Duration::from_secs(10);
+const GRACE: Duration = Duration::from_secs(10);
 
 /// How long the parent waits for a dump of every thread's stack (faulthandler, on the
 /// SIGABRT it sends a run out of time) before it kills the run.
@@ -107,23 +107,21 @@ fn ended_as_parent(ended: &Ended) -> u8 {
             } else {
                 exit::ABNORMAL
             };
-            let title = if ended.report {
-                "after its report, the run's process"
-            } else {
-                "run report"
-            };
-            out!("{}", abnormal_report(title, ended, &left));
+            out!("{}", abnormal_report(ended, &left));
             code
         }
     }
 }
 
-/// The report of a run box code ended: how, where, what was left.
-fn abnormal_report(title: &str, ended: &Ended, left: &str) -> String {
+/// The report of a run box code ended: how, where, what was left; after the report the
+/// child printed (box code ended the process once the run was over), its last lines.
+fn abnormal_report(ended: &Ended, left: &str) -> String {
     let how = match (ended.out_of_time, ended.exit) {
-        (true, _) => "stopped: timeout; box code did not give the run back within \
-                      10 s of real time after --timeout, so the process was killed"
-            .to_string(),
+        (true, _) => format!(
+            "stopped: timeout; box code did not give the run back within {} s of real time \
+             after --timeout, so the process was killed",
+            GRACE.as_secs()
+        ),
         (false, Exit::Code(code)) => format!(
             "the run's process exited with code {code} before the run ended: box code \
              ended it (os._exit, or exit from native code)"
@@ -134,10 +132,10 @@ fn abnormal_report(title: &str, ended: &Ended, left: &str) -> String {
             signal_cause(signal)
         ),
     };
-    let mut o = if title == "run report" {
-        format!("run report\n  outcome        {how}\n")
+    let mut o = if ended.report {
+        format!("  afterwards     {how}\n")
     } else {
-        format!("{title}\n  ended          {how}\n")
+        format!("run report\n  outcome        {how}\n")
     };
     let mut wheres: Vec<String> = ended.notes.clone();
     if let Some(at) = box_frame(&ended.fault) {
