@@ -627,9 +627,23 @@ fn replacing_the_sandboxs_own_functions_changes_nothing() {
 }
 
 #[test]
-fn a_behavior_of_100000_boxes_loads_or_says_why() {
+fn a_project_of_100000_boxes_loads_and_runs() {
+    // A Choregraphe project: its .pml names the behavior of 100,000 boxes.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("huge.xar");
+    std::fs::create_dir_all(dir.path().join("behavior_1")).unwrap();
+    std::fs::write(
+        dir.path().join("huge.pml"),
+        r#"<?xml version="1.0" encoding="UTF-8" ?>
+<Package name="huge" format_version="4">
+    <BehaviorDescriptions>
+        <BehaviorDescription name="behavior" src="behavior_1" xar="behavior.xar" />
+    </BehaviorDescriptions>
+</Package>
+"#,
+    )
+    .unwrap();
+    let file = dir.path().join("huge.pml");
+    let xar = dir.path().join("behavior_1/behavior.xar");
     let script = r#"<script language="4"><content><![CDATA[class MyClass(GeneratedClass):
     pass
 ]]></content></script>"#;
@@ -638,7 +652,7 @@ fn a_behavior_of_100000_boxes_loads_or_says_why() {
         inner.push_str(&xar_text::boxed("B", id, script, ""));
     }
     inner.push_str(&xar_text::link(0, 2, 0, 4));
-    std::fs::write(&file, xar_text::behavior(&inner)).unwrap();
+    std::fs::write(&xar, xar_text::behavior(&inner)).unwrap();
     let started = Instant::now();
     let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
         .args(["run", file.to_str().unwrap(), "--fast", "--timeout", "60"])
