@@ -664,3 +664,32 @@ fn a_project_of_100000_boxes_loads_and_runs() {
     assert!(out.contains("outcome        finished"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(300));
 }
+
+#[test]
+fn a_stacks_played_behaviors_are_confined_too() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        open('{outside}/new.txt', 'w').write('x')\n        self.onStopped()\n",
+    );
+    let stack = h.dir.path().join("stack");
+    std::fs::create_dir_all(&stack).unwrap();
+    std::fs::write(
+        stack.join("play.json"),
+        format!(
+            r#"{{"behaviorID": "Play", "behaviorClass": "PlayChoregraphe", "path": {:?}}}"#,
+            h.file.display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
+        .current_dir(h.dir.path())
+        .process_group(0)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("PermissionError: [Errno 13] choreo's sandbox refused writing"),
+        "{err}"
+    );
+    assert!(!h.outside().join("new.txt").exists());
+}

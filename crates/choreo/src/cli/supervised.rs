@@ -4,12 +4,74 @@
 //! never gives the run back past `--timeout`), the parent prints a report of its own, located
 //! where it can be, with a documented exit code, and kills what the run left running.
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use choreo_sandbox::supervisor::{self, Ended, Exit, Link, Role};
 
+use crate::cli::args::memory_size;
 use crate::exit;
+
+/// The sandbox's flags (`run`, `stack run`): what box code may reach beyond its own, its
+/// memory, or no sandbox at all (docs/security.md).
+#[derive(clap::Args)]
+pub(crate) struct SandboxFlags {
+    /// Box code may read PATH (a file or folder) besides its project, the run's folders
+    /// and its Python (repeatable; docs/security.md).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) allow_read: Vec<PathBuf>,
+    /// Box code may write in PATH besides the run's folders (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) allow_write: Vec<PathBuf>,
+    /// Box code may use the network: every host, or only those listed
+    /// (`--allow-net=192.168.1.10:8080,example.org`).
+    #[arg(long, value_name = "HOST:PORT,...", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
+    pub(crate) allow_net: Option<Vec<String>>,
+    /// Box code may start programs (`subprocess`, `os.system`, `os.fork`) and signal
+    /// other processes.
+    #[arg(long)]
+    pub(crate) allow_run: bool,
+    /// The most memory the run's process may take (`512M`, `4G`): box code over it gets
+    /// MemoryError. By default half the machine's.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    pub(crate) max_memory: Option<u64>,
+    /// No sandbox: box code reaches all the user running choreo may, and runs without a
+    /// supervising parent, as choreo did before its sandbox (docs/security.md).
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory"])]
+    pub(crate) no_sandbox: bool,
+}
+
+impl SandboxFlags {
+    /// What box code may reach; `None`: unconfined (`--no-sandbox`).
+    pub(crate) fn allowed(&self) -> Option<crate::Allowed> {
+        (!self.no_sandbox).then(|| crate::Allowed {
+            read: self.allow_read.clone(),
+            write: self.allow_write.clone(),
+            net: self.allow_net.clone(),
+            run: self.allow_run,
+        })
+    }
+
+    /// Starts the sandbox around the command (unless `--no-sandbox`): the supervising
+    /// parent, then the bounds in the child. `Some(code)`: this is the parent and the
+    /// command is over.
+    pub(crate) fn enter(&self, verbose: bool) -> Option<u8> {
+        if self.no_sandbox {
+            return None;
+        }
+        if let Some(code) = supervise(verbose) {
+            return Some(code);
+        }
+        let memory = self
+            .max_memory
+            .or_else(choreo_sandbox::limits::default_memory);
+        if let Err(e) = choreo_sandbox::limits::bound(memory) {
+            errln!("warning: the run's memory and open files are not bounded: {e}");
+        }
+        None
+    }
+}
 
 /// The child's link to its parent, when it has one.
 static LINK: OnceLock<Link> = OnceLock::new();
@@ -25,7 +87,7 @@ const DUMP_WAIT: Duration = Duration::from_secs(2);
 /// Forks the supervising parent (`verbose`: say so when there can be none). `Some(code)`:
 /// this is the parent, the run is over and `code` is the command's; `None`: run here (the
 /// child, or alone).
-pub(crate) fn supervise(verbose: bool) -> Option<u8> {
+fn supervise(verbose: bool) -> Option<u8> {
     match supervisor::start(DUMP_WAIT) {
         Role::Child(link) => {
             choreo_python::sandbox::supervised_by(link.fault_fd(), |note| {

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::cli::args::{ModelArg, RobotFlags, language_arg, memory_size, start_time, timeout_secs};
+use crate::cli::args::{ModelArg, RobotFlags, language_arg, start_time, timeout_secs};
 use crate::cli::monitor::MonitorFlags;
+use crate::cli::supervised::SandboxFlags;
 
 /// `choreo run`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -81,29 +82,8 @@ pub(crate) struct RunArgs {
     pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
-    /// Box code may read PATH (a file or folder) besides its project, the run's folders
-    /// and its Python (repeatable; docs/security.md).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) allow_read: Vec<PathBuf>,
-    /// Box code may write in PATH besides the run's folders (repeatable).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) allow_write: Vec<PathBuf>,
-    /// Box code may use the network: every host, or only those listed
-    /// (`--allow-net=192.168.1.10:8080,example.org`).
-    #[arg(long, value_name = "HOST:PORT,...", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
-    pub(crate) allow_net: Option<Vec<String>>,
-    /// Box code may start programs (`subprocess`, `os.system`, `os.fork`) and signal
-    /// other processes.
-    #[arg(long)]
-    pub(crate) allow_run: bool,
-    /// The most memory the run's process may take (`512M`, `4G`): box code over it gets
-    /// MemoryError. By default half the machine's.
-    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
-    pub(crate) max_memory: Option<u64>,
-    /// No sandbox: box code reaches all the user running choreo may, and runs without a
-    /// supervising parent, as choreo did before its sandbox (docs/security.md).
-    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory"])]
-    pub(crate) no_sandbox: bool,
+    #[command(flatten)]
+    pub(crate) sandbox: SandboxFlags,
 }
 
 // Here rather than in args.rs: connecting makes the run's [`Target`].

@@ -33,16 +33,8 @@ pub(crate) use one::show_box_event;
 /// Runs the behavior.
 pub fn run(args: &RunArgs) -> CliResult {
     // Box code may end this process: a parent that outlives it reports (docs/security.md).
-    if !args.no_sandbox {
-        if let Some(code) = crate::cli::supervised::supervise(args.verbose) {
-            return Ok(code);
-        }
-        let memory = args
-            .max_memory
-            .or_else(choreo_sandbox::limits::default_memory);
-        if let Err(e) = choreo_sandbox::limits::bound(memory) {
-            errln!("warning: the run's memory and open files are not bounded: {e}");
-        }
+    if let Some(code) = args.sandbox.enter(args.verbose) {
+        return Ok(code);
     }
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
@@ -135,12 +127,7 @@ fn configured(
     if let Some(s) = scenario {
         base = base.scenario(s.clone());
     }
-    base.sandbox((!args.no_sandbox).then(|| crate::Allowed {
-        read: args.allow_read.clone(),
-        write: args.allow_write.clone(),
-        net: args.allow_net.clone(),
-        run: args.allow_run,
-    }))
+    base.sandbox(args.sandbox.allowed())
 }
 
 /// One run, on the simulated robot or one real robot, to its report.

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::cli::args::{ModelArg, RobotFlags, timeout_secs};
 use crate::cli::monitor::MonitorFlags;
+use crate::cli::supervised::SandboxFlags;
 
 /// `choreo stack run`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -43,4 +44,7 @@ pub(crate) struct StackRunArgs {
     pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) monitor: MonitorFlags,
+    /// What the played behaviors' box code may reach (as `choreo run`'s).
+    #[command(flatten)]
+    pub(crate) sandbox: SandboxFlags,
 }

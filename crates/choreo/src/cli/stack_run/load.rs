@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::nested::{Launchers, ProjectBehaviors};
 use choreo_engine::{Robot, Trace};
 use choreo_naoqi::{BehaviorLauncher, Model, SimRobot};
+use choreo_python::confinement::Confinement;
 use choreo_stack::Runner;
 use choreo_stack::definitions::definition::{Definition, load_dir};
 
@@ -91,7 +92,11 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
                 )
                 .named(vec![(i.name.clone(), i.index)])
                 // `Dance:root/Say`: the leaf's events say whose they are.
-                .prefixed(i.prefix()),
+                .prefixed(i.prefix())
+                .confined(asked.args.sandbox.allowed().map(|allowed| {
+                    let run: Vec<_> = i.files.robot_root().map(Into::into).into_iter().collect();
+                    Arc::new(Confinement::new(&run, &[i.files.path().into()], allowed))
+                })),
             ) as Arc<dyn BehaviorLauncher>
         })
         .collect();

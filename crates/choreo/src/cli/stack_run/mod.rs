@@ -43,6 +43,11 @@ use load::{Asked, Loaded, load};
 
 /// Runs the stack: loaded, watched, driven to its end, reported.
 pub fn run(args: &StackRunArgs) -> CliResult {
+    // The played behaviors' box code, as `choreo run`'s (docs/security.md).
+    if let Some(code) = args.sandbox.enter(args.verbose) {
+        return Ok(code);
+    }
+    crate::cli::supervised::hold_to(args.timeout);
     let robots = args.remote.args().map_err(CliError::Usage)?;
     if robots.len() > 1 {
         return Err(CliError::Usage(
@@ -123,6 +128,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     drop(engine);
     live.finish();
     let (code, report) = report(&driver, &outcome, stopped_for, time, started);
+    crate::cli::supervised::hold_to(None);
     errln!("{report}");
     drop(sampler);
     if let Some(out) = trace_file {
