@@ -136,16 +136,20 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         let _ = lock(&out).flush();
     }
     if let Some(m) = monitor {
-        let outcome = match code {
-            exit::OK => "finished",
-            exit::INTERRUPTED => "stopped",
-            exit::TIMEOUT => "time limit",
-            _ => "error",
-        };
         let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&m, outcome, &report, keep, &interrupts);
+        crate::cli::monitor::linger(&m, outcome_word(code), &report, keep, &interrupts);
     }
     Ok(code)
+}
+
+/// How the monitor's page names the end of a stack run that exits with `code`.
+fn outcome_word(code: u8) -> &'static str {
+    match code {
+        exit::OK => "finished",
+        exit::INTERRUPTED => "stopped",
+        exit::TIMEOUT => "time limit",
+        _ => "error",
+    }
 }
 
 /// The exit code of the run, and its report line.
