@@ -27,8 +27,12 @@ pub struct Confinement {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     allowed: Allowed,
-    refused: Mutex<Vec<String>>,
+    /// The first [`REFUSALS_KEPT`] refusals, and how many came after.
+    refused: Mutex<(Vec<String>, usize)>,
 }
+
+/// The refusals a run keeps for its report: a box refused in a loop costs the run no more.
+const REFUSALS_KEPT: usize = 1000;
 
 /// Files every box code may read: the time zone, the system's random source, locales.
 const SYSTEM_READS: &[&str] = &[
@@ -65,19 +69,29 @@ impl Confinement {
             read,
             write,
             allowed,
-            refused: Mutex::new(Vec::new()),
+            refused: Mutex::new((Vec::new(), 0)),
         }
     }
 
     /// What box code was refused, in order: `write /tmp/x.txt (root/Box line 4;
     /// --allow-write /tmp)`.
     pub fn refused(&self) -> Vec<String> {
-        choreo_base::lock(&self.refused).clone()
+        let (kept, more) = &*choreo_base::lock(&self.refused);
+        let mut all = kept.clone();
+        if *more > 0 {
+            all.push(format!("and {more} more refusals"));
+        }
+        all
     }
 
-    /// Keeps a refusal for the report.
+    /// Keeps a refusal for the report (past [`REFUSALS_KEPT`], counts it).
     pub(crate) fn note_refusal(&self, text: String) {
-        choreo_base::lock(&self.refused).push(text);
+        let (kept, more) = &mut *choreo_base::lock(&self.refused);
+        if kept.len() < REFUSALS_KEPT {
+            kept.push(text);
+        } else {
+            *more += 1;
+        }
     }
 
     /// Why `kind` of `target` is refused (the flag that allows it), or `None` when allowed.
@@ -165,4 +179,59 @@ pub(crate) fn set_python_folders(folders: &[String]) {
             .map(|f| resolved(Path::new(f)))
             .collect(),
     );
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_judged_where_it_really_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, run.join("link")).unwrap();
+        let c = Confinement::new(std::slice::from_ref(&run), &[], Allowed::default());
+        assert_eq!(
+            c.check("write", &run.join("new/file.txt").to_string_lossy()),
+            None
+        );
+        // Through a link, and through `..`: outside.
+        let through_link = run.join("link/file.txt");
+        assert!(c.check("write", &through_link.to_string_lossy()).is_some());
+        let up = format!("{}/../outside/file.txt", run.display());
+        let flag = c.check("write", &up).unwrap_or_default();
+        assert!(flag.ends_with("outside"), "{flag}");
+    }
+
+    #[test]
+    fn hosts_are_allowed_by_host_and_port_or_host_alone() {
+        let hosts = ["10.0.0.2:8080".to_string(), "example.org".to_string()];
+        assert!(net_allowed(&hosts, "10.0.0.2:8080"));
+        assert!(!net_allowed(&hosts, "10.0.0.2:80"));
+        assert!(net_allowed(&hosts, "example.org:443"));
+        let c = Confinement::new(&[], &[], Allowed::default());
+        assert_eq!(
+            c.check("connect", "10.0.0.2:80").as_deref(),
+            Some("--allow-net=10.0.0.2:80")
+        );
+        assert_eq!(
+            c.check("run", "the program ['ls']").as_deref(),
+            Some("--allow-run")
+        );
+    }
+
+    #[test]
+    fn refusals_past_the_kept_ones_are_counted() {
+        let c = Confinement::new(&[], &[], Allowed::default());
+        for i in 0..REFUSALS_KEPT + 5 {
+            c.note_refusal(format!("read /x{i}"));
+        }
+        let all = c.refused();
+        assert_eq!(all.len(), REFUSALS_KEPT + 1);
+        assert_eq!(all.last().map(String::as_str), Some("and 5 more refusals"));
+    }
 }
