@@ -262,4 +262,47 @@ mod tests {
         );
         assert_eq!(box_frame("no dump"), None);
     }
+
+    fn ended(exit: Exit, report: bool, done: Option<u8>) -> Ended {
+        Ended {
+            exit,
+            report,
+            output_closed: false,
+            done,
+            notes: vec!["root/Box line 4 (onInput_onStart): os._exit(0)".to_string()],
+            fault: String::new(),
+            out_of_time: false,
+            left_behind: 0,
+        }
+    }
+
+    #[test]
+    fn the_parent_tells_a_run_box_code_ended_from_one_that_ended_by_itself() {
+        // The command's own end: its code stands.
+        assert_eq!(ended_as_parent(&ended(Exit::Code(5), true, Some(5))), 5);
+        // os._exit(0) before the report: exit 8, located.
+        let e = ended(Exit::Code(0), false, None);
+        assert_eq!(ended_as_parent(&e), exit::ABNORMAL);
+        let text = abnormal_report(&e, "");
+        assert!(
+            text.starts_with("run report\n  outcome        the run's process exited with code 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  where          root/Box line 4 (onInput_onStart): os._exit(0)"),
+            "{text}"
+        );
+        // A crash once the report was printed: a line that follows it.
+        let after = abnormal_report(&ended(Exit::Signal(11), true, None), "");
+        assert!(
+            after.starts_with(
+                "  afterwards     the run's process was killed by signal 11 (SIGSEGV)"
+            ),
+            "{after}"
+        );
+        // Out of time: exit 5, whatever killed it.
+        let mut late = ended(Exit::Signal(9), false, None);
+        late.out_of_time = true;
+        assert_eq!(ended_as_parent(&late), exit::TIMEOUT);
+    }
 }
