@@ -5,10 +5,12 @@
 //! - [`pool`]: worker threads for jobs that may block (box hooks, qi methods).
 //! - [`slice`](mod@slice): the shortest time slice, for threads that hand turns to one another.
 //! - [`sync`]: the poison-tolerant lock.
+//! - [`path`]: where a path really is, its links followed.
 //!
 //! It depends on no other choreo crate. Its one unsafe call is `slice`'s `sched_setattr(2)`,
 //! which no safe wrapper offers.
 
+pub mod path;
 pub mod pool;
 pub mod slice;
 pub mod sync;

@@ -2,7 +2,9 @@
 //! ([`Allowed`]) and the run's folders, made one [`Confinement`] that judges each path, host
 //! and program box code asks for, and keeps what it refused for the report.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use choreo_base::path::resolved;
 use std::sync::{Mutex, OnceLock};
 
 /// What box code of a run may reach beyond its own folders (the command line's `--allow-*`
@@ -127,42 +129,6 @@ impl Confinement {
 fn net_allowed(hosts: &[String], target: &str) -> bool {
     let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
     hosts.iter().any(|h| h == target || h == host)
-}
-
-/// `path` absolute, its links followed as far as it exists, `.` and `..` gone: where it
-/// really is, so that a link inside the run's folders to a file outside is judged by the
-/// file.
-fn resolved(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    // The longest part that exists, its links followed; the rest taken as written.
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            let mut out = real;
-            for part in rest.iter().rev() {
-                match part {
-                    Component::ParentDir => {
-                        out.pop();
-                    }
-                    Component::Normal(p) => out.push(p),
-                    _ => {}
-                }
-            }
-            return out;
-        }
-        match (existing.parent(), existing.components().next_back()) {
-            (Some(parent), Some(last)) => {
-                rest.push(last);
-                existing = parent;
-            }
-            _ => return absolute,
-        }
-    }
 }
 
 /// Whether `path` is one of `roots` or inside one.

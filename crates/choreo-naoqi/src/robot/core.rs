@@ -219,19 +219,10 @@ impl Sim {
     }
 }
 
-/// `path` if it is in `root` and stays there once its links are followed (as far as it
-/// exists).
+/// `path` if it is in `root` and stays there once its links are followed.
 fn within(root: &std::path::Path, path: &std::path::Path) -> Option<std::path::PathBuf> {
-    if !path.is_absolute() || !path.starts_with(root) {
-        return None;
-    }
-    let real_root = root.canonicalize().ok()?;
-    let existing = path.ancestors().find(|a| a.exists())?;
-    existing
-        .canonicalize()
-        .ok()?
-        .starts_with(&real_root)
-        .then(|| path.to_path_buf())
+    use choreo_base::path::resolved;
+    (path.is_absolute() && resolved(path).starts_with(resolved(root))).then(|| path.to_path_buf())
 }
 
 impl Sim {
