@@ -160,7 +160,12 @@ thread_local! {
 pub(crate) struct Entered(Option<Arc<BoxState>>);
 
 impl Entered {
+    /// Also confines the thread in the kernel, on its first entry into box code of a
+    /// confined run: every way into box code passes here.
     pub(crate) fn new(state: Arc<BoxState>) -> Entered {
+        if let Some(confinement) = &state.run.options.confinement {
+            confinement.confine_this_thread();
+        }
         Entered(CURRENT.with(|c| c.replace(Some(state))))
     }
 }

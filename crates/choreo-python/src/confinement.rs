@@ -1,6 +1,8 @@
 //! What box code of a run may reach (docs/security.md): the user's `--allow-*` flags
 //! ([`Allowed`]) and the run's folders, made one [`Confinement`] that judges each path, host
-//! and program box code asks for, and keeps what it refused for the report.
+//! and program box code asks for, and keeps what it refused for the report; and the same
+//! rules (wider by what the interpreter's native code reads) for the kernel, which confines
+//! each thread of the run as it first enters box code ([`Confinement::confine_this_thread`]).
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,9 @@ pub struct Confinement {
     allowed: Allowed,
     /// The first [`REFUSALS_KEPT`] refusals, and how many came after.
     refused: Mutex<(Vec<String>, usize)>,
+    /// The kernel's layer, made at the first thread's entry (Python's folders are known
+    /// then); `None` when the kernel cannot confine, or the layer could not be made.
+    kernel: OnceLock<Option<choreo_sandbox::landlock::Layer>>,
 }
 
 /// The refusals a run keeps for its report: a box refused in a loop costs the run no more.
@@ -47,6 +52,31 @@ const SYSTEM_READS: &[&str] = &[
     "/usr/lib/locale",
     "/usr/share/locale",
 ];
+
+/// What the interpreter's native code reads besides what box code may (the kernel's layer
+/// only; Python's own hooks do not see these reads): shared libraries a C extension loads,
+/// and the name service's and TLS's configuration.
+const NATIVE_READS: &[&str] = &[
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/etc/ld.so.cache",
+    "/etc/ssl",
+    "/usr/share/ca-certificates",
+    "/etc/hosts",
+    "/etc/resolv.conf",
+    "/etc/nsswitch.conf",
+    "/etc/gai.conf",
+    "/etc/host.conf",
+    "/etc/services",
+    "/etc/protocols",
+];
+
+/// What the programs box code starts read, with `--allow-run`: the system's programs and
+/// their configuration (they run under the same rules as box code).
+const PROGRAM_READS: &[&str] = &["/bin", "/sbin", "/usr", "/etc"];
 
 /// Python's own folders (`sys.prefix`, `sys.path`...), given once by the shim at set-up.
 static PYTHON_FOLDERS: OnceLock<Vec<PathBuf>> = OnceLock::new();
@@ -72,6 +102,74 @@ impl Confinement {
             write,
             allowed,
             refused: Mutex::new((Vec::new(), 0)),
+            kernel: OnceLock::new(),
+        }
+    }
+
+    /// Confines the calling thread in the kernel with this run's rules, for the rest of its
+    /// life (once per thread; a thread box code starts inherits it). Called at every entry
+    /// into box code: after the first, one thread-local read.
+    pub(crate) fn confine_this_thread(&self) {
+        if choreo_sandbox::landlock::this_thread_confined() {
+            return;
+        }
+        let layer = self.kernel.get_or_init(|| {
+            if choreo_sandbox::landlock::support() == choreo_sandbox::landlock::Support::None {
+                return None;
+            }
+            choreo_sandbox::landlock::Layer::new(&self.kernel_rules())
+                .map_err(|e| self.note_kernel_failure(&e))
+                .ok()
+        });
+        if let Some(layer) = layer
+            && let Err(e) = layer.confine_this_thread()
+        {
+            self.note_kernel_failure(&e);
+        }
+    }
+
+    /// A failure of the kernel's layer: a line in the report (box code was still judged in
+    /// Python), once.
+    fn note_kernel_failure(&self, e: &choreo_sandbox::landlock::Error) {
+        let text = format!("(the kernel could not confine a thread of box code: {e})");
+        let (kept, _) = &mut *choreo_base::lock(&self.refused);
+        if !kept.contains(&text) {
+            kept.push(text);
+        }
+    }
+
+    /// The rules for the kernel: what box code may read and write, what the interpreter's
+    /// native code reads, and the network as `--allow-net` says, by port (the kernel knows
+    /// no host: a host's ports are all of them).
+    fn kernel_rules(&self) -> choreo_sandbox::landlock::Rules {
+        let python = PYTHON_FOLDERS.get().map_or(&[][..], Vec::as_slice);
+        let mut read: Vec<PathBuf> = self
+            .read
+            .iter()
+            .chain(python)
+            .cloned()
+            .chain(NATIVE_READS.iter().map(PathBuf::from))
+            .collect();
+        if self.allowed.run {
+            read.extend(PROGRAM_READS.iter().map(PathBuf::from));
+        }
+        let (connect, bind) = match &self.allowed.net {
+            // Refused: nothing, but an ephemeral port to listen on (as the hooks allow).
+            None => (Some(Vec::new()), Some(vec![0])),
+            Some(hosts) => {
+                let ports: Option<Vec<u16>> = hosts
+                    .iter()
+                    .map(|h| h.rsplit_once(':').and_then(|(_, p)| p.parse().ok()))
+                    .collect();
+                (ports.filter(|p| !p.is_empty()), None)
+            }
+        };
+        choreo_sandbox::landlock::Rules {
+            read,
+            write: self.write.clone(),
+            connect,
+            bind,
+            run: self.allowed.run,
         }
     }
 

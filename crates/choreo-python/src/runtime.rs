@@ -360,7 +360,9 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
             }
             let activity = Arc::clone(state.ctx.activity());
             let source = name.clone();
+            let confined = choreo_sandbox::landlock::this_thread_confined();
             let started = activity.spawn(&name, move || {
+                choreo_sandbox::landlock::inherit(confined);
                 call_in_box(&state, &source, |py| function.call0(py).map(drop));
                 BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
             });

@@ -42,6 +42,9 @@ pub const READY: Duration = Duration::from_secs(30);
 /// How long a stopped program has after SIGTERM before SIGKILL (NAOqi's 15 s).
 pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
+/// Why a program could not be started or reached: the services' helper thread is gone.
+const HELPER_GONE: &str = "the thread that starts service programs is gone";
+
 /// The Python binding of libqi that service programs import (PyPI's).
 const QI_PIN: &str = "qi==3.1.5";
 
@@ -60,6 +63,10 @@ pub struct PackageServices {
     changed: Condvar,
     /// Where Python programs' fixed copies go (made at the first), removed with the run.
     programs: Mutex<Option<tempfile::TempDir>>,
+    /// Starts programs and connects to them for box code's calls, outside box code's
+    /// confinement (docs/security.md); `None` if no thread could start (they then start on
+    /// the caller's).
+    helper: Option<choreo_sandbox::landlock::Helper>,
 }
 
 #[derive(Default)]
@@ -102,7 +109,21 @@ impl PackageServices {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             programs: Mutex::new(None),
+            helper: choreo_sandbox::landlock::Helper::new("choreo-services").ok(),
         })
+    }
+
+    /// Runs `work` with this on the helper's thread (choreo's own work box code's call
+    /// asked for), or here when there is none.
+    fn helped<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&PackageServices) -> T + Send + 'static,
+    ) -> Option<T> {
+        let me = self.me.upgrade()?;
+        match &self.helper {
+            Some(helper) => helper.run(move || work(&me)),
+            None => Some(work(&me)),
+        }
     }
 
     fn full(&self, name: &str) -> String {
@@ -369,6 +390,12 @@ impl PackageServices {
         if let Some(c) = &lock(&self.state).client {
             return Ok(Arc::clone(c));
         }
+        self.helped(PackageServices::connect)
+            .unwrap_or_else(|| Err(HELPER_GONE.to_string()))
+    }
+
+    /// Serves the robot (if need be) and connects the client to it.
+    fn connect(&self) -> Result<Arc<RemoteRobot>, String> {
         let url = self.url()?;
         let client = Arc::new(
             RemoteRobot::connect(&url, SessionOptions::default())
@@ -450,7 +477,10 @@ impl ServiceHost for PackageServices {
             }
             state.added
         };
-        self.spawn(full).map_err(ProgramError::Launch)?;
+        let name = full.to_string();
+        self.helped(move |me| me.spawn(&name))
+            .unwrap_or_else(|| Err(HELPER_GONE.to_string()))
+            .map_err(ProgramError::Launch)?;
         let deadline = Instant::now() + READY;
         let mut state = lock(&self.state);
         while state.added == before && state.running.contains_key(full) {

@@ -693,3 +693,108 @@ fn a_stacks_played_behaviors_are_confined_too() {
     );
     assert!(!h.outside().join("new.txt").exists());
 }
+
+// Native code: the kernel's confinement, beneath Python's hooks (docs/security.md). Each
+// box calls libc through `ctypes`, which no audit hook sees; the kernel refuses the system
+// call itself, and the box raises what libc said.
+
+/// Box code that calls `call` (a libc call through `ctypes`, `libc` and `os` bound) and
+/// raises `OSError` with libc's errno when it returns -1 (a socket `s` ready); that is
+/// its line 8.
+fn native(call: &str) -> String {
+    format!(
+        "    def onInput_onStart(self):\n        import ctypes, os, socket, struct\n        libc = ctypes.CDLL(None, use_errno=True)\n        s = socket.socket()\n        result = {call}\n        if result < 0:\n            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))\n        self.onStopped()\n"
+    )
+}
+
+#[test]
+fn native_code_cannot_write_outside_the_run() {
+    let h = Hostile::new(&native(
+        "libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+    ));
+    h.run(&["--strict"]).exits(3).says(
+        "root/Hostile line 8 (onInput_onStart): PermissionError: [Errno 13] Permission denied",
+    );
+    assert!(!h.outside().join("new.txt").exists());
+}
+
+#[test]
+fn native_code_cannot_read_the_users_files() {
+    let h = Hostile::new(&native("libc.open(b'{outside}/secret.txt', os.O_RDONLY)"));
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 8 (onInput_onStart): PermissionError: [Errno 13]");
+    // With the flag, the kernel lets it read too.
+    let mut command = h.command(&["--strict", "--allow-read"]);
+    command.arg(h.outside());
+    assert_eq!(command.output().unwrap().status.code(), Some(0));
+}
+
+#[test]
+fn native_code_cannot_connect() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = Hostile::new(&native(&format!(
+        "libc.connect(s.fileno(), struct.pack('=H', 2) + struct.pack('!H', {port}) + socket.inet_aton('127.0.0.1') + bytes(8), 16)"
+    )));
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 8 (onInput_onStart): PermissionError: [Errno 13]");
+    assert!(listener.accept().is_err(), "a connection arrived");
+}
+
+#[test]
+fn native_code_cannot_start_a_program() {
+    let h = Hostile::new(&native(
+        "-1 if libc.system(b'touch {outside}/touched') != 0 else 0",
+    ));
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 8 (onInput_onStart)");
+    assert!(!h.outside().join("touched").exists());
+}
+
+#[test]
+fn a_program_box_code_may_start_runs_under_the_same_rules() {
+    // `--allow-run` starts `touch`; the kernel still keeps it out of the user's folder.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import subprocess\n        self.logger.info('touch exited %d' % subprocess.call(['touch', '{outside}/touched']))\n        self.onStopped()\n",
+    );
+    h.run(&["--strict", "--allow-run"])
+        .exits(0)
+        .says("touch exited 1");
+    assert!(!h.outside().join("touched").exists());
+}
+
+#[test]
+fn a_constructor_is_confined_as_the_hooks_are() {
+    let h = Hostile::new(
+        "    def __init__(self):\n        GeneratedClass.__init__(self)\n        import ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        self.fd = libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n    def onInput_onStart(self):\n        self.logger.info('constructor opened %d' % self.fd)\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"]).exits(0).says("constructor opened -1");
+    assert!(!h.outside().join("new.txt").exists());
+}
+
+#[test]
+fn a_thread_box_code_starts_is_confined_too() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import threading, ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        got = []\n        t = threading.Thread(target=lambda: got.append(libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)))\n        t.start()\n        t.join()\n        self.logger.info('thread opened %d' % got[0])\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"]).exits(0).says("thread opened -1");
+    assert!(!h.outside().join("new.txt").exists());
+}
+
+#[test]
+fn require_runs_where_the_kernel_confines_and_no_sandbox_lets_native_code_through() {
+    let h = Hostile::new(&native(
+        "libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+    ));
+    h.run(&["--strict", "--sandbox=require"])
+        .exits(3)
+        .says("line 8 (onInput_onStart): PermissionError");
+    // Unconfined, the same call writes (the test's folder changes: not through `run`).
+    let o = h.command(&["--strict", "--no-sandbox"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(h.outside().join("new.txt").exists());
+}

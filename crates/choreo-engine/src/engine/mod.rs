@@ -128,6 +128,9 @@ pub struct Engine {
 /// [`Engine::ended_at`] before the end.
 const NOT_ENDED: u64 = u64::MAX;
 
+/// What a load constructed (each box's code, in order), and the error that ended it early.
+type Constructed = (Vec<Arc<dyn BoxCode>>, Option<EngineError>);
+
 impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
@@ -209,7 +212,7 @@ impl Engine {
             control: Some(handle),
             owns_time: !nested,
         };
-        let (code, mut failed) = Self::construct(&shared, host, nested);
+        let (code, mut failed) = Self::construct_on_own_thread(&shared, host, nested)?;
         if failed.is_none() && engine.outcome_now() == Some(Outcome::TimeLimit) {
             failed = Some(EngineError::LoadTimeLimit {
                 limit: options.time_limit.unwrap_or_default(),
@@ -329,11 +332,38 @@ impl Engine {
     /// robot in its constructor follows the engine's clock, which moves (virtual time
     /// included), and the time limit holds. Stops at the first box whose construction
     /// fails: the code constructed so far, and the error.
-    fn construct(
+    /// [`Self::construct`] on a thread of the run's own ("choreo-load"), never the caller's:
+    /// box code runs only on its run's threads, which the kernel's confinement of box code
+    /// binds for the rest of their lives (docs/security.md); the caller goes on to write the
+    /// trace and the report. A nested load is already on a thread of box code (its owner's
+    /// hook), and stays there.
+    fn construct_on_own_thread(
         shared: &Arc<Shared>,
         host: &dyn ScriptHost,
         nested: bool,
-    ) -> (Vec<Arc<dyn BoxCode>>, Option<EngineError>) {
+    ) -> Result<Constructed, EngineError> {
+        if nested {
+            return Ok(Self::construct(shared, host, nested));
+        }
+        std::thread::scope(|scope| {
+            let loading = std::thread::Builder::new()
+                .name("choreo-load".to_string())
+                .spawn_scoped(scope, || Self::construct(shared, host, nested))
+                .map_err(|error| {
+                    shared.time.end();
+                    EngineError::Thread {
+                        what: "load thread",
+                        error,
+                    }
+                })?;
+            // A panic in a constructor is the caller's, as if it had run here.
+            Ok(loading
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })
+    }
+
+    fn construct(shared: &Arc<Shared>, host: &dyn ScriptHost, nested: bool) -> Constructed {
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
         // Virtual time: constructors run in a turn (crate::turn), this thread's own if it has

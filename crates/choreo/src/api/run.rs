@@ -743,9 +743,24 @@ fn confinement(setup: &Setup, project: &Project, files: &FilesOnDisk) -> Option<
     } else {
         input
     };
-    let read = vec![files.path().to_path_buf(), input.to_path_buf()];
+    let mut read = vec![files.path().to_path_buf(), input.to_path_buf()];
+    // A behavior run from inside a package reaches the package's other files, as on the
+    // robot, where the whole package is installed (`behavior_1/../dialog/dialog.dlg`): the
+    // nearest folder above it with a manifest.
+    if let Some(package) = input
+        .ancestors()
+        .skip(1)
+        .take(PACKAGE_DEPTH)
+        .find(|folder| folder.join("manifest.xml").is_file())
+    {
+        read.push(package.to_path_buf());
+    }
     Some(Arc::new(Confinement::new(&run, &read, allowed)))
 }
+
+/// How far above a behavior's folder its package's manifest is looked for: a package's
+/// behaviors sit one or two folders down (`behavior_1/`, `behaviors/greet/`).
+const PACKAGE_DEPTH: usize = 3;
 
 /// ALServiceManager's services: the manifest's, run by their programs (package_services.rs).
 fn package_services(

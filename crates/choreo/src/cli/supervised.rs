@@ -36,10 +36,41 @@ pub(crate) struct SandboxFlags {
     /// MemoryError. By default half the machine's.
     #[arg(long, value_name = "SIZE", value_parser = memory_size)]
     pub(crate) max_memory: Option<u64>,
+    /// `require`: refuse to run where the kernel cannot confine box code's files and
+    /// network (Landlock ABI 4, Linux 6.7). By default (`on`) such a machine is said once,
+    /// and box code is judged by Python's hooks only.
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::On, require_equals = true)]
+    pub(crate) sandbox: Mode,
     /// No sandbox: box code reaches all the user running choreo may, and runs without a
     /// supervising parent, as choreo did before its sandbox (docs/security.md).
-    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory"])]
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox"])]
     pub(crate) no_sandbox: bool,
+}
+
+/// `--sandbox=MODE`: what a machine whose kernel cannot confine box code does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Mode {
+    /// Say so once, and run with Python's judgement only.
+    On,
+    /// Refuse to run (exit 2).
+    Require,
+}
+
+/// What the kernel's `support` means for a run in `mode`: `Err(text)` refuses it, `Ok(Some
+/// (text))` says it once and runs, `Ok(None)` runs confined.
+fn kernel_verdict(
+    support: choreo_sandbox::landlock::Support,
+    mode: Mode,
+) -> Result<Option<String>, String> {
+    let Some(short) = choreo_sandbox::landlock::shortfall(support) else {
+        return Ok(None);
+    };
+    match mode {
+        Mode::Require => Err(format!("error: {short} (--sandbox=require)")),
+        Mode::On => Ok(Some(format!(
+            "notice: {short}; `--sandbox=require` refuses to run on such a machine"
+        ))),
+    }
 }
 
 impl SandboxFlags {
@@ -59,6 +90,14 @@ impl SandboxFlags {
     pub(crate) fn enter(&self, verbose: bool) -> Option<u8> {
         if self.no_sandbox {
             return None;
+        }
+        match kernel_verdict(choreo_sandbox::landlock::support(), self.sandbox) {
+            Ok(None) => {}
+            Ok(Some(notice)) => errln!("{notice}"),
+            Err(refusal) => {
+                errln!("{refusal}");
+                return Some(exit::USAGE);
+            }
         }
         if let Some(code) = supervise(verbose) {
             return Some(code);
@@ -251,6 +290,23 @@ fn box_frame(dump: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_that_cannot_confine_is_said_once_or_refused_under_require() {
+        use choreo_sandbox::landlock::Support;
+        assert_eq!(kernel_verdict(Support::Full, Mode::Require), Ok(None));
+        assert_eq!(kernel_verdict(Support::Full, Mode::On), Ok(None));
+        let said = kernel_verdict(Support::None, Mode::On).unwrap_or_default();
+        assert!(
+            said.is_some_and(|s| s.starts_with("notice: this kernel cannot confine")),
+            "notice"
+        );
+        let refused = kernel_verdict(Support::FilesOnly, Mode::Require)
+            .err()
+            .unwrap_or_default();
+        assert!(refused.contains("not its network"), "{refused}");
+        assert!(refused.ends_with("(--sandbox=require)"), "{refused}");
+    }
 
     #[test]
     fn the_box_frame_is_the_current_threads_innermost_box_code() {

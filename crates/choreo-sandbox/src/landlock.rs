@@ -1,0 +1,362 @@
+//! The kernel's confinement of the threads that run box code (docs/security.md): Landlock,
+//! through the `landlock` crate. What box code reaches through Python is judged at its line
+//! by the audit hooks (choreo-python's `confinement`); this layer holds where Python's hooks
+//! do not reach — native code called through `ctypes`, a C extension, a program box code
+//! starts — because the kernel refuses the system call itself.
+//!
+//! Landlock restricts a *thread* (and the threads and programs it starts afterwards), never
+//! the others. That fits choreo: box code runs only on its run's own threads (the engine's
+//! workers, the load thread, the threads box code starts), each confined at its first entry
+//! into box code ([`Layer::confine_this_thread`]), while choreo's own threads (the main
+//! thread writing the trace, the monitor, the robot's connection) keep what the user has.
+//! A confinement is for the thread's whole life: a run's threads never serve another run.
+
+use std::cell::Cell;
+use std::path::PathBuf;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+};
+
+/// The newest Landlock ABI whose rights choreo asks for: files (1–3, 5: rename across
+/// folders, truncation, device ioctls), TCP (4), abstract Unix sockets (6). Newer kernels
+/// get these; older ones what they know (best effort, said by [`support`]).
+const WANTED: ABI = ABI::V6;
+
+/// What a confined thread may reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// Read (files and folders, beneath each).
+    pub read: Vec<PathBuf>,
+    /// Read, write, create, remove, rename (beneath each).
+    pub write: Vec<PathBuf>,
+    /// The TCP ports it may connect to; `None`: any.
+    pub connect: Option<Vec<u16>>,
+    /// The TCP ports it may bind (0: an ephemeral port the kernel picks); `None`: any.
+    pub bind: Option<Vec<u16>>,
+    /// It may start programs (`execve`); else no program starts from a confined thread.
+    pub run: bool,
+}
+
+/// What this machine's kernel can confine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    /// Files and TCP (Landlock ABI 4 or later).
+    Full,
+    /// Files only (ABI 1 to 3): the network is judged only in Python.
+    FilesOnly,
+    /// Nothing: Landlock is not built in or not enabled.
+    None,
+}
+
+/// What this machine's kernel can confine (asks it; cheap).
+pub fn support() -> Support {
+    let asks = |net: bool| -> bool {
+        let ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(ABI::V1));
+        let ruleset = match ruleset {
+            Ok(r) if net => r.handle_access(AccessNet::from_all(ABI::V4)),
+            other => other,
+        };
+        ruleset.and_then(Ruleset::create).is_ok()
+    };
+    if asks(true) {
+        Support::Full
+    } else if asks(false) {
+        Support::FilesOnly
+    } else {
+        Support::None
+    }
+}
+
+/// The sentence that says what the kernel leaves to Python's hooks, when it cannot confine
+/// everything (said once per run); `None` when it can.
+pub fn shortfall(support: Support) -> Option<&'static str> {
+    match support {
+        Support::Full => None,
+        Support::FilesOnly => Some(
+            "this kernel confines box code's files but not its network (Landlock older than \
+             ABI 4, Linux 6.7): box code's connections are judged in Python only",
+        ),
+        Support::None => Some(
+            "this kernel cannot confine box code (Landlock is not built in or not enabled): \
+             box code is judged in Python only, which native code it calls can pass by",
+        ),
+    }
+}
+
+/// Why a thread could not be confined.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The ruleset could not be made or enforced.
+    #[error("the kernel's confinement failed: {0}")]
+    Ruleset(#[from] landlock::RulesetError),
+    /// Its descriptor could not be copied for another thread.
+    #[error("the kernel's confinement failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A run's rules, made once, enforced on each of its threads.
+#[derive(Debug)]
+pub struct Layer {
+    ruleset: RulesetCreated,
+}
+
+thread_local! {
+    /// This thread is confined (by its own call, or by the thread that started it).
+    static CONFINED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is confined: a thread it starts is too (the kernel's inheritance),
+/// which [`inherit`] tells the new thread.
+pub fn this_thread_confined() -> bool {
+    CONFINED.with(Cell::get)
+}
+
+/// Tells a thread that the thread that started it was confined (the kernel already
+/// confines it), so that it does not stack the same rules again: a thread has at most 16.
+pub fn inherit(confined: bool) {
+    if confined {
+        CONFINED.with(|c| c.set(true));
+    }
+}
+
+impl Layer {
+    /// The rules made a ruleset. Paths that do not exist are left out (nothing to reach).
+    pub fn new(rules: &Rules) -> Result<Layer, Error> {
+        let run = if rules.run {
+            BitFlags::EMPTY
+        } else {
+            BitFlags::from(AccessFs::Execute)
+        };
+        let all = AccessFs::from_all(WANTED);
+        // Without `--allow-run`, execution is handled and granted nowhere; with it, not
+        // handled: programs start, and run under the same rules.
+        let handled = if rules.run {
+            all & !BitFlags::from(AccessFs::Execute)
+        } else {
+            all
+        };
+        let read = AccessFs::from_read(WANTED) & !run & handled;
+        let write = handled & !run;
+        let mut ruleset = Ruleset::default().handle_access(handled)?;
+        let mut net = BitFlags::<AccessNet>::EMPTY;
+        if rules.connect.is_some() {
+            net |= AccessNet::ConnectTcp;
+        }
+        if rules.bind.is_some() {
+            net |= AccessNet::BindTcp;
+        }
+        if !net.is_empty() {
+            ruleset = ruleset.handle_access(net)?;
+        }
+        let mut created = ruleset
+            .scope(Scope::AbstractUnixSocket)?
+            .create()?
+            .add_rules(path_beneath_rules(&rules.read, read))?
+            .add_rules(path_beneath_rules(&rules.write, write))?;
+        let ports = |list: &Option<Vec<u16>>, access: AccessNet| {
+            list.iter()
+                .flatten()
+                .map(move |&p| Ok::<_, landlock::RulesetError>(NetPort::new(p, access)))
+                .collect::<Vec<_>>()
+        };
+        created = created.add_rules(ports(&rules.connect, AccessNet::ConnectTcp))?;
+        created = created.add_rules(ports(&rules.bind, AccessNet::BindTcp))?;
+        Ok(Layer { ruleset: created })
+    }
+
+    /// Confines the calling thread with the rules, for the rest of its life, unless it is
+    /// already. `Ok(false)`: the kernel enforced nothing (no Landlock).
+    pub fn confine_this_thread(&self) -> Result<bool, Error> {
+        if this_thread_confined() {
+            return Ok(true);
+        }
+        let status = self.ruleset.try_clone()?.restrict_self()?;
+        let enforced = status.ruleset != RulesetStatus::NotEnforced;
+        CONFINED.with(|c| c.set(enforced));
+        Ok(enforced)
+    }
+}
+
+/// A thread of choreo's own, started before any confinement, that does for a confined
+/// thread the work of choreo's own it asked for: a package service's program started, the
+/// connection to it made, when box code's call asks (the kernel would hold that work to box
+/// code's rules, and a thread a confined one starts is confined too). One job at a time.
+pub struct Helper {
+    jobs: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
+}
+
+/// A job for the [`Helper`].
+type Job = Box<dyn FnOnce() + Send>;
+
+impl Helper {
+    /// Starts the thread (call it on a thread that is not confined); it ends with the helper.
+    pub fn new(name: &str) -> std::io::Result<Helper> {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                for job in queue {
+                    job();
+                }
+            })?;
+        Ok(Helper {
+            jobs: std::sync::Mutex::new(jobs),
+        })
+    }
+
+    /// Runs `work` on the helper's thread and waits for its result; `None` when the thread
+    /// is gone (it panicked). A job must not ask the helper again (it would wait for itself).
+    pub fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let job: Job = Box::new(move || {
+            let _ = tx.send(work());
+        });
+        self.jobs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(job)
+            .ok()?;
+        rx.recv().ok()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
+mod tests {
+    use super::*;
+    use std::io::ErrorKind;
+    use std::net::{TcpListener, TcpStream};
+
+    /// Runs `work` on a new thread confined by `rules` (the test's own thread stays free).
+    fn confined<T: Send>(rules: &Rules, work: impl FnOnce() -> T + Send) -> T {
+        let layer = Layer::new(rules).unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(layer.confine_this_thread().unwrap(), "not enforced");
+                work()
+            })
+            .join()
+            .unwrap()
+        })
+    }
+
+    #[test]
+    fn this_machine_confines_files_and_tcp() {
+        // The machine the suite runs on has Landlock ABI 7 (docs/security.md); a kernel
+        // without it is a fact to see, not a pass.
+        assert_eq!(support(), Support::Full);
+        assert_eq!(shortfall(Support::Full), None);
+    }
+
+    #[test]
+    fn a_confined_thread_writes_only_beneath_its_write_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = dir.path().join("run");
+        let outside = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("kept.txt"), "mine").unwrap();
+        let rules = Rules {
+            write: vec![inside.clone()],
+            ..Rules::default()
+        };
+        let (wrote, refused, read) = confined(&rules, || {
+            (
+                std::fs::write(inside.join("a.txt"), "box").is_ok(),
+                std::fs::write(outside.join("b.txt"), "box").map_err(|e| e.kind()),
+                std::fs::read(outside.join("kept.txt")).map_err(|e| e.kind()),
+            )
+        });
+        assert!(wrote);
+        assert_eq!(refused, Err(ErrorKind::PermissionDenied));
+        assert_eq!(read, Err(ErrorKind::PermissionDenied));
+        assert!(!outside.join("b.txt").exists());
+        // The test's own thread is not confined.
+        assert_eq!(std::fs::read(outside.join("kept.txt")).unwrap(), b"mine");
+    }
+
+    #[test]
+    fn a_confined_thread_connects_only_to_its_ports_and_binds_ephemeral_ones() {
+        let open = TcpListener::bind("127.0.0.1:0").unwrap();
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+        let open_port = open.local_addr().unwrap().port();
+        let closed_port = closed.local_addr().unwrap().port();
+        let rules = Rules {
+            connect: Some(vec![open_port]),
+            bind: Some(vec![0]),
+            ..Rules::default()
+        };
+        let (to_open, to_closed, ephemeral) = confined(&rules, || {
+            (
+                TcpStream::connect(("127.0.0.1", open_port)).is_ok(),
+                TcpStream::connect(("127.0.0.1", closed_port)).map_err(|e| e.kind()),
+                TcpListener::bind("127.0.0.1:0").is_ok(),
+            )
+        });
+        assert!(to_open);
+        assert_eq!(to_closed.err(), Some(ErrorKind::PermissionDenied));
+        assert!(ephemeral);
+    }
+
+    #[test]
+    fn a_confined_thread_starts_no_program_without_run() {
+        let rules = Rules {
+            read: vec!["/".into()],
+            ..Rules::default()
+        };
+        let started = confined(&rules, || {
+            std::process::Command::new("/bin/true")
+                .status()
+                .map_err(|e| e.kind())
+        });
+        assert_eq!(started.err(), Some(ErrorKind::PermissionDenied));
+        let rules = Rules { run: true, ..rules };
+        let started = confined(&rules, || std::process::Command::new("/bin/true").status());
+        assert!(started.unwrap().success());
+    }
+
+    #[test]
+    fn the_helper_does_what_a_confined_thread_may_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("choreo's.txt");
+        let helper = Helper::new("test-helper").unwrap();
+        let (refused, helped) = confined(&Rules::default(), || {
+            let refused = std::fs::write(&target, "x").map_err(|e| e.kind());
+            let to = target.clone();
+            (
+                refused,
+                helper.run(move || std::fs::write(&to, "x").is_ok()),
+            )
+        });
+        assert_eq!(refused, Err(ErrorKind::PermissionDenied));
+        assert_eq!(helped, Some(true));
+        assert!(target.exists());
+    }
+
+    #[test]
+    fn a_thread_started_by_a_confined_one_is_confined_and_knows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Rules::default();
+        let target = dir.path().join("x.txt");
+        let (knows, refused) = confined(&rules, || {
+            let confined = this_thread_confined();
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    inherit(confined);
+                    (
+                        this_thread_confined(),
+                        std::fs::write(&target, "x").map_err(|e| e.kind()),
+                    )
+                })
+                .join()
+                .unwrap()
+            })
+        });
+        assert!(knows);
+        assert_eq!(refused, Err(ErrorKind::PermissionDenied));
+    }
+}
