@@ -85,6 +85,9 @@ impl Confinement {
     /// The confinement of a run whose own folders are `run` (written and read), whose
     /// project is read from `project`, with `allowed` more.
     pub fn new(run: &[PathBuf], project: &[PathBuf], allowed: Allowed) -> Confinement {
+        // What box code's calls ask of choreo itself (a service's connection, a program)
+        // is done by a thread started now, on the set-up's thread, outside the confinement.
+        choreo_sandbox::landlock::start_helper();
         let mut write: Vec<PathBuf> = run
             .iter()
             .chain(&allowed.write)

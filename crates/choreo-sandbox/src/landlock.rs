@@ -182,45 +182,87 @@ impl Layer {
 }
 
 /// A thread of choreo's own, started before any confinement, that does for a confined
-/// thread the work of choreo's own it asked for: a package service's program started, the
-/// connection to it made, when box code's call asks (the kernel would hold that work to box
-/// code's rules, and a thread a confined one starts is confined too). One job at a time.
-pub struct Helper {
+/// thread the work of choreo's own that box code's call asks for: a connection to a robot's
+/// service opened, a package service's program started (the kernel would hold that work to
+/// box code's rules, and a thread that a confined one starts is confined too). One job at a
+/// time.
+struct Helper {
     jobs: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
 }
 
 /// A job for the [`Helper`].
 type Job = Box<dyn FnOnce() + Send>;
 
-impl Helper {
-    /// Starts the thread (call it on a thread that is not confined); it ends with the helper.
-    pub fn new(name: &str) -> std::io::Result<Helper> {
+/// The process's helper, once started by [`start_helper`].
+static HELPER: std::sync::OnceLock<Option<Helper>> = std::sync::OnceLock::new();
+
+thread_local! {
+    /// This is the helper's thread (a job that asks for help runs in place).
+    static IS_HELPER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts the process's helper thread, once; a confined run's set-up calls it, on the
+/// caller's thread (a confined thread starts none: its helper would be confined).
+pub fn start_helper() {
+    if this_thread_confined() {
+        return;
+    }
+    HELPER.get_or_init(|| {
         let (jobs, queue) = std::sync::mpsc::channel::<Job>();
         std::thread::Builder::new()
-            .name(name.to_string())
+            .name("choreo-helper".to_string())
             .spawn(move || {
+                IS_HELPER.with(|h| h.set(true));
                 for job in queue {
                     job();
                 }
-            })?;
-        Ok(Helper {
+            })
+            .ok()?;
+        Some(Helper {
             jobs: std::sync::Mutex::new(jobs),
         })
-    }
+    });
+}
 
-    /// Runs `work` on the helper's thread and waits for its result; `None` when the thread
-    /// is gone (it panicked). A job must not ask the helper again (it would wait for itself).
-    pub fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let job: Job = Box::new(move || {
-            let _ = tx.send(work());
-        });
-        self.jobs
+/// Runs `work` as choreo's own: on the helper's thread when there is one, else here (no
+/// confined run started one). Always there, not only from a thread known to be confined:
+/// a thread that choreo's own code starts from a confined one is confined without knowing.
+pub fn helped<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let helper = HELPER.get().and_then(Option::as_ref);
+    let Some(helper) = helper.filter(|_| !IS_HELPER.with(Cell::get)) else {
+        return work();
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    // Shared with the job, so that it can still run here if the helper is gone.
+    let work = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
+    let job_work = std::sync::Arc::clone(&work);
+    let job: Job = Box::new(move || {
+        let taken = job_work
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .send(job)
-            .ok()?;
-        rx.recv().ok()
+            .take();
+        if let Some(w) = taken {
+            let _ = tx.send(w());
+        }
+    });
+    let sent = helper
+        .jobs
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .send(job)
+        .is_ok();
+    if sent && let Ok(done) = rx.recv() {
+        return done;
+    }
+    // The helper is gone (an earlier job panicked): here, judged as box code. Taken already,
+    // the work panicked on the helper: a panic here too, as if it had run here.
+    let taken = work
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    match taken {
+        Some(w) => w(),
+        None => std::panic::panic_any("choreo's helper thread panicked running a job"),
     }
 }
 
@@ -323,17 +365,14 @@ mod tests {
     fn the_helper_does_what_a_confined_thread_may_not() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("choreo's.txt");
-        let helper = Helper::new("test-helper").unwrap();
+        start_helper();
         let (refused, helped) = confined(&Rules::default(), || {
             let refused = std::fs::write(&target, "x").map_err(|e| e.kind());
             let to = target.clone();
-            (
-                refused,
-                helper.run(move || std::fs::write(&to, "x").is_ok()),
-            )
+            (refused, helped(move || std::fs::write(&to, "x").is_ok()))
         });
         assert_eq!(refused, Err(ErrorKind::PermissionDenied));
-        assert_eq!(helped, Some(true));
+        assert!(helped);
         assert!(target.exists());
     }
 

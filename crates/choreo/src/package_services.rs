@@ -42,8 +42,8 @@ pub const READY: Duration = Duration::from_secs(30);
 /// How long a stopped program has after SIGTERM before SIGKILL (NAOqi's 15 s).
 pub const STOP_GRACE: Duration = Duration::from_secs(15);
 
-/// Why a program could not be started or reached: the services' helper thread is gone.
-const HELPER_GONE: &str = "the thread that starts service programs is gone";
+/// Why a program could not be started or reached: the run's services are gone.
+const HELPER_GONE: &str = "the run's package services are gone";
 
 /// The Python binding of libqi that service programs import (PyPI's).
 const QI_PIN: &str = "qi==3.1.5";
@@ -63,10 +63,6 @@ pub struct PackageServices {
     changed: Condvar,
     /// Where Python programs' fixed copies go (made at the first), removed with the run.
     programs: Mutex<Option<tempfile::TempDir>>,
-    /// Starts programs and connects to them for box code's calls, outside box code's
-    /// confinement (docs/security.md); `None` if no thread could start (they then start on
-    /// the caller's).
-    helper: Option<choreo_sandbox::landlock::Helper>,
 }
 
 #[derive(Default)]
@@ -109,21 +105,18 @@ impl PackageServices {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             programs: Mutex::new(None),
-            helper: choreo_sandbox::landlock::Helper::new("choreo-services").ok(),
         })
     }
 
-    /// Runs `work` with this on the helper's thread (choreo's own work box code's call
-    /// asked for), or here when there is none.
+    /// Runs `work` with this as choreo's own work, outside box code's confinement, though
+    /// box code's call asked for it (`choreo_sandbox::landlock::helped`); `None` once the
+    /// services are gone.
     fn helped<T: Send + 'static>(
         &self,
         work: impl FnOnce(&PackageServices) -> T + Send + 'static,
     ) -> Option<T> {
         let me = self.me.upgrade()?;
-        match &self.helper {
-            Some(helper) => helper.run(move || work(&me)),
-            None => Some(work(&me)),
-        }
+        Some(choreo_sandbox::landlock::helped(move || work(&me)))
     }
 
     fn full(&self, name: &str) -> String {

@@ -228,6 +228,13 @@ fn dialog_box_project() -> tempfile::TempDir {
     let p = dir.path();
     std::fs::create_dir_all(p.join("behavior_1")).unwrap();
     std::fs::create_dir_all(p.join("greet")).unwrap();
+    // A Choregraphe project's manifest: the package whose files (the dialog beside the
+    // behavior's folder) its behavior reads.
+    std::fs::write(
+        p.join("manifest.xml"),
+        "<?xml version='1.0' encoding='UTF-8'?>\n<package uuid=\"greet\" version=\"0.0.0\"><names><name lang=\"en_US\">greet</name></names><behaviors><behaviorDescription name=\"behavior\" src=\"behavior_1\" xar=\"behavior.xar\" /></behaviors></package>\n",
+    )
+    .unwrap();
     std::fs::write(
         p.join("behavior_1/behavior.xar"),
         behavior_of(DIALOG_BOX.0, DIALOG_BOX.1),
