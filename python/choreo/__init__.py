@@ -86,7 +86,7 @@ def load(
     language: Optional[str] = None,
     seed: Optional[int] = None,
     start_time: Optional[str] = None,
-    sandbox: "Union[bool, Mapping[str, Any]]" = True,
+    sandbox: "Union[bool, str, Mapping[str, Any]]" = True,
 ) -> Run:
     """Opens any input (.xar, folder, .pml, .crg/.cbl/.pkg; or takes a `Project` opened
     before), sets up the run of `behavior` (the first one by default) and loads it.
@@ -103,8 +103,9 @@ def load(
     `sandbox`: box code reaches only its project, the run's folders and its Python, as
     `choreo run` confines it (docs/security.md); a dict allows more, with the command's
     flags as keys (`{"allow_write": ["/tmp/out"], "allow_net": ["host:80"], "allow_read":
-    [...], "allow_run": True}`); False runs it unconfined. `run.refused` lists what was
-    refused.
+    [...], "allow_run": True}`); False runs it unconfined; "require" (or `"require": True`
+    in the dict) refuses to run where the kernel cannot confine box code (no Landlock):
+    elsewhere such a machine gets a RuntimeWarning. `run.refused` lists what was refused.
     Raises NotFoundError, LoadError (with `box` and `line` for a box that failed),
     RobotError, NotSimulatedError."""
     run = _load(path, behavior, robot=robot, user=user, token=token, model=model, fast=fast,
@@ -128,7 +129,7 @@ def load_fleet(
     language: Optional[str] = None,
     seed: Optional[int] = None,
     start_time: Optional[str] = None,
-    sandbox: "Union[bool, Mapping[str, Any]]" = True,
+    sandbox: "Union[bool, str, Mapping[str, Any]]" = True,
 ) -> Fleet:
     """Loads `behavior` of `path` on each robot of `robots` (`tcp://host:port` URLs), as
     `choreo run --robot A --robot B` does: one run per robot (`fleet.runs`), every robot's

@@ -754,20 +754,35 @@ struct Options<'a, 'py> {
 /// `sandbox=`: `True` or nothing, confined (docs/security.md); `False`, unconfined; a dict
 /// of the command line's flags (`allow_read`, `allow_write`: lists of paths; `allow_net`:
 /// `True` or a list of `host:port`; `allow_run`: a bool), confined with those allowed.
+/// `"require"` (or the dict's `require: True`) refuses to run where the kernel cannot
+/// confine box code; otherwise such a machine is said once, with a `RuntimeWarning`.
 fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowed>> {
     let Some(sandbox) = sandbox else {
-        return Ok(Some(choreo::Allowed::default()));
+        return kernel_checked(false, choreo::Allowed::default());
     };
     if let Ok(on) = sandbox.extract::<bool>() {
-        return Ok(on.then(choreo::Allowed::default));
+        return match on {
+            true => kernel_checked(false, choreo::Allowed::default()),
+            false => Ok(None),
+        };
+    }
+    if let Ok(mode) = sandbox.extract::<String>() {
+        if mode != "require" {
+            return Err(PyValueError::new_err(format!(
+                "sandbox: {mode:?} is not \"require\""
+            )));
+        }
+        return kernel_checked(true, choreo::Allowed::default());
     }
     let dict = sandbox.cast::<PyDict>().map_err(|_| {
-        PyTypeError::new_err("sandbox: expected True, False or a dict of allow_read, allow_write, allow_net, allow_run")
+        PyTypeError::new_err("sandbox: expected True, False, \"require\" or a dict of allow_read, allow_write, allow_net, allow_run, require")
     })?;
     let mut allowed = choreo::Allowed::default();
+    let mut require = false;
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
         match key.as_str() {
+            "require" => require = value.extract()?,
             "allow_read" => allowed.read = value.extract()?,
             "allow_write" => allowed.write = value.extract()?,
             "allow_net" => {
@@ -780,12 +795,41 @@ fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowe
             "allow_run" => allowed.run = value.extract()?,
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "sandbox: {key:?} is not one of allow_read, allow_write, allow_net, allow_run"
+                    "sandbox: {key:?} is not one of allow_read, allow_write, allow_net, allow_run, require"
                 )));
             }
         }
     }
-    Ok(Some(allowed))
+    kernel_checked(require, allowed)
+}
+
+/// `allowed`, confined, where this machine's kernel confines box code; where it cannot: an
+/// error when `require`d, else a `RuntimeWarning`, once per process (as `choreo run`'s
+/// notice).
+fn kernel_checked(require: bool, allowed: choreo::Allowed) -> PyResult<Option<choreo::Allowed>> {
+    use choreo_sandbox::landlock::{shortfall, support};
+    static SAID: std::sync::Once = std::sync::Once::new();
+    let Some(short) = shortfall(support()) else {
+        return Ok(Some(allowed));
+    };
+    if require {
+        return Err(PyRuntimeError::new_err(format!(
+            "{short} (sandbox=\"require\")"
+        )));
+    }
+    let mut warned = Ok(());
+    SAID.call_once(|| {
+        warned = Python::attach(|py| {
+            let text = std::ffi::CString::new(short).unwrap_or_default();
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
+                &text,
+                1,
+            )
+        });
+    });
+    warned.map(|()| Some(allowed))
 }
 
 /// The setup of `behavior` of `path` (a path or a `Project`) with `options`.

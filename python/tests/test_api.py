@@ -293,6 +293,28 @@ def test_box_code_is_confined_as_choreo_run_confines_it(tmp_path):
         choreo.load(folder, sandbox={"allow_everything": True})
 
 
+def test_native_code_is_confined_by_the_kernel_and_the_caller_is_not(tmp_path):
+    # docs/security.md: beneath Python's hooks, the kernel (Landlock) confines the run's
+    # threads of box code; a libc call through ctypes is refused there. The program that
+    # loaded the run is not confined: this test writes the same file afterwards.
+    target = tmp_path / "native.txt"
+    folder = _wake_up_doing(tmp_path, "native", [
+        "import ctypes, os",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        "if libc.open(%r, os.O_WRONLY | os.O_CREAT, 0o644) < 0:" % str(target).encode(),
+        "    raise OSError(ctypes.get_errno(), 'native open')",
+        "self.onStopped()",
+    ])
+    with choreo.load(folder, fast=True, strict=True, sandbox="require") as run:
+        run.start()
+        ending = run.wait_end()
+        assert ending == "failed" and "[Errno 13] native open" in ending.message, ending
+    assert not target.exists()
+    target.write_text("the caller's")
+    with pytest.raises(ValueError):
+        choreo.load(folder, sandbox="sometimes")
+
+
 def test_the_choreo_command_runs_in_python():
     command = os.path.join(os.path.dirname(sys.executable), "choreo")  # the venv's script
     done = subprocess.run([command, "run", str(EXAMPLES / "hello"), "--fast", "-q"],
