@@ -131,6 +131,35 @@ impl Confinement {
         }
     }
 
+    /// The kernel's layer for a program of a package service (the package's code too, in a
+    /// process of its own): box code's rules, with `reads` more (the package, the copies
+    /// of its Python, PyPI's qi), `program` to start, and TCP to the robot's and the
+    /// package's services' `ports`, listening on `listen`. `None` when the kernel cannot
+    /// confine (or the layer could not be made: said in the report).
+    pub fn program_layer(
+        &self,
+        reads: &[PathBuf],
+        program: &Path,
+        ports: &[u16],
+        listen: u16,
+    ) -> Option<choreo_sandbox::landlock::Layer> {
+        if choreo_sandbox::landlock::support() == choreo_sandbox::landlock::Support::None {
+            return None;
+        }
+        let mut rules = self.kernel_rules();
+        rules.read.extend(reads.iter().cloned());
+        rules.execute.push(resolved(program));
+        if let Some(connect) = &mut rules.connect {
+            connect.extend_from_slice(ports);
+        }
+        if let Some(bind) = &mut rules.bind {
+            bind.push(listen);
+        }
+        choreo_sandbox::landlock::Layer::new(&rules)
+            .map_err(|e| self.note_kernel_failure(&e))
+            .ok()
+    }
+
     /// A failure of the kernel's layer: a line in the report (box code was still judged in
     /// Python), once.
     fn note_kernel_failure(&self, e: &choreo_sandbox::landlock::Error) {
@@ -173,6 +202,7 @@ impl Confinement {
             connect,
             bind,
             run: self.allowed.run,
+            execute: Vec::new(),
         }
     }
 

@@ -11,6 +11,9 @@
 //! thread writing the trace, the monitor, the robot's connection) keep what the user has.
 //! A confinement is for the thread's whole life: a run's threads never serve another run.
 
+// Two system calls between a program's fork and its exec (`Layer::confine_program`).
+#![allow(unsafe_code)]
+
 use std::cell::Cell;
 use std::path::PathBuf;
 
@@ -35,8 +38,11 @@ pub struct Rules {
     pub connect: Option<Vec<u16>>,
     /// The TCP ports it may bind (0: an ephemeral port the kernel picks); `None`: any.
     pub bind: Option<Vec<u16>>,
-    /// It may start programs (`execve`); else no program starts from a confined thread.
+    /// It may start programs (`execve`); else no program starts from a confined thread,
+    /// but those under `execute`.
     pub run: bool,
+    /// Programs (files, or folders of them) it may start even without `run`.
+    pub execute: Vec<PathBuf>,
 }
 
 /// What this machine's kernel can confine.
@@ -85,6 +91,24 @@ pub fn shortfall(support: Support) -> Option<&'static str> {
              box code is judged in Python only, which native code it calls can pass by",
         ),
     }
+}
+
+/// The ELF interpreter the kernel opens to start a dynamically linked program, which
+/// Landlock also asks to be executable.
+const ELF_INTERPRETER: &str = if cfg!(target_arch = "aarch64") {
+    "/lib/ld-linux-aarch64.so.1"
+} else {
+    "/lib64/ld-linux-x86-64.so.2"
+};
+
+/// What `rules` may start: its `execute`, and the ELF interpreter they need (which can
+/// start any program it may read: the rules still hold it).
+fn executed(rules: &Rules) -> Vec<PathBuf> {
+    let mut all = rules.execute.clone();
+    if !all.is_empty() {
+        all.push(PathBuf::from(ELF_INTERPRETER));
+    }
+    all
 }
 
 /// Why a thread could not be confined.
@@ -156,7 +180,11 @@ impl Layer {
             .scope(Scope::AbstractUnixSocket)?
             .create()?
             .add_rules(path_beneath_rules(&rules.read, read))?
-            .add_rules(path_beneath_rules(&rules.write, write))?;
+            .add_rules(path_beneath_rules(&rules.write, write))?
+            .add_rules(path_beneath_rules(
+                executed(rules),
+                AccessFs::from_read(WANTED) & handled,
+            ))?;
         let ports = |list: &Option<Vec<u16>>, access: AccessNet| {
             list.iter()
                 .flatten()
@@ -166,6 +194,35 @@ impl Layer {
         created = created.add_rules(ports(&rules.connect, AccessNet::ConnectTcp))?;
         created = created.add_rules(ports(&rules.bind, AccessNet::BindTcp))?;
         Ok(Layer { ruleset: created })
+    }
+
+    /// Confines the program `command` starts with the rules, from its first instruction:
+    /// between the fork and the exec, two system calls (nothing there may allocate). A
+    /// kernel without Landlock leaves the command as it is.
+    pub fn confine_program(&self, command: &mut std::process::Command) -> Result<(), Error> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        let fd: Option<std::os::fd::OwnedFd> = self.ruleset.try_clone()?.into();
+        let Some(fd) = fd else {
+            return Ok(());
+        };
+        let on_exec = move || {
+            // SAFETY: prctl and landlock_restrict_self are system calls, async-signal-safe,
+            // on an fd this closure owns; nothing allocates or takes a lock between fork
+            // and exec.
+            let restricted = unsafe {
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                    && libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) == 0
+            };
+            if restricted {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        };
+        // SAFETY: `on_exec` only makes the two system calls above (see there).
+        unsafe { command.pre_exec(on_exec) };
+        Ok(())
     }
 
     /// Confines the calling thread with the rules, for the rest of its life, unless it is
@@ -359,6 +416,32 @@ mod tests {
         let rules = Rules { run: true, ..rules };
         let started = confined(&rules, || std::process::Command::new("/bin/true").status());
         assert!(started.unwrap().success());
+    }
+
+    #[test]
+    fn a_program_is_confined_from_its_start_and_may_be_started_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("x.txt");
+        let rules = Rules {
+            read: vec!["/".into()],
+            execute: vec!["/usr/bin/touch".into()],
+            ..Rules::default()
+        };
+        let layer = Layer::new(&rules).unwrap();
+        let mut touch = std::process::Command::new("/usr/bin/touch");
+        touch.arg(&target);
+        layer.confine_program(&mut touch).unwrap();
+        // Started (its file may be), then refused the write; this thread stays free.
+        assert_eq!(touch.status().unwrap().code(), Some(1));
+        assert!(!target.exists());
+        let mut sh = std::process::Command::new("/bin/sh");
+        sh.args(["-c", "true"]);
+        layer.confine_program(&mut sh).unwrap();
+        assert_eq!(
+            sh.status().map_err(|e| e.kind()).err(),
+            Some(ErrorKind::PermissionDenied)
+        );
+        std::fs::write(&target, "x").unwrap();
     }
 
     #[test]

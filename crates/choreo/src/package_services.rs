@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use choreo_base::lock;
 use choreo_engine::{MemorySink, Robot, RobotError, SubscriptionId, Value};
 use choreo_naoqi::{ProgramError, ServiceHost, ServiceProcess, SimRobot};
+use choreo_python::confinement::Confinement;
 use choreo_qi::{RemoteRobot, RobotServer, ServerEvent, ServerOptions, SessionOptions};
 use choreo_xar::project_files::PackageService;
 
@@ -63,6 +64,9 @@ pub struct PackageServices {
     changed: Condvar,
     /// Where Python programs' fixed copies go (made at the first), removed with the run.
     programs: Mutex<Option<tempfile::TempDir>>,
+    /// The run's confinement, which holds its programs too (docs/security.md), and the
+    /// port each program listens on (so that the others may reach it); `None`: unconfined.
+    confined: Option<(Arc<Confinement>, BTreeMap<String, u16>)>,
 }
 
 #[derive(Default)]
@@ -94,7 +98,15 @@ impl PackageServices {
         folder: &Path,
         root: Option<&Path>,
         robot: SimRobot,
+        confinement: Option<Arc<Confinement>>,
     ) -> Arc<PackageServices> {
+        let confined = confinement.map(|c| {
+            let ports = declared
+                .iter()
+                .map(|s| (s.name.clone(), free_port().unwrap_or(0)))
+                .collect();
+            (c, ports)
+        });
         Arc::new_cyclic(|me| PackageServices {
             me: me.clone(),
             uuid: uuid.to_string(),
@@ -105,6 +117,7 @@ impl PackageServices {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             programs: Mutex::new(None),
+            confined,
         })
     }
 
@@ -315,8 +328,10 @@ impl PackageServices {
         } else {
             None
         };
+        let started;
         let mut command = if interpreter || script.is_some() {
-            let mut c = Command::new(choreo_python::packages::interpreter());
+            started = choreo_python::packages::interpreter();
+            let mut c = Command::new(&started);
             let mut path = vec![
                 self.folder.join("lib/python2.7/site-packages"),
                 qi_folder()?,
@@ -346,11 +361,12 @@ impl PackageServices {
             }
             c
         } else {
-            let mut c = if program.contains('/') && !program.starts_with('/') {
-                Command::new(self.folder.join(program))
+            started = if program.contains('/') && !program.starts_with('/') {
+                self.folder.join(program)
             } else {
-                Command::new(program)
+                on_path(program)
             };
+            let mut c = Command::new(&started);
             c.args(args);
             c
         };
@@ -360,7 +376,45 @@ impl PackageServices {
         if let Some(root) = &self.root {
             command.env("HOME", root.join("home/nao"));
         }
+        self.confine(&mut command, name, &started, url)?;
         Ok(command)
+    }
+
+    /// Confines program `name` (started from `started`) as box code, in the kernel: it
+    /// listens on its own port (`--qi-listen-url`, which qi.Application reads), and reaches
+    /// the robot at `url` and the package's other programs (docs/security.md).
+    fn confine(
+        &self,
+        command: &mut Command,
+        name: &str,
+        started: &Path,
+        url: &str,
+    ) -> Result<(), String> {
+        let Some((confinement, ports)) = &self.confined else {
+            return Ok(());
+        };
+        let listen = ports.get(name).copied().unwrap_or(0);
+        if listen != 0 {
+            command.arg(format!("--qi-listen-url=tcp://127.0.0.1:{listen}"));
+        }
+        let robot = url
+            .rsplit_once(':')
+            .and_then(|(_, p)| p.trim_end_matches('/').parse::<u16>().ok());
+        let reach: Vec<u16> = ports.values().copied().chain(robot).collect();
+        let mut reads = vec![
+            self.folder.clone(),
+            qi_folder()?,
+            choreo_python::packages::packages_folder(),
+        ];
+        if let Some(programs) = lock(&self.programs).as_ref() {
+            reads.push(programs.path().to_path_buf());
+        }
+        if let Some(layer) = confinement.program_layer(&reads, started, &reach, listen) {
+            layer
+                .confine_program(command)
+                .map_err(|e| format!("cannot confine the program: {e}"))?;
+        }
+        Ok(())
     }
 
     /// The folder Python programs' fixed copies go in (made at the first call).
@@ -397,6 +451,25 @@ impl PackageServices {
         lock(&self.state).client = Some(Arc::clone(&client));
         Ok(client)
     }
+}
+
+/// A loopback port free now, for a program to listen on.
+fn free_port() -> Option<u16> {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+    probe.local_addr().ok().map(|a| a.port())
+}
+
+/// Where `program` (a bare name) is found on `PATH`, as the shell would; itself when not.
+fn on_path(program: &str) -> PathBuf {
+    if program.starts_with('/') {
+        return PathBuf::from(program);
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|folder| folder.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from(program))
 }
 
 /// Where PyPI's `qi` is installed for service programs: `<package cache>/qi`, installed

@@ -798,3 +798,44 @@ fn require_runs_where_the_kernel_confines_and_no_sandbox_lets_native_code_throug
     assert_eq!(o.status.code(), Some(0));
     assert!(h.outside().join("new.txt").exists());
 }
+
+#[test]
+fn a_package_services_program_is_confined_as_box_code() {
+    // The program (the package's code too, a process of its own) exits with a bit for each
+    // thing refused: 1 the write outside, 2 the read of the user's file, 4 the connection.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut h = Hostile::new(
+        "    def onInput_onStart(self):\n        ALProxy('ALServiceManager').startService('hostile.evil')\n        self.onStopped()\n",
+    );
+    // A package: its .pml, its manifest, the behavior in behavior_1/.
+    let project = h.file.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(project.join("behavior_1")).unwrap();
+    std::fs::rename(&h.file, project.join("behavior_1/behavior.xar")).unwrap();
+    h.file = project.join("hostile.pml");
+    std::fs::write(
+        &h.file,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<Package name=\"Hostile\" format_version=\"4\"><Manifest src=\"manifest.xml\" /><BehaviorDescriptions><BehaviorDescription name=\"behavior\" src=\"behavior_1\" xar=\"behavior.xar\" /></BehaviorDescriptions></Package>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("manifest.xml"),
+        "<?xml version='1.0' encoding='UTF-8'?>\n<package uuid=\"hostile\" version=\"1.0.0\"><names><name lang=\"en_US\">Hostile</name></names><services><service name=\"evil\" autorun=\"false\" execStart=\"python bin/evil.py\" /></services></package>\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("bin")).unwrap();
+    let outside = h.outside().display().to_string();
+    std::fs::write(
+        project.join("bin/evil.py"),
+        format!(
+            "import socket, sys\nrefused = 0\ntry:\n    open('{outside}/new.txt', 'w')\nexcept OSError:\n    refused |= 1\ntry:\n    open('{outside}/secret.txt').read()\nexcept OSError:\n    refused |= 2\ntry:\n    socket.create_connection(('127.0.0.1', {port}), 2)\nexcept OSError:\n    refused |= 4\nsys.exit(refused)\n"
+        ),
+    )
+    .unwrap();
+    h.run(&[])
+        .exits(0)
+        .says("hostile.evil: died (exit status: 7)");
+    assert!(!h.outside().join("new.txt").exists());
+    assert!(listener.accept().is_err(), "a connection arrived");
+}

@@ -223,7 +223,7 @@ impl Run {
         }
         let services = sim
             .as_ref()
-            .and_then(|sim| package_services(sim, &project, &files));
+            .and_then(|sim| package_services(sim, &project, &files, confinement.clone()));
         let run = Run {
             engine,
             trace,
@@ -767,6 +767,7 @@ fn package_services(
     sim: &SimRobot,
     project: &Project,
     files: &FilesOnDisk,
+    confinement: Option<Arc<Confinement>>,
 ) -> Option<Arc<PackageServices>> {
     let m = project.files().manifest.as_ref()?;
     if m.services.is_empty() {
@@ -779,6 +780,7 @@ fn package_services(
         files.path(),
         files.robot_root(),
         sim.clone(),
+        confinement,
     );
     sim.set_service_host(Some(
         Arc::clone(&services) as Arc<dyn choreo_naoqi::ServiceHost>
