@@ -4,10 +4,13 @@
 //! them Python 3 first, and each runs in a fresh namespace.
 
 use std::ffi::CString;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;
+
+use crate::confinement::{Confinement, confined_run};
 
 /// The helper that runs a script with its output captured, made once per interpreter.
 static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -45,17 +48,25 @@ pub struct DialogScriptError {
 }
 
 /// Runs `%script` source `code`: what it printed (trimmed), or the exception it raised.
-pub fn run_dialog_script(code: &str) -> Result<String, DialogScriptError> {
+/// Under a `confinement` (the project's code: docs/security.md), on a thread of its own,
+/// confined and judged as box code.
+pub fn run_dialog_script(
+    code: &str,
+    confinement: Option<&Arc<Confinement>>,
+) -> Result<String, DialogScriptError> {
     let fixed = crate::fixer::fix(code);
-    Python::attach(|py| {
-        let printed = helper(py)
-            .and_then(|h| h.call1(py, (fixed.as_str(),)))
-            .and_then(|v| v.extract::<String>(py))
-            .map_err(|e| DialogScriptError {
-                exception: e.to_string(),
-            })?;
-        Ok(printed.trim().to_string())
-    })
+    let run = || {
+        Python::attach(|py| {
+            let printed = helper(py)
+                .and_then(|h| h.call1(py, (fixed.as_str(),)))
+                .and_then(|v| v.extract::<String>(py))
+                .map_err(|e| DialogScriptError {
+                    exception: e.to_string(),
+                })?;
+            Ok(printed.trim().to_string())
+        })
+    };
+    confined_run(confinement, run).unwrap_or_else(|exception| Err(DialogScriptError { exception }))
 }
 
 #[cfg(test)]
@@ -65,8 +76,8 @@ mod tests {
     #[test]
     fn a_python_2_script_prints_what_the_robot_says() {
         // The 2.8 syntax page's %script example.
-        assert_eq!(run_dialog_script("print 1+2\n").as_deref(), Ok("3"));
-        let error = run_dialog_script("raise ValueError('no')\n");
+        assert_eq!(run_dialog_script("print 1+2\n", None).as_deref(), Ok("3"));
+        let error = run_dialog_script("raise ValueError('no')\n", None);
         assert!(
             error
                 .as_ref()

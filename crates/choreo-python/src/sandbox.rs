@@ -11,8 +11,6 @@ use std::sync::OnceLock;
 use pyo3::exceptions::PyPermissionError;
 use pyo3::prelude::*;
 
-use crate::box_state::current_state;
-
 /// The supervising parent, as box code's shims reach it.
 struct Supervisor {
     /// Where `faulthandler` writes (a pipe the parent reads).
@@ -63,16 +61,13 @@ pub(crate) fn python_folders(folders: Vec<String>) {
     crate::confinement::set_python_folders(&folders);
 }
 
-/// `_choreo.confined(kind, target, where)`: raises `PermissionError` when the current box's
-/// run refuses `kind` (`read`, `write`, `connect`, `run`) of `target` (a path, `host:port`,
+/// `_choreo.confined(kind, target, where)`: raises `PermissionError` when the confinement
+/// of the code on this thread (its box's run's, or its own: `confinement::judging`) refuses `kind` (`read`, `write`, `connect`, `run`) of `target` (a path, `host:port`,
 /// a program), and notes the refusal for the report; outside box code, or in a run without
 /// confinement, does nothing.
 #[pyfunction]
 pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
-    let Some(state) = current_state() else {
-        return Ok(());
-    };
-    let Some(confinement) = &state.run.options.confinement else {
+    let Some(confinement) = crate::confinement::judging() else {
         return Ok(());
     };
     let Some(flag) = confinement.check(kind, target) else {
@@ -92,8 +87,9 @@ pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
     )))
 }
 
-/// `_choreo.is_confined()`: whether the box code on this thread runs confined.
+/// `_choreo.is_confined()`: whether the code on this thread is judged (box code, or
+/// project code run confined).
 #[pyfunction]
 pub(crate) fn is_confined() -> bool {
-    current_state().is_some_and(|s| s.run.options.confinement.is_some())
+    crate::confinement::judging().is_some()
 }

@@ -12,7 +12,7 @@
 
 use crossbeam_channel::{Receiver, Sender, unbounded as channel};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use choreo_engine::Value;
 use choreo_stack::builtins::robot::RobotCall;
@@ -21,6 +21,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
+use crate::confinement::{Confinement, confined_run};
 use crate::convert::{Foreign, from_python, to_python};
 
 /// A request of a hook's `cx` to the runner.
@@ -64,6 +65,8 @@ pub struct PythonBehavior {
     linked: Vec<String>,
     always_delegates: bool,
     subscriptions: Vec<String>,
+    /// The project's code is confined as box code (docs/security.md); `None`: unconfined.
+    confinement: Option<Arc<Confinement>>,
 }
 
 /// Why a Python behavior cannot be made.
@@ -79,11 +82,13 @@ pub struct PythonBehaviorError {
 impl PythonBehavior {
     /// An instance of class `class` of the Python file `file`, made with `params` as keyword
     /// arguments (a map; `Value::None`: none). What the instance declares (`delegates()`,
-    /// `linked()`, `always_delegates`, `subscriptions`) is read once, here.
+    /// `linked()`, `always_delegates`, `subscriptions`) is read once, here. Under a
+    /// `confinement`, its code (the module, the constructor, each hook) runs confined.
     pub fn load(
         file: &Path,
         class: &str,
         params: &Value,
+        confinement: Option<Arc<Confinement>>,
     ) -> Result<PythonBehavior, PythonBehaviorError> {
         let error = |message: String| PythonBehaviorError {
             file: file.display().to_string(),
@@ -91,6 +96,24 @@ impl PythonBehavior {
         };
         let source =
             std::fs::read_to_string(file).map_err(|e| error(format!("cannot read: {e}")))?;
+        let made = confined_run(confinement.as_ref(), || {
+            Self::made(file, class, params, &source, confinement.clone())
+        });
+        made.unwrap_or_else(|e| Err(error(e)))
+    }
+
+    /// [`Self::load`]'s Python part, on the thread it runs on.
+    fn made(
+        file: &Path,
+        class: &str,
+        params: &Value,
+        source: &str,
+        confinement: Option<Arc<Confinement>>,
+    ) -> Result<PythonBehavior, PythonBehaviorError> {
+        let error = |message: String| PythonBehaviorError {
+            file: file.display().to_string(),
+            message,
+        };
         Python::attach(|py| {
             let traced = |e: PyErr| error(traceback(py, &e));
             let name = format!(
@@ -104,7 +127,7 @@ impl PythonBehavior {
             let c = |s: &str| std::ffi::CString::new(s).map_err(|e| error(e.to_string()));
             let module = PyModule::from_code(
                 py,
-                &c(&source)?,
+                &c(source)?,
                 &c(&file.display().to_string())?,
                 &c(&name)?,
             )
@@ -141,6 +164,7 @@ impl PythonBehavior {
                     .unwrap_or(true),
                 subscriptions: names("subscriptions")?,
                 object: object.unbind(),
+                confinement,
             })
         })
     }
@@ -156,9 +180,13 @@ impl PythonBehavior {
         let (answers_tx, answers) = channel::<Answer>();
         let done = std::thread::scope(|scope| {
             let object = &self.object;
+            let confinement = self.confinement.as_ref();
             let worker = std::thread::Builder::new()
                 .name(format!("stack-py-{}", self.label))
                 .spawn_scoped(scope, move || {
+                    if let Some(c) = confinement {
+                        c.judge_this_thread();
+                    }
                     call_method(object, name, args, to_runner, answers)
                 });
             if let Err(e) = worker {

@@ -839,3 +839,82 @@ fn a_package_services_program_is_confined_as_box_code() {
     assert!(!h.outside().join("new.txt").exists());
     assert!(listener.accept().is_err(), "a connection arrived");
 }
+
+#[test]
+fn a_stacks_own_python_behaviors_are_confined_too() {
+    // At import, in the constructor and in a hook: each refused, the hook's at its line.
+    let h = Hostile::new("    pass\n");
+    let stack = h.dir.path().join("stack");
+    std::fs::create_dir_all(&stack).unwrap();
+    let outside = h.outside().display().to_string();
+    std::fs::write(
+        stack.join("evil.py"),
+        format!(
+            "import ctypes, os\ntried = []\ntry:\n    open('{outside}/imported.txt', 'w')\nexcept OSError as e:\n    tried.append(type(e).__name__)\n\nclass Evil(object):\n    def __init__(self):\n        self.fd = ctypes.CDLL(None).open(b'{outside}/made.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def on_activated(self, cx):\n        cx.log('import %s, constructor %d' % (tried, self.fd))\n        open('{outside}/hooked.txt', 'w')\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        stack.join("evil.json"),
+        r#"{"behaviorID": "Evil", "behaviorClass": "Python", "file": "evil.py", "class": "Evil"}"#,
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
+        .current_dir(h.dir.path())
+        .process_group(0)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("import ['PermissionError'], constructor -1"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "PermissionError: [Errno 13] choreo's sandbox refused writing {outside}/hooked.txt (--allow-write {outside} allows it)"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("evil.py\", line 17, in on_activated"), "{err}");
+    for file in ["imported.txt", "made.txt", "hooked.txt"] {
+        assert!(!h.outside().join(file).exists(), "{file}");
+    }
+}
+
+#[test]
+fn a_dialogs_script_blocks_are_confined_in_choreo_chat() {
+    let h = Hostile::new("    pass\n");
+    let outside = h.outside().display().to_string();
+    let topic = h.dir.path().join("project/evil.top");
+    std::fs::write(
+        &topic,
+        format!(
+            "topic: ~evil()\nlanguage: English\n\nu:(hello) done\n%script\nopen('{outside}/new.txt', 'w')\n%script\n"
+        ),
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .arg("chat")
+        .arg(&topic)
+        .current_dir(h.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(b"hello\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(said.contains("choreo's sandbox refused writing"), "{said}");
+    assert!(said.contains("--allow-write"), "{said}");
+    assert!(!h.outside().join("new.txt").exists());
+}

@@ -20,6 +20,8 @@ import sys
 import _choreo
 
 _real_exit = posix._exit
+# Where code that is no project's comes from (Python's folders, choreo's shims): `install`.
+_NOT_PROJECT = ("<frozen", "choreo/")
 _PID = os.getpid()
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
@@ -65,10 +67,19 @@ def _where(depth):
 
 
 def _box_line(frame):
-    """The innermost frame of box code (a box path, not Python's files nor the shims)."""
+    """The innermost frame of box code (a box path, not Python's files nor the shims); of
+    project code that is no box's (a stack's Python behavior, a dialog's `%script`), the
+    innermost frame outside Python's own folders and choreo's."""
+    first = frame
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(("/", "<", "choreo/")):
+            return "%s line %d" % (name, frame.f_lineno)
+        frame = frame.f_back
+    frame = first
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(_NOT_PROJECT):
             return "%s line %d" % (name, frame.f_lineno)
         frame = frame.f_back
     return "box code"
@@ -106,16 +117,17 @@ def _program(event, args):
     return "%s%r" % (event, args)
 
 
-def _make_hook(confined, current, events):
+def _make_hook(confined, judged, events):
     """The audit hook, with what it calls bound now: box code replacing `_choreo.confined`
-    later changes nothing."""
+    later changes nothing. `judged()`: whether the code on this thread is (box code, or
+    project code run confined)."""
 
     def judge(kind, target):
         if target is not None:
             confined(kind, target, _box_line(sys._getframe(2)))
 
     def hook(event, args):
-        if event not in events or current() is None:
+        if event not in events or not judged():
             return
         if event == "open":
             flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
@@ -167,4 +179,6 @@ def install():
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, _choreo.packages_folder()}
     folders.update(p for p in sys.path if p and os.path.isabs(p))
     _choreo.python_folders(sorted(folders))
-    sys.addaudithook(_make_hook(_choreo.confined, _choreo.current, _EVENTS))
+    global _NOT_PROJECT
+    _NOT_PROJECT = tuple(sorted(folders)) + ("<frozen", "choreo/")
+    sys.addaudithook(_make_hook(_choreo.confined, _choreo.is_confined, _EVENTS))

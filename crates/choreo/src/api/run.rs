@@ -708,7 +708,10 @@ fn equip(
     // The robot's paths the methods take name places in the run's own folders.
     sim.set_robot_root(world.files.robot_root().map(std::path::Path::to_path_buf));
     // ALDialog's `%script` blocks run in the embedded CPython.
-    sim.set_dialog_scripts(Some(Arc::new(dialog_script)));
+    let confinement = world.confinement.clone();
+    sim.set_dialog_scripts(Some(Arc::new(move |code: &str| {
+        dialog_script(code, confinement.as_ref())
+    })));
     // ALBehaviorManager runs the project's behaviors as nested runs of this one.
     let weak: Weak<Watched> = Arc::downgrade(world.robot);
     sim.set_launcher(Some(Arc::new(
@@ -788,9 +791,15 @@ fn package_services(
     Some(services)
 }
 
-/// QiChat's `%script`, run in the embedded CPython (for ALDialog, and `choreo chat`).
-pub(crate) fn dialog_script(code: &str) -> Result<String, choreo_qichat::dialog::HostError> {
-    choreo_python::run_dialog_script(code).map_err(|e| choreo_qichat::dialog::HostError::Raised {
-        exception: e.exception,
+/// QiChat's `%script`, run in the embedded CPython (for ALDialog, and `choreo chat`), under
+/// the project's `confinement`.
+pub(crate) fn dialog_script(
+    code: &str,
+    confinement: Option<&Arc<Confinement>>,
+) -> Result<String, choreo_qichat::dialog::HostError> {
+    choreo_python::run_dialog_script(code, confinement).map_err(|e| {
+        choreo_qichat::dialog::HostError::Raised {
+            exception: e.exception,
+        }
     })
 }

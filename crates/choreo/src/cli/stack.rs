@@ -69,7 +69,11 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
     // an error of the stack.
     let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)
         .map_err(|e| e.recoded(CliError::No))?;
-    match crate::cli::stack_run::classes(dir, &installed).build(&defs, base, Options::default()) {
+    match crate::cli::stack_run::classes(dir, &installed, None).build(
+        &defs,
+        base,
+        Options::default(),
+    ) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
             let where_ = match &e {

@@ -38,16 +38,42 @@ pub(crate) struct ChatArgs {
     /// The seed of `^rand` (the same seed, the same conversation).
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
+    /// The dialogs' `%script` blocks are the project's code: confined and supervised as
+    /// `choreo run`'s box code, with the same flags (docs/security.md).
+    #[command(flatten)]
+    pub(crate) sandbox: crate::cli::supervised::SandboxFlags,
 }
 
 /// Runs the chat (exit 4: a topic does not parse or a behavior does not load; 1: the
 /// script's expectations were not all met).
 pub fn run(args: &ChatArgs) -> CliResult {
+    if let Some(code) = args.sandbox.enter(false) {
+        return Ok(code);
+    }
+    // What `%script` reads: the folders of the topics and behaviors given.
+    let confinement = args.sandbox.allowed().map(|allowed| {
+        let read: Vec<PathBuf> = args
+            .topics
+            .iter()
+            .map(|p| match p.is_dir() {
+                true => p.clone(),
+                false => p
+                    .parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            })
+            .collect();
+        std::sync::Arc::new(choreo_python::confinement::Confinement::new(
+            &[],
+            &read,
+            allowed,
+        ))
+    });
     let mut session = Session {
         dialog: Dialog::new(args.seed),
         memory: ChatHost {
             memory: HashMap::new(),
             robot: None,
+            confinement,
         },
         files: Vec::new(),
         boxes: Vec::new(),

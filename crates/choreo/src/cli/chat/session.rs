@@ -28,6 +28,8 @@ pub(super) struct DialogBox {
 pub(super) struct ChatHost {
     pub(super) memory: HashMap<String, String>,
     pub(super) robot: Option<choreo_naoqi::SimRobot>,
+    /// Of `%script` (the project's code); `None`: `--no-sandbox`.
+    pub(super) confinement: Option<std::sync::Arc<choreo_python::confinement::Confinement>>,
 }
 
 impl Host for ChatHost {
@@ -56,7 +58,7 @@ impl Host for ChatHost {
             .dialog_call(service, method, args)
     }
     fn script(&mut self, code: &str) -> Result<String, HostError> {
-        crate::api::dialog_script(code)
+        crate::api::dialog_script(code, self.confinement.as_ref())
     }
 }
 

@@ -93,7 +93,11 @@ fn installed_name(def: &Definition) -> String {
 
 /// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed here), and
 /// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`).
-pub(crate) fn classes(dir: &Path, installed: &[Installed]) -> Classes {
+pub(crate) fn classes(
+    dir: &Path,
+    installed: &[Installed],
+    confinement: Option<Arc<choreo_python::confinement::Confinement>>,
+) -> Classes {
     let mut classes = Classes::builtin();
     let folder = dir.to_path_buf();
     classes.register(
@@ -108,9 +112,14 @@ pub(crate) fn classes(dir: &Path, installed: &[Installed]) -> Classes {
                 if !matches!(params, Value::None | Value::Map(_)) {
                     return Err(spec.error("params", "must be an object (keyword arguments)"));
                 }
-                choreo_python::stack::PythonBehavior::load(&file, &class, &params)
-                    .map(|b| Box::new(b) as Box<dyn Behavior>)
-                    .map_err(|e| spec.error("file", e.to_string()))
+                choreo_python::stack::PythonBehavior::load(
+                    &file,
+                    &class,
+                    &params,
+                    confinement.clone(),
+                )
+                .map(|b| Box::new(b) as Box<dyn Behavior>)
+                .map_err(|e| spec.error("file", e.to_string()))
             },
         ),
     );

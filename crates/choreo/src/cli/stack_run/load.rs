@@ -104,7 +104,15 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
         sim.set_launcher(Some(Arc::new(Launchers(launchers))));
     }
     let period = Duration::from_millis(args.tick_ms);
-    let runner = classes(&args.dir, &installed)
+    // The stack's own Python behaviors: the stack's folder to read, nothing to write.
+    let own = args.sandbox.allowed().map(|allowed| {
+        Arc::new(Confinement::new(
+            &[],
+            std::slice::from_ref(&args.dir),
+            allowed,
+        ))
+    });
+    let runner = classes(&args.dir, &installed, own)
         .build(
             &defs,
             args.base.as_deref(),
