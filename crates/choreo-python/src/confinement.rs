@@ -268,60 +268,20 @@ fn under(path: &Path, roots: &[PathBuf]) -> bool {
 }
 
 thread_local! {
-    /// The confinement of the project code that is not a box's running on this thread (a
-    /// dialog's `%script`, a stack's Python behavior): see [`confined_run`].
+    /// The confinement of the project code that is no box's running on this thread (a
+    /// dialog's `%script`, a stack's Python behavior): `crate::project_code`.
     static JUDGING: std::cell::RefCell<Option<Arc<Confinement>>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// The confinement that judges the code running on this thread: its box's run's, or that
-/// of the project code it runs ([`confined_run`]); `None`: unjudged.
-pub(crate) fn judging() -> Option<Arc<Confinement>> {
-    crate::box_state::current_state()
-        .and_then(|s| s.run.options.confinement.clone())
-        .or_else(|| JUDGING.with(|j| j.borrow().clone()))
+/// The confinement of the project code that is no box's on this thread, if any.
+pub(crate) fn judging_here() -> Option<Arc<Confinement>> {
+    JUDGING.with(|j| j.borrow().clone())
 }
 
-impl Confinement {
-    /// Makes this thread, for the rest of its life, one of project code under this
-    /// confinement: confined in the kernel and judged by Python's hooks as box code is. For
-    /// a thread of its own (it never does choreo's work after).
-    pub fn judge_this_thread(self: &Arc<Self>) {
-        // The interpreter set up first: its audit hook judges, and its folders are known
-        // to the kernel's rules. (A failed set-up is the work's to meet and report.)
-        pyo3::Python::attach(|py| {
-            let _ = crate::runtime::runtime(py);
-        });
-        self.confine_this_thread();
-        JUDGING.with(|j| *j.borrow_mut() = Some(Arc::clone(self)));
-    }
-}
-
-/// Runs `work`, project code that is not a box's (a dialog's `%script`, a stack's Python
-/// behavior), under `confinement`: on a thread of its own that [`Confinement::
-/// judge_this_thread`]; unconfined (`None`), here. `Err` when no thread could start.
-pub fn confined_run<T: Send>(
-    confinement: Option<&Arc<Confinement>>,
-    work: impl FnOnce() -> T + Send,
-) -> Result<T, String> {
-    let Some(confinement) = confinement else {
-        return Ok(work());
-    };
-    let inherited = choreo_sandbox::landlock::this_thread_confined();
-    std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .name("choreo-project-code".to_string())
-            .spawn_scoped(scope, || {
-                choreo_sandbox::landlock::inherit(inherited);
-                confinement.judge_this_thread();
-                work()
-            })
-            .map_err(|e| format!("cannot start a confined thread: {e}"))?;
-        // A panic in `work` is the caller's, as if it had run here.
-        Ok(thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    })
+/// This thread runs project code that is no box's under `confinement` (its whole life).
+pub(crate) fn judge_here(confinement: &Arc<Confinement>) {
+    JUDGING.with(|j| *j.borrow_mut() = Some(Arc::clone(confinement)));
 }
 
 /// Keeps Python's own folders (the first call's), which every run's box code reads.

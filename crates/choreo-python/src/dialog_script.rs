@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;
 
-use crate::confinement::{Confinement, confined_run};
+use crate::confinement::Confinement;
+use crate::project_code::confined_run;
 
 /// The helper that runs a script with its output captured, made once per interpreter.
 static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -66,7 +67,11 @@ pub fn run_dialog_script(
             Ok(printed.trim().to_string())
         })
     };
-    confined_run(confinement, run).unwrap_or_else(|exception| Err(DialogScriptError { exception }))
+    confined_run(confinement, run).unwrap_or_else(|e| {
+        Err(DialogScriptError {
+            exception: e.to_string(),
+        })
+    })
 }
 
 #[cfg(test)]

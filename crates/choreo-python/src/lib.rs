@@ -39,6 +39,9 @@
 //!   `random`, `logging`, `qi`, `ALProxy`, `ALBroker`, `ALModule`, ...); a name one box sets
 //!   at module level is seen by the other boxes of the run.
 //! - [`run_dialog_script`]: QiChat's `%script` blocks, run with their output captured.
+//! - [`confinement`] and [`sandbox`]: what box code may reach, judged at its line by an
+//!   audit hook and held by the kernel beneath; `project_code`: the project's code that is
+//!   no box's (`%script`, a stack's Python behavior) confined the same way.
 //! - [`fixer`]: rewrites the Python-2 constructs real scripts use, keeping line numbers;
 //!   [`CompileCheck`]: box scripts compiled after it, without running them (`choreo check`);
 //!   [`box_scripts`]: that, and what a script's text shows will fail when its line runs.
@@ -63,6 +66,7 @@ mod host;
 pub mod packages;
 mod plugins;
 pub mod program;
+mod project_code;
 mod runtime;
 pub mod sandbox;
 pub mod stack;

@@ -62,12 +62,12 @@ pub(crate) fn python_folders(folders: Vec<String>) {
 }
 
 /// `_choreo.confined(kind, target, where)`: raises `PermissionError` when the confinement
-/// of the code on this thread (its box's run's, or its own: `confinement::judging`) refuses `kind` (`read`, `write`, `connect`, `run`) of `target` (a path, `host:port`,
+/// of the code on this thread (its box's run's, or its own: [`judging`]) refuses `kind` (`read`, `write`, `connect`, `run`) of `target` (a path, `host:port`,
 /// a program), and notes the refusal for the report; outside box code, or in a run without
 /// confinement, does nothing.
 #[pyfunction]
 pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
-    let Some(confinement) = crate::confinement::judging() else {
+    let Some(confinement) = judging() else {
         return Ok(());
     };
     let Some(flag) = confinement.check(kind, target) else {
@@ -91,5 +91,13 @@ pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
 /// project code run confined).
 #[pyfunction]
 pub(crate) fn is_confined() -> bool {
-    crate::confinement::judging().is_some()
+    judging().is_some()
+}
+
+/// The confinement that judges the code running on this thread: its box's run's, or that
+/// of the project code it runs (`crate::project_code`); `None`: unjudged.
+fn judging() -> Option<std::sync::Arc<crate::confinement::Confinement>> {
+    crate::box_state::current_state()
+        .and_then(|s| s.run.options.confinement.clone())
+        .or_else(crate::confinement::judging_here)
 }

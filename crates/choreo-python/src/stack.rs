@@ -21,8 +21,9 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::confinement::{Confinement, confined_run};
+use crate::confinement::Confinement;
 use crate::convert::{Foreign, from_python, to_python};
+use crate::project_code::{confined_run, judge_this_thread};
 
 /// A request of a hook's `cx` to the runner.
 enum Request {
@@ -99,7 +100,7 @@ impl PythonBehavior {
         let made = confined_run(confinement.as_ref(), || {
             Self::made(file, class, params, &source, confinement.clone())
         });
-        made.unwrap_or_else(|e| Err(error(e)))
+        made.unwrap_or_else(|e| Err(error(e.to_string())))
     }
 
     /// [`Self::load`]'s Python part, on the thread it runs on.
@@ -185,7 +186,7 @@ impl PythonBehavior {
                 .name(format!("stack-py-{}", self.label))
                 .spawn_scoped(scope, move || {
                     if let Some(c) = confinement {
-                        c.judge_this_thread();
+                        judge_this_thread(c);
                     }
                     call_method(object, name, args, to_runner, answers)
                 });
