@@ -80,6 +80,15 @@ pub struct PythonBehaviorError {
     pub message: String,
 }
 
+impl PythonBehaviorError {
+    fn of(file: &Path, message: String) -> PythonBehaviorError {
+        PythonBehaviorError {
+            file: file.display().to_string(),
+            message,
+        }
+    }
+}
+
 impl PythonBehavior {
     /// An instance of class `class` of the Python file `file`, made with `params` as keyword
     /// arguments (a map; `Value::None`: none). What the instance declares (`delegates()`,
@@ -91,10 +100,7 @@ impl PythonBehavior {
         params: &Value,
         confinement: Option<Arc<Confinement>>,
     ) -> Result<PythonBehavior, PythonBehaviorError> {
-        let error = |message: String| PythonBehaviorError {
-            file: file.display().to_string(),
-            message,
-        };
+        let error = |message: String| PythonBehaviorError::of(file, message);
         let source =
             std::fs::read_to_string(file).map_err(|e| error(format!("cannot read: {e}")))?;
         let made = confined_run(confinement.as_ref(), || {
@@ -111,10 +117,7 @@ impl PythonBehavior {
         source: &str,
         confinement: Option<Arc<Confinement>>,
     ) -> Result<PythonBehavior, PythonBehaviorError> {
-        let error = |message: String| PythonBehaviorError {
-            file: file.display().to_string(),
-            message,
-        };
+        let error = |message: String| PythonBehaviorError::of(file, message);
         Python::attach(|py| {
             let traced = |e: PyErr| error(traceback(py, &e));
             let name = format!(

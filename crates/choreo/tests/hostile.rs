@@ -88,6 +88,18 @@ impl Hostile {
         Hostile { dir, file }
     }
 
+    /// `choreo stack run stack` from its folder (the stack's definitions in `stack/`): what
+    /// it printed on standard error.
+    fn stack_run(&self) -> String {
+        let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
+            .current_dir(self.dir.path())
+            .process_group(0)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+
     fn outside(&self) -> PathBuf {
         self.dir.path().join("outside")
     }
@@ -680,13 +692,7 @@ fn a_stacks_played_behaviors_are_confined_too() {
         ),
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
-        .current_dir(h.dir.path())
-        .process_group(0)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = h.stack_run();
     assert!(
         err.contains("PermissionError: [Errno 13] choreo's sandbox refused writing"),
         "{err}"
@@ -767,22 +773,28 @@ fn a_program_box_code_may_start_runs_under_the_same_rules() {
     assert!(!h.outside().join("touched").exists());
 }
 
-#[test]
-fn a_constructor_is_confined_as_the_hooks_are() {
-    let h = Hostile::new(
-        "    def __init__(self):\n        GeneratedClass.__init__(self)\n        import ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        self.fd = libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n    def onInput_onStart(self):\n        self.logger.info('constructor opened %d' % self.fd)\n        self.onStopped()\n",
-    );
-    h.run(&["--strict"]).exits(0).says("constructor opened -1");
+/// Box code `body` whose libc `open` of `{outside}/new.txt` for writing the kernel refuses
+/// (it logs `said`, the result: -1), in a run that finishes.
+fn native_write_refused(body: &str, said: &str) {
+    let h = Hostile::new(body);
+    h.run(&["--strict"]).exits(0).says(said);
     assert!(!h.outside().join("new.txt").exists());
 }
 
 #[test]
-fn a_thread_box_code_starts_is_confined_too() {
-    let h = Hostile::new(
-        "    def onInput_onStart(self):\n        import threading, ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        got = []\n        t = threading.Thread(target=lambda: got.append(libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)))\n        t.start()\n        t.join()\n        self.logger.info('thread opened %d' % got[0])\n        self.onStopped()\n",
+fn a_constructor_is_confined_as_the_hooks_are() {
+    native_write_refused(
+        "    def __init__(self):\n        GeneratedClass.__init__(self)\n        import ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        self.fd = libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n    def onInput_onStart(self):\n        self.logger.info('constructor opened %d' % self.fd)\n        self.onStopped()\n",
+        "constructor opened -1",
     );
-    h.run(&["--strict"]).exits(0).says("thread opened -1");
-    assert!(!h.outside().join("new.txt").exists());
+}
+
+#[test]
+fn a_thread_box_code_starts_is_confined_too() {
+    native_write_refused(
+        "    def onInput_onStart(self):\n        import threading, ctypes, os\n        libc = ctypes.CDLL(None, use_errno=True)\n        got = []\n        t = threading.Thread(target=lambda: got.append(libc.open(b'{outside}/new.txt', os.O_WRONLY | os.O_CREAT, 0o644)))\n        t.start()\n        t.join()\n        self.logger.info('thread opened %d' % got[0])\n        self.onStopped()\n",
+        "thread opened -1",
+    );
 }
 
 #[test]
@@ -859,13 +871,7 @@ fn a_stacks_own_python_behaviors_are_confined_too() {
         r#"{"behaviorID": "Evil", "behaviorClass": "Python", "file": "evil.py", "class": "Evil"}"#,
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
-        .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
-        .current_dir(h.dir.path())
-        .process_group(0)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = h.stack_run();
     assert!(
         err.contains("import ['PermissionError'], constructor -1"),
         "{err}"
