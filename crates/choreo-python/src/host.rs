@@ -87,6 +87,8 @@ impl ScriptHost for PythonHost {
         let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(&node.code));
         let _entered = Entered::new(Arc::clone(&state));
         let script = Python::attach(|py| -> Result<Option<Script>, ScriptError> {
+            // The load thread constructs every box: one thread state for all (thread.rs).
+            crate::thread::keep(py);
             let rt = runtime(py)?;
             let api = Py::new(
                 py,

@@ -3,8 +3,9 @@
 //! returns; in CPython 3.11 that is an allocation, a `gettid`, and an `mmap` + `munmap` of
 //! the 16 KiB frame stack per call, and the `munmap` flushes the TLB of every CPU the
 //! process runs on. Box hooks run on the engine's worker threads, which live as long as the
-//! engine: [`keep`] makes the thread state of such a thread outlive each call, so every later
-//! `Python::attach` there only takes the interpreter lock.
+//! engine, and its load thread constructs every box: [`keep`] makes the thread state of such a
+//! thread outlive each call, so every later `Python::attach` there only takes the interpreter
+//! lock.
 //!
 //! The crate denies unsafe code (PyO3's macros keep it from the workspace's `forbid`); this file
 //! is its one exception: two CPython calls, each with its SAFETY comment, since PyO3 has no safe
