@@ -120,7 +120,10 @@ impl BoxApi {
     /// language codes with their `.top` files' paths, read as `choreo check` reads them.
     fn dialog_topics(&self, path: &str) -> PyResult<Vec<(String, String)>> {
         let bytes = std::fs::read(path).map_err(|e| {
-            PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
+            self.refused_file(&[path.to_string()], "the Dialog box's .dlg")
+                .unwrap_or_else(|| {
+                    PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
+                })
         })?;
         let parsed = choreo_xar::project_files::read_dlg(path, &bytes)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
@@ -275,11 +278,29 @@ impl BoxApi {
         args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let args = robot_args(args)?;
+        // The files the call names: the robot reads them on this thread, which the kernel
+        // confines as box code (a refusal is then named as box code's would be).
+        let paths: Vec<String> = args
+            .iter()
+            .filter_map(|v| match v {
+                Value::String(s) if s.starts_with('/') => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
         let ctx = self.state.live()?;
         let result = py.detach(|| ctx.call_robot(service, method, args));
         match result {
             Ok(v) => to_python(py, &v),
-            Err(e) => Err(robot_error(&e, &format!("{service}.{method}"))),
+            Err(e) => {
+                let call = format!("{service}.{method}");
+                // "Permission denied (os error 13)": the kernel refused the robot a file.
+                let refused = e
+                    .to_string()
+                    .contains("os error 13")
+                    .then(|| self.refused_file(&paths, &call))
+                    .flatten();
+                Err(refused.unwrap_or_else(|| robot_error(&e, &call)))
+            }
         }
     }
 
@@ -417,6 +438,26 @@ impl BoxApi {
         connect(robot, id, sink).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         choreo_base::lock(&self.state.subscriptions).push(id);
         Ok(id)
+    }
+
+    /// A robot call, made for box code, that failed on a file box code may not read (or
+    /// write): the refusal, noted for the report with the flag that allows it, as a
+    /// `PermissionError` (the robot's own error only says "Permission denied"); `None` when
+    /// no path of `paths` is refused.
+    fn refused_file(&self, paths: &[String], call: &str) -> Option<PyErr> {
+        let confinement = self.state.run.options.confinement.as_ref()?;
+        let (kind, path, flag) = ["read", "write"].iter().find_map(|kind| {
+            paths
+                .iter()
+                .find_map(|p| confinement.check(kind, p).map(|flag| (*kind, p, flag)))
+        })?;
+        let at = format!("{} ({call})", self.state.ctx.node().path);
+        confinement.note_refusal(format!("{kind} {path} ({at}; {flag})"));
+        let doing = if kind == "read" { "reading" } else { "writing" };
+        Some(pyo3::exceptions::PyPermissionError::new_err((
+            13,
+            format!("choreo's sandbox refused {doing} {path} for {call} ({flag} allows it)"),
+        )))
     }
 
     /// The enclosing box.

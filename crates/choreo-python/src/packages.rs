@@ -3,7 +3,9 @@
 //! packages" and "Package services"): one answer for box code (`python/packages.py`, through
 //! `_choreo`) and for the service manager (the `choreo` crate).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 use pyo3::prelude::*;
 
@@ -26,9 +28,25 @@ pub fn python_version() -> String {
     })
 }
 
+/// The package cache and the interpreter, as they were when the interpreter was set up:
+/// box code may change `sys.executable` or the environment afterwards, and what is installed
+/// for it, outside its confinement, must not follow (docs/security.md).
+static FOLDER: OnceLock<PathBuf> = OnceLock::new();
+static INTERPRETER: OnceLock<PathBuf> = OnceLock::new();
+
+/// Fixes the package cache and the interpreter (the runtime's set-up, before box code),
+/// and makes the cache: the kernel's rules for box code name only folders that exist.
+pub(crate) fn settle() {
+    let _ = (std::fs::create_dir_all(packages_folder()), interpreter());
+}
+
 /// The package cache: `CHOREO_PACKAGES` if set, else `$XDG_CACHE_HOME` (or `~/.cache`)
 /// `/choreo/naoqi-os-python<major.minor>`.
 pub fn packages_folder() -> PathBuf {
+    FOLDER.get_or_init(cache_folder).clone()
+}
+
+fn cache_folder() -> PathBuf {
     if let Some(given) = std::env::var_os(PACKAGES_VARIABLE).filter(|v| !v.is_empty()) {
         let given = PathBuf::from(given);
         return std::path::absolute(&given).unwrap_or(given);
@@ -48,6 +66,10 @@ pub fn packages_folder() -> PathBuf {
 /// command embeds the library of that prefix; the `python3` first on `PATH` may be
 /// another Python's, which choreo's `PYTHONHOME` would mislead), else the name alone.
 pub fn interpreter() -> PathBuf {
+    INTERPRETER.get_or_init(embedded_interpreter).clone()
+}
+
+fn embedded_interpreter() -> PathBuf {
     let named = format!("python{}", minor());
     let (executable, prefixes) = Python::attach(|py| {
         let sys = py.import("sys").ok();
@@ -71,4 +93,109 @@ pub fn interpreter() -> PathBuf {
         .map(|b| b.join(&named))
         .find(|p| p.exists())
         .unwrap_or_else(|| PathBuf::from(named))
+}
+
+/// Installs the pins of NAOqi OS's package imported as `name` into the cache (what is there
+/// stays), under the cache's lock, with pip into a staging folder first; `None`, or why it
+/// could not. The pins are choreo-robot's (`data/python.txt`), never box code's: this runs
+/// outside box code's confinement (on choreo's helper thread, `python/packages.py`).
+pub(crate) fn install(name: &str) -> Option<String> {
+    use choreo_robot::python::{Install, packages_for};
+    let all = packages_for(name);
+    let Some(pins) = all.iter().find_map(|p| match &p.install {
+        Install::Pins(pins) => Some(pins.clone()),
+        _ => None,
+    }) else {
+        let why = all.iter().find_map(|p| match p.install {
+            Install::Unavailable(why) => Some(why),
+            _ => None,
+        });
+        return Some(why.unwrap_or("NAOqi OS ships no such package").to_string());
+    };
+    let shipped: Vec<String> = all.iter().map(|p| p.shipped()).collect();
+    let cache = packages_folder();
+    let failed = |what: &str, e: std::io::Error| Some(format!("{what} {}: {e}", cache.display()));
+    if let Err(e) = std::fs::create_dir_all(&cache) {
+        return failed("cannot make", e);
+    }
+    let lock = match std::fs::File::create(cache.join(".lock")) {
+        Ok(f) => f,
+        Err(e) => return failed("cannot lock", e),
+    };
+    if let Err(e) = lock.lock() {
+        return failed("cannot lock", e);
+    }
+    // Another process may have installed it while this one waited.
+    if installed(&cache, name) {
+        return None;
+    }
+    // On the terminal, not in the trace: a run's trace is the same whether the cache was
+    // filled before it or by it.
+    eprintln!(
+        "choreo: installing {} for NAOqi OS's {name} ({}), once, into {}",
+        pins.join(" "),
+        shipped.join("; "),
+        cache.display()
+    );
+    let staging = match tempfile::Builder::new()
+        .prefix(".install-")
+        .tempdir_in(&cache)
+    {
+        Ok(d) => d,
+        Err(e) => return failed("cannot stage in", e),
+    };
+    let done = Command::new(interpreter())
+        .args(["-m", "pip", "install", "--no-deps", "--no-input"])
+        .args([
+            "--disable-pip-version-check",
+            "--no-warn-script-location",
+            "--target",
+        ])
+        .arg(staging.path())
+        .args(&pins)
+        // pip's interpreter is the embedded one: nothing may make it another's.
+        .env_remove("PYTHONPATH")
+        .env("PIP_NO_PYTHON_VERSION_WARNING", "1")
+        .env("PIP_ROOT_USER_ACTION", "ignore")
+        .stdin(Stdio::null())
+        .output();
+    let done = match done {
+        Ok(d) => d,
+        Err(e) => return Some(format!("cannot run pip: {e}")),
+    };
+    if !done.status.success() {
+        let text = String::from_utf8_lossy(if done.stderr.is_empty() {
+            &done.stdout
+        } else {
+            &done.stderr
+        })
+        .into_owned();
+        let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        return Some(format!("pip could not install {}: {last}", pins.join(" ")));
+    }
+    for entry in std::fs::read_dir(staging.path())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let target = cache.join(entry.file_name());
+        if !target.exists() {
+            let _ = std::fs::rename(entry.path(), target);
+        }
+    }
+    None
+}
+
+/// Whether import `name` is in the cache: a package, a module, or an extension.
+fn installed(cache: &Path, name: &str) -> bool {
+    cache.join(name).is_dir()
+        || cache.join(format!("{name}.py")).is_file()
+        || std::fs::read_dir(cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let file = e.file_name().to_string_lossy().into_owned();
+                file.starts_with(&format!("{name}.")) && file.ends_with(".so")
+            })
 }

@@ -92,6 +92,8 @@ pub(crate) fn runtime(py: Python<'_>) -> Result<&'static Runtime, String> {
 fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     let sys = py.import("sys")?;
     crate::sandbox::enable_fault_dump(py)?;
+    // Before any box code could change what they are (packages.rs).
+    crate::packages::settle();
     add_user_folders(&sys)?;
     let modules = sys.getattr("modules")?;
     let native = PyModule::new(py, "_choreo")?;
@@ -111,7 +113,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(robot_folders, &native)?)?;
     native.add_function(wrap_pyfunction!(os_packages, &native)?)?;
     native.add_function(wrap_pyfunction!(packages_folder, &native)?)?;
-    native.add_function(wrap_pyfunction!(interpreter, &native)?)?;
+    native.add_function(wrap_pyfunction!(install_os_package, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::note_process_end, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::confined, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::is_confined, &native)?)?;
@@ -239,12 +241,12 @@ fn packages_folder() -> String {
         .into_owned()
 }
 
-/// `_choreo.interpreter()`: the interpreter pip runs with ([`crate::packages`]).
+/// `_choreo.install_os_package(name)`: installs NAOqi OS's package imported as `name` into
+/// the cache, as choreo's own work: on the helper thread, outside box code's confinement,
+/// with the pins of choreo-robot's table ([`crate::packages`]); `None`, or why it could not.
 #[pyfunction]
-fn interpreter() -> String {
-    crate::packages::interpreter()
-        .to_string_lossy()
-        .into_owned()
+fn install_os_package(py: Python<'_>, name: String) -> Option<String> {
+    py.detach(move || choreo_sandbox::landlock::helped(move || crate::packages::install(&name)))
 }
 
 /// `_choreo.current()`: the box whose code runs on this thread.

@@ -651,6 +651,34 @@ fn a_pepper_project_with_a_silent_manifest_runs_on_a_pepper() {
     assert!(all.contains("Can't find service: ALTabletService"), "{all}");
 }
 
+#[test]
+fn an_install_at_an_import_is_made_outside_box_codes_confinement() {
+    // `import_module` escapes the scan of box scripts before the load: the package is
+    // installed at the import, from box code's confined thread, by choreo for it.
+    let script = r#"import importlib
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.log("imported yaml %s" % importlib.import_module("yaml").__version__)
+        self.onStopped()
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("late");
+    one_box_project(&project, "late-1a2b", script);
+    let cache = tmp.path().join("cache");
+    let out = choreo(
+        tmp.path(),
+        &["run", "late", "--fast"],
+        &[("CHOREO_PACKAGES", cache.as_os_str())],
+    );
+    assert_eq!(
+        logged(&out, "imported yaml "),
+        "6.0.2",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A NAOqi OS package installed at its import (one the load's scan did not see) never holds
 /// the interpreter's import lock while pip runs: another thread imports meanwhile. Held,
 /// every import elsewhere in the process waited for the install, and runs beside it in the

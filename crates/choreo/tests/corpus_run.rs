@@ -337,6 +337,20 @@ fn classify_error(job: &Job, hook: &str, text: &str) -> Reason {
     if last.contains("Can't find service: ") {
         return robot_error(job, last, &detail);
     }
+    if last.contains("choreo's sandbox refused") {
+        // By design outside the project and the run; choreo's own when it is the package
+        // cache, which choreo fills for box code.
+        let cache = choreo_python::packages::packages_folder();
+        return if last.contains(&*cache.to_string_lossy()) {
+            Reason::new(true, "sandbox refused choreo's own package cache", detail)
+        } else {
+            Reason::new(
+                false,
+                "refused by the sandbox (outside the project)",
+                detail,
+            )
+        };
+    }
     match kind {
         "ModuleNotFoundError" | "ImportError" => {
             let module = last

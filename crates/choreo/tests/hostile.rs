@@ -924,3 +924,22 @@ fn a_dialogs_script_blocks_are_confined_in_choreo_chat() {
     assert!(said.contains("--allow-write"), "{said}");
     assert!(!h.outside().join("new.txt").exists());
 }
+
+#[test]
+fn a_file_the_robot_reads_for_box_code_is_judged_as_box_codes_own() {
+    // The simulated robot reads the topic on box code's thread, which the kernel confines:
+    // the refusal is named as box code's own would be, with its flag, in the report.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        ALProxy('ALDialog').loadTopic('{outside}/secret.top')\n        self.onStopped()\n",
+    );
+    let topic = h.outside().join("secret.top");
+    std::fs::write(&topic, "topic: ~secret()\nlanguage: enu\nu:(hi) hello\n").unwrap();
+    h.run(&["--strict"])
+        .exits(3)
+        .says(&format!(
+            "line 3 (onInput_onStart): PermissionError: [Errno 13] choreo's sandbox refused reading {} for ALDialog.loadTopic (--allow-read {} allows it)",
+            topic.display(),
+            topic.display()
+        ))
+        .says("refused        1");
+}

@@ -34,42 +34,15 @@ def folder():
 
 def _install(name):
     """Installs the pins of import `name` into the cache (what is there already stays);
-    returns None, or why it could not."""
+    returns None, or why it could not. choreo does it (`packages.rs`), outside box code's
+    confinement, with the pins of its own table: what box code changed in this module or
+    in `sys` cannot change what is installed."""
     shipped, pins, why = _KNOWN[name]
     if pins is None:
         return why
-    import fcntl
-    import shutil
-    import subprocess
-    import tempfile
-
-    cache = folder()
-    os.makedirs(cache, exist_ok=True)
-    with open(os.path.join(cache, ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        # Another process may have installed it while this one waited.
-        if importlib.machinery.FileFinder(cache, *_loaders()).find_spec(name) is not None:
-            return None
-        # On the terminal, not in the trace: a run's trace is the same whether the cache
-        # was filled before it or by it.
-        sys.__stderr__.write("choreo: installing %s for NAOqi OS's %s (%s), once, into %s\n"
-                             % (" ".join(pins), name, shipped, cache))
-        with tempfile.TemporaryDirectory(dir=cache, prefix=".install-") as staging:
-            command = [_choreo.interpreter(), "-m", "pip", "install", "--no-deps", "--no-input",
-                       "--disable-pip-version-check", "--no-warn-script-location",
-                       "--target", staging] + list(pins)
-            done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, env=_pip_environment())
-            if done.returncode != 0:
-                lines = [l for l in (done.stderr or done.stdout).splitlines() if l.strip()]
-                return "pip could not install %s: %s" % (
-                    " ".join(pins), lines[-1] if lines else "exit %d" % done.returncode)
-            for entry in os.listdir(staging):
-                target = os.path.join(cache, entry)
-                if not os.path.exists(target):
-                    shutil.move(os.path.join(staging, entry), target)
+    why = _choreo.install_os_package(name)
     importlib.invalidate_caches()
-    return None
+    return why
 
 
 def _without_import_lock(work, *args):
@@ -92,16 +65,6 @@ def _without_import_lock(work, *args):
     finally:
         for _ in range(held):
             _imp.acquire_lock()
-
-
-def _pip_environment():
-    """pip's environment: this process's, without what would make its interpreter another
-    one's (choreo sets PYTHONHOME to its own prefix, which is also pip's)."""
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env["PIP_NO_PYTHON_VERSION_WARNING"] = "1"
-    env["PIP_ROOT_USER_ACTION"] = "ignore"
-    return env
 
 
 # `import a, b.c` and `from a import ...` at the start of a line: the top-level names.
