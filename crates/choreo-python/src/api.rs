@@ -120,7 +120,10 @@ impl BoxApi {
     /// language codes with their `.top` files' paths, read as `choreo check` reads them.
     fn dialog_topics(&self, path: &str) -> PyResult<Vec<(String, String)>> {
         let bytes = std::fs::read(path).map_err(|e| {
-            self.refused_file(&[path.to_string()], "the Dialog box's .dlg")
+            // Refused by the kernel: told as box code's own refusal.
+            (e.kind() == std::io::ErrorKind::PermissionDenied)
+                .then(|| self.refused_file(&[path.to_string()], "the Dialog box's .dlg"))
+                .flatten()
                 .unwrap_or_else(|| {
                     PyRuntimeError::new_err(format!("cannot read the dialog {path:?}: {e}"))
                 })

@@ -654,7 +654,8 @@ fn a_pepper_project_with_a_silent_manifest_runs_on_a_pepper() {
 #[test]
 fn an_install_at_an_import_is_made_outside_box_codes_confinement() {
     // `import_module` escapes the scan of box scripts before the load: the package is
-    // installed at the import, from box code's confined thread, by choreo for it.
+    // installed at the import, from box code's confined thread, by choreo for it. In real
+    // time: a run in virtual time may take the wait on pip for idleness (box-environment.md).
     let script = r#"import importlib
 
 class MyClass(GeneratedClass):
@@ -668,7 +669,7 @@ class MyClass(GeneratedClass):
     let cache = tmp.path().join("cache");
     let out = choreo(
         tmp.path(),
-        &["run", "late", "--fast"],
+        &["run", "late"],
         &[("CHOREO_PACKAGES", cache.as_os_str())],
     );
     assert_eq!(
