@@ -3,11 +3,12 @@
 Box code asks for files, the network and other programs through CPython, which tells its
 audit hooks first (PEP 578). The hook here asks the run (`_choreo.confined`) whether box
 code may, and a refusal raises `PermissionError` at the box's line, naming the path, the
-host or the program and the flag that allows it. Outside box code nothing is judged.
+host or the program and the flag that allows it. Outside box code (and the project's other
+code run confined: a `%script`, a stack's Python behavior) nothing is judged.
 
 An audit hook is no boundary against code that means harm (native code, or Python that
-reaches into the hook's closure); the kernel's confinement of the run's process is
-(docs/security.md). The hook is what makes a refusal a clear error at a line.
+reaches into the hook's closure); the kernel's confinement of the threads that run box code
+is (Landlock, docs/security.md). The hook is what makes a refusal a clear error at a line.
 
 `os._exit` ends the process at once: no report could follow. In box code it first tells the
 supervising parent which box called it, at which line, so that the parent's report says so;
