@@ -883,6 +883,14 @@ fn a_stacks_own_python_behaviors_are_confined_too() {
         "{err}"
     );
     assert!(err.contains("evil.py\", line 17, in on_activated"), "{err}");
+    // `stack check` runs the module and the constructor too, confined the same way.
+    let checked = Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .args(["stack", "check", "stack"])
+        .current_dir(h.dir.path())
+        .process_group(0)
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
     for file in ["imported.txt", "made.txt", "hooked.txt"] {
         assert!(!h.outside().join(file).exists(), "{file}");
     }

@@ -69,11 +69,15 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
     // an error of the stack.
     let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)
         .map_err(|e| e.recoded(CliError::No))?;
-    match crate::cli::stack_run::classes(dir, &installed, None).build(
-        &defs,
-        base,
-        Options::default(),
-    ) {
+    // The Python behaviors' code runs as they load: confined as `stack run` confines it
+    // without flags (the stack's folder to read, nothing to write; docs/security.md).
+    let confinement = std::sync::Arc::new(choreo_python::confinement::Confinement::new(
+        &[],
+        &[dir.to_path_buf()],
+        crate::Allowed::default(),
+    ));
+    let classes = crate::cli::stack_run::classes(dir, &installed, Some(confinement));
+    match classes.build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {
             let where_ = match &e {
