@@ -608,6 +608,22 @@ pub(crate) fn running_hook<R>(hook: &Arc<HookYield>, f: impl FnOnce() -> R) -> R
     result
 }
 
+/// What this thread runs under — its turn, its hook — lent to a thread that works for it
+/// while it waits (a load's constructors, on the load's own thread, `engine::Engine::load`).
+pub(crate) struct Lent(crate::turn::LentTurn, Option<Arc<HookYield>>);
+
+/// This thread's turn and hook, to lend ([`borrow`]).
+pub(crate) fn lend() -> Lent {
+    Lent(Turns::lend(), HOOK.with(|h| h.borrow().clone()))
+}
+
+/// This thread runs under `lent`, as the thread that lent it, which waits meanwhile: its
+/// turn (no other activity runs) and its hook (a wait here marks that hook waiting).
+pub(crate) fn borrow(lent: Lent) {
+    Turns::borrow(lent.0);
+    HOOK.with(|h| *h.borrow_mut() = lent.1);
+}
+
 /// Runs `f`, a wait on the clock or on another run, with this thread's hook (if any)
 /// marked waiting.
 pub(crate) fn waiting<R>(f: impl FnOnce() -> R) -> R {

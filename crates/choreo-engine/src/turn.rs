@@ -41,6 +41,9 @@ thread_local! {
     static MINE: std::cell::Cell<Option<(usize, TurnId)>> = const { std::cell::Cell::new(None) };
 }
 
+/// A thread's turn, lent to another while it waits for it ([`Turns::lend`]).
+pub(crate) struct LentTurn(Option<(usize, TurnId)>);
+
 /// The turns of one time base.
 pub(crate) struct Turns {
     state: Mutex<State>,
@@ -197,6 +200,17 @@ impl Turns {
     /// Wakes the threads waiting for a turn, to look at what they wait for again.
     pub(crate) fn nudge(&self) {
         self.state().wake_all();
+    }
+
+    /// What this thread runs under (any time base's turn), to lend to a thread that works
+    /// for it while it waits ([`Turns::borrow`]).
+    pub(crate) fn lend() -> LentTurn {
+        LentTurn(MINE.with(std::cell::Cell::get))
+    }
+
+    /// This thread runs under `lent`, the turn of a thread that waits for it.
+    pub(crate) fn borrow(lent: LentTurn) {
+        MINE.with(|m| m.set(lent.0));
     }
 
     /// This thread's turn, if it runs under one.

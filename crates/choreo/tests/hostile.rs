@@ -951,3 +951,47 @@ fn a_file_the_robot_reads_for_box_code_is_judged_as_box_codes_own() {
         ))
         .says("refused        1");
 }
+
+#[test]
+fn a_stacks_second_leaf_is_confined_by_its_own_rules_not_the_firsts() {
+    // Each leaf's constructors run on a load thread of their own: the stack's runner, which
+    // loads both, is confined by neither. Leaf B's constructor reads a file of its own
+    // project, which A's rules do not allow.
+    let h = Hostile::new("    pass\n");
+    let (a, b) = (h.dir.path().join("a"), h.dir.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(b.join("data.txt"), "its own data").unwrap();
+    let a = a.join("a.xar");
+    std::fs::write(
+        &a,
+        behavior("    def onInput_onStart(self):\n        self.onStopped()\n"),
+    )
+    .unwrap();
+    let data = b.join("data.txt").display().to_string();
+    let b = b.join("b.xar");
+    std::fs::write(
+        &b,
+        behavior(&format!("    def __init__(self):\n        GeneratedClass.__init__(self)\n        try:\n            self.read = open('{data}').read()\n        except OSError as e:\n            self.read = repr(e)\n    def onInput_onStart(self):\n        self.logger.info('read ' + self.read)\n        self.onStopped()\n")),
+    )
+    .unwrap();
+    let stack = h.dir.path().join("stack");
+    std::fs::create_dir_all(&stack).unwrap();
+    std::fs::write(
+        stack.join("main.json"),
+        r#"{"behaviorID": "Main", "behaviorClass": "DispatcherQueue", "behaviors": ["A", "B"]}"#,
+    )
+    .unwrap();
+    for (id, path) in [("A", &a), ("B", &b)] {
+        std::fs::write(
+            stack.join(format!("{id}.json")),
+            format!(
+                r#"{{"behaviorID": "{id}", "behaviorClass": "PlayChoregraphe", "path": {:?}}}"#,
+                path.display().to_string()
+            ),
+        )
+        .unwrap();
+    }
+    let err = h.stack_run();
+    assert!(err.contains("B:root/Hostile: read its own data"), "{err}");
+}

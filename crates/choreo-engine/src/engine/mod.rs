@@ -327,28 +327,26 @@ impl Engine {
             })
     }
 
-    /// R1: every box is constructed on this thread, counted as an activity while the
-    /// control thread already runs: box code that sleeps, waits on a timer or calls the
-    /// robot in its constructor follows the engine's clock, which moves (virtual time
-    /// included), and the time limit holds. Stops at the first box whose construction
-    /// fails: the code constructed so far, and the error.
     /// [`Self::construct`] on a thread of the run's own ("choreo-load"), never the caller's:
     /// box code runs only on its run's threads, which the kernel's confinement of box code
-    /// binds for the rest of their lives (docs/security.md); the caller goes on to write the
-    /// trace and the report. A nested load is already on a thread of box code (its owner's
-    /// hook), and stays there.
+    /// binds for the rest of their lives (docs/security.md), while the caller goes on with
+    /// other work (writing the trace and the report; a stack's runner loading its next
+    /// leaf). The caller waits meanwhile, and lends the load its turn and its hook (a nested
+    /// load, from box code's `runBehavior`): the constructors run in them as they would
+    /// have on the caller's thread.
     fn construct_on_own_thread(
         shared: &Arc<Shared>,
         host: &dyn ScriptHost,
         nested: bool,
     ) -> Result<Constructed, EngineError> {
-        if nested {
-            return Ok(Self::construct(shared, host, nested));
-        }
+        let lent = crate::activity::lend();
         std::thread::scope(|scope| {
             let loading = std::thread::Builder::new()
                 .name("choreo-load".to_string())
-                .spawn_scoped(scope, || Self::construct(shared, host, nested))
+                .spawn_scoped(scope, move || {
+                    crate::activity::borrow(lent);
+                    Self::construct(shared, host, nested)
+                })
                 .map_err(|error| {
                     shared.time.end();
                     EngineError::Thread {
@@ -363,6 +361,11 @@ impl Engine {
         })
     }
 
+    /// R1: every box is constructed on this thread, counted as an activity while the
+    /// control thread already runs: box code that sleeps, waits on a timer or calls the
+    /// robot in its constructor follows the engine's clock, which moves (virtual time
+    /// included), and the time limit holds. Stops at the first box whose construction
+    /// fails: the code constructed so far, and the error.
     fn construct(shared: &Arc<Shared>, host: &dyn ScriptHost, nested: bool) -> Constructed {
         let mut code = Vec::with_capacity(shared.graph.boxes.len());
         let mut failed = None;
