@@ -1,11 +1,12 @@
 """The cost of the sandbox: `choreo run` confined and supervised (the default) beside the same
-run with `--no-sandbox` (the anchor), alternated in one process so both see the same machine.
+run with `--no-sandbox` (the anchor), in turn in one process so both see the same machine.
 
-    python3 benches/sandbox.py [ROUNDS]      (default 15; the corpus part: 2 rounds)
+    python3 benches/sandbox.py [ROUNDS]      (default 15; the corpus part: 3 rounds)
 
 Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part needs
-../shared/corpus (else a NOTICE). Each figure is the median wall time of the command, from
-outside (the fork and the parent's wait included). Results: docs/benchmarks.md, "The
+../shared/corpus (else a NOTICE). Each figure is wall time of the command from outside (the
+fork and the parent's wait included); a ratio comes from the differences within rounds
+(`side_by_side`), the corpus's from each input's medians summed. Results: docs/benchmarks.md, "The
 sandbox".
 """
 
@@ -62,25 +63,41 @@ def robot_calls(n):
     return behavior([script_box("Calls", 1, script)], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
 
 
-def timed(args):
+def timed(args, any_exit=False):
+    """The wall time of `choreo ARGS`; exits unless it ended 0 or 5 (or `any_exit`: a corpus
+    input may end in error, the same with and without the sandbox). No `timeout=` here:
+    Python then waits by polling with sleeps, which rounds every time up to its steps."""
     started = time.perf_counter()
     done = subprocess.run([CHOREO] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           stdin=subprocess.DEVNULL, cwd=ROOT)
     took = time.perf_counter() - started
-    if done.returncode not in (0, 5):
+    if done.returncode not in (0, 5) and not any_exit:
         sys.exit("choreo %s exited %d" % (" ".join(args), done.returncode))
     return took
 
 
-def side_by_side(name, args, rounds, per=1):
+def paired(commands, rounds, any_exit=False):
+    """Runs each command of `commands` (confined, anchor) once a round, in turn, the order
+    swapped every round so that neither always runs on a warmer machine: the two lists of
+    times, paired by round."""
     confined, anchor = [], []
-    for _ in range(rounds):
-        confined.append(timed(args) / per)
-        anchor.append(timed(args + ["--no-sandbox"]) / per)
-    c, a = statistics.median(confined), statistics.median(anchor)
+    for r in range(rounds):
+        order = ((confined, commands[0]), (anchor, commands[1]))
+        for times, args in (order if r % 2 == 0 else order[::-1]):
+            times.append(timed(args, any_exit))
+    return confined, anchor
+
+
+def side_by_side(name, args, rounds, per=1):
+    """The ratio is 1 + the median of the rounds' differences over the anchor's median: a
+    difference within a round cancels what the machine did to both (the medians of each
+    side alone are printed too)."""
+    confined, anchor = paired((args, args + ["--no-sandbox"]), rounds)
+    c, a = statistics.median(confined) / per, statistics.median(anchor) / per
+    extra = statistics.median(x - y for x, y in zip(confined, anchor)) / per
     unit, scale = ("µs", 1e6) if a < 1e-3 else ("ms", 1e3)
-    print("%-44s confined %9.2f %s   --no-sandbox %9.2f %s   ratio %.3f"
-          % (name, c * scale, unit, a * scale, unit, c / a))
+    print("%-44s confined %9.2f %s   --no-sandbox %9.2f %s   extra %7.2f %s   ratio %.3f"
+          % (name, c * scale, unit, a * scale, unit, extra * scale, unit, 1 + extra / a))
 
 
 def corpus_inputs():
@@ -98,18 +115,15 @@ def corpus(rounds):
         print("NOTICE: %s is absent: the corpus part is skipped" % CORPUS)
         return
     inputs = corpus_inputs()
-    totals = {"confined": [], "anchor": []}
-    for _ in range(rounds):
-        for which, extra in (("confined", []), ("anchor", ["--no-sandbox"])):
-            started = time.perf_counter()
-            for path in inputs:
-                subprocess.run([CHOREO, "run", path, "--fast", "--timeout", "60", "-q"] + extra,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               stdin=subprocess.DEVNULL, cwd=ROOT, timeout=300)
-            totals[which].append(time.perf_counter() - started)
-    c, a = min(totals["confined"]), min(totals["anchor"])
+    confined, anchor = 0.0, 0.0
+    for path in inputs:
+        args = ["run", path, "--fast", "--timeout", "60", "-q"]
+        c, a = paired((args, args + ["--no-sandbox"]), rounds, any_exit=True)
+        confined += statistics.median(c)
+        anchor += statistics.median(a)
     print("%-44s confined %9.2f s    --no-sandbox %9.2f s    ratio %.3f"
-          % ("the corpus, %d inputs, run --fast (best)" % len(inputs), c, a, c / a))
+          % ("the corpus, %d inputs, run --fast" % len(inputs), confined, anchor,
+             confined / anchor))
 
 
 def main():
@@ -128,7 +142,7 @@ def main():
     side_by_side("a box's robot call, 20,000 calls, gross per call", ["run", files["calls"], "--fast", "-q"],
                  rounds, per=20000)
     side_by_side("run --fast of examples/dance", ["run", "examples/dance", "--fast", "-q"], rounds)
-    corpus(2)
+    corpus(3)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@
 //! starts, and its own children, come back to the parent when their parent dies, and the
 //! parent kills them all once the child is gone.
 
-// fork(2), sigprocmask(2), sigtimedwait(2), waitpid(2), kill(2), prctl(2): no safe wrapper
+// fork(2), sigprocmask(2), signalfd(2), poll(2), waitpid(2), kill(2), prctl(2): no safe wrapper
 // forks a single-threaded process and keeps its signal mask.
 #![allow(unsafe_code)]
 
@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::FromRawFd;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A message's first byte: the report to print (then its length and its text).
@@ -137,7 +137,7 @@ pub struct Ended {
     pub left_behind: usize,
 }
 
-/// What the parent's reader heard from the child.
+/// What the parent heard from the child.
 #[derive(Default)]
 struct Heard {
     report: bool,
@@ -187,6 +187,20 @@ pub fn start(dump_wait: Duration) -> Role {
     let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &watched, &mut old) };
+    // The parent hears the blocked signals through a descriptor it polls with the pipes.
+    // SAFETY: signalfd reads the set; -1 makes a new descriptor.
+    let signals = unsafe { libc::signalfd(-1, &watched, libc::SFD_CLOEXEC) };
+    if signals < 0 {
+        let why = std::io::Error::last_os_error();
+        // SAFETY: restores the mask saved above; closes the pipes made here.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            for fd in [status_r, status_w, fault_r, fault_w] {
+                libc::close(fd);
+            }
+        }
+        return Role::Alone(format!("cannot make a signalfd: {why}"));
+    }
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     // SAFETY: the process has one thread (checked above), so the child may run anything.
@@ -198,6 +212,9 @@ pub fn start(dump_wait: Duration) -> Role {
             unsafe {
                 libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
                 libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+                for fd in [status_r, status_w, fault_r, fault_w, signals] {
+                    libc::close(fd);
+                }
             }
             Role::Alone(format!("cannot fork: {why}"))
         }
@@ -220,6 +237,7 @@ pub fn start(dump_wait: Duration) -> Role {
                 libc::setrlimit(libc::RLIMIT_CORE, &none);
                 libc::close(status_r);
                 libc::close(fault_r);
+                libc::close(signals);
             }
             Role::Child(Link {
                 // SAFETY: a descriptor pipe2 just made, owned by this File alone.
@@ -233,10 +251,15 @@ pub fn start(dump_wait: Duration) -> Role {
                 libc::close(status_w);
                 libc::close(fault_w);
             }
-            // SAFETY: descriptors pipe2 just made, each owned by one File.
-            let (status, fault) =
-                unsafe { (File::from_raw_fd(status_r), File::from_raw_fd(fault_r)) };
-            Role::Parent(supervise(child, status, fault, &watched, dump_wait))
+            // SAFETY: descriptors just made here, each owned by one File.
+            let (status, fault, signals) = unsafe {
+                (
+                    File::from_raw_fd(status_r),
+                    File::from_raw_fd(fault_r),
+                    File::from_raw_fd(signals),
+                )
+            };
+            Role::Parent(supervise(child, status, fault, signals, dump_wait))
         }
     }
 }
@@ -277,89 +300,157 @@ fn threads() -> Option<usize> {
         .and_then(|n| n.trim().parse().ok())
 }
 
-/// The parent's wait: forwards signals, holds the deadline, reaps, then kills what is left.
+/// The parent's wait, on its one thread: `poll` on the child's two pipes and on the watched
+/// signals (a signalfd), so that supervision starts no thread of its own. Forwards signals,
+/// holds the deadline, prints the report as it comes, reaps, then kills what is left.
 fn supervise(
     child: libc::pid_t,
-    status: File,
-    fault: File,
-    watched: &libc::sigset_t,
+    mut status: File,
+    mut fault: File,
+    mut signals: File,
     dump_wait: Duration,
 ) -> Ended {
-    let heard = Arc::new(Mutex::new(Heard::default()));
-    let reader = {
-        let heard = Arc::clone(&heard);
-        std::thread::Builder::new()
-            .name("choreo-supervisor".to_string())
-            .spawn(move || read_messages(status, &heard))
-            .ok()
-    };
-    let fault_reader = std::thread::Builder::new()
-        .name("choreo-fault".to_string())
-        .spawn(move || {
-            let mut dump = Vec::new();
-            let _ = fault.take(FAULT_MAX).read_to_end(&mut dump);
-            String::from_utf8_lossy(&dump).into_owned()
-        })
-        .ok();
+    let mut heard = Heard::default();
+    let mut messages = Vec::new();
+    let mut dump = Vec::new();
+    // Whether each pipe may still have something to read (its writers not all gone).
+    let (mut status_open, mut fault_open) = (true, true);
     let exit = loop {
         if let Some(exit) = reap(child) {
             break exit;
         }
-        // Read apart: a guard held through the match would lock against itself below.
-        let deadline = lock(&heard).deadline;
-        let wait = match deadline {
+        let timeout = match heard.deadline {
             Some(at) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    let mut h = lock(&heard);
                     // First a dump of where every thread is, then the end.
-                    let signal = if h.out_of_time {
-                        h.deadline = None;
+                    let signal = if heard.out_of_time {
+                        heard.deadline = None;
                         libc::SIGKILL
                     } else {
-                        h.out_of_time = true;
-                        h.deadline = Some(Instant::now() + dump_wait);
+                        heard.out_of_time = true;
+                        heard.deadline = Some(Instant::now() + dump_wait);
                         libc::SIGABRT
                     };
                     // SAFETY: kill with integers; the child is ours and not yet reaped.
                     unsafe { libc::kill(child, signal) };
                     continue;
                 }
-                left.min(Duration::from_secs(1))
+                // Rounded up: a wait cut short would only spin.
+                i32::try_from(left.as_millis() + 1).unwrap_or(i32::MAX)
             }
-            None => Duration::from_secs(1),
+            None => -1,
         };
-        if let Some((signal, from_program)) = wait_signal(watched, wait)
-            && signal != libc::SIGCHLD
-            && from_program
-        {
-            // A terminal's signals reached the child already (same process group); a
-            // program's `kill` reached only this process.
-            // SAFETY: kill with integers; the child is ours and not yet reaped.
-            unsafe { libc::kill(child, signal) };
+        let ready = poll(
+            [
+                (&status, status_open),
+                (&fault, fault_open),
+                (&signals, true),
+            ],
+            timeout,
+        );
+        if ready[0] {
+            status_open = read_some(&mut status, &mut messages);
+            heard.take_messages(&mut messages);
+        }
+        if ready[1] {
+            let mut chunk = Vec::new();
+            fault_open = read_some(&mut fault, &mut chunk);
+            keep_fault(&mut dump, &chunk);
+        }
+        if ready[2] {
+            for (signal, from_program) in read_signals(&mut signals) {
+                if signal != libc::SIGCHLD && from_program {
+                    // A terminal's signals reached the child already (same process group);
+                    // a program's `kill` reached only this process.
+                    // SAFETY: kill with integers; the child is ours and not yet reaped.
+                    unsafe { libc::kill(child, signal) };
+                }
+            }
         }
     };
     let left_behind = sweep();
-    // Every writer is gone: the readers reach the end of their pipes.
-    let _ = reader.map(std::thread::JoinHandle::join);
-    let fault = fault_reader.and_then(|r| r.join().ok()).unwrap_or_default();
-    let heard = std::mem::take(&mut *lock(&heard));
+    // Every writer is gone now (the child reaped, what it left killed): the rest of each
+    // pipe is read to its end.
+    if status_open {
+        let _ = status.read_to_end(&mut messages);
+        heard.take_messages(&mut messages);
+    }
+    if fault_open {
+        let mut rest = Vec::new();
+        let _ = fault.take(FAULT_MAX).read_to_end(&mut rest);
+        keep_fault(&mut dump, &rest);
+    }
     Ended {
         exit,
         report: heard.report,
         output_closed: heard.output_closed,
         done: heard.done,
         notes: heard.notes,
-        fault,
+        fault: String::from_utf8_lossy(&dump).into_owned(),
         out_of_time: heard.out_of_time,
         left_behind,
     }
 }
 
-fn lock(heard: &Mutex<Heard>) -> std::sync::MutexGuard<'_, Heard> {
-    heard
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// Adds `chunk` to the fault dump, up to [`FAULT_MAX`] in all.
+fn keep_fault(dump: &mut Vec<u8>, chunk: &[u8]) {
+    let room = usize::try_from(FAULT_MAX)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(dump.len());
+    dump.extend_from_slice(&chunk[..chunk.len().min(room)]);
+}
+
+/// Waits until one of `fds` (those marked open) can be read, up to `timeout` milliseconds
+/// (`-1`: no bound): which can. An interrupted or failed wait reports none.
+fn poll(fds: [(&File, bool); 3], timeout: i32) -> [bool; 3] {
+    use std::os::fd::AsRawFd;
+    let mut polled = fds.map(|(file, open)| libc::pollfd {
+        // A negative descriptor is left out by poll(2).
+        fd: if open { file.as_raw_fd() } else { -1 },
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    // SAFETY: `polled` is an array of three pollfd that poll reads and writes.
+    let n = unsafe { libc::poll(polled.as_mut_ptr(), 3, timeout) };
+    if n <= 0 {
+        return [false; 3];
+    }
+    polled.map(|p| p.revents != 0)
+}
+
+/// Reads what a pipe poll found ready holds, into `into`: `false` once its writers are all
+/// gone (or it failed), so that it is not polled again.
+fn read_some(pipe: &mut File, into: &mut Vec<u8>) -> bool {
+    let mut chunk = [0u8; 64 * 1024];
+    match pipe.read(&mut chunk) {
+        Ok(0) => false,
+        Ok(n) => {
+            into.extend_from_slice(&chunk[..n]);
+            true
+        }
+        Err(e) => e.kind() == std::io::ErrorKind::Interrupted,
+    }
+}
+
+/// The signals waiting on the signalfd: (signal, whether a program sent it).
+fn read_signals(signals: &mut File) -> Vec<(i32, bool)> {
+    const SIZE: usize = std::mem::size_of::<libc::signalfd_siginfo>();
+    let mut raw = [0u8; SIZE * 8];
+    let Ok(n) = signals.read(&mut raw) else {
+        return Vec::new();
+    };
+    raw[..n]
+        .chunks_exact(SIZE)
+        .map(|one| {
+            // SAFETY: signalfd_siginfo is plain data of SIZE bytes, read unaligned.
+            let info: libc::signalfd_siginfo =
+                unsafe { std::ptr::read_unaligned(one.as_ptr().cast()) };
+            // SI_USER (kill), SI_QUEUE, SI_TKILL are at or below 0; the kernel's own (a
+            // terminal's Ctrl-C) are above.
+            (info.ssi_signo as i32, info.ssi_code <= 0)
+        })
+        .collect()
 }
 
 /// Reaps every child that ended; how `child` ended, once it has.
@@ -380,21 +471,6 @@ fn reap(child: libc::pid_t) -> Option<Exit> {
         }
         // An orphan the run left, reparented here, that ended: nothing to tell.
     }
-}
-
-/// Waits up to `wait` for one of the watched signals: (signal, whether a program sent it).
-fn wait_signal(watched: &libc::sigset_t, wait: Duration) -> Option<(i32, bool)> {
-    let timeout = libc::timespec {
-        tv_sec: wait.as_secs() as libc::time_t,
-        tv_nsec: libc::c_long::from(wait.subsec_nanos() as i32),
-    };
-    // SAFETY: siginfo_t is plain data sigtimedwait fills.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: the set, the info and the timeout are valid for the call.
-    let signal = unsafe { libc::sigtimedwait(watched, &mut info, &timeout) };
-    // SI_USER (kill), SI_QUEUE, SI_TKILL are at or below 0; the kernel's own (a terminal's
-    // Ctrl-C) are above.
-    (signal > 0).then_some((signal, info.si_code <= 0))
 }
 
 /// Kills every process left: those whose parent is this one (the run's orphans come here,
@@ -466,40 +542,90 @@ fn children_of(parent: u32) -> Vec<libc::pid_t> {
         .collect()
 }
 
-/// Reads the child's messages until the pipe closes; prints a report on standard output as
-/// it comes (a report of a run that lingers, `--monitor`, is read before its end).
-fn read_messages(mut status: File, heard: &Mutex<Heard>) {
-    let mut head = [0u8; 5];
-    while status.read_exact(&mut head).is_ok() {
-        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
-        let mut text = Vec::new();
-        if (&mut status)
-            .take(u64::from(len))
-            .read_to_end(&mut text)
-            .is_err()
-        {
-            return;
+impl Heard {
+    /// Takes the whole messages at the front of `pending` (what was read of the child's
+    /// pipe; a message's end may come in a later read) and acts on each: a report is
+    /// printed on standard output as it comes (a report of a run that lingers,
+    /// `--monitor`, is read before its end).
+    fn take_messages(&mut self, pending: &mut Vec<u8>) {
+        let mut at = 0;
+        while let Some(head) = pending.get(at..at + 5) {
+            let kind = head[0];
+            let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+            let Some(body) = usize::try_from(len)
+                .ok()
+                .and_then(|len| pending.get(at + 5..at + 5 + len))
+            else {
+                break;
+            };
+            let text = String::from_utf8_lossy(body).into_owned();
+            at += 5 + body.len();
+            self.act(kind, text);
         }
-        let text = String::from_utf8_lossy(&text).into_owned();
-        let mut h = lock(heard);
-        match head[0] {
+        pending.drain(..at);
+    }
+
+    fn act(&mut self, kind: u8, text: String) {
+        match kind {
             REPORT => {
                 let mut out = std::io::stdout().lock();
                 // A closed standard output: the exit code tells.
                 if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                    h.output_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
+                    self.output_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
                 }
-                h.report = true;
+                self.report = true;
             }
-            NOTE => h.notes.push(text),
-            LIMIT if !h.out_of_time => {
-                h.deadline = text
+            NOTE => self.notes.push(text),
+            LIMIT if !self.out_of_time => {
+                self.deadline = text
                     .parse()
                     .ok()
                     .map(|ms| Instant::now() + Duration::from_millis(ms));
             }
-            DONE => h.done = text.parse().ok(),
-            _ => return,
+            DONE => self.done = text.parse().ok(),
+            // Another kind (or a limit once out of time): nothing the parent acts on.
+            _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(kind: u8, text: &str) -> Vec<u8> {
+        let mut m = vec![kind];
+        m.extend_from_slice(&frame_len(text));
+        m.extend_from_slice(text.as_bytes());
+        m
+    }
+
+    #[test]
+    fn a_message_split_across_reads_is_taken_once_whole() {
+        let mut heard = Heard::default();
+        let mut bytes = message(NOTE, "root/Box line 4: os._exit(0)");
+        bytes.extend(message(DONE, "3"));
+        // The pipe gave the first message and part of the second.
+        let mut pending = bytes[..bytes.len() - 1].to_vec();
+        heard.take_messages(&mut pending);
+        assert_eq!(heard.notes, ["root/Box line 4: os._exit(0)"]);
+        assert_eq!(heard.done, None);
+        assert_eq!(pending, message(DONE, "3")[..5]);
+        pending.push(b'3');
+        heard.take_messages(&mut pending);
+        assert_eq!(heard.done, Some(3));
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn a_limit_sets_the_deadline_until_the_run_is_out_of_time() {
+        let mut heard = Heard::default();
+        heard.take_messages(&mut message(LIMIT, "60000"));
+        assert!(heard.deadline.is_some_and(|d| d > Instant::now()));
+        heard.take_messages(&mut message(LIMIT, ""));
+        assert_eq!(heard.deadline, None);
+        heard.out_of_time = true;
+        heard.take_messages(&mut message(LIMIT, "1"));
+        assert_eq!(heard.deadline, None);
     }
 }
