@@ -315,6 +315,32 @@ def test_native_code_is_confined_by_the_kernel_and_the_caller_is_not(tmp_path):
         choreo.load(folder, sandbox="sometimes")
 
 
+def test_box_code_cannot_end_the_program_that_runs_it(tmp_path):
+    # docs/security.md: a run of the Python package has no supervising parent (the process
+    # is this test's), so ending the process from box code is refused at its line instead
+    # of ending pytest (with exit 0 for os._exit(0)). Each of these would end this process.
+    for i, (ending, what) in enumerate((
+        ("os._exit(0)", "os._exit(0)"),
+        ("os.abort()", "os.abort()"),
+        ("os.kill(os.getpid(), signal.SIGKILL)", "os.kill(its own process, "),
+        ("signal.raise_signal(signal.SIGTERM)", "signal.raise_signal("),
+        ("signal.pthread_kill(threading.get_ident(), signal.SIGKILL)", "signal.pthread_kill("),
+    )):
+        folder = _wake_up_doing(tmp_path, "ender%d" % i, [
+            "import os, signal, threading",
+            "os.kill(os.getpid(), 0)",  # only asks whether the process is there: allowed
+            ending,
+            "self.onStopped()",
+        ])
+        with choreo.load(folder, fast=True, strict=True) as run:
+            run.start()
+            end = run.wait_end()
+            assert end == "failed", (ending, end)
+            assert "PermissionError" in end.message and what in end.message, end.message
+            assert "no supervising parent" in end.message, end.message
+            assert any(what in r and re.search(r"line \d+", r) for r in run.refused), run.refused
+
+
 def test_the_choreo_command_runs_in_python():
     command = os.path.join(os.path.dirname(sys.executable), "choreo")  # the venv's script
     done = subprocess.run([command, "run", str(EXAMPLES / "hello"), "--fast", "-q"],

@@ -114,7 +114,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(os_packages, &native)?)?;
     native.add_function(wrap_pyfunction!(packages_folder, &native)?)?;
     native.add_function(wrap_pyfunction!(install_os_package, &native)?)?;
-    native.add_function(wrap_pyfunction!(crate::sandbox::note_process_end, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::ends_process, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::confined, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::is_confined, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::python_folders, &native)?)?;

@@ -45,13 +45,30 @@ pub(crate) fn enable_fault_dump(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-/// `_choreo.note_process_end(text)`: what box code is about to do to the process (`root/Box
-/// line 4 (onInput_onStart): os._exit(0)`), for the parent; nothing without one.
+/// `_choreo.ends_process(what, at)`: code run here is about to end its own process
+/// (`os._exit(0)`, `os.abort()`, a signal to its own process; `at`: its line). With a
+/// supervising parent, tells it, so that its report says where. Without one the process is
+/// the user's own program (the Python package's runs): code judged here may not end it, and
+/// gets `PermissionError` at its line, noted in the report. Unjudged code ends it.
 #[pyfunction]
-pub(crate) fn note_process_end(text: &str) {
+pub(crate) fn ends_process(what: &str, at: &str) -> PyResult<()> {
+    let Some(confinement) = judging() else {
+        return Ok(());
+    };
     if let Some(s) = SUPERVISOR.get() {
-        (s.note)(text);
+        (s.note)(&format!("{at}: {what}"));
+        return Ok(());
     }
+    confinement.note_refusal(format!(
+        "end of the process: {what} ({at}; no supervising parent)"
+    ));
+    Err(PyPermissionError::new_err((
+        1,
+        format!(
+            "choreo's sandbox refused {what}: it would end the program that runs the \
+             behavior, which has no supervising parent (sandbox=False allows it)"
+        ),
+    )))
 }
 
 /// `_choreo.python_folders(folders)`: Python's own folders box code reads (the shim gives

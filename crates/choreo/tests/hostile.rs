@@ -441,6 +441,17 @@ fn a_signal_to_its_own_process_is_reported() {
 }
 
 #[test]
+fn a_signal_to_its_own_thread_is_reported() {
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import signal, threading\n        signal.pthread_kill(threading.get_ident(), signal.SIGKILL)\n",
+    );
+    h.run(&[])
+        .exits(8)
+        .says("killed by signal 9 (SIGKILL)")
+        .says("root/Hostile line 4 (onInput_onStart): signal.pthread_kill(");
+}
+
+#[test]
 fn sigkill_to_its_own_process_is_reported() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        import os\n        os.kill(os.getpid(), 9)\n",

@@ -12,15 +12,22 @@ is (Landlock, docs/security.md). The hook is what makes a refusal a clear error 
 
 `os._exit` ends the process at once: no report could follow. In box code it first tells the
 supervising parent which box called it, at which line, so that the parent's report says so;
-a signal box code sends to its own process (`os.kill`) is told the same way."""
+`os.abort` and a signal box code sends to its own process (`os.kill`, `signal.raise_signal`,
+`signal.pthread_kill`) are told the same way. Where there is no supervising parent (the
+Python package: the process is the user's program), they are refused at the line."""
 
 import os
 import posix
+import signal
 import sys
 
 import _choreo
 
 _real_exit = posix._exit
+_real_abort = posix.abort
+_real_raise_signal = signal.raise_signal
+# Bound now: box code replacing `_choreo.ends_process` later changes nothing.
+_ends_process = _choreo.ends_process
 # Where code that is no project's comes from (Python's folders, choreo's shims): `install`.
 _NOT_PROJECT = ("<frozen", "choreo/")
 _PID = os.getpid()
@@ -57,7 +64,8 @@ _RUN = frozenset(
 )
 _NET = frozenset(("socket.connect", "socket.sendto", "socket.bind"))
 _EVENTS = _WRITE_ONE | _RUN | _NET | frozenset(
-    ("open", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill")
+    ("open", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
+     "signal.pthread_kill")
 )
 
 
@@ -157,26 +165,48 @@ def _make_hook(confined, judged, events):
             # Its own process only: 0 and a negative pid name a process group (the
             # supervising parent's, the shell's).
             if pid == _PID:
-                if os.getpid() == _PID:
-                    _choreo.note_process_end(
-                        "%s: os.kill(its own process, %r)" % (_where(2), signal)
-                    )
+                # Signal 0 only asks whether the process is there.
+                if signal != 0:
+                    _ending("os.kill(its own process, %r)" % (signal,), 2)
             else:
                 judge("run", "a signal %r to process %r" % (signal, pid))
+        elif event == "signal.pthread_kill":
+            # Any thread it names is one of its own process's.
+            if args[1] != 0:
+                _ending("signal.pthread_kill(%r, %r)" % tuple(args), 2)
         elif event in _RUN:
             judge("run", _program(event, args))
 
     return hook
 
 
+def _ending(what, depth):
+    """Code judged here is about to end its process (`what`, called `depth` frames up): told
+    to the supervising parent, or refused where there is none (`_choreo.ends_process`). A
+    copy of the process (`os.fork` with `--allow-run`) ends only itself."""
+    if os.getpid() == _PID:
+        _ends_process(what, _where(depth + 1))
+
+
 def _exit(code):
-    if _choreo.current() is not None and os.getpid() == _PID:
-        _choreo.note_process_end("%s: os._exit(%r)" % (_where(2), code))
+    _ending("os._exit(%r)" % (code,), 2)
     _real_exit(code)
+
+
+def _abort():
+    _ending("os.abort()", 2)
+    _real_abort()
+
+
+def _raise_signal(signalnum):
+    _ending("signal.raise_signal(%r)" % (signalnum,), 2)
+    _real_raise_signal(signalnum)
 
 
 def install():
     os._exit = posix._exit = _exit
+    os.abort = posix.abort = _abort
+    signal.raise_signal = _raise_signal
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, _choreo.packages_folder()}
     folders.update(p for p in sys.path if p and os.path.isabs(p))
     _choreo.python_folders(sorted(folders))
