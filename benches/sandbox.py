@@ -5,8 +5,9 @@ run with `--no-sandbox` (the anchor), in turn in one process so both see the sam
 
 Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part needs
 ../shared/corpus (else a NOTICE). Each figure is wall time of the command from outside (the
-fork and the parent's wait included); a ratio comes from the differences within rounds
-(`side_by_side`), the corpus's from each input's medians summed. Results: docs/benchmarks.md, "The
+fork and the parent's wait included); a ratio is that of the best rounds, with the median of
+the differences within rounds beside it (`side_by_side`); the corpus's sums each input's
+medians. Results: docs/benchmarks.md, "The
 sandbox".
 """
 
@@ -89,15 +90,17 @@ def paired(commands, rounds, any_exit=False):
 
 
 def side_by_side(name, args, rounds, per=1):
-    """The ratio is 1 + the median of the rounds' differences over the anchor's median: a
-    difference within a round cancels what the machine did to both (the medians of each
-    side alone are printed too)."""
+    """The ratio of the best rounds (as timeit advises: a slower round measures the machine's
+    other work, not the command's), and the median of the rounds' differences beside it (a
+    difference within a round cancels what the machine did to both)."""
     confined, anchor = paired((args, args + ["--no-sandbox"]), rounds)
-    c, a = statistics.median(confined) / per, statistics.median(anchor) / per
+    c, a = min(confined) / per, min(anchor) / per
     extra = statistics.median(x - y for x, y in zip(confined, anchor)) / per
     unit, scale = ("µs", 1e6) if a < 1e-3 else ("ms", 1e3)
-    print("%-44s confined %9.2f %s   --no-sandbox %9.2f %s   extra %7.2f %s   ratio %.3f"
-          % (name, c * scale, unit, a * scale, unit, extra * scale, unit, 1 + extra / a))
+    print("%-44s best: confined %8.2f %s, --no-sandbox %8.2f %s, ratio %.3f;"
+          "  median difference %6.2f %s (%.3f)"
+          % (name, c * scale, unit, a * scale, unit, c / a, extra * scale, unit,
+             1 + extra * per / statistics.median(anchor)))
 
 
 def corpus_inputs():
