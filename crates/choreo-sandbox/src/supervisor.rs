@@ -219,31 +219,14 @@ pub fn start(dump_wait: Duration) -> Role {
             Role::Alone(format!("cannot fork: {why}"))
         }
         0 => {
-            // The child dies with its parent (a parent killed by SIGKILL leaves no run
-            // behind), and keeps the signal mask it had.
-            // SAFETY: prctl with integers; getppid has no arguments; the mask is the saved
-            // one; the read ends are this process's own descriptors.
+            // The parent's ends are not the child's to keep.
+            // SAFETY: descriptors this process made, used by nothing else here.
             unsafe {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                if libc::getppid() as u32 != parent {
-                    libc::_exit(137);
+                for fd in [status_r, fault_r, signals] {
+                    libc::close(fd);
                 }
-                libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-                // A run box code crashes writes no core file into the user's folder.
-                let none = libc::rlimit {
-                    rlim_cur: 0,
-                    rlim_max: 0,
-                };
-                libc::setrlimit(libc::RLIMIT_CORE, &none);
-                libc::close(status_r);
-                libc::close(fault_r);
-                libc::close(signals);
             }
-            Role::Child(Link {
-                // SAFETY: a descriptor pipe2 just made, owned by this File alone.
-                status: Mutex::new(unsafe { File::from_raw_fd(status_w) }),
-                fault: fault_w,
-            })
+            child_side(parent, &old, status_w, fault_w)
         }
         child => {
             // SAFETY: the write ends belong to the child now.
@@ -262,6 +245,31 @@ pub fn start(dump_wait: Duration) -> Role {
             Role::Parent(supervise(child, status, fault, signals, dump_wait))
         }
     }
+}
+
+/// The child's side once forked: it dies with its parent (a parent killed by SIGKILL
+/// leaves no run behind), keeps the signal mask it had, writes no core file, and tells the
+/// parent through the write ends.
+fn child_side(parent: u32, old: &libc::sigset_t, status_w: i32, fault_w: i32) -> Role {
+    // SAFETY: prctl with integers; getppid has no arguments; the mask is the saved one.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        if libc::getppid() as u32 != parent {
+            libc::_exit(137);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, old, std::ptr::null_mut());
+        // A run box code crashes writes no core file into the user's folder.
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+    }
+    Role::Child(Link {
+        // SAFETY: a descriptor pipe2 just made, owned by this File alone.
+        status: Mutex::new(unsafe { File::from_raw_fd(status_w) }),
+        fault: fault_w,
+    })
 }
 
 /// The signals the parent waits for: the child's end, and those it forwards.

@@ -14,11 +14,13 @@
 //! - [`split`]: the readable split format (a folder tree of TOML, `.py` and text files).
 //! - [`project`]: whole projects as a readable folder and back to any container.
 //! - [`diff`]: semantic differences between two behaviors.
+//! - [`edit`]: a behavior's XAR changed in place, edit by edit (`choreo edit`).
 //! - `xml`: the XML cursor the readers share (byte offsets, raw capture, element paths) and
 //!   the writers' escaping; [`error`]: located diagnostics.
 
 pub mod archive;
 pub mod diff;
+pub mod edit;
 pub mod error;
 pub mod model;
 pub mod pkg;

@@ -7,6 +7,7 @@ mod support;
 
 mod archive_corpus;
 mod archive_malformed;
+mod edit_corpus;
 mod package_corpus;
 mod package_text;
 mod project_corpus;
