@@ -40,6 +40,7 @@ pub const LAYERS: &[&[&str]] = &[
         "choreo-stack",
         "choreo-monitor",
     ],
+    &["choreo-editor"],
     &["choreo-python"],
     &["choreo-lsp"],
     &["choreo"],
