@@ -145,3 +145,53 @@ fn every_corpus_xar_is_edited_in_place_and_back() {
         "edit corpus: {files} XAR files, {edited} edited and undone, {links} links within Choregraphe's rules, {not_utf8} not UTF-8"
     );
 }
+
+/// Every box of a box library the corpus holds (Choregraphe's own among them), added to
+/// examples/hello's diagram as a user adds one from a library: one box more, nothing else.
+#[test]
+fn every_library_box_of_the_corpus_is_added_to_a_behavior() {
+    let hello_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/hello/behavior.xar"
+    );
+    let hello = Document::open("hello", &std::fs::read(hello_path).unwrap()).unwrap();
+    let Some(files) = support::corpus_files("box library files", 50, &|p| {
+        p.file_name().is_some_and(|n| n == "box.xar")
+    }) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.display().to_string();
+        let library = match Document::open(&name, &std::fs::read(f).unwrap()) {
+            Ok(library) => library,
+            Err(e) => {
+                failures.push(format!("{name}: open: {e}"));
+                continue;
+            }
+        };
+        let text = library.box_text(&BoxRef::default()).unwrap();
+        let mut doc = hello.clone();
+        let diagram = choreo_xar::edit::DiagramRef {
+            owner: BoxRef::default(),
+            layer: 0,
+            keyframe: 0,
+        };
+        match doc.apply(&Edit::Add {
+            diagram,
+            text,
+            x: 40,
+            y: 400,
+        }) {
+            Ok(_) => {
+                let d = diff(hello.xar(), doc.xar(), DiffOptions { editor: true });
+                if d.len() != 1 || !d[0].what.contains("added") {
+                    failures.push(format!("{name}: {d:?}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    support::assert_no_failures(&failures);
+    println!("library boxes: {} added to examples/hello", files.len());
+}

@@ -6,13 +6,14 @@
 //! else, so that saving without an edit gives the file's bytes and `choreo diff` of before
 //! and after shows exactly the edit. After each patch the text is read again (the model and
 //! the element index are the new text's), and a patch whose text the reader refuses is
-//! taken back. A patch's [`Patch::inverse`] undoes it.
+//! taken back. Copying and adding boxes: `paste`. A patch's [`Patch::inverse`] undoes it.
 //!
 //! Boxes are named by where they are ([`BoxRef`]): from the root, each step a diagram
 //! (the layer and keyframe of its owner's timeline; a flow diagram is layer 0, keyframe 0)
 //! and the box's id in it, as links name boxes. Ids do not change when a box is renamed.
 
 mod links;
+mod paste;
 mod spans;
 
 use crate::model::{BoxDef, ContentType, Diagram, XarFile};
@@ -99,6 +100,18 @@ pub enum Edit {
     Delete {
         /// The box (not the root).
         at: BoxRef,
+    },
+    /// Adds a box: one `Box` element's text ([`Document::box_text`] of a box of this
+    /// behavior or another, or a box library's), under an id the diagram has free.
+    Add {
+        /// The diagram.
+        diagram: DiagramRef,
+        /// The box's element.
+        text: String,
+        /// Where, as Choregraphe's `x`.
+        x: i32,
+        /// Where, as Choregraphe's `y`.
+        y: i32,
     },
 }
 
@@ -259,6 +272,12 @@ impl Document {
                 vec![self.remove_element(node)]
             }
             Edit::Delete { at } => self.delete(at)?,
+            Edit::Add {
+                diagram,
+                text,
+                x,
+                y,
+            } => vec![self.add(diagram, text, *x, *y)?],
         };
         splices.sort_by_key(|s| s.at);
         Ok(Patch { splices })

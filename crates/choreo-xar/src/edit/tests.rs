@@ -461,3 +461,53 @@ fn every_edit_is_undone_by_its_inverse() {
     }
     assert_eq!(doc.bytes(), XAR.as_bytes());
 }
+
+#[test]
+fn a_copied_box_is_added_under_a_free_id_at_its_place() {
+    let mut doc = open();
+    let text = doc.box_text(&at(1)).unwrap();
+    assert!(text.starts_with("<Box name=\"Say\" id=\"1\"") && text.ends_with("</Box>"));
+    let before = doc.xar().clone();
+    doc.apply(&Edit::Add {
+        diagram: root_diagram(),
+        text,
+        x: 500,
+        y: 90,
+    })
+    .unwrap();
+    let differences: Vec<String> = diff(&before, doc.xar(), DiffOptions { editor: true })
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(differences, ["root: box \"Say\" (id 3) added"]);
+    let diagram = doc.xar().root_box.diagrams().next().unwrap();
+    let copy = diagram.box_by_id(3).unwrap();
+    assert_eq!((copy.x, copy.y), (Some(500), Some(90)));
+    assert_eq!(copy.code(), diagram.box_by_id(1).unwrap().code());
+    // After the last box, on a line of its own, the links still after it.
+    let text = String::from_utf8(doc.bytes().to_vec()).unwrap();
+    assert!(text.contains("</Box>\n                        <Box name=\"Say\" id=\"3\""));
+    assert!(text.find("id=\"3\"").unwrap() < text.find("<Link").unwrap());
+}
+
+#[test]
+fn only_one_box_element_is_added() {
+    let mut doc = open();
+    for text in [
+        "<Link inputowner=\"1\" />",
+        "<Box name=\"a\" id=\"1\"/><Box/>",
+        "not xml <",
+    ] {
+        let refused = doc.apply(&Edit::Add {
+            diagram: root_diagram(),
+            text: text.to_string(),
+            x: 0,
+            y: 0,
+        });
+        assert!(
+            matches!(refused, Err(EditError::Refused(_))),
+            "{text}: {refused:?}"
+        );
+    }
+    assert_eq!(doc.bytes(), XAR.as_bytes());
+}
