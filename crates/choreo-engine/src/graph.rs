@@ -149,6 +149,9 @@ pub struct BoxNode {
     /// The frame rate `getFPS` reports at first: the timeline's fps; for a holder its fps
     /// attribute, or 25 when absent (T7); 0 for a box without a timeline.
     pub fps: u32,
+    /// The box's id in its diagram, as the file and its links name it (the editor names a
+    /// box by these ids and its diagrams' places: `choreo_xar::edit::BoxRef`).
+    pub xar_id: i32,
 }
 
 /// A diagram instance.
@@ -161,6 +164,9 @@ pub struct DiagramNode {
     /// For each input of the owner (same index): where a stimulation of it is forwarded
     /// inside this diagram.
     pub from_owner: Vec<Vec<Target>>,
+    /// Where the file has it in its owner's timeline: (layer, keyframe), counted in the
+    /// file's order, muted layers included.
+    pub place: (usize, usize),
 }
 
 /// The code of a box whose script is made when the behavior runs, if it is one of those.
@@ -309,6 +315,7 @@ impl Graph {
                 Some(t) if !t.is_enabled() => t.fps.map_or(25, |f| u32::try_from(f).unwrap_or(0)),
                 Some(t) => u32::try_from(t.fps()).unwrap_or(0),
             },
+            xar_id: def.id,
         });
         let content = match &def.timeline {
             None => Content::None,
@@ -394,6 +401,7 @@ impl Graph {
             owner,
             boxes: Vec::new(),
             from_owner: vec![Vec::new(); def.inputs.len()],
+            place: place_of(def, d),
         });
         let children: Vec<(i32, BoxId)> = d
             .boxes
@@ -459,6 +467,21 @@ impl Graph {
 }
 
 /// The diagrams a disabled timeline holds: the first keyframe of each unmuted layer.
+/// Where diagram `d` of box `def` is in its timeline: (layer, keyframe), in file order.
+fn place_of(def: &BoxDef, d: &Diagram) -> (usize, usize) {
+    def.timeline
+        .iter()
+        .flat_map(|t| t.layers.iter().enumerate())
+        .find_map(|(l, layer)| {
+            let k = layer
+                .keyframes
+                .iter()
+                .position(|k| k.diagram.as_ref().is_some_and(|x| std::ptr::eq(x, d)))?;
+            Some((l, k))
+        })
+        .unwrap_or((0, 0))
+}
+
 fn first_keyframes(t: &Timeline) -> impl Iterator<Item = &Diagram> {
     t.layers
         .iter()

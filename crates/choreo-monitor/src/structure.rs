@@ -94,6 +94,7 @@ fn box_list(graph: &Graph, at: &Offset<'_>, model: Option<Model>) -> Vec<Value> 
                 "parent": b.parent.map(|(owner, d)| json!({
                     "box": at.b(owner), "diagram": at.d(d.0 as usize),
                 })),
+                "ref": place_in_file(graph, BoxId(id as u32)),
                 "x": b.position.map(|p| p.0),
                 "y": b.position.map(|p| p.1),
                 "inputs": b.inputs.iter().map(|p| json!({
@@ -106,6 +107,20 @@ fn box_list(graph: &Graph, at: &Offset<'_>, model: Option<Model>) -> Vec<Value> 
             })
         })
         .collect()
+}
+
+/// Where box `id` is in its file, as the editor names it (`choreo_xar::edit::BoxRef`): from
+/// the root, each diagram's (layer, keyframe) in its owner's timeline and the box's id.
+fn place_in_file(graph: &Graph, id: BoxId) -> Vec<[i64; 3]> {
+    let mut steps = Vec::new();
+    let mut at = graph.node(id);
+    while let Some((owner, diagram)) = at.parent {
+        let (layer, keyframe) = graph.diagram(diagram).place;
+        steps.push([layer as i64, keyframe as i64, i64::from(at.xar_id)]);
+        at = graph.node(owner);
+    }
+    steps.reverse();
+    steps
 }
 
 /// The diagrams of `graph`, placed by `at`.
