@@ -211,16 +211,36 @@ impl Hub {
         });
     }
 
+    /// A new `structure` (the greeting's second message): sent to every page now, and to
+    /// later pages in their greeting.
+    pub(crate) fn restructure(&mut self, structure: &Value) {
+        let message: Arc<str> = structure.to_string().into();
+        if let Some(old) = self.greeting.get_mut(1) {
+            *old = Arc::clone(&message);
+        }
+        self.send_all(&message);
+    }
+
+    /// Sends `message` to every page now (a page whose queue is full gets a snapshot when
+    /// it has room).
+    pub(crate) fn broadcast(&mut self, message: &Value) {
+        self.send_all(&message.to_string().into());
+    }
+
+    fn send_all(&mut self, message: &Arc<str>) {
+        for c in &mut self.clients {
+            if c.tx.try_send(Arc::clone(message)).is_err() {
+                c.stale = true;
+            }
+        }
+    }
+
     /// The run ended: every page is told (and later ones with their snapshot).
     pub(crate) fn end(&mut self, ended: Value) {
         let message: Arc<str> = ended_message(&ended).into();
         self.state.set_ended(ended);
-        for c in &mut self.clients {
-            // A page whose queue is full gets a snapshot, then the end, when it has room.
-            if c.tx.try_send(Arc::clone(&message)).is_err() {
-                c.stale = true;
-            }
-        }
+        // A page whose queue is full gets a snapshot, then the end, when it has room.
+        self.send_all(&message);
     }
 }
 

@@ -77,6 +77,9 @@ pub struct MonitorOptions {
     pub model: Option<String>,
     /// Whether a page may stimulate inputs (`--monitor-control`).
     pub control: bool,
+    /// Whether pages may edit the behavior (`choreo edit`): their `edit`, `undo` and `redo`
+    /// arrive as [`Command::Edit`], [`Command::Undo`], [`Command::Redo`].
+    pub edit: bool,
     /// For a behavior stack's run: its behaviors (pages get the `stack` message and the
     /// Stack view; the run publishes the stack's events with [`Monitor::publish_stack`]).
     pub stack: Option<StackShape>,
@@ -93,6 +96,7 @@ impl Default for MonitorOptions {
             title: String::new(),
             model: None,
             control: false,
+            edit: false,
             stack: None,
             played: Vec::new(),
         }
@@ -113,6 +117,12 @@ pub enum Command {
         /// The value.
         value: Value,
     },
+    /// Make this edit (its JSON as the page sent it: docs/monitor.md).
+    Edit(Value),
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last edit undone.
+    Redo,
 }
 
 /// What the server's handlers share.
@@ -122,6 +132,7 @@ pub(crate) struct Shared {
     pub(crate) replay: Option<Arc<Mutex<Replay>>>,
     pub(crate) token: Option<String>,
     pub(crate) control: bool,
+    pub(crate) edit: bool,
     pub(crate) commands: Mutex<mpsc::Sender<Command>>,
     /// Set when the monitor stops: pages send what is queued, then close.
     pub(crate) closing: tokio::sync::watch::Sender<bool>,
@@ -169,6 +180,7 @@ impl Monitor {
         let hello = json!({
             "type": "hello", "protocol": 1, "mode": mode, "title": options.title,
             "model": options.model, "control": options.control && replay.is_none(),
+            "edit": options.edit && replay.is_none(),
         });
         let model = options.model.as_deref().and_then(robot::model);
         let mut greeting = vec![hello, structure::structure(graph, &options.played, model)];
@@ -192,6 +204,7 @@ impl Monitor {
             replay: replay.map(|r| Arc::new(Mutex::new(r))),
             token,
             control: options.control,
+            edit: options.edit,
             commands: Mutex::new(tx),
             closing: tokio::sync::watch::Sender::new(false),
         });
@@ -267,6 +280,18 @@ impl Monitor {
             hub.send(pending, false, None);
         }
         hub.end(json!({"outcome": outcome, "report": report}));
+    }
+
+    /// The behavior changed (an edit): every page gets its new `structure`, and so does
+    /// each page that comes later.
+    pub fn restructure(&self, graph: &Graph) {
+        let message = structure::structure(graph, &[], None);
+        lock(&self.shared.hub).restructure(&message);
+    }
+
+    /// Tells every page `message` (an edit's outcome: docs/monitor.md).
+    pub fn tell(&self, message: &Value) {
+        lock(&self.shared.hub).broadcast(message);
     }
 
     /// What pages ask (once: later calls get `None`).

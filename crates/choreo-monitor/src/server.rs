@@ -243,6 +243,15 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         (Some("stimulate"), None) => {
             refused("stimulating inputs is off: run with --monitor-control")
         }
+        (Some("edit" | "undo" | "redo"), None) if !shared.edit => {
+            refused("editing is off: open the behavior with choreo edit")
+        }
+        (Some("edit"), None) => match v.get("edit") {
+            Some(edit) => send(Command::Edit(edit.clone())),
+            None => refused("edit needs an edit"),
+        },
+        (Some("undo"), None) => send(Command::Undo),
+        (Some("redo"), None) => send(Command::Redo),
         (Some(kind), Some(replay)) => {
             let mut r = lock(replay);
             match kind {

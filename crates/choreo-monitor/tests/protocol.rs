@@ -108,7 +108,7 @@ fn a_page_gets_hello_structure_snapshot_then_batches() {
         assert_eq!(
             hello,
             json!({"type": "hello", "protocol": 1, "mode": "live", "title": "dance",
-                   "model": "nao", "control": false})
+                   "model": "nao", "control": false, "edit": false})
         );
         let structure = next(&mut ws).await;
         assert_eq!(structure["type"], "structure");
@@ -749,4 +749,75 @@ fn a_nao_page_gets_the_balance_with_the_joints_and_the_fall_from_the_robot_s_log
         let first = until(&mut ws, "snapshot").await;
         assert_eq!(first.last().unwrap()["balance"], Value::Null);
     });
+}
+
+#[test]
+fn an_editors_pages_send_edits_and_get_each_new_structure() {
+    for edit in [false, true] {
+        let monitor = Monitor::start(
+            &dance(),
+            MonitorOptions {
+                edit,
+                ..MonitorOptions::default()
+            },
+        )
+        .unwrap();
+        let commands = monitor.commands().unwrap();
+        let hello = rt().block_on(async {
+            let mut ws = connect(&monitor).await;
+            let hello = next(&mut ws).await;
+            until(&mut ws, "snapshot").await;
+            let move_say = json!({"type": "edit", "edit": {"kind": "move",
+                "ref": [[0, 0, 1]], "x": 10, "y": 20}});
+            for m in [move_say, json!({"type": "undo"}), json!({"type": "redo"})] {
+                ws.send(Message::Text(m.to_string().into())).await.unwrap();
+                if !edit {
+                    let refused = until(&mut ws, "refused").await.pop().unwrap();
+                    assert!(refused["why"].as_str().unwrap().contains("choreo edit"));
+                }
+            }
+            hello
+        });
+        assert_eq!(hello["edit"], edit);
+        if !edit {
+            assert!(commands.recv_timeout(Duration::from_millis(200)).is_err());
+            continue;
+        }
+        let got: Vec<Command> = (0..3)
+            .map(|_| commands.recv_timeout(Duration::from_secs(5)).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Command::Edit(json!({"kind": "move", "ref": [[0, 0, 1]], "x": 10, "y": 20})),
+                Command::Undo,
+                Command::Redo
+            ]
+        );
+        // The editor made the edit: pages get the new structure, later pages too, and what
+        // the editor tells them.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/hello/behavior.xar"
+        );
+        let hello_xar = choreo_xar::read_xar("hello", &std::fs::read(path).unwrap())
+            .unwrap()
+            .value;
+        rt().block_on(async {
+            let mut ws = connect(&monitor).await;
+            until(&mut ws, "snapshot").await;
+            monitor.restructure(&Graph::new(&hello_xar));
+            monitor.tell(&json!({"type": "edited", "undo": true, "redo": false}));
+            let structure = until(&mut ws, "structure").await.pop().unwrap();
+            assert!(structure["boxes"].to_string().contains("root/Nod"));
+            assert_eq!(until(&mut ws, "edited").await.pop().unwrap()["undo"], true);
+            let mut late = connect(&monitor).await;
+            let first: Vec<Value> = until(&mut late, "structure").await;
+            assert!(
+                first.last().unwrap()["boxes"]
+                    .to_string()
+                    .contains("root/Nod")
+            );
+        });
+    }
 }

@@ -95,6 +95,7 @@ pub fn start(
         title: title.to_string(),
         model: model.map(str::to_string),
         control: flags.monitor_control,
+        edit: false,
         stack: None,
         played: Vec::new(),
     };
@@ -152,6 +153,8 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
                     errln!("monitor: cannot stimulate {path}.{input}: {e}");
                 }
             }
+            // A run's monitor is not an editor's: the server refuses edits to its pages.
+            Command::Edit(_) | Command::Undo | Command::Redo => {}
         }
     }
     stop
