@@ -521,9 +521,8 @@ impl Document {
         }
     }
 
-    /// Inserts `element` as the last child of `node` (which has an end tag), laid out as
-    /// the children before it are: on a line of its own with their indentation when they are
-    /// each on a line, else right after them.
+    /// Inserts `element` as the last child of `node`, laid out as the child before it
+    /// ([`Document::insert_after`]); an empty `<x/>` is opened up to hold it.
     fn insert_last(&self, node: usize, element: &str) -> Splice {
         let n = &self.spans.nodes[node];
         if n.close.is_none() {
@@ -539,15 +538,22 @@ impl Document {
                 ),
             };
         }
-        let (at, indent) = match n.children.last() {
-            Some(&last) => {
-                let start = self.spans.nodes[last].open.start;
-                let line = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
-                (self.spans.nodes[last].span().end, &self.text[line..start])
-            }
-            None => (n.open.end, ""),
-        };
-        // Children each on a line of their own: the new one too, indented as they are.
+        match n.children.last() {
+            Some(&last) => self.insert_after(last, element),
+            None => Splice {
+                at: n.open.end,
+                removed: String::new(),
+                inserted: element.to_string(),
+            },
+        }
+    }
+
+    /// Inserts `element` right after the element `sibling`: on a line of its own with the
+    /// sibling's indentation when the sibling has its line, else right after it.
+    pub(super) fn insert_after(&self, sibling: usize, element: &str) -> Splice {
+        let span = self.spans.nodes[sibling].span();
+        let line = self.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &self.text[line..span.start];
         let own_line = !indent.is_empty() && indent.chars().all(|c| c == ' ' || c == '\t');
         let inserted = if own_line {
             let newline = if self.text.contains("\r\n") {
@@ -560,7 +566,7 @@ impl Document {
             element.to_string()
         };
         Splice {
-            at,
+            at: span.end,
             removed: String::new(),
             inserted,
         }

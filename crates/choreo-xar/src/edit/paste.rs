@@ -36,31 +36,10 @@ impl Document {
             diagram.layer,
             diagram.keyframe,
         )?;
-        let Some(&last) = self
-            .spans
-            .children_named(node, "Box")
-            .collect::<Vec<_>>()
-            .last()
-        else {
-            return Ok(self.insert_last(node, &element));
-        };
-        let span = self.spans.nodes[last].span();
-        let line = self.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-        let indent = &self.text[line..span.start];
-        let newline = if self.text.contains("\r\n") {
-            "\r\n"
-        } else {
-            "\n"
-        };
-        let inserted = if indent.chars().all(|c| c == ' ' || c == '\t') {
-            format!("{newline}{indent}{element}")
-        } else {
-            element
-        };
-        Ok(Splice {
-            at: span.end,
-            removed: String::new(),
-            inserted,
+        let last_box = self.spans.children_named(node, "Box").last();
+        Ok(match last_box {
+            Some(last) => self.insert_after(last, &element),
+            None => self.insert_last(node, &element),
         })
     }
 }
