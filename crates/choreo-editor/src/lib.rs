@@ -11,6 +11,14 @@
 //!   nothing is written, and [`Session::reload`] takes the other writer's version.
 //! - **Undo and redo are the edits' inverse patches**, so undoing gives back the exact
 //!   bytes, and a redo the edit's.
+//!
+//! [`Editor`] (`serve`) answers the monitor's editing pages with a session; `wire` turns
+//! the page's JSON into edits.
+
+mod serve;
+pub mod wire;
+
+pub use serve::Editor;
 
 use std::path::{Path, PathBuf};
 
@@ -202,3 +210,6 @@ fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod wire_tests;

@@ -47,6 +47,7 @@ export class DiagramPane {
         s("text", { x: p.x - p.w / 2, y: p.y + 4, "text-anchor": "middle", text: truncate(p.name, 16) }),
         s("circle", { cx: p.x, cy: p.y, r: 4.5, class: "port" }));
       if (owner) this.portEls.set(`${owner.path}\0in\0${p.name}`, g);
+      this.editPort(g, null, p.name, true);
       gOwner.append(g);
     }
     for (const p of layout.ownerOut) {
@@ -56,6 +57,7 @@ export class DiagramPane {
         s("text", { x: p.x + p.w / 2, y: p.y + 4, "text-anchor": "middle", text: truncate(p.name, 16) }),
         s("circle", { cx: p.x, cy: p.y, r: 4.5, class: "port" }));
       if (owner) this.portEls.set(`${owner.path}\0out\0${p.name}`, g);
+      this.editPort(g, null, p.name, false);
       gOwner.append(g);
     }
 
@@ -97,38 +99,47 @@ export class DiagramPane {
           });
         }
         this.portEls.set(`${b.path}\0in\0${p.name}`, c);
+        this.editPort(c, b, p.name, false);
         g.append(c);
       }
       for (const p of L.right) {
         const c = s("circle", { class: `port output nature-${p.nature}`, cx: L.w, cy: p.y - L.y, r: 5, "data-port": p.name },
           s("title", { text: `output ${p.name} (${p.nature})` }));
         this.portEls.set(`${b.path}\0out\0${p.name}`, c);
+        this.editPort(c, b, p.name, true);
         g.append(c);
       }
       g.addEventListener("click", (e) => {
         if (this.dragged || e.detail > 1) return; // a double-click enters once
         e.stopPropagation();
+        if (this.editing()) return; // editing: a click selects (edit.js), a double-click enters
         if (this.enterable(b)) this.enter(b);
       });
+      this.editBox(g, b, L);
       this.registerBoxEl(b.path, g);
       gBoxes.append(g);
     }
 
-    // links
+    // links (each box's, to redraw them while it is dragged)
     const ownerPath = owner?.path ?? "";
+    this.linksOfBox = new Map();
     for (const l of d.links) {
       const a = this.linkEnd(layout, l.from, "from");
       const z = this.linkEnd(layout, l.to, "to");
       if (!a || !z) continue;
-      const dx = Math.max(40, Math.abs(z.x - a.x) * 0.5) + (z.x < a.x ? 60 : 0);
-      const path = `M${a.x},${a.y} C${a.x + dx},${a.y} ${z.x - dx},${z.y} ${z.x},${z.y}`;
+      const path = this.linkPath(a, z);
       const fromName = this.endName(l.from, "from");
       const toName = this.endName(l.to, "to");
       const title = s("title", { text: `${fromName} → ${toName}` });
-      const g = s("g", { class: `link to-${l.to?.kind ?? "input"}`, "data-from": fromName, "data-to": toName },
-        title,
-        s("path", { class: "hit", d: path }),
-        s("path", { class: "wire", d: path, "marker-end": "url(#arrow)" }));
+      const paths = [s("path", { class: "hit", d: path }), s("path", { class: "wire", d: path, "marker-end": "url(#arrow)" })];
+      const g = s("g", { class: `link to-${l.to?.kind ?? "input"}`, "data-from": fromName, "data-to": toName, "data-key": this.linkKey(l) },
+        title, ...paths);
+      for (const end of [l.from?.box, l.to?.box]) {
+        if (end === null || end === undefined) continue;
+        if (!this.linksOfBox.has(end)) this.linksOfBox.set(end, []);
+        this.linksOfBox.get(end).push({ l, paths });
+      }
+      this.editLink(g, l);
       g.addEventListener("mouseenter", () => { title.textContent = this.linkTitle(owner, l, fromName, toName); });
       const key = `${ownerPath}|${fromName}|${toName}`;
       if (!this.linkEls.has(key)) this.linkEls.set(key, []);
@@ -137,8 +148,17 @@ export class DiagramPane {
     }
 
     this.bounds = layout.bounds;
-    this.fitView();
+    // an edit redraws the diagram where the user had it
+    if (this.keepView && this.view) this.applyView();
+    else this.fitView();
+    this.keepView = false;
     this.updateBoxes();
+  }
+
+  /** A link's curve from `a` (an output) to `z` (an input). */
+  linkPath(a, z) {
+    const dx = Math.max(40, Math.abs(z.x - a.x) * 0.5) + (z.x < a.x ? 60 : 0);
+    return `M${a.x},${a.y} C${a.x + dx},${a.y} ${z.x - dx},${z.y} ${z.x},${z.y}`;
   }
 
   endName(end, side) {
@@ -375,6 +395,10 @@ export class DiagramPane {
     }, { passive: false });
     svg.addEventListener("dblclick", (e) => {
       if (e.target === svg) this.fitView();
+    });
+    // where the pointer is in the diagram (a paste goes there)
+    svg.addEventListener("mousemove", (e) => {
+      if (this.view) this.pointer = { ...this.clientToUser(e.clientX, e.clientY), diagram: this.drawn?.diagram };
     });
     // a pane that changes size refits the drawing, unless the user moved it
     if (typeof ResizeObserver !== "undefined") {

@@ -9,7 +9,7 @@
 //
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
 // navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
-// 3D), log.js, stack.js, replay.js; dom.js holds the helpers they share. This file keeps the
+// 3D), log.js, stack.js, replay.js, edit.js (`choreo edit`); dom.js holds the helpers they share. This file keeps the
 // connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
@@ -20,6 +20,7 @@ import { TimelinesPane } from "./timelines.js";
 import { RobotPane } from "./robot.js";
 import { LogPane } from "./log.js";
 import { StackPane } from "./stack.js";
+import { EditPane } from "./edit.js";
 
 export { describeEvent } from "./log.js";
 
@@ -191,6 +192,8 @@ export class Monitor {
       case "refused": return this.toast(`refused: ${msg.why ?? "?"}`);
       case "robot": return this.onRobot(msg);
       case "stack": return this.onStack(msg);
+      case "edited": return this.onEdited(msg);
+      case "box": return this.onBox(msg);
       default: return; // unknown types are for a newer page
     }
   }
@@ -203,6 +206,7 @@ export class Monitor {
     }
     if (msg.title) document.title = `${msg.title} – choreo monitor`;
     this.stopping = false;
+    this.setupEditing();
     this.renderHeader();
   }
 
@@ -263,6 +267,7 @@ export class Monitor {
       kept.push({ box: b.id, layer: f.layer, pin: this.diagrams.has(f.pin) ? f.pin : null });
     }
     this.stack = kept.length ? kept : this.rootStack();
+    this.keepView = this.editing() && kept.length > 0;
     this.drawn = null;
     this.buildOutline();
     this.buildTimelines();
@@ -415,7 +420,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

@@ -224,6 +224,8 @@ export class Page {
     E.log.hidden = which !== "log";
     E.outline.hidden = which !== "outline";
     E.stackPane.hidden = which !== "stack";
+    if (E.props) E.props.hidden = which !== "props";
+    E.tabProps?.classList.toggle("active", which === "props");
     E.logFilters.hidden = which !== "log";
     E.tabLog.classList.toggle("active", which === "log");
     E.tabBoxes.classList.toggle("active", which === "outline");
@@ -256,7 +258,9 @@ export class Page {
     const E = this.el;
     if (!E) return;
     const hello = this.hello;
-    const mode = hello?.mode ?? "…";
+    // an editor's page has no run: no time, no events missed
+    const mode = this.editing() ? "edit" : hello?.mode ?? "…";
+    for (const el of [E.time, E.dropped, E.time.previousSibling, E.dropped.previousSibling]) el.hidden = this.editing();
     E.title.textContent = hello?.title || "choreo monitor";
     E.mode.textContent = mode;
     E.mode.className = `badge mode-${mode}`;
@@ -278,7 +282,7 @@ export class Page {
     E.time.dataset.ns = this.timeNs ?? "";
     E.dropped.textContent = String(this.dropped || 0);
     E.dropped.classList.toggle("warn", (this.dropped || 0) > 0);
-    E.stop.hidden = mode === "replay" || !!this.ended;
+    E.stop.hidden = mode === "replay" || !!this.ended || this.editing();
     E.stop.disabled = conn !== "open" || this.stopping;
     const stopLabel = this.stopping ? "stopping…" : "Stop";
     if (E.stop.dataset.label !== stopLabel) {

@@ -123,6 +123,10 @@ pub enum Command {
     Undo,
     /// Redo the last edit undone.
     Redo,
+    /// Tell the page a box's fields (its `ref` as the page sent it).
+    Inspect(Value),
+    /// Take the file as another program changed it.
+    Reload,
 }
 
 /// What the server's handlers share.

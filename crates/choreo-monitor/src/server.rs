@@ -69,6 +69,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/replay.js"),
     ),
     (
+        "/edit.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/edit.js"),
+    ),
+    (
         "/monitor.css",
         "text/css; charset=utf-8",
         include_str!("../assets/monitor.css"),
@@ -243,7 +248,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         (Some("stimulate"), None) => {
             refused("stimulating inputs is off: run with --monitor-control")
         }
-        (Some("edit" | "undo" | "redo"), None) if !shared.edit => {
+        (Some("edit" | "undo" | "redo" | "inspect" | "reload"), None) if !shared.edit => {
             refused("editing is off: open the behavior with choreo edit")
         }
         (Some("edit"), None) => match v.get("edit") {
@@ -252,6 +257,11 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         },
         (Some("undo"), None) => send(Command::Undo),
         (Some("redo"), None) => send(Command::Redo),
+        (Some("inspect"), None) => match v.get("box") {
+            Some(at) => send(Command::Inspect(at.clone())),
+            None => refused("inspect needs a box"),
+        },
+        (Some("reload"), None) => send(Command::Reload),
         (Some(kind), Some(replay)) => {
             let mut r = lock(replay);
             match kind {

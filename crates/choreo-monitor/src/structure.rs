@@ -153,6 +153,8 @@ fn diagram_list(graph: &Graph, at: &Offset<'_>) -> Vec<Value> {
             json!({
                 "id": at.d(id),
                 "owner": at.b(d.owner),
+                // Its layer and keyframe in its owner's timeline, as the editor names it.
+                "place": [d.place.0, d.place.1],
                 "boxes": d.boxes.iter().map(|&b| at.b(b)).collect::<Vec<_>>(),
                 "links": links,
             })

@@ -768,8 +768,15 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
             let hello = next(&mut ws).await;
             until(&mut ws, "snapshot").await;
             let move_say = json!({"type": "edit", "edit": {"kind": "move",
-                "ref": [[0, 0, 1]], "x": 10, "y": 20}});
-            for m in [move_say, json!({"type": "undo"}), json!({"type": "redo"})] {
+                "box": [[0, 0, 1]], "x": 10, "y": 20}});
+            let inspect = json!({"type": "inspect", "box": [[0, 0, 1]]});
+            for m in [
+                move_say,
+                json!({"type": "undo"}),
+                json!({"type": "redo"}),
+                inspect,
+                json!({"type": "reload"}),
+            ] {
                 ws.send(Message::Text(m.to_string().into())).await.unwrap();
                 if !edit {
                     let refused = until(&mut ws, "refused").await.pop().unwrap();
@@ -783,15 +790,17 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
             assert!(commands.recv_timeout(Duration::from_millis(200)).is_err());
             continue;
         }
-        let got: Vec<Command> = (0..3)
+        let got: Vec<Command> = (0..5)
             .map(|_| commands.recv_timeout(Duration::from_secs(5)).unwrap())
             .collect();
         assert_eq!(
             got,
             [
-                Command::Edit(json!({"kind": "move", "ref": [[0, 0, 1]], "x": 10, "y": 20})),
+                Command::Edit(json!({"kind": "move", "box": [[0, 0, 1]], "x": 10, "y": 20})),
                 Command::Undo,
-                Command::Redo
+                Command::Redo,
+                Command::Inspect(json!([[0, 0, 1]])),
+                Command::Reload
             ]
         );
         // The editor made the edit: pages get the new structure, later pages too, and what

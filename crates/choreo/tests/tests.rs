@@ -14,6 +14,7 @@ mod cli_robust;
 mod corpus_repeat;
 mod corpus_run;
 mod dialog_boxes;
+mod editor;
 mod fleet;
 mod hostile;
 mod lsp;

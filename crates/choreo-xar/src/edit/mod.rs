@@ -328,8 +328,8 @@ impl Document {
         self.spans.child(keyframe, "Diagram").ok_or_else(missing)
     }
 
-    /// The model of the box at `at`.
-    fn box_def(&self, at: &BoxRef) -> Result<&BoxDef, EditError> {
+    /// The box at `at`, as the model reads it.
+    pub fn box_def(&self, at: &BoxRef) -> Result<&BoxDef, EditError> {
         let mut def = &self.xar.root_box;
         for step in &at.0 {
             def = self
@@ -338,6 +338,11 @@ impl Document {
                 .ok_or_else(|| EditError::NotFound(format!("no box with id {}", step.id)))?;
         }
         Ok(def)
+    }
+
+    /// The diagram at `at`, as the model reads it.
+    pub fn diagram(&self, at: &DiagramRef) -> Result<&Diagram, EditError> {
+        self.diagram_def(self.box_def(&at.owner)?, at.layer, at.keyframe)
     }
 
     fn diagram_def<'a>(

@@ -14,6 +14,7 @@ mod chat;
 mod check;
 mod convert;
 mod diff;
+mod edit;
 mod error;
 mod export;
 mod fold;
@@ -88,6 +89,13 @@ enum Command {
     /// Check's diagnostics as you type, definitions, references, renames, completion,
     /// hover, outlines, topic formatting, "Try this rule" (docs/editors.md).
     Lsp,
+    /// Edit a behavior in the browser: diagrams, boxes, links, parameters, scripts.
+    ///
+    /// Serves the monitor's page made editable and prints its URL. Each edit is written
+    /// to the file when it is made, changing only what it touches; undo and redo; a file
+    /// changed on disk by another program is never written over. Ctrl-C quits.
+    /// docs/editor.md.
+    Edit(edit::EditArgs),
     /// Check files and folders of every Choregraphe format.
     #[command(after_help = help::CHECK)]
     Check(check::CheckArgs),
@@ -238,6 +246,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Robot(command) => robot::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Edit(args) => edit::run(&args),
         Command::Lsp => match choreo_lsp::serve() {
             Ok(clean) => Ok(if clean { exit::OK } else { exit::NO }),
             Err(e) => Err(error::CliError::Runtime(e.to_string())),

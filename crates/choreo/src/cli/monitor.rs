@@ -154,7 +154,11 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
                 }
             }
             // A run's monitor is not an editor's: the server refuses edits to its pages.
-            Command::Edit(_) | Command::Undo | Command::Redo => {}
+            Command::Edit(_)
+            | Command::Undo
+            | Command::Redo
+            | Command::Inspect(_)
+            | Command::Reload => {}
         }
     }
     stop

@@ -126,6 +126,70 @@ impl LivePage {
         }
     }
 
+    /// `expression` evaluated in the page (awaited when it is a promise): its value.
+    pub fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            true,
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+        );
+        assert!(
+            result["exceptionDetails"].is_null(),
+            "{expression}: {}",
+            result["exceptionDetails"]
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// A left-button mouse event (`mousePressed`, `mouseMoved`, `mouseReleased`) at
+    /// (`x`, `y`), CSS pixels from the page's top left.
+    pub fn mouse(&mut self, kind: &str, x: f64, y: f64) {
+        let pressed = kind != "mouseReleased";
+        self.call(
+            true,
+            "Input.dispatchMouseEvent",
+            json!({ "type": kind, "x": x, "y": y, "button": "left",
+                    "buttons": if pressed { 1 } else { 0 }, "clickCount": 1 }),
+        );
+    }
+
+    /// A drag with the left button from `from` to `to`, in ten moves as a hand makes it.
+    pub fn drag(&mut self, from: (f64, f64), to: (f64, f64)) {
+        self.mouse("mouseMoved", from.0, from.1);
+        self.mouse("mousePressed", from.0, from.1);
+        for i in 1..=10 {
+            let t = f64::from(i) / 10.0;
+            let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+            self.mouse("mouseMoved", x, y);
+        }
+        self.mouse("mouseReleased", to.0, to.1);
+    }
+
+    /// A click of the left button at (`x`, `y`).
+    pub fn click(&mut self, x: f64, y: f64) {
+        self.mouse("mouseMoved", x, y);
+        self.mouse("mousePressed", x, y);
+        self.mouse("mouseReleased", x, y);
+    }
+
+    /// Key `key` (DOM `key`; `code` and the Windows key code as a keyboard gives them)
+    /// pressed and released with `modifiers` (1 Alt, 2 Ctrl, 4 Meta, 8 Shift).
+    pub fn key(&mut self, key: &str, code: &str, keycode: u32, modifiers: u32) {
+        for kind in ["rawKeyDown", "keyUp"] {
+            self.call(
+                true,
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": key, "code": code, "modifiers": modifiers,
+                        "windowsVirtualKeyCode": keycode, "nativeVirtualKeyCode": keycode }),
+            );
+        }
+    }
+
+    /// `text` typed into the focused field.
+    pub fn type_text(&mut self, text: &str) {
+        self.call(true, "Input.insertText", json!({ "text": text }));
+    }
+
     /// A screenshot of the page, written to `file` (PNG).
     pub fn screenshot(&mut self, file: &Path) {
         let result = self.call(true, "Page.captureScreenshot", json!({ "format": "png" }));

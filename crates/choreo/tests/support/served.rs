@@ -37,7 +37,11 @@ impl Served {
             let line = rx
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                 .expect("the monitor's URL on stderr");
-            if let Some(url) = line.strip_prefix("monitor: ") {
+            // `choreo edit` serves the same page, as an editor.
+            if let Some(url) = line
+                .strip_prefix("monitor: ")
+                .or_else(|| line.strip_prefix("editor: "))
+            {
                 break url.split_whitespace().next().unwrap().to_string();
             }
         };

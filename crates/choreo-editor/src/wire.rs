@@ -1,0 +1,250 @@
+//! The page's words for edits (docs/editor.md): its JSON turned into `choreo_xar::edit`'s
+//! [`Edit`]s, and a box's fields as the properties panel shows them.
+//!
+//! The page names boxes as the monitor's `structure` does (`ref`: one `[layer, keyframe,
+//! id]` per diagram from the root) and ports by name, since that is what it draws; the file
+//! names ports by id. The names are resolved here, against the document as it is, so that a
+//! page that drew an older structure gets "no such port" rather than a link to the wrong
+//! one.
+
+use choreo_xar::edit::{BoxRef, DiagramRef, Document, Edit, EditError, LinkRef, Step};
+use choreo_xar::model::{BoxDef, PortRef};
+use serde_json::{Value, json};
+
+/// Why a page's message is not an edit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The JSON lacks a field, or a field is of the wrong type: which.
+    #[error("{0}")]
+    Malformed(String),
+    /// What it names is not in the behavior.
+    #[error(transparent)]
+    Edit(#[from] EditError),
+}
+
+/// The [`Edit`] a page's `edit` JSON asks for, its names resolved in `document`.
+pub fn edit(document: &Document, v: &Value) -> Result<Edit, WireError> {
+    let kind = v["kind"]
+        .as_str()
+        .ok_or_else(|| malformed("an edit needs a kind"))?;
+    Ok(match kind {
+        "move" => Edit::Move {
+            at: box_ref(&v["box"])?,
+            x: int(v, "x")?,
+            y: int(v, "y")?,
+        },
+        "rename" => Edit::Rename {
+            at: box_ref(&v["box"])?,
+            name: string(v, "name")?,
+        },
+        "parameter" => Edit::SetParameter {
+            at: box_ref(&v["box"])?,
+            parameter: string(v, "parameter")?,
+            value: parameter_value(&v["value"])?,
+        },
+        "script" => Edit::SetScript {
+            at: box_ref(&v["box"])?,
+            text: string(v, "text")?,
+        },
+        "link" | "unlink" => {
+            let diagram = diagram_ref(&v["diagram"])?;
+            let link = link(document, &diagram, v)?;
+            if kind == "link" {
+                Edit::Link { diagram, link }
+            } else {
+                Edit::Unlink { diagram, link }
+            }
+        }
+        "delete" => Edit::Delete {
+            at: box_ref(&v["box"])?,
+        },
+        "add" => Edit::Add {
+            diagram: diagram_ref(&v["diagram"])?,
+            text: match (v["text"].as_str(), v.get("copy")) {
+                (Some(text), _) => text.to_string(),
+                (None, Some(at)) => document.box_text(&box_ref(at)?)?,
+                (None, None) => return Err(malformed("add needs the box's text or copy")),
+            },
+            x: int(v, "x")?,
+            y: int(v, "y")?,
+        },
+        other => return Err(malformed(&format!("no edit is called {other:?}"))),
+    })
+}
+
+/// The fields of the box at `at` as the properties panel shows them, and its element's
+/// text (what copying it takes): the `box` message of docs/editor.md.
+pub fn inspect(document: &Document, at: &BoxRef) -> Result<Value, EditError> {
+    let b = document.box_def(at)?;
+    let port = |name: &str, kind: &str, nature: &str, tooltip: &Option<String>| json!({"name": name, "type": kind, "nature": nature, "tooltip": tooltip});
+    Ok(json!({
+        "type": "box",
+        "ref": steps(at),
+        "name": b.name,
+        "tooltip": b.tooltip,
+        "text": document.box_text(at)?,
+        "script": b.script.as_ref().map(|_| b.code()),
+        "dialog": b.dialog_file,
+        "inputs": b.inputs.iter().map(|p| port(&p.name, p.port_type.name(), p.nature.name(), &p.tooltip)).collect::<Vec<_>>(),
+        "outputs": b.outputs.iter().map(|p| port(&p.name, p.port_type.name(), p.nature.name(), &p.tooltip)).collect::<Vec<_>>(),
+        "parameters": b.parameters.iter().map(|p| json!({
+            "name": p.name,
+            "type": p.content_type.name(),
+            "value": p.value.as_deref().or(p.default_value.as_deref()),
+            "default": p.default_value,
+            "min": p.min,
+            "max": p.max,
+            "choices": p.choices.iter().map(|c| c.value.as_str()).collect::<Vec<_>>(),
+            "custom_choice": p.custom_choice.unwrap_or(false),
+            "password": p.password.unwrap_or(false),
+            "inherits": p.inherits_from_parent.unwrap_or(false),
+            "tooltip": p.tooltip,
+        })).collect::<Vec<_>>(),
+        "resources": b.resources.iter().map(|r| json!({"name": r.name, "lock": r.lock_type, "timeout": r.timeout})).collect::<Vec<_>>(),
+    }))
+}
+
+/// A box's `ref` as the page sends it: `[[layer, keyframe, id], ...]`.
+pub fn box_ref(v: &Value) -> Result<BoxRef, WireError> {
+    let steps = v
+        .as_array()
+        .ok_or_else(|| malformed("a box is named by its ref, [[layer, keyframe, id], ...]"))?;
+    steps
+        .iter()
+        .map(|s| match s.as_array().map(Vec::as_slice) {
+            Some([layer, keyframe, id]) => Ok(Step {
+                layer: index(layer)?,
+                keyframe: index(keyframe)?,
+                id: id
+                    .as_i64()
+                    .and_then(|i| i32::try_from(i).ok())
+                    .ok_or_else(|| malformed("a box id is an integer"))?,
+            }),
+            _ => Err(malformed("each step of a ref is [layer, keyframe, id]")),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(BoxRef)
+}
+
+/// A ref as the page writes it.
+pub fn steps(at: &BoxRef) -> Value {
+    json!(
+        at.0.iter()
+            .map(|s| json!([s.layer, s.keyframe, s.id]))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// A diagram as the page sends it: `{"owner": REF, "layer": 0, "keyframe": 0}`.
+fn diagram_ref(v: &Value) -> Result<DiagramRef, WireError> {
+    Ok(DiagramRef {
+        owner: box_ref(&v["owner"])?,
+        layer: index(&v["layer"])?,
+        keyframe: index(&v["keyframe"])?,
+    })
+}
+
+/// A link named as the page draws it (`from`/`to`: `{"box": id or null, "port": name}`,
+/// `to` with `"kind": "parameter"` for a parameter), as the file names it.
+fn link(document: &Document, at: &DiagramRef, v: &Value) -> Result<LinkRef, WireError> {
+    let owner = document.box_def(&at.owner)?;
+    let diagram = document.diagram(at)?;
+    let (from, to) = (&v["from"], &v["to"]);
+    let end = |end: &Value| -> Result<(i32, &BoxDef), WireError> {
+        match &end["box"] {
+            Value::Null => Ok((0, owner)),
+            id => {
+                let id = id
+                    .as_i64()
+                    .and_then(|i| i32::try_from(i).ok())
+                    .ok_or_else(|| malformed("a link's box is an id, or null for the owner"))?;
+                let b = diagram.box_by_id(id).ok_or_else(|| {
+                    EditError::NotFound(format!("the diagram has no box with id {id}"))
+                })?;
+                Ok((id, b))
+            }
+        }
+    };
+    let ((from_box, source), (to_box, target)) = (end(from)?, end(to)?);
+    let from_name = string(from, "port")?;
+    let to_name = string(to, "port")?;
+    let from_port = port_id(source, &from_name, |p| match p {
+        PortRef::Input(_) => from_box == 0,
+        PortRef::Output(_) => from_box != 0,
+        PortRef::Parameter(_) => false,
+    })?;
+    let parameter = to["kind"] == "parameter";
+    let to_port = port_id(target, &to_name, |p| match p {
+        PortRef::Input(_) => to_box != 0 && !parameter,
+        PortRef::Parameter(_) => to_box != 0 && parameter,
+        PortRef::Output(_) => to_box == 0,
+    })?;
+    Ok(LinkRef {
+        from: from_box,
+        from_port,
+        to: to_box,
+        to_port,
+    })
+}
+
+/// The id of `b`'s port named `name` of the side `wanted` accepts.
+fn port_id(b: &BoxDef, name: &str, wanted: impl Fn(PortRef<'_>) -> bool) -> Result<i32, WireError> {
+    let inputs = b.inputs.iter().map(|p| (p.id, PortRef::Input(p), &p.name));
+    let outputs = b
+        .outputs
+        .iter()
+        .map(|p| (p.id, PortRef::Output(p), &p.name));
+    let parameters = b
+        .parameters
+        .iter()
+        .map(|p| (p.id, PortRef::Parameter(p), &p.name));
+    inputs
+        .chain(outputs)
+        .chain(parameters)
+        .find(|(_, p, n)| n.as_str() == name && wanted(*p))
+        .map(|(id, _, _)| id)
+        .ok_or_else(|| {
+            WireError::Edit(EditError::NotFound(format!(
+                "{} has no port {name:?} there",
+                b.name
+            )))
+        })
+}
+
+/// A parameter's value as the file writes it: text as is, a number as written, a boolean
+/// `1` or `0`.
+fn parameter_value(v: &Value) -> Result<String, WireError> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(if *b { "1" } else { "0" }.to_string()),
+        _ => Err(malformed(
+            "a parameter's value is text, a number or a boolean",
+        )),
+    }
+}
+
+fn int(v: &Value, field: &str) -> Result<i32, WireError> {
+    v[field]
+        .as_f64()
+        .filter(|f| f.is_finite() && f.abs() < 1e9)
+        .map(|f| f.round() as i32)
+        .ok_or_else(|| malformed(&format!("{field} is a number")))
+}
+
+fn index(v: &Value) -> Result<usize, WireError> {
+    v.as_u64()
+        .and_then(|i| usize::try_from(i).ok())
+        .ok_or_else(|| malformed("a layer or keyframe is an index, 0 or more"))
+}
+
+fn string(v: &Value, field: &str) -> Result<String, WireError> {
+    v[field]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| malformed(&format!("{field} is text")))
+}
+
+fn malformed(why: &str) -> WireError {
+    WireError::Malformed(why.to_string())
+}

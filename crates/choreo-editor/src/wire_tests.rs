@@ -1,0 +1,253 @@
+//! The page's JSON read against examples/hello (ids and port ids read off its text: Wake Up
+//! is box 1, Say Hello 2, Nod 3; each has onLoad 1, onStart 2, onStop 3, onStopped 4, and
+//! Say Hello's Text parameter is 5), and an editor answering commands without a page.
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use choreo_xar::edit::{BoxRef, DiagramRef, Document, Edit, LinkRef, Step};
+use serde_json::json;
+
+const HELLO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/hello/behavior.xar"
+);
+
+fn hello() -> Document {
+    Document::open("hello", &std::fs::read(HELLO).unwrap()).unwrap()
+}
+
+fn at(id: i32) -> BoxRef {
+    BoxRef(vec![Step {
+        layer: 0,
+        keyframe: 0,
+        id,
+    }])
+}
+
+fn root_diagram() -> DiagramRef {
+    DiagramRef {
+        owner: BoxRef::default(),
+        layer: 0,
+        keyframe: 0,
+    }
+}
+
+#[test]
+fn each_kind_of_edit_is_read_with_its_names_resolved() {
+    let d = hello();
+    let diagram = json!({"owner": [], "layer": 0, "keyframe": 0});
+    let cases = [
+        (
+            json!({"kind": "move", "box": [[0, 0, 3]], "x": 400.4, "y": 75}),
+            Edit::Move {
+                at: at(3),
+                x: 400,
+                y: 75,
+            },
+        ),
+        (
+            json!({"kind": "rename", "box": [[0, 0, 2]], "name": "Greet"}),
+            Edit::Rename {
+                at: at(2),
+                name: "Greet".into(),
+            },
+        ),
+        (
+            json!({"kind": "parameter", "box": [[0, 0, 2]], "parameter": "Text", "value": "Hi"}),
+            Edit::SetParameter {
+                at: at(2),
+                parameter: "Text".into(),
+                value: "Hi".into(),
+            },
+        ),
+        (
+            json!({"kind": "parameter", "box": [[0, 0, 2]], "parameter": "Text", "value": true}),
+            Edit::SetParameter {
+                at: at(2),
+                parameter: "Text".into(),
+                value: "1".into(),
+            },
+        ),
+        (
+            json!({"kind": "script", "box": [[0, 0, 1]], "text": "pass"}),
+            Edit::SetScript {
+                at: at(1),
+                text: "pass".into(),
+            },
+        ),
+        (
+            json!({"kind": "delete", "box": [[0, 0, 3]]}),
+            Edit::Delete { at: at(3) },
+        ),
+        (
+            json!({"kind": "add", "diagram": diagram, "text": "<Box/>", "x": 1, "y": 2}),
+            Edit::Add {
+                diagram: root_diagram(),
+                text: "<Box/>".into(),
+                x: 1,
+                y: 2,
+            },
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(wire::edit(&d, &v).unwrap(), want, "{v}");
+    }
+    // A copy is the box's text as the file has it.
+    let copy = json!({"kind": "add", "diagram": diagram, "copy": [[0, 0, 3]], "x": 0, "y": 0});
+    let Edit::Add { text, .. } = wire::edit(&d, &copy).unwrap() else {
+        panic!("not an add");
+    };
+    assert!(text.starts_with("<Box name=\"Nod\" id=\"3\"") && text.ends_with("</Box>"));
+}
+
+#[test]
+fn links_are_named_by_their_ports_names_and_resolved_to_the_files_ids() {
+    let d = hello();
+    let diagram = json!({"owner": [], "layer": 0, "keyframe": 0});
+    let cases = [
+        (
+            json!({"kind": "link", "diagram": diagram, "from": {"box": 1, "port": "onStopped"},
+                   "to": {"box": 3, "port": "onStart"}}),
+            Edit::Link {
+                diagram: root_diagram(),
+                link: lr(1, 4, 3, 2),
+            },
+        ),
+        (
+            // From the owner's onStart (the root's port 2) to its onStopped (port 4).
+            json!({"kind": "unlink", "diagram": diagram, "from": {"box": null, "port": "onStart"},
+                   "to": {"box": null, "port": "onStopped", "kind": "output"}}),
+            Edit::Unlink {
+                diagram: root_diagram(),
+                link: lr(0, 2, 0, 4),
+            },
+        ),
+        (
+            json!({"kind": "link", "diagram": diagram, "from": {"box": 1, "port": "onStopped"},
+                   "to": {"box": 2, "port": "Text", "kind": "parameter"}}),
+            Edit::Link {
+                diagram: root_diagram(),
+                link: lr(1, 4, 2, 5),
+            },
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(wire::edit(&d, &v).unwrap(), want, "{v}");
+    }
+}
+
+/// A link as the file writes it.
+fn lr(from: i32, from_port: i32, to: i32, to_port: i32) -> LinkRef {
+    LinkRef {
+        from,
+        from_port,
+        to,
+        to_port,
+    }
+}
+
+#[test]
+fn malformed_edits_and_missing_names_are_refused_with_why() {
+    let d = hello();
+    let diagram = json!({"owner": [], "layer": 0, "keyframe": 0});
+    let cases = [
+        (json!({}), "kind"),
+        (json!({"kind": "fly"}), "fly"),
+        (
+            json!({"kind": "move", "box": [[0, 0, 3]], "x": "far", "y": 0}),
+            "x is a number",
+        ),
+        (
+            json!({"kind": "move", "box": [[0, 0]], "x": 0, "y": 0}),
+            "[layer, keyframe, id]",
+        ),
+        (json!({"kind": "move", "box": "Nod", "x": 0, "y": 0}), "ref"),
+        (
+            json!({"kind": "move", "box": [[0, 0, 3]], "x": 1e12, "y": 0}),
+            "x is a number",
+        ),
+        (
+            json!({"kind": "parameter", "box": [[0, 0, 2]], "parameter": "Text", "value": null}),
+            "value",
+        ),
+        (
+            json!({"kind": "link", "diagram": diagram, "from": {"box": 1, "port": "nope"},
+                   "to": {"box": 3, "port": "onStart"}}),
+            "no port \"nope\"",
+        ),
+        (
+            // An output is not where a link arrives, nor an input where it leaves.
+            json!({"kind": "link", "diagram": diagram, "from": {"box": 1, "port": "onStart"},
+                   "to": {"box": 3, "port": "onStopped"}}),
+            "no port \"onStart\"",
+        ),
+        (
+            json!({"kind": "link", "diagram": diagram, "from": {"box": 9, "port": "onStopped"},
+                   "to": {"box": 3, "port": "onStart"}}),
+            "no box with id 9",
+        ),
+        (
+            json!({"kind": "add", "diagram": diagram, "x": 0, "y": 0}),
+            "text or copy",
+        ),
+    ];
+    for (v, why) in cases {
+        let e = wire::edit(&d, &v).unwrap_err().to_string();
+        assert!(e.contains(why), "{v}: {e}");
+    }
+}
+
+#[test]
+fn a_box_is_inspected_with_the_fields_choregraphe_shows() {
+    let d = hello();
+    let say = wire::inspect(&d, &at(2)).unwrap();
+    assert_eq!(say["name"], "Say Hello");
+    assert_eq!(say["ref"], json!([[0, 0, 2]]));
+    let text = &say["parameters"][0];
+    assert_eq!(text["name"], "Text");
+    assert_eq!(text["type"], "text");
+    assert_eq!(text["value"], "Hello! I am running in choreo.");
+    assert_eq!(text["default"], "Hello");
+    assert_eq!(
+        say["inputs"][1],
+        json!({"name": "onStart", "type": "bang", "nature": "onStart", "tooltip": "Says the text."})
+    );
+    assert!(
+        say["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<Box name=\"Say Hello\"")
+    );
+    assert!(wire::inspect(&d, &at(7)).is_err());
+}
+
+#[test]
+fn an_editor_answers_each_command_and_the_file_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("behavior.xar");
+    std::fs::copy(HELLO, &path).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let monitor = choreo_monitor::Monitor::start(
+        &choreo_engine::graph::Graph::new(hello().xar()),
+        choreo_monitor::MonitorOptions {
+            edit: true,
+            ..choreo_monitor::MonitorOptions::default()
+        },
+    )
+    .unwrap();
+    let mut editor = Editor::new(Session::open(&path).unwrap(), &monitor);
+    let move_nod = json!({"kind": "move", "box": [[0, 0, 3]], "x": 500, "y": 90});
+    editor.handle(choreo_monitor::Command::Edit(move_nod));
+    let moved = std::fs::read_to_string(&path).unwrap();
+    assert!(moved.contains(r#"tooltip="Nods the head." x="500" y="90""#));
+    assert_eq!(editor.session().history(), (true, false));
+    // Refused: the file and the history as they were.
+    editor.handle(choreo_monitor::Command::Edit(
+        json!({"kind": "delete", "box": [[0, 0, 8]]}),
+    ));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), moved);
+    assert_eq!(editor.session().history(), (true, false));
+    editor.handle(choreo_monitor::Command::Undo);
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+    assert_eq!(editor.session().history(), (false, true));
+}

@@ -1,0 +1,362 @@
+// choreo's live monitor: editing (`choreo edit`, docs/editor.md). When the hello says `edit`,
+// the diagram's boxes are dragged to move them, a port dragged onto another links them, a
+// click selects a box or a link (Delete removes it), Ctrl+C / Ctrl+V copy and paste a box,
+// Ctrl+Z / Ctrl+Y undo and redo, and the Properties tab edits the selected box's name,
+// parameters and script. Each action is one `edit` message; the server answers with the new
+// `structure` and `edited` (ok, or why not: then the drawing is put back as it was).
+// Methods of the page's Monitor (monitor.js), mixed into it there.
+
+import { h, s } from "./dom.js";
+
+/** A box's `ref` as one string, to know it again after the structure is redrawn. */
+const refKey = (ref) => JSON.stringify(ref ?? null);
+
+export class EditPane {
+  editing() {
+    return !!this.hello?.edit && this.hello?.mode !== "replay";
+  }
+
+  // ------------------------------------------------------------ set-up (once)
+
+  setupEditing() {
+    if (this.editSetUp || !this.editing()) return;
+    this.editSetUp = true;
+    const E = this.el;
+    this.root.classList.add("editing");
+    E.undo = h("button", { id: "undo", type: "button", title: "undo (Ctrl+Z)", text: "Undo", disabled: true, onclick: () => this.send({ type: "undo" }) });
+    E.redo = h("button", { id: "redo", type: "button", title: "redo (Ctrl+Y)", text: "Redo", disabled: true, onclick: () => this.send({ type: "redo" }) });
+    E.reload = h("button", { id: "reload", type: "button", hidden: true, title: "take the file as the other program left it", text: "Reload", onclick: () => this.send({ type: "reload" }) });
+    E.editState = h("span", { id: "edit-state", class: "stat" });
+    E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState), E.outcome);
+
+    E.tabProps = h("button", { type: "button", class: "tab", "data-tab": "props", text: "Properties", onclick: () => this.showTab("props") });
+    E.tabStack.after(E.tabProps);
+    E.props = h("div", { id: "props", class: "tabpane props", hidden: true },
+      h("div", { class: "empty-note", text: "select a box to edit its properties" }));
+    E.bottom.append(E.props);
+
+    window.addEventListener("mousemove", (e) => this.editMove(e));
+    window.addEventListener("mouseup", (e) => this.editUp(e));
+    window.addEventListener("keydown", (e) => this.editKey(e));
+  }
+
+  // ------------------------------------------------------------ the drawing's hooks
+
+  /** Called for each box drawn (diagram.js): dragging moves it, a click selects it. */
+  editBox(g, b, L) {
+    if (!this.editing() || !b.ref) return;
+    if (refKey(b.ref) === this.selectedKey) g.classList.add("selected");
+    g.addEventListener("mousedown", (e) => {
+      if (e.button !== 0 || e.target.closest(".port")) return;
+      e.stopPropagation();
+      const start = this.clientToUser(e.clientX, e.clientY);
+      this.boxDrag = {
+        b, L, g, start, client: { x: e.clientX, y: e.clientY }, moved: false,
+        x0: L.x, y0: L.y,
+        ys: [...L.left.map((p) => p.y), ...L.right.map((p) => p.y)],
+      };
+    });
+    g.addEventListener("dblclick", (e) => {
+      e.stopPropagation();
+      if (this.enterable(b)) this.enter(b);
+    });
+  }
+
+  /** Called for each port drawn: dragging from a port that sends draws a link. */
+  editPort(el, b, name, sends) {
+    if (!this.editing()) return;
+    el.classList.add("linkable");
+    if (!sends) return;
+    el.addEventListener("mousedown", (e) => {
+      if (e.button !== 0) return;
+      e.stopPropagation();
+      const a = this.clientToUser(e.clientX, e.clientY);
+      const wire = s("path", { class: "link-draft" });
+      this.gView?.append(wire);
+      this.linkDrag = { from: { box: b ? this.fileId(b) : null, port: name }, a, wire };
+    });
+  }
+
+  /** Called for each link drawn: a click selects it. */
+  editLink(g, l) {
+    if (!this.editing()) return;
+    const key = this.linkKey(l);
+    if (key === this.selectedLink) g.classList.add("selected");
+    g.addEventListener("mousedown", (e) => e.stopPropagation());
+    g.addEventListener("click", (e) => {
+      e.stopPropagation();
+      this.selectLink(key, l);
+    });
+  }
+
+  // ------------------------------------------------------------ dragging
+
+  editMove(e) {
+    const pt = () => this.clientToUser(e.clientX, e.clientY);
+    if (this.boxDrag) {
+      const d = this.boxDrag;
+      if (!d.moved && Math.hypot(e.clientX - d.client.x, e.clientY - d.client.y) < 4) return;
+      d.moved = true;
+      const p = pt();
+      const dx = p.x - d.start.x;
+      const dy = p.y - d.start.y;
+      d.L.x = d.x0 + dx;
+      d.L.y = d.y0 + dy;
+      const ports = [...d.L.left, ...d.L.right];
+      ports.forEach((q, i) => { q.y = d.ys[i] + dy; });
+      d.g.setAttribute("transform", `translate(${d.L.x},${d.L.y})`);
+      this.redrawLinksOf(d.b.id);
+    } else if (this.linkDrag) {
+      const p = pt();
+      const a = this.linkDrag.a;
+      this.linkDrag.wire.setAttribute("d", `M${a.x},${a.y} L${p.x},${p.y}`);
+    }
+  }
+
+  editUp(e) {
+    if (this.boxDrag) {
+      const d = this.boxDrag;
+      this.boxDrag = null;
+      if (d.moved) {
+        this.dragged = true;
+        setTimeout(() => { this.dragged = false; }, 0);
+        this.sendEdit({ kind: "move", box: d.b.ref, x: Math.round(d.L.x), y: Math.round(d.L.y) });
+      } else {
+        this.selectBox(d.b);
+      }
+    }
+    if (this.linkDrag) {
+      const d = this.linkDrag;
+      this.linkDrag = null;
+      d.wire.remove();
+      const to = this.portUnder(e.clientX, e.clientY);
+      if (to) this.sendEdit({ kind: "link", diagram: this.diagramRef(), from: d.from, to });
+    }
+  }
+
+  /** The port under the pointer that a link may reach: `{box, port, kind}` as the edit says it. */
+  portUnder(x, y) {
+    const el = document.elementFromPoint(x, y);
+    const owner = el?.closest?.("g.owner-port.out");
+    if (owner) return { box: null, port: owner.dataset.port, kind: "output" };
+    const port = el?.closest?.("circle.port");
+    const g = port?.closest("g.box");
+    if (!port || !g || port.classList.contains("output")) return null;
+    const b = this.boxes.get(Number(g.dataset.box));
+    if (!b) return null;
+    return { box: this.fileId(b), port: port.dataset.port, kind: port.classList.contains("parameter") ? "parameter" : "input" };
+  }
+
+  /** Redraws the links that touch box `id` (while it is dragged). */
+  redrawLinksOf(id) {
+    for (const { l, paths } of this.linksOfBox?.get(id) || []) {
+      const a = this.linkEnd(this.layout, l.from, "from");
+      const z = this.linkEnd(this.layout, l.to, "to");
+      if (!a || !z) continue;
+      const d = this.linkPath(a, z);
+      for (const p of paths) p.setAttribute("d", d);
+    }
+  }
+
+  // ------------------------------------------------------------ selection, keys
+
+  selectBox(b) {
+    this.selectedKey = refKey(b.ref);
+    this.selectedLink = null;
+    this.markSelection();
+    this.send({ type: "inspect", box: b.ref });
+  }
+
+  selectLink(key, l) {
+    this.selectedLink = key;
+    this.selectedLinkEnds = l;
+    this.selectedKey = null;
+    this.markSelection();
+  }
+
+  markSelection() {
+    for (const g of this.el.svg.querySelectorAll("g.box")) {
+      const b = this.boxes.get(Number(g.dataset.box));
+      g.classList.toggle("selected", !!b && refKey(b.ref) === this.selectedKey);
+    }
+    for (const g of this.el.svg.querySelectorAll("g.link")) {
+      g.classList.toggle("selected", g.dataset.key === this.selectedLink);
+    }
+  }
+
+  selectedBox() {
+    if (!this.selectedKey) return null;
+    for (const b of this.boxes.values()) if (refKey(b.ref) === this.selectedKey) return b;
+    return null;
+  }
+
+  editKey(e) {
+    if (!this.editing()) return;
+    const typing = e.target.closest?.("input, textarea, select, [contenteditable]");
+    const mod = e.ctrlKey || e.metaKey;
+    const key = e.key.toLowerCase();
+    if (mod && key === "z" && !typing) {
+      e.preventDefault();
+      this.send({ type: e.shiftKey ? "redo" : "undo" });
+    } else if (mod && key === "y" && !typing) {
+      e.preventDefault();
+      this.send({ type: "redo" });
+    } else if ((e.key === "Delete" || e.key === "Backspace") && !typing) {
+      this.deleteSelection();
+    } else if (mod && key === "c" && !typing) {
+      const b = this.selectedBox();
+      if (b) {
+        this.copying = true;
+        this.send({ type: "inspect", box: b.ref });
+      }
+    } else if (mod && key === "v" && !typing && this.clipboard) {
+      e.preventDefault();
+      this.paste();
+    }
+  }
+
+  deleteSelection() {
+    const b = this.selectedBox();
+    if (b && b.ref.length) {
+      this.selectedKey = null;
+      this.sendEdit({ kind: "delete", box: b.ref });
+    } else if (this.selectedLink && this.selectedLinkEnds) {
+      const l = this.selectedLinkEnds;
+      this.selectedLink = null;
+      this.sendEdit({ kind: "unlink", diagram: this.diagramRef(), from: this.linkSide(l.from), to: this.linkSide(l.to) });
+    }
+  }
+
+  /** Adds the copied box to the diagram shown, beside where it was or at the view's middle. */
+  paste() {
+    const v = this.view || { x: 0, y: 0, w: 200, h: 200 };
+    const at = this.pointer && this.pointer.diagram === this.drawn?.diagram ? this.pointer : { x: v.x + v.w / 2, y: v.y + v.h / 2 };
+    this.sendEdit({ kind: "add", diagram: this.diagramRef(), text: this.clipboard, x: Math.round(at.x), y: Math.round(at.y) });
+  }
+
+  // ------------------------------------------------------------ the file's names
+
+  /** A box's id in its diagram, as the file (and links) name it. */
+  fileId(b) {
+    const last = b.ref?.[b.ref.length - 1];
+    return last ? last[2] : null;
+  }
+
+  /** The diagram shown, as the editor names it: its owner's ref, layer and keyframe. */
+  diagramRef() {
+    const d = this.diagrams.get(this.drawn?.diagram);
+    const owner = d && this.boxes.get(d.owner);
+    if (!d || !owner) return null;
+    const [layer, keyframe] = d.place || [0, 0];
+    return { owner: owner.ref, layer, keyframe };
+  }
+
+  linkSide(end) {
+    const b = end.box === null || end.box === undefined ? null : this.boxes.get(end.box);
+    return { box: b ? this.fileId(b) : null, port: end.port, kind: end.kind };
+  }
+
+  linkKey(l) {
+    return JSON.stringify([l.from?.box ?? null, l.from?.port, l.to?.box ?? null, l.to?.port, l.to?.kind]);
+  }
+
+  // ------------------------------------------------------------ messages
+
+  sendEdit(edit) {
+    if (!edit.diagram && ["link", "unlink", "add"].includes(edit.kind)) {
+      this.toast("no diagram here to edit");
+      return false;
+    }
+    this.pendingEdit = edit.kind;
+    this.el.editState.textContent = "saving…";
+    return this.send({ type: "edit", edit });
+  }
+
+  /** The server's answer to an edit, an undo, a redo or a reload; or the file changed on disk. */
+  onEdited(msg) {
+    const E = this.el;
+    if (!E.undo) return;
+    E.undo.disabled = !msg.undo;
+    E.redo.disabled = !msg.redo;
+    E.reload.hidden = !msg.changed_on_disk;
+    E.editState.dataset.ok = String(!!msg.ok);
+    this.answers = (this.answers || 0) + 1;
+    E.editState.dataset.seq = String(this.answers); // for the tests: one more answer
+    if (msg.ok) {
+      E.editState.textContent = "saved";
+      E.editState.title = msg.file ?? "";
+      const b = this.selectedBox();
+      if (b) this.send({ type: "inspect", box: b.ref });
+    } else {
+      E.editState.textContent = "not saved";
+      E.editState.title = msg.why ?? "";
+      this.toast(`not saved: ${msg.why ?? "?"}`);
+      this.renderDiagram(); // puts back what the page moved before asking
+    }
+    this.pendingEdit = null;
+  }
+
+  /** A box's fields (the answer to `inspect`): copied, or shown in the Properties tab. */
+  onBox(msg) {
+    if (this.copying) {
+      this.copying = false;
+      this.clipboard = msg.text;
+      this.toast(`copied ${msg.name}`);
+      return;
+    }
+    if (refKey(msg.ref) !== this.selectedKey) return;
+    this.renderProps(msg);
+  }
+
+  // ------------------------------------------------------------ the Properties tab
+
+  renderProps(box) {
+    const E = this.el;
+    const P = E.props;
+    P.textContent = "";
+    P.dataset.seq = E.editState.dataset.seq || "0"; // the box as of that answer (for the tests)
+    const at = box.ref;
+    const name = h("input", { id: "prop-name", type: "text", value: box.name });
+    name.addEventListener("change", () => this.sendEdit({ kind: "rename", box: at, name: name.value }));
+    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name));
+    if (box.parameters.length) P.append(h("h3", { text: "Parameters" }));
+    for (const p of box.parameters) P.append(this.parameterField(at, p));
+    const ports = (title, list) => list.length && h("div", { class: "prop-ports" }, h("h3", { text: title }),
+      h("ul", {}, list.map((q) => h("li", { text: `${q.name} (${q.type}, ${q.nature})`, title: q.tooltip ?? "" }))));
+    P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
+    if (box.script !== null && box.script !== undefined) {
+      const code = h("textarea", { id: "prop-script", class: "script", spellcheck: "false" });
+      code.value = box.script;
+      const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: () => this.sendEdit({ kind: "script", box: at, text: code.value }) });
+      P.append(h("h3", { text: "Script" }), code, h("div", {}, apply));
+    }
+    this.showTab("props");
+  }
+
+  /** One parameter's field, as Choregraphe's panel offers it for its type. */
+  parameterField(at, p) {
+    const id = `param-${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const set = (value) => this.sendEdit({ kind: "parameter", box: at, parameter: p.name, value });
+    let field;
+    if (p.type === "bool") {
+      field = h("input", { id, type: "checkbox", checked: p.value === "1" || p.value === "true" });
+      field.addEventListener("change", () => set(field.checked ? "1" : "0"));
+    } else if (p.choices.length && !p.custom_choice) {
+      field = h("select", { id }, p.choices.map((c) => h("option", { value: c, text: c, selected: c === p.value })));
+      field.addEventListener("change", () => set(field.value));
+    } else if (p.type === "int" || p.type === "double") {
+      field = h("input", { id, type: "number", value: p.value ?? "", min: p.min ?? undefined, max: p.max ?? undefined, step: p.type === "int" ? 1 : "any" });
+      field.addEventListener("change", () => set(field.value));
+    } else if (p.type === "text") {
+      field = h("textarea", { id, rows: 3 });
+      field.value = p.value ?? "";
+      field.addEventListener("change", () => set(field.value));
+    } else {
+      field = h("input", { id, type: p.password ? "password" : "text", value: p.value ?? "" });
+      field.addEventListener("change", () => set(field.value));
+    }
+    const range = p.min !== null && p.min !== undefined ? ` ${p.min}…${p.max}` : "";
+    return h("div", { class: "prop-row", title: p.tooltip ?? "" },
+      h("label", { for: id, text: p.name }), field, h("span", { class: "dim", text: `${p.type}${range}` }));
+  }
+}

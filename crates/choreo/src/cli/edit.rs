@@ -1,0 +1,96 @@
+//! `choreo edit`: a behavior's file edited from the monitor's page (docs/editor.md); the
+//! work is choreo-editor's.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use choreo_editor::{Editor, Session};
+use choreo_engine::graph::Graph;
+use choreo_monitor::{Monitor, MonitorOptions};
+use choreo_xar::source::{FileKind, sniff};
+
+use crate::cli::error::{CliError, CliResult};
+use crate::exit;
+
+/// `choreo edit`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct EditArgs {
+    /// The behavior: its `behavior.xar`, or a project (its folder or `.pml`).
+    pub(crate) path: PathBuf,
+    /// The behavior of a project (by name); the first one by default.
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
+    /// Serve the page at ADDR (default: 127.0.0.1 on a free port). An address other than
+    /// loopback puts a random token in the URL.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub(crate) listen: SocketAddr,
+}
+
+/// Serves the editor until Ctrl-C; every edit is on disk when the page is told it took.
+pub fn run(args: &EditArgs) -> CliResult {
+    let (file, title, model) = behavior_file(&args.path, args.behavior.as_deref())?;
+    let session = Session::open(&file).map_err(|e| CliError::Load(e.to_string()))?;
+    let options = MonitorOptions {
+        addr: args.listen,
+        title,
+        model: Some(model),
+        control: false,
+        edit: true,
+        stack: None,
+        played: Vec::new(),
+    };
+    let graph = Graph::new(session.document().xar());
+    let monitor =
+        Monitor::start(&graph, options).map_err(|e| CliError::Usage(format!("--listen: {e}")))?;
+    if !args.listen.ip().is_loopback() {
+        errln!(
+            "warning: the editor listens on {}, not only on this machine: anyone who has the \
+             URL (its token) can change {}",
+            args.listen,
+            file.display()
+        );
+    }
+    let commands = monitor
+        .commands()
+        .ok_or_else(|| CliError::Runtime("the editor's commands were taken".into()))?;
+    errln!("editing {}", file.display());
+    errln!("editor: {}", monitor.url());
+    let interrupts = crate::cli::run::count_interrupts();
+    let mut editor = Editor::new(session, &monitor);
+    editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
+    monitor.close();
+    Ok(exit::OK)
+}
+
+/// The XAR file to edit at `path`, the page's title, and the robot the 3D view shows.
+fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<(PathBuf, String, String)> {
+    let project = crate::cli::report::load(path, false)?;
+    let chosen = crate::cli::report::pick_behavior(&project, path, behavior)?;
+    // The robot the project is for, else NAO (as Choregraphe starts).
+    let model = crate::implied::model(&project)
+        .map_or(choreo_robot::Model::Nao, |m| m.value)
+        .name()
+        .to_lowercase();
+    let Some(root) = &project.root else {
+        return Err(CliError::Usage(format!(
+            "{}: an archive is not edited in place yet; `choreo convert` it to a project \
+             folder, edit that, and convert it back",
+            path.display()
+        )));
+    };
+    let file = root.join(&chosen.path);
+    let is_xar = std::fs::read(&file)
+        .ok()
+        .is_some_and(|b| sniff(&chosen.path, &b) == Some(FileKind::Xar));
+    if !is_xar {
+        return Err(CliError::Usage(format!(
+            "{}: behavior {} is not a behavior.xar on disk (a readable folder?); `choreo \
+             convert` it to XAR to edit it",
+            path.display(),
+            chosen.name
+        )));
+    }
+    let title = file.display().to_string();
+    Ok((file, title, model))
+}

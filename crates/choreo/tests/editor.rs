@@ -1,0 +1,304 @@
+//! `choreo edit` in a real browser: Debian's chromium, headless, driven over DevTools as a
+//! user drives it (the mouse drags a box and draws links, keys delete, copy, paste, undo and
+//! redo, fields are typed into), and after each action the file on disk is read back by
+//! choreo's reader, or compared byte for byte with the bytes the action should give.
+//! Screenshots go to `target/editor-screenshots/`. Without chromium: a NOTICE and a skip, a
+//! failure under `CI=true` (`scripts/test` installs it).
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::browser::SWIFTSHADER;
+use support::cli::workspace;
+use support::devtools::LivePage;
+use support::served::Served;
+
+/// Key modifiers as DevTools numbers them.
+const CTRL: u32 = 2;
+const SHIFT: u32 = 8;
+
+/// A page of `choreo edit` on a copy of examples/hello, and that copy.
+struct Editing {
+    page: LivePage,
+    file: PathBuf,
+    /// How many answers (`edited`) the page has had.
+    answers: u64,
+    _served: Served,
+    _dir: tempfile::TempDir,
+}
+
+impl Editing {
+    fn open(browser: &Path) -> Editing {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("behavior.xar");
+        std::fs::copy(workspace().join("examples/hello/behavior.xar"), &file).unwrap();
+        let served = Served::start(&["edit", file.to_str().unwrap()]);
+        let mut page = LivePage::open(browser, SWIFTSHADER, &served.url);
+        let html = page.dom_until(Duration::from_secs(60), |h| {
+            h.contains("data-path=\"root/Nod\"") && h.contains("id=\"undo\"")
+        });
+        assert!(html.contains("id=\"undo\""), "no editing tools: {html}");
+        Editing {
+            page,
+            file,
+            answers: 0,
+            _served: served,
+            _dir: dir,
+        }
+    }
+
+    fn bytes(&self) -> String {
+        std::fs::read_to_string(&self.file).unwrap()
+    }
+
+    /// The centre of the element `selector` selects, in CSS pixels of the page; `dx`, `dy`
+    /// move it as fractions of its size (−0.5: its left or top edge).
+    fn at(&mut self, selector: &str, dx: f64, dy: f64) -> (f64, f64) {
+        let r = self.page.eval(&format!(
+            "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect();
+               return [r.x + r.width * (0.5 + {dx}), r.y + r.height * (0.5 + {dy})]; }})()"
+        ));
+        (r[0].as_f64().unwrap(), r[1].as_f64().unwrap())
+    }
+
+    /// Waits for the server's answer to the action just made: whether it was saved.
+    fn answered(&mut self) -> bool {
+        self.answers += 1;
+        let want = self.answers;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let state = self.page.eval(
+                "(() => { const e = document.getElementById('edit-state');
+                   return [Number(e.dataset.seq || 0), e.dataset.ok]; })()",
+            );
+            if state[0].as_u64().unwrap_or(0) >= want {
+                return state[1] == "true";
+            }
+            assert!(Instant::now() < deadline, "no answer to edit {want}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for the Properties tab to show its box as the last answer left it.
+    fn properties_shown(&mut self) {
+        let want = self.answers.to_string();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self
+            .page
+            .eval("document.getElementById('props').dataset.seq")
+            != Value::String(want.clone())
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the Properties tab was not shown again"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Pixels of the page per unit of the diagram (the SVG's scale), as the browser draws it.
+    fn scale(&mut self) -> f64 {
+        self.page
+            .eval("document.getElementById('diagram-svg').getScreenCTM().a")
+            .as_f64()
+            .unwrap()
+    }
+}
+
+/// The behavior in `text`, as choreo's reader reads it.
+fn model(text: &str) -> choreo_xar::model::XarFile {
+    choreo_xar::read_xar("edited", text.as_bytes())
+        .unwrap()
+        .value
+}
+
+/// The root diagram's links, as (from box, from port, to box, to port) ids.
+fn links(text: &str) -> Vec<(i32, i32, i32, i32)> {
+    let xar = model(text);
+    let d = xar.root_box.diagrams().next().unwrap();
+    d.links
+        .iter()
+        .map(|l| {
+            (
+                l.output_owner,
+                l.index_of_output,
+                l.input_owner,
+                l.index_of_input,
+            )
+        })
+        .collect()
+}
+
+/// A box of the root diagram by name.
+fn root_box(text: &str, name: &str) -> Option<choreo_xar::model::BoxDef> {
+    let xar = model(text);
+    let d = xar.root_box.diagrams().next().unwrap();
+    d.boxes.iter().find(|b| b.name == name).cloned()
+}
+
+#[test]
+fn a_user_edits_the_hello_diagram_in_the_page_and_each_action_is_on_disk() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let mut e = Editing::open(&browser);
+    let original = e.bytes();
+
+    // Drag Nod by (90, 45) pixels, by its name: it moves by that over the drawing's scale,
+    // and only its x and y change in the file.
+    let k = e.scale();
+    let from = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
+    e.page.drag(from, (from.0 + 90.0, from.1 + 45.0));
+    assert!(e.answered(), "the move was not saved");
+    let (x, y) = (
+        380 + (90.0 / k).round() as i32,
+        60 + (45.0 / k).round() as i32,
+    );
+    let moved = e.bytes();
+    let nod = root_box(&moved, "Nod").unwrap();
+    assert!(
+        (nod.x.unwrap() - x).abs() <= 1 && (nod.y.unwrap() - y).abs() <= 1,
+        "Nod at {:?}, {:?}; the drag says {x}, {y}",
+        nod.x,
+        nod.y
+    );
+    let expected = original.replace(
+        r#"tooltip="Nods the head." x="380" y="60""#,
+        &format!(
+            r#"tooltip="Nods the head." x="{}" y="{}""#,
+            nod.x.unwrap(),
+            nod.y.unwrap()
+        ),
+    );
+    assert_eq!(moved, expected, "the move changed more than Nod's x and y");
+
+    // A link drawn from Wake Up's onStopped (port 4) to Nod's onStart (port 2).
+    let out = e.at(
+        "g.box[data-path='root/Wake Up'] circle.output[data-port='onStopped']",
+        0.0,
+        0.0,
+    );
+    let into = e.at(
+        "g.box[data-path='root/Nod'] circle.input[data-port='onStart']",
+        0.0,
+        0.0,
+    );
+    e.page.drag(out, into);
+    assert!(e.answered(), "the link was not saved");
+    let linked = e.bytes();
+    assert!(
+        links(&linked).contains(&(1, 4, 3, 2)),
+        "{:?}",
+        links(&linked)
+    );
+    assert_eq!(links(&linked).len(), 5);
+
+    // Choregraphe's rule: onLoad is visible only inside its box, so no link reaches it from
+    // the diagram ("Box - Inputs/outputs", 2.8): refused, said, and the file unchanged.
+    let onload = e.at(
+        "g.box[data-path='root/Nod'] circle.input[data-port='onLoad']",
+        0.0,
+        0.0,
+    );
+    e.page.drag(out, onload);
+    assert!(!e.answered(), "a link into an inner input was saved");
+    assert_eq!(e.bytes(), linked);
+    let why = e.page.eval("document.getElementById('toast').textContent");
+    assert!(why.as_str().unwrap().contains("onLoad"), "{why}");
+
+    // The link Say Hello → Nod clicked, then Delete: it is gone; Ctrl+Z brings the file
+    // back byte for byte, Ctrl+Shift+Z takes it away again.
+    let link = "g.link[data-from='Say Hello.onStopped'][data-to='Nod.onStart'] .wire";
+    let mid = e.page.eval(&format!(
+        "(() => {{ const p = document.querySelector({link:?}); const l = p.getTotalLength();
+           const m = p.getPointAtLength(l / 2).matrixTransform(p.getScreenCTM());
+           return [m.x, m.y]; }})()"
+    ));
+    e.page
+        .click(mid[0].as_f64().unwrap(), mid[1].as_f64().unwrap());
+    e.page.key("Delete", "Delete", 46, 0);
+    assert!(e.answered(), "the unlink was not saved");
+    let unlinked = e.bytes();
+    assert!(!links(&unlinked).contains(&(2, 4, 3, 2)));
+    assert_eq!(links(&unlinked).len(), 4);
+    e.page.key("z", "KeyZ", 90, CTRL);
+    assert!(e.answered());
+    assert_eq!(e.bytes(), linked, "undo did not give the bytes back");
+    e.page.key("z", "KeyZ", 90, CTRL | SHIFT);
+    assert!(e.answered());
+    assert_eq!(e.bytes(), unlinked, "redo did not give the edit's bytes");
+
+    // Say Hello selected: its Properties; its Text typed, then its name.
+    let say = e.at("g.box[data-path='root/Say Hello'] .box-bg", 0.0, -0.3);
+    e.page.click(say.0, say.1);
+    e.page
+        .dom_until(Duration::from_secs(60), |h| h.contains("id=\"param-Text\""));
+    e.page
+        .eval("document.getElementById('param-Text').select()");
+    e.page.type_text("Bonjour from the page");
+    e.page.eval("document.getElementById('param-Text').blur()");
+    assert!(e.answered(), "the parameter was not saved");
+    e.properties_shown();
+    let said = root_box(&e.bytes(), "Say Hello").unwrap();
+    assert_eq!(
+        said.parameter("Text").unwrap().value.as_deref(),
+        Some("Bonjour from the page")
+    );
+    e.page.eval("document.getElementById('prop-name').select()");
+    e.page.type_text("Greet");
+    e.page.eval("document.getElementById('prop-name').blur()");
+    assert!(e.answered(), "the rename was not saved");
+    assert!(root_box(&e.bytes(), "Greet").is_some());
+
+    // Copied (Ctrl+C) and pasted (Ctrl+V): a fifth box, Greet's copy, with the lowest free id.
+    let greet = e.at("g.box[data-path='root/Greet'] .box-bg", 0.0, -0.3);
+    e.page.click(greet.0, greet.1);
+    e.page.key("c", "KeyC", 67, CTRL);
+    e.page
+        .dom_until(Duration::from_secs(60), |h| h.contains("copied Greet"));
+    e.page.mouse("mouseMoved", greet.0 + 40.0, greet.1 + 160.0);
+    e.page.key("v", "KeyV", 86, CTRL);
+    assert!(e.answered(), "the paste was not saved");
+    let pasted = e.bytes();
+    let xar = model(&pasted);
+    let boxes = &xar.root_box.diagrams().next().unwrap().boxes;
+    assert_eq!(boxes.len(), 4);
+    let copy = boxes.iter().find(|b| b.id == 4).unwrap();
+    assert_eq!(copy.name, "Greet");
+    assert_eq!(
+        copy.parameter("Text").unwrap().value.as_deref(),
+        Some("Bonjour from the page")
+    );
+
+    let shots = workspace().join("target/editor-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    e.page.screenshot(&shots.join("editor.png"));
+
+    // Nod selected and deleted: it goes with its links.
+    let nod = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
+    e.page.click(nod.0, nod.1);
+    e.page.key("Delete", "Delete", 46, 0);
+    assert!(e.answered(), "the delete was not saved");
+    let deleted = e.bytes();
+    assert!(root_box(&deleted, "Nod").is_none());
+    assert!(links(&deleted).iter().all(|l| l.0 != 3 && l.2 != 3));
+
+    // Undo all the way: the original bytes (nine edits: move, link, unlink, parameter,
+    // rename, paste, delete; the unlink undone and redone).
+    let mut undone = 0;
+    while e.page.eval("document.getElementById('undo').disabled") == Value::Bool(false) {
+        e.page.key("z", "KeyZ", 90, CTRL);
+        assert!(e.answered());
+        undone += 1;
+        assert!(undone <= 7, "more to undo than was done");
+    }
+    assert_eq!(undone, 7);
+    assert_eq!(
+        e.bytes(),
+        original,
+        "undoing everything did not give the file back"
+    );
+}
