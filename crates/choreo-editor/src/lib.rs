@@ -15,9 +15,11 @@
 //! [`Editor`] (`serve`) answers the monitor's editing pages with a session; `wire` turns
 //! the page's JSON into edits.
 
+mod library;
 mod serve;
 pub mod wire;
 
+pub use library::{Library, LibraryBox, LibraryError};
 pub use serve::Editor;
 
 use std::path::{Path, PathBuf};
@@ -213,3 +215,6 @@ mod tests;
 
 #[cfg(test)]
 mod wire_tests;
+
+#[cfg(test)]
+mod library_tests;

@@ -13,7 +13,7 @@ use choreo_engine::graph::Graph;
 use choreo_monitor::{Command, Monitor};
 use serde_json::{Value, json};
 
-use crate::{Session, SessionError, wire};
+use crate::{Library, Session, SessionError, wire};
 
 /// How often the file is compared with what the session wrote, between commands.
 const DISK_POLL: Duration = Duration::from_millis(500);
@@ -21,18 +21,20 @@ const DISK_POLL: Duration = Duration::from_millis(500);
 /// A session served to the pages of `monitor`.
 pub struct Editor<'m> {
     session: Session,
+    library: Library,
     monitor: &'m Monitor,
     /// Whether the pages were told the file changed on disk (told once until reloaded).
     told_changed: bool,
 }
 
 impl<'m> Editor<'m> {
-    /// Serves `session` to `monitor`'s pages (a monitor started with `edit`); sends them
-    /// the behavior as the file holds it now.
-    pub fn new(session: Session, monitor: &'m Monitor) -> Editor<'m> {
+    /// Serves `session` to `monitor`'s pages (a monitor started with `edit`), offering the
+    /// boxes of `library`; sends them the behavior as the file holds it now.
+    pub fn new(session: Session, library: Library, monitor: &'m Monitor) -> Editor<'m> {
         monitor.restructure(&Graph::new(session.document().xar()));
         Editor {
             session,
+            library,
             monitor,
             told_changed: false,
         }
@@ -62,7 +64,7 @@ impl<'m> Editor<'m> {
     /// Carries out one page's command and tells the pages what came of it.
     pub fn handle(&mut self, command: Command) {
         let done = match command {
-            Command::Edit(v) => wire::edit(self.session.document(), &v)
+            Command::Edit(v) => wire::edit(self.session.document(), &self.library, &v)
                 .map_err(|e| e.to_string())
                 .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e))),
             Command::Undo => self.session.undo().map_err(|e| self.why(e)),
@@ -80,6 +82,10 @@ impl<'m> Editor<'m> {
                     Ok(fields) => self.monitor.tell(&fields),
                     Err(why) => self.monitor.tell(&json!({"type": "refused", "why": why})),
                 }
+                return;
+            }
+            Command::Library => {
+                self.monitor.tell(&self.library.message());
                 return;
             }
             // Not an editor's: the monitor does not send them to an editor's owner.

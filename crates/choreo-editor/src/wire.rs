@@ -7,6 +7,7 @@
 //! page that drew an older structure gets "no such port" rather than a link to the wrong
 //! one.
 
+use crate::Library;
 use choreo_xar::edit::{BoxRef, DiagramRef, Document, Edit, EditError, LinkRef, Step};
 use choreo_xar::model::{BoxDef, PortRef};
 use serde_json::{Value, json};
@@ -22,8 +23,9 @@ pub enum WireError {
     Edit(#[from] EditError),
 }
 
-/// The [`Edit`] a page's `edit` JSON asks for, its names resolved in `document`.
-pub fn edit(document: &Document, v: &Value) -> Result<Edit, WireError> {
+/// The [`Edit`] a page's `edit` JSON asks for, its names resolved in `document` (and an
+/// added box's in `library`).
+pub fn edit(document: &Document, library: &Library, v: &Value) -> Result<Edit, WireError> {
     let kind = v["kind"]
         .as_str()
         .ok_or_else(|| malformed("an edit needs a kind"))?;
@@ -60,10 +62,16 @@ pub fn edit(document: &Document, v: &Value) -> Result<Edit, WireError> {
         },
         "add" => Edit::Add {
             diagram: diagram_ref(&v["diagram"])?,
-            text: match (v["text"].as_str(), v.get("copy")) {
-                (Some(text), _) => text.to_string(),
-                (None, Some(at)) => document.box_text(&box_ref(at)?)?,
-                (None, None) => return Err(malformed("add needs the box's text or copy")),
+            text: match (v["text"].as_str(), v.get("copy"), v["library"].as_str()) {
+                (Some(text), _, _) => text.to_string(),
+                (None, Some(at), _) => document.box_text(&box_ref(at)?)?,
+                (None, None, Some(key)) => match library.get(key) {
+                    Some(b) => b.text.clone(),
+                    None => return Err(malformed(&format!("no box {key:?} in the library"))),
+                },
+                (None, None, None) => {
+                    return Err(malformed("add needs the box's text, copy or library"));
+                }
             },
             x: int(v, "x")?,
             y: int(v, "y")?,

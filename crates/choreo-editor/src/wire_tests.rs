@@ -90,11 +90,11 @@ fn each_kind_of_edit_is_read_with_its_names_resolved() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(wire::edit(&d, &v).unwrap(), want, "{v}");
+        assert_eq!(wire::edit(&d, &Library::basic(), &v).unwrap(), want, "{v}");
     }
     // A copy is the box's text as the file has it.
     let copy = json!({"kind": "add", "diagram": diagram, "copy": [[0, 0, 3]], "x": 0, "y": 0});
-    let Edit::Add { text, .. } = wire::edit(&d, &copy).unwrap() else {
+    let Edit::Add { text, .. } = wire::edit(&d, &Library::basic(), &copy).unwrap() else {
         panic!("not an add");
     };
     assert!(text.starts_with("<Box name=\"Nod\" id=\"3\"") && text.ends_with("</Box>"));
@@ -132,7 +132,7 @@ fn links_are_named_by_their_ports_names_and_resolved_to_the_files_ids() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(wire::edit(&d, &v).unwrap(), want, "{v}");
+        assert_eq!(wire::edit(&d, &Library::basic(), &v).unwrap(), want, "{v}");
     }
 }
 
@@ -188,11 +188,13 @@ fn malformed_edits_and_missing_names_are_refused_with_why() {
         ),
         (
             json!({"kind": "add", "diagram": diagram, "x": 0, "y": 0}),
-            "text or copy",
+            "text, copy or library",
         ),
     ];
     for (v, why) in cases {
-        let e = wire::edit(&d, &v).unwrap_err().to_string();
+        let e = wire::edit(&d, &Library::basic(), &v)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(why), "{v}: {e}");
     }
 }
@@ -235,7 +237,7 @@ fn an_editor_answers_each_command_and_the_file_follows() {
         },
     )
     .unwrap();
-    let mut editor = Editor::new(Session::open(&path).unwrap(), &monitor);
+    let mut editor = Editor::new(Session::open(&path).unwrap(), Library::basic(), &monitor);
     let move_nod = json!({"kind": "move", "box": [[0, 0, 3]], "x": 500, "y": 90});
     editor.handle(choreo_monitor::Command::Edit(move_nod));
     let moved = std::fs::read_to_string(&path).unwrap();

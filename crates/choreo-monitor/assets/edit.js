@@ -6,7 +6,7 @@
 // `structure` and `edited` (ok, or why not: then the drawing is put back as it was).
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
-import { h, s } from "./dom.js";
+import { BOX_W, BOX_MIN_H, h, s } from "./dom.js";
 
 /** A box's `ref` as one string, to know it again after the structure is redrawn. */
 const refKey = (ref) => JSON.stringify(ref ?? null);
@@ -19,7 +19,9 @@ export class EditPane {
   // ------------------------------------------------------------ set-up (once)
 
   setupEditing() {
-    if (this.editSetUp || !this.editing()) return;
+    if (!this.editing()) return;
+    this.send({ type: "library" }); // the boxes the palette offers (again after a reconnection)
+    if (this.editSetUp) return;
     this.editSetUp = true;
     const E = this.el;
     this.root.classList.add("editing");
@@ -28,6 +30,17 @@ export class EditPane {
     E.reload = h("button", { id: "reload", type: "button", hidden: true, title: "take the file as the other program left it", text: "Reload", onclick: () => this.send({ type: "reload" }) });
     E.editState = h("span", { id: "edit-state", class: "stat" });
     E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState), E.outcome);
+
+    // the palette: the boxes to add, searched by name
+    E.paletteSearch = h("input", { id: "palette-search", type: "search", placeholder: "search boxes…", oninput: () => this.renderPalette() });
+    E.paletteList = h("div", { id: "palette-list", class: "palette-list" });
+    E.palette = h("div", { id: "palette", class: "palette", hidden: true }, E.paletteSearch, E.paletteList);
+    E.addBox = h("button", { id: "add-box", type: "button", title: "add a box to this diagram", text: "Add box", onclick: () => {
+      E.palette.hidden = !E.palette.hidden;
+      if (!E.palette.hidden) { this.renderPalette(); E.paletteSearch.focus(); E.paletteSearch.select(); }
+    } });
+    E.fit.before(E.addBox);
+    E.svg.parentNode.append(E.palette);
 
     E.tabProps = h("button", { type: "button", class: "tab", "data-tab": "props", text: "Properties", onclick: () => this.showTab("props") });
     E.tabStack.after(E.tabProps);
@@ -230,8 +243,8 @@ export class EditPane {
   /** Adds the copied box to the diagram shown, beside where it was or at the view's middle. */
   paste() {
     const v = this.view || { x: 0, y: 0, w: 200, h: 200 };
-    const at = this.pointer && this.pointer.diagram === this.drawn?.diagram ? this.pointer : { x: v.x + v.w / 2, y: v.y + v.h / 2 };
-    this.sendEdit({ kind: "add", diagram: this.diagramRef(), text: this.clipboard, x: Math.round(at.x), y: Math.round(at.y) });
+    const p = this.pointer && this.pointer.diagram === this.drawn?.diagram ? this.pointer : { x: v.x + v.w / 2, y: v.y + v.h / 2 };
+    this.sendEdit({ kind: "add", diagram: this.diagramRef(), text: this.clipboard, ...this.freeSpot(p.x, p.y) });
   }
 
   // ------------------------------------------------------------ the file's names
@@ -306,6 +319,49 @@ export class EditPane {
     }
     if (refKey(msg.ref) !== this.selectedKey) return;
     this.renderProps(msg);
+  }
+
+  // ------------------------------------------------------------ the palette
+
+  onLibrary(msg) {
+    this.library = Array.isArray(msg.boxes) ? msg.boxes : [];
+    if (this.el.palette && !this.el.palette.hidden) this.renderPalette();
+  }
+
+  renderPalette() {
+    const E = this.el;
+    const q = E.paletteSearch.value.trim().toLowerCase();
+    const shown = (this.library || []).filter((b) => !q || b.name.toLowerCase().includes(q) || b.group.toLowerCase().includes(q));
+    E.paletteList.textContent = "";
+    let group = null;
+    for (const b of shown.slice(0, 300)) {
+      if (b.group !== group) {
+        group = b.group;
+        E.paletteList.append(h("div", { class: "palette-group", text: group }));
+      }
+      E.paletteList.append(h("button", {
+        type: "button", class: "palette-item", "data-key": b.key, title: b.tooltip, text: b.name,
+        onclick: () => this.addFromLibrary(b.key),
+      }));
+    }
+    if (!shown.length) E.paletteList.append(h("div", { class: "empty-note", text: "no box by that name" }));
+  }
+
+  /** Adds library box `key` at the middle of the view. */
+  addFromLibrary(key) {
+    const v = this.view || { x: 0, y: 0, w: 200, h: 200 };
+    this.el.palette.hidden = true;
+    const at = this.freeSpot(v.x + v.w / 2 - BOX_W / 2, v.y + v.h / 2 - BOX_MIN_H / 2);
+    this.sendEdit({ kind: "add", diagram: this.diagramRef(), library: key, ...at });
+  }
+
+  /** (x, y), or the first place right of it where a new box covers none of the diagram's. */
+  freeSpot(x, y) {
+    const boxes = [...(this.layout?.boxes.values() || [])];
+    const covers = (px) => boxes.some((L) => px < L.x + L.w + 20 && L.x < px + BOX_W + 20 && y < L.y + L.h + 20 && L.y < y + BOX_MIN_H + 20);
+    let px = x;
+    for (let i = 0; i < 200 && covers(px); i++) px += BOX_W / 2;
+    return { x: Math.round(px), y: Math.round(y) };
   }
 
   // ------------------------------------------------------------ the Properties tab

@@ -194,6 +194,7 @@ export class Monitor {
       case "stack": return this.onStack(msg);
       case "edited": return this.onEdited(msg);
       case "box": return this.onBox(msg);
+      case "library": return this.onLibrary(msg);
       default: return; // unknown types are for a newer page
     }
   }

@@ -127,6 +127,8 @@ pub enum Command {
     Inspect(Value),
     /// Take the file as another program changed it.
     Reload,
+    /// Tell the page the boxes it may add.
+    Library,
 }
 
 /// What the server's handlers share.

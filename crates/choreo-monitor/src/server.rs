@@ -248,7 +248,9 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         (Some("stimulate"), None) => {
             refused("stimulating inputs is off: run with --monitor-control")
         }
-        (Some("edit" | "undo" | "redo" | "inspect" | "reload"), None) if !shared.edit => {
+        (Some("edit" | "undo" | "redo" | "inspect" | "reload" | "library"), None)
+            if !shared.edit =>
+        {
             refused("editing is off: open the behavior with choreo edit")
         }
         (Some("edit"), None) => match v.get("edit") {
@@ -262,6 +264,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
             None => refused("inspect needs a box"),
         },
         (Some("reload"), None) => send(Command::Reload),
+        (Some("library"), None) => send(Command::Library),
         (Some(kind), Some(replay)) => {
             let mut r = lock(replay);
             match kind {

@@ -776,6 +776,7 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
                 json!({"type": "redo"}),
                 inspect,
                 json!({"type": "reload"}),
+                json!({"type": "library"}),
             ] {
                 ws.send(Message::Text(m.to_string().into())).await.unwrap();
                 if !edit {
@@ -790,7 +791,7 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
             assert!(commands.recv_timeout(Duration::from_millis(200)).is_err());
             continue;
         }
-        let got: Vec<Command> = (0..5)
+        let got: Vec<Command> = (0..6)
             .map(|_| commands.recv_timeout(Duration::from_secs(5)).unwrap())
             .collect();
         assert_eq!(
@@ -800,7 +801,8 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
                 Command::Undo,
                 Command::Redo,
                 Command::Inspect(json!([[0, 0, 1]])),
-                Command::Reload
+                Command::Reload,
+                Command::Library
             ]
         );
         // The editor made the edit: pages get the new structure, later pages too, and what

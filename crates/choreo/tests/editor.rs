@@ -302,3 +302,157 @@ fn a_user_edits_the_hello_diagram_in_the_page_and_each_action_is_on_disk() {
         "undoing everything did not give the file back"
     );
 }
+
+/// A new behavior as Choregraphe starts one: a root whose flow diagram is empty.
+const EMPTY: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" xar_version="3">
+    <Box name="root" id="-1" localization="8" tooltip="The behavior." x="0" y="0">
+        <bitmap>media/images/box/root.png</bitmap>
+        <script language="4">
+            <content>
+                <![CDATA[]]>
+            </content>
+        </script>
+        <Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="Signal sent when diagram is loaded." id="1" />
+        <Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="Starts the behavior." id="2" />
+        <Input name="onStop" type="1" type_size="1" nature="3" inner="0" tooltip="Stops the behavior." id="3" />
+        <Output name="onStopped" type="1" type_size="1" nature="1" inner="0" tooltip="Sent when it is over." id="4" />
+        <Timeline enable="0">
+            <BehaviorLayer name="behavior_layer1">
+                <BehaviorKeyframe name="keyframe1" index="1">
+                    <Diagram />
+                </BehaviorKeyframe>
+            </BehaviorLayer>
+        </Timeline>
+    </Box>
+</ChoregrapheProject>
+"#;
+
+#[test]
+fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::write(&file, EMPTY).unwrap();
+    let served = Served::start(&["edit", file.to_str().unwrap()]);
+    let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
+    page.dom_until(Duration::from_secs(60), |h| h.contains("id=\"add-box\""));
+    let mut e = Editing {
+        page,
+        file,
+        answers: 0,
+        _served: served,
+        _dir: dir,
+    };
+
+    // From the palette, searched by name: a Say, then a Wait.
+    for (search, key) in [("say", "basic/say"), ("wai", "basic/wait")] {
+        let add = e.at("#add-box", 0.0, 0.0);
+        e.page.click(add.0, add.1);
+        e.page.type_text(search);
+        let item = format!(".palette-item[data-key='{key}']");
+        e.page.dom_until(Duration::from_secs(60), |h| {
+            h.contains(&format!("data-key=\"{key}\""))
+        });
+        let (x, y) = e.at(&item, 0.0, 0.0);
+        e.page.click(x, y);
+        assert!(e.answered(), "{key} was not added");
+    }
+    let xar = model(&e.bytes());
+    let names: Vec<String> = xar
+        .root_box
+        .diagrams()
+        .next()
+        .unwrap()
+        .boxes
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
+    assert_eq!(names, ["Say", "Wait"]);
+
+    // Linked as a user draws: the behavior's onStart → Say → Wait → its onStopped.
+    let port = |b: &str, side: &str, p: &str| {
+        format!("g.box[data-path='root/{b}'] circle.{side}[data-port='{p}']")
+    };
+    let drags = [
+        (
+            "g.owner-port.in[data-port='onStart'] circle".to_string(),
+            port("Say", "input", "onStart"),
+        ),
+        (
+            port("Say", "output", "onStopped"),
+            port("Wait", "input", "onStart"),
+        ),
+        (
+            port("Wait", "output", "onStopped"),
+            "g.owner-port.out[data-port='onStopped'] rect".to_string(),
+        ),
+    ];
+    for (from, to) in drags {
+        let (a, z) = (e.at(&from, 0.0, 0.0), e.at(&to, 0.0, 0.0));
+        e.page.drag(a, z);
+        assert!(e.answered(), "{from} → {to} was not linked");
+    }
+
+    // Say's text and Wait's timeout typed in the Properties tab.
+    for (b, field, value) in [
+        ("Say", "param-Text", "Built in the page"),
+        ("Wait", "param-Timeout__s_", "2.5"),
+    ] {
+        let at = e.at(&format!("g.box[data-path='root/{b}'] .box-bg"), 0.0, -0.3);
+        e.page.click(at.0, at.1);
+        e.page.dom_until(Duration::from_secs(60), |h| {
+            h.contains(&format!("id=\"{field}\""))
+        });
+        e.page
+            .eval(&format!("document.getElementById('{field}').select()"));
+        e.page.type_text(value);
+        e.page
+            .eval(&format!("document.getElementById('{field}').blur()"));
+        assert!(e.answered(), "{b}'s {field} was not saved");
+        e.properties_shown();
+    }
+
+    // Run as saved: the robot says the text, the Wait holds 2.5 s of behavior time, and the
+    // behavior ends by its onStopped.
+    let trace = e.file.with_file_name("trace.jsonl");
+    let run = support::cli::choreo(&[
+        "run",
+        e.file.to_str().unwrap(),
+        "--fast",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let events: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let said = events
+        .iter()
+        .find(|v| v["event"] == "said")
+        .expect("nothing said");
+    assert_eq!(said["text"], "Built in the page");
+    let wait_in = events
+        .iter()
+        .find(|v| v["path"] == "root/Wait" && v["event"] == "in" && v["port"] == "onStart")
+        .unwrap();
+    let wait_out = events
+        .iter()
+        .find(|v| v["path"] == "root/Wait" && v["event"] == "out" && v["port"] == "onStopped")
+        .unwrap();
+    let waited = wait_out["time_ns"].as_i64().unwrap() - wait_in["time_ns"].as_i64().unwrap();
+    assert_eq!(waited, 2_500_000_000, "the Wait held {waited} ns");
+    assert!(
+        events
+            .iter()
+            .any(|v| v["path"] == "root" && v["event"] == "out" && v["port"] == "onStopped")
+    );
+}

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use choreo_editor::{Editor, Session};
+use choreo_editor::{Editor, Library, Session};
 use choreo_engine::graph::Graph;
 use choreo_monitor::{Monitor, MonitorOptions};
 use choreo_xar::source::{FileKind, sniff};
@@ -25,12 +25,23 @@ pub(crate) struct EditArgs {
     /// loopback puts a random token in the URL.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub(crate) listen: SocketAddr,
+    /// A box library the page offers boxes from besides the basic ones: a Choregraphe
+    /// library folder (`libraries/box/standard`) or a `.cbl`. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) library: Vec<PathBuf>,
 }
 
 /// Serves the editor until Ctrl-C; every edit is on disk when the page is told it took.
 pub fn run(args: &EditArgs) -> CliResult {
     let (file, title, model) = behavior_file(&args.path, args.behavior.as_deref())?;
     let session = Session::open(&file).map_err(|e| CliError::Load(e.to_string()))?;
+    let mut library = Library::basic();
+    for path in &args.library {
+        let count = library
+            .add(path)
+            .map_err(|e| CliError::Load(e.to_string()))?;
+        errln!("{}: {count} boxes", path.display());
+    }
     let options = MonitorOptions {
         addr: args.listen,
         title,
@@ -57,7 +68,7 @@ pub fn run(args: &EditArgs) -> CliResult {
     errln!("editing {}", file.display());
     errln!("editor: {}", monitor.url());
     let interrupts = crate::cli::run::count_interrupts();
-    let mut editor = Editor::new(session, &monitor);
+    let mut editor = Editor::new(session, library, &monitor);
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)

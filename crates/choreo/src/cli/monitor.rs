@@ -158,7 +158,8 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
             | Command::Undo
             | Command::Redo
             | Command::Inspect(_)
-            | Command::Reload => {}
+            | Command::Reload
+            | Command::Library => {}
         }
     }
     stop
