@@ -20,7 +20,7 @@ mod serve;
 pub mod wire;
 
 pub use library::{Library, LibraryBox, LibraryError};
-pub use serve::Editor;
+pub use serve::{Editor, PlayError, Player};
 
 use std::path::{Path, PathBuf};
 

@@ -1,16 +1,22 @@
 //! `choreo edit`'s server: a [`Session`] answering the monitor's editing pages.
 //!
 //! Every command is answered: an edit, an undo or a redo that took sends every page the new
-//! `structure` and then `edited` with `ok` true; one refused sends `edited` with `ok` false and
-//! why, so that a page which moved a box before asking puts it back. The file is watched
-//! between commands: a change by another program is told to the pages at once (not only at
-//! the next edit), and `reload` takes it.
+//! `structure`, then `edited` with `ok` true and the behavior's `problems` (as `choreo
+//! check` finds them); one refused sends `edited` with `ok` false and why, so that a page
+//! which moved a box before asking puts it back. The file is watched between commands: a
+//! change by another program is told to the pages at once (not only at the next edit), and
+//! `reload` takes it. Play is a [`Player`]'s: the command line's runs `choreo run` apart.
 
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use choreo_engine::graph::Graph;
 use choreo_monitor::{Command, Monitor};
+use choreo_python::box_scripts::BoxScripts;
+use choreo_xar::ScriptCheck as _;
+use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
 
 use crate::{Library, Session, SessionError, wire};
@@ -18,26 +24,60 @@ use crate::{Library, Session, SessionError, wire};
 /// How often the file is compared with what the session wrote, between commands.
 const DISK_POLL: Duration = Duration::from_millis(500);
 
+/// Why a play did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// A run still plays.
+    #[error("the behavior is playing: stop it first")]
+    Playing,
+    /// The run could not be started.
+    #[error("cannot start the run: {0}")]
+    Start(#[from] std::io::Error),
+}
+
+/// What runs the behavior when a page asks to play it.
+pub trait Player {
+    /// Starts a run of `file` as the page's `play` message `request` asks (`events`: a
+    /// scenario file, `robot`: a robot's URL), what it shows told to `monitor`'s pages;
+    /// why not, when it cannot.
+    fn play(
+        &mut self,
+        file: &Path,
+        request: &Value,
+        monitor: &Arc<Monitor>,
+    ) -> Result<(), PlayError>;
+    /// Stops the run playing, as Ctrl-C stops one (nothing when none plays).
+    fn stop(&mut self);
+}
+
 /// A session served to the pages of `monitor`.
-pub struct Editor<'m> {
+pub struct Editor {
     session: Session,
     library: Library,
-    monitor: &'m Monitor,
+    monitor: Arc<Monitor>,
+    player: Option<Box<dyn Player>>,
     /// Whether the pages were told the file changed on disk (told once until reloaded).
     told_changed: bool,
 }
 
-impl<'m> Editor<'m> {
+impl Editor {
     /// Serves `session` to `monitor`'s pages (a monitor started with `edit`), offering the
     /// boxes of `library`; sends them the behavior as the file holds it now.
-    pub fn new(session: Session, library: Library, monitor: &'m Monitor) -> Editor<'m> {
+    pub fn new(session: Session, library: Library, monitor: Arc<Monitor>) -> Editor {
         monitor.restructure(&Graph::new(session.document().xar()));
         Editor {
             session,
             library,
             monitor,
+            player: None,
             told_changed: false,
         }
+    }
+
+    /// Plays the behavior with `player` when a page asks.
+    pub fn with_player(mut self, player: Box<dyn Player>) -> Editor {
+        self.player = Some(player);
+        self
     }
 
     /// The session (its file and history).
@@ -45,19 +85,23 @@ impl<'m> Editor<'m> {
         &self.session
     }
 
-    /// Answers `commands` until `done` says so (checked at least every half second).
+    /// Answers `commands` until `done` says so (checked at least every half second), then
+    /// stops a run still playing.
     pub fn serve(&mut self, commands: &Receiver<Command>, done: impl Fn() -> bool) {
         let mut polled = Instant::now();
         while !done() {
             match commands.recv_timeout(DISK_POLL) {
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Disconnected) => break,
             }
             if polled.elapsed() >= DISK_POLL {
                 polled = Instant::now();
                 self.watch_disk();
             }
+        }
+        if let Some(p) = &mut self.player {
+            p.stop();
         }
     }
 
@@ -69,33 +113,57 @@ impl<'m> Editor<'m> {
                 .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e))),
             Command::Undo => self.session.undo().map_err(|e| self.why(e)),
             Command::Redo => self.session.redo().map_err(|e| self.why(e)),
-            Command::Reload => self.session.reload().map_err(|e| self.why(e)).map(|()| {
-                self.told_changed = false;
-            }),
-            Command::Inspect(at) => {
-                let answer = wire::box_ref(&at)
-                    .map_err(|e| e.to_string())
-                    .and_then(|at| {
-                        wire::inspect(self.session.document(), &at).map_err(|e| e.to_string())
-                    });
-                match answer {
-                    Ok(fields) => self.monitor.tell(&fields),
-                    Err(why) => self.monitor.tell(&json!({"type": "refused", "why": why})),
+            Command::Stop => {
+                if let Some(p) = &mut self.player {
+                    p.stop();
                 }
                 return;
             }
-            Command::Library => {
-                self.monitor.tell(&self.library.message());
+            Command::Editor(v) if v["type"] == "reload" => {
+                self.session.reload().map_err(|e| self.why(e)).map(|()| {
+                    self.told_changed = false;
+                })
+            }
+            Command::Editor(v) => {
+                let answer = self.request(&v).unwrap_or_else(|why| refused(&why));
+                self.monitor.tell(&answer);
                 return;
             }
             // Not an editor's: the monitor does not send them to an editor's owner.
-            Command::Stop | Command::Stimulate { .. } => return,
+            Command::Stimulate { .. } => return,
         };
         if done.is_ok() {
             self.monitor
                 .restructure(&Graph::new(self.session.document().xar()));
         }
-        self.monitor.tell(&self.outcome(done.err()));
+        self.monitor.tell(&self.outcome(done.as_ref().err()));
+        if done.is_ok() {
+            self.monitor.tell(&problems(self.session.document()));
+        }
+    }
+
+    /// The answer to a request that changes nothing in the file.
+    fn request(&mut self, v: &Value) -> Result<Value, String> {
+        let at = || wire::box_ref(&v["box"]).map_err(|e| e.to_string());
+        match v["type"].as_str() {
+            Some("inspect") => {
+                wire::inspect(self.session.document(), &at()?).map_err(|e| e.to_string())
+            }
+            Some("library") => Ok(self.library.message()),
+            Some("problems") => Ok(problems(self.session.document())),
+            Some("check") => {
+                let text = v["text"].as_str().ok_or("check needs the script's text")?;
+                script_problems(self.session.document(), &at()?, text)
+            }
+            Some("play") => {
+                let player = self.player.as_mut().ok_or("this editor cannot play")?;
+                player
+                    .play(self.session.path(), v, &self.monitor)
+                    .map_err(|e| e.to_string())?;
+                Ok(json!({"type": "playing"}))
+            }
+            _ => Err("not a request the editor knows".to_string()),
+        }
     }
 
     /// A refusal in the page's words; a file changed on disk is told once.
@@ -108,7 +176,7 @@ impl<'m> Editor<'m> {
 
     /// The `edited` message: whether the last command took, why not, and what can be
     /// undone and redone now.
-    fn outcome(&self, refused: Option<String>) -> Value {
+    fn outcome(&self, refused: Option<&String>) -> Value {
         let (undo, redo) = self.session.history();
         json!({
             "type": "edited",
@@ -126,20 +194,69 @@ impl<'m> Editor<'m> {
         if self.told_changed {
             return;
         }
-        match self.session.changed_on_disk() {
-            Ok(false) => {}
-            Ok(true) => {
-                self.told_changed = true;
-                let why = format!(
-                    "{} changed on disk: reload it to go on editing",
-                    self.session.path().display()
-                );
-                self.monitor.tell(&self.outcome(Some(why)));
-            }
-            Err(e) => {
-                self.told_changed = true;
-                self.monitor.tell(&self.outcome(Some(e.to_string())));
-            }
-        }
+        let why = match self.session.changed_on_disk() {
+            Ok(false) => return,
+            Ok(true) => format!(
+                "{} changed on disk: reload it to go on editing",
+                self.session.path().display()
+            ),
+            Err(e) => e.to_string(),
+        };
+        self.told_changed = true;
+        self.monitor.tell(&self.outcome(Some(&why)));
     }
+}
+
+fn severity(s: choreo_xar::Severity) -> &'static str {
+    match s {
+        choreo_xar::Severity::Error => "error",
+        choreo_xar::Severity::Warning => "warning",
+    }
+}
+
+fn refused(why: &str) -> Value {
+    json!({"type": "refused", "why": why})
+}
+
+/// The `problems` message: what `choreo check` finds in the behavior as it is, each
+/// problem with the box it is in.
+fn problems(document: &Document) -> Value {
+    let scripts = BoxScripts::default();
+    let report =
+        choreo_xar::source::check_file_with("behavior.xar", document.bytes(), Some(&scripts));
+    let list: Vec<Value> = report
+        .diagnostics()
+        .map(|d| {
+            json!({
+                "severity": severity(d.severity),
+                "message": d.message,
+                "box": d.element_path,
+                "line": d.position.map(|p| p.line),
+            })
+        })
+        .collect();
+    json!({"type": "problems", "problems": list})
+}
+
+/// The `script_problems` message: what `choreo check` (and `choreo lsp`) would find in the
+/// script of the box at `at` were its code `text`, by the script's own lines.
+fn script_problems(document: &Document, at: &BoxRef, text: &str) -> Result<Value, String> {
+    let mut ancestors = Vec::new();
+    for depth in 0..at.0.len() {
+        let up = BoxRef(at.0[..depth].to_vec());
+        ancestors.push(document.box_def(&up).map_err(|e| e.to_string())?);
+    }
+    let mut b = document.box_def(at).map_err(|e| e.to_string())?.clone();
+    let script = b.script.get_or_insert_with(Default::default);
+    script.content.get_or_insert_with(Default::default).code = text.to_string();
+    // A checker of its own: the shared one keeps every text it has seen.
+    let found = BoxScripts::default().check(&b, &ancestors);
+    Ok(json!({
+        "type": "script_problems",
+        "box": wire::steps(at),
+        "problems": found.iter().map(|p| json!({
+            "severity": severity(p.severity),
+            "line": p.line, "column": p.column, "message": p.message,
+        })).collect::<Vec<_>>(),
+    }))
 }

@@ -229,15 +229,17 @@ fn an_editor_answers_each_command_and_the_file_follows() {
     let path = dir.path().join("behavior.xar");
     std::fs::copy(HELLO, &path).unwrap();
     let original = std::fs::read(&path).unwrap();
-    let monitor = choreo_monitor::Monitor::start(
-        &choreo_engine::graph::Graph::new(hello().xar()),
-        choreo_monitor::MonitorOptions {
-            edit: true,
-            ..choreo_monitor::MonitorOptions::default()
-        },
-    )
-    .unwrap();
-    let mut editor = Editor::new(Session::open(&path).unwrap(), Library::basic(), &monitor);
+    let monitor = std::sync::Arc::new(
+        choreo_monitor::Monitor::start(
+            &choreo_engine::graph::Graph::new(hello().xar()),
+            choreo_monitor::MonitorOptions {
+                edit: true,
+                ..choreo_monitor::MonitorOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let mut editor = Editor::new(Session::open(&path).unwrap(), Library::basic(), monitor);
     let move_nod = json!({"kind": "move", "box": [[0, 0, 3]], "x": 500, "y": 90});
     editor.handle(choreo_monitor::Command::Edit(move_nod));
     let moved = std::fs::read_to_string(&path).unwrap();

@@ -20,7 +20,9 @@ export class EditPane {
 
   setupEditing() {
     if (!this.editing()) return;
-    this.send({ type: "library" }); // the boxes the palette offers (again after a reconnection)
+    // the boxes the palette offers and the behavior's problems (again after a reconnection)
+    this.send({ type: "library" });
+    this.send({ type: "problems" });
     if (this.editSetUp) return;
     this.editSetUp = true;
     const E = this.el;
@@ -30,6 +32,17 @@ export class EditPane {
     E.reload = h("button", { id: "reload", type: "button", hidden: true, title: "take the file as the other program left it", text: "Reload", onclick: () => this.send({ type: "reload" }) });
     E.editState = h("span", { id: "edit-state", class: "stat" });
     E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState), E.outcome);
+
+    // Play: the behavior as saved, run apart (choreo run), its events lighting this page
+    E.play = h("button", { id: "play", type: "button", class: "primary", title: "run the behavior as saved on the simulated robot (or the robot URL below)", text: "Play", onclick: () => this.onPlay() });
+    E.stopRun = h("button", { id: "stop-run", type: "button", class: "danger", hidden: true, text: "Stop", onclick: () => this.send({ type: "stop" }) });
+    E.playEvents = h("input", { id: "play-events", type: "text", placeholder: "scenario file (optional)" });
+    E.playRobot = h("input", { id: "play-robot", type: "text", placeholder: "robot URL, tcp://… (optional)" });
+    E.playOptions = h("details", { id: "play-options", class: "play-options" }, h("summary", { text: "Play options" }), E.playEvents, E.playRobot);
+    E.header.append(E.play, E.stopRun, E.playOptions);
+
+    E.tabProblems = h("button", { type: "button", class: "tab", "data-tab": "problems", text: "Problems", onclick: () => this.showTab("problems") });
+    E.problems = h("div", { id: "problems", class: "tabpane log-rows", hidden: true });
 
     // the palette: the boxes to add, searched by name
     E.paletteSearch = h("input", { id: "palette-search", type: "search", placeholder: "search boxes…", oninput: () => this.renderPalette() });
@@ -43,10 +56,10 @@ export class EditPane {
     E.svg.parentNode.append(E.palette);
 
     E.tabProps = h("button", { type: "button", class: "tab", "data-tab": "props", text: "Properties", onclick: () => this.showTab("props") });
-    E.tabStack.after(E.tabProps);
+    E.tabStack.after(E.tabProps, E.tabProblems);
     E.props = h("div", { id: "props", class: "tabpane props", hidden: true },
       h("div", { class: "empty-note", text: "select a box to edit its properties" }));
-    E.bottom.append(E.props);
+    E.bottom.append(E.props, E.problems);
 
     window.addEventListener("mousemove", (e) => this.editMove(e));
     window.addEventListener("mouseup", (e) => this.editUp(e));
@@ -321,6 +334,49 @@ export class EditPane {
     this.renderProps(msg);
   }
 
+  // ------------------------------------------------------------ play, problems
+
+  onPlay() {
+    const E = this.el;
+    if (this.send({ type: "play", events: E.playEvents.value, robot: E.playRobot.value })) {
+      E.play.disabled = true;
+    }
+  }
+
+  /** The run started (`playing`) or ended (`ended`, or a refusal of the play). */
+  renderPlay(playing) {
+    const E = this.el;
+    if (!E.play) return;
+    this.playing = playing;
+    E.play.disabled = playing;
+    E.stopRun.hidden = !playing;
+  }
+
+  onProblems(msg) {
+    const E = this.el;
+    const list = Array.isArray(msg.problems) ? msg.problems : [];
+    E.problems.textContent = "";
+    E.tabProblems.textContent = list.length ? `Problems (${list.length})` : "Problems";
+    E.tabProblems.classList.toggle("warn", list.some((p) => p.severity === "error"));
+    for (const p of list) {
+      const path = h("span", { class: "ev-path", text: p.box || "" });
+      path.addEventListener("click", () => this.reveal(p.box));
+      E.problems.append(h("div", { class: `problem ${p.severity}` },
+        h("span", { class: "sev", text: p.severity }), path, h("span", { class: "msg", text: p.message })));
+    }
+    if (!list.length) E.problems.append(h("div", { class: "empty-note", text: "choreo check finds no problem" }));
+  }
+
+  onScriptProblems(msg) {
+    const list = this.el.props.querySelector("#script-problems");
+    if (!list || refKey(msg.box) !== this.selectedKey) return;
+    list.textContent = "";
+    for (const p of msg.problems || []) {
+      list.append(h("li", { class: p.severity, text: `line ${p.line}: ${p.message}` }));
+    }
+    list.dataset.count = String((msg.problems || []).length);
+  }
+
   // ------------------------------------------------------------ the palette
 
   onLibrary(msg) {
@@ -384,7 +440,13 @@ export class EditPane {
       const code = h("textarea", { id: "prop-script", class: "script", spellcheck: "false" });
       code.value = box.script;
       const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: () => this.sendEdit({ kind: "script", box: at, text: code.value }) });
-      P.append(h("h3", { text: "Script" }), code, h("div", {}, apply));
+      // choreo check's reading of the script as it is typed
+      const problems = h("ul", { id: "script-problems", class: "script-problems" });
+      code.addEventListener("input", () => {
+        clearTimeout(this.checkTimer);
+        this.checkTimer = setTimeout(() => this.send({ type: "check", box: at, text: code.value }), 250);
+      });
+      P.append(h("h3", { text: "Script" }), code, problems, h("div", {}, apply));
     }
     this.showTab("props");
   }

@@ -189,12 +189,17 @@ export class Monitor {
       case "batch": return this.onBatch(msg);
       case "ended": return this.onEnded(msg);
       case "replay": return this.onReplay(msg);
-      case "refused": return this.toast(`refused: ${msg.why ?? "?"}`);
+      case "refused":
+        this.renderPlay(false);
+        return this.toast(`refused: ${msg.why ?? "?"}`);
       case "robot": return this.onRobot(msg);
       case "stack": return this.onStack(msg);
       case "edited": return this.onEdited(msg);
       case "box": return this.onBox(msg);
       case "library": return this.onLibrary(msg);
+      case "problems": return this.onProblems(msg);
+      case "script_problems": return this.onScriptProblems(msg);
+      case "playing": return this.renderPlay(true);
       default: return; // unknown types are for a newer page
     }
   }
@@ -293,7 +298,7 @@ export class Monitor {
     this.seq = isNum(msg.seq) ? msg.seq : null;
     this.timeNs = isNum(msg.time_ns) ? msg.time_ns : null;
     if (msg.ended) this.ended = msg.ended;
-    else if (this.hello?.mode === "replay") this.ended = null;
+    else if (this.hello?.mode === "replay" || this.editing()) this.ended = null; // a new run
 
     // the log: keep what came before the snapshot's recent events, then those
     const recent = Array.isArray(msg.recent) ? msg.recent.filter((e) => e && typeof e === "object") : [];
@@ -350,6 +355,7 @@ export class Monitor {
   onEnded(msg) {
     this.ended = { outcome: msg.outcome ?? "ended", report: msg.report ?? "" };
     this.stopping = false;
+    this.renderPlay(false);
     this.renderHeader();
     this.renderReport();
   }

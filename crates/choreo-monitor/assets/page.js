@@ -225,7 +225,9 @@ export class Page {
     E.outline.hidden = which !== "outline";
     E.stackPane.hidden = which !== "stack";
     if (E.props) E.props.hidden = which !== "props";
+    if (E.problems) E.problems.hidden = which !== "problems";
     E.tabProps?.classList.toggle("active", which === "props");
+    E.tabProblems?.classList.toggle("active", which === "problems");
     E.logFilters.hidden = which !== "log";
     E.tabLog.classList.toggle("active", which === "log");
     E.tabBoxes.classList.toggle("active", which === "outline");

@@ -123,12 +123,9 @@ pub enum Command {
     Undo,
     /// Redo the last edit undone.
     Redo,
-    /// Tell the page a box's fields (its `ref` as the page sent it).
-    Inspect(Value),
-    /// Take the file as another program changed it.
-    Reload,
-    /// Tell the page the boxes it may add.
-    Library,
+    /// Any other request of an editor's page, as it sent it (`inspect`, `reload`,
+    /// `library`, `problems`, `play`, `check`: docs/editor.md): the editor's to answer.
+    Editor(Value),
 }
 
 /// What the server's handlers share.

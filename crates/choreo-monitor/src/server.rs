@@ -235,6 +235,10 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
             refused("the run is over")
         }
     };
+    // What an editor's page asks besides edits (docs/editor.md).
+    const EDITOR: &[&str] = &[
+        "edit", "undo", "redo", "inspect", "reload", "library", "problems", "play", "check",
+    ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),
         (Some("stimulate"), None) if shared.control => match (str_of("path"), str_of("input")) {
@@ -248,9 +252,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         (Some("stimulate"), None) => {
             refused("stimulating inputs is off: run with --monitor-control")
         }
-        (Some("edit" | "undo" | "redo" | "inspect" | "reload" | "library"), None)
-            if !shared.edit =>
-        {
+        (Some(t), None) if !shared.edit && EDITOR.contains(&t) => {
             refused("editing is off: open the behavior with choreo edit")
         }
         (Some("edit"), None) => match v.get("edit") {
@@ -259,12 +261,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         },
         (Some("undo"), None) => send(Command::Undo),
         (Some("redo"), None) => send(Command::Redo),
-        (Some("inspect"), None) => match v.get("box") {
-            Some(at) => send(Command::Inspect(at.clone())),
-            None => refused("inspect needs a box"),
-        },
-        (Some("reload"), None) => send(Command::Reload),
-        (Some("library"), None) => send(Command::Library),
+        (Some(t), None) if EDITOR.contains(&t) => send(Command::Editor(v.clone())),
         (Some(kind), Some(replay)) => {
             let mut r = lock(replay);
             match kind {

@@ -800,9 +800,9 @@ fn an_editors_pages_send_edits_and_get_each_new_structure() {
                 Command::Edit(json!({"kind": "move", "box": [[0, 0, 1]], "x": 10, "y": 20})),
                 Command::Undo,
                 Command::Redo,
-                Command::Inspect(json!([[0, 0, 1]])),
-                Command::Reload,
-                Command::Library
+                Command::Editor(json!({"type": "inspect", "box": [[0, 0, 1]]})),
+                Command::Editor(json!({"type": "reload"})),
+                Command::Editor(json!({"type": "library"}))
             ]
         );
         // The editor made the edit: pages get the new structure, later pages too, and what

@@ -40,9 +40,9 @@ pub const LAYERS: &[&[&str]] = &[
         "choreo-stack",
         "choreo-monitor",
     ],
-    &["choreo-editor"],
     &["choreo-python"],
     &["choreo-lsp"],
+    &["choreo-editor"],
     &["choreo"],
     &["choreo-py"],
 ];

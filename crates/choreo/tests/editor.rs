@@ -37,10 +37,8 @@ impl Editing {
         std::fs::copy(workspace().join("examples/hello/behavior.xar"), &file).unwrap();
         let served = Served::start(&["edit", file.to_str().unwrap()]);
         let mut page = LivePage::open(browser, SWIFTSHADER, &served.url);
-        let html = page.dom_until(Duration::from_secs(60), |h| {
-            h.contains("data-path=\"root/Nod\"") && h.contains("id=\"undo\"")
-        });
-        assert!(html.contains("id=\"undo\""), "no editing tools: {html}");
+        page.shows("data-path=\"root/Nod\"");
+        page.shows("id=\"undo\"");
         Editing {
             page,
             file,
@@ -234,8 +232,7 @@ fn a_user_edits_the_hello_diagram_in_the_page_and_each_action_is_on_disk() {
     // Say Hello selected: its Properties; its Text typed, then its name.
     let say = e.at("g.box[data-path='root/Say Hello'] .box-bg", 0.0, -0.3);
     e.page.click(say.0, say.1);
-    e.page
-        .dom_until(Duration::from_secs(60), |h| h.contains("id=\"param-Text\""));
+    e.page.shows("id=\"param-Text\"");
     e.page
         .eval("document.getElementById('param-Text').select()");
     e.page.type_text("Bonjour from the page");
@@ -257,8 +254,7 @@ fn a_user_edits_the_hello_diagram_in_the_page_and_each_action_is_on_disk() {
     let greet = e.at("g.box[data-path='root/Greet'] .box-bg", 0.0, -0.3);
     e.page.click(greet.0, greet.1);
     e.page.key("c", "KeyC", 67, CTRL);
-    e.page
-        .dom_until(Duration::from_secs(60), |h| h.contains("copied Greet"));
+    e.page.shows("copied Greet");
     e.page.mouse("mouseMoved", greet.0 + 40.0, greet.1 + 160.0);
     e.page.key("v", "KeyV", 86, CTRL);
     assert!(e.answered(), "the paste was not saved");
@@ -338,7 +334,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     std::fs::write(&file, EMPTY).unwrap();
     let served = Served::start(&["edit", file.to_str().unwrap()]);
     let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
-    page.dom_until(Duration::from_secs(60), |h| h.contains("id=\"add-box\""));
+    page.shows("id=\"add-box\"");
     let mut e = Editing {
         page,
         file,
@@ -353,9 +349,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         e.page.click(add.0, add.1);
         e.page.type_text(search);
         let item = format!(".palette-item[data-key='{key}']");
-        e.page.dom_until(Duration::from_secs(60), |h| {
-            h.contains(&format!("data-key=\"{key}\""))
-        });
+        e.page.shows(&format!("data-key=\"{key}\""));
         let (x, y) = e.at(&item, 0.0, 0.0);
         e.page.click(x, y);
         assert!(e.answered(), "{key} was not added");
@@ -403,9 +397,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     ] {
         let at = e.at(&format!("g.box[data-path='root/{b}'] .box-bg"), 0.0, -0.3);
         e.page.click(at.0, at.1);
-        e.page.dom_until(Duration::from_secs(60), |h| {
-            h.contains(&format!("id=\"{field}\""))
-        });
+        e.page.shows(&format!("id=\"{field}\""));
         e.page
             .eval(&format!("document.getElementById('{field}').select()"));
         e.page.type_text(value);
@@ -455,4 +447,63 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
             .iter()
             .any(|v| v["path"] == "root" && v["event"] == "out" && v["port"] == "onStopped")
     );
+
+    // Played from the page, in real time: the robot says the text and the run finishes.
+    let play = e.at("#play", 0.0, 0.0);
+    e.page.click(play.0, play.1);
+    e.page.shows("data-outcome=\"finished\"");
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('said-text').textContent"),
+        "Built in the page"
+    );
+}
+
+#[test]
+fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let mut e = Editing::open(&browser);
+    let original = e.bytes();
+    e.page.shows(">choreo check finds no problem<");
+    let nod = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
+    e.page.click(nod.0, nod.1);
+    e.page.shows("id=\"prop-script\"");
+    // Nod's script is 12 lines and a newline (examples/hello): what is typed at its end is
+    // line 13, and a `(` never closed is CPython's syntax error there.
+    e.page.eval(
+        "(() => { const t = document.getElementById('prop-script'); t.focus();
+           t.setSelectionRange(t.value.length, t.value.length); })()",
+    );
+    e.page.type_text("    def broken(:\n");
+    e.page.shows("line 13: ");
+    assert_eq!(e.bytes(), original, "typing saved the script");
+
+    let save = e.at("#prop-script-apply", 0.0, 0.0);
+    e.page.click(save.0, save.1);
+    assert!(e.answered(), "the script was not saved");
+    let saved = root_box(&e.bytes(), "Nod").unwrap();
+    assert!(
+        saved
+            .code()
+            .ends_with("        self.onStopped()\n    def broken(:\n")
+    );
+    let html = e.page.shows("Problems (1)");
+    let problem = e.page.eval(
+        "(() => { const p = document.querySelector('#problems .problem.error');
+           return p ? p.textContent : null; })()",
+    );
+    let problem = problem
+        .as_str()
+        .unwrap_or_else(|| panic!("no problem listed: {html}"));
+    assert!(
+        problem.contains("root/Nod") && problem.contains("SyntaxError"),
+        "{problem}"
+    );
+
+    e.page.key("z", "KeyZ", 90, CTRL);
+    assert!(e.answered());
+    assert_eq!(e.bytes(), original);
+    e.page.shows(">choreo check finds no problem<");
 }

@@ -154,12 +154,7 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
                 }
             }
             // A run's monitor is not an editor's: the server refuses edits to its pages.
-            Command::Edit(_)
-            | Command::Undo
-            | Command::Redo
-            | Command::Inspect(_)
-            | Command::Reload
-            | Command::Library => {}
+            Command::Edit(_) | Command::Undo | Command::Redo | Command::Editor(_) => {}
         }
     }
     stop

@@ -190,6 +190,17 @@ impl LivePage {
         self.call(true, "Input.insertText", json!({ "text": text }));
     }
 
+    /// The page's DOM once it holds `text`, looked at for up to two minutes of real time;
+    /// a failure saying so when it never does.
+    pub fn shows(&mut self, text: &str) -> String {
+        let html = self.dom_until(Duration::from_secs(120), |h| h.contains(text));
+        assert!(
+            html.contains(text),
+            "the page never showed {text:?}: {html}"
+        );
+        html
+    }
+
     /// A screenshot of the page, written to `file` (PNG).
     pub fn screenshot(&mut self, file: &Path) {
         let result = self.call(true, "Page.captureScreenshot", json!({ "format": "png" }));

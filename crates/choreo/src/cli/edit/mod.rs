@@ -1,8 +1,11 @@
 //! `choreo edit`: a behavior's file edited from the monitor's page (docs/editor.md); the
-//! work is choreo-editor's.
+//! work is choreo-editor's; Play runs `choreo run` apart (`play`).
+
+mod play;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use choreo_editor::{Editor, Library, Session};
@@ -45,15 +48,16 @@ pub fn run(args: &EditArgs) -> CliResult {
     let options = MonitorOptions {
         addr: args.listen,
         title,
-        model: Some(model),
+        model: Some(model.clone()),
         control: false,
         edit: true,
         stack: None,
         played: Vec::new(),
     };
     let graph = Graph::new(session.document().xar());
-    let monitor =
-        Monitor::start(&graph, options).map_err(|e| CliError::Usage(format!("--listen: {e}")))?;
+    let monitor = Arc::new(
+        Monitor::start(&graph, options).map_err(|e| CliError::Usage(format!("--listen: {e}")))?,
+    );
     if !args.listen.ip().is_loopback() {
         errln!(
             "warning: the editor listens on {}, not only on this machine: anyone who has the \
@@ -68,7 +72,9 @@ pub fn run(args: &EditArgs) -> CliResult {
     errln!("editing {}", file.display());
     errln!("editor: {}", monitor.url());
     let interrupts = crate::cli::run::count_interrupts();
-    let mut editor = Editor::new(session, library, &monitor);
+    let player = play::RunPlayer::new(&model);
+    let mut editor =
+        Editor::new(session, library, Arc::clone(&monitor)).with_player(Box::new(player));
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)
