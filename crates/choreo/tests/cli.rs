@@ -459,6 +459,7 @@ fn each_command_s_help_lists_its_own_exit_codes_then_examples() {
         "chat",
         "stack",
         "diff",
+        "edit",
     ] {
         let out = stdout(&choreo(&[command, "--help"]));
         let codes = out

@@ -507,3 +507,27 @@ fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
     assert_eq!(e.bytes(), original);
     e.page.shows(">choreo check finds no problem<");
 }
+
+/// What `choreo edit` cannot edit in place is refused before it serves, with its exit code
+/// (docs/commands.md) and what to do instead.
+#[test]
+fn what_cannot_be_edited_in_place_is_refused_with_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let crg = dir.path().join("hello.crg");
+    let made = support::cli::choreo(&["convert", "examples/hello", crg.to_str().unwrap()]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let refused = support::cli::choreo(&["edit", crg.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("choreo convert"));
+
+    let nowhere = support::cli::choreo(&["edit", "no/such/behavior.xar"]);
+    assert_eq!(nowhere.status.code(), Some(2));
+
+    let library = support::cli::choreo(&["edit", "examples/hello", "--library", "no/such/library"]);
+    assert_eq!(library.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&library.stderr).contains("no/such/library"));
+}

@@ -96,6 +96,20 @@ Examples:
   choreo inspect behavior.xar
   choreo inspect project.pml";
 
+/// `choreo edit --help`.
+pub(crate) const EDIT: &str = "\
+Exit codes:
+  0    Ctrl-C: every edit was already saved
+  2    bad arguments, a path that does not exist, or an address it cannot
+       listen on
+  4    not a behavior it can edit in place (an archive, a readable folder, not
+       UTF-8, not a valid behavior), or a --library that cannot be read
+
+Examples:
+  choreo edit behavior.xar
+  choreo edit project/ --behavior behavior_1
+  choreo edit behavior.xar --library choregraphe/libraries/box/standard";
+
 /// `choreo convert --help`.
 pub(crate) const CONVERT: &str = "\
 Exit codes:

@@ -95,6 +95,7 @@ enum Command {
     /// to the file when it is made, changing only what it touches; undo and redo; a file
     /// changed on disk by another program is never written over. Ctrl-C quits.
     /// docs/editor.md.
+    #[command(after_help = help::EDIT)]
     Edit(edit::EditArgs),
     /// Check files and folders of every Choregraphe format.
     #[command(after_help = help::CHECK)]

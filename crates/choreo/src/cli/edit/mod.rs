@@ -90,7 +90,7 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<(PathBuf, Str
         .name()
         .to_lowercase();
     let Some(root) = &project.root else {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::Load(format!(
             "{}: an archive is not edited in place yet; `choreo convert` it to a project \
              folder, edit that, and convert it back",
             path.display()
@@ -101,7 +101,7 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<(PathBuf, Str
         .ok()
         .is_some_and(|b| sniff(&chosen.path, &b) == Some(FileKind::Xar));
     if !is_xar {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::Load(format!(
             "{}: behavior {} is not a behavior.xar on disk (a readable folder?); `choreo \
              convert` it to XAR to edit it",
             path.display(),
