@@ -14,6 +14,7 @@ export class DiagramPane {
     this.portEls.clear();
     this.linkEls.clear();
     E.svg.textContent = "";
+    E.dragSvg?.replaceChildren(); // a dragged box is drawn again in its diagram
     const frame = this.stack[this.stack.length - 1];
     const { diagram: did } = this.frameDiagram(frame);
     const d = this.diagrams.get(did);
