@@ -218,3 +218,6 @@ mod wire_tests;
 
 #[cfg(test)]
 mod library_tests;
+
+#[cfg(test)]
+mod corpus_tests;
