@@ -7,6 +7,7 @@
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { BOX_W, BOX_MIN_H, h, s } from "./dom.js";
+import { codeEditor, showProblems } from "./code.js";
 
 /** A box's `ref` as one string, to know it again after the structure is redrawn. */
 const refKey = (ref) => JSON.stringify(ref ?? null);
@@ -396,6 +397,7 @@ export class EditPane {
       list.append(h("li", { class: p.severity, text: `line ${p.line}: ${p.message}` }));
     }
     list.dataset.count = String((msg.problems || []).length);
+    if (this.scriptView) showProblems(this.scriptView, msg.problems || []);
   }
 
   // ------------------------------------------------------------ the palette
@@ -457,19 +459,35 @@ export class EditPane {
     const ports = (title, list) => list.length && h("div", { class: "prop-ports" }, h("h3", { text: title }),
       h("ul", {}, list.map((q) => h("li", { text: `${q.name} (${q.type}, ${q.nature})`, title: q.tooltip ?? "" }))));
     P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
-    if (box.script !== null && box.script !== undefined) {
-      const code = h("textarea", { id: "prop-script", class: "script", spellcheck: "false" });
-      code.value = box.script;
-      const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: () => this.sendEdit({ kind: "script", box: at, text: code.value }) });
-      // choreo check's reading of the script as it is typed
-      const problems = h("ul", { id: "script-problems", class: "script-problems" });
-      code.addEventListener("input", () => {
-        clearTimeout(this.checkTimer);
-        this.checkTimer = setTimeout(() => this.send({ type: "check", box: at, text: code.value }), 250);
-      });
-      P.append(h("h3", { text: "Script" }), code, problems, h("div", {}, apply));
-    }
+    if (box.script !== null && box.script !== undefined) this.renderScript(P, at, box.script);
     this.showTab("props");
+  }
+
+  /** The script in a code editor, checked as it is typed; Save script (or Ctrl+S) writes it. */
+  renderScript(P, at, text) {
+    const holder = h("div", { id: "prop-script", class: "script" });
+    const problems = h("ul", { id: "script-problems", class: "script-problems" });
+    let current = text;
+    const save = () => this.sendEdit({ kind: "script", box: at, text: current });
+    const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: save });
+    P.append(h("h3", { text: "Script" }), holder, problems, h("div", {}, apply));
+    this.scriptView = null;
+    codeEditor(holder, text, {
+      language: "python",
+      onSave: save,
+      onChange: (now) => {
+        current = now;
+        // choreo check's reading of the script as it is typed
+        clearTimeout(this.checkTimer);
+        this.checkTimer = setTimeout(() => this.send({ type: "check", box: at, text: now }), 250);
+      },
+    }).then((view) => {
+      if (!holder.isConnected) return view.destroy();
+      this.scriptView = view;
+      holder.dataset.ready = "true";
+    }, (e) => {
+      holder.textContent = `could not load the code editor: ${e}`;
+    });
   }
 
   /** One parameter's field, as Choregraphe's panel offers it for its type. */

@@ -74,6 +74,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/edit.js"),
     ),
     (
+        "/code.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/code.js"),
+    ),
+    (
         "/monitor.css",
         "text/css; charset=utf-8",
         include_str!("../assets/monitor.css"),
@@ -93,6 +98,17 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "/vendor/three.core.min.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/vendor/three.core.min.js"),
+    ),
+    // CodeMirror 6, bundled (scripts/vendor-codemirror), for choreo edit's code.
+    (
+        "/vendor/codemirror.min.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/vendor/codemirror.min.js"),
+    ),
+    (
+        "/vendor/CODEMIRROR-LICENSES.txt",
+        "text/plain; charset=utf-8",
+        include_str!("../assets/vendor/CODEMIRROR-LICENSES.txt"),
     ),
     (
         "/vendor/LICENSE",

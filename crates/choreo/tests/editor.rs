@@ -469,19 +469,23 @@ fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
     e.page.shows(">choreo check finds no problem<");
     let nod = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
     e.page.click(nod.0, nod.1);
-    e.page.shows("id=\"prop-script\"");
-    // Nod's script is 12 lines and a newline (examples/hello): what is typed at its end is
-    // line 13, and a `(` never closed is CPython's syntax error there.
-    e.page.eval(
-        "(() => { const t = document.getElementById('prop-script'); t.focus();
-           t.setSelectionRange(t.value.length, t.value.length); })()",
+    // The script in CodeMirror, Python highlighted (its keywords in spans of their own).
+    e.page.shows("data-ready=\"true\"");
+    let highlighted = e.page.eval(
+        "[...document.querySelectorAll('#prop-script .cm-line span')].some((s) => s.textContent === 'class')",
     );
+    assert_eq!(highlighted, Value::Bool(true), "`class` is not highlighted");
+    let code = e.at("#prop-script .cm-content", 0.0, 0.0);
+    e.page.click(code.0, code.1);
+    e.page.key("End", "End", 35, CTRL);
     e.page.type_text("    def broken(:\n");
     e.page.shows("line 13: ");
+    // Marked where it is, in the code editor too.
+    e.page.shows("cm-lintRange-error");
     assert_eq!(e.bytes(), original, "typing saved the script");
 
-    let save = e.at("#prop-script-apply", 0.0, 0.0);
-    e.page.click(save.0, save.1);
+    // Ctrl+S in the code editor saves it, as Save script does.
+    e.page.key("s", "KeyS", 83, CTRL);
     assert!(e.answered(), "the script was not saved");
     let saved = root_box(&e.bytes(), "Nod").unwrap();
     assert!(
