@@ -15,11 +15,14 @@
 mod links;
 mod paste;
 mod spans;
+mod timeline;
+mod timeline_splices;
 
 use crate::model::{BoxDef, ContentType, Diagram, XarFile};
 use crate::xml::{escape_attribute, write_cdata};
 pub use links::LinkRef;
 use spans::{Spans, attribute, attribute_insertion};
+pub use timeline::{Interpolation, TimelineEdit};
 
 /// One step from a box to a box of one of its diagrams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +103,14 @@ pub enum Edit {
     Delete {
         /// The box (not the root).
         at: BoxRef,
+    },
+    /// Changes a timeline box's timeline: frames, behavior layers and keyframes, motion keys
+    /// (`timeline`).
+    Timeline {
+        /// The timeline box.
+        at: BoxRef,
+        /// The change.
+        change: TimelineEdit,
     },
     /// Adds a box: one `Box` element's text ([`Document::box_text`] of a box of this
     /// behavior or another, or a box library's), under an id the diagram has free.
@@ -278,6 +289,7 @@ impl Document {
                 x,
                 y,
             } => vec![self.add(diagram, text, *x, *y)?],
+            Edit::Timeline { at, change } => self.timeline(at, change)?,
         };
         splices.sort_by_key(|s| s.at);
         Ok(Patch { splices })
@@ -553,6 +565,34 @@ impl Document {
         }
     }
 
+    /// Inserts `element` right before the element `sibling`: on a line of its own with the
+    /// sibling's indentation when the sibling has its line, else right before it.
+    fn insert_before(&self, sibling: usize, element: &str) -> Splice {
+        let span = self.spans.nodes[sibling].span();
+        let line = self.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &self.text[line..span.start];
+        let own_line = !indent.is_empty() && indent.chars().all(|c| c == ' ' || c == '\t');
+        let inserted = if own_line {
+            format!("{element}{}{indent}", self.newline())
+        } else {
+            element.to_string()
+        };
+        Splice {
+            at: span.start,
+            removed: String::new(),
+            inserted,
+        }
+    }
+
+    /// The file's line end.
+    fn newline(&self) -> &'static str {
+        if self.text.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
     /// Inserts `element` right after the element `sibling`: on a line of its own with the
     /// sibling's indentation when the sibling has its line, else right after it.
     pub(super) fn insert_after(&self, sibling: usize, element: &str) -> Splice {
@@ -561,12 +601,7 @@ impl Document {
         let indent = &self.text[line..span.start];
         let own_line = !indent.is_empty() && indent.chars().all(|c| c == ' ' || c == '\t');
         let inserted = if own_line {
-            let newline = if self.text.contains("\r\n") {
-                "\r\n"
-            } else {
-                "\n"
-            };
-            format!("{newline}{indent}{element}")
+            format!("{}{indent}{element}", self.newline())
         } else {
             element.to_string()
         };
@@ -623,3 +658,5 @@ fn unescape(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timeline_tests;

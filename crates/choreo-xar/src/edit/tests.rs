@@ -96,7 +96,7 @@ fn change(edit: &Edit) -> (Vec<String>, Vec<(String, String)>) {
 }
 
 /// The lines of `a` and `b` that differ, paired (a line only one has pairs with "").
-fn changed_lines(a: &str, b: &str) -> Vec<(String, String)> {
+pub(super) fn changed_lines(a: &str, b: &str) -> Vec<(String, String)> {
     let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let tail = a[head..]
