@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use choreo_engine::graph::Graph;
 use choreo_monitor::{Command, Monitor};
 use choreo_python::box_scripts::BoxScripts;
+use choreo_robot::Model;
 use choreo_xar::ScriptCheck as _;
 use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
@@ -54,6 +55,7 @@ pub trait Player {
 pub struct Editor {
     session: Session,
     library: Library,
+    robot: Model,
     monitor: Arc<Monitor>,
     player: Option<Box<dyn Player>>,
     /// Whether the pages were told the file changed on disk (told once until reloaded).
@@ -68,10 +70,17 @@ impl Editor {
         Editor {
             session,
             library,
+            robot: Model::Nao,
             monitor,
             player: None,
             told_changed: false,
         }
+    }
+
+    /// Edits the timelines of a behavior for `robot` (NAO by default): its joints' ranges.
+    pub fn for_robot(mut self, robot: Model) -> Editor {
+        self.robot = robot;
+        self
     }
 
     /// Plays the behavior with `player` when a page asks.
@@ -108,7 +117,7 @@ impl Editor {
     /// Carries out one page's command and tells the pages what came of it.
     pub fn handle(&mut self, command: Command) {
         let done = match command {
-            Command::Edit(v) => wire::edit(self.session.document(), &self.library, &v)
+            Command::Edit(v) => wire::edit(&self.context(), &v)
                 .map_err(|e| e.to_string())
                 .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e))),
             Command::Undo => self.session.undo().map_err(|e| self.why(e)),
@@ -139,6 +148,14 @@ impl Editor {
         self.monitor.tell(&self.outcome(done.as_ref().err()));
         if done.is_ok() {
             self.monitor.tell(&problems(self.session.document()));
+        }
+    }
+
+    fn context(&self) -> wire::Context<'_> {
+        wire::Context {
+            document: self.session.document(),
+            library: &self.library,
+            robot: self.robot,
         }
     }
 

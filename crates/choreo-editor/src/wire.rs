@@ -8,8 +8,11 @@
 //! one.
 
 use crate::Library;
-use choreo_xar::edit::{BoxRef, DiagramRef, Document, Edit, EditError, LinkRef, Step};
-use choreo_xar::model::{BoxDef, PortRef};
+use choreo_robot::Model;
+use choreo_xar::edit::{
+    BoxRef, DiagramRef, Document, Edit, EditError, Interpolation, LinkRef, Step, TimelineEdit,
+};
+use choreo_xar::model::{BoxDef, PortRef, TangentSide, Timeline};
 use serde_json::{Value, json};
 
 /// Why a page's message is not an edit.
@@ -23,9 +26,21 @@ pub enum WireError {
     Edit(#[from] EditError),
 }
 
-/// The [`Edit`] a page's `edit` JSON asks for, its names resolved in `document` (and an
-/// added box's in `library`).
-pub fn edit(document: &Document, library: &Library, v: &Value) -> Result<Edit, WireError> {
+/// What the page's words are resolved against: the behavior, the boxes it may add, the robot
+/// whose joints its timelines move.
+pub struct Context<'a> {
+    /// The behavior as it is.
+    pub document: &'a Document,
+    /// The palette's boxes.
+    pub library: &'a Library,
+    /// The robot the project is for.
+    pub robot: Model,
+}
+
+/// The [`Edit`] a page's `edit` JSON asks for, its names resolved in `at.document` (an added
+/// box's in `at.library`, a joint's on `at.robot`).
+pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
+    let (document, library) = (at.document, at.library);
     let kind = v["kind"]
         .as_str()
         .ok_or_else(|| malformed("an edit needs a kind"))?;
@@ -76,6 +91,15 @@ pub fn edit(document: &Document, library: &Library, v: &Value) -> Result<Edit, W
             x: int(v, "x")?,
             y: int(v, "y")?,
         },
+        "timeline" => {
+            let b = box_ref(&v["box"])?;
+            let change = timeline_change(
+                document.box_def(&b)?.timeline.as_ref(),
+                at.robot,
+                &v["change"],
+            )?;
+            Edit::Timeline { at: b, change }
+        }
         other => return Err(malformed(&format!("no edit is called {other:?}"))),
     })
 }
@@ -108,6 +132,7 @@ pub fn inspect(document: &Document, at: &BoxRef) -> Result<Value, EditError> {
             "inherits": p.inherits_from_parent.unwrap_or(false),
             "tooltip": p.tooltip,
         })).collect::<Vec<_>>(),
+        "timeline": b.timeline.as_ref().filter(|t| t.enable == Some(true)).map(timeline),
         "resources": b.resources.iter().map(|r| json!({"name": r.name, "lock": r.lock_type, "timeout": r.timeout})).collect::<Vec<_>>(),
     }))
 }
@@ -132,6 +157,187 @@ pub fn box_ref(v: &Value) -> Result<BoxRef, WireError> {
         })
         .collect::<Result<Vec<_>, _>>()
         .map(BoxRef)
+}
+
+/// A timeline as the page's timeline editor shows it: the file's layers, keyframes and
+/// curves in file order (the edits' indices); values in radians (a hand's as its ratio).
+fn timeline(t: &Timeline) -> Value {
+    let curves = t.actuator_list.iter().flat_map(|l| l.curves.iter());
+    json!({
+        "fps": t.fps, "start": t.start_frame, "end": t.end_frame, "size": t.size,
+        "layers": t.layers.iter().map(|l| json!({
+            "name": l.name, "mute": l.mute.unwrap_or(false),
+            "keyframes": l.keyframes.iter().map(|k| json!({"name": k.name, "index": k.index})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "curves": curves.map(|c| {
+            let r = |v: f64| from_unit(Some(t), &c.actuator, v);
+            json!({
+                "actuator": c.actuator, "mute": c.mute.unwrap_or(false),
+                "keys": c.keys.iter().map(|k| json!({
+                    "frame": k.frame, "value": r(k.value),
+                    "tangents": k.tangents.iter().map(|g| json!({
+                        "side": g.side.as_str(), "interp": g.interp_type.as_deref().unwrap_or("bezier"),
+                        "abscissa": g.abscissa_param, "ordinate": r(g.ordinate_param),
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// Whether `joint`'s curve in `t` is in degrees (unit 0, or a joint that is not a hand when
+/// the file does not say); else it holds a hand's ratio.
+fn in_degrees(t: Option<&Timeline>, joint: &str) -> bool {
+    let unit = t
+        .and_then(|t| t.actuator_list.as_ref())
+        .and_then(|l| l.curves.iter().find(|c| c.actuator == joint))
+        .and_then(|c| c.unit)
+        .filter(|&u| u == 0 || u == 1);
+    unit.map_or(!choreo_robot::is_hand(joint), |u| u == 0)
+}
+
+/// A value of `joint`'s curve, in radians (a hand's ratio as it is).
+fn from_unit(t: Option<&Timeline>, joint: &str, v: f64) -> f64 {
+    if in_degrees(t, joint) {
+        v.to_radians()
+    } else {
+        v
+    }
+}
+
+/// A value in radians (a hand's ratio), in `joint`'s curve's unit.
+fn to_unit(t: Option<&Timeline>, joint: &str, v: f64) -> f64 {
+    if in_degrees(t, joint) {
+        v.to_degrees()
+    } else {
+        v
+    }
+}
+
+/// The page's timeline change (`op` and its fields: docs/editor.md), values in radians.
+fn timeline_change(
+    t: Option<&Timeline>,
+    robot: Model,
+    v: &Value,
+) -> Result<TimelineEdit, WireError> {
+    let op = v["op"]
+        .as_str()
+        .ok_or_else(|| malformed("a timeline change needs an op"))?;
+    let opt_int = |f: &str| match &v[f] {
+        Value::Null => Ok(None),
+        _ => int(v, f).map(Some),
+    };
+    let number = |f: &str| {
+        v[f].as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| malformed(&format!("{f} is a number")))
+    };
+    Ok(match op {
+        "frames" => TimelineEdit::Frames {
+            fps: opt_int("fps")?,
+            start: opt_int("start")?,
+            end: opt_int("end")?,
+        },
+        "add_layer" => TimelineEdit::AddLayer {
+            name: string(v, "name")?,
+        },
+        "rename_layer" => TimelineEdit::RenameLayer {
+            layer: index(&v["layer"])?,
+            name: string(v, "name")?,
+        },
+        "delete_layer" => TimelineEdit::DeleteLayer {
+            layer: index(&v["layer"])?,
+        },
+        "add_keyframe" => TimelineEdit::AddKeyframe {
+            layer: index(&v["layer"])?,
+            name: string(v, "name")?,
+            index: int(v, "index")?,
+        },
+        "set_keyframe" => TimelineEdit::SetKeyframe {
+            layer: index(&v["layer"])?,
+            keyframe: index(&v["keyframe"])?,
+            name: v["name"].as_str().map(str::to_string),
+            index: opt_int("index")?,
+        },
+        "delete_keyframe" => TimelineEdit::DeleteKeyframe {
+            layer: index(&v["layer"])?,
+            keyframe: index(&v["keyframe"])?,
+        },
+        "keys" => {
+            let joints = v["joints"]
+                .as_object()
+                .ok_or_else(|| malformed("keys needs joints: {name: radians}"))?;
+            let mut keys = Vec::new();
+            for (joint, value) in joints {
+                let value = value
+                    .as_f64()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| malformed(&format!("{joint}: not a number")))?;
+                keys.push((joint.clone(), to_unit(t, joint, value)));
+            }
+            TimelineEdit::SetKeys {
+                frame: int(v, "frame")?,
+                keys,
+                robot,
+            }
+        }
+        "move_key" => {
+            let actuator = string(v, "actuator")?;
+            let value = match &v["value"] {
+                Value::Null => None,
+                _ => Some(to_unit(t, &actuator, number("value")?)),
+            };
+            TimelineEdit::MoveKey {
+                frame: int(v, "frame")?,
+                to: int(v, "to")?,
+                value,
+                robot,
+                actuator,
+            }
+        }
+        "delete_keys" => TimelineEdit::DeleteKeys {
+            frame: int(v, "frame")?,
+            actuators: v["actuators"]
+                .as_array()
+                .ok_or_else(|| malformed("delete_keys needs actuators"))?
+                .iter()
+                .map(|a| {
+                    a.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| malformed("an actuator is a name"))
+                })
+                .collect::<Result<_, _>>()?,
+        },
+        "interpolation" => {
+            let actuator = string(v, "actuator")?;
+            let side = match v["side"].as_str() {
+                Some("left") => TangentSide::Left,
+                Some("right") => TangentSide::Right,
+                _ => return Err(malformed("side is left or right")),
+            };
+            let how = match v["how"].as_str() {
+                Some("auto") => Interpolation::Auto,
+                Some("constant") => Interpolation::Constant,
+                Some("linear") => Interpolation::Linear,
+                Some("bezier") => Interpolation::Bezier {
+                    abscissa: number("abscissa")?,
+                    ordinate: to_unit(t, &actuator, number("ordinate")?),
+                },
+                _ => return Err(malformed("how is auto, constant, linear or bezier")),
+            };
+            TimelineEdit::SetInterpolation {
+                frame: int(v, "frame")?,
+                side,
+                how,
+                actuator,
+            }
+        }
+        other => {
+            return Err(malformed(&format!(
+                "no timeline change is called {other:?}"
+            )));
+        }
+    })
 }
 
 /// A ref as the page writes it.

@@ -4,13 +4,26 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
-use choreo_xar::edit::{BoxRef, DiagramRef, Document, Edit, LinkRef, Step};
+use choreo_xar::edit::{
+    BoxRef, DiagramRef, Document, Edit, Interpolation, LinkRef, Step, TimelineEdit,
+};
 use serde_json::json;
 
 const HELLO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../examples/hello/behavior.xar"
 );
+
+/// `v` read as an edit of `d` (basic boxes; NAO).
+fn edit(d: &Document, v: &serde_json::Value) -> Result<Edit, wire::WireError> {
+    let library = Library::basic();
+    let at = wire::Context {
+        document: d,
+        library: &library,
+        robot: choreo_robot::Model::Nao,
+    };
+    wire::edit(&at, v)
+}
 
 fn hello() -> Document {
     Document::open("hello", &std::fs::read(HELLO).unwrap()).unwrap()
@@ -90,11 +103,11 @@ fn each_kind_of_edit_is_read_with_its_names_resolved() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(wire::edit(&d, &Library::basic(), &v).unwrap(), want, "{v}");
+        assert_eq!(edit(&d, &v).unwrap(), want, "{v}");
     }
     // A copy is the box's text as the file has it.
     let copy = json!({"kind": "add", "diagram": diagram, "copy": [[0, 0, 3]], "x": 0, "y": 0});
-    let Edit::Add { text, .. } = wire::edit(&d, &Library::basic(), &copy).unwrap() else {
+    let Edit::Add { text, .. } = edit(&d, &copy).unwrap() else {
         panic!("not an add");
     };
     assert!(text.starts_with("<Box name=\"Nod\" id=\"3\"") && text.ends_with("</Box>"));
@@ -132,7 +145,7 @@ fn links_are_named_by_their_ports_names_and_resolved_to_the_files_ids() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(wire::edit(&d, &Library::basic(), &v).unwrap(), want, "{v}");
+        assert_eq!(edit(&d, &v).unwrap(), want, "{v}");
     }
 }
 
@@ -192,9 +205,7 @@ fn malformed_edits_and_missing_names_are_refused_with_why() {
         ),
     ];
     for (v, why) in cases {
-        let e = wire::edit(&d, &Library::basic(), &v)
-            .unwrap_err()
-            .to_string();
+        let e = edit(&d, &v).unwrap_err().to_string();
         assert!(e.contains(why), "{v}: {e}");
     }
 }
@@ -254,4 +265,78 @@ fn an_editor_answers_each_command_and_the_file_follows() {
     editor.handle(choreo_monitor::Command::Undo);
     assert_eq!(std::fs::read(&path).unwrap(), original);
     assert_eq!(editor.session().history(), (false, true));
+}
+
+const NOD: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../choreo/tests/fixtures/nod.xar"
+);
+
+#[test]
+fn a_timeline_is_shown_and_changed_in_radians_its_file_in_degrees() {
+    let d = Document::open("nod", &std::fs::read(NOD).unwrap()).unwrap();
+    // nod.xar: Nod (id 1) at 10 fps, HeadYaw 0° at 1 and 90° at 11, LHand 0.2 at 1 (a ratio).
+    let nod = wire::inspect(&d, &at(1)).unwrap();
+    let t = &nod["timeline"];
+    assert_eq!(
+        (t["fps"].as_i64(), t["start"].as_i64(), t["end"].as_i64()),
+        (Some(10), Some(1), Some(-1))
+    );
+    let yaw = &t["curves"][0];
+    assert_eq!(yaw["actuator"], "HeadYaw");
+    let ninety = yaw["keys"][1]["value"].as_f64().unwrap();
+    assert!(
+        (ninety - std::f64::consts::FRAC_PI_2).abs() < 1e-12,
+        "{ninety}"
+    );
+    assert_eq!(t["curves"][2]["keys"][0]["value"], 0.2);
+    assert_eq!(t["curves"][3]["mute"], true);
+    // A flow diagram box has no timeline to show.
+    let hello = wire::inspect(&hello(), &at(1)).unwrap();
+    assert!(hello["timeline"].is_null());
+
+    // 0.5 rad is 28.6479° (0.5 · 180/π), stored in HeadYaw's degrees; a hand's ratio as it is.
+    let v = json!({"kind": "timeline", "box": [[0, 0, 1]], "change": {"op": "keys", "frame": 6,
+        "joints": {"HeadYaw": 0.5, "LHand": 0.5}}});
+    let Edit::Timeline {
+        change: TimelineEdit::SetKeys { frame, keys, robot },
+        ..
+    } = edit(&d, &v).unwrap()
+    else {
+        panic!("not a SetKeys");
+    };
+    assert_eq!((frame, robot), (6, choreo_robot::Model::Nao));
+    let yaw = keys.iter().find(|(j, _)| j == "HeadYaw").unwrap().1;
+    assert!((yaw - 28.647_889_756).abs() < 1e-6, "{yaw}");
+    assert_eq!(keys.iter().find(|(j, _)| j == "LHand").unwrap().1, 0.5);
+
+    let v = json!({"kind": "timeline", "box": [[0, 0, 1]], "change": {"op": "interpolation",
+        "actuator": "HeadYaw", "frame": 11, "side": "left", "how": "bezier", "abscissa": -3, "ordinate": 0.1}});
+    let Edit::Timeline {
+        change: TimelineEdit::SetInterpolation { how, .. },
+        ..
+    } = edit(&d, &v).unwrap()
+    else {
+        panic!("not a SetInterpolation");
+    };
+    let Interpolation::Bezier { abscissa, ordinate } = how else {
+        panic!("{how:?}")
+    };
+    assert_eq!(abscissa, -3.0);
+    assert!((ordinate - 5.729_577_951).abs() < 1e-6, "{ordinate}");
+    for (change, why) in [
+        (json!({"op": "fly"}), "no timeline change"),
+        (
+            json!({"op": "keys", "frame": 2, "joints": {"HeadYaw": "far"}}),
+            "HeadYaw: not a number",
+        ),
+        (
+            json!({"op": "interpolation", "actuator": "HeadYaw", "frame": 1, "side": "up", "how": "auto"}),
+            "left or right",
+        ),
+    ] {
+        let v = json!({"kind": "timeline", "box": [[0, 0, 1]], "change": change});
+        let e = edit(&d, &v).unwrap_err().to_string();
+        assert!(e.contains(why), "{e}");
+    }
 }

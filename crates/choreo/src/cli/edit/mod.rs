@@ -73,8 +73,10 @@ pub fn run(args: &EditArgs) -> CliResult {
     errln!("editor: {}", monitor.url());
     let interrupts = crate::cli::run::count_interrupts();
     let player = play::RunPlayer::new(&model);
-    let mut editor =
-        Editor::new(session, library, Arc::clone(&monitor)).with_player(Box::new(player));
+    let robot = choreo_robot::Model::from_hint(&model).unwrap_or(choreo_robot::Model::Nao);
+    let mut editor = Editor::new(session, library, Arc::clone(&monitor))
+        .for_robot(robot)
+        .with_player(Box::new(player));
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)
