@@ -227,11 +227,6 @@ fn timeline_change(
         Value::Null => Ok(None),
         _ => int(v, f).map(Some),
     };
-    let number = |f: &str| {
-        v[f].as_f64()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| malformed(&format!("{f} is a number")))
-    };
     Ok(match op {
         "frames" => TimelineEdit::Frames {
             fps: opt_int("fps")?,
@@ -263,6 +258,24 @@ fn timeline_change(
             layer: index(&v["layer"])?,
             keyframe: index(&v["keyframe"])?,
         },
+        _ => motion_change(t, robot, op, v)?,
+    })
+}
+
+/// The page's change to motion keys (`op` `keys`, `move_key`, `delete_keys`,
+/// `interpolation`), values in radians.
+fn motion_change(
+    t: Option<&Timeline>,
+    robot: Model,
+    op: &str,
+    v: &Value,
+) -> Result<TimelineEdit, WireError> {
+    let number = |f: &str| {
+        v[f].as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| malformed(&format!("{f} is a number")))
+    };
+    Ok(match op {
         "keys" => {
             let joints = v["joints"]
                 .as_object()
