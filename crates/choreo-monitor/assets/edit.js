@@ -460,6 +460,7 @@ export class EditPane {
       h("ul", {}, list.map((q) => h("li", { text: `${q.name} (${q.type}, ${q.nature})`, title: q.tooltip ?? "" }))));
     P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
     if (box.script !== null && box.script !== undefined) this.renderScript(P, at, box.script);
+    if (box.timeline) this.renderTimelineEditor(P, box);
     this.showTab("props");
   }
 

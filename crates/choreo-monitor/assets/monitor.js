@@ -9,7 +9,8 @@
 //
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
 // navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
-// 3D), log.js, stack.js, replay.js, edit.js (`choreo edit`); dom.js holds the helpers they share. This file keeps the
+// 3D), log.js, stack.js, replay.js, edit.js and timeline_edit.js (`choreo edit`; code.js its
+// code editor); dom.js holds the helpers they share. This file keeps the
 // connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
@@ -21,6 +22,7 @@ import { RobotPane } from "./robot.js";
 import { LogPane } from "./log.js";
 import { StackPane } from "./stack.js";
 import { EditPane } from "./edit.js";
+import { TimelineEditPane } from "./timeline_edit.js";
 
 export { describeEvent } from "./log.js";
 
@@ -427,7 +429,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

@@ -28,7 +28,14 @@ pub fn robot(model: Model) -> Value {
         .iter()
         .map(|e| json!({"name": e.name, "parent": e.parent, "offset": e.offset}))
         .collect();
+    // Every joint's range (hands: their opening ratio), for an editor's pose sliders.
+    let joints: Vec<Value> = model
+        .joints()
+        .iter()
+        .map(|j| json!({"name": j.name, "min": j.min, "max": j.max}))
+        .collect();
     json!({
         "type": "robot", "model": model.name().to_lowercase(), "links": links, "ends": ends,
+        "joints": joints,
     })
 }

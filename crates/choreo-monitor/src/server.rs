@@ -74,6 +74,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/edit.js"),
     ),
     (
+        "/timeline_edit.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/timeline_edit.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),

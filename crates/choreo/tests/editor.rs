@@ -55,9 +55,23 @@ impl Editing {
     /// The centre of the element `selector` selects, in CSS pixels of the page; `dx`, `dy`
     /// move it as fractions of its size (−0.5: its left or top edge).
     fn at(&mut self, selector: &str, dx: f64, dy: f64) -> (f64, f64) {
+        // Where it is once the page has settled: a pane that grows (a timeline's row) fits
+        // the diagram again a frame later.
         let r = self.page.eval(&format!(
-            "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect();
-               return [r.x + r.width * (0.5 + {dx}), r.y + r.height * (0.5 + {dy})]; }})()"
+            "(async () => {{
+               const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+               const rect = () => {{ const r = document.querySelector({selector:?}).getBoundingClientRect();
+                 return [r.x + r.width * (0.5 + {dx}), r.y + r.height * (0.5 + {dy})]; }};
+               // Scrolled to, as a user scrolls a pane to reach it.
+               document.querySelector({selector:?}).scrollIntoView({{ block: 'nearest', inline: 'nearest' }});
+               let was = rect();
+               for (let i = 0; i < 100; i++) {{
+                 await frame();
+                 const now = rect();
+                 if (now[0] === was[0] && now[1] === was[1]) return now;
+                 was = now;
+               }}
+               return was; }})()"
         ));
         (r[0].as_f64().unwrap(), r[1].as_f64().unwrap())
     }
@@ -534,4 +548,170 @@ fn what_cannot_be_edited_in_place_is_refused_with_its_exit_code() {
     let library = support::cli::choreo(&["edit", "examples/hello", "--library", "no/such/library"]);
     assert_eq!(library.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&library.stderr).contains("no/such/library"));
+}
+
+/// Clicks the slider `id` at `fraction` of its width (a user's click on its track): the
+/// value it took, as the page reads it.
+fn slide(e: &mut Editing, id: &str, fraction: f64) -> f64 {
+    let at = e.at(&format!("#{id}"), fraction - 0.5, 0.0);
+    e.page.click(at.0, at.1);
+    e.page
+        .eval(&format!("Number(document.getElementById('{id}').value)"))
+        .as_f64()
+        .unwrap()
+}
+
+/// Types `value` into the field `id` (all of it replaced) and leaves it.
+fn type_into(e: &mut Editing, id: &str, value: &str) {
+    e.page
+        .eval(&format!("document.getElementById('{id}').select()"));
+    e.page.type_text(value);
+    e.page
+        .eval(&format!("document.getElementById('{id}').blur()"));
+}
+
+#[test]
+fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::write(&file, EMPTY).unwrap();
+    let served = Served::start(&["edit", file.to_str().unwrap()]);
+    let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
+    page.shows("id=\"add-box\"");
+    let mut e = Editing {
+        page,
+        file,
+        answers: 0,
+        _served: served,
+        _dir: dir,
+    };
+
+    // A Timeline from the palette, between the behavior's onStart and its onStopped.
+    let add = e.at("#add-box", 0.0, 0.0);
+    e.page.click(add.0, add.1);
+    e.page.type_text("timeline");
+    e.page.shows("data-key=\"basic/timeline\"");
+    let item = e.at(".palette-item[data-key='basic/timeline']", 0.0, 0.0);
+    e.page.click(item.0, item.1);
+    assert!(e.answered());
+    let drags = [
+        (
+            "g.owner-port.in[data-port='onStart'] circle",
+            "g.box[data-path='root/Timeline'] circle.input[data-port='onStart']",
+        ),
+        (
+            "g.box[data-path='root/Timeline'] circle.output[data-port='onStopped']",
+            "g.owner-port.out[data-port='onStopped'] rect",
+        ),
+    ];
+    for (from, to) in drags {
+        let (a, z) = (e.at(from, 0.0, 0.0), e.at(to, 0.0, 0.0));
+        e.page.drag(a, z);
+        assert!(e.answered(), "{from} → {to}");
+    }
+
+    // Selected: its Timeline section; 10 frames a second.
+    let tl = e.at("g.box[data-path='root/Timeline'] .box-bg", 0.0, -0.3);
+    e.page.click(tl.0, tl.1);
+    e.page.shows("id=\"tl-fps\"");
+    type_into(&mut e, "tl-fps", "10");
+    assert!(e.answered(), "the frame rate was not saved");
+    e.properties_shown();
+
+    // HeadYaw's slider at two fifths of its track, stored at frame 1; at three quarters,
+    // stored at frame 11.
+    e.page.shows("id=\"pose-HeadYaw\"");
+    let mut stored = Vec::new();
+    for (frame, fraction) in [(1, 0.4), (11, 0.75)] {
+        let yaw = slide(&mut e, "pose-HeadYaw", fraction);
+        type_into(&mut e, "pose-frame", &frame.to_string());
+        let store = e.at("#pose-store", 0.0, 0.0);
+        e.page.click(store.0, store.1);
+        assert!(e.answered(), "the pose at frame {frame} was not stored");
+        e.properties_shown();
+        stored.push((frame, yaw));
+    }
+    let xar = model(&e.bytes());
+    let t = xar.root_box.diagrams().next().unwrap().boxes[0]
+        .timeline
+        .clone()
+        .unwrap();
+    assert_eq!(t.fps, Some(10));
+    let curve = &t.actuator_list.as_ref().unwrap().curves[0];
+    assert_eq!((curve.actuator.as_str(), curve.unit), ("HeadYaw", Some(0)));
+    let keys: Vec<(i32, f64)> = curve.keys.iter().map(|k| (k.frame, k.value)).collect();
+    assert_eq!(keys.len(), 2);
+    for ((frame, radians), (f, degrees)) in stored.iter().zip(&keys) {
+        assert_eq!(frame, f);
+        // Stored in degrees, six decimals.
+        assert!(
+            (radians.to_degrees() - degrees).abs() < 1e-5,
+            "{radians} rad, {degrees}°"
+        );
+    }
+
+    // The key at 11 dragged later in the curve editor.
+    let key = "#tl-curves .tl-key[data-frame='11']";
+    let from = e.at(key, 0.0, 0.0);
+    e.page.drag(from, (from.0 + 60.0, from.1));
+    assert!(e.answered(), "the key was not moved");
+    let xar = model(&e.bytes());
+    let t = xar.root_box.diagrams().next().unwrap().boxes[0]
+        .timeline
+        .clone()
+        .unwrap();
+    let moved = &t.actuator_list.as_ref().unwrap().curves[0].keys[1];
+    assert!(moved.frame > 11, "the key is at frame {}", moved.frame);
+    e.properties_shown();
+    e.at("#tl-curves", 0.0, 0.0);
+    let shots = workspace().join("target/editor-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    e.page.screenshot(&shots.join("timeline.png"));
+    let last = (moved.frame, moved.value.to_radians());
+
+    // Run as saved: the head turns to the last key's angle, reached at its frame.
+    let trace = e.file.with_file_name("trace.jsonl");
+    let run = support::cli::choreo(&[
+        "run",
+        e.file.to_str().unwrap(),
+        "--fast",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let events: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let yaw: Vec<(i64, f64)> = events
+        .iter()
+        .filter(|v| v["event"] == "joints" && v["path"] == "root/Timeline")
+        .filter_map(|v| {
+            let i = v["names"].as_array()?.iter().position(|n| n == "HeadYaw")?;
+            Some((v["time_ns"].as_i64()?, v["values"][i].as_f64()?))
+        })
+        .collect();
+    let (_, end) = *yaw.last().expect("no joints of the timeline in the trace");
+    assert!(
+        (end - last.1).abs() < 1e-3,
+        "the head ended at {end} rad, keyed {}",
+        last.1
+    );
+    let (start, _) = yaw[0];
+    let (at, _) = *yaw.iter().find(|(_, v)| (v - last.1).abs() < 1e-3).unwrap();
+    // Frames 1 to the last key at 10 fps: (frame − 1) / 10 s.
+    assert_eq!(
+        at - start,
+        i64::from(last.0 - 1) * 100_000_000,
+        "reached at {} ns",
+        at - start
+    );
 }

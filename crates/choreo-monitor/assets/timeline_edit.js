@@ -1,0 +1,210 @@
+// choreo's live monitor: an editor's timeline tools (`choreo edit`, docs/editor.md), in the
+// Properties tab of a selected timeline box: its frame rate and start and end frames, its
+// behavior layers and keyframes, its motion curves with their keys (drag a key to move it,
+// click it to set its value and interpolation), and a pose made with the joints' sliders
+// (the 3D robot takes it) stored as keys ("Store joints in keyframe").
+// Each change is a `timeline` edit; the server answers as for any edit.
+// Methods of the page's Monitor (monitor.js), mixed into it there.
+
+import { h, s, isNum } from "./dom.js";
+
+const DEG = 180 / Math.PI;
+const HANDS = new Set(["LHand", "RHand"]);
+/** A joint's value as the page shows it: degrees, a hand's ratio as it is. */
+const shown = (joint, v) => (HANDS.has(joint) ? v.toFixed(2) : `${(v * DEG).toFixed(1)}°`);
+
+export class TimelineEditPane {
+  /** The timeline section of the Properties tab of timeline box `box` (inspect's answer). */
+  renderTimelineEditor(P, box) {
+    const t = box.timeline;
+    const change = (c) => this.sendEdit({ kind: "timeline", box: box.ref, change: c });
+    const num = (id, value, onChange) => {
+      const el = h("input", { id, type: "number", step: 1, value: value ?? "" });
+      el.addEventListener("change", () => onChange(el.value === "" ? null : Number(el.value)));
+      return el;
+    };
+    P.append(h("h3", { text: "Timeline" }),
+      h("div", { class: "prop-row tl-frames" },
+        h("label", { text: "fps, start, end" }),
+        h("span", { class: "tl-frame-fields" },
+          num("tl-fps", t.fps, (v) => change({ op: "frames", fps: v })),
+          num("tl-start", t.start, (v) => change({ op: "frames", start: v })),
+          num("tl-end", t.end, (v) => change({ op: "frames", end: v }))),
+        h("span", { class: "dim", text: "end -1: at the last motion key" })));
+    this.renderLayers(P, t, change);
+    this.renderCurves(P, box, change);
+    this.renderPose(P, t, change);
+  }
+
+  renderLayers(P, t, change) {
+    const list = h("div", { id: "tl-layers", class: "tl-layers" });
+    t.layers.forEach((l, layer) => {
+      const name = h("input", { class: "tl-layer-input", "data-layer": layer, type: "text", value: l.name });
+      name.addEventListener("change", () => change({ op: "rename_layer", layer, name: name.value }));
+      const kfs = l.keyframes.map((k, keyframe) => {
+        const kname = h("input", { class: "tl-kf-name", type: "text", value: k.name, title: "keyframe name (a goto target)" });
+        kname.addEventListener("change", () => change({ op: "set_keyframe", layer, keyframe, name: kname.value }));
+        const index = h("input", { class: "tl-kf-index", type: "number", min: 1, step: 1, value: k.index, title: "its start frame" });
+        index.addEventListener("change", () => change({ op: "set_keyframe", layer, keyframe, index: Number(index.value) }));
+        return h("span", { class: "tl-kf-edit", "data-keyframe": `${layer}/${keyframe}` }, kname, index,
+          h("button", { type: "button", class: "tl-del", title: "delete this keyframe", text: "×", onclick: () => change({ op: "delete_keyframe", layer, keyframe }) }));
+      });
+      const next = Math.max(0, ...l.keyframes.map((k) => k.index)) + 10;
+      const add = h("button", { type: "button", class: "tl-add-kf", text: "+ keyframe", onclick: () => change({ op: "add_keyframe", layer, name: `keyframe${l.keyframes.length + 1}`, index: next }) });
+      list.append(h("div", { class: "tl-layer-edit", "data-layer": layer }, name, ...kfs, add,
+        h("button", { type: "button", class: "tl-del", title: "delete this layer", text: "delete layer", onclick: () => change({ op: "delete_layer", layer }) })));
+    });
+    const add = h("button", { id: "tl-add-layer", type: "button", text: "+ behavior layer", onclick: () => change({ op: "add_layer", name: `behavior_layer${t.layers.length + 1}` }) });
+    P.append(h("h4", { text: "Behavior layers" }), list, add);
+  }
+
+  // ------------------------------------------------------------ motion curves
+
+  /** The curves (as choreo-motion samples them, from the structure) and the file's keys. */
+  renderCurves(P, box, change) {
+    const t = box.timeline;
+    const node = [...this.boxes.values()].find((b) => JSON.stringify(b.ref) === JSON.stringify(box.ref));
+    const sampled = node?.content?.curves || [];
+    const keys = t.curves.flatMap((c) => c.keys.map((k) => ({ ...k, actuator: c.actuator, mute: c.mute })));
+    const W = 800, H = 200;
+    const first = Math.min(t.start ?? 1, ...keys.map((k) => k.frame));
+    const last = Math.max((t.end ?? -1) > 0 ? t.end : 0, ...keys.map((k) => k.frame), first + 10) + 5;
+    const values = keys.map((k) => k.value).concat(sampled.flatMap((c) => c.values.filter(isNum)));
+    let lo = Math.min(-0.5, ...values), hi = Math.max(0.5, ...values);
+    const pad = (hi - lo) * 0.08;
+    lo -= pad; hi += pad;
+    const X = (f) => ((f - first) / (last - first)) * W;
+    const Y = (v) => H - ((v - lo) / (hi - lo)) * H;
+    this.curveScale = { first, last, lo, hi, W, H };
+    const svg = s("svg", { id: "tl-curves", class: "tl-curve-edit", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none" });
+    svg.append(s("line", { class: "tl-zero", x1: 0, x2: W, y1: Y(0), y2: Y(0) }));
+    sampled.forEach((c, i) => {
+      const pts = c.values.map((v, k) => (isNum(v) ? `${X(c.from + k * c.step)},${Y(v)}` : null)).filter(Boolean).join(" ");
+      svg.append(s("polyline", { class: "curve", "data-joint": c.joint, points: pts, style: `stroke:hsl(${(i * 137) % 360} 70% 62%)` }));
+    });
+    for (const k of keys) {
+      // A line of no length with round ends: a dot that stays round in the stretched drawing.
+      const dot = s("line", { class: `tl-key${k.mute ? " muted" : ""}`, x1: X(k.frame), y1: Y(k.value), x2: X(k.frame), y2: Y(k.value), "data-actuator": k.actuator, "data-frame": k.frame },
+        s("title", { text: `${k.actuator} ${shown(k.actuator, k.value)} at frame ${k.frame}` }));
+      dot.addEventListener("mousedown", (e) => {
+        e.stopPropagation();
+        e.preventDefault();
+        this.keyDrag = { k, dot, svg, x: e.clientX, y: e.clientY, moved: false, change };
+      });
+      svg.append(dot);
+    }
+    if (!this.keyDragSetUp) {
+      this.keyDragSetUp = true;
+      window.addEventListener("mousemove", (e) => this.keyMove(e));
+      window.addEventListener("mouseup", (e) => this.keyUp(e));
+    }
+    this.keyPanel = h("div", { id: "tl-key", class: "tl-key-panel" }, h("span", { class: "dim", text: "click a key to edit it; drag it to move it" }));
+    P.append(h("h4", { text: `Motion (${t.curves.length} curves, ${keys.length} keys)` }), svg, this.keyPanel);
+    if (this.curveKey) {
+      const k = keys.find((q) => q.actuator === this.curveKey.actuator && q.frame === this.curveKey.frame);
+      if (k) this.renderKey(k, change);
+    }
+  }
+
+  /** Frame and value under the pointer in the curve editor. */
+  curvePoint(svg, e) {
+    const r = svg.getBoundingClientRect();
+    const c = this.curveScale;
+    const frame = Math.max(1, Math.round(c.first + ((e.clientX - r.left) / r.width) * (c.last - c.first)));
+    const value = c.hi - ((e.clientY - r.top) / r.height) * (c.hi - c.lo);
+    return { frame, value };
+  }
+
+  keyMove(e) {
+    const d = this.keyDrag;
+    if (!d) return;
+    if (!d.moved && Math.hypot(e.clientX - d.x, e.clientY - d.y) < 3) return;
+    d.moved = true;
+    const p = this.curvePoint(d.svg, e);
+    const c = this.curveScale;
+    const x = ((p.frame - c.first) / (c.last - c.first)) * c.W;
+    const y = c.H - ((p.value - c.lo) / (c.hi - c.lo)) * c.H;
+    for (const [k, v] of [["x1", x], ["x2", x], ["y1", y], ["y2", y]]) d.dot.setAttribute(k, v);
+    d.to = p;
+  }
+
+  keyUp() {
+    const d = this.keyDrag;
+    if (!d) return;
+    this.keyDrag = null;
+    this.curveKey = { actuator: d.k.actuator, frame: d.moved && d.to ? d.to.frame : d.k.frame };
+    if (d.moved && d.to) {
+      d.change({ op: "move_key", actuator: d.k.actuator, frame: d.k.frame, to: d.to.frame, value: d.to.value });
+    } else {
+      this.renderKey(d.k, d.change);
+    }
+  }
+
+  /** The selected key's fields: value, each side's interpolation, delete. */
+  renderKey(k, change) {
+    const panel = this.keyPanel;
+    panel.textContent = "";
+    const degrees = !HANDS.has(k.actuator);
+    const value = h("input", { id: "tl-key-value", type: "number", step: degrees ? 0.1 : 0.01, value: degrees ? (k.value * DEG).toFixed(2) : k.value });
+    value.addEventListener("change", () => {
+      const v = degrees ? Number(value.value) / DEG : Number(value.value);
+      change({ op: "move_key", actuator: k.actuator, frame: k.frame, to: k.frame, value: v });
+    });
+    const side = (which) => {
+      const t = (k.tangents || []).find((g) => g.side === which);
+      const now = t ? t.interp : "auto";
+      const sel = h("select", { id: `tl-key-${which}`, title: `${which} side` },
+        ["auto", "constant", "linear", "bezier"].map((m) => h("option", { value: m, text: m === "auto" ? "automatic Bezier" : m, selected: m === now })));
+      sel.addEventListener("change", () => {
+        const how = sel.value;
+        const handle = how === "bezier" ? { abscissa: which === "left" ? -3 : 3, ordinate: 0 } : {};
+        change({ op: "interpolation", actuator: k.actuator, frame: k.frame, side: which, how, ...handle });
+      });
+      return sel;
+    };
+    panel.append(h("span", { class: "tl-key-name", text: `${k.actuator} at frame ${k.frame}` }),
+      h("label", { text: degrees ? "value (°)" : "value" }), value,
+      h("label", { text: "left" }), side("left"), h("label", { text: "right" }), side("right"),
+      h("button", { id: "tl-key-delete", type: "button", text: "delete key", onclick: () => change({ op: "delete_keys", frame: k.frame, actuators: [k.actuator] }) }));
+  }
+
+  // ------------------------------------------------------------ pose → keys
+
+  /** A slider per joint (its range from the robot message); the 3D robot takes the pose. */
+  renderPose(P, t, change) {
+    const joints = this.robotChain?.joints || [];
+    if (!this.pose) this.pose = new Map();
+    const touched = new Set();
+    const frame = h("input", { id: "pose-frame", type: "number", min: 1, step: 1, value: this.curveKey?.frame ?? Math.max(1, t.start ?? 1) });
+    const rows = joints.map((j) => {
+      const v = this.pose.get(j.name) ?? Math.min(j.max, Math.max(j.min, 0));
+      const label = h("span", { class: "dim pose-value", text: shown(j.name, v) });
+      const slider = h("input", { id: `pose-${j.name}`, class: "pose-slider", type: "range", min: j.min, max: j.max, step: 0.001, value: v });
+      slider.addEventListener("input", () => {
+        const x = Number(slider.value);
+        this.pose.set(j.name, x);
+        touched.add(j.name);
+        label.textContent = shown(j.name, x);
+        this.showPose();
+      });
+      return h("div", { class: "pose-row" }, h("label", { for: `pose-${j.name}`, text: j.name }), slider, label);
+    });
+    const store = h("button", { id: "pose-store", type: "button", class: "primary", text: "Store joints in keyframe", onclick: () => {
+      const names = [...touched];
+      if (!names.length) return this.toast("move a joint's slider first");
+      change({ op: "keys", frame: Number(frame.value), joints: Object.fromEntries(names.map((n) => [n, this.pose.get(n)])) });
+      touched.clear();
+    } });
+    P.append(h("h4", { text: "Pose" }),
+      h("div", { class: "prop-row" }, h("label", { for: "pose-frame", text: "at frame" }), frame, store),
+      h("div", { id: "pose", class: "pose" }, rows.length ? rows : h("div", { class: "empty-note", text: "no robot to pose" })));
+  }
+
+  /** The pose the sliders make, on the 3D robot. */
+  showPose() {
+    const names = [...this.pose.keys()];
+    try {
+      document.dispatchEvent(new CustomEvent("choreo-monitor:joints", { detail: { names, values: names.map((n) => this.pose.get(n)) } }));
+    } catch { /* a listener's problem, not ours */ }
+  }
+}
