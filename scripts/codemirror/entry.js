@@ -6,3 +6,4 @@ export { python } from "@codemirror/lang-python";
 export { StreamLanguage } from "@codemirror/language";
 export { setDiagnostics, lintGutter } from "@codemirror/lint";
 export { oneDark } from "@codemirror/theme-one-dark";
+export { autocompletion } from "@codemirror/autocomplete";

@@ -15,6 +15,7 @@
 //! [`Editor`] (`serve`) answers the monitor's editing pages with a session; `wire` turns
 //! the page's JSON into edits.
 
+mod dialogs;
 mod library;
 mod serve;
 pub mod wire;
@@ -137,6 +138,11 @@ impl Session {
         Ok(())
     }
 
+    /// Forgets the edits undone (an edit was made elsewhere: a topic of the behavior).
+    pub fn clear_redo(&mut self) {
+        self.redo.clear();
+    }
+
     /// Takes what the file holds now (another program changed it): the edits made here
     /// stay in the file as that program left it, and can no longer be undone here.
     pub fn reload(&mut self) -> Result<(), SessionError> {
@@ -188,7 +194,7 @@ fn read(path: &Path) -> Result<Vec<u8>, SessionError> {
 
 /// Writes `bytes` to a file beside `path`, on disk before it is renamed over `path`: the
 /// file holds either its old bytes or all the new ones, whenever choreo stops.
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let name = path
         .file_name()
@@ -221,3 +227,6 @@ mod library_tests;
 
 #[cfg(test)]
 mod corpus_tests;
+
+#[cfg(test)]
+mod dialogs_tests;

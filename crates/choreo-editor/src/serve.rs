@@ -7,7 +7,7 @@
 //! change by another program is told to the pages at once (not only at the next edit), and
 //! `reload` takes it. Play is a [`Player`]'s: the command line's runs `choreo run` apart.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -20,6 +20,7 @@ use choreo_xar::ScriptCheck as _;
 use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
 
+use crate::dialogs::{Topics, topics_of};
 use crate::{Library, Session, SessionError, wire};
 
 /// How often the file is compared with what the session wrote, between commands.
@@ -51,9 +52,21 @@ pub trait Player {
     fn stop(&mut self);
 }
 
+/// What an edit changed: the behavior's file, or one of its topics.
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    Behavior,
+    Topic(PathBuf),
+}
+
 /// A session served to the pages of `monitor`.
 pub struct Editor {
     session: Session,
+    /// The topics of its Dialog boxes opened in the page.
+    topics: Topics,
+    /// What each edit made changed, the last last; and each edit undone.
+    done: Vec<Target>,
+    undone: Vec<Target>,
     library: Library,
     robot: Model,
     monitor: Arc<Monitor>,
@@ -69,6 +82,9 @@ impl Editor {
         monitor.restructure(&Graph::new(session.document().xar()));
         Editor {
             session,
+            topics: Topics::default(),
+            done: Vec::new(),
+            undone: Vec::new(),
             library,
             robot: Model::Nao,
             monitor,
@@ -117,11 +133,13 @@ impl Editor {
     /// Carries out one page's command and tells the pages what came of it.
     pub fn handle(&mut self, command: Command) {
         let done = match command {
+            Command::Edit(v) if v["kind"] == "text" => self.save_topic(&v),
             Command::Edit(v) => wire::edit(&self.context(), &v)
                 .map_err(|e| e.to_string())
-                .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e))),
-            Command::Undo => self.session.undo().map_err(|e| self.why(e)),
-            Command::Redo => self.session.redo().map_err(|e| self.why(e)),
+                .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e)))
+                .map(|()| self.made(Target::Behavior)),
+            Command::Undo => self.step(true),
+            Command::Redo => self.step(false),
             Command::Stop => {
                 if let Some(p) = &mut self.player {
                     p.stop();
@@ -131,6 +149,9 @@ impl Editor {
             Command::Editor(v) if v["type"] == "reload" => {
                 self.session.reload().map_err(|e| self.why(e)).map(|()| {
                     self.told_changed = false;
+                    // The behavior's history is gone with its text; its topics' stays.
+                    self.done.retain(|t| *t != Target::Behavior);
+                    self.undone.retain(|t| *t != Target::Behavior);
                 })
             }
             Command::Editor(v) => {
@@ -151,6 +172,111 @@ impl Editor {
         }
     }
 
+    /// An edit was made to `target`: what was undone cannot be redone any more.
+    fn made(&mut self, target: Target) {
+        self.done.push(target);
+        self.undone.clear();
+        self.session.clear_redo();
+        self.topics.clear_redo();
+    }
+
+    /// Undoes the last edit made (`back`), or redoes the last undone.
+    fn step(&mut self, back: bool) -> Result<(), String> {
+        let (from, nothing) = if back {
+            (&self.done, SessionError::NothingToUndo)
+        } else {
+            (&self.undone, SessionError::NothingToRedo)
+        };
+        let target = from.last().cloned().ok_or_else(|| nothing.to_string())?;
+        let stepped = match (&target, back) {
+            (Target::Behavior, true) => self.session.undo(),
+            (Target::Behavior, false) => self.session.redo(),
+            (Target::Topic(p), true) => self.topics.undo(p),
+            (Target::Topic(p), false) => self.topics.redo(p),
+        };
+        stepped.map_err(|e| self.why(e))?;
+        let (from, to) = if back {
+            (&mut self.done, &mut self.undone)
+        } else {
+            (&mut self.undone, &mut self.done)
+        };
+        from.pop();
+        to.push(target);
+        Ok(())
+    }
+
+    /// A topic saved (`{"kind": "text", "path", "text"}`): one opened in the page only.
+    fn save_topic(&mut self, v: &Value) -> Result<(), String> {
+        let (path, text) = self.topic_text(v)?;
+        self.topics.save(&path, &text).map_err(|e| self.why(e))?;
+        self.made(Target::Topic(path));
+        Ok(())
+    }
+
+    /// The `path` and `text` of a page's message about a topic it opened.
+    fn topic_text(&self, v: &Value) -> Result<(PathBuf, String), String> {
+        let path = PathBuf::from(v["path"].as_str().ok_or("a topic is named by its path")?);
+        if !self.topics.is_open(&path) {
+            return Err(format!("{}: not a topic opened here", path.display()));
+        }
+        let text = v["text"].as_str().ok_or("the topic's text is missing")?;
+        Ok((path, text.to_string()))
+    }
+
+    /// The `dialog` answer: the topics of the Dialog box at `at`, opened.
+    fn dialog(&mut self, at: &BoxRef) -> Result<Value, String> {
+        let b = self
+            .session
+            .document()
+            .box_def(at)
+            .map_err(|e| e.to_string())?;
+        let dialog = b
+            .dialog_file
+            .clone()
+            .ok_or_else(|| format!("{} is not a Dialog box", b.name))?;
+        let folder = self
+            .session
+            .path()
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let topics = topics_of(&folder, &dialog)?;
+        for (_, path, text) in &topics {
+            self.topics.opened(path, text);
+        }
+        Ok(json!({
+            "type": "dialog",
+            "box": wire::steps(at),
+            "file": dialog,
+            "topics": topics.iter().map(|(language, path, text)| json!({
+                "language": language, "path": path.display().to_string(), "text": text,
+            })).collect::<Vec<_>>(),
+        }))
+    }
+
+    /// Answers about a topic as typed: its problems, completions, a rule tried.
+    fn topic_request(&mut self, v: &Value) -> Result<Value, String> {
+        let (path, text) = self.topic_text(v)?;
+        let shown = path.display().to_string();
+        let number = |k: &str| {
+            v[k].as_u64()
+                .ok_or_else(|| format!("{k} is a number, from 1"))
+        };
+        Ok(match v["type"].as_str() {
+            Some("text_check") => json!({"type": "text_problems", "path": shown,
+                "problems": self.topics.problems(&path, &text)?}),
+            Some("complete") => json!({"type": "completions", "path": shown, "id": v["id"],
+                "items": self.topics.complete(&path, &text, number("line")?, number("column")?)?}),
+            _ => {
+                let sentence = v["sentence"].as_str().unwrap_or_default();
+                let answer = self
+                    .topics
+                    .try_rule(&path, &text, number("line")?, sentence)?;
+                json!({"type": "tried", "path": shown, "sentence": sentence, "answer": answer})
+            }
+        })
+    }
+
     fn context(&self) -> wire::Context<'_> {
         wire::Context {
             document: self.session.document(),
@@ -167,6 +293,8 @@ impl Editor {
                 wire::inspect(self.session.document(), &at()?).map_err(|e| e.to_string())
             }
             Some("library") => Ok(self.library.message()),
+            Some("dialog") => self.dialog(&at()?),
+            Some("text_check" | "complete" | "try_rule") => self.topic_request(v),
             Some("problems") => Ok(problems(self.session.document())),
             Some("check") => {
                 let text = v["text"].as_str().ok_or("check needs the script's text")?;
@@ -194,7 +322,7 @@ impl Editor {
     /// The `edited` message: whether the last command took, why not, and what can be
     /// undone and redone now.
     fn outcome(&self, refused: Option<&String>) -> Value {
-        let (undo, redo) = self.session.history();
+        let (undo, redo) = (!self.done.is_empty(), !self.undone.is_empty());
         json!({
             "type": "edited",
             "ok": refused.is_none(),

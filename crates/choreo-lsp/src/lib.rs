@@ -61,6 +61,15 @@ pub enum LspError {
 /// came first (the protocol asks for exit 0 then, 1 without one).
 pub fn serve() -> Result<bool, LspError> {
     let (connection, io_threads) = Connection::stdio();
+    let clean = serve_connection(connection)?;
+    io_threads.join()?;
+    Ok(clean)
+}
+
+/// Serves the editor at the other end of `connection` until it says `exit` (as [`serve`]):
+/// `choreo edit`'s page is served in-process through an in-memory connection
+/// (`Connection::memory`), by the same code as any editor.
+pub fn serve_connection(connection: Connection) -> Result<bool, LspError> {
     let capabilities = serde_json::to_value(capabilities())?;
     // Nothing of the editor's own description is needed: any client is served the same.
     connection.initialize(capabilities)?;
@@ -71,7 +80,6 @@ pub fn serve() -> Result<bool, LspError> {
     };
     let clean = server.serve();
     drop(server);
-    io_threads.join()?;
     Ok(clean)
 }
 

@@ -461,6 +461,7 @@ export class EditPane {
     P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
     if (box.script !== null && box.script !== undefined) this.renderScript(P, at, box.script);
     if (box.timeline) this.renderTimelineEditor(P, box);
+    if (box.dialog) this.renderDialog(P, box);
     this.showTab("props");
   }
 

@@ -9,8 +9,8 @@
 //
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
 // navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
-// 3D), log.js, stack.js, replay.js, edit.js and timeline_edit.js (`choreo edit`; code.js its
-// code editor); dom.js holds the helpers they share. This file keeps the
+// 3D), log.js, stack.js, replay.js, edit.js, timeline_edit.js and dialog_edit.js (`choreo
+// edit`; code.js its code editor); dom.js holds the helpers they share. This file keeps the
 // connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
@@ -23,6 +23,7 @@ import { LogPane } from "./log.js";
 import { StackPane } from "./stack.js";
 import { EditPane } from "./edit.js";
 import { TimelineEditPane } from "./timeline_edit.js";
+import { DialogEditPane } from "./dialog_edit.js";
 
 export { describeEvent } from "./log.js";
 
@@ -202,6 +203,10 @@ export class Monitor {
       case "problems": return this.onProblems(msg);
       case "script_problems": return this.onScriptProblems(msg);
       case "playing": return this.renderPlay(true);
+      case "dialog": return this.onDialog(msg);
+      case "text_problems": return this.onTextProblems(msg);
+      case "completions": return this.onCompletions(msg);
+      case "tried": return this.onTried(msg);
       default: return; // unknown types are for a newer page
     }
   }
@@ -429,7 +434,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

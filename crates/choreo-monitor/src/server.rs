@@ -79,6 +79,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/timeline_edit.js"),
     ),
     (
+        "/dialog_edit.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/dialog_edit.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),
@@ -258,7 +263,19 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
     };
     // What an editor's page asks besides edits (docs/editor.md).
     const EDITOR: &[&str] = &[
-        "edit", "undo", "redo", "inspect", "reload", "library", "problems", "play", "check",
+        "edit",
+        "undo",
+        "redo",
+        "inspect",
+        "reload",
+        "library",
+        "problems",
+        "play",
+        "check",
+        "dialog",
+        "text_check",
+        "complete",
+        "try_rule",
     ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),

@@ -94,6 +94,15 @@ impl Editing {
         }
     }
 
+    /// Waits until the page's `expression` is true (two minutes of real time at most).
+    fn until(&mut self, expression: &str) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while self.page.eval(expression) != Value::Bool(true) {
+            assert!(Instant::now() < deadline, "never true: {expression}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits for the Properties tab to show its box as the last answer left it.
     fn properties_shown(&mut self) {
         let want = self.answers.to_string();
@@ -495,7 +504,7 @@ fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
     e.page.type_text("    def broken(:\n");
     e.page.shows("line 13: ");
     // Marked where it is, in the code editor too.
-    e.page.shows("cm-lintRange-error");
+    e.until("document.querySelector('#prop-script .cm-lintRange-error') !== null");
     assert_eq!(e.bytes(), original, "typing saved the script");
 
     // Ctrl+S in the code editor saves it, as Save script does.
@@ -714,4 +723,96 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
         "reached at {} ns",
         at - start
     );
+}
+
+#[test]
+fn a_dialog_topic_is_edited_checked_completed_and_tried_in_the_page() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    // A copy of examples/dialog: its Chat box's greet/greet.dlg names greet_enu.top and
+    // greet_frf.top.
+    let dir = tempfile::tempdir().unwrap();
+    let source = workspace().join("examples/dialog");
+    for f in [
+        "behavior.xar",
+        "greet/greet.dlg",
+        "greet/greet_enu.top",
+        "greet/greet_frf.top",
+    ] {
+        let to = dir.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(f), &to).unwrap();
+    }
+    let file = dir.path().join("behavior.xar");
+    let topic = dir.path().join("greet/greet_enu.top");
+    let original = std::fs::read_to_string(&topic).unwrap();
+    let served = Served::start(&["edit", file.to_str().unwrap()]);
+    let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
+    page.shows("data-path=\"root/Chat\"");
+    let mut e = Editing {
+        page,
+        file,
+        answers: 0,
+        _served: served,
+        _dir: dir,
+    };
+
+    let chat = e.at("g.box[data-path='root/Chat'] .box-bg", 0.0, -0.3);
+    e.page.click(chat.0, chat.1);
+    e.page.shows("data-language=\"frf\"");
+    e.page.shows("id=\"topic-code\"");
+    e.page.shows("data-ready=\"true\"");
+    // QiChat highlighted: a concept's name is a token of its own.
+    let concept = e.page.eval(
+        "[...document.querySelectorAll('#topic-code .cm-line span')].some((s) => s.textContent === '~hello')",
+    );
+    assert_eq!(concept, Value::Bool(true), "~hello is not highlighted");
+
+    // A rule typed at the end, its parenthesis not closed yet: the language server's error.
+    let code = e.at("#topic-code .cm-content", 0.0, 0.0);
+    e.page.click(code.0, code.1);
+    e.page.key("End", "End", 35, CTRL);
+    e.page.key("Enter", "Enter", 13, 0);
+    e.page.type_text("u:(how are you");
+    e.until("document.querySelector('#topic-code .cm-lintRange-error') !== null");
+    e.until("Number(document.getElementById('topic-problems').dataset.count) > 0");
+    e.page.type_text(") I am fine, thank you.");
+    e.until("document.getElementById('topic-problems').dataset.count === '0'");
+    e.until("document.querySelector('#topic-code .cm-lintRange-error') === null");
+
+    // Completion: after `~`, the topic's concepts, as the language server offers them.
+    e.page.key("Enter", "Enter", 13, 0);
+    e.page.type_text("u:(~");
+    e.page.key(" ", "Space", 32, CTRL);
+    e.until(
+        "[...document.querySelectorAll('.cm-tooltip-autocomplete li')].some((o) => o.textContent.includes('hello'))",
+    );
+    e.page.key("Escape", "Escape", 27, 0);
+    e.page.type_text("hello there) Hello again!");
+
+    // Try this rule: the topic as typed hears the sentence.
+    type_into(&mut e, "try-sentence", "how are you");
+    let try_it = e.at("#try-rule", 0.0, 0.0);
+    e.page.click(try_it.0, try_it.1);
+    e.until("document.getElementById('tried').textContent.includes('I am fine, thank you.')");
+    assert_eq!(
+        std::fs::read_to_string(&topic).unwrap(),
+        original,
+        "typing saved the topic"
+    );
+
+    // Saved (Save topic), then undone with the header's Undo: the file as it was.
+    let save = e.at("#topic-save", 0.0, 0.0);
+    e.page.click(save.0, save.1);
+    assert!(e.answered(), "the topic was not saved");
+    let saved = std::fs::read_to_string(&topic).unwrap();
+    assert_eq!(
+        saved,
+        format!("{original}\nu:(how are you) I am fine, thank you.\nu:(~hello there) Hello again!")
+    );
+    let undo = e.at("#undo", 0.0, 0.0);
+    e.page.click(undo.0, undo.1);
+    assert!(e.answered(), "undo was not answered");
+    assert_eq!(std::fs::read_to_string(&topic).unwrap(), original);
 }

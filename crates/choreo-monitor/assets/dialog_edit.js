@@ -1,0 +1,118 @@
+// choreo's live monitor: an editor's dialog tools (`choreo edit`, docs/editor.md), in the
+// Properties tab of a selected Dialog box: its topics, one per language, in the code editor
+// with QiChat highlighted, the language server's problems as typed and its completions,
+// "Try this rule" (a sentence heard by the topic as typed: the dialog engine's answer), and
+// Save topic (Ctrl+S), undone and redone as the behavior's edits are.
+// Methods of the page's Monitor (monitor.js), mixed into it there.
+
+import { h } from "./dom.js";
+import { codeEditor, showProblems } from "./code.js";
+
+export class DialogEditPane {
+  /** The Dialog section of a Dialog box's Properties: its topics are asked for. */
+  renderDialog(P, box) {
+    this.dialogHolder = h("div", { id: "dialog-edit", class: "dialog-edit" }, h("span", { class: "dim", text: "reading its topics…" }));
+    P.append(h("h3", { text: `Dialog ${box.dialog}` }), this.dialogHolder);
+    this.dialogBox = JSON.stringify(box.ref);
+    this.send({ type: "dialog", box: box.ref });
+  }
+
+  /** The topics (`dialog`: `{box, file, topics: [{language, path, text}]}`): a tab each. */
+  onDialog(msg) {
+    const D = this.dialogHolder;
+    if (!D?.isConnected || JSON.stringify(msg.box) !== this.dialogBox) return;
+    D.textContent = "";
+    const topics = Array.isArray(msg.topics) ? msg.topics : [];
+    const tabs = h("div", { class: "dialog-tabs" });
+    const body = h("div", { class: "dialog-body" });
+    D.append(tabs, body);
+    const show = (t) => {
+      this.dialogLanguage = t.language;
+      for (const b of tabs.children) b.classList.toggle("active", b.dataset.language === t.language);
+      this.renderTopic(body, t);
+    };
+    for (const t of topics) {
+      tabs.append(h("button", { type: "button", class: "tab dialog-tab", "data-language": t.language, text: t.language, onclick: () => show(t) }));
+    }
+    const first = topics.find((t) => t.language === this.dialogLanguage) || topics[0];
+    if (first) show(first);
+    else D.append(h("div", { class: "empty-note", text: "its .dlg names no topic" }));
+  }
+
+  renderTopic(body, t) {
+    body.textContent = "";
+    this.topicPath = t.path;
+    this.topicView = null;
+    let current = t.text;
+    const holder = h("div", { id: "topic-code", class: "script", "data-path": t.path });
+    const problems = h("ul", { id: "topic-problems", class: "script-problems" });
+    const save = () => this.sendEdit({ kind: "text", path: t.path, text: current });
+    const sentence = h("input", { id: "try-sentence", type: "text", placeholder: "a sentence to try (else the rule's own)" });
+    const tried = h("div", { id: "tried", class: "tried" });
+    const tryRule = () => {
+      const view = this.topicView;
+      const line = view ? view.state.doc.lineAt(view.state.selection.main.head).number : 1;
+      this.send({ type: "try_rule", path: t.path, text: current, line, sentence: sentence.value });
+    };
+    body.append(holder, problems,
+      h("div", { class: "topic-tools" },
+        h("button", { id: "topic-save", type: "button", text: "Save topic", onclick: save }),
+        sentence,
+        h("button", { id: "try-rule", type: "button", text: "Try this rule", title: "the rule where the cursor is hears the sentence", onclick: tryRule })),
+      tried);
+    const check = (text) => this.send({ type: "text_check", path: t.path, text });
+    codeEditor(holder, t.text, {
+      language: "qichat",
+      onSave: save,
+      onChange: (now) => {
+        current = now;
+        clearTimeout(this.topicTimer);
+        this.topicTimer = setTimeout(() => check(now), 250);
+      },
+      complete: (text, line, column) => this.completeTopic(t.path, text, line, column),
+    }).then((view) => {
+      if (!holder.isConnected) return view.destroy();
+      this.topicView = view;
+      holder.dataset.ready = "true";
+      check(current);
+    }, (e) => {
+      holder.textContent = `could not load the code editor: ${e}`;
+    });
+  }
+
+  /** The language server's completions at `line`, `column` of `text` (a promise). */
+  completeTopic(path, text, line, column) {
+    this.completionId = (this.completionId || 0) + 1;
+    const id = this.completionId;
+    if (!this.pendingCompletions) this.pendingCompletions = new Map();
+    this.send({ type: "complete", path, text, line, column, id });
+    return new Promise((resolve) => {
+      this.pendingCompletions.set(id, resolve);
+      setTimeout(() => {
+        if (this.pendingCompletions.delete(id)) resolve([]);
+      }, 10000);
+    });
+  }
+
+  onCompletions(msg) {
+    const resolve = this.pendingCompletions?.get(msg.id);
+    if (!resolve) return;
+    this.pendingCompletions.delete(msg.id);
+    resolve(Array.isArray(msg.items) ? msg.items : []);
+  }
+
+  onTextProblems(msg) {
+    const list = document.getElementById("topic-problems");
+    if (!list || msg.path !== this.topicPath) return;
+    list.textContent = "";
+    for (const p of msg.problems || []) list.append(h("li", { class: p.severity, text: `line ${p.line}: ${p.message}` }));
+    list.dataset.count = String((msg.problems || []).length);
+    if (this.topicView) showProblems(this.topicView, msg.problems || []);
+  }
+
+  onTried(msg) {
+    const el = document.getElementById("tried");
+    if (!el || msg.path !== this.topicPath) return;
+    el.textContent = msg.answer || "";
+  }
+}
