@@ -36,10 +36,12 @@ pub(crate) struct Topics {
     lsp: Option<LanguageServer>,
 }
 
-
 /// The topics of the Dialog box whose `<dialogFile>` is `dialog` (relative to `folder`, the
 /// behavior's): each language, its file and its text.
-pub(crate) fn topics_of(folder: &Path, dialog: &str) -> Result<Vec<(String, PathBuf, String)>, String> {
+pub(crate) fn topics_of(
+    folder: &Path,
+    dialog: &str,
+) -> Result<Vec<(String, PathBuf, String)>, String> {
     let dlg = folder.join(dialog);
     let bytes = std::fs::read(&dlg).map_err(|e| format!("{}: {e}", dlg.display()))?;
     let parsed = choreo_xar::project_files::read_dlg(&dlg.display().to_string(), &bytes)

@@ -18,7 +18,39 @@ const BASIC: &[(&str, &str)] = &[
     ("wait", include_str!("../boxes/wait.xml")),
     ("timeline", include_str!("../boxes/timeline.xml")),
     ("diagram", include_str!("../boxes/diagram.xml")),
+    ("dialog", include_str!("../boxes/dialog.xml")),
 ];
+
+/// The basic Dialog box's key, and the `.dlg` its text names: adding it makes a dialog of
+/// its own ([`new_dialog`]).
+pub(crate) const DIALOG: (&str, &str) = ("basic/dialog", "dialog/dialog.dlg");
+
+/// Makes the files of a new dialog in `folder` (the behavior's): `NAME/NAME.dlg` naming
+/// `NAME/NAME_enu.top`, NAME the first of `dialog`, `dialog_2`, ... not taken; the `.dlg`'s
+/// path, relative to `folder`. Choregraphe's new Dialog box makes its topic the same way.
+pub(crate) fn new_dialog(folder: &Path) -> std::io::Result<String> {
+    let name = (1..10_000)
+        .map(|i| {
+            if i == 1 {
+                "dialog".to_string()
+            } else {
+                format!("dialog_{i}")
+            }
+        })
+        .find(|n| !folder.join(n).exists())
+        .ok_or_else(|| std::io::Error::other("no free dialog name"))?;
+    let dir = folder.join(&name);
+    std::fs::create_dir(&dir)?;
+    std::fs::write(
+        dir.join(format!("{name}.dlg")),
+        format!("multilanguage:{name}\n  enu:{name}_enu.top\n"),
+    )?;
+    std::fs::write(
+        dir.join(format!("{name}_enu.top")),
+        format!("topic: ~{name}()\nlanguage: enu\n\n"),
+    )?;
+    Ok(format!("{name}/{name}.dlg"))
+}
 
 /// One box the page may add.
 #[derive(Debug, Clone)]

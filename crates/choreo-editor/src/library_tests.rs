@@ -42,7 +42,14 @@ fn each_basic_box_is_a_box_choregraphe_would_read() {
         .collect();
     assert_eq!(
         names,
-        ["Python Script", "Say", "Wait", "Timeline", "Diagram"]
+        [
+            "Python Script",
+            "Say",
+            "Wait",
+            "Timeline",
+            "Diagram",
+            "Dialog"
+        ]
     );
     for b in message["boxes"].as_array().unwrap() {
         let key = b["key"].as_str().unwrap();
@@ -58,6 +65,10 @@ fn each_basic_box_is_a_box_choregraphe_would_read() {
     let timeout = wait.parameter("Timeout (s)").unwrap();
     assert_eq!((timeout.min, timeout.max), (Some(0.0), Some(5000.0)));
     assert!(added(&library, "basic/diagram").diagrams().next().is_some());
+    assert_eq!(
+        added(&library, "basic/dialog").dialog_file.as_deref(),
+        Some("dialog/dialog.dlg")
+    );
     let timeline = added(&library, "basic/timeline").timeline.unwrap();
     assert_eq!((timeline.fps, timeline.enable), (Some(25), Some(true)));
 }

@@ -134,6 +134,7 @@ impl Editor {
     pub fn handle(&mut self, command: Command) {
         let done = match command {
             Command::Edit(v) if v["kind"] == "text" => self.save_topic(&v),
+            Command::Edit(v) if v["library"] == crate::library::DIALOG.0 => self.add_dialog(&v),
             Command::Edit(v) => wire::edit(&self.context(), &v)
                 .map_err(|e| e.to_string())
                 .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e)))
@@ -202,6 +203,31 @@ impl Editor {
         };
         from.pop();
         to.push(target);
+        Ok(())
+    }
+
+    /// The basic Dialog box added: its dialog's files made first (they stay when the add is
+    /// undone: a file is never deleted by the editor).
+    fn add_dialog(&mut self, v: &Value) -> Result<(), String> {
+        let folder = self
+            .session
+            .path()
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let dlg = crate::library::new_dialog(&folder)
+            .map_err(|e| format!("{}: {e}", folder.display()))?;
+        let text = self
+            .library
+            .get(crate::library::DIALOG.0)
+            .ok_or("no Dialog box in the library")?
+            .text
+            .replace(crate::library::DIALOG.1, &dlg);
+        let mut v = v.clone();
+        v["text"] = Value::String(text);
+        let edit = wire::edit(&self.context(), &v).map_err(|e| e.to_string())?;
+        self.session.apply(&edit).map_err(|e| self.why(e))?;
+        self.made(Target::Behavior);
         Ok(())
     }
 

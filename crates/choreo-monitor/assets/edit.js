@@ -459,7 +459,8 @@ export class EditPane {
     const ports = (title, list) => list.length && h("div", { class: "prop-ports" }, h("h3", { text: title }),
       h("ul", {}, list.map((q) => h("li", { text: `${q.name} (${q.type}, ${q.nature})`, title: q.tooltip ?? "" }))));
     P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
-    if (box.script !== null && box.script !== undefined) this.renderScript(P, at, box.script);
+    // A Dialog box's script is generated at run time, as Choregraphe's: its topics are shown.
+    if (box.script !== null && box.script !== undefined && !box.dialog) this.renderScript(P, at, box.script);
     if (box.timeline) this.renderTimelineEditor(P, box);
     if (box.dialog) this.renderDialog(P, box);
     this.showTab("props");

@@ -367,7 +367,11 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     };
 
     // From the palette, searched by name: a Say, then a Wait.
-    for (search, key) in [("say", "basic/say"), ("wai", "basic/wait")] {
+    for (search, key) in [
+        ("say", "basic/say"),
+        ("wai", "basic/wait"),
+        ("dia", "basic/dialog"),
+    ] {
         let add = e.at("#add-box", 0.0, 0.0);
         e.page.click(add.0, add.1);
         e.page.type_text(search);
@@ -387,7 +391,16 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         .iter()
         .map(|b| b.name.clone())
         .collect();
-    assert_eq!(names, ["Say", "Wait"]);
+    assert_eq!(names, ["Say", "Wait", "Dialog"]);
+    // The diagram fitted in view (its Fit button), as a user does to see every box.
+    let fit = e.at("#fit", 0.0, 0.0);
+    e.page.click(fit.0, fit.1);
+    // The Dialog box comes with a dialog of its own beside the behavior, as Choregraphe's.
+    let dlg = e.file.with_file_name("dialog/dialog.dlg");
+    assert_eq!(
+        std::fs::read_to_string(&dlg).unwrap(),
+        "multilanguage:dialog\n  enu:dialog_enu.top\n"
+    );
 
     // Linked as a user draws: the behavior's onStart → Say → Wait → its onStopped.
     let port = |b: &str, side: &str, p: &str| {
@@ -404,6 +417,10 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         ),
         (
             port("Wait", "output", "onStopped"),
+            port("Dialog", "input", "onStart"),
+        ),
+        (
+            port("Dialog", "output", "onStopped"),
             "g.owner-port.out[data-port='onStopped'] rect".to_string(),
         ),
     ];
@@ -430,8 +447,20 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         e.properties_shown();
     }
 
-    // Run as saved: the robot says the text, the Wait holds 2.5 s of behavior time, and the
-    // behavior ends by its onStopped.
+    // The Dialog's topic: a rule for its start, typed in the page and saved.
+    let dialog = e.at("g.box[data-path='root/Dialog'] .box-bg", 0.0, -0.3);
+    e.page.click(dialog.0, dialog.1);
+    e.until("document.querySelector('#topic-code[data-ready=true]') !== null");
+    let code = e.at("#topic-code .cm-content", 0.0, 0.0);
+    e.page.click(code.0, code.1);
+    e.page.key("End", "End", 35, CTRL);
+    e.page
+        .type_text("u:(e:onStart) The dialog says hello. $onStopped=1");
+    e.page.key("s", "KeyS", 83, CTRL);
+    assert!(e.answered(), "the topic was not saved");
+
+    // Run as saved: the robot says the text, the Wait holds 2.5 s of behavior time, the
+    // dialog speaks and stops, and the behavior ends by its onStopped.
     let trace = e.file.with_file_name("trace.jsonl");
     let run = support::cli::choreo(&[
         "run",
@@ -455,6 +484,12 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         .find(|v| v["event"] == "said")
         .expect("nothing said");
     assert_eq!(said["text"], "Built in the page");
+    let said: Vec<&Value> = events
+        .iter()
+        .filter(|v| v["event"] == "said")
+        .map(|v| &v["text"])
+        .collect();
+    assert_eq!(said, ["Built in the page", "The dialog says hello."]);
     let wait_in = events
         .iter()
         .find(|v| v["path"] == "root/Wait" && v["event"] == "in" && v["port"] == "onStart")
@@ -471,14 +506,14 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
             .any(|v| v["path"] == "root" && v["event"] == "out" && v["port"] == "onStopped")
     );
 
-    // Played from the page, in real time: the robot says the text and the run finishes.
+    // Played from the page, in real time: the run finishes, the dialog said last.
     let play = e.at("#play", 0.0, 0.0);
     e.page.click(play.0, play.1);
     e.page.shows("data-outcome=\"finished\"");
     assert_eq!(
         e.page
             .eval("document.getElementById('said-text').textContent"),
-        "Built in the page"
+        "The dialog says hello."
     );
 }
 
