@@ -10,9 +10,12 @@
 use crate::Library;
 use choreo_robot::Model;
 use choreo_xar::edit::{
-    BoxRef, DiagramRef, Document, Edit, EditError, Interpolation, LinkRef, Step, TimelineEdit,
+    BoxFieldEdit, BoxRef, DiagramRef, Document, Edit, EditError, Interpolation, LinkRef, NewPort,
+    Step, TimelineEdit,
 };
-use choreo_xar::model::{BoxDef, PortRef, TangentSide, Timeline};
+use choreo_xar::model::{
+    BoxDef, ContentType, InputNature, OutputNature, PortRef, PortType, TangentSide, Timeline,
+};
 use serde_json::{Value, json};
 
 /// Why a page's message is not an edit.
@@ -90,6 +93,10 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
             },
             x: int(v, "x")?,
             y: int(v, "y")?,
+        },
+        "port_add" | "port_remove" | "resource_add" | "resource_remove" => Edit::BoxFields {
+            at: box_ref(&v["box"])?,
+            change: field_change(kind, v)?,
         },
         "timeline" => {
             let b = box_ref(&v["box"])?;
@@ -350,6 +357,64 @@ fn motion_change(
                 "no timeline change is called {other:?}"
             )));
         }
+    })
+}
+
+/// The page's change to a box's fields (docs/editor.md), types and natures by their short
+/// names (`bang`, `onStart`, `punctual`, `int`).
+fn field_change(kind: &str, v: &Value) -> Result<BoxFieldEdit, WireError> {
+    fn named<T: Copy>(all: &[(T, &str)], v: &Value, what: &str) -> Result<T, WireError> {
+        let name = v.as_str().unwrap_or_default();
+        all.iter()
+            .find(|(_, n)| *n == name)
+            .map(|(t, _)| *t)
+            .ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(|(_, n)| *n).collect();
+                malformed(&format!("{what} is one of {}", names.join(", ")))
+            })
+    }
+    Ok(match kind {
+        "port_add" => {
+            let p = &v["port"];
+            let (name, tooltip) = (
+                string(p, "name")?,
+                p["tooltip"].as_str().unwrap_or_default().to_string(),
+            );
+            BoxFieldEdit::AddPort(match p["kind"].as_str() {
+                Some("input") => NewPort::Input {
+                    port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
+                    nature: named(InputNature::NAMES, &p["nature"], "an input's nature")?,
+                    name,
+                    tooltip,
+                },
+                Some("output") => NewPort::Output {
+                    port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
+                    nature: named(OutputNature::NAMES, &p["nature"], "an output's nature")?,
+                    name,
+                    tooltip,
+                },
+                Some("parameter") => NewPort::Parameter {
+                    content_type: named(ContentType::NAMES, &p["type"], "a parameter's type")?,
+                    value: parameter_value(&p["value"])?,
+                    min: p["min"].as_f64(),
+                    max: p["max"].as_f64(),
+                    name,
+                    tooltip,
+                },
+                _ => return Err(malformed("a port is an input, an output or a parameter")),
+            })
+        }
+        "port_remove" => BoxFieldEdit::RemovePort {
+            name: string(v, "name")?,
+            kind: string(v, "port_kind")?,
+        },
+        "resource_add" => BoxFieldEdit::AddResource {
+            name: string(v, "name")?,
+            lock: v["lock"].as_str().unwrap_or("Lock").to_string(),
+        },
+        _ => BoxFieldEdit::RemoveResource {
+            name: string(v, "name")?,
+        },
     })
 }
 

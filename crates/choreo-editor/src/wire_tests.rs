@@ -340,3 +340,39 @@ fn a_timeline_is_shown_and_changed_in_radians_its_file_in_degrees() {
         assert!(e.contains(why), "{e}");
     }
 }
+
+#[test]
+fn a_boxs_fields_are_changed_in_the_pages_words() {
+    use choreo_xar::edit::{BoxFieldEdit, NewPort};
+    use choreo_xar::model::{OutputNature, PortType};
+    let d = hello();
+    let v = json!({"kind": "port_add", "box": [[0, 0, 3]], "port": {"kind": "output", "name": "done",
+        "type": "bang", "nature": "punctual", "tooltip": "Nodded."}});
+    let want = Edit::BoxFields {
+        at: at(3),
+        change: BoxFieldEdit::AddPort(NewPort::Output {
+            name: "done".into(),
+            port_type: PortType::Bang,
+            nature: OutputNature::Punctual,
+            tooltip: "Nodded.".into(),
+        }),
+    };
+    assert_eq!(edit(&d, &v).unwrap(), want);
+    let v = json!({"kind": "port_add", "box": [[0, 0, 3]], "port": {"kind": "output", "name": "x",
+        "type": "bang", "nature": "sometimes"}});
+    let e = edit(&d, &v).unwrap_err().to_string();
+    assert!(
+        e.contains("an output's nature is one of undefined, stopping, punctual, recurrent"),
+        "{e}"
+    );
+    let v = json!({"kind": "resource_remove", "box": [[0, 0, 3]], "name": "Head"});
+    assert_eq!(
+        edit(&d, &v).unwrap(),
+        Edit::BoxFields {
+            at: at(3),
+            change: BoxFieldEdit::RemoveResource {
+                name: "Head".into()
+            }
+        }
+    );
+}

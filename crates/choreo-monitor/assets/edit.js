@@ -456,9 +456,7 @@ export class EditPane {
     P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name));
     if (box.parameters.length) P.append(h("h3", { text: "Parameters" }));
     for (const p of box.parameters) P.append(this.parameterField(at, p));
-    const ports = (title, list) => list.length && h("div", { class: "prop-ports" }, h("h3", { text: title }),
-      h("ul", {}, list.map((q) => h("li", { text: `${q.name} (${q.type}, ${q.nature})`, title: q.tooltip ?? "" }))));
-    P.append(h("div", { class: "prop-cols" }, ports("Inputs", box.inputs), ports("Outputs", box.outputs)));
+    this.renderFields(P, box);
     // A Dialog box's script is generated at run time, as Choregraphe's: its topics are shown.
     if (box.script !== null && box.script !== undefined && !box.dialog) this.renderScript(P, at, box.script);
     if (box.timeline) this.renderTimelineEditor(P, box);
@@ -491,6 +489,44 @@ export class EditPane {
     }, (e) => {
       holder.textContent = `could not load the code editor: ${e}`;
     });
+  }
+
+  /** The box's inputs, outputs, parameters and resources: each removable, one added with
+   * Choregraphe's fields (Edit box: name, type, nature; a parameter's value and bounds). */
+  renderFields(P, box) {
+    const at = box.ref;
+    const remove = (kind, name) => h("button", { type: "button", class: "tl-del", title: `remove ${kind} ${name} (its links go with it)`, text: "×",
+      onclick: () => this.sendEdit({ kind: "port_remove", box: at, name, port_kind: kind }) });
+    const list = (title, kind, items) => h("div", { class: "prop-ports", "data-ports": kind }, h("h3", { text: title }),
+      h("ul", {}, items.map((q) => h("li", { "data-port": q.name, title: q.tooltip ?? "" },
+        `${q.name} (${q.type}${q.nature ? `, ${q.nature}` : ""}) `, remove(kind, q.name)))));
+    P.append(h("div", { class: "prop-cols" }, list("Inputs", "input", box.inputs), list("Outputs", "output", box.outputs),
+      list("Parameters", "parameter", box.parameters),
+      h("div", { class: "prop-ports", "data-ports": "resource" }, h("h3", { text: "Resources" }),
+        h("ul", {}, (box.resources || []).map((r) => h("li", { "data-resource": r.name }, `${r.name} (${r.lock}) `,
+          h("button", { type: "button", class: "tl-del", text: "×", onclick: () => this.sendEdit({ kind: "resource_remove", box: at, name: r.name }) })))))));
+    // Adding one: the fields its kind has.
+    const kind = h("select", { id: "port-kind" }, ["input", "output", "parameter"].map((k) => h("option", { value: k, text: k })));
+    const name = h("input", { id: "port-name", type: "text", placeholder: "name" });
+    const type = h("select", { id: "port-type" });
+    const nature = h("select", { id: "port-nature" });
+    const value = h("input", { id: "port-value", type: "text", placeholder: "value" });
+    const fill = () => {
+      const k = kind.value;
+      const types = k === "parameter" ? ["bool", "int", "double", "string", "text", "file"] : ["bang", "number", "string", "dynamic"];
+      type.replaceChildren(...types.map((t) => h("option", { value: t, text: t })));
+      const natures = k === "input" ? ["onEvent", "onStart", "onStop", "onLoad", "memory"] : k === "output" ? ["punctual", "stopping"] : [];
+      nature.replaceChildren(...natures.map((n) => h("option", { value: n, text: n })));
+      nature.hidden = k === "parameter";
+      value.hidden = k !== "parameter";
+    };
+    kind.addEventListener("change", fill);
+    fill();
+    const add = h("button", { id: "port-add", type: "button", text: "Add", onclick: () => {
+      const port = { kind: kind.value, name: name.value, type: type.value, nature: nature.value, value: value.value };
+      this.sendEdit({ kind: "port_add", box: at, port });
+    } });
+    P.append(h("div", { class: "prop-row port-add" }, h("label", { text: "add" }), h("span", { class: "port-fields" }, kind, name, type, nature, value, add)));
   }
 
   /** One parameter's field, as Choregraphe's panel offers it for its type. */

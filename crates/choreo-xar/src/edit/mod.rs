@@ -14,6 +14,8 @@
 
 mod links;
 mod paste;
+mod ports;
+mod ports_splices;
 mod spans;
 mod timeline;
 mod timeline_splices;
@@ -21,6 +23,7 @@ mod timeline_splices;
 use crate::model::{BoxDef, ContentType, Diagram, XarFile};
 use crate::xml::{escape_attribute, write_cdata};
 pub use links::LinkRef;
+pub use ports::{BoxFieldEdit, NewPort};
 use spans::{Spans, attribute, attribute_insertion};
 pub use timeline::{Interpolation, TimelineEdit};
 
@@ -111,6 +114,13 @@ pub enum Edit {
         at: BoxRef,
         /// The change.
         change: TimelineEdit,
+    },
+    /// Changes a box's own fields: its inputs, outputs, parameters, resources (`ports`).
+    BoxFields {
+        /// The box.
+        at: BoxRef,
+        /// The change.
+        change: BoxFieldEdit,
     },
     /// Adds a box: one `Box` element's text ([`Document::box_text`] of a box of this
     /// behavior or another, or a box library's), under an id the diagram has free.
@@ -290,6 +300,7 @@ impl Document {
                 y,
             } => vec![self.add(diagram, text, *x, *y)?],
             Edit::Timeline { at, change } => self.timeline(at, change)?,
+            Edit::BoxFields { at, change } => self.box_fields(at, change)?,
         };
         splices.sort_by_key(|s| s.at);
         Ok(Patch { splices })
@@ -615,7 +626,7 @@ impl Document {
 
 /// Whether `value` is one a parameter of `kind` (bounded by `min`, `max`) takes, as
 /// Choregraphe's parameter fields allow it: `Err` says why not.
-fn check_value(
+pub(super) fn check_value(
     kind: ContentType,
     min: Option<f64>,
     max: Option<f64>,
@@ -656,6 +667,8 @@ fn unescape(raw: &str) -> String {
     quick_xml::escape::unescape(raw).map_or_else(|_| raw.to_string(), |v| v.into_owned())
 }
 
+#[cfg(test)]
+mod ports_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

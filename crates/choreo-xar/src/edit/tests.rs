@@ -7,7 +7,7 @@ use crate::diff::{DiffOptions, diff};
 
 /// A root diagram with a Say box (a String and an Int parameter), a Wait box, and links
 /// root.onStart -> Say.onStart -> root.onStopped. Port ids as Choregraphe numbers them.
-const XAR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+pub(super) const XAR: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
 <ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" xar_version="3">
     <Box name="root" id="-1" localization="8" tooltip="Root box" x="0" y="0">
         <bitmap>media/images/box/root.png</bitmap>
