@@ -206,15 +206,19 @@ impl Editor {
         Ok(())
     }
 
-    /// The basic Dialog box added: its dialog's files made first (they stay when the add is
-    /// undone: a file is never deleted by the editor).
-    fn add_dialog(&mut self, v: &Value) -> Result<(), String> {
-        let folder = self
-            .session
+    /// The behavior's folder (its dialogs' paths start there).
+    fn folder(&self) -> PathBuf {
+        self.session
             .path()
             .parent()
             .unwrap_or(Path::new("."))
-            .to_path_buf();
+            .to_path_buf()
+    }
+
+    /// The basic Dialog box added: its dialog's files made first (they stay when the add is
+    /// undone: a file is never deleted by the editor).
+    fn add_dialog(&mut self, v: &Value) -> Result<(), String> {
+        let folder = self.folder();
         let dlg = crate::library::new_dialog(&folder)
             .map_err(|e| format!("{}: {e}", folder.display()))?;
         let text = self
@@ -260,12 +264,7 @@ impl Editor {
             .dialog_file
             .clone()
             .ok_or_else(|| format!("{} is not a Dialog box", b.name))?;
-        let folder = self
-            .session
-            .path()
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
+        let folder = self.folder();
         let topics = topics_of(&folder, &dialog)?;
         for (_, path, text) in &topics {
             self.topics.opened(path, text);

@@ -31,13 +31,12 @@ struct Editing {
 }
 
 impl Editing {
-    fn open(browser: &Path) -> Editing {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("behavior.xar");
-        std::fs::copy(workspace().join("examples/hello/behavior.xar"), &file).unwrap();
+    /// `choreo edit FILE` (in `dir`, kept as long as the page) in chromium, once the page
+    /// shows `ready` and its editing tools.
+    fn serve(browser: &Path, dir: tempfile::TempDir, file: PathBuf, ready: &str) -> Editing {
         let served = Served::start(&["edit", file.to_str().unwrap()]);
         let mut page = LivePage::open(browser, SWIFTSHADER, &served.url);
-        page.shows("data-path=\"root/Nod\"");
+        page.shows(ready);
         page.shows("id=\"undo\"");
         Editing {
             page,
@@ -46,6 +45,62 @@ impl Editing {
             _served: served,
             _dir: dir,
         }
+    }
+
+    /// A copy of examples/hello, edited.
+    fn open(browser: &Path) -> Editing {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("behavior.xar");
+        std::fs::copy(workspace().join("examples/hello/behavior.xar"), &file).unwrap();
+        Editing::serve(browser, dir, file, "data-path=\"root/Nod\"")
+    }
+
+    /// A new behavior ([`EMPTY`]), edited.
+    fn empty(browser: &Path) -> Editing {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("behavior.xar");
+        std::fs::write(&file, EMPTY).unwrap();
+        Editing::serve(browser, dir, file, "id=\"add-box\"")
+    }
+
+    /// The palette's box `key` added, found by typing `search`.
+    fn add(&mut self, search: &str, key: &str) {
+        let add = self.at("#add-box", 0.0, 0.0);
+        self.page.click(add.0, add.1);
+        self.page.type_text(search);
+        self.page.shows(&format!("data-key=\"{key}\""));
+        let item = self.at(&format!(".palette-item[data-key='{key}']"), 0.0, 0.0);
+        self.page.click(item.0, item.1);
+        assert!(self.answered(), "{key} was not added");
+    }
+
+    /// A link drawn from the port `from` selects to the port `to` selects.
+    fn link(&mut self, from: &str, to: &str) {
+        let (a, z) = (self.at(from, 0.0, 0.0), self.at(to, 0.0, 0.0));
+        self.page.drag(a, z);
+        assert!(self.answered(), "{from} → {to} was not linked");
+    }
+
+    /// `choreo run --fast` of the file as saved: its trace's events.
+    fn run_fast(&self) -> Vec<Value> {
+        let trace = self.file.with_file_name("trace.jsonl");
+        let run = support::cli::choreo(&[
+            "run",
+            self.file.to_str().unwrap(),
+            "--fast",
+            "--trace",
+            trace.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     fn bytes(&self) -> String {
@@ -372,19 +427,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("behavior.xar");
-    std::fs::write(&file, EMPTY).unwrap();
-    let served = Served::start(&["edit", file.to_str().unwrap()]);
-    let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
-    page.shows("id=\"add-box\"");
-    let mut e = Editing {
-        page,
-        file,
-        answers: 0,
-        _served: served,
-        _dir: dir,
-    };
+    let mut e = Editing::empty(&browser);
 
     // From the palette, searched by name: a Say, then a Wait.
     for (search, key) in [
@@ -392,14 +435,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         ("wai", "basic/wait"),
         ("dia", "basic/dialog"),
     ] {
-        let add = e.at("#add-box", 0.0, 0.0);
-        e.page.click(add.0, add.1);
-        e.page.type_text(search);
-        let item = format!(".palette-item[data-key='{key}']");
-        e.page.shows(&format!("data-key=\"{key}\""));
-        let (x, y) = e.at(&item, 0.0, 0.0);
-        e.page.click(x, y);
-        assert!(e.answered(), "{key} was not added");
+        e.add(search, key);
     }
     let xar = model(&e.bytes());
     let names: Vec<String> = xar
@@ -445,9 +481,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
         ),
     ];
     for (from, to) in drags {
-        let (a, z) = (e.at(&from, 0.0, 0.0), e.at(&to, 0.0, 0.0));
-        e.page.drag(a, z);
-        assert!(e.answered(), "{from} → {to} was not linked");
+        e.link(&from, &to);
     }
 
     // Say's text and Wait's timeout typed in the Properties tab.
@@ -481,24 +515,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
 
     // Run as saved: the robot says the text, the Wait holds 2.5 s of behavior time, the
     // dialog speaks and stops, and the behavior ends by its onStopped.
-    let trace = e.file.with_file_name("trace.jsonl");
-    let run = support::cli::choreo(&[
-        "run",
-        e.file.to_str().unwrap(),
-        "--fast",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let events: Vec<Value> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = e.run_fast();
     let said = events
         .iter()
         .find(|v| v["event"] == "said")
@@ -643,28 +660,10 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
     let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("behavior.xar");
-    std::fs::write(&file, EMPTY).unwrap();
-    let served = Served::start(&["edit", file.to_str().unwrap()]);
-    let mut page = LivePage::open(&browser, SWIFTSHADER, &served.url);
-    page.shows("id=\"add-box\"");
-    let mut e = Editing {
-        page,
-        file,
-        answers: 0,
-        _served: served,
-        _dir: dir,
-    };
+    let mut e = Editing::empty(&browser);
 
     // A Timeline from the palette, between the behavior's onStart and its onStopped.
-    let add = e.at("#add-box", 0.0, 0.0);
-    e.page.click(add.0, add.1);
-    e.page.type_text("timeline");
-    e.page.shows("data-key=\"basic/timeline\"");
-    let item = e.at(".palette-item[data-key='basic/timeline']", 0.0, 0.0);
-    e.page.click(item.0, item.1);
-    assert!(e.answered());
+    e.add("timeline", "basic/timeline");
     let drags = [
         (
             "g.owner-port.in[data-port='onStart'] circle",
@@ -676,9 +675,7 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
         ),
     ];
     for (from, to) in drags {
-        let (a, z) = (e.at(from, 0.0, 0.0), e.at(to, 0.0, 0.0));
-        e.page.drag(a, z);
-        assert!(e.answered(), "{from} → {to}");
+        e.link(from, to);
     }
 
     // Selected: its Timeline section; 10 frames a second.
@@ -741,24 +738,7 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
     let last = (moved.frame, moved.value.to_radians());
 
     // Run as saved: the head turns to the last key's angle, reached at its frame.
-    let trace = e.file.with_file_name("trace.jsonl");
-    let run = support::cli::choreo(&[
-        "run",
-        e.file.to_str().unwrap(),
-        "--fast",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let events: Vec<Value> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = e.run_fast();
     let yaw: Vec<(i64, f64)> = events
         .iter()
         .filter(|v| v["event"] == "joints" && v["path"] == "root/Timeline")

@@ -662,6 +662,18 @@ pub(super) fn check_value(
     Ok(())
 }
 
+/// A refusal saying `why`.
+fn refused(why: impl Into<String>) -> EditError {
+    EditError::Refused(why.into())
+}
+
+/// `value` escaped for an attribute.
+fn escaped(value: &str) -> String {
+    let mut out = String::new();
+    escape_attribute(&mut out, value);
+    out
+}
+
 /// An attribute's raw value with XML's references resolved.
 fn unescape(raw: &str) -> String {
     quick_xml::escape::unescape(raw).map_or_else(|_| raw.to_string(), |v| v.into_owned())

@@ -1,22 +1,11 @@
 //! The splices of a [`BoxFieldEdit`] (the rules: `ports.rs`).
 
 use super::ports::{BoxFieldEdit, NewPort};
-use super::{BoxRef, Document, EditError, Splice};
+use super::{BoxRef, Document, EditError, Splice, escaped, refused};
 use crate::model::{BoxDef, ContentType, InputNature};
-use crate::xml::escape_attribute;
 
 /// The order Choregraphe writes a box's fields in: a new one goes among its kind.
 const ORDER: &[&str] = &["Input", "Output", "Parameter", "Resource", "Timeline"];
-
-fn refused(why: impl Into<String>) -> EditError {
-    EditError::Refused(why.into())
-}
-
-fn escaped(value: &str) -> String {
-    let mut out = String::new();
-    escape_attribute(&mut out, value);
-    out
-}
 
 /// A name Python takes as a method's (`onInput_<name>`, `self.<name>()`).
 fn python_name(name: &str) -> bool {
@@ -182,17 +171,17 @@ fn new_port(def: &BoxDef, port: &NewPort) -> Result<(&'static str, String), Edit
             tooltip,
         } => {
             port_name(def, name, taken(name))?;
-            let inner = u8::from(matches!(nature, InputNature::OnLoad | InputNature::Memory));
-            Ok((
+            let inner = matches!(nature, InputNature::OnLoad | InputNature::Memory);
+            let element = port_element(
                 "Input",
-                format!(
-                    "<Input name=\"{}\" type=\"{}\" type_size=\"1\" nature=\"{}\" inner=\"{inner}\" tooltip=\"{}\" id=\"{id}\" />",
-                    escaped(name),
-                    port_type.code(),
-                    nature.code(),
-                    escaped(tooltip)
-                ),
-            ))
+                name,
+                port_type.code(),
+                nature.code(),
+                inner,
+                tooltip,
+                id,
+            );
+            Ok(("Input", element))
         }
         NewPort::Output {
             name,
@@ -201,16 +190,16 @@ fn new_port(def: &BoxDef, port: &NewPort) -> Result<(&'static str, String), Edit
             tooltip,
         } => {
             port_name(def, name, taken(name))?;
-            Ok((
+            let element = port_element(
                 "Output",
-                format!(
-                    "<Output name=\"{}\" type=\"{}\" type_size=\"1\" nature=\"{}\" inner=\"0\" tooltip=\"{}\" id=\"{id}\" />",
-                    escaped(name),
-                    port_type.code(),
-                    nature.code(),
-                    escaped(tooltip)
-                ),
-            ))
+                name,
+                port_type.code(),
+                nature.code(),
+                false,
+                tooltip,
+                id,
+            );
+            Ok(("Output", element))
         }
         NewPort::Parameter {
             name,
@@ -246,6 +235,24 @@ fn new_port(def: &BoxDef, port: &NewPort) -> Result<(&'static str, String), Edit
             ))
         }
     }
+}
+
+/// An `Input` or `Output` element as Choregraphe writes one.
+fn port_element(
+    element: &str,
+    name: &str,
+    kind: i32,
+    nature: i32,
+    inner: bool,
+    tooltip: &str,
+    id: i32,
+) -> String {
+    format!(
+        "<{element} name=\"{}\" type=\"{kind}\" type_size=\"1\" nature=\"{nature}\" inner=\"{}\" tooltip=\"{}\" id=\"{id}\" />",
+        escaped(name),
+        u8::from(inner),
+        escaped(tooltip)
+    )
 }
 
 /// An input's or output's name: a Python name the box's other ports do not have.

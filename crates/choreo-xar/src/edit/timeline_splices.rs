@@ -6,19 +6,8 @@
 use choreo_robot::Model;
 
 use super::timeline::{Interpolation, TimelineEdit};
-use super::{BoxRef, Document, EditError, Splice};
+use super::{BoxRef, Document, EditError, Splice, escaped, refused};
 use crate::model::{TangentSide, Timeline};
-use crate::xml::escape_attribute;
-
-fn refused(why: impl Into<String>) -> EditError {
-    EditError::Refused(why.into())
-}
-
-fn escaped(value: &str) -> String {
-    let mut out = String::new();
-    escape_attribute(&mut out, value);
-    out
-}
 
 /// A value as Choregraphe writes one: at most six decimals, no trailing zeros.
 fn number(v: f64) -> String {
