@@ -38,11 +38,31 @@ pub(crate) struct Topics {
 
 /// The topics of the Dialog box whose `<dialogFile>` is `dialog` (relative to `folder`, the
 /// behavior's): each language, its file and its text.
+/// `within`: the project's folder; a `.dlg` or topic outside it is not opened (a stranger's
+/// project cannot make the page show or save a file elsewhere).
 pub(crate) fn topics_of(
     folder: &Path,
     dialog: &str,
+    within: &Path,
 ) -> Result<Vec<(String, PathBuf, String)>, String> {
-    let dlg = folder.join(dialog);
+    let inside = |path: &Path| -> Result<PathBuf, String> {
+        let real = path
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let root = within
+            .canonicalize()
+            .unwrap_or_else(|_| within.to_path_buf());
+        if real.starts_with(&root) {
+            Ok(real)
+        } else {
+            Err(format!(
+                "{}: outside the project ({}): not opened",
+                path.display(),
+                root.display()
+            ))
+        }
+    };
+    let dlg = inside(&folder.join(dialog))?;
     let bytes = std::fs::read(&dlg).map_err(|e| format!("{}: {e}", dlg.display()))?;
     let parsed = choreo_xar::project_files::read_dlg(&dlg.display().to_string(), &bytes)
         .map_err(|e| e.to_string())?
@@ -52,7 +72,7 @@ pub(crate) fn topics_of(
         .topics
         .iter()
         .map(|t| {
-            let path = base.join(&t.file);
+            let path = inside(&base.join(&t.file))?;
             let text =
                 std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok((t.language.clone(), path, text))

@@ -8,7 +8,12 @@ const DIALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dialog
 
 #[test]
 fn a_topic_as_typed_is_checked_completed_and_tried_by_the_language_server() {
-    let topics_found = topics_of(std::path::Path::new(DIALOG), "greet/greet.dlg").unwrap();
+    let dialog = std::path::Path::new(DIALOG);
+    let topics_found = topics_of(dialog, "greet/greet.dlg", dialog).unwrap();
+    // A .dlg outside the project is not opened.
+    let refused =
+        topics_of(dialog, "greet/greet.dlg", &dialog.join("greet/elsewhere")).unwrap_err();
+    assert!(refused.contains("outside the project"), "{refused}");
     let languages: Vec<&str> = topics_found.iter().map(|(l, _, _)| l.as_str()).collect();
     assert_eq!(languages, ["enu", "frf"]);
     let (_, path, text) = &topics_found[0];

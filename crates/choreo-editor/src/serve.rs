@@ -69,6 +69,8 @@ pub struct Editor {
     undone: Vec<Target>,
     library: Library,
     robot: Model,
+    /// The project's folder: the topics a page may open are in it (default: the behavior's).
+    project: Option<PathBuf>,
     monitor: Arc<Monitor>,
     player: Option<Box<dyn Player>>,
     /// Whether the pages were told the file changed on disk (told once until reloaded).
@@ -87,6 +89,7 @@ impl Editor {
             undone: Vec::new(),
             library,
             robot: Model::Nao,
+            project: None,
             monitor,
             player: None,
             told_changed: false,
@@ -96,6 +99,12 @@ impl Editor {
     /// Edits the timelines of a behavior for `robot` (NAO by default): its joints' ranges.
     pub fn for_robot(mut self, robot: Model) -> Editor {
         self.robot = robot;
+        self
+    }
+
+    /// The project's folder (`root`): a Dialog box's topics are opened only inside it.
+    pub fn in_project(mut self, root: &Path) -> Editor {
+        self.project = Some(root.to_path_buf());
         self
     }
 
@@ -265,7 +274,8 @@ impl Editor {
             .clone()
             .ok_or_else(|| format!("{} is not a Dialog box", b.name))?;
         let folder = self.folder();
-        let topics = topics_of(&folder, &dialog)?;
+        let within = self.project.clone().unwrap_or_else(|| folder.clone());
+        let topics = topics_of(&folder, &dialog, &within)?;
         for (_, path, text) in &topics {
             self.topics.opened(path, text);
         }

@@ -36,7 +36,12 @@ pub(crate) struct EditArgs {
 
 /// Serves the editor until Ctrl-C; every edit is on disk when the page is told it took.
 pub fn run(args: &EditArgs) -> CliResult {
-    let (file, title, model) = behavior_file(&args.path, args.behavior.as_deref())?;
+    let Chosen {
+        file,
+        title,
+        model,
+        root,
+    } = behavior_file(&args.path, args.behavior.as_deref())?;
     let session = Session::open(&file).map_err(|e| CliError::Load(e.to_string()))?;
     let mut library = Library::basic();
     for path in &args.library {
@@ -76,14 +81,27 @@ pub fn run(args: &EditArgs) -> CliResult {
     let robot = choreo_robot::Model::from_hint(&model).unwrap_or(choreo_robot::Model::Nao);
     let mut editor = Editor::new(session, library, Arc::clone(&monitor))
         .for_robot(robot)
+        .in_project(&root)
         .with_player(Box::new(player));
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)
 }
 
-/// The XAR file to edit at `path`, the page's title, and the robot the 3D view shows.
-fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<(PathBuf, String, String)> {
+/// The behavior `choreo edit` opens, and what the page is told of it.
+struct Chosen {
+    /// Its XAR file.
+    file: PathBuf,
+    /// The page's title.
+    title: String,
+    /// The robot the 3D view shows and the timelines are for.
+    model: String,
+    /// The project's folder (its dialogs are opened only inside it).
+    root: PathBuf,
+}
+
+/// The behavior of `path` to edit (`behavior`, else the first), in a XAR file on disk.
+fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
     let project = crate::cli::report::load(path, false)?;
     let chosen = crate::cli::report::pick_behavior(&project, path, behavior)?;
     // The robot the project is for, else NAO (as Choregraphe starts).
@@ -110,6 +128,10 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<(PathBuf, Str
             chosen.name
         )));
     }
-    let title = file.display().to_string();
-    Ok((file, title, model))
+    Ok(Chosen {
+        title: file.display().to_string(),
+        file,
+        model,
+        root: root.clone(),
+    })
 }
