@@ -855,3 +855,27 @@ fn a_dialog_topic_is_edited_checked_completed_and_tried_in_the_page() {
     assert!(e.answered(), "undo was not answered");
     assert_eq!(std::fs::read_to_string(&topic).unwrap(), original);
 }
+
+/// A project one of whose behaviors does not read (the corpus's yoga project: a merge
+/// conflict left in `behavior_without_feedback`) still opens the behavior asked for.
+#[test]
+fn a_project_with_a_broken_behavior_still_opens_the_one_asked_for() {
+    let Some(corpus) = choreo_testkit::corpus("choreo edit on a corpus project") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let from = corpus.join("foteinipapadopoulou__HRI_yoga_robot/Yoga_Nao_Choregraphe");
+    for f in choreo_testkit::files_under(&from, &|_| true) {
+        let to = dir.path().join(f.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &to).unwrap();
+    }
+    let project = dir.path().to_str().unwrap();
+    let served = Served::start(&["edit", project, "--behavior", "behavior_demo_with_feedback"]);
+    // It serves (a project with a broken behavior was refused whole: exit 4, no URL).
+    assert!(
+        served.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        served.url
+    );
+}

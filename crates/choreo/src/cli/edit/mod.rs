@@ -102,7 +102,9 @@ struct Chosen {
 
 /// The behavior of `path` to edit (`behavior`, else the first), in a XAR file on disk.
 fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
-    let project = crate::cli::report::load(path, false)?;
+    // A project whose other behaviors do not read (a merge conflict left in one) still
+    // opens the behavior asked for; those are warned about.
+    let project = crate::cli::report::load(path, true)?;
     let chosen = crate::cli::report::pick_behavior(&project, path, behavior)?;
     // The robot the project is for, else NAO (as Choregraphe starts).
     let model = crate::implied::model(&project)
