@@ -15,12 +15,15 @@
 //! [`Editor`] (`serve`) answers the monitor's editing pages with a session; `wire` turns
 //! the page's JSON into edits.
 
+mod changes;
 mod dialogs;
 mod library;
+mod project;
 mod serve;
 pub mod wire;
 
 pub use library::{Library, LibraryBox, LibraryError};
+pub use project::{Project, ProjectError};
 pub use serve::{Editor, PlayError, Player};
 
 use std::path::{Path, PathBuf};
@@ -138,6 +141,11 @@ impl Session {
         Ok(())
     }
 
+    /// The file was moved to `to` (its behavior's folder renamed): the session follows it.
+    pub(crate) fn moved(&mut self, to: &Path) {
+        self.path = to.to_path_buf();
+    }
+
     /// Forgets the edits undone (an edit was made elsewhere: a topic of the behavior).
     pub fn clear_redo(&mut self) {
         self.redo.clear();
@@ -230,3 +238,6 @@ mod corpus_tests;
 
 #[cfg(test)]
 mod dialogs_tests;
+
+#[cfg(test)]
+mod project_tests;

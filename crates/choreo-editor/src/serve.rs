@@ -7,6 +7,9 @@
 //! change by another program is told to the pages at once (not only at the next edit), and
 //! `reload` takes it. Play is a [`Player`]'s: the command line's runs `choreo run` apart.
 
+mod behaviors;
+
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -21,7 +24,8 @@ use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
 
 use crate::dialogs::{Topics, topics_of};
-use crate::{Library, Session, SessionError, wire};
+use crate::project::Action;
+use crate::{Library, Project, Session, SessionError, wire};
 
 /// How often the file is compared with what the session wrote, between commands.
 const DISK_POLL: Duration = Duration::from_millis(500);
@@ -52,16 +56,20 @@ pub trait Player {
     fn stop(&mut self);
 }
 
-/// What an edit changed: the behavior's file, or one of its topics.
+/// What an edit changed: a behavior's file, one of its topics, or the project's files.
 #[derive(Debug, Clone, PartialEq)]
 enum Target {
-    Behavior,
+    Behavior(PathBuf),
     Topic(PathBuf),
+    Files(Box<Action>),
 }
 
 /// A session served to the pages of `monitor`.
 pub struct Editor {
+    /// The behavior the pages show.
     session: Session,
+    /// The project's other behaviors opened here, by file (their histories kept).
+    others: HashMap<PathBuf, Session>,
     /// The topics of its Dialog boxes opened in the page.
     topics: Topics,
     /// What each edit made changed, the last last; and each edit undone.
@@ -69,12 +77,15 @@ pub struct Editor {
     undone: Vec<Target>,
     library: Library,
     robot: Model,
-    /// The project's folder: the topics a page may open are in it (default: the behavior's).
-    project: Option<PathBuf>,
+    /// The project: its behaviors; the topics a page may open are in its folder (without
+    /// one, the behavior's).
+    project: Option<Project>,
     monitor: Arc<Monitor>,
     player: Option<Box<dyn Player>>,
     /// Whether the pages were told the file changed on disk (told once until reloaded).
     told_changed: bool,
+    /// Whether the project's behaviors, or the one shown, changed since the pages were told.
+    project_changed: bool,
 }
 
 impl Editor {
@@ -84,6 +95,7 @@ impl Editor {
         monitor.restructure(&Graph::new(session.document().xar()));
         Editor {
             session,
+            others: HashMap::new(),
             topics: Topics::default(),
             done: Vec::new(),
             undone: Vec::new(),
@@ -93,6 +105,7 @@ impl Editor {
             monitor,
             player: None,
             told_changed: false,
+            project_changed: false,
         }
     }
 
@@ -102,9 +115,10 @@ impl Editor {
         self
     }
 
-    /// The project's folder (`root`): a Dialog box's topics are opened only inside it.
-    pub fn in_project(mut self, root: &Path) -> Editor {
-        self.project = Some(root.to_path_buf());
+    /// The behavior's project: its other behaviors can be opened, added, renamed and
+    /// deleted, and a Dialog box's topics are opened only inside its folder.
+    pub fn in_project(mut self, project: Project) -> Editor {
+        self.project = Some(project);
         self
     }
 
@@ -143,11 +157,18 @@ impl Editor {
     pub fn handle(&mut self, command: Command) {
         let done = match command {
             Command::Edit(v) if v["kind"] == "text" => self.save_topic(&v),
+            Command::Edit(v)
+                if v["kind"]
+                    .as_str()
+                    .is_some_and(|k| k.starts_with("project_")) =>
+            {
+                self.project_edit(&v)
+            }
             Command::Edit(v) if v["library"] == crate::library::DIALOG.0 => self.add_dialog(&v),
             Command::Edit(v) => wire::edit(&self.context(), &v)
                 .map_err(|e| e.to_string())
                 .and_then(|edit| self.session.apply(&edit).map_err(|e| self.why(e)))
-                .map(|()| self.made(Target::Behavior)),
+                .map(|()| self.made(Target::Behavior(self.session.path().to_path_buf()))),
             Command::Undo => self.step(true),
             Command::Redo => self.step(false),
             Command::Stop => {
@@ -156,12 +177,14 @@ impl Editor {
                 }
                 return;
             }
+            Command::Editor(v) if v["type"] == "open_behavior" => self.open_behavior(&v),
             Command::Editor(v) if v["type"] == "reload" => {
                 self.session.reload().map_err(|e| self.why(e)).map(|()| {
                     self.told_changed = false;
                     // The behavior's history is gone with its text; its topics' stays.
-                    self.done.retain(|t| *t != Target::Behavior);
-                    self.undone.retain(|t| *t != Target::Behavior);
+                    let gone = Target::Behavior(self.session.path().to_path_buf());
+                    self.done.retain(|t| *t != gone);
+                    self.undone.retain(|t| *t != gone);
                 })
             }
             Command::Editor(v) => {
@@ -175,6 +198,11 @@ impl Editor {
         if done.is_ok() {
             self.monitor
                 .restructure(&Graph::new(self.session.document().xar()));
+        }
+        if std::mem::take(&mut self.project_changed)
+            && let Ok(message) = self.project_message()
+        {
+            self.monitor.tell(&message);
         }
         self.monitor.tell(&self.outcome(done.as_ref().err()));
         if done.is_ok() {
@@ -199,12 +227,19 @@ impl Editor {
         };
         let target = from.last().cloned().ok_or_else(|| nothing.to_string())?;
         let stepped = match (&target, back) {
-            (Target::Behavior, true) => self.session.undo(),
-            (Target::Behavior, false) => self.session.redo(),
-            (Target::Topic(p), true) => self.topics.undo(p),
-            (Target::Topic(p), false) => self.topics.redo(p),
+            (Target::Behavior(p), _) => self.show(p).and_then(|()| {
+                if back {
+                    self.session.undo()
+                } else {
+                    self.session.redo()
+                }
+                .map_err(|e| self.why(e))
+            }),
+            (Target::Topic(p), true) => self.topics.undo(p).map_err(|e| self.why(e)),
+            (Target::Topic(p), false) => self.topics.redo(p).map_err(|e| self.why(e)),
+            (Target::Files(action), _) => self.make(action, back),
         };
-        stepped.map_err(|e| self.why(e))?;
+        stepped?;
         let (from, to) = if back {
             (&mut self.done, &mut self.undone)
         } else {
@@ -240,7 +275,7 @@ impl Editor {
         v["text"] = Value::String(text);
         let edit = wire::edit(&self.context(), &v).map_err(|e| e.to_string())?;
         self.session.apply(&edit).map_err(|e| self.why(e))?;
-        self.made(Target::Behavior);
+        self.made(Target::Behavior(self.session.path().to_path_buf()));
         Ok(())
     }
 
@@ -274,7 +309,10 @@ impl Editor {
             .clone()
             .ok_or_else(|| format!("{} is not a Dialog box", b.name))?;
         let folder = self.folder();
-        let within = self.project.clone().unwrap_or_else(|| folder.clone());
+        let within = self
+            .project
+            .as_ref()
+            .map_or_else(|| folder.clone(), |p| p.root().to_path_buf());
         let topics = topics_of(&folder, &dialog, &within)?;
         for (_, path, text) in &topics {
             self.topics.opened(path, text);
@@ -331,6 +369,7 @@ impl Editor {
             Some("dialog") => self.dialog(&at()?),
             Some("text_check" | "complete" | "try_rule") => self.topic_request(v),
             Some("problems") => Ok(problems(self.session.document())),
+            Some("project") => self.project_message(),
             Some("check") => {
                 let text = v["text"].as_str().ok_or("check needs the script's text")?;
                 script_problems(self.session.document(), &at()?, text)

@@ -24,7 +24,7 @@ export class EditPane {
     // the boxes the palette offers and the behavior's problems (again after a reconnection)
     this.send({ type: "library" });
     this.send({ type: "problems" });
-    if (this.editSetUp) return;
+    if (this.editSetUp) return this.setupProject();
     this.editSetUp = true;
     const E = this.el;
     this.root.classList.add("editing");
@@ -65,6 +65,7 @@ export class EditPane {
     window.addEventListener("mousemove", (e) => this.editMove(e));
     window.addEventListener("mouseup", (e) => this.editUp(e));
     window.addEventListener("keydown", (e) => this.editKey(e));
+    this.setupProject();
   }
 
   // ------------------------------------------------------------ the drawing's hooks

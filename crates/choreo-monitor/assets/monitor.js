@@ -24,6 +24,7 @@ import { StackPane } from "./stack.js";
 import { EditPane } from "./edit.js";
 import { TimelineEditPane } from "./timeline_edit.js";
 import { DialogEditPane } from "./dialog_edit.js";
+import { ProjectEditPane } from "./project_edit.js";
 
 export { describeEvent } from "./log.js";
 
@@ -207,6 +208,7 @@ export class Monitor {
       case "text_problems": return this.onTextProblems(msg);
       case "completions": return this.onCompletions(msg);
       case "tried": return this.onTried(msg);
+      case "project": return this.onProject(msg);
       default: return; // unknown types are for a newer page
     }
   }
@@ -434,7 +436,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

@@ -84,6 +84,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/dialog_edit.js"),
     ),
     (
+        "/project_edit.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/project_edit.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),
@@ -276,6 +281,8 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         "text_check",
         "complete",
         "try_rule",
+        "project",
+        "open_behavior",
     ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),

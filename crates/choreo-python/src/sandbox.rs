@@ -66,7 +66,8 @@ pub(crate) fn ends_process(what: &str, at: &str) -> PyResult<()> {
         1,
         format!(
             "choreo's sandbox refused {what}: it would end the program that runs the \
-             behavior, which has no supervising parent (sandbox=False allows it)"
+             behavior, which has no supervising parent (--no-sandbox, or sandbox=False \
+             from Python, allows it)"
         ),
     )))
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use choreo_editor::{Editor, Library, Session};
+use choreo_editor::{Editor, Library, Project, Session};
 use choreo_engine::graph::Graph;
 use choreo_monitor::{Monitor, MonitorOptions};
 use choreo_xar::source::{FileKind, sniff};
@@ -40,7 +40,7 @@ pub fn run(args: &EditArgs) -> CliResult {
         file,
         title,
         model,
-        root,
+        pml,
     } = behavior_file(&args.path, args.behavior.as_deref())?;
     let session = Session::open(&file).map_err(|e| CliError::Load(e.to_string()))?;
     let mut library = Library::basic();
@@ -81,8 +81,13 @@ pub fn run(args: &EditArgs) -> CliResult {
     let robot = choreo_robot::Model::from_hint(&model).unwrap_or(choreo_robot::Model::Nao);
     let mut editor = Editor::new(session, library, Arc::clone(&monitor))
         .for_robot(robot)
-        .in_project(&root)
         .with_player(Box::new(player));
+    if let Some(pml) = pml {
+        match Project::open(&pml) {
+            Ok(project) => editor = editor.in_project(project),
+            Err(why) => errln!("warning: {why}: the project's behaviors cannot be changed here"),
+        }
+    }
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)
@@ -96,8 +101,9 @@ struct Chosen {
     title: String,
     /// The robot the 3D view shows and the timelines are for.
     model: String,
-    /// The project's folder (its dialogs are opened only inside it).
-    root: PathBuf,
+    /// The project's `.pml`, when it has one: its behaviors can be opened, added, renamed
+    /// and deleted, and its dialogs are opened only inside its folder.
+    pml: Option<PathBuf>,
 }
 
 /// The behavior of `path` to edit (`behavior`, else the first), in a XAR file on disk.
@@ -134,6 +140,6 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
         title: file.display().to_string(),
         file,
         model,
-        root: root.clone(),
+        pml: project.pml_path.as_ref().map(|p| root.join(p)),
     })
 }

@@ -1,0 +1,161 @@
+//! A project's behaviors added, renamed, deleted and switched between, through the editor's
+//! commands as the page sends them, on a copy of the corpus's Choregraphe "Hello World"
+//! project (a `.pml` and a `manifest.xml` as Choregraphe 2.5 wrote them). Expected bytes
+//! are the original files with exactly the lines or attributes each action concerns
+//! changed, derived here by hand.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use choreo_monitor::{Command, Monitor, MonitorOptions};
+use serde_json::json;
+
+use crate::{Editor, Library, Project, Session};
+
+const HELLO: &str = "orchestra-platform__choregraphe-hello-world";
+
+/// A copy of the corpus's Hello World project, or `None` (with a NOTICE) without the corpus.
+fn hello_world() -> Option<(tempfile::TempDir, PathBuf)> {
+    let source = choreo_testkit::corpus("the editor's project tests")?.join(HELLO);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("hello");
+    for path in ["Hello World.pml", "manifest.xml", "behaviors/behavior.xar"] {
+        let to = root.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(path), to).unwrap();
+    }
+    Some((dir, root))
+}
+
+fn editor(root: &Path) -> Editor {
+    let session = Session::open(&root.join("behaviors/behavior.xar")).unwrap();
+    let monitor = Arc::new(
+        Monitor::start(
+            &choreo_engine::graph::Graph::new(session.document().xar()),
+            MonitorOptions {
+                edit: true,
+                ..MonitorOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let project = Project::open(&root.join("Hello World.pml")).unwrap();
+    Editor::new(session, Library::basic(), monitor).in_project(project)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn behaviors_are_added_renamed_deleted_and_each_action_undone_to_the_original_bytes() {
+    let Some((_dir, root)) = hello_world() else {
+        return;
+    };
+    let (pml, manifest) = (root.join("Hello World.pml"), root.join("manifest.xml"));
+    let (pml_0, manifest_0) = (read(&pml), read(&manifest));
+    let mut e = editor(&root);
+
+    // Added: one description after the existing one, indented as it; a private behavior, so
+    // the manifest is unchanged; the new behavior shown.
+    e.handle(Command::Edit(json!({"kind": "project_add"})));
+    let added = root.join("behavior_1/behavior.xar");
+    let line = r#"<BehaviorDescription name="behavior" src="behaviors" xar="behavior.xar" />"#;
+    let expected = pml_0.replace(
+        line,
+        &format!(
+            "{line}\n        <BehaviorDescription name=\"behavior\" src=\"behavior_1\" xar=\"behavior.xar\" />"
+        ),
+    );
+    assert_eq!(read(&pml), expected);
+    assert_eq!(read(&manifest), manifest_0);
+    assert_eq!(e.session().path(), added);
+    let new = choreo_xar::read_xar("behavior.xar", &std::fs::read(&added).unwrap()).unwrap();
+    assert_eq!(new.value.root_box.name, "root");
+    assert_eq!(new.value.root_box.inputs.len(), 3);
+
+    // Renamed "main": the folder moved, the .pml's src and the manifest's path follow.
+    e.handle(Command::Edit(
+        json!({"kind": "project_rename", "file": root.join("behaviors/behavior.xar"), "name": "main"}),
+    ));
+    assert!(root.join("main/behavior.xar").exists() && !root.join("behaviors").exists());
+    assert_eq!(
+        read(&pml),
+        expected.replace(r#"src="behaviors""#, r#"src="main""#)
+    );
+    assert_eq!(
+        read(&manifest),
+        manifest_0.replace(
+            r#"<behaviorContent path="behaviors">"#,
+            r#"<behaviorContent path="main">"#
+        )
+    );
+
+    // Deleted: its description and its manifest entry (the element's lines) gone, the
+    // folder too; the other behavior shown.
+    e.handle(Command::Editor(
+        json!({"type": "open_behavior", "file": root.join("main/behavior.xar")}),
+    ));
+    assert_eq!(e.session().path(), root.join("main/behavior.xar"));
+    e.handle(Command::Edit(
+        json!({"kind": "project_delete", "file": root.join("main/behavior.xar")}),
+    ));
+    assert!(!root.join("main").exists());
+    assert_eq!(e.session().path(), added);
+    let description =
+        "\n        <BehaviorDescription name=\"behavior\" src=\"main\" xar=\"behavior.xar\" />";
+    assert_eq!(
+        read(&pml),
+        expected
+            .replace(r#"src="behaviors""#, r#"src="main""#)
+            .replace(description, "")
+    );
+    let manifest_now = read(&manifest);
+    assert!(!manifest_now.contains("behaviorContent"), "{manifest_now}");
+    assert!(
+        manifest_now.starts_with(&manifest_0[..manifest_0.find("\n  <behaviorContent").unwrap()])
+    );
+    // The last behavior is not deleted.
+    e.handle(Command::Edit(
+        json!({"kind": "project_delete", "file": added}),
+    ));
+    assert!(added.exists());
+
+    // Undone, all three: the original bytes, the original behavior shown.
+    for _ in 0..3 {
+        e.handle(Command::Undo);
+    }
+    assert_eq!(read(&pml), pml_0);
+    assert_eq!(read(&manifest), manifest_0);
+    assert!(!root.join("behavior_1").exists());
+    assert_eq!(e.session().path(), root.join("behaviors/behavior.xar"));
+    // Redone: added again.
+    e.handle(Command::Redo);
+    assert_eq!(read(&pml), expected);
+}
+
+#[test]
+fn an_edit_in_a_behavior_not_shown_is_undone_there() {
+    let Some((_dir, root)) = hello_world() else {
+        return;
+    };
+    let first = root.join("behaviors/behavior.xar");
+    let original = std::fs::read(&first).unwrap();
+    let mut e = editor(&root);
+    e.handle(Command::Edit(
+        json!({"kind": "rename", "box": [[0, 0, 2]], "name": "Language"}),
+    ));
+    assert_ne!(std::fs::read(&first).unwrap(), original);
+    e.handle(Command::Edit(json!({"kind": "project_add"})));
+    // Undoing the add shows the first behavior again; undoing once more undoes its rename.
+    e.handle(Command::Undo);
+    e.handle(Command::Undo);
+    assert_eq!(e.session().path(), first);
+    assert_eq!(std::fs::read(&first).unwrap(), original);
+    // A name that is not a folder name is refused, nothing moved.
+    e.handle(Command::Edit(
+        json!({"kind": "project_rename", "file": first, "name": "../out"}),
+    ));
+    assert!(first.exists());
+}

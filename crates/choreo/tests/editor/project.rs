@@ -1,0 +1,93 @@
+//! A project's behaviors in the page: a new one added and built, another chosen in the
+//! header's list, renamed by typing its folder's new name, deleted, and every action undone
+//! to the project's original bytes, on a copy of the corpus's Choregraphe "Hello World"
+//! project (Choregraphe 2.5's `.pml` and `manifest.xml`).
+
+use super::{CTRL, Editing};
+
+const HELLO: &str = "orchestra-platform__choregraphe-hello-world";
+
+#[test]
+fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's project tools") else {
+        return;
+    };
+    let Some(corpus) = choreo_testkit::corpus("choreo edit's project tools") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("hello");
+    let from = corpus.join(HELLO);
+    for f in choreo_testkit::files_under(&from, &|_| true) {
+        let to = root.join(f.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &to).unwrap();
+    }
+    let (pml, manifest) = (root.join("Hello World.pml"), root.join("manifest.xml"));
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+    let (pml_0, manifest_0) = (read(&pml), read(&manifest));
+    let mut e = Editing::serve(&browser, dir, pml.clone(), ">behaviors</option>");
+    let shown = "document.getElementById('behaviors').selectedOptions[0]?.textContent";
+
+    // New behavior: an empty one, shown, named in the .pml; a Say added to it lands there.
+    let add = e.at("#add-behavior", 0.0, 0.0);
+    e.page.click(add.0, add.1);
+    assert!(e.answered(), "the behavior was not added");
+    e.until(&format!("{shown} === 'behavior_1'"));
+    let added = root.join("behavior_1/behavior.xar");
+    assert!(read(&pml).contains(r#"src="behavior_1" xar="behavior.xar""#));
+    e.until("document.querySelectorAll('g.box').length === 0");
+    e.add("say", "basic/say");
+    let new = super::model(&read(&added));
+    let names: Vec<_> = new
+        .root_box
+        .diagrams()
+        .next()
+        .unwrap()
+        .boxes
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
+    assert_eq!(names, ["Say"]);
+
+    // The first behavior chosen in the list (headless chromium draws no list to click: the
+    // choice is made as the list makes it), its diagram shown.
+    e.page.eval(
+        "(() => { const s = document.getElementById('behaviors');
+           s.selectedIndex = 0; s.dispatchEvent(new Event('change')); })()",
+    );
+    assert!(e.answered(), "the behavior chosen was not shown");
+    e.until("!!document.querySelector(\"g.box[data-path='root/Set Language']\")");
+
+    // Renamed by typing its folder's new name: the folder moved, its paths follow.
+    let rename = e.at("#rename-behavior", 0.0, 0.0);
+    e.page.click(rename.0, rename.1);
+    e.until("document.activeElement?.id === 'behavior-name'");
+    e.page.type_text("main");
+    e.page.key("Enter", "Enter", 13, 0);
+    assert!(e.answered(), "the behavior was not renamed");
+    assert!(root.join("main/behavior.xar").exists() && !root.join("behaviors").exists());
+    assert!(read(&pml).contains(r#"src="main" xar="behavior.xar""#));
+    assert!(read(&manifest).contains(r#"<behaviorContent path="main">"#));
+    e.until(&format!("{shown} === 'main'"));
+
+    // Deleted: gone from the .pml, the manifest and the disk; the other one shown.
+    let delete = e.at("#delete-behavior", 0.0, 0.0);
+    e.page.click(delete.0, delete.1);
+    assert!(e.answered(), "the behavior was not deleted");
+    assert!(!root.join("main").exists());
+    assert!(!read(&pml).contains(r#"src="main""#));
+    assert!(!read(&manifest).contains("behaviorContent"));
+    e.until(&format!("{shown} === 'behavior_1'"));
+
+    // Undone, the four actions (delete, rename, the Say, the new behavior): the project's
+    // bytes as they were, the first behavior shown.
+    for _ in 0..4 {
+        e.page.key("z", "KeyZ", 90, CTRL);
+        assert!(e.answered(), "an undo was not answered");
+    }
+    assert_eq!(read(&pml), pml_0);
+    assert_eq!(read(&manifest), manifest_0);
+    assert!(!root.join("behavior_1").exists());
+    e.until(&format!("{shown} === 'behaviors'"));
+}
