@@ -94,10 +94,12 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
             x: int(v, "x")?,
             y: int(v, "y")?,
         },
-        "port_add" | "port_remove" | "resource_add" | "resource_remove" => Edit::BoxFields {
-            at: box_ref(&v["box"])?,
-            change: field_change(kind, v)?,
-        },
+        "port_add" | "port_change" | "port_remove" | "resource_add" | "resource_remove" => {
+            Edit::BoxFields {
+                at: box_ref(&v["box"])?,
+                change: field_change(kind, v)?,
+            }
+        }
         "timeline" => {
             let b = box_ref(&v["box"])?;
             let change = timeline_change(
@@ -373,37 +375,43 @@ fn field_change(kind: &str, v: &Value) -> Result<BoxFieldEdit, WireError> {
                 malformed(&format!("{what} is one of {}", names.join(", ")))
             })
     }
+    let new_port = |p: &Value| -> Result<NewPort, WireError> {
+        let (name, tooltip) = (
+            string(p, "name")?,
+            p["tooltip"].as_str().unwrap_or_default().to_string(),
+        );
+        Ok(match p["kind"].as_str() {
+            Some("input") => NewPort::Input {
+                port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
+                nature: named(InputNature::NAMES, &p["nature"], "an input's nature")?,
+                name,
+                tooltip,
+            },
+            Some("output") => NewPort::Output {
+                port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
+                nature: named(OutputNature::NAMES, &p["nature"], "an output's nature")?,
+                name,
+                tooltip,
+            },
+            Some("parameter") => NewPort::Parameter {
+                content_type: named(ContentType::NAMES, &p["type"], "a parameter's type")?,
+                value: parameter_value(&p["value"])?,
+                min: p["min"].as_f64(),
+                max: p["max"].as_f64(),
+                name,
+                tooltip,
+            },
+            _ => return Err(malformed("a port is an input, an output or a parameter")),
+        })
+    };
     Ok(match kind {
-        "port_add" => {
-            let p = &v["port"];
-            let (name, tooltip) = (
-                string(p, "name")?,
-                p["tooltip"].as_str().unwrap_or_default().to_string(),
-            );
-            BoxFieldEdit::AddPort(match p["kind"].as_str() {
-                Some("input") => NewPort::Input {
-                    port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
-                    nature: named(InputNature::NAMES, &p["nature"], "an input's nature")?,
-                    name,
-                    tooltip,
-                },
-                Some("output") => NewPort::Output {
-                    port_type: named(PortType::NAMES, &p["type"], "a port's type")?,
-                    nature: named(OutputNature::NAMES, &p["nature"], "an output's nature")?,
-                    name,
-                    tooltip,
-                },
-                Some("parameter") => NewPort::Parameter {
-                    content_type: named(ContentType::NAMES, &p["type"], "a parameter's type")?,
-                    value: parameter_value(&p["value"])?,
-                    min: p["min"].as_f64(),
-                    max: p["max"].as_f64(),
-                    name,
-                    tooltip,
-                },
-                _ => return Err(malformed("a port is an input, an output or a parameter")),
-            })
-        }
+        "port_add" => BoxFieldEdit::AddPort(new_port(&v["port"])?),
+        // The port named (`name`, `port_kind`) takes the fields of `port`, keeping its id.
+        "port_change" => BoxFieldEdit::ChangePort {
+            name: string(v, "name")?,
+            kind: string(v, "port_kind")?,
+            port: new_port(&v["port"])?,
+        },
         "port_remove" => BoxFieldEdit::RemovePort {
             name: string(v, "name")?,
             kind: string(v, "port_kind")?,

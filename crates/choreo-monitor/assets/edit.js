@@ -492,15 +492,18 @@ export class EditPane {
     });
   }
 
-  /** The box's inputs, outputs, parameters and resources: each removable, one added with
-   * Choregraphe's fields (Edit box: name, type, nature; a parameter's value and bounds). */
+  /** The box's inputs, outputs, parameters and resources: each removable or changed in
+   * place (✎ puts its fields in the row below, which then changes it, keeping its links),
+   * one added with Choregraphe's fields (Edit box: name, type, nature; a parameter's value). */
   renderFields(P, box) {
     const at = box.ref;
     const remove = (kind, name) => h("button", { type: "button", class: "tl-del", title: `remove ${kind} ${name} (its links go with it)`, text: "×",
       onclick: () => this.sendEdit({ kind: "port_remove", box: at, name, port_kind: kind }) });
+    const change = (kind, q) => h("button", { type: "button", class: "tl-del port-change", title: `change ${kind} ${q.name} (its links stay)`, text: "✎",
+      onclick: () => changing(kind, q) });
     const list = (title, kind, items) => h("div", { class: "prop-ports", "data-ports": kind }, h("h3", { text: title }),
       h("ul", {}, items.map((q) => h("li", { "data-port": q.name, title: q.tooltip ?? "" },
-        `${q.name} (${q.type}${q.nature ? `, ${q.nature}` : ""}) `, remove(kind, q.name)))));
+        `${q.name} (${q.type}${q.nature ? `, ${q.nature}` : ""}) `, change(kind, q), remove(kind, q.name)))));
     P.append(h("div", { class: "prop-cols" }, list("Inputs", "input", box.inputs), list("Outputs", "output", box.outputs),
       list("Parameters", "parameter", box.parameters),
       h("div", { class: "prop-ports", "data-ports": "resource" }, h("h3", { text: "Resources" }),
@@ -523,11 +526,28 @@ export class EditPane {
     };
     kind.addEventListener("change", fill);
     fill();
+    let changed = null; // the port the row changes: {kind, name, min, max}; null: it adds
+    const label = h("label", { text: "add" });
     const add = h("button", { id: "port-add", type: "button", text: "Add", onclick: () => {
       const port = { kind: kind.value, name: name.value, type: type.value, nature: nature.value, value: value.value };
-      this.sendEdit({ kind: "port_add", box: at, port });
+      if (!changed) return this.sendEdit({ kind: "port_add", box: at, port });
+      Object.assign(port, { min: changed.min, max: changed.max, tooltip: changed.tooltip });
+      this.sendEdit({ kind: "port_change", box: at, name: changed.name, port_kind: changed.kind, port });
     } });
-    P.append(h("div", { class: "prop-row port-add" }, h("label", { text: "add" }), h("span", { class: "port-fields" }, kind, name, type, nature, value, add)));
+    const changing = (k, q) => {
+      changed = { kind: k, name: q.name, min: q.min ?? null, max: q.max ?? null, tooltip: q.tooltip ?? "" };
+      kind.value = k;
+      fill();
+      kind.disabled = true; // a port keeps its kind
+      name.value = q.name;
+      type.value = q.type;
+      nature.value = q.nature ?? "";
+      value.value = q.default ?? q.value ?? "";
+      label.textContent = `change ${q.name}`;
+      add.textContent = "Change";
+      name.focus();
+    };
+    P.append(h("div", { class: "prop-row port-add" }, label, h("span", { class: "port-fields" }, kind, name, type, nature, value, add)));
   }
 
   /** One parameter's field, as Choregraphe's panel offers it for its type. */
