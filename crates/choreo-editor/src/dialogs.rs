@@ -13,6 +13,7 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 
 use crate::SessionError;
+use crate::changes::Operation;
 
 /// How long one answer of the language server may take (it answers in milliseconds; the
 /// bound is for a machine under load).
@@ -78,6 +79,75 @@ pub(crate) fn topics_of(
             Ok((t.language.clone(), path, text))
         })
         .collect()
+}
+
+/// A topic in the language `code` added to the dialog `dialog` (as [`topics_of`] names it):
+/// the `.dlg`'s new line (`  frf:NAME_frf.top`, after the others) and the new topic
+/// (`topic: ~NAME()` / `language: frf`), as Choregraphe's "Add a language" makes them. The
+/// topic's path (relative to the project, for its `.pml`), the dialog's name, and the two
+/// operations.
+pub(crate) fn new_language(
+    folder: &Path,
+    dialog: &str,
+    within: &Path,
+    code: &str,
+) -> Result<(PathBuf, String, Vec<Operation>), String> {
+    let language = choreo_robot::languages::by_code(code)
+        .ok_or_else(|| format!("{code:?} is not a language code of NAOqi (enu, frf, jpj, ...)"))?;
+    let existing = topics_of(folder, dialog, within)?;
+    if existing.iter().any(|(l, _, _)| l == language.code) {
+        return Err(format!(
+            "the dialog has a topic in {} already",
+            language.name
+        ));
+    }
+    let dlg = folder
+        .join(dialog)
+        .canonicalize()
+        .map_err(|e| format!("{dialog}: {e}"))?;
+    let before = std::fs::read(&dlg).map_err(|e| format!("{}: {e}", dlg.display()))?;
+    let name = choreo_xar::project_files::read_dlg(&dlg.display().to_string(), &before)
+        .map_err(|e| e.to_string())?
+        .value
+        .name;
+    let file = format!("{name}_{}.top", language.code);
+    let top = dlg.parent().unwrap_or(folder).join(&file);
+    if top.exists() {
+        return Err(format!("{} is there already", top.display()));
+    }
+    let mut after = before.clone();
+    let newline: &[u8] = if before.windows(2).any(|w| w == b"\r\n") {
+        b"\r\n"
+    } else {
+        b"\n"
+    };
+    if !after.is_empty() && !after.ends_with(b"\n") {
+        after.extend_from_slice(newline);
+    }
+    after.extend_from_slice(format!("  {}:{file}", language.code).as_bytes());
+    after.extend_from_slice(newline);
+    let text = format!("topic: ~{name}()\nlanguage: {}\n\n", language.code);
+    let relative = top
+        .strip_prefix(
+            within
+                .canonicalize()
+                .unwrap_or_else(|_| within.to_path_buf()),
+        )
+        .unwrap_or(&top)
+        .to_path_buf();
+    let ops = vec![
+        Operation::File {
+            path: dlg,
+            before: Some(before),
+            after: Some(after),
+        },
+        Operation::File {
+            path: top,
+            before: None,
+            after: Some(text.into_bytes()),
+        },
+    ];
+    Ok((relative, name, ops))
 }
 
 impl Topics {

@@ -6,10 +6,12 @@
 //! goes into the behavior as the library wrote it. Files beside a library's `box.xar`
 //! (pictures, sounds) are not copied: the box's element is.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
+
+use crate::changes::Operation;
 
 /// The basic boxes: (file, text). Our own, in the shape Choregraphe writes boxes.
 const BASIC: &[(&str, &str)] = &[
@@ -25,10 +27,10 @@ const BASIC: &[(&str, &str)] = &[
 /// its own ([`new_dialog`]).
 pub(crate) const DIALOG: (&str, &str) = ("basic/dialog", "dialog/dialog.dlg");
 
-/// Makes the files of a new dialog in `folder` (the behavior's): `NAME/NAME.dlg` naming
-/// `NAME/NAME_enu.top`, NAME the first of `dialog`, `dialog_2`, ... not taken; the `.dlg`'s
-/// path, relative to `folder`. Choregraphe's new Dialog box makes its topic the same way.
-pub(crate) fn new_dialog(folder: &Path) -> std::io::Result<String> {
+/// The files of a new dialog in `folder` (the behavior's): `NAME/NAME.dlg` naming
+/// `NAME/NAME_enu.top`, NAME the first of `dialog`, `dialog_2`, ... not taken, as
+/// Choregraphe's new Dialog box makes its topic: NAME, and the operations that make them.
+pub(crate) fn new_dialog(folder: &Path) -> Result<(String, Vec<Operation>), String> {
     let name = (1..10_000)
         .map(|i| {
             if i == 1 {
@@ -38,18 +40,28 @@ pub(crate) fn new_dialog(folder: &Path) -> std::io::Result<String> {
             }
         })
         .find(|n| !folder.join(n).exists())
-        .ok_or_else(|| std::io::Error::other("no free dialog name"))?;
+        .ok_or("no free dialog name")?;
     let dir = folder.join(&name);
-    std::fs::create_dir(&dir)?;
-    std::fs::write(
-        dir.join(format!("{name}.dlg")),
-        format!("multilanguage:{name}\n  enu:{name}_enu.top\n"),
-    )?;
-    std::fs::write(
-        dir.join(format!("{name}_enu.top")),
-        format!("topic: ~{name}()\nlanguage: enu\n\n"),
-    )?;
-    Ok(format!("{name}/{name}.dlg"))
+    let file = |path: PathBuf, text: String| Operation::File {
+        path,
+        before: None,
+        after: Some(text.into_bytes()),
+    };
+    let ops = vec![
+        Operation::Folder {
+            path: dir.clone(),
+            made: true,
+        },
+        file(
+            dir.join(format!("{name}.dlg")),
+            format!("multilanguage:{name}\n  enu:{name}_enu.top\n"),
+        ),
+        file(
+            dir.join(format!("{name}_enu.top")),
+            format!("topic: ~{name}()\nlanguage: enu\n\n"),
+        ),
+    ];
+    Ok((name, ops))
 }
 
 /// One box the page may add.

@@ -36,13 +36,15 @@ pub(crate) struct Behavior {
 }
 
 /// A project action in the editor's history: its file changes, the behavior file it moved
-/// (from, to), and the behavior to show once made and once undone (`None`: the one shown,
-/// or the project's first when that one is gone).
+/// (from, to), the behavior to show once made and once undone (`None`: the one shown, or
+/// the project's first when that one is gone), and the behavior whose edit made after the
+/// changes is part of the action (a Dialog box added with its dialog's files).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Action {
     pub(crate) changes: Changes,
     pub(crate) moved: Option<(PathBuf, PathBuf)>,
     pub(crate) shown: [Option<PathBuf>; 2],
+    pub(crate) edit: Option<PathBuf>,
 }
 
 impl Action {
@@ -55,7 +57,14 @@ impl Action {
             changes,
             moved,
             shown,
+            edit: None,
         }
+    }
+
+    /// The action with the last edit of the behavior `file`, made after its changes.
+    pub(crate) fn with_edit(mut self, file: PathBuf) -> Action {
+        self.edit = Some(file);
+        self
     }
 }
 
@@ -131,7 +140,7 @@ impl Project {
         let element = format!(
             "<BehaviorDescription name=\"behavior\" src=\"{folder}\" xar=\"behavior.xar\" />"
         );
-        let new_text = insert_behavior(&text, &pml.document, &element)?;
+        let new_text = insert_into(&text, &pml.document, "BehaviorDescriptions", &element)?;
         let dir = self.root().join(&folder);
         let file = dir.join("behavior.xar");
         let ops = vec![
@@ -223,6 +232,26 @@ impl Project {
         }
         ops.extend(remove_folder(&self.root().join(&folder))?);
         Ok(Changes(ops))
+    }
+
+    /// The operation that lists new files in the `.pml` as Choregraphe lists each
+    /// (`entries`: the container, `Topics` or `Dialogs`, and the element; qipkg packages
+    /// only what is listed); `None` when the `.pml` has none of those containers.
+    pub(crate) fn list(&self, entries: &[(&str, String)]) -> Result<Option<Operation>, String> {
+        let (before, _) = self.read()?;
+        let mut text = before.clone();
+        for (container, element) in entries {
+            let doc = XmlDocument::parse(&self.pml.display().to_string(), text.as_bytes())
+                .map_err(|e| e.to_string())?;
+            if doc.root.element(container).is_some() {
+                text = insert_into(&text, &doc, container, element)?;
+            }
+        }
+        if text == before {
+            return Ok(None);
+        }
+        self.rewrite((self.pml.clone(), before.into_bytes(), text))
+            .map(Some)
     }
 
     fn behavior_of(&self, file: &Path) -> Result<Behavior, String> {
@@ -373,14 +402,19 @@ fn remove_elements(
     spliced(text, splices)
 }
 
-/// The new `BehaviorDescription` `element` after the last one (on a line of its own, as
-/// indented), or in an empty `BehaviorDescriptions`.
-fn insert_behavior(text: &str, doc: &XmlDocument, element: &str) -> Result<String, String> {
+/// The new `element` after the last child of the root's `container` (on a line of its own,
+/// as indented), or in an empty one.
+fn insert_into(
+    text: &str,
+    doc: &XmlDocument,
+    container: &str,
+    element: &str,
+) -> Result<String, String> {
     let list = doc
         .root
-        .element("BehaviorDescriptions")
-        .ok_or("the .pml has no BehaviorDescriptions")?;
-    let unreadable = || "the .pml's BehaviorDescriptions cannot be changed in place".to_string();
+        .element(container)
+        .ok_or_else(|| format!("the .pml has no {container}"))?;
+    let unreadable = || format!("the .pml's {container} cannot be changed in place");
     if let Some(last) = list.elements().last() {
         let start = start_of(text, last);
         let (_, end) = element_end(text, start, &last.name).ok_or_else(unreadable)?;
@@ -419,4 +453,41 @@ fn escape(value: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// A `.pml`'s `Topic` entry for the topic at `relative` (to the project's folder) of the
+/// dialog `topic` in `language`.
+pub(crate) fn topic_entry(
+    relative: &Path,
+    topic: &str,
+    language: &choreo_robot::languages::Language,
+) -> (&'static str, String) {
+    let element = format!(
+        "<Topic name=\"{}\" src=\"{}\" topicName=\"{}\" language=\"{}\" />",
+        escape(&stem(relative)),
+        escape(&slashed(relative)),
+        escape(topic),
+        language.locale
+    );
+    ("Topics", element)
+}
+
+/// A `.pml`'s `Dialog` entry for the `.dlg` at `relative` (to the project's folder).
+pub(crate) fn dialog_entry(relative: &Path) -> (&'static str, String) {
+    let element = format!(
+        "<Dialog name=\"{}\" src=\"{}\" />",
+        escape(&stem(relative)),
+        escape(&slashed(relative))
+    );
+    ("Dialogs", element)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn slashed(path: &Path) -> String {
+    path.display().to_string().replace('\\', "/")
 }

@@ -20,10 +20,10 @@ fn hello_world() -> Option<(tempfile::TempDir, PathBuf)> {
     let source = choreo_testkit::corpus("the editor's project tests")?.join(HELLO);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("hello");
-    for path in ["Hello World.pml", "manifest.xml", "behaviors/behavior.xar"] {
-        let to = root.join(path);
+    for f in choreo_testkit::files_under(&source, &|_| true) {
+        let to = root.join(f.strip_prefix(&source).unwrap());
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(source.join(path), to).unwrap();
+        std::fs::copy(&f, to).unwrap();
     }
     Some((dir, root))
 }
@@ -158,4 +158,90 @@ fn an_edit_in_a_behavior_not_shown_is_undone_there() {
         json!({"kind": "project_rename", "file": first, "name": "../out"}),
     ));
     assert!(first.exists());
+}
+
+#[test]
+fn a_topic_in_another_language_is_named_in_the_dlg_and_listed_in_the_pml() {
+    let Some((_dir, root)) = hello_world() else {
+        return;
+    };
+    let root = root.canonicalize().unwrap();
+    let (pml, dlg) = (
+        root.join("Hello World.pml"),
+        root.join("dialogs/main_with_tablet.dlg"),
+    );
+    let (pml_0, dlg_0) = (read(&pml), read(&dlg));
+    let project = Project::open(&pml).unwrap();
+    let (relative, name, mut ops) =
+        crate::dialogs::new_language(&root, "dialogs/main_with_tablet.dlg", &root, "frf").unwrap();
+    assert_eq!(
+        (relative.to_str().unwrap(), name.as_str()),
+        ("dialogs/main_with_tablet_frf.top", "main_with_tablet")
+    );
+    let french = choreo_robot::languages::by_code("frf").unwrap();
+    let entry = crate::project::topic_entry(&relative, &name, french);
+    ops.push(project.list(&[entry]).unwrap().unwrap());
+    let changes = crate::changes::Changes(ops);
+    changes.make().unwrap();
+    // The .pml: one Topic after the last, as Choregraphe lists the others.
+    let last = r#"<Topic name="main_without_tablet_iti" src="dialogs/main_without_tablet_iti.top" topicName="main_without_tablet" language="it_IT" />"#;
+    assert_eq!(
+        read(&pml),
+        pml_0.replace(
+            last,
+            &format!("{last}\n        <Topic name=\"main_with_tablet_frf\" src=\"dialogs/main_with_tablet_frf.top\" topicName=\"main_with_tablet\" language=\"fr_FR\" />")
+        )
+    );
+    assert!(
+        read(&dlg).ends_with("frf:main_with_tablet_frf.top\n"),
+        "{}",
+        read(&dlg)
+    );
+    // A language the dialog has is refused; an unknown code too.
+    for code in ["enu", "xx"] {
+        assert!(
+            crate::dialogs::new_language(&root, "dialogs/main_with_tablet.dlg", &root, code)
+                .is_err()
+        );
+    }
+    changes.inverse().make().unwrap();
+    assert_eq!((read(&pml), read(&dlg)), (pml_0, dlg_0));
+    assert!(!root.join("dialogs/main_with_tablet_frf.top").exists());
+}
+
+#[test]
+fn a_dialog_box_added_in_a_project_lists_its_files_and_is_undone_as_one_action() {
+    let Some((_dir, root)) = hello_world() else {
+        return;
+    };
+    let root = root.canonicalize().unwrap();
+    let (pml, file) = (
+        root.join("Hello World.pml"),
+        root.join("behaviors/behavior.xar"),
+    );
+    let (pml_0, file_0) = (read(&pml), read(&file));
+    let mut e = editor(&root);
+    let root_diagram = json!({"owner": [], "layer": 0, "keyframe": 0});
+    e.handle(Command::Edit(
+        json!({"kind": "add", "library": "basic/dialog",
+        "diagram": root_diagram, "x": 400, "y": 300}),
+    ));
+    assert!(root.join("behaviors/dialog/dialog_enu.top").exists());
+    // Listed after the last Dialog and the last Topic, as Choregraphe lists them.
+    let (dialog, topic) = (
+        r#"<Dialog name="main_without_tablet" src="dialogs/main_without_tablet.dlg" />"#,
+        r#"<Topic name="main_without_tablet_iti" src="dialogs/main_without_tablet_iti.top" topicName="main_without_tablet" language="it_IT" />"#,
+    );
+    let expected = pml_0
+        .replace(dialog, &format!("{dialog}\n        <Dialog name=\"dialog\" src=\"behaviors/dialog/dialog.dlg\" />"))
+        .replace(topic, &format!("{topic}\n        <Topic name=\"dialog_enu\" src=\"behaviors/dialog/dialog_enu.top\" topicName=\"dialog\" language=\"en_US\" />"));
+    assert_eq!(read(&pml), expected);
+    assert!(read(&file).contains("<dialogFile>dialog/dialog.dlg</dialogFile>"));
+    // One undo: the box, the files and the listing gone; one redo: all back.
+    e.handle(Command::Undo);
+    assert_eq!((read(&pml), read(&file)), (pml_0.clone(), file_0));
+    assert!(!root.join("behaviors/dialog").exists());
+    e.handle(Command::Redo);
+    assert_eq!(read(&pml), expected);
+    assert!(read(&file).contains("<dialogFile>dialog/dialog.dlg</dialogFile>"));
 }

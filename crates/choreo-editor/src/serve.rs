@@ -23,8 +23,9 @@ use choreo_xar::ScriptCheck as _;
 use choreo_xar::edit::{BoxRef, Document};
 use serde_json::{Value, json};
 
-use crate::dialogs::{Topics, topics_of};
-use crate::project::Action;
+use crate::changes::Changes;
+use crate::dialogs::{Topics, new_language, topics_of};
+use crate::project::{Action, dialog_entry, topic_entry};
 use crate::{Library, Project, Session, SessionError, wire};
 
 /// How often the file is compared with what the session wrote, between commands.
@@ -157,6 +158,7 @@ impl Editor {
     pub fn handle(&mut self, command: Command) {
         let done = match command {
             Command::Edit(v) if v["kind"] == "text" => self.save_topic(&v),
+            Command::Edit(v) if v["kind"] == "topic_add" => self.add_topic(&v),
             Command::Edit(v)
                 if v["kind"]
                     .as_str()
@@ -259,12 +261,21 @@ impl Editor {
             .to_path_buf()
     }
 
-    /// The basic Dialog box added: its dialog's files made first (they stay when the add is
-    /// undone: a file is never deleted by the editor).
+    /// The basic Dialog box added: its dialog's files made first (in a project, listed in
+    /// its `.pml` too), then the box; one action, undone as one.
     fn add_dialog(&mut self, v: &Value) -> Result<(), String> {
         let folder = self.folder();
-        let dlg = crate::library::new_dialog(&folder)
-            .map_err(|e| format!("{}: {e}", folder.display()))?;
+        let (name, mut ops) = crate::library::new_dialog(&folder)?;
+        let dlg = format!("{name}/{name}.dlg");
+        if let Some(project) = &self.project {
+            let root = project.root().to_path_buf();
+            let inside = |f: &str| folder.join(f).strip_prefix(&root).map(Path::to_path_buf);
+            let english = &choreo_robot::languages::LANGUAGES[0];
+            if let (Ok(d), Ok(t)) = (inside(&dlg), inside(&format!("{name}/{name}_enu.top"))) {
+                let entries = [dialog_entry(&d), topic_entry(&t, &name, english)];
+                ops.extend(project.list(&entries)?);
+            }
+        }
         let text = self
             .library
             .get(crate::library::DIALOG.0)
@@ -274,8 +285,15 @@ impl Editor {
         let mut v = v.clone();
         v["text"] = Value::String(text);
         let edit = wire::edit(&self.context(), &v).map_err(|e| e.to_string())?;
-        self.session.apply(&edit).map_err(|e| self.why(e))?;
-        self.made(Target::Behavior(self.session.path().to_path_buf()));
+        let changes = Changes(ops);
+        changes.make().map_err(|e| self.why(e))?;
+        if let Err(e) = self.session.apply(&edit) {
+            let _ = changes.inverse().make();
+            return Err(self.why(e));
+        }
+        let shown = self.session.path().to_path_buf();
+        let action = Action::new(changes, None, [None, None]).with_edit(shown);
+        self.made(Target::Files(Box::new(action)));
         Ok(())
     }
 
@@ -297,8 +315,9 @@ impl Editor {
         Ok((path, text.to_string()))
     }
 
-    /// The `dialog` answer: the topics of the Dialog box at `at`, opened.
-    fn dialog(&mut self, at: &BoxRef) -> Result<Value, String> {
+    /// The `.dlg` of the Dialog box at `at` (as its `dialogFile` names it), the behavior's
+    /// folder, and the folder its topics must be in (the project's).
+    fn dialog_of(&self, at: &BoxRef) -> Result<(String, PathBuf, PathBuf), String> {
         let b = self
             .session
             .document()
@@ -313,6 +332,32 @@ impl Editor {
             .project
             .as_ref()
             .map_or_else(|| folder.clone(), |p| p.root().to_path_buf());
+        Ok((dialog, folder, within))
+    }
+
+    /// A topic in another language added to a Dialog box's dialog (`{"kind": "topic_add",
+    /// "box", "language": "frf"}`): the `.dlg`'s line, the topic, and in a project the
+    /// `.pml`'s listing, as one action.
+    fn add_topic(&mut self, v: &Value) -> Result<(), String> {
+        let at = wire::box_ref(&v["box"]).map_err(|e| e.to_string())?;
+        let code = v["language"].as_str().ok_or("a language code is needed")?;
+        let (dialog, folder, within) = self.dialog_of(&at)?;
+        let (relative, name, mut ops) = new_language(&folder, &dialog, &within, code)?;
+        if let (Some(project), Some(language)) =
+            (&self.project, choreo_robot::languages::by_code(code))
+            && let Some(listed) = project.list(&[topic_entry(&relative, &name, language)])?
+        {
+            ops.push(listed);
+        }
+        let action = Action::new(Changes(ops), None, [None, None]);
+        self.make(&action, false)?;
+        self.made(Target::Files(Box::new(action)));
+        Ok(())
+    }
+
+    /// The `dialog` answer: the topics of the Dialog box at `at`, opened.
+    fn dialog(&mut self, at: &BoxRef) -> Result<Value, String> {
+        let (dialog, folder, within) = self.dialog_of(at)?;
         let topics = topics_of(&folder, &dialog, &within)?;
         for (_, path, text) in &topics {
             self.topics.opened(path, text);
@@ -321,6 +366,9 @@ impl Editor {
             "type": "dialog",
             "box": wire::steps(at),
             "file": dialog,
+            // What "Add language" offers: NAOqi's languages.
+            "languages": choreo_robot::languages::LANGUAGES.iter()
+                .map(|l| json!({"code": l.code, "name": l.name})).collect::<Vec<_>>(),
             "topics": topics.iter().map(|(language, path, text)| json!({
                 "language": language, "path": path.display().to_string(), "text": text,
             })).collect::<Vec<_>>(),

@@ -2,7 +2,8 @@
 // Properties tab of a selected Dialog box: its topics, one per language, in the code editor
 // with QiChat highlighted, the language server's problems as typed and its completions,
 // "Try this rule" (a sentence heard by the topic as typed: the dialog engine's answer), and
-// Save topic (Ctrl+S), undone and redone as the behavior's edits are.
+// Save topic (Ctrl+S), undone and redone as the behavior's edits are; Add language (a topic
+// in another language, named in the .dlg and the project's .pml).
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { h } from "./dom.js";
@@ -33,6 +34,17 @@ export class DialogEditPane {
     };
     for (const t of topics) {
       tabs.append(h("button", { type: "button", class: "tab dialog-tab", "data-language": t.language, text: t.language, onclick: () => show(t) }));
+    }
+    // Add language: a topic in a language the dialog has not, made as Choregraphe makes it
+    const have = new Set(topics.map((t) => t.language));
+    const missing = (msg.languages || []).filter((l) => !have.has(l.code));
+    if (missing.length) {
+      const pick = h("select", { id: "topic-language", title: "a language the dialog has no topic in" }, missing.map((l) => h("option", { value: l.code, text: `${l.name} (${l.code})` })));
+      const ref = JSON.parse(this.dialogBox);
+      tabs.append(pick, h("button", { id: "topic-language-add", type: "button", text: "Add language", onclick: () => {
+        this.dialogLanguage = pick.value; // shown once the dialog is read again
+        this.sendEdit({ kind: "topic_add", box: ref, language: pick.value });
+      } }));
     }
     const first = topics.find((t) => t.language === this.dialogLanguage) || topics[0];
     if (first) show(first);

@@ -83,7 +83,26 @@ impl Editor {
         } else {
             action.changes.clone()
         };
-        changes.make().map_err(|e| self.why(e))?;
+        // An edit that is part of the action: undone before the changes, redone after.
+        if let (Some(file), true) = (&action.edit, back) {
+            self.show(file)?;
+            self.session.undo().map_err(|e| self.why(e))?;
+        }
+        if let Err(e) = changes.make() {
+            if let (Some(_), true) = (&action.edit, back) {
+                let _ = self.session.redo();
+            }
+            return Err(self.why(e));
+        }
+        if let (Some(file), false) = (&action.edit, back) {
+            let redone = self
+                .show(file)
+                .and_then(|()| self.session.redo().map_err(|e| self.why(e)));
+            if let Err(e) = redone {
+                let _ = changes.inverse().make();
+                return Err(e);
+            }
+        }
         if let Some((from, to)) = &action.moved {
             let (from, to) = if back { (to, from) } else { (from, to) };
             self.moved(from, to);

@@ -854,6 +854,30 @@ fn a_dialog_topic_is_edited_checked_completed_and_tried_in_the_page() {
     e.page.click(undo.0, undo.1);
     assert!(e.answered(), "undo was not answered");
     assert_eq!(std::fs::read_to_string(&topic).unwrap(), original);
+
+    // A topic in German added: the .dlg's line after the others, the topic as Choregraphe
+    // starts one, its tab shown; undone, neither is left.
+    let dlg = topic.with_file_name("greet.dlg");
+    let dlg_0 = std::fs::read_to_string(&dlg).unwrap();
+    e.page
+        .eval("document.getElementById('topic-language').value = 'ged'");
+    let add = e.at("#topic-language-add", 0.0, 0.0);
+    e.page.click(add.0, add.1);
+    assert!(e.answered(), "the language was not added");
+    assert_eq!(
+        std::fs::read_to_string(&dlg).unwrap(),
+        format!("{dlg_0}  ged:greet_ged.top\n")
+    );
+    let german = topic.with_file_name("greet_ged.top");
+    assert_eq!(
+        std::fs::read_to_string(&german).unwrap(),
+        "topic: ~greet()\nlanguage: ged\n\n"
+    );
+    e.page.shows("data-language=\"ged\"");
+    e.page.key("z", "KeyZ", 90, CTRL);
+    assert!(e.answered(), "undo was not answered");
+    assert_eq!(std::fs::read_to_string(&dlg).unwrap(), dlg_0);
+    assert!(!german.exists());
 }
 
 /// A project one of whose behaviors does not read (the corpus's yoga project: a merge
