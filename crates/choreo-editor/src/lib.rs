@@ -18,6 +18,7 @@
 mod changes;
 mod dialogs;
 mod library;
+mod play;
 mod project;
 mod serve;
 pub mod wire;

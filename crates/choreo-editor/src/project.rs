@@ -18,7 +18,7 @@ use choreo_xar::project_files::{XmlDocument, XmlElement, read_pml};
 use crate::changes::{Changes, Operation, remove_folder};
 
 /// A new behavior's file: Choregraphe's empty root box.
-const NEW_BEHAVIOR: &str = include_str!("../boxes/behavior.xar");
+pub(crate) const NEW_BEHAVIOR: &str = include_str!("../boxes/behavior.xar");
 
 /// A project open in the editor: its `.pml`.
 #[derive(Debug, Clone)]

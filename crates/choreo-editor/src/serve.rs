@@ -87,6 +87,8 @@ pub struct Editor {
     told_changed: bool,
     /// Whether the project's behaviors, or the one shown, changed since the pages were told.
     project_changed: bool,
+    /// The file of a box played alone (`crate::play`), removed when the play ends.
+    played: Option<PathBuf>,
 }
 
 impl Editor {
@@ -107,6 +109,7 @@ impl Editor {
             player: None,
             told_changed: false,
             project_changed: false,
+            played: None,
         }
     }
 
@@ -149,9 +152,37 @@ impl Editor {
                 self.watch_disk();
             }
         }
+        self.stop_playing();
+    }
+
+    /// Stops a run playing, and removes the file of a box it played alone.
+    fn stop_playing(&mut self) {
         if let Some(p) = &mut self.player {
             p.stop();
         }
+        if let Some(file) = self.played.take() {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+
+    /// What a `play` request plays: the behavior, or (`box`: a box's `ref`) that box alone,
+    /// written beside it.
+    fn play_file(&mut self, v: &Value) -> Result<PathBuf, String> {
+        if let Some(file) = self.played.take() {
+            let _ = std::fs::remove_file(file);
+        }
+        let at = match &v["box"] {
+            Value::Null => return Ok(self.session.path().to_path_buf()),
+            b => wire::box_ref(b).map_err(|e| e.to_string())?,
+        };
+        if at.0.is_empty() {
+            return Ok(self.session.path().to_path_buf());
+        }
+        let bytes = crate::play::box_alone(self.session.document(), &at)?;
+        let file = self.folder().join(crate::play::PLAY_FILE);
+        crate::write_whole(&file, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        self.played = Some(file.clone());
+        Ok(file)
     }
 
     /// Carries out one page's command and tells the pages what came of it.
@@ -174,9 +205,7 @@ impl Editor {
             Command::Undo => self.step(true),
             Command::Redo => self.step(false),
             Command::Stop => {
-                if let Some(p) = &mut self.player {
-                    p.stop();
-                }
+                self.stop_playing();
                 return;
             }
             Command::Editor(v) if v["type"] == "open_behavior" => self.open_behavior(&v),
@@ -423,11 +452,16 @@ impl Editor {
                 script_problems(self.session.document(), &at()?, text)
             }
             Some("play") => {
-                let player = self.player.as_mut().ok_or("this editor cannot play")?;
-                player
-                    .play(self.session.path(), v, &self.monitor)
-                    .map_err(|e| e.to_string())?;
-                Ok(json!({"type": "playing"}))
+                if self.player.is_none() {
+                    return Err("this editor cannot play".into());
+                }
+                let file = self.play_file(v)?;
+                let played = match &mut self.player {
+                    Some(player) => player.play(&file, v, &self.monitor),
+                    None => return Err("this editor cannot play".into()),
+                };
+                played.map_err(|e| e.to_string())?;
+                Ok(json!({"type": "playing", "file": file.display().to_string()}))
             }
             _ => Err("not a request the editor knows".to_string()),
         }

@@ -376,3 +376,33 @@ fn a_boxs_fields_are_changed_in_the_pages_words() {
         }
     );
 }
+
+#[test]
+fn a_box_played_alone_is_started_and_stopped_by_the_root_of_a_new_behavior() {
+    // examples/hello's Say Hello (id 2): onStart is its input 2, onStopped its output 4; the
+    // new behavior's root has onStart 2 and onStopped 4 (Choregraphe's empty behavior).
+    let bytes = crate::play::box_alone(&hello(), &at(2)).unwrap();
+    let xar = choreo_xar::read_xar("alone", &bytes).unwrap().value;
+    let d = xar.root_box.diagrams().next().unwrap();
+    let names: Vec<&str> = d.boxes.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Say Hello"]);
+    let id = d.boxes[0].id;
+    let links: Vec<(i32, i32, i32, i32)> = d
+        .links
+        .iter()
+        .map(|l| {
+            (
+                l.output_owner,
+                l.index_of_output,
+                l.input_owner,
+                l.index_of_input,
+            )
+        })
+        .collect();
+    assert_eq!(links, [(0, 2, id, 2), (id, 4, 0, 4)]);
+    // Its parameter and script as in the behavior.
+    let original = hello();
+    let say = original.box_def(&at(2)).unwrap();
+    assert_eq!(d.boxes[0].parameters, say.parameters);
+    assert_eq!(d.boxes[0].code(), say.code());
+}

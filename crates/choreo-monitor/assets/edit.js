@@ -359,9 +359,10 @@ export class EditPane {
 
   // ------------------------------------------------------------ play, problems
 
-  onPlay() {
+  /** Play: the behavior as saved, or (`box`: a box's ref) that box alone. */
+  onPlay(box = null) {
     const E = this.el;
-    if (this.send({ type: "play", events: E.playEvents.value, robot: E.playRobot.value })) {
+    if (this.send({ type: "play", box, events: E.playEvents.value, robot: E.playRobot.value })) {
       E.play.disabled = true;
     }
   }
@@ -454,7 +455,9 @@ export class EditPane {
     const at = box.ref;
     const name = h("input", { id: "prop-name", type: "text", value: box.name });
     name.addEventListener("change", () => this.sendEdit({ kind: "rename", box: at, name: name.value }));
-    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name));
+    // Play from this box: the box alone, started and stopped as the behavior (docs/editor.md)
+    const playBox = at.length ? h("button", { id: "play-box", type: "button", title: "run this box on its own on the simulated robot (or the robot URL of Play options)", text: "Play from this box", onclick: () => this.onPlay(at) }) : null;
+    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox));
     if (box.parameters.length) P.append(h("h3", { text: "Parameters" }));
     for (const p of box.parameters) P.append(this.parameterField(at, p));
     this.renderFields(P, box);

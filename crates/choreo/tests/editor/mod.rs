@@ -552,6 +552,26 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
             .eval("document.getElementById('said-text').textContent"),
         "The dialog says hello."
     );
+
+    // Played from the Say box: that box alone runs and the run finishes; the Dialog, which
+    // the Wait would have started, never speaks.
+    let saved = e.bytes();
+    let say = e.at("g.box[data-path='root/Say'] .box-bg", 0.0, -0.3);
+    e.page.click(say.0, say.1);
+    let from_box = e.at("#play-box", 0.0, 0.0);
+    e.page.click(from_box.0, from_box.1);
+    e.until("document.getElementById('said-text').textContent === 'Built in the page'");
+    // This run's end (a new run's snapshot hid the last one's outcome).
+    e.until(
+        "(() => { const o = document.getElementById('outcome');
+           return !o.hidden && o.dataset.outcome === 'finished'; })()",
+    );
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('said-text').textContent"),
+        "Built in the page"
+    );
+    assert_eq!(e.bytes(), saved, "playing changed the behavior");
 }
 
 #[test]
