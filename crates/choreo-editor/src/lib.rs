@@ -17,12 +17,14 @@
 
 mod changes;
 mod dialogs;
+mod kept;
 mod library;
 mod play;
 mod project;
 mod serve;
 pub mod wire;
 
+pub use kept::{Kept, KeptError};
 pub use library::{Library, LibraryBox, LibraryError};
 pub use project::{Project, ProjectError};
 pub use serve::{Editor, PlayError, Player};
@@ -242,3 +244,6 @@ mod dialogs_tests;
 
 #[cfg(test)]
 mod project_tests;
+
+#[cfg(test)]
+mod kept_tests;

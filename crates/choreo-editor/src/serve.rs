@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::changes::Changes;
 use crate::dialogs::{Topics, new_language, topics_of};
 use crate::project::{Action, dialog_entry, topic_entry};
-use crate::{Library, Project, Session, SessionError, wire};
+use crate::{Kept, Library, Project, Session, SessionError, wire};
 
 /// How often the file is compared with what the session wrote, between commands.
 const DISK_POLL: Duration = Duration::from_millis(500);
@@ -89,6 +89,9 @@ pub struct Editor {
     project_changed: bool,
     /// The file of a box played alone (`crate::play`), removed when the play ends.
     played: Option<PathBuf>,
+    /// The archive or readable folder the project is kept in, written back after each
+    /// change (the files edited are its working copy's).
+    kept: Option<Kept>,
 }
 
 impl Editor {
@@ -110,6 +113,7 @@ impl Editor {
             told_changed: false,
             project_changed: false,
             played: None,
+            kept: None,
         }
     }
 
@@ -123,6 +127,13 @@ impl Editor {
     /// deleted, and a Dialog box's topics are opened only inside its folder.
     pub fn in_project(mut self, project: Project) -> Editor {
         self.project = Some(project);
+        self
+    }
+
+    /// Writes each change back to the archive or readable folder `kept` (the session's file
+    /// is in its working copy).
+    pub fn kept_in(mut self, kept: Kept) -> Editor {
+        self.kept = Some(kept);
         self
     }
 
@@ -229,6 +240,11 @@ impl Editor {
         if done.is_ok() {
             self.monitor
                 .restructure(&Graph::new(self.session.document().xar()));
+            if let Some(kept) = &mut self.kept
+                && let Err(e) = kept.write_back()
+            {
+                self.monitor.tell(&refused(&e.to_string()));
+            }
         }
         if std::mem::take(&mut self.project_changed)
             && let Ok(message) = self.project_message()

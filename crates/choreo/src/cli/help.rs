@@ -102,12 +102,16 @@ Exit codes:
   0    Ctrl-C: every edit was already saved
   2    bad arguments, a path that does not exist, or an address it cannot
        listen on
-  4    not a behavior it can edit in place (an archive, a readable folder, not
+  4    not a behavior it can edit in place (a behavior's split folder, not
        UTF-8, not a valid behavior), or a --library that cannot be read
+
+A .crg, .cbl or .pkg, or a readable project folder, is edited in a working copy
+and written back in its own form after each change.
 
 Examples:
   choreo edit behavior.xar
   choreo edit project/ --behavior behavior_1
+  choreo edit project.crg
   choreo edit behavior.xar --library choregraphe/libraries/box/standard";
 
 /// `choreo convert --help`.

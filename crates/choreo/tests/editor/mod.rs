@@ -635,15 +635,20 @@ fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
 /// (docs/commands.md) and what to do instead.
 #[test]
 fn what_cannot_be_edited_in_place_is_refused_with_its_exit_code() {
+    // A behavior's split folder (not a project: no project file says what to write back).
     let dir = tempfile::tempdir().unwrap();
-    let crg = dir.path().join("hello.crg");
-    let made = support::cli::choreo(&["convert", "examples/hello", crg.to_str().unwrap()]);
+    let split = dir.path().join("hello");
+    let made = support::cli::choreo(&[
+        "convert",
+        "examples/hello/behavior.xar",
+        split.to_str().unwrap(),
+    ]);
     assert!(
         made.status.success(),
         "{}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let refused = support::cli::choreo(&["edit", crg.to_str().unwrap()]);
+    let refused = support::cli::choreo(&["edit", split.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("choreo convert"));
 

@@ -91,3 +91,71 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     assert!(!root.join("behavior_1").exists());
     e.until(&format!("{shown} === 'behaviors'"));
 }
+
+/// A project kept in a `.crg` (examples/hello), and one in choreo's readable folder (the
+/// corpus's Hello World), edited in place from the page: each rename is in the archive or
+/// the folder once the page is told it was saved, and `choreo diff` finds exactly it.
+#[test]
+fn a_crg_and_a_readable_folder_are_edited_in_place() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit on archives") else {
+        return;
+    };
+    let Some(corpus) = choreo_testkit::corpus("choreo edit on a readable folder") else {
+        return;
+    };
+    let workspace = crate::support::cli::workspace();
+    let hello = corpus.join(HELLO);
+    let forms = [
+        (
+            workspace.join("examples/hello"),
+            "behavior.xar",
+            "hello.crg",
+            "Nod",
+        ),
+        (
+            hello,
+            "behaviors/behavior.xar",
+            "hello-readable",
+            "Set Language",
+        ),
+    ];
+    for (source, xar, form, name) in forms {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join(form);
+        let made = crate::support::cli::choreo(&[
+            "convert",
+            source.to_str().unwrap(),
+            kept.to_str().unwrap(),
+        ]);
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let before = dir.path().join("before.xar");
+        std::fs::copy(source.join(xar), &before).unwrap();
+        let box_at = format!("g.box[data-path='root/{name}']");
+        let ready = format!("data-path=\"root/{name}\"");
+        let mut e = Editing::serve(&browser, dir, kept.clone(), &ready);
+        let b = e.at(&format!("{box_at} .box-bg"), 0.0, -0.3);
+        e.page.click(b.0, b.1);
+        e.until(&format!(
+            "document.getElementById('prop-name')?.value === '{name}'"
+        ));
+        super::type_into(&mut e, "prop-name", "Bow");
+        assert!(e.answered(), "{form}: the rename was not saved");
+        let diff = crate::support::cli::choreo(&[
+            "diff",
+            before.to_str().unwrap(),
+            kept.to_str().unwrap(),
+        ]);
+        let shown = String::from_utf8_lossy(&diff.stdout).into_owned();
+        let expected = format!("root/{name}: name: \"{name}\" -> \"Bow\"");
+        assert!(shown.contains(&expected), "{form}: {shown}");
+        assert_eq!(
+            shown.lines().filter(|l| l.contains("->")).count(),
+            1,
+            "{form}: {shown}"
+        );
+    }
+}

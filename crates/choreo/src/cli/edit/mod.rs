@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use choreo_editor::{Editor, Library, Project, Session};
+use choreo_editor::{Editor, Kept, Library, Project, Session};
 use choreo_engine::graph::Graph;
 use choreo_monitor::{Monitor, MonitorOptions};
 use choreo_xar::source::{FileKind, sniff};
@@ -19,7 +19,8 @@ use crate::exit;
 /// `choreo edit`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct EditArgs {
-    /// The behavior: its `behavior.xar`, or a project (its folder or `.pml`).
+    /// The behavior: its `behavior.xar`, or a project (its folder, `.pml`, `.crg`, `.pkg`
+    /// or readable folder).
     pub(crate) path: PathBuf,
     /// The behavior of a project (by name); the first one by default.
     #[arg(long)]
@@ -41,6 +42,7 @@ pub fn run(args: &EditArgs) -> CliResult {
         title,
         model,
         pml,
+        kept,
     } = behavior_file(&args.path, args.behavior.as_deref())?;
     let session = Session::open(&file).map_err(|e| CliError::Load(e.to_string()))?;
     let mut library = Library::basic();
@@ -82,6 +84,14 @@ pub fn run(args: &EditArgs) -> CliResult {
     let mut editor = Editor::new(session, library, Arc::clone(&monitor))
         .for_robot(robot)
         .with_player(Box::new(player));
+    if let Some(kept) = kept {
+        errln!(
+            "{} is written back after each change (its working copy: {})",
+            kept.source().display(),
+            kept.working().display()
+        );
+        editor = editor.kept_in(kept);
+    }
     if let Some(pml) = pml {
         match Project::open(&pml) {
             Ok(project) => editor = editor.in_project(project),
@@ -104,9 +114,12 @@ struct Chosen {
     /// The project's `.pml`, when it has one: its behaviors can be opened, added, renamed
     /// and deleted, and its dialogs are opened only inside its folder.
     pml: Option<PathBuf>,
+    /// The archive or readable folder the project is kept in, and its working copy.
+    kept: Option<Kept>,
 }
 
-/// The behavior of `path` to edit (`behavior`, else the first), in a XAR file on disk.
+/// The behavior of `path` to edit (`behavior`, else the first), in a XAR file on disk: the
+/// project's own, or its working copy's when it is kept in an archive or a readable folder.
 fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
     // A project whose other behaviors do not read (a merge conflict left in one) still
     // opens the behavior asked for; those are warned about.
@@ -117,29 +130,37 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
         .map_or(choreo_robot::Model::Nao, |m| m.value)
         .name()
         .to_lowercase();
-    let Some(root) = &project.root else {
+    if chosen.path == choreo_xar::split::MARKER_FILE {
         return Err(CliError::Load(format!(
-            "{}: an archive is not edited in place yet; `choreo convert` it to a project \
-             folder, edit that, and convert it back",
+            "{}: a behavior's split folder is not edited in place; `choreo convert` it to \
+             XAR, edit that, and convert it back",
             path.display()
         )));
-    };
-    let file = root.join(&chosen.path);
-    let is_xar = std::fs::read(&file)
-        .ok()
-        .is_some_and(|b| sniff(&chosen.path, &b) == Some(FileKind::Xar));
-    if !is_xar {
-        return Err(CliError::Load(format!(
-            "{}: behavior {} is not a behavior.xar on disk (a readable folder?); `choreo \
-             convert` it to XAR to edit it",
-            path.display(),
-            chosen.name
-        )));
     }
+    let on_disk = project.root.as_ref().map(|root| root.join(&chosen.path));
+    let is_xar = on_disk.as_ref().is_some_and(|file| {
+        std::fs::read(file)
+            .ok()
+            .is_some_and(|b| sniff(&chosen.path, &b) == Some(FileKind::Xar))
+    });
+    if let (Some(root), Some(file), true) = (&project.root, on_disk, is_xar) {
+        return Ok(Chosen {
+            title: file.display().to_string(),
+            file,
+            model,
+            pml: project.pml_path.as_ref().map(|p| root.join(p)),
+            kept: None,
+        });
+    }
+    // An archive or a readable folder: edited in a working copy, written back after each
+    // change.
+    let kept = Kept::open(path, &project).map_err(|e| CliError::Load(e.to_string()))?;
+    let working = kept.working().to_path_buf();
     Ok(Chosen {
-        title: file.display().to_string(),
-        file,
+        title: path.display().to_string(),
+        file: working.join(&chosen.path),
         model,
-        pml: project.pml_path.as_ref().map(|p| root.join(p)),
+        pml: project.pml_path.as_ref().map(|p| working.join(p)),
+        kept: Some(kept),
     })
 }
