@@ -6,12 +6,15 @@
 //! else, so that saving without an edit gives the file's bytes and `choreo diff` of before
 //! and after shows exactly the edit. After each patch the text is read again (the model and
 //! the element index are the new text's), and a patch whose text the reader refuses is
-//! taken back. Copying and adding boxes: `paste`. A patch's [`Patch::inverse`] undoes it.
+//! taken back. Copying and adding boxes: `paste`; grouping boxes into a flow-diagram box and
+//! back: `group`. A patch's [`Patch::inverse`] undoes it.
 //!
 //! Boxes are named by where they are ([`BoxRef`]): from the root, each step a diagram
 //! (the layer and keyframe of its owner's timeline; a flow diagram is layer 0, keyframe 0)
 //! and the box's id in it, as links name boxes. Ids do not change when a box is renamed.
 
+mod group;
+mod group_splices;
 mod links;
 mod paste;
 mod ports;
@@ -133,6 +136,22 @@ pub enum Edit {
         x: i32,
         /// Where, as Choregraphe's `y`.
         y: i32,
+    },
+    /// Groups boxes of a diagram into a new flow-diagram box holding them, their links
+    /// carried across its border by new ports (Choregraphe's "Convert to box"; `group`).
+    Group {
+        /// The diagram.
+        diagram: DiagramRef,
+        /// The ids of the boxes (at least one).
+        boxes: Vec<i32>,
+        /// The new box's name.
+        name: String,
+    },
+    /// Puts the boxes of a flow-diagram box in its place, its links joined through its ports
+    /// (`group`): Group undone.
+    Ungroup {
+        /// The flow-diagram box.
+        at: BoxRef,
     },
 }
 
@@ -301,6 +320,12 @@ impl Document {
             } => vec![self.add(diagram, text, *x, *y)?],
             Edit::Timeline { at, change } => self.timeline(at, change)?,
             Edit::BoxFields { at, change } => self.box_fields(at, change)?,
+            Edit::Group {
+                diagram,
+                boxes,
+                name,
+            } => self.group(diagram, boxes, name)?,
+            Edit::Ungroup { at } => self.ungroup(at)?,
         };
         splices.sort_by_key(|s| s.at);
         Ok(Patch { splices })
@@ -679,6 +704,8 @@ fn unescape(raw: &str) -> String {
     quick_xml::escape::unescape(raw).map_or_else(|_| raw.to_string(), |v| v.into_owned())
 }
 
+#[cfg(test)]
+mod group_tests;
 #[cfg(test)]
 mod ports_tests;
 #[cfg(test)]
