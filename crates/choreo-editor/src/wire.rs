@@ -78,6 +78,24 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
         "delete" => Edit::Delete {
             at: box_ref(&v["box"])?,
         },
+        // Choregraphe's "Convert to box": the boxes (ids in the diagram) into one.
+        "group" => Edit::Group {
+            diagram: diagram_ref(&v["diagram"])?,
+            boxes: v["boxes"]
+                .as_array()
+                .ok_or_else(|| malformed("group needs the boxes' ids"))?
+                .iter()
+                .map(|id| {
+                    id.as_i64()
+                        .and_then(|i| i32::try_from(i).ok())
+                        .ok_or_else(|| malformed("a box's id is a number"))
+                })
+                .collect::<Result<_, _>>()?,
+            name: string(v, "name")?,
+        },
+        "ungroup" => Edit::Ungroup {
+            at: box_ref(&v["box"])?,
+        },
         "add" => Edit::Add {
             diagram: diagram_ref(&v["diagram"])?,
             text: match (v["text"].as_str(), v.get("copy"), v["library"].as_str()) {

@@ -54,6 +54,8 @@ export class EditPane {
       if (!E.palette.hidden) { this.renderPalette(); E.paletteSearch.focus(); E.paletteSearch.select(); }
     } });
     E.fit.before(E.addBox);
+    E.groupBoxes = h("button", { id: "group-boxes", type: "button", title: "group the selected boxes into a diagram box (Ctrl+G; Shift+click selects several)", text: "Group", onclick: () => this.groupSelection() });
+    E.fit.before(E.groupBoxes);
     E.svg.parentNode.append(E.palette);
 
     E.tabProps = h("button", { type: "button", class: "tab", "data-tab": "props", text: "Properties", onclick: () => this.showTab("props") });
@@ -150,6 +152,8 @@ export class EditPane {
         this.dragged = true;
         setTimeout(() => { this.dragged = false; }, 0);
         this.sendEdit({ kind: "move", box: d.b.ref, x: Math.round(d.L.x), y: Math.round(d.L.y) });
+      } else if (e.shiftKey) {
+        this.toggleGrouped(d.b);
       } else {
         this.selectBox(d.b);
       }
@@ -210,6 +214,7 @@ export class EditPane {
   // ------------------------------------------------------------ selection, keys
 
   selectBox(b) {
+    this.grouped = new Set();
     this.selectedKey = refKey(b.ref);
     this.selectedLink = null;
     this.markSelection();
@@ -223,10 +228,38 @@ export class EditPane {
     this.markSelection();
   }
 
+  /** Shift+click: a box added to the selection (or taken out), for Group. */
+  toggleGrouped(b) {
+    if (!this.grouped) this.grouped = new Set();
+    if (this.selectedKey) this.grouped.add(this.selectedKey);
+    const key = refKey(b.ref);
+    if (this.grouped.has(key)) this.grouped.delete(key); else this.grouped.add(key);
+    this.selectedKey = null;
+    this.selectedLink = null;
+    this.markSelection();
+  }
+
+  /** The boxes selected in the diagram shown: the shift-clicked ones, else the one clicked. */
+  selectedBoxes() {
+    const keys = this.grouped?.size ? this.grouped : new Set(this.selectedKey ? [this.selectedKey] : []);
+    return [...this.boxes.values()].filter((b) => b.ref?.length && keys.has(refKey(b.ref)));
+  }
+
+  /** Group (Ctrl+G): the selected boxes into one flow-diagram box, as Choregraphe's
+   * "Convert to box" (named "Group": rename it in Properties). */
+  groupSelection() {
+    const boxes = this.selectedBoxes();
+    if (!boxes.length) return this.toast("select boxes to group (Shift+click adds one)");
+    this.grouped = new Set();
+    this.selectedKey = null;
+    this.sendEdit({ kind: "group", diagram: this.diagramRef(), boxes: boxes.map((b) => b.ref[b.ref.length - 1][2]), name: "Group" });
+  }
+
   markSelection() {
     for (const g of this.el.svg.querySelectorAll("g.box")) {
       const b = this.boxes.get(Number(g.dataset.box));
-      g.classList.toggle("selected", !!b && refKey(b.ref) === this.selectedKey);
+      const key = b ? refKey(b.ref) : null;
+      g.classList.toggle("selected", !!b && (key === this.selectedKey || !!this.grouped?.has(key)));
     }
     for (const g of this.el.svg.querySelectorAll("g.link")) {
       g.classList.toggle("selected", g.dataset.key === this.selectedLink);
@@ -258,6 +291,9 @@ export class EditPane {
         this.copying = true;
         this.send({ type: "inspect", box: b.ref });
       }
+    } else if (mod && key === "g" && !typing) {
+      e.preventDefault();
+      this.groupSelection();
     } else if (mod && key === "v" && !typing && this.clipboard) {
       e.preventDefault();
       this.paste();
@@ -457,7 +493,10 @@ export class EditPane {
     name.addEventListener("change", () => this.sendEdit({ kind: "rename", box: at, name: name.value }));
     // Play from this box: the box alone, started and stopped as the behavior (docs/editor.md)
     const playBox = at.length ? h("button", { id: "play-box", type: "button", title: "run this box on its own on the simulated robot (or the robot URL of Play options)", text: "Play from this box", onclick: () => this.onPlay(at) }) : null;
-    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox));
+    // Ungroup: a flow-diagram box's boxes in its place (the server says why not, if not)
+    const shown = this.selectedBox();
+    const ungroup = at.length && shown && this.enterable(shown) && !box.timeline ? h("button", { id: "ungroup", type: "button", title: "put this diagram box's boxes in its place", text: "Ungroup", onclick: () => this.sendEdit({ kind: "ungroup", box: at }) }) : null;
+    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox, ungroup));
     if (box.parameters.length) P.append(h("h3", { text: "Parameters" }));
     for (const p of box.parameters) P.append(this.parameterField(at, p));
     this.renderFields(P, box);

@@ -932,3 +932,5 @@ fn a_project_with_a_broken_behavior_still_opens_the_one_asked_for() {
 mod project;
 
 mod ports;
+
+mod group;

@@ -144,11 +144,16 @@ impl LivePage {
     /// A left-button mouse event (`mousePressed`, `mouseMoved`, `mouseReleased`) at
     /// (`x`, `y`), CSS pixels from the page's top left.
     pub fn mouse(&mut self, kind: &str, x: f64, y: f64) {
+        self.mouse_with(kind, x, y, 0);
+    }
+
+    /// [`LivePage::mouse`] with keys held (`modifiers` as [`LivePage::key`] numbers them).
+    pub fn mouse_with(&mut self, kind: &str, x: f64, y: f64, modifiers: u32) {
         let pressed = kind != "mouseReleased";
         self.call(
             true,
             "Input.dispatchMouseEvent",
-            json!({ "type": kind, "x": x, "y": y, "button": "left",
+            json!({ "type": kind, "x": x, "y": y, "button": "left", "modifiers": modifiers,
                     "buttons": if pressed { 1 } else { 0 }, "clickCount": 1 }),
         );
     }
@@ -167,9 +172,14 @@ impl LivePage {
 
     /// A click of the left button at (`x`, `y`).
     pub fn click(&mut self, x: f64, y: f64) {
-        self.mouse("mouseMoved", x, y);
-        self.mouse("mousePressed", x, y);
-        self.mouse("mouseReleased", x, y);
+        self.click_with(x, y, 0);
+    }
+
+    /// A click with keys held (`modifiers`: 8 for Shift).
+    pub fn click_with(&mut self, x: f64, y: f64, modifiers: u32) {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.mouse_with(kind, x, y, modifiers);
+        }
     }
 
     /// Key `key` (DOM `key`; `code` and the Windows key code as a keyboard gives them)
