@@ -20,7 +20,12 @@
 // (its canvas in page pixels: "x,y,width,height"), data-balance (none, standing, outside,
 // fell), data-polygon (the support polygon's corners drawn), data-lying (none, belly, back,
 // left, right) and data-leds (each light's LED group and the colour it fades to,
-// "LeftFaceLeds=#00ff00 ...").
+// "LeftFaceLeds=#00ff00 ..."), data-limb (the joint a limb drag moves); the element's
+// `view` property is the view (`screenOf` for a point of the robot on the page).
+//
+// In an editor posing the robot (a timeline box's Pose panel, #pose, is shown), dragging a
+// limb turns the joint it hangs from: `choreo-monitor:pose-drag` ({joint, delta}: radians,
+// 0.01 a pixel to the right), which the Pose sliders take within the joint's range.
 
 const HOST = "robot3d";
 
@@ -91,6 +96,7 @@ function hasWebGL2() {
 class RobotView {
   constructor(host, THREE) {
     this.host = host;
+    host.view = this;
     this.T = THREE;
     this.angles = new Map(Object.entries(NEUTRAL)); // joint -> its last value
     this.frames = new Map(); // joint -> {moving, axis, hand}
@@ -162,6 +168,7 @@ class RobotView {
     if (this.robot) this.world.remove(this.robot);
     if (this.floor) this.scene.remove(this.floor);
     this.frames = new Map();
+    this.jointOf = new Map(); // a joint's turning part -> the joint
     this.hands = [];
     this.ends = [];
     this.supports = [];
@@ -186,6 +193,7 @@ class RobotView {
       parent.add(fixed);
       const axis = isVec3(l.axis) ? new T.Vector3(...l.axis).normalize() : new T.Vector3(0, 0, 1);
       this.frames.set(l.joint, { moving, axis, hand: isHand(l.joint), link: l });
+      if (!isHand(l.joint)) this.jointOf.set(moving, l.joint);
     }
     const ends = new Map();
     for (const e of Array.isArray(msg.ends) ? msg.ends : []) {
@@ -194,6 +202,7 @@ class RobotView {
       if (!parent) continue;
       const at = new T.Object3D();
       at.position.set(...e.offset);
+      at.userData.name = e.name;
       parent.add(at);
       ends.set(e.name, { ...e, joint: e.parent ?? null, parent, at });
       this.ends.push(at);
@@ -641,12 +650,20 @@ class RobotView {
     const c = this.canvas;
     let drag = null;
     c.addEventListener("pointerdown", (e) => {
-      drag = { x: e.clientX, y: e.clientY, id: e.pointerId };
+      const limb = document.getElementById("pose") ? this.pick(e) : null;
+      if (limb) this.host.dataset.limb = limb;
+      drag = { x: e.clientX, y: e.clientY, id: e.pointerId, limb };
       c.setPointerCapture?.(e.pointerId);
       c.classList.add("dragging");
     });
     c.addEventListener("pointermove", (e) => {
       if (!drag || e.pointerId !== drag.id) return;
+      if (drag.limb) {
+        const delta = (e.clientX - drag.x) * 0.01;
+        drag.x = e.clientX;
+        document.dispatchEvent(new CustomEvent("choreo-monitor:pose-drag", { detail: { joint: drag.limb, delta } }));
+        return;
+      }
       const o = this.orbit;
       o.azimuth -= (e.clientX - drag.x) * 0.01;
       o.elevation = Math.min(1.45, Math.max(-0.15, o.elevation + (e.clientY - drag.y) * 0.01));
@@ -671,6 +688,40 @@ class RobotView {
       this.orbit = { ...this.home, target: this.home.target.clone() };
       this.request();
     });
+  }
+
+  /** The joint whose turning part holds the shape under the pointer `e`, or null. */
+  pick(e) {
+    if (!this.robot) return null;
+    const T = this.T;
+    const r = this.canvas.getBoundingClientRect();
+    const at = new T.Vector2(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
+    const ray = new T.Raycaster();
+    ray.setFromCamera(at, this.camera);
+    for (const hit of ray.intersectObject(this.robot, true)) {
+      for (let o = hit.object; o; o = o.parent) {
+        const joint = this.jointOf.get(o);
+        if (joint) return joint;
+      }
+    }
+    return null;
+  }
+
+  /** Where a point of the robot is on the page: `fraction` of the way from joint `from`'s
+   * turning part to the end or joint `to` (client pixels). */
+  screenOf(from, to, fraction = 0.5) {
+    const T = this.T;
+    this.scene.updateMatrixWorld(true);
+    const place = (name) => {
+      const o = this.frames.get(name)?.moving ?? this.ends.find((e) => e.userData.name === name);
+      return o ? new T.Vector3().setFromMatrixPosition(o.matrixWorld) : null;
+    };
+    const a = place(from);
+    const b = place(to);
+    if (!a || !b) return null;
+    const p = a.lerp(b, fraction).project(this.camera);
+    const r = this.canvas.getBoundingClientRect();
+    return [r.left + ((p.x + 1) / 2) * r.width, r.top + ((1 - p.y) / 2) * r.height];
   }
 
   resize() {

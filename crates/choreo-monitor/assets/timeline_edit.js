@@ -2,7 +2,8 @@
 // Properties tab of a selected timeline box: its frame rate and start and end frames, its
 // behavior layers and keyframes, its motion curves with their keys (drag a key to move it,
 // click it to set its value and interpolation), and a pose made with the joints' sliders
-// (the 3D robot takes it) stored as keys ("Store joints in keyframe").
+// or by dragging a limb of the 3D robot (the sliders keep the joints' ranges, coupled ones
+// following their partner) stored as keys ("Store joints in keyframe").
 // Each change is a `timeline` edit; the server answers as for any edit.
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
@@ -170,25 +171,56 @@ export class TimelineEditPane {
 
   // ------------------------------------------------------------ pose → keys
 
-  /** A slider per joint (its range from the robot message); the 3D robot takes the pose. */
+  /** A slider per joint (its range from the robot message; a coupled joint's follows the
+   * joint bounding it, as the robot's does: NAO's head pitch by its yaw); the 3D robot takes
+   * the pose, and a limb dragged on it moves its joint's slider. */
   renderPose(P, t, change) {
     const joints = this.robotChain?.joints || [];
     if (!this.pose) this.pose = new Map();
     const touched = new Set();
     const frame = h("input", { id: "pose-frame", type: "number", min: 1, step: 1, value: this.curveKey?.frame ?? Math.max(1, t.start ?? 1) });
+    const range = (j) => (j.coupled ? between(j.coupled.points || [], this.pose.get(j.coupled.by) ?? 0) : [j.min, j.max]);
+    const sliders = new Map();
+    const set = (j, x) => {
+      const { slider, label } = sliders.get(j.name);
+      this.pose.set(j.name, x);
+      touched.add(j.name);
+      label.textContent = shown(j.name, x);
+      // the joints this one bounds: their ranges follow, their values within them
+      for (const k of joints.filter((k) => k.coupled?.by === j.name)) {
+        const [lo, hi] = range(k);
+        const other = sliders.get(k.name);
+        if (!other) continue;
+        other.slider.min = lo;
+        other.slider.max = hi;
+        const v = Number(other.slider.value);
+        const within = Math.min(hi, Math.max(lo, v));
+        if (this.pose.has(k.name) && within !== this.pose.get(k.name)) set(k, within);
+        other.slider.value = within;
+      }
+    };
     const rows = joints.map((j) => {
-      const v = this.pose.get(j.name) ?? Math.min(j.max, Math.max(j.min, 0));
+      const [lo, hi] = range(j);
+      const v = this.pose.get(j.name) ?? Math.min(hi, Math.max(lo, 0));
       const label = h("span", { class: "dim pose-value", text: shown(j.name, v) });
-      const slider = h("input", { id: `pose-${j.name}`, class: "pose-slider", type: "range", min: j.min, max: j.max, step: 0.001, value: v });
+      const slider = h("input", { id: `pose-${j.name}`, class: "pose-slider", type: "range", min: lo, max: hi, step: 0.001, value: v });
+      sliders.set(j.name, { slider, label });
       slider.addEventListener("input", () => {
-        const x = Number(slider.value);
-        this.pose.set(j.name, x);
-        touched.add(j.name);
-        label.textContent = shown(j.name, x);
+        set(j, Number(slider.value));
         this.showPose();
       });
       return h("div", { class: "pose-row" }, h("label", { for: `pose-${j.name}`, text: j.name }), slider, label);
     });
+    if (!this.poseDragHeard) {
+      // a limb dragged on the 3D robot (robot3d.js): its joint's slider moves by as much
+      this.poseDragHeard = true;
+      document.addEventListener("choreo-monitor:pose-drag", (e) => {
+        const slider = document.getElementById(`pose-${e.detail?.joint}`);
+        if (!slider || !Number.isFinite(e.detail?.delta)) return;
+        slider.value = Number(slider.value) + e.detail.delta; // the range input keeps it within
+        slider.dispatchEvent(new Event("input"));
+      });
+    }
     const store = h("button", { id: "pose-store", type: "button", class: "primary", text: "Store joints in keyframe", onclick: () => {
       const names = [...touched];
       if (!names.length) return this.toast("move a joint's slider first");
@@ -207,4 +239,21 @@ export class TimelineEditPane {
       document.dispatchEvent(new CustomEvent("choreo-monitor:joints", { detail: { names, values: names.map((n) => this.pose.get(n)) } }));
     } catch { /* a listener's problem, not ours */ }
   }
+}
+
+/** The range a coupled joint's points give at `x`: linear between points, the end points'
+ * beyond them (choreo-robot's `Model::limits`). */
+function between(points, x) {
+  if (!points.length) return [-Infinity, Infinity];
+  if (x <= points[0][0]) return [points[0][1], points[0][2]];
+  for (let i = 1; i < points.length; i++) {
+    const [x0, lo0, hi0] = points[i - 1];
+    const [x1, lo1, hi1] = points[i];
+    if (x <= x1) {
+      const t = (x - x0) / (x1 - x0);
+      return [lo0 + t * (lo1 - lo0), hi0 + t * (hi1 - hi0)];
+    }
+  }
+  const last = points[points.length - 1];
+  return [last[1], last[2]];
 }

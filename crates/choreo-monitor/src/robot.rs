@@ -28,11 +28,18 @@ pub fn robot(model: Model) -> Value {
         .iter()
         .map(|e| json!({"name": e.name, "parent": e.parent, "offset": e.offset}))
         .collect();
-    // Every joint's range (hands: their opening ratio), for an editor's pose sliders.
-    let joints: Vec<Value> = model
-        .joints()
+    // Every joint's range (hands: their opening ratio), for an editor's pose sliders; a
+    // coupled joint's as points over the joint bounding it (NAO's head pitch by its yaw).
+    let all = model.joints();
+    let joints: Vec<Value> = all
         .iter()
-        .map(|j| json!({"name": j.name, "min": j.min, "max": j.max}))
+        .enumerate()
+        .map(|(i, j)| {
+            let coupled = model
+                .coupled_points(i)
+                .map(|(by, points)| json!({"by": all.get(by).map(|b| b.name), "points": points}));
+            json!({"name": j.name, "min": j.min, "max": j.max, "coupled": coupled})
+        })
         .collect();
     json!({
         "type": "robot", "model": model.name().to_lowercase(), "links": links, "ends": ends,

@@ -377,6 +377,29 @@ impl Model {
         }
     }
 
+    /// The range of a coupled joint `i` as points over the bounding joint's angle: that
+    /// joint, and (angle, min, max) in increasing angle, linear between points and the end
+    /// points' beyond them, exactly [`Model::limits`] (NAO's head pitch table mirrored over
+    /// negative yaws). For an editor's sliders, whose ranges follow as the robot's do.
+    pub fn coupled_points(self, i: usize) -> Option<(usize, Vec<(f64, f64, f64)>)> {
+        let (by, how) = self.couplings().get(i).copied().flatten()?;
+        let points = match how {
+            Coupling::HeadPitch => HEAD_PITCH
+                .iter()
+                .rev()
+                .filter(|p| p.0 > 0.0)
+                .map(|&(x, lo, hi)| (-x, lo, hi))
+                .chain(HEAD_PITCH.iter().copied())
+                .collect(),
+            Coupling::LeftAnkle => ANKLE_ROLL.to_vec(),
+            Coupling::RightAnkle => ANKLE_ROLL
+                .iter()
+                .map(|&(x, lo, hi)| (x, -hi, -lo))
+                .collect(),
+        };
+        Some((by, points))
+    }
+
     /// `value` brought within the limits of joint `i` ([`Model::limits`]; `by` as there).
     pub fn clamp(self, i: usize, value: f64, by: f64) -> f64 {
         let (lo, hi) = self.limits(i, by);
@@ -469,6 +492,30 @@ pub(crate) fn sectioned<'t>(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn coupled_points_give_the_limits_everywhere() {
+        let nao = Model::Nao;
+        for name in ["HeadPitch", "LAnkleRoll", "RAnkleRoll"] {
+            let i = nao.joint_index(name).unwrap();
+            let (by, points) = nao.coupled_points(i).unwrap();
+            assert_eq!(Some(by), nao.coupled_to(i));
+            assert!(points.windows(2).all(|w| w[0].0 < w[1].0), "{name}");
+            for k in -250..=250 {
+                let x = f64::from(k) / 100.0;
+                let (lo, hi) = between(&points, x);
+                let (want_lo, want_hi) = nao.limits(i, x);
+                assert!(
+                    (lo - want_lo).abs() < 1e-12 && (hi - want_hi).abs() < 1e-12,
+                    "{name} at {x}"
+                );
+            }
+        }
+        assert!(
+            nao.coupled_points(nao.joint_index("HeadYaw").unwrap())
+                .is_none()
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -934,3 +934,5 @@ mod project;
 mod ports;
 
 mod group;
+
+mod pose;
