@@ -117,6 +117,9 @@ const ANKLE_ROLL: &[(f64, f64, f64)] = &[
     (0.922755, 0.0, 0.049916),
 ];
 
+/// A point of a coupled joint's range: the bounding joint's angle, and the range there.
+pub type RangePoint = (f64, f64, f64);
+
 /// Which anti-collision table bounds a joint (see [`Model::coupled_to`]).
 #[derive(Debug, Clone, Copy)]
 enum Coupling {
@@ -381,7 +384,7 @@ impl Model {
     /// joint, and (angle, min, max) in increasing angle, linear between points and the end
     /// points' beyond them, exactly [`Model::limits`] (NAO's head pitch table mirrored over
     /// negative yaws). For an editor's sliders, whose ranges follow as the robot's do.
-    pub fn coupled_points(self, i: usize) -> Option<(usize, Vec<(f64, f64, f64)>)> {
+    pub fn coupled_points(self, i: usize) -> Option<(usize, Vec<RangePoint>)> {
         let (by, how) = self.couplings().get(i).copied().flatten()?;
         let points = match how {
             Coupling::HeadPitch => HEAD_PITCH
