@@ -59,6 +59,37 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     assert!(e.answered(), "the behavior chosen was not shown");
     e.until("!!document.querySelector(\"g.box[data-path='root/Set Language']\")");
 
+    // Set Language copied here and pasted into the new behavior (the page keeps what it
+    // copied across behaviors); then the first shown again.
+    let set = e.at("g.box[data-path='root/Set Language'] .box-bg", 0.0, -0.3);
+    e.page.click(set.0, set.1);
+    e.page.key("c", "KeyC", 67, CTRL);
+    e.page.shows("copied Set Language");
+    let choose = |e: &mut Editing, i: usize| {
+        e.page.eval(&format!(
+            "(() => {{ const s = document.getElementById('behaviors');
+               s.selectedIndex = {i}; s.dispatchEvent(new Event('change')); }})()"
+        ));
+        assert!(e.answered(), "behavior {i} was not shown");
+    };
+    choose(&mut e, 1);
+    e.until("document.querySelectorAll('g.box').length === 1");
+    e.page.key("v", "KeyV", 86, CTRL);
+    assert!(e.answered(), "the paste was not saved");
+    let new = super::model(&read(&added));
+    let names: Vec<_> = new
+        .root_box
+        .diagrams()
+        .next()
+        .unwrap()
+        .boxes
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
+    assert_eq!(names, ["Say", "Set Language"]);
+    choose(&mut e, 0);
+    e.until("!!document.querySelector(\"g.box[data-path='root/Set Language']\")");
+
     // Renamed by typing its folder's new name: the folder moved, its paths follow.
     let rename = e.at("#rename-behavior", 0.0, 0.0);
     e.page.click(rename.0, rename.1);
@@ -80,9 +111,9 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     assert!(!read(&manifest).contains("behaviorContent"));
     e.until(&format!("{shown} === 'behavior_1'"));
 
-    // Undone, the four actions (delete, rename, the Say, the new behavior): the project's
-    // bytes as they were, the first behavior shown.
-    for _ in 0..4 {
+    // Undone, the five actions (delete, rename, the paste, the Say, the new behavior): the
+    // project's bytes as they were, the first behavior shown.
+    for _ in 0..5 {
         e.page.key("z", "KeyZ", 90, CTRL);
         assert!(e.answered(), "an undo was not answered");
     }
