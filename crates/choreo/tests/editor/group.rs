@@ -43,18 +43,7 @@ fn boxes_are_grouped_into_a_diagram_box_and_ungrouped_back_from_the_page() {
     assert_eq!(outside, [(0, 2, 4, 2), (3, 4, 0, 4), (4, 3, 3, 2)]);
     // Inside: the group's input → Wake Up → Say Hello → the group's output.
     let inner = g.diagrams().next().unwrap();
-    let mut inside: Vec<(i32, i32, i32, i32)> = inner
-        .links
-        .iter()
-        .map(|l| {
-            (
-                l.output_owner,
-                l.index_of_output,
-                l.input_owner,
-                l.index_of_input,
-            )
-        })
-        .collect();
+    let mut inside = super::diagram_links(inner);
     inside.sort_unstable();
     assert_eq!(inside, [(0, 2, 1, 2), (1, 4, 2, 2), (2, 4, 0, 3)]);
 

@@ -193,8 +193,11 @@ fn model(text: &str) -> choreo_xar::model::XarFile {
 
 /// The root diagram's links, as (from box, from port, to box, to port) ids.
 fn links(text: &str) -> Vec<(i32, i32, i32, i32)> {
-    let xar = model(text);
-    let d = xar.root_box.diagrams().next().unwrap();
+    diagram_links(model(text).root_box.diagrams().next().unwrap())
+}
+
+/// A diagram's links, as (from box, from port, to box, to port) ids.
+fn diagram_links(d: &choreo_xar::model::Diagram) -> Vec<(i32, i32, i32, i32)> {
     d.links
         .iter()
         .map(|l| {
@@ -206,6 +209,28 @@ fn links(text: &str) -> Vec<(i32, i32, i32, i32)> {
             )
         })
         .collect()
+}
+
+/// The names of the root diagram's boxes, in the file's order.
+fn root_names(text: &str) -> Vec<String> {
+    model(text)
+        .root_box
+        .diagrams()
+        .next()
+        .unwrap()
+        .boxes
+        .iter()
+        .map(|b| b.name.clone())
+        .collect()
+}
+
+/// Every file under `from` copied to the same place under `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    for f in choreo_testkit::files_under(from, &|_| true) {
+        let at = to.join(f.strip_prefix(from).unwrap());
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &at).unwrap();
+    }
 }
 
 /// A box of the root diagram by name.
@@ -437,17 +462,7 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     ] {
         e.add(search, key);
     }
-    let xar = model(&e.bytes());
-    let names: Vec<String> = xar
-        .root_box
-        .diagrams()
-        .next()
-        .unwrap()
-        .boxes
-        .iter()
-        .map(|b| b.name.clone())
-        .collect();
-    assert_eq!(names, ["Say", "Wait", "Dialog"]);
+    assert_eq!(root_names(&e.bytes()), ["Say", "Wait", "Dialog"]);
     // The diagram fitted in view (its Fit button), as a user does to see every box.
     let fit = e.at("#fit", 0.0, 0.0);
     e.page.click(fit.0, fit.1);
@@ -913,12 +928,10 @@ fn a_project_with_a_broken_behavior_still_opens_the_one_asked_for() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let from = corpus.join("foteinipapadopoulou__HRI_yoga_robot/Yoga_Nao_Choregraphe");
-    for f in choreo_testkit::files_under(&from, &|_| true) {
-        let to = dir.path().join(f.strip_prefix(&from).unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&f, &to).unwrap();
-    }
+    copy_tree(
+        &corpus.join("foteinipapadopoulou__HRI_yoga_robot/Yoga_Nao_Choregraphe"),
+        dir.path(),
+    );
     let project = dir.path().to_str().unwrap();
     let served = Served::start(&["edit", project, "--behavior", "behavior_demo_with_feedback"]);
     // It serves (a project with a broken behavior was refused whole: exit 4, no URL).

@@ -17,12 +17,7 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("hello");
-    let from = corpus.join(HELLO);
-    for f in choreo_testkit::files_under(&from, &|_| true) {
-        let to = root.join(f.strip_prefix(&from).unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&f, &to).unwrap();
-    }
+    super::copy_tree(&corpus.join(HELLO), &root);
     let (pml, manifest) = (root.join("Hello World.pml"), root.join("manifest.xml"));
     let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
     let (pml_0, manifest_0) = (read(&pml), read(&manifest));
@@ -38,17 +33,7 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     assert!(read(&pml).contains(r#"src="behavior_1" xar="behavior.xar""#));
     e.until("document.querySelectorAll('g.box').length === 0");
     e.add("say", "basic/say");
-    let new = super::model(&read(&added));
-    let names: Vec<_> = new
-        .root_box
-        .diagrams()
-        .next()
-        .unwrap()
-        .boxes
-        .iter()
-        .map(|b| b.name.clone())
-        .collect();
-    assert_eq!(names, ["Say"]);
+    assert_eq!(super::root_names(&read(&added)), ["Say"]);
 
     // The first behavior chosen in the list (headless chromium draws no list to click: the
     // choice is made as the list makes it), its diagram shown.
@@ -76,17 +61,7 @@ fn a_projects_behaviors_are_added_chosen_renamed_and_deleted_in_the_page() {
     e.until("document.querySelectorAll('g.box').length === 1");
     e.page.key("v", "KeyV", 86, CTRL);
     assert!(e.answered(), "the paste was not saved");
-    let new = super::model(&read(&added));
-    let names: Vec<_> = new
-        .root_box
-        .diagrams()
-        .next()
-        .unwrap()
-        .boxes
-        .iter()
-        .map(|b| b.name.clone())
-        .collect();
-    assert_eq!(names, ["Say", "Set Language"]);
+    assert_eq!(super::root_names(&read(&added)), ["Say", "Set Language"]);
     choose(&mut e, 0);
     e.until("!!document.querySelector(\"g.box[data-path='root/Set Language']\")");
 
