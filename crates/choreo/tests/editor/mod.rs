@@ -949,3 +949,5 @@ mod ports;
 mod group;
 
 mod pose;
+
+mod play;
