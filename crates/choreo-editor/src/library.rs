@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use choreo_xar::edit::{BoxRef, Document};
+use choreo_xar::edit::{BoxRef, Document, Edit};
 use serde_json::{Value, json};
 
 use crate::changes::Operation;
@@ -126,7 +126,18 @@ impl Library {
                 Some((parent, _)) => format!("{}/{parent}", project.name),
                 None => project.name.clone(),
             };
-            let text = Document::open(&b.path, bytes).and_then(|d| d.box_text(&BoxRef::default()));
+            // A library's box.xar names its box `root`; Choregraphe adds it under the name
+            // the library shows (its folder's), as the palette does.
+            let text = Document::open(&b.path, bytes).and_then(|mut d| {
+                let root = BoxRef::default();
+                if d.box_def(&root)?.name != b.name {
+                    d.apply(&Edit::Rename {
+                        at: root.clone(),
+                        name: b.name.clone(),
+                    })?;
+                }
+                d.box_text(&root)
+            });
             if let Ok(text) = text
                 && let Some(mut e) = entry(format!("{}:{}", self.sources, b.path), &group, &text)
             {

@@ -92,6 +92,8 @@ fn choregraphes_stock_library_is_offered_box_by_box() {
         .unwrap_or_else(|| panic!("no Wait under Flow Control/Time: {message}"));
     let def = added(&library, wait["key"].as_str().unwrap());
     assert!(def.parameter("Timeout (s)").is_some());
+    // Its box.xar names it `root`: added, it is named as the library shows it.
+    assert_eq!(def.name, "Wait");
     assert!(
         library
             .add(

@@ -245,3 +245,32 @@ fn a_dialog_box_added_in_a_project_lists_its_files_and_is_undone_as_one_action()
     assert_eq!(read(&pml), expected);
     assert!(read(&file).contains("<dialogFile>dialog/dialog.dlg</dialogFile>"));
 }
+
+#[test]
+fn a_deleted_behavior_comes_back_with_its_history() {
+    let Some((_dir, root)) = hello_world() else {
+        return;
+    };
+    let mut e = editor(&root);
+    e.handle(Command::Edit(json!({"kind": "project_add"})));
+    let added = root.join("behavior_1/behavior.xar");
+    let empty = read(&added);
+    let root_diagram = json!({"owner": [], "layer": 0, "keyframe": 0});
+    e.handle(Command::Edit(json!({"kind": "add", "library": "basic/say",
+        "diagram": root_diagram, "x": 100, "y": 100})));
+    let with_say = read(&added);
+    assert_ne!(with_say, empty);
+    e.handle(Command::Edit(
+        json!({"kind": "project_delete", "file": added}),
+    ));
+    assert!(!added.exists());
+    // Undone: the behavior as it was, shown; undone again: its Say taken back; then itself.
+    e.handle(Command::Undo);
+    assert_eq!(read(&added), with_say);
+    assert_eq!(e.session().path(), added);
+    e.handle(Command::Undo);
+    assert_eq!(read(&added), empty);
+    e.handle(Command::Undo);
+    assert!(!root.join("behavior_1").exists());
+    assert_eq!(e.session().path(), root.join("behaviors/behavior.xar"));
+}

@@ -2,5 +2,6 @@
 //! once, not once per file. A module per file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test's unwrap is its assertion
 
+mod assets;
 mod places;
 mod protocol;

@@ -75,8 +75,7 @@ impl Editor {
     }
 
     /// Makes `action` (undoes it: `back`), then follows it: a moved behavior keeps its
-    /// session and history under its new file; one gone loses them; the pages show the
-    /// behavior it names.
+    /// session and history under its new file; the pages show the behavior it names.
     pub(super) fn make(&mut self, action: &Action, back: bool) -> Result<(), String> {
         let changes = if back {
             action.changes.inverse()
@@ -108,26 +107,15 @@ impl Editor {
             self.moved(from, to);
         }
         self.project_changed = true;
-        let gone: Vec<PathBuf> = self
-            .others
-            .keys()
-            .filter(|p| !p.exists())
-            .cloned()
-            .collect();
-        for path in gone {
-            self.others.remove(&path);
-            self.forget(&path);
-        }
+        // A behavior whose file is gone keeps its session: undoing the action gives its
+        // file back as that session last wrote it, so its history goes on.
         let wanted = action.shown[usize::from(back)].clone();
         match wanted.filter(|p| p.exists()) {
             Some(file) => self.show(&file)?,
             None if !self.session.path().exists() => {
-                let gone = self.session.path().to_path_buf();
                 let first = self.project_behaviors()?.into_iter().next();
                 let (_, file) = first.ok_or("the project has no behavior left")?;
                 self.show(&file)?;
-                self.others.remove(&gone);
-                self.forget(&gone);
             }
             None => {}
         }
@@ -143,17 +131,15 @@ impl Editor {
             self.others.insert(to.to_path_buf(), s);
         }
         for t in self.done.iter_mut().chain(self.undone.iter_mut()) {
-            if *t == Target::Behavior(from.to_path_buf()) {
-                *t = Target::Behavior(to.to_path_buf());
+            match t {
+                Target::Behavior(p) if p == from => *p = to.to_path_buf(),
+                // A Dialog box added with its files: its edit is the moved behavior's.
+                Target::Files(action) if action.edit.as_deref() == Some(from) => {
+                    action.edit = Some(to.to_path_buf());
+                }
+                _ => {}
             }
         }
-    }
-
-    /// A behavior's file is gone: its edits can no longer be undone.
-    fn forget(&mut self, file: &Path) {
-        let gone = Target::Behavior(file.to_path_buf());
-        self.done.retain(|t| *t != gone);
-        self.undone.retain(|t| *t != gone);
     }
 
     /// The project's behaviors: folder and file (the behavior shown alone without one).

@@ -34,7 +34,20 @@ impl Editing {
     /// `choreo edit FILE` (in `dir`, kept as long as the page) in chromium, once the page
     /// shows `ready` and its editing tools.
     fn serve(browser: &Path, dir: tempfile::TempDir, file: PathBuf, ready: &str) -> Editing {
-        let served = Served::start(&["edit", file.to_str().unwrap()]);
+        Editing::serve_with(browser, dir, file, ready, &[])
+    }
+
+    /// [`Editing::serve`] with more of `choreo edit`'s options.
+    fn serve_with(
+        browser: &Path,
+        dir: tempfile::TempDir,
+        file: PathBuf,
+        ready: &str,
+        options: &[&str],
+    ) -> Editing {
+        let mut args = vec!["edit", file.to_str().unwrap()];
+        args.extend(options);
+        let served = Served::start(&args);
         let mut page = LivePage::open(browser, SWIFTSHADER, &served.url);
         page.shows(ready);
         page.shows("id=\"undo\"");
@@ -49,10 +62,15 @@ impl Editing {
 
     /// A copy of examples/hello, edited.
     fn open(browser: &Path) -> Editing {
+        Editing::open_with(browser, &[])
+    }
+
+    /// A copy of examples/hello, edited with more of `choreo edit`'s options.
+    fn open_with(browser: &Path, options: &[&str]) -> Editing {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("behavior.xar");
         std::fs::copy(workspace().join("examples/hello/behavior.xar"), &file).unwrap();
-        Editing::serve(browser, dir, file, "data-path=\"root/Nod\"")
+        Editing::serve_with(browser, dir, file, "data-path=\"root/Nod\"", options)
     }
 
     /// A new behavior ([`EMPTY`]), edited.
@@ -899,6 +917,9 @@ fn a_dialog_topic_is_edited_checked_completed_and_tried_in_the_page() {
     // starts one, its tab shown; undone, neither is left.
     let dlg = topic.with_file_name("greet.dlg");
     let dlg_0 = std::fs::read_to_string(&dlg).unwrap();
+    // The Properties as the undo left them, the dialog's topics read again.
+    e.properties_shown();
+    e.until("!!document.getElementById('topic-language')");
     e.page
         .eval("document.getElementById('topic-language').value = 'ged'");
     let add = e.at("#topic-language-add", 0.0, 0.0);
@@ -951,3 +972,5 @@ mod group;
 mod pose;
 
 mod play;
+
+mod library;
