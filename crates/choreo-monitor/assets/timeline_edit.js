@@ -161,7 +161,17 @@ export class TimelineEditPane {
         const handle = how === "bezier" ? { abscissa: which === "left" ? -3 : 3, ordinate: 0 } : {};
         change({ op: "interpolation", actuator: k.actuator, frame: k.frame, side: which, how, ...handle });
       });
-      return sel;
+      if (now !== "bezier" || !t) return sel;
+      // A Bezier side's handle: how many frames from the key, and how far in value (° or a
+      // hand's ratio), typed.
+      const unit = degrees ? DEG : 1;
+      const along = h("input", { id: `tl-key-${which}-abscissa`, type: "number", step: 0.1, title: "the handle: frames from the key", value: t.abscissa ?? 0 });
+      const up = h("input", { id: `tl-key-${which}-ordinate`, type: "number", step: degrees ? 0.1 : 0.01, title: "the handle: value from the key", value: ((t.ordinate ?? 0) * unit).toFixed(2) });
+      const set = () => change({ op: "interpolation", actuator: k.actuator, frame: k.frame, side: which, how: "bezier",
+        abscissa: Number(along.value), ordinate: Number(up.value) / unit });
+      along.addEventListener("change", set);
+      up.addEventListener("change", set);
+      return h("span", { class: "tl-handle" }, sel, along, up);
     };
     panel.append(h("span", { class: "tl-key-name", text: `${k.actuator} at frame ${k.frame}` }),
       h("label", { text: degrees ? "value (°)" : "value" }), value,

@@ -786,9 +786,42 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
         .timeline
         .clone()
         .unwrap();
-    let moved = &t.actuator_list.as_ref().unwrap().curves[0].keys[1];
+    let moved = t.actuator_list.as_ref().unwrap().curves[0].keys[1].clone();
     assert!(moved.frame > 11, "the key is at frame {}", moved.frame);
     e.properties_shown();
+
+    // Its left side made Bezier, the handle typed: 4 frames before it, 10° above. The file
+    // keeps a handle in the curve's unit (degrees).
+    let left = "tl-key-left";
+    e.until(&format!("!!document.getElementById('{left}')"));
+    e.page.eval(&format!(
+        "(() => {{ const s = document.getElementById('{left}'); s.value = 'bezier';
+           s.dispatchEvent(new Event('change')); }})()"
+    ));
+    assert!(e.answered(), "the interpolation was not saved");
+    e.properties_shown();
+    e.until(&format!("!!document.getElementById('{left}-abscissa')"));
+    type_into(&mut e, &format!("{left}-abscissa"), "-4");
+    assert!(e.answered(), "the handle's frames were not saved");
+    e.properties_shown();
+    e.until(&format!("!!document.getElementById('{left}-ordinate')"));
+    type_into(&mut e, &format!("{left}-ordinate"), "10");
+    assert!(e.answered(), "the handle's value was not saved");
+    e.properties_shown();
+    let xar = model(&e.bytes());
+    let t = xar.root_box.diagrams().next().unwrap().boxes[0]
+        .timeline
+        .clone()
+        .unwrap();
+    let key = &t.actuator_list.as_ref().unwrap().curves[0].keys[1];
+    let handle = key
+        .tangents
+        .iter()
+        .find(|g| g.side == choreo_xar::model::TangentSide::Left)
+        .expect("no left handle");
+    assert_eq!(handle.interp_type.as_deref(), Some("bezier"));
+    assert!((handle.abscissa_param + 4.0).abs() < 1e-9, "{handle:?}");
+    assert!((handle.ordinate_param - 10.0).abs() < 1e-6, "{handle:?}");
     e.at("#tl-curves", 0.0, 0.0);
     let shots = workspace().join("target/editor-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
