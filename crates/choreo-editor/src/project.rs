@@ -177,6 +177,9 @@ impl Project {
         }
         let (text, pml) = self.read()?;
         let old = self.behavior_of(file)?.folder;
+        if matches!(old.trim_end_matches('/'), "" | ".") {
+            return Err("the behavior is at the project's top: it has no folder to rename".into());
+        }
         let new = match old.rsplit_once('/') {
             Some((parent, _)) => format!("{parent}/{name}"),
             None => name.to_string(),

@@ -274,3 +274,34 @@ fn a_deleted_behavior_comes_back_with_its_history() {
     assert!(!root.join("behavior_1").exists());
     assert_eq!(e.session().path(), root.join("behaviors/behavior.xar"));
 }
+
+#[test]
+fn a_behavior_at_the_projects_top_is_not_renamed() {
+    // `src="."`: the behavior's folder is the project's; moving it would move the project.
+    let dir = tempfile::tempdir().unwrap();
+    let pml = dir.path().join("top.pml");
+    std::fs::write(
+        &pml,
+        r#"<?xml version="1.0" encoding="UTF-8" ?>
+<Package name="top" format_version="4">
+    <BehaviorDescriptions>
+        <BehaviorDescription name="behavior" src="." xar="behavior.xar" />
+    </BehaviorDescriptions>
+</Package>
+"#,
+    )
+    .unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/hello/behavior.xar"
+        ),
+        &file,
+    )
+    .unwrap();
+    let project = Project::open(&pml).unwrap();
+    let why = project.rename_behavior(&file, "moved").unwrap_err();
+    assert!(why.contains("no folder to rename"), "{why}");
+    assert!(file.exists() && !dir.path().join("moved").exists());
+}
