@@ -79,6 +79,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
         Error::NotSimulated { .. } => "NotSimulatedError",
         Error::WaitTimedOut(_) => "WaitTimeout",
         Error::Closed => "ClosedError",
+        Error::BoxHost(_) => "LoadError",
     };
     let exception = errors
         .getattr(class)?
@@ -559,6 +560,10 @@ fn ending_object<'py>(py: Python<'py>, ending: &Ending) -> PyResult<Bound<'py, P
         Ending::Crashed { message } => {
             kwargs.set_item("message", message)?;
             "crashed"
+        }
+        Ending::BoxHostEnded { how } => {
+            kwargs.set_item("message", how)?;
+            "box_host_ended"
         }
     };
     py.import("choreo.errors")?

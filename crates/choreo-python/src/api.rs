@@ -2,18 +2,17 @@
 //! (outputs, parameters, timelines, robot calls, logs, ALMemory subscriptions). Every call
 //! that may block (a robot call, a sleep) releases the interpreter lock while it waits.
 
-use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
-use choreo_engine::graph::Content;
-use choreo_engine::{MemorySink, Robot, RobotError, TimelineCommand, Value};
+use choreo_engine::{RobotError, TimelineCommand, Value};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::box_state::{BoxState, call_in_box};
 use crate::convert::{Foreign, from_python, text, to_python};
+use crate::side::{Deliver, EngineSide};
 
 /// Subscription ids of script subscriptions: the high bit keeps them apart from the
 /// engine's own (memory inputs).
@@ -69,13 +68,13 @@ impl BoxApi {
     /// `boxName`: the display name.
     #[getter]
     fn box_name(&self) -> &str {
-        &self.state.ctx.node().name
+        &self.state.info.name
     }
 
     /// The box path (`root/Dance/Say`), for tracebacks.
     #[getter]
     fn path(&self) -> &str {
-        &self.state.ctx.node().path
+        &self.state.info.path
     }
 
     #[getter]
@@ -92,13 +91,13 @@ impl BoxApi {
     /// has `parentBoxName` only then.
     #[getter]
     fn has_parent(&self) -> bool {
-        self.state.ctx.node().parent.is_some()
+        self.state.info.parent.is_some()
     }
 
     /// Whether the box takes resources when started (the generated class's `resource`).
     #[getter]
     fn has_resources(&self) -> bool {
-        !self.state.ctx.node().resources.is_empty()
+        self.state.info.has_resources
     }
 
     #[getter]
@@ -132,7 +131,7 @@ impl BoxApi {
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         // A Latin-1 `.dlg` is read, with a notice, as its topics are.
         for warning in &parsed.warnings {
-            self.state.ctx.log("warning", &warning.to_string());
+            self.state.side.log_cut("warning", &warning.to_string(), 0);
         }
         let dialog = parsed.value;
         let folder = std::path::Path::new(path)
@@ -160,7 +159,7 @@ impl BoxApi {
 
     /// Whether the box declares output `name`.
     fn has_output(&self, name: &str) -> bool {
-        self.state.ctx.node().outputs.iter().any(|o| o.name == name)
+        self.state.info.outputs.iter().any(|o| o == name)
     }
 
     /// Fires output `name` (P8); `None` is a bang.
@@ -178,11 +177,11 @@ impl BoxApi {
 
     /// `getParameter(name)` (S3): a `RuntimeError` names a parameter no box on the way up has.
     fn parameter<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.state.ctx.parameter(name) {
+        match self.state.side.parameter(name) {
             Some(v) => to_python(py, &v),
             None => Err(PyRuntimeError::new_err(format!(
                 "box {:?} has no parameter {name:?}",
-                self.state.ctx.node().name
+                self.state.info.name
             ))),
         }
     }
@@ -195,20 +194,14 @@ impl BoxApi {
         } else {
             Err(PyRuntimeError::new_err(format!(
                 "box {:?} has no parameter {name:?}",
-                self.state.ctx.node().name
+                self.state.info.name
             )))
         }
     }
 
     /// `getParametersList()`: the box's own parameter names.
     fn parameter_names(&self) -> Vec<String> {
-        self.state
-            .ctx
-            .node()
-            .parameters
-            .iter()
-            .map(|p| p.name.clone())
-            .collect()
+        self.state.info.parameters.clone()
     }
 
     /// A command to the box's own timeline or (`parent`) the one holding it (T4, T5):
@@ -248,26 +241,22 @@ impl BoxApi {
             fps => Some(fps),
         };
         if parent {
-            let engine = self.state.ctx.parent_fps();
+            let engine = self.state.side.parent_fps();
             engine
                 .and(self.parent().and_then(|p| set(&p)))
                 .or(engine)
                 .unwrap_or(25)
         } else {
-            set(&self.state).unwrap_or_else(|| self.state.ctx.fps())
+            set(&self.state).unwrap_or_else(|| self.state.side.fps())
         }
     }
 
     /// `getSize()`: the end frame of the own or parent timeline (0 if it has none).
     fn size(&self, parent: bool) -> i64 {
-        let end = |content: &Content| match content {
-            Content::Timeline(t) => t.end_frame.unwrap_or(0),
-            _ => 0,
-        };
         if parent {
-            self.parent().map_or(0, |p| end(&p.ctx.node().content))
+            self.parent().map_or(0, |p| p.info.end_frame)
         } else {
-            end(&self.state.ctx.node().content)
+            self.state.info.end_frame
         }
     }
 
@@ -309,8 +298,7 @@ impl BoxApi {
 
     /// Whether the robot has module `service` (`ALProxy("X")` raises when it does not).
     fn has_service(&self, service: &str) -> PyResult<bool> {
-        let ctx = self.state.live()?;
-        Ok(ctx.robot().is_none_or(|r| r.has_service(service)))
+        Ok(self.state.live()?.has_service(service))
     }
 
     /// `proxy.post.method(*args)`: starts the method, returns its task id.
@@ -330,7 +318,7 @@ impl BoxApi {
     /// A log line of the box (`debug`, `info`, `warning`, `error`, `fatal`).
     fn log(&self, level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
         if self.state.is_alive() {
-            self.state.ctx.log(level, &text(message)?);
+            self.state.side.log_cut(level, &text(message)?, 0);
         }
         Ok(())
     }
@@ -342,7 +330,7 @@ impl BoxApi {
             py,
             &format!("callback of {key}"),
             callback,
-            |robot, id, sink| robot.subscribe(key, id, sink),
+            |side, id, deliver| side.subscribe(key, id, deliver),
         )
     }
 
@@ -357,8 +345,8 @@ impl BoxApi {
         callback: Py<PyAny>,
     ) -> PyResult<u64> {
         let what = format!("callback of {service}.{signal}");
-        self.listen(py, &what, callback, |robot, id, sink| {
-            robot.connect_signal(service, signal, id, sink)
+        self.listen(py, &what, callback, |side, id, deliver| {
+            side.connect_signal(service, signal, id, deliver)
         })
     }
 
@@ -410,35 +398,35 @@ impl BoxApi {
 }
 
 impl BoxApi {
-    /// A subscription of `callback` made by `connect` (given the robot, the new id and the
-    /// sink), delivered in order by a [`Mailbox`], ended with the box. `what` names the
+    /// A subscription of `callback` made by `connect` (given the engine, the new id and
+    /// what delivers each update), delivered in order, ended with the box. `what` names the
     /// callback in error reports when it has no `__name__`.
     fn listen(
         &self,
         py: Python<'_>,
         what: &str,
         callback: Py<PyAny>,
-        connect: impl FnOnce(&Arc<dyn Robot>, u64, MemorySink) -> Result<(), RobotError>,
+        connect: impl FnOnce(&dyn EngineSide, u64, Deliver) -> Result<(), RobotError> + Send,
     ) -> PyResult<u64> {
-        let ctx = self.state.live()?;
+        let side = self.state.live()?;
         // What an exception of the callback is reported from (`onTouched`).
         let source = callback
             .bind(py)
             .getattr("__name__")
             .and_then(|n| n.extract::<String>())
             .unwrap_or_else(|_| what.to_string());
-        let robot = ctx
-            .robot()
-            .ok_or_else(|| PyRuntimeError::new_err(format!("no robot for the {what}")))?;
+        if !side.has_robot() {
+            return Err(PyRuntimeError::new_err(format!("no robot for the {what}")));
+        }
         let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::SeqCst);
-        let mailbox = Arc::new(Mailbox {
-            state: Arc::clone(&self.state),
-            callback,
-            source,
-            queue: Mutex::new((VecDeque::new(), false)),
+        let state = Arc::clone(&self.state);
+        let deliver: Deliver = Box::new(move |key, value| {
+            call_in_box(&state, &source, |py| {
+                callback.call1(py, (key, to_python(py, &value)?)).map(drop)
+            });
         });
-        let sink: MemorySink = Arc::new(move |key, value| Mailbox::post(&mailbox, key, value));
-        connect(robot, id, sink).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        py.detach(|| connect(side, id, deliver))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         choreo_base::lock(&self.state.subscriptions).push(id);
         Ok(id)
     }
@@ -454,7 +442,7 @@ impl BoxApi {
                 .iter()
                 .find_map(|p| confinement.check(kind, p).map(|flag| (*kind, p, flag)))
         })?;
-        let at = format!("{} ({call})", self.state.ctx.node().path);
+        let at = format!("{} ({call})", self.state.info.path);
         confinement.note_refusal(format!("{kind} {path} ({at}; {flag})"));
         let doing = if kind == "read" { "reading" } else { "writing" };
         Some(pyo3::exceptions::PyPermissionError::new_err((
@@ -483,61 +471,4 @@ fn robot_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<Value>> {
     args.iter()
         .map(|a| from_python(&a, Foreign::Refuse))
         .collect()
-}
-
-/// The updates of one subscription, handed to its callback one at a time and in order by a
-/// background thread that lives while there are updates (nothing waits but the updates).
-struct Mailbox {
-    state: Arc<BoxState>,
-    callback: Py<PyAny>,
-    /// What the callback's exceptions are reported from (its name).
-    source: String,
-    /// Updates not yet handed over, and whether a thread is handing them over.
-    queue: Mutex<(VecDeque<(String, Value)>, bool)>,
-}
-
-impl Mailbox {
-    /// Called by the robot for each update (from its threads).
-    fn post(this: &Arc<Mailbox>, key: &str, value: Value) {
-        if !this.state.is_alive() {
-            return;
-        }
-        let mut queue = choreo_base::lock(&this.queue);
-        queue.0.push_back((key.to_string(), value));
-        if queue.1 {
-            return;
-        }
-        queue.1 = true;
-        drop(queue);
-        let me = Arc::clone(this);
-        let spawned = this
-            .state
-            .ctx
-            .activity()
-            .spawn("choreo-memory", move || me.deliver());
-        if spawned.is_err() {
-            let mut queue = choreo_base::lock(&this.queue);
-            queue.0.clear();
-            queue.1 = false;
-        }
-    }
-
-    fn deliver(&self) {
-        loop {
-            let next = {
-                let mut queue = choreo_base::lock(&self.queue);
-                let next = queue.0.pop_front();
-                queue.1 = next.is_some();
-                next
-            };
-            let Some((key, value)) = next else {
-                return;
-            };
-            call_in_box(&self.state, &self.source, |py| {
-                self.callback
-                    .call1(py, (key, to_python(py, &value)?))
-                    .map(drop)
-            });
-        }
-    }
 }

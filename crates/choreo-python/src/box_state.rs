@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use choreo_engine::{BoxContext, SubscriptionId};
+use choreo_engine::SubscriptionId;
+
+use crate::side::{BoxInfo, ClockFacts, EngineSide};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -70,7 +72,12 @@ impl Run {
 
 /// One box instance as its Python code sees it.
 pub(crate) struct BoxState {
-    pub(crate) ctx: BoxContext,
+    /// The engine as this box's code reaches it.
+    pub(crate) side: Arc<dyn EngineSide>,
+    /// What box code knows of its box.
+    pub(crate) info: BoxInfo,
+    /// The run's clock.
+    pub(crate) clock: ClockFacts,
     /// `getName()`: unique in the run (S6).
     pub(crate) name: String,
     pub(crate) parent_id: String,
@@ -95,19 +102,25 @@ fn module_name(path: &str, id: u32) -> String {
 }
 
 impl BoxState {
-    pub(crate) fn new(ctx: BoxContext, run: Arc<Run>) -> BoxState {
-        let node = ctx.node();
-        let root = node.path.split('/').next().unwrap_or_default();
+    pub(crate) fn new(
+        side: Arc<dyn EngineSide>,
+        info: BoxInfo,
+        clock: ClockFacts,
+        run: Arc<Run>,
+    ) -> BoxState {
+        let root = info.path.split('/').next().unwrap_or_default();
         let behavior_id = module_name(root, 0);
-        let parent_id = match (node.parent, node.path.rsplit_once('/')) {
-            (Some((parent, _)), Some((parent_path, _))) => module_name(parent_path, parent.0),
+        let parent_id = match (info.parent, info.path.rsplit_once('/')) {
+            (Some(parent), Some((parent_path, _))) => module_name(parent_path, parent),
             _ => behavior_id.clone(),
         };
         BoxState {
-            name: module_name(&node.path, ctx.id().0),
+            name: module_name(&info.path, info.id),
             parent_id,
             behavior_id,
-            ctx,
+            side,
+            info,
+            clock,
             run,
             fps_set: AtomicU32::new(0),
             alive: AtomicBool::new(true),
@@ -115,14 +128,14 @@ impl BoxState {
         }
     }
 
-    /// The context, or a `RuntimeError` once the box is gone.
-    pub(crate) fn live(&self) -> PyResult<&BoxContext> {
+    /// The engine, or a `RuntimeError` once the box is gone.
+    pub(crate) fn live(&self) -> PyResult<&dyn EngineSide> {
         if self.alive.load(Ordering::SeqCst) {
-            Ok(&self.ctx)
+            Ok(self.side.as_ref())
         } else {
             Err(PyRuntimeError::new_err(format!(
                 "{}: the behavior was unloaded",
-                self.ctx.node().path
+                self.info.path
             )))
         }
     }
@@ -134,19 +147,15 @@ impl BoxState {
     /// Ends subscription `id`.
     pub(crate) fn unsubscribe(&self, id: SubscriptionId) {
         choreo_base::lock(&self.subscriptions).retain(|s| *s != id);
-        if let Some(robot) = self.ctx.robot() {
-            robot.unsubscribe(id);
-        }
+        self.side.unsubscribe(id);
     }
 
     /// The box is destroyed: its subscriptions end and its background work stops acting.
     pub(crate) fn close(&self) {
         self.alive.store(false, Ordering::SeqCst);
         let ids = std::mem::take(&mut *choreo_base::lock(&self.subscriptions));
-        if let Some(robot) = self.ctx.robot() {
-            for id in ids {
-                robot.unsubscribe(id);
-            }
+        for id in ids {
+            self.side.unsubscribe(id);
         }
     }
 }
@@ -206,8 +215,8 @@ pub(crate) fn log_exception(py: Python<'_>, error: &PyErr, uncaught: Option<&str
         .and_then(|t| t.extract::<String>(py).ok())
         .unwrap_or_else(|| error.to_string());
     match (current_state(), uncaught) {
-        (Some(state), Some(source)) if state.is_alive() => state.ctx.uncaught(source, &text),
-        (Some(state), None) if state.is_alive() => state.ctx.log("error", &text),
+        (Some(state), Some(source)) if state.is_alive() => state.side.uncaught(source, &text),
+        (Some(state), None) if state.is_alive() => state.side.log_cut("error", &text, 0),
         // A closed stderr must not panic a box's thread.
         _ => {
             let _ = writeln!(std::io::stderr(), "choreo-python: {text}");
@@ -233,11 +242,11 @@ pub(crate) fn call_in_box(
     });
 }
 
-/// Sleeps `seconds` of behavior time as box `ctx` (virtual time jumps over it).
-pub(crate) fn sleep_in_box(py: Python<'_>, ctx: &BoxContext, seconds: f64) {
+/// Sleeps `seconds` of behavior time as a box (virtual time jumps over it).
+pub(crate) fn sleep_in_box(py: Python<'_>, side: &dyn EngineSide, seconds: f64) {
     // Rounded up to the nanosecond: a positive sleep shorter than 1 ns must still move
     // virtual time, or a loop that sleeps until a deadline in float seconds (qi.wait_for,
     // threading.Timer) spins without time ever reaching the deadline.
     let d = Duration::from_nanos((seconds * 1e9).ceil() as u64);
-    py.detach(|| ctx.sleep(d));
+    py.detach(|| side.sleep(d));
 }

@@ -26,7 +26,6 @@ pub struct Allowed {
 }
 
 /// A run's confinement of box code: what it may reach, and what it was refused.
-#[derive(Debug)]
 pub struct Confinement {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
@@ -34,8 +33,22 @@ pub struct Confinement {
     /// The first [`REFUSALS_KEPT`] refusals, and how many came after.
     refused: Mutex<(Vec<String>, usize)>,
     /// The kernel's layer, made at the first thread's entry (Python's folders are known
-    /// then); `None` when the kernel cannot confine, or the layer could not be made.
+    /// then); `None` when the kernel cannot confine, or the layer could not be made (or, in
+    /// the box host, is the whole process's already).
     kernel: OnceLock<Option<choreo_sandbox::landlock::Layer>>,
+    /// Where a refusal goes instead of [`Confinement::refused`]: the box host hands each
+    /// to choreo's process, which writes the report.
+    forward: Option<Box<dyn Fn(String) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Confinement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Confinement")
+            .field("read", &self.read)
+            .field("write", &self.write)
+            .field("allowed", &self.allowed)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The refusals a run keeps for its report: a box refused in a loop costs the run no more.
@@ -106,6 +119,32 @@ impl Confinement {
             allowed,
             refused: Mutex::new((Vec::new(), 0)),
             kernel: OnceLock::new(),
+            forward: None,
+        }
+    }
+
+    /// What box code may read and write (resolved), and what the flags allowed: what the
+    /// box host is started with ([`Confinement::in_box_host`]).
+    pub fn parts(&self) -> (&[PathBuf], &[PathBuf], &Allowed) {
+        (&self.read, &self.write, &self.allowed)
+    }
+
+    /// The box host's copy of a run's confinement ([`Confinement::parts`]): it judges box
+    /// code's calls at their line, hands each refusal to `forward`, and confines no thread
+    /// (the kernel confines the whole process: [`Confinement::kernel_rules`]).
+    pub fn in_box_host(
+        read: Vec<PathBuf>,
+        write: Vec<PathBuf>,
+        allowed: Allowed,
+        forward: Box<dyn Fn(String) + Send + Sync>,
+    ) -> Confinement {
+        Confinement {
+            read,
+            write,
+            allowed,
+            refused: Mutex::new((Vec::new(), 0)),
+            kernel: OnceLock::from(None),
+            forward: Some(forward),
         }
     }
 
@@ -173,7 +212,7 @@ impl Confinement {
     /// The rules for the kernel: what box code may read and write, what the interpreter's
     /// native code reads, and the network as `--allow-net` says, by port (the kernel knows
     /// no host: a host's ports are all of them).
-    fn kernel_rules(&self) -> choreo_sandbox::landlock::Rules {
+    pub fn kernel_rules(&self) -> choreo_sandbox::landlock::Rules {
         let python = PYTHON_FOLDERS.get().map_or(&[][..], Vec::as_slice);
         let mut read: Vec<PathBuf> = self
             .read
@@ -203,6 +242,7 @@ impl Confinement {
             bind,
             run: self.allowed.run,
             execute: Vec::new(),
+            scope_signals: false,
         }
     }
 
@@ -218,7 +258,11 @@ impl Confinement {
     }
 
     /// Keeps a refusal for the report (past [`REFUSALS_KEPT`], counts it).
-    pub(crate) fn note_refusal(&self, text: String) {
+    pub fn note_refusal(&self, text: String) {
+        if let Some(forward) = &self.forward {
+            forward(text);
+            return;
+        }
         let (kept, more) = &mut *choreo_base::lock(&self.refused);
         if kept.len() < REFUSALS_KEPT {
             kept.push(text);

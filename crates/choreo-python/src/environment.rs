@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 pub const USER_PATH_VARIABLE: &str = "CHOREO_PYTHONPATH";
 
 /// Set in the environment of the program run again, so that it never runs itself twice.
-const AGAIN_VARIABLE: &str = "CHOREO_PYTHON_ENVIRONMENT_SET";
+pub(crate) const AGAIN_VARIABLE: &str = "CHOREO_PYTHON_ENVIRONMENT_SET";
 
 /// The variables that point CPython at other modules, and are removed.
 const REMOVED: [&str; 2] = ["PYTHONPATH", "PYTHONPLATLIBDIR"];

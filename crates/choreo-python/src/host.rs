@@ -15,6 +15,7 @@ use crate::api::BoxApi;
 use crate::box_state::{BoxState, Entered, PythonOptions, Run};
 use crate::convert::to_python;
 use crate::runtime::runtime;
+use crate::side::{BoxInfo, ClockFacts, EngineSide};
 
 /// Runs box scripts in the embedded CPython. One per behavior run.
 pub struct PythonHost {
@@ -54,16 +55,38 @@ impl ScriptHost for PythonHost {
     }
 
     fn prepare(&self, graph: &choreo_engine::graph::Graph) {
+        self.prepare_scripts(
+            graph
+                .boxes
+                .iter()
+                .map(|n| (n.code.as_str(), n.path.as_str())),
+        );
+    }
+
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
+        let made = self.make_box(
+            Arc::new(crate::side::Local(ctx.clone())),
+            crate::side::BoxInfo::of(node, ctx.id().0),
+            crate::side::clock_of(ctx),
+        )?;
+        Ok(Arc::new(made))
+    }
+}
+
+impl PythonHost {
+    /// Fixes and compiles, in one batch, the scripts (text, box path) of the boxes about
+    /// to be constructed.
+    pub(crate) fn prepare_scripts<'a>(&self, scripts: impl Iterator<Item = (&'a str, &'a str)>) {
         let mut prepared = choreo_base::lock(&self.prepared);
         prepared.clear();
         let mut items = Vec::new();
-        for node in &graph.boxes {
-            if node.code.trim().is_empty() || prepared.contains_key(&node.code) {
+        for (code, path) in scripts {
+            if code.trim().is_empty() || prepared.contains_key(code) {
                 continue;
             }
-            let fixed = crate::fixer::fix(&node.code);
-            items.push((fixed.clone(), node.path.clone()));
-            prepared.insert(node.code.clone(), fixed);
+            let fixed = crate::fixer::fix(code);
+            items.push((fixed.clone(), path.to_string()));
+            prepared.insert(code.to_string(), fixed);
         }
         drop(prepared);
         // A failure here only loses the head start: construct compiles and reports.
@@ -74,17 +97,24 @@ impl ScriptHost for PythonHost {
         });
     }
 
-    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
-        let state = Arc::new(BoxState::new(ctx.clone(), Arc::clone(&self.run)));
+    /// Constructs a box (R1): its script run in its own namespace, its `MyClass` made.
+    pub(crate) fn make_box(
+        &self,
+        side: Arc<dyn EngineSide>,
+        info: BoxInfo,
+        clock: ClockFacts,
+    ) -> Result<PythonBox, ScriptError> {
+        let state = Arc::new(BoxState::new(side, info, clock, Arc::clone(&self.run)));
         choreo_base::lock(&self.run.boxes).insert(state.name.clone(), Arc::downgrade(&state));
-        if node.code.trim().is_empty() {
-            return Ok(Arc::new(PythonBox {
+        let code = state.info.code.as_str();
+        if code.trim().is_empty() {
+            return Ok(PythonBox {
                 state,
                 script: None,
-            }));
+            });
         }
-        let prepared = choreo_base::lock(&self.prepared).remove(&node.code);
-        let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(&node.code));
+        let prepared = choreo_base::lock(&self.prepared).remove(code);
+        let fixed = prepared.unwrap_or_else(|| crate::fixer::fix(code));
         let _entered = Entered::new(Arc::clone(&state));
         let script = Python::attach(|py| -> Result<Option<Script>, ScriptError> {
             // The load thread constructs every box: one thread state for all (thread.rs).
@@ -99,16 +129,17 @@ impl ScriptHost for PythonHost {
             .map_err(|e| ScriptError::new(e.to_string()))?;
             let made = rt
                 .construct
-                .call1(py, (api, node.code.as_str(), fixed))
+                .call1(py, (api, code, fixed))
                 .map_err(|e| script_error(py, &e))?;
             let (namespace, instance, optional): (Py<PyDict>, Py<PyAny>, Vec<String>) =
                 made.extract(py).map_err(|e| script_error(py, &e))?;
-            let inputs = node
+            let inputs = state
+                .info
                 .inputs
                 .iter()
-                .map(|p| {
-                    let hook = format!("onInput_{}", p.name);
-                    (p.name.clone(), PyString::intern(py, &hook).unbind())
+                .map(|name| {
+                    let hook = format!("onInput_{name}");
+                    (name.as_str().into(), PyString::intern(py, &hook).unbind())
                 })
                 .collect();
             Ok((!instance.is_none(py)).then_some(Script {
@@ -118,7 +149,7 @@ impl ScriptHost for PythonHost {
                 inputs,
             }))
         })?;
-        Ok(Arc::new(PythonBox { state, script }))
+        Ok(PythonBox { state, script })
     }
 }
 
@@ -146,7 +177,7 @@ fn script_error(py: Python<'_>, e: &PyErr) -> ScriptError {
 }
 
 /// A box instance: its engine handle and, if its script defines `MyClass`, the instance.
-struct PythonBox {
+pub(crate) struct PythonBox {
     state: Arc<BoxState>,
     script: Option<Script>,
 }
@@ -180,6 +211,33 @@ impl Script {
 
 impl BoxCode for PythonBox {
     fn call(&self, hook: &Hook, _ctx: &BoxContext) -> Result<(), ScriptError> {
+        self.run_hook(hook)
+    }
+
+    fn defines(&self, hook: &Hook) -> bool {
+        let name = hook.script_name();
+        self.optional().contains(&name)
+    }
+
+    fn runs_inline(&self) -> bool {
+        // No MyClass: every hook returns at once.
+        self.script.is_none()
+    }
+}
+
+impl PythonBox {
+    /// Whether its script defines `MyClass` (else every hook returns at once).
+    pub(crate) fn has_script(&self) -> bool {
+        self.script.is_some()
+    }
+
+    /// The optional hooks its script defines (see [`BoxCode::defines`]).
+    pub(crate) fn optional(&self) -> &[String] {
+        self.script.as_ref().map_or(&[], |s| s.optional.as_slice())
+    }
+
+    /// Runs `hook`; an `Err` is an exception escaping it (E1).
+    pub(crate) fn run_hook(&self, hook: &Hook) -> Result<(), ScriptError> {
         let Some(script) = &self.script else {
             return Ok(());
         };
@@ -219,18 +277,6 @@ impl BoxCode for PythonBox {
                 Err(e) => Err(script_error(py, &e)),
             }
         })
-    }
-
-    fn defines(&self, hook: &Hook) -> bool {
-        let name = hook.script_name();
-        self.script
-            .as_ref()
-            .is_some_and(|s| s.optional.contains(&name))
-    }
-
-    fn runs_inline(&self) -> bool {
-        // No MyClass: every hook returns at once.
-        self.script.is_none()
     }
 }
 

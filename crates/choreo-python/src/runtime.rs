@@ -246,7 +246,12 @@ fn packages_folder() -> String {
 /// with the pins of choreo-robot's table ([`crate::packages`]); `None`, or why it could not.
 #[pyfunction]
 fn install_os_package(py: Python<'_>, name: String) -> Option<String> {
-    py.detach(move || choreo_sandbox::landlock::helped(move || crate::packages::install(&name)))
+    match current_state() {
+        Some(state) => py.detach(|| state.side.install_package(&name)),
+        None => py.detach(move || {
+            choreo_sandbox::landlock::helped(move || crate::packages::install(&name))
+        }),
+    }
 }
 
 /// `_choreo.current()`: the box whose code runs on this thread.
@@ -276,7 +281,7 @@ fn sleep(py: Python<'_>, seconds: f64) -> PyResult<()> {
 #[pyfunction]
 fn now() -> f64 {
     match current_state() {
-        Some(state) => state.ctx.now().as_secs_f64(),
+        Some(state) => state.side.now().as_secs_f64(),
         None => {
             static START: OnceLock<Instant> = OnceLock::new();
             START.get_or_init(Instant::now).elapsed().as_secs_f64()
@@ -297,10 +302,7 @@ fn wall_clock() -> f64 {
 #[pyfunction]
 fn time() -> f64 {
     match current_state() {
-        Some(state) => {
-            let time = state.ctx.activity();
-            time.start_ms() as f64 / 1000.0 + time.now().as_secs_f64()
-        }
+        Some(state) => state.clock.start_ms as f64 / 1000.0 + state.side.now().as_secs_f64(),
         None => wall_clock(),
     }
 }
@@ -317,7 +319,7 @@ fn rng(py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
     if let Some(rng) = state.run.rng.get() {
         return Ok(Some(rng.clone_ref(py)));
     }
-    let seed = state.ctx.activity().seed();
+    let seed = state.clock.seed;
     let made = py
         .import("random")?
         .getattr("Random")?
@@ -331,22 +333,21 @@ fn rng(py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
 #[pyfunction]
 fn pass_turn(py: Python<'_>) {
     if let Some(state) = current_state() {
-        let time = Arc::clone(state.ctx.activity());
-        py.detach(|| time.pass_turn());
+        py.detach(|| state.side.pass_turn());
     }
 }
 
 /// Whether the current box runs in virtual time.
 #[pyfunction]
 fn is_virtual() -> bool {
-    current_state().is_some_and(|s| s.ctx.activity().is_virtual())
+    current_state().is_some_and(|s| s.clock.virtual_time)
 }
 
 /// Runs `function()` on a new thread as work of the current box: counted by the engine so
 /// virtual time waits for it; an exception is logged (E2). Without a box: a plain thread.
 #[pyfunction]
 #[pyo3(signature = (function, name=None))]
-fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
+fn spawn(py: Python<'_>, function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
     let name = name.unwrap_or_else(|| "choreo-python".to_string());
     let started = match current_state() {
         Some(state) => {
@@ -360,14 +361,15 @@ fn spawn(function: Py<PyAny>, name: Option<String>) -> PyResult<()> {
                      (choreo's bound, docs/security.md)"
                 )));
             }
-            let activity = Arc::clone(state.ctx.activity());
             let source = name.clone();
             let confined = choreo_sandbox::landlock::this_thread_confined();
-            let started = activity.spawn(&name, move || {
+            let side = Arc::clone(&state.side);
+            let work = Box::new(move || {
                 choreo_sandbox::landlock::inherit(confined);
                 call_in_box(&state, &source, |py| function.call0(py).map(drop));
                 BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
             });
+            let started = py.detach(|| side.spawn(&name, work));
             if started.is_err() {
                 BOX_THREADS.fetch_sub(1, Ordering::SeqCst);
             }
@@ -412,7 +414,7 @@ fn log(level: &str, message: &Bound<'_, PyString>) -> PyResult<()> {
         (text(message)?, 0)
     };
     match current_state() {
-        Some(state) if state.is_alive() => state.ctx.log_cut(level, &message, left_out),
+        Some(state) if state.is_alive() => state.side.log_cut(level, &message, left_out),
         _ => {
             let _ = writeln!(std::io::stderr(), "choreo-python: {level}: {message}");
         }

@@ -43,6 +43,11 @@ pub struct Rules {
     pub run: bool,
     /// Programs (files, or folders of them) it may start even without `run`.
     pub execute: Vec<PathBuf>,
+    /// It may signal only the processes of its own Landlock domain (itself, what it starts):
+    /// Landlock's signal scope (ABI 6; older kernels, nothing). For a whole process confined
+    /// alone (the box host): on a thread among unconfined ones, it would refuse a signal to
+    /// its own process too.
+    pub scope_signals: bool,
 }
 
 /// What this machine's kernel can confine.
@@ -176,8 +181,12 @@ impl Layer {
         if !net.is_empty() {
             ruleset = ruleset.handle_access(net)?;
         }
+        let mut scopes = BitFlags::from(Scope::AbstractUnixSocket);
+        if rules.scope_signals {
+            scopes |= Scope::Signal;
+        }
         let mut created = ruleset
-            .scope(Scope::AbstractUnixSocket)?
+            .scope(scopes)?
             .create()?
             .add_rules(path_beneath_rules(&rules.read, read))?
             .add_rules(path_beneath_rules(&rules.write, write))?

@@ -10,9 +10,27 @@
 //!
 //! - [`limits`]: the memory and the open files of the process that runs box code.
 //!
+//! - [`isolation`]: namespaces of its own (user, PID, IPC, network) for the box host, the
+//!   process that runs only box code, made before its first line; no process it starts
+//!   outlives it.
+//!
+//! - [`seccomp`]: the kernel's filter of the box host's system calls (the kernel itself,
+//!   other processes, programs, sockets), beneath Landlock.
+//!
+//! - [`process`]: the box host confined as a whole before box code: its other files closed,
+//!   hard bounds, no capability, no new privilege, then the filter.
+//!
+//! - [`spawn`]: a program started with a socket of choreo's as its descriptor 3, dying
+//!   with choreo (the box host).
+//!
 //! The box code side of confinement (which files, hosts and programs box code may reach) is
 //! choreo-python's; this crate knows no Python and no behavior.
 
+pub mod isolation;
 pub mod landlock;
 pub mod limits;
+mod own;
+pub mod process;
+pub mod seccomp;
+pub mod spawn;
 pub mod supervisor;

@@ -34,7 +34,8 @@ pub const WRITE: u8 = 6;
 pub const ROBOT: u8 = 7;
 /// `run`: box code ended the run's process — `os._exit`, a signal it sent, a fatal error in
 /// native code it called (a segmentation fault through `ctypes`) — and the supervising
-/// parent reported it, where it could with the box and line (docs/security.md).
+/// parent reported it, where it could with the box and line; or, with `--box-host`, it
+/// ended box code's own process, and the run reported it (docs/security.md).
 pub const ABNORMAL: u8 = 8;
 /// `run`: stopped by Ctrl-C (SIGINT); everything was unloaded first.
 pub const INTERRUPTED: u8 = 130;

@@ -72,6 +72,7 @@
 mod api;
 pub mod check;
 pub mod cli;
+mod ended;
 pub mod exit;
 pub mod fleet;
 pub mod implied;

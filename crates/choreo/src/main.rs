@@ -4,6 +4,10 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Started as box code's process (the box host, docs/security.md): that, and nothing else.
+    if let Some(code) = choreo_python::remote::serve_box_host() {
+        std::process::exit(code);
+    }
     // Box scripts use the standard library of the libpython choreo runs, whatever PATH,
     // PYTHONHOME or PYTHONPATH say: this runs choreo again with them set right if needed.
     if let Err(e) = choreo_python::use_own_standard_library() {

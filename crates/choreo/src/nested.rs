@@ -10,6 +10,7 @@ use choreo_engine::resource::ResourceTree;
 use choreo_engine::{Activity, Engine, Options, Robot, ScriptHost, Trace};
 use choreo_naoqi::{BehaviorLauncher, LaunchError, behavior_names};
 use choreo_python::confinement::Confinement;
+use choreo_python::remote::{BoxHost, RemoteHost};
 use choreo_xar::source::Project;
 
 /// Whether an event's path is a nested run's: `<behavior folder>:` before the box path
@@ -35,8 +36,19 @@ pub struct ProjectBehaviors {
     resources: Arc<ResourceTree>,
     /// What a run's trace paths start with, when not its folder and `:`.
     prefix: Option<String>,
-    /// What box code of the behaviors it runs may reach (the first run's).
-    confinement: Option<Arc<Confinement>>,
+    /// What box code of the behaviors it runs may reach, and where it runs (the first
+    /// run's).
+    boxes: BoxCode,
+}
+
+/// Where a run's box code runs and what it may reach: this process (unconfined, or
+/// judged and confined thread by thread), or the run's box host.
+#[derive(Clone, Default)]
+pub struct BoxCode {
+    /// What box code may reach (`None`: all the user may).
+    pub confinement: Option<Arc<Confinement>>,
+    /// The process box code runs in, when not this one.
+    pub host: Option<Arc<BoxHost>>,
 }
 
 impl ProjectBehaviors {
@@ -72,13 +84,13 @@ impl ProjectBehaviors {
             strict,
             resources,
             prefix: None,
-            confinement: None,
+            boxes: BoxCode::default(),
         }
     }
 
     /// The behaviors it runs confined as the run that runs them is (docs/security.md).
-    pub fn confined(mut self, confinement: Option<Arc<Confinement>>) -> ProjectBehaviors {
-        self.confinement = confinement;
+    pub fn confined(mut self, boxes: BoxCode) -> ProjectBehaviors {
+        self.boxes = boxes;
         self
     }
 
@@ -124,8 +136,14 @@ impl BehaviorLauncher for ProjectBehaviors {
             &self.files.join(folder),
             &behavior.path,
             &self.project,
-            self.confinement.clone(),
-        );
+            &self.boxes,
+        )
+        .map_err(|e| {
+            LaunchError::Load(choreo_engine::EngineError::Construct {
+                path: behavior.path.clone(),
+                error: choreo_engine::ScriptError::new(e.to_string()),
+            })
+        })?;
         let options = Options {
             trace: self
                 .trace
@@ -160,13 +178,14 @@ impl BehaviorLauncher for Launchers {
     }
 }
 
-/// The script host for box code: Python scripts in the embedded CPython.
+/// The script host for box code: Python scripts in the embedded CPython, in this process
+/// or in the run's box host.
 pub fn script_host(
     behavior_dir: &Path,
     behavior_file: &str,
     project: &choreo_xar::source::Project,
-    confinement: Option<Arc<Confinement>>,
-) -> Box<dyn ScriptHost> {
+    boxes: &BoxCode,
+) -> Result<Box<dyn ScriptHost>, choreo_python::remote::OrderError> {
     // The package's folder: up from the behavior's as many folders as its file is deep.
     let robot_root = behavior_dir
         .ancestors()
@@ -185,7 +204,10 @@ pub fn script_host(
             .parent()
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
-        confinement,
+        confinement: boxes.confinement.clone(),
     };
-    Box::new(choreo_python::PythonHost::new(options))
+    Ok(match &boxes.host {
+        Some(host) => Box::new(RemoteHost::new(host, &options)?),
+        None => Box::new(choreo_python::PythonHost::new(options)),
+    })
 }

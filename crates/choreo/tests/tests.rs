@@ -6,6 +6,7 @@ mod support;
 
 mod api;
 mod box_environment;
+mod box_host;
 mod browser;
 mod browser_robot;
 mod chat;

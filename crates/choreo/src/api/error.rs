@@ -92,6 +92,9 @@ pub enum Error {
     /// The run was used after [`crate::Run::close`].
     #[error("this run is closed")]
     Closed,
+    /// Box code's process (the box host) could not be started or reached.
+    #[error("{0}")]
+    BoxHost(String),
 }
 
 /// The first error of a list, for a one-line message.

@@ -20,7 +20,7 @@ use crate::api::events::Events;
 use crate::api::project::Project;
 use crate::api::setup::{Clock, Setup, Target};
 use crate::api::watched::Watched;
-use crate::nested::{ProjectBehaviors, script_host};
+use crate::nested::{BoxCode, ProjectBehaviors, script_host};
 use crate::package_services::PackageServices;
 
 /// How a run ended, in the words a person uses: what `Run::wait_end` returns, what the
@@ -57,6 +57,13 @@ pub enum Ending {
     Crashed {
         /// What the panic said.
         message: String,
+    },
+    /// Box code's process (the box host) ended before the run did — box code ended it
+    /// (`os._exit`, a signal, a crash in native code), or choreo stopped it for breaking its
+    /// protocol — and the run was stopped (docs/security.md, The box host).
+    BoxHostEnded {
+        /// How, and where box code said it was when it could.
+        how: String,
     },
 }
 
@@ -108,6 +115,7 @@ impl Ending {
             Ending::TimeLimit | Ending::Idle { .. } => crate::exit::TIMEOUT,
             Ending::Stopped { .. } => crate::exit::INTERRUPTED,
             Ending::RobotLost => crate::exit::ROBOT,
+            Ending::BoxHostEnded { .. } => crate::exit::ABNORMAL,
         }
     }
 
@@ -121,6 +129,7 @@ impl Ending {
             Ending::Stopped { .. } => "stopped",
             Ending::RobotLost => "robot lost",
             Ending::Crashed { .. } => "crashed",
+            Ending::BoxHostEnded { .. } => "box code ended",
         }
     }
 }
@@ -141,6 +150,8 @@ pub struct Run {
     _files: FilesOnDisk,
     /// What box code may reach, and was refused (`None`: unconfined).
     confinement: Option<Arc<Confinement>>,
+    /// The process box code runs in, when not this one.
+    box_host: Option<Arc<choreo_python::remote::BoxHost>>,
     /// Observers added with [`Run::on_event`] and [`Run::on_output`].
     listeners: Mutex<Vec<ListenerId>>,
     /// Why the run was stopped by a wait ([`Run::wait_end`]), if it was.
@@ -182,12 +193,12 @@ impl Run {
             .map_err(|e| Error::Files { diagnostic: e.0 })?;
         let behavior_dir = files.behavior_dir(behavior);
         let confinement = confinement(&setup, &project, &files);
-        let host = script_host(
-            &behavior_dir,
-            &behavior.path,
-            project.files(),
-            confinement.clone(),
-        );
+        let boxes = BoxCode {
+            host: box_host(&setup, confinement.as_ref())?,
+            confinement: confinement.clone(),
+        };
+        let host = script_host(&behavior_dir, &behavior.path, project.files(), &boxes)
+            .map_err(|e| Error::BoxHost(e.to_string()))?;
         // A real robot does not say which model it is: the resource groups of the model
         // chosen apply. The simulated robot gives its own.
         let resources = Arc::new(choreo_naoqi::resource_tree(model));
@@ -210,6 +221,16 @@ impl Run {
                 source,
             })?;
         let engine = Arc::new(engine);
+        if let Some(host) = &boxes.host {
+            // Box code's process gone, nothing runs its hooks: the run stops there, and
+            // says why (`Run::box_host_end`).
+            let weak = Arc::downgrade(&engine);
+            host.on_end(move || {
+                if let Some(engine) = weak.upgrade() {
+                    engine.stop();
+                }
+            });
+        }
         if let Some(sim) = &sim {
             let world = World {
                 engine: &engine,
@@ -217,7 +238,7 @@ impl Run {
                 robot: &robot,
                 files: &files,
                 resources: &resources,
-                confinement: &confinement,
+                boxes: &boxes,
             };
             equip(sim, &setup, &project, behavior, world);
         }
@@ -235,6 +256,7 @@ impl Run {
             services,
             _files: files,
             confinement,
+            box_host: boxes.host.clone(),
             listeners: Mutex::new(Vec::new()),
             stopped_for: Mutex::new(None),
             closed: AtomicBool::new(false),
@@ -253,6 +275,37 @@ impl Run {
             .as_ref()
             .map(|c| c.refused())
             .unwrap_or_default()
+    }
+
+    /// How box code's process (the box host) ended, when the run has one and it ended
+    /// before the run let it go: box code ended it (`os._exit`, a signal, a crash), or
+    /// choreo stopped it for breaking its protocol.
+    pub fn box_host_end(&self) -> Option<choreo_python::remote::Ended> {
+        let ended = self.box_host.as_ref()?.ended();
+        (ended.status.is_some() || ended.stopped.is_some()).then_some(ended)
+    }
+
+    /// The end of the box host's standard error (a fatal error's dump).
+    fn box_host_fault(&self) -> String {
+        self.box_host
+            .as_ref()
+            .map(|h| h.stderr_tail())
+            .unwrap_or_default()
+    }
+
+    /// The ending of a run whose box host ended before it: how, from choreo's side.
+    pub fn box_host_ending(&self) -> Option<Ending> {
+        let ended = self.box_host_end()?;
+        let how = match (&ended.stopped, ended.status) {
+            (Some(why), _) => format!("choreo stopped it: it {why}"),
+            (None, Some(status)) => crate::ended::described(status, &self.box_host_fault()),
+            (None, None) => "it ended".to_string(),
+        };
+        let how = match ended.notes.first() {
+            Some(note) => format!("{how}; where {note}"),
+            None => how,
+        };
+        Some(Ending::BoxHostEnded { how })
     }
 
     /// Starts the behavior (its root's onStart).
@@ -451,6 +504,9 @@ impl Run {
                 },
                 Outcome::TimeLimit => Ending::TimeLimit,
                 done => {
+                    if let Some(ending) = self.box_host_ending() {
+                        return Ok(ending);
+                    }
                     let why = self.lock_stopped_for().take();
                     return Ok(why.unwrap_or_else(|| Ending::of(done)));
                 }
@@ -660,7 +716,7 @@ struct World<'a> {
     robot: &'a Arc<Watched>,
     files: &'a FilesOnDisk,
     resources: &'a Arc<choreo_engine::resource::ResourceTree>,
-    confinement: &'a Option<Arc<Confinement>>,
+    boxes: &'a BoxCode,
 }
 
 /// The simulated robot made the run's own: what it shows goes into the trace, its paths
@@ -708,7 +764,7 @@ fn equip(
     // The robot's paths the methods take name places in the run's own folders.
     sim.set_robot_root(world.files.robot_root().map(std::path::Path::to_path_buf));
     // ALDialog's `%script` blocks run in the embedded CPython.
-    let confinement = world.confinement.clone();
+    let confinement = world.boxes.confinement.clone();
     sim.set_dialog_scripts(Some(Arc::new(move |code: &str| {
         dialog_script(code, confinement.as_ref())
     })));
@@ -723,11 +779,31 @@ fn equip(
             setup.strict,
             Arc::clone(world.resources),
         )
-        .confined(world.confinement.clone()),
+        .confined(world.boxes.clone()),
     )));
     if let Some(name) = ProjectBehaviors::played_name(behavior) {
         sim.behavior_started(&name, world.engine);
     }
+}
+
+/// The run's box host, when the setup asks for one and the run is confined: started, and
+/// its shortfall said once.
+fn box_host(
+    setup: &Setup,
+    confinement: Option<&Arc<Confinement>>,
+) -> Result<Option<Arc<choreo_python::remote::BoxHost>>> {
+    let Some(confinement) = confinement.filter(|_| setup.box_host) else {
+        return Ok(None);
+    };
+    let executable =
+        choreo_python::remote::Executable::find().map_err(|e| Error::BoxHost(e.to_string()))?;
+    let memory = choreo_sandbox::limits::default_memory();
+    let host = choreo_python::remote::BoxHost::start(&executable, confinement, memory)
+        .map_err(|e| Error::BoxHost(e.to_string()))?;
+    if let Some(short) = host.shortfall() {
+        eprintln!("notice: box code's process has {short}");
+    }
+    Ok(Some(host))
 }
 
 /// The confinement of the run's box code, as the setup asks: the run's folders written, the

@@ -82,6 +82,7 @@ pub struct Setup {
     pub(crate) timeline_sync: Option<Arc<dyn TimelineSync>>,
     pub(crate) on_robot_event: Option<RobotObserver>,
     pub(crate) sandbox: Option<Allowed>,
+    pub(crate) box_host: bool,
 }
 
 // Here rather than in project.rs: a project knows nothing of runs; a setup is made from one.
@@ -115,6 +116,7 @@ impl Setup {
             timeline_sync: None,
             on_robot_event: None,
             sandbox: Some(Allowed::default()),
+            box_host: false,
         }
     }
 
@@ -123,6 +125,14 @@ impl Setup {
     /// unconfined, with everything the user running choreo may reach (`--no-sandbox`).
     pub fn sandbox(mut self, allowed: Option<Allowed>) -> Setup {
         self.sandbox = allowed;
+        self
+    }
+
+    /// Runs the sandboxed run's box code in a process of its own, confined as a whole
+    /// (docs/security.md, The box host), rather than in this process's confined threads.
+    /// No effect on a run without a sandbox.
+    pub fn box_host(mut self, on: bool) -> Setup {
+        self.box_host = on;
         self
     }
 

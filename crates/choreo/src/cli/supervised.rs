@@ -43,8 +43,12 @@ pub(crate) struct SandboxFlags {
     pub(crate) sandbox: Mode,
     /// No sandbox: box code reaches all the user running choreo may, and runs without a
     /// supervising parent, as choreo did before its sandbox (docs/security.md).
-    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox"])]
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox", "box_host"])]
     pub(crate) no_sandbox: bool,
+    /// Box code runs in a process of its own, confined as a whole: namespaces, Landlock,
+    /// seccomp, hard limits (docs/security.md, The box host).
+    #[arg(long)]
+    pub(crate) box_host: bool,
 }
 
 /// `--sandbox=MODE`: what a machine whose kernel cannot confine box code does.
@@ -229,8 +233,8 @@ fn abnormal_report(ended: &Ended, left: &str) -> String {
         ),
         (false, Exit::Signal(signal)) => format!(
             "the run's process was killed by signal {signal} ({}){}",
-            signal_name(signal),
-            signal_cause(signal)
+            crate::ended::signal_name(signal),
+            crate::ended::signal_cause(signal)
         ),
     };
     let mut o = if ended.report {
@@ -239,7 +243,7 @@ fn abnormal_report(ended: &Ended, left: &str) -> String {
         format!("run report\n  outcome        {how}\n")
     };
     let mut wheres: Vec<String> = ended.notes.clone();
-    if let Some(at) = box_frame(&ended.fault) {
+    if let Some(at) = crate::ended::box_frame(&ended.fault) {
         wheres.push(at);
     }
     for (i, at) in wheres.iter().enumerate() {
@@ -250,41 +254,6 @@ fn abnormal_report(ended: &Ended, left: &str) -> String {
     }
     o.push_str(left);
     o
-}
-
-/// What usually sends `signal` to a run.
-fn signal_cause(signal: i32) -> &'static str {
-    use nix::sys::signal::Signal;
-    match Signal::try_from(signal) {
-        Ok(Signal::SIGSEGV | Signal::SIGBUS | Signal::SIGILL | Signal::SIGFPE) => {
-            ": a fatal error in native code box code called (ctypes, a C extension)"
-        }
-        Ok(Signal::SIGABRT) => ": native code aborted",
-        _ => ": box code, or another program, sent it",
-    }
-}
-
-/// A signal's name (`SIGSEGV`).
-fn signal_name(signal: i32) -> &'static str {
-    nix::sys::signal::Signal::try_from(signal).map_or("unknown", |s| s.as_str())
-}
-
-/// The innermost frame of box code in a fatal error's dump (faulthandler's: `File "root/Box",
-/// line 4 in onInput_onStart`), the current thread's first: `root/Box line 4
-/// (onInput_onStart)`. Box code's files are box paths; Python's own and the shims' are not.
-fn box_frame(dump: &str) -> Option<String> {
-    let current = dump.find("Current thread").map_or(dump, |at| &dump[at..]);
-    [current, dump].iter().find_map(|text| {
-        text.lines().find_map(|line| {
-            let rest = line.trim().strip_prefix("File \"")?;
-            let (file, rest) = rest.split_once('"')?;
-            let rest = rest.trim().strip_prefix(", line ")?;
-            let (line_no, function) = rest.split_once(" in ")?;
-            let ours =
-                file.starts_with('/') || file.starts_with('<') || file.starts_with("choreo/");
-            (!ours).then(|| format!("{file} line {line_no} ({function})"))
-        })
-    })
 }
 
 #[cfg(test)]
@@ -313,10 +282,10 @@ mod tests {
         // faulthandler's dump, as CPython 3.11 prints it.
         let dump = "Fatal Python error: Segmentation fault\n\nThread 0x00007f (most recent call first):\n  File \"root/Other\", line 9 in onLoad\n\nCurrent thread 0x00007e (most recent call first):\n  File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  File \"root/Hostile\", line 4 in onInput_onStart\n  File \"choreo/generated.py\", line 300 in run_hook\n";
         assert_eq!(
-            box_frame(dump).as_deref(),
+            crate::ended::box_frame(dump).as_deref(),
             Some("root/Hostile line 4 (onInput_onStart)")
         );
-        assert_eq!(box_frame("no dump"), None);
+        assert_eq!(crate::ended::box_frame("no dump"), None);
     }
 
     fn ended(exit: Exit, report: bool, done: Option<u8>) -> Ended {

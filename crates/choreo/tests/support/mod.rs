@@ -3,11 +3,13 @@
 //! Python box scripts, in virtual time; ([`cli`]) the `choreo` command as the CLI tests
 //! run it; ([`qi`]) the libqi python and its fixture processes; ([`project`]) a small
 //! project to convert, package and install; ([`served`]) `choreo` serving a monitor; ([`sim`]) `choreo sim` serving robots;
-//! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time.
+//! ([`browser`]) chromium showing its page; ([`devtools`]) a live page read in real time;
+//! ([`hostile`]) a hostile behavior run as a user runs it.
 
 pub mod browser;
 pub mod cli;
 pub mod devtools;
+pub mod hostile;
 pub mod project;
 pub mod qi;
 pub mod served;
@@ -143,8 +145,12 @@ impl Run {
             &[files.path().to_path_buf()],
             choreo_python::confinement::Allowed::default(),
         );
-        let host_box =
-            choreo::nested::script_host(&dir, &behavior.path, project, Some(Arc::new(confinement)));
+        let boxes = choreo::nested::BoxCode {
+            confinement: Some(Arc::new(confinement)),
+            host: None,
+        };
+        let host_box = choreo::nested::script_host(&dir, &behavior.path, project, &boxes)
+            .map_err(|e| e.to_string())?;
         let robot = SimRobot::new(job.model);
         robot.set_robot_root(files.robot_root().map(Path::to_path_buf));
         let language =

@@ -139,7 +139,8 @@ pub(super) fn load_error(message: String, error: &crate::Error) -> CliError {
         | E::Files { .. }
         | E::Engine(_)
         | E::WaitTimedOut(_)
-        | E::Closed => CliError::Load(message),
+        | E::Closed
+        | E::BoxHost(_) => CliError::Load(message),
     }
 }
 

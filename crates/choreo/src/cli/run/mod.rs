@@ -128,6 +128,7 @@ fn configured(
         base = base.scenario(s.clone());
     }
     base.sandbox(args.sandbox.allowed())
+        .box_host(args.sandbox.box_host)
 }
 
 /// One run, on the simulated robot or one real robot, to its report.

@@ -218,7 +218,12 @@ impl One {
             Target::Remote(_) => BTreeMap::new(),
         };
         Report {
-            ending: self.ending.unwrap_or(Ending::Finished),
+            // Box code's process ended under the run: that is how the run ended.
+            ending: self
+                .run
+                .box_host_ending()
+                .or(self.ending)
+                .unwrap_or(Ending::Finished),
             implied: implied.to_vec(),
             timeout,
             behavior_time,

@@ -67,6 +67,7 @@ pub(super) fn report_text(title: &str, r: &Report) -> String {
         Ending::Crashed { .. } => {
             "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
         }
+        Ending::BoxHostEnded { how } => format!("stopped: {how}"),
         Ending::Stopped {
             by: StoppedBy::Fleet,
         } => "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string(),

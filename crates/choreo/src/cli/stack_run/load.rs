@@ -93,10 +93,14 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
                 .named(vec![(i.name.clone(), i.index)])
                 // `Dance:root/Say`: the leaf's events say whose they are.
                 .prefixed(i.prefix())
-                .confined(asked.args.sandbox.allowed().map(|allowed| {
-                    let run: Vec<_> = i.files.robot_root().map(Into::into).into_iter().collect();
-                    Arc::new(Confinement::new(&run, &[i.files.path().into()], allowed))
-                })),
+                .confined(crate::nested::BoxCode {
+                    confinement: asked.args.sandbox.allowed().map(|allowed| {
+                        let run: Vec<_> =
+                            i.files.robot_root().map(Into::into).into_iter().collect();
+                        Arc::new(Confinement::new(&run, &[i.files.path().into()], allowed))
+                    }),
+                    host: None,
+                }),
             ) as Arc<dyn BehaviorLauncher>
         })
         .collect();

@@ -1,0 +1,285 @@
+//! The box host's control socket: records (`SOCK_SEQPACKET`, so each is whole or absent)
+//! that are no lane's — the start, a new lane's socket, a box dropped, and from the box host
+//! its readiness, box code's refusals and what box code is about to do to its process.
+//!
+//! A new lane's socket travels as an owned descriptor (`SCM_RIGHTS`), attached to its
+//! record.
+
+use std::io::{IoSlice, IoSliceMut};
+use std::mem::MaybeUninit;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::path::PathBuf;
+
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
+};
+
+use super::wire::{Reader, WireError, Writer};
+use crate::confinement::Allowed;
+
+/// The most one record may hold (the start's lists of paths are its longest).
+const MAX_RECORD: usize = 1 << 20;
+
+/// What the box host is started with: its confinement, its bounds, the user's module
+/// folders.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Start {
+    /// The protocol's version (`super::message::VERSION`).
+    pub version: u32,
+    /// What box code may read (resolved: the project, the run's folders, the flags').
+    pub read: Vec<PathBuf>,
+    /// What box code may write.
+    pub write: Vec<PathBuf>,
+    /// The flags.
+    pub allowed: Allowed,
+    /// The bound on its memory, in bytes.
+    pub memory: Option<u64>,
+    /// The bound on its open files.
+    pub open_files: u64,
+    /// Whether to take namespaces of its own (user, PID, IPC, and network unless allowed).
+    pub isolate: bool,
+}
+
+/// The box host is ready: how it is confined.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ready {
+    /// The protocol's version.
+    pub version: u32,
+    /// Why it has no namespaces of its own (`None`: it has them).
+    pub no_namespaces: Option<String>,
+    /// What the kernel's Landlock could not do (`None`: all of it).
+    pub no_landlock: Option<String>,
+}
+
+/// A record of the control socket.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// choreo starts the box host.
+    Start(Start),
+    /// A lane's socket (attached).
+    NewLane,
+    /// The box of this handle is gone.
+    DropBox(u64),
+    /// The box host is ready.
+    Ready(Ready),
+    /// Box code was refused this (a line of the report).
+    Refused(String),
+    /// Box code is about to end its process so (`root/Box line 4: os._exit(0)`).
+    Note(String),
+}
+
+impl Record {
+    fn encode(&self) -> Vec<u8> {
+        let paths = |w: &mut Writer, p: &[PathBuf]| {
+            let texts: Vec<String> = p.iter().map(|p| p.display().to_string()).collect();
+            w.strs(&texts);
+        };
+        let w = match self {
+            Record::Start(s) => {
+                let mut w = Writer::tagged(b'S');
+                w.u32(s.version);
+                paths(&mut w, &s.read);
+                paths(&mut w, &s.write);
+                paths(&mut w, &s.allowed.read);
+                paths(&mut w, &s.allowed.write);
+                match &s.allowed.net {
+                    Some(hosts) => w.u8(1).strs(hosts),
+                    None => w.u8(0),
+                };
+                w.bool(s.allowed.run)
+                    .opt_u64(s.memory)
+                    .u64(s.open_files)
+                    .bool(s.isolate);
+                w
+            }
+            Record::NewLane => Writer::tagged(b'L'),
+            Record::DropBox(h) => {
+                let mut w = Writer::tagged(b'D');
+                w.u64(*h);
+                w
+            }
+            Record::Ready(r) => {
+                let mut w = Writer::tagged(b'R');
+                w.u32(r.version)
+                    .opt_str(r.no_namespaces.as_deref())
+                    .opt_str(r.no_landlock.as_deref());
+                w
+            }
+            Record::Refused(t) => {
+                let mut w = Writer::tagged(b'F');
+                w.str(t);
+                w
+            }
+            Record::Note(t) => {
+                let mut w = Writer::tagged(b'N');
+                w.str(t);
+                w
+            }
+        };
+        w.bytes
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Record, WireError> {
+        let mut r = Reader::new(bytes);
+        let paths = |r: &mut Reader<'_>| -> Result<Vec<PathBuf>, WireError> {
+            Ok(r.strs()?.into_iter().map(PathBuf::from).collect())
+        };
+        let record = match r.u8()? {
+            b'S' => Record::Start(Start {
+                version: r.u32()?,
+                read: paths(&mut r)?,
+                write: paths(&mut r)?,
+                allowed: Allowed {
+                    read: paths(&mut r)?,
+                    write: paths(&mut r)?,
+                    net: if r.bool()? { Some(r.strs()?) } else { None },
+                    run: r.bool()?,
+                },
+                memory: r.opt_u64()?,
+                open_files: r.u64()?,
+                isolate: r.bool()?,
+            }),
+            b'L' => Record::NewLane,
+            b'D' => Record::DropBox(r.u64()?),
+            b'R' => Record::Ready(Ready {
+                version: r.u32()?,
+                no_namespaces: r.opt_str()?,
+                no_landlock: r.opt_str()?,
+            }),
+            b'F' => Record::Refused(r.str()?),
+            b'N' => Record::Note(r.str()?),
+            t => return Err(WireError(format!("no control record has tag {t}"))),
+        };
+        r.finish()?;
+        Ok(record)
+    }
+}
+
+/// Why the control socket failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    /// The socket.
+    #[error("the box host's control socket failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// A record that is no record.
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// A record past the bound.
+    #[error("a control record past {MAX_RECORD} bytes")]
+    TooLarge,
+}
+
+/// One end of the control socket.
+pub struct Control {
+    fd: OwnedFd,
+}
+
+impl Control {
+    /// Both ends (close-on-exec: the box host's is made its fd 3 by the spawner).
+    pub fn pair() -> std::io::Result<(Control, OwnedFd)> {
+        let (a, b) = socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )?;
+        Ok((Control { fd: a }, b))
+    }
+
+    /// The control socket on `fd`.
+    pub fn from_fd(fd: OwnedFd) -> Control {
+        Control { fd }
+    }
+
+    /// Sends `record`, with `fd` attached when given.
+    pub fn send(&self, record: &Record, fd: Option<BorrowedFd<'_>>) -> Result<(), ControlError> {
+        let bytes = record.encode();
+        let iov = [IoSlice::new(&bytes)];
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        let fds;
+        if let Some(fd) = fd {
+            fds = [fd];
+            control.push(SendAncillaryMessage::ScmRights(&fds));
+        }
+        sendmsg(&self.fd, &iov, &mut control, SendFlags::NOSIGNAL).map_err(std::io::Error::from)?;
+        Ok(())
+    }
+
+    /// The next record and the descriptor attached to it; `None` once the other end is
+    /// closed.
+    pub fn recv(&self) -> Result<Option<(Record, Option<OwnedFd>)>, ControlError> {
+        let mut buf = vec![0u8; MAX_RECORD];
+        let mut iov = [IoSliceMut::new(&mut buf)];
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        let got = loop {
+            match recvmsg(&self.fd, &mut iov, &mut control, RecvFlags::CMSG_CLOEXEC) {
+                Err(rustix::io::Errno::INTR) => continue,
+                other => break other.map_err(std::io::Error::from)?,
+            }
+        };
+        if got.bytes == 0 {
+            return Ok(None);
+        }
+        if got.flags.contains(rustix::net::ReturnFlags::TRUNC) || got.bytes > MAX_RECORD {
+            return Err(ControlError::TooLarge);
+        }
+        let mut fd = None;
+        for message in control.drain() {
+            if let RecvAncillaryMessage::ScmRights(fds) = message {
+                for received in fds {
+                    // The first is the lane's; any other is dropped (closed) here.
+                    fd.get_or_insert(received);
+                }
+            }
+        }
+        let record = Record::decode(&buf[..got.bytes])?;
+        Ok(Some((record, fd)))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn records_and_a_lane_cross_the_control_socket() {
+        let (a, b) = Control::pair().unwrap();
+        let b = Control::from_fd(b);
+        let start = Record::Start(Start {
+            version: 1,
+            read: vec!["/p".into()],
+            write: vec!["/w".into()],
+            allowed: Allowed {
+                read: vec![],
+                write: vec!["/tmp".into()],
+                net: Some(vec!["h:1".into()]),
+                run: true,
+            },
+            memory: Some(1 << 30),
+            open_files: 4096,
+            isolate: true,
+        });
+        a.send(&start, None).unwrap();
+        let (lane, other) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.send(&Record::NewLane, Some(lane.as_fd())).unwrap();
+        drop(a);
+        let (got, fd) = b.recv().unwrap().unwrap();
+        assert_eq!(got, start);
+        assert!(fd.is_none());
+        let (got, fd) = b.recv().unwrap().unwrap();
+        assert_eq!(got, Record::NewLane);
+        // The descriptor received is the same socket: what goes in one end comes out.
+        let received = std::os::unix::net::UnixStream::from(fd.unwrap());
+        (&received).write_all(b"hi").unwrap();
+        let mut two = [0; 2];
+        (&other).read_exact(&mut two).unwrap();
+        assert_eq!(&two, b"hi");
+        assert!(b.recv().unwrap().is_none());
+    }
+}

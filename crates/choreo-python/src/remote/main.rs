@@ -1,0 +1,156 @@
+//! The box host's start: read what choreo starts it with, take namespaces of its own, set
+//! the interpreter up, confine the whole process, say it is ready, then serve.
+//!
+//! The order matters. Namespaces first (the process forks there, and only a process with one
+//! thread may). The interpreter next, still unconfined and running only choreo's own code
+//! (its standard library, the shims): the kernel's rules need its folders. Then the rest
+//! of the confinement and Landlock, while the process still has one thread, so that every
+//! thread it ever starts — lanes, box code's — inherits them (Landlock last of all: the
+//! steps before it read `/proc/self`). Only then is a lane served,
+//! and with it the first line of box code.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+
+use super::control::{Control, Ready, Record, Start};
+use super::message::VERSION;
+use super::served::{Served, serve_control};
+use crate::confinement::Confinement;
+
+/// The largest file box code may write (`RLIMIT_FSIZE`): a recording, a log, with room;
+/// a loop that writes without end stops there with `EFBIG`.
+const FILE_SIZE: u64 = 4 << 30;
+
+/// The threads and processes box code may have at once in its namespace (`RLIMIT_NPROC`):
+/// box code's 256 threads, the lanes, what `--allow-run` starts. Only inside a user
+/// namespace of its own, where the count is box code's alone.
+const PROCESSES: u64 = 1024;
+
+/// Runs the box host when this program was started as one (its first argument is
+/// `__box-host`): returns the exit code to end with; `None` when it was not.
+pub fn serve_box_host() -> Option<i32> {
+    let asked = std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == super::executable::BOX_HOST_ARGUMENT);
+    if !asked {
+        return None;
+    }
+    Some(match run() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("choreo box host: {e}");
+            // The code choreo's side reads as "could not start".
+            70
+        }
+    })
+}
+
+/// Why the box host could not start.
+#[derive(Debug, thiserror::Error)]
+enum HostError {
+    #[error("no control socket (descriptor 3): not started by choreo")]
+    NoSocket,
+    #[error("{0}")]
+    Control(#[from] super::control::ControlError),
+    #[error("choreo's side sent {0} first, not the start")]
+    NoStart(String),
+    #[error("choreo's side speaks version {0}, this box host {VERSION}")]
+    Version(u32),
+    #[error("cannot take namespaces of its own: {0}")]
+    Isolation(String),
+    #[error("cannot set the interpreter up: {0}")]
+    Python(String),
+    #[error("cannot confine the process: {0}")]
+    Confine(String),
+}
+
+fn run() -> Result<(), HostError> {
+    let socket = choreo_sandbox::spawn::inherited_socket().ok_or(HostError::NoSocket)?;
+    let control = Control::from_fd(socket);
+    let start = match control.recv()? {
+        Some((Record::Start(start), _)) => start,
+        other => return Err(HostError::NoStart(format!("{other:?}"))),
+    };
+    if start.version != VERSION {
+        return Err(HostError::Version(start.version));
+    }
+    let net = start.allowed.net.is_some();
+    let no_namespaces = if start.isolate {
+        match choreo_sandbox::isolation::isolate(net) {
+            Ok(choreo_sandbox::isolation::Isolation::Namespaced) => None,
+            Ok(choreo_sandbox::isolation::Isolation::Unavailable(why)) => Some(why),
+            Err(e) => return Err(HostError::Isolation(e.to_string())),
+        }
+    } else {
+        Some("not asked".to_string())
+    };
+    let control = Arc::new(control);
+    let note = Arc::clone(&control);
+    crate::sandbox::supervised_by(2, move |text| {
+        let _ = note.send(&Record::Note(text.to_string()), None);
+    });
+    Python::attach(|py| crate::runtime::runtime(py).map(drop)).map_err(HostError::Python)?;
+    let forward = Arc::clone(&control);
+    let confinement = Arc::new(Confinement::in_box_host(
+        start.read.clone(),
+        start.write.clone(),
+        start.allowed.clone(),
+        Box::new(move |text| {
+            let _ = forward.send(&Record::Refused(text), None);
+        }),
+    ));
+    let no_landlock = confine(&start, &confinement, no_namespaces.is_none())?;
+    control.send(
+        &Record::Ready(Ready {
+            version: VERSION,
+            no_namespaces,
+            no_landlock,
+        }),
+        None,
+    )?;
+    let served = Served::new(Arc::clone(&control), confinement);
+    serve_control(&served);
+    Ok(())
+}
+
+/// Confines the whole process (it has one thread): the bounds, the descriptors, the
+/// capabilities and the seccomp filter, then Landlock with the run's rules and signals
+/// scoped to the process. What Landlock could not do, said; the rest must hold.
+fn confine(
+    start: &Start,
+    confinement: &Confinement,
+    namespaced: bool,
+) -> Result<Option<String>, HostError> {
+    let net = match &start.allowed.net {
+        None => choreo_sandbox::seccomp::Net::None,
+        Some(hosts) if hosts.is_empty() => choreo_sandbox::seccomp::Net::Any,
+        Some(_) => choreo_sandbox::seccomp::Net::Hosts,
+    };
+    let filter = choreo_sandbox::seccomp::filter(&choreo_sandbox::seccomp::Syscalls {
+        net,
+        run: start.allowed.run,
+        own_pid: std::process::id() as i32,
+    })
+    .map_err(|e| HostError::Confine(e.to_string()))?;
+    let bounds = choreo_sandbox::process::Bounds {
+        memory: start.memory,
+        open_files: start.open_files,
+        file_size: Some(FILE_SIZE),
+        processes: namespaced.then_some(PROCESSES),
+    };
+    choreo_sandbox::process::confine(&bounds, &[choreo_sandbox::spawn::SOCKET_FD], &filter)
+        .map_err(|e| HostError::Confine(e.to_string()))?;
+    // Landlock last: the steps above read `/proc/self`, which its rules do not grant. Its
+    // ruleset's descriptor is closed once the process is confined.
+    let mut rules = confinement.kernel_rules();
+    rules.scope_signals = true;
+    let no_landlock = match choreo_sandbox::landlock::Layer::new(&rules)
+        .and_then(|layer| layer.confine_this_thread())
+    {
+        Ok(true) => None,
+        Ok(false) => Some("the kernel has none".to_string()),
+        Err(e) => Some(e.to_string()),
+    };
+    Ok(no_landlock)
+}

@@ -1,0 +1,323 @@
+//! The box host's process seen from choreo's ([`BoxHost`]): started with its confinement,
+//! its control socket read (refusals to the report, notes kept), its standard error's end
+//! kept for a fatal error's dump, and how it ended.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use choreo_engine::BoxContext;
+
+use super::control::{Control, Ready, Record, Start};
+use super::executable::{self, Executable, NoExecutable};
+use super::message::VERSION;
+
+/// The most of the box host's standard error kept for a report (a fatal error's dump of
+/// every thread's stack).
+const STDERR_KEPT: usize = 256 * 1024;
+
+/// A box of the run as choreo's side keeps it: its context, its subscriptions.
+pub(crate) struct Entry {
+    pub(crate) ctx: BoxContext,
+    pub(crate) subscriptions: Vec<u64>,
+}
+
+/// Why the box host could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// No program to start (see [`Executable::find`]).
+    #[error(transparent)]
+    NoExecutable(#[from] NoExecutable),
+    /// Its sockets or its process.
+    #[error("cannot start box code's process: {0}")]
+    Io(#[from] std::io::Error),
+    /// It did not say it was ready.
+    #[error("box code's process did not start: {0}")]
+    NotReady(String),
+}
+
+/// The box host of a run: box code's process, seen from choreo's.
+pub struct BoxHost {
+    /// Keys this thread's lanes to it.
+    pub(crate) id: u64,
+    pub(crate) control: Arc<Control>,
+    child: Mutex<Option<Child>>,
+    /// Its process id.
+    pid: u32,
+    pub(crate) boxes: Mutex<HashMap<u64, Entry>>,
+    pub(crate) next_handle: AtomicU64,
+    /// The run's confinement: box code's refusals go there; choreo's threads that answer
+    /// box code are held to it.
+    pub(crate) confinement: Option<Arc<crate::confinement::Confinement>>,
+    /// What it said when ready.
+    ready: Ready,
+    /// Alive while the box host is: lanes hold a weak reference.
+    pub(crate) alive: Arc<()>,
+    /// How it ended, once it has; what box code said it was about to do to it.
+    ended: Mutex<Ended>,
+    /// The end of its standard error.
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// Called once when it ends while choreo still holds it (the run stops its engine).
+    on_end: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+/// What choreo knows of the box host's end.
+#[derive(Debug, Default, Clone)]
+pub struct Ended {
+    /// How the process ended, once it has.
+    pub status: Option<ExitStatus>,
+    /// Why choreo stopped it, if it did.
+    pub stopped: Option<String>,
+    /// What box code said it was about to do to its process (`root/Box line 4:
+    /// os._exit(0)`), last first.
+    pub notes: Vec<String>,
+}
+
+/// Box hosts started in this process (keys lanes).
+static NEXT_HOST: AtomicU64 = AtomicU64::new(1);
+
+impl BoxHost {
+    /// Starts the box host for a run confined by `confinement` (with `memory` bytes at
+    /// most), from a thread that lives as long as the process.
+    pub fn start(
+        executable: &Executable,
+        confinement: &Arc<crate::confinement::Confinement>,
+        memory: Option<u64>,
+    ) -> Result<Arc<BoxHost>, StartError> {
+        let (control, theirs) = Control::pair()?;
+        let mut command = Command::new(&executable.program);
+        command
+            .args(&executable.args)
+            .env_clear()
+            .envs(executable::environment())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = choreo_sandbox::landlock::helped(move || {
+            choreo_sandbox::spawn::with_socket(&mut command, theirs)
+        })?;
+        let pid = child.id();
+        let (read, write, allowed) = confinement.parts();
+        let start = Start {
+            version: VERSION,
+            read: read.to_vec(),
+            write: write.to_vec(),
+            allowed: allowed.clone(),
+            memory,
+            open_files: choreo_sandbox::limits::OPEN_FILES,
+            isolate: true,
+        };
+        let ready = control
+            .send(&Record::Start(start), None)
+            .map_err(|e| StartError::NotReady(e.to_string()))
+            .and_then(|()| match control.recv() {
+                Ok(Some((Record::Ready(r), _))) if r.version == VERSION => Ok(r),
+                Ok(Some((other, _))) => Err(StartError::NotReady(format!("it said {other:?}"))),
+                Ok(None) => Err(StartError::NotReady("it ended".to_string())),
+                Err(e) => Err(StartError::NotReady(e.to_string())),
+            });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(pipe) = child.stderr.take() {
+            keep_stderr(pipe, Arc::clone(&stderr));
+        }
+        let ready = match ready {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let said = String::from_utf8_lossy(&choreo_base::lock(&stderr)).into_owned();
+                return Err(match e {
+                    StartError::NotReady(why) if !said.trim().is_empty() => {
+                        StartError::NotReady(format!("{why}: {}", said.trim()))
+                    }
+                    e => e,
+                });
+            }
+        };
+        let host = Arc::new(BoxHost {
+            id: NEXT_HOST.fetch_add(1, Ordering::SeqCst),
+            control: Arc::new(control),
+            child: Mutex::new(Some(child)),
+            pid,
+            boxes: Mutex::new(HashMap::new()),
+            next_handle: AtomicU64::new(1),
+            confinement: Some(Arc::clone(confinement)),
+            ready,
+            alive: Arc::new(()),
+            ended: Mutex::new(Ended::default()),
+            stderr,
+            on_end: Mutex::new(None),
+        });
+        host.read_control();
+        Ok(host)
+    }
+
+    /// Why it has no namespaces of its own, or what the kernel's Landlock could not do:
+    /// said once at the start of a run.
+    pub fn shortfall(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(why) = &self.ready.no_namespaces {
+            parts.push(format!("no namespaces of its own ({why})"));
+        }
+        if let Some(why) = &self.ready.no_landlock {
+            parts.push(format!("no Landlock ({why})"));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// Calls `f` once when the box host ends before choreo lets it go (it died, or box code
+    /// ended it).
+    pub fn on_end(&self, f: impl FnOnce() + Send + 'static) {
+        *choreo_base::lock(&self.on_end) = Some(Box::new(f));
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// What choreo knows of its end so far.
+    pub fn ended(&self) -> Ended {
+        let seen = match choreo_base::lock(&self.child).as_mut() {
+            Some(child) => child.try_wait().ok().flatten(),
+            None => None,
+        };
+        let mut ended = choreo_base::lock(&self.ended);
+        if let Some(status) = seen {
+            ended.status.get_or_insert(status);
+        }
+        ended.clone()
+    }
+
+    /// Whether the process ends within `within` of real time (reaped, its status kept).
+    pub(crate) fn ends_within(&self, within: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if self.ended().status.is_some() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// The end of its standard error (a fatal error's dump), as text.
+    pub fn stderr_tail(&self) -> String {
+        String::from_utf8_lossy(&choreo_base::lock(&self.stderr)).into_owned()
+    }
+
+    /// Kills it (and, with it, every process box code started in its namespace), saying
+    /// why; waits for it.
+    pub fn stop(&self, why: &str) {
+        let mut ended = choreo_base::lock(&self.ended);
+        if ended.stopped.is_none() && ended.status.is_none() {
+            ended.stopped = Some(why.to_string());
+        }
+        drop(ended);
+        if let Some(child) = choreo_base::lock(&self.child).as_mut() {
+            let _ = child.kill();
+            if let Ok(status) = child.wait() {
+                choreo_base::lock(&self.ended).status.get_or_insert(status);
+            }
+        }
+    }
+
+    /// What the calls that found it gone say.
+    pub(crate) fn gone_text(&self) -> String {
+        let ended = self.ended();
+        match (&ended.stopped, ended.status) {
+            (Some(why), _) => format!("was stopped: it {why}"),
+            (None, Some(status)) => format!("ended: {status}"),
+            (None, None) => "closed its lane".to_string(),
+        }
+    }
+
+    /// Reads the control socket on a thread of its own: refusals to the report, notes
+    /// kept; at its end, the process is waited for.
+    fn read_control(self: &Arc<Self>) {
+        let me = Arc::downgrade(self);
+        let control = Arc::clone(&self.control);
+        let confinement = self.confinement.clone();
+        let _ = std::thread::Builder::new()
+            .name("choreo-box-host".to_string())
+            .spawn(move || {
+                loop {
+                    match control.recv() {
+                        Ok(Some((Record::Refused(text), _))) => {
+                            if let Some(c) = &confinement {
+                                c.note_refusal(text);
+                            }
+                        }
+                        Ok(Some((Record::Note(text), _))) => {
+                            if let Some(me) = me.upgrade() {
+                                choreo_base::lock(&me.ended).notes.insert(0, text);
+                            }
+                        }
+                        Ok(Some((other, _))) => {
+                            if let Some(me) = me.upgrade() {
+                                me.stop(&format!(
+                                    "broke its protocol (sent {other:?} on its control socket)"
+                                ));
+                            }
+                            break;
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            if let Some(me) = me.upgrade() {
+                                me.stop(&format!("broke its protocol ({e})"));
+                            }
+                            break;
+                        }
+                    }
+                }
+                if let Some(me) = me.upgrade() {
+                    let waited = choreo_base::lock(&me.child).as_mut().map(Child::wait);
+                    if let Some(Ok(status)) = waited {
+                        choreo_base::lock(&me.ended).status.get_or_insert(status);
+                    }
+                    let on_end = choreo_base::lock(&me.on_end).take();
+                    if let Some(f) = on_end {
+                        f();
+                    }
+                }
+            });
+    }
+}
+
+impl Drop for BoxHost {
+    fn drop(&mut self) {
+        if let Some(mut child) = choreo_base::lock(&self.child).take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Keeps the end of the box host's standard error, and passes it on to choreo's.
+fn keep_stderr(mut pipe: std::process::ChildStderr, kept: Arc<Mutex<Vec<u8>>>) {
+    let _ = std::thread::Builder::new()
+        .name("choreo-box-host-stderr".to_string())
+        .spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        let mut kept = choreo_base::lock(&kept);
+                        kept.extend_from_slice(&chunk[..n]);
+                        if kept.len() > STDERR_KEPT {
+                            let cut = kept.len() - STDERR_KEPT;
+                            kept.drain(..cut);
+                        }
+                        drop(kept);
+                        use std::io::Write;
+                        let _ = std::io::stderr().write_all(&chunk[..n]);
+                    }
+                }
+            }
+        });
+}

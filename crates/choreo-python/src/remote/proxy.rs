@@ -1,0 +1,440 @@
+//! choreo's side of the box host: the engine's [`ScriptHost`] and [`BoxCode`] for box code
+//! that runs in the box host ([`RemoteHost`], [`RemoteBox`]), and the requests box code
+//! sends answered with the box's own [`BoxContext`].
+//!
+//! Each thread of choreo's that calls box code has a lane of its own to the box host (made
+//! at its first call, closed when the thread ends). Calling box code is sending an order
+//! and serving the lane until its answer comes: every request box code makes meanwhile is
+//! handled on this very thread, as the call would have been in one process — so a sleep
+//! sleeps on this thread's turn, a robot call is traced from this thread, and virtual time
+//! sees no difference.
+//!
+//! Nothing the box host sends is trusted: a malformed frame, an answer out of turn or a
+//! lane closed midway ends the box host (it is killed), and the calls waiting on it return
+//! an error naming it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use choreo_engine::graph::{BoxNode, Graph};
+use choreo_engine::{BoxCode, BoxContext, Hook, ScriptError, ScriptHost, Value};
+
+use super::control::Record;
+use super::lane::{Lane, LaneError};
+use super::message::{Answer, HostOptions, Message, Order};
+use super::process::{BoxHost, Entry};
+use super::request::Request;
+use crate::side::{BoxInfo, clock_of};
+
+/// How long a box host whose lane closed has to end (real time) before choreo takes the
+/// lane's close for box code's doing and stops it.
+const CLOSED_LANE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A thread's lane to one box host: the host's number, a weak token alive while the
+/// host is, the lane.
+type ThreadLane = (u64, std::sync::Weak<()>, Rc<Lane>);
+
+thread_local! {
+    /// This thread's lanes, by box host.
+    static LANES: RefCell<Vec<ThreadLane>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Why an order to the box host got no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum OrderError {
+    /// The lane failed (the box host died, or broke the protocol and was stopped).
+    #[error("box code's process (the box host) {0}")]
+    Lane(String),
+}
+
+impl BoxHost {
+    /// This thread's lane to the box host, made at the first call.
+    fn lane(&self) -> Result<Rc<Lane>, OrderError> {
+        let found = LANES.with(|lanes| {
+            let mut lanes = lanes.borrow_mut();
+            // The lanes of box hosts that are gone are closed here.
+            lanes.retain(|(_, alive, _)| alive.strong_count() > 0);
+            lanes
+                .iter()
+                .find(|(id, _, _)| *id == self.id)
+                .map(|(_, _, lane)| Rc::clone(lane))
+        });
+        if let Some(lane) = found {
+            return Ok(lane);
+        }
+        let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
+        self.control
+            .send(&Record::NewLane, Some(std::os::fd::AsFd::as_fd(&theirs)))
+            .map_err(|e| self.broken(&e.to_string()))?;
+        let lane = Rc::new(lane);
+        LANES.with(|lanes| {
+            lanes
+                .borrow_mut()
+                .push((self.id, Arc::downgrade(&self.alive), Rc::clone(&lane)));
+        });
+        Ok(lane)
+    }
+
+    /// Sends `order` on this thread's lane and serves the box code's requests until its
+    /// answer comes.
+    pub(crate) fn order(self: &Arc<Self>, order: &Order) -> Result<Answer, OrderError> {
+        if let Some(c) = &self.confinement {
+            // What this thread does for box code (the robot's reads) is held to box code's
+            // rules, as on the thread that ran box code in one process.
+            c.confine_this_thread();
+        }
+        let lane = self.lane()?;
+        lane.send(&Message::Order(order.clone()))
+            .map_err(|e| self.lane_failed(&e))?;
+        loop {
+            match lane.recv().map_err(|e| self.lane_failed(&e))? {
+                Message::Answer(answer) => return Ok(answer),
+                Message::Request(request) => {
+                    let answered = request.answered();
+                    let answer = self.answer(request);
+                    if answered {
+                        lane.send(&Message::Answer(answer))
+                            .map_err(|e| self.lane_failed(&e))?;
+                    }
+                }
+                Message::Order(_) => return Err(self.broken("sent an order")),
+            }
+        }
+    }
+
+    fn lane_failed(&self, e: &LaneError) -> OrderError {
+        match e {
+            // A lane closes when the process ends (it closes every descriptor), or when box
+            // code closes it: the first is told as the process's end once it is reaped,
+            // the second is a broken protocol.
+            LaneError::Closed if self.ends_within(CLOSED_LANE_GRACE) => {
+                OrderError::Lane(self.gone_text())
+            }
+            LaneError::Closed => self.broken("closed a lane and went on"),
+            other => self.broken(&other.to_string()),
+        }
+    }
+
+    /// The box host broke the protocol: it is stopped, and the error says why.
+    fn broken(&self, why: &str) -> OrderError {
+        self.stop(&format!("broke its protocol ({why})"));
+        OrderError::Lane(self.gone_text())
+    }
+
+    /// Answers box code's `request` with its box's context (`Answer::Done` for a box
+    /// that is gone, or a request that has no answer).
+    fn answer(self: &Arc<Self>, request: Request) -> Answer {
+        let handle = request_box(&request);
+        let Some(ctx) = self.context(handle) else {
+            return gone_answer(&request);
+        };
+        match request {
+            Request::Fire(_, name, value) => {
+                // The box host checked the output: an error here is an engine's that
+                // nobody waits for.
+                let _ = ctx.fire(&name, value);
+                Answer::Done
+            }
+            Request::Parameter(_, name) => Answer::MaybeValue(ctx.parameter(&name)),
+            Request::SetParameter(_, name, value) => Answer::Bool(ctx.set_parameter(&name, value)),
+            Request::Timeline(_, command) => {
+                ctx.timeline(command);
+                Answer::Done
+            }
+            Request::ParentTimeline(_, command) => Answer::Bool(ctx.parent_timeline(command)),
+            Request::Fps(_) => Answer::Number(u64::from(ctx.fps())),
+            Request::ParentFps(_) => Answer::MaybeNumber(ctx.parent_fps().map(u64::from)),
+            Request::Call(_, service, method, args) => {
+                Answer::Robot(ctx.call_robot(&service, &method, args))
+            }
+            Request::Post(_, service, method, args) => {
+                Answer::Robot(ctx.post_robot(&service, &method, args).map(Value::Int))
+            }
+            Request::HasService(_, service) => {
+                Answer::Bool(ctx.robot().is_none_or(|r| r.has_service(&service)))
+            }
+            Request::Log(_, level, text, cut) => {
+                ctx.log_cut(&level, &text, usize::try_from(cut).unwrap_or(usize::MAX));
+                Answer::Done
+            }
+            Request::Uncaught(_, source, text) => {
+                ctx.uncaught(&source, &text);
+                Answer::Done
+            }
+            Request::Now(_) => Answer::Number(ctx.now().0),
+            Request::Sleep(_, ns) => {
+                ctx.sleep(std::time::Duration::from_nanos(ns));
+                Answer::Done
+            }
+            Request::PassTurn(_) => {
+                ctx.activity().pass_turn();
+                Answer::Done
+            }
+            Request::Spawn(_, name, work) => Answer::Unit(self.spawn(&ctx, &name, work)),
+            Request::Subscribe(_, key, id) => {
+                Answer::Robot(
+                    self.subscribe(&ctx, handle, id, |r, sink| r.subscribe(&key, id, sink)),
+                )
+            }
+            Request::ConnectSignal(_, service, signal, id) => {
+                Answer::Robot(self.subscribe(&ctx, handle, id, |r, sink| {
+                    r.connect_signal(&service, &signal, id, sink)
+                }))
+            }
+            Request::Unsubscribe(_, id) => {
+                self.unsubscribe(handle, id);
+                Answer::Done
+            }
+            Request::Install(_, name) => {
+                Answer::MaybeText(choreo_sandbox::landlock::helped(move || {
+                    crate::packages::install(&name)
+                }))
+            }
+        }
+    }
+
+    fn context(&self, handle: u64) -> Option<BoxContext> {
+        choreo_base::lock(&self.boxes)
+            .get(&handle)
+            .map(|entry| entry.ctx.clone())
+    }
+
+    /// Starts an activity of the engine that runs box code's work `work` on a lane of its
+    /// own.
+    fn spawn(self: &Arc<Self>, ctx: &BoxContext, name: &str, work: u64) -> Result<(), String> {
+        let me = Arc::clone(self);
+        ctx.activity()
+            .spawn(name, move || {
+                // An error is the box host's end, which its waiter reports.
+                let _ = me.order(&Order::Work(work));
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// A subscription of box `handle` made by `connect` (the robot, the sink), its updates
+    /// handed to the box host in order on an activity of their own.
+    fn subscribe(
+        self: &Arc<Self>,
+        ctx: &BoxContext,
+        handle: u64,
+        id: u64,
+        connect: impl FnOnce(
+            &Arc<dyn choreo_engine::Robot>,
+            choreo_engine::MemorySink,
+        ) -> Result<(), choreo_engine::RobotError>,
+    ) -> Result<Value, choreo_engine::RobotError> {
+        let robot = ctx.robot().ok_or(choreo_engine::RobotError::NoRobot)?;
+        let me = Arc::downgrade(self);
+        let deliver: crate::side::Deliver = Box::new(move |key, value| {
+            if let Some(me) = me.upgrade() {
+                let _ = me.order(&Order::Deliver { id, key, value });
+            }
+        });
+        connect(
+            robot,
+            crate::mailbox::Mailbox::sink(ctx.activity(), deliver),
+        )?;
+        if let Some(entry) = choreo_base::lock(&self.boxes).get_mut(&handle) {
+            entry.subscriptions.push(id);
+        }
+        Ok(Value::None)
+    }
+
+    fn unsubscribe(&self, handle: u64, id: u64) {
+        let ctx = {
+            let mut boxes = choreo_base::lock(&self.boxes);
+            let Some(entry) = boxes.get_mut(&handle) else {
+                return;
+            };
+            entry.subscriptions.retain(|s| *s != id);
+            entry.ctx.clone()
+        };
+        if let Some(robot) = ctx.robot() {
+            robot.unsubscribe(id);
+        }
+    }
+}
+
+/// The box a request names.
+fn request_box(r: &Request) -> u64 {
+    match r {
+        Request::Fire(h, ..)
+        | Request::Parameter(h, ..)
+        | Request::SetParameter(h, ..)
+        | Request::Timeline(h, ..)
+        | Request::ParentTimeline(h, ..)
+        | Request::Fps(h)
+        | Request::ParentFps(h)
+        | Request::Call(h, ..)
+        | Request::Post(h, ..)
+        | Request::HasService(h, ..)
+        | Request::Log(h, ..)
+        | Request::Uncaught(h, ..)
+        | Request::Now(h)
+        | Request::Sleep(h, ..)
+        | Request::PassTurn(h)
+        | Request::Spawn(h, ..)
+        | Request::Subscribe(h, ..)
+        | Request::ConnectSignal(h, ..)
+        | Request::Unsubscribe(h, ..)
+        | Request::Install(h, ..) => *h,
+    }
+}
+
+/// The answer to a request of a box that is gone (its behavior unloaded while box code's
+/// thread went on): as an unloaded box's calls answer.
+fn gone_answer(r: &Request) -> Answer {
+    let gone = || choreo_engine::RobotError::Failed("the behavior was unloaded".to_string());
+    match r {
+        Request::Parameter(..) => Answer::MaybeValue(None),
+        Request::SetParameter(..) | Request::ParentTimeline(..) | Request::HasService(..) => {
+            Answer::Bool(false)
+        }
+        Request::Fps(..) | Request::Now(..) => Answer::Number(0),
+        Request::ParentFps(..) => Answer::MaybeNumber(None),
+        Request::Call(..)
+        | Request::Post(..)
+        | Request::Subscribe(..)
+        | Request::ConnectSignal(..) => Answer::Robot(Err(gone())),
+        Request::Spawn(..) => Answer::Unit(Err("the behavior was unloaded".to_string())),
+        Request::Install(..) => Answer::MaybeText(Some("the behavior was unloaded".to_string())),
+        _ => Answer::Done,
+    }
+}
+
+/// The script host of one run whose box code runs in the box host.
+pub struct RemoteHost {
+    host: Arc<BoxHost>,
+    number: u32,
+}
+
+impl RemoteHost {
+    /// A Python host in `host` for a run with `options`.
+    pub fn new(
+        host: &Arc<BoxHost>,
+        options: &crate::PythonOptions,
+    ) -> Result<RemoteHost, OrderError> {
+        let order = Order::NewHost(HostOptions {
+            behavior_path: options.behavior_path.clone(),
+            package_uid: options.package_uid.clone(),
+            behavior_relative_path: options.behavior_relative_path.clone(),
+            robot_root: options.robot_root.clone(),
+        });
+        match host.order(&order)? {
+            Answer::Number(n) => Ok(RemoteHost {
+                host: Arc::clone(host),
+                number: u32::try_from(n).map_err(|_| host.broken("a host number past u32"))?,
+            }),
+            _ => Err(host.broken("answered a new host out of turn")),
+        }
+    }
+}
+
+impl ScriptHost for RemoteHost {
+    fn generated_code(&self, def: &choreo_xar::BoxDef) -> Option<String> {
+        crate::plugins::generated_code(def)
+    }
+
+    fn prepare(&self, graph: &Graph) {
+        let mut seen = std::collections::HashSet::new();
+        let scripts = graph
+            .boxes
+            .iter()
+            .filter(|n| !n.code.trim().is_empty() && seen.insert(n.code.as_str()))
+            .map(|n| (n.code.clone(), n.path.clone()))
+            .collect();
+        // A failure here only loses the head start: construct reports.
+        let _ = self.host.order(&Order::Prepare {
+            host: self.number,
+            scripts,
+        });
+    }
+
+    fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
+        let handle = self.host.next_handle.fetch_add(1, Ordering::SeqCst);
+        choreo_base::lock(&self.host.boxes).insert(
+            handle,
+            Entry {
+                ctx: ctx.clone(),
+                subscriptions: Vec::new(),
+            },
+        );
+        let order = Order::Construct {
+            host: self.number,
+            handle,
+            info: BoxInfo::of(node, ctx.id().0),
+            clock: clock_of(ctx),
+        };
+        let failed = match self.host.order(&order) {
+            Ok(Answer::Constructed(has_script, optional)) => {
+                return Ok(Arc::new(RemoteBox {
+                    host: Arc::clone(&self.host),
+                    handle,
+                    has_script,
+                    optional,
+                }));
+            }
+            Ok(Answer::Script(Err(e))) => e,
+            Ok(_) => ScriptError::new(
+                self.host
+                    .broken("answered a construction out of turn")
+                    .to_string(),
+            ),
+            Err(e) => ScriptError::new(e.to_string()),
+        };
+        choreo_base::lock(&self.host.boxes).remove(&handle);
+        Err(failed)
+    }
+}
+
+/// A box whose code runs in the box host.
+struct RemoteBox {
+    host: Arc<BoxHost>,
+    handle: u64,
+    has_script: bool,
+    optional: Vec<String>,
+}
+
+impl BoxCode for RemoteBox {
+    fn call(&self, hook: &Hook, _ctx: &BoxContext) -> Result<(), ScriptError> {
+        if !self.has_script {
+            return Ok(());
+        }
+        let order = Order::Call {
+            handle: self.handle,
+            hook: hook.clone(),
+        };
+        match self.host.order(&order) {
+            Ok(Answer::Script(result)) => result,
+            Ok(_) => Err(ScriptError::new(
+                self.host.broken("answered a hook out of turn").to_string(),
+            )),
+            Err(e) => Err(ScriptError::new(e.to_string())),
+        }
+    }
+
+    fn defines(&self, hook: &Hook) -> bool {
+        self.optional.contains(&hook.script_name())
+    }
+
+    fn runs_inline(&self) -> bool {
+        !self.has_script
+    }
+}
+
+impl Drop for RemoteBox {
+    fn drop(&mut self) {
+        let entry = choreo_base::lock(&self.host.boxes).remove(&self.handle);
+        if let Some(entry) = entry
+            && let Some(robot) = entry.ctx.robot()
+        {
+            for id in entry.subscriptions {
+                robot.unsubscribe(id);
+            }
+        }
+        // The box host may be gone: nothing to tell it then.
+        let _ = self.host.control.send(&Record::DropBox(self.handle), None);
+    }
+}
