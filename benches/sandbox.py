@@ -1,7 +1,11 @@
 """The cost of the sandbox: `choreo run` confined and supervised (the default) beside the same
 run with `--no-sandbox` (the anchor), in turn in one process so both see the same machine.
 
-    python3 benches/sandbox.py [ROUNDS]      (default 15; the corpus part: 3 rounds)
+    python3 benches/sandbox.py [ROUNDS] [--box-host]   (default 15; the corpus part: 3 rounds)
+
+With `--box-host`, the confined runs put box code in a process of its own (`run --box-host`),
+and the box host's memory is measured too (its three processes' resident memory while a
+behavior waits).
 
 Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part needs
 ../shared/corpus (else a NOTICE). Each figure is wall time of the command from outside (the
@@ -89,11 +93,14 @@ def paired(commands, rounds, any_exit=False):
     return confined, anchor
 
 
+CONFINED = []
+
+
 def side_by_side(name, args, rounds, per=1):
     """The ratio of the best rounds (as timeit advises: a slower round measures the machine's
     other work, not the command's), and the median of the rounds' differences beside it (a
     difference within a round cancels what the machine did to both)."""
-    confined, anchor = paired((args, args + ["--no-sandbox"]), rounds)
+    confined, anchor = paired((args + CONFINED, args + ["--no-sandbox"]), rounds)
     c, a = min(confined) / per, min(anchor) / per
     extra = statistics.median(x - y for x, y in zip(confined, anchor)) / per
     unit, scale = ("µs", 1e6) if a < 1e-3 else ("ms", 1e3)
@@ -121,7 +128,7 @@ def corpus(rounds):
     confined, anchor = 0.0, 0.0
     for path in inputs:
         args = ["run", path, "--fast", "--timeout", "60", "-q"]
-        c, a = paired((args, args + ["--no-sandbox"]), rounds, any_exit=True)
+        c, a = paired((args + CONFINED, args + ["--no-sandbox"]), rounds, any_exit=True)
         confined += statistics.median(c)
         anchor += statistics.median(a)
     print("%-44s confined %9.2f s    --no-sandbox %9.2f s    ratio %.3f"
@@ -129,8 +136,69 @@ def corpus(rounds):
              confined / anchor))
 
 
+def waiting():
+    """A box that waits 3 s of real time: the box host's memory is read meanwhile."""
+    script = ("class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n"
+              "        time.sleep(3)\n        self.onStopped()\n")
+    return behavior([script_box("Wait", 1, script)], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+
+
+def descendants(pid):
+    """The processes under `pid`, from /proc's parent links."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+        except OSError:
+            continue
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def rss_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def box_host_memory(path):
+    """Resident memory of the box host's processes (waiter, init, box host), beside that of
+    choreo's process that runs the engine, 1.5 s into a run whose box sleeps."""
+    run = subprocess.Popen([CHOREO, "run", path, "-q", "--box-host"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, cwd=ROOT)
+    time.sleep(1.5)
+    # Below choreo's supervising parent: its child (the engine), then the box host's three.
+    under = descendants(run.pid)
+    sizes = [rss_kib(pid) for pid in under]
+    run.wait()
+    if len(sizes) < 4:
+        print("memory: the box host's processes were not found (%d under choreo)" % len(sizes))
+        return
+    engine, host = sizes[0], sizes[1:]
+    print("%-44s box host %.1f MiB (waiter, init, box host: %s KiB); choreo's engine %.1f MiB"
+          % ("memory while a box sleeps", sum(host) / 1024, ", ".join(map(str, host)),
+             engine / 1024))
+
+
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    global CONFINED
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--box-host" in sys.argv:
+        CONFINED = ["--box-host"]
+    rounds = int(args[0]) if args else 15
     if not os.access(CHOREO, os.X_OK):
         sys.exit("build it first: cargo build --release -p choreo")
     work = tempfile.mkdtemp()
@@ -145,6 +213,11 @@ def main():
     side_by_side("a box's robot call, 20,000 calls, gross per call", ["run", files["calls"], "--fast", "-q"],
                  rounds, per=20000)
     side_by_side("run --fast of examples/dance", ["run", "examples/dance", "--fast", "-q"], rounds)
+    if CONFINED:
+        path = os.path.join(work, "waiting.xar")
+        with open(path, "w") as f:
+            f.write(waiting())
+        box_host_memory(path)
     corpus(3)
 
 

@@ -27,10 +27,12 @@ as ``choreo check`` does: one dict per file, the object ``choreo check --json`` 
 
 import atexit as _atexit
 import os as _os
+import sys as _sys
 import weakref as _weakref
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from choreo._native import Events, Fleet, Project, Run, Timeline, check
+from choreo._native import _set_box_host
 from choreo._native import load_fleet as _load_fleet
 from choreo._native import load as _load
 from choreo.errors import (
@@ -44,6 +46,9 @@ from choreo.errors import (
     RobotError,
     WaitTimeout,
 )
+
+# A run's box host (`sandbox={"box_host": True}`) is this interpreter importing this package.
+_set_box_host(_sys.executable, _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
 
 __all__ = [
     "load",

@@ -53,7 +53,8 @@ class Ending:
     """How a run ended (``Run.wait_end``): ``kind`` is one of "finished", "stopped",
     "idle" (it waited for the world: ``awaiting`` lists the ALMemory keys it was
     subscribed to), "time_limit", "failed" (strict mode: ``box``, ``hook`` and ``message``
-    say where), "robot_lost", "crashed". It compares equal to its kind:
+    say where), "robot_lost", "crashed", "box_host_ended" (box code's own process ended:
+    ``message`` says how, ``box`` where when known). It compares equal to its kind:
     ``run.wait_end() == "finished"``."""
 
     def __init__(self, kind: str, *, awaiting: Optional[List[str]] = None,

@@ -80,6 +80,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
         Error::WaitTimedOut(_) => "WaitTimeout",
         Error::Closed => "ClosedError",
         Error::BoxHost(_) => "LoadError",
+        Error::BoxCodeTimeout(_) => "WaitTimeout",
     };
     let exception = errors
         .getattr(class)?
@@ -561,8 +562,9 @@ fn ending_object<'py>(py: Python<'py>, ending: &Ending) -> PyResult<Bound<'py, P
             kwargs.set_item("message", message)?;
             "crashed"
         }
-        Ending::BoxHostEnded { how } => {
+        Ending::BoxHostEnded { how, at, .. } => {
             kwargs.set_item("message", how)?;
+            kwargs.set_item("box", at)?;
             "box_host_ended"
         }
     };
@@ -752,23 +754,38 @@ struct Options<'a, 'py> {
     language: Option<String>,
     seed: Option<u64>,
     start_time: Option<String>,
-    /// What box code may reach; `None`: unconfined (`sandbox=False`).
-    sandbox: Option<choreo::Allowed>,
+    /// What box code may reach, and where it runs.
+    sandbox: Sandbox,
+}
+
+/// `sandbox=` read: what box code may reach (`None`: unconfined, `sandbox=False`), and
+/// whether it runs in a process of its own (`box_host`).
+pub(crate) struct Sandbox {
+    allowed: Option<choreo::Allowed>,
+    box_host: bool,
 }
 
 /// `sandbox=`: `True` or nothing, confined (docs/security.md); `False`, unconfined; a dict
 /// of the command line's flags (`allow_read`, `allow_write`: lists of paths; `allow_net`:
-/// `True` or a list of `host:port`; `allow_run`: a bool), confined with those allowed.
+/// `True` or a list of `host:port`; `allow_run`: a bool; `box_host`: `True` runs box code in a
+/// process of its own rather than on this process's confined threads), confined with those
+/// allowed.
 /// `"require"` (or the dict's `require: True`) refuses to run where the kernel cannot
 /// confine box code; otherwise such a machine is said once, with a `RuntimeWarning`.
-fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowed>> {
+fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Sandbox> {
+    // Box code in this process, on confined threads: the box host from Python is asked for
+    // (`box_host: True`) until the package's suite runs under it (docs/security.md).
+    let alone = |allowed| Sandbox {
+        allowed,
+        box_host: false,
+    };
     let Some(sandbox) = sandbox else {
-        return kernel_checked(false, choreo::Allowed::default());
+        return kernel_checked(false, choreo::Allowed::default()).map(alone);
     };
     if let Ok(on) = sandbox.extract::<bool>() {
         return match on {
-            true => kernel_checked(false, choreo::Allowed::default()),
-            false => Ok(None),
+            true => kernel_checked(false, choreo::Allowed::default()).map(alone),
+            false => Ok(alone(None)),
         };
     }
     if let Ok(mode) = sandbox.extract::<String>() {
@@ -777,13 +794,14 @@ fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowe
                 "sandbox: {mode:?} is not \"require\""
             )));
         }
-        return kernel_checked(true, choreo::Allowed::default());
+        return kernel_checked(true, choreo::Allowed::default()).map(alone);
     }
     let dict = sandbox.cast::<PyDict>().map_err(|_| {
-        PyTypeError::new_err("sandbox: expected True, False, \"require\" or a dict of allow_read, allow_write, allow_net, allow_run, require")
+        PyTypeError::new_err("sandbox: expected True, False, \"require\" or a dict of allow_read, allow_write, allow_net, allow_run, require, box_host")
     })?;
     let mut allowed = choreo::Allowed::default();
     let mut require = false;
+    let mut box_host = false;
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
         match key.as_str() {
@@ -798,14 +816,18 @@ fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Option<choreo::Allowe
                 }
             }
             "allow_run" => allowed.run = value.extract()?,
+            "box_host" => box_host = value.extract()?,
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "sandbox: {key:?} is not one of allow_read, allow_write, allow_net, allow_run, require"
+                    "sandbox: {key:?} is not one of allow_read, allow_write, allow_net, allow_run, require, box_host"
                 )));
             }
         }
     }
-    kernel_checked(require, allowed)
+    Ok(Sandbox {
+        allowed: kernel_checked(require, allowed)?,
+        box_host,
+    })
 }
 
 /// `allowed`, confined, where this machine's kernel confines box code; where it cannot: an
@@ -860,7 +882,10 @@ fn setup_of(
     if let Some(t) = options.timeout {
         setup = setup.time_limit(seconds(t)?);
     }
-    setup = setup.strict(options.strict).sandbox(options.sandbox);
+    setup = setup
+        .strict(options.strict)
+        .sandbox(options.sandbox.allowed)
+        .box_host(options.sandbox.box_host);
     if let Some(seed) = options.seed {
         setup = setup.seed(seed);
     }
@@ -974,6 +999,35 @@ fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
     py.detach(move || choreo::cli::main(argv))
 }
 
+/// `_serve_box_host()`: this interpreter was started by choreo as box code's process (the
+/// box host, docs/security.md): serves it, and ends the process when choreo lets it go.
+#[pyfunction]
+fn _serve_box_host(py: Python<'_>) {
+    let code = py.detach(choreo_python::remote::serve_box_host_here);
+    std::process::exit(code);
+}
+
+/// `_set_box_host(python, folder)`: this process's runs start their box host as `python`
+/// importing choreo from `folder` (the package's parent folder), without the user's site
+/// packages or startup files.
+#[pyfunction]
+fn _set_box_host(python: PathBuf, folder: String) {
+    // The folder comes as the program's first argument (`sys.argv[1]` under `-c`): no
+    // quoting of a path into Python's text.
+    let bootstrap = "import sys; sys.path.insert(0, sys.argv[1]); from choreo import _native; \
+                     _native._serve_box_host()";
+    choreo_python::remote::Executable::set_default(choreo_python::remote::Executable {
+        program: python,
+        args: vec![
+            "-s".into(),
+            "-S".into(),
+            "-c".into(),
+            bootstrap.into(),
+            folder.into(),
+        ],
+    });
+}
+
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -986,5 +1040,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fleet::Fleet>()?;
     m.add_class::<Project>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(_serve_box_host, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_box_host, m)?)?;
     Ok(())
 }

@@ -51,13 +51,18 @@ fn cache_folder() -> PathBuf {
         let given = PathBuf::from(given);
         return std::path::absolute(&given).unwrap_or(given);
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
+    cache_base()
+        .join("choreo")
+        .join(format!("naoqi-os-python{}", minor()))
+}
+
+/// The user's cache folder: `$XDG_CACHE_HOME`, else `~/.cache` (else the temporary folder).
+pub(crate) fn cache_base() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("choreo")
-        .join(format!("naoqi-os-python{}", minor()))
+        .unwrap_or_else(std::env::temp_dir)
 }
 
 /// An interpreter of the embedded Python, to run pip and programs with: the process's

@@ -2,11 +2,10 @@
 //! the box frame of a fatal error's dump (the supervising parent's report, and the box
 //! host's end).
 
-/// How box code's own process (the box host) ended, from its exit status, and where when a
-/// fatal error's dump (`fault`: its standard error's end) names a box.
-pub(crate) fn described(status: std::process::ExitStatus, fault: &str) -> String {
+/// How box code's own process (the box host) ended, from its exit status.
+pub(crate) fn described(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
-    let how = match (status.code(), status.signal()) {
+    match (status.code(), status.signal()) {
         (Some(code), _) => format!(
             "box code's process exited with code {code} before the run ended: box code ended \
              it (os._exit, or exit from native code)"
@@ -17,10 +16,6 @@ pub(crate) fn described(status: std::process::ExitStatus, fault: &str) -> String
             signal_cause(signal)
         ),
         (None, None) => "box code's process ended before the run did".to_string(),
-    };
-    match box_frame(fault) {
-        Some(at) => format!("{how}; where {at}"),
-        None => how,
     }
 }
 

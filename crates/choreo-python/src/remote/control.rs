@@ -2,8 +2,7 @@
 //! that are no lane's — the start, a new lane's socket, a box dropped, and from the box host
 //! its readiness, box code's refusals and what box code is about to do to its process.
 //!
-//! A new lane's socket travels as an owned descriptor (`SCM_RIGHTS`), attached to its
-//! record.
+//! A new lane's pipes travel as owned descriptors (`SCM_RIGHTS`), attached to its record.
 
 use std::io::{IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
@@ -20,6 +19,9 @@ use crate::confinement::Allowed;
 
 /// The most one record may hold (the start's lists of paths are its longest).
 const MAX_RECORD: usize = 1 << 20;
+
+/// The most descriptors one record carries (a lane's two).
+const MAX_FDS: usize = 2;
 
 /// What the box host is started with: its confinement, its bounds, the user's module
 /// folders.
@@ -57,7 +59,7 @@ pub struct Ready {
 pub enum Record {
     /// choreo starts the box host.
     Start(Start),
-    /// A lane's socket (attached).
+    /// A lane's pipes (attached: the box host's reading end, then its writing end).
     NewLane,
     /// The box of this handle is gone.
     DropBox(u64),
@@ -173,6 +175,9 @@ pub enum ControlError {
 /// One end of the control socket.
 pub struct Control {
     fd: OwnedFd,
+    /// Where records are received: made once (a record may be 1 MiB; most are a few
+    /// bytes, and a buffer made per record would cost each its size).
+    buffer: std::sync::Mutex<Vec<u8>>,
 }
 
 impl Control {
@@ -184,35 +189,41 @@ impl Control {
             SocketFlags::CLOEXEC,
             None,
         )?;
-        Ok((Control { fd: a }, b))
+        Ok((Control::from_fd(a), b))
     }
 
     /// The control socket on `fd`.
     pub fn from_fd(fd: OwnedFd) -> Control {
-        Control { fd }
+        Control {
+            fd,
+            buffer: std::sync::Mutex::new(Vec::new()),
+        }
     }
 
-    /// Sends `record`, with `fd` attached when given.
-    pub fn send(&self, record: &Record, fd: Option<BorrowedFd<'_>>) -> Result<(), ControlError> {
+    /// Sends `record`, with `fds` attached (at most [`MAX_FDS`]).
+    pub fn send(&self, record: &Record, fds: &[BorrowedFd<'_>]) -> Result<(), ControlError> {
         let bytes = record.encode();
         let iov = [IoSlice::new(&bytes)];
-        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
         let mut control = SendAncillaryBuffer::new(&mut space);
-        let fds;
-        if let Some(fd) = fd {
-            fds = [fd];
-            control.push(SendAncillaryMessage::ScmRights(&fds));
+        if !fds.is_empty() {
+            control.push(SendAncillaryMessage::ScmRights(
+                &fds[..fds.len().min(MAX_FDS)],
+            ));
         }
         sendmsg(&self.fd, &iov, &mut control, SendFlags::NOSIGNAL).map_err(std::io::Error::from)?;
         Ok(())
     }
 
-    /// The next record and the descriptor attached to it; `None` once the other end is
+    /// The next record and the descriptors attached to it; `None` once the other end is
     /// closed.
-    pub fn recv(&self) -> Result<Option<(Record, Option<OwnedFd>)>, ControlError> {
-        let mut buf = vec![0u8; MAX_RECORD];
+    pub fn recv(&self) -> Result<Option<(Record, Vec<OwnedFd>)>, ControlError> {
+        let mut buf = choreo_base::lock(&self.buffer);
+        if buf.len() < MAX_RECORD {
+            buf.resize(MAX_RECORD, 0);
+        }
         let mut iov = [IoSliceMut::new(&mut buf)];
-        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
         let mut control = RecvAncillaryBuffer::new(&mut space);
         let got = loop {
             match recvmsg(&self.fd, &mut iov, &mut control, RecvFlags::CMSG_CLOEXEC) {
@@ -226,17 +237,14 @@ impl Control {
         if got.flags.contains(rustix::net::ReturnFlags::TRUNC) || got.bytes > MAX_RECORD {
             return Err(ControlError::TooLarge);
         }
-        let mut fd = None;
+        let mut fds = Vec::new();
         for message in control.drain() {
-            if let RecvAncillaryMessage::ScmRights(fds) = message {
-                for received in fds {
-                    // The first is the lane's; any other is dropped (closed) here.
-                    fd.get_or_insert(received);
-                }
+            if let RecvAncillaryMessage::ScmRights(received) = message {
+                fds.extend(received);
             }
         }
         let record = Record::decode(&buf[..got.bytes])?;
-        Ok(Some((record, fd)))
+        Ok(Some((record, fds)))
     }
 }
 
@@ -244,11 +252,10 @@ impl Control {
 #[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
     use std::os::fd::AsFd;
 
     #[test]
-    fn records_and_a_lane_cross_the_control_socket() {
+    fn records_and_a_lanes_pipes_cross_the_control_socket() {
         let (a, b) = Control::pair().unwrap();
         let b = Control::from_fd(b);
         let start = Record::Start(Start {
@@ -265,21 +272,27 @@ mod tests {
             open_files: 4096,
             isolate: true,
         });
-        a.send(&start, None).unwrap();
-        let (lane, other) = std::os::unix::net::UnixStream::pair().unwrap();
-        a.send(&Record::NewLane, Some(lane.as_fd())).unwrap();
+        a.send(&start, &[]).unwrap();
+        let (lane, theirs) = crate::remote::lane::Lane::pair().unwrap();
+        a.send(&Record::NewLane, &[theirs[0].as_fd(), theirs[1].as_fd()])
+            .unwrap();
         drop(a);
-        let (got, fd) = b.recv().unwrap().unwrap();
+        let (got, fds) = b.recv().unwrap().unwrap();
         assert_eq!(got, start);
-        assert!(fd.is_none());
-        let (got, fd) = b.recv().unwrap().unwrap();
+        assert!(fds.is_empty());
+        let (got, fds) = b.recv().unwrap().unwrap();
         assert_eq!(got, Record::NewLane);
-        // The descriptor received is the same socket: what goes in one end comes out.
-        let received = std::os::unix::net::UnixStream::from(fd.unwrap());
-        (&received).write_all(b"hi").unwrap();
-        let mut two = [0; 2];
-        (&other).read_exact(&mut two).unwrap();
-        assert_eq!(&two, b"hi");
+        // The descriptors received are the lane's other ends: what one side sends, the
+        // other reads.
+        let mut fds = fds.into_iter();
+        let (Some(reader), Some(writer)) = (fds.next(), fds.next()) else {
+            panic!("two descriptors expected");
+        };
+        let theirs = crate::remote::lane::Lane::new(reader, writer);
+        let message =
+            crate::remote::message::Message::Answer(crate::remote::message::Answer::Number(7));
+        theirs.send(&message).unwrap();
+        assert_eq!(lane.recv().unwrap(), message);
         assert!(b.recv().unwrap().is_none());
     }
 }

@@ -98,5 +98,18 @@ pub(crate) fn environment() -> Vec<(OsString, OsString)> {
     if let Some(user) = std::env::var_os(crate::environment::USER_PATH_VARIABLE) {
         vars.push((crate::environment::USER_PATH_VARIABLE.into(), user));
     }
+    // NAOqi OS's packages: the same cache as choreo's process, which installs into it for
+    // box code (`packages::packages_folder` reads these the same way on both sides).
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(given) = set(crate::packages::PACKAGES_VARIABLE) {
+        let given = std::path::PathBuf::from(given);
+        let given = std::path::absolute(&given).unwrap_or(given);
+        vars.push((
+            crate::packages::PACKAGES_VARIABLE.into(),
+            given.into_os_string(),
+        ));
+    }
+    let cache = crate::packages::cache_base();
+    vars.push(("XDG_CACHE_HOME".into(), cache.into_os_string()));
     vars
 }

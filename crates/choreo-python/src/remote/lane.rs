@@ -1,13 +1,16 @@
-//! A lane: one stream socket between a thread of choreo's and a thread of the box host's,
-//! carrying [`Message`]s as frames (a length, then the bytes).
+//! A lane: a pair of pipes between a thread of choreo's and a thread of the box host's, one
+//! each way, carrying [`Message`]s as frames (a length, then the bytes).
 //!
-//! Why a socket per lane rather than one shared channel: the thread waiting for an answer
-//! reads its own socket, so an answer wakes exactly the thread it is for, with no reader
-//! thread and no hand-over between (a hook's round trip is two wake-ups, not four). The
-//! lane's other end is handed to the box host over the control socket (`super::control`).
+//! Why a lane per pair of threads rather than one shared channel: the thread waiting for an
+//! answer reads its own pipe, so an answer wakes exactly the thread it is for, with no
+//! reader thread and no hand-over between. Why pipes rather than a socket pair: reading a
+//! socket wakes its writer's side too (the kernel tells the writer there is room again), and
+//! that writer is the other thread, asleep on the same socket: every message cost a second,
+//! useless wake-up (measured: twice the context switches). A pipe's reader wakes only for
+//! data. The box host's ends are handed to it over the control socket (`super::control`).
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
+use std::io::{PipeReader, PipeWriter, Read, Write};
+use std::os::fd::OwnedFd;
 
 use super::message::Message;
 use super::wire::WireError;
@@ -33,37 +36,51 @@ pub enum LaneError {
     Wire(#[from] WireError),
 }
 
-/// One end of a lane.
+/// One end of a lane: what it reads, what it writes.
 pub struct Lane {
-    stream: UnixStream,
+    reader: PipeReader,
+    writer: PipeWriter,
 }
 
 impl Lane {
-    /// The lane on `stream`.
-    pub fn new(stream: UnixStream) -> Lane {
-        Lane { stream }
+    /// The lane on these pipe ends (the box host's, received from choreo).
+    pub fn new(reader: OwnedFd, writer: OwnedFd) -> Lane {
+        Lane {
+            reader: PipeReader::from(reader),
+            writer: PipeWriter::from(writer),
+        }
     }
 
-    /// A new lane's two ends.
-    pub fn pair() -> std::io::Result<(Lane, UnixStream)> {
-        let (a, b) = UnixStream::pair()?;
-        Ok((Lane::new(a), b))
+    /// A new lane: this side's end, and the other side's reading and writing ends.
+    pub fn pair() -> std::io::Result<(Lane, [OwnedFd; 2])> {
+        let (our_reader, their_writer) = std::io::pipe()?;
+        let (their_reader, our_writer) = std::io::pipe()?;
+        let lane = Lane {
+            reader: our_reader,
+            writer: our_writer,
+        };
+        Ok((lane, [their_reader.into(), their_writer.into()]))
     }
 
     /// Sends `message`.
     pub fn send(&self, message: &Message) -> Result<(), LaneError> {
-        send_frame(&self.stream, &message.encode())
+        send_frame(&self.writer, &message.encode())
+    }
+
+    /// Sends `order` (as [`Lane::send`] of it as a message, without copying it first).
+    pub fn send_order(&self, order: &super::message::Order) -> Result<(), LaneError> {
+        send_frame(&self.writer, &order.encode())
     }
 
     /// The next message (blocks until it comes).
     pub fn recv(&self) -> Result<Message, LaneError> {
-        let bytes = recv_frame(&self.stream)?;
+        let bytes = recv_frame(&self.reader)?;
         Ok(Message::decode(&bytes)?)
     }
 }
 
 /// Writes one frame: its length, then `bytes`, in one system call when it fits.
-pub fn send_frame(mut stream: &UnixStream, bytes: &[u8]) -> Result<(), LaneError> {
+pub fn send_frame(mut stream: &PipeWriter, bytes: &[u8]) -> Result<(), LaneError> {
     if bytes.len() > MAX_FRAME {
         return Err(LaneError::TooLarge(bytes.len()));
     }
@@ -74,8 +91,32 @@ pub fn send_frame(mut stream: &UnixStream, bytes: &[u8]) -> Result<(), LaneError
     stream.write_all(&frame).map_err(closed)
 }
 
+/// How long a thread waiting on its lane looks for the answer before it sleeps (real time).
+/// An answer that comes within it (most do: a robot call of the simulated robot, a log, a
+/// short hook) costs neither side a sleep and a wake-up, which on a virtual machine cost
+/// tens of microseconds each; the engine's own hand-offs spin as long (`activity.rs`).
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Waits up to [`SPIN`] for `stream` to have bytes to read (then a read does not sleep).
+fn spin_for_data(stream: &PipeReader) {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let mut fds = [PollFd::new(stream, PollFlags::IN)];
+        if !matches!(poll(&mut fds, Some(&zero)), Ok(0)) || started.elapsed() >= SPIN {
+            return;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// Reads one frame, refusing one past [`MAX_FRAME`] before allocating it.
-pub fn recv_frame(mut stream: &UnixStream) -> Result<Vec<u8>, LaneError> {
+pub fn recv_frame(mut stream: &PipeReader) -> Result<Vec<u8>, LaneError> {
+    spin_for_data(stream);
     let mut len = [0; 4];
     stream.read_exact(&mut len).map_err(closed)?;
     let n = u32::from_le_bytes(len) as usize;

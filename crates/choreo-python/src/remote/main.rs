@@ -33,17 +33,22 @@ pub fn serve_box_host() -> Option<i32> {
     let asked = std::env::args_os()
         .nth(1)
         .is_some_and(|a| a == super::executable::BOX_HOST_ARGUMENT);
-    if !asked {
-        return None;
-    }
-    Some(match run() {
+    asked.then(serve_box_host_here)
+}
+
+/// Runs the box host in this process, which choreo started as one (its control socket is
+/// descriptor 3), whatever its arguments (a Python interpreter that imported choreo's
+/// extension: the Python package's box host). Called without the interpreter lock held.
+/// Returns the exit code to end with.
+pub fn serve_box_host_here() -> i32 {
+    match run() {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("choreo box host: {e}");
             // The code choreo's side reads as "could not start".
             70
         }
-    })
+    }
 }
 
 /// Why the box host could not start.
@@ -88,7 +93,7 @@ fn run() -> Result<(), HostError> {
     let control = Arc::new(control);
     let note = Arc::clone(&control);
     crate::sandbox::supervised_by(2, move |text| {
-        let _ = note.send(&Record::Note(text.to_string()), None);
+        let _ = note.send(&Record::Note(text.to_string()), &[]);
     });
     Python::attach(|py| crate::runtime::runtime(py).map(drop)).map_err(HostError::Python)?;
     let forward = Arc::clone(&control);
@@ -97,7 +102,7 @@ fn run() -> Result<(), HostError> {
         start.write.clone(),
         start.allowed.clone(),
         Box::new(move |text| {
-            let _ = forward.send(&Record::Refused(text), None);
+            let _ = forward.send(&Record::Refused(text), &[]);
         }),
     ));
     let no_landlock = confine(&start, &confinement, no_namespaces.is_none())?;
@@ -107,7 +112,7 @@ fn run() -> Result<(), HostError> {
             no_namespaces,
             no_landlock,
         }),
-        None,
+        &[],
     )?;
     let served = Served::new(Arc::clone(&control), confinement);
     serve_control(&served);
@@ -122,10 +127,15 @@ fn confine(
     confinement: &Confinement,
     namespaced: bool,
 ) -> Result<Option<String>, HostError> {
+    use choreo_sandbox::seccomp::Net;
     let net = match &start.allowed.net {
-        None => choreo_sandbox::seccomp::Net::None,
-        Some(hosts) if hosts.is_empty() => choreo_sandbox::seccomp::Net::Any,
-        Some(_) => choreo_sandbox::seccomp::Net::Hosts,
+        // A network namespace of its own has no network to reach: IP sockets may be made
+        // (Python's hooks then judge each connection at its line, with the flag that
+        // allows it), and reach nothing. Without one, none may be made.
+        None if namespaced => Net::Any,
+        None => Net::None,
+        Some(hosts) if hosts.is_empty() => Net::Any,
+        Some(_) => Net::Hosts,
     };
     let filter = choreo_sandbox::seccomp::filter(&choreo_sandbox::seccomp::Syscalls {
         net,

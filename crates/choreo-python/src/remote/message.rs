@@ -110,6 +110,13 @@ pub enum Message {
     Answer(Answer),
 }
 
+impl Order {
+    /// The bytes of this order as a message (no copy of it made first).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_order(self).bytes
+    }
+}
+
 impl Message {
     /// The message's bytes.
     pub fn encode(&self) -> Vec<u8> {

@@ -73,7 +73,16 @@ pub struct Ended {
     /// What box code said it was about to do to its process (`root/Box line 4:
     /// os._exit(0)`), last first.
     pub notes: Vec<String>,
+    /// choreo stopped it because box code did not give the run back within its real-time
+    /// bound ([`BoxHost::bound`]): a fatal error's dump was asked for first.
+    pub out_of_time: bool,
+    /// choreo let it go (the run was over) while it was still running: not an end box
+    /// code caused.
+    pub let_go: bool,
 }
+
+/// How long a box host asked for its dump has to write it and end before it is killed.
+const DUMP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Box hosts started in this process (keys lanes).
 static NEXT_HOST: AtomicU64 = AtomicU64::new(1);
@@ -110,7 +119,7 @@ impl BoxHost {
             isolate: true,
         };
         let ready = control
-            .send(&Record::Start(start), None)
+            .send(&Record::Start(start), &[])
             .map_err(|e| StartError::NotReady(e.to_string()))
             .and_then(|()| match control.recv() {
                 Ok(Some((Record::Ready(r), _))) if r.version == VERSION => Ok(r),
@@ -208,6 +217,62 @@ impl BoxHost {
     /// The end of its standard error (a fatal error's dump), as text.
     pub fn stderr_tail(&self) -> String {
         String::from_utf8_lossy(&choreo_base::lock(&self.stderr)).into_owned()
+    }
+
+    /// Lets it go, the run being over: kills it, and every process box code started in its
+    /// namespace with it; not an end to report.
+    pub fn release(&self) {
+        {
+            let mut ended = choreo_base::lock(&self.ended);
+            if ended.status.is_none() && ended.stopped.is_none() {
+                ended.let_go = true;
+            }
+        }
+        *choreo_base::lock(&self.on_end) = None;
+        if let Some(child) = choreo_base::lock(&self.child).as_mut() {
+            let _ = child.kill();
+            if let Ok(status) = child.wait() {
+                choreo_base::lock(&self.ended).status.get_or_insert(status);
+            }
+        }
+    }
+
+    /// Bounds it in real time: if it still runs `within` from now, its threads' stacks are
+    /// dumped (`SIGABRT`: Python's fatal-error handler writes where each thread is to its
+    /// standard error, which choreo keeps) and it is killed [`DUMP_WAIT`] later. What box
+    /// code does cannot lift the bound: the timer is choreo's.
+    pub fn bound(self: &Arc<Self>, within: std::time::Duration) {
+        let me = Arc::downgrade(self);
+        let deadline = std::time::Instant::now() + within;
+        let _ = std::thread::Builder::new()
+            .name("choreo-box-host-bound".to_string())
+            .spawn(move || {
+                while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+                    if me.upgrade().is_none_or(|h| h.ended().status.is_some()) {
+                        return;
+                    }
+                    std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+                }
+                let Some(me) = me.upgrade() else {
+                    return;
+                };
+                if me.ended().status.is_some() {
+                    return;
+                }
+                choreo_base::lock(&me.ended).out_of_time = true;
+                me.signal(rustix::process::Signal::ABORT);
+                if !me.ends_within(DUMP_WAIT) {
+                    me.stop("did not give the run back within its bound");
+                }
+            });
+    }
+
+    /// Sends `signal` to it (the process choreo started passes it on to box code's).
+    fn signal(&self, signal: rustix::process::Signal) {
+        let pid = rustix::process::Pid::from_raw(self.pid as i32);
+        if let Some(pid) = pid {
+            let _ = rustix::process::kill_process(pid, signal);
+        }
     }
 
     /// Kills it (and, with it, every process box code started in its namespace), saying

@@ -14,6 +14,7 @@
 //! an error naming it.
 
 use std::cell::RefCell;
+use std::os::fd::AsFd;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -65,8 +66,9 @@ impl BoxHost {
             return Ok(lane);
         }
         let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
+        let fds = [theirs[0].as_fd(), theirs[1].as_fd()];
         self.control
-            .send(&Record::NewLane, Some(std::os::fd::AsFd::as_fd(&theirs)))
+            .send(&Record::NewLane, &fds)
             .map_err(|e| self.broken(&e.to_string()))?;
         let lane = Rc::new(lane);
         LANES.with(|lanes| {
@@ -80,14 +82,15 @@ impl BoxHost {
     /// Sends `order` on this thread's lane and serves the box code's requests until its
     /// answer comes.
     pub(crate) fn order(self: &Arc<Self>, order: &Order) -> Result<Answer, OrderError> {
-        if let Some(c) = &self.confinement {
+        let runs_box_code = !matches!(order, Order::NewHost(_) | Order::Prepare { .. });
+        if runs_box_code && let Some(c) = &self.confinement {
             // What this thread does for box code (the robot's reads) is held to box code's
-            // rules, as on the thread that ran box code in one process.
+            // rules, as on the thread that ran box code in one process. (A new host or a
+            // compile runs none: the caller's thread stays choreo's.)
             c.confine_this_thread();
         }
         let lane = self.lane()?;
-        lane.send(&Message::Order(order.clone()))
-            .map_err(|e| self.lane_failed(&e))?;
+        lane.send_order(order).map_err(|e| self.lane_failed(&e))?;
         loop {
             match lane.recv().map_err(|e| self.lane_failed(&e))? {
                 Message::Answer(answer) => return Ok(answer),
@@ -435,6 +438,6 @@ impl Drop for RemoteBox {
             }
         }
         // The box host may be gone: nothing to tell it then.
-        let _ = self.host.control.send(&Record::DropBox(self.handle), None);
+        let _ = self.host.control.send(&Record::DropBox(self.handle), &[]);
     }
 }

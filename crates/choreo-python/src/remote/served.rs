@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -55,12 +56,12 @@ impl Served {
         })
     }
 
-    /// Serves the lane on `stream` on a thread of its own, until choreo closes it.
-    pub(crate) fn open_lane(self: &Arc<Self>, stream: std::os::unix::net::UnixStream) {
+    /// Serves the lane on these pipe ends on a thread of its own, until choreo closes it.
+    pub(crate) fn open_lane(self: &Arc<Self>, reader: OwnedFd, writer: OwnedFd) {
         let me = Arc::clone(self);
         let started = std::thread::Builder::new()
             .name("choreo-lane".to_string())
-            .spawn(move || me.serve_lane(Lane::new(stream)));
+            .spawn(move || me.serve_lane(Lane::new(reader, writer)));
         if let Err(e) = started {
             // The lane's socket is closed with the closure: choreo's side sees it end.
             eprintln!("choreo box host: cannot start a lane's thread: {e}");
@@ -299,11 +300,18 @@ impl EngineSide for Remote {
     }
 
     fn log_cut(&self, level: &str, message: &str, left_out: usize) {
+        // A flood is cut here, before it is copied into a frame: the line's first
+        // characters, and how many more (the engine's side says it as one process would).
+        let limit = choreo_engine::context::LOG_LINE_MAX;
+        let (head, more) = match message.char_indices().nth(limit) {
+            Some((at, _)) => (&message[..at], message[at..].chars().count()),
+            None => (message, 0),
+        };
         let request = Request::Log(
             self.handle,
             level.to_string(),
-            message.to_string(),
-            left_out as u64,
+            head.to_string(),
+            (left_out + more) as u64,
         );
         self.ask(request);
     }
@@ -402,8 +410,11 @@ impl Remote {
 pub(crate) fn serve_control(served: &Arc<Served>) {
     loop {
         match served.control.recv() {
-            Ok(Some((Record::NewLane, Some(fd)))) => {
-                served.open_lane(std::os::unix::net::UnixStream::from(fd));
+            Ok(Some((Record::NewLane, fds))) if fds.len() == 2 => {
+                let mut fds = fds.into_iter();
+                if let (Some(reader), Some(writer)) = (fds.next(), fds.next()) {
+                    served.open_lane(reader, writer);
+                }
             }
             Ok(Some((Record::DropBox(handle), _))) => served.drop_box(handle),
             Ok(Some((other, _))) => {

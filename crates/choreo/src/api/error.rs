@@ -95,6 +95,10 @@ pub enum Error {
     /// Box code's process (the box host) could not be started or reached.
     #[error("{0}")]
     BoxHost(String),
+    /// Box code did not give the load back within its real-time bound
+    /// ([`crate::Setup::box_code_bound`]): its process was stopped; where it was, if known.
+    #[error("box code did not give the load back in time after --timeout, so its process was stopped{}", .0.as_ref().map(|at| format!("; where {at}")).unwrap_or_default())]
+    BoxCodeTimeout(Option<String>),
 }
 
 /// The first error of a list, for a one-line message.

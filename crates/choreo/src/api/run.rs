@@ -62,8 +62,15 @@ pub enum Ending {
     /// (`os._exit`, a signal, a crash in native code), or choreo stopped it for breaking its
     /// protocol — and the run was stopped (docs/security.md, The box host).
     BoxHostEnded {
-        /// How, and where box code said it was when it could.
+        /// How.
         how: String,
+        /// Where box code was, when it could be told: what it said it was about to do
+        /// (`root/Box line 4 (onInput_onStart): os._exit(0)`), or the box frame of a fatal
+        /// error's dump (`root/Box line 4 (onInput_onStart)`).
+        at: Option<String>,
+        /// It was stopped because box code did not give the run back within its real-time
+        /// bound ([`Setup::box_code_bound`]).
+        timeout: bool,
     },
 }
 
@@ -115,6 +122,7 @@ impl Ending {
             Ending::TimeLimit | Ending::Idle { .. } => crate::exit::TIMEOUT,
             Ending::Stopped { .. } => crate::exit::INTERRUPTED,
             Ending::RobotLost => crate::exit::ROBOT,
+            Ending::BoxHostEnded { timeout: true, .. } => crate::exit::TIMEOUT,
             Ending::BoxHostEnded { .. } => crate::exit::ABNORMAL,
         }
     }
@@ -215,11 +223,8 @@ impl Run {
             seed: setup.seed,
             start_time: setup.start_time,
         };
-        let engine =
-            Engine::load(&behavior.xar, host.as_ref(), options).map_err(|source| Error::Load {
-                path: project.path().to_path_buf(),
-                source,
-            })?;
+        let engine = Engine::load(&behavior.xar, host.as_ref(), options)
+            .map_err(|source| load_failed(source, project.path(), boxes.host.as_deref()))?;
         let engine = Arc::new(engine);
         if let Some(host) = &boxes.host {
             // Box code's process gone, nothing runs its hooks: the run stops there, and
@@ -282,7 +287,7 @@ impl Run {
     /// choreo stopped it for breaking its protocol.
     pub fn box_host_end(&self) -> Option<choreo_python::remote::Ended> {
         let ended = self.box_host.as_ref()?.ended();
-        (ended.status.is_some() || ended.stopped.is_some()).then_some(ended)
+        (!ended.let_go && (ended.status.is_some() || ended.stopped.is_some())).then_some(ended)
     }
 
     /// The end of the box host's standard error (a fatal error's dump).
@@ -297,15 +302,20 @@ impl Run {
     pub fn box_host_ending(&self) -> Option<Ending> {
         let ended = self.box_host_end()?;
         let how = match (&ended.stopped, ended.status) {
-            (Some(why), _) => format!("choreo stopped it: it {why}"),
-            (None, Some(status)) => crate::ended::described(status, &self.box_host_fault()),
-            (None, None) => "it ended".to_string(),
+            _ if ended.out_of_time => "timeout; box code did not give the run back in time \
+                                       after --timeout, so its process was stopped"
+                .to_string(),
+            (Some(why), _) => format!("choreo stopped box code's process: it {why}"),
+            (None, Some(status)) => crate::ended::described(status),
+            (None, None) => "box code's process ended before the run did".to_string(),
         };
-        let how = match ended.notes.first() {
-            Some(note) => format!("{how}; where {note}"),
-            None => how,
-        };
-        Some(Ending::BoxHostEnded { how })
+        let at = (ended.notes.first().cloned())
+            .or_else(|| crate::ended::box_frame(&self.box_host_fault()));
+        Some(Ending::BoxHostEnded {
+            how,
+            at,
+            timeout: ended.out_of_time,
+        })
     }
 
     /// Starts the behavior (its root's onStart).
@@ -538,6 +548,10 @@ impl Run {
         }
         if let Some(services) = &self.services {
             services.stop_all();
+        }
+        if let Some(host) = &self.box_host {
+            // Its end is told before it is let go: `box_host_end` keeps it.
+            host.release();
         }
         if let Some(sim) = &self.sim {
             sim.stop_behaviors();
@@ -786,6 +800,25 @@ fn equip(
     }
 }
 
+/// Why a load failed: a timeout when its box host was stopped for want of time (box code
+/// did not give the load back), else the engine's error.
+fn load_failed(
+    source: choreo_engine::EngineError,
+    path: &Path,
+    host: Option<&choreo_python::remote::BoxHost>,
+) -> Error {
+    match host {
+        Some(h) if h.ended().out_of_time => Error::BoxCodeTimeout(
+            (h.ended().notes.first().cloned())
+                .or_else(|| crate::ended::box_frame(&h.stderr_tail())),
+        ),
+        _ => Error::Load {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
 /// The run's box host, when the setup asks for one and the run is confined: started, and
 /// its shortfall said once.
 fn box_host(
@@ -795,11 +828,25 @@ fn box_host(
     let Some(confinement) = confinement.filter(|_| setup.box_host) else {
         return Ok(None);
     };
-    let executable =
-        choreo_python::remote::Executable::find().map_err(|e| Error::BoxHost(e.to_string()))?;
-    let memory = choreo_sandbox::limits::default_memory();
+    let executable = match choreo_python::remote::Executable::find() {
+        Ok(e) => e,
+        Err(e) => {
+            // Box code then runs on this process's threads, each confined by the kernel.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!("notice: box code runs in this process, confined thread by thread: {e}")
+            });
+            return Ok(None);
+        }
+    };
+    let memory = setup
+        .max_memory
+        .or_else(choreo_sandbox::limits::default_memory);
     let host = choreo_python::remote::BoxHost::start(&executable, confinement, memory)
         .map_err(|e| Error::BoxHost(e.to_string()))?;
+    if let Some(within) = setup.box_code_bound {
+        host.bound(within);
+    }
     if let Some(short) = host.shortfall() {
         eprintln!("notice: box code's process has {short}");
     }

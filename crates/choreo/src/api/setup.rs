@@ -83,6 +83,8 @@ pub struct Setup {
     pub(crate) on_robot_event: Option<RobotObserver>,
     pub(crate) sandbox: Option<Allowed>,
     pub(crate) box_host: bool,
+    pub(crate) max_memory: Option<u64>,
+    pub(crate) box_code_bound: Option<Duration>,
 }
 
 // Here rather than in project.rs: a project knows nothing of runs; a setup is made from one.
@@ -117,6 +119,8 @@ impl Setup {
             on_robot_event: None,
             sandbox: Some(Allowed::default()),
             box_host: false,
+            max_memory: None,
+            box_code_bound: None,
         }
     }
 
@@ -128,11 +132,28 @@ impl Setup {
         self
     }
 
-    /// Runs the sandboxed run's box code in a process of its own, confined as a whole
-    /// (docs/security.md, The box host), rather than in this process's confined threads.
-    /// No effect on a run without a sandbox.
+    /// Whether a sandboxed run's box code runs in a process of its own, confined as a whole
+    /// (docs/security.md, The box host), rather than on this process's threads, each
+    /// confined by the kernel (the default; also what happens, with a notice, when no
+    /// program can serve as the box host). No effect on a run without a sandbox.
     pub fn box_host(mut self, on: bool) -> Setup {
         self.box_host = on;
+        self
+    }
+
+    /// The most memory box code's process may take, in bytes (`None`: half the machine's);
+    /// with [`Setup::box_host`] only.
+    pub fn max_memory(mut self, bytes: Option<u64>) -> Setup {
+        self.max_memory = bytes;
+        self
+    }
+
+    /// The real time box code's process gets from the load on (with [`Setup::box_host`]):
+    /// past it, where each of its threads is gets dumped, it is killed, and the run ends
+    /// [`crate::Ending::BoxHostEnded`] out of time, whatever box code does (a constructor
+    /// or a hook that never returns, in any time). `None`: no bound.
+    pub fn box_code_bound(mut self, within: Option<Duration>) -> Setup {
+        self.box_code_bound = within;
         self
     }
 

@@ -45,8 +45,8 @@ pub(crate) struct SandboxFlags {
     /// supervising parent, as choreo did before its sandbox (docs/security.md).
     #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox", "box_host"])]
     pub(crate) no_sandbox: bool,
-    /// Box code runs in a process of its own, confined as a whole: namespaces, Landlock,
-    /// seccomp, hard limits (docs/security.md, The box host).
+    /// Box code runs in a process of its own, confined as a whole: namespaces, seccomp, hard
+    /// limits, Landlock on the whole process (docs/security.md, The box host).
     #[arg(long)]
     pub(crate) box_host: bool,
 }
@@ -122,6 +122,11 @@ static LINK: OnceLock<Link> = OnceLock::new();
 /// Real time box code gets past `--timeout` to give the run back (unloading included)
 /// before the parent ends it.
 const GRACE: Duration = Duration::from_secs(10);
+
+/// Real time box code in a process of its own gets past `--timeout` before choreo's process
+/// stops it and reports where it was: within [`GRACE`], so that the run's own report
+/// comes first.
+pub(crate) const BOX_CODE_GRACE: Duration = Duration::from_secs(5);
 
 /// How long the parent waits for a dump of every thread's stack (faulthandler, on the
 /// SIGABRT it sends a run out of time) before it kills the run.

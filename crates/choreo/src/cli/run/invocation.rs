@@ -127,6 +127,7 @@ pub(super) fn load_error(message: String, error: &crate::Error) -> CliError {
             source: EngineError::LoadTimeLimit { .. },
             ..
         } => CliError::Timeout(message),
+        E::BoxCodeTimeout(_) => CliError::Timeout(message),
         E::Robot { .. } | E::Call(_) => CliError::Robot(message),
         E::NotFound { .. } | E::NoLanguage { .. } | E::NotSimulated { .. } => {
             CliError::Usage(message)

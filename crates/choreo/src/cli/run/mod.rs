@@ -129,6 +129,12 @@ fn configured(
     }
     base.sandbox(args.sandbox.allowed())
         .box_host(args.sandbox.box_host)
+        .max_memory(args.sandbox.max_memory)
+        // Before the supervising parent's bound: choreo's process reports it itself.
+        .box_code_bound(
+            args.timeout
+                .map(|t| Duration::from_secs_f64(t) + crate::cli::supervised::BOX_CODE_GRACE),
+        )
 }
 
 /// One run, on the simulated robot or one real robot, to its report.

@@ -67,13 +67,16 @@ pub(super) fn report_text(title: &str, r: &Report) -> String {
         Ending::Crashed { .. } => {
             "stopped: the engine crashed (a bug of choreo's; please report it)".to_string()
         }
-        Ending::BoxHostEnded { how } => format!("stopped: {how}"),
+        Ending::BoxHostEnded { how, .. } => format!("stopped: {how}"),
         Ending::Stopped {
             by: StoppedBy::Fleet,
         } => "stopped: another robot of the fleet did not finish (--all-or-nothing)".to_string(),
     };
     let _ = writeln!(o, "{title}");
     let _ = writeln!(o, "  outcome        {how}");
+    if let Ending::BoxHostEnded { at: Some(at), .. } = &r.ending {
+        let _ = writeln!(o, "  where          {at}");
+    }
     if matches!(r.ending, Ending::Idle { .. }) && !waits.is_empty() {
         for (i, w) in waits.iter().enumerate() {
             let title = if i == 0 { "waiting for" } else { "" };
