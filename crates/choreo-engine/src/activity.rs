@@ -27,6 +27,7 @@ use std::time::Duration;
 use choreo_base::lock;
 
 use crate::clock::{Clock, Later, RealClock, Time, TimerToken, VirtualClock, WakeSink};
+pub use crate::turn::{StandIn, stand_in};
 use crate::turn::{TurnId, Turns};
 
 thread_local! {

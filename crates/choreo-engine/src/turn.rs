@@ -342,9 +342,42 @@ impl Turns {
     }
 }
 
-/// A thread's state letter and CPU time (user + system, in ticks) from `/proc`.
+/// Threads of this process that wait while a thread of another process acts for them (box
+/// code in a process of its own, running a hook this thread called): this thread's id, and
+/// the process and thread to look at instead (see [`stand_in`]).
+static STAND_INS: Mutex<Vec<(i32, u32, i32)>> = Mutex::new(Vec::new());
+
+/// While it lives, the turns judge the calling thread by thread `tid` of process `pid`
+/// (running, blocked, its CPU time): the thread that runs the box code this one waits for.
+/// So box code computing in another process keeps its turn as it would in this one, and
+/// one blocked there loses it.
+pub struct StandIn(i32);
+
+/// Makes thread `tid` of process `pid` stand in for the calling thread (see [`StandIn`]).
+pub fn stand_in(pid: u32, tid: i32) -> StandIn {
+    let me = rustix::thread::gettid().as_raw_nonzero().get();
+    choreo_base::lock(&STAND_INS).push((me, pid, tid));
+    StandIn(me)
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        choreo_base::lock(&STAND_INS).retain(|(me, _, _)| *me != self.0);
+    }
+}
+
+/// A thread's state letter and CPU time (user + system, in ticks) from `/proc`: the thread
+/// standing in for it, if one does.
 fn thread_stat(tid: i32) -> Option<(char, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    let stand_in = choreo_base::lock(&STAND_INS)
+        .iter()
+        .find(|(me, _, _)| *me == tid)
+        .map(|&(_, pid, other)| (pid, other));
+    let path = match stand_in {
+        Some((pid, other)) => format!("/proc/{pid}/task/{other}/stat"),
+        None => format!("/proc/self/task/{tid}/stat"),
+    };
+    let text = std::fs::read_to_string(path).ok()?;
     let rest = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let state = fields.first()?.chars().next()?;

@@ -116,3 +116,22 @@ fn garbage_written_to_every_descriptor_cannot_forge_a_success() {
     assert_ne!(ran.code, Some(0), "{}\n{}", ran.out, ran.err);
     ran.says("broke its protocol");
 }
+
+#[test]
+fn a_hook_computing_in_the_box_host_keeps_its_turn_as_in_one_process() {
+    // 2.5 s of CPU time without waiting: longer than a blocked holder keeps its turn (2 s
+    // of real time), shorter than a busy one does (5 s of CPU time). The engine must see
+    // the box host's thread computing, not choreo's thread asleep on its lane.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import time as t\n        end = t.process_time() + 2.5\n        while t.process_time() < end:\n            pass\n        self.logger.info('computed')\n        self.onStopped()\n",
+    );
+    let ran = h.run(&["--box-host"]);
+    ran.exits(0)
+        .says("computed")
+        .says("outcome        finished");
+    assert!(
+        !ran.err.contains("on something other than the clock"),
+        "{}",
+        ran.err
+    );
+}

@@ -44,8 +44,11 @@ pub struct BoxHost {
     pub(crate) id: u64,
     pub(crate) control: Arc<Control>,
     child: Mutex<Option<Child>>,
-    /// Its process id.
+    /// Its process id (the process choreo started: the box host's waiter).
     pid: u32,
+    /// The box host's own process, as this process's `/proc` names it (below the waiter and
+    /// its namespace's init); `None` when it cannot be told.
+    pub(crate) host_pid: Option<u32>,
     pub(crate) boxes: Mutex<HashMap<u64, Entry>>,
     pub(crate) next_handle: AtomicU64,
     /// The run's confinement: box code's refusals go there; choreo's threads that answer
@@ -147,6 +150,7 @@ impl BoxHost {
         };
         let host = Arc::new(BoxHost {
             id: NEXT_HOST.fetch_add(1, Ordering::SeqCst),
+            host_pid: box_code_process(pid, ready.no_namespaces.is_none()),
             control: Arc::new(control),
             child: Mutex::new(Some(child)),
             pid,
@@ -360,6 +364,19 @@ impl Drop for BoxHost {
             let _ = child.wait();
         }
     }
+}
+
+/// The process that runs box code, from the one choreo started (`waiter`): two levels
+/// down with namespaces of its own (the waiter, its init, the box host), else the same.
+fn box_code_process(waiter: u32, namespaced: bool) -> Option<u32> {
+    if !namespaced {
+        return Some(waiter);
+    }
+    let child = |pid: u32| -> Option<u32> {
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        children.split_whitespace().next()?.parse().ok()
+    };
+    child(waiter).and_then(child)
 }
 
 /// Keeps the end of the box host's standard error, and passes it on to choreo's.

@@ -33,9 +33,16 @@ use crate::side::{BoxInfo, clock_of};
 /// lane's close for box code's doing and stops it.
 const CLOSED_LANE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// A thread's lane to one box host: the host's number, a weak token alive while the
-/// host is, the lane.
-type ThreadLane = (u64, std::sync::Weak<()>, Rc<Lane>);
+/// A thread's lane to one box host.
+struct ThreadLane {
+    /// The host's number.
+    host: u64,
+    /// Alive while the host is.
+    alive: std::sync::Weak<()>,
+    lane: Rc<Lane>,
+    /// The box host's thread at its other end, as this process's `/proc` names it.
+    thread: Option<i32>,
+}
 
 thread_local! {
     /// This thread's lanes, by box host.
@@ -52,36 +59,50 @@ pub enum OrderError {
 
 impl BoxHost {
     /// This thread's lane to the box host, made at the first call.
-    fn lane(&self) -> Result<Rc<Lane>, OrderError> {
+    fn lane(&self) -> Result<(Rc<Lane>, Option<i32>), OrderError> {
         let found = LANES.with(|lanes| {
             let mut lanes = lanes.borrow_mut();
             // The lanes of box hosts that are gone are closed here.
-            lanes.retain(|(_, alive, _)| alive.strong_count() > 0);
+            lanes.retain(|l| l.alive.strong_count() > 0);
             lanes
                 .iter()
-                .find(|(id, _, _)| *id == self.id)
-                .map(|(_, _, lane)| Rc::clone(lane))
+                .find(|l| l.host == self.id)
+                .map(|l| (Rc::clone(&l.lane), l.thread))
         });
-        if let Some(lane) = found {
-            return Ok(lane);
+        if let Some(found) = found {
+            return Ok(found);
         }
         let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
         let fds = [theirs[0].as_fd(), theirs[1].as_fd()];
         self.control
             .send(&Record::NewLane, &fds)
             .map_err(|e| self.broken(&e.to_string()))?;
+        // Its thread says which it is (its id in its namespace), first.
+        let thread = match lane.recv().map_err(|e| self.lane_failed(&e))? {
+            Message::Answer(Answer::Number(inner)) => {
+                let inner =
+                    i32::try_from(inner).map_err(|_| self.broken("a thread id past i32"))?;
+                self.outer_thread(inner)
+            }
+            _ => return Err(self.broken("opened a lane out of turn")),
+        };
         let lane = Rc::new(lane);
         LANES.with(|lanes| {
-            lanes
-                .borrow_mut()
-                .push((self.id, Arc::downgrade(&self.alive), Rc::clone(&lane)));
+            lanes.borrow_mut().push(ThreadLane {
+                host: self.id,
+                alive: Arc::downgrade(&self.alive),
+                lane: Rc::clone(&lane),
+                thread,
+            });
         });
-        Ok(lane)
+        Ok((lane, thread))
     }
 
     /// Sends `order` on this thread's lane and serves the box code's requests until its
     /// answer comes.
     pub(crate) fn order(self: &Arc<Self>, order: &Order) -> Result<Answer, OrderError> {
+        // Made first: it reads `/proc`, which a confined thread may not.
+        let (lane, thread) = self.lane()?;
         let runs_box_code = !matches!(order, Order::NewHost(_) | Order::Prepare { .. });
         if runs_box_code && let Some(c) = &self.confinement {
             // What this thread does for box code (the robot's reads) is held to box code's
@@ -89,10 +110,15 @@ impl BoxHost {
             // compile runs none: the caller's thread stays choreo's.)
             c.confine_this_thread();
         }
-        let lane = self.lane()?;
         lane.send_order(order).map_err(|e| self.lane_failed(&e))?;
         loop {
-            match lane.recv().map_err(|e| self.lane_failed(&e))? {
+            // While it waits, the box host's thread is the one the turns judge (computing,
+            // it keeps this thread's turn; blocked, it loses it), not this one, asleep.
+            let stand_in = (self.host_pid.zip(thread))
+                .map(|(pid, tid)| choreo_engine::activity::stand_in(pid, tid));
+            let got = lane.recv();
+            drop(stand_in);
+            match got.map_err(|e| self.lane_failed(&e))? {
                 Message::Answer(answer) => return Ok(answer),
                 Message::Request(request) => {
                     let answered = request.answered();
@@ -105,6 +131,23 @@ impl BoxHost {
                 Message::Order(_) => return Err(self.broken("sent an order")),
             }
         }
+    }
+
+    /// The id, in this process's `/proc`, of the box host's thread whose id in its own
+    /// namespace is `inner` (its `NSpid` line ends with it); `None` when it cannot be told.
+    fn outer_thread(&self, inner: i32) -> Option<i32> {
+        let pid = self.host_pid?;
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()?
+            .filter_map(Result::ok)
+            .find_map(|task| {
+                let status = std::fs::read_to_string(task.path().join("status")).ok()?;
+                let nspid = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+                let last: i32 = nspid.split_whitespace().last()?.parse().ok()?;
+                (last == inner)
+                    .then(|| task.file_name().to_str()?.parse().ok())
+                    .flatten()
+            })
     }
 
     fn lane_failed(&self, e: &LaneError) -> OrderError {
