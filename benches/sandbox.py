@@ -3,7 +3,7 @@ run with `--no-sandbox` (the anchor), in turn in one process so both see the sam
 
     python3 benches/sandbox.py [ROUNDS] [--box-host]   (default 15; the corpus part: 3 rounds)
 
-With `--box-host`, the confined runs put box code in a process of its own (`run --box-host`),
+With `--box-host` the confined runs put box code in a process of its own (`run --box-host`),
 and the box host's memory is measured too (its three processes' resident memory while a
 behavior waits).
 
@@ -136,6 +136,14 @@ def corpus(rounds):
              confined / anchor))
 
 
+def asks(n):
+    """One box asking the engine n times for the time (`time.time()`: a round trip through
+    the box host's lane)."""
+    script = ("class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n"
+              "        for i in range(%d):\n            time.time()\n        self.onStopped()\n" % n)
+    return behavior([script_box("Asks", 1, script)], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+
+
 def waiting():
     """A box that waits 3 s of real time: the box host's memory is read meanwhile."""
     script = ("class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n"
@@ -203,13 +211,16 @@ def main():
         sys.exit("build it first: cargo build --release -p choreo")
     work = tempfile.mkdtemp()
     files = {}
-    for name, text in (("chain", chain(2000)), ("calls", robot_calls(20000))):
+    for name, text in (("chain", chain(2000)), ("calls", robot_calls(20000)),
+                       ("now", asks(20000))):
         files[name] = os.path.join(work, name + ".xar")
         with open(files[name], "w") as f:
             f.write(text)
     side_by_side("a run's start (examples/hello --fast)", ["run", "examples/hello", "--fast", "-q"], rounds)
     side_by_side("signal hop, 2,000 Python boxes, gross per hop", ["run", files["chain"], "--fast", "-q"],
                  rounds, per=2000)
+    side_by_side("box code asks the engine, 20,000 time.time()", ["run", files["now"], "--fast", "-q"],
+                 rounds, per=20000)
     side_by_side("a box's robot call, 20,000 calls, gross per call", ["run", files["calls"], "--fast", "-q"],
                  rounds, per=20000)
     side_by_side("run --fast of examples/dance", ["run", "examples/dance", "--fast", "-q"], rounds)

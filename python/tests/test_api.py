@@ -341,6 +341,35 @@ def test_box_code_cannot_end_the_program_that_runs_it(tmp_path):
             assert any(what in r and re.search(r"line \d+", r) for r in run.refused), run.refused
 
 
+def test_box_code_in_a_process_of_its_own_ends_that_process_not_this_one(tmp_path):
+    # docs/security.md, The box host: with sandbox={"box_host": True} box code runs in a
+    # process of its own (this interpreter started again): os._exit(0) there ends that
+    # process, and the run says so; this one (pytest) goes on.
+    folder = _wake_up_doing(tmp_path, "exiter", ["import os", "os._exit(0)"])
+    with choreo.load(folder, fast=True, sandbox={"box_host": True}) as run:
+        run.start()
+        end = run.wait_end()
+        assert end == "box_host_ended", end
+        assert "exited with code 0" in end.message, end.message
+        assert end.box and "os._exit(0)" in end.box, end.box
+    # And box code there does not see this process's environment.
+    os.environ["CHOREO_TEST_SECRET_TOKEN"] = "hunter2"
+    try:
+        folder = _wake_up_doing(tmp_path, "reader", [
+            "import os",
+            "self.logger.info('token=%r' % os.environ.get('CHOREO_TEST_SECRET_TOKEN'))",
+            "self.onStopped()",
+        ])
+        with choreo.load(folder, fast=True, sandbox={"box_host": True}) as run:
+            logged = []
+            run.on_event(lambda e: logged.append(str(e.get("message"))))
+            run.start()
+            assert run.wait_end() == "finished"
+            assert any("token=None" in m for m in logged), logged
+    finally:
+        del os.environ["CHOREO_TEST_SECRET_TOKEN"]
+
+
 def test_the_choreo_command_runs_in_python():
     command = os.path.join(os.path.dirname(sys.executable), "choreo")  # the venv's script
     done = subprocess.run([command, "run", str(EXAMPLES / "hello"), "--fast", "-q"],

@@ -32,10 +32,10 @@ pub const WRITE: u8 = 6;
 /// `run --robot` / `sim`: the robot could not be reached, or was lost (the behavior was
 /// stopped); `sim`: the address could not be served.
 pub const ROBOT: u8 = 7;
-/// `run`: box code ended the run's process — `os._exit`, a signal it sent, a fatal error in
-/// native code it called (a segmentation fault through `ctypes`) — and the supervising
-/// parent reported it, where it could with the box and line; or, with `--box-host`, it
-/// ended box code's own process, and the run reported it (docs/security.md).
+/// `run`: box code ended its process — `os._exit`, a signal it sent, a fatal error in native
+/// code it called (a segmentation fault through `ctypes`) — or broke its protocol with
+/// choreo, and the run reported it, where it could with the box and line
+/// (docs/security.md).
 pub const ABNORMAL: u8 = 8;
 /// `run`: stopped by Ctrl-C (SIGINT); everything was unloaded first.
 pub const INTERRUPTED: u8 = 130;

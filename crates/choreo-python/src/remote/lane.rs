@@ -77,6 +77,14 @@ impl Lane {
         let bytes = recv_frame(&self.reader)?;
         Ok(Message::decode(&bytes)?)
     }
+
+    /// The next message, an answer due soon in virtual time: looked for [`SPIN`] before
+    /// sleeping. (In real time a sleep's wake-up costs nothing a behavior sees, and the CPU
+    /// a spin takes is another run's: there, [`Lane::recv`].)
+    pub fn recv_soon(&self) -> Result<Message, LaneError> {
+        spin_for_data(&self.reader);
+        self.recv()
+    }
 }
 
 /// Writes one frame: its length, then `bytes`, in one system call when it fits.
@@ -91,10 +99,11 @@ pub fn send_frame(mut stream: &PipeWriter, bytes: &[u8]) -> Result<(), LaneError
     stream.write_all(&frame).map_err(closed)
 }
 
-/// How long a thread waiting on its lane looks for the answer before it sleeps (real time).
-/// An answer that comes within it (most do: a robot call of the simulated robot, a log, a
-/// short hook) costs neither side a sleep and a wake-up, which on a virtual machine cost
-/// tens of microseconds each; the engine's own hand-offs spin as long (`activity.rs`).
+/// How long a thread waiting on its lane in virtual time looks for the answer before it
+/// sleeps (real time). An answer that comes within it (most do: a robot call of the
+/// simulated robot, a log, a short hook) costs neither side a sleep and a wake-up, which on
+/// a virtual machine cost tens of microseconds each; the engine's own hand-offs spin as
+/// long (`activity.rs`).
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// Waits up to [`SPIN`] for `stream` to have bytes to read (then a read does not sleep).
@@ -116,7 +125,6 @@ fn spin_for_data(stream: &PipeReader) {
 
 /// Reads one frame, refusing one past [`MAX_FRAME`] before allocating it.
 pub fn recv_frame(mut stream: &PipeReader) -> Result<Vec<u8>, LaneError> {
-    spin_for_data(stream);
     let mut len = [0; 4];
     stream.read_exact(&mut len).map_err(closed)?;
     let n = u32::from_le_bytes(len) as usize;

@@ -49,6 +49,10 @@ pub struct BoxHost {
     /// The box host's own process, as this process's `/proc` names it (below the waiter and
     /// its namespace's init); `None` when it cannot be told.
     pub(crate) host_pid: Option<u32>,
+    /// Its namespace's init, when it has one.
+    init_pid: Option<u32>,
+    /// Its runs are in virtual time: a wait on a lane spins a little first.
+    pub(crate) virtual_time: std::sync::atomic::AtomicBool,
     pub(crate) boxes: Mutex<HashMap<u64, Entry>>,
     pub(crate) next_handle: AtomicU64,
     /// The run's confinement: box code's refusals go there; choreo's threads that answer
@@ -86,6 +90,9 @@ pub struct Ended {
 
 /// How long a box host asked for its dump has to write it and end before it is killed.
 const DUMP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long the box host's waiter has to end by itself once its init is killed.
+const INIT_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Box hosts started in this process (keys lanes).
 static NEXT_HOST: AtomicU64 = AtomicU64::new(1);
@@ -151,6 +158,12 @@ impl BoxHost {
         let host = Arc::new(BoxHost {
             id: NEXT_HOST.fetch_add(1, Ordering::SeqCst),
             host_pid: box_code_process(pid, ready.no_namespaces.is_none()),
+            init_pid: ready
+                .no_namespaces
+                .is_none()
+                .then(|| first_child(pid))
+                .flatten(),
+            virtual_time: std::sync::atomic::AtomicBool::new(false),
             control: Arc::new(control),
             child: Mutex::new(Some(child)),
             pid,
@@ -233,6 +246,25 @@ impl BoxHost {
             }
         }
         *choreo_base::lock(&self.on_end) = None;
+        self.kill_all();
+    }
+
+    /// Kills its namespace's init first (the kernel then ends every process of the
+    /// namespace before init is gone), then the process choreo started, and waits for it:
+    /// when this returns, no process of the box host is left, not even for a moment an init
+    /// reparented to choreo's supervising parent.
+    fn kill_all(&self) {
+        let init = self
+            .init_pid
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32));
+        if let Some(init) = init {
+            let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
+            // The waiter reaps its init and ends by itself: killed first, it would leave
+            // the dying init to choreo's supervising parent, which would count it as left.
+            if self.ends_within(INIT_WAIT) {
+                return;
+            }
+        }
         if let Some(child) = choreo_base::lock(&self.child).as_mut() {
             let _ = child.kill();
             if let Ok(status) = child.wait() {
@@ -287,12 +319,7 @@ impl BoxHost {
             ended.stopped = Some(why.to_string());
         }
         drop(ended);
-        if let Some(child) = choreo_base::lock(&self.child).as_mut() {
-            let _ = child.kill();
-            if let Ok(status) = child.wait() {
-                choreo_base::lock(&self.ended).status.get_or_insert(status);
-            }
-        }
+        self.kill_all();
     }
 
     /// What the calls that found it gone say.
@@ -359,10 +386,7 @@ impl BoxHost {
 
 impl Drop for BoxHost {
     fn drop(&mut self) {
-        if let Some(mut child) = choreo_base::lock(&self.child).take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.kill_all();
     }
 }
 
@@ -372,11 +396,13 @@ fn box_code_process(waiter: u32, namespaced: bool) -> Option<u32> {
     if !namespaced {
         return Some(waiter);
     }
-    let child = |pid: u32| -> Option<u32> {
-        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
-        children.split_whitespace().next()?.parse().ok()
-    };
-    child(waiter).and_then(child)
+    first_child(waiter).and_then(first_child)
+}
+
+/// The first child of process `pid` (`/proc`'s `children`).
+fn first_child(pid: u32) -> Option<u32> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    children.split_whitespace().next()?.parse().ok()
 }
 
 /// Keeps the end of the box host's standard error, and passes it on to choreo's.

@@ -111,12 +111,17 @@ impl BoxHost {
             c.confine_this_thread();
         }
         lane.send_order(order).map_err(|e| self.lane_failed(&e))?;
+        let virtual_time = self.virtual_time.load(std::sync::atomic::Ordering::Relaxed);
         loop {
             // While it waits, the box host's thread is the one the turns judge (computing,
             // it keeps this thread's turn; blocked, it loses it), not this one, asleep.
             let stand_in = (self.host_pid.zip(thread))
                 .map(|(pid, tid)| choreo_engine::activity::stand_in(pid, tid));
-            let got = lane.recv();
+            let got = if virtual_time {
+                lane.recv_soon()
+            } else {
+                lane.recv()
+            };
             drop(stand_in);
             match got.map_err(|e| self.lane_failed(&e))? {
                 Message::Answer(answer) => return Ok(answer),
@@ -407,11 +412,15 @@ impl ScriptHost for RemoteHost {
                 subscriptions: Vec::new(),
             },
         );
+        let clock = clock_of(ctx);
+        if clock.virtual_time {
+            (self.host.virtual_time).store(true, Ordering::Relaxed);
+        }
         let order = Order::Construct {
             host: self.number,
             handle,
             info: BoxInfo::of(node, ctx.id().0),
-            clock: clock_of(ctx),
+            clock,
         };
         let failed = match self.host.order(&order) {
             Ok(Answer::Constructed(has_script, optional)) => {

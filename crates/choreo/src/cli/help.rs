@@ -26,8 +26,8 @@ Exit codes:
        box code kept the run past --timeout and 10 s of real time (killed)
   6    an output (--trace) could not be written
   7    --robot: the robot cannot be reached, or was lost (the behavior stopped)
-  8    box code ended the run's process (os._exit, a signal, a segfault in native
-       code): the report says how and where
+  8    box code ended its process (os._exit, a signal, a segfault in native
+       code) or broke its protocol: the report says how and where
   130  Ctrl-C (everything unloaded first; a second Ctrl-C exits at once)
   141  standard output closed by its reader
 
