@@ -47,7 +47,7 @@ from choreo.errors import (
     WaitTimeout,
 )
 
-# A run's box host (`sandbox={"box_host": True}`) is this interpreter importing this package.
+# A run's box host (box code's process of its own, the default) is this interpreter importing this package.
 _set_box_host(_sys.executable, _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
 
 __all__ = [

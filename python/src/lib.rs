@@ -765,19 +765,19 @@ pub(crate) struct Sandbox {
     box_host: bool,
 }
 
-/// `sandbox=`: `True` or nothing, confined (docs/security.md); `False`, unconfined; a dict
-/// of the command line's flags (`allow_read`, `allow_write`: lists of paths; `allow_net`:
-/// `True` or a list of `host:port`; `allow_run`: a bool; `box_host`: `True` runs box code in a
-/// process of its own rather than on this process's confined threads), confined with those
-/// allowed.
+/// `sandbox=`: `True` or nothing, confined, box code in a process of its own (docs/security.md,
+/// The box host); `False`, unconfined, in this process; a dict of the command line's flags
+/// (`allow_read`, `allow_write`: lists of paths; `allow_net`: `True` or a list of
+/// `host:port`; `allow_run`: a bool; `box_host`: `False` runs box code on this process's
+/// confined threads rather than in a process of its own), confined with those allowed.
 /// `"require"` (or the dict's `require: True`) refuses to run where the kernel cannot
 /// confine box code; otherwise such a machine is said once, with a `RuntimeWarning`.
 fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Sandbox> {
-    // Box code in this process, on confined threads: the box host from Python is asked for
-    // (`box_host: True`) until the package's suite runs under it (docs/security.md).
+    // Box code in a process of its own, the box host, unless asked otherwise: box code can
+    // then neither end nor read the process that loaded it (pytest's).
     let alone = |allowed| Sandbox {
         allowed,
-        box_host: false,
+        box_host: true,
     };
     let Some(sandbox) = sandbox else {
         return kernel_checked(false, choreo::Allowed::default()).map(alone);
@@ -801,7 +801,7 @@ fn allowed(sandbox: Option<&Bound<'_, PyAny>>) -> PyResult<Sandbox> {
     })?;
     let mut allowed = choreo::Allowed::default();
     let mut require = false;
-    let mut box_host = false;
+    let mut box_host = true;
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
         match key.as_str() {

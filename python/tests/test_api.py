@@ -315,24 +315,28 @@ def test_native_code_is_confined_by_the_kernel_and_the_caller_is_not(tmp_path):
         choreo.load(folder, sandbox="sometimes")
 
 
-def test_box_code_cannot_end_the_program_that_runs_it(tmp_path):
-    # docs/security.md: a run of the Python package has no supervising parent (the process
-    # is this test's), so ending the process from box code is refused at its line instead
-    # of ending pytest (with exit 0 for os._exit(0)). Each of these would end this process.
-    for i, (ending, what) in enumerate((
-        ("os._exit(0)", "os._exit(0)"),
-        ("os.abort()", "os.abort()"),
-        ("os.kill(os.getpid(), signal.SIGKILL)", "os.kill(its own process, "),
-        ("signal.raise_signal(signal.SIGTERM)", "signal.raise_signal("),
-        ("signal.pthread_kill(threading.get_ident(), signal.SIGKILL)", "signal.pthread_kill("),
-    )):
+ENDINGS = (
+    ("os._exit(0)", "os._exit(0)"),
+    ("os.abort()", "os.abort()"),
+    ("os.kill(os.getpid(), signal.SIGKILL)", "os.kill(its own process, "),
+    ("signal.raise_signal(signal.SIGTERM)", "signal.raise_signal("),
+    ("signal.pthread_kill(threading.get_ident(), signal.SIGKILL)", "signal.pthread_kill("),
+)
+
+
+def test_box_code_on_this_process_threads_cannot_end_it(tmp_path):
+    # docs/security.md: box code on this process's threads (sandbox={"box_host": False}) has
+    # no supervising parent (the process is this test's), so ending the process from box
+    # code is refused at its line instead of ending pytest (with exit 0 for os._exit(0)).
+    # Each of these would end this process.
+    for i, (ending, what) in enumerate(ENDINGS):
         folder = _wake_up_doing(tmp_path, "ender%d" % i, [
             "import os, signal, threading",
             "os.kill(os.getpid(), 0)",  # only asks whether the process is there: allowed
             ending,
             "self.onStopped()",
         ])
-        with choreo.load(folder, fast=True, strict=True) as run:
+        with choreo.load(folder, fast=True, strict=True, sandbox={"box_host": False}) as run:
             run.start()
             end = run.wait_end()
             assert end == "failed", (ending, end)
@@ -342,15 +346,22 @@ def test_box_code_cannot_end_the_program_that_runs_it(tmp_path):
 
 
 def test_box_code_in_a_process_of_its_own_ends_that_process_not_this_one(tmp_path):
-    # docs/security.md, The box host: with sandbox={"box_host": True} box code runs in a
-    # process of its own (this interpreter started again): os._exit(0) there ends that
-    # process, and the run says so; this one (pytest) goes on.
+    # docs/security.md, The box host: by default box code runs in a process of its own (this
+    # interpreter started again): each ending there ends that process, and the run says how
+    # (the exit code, or the signal); this one (pytest) goes on.
+    said = ("exited with code 0", "(SIGABRT)", "(SIGKILL)", "(SIGTERM)", "(SIGKILL)")
+    for i, ((ending, _), how) in enumerate(zip(ENDINGS, said)):
+        folder = _wake_up_doing(tmp_path, "exiter%d" % i, [
+            "import os, signal, threading", ending, "self.onStopped()"])
+        with choreo.load(folder, fast=True) as run:
+            run.start()
+            end = run.wait_end()
+            assert end == "box_host_ended", (ending, end)
+            assert how in end.message, (ending, end.message)
     folder = _wake_up_doing(tmp_path, "exiter", ["import os", "os._exit(0)"])
-    with choreo.load(folder, fast=True, sandbox={"box_host": True}) as run:
+    with choreo.load(folder, fast=True) as run:
         run.start()
         end = run.wait_end()
-        assert end == "box_host_ended", end
-        assert "exited with code 0" in end.message, end.message
         assert end.box and "os._exit(0)" in end.box, end.box
     # And box code there does not see this process's environment.
     os.environ["CHOREO_TEST_SECRET_TOKEN"] = "hunter2"
@@ -360,7 +371,7 @@ def test_box_code_in_a_process_of_its_own_ends_that_process_not_this_one(tmp_pat
             "self.logger.info('token=%r' % os.environ.get('CHOREO_TEST_SECRET_TOKEN'))",
             "self.onStopped()",
         ])
-        with choreo.load(folder, fast=True, sandbox={"box_host": True}) as run:
+        with choreo.load(folder, fast=True) as run:
             logged = []
             run.on_event(lambda e: logged.append(str(e.get("message"))))
             run.start()

@@ -1,5 +1,5 @@
-//! Box code in a process of its own (`--box-host`, docs/security.md, The box host): the
-//! same run as in one process, and what box code can no longer reach from there — choreo's
+//! Box code in a process of its own (the default, docs/security.md, The box host): the
+//! same run as in one process (`--sandbox=threads`), and what box code can no longer reach from there — choreo's
 //! process id and environment, the report's pipe, the machine's files through native code.
 
 use crate::support::hostile::Hostile;
@@ -16,8 +16,8 @@ fn box_code_runs_in_a_pid_namespace_of_its_own() {
     let h = logging("(os.getppid(), os.getpid())");
     // In one process, box code sees choreo's own process and its parent; in the box host,
     // a PID namespace of its own (pid_namespaces(7)) whose init (PID 1) started it first.
-    h.run(&["--box-host"]).exits(0).says("value=(1, 2)");
-    let alone = h.run(&[]);
+    h.run(&[]).exits(0).says("value=(1, 2)");
+    let alone = h.run(&["--sandbox=threads"]);
     alone.exits(0);
     assert!(!alone.out.contains("value=(1, 2)"), "{}", alone.out);
 }
@@ -25,7 +25,7 @@ fn box_code_runs_in_a_pid_namespace_of_its_own() {
 #[test]
 fn the_users_environment_does_not_reach_box_code() {
     let h = logging("os.environ.get('CHOREO_TEST_SECRET_TOKEN')");
-    let mut command = h.command(&["--box-host"]);
+    let mut command = h.command(&[]);
     let o = command
         .env("CHOREO_TEST_SECRET_TOKEN", "hunter2")
         .output()
@@ -40,7 +40,7 @@ fn the_users_environment_does_not_reach_box_code() {
     assert!(!out.contains("hunter2"), "{out}");
     // What a robot's box code sees instead: NAOqi's home.
     logging("os.environ.get('HOME')")
-        .run(&["--box-host"])
+        .run(&[])
         .exits(0)
         .says("value='/home/nao'");
 }
@@ -49,7 +49,7 @@ fn the_users_environment_does_not_reach_box_code() {
 fn hello_runs_the_same_in_the_box_host() {
     let dir = tempfile::tempdir().unwrap();
     let hello = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/hello");
-    let traces: Vec<String> = [&[][..], &["--box-host"][..]]
+    let traces: Vec<String> = [&["--sandbox=threads"][..], &[][..]]
         .iter()
         .enumerate()
         .map(|(i, extra)| {
@@ -80,18 +80,8 @@ fn native_code_in_the_box_host_cannot_write_outside_the_run() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        import ctypes\n        libc = ctypes.CDLL(None)\n        fd = libc.open(b'{outside}/native.txt', 0o101, 0o644)\n        self.logger.info('fd=%d' % fd)\n        self.onStopped()\n",
     );
-    h.run(&["--box-host"]).exits(0).says("fd=-1");
+    h.run(&[]).exits(0).says("fd=-1");
     assert!(!h.outside().join("native.txt").exists());
-}
-
-#[test]
-fn os_exit_in_the_box_host_ends_the_run_with_exit_8_and_where() {
-    let h =
-        Hostile::new("    def onInput_onStart(self):\n        import os\n        os._exit(0)\n");
-    h.run(&["--box-host"])
-        .exits(8)
-        .says("box code's process exited with code 0 before the run ended")
-        .says("root/Hostile line 4 (onInput_onStart): os._exit(0)");
 }
 
 #[test]
@@ -99,7 +89,7 @@ fn a_segfault_in_the_box_host_is_reported_with_the_box() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        import ctypes\n        ctypes.string_at(0)\n",
     );
-    h.run(&["--box-host"])
+    h.run(&[])
         .exits(8)
         .says("killed by signal 11 (SIGSEGV)")
         .says("root/Hostile line 4 (onInput_onStart)");
@@ -112,7 +102,7 @@ fn garbage_written_to_every_descriptor_cannot_forge_a_success() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        import os\n        for fd in range(3, 64):\n            try:\n                os.write(fd, b'\\x05\\x00\\x00\\x00R\\x01\\x00\\x00\\x00' + b'\\xff' * 64)\n            except OSError:\n                pass\n        self.onStopped()\n",
     );
-    let ran = h.run(&["--box-host"]);
+    let ran = h.run(&[]);
     assert_ne!(ran.code, Some(0), "{}\n{}", ran.out, ran.err);
     ran.says("broke its protocol");
 }
@@ -125,7 +115,7 @@ fn a_hook_computing_in_the_box_host_keeps_its_turn_as_in_one_process() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        import time as t\n        end = t.process_time() + 2.5\n        while t.process_time() < end:\n            pass\n        self.logger.info('computed')\n        self.onStopped()\n",
     );
-    let ran = h.run(&["--box-host"]);
+    let ran = h.run(&[]);
     ran.exits(0)
         .says("computed")
         .says("outcome        finished");

@@ -119,7 +119,7 @@ fn spin_for_data(stream: &PipeReader) {
         if !matches!(poll(&mut fds, Some(&zero)), Ok(0)) || started.elapsed() >= SPIN {
             return;
         }
-        std::hint::spin_loop();
+        std::thread::yield_now();
     }
 }
 

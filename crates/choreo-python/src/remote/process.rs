@@ -86,6 +86,9 @@ pub struct Ended {
     /// choreo let it go (the run was over) while it was still running: not an end box
     /// code caused.
     pub let_go: bool,
+    /// The processes box code started that were still running in its namespace when choreo
+    /// ended it, killed with it (counted for the report; the namespace's end is the wall).
+    pub left_running: usize,
 }
 
 /// How long a box host asked for its dump has to write it and end before it is killed.
@@ -258,6 +261,8 @@ impl BoxHost {
             .init_pid
             .and_then(|p| rustix::process::Pid::from_raw(p as i32));
         if let Some(init) = init {
+            let left = started_in_namespace(init.as_raw_nonzero().get() as u32, self.host_pid);
+            choreo_base::lock(&self.ended).left_running = left;
             let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
             // The waiter reaps its init and ends by itself: killed first, it would leave
             // the dying init to choreo's supervising parent, which would count it as left.
@@ -397,6 +402,39 @@ fn box_code_process(waiter: u32, namespaced: bool) -> Option<u32> {
         return Some(waiter);
     }
     first_child(waiter).and_then(first_child)
+}
+
+/// The most processes [`started_in_namespace`] looks at: the namespace's own bound
+/// (`RLIMIT_NPROC` there) is lower.
+const COUNTED: usize = 4096;
+
+/// How many processes run under `init` (its namespace's) besides `host`, the box host: what
+/// box code started, however far down (a double fork, `setsid`: a PID namespace's
+/// orphans are its init's children). Read through `/proc`, each thread's `children`.
+fn started_in_namespace(init: u32, host: Option<u32>) -> usize {
+    let mut todo = vec![init];
+    let mut seen = Vec::new();
+    while let Some(pid) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let path = task.path().join("children");
+            let Ok(children) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            for child in children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok())
+            {
+                if !seen.contains(&child) && seen.len() < COUNTED {
+                    seen.push(child);
+                    todo.push(child);
+                }
+            }
+        }
+    }
+    seen.iter().filter(|p| Some(**p) != host).count()
 }
 
 /// The first child of process `pid` (`/proc`'s `children`).

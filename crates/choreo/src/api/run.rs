@@ -290,6 +290,12 @@ impl Run {
         (!ended.let_go && (ended.status.is_some() || ended.stopped.is_some())).then_some(ended)
     }
 
+    /// How many processes box code started were still running in its box host's namespace
+    /// when the run let the box host go (after [`Run::close`]), killed with it.
+    pub fn left_running(&self) -> usize {
+        self.box_host.as_ref().map_or(0, |h| h.ended().left_running)
+    }
+
     /// The end of the box host's standard error (a fatal error's dump).
     fn box_host_fault(&self) -> String {
         self.box_host

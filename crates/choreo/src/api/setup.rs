@@ -118,7 +118,7 @@ impl Setup {
             timeline_sync: None,
             on_robot_event: None,
             sandbox: Some(Allowed::default()),
-            box_host: false,
+            box_host: true,
             max_memory: None,
             box_code_bound: None,
         }
@@ -133,9 +133,9 @@ impl Setup {
     }
 
     /// Whether a sandboxed run's box code runs in a process of its own, confined as a whole
-    /// (docs/security.md, The box host), rather than on this process's threads, each
-    /// confined by the kernel (the default; also what happens, with a notice, when no
-    /// program can serve as the box host). No effect on a run without a sandbox.
+    /// (docs/security.md, The box host: the default), rather than on this process's
+    /// threads, each confined by the kernel (weaker; also what happens, with a notice, when
+    /// no program can serve as the box host). No effect on a run without a sandbox.
     pub fn box_host(mut self, on: bool) -> Setup {
         self.box_host = on;
         self

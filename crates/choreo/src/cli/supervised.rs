@@ -38,17 +38,14 @@ pub(crate) struct SandboxFlags {
     pub(crate) max_memory: Option<u64>,
     /// `require`: refuse to run where the kernel cannot confine box code's files and
     /// network (Landlock ABI 4, Linux 6.7). By default (`on`) such a machine is said once,
-    /// and box code is judged by Python's hooks only.
+    /// and box code is judged by Python's hooks only. `threads`: box code on confined
+    /// threads of choreo's own process, not in a box host (weaker; docs/security.md).
     #[arg(long, value_name = "MODE", value_enum, default_value_t = Mode::On, require_equals = true)]
     pub(crate) sandbox: Mode,
     /// No sandbox: box code reaches all the user running choreo may, and runs without a
     /// supervising parent, as choreo did before its sandbox (docs/security.md).
-    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox", "box_host"])]
+    #[arg(long, conflicts_with_all = ["allow_read", "allow_write", "allow_net", "allow_run", "max_memory", "sandbox"])]
     pub(crate) no_sandbox: bool,
-    /// Box code runs in a process of its own, confined as a whole: namespaces, seccomp, hard
-    /// limits, Landlock on the whole process (docs/security.md, The box host).
-    #[arg(long)]
-    pub(crate) box_host: bool,
 }
 
 /// `--sandbox=MODE`: what a machine whose kernel cannot confine box code does.
@@ -58,6 +55,8 @@ pub(crate) enum Mode {
     On,
     /// Refuse to run (exit 2).
     Require,
+    /// Box code on confined threads of choreo's process, without a box host.
+    Threads,
 }
 
 /// What the kernel's `support` means for a run in `mode`: `Err(text)` refuses it, `Ok(Some
@@ -71,13 +70,18 @@ fn kernel_verdict(
     };
     match mode {
         Mode::Require => Err(format!("error: {short} (--sandbox=require)")),
-        Mode::On => Ok(Some(format!(
+        Mode::On | Mode::Threads => Ok(Some(format!(
             "notice: {short}; `--sandbox=require` refuses to run on such a machine"
         ))),
     }
 }
 
 impl SandboxFlags {
+    /// Whether box code runs in a box host, a process of its own (the default).
+    pub(crate) fn box_host(&self) -> bool {
+        self.sandbox != Mode::Threads
+    }
+
     /// What box code may reach; `None`: unconfined (`--no-sandbox`).
     pub(crate) fn allowed(&self) -> Option<crate::Allowed> {
         (!self.no_sandbox).then(|| crate::Allowed {
@@ -120,13 +124,15 @@ impl SandboxFlags {
 static LINK: OnceLock<Link> = OnceLock::new();
 
 /// Real time box code gets past `--timeout` to give the run back (unloading included)
-/// before the parent ends it.
-const GRACE: Duration = Duration::from_secs(10);
+/// before the parent ends it. Under `--fast` the timeout is virtual time, which a loop of
+/// links through Python boxes on a loaded machine walks slower than real time: the grace
+/// is a hang's, not a deadline.
+const GRACE: Duration = Duration::from_secs(20);
 
 /// Real time box code in a process of its own gets past `--timeout` before choreo's process
 /// stops it and reports where it was: within [`GRACE`], so that the run's own report
 /// comes first.
-pub(crate) const BOX_CODE_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const BOX_CODE_GRACE: Duration = Duration::from_secs(10);
 
 /// How long the parent waits for a dump of every thread's stack (faulthandler, on the
 /// SIGABRT it sends a run out of time) before it kills the run.

@@ -128,7 +128,7 @@ fn configured(
         base = base.scenario(s.clone());
     }
     base.sandbox(args.sandbox.allowed())
-        .box_host(args.sandbox.box_host)
+        .box_host(args.sandbox.box_host())
         .max_memory(args.sandbox.max_memory)
         // Before the supervising parent's bound: choreo's process reports it itself.
         .box_code_bound(

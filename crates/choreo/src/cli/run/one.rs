@@ -233,6 +233,7 @@ impl One {
             seed: self.run.seed(),
             start_ms: self.run.start_time(),
             refused: self.run.refused(),
+            left_running: self.run.left_running(),
         }
     }
 }

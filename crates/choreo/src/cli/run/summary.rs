@@ -24,6 +24,9 @@ pub(super) struct Report {
     pub(super) start_ms: u64,
     /// What the sandbox refused box code, with the flag that allows each.
     pub(super) refused: Vec<String>,
+    /// Processes box code started, still running in its box host's namespace at the end,
+    /// killed with it.
+    pub(super) left_running: usize,
 }
 
 pub(super) fn print_report(title: &str, r: &Report) {
@@ -113,6 +116,13 @@ pub(super) fn report_text(title: &str, r: &Report) -> String {
     write_list(&mut o, "errors", &tally.failures, true);
     write_list(&mut o, "logged errors", &tally.logged, false);
     write_list(&mut o, "refused", &r.refused, false);
+    if r.left_running > 0 {
+        let n = r.left_running;
+        let _ = writeln!(
+            o,
+            "  left running   {n} process(es) box code started: killed"
+        );
+    }
     o
 }
 
