@@ -1,11 +1,11 @@
 """The cost of the sandbox: `choreo run` confined and supervised (the default) beside the same
 run with `--no-sandbox` (the anchor), in turn in one process so both see the same machine.
 
-    python3 benches/sandbox.py [ROUNDS] [--box-host]   (default 15; the corpus part: 3 rounds)
+    python3 benches/sandbox.py [ROUNDS] [--threads]   (default 15; the corpus part: 3 rounds)
 
-With `--box-host` the confined runs put box code in a process of its own (`run --box-host`),
-and the box host's memory is measured too (its three processes' resident memory while a
-behavior waits).
+The confined runs put box code in a process of its own, the box host (the default), and the
+box host's memory is measured too (its three processes' resident memory while a behavior
+waits); with `--threads` they run it on choreo's confined threads (`run --sandbox=threads`).
 
 Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part needs
 ../shared/corpus (else a NOTICE). Each figure is wall time of the command from outside (the
@@ -185,7 +185,7 @@ def rss_kib(pid):
 def box_host_memory(path):
     """Resident memory of the box host's processes (waiter, init, box host), beside that of
     choreo's process that runs the engine, 1.5 s into a run whose box sleeps."""
-    run = subprocess.Popen([CHOREO, "run", path, "-q", "--box-host"], stdout=subprocess.DEVNULL,
+    run = subprocess.Popen([CHOREO, "run", path, "-q"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, cwd=ROOT)
     time.sleep(1.5)
     # Below choreo's supervising parent: its child (the engine), then the box host's three.
@@ -204,8 +204,8 @@ def box_host_memory(path):
 def main():
     global CONFINED
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if "--box-host" in sys.argv:
-        CONFINED = ["--box-host"]
+    if "--threads" in sys.argv:
+        CONFINED = ["--sandbox=threads"]
     rounds = int(args[0]) if args else 15
     if not os.access(CHOREO, os.X_OK):
         sys.exit("build it first: cargo build --release -p choreo")
@@ -224,7 +224,7 @@ def main():
     side_by_side("a box's robot call, 20,000 calls, gross per call", ["run", files["calls"], "--fast", "-q"],
                  rounds, per=20000)
     side_by_side("run --fast of examples/dance", ["run", "examples/dance", "--fast", "-q"], rounds)
-    if CONFINED:
+    if not CONFINED:
         path = os.path.join(work, "waiting.xar")
         with open(path, "w") as f:
             f.write(waiting())

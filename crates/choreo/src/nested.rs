@@ -137,13 +137,7 @@ impl BehaviorLauncher for ProjectBehaviors {
             &behavior.path,
             &self.project,
             &self.boxes,
-        )
-        .map_err(|e| {
-            LaunchError::Load(choreo_engine::EngineError::Construct {
-                path: behavior.path.clone(),
-                error: choreo_engine::ScriptError::new(e.to_string()),
-            })
-        })?;
+        );
         let options = Options {
             trace: self
                 .trace
@@ -185,7 +179,7 @@ pub fn script_host(
     behavior_file: &str,
     project: &choreo_xar::source::Project,
     boxes: &BoxCode,
-) -> Result<Box<dyn ScriptHost>, choreo_python::remote::OrderError> {
+) -> Box<dyn ScriptHost> {
     // The package's folder: up from the behavior's as many folders as its file is deep.
     let robot_root = behavior_dir
         .ancestors()
@@ -206,8 +200,8 @@ pub fn script_host(
             .unwrap_or_default(),
         confinement: boxes.confinement.clone(),
     };
-    Ok(match &boxes.host {
-        Some(host) => Box::new(RemoteHost::new(host, &options)?),
+    match &boxes.host {
+        Some(host) => Box::new(RemoteHost::new(host, &options)),
         None => Box::new(choreo_python::PythonHost::new(options)),
-    })
+    }
 }

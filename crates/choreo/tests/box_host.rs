@@ -125,3 +125,128 @@ fn a_hook_computing_in_the_box_host_keeps_its_turn_as_in_one_process() {
         ran.err
     );
 }
+
+// Attacks from native code and the kernel's own means, which only the box host's walls
+// (its namespaces, seccomp, Landlock on the whole process) meet: Python's hooks never see
+// them. Each checks that nothing outside was reached.
+
+/// A process of the test's that box code must not reach: `sleep` with a marker.
+fn victim(marker: &str) -> std::process::Child {
+    std::process::Command::new("sleep")
+        .arg(marker)
+        .spawn()
+        .unwrap()
+}
+
+/// Asserts `victim` still runs, then ends it.
+fn still_alive(mut victim: std::process::Child, ran: &crate::support::hostile::Ran) {
+    let alive = victim.try_wait().unwrap().is_none();
+    let _ = victim.kill();
+    let _ = victim.wait();
+    assert!(
+        alive,
+        "box code killed a process of the user's\n{}",
+        ran.out
+    );
+}
+
+#[test]
+fn native_signals_to_every_process_reach_none_outside() {
+    // kill(-1) signals every process the user may; kill(1) the namespace's init.
+    let target = victim("300.41");
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import ctypes\n        libc = ctypes.CDLL(None)\n        for pid in (-1, 1, {}):\n            self.logger.info('kill %d -> %d' % (pid, libc.kill(pid, 9)))\n        self.onStopped()\n",
+        target.id()
+    ));
+    let ran = h.run(&[]);
+    ran.exits(0)
+        .says("kill -1 -> -1")
+        .says("kill 1 -> -1")
+        .says(&format!("kill {} -> -1", target.id()));
+    still_alive(target, &ran);
+}
+
+#[test]
+fn a_pidfd_or_ptrace_reaches_no_process_outside() {
+    // pidfd_open (434), pidfd_send_signal (424), ptrace's PTRACE_ATTACH (16) on x86_64.
+    let target = victim("300.42");
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import ctypes\n        libc = ctypes.CDLL(None)\n        fd = libc.syscall(434, {pid}, 0)\n        self.logger.info('pidfd=%d' % fd)\n        self.logger.info('sent=%d' % libc.syscall(424, fd, 9, None, 0))\n        self.logger.info('traced=%d' % libc.ptrace(16, {pid}, None, None))\n        self.onStopped()\n",
+        pid = target.id()
+    ));
+    let ran = h.run(&[]);
+    ran.exits(0)
+        .says("pidfd=-1")
+        .says("sent=-1")
+        .says("traced=-1");
+    still_alive(target, &ran);
+}
+
+#[test]
+fn a_native_datagram_reaches_no_listener() {
+    // A UDP datagram sent through libc (Landlock knows no UDP; Python's hooks never see it).
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import ctypes, socket, struct\n        libc = ctypes.CDLL(None)\n        fd = libc.socket(2, 2, 0)\n        to = struct.pack('<H', 2) + struct.pack('>H', {port}) + socket.inet_aton('127.0.0.1') + bytes(8)\n        self.logger.info('socket=%d sent=%d' % (fd, libc.sendto(fd, b'stolen', 6, 0, to, 16)))\n        self.onStopped()\n"
+    ));
+    let ran = h.run(&[]);
+    ran.exits(0).says("sent=-1");
+    listener.set_nonblocking(true).unwrap();
+    let mut got = [0u8; 16];
+    assert!(
+        listener.recv_from(&mut got).is_err(),
+        "a datagram arrived\n{}",
+        ran.out
+    );
+}
+
+#[test]
+fn the_audit_hook_turned_off_through_gc_leaves_the_kernel_s_wall() {
+    // Box code finds the hook's closure through `gc` and empties it: Python's judgement is
+    // gone, and the write is still refused (by Landlock, at its line).
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import gc\n        for f in gc.get_objects():\n            if getattr(f, '__name__', '') == 'hook' and getattr(f, '__closure__', None):\n                for c in f.__closure__:\n                    if callable(c.cell_contents):\n                        c.cell_contents = lambda *a, **k: False\n        open('{outside}/gc.txt', 'w').write('x')\n        self.onStopped()\n",
+    );
+    h.run(&["--strict"])
+        .exits(3)
+        .says("line 9 (onInput_onStart): PermissionError");
+    assert!(!h.outside().join("gc.txt").exists());
+}
+
+#[test]
+fn a_thread_of_the_lowest_level_writes_nothing_outside() {
+    // `_thread.start_new_thread`, then libc's `open` on that thread: no lane, no hook.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import _thread, ctypes, time\n        libc = ctypes.CDLL(None)\n        got = []\n        def write():\n            got.append(libc.open(b'{outside}/thread.txt', 0o101, 0o644))\n        _thread.start_new_thread(write, ())\n        while not got:\n            time.sleep(0.01)\n        self.logger.info('fd=%d' % got[0])\n        self.onStopped()\n",
+    );
+    h.run(&[]).exits(0).says("fd=-1");
+    assert!(!h.outside().join("thread.txt").exists());
+}
+
+#[test]
+fn limits_cannot_be_raised() {
+    // Through libc's setrlimit (Python's `resource` would be judged first): each hard
+    // limit stays. RLIMIT_FSIZE 1, RLIMIT_NOFILE 7, RLIMIT_AS 9.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import ctypes\n        libc = ctypes.CDLL(None)\n        for r in (1, 7, 9):\n            lim = (ctypes.c_ulong * 2)(2**64 - 1, 2**64 - 1)\n            self.logger.info('raise %d -> %d' % (r, libc.setrlimit(r, lim)))\n        self.onStopped()\n",
+    );
+    h.run(&[])
+        .exits(0)
+        .says("raise 1 -> -1")
+        .says("raise 7 -> -1")
+        .says("raise 9 -> -1");
+}
+
+#[test]
+fn a_fork_loop_with_allow_run_ends_with_the_run() {
+    // 50 children, each leaving a grandchild in a session of its own, then exiting: the
+    // grandchildren are the namespace's init's, and end with the run.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os\n        for i in range(50):\n            if os.fork() == 0:\n                try:\n                    if os.fork() == 0:\n                        os.setsid()\n                        os.execvp('sleep', ['sleep', '300.43'])\n                finally:\n                    os._exit(0)\n        self.onStopped()\n",
+    );
+    h.run(&["--allow-run"])
+        .exits(0)
+        .says("process(es) box code started: killed");
+    assert_eq!(crate::support::hostile::alive("300.43"), 0);
+}

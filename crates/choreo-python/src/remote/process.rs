@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use choreo_engine::BoxContext;
 
@@ -47,10 +47,10 @@ pub struct BoxHost {
     /// Its process id (the process choreo started: the box host's waiter).
     pid: u32,
     /// The box host's own process, as this process's `/proc` names it (below the waiter and
-    /// its namespace's init); `None` when it cannot be told.
-    pub(crate) host_pid: Option<u32>,
-    /// Its namespace's init, when it has one.
-    init_pid: Option<u32>,
+    /// its namespace's init), once it is ready; `None` when it cannot be told.
+    host_pid: OnceLock<Option<u32>>,
+    /// Its namespace's init, when it has one, once it is ready.
+    init_pid: OnceLock<Option<u32>>,
     /// Its runs are in virtual time: a wait on a lane spins a little first.
     pub(crate) virtual_time: std::sync::atomic::AtomicBool,
     pub(crate) boxes: Mutex<HashMap<u64, Entry>>,
@@ -58,10 +58,13 @@ pub struct BoxHost {
     /// The run's confinement: box code's refusals go there; choreo's threads that answer
     /// box code are held to it.
     pub(crate) confinement: Option<Arc<crate::confinement::Confinement>>,
-    /// What it said when ready.
-    ready: Ready,
+    /// What it said when ready, or why it did not start; `None` until then (see
+    /// [`BoxHost::wait_ready`]).
+    ready: (Mutex<Option<Result<Ready, String>>>, Condvar),
     /// Alive while the box host is: lanes hold a weak reference.
     pub(crate) alive: Arc<()>,
+    /// choreo killed it (let go, stopped): nothing more is told to it (a box dropped).
+    pub(crate) killed: std::sync::atomic::AtomicBool,
     /// How it ended, once it has; what box code said it was about to do to it.
     ended: Mutex<Ended>,
     /// The end of its standard error.
@@ -131,41 +134,20 @@ impl BoxHost {
             open_files: choreo_sandbox::limits::OPEN_FILES,
             isolate: true,
         };
-        let ready = control
-            .send(&Record::Start(start), &[])
-            .map_err(|e| StartError::NotReady(e.to_string()))
-            .and_then(|()| match control.recv() {
-                Ok(Some((Record::Ready(r), _))) if r.version == VERSION => Ok(r),
-                Ok(Some((other, _))) => Err(StartError::NotReady(format!("it said {other:?}"))),
-                Ok(None) => Err(StartError::NotReady("it ended".to_string())),
-                Err(e) => Err(StartError::NotReady(e.to_string())),
-            });
+        let sent = control.send(&Record::Start(start), &[]);
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(pipe) = child.stderr.take() {
             keep_stderr(pipe, Arc::clone(&stderr));
         }
-        let ready = match ready {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let said = String::from_utf8_lossy(&choreo_base::lock(&stderr)).into_owned();
-                return Err(match e {
-                    StartError::NotReady(why) if !said.trim().is_empty() => {
-                        StartError::NotReady(format!("{why}: {}", said.trim()))
-                    }
-                    e => e,
-                });
-            }
-        };
+        if let Err(e) = sent {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(StartError::NotReady(e.to_string()));
+        }
         let host = Arc::new(BoxHost {
             id: NEXT_HOST.fetch_add(1, Ordering::SeqCst),
-            host_pid: box_code_process(pid, ready.no_namespaces.is_none()),
-            init_pid: ready
-                .no_namespaces
-                .is_none()
-                .then(|| first_child(pid))
-                .flatten(),
+            host_pid: OnceLock::new(),
+            init_pid: OnceLock::new(),
             virtual_time: std::sync::atomic::AtomicBool::new(false),
             control: Arc::new(control),
             child: Mutex::new(Some(child)),
@@ -173,8 +155,9 @@ impl BoxHost {
             boxes: Mutex::new(HashMap::new()),
             next_handle: AtomicU64::new(1),
             confinement: Some(Arc::clone(confinement)),
-            ready,
+            ready: (Mutex::new(None), Condvar::new()),
             alive: Arc::new(()),
+            killed: std::sync::atomic::AtomicBool::new(false),
             ended: Mutex::new(Ended::default()),
             stderr,
             on_end: Mutex::new(None),
@@ -183,14 +166,69 @@ impl BoxHost {
         Ok(host)
     }
 
-    /// Why it has no namespaces of its own, or what the kernel's Landlock could not do:
-    /// said once at the start of a run.
+    /// Waits until it says it is ready, confined (its Python set up meanwhile, while
+    /// choreo loads the run: [`BoxHost::start`] does not wait); `Err` says why it did not
+    /// start (`did not start: ...`), with what it wrote to its standard error.
+    pub fn wait_ready(&self) -> Result<(), String> {
+        let (state, said) = &self.ready;
+        let mut state = choreo_base::lock(state);
+        loop {
+            match &*state {
+                Some(Ok(_)) => return Ok(()),
+                Some(Err(why)) => return Err(why.clone()),
+                None => {
+                    state = said
+                        .wait(state)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                }
+            }
+        }
+    }
+
+    /// Why it did not start (`why`), with what it said on its standard error; stopped.
+    fn not_ready(&self, why: &str) -> String {
+        if let Some(child) = choreo_base::lock(&self.child).as_mut() {
+            let _ = child.kill();
+            if let Ok(status) = child.wait() {
+                choreo_base::lock(&self.ended).status.get_or_insert(status);
+            }
+        }
+        let said = self.stderr_tail();
+        match said.trim() {
+            "" => format!("did not start: {why}"),
+            said => format!("did not start: {why}: {said}"),
+        }
+    }
+
+    /// Its state once ready or failed: told to whoever waits.
+    fn set_ready(&self, ready: Result<Ready, String>) {
+        if let Ok(r) = &ready {
+            let namespaced = r.no_namespaces.is_none();
+            let _ = self.host_pid.set(box_code_process(self.pid, namespaced));
+            let _ = self
+                .init_pid
+                .set(namespaced.then(|| first_child(self.pid)).flatten());
+        }
+        let (state, said) = &self.ready;
+        choreo_base::lock(state).get_or_insert(ready);
+        said.notify_all();
+    }
+
+    /// The box host's own process in this process's `/proc`, once it is ready.
+    pub(crate) fn host_pid(&self) -> Option<u32> {
+        self.host_pid.get().copied().flatten()
+    }
+
+    /// Why it has no namespaces of its own, or what the kernel's Landlock could not do,
+    /// once it is ready: said once at the start of a run.
     pub fn shortfall(&self) -> Option<String> {
+        let state = choreo_base::lock(&self.ready.0);
+        let ready = state.as_ref()?.as_ref().ok()?;
         let mut parts = Vec::new();
-        if let Some(why) = &self.ready.no_namespaces {
+        if let Some(why) = &ready.no_namespaces {
             parts.push(format!("no namespaces of its own ({why})"));
         }
-        if let Some(why) = &self.ready.no_landlock {
+        if let Some(why) = &ready.no_landlock {
             parts.push(format!("no Landlock ({why})"));
         }
         (!parts.is_empty()).then(|| parts.join("; "))
@@ -222,15 +260,33 @@ impl BoxHost {
 
     /// Whether the process ends within `within` of real time (reaped, its status kept).
     pub(crate) fn ends_within(&self, within: std::time::Duration) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        // Its pidfd is readable once it has ended: woken then (a run's end waits on this),
+        // not at the next look.
+        let pidfd = rustix::process::Pid::from_raw(self.pid as i32).and_then(|pid| {
+            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+        });
         let deadline = std::time::Instant::now() + within;
         loop {
             if self.ended().status.is_some() {
                 return true;
             }
-            if std::time::Instant::now() >= deadline {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
                 return false;
             }
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            let step = left.min(std::time::Duration::from_millis(10));
+            match &pidfd {
+                Some(fd) => {
+                    let mut fds = [PollFd::new(fd, PollFlags::IN)];
+                    let step = Timespec {
+                        tv_sec: 0,
+                        tv_nsec: i64::from(step.subsec_nanos()),
+                    };
+                    let _ = poll(&mut fds, Some(&step));
+                }
+                None => std::thread::sleep(step.min(std::time::Duration::from_millis(2))),
+            }
         }
     }
 
@@ -257,11 +313,11 @@ impl BoxHost {
     /// when this returns, no process of the box host is left, not even for a moment an init
     /// reparented to choreo's supervising parent.
     fn kill_all(&self) {
-        let init = self
-            .init_pid
+        self.killed.store(true, Ordering::SeqCst);
+        let init = (self.init_pid.get().copied().flatten())
             .and_then(|p| rustix::process::Pid::from_raw(p as i32));
         if let Some(init) = init {
-            let left = started_in_namespace(init.as_raw_nonzero().get() as u32, self.host_pid);
+            let left = started_in_namespace(init.as_raw_nonzero().get() as u32, self.host_pid());
             choreo_base::lock(&self.ended).left_running = left;
             let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
             // The waiter reaps its init and ends by itself: killed first, it would leave
@@ -337,8 +393,9 @@ impl BoxHost {
         }
     }
 
-    /// Reads the control socket on a thread of its own: refusals to the report, notes
-    /// kept; at its end, the process is waited for.
+    /// Reads the control socket on a thread of its own: first that it is ready (or why it
+    /// is not), then refusals to the report, notes kept; at its end, the process is
+    /// waited for.
     fn read_control(self: &Arc<Self>) {
         let me = Arc::downgrade(self);
         let control = Arc::clone(&self.control);
@@ -346,34 +403,19 @@ impl BoxHost {
         let _ = std::thread::Builder::new()
             .name("choreo-box-host".to_string())
             .spawn(move || {
-                loop {
-                    match control.recv() {
-                        Ok(Some((Record::Refused(text), _))) => {
-                            if let Some(c) = &confinement {
-                                c.note_refusal(text);
-                            }
-                        }
-                        Ok(Some((Record::Note(text), _))) => {
-                            if let Some(me) = me.upgrade() {
-                                choreo_base::lock(&me.ended).notes.insert(0, text);
-                            }
-                        }
-                        Ok(Some((other, _))) => {
-                            if let Some(me) = me.upgrade() {
-                                me.stop(&format!(
-                                    "broke its protocol (sent {other:?} on its control socket)"
-                                ));
-                            }
-                            break;
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            if let Some(me) = me.upgrade() {
-                                me.stop(&format!("broke its protocol ({e})"));
-                            }
-                            break;
-                        }
-                    }
+                let ready = match control.recv() {
+                    Ok(Some((Record::Ready(r), _))) if r.version == VERSION => Ok(r),
+                    Ok(Some((other, _))) => Err(format!("it said {other:?}")),
+                    Ok(None) => Err("it ended".to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let started = ready.is_ok();
+                if let Some(me) = me.upgrade() {
+                    let ready = ready.map_err(|why| me.not_ready(&why));
+                    me.set_ready(ready);
+                }
+                if started {
+                    follow(&control, &me, confinement.as_ref());
                 }
                 if let Some(me) = me.upgrade() {
                     let waited = choreo_base::lock(&me.child).as_mut().map(Child::wait);
@@ -386,6 +428,44 @@ impl BoxHost {
                     }
                 }
             });
+    }
+}
+
+/// Follows the control socket of a box host that is ready, until it closes or breaks the
+/// protocol: refusals to the report (`confinement`), notes kept.
+fn follow(
+    control: &Control,
+    me: &std::sync::Weak<BoxHost>,
+    confinement: Option<&Arc<crate::confinement::Confinement>>,
+) {
+    loop {
+        match control.recv() {
+            Ok(Some((Record::Refused(text), _))) => {
+                if let Some(c) = confinement {
+                    c.note_refusal(text);
+                }
+            }
+            Ok(Some((Record::Note(text), _))) => {
+                if let Some(me) = me.upgrade() {
+                    choreo_base::lock(&me.ended).notes.insert(0, text);
+                }
+            }
+            Ok(Some((other, _))) => {
+                if let Some(me) = me.upgrade() {
+                    me.stop(&format!(
+                        "broke its protocol (sent {other:?} on its control socket)"
+                    ));
+                }
+                break;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                if let Some(me) = me.upgrade() {
+                    me.stop(&format!("broke its protocol ({e})"));
+                }
+                break;
+            }
+        }
     }
 }
 

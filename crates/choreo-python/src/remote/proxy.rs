@@ -72,6 +72,8 @@ impl BoxHost {
         if let Some(found) = found {
             return Ok(found);
         }
+        // The first lane waits for the process to be ready (it was started without waiting).
+        self.wait_ready().map_err(OrderError::Lane)?;
         let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
         let fds = [theirs[0].as_fd(), theirs[1].as_fd()];
         self.control
@@ -115,7 +117,7 @@ impl BoxHost {
         loop {
             // While it waits, the box host's thread is the one the turns judge (computing,
             // it keeps this thread's turn; blocked, it loses it), not this one, asleep.
-            let stand_in = (self.host_pid.zip(thread))
+            let stand_in = (self.host_pid().zip(thread))
                 .map(|(pid, tid)| choreo_engine::activity::stand_in(pid, tid));
             let got = if virtual_time {
                 lane.recv_soon()
@@ -141,7 +143,7 @@ impl BoxHost {
     /// The id, in this process's `/proc`, of the box host's thread whose id in its own
     /// namespace is `inner` (its `NSpid` line ends with it); `None` when it cannot be told.
     fn outer_thread(&self, inner: i32) -> Option<i32> {
-        let pid = self.host_pid?;
+        let pid = self.host_pid()?;
         std::fs::read_dir(format!("/proc/{pid}/task"))
             .ok()?
             .filter_map(Result::ok)
@@ -358,28 +360,41 @@ fn gone_answer(r: &Request) -> Answer {
 /// The script host of one run whose box code runs in the box host.
 pub struct RemoteHost {
     host: Arc<BoxHost>,
-    number: u32,
+    /// What the box host's side of it is made with: at the first order (so that a run's
+    /// load goes on while the box host starts).
+    options: HostOptions,
+    /// Its number in the box host, once made; or why it could not be.
+    number: std::sync::OnceLock<Result<u32, String>>,
 }
 
 impl RemoteHost {
-    /// A Python host in `host` for a run with `options`.
-    pub fn new(
-        host: &Arc<BoxHost>,
-        options: &crate::PythonOptions,
-    ) -> Result<RemoteHost, OrderError> {
-        let order = Order::NewHost(HostOptions {
-            behavior_path: options.behavior_path.clone(),
-            package_uid: options.package_uid.clone(),
-            behavior_relative_path: options.behavior_relative_path.clone(),
-            robot_root: options.robot_root.clone(),
-        });
-        match host.order(&order)? {
-            Answer::Number(n) => Ok(RemoteHost {
-                host: Arc::clone(host),
-                number: u32::try_from(n).map_err(|_| host.broken("a host number past u32"))?,
-            }),
-            _ => Err(host.broken("answered a new host out of turn")),
+    /// A Python host in `host` for a run with `options`; made there at its first use.
+    pub fn new(host: &Arc<BoxHost>, options: &crate::PythonOptions) -> RemoteHost {
+        RemoteHost {
+            host: Arc::clone(host),
+            options: HostOptions {
+                behavior_path: options.behavior_path.clone(),
+                package_uid: options.package_uid.clone(),
+                behavior_relative_path: options.behavior_relative_path.clone(),
+                robot_root: options.robot_root.clone(),
+            },
+            number: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Its number in the box host, made there the first time.
+    fn number(&self) -> Result<u32, ScriptError> {
+        let made = self.number.get_or_init(|| {
+            let host = &self.host;
+            match host.order(&Order::NewHost(self.options.clone())) {
+                Ok(Answer::Number(n)) => {
+                    u32::try_from(n).map_err(|_| host.broken("a host number past u32").to_string())
+                }
+                Ok(_) => Err(host.broken("answered a new host out of turn").to_string()),
+                Err(e) => Err(e.to_string()),
+            }
+        });
+        made.clone().map_err(ScriptError::new)
     }
 }
 
@@ -397,10 +412,9 @@ impl ScriptHost for RemoteHost {
             .map(|n| (n.code.clone(), n.path.clone()))
             .collect();
         // A failure here only loses the head start: construct reports.
-        let _ = self.host.order(&Order::Prepare {
-            host: self.number,
-            scripts,
-        });
+        if let Ok(host) = self.number() {
+            let _ = self.host.order(&Order::Prepare { host, scripts });
+        }
     }
 
     fn construct(&self, node: &BoxNode, ctx: &BoxContext) -> Result<Arc<dyn BoxCode>, ScriptError> {
@@ -416,8 +430,15 @@ impl ScriptHost for RemoteHost {
         if clock.virtual_time {
             (self.host.virtual_time).store(true, Ordering::Relaxed);
         }
+        let number = match self.number() {
+            Ok(n) => n,
+            Err(e) => {
+                choreo_base::lock(&self.host.boxes).remove(&handle);
+                return Err(e);
+            }
+        };
         let order = Order::Construct {
-            host: self.number,
+            host: number,
             handle,
             info: BoxInfo::of(node, ctx.id().0),
             clock,
@@ -490,6 +511,8 @@ impl Drop for RemoteBox {
             }
         }
         // The box host may be gone: nothing to tell it then.
-        let _ = self.host.control.send(&Record::DropBox(self.handle), &[]);
+        if !self.host.killed.load(Ordering::SeqCst) {
+            let _ = self.host.control.send(&Record::DropBox(self.handle), &[]);
+        }
     }
 }

@@ -36,6 +36,9 @@ pub(crate) struct Served {
     works: Mutex<HashMap<u64, Work>>,
     next_work: AtomicU64,
     delivers: Mutex<HashMap<u64, Arc<Deliver>>>,
+    /// A run in virtual time was constructed here: a lane waiting for its next order looks
+    /// for it a moment before sleeping, as choreo's side does for an answer (`Lane::recv_soon`).
+    virtual_time: std::sync::atomic::AtomicBool,
 }
 
 thread_local! {
@@ -53,6 +56,7 @@ impl Served {
             works: Mutex::new(HashMap::new()),
             next_work: AtomicU64::new(1),
             delivers: Mutex::new(HashMap::new()),
+            virtual_time: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -78,7 +82,12 @@ impl Served {
         let lane = Rc::new(lane);
         LANE.with(|l| *l.borrow_mut() = Some(Rc::clone(&lane)));
         loop {
-            match lane.recv() {
+            let got = if self.virtual_time.load(std::sync::atomic::Ordering::Relaxed) {
+                lane.recv_soon()
+            } else {
+                lane.recv()
+            };
+            match got {
                 Ok(Message::Order(order)) => {
                     let answer = self.run(order);
                     if lane.send(&Message::Answer(answer)).is_err() {
@@ -121,6 +130,9 @@ impl Served {
                 info,
                 clock,
             } => {
+                if clock.virtual_time {
+                    (self.virtual_time).store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 let Some(h) = self.host(host) else {
                     return Answer::Script(Err(choreo_engine::ScriptError::new(format!(
                         "the box host has no Python host {host}"

@@ -186,8 +186,6 @@ impl Run {
         let behavior = project.behavior_at(setup.behavior);
         let model = setup.chosen_model();
         let language = setup.chosen_language();
-        let (robot, sim) = connect(&setup, model, language.as_deref())?;
-        let robot = Arc::new(Watched::new(robot));
         let trace = setup.trace.clone().unwrap_or_default();
         // `behaviorAbsolutePath()`: the behavior's folder where a robot installs it; an
         // archive's files are unpacked to a temporary folder, removed with the run.
@@ -205,8 +203,10 @@ impl Run {
             host: box_host(&setup, confinement.as_ref())?,
             confinement: confinement.clone(),
         };
-        let host = script_host(&behavior_dir, &behavior.path, project.files(), &boxes)
-            .map_err(|e| Error::BoxHost(e.to_string()))?;
+        // The robot while the box host starts (its interpreter set up meanwhile).
+        let (robot, sim) = connect(&setup, model, language.as_deref())?;
+        let robot = Arc::new(Watched::new(robot));
+        let host = script_host(&behavior_dir, &behavior.path, project.files(), &boxes);
         // A real robot does not say which model it is: the resource groups of the model
         // chosen apply. The simulated robot gives its own.
         let resources = Arc::new(choreo_naoqi::resource_tree(model));
@@ -223,8 +223,12 @@ impl Run {
             seed: setup.seed,
             start_time: setup.start_time,
         };
-        let engine = Engine::load(&behavior.xar, host.as_ref(), options)
-            .map_err(|source| load_failed(source, project.path(), boxes.host.as_deref()))?;
+        let engine = Engine::load(&behavior.xar, host.as_ref(), options);
+        if let Some(host) = &boxes.host {
+            box_host_ready(host)?;
+        }
+        let engine =
+            engine.map_err(|source| load_failed(source, project.path(), boxes.host.as_deref()))?;
         let engine = Arc::new(engine);
         if let Some(host) = &boxes.host {
             // Box code's process gone, nothing runs its hooks: the run stops there, and
@@ -825,8 +829,8 @@ fn load_failed(
     }
 }
 
-/// The run's box host, when the setup asks for one and the run is confined: started, and
-/// its shortfall said once.
+/// The run's box host, when the setup asks for one and the run is confined: started, not
+/// waited for ([`box_host_ready`]).
 fn box_host(
     setup: &Setup,
     confinement: Option<&Arc<Confinement>>,
@@ -853,10 +857,18 @@ fn box_host(
     if let Some(within) = setup.box_code_bound {
         host.bound(within);
     }
+    Ok(Some(host))
+}
+
+/// The box host started without waiting (its interpreter is set up while choreo loads the
+/// run) is ready: or why not; its shortfall said once.
+fn box_host_ready(host: &choreo_python::remote::BoxHost) -> Result<()> {
+    host.wait_ready()
+        .map_err(|why| Error::BoxHost(format!("box code's process (the box host) {why}")))?;
     if let Some(short) = host.shortfall() {
         eprintln!("notice: box code's process has {short}");
     }
-    Ok(Some(host))
+    Ok(())
 }
 
 /// The confinement of the run's box code, as the setup asks: the run's folders written, the

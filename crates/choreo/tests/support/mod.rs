@@ -149,8 +149,7 @@ impl Run {
             confinement: Some(Arc::new(confinement)),
             host: None,
         };
-        let host_box = choreo::nested::script_host(&dir, &behavior.path, project, &boxes)
-            .map_err(|e| e.to_string())?;
+        let host_box = choreo::nested::script_host(&dir, &behavior.path, project, &boxes);
         let robot = SimRobot::new(job.model);
         robot.set_robot_root(files.robot_root().map(Path::to_path_buf));
         let language =
