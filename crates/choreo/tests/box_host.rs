@@ -250,3 +250,21 @@ fn a_fork_loop_with_allow_run_ends_with_the_run() {
         .says("process(es) box code started: killed");
     assert_eq!(crate::support::hostile::alive("300.43"), 0);
 }
+
+#[test]
+fn a_dialogs_script_runs_in_the_box_host() {
+    // ALDialog's `%script` is the project's code: it runs where box code does, in the PID
+    // namespace whose init (1) is its parent; on choreo's threads, choreo's process is.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import time\n        d = ALProxy('ALDialog')\n        d.activateTopic(d.loadTopic(self.behaviorAbsolutePath() + '/where.top'))\n        d.subscribe('where')\n        d.forceInput('where are you')\n        time.sleep(2)\n        self.onStopped()\n",
+    );
+    std::fs::write(
+        h.dir.path().join("project/where.top"),
+        "topic: ~where()\nlanguage: enu\n\nu:(where are you) my parent is %script\nimport os\nprint(os.getppid())\n%script\n",
+    )
+    .unwrap();
+    h.run(&[]).exits(0).says("says \"my parent is 1\"");
+    let threads = h.run(&["--sandbox=threads"]);
+    threads.exits(0).says("says \"my parent is ");
+    assert!(!threads.out.contains("my parent is 1\""), "{}", threads.out);
+}

@@ -72,6 +72,8 @@ pub enum Order {
     },
     /// Run work box code handed to the engine (a thread's function).
     Work(u64),
+    /// Run a dialog's `%script` (its source); answered with what it printed.
+    DialogScript(String),
 }
 
 /// The answer to an order or a request.
@@ -97,6 +99,8 @@ pub enum Answer {
     Constructed(bool, Vec<String>),
     /// A hook's or a construction's failure, or success.
     Script(Result<(), ScriptError>),
+    /// What a `%script` printed, or the exception it raised.
+    Printed(Result<String, String>),
 }
 
 /// A message on a lane: an order, a request, or an answer.
@@ -189,6 +193,11 @@ fn encode_order(o: &Order) -> Writer {
             w.u64(*id);
             w
         }
+        Order::DialogScript(code) => {
+            let mut w = Writer::tagged(b'S');
+            w.str(code);
+            w
+        }
     }
 }
 
@@ -228,6 +237,7 @@ fn decode_order(tag: u8, r: &mut Reader<'_>) -> Result<Order, WireError> {
             value: r.value()?,
         },
         b'W' => Order::Work(r.u64()?),
+        b'S' => Order::DialogScript(r.str()?),
         t => return Err(WireError(format!("no order has tag {t}"))),
     })
 }
@@ -334,6 +344,12 @@ fn encode_answer(a: &Answer) -> Writer {
                 Err(e) => w.u8(1).str(&e.message).opt_u64(e.line.map(u64::from)),
             };
         }
+        Answer::Printed(r) => {
+            match r {
+                Ok(text) => w.u8(10).u8(0).str(text),
+                Err(e) => w.u8(10).u8(1).str(e),
+            };
+        }
     }
     w
 }
@@ -363,6 +379,51 @@ fn decode_answer(r: &mut Reader<'_>) -> Result<Answer, WireError> {
         } else {
             Ok(())
         }),
+        10 => Answer::Printed(if r.bool()? {
+            Err(r.str()?)
+        } else {
+            Ok(r.str()?)
+        }),
         t => return Err(WireError(format!("no answer has tag {t}"))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_order_and_answer_reads_back_and_a_cut_one_is_refused() {
+        let messages = [
+            Message::Order(Order::NewHost(HostOptions::default())),
+            Message::Order(Order::Prepare {
+                host: 3,
+                scripts: vec![("pass".into(), "root/B".into())],
+            }),
+            Message::Order(Order::Deliver {
+                id: 9,
+                key: "k".into(),
+                value: Value::None,
+            }),
+            Message::Order(Order::Work(7)),
+            Message::Order(Order::DialogScript("print 1+2\n".into())),
+            Message::Answer(Answer::Done),
+            Message::Answer(Answer::Bool(true)),
+            Message::Answer(Answer::Number(u64::MAX)),
+            Message::Answer(Answer::MaybeNumber(None)),
+            Message::Answer(Answer::MaybeValue(Some(Value::None))),
+            Message::Answer(Answer::MaybeText(Some("é".into()))),
+            Message::Answer(Answer::Unit(Err("no".into()))),
+            Message::Answer(Answer::Robot(Ok(Value::None))),
+            Message::Answer(Answer::Constructed(true, vec!["onResource".into()])),
+            Message::Answer(Answer::Script(Err(ScriptError::new("boom")))),
+            Message::Answer(Answer::Printed(Ok("3".into()))),
+            Message::Answer(Answer::Printed(Err("ValueError: no".into()))),
+        ];
+        for m in messages {
+            let bytes = m.encode();
+            assert_eq!(Message::decode(&bytes), Ok(m.clone()));
+            assert!(Message::decode(&bytes[..bytes.len() - 1]).is_err(), "{m:?}");
+        }
+    }
 }

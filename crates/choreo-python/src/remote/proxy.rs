@@ -140,6 +140,27 @@ impl BoxHost {
         }
     }
 
+    /// Runs a dialog's `%script` in the box host: what it printed, or the exception it
+    /// raised (`ValueError: no`). On a thread of its own, as box code's requests are served
+    /// on the thread that ordered and held to box code's rules there: the caller's (the
+    /// dialog's) stays choreo's.
+    pub fn dialog_script(self: &Arc<Self>, code: &str) -> Result<String, String> {
+        let order = Order::DialogScript(code.to_string());
+        let ran = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("choreo-dialog-script".to_string())
+                .spawn_scoped(scope, || self.order(&order))
+                .map(|t| t.join())
+        });
+        match ran {
+            Ok(Ok(Ok(Answer::Printed(printed)))) => printed,
+            Ok(Ok(Ok(_))) => Err(self.broken("answered a %script out of turn").to_string()),
+            Ok(Ok(Err(e))) => Err(e.to_string()),
+            Ok(Err(_)) => Err("the %script's thread panicked".to_string()),
+            Err(e) => Err(format!("no thread for the %script: {e}")),
+        }
+    }
+
     /// The id, in this process's `/proc`, of the box host's thread whose id in its own
     /// namespace is `inner` (its `NSpid` line ends with it); `None` when it cannot be told.
     fn outer_thread(&self, inner: i32) -> Option<i32> {

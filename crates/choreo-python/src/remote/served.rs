@@ -175,6 +175,9 @@ impl Served {
                 }
                 Answer::Done
             }
+            Order::DialogScript(code) => Answer::Printed(
+                crate::run_dialog_script(&code, Some(&self.confinement)).map_err(|e| e.exception),
+            ),
         }
     }
 

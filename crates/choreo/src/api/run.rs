@@ -787,10 +787,15 @@ fn equip(
     }));
     // The robot's paths the methods take name places in the run's own folders.
     sim.set_robot_root(world.files.robot_root().map(std::path::Path::to_path_buf));
-    // ALDialog's `%script` blocks run in the embedded CPython.
+    // ALDialog's `%script` blocks run in the embedded CPython: the box host's when the run
+    // has one (they are the project's code).
     let confinement = world.boxes.confinement.clone();
-    sim.set_dialog_scripts(Some(Arc::new(move |code: &str| {
-        dialog_script(code, confinement.as_ref())
+    let host = world.boxes.host.clone();
+    sim.set_dialog_scripts(Some(Arc::new(move |code: &str| match &host {
+        Some(host) => host
+            .dialog_script(code)
+            .map_err(|exception| choreo_qichat::dialog::HostError::Raised { exception }),
+        None => dialog_script(code, confinement.as_ref()),
     })));
     // ALBehaviorManager runs the project's behaviors as nested runs of this one.
     let weak: Weak<Watched> = Arc::downgrade(world.robot);
