@@ -51,6 +51,38 @@ pub struct BoxCode {
     pub host: Option<Arc<BoxHost>>,
 }
 
+impl BoxCode {
+    /// Box code held to `confinement`, in a box host of its own (started, not waited for),
+    /// with `memory` at most (`None`: half the machine's). When no program can serve as the
+    /// box host it runs on this process's threads, confined one by one, said once.
+    pub fn in_box_host(
+        confinement: Arc<Confinement>,
+        memory: Option<u64>,
+    ) -> Result<BoxCode, choreo_python::remote::StartError> {
+        let executable = match choreo_python::remote::Executable::find() {
+            Ok(e) => e,
+            Err(e) => {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                SAID.call_once(|| {
+                    eprintln!(
+                        "notice: box code runs in this process, confined thread by thread: {e}"
+                    )
+                });
+                return Ok(BoxCode {
+                    confinement: Some(confinement),
+                    host: None,
+                });
+            }
+        };
+        let memory = memory.or_else(choreo_sandbox::limits::default_memory);
+        let host = BoxHost::start(&executable, &confinement, memory)?;
+        Ok(BoxCode {
+            confinement: Some(confinement),
+            host: Some(host),
+        })
+    }
+}
+
 impl ProjectBehaviors {
     /// The behaviors of `project`, whose files are at `files`, run on `robot` with the
     /// run's `trace`, strict mode and resource tree. A behavior at the top of the project

@@ -268,3 +268,21 @@ fn a_dialogs_script_runs_in_the_box_host() {
     threads.exits(0).says("says \"my parent is ");
     assert!(!threads.out.contains("my parent is 1\""), "{}", threads.out);
 }
+
+#[test]
+fn a_stacks_leaves_play_in_a_box_host() {
+    // The Choregraphe behavior a leaf plays runs in a box host of its own, as `choreo run`'s.
+    let h = logging("os.getppid()");
+    let stack = h.dir.path().join("stack");
+    std::fs::create_dir_all(&stack).unwrap();
+    std::fs::write(
+        stack.join("play.json"),
+        format!(
+            r#"{{"behaviorID": "Play", "behaviorClass": "PlayChoregraphe", "path": {:?}}}"#,
+            h.file.display().to_string()
+        ),
+    )
+    .unwrap();
+    let said = h.stack_run();
+    assert!(said.contains("value=1\n"), "{said}");
+}

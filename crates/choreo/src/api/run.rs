@@ -199,10 +199,7 @@ impl Run {
             .map_err(|e| Error::Files { diagnostic: e.0 })?;
         let behavior_dir = files.behavior_dir(behavior);
         let confinement = confinement(&setup, &project, &files);
-        let boxes = BoxCode {
-            host: box_host(&setup, confinement.as_ref())?,
-            confinement: confinement.clone(),
-        };
+        let boxes = box_code(&setup, confinement.clone())?;
         // The robot while the box host starts (its interpreter set up meanwhile).
         let (robot, sim) = connect(&setup, model, language.as_deref())?;
         let robot = Arc::new(Watched::new(robot));
@@ -834,35 +831,24 @@ fn load_failed(
     }
 }
 
-/// The run's box host, when the setup asks for one and the run is confined: started, not
-/// waited for ([`box_host_ready`]).
-fn box_host(
-    setup: &Setup,
-    confinement: Option<&Arc<Confinement>>,
-) -> Result<Option<Arc<choreo_python::remote::BoxHost>>> {
-    let Some(confinement) = confinement.filter(|_| setup.box_host) else {
-        return Ok(None);
+/// The run's box code: in a box host when the setup asks for one and the run is confined
+/// (started, not waited for: [`box_host_ready`]).
+fn box_code(setup: &Setup, confinement: Option<Arc<Confinement>>) -> Result<BoxCode> {
+    let Some(confinement) = confinement else {
+        return Ok(BoxCode::default());
     };
-    let executable = match choreo_python::remote::Executable::find() {
-        Ok(e) => e,
-        Err(e) => {
-            // Box code then runs on this process's threads, each confined by the kernel.
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                eprintln!("notice: box code runs in this process, confined thread by thread: {e}")
-            });
-            return Ok(None);
-        }
-    };
-    let memory = setup
-        .max_memory
-        .or_else(choreo_sandbox::limits::default_memory);
-    let host = choreo_python::remote::BoxHost::start(&executable, confinement, memory)
+    if !setup.box_host {
+        return Ok(BoxCode {
+            confinement: Some(confinement),
+            host: None,
+        });
+    }
+    let boxes = BoxCode::in_box_host(confinement, setup.max_memory)
         .map_err(|e| Error::BoxHost(e.to_string()))?;
-    if let Some(within) = setup.box_code_bound {
+    if let (Some(host), Some(within)) = (&boxes.host, setup.box_code_bound) {
         host.bound(within);
     }
-    Ok(Some(host))
+    Ok(boxes)
 }
 
 /// The box host started without waiting (its interpreter is set up while choreo loads the

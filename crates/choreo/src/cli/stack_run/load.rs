@@ -4,7 +4,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::nested::{Launchers, ProjectBehaviors};
+use crate::nested::{BoxCode, Launchers, ProjectBehaviors};
 use choreo_engine::{Robot, Trace};
 use choreo_naoqi::{BehaviorLauncher, Model, SimRobot};
 use choreo_python::confinement::Confinement;
@@ -78,32 +78,23 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
     let resources = Arc::new(choreo_naoqi::resource_tree(asked.model));
     let engine_trace = Trace::unkept(None);
     let weak: Weak<dyn Robot> = Arc::downgrade(&robot);
-    let launchers: Vec<Arc<dyn BehaviorLauncher>> = installed
-        .iter()
-        .map(|i| {
-            Arc::new(
-                ProjectBehaviors::new(
-                    Arc::clone(&i.project),
-                    i.files.path().to_path_buf(),
-                    engine_trace.clone(),
-                    weak.clone(),
-                    false,
-                    Arc::clone(&resources),
-                )
-                .named(vec![(i.name.clone(), i.index)])
-                // `Dance:root/Say`: the leaf's events say whose they are.
-                .prefixed(i.prefix())
-                .confined(crate::nested::BoxCode {
-                    confinement: asked.args.sandbox.allowed().map(|allowed| {
-                        let run: Vec<_> =
-                            i.files.robot_root().map(Into::into).into_iter().collect();
-                        Arc::new(Confinement::new(&run, &[i.files.path().into()], allowed))
-                    }),
-                    host: None,
-                }),
-            ) as Arc<dyn BehaviorLauncher>
-        })
-        .collect();
+    let mut launchers: Vec<Arc<dyn BehaviorLauncher>> = Vec::new();
+    for i in &installed {
+        launchers.push(Arc::new(
+            ProjectBehaviors::new(
+                Arc::clone(&i.project),
+                i.files.path().to_path_buf(),
+                engine_trace.clone(),
+                weak.clone(),
+                false,
+                Arc::clone(&resources),
+            )
+            .named(vec![(i.name.clone(), i.index)])
+            // `Dance:root/Say`: the leaf's events say whose they are.
+            .prefixed(i.prefix())
+            .confined(leaf_box_code(args, &i.files)?),
+        ));
+    }
     if let Target::Sim(sim) = &target {
         sim.set_launcher(Some(Arc::new(Launchers(launchers))));
     }
@@ -142,4 +133,26 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
             None => Vec::new(),
         },
     })
+}
+
+/// The box code of the behaviors a leaf plays: confined to the run's folders and its
+/// project's files (`files`), in a box host of its own (on this process's threads with
+/// `--sandbox=threads`); unconfined with `--no-sandbox`.
+fn leaf_box_code(
+    args: &StackRunArgs,
+    files: &choreo_xar::source::FilesOnDisk,
+) -> CliResult<BoxCode> {
+    let Some(allowed) = args.sandbox.allowed() else {
+        return Ok(BoxCode::default());
+    };
+    let run: Vec<_> = files.robot_root().map(Into::into).into_iter().collect();
+    let confinement = Arc::new(Confinement::new(&run, &[files.path().into()], allowed));
+    if !args.sandbox.box_host() {
+        return Ok(BoxCode {
+            confinement: Some(confinement),
+            host: None,
+        });
+    }
+    BoxCode::in_box_host(confinement, args.sandbox.max_memory)
+        .map_err(|e| CliError::Load(e.to_string()))
 }
