@@ -63,6 +63,7 @@ mod division;
 pub mod environment;
 pub mod fixer;
 mod host;
+mod installer;
 mod mailbox;
 pub mod packages;
 mod plugins;

@@ -4,7 +4,7 @@
 //! `_choreo`) and for the service manager (the `choreo` crate).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -103,7 +103,8 @@ fn embedded_interpreter() -> PathBuf {
 /// Installs the pins of NAOqi OS's package imported as `name` into the cache (what is there
 /// stays), under the cache's lock, with pip into a staging folder first; `None`, or why it
 /// could not. The pins are choreo-robot's (`data/python.txt`), never box code's: this runs
-/// outside box code's confinement (on choreo's helper thread, `python/packages.py`).
+/// outside box code's confinement (on choreo's helper thread, `python/packages.py`), pip in
+/// a confined process of its own (`installer.rs`).
 pub(crate) fn install(name: &str) -> Option<String> {
     use choreo_robot::python::{Install, packages_for};
     let all = packages_for(name);
@@ -149,19 +150,20 @@ pub(crate) fn install(name: &str) -> Option<String> {
         Ok(d) => d,
         Err(e) => return failed("cannot stage in", e),
     };
-    let done = Command::new(interpreter())
-        .args(["-m", "pip", "install", "--no-deps", "--no-input"])
-        .args([
-            "--disable-pip-version-check",
-            "--no-warn-script-location",
-            "--target",
-        ])
-        .arg(staging.path())
-        .args(&pins)
-        // pip's interpreter is the embedded one: nothing may make it another's.
-        .env_remove("PYTHONPATH")
-        .env("PIP_NO_PYTHON_VERSION_WARNING", "1")
-        .env("PIP_ROOT_USER_ACTION", "ignore")
+    let tmp = match tempfile::Builder::new().prefix(".tmp-").tempdir_in(&cache) {
+        Ok(d) => d,
+        Err(e) => return failed("cannot stage in", e),
+    };
+    let mut args: Vec<String> = ["install", "--no-deps", "--no-input"]
+        .into_iter()
+        .chain(["--disable-pip-version-check", "--no-warn-script-location"])
+        .chain(["--target"])
+        .map(String::from)
+        .collect();
+    args.push(staging.path().display().to_string());
+    args.extend(pins.iter().map(|p| p.to_string()));
+    // pip's interpreter is the embedded one, in a process of its own held to the cache.
+    let done = crate::installer::pip(&interpreter(), &cache, tmp.path(), &args)
         .stdin(Stdio::null())
         .output();
     let done = match done {

@@ -286,3 +286,35 @@ fn a_stacks_leaves_play_in_a_box_host() {
     let said = h.stack_run();
     assert!(said.contains("value=1\n"), "{said}");
 }
+
+#[test]
+fn box_code_s_environment_does_not_steer_the_package_installer() {
+    // An import of a NAOqi OS package not yet in the cache makes choreo install it: box code
+    // points pip's settings at a listener of the test's and at the folder outside first.
+    // The installer takes choreo's environment (fixed), never box code's: the package
+    // comes from the index, and nothing reaches the listener.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = Hostile::new(&format!(
+        "    def onInput_onStart(self):\n        import os, importlib\n        os.environ['PIP_INDEX_URL'] = 'http://127.0.0.1:{port}/simple'\n        os.environ['PYTHONUSERBASE'] = '{{outside}}'\n        self.logger.info('yaml=%s' % importlib.import_module('yaml').__version__)\n        self.onStopped()\n"
+    ));
+    let cache = h.dir.path().join("cache");
+    let o = h
+        .command(&[])
+        .env("CHOREO_PACKAGES", &cache)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("yaml=6.0.2"), "{out}");
+    assert!(
+        listener.accept().is_err(),
+        "the installer reached the listener"
+    );
+    assert_eq!(
+        std::fs::read_dir(h.outside()).unwrap().count(),
+        1,
+        "outside changed"
+    );
+}
