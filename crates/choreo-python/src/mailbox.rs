@@ -40,9 +40,15 @@ impl Mailbox {
         queue.1 = true;
         drop(queue);
         let me = Arc::clone(this);
-        let spawned = this
-            .activity
-            .spawn("choreo-memory", Box::new(move || me.deliver_all()));
+        // A thread started by a confined one is confined already (see `landlock::inherit`).
+        let confined = choreo_sandbox::landlock::this_thread_confined();
+        let spawned = this.activity.spawn(
+            "choreo-memory",
+            Box::new(move || {
+                choreo_sandbox::landlock::inherit(confined);
+                me.deliver_all()
+            }),
+        );
         if spawned.is_err() {
             let mut queue = choreo_base::lock(&this.queue);
             queue.0.clear();

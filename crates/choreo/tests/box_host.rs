@@ -318,3 +318,16 @@ fn box_code_s_environment_does_not_steer_the_package_installer() {
         "outside changed"
     );
 }
+
+#[test]
+fn threads_started_by_threads_keep_one_confinement() {
+    // Each thread box code starts from a thread box code started is confined as its
+    // starter, and no more: a chain of 24 (a timer that starts the next) stays within the
+    // kernel's 16 layers a thread may have.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import threading, time\n        def chain(n):\n            if n:\n                threading.Thread(target=chain, args=(n - 1,)).start()\n            else:\n                self.logger.info('deep')\n        chain(24)\n        time.sleep(1)\n        self.onStopped()\n",
+    );
+    let ran = h.run(&[]);
+    ran.exits(0).says("deep");
+    assert!(!ran.out.contains("could not confine"), "{}", ran.out);
+}

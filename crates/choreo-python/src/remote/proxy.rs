@@ -279,8 +279,13 @@ impl BoxHost {
     /// own.
     fn spawn(self: &Arc<Self>, ctx: &BoxContext, name: &str, work: u64) -> Result<(), String> {
         let me = Arc::clone(self);
+        // Started from a confined thread, it is confined already: its order must not stack
+        // the rules again (a thread has at most 16 layers; a timer that starts the next one
+        // would reach them).
+        let confined = choreo_sandbox::landlock::this_thread_confined();
         ctx.activity()
             .spawn(name, move || {
+                choreo_sandbox::landlock::inherit(confined);
                 // An error is the box host's end, which its waiter reports.
                 let _ = me.order(&Order::Work(work));
             })
