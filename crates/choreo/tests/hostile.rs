@@ -352,7 +352,7 @@ fn a_busy_loop_in_on_unload_cannot_outlive_the_timeout() {
     let h = Hostile::new(
         "    def onInput_onStart(self):\n        self.onStopped()\n    def onUnload(self):\n        while True: pass\n",
     );
-    // --timeout 2, then 10 s of grace and 2 s for the dump; the rest is margin for a busy
+    // --timeout 2, then 20 s of grace and 2 s for the dump; the rest is margin for a busy
     // machine.
     h.run(&["--timeout", "2"])
         .exits(5)
@@ -366,7 +366,7 @@ fn a_busy_loop_in_virtual_time_cannot_outlive_the_timeout() {
     let h = Hostile::new("    def onInput_onStart(self):\n        while True:\n            pass\n");
     // The engine sees the box never gives its turn back (in virtual time, after 5 s of its
     // CPU): "root/Hostile is still in onInput_onStart". On a busy machine the box gets less
-    // than a core, and the parent's real-time bound (2 s + 10 s) may come first: "where
+    // than a core, and the real-time bound (2 s + 20 s) may come first: "where
     // root/Hostile line 3 (onInput_onStart)", or line 4: the dump shows the loop's line
     // where the thread was, its `while` or its `pass`. Each is a true, located report.
     let ran = h.run(&["--timeout", "2"]);
@@ -543,7 +543,10 @@ fn a_project_of_100000_boxes_loads_and_runs() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("outcome        finished"), "{out}");
-    assert!(started.elapsed() < Duration::from_secs(300));
+    // With the box host each box's construction, load and unload cross to box code's
+    // process: 305 s beside a busy loop per core and the rest of the suite. The bound is a
+    // hang's (`--timeout` holds the rest).
+    assert!(started.elapsed() < Duration::from_secs(500));
 }
 
 #[test]

@@ -168,14 +168,14 @@ impl BoxHost {
 
     /// Waits until it says it is ready, confined (its Python set up meanwhile, while
     /// choreo loads the run: [`BoxHost::start`] does not wait); `Err` says why it did not
-    /// start (`did not start: ...`), with what it wrote to its standard error.
-    pub fn wait_ready(&self) -> Result<(), String> {
+    /// start, with what it wrote to its standard error.
+    pub fn wait_ready(&self) -> Result<(), StartError> {
         let (state, said) = &self.ready;
         let mut state = choreo_base::lock(state);
         loop {
             match &*state {
                 Some(Ok(_)) => return Ok(()),
-                Some(Err(why)) => return Err(why.clone()),
+                Some(Err(why)) => return Err(StartError::NotReady(why.clone())),
                 None => {
                     state = said
                         .wait(state)
@@ -195,8 +195,8 @@ impl BoxHost {
         }
         let said = self.stderr_tail();
         match said.trim() {
-            "" => format!("did not start: {why}"),
-            said => format!("did not start: {why}: {said}"),
+            "" => why.to_string(),
+            said => format!("{why}: {said}"),
         }
     }
 

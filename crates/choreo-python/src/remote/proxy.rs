@@ -73,7 +73,8 @@ impl BoxHost {
             return Ok(found);
         }
         // The first lane waits for the process to be ready (it was started without waiting).
-        self.wait_ready().map_err(OrderError::Lane)?;
+        self.wait_ready()
+            .map_err(|e| OrderError::Lane(e.to_string()))?;
         let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
         let fds = [theirs[0].as_fd(), theirs[1].as_fd()];
         self.control
@@ -144,7 +145,7 @@ impl BoxHost {
     /// raised (`ValueError: no`). On a thread of its own, as box code's requests are served
     /// on the thread that ordered and held to box code's rules there: the caller's (the
     /// dialog's) stays choreo's.
-    pub fn dialog_script(self: &Arc<Self>, code: &str) -> Result<String, String> {
+    pub fn dialog_script(self: &Arc<Self>, code: &str) -> Result<String, crate::DialogScriptError> {
         let order = Order::DialogScript(code.to_string());
         let ran = std::thread::scope(|scope| {
             std::thread::Builder::new()
@@ -152,12 +153,15 @@ impl BoxHost {
                 .spawn_scoped(scope, || self.order(&order))
                 .map(|t| t.join())
         });
+        let failed = |exception: String| crate::DialogScriptError { exception };
         match ran {
-            Ok(Ok(Ok(Answer::Printed(printed)))) => printed,
-            Ok(Ok(Ok(_))) => Err(self.broken("answered a %script out of turn").to_string()),
-            Ok(Ok(Err(e))) => Err(e.to_string()),
-            Ok(Err(_)) => Err("the %script's thread panicked".to_string()),
-            Err(e) => Err(format!("no thread for the %script: {e}")),
+            Ok(Ok(Ok(Answer::Printed(printed)))) => printed.map_err(failed),
+            Ok(Ok(Ok(_))) => Err(failed(
+                self.broken("answered a %script out of turn").to_string(),
+            )),
+            Ok(Ok(Err(e))) => Err(failed(e.to_string())),
+            Ok(Err(_)) => Err(failed("the %script's thread panicked".to_string())),
+            Err(e) => Err(failed(format!("no thread for the %script: {e}"))),
         }
     }
 

@@ -789,9 +789,12 @@ fn equip(
     let confinement = world.boxes.confinement.clone();
     let host = world.boxes.host.clone();
     sim.set_dialog_scripts(Some(Arc::new(move |code: &str| match &host {
-        Some(host) => host
-            .dialog_script(code)
-            .map_err(|exception| choreo_qichat::dialog::HostError::Raised { exception }),
+        Some(host) => {
+            host.dialog_script(code)
+                .map_err(|e| choreo_qichat::dialog::HostError::Raised {
+                    exception: e.exception,
+                })
+        }
         None => dialog_script(code, confinement.as_ref()),
     })));
     // ALBehaviorManager runs the project's behaviors as nested runs of this one.
@@ -855,7 +858,7 @@ fn box_code(setup: &Setup, confinement: Option<Arc<Confinement>>) -> Result<BoxC
 /// run) is ready: or why not; its shortfall said once.
 fn box_host_ready(host: &choreo_python::remote::BoxHost) -> Result<()> {
     host.wait_ready()
-        .map_err(|why| Error::BoxHost(format!("box code's process (the box host) {why}")))?;
+        .map_err(|why| Error::BoxHost(why.to_string()))?;
     if let Some(short) = host.shortfall() {
         eprintln!("notice: box code's process has {short}");
     }

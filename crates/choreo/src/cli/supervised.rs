@@ -127,12 +127,12 @@ static LINK: OnceLock<Link> = OnceLock::new();
 /// before the parent ends it. Under `--fast` the timeout is virtual time, which a loop of
 /// links through Python boxes on a loaded machine walks slower than real time: the grace
 /// is a hang's, not a deadline.
-const GRACE: Duration = Duration::from_secs(20);
+const GRACE: Duration = Duration::from_secs(30);
 
 /// Real time box code in a process of its own gets past `--timeout` before choreo's process
 /// stops it and reports where it was: within [`GRACE`], so that the run's own report
 /// comes first.
-pub(crate) const BOX_CODE_GRACE: Duration = Duration::from_secs(10);
+pub(crate) const BOX_CODE_GRACE: Duration = Duration::from_secs(20);
 
 /// How long the parent waits for a dump of every thread's stack (faulthandler, on the
 /// SIGABRT it sends a run out of time) before it kills the run.
