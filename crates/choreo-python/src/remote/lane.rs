@@ -106,9 +106,29 @@ pub fn send_frame(mut stream: &PipeWriter, bytes: &[u8]) -> Result<(), LaneError
 /// long (`activity.rs`).
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Waits up to [`SPIN`] for `stream` to have bytes to read (then a read does not sleep).
+/// A yield that took longer than this handed the CPU to another program for its slice: the
+/// machine is crowded.
+const CROWDED_YIELD: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// How many waits skip the spin once the machine was seen crowded.
+const CROWDED_WAITS: u32 = 1000;
+
+thread_local! {
+    /// The waits left that go straight to sleep on the pipe (see [`spin_for_data`]).
+    static CROWDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Waits up to [`SPIN`] for `stream` to have bytes to read (then a read does not sleep),
+/// yielding between looks so that the other side runs if it shares this CPU. On a crowded
+/// machine a yield hands the CPU to another program for its whole slice (milliseconds),
+/// where a sleep on the pipe is woken at once: once a yield took that long, the next
+/// [`CROWDED_WAITS`] waits do not spin.
 fn spin_for_data(stream: &PipeReader) {
     use rustix::event::{PollFd, PollFlags, poll};
+    if CROWDED.with(|c| c.get()) > 0 {
+        CROWDED.with(|c| c.set(c.get() - 1));
+        return;
+    }
     let zero = rustix::event::Timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -119,7 +139,12 @@ fn spin_for_data(stream: &PipeReader) {
         if !matches!(poll(&mut fds, Some(&zero)), Ok(0)) || started.elapsed() >= SPIN {
             return;
         }
+        let before = std::time::Instant::now();
         std::thread::yield_now();
+        if before.elapsed() > CROWDED_YIELD {
+            CROWDED.with(|c| c.set(CROWDED_WAITS));
+            return;
+        }
     }
 }
 
