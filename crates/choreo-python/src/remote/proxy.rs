@@ -206,7 +206,12 @@ impl BoxHost {
     fn answer(self: &Arc<Self>, request: Request) -> Answer {
         let handle = request_box(&request);
         let Some(ctx) = self.context(handle) else {
-            return gone_answer(&request);
+            return match request {
+                // An install is choreo's own work, a box's or not: the packages a load's
+                // scripts import are installed before any box is (handle 0).
+                Request::Install(_, name) => install(name),
+                request => gone_answer(&request),
+            };
         };
         match request {
             Request::Fire(_, name, value) => {
@@ -265,11 +270,7 @@ impl BoxHost {
                 self.unsubscribe(handle, id);
                 Answer::Done
             }
-            Request::Install(_, name) => {
-                Answer::MaybeText(choreo_sandbox::landlock::helped(move || {
-                    crate::packages::install(&name)
-                }))
-            }
+            Request::Install(_, name) => install(name),
         }
     }
 
@@ -364,6 +365,14 @@ fn request_box(r: &Request) -> u64 {
         | Request::Unsubscribe(h, ..)
         | Request::Install(h, ..) => *h,
     }
+}
+
+/// A NAOqi OS package installed for box code, by choreo's helper thread (outside box code's
+/// rules; pip itself confined: `installer.rs`): `None`, or why not.
+fn install(name: String) -> Answer {
+    Answer::MaybeText(choreo_sandbox::landlock::helped(move || {
+        crate::packages::install(&name)
+    }))
 }
 
 /// The answer to a request of a box that is gone (its behavior unloaded while box code's

@@ -417,6 +417,21 @@ impl EngineSide for Remote {
     }
 }
 
+/// In the box host, on a thread with a lane and no box (the load's scripts compiled before
+/// any box is): NAOqi OS's package imported as `name` installed by choreo's process, which
+/// may write the cache (`Some(None)`, or `Some(why not)`); `None` elsewhere.
+pub(crate) fn install_without_a_box(name: &str) -> Option<Option<String>> {
+    let lane = LANE.with(|l| l.borrow().clone())?;
+    lane.send(&Message::Request(Request::Install(0, name.to_string())))
+        .ok()?;
+    // choreo's thread is waiting for this lane's order (a compile) to be answered: the
+    // install's answer is the only thing it sends meanwhile.
+    match lane.recv().ok()? {
+        Message::Answer(Answer::MaybeText(why)) => Some(why),
+        _ => Some(Some(lost().to_string())),
+    }
+}
+
 impl Remote {
     /// A subscription's answer: on failure, its callback is forgotten.
     fn subscribed(&self, id: u64, answer: Option<Answer>) -> Result<(), RobotError> {

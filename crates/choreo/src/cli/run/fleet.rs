@@ -98,19 +98,42 @@ pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
     Ok(code(false).or_else(|| code(true)).unwrap_or(exit::OK))
 }
 
-/// Every robot's run loaded (each robot's delay measured meanwhile); the first that cannot be
-/// loaded ends it.
+/// Every robot's run loaded (each robot's delay measured meanwhile), each on a thread of its
+/// own: their box hosts set their interpreters up at once, not one after the other. The
+/// first robot (in order) that cannot be loaded ends it.
 fn load_all(setup: &Invocation<'_>, sync: &Arc<FleetSync>) -> CliResult<Vec<One>> {
     let args = setup.args;
-    let mut ones = Vec::new();
+    let mut targets = Vec::new();
     for (i, robot) in setup.robots.iter().enumerate() {
         let target = robot.connect()?;
         if let Target::Remote(remote) = &target {
             sync.follow(i, remote);
         }
-        let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
-        let who = format!("robot {}: ", i + 1);
-        match One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i))) {
+        targets.push(target);
+    }
+    let loaded: Vec<CliResult<One>> = std::thread::scope(|scope| {
+        let loading: Vec<_> = targets
+            .into_iter()
+            .enumerate()
+            .map(|(i, target)| {
+                scope.spawn(move || {
+                    let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
+                    let who = format!("robot {}: ", i + 1);
+                    One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i)))
+                })
+            })
+            .collect();
+        loading
+            .into_iter()
+            .map(|l| {
+                l.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut ones = Vec::new();
+    for one in loaded {
+        match one {
             Ok(one) => ones.push(one),
             Err(e) => {
                 // Told before the robots already loaded unload (what their boxes say then
