@@ -100,6 +100,29 @@ fn embedded_interpreter() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(named))
 }
 
+/// Who installs for box code that runs in no box's turn (the load's scripts compiled before
+/// any box is): in the box host, choreo's process over the lane (it may not write the cache
+/// itself; `remote::served`); `None` elsewhere, this process.
+static ELSEWHERE: OnceLock<fn(&str) -> Option<Option<String>>> = OnceLock::new();
+
+/// Makes `install` the way a package is installed outside any box's turn (the box host's
+/// start: through its lane).
+pub(crate) fn install_elsewhere(install: fn(&str) -> Option<Option<String>>) {
+    let _ = ELSEWHERE.set(install);
+}
+
+/// Installs NAOqi OS's package imported as `name` for box code outside any box's turn:
+/// where [`install_elsewhere`] says, else here, on choreo's helper thread.
+pub(crate) fn install_outside_a_box(name: &str) -> Option<String> {
+    if let Some(elsewhere) = ELSEWHERE.get()
+        && let Some(done) = elsewhere(name)
+    {
+        return done;
+    }
+    let name = name.to_string();
+    choreo_sandbox::landlock::helped(move || install(&name))
+}
+
 /// Installs the pins of NAOqi OS's package imported as `name` into the cache (what is there
 /// stays), under the cache's lock, with pip into a staging folder first; `None`, or why it
 /// could not. The pins are choreo-robot's (`data/python.txt`), never box code's: this runs

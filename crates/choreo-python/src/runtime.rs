@@ -248,12 +248,7 @@ fn packages_folder() -> String {
 fn install_os_package(py: Python<'_>, name: String) -> Option<String> {
     match current_state() {
         Some(state) => py.detach(|| state.side.install_package(&name)),
-        None => py.detach(move || {
-            // In the box host, choreo's process installs (this one may not write the cache).
-            crate::remote::install_without_a_box(&name).unwrap_or_else(|| {
-                choreo_sandbox::landlock::helped(move || crate::packages::install(&name))
-            })
-        }),
+        None => py.detach(|| crate::packages::install_outside_a_box(&name)),
     }
 }
 

@@ -300,8 +300,13 @@ fn box_code_s_environment_does_not_steer_the_package_installer() {
         "    def onInput_onStart(self):\n        import os, importlib\n        os.environ['PIP_INDEX_URL'] = 'http://127.0.0.1:{port}/simple'\n        os.environ['PYTHONUSERBASE'] = '{{outside}}'\n        self.logger.info('yaml=%s' % importlib.import_module('yaml').__version__)\n        self.onStopped()\n"
     ));
     let cache = h.dir.path().join("cache");
-    let o = h
-        .command(&[])
+    // In real time: in virtual time a box waiting on pip may be taken for idle
+    // (docs/box-environment.md), as it was on a slow network.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+        .arg("run")
+        .arg(&h.file)
+        .args(["--timeout", "300"])
+        .current_dir(h.dir.path())
         .env("CHOREO_PACKAGES", &cache)
         .output()
         .unwrap();

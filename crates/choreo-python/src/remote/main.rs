@@ -90,6 +90,9 @@ fn run() -> Result<(), HostError> {
     } else {
         Some("not asked".to_string())
     };
+    // The load's scripts may import a package the cache lacks before any box exists: choreo's
+    // process installs it, asked over the lane.
+    crate::packages::install_elsewhere(super::served::install_without_a_box);
     let control = Arc::new(control);
     let note = Arc::clone(&control);
     crate::sandbox::supervised_by(2, move |text| {

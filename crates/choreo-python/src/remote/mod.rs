@@ -28,4 +28,3 @@ pub use main::{serve_box_host, serve_box_host_here};
 pub use message::VERSION;
 pub use process::{BoxHost, Ended, StartError};
 pub use proxy::{OrderError, RemoteHost};
-pub(crate) use served::install_without_a_box;

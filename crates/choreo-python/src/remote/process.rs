@@ -400,7 +400,7 @@ impl BoxHost {
         let me = Arc::downgrade(self);
         let control = Arc::clone(&self.control);
         let confinement = self.confinement.clone();
-        let _ = std::thread::Builder::new()
+        let reading = std::thread::Builder::new()
             .name("choreo-box-host".to_string())
             .spawn(move || {
                 let ready = match control.recv() {
@@ -428,6 +428,11 @@ impl BoxHost {
                     }
                 }
             });
+        if let Err(e) = reading {
+            // Nobody would ever say it is ready: it is not, and whoever waits is told.
+            let why = self.not_ready(&format!("no thread to read its control socket: {e}"));
+            self.set_ready(Err(why));
+        }
     }
 }
 
