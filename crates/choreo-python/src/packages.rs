@@ -103,11 +103,14 @@ fn embedded_interpreter() -> PathBuf {
 /// Who installs for box code that runs in no box's turn (the load's scripts compiled before
 /// any box is): in the box host, choreo's process over the lane (it may not write the cache
 /// itself; `remote::served`); `None` elsewhere, this process.
-static ELSEWHERE: OnceLock<fn(&str) -> Option<Option<String>>> = OnceLock::new();
+static ELSEWHERE: OnceLock<Installer> = OnceLock::new();
+
+/// An install done elsewhere: `None` when it could not be asked; else `install`'s answer.
+pub(crate) type Installer = fn(&str) -> Option<Option<String>>;
 
 /// Makes `install` the way a package is installed outside any box's turn (the box host's
 /// start: through its lane).
-pub(crate) fn install_elsewhere(install: fn(&str) -> Option<Option<String>>) {
+pub(crate) fn install_elsewhere(install: Installer) {
     let _ = ELSEWHERE.set(install);
 }
 
