@@ -391,7 +391,6 @@ fn gone_answer(r: &Request) -> Answer {
         | Request::Subscribe(..)
         | Request::ConnectSignal(..) => Answer::Robot(Err(gone())),
         Request::Spawn(..) => Answer::Unit(Err("the behavior was unloaded".to_string())),
-        Request::Install(..) => Answer::MaybeText(Some("the behavior was unloaded".to_string())),
         _ => Answer::Done,
     }
 }
