@@ -295,6 +295,13 @@ impl Confinement {
                 Some(hosts) if net_allowed(hosts, target) => None,
                 _ => Some(format!("--allow-net={target}")),
             },
+            // A name looked up: allowed when a host the flag names is that name, on any
+            // port (`--allow-net=example.org:80` looks `example.org` up).
+            "resolve" => match &self.allowed.net {
+                Some(hosts) if hosts.is_empty() => None,
+                Some(hosts) if hosts.iter().any(|h| host_of(h) == target) => None,
+                _ => Some(format!("--allow-net={target}")),
+            },
             _ => (!self.allowed.run).then(|| "--allow-run".to_string()),
         }
     }
@@ -302,8 +309,13 @@ impl Confinement {
 
 /// Whether `target` (`host:port`) is one of `hosts` (`host:port`, or `host` for any port).
 fn net_allowed(hosts: &[String], target: &str) -> bool {
-    let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
+    let host = host_of(target);
     hosts.iter().any(|h| h == target || h == host)
+}
+
+/// The host of `host:port` (or `host`).
+fn host_of(target: &str) -> &str {
+    target.rsplit_once(':').map_or(target, |(h, _)| h)
 }
 
 /// Whether `path` is one of `roots` or inside one.
@@ -379,6 +391,28 @@ mod tests {
         assert_eq!(
             c.check("run", "the program ['ls']").as_deref(),
             Some("--allow-run")
+        );
+    }
+
+    #[test]
+    fn a_name_is_looked_up_when_a_host_the_flag_names_is_that_name() {
+        let hosts = vec!["example.org:443".to_string(), "10.0.0.2".to_string()];
+        let allowed = |net| Allowed {
+            net,
+            ..Allowed::default()
+        };
+        let c = Confinement::new(&[], &[], allowed(Some(hosts)));
+        assert_eq!(c.check("resolve", "example.org"), None);
+        assert_eq!(
+            c.check("resolve", "example.com").as_deref(),
+            Some("--allow-net=example.com")
+        );
+        let c = Confinement::new(&[], &[], allowed(Some(Vec::new())));
+        assert_eq!(c.check("resolve", "example.com"), None);
+        let c = Confinement::new(&[], &[], allowed(None));
+        assert_eq!(
+            c.check("resolve", "example.org").as_deref(),
+            Some("--allow-net=example.org")
         );
     }
 

@@ -95,6 +95,7 @@ pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
         "read" => "reading",
         "write" => "writing",
         "connect" => "connecting to",
+        "resolve" => "looking up",
         _ => "starting",
     };
     confinement.note_refusal(format!("{kind} {target} ({at}; {flag})"));

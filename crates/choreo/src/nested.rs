@@ -52,6 +52,14 @@ pub struct BoxCode {
 }
 
 impl BoxCode {
+    /// Begins the box host of this process's next run ahead of it (`net`: `--allow-net`),
+    /// so that its start overlaps the run's load ([`BoxHost::start_ahead`]); `None` when
+    /// none could be: the run then starts its own, and says why it cannot.
+    pub fn start_ahead(net: bool) -> Option<choreo_python::remote::Ahead> {
+        let executable = choreo_python::remote::Executable::find().ok()?;
+        BoxHost::start_ahead(&executable, net).ok()
+    }
+
     /// Box code held to `confinement`, in a box host of its own (started, not waited for),
     /// with `memory` at most (`None`: half the machine's). When no program can serve as the
     /// box host it runs on this process's threads, confined one by one, said once.

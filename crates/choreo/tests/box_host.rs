@@ -336,3 +336,55 @@ fn threads_started_by_threads_keep_one_confinement() {
     ran.exits(0).says("deep");
     assert!(!ran.out.contains("could not confine"), "{}", ran.out);
 }
+
+#[test]
+fn a_name_lookup_is_refused_alike_with_and_without_a_network_namespace() {
+    // In the box host's network namespace a lookup fails at once (no name server to ask);
+    // on choreo's threads it would ask the machine's: judged before either, the same
+    // refusal at the box's line, with the flag that allows it, and in the report.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import socket\n        try:\n            socket.getaddrinfo('choreo-test.example.org', 80)\n            self.logger.info('resolved')\n        except Exception as e:\n            self.logger.info('lookup: %s' % e)\n        self.onStopped()\n",
+    );
+    for mode in [&[][..], &["--sandbox=threads"][..]] {
+        let ran = h.run(mode);
+        ran.exits(0)
+            .says("lookup: [Errno 13] choreo's sandbox refused looking up choreo-test.example.org (--allow-net=choreo-test.example.org allows it)")
+            .says("resolve choreo-test.example.org (");
+        assert!(!ran.out.contains("resolved"), "{}", ran.out);
+    }
+    // An address is no lookup: judged when connected to, not here.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import socket\n        socket.getaddrinfo('127.0.0.1', 80)\n        self.logger.info('looked up')\n        self.onStopped()\n",
+    );
+    h.run(&[]).exits(0).says("looked up");
+}
+
+#[test]
+fn a_load_that_fails_writes_the_same_trace_in_every_mode() {
+    // The box fails as it is made (its class body names nothing): what the load recorded
+    // before (the root made, then unmade) is in the trace however box code runs; on
+    // choreo's threads the boxes made before keep the trace alive past the process's end.
+    let h = Hostile::new("    x = no_such_name\n");
+    let traces: Vec<String> = [&[][..], &["--sandbox=threads"][..], &["--no-sandbox"][..]]
+        .iter()
+        .enumerate()
+        .map(|(i, mode)| {
+            let trace = h.outside().join(format!("{i}.jsonl"));
+            let trace_arg = trace.display().to_string();
+            let mut args = vec!["--trace", trace_arg.as_str()];
+            args.extend_from_slice(mode);
+            let o = h.command(&args).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("NameError"), "{err}");
+            assert_ne!(o.status.code(), Some(0), "{err}");
+            std::fs::read_to_string(&trace).unwrap()
+        })
+        .collect();
+    assert!(
+        traces[0].contains(r#""path":"root","event":"new""#),
+        "{}",
+        traces[0]
+    );
+    assert_eq!(traces[0], traces[1]);
+    assert_eq!(traces[0], traces[2]);
+}

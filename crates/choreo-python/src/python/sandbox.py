@@ -17,6 +17,7 @@ supervising parent which box called it, at which line, so that the parent's repo
 Python package: the process is the user's program), they are refused at the line."""
 
 import os
+import _socket
 import posix
 import signal
 import sys
@@ -64,7 +65,7 @@ _RUN = frozenset(
 )
 _NET = frozenset(("socket.connect", "socket.sendto", "socket.bind"))
 _EVENTS = _WRITE_ONE | _RUN | _NET | frozenset(
-    ("open", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
+    ("open", "socket.getaddrinfo", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
      "signal.pthread_kill")
 )
 
@@ -113,6 +114,22 @@ def _address(address):
     return repr(address)
 
 
+def _named_host(host):
+    """The name `getaddrinfo` would ask the network about: `None` for an address (`10.0.0.2`,
+    `::1`), no host, and `localhost`, which reach no name server."""
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str) or host in ("", "localhost"):
+        return None
+    for family in (_socket.AF_INET, _socket.AF_INET6):
+        try:
+            _socket.inet_pton(family, host)
+            return None
+        except (OSError, ValueError):
+            pass
+    return host
+
+
 def _program(event, args):
     """What box code starts, as the refusal names it."""
     if event == "subprocess.Popen" and len(args) > 1:
@@ -152,6 +169,12 @@ def _make_hook(confined, judged, events):
             judge("write", _path(args[1]))
         elif event == "os.symlink":
             judge("write", _path(args[1]))
+        elif event == "socket.getaddrinfo":
+            # A name looked up is asked of the network (its name server) before any
+            # connection: judged as the host it names, so that a lookup fails alike with
+            # box code's process in a network namespace of its own (where it fails at
+            # once) and without one.
+            judge("resolve", _named_host(args[0]))
         elif event in _NET:
             address = args[1]
             # A socket bound to a port the system picks (a library's probe of IPv6, a

@@ -1,5 +1,5 @@
 //! The box host's control socket: records (`SOCK_SEQPACKET`, so each is whole or absent)
-//! that are no lane's — the start, a new lane's socket, a box dropped, and from the box host
+//! that are no lane's — the beginning and the start, a new lane's socket, a box dropped, and from the box host
 //! its readiness, box code's refusals and what box code is about to do to its process.
 //!
 //! A new lane's pipes travel as owned descriptors (`SCM_RIGHTS`), attached to its record.
@@ -23,8 +23,21 @@ const MAX_RECORD: usize = 1 << 20;
 /// The most descriptors one record carries (a lane's two).
 const MAX_FDS: usize = 2;
 
-/// What the box host is started with: its confinement, its bounds, the user's module
-/// folders.
+/// What the box host begins with, before its run is known: what it needs to take its
+/// namespaces and set its interpreter up (choreo may start it ahead of its run, while the
+/// run's files are laid out: [`super::BoxHost::start_ahead`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Begin {
+    /// The protocol's version (`super::message::VERSION`).
+    pub version: u32,
+    /// Whether to take namespaces of its own (user, PID, IPC, and network unless `net`).
+    pub isolate: bool,
+    /// Whether box code may reach the network (`--allow-net`): its network namespace is
+    /// then the machine's.
+    pub net: bool,
+}
+
+/// What the box host is started with once its run is known: its confinement, its bounds.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Start {
     /// The protocol's version (`super::message::VERSION`).
@@ -39,8 +52,6 @@ pub struct Start {
     pub memory: Option<u64>,
     /// The bound on its open files.
     pub open_files: u64,
-    /// Whether to take namespaces of its own (user, PID, IPC, and network unless allowed).
-    pub isolate: bool,
 }
 
 /// The box host is ready: how it is confined.
@@ -57,7 +68,9 @@ pub struct Ready {
 /// A record of the control socket.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
-    /// choreo starts the box host.
+    /// choreo begins the box host.
+    Begin(Begin),
+    /// choreo starts the box host's run.
     Start(Start),
     /// A lane's pipes (attached: the box host's reading end, then its writing end).
     NewLane,
@@ -78,6 +91,11 @@ impl Record {
             w.strs(&texts);
         };
         let w = match self {
+            Record::Begin(b) => {
+                let mut w = Writer::tagged(b'B');
+                w.u32(b.version).bool(b.isolate).bool(b.net);
+                w
+            }
             Record::Start(s) => {
                 let mut w = Writer::tagged(b'S');
                 w.u32(s.version);
@@ -89,10 +107,7 @@ impl Record {
                     Some(hosts) => w.u8(1).strs(hosts),
                     None => w.u8(0),
                 };
-                w.bool(s.allowed.run)
-                    .opt_u64(s.memory)
-                    .u64(s.open_files)
-                    .bool(s.isolate);
+                w.bool(s.allowed.run).opt_u64(s.memory).u64(s.open_files);
                 w
             }
             Record::NewLane => Writer::tagged(b'L'),
@@ -128,6 +143,11 @@ impl Record {
             Ok(r.strs()?.into_iter().map(PathBuf::from).collect())
         };
         let record = match r.u8()? {
+            b'B' => Record::Begin(Begin {
+                version: r.u32()?,
+                isolate: r.bool()?,
+                net: r.bool()?,
+            }),
             b'S' => Record::Start(Start {
                 version: r.u32()?,
                 read: paths(&mut r)?,
@@ -140,7 +160,6 @@ impl Record {
                 },
                 memory: r.opt_u64()?,
                 open_files: r.u64()?,
-                isolate: r.bool()?,
             }),
             b'L' => Record::NewLane,
             b'D' => Record::DropBox(r.u64()?),
@@ -258,6 +277,12 @@ mod tests {
     fn records_and_a_lanes_pipes_cross_the_control_socket() {
         let (a, b) = Control::pair().unwrap();
         let b = Control::from_fd(b);
+        let begin = Record::Begin(Begin {
+            version: 1,
+            isolate: true,
+            net: false,
+        });
+        a.send(&begin, &[]).unwrap();
         let start = Record::Start(Start {
             version: 1,
             read: vec!["/p".into()],
@@ -270,13 +295,13 @@ mod tests {
             },
             memory: Some(1 << 30),
             open_files: 4096,
-            isolate: true,
         });
         a.send(&start, &[]).unwrap();
         let (lane, theirs) = crate::remote::lane::Lane::pair().unwrap();
         a.send(&Record::NewLane, &[theirs[0].as_fd(), theirs[1].as_fd()])
             .unwrap();
         drop(a);
+        assert_eq!(b.recv().unwrap().unwrap().0, begin);
         let (got, fds) = b.recv().unwrap().unwrap();
         assert_eq!(got, start);
         assert!(fds.is_empty());

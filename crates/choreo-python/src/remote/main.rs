@@ -1,10 +1,12 @@
-//! The box host's start: read what choreo starts it with, take namespaces of its own, set
-//! the interpreter up, confine the whole process, say it is ready, then serve.
+//! The box host's start: read what choreo begins it with, take namespaces of its own, set
+//! the interpreter up, read its run's confinement, confine the whole process, say it is
+//! ready, then serve.
 //!
 //! The order matters. Namespaces first (the process forks there, and only a process with one
 //! thread may). The interpreter next, still unconfined and running only choreo's own code
-//! (its standard library, the shims): the kernel's rules need its folders. Then the rest
-//! of the confinement and Landlock, while the process still has one thread, so that every
+//! (its standard library, the shims): the kernel's rules need its folders, and none of it
+//! needs the run, so choreo may begin a box host before it knows the run (its files laid
+//! out meanwhile). Then the run's rules, the rest of the confinement and Landlock, while the process still has one thread, so that every
 //! thread it ever starts — lanes, box code's — inherits them (Landlock last of all: the
 //! steps before it read `/proc/self`). Only then is a lane served,
 //! and with it the first line of box code.
@@ -13,7 +15,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use super::control::{Control, Ready, Record, Start};
+use super::control::{Control, Ready, Record};
 use super::message::VERSION;
 use super::served::{Served, serve_control};
 use crate::confinement::Confinement;
@@ -58,8 +60,10 @@ enum HostError {
     NoSocket,
     #[error("{0}")]
     Control(#[from] super::control::ControlError),
-    #[error("choreo's side sent {0} first, not the start")]
-    NoStart(String),
+    #[error("choreo's side sent {0}, not the {1}")]
+    Unexpected(String, &'static str),
+    #[error("choreo's side began it {0} the network and started its run {1} it")]
+    Network(&'static str, &'static str),
     #[error("choreo's side speaks version {0}, this box host {VERSION}")]
     Version(u32),
     #[error("cannot take namespaces of its own: {0}")]
@@ -73,16 +77,15 @@ enum HostError {
 fn run() -> Result<(), HostError> {
     let socket = choreo_sandbox::spawn::inherited_socket().ok_or(HostError::NoSocket)?;
     let control = Control::from_fd(socket);
-    let start = match control.recv()? {
-        Some((Record::Start(start), _)) => start,
-        other => return Err(HostError::NoStart(format!("{other:?}"))),
+    let begin = match control.recv()? {
+        Some((Record::Begin(begin), _)) => begin,
+        other => return Err(HostError::Unexpected(format!("{other:?}"), "beginning")),
     };
-    if start.version != VERSION {
-        return Err(HostError::Version(start.version));
+    if begin.version != VERSION {
+        return Err(HostError::Version(begin.version));
     }
-    let net = start.allowed.net.is_some();
-    let no_namespaces = if start.isolate {
-        match choreo_sandbox::isolation::isolate(net) {
+    let no_namespaces = if begin.isolate {
+        match choreo_sandbox::isolation::isolate(begin.net) {
             Ok(choreo_sandbox::isolation::Isolation::Namespaced) => None,
             Ok(choreo_sandbox::isolation::Isolation::Unavailable(why)) => Some(why),
             Err(e) => return Err(HostError::Isolation(e.to_string())),
@@ -99,6 +102,22 @@ fn run() -> Result<(), HostError> {
         let _ = note.send(&Record::Note(text.to_string()), &[]);
     });
     Python::attach(|py| crate::runtime::runtime(py).map(drop)).map_err(HostError::Python)?;
+    let start = match control.recv()? {
+        Some((Record::Start(start), _)) => start,
+        other => return Err(HostError::Unexpected(format!("{other:?}"), "start")),
+    };
+    if start.version != VERSION {
+        return Err(HostError::Version(start.version));
+    }
+    // Its namespaces were taken for the network it was begun with: a run that allows
+    // another is refused, not half-confined.
+    if start.allowed.net.is_some() != begin.net {
+        let said = |allowed| if allowed { "with" } else { "without" };
+        return Err(HostError::Network(
+            said(begin.net),
+            said(start.allowed.net.is_some()),
+        ));
+    }
     let forward = Arc::clone(&control);
     let confinement = Arc::new(Confinement::in_box_host(
         start.read.clone(),
@@ -126,7 +145,7 @@ fn run() -> Result<(), HostError> {
 /// capabilities and the seccomp filter, then Landlock with the run's rules and signals
 /// scoped to the process. What Landlock could not do, said; the rest must hold.
 fn confine(
-    start: &Start,
+    start: &super::control::Start,
     confinement: &Confinement,
     namespaced: bool,
 ) -> Result<Option<String>, HostError> {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use choreo_engine::BoxContext;
 
-use super::control::{Control, Ready, Record, Start};
+use super::control::{Begin, Control, Ready, Record, Start};
 use super::executable::{self, Executable, NoExecutable};
 use super::message::VERSION;
 
@@ -103,14 +103,19 @@ const INIT_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// Box hosts started in this process (keys lanes).
 static NEXT_HOST: AtomicU64 = AtomicU64::new(1);
 
-impl BoxHost {
-    /// Starts the box host for a run confined by `confinement` (with `memory` bytes at
-    /// most), from a thread that lives as long as the process.
-    pub fn start(
-        executable: &Executable,
-        confinement: &Arc<crate::confinement::Confinement>,
-        memory: Option<u64>,
-    ) -> Result<Arc<BoxHost>, StartError> {
+/// A box host's process begun (its namespaces and interpreter set up meanwhile), its run
+/// not yet told.
+struct Begun {
+    executable: Executable,
+    begin: Begin,
+    child: Child,
+    control: Control,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Begun {
+    /// Starts `executable` as a box host and tells it `begin`.
+    fn spawn(executable: &Executable, begin: Begin) -> Result<Begun, StartError> {
         let (control, theirs) = Control::pair()?;
         let mut command = Command::new(&executable.program);
         command
@@ -123,8 +128,87 @@ impl BoxHost {
         let mut child = choreo_sandbox::landlock::helped(move || {
             choreo_sandbox::spawn::with_socket(&mut command, theirs)
         })?;
-        let pid = child.id();
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(pipe) = child.stderr.take() {
+            keep_stderr(pipe, Arc::clone(&stderr));
+        }
+        let mut begun = Begun {
+            executable: executable.clone(),
+            begin,
+            child,
+            control,
+            stderr,
+        };
+        if let Err(e) = begun.control.send(&Record::Begin(begin), &[]) {
+            begun.discard();
+            return Err(StartError::NotReady(e.to_string()));
+        }
+        Ok(begun)
+    }
+
+    /// Kills it and waits for it (never told a run: no box code ran in it).
+    fn discard(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The box host begun ahead of its run ([`BoxHost::start_ahead`]), until a run takes it.
+static AHEAD: Mutex<Option<Begun>> = Mutex::new(None);
+
+/// A box host begun ahead of its run: killed when this is dropped if no run took it (a
+/// load that failed first), so that it does not outlive the command.
+#[must_use = "the box host begun ahead is killed when this is dropped"]
+pub struct Ahead(());
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        if let Some(mut begun) = choreo_base::lock(&AHEAD).take() {
+            begun.discard();
+        }
+    }
+}
+
+impl BoxHost {
+    /// Begins a box host for the next run of this process that puts box code in one with
+    /// `executable` and `net` (`--allow-net`): its process started, its namespaces taken
+    /// and its interpreter set up while the run is read and laid out, which is most of its
+    /// start. What it may reach is told only when the run starts it ([`BoxHost::start`]);
+    /// until then it runs choreo's code alone.
+    pub fn start_ahead(executable: &Executable, net: bool) -> Result<Ahead, StartError> {
+        let begun = Begun::spawn(executable, begin(net))?;
+        if let Some(mut before) = choreo_base::lock(&AHEAD).replace(begun) {
+            before.discard();
+        }
+        Ok(Ahead(()))
+    }
+
+    /// Starts the box host for a run confined by `confinement` (with `memory` bytes at
+    /// most), from a thread that lives as long as the process: the one begun ahead when
+    /// it fits, else a new one.
+    pub fn start(
+        executable: &Executable,
+        confinement: &Arc<crate::confinement::Confinement>,
+        memory: Option<u64>,
+    ) -> Result<Arc<BoxHost>, StartError> {
         let (read, write, allowed) = confinement.parts();
+        let begin = begin(allowed.net.is_some());
+        let ahead = choreo_base::lock(&AHEAD).take();
+        let begun = match ahead {
+            Some(b) if b.executable == *executable && b.begin == begin => b,
+            other => {
+                if let Some(mut unfit) = other {
+                    unfit.discard();
+                }
+                Begun::spawn(executable, begin)?
+            }
+        };
+        let Begun {
+            mut child,
+            control,
+            stderr,
+            ..
+        } = begun;
         let start = Start {
             version: VERSION,
             read: read.to_vec(),
@@ -132,14 +216,8 @@ impl BoxHost {
             allowed: allowed.clone(),
             memory,
             open_files: choreo_sandbox::limits::OPEN_FILES,
-            isolate: true,
         };
-        let sent = control.send(&Record::Start(start), &[]);
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(pipe) = child.stderr.take() {
-            keep_stderr(pipe, Arc::clone(&stderr));
-        }
-        if let Err(e) = sent {
+        if let Err(e) = control.send(&Record::Start(start), &[]) {
             let _ = child.kill();
             let _ = child.wait();
             return Err(StartError::NotReady(e.to_string()));
@@ -150,8 +228,8 @@ impl BoxHost {
             init_pid: OnceLock::new(),
             virtual_time: std::sync::atomic::AtomicBool::new(false),
             control: Arc::new(control),
+            pid: child.id(),
             child: Mutex::new(Some(child)),
-            pid,
             boxes: Mutex::new(HashMap::new()),
             next_handle: AtomicU64::new(1),
             confinement: Some(Arc::clone(confinement)),
@@ -520,6 +598,15 @@ fn started_in_namespace(init: u32, host: Option<u32>) -> usize {
         }
     }
     seen.iter().filter(|p| Some(**p) != host).count()
+}
+
+/// What a box host is begun with: namespaces of its own, the machine's network with `net`.
+fn begin(net: bool) -> Begin {
+    Begin {
+        version: VERSION,
+        isolate: true,
+        net,
+    }
 }
 
 /// The first child of process `pid` (`/proc`'s `children`).

@@ -221,9 +221,13 @@ impl Run {
             start_time: setup.start_time,
         };
         let engine = Engine::load(&behavior.xar, host.as_ref(), options);
-        if let Some(host) = &boxes.host {
-            box_host_ready(host)?;
+        let ready = boxes.host.as_deref().map_or(Ok(()), box_host_ready);
+        if ready.is_err() || engine.is_err() {
+            // What the load recorded (the boxes made before the failure, and unmade) is
+            // written now: box code may keep the trace alive past the process's end.
+            let _ = trace.flush_writer();
         }
+        ready?;
         let engine =
             engine.map_err(|source| load_failed(source, project.path(), boxes.host.as_deref()))?;
         let engine = Arc::new(engine);

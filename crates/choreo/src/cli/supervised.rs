@@ -92,6 +92,15 @@ impl SandboxFlags {
         })
     }
 
+    /// Begins the run's box host while the command reads and lays out the run, when box
+    /// code will run in one (dropped: killed if no run took it).
+    pub(crate) fn box_host_ahead(&self) -> Option<choreo_python::remote::Ahead> {
+        if self.no_sandbox || !self.box_host() {
+            return None;
+        }
+        crate::nested::BoxCode::start_ahead(self.allow_net.is_some())
+    }
+
     /// Starts the sandbox around the command (unless `--no-sandbox`): the supervising
     /// parent, then the bounds in the child. `Some(code)`: this is the parent and the
     /// command is over.

@@ -36,6 +36,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     if let Some(code) = args.sandbox.enter(args.verbose) {
         return Ok(code);
     }
+    let _ahead = args.sandbox.box_host_ahead();
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
     let project = report::load_shown(&args.path, false, verbosity)?;
