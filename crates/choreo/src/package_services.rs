@@ -88,6 +88,10 @@ struct Program {
     ended: Arc<(Mutex<Option<String>>, Condvar)>,
     /// Set when choreo asked it to stop (its end is then not reported as a death).
     stopping: Arc<std::sync::atomic::AtomicBool>,
+    /// A `start` waits for it to register or end: a death meanwhile is that call's to
+    /// signal (on box code's turn, the same moment every run), not the waiter's (whose
+    /// moment is the OS's).
+    awaited: bool,
 }
 
 impl PackageServices {
@@ -164,6 +168,14 @@ impl PackageServices {
 
     fn notice(&self, text: String) {
         self.robot.notice("ALServiceManager", text);
+    }
+
+    /// `serviceStopped` for program `full`, which died unasked: its reason is then
+    /// ProcessCrashed.
+    fn died(&self, full: &str) {
+        let args = vec![Value::from(full), Value::Int(choreo_naoqi::PROCESS_CRASHED)];
+        self.robot
+            .emit_signal("ALServiceManager", "serviceStopped", args);
     }
 
     /// The robot's qi URL, serving it first if need be.
@@ -258,6 +270,7 @@ impl PackageServices {
             pid: child.id(),
             ended: Arc::clone(&ended),
             stopping: Arc::clone(&stopping),
+            awaited: true,
         };
         lock(&self.state).running.insert(full.to_string(), program);
         let me = self.me.clone();
@@ -276,13 +289,13 @@ impl PackageServices {
                     me.notice(format!(
                         "{name}: died ({how}); ServiceManager did not ask it to stop"
                     ));
-                    // serviceStopped's reason is then ProcessCrashed.
-                    let args = vec![
-                        Value::from(name.as_str()),
-                        Value::Int(choreo_naoqi::PROCESS_CRASHED),
-                    ];
-                    me.robot
-                        .emit_signal("ALServiceManager", "serviceStopped", args);
+                    let awaited = lock(&me.state)
+                        .running
+                        .get(&name)
+                        .is_some_and(|p| p.awaited);
+                    if !awaited {
+                        me.died(&name);
+                    }
                 }
                 let mut state = lock(&me.state);
                 state.running.remove(&name);
@@ -552,6 +565,9 @@ impl ServiceHost for PackageServices {
         while state.added == before && state.running.contains_key(full) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                if let Some(program) = state.running.get_mut(full) {
+                    program.awaited = false;
+                }
                 drop(state);
                 self.notice(format!(
                     "{full}: registered no service in {} s; box code goes on",
@@ -565,7 +581,19 @@ impl ServiceHost for PackageServices {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        Ok(state.running.contains_key(full))
+        // Decided under the lock the waiter reads `awaited` under: a death from now on is
+        // the waiter's to signal.
+        match state.running.get_mut(full) {
+            Some(program) => {
+                program.awaited = false;
+                Ok(true)
+            }
+            None => {
+                drop(state);
+                self.died(full);
+                Ok(false)
+            }
+        }
     }
 
     fn stop(&self, full: &str) -> Result<bool, ProgramError> {

@@ -388,3 +388,42 @@ fn a_load_that_fails_writes_the_same_trace_in_every_mode() {
     assert_eq!(traces[0], traces[1]);
     assert_eq!(traces[0], traces[2]);
 }
+
+#[test]
+fn choreo_chats_script_runs_in_a_box_host() {
+    // `choreo chat`'s `%script` is the project's code too: in a box host of its own (its
+    // parent the PID namespace's init), started at the first script; on choreo's threads
+    // with `--sandbox=threads`.
+    let dir = tempfile::tempdir().unwrap();
+    let topic = dir.path().join("where.top");
+    std::fs::write(
+        &topic,
+        "topic: ~where()\nlanguage: enu\n\nu:(where are you) my parent is %script\nimport os\nprint(os.getppid())\n%script\n",
+    )
+    .unwrap();
+    let script = dir.path().join("talk.txt");
+    std::fs::write(&script, "> where are you\n< *\n").unwrap();
+    let chat = |extra: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .arg("chat")
+            .arg(&topic)
+            .arg("--script")
+            .arg(&script)
+            .args(extra)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    };
+    let out = chat(&[]);
+    assert!(out.contains("robot: my parent is 1 "), "{out}");
+    let out = chat(&["--sandbox=threads"]);
+    assert!(out.contains("robot: my parent is "), "{out}");
+    assert!(!out.contains("robot: my parent is 1 "), "{out}");
+}

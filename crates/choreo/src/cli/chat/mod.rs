@@ -17,7 +17,7 @@ use choreo_qichat::dialog::{Answer, Dialog};
 use crate::cli::error::{CliError, CliResult};
 use crate::exit;
 
-use session::{ChatHost, Session};
+use session::{ChatHost, Scripts, Session};
 
 /// `choreo chat`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -74,6 +74,10 @@ pub fn run(args: &ChatArgs) -> CliResult {
             memory: HashMap::new(),
             robot: None,
             confinement,
+            scripts: match args.sandbox.box_host() {
+                true => Scripts::BoxHost(None, args.sandbox.max_memory),
+                false => Scripts::Here,
+            },
         },
         files: Vec::new(),
         boxes: Vec::new(),

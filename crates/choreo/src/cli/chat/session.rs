@@ -30,6 +30,20 @@ pub(super) struct ChatHost {
     pub(super) robot: Option<choreo_naoqi::SimRobot>,
     /// Of `%script` (the project's code); `None`: `--no-sandbox`.
     pub(super) confinement: Option<std::sync::Arc<choreo_python::confinement::Confinement>>,
+    /// Where `%script` runs: a box host of its own, started at the first one (a chat
+    /// without scripts starts no interpreter), or this process's confined threads.
+    pub(super) scripts: Scripts,
+}
+
+/// Where a chat's `%script` runs.
+pub(super) enum Scripts {
+    /// In a box host of its own (the default), once started; with the bound on its memory.
+    BoxHost(
+        Option<std::sync::Arc<choreo_python::remote::BoxHost>>,
+        Option<u64>,
+    ),
+    /// On this process's threads (`--sandbox=threads`, `--no-sandbox`).
+    Here,
 }
 
 impl Host for ChatHost {
@@ -58,7 +72,28 @@ impl Host for ChatHost {
             .dialog_call(service, method, args)
     }
     fn script(&mut self, code: &str) -> Result<String, HostError> {
-        crate::api::dialog_script(code, self.confinement.as_ref())
+        let raised = |exception: String| HostError::Raised { exception };
+        let (Scripts::BoxHost(host, memory), Some(confinement)) =
+            (&mut self.scripts, &self.confinement)
+        else {
+            return crate::api::dialog_script(code, self.confinement.as_ref());
+        };
+        let host = match host {
+            Some(host) => host,
+            None => {
+                let boxes = crate::nested::BoxCode::in_box_host(
+                    std::sync::Arc::clone(confinement),
+                    *memory,
+                )
+                .map_err(|e| raised(e.to_string()))?;
+                match boxes.host {
+                    Some(started) => host.insert(started),
+                    // No program can serve as one (said once): this process's threads.
+                    None => return crate::api::dialog_script(code, Some(confinement)),
+                }
+            }
+        };
+        host.dialog_script(code).map_err(|e| raised(e.exception))
     }
 }
 
