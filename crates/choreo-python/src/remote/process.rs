@@ -374,7 +374,9 @@ impl BoxHost {
     }
 
     /// Lets it go, the run being over: kills it, and every process box code started in its
-    /// namespace with it; not an end to report.
+    /// namespace with it; not an end to report. Its processes are reaped when it is dropped
+    /// (the kernel takes milliseconds to end a PID namespace: a caller that has more to do,
+    /// a report to print, does it meanwhile).
     pub fn release(&self) {
         {
             let mut ended = choreo_base::lock(&self.ended);
@@ -383,27 +385,41 @@ impl BoxHost {
             }
         }
         *choreo_base::lock(&self.on_end) = None;
-        self.kill_all();
+        // Without a namespace of its own, its process is killed and waited for now.
+        if !self.kill_namespace() {
+            self.kill_all();
+        }
     }
 
-    /// Kills its namespace's init first (the kernel then ends every process of the
-    /// namespace before init is gone), then the process choreo started, and waits for it:
-    /// when this returns, no process of the box host is left, not even for a moment an init
-    /// reparented to choreo's supervising parent.
-    fn kill_all(&self) {
-        self.killed.store(true, Ordering::SeqCst);
+    /// Counts what box code left running in its namespace, then kills the namespace's
+    /// init (the kernel then ends every process of the namespace before init is gone);
+    /// once. Whether it had one.
+    fn kill_namespace(&self) -> bool {
         let init = (self.init_pid.get().copied().flatten())
             .and_then(|p| rustix::process::Pid::from_raw(p as i32));
-        if let Some(init) = init {
+        let Some(init) = init else {
+            return false;
+        };
+        if !self.killed.swap(true, Ordering::SeqCst) {
             let left = started_in_namespace(init.as_raw_nonzero().get() as u32, self.host_pid());
             choreo_base::lock(&self.ended).left_running = left;
             let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
+        }
+        true
+    }
+
+    /// Kills its namespace (see [`BoxHost::kill_namespace`]), then the process choreo
+    /// started, and waits for it: when this returns, no process of the box host is left,
+    /// not even for a moment an init reparented to choreo's supervising parent.
+    fn kill_all(&self) {
+        if self.kill_namespace() {
             // The waiter reaps its init and ends by itself: killed first, it would leave
             // the dying init to choreo's supervising parent, which would count it as left.
             if self.ends_within(INIT_WAIT) {
                 return;
             }
         }
+        self.killed.store(true, Ordering::SeqCst);
         if let Some(child) = choreo_base::lock(&self.child).as_mut() {
             let _ = child.kill();
             if let Ok(status) = child.wait() {

@@ -59,7 +59,7 @@ pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
         std::thread::sleep(Duration::from_millis(20));
     }
     let reports: Vec<Report> = ones
-        .into_iter()
+        .iter()
         .map(|o| o.finish(args.timeout, &setup.implied))
         .collect();
     setup.live.finish();

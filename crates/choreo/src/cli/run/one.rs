@@ -201,8 +201,9 @@ impl One {
     }
 
     /// After the end: what the report shows (the trace flushed first: every event
-    /// delivered, the whole tally).
-    pub(super) fn finish(self, timeout: Option<f64>, implied: &[String]) -> Report {
+    /// delivered, the whole tally). Dropped after the report is printed: box code's
+    /// process, killed here, is reaped then (its namespace ends meanwhile).
+    pub(super) fn finish(&self, timeout: Option<f64>, implied: &[String]) -> Report {
         // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
         let engine = self.run.engine();
         let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
@@ -222,7 +223,7 @@ impl One {
             ending: self
                 .run
                 .box_host_ending()
-                .or(self.ending)
+                .or(self.ending.clone())
                 .unwrap_or(Ending::Finished),
             implied: implied.to_vec(),
             timeout,
