@@ -421,13 +421,22 @@ impl BoxApi {
         let id = NEXT_SUBSCRIPTION.fetch_add(1, Ordering::SeqCst);
         let state = Arc::clone(&self.state);
         let deliver: Deliver = Box::new(move |key, value| {
+            // An update given before the subscription ended but handed over after (its
+            // activity's turn came later) is not delivered: as libqi's disconnect, and as
+            // the box host's side, which forgets the subscription when it ends.
+            if !choreo_base::lock(&state.subscriptions).contains(&id) {
+                return;
+            }
             call_in_box(&state, &source, |py| {
                 callback.call1(py, (key, to_python(py, &value)?)).map(drop)
             });
         });
-        py.detach(|| connect(side, id, deliver))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        // Listed before it is connected: an update may come at once.
         choreo_base::lock(&self.state.subscriptions).push(id);
+        if let Err(e) = py.detach(|| connect(side, id, deliver)) {
+            choreo_base::lock(&self.state.subscriptions).retain(|s| *s != id);
+            return Err(PyRuntimeError::new_err(e.to_string()));
+        }
         Ok(id)
     }
 

@@ -427,3 +427,50 @@ fn choreo_chats_script_runs_in_a_box_host() {
     assert!(out.contains("robot: my parent is "), "{out}");
     assert!(!out.contains("robot: my parent is 1 "), "{out}");
 }
+
+#[test]
+fn a_signal_given_before_a_disconnect_is_not_delivered_after_it() {
+    // libqi's `SignalBase::disconnect` disables the subscriber ("ensure no call on
+    // subscriber occurs once this function returns"), and a call already posted checks
+    // that first (`SignalSubscriber::callImpl`, src/type/signal.cpp). acando-remote's box
+    // connects to `ALServiceManager.serviceStopped`, starts a service whose program (absent
+    // from the repository) dies at once, and disconnects in the same hook: the signal,
+    // handed over when the hook is done, finds the box disconnected and calls nothing,
+    // alike in the box host and on choreo's threads.
+    let Some(corpus) = choreo_testkit::corpus("a service's signal and its disconnect") else {
+        return;
+    };
+    let project = corpus.join("robbestad__meet_and_greet/acando-remote.pml");
+    let dir = tempfile::tempdir().unwrap();
+    let traces: Vec<String> = [&[][..], &["--sandbox=threads"][..]]
+        .iter()
+        .enumerate()
+        .map(|(i, mode)| {
+            let trace = dir.path().join(format!("{i}.jsonl"));
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+                .arg("run")
+                .arg(&project)
+                .args(["--fast", "--timeout", "60", "-q", "--trace"])
+                .arg(&trace)
+                .args(*mode)
+                .output()
+                .unwrap();
+            let text = std::fs::read_to_string(&trace).unwrap();
+            assert!(
+                text.contains("ALServiceManager.startService"),
+                "{text}{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            // The run's temporary folder (`choreo-` and 6 characters) is named anew each run.
+            let mut parts = text.split("/tmp/choreo-");
+            let mut same = parts.next().unwrap_or_default().to_string();
+            for part in parts {
+                same.push_str("RUN");
+                same.push_str(part.get(6..).unwrap_or_default());
+            }
+            same
+        })
+        .collect();
+    assert!(!traces[0].contains("App Script Stopped"), "{}", traces[0]);
+    assert_eq!(traces[0], traces[1]);
+}
