@@ -374,9 +374,9 @@ impl BoxHost {
     }
 
     /// Lets it go, the run being over: kills it, and every process box code started in its
-    /// namespace with it; not an end to report. Its processes are reaped when it is dropped
-    /// (the kernel takes milliseconds to end a PID namespace: a caller that has more to do,
-    /// a report to print, does it meanwhile).
+    /// namespace with it; not an end to report. Its processes are reaped by
+    /// [`BoxHost::reap`] or when it is dropped (the kernel takes milliseconds to end a PID
+    /// namespace: a caller that has more to do, a report to print, does it meanwhile).
     pub fn release(&self) {
         {
             let mut ended = choreo_base::lock(&self.ended);
@@ -389,6 +389,12 @@ impl BoxHost {
         if !self.kill_namespace() {
             self.kill_all();
         }
+    }
+
+    /// Waits for it to end once let go ([`BoxHost::release`]), killing what is left after
+    /// a second: when this returns, no process of it is left.
+    pub fn reap(&self) {
+        self.kill_all();
     }
 
     /// Counts what box code left running in its namespace, then kills the namespace's

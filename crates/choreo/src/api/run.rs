@@ -637,6 +637,12 @@ impl Run {
 impl Drop for Run {
     fn drop(&mut self) {
         self.close();
+        // Killed at the close, reaped here: others may hold it (the engine's host), and
+        // nothing of it may outlive the run's owner (a process reparented to choreo's
+        // supervising parent would count as one box code left running).
+        if let Some(host) = &self.box_host {
+            host.reap();
+        }
     }
 }
 
