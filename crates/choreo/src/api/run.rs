@@ -546,10 +546,20 @@ impl Run {
     }
 
     /// Stops the behavior if it runs, waits (at most 10 s) for its unload, stops the
-    /// behaviors it started through ALBehaviorManager and removes the observers, so that
-    /// dropping the run frees its engine and threads. Later calls that act on the behavior
-    /// are [`Error::Closed`].
+    /// behaviors it started through ALBehaviorManager, ends box code's process and removes
+    /// the observers, so that dropping the run frees its engine and threads. Later calls
+    /// that act on the behavior are [`Error::Closed`].
     pub fn close(&self) {
+        self.close_for_report();
+        if let Some(host) = &self.box_host {
+            host.reap();
+        }
+    }
+
+    /// [`Run::close`], but box code's process, killed, is waited for only when the run is
+    /// dropped: a caller with a report to print prints it while the kernel ends its
+    /// namespace (a few milliseconds).
+    pub fn close_for_report(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
@@ -636,13 +646,10 @@ impl Run {
 
 impl Drop for Run {
     fn drop(&mut self) {
+        // Box code's process reaped here too after `close_for_report`: others may hold it
+        // (the engine's host), and nothing of it may outlive the run's owner (a process
+        // reparented to choreo's supervising parent would count as box code's).
         self.close();
-        // Killed at the close, reaped here: others may hold it (the engine's host), and
-        // nothing of it may outlive the run's owner (a process reparented to choreo's
-        // supervising parent would count as one box code left running).
-        if let Some(host) = &self.box_host {
-            host.reap();
-        }
     }
 }
 

@@ -208,7 +208,7 @@ impl One {
         let engine = self.run.engine();
         let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
         // Behaviors the run started with ALBehaviorManager and left running end with it.
-        self.run.close();
+        self.run.close_for_report();
         if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }
