@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -49,18 +49,25 @@ fn said(robot: &SimRobot) -> Vec<String> {
         .collect()
 }
 
-/// A folder of topic files for one test.
-fn folder(files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "choreo-dialog-api-{}-{}",
-        std::process::id(),
-        files.first().map_or("", |(n, _)| n)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
+/// A folder of topic files for one test, removed when the test ends.
+struct Folder(tempfile::TempDir);
+
+impl std::ops::Deref for Folder {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
     }
-    dir
+}
+
+fn folder(files: &[(&str, &str)]) -> Folder {
+    let dir = tempfile::Builder::new()
+        .prefix("choreo-dialog-api-")
+        .tempdir()
+        .unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    Folder(dir)
 }
 
 fn path(dir: &Path, name: &str) -> Value {

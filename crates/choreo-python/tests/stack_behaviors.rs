@@ -87,12 +87,12 @@ fn runner(file: &Path, base: &str, others: &[&str]) -> Runner {
     let mut b = Builder::new();
     b.add(
         base,
-        Box::new(PythonBehavior::load(file, base, &Value::None, None).unwrap()),
+        Box::new(PythonBehavior::load(file, base, &Value::None, None, None).unwrap()),
     );
     for o in others {
         b.add(
             o,
-            Box::new(PythonBehavior::load(file, o, &Value::None, None).unwrap()),
+            Box::new(PythonBehavior::load(file, o, &Value::None, None, None).unwrap()),
         );
     }
     b.build(
@@ -179,13 +179,13 @@ fn an_exception_in_a_hook_is_logged_with_its_traceback_and_the_stack_goes_on() {
 #[test]
 fn what_cannot_load_says_why() {
     let (dir, file) = file();
-    let e = PythonBehavior::load(&file, "Nobody", &Value::None, None)
+    let e = PythonBehavior::load(&file, "Nobody", &Value::None, None, None)
         .err()
         .unwrap();
     assert!(e.to_string().ends_with("no class \"Nobody\" in it"), "{e}");
     let bad = dir.path().join("bad.py");
     std::fs::write(&bad, "class A:\n    def f(self:\n        pass\n").unwrap();
-    let e = PythonBehavior::load(&bad, "A", &Value::None, None)
+    let e = PythonBehavior::load(&bad, "A", &Value::None, None, None)
         .err()
         .unwrap();
     assert!(e.to_string().contains("SyntaxError"), "{e}");
@@ -198,6 +198,7 @@ fn what_cannot_load_says_why() {
             Value::String("child".into()),
             Value::String("Other".into()),
         )]),
+        None,
         None,
     )
     .unwrap();

@@ -19,6 +19,22 @@ pub(crate) fn described(status: std::process::ExitStatus) -> String {
     }
 }
 
+/// How a box host ended, in the report's words, when it ended before choreo let it go
+/// (box code ended it, or choreo stopped it); `None` while it runs or once let go.
+pub(crate) fn box_host_how(ended: &choreo_python::remote::Ended) -> Option<String> {
+    if ended.let_go || (ended.status.is_none() && ended.stopped.is_none()) {
+        return None;
+    }
+    Some(match (&ended.stopped, ended.status) {
+        _ if ended.out_of_time => "timeout; box code did not give the run back in time \
+                                   after --timeout, so its process was stopped"
+            .to_string(),
+        (Some(why), _) => format!("choreo stopped box code's process: it {why}"),
+        (None, Some(status)) => described(status),
+        (None, None) => "box code's process ended before the run did".to_string(),
+    })
+}
+
 /// What usually sends `signal` to a run.
 pub(crate) fn signal_cause(signal: i32) -> &'static str {
     use nix::sys::signal::Signal;

@@ -2,6 +2,8 @@
 //! same run as in one process (`--sandbox=threads`), and what box code can no longer reach from there — choreo's
 //! process id and environment, the report's pipe, the machine's files through native code.
 
+use std::os::unix::process::CommandExt;
+
 use crate::support::hostile::Hostile;
 
 /// A box whose hook logs `expression`'s value, then stops the behavior.
@@ -285,6 +287,98 @@ fn a_stacks_leaves_play_in_a_box_host() {
     .unwrap();
     let said = h.stack_run();
     assert!(said.contains("value=1\n"), "{said}");
+}
+
+#[test]
+fn a_stacks_own_python_behaviors_run_in_a_box_host() {
+    // The stack's own Python behaviors run where box code does: in a PID namespace whose
+    // init (1) is their parent, one box host for all of them; their `cx` still reaches the
+    // runner (a nested hook, `wants`, across it) and the robot.
+    let h = Hostile::new("    pass\n");
+    let stack = h.dir.path().join("stack");
+    std::fs::create_dir_all(&stack).unwrap();
+    std::fs::write(
+        stack.join("pids.py"),
+        "import os\n\nclass Main(object):\n    def delegates(self):\n        return ['Child']\n\n    def update(self, cx):\n        if cx.wants('Child') and cx.can_delegate():\n            cx.delegate('Child', callback=1)\n\n    def on_delegation_done(self, cx, token, done):\n        cx.cancel_self()\n\nclass Child(object):\n    always_delegates = False\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def on_activated(self, cx):\n        cx.log('parent %d, battery %d' % (os.getppid(), cx.call('ALBattery', 'getBatteryCharge')))\n        cx.cancel_self()\n",
+    )
+    .unwrap();
+    for (id, class) in [("Main", "Main"), ("Child", "Child")] {
+        std::fs::write(
+            stack.join(format!("{id}.json")),
+            format!(
+                r#"{{"behaviorID": "{id}", "behaviorClass": "Python", "file": "pids.py", "class": "{class}"}}"#
+            ),
+        )
+        .unwrap();
+    }
+    let run = |flags: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args([
+                "stack",
+                "run",
+                "stack",
+                "--fast",
+                "--timeout",
+                "5",
+                "--base",
+                "Main",
+            ])
+            .args(flags)
+            .current_dir(h.dir.path())
+            .process_group(0)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        err
+    };
+    let hosted = run(&[]);
+    assert!(hosted.contains("Child: parent 1, battery "), "{hosted}");
+    let threads = run(&["--sandbox=threads"]);
+    assert!(threads.contains("Child: parent "), "{threads}");
+    assert!(!threads.contains("Child: parent 1,"), "{threads}");
+}
+
+#[test]
+fn a_stacks_python_behavior_that_crashes_its_process_stops_the_stack_with_exit_8() {
+    // A segmentation fault (ctypes) and an `os._exit(0)` in a hook end the box host, not
+    // choreo: the stack stops at that tick, cancelled top-down, and says how and where.
+    for (kill, how) in [
+        ("ctypes.string_at(0)", "was killed by signal 11 (SIGSEGV)"),
+        ("os._exit(0)", "exited with code 0"),
+    ] {
+        let h = Hostile::new("    pass\n");
+        let stack = h.dir.path().join("stack");
+        std::fs::create_dir_all(&stack).unwrap();
+        std::fs::write(
+            stack.join("crash.py"),
+            format!(
+                "import ctypes, os\n\nclass Crash(object):\n    always_delegates = False\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def update(self, cx):\n        if cx.tick > 3:\n            {kill}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            stack.join("crash.json"),
+            r#"{"behaviorID": "Crash", "behaviorClass": "Python", "file": "crash.py", "class": "Crash"}"#,
+        )
+        .unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .args(["stack", "run", "stack", "--fast", "--timeout", "60"])
+            .current_dir(h.dir.path())
+            .process_group(0)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(8), "{err}");
+        assert!(
+            err.contains(&format!(
+                "stack stopped (the stack cancelled top-down): box code's process {how}"
+            )),
+            "{err}"
+        );
+        // The tick that saw it: the fourth, 0.18 s of stack time at 60 ms a tick.
+        assert!(err.contains(": 4 ticks, 0.18 s of stack time"), "{err}");
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ use choreo_engine::{Hook, RobotError, ScriptError};
 use super::request::Request;
 use super::wire::{Reader, WireError, Writer};
 use crate::side::{BoxInfo, ClockFacts};
+use crate::stack::HookAnswer;
 
 /// The protocol's version: the first thing each side says (a box host of another build is
 /// refused rather than misread).
@@ -74,6 +75,30 @@ pub enum Order {
     Work(u64),
     /// Run a dialog's `%script` (its source); answered with what it printed.
     DialogScript(String),
+    /// Make a stack's Python behavior: an instance of `class` of the module `source` (the
+    /// text of `file`), with `params`; answered with what it declares.
+    StackLoad {
+        /// Its handle, chosen by choreo.
+        handle: u64,
+        /// The `.py` file, as its tracebacks name it.
+        file: String,
+        /// The class.
+        class: String,
+        /// The constructor's keyword arguments (a map, or none).
+        params: Value,
+        /// The module's text.
+        source: String,
+    },
+    /// Call a method of a stack's Python behavior; its `cx`'s requests come back on the
+    /// lane; answered with how it went.
+    StackHook {
+        /// The behavior.
+        handle: u64,
+        /// The method.
+        name: String,
+        /// Its arguments after `cx`.
+        args: Vec<Value>,
+    },
 }
 
 /// The answer to an order or a request.
@@ -101,6 +126,8 @@ pub enum Answer {
     Script(Result<(), ScriptError>),
     /// What a `%script` printed, or the exception it raised.
     Printed(Result<String, String>),
+    /// A stack's answer: the runner's to a hook's `cx`, the box host's to a stack's order.
+    Stack(HookAnswer),
 }
 
 /// A message on a lane: an order, a request, or an answer.
@@ -198,6 +225,26 @@ fn encode_order(o: &Order) -> Writer {
             w.str(code);
             w
         }
+        Order::StackLoad {
+            handle,
+            file,
+            class,
+            params,
+            source,
+        } => {
+            let mut w = Writer::tagged(b'L');
+            w.u64(*handle)
+                .str(file)
+                .str(class)
+                .value(params)
+                .str(source);
+            w
+        }
+        Order::StackHook { handle, name, args } => {
+            let mut w = Writer::tagged(b'B');
+            w.u64(*handle).str(name).values(args);
+            w
+        }
     }
 }
 
@@ -238,6 +285,18 @@ fn decode_order(tag: u8, r: &mut Reader<'_>) -> Result<Order, WireError> {
         },
         b'W' => Order::Work(r.u64()?),
         b'S' => Order::DialogScript(r.str()?),
+        b'L' => Order::StackLoad {
+            handle: r.u64()?,
+            file: r.str()?,
+            class: r.str()?,
+            params: r.value()?,
+            source: r.str()?,
+        },
+        b'B' => Order::StackHook {
+            handle: r.u64()?,
+            name: r.str()?,
+            args: r.values()?,
+        },
         t => return Err(WireError(format!("no order has tag {t}"))),
     })
 }
@@ -350,6 +409,7 @@ fn encode_answer(a: &Answer) -> Writer {
                 Err(e) => w.u8(10).u8(1).str(e),
             };
         }
+        Answer::Stack(a) => super::stack_wire::put_answer(w.u8(11), a),
     }
     w
 }
@@ -384,6 +444,7 @@ fn decode_answer(r: &mut Reader<'_>) -> Result<Answer, WireError> {
         } else {
             Ok(r.str()?)
         }),
+        11 => Answer::Stack(super::stack_wire::get_answer(r)?),
         t => return Err(WireError(format!("no answer has tag {t}"))),
     })
 }
@@ -391,6 +452,7 @@ fn decode_answer(r: &mut Reader<'_>) -> Result<Answer, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stack::{Declared, HookRequest, Hooked, State};
 
     #[test]
     fn every_kind_of_order_and_answer_reads_back_and_a_cut_one_is_refused() {
@@ -419,6 +481,45 @@ mod tests {
             Message::Answer(Answer::Script(Err(ScriptError::new("boom")))),
             Message::Answer(Answer::Printed(Ok("3".into()))),
             Message::Answer(Answer::Printed(Err("ValueError: no".into()))),
+            Message::Order(Order::StackLoad {
+                handle: 4,
+                file: "stack/a.py".into(),
+                class: "A".into(),
+                params: Value::Map(vec![(Value::String("n".into()), Value::Int(2))]),
+                source: "class A: pass\n".into(),
+            }),
+            Message::Order(Order::StackHook {
+                handle: 4,
+                name: "update".into(),
+                args: vec![Value::Int(1)],
+            }),
+            Message::Request(Request::Stack(HookRequest::Run(
+                "ALTextToSpeech".into(),
+                "say".into(),
+                vec![Value::String("hi".into())],
+                Some(3),
+            ))),
+            Message::Request(Request::Stack(HookRequest::CancelSelf(Some("no".into())))),
+            Message::Request(Request::Stack(HookRequest::State)),
+            Message::Answer(Answer::Stack(HookAnswer::State(State {
+                tick: 7,
+                now: 0.25,
+                activated: true,
+                delegated: false,
+                can_delegate: true,
+                inputs: vec![("touched".into(), Value::Bool(true))],
+            }))),
+            Message::Answer(Answer::Stack(HookAnswer::Loaded(Ok(Declared {
+                delegates: vec!["B".into()],
+                linked: Vec::new(),
+                always_delegates: false,
+                subscriptions: vec!["k".into()],
+            })))),
+            Message::Answer(Answer::Stack(HookAnswer::Hooked(Hooked::Missing))),
+            Message::Answer(Answer::Stack(HookAnswer::Hooked(Hooked::Returned(
+                Value::Float(1.5),
+            )))),
+            Message::Answer(Answer::Stack(HookAnswer::Value(Err("no robot".into())))),
         ];
         for m in messages {
             let bytes = m.encode();

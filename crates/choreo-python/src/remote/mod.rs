@@ -9,6 +9,7 @@
 //! - `process`: [`BoxHost`], the process started, its control socket read, how it ended.
 //! - `proxy`: the engine's `ScriptHost` and `BoxCode` across it, a lane per thread.
 //! - `served`: the box host's side; `main`: its start and confinement.
+//! - `stack`: the behavior stack's own Python behaviors in it; `stack_wire`: their bytes.
 //! - `control`, `lane`, `message`, `request`, `wire`: the protocol and its bytes.
 //! - `executable`: which program is started as the box host.
 
@@ -21,6 +22,8 @@ mod process;
 mod proxy;
 mod request;
 mod served;
+mod stack;
+mod stack_wire;
 mod wire;
 
 pub use executable::{BOX_HOST_VARIABLE, Executable, NoExecutable};

@@ -28,6 +28,7 @@ use super::message::{Answer, HostOptions, Message, Order};
 use super::process::{BoxHost, Entry};
 use super::request::Request;
 use crate::side::{BoxInfo, clock_of};
+use crate::stack::{HookAnswer, HookRequest};
 
 /// How long a box host whose lane closed has to end (real time) before choreo takes the
 /// lane's close for box code's doing and stops it.
@@ -104,13 +105,32 @@ impl BoxHost {
     /// Sends `order` on this thread's lane and serves the box code's requests until its
     /// answer comes.
     pub(crate) fn order(self: &Arc<Self>, order: &Order) -> Result<Answer, OrderError> {
+        self.order_serving(order, &mut |_| {
+            HookAnswer::Unit(Err("no behavior of a stack is running here".to_string()))
+        })
+    }
+
+    /// [`Self::order`], the requests of a stack's behavior's `cx` answered by `serve`.
+    pub(crate) fn order_serving(
+        self: &Arc<Self>,
+        order: &Order,
+        serve: &mut dyn FnMut(HookRequest) -> HookAnswer,
+    ) -> Result<Answer, OrderError> {
         // Made first: it reads `/proc`, which a confined thread may not.
         let (lane, thread) = self.lane()?;
-        let runs_box_code = !matches!(order, Order::NewHost(_) | Order::Prepare { .. });
-        if runs_box_code && let Some(c) = &self.confinement {
+        let holds_box_code_s_rules = matches!(
+            order,
+            Order::Construct { .. }
+                | Order::Call { .. }
+                | Order::Deliver { .. }
+                | Order::Work(_)
+                | Order::DialogScript(_)
+        );
+        if holds_box_code_s_rules && let Some(c) = &self.confinement {
             // What this thread does for box code (the robot's reads) is held to box code's
             // rules, as on the thread that ran box code in one process. (A new host or a
-            // compile runs none: the caller's thread stays choreo's.)
+            // compile runs none; a stack's behavior asks the stack's runner, whose thread
+            // this is, as it did in one process: the caller's thread stays choreo's.)
             c.confine_this_thread();
         }
         lane.send_order(order).map_err(|e| self.lane_failed(&e))?;
@@ -128,6 +148,10 @@ impl BoxHost {
             drop(stand_in);
             match got.map_err(|e| self.lane_failed(&e))? {
                 Message::Answer(answer) => return Ok(answer),
+                Message::Request(Request::Stack(request)) => {
+                    lane.send(&Message::Answer(Answer::Stack(serve(request))))
+                        .map_err(|e| self.lane_failed(&e))?;
+                }
                 Message::Request(request) => {
                     let answered = request.answered();
                     let answer = self.answer(request);
@@ -196,7 +220,7 @@ impl BoxHost {
     }
 
     /// The box host broke the protocol: it is stopped, and the error says why.
-    fn broken(&self, why: &str) -> OrderError {
+    pub(super) fn broken(&self, why: &str) -> OrderError {
         self.stop(&format!("broke its protocol ({why})"));
         OrderError::Lane(self.gone_text())
     }
@@ -271,6 +295,8 @@ impl BoxHost {
                 Answer::Done
             }
             Request::Install(_, name) => install(name),
+            // `order_serving` hands these to the stack's runner before they reach here.
+            Request::Stack(_) => gone_answer(&request),
         }
     }
 
@@ -364,6 +390,8 @@ fn request_box(r: &Request) -> u64 {
         | Request::ConnectSignal(h, ..)
         | Request::Unsubscribe(h, ..)
         | Request::Install(h, ..) => *h,
+        // Answered by the stack's runner, never here.
+        Request::Stack(_) => 0,
     }
 }
 

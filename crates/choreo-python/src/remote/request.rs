@@ -7,6 +7,7 @@ use std::time::Duration;
 use choreo_engine::{RobotError, TimelineCommand};
 
 use super::wire::{Reader, WireError, Writer};
+use crate::stack::HookRequest;
 use choreo_base::Value;
 
 /// What box code asks of the engine, on the lane of the order it runs for.
@@ -52,6 +53,9 @@ pub enum Request {
     Unsubscribe(u64, u64),
     /// Install NAOqi OS's package imported by this name.
     Install(u64, String),
+    /// What a stack's Python behavior's `cx` asks of the stack's runner (no box: the
+    /// behavior is the one whose hook the lane's order runs).
+    Stack(HookRequest),
 }
 
 impl Request {
@@ -95,6 +99,11 @@ pub(super) fn encode(r: &Request) -> Writer {
         Request::ConnectSignal(h, s, sig, id) => boxed(b'g', *h, |w| w.str(s).str(sig).u64(*id)),
         Request::Unsubscribe(h, id) => boxed(b'k', *h, |w| w.u64(*id)),
         Request::Install(h, name) => boxed(b'i', *h, |w| w.str(name)),
+        Request::Stack(request) => {
+            let mut w = Writer::tagged(b'b');
+            super::stack_wire::put_request(&mut w, request);
+            w
+        }
     }
 }
 
@@ -108,6 +117,9 @@ fn boxed(tag: u8, handle: u64, rest: impl FnOnce(&mut Writer) -> &mut Writer) ->
 
 /// The request of `tag` in `r`.
 pub(super) fn decode(tag: u8, r: &mut Reader<'_>) -> Result<Request, WireError> {
+    if tag == b'b' {
+        return Ok(Request::Stack(super::stack_wire::get_request(r)?));
+    }
     let h = r.u64()?;
     Ok(match tag {
         b'f' => Request::Fire(h, r.str()?, r.value()?),

@@ -23,9 +23,12 @@ use super::control::{Control, Record};
 use super::lane::{Lane, LaneError};
 use super::message::{Answer, HostOptions, Message, Order};
 use super::request::Request;
-use crate::confinement::Confinement;
+use crate::confinement::{Confinement, judge_here};
 use crate::host::{PythonBox, PythonHost};
 use crate::side::{ClockFacts, Deliver, EngineSide, Work};
+use crate::stack::{HookAnswer, Hooked};
+use pyo3::{Py, PyAny};
+use std::path::Path;
 
 /// What the box host holds.
 pub(crate) struct Served {
@@ -36,6 +39,8 @@ pub(crate) struct Served {
     works: Mutex<HashMap<u64, Work>>,
     next_work: AtomicU64,
     delivers: Mutex<HashMap<u64, Arc<Deliver>>>,
+    /// A stack's Python behaviors, by handle.
+    stacked: Mutex<HashMap<u64, Arc<Py<PyAny>>>>,
     /// A run in virtual time was constructed here: a lane waiting for its next order looks
     /// for it a moment before sleeping, as choreo's side does for an answer (`Lane::recv_soon`).
     virtual_time: std::sync::atomic::AtomicBool,
@@ -56,6 +61,7 @@ impl Served {
             works: Mutex::new(HashMap::new()),
             next_work: AtomicU64::new(1),
             delivers: Mutex::new(HashMap::new()),
+            stacked: Mutex::new(HashMap::new()),
             virtual_time: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -108,10 +114,11 @@ impl Served {
         LANE.with(|l| l.borrow_mut().take());
     }
 
-    /// A box is gone (its engine dropped it).
+    /// A box or a stack's behavior is gone (choreo dropped it).
     pub(crate) fn drop_box(&self, handle: u64) {
         // Dropped here, the box's state closes: its background work stops acting.
         drop(choreo_base::lock(&self.boxes).remove(&handle));
+        drop(choreo_base::lock(&self.stacked).remove(&handle));
     }
 
     /// Runs `order`; its answer.
@@ -178,6 +185,66 @@ impl Served {
             Order::DialogScript(code) => Answer::Printed(
                 crate::run_dialog_script(&code, Some(&self.confinement)).map_err(|e| e.exception),
             ),
+            Order::StackLoad {
+                handle,
+                file,
+                class,
+                params,
+                source,
+            } => {
+                // Project code that is no box's: judged on this thread, as it runs here.
+                judge_here(&self.confinement);
+                let made = crate::stack::make(Path::new(&file), &class, &params, &source);
+                Answer::Stack(HookAnswer::Loaded(made.map(|(object, declared)| {
+                    choreo_base::lock(&self.stacked).insert(handle, Arc::new(object));
+                    declared
+                })))
+            }
+            Order::StackHook { handle, name, args } => {
+                let Some(object) = choreo_base::lock(&self.stacked).get(&handle).cloned() else {
+                    return Answer::Stack(HookAnswer::Hooked(Hooked::Raised(format!(
+                        "the box host holds no behavior {handle}"
+                    ))));
+                };
+                judge_here(&self.confinement);
+                // Its `cx` asks on this lane; the runner answers on the thread that ordered.
+                let me = Arc::clone(self);
+                let link: crate::stack::Link =
+                    Box::new(move |request| match me.ask(Request::Stack(request)) {
+                        Some(Answer::Stack(answer)) => Some(answer),
+                        _ => None,
+                    });
+                Answer::Stack(HookAnswer::Hooked(crate::stack::call(
+                    &object, &name, &args, link,
+                )))
+            }
+        }
+    }
+
+    /// Sends `request` on this thread's lane and waits for its answer (running the orders
+    /// that come first); `None` for a request that has none, or when this thread has no
+    /// lane or the lane failed (choreo's side is gone: the box host ends with it).
+    fn ask(self: &Arc<Self>, request: Request) -> Option<Answer> {
+        let lane = LANE.with(|l| l.borrow().clone())?;
+        let answered = request.answered();
+        lane.send(&Message::Request(request)).ok()?;
+        if !answered {
+            return None;
+        }
+        loop {
+            let got = if self.virtual_time.load(Ordering::Relaxed) {
+                lane.recv_soon()
+            } else {
+                lane.recv()
+            };
+            match got.ok()? {
+                Message::Answer(answer) => return Some(answer),
+                Message::Order(order) => {
+                    let answer = self.run(order);
+                    lane.send(&Message::Answer(answer)).ok()?;
+                }
+                Message::Request(_) => return None,
+            }
         }
     }
 
@@ -211,31 +278,9 @@ struct Remote {
 }
 
 impl Remote {
-    /// Sends `request` on this thread's lane and waits for its answer (running the orders
-    /// that come first); `None` for a request that has none, or when this thread has no
-    /// lane or the lane failed (choreo's side is gone: the box host ends with it).
+    /// The box's request on this thread's lane, answered ([`Served::ask`]).
     fn ask(&self, request: Request) -> Option<Answer> {
-        let lane = LANE.with(|l| l.borrow().clone())?;
-        let answered = request.answered();
-        lane.send(&Message::Request(request)).ok()?;
-        if !answered {
-            return None;
-        }
-        loop {
-            let got = if self.clock.virtual_time {
-                lane.recv_soon()
-            } else {
-                lane.recv()
-            };
-            match got.ok()? {
-                Message::Answer(answer) => return Some(answer),
-                Message::Order(order) => {
-                    let answer = self.served.run(order);
-                    lane.send(&Message::Answer(answer)).ok()?;
-                }
-                Message::Request(_) => return None,
-            }
-        }
+        self.served.ask(request)
     }
 
     fn ask_bool(&self, request: Request) -> bool {

@@ -312,14 +312,7 @@ impl Run {
     /// The ending of a run whose box host ended before it: how, from choreo's side.
     pub fn box_host_ending(&self) -> Option<Ending> {
         let ended = self.box_host_end()?;
-        let how = match (&ended.stopped, ended.status) {
-            _ if ended.out_of_time => "timeout; box code did not give the run back in time \
-                                       after --timeout, so its process was stopped"
-                .to_string(),
-            (Some(why), _) => format!("choreo stopped box code's process: it {why}"),
-            (None, Some(status)) => crate::ended::described(status),
-            (None, None) => "box code's process ended before the run did".to_string(),
-        };
+        let how = crate::ended::box_host_how(&ended)?;
         let at = (ended.notes.first().cloned())
             .or_else(|| crate::ended::box_frame(&self.box_host_fault()));
         Some(Ending::BoxHostEnded {

@@ -70,13 +70,18 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
     let installed = crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet)
         .map_err(|e| e.recoded(CliError::No))?;
     // The Python behaviors' code runs as they load: confined as `stack run` confines it
-    // without flags (the stack's folder to read, nothing to write; docs/security.md).
-    let confinement = std::sync::Arc::new(choreo_python::confinement::Confinement::new(
-        &[],
-        &[dir.to_path_buf()],
-        crate::Allowed::default(),
-    ));
-    let classes = crate::cli::stack_run::classes(dir, &installed, Some(confinement));
+    // without flags (the stack's folder to read, nothing to write; in a box host;
+    // docs/security.md).
+    let folder = dir.to_path_buf();
+    let own: crate::cli::stack_run::OwnCode = std::sync::LazyLock::new(Box::new(move || {
+        let confinement = std::sync::Arc::new(choreo_python::confinement::Confinement::new(
+            &[],
+            &[folder],
+            crate::Allowed::default(),
+        ));
+        crate::nested::BoxCode::in_box_host(confinement, None).map_err(|e| e.to_string())
+    }));
+    let classes = crate::cli::stack_run::classes(dir, &installed, std::sync::Arc::new(own));
     match classes.build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {

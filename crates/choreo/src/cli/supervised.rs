@@ -15,7 +15,7 @@ use crate::exit;
 
 /// The sandbox's flags (`run`, `stack run`): what box code may reach beyond its own, its
 /// memory, or no sandbox at all (docs/security.md).
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub(crate) struct SandboxFlags {
     /// Box code may read PATH (a file or folder) besides its project, the run's folders
     /// and its Python (repeatable; docs/security.md).

@@ -145,8 +145,21 @@ pub(super) struct Driver {
     /// Set by the box's `onUnload` (a stop, the time limit, Ctrl-C).
     pub(super) stop: AtomicBool,
     pub(super) period: Duration,
-    /// How the stack ended: `Ok` it emptied or was cancelled, `Err` it could not start.
-    pub(super) ended: Mutex<Option<Result<(), String>>>,
+    /// How the stack ended.
+    pub(super) ended: Mutex<Option<StackEnd>>,
+    /// How the process of the stack's own Python behaviors ended, if it did (a crash, an
+    /// `os._exit`): the stack stops at the tick that saw it, as a run whose box host ended.
+    pub(super) box_code_ended: Box<dyn Fn() -> Option<String> + Send + Sync>,
+}
+
+/// How the stack ended.
+pub(super) enum StackEnd {
+    /// It emptied, or was cancelled.
+    Done,
+    /// It could not start: why.
+    NotStarted(String),
+    /// Its own Python behaviors' process ended under it: how.
+    BoxCodeEnded(String),
 }
 
 impl Driver {
@@ -165,12 +178,16 @@ impl Driver {
         let result = loop {
             if self.stop.load(Ordering::SeqCst) {
                 runner.cancel_all();
-                break Ok(());
+                break StackEnd::Done;
             }
             match runner.tick() {
                 Ok(Tick::Running) => {}
-                Ok(Tick::Finished) => break Ok(()),
-                Err(e) => break Err(e.to_string()),
+                Ok(Tick::Finished) => break StackEnd::Done,
+                Err(e) => break StackEnd::NotStarted(e.to_string()),
+            }
+            if let Some(how) = (self.box_code_ended)() {
+                runner.cancel_all();
+                break StackEnd::BoxCodeEnded(how);
             }
             n += 1;
             let now = ctx.now().0;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use choreo_engine::Value;
 use choreo_stack::builtins::robot::PlayChoregraphe;
@@ -15,6 +15,7 @@ use crate::cli::error::{CliError, CliResult};
 use crate::cli::live::Verbosity;
 use crate::cli::monitor::Played;
 use crate::cli::report;
+use crate::nested::BoxCode;
 
 /// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
 /// name it is installed under on the simulated robot.
@@ -92,12 +93,14 @@ fn installed_name(def: &Definition) -> String {
 }
 
 /// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed here), and
-/// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`).
-pub(crate) fn classes(
-    dir: &Path,
-    installed: &[Installed],
-    confinement: Option<Arc<choreo_python::confinement::Confinement>>,
-) -> Classes {
+/// Where the stack's own Python behaviors run, made at the first one (a stack without one
+/// starts no box host), or why it cannot be.
+pub(crate) type OwnCode =
+    LazyLock<Result<BoxCode, String>, Box<dyn FnOnce() -> Result<BoxCode, String> + Send>>;
+
+/// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`), its
+/// code run where `own` says.
+pub(crate) fn classes(dir: &Path, installed: &[Installed], own: Arc<OwnCode>) -> Classes {
     let mut classes = Classes::builtin();
     let folder = dir.to_path_buf();
     classes.register(
@@ -112,11 +115,13 @@ pub(crate) fn classes(
                 if !matches!(params, Value::None | Value::Map(_)) {
                     return Err(spec.error("params", "must be an object (keyword arguments)"));
                 }
+                let own = own.as_ref().as_ref().map_err(|e| spec.error("file", e))?;
                 choreo_python::stack::PythonBehavior::load(
                     &file,
                     &class,
                     &params,
-                    confinement.clone(),
+                    own.confinement.clone(),
+                    own.host.clone(),
                 )
                 .map(|b| Box::new(b) as Box<dyn Behavior>)
                 .map_err(|e| spec.error("file", e.to_string()))

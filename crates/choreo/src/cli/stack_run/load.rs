@@ -1,7 +1,8 @@
 //! Everything a stack run needs, loaded before it starts: the definitions, the robot, the
 //! engine and its driver.
 
-use std::sync::{Arc, Weak};
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock, Weak};
 use std::time::Duration;
 
 use crate::nested::{BoxCode, Launchers, ProjectBehaviors};
@@ -17,9 +18,10 @@ use crate::cli::live::Verbosity;
 use crate::cli::monitor::Played;
 use crate::cli::report;
 use crate::cli::run::Target;
+use crate::cli::supervised::SandboxFlags;
 
 use super::args::StackRunArgs;
-use super::installed::{classes, install, played};
+use super::installed::{OwnCode, classes, install, played};
 
 /// What `choreo stack run` was asked, its flags read.
 pub(super) struct Asked<'a> {
@@ -42,6 +44,8 @@ pub(super) struct Loaded {
     /// The behaviors the leaves play, for the monitor.
     pub(super) played: Played,
     pub(super) period: Duration,
+    /// Where the stack's own Python behaviors run (made at the first one).
+    pub(super) own: Arc<OwnCode>,
 }
 
 /// Loads the definitions and the behaviors their leaves play, reaches the robot (or makes
@@ -100,14 +104,11 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
     }
     let period = Duration::from_millis(args.tick_ms);
     // The stack's own Python behaviors: the stack's folder to read, nothing to write.
-    let own = args.sandbox.allowed().map(|allowed| {
-        Arc::new(Confinement::new(
-            &[],
-            std::slice::from_ref(&args.dir),
-            allowed,
-        ))
-    });
-    let runner = classes(&args.dir, &installed, own)
+    let (sandbox, dir) = (args.sandbox.clone(), args.dir.clone());
+    let own: Arc<OwnCode> = Arc::new(LazyLock::new(Box::new(move || {
+        confined(&sandbox, &[], &[dir]).map_err(|e| e.to_string())
+    })));
+    let runner = classes(&args.dir, &installed, Arc::clone(&own))
         .build(
             &defs,
             args.base.as_deref(),
@@ -127,6 +128,7 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
         engine_trace,
         runner,
         period,
+        own,
         // Only drawn by a monitor: no graph built for a run without one.
         played: match args.monitor.monitor {
             Some(_) => played(&installed),
@@ -142,17 +144,23 @@ fn leaf_box_code(
     args: &StackRunArgs,
     files: &choreo_xar::source::FilesOnDisk,
 ) -> CliResult<BoxCode> {
-    let Some(allowed) = args.sandbox.allowed() else {
+    let run: Vec<_> = files.robot_root().map(Into::into).into_iter().collect();
+    confined(&args.sandbox, &run, &[files.path().into()])
+}
+
+/// Code that writes `run` and reads `project` (and what the run's flags allow), in a box
+/// host of its own, or on this process's threads with `--sandbox=threads`; unconfined with
+/// `--no-sandbox`.
+fn confined(sandbox: &SandboxFlags, run: &[PathBuf], project: &[PathBuf]) -> CliResult<BoxCode> {
+    let Some(allowed) = sandbox.allowed() else {
         return Ok(BoxCode::default());
     };
-    let run: Vec<_> = files.robot_root().map(Into::into).into_iter().collect();
-    let confinement = Arc::new(Confinement::new(&run, &[files.path().into()], allowed));
-    if !args.sandbox.box_host() {
+    let confinement = Arc::new(Confinement::new(run, project, allowed));
+    if !sandbox.box_host() {
         return Ok(BoxCode {
             confinement: Some(confinement),
             host: None,
         });
     }
-    BoxCode::in_box_host(confinement, args.sandbox.max_memory)
-        .map_err(|e| CliError::Load(e.to_string()))
+    BoxCode::in_box_host(confinement, sandbox.max_memory).map_err(|e| CliError::Load(e.to_string()))
 }

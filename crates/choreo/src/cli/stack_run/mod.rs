@@ -15,7 +15,7 @@ mod load;
 
 pub(crate) use args::StackRunArgs;
 pub(crate) use driver::{driver_xar, shape};
-pub(crate) use installed::classes;
+pub(crate) use installed::{OwnCode, classes};
 pub(crate) use installed::{install, played};
 
 use std::io::Write;
@@ -37,7 +37,7 @@ use crate::cli::monitor::Source;
 use crate::cli::run::Target;
 use crate::exit;
 
-use driver::{Driver, drive, load_driver};
+use driver::{Driver, StackEnd, drive, load_driver};
 use listeners::{TraceFile, engine_lines, json_lines, live_listener, record_json};
 use load::{Asked, Loaded, load};
 
@@ -48,18 +48,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         return Ok(code);
     }
     crate::cli::supervised::hold_to(args.timeout);
-    let robots = args.remote.args().map_err(CliError::Usage)?;
-    if robots.len() > 1 {
-        return Err(CliError::Usage(
-            "stack run drives one robot: give one --robot".to_string(),
-        ));
-    }
-    let asked = Asked {
-        args,
-        robot: robots.into_iter().next(),
-        model: args.robot_model.map_or(Model::Nao, ModelArg::model),
-        verbosity: Verbosity::from_flags(args.quiet, args.verbose),
-    };
+    let asked = asked(args)?;
     let Loaded {
         defs,
         target,
@@ -69,6 +58,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         mut runner,
         period,
         played,
+        own,
     } = load(&asked)?;
     let xar = driver_xar()?;
     let live = Live::new(asked.verbosity, asked.args.fast);
@@ -104,6 +94,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         stop: AtomicBool::new(false),
         period,
         ended: Mutex::new(None),
+        box_code_ended: box_code_ended(own),
     });
     let options = Options {
         virtual_time: args.fast,
@@ -142,6 +133,36 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     Ok(code)
 }
 
+/// What `args` ask for: one robot at most (exit 2 for more), the model, how much to say.
+fn asked(args: &StackRunArgs) -> CliResult<Asked<'_>> {
+    let robots = args.remote.args().map_err(CliError::Usage)?;
+    if robots.len() > 1 {
+        return Err(CliError::Usage(
+            "stack run drives one robot: give one --robot".to_string(),
+        ));
+    }
+    Ok(Asked {
+        args,
+        robot: robots.into_iter().next(),
+        model: args.robot_model.map_or(Model::Nao, ModelArg::model),
+        verbosity: Verbosity::from_flags(args.quiet, args.verbose),
+    })
+}
+
+/// How the process of the stack's own Python behaviors ended, and where, once it has
+/// (none while it runs, or when none was started).
+fn box_code_ended(own: Arc<OwnCode>) -> Box<dyn Fn() -> Option<String> + Send + Sync> {
+    Box::new(move || {
+        let made = std::sync::LazyLock::get(&own)?;
+        let host = made.as_ref().ok()?.host.as_ref()?;
+        let how = crate::ended::box_host_how(&host.ended())?;
+        Some(match crate::ended::box_frame(&host.stderr_tail()) {
+            Some(at) => format!("{how}, at {at}"),
+            None => how,
+        })
+    })
+}
+
 /// How the monitor's page names the end of a stack run that exits with `code`.
 fn outcome_word(code: u8) -> &'static str {
     match code {
@@ -165,17 +186,21 @@ fn report(
         .as_ref()
         .map_or(0, Runner::tick_count);
     let code = match (stopped_for, &ended, outcome) {
-        (_, Some(Err(_)), _) => exit::LOAD,
+        (_, Some(StackEnd::NotStarted(_)), _) => exit::LOAD,
+        (_, Some(StackEnd::BoxCodeEnded(_)), _) => exit::ABNORMAL,
         (_, _, Outcome::RobotLost) => exit::ROBOT,
         (Some(code), _, _) => code,
         (None, _, Outcome::Finished) => exit::OK,
         (None, _, _) => exit::RUNTIME,
     };
     let why = match (&ended, stopped_for) {
-        (Some(Err(e)), _) => format!("could not start: {e}"),
+        (Some(StackEnd::NotStarted(e)), _) => format!("could not start: {e}"),
+        (Some(StackEnd::BoxCodeEnded(how)), _) => {
+            format!("stopped (the stack cancelled top-down): {how}")
+        }
         (_, Some(exit::INTERRUPTED)) => "interrupted (the stack cancelled top-down)".into(),
         (_, Some(_)) => "stopped at the time limit (the stack cancelled top-down)".into(),
-        (Some(Ok(())), None) => "finished (the stack emptied)".into(),
+        (Some(StackEnd::Done), None) => "finished (the stack emptied)".into(),
         (None, None) => format!("ended: {outcome:?}"),
     };
     let report = format!(
