@@ -11,6 +11,50 @@ use std::process::Command;
 
 use pyo3::prelude::*;
 
+/// The installs running now (a pidfd of each pip: it names that process and no other, even
+/// once it ended), and whether installs were stopped.
+static RUNNING: std::sync::Mutex<(Vec<(u64, std::os::fd::OwnedFd)>, bool)> =
+    std::sync::Mutex::new((Vec::new(), false));
+
+/// Stops every install running now and refuses those asked for later: the user stopped
+/// the run (Ctrl-C) while its load waits for pip, which a slow index can hold for minutes.
+/// Each stopped install fails as pip failing would, and the load goes on to its stop.
+pub fn stop_installs() {
+    let mut running = choreo_base::lock(&RUNNING);
+    running.1 = true;
+    for (_, pidfd) in &running.0 {
+        let _ = rustix::process::pidfd_send_signal(pidfd, rustix::process::Signal::KILL);
+    }
+}
+
+/// Runs `command` (pip), to its end or [`stop_installs`]: its output, or why it could not
+/// run.
+pub(crate) fn run(command: &mut Command) -> std::io::Result<std::process::Output> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let stopped = || std::io::Error::other("installs were stopped (Ctrl-C)");
+    let (child, id) = {
+        // Started and listed under the lock: a stop comes before or after, never between.
+        let mut running = choreo_base::lock(&RUNNING);
+        if running.1 {
+            return Err(stopped());
+        }
+        let child = command.spawn()?;
+        let pid = rustix::process::Pid::from_child(&child);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let Ok(pidfd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+            running.0.push((id, pidfd));
+        }
+        (child, id)
+    };
+    let output = child.wait_with_output();
+    let mut running = choreo_base::lock(&RUNNING);
+    running.0.retain(|(i, _)| *i != id);
+    match output {
+        Ok(o) if running.1 && !o.status.success() => Err(stopped()),
+        other => other,
+    }
+}
+
 /// The user's settings an install honours: how to reach the index (proxies, another index,
 /// certificates). Everything else in the environment is left out.
 const PASSED: [&str; 14] = [
@@ -61,8 +105,8 @@ const SYSTEM_READ: [&str; 24] = [
 ];
 
 /// The command that runs pip with `args` in `interpreter`, writing only beneath `cache`
-/// (its temporary files in `tmp`, there too). Without Landlock in the kernel it runs with
-/// the environment alone fixed.
+/// (its temporary files in `tmp`, there too), ending if the thread that starts it ends.
+/// Without Landlock in the kernel it runs with the environment alone fixed.
 pub(crate) fn pip(interpreter: &Path, cache: &Path, tmp: &Path, args: &[String]) -> Command {
     let mut command = Command::new(interpreter);
     command
@@ -83,6 +127,9 @@ pub(crate) fn pip(interpreter: &Path, cache: &Path, tmp: &Path, args: &[String])
             command.env(name, value);
         }
     }
+    // A run that ends mid-install (its time limit, Ctrl-C) ends pip too: the install is
+    // staged, so nothing half-made is left in the cache.
+    choreo_sandbox::spawn::dies_with_starter(&mut command);
     let rules = rules(interpreter, cache);
     if let Ok(layer) = choreo_sandbox::landlock::Layer::new(&rules) {
         // A kernel that cannot is said by the run's own notice; the install goes on.

@@ -81,4 +81,5 @@ pub use box_state::PythonOptions;
 pub use dialog_script::{DialogScriptError, run_dialog_script};
 pub use environment::{USER_PATH_VARIABLE, use_own_standard_library};
 pub use host::PythonHost;
+pub use installer::stop_installs;
 pub use syntax::CompileCheck;

@@ -189,9 +189,11 @@ pub(crate) fn install(name: &str) -> Option<String> {
     args.push(staging.path().display().to_string());
     args.extend(pins.iter().map(|p| p.to_string()));
     // pip's interpreter is the embedded one, in a process of its own held to the cache.
-    let done = crate::installer::pip(&interpreter(), &cache, tmp.path(), &args)
-        .stdin(Stdio::null())
-        .output();
+    let mut pip = crate::installer::pip(&interpreter(), &cache, tmp.path(), &args);
+    pip.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let done = crate::installer::run(&mut pip);
     let done = match done {
         Ok(d) => d,
         Err(e) => return Some(format!("cannot run pip: {e}")),

@@ -419,6 +419,73 @@ fn box_code_s_environment_does_not_steer_the_package_installer() {
 }
 
 #[test]
+fn ctrl_c_mid_install_stops_the_run_and_the_installer() {
+    // The index pip is sent to (the user's PIP_INDEX_URL) takes connections and never
+    // answers: a Ctrl-C while the load waits for pip stops pip and the run (130), and
+    // nothing of the install outlives it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let holder = std::sync::Arc::clone(&asked);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            holder.lock().unwrap().push(stream);
+        }
+    });
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import yaml\n        self.onStopped()\n",
+    );
+    let cache = h.dir.path().join("cache");
+    let cache_text = cache.display().to_string();
+    let pips = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&cache_text))
+            })
+            .count()
+    };
+    let within = |secs: u64, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while !done() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        done()
+    };
+    for flags in [&[][..], &["--no-sandbox"][..]] {
+        let before = asked.lock().unwrap().len();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+            .arg("run")
+            .arg(&h.file)
+            .args(flags)
+            .current_dir(h.dir.path())
+            .env("CHOREO_PACKAGES", &cache)
+            .env("PIP_INDEX_URL", format!("http://127.0.0.1:{port}/simple"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        // pip asks the index (60 s: a loaded machine starts pip slowly), then Ctrl-C.
+        let pip_asked = within(60, &|| asked.lock().unwrap().len() > before);
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let out =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert!(pip_asked, "{flags:?}: pip never asked the index: {out}");
+        assert_eq!(o.status.code(), Some(130), "{flags:?}: {out}");
+        assert!(out.contains("interrupted (Ctrl-C)"), "{flags:?}: {out}");
+        assert!(
+            within(10, &|| pips() == 0),
+            "{flags:?}: pip outlived the run"
+        );
+    }
+}
+
+#[test]
 fn threads_started_by_threads_keep_one_confinement() {
     // Each thread box code starts from a thread box code started is confined as its
     // starter, and no more: a chain of 24 (a timer that starts the next) stays within the

@@ -90,6 +90,8 @@ pub(crate) fn count_interrupts() -> Arc<AtomicUsize> {
     let interrupts = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&interrupts);
     let _ = ctrlc::set_handler(move || {
+        // A load waiting for pip (a slow index) goes on to its stop at once.
+        choreo_python::stop_installs();
         if seen.fetch_add(1, Ordering::SeqCst) >= 1 {
             errln!("\ninterrupted again: exiting without unloading");
             std::process::exit(i32::from(exit::INTERRUPTED));

@@ -146,8 +146,9 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
         None => Target::Sim(Arc::new(SimRobot::new(model))),
         Some(robot) => robot.connect()?,
     };
-    let mut one = One::load(setup, target, args.trace.as_deref(), "", None)?;
+    // Counted from before the load: a Ctrl-C while it waits (for pip) stops the run.
     let interrupts = count_interrupts();
+    let mut one = One::load(setup, target, args.trace.as_deref(), "", None)?;
     if verbosity != Verbosity::Quiet {
         let on = match robots.first() {
             Some(robot) => format!("the robot at {}", robot.url),
@@ -163,6 +164,10 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
         );
     }
     one.start();
+    // A Ctrl-C during the load stops the run as it starts.
+    if interrupts.load(Ordering::SeqCst) > 0 {
+        one.poll(Duration::ZERO, Some(StoppedBy::Interrupt));
+    }
     // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
     // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
     while !one.poll(
