@@ -525,8 +525,10 @@ fn reap_any() -> Option<libc::pid_t> {
     (pid > 0).then_some(pid)
 }
 
-/// The live processes whose parent is `parent` (read from `/proc/PID/stat`; zombies left
-/// out).
+/// The live processes whose parent is `parent` (read from `/proc/PID/stat`), but those the
+/// kernel is ending: zombies, processes exiting, and those a `SIGKILL` waits for (a helper
+/// of choreo's whose parent-death signal came as the run's process ended). None of those
+/// runs on; counting them would be a race with the kernel.
 fn children_of(parent: u32) -> Vec<libc::pid_t> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -543,11 +545,34 @@ fn children_of(parent: u32) -> Vec<libc::pid_t> {
                     let mut fields = after.split_whitespace();
                     let state = fields.next()?;
                     let ppid: u32 = fields.next()?.parse().ok()?;
-                    Some(ppid == parent && state != "Z")
+                    // pgrp, session, tty, tpgid, then the flags.
+                    let flags: u32 = fields.nth(4)?.parse().ok()?;
+                    Some(ppid == parent && state != "Z" && flags & PF_EXITING == 0)
                 })
                 .unwrap_or(false)
+                && !killed(*pid)
         })
         .collect()
+}
+
+/// The kernel's flag of a process that is exiting (`include/linux/sched.h`).
+const PF_EXITING: u32 = 0x4;
+
+/// Whether a `SIGKILL` is pending for process `pid` (`SigPnd` or `ShdPnd` of
+/// `/proc/PID/status`): it cannot be caught, so the process ends.
+fn killed(pid: libc::pid_t) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    let bit = 1u64 << (libc::SIGKILL - 1);
+    status.lines().any(|line| {
+        let pending = line
+            .strip_prefix("SigPnd:")
+            .or_else(|| line.strip_prefix("ShdPnd:"));
+        pending
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .is_some_and(|set| set & bit != 0)
+    })
 }
 
 impl Heard {

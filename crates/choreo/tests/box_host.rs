@@ -25,6 +25,20 @@ fn box_code_runs_in_a_pid_namespace_of_its_own() {
 }
 
 #[test]
+fn a_run_ends_as_its_box_host_is_ended_and_nothing_is_counted_left() {
+    // `choreo run` kills box code's namespace and exits without waiting for the kernel to
+    // end it; its waiter dies with the run's process. The supervising parent, which adopts
+    // that dying waiter, must not count it as a process box code left (a race with the
+    // kernel: twenty runs, none may say so).
+    let h = logging("1");
+    for _ in 0..20 {
+        let ran = h.run(&[]);
+        ran.exits(0).says("value=1");
+        assert!(!ran.out.contains("left running"), "{}", ran.out);
+    }
+}
+
+#[test]
 fn the_users_environment_does_not_reach_box_code() {
     let h = logging("os.environ.get('CHOREO_TEST_SECRET_TOKEN')");
     let mut command = h.command(&[]);

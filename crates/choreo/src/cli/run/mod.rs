@@ -175,7 +175,7 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
         (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
     ) {}
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
-    let report = one.finish(args.timeout, &setup.implied);
+    let report = one.finish(args.timeout, &setup.implied, true);
     setup.live.finish();
     print_report("run report", &report);
     if let Some(m) = monitor {
