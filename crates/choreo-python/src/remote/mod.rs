@@ -29,5 +29,5 @@ mod wire;
 pub use executable::{BOX_HOST_VARIABLE, Executable, NoExecutable};
 pub use main::{serve_box_host, serve_box_host_here};
 pub use message::VERSION;
-pub use process::{Ahead, BoxHost, Ended, StartError};
+pub use process::{Ahead, BoxHost, Ended, QUIET, STRETCH, StartError};
 pub use proxy::{OrderError, RemoteHost};

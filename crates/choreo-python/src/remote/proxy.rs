@@ -133,6 +133,7 @@ impl BoxHost {
             // this is, as it did in one process: the caller's thread stays choreo's.)
             c.confine_this_thread();
         }
+        self.ordered();
         lane.send_order(order).map_err(|e| self.lane_failed(&e))?;
         let virtual_time = self.virtual_time.load(std::sync::atomic::Ordering::Relaxed);
         loop {

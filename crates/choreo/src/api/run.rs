@@ -295,6 +295,15 @@ impl Run {
         (!ended.let_go && (ended.status.is_some() || ended.stopped.is_some())).then_some(ended)
     }
 
+    /// Whether the engine called box code in its box host within `within` of now (a run in
+    /// virtual time whose time stands still is then slow, not held by box code); false
+    /// without a box host.
+    pub fn box_code_called_within(&self, within: Duration) -> bool {
+        self.box_host
+            .as_ref()
+            .is_some_and(|h| h.called_within(within))
+    }
+
     /// How many processes box code started were still running in its box host's namespace
     /// when the run let the box host go (after [`Run::close`]), killed with it.
     pub fn left_running(&self) -> usize {

@@ -138,6 +138,20 @@ fn configured(
         )
 }
 
+/// In virtual time, while the engine still calls box code in its box host, the supervising
+/// parent's bound moves with the run (up to the box host's own stretch): a run whose time
+/// stands still on a loaded machine is slow, not held ([`choreo_python::remote::QUIET`]).
+fn hold_while_called(args: &RunArgs, run: &crate::Run, started: std::time::Instant) {
+    let Some(timeout) = args.timeout.filter(|_| args.fast) else {
+        return;
+    };
+    let grace = crate::cli::supervised::BOX_CODE_GRACE;
+    let most = (Duration::from_secs_f64(timeout) + grace) * choreo_python::remote::STRETCH;
+    if started.elapsed() < most && run.box_code_called_within(choreo_python::remote::QUIET) {
+        crate::cli::supervised::hold_to(Some(timeout));
+    }
+}
+
 /// One run, on the simulated robot or one real robot, to its report.
 fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
     let (args, robots, model, verbosity) = (setup.args, setup.robots, setup.model, setup.verbosity);
@@ -170,10 +184,13 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
     }
     // The engine supervises the run (strict mode, the time limit, a lost robot); this loop
     // only turns Ctrl-C into a stop, and an interim outcome (idle, time limit) into a stop.
+    let started = std::time::Instant::now();
     while !one.poll(
         POLL,
         (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
-    ) {}
+    ) {
+        hold_while_called(args, &one.run, started);
+    }
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
     let report = one.finish(args.timeout, &setup.implied, true);
     setup.live.finish();
