@@ -30,7 +30,7 @@ mod talk;
 
 pub(crate) use object::{call, make};
 pub(crate) use talk::Link;
-pub use talk::{Declared, HookAnswer, HookRequest, Hooked, State};
+pub(crate) use talk::{Declared, HookAnswer, HookRequest, Hooked, State};
 
 /// Where a behavior's object lives.
 enum Place {
