@@ -309,41 +309,16 @@ fn a_stacks_own_python_behaviors_run_in_a_box_host() {
     // init (1) is their parent, one box host for all of them; their `cx` still reaches the
     // runner (a nested hook, `wants`, across it) and the robot.
     let h = Hostile::new("    pass\n");
-    let stack = h.dir.path().join("stack");
-    std::fs::create_dir_all(&stack).unwrap();
-    std::fs::write(
-        stack.join("pids.py"),
+    h.python_stack(
+        "pids.py",
         "import os\n\nclass Main(object):\n    def delegates(self):\n        return ['Child']\n\n    def update(self, cx):\n        if cx.wants('Child') and cx.can_delegate():\n            cx.delegate('Child', callback=1)\n\n    def on_delegation_done(self, cx, token, done):\n        cx.cancel_self()\n\nclass Child(object):\n    always_delegates = False\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def on_activated(self, cx):\n        cx.log('parent %d, battery %d' % (os.getppid(), cx.call('ALBattery', 'getBatteryCharge')))\n        cx.cancel_self()\n",
-    )
-    .unwrap();
-    for (id, class) in [("Main", "Main"), ("Child", "Child")] {
-        std::fs::write(
-            stack.join(format!("{id}.json")),
-            format!(
-                r#"{{"behaviorID": "{id}", "behaviorClass": "Python", "file": "pids.py", "class": "{class}"}}"#
-            ),
-        )
-        .unwrap();
-    }
+        &[("Main", "Main"), ("Child", "Child")],
+    );
     let run = |flags: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
-            .args([
-                "stack",
-                "run",
-                "stack",
-                "--fast",
-                "--timeout",
-                "5",
-                "--base",
-                "Main",
-            ])
-            .args(flags)
-            .current_dir(h.dir.path())
-            .process_group(0)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        assert_eq!(o.status.code(), Some(0), "{err}");
+        let mut args = vec!["--timeout", "5", "--base", "Main"];
+        args.extend_from_slice(flags);
+        let (code, err) = h.stack(&args);
+        assert_eq!(code, Some(0), "{err}");
         err
     };
     let hosted = run(&[]);
@@ -362,28 +337,15 @@ fn a_stacks_python_behavior_that_crashes_its_process_stops_the_stack_with_exit_8
         ("os._exit(0)", "exited with code 0"),
     ] {
         let h = Hostile::new("    pass\n");
-        let stack = h.dir.path().join("stack");
-        std::fs::create_dir_all(&stack).unwrap();
-        std::fs::write(
-            stack.join("crash.py"),
-            format!(
+        h.python_stack(
+            "crash.py",
+            &format!(
                 "import ctypes, os\n\nclass Crash(object):\n    always_delegates = False\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def update(self, cx):\n        if cx.tick > 3:\n            {kill}\n"
             ),
-        )
-        .unwrap();
-        std::fs::write(
-            stack.join("crash.json"),
-            r#"{"behaviorID": "Crash", "behaviorClass": "Python", "file": "crash.py", "class": "Crash"}"#,
-        )
-        .unwrap();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
-            .args(["stack", "run", "stack", "--fast", "--timeout", "60"])
-            .current_dir(h.dir.path())
-            .process_group(0)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        assert_eq!(o.status.code(), Some(8), "{err}");
+            &[("Crash", "Crash")],
+        );
+        let (code, err) = h.stack(&["--timeout", "60"]);
+        assert_eq!(code, Some(8), "{err}");
         assert!(
             err.contains(&format!(
                 "stack stopped (the stack cancelled top-down): box code's process {how}"

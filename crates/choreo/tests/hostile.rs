@@ -728,21 +728,14 @@ fn a_package_services_program_is_confined_as_box_code() {
 fn a_stacks_own_python_behaviors_are_confined_too() {
     // At import, in the constructor and in a hook: each refused, the hook's at its line.
     let h = Hostile::new("    pass\n");
-    let stack = h.dir.path().join("stack");
-    std::fs::create_dir_all(&stack).unwrap();
     let outside = h.outside().display().to_string();
-    std::fs::write(
-        stack.join("evil.py"),
-        format!(
+    h.python_stack(
+        "evil.py",
+        &format!(
             "import ctypes, os\ntried = []\ntry:\n    open('{outside}/imported.txt', 'w')\nexcept OSError as e:\n    tried.append(type(e).__name__)\n\nclass Evil(object):\n    def __init__(self):\n        self.fd = ctypes.CDLL(None).open(b'{outside}/made.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def on_activated(self, cx):\n        cx.log('import %s, constructor %d' % (tried, self.fd))\n        open('{outside}/hooked.txt', 'w')\n"
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        stack.join("evil.json"),
-        r#"{"behaviorID": "Evil", "behaviorClass": "Python", "file": "evil.py", "class": "Evil"}"#,
-    )
-    .unwrap();
+        &[("Evil", "Evil")],
+    );
     let err = h.stack_run();
     assert!(
         err.contains("import ['PermissionError'], constructor -1"),

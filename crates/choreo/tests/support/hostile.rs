@@ -89,13 +89,40 @@ impl Hostile {
     /// `choreo stack run stack` from its folder (the stack's definitions in `stack/`): what
     /// it printed on standard error.
     pub fn stack_run(&self) -> String {
+        self.stack(&["--timeout", "5"]).1
+    }
+
+    /// `choreo stack run stack --fast` with `args`, from its folder: its exit code and what
+    /// it printed on standard error.
+    pub fn stack(&self, args: &[&str]) -> (Option<i32>, String) {
         let o = Command::new(env!("CARGO_BIN_EXE_choreo"))
-            .args(["stack", "run", "stack", "--fast", "--timeout", "5"])
+            .args(["stack", "run", "stack", "--fast"])
+            .args(args)
             .current_dir(self.dir.path())
             .process_group(0)
             .output()
             .unwrap();
-        String::from_utf8_lossy(&o.stderr).into_owned()
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+
+    /// A stack in `stack/` of Python behaviors: `file` holding `source`, and a definition
+    /// of each `(behaviorID, class)` of it.
+    pub fn python_stack(&self, file: &str, source: &str, behaviors: &[(&str, &str)]) {
+        let stack = self.dir.path().join("stack");
+        std::fs::create_dir_all(&stack).unwrap();
+        std::fs::write(stack.join(file), source).unwrap();
+        for (id, class) in behaviors {
+            std::fs::write(
+                stack.join(format!("{id}.json")),
+                format!(
+                    r#"{{"behaviorID": "{id}", "behaviorClass": "Python", "file": "{file}", "class": "{class}"}}"#
+                ),
+            )
+            .unwrap();
+        }
     }
 
     pub fn outside(&self) -> PathBuf {
