@@ -26,10 +26,10 @@ fn box_code_runs_in_a_pid_namespace_of_its_own() {
 
 #[test]
 fn a_run_ends_as_its_box_host_is_ended_and_nothing_is_counted_left() {
-    // `choreo run` kills box code's namespace and exits without waiting for the kernel to
-    // end it; its waiter dies with the run's process. The supervising parent, which adopts
-    // that dying waiter, must not count it as a process box code left (a race with the
-    // kernel: twenty runs, none may say so).
+    // `choreo run` kills box code's namespace and reaps its box host before it exits: the
+    // supervising parent, which would adopt a box host's waiter still there, must not see
+    // one and count it as a process box code left (a race with the kernel: twenty runs,
+    // none may say so).
     let h = logging("1");
     for _ in 0..20 {
         let ran = h.run(&[]);

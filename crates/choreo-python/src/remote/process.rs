@@ -71,8 +71,6 @@ pub struct BoxHost {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Called once when it ends while choreo still holds it (the run stops its engine).
     on_end: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-    /// This process exits next ([`BoxHost::leave_to_kernel`]).
-    left_to_kernel: std::sync::atomic::AtomicBool,
     /// When choreo last ordered box code to run, in nanoseconds from [`EPOCH`].
     last_order: AtomicU64,
 }
@@ -254,7 +252,6 @@ impl BoxHost {
             ended: Mutex::new(Ended::default()),
             stderr,
             on_end: Mutex::new(None),
-            left_to_kernel: std::sync::atomic::AtomicBool::new(false),
             last_order: AtomicU64::new(0),
         });
         host.read_control();
@@ -429,15 +426,6 @@ impl BoxHost {
         last != 0 && now.saturating_sub(last) < u64::try_from(within.as_nanos()).unwrap_or(u64::MAX)
     }
 
-    /// This process exits next: once its namespace's init is killed ([`BoxHost::release`]),
-    /// the kernel ends every process of the namespace, and the waiter dies with this
-    /// process (its parent-death signal). Nothing is left to wait for that a wait would
-    /// change, so [`BoxHost::reap`] and the drop do not wait: the kernel's few milliseconds
-    /// to end the namespace overlap this process's own end.
-    pub fn leave_to_kernel(&self) {
-        self.left_to_kernel.store(true, Ordering::SeqCst);
-    }
-
     /// Counts what box code left running in its namespace, then kills the namespace's
     /// init (the kernel then ends every process of the namespace before init is gone);
     /// once. Whether it had one.
@@ -460,9 +448,6 @@ impl BoxHost {
     /// not even for a moment an init reparented to choreo's supervising parent.
     fn kill_all(&self) {
         if self.kill_namespace() {
-            if self.left_to_kernel.load(Ordering::SeqCst) {
-                return;
-            }
             // The waiter reaps its init and ends by itself: killed first, it would leave
             // the dying init to choreo's supervising parent, which would count it as left.
             if self.ends_within(INIT_WAIT) {

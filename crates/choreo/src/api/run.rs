@@ -558,18 +558,6 @@ impl Run {
         }
     }
 
-    /// [`Run::close_for_report`], for a process that exits once the run is dropped (the
-    /// command line): box code's process, killed, is not waited for at all. The kernel
-    /// ends its namespace, and its waiter dies with this process; a supervising parent does
-    /// not count a process the kernel is ending. (Without a namespace of its own it is
-    /// waited for as by [`Run::close`].)
-    pub fn close_at_exit(&self) {
-        if let Some(host) = &self.box_host {
-            host.leave_to_kernel();
-        }
-        self.close_for_report();
-    }
-
     /// [`Run::close`], but box code's process, killed, is waited for only when the run is
     /// dropped: a caller with a report to print prints it while the kernel ends its
     /// namespace (a few milliseconds).

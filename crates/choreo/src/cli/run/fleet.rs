@@ -60,7 +60,7 @@ pub(super) fn run_fleet(setup: &Invocation<'_>) -> CliResult {
     }
     let reports: Vec<Report> = ones
         .iter()
-        .map(|o| o.finish(args.timeout, &setup.implied, true))
+        .map(|o| o.finish(args.timeout, &setup.implied))
         .collect();
     setup.live.finish();
     for (i, (report, robot)) in reports.iter().zip(setup.robots).enumerate() {

@@ -192,7 +192,7 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
         hold_while_called(args, &one.run, started);
     }
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
-    let report = one.finish(args.timeout, &setup.implied, true);
+    let report = one.finish(args.timeout, &setup.implied);
     setup.live.finish();
     print_report("run report", &report);
     if let Some(m) = monitor {

@@ -201,20 +201,14 @@ impl One {
     }
 
     /// After the end: what the report shows (the trace flushed first: every event
-    /// delivered, the whole tally). Box code's process is killed here; `at_exit`: this
-    /// process ends after the report, and the kernel ends box code's with it
-    /// ([`crate::Run::close_at_exit`]); else it is reaped when the run is dropped, after
-    /// the report is printed (its namespace ends meanwhile).
-    pub(super) fn finish(&self, timeout: Option<f64>, implied: &[String], at_exit: bool) -> Report {
+    /// delivered, the whole tally). Dropped after the report is printed: box code's
+    /// process, killed here, is reaped then (its namespace ends meanwhile).
+    pub(super) fn finish(&self, timeout: Option<f64>, implied: &[String]) -> Report {
         // Exact: when the run ended (a time limit, a stop, the end), not after the unload.
         let engine = self.run.engine();
         let behavior_time = engine.ended_at().unwrap_or_else(|| engine.now());
         // Behaviors the run started with ALBehaviorManager and left running end with it.
-        if at_exit {
-            self.run.close_at_exit();
-        } else {
-            self.run.close_for_report();
-        }
+        self.run.close_for_report();
         if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }

@@ -50,7 +50,7 @@ pub(super) fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
             POLL,
             (interrupts.load(Ordering::SeqCst) > 0).then_some(StoppedBy::Interrupt),
         ) {}
-        let report = one.finish(args.timeout, &setup.implied, false);
+        let report = one.finish(args.timeout, &setup.implied);
         this.live.finish();
         let text = std::fs::read_to_string(&file);
         if args.trace.is_none() {
