@@ -393,9 +393,14 @@ fn a_fleet_far_away_dances_in_step() {
         (6, 5.0),
         (7, 35.0),
     ] {
+        // A busy machine only adds to a round trip: a first measure taken while the run
+        // starts may be high and said as a change (`78.7 → 50.1 ms`, seen in a loaded
+        // clean-clone run); the delay it settles on is the robot's.
         let d = ms(robot);
+        let settled = d[d.len() - 1];
         assert!(
-            d.len() == 1 && (low..low + 50.0).contains(&d[0]),
+            (d.len() == 1 || (d.len() == 2 && d[0] > settled))
+                && (low..low + 50.0).contains(&settled),
             "robot {robot}: {delays}"
         );
     }
