@@ -94,6 +94,8 @@ def paired(commands, rounds, any_exit=False):
 
 
 CONFINED = []
+# How many of the corpus's inputs with the largest differences are listed.
+GAPS = 8
 
 
 def side_by_side(name, args, rounds, per=1):
@@ -138,11 +140,13 @@ def corpus(rounds):
     # All inputs, and those whose confined runs refuse nothing.
     confined, anchor = [0.0, 0.0], [0.0, 0.0]
     refusing = 0
+    gaps = []
     for path in inputs:
         args = ["run", path, "--fast", "--timeout", "60", "-q"]
         c, a = paired((args + CONFINED, args + ["--no-sandbox"]), rounds, any_exit=True)
         refused = refuses(args)
         refusing += refused
+        gaps.append((statistics.median(c) - statistics.median(a), path, refused))
         for i in ((0,) if refused else (0, 1)):
             confined[i] += statistics.median(c)
             anchor[i] += statistics.median(a)
@@ -152,6 +156,11 @@ def corpus(rounds):
     print("%-44s confined %9.2f s    --no-sandbox %9.2f s    ratio %.3f"
           % ("  the %d whose runs refuse nothing" % (len(inputs) - refusing), confined[1],
              anchor[1], confined[1] / anchor[1]))
+    # Where the difference lies: the inputs that cost the most more (or less) confined.
+    gaps.sort(reverse=True)
+    for gap, path, refused in gaps[:GAPS] + gaps[-2:]:
+        print("    %+8.3f s  %s%s" % (gap, os.path.relpath(path, CORPUS),
+                                       "  (refuses)" if refused else ""))
 
 
 def asks(n):

@@ -302,6 +302,9 @@ impl Confinement {
                 Some(hosts) if hosts.iter().any(|h| host_of(h) == target) => None,
                 _ => Some(format!("--allow-net={target}")),
             },
+            // A socket of a kind the box host's kernel rules never allow (a Unix socket:
+            // seccomp), named where it is made. Elsewhere its connection is judged.
+            "socket" => self.forward.is_some().then(|| "--no-sandbox".to_string()),
             _ => (!self.allowed.run).then(|| "--allow-run".to_string()),
         }
     }
@@ -392,6 +395,19 @@ mod tests {
             c.check("run", "the program ['ls']").as_deref(),
             Some("--allow-run")
         );
+    }
+
+    #[test]
+    fn a_unix_socket_is_refused_where_it_is_made_in_the_box_host_only() {
+        let host =
+            Confinement::in_box_host(Vec::new(), Vec::new(), Allowed::default(), Box::new(drop));
+        assert_eq!(
+            host.check("socket", "a Unix socket").as_deref(),
+            Some("--no-sandbox")
+        );
+        // On choreo's threads the kernel allows one: its connection is judged instead.
+        let threads = Confinement::new(&[], &[], Allowed::default());
+        assert_eq!(threads.check("socket", "a Unix socket"), None);
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub(crate) fn confined(kind: &str, target: &str, at: &str) -> PyResult<()> {
         "write" => "writing",
         "connect" => "connecting to",
         "resolve" => "looking up",
+        "socket" => "making",
         _ => "starting",
     };
     confinement.note_refusal(format!("{kind} {target} ({at}; {flag})"));

@@ -329,6 +329,47 @@ fn a_stacks_own_python_behaviors_run_in_a_box_host() {
 }
 
 #[test]
+fn the_robot_reads_for_a_stacks_python_behavior_only_what_it_may_read() {
+    // A stack's behavior asks the robot to read a topic outside what it may read, through
+    // `cx.call` and through `cx.run`'s action: the stack's runner answers on choreo's
+    // side, and the robot's read is held to the behavior's rules, refused there. Its own
+    // folder's topic is read; without the sandbox the outside one is too.
+    let h = Hostile::new("    pass\n");
+    let topic =
+        |name: &str| format!("topic: ~{name}()\nlanguage: enu\nu:(hello) the {name} is 42\n");
+    std::fs::write(h.outside().join("secret.top"), topic("secret")).unwrap();
+    let secret = h.outside().join("secret.top");
+    let own = h.outside().parent().unwrap().join("stack/own.top");
+    h.python_stack(
+        "reader.py",
+        &format!(
+            "class Reader(object):\n    always_delegates = False\n\n    def wants_to_be_activated(self, cx):\n        return True\n\n    def on_activated(self, cx):\n        cx.log('own: %s' % cx.call('ALDialog', 'loadTopic', {own:?}))\n        try:\n            cx.log('called: %s' % cx.call('ALDialog', 'loadTopic', {secret:?}))\n        except Exception as e:\n            cx.log('call refused: %s' % e)\n        cx.run('ALDialog', 'loadTopic', {secret:?}, callback=1)\n\n    def on_delegation_done(self, cx, token, done):\n        cx.log('run: %s %s' % tuple(done))\n        cx.cancel_self()\n"
+        ),
+        &[("Reader", "Reader")],
+    );
+    std::fs::write(&own, topic("own")).unwrap();
+    for flags in [&[][..], &["--sandbox=threads"]] {
+        let mut args = vec!["--timeout", "5"];
+        args.extend_from_slice(flags);
+        let (code, err) = h.stack(&args);
+        assert_eq!(code, Some(0), "{flags:?}: {err}");
+        assert!(err.contains("Reader: own: own"), "{flags:?}: {err}");
+        assert!(err.contains("Reader: call refused: "), "{flags:?}: {err}");
+        assert!(err.contains("Permission denied"), "{flags:?}: {err}");
+        // The posted call's failure is the robot's (as NAOqi's `post`), told once for both.
+        assert!(
+            err.contains("Permission denied (os error 13) ×2"),
+            "{flags:?}: {err}"
+        );
+        assert!(!err.contains("called: secret"), "{flags:?}: {err}");
+    }
+    let (code, err) = h.stack(&["--timeout", "5", "--no-sandbox"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("Reader: called: secret"), "{err}");
+    assert!(!err.contains("cannot read topic"), "{err}");
+}
+
+#[test]
 fn a_stacks_python_behavior_that_crashes_its_process_stops_the_stack_with_exit_8() {
     // A segmentation fault (ctypes) and an `os._exit(0)` in a hook end the box host, not
     // choreo: the stack stops at that tick, cancelled top-down, and says how and where.

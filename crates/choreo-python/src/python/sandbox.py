@@ -65,7 +65,7 @@ _RUN = frozenset(
 )
 _NET = frozenset(("socket.connect", "socket.sendto", "socket.bind"))
 _EVENTS = _WRITE_ONE | _RUN | _NET | frozenset(
-    ("open", "socket.getaddrinfo", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
+    ("open", "socket.__new__", "socket.getaddrinfo", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
      "signal.pthread_kill")
 )
 
@@ -130,6 +130,15 @@ def _named_host(host):
     return host
 
 
+def _new_descriptor(frame):
+    """Whether the `socket.socket` being made (`frame`: the Python frame that made it)
+    makes a descriptor: not when it wraps one it was given (`fileno`)."""
+    code = frame.f_code
+    if code.co_name == "__init__" and code.co_filename.endswith("socket.py"):
+        return frame.f_locals.get("fileno") is None
+    return True
+
+
 def _program(event, args):
     """What box code starts, as the refusal names it."""
     if event == "subprocess.Popen" and len(args) > 1:
@@ -169,6 +178,12 @@ def _make_hook(confined, judged, events):
             judge("write", _path(args[1]))
         elif event == "os.symlink":
             judge("write", _path(args[1]))
+        elif event == "socket.__new__":
+            # A Unix socket is made where box code's process may make none (the kernel
+            # refuses it there): said at its line. A socket over a descriptor it already
+            # has (`socketpair`'s, `fromfd`'s) makes none.
+            if args[1] == _socket.AF_UNIX and _new_descriptor(sys._getframe(1)):
+                judge("socket", "a Unix socket")
         elif event == "socket.getaddrinfo":
             # A name looked up is asked of the network (its name server) before any
             # connection: judged as the host it names, so that a lookup fails alike with

@@ -130,7 +130,8 @@ impl BoxHost {
             // What this thread does for box code (the robot's reads) is held to box code's
             // rules, as on the thread that ran box code in one process. (A new host or a
             // compile runs none; a stack's behavior asks the stack's runner, whose thread
-            // this is, as it did in one process: the caller's thread stays choreo's.)
+            // this is and stays choreo's: the robot's work for it is held apart,
+            // `crate::stack::held`.)
             c.confine_this_thread();
         }
         self.ordered();

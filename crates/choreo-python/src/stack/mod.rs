@@ -25,6 +25,7 @@ use crate::confinement::Confinement;
 use crate::project_code::{confined_run, judge_this_thread};
 use crate::remote::BoxHost;
 
+mod held;
 mod object;
 mod talk;
 
@@ -34,11 +35,8 @@ pub(crate) use talk::{Declared, HookAnswer, HookRequest, Hooked, State};
 
 /// Where a behavior's object lives.
 enum Place {
-    /// In this process; its code runs confined by `confinement` (`None`: unconfined).
-    Here {
-        object: Py<PyAny>,
-        confinement: Option<Arc<Confinement>>,
-    },
+    /// In this process.
+    Here(Py<PyAny>),
     /// In a box host, under this handle.
     BoxHost { host: Arc<BoxHost>, handle: u64 },
 }
@@ -46,6 +44,8 @@ enum Place {
 /// A behavior whose hooks are the methods of a Python object.
 pub struct PythonBehavior {
     place: Place,
+    /// What its code may reach, and the robot's work for it (`None`: all the user may).
+    confinement: Option<Arc<Confinement>>,
     label: String,
     declared: Declared,
 }
@@ -66,7 +66,7 @@ impl PythonBehavior {
     /// `linked()`, `always_delegates`, `subscriptions`) is read once, here. Its code (the
     /// module, the constructor, each hook) runs in `host`, a box host confined as a whole,
     /// when given; else on threads of this process confined by `confinement` (`None`:
-    /// unconfined).
+    /// unconfined). Either way, what the robot does for its `cx` is held to `confinement`.
     pub fn load(
         file: &Path,
         class: &str,
@@ -94,17 +94,12 @@ impl PythonBehavior {
                 });
                 let (object, declared) =
                     made.unwrap_or_else(|e| Err(e.to_string())).map_err(error)?;
-                (
-                    Place::Here {
-                        object,
-                        confinement,
-                    },
-                    declared,
-                )
+                (Place::Here(object), declared)
             }
         };
         Ok(PythonBehavior {
             place,
+            confinement,
             label: class.to_string(),
             declared,
         })
@@ -113,18 +108,16 @@ impl PythonBehavior {
     /// Calls method `name` with `cx` (and `args` after it), serving the requests of its
     /// `cx` until it returns; an exception is logged with its traceback.
     fn hook(&self, cx: &mut Context<'_>, name: &str, args: Vec<Value>) -> Hooked {
+        let confinement = self.confinement.as_ref();
         let hooked = match &self.place {
-            Place::Here {
-                object,
-                confinement,
-            } => {
+            Place::Here(object) => {
                 if !object::has(object, name) {
                     return Hooked::Missing;
                 }
-                self.hook_here(object, confinement.as_ref(), cx, name, &args)
+                self.hook_here(object, confinement, cx, name, &args)
             }
             Place::BoxHost { host, handle } => {
-                host.stack_hook(*handle, name, &args, &mut |request| serve(cx, request))
+                host.stack_hook(*handle, name, &args, &mut |r| serve(cx, r, confinement))
             }
         };
         if let Hooked::Raised(traceback) = &hooked {
@@ -170,7 +163,7 @@ impl PythonBehavior {
             while let Ok(message) = requests.recv() {
                 let answer = match message {
                     ToRunner::Done(hooked) => return hooked,
-                    ToRunner::Request(request) => serve(cx, request),
+                    ToRunner::Request(request) => serve(cx, request, confinement),
                 };
                 if answers_tx.send(answer).is_err() {
                     break;
@@ -195,8 +188,13 @@ enum ToRunner {
     Done(Hooked),
 }
 
-/// Answers one request of a hook's `cx`.
-fn serve(cx: &mut Context<'_>, request: HookRequest) -> HookAnswer {
+/// Answers one request of a hook's `cx`; what the robot does for it is held to
+/// `confinement` (`held`).
+fn serve(
+    cx: &mut Context<'_>,
+    request: HookRequest,
+    confinement: Option<&Arc<Confinement>>,
+) -> HookAnswer {
     let unit = |r: Result<(), StackError>| HookAnswer::Unit(r.map_err(|e| e.to_string()));
     let find =
         |cx: &Context<'_>, name: &str| cx.find(name).ok_or(StackError::Unknown(name.to_string()));
@@ -212,16 +210,23 @@ fn serve(cx: &mut Context<'_>, request: HookRequest) -> HookAnswer {
             None => cx.delegate(b),
         })),
         HookRequest::Run(service, method, args, token) => {
-            unit(cx.delegate_action(Box::new(RobotCall::new(&service, &method, args)), token))
+            let call = RobotCall::new(&service, &method, args);
+            let action: Box<dyn choreo_stack::Action> = match confinement {
+                Some(c) => Box::new(held::HeldCall {
+                    call,
+                    confinement: Arc::clone(c),
+                }),
+                None => Box::new(call),
+            };
+            unit(cx.delegate_action(action, token))
         }
         HookRequest::CancelDelegates(allow) => HookAnswer::Bool(cx.cancel_delegates(allow)),
         HookRequest::CancelSelf(failure) => {
             unit(cx.cancel_self_with(failure.map_or(Completed::Success, Completed::Failure)))
         }
         HookRequest::Call(service, method, args) => HookAnswer::Value(match cx.robot() {
-            Some(robot) => robot
-                .call(&service, &method, args)
-                .map_err(|e| e.to_string()),
+            Some(robot) => held::held(confinement, || robot.call(&service, &method, args))
+                .and_then(|r| r.map_err(|e| e.to_string())),
             None => Err("no robot".to_string()),
         }),
         HookRequest::Log(level, text) => {
