@@ -242,11 +242,12 @@ pub(crate) fn call_in_box(
     });
 }
 
-/// Sleeps `seconds` of behavior time as a box (virtual time jumps over it).
-pub(crate) fn sleep_in_box(py: Python<'_>, side: &dyn EngineSide, seconds: f64) {
+/// Sleeps `seconds` of behavior time as a box (virtual time jumps over it); the time it
+/// woke at.
+pub(crate) fn sleep_in_box(py: Python<'_>, side: &dyn EngineSide, seconds: f64) -> Duration {
     // Rounded up to the nanosecond: a positive sleep shorter than 1 ns must still move
     // virtual time, or a loop that sleeps until a deadline in float seconds (qi.wait_for,
     // threading.Timer) spins without time ever reaching the deadline.
     let d = Duration::from_nanos((seconds * 1e9).ceil() as u64);
-    py.detach(|| side.sleep(d));
+    py.detach(|| side.sleep(d))
 }

@@ -101,6 +101,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add("py2div", Bound::new(py, Py2Division)?)?;
     native.add_function(wrap_pyfunction!(current, &native)?)?;
     native.add_function(wrap_pyfunction!(sleep, &native)?)?;
+    native.add_function(wrap_pyfunction!(sleep_then_now, &native)?)?;
     native.add_function(wrap_pyfunction!(now, &native)?)?;
     native.add_function(wrap_pyfunction!(time, &native)?)?;
     native.add_function(wrap_pyfunction!(rng, &native)?)?;
@@ -262,16 +263,25 @@ fn current() -> Option<BoxApi> {
 /// elsewhere a real sleep.
 #[pyfunction]
 fn sleep(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    sleep_then_now(py, seconds).map(drop)
+}
+
+/// `_choreo.sleep`, then `_choreo.now()`, in one question: what a wait that polls asks
+/// (`qi.wait_for`), which in a box host is a round trip each.
+#[pyfunction]
+fn sleep_then_now(py: Python<'_>, seconds: f64) -> PyResult<f64> {
     if !seconds.is_finite() || seconds < 0.0 {
         return Err(PyValueError::new_err(
             "sleep length must be a non-negative number",
         ));
     }
     match current_state() {
-        Some(state) => sleep_in_box(py, state.live()?, seconds),
-        None => py.detach(|| std::thread::sleep(Duration::from_secs_f64(seconds))),
+        Some(state) => Ok(sleep_in_box(py, state.live()?, seconds).as_secs_f64()),
+        None => {
+            py.detach(|| std::thread::sleep(Duration::from_secs_f64(seconds)));
+            Ok(now())
+        }
     }
-    Ok(())
 }
 
 /// Seconds of behavior time in box code (`time.clock`, qi clocks); elsewhere seconds since

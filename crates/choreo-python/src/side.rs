@@ -110,8 +110,9 @@ pub trait EngineSide: Send + Sync {
     fn uncaught(&self, source: &str, text: &str);
     /// Now, in behavior time (from the run's start).
     fn now(&self) -> Duration;
-    /// Sleeps `d` of behavior time.
-    fn sleep(&self, d: Duration);
+    /// Sleeps `d` of behavior time; the time it woke at (one question less for box code
+    /// that polls: in a box host each is a round trip).
+    fn sleep(&self, d: Duration) -> Duration;
     /// Lets the activities waiting for their turn at this instant run first.
     fn pass_turn(&self);
     /// The run's clock.
@@ -201,8 +202,9 @@ impl EngineSide for Local {
         Duration::from_nanos(self.0.now().0)
     }
 
-    fn sleep(&self, d: Duration) {
+    fn sleep(&self, d: Duration) -> Duration {
         self.0.sleep(d);
+        self.now()
     }
 
     fn pass_turn(&self) {

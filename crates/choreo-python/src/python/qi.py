@@ -44,10 +44,10 @@ def wait_for(done, timeout=None, due=None):
     _choreo.pass_turn()
     if done():
         return True
-    deadline = None if timeout is None else _choreo.now() + timeout
+    now = _choreo.now()
+    deadline = None if timeout is None else now + timeout
     step = 0.001
     while not done():
-        now = _choreo.now()
         if deadline is not None and now >= deadline:
             return False
         pause = step
@@ -57,7 +57,9 @@ def wait_for(done, timeout=None, due=None):
             step = min(step * 2, 0.01)
         if deadline is not None:
             pause = min(pause, deadline - now)
-        _choreo.sleep(pause)
+        # The time it woke at: in virtual time the time `done()` is looked at (time stands
+        # still while this thread runs until it next waits); in real time, a moment before.
+        now = _choreo.sleep_then_now(pause)
     return True
 
 
@@ -366,13 +368,14 @@ class PeriodicTask:
             first = immediate
             spent = 0.0
             while live():
-                if not first:
+                if first:
+                    began = _choreo.now()
+                else:
                     pause = self._period - spent if self._compensate else self._period
-                    _choreo.sleep(max(pause, 0.0))
+                    began = _choreo.sleep_then_now(max(pause, 0.0))
                 first = False
                 if not live():
                     return
-                began = _choreo.now()
                 try:
                     self._callback()
                 except Exception as e:

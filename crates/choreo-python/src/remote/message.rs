@@ -16,7 +16,7 @@ use crate::stack::HookAnswer;
 
 /// The protocol's version: the first thing each side says (a box host of another build is
 /// refused rather than misread).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// What box code's Python host of one run knows of it (`PythonOptions` without the
 /// confinement, which is the box host's own).

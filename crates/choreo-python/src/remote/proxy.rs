@@ -275,7 +275,7 @@ impl BoxHost {
             Request::Now(_) => Answer::Number(ctx.now().0),
             Request::Sleep(_, ns) => {
                 ctx.sleep(std::time::Duration::from_nanos(ns));
-                Answer::Done
+                Answer::Number(ctx.now().0)
             }
             Request::PassTurn(_) => {
                 ctx.activity().pass_turn();

@@ -39,7 +39,7 @@ pub enum Request {
     Uncaught(u64, String, String),
     /// Behavior time now.
     Now(u64),
-    /// Sleep this many nanoseconds of behavior time.
+    /// Sleep this many nanoseconds of behavior time (answered with the time it woke at).
     Sleep(u64, u64),
     /// Let the activities due now run first.
     PassTurn(u64),

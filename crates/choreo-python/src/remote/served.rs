@@ -402,9 +402,12 @@ impl EngineSide for Remote {
         }
     }
 
-    fn sleep(&self, d: Duration) {
+    fn sleep(&self, d: Duration) -> Duration {
         let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-        self.ask(Request::Sleep(self.handle, ns));
+        match self.ask(Request::Sleep(self.handle, ns)) {
+            Some(Answer::Number(now)) => Duration::from_nanos(now),
+            _ => Duration::ZERO,
+        }
     }
 
     fn pass_turn(&self) {
