@@ -12,7 +12,8 @@ Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part
 fork and the parent's wait included); a ratio is that of the best rounds, with the median of
 the differences within rounds beside it (`side_by_side`); the corpus's sums each input's
 medians, and again over the inputs whose confined runs refuse nothing (a refusal changes
-the path box code takes). Results: docs/benchmarks.md, "The sandbox".
+the path box code takes), then lists the inputs that differ most. Results:
+docs/benchmarks.md, "The sandbox".
 """
 
 import os
