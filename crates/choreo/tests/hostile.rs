@@ -803,6 +803,28 @@ fn a_dialogs_script_blocks_are_confined_in_choreo_chat() {
 }
 
 #[test]
+fn a_path_relative_to_an_open_folder_is_judged_where_it_is() {
+    // `shutil.rmtree` works through `*at` calls: a name relative to a folder it opened,
+    // judged against that folder, not the current one. The box's own temporary folder is
+    // removed; a folder made in the project's (read, not written) through a descriptor is
+    // refused, named where it would have been.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os, shutil, tempfile\n        d = tempfile.mkdtemp()\n        os.makedirs(os.path.join(d, 'a', 'b'))\n        open(os.path.join(d, 'a', 'f.txt'), 'w').write('x')\n        shutil.rmtree(d)\n        self.log('removed: %s' % (not os.path.exists(d)))\n        fd = os.open(self.behaviorAbsolutePath(), os.O_RDONLY)\n        os.mkdir('made', dir_fd=fd)\n        self.onStopped()\n",
+    );
+    let project = h.file.parent().unwrap().to_path_buf();
+    for flags in [&["--strict"][..], &["--strict", "--sandbox=threads"]] {
+        h.run(flags)
+            .exits(3)
+            .says("removed: True")
+            .says(&format!(
+                "line 10 (onInput_onStart): PermissionError: [Errno 13] choreo's sandbox refused writing {}/made",
+                project.display()
+            ));
+    }
+    assert!(!project.join("made").exists());
+}
+
+#[test]
 fn a_file_the_robot_reads_for_box_code_is_judged_as_box_codes_own() {
     // The simulated robot reads the topic on box code's thread, which the kernel confines:
     // the refusal is named as box code's own would be, with its flag, in the report.

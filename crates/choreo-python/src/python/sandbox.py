@@ -18,6 +18,7 @@ Python package: the process is the user's program), they are refused at the line
 
 import os
 import _socket
+import _thread
 import posix
 import signal
 import sys
@@ -25,6 +26,10 @@ import sys
 import _choreo
 
 _real_exit = posix._exit
+# `os.open` as `install` finds it (the robot's paths' wrapper: `paths.py`).
+_real_os_open = os.open
+# The folder descriptor of the `os.open` under way on this thread (see `_os_open`).
+_OPENING = _thread._local()
 _real_abort = posix.abort
 _real_raise_signal = signal.raise_signal
 # Bound now: box code replacing `_choreo.ends_process` later changes nothing.
@@ -63,6 +68,19 @@ _RUN = frozenset(
         "os.killpg",
     )
 )
+# Where the folder descriptor (`dir_fd`) is among the arguments of the events of
+# `_WRITE_ONE` that take one: their path is relative to that folder, not the current one
+# (`shutil.rmtree` removes through them).
+_DIR_FD = {
+    "os.remove": 1,
+    "os.rmdir": 1,
+    "os.mkdir": 2,
+    "os.chmod": 2,
+    "os.mkfifo": 2,
+    "os.chown": 3,
+    "os.utime": 3,
+    "os.mknod": 3,
+}
 _NET = frozenset(("socket.connect", "socket.sendto", "socket.bind"))
 _EVENTS = _WRITE_ONE | _RUN | _NET | frozenset(
     ("open", "socket.__new__", "socket.getaddrinfo", "os.listdir", "os.scandir", "os.rename", "os.link", "os.symlink", "os.kill",
@@ -104,6 +122,20 @@ def _path(p):
         return os.fsdecode(os.fspath(p))
     except TypeError:
         return None
+
+
+def _at(path, dir_fd):
+    """`path` (from `_path`) where the kernel finds it: relative to the folder open as
+    `dir_fd` in an `*at` call (-1 or `None`: the current folder). The folder is read from
+    `/proc/self/fd` (a link the kernel keeps, which Landlock does not judge); where it cannot
+    be, the descriptor's own name, which no flag allows: refused rather than guessed."""
+    if path is None or not isinstance(dir_fd, int) or dir_fd < 0 or os.path.isabs(path):
+        return path
+    link = "/proc/self/fd/%d" % dir_fd
+    try:
+        return os.path.join(os.readlink(link), path)
+    except OSError:
+        return os.path.join(link, path)
 
 
 def _address(address):
@@ -168,16 +200,17 @@ def _make_hook(confined, judged, events):
             flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
             mode = args[1] if len(args) > 1 else None
             write = flags & _WRITES or (isinstance(mode, str) and any(c in mode for c in "wax+"))
-            judge("write" if write else "read", _path(args[0]))
+            judge("write" if write else "read", _at(_path(args[0]), getattr(_OPENING, "dir_fd", None)))
         elif event in ("os.listdir", "os.scandir"):
             judge("read", _path(args[0] if args else None))
         elif event in _WRITE_ONE:
-            judge("write", _path(args[0]))
+            at = _DIR_FD.get(event)
+            judge("write", _at(_path(args[0]), args[at] if at is not None and len(args) > at else None))
         elif event in ("os.rename", "os.link"):
-            judge("write", _path(args[0]))
-            judge("write", _path(args[1]))
+            judge("write", _at(_path(args[0]), args[2] if len(args) > 2 else None))
+            judge("write", _at(_path(args[1]), args[3] if len(args) > 3 else None))
         elif event == "os.symlink":
-            judge("write", _path(args[1]))
+            judge("write", _at(_path(args[1]), args[2] if len(args) > 2 else None))
         elif event == "socket.__new__":
             # A Unix socket is made where box code's process may make none (the kernel
             # refuses it there): said at its line. A socket over a descriptor it already
@@ -226,6 +259,16 @@ def _ending(what, depth):
         _ends_process(what, _where(depth + 1))
 
 
+def _os_open(path, flags, mode=0o777, *, dir_fd=None):
+    """`os.open`, telling the audit hook the folder a relative `path` is in: its `open`
+    event does not (`shutil.rmtree` opens each folder relative to the one above it)."""
+    _OPENING.dir_fd = dir_fd
+    try:
+        return _real_os_open(path, flags, mode, dir_fd=dir_fd)
+    finally:
+        _OPENING.dir_fd = None
+
+
 def _exit(code):
     _ending("os._exit(%r)" % (code,), 2)
     _real_exit(code)
@@ -242,12 +285,15 @@ def _raise_signal(signalnum):
 
 
 def install():
+    global _real_os_open, _NOT_PROJECT
     os._exit = posix._exit = _exit
+    if os.open is not _os_open:
+        _real_os_open = os.open
+        os.open = _os_open
     os.abort = posix.abort = _abort
     signal.raise_signal = _raise_signal
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, _choreo.packages_folder()}
     folders.update(p for p in sys.path if p and os.path.isabs(p))
     _choreo.python_folders(sorted(folders))
-    global _NOT_PROJECT
     _NOT_PROJECT = tuple(sorted(folders)) + ("<frozen", "choreo/")
     sys.addaudithook(_make_hook(_choreo.confined, _choreo.is_confined, _EVENTS))
