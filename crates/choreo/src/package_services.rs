@@ -394,8 +394,11 @@ impl PackageServices {
     }
 
     /// Confines program `name` (started from `started`) as box code, in the kernel: it
-    /// listens on its own port (`--qi-listen-url`, which qi.Application reads), and reaches
-    /// the robot at `url` and the package's other programs (docs/security.md).
+    /// listens on its own port, and reaches the robot at `url` and the package's other
+    /// programs (docs/security.md). The port is told in `QI_LISTEN_URL`, which libqi's
+    /// ApplicationSession reads when a service is registered (the 2.8 page
+    /// `dev/libqi/api/cpp/messaging/applicationsession.html`), not on the command line:
+    /// NAOqi's ServiceManager gives `--qi-url` only, and a strict parser refuses more.
     fn confine(
         &self,
         command: &mut Command,
@@ -408,7 +411,7 @@ impl PackageServices {
         };
         let listen = ports.get(name).copied().unwrap_or(0);
         if listen != 0 {
-            command.arg(format!("--qi-listen-url=tcp://127.0.0.1:{listen}"));
+            command.env("QI_LISTEN_URL", format!("tcp://127.0.0.1:{listen}"));
         }
         let robot = url
             .rsplit_once(':')

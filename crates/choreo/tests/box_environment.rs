@@ -456,9 +456,16 @@ fn an_os_package_choreo_cannot_give_fails_at_the_box_s_import_line() {
 
 /// A package service's program (qi.Application, as the 2.8 service page writes one): it
 /// registers the service named by its first argument, whose `echo` says who answered and
-/// emits its `echoed` signal.
-const ECHO_SERVICE: &str = r#"import sys
+/// emits its `echoed` signal. Its parser is strict: the command line is the one NAOqi's
+/// ServiceManager gives (`execStart`'s, then `--qi-url`), nothing more.
+const ECHO_SERVICE: &str = r#"import argparse
+import sys
 import qi
+
+parser = argparse.ArgumentParser()
+parser.add_argument("name")
+parser.add_argument("--qi-url")
+parser.parse_args()
 
 class Echo:
     def __init__(self):
