@@ -30,16 +30,27 @@ pub fn confined_run<T: Send>(
     confinement: Option<&Arc<Confinement>>,
     work: impl FnOnce() -> T + Send,
 ) -> Result<T, NoThread> {
-    let Some(confinement) = confinement else {
-        return Ok(work());
-    };
+    match confinement {
+        None => Ok(work()),
+        Some(c) => on_a_thread_of_its_own("choreo-project-code", || judge_this_thread(c), work),
+    }
+}
+
+/// Runs `work` on a new thread named `name`, after `confine` there, and waits for it. The
+/// thread knows whether the caller's was confined (the kernel's rules are inherited: they
+/// are not stacked again).
+pub(crate) fn on_a_thread_of_its_own<T: Send>(
+    name: &str,
+    confine: impl FnOnce() + Send,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, NoThread> {
     let inherited = choreo_sandbox::landlock::this_thread_confined();
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
-            .name("choreo-project-code".to_string())
+            .name(name.to_string())
             .spawn_scoped(scope, || {
                 choreo_sandbox::landlock::inherit(inherited);
-                judge_this_thread(confinement);
+                confine();
                 work()
             })?;
         // A panic in `work` is the caller's, as if it had run here.

@@ -825,6 +825,23 @@ fn a_path_relative_to_an_open_folder_is_judged_where_it_is() {
 }
 
 #[test]
+fn box_code_that_tells_the_hook_a_wrong_folder_is_still_refused_by_the_kernel() {
+    // The hook learns an `os.open`'s folder from choreo's own `os.open`, a Python global
+    // box code can write: it names its own (writable) temporary folder as the folder of a
+    // relative open that is really in the current folder, outside the run. The hook is
+    // fooled; the kernel is not.
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import os, sys, tempfile\n        os.chdir('{outside}')\n        mine = os.open(tempfile.mkdtemp(), os.O_RDONLY)\n        sys.modules['_choreo_sandbox']._OPENING.dir_fd = mine\n        open('planted.txt', 'w').write('x')\n        self.onStopped()\n",
+    );
+    for flags in [&["--strict"][..], &["--strict", "--sandbox=threads"]] {
+        h.run(flags)
+            .exits(3)
+            .says("line 7 (onInput_onStart): PermissionError: [Errno 13] Permission denied");
+        assert!(!h.outside().join("planted.txt").exists(), "{flags:?}");
+    }
+}
+
+#[test]
 fn a_file_the_robot_reads_for_box_code_is_judged_as_box_codes_own() {
     // The simulated robot reads the topic on box code's thread, which the kernel confines:
     // the refusal is named as box code's own would be, with its flag, in the report.

@@ -14,6 +14,7 @@ use choreo_stack::builtins::robot::RobotCall;
 use choreo_stack::{Action, ActionError, Completed, World};
 
 use crate::confinement::Confinement;
+use crate::project_code::on_a_thread_of_its_own;
 
 /// Runs `work` on a thread confined in the kernel by `confinement` for its whole (short)
 /// life, and waits for it; here, unconfined, without one. `Err`: no thread could start.
@@ -24,19 +25,13 @@ pub(super) fn held<T: Send>(
     let Some(confinement) = confinement else {
         return Ok(work());
     };
-    std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .name("choreo-held-call".to_string())
-            .spawn_scoped(scope, || {
-                confinement.confine_this_thread();
-                work()
-            })
-            .map_err(|e| format!("cannot start a confined thread for the call: {e}"))?;
-        // A panic in `work` is the caller's, as if it had run here.
-        Ok(thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    })
+    // The kernel's layer only: the robot runs no Python here.
+    on_a_thread_of_its_own(
+        "choreo-held-call",
+        || confinement.confine_this_thread(),
+        work,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// `cx.run`'s action: a robot call whose start (where the robot does its work; a posted
