@@ -7,6 +7,13 @@ The confined runs put box code in a process of its own, the box host (the defaul
 box host's memory is measured too (its three processes' resident memory while a behavior
 waits); with `--threads` they run it on choreo's confined threads (`run --sandbox=threads`).
 
+The script runs itself in a network namespace of its own (`unshare --net`, once, where the
+kernel allows it; else a NOTICE): both runs of a pair then see the same world, a machine
+without network, and box code's path depends on the sandbox alone. On this machine's own
+network the stock Internet Connection box blocks 2 s in the name server without the
+sandbox, where the sandbox refuses the lookup at once and the engine stops the box's busy
+loop after 5 s of CPU: that measures the machine's resolver, not the sandbox.
+
 Needs target/release/choreo (`cargo build --release -p choreo`); the corpus part needs
 ../shared/corpus (else a NOTICE). Each figure is wall time of the command from outside (the
 fork and the parent's wait included); a ratio is that of the best rounds, with the median of
@@ -229,6 +236,31 @@ def box_host_memory(path):
              engine / 1024))
 
 
+# Set in the copy of this script that runs in a network namespace of its own.
+NO_NETWORK = "CHOREO_BENCH_NO_NETWORK"
+
+
+def without_network():
+    """Runs this script again in a network namespace of its own (no network), its user mapped
+    to itself; returns only where the kernel or util-linux cannot (after a NOTICE), or in
+    that copy."""
+    if os.environ.get(NO_NETWORK):
+        return
+    prefix = ["unshare", "--net", "--map-current-user"]
+    try:
+        works = subprocess.run(prefix + ["true"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL).returncode == 0
+    except OSError:
+        works = False
+    if not works:
+        print("NOTICE: no network namespace (%s failed): the runs see this machine's network"
+              % " ".join(prefix))
+        return
+    sys.stdout.flush()
+    os.environ[NO_NETWORK] = "1"
+    os.execvp(prefix[0], prefix + [sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
+
+
 def main():
     global CONFINED
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -237,6 +269,7 @@ def main():
     rounds = int(args[0]) if args else 15
     if not os.access(CHOREO, os.X_OK):
         sys.exit("build it first: cargo build --release -p choreo")
+    without_network()
     work = tempfile.mkdtemp()
     files = {}
     for name, text in (("chain", chain(2000)), ("calls", robot_calls(20000)),
