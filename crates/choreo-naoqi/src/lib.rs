@@ -29,12 +29,14 @@
 //! What a NAO or a Pepper is (joints, limits, chains, resource groups) is `choreo_robot`'s,
 //! re-exported here as [`Model`] and [`Joint`].
 
+mod listening;
 mod reactions;
 mod registry;
 mod robot;
 mod services;
 mod sim_robot;
 
+pub use listening::{DialogCoverage, Heard, Listening};
 pub use robot::scenario;
 pub use services::audio::player as audio;
 pub use services::audio::tts;

@@ -137,7 +137,10 @@ pub(crate) fn declared() -> Declared {
 
 /// What the modules keep outside the state's lock (see `Sim::extension`).
 pub(crate) fn extensions() -> Vec<Box<dyn Any + Send + Sync>> {
-    vec![Box::new(dialog::Engine::default())]
+    vec![
+        Box::new(dialog::Engine::default()),
+        Box::new(crate::listening::Log::default()),
+    ]
 }
 
 /// The registry, as the core sees it.

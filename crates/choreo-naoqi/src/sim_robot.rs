@@ -34,7 +34,7 @@ use choreo_base::lock;
 /// their timing, keeps ALMemory, runs scenarios. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct SimRobot {
-    sim: Arc<Sim>,
+    pub(crate) sim: Arc<Sim>,
 }
 
 impl SimRobot {
@@ -274,20 +274,26 @@ impl Robot for SimRobot {
     }
 
     fn call(&self, service: &str, method: &str, args: Vec<Value>) -> Result<Value, RobotError> {
-        self.sim.call(service, method, args)
+        let called = self.sim.call(service, method, args);
+        crate::listening::called(&self.sim, service);
+        called
     }
 
     fn post(&self, service: &str, method: &str, args: Vec<Value>) -> Result<i64, RobotError> {
-        self.sim.post_task(service, method, args)
+        let posted = self.sim.post_task(service, method, args);
+        crate::listening::called(&self.sim, service);
+        posted
     }
 
     fn subscribe(&self, key: &str, id: SubscriptionId, sink: MemorySink) -> Result<(), RobotError> {
         self.sim.memory.subscribe(key, id, sink);
+        crate::listening::changed(&self.sim);
         Ok(())
     }
 
     fn unsubscribe(&self, id: SubscriptionId) {
         self.sim.memory.unsubscribe(id);
+        crate::listening::changed(&self.sim);
         self.sim.disconnect(id);
         if let Some(host) = service_manager::host(&self.sim) {
             host.disconnect(id);

@@ -74,6 +74,7 @@ pub mod check;
 pub mod cli;
 mod ended;
 pub mod exit;
+pub mod explore;
 pub mod fleet;
 pub mod implied;
 pub mod looks;

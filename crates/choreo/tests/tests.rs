@@ -16,6 +16,7 @@ mod corpus_repeat;
 mod corpus_run;
 mod dialog_boxes;
 mod editor;
+mod explore;
 mod fleet;
 mod hostile;
 mod lsp;

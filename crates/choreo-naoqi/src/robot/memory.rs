@@ -154,6 +154,15 @@ impl Memory {
         self.lock().sinks.push((key.to_string(), id, sink));
     }
 
+    /// The keys of the engine's subscriptions, as many times as subscribed.
+    pub(crate) fn subscribed(&self) -> Vec<String> {
+        self.lock()
+            .sinks
+            .iter()
+            .map(|(k, _, _)| k.clone())
+            .collect()
+    }
+
     /// Removes an engine subscription.
     pub fn unsubscribe(&self, id: SubscriptionId) {
         self.lock().sinks.retain(|(_, i, _)| *i != id);

@@ -171,6 +171,7 @@ pub(crate) fn later(sim: &Sim, delay: f64, action: Action) {
 
 /// Performs `action` now; a follow-up to perform `hold` seconds later (a touch's release).
 pub(crate) fn perform(sim: &Sim, action: &Action) -> Option<(f64, Action)> {
+    crate::listening::acted(sim);
     match action {
         Action::RaiseEvent { key, value } => sim.raise(key, value.clone()),
         Action::InsertData { key, value } => sim.insert(key, value.clone()),

@@ -85,7 +85,13 @@ impl Dialog {
     /// The phrases a sequence of pattern nodes can say, in order. What says nothing fixed
     /// (conditions, events) is left out; optional parts and wildcards too, unless `inputs`
     /// (every sentence a rule hears: an optional part with and without, `*` as itself).
-    fn expand(&self, t: usize, nodes: &[PatternNode], depth: usize, inputs: bool) -> Vec<String> {
+    pub(super) fn expand(
+        &self,
+        t: usize,
+        nodes: &[PatternNode],
+        depth: usize,
+        inputs: bool,
+    ) -> Vec<String> {
         let mut phrases = vec![String::new()];
         for node in nodes {
             let options: Vec<String> = match &node.kind {

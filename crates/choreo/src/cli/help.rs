@@ -202,6 +202,20 @@ Examples:
   choreo chat project.pml --lang frf
   choreo chat topics/ --script conversation.txt";
 
+/// `choreo explore --help`.
+pub(crate) const EXPLORE: &str = "\
+Exit codes:
+  0    every path ran without a fault
+  1    faults found (each with its shortest inputs; --out writes their scenarios)
+  2    bad arguments
+  4    the behavior cannot be read or loaded
+  6    --out cannot be written
+
+Examples:
+  choreo explore examples/interactive
+  choreo explore project.pml --max-paths 500 --depth 8 --out explored/
+  choreo run project.pml --fast --events explored/fault-1.yaml";
+
 /// `choreo stack --help` and its commands'.
 pub(crate) const STACK: &str = "\
 Exit codes:

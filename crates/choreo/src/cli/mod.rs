@@ -16,6 +16,7 @@ mod convert;
 mod diff;
 mod edit;
 mod error;
+mod explore;
 mod export;
 mod fold;
 mod help;
@@ -71,6 +72,15 @@ enum Command {
     /// run in the embedded CPython. Ctrl-C stops it cleanly (every box unloaded).
     #[command(after_help = help::RUN)]
     Run(run::RunArgs),
+    /// Try every branch a person could take: each answer, touch and event the behavior
+    /// listens for, at each point where it waits.
+    ///
+    /// Runs the behavior in virtual time from its start once per path; prints box and
+    /// dialog coverage and every fault found (an error, a refusal, a fall) with the
+    /// shortest inputs that reach it. `--out DIR` writes each fault's scenario, which
+    /// `choreo run --events` replays (docs/explore.md).
+    #[command(after_help = help::EXPLORE)]
+    Explore(explore::ExploreArgs),
     /// Ask a robot what it serves, call a method, install a package.
     ///
     /// The robot: a real one, `choreo sim`, any qi server. `info`, `services`, `methods
@@ -244,6 +254,7 @@ fn long_version() -> String {
 fn dispatch(command: Command) -> CliResult {
     match command {
         Command::Run(args) => run::run(&args),
+        Command::Explore(args) => explore::run(&args),
         Command::Robot(command) => robot::run(command),
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),

@@ -49,6 +49,12 @@ impl Default for Recognition {
 }
 
 impl Recognition {
+    /// The vocabulary while someone subscribes and recognition is not paused: what it can
+    /// hear now.
+    pub(crate) fn hears(&self) -> Option<&[String]> {
+        (!self.subscribers.is_empty() && !self.paused).then_some(self.vocabulary.as_slice())
+    }
+
     /// Sets the recognition language (an installed one's name).
     pub(crate) fn set_language(&mut self, name: &str) {
         self.language = name.to_string();

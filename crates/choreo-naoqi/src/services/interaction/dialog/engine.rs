@@ -4,14 +4,14 @@
 //! another thread) waits in a queue that the thread holding the engine empties before it
 //! lets go: no thread ever blocks on another's answer.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
 use choreo_base::lock;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
-use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, RuleAt, Step};
 
 use super::fallback::fallback;
 use super::silence;
@@ -28,6 +28,8 @@ pub(crate) struct Engine {
     pending: Mutex<VecDeque<Job>>,
     /// What runs `%script` blocks (Python), when the layer that builds runs gave one.
     scripts: RwLock<Option<DialogScripts>>,
+    /// The rules that answered so far: dialog coverage (`choreo explore`).
+    matched: Mutex<BTreeSet<RuleAt>>,
 }
 
 /// Runs a QiChat `%script` block: what it printed, or why it failed. The simulated robot has
@@ -52,6 +54,7 @@ impl Default for Engine {
             dialog: Mutex::new(dialog),
             pending: Mutex::new(VecDeque::new()),
             scripts: RwLock::new(None),
+            matched: Mutex::new(BTreeSet::new()),
         }
     }
 }
@@ -62,9 +65,23 @@ impl Engine {
         lock(&self.dialog)
     }
 
+    /// The engine if no thread holds it now.
+    pub(crate) fn try_get(&self) -> Option<MutexGuard<'_, Dialog>> {
+        match self.dialog.try_lock() {
+            Ok(d) => Some(d),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     /// A new run's seed: `^rand` and random outputs follow it from now on.
     pub(crate) fn reseed(&self, seed: u64) {
         lock(&self.dialog).reseed(seed);
+    }
+
+    /// The rules that answered so far.
+    pub(crate) fn matched(&self) -> BTreeSet<RuleAt> {
+        lock(&self.matched).clone()
     }
 
     /// Sets what runs `%script` blocks.
@@ -344,6 +361,10 @@ pub(crate) fn answered(sim: &Sim, a: Answer) {
 /// `Dialog/Answered` and `Dialog/LastAnswer`, when the answer says something; `Dialog/Tag`
 /// for each tag it says.
 fn raise_answered(sim: &Sim, a: &Answer) {
+    lock(&sim.extension::<Engine>().matched).insert(RuleAt {
+        topic: a.topic.clone(),
+        line: a.rule.line,
+    });
     if !a.text.is_empty() {
         sim.raise("Dialog/Answered", Value::from(a.text.as_str()));
         sim.raise("Dialog/LastAnswer", Value::from(a.text.as_str()));

@@ -35,3 +35,35 @@ mod state;
 pub use engine::DialogScripts;
 pub(crate) use engine::{Engine, dialog_call};
 pub(crate) use module::{heard, memory_event, serve, set_preferred_language};
+
+/// The rules of the active topics while a dialog runs (something subscribed to ALDialog);
+/// empty otherwise, as nothing then answers what is heard. Unless `wait`, `None` while the
+/// engine is busy answering (this thread's `^call`, another's answer): then it is not
+/// looked at, rather than waited for.
+pub(crate) fn listening(
+    sim: &crate::robot::core::Sim,
+    wait: bool,
+) -> Option<Vec<choreo_qichat::dialog::Listened>> {
+    let running = !sim.state().part::<state::Dialog>().subscribers.is_empty();
+    if !running {
+        return Some(Vec::new());
+    }
+    let engine = sim.extension::<Engine>();
+    if wait {
+        Some(engine.get().listening())
+    } else {
+        engine.try_get().map(|d| d.listening())
+    }
+}
+
+/// Every user rule of the loaded topics, and those that answered so far.
+pub(crate) fn coverage(
+    sim: &crate::robot::core::Sim,
+) -> (
+    Vec<choreo_qichat::dialog::RuleAt>,
+    std::collections::BTreeSet<choreo_qichat::dialog::RuleAt>,
+) {
+    let engine = sim.extension::<Engine>();
+    let rules = engine.get().rules();
+    (rules, engine.matched())
+}

@@ -1,0 +1,96 @@
+//! `choreo explore PATH`: every branch a person could take ([`crate::explore`]); prints the
+//! one-screen summary or the JSON, and writes each fault's scenario with `--out`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::cli::error::{CliError, CliResult};
+use crate::exit;
+use crate::explore::{Options, explore};
+
+/// `choreo explore`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct ExploreArgs {
+    /// The behavior: a .xar, a behavior or project folder, a .pml, a .crg, a package.
+    pub(crate) path: PathBuf,
+    /// Which behavior of a project (the first by default).
+    #[arg(long)]
+    pub(crate) behavior: Option<String>,
+    /// Paths run at most (the first, with no input, included).
+    #[arg(long, default_value_t = Options::default().max_paths)]
+    pub(crate) max_paths: usize,
+    /// Inputs on a path at most.
+    #[arg(long, default_value_t = Options::default().depth)]
+    pub(crate) depth: usize,
+    /// Real time spent at most, in seconds (the paths under way finish).
+    #[arg(long, default_value_t = Options::default().time.as_secs_f64())]
+    pub(crate) time: f64,
+    /// Behavior time a path runs past its last input at most, in seconds.
+    #[arg(long, default_value_t = Options::default().horizon.as_secs_f64())]
+    pub(crate) timeout: f64,
+    /// Paths run at once (the machine's cores by default).
+    #[arg(long)]
+    pub(crate) jobs: Option<usize>,
+    /// Writes each fault's scenario here (`fault-1.yaml`, ...) and the JSON (`explore.json`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Prints the JSON instead of the summary.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Box code's confinement, as `choreo run`'s (docs/security.md).
+    #[command(flatten)]
+    pub(crate) sandbox: crate::cli::supervised::SandboxFlags,
+}
+
+/// Explores (exit 0: no fault found; 1: faults found; 4: the behavior does not load).
+pub fn run(args: &ExploreArgs) -> CliResult {
+    if let Some(code) = args.sandbox.enter(false) {
+        return Ok(code);
+    }
+    let seconds = |s: f64, what: &str| {
+        (s.is_finite() && s > 0.0)
+            .then(|| Duration::from_secs_f64(s))
+            .ok_or_else(|| CliError::Usage(format!("--{what} wants a positive number of seconds")))
+    };
+    let defaults = Options::default();
+    let options = Options {
+        max_paths: args.max_paths.max(1),
+        depth: args.depth,
+        time: seconds(args.time, "time")?,
+        horizon: seconds(args.timeout, "timeout")?,
+        jobs: args.jobs.unwrap_or(defaults.jobs).max(1),
+    };
+    let project = crate::Project::open(&args.path).map_err(|e| CliError::Load(e.to_string()))?;
+    let setup = project
+        .behavior(args.behavior.as_deref())
+        .map_err(|e| CliError::Load(e.to_string()))?
+        .sandbox(args.sandbox.allowed())
+        .box_host(args.sandbox.box_host())
+        .max_memory(args.sandbox.max_memory);
+    let found = explore(&setup, &options).map_err(|e| CliError::Load(e.to_string()))?;
+    let json =
+        serde_json::to_string_pretty(&found).map_err(|e| CliError::Runtime(e.to_string()))?;
+    if let Some(dir) = &args.out {
+        let write = |name: String, text: &str| {
+            std::fs::write(dir.join(&name), text)
+                .map_err(|e| CliError::Write(format!("{}: {e}", dir.join(&name).display())))
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Write(format!("{}: {e}", dir.display())))?;
+        write("explore.json".into(), &format!("{json}\n"))?;
+        for (i, fault) in found.faults.iter().enumerate() {
+            write(format!("fault-{}.yaml", i + 1), &fault.scenario())?;
+        }
+    }
+    let text = if args.json {
+        format!("{json}\n")
+    } else {
+        found.summary()
+    };
+    crate::cli::supervised::print_report(text.trim_end());
+    Ok(if found.faults.is_empty() {
+        exit::OK
+    } else {
+        exit::NO
+    })
+}

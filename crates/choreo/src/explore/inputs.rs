@@ -1,0 +1,261 @@
+//! What a person or the world can do at a point where a behavior waits, taken from what the
+//! simulated robot listens for then ([`choreo_naoqi::Listening`]), never from a list the
+//! user writes; and a path of such inputs as the scenario that replays it.
+
+use choreo_engine::Value;
+use choreo_naoqi::scenario::{Entry, Trigger};
+use choreo_naoqi::{Action, Listening, Scenario, TOUCH_SENSORS};
+use serde::Serialize;
+
+/// A phrase no rule of a topic is written for: what a person says that the behavior does not
+/// expect (ALDialog then raises `Dialog/NotUnderstood`, the Choice box says it did not
+/// understand). Two words no dialog of the corpus uses.
+pub const UNKNOWN_PHRASE: &str = "purple elephant";
+
+/// One thing a person or the world does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Input {
+    /// The robot hears `words` (confidence 1: sure).
+    Say {
+        /// What is said.
+        words: String,
+    },
+    /// A touch sensor is pressed and released ([`choreo_naoqi::TOUCH_SENSORS`]).
+    Touch {
+        /// Its ALMemory key.
+        sensor: String,
+    },
+    /// ALMemory event `key` is raised with `value`.
+    Event {
+        /// The key.
+        key: String,
+        /// The value the NAOqi documentation gives for it.
+        value: Value,
+    },
+}
+
+impl Input {
+    /// The scenario action that does it.
+    pub fn action(&self) -> Action {
+        match self {
+            Input::Say { words } => Action::Recognize {
+                word: words.clone(),
+                confidence: 1.0,
+            },
+            Input::Touch { sensor } => Action::Touch {
+                sensor: sensor.clone(),
+                hold: choreo_naoqi::scenario::TOUCH_HOLD_SECONDS,
+            },
+            Input::Event { key, value } => Action::RaiseEvent {
+                key: key.clone(),
+                value: value.clone(),
+            },
+        }
+    }
+
+    /// A short description: `say "yes"`, `touch FrontTactilTouched`.
+    pub fn describe(&self) -> String {
+        match self {
+            Input::Say { words } => format!("say {words:?}"),
+            Input::Touch { sensor } => format!("touch {sensor}"),
+            Input::Event { key, value } => format!("raise {key} = {value}"),
+        }
+    }
+}
+
+/// An input at a moment of behavior time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    /// Seconds of behavior time.
+    pub at: f64,
+    /// What happens.
+    pub input: Input,
+}
+
+/// The ALMemory keys the world raises that explore produces beyond touches, each with the
+/// value its NAOqi documentation gives (2.8 mirror, `naoqi/`): a key a behavior subscribes to
+/// that is neither here nor a touch is the robot's own or the behavior's, and explore names
+/// it as what it cannot produce.
+fn world_value(key: &str) -> Option<Value> {
+    match key {
+        // The fall manager's events (naoqi/motion/reflexes-fall-manager-api.html): "val –
+        // always True" for both.
+        "robotHasFallen" | "ALMotion/RobotIsFalling" => Some(Value::Bool(true)),
+        _ => None,
+    }
+}
+
+/// What can be done while the robot listens for `listening`, in a fixed order: the rules'
+/// sentences (topic order), the vocabulary's words, a phrase nothing expects (when anything
+/// listens for words), then touches and world events of the keys subscribed. Each at most
+/// once.
+pub fn candidates(listening: &Listening) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
+    let mut push = |input: Input| {
+        if !out.contains(&input) {
+            out.push(input);
+        }
+    };
+    for rule in &listening.rules {
+        if let Some(sentence) = &rule.sentence {
+            push(Input::Say {
+                words: sentence.clone(),
+            });
+        }
+        for key in &rule.events {
+            push(keyed(key).unwrap_or_else(|| Input::Event {
+                key: key.clone(),
+                value: Value::Int(1),
+            }));
+        }
+    }
+    for word in &listening.words {
+        push(Input::Say {
+            words: word.clone(),
+        });
+    }
+    if !listening.rules.is_empty() || !listening.words.is_empty() {
+        push(Input::Say {
+            words: UNKNOWN_PHRASE.to_string(),
+        });
+    }
+    for key in &listening.keys {
+        if let Some(input) = keyed(key) {
+            push(input);
+        }
+    }
+    out
+}
+
+/// The input that raises `key`, if the world raises it.
+fn keyed(key: &str) -> Option<Input> {
+    if TOUCH_SENSORS.iter().any(|(sensor, _)| *sensor == key) {
+        return Some(Input::Touch {
+            sensor: key.to_string(),
+        });
+    }
+    world_value(key).map(|value| Input::Event {
+        key: key.to_string(),
+        value,
+    })
+}
+
+/// Keys the robot raises itself for what explore does produce: what ALSpeechRecognition
+/// heard (`WordRecognized`, ALSpeechRecognition's page) and ALDialog's events.
+fn raised_for_speech(key: &str) -> bool {
+    key == "WordRecognized" || key.starts_with("Dialog/")
+}
+
+/// The keys among `listening`'s that explore cannot produce (the robot's own, the
+/// behavior's own, the world's it has no documented value for).
+pub fn unproduced(listening: &Listening) -> Vec<String> {
+    listening
+        .keys
+        .iter()
+        .filter(|k| keyed(k).is_none() && !raised_for_speech(k))
+        .cloned()
+        .collect()
+}
+
+/// The scenario that plays `steps` (entries at their times).
+pub fn scenario(steps: &[Step], name: &str) -> Scenario {
+    Scenario {
+        name: name.to_string(),
+        entries: steps
+            .iter()
+            .map(|s| Entry {
+                trigger: Trigger::At(s.at),
+                action: s.input.action(),
+            })
+            .collect(),
+    }
+}
+
+/// `steps` as a scenario file (YAML, the `--events` format: docs/scenarios.md) that
+/// `choreo run --events` replays; strings and values written as JSON, which YAML reads.
+pub fn scenario_file(steps: &[Step], description: &str) -> String {
+    let json = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
+    let text = |s: &str| json(&serde_json::Value::from(s));
+    let mut out = format!("description: {}\nevents:\n", text(description));
+    if steps.is_empty() {
+        out = format!("description: {}\nevents: []\n", text(description));
+    }
+    for s in steps {
+        out.push_str(&format!("  - at: {}\n", s.at));
+        match &s.input {
+            Input::Say { words } => out.push_str(&format!(
+                "    recognize: {{word: {}, confidence: 1.0}}\n",
+                text(words)
+            )),
+            Input::Touch { sensor } => out.push_str(&format!("    touch: {}\n", text(sensor))),
+            Input::Event { key, value } => out.push_str(&format!(
+                "    raise_event: {{key: {}, value: {}}}\n",
+                text(key),
+                json(&serde_json::to_value(value).unwrap_or_default())
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use choreo_qichat::dialog::Listened;
+
+    #[test]
+    fn a_path_written_as_a_scenario_reads_back_as_the_same_entries() {
+        let steps = vec![
+            Step {
+                at: 2.5,
+                input: Input::Say {
+                    words: "yes \"please\"".into(),
+                },
+            },
+            Step {
+                at: 4.0,
+                input: Input::Touch {
+                    sensor: "FrontTactilTouched".into(),
+                },
+            },
+            Step {
+                at: 7.25,
+                input: Input::Event {
+                    key: "robotHasFallen".into(),
+                    value: Value::Bool(true),
+                },
+            },
+        ];
+        let text = scenario_file(&steps, "a: path");
+        let read = Scenario::from_str(&text, "path.yaml").unwrap();
+        assert_eq!(read.entries, scenario(&steps, "x").entries);
+    }
+
+    #[test]
+    fn what_is_listened_for_gives_each_input_once_in_order() {
+        let listening = Listening {
+            words: vec!["yes".into(), "no".into()],
+            rules: vec![Listened {
+                topic: "t".into(),
+                line: 3,
+                sentence: Some("yes".into()),
+                events: vec!["MiddleTactilTouched".into()],
+            }],
+            keys: vec!["FrontTactilTouched".into(), "MyApp/Go".into()],
+        };
+        let said: Vec<String> = candidates(&listening).iter().map(Input::describe).collect();
+        assert_eq!(
+            said,
+            [
+                "say \"yes\"",
+                "touch MiddleTactilTouched",
+                "say \"no\"",
+                "say \"purple elephant\"",
+                "touch FrontTactilTouched"
+            ]
+        );
+        assert_eq!(unproduced(&listening), ["MyApp/Go"]);
+    }
+}

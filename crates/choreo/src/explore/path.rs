@@ -1,0 +1,345 @@
+//! One path: the behavior run from its start in virtual time with the path's inputs as a
+//! scenario, and what the run showed — its trace, where it waited and for what, what went
+//! wrong. Replayed from the start every time (docs/explore.md says why not from a snapshot).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::trace::{Event, Step as TraceStep};
+use choreo_naoqi::{DialogCoverage, Heard, Listening, SimRobot};
+
+use super::inputs::{Step, scenario};
+use crate::{Clock, Ending, Setup};
+
+/// How long after the robot starts listening a person acts: long enough for what the
+/// behavior does at that instant (a `say` posted, a subscription beside) to be done, short
+/// enough to come before a choice's timeout (the stock Choice box waits 6 s).
+pub const REPLY_SECONDS: f64 = 0.5;
+
+/// The longest a path's run may take in real time before it is given up (a behavior that
+/// never ends in virtual time is stopped by its time limit long before).
+const REAL_TIME_BOUND: Duration = Duration::from_secs(300);
+
+/// A point where the behavior waited: what it listened for, from when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wait {
+    /// When it began to listen for this, in seconds of behavior time.
+    pub time: f64,
+    /// What it listened for.
+    pub listening: Listening,
+    /// The last thing the robot said before.
+    pub said: Option<String>,
+}
+
+/// Something that went wrong on a path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Finding {
+    /// `error` (box code raised), `refused` (the sandbox refused), `fall` (the robot fell),
+    /// `ended` (box code's process ended, the run crashed or lost its robot).
+    pub kind: String,
+    /// The box, when one is to blame.
+    pub path: String,
+    /// What was said of it (an error's first line).
+    pub text: String,
+}
+
+/// What one path's run showed.
+pub struct Ran {
+    /// How it ended.
+    pub ending: Ending,
+    /// Every box constructed (the boxes its diagrams loaded).
+    pub loaded: BTreeSet<String>,
+    /// Every box one of whose inputs was stimulated.
+    pub entered: BTreeSet<String>,
+    /// The points after the path's last input where it waited, each once the behavior
+    /// listened for it long enough for a person to act.
+    pub waits: Vec<Wait>,
+    /// What went wrong.
+    pub findings: BTreeSet<Finding>,
+    /// The dialog's rules, and those that answered.
+    pub dialog: DialogCoverage,
+    /// Behavior time at the end, in seconds.
+    pub time: f64,
+    /// For each box of the behavior, why it would not be entered if it is not: what its
+    /// diagram's links say (see [`why_not_entered`]).
+    pub why: BTreeMap<String, String>,
+}
+
+/// Runs `setup`'s behavior with `steps`, for at most `horizon` of behavior time after the
+/// last of them.
+pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ran> {
+    let last = steps.last().map_or(0.0, |s| s.at);
+    let limit = Duration::from_secs_f64(last) + horizon;
+    // Listened to from before the load, whose constructions are events too.
+    let trace = crate::Trace::unkept(None);
+    let events: Arc<Mutex<Vec<Event>>> = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&events);
+    trace.add_listener(Arc::new(move |e: &Event| {
+        choreo_base::lock(&kept).push(e.clone());
+    }));
+    let run = setup
+        .clone()
+        .scenario(scenario(steps, "explore"))
+        .clock(Clock::Virtual)
+        .time_limit(limit)
+        .trace(trace)
+        .load()?;
+    let why = why_not_entered(run.engine().graph());
+    let sim = run.simulated_robot().cloned();
+    if let Some(sim) = &sim {
+        sim.log_listening();
+    }
+    run.start()?;
+    // The log as the run left it, before the unload unsubscribes everything: an idle run
+    // or one at its limit stays loaded until stopped (as `wait_end` would stop it).
+    let outcome = run.wait(REAL_TIME_BOUND)?;
+    let log = sim
+        .as_ref()
+        .map(SimRobot::listening_log)
+        .unwrap_or_default();
+    let time = run.now().as_secs_f64();
+    let ending = match outcome {
+        crate::Outcome::Idle => {
+            let awaiting = run.awaited();
+            run.stop();
+            run.wait_end(REAL_TIME_BOUND)?;
+            Ending::Idle { awaiting }
+        }
+        crate::Outcome::TimeLimit => {
+            run.stop();
+            run.wait_end(REAL_TIME_BOUND)?;
+            Ending::TimeLimit
+        }
+        _ => run.wait_end(REAL_TIME_BOUND)?,
+    };
+    let refused = run.refused();
+    run.close();
+    let events = std::mem::take(&mut *choreo_base::lock(&events));
+    let dialog = sim
+        .as_ref()
+        .map(SimRobot::dialog_coverage)
+        .unwrap_or_default();
+    // Idle or at its limit, the behavior would have waited on: its last state lasts.
+    let end = match ending {
+        Ending::Idle { .. } | Ending::TimeLimit => f64::INFINITY,
+        _ => time,
+    };
+    let mut ran = Ran {
+        ending,
+        loaded: BTreeSet::new(),
+        entered: BTreeSet::new(),
+        waits: waits(&log, end),
+        findings: BTreeSet::new(),
+        dialog,
+        time,
+        why,
+    };
+    for e in &events {
+        match &e.step {
+            TraceStep::New => {
+                ran.loaded.insert(e.path.clone());
+            }
+            TraceStep::In { .. } => {
+                ran.entered.insert(e.path.clone());
+            }
+            TraceStep::Err { text, .. } => {
+                ran.findings.insert(Finding {
+                    kind: "error".into(),
+                    path: e.path.clone(),
+                    text: last_line(text),
+                });
+            }
+            TraceStep::Log { level, message } if e.path.is_empty() && fell(level, message) => {
+                ran.findings.insert(Finding {
+                    kind: "fall".into(),
+                    path: String::new(),
+                    text: first_line(message),
+                });
+            }
+            _ => {}
+        }
+    }
+    for text in refused {
+        ran.findings.insert(Finding {
+            kind: "refused".into(),
+            path: String::new(),
+            text,
+        });
+    }
+    if let Some(text) = ended_badly(&ran.ending) {
+        ran.findings.insert(Finding {
+            kind: "ended".into(),
+            path: String::new(),
+            text,
+        });
+    }
+    Ok(ran)
+}
+
+/// Why each box of `graph` may never be entered, from its diagram's links: `no link leads
+/// to it`; `it waits for ALMemory KEY` when only its diagram's memory inputs lead to it; else
+/// `what leads to it never fired`.
+fn why_not_entered(graph: &choreo_engine::graph::Graph) -> BTreeMap<String, String> {
+    use choreo_engine::graph::Target;
+    let mut from_boxes: BTreeSet<usize> = BTreeSet::new();
+    let mut from_memory: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for b in &graph.boxes {
+        for output in &b.outputs {
+            for t in &output.targets {
+                if let Target::Input(to, _) = t {
+                    from_boxes.insert(to.0 as usize);
+                }
+            }
+        }
+    }
+    for d in &graph.diagrams {
+        let owner = &graph.boxes[d.owner.0 as usize];
+        for (i, targets) in d.from_owner.iter().enumerate() {
+            let key = owner
+                .inputs
+                .get(i)
+                .and_then(|input| input.memory_key.clone());
+            for t in targets {
+                if let Target::Input(to, _) = t {
+                    match &key {
+                        Some(k) => {
+                            from_memory
+                                .entry(to.0 as usize)
+                                .or_default()
+                                .insert(k.clone());
+                        }
+                        None => {
+                            from_boxes.insert(to.0 as usize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (i, b) in graph.boxes.iter().enumerate().skip(1) {
+        let why = match (from_boxes.contains(&i), from_memory.get(&i)) {
+            (true, _) => "what leads to it never fired".to_string(),
+            (false, Some(keys)) => format!(
+                "it waits for ALMemory {}",
+                keys.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            (false, None) => "no link leads to it".to_string(),
+        };
+        out.insert(b.path.clone(), why);
+    }
+    out
+}
+
+/// The simulated robot's fall, as the trace logs it (docs/trace.md, `log`: "NAO fell
+/// backwards at ...").
+fn fell(level: &str, message: &str) -> bool {
+    let by = |m: crate::Model| message.starts_with(&format!("{} fell ", m.name()));
+    level == "warning" && (by(crate::Model::Nao) || by(crate::Model::Pepper))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A Python error's last line: the exception and its message (the traceback is above it).
+fn last_line(text: &str) -> String {
+    let line = text.lines().rev().find(|l| !l.trim().is_empty());
+    line.unwrap_or_default().trim().to_string()
+}
+
+/// An ending that is a fault: box code's process gone, choreo crashed, the robot lost.
+fn ended_badly(ending: &Ending) -> Option<String> {
+    match ending {
+        Ending::BoxHostEnded { how, .. } => Some(format!("box code's process ended: {how}")),
+        Ending::Crashed { message } => Some(format!("choreo crashed: {message}")),
+        Ending::Failed { path, message, .. } => Some(format!("{path}: {message}")),
+        _ => None,
+    }
+}
+
+/// The waits after the path's last input: from the robot's log, each change of what it
+/// listens for after the last action, kept when it lasted at least [`REPLY_SECONDS`] (a
+/// vocabulary set a moment before the subscription is no point to answer at) and when
+/// anything is listened for. `end`: when the last change stops lasting (the run's end, or
+/// never when the run ended waiting).
+fn waits(log: &[Heard], end: f64) -> Vec<Wait> {
+    let after = log
+        .iter()
+        .rposition(|h| matches!(h, Heard::Acted { .. }))
+        .map_or(0, |i| i + 1);
+    let changes: Vec<Wait> = log[after..]
+        .iter()
+        .filter_map(|h| match h {
+            Heard::Listening {
+                time,
+                listening,
+                said,
+            } => Some(Wait {
+                time: *time,
+                listening: listening.clone(),
+                said: said.clone(),
+            }),
+            Heard::Acted { .. } => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in changes.iter().enumerate() {
+        let until = changes.get(i + 1).map_or(end, |next| next.time);
+        if until - w.time >= REPLY_SECONDS && !w.listening.is_empty() {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn listening(word: &str) -> Listening {
+        Listening {
+            words: vec![word.to_string()],
+            ..Listening::default()
+        }
+    }
+
+    fn heard(time: f64, word: &str) -> Heard {
+        Heard::Listening {
+            time,
+            listening: listening(word),
+            said: None,
+        }
+    }
+
+    #[test]
+    fn a_wait_counts_after_the_last_action_and_when_it_lasts() {
+        let log = vec![
+            heard(0.0, "a"),
+            Heard::Acted { time: 1.0 },
+            // Set and replaced at once: no time to answer it.
+            heard(2.0, "b"),
+            heard(2.1, "c"),
+            heard(5.0, "d"),
+        ];
+        let times: Vec<(f64, String)> = waits(&log, 5.2)
+            .into_iter()
+            .map(|w| (w.time, w.listening.words[0].clone()))
+            .collect();
+        // "d" lasts 0.2 s to the end: too short as well.
+        assert_eq!(times, [(2.1, "c".to_string())]);
+    }
+
+    #[test]
+    fn the_fall_log_is_told_from_other_warnings() {
+        assert!(fell(
+            "warning",
+            "NAO fell backwards at 12.40 s: the centre of mass left the feet"
+        ));
+        assert!(fell("warning", "Pepper fell forwards at 3.00 s: ..."));
+        assert!(!fell("warning", "root/Say fell silent"));
+        assert!(!fell("info", "NAO fell backwards"));
+    }
+}

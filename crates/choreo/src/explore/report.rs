@@ -1,0 +1,223 @@
+//! What an exploration found: box coverage per diagram, dialog coverage, each fault with
+//! its shortest scenario; as JSON (a stable schema: docs/explore.md) and as one screen.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::Found;
+use super::inputs::{Step, scenario_file};
+use super::path::Finding;
+
+/// How many boxes never entered the summary lists (the JSON has them all).
+const SHOWN: usize = 12;
+
+/// The version of the JSON's schema: raised when a field changes meaning or goes.
+pub const SCHEMA: u32 = 1;
+
+/// What an exploration found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exploration {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// Paths run.
+    pub paths: usize,
+    /// Whether every path found was run (no bound was reached).
+    pub complete: bool,
+    /// Real time spent, in seconds.
+    pub seconds: f64,
+    /// Behavior time the paths ran, summed, in seconds.
+    pub behavior_seconds: f64,
+    /// Boxes entered and loaded, per diagram (the box owning it: `root`, `root/Menu`).
+    pub boxes: Vec<BoxCoverage>,
+    /// Boxes entered, all diagrams.
+    pub entered: usize,
+    /// Boxes loaded, all diagrams.
+    pub loaded: usize,
+    /// The dialog's user rules that answered, of all the loaded topics' (`topic:line`).
+    pub rules_matched: Vec<String>,
+    /// The rules that never answered.
+    pub rules_unmatched: Vec<String>,
+    /// ALMemory keys the behavior waited for that explore cannot produce (the robot's own,
+    /// the behavior's, the world's without a documented value).
+    pub unproduced: Vec<String>,
+    /// What went wrong, each with the shortest scenario found.
+    pub faults: Vec<Fault>,
+}
+
+/// One diagram's boxes.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoxCoverage {
+    /// The box owning the diagram.
+    pub diagram: String,
+    /// Its boxes entered (an input stimulated) on some path.
+    pub entered: Vec<String>,
+    /// Its boxes loaded but never entered, each with why.
+    pub never_entered: Vec<NeverEntered>,
+}
+
+/// A box loaded on some path and entered on none.
+#[derive(Debug, Clone, Serialize)]
+pub struct NeverEntered {
+    /// The box.
+    pub path: String,
+    /// Why, from its diagram's links: `no link leads to it`, `it waits for ALMemory KEY`
+    /// (only memory inputs lead to it), `what leads to it never fired`.
+    pub why: String,
+}
+
+/// A fault and the shortest scenario found that shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fault {
+    /// What went wrong.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// The inputs that lead there.
+    pub steps: Vec<Step>,
+}
+
+impl Fault {
+    /// Its scenario file (`choreo run --events` replays it).
+    pub fn scenario(&self) -> String {
+        let what = match self.finding.path.as_str() {
+            "" => format!("{}: {}", self.finding.kind, self.finding.text),
+            path => format!("{} in {path}: {}", self.finding.kind, self.finding.text),
+        };
+        scenario_file(&self.steps, &format!("choreo explore: {what}"))
+    }
+}
+
+pub(super) fn report(
+    found: Found,
+    faults: Vec<Fault>,
+    complete: bool,
+    spent: Duration,
+) -> Exploration {
+    let mut diagrams: BTreeMap<String, BoxCoverage> = BTreeMap::new();
+    for b in &found.loaded {
+        // The root itself is the behavior, not a box of a diagram.
+        let Some((diagram, _)) = b.rsplit_once('/') else {
+            continue;
+        };
+        let entry = diagrams
+            .entry(diagram.to_string())
+            .or_insert_with(|| BoxCoverage {
+                diagram: diagram.to_string(),
+                entered: Vec::new(),
+                never_entered: Vec::new(),
+            });
+        if found.entered.contains(b) {
+            entry.entered.push(b.clone());
+        } else {
+            let why = found.why.get(b).cloned().unwrap_or_default();
+            entry.never_entered.push(NeverEntered {
+                path: b.clone(),
+                why,
+            });
+        }
+    }
+    let boxes: Vec<BoxCoverage> = diagrams.into_values().collect();
+    let rule = |r: &choreo_qichat::dialog::RuleAt| format!("{}:{}", r.topic, r.line);
+    Exploration {
+        schema: SCHEMA,
+        paths: found.paths,
+        complete,
+        seconds: spent.as_secs_f64(),
+        behavior_seconds: found.behavior_seconds,
+        entered: boxes.iter().map(|d| d.entered.len()).sum(),
+        loaded: boxes
+            .iter()
+            .map(|d| d.entered.len() + d.never_entered.len())
+            .sum(),
+        boxes,
+        rules_matched: found.matched.iter().map(rule).collect(),
+        rules_unmatched: found
+            .rules
+            .iter()
+            .filter(|r| !found.matched.contains(r))
+            .map(rule)
+            .collect(),
+        unproduced: found.unproduced.into_iter().collect(),
+        faults,
+    }
+}
+
+impl Exploration {
+    /// One screen: the counts, coverage, and each fault with its inputs.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let percent = |a: usize, b: usize| {
+            if b == 0 {
+                100.0
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        out.push_str(&format!(
+            "explored {} paths in {:.1} s ({:.0} s of behavior time){}\n",
+            self.paths,
+            self.seconds,
+            self.behavior_seconds,
+            if self.complete {
+                ""
+            } else {
+                ", stopped at a bound"
+            }
+        ));
+        out.push_str(&format!(
+            "boxes entered  {} of {} ({:.0}%)\n",
+            self.entered,
+            self.loaded,
+            percent(self.entered, self.loaded)
+        ));
+        let rules = self.rules_matched.len() + self.rules_unmatched.len();
+        if rules > 0 {
+            out.push_str(&format!(
+                "dialog rules   {} of {} answered ({:.0}%)\n",
+                self.rules_matched.len(),
+                rules,
+                percent(self.rules_matched.len(), rules)
+            ));
+        }
+        let never: Vec<&NeverEntered> = self.boxes.iter().flat_map(|d| &d.never_entered).collect();
+        for b in never.iter().take(SHOWN) {
+            out.push_str(&format!("  never entered  {}: {}\n", b.path, b.why));
+        }
+        if never.len() > SHOWN {
+            out.push_str(&format!(
+                "  ... and {} more (the JSON lists them)\n",
+                never.len() - SHOWN
+            ));
+        }
+        if !self.unproduced.is_empty() {
+            out.push_str(&format!(
+                "waited for, not produced: {}\n",
+                self.unproduced.join(", ")
+            ));
+        }
+        out.push_str(&format!("faults         {}\n", self.faults.len()));
+        for f in &self.faults {
+            let inputs: Vec<String> = f
+                .steps
+                .iter()
+                .map(|s| format!("{} at {} s", s.input.describe(), s.at))
+                .collect();
+            let place = match f.finding.path.as_str() {
+                "" => String::new(),
+                p => format!(" {p}"),
+            };
+            out.push_str(&format!(
+                "  {}{place}: {}\n    after: {}\n",
+                f.finding.kind,
+                f.finding.text,
+                if inputs.is_empty() {
+                    "nothing (a plain run)".to_string()
+                } else {
+                    inputs.join(", ")
+                }
+            ));
+        }
+        out
+    }
+}

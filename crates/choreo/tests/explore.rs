@@ -1,0 +1,147 @@
+//! `choreo explore`: every branch a person could take, tried from what the behavior
+//! listens for; each fault with its shortest scenario, which `choreo run --events` replays.
+
+use crate::support;
+
+use support::cli::{choreo, text, workspace};
+
+/// The quiz (fixtures/quiz.xar) asks three times, listening for "red", "green" or "blue";
+/// a wrong answer ends it, and the third right one ("blue", "blue", "blue") raises. By
+/// hand: the root path waits once; each of its four inputs (three words and a phrase
+/// nothing expects) is a path; only "blue" waits again, twice more: 1 + 4 + 4 + 4 paths,
+/// and the error at depth 3.
+#[test]
+fn explore_finds_the_error_behind_the_third_answer_and_its_scenario_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("explored");
+    let quiz = "crates/choreo/tests/fixtures/quiz.xar";
+    let o = choreo(&["explore", quiz, "--out", out.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    assert_eq!(json["schema"], 1);
+    assert_eq!(json["paths"], 13, "{json:#}");
+    assert_eq!(json["complete"], true);
+    assert_eq!(
+        (json["entered"].clone(), json["loaded"].clone()),
+        (2.into(), 2.into())
+    );
+    let faults = json["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 1, "{json:#}");
+    assert_eq!(faults[0]["kind"], "error");
+    assert_eq!(faults[0]["path"], "root/Quiz");
+    assert_eq!(
+        faults[0]["text"],
+        "ValueError: the third right answer breaks the quiz"
+    );
+    let said: Vec<&str> = faults[0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["input"]["words"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, ["blue", "blue", "blue"]);
+    assert!(stdout.contains("after: say \"blue\""), "{stdout}");
+    // The scenario replays to the same error.
+    let scenario = out.join("fault-1.yaml");
+    let replay = choreo(&[
+        "run",
+        quiz,
+        "--fast",
+        "--events",
+        scenario.to_str().unwrap(),
+    ]);
+    let (replayed, _) = text(&replay);
+    assert!(
+        replayed.contains(
+            "root/Quiz line 27 (onInput_onWord): ValueError: the third right answer breaks the quiz"
+        ),
+        "{replayed}"
+    );
+    // The same exploration again: the same paths, the same findings.
+    let again = choreo(&["explore", quiz, "--json"]);
+    let second: serde_json::Value = serde_json::from_str(&text(&again).0).unwrap();
+    for field in [
+        "paths",
+        "boxes",
+        "faults",
+        "rules_matched",
+        "behavior_seconds",
+    ] {
+        assert_eq!(json[field], second[field], "{field}");
+    }
+}
+
+/// examples/dialog's English topic (greet/greet_enu.top) has six user rules: `e:onStart`,
+/// which answers when the box starts, and five a person can say ("hello", "my name is
+/// ...", "what is my name", "dance", "goodbye"). Each is said on a path of its own.
+#[test]
+fn explore_answers_every_rule_of_a_dialog() {
+    let setup = choreo::Project::open(workspace().join("examples/dialog"))
+        .unwrap()
+        .behavior(None)
+        .unwrap();
+    let found = choreo::explore::explore(&setup, &choreo::explore::Options::default()).unwrap();
+    assert_eq!(found.rules_matched.len(), 6, "{}", found.summary());
+    assert!(found.rules_unmatched.is_empty(), "{}", found.summary());
+    assert!(found.faults.is_empty(), "{}", found.summary());
+    assert!(found.complete);
+}
+
+/// A bound stops the search, and says so.
+#[test]
+fn explore_stops_at_its_bound_of_paths() {
+    let o = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/quiz.xar",
+        "--max-paths",
+        "3",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    assert_eq!(json["paths"], 3);
+    assert_eq!(json["complete"], false);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// A plain run of the quiz (one path) never says a wrong answer: the box after its
+/// `onWrong` output is loaded and never entered, and its diagram's links say why.
+#[test]
+fn a_box_never_entered_says_why() {
+    let o = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/quiz.xar",
+        "--max-paths",
+        "1",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    let never = &json["boxes"][0]["never_entered"];
+    assert_eq!(
+        never,
+        &serde_json::json!([{"path": "root/Sorry", "why": "what leads to it never fired"}]),
+        "{json:#}"
+    );
+}
+
+/// fixtures/unreached.xar: `Orphan` has no link into it; only the root's memory input
+/// `MyApp/Go`, a key of the behavior's own that nothing raises, leads to `Waiter`.
+#[test]
+fn a_box_no_link_reaches_and_one_behind_an_unproduced_key_say_so() {
+    let o = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/unreached.xar",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    assert_eq!(
+        json["boxes"][0]["never_entered"],
+        serde_json::json!([
+            {"path": "root/Orphan", "why": "no link leads to it"},
+            {"path": "root/Waiter", "why": "it waits for ALMemory MyApp/Go"}
+        ]),
+        "{json:#}"
+    );
+    assert_eq!(json["unproduced"], serde_json::json!(["MyApp/Go"]));
+}
