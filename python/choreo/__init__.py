@@ -23,6 +23,9 @@ The ``choreo`` command comes with the package (``python -m choreo`` too), and a 
 timelines started together, as ``choreo run --robot A --robot B`` does.
 ``check(*paths, body=False, cache=False)`` checks files of every format without running them,
 as ``choreo check`` does: one dict per file, the object ``choreo check --json`` prints for it.
+``explore(path, max_paths=200, depth=6, ...)`` tries every branch a person could take, as
+``choreo explore`` does: the dict ``choreo explore --json`` prints (coverage, faults with
+their shortest inputs).
 """
 
 import atexit as _atexit
@@ -31,7 +34,7 @@ import sys as _sys
 import weakref as _weakref
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from choreo._native import Events, Fleet, Project, Run, Timeline, check
+from choreo._native import Events, Fleet, Project, Run, Timeline, check, explore
 from choreo._native import _set_box_host
 from choreo._native import load_fleet as _load_fleet
 from choreo._native import load as _load
@@ -54,6 +57,7 @@ __all__ = [
     "load",
     "load_fleet",
     "check",
+    "explore",
     "Project",
     "Run",
     "Timeline",

@@ -60,6 +60,14 @@ def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[s
     "warning" or "error", `summary`, `diagnostics`; `body` with `body=True`: the physics of
     its motion timelines). NotFoundError for a path that does not exist."""
 
+def explore(path: _Path, behavior: Optional[str] = None, max_paths: int = 200, depth: int = 6,
+            time: float = 600.0, timeout: float = 60.0,
+            jobs: Optional[int] = None) -> Dict[str, Any]:
+    """Tries every branch a person could take (`choreo explore`): the dict `choreo explore
+    --json` prints (`paths`, `complete`, `boxes`, `entered`, `loaded`, `rules_matched`,
+    `rules_unmatched`, `unproduced`, `faults` with their `steps`). ValueError for a bound
+    that is not a positive number of seconds."""
+
 def cli_main(argv: List[str]) -> int:
     """Runs the choreo command (argv[0] its name); returns its exit code."""
 

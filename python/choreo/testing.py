@@ -167,3 +167,36 @@ def assert_reproducible(path: Any, behavior: Optional[str] = None, *, runs: int 
                     "run %d differs from run 1 at event %d:\n  run 1: %s\n  run %d: %s"
                     % (n, i, x, n, y))
     return first or []
+
+
+def assert_explored(path: Any, behavior: Optional[str] = None, *, coverage: float = 0.0,
+                    faults: bool = False, **bounds: Any) -> dict:
+    """Explores the behavior (``choreo.explore``, every branch a person could take, within
+    ``bounds``: ``max_paths``, ``depth``, ``time``, ``timeout``, ``jobs``) and raises
+    ``AssertionError`` if a path showed a fault (unless ``faults``), with each fault's
+    inputs, or if fewer than ``coverage`` (0 to 1) of the boxes loaded were entered. What a
+    course's CI asserts; returns the exploration's dict."""
+    found = choreo.explore(path, behavior, **bounds)
+    if not faults and found["faults"]:
+        lines = []
+        for f in found["faults"]:
+            inputs = ", ".join("%s at %s s" % (_describe(s["input"]), s["at"]) for s in f["steps"])
+            where = " %s" % f["path"] if f["path"] else ""
+            lines.append("  %s%s: %s\n    after: %s"
+                         % (f["kind"], where, f["text"], inputs or "nothing (a plain run)"))
+        raise AssertionError("%d fault(s) found:\n%s" % (len(found["faults"]), "\n".join(lines)))
+    loaded = found["loaded"]
+    entered = found["entered"]
+    if loaded and entered / loaded < coverage:
+        raise AssertionError("%d of %d boxes entered (%.0f%%), expected at least %.0f%%"
+                             % (entered, loaded, 100.0 * entered / loaded, 100.0 * coverage))
+    return found
+
+
+def _describe(step_input: dict) -> str:
+    kind = step_input.get("kind")
+    if kind == "say":
+        return "say %r" % step_input.get("words")
+    if kind == "touch":
+        return "touch %s" % step_input.get("sensor")
+    return "raise %s = %r" % (step_input.get("key"), step_input.get("value"))

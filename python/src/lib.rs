@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod check;
+mod explore;
 mod fleet;
 
 /// How long `wait` and `wait_end` wait by default (real seconds): long enough for any
@@ -1036,6 +1037,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Events>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
+    m.add_function(wrap_pyfunction!(explore::explore, m)?)?;
     m.add_function(wrap_pyfunction!(fleet::load_fleet, m)?)?;
     m.add_class::<fleet::Fleet>()?;
     m.add_class::<Project>()?;

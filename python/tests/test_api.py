@@ -554,6 +554,33 @@ def test_check_gives_each_file_as_choreo_check_json_does(tmp_path):
         choreo.check()
 
 
+def test_explore_finds_the_error_behind_the_third_answer():
+    # The quiz listens for "red", "green" or "blue" three times; the third "blue" raises
+    # (crates/choreo/tests/explore.rs derives its 13 paths by hand).
+    found = choreo.explore(FIXTURES / "quiz.xar")
+    assert found["paths"] == 13 and found["complete"]
+    fault, = found["faults"]
+    assert fault["text"] == "ValueError: the third right answer breaks the quiz"
+    assert [s["input"]["words"] for s in fault["steps"]] == ["blue", "blue", "blue"]
+    assert found["entered"] == found["loaded"] == 2
+    with pytest.raises(ValueError):
+        choreo.explore(FIXTURES / "quiz.xar", time=0)
+
+
+def test_assert_explored_names_each_fault_and_its_inputs():
+    from choreo.testing import assert_explored
+
+    with pytest.raises(AssertionError, match=r"1 fault\(s\) found:\n  error root/Quiz: ValueError"
+                                             r".*\n    after: say 'blue' at 3.075 s"):
+        assert_explored(FIXTURES / "quiz.xar")
+    # Faults allowed, and every box entered on some path.
+    found = assert_explored(FIXTURES / "quiz.xar", faults=True, coverage=1.0)
+    assert found["paths"] == 13
+    # A plain run (one path) never enters the box after a wrong answer: 1 of 2.
+    with pytest.raises(AssertionError, match=r"1 of 2 boxes entered \(50%\), expected at least 100%"):
+        assert_explored(FIXTURES / "quiz.xar", faults=True, coverage=1.0, max_paths=1)
+
+
 def test_a_fleet_dances_in_step_on_two_served_robots():
     sim = subprocess.Popen([sys.executable, "-m", "choreo", "sim", "--listen",
                             "tcp://127.0.0.1:0", "--count", "2", "-q"],

@@ -8,9 +8,8 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use choreo_base::lock;
-use choreo_qichat::dialog::{Listened, RuleAt};
+use choreo_qichat::dialog::listening::{Listened, RuleAt};
 
-use crate::SimRobot;
 use crate::robot::core::Sim;
 use crate::services::audio::recognition::Recognition;
 use crate::services::audio::tts::Speech;
@@ -116,7 +115,7 @@ pub(crate) fn acted(sim: &Sim) {
 
 /// What the robot listens for; `None` while the dialog engine is busy answering, unless
 /// `wait`.
-fn listening(sim: &Sim, wait: bool) -> Option<Listening> {
+pub(crate) fn listening(sim: &Sim, wait: bool) -> Option<Listening> {
     let words = sim
         .state()
         .part::<Recognition>()
@@ -131,30 +130,19 @@ fn listening(sim: &Sim, wait: bool) -> Option<Listening> {
     })
 }
 
-impl SimRobot {
-    /// What the robot listens for now (waiting for the dialog engine if it is answering, as
-    /// an ALDialog call does).
-    pub fn listening(&self) -> Listening {
-        listening(&self.sim, true).unwrap_or_default()
-    }
+/// Every user rule of the dialog's topics, and those that answered so far.
+pub(crate) fn coverage(sim: &Sim) -> DialogCoverage {
+    let (rules, matched) = dialog::coverage(sim);
+    DialogCoverage { rules, matched }
+}
 
-    /// Keeps a log of what the robot listens for from now on (each change, and each action
-    /// of a scenario), starting with what it listens for now.
-    pub fn log_listening(&self) {
-        lock(&self.sim.extension::<Log>().0).get_or_insert_with(Vec::new);
-        changed(&self.sim);
-    }
+/// Keeps the log from now on, starting with what the robot listens for now.
+pub(crate) fn start_log(sim: &Sim) {
+    lock(&sim.extension::<Log>().0).get_or_insert_with(Vec::new);
+    changed(sim);
+}
 
-    /// The log kept since [`SimRobot::log_listening`].
-    pub fn listening_log(&self) -> Vec<Heard> {
-        lock(&self.sim.extension::<Log>().0)
-            .clone()
-            .unwrap_or_default()
-    }
-
-    /// The dialog's rules and those that answered so far.
-    pub fn dialog_coverage(&self) -> DialogCoverage {
-        let (rules, matched) = dialog::coverage(&self.sim);
-        DialogCoverage { rules, matched }
-    }
+/// The log kept since [`start_log`].
+pub(crate) fn log(sim: &Sim) -> Vec<Heard> {
+    lock(&sim.extension::<Log>().0).clone().unwrap_or_default()
 }

@@ -34,7 +34,7 @@ use choreo_base::lock;
 /// their timing, keeps ALMemory, runs scenarios. Cheap to clone (a shared handle).
 #[derive(Clone)]
 pub struct SimRobot {
-    pub(crate) sim: Arc<Sim>,
+    sim: Arc<Sim>,
 }
 
 impl SimRobot {
@@ -345,4 +345,29 @@ pub fn resource_tree(model: Model) -> ResourceTree {
         .fold(ResourceTree::new(), |tree, (group, covers)| {
             tree.with_group(group, &covers)
         })
+}
+
+/// What the robot listens for (`crate::listening`): what `choreo explore` tries.
+impl SimRobot {
+    /// What the robot listens for now (waiting for the dialog engine if it is answering, as
+    /// an ALDialog call does).
+    pub fn listening(&self) -> crate::Listening {
+        crate::listening::listening(&self.sim, true).unwrap_or_default()
+    }
+
+    /// Keeps a log of what the robot listens for from now on (each change, and each action
+    /// of a scenario), starting with what it listens for now.
+    pub fn log_listening(&self) {
+        crate::listening::start_log(&self.sim);
+    }
+
+    /// The log kept since [`SimRobot::log_listening`].
+    pub fn listening_log(&self) -> Vec<crate::Heard> {
+        crate::listening::log(&self.sim)
+    }
+
+    /// The dialog's rules and those that answered so far.
+    pub fn dialog_coverage(&self) -> crate::DialogCoverage {
+        crate::listening::coverage(&self.sim)
+    }
 }

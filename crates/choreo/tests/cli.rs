@@ -460,6 +460,7 @@ fn each_command_s_help_lists_its_own_exit_codes_then_examples() {
         "stack",
         "diff",
         "edit",
+        "explore",
     ] {
         let out = stdout(&choreo(&[command, "--help"]));
         let codes = out

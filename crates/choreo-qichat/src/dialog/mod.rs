@@ -19,7 +19,7 @@ mod call;
 mod clock;
 mod concepts;
 mod functions;
-mod listening;
+pub mod listening;
 mod render;
 mod select;
 mod skins;
@@ -30,7 +30,6 @@ use crate::ast::{Rule, RuleKind, Topic, TopicProperty};
 use crate::error::Span;
 
 pub use call::CallArg;
-pub use listening::{Listened, RuleAt, WILDCARD_WORD};
 
 /// How many jumps (`^goto`, `^nextProposal`, a `def:` call, ...) one answer may make.
 const MAX_JUMPS: usize = 16;

@@ -72,8 +72,7 @@ enum Command {
     /// run in the embedded CPython. Ctrl-C stops it cleanly (every box unloaded).
     #[command(after_help = help::RUN)]
     Run(run::RunArgs),
-    /// Try every branch a person could take: each answer, touch and event the behavior
-    /// listens for, at each point where it waits.
+    /// Try every answer, touch and event a behavior waits for.
     ///
     /// Runs the behavior in virtual time from its start once per path; prints box and
     /// dialog coverage and every fault found (an error, a refusal, a fall) with the

@@ -203,7 +203,7 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use choreo_qichat::dialog::Listened;
+    use choreo_qichat::dialog::listening::Listened;
 
     #[test]
     fn a_path_written_as_a_scenario_reads_back_as_the_same_entries() {

@@ -15,12 +15,14 @@ pub mod inputs;
 pub mod path;
 mod report;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 pub use inputs::{Input, Step};
 pub use path::Finding;
 pub use report::{BoxCoverage, Exploration, Fault, NeverEntered};
+
+use report::Found;
 
 use crate::Setup;
 
@@ -54,24 +56,6 @@ impl Default for Options {
 /// A path waiting to be run: its inputs.
 struct Todo {
     steps: Vec<Step>,
-}
-
-/// What the runs found so far.
-#[derive(Default)]
-struct Found {
-    loaded: BTreeSet<String>,
-    entered: BTreeSet<String>,
-    rules: BTreeSet<choreo_qichat::dialog::RuleAt>,
-    matched: BTreeSet<choreo_qichat::dialog::RuleAt>,
-    /// Each fault, with the shortest path that showed it.
-    faults: BTreeMap<Finding, Vec<Step>>,
-    /// Keys waited for that explore cannot produce.
-    unproduced: BTreeSet<String>,
-    /// Why each box would not be entered (the links of its diagram).
-    why: BTreeMap<String, String>,
-    paths: usize,
-    /// Behavior time and real time of the runs, summed.
-    behavior_seconds: f64,
 }
 
 /// Explores `setup`'s behavior (on the simulated robot) within `options`.

@@ -143,15 +143,28 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
             TraceStep::In { .. } => {
                 ran.entered.insert(e.path.clone());
             }
+            _ => {}
+        }
+    }
+    ran.findings = findings(&events, refused, &ran.ending);
+    Ok(ran)
+}
+
+/// What went wrong on a path: box code's errors and the robot's falls in its trace, the
+/// sandbox's refusals, an ending that is a fault.
+fn findings(events: &[Event], refused: Vec<String>, ending: &Ending) -> BTreeSet<Finding> {
+    let mut out = BTreeSet::new();
+    for e in events {
+        match &e.step {
             TraceStep::Err { text, .. } => {
-                ran.findings.insert(Finding {
+                out.insert(Finding {
                     kind: "error".into(),
                     path: e.path.clone(),
                     text: last_line(text),
                 });
             }
             TraceStep::Log { level, message } if e.path.is_empty() && fell(level, message) => {
-                ran.findings.insert(Finding {
+                out.insert(Finding {
                     kind: "fall".into(),
                     path: String::new(),
                     text: first_line(message),
@@ -161,20 +174,20 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         }
     }
     for text in refused {
-        ran.findings.insert(Finding {
+        out.insert(Finding {
             kind: "refused".into(),
             path: String::new(),
             text,
         });
     }
-    if let Some(text) = ended_badly(&ran.ending) {
-        ran.findings.insert(Finding {
+    if let Some(text) = ended_badly(ending) {
+        out.insert(Finding {
             kind: "ended".into(),
             path: String::new(),
             text,
         });
     }
-    Ok(ran)
+    out
 }
 
 /// Why each box of `graph` may never be entered, from its diagram's links: `no link leads

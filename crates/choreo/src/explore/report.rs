@@ -1,14 +1,37 @@
 //! What an exploration found: box coverage per diagram, dialog coverage, each fault with
 //! its shortest scenario; as JSON (a stable schema: docs/explore.md) and as one screen.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use choreo_qichat::dialog::listening::RuleAt;
 use serde::Serialize;
 
-use super::Found;
 use super::inputs::{Step, scenario_file};
 use super::path::Finding;
+
+/// What the runs found so far.
+#[derive(Default)]
+pub(super) struct Found {
+    /// Boxes constructed on some path.
+    pub(super) loaded: BTreeSet<String>,
+    /// Boxes one of whose inputs was stimulated on some path.
+    pub(super) entered: BTreeSet<String>,
+    /// The loaded topics' user rules.
+    pub(super) rules: BTreeSet<RuleAt>,
+    /// Those that answered on some path.
+    pub(super) matched: BTreeSet<RuleAt>,
+    /// Each fault, with the shortest path that showed it.
+    pub(super) faults: BTreeMap<Finding, Vec<Step>>,
+    /// Keys waited for that explore cannot produce.
+    pub(super) unproduced: BTreeSet<String>,
+    /// Why each box would not be entered (the links of its diagram).
+    pub(super) why: BTreeMap<String, String>,
+    /// Paths run.
+    pub(super) paths: usize,
+    /// Behavior time of the runs, summed, in seconds.
+    pub(super) behavior_seconds: f64,
+}
 
 /// How many boxes never entered the summary lists (the JSON has them all).
 const SHOWN: usize = 12;
@@ -110,7 +133,11 @@ pub(super) fn report(
         if found.entered.contains(b) {
             entry.entered.push(b.clone());
         } else {
-            let why = found.why.get(b).cloned().unwrap_or_default();
+            // A box of a behavior the run started (`greet:root/Say`) is not in the run's
+            // own links.
+            let why = found.why.get(b).cloned().unwrap_or_else(|| {
+                "it is in a behavior the run started, whose links are not read".to_string()
+            });
             entry.never_entered.push(NeverEntered {
                 path: b.clone(),
                 why,
@@ -118,7 +145,7 @@ pub(super) fn report(
         }
     }
     let boxes: Vec<BoxCoverage> = diagrams.into_values().collect();
-    let rule = |r: &choreo_qichat::dialog::RuleAt| format!("{}:{}", r.topic, r.line);
+    let rule = |r: &RuleAt| format!("{}:{}", r.topic, r.line);
     Exploration {
         schema: SCHEMA,
         paths: found.paths,

@@ -11,7 +11,8 @@ use std::time::Duration;
 use choreo_base::lock;
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
-use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, RuleAt, Step};
+use choreo_qichat::dialog::listening::RuleAt;
+use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
 
 use super::fallback::fallback;
 use super::silence;

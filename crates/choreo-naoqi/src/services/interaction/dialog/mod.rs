@@ -43,7 +43,7 @@ pub(crate) use module::{heard, memory_event, serve, set_preferred_language};
 pub(crate) fn listening(
     sim: &crate::robot::core::Sim,
     wait: bool,
-) -> Option<Vec<choreo_qichat::dialog::Listened>> {
+) -> Option<Vec<choreo_qichat::dialog::listening::Listened>> {
     let running = !sim.state().part::<state::Dialog>().subscribers.is_empty();
     if !running {
         return Some(Vec::new());
@@ -60,8 +60,8 @@ pub(crate) fn listening(
 pub(crate) fn coverage(
     sim: &crate::robot::core::Sim,
 ) -> (
-    Vec<choreo_qichat::dialog::RuleAt>,
-    std::collections::BTreeSet<choreo_qichat::dialog::RuleAt>,
+    Vec<choreo_qichat::dialog::listening::RuleAt>,
+    std::collections::BTreeSet<choreo_qichat::dialog::listening::RuleAt>,
 ) {
     let engine = sim.extension::<Engine>();
     let rules = engine.get().rules();
