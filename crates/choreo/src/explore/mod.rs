@@ -76,7 +76,23 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
             .collect();
         let ran = run_all(setup, &batch, options.horizon);
         for (todo, ran) in batch.into_iter().zip(ran) {
-            let ran = ran?;
+            let ran = match ran {
+                Ok(ran) => ran,
+                // The plain run failing is the behavior not loading: nothing to explore.
+                Err(e) if todo.steps.is_empty() => return Err(e),
+                // A path that could not run to its end (box code holding it past the real
+                // time bound) is a fault of that path; the others go on.
+                Err(e) => {
+                    found.paths += 1;
+                    let finding = Finding {
+                        kind: "ended".into(),
+                        path: String::new(),
+                        text: e.to_string(),
+                    };
+                    found.faults.entry(finding).or_insert(todo.steps);
+                    continue;
+                }
+            };
             found.paths += 1;
             found.behavior_seconds += ran.time;
             found.loaded.extend(ran.loaded.iter().cloned());
@@ -109,7 +125,7 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
             }
         }
     }
-    let faults = shrink_all(setup, &found.faults, options, started)?;
+    let faults = shrink_all(setup, &found.faults, options, started);
     Ok(report::report(found, faults, complete, started.elapsed()))
 }
 
@@ -140,7 +156,7 @@ fn shrink_all(
     faults: &BTreeMap<Finding, Vec<Step>>,
     options: &Options,
     started: Instant,
-) -> crate::Result<Vec<Fault>> {
+) -> Vec<Fault> {
     let mut out = Vec::new();
     for (finding, steps) in faults {
         let mut steps = steps.clone();
@@ -148,8 +164,8 @@ fn shrink_all(
         while i < steps.len() && started.elapsed() < options.time {
             let mut fewer = steps.clone();
             fewer.remove(i);
-            let ran = path::run(setup, &fewer, options.horizon)?;
-            if ran.findings.contains(finding) {
+            let ran = path::run(setup, &fewer, options.horizon);
+            if ran.is_ok_and(|r| r.findings.contains(finding)) {
                 steps = fewer;
             } else {
                 i += 1;
@@ -160,7 +176,7 @@ fn shrink_all(
             steps,
         });
     }
-    Ok(out)
+    out
 }
 
 /// A state's fingerprint: what the robot listens for and what it said last (the same menu
