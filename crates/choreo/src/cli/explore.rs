@@ -87,7 +87,7 @@ pub fn run(args: &ExploreArgs) -> CliResult {
     } else {
         found.summary()
     };
-    crate::cli::supervised::print_report(text.trim_end());
+    crate::cli::supervised::print_report(&text);
     Ok(if found.faults.is_empty() {
         exit::OK
     } else {
