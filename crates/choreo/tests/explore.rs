@@ -7,8 +7,8 @@ use support::cli::{choreo, text, workspace};
 
 /// The quiz (fixtures/quiz.xar) asks three times, listening for "red", "green" or "blue";
 /// a wrong answer ends it, and the third right one ("blue", "blue", "blue") raises. By
-/// hand: the root path waits once; each of its four inputs (three words and a phrase
-/// nothing expects) is a path; only "blue" waits again, twice more: 1 + 4 + 4 + 4 paths,
+/// hand: the root path waits once; each of its four inputs (three words, and something
+/// else said, which ALSpeechRecognition reports as "red" heard unsure) is a path; only "blue" waits again, twice more: 1 + 4 + 4 + 4 paths,
 /// and the error at depth 3.
 #[test]
 fn explore_finds_the_error_behind_the_third_answer_and_its_scenario_replays() {

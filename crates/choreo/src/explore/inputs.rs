@@ -12,6 +12,13 @@ use serde::Serialize;
 /// understand). Two words no dialog of the corpus uses.
 pub const UNKNOWN_PHRASE: &str = "purple elephant";
 
+/// The confidence of a word heard unsure: below every threshold the stock boxes use (the
+/// Speech Reco. box's "Confidence threshold (%)" defaults to 30, the Choice box's to 20 and
+/// 30), so a box takes it as "not understood". What ALSpeechRecognition gives when a person
+/// says what its vocabulary does not hold: it only ever reports vocabulary words
+/// (ALSpeechRecognition's page, `WordRecognized`), each with a confidence.
+pub const UNSURE_CONFIDENCE: f64 = 0.1;
+
 /// One thing a person or the world does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -20,6 +27,12 @@ pub enum Input {
     Say {
         /// What is said.
         words: String,
+    },
+    /// The robot hears `word`, a word of its vocabulary, unsure ([`UNSURE_CONFIDENCE`]):
+    /// someone said something else while only ALSpeechRecognition listened.
+    Mishear {
+        /// The vocabulary word reported.
+        word: String,
     },
     /// A touch sensor is pressed and released ([`choreo_naoqi::TOUCH_SENSORS`]).
     Touch {
@@ -43,6 +56,10 @@ impl Input {
                 word: words.clone(),
                 confidence: 1.0,
             },
+            Input::Mishear { word } => Action::Recognize {
+                word: word.clone(),
+                confidence: UNSURE_CONFIDENCE,
+            },
             Input::Touch { sensor } => Action::Touch {
                 sensor: sensor.clone(),
                 hold: choreo_naoqi::scenario::TOUCH_HOLD_SECONDS,
@@ -58,6 +75,7 @@ impl Input {
     pub fn describe(&self) -> String {
         match self {
             Input::Say { words } => format!("say {words:?}"),
+            Input::Mishear { word } => format!("say something else (heard {word:?}, unsure)"),
             Input::Touch { sensor } => format!("touch {sensor}"),
             Input::Event { key, value } => format!("raise {key} = {value}"),
         }
@@ -87,9 +105,10 @@ fn world_value(key: &str) -> Option<Value> {
 }
 
 /// What can be done while the robot listens for `listening`, in a fixed order: the rules'
-/// sentences (topic order), the vocabulary's words, a phrase nothing expects (when anything
-/// listens for words), then touches and world events of the keys subscribed. Each at most
-/// once.
+/// sentences (topic order), the vocabulary's words, something nothing expects (a phrase no
+/// rule matches while a dialog listens; else, while only ALSpeechRecognition does, its first
+/// word heard unsure, as it reports), then touches and world events of the keys subscribed.
+/// Each at most once.
 pub fn candidates(listening: &Listening) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
     let mut push = |input: Input| {
@@ -115,10 +134,12 @@ pub fn candidates(listening: &Listening) -> Vec<Input> {
             words: word.clone(),
         });
     }
-    if !listening.rules.is_empty() || !listening.words.is_empty() {
+    if !listening.rules.is_empty() {
         push(Input::Say {
             words: UNKNOWN_PHRASE.to_string(),
         });
+    } else if let Some(word) = listening.words.first() {
+        push(Input::Mishear { word: word.clone() });
     }
     for key in &listening.keys {
         if let Some(input) = keyed(key) {
@@ -188,6 +209,10 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
                 "    recognize: {{word: {}, confidence: 1.0}}\n",
                 text(words)
             )),
+            Input::Mishear { word } => out.push_str(&format!(
+                "    recognize: {{word: {}, confidence: {UNSURE_CONFIDENCE}}}\n",
+                text(word)
+            )),
             Input::Touch { sensor } => out.push_str(&format!("    touch: {}\n", text(sensor))),
             Input::Event { key, value } => out.push_str(&format!(
                 "    raise_event: {{key: {}, value: {}}}\n",
@@ -213,6 +238,10 @@ mod tests {
                 input: Input::Say {
                     words: "yes \"please\"".into(),
                 },
+            },
+            Step {
+                at: 3.0,
+                input: Input::Mishear { word: "red".into() },
             },
             Step {
                 at: 4.0,
@@ -257,5 +286,28 @@ mod tests {
             ]
         );
         assert_eq!(unproduced(&listening), ["MyApp/Go"]);
+        // Only ALSpeechRecognition listens: what else is said comes back as its first word,
+        // unsure, never as words outside its vocabulary.
+        let asr = Listening {
+            rules: Vec::new(),
+            ..listening
+        };
+        let said: Vec<String> = candidates(&asr).iter().map(Input::describe).collect();
+        assert_eq!(
+            said,
+            [
+                "say \"yes\"",
+                "say \"no\"",
+                "say something else (heard \"yes\", unsure)",
+                "touch FrontTactilTouched"
+            ]
+        );
+        match candidates(&asr)[2].action() {
+            Action::Recognize { word, confidence } => {
+                assert_eq!(word, "yes");
+                assert!(confidence < 0.2, "below the Choice box's lower threshold");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
