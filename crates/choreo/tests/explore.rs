@@ -106,7 +106,8 @@ fn explore_stops_at_its_bound_of_paths() {
 }
 
 /// A plain run of the quiz (one path) never says a wrong answer: the box after its
-/// `onWrong` output is loaded and never entered, and its diagram's links say why.
+/// `onWrong` output is loaded and never entered, and the report names the box whose
+/// output never fired.
 #[test]
 fn a_box_never_entered_says_why() {
     let o = choreo(&[
@@ -120,13 +121,18 @@ fn a_box_never_entered_says_why() {
     let never = &json["boxes"][0]["never_entered"];
     assert_eq!(
         never,
-        &serde_json::json!([{"path": "root/Sorry", "why": "what leads to it never fired"}]),
+        &serde_json::json!([{
+            "path": "root/Sorry",
+            "why": "root/Quiz was entered; its output onWrong never fired",
+            "behind": null
+        }]),
         "{json:#}"
     );
 }
 
 /// fixtures/unreached.xar: `Orphan` has no link into it; only the root's memory input
-/// `MyApp/Go`, a key of the behavior's own that nothing raises, leads to `Waiter`.
+/// `MyApp/Go`, a key of the behavior's own that nothing raises, leads to `Waiter`, and
+/// `After` is behind `Waiter`.
 #[test]
 fn a_box_no_link_reaches_and_one_behind_an_unproduced_key_say_so() {
     let o = choreo(&[
@@ -138,8 +144,9 @@ fn a_box_no_link_reaches_and_one_behind_an_unproduced_key_say_so() {
     assert_eq!(
         json["boxes"][0]["never_entered"],
         serde_json::json!([
-            {"path": "root/Orphan", "why": "no link leads to it"},
-            {"path": "root/Waiter", "why": "it waits for ALMemory MyApp/Go"}
+            {"path": "root/After", "why": "it waits for ALMemory MyApp/Go", "behind": "root/Waiter"},
+            {"path": "root/Orphan", "why": "no link leads to it", "behind": null},
+            {"path": "root/Waiter", "why": "it waits for ALMemory MyApp/Go", "behind": null}
         ]),
         "{json:#}"
     );

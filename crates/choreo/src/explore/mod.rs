@@ -14,6 +14,7 @@
 pub mod inputs;
 pub mod path;
 mod report;
+mod why;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -99,9 +100,7 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
             found.entered.extend(ran.entered.iter().cloned());
             found.rules.extend(ran.dialog.rules.iter().cloned());
             found.matched.extend(ran.dialog.matched.iter().cloned());
-            for (b, why) in &ran.why {
-                found.why.entry(b.clone()).or_insert_with(|| why.clone());
-            }
+            found.leads.extend(&ran.leads);
             for finding in &ran.findings {
                 let shorter = found
                     .faults

@@ -2,7 +2,7 @@
 //! scenario, and what the run showed — its trace, where it waited and for what, what went
 //! wrong. Replayed from the start every time (docs/explore.md says why not from a snapshot).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use choreo_engine::trace::{Event, Step as TraceStep};
 use choreo_naoqi::{DialogCoverage, Heard, Listening, SimRobot};
 
 use super::inputs::{Step, scenario};
+use super::why::Leads;
 use crate::{Clock, Ending, Setup};
 
 /// How long after the robot starts listening a person acts: long enough for what the
@@ -61,9 +62,8 @@ pub struct Ran {
     pub dialog: DialogCoverage,
     /// Behavior time at the end, in seconds.
     pub time: f64,
-    /// For each box of the behavior, why it would not be entered if it is not: what its
-    /// diagram's links say (see [`why_not_entered`]).
-    pub why: BTreeMap<String, String>,
+    /// The ways into each box of the behavior, to tell why one was never entered.
+    pub leads: Leads,
 }
 
 /// Runs `setup`'s behavior with `steps`, for at most `horizon` of behavior time after the
@@ -85,7 +85,7 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         .time_limit(limit)
         .trace(trace)
         .load()?;
-    let why = why_not_entered(run.engine().graph());
+    let leads = Leads::of(run.engine().graph());
     let sim = run.simulated_robot().cloned();
     if let Some(sim) = &sim {
         sim.log_listening();
@@ -133,7 +133,7 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         findings: BTreeSet::new(),
         dialog,
         time,
-        why,
+        leads,
     };
     for e in &events {
         match &e.step {
@@ -186,61 +186,6 @@ fn findings(events: &[Event], refused: Vec<String>, ending: &Ending) -> BTreeSet
             path: String::new(),
             text,
         });
-    }
-    out
-}
-
-/// Why each box of `graph` may never be entered, from its diagram's links: `no link leads
-/// to it`; `it waits for ALMemory KEY` when only its diagram's memory inputs lead to it; else
-/// `what leads to it never fired`.
-fn why_not_entered(graph: &choreo_engine::graph::Graph) -> BTreeMap<String, String> {
-    use choreo_engine::graph::Target;
-    let mut from_boxes: BTreeSet<usize> = BTreeSet::new();
-    let mut from_memory: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
-    for b in &graph.boxes {
-        for output in &b.outputs {
-            for t in &output.targets {
-                if let Target::Input(to, _) = t {
-                    from_boxes.insert(to.0 as usize);
-                }
-            }
-        }
-    }
-    for d in &graph.diagrams {
-        let owner = &graph.boxes[d.owner.0 as usize];
-        for (i, targets) in d.from_owner.iter().enumerate() {
-            let key = owner
-                .inputs
-                .get(i)
-                .and_then(|input| input.memory_key.clone());
-            for t in targets {
-                if let Target::Input(to, _) = t {
-                    match &key {
-                        Some(k) => {
-                            from_memory
-                                .entry(to.0 as usize)
-                                .or_default()
-                                .insert(k.clone());
-                        }
-                        None => {
-                            from_boxes.insert(to.0 as usize);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (i, b) in graph.boxes.iter().enumerate().skip(1) {
-        let why = match (from_boxes.contains(&i), from_memory.get(&i)) {
-            (true, _) => "what leads to it never fired".to_string(),
-            (false, Some(keys)) => format!(
-                "it waits for ALMemory {}",
-                keys.iter().cloned().collect::<Vec<_>>().join(", ")
-            ),
-            (false, None) => "no link leads to it".to_string(),
-        };
-        out.insert(b.path.clone(), why);
     }
     out
 }

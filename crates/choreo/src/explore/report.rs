@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::inputs::{Step, scenario_file};
 use super::path::Finding;
+use super::why::{Leads, Why};
 
 /// What the runs found so far.
 #[derive(Default)]
@@ -25,15 +26,15 @@ pub(super) struct Found {
     pub(super) faults: BTreeMap<Finding, Vec<Step>>,
     /// Keys waited for that explore cannot produce.
     pub(super) unproduced: BTreeSet<String>,
-    /// Why each box would not be entered (the links of its diagram).
-    pub(super) why: BTreeMap<String, String>,
+    /// The ways into each box, to tell why one was never entered.
+    pub(super) leads: Leads,
     /// Paths run.
     pub(super) paths: usize,
     /// Behavior time of the runs, summed, in seconds.
     pub(super) behavior_seconds: f64,
 }
 
-/// How many boxes never entered the summary lists (the JSON has them all).
+/// How many causes of boxes never entered the summary lists (the JSON has every box).
 const SHOWN: usize = 12;
 
 /// The version of the JSON's schema: raised when a field changes meaning or goes.
@@ -85,9 +86,14 @@ pub struct BoxCoverage {
 pub struct NeverEntered {
     /// The box.
     pub path: String,
-    /// Why, from its diagram's links: `no link leads to it`, `it waits for ALMemory KEY`
-    /// (only memory inputs lead to it), `what leads to it never fired`.
+    /// Why: where what leads to it stops (docs/explore.md, "The report"): `no link leads
+    /// to it`, `it waits for ALMemory KEY`, `BOX was entered; its output OUT never fired`,
+    /// `BOX was entered; its input IN never was`, `TIMELINE was entered; its frame N never
+    /// came`, `nothing that leads to it was entered`, `it is in a behavior the run started,
+    /// whose links are not read`.
     pub why: String,
+    /// The box it is directly behind when the cause is further back (never entered either).
+    pub behind: Option<String>,
 }
 
 /// A fault and the shortest scenario found that shows it.
@@ -135,12 +141,18 @@ pub(super) fn report(
         } else {
             // A box of a behavior the run started (`greet:root/Say`) is not in the run's
             // own links.
-            let why = found.why.get(b).cloned().unwrap_or_else(|| {
-                "it is in a behavior the run started, whose links are not read".to_string()
-            });
+            let why = if found.leads.knows(b) {
+                found.leads.why(b, &found.entered)
+            } else {
+                Why {
+                    cause: "it is in a behavior the run started, whose links are not read".into(),
+                    behind: None,
+                }
+            };
             entry.never_entered.push(NeverEntered {
                 path: b.clone(),
-                why,
+                why: why.cause,
+                behind: why.behind,
             });
         }
     }
@@ -207,14 +219,27 @@ impl Exploration {
                 percent(self.rules_matched.len(), rules)
             ));
         }
-        let never: Vec<&NeverEntered> = self.boxes.iter().flat_map(|d| &d.never_entered).collect();
-        for b in never.iter().take(SHOWN) {
-            out.push_str(&format!("  never entered  {}: {}\n", b.path, b.why));
+        // Grouped by cause: the boxes behind one box that stopped are one line.
+        let mut causes: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for b in self.boxes.iter().flat_map(|d| &d.never_entered) {
+            causes.entry(&b.why).or_default().push(&b.path);
         }
-        if never.len() > SHOWN {
+        let mut causes: Vec<(&str, Vec<&str>)> = causes.into_iter().collect();
+        causes.sort_by_key(|(_, boxes)| std::cmp::Reverse(boxes.len()));
+        for (cause, boxes) in causes.iter().take(SHOWN) {
+            match boxes.as_slice() {
+                [one] => out.push_str(&format!("  never entered  {one}: {cause}\n")),
+                [first, ..] => out.push_str(&format!(
+                    "  never entered  {} boxes ({first}, ...): {cause}\n",
+                    boxes.len()
+                )),
+                [] => {}
+            }
+        }
+        if causes.len() > SHOWN {
             out.push_str(&format!(
-                "  ... and {} more (the JSON lists them)\n",
-                never.len() - SHOWN
+                "  ... and {} more causes (the JSON lists every box)\n",
+                causes.len() - SHOWN
             ));
         }
         if !self.unproduced.is_empty() {
