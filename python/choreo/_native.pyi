@@ -61,7 +61,7 @@ def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[s
     its motion timelines). NotFoundError for a path that does not exist."""
 
 def explore(path: _Path, behavior: Optional[str] = None, max_paths: int = 200, depth: int = 6,
-            time: float = 600.0, timeout: float = 60.0,
+            time: float = 30.0, timeout: float = 60.0,
             jobs: Optional[int] = None) -> Dict[str, Any]:
     """Tries every branch a person could take (`choreo explore`): the dict `choreo explore
     --json` prints (`paths`, `complete`, `boxes`, `entered`, `loaded`, `rules_matched`,

@@ -17,7 +17,7 @@ use crate::py_error;
 /// `loaded`, `rules_matched`, `rules_unmatched`, `unproduced`, `faults` (each with its
 /// `steps`). The GIL is free while the paths run.
 #[pyfunction]
-#[pyo3(signature = (path, behavior = None, max_paths = 200, depth = 6, time = 600.0, timeout = 60.0, jobs = None))]
+#[pyo3(signature = (path, behavior = None, max_paths = 200, depth = 6, time = 30.0, timeout = 60.0, jobs = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore<'py>(
     py: Python<'py>,

@@ -35,6 +35,7 @@ mod registry;
 mod robot;
 mod services;
 mod sim_robot;
+mod world_events;
 
 pub use listening::{DialogCoverage, Heard, Listening};
 pub use robot::scenario;
@@ -59,3 +60,4 @@ pub use services::motion::posture::MAX_SECONDS as MAX_POSTURE_SECONDS;
 pub use services::motion::stiffness::WAKE_SECONDS;
 pub use services::motion::walks::WALK_START_STOP_SECONDS;
 pub use sim_robot::{SimRobot, resource_tree};
+pub use world_events::{WORLD_EVENTS, WorldEvent, world_event};

@@ -11,7 +11,7 @@ use choreo_base::lock;
 use choreo_qichat::dialog::listening::{Listened, RuleAt};
 
 use crate::robot::core::Sim;
-use crate::services::audio::recognition::Recognition;
+use crate::services::audio::recognition;
 use crate::services::audio::tts::Speech;
 use crate::services::interaction::dialog;
 
@@ -116,12 +116,7 @@ pub(crate) fn acted(sim: &Sim) {
 /// What the robot listens for; `None` while the dialog engine is busy answering, unless
 /// `wait`.
 pub(crate) fn listening(sim: &Sim, wait: bool) -> Option<Listening> {
-    let words = sim
-        .state()
-        .part::<Recognition>()
-        .hears()
-        .map(<[String]>::to_vec)
-        .unwrap_or_default();
+    let words = recognition::hears(sim).unwrap_or_default();
     let keys: BTreeSet<String> = sim.memory.subscribed().into_iter().collect();
     Some(Listening {
         words,

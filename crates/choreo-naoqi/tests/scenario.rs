@@ -166,6 +166,32 @@ fn recognize_also_feeds_a_running_dialog() {
     );
 }
 
+/// ALSpeechRecognition's page: `SpeechDetected` is raised with "True if a voice activity
+/// is detected" — while recognition runs (someone subscribed), before what it heard.
+#[test]
+fn a_voice_is_detected_before_its_word_while_recognition_runs() {
+    let robot = SimRobot::new(Model::Nao);
+    let seen = watch(&robot, &["SpeechDetected", "WordRecognized"]);
+    let hear = |robot: &SimRobot| {
+        robot.inject(&Action::Recognize {
+            word: "yes".into(),
+            confidence: 0.9,
+        })
+    };
+    hear(&robot);
+    let keys = || -> Vec<String> { seen.lock().unwrap().iter().map(|e| e.0.clone()).collect() };
+    assert_eq!(keys(), ["WordRecognized"], "not running: no voice detected");
+    robot
+        .call("ALSpeechRecognition", "subscribe", vec![s("Reco")])
+        .unwrap();
+    hear(&robot);
+    assert_eq!(
+        keys(),
+        ["WordRecognized", "SpeechDetected", "WordRecognized"]
+    );
+    assert_eq!(seen.lock().unwrap()[1].1, Value::Bool(true));
+}
+
 #[test]
 fn json_scenarios_and_insert_data_at_a_time() {
     let text = r#"{"events": [{"at": 0.25, "insert_data": {"key": "Battery", "value": 0.5}}]}"#;

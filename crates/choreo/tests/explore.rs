@@ -73,6 +73,32 @@ fn explore_finds_the_error_behind_the_third_answer_and_its_scenario_replays() {
     }
 }
 
+/// With a horizon of 0.2 s the quiz's plain run ends while it still says its first question
+/// (it listens from about 2.5 s on): only time passing (a child that waits ten minutes
+/// more) reaches the answers. The fault is still found, and its scenario shrunk to the three
+/// answers, whose times the run's horizon then covers.
+#[test]
+fn time_passing_reaches_what_a_short_horizon_cuts() {
+    let o = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/quiz.xar",
+        "--timeout",
+        "0.2",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    let faults = json["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 1, "{json:#}");
+    let inputs: Vec<String> = faults[0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["input"].to_string())
+        .collect();
+    let blue = r#"{"kind":"say","words":"blue"}"#;
+    assert_eq!(inputs, [blue, blue, blue], "{json:#}");
+}
+
 /// examples/dialog's English topic (greet/greet_enu.top) has six user rules: `e:onStart`,
 /// which answers when the box starts, and five a person can say ("hello", "my name is
 /// ...", "what is my name", "dance", "goodbye"). Each is said on a path of its own.
@@ -151,4 +177,51 @@ fn a_box_no_link_reaches_and_one_behind_an_unproduced_key_say_so() {
         "{json:#}"
     );
     assert_eq!(json["unproduced"], serde_json::json!(["MyApp/Go"]));
+}
+
+/// fixtures/stuck.xar: the root starts `Forgets`, which never fires `onStopped`, and nothing
+/// is subscribed: the behavior can never end nor be moved. A hang, named by the box under way.
+#[test]
+fn a_behavior_nothing_can_move_any_more_is_a_hang() {
+    let o = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/stuck.xar",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    assert_eq!(
+        json["faults"],
+        serde_json::json!([{
+            "kind": "hang",
+            "path": "root/Forgets",
+            "text": "nothing can happen any more, and the behavior has not ended; under way: root/Forgets",
+            "steps": []
+        }])
+    );
+    // The quiz ends on each path (or waits for words): no hang there.
+    let quiz = choreo(&["explore", "crates/choreo/tests/fixtures/quiz.xar", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&quiz).0).unwrap();
+    assert!(
+        json["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["kind"] != "hang"),
+        "{json:#}"
+    );
+}
+
+/// fixtures/tablet: the root waits for `Lesson/Next`, which only the project's tablet page
+/// (html/index.html) raises, with 2: explore reads the page and raises it so; the box
+/// behind is entered and its check of the value holds (it raises on another value).
+#[test]
+fn a_key_the_projects_web_page_raises_is_raised_with_its_value() {
+    let o = choreo(&["explore", "crates/choreo/tests/fixtures/tablet", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{json:#}");
+    assert_eq!(json["entered"], 1, "{json:#}");
+    assert_eq!(json["loaded"], 1, "{json:#}");
+    assert_eq!(json["unproduced"], serde_json::json!([]));
+    assert_eq!(json["paths"], 2);
 }

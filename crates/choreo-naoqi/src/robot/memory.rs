@@ -163,6 +163,16 @@ impl Memory {
             .collect()
     }
 
+    /// Whether a script subscribed to one of `events` with `subscribeToEvent`, which
+    /// "automatically launches the module that declared itself as the generator of the
+    /// event" (ALMemory's API page).
+    pub(crate) fn scripts_subscribe_to(&self, events: &[&str]) -> bool {
+        self.lock()
+            .scripts
+            .iter()
+            .any(|(event, _)| events.contains(&event.as_str()))
+    }
+
     /// Removes an engine subscription.
     pub fn unsubscribe(&self, id: SubscriptionId) {
         self.lock().sinks.retain(|(_, i, _)| *i != id);

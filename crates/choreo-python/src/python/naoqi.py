@@ -179,11 +179,16 @@ def _subscribe_to_event(proxy, event, module, *rest):
     # Its exceptions are reported as the method's (E2).
     deliver.__name__ = str(method)
     box.subscribe_event(event, module, deliver)
+    # The robot is told too: a subscription to an event "automatically launches the module
+    # that declared itself as the generator of the event" (ALMemory's API page), as the
+    # stock Speech Reco. box starts ALSpeechRecognition.
+    proxy._call("subscribeToEvent", (event, module, method), {})
 
 
 def _unsubscribe_from_event(proxy, event, module):
-    if not proxy._box.unsubscribe_event(event, module):
-        return proxy._call("unsubscribeToEvent", (event, module), {})
+    # The robot knows of local subscriptions too (above); a local one ends here first.
+    proxy._box.unsubscribe_event(event, module)
+    return proxy._call("unsubscribeToEvent", (event, module), {})
 
 
 def _box_named(proxy, name):

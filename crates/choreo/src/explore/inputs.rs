@@ -4,7 +4,7 @@
 
 use choreo_engine::Value;
 use choreo_naoqi::scenario::{Entry, Trigger};
-use choreo_naoqi::{Action, Listening, Scenario, TOUCH_SENSORS};
+use choreo_naoqi::{Action, Listening, Scenario, TOUCH_SENSORS, world_event};
 use serde::Serialize;
 
 /// A phrase no rule of a topic is written for: what a person says that the behavior does not
@@ -18,6 +18,11 @@ pub const UNKNOWN_PHRASE: &str = "purple elephant";
 /// says what its vocabulary does not hold: it only ever reports vocabulary words
 /// (ALSpeechRecognition's page, `WordRecognized`), each with a confidence.
 pub const UNSURE_CONFIDENCE: f64 = 0.1;
+
+/// How long "nothing happens" lasts: a path whose run reached its horizon with the behavior
+/// still busy (moving, talking, looping) gets a child that waits this much longer, in
+/// virtual time: ten minutes, for a long dance or lesson to reach its next question.
+pub const WAIT_SECONDS: f64 = 600.0;
 
 /// One thing a person or the world does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,12 +51,15 @@ pub enum Input {
         /// The value the NAOqi documentation gives for it.
         value: Value,
     },
+    /// Nothing happens for [`WAIT_SECONDS`] more: the run goes on past its horizon.
+    Wait,
 }
 
 impl Input {
-    /// The scenario action that does it.
-    pub fn action(&self) -> Action {
-        match self {
+    /// The scenario action that does it (none for a wait).
+    pub fn action(&self) -> Option<Action> {
+        Some(match self {
+            Input::Wait => return None,
             Input::Say { words } => Action::Recognize {
                 word: words.clone(),
                 confidence: 1.0,
@@ -68,7 +76,7 @@ impl Input {
                 key: key.clone(),
                 value: value.clone(),
             },
-        }
+        })
     }
 
     /// A short description: `say "yes"`, `touch FrontTactilTouched`.
@@ -78,6 +86,7 @@ impl Input {
             Input::Mishear { word } => format!("say something else (heard {word:?}, unsure)"),
             Input::Touch { sensor } => format!("touch {sensor}"),
             Input::Event { key, value } => format!("raise {key} = {value}"),
+            Input::Wait => format!("wait {WAIT_SECONDS} s more"),
         }
     }
 }
@@ -91,25 +100,15 @@ pub struct Step {
     pub input: Input,
 }
 
-/// The ALMemory keys the world raises that explore produces beyond touches, each with the
-/// value its NAOqi documentation gives (2.8 mirror, `naoqi/`): a key a behavior subscribes to
-/// that is neither here nor a touch is the robot's own or the behavior's, and explore names
-/// it as what it cannot produce.
-fn world_value(key: &str) -> Option<Value> {
-    match key {
-        // The fall manager's events (naoqi/motion/reflexes-fall-manager-api.html): "val –
-        // always True" for both.
-        "robotHasFallen" | "ALMotion/RobotIsFalling" => Some(Value::Bool(true)),
-        _ => None,
-    }
-}
+/// The events a project's web pages raise, with their values ([`super::tablet`]).
+pub type Tablet = std::collections::BTreeMap<String, Vec<Value>>;
 
 /// What can be done while the robot listens for `listening`, in a fixed order: the rules'
 /// sentences (topic order), the vocabulary's words, something nothing expects (a phrase no
 /// rule matches while a dialog listens; else, while only ALSpeechRecognition does, its first
-/// word heard unsure, as it reports), then touches and world events of the keys subscribed.
-/// Each at most once.
-pub fn candidates(listening: &Listening) -> Vec<Input> {
+/// word heard unsure, as it reports), then touches, world events and the `tablet`'s events of
+/// the keys subscribed. Each at most once.
+pub fn candidates(listening: &Listening, tablet: &Tablet) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
     let mut push = |input: Input| {
         if !out.contains(&input) {
@@ -145,6 +144,12 @@ pub fn candidates(listening: &Listening) -> Vec<Input> {
         if let Some(input) = keyed(key) {
             push(input);
         }
+        for value in tablet.get(key).into_iter().flatten() {
+            push(Input::Event {
+                key: key.clone(),
+                value: value.clone(),
+            });
+        }
     }
     out
 }
@@ -156,25 +161,29 @@ fn keyed(key: &str) -> Option<Input> {
             sensor: key.to_string(),
         });
     }
-    world_value(key).map(|value| Input::Event {
+    // The world's events, each with the value its NAOqi documentation gives
+    // (`choreo_naoqi::WORLD_EVENTS`); a key neither there nor a touch is the robot's own or
+    // the behavior's, and explore names it as what it cannot produce.
+    world_event(key).map(|event| Input::Event {
         key: key.to_string(),
-        value,
+        value: (event.value)(),
     })
 }
 
 /// Keys the robot raises itself for what explore does produce: what ALSpeechRecognition
-/// heard (`WordRecognized`, ALSpeechRecognition's page) and ALDialog's events.
+/// heard and that it heard a voice (`WordRecognized`, `SpeechDetected`: ALSpeechRecognition's
+/// page) and ALDialog's events.
 fn raised_for_speech(key: &str) -> bool {
-    key == "WordRecognized" || key.starts_with("Dialog/")
+    matches!(key, "WordRecognized" | "SpeechDetected") || key.starts_with("Dialog/")
 }
 
 /// The keys among `listening`'s that explore cannot produce (the robot's own, the
 /// behavior's own, the world's it has no documented value for).
-pub fn unproduced(listening: &Listening) -> Vec<String> {
+pub fn unproduced(listening: &Listening, tablet: &Tablet) -> Vec<String> {
     listening
         .keys
         .iter()
-        .filter(|k| keyed(k).is_none() && !raised_for_speech(k))
+        .filter(|k| keyed(k).is_none() && !raised_for_speech(k) && !tablet.contains_key(*k))
         .cloned()
         .collect()
 }
@@ -185,26 +194,37 @@ pub fn scenario(steps: &[Step], name: &str) -> Scenario {
         name: name.to_string(),
         entries: steps
             .iter()
-            .map(|s| Entry {
-                trigger: Trigger::At(s.at),
-                action: s.input.action(),
+            .filter_map(|s| {
+                Some(Entry {
+                    trigger: Trigger::At(s.at),
+                    action: s.input.action()?,
+                })
             })
             .collect(),
     }
 }
 
 /// `steps` as a scenario file (YAML, the `--events` format: docs/scenarios.md) that
-/// `choreo run --events` replays; strings and values written as JSON, which YAML reads.
+/// `choreo run --events` replays; strings and values written as JSON, which YAML reads. A
+/// wait is a comment: a run without `--timeout` goes on by itself.
 pub fn scenario_file(steps: &[Step], description: &str) -> String {
     let json = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
     let text = |s: &str| json(&serde_json::Value::from(s));
     let mut out = format!("description: {}\nevents:\n", text(description));
-    if steps.is_empty() {
+    if steps.iter().all(|s| s.input == Input::Wait) {
         out = format!("description: {}\nevents: []\n", text(description));
     }
     for s in steps {
+        if s.input == Input::Wait {
+            out.push_str(&format!(
+                "  # from {} s, nothing happens for a while\n",
+                s.at
+            ));
+            continue;
+        }
         out.push_str(&format!("  - at: {}\n", s.at));
         match &s.input {
+            Input::Wait => {}
             Input::Say { words } => out.push_str(&format!(
                 "    recognize: {{word: {}, confidence: 1.0}}\n",
                 text(words)
@@ -256,6 +276,10 @@ mod tests {
                     value: Value::Bool(true),
                 },
             },
+            Step {
+                at: 60.0,
+                input: Input::Wait,
+            },
         ];
         let text = scenario_file(&steps, "a: path");
         let read = Scenario::from_str(&text, "path.yaml").unwrap();
@@ -274,7 +298,11 @@ mod tests {
             }],
             keys: vec!["FrontTactilTouched".into(), "MyApp/Go".into()],
         };
-        let said: Vec<String> = candidates(&listening).iter().map(Input::describe).collect();
+        let tablet = Tablet::from([("MyApp/Go".to_string(), vec![Value::Int(2)])]);
+        let said: Vec<String> = candidates(&listening, &Tablet::new())
+            .iter()
+            .map(Input::describe)
+            .collect();
         assert_eq!(
             said,
             [
@@ -285,14 +313,24 @@ mod tests {
                 "touch FrontTactilTouched"
             ]
         );
-        assert_eq!(unproduced(&listening), ["MyApp/Go"]);
+        assert_eq!(unproduced(&listening, &Tablet::new()), ["MyApp/Go"]);
+        // A key the project's web pages raise is raised with their value.
+        let with_tablet = candidates(&listening, &tablet);
+        assert_eq!(
+            with_tablet.last().map(Input::describe).as_deref(),
+            Some("raise MyApp/Go = 2")
+        );
+        assert!(unproduced(&listening, &tablet).is_empty());
         // Only ALSpeechRecognition listens: what else is said comes back as its first word,
         // unsure, never as words outside its vocabulary.
         let asr = Listening {
             rules: Vec::new(),
             ..listening
         };
-        let said: Vec<String> = candidates(&asr).iter().map(Input::describe).collect();
+        let said: Vec<String> = candidates(&asr, &Tablet::new())
+            .iter()
+            .map(Input::describe)
+            .collect();
         assert_eq!(
             said,
             [
@@ -302,8 +340,8 @@ mod tests {
                 "touch FrontTactilTouched"
             ]
         );
-        match candidates(&asr)[2].action() {
-            Action::Recognize { word, confidence } => {
+        match candidates(&asr, &Tablet::new())[2].action() {
+            Some(Action::Recognize { word, confidence }) => {
                 assert_eq!(word, "yes");
                 assert!(confidence < 0.2, "below the Choice box's lower threshold");
             }

@@ -14,9 +14,10 @@
 pub mod inputs;
 pub mod path;
 mod report;
+mod tablet;
 mod why;
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 pub use inputs::{Input, Step};
@@ -34,7 +35,8 @@ pub struct Options {
     pub max_paths: usize,
     /// Inputs on a path at most.
     pub depth: usize,
-    /// Real time spent at most (the paths under way finish).
+    /// Real time spent searching at most (the paths under way finish; shrinking the faults
+    /// found then has as long again).
     pub time: Duration,
     /// Behavior time a path runs past its last input at most (as `run --timeout`).
     pub horizon: Duration,
@@ -47,7 +49,7 @@ impl Default for Options {
         Options {
             max_paths: 200,
             depth: 6,
-            time: Duration::from_secs(600),
+            time: Duration::from_secs(30),
             horizon: Duration::from_secs(60),
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
         }
@@ -64,67 +66,64 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
     let started = Instant::now();
     let mut found = Found::default();
     let mut seen: HashSet<u64> = HashSet::new();
-    let mut queue: VecDeque<Todo> = VecDeque::from([Todo { steps: Vec::new() }]);
+    let tablet = tablet::tablet_events(&setup.project().files().files);
+    // Breadth first, a level (paths of as many inputs) at a time; within a level, the
+    // children of paths that entered something new come first (coverage-guided), so a
+    // bound cuts what looked like more of the same. The order depends only on the results,
+    // never on how many paths run at once.
+    let mut level: Vec<Todo> = vec![Todo { steps: Vec::new() }];
     let mut complete = true;
-    while !queue.is_empty() {
-        if found.paths >= options.max_paths || started.elapsed() >= options.time {
-            complete = false;
-            break;
-        }
-        let room = options.max_paths - found.paths;
-        let batch: Vec<Todo> = (0..options.jobs.max(1).min(room))
-            .filter_map(|_| queue.pop_front())
-            .collect();
-        let ran = run_all(setup, &batch, options.horizon);
-        for (todo, ran) in batch.into_iter().zip(ran) {
-            let ran = match ran {
-                Ok(ran) => ran,
-                // The plain run failing is the behavior not loading: nothing to explore.
-                Err(e) if todo.steps.is_empty() => return Err(e),
-                // A path that could not run to its end (box code holding it past the real
-                // time bound) is a fault of that path; the others go on.
-                Err(e) => {
-                    found.paths += 1;
-                    let finding = Finding {
-                        kind: "ended".into(),
-                        path: String::new(),
-                        text: e.to_string(),
-                    };
-                    found.faults.entry(finding).or_insert(todo.steps);
-                    continue;
-                }
-            };
-            found.paths += 1;
-            found.behavior_seconds += ran.time;
-            found.loaded.extend(ran.loaded.iter().cloned());
-            found.entered.extend(ran.entered.iter().cloned());
-            found.rules.extend(ran.dialog.rules.iter().cloned());
-            found.matched.extend(ran.dialog.matched.iter().cloned());
-            found.leads.extend(&ran.leads);
-            for finding in &ran.findings {
-                let shorter = found
-                    .faults
-                    .get(finding)
-                    .is_none_or(|s| s.len() > todo.steps.len());
-                if shorter {
-                    found.faults.insert(finding.clone(), todo.steps.clone());
-                }
+    'levels: while !level.is_empty() {
+        let (mut fresh, mut stale) = (Vec::new(), Vec::new());
+        for batch in level.chunks(options.jobs.max(1)) {
+            let room = options.max_paths.saturating_sub(found.paths);
+            if room == 0 || started.elapsed() >= options.time {
+                complete = false;
+                break 'levels;
             }
-            for wait in &ran.waits {
-                found.unproduced.extend(inputs::unproduced(&wait.listening));
-                if todo.steps.len() >= options.depth || !seen.insert(fingerprint(wait)) {
+            let batch = &batch[..batch.len().min(room)];
+            let ran = run_all(setup, batch, options.horizon);
+            for (todo, ran) in batch.iter().zip(ran) {
+                let before = found.progress();
+                let Some(ran) = found.take(&todo.steps, ran)? else {
                     continue;
-                }
-                let at = round(wait.time + path::REPLY_SECONDS);
-                for input in inputs::candidates(&wait.listening) {
+                };
+                let children = if found.progress() == before {
+                    &mut stale
+                } else {
+                    &mut fresh
+                };
+                // Still busy at its horizon: time passing is a child of its own.
+                let busy = matches!(ran.ending, crate::Ending::TimeLimit);
+                let waited = todo.steps.last().is_some_and(|s| s.input == Input::Wait);
+                if busy && !waited && todo.steps.len() < options.depth {
                     let mut steps = todo.steps.clone();
-                    steps.push(Step { at, input });
-                    queue.push_back(Todo { steps });
+                    steps.push(Step {
+                        at: round(ran.time),
+                        input: Input::Wait,
+                    });
+                    children.push(Todo { steps });
+                }
+                for wait in &ran.waits {
+                    found
+                        .unproduced
+                        .extend(inputs::unproduced(&wait.listening, &tablet));
+                    if todo.steps.len() >= options.depth || !seen.insert(fingerprint(wait)) {
+                        continue;
+                    }
+                    let at = round(wait.time + path::REPLY_SECONDS);
+                    for input in inputs::candidates(&wait.listening, &tablet) {
+                        let mut steps = todo.steps.clone();
+                        steps.push(Step { at, input });
+                        children.push(Todo { steps });
+                    }
                 }
             }
         }
+        fresh.append(&mut stale);
+        level = fresh;
     }
-    let faults = shrink_all(setup, &found.faults, options, started);
+    let faults = shrink_all(setup, &found.faults, options);
     Ok(report::report(found, faults, complete, started.elapsed()))
 }
 
@@ -149,13 +148,14 @@ fn run_all(setup: &Setup, batch: &[Todo], horizon: Duration) -> Vec<crate::Resul
 }
 
 /// Shrinks each fault's path: leaves inputs out, one at a time from the first, while the
-/// fault still shows (as Hypothesis shrinks a failing example), within the time left.
+/// fault still shows (as Hypothesis shrinks a failing example), within `options.time` of
+/// its own (a search stopped by its time still shrinks what it found).
 fn shrink_all(
     setup: &Setup,
     faults: &BTreeMap<Finding, Vec<Step>>,
     options: &Options,
-    started: Instant,
 ) -> Vec<Fault> {
+    let started = Instant::now();
     let mut out = Vec::new();
     for (finding, steps) in faults {
         let mut steps = steps.clone();
@@ -178,13 +178,15 @@ fn shrink_all(
     out
 }
 
-/// A state's fingerprint: what the robot listens for and what it said last (the same menu
-/// after the same words is the same point of the conversation).
+/// A state's fingerprint: what the robot listens for, what it said last and the boxes
+/// under way (the same menu after the same words, in the same boxes, is the same point of
+/// the conversation).
 fn fingerprint(wait: &path::Wait) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     wait.listening.hash(&mut h);
     wait.said.hash(&mut h);
+    wait.running.hash(&mut h);
     h.finish()
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use choreo_engine::trace::{Event, Step as TraceStep};
 use choreo_naoqi::{DialogCoverage, Heard, Listening, SimRobot};
 
-use super::inputs::{Step, scenario};
+use super::inputs::{Input, Step, WAIT_SECONDS, scenario};
 use super::why::Leads;
 use crate::{Clock, Ending, Setup};
 
@@ -31,6 +31,10 @@ pub struct Wait {
     pub listening: Listening,
     /// The last thing the robot said before.
     pub said: Option<String>,
+    /// The boxes under way when a person acts ([`REPLY_SECONDS`] after it began): an input
+    /// stimulated and no output since, as the run report's "waiting for" (two boxes that
+    /// listen for the same keys are two states).
+    pub running: BTreeSet<String>,
 }
 
 /// Something that went wrong on a path.
@@ -67,10 +71,16 @@ pub struct Ran {
 }
 
 /// Runs `setup`'s behavior with `steps`, for at most `horizon` of behavior time after the
-/// last of them.
+/// last of them ([`WAIT_SECONDS`] after a wait).
 pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ran> {
-    let last = steps.last().map_or(0.0, |s| s.at);
-    let limit = Duration::from_secs_f64(last) + horizon;
+    let limit = match steps.last() {
+        Some(Step {
+            at,
+            input: Input::Wait,
+        }) => Duration::from_secs_f64(at + WAIT_SECONDS),
+        Some(last) => Duration::from_secs_f64(last.at) + horizon,
+        None => horizon,
+    };
     // Listened to from before the load, whose constructions are events too.
     let trace = crate::Trace::unkept(None);
     let events: Arc<Mutex<Vec<Event>>> = Arc::new(Mutex::new(Vec::new()));
@@ -125,11 +135,15 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         Ending::Idle { .. } | Ending::TimeLimit => f64::INFINITY,
         _ => time,
     };
+    let mut waits = waits(&log, end);
+    for w in &mut waits {
+        w.running = running(&events, w.time + REPLY_SECONDS);
+    }
     let mut ran = Ran {
         ending,
         loaded: BTreeSet::new(),
         entered: BTreeSet::new(),
-        waits: waits(&log, end),
+        waits,
         findings: BTreeSet::new(),
         dialog,
         time,
@@ -147,6 +161,9 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         }
     }
     ran.findings = findings(&events, refused, &ran.ending);
+    if let Some(hang) = hang(&ran.ending, &log, &events, time) {
+        ran.findings.insert(hang);
+    }
     Ok(ran)
 }
 
@@ -186,6 +203,64 @@ fn findings(events: &[Event], refused: Vec<String>, ending: &Ending) -> BTreeSet
             path: String::new(),
             text,
         });
+    }
+    out
+}
+
+/// A hang: the run ended idle (nothing scheduled, not finished), subscribed to no key and
+/// listening for nothing — nothing a person or the world does can move it, and on a robot it
+/// would stay so until someone stops it. Named by the boxes still under way.
+fn hang(ending: &Ending, log: &[Heard], events: &[Event], time: f64) -> Option<Finding> {
+    let Ending::Idle { awaiting } = ending else {
+        return None;
+    };
+    let listening = log.iter().rev().find_map(|h| match h {
+        Heard::Listening { listening, .. } => Some(listening),
+        Heard::Acted { .. } => None,
+    });
+    if !awaiting.is_empty() || !listening.is_none_or(Listening::is_empty) {
+        return None;
+    }
+    // The innermost boxes under way (their enclosing boxes are under way too).
+    let all = running(events, time);
+    let under_way: Vec<String> = all
+        .iter()
+        .filter(|b| !all.iter().any(|c| c.starts_with(&format!("{b}/"))))
+        .cloned()
+        .collect();
+    Some(Finding {
+        kind: "hang".into(),
+        path: under_way.first().cloned().unwrap_or_default(),
+        text: if under_way.is_empty() {
+            "nothing can happen any more, and the behavior has not ended".into()
+        } else {
+            format!(
+                "nothing can happen any more, and the behavior has not ended; under way: {}",
+                under_way.join(", ")
+            )
+        },
+    })
+}
+
+/// The boxes under way at `time` (seconds): an input stimulated and neither an output
+/// fired nor the box unloaded since; before the behavior is stopped (the run's end).
+fn running(events: &[Event], time: f64) -> BTreeSet<String> {
+    let until = (time * 1e9) as u64;
+    let mut out = BTreeSet::new();
+    for e in events.iter().take_while(|e| e.time_ns <= until) {
+        match &e.step {
+            TraceStep::Behavior { what } if what == "stop" => break,
+            TraceStep::In { .. } => {
+                out.insert(e.path.clone());
+            }
+            TraceStep::Out { .. } => {
+                out.remove(&e.path);
+            }
+            TraceStep::Call { hook } if hook == "onUnload" => {
+                out.remove(&e.path);
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -238,6 +313,7 @@ fn waits(log: &[Heard], end: f64) -> Vec<Wait> {
                 time: *time,
                 listening: listening.clone(),
                 said: said.clone(),
+                running: BTreeSet::new(),
             }),
             Heard::Acted { .. } => None,
         })

@@ -8,7 +8,7 @@ use choreo_qichat::dialog::listening::RuleAt;
 use serde::Serialize;
 
 use super::inputs::{Step, scenario_file};
-use super::path::Finding;
+use super::path::{Finding, Ran};
 use super::why::{Leads, Why};
 
 /// What the runs found so far.
@@ -32,6 +32,53 @@ pub(super) struct Found {
     pub(super) paths: usize,
     /// Behavior time of the runs, summed, in seconds.
     pub(super) behavior_seconds: f64,
+}
+
+impl Found {
+    /// What the runs have reached so far: boxes entered, rules answered, faults.
+    pub(super) fn progress(&self) -> (usize, usize, usize) {
+        (self.entered.len(), self.matched.len(), self.faults.len())
+    }
+
+    /// Adds what the path of `steps` showed; `None` for a path that could not run to its end (box
+    /// code holding it past the real time bound), a fault of that path. The plain run
+    /// failing is the behavior not loading: nothing to explore.
+    pub(super) fn take(
+        &mut self,
+        steps: &[Step],
+        ran: crate::Result<Ran>,
+    ) -> crate::Result<Option<Ran>> {
+        self.paths += 1;
+        let ran = match ran {
+            Ok(ran) => ran,
+            Err(e) if steps.is_empty() => return Err(e),
+            Err(e) => {
+                let finding = Finding {
+                    kind: "ended".into(),
+                    path: String::new(),
+                    text: e.to_string(),
+                };
+                self.faults.entry(finding).or_insert(steps.to_vec());
+                return Ok(None);
+            }
+        };
+        self.behavior_seconds += ran.time;
+        self.loaded.extend(ran.loaded.iter().cloned());
+        self.entered.extend(ran.entered.iter().cloned());
+        self.rules.extend(ran.dialog.rules.iter().cloned());
+        self.matched.extend(ran.dialog.matched.iter().cloned());
+        self.leads.extend(&ran.leads);
+        for finding in &ran.findings {
+            let shorter = self
+                .faults
+                .get(finding)
+                .is_none_or(|s| s.len() > steps.len());
+            if shorter {
+                self.faults.insert(finding.clone(), steps.to_vec());
+            }
+        }
+        Ok(Some(ran))
+    }
 }
 
 /// How many causes of boxes never entered the summary lists (the JSON has every box).

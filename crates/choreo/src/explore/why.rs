@@ -232,7 +232,10 @@ mod tests {
             }
         );
         assert_eq!(leads.why("root/L", &entered).cause, cause);
-        assert_eq!(leads.why("root/A", &BTreeSet::new()).cause, "no link leads to it");
+        assert_eq!(
+            leads.why("root/A", &BTreeSet::new()).cause,
+            "no link leads to it"
+        );
         assert_eq!(
             leads.why("root/N", &entered),
             Why {

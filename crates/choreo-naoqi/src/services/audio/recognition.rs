@@ -48,13 +48,27 @@ impl Default for Recognition {
     }
 }
 
-impl Recognition {
-    /// The vocabulary while someone subscribes and recognition is not paused: what it can
-    /// hear now.
-    pub(crate) fn hears(&self) -> Option<&[String]> {
-        (!self.subscribers.is_empty() && !self.paused).then_some(self.vocabulary.as_slice())
-    }
+/// ALSpeechRecognition's events (its API page): a script's `ALMemory.subscribeToEvent` to
+/// one starts recognition as `subscribe` does (ALMemory's API page: it "automatically
+/// launches the module that declared itself as the generator of the event"), which is how
+/// the stock Speech Reco. box starts it.
+const EVENTS: [&str; 4] = [
+    "WordRecognized",
+    "WordRecognizedAndGrammar",
+    "LastWordRecognized",
+    "SpeechDetected",
+];
 
+/// The vocabulary while recognition runs (someone subscribed to ALSpeechRecognition or a
+/// script to one of its events) and is not paused: what it can hear now.
+pub(crate) fn hears(sim: &Sim) -> Option<Vec<String>> {
+    let by_event = sim.memory.scripts_subscribe_to(&EVENTS);
+    let mut state = sim.state();
+    let r = state.part::<Recognition>();
+    ((!r.subscribers.is_empty() || by_event) && !r.paused).then(|| r.vocabulary.clone())
+}
+
+impl Recognition {
     /// Sets the recognition language (an installed one's name).
     pub(crate) fn set_language(&mut self, name: &str) {
         self.language = name.to_string();
@@ -62,7 +76,12 @@ impl Recognition {
 }
 
 /// Makes the robot hear `word` with `confidence`: what the scenario's `recognize` does.
+/// While recognition runs, the voice is detected first: `SpeechDetected` = `True`
+/// (ALSpeechRecognition's page: "True if a voice activity is detected").
 pub(crate) fn recognize(sim: &Sim, word: &str, confidence: f64) {
+    if hears(sim).is_some() {
+        sim.raise("SpeechDetected", Value::Bool(true));
+    }
     sim.raise(
         "WordRecognized",
         Value::List(vec![Value::from(word), Value::Float(confidence)]),
