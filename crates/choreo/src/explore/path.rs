@@ -208,8 +208,10 @@ fn findings(events: &[Event], refused: Vec<String>, ending: &Ending) -> BTreeSet
 }
 
 /// A hang: the run ended idle (nothing scheduled, not finished), subscribed to no key and
-/// listening for nothing — nothing a person or the world does can move it, and on a robot it
-/// would stay so until someone stops it. Named by the boxes still under way.
+/// listening for nothing, with boxes still under way — nothing a person or the world does can
+/// move them, and on a robot they would stay so until someone stops the behavior. Named by
+/// the innermost box under way. (Nothing under way is no hang: a library box run alone
+/// fired its last output, which is not its behavior's end.)
 fn hang(ending: &Ending, log: &[Heard], events: &[Event], time: f64) -> Option<Finding> {
     let Ending::Idle { awaiting } = ending else {
         return None;
@@ -230,15 +232,11 @@ fn hang(ending: &Ending, log: &[Heard], events: &[Event], time: f64) -> Option<F
         .collect();
     Some(Finding {
         kind: "hang".into(),
-        path: under_way.first().cloned().unwrap_or_default(),
-        text: if under_way.is_empty() {
-            "nothing can happen any more, and the behavior has not ended".into()
-        } else {
-            format!(
-                "nothing can happen any more, and the behavior has not ended; under way: {}",
-                under_way.join(", ")
-            )
-        },
+        path: under_way.first()?.clone(),
+        text: format!(
+            "nothing can happen any more, and the behavior has not ended; under way: {}",
+            under_way.join(", ")
+        ),
     })
 }
 

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use choreo_engine::graph::{Content, Graph, Target};
+use choreo_xar::model::InputNature;
 
 /// One way into a box.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -16,6 +17,9 @@ enum Lead {
     OwnerInput { owner: String, input: String },
     /// A memory input of the diagram: ALMemory `key` raised.
     Memory { key: String },
+    /// Its diagram's loading (the links from `owner`'s onLoad input), which comes when
+    /// `owner` starts.
+    Loaded { owner: String },
     /// Its diagram is a keyframe of timeline `timeline`, active from `frame`.
     Frame { timeline: String, frame: i64 },
 }
@@ -62,36 +66,46 @@ impl Leads {
         }
         for (d, diagram) in graph.diagrams.iter().enumerate() {
             let owner = &graph.boxes[diagram.owner.0 as usize];
-            for (i, targets) in diagram.from_owner.iter().enumerate() {
-                let input = owner.inputs.get(i);
-                for t in targets {
-                    let Target::Input(to, _) = t else { continue };
-                    let lead = match input.and_then(|x| x.memory_key.clone()) {
-                        Some(key) => Lead::Memory { key },
-                        None => Lead::OwnerInput {
-                            owner: owner.path.clone(),
-                            input: input.map(|x| x.name.to_string()).unwrap_or_default(),
-                        },
-                    };
-                    add(to.0, lead);
-                }
-            }
-            if let Content::Timeline(timeline) = &owner.content {
-                let frame = timeline
+            // A keyframe's diagram loads when its frame comes: that is the way in for its
+            // boxes, its owner's onLoad links included (runtime-rules.md, P4).
+            let frame = match &owner.content {
+                Content::Timeline(timeline) => timeline
                     .layers
                     .iter()
                     .flat_map(|l| &l.keyframes)
-                    .find(|k| k.diagram.0 as usize == d);
-                if let Some(k) = frame {
-                    for b in &diagram.boxes {
-                        add(
-                            b.0,
-                            Lead::Frame {
-                                timeline: owner.path.clone(),
-                                frame: k.index,
-                            },
-                        );
-                    }
+                    .find(|k| k.diagram.0 as usize == d),
+                _ => None,
+            };
+            if let Some(k) = frame {
+                for b in &diagram.boxes {
+                    add(
+                        b.0,
+                        Lead::Frame {
+                            timeline: owner.path.clone(),
+                            frame: k.index,
+                        },
+                    );
+                }
+            }
+            for (i, targets) in diagram.from_owner.iter().enumerate() {
+                let Some(input) = owner.inputs.get(i) else {
+                    continue;
+                };
+                let loads = input.nature == InputNature::OnLoad;
+                for t in targets {
+                    let Target::Input(to, _) = t else { continue };
+                    let lead = match (&input.memory_key, loads) {
+                        (Some(key), _) => Lead::Memory { key: key.clone() },
+                        (None, true) if frame.is_some() => continue,
+                        (None, true) => Lead::Loaded {
+                            owner: owner.path.clone(),
+                        },
+                        (None, false) => Lead::OwnerInput {
+                            owner: owner.path.clone(),
+                            input: input.name.to_string(),
+                        },
+                    };
+                    add(to.0, lead);
                 }
             }
         }
@@ -141,6 +155,10 @@ impl Leads {
                         owner,
                         format!("{owner} was entered; its input {input} never was"),
                     ),
+                    Lead::Loaded { owner } => (
+                        owner,
+                        format!("{owner} was entered; its diagram never loaded"),
+                    ),
                     Lead::Frame { timeline, frame } => (
                         timeline,
                         format!("{timeline} was entered; its frame {frame} never came"),
@@ -177,7 +195,7 @@ impl Leads {
 fn source_of(lead: &Lead) -> Option<String> {
     match lead {
         Lead::Output { from, .. } => Some(from.clone()),
-        Lead::OwnerInput { owner, .. } => Some(owner.clone()),
+        Lead::OwnerInput { owner, .. } | Lead::Loaded { owner } => Some(owner.clone()),
         Lead::Frame { timeline, .. } => Some(timeline.clone()),
         Lead::Memory { .. } => None,
     }
