@@ -43,21 +43,33 @@ fn explore_finds_the_error_behind_the_third_answer_and_its_scenario_replays() {
         .collect();
     assert_eq!(said, ["blue", "blue", "blue"]);
     assert!(stdout.contains("after: say \"blue\""), "{stdout}");
-    // The scenario replays to the same error.
+    // The scenario replays to the same error, and to the same trace every time (the suite
+    // also runs with every core busy).
     let scenario = out.join("fault-1.yaml");
-    let replay = choreo(&[
-        "run",
-        quiz,
-        "--fast",
-        "--events",
-        scenario.to_str().unwrap(),
-    ]);
-    let (replayed, _) = text(&replay);
+    let replay = |trace: &std::path::Path| {
+        let o = choreo(&[
+            "run",
+            quiz,
+            "--fast",
+            "--events",
+            scenario.to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+        ]);
+        text(&o).0
+    };
+    let (first, second) = (dir.path().join("1.jsonl"), dir.path().join("2.jsonl"));
+    let replayed = replay(&first);
     assert!(
         replayed.contains(
             "root/Quiz line 27 (onInput_onWord): ValueError: the third right answer breaks the quiz"
         ),
         "{replayed}"
+    );
+    replay(&second);
+    assert_eq!(
+        std::fs::read_to_string(&first).unwrap(),
+        std::fs::read_to_string(&second).unwrap()
     );
     // The same exploration again: the same paths, the same findings.
     let again = choreo(&["explore", quiz, "--json"]);
