@@ -80,7 +80,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
         Error::NotSimulated { .. } => "NotSimulatedError",
         Error::WaitTimedOut(_) => "WaitTimeout",
         Error::Closed => "ClosedError",
-        Error::BoxHost(_) => "LoadError",
+        Error::BoxHost(_) | Error::Executor(_) => "LoadError",
         Error::BoxCodeTimeout(_) => "WaitTimeout",
     };
     let exception = errors
@@ -1038,6 +1038,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
     m.add_function(wrap_pyfunction!(explore::explore, m)?)?;
+    m.add_function(wrap_pyfunction!(explore::explore_path, m)?)?;
     m.add_function(wrap_pyfunction!(fleet::load_fleet, m)?)?;
     m.add_class::<fleet::Fleet>()?;
     m.add_class::<Project>()?;

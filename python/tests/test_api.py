@@ -581,6 +581,46 @@ def test_assert_explored_names_each_fault_and_its_inputs():
         assert_explored(FIXTURES / "quiz.xar", faults=True, coverage=1.0, max_paths=1)
 
 
+def _same_exploration(a, b):
+    for field in ("paths", "complete", "boxes", "entered", "loaded", "faults", "rules_matched"):
+        assert a[field] == b[field], field
+
+
+def test_explore_runs_its_paths_on_an_executor():
+    # Any concurrent.futures.Executor: here two worker processes (spawned: a fork of this
+    # process would copy its threads' locks). The search stays here; each path runs in a
+    # worker and comes back as JSON: the same exploration as on this process's threads.
+    import concurrent.futures
+    import multiprocessing
+
+    local = choreo.explore(FIXTURES / "quiz.xar")
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+        pooled = choreo.explore(FIXTURES / "quiz.xar", executor=pool)
+    _same_exploration(local, pooled)
+    assert pooled["paths"] == 13
+
+
+def test_explore_runs_its_paths_on_a_dask_cluster():
+    # Dask's distributed scheduler with two worker processes on this machine, as a school's
+    # cluster would run a course's projects: its Client's executor is a
+    # concurrent.futures.Executor.
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        print("NOTICE: dask's distributed is not installed: the Dask test is skipped")
+        pytest.skip("distributed is not installed")
+    local = choreo.explore(FIXTURES / "quiz.xar")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        found = choreo.explore(FIXTURES / "quiz.xar", executor=client.get_executor())
+        workers = len(client.scheduler_info()["workers"])
+    _same_exploration(local, found)
+    assert workers == 2
+
+
 def test_a_fleet_dances_in_step_on_two_served_robots():
     sim = subprocess.Popen([sys.executable, "-m", "choreo", "sim", "--listen",
                             "tcp://127.0.0.1:0", "--count", "2", "-q"],

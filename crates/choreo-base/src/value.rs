@@ -146,10 +146,89 @@ impl From<bool> for Value {
     }
 }
 
+/// Read back from the self-describing data `Serialize` writes (JSON): what a format says
+/// keeps its kind (a `1.0` stays a float, an integer above `i64::MAX` a [`Value::UInt`]);
+/// what it cannot say comes back as the nearest kind (a tuple or bytes as a list, a map as
+/// the list of its pairs; an object's keys as strings). Nesting is bounded by the format's reader (serde_json: 128).
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Int(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(i64::try_from(u).map_or(Value::UInt(u), Value::Int))
+    }
+    fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+        Ok(Value::Float(x))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::None)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::None)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::List(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut pairs = Vec::new();
+        while let Some(pair) = map.next_entry()? {
+            pairs.push(pair);
+        }
+        Ok(Value::Map(pairs))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::Value;
+
+    /// What JSON says comes back as written: kinds kept, a float a float.
+    #[test]
+    fn json_reads_back_as_the_value_written() {
+        let v = Value::List(vec![
+            Value::None,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::UInt(u64::MAX),
+            Value::Float(1.0),
+            Value::from("é"),
+            Value::List(vec![Value::Float(0.35)]),
+        ]);
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+        let map: Value = serde_json::from_str(r#"{"a": 1}"#).unwrap();
+        assert_eq!(map, Value::Map(vec![(Value::from("a"), Value::Int(1))]));
+    }
 
     #[test]
     fn a_small_value_is_kept_whole_and_a_big_one_said_in_brief() {

@@ -16,7 +16,7 @@ use crate::services::audio::tts::Speech;
 use crate::services::interaction::dialog;
 
 /// What the robot listens for now.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Listening {
     /// ALSpeechRecognition's vocabulary while someone subscribes to it and it is not paused
     /// (the stock Choice box's answers, a script's `setVocabulary`).
@@ -56,7 +56,7 @@ pub enum Heard {
 }
 
 /// Which of the loaded topics' user rules answered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DialogCoverage {
     /// Every user rule (subrules included) of every topic loaded so far.
     pub rules: Vec<RuleAt>,

@@ -162,21 +162,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::
 }
 
 fn to_value(v: serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::None,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::String(s),
-        serde_json::Value::Array(items) => Value::List(items.into_iter().map(to_value).collect()),
-        serde_json::Value::Object(map) => Value::Map(
-            map.into_iter()
-                .map(|(k, v)| (Value::String(k), to_value(v)))
-                .collect(),
-        ),
-    }
+    Value::deserialize(v).unwrap_or_default()
 }
 
 fn seconds(what: &str, x: f64) -> Result<f64, String> {

@@ -12,7 +12,7 @@ use super::Dialog;
 pub const WILDCARD_WORD: &str = "something";
 
 /// A user rule of an active topic, and how to make it answer.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Listened {
     /// Its topic.
     pub topic: String,
@@ -26,7 +26,9 @@ pub struct Listened {
 }
 
 /// A user rule of a loaded topic: what dialog coverage counts.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct RuleAt {
     /// Its topic.
     pub topic: String,

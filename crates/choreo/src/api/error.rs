@@ -99,6 +99,10 @@ pub enum Error {
     /// ([`crate::Setup::box_code_bound`]): its process was stopped; where it was, if known.
     #[error("box code did not give the load back in time after --timeout, so its process was stopped{}", .0.as_ref().map(|at| format!("; where {at}")).unwrap_or_default())]
     BoxCodeTimeout(Option<String>),
+    /// A path `choreo explore` handed to another process or machine (the Python API's
+    /// `executor`) could not be run there, or its result not read back.
+    #[error("a path run by the executor failed: {0}")]
+    Executor(String),
 }
 
 /// The first error of a list, for a one-line message.

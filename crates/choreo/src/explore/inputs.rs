@@ -5,7 +5,7 @@
 use choreo_engine::Value;
 use choreo_naoqi::scenario::{Entry, Trigger};
 use choreo_naoqi::{Action, Listening, Scenario, TOUCH_SENSORS, world_event};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A phrase no rule of a topic is written for: what a person says that the behavior does not
 /// expect (ALDialog then raises `Dialog/NotUnderstood`, the Choice box says it did not
@@ -25,7 +25,7 @@ pub const UNSURE_CONFIDENCE: f64 = 0.1;
 pub const WAIT_SECONDS: f64 = 600.0;
 
 /// One thing a person or the world does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Input {
     /// The robot hears `words` (confidence 1: sure).
@@ -92,7 +92,7 @@ impl Input {
 }
 
 /// An input at a moment of behavior time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// Seconds of behavior time.
     pub at: f64,

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 pub use inputs::{Input, Step};
-pub use path::Finding;
+pub use path::{Finding, Ran};
 pub use report::{BoxCoverage, Exploration, Fault, NeverEntered};
 
 use report::Found;
@@ -56,13 +56,25 @@ impl Default for Options {
     }
 }
 
-/// A path waiting to be run: its inputs.
-struct Todo {
-    steps: Vec<Step>,
+/// What runs a batch of paths (each given by its inputs) and gives what each showed, in
+/// order: [`explore`]'s runs them on this machine's threads; a caller may send them to other
+/// processes or machines (the Python API's `executor`), each a [`path::run`] there.
+pub type Runner<'a> = dyn Fn(&[Vec<Step>]) -> Vec<crate::Result<Ran>> + Sync + 'a;
+
+/// Explores `setup`'s behavior (on the simulated robot) within `options`, `options.jobs`
+/// paths at once on this machine.
+pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
+    let horizon = options.horizon;
+    explore_with(setup, options, &|batch| run_all(setup, batch, horizon))
 }
 
-/// Explores `setup`'s behavior (on the simulated robot) within `options`.
-pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
+/// [`explore`] with the paths run by `runner`, `options.jobs` in each batch; the search, its
+/// order and its report are the same whoever runs them.
+pub fn explore_with(
+    setup: &Setup,
+    options: &Options,
+    runner: &Runner<'_>,
+) -> crate::Result<Exploration> {
     let started = Instant::now();
     let mut found = Found::default();
     let mut seen: HashSet<u64> = HashSet::new();
@@ -71,7 +83,7 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
     // children of paths that entered something new come first (coverage-guided), so a
     // bound cuts what looked like more of the same. The order depends only on the results,
     // never on how many paths run at once.
-    let mut level: Vec<Todo> = vec![Todo { steps: Vec::new() }];
+    let mut level: Vec<Vec<Step>> = vec![Vec::new()];
     let mut complete = true;
     'levels: while !level.is_empty() {
         let (mut fresh, mut stale) = (Vec::new(), Vec::new());
@@ -82,10 +94,10 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
                 break 'levels;
             }
             let batch = &batch[..batch.len().min(room)];
-            let ran = run_all(setup, batch, options.horizon);
-            for (todo, ran) in batch.iter().zip(ran) {
+            let ran = runner(batch);
+            for (steps, ran) in batch.iter().zip(ran) {
                 let before = found.progress();
-                let Some(ran) = found.take(&todo.steps, ran)? else {
+                let Some(ran) = found.take(steps, ran)? else {
                     continue;
                 };
                 let children = if found.progress() == before {
@@ -94,28 +106,27 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
                     &mut fresh
                 };
                 // Still busy at its horizon: time passing is a child of its own.
-                let busy = matches!(ran.ending, crate::Ending::TimeLimit);
-                let waited = todo.steps.last().is_some_and(|s| s.input == Input::Wait);
-                if busy && !waited && todo.steps.len() < options.depth {
-                    let mut steps = todo.steps.clone();
-                    steps.push(Step {
+                let waited = steps.last().is_some_and(|s| s.input == Input::Wait);
+                if ran.busy && !waited && steps.len() < options.depth {
+                    let mut longer = steps.clone();
+                    longer.push(Step {
                         at: round(ran.time),
                         input: Input::Wait,
                     });
-                    children.push(Todo { steps });
+                    children.push(longer);
                 }
                 for wait in &ran.waits {
                     found
                         .unproduced
                         .extend(inputs::unproduced(&wait.listening, &tablet));
-                    if todo.steps.len() >= options.depth || !seen.insert(fingerprint(wait)) {
+                    if steps.len() >= options.depth || !seen.insert(fingerprint(wait)) {
                         continue;
                     }
                     let at = round(wait.time + path::REPLY_SECONDS);
                     for input in inputs::candidates(&wait.listening, &tablet) {
-                        let mut steps = todo.steps.clone();
-                        steps.push(Step { at, input });
-                        children.push(Todo { steps });
+                        let mut child = steps.clone();
+                        child.push(Step { at, input });
+                        children.push(child);
                     }
                 }
             }
@@ -123,19 +134,19 @@ pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
         fresh.append(&mut stale);
         level = fresh;
     }
-    let faults = shrink_all(setup, &found.faults, options);
+    let faults = shrink_all(runner, &found.faults, options);
     Ok(report::report(found, faults, complete, started.elapsed()))
 }
 
 /// Runs each path of `batch`, up to `batch.len()` at once, results in order.
-fn run_all(setup: &Setup, batch: &[Todo], horizon: Duration) -> Vec<crate::Result<path::Ran>> {
-    if batch.len() == 1 {
-        return vec![path::run(setup, &batch[0].steps, horizon)];
+fn run_all(setup: &Setup, batch: &[Vec<Step>], horizon: Duration) -> Vec<crate::Result<Ran>> {
+    if let [steps] = batch {
+        return vec![path::run(setup, steps, horizon)];
     }
     std::thread::scope(|scope| {
         let handles: Vec<_> = batch
             .iter()
-            .map(|todo| scope.spawn(move || path::run(setup, &todo.steps, horizon)))
+            .map(|steps| scope.spawn(move || path::run(setup, steps, horizon)))
             .collect();
         handles
             .into_iter()
@@ -151,7 +162,7 @@ fn run_all(setup: &Setup, batch: &[Todo], horizon: Duration) -> Vec<crate::Resul
 /// fault still shows (as Hypothesis shrinks a failing example), within `options.time` of
 /// its own (a search stopped by its time still shrinks what it found).
 fn shrink_all(
-    setup: &Setup,
+    runner: &Runner<'_>,
     faults: &BTreeMap<Finding, Vec<Step>>,
     options: &Options,
 ) -> Vec<Fault> {
@@ -163,8 +174,8 @@ fn shrink_all(
         while i < steps.len() && started.elapsed() < options.time {
             let mut fewer = steps.clone();
             fewer.remove(i);
-            let ran = path::run(setup, &fewer, options.horizon);
-            if ran.is_ok_and(|r| r.findings.contains(finding)) {
+            let ran = runner(std::slice::from_ref(&fewer)).pop();
+            if ran.is_some_and(|r| r.is_ok_and(|r| r.findings.contains(finding))) {
                 steps = fewer;
             } else {
                 i += 1;

@@ -23,7 +23,7 @@ pub const REPLY_SECONDS: f64 = 0.5;
 const REAL_TIME_BOUND: Duration = Duration::from_secs(300);
 
 /// A point where the behavior waited: what it listened for, from when.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Wait {
     /// When it began to listen for this, in seconds of behavior time.
     pub time: f64,
@@ -38,7 +38,9 @@ pub struct Wait {
 }
 
 /// Something that went wrong on a path.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Finding {
     /// `error` (box code raised), `refused` (the sandbox refused), `fall` (the robot fell),
     /// `ended` (box code's process ended, the run crashed or lost its robot).
@@ -49,10 +51,13 @@ pub struct Finding {
     pub text: String,
 }
 
-/// What one path's run showed.
+/// What one path's run showed: all the search needs of it, as data (a path run by another
+/// process or machine sends it back as JSON: [`super::explore_with`]).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Ran {
-    /// How it ended.
-    pub ending: Ending,
+    /// Whether it reached its horizon still doing something (not idle, not ended): time
+    /// passing may show more.
+    pub busy: bool,
     /// Every box constructed (the boxes its diagrams loaded).
     pub loaded: BTreeSet<String>,
     /// Every box one of whose inputs was stimulated.
@@ -140,7 +145,7 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         w.running = running(&events, w.time + REPLY_SECONDS);
     }
     let mut ran = Ran {
-        ending,
+        busy: matches!(ending, Ending::TimeLimit),
         loaded: BTreeSet::new(),
         entered: BTreeSet::new(),
         waits,
@@ -160,8 +165,8 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
             _ => {}
         }
     }
-    ran.findings = findings(&events, refused, &ran.ending);
-    if let Some(hang) = hang(&ran.ending, &log, &events, time) {
+    ran.findings = findings(&events, refused, &ending);
+    if let Some(hang) = hang(&ending, &log, &events, time) {
         ran.findings.insert(hang);
     }
     Ok(ran)

@@ -9,7 +9,7 @@ use choreo_engine::graph::{Content, Graph, Target};
 use choreo_xar::model::InputNature;
 
 /// One way into a box.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 enum Lead {
     /// Output `output` of box `from` (a sibling in the diagram) links to it.
     Output { from: String, output: String },
@@ -25,7 +25,7 @@ enum Lead {
 }
 
 /// Every box's ways in, by path.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Leads(BTreeMap<String, Vec<Lead>>);
 
 /// Why a box was never entered.

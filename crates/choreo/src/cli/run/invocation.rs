@@ -143,7 +143,8 @@ pub(super) fn load_error(message: String, error: &crate::Error) -> CliError {
         | E::Engine(_)
         | E::WaitTimedOut(_)
         | E::Closed
-        | E::BoxHost(_) => CliError::Load(message),
+        | E::BoxHost(_)
+        | E::Executor(_) => CliError::Load(message),
     }
 }
 
