@@ -614,7 +614,7 @@ def test_explore_runs_its_paths_on_a_dask_cluster():
         pytest.skip("distributed is not installed")
     local = choreo.explore(FIXTURES / "quiz.xar")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         found = choreo.explore(FIXTURES / "quiz.xar", executor=client.get_executor())
         workers = len(client.scheduler_info()["workers"])
     _same_exploration(local, found)
