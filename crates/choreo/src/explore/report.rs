@@ -135,9 +135,10 @@ pub struct NeverEntered {
     pub path: String,
     /// Why: where what leads to it stops (docs/explore.md, "The report"): `no link leads
     /// to it`, `it waits for ALMemory KEY`, `BOX was entered; its output OUT never fired`,
-    /// `BOX was entered; its input IN never was`, `TIMELINE was entered; its frame N never
-    /// came`, `nothing that leads to it was entered`, `it is in a behavior the run started,
-    /// whose links are not read`.
+    /// `BOX was entered; its input IN never was`, `BOX was entered; its diagram never
+    /// loaded`, `TIMELINE was entered; its frame N never came`, `no link leads to BOX`,
+    /// `nothing that leads to it was entered`, `it is in a behavior the run started, whose
+    /// links are not read`.
     pub why: String,
     /// The box it is directly behind when the cause is further back (never entered either).
     pub behind: Option<String>,

@@ -32,7 +32,8 @@ pub struct Leads(BTreeMap<String, Vec<Lead>>);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Why {
     /// The cause, where what leads to the box stops: `no link leads to it`, `it waits for
-    /// ALMemory KEY`, `root/Ask was entered; its output onDone never fired`, ...
+    /// ALMemory KEY`, `root/Ask was entered; its output onDone never fired`, `no link leads
+    /// to root/Menu` (a box it is behind), ...
     pub cause: String,
     /// The box it is directly behind, when the cause is further back (also never entered).
     pub behind: Option<String>,
@@ -138,10 +139,16 @@ impl Leads {
             };
         }
         let mut keys: BTreeSet<&str> = BTreeSet::new();
+        // The nearest box behind it that nothing leads to, if the walk meets one.
+        let mut unlinked: Option<&str> = None;
         let mut seen: BTreeSet<&str> = BTreeSet::from([path]);
         let mut queue: VecDeque<(&str, Option<&str>)> = VecDeque::from([(path, None)]);
         while let Some((b, behind)) = queue.pop_front() {
-            for lead in self.0.get(b).unwrap_or(&none) {
+            let leads = self.0.get(b).unwrap_or(&none);
+            if leads.is_empty() && unlinked.is_none() {
+                unlinked = Some(b);
+            }
+            for lead in leads {
                 let (source, cause) = match lead {
                     Lead::Memory { key } => {
                         keys.insert(key);
@@ -175,11 +182,13 @@ impl Leads {
                 }
             }
         }
-        let cause = if keys.is_empty() {
-            "nothing that leads to it was entered".to_string()
-        } else {
-            let keys: Vec<&str> = keys.into_iter().collect();
-            format!("it waits for ALMemory {}", keys.join(", "))
+        let cause = match (keys.is_empty(), unlinked) {
+            (false, _) => {
+                let keys: Vec<&str> = keys.into_iter().collect();
+                format!("it waits for ALMemory {}", keys.join(", "))
+            }
+            (true, Some(b)) => format!("no link leads to {b}"),
+            (true, None) => "nothing that leads to it was entered".to_string(),
         };
         let direct_keys_only = own.iter().all(|l| matches!(l, Lead::Memory { .. }));
         Why {
@@ -232,6 +241,9 @@ mod tests {
                 }],
             ),
             ("root/N".into(), vec![out("root/M", "done")]),
+            // root/P has no way in; root/Q sits behind it.
+            ("root/P".into(), vec![]),
+            ("root/Q".into(), vec![out("root/P", "done")]),
         ]));
         let entered = BTreeSet::from(["root/A".to_string()]);
         let cause = "root/A was entered; its output onDone never fired";
@@ -253,6 +265,13 @@ mod tests {
         assert_eq!(
             leads.why("root/A", &BTreeSet::new()).cause,
             "no link leads to it"
+        );
+        assert_eq!(
+            leads.why("root/Q", &entered),
+            Why {
+                cause: "no link leads to root/P".into(),
+                behind: Some("root/P".into())
+            }
         );
         assert_eq!(
             leads.why("root/N", &entered),
