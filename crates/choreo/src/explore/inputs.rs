@@ -299,12 +299,12 @@ mod tests {
             keys: vec!["FrontTactilTouched".into(), "MyApp/Go".into()],
         };
         let tablet = Tablet::from([("MyApp/Go".to_string(), vec![Value::Int(2)])]);
-        let said: Vec<String> = candidates(&listening, &Tablet::new())
-            .iter()
-            .map(Input::describe)
-            .collect();
+        let described = |listening: &Listening| -> Vec<String> {
+            let inputs = candidates(listening, &Tablet::new());
+            inputs.iter().map(Input::describe).collect()
+        };
         assert_eq!(
-            said,
+            described(&listening),
             [
                 "say \"yes\"",
                 "touch MiddleTactilTouched",
@@ -327,12 +327,8 @@ mod tests {
             rules: Vec::new(),
             ..listening
         };
-        let said: Vec<String> = candidates(&asr, &Tablet::new())
-            .iter()
-            .map(Input::describe)
-            .collect();
         assert_eq!(
-            said,
+            described(&asr),
             [
                 "say \"yes\"",
                 "say \"no\"",

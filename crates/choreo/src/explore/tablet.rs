@@ -107,5 +107,14 @@ mod tests {
         ]);
         // `score` is no literal: its value is unknown, the key left out.
         assert_eq!(found, expected);
+        // Cut or odd calls, as a page being edited has them: nothing read, nothing broken.
+        for text in [
+            "raiseEvent(",
+            "raiseEvent(\"",
+            "raiseEvent('k'",
+            "raiseEvent(\"é\", é",
+        ] {
+            assert!(raised(text).is_empty(), "{text}");
+        }
     }
 }
