@@ -446,17 +446,27 @@ fn tablet_shows_pages_images_and_videos() {
         Ok(Value::Bool(false)),
         "no video"
     );
+    assert_eq!(tablet("getVideoLength", vec![]), Ok(Value::Int(-1)), "no video");
     tablet("playVideo", vec![s("http://x/v.mp4")]).unwrap();
+    // A video on the Internet cannot be measured here: it plays for the default 3 s, given
+    // in milliseconds as the API page says.
+    assert_eq!(tablet("getVideoLength", vec![]), Ok(Value::Int(3000)));
     assert_eq!(tablet("pauseVideo", vec![]), Ok(Value::Bool(true)));
+    assert_eq!(tablet("pauseVideo", vec![]), Ok(Value::Bool(false)), "paused");
+    assert_eq!(tablet("stopVideo", vec![]), Ok(Value::Bool(true)));
+    assert_eq!(tablet("getVideoPosition", vec![]), Ok(Value::Int(-1)));
     tablet("setBrightness", vec![f(0.3)]).unwrap();
     assert_eq!(tablet("getBrightness", vec![]), Ok(f(0.3)));
     let shown = notices(&events, "ALTabletService");
     assert_eq!(
-        shown[..3],
+        shown[..6],
         [
             "loads http://198.18.0.1/apps/quiz/",
             "shows the web view",
-            "plays video http://x/v.mp4"
+            "cannot read the length of video http://x/v.mp4 (not a package's page): it plays 3 s",
+            "plays video http://x/v.mp4",
+            "pauses the video",
+            "stops the video",
         ]
     );
 }

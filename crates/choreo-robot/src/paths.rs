@@ -41,6 +41,21 @@ pub const FOLDERS: &[RobotFolder] = &[
 /// named after its uuid).
 pub const APPS: &str = "home/nao/.local/share/PackageManager/apps";
 
+/// The address Pepper's tablet reaches the robot at (their internal link): ALTabletService's
+/// `robotIp()`, and the host of the pages it shows from packages.
+pub const TABLET_ROBOT_IP: &str = "198.18.0.1";
+
+/// The robot path of the file a page URL the tablet loads names, if the robot's web server
+/// serves it from a package: `http://198.18.0.1/apps/<package>/<path>` is the package's
+/// `html/<path>` (the 2.8 ALTabletService page's `playVideo` example: "Put the video in the
+/// HTML folder of your behavior"); a query or fragment is not part of the file.
+pub fn tablet_page(url: &str) -> Option<String> {
+    let page = url.strip_prefix(&format!("http://{TABLET_ROBOT_IP}/apps/"))?;
+    let (package, path) = page.split_once('/')?;
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    (!package.is_empty() && !path.is_empty()).then(|| format!("/{APPS}/{package}/html/{path}"))
+}
+
 /// The package name Choregraphe's Play gives the project it uploads and runs.
 pub const PLAYED: &str = ".lastUploadedChoregrapheBehavior";
 
@@ -105,5 +120,19 @@ mod tests {
         let package = Path::new("/tmp/choreo-x/home/nao/.local/share/PackageManager/apps/p");
         assert_eq!(root_of(package), Some(Path::new("/tmp/choreo-x")));
         assert_eq!(root_of(Path::new("/tmp/p")), None);
+    }
+
+    #[test]
+    fn a_tablet_page_is_a_file_of_its_package_html_folder() {
+        assert_eq!(
+            tablet_page("http://198.18.0.1/apps/my_behavior/my_video.mp4").as_deref(),
+            Some("/home/nao/.local/share/PackageManager/apps/my_behavior/html/my_video.mp4")
+        );
+        assert_eq!(
+            tablet_page("http://198.18.0.1/apps/p/v/a.mp4?x=1").as_deref(),
+            Some("/home/nao/.local/share/PackageManager/apps/p/html/v/a.mp4")
+        );
+        assert_eq!(tablet_page("http://clips.example/a.mp4"), None);
+        assert_eq!(tablet_page("http://198.18.0.1/apps/p/"), None);
     }
 }

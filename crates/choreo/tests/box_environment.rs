@@ -235,6 +235,59 @@ fn the_stock_show_app_box_finds_its_application_in_the_robots_layout() {
     }
 }
 
+/// The stock Play Video box of a Pepper corpus project waits for ALTabletService's
+/// `videoFinished`: the video its project's `html` folder holds plays as long as the file
+/// lasts (the fixture is ten frames at 4 per second: 2.5 s); the corpus's copy of the
+/// project lacks its videos (its `.pml` lists them), so there the video plays for the
+/// default length, and a notice says why.
+#[test]
+fn the_stock_play_video_box_waits_for_its_video_to_end() {
+    let Some(corpus) = choreo_testkit::corpus("the stock Play Video box") else {
+        return;
+    };
+    let source = corpus.join("Charrr__Emotional-Pepper");
+    let args = [
+        "run",
+        ".",
+        "--behavior",
+        "_hHappy",
+        "--fast",
+        "--timeout",
+        "60",
+    ];
+    let out = choreo(&source, &args, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("_happiness_hello.mp4 (not in the package's html folder): it plays 3 s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("3.00s  ALTabletService: the video ends"),
+        "{stderr}"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    for file in ["manifest.xml", "Test_sample.pml", "_hHappy/behavior.xar"] {
+        let to = tmp.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(file), to).unwrap();
+    }
+    std::fs::create_dir(tmp.path().join("html")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../choreo-naoqi/tests/fixtures/videos/blue-2.5s.mp4"),
+        tmp.path().join("html/_happiness_hello.mp4"),
+    )
+    .unwrap();
+    let out = choreo(tmp.path(), &args, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("cannot read the length"), "{stderr}");
+    assert!(
+        stderr.contains("2.50s  ALTabletService: the video ends"),
+        "{stderr}"
+    );
+}
+
 /// A box that names the robot's own paths, as real projects hard-code them: it appends the
 /// Play path to `sys.path` to import a module its project bundles (`lib/bundled.py`),
 /// writes in the robot's home and reads it back by Pepper 2.9's name for it, lists, globs,

@@ -6,6 +6,7 @@ pub(crate) mod audio;
 pub(crate) mod core;
 pub(crate) mod emotion;
 pub(crate) mod interaction;
+pub(crate) mod media;
 pub(crate) mod motion;
 pub(crate) mod people;
 pub(crate) mod sensors;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use choreo_engine::Value;
 use choreo_engine::clock::Time;
+use symphonia::core::formats::TrackType;
 
 use crate::robot::args::Args;
 use crate::robot::core::Plan;
@@ -15,6 +16,7 @@ use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::observe::RobotEvent;
 use crate::robot::trajectory::after;
+use crate::services::media;
 
 /// How long a sound whose length cannot be read plays.
 pub const DEFAULT_SECONDS: f64 = 3.0;
@@ -92,30 +94,11 @@ pub enum SoundFileError {
 
 /// The length in seconds of the sound in `file` (`name` hints the format by its extension).
 fn sound_length(file: std::fs::File, name: &str) -> Option<f64> {
-    use symphonia::core::formats::{FormatOptions, TrackType};
-    use symphonia::core::io::MediaSourceStream;
-    use symphonia::core::meta::MetadataOptions;
-
-    let mut hint = symphonia::core::formats::probe::Hint::new();
-    if let Some(ext) = std::path::Path::new(name)
-        .extension()
-        .and_then(|e| e.to_str())
-    {
-        hint.with_extension(ext);
-    }
-    let stream = MediaSourceStream::new(Box::new(file), Default::default());
-    let mut reader = symphonia::default::get_probe()
-        .probe(
-            &hint,
-            stream,
-            FormatOptions::default(),
-            MetadataOptions::default(),
-        )
-        .ok()?;
+    let mut reader = media::open(file, name)?;
     let track = reader.default_track(TrackType::Audio)?;
     let (id, time_base) = (track.id, track.time_base?);
     if let Some(duration) = track.duration {
-        return Some(time_base.calc_duration(duration)?.as_secs_f64());
+        return media::seconds(time_base, duration);
     }
     // No length in the container: the end of the last packet.
     let mut end = None;
@@ -125,11 +108,7 @@ fn sound_length(file: std::fs::File, name: &str) -> Option<f64> {
         }
     }
     let ticks = u64::try_from(end?).ok()?;
-    Some(
-        time_base
-            .calc_duration(symphonia::core::units::Duration::new(ticks))?
-            .as_secs_f64(),
-    )
+    media::seconds(time_base, symphonia::core::units::Duration::new(ticks))
 }
 
 /// A sound named `name` from `position` of a `length`-second file (`None`: a loop).

@@ -12,4 +12,5 @@ pub(crate) mod python_bridge;
 pub(crate) mod service_manager;
 pub(crate) mod system;
 pub(crate) mod tablet;
+pub(crate) mod video_player;
 pub(crate) mod world;

@@ -2,17 +2,18 @@
 //! page), the image and the video shown, the background colour, brightness and volume are
 //! kept and read back; every change is shown to the observer. `robotIp()` is the address
 //! the tablet reaches the robot at (Pepper's internal link, 198.18.0.1), which scripts use
-//! to build their pages' URLs.
+//! to build their pages' URLs. Its video player is `video_player.rs`.
 
 use choreo_engine::Value;
 
 use crate::robot::args::Args;
-use crate::robot::core::{Reply, Sim};
+use crate::robot::core::{Reply, Sim, first_served};
 use crate::robot::error::CallError;
 use crate::robot::table::{Const, Op, Service};
+use crate::services::core::video_player;
 
 /// The address the tablet reaches the robot at.
-pub(crate) const ROBOT_IP: &str = "198.18.0.1";
+const ROBOT_IP: &str = choreo_robot::paths::TABLET_ROBOT_IP;
 
 /// ALTabletService as served.
 pub(crate) const SERVICE: Service = Service {
@@ -43,6 +44,8 @@ pub(crate) const SERVICE: Service = Service {
         ("pauseVideo", Op::Own),
         ("resumeVideo", Op::Own),
         ("stopVideo", Op::Own),
+        ("getVideoLength", Op::Own),
+        ("getVideoPosition", Op::Own),
         (
             "setBackgroundColor",
             Op::Set("BackgroundColor", Const::Bool(true)),
@@ -69,11 +72,14 @@ struct Screen {
     /// The image shown, and those preloaded.
     image: Option<String>,
     preloaded: Vec<String>,
-    /// The video and its state ("playing", "paused").
-    video: Option<(String, &'static str)>,
 }
 
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    first_served(&[screen, video_player::serve], sim, method, a)
+}
+
+/// Serves what the screen shows (pages, images); `NotServed` for another method.
+fn screen(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     let mut shown = None;
     let value = match method {
         "showWebview" => {
@@ -138,24 +144,10 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
             sim.kept("ALTabletService", |s: &mut Screen| s.image = None);
             Value::None
         }
-        "playVideo" => {
-            let url = a.str(0)?.to_string();
-            shown = Some(format!("plays video {url}"));
-            sim.kept("ALTabletService", |s: &mut Screen| {
-                s.video = Some((url, "playing"))
-            });
-            Value::Bool(true)
-        }
-        "pauseVideo" | "resumeVideo" | "stopVideo" => {
-            let done = sim.kept("ALTabletService", |s: &mut Screen| control_video(s, method));
-            if done {
-                shown = Some(method.trim_end_matches("Video").to_string() + "s the video");
-            }
-            Value::Bool(done)
-        }
         "resetTablet" => {
             shown = Some("resets".to_string());
             sim.kept("ALTabletService", |s: &mut Screen| *s = Screen::default());
+            video_player::serve(sim, "stopVideo", a)?;
             Value::None
         }
         _ => return Ok(Reply::NotServed),
@@ -164,24 +156,4 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         sim.notice("ALTabletService", text);
     }
     Ok(Reply::Now(value))
-}
-
-/// `pauseVideo`, `resumeVideo` or `stopVideo` on `screen`: whether a video was there to
-/// control.
-fn control_video(screen: &mut Screen, method: &str) -> bool {
-    match (&mut screen.video, method) {
-        (None, _) => false,
-        (Some(_), "stopVideo") => {
-            screen.video = None;
-            true
-        }
-        (Some(v), "pauseVideo") => {
-            v.1 = "paused";
-            true
-        }
-        (Some(v), _) => {
-            v.1 = "playing";
-            true
-        }
-    }
 }
