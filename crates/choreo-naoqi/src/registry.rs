@@ -17,8 +17,8 @@ use crate::robot::memory::Declared;
 use crate::robot::table::{self, Service};
 use crate::services::audio::{animated_speech, device, player, recognition, tts, voice_emotion};
 use crate::services::core::{
-    behaviors, connection, logger, memory, package_manager, python_bridge, service_manager, system,
-    tablet, world,
+    behaviors, connection, logger, memory, package_manager, preferences, python_bridge,
+    service_manager, system, tablet, world,
 };
 use crate::services::emotion::mood;
 use crate::services::interaction::{autonomous, awareness, dialog, life};
@@ -60,6 +60,7 @@ pub(crate) const MODULES: &[Serve] = &[
     Serve::Table(&connection::SERVICE),
     Serve::Table(&tablet::SERVICE),
     Serve::Table(&world::SERVICE),
+    Serve::Table(&preferences::SERVICE),
     Serve::Table(&python_bridge::SERVICE),
     // motion
     Serve::Module("ALMotion", almotion::serve),

@@ -122,6 +122,46 @@ fn load_topic_returns_its_name_and_unload_topic_forgets_it() {
     assert_eq!(strings(&seen[2]), Vec::<String>::new());
 }
 
+/// `_addDialogFromTopicBox(topic, folder)`, a private method the stock boxes of Choregraphe
+/// 2.4-2.5 call (qi signature `(ss)s`: "Topic path and filename", "Root of the behavior",
+/// returns the "Topic name"): the topic loads with its includes found in that folder, where
+/// `loadTopic` finds them only next to the topic.
+#[test]
+fn add_dialog_from_topic_box_loads_a_topic_with_an_include_folder() {
+    let dir = folder(&[(
+        "drinks.top",
+        "topic: ~drinks()\nlanguage: enu\nconcept:(drink) [tea coffee]\n",
+    )]);
+    std::fs::create_dir(dir.join("order")).unwrap();
+    let topic = dir.join("order/order.top");
+    std::fs::write(
+        &topic,
+        "topic: ~order()\nlanguage: enu\ninclude: drinks.top\nu:(_~drink please) here is your $1\n",
+    )
+    .unwrap();
+    let topic = s(&topic.display().to_string());
+    let root = s(&dir.display().to_string());
+    let said = session(move |ctx| {
+        d(ctx, "setLanguage", vec![s("English")])?;
+        assert!(
+            d(ctx, "loadTopic", vec![topic.clone()]).is_err(),
+            "no include next to it"
+        );
+        let name = d(
+            ctx,
+            "_addDialogFromTopicBox",
+            vec![topic.clone(), root.clone()],
+        )?;
+        assert_eq!(name, s("order"));
+        d(ctx, "activateTopic", vec![name])?;
+        d(ctx, "subscribe", vec![s("test")])?;
+        hear(ctx, "coffee please")?;
+        d(ctx, "unsubscribe", vec![s("test")])?;
+        Ok(())
+    });
+    assert_eq!(said, ["here is your coffee"]);
+}
+
 #[test]
 fn loaded_topics_are_kept_per_language_and_unloaded_in_all() {
     // The page's aldialog_getLoadedTopics.py, its execution line by line.

@@ -1,6 +1,7 @@
 //! The modules that keep state (`kept.rs` and its users): ALRobotPose, ALWorldRepresentation,
 //! ALLogger, ALSentinel, ALVisualCompass, ALMood, ALServiceManager, ALAutonomousMoves,
-//! ALAutonomousBlinking, ALFaceCharacteristics, ALVoiceEmotionAnalysis, ALTabletService;
+//! ALAutonomousBlinking, ALFaceCharacteristics, ALVoiceEmotionAnalysis, ALTabletService,
+//! ALPreferenceManager;
 //! ALMotion's configurations and ALNavigation's trajectories.
 
 use crate::support;
@@ -446,13 +447,21 @@ fn tablet_shows_pages_images_and_videos() {
         Ok(Value::Bool(false)),
         "no video"
     );
-    assert_eq!(tablet("getVideoLength", vec![]), Ok(Value::Int(-1)), "no video");
+    assert_eq!(
+        tablet("getVideoLength", vec![]),
+        Ok(Value::Int(-1)),
+        "no video"
+    );
     tablet("playVideo", vec![s("http://x/v.mp4")]).unwrap();
     // A video on the Internet cannot be measured here: it plays for the default 3 s, given
     // in milliseconds as the API page says.
     assert_eq!(tablet("getVideoLength", vec![]), Ok(Value::Int(3000)));
     assert_eq!(tablet("pauseVideo", vec![]), Ok(Value::Bool(true)));
-    assert_eq!(tablet("pauseVideo", vec![]), Ok(Value::Bool(false)), "paused");
+    assert_eq!(
+        tablet("pauseVideo", vec![]),
+        Ok(Value::Bool(false)),
+        "paused"
+    );
     assert_eq!(tablet("stopVideo", vec![]), Ok(Value::Bool(true)));
     assert_eq!(tablet("getVideoPosition", vec![]), Ok(Value::Int(-1)));
     tablet("setBrightness", vec![f(0.3)]).unwrap();
@@ -673,5 +682,107 @@ fn package_manager_knows_the_installed_packages_where_the_robot_installs_them() 
         robot
             .call("PackageManager", "package", vec![s("other")])
             .is_err()
+    );
+}
+
+/// The overview page's example (`naoqi/core/alpreferencemanager.html`), step by step: what
+/// it prints ("com.apps.chess - level: easy", then "None" once the domain is removed), and
+/// the events it subscribes to, each raised with `[domain, setting]` (the API page's
+/// events), and the signals with the value.
+#[test]
+fn preferences_are_kept_by_domain_and_every_change_is_announced() {
+    use std::sync::{Arc, Mutex};
+    let robot = SimRobot::new(Model::Nao);
+    let pm = |m: &str, a: Vec<Value>| robot.call("ALPreferenceManager", m, a);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    for (i, key) in [
+        "preferenceAdded",
+        "preferenceChanged",
+        "preferenceRemoved",
+        "preferenceDomainRemoved",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seen = Arc::clone(&events);
+        let sink = Arc::new(move |k: &str, v: Value| seen.lock().unwrap().push((k.to_string(), v)));
+        robot.subscribe(key, i as u64 + 1, sink).unwrap();
+    }
+    let signals = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&signals);
+    let sink = Arc::new(move |k: &str, v: Value| seen.lock().unwrap().push((k.to_string(), v)));
+    robot
+        .connect_signal("ALPreferenceManager", "preferenceUpdated", 9, sink)
+        .unwrap();
+
+    pm("setValue", vec![s("com.apps.chess"), s("level"), s("hard")]).unwrap();
+    pm(
+        "setValue",
+        vec![s("com.apps.chess"), s("treedepth"), s("10")],
+    )
+    .unwrap();
+    pm("setValue", vec![s("foo.bar"), s("foo"), s("bar")]).unwrap();
+    pm("setValue", vec![s("com.apps.chess"), s("level"), s("easy")]).unwrap();
+    assert_eq!(
+        pm("getValue", vec![s("com.apps.chess"), s("level")]),
+        Ok(s("easy"))
+    );
+    // "Only String values are processed, other types are ignored."
+    pm(
+        "setValue",
+        vec![s("com.apps.chess"), s("level"), Value::Int(3)],
+    )
+    .unwrap();
+    assert_eq!(
+        pm("getValue", vec![s("com.apps.chess"), s("level")]),
+        Ok(s("easy"))
+    );
+    assert_eq!(
+        pm("getDomainList", vec![]),
+        Ok(list(vec![s("com.apps.chess"), s("foo.bar")]))
+    );
+    assert_eq!(
+        pm("getValueList", vec![s("com.apps.chess")]),
+        Ok(list(vec![
+            list(vec![s("level"), s("easy")]),
+            list(vec![s("treedepth"), s("10")]),
+        ]))
+    );
+    pm("removeValue", vec![s("foo.bar"), s("foo")]).unwrap();
+    pm("removeDomainValues", vec![s("com.apps.chess")]).unwrap();
+    // "Return None / null if the Preference doesn't exist."
+    assert_eq!(
+        pm("getValue", vec![s("com.apps.chess"), s("level")]),
+        Ok(Value::None)
+    );
+    assert_eq!(pm("getDomainList", vec![]), Ok(list(vec![])));
+
+    let pair = |d: &str, k: &str| list(vec![s(d), s(k)]);
+    assert_eq!(
+        *events.lock().unwrap(),
+        [
+            (
+                "preferenceAdded".to_string(),
+                pair("com.apps.chess", "level")
+            ),
+            (
+                "preferenceAdded".to_string(),
+                pair("com.apps.chess", "treedepth")
+            ),
+            ("preferenceAdded".to_string(), pair("foo.bar", "foo")),
+            (
+                "preferenceChanged".to_string(),
+                pair("com.apps.chess", "level")
+            ),
+            ("preferenceRemoved".to_string(), pair("foo.bar", "foo")),
+            ("preferenceDomainRemoved".to_string(), s("com.apps.chess")),
+        ]
+    );
+    assert_eq!(
+        *signals.lock().unwrap(),
+        [(
+            "preferenceUpdated".to_string(),
+            list(vec![s("com.apps.chess"), s("level"), s("easy")])
+        )]
     );
 }

@@ -347,6 +347,14 @@ pub enum PatternKind {
     Variable(String),
     /// `$var==value` (and the other comparisons): a condition.
     Condition(Condition),
+    /// `$var=value`: the variable set when what it sits in is heard or said, matching no
+    /// word (the reference's lexicons: `concept:(birth_month) ["january $month=1" ...]`).
+    Assign {
+        /// The variable's name (ALMemory key).
+        variable: String,
+        /// Its new value.
+        value: Operand,
+    },
     /// `e:Name`: the ALMemory event `Name` raised.
     Event(String),
     /// `%tag`: the rule's tag; it matches only while the tag is active.

@@ -111,6 +111,7 @@ impl Display for PatternNode {
             PatternKind::Not(inner) => write!(f, "!{inner}"),
             PatternKind::Variable(v) => write!(f, "${v}"),
             PatternKind::Condition(c) => write!(f, "{c}"),
+            PatternKind::Assign { variable, value } => write!(f, "${variable}={value}"),
             PatternKind::Event(e) => write!(f, "e:{e}"),
             PatternKind::Tag(t) => write!(f, "%{t}"),
             PatternKind::Function(func) => write!(f, "{func}"),

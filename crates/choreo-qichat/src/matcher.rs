@@ -18,6 +18,7 @@
 //! | `!word` | nothing, where the next word is not `word` (a negative look-ahead) |
 //! | `$var` | the variable's value, as words |
 //! | `$var==x` (and the other comparisons) | nothing, where the condition holds |
+//! | `$var=x` | nothing; the match sets the variable ([`Match::sets`]) |
 //! | `e:Name` | the event, when it is what was raised; with words, nothing where `Name` was raised recently |
 //! | `%tag` | nothing (the rule's tags are the engine's business) |
 //! | `^rand[...]`, `^first[...]` | one of the items |
@@ -197,7 +198,7 @@ pub enum Heard<'a> {
 }
 
 /// A successful match.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Match {
     /// What each `_` captured, in order (`$1` first), as said (case kept, punctuation
     /// around it dropped).
@@ -206,6 +207,9 @@ pub struct Match {
     pub exact: bool,
     /// How many words wildcards took: the fewer, the more specific the match.
     pub wildcard_words: usize,
+    /// The variables the `$var=value` the match went through set, in order, with their
+    /// values (a value to work out, `"^size(~c)"`, sets nothing here).
+    pub sets: Vec<(String, String)>,
 }
 
 /// Whether `pattern` matches all of `input` (words only), and with which captures.
@@ -242,6 +246,7 @@ pub fn match_heard(
         captures: Vec::new(),
         wild: 0,
         skipped: 0,
+        sets: Vec::new(),
     };
     let ends = if partial && event.is_none() {
         m.with_gaps(pattern, from)
@@ -265,6 +270,7 @@ pub fn match_heard(
         captures,
         exact: best.skipped == 0,
         wildcard_words: best.wild,
+        sets: best.sets,
     })
 }
 
@@ -326,6 +332,8 @@ struct State {
     wild: usize,
     /// How many words were said that the rule does not have.
     skipped: usize,
+    /// The variables set on the way, with their values.
+    sets: Vec<(String, String)>,
 }
 
 struct Matcher<'a> {
@@ -443,6 +451,7 @@ impl Matcher<'_> {
             captures: Vec::new(),
             wild: 0,
             skipped: 0,
+            sets: Vec::new(),
         };
         forbidden
             .iter()
@@ -502,6 +511,13 @@ impl Matcher<'_> {
                 None => Vec::new(),
             },
             PatternKind::Condition(c) => self.when(self.holds(c, s), s),
+            PatternKind::Assign { variable, value } => {
+                let mut n = s.clone();
+                if let Some(v) = self.value(value, s) {
+                    n.sets.push((variable.clone(), v));
+                }
+                vec![n]
+            }
             PatternKind::Event(name) => match self.event {
                 Some(e) if e == name && !s.event => vec![State {
                     event: true,
@@ -644,7 +660,13 @@ impl Matcher<'_> {
 
     /// Whether condition `c` holds (numbers compared as numbers, anything else as text).
     fn holds(&self, c: &Condition, s: &State) -> bool {
-        let value = |o: &Operand| match o {
+        compare(c.op, self.value(&c.left, s), self.value(&c.right, s))
+    }
+
+    /// The text of operand `o` at `s`; `None` for an unset variable or capture, or a value
+    /// to work out.
+    fn value(&self, o: &Operand, s: &State) -> Option<String> {
+        match o {
             Operand::Variable(v) => self.lookup.variable(v),
             Operand::CaptureRef(n) => usize::try_from(*n)
                 .ok()
@@ -661,8 +683,7 @@ impl Matcher<'_> {
                 }),
             Operand::Literal(l) => Some(l.clone()),
             Operand::Output(_) => None,
-        };
-        compare(c.op, value(&c.left), value(&c.right))
+        }
     }
 }
 

@@ -474,3 +474,43 @@ fn a_topic_s_own_concept_comes_before_another_topic_s_of_the_same_name() {
     assert_eq!(d.event("go", &mut memory).unwrap().text, "hello from a");
     assert_eq!(d.event("go2", &mut memory).unwrap().text, "hi from b");
 }
+
+/// `$var=value` inside a concept's item, as the reference's lexicons write them
+/// (`lexicon_english.html`: `concept:(birth_month) ["january $month=1" "february $month=2"
+/// ...]`, French `"de l' $article="de l'" ..."`): heard, the item sets the variable and
+/// matches only its words; said, the item's words are said and the variable set.
+#[test]
+fn an_assignment_in_a_concept_sets_its_variable_and_is_not_a_word() {
+    let mut d = Dialog::new(1);
+    d.load(topic(
+        "birth",
+        "concept:(birth_month) [\"january $month=1\" \"february $month=2\"]\n\
+         concept:(article) [\"de l' $article=\"de l'\"\" \"du $article=du\"]\n\
+         concept:(greet) [\"hello there $greeted=yes\"]\n\
+         u:(I was born in ~birth_month) you were born in month $month\n\
+         u:(I want ~article eau) article $article\n\
+         u:(start) ~greet\n\
+         u:(did you greet) $greeted",
+    ));
+    assert!(d.activate("birth"));
+    let mut memory = HashMap::new();
+    assert_eq!(
+        exchange_in(
+            &mut d,
+            &mut memory,
+            &[
+                "I was born in february",
+                "I want de l' eau",
+                "start",
+                "did you greet"
+            ]
+        ),
+        [
+            said("you were born in month 2"),
+            said("article de l'"),
+            said("hello there"),
+            said("yes"),
+        ]
+    );
+    assert_eq!(memory.get("month").map(String::as_str), Some("2"));
+}

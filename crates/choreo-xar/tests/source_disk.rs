@@ -11,7 +11,7 @@ use crate::archive_build;
 use std::path::{Path, PathBuf};
 
 use archive_build::{behavior_xar, crg, gzip, tar};
-use choreo_xar::source::{FilesOnDisk, Install, Project, load_bytes, load_path};
+use choreo_xar::source::{FilesOnDisk, Install, Project, load_bytes, load_path, load_path_to_run};
 
 /// The package Choregraphe's Play uploads (the robot applications page).
 const PLAYED: &str = ".lastUploadedChoregrapheBehavior";
@@ -151,6 +151,35 @@ fn the_package_folder_is_the_manifests_uuid() {
         Path::new(PLAYED)
     );
     assert!(apps.join("show-1a2b/behavior_1/sneeze.ogg").is_file());
+
+    // To run, a lone behavior file its `.pml` lists is read in its project, as the robot
+    // runs it: the package, its manifest (language, uuid) and files, narrowed to that
+    // behavior; read as a file, it is alone.
+    std::fs::create_dir(dir.join("behavior_2")).unwrap();
+    std::fs::write(dir.join("behavior_2/behavior.xar"), behavior_xar("Other")).unwrap();
+    assert!(
+        load_path(&dir.join("behavior_1/behavior.xar"))
+            .unwrap()
+            .pml
+            .is_none()
+    );
+    let lone = load_path_to_run(&dir.join("behavior_1/behavior.xar")).unwrap();
+    assert_eq!(lone.name, "Show");
+    assert_eq!(
+        lone.manifest.as_ref().and_then(|m| m.uuid.as_deref()),
+        Some("show-1a2b")
+    );
+    let paths: Vec<&str> = lone.behaviors.iter().map(|b| b.path.as_str()).collect();
+    assert_eq!(paths, ["behavior_1/behavior.xar"]);
+    let files = lone.on_disk_as(Install::Package).unwrap();
+    assert!(
+        behavior_dir(&lone, &files)
+            .to_string_lossy()
+            .ends_with("/PackageManager/apps/show-1a2b/behavior_1")
+    );
+    // One the `.pml` does not list stays alone.
+    let other = load_path_to_run(&dir.join("behavior_2/behavior.xar")).unwrap();
+    assert!(other.manifest.is_none() && other.pml.is_none());
 }
 
 /// Runs `f` with the current directory set to `dir` (this test binary's only user of the

@@ -528,6 +528,9 @@ class Echo:
         self.echoed(message)
         return "%s from %s" % (message, sys.argv[1])
 
+    def preference(self, domain, setting):
+        return app.session.service("ALPreferenceManager").getValue(domain, setting)
+
 app = qi.Application(sys.argv)
 app.start()
 app.session.registerService(sys.argv[1], Echo())
@@ -571,6 +574,8 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
         link = sm.serviceStopped.connect(self.stopped)
         ALProxy("AutoEcho").echoed.connect(self.echoed)
         self.log("auto=" + ALProxy("AutoEcho").echo("hi"))
+        ALProxy("ALPreferenceManager").setValue("com.example.svc", "colour", "blue")
+        self.log("preference=" + ALProxy("AutoEcho").preference("com.example.svc", "colour"))
         self.log("before=%s" % sm.isServiceRunning("svc-1a2b.boxservice"))
         self.log("start=%s" % sm.startService("boxservice"))
         self.log("box=" + self.session().service("BoxEcho").echo("there"))
@@ -594,7 +599,8 @@ const SERVICES_BOX: &str = r#"class MyClass(GeneratedClass):
 
 /// The manifest's services run as ServiceManager runs them: the autorun one with the run,
 /// the other when a box starts it; both register their services in the robot's directory
-/// over qi (`--qi-url`), box code calls them, their output is shown, one that dies is
+/// over qi (`--qi-url`), box code calls them, a program reads the robot's preferences as box
+/// code does (ALPreferenceManager over qi), their output is shown, one that dies is
 /// reported, and none outlives the run. The manifest's form is the 2.8 service page's
 /// (`dev/tutos/create_a_new_service.html`: `execStart="./python bin/myservice.py"`).
 #[test]
@@ -646,6 +652,8 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
         ("serviceStopped svc-1a2b.dies ", "3"),
         // The program's own signal reaches box code over qi.
         ("echoed=", "hi"),
+        // The program reads over qi the preference box code set.
+        ("preference=", "blue"),
         // Python 2 as on the robot: 7 / 2 is 3.
         ("py2=", "HELLO from Py2Echo (3)"),
     ] {

@@ -6,7 +6,7 @@
 //! `Dialog/SameRule`, whose rule, if any, answers instead.
 
 use crate::ast::{RuleKind, TopicProperty};
-use crate::matcher::{Heard, match_heard, tokens};
+use crate::matcher::{Heard, Match, match_heard, tokens};
 
 use super::clock;
 use super::concepts::View;
@@ -20,11 +20,11 @@ impl Dialog {
     pub(super) fn answer(
         &mut self,
         at: RulePath,
-        captures: &[String],
+        heard: &Match,
         via: Option<&'static str>,
         host: &mut dyn Host,
     ) -> Answer {
-        self.answer_with(at, captures, via, true, host)
+        self.answer_with(at, heard, via, true, host)
     }
 
     /// The rule at `at` answers; `main`: it moves the focus and the scope (a learning rule
@@ -32,7 +32,7 @@ impl Dialog {
     pub(super) fn answer_with(
         &mut self,
         at: RulePath,
-        captures: &[String],
+        heard: &Match,
         via: Option<&'static str>,
         main: bool,
         host: &mut dyn Host,
@@ -48,7 +48,7 @@ impl Dialog {
         if main && !self.topics.loaded[at.0].topic.has(TopicProperty::NoStay) {
             self.give_focus(at.0);
         }
-        let cx = Cx::new(at.0, captures);
+        let cx = Cx::new(at.0, heard);
         let mut plan = Plan::default();
         if self.render_rule(&cx, &at, &mut plan, host).is_ok() {
             self.call_subrule(&mut plan, host);
@@ -94,8 +94,12 @@ impl Dialog {
         if rule.kind == RuleKind::Proposal {
             plan.effects.push(Effect::Used(path.clone()));
         }
-        // Before the output: a rule it jumps to is the one said last.
+        // Before the output: a rule it jumps to is the one said last, and what the match
+        // set (`"january $month=1"` in a concept) is set.
         plan.last = Some(path.clone());
+        for (variable, value) in &cx.sets {
+            plan.write(self.topics.key(cx.t, variable), Some(value.clone()));
+        }
         self.render(cx, &rule.output, plan, host)
     }
 
@@ -134,7 +138,7 @@ impl Dialog {
                     .filter(|(_, r)| r.kind == RuleKind::CallResult)
                     .filter_map(|(k, r)| {
                         let m = match_heard(&r.pattern, Heard::Said(text, &toks), &view, false)?;
-                        Some((m.wildcard_words, k, m.captures))
+                        Some((m.wildcard_words, k, m))
                     })
                     .min_by_key(|(w, k, _)| (*w, *k))
                     .map(|(_, k, c)| (k, c))
@@ -143,14 +147,14 @@ impl Dialog {
                 .subrules
                 .iter()
                 .position(|r| r.kind == RuleKind::CallError)
-                .map(|k| (k, Vec::new())),
+                .map(|k| (k, Match::default())),
         };
-        let Some((k, captures)) = chosen else {
+        let Some((k, heard)) = chosen else {
             return;
         };
         let mut path = last.1.clone();
         path.push(k);
-        let cx = Cx::new(last.0, &captures);
+        let cx = Cx::new(last.0, &heard);
         let mut child = plan.child();
         if self
             .render_rule(&cx, &(last.0, path), &mut child, host)
@@ -277,7 +281,7 @@ impl Dialog {
 
     /// Topic `t`'s first available, valid proposal, said (`forceOutput`, `gotoTopic`).
     pub(super) fn say_proposal(&mut self, t: usize, host: &mut dyn Host) -> Option<Answer> {
-        let cx = Cx::new(t, &[]);
+        let cx = Cx::new(t, &Match::default());
         let mut plan = Plan::default();
         if !self.next_proposal(&cx, t, &mut plan, host) {
             return None;

@@ -1,7 +1,7 @@
 //! Concepts: how the matcher sees them from a topic ([`View`]), what an output's `~name`
 //! says, and the concept functions (`^enumerate`, `^size`, `^addToConcept`, ...).
 
-use crate::ast::{Args, Builtin, PatternKind, PatternNode};
+use crate::ast::{Args, Builtin, Operand, PatternKind, PatternNode};
 use crate::error::Span;
 use crate::matcher::{Lookup, MAX_CONCEPT_DEPTH};
 
@@ -10,6 +10,16 @@ use super::{DEFAULT_EVENT_VALIDITY_MS, Dialog, Host};
 
 /// How many phrases a concept said in an output expands to at most.
 const MAX_ITEMS: usize = 1000;
+
+/// A phrase a pattern can say, with the variables saying it sets (`$var=value`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Phrase(String, Vec<(String, Operand)>);
+
+impl Phrase {
+    fn of(text: &str) -> Phrase {
+        Phrase(text.to_string(), Vec::new())
+    }
+}
 
 /// The dialog as the matcher sees it from topic `topic`: concepts (its own first, then every
 /// loaded topic's), dynamic concepts, variables in memory (under the topic's keys), recent
@@ -70,15 +80,29 @@ impl Dialog {
     /// wine"; a concept inside is expanded in turn), or its dynamic phrases. At most
     /// [`MAX_ITEMS`] phrases, concepts [`MAX_CONCEPT_DEPTH`] deep; `None`: no such concept.
     pub(super) fn concept_items(&self, t: usize, name: &str) -> Option<Vec<String>> {
+        Some(
+            self.concept_phrases(t, name)?
+                .into_iter()
+                .map(|p| p.0)
+                .collect(),
+        )
+    }
+
+    /// [`Dialog::concept_items`], each with the variables saying it sets.
+    fn concept_phrases(&self, t: usize, name: &str) -> Option<Vec<Phrase>> {
         match self.concept_body(t, name) {
-            Some(body) => Some(self.expand(t, body, 0, false)),
-            None => self.dynamic.get(name).cloned().or_else(|| {
-                self.topics
-                    .loaded
-                    .get(t)
-                    .filter(|l| l.topic.dynamics.iter().any(|d| d.name == name))
-                    .map(|_| Vec::new())
-            }),
+            Some(body) => Some(self.phrases(t, body, 0, false)),
+            None => self
+                .dynamic
+                .get(name)
+                .map(|items| items.iter().map(|i| Phrase::of(i)).collect())
+                .or_else(|| {
+                    self.topics
+                        .loaded
+                        .get(t)
+                        .filter(|l| l.topic.dynamics.iter().any(|d| d.name == name))
+                        .map(|_| Vec::new())
+                }),
         }
     }
 
@@ -92,39 +116,65 @@ impl Dialog {
         depth: usize,
         inputs: bool,
     ) -> Vec<String> {
-        let mut phrases = vec![String::new()];
+        self.phrases(t, nodes, depth, inputs)
+            .into_iter()
+            .map(|p| p.0)
+            .collect()
+    }
+
+    /// [`Dialog::expand`], each phrase with the variables it sets (`"january $month=1"`).
+    pub(super) fn phrases(
+        &self,
+        t: usize,
+        nodes: &[PatternNode],
+        depth: usize,
+        inputs: bool,
+    ) -> Vec<Phrase> {
+        let mut phrases = vec![Phrase::default()];
         for node in nodes {
-            let options: Vec<String> = match &node.kind {
-                PatternKind::Word(w) => vec![w.clone()],
-                PatternKind::Phrase(items) => self.expand(t, items, depth, inputs),
+            let options: Vec<Phrase> = match &node.kind {
+                PatternKind::Word(w) => vec![Phrase::of(w)],
+                PatternKind::Phrase(items) => self.phrases(t, items, depth, inputs),
                 PatternKind::Choice(items) => items
                     .iter()
-                    .flat_map(|i| self.expand(t, std::slice::from_ref(i), depth, inputs))
+                    .flat_map(|i| self.phrases(t, std::slice::from_ref(i), depth, inputs))
                     .collect(),
-                PatternKind::Optional(items) if inputs => std::iter::once(String::new())
+                PatternKind::Optional(items) if inputs => std::iter::once(Phrase::default())
                     .chain(
                         items
                             .iter()
-                            .flat_map(|i| self.expand(t, std::slice::from_ref(i), depth, inputs)),
+                            .flat_map(|i| self.phrases(t, std::slice::from_ref(i), depth, inputs)),
                     )
                     .collect(),
-                PatternKind::Wildcard if inputs => vec!["*".to_string()],
+                PatternKind::Wildcard if inputs => vec![Phrase::of("*")],
                 PatternKind::Capture(inner) if inputs => {
-                    self.expand(t, std::slice::from_ref(inner), depth, inputs)
+                    self.phrases(t, std::slice::from_ref(inner), depth, inputs)
                 }
                 PatternKind::Concept(c) if depth < MAX_CONCEPT_DEPTH => {
                     match self.concept_body(t, c) {
-                        Some(body) => self.expand(t, body, depth + 1, inputs),
-                        None => self.dynamic.get(c).cloned().unwrap_or_default(),
+                        Some(body) => self.phrases(t, body, depth + 1, inputs),
+                        None => self
+                            .dynamic
+                            .get(c)
+                            .into_iter()
+                            .flatten()
+                            .map(|p| Phrase::of(p))
+                            .collect(),
                     }
                 }
                 PatternKind::Function(f) => match &f.args {
                     Args::Choice(alts) => alts
                         .iter()
-                        .flat_map(|a| self.expand(t, &a.nodes, depth, inputs))
+                        .flat_map(|a| self.phrases(t, &a.nodes, depth, inputs))
                         .collect(),
                     _ => continue,
                 },
+                PatternKind::Assign { variable, value } => {
+                    for p in &mut phrases {
+                        p.1.push((variable.clone(), value.clone()));
+                    }
+                    continue;
+                }
                 _ => continue,
             };
             if options.is_empty() {
@@ -136,16 +186,18 @@ impl Dialog {
                     if next.len() >= MAX_ITEMS {
                         break 'all;
                     }
-                    next.push(match (p.is_empty(), o.is_empty()) {
-                        (true, _) => o.clone(),
-                        (false, true) => p.clone(),
-                        (false, false) => format!("{p} {o}"),
-                    });
+                    let text = match (p.0.is_empty(), o.0.is_empty()) {
+                        (true, _) => o.0.clone(),
+                        (false, true) => p.0.clone(),
+                        (false, false) => format!("{} {}", p.0, o.0),
+                    };
+                    let sets = p.1.iter().chain(&o.1).cloned().collect();
+                    next.push(Phrase(text, sets));
                 }
             }
             phrases = next;
         }
-        phrases.retain(|p| !p.is_empty());
+        phrases.retain(|p| !p.0.is_empty());
         phrases
     }
 
@@ -170,16 +222,17 @@ impl Dialog {
 
     /// `~name` in an output: one of its items, in turn ("Each call of the rule will call
     /// sequentially another item"), or at random when its body is `^rand[...]` (the page's
-    /// `concept:(greetings) ^rand[...]`); an empty concept makes the output invalid.
+    /// `concept:(greetings) ^rand[...]`), its `$var=value` set and not said; an empty
+    /// concept makes the output invalid.
     pub(super) fn say_concept(
         &mut self,
         cx: &Cx,
         span: Span,
         name: &str,
         plan: &mut Plan,
-        _host: &mut dyn Host,
+        host: &mut dyn Host,
     ) -> Result<(), Invalid> {
-        let items = self.concept_items(cx.t, name).unwrap_or_default();
+        let items = self.concept_phrases(cx.t, name).unwrap_or_default();
         if items.is_empty() {
             return Err(Invalid);
         }
@@ -199,7 +252,11 @@ impl Dialog {
             plan.effects.push(Effect::Count((cx.t, span), count + 1));
             count % items.len()
         };
-        plan.say(&items[i]);
+        let Phrase(text, sets) = &items[i];
+        plan.say(text);
+        for (variable, value) in sets {
+            self.assign(cx, variable, value, plan, host)?;
+        }
         Ok(())
     }
 

@@ -745,6 +745,7 @@ impl Dialog {
         let inner = Cx {
             t: cx.t,
             captures: cx.captures.clone(),
+            sets: Vec::new(),
             locals: def
                 .params
                 .iter()

@@ -735,7 +735,7 @@ impl Dialog {
         let target = self.topics.tagged(t, tag).into_iter().next()?;
         self.history.used.remove(&target);
         self.give_focus(t);
-        Some(self.answer(target, &[], None, host))
+        Some(self.answer(target, &crate::matcher::Match::default(), None, host))
     }
 
     // ------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use crate::ast::{Alternative, Condition, Operand, OutputKind, OutputNode};
 use crate::error::Span;
-use crate::matcher::compare;
+use crate::matcher::{Match, compare};
 
 use super::{Action, Dialog, Host, RulePath, Step};
 
@@ -201,21 +201,24 @@ pub(super) fn finish(pieces: &[Piece]) -> (String, Vec<Step>) {
     (all.join(" "), steps)
 }
 
-/// What an output is worked out with: its topic, the captures of the match, a `def:`
-/// function's parameters, and how many jumps led here.
+/// What an output is worked out with: its topic, the captures of the match and the
+/// variables it set, a `def:` function's parameters, and how many jumps led here.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Cx {
     pub(super) t: usize,
     pub(super) captures: Vec<String>,
+    pub(super) sets: Vec<(String, String)>,
     pub(super) locals: HashMap<String, String>,
     pub(super) jumps: usize,
 }
 
 impl Cx {
-    pub(super) fn new(t: usize, captures: &[String]) -> Cx {
+    /// The output of a rule of topic `t` that matched as `m`.
+    pub(super) fn new(t: usize, m: &Match) -> Cx {
         Cx {
             t,
-            captures: captures.to_vec(),
+            captures: m.captures.clone(),
+            sets: m.sets.clone(),
             ..Cx::default()
         }
     }
@@ -260,12 +263,7 @@ impl Dialog {
                 plan.say(&value);
                 Ok(())
             }
-            OutputKind::Assign { variable, value } => {
-                let v = self.operand(cx, value, plan, host).ok_or(Invalid)?;
-                let key = self.topics.key(cx.t, variable);
-                plan.write(key, Some(v));
-                Ok(())
-            }
+            OutputKind::Assign { variable, value } => self.assign(cx, variable, value, plan, host),
             OutputKind::Condition(c) => {
                 if self.holds(cx, c, plan, host) {
                     Ok(())
@@ -366,6 +364,21 @@ impl Dialog {
             None => super::clock::data(&key, host.now_ms()).or_else(|| host.get(&key)),
         };
         value.filter(|v| !v.is_empty())
+    }
+
+    /// `$variable=value`: the variable set (invalid when the value cannot be worked out).
+    pub(super) fn assign(
+        &mut self,
+        cx: &Cx,
+        variable: &str,
+        value: &Operand,
+        plan: &mut Plan,
+        host: &mut dyn Host,
+    ) -> Result<(), Invalid> {
+        let v = self.operand(cx, value, plan, host).ok_or(Invalid)?;
+        let key = self.topics.key(cx.t, variable);
+        plan.write(key, Some(v));
+        Ok(())
     }
 
     pub(super) fn operand(

@@ -21,7 +21,7 @@
 //! for the next input's answer: "hello (while touching head)" → "you touched me. Hello").
 
 use crate::ast::{Builtin, RuleKind, TopicProperty};
-use crate::matcher::{Heard, Token, match_heard, tokens};
+use crate::matcher::{Heard, Match, Token, match_heard, tokens};
 
 use super::concepts::View;
 use super::{Answer, Dialog, Host, RulePath};
@@ -232,9 +232,9 @@ impl Dialog {
         heard: Hearing<'_>,
         candidates: &[(Level, RulePath)],
         host: &dyn Host,
-    ) -> Option<(RulePath, Vec<String>)> {
+    ) -> Option<(RulePath, Match)> {
         type Rank = (bool, Level, bool, usize, usize);
-        let mut best: Option<(Rank, RulePath, Vec<String>)> = None;
+        let mut best: Option<(Rank, RulePath, Match)> = None;
         for (i, (level, path)) in candidates.iter().enumerate() {
             let t = path.0;
             let Some(rule) = self.topics.rule(t, &path.1) else {
@@ -273,18 +273,14 @@ impl Dialog {
                 i,
             );
             if best.as_ref().is_none_or(|(r, _, _)| rank < *r) {
-                best = Some((rank, path.clone(), m.captures));
+                best = Some((rank, path.clone(), m));
             }
         }
         best.map(|(_, p, c)| (p, c))
     }
 
     /// Each side topic's best rule for `heard`, with its property.
-    fn beside(
-        &self,
-        heard: Hearing<'_>,
-        host: &dyn Host,
-    ) -> Vec<(TopicProperty, RulePath, Vec<String>)> {
+    fn beside(&self, heard: Hearing<'_>, host: &dyn Host) -> Vec<(TopicProperty, RulePath, Match)> {
         let mut out = Vec::new();
         for t in self.answering_topics() {
             let Some(property) = self.side(t) else {
@@ -298,7 +294,7 @@ impl Dialog {
     }
 
     /// The learning rules (`l:`) of the answering topics that match `heard`.
-    fn learning(&self, heard: Hearing<'_>, host: &dyn Host) -> Vec<(RulePath, Vec<String>)> {
+    fn learning(&self, heard: Hearing<'_>, host: &dyn Host) -> Vec<(RulePath, Match)> {
         let Hearing::Said(text, toks) = heard else {
             return Vec::new();
         };
@@ -314,7 +310,7 @@ impl Dialog {
                     continue;
                 }
                 if let Some(m) = match_heard(&r.pattern, Heard::Said(text, toks), &view, true) {
-                    out.push(((t, vec![k]), m.captures));
+                    out.push(((t, vec![k]), m));
                 }
             }
         }

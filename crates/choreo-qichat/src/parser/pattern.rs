@@ -104,6 +104,12 @@ impl Parser<'_> {
                         op,
                         right,
                     })
+                } else if self.peek() == Some('=') {
+                    self.pos += 1;
+                    PatternKind::Assign {
+                        variable: name,
+                        value: self.operand()?,
+                    }
                 } else {
                     PatternKind::Variable(name)
                 }

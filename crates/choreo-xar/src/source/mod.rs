@@ -6,9 +6,10 @@
 //!   at the first problem.
 //! - [`load_bytes`], [`load_tree`] and [`load_path`] turn a `.xar`, a project (folder, `.pml`,
 //!   `.crg`, `.pkg`), a box library (folder, `.cbl`) or a split folder into a [`Project`]: the
-//!   behaviors to inspect, convert, compare or run.
+//!   behaviors to inspect, convert, compare or run. [`load_path_to_run`] reads a behavior
+//!   file in the project that lists it, as a run needs.
 //!
-//! Only [`read_dir_tree`], [`check_path`] and [`load_path`] (and their `_with` forms) read the
+//! Only [`read_dir_tree`], [`check_path`] and [`load_path`] (and their other forms) read the
 //! disk, and [`Project::on_disk`] writes to it; everything else works on bytes and
 //! [`FileTree`](crate::FileTree)s.
 //!
@@ -43,6 +44,6 @@ pub use kind::{FileKind, sniff};
 pub(crate) use kind::{content_mismatch, kind_of_root};
 pub use library::decode_folder_name;
 pub use loaded::{Behavior, FilesOnDisk, Install, Project};
-pub use path::{load_path, load_path_with};
+pub use path::{load_path, load_path_to_run, load_path_with};
 pub use reads::Reads;
 pub(crate) use tree::join_in_tree;

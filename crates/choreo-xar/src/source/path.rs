@@ -18,6 +18,21 @@ pub fn load_path(path: &Path) -> Result<Project> {
     load(path, None)
 }
 
+/// [`load_path`] for a run: a behavior file that a `.pml` up to [`PROJECT_DEPTH`] folders
+/// above lists is loaded as that project, narrowed to it, so it runs with the package,
+/// language, dialogs and files the robot runs it with. Converting or checking a file reads
+/// it alone ([`load_path`]).
+pub fn load_path_to_run(path: &Path) -> Result<Project> {
+    match holding_project(path) {
+        Some((pml, behavior)) => {
+            let mut project = load(&pml, None)?;
+            project.behaviors.retain(|b| b.path == behavior);
+            Ok(project)
+        }
+        None => load(path, None),
+    }
+}
+
 /// [`load_path`], each XAR file read and each archive unpacked through `reads`: a file that
 /// `reads` has read already (under the same name) is not read again. For loading many paths that hold the same
 /// behaviors (a project's `.pml`, its `manifest.xml`, its `behavior.xar`).
@@ -71,6 +86,52 @@ fn load(path: &Path, reads: Option<&Reads>) -> Result<Project> {
         project.root = fs::canonicalize(&dir).ok();
     }
     Ok(project)
+}
+
+/// How many folders above a lone behavior file its project file may be: Choregraphe keeps a
+/// behavior in `<project>/<behavior>/behavior.xar`, or in the project's own folder.
+const PROJECT_DEPTH: usize = 3;
+
+/// The `.pml` that lists behavior file `path` among its behaviors, and the behavior's path
+/// in that project, if one does in the file's folder or the ones above it: a behavior run
+/// by its file alone is run in its project, with the package, language, dialogs and files
+/// it has on the robot.
+fn holding_project(path: &Path) -> Option<(PathBuf, String)> {
+    let file = fs::canonicalize(path).ok()?;
+    for folder in file.ancestors().skip(1).take(PROJECT_DEPTH) {
+        let inside = file.strip_prefix(folder).ok()?;
+        let inside: Vec<String> = inside
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let inside = inside.join("/");
+        let Ok(entries) = fs::read_dir(folder) else {
+            continue;
+        };
+        let mut pmls: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "pml") && p.is_file())
+            .collect();
+        pmls.sort();
+        for pml in pmls {
+            let Ok(bytes) = fs::read(&pml) else {
+                continue;
+            };
+            let Ok(parsed) = crate::project_files::read_pml(&pml.display().to_string(), &bytes)
+            else {
+                continue;
+            };
+            if parsed
+                .value
+                .behaviors
+                .iter()
+                .any(|b| b.xar_path() == inside)
+            {
+                return Some((pml, inside));
+            }
+        }
+    }
+    None
 }
 
 /// The name of a folder, even when given as `.` or `..`.

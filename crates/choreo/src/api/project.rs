@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use choreo_robot::Model;
-use choreo_xar::source::{Behavior, load_path};
+use choreo_xar::source::{Behavior, load_path_to_run};
 use choreo_xar::{Diagnostic, Severity};
 
 use crate::api::error::{Error, Result};
@@ -47,7 +47,7 @@ impl Project {
                 path: path.to_path_buf(),
             });
         }
-        let inner = load_path(path).map_err(|e| Error::Unreadable { diagnostic: e.0 })?;
+        let inner = load_path_to_run(path).map_err(|e| Error::Unreadable { diagnostic: e.0 })?;
         Ok(Project {
             path: path.to_path_buf(),
             inner: Arc::new(inner),

@@ -122,7 +122,7 @@ fn behavior_replay(
     model: Option<Model>,
     events: Vec<serde_json::Value>,
 ) -> Replayed {
-    let project = crate::cli::report::load(path, false)?;
+    let project = crate::cli::report::load_to_run(path, crate::cli::live::Verbosity::Normal)?;
     let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
     // Else the one the project was made for.
     let model = model

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use choreo_robot::Model;
-use choreo_xar::source::{Behavior, Project, load_path};
+use choreo_xar::source::{Behavior, Project, load_path, load_path_to_run};
 use choreo_xar::{Diagnostic, Severity};
 
 use crate::check::diagnostic_text as format_diagnostic;
@@ -22,13 +22,29 @@ pub fn load(path: &Path, partial: bool) -> CliResult<Project> {
 /// kind folded into one line ([`crate::cli::fold::fold_diagnostics`]), or none (quiet: errors
 /// only).
 pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> CliResult<Project> {
+    shown(path, load_path, partial, verbosity)
+}
+
+/// [`load_shown`] for a run: a behavior file is read in the project that lists it
+/// ([`load_path_to_run`]).
+pub fn load_to_run(path: &Path, verbosity: Verbosity) -> CliResult<Project> {
+    shown(path, load_path_to_run, false, verbosity)
+}
+
+/// `path` read by `read`, its warnings shown at `verbosity` (see [`load_shown`]).
+fn shown(
+    path: &Path,
+    read: fn(&Path) -> choreo_xar::Result<Project>,
+    partial: bool,
+    verbosity: Verbosity,
+) -> CliResult<Project> {
     if !path.exists() {
         return Err(CliError::Usage(with_help(
             format!("{}: no such file or folder", path.display()),
             PATH_FIX,
         )));
     }
-    match load_path(path) {
+    match read(path) {
         Ok(project) => {
             let shown: Vec<Diagnostic> = project
                 .warnings

@@ -161,8 +161,8 @@ impl Session {
 
     /// Loads the topics of every Dialog box of the behaviors at `path`, in `lang`.
     fn add_behavior(&mut self, path: &Path, lang: &str) -> CliResult<()> {
-        let project =
-            choreo_xar::source::load_path(path).map_err(|e| CliError::Load(e.to_string()))?;
+        let project = choreo_xar::source::load_path_to_run(path)
+            .map_err(|e| CliError::Load(e.to_string()))?;
         let files = project
             .on_disk()
             .map_err(|e| CliError::Load(e.to_string()))?;

@@ -39,7 +39,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     let _ahead = args.sandbox.box_host_ahead();
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
-    let project = report::load_shown(&args.path, false, verbosity)?;
+    let project = report::load_to_run(&args.path, verbosity)?;
     let project = crate::Project::new(&args.path, Arc::new(project));
     let base = project
         .behavior(args.behavior.as_deref())

@@ -60,9 +60,8 @@ pub(crate) fn install(
             continue;
         };
         let path = dir.join(path);
-        let project = Arc::new(
-            report::load_shown(&path, false, verbosity).map_err(|e| e.recoded(CliError::Load))?,
-        );
+        let project =
+            Arc::new(report::load_to_run(&path, verbosity).map_err(|e| e.recoded(CliError::Load))?);
         let picked = def.keys.get("behaviorName").and_then(|n| n.as_str());
         let behavior = report::pick_behavior(&project, &path, picked)
             .map_err(|e| e.recoded(CliError::Load))?;

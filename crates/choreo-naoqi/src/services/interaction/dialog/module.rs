@@ -96,12 +96,13 @@ fn parse_topic(
     Ok(topic)
 }
 
-/// Reads file `name` that the topic at `path` includes: next to the topic. A lexicon
+/// Reads file `name` that the topic at `path` includes: next to the topic, else in folder
+/// `also` (`_addDialogFromTopicBox`'s include folder) when given. A lexicon
 /// (`lexicon_enu.top`: the concepts NAOqi keeps for every application) not there is looked
 /// for in the application's other dialog folders (Choregraphe copies it into some), and
 /// else stands for the robot's own lexicon, which the simulated robot does not have: a
 /// notice, and an empty topic.
-fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
+fn included(sim: &Sim, path: &str, also: Option<&str>, name: &str) -> Result<Vec<u8>, String> {
     let folder = std::path::Path::new(path)
         .parent()
         .unwrap_or(std::path::Path::new("."));
@@ -110,6 +111,9 @@ fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
         Ok(bytes) => return Ok(bytes),
         Err(e) => format!("cannot read {}: {e}", at.display()),
     };
+    if let Some(Ok(bytes)) = also.map(|d| std::fs::read(std::path::Path::new(d).join(name))) {
+        return Ok(bytes);
+    }
     if !(name.starts_with("lexicon_") && name.ends_with(".top")) {
         return Err(error);
     }
@@ -135,13 +139,20 @@ fn included(sim: &Sim, path: &str, name: &str) -> Result<Vec<u8>, String> {
     Ok(b"topic: ~lexicon()\n".to_vec())
 }
 
-/// A topic file read and parsed (`loadTopic`'s work, before any lock).
-fn read_topic(sim: &Sim, a: &Args<'_>, path: &str) -> Result<choreo_qichat::Topic, CallError> {
+/// A topic file read and parsed (`loadTopic`'s work, before any lock); its includes are
+/// looked for in folder `also` too, if given.
+fn read_topic(
+    sim: &Sim,
+    a: &Args<'_>,
+    path: &str,
+    also: Option<&str>,
+) -> Result<choreo_qichat::Topic, CallError> {
     let local = sim.local_path(path);
     let bytes = std::fs::read(&local)
         .map_err(|e| CallError::Failed(format!("{}: cannot read topic {path:?}: {e}", a.name)))?;
+    let also = also.map(|d| sim.local_path(d));
     parse_topic(a, path, &bytes, &mut |n| {
-        included(sim, &local, n).map_err(Into::into)
+        included(sim, &local, also.as_deref(), n).map_err(Into::into)
     })
 }
 
@@ -251,7 +262,7 @@ fn serve_io(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         "say" => {
             // A tagged sentence of a topic file, said without touching the active topics.
             let (path, tag) = (a.str(0)?, a.str(1)?);
-            let topic = read_topic(sim, a, path)?;
+            let topic = read_topic(sim, a, path, None)?;
             let mut alone = Qichat::new(1);
             let name = alone.load(topic);
             alone.activate(&name);
@@ -341,7 +352,14 @@ fn serve_users(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
 fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     // Reading topic files happens before taking any lock.
     let files: Vec<(choreo_qichat::Topic, String)> = match method {
-        "loadTopic" => vec![(read_topic(sim, a, a.str(0)?)?, a.str(0)?.to_string())],
+        "loadTopic" => vec![(read_topic(sim, a, a.str(0)?, None)?, a.str(0)?.to_string())],
+        // A private method the stock boxes of Choregraphe 2.4-2.5 call: `loadTopic` with a
+        // folder for the topic's includes ("Root of the behavior"), as its qi signature
+        // `(ss)s` and its description on the robot give it.
+        "_addDialogFromTopicBox" => {
+            let topic = read_topic(sim, a, a.str(0)?, Some(a.str(1)?))?;
+            vec![(topic, a.str(0)?.to_string())]
+        }
         "loadTopicContent" => {
             let mut nowhere =
                 |n: &str| Err(format!("cannot include {n:?} in a topic given as text").into());
@@ -351,14 +369,14 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
         "runTopics" => {
             let mut out = Vec::new();
             for path in a.names(0)? {
-                out.push((read_topic(sim, a, &path)?, path));
+                out.push((read_topic(sim, a, &path, None)?, path));
             }
             out
         }
         _ => Vec::new(),
     };
     let value = match method {
-        "loadTopic" | "loadTopicContent" | "runTopics" => {
+        "loadTopic" | "_addDialogFromTopicBox" | "loadTopicContent" | "runTopics" => {
             let mut engine = sim.extension::<Engine>().get();
             let mut names = Vec::new();
             for (topic, origin) in files {
