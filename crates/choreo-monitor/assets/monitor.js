@@ -209,6 +209,7 @@ export class Monitor {
       case "completions": return this.onCompletions(msg);
       case "tried": return this.onTried(msg);
       case "project": return this.onProject(msg);
+      case "coverage": return this.onCoverage(msg);
       default: return; // unknown types are for a newer page
     }
   }

@@ -337,8 +337,21 @@ export class Page {
     set.add(el);
   }
 
+  // An exploration's coverage (`choreo explore --monitor`): the boxes some path entered,
+  // and why each other one never was.
+  onCoverage(msg) {
+    const entered = Array.isArray(msg.entered) ? msg.entered : [];
+    const never = Array.isArray(msg.never_entered) ? msg.never_entered : [];
+    this.coverage = {
+      entered: new Set(entered.filter((p) => typeof p === "string")),
+      never: new Map(never.filter((n) => n && typeof n.path === "string").map((n) => [n.path, String(n.why ?? "")])),
+    };
+    this.updateBoxes();
+  }
+
   updateBoxes() {
     const litPaths = [...this.lit];
+    const cov = this.coverage;
     for (const [path, els] of this.boxEls) {
       const lit = this.lit.has(path);
       const err = this.errors.get(path);
@@ -349,6 +362,8 @@ export class Page {
         el.classList.toggle("lit", lit);
         el.classList.toggle("inner-lit", inner);
         el.classList.toggle("error", err !== undefined);
+        el.classList.toggle("covered", cov?.entered.has(path) ?? false);
+        el.classList.toggle("uncovered", cov?.never.has(path) ?? false);
         if (err !== undefined) el.setAttribute("data-error", err);
         else el.removeAttribute("data-error");
         const t = el.querySelector(":scope > title");
@@ -367,6 +382,9 @@ export class Page {
     if (this.lit.has(path)) t += "\nrunning";
     const e = this.errors.get(path);
     if (e !== undefined) t += `\nerror: ${e}`;
+    if (this.coverage?.entered.has(path)) t += "\nentered on a path explored";
+    const why = this.coverage?.never.get(path);
+    if (why !== undefined) t += `\nnever entered: ${why}`;
     return t;
   }
 

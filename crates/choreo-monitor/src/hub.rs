@@ -221,6 +221,21 @@ impl Hub {
         self.send_all(&message);
     }
 
+    /// `message` sent to every page now and kept in the greeting of later pages, in place of
+    /// a greeting message of its type (an exploration's `coverage`).
+    pub(crate) fn greet(&mut self, message: &Value) {
+        let kind = message.get("type").cloned();
+        let text: Arc<str> = message.to_string().into();
+        let same = |m: &Arc<str>| {
+            serde_json::from_str::<Value>(m).is_ok_and(|v| v.get("type").cloned() == kind)
+        };
+        match self.greeting.iter_mut().skip(2).find(|m| same(m)) {
+            Some(old) => *old = Arc::clone(&text),
+            None => self.greeting.push(Arc::clone(&text)),
+        }
+        self.send_all(&text);
+    }
+
     /// Sends `message` to every page now (a page whose queue is full gets a snapshot when
     /// it has room).
     pub(crate) fn broadcast(&mut self, message: &Value) {

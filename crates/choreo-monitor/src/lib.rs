@@ -292,6 +292,12 @@ impl Monitor {
         lock(&self.shared.hub).restructure(&message);
     }
 
+    /// Tells every page `message` now and each page that comes later (an exploration's
+    /// `coverage`: docs/monitor.md).
+    pub fn announce(&self, message: &Value) {
+        lock(&self.shared.hub).greet(message);
+    }
+
     /// Tells every page `message` (an edit's outcome: docs/monitor.md).
     pub fn tell(&self, message: &Value) {
         lock(&self.shared.hub).broadcast(message);

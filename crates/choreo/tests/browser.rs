@@ -233,6 +233,40 @@ fn the_page_shows_what_an_interactive_behavior_waits_in() {
     assert!(html.contains("Touch my head"), "the speech bubble");
 }
 
+/// `choreo explore --monitor`: after the exploration the page draws the behavior coloured
+/// by coverage. The quiz's plain run (`--max-paths 1`) enters Quiz, never Sorry, and the
+/// box says why in its title.
+#[test]
+fn an_exploration_colours_the_diagram_by_coverage() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
+        return;
+    };
+    let explored = Served::start(&[
+        "explore",
+        "crates/choreo/tests/fixtures/quiz.xar",
+        "--max-paths",
+        "1",
+        "--monitor",
+        "--monitor-keep",
+        "60",
+    ]);
+    let has = |html: &str, path: &str, class: &str| {
+        classes(html, "diagram", "data-path", path)
+            .iter()
+            .any(|c| c.split_whitespace().any(|w| w == class))
+    };
+    let html = dom_until(&browser, &explored.url, |html| {
+        has(html, "root/Sorry", "uncovered")
+    });
+    assert!(has(&html, "root/Quiz", "covered"), "Quiz entered");
+    assert!(!has(&html, "root/Quiz", "uncovered"));
+    assert!(has(&html, "root/Sorry", "uncovered"), "Sorry never entered");
+    assert!(
+        html.contains("never entered: root/Quiz was entered; its output onWrong never fired"),
+        "the cause in Sorry's title"
+    );
+}
+
 #[test]
 fn the_page_shows_a_stack_its_strip_and_the_leds() {
     let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::error::{CliError, CliResult};
+use crate::cli::monitor::{MonitorFlags, Source};
 use crate::exit;
-use crate::explore::{Options, explore};
+use crate::explore::{Exploration, Options, explore};
 
 /// `choreo explore`'s arguments.
 #[derive(clap::Args)]
@@ -37,6 +38,14 @@ pub(crate) struct ExploreArgs {
     /// Prints the JSON instead of the summary.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Then serves the monitor's page of the behavior coloured by coverage: boxes some path
+    /// entered, and those never entered with why (at ADDR, by default 127.0.0.1 on a free
+    /// port; docs/monitor.md).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub(crate) monitor: Option<std::net::SocketAddr>,
+    /// Keep the page up this many seconds (default: until Ctrl-C).
+    #[arg(long, value_name = "SECONDS", requires = "monitor")]
+    pub(crate) monitor_keep: Option<f64>,
     /// Box code's confinement, as `choreo run`'s (docs/security.md).
     #[command(flatten)]
     pub(crate) sandbox: crate::cli::supervised::SandboxFlags,
@@ -88,9 +97,59 @@ pub fn run(args: &ExploreArgs) -> CliResult {
         found.summary()
     };
     crate::cli::supervised::print_report(&text);
+    if args.monitor.is_some() {
+        show(args, &setup, &found, &text)?;
+    }
     Ok(if found.faults.is_empty() {
         exit::OK
     } else {
         exit::NO
+    })
+}
+
+/// `--monitor`: the behavior's page, its boxes coloured by what the exploration entered,
+/// kept up until Ctrl-C or `--monitor-keep`.
+fn show(args: &ExploreArgs, setup: &crate::Setup, found: &Exploration, text: &str) -> CliResult {
+    let interrupts = crate::cli::run::count_interrupts();
+    let flags = MonitorFlags {
+        monitor: args.monitor,
+        monitor_control: false,
+        monitor_keep: args.monitor_keep,
+    };
+    let behavior = setup.behavior();
+    let graph = choreo_engine::graph::Graph::new(&behavior.xar);
+    let title = format!("{} (explored)", setup.project().name());
+    let played = crate::cli::monitor::others(setup.project().files(), behavior);
+    let model = setup.project().model().name().to_lowercase();
+    let Some(monitor) =
+        crate::cli::monitor::start(&flags, &graph, &title, Some(&model), Source::Run(played))?
+    else {
+        return Ok(exit::OK);
+    };
+    monitor.announce(&coverage(found));
+    let keep = flags.monitor_keep.filter(|s| s.is_finite() && *s >= 0.0);
+    crate::cli::monitor::linger(&monitor, "explored", text, keep, &interrupts);
+    Ok(exit::OK)
+}
+
+/// The monitor's `coverage` message (docs/monitor.md): every box some path entered, and
+/// each box never entered with why.
+fn coverage(found: &Exploration) -> serde_json::Value {
+    let entered: Vec<&str> = found
+        .boxes
+        .iter()
+        .flat_map(|d| d.entered.iter().map(String::as_str))
+        .collect();
+    let never: Vec<serde_json::Value> = found
+        .boxes
+        .iter()
+        .flat_map(|d| &d.never_entered)
+        .map(|n| serde_json::json!({"path": n.path, "why": n.why}))
+        .collect();
+    serde_json::json!({
+        "type": "coverage",
+        "paths": found.paths,
+        "entered": entered,
+        "never_entered": never,
     })
 }
