@@ -62,13 +62,15 @@ def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[s
 
 def explore(path: _Path, behavior: Optional[str] = None, max_paths: int = 200, depth: int = 6,
             time: float = 30.0, timeout: float = 60.0, jobs: Optional[int] = None,
-            executor: Any = None) -> Dict[str, Any]:
+            executor: Any = None, journal: Optional[_Path] = None) -> Dict[str, Any]:
     """Tries every branch a person could take (`choreo explore`): the dict `choreo explore
     --json` prints (`paths`, `complete`, `boxes`, `entered`, `loaded`, `rules_matched`,
     `rules_unmatched`, `unproduced`, `faults` with their `steps`). With `executor` (any
     `concurrent.futures.Executor`: a process pool, a Dask client's `get_executor()`, Ray's),
     each path runs where it sends `explore_path`, `jobs` at a time; the search and its
-    report are the same. ValueError for a bound that is not a positive number of seconds."""
+    report are the same. With `journal` (a file), the paths it holds are not run again and
+    the others are written down: an exploration resumed. ValueError for a bound that is not
+    a positive number of seconds; LoadError for a journal of another exploration."""
 
 def explore_path(path: _Path, behavior: Optional[str], steps: str, timeout: float) -> str:
     """Runs one path of an exploration (its inputs as JSON) and returns what it showed as

@@ -36,9 +36,11 @@ fn open(path: &PathBuf, behavior: Option<&str>) -> PyResult<choreo::Setup> {
 /// of behavior time past a path's last input, `jobs` paths at once (default: the cores; with
 /// an executor, the paths handed to it at once). Returns the JSON's dict (docs/explore.md):
 /// `paths`, `complete`, `boxes`, `entered`, `loaded`, `rules_matched`, `rules_unmatched`,
-/// `unproduced`, `faults` (each with its `steps`). The GIL is free while the paths run.
+/// `unproduced`, `faults` (each with its `steps`). With `journal` (a file), the paths it
+/// holds are not run again and the others are written down: an exploration resumed
+/// (`choreo explore --resume`). The GIL is free while the paths run.
 #[pyfunction]
-#[pyo3(signature = (path, behavior = None, max_paths = 200, depth = 6, time = 30.0, timeout = 60.0, jobs = None, executor = None))]
+#[pyo3(signature = (path, behavior = None, max_paths = 200, depth = 6, time = 30.0, timeout = 60.0, jobs = None, executor = None, journal = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore<'py>(
     py: Python<'py>,
@@ -50,6 +52,7 @@ pub(crate) fn explore<'py>(
     timeout: f64,
     jobs: Option<usize>,
     executor: Option<Py<PyAny>>,
+    journal: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let defaults = choreo::explore::Options::default();
     let options = choreo::explore::Options {
@@ -60,16 +63,26 @@ pub(crate) fn explore<'py>(
         jobs: jobs.unwrap_or(defaults.jobs).max(1),
     };
     let setup = open(&path, behavior.as_deref())?;
+    let journal = journal
+        .map(|j| choreo::explore::Journal::open(&j, &setup, options.horizon, true))
+        .transpose()
+        .map_err(py_error)?;
     let found = py
-        .detach(move || match executor {
-            None => choreo::explore::explore(&setup, &options),
-            Some(executor) => {
+        .detach(move || match (executor, &journal) {
+            (None, None) => choreo::explore::explore(&setup, &options),
+            (None, Some(j)) => choreo::explore::explore_resuming(&setup, &options, j),
+            (Some(executor), journal) => {
                 let runner = |batch: &[Vec<Step>]| {
                     Python::attach(|py| {
                         hand_out(py, &executor, &path, behavior.as_deref(), timeout, batch)
                     })
                 };
-                choreo::explore::explore_with(&setup, &options, &runner)
+                match journal {
+                    Some(j) => choreo::explore::explore_with(&setup, &options, &|batch| {
+                        j.run(batch, &runner)
+                    }),
+                    None => choreo::explore::explore_with(&setup, &options, &runner),
+                }
             }
         })
         .map_err(py_error)?;

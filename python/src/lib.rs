@@ -80,7 +80,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
         Error::NotSimulated { .. } => "NotSimulatedError",
         Error::WaitTimedOut(_) => "WaitTimeout",
         Error::Closed => "ClosedError",
-        Error::BoxHost(_) | Error::Executor(_) => "LoadError",
+        Error::BoxHost(_) | Error::Executor(_) | Error::Journal { .. } => "LoadError",
         Error::BoxCodeTimeout(_) => "WaitTimeout",
     };
     let exception = errors

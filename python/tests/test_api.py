@@ -567,6 +567,19 @@ def test_explore_finds_the_error_behind_the_third_answer():
         choreo.explore(FIXTURES / "quiz.xar", time=0)
 
 
+def test_explore_resumes_from_its_journal(tmp_path):
+    # Five paths, then the rest from the journal: the report of one whole exploration.
+    journal = tmp_path / "paths.jsonl"
+    first = choreo.explore(FIXTURES / "quiz.xar", max_paths=5, journal=journal)
+    assert first["paths"] == 5 and not first["complete"]
+    resumed = choreo.explore(FIXTURES / "quiz.xar", journal=journal)
+    whole = choreo.explore(FIXTURES / "quiz.xar")
+    for field in ("paths", "complete", "boxes", "faults"):
+        assert resumed[field] == whole[field], field
+    with pytest.raises(choreo.LoadError):
+        choreo.explore(FIXTURES / "unreached.xar", journal=journal)
+
+
 def test_assert_explored_names_each_fault_and_its_inputs():
     from choreo.testing import assert_explored
 

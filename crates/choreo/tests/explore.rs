@@ -237,3 +237,64 @@ fn a_key_the_projects_web_page_raises_is_raised_with_its_value() {
     assert_eq!(json["unproduced"], serde_json::json!([]));
     assert_eq!(json["paths"], 2);
 }
+
+/// `--out` keeps a journal of the paths run; `--resume` goes on from it: the quiz explored
+/// five paths, then resumed, ends where one exploration does (13 paths, the same fault),
+/// no path run twice (each run is one line of the journal, after its header). A journal of
+/// another behavior is refused.
+#[test]
+fn an_exploration_resumes_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("explored");
+    let out = out.to_str().unwrap();
+    let quiz = "crates/choreo/tests/fixtures/quiz.xar";
+    let report = |o: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(&text(o).0).unwrap()
+    };
+    let first = choreo(&["explore", quiz, "--out", out, "--max-paths", "5", "--json"]);
+    let first = report(&first);
+    assert_eq!(
+        (first["paths"].clone(), first["complete"].clone()),
+        (5.into(), false.into())
+    );
+    let journal = std::path::Path::new(out).join("paths.jsonl");
+    let lines = || std::fs::read_to_string(&journal).unwrap().lines().count();
+    assert_eq!(lines(), 1 + 5);
+
+    let resumed = choreo(&["explore", quiz, "--out", out, "--resume", "--json"]);
+    assert!(
+        text(&resumed).1.contains("resuming: 5 paths run before"),
+        "{}",
+        text(&resumed).1
+    );
+    let resumed = report(&resumed);
+    let whole = report(&choreo(&["explore", quiz, "--json"]));
+    for field in ["paths", "complete", "boxes", "faults", "rules_matched"] {
+        assert_eq!(resumed[field], whole[field], "{field}");
+    }
+    // Each path run once: no inputs twice in the journal (the 13 of the search, and the
+    // fault's shrinking tries).
+    let text_of = std::fs::read_to_string(&journal).unwrap();
+    let steps: Vec<String> = text_of
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["steps"].to_string())
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = steps.iter().collect();
+    assert_eq!(distinct.len(), steps.len(), "a path run again: {text_of}");
+    assert!(steps.len() >= 13, "{}", steps.len());
+
+    let other = choreo(&[
+        "explore",
+        "crates/choreo/tests/fixtures/unreached.xar",
+        "--out",
+        out,
+        "--resume",
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        text(&other).1.contains("another behavior"),
+        "{}",
+        text(&other).1
+    );
+}

@@ -103,6 +103,15 @@ pub enum Error {
     /// `executor`) could not be run there, or its result not read back.
     #[error("a path run by the executor failed: {0}")]
     Executor(String),
+    /// An exploration's journal (`choreo explore --resume`) cannot be read or written, or
+    /// is another exploration's.
+    #[error("{}: cannot resume from this journal: {why}", path.display())]
+    Journal {
+        /// The journal.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
 }
 
 /// The first error of a list, for a one-line message.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::monitor::{MonitorFlags, Source};
 use crate::exit;
-use crate::explore::{Exploration, Options, explore};
+use crate::explore::{Exploration, Journal, Options, explore, explore_resuming};
 
 /// `choreo explore`'s arguments.
 #[derive(clap::Args)]
@@ -32,9 +32,13 @@ pub(crate) struct ExploreArgs {
     /// Paths run at once (the machine's cores by default).
     #[arg(long)]
     pub(crate) jobs: Option<usize>,
-    /// Writes each fault's scenario here (`fault-1.yaml`, ...) and the JSON (`explore.json`).
+    /// Writes each fault's scenario here (`fault-1.yaml`, ...), the JSON (`explore.json`) and
+    /// the journal of the paths run (`paths.jsonl`), which `--resume` goes on from.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
+    /// Goes on from the journal in `--out`: its paths are not run again.
+    #[arg(long, requires = "out")]
+    pub(crate) resume: bool,
     /// Prints the JSON instead of the summary.
     #[arg(long)]
     pub(crate) json: bool,
@@ -76,7 +80,29 @@ pub fn run(args: &ExploreArgs) -> CliResult {
         .sandbox(args.sandbox.allowed())
         .box_host(args.sandbox.box_host())
         .max_memory(args.sandbox.max_memory);
-    let found = explore(&setup, &options).map_err(|e| CliError::Load(e.to_string()))?;
+    let found = match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::Write(format!("{}: {e}", dir.display())))?;
+            let journal = Journal::open(
+                &dir.join("paths.jsonl"),
+                &setup,
+                options.horizon,
+                args.resume,
+            )
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+            if args.resume {
+                errln!("resuming: {} paths run before", journal.paths());
+            }
+            let found = explore_resuming(&setup, &options, &journal);
+            if let Some(why) = journal.failed() {
+                errln!("warning: the journal is incomplete: {why}");
+            }
+            found
+        }
+        None => explore(&setup, &options),
+    }
+    .map_err(|e| CliError::Load(e.to_string()))?;
     let json =
         serde_json::to_string_pretty(&found).map_err(|e| CliError::Runtime(e.to_string()))?;
     if let Some(dir) = &args.out {
@@ -84,8 +110,6 @@ pub fn run(args: &ExploreArgs) -> CliResult {
             std::fs::write(dir.join(&name), text)
                 .map_err(|e| CliError::Write(format!("{}: {e}", dir.join(&name).display())))
         };
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Write(format!("{}: {e}", dir.display())))?;
         write("explore.json".into(), &format!("{json}\n"))?;
         for (i, fault) in found.faults.iter().enumerate() {
             write(format!("fault-{}.yaml", i + 1), &fault.scenario())?;

@@ -12,6 +12,7 @@
 //! of paths run, the number of inputs on a path, the real time spent.
 
 pub mod inputs;
+mod journal;
 pub mod path;
 mod report;
 mod tablet;
@@ -21,6 +22,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 pub use inputs::{Input, Step};
+pub use journal::Journal;
 pub use path::{Finding, Ran};
 pub use report::{BoxCoverage, Exploration, Fault, NeverEntered};
 
@@ -66,6 +68,18 @@ pub type Runner<'a> = dyn Fn(&[Vec<Step>]) -> Vec<crate::Result<Ran>> + Sync + '
 pub fn explore(setup: &Setup, options: &Options) -> crate::Result<Exploration> {
     let horizon = options.horizon;
     explore_with(setup, options, &|batch| run_all(setup, batch, horizon))
+}
+
+/// [`explore`] that answers the paths `journal` holds from it and writes down the others:
+/// an exploration resumed ([`Journal`]).
+pub fn explore_resuming(
+    setup: &Setup,
+    options: &Options,
+    journal: &Journal,
+) -> crate::Result<Exploration> {
+    let horizon = options.horizon;
+    let local = |batch: &[Vec<Step>]| run_all(setup, batch, horizon);
+    explore_with(setup, options, &|batch| journal.run(batch, &local))
 }
 
 /// [`explore`] with the paths run by `runner`, `options.jobs` in each batch; the search, its

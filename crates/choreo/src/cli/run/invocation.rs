@@ -144,7 +144,8 @@ pub(super) fn load_error(message: String, error: &crate::Error) -> CliError {
         | E::WaitTimedOut(_)
         | E::Closed
         | E::BoxHost(_)
-        | E::Executor(_) => CliError::Load(message),
+        | E::Executor(_)
+        | E::Journal { .. } => CliError::Load(message),
     }
 }
 
