@@ -177,6 +177,30 @@ fn the_package_folder_is_the_manifests_uuid() {
             .to_string_lossy()
             .ends_with("/PackageManager/apps/show-1a2b/behavior_1")
     );
+    // Another behavior of the project that cannot be read does not stop this one.
+    let pml = std::fs::read_to_string(dir.join(PML_NAME)).unwrap().replace(
+        "</BehaviorDescriptions>",
+        "<BehaviorDescription name=\"broken\" src=\"broken\" xar=\"behavior.xar\" /></BehaviorDescriptions>",
+    );
+    std::fs::write(dir.join(PML_NAME), pml).unwrap();
+    std::fs::create_dir(dir.join("broken")).unwrap();
+    std::fs::write(dir.join("broken/behavior.xar"), b"<<<<<<< HEAD\nnot xml").unwrap();
+    let lone = load_path_to_run(&dir.join("behavior_1/behavior.xar")).unwrap();
+    assert_eq!(lone.behaviors.len(), 1);
+    assert!(
+        lone.warnings
+            .iter()
+            .all(|w| w.severity != choreo_xar::Severity::Error),
+        "{:?}",
+        lone.warnings
+    );
+    let whole = load_path(&dir).unwrap();
+    assert!(
+        whole
+            .warnings
+            .iter()
+            .any(|w| w.severity == choreo_xar::Severity::Error)
+    );
     // One the `.pml` does not list stays alone.
     let other = load_path_to_run(&dir.join("behavior_2/behavior.xar")).unwrap();
     assert!(other.manifest.is_none() && other.pml.is_none());

@@ -240,8 +240,8 @@ fn a_key_the_projects_web_page_raises_is_raised_with_its_value() {
 
 /// `--out` keeps a journal of the paths run; `--resume` goes on from it: the quiz explored
 /// five paths, then resumed, ends where one exploration does (13 paths, the same fault),
-/// no path run twice (each run is one line of the journal, after its header). A journal of
-/// another behavior is refused.
+/// no path run twice (each run is one line of the journal, after its header), a line an
+/// interruption cut dropped. A journal of another behavior is refused.
 #[test]
 fn an_exploration_resumes_from_its_journal() {
     let dir = tempfile::tempdir().unwrap();
@@ -260,6 +260,14 @@ fn an_exploration_resumes_from_its_journal() {
     let journal = std::path::Path::new(out).join("paths.jsonl");
     let lines = || std::fs::read_to_string(&journal).unwrap().lines().count();
     assert_eq!(lines(), 1 + 5);
+    // An interruption cut the last line short: that path runs again, and the journal keeps
+    // no cut line.
+    let mut cut = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap();
+    std::io::Write::write_all(&mut cut, b"{\"steps\":[{\"at\":3.0").unwrap();
+    drop(cut);
 
     let resumed = choreo(&["explore", quiz, "--out", out, "--resume", "--json"]);
     assert!(

@@ -10,7 +10,7 @@ use super::folder::load_files;
 use super::kind::{FileKind, sniff};
 use super::loaded::Project;
 use super::reads::Reads;
-use crate::error::Result;
+use crate::error::{Result, Severity};
 
 /// Loads a path: a file as `load_bytes` (a `.pml` or `manifest.xml` loads its folder), a
 /// folder as [`load_tree`](super::load_tree).
@@ -27,6 +27,18 @@ pub fn load_path_to_run(path: &Path) -> Result<Project> {
         Some((pml, behavior)) => {
             let mut project = load(&pml, None)?;
             project.behaviors.retain(|b| b.path == behavior);
+            // The project's other behaviors are not run: one that cannot be read does not
+            // stop this one.
+            let others: Vec<String> = project
+                .pml
+                .iter()
+                .flat_map(|p| &p.behaviors)
+                .map(|b| format!("/{}", b.xar_path()))
+                .filter(|p| p[1..] != behavior)
+                .collect();
+            project.warnings.retain(|w| {
+                w.severity != Severity::Error || !others.iter().any(|o| w.file.ends_with(o))
+            });
             Ok(project)
         }
         None => load(path, None),

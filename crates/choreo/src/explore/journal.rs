@@ -68,8 +68,10 @@ impl Journal {
             explored: explored(setup, horizon),
         };
         let mut known = HashMap::new();
-        let kept = resume && path.exists();
-        if kept {
+        // The lines kept: what a resumed journal held, up to a line an interruption cut
+        // (that path runs again); written back whole, so that no cut line stays in it.
+        let mut kept = Vec::new();
+        if resume && path.exists() {
             let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
             let mut lines = std::io::BufReader::new(file).lines();
             let first = lines.next().transpose().map_err(|e| fail(e.to_string()))?;
@@ -81,29 +83,25 @@ impl Journal {
                         .into(),
                 ));
             }
-            for (i, line) in lines.enumerate() {
+            for line in lines {
                 let line = line.map_err(|e| fail(e.to_string()))?;
-                // A line cut by an interruption is the last: what it would say is run again.
                 let Ok(Line { steps, ran }) = serde_json::from_str::<Line>(&line) else {
-                    if i > 0 || !line.trim().is_empty() {
-                        break;
-                    }
-                    continue;
+                    break;
                 };
                 known.insert(key(&steps), ran);
+                kept.push(line);
             }
         }
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(kept)
-            .write(true)
-            .truncate(!kept)
-            .open(path)
-            .map_err(|e| fail(e.to_string()))?;
-        if !kept {
-            let text = serde_json::to_string(&header).map_err(|e| fail(e.to_string()))?;
-            writeln!(file, "{text}").map_err(|e| fail(e.to_string()))?;
+        let mut file = std::fs::File::create(path).map_err(|e| fail(e.to_string()))?;
+        let text = serde_json::to_string(&header).map_err(|e| fail(e.to_string()))?;
+        let mut all = format!("{text}\n");
+        for line in kept {
+            all.push_str(&line);
+            all.push('\n');
         }
+        file.write_all(all.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| fail(e.to_string()))?;
         Ok(Journal {
             path: path.to_path_buf(),
             file: Mutex::new(file),
