@@ -6,7 +6,12 @@ input, as `choreo run --fast --timeout 60`) and of the exploration with the defa
 the wall time of both over the whole corpus, one behavior after another, each using every
 core (`--jobs` default).
 
-    python3 benches/explore.py [--only plain|explored] [--rows FILE] [EXTRA EXPLORE ARGS...]
+    python3 benches/explore.py [--only plain|explored] [--rows FILE] [--replay] [EXTRA ARGS...]
+
+`--replay` also writes each exploration's faults (`--out`) and replays each fault's scenario
+twice with `choreo run --fast --events` and `--trace`, horizon as the exploration's: the
+traces must be byte-identical (run it with a busy loop on each core for the determinism
+target).
 
 Builds `cargo build --release -p choreo`. Results: docs/benchmarks.md, "choreo explore".
 """
@@ -33,8 +38,10 @@ def behaviors():
     return sorted(found)
 
 
-def explore(path, extra):
+def explore(path, extra, out=None):
     start = time.monotonic()
+    if out:
+        extra = extra + ["--out", out]
     try:
         done = subprocess.run([CHOREO, "explore", path, "--json"] + extra,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -55,15 +62,45 @@ def explore(path, extra):
     row["faults"] = [{"kind": f["kind"], "path": f["path"], "text": f["text"],
                       "steps": len(f["steps"])} for f in found.get("faults", [])]
     row["unproduced"] = found.get("unproduced", [])
+    if out:
+        row["replays"] = [replay(path, out, i + 1, f) for i, f in enumerate(found.get("faults", []))]
     return row
 
 
-def sweep(name, extra, rows_file):
+def replay(path, out, n, fault):
+    """Replays fault `n`'s scenario twice: whether both traces are the same bytes."""
+    steps = fault["steps"]
+    horizon = 60.0 + max([s["at"] for s in steps] + [0.0])
+    if steps and steps[-1]["input"].get("kind") == "wait":
+        horizon += 600.0  # the exploration's WAIT_SECONDS
+    try:
+        os.stat(os.path.join(out, "fault-%d.yaml" % n))
+    except OSError:
+        return {"fault": n, "same": False, "why": "no scenario written"}
+    traces = []
+    for k in (1, 2):
+        trace = os.path.join(out, "replay-%d-%d.jsonl" % (n, k))
+        try:
+            subprocess.run([CHOREO, "run", path, "--fast", "--events",
+                            os.path.join(out, "fault-%d.yaml" % n), "--trace", trace,
+                            "--timeout", "%g" % horizon, "-q"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           stdin=subprocess.DEVNULL, timeout=WALL_LIMIT)
+        except subprocess.TimeoutExpired:
+            return {"fault": n, "same": False, "why": "timed out"}
+        with open(trace, "rb") as f:
+            traces.append(f.read())
+    return {"fault": n, "same": traces[0] == traces[1] and bool(traces[0])}
+
+
+def sweep(name, extra, rows_file, replaying=False):
+    import tempfile
     inputs = behaviors()
     rows = []
     start = time.monotonic()
     for path in inputs:
-        row = explore(path, extra)
+        with tempfile.TemporaryDirectory() as out:
+            row = explore(path, extra, out if replaying else None)
         rows.append(row)
         if rows_file:
             with open(rows_file, "a") as out:
@@ -79,6 +116,14 @@ def sweep(name, extra, rows_file):
              sum(r["outcome"] == "stopped" for r in rows), entered, loaded,
              100.0 * entered / max(loaded, 1), paths, wall, 1000.0 * wall / max(paths, 1),
              sum(not r["complete"] for r in explored), sum(bool(r["faults"]) for r in explored)))
+    if replaying:
+        replays = [p for r in explored for p in r.get("replays", [])]
+        differ = [(r["input"], p) for r in explored for p in r.get("replays", []) if not p["same"]]
+        print("replayed  %d fault scenarios twice each: %d the same trace, %d not"
+              % (len(replays), len(replays) - len(differ), len(differ)))
+        for path, p in differ:
+            print("    not the same: %s fault %d %s" % (os.path.relpath(path, CORPUS), p["fault"],
+                                                      p.get("why", "")))
     slowest = sorted(rows, key=lambda r: -r["seconds"])[:5]
     for r in slowest:
         print("    slowest: %6.1f s %s" % (r["seconds"], os.path.relpath(r["input"], CORPUS)))
@@ -88,8 +133,11 @@ def sweep(name, extra, rows_file):
 
 def main():
     args = sys.argv[1:]
-    only, rows_file = None, None
-    while args[:1] in (["--only"], ["--rows"]):
+    only, rows_file, replaying = None, None, False
+    while args[:1] in (["--only"], ["--rows"], ["--replay"]):
+        if args[0] == "--replay":
+            replaying, args = True, args[1:]
+            continue
         if args[0] == "--only":
             only = args[1]
         else:
@@ -102,7 +150,7 @@ def main():
     if only in (None, "plain"):
         sweep("plain", ["--max-paths", "1"] + args, rows_file)
     if only in (None, "explored"):
-        sweep("explored", args, rows_file)
+        sweep("explored", args, rows_file, replaying)
 
 
 if __name__ == "__main__":

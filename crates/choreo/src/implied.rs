@@ -24,8 +24,8 @@ pub struct Implied<T> {
 /// The language a robot running the package speaks, when not English (a robot's default).
 ///
 /// First the manifest: among the languages it says the package supports (English first,
-/// then the manifest's order), the first one every dialog (`.dlg`) of the project has a
-/// topic in; when none has them all, English if the manifest lists it, else its first
+/// then the manifest's order), the first one every dialog (`.dlg`) the project's behaviors
+/// load (every dialog of the project when they load none) has a topic in; when none has them all, English if the manifest lists it, else its first
 /// language a robot has. Then the content: when no topic or dialog of the project exists in
 /// that language and all of them share another one, that one (a French-only project keeps
 /// Choregraphe's default `en_US` manifest, and on its French robot it spoke French).
@@ -95,8 +95,11 @@ struct Topics {
 fn topic_languages(project: &Project) -> Vec<Topics> {
     let mut named: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::new();
+    let used = used_dialogs(project);
     for (path, bytes) in project.files.iter() {
-        if !path.to_ascii_lowercase().ends_with(".dlg") {
+        if !path.to_ascii_lowercase().ends_with(".dlg")
+            || (!used.is_empty() && !used.contains(path.as_str()))
+        {
             continue;
         }
         let Ok(dlg) = choreo_xar::project_files::read_dlg(path, bytes) else {
@@ -136,6 +139,24 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
 }
 
 /// `file` (relative, maybe with `..`) from tree folder `folder`, as a tree path.
+/// The dialogs (`.dlg`, paths in the project) the Dialog boxes of the project's behaviors
+/// load: a project's other dialogs (an example Choregraphe made, a dialog another language's
+/// robot used) say nothing of the language these behaviors are run in.
+fn used_dialogs(project: &Project) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    for behavior in &project.behaviors {
+        let folder = behavior.path.rsplit_once('/').map_or("", |(f, _)| f);
+        let mut todo = vec![&behavior.xar.root_box];
+        while let Some(def) = todo.pop() {
+            todo.extend(def.diagrams().flat_map(|d| d.boxes.iter()));
+            if let Some(file) = &def.dialog_file {
+                used.insert(join(folder, &file.replace('\\', "/")));
+            }
+        }
+    }
+    used
+}
+
 fn join(folder: &str, file: &str) -> String {
     let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
     for part in file.split('/') {
@@ -299,6 +320,53 @@ mod tests {
             ),
         );
         assert_eq!(language(&p), None);
+    }
+
+    /// The RoboCupJr. projects' layout: the manifest lists English and German; the
+    /// behavior's Dialog box loads a German-only dialog; Choregraphe's example dialog, in
+    /// English only, is loaded by no box.
+    #[test]
+    fn the_dialogs_the_behavior_loads_choose_among_the_manifest_s_languages() {
+        let manifest = DEFAULT_MANIFEST.replace(
+            "<language>en_US</language>",
+            "<language>en_US</language><language>de_DE</language>",
+        );
+        let with_box = |dialog: &str| {
+            xar("class MyClass(GeneratedClass):\n    pass\n", None).replace(
+                "<Box name=\"Show\" id=\"1\">",
+                &format!("<Box name=\"Show\" id=\"1\"><dialogFile>{dialog}</dialogFile>"),
+            )
+        };
+        let files = |xar: &str| {
+            project(&[
+                ("P.pml", PML.as_bytes()),
+                ("manifest.xml", manifest.as_bytes()),
+                ("behavior_1/behavior.xar", xar.as_bytes()),
+                (
+                    "GetName/GetName.dlg",
+                    b"multilanguage:GetName\nged:GetName_ged.top\n",
+                ),
+                (
+                    "GetName/GetName_ged.top",
+                    b"topic: ~GetName()\nlanguage: ged\n",
+                ),
+                (
+                    "behavior_1/Example/Example.dlg",
+                    b"multilanguage:Example\nenu:Example_enu.top\n",
+                ),
+                (
+                    "behavior_1/Example/Example_enu.top",
+                    b"topic: ~Example()\nlanguage: enu\n",
+                ),
+            ])
+        };
+        let german = files(&with_box("../GetName/GetName.dlg"));
+        assert_eq!(language(&german).map(|l| l.value.name), Some("German"));
+        // A box that loads the English one: English; no Dialog box: every dialog counts,
+        // none is in both, English first.
+        assert_eq!(language(&files(&with_box("Example/Example.dlg"))), None);
+        let none = xar("class MyClass(GeneratedClass):\n    pass\n", None);
+        assert_eq!(language(&files(&none)), None);
     }
 
     #[test]

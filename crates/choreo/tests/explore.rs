@@ -306,3 +306,35 @@ fn an_exploration_resumes_from_its_journal() {
         text(&other).1
     );
 }
+
+/// A real project's German dialog with subrules four deep (the RoboCupJr. 2019 `Bestellung`
+/// order taker: dish, then whether a drink, which, whether a second, which): its behavior
+/// file run alone is run in its project (German, from the manifest and the dialog its box
+/// loads), and every one of the topic's 8 user rules (counted in `OrderDialoge_ged.top`:
+/// `e:onStart`, the dish, and six subrules) answers on some path, each subrule once its
+/// rule has answered.
+#[test]
+fn explore_follows_a_real_dialog_into_its_subrules() {
+    let Some(corpus) = choreo_testkit::corpus("exploring a corpus dialog") else {
+        return;
+    };
+    let behavior = corpus.join(
+        "simonholzapfel__NAO-Choregraphe-Projects/RoboCupJr. 2019/Bestellung/Bestellung/behavior_1/behavior.xar",
+    );
+    let o = choreo(&["explore", behavior.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    let lines = |field: &str| -> Vec<String> {
+        json[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        lines("rules_matched"),
+        [12, 16, 17, 18, 19, 20, 21, 22].map(|l| format!("OrderDialoge:{l}")),
+        "{json:#}"
+    );
+    assert!(lines("rules_unmatched").is_empty(), "{json:#}");
+}

@@ -37,10 +37,10 @@ pub struct RuleAt {
 }
 
 impl Dialog {
-    /// Every user rule (subrules included) of the active topics in the dialog's language,
-    /// in activation and file order, each with a sentence it hears or the events it waits
-    /// for. A subrule is listed whether or not its parent answered last: said out of its
-    /// scope, it is not understood, which is one more thing a person can do.
+    /// The user rules that can answer now, in activation and file order, each with a
+    /// sentence it hears or the events it waits for: the top-level rules of the active
+    /// topics in the dialog's language, and the subrules in scope (those of the rule that
+    /// answered last). A subrule out of its scope is not understood, as anything else said.
     pub fn listening(&self) -> Vec<Listened> {
         let mut out = Vec::new();
         for &t in &self.topics.active {
@@ -48,7 +48,17 @@ impl Dialog {
                 continue;
             }
             let topic = &self.topics.loaded[t].topic;
-            for rule in topic.all_rules() {
+            let scoped = self
+                .topics
+                .scope
+                .as_ref()
+                .filter(|(s, _)| *s == t)
+                .and_then(|(_, path)| self.topics.rule(t, path));
+            let rules = scoped
+                .into_iter()
+                .flat_map(|r| r.subrules.iter())
+                .chain(topic.rules.iter());
+            for rule in rules {
                 if rule.kind != RuleKind::User {
                     continue;
                 }
@@ -180,17 +190,25 @@ mod tests {
         );
     }
 
+    /// The subrules are listened for once their rule answered (the 2.8 syntax page: "If a
+    /// User rule matches and if it has a scope, its subrules (u1:) are activated; the other
+    /// User rule remain activated"), before the other rules; all of them count for
+    /// coverage.
     #[test]
-    fn subrules_are_listened_for_and_counted() {
-        let d =
+    fn subrules_are_listened_for_in_scope_and_counted() {
+        let mut d =
             dialog("topic: ~t()\nlanguage: enu\nu:(play) ready?\n  u1:(yes) go\n  u1:(no) ok\n");
-        let sentences: Vec<_> = d
-            .listening()
-            .into_iter()
-            .filter_map(|l| l.sentence)
-            .collect();
-        assert_eq!(sentences, ["play", "yes", "no"]);
+        let sentences = |d: &Dialog| -> Vec<String> {
+            d.listening()
+                .into_iter()
+                .filter_map(|l| l.sentence)
+                .collect()
+        };
+        assert_eq!(sentences(&d), ["play"]);
         assert_eq!(d.rules().len(), 3);
+        let mut memory = std::collections::HashMap::new();
+        assert!(d.input("play", &mut memory).is_some());
+        assert_eq!(sentences(&d), ["yes", "no", "play"]);
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         .as_ref()
         .map(SimRobot::listening_log)
         .unwrap_or_default();
+    let at_end = sim.as_ref().map(SimRobot::listening);
     let time = run.now().as_secs_f64();
     let ending = match outcome {
         crate::Outcome::Idle => {
@@ -141,6 +142,11 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         _ => time,
     };
     let mut waits = waits(&log, end);
+    if end.is_infinite()
+        && let Some(w) = at_end.and_then(|now| still(&log, now, time, &events))
+    {
+        waits.push(w);
+    }
     for w in &mut waits {
         w.running = running(&events, w.time + REPLY_SECONDS);
     }
@@ -293,6 +299,29 @@ fn ended_badly(ending: &Ending) -> Option<String> {
         Ending::Failed { path, message, .. } => Some(format!("{path}: {message}")),
         _ => None,
     }
+}
+
+/// What the robot listens for at the run's end (`now`, at `time`) as one more wait, when it
+/// is not what the log last saw: a dialog's answer opens its subrules' scope with no call the
+/// log sees. The last thing said is the robot's last sentence in the trace.
+fn still(log: &[Heard], now: Listening, time: f64, events: &[Event]) -> Option<Wait> {
+    let logged = log.iter().rev().find_map(|h| match h {
+        Heard::Listening { listening, .. } => Some(listening),
+        Heard::Acted { .. } => None,
+    });
+    if now.is_empty() || logged == Some(&now) {
+        return None;
+    }
+    let said = events.iter().rev().find_map(|e| match &e.step {
+        TraceStep::Said { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    Some(Wait {
+        time,
+        listening: now,
+        said,
+        running: BTreeSet::new(),
+    })
 }
 
 /// The waits after the path's last input: from the robot's log, each change of what it

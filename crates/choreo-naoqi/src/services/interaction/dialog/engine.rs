@@ -31,6 +31,9 @@ pub(crate) struct Engine {
     scripts: RwLock<Option<DialogScripts>>,
     /// The rules that answered so far: dialog coverage (`choreo explore`).
     matched: Mutex<BTreeSet<RuleAt>>,
+    /// Every user rule of every topic loaded so far (one unloaded since counts: a Dialog
+    /// box unloads its topic when its behavior stops).
+    loaded: Mutex<BTreeSet<RuleAt>>,
 }
 
 /// Runs a QiChat `%script` block: what it printed, or why it failed. The simulated robot has
@@ -56,6 +59,7 @@ impl Default for Engine {
             pending: Mutex::new(VecDeque::new()),
             scripts: RwLock::new(None),
             matched: Mutex::new(BTreeSet::new()),
+            loaded: Mutex::new(BTreeSet::new()),
         }
     }
 }
@@ -83,6 +87,16 @@ impl Engine {
     /// The rules that answered so far.
     pub(crate) fn matched(&self) -> BTreeSet<RuleAt> {
         lock(&self.matched).clone()
+    }
+
+    /// Keeps `rules` (those of the topics loaded now) among the rules loaded so far.
+    pub(crate) fn saw(&self, rules: Vec<RuleAt>) {
+        lock(&self.loaded).extend(rules);
+    }
+
+    /// Every user rule of every topic loaded so far.
+    pub(crate) fn loaded_rules(&self) -> BTreeSet<RuleAt> {
+        lock(&self.loaded).clone()
     }
 
     /// Sets what runs `%script` blocks.

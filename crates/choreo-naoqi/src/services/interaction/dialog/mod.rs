@@ -56,7 +56,8 @@ pub(crate) fn listening(
     }
 }
 
-/// Every user rule of the loaded topics, and those that answered so far.
+/// Every user rule of the topics loaded so far (unloaded since or not), and those that
+/// answered so far.
 pub(crate) fn coverage(
     sim: &crate::robot::core::Sim,
 ) -> (
@@ -64,6 +65,7 @@ pub(crate) fn coverage(
     std::collections::BTreeSet<choreo_qichat::dialog::listening::RuleAt>,
 ) {
     let engine = sim.extension::<Engine>();
-    let rules = engine.get().rules();
-    (rules, engine.matched())
+    let mut rules = engine.loaded_rules();
+    rules.extend(engine.get().rules());
+    (rules.into_iter().collect(), engine.matched())
 }

@@ -164,6 +164,7 @@ fn load(sim: &Sim, engine: &mut Qichat, topic: choreo_qichat::Topic, origin: &st
     }
     let language = topic.language.as_ref().map(|l| l.qichat_code().to_string());
     let name = engine.load(topic);
+    sim.extension::<Engine>().saw(engine.rules());
     engine.deactivate(&name);
     sim.state()
         .part::<Dialog>()
