@@ -288,6 +288,28 @@ fn the_stock_play_video_box_waits_for_its_video_to_end() {
     );
 }
 
+/// A video closed before its end ends there: the run waits for nothing more (it ends idle
+/// at 1 s, not at the 3 s a video of unknown length plays), and `videoFinished` never comes.
+#[test]
+fn a_video_stopped_before_its_end_keeps_nothing_waiting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("video");
+    one_box_project(
+        &project,
+        "video-1a2b",
+        "import time\n\nclass MyClass(GeneratedClass):\n    def onInput_onStart(self):\n        t = ALProxy(\"ALTabletService\")\n        t.videoFinished.connect(self.finished)\n        t.playVideo(\"http://example.com/v.mp4\")\n        time.sleep(1)\n        self.log(\"stopped=%s\" % t.stopVideo())\n\n    def finished(self):\n        self.log(\"videoFinished came\")\n",
+    );
+    let out = choreo(tmp.path(), &["run", "video", "--fast"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stopped=True"), "{stderr}");
+    assert!(!stderr.contains("videoFinished came"), "{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("duration       1.00 s behavior time"),
+        "{stdout}{stderr}"
+    );
+}
+
 /// A box that names the robot's own paths, as real projects hard-code them: it appends the
 /// Play path to `sys.path` to import a module its project bundles (`lib/bundled.py`),
 /// writes in the robot's home and reads it back by Pepper 2.9's name for it, lists, globs,

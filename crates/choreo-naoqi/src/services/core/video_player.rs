@@ -10,7 +10,10 @@
 //! file the project's copy lacks) plays for [`DEFAULT_SECONDS`], and a notice says so: the
 //! robot would play it, so the behavior must go on.
 
+use std::sync::Arc;
+
 use choreo_engine::Value;
+use choreo_engine::activity::Nap;
 use choreo_engine::clock::Time;
 
 use crate::robot::args::Args;
@@ -34,6 +37,9 @@ struct Video {
     /// paused.
     from: f64,
     since: Option<Time>,
+    /// The sleep of the activity that ends this play: cut short when the video is paused,
+    /// resumed or closed, so that a run does not wait on for a video no longer playing.
+    end: Arc<Nap>,
 }
 
 impl Video {
@@ -65,14 +71,18 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
             play(sim, &url);
             Value::Bool(true)
         }
-        "pauseVideo" => Value::Bool(with(sim, |p| match &mut p.video {
-            Some(v) if v.since.is_some() => {
-                v.from = v.position(now);
-                v.since = None;
-                true
-            }
-            _ => false,
-        })),
+        "pauseVideo" => {
+            let paused = with(sim, |p| match &mut p.video {
+                Some(v) if v.since.is_some() => {
+                    v.from = v.position(now);
+                    v.since = None;
+                    Some(Arc::clone(&v.end))
+                }
+                _ => None,
+            });
+            wake(sim, paused.as_deref());
+            Value::Bool(paused.is_some())
+        }
         "resumeVideo" => {
             let resumed = with(sim, |p| {
                 p.serials += 1;
@@ -80,14 +90,25 @@ pub(crate) fn serve(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, Call
                 let v = p.video.as_mut()?;
                 v.since.get_or_insert(now);
                 v.serial = serial;
-                Some((serial, v.length - v.position(now)))
+                let before = std::mem::take(&mut v.end);
+                Some((
+                    serial,
+                    v.length - v.position(now),
+                    before,
+                    Arc::clone(&v.end),
+                ))
             });
-            if let Some((serial, rest)) = resumed {
-                finish_later(sim, serial, after(now, rest));
+            if let Some((serial, rest, before, end)) = &resumed {
+                wake(sim, Some(before));
+                finish_later(sim, *serial, after(now, *rest), Arc::clone(end));
             }
             Value::Bool(resumed.is_some())
         }
-        "stopVideo" => Value::Bool(with(sim, |p| p.video.take().is_some())),
+        "stopVideo" => {
+            let closed = with(sim, |p| p.video.take());
+            wake(sim, closed.as_ref().map(|v| &*v.end));
+            Value::Bool(closed.is_some())
+        }
         "getVideoLength" => Value::Int(with(sim, |p| {
             p.video.as_ref().map_or(-1, |v| millis(v.length))
         })),
@@ -125,18 +146,21 @@ fn play(sim: &Sim, url: &str) {
         }
     };
     let now = sim.now();
-    let serial = with(sim, |p| {
+    let end = Arc::new(Nap::default());
+    let (serial, before) = with(sim, |p| {
         p.serials += 1;
-        p.video = Some(Video {
+        let before = p.video.replace(Video {
             serial: p.serials,
             length,
             from: 0.0,
             since: Some(now),
+            end: Arc::clone(&end),
         });
-        p.serials
+        (p.serials, before)
     });
+    wake(sim, before.as_ref().map(|v| &*v.end));
     sim.emit(TABLET, "videoStarted", Vec::new());
-    finish_later(sim, serial, after(now, length));
+    finish_later(sim, serial, after(now, length), end);
 }
 
 /// The length in seconds of the video at `url`, or why it cannot be read.
@@ -151,14 +175,21 @@ fn length(sim: &Sim, url: &str) -> Result<f64, &'static str> {
     media::video_length(&file).ok_or("not a video the demuxers read")
 }
 
+/// Cuts short the sleep of `nap`, if any: its play no longer ends then.
+fn wake(sim: &Sim, nap: Option<&Nap>) {
+    if let (Some(nap), Ok(time)) = (nap, sim.time()) {
+        time.wake_nap(nap);
+    }
+}
+
 /// At `end`, the video of play `serial` ends, if it still plays then: the player closes and
-/// `videoFinished` is emitted.
-fn finish_later(sim: &Sim, serial: u64, end: Time) {
+/// `videoFinished` is emitted. The wait is `nap`, which a pause, a resume or a close cuts.
+fn finish_later(sim: &Sim, serial: u64, end: Time, nap: Arc<Nap>) {
     let (Some(me), Ok(time)) = (sim.arc(), sim.time()) else {
         return;
     };
     let spawned = time.clone().spawn("video", move || {
-        time.sleep_until(end);
+        time.nap_until(end, &nap);
         let ended = with(&me, |p| {
             let playing = p
                 .video
