@@ -79,7 +79,7 @@ pub(crate) fn explore<'py>(
                 };
                 match journal {
                     Some(j) => choreo::explore::explore_with(&setup, &options, &|batch| {
-                        j.run(batch, &runner)
+                        j.run(batch, runner)
                     }),
                     None => choreo::explore::explore_with(&setup, &options, &runner),
                 }

@@ -511,13 +511,7 @@ impl Matcher<'_> {
                 None => Vec::new(),
             },
             PatternKind::Condition(c) => self.when(self.holds(c, s), s),
-            PatternKind::Assign { variable, value } => {
-                let mut n = s.clone();
-                if let Some(v) = self.value(value, s) {
-                    n.sets.push((variable.clone(), v));
-                }
-                vec![n]
-            }
+            PatternKind::Assign { variable, value } => vec![self.assign(variable, value, s)],
             PatternKind::Event(name) => match self.event {
                 Some(e) if e == name && !s.event => vec![State {
                     event: true,
@@ -559,6 +553,15 @@ impl Matcher<'_> {
                 }
             }
         }
+    }
+
+    /// `s` with `$variable=value` set, when the value can be worked out here.
+    fn assign(&self, variable: &str, value: &Operand, s: &State) -> State {
+        let mut n = s.clone();
+        if let Some(v) = self.value(value, s) {
+            n.sets.push((variable.to_string(), v));
+        }
+        n
     }
 
     /// `s` if `holds`, else nothing.

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use sha1::{Digest, Sha1};
 
-use super::{Ran, Runner, Step};
+use super::inputs::Step;
+use super::path::Ran;
 use crate::{Error, Setup};
 
 /// The journal's format, in its header.
@@ -119,7 +120,11 @@ impl Journal {
     /// Runs a batch as `inner` would, answering the paths the journal holds from it (those
     /// this exploration ran too: a fault's shrinking tries its own path again) and writing
     /// down each other one once run.
-    pub fn run(&self, batch: &[Vec<Step>], inner: &Runner<'_>) -> Vec<crate::Result<Ran>> {
+    pub fn run(
+        &self,
+        batch: &[Vec<Step>],
+        inner: impl Fn(&[Vec<Step>]) -> Vec<crate::Result<Ran>>,
+    ) -> Vec<crate::Result<Ran>> {
         let held = |s: &[Step]| choreo_base::lock(&self.known).get(&key(s)).cloned();
         let todo: Vec<Vec<Step>> = batch
             .iter()

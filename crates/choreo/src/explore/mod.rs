@@ -79,7 +79,7 @@ pub fn explore_resuming(
 ) -> crate::Result<Exploration> {
     let horizon = options.horizon;
     let local = |batch: &[Vec<Step>]| run_all(setup, batch, horizon);
-    explore_with(setup, options, &|batch| journal.run(batch, &local))
+    explore_with(setup, options, &|batch| journal.run(batch, local))
 }
 
 /// [`explore`] with the paths run by `runner`, `options.jobs` in each batch; the search, its

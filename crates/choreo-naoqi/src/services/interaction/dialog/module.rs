@@ -349,10 +349,14 @@ fn serve_users(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError
     Ok(Reply::Now(value))
 }
 
-/// Serves ALDialog's topics: loading, activating, the focus; `NotServed` for another method.
-fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
-    // Reading topic files happens before taking any lock.
-    let files: Vec<(choreo_qichat::Topic, String)> = match method {
+/// The topics `method` loads, read and parsed, with where each came from (before taking any
+/// lock); none for another method.
+fn read_topics(
+    sim: &Sim,
+    method: &str,
+    a: &Args<'_>,
+) -> Result<Vec<(choreo_qichat::Topic, String)>, CallError> {
+    Ok(match method {
         "loadTopic" => vec![(read_topic(sim, a, a.str(0)?, None)?, a.str(0)?.to_string())],
         // A private method the stock boxes of Choregraphe 2.4-2.5 call: `loadTopic` with a
         // folder for the topic's includes ("Root of the behavior"), as its qi signature
@@ -375,7 +379,13 @@ fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallErro
             out
         }
         _ => Vec::new(),
-    };
+    })
+}
+
+/// Serves ALDialog's topics: loading, activating, the focus; `NotServed` for another method.
+fn serve_topics(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
+    // Reading topic files happens before taking any lock.
+    let files = read_topics(sim, method, a)?;
     let value = match method {
         "loadTopic" | "_addDialogFromTopicBox" | "loadTopicContent" | "runTopics" => {
             let mut engine = sim.extension::<Engine>().get();
