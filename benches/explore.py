@@ -62,9 +62,27 @@ def explore(path, extra, out=None):
     row["faults"] = [{"kind": f["kind"], "path": f["path"], "text": f["text"],
                       "steps": len(f["steps"])} for f in found.get("faults", [])]
     row["unproduced"] = found.get("unproduced", [])
+    row["causes"] = {}
+    for diagram in found.get("boxes", []):
+        for box in diagram.get("never_entered", []):
+            kind = cause(box["why"])
+            row["causes"][kind] = row["causes"].get(kind, 0) + 1
     if out:
         row["replays"] = [replay(path, out, i + 1, f) for i, f in enumerate(found.get("faults", []))]
     return row
+
+
+# The kinds of `why` (docs/explore.md, "Why a box was never entered"), each told by its words.
+CAUSES = [("its output", "an output never fired"), ("its input", "an input never stimulated"),
+          ("its frame", "a frame never came"), ("its diagram", "a diagram never loaded"),
+          ("it waits for ALMemory", "a key explore cannot produce"),
+          ("no link leads", "no link"), ("nothing that leads", "a loop with no way in"),
+          ("behavior the run started", "in a behavior the run started")]
+
+
+def cause(why):
+    """The kind of cause `why` says."""
+    return next((kind for words, kind in CAUSES if words in why), why)
 
 
 def replay(path, out, n, fault):
@@ -116,6 +134,12 @@ def sweep(name, extra, rows_file, replaying=False):
              sum(r["outcome"] == "stopped" for r in rows), entered, loaded,
              100.0 * entered / max(loaded, 1), paths, wall, 1000.0 * wall / max(paths, 1),
              sum(not r["complete"] for r in explored), sum(bool(r["faults"]) for r in explored)))
+    causes = {}
+    for r in explored:
+        for kind, n in r.get("causes", {}).items():
+            causes[kind] = causes.get(kind, 0) + n
+    print("never entered, by cause: " + "; ".join(
+        "%s %d" % (kind, n) for kind, n in sorted(causes.items(), key=lambda c: -c[1])))
     if replaying:
         replays = [p for r in explored for p in r.get("replays", [])]
         differ = [(r["input"], p) for r in explored for p in r.get("replays", []) if not p["same"]]
