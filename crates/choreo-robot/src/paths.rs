@@ -48,12 +48,16 @@ pub const TABLET_ROBOT_IP: &str = "198.18.0.1";
 /// The robot path of the file a page URL the tablet loads names, if the robot's web server
 /// serves it from a package: `http://198.18.0.1/apps/<package>/<path>` is the package's
 /// `html/<path>` (the 2.8 ALTabletService page's `playVideo` example: "Put the video in the
-/// HTML folder of your behavior"); a query or fragment is not part of the file.
+/// HTML folder of your behavior"); a query or fragment is not part of the file, and a path
+/// that climbs out of the package (`..`) names none.
 pub fn tablet_page(url: &str) -> Option<String> {
     let page = url.strip_prefix(&format!("http://{TABLET_ROBOT_IP}/apps/"))?;
     let (package, path) = page.split_once('/')?;
     let path = path.split(['?', '#']).next().unwrap_or(path);
-    (!package.is_empty() && !path.is_empty()).then(|| format!("/{APPS}/{package}/html/{path}"))
+    // `..` would leave the package (a web server keeps the request inside its root).
+    let climbs = package == ".." || path.split('/').any(|part| part == "..");
+    (!package.is_empty() && !path.is_empty() && !climbs)
+        .then(|| format!("/{APPS}/{package}/html/{path}"))
 }
 
 /// The package name Choregraphe's Play gives the project it uploads and runs.
@@ -134,5 +138,12 @@ mod tests {
         );
         assert_eq!(tablet_page("http://clips.example/a.mp4"), None);
         assert_eq!(tablet_page("http://198.18.0.1/apps/p/"), None);
+        // A path that climbs out of the package names no page of it: box code cannot have
+        // choreo read a file outside the run's folders through a video's URL.
+        assert_eq!(
+            tablet_page("http://198.18.0.1/apps/p/../../../../../../etc/passwd"),
+            None
+        );
+        assert_eq!(tablet_page("http://198.18.0.1/apps/../x/a.mp4"), None);
     }
 }
