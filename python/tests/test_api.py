@@ -255,7 +255,7 @@ def test_two_behaviors_side_by_side_do_not_see_each_other(tmp_path):
 
 def test_a_users_own_qi_is_never_replaced(tmp_path):
     real = pytest.importorskip("qi")
-    if "site-packages" not in getattr(real, "__file__", ""):
+    if "site-packages" not in (getattr(real, "__file__", None) or ""):
         pytest.skip("PyPI's qi is not installed here")  # the CI venv installs it
     box = ("import qi as _qi\nimport naoqi as _naoqi\n"
            "open(%r, 'w').write(_qi.__name__ + ' ' + _naoqi.__name__)" % str(tmp_path / "seen"))
@@ -472,6 +472,8 @@ def test_the_sim_fixture_serves_a_robot_that_behaviors_and_qi_clients_reach(chor
     with pytest.raises(choreo.NotSimulatedError):
         run.said()  # the robot is a served one: its state is its own
     qi = pytest.importorskip("qi")
+    # PyPI's qi where installed; never a hollow namespace package from a folder on sys.path.
+    assert hasattr(qi, "Session"), "qi from %s" % list(getattr(qi, "__path__", []))
     session = qi.Session()
     session.connect(choreo_sim.url)
     assert session.service("ALTextToSpeech").getLanguage() == "English"

@@ -488,11 +488,13 @@ fn on_path(program: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(program))
 }
 
-/// Where PyPI's `qi` is installed for service programs: `<package cache>/qi`, installed
-/// there once (pip, under a lock), kept out of box code's `sys.path` (box code's `qi` is
-/// choreo's).
+/// Where PyPI's `qi` is installed for service programs: `<package cache>/qi-for-services`,
+/// installed there once (pip, under a lock), kept out of box code's `sys.path` (box code's
+/// `qi` is choreo's). The folder's name is no Python identifier on purpose: the cache is in
+/// `sys.path`, and a folder named `qi` there would import, where PyPI's `qi` is not
+/// installed, as a hollow namespace package in box code's and a Python caller's `import qi`.
 fn qi_folder() -> Result<PathBuf, String> {
-    let folder = choreo_python::packages::packages_folder().join("qi");
+    let folder = choreo_python::packages::packages_folder().join("qi-for-services");
     if folder.join("qi").is_dir() {
         return Ok(folder);
     }

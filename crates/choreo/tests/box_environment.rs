@@ -702,6 +702,17 @@ fn package_services_run_register_over_qi_and_stop_with_the_run() {
             .any(|l| l.contains("bin/echo.py AutoEcho --qi-url")),
         "{ps}"
     );
+    // The package cache is in box code's and a Python caller's `sys.path`: the programs'
+    // PyPI `qi` installed under it must not import from there as a hollow `qi` (a namespace
+    // package without `Session`) where PyPI's `qi` is not installed.
+    let probe = "import sys\nsys.path.insert(0, sys.argv[1])\ntry:\n    import qi\nexcept ImportError:\n    print('absent')\nelse:\n    print('Session' if hasattr(qi, 'Session') else 'hollow ' + str(list(qi.__path__)))\n";
+    let seen = Command::new(choreo_python::packages::interpreter())
+        .args(["-I", "-c", probe])
+        .arg(choreo_python::packages::packages_folder())
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&seen.stdout);
+    assert!(["absent", "Session"].contains(&seen.trim()), "{seen}");
 }
 
 /// A Pepper project whose manifest names no robot (Choregraphe writes no
