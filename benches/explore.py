@@ -67,6 +67,7 @@ def explore(path, extra, out=None):
         for box in diagram.get("never_entered", []):
             kind = cause(box["why"])
             row["causes"][kind] = row["causes"].get(kind, 0) + 1
+            row.setdefault("never_entered", []).append([box["path"], box["why"]])
     if out:
         row["replays"] = [replay(path, out, i + 1, f) for i, f in enumerate(found.get("faults", []))]
     return row

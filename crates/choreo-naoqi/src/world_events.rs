@@ -12,8 +12,9 @@ use choreo_engine::Value;
 pub struct WorldEvent {
     /// The ALMemory key.
     pub key: &'static str,
-    /// The value raised.
-    pub value: fn() -> Value,
+    /// The values raised, each a path of its own in `choreo explore`: the one the
+    /// documentation's example gives, or each where it names several (the NAOmarks).
+    pub values: fn() -> Vec<Value>,
     /// The documentation page (`naoqi/...html#anchor`) the value is read from.
     pub source: &'static str,
 }
@@ -77,20 +78,32 @@ fn face() -> Value {
     ])
 }
 
-/// NAOmark 130 (allandmarkdetection-api.html, "LandmarkDetected value structure":
-/// `[TimeStamp, [MarkInfo], CameraPoseInFrameTorso, CameraPoseInFrameRobot,
-/// CurrentCameraName]`, MarkInfo `[[1, alpha, beta, sizeX, sizeY, heading], [MarkID]]`,
-/// the tutorial's mark and numbers). The stock NAOMark box reads `markInfo[1][0]`.
-fn landmark() -> Value {
-    let shape = floats(&[1.0, 0.081, -0.001, 0.049, 0.049, 0.0]);
-    let mark = list(vec![shape, list(vec![Value::Int(130)])]);
-    list(vec![
-        stamp(),
-        list(vec![mark]),
-        camera(0.43),
-        camera(0.75),
-        Value::from("CameraTop"),
-    ])
+/// The NAOmarks a person can show: the ten of the documentation's printable sheet
+/// (`_downloads/NAOmark.pdf`, which ALLandMarkDetection's page links: marks 64, 68, 80, 84,
+/// 85, 107, 108, 112, 114 and 119), one value each. A behavior tells them apart by number
+/// (a rock-paper-scissors game reads 114, 119 and 64 as its three hands).
+const NAOMARKS: [i64; 10] = [64, 68, 80, 84, 85, 107, 108, 112, 114, 119];
+
+/// Each NAOmark of [`NAOMARKS`] seen alone (allandmarkdetection-api.html, "LandmarkDetected
+/// value structure": `[TimeStamp, [MarkInfo], CameraPoseInFrameTorso,
+/// CameraPoseInFrameRobot, CurrentCameraName]`, MarkInfo `[[1, alpha, beta, sizeX, sizeY,
+/// heading], [MarkID]]`, the tutorial's numbers). The stock NAOMark box reads
+/// `markInfo[1][0]`.
+fn landmarks() -> Vec<Value> {
+    NAOMARKS
+        .iter()
+        .map(|&id| {
+            let shape = floats(&[1.0, 0.081, -0.001, 0.049, 0.049, 0.0]);
+            let mark = list(vec![shape, list(vec![Value::Int(id)])]);
+            list(vec![
+                stamp(),
+                list(vec![mark]),
+                camera(0.43),
+                camera(0.75),
+                Value::from("CameraTop"),
+            ])
+        })
+        .collect()
 }
 
 /// A learned picture seen (alvisionrecognition.html, "How it reports the detection
@@ -152,142 +165,142 @@ const PERSON: i64 = 12345;
 pub const WORLD_EVENTS: &[WorldEvent] = &[
     WorldEvent {
         key: "robotHasFallen",
-        value: || Value::Bool(true),
+        values: || vec![Value::Bool(true)],
         source: "naoqi/motion/reflexes-fall-manager-api.html#robotHasFallen",
     },
     WorldEvent {
         key: "ALMotion/RobotIsFalling",
-        value: || Value::Bool(true),
+        values: || vec![Value::Bool(true)],
         source: "naoqi/motion/reflexes-fall-manager-api.html#ALMotion/RobotIsFalling",
     },
     WorldEvent {
         key: "robotIsFalling",
-        value: || Value::Bool(true),
+        values: || vec![Value::Bool(true)],
         source: "naoqi/motion/reflexes-fall-manager-api.html#robotIsFalling (2.1)",
     },
     WorldEvent {
         key: "footContactChanged",
-        value: || Value::Bool(false),
+        values: || vec![Value::Bool(false)],
         source: "naoqi/sensors/alfsr-api.html#footContactChanged",
     },
     WorldEvent {
         key: "SonarLeftDetected",
-        value: || f(0.35),
+        values: || vec![f(0.35)],
         source: "naoqi/sensors/alsonar-api.html#SonarLeftDetected",
     },
     WorldEvent {
         key: "SonarRightDetected",
-        value: || f(0.35),
+        values: || vec![f(0.35)],
         source: "naoqi/sensors/alsonar-api.html#SonarRightDetected",
     },
     WorldEvent {
         key: "SonarLeftNothingDetected",
-        value: || f(1.2),
+        values: || vec![f(1.2)],
         source: "naoqi/sensors/alsonar-api.html#SonarLeftNothingDetected",
     },
     WorldEvent {
         key: "SonarRightNothingDetected",
-        value: || f(1.2),
+        values: || vec![f(1.2)],
         source: "naoqi/sensors/alsonar-api.html#SonarRightNothingDetected",
     },
     WorldEvent {
         key: "BatteryLowDetected",
-        value: || Value::Bool(true),
+        values: || vec![Value::Bool(true)],
         source: "naoqi/sensors/albattery-api.html#BatteryLowDetected (2.1)",
     },
     WorldEvent {
         key: "BatteryChargeChanged",
-        value: || Value::Int(20),
+        values: || vec![Value::Int(20)],
         source: "naoqi/sensors/albattery-api.html#BatteryChargeChanged",
     },
     WorldEvent {
         key: "BatteryPowerPluggedChanged",
-        value: || Value::Bool(true),
+        values: || vec![Value::Bool(true)],
         source: "naoqi/sensors/albattery-api.html#BatteryPowerPluggedChanged",
     },
     WorldEvent {
         key: "ALChestButton/SimpleClickOccurred",
-        value: || Value::None,
+        values: || vec![Value::None],
         source: "naoqi/sensors/alchestbutton-api.html#ALChestButton/SimpleClickOccurred",
     },
     WorldEvent {
         key: "ALChestButton/DoubleClickOccurred",
-        value: || Value::None,
+        values: || vec![Value::None],
         source: "naoqi/sensors/alchestbutton-api.html#ALChestButton/DoubleClickOccurred",
     },
     WorldEvent {
         key: "ALChestButton/TripleClickOccurred",
-        value: || Value::None,
+        values: || vec![Value::None],
         source: "naoqi/sensors/alchestbutton-api.html#ALChestButton/TripleClickOccurred",
     },
     WorldEvent {
         key: "FaceDetected",
-        value: face,
+        values: || vec![face()],
         source: "naoqi/peopleperception/alfacedetection.html#facedetected-event",
     },
     WorldEvent {
         key: "LandmarkDetected",
-        value: landmark,
+        values: landmarks,
         source: "naoqi/vision/allandmarkdetection-api.html#landmarkdetected-value-structure",
     },
     WorldEvent {
         key: "PictureDetected",
-        value: picture,
+        values: || vec![picture()],
         source: "naoqi/vision/alvisionrecognition.html#how-it-reports-the-detection-results",
     },
     WorldEvent {
         key: "BarcodeReader/BarcodeDetected",
-        value: barcode,
+        values: || vec![barcode()],
         source: "naoqi/vision/albarcodereader-tuto.html#example-of-output",
     },
     WorldEvent {
         key: "ALSoundLocalization/SoundLocated",
-        value: sound,
+        values: || vec![sound()],
         source: "naoqi/audio/alsoundlocalization.html#how-it-works",
     },
     WorldEvent {
         key: "ALAudioSourceLocalization/SoundLocated",
-        value: sound,
+        values: || vec![sound()],
         source: "naoqi/audio/alaudiosourcelocalization_api.html (as ALSoundLocalization's)",
     },
     WorldEvent {
         key: "PeoplePerception/PeopleDetected",
-        value: people,
+        values: || vec![people()],
         source: "naoqi/peopleperception/alpeopleperception-api.html#PeoplePerception/PeopleDetected",
     },
     WorldEvent {
         key: "PeoplePerception/JustArrived",
-        value: || Value::Int(PERSON),
+        values: || vec![Value::Int(PERSON)],
         source: "naoqi/peopleperception/alpeopleperception-api.html#PeoplePerception/JustArrived",
     },
     WorldEvent {
         key: "PeoplePerception/JustLeft",
-        value: || Value::Int(PERSON),
+        values: || vec![Value::Int(PERSON)],
         source: "naoqi/peopleperception/alpeopleperception-api.html#PeoplePerception/JustLeft",
     },
     WorldEvent {
         key: "PeoplePerception/PopulationUpdated",
-        value: || Value::None,
+        values: || vec![Value::None],
         source: "naoqi/peopleperception/alpeopleperception-api.html#PeoplePerception/PopulationUpdated",
     },
     WorldEvent {
         key: "ALBasicAwareness/HumanTracked",
-        value: || Value::Int(PERSON),
+        values: || vec![Value::Int(PERSON)],
         source: "naoqi/interaction/autonomousabilities/albasicawareness-api.html#ALBasicAwareness/HumanTracked",
     },
     WorldEvent {
         key: "ALBasicAwareness/HumanLost",
-        value: || Value::None,
+        values: || vec![Value::None],
         source: "naoqi/interaction/autonomousabilities/albasicawareness-api.html#ALBasicAwareness/HumanLost",
     },
     WorldEvent {
         key: "ALBasicAwareness/StimulusDetected",
-        value: || Value::from("People"),
+        values: || vec![Value::from("People")],
         source: "naoqi/interaction/autonomousabilities/albasicawareness.html#albasicawareness-stimuli-types",
     },
     WorldEvent {
         key: "PostureFamilyChanged",
-        value: || Value::from("Sitting"),
+        values: || vec![Value::from("Sitting")],
         source: "naoqi/motion/alrobotposture.html#definitions",
     },
 ];
@@ -317,7 +330,7 @@ mod tests {
     /// there, with the documentation's number.
     #[test]
     fn the_stock_readers_find_what_they_index() {
-        let face = (world_event("FaceDetected").unwrap().value)();
+        let face = (world_event("FaceDetected").unwrap().values)().remove(0);
         assert_eq!(at(&face, &[1, 0, 0, 1]), Value::Float(0.243));
         let Value::List(info) = at(&face, &[1]) else {
             panic!()
@@ -328,24 +341,28 @@ mod tests {
             Value::Int(4),
             "Face Reco.: not recognized"
         );
-        let mark = (world_event("LandmarkDetected").unwrap().value)();
-        assert_eq!(at(&mark, &[1, 0, 1, 0]), Value::Int(130));
-        let picture = (world_event("PictureDetected").unwrap().value)();
+        let mark = (world_event("LandmarkDetected").unwrap().values)();
+        let ids: Vec<Value> = mark.iter().map(|m| at(m, &[1, 0, 1, 0])).collect();
+        let sheet = [64, 68, 80, 84, 85, 107, 108, 112, 114, 119]; // NAOmark.pdf's pages
+        assert_eq!(ids, sheet.map(Value::Int));
+        let picture = (world_event("PictureDetected").unwrap().values)().remove(0);
         assert_eq!(at(&picture, &[1, 0, 0, 0]), Value::from("cover"));
         let sound = (world_event("ALAudioSourceLocalization/SoundLocated")
             .unwrap()
-            .value)();
+            .values)()
+        .remove(0);
         assert_eq!(
             at(&sound, &[1, 2]),
             Value::Float(0.8),
             "above Sound Loc.'s 50%"
         );
-        let code = (world_event("BarcodeReader/BarcodeDetected").unwrap().value)();
+        let code = (world_event("BarcodeReader/BarcodeDetected").unwrap().values)().remove(0);
         assert_eq!(at(&code, &[0, 0]), Value::from("test"));
         assert_eq!(at(&code, &[0, 1, 3, 1]), Value::Float(22.0));
         let people = (world_event("PeoplePerception/PeopleDetected")
             .unwrap()
-            .value)();
+            .values)()
+        .remove(0);
         assert_eq!(at(&people, &[1, 0, 0]), Value::Int(PERSON));
     }
 

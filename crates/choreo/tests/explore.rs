@@ -338,3 +338,39 @@ fn explore_follows_a_real_dialog_into_its_subrules() {
     );
     assert!(lines("rules_unmatched").is_empty(), "{json:#}");
 }
+
+/// A real game that takes several turns to reach its end (../shared/corpus's
+/// kossy__Nao-Rock-Paper-Scissors): its Greeting topic asks whether to play ("yes" sets
+/// `$play`), the robot counts down, picks its hand at random and waits for the person's
+/// NAOmark, which its script reads as 114 rock, 119 paper, 64 scissors, then says who won and
+/// its PlayAgain topic asks again. By hand: the three marks are on the documentation's
+/// printable sheet (NAOmark.pdf), so explore shows each; against the robot's one hand, one
+/// of them draws, one wins and one loses, whichever hand it picked — so each outcome's box
+/// is entered, and the PlayAgain topic, reached only at a game's end, answers both ways.
+#[test]
+fn explore_plays_a_real_game_to_each_of_its_ends() {
+    let Some(corpus) = choreo_testkit::corpus("exploring a corpus game") else {
+        return;
+    };
+    let project = corpus.join("kossy__Nao-Rock-Paper-Scissors/src");
+    let o = choreo(&["explore", project.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    let entered: Vec<&str> = json["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["entered"].as_array().unwrap())
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    for end in [
+        "root/Play/Human win",
+        "root/Play/Draw",
+        "root/Play/Human Lose",
+    ] {
+        assert!(entered.contains(&end), "{end} never entered: {json:#}");
+    }
+    let matched = json["rules_matched"].to_string();
+    for rule in ["PlayAgain:4", "PlayAgain:5"] {
+        assert!(matched.contains(rule), "{rule}: {json:#}");
+    }
+}

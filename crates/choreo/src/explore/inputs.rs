@@ -122,10 +122,14 @@ pub fn candidates(listening: &Listening, tablet: &Tablet) -> Vec<Input> {
             });
         }
         for key in &rule.events {
-            push(keyed(key).unwrap_or_else(|| Input::Event {
-                key: key.clone(),
-                value: Value::Int(1),
-            }));
+            let raised = keyed(key);
+            if raised.is_empty() {
+                push(Input::Event {
+                    key: key.clone(),
+                    value: Value::Int(1),
+                });
+            }
+            raised.into_iter().for_each(&mut push);
         }
     }
     for word in &listening.words {
@@ -141,9 +145,7 @@ pub fn candidates(listening: &Listening, tablet: &Tablet) -> Vec<Input> {
         push(Input::Mishear { word: word.clone() });
     }
     for key in &listening.keys {
-        if let Some(input) = keyed(key) {
-            push(input);
-        }
+        keyed(key).into_iter().for_each(&mut push);
         for value in tablet.get(key).into_iter().flatten() {
             push(Input::Event {
                 key: key.clone(),
@@ -154,20 +156,25 @@ pub fn candidates(listening: &Listening, tablet: &Tablet) -> Vec<Input> {
     out
 }
 
-/// The input that raises `key`, if the world raises it.
-fn keyed(key: &str) -> Option<Input> {
+/// The inputs that raise `key` (none where the world does not raise it).
+fn keyed(key: &str) -> Vec<Input> {
     if TOUCH_SENSORS.iter().any(|(sensor, _)| *sensor == key) {
-        return Some(Input::Touch {
+        return vec![Input::Touch {
             sensor: key.to_string(),
-        });
+        }];
     }
-    // The world's events, each with the value its NAOqi documentation gives
+    // The world's events, each with the values its NAOqi documentation gives
     // (`choreo_naoqi::WORLD_EVENTS`); a key neither there nor a touch is the robot's own or
     // the behavior's, and explore names it as what it cannot produce.
-    world_event(key).map(|event| Input::Event {
-        key: key.to_string(),
-        value: (event.value)(),
-    })
+    world_event(key)
+        .map(|event| (event.values)())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|value| Input::Event {
+            key: key.to_string(),
+            value,
+        })
+        .collect()
 }
 
 /// Keys the robot raises itself for what explore does produce: what ALSpeechRecognition
@@ -183,7 +190,7 @@ pub fn unproduced(listening: &Listening, tablet: &Tablet) -> Vec<String> {
     listening
         .keys
         .iter()
-        .filter(|k| keyed(k).is_none() && !raised_for_speech(k) && !tablet.contains_key(*k))
+        .filter(|k| keyed(k).is_empty() && !raised_for_speech(k) && !tablet.contains_key(*k))
         .cloned()
         .collect()
 }
