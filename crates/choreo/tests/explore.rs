@@ -374,3 +374,44 @@ fn explore_plays_a_real_game_to_each_of_its_ends() {
         assert!(matched.contains(rule), "{rule}: {json:#}");
     }
 }
+
+/// A keyframe's diagram starts only the boxes its onLoad links reach (runtime-semantics P4):
+/// in ../shared/corpus's hackathon_behaviour.crg (Choregraphe 1.x), the ApplicationTemplate
+/// timeline's keyframe "Init" (frame 1) links `gotoIntro` from its onLoad and holds Comment
+/// boxes nothing links to. The plain run reaches frame 1 (`gotoIntro` runs); a Comment is
+/// never entered because no link leads to it, never "its frame 1 never came".
+#[test]
+fn a_keyframe_box_nothing_links_to_says_no_link() {
+    let Some(corpus) = choreo_testkit::corpus("exploring a corpus timeline") else {
+        return;
+    };
+    let crg = corpus
+        .join("chiarasabaini__3CI_assignments/INI/nao/Nao Robot Project/hackathon_behaviour.crg");
+    let o = choreo(&[
+        "explore",
+        crg.to_str().unwrap(),
+        "--max-paths",
+        "1",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
+    let diagram = json["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["diagram"] == "root/ApplicationTemplate")
+        .unwrap();
+    assert!(
+        diagram["entered"]
+            .to_string()
+            .contains("\"root/ApplicationTemplate/gotoIntro\""),
+        "{diagram:#}"
+    );
+    let comment = diagram["never_entered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["path"] == "root/ApplicationTemplate/Comment")
+        .unwrap();
+    assert_eq!(comment["why"], "no link leads to it", "{diagram:#}");
+}

@@ -67,8 +67,9 @@ impl Leads {
         }
         for (d, diagram) in graph.diagrams.iter().enumerate() {
             let owner = &graph.boxes[diagram.owner.0 as usize];
-            // A keyframe's diagram loads when its frame comes: that is the way in for its
-            // boxes, its owner's onLoad links included (runtime-rules.md, P4).
+            // A keyframe's diagram loads when its frame comes: its owner's onLoad links
+            // start their boxes then (runtime-rules.md, P4). A box of the keyframe nothing
+            // links to (a 1.x Comment box) is not started by the frame: no link leads to it.
             let frame = match &owner.content {
                 Content::Timeline(timeline) => timeline
                     .layers
@@ -77,17 +78,6 @@ impl Leads {
                     .find(|k| k.diagram.0 as usize == d),
                 _ => None,
             };
-            if let Some(k) = frame {
-                for b in &diagram.boxes {
-                    add(
-                        b.0,
-                        Lead::Frame {
-                            timeline: owner.path.clone(),
-                            frame: k.index,
-                        },
-                    );
-                }
-            }
             for (i, targets) in diagram.from_owner.iter().enumerate() {
                 let Some(input) = owner.inputs.get(i) else {
                     continue;
@@ -97,9 +87,14 @@ impl Leads {
                     let Target::Input(to, _) = t else { continue };
                     let lead = match (&input.memory_key, loads) {
                         (Some(key), _) => Lead::Memory { key: key.clone() },
-                        (None, true) if frame.is_some() => continue,
-                        (None, true) => Lead::Loaded {
-                            owner: owner.path.clone(),
+                        (None, true) => match frame {
+                            Some(k) => Lead::Frame {
+                                timeline: owner.path.clone(),
+                                frame: k.index,
+                            },
+                            None => Lead::Loaded {
+                                owner: owner.path.clone(),
+                            },
                         },
                         (None, false) => Lead::OwnerInput {
                             owner: owner.path.clone(),
