@@ -97,9 +97,7 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
     let mut out = Vec::new();
     let used = used_dialogs(project);
     for (path, bytes) in project.files.iter() {
-        if !path.to_ascii_lowercase().ends_with(".dlg")
-            || (!used.is_empty() && !used.contains(path.as_str()))
-        {
+        if !path.to_ascii_lowercase().ends_with(".dlg") {
             continue;
         }
         let Ok(dlg) = choreo_xar::project_files::read_dlg(path, bytes) else {
@@ -107,14 +105,17 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
         };
         let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
         let mut codes = BTreeSet::new();
+        // An unused dialog's topics are no lone topics either: they say nothing too.
         for t in dlg.value.topics {
             named.insert(join(folder, &t.file));
             codes.insert(t.language);
         }
-        out.push(Topics {
-            dialog: true,
-            codes,
-        });
+        if used.is_empty() || used.contains(path.as_str()) {
+            out.push(Topics {
+                dialog: true,
+                codes,
+            });
+        }
     }
     for (path, bytes) in project.files.iter() {
         if !path.to_ascii_lowercase().ends_with(".top") || named.contains(path.as_str()) {
@@ -367,6 +368,39 @@ mod tests {
         assert_eq!(language(&files(&with_box("Example/Example.dlg"))), None);
         let none = xar("class MyClass(GeneratedClass):\n    pass\n", None);
         assert_eq!(language(&files(&none)), None);
+    }
+
+    /// The Leonding Sektbar layout: Choregraphe's default manifest (English alone), a box
+    /// that loads a German-only dialog, and Choregraphe's example dialog in English, which no
+    /// box loads: its topic is no lone topic, so nothing the behavior loads is in English.
+    #[test]
+    fn an_unused_dialogs_topic_does_not_keep_english() {
+        let xar = xar("class MyClass(GeneratedClass):\n    pass\n", None).replace(
+            "<Box name=\"Show\" id=\"1\">",
+            "<Box name=\"Show\" id=\"1\"><dialogFile>../Sentences/Sentences.dlg</dialogFile>",
+        );
+        let p = project(&[
+            ("P.pml", PML.as_bytes()),
+            ("manifest.xml", DEFAULT_MANIFEST.as_bytes()),
+            ("behavior_1/behavior.xar", xar.as_bytes()),
+            (
+                "Sentences/Sentences.dlg",
+                b"multilanguage:Sentences\nged:Sentences_ged.top\n",
+            ),
+            (
+                "Sentences/Sentences_ged.top",
+                b"topic: ~Sentences()\nlanguage: ged\n",
+            ),
+            (
+                "behavior_1/ExampleDialog/ExampleDialog.dlg",
+                b"multilanguage:ExampleDialog\nenu:ExampleDialog_enu.top\n",
+            ),
+            (
+                "behavior_1/ExampleDialog/ExampleDialog_enu.top",
+                b"topic: ~ExampleDialog()\nlanguage: enu\n",
+            ),
+        ]);
+        assert_eq!(language(&p).map(|l| l.value.name), Some("German"));
     }
 
     #[test]
