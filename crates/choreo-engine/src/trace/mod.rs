@@ -51,6 +51,7 @@ mod event;
 mod listener;
 mod record;
 mod ring;
+mod robot_root;
 mod shared;
 
 pub use event::{Event, Step};
@@ -288,7 +289,31 @@ impl Trace {
     /// The kept events (all of them but the [`Trace::dropped`] first ones), names looked up.
     pub fn events(&self) -> Vec<Event> {
         let inner = self.lock();
-        inner.ring.events(inner.graph.as_deref())
+        let mut events = inner.ring.events(inner.graph.as_deref());
+        if let Some(root) = &inner.robot_root {
+            for e in &mut events {
+                robot_root::robot_step(&mut e.step, root);
+            }
+        }
+        events
+    }
+
+    /// Shows every path under `root` (the run's folder that holds the robot's folders) in
+    /// the events' texts as the robot's own path (`<root>/home/nao/x` as `/home/nao/x`):
+    /// the folder's name is new every run, the robot's paths are not, so the same run
+    /// gives the same trace ([`robot_root`]).
+    pub fn set_robot_root(&self, root: &std::path::Path) {
+        self.lock().robot_root = Some(root.to_string_lossy().trim_end_matches('/').to_string());
+    }
+
+    /// `text` with the paths under the robot root as the robot's ([`Trace::set_robot_root`]).
+    pub fn robot_view(&self, text: &str) -> String {
+        let inner = self.lock();
+        inner
+            .robot_root
+            .as_deref()
+            .and_then(|root| robot_root::robot_view(text, root))
+            .unwrap_or_else(|| text.to_string())
     }
 
     /// How many events were not kept (fell out of the ring, or were never kept): the

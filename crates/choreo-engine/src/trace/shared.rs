@@ -10,6 +10,7 @@ use crate::trace::event::Event;
 use crate::trace::listener::Listeners;
 use crate::trace::record::Record;
 use crate::trace::ring::Ring;
+use crate::trace::robot_root::robot_step;
 
 /// What the clones of a trace share.
 pub(super) struct Shared {
@@ -46,6 +47,8 @@ pub(super) struct TraceInner {
     pub(super) delivering: bool,
     /// The run is over (see `Trace::close`): nothing more is recorded.
     pub(super) closed: bool,
+    /// The host folder that stands for the robot's `/` (`Trace::set_robot_root`).
+    pub(super) robot_root: Option<String>,
 }
 
 impl Shared {
@@ -65,6 +68,7 @@ impl Shared {
             delivered: 0,
             delivering: false,
             closed: false,
+            robot_root: None,
         };
         Shared {
             inner: Mutex::new(inner),
@@ -100,8 +104,11 @@ impl TraceInner {
         }
         for record in records {
             let seq = self.ring.len();
-            self.pending
-                .push(record.resolve(seq, self.graph.as_deref()));
+            let mut event = record.resolve(seq, self.graph.as_deref());
+            if let Some(root) = &self.robot_root {
+                robot_step(&mut event.step, root);
+            }
+            self.pending.push(event);
             self.ring.push(record);
         }
         if self.queued < self.ring.len() {

@@ -197,6 +197,9 @@ impl Run {
             .files()
             .on_disk_as(install)
             .map_err(|e| Error::Files { diagnostic: e.0 })?;
+        if let Some(root) = files.robot_root() {
+            trace.set_robot_root(root);
+        }
         let behavior_dir = files.behavior_dir(behavior);
         let confinement = confinement(&setup, &project, &files);
         let boxes = box_code(&setup, confinement.clone())?;
@@ -281,10 +284,13 @@ impl Run {
     /// What box code was refused by the sandbox, in order (`write /tmp/x (root/Box line 4;
     /// --allow-write /tmp)`); empty when nothing was, or the run is unconfined.
     pub fn refused(&self) -> Vec<String> {
-        self.confinement
-            .as_ref()
-            .map(|c| c.refused())
+        let refused = self.confinement.as_ref().map(|c| c.refused());
+        // The robot's paths, as the trace shows them (`Trace::set_robot_root`).
+        refused
             .unwrap_or_default()
+            .iter()
+            .map(|r| self.trace.robot_view(r))
+            .collect()
     }
 
     /// How box code's process (the box host) ended, when the run has one and it ended
