@@ -37,7 +37,7 @@ pub(crate) const PY2_CODE: &str = include_str!("python/py2.py");
 /// names are private: box code imports them as `qi`, `naoqi`, `almath` and `motion` through
 /// its own `__import__`, and other code under those names only when no real module has them
 /// (`generated.py`'s `install`), so a host process's own `qi` is never replaced.
-const SHIMS: [(&str, &str, &str); 9] = [
+const SHIMS: [(&str, &str, &str); 10] = [
     (
         "_choreo_packages",
         "choreo/packages.py",
@@ -65,6 +65,11 @@ const SHIMS: [(&str, &str, &str); 9] = [
         include_str!("python/motion.py"),
     ),
     ("_choreo_qi", "choreo/qi.py", include_str!("python/qi.py")),
+    (
+        "_choreo_locks",
+        "choreo/locks.py",
+        include_str!("python/locks.py"),
+    ),
     (
         "_choreo_naoqi",
         "choreo/naoqi.py",

@@ -142,6 +142,46 @@ fn a_hook_computing_in_the_box_host_keeps_its_turn_as_in_one_process() {
     );
 }
 
+/// A hook that waits for a lock its box's thread holds while that thread sleeps: in
+/// virtual time the wait is on the engine's clock (docs/trace.md), not in the kernel, so the
+/// run keeps its order. By hand: the thread takes the lock at 0 s and sleeps 2 s; the hook
+/// asks for it at 0.5 s and gets it once the thread lets it go, at 2 s, within one of the
+/// wait's steps (at most 10 ms); a reentrant lock the same. Three runs give one trace.
+#[test]
+fn a_hook_waiting_for_its_boxs_lock_waits_on_the_clock() {
+    let h = Hostile::new(concat!(
+        "    def onInput_onStart(self):\n",
+        "        import threading, time\n",
+        "        for kind in (threading.Lock, threading.RLock):\n",
+        "            lock = kind()\n",
+        "            began = time.time()\n",
+        "            def hold():\n",
+        "                with lock:\n",
+        "                    time.sleep(2)\n",
+        "            threading.Thread(target=hold).start()\n",
+        "            time.sleep(0.5)\n",
+        "            with lock:\n",
+        "                self.logger.info('%s after %.3f' % (kind.__name__, time.time() - began))\n",
+        "        self.onStopped()\n",
+    ));
+    let ran = h.run(&["--repeat", "3"]);
+    ran.exits(0);
+    for kind in ["Lock", "RLock"] {
+        let line = ran
+            .err
+            .lines()
+            .find(|l| l.contains(&format!(" {kind} after ")))
+            .unwrap_or_else(|| panic!("{kind}: {}", ran.err));
+        let after: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((2.0..=2.01).contains(&after), "{line}");
+    }
+    assert!(
+        !ran.err.contains("on something other than the clock"),
+        "{}",
+        ran.err
+    );
+}
+
 // Attacks from native code and the kernel's own means, which only the box host's walls
 // (its namespaces, seccomp, Landlock on the whole process) meet: Python's hooks never see
 // them. Each checks that nothing outside was reached.

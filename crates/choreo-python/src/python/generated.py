@@ -23,6 +23,7 @@ import _choreo_naoqi as naoqi
 import _choreo_py2 as py2
 import _choreo_motion as motion
 import _choreo_qi as qi
+import _choreo_locks as locks
 import _choreo_sandbox as sandbox
 
 
@@ -872,6 +873,7 @@ def install():
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait
     threading.Thread.join = _join
+    locks.install()
     paths.install()
     sandbox.install()
     py2.install()
