@@ -269,6 +269,18 @@ def test_a_users_own_qi_is_never_replaced(tmp_path):
     assert hasattr(qi, "Session") and "site-packages" in qi.__file__
 
 
+def test_a_users_threading_keeps_the_interpreters_locks():
+    # Box code's `threading` locks wait on the run's clock (docs/trace.md); the program's own
+    # `threading` (and Dask's, multiprocessing's) keeps the interpreter's.
+    import _thread
+    import threading
+    with choreo.load(EXAMPLES / "hello", fast=True) as run:
+        run.start()
+        assert run.wait_end() == "finished"
+    assert type(threading.Lock()) is _thread.LockType
+    assert type(threading.RLock()).__module__ == "_thread"
+
+
 def test_box_code_is_confined_as_choreo_run_confines_it(tmp_path):
     # docs/security.md: box code writes only in the run's folders unless allowed; a refusal
     # is an error at the box's line, and the run lists it with the flag that allows it.

@@ -37,6 +37,12 @@ fn text(s: &mut String, root: &str) {
 
 /// Every text in `value`, however deep (a stack, not recursion: box code chooses the depth).
 fn value(v: &mut Value, root: &str) {
+    // Most values along links are bangs, numbers and short texts: no stack for them.
+    match v {
+        Value::String(s) => return text(s, root),
+        Value::List(_) | Value::Tuple(_) | Value::Map(_) => {}
+        _ => return,
+    }
     let mut todo = vec![v];
     while let Some(v) = todo.pop() {
         match v {

@@ -838,13 +838,15 @@ _BOX_MODULES = {"qi": qi, "naoqi": naoqi, "almath": almath, "motion": motion}
 def _box_import(name, globals=None, locals=None, fromlist=(), level=0, _real=__import__):
     """`__import__` in box code: `qi`, `naoqi`, `almath` and `motion` are the shims, whatever
     the process has under those names (a host's own PyPI `qi`); `datetime` reads the run's
-    clock."""
+    clock; `threading`'s locks wait on it (`locks.py`)."""
     if not level:
         module = _BOX_MODULES.get(name)
         if module is not None:
             return module
         if name == "datetime":
             return _box_datetime
+        if name == "threading":
+            return locks.BOX_THREADING
     return _real(name, globals, locals, fromlist, level)
 
 
@@ -873,7 +875,6 @@ def install():
     _thread.start_new_thread = _thread.start_new = _start_new_thread
     threading.Event.wait = _event_wait
     threading.Thread.join = _join
-    locks.install()
     paths.install()
     sandbox.install()
     py2.install()

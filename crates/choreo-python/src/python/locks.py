@@ -7,10 +7,13 @@ another trace (a stock-like Speech Reco. box whose onStop takes the lock its onS
 while it waits for an LED fade). A lock taken in box code in virtual time therefore waits
 on the engine's clock instead, as `threading.Event.wait` does (`qi.wait_for`: the holder
 runs first, then time moves in small steps until the lock is free): the same order, and the
-same times, every run. In real time and outside box code it is the interpreter's lock."""
+same times, every run. In real time and outside box code it is the interpreter's lock.
+Box scripts get these through the `threading` they import (`BOX_THREADING`); the process's
+own `threading` is left alone."""
 
 import _thread
 import threading
+import types
 
 import _choreo
 import _choreo_qi as qi
@@ -119,9 +122,21 @@ class RLock(object):
         self._owner = None
         self._count = 0
 
+    def _recursion_count(self):
+        # Python 3.12's RLock method (multiprocessing's resource tracker asks it).
+        return self._count if self._owner == _get_ident() else 0
 
-def install():
-    # `threading`'s own names only: the interpreter's import locks and `threading`'s
-    # internals take `_thread.allocate_lock`, which stays the interpreter's.
-    threading.Lock = Lock
-    threading.RLock = RLock
+
+class _BoxThreading(types.ModuleType):
+    """`threading` as box scripts import it: these locks, and the module's every other
+    name. The process's own `threading` stays as it is: a Python program that uses the
+    `choreo` package (and the libraries it runs, Dask's workers, multiprocessing's resource
+    tracker) keeps the interpreter's locks."""
+
+    def __getattr__(self, name):
+        return getattr(threading, name)
+
+
+BOX_THREADING = _BoxThreading("threading", threading.__doc__)
+BOX_THREADING.Lock = Lock
+BOX_THREADING.RLock = RLock
