@@ -324,9 +324,10 @@ fn dance_orders(file: &Path) -> BTreeMap<u64, [Option<f64>; 5]> {
 /// connection: on a machine with every core busy the dance starts up to 2 s later, and a
 /// move 3.5 s after the connection once fell on the 2 s box, before any probe could see
 /// it.) Sent at once, the far ones would get each of them up to 95 ms
-/// after the near ones. The jitter alone spreads an order by up to 40 ms; the bound, 80 ms,
-/// is the margin a machine with every core busy needs (see the numbers printed); the
-/// one-frame target is measured by `benches/fleet.py --latency`.
+/// after the near ones: what is checked is that arrival no longer follows delay (the slope
+/// of one against the other); the spreads, printed, are bounded loosely, since a machine
+/// with every core busy adds its scheduling to them; the one-frame target is measured by
+/// `benches/fleet.py --latency`.
 #[test]
 fn a_fleet_far_away_dances_in_step() {
     let dir = tempfile::tempdir().unwrap();
@@ -446,11 +447,39 @@ fn a_fleet_far_away_dances_in_step() {
         spreads[2] * 1000.0,
         spreads[3] * 1000.0
     );
+    // Sent at once, an order reaches each robot its delay later: arrival against delay has a
+    // slope of 1. Fitted over the four orders of the eight robots (each order's arrivals
+    // taken from their mean: 32 points, so a busy machine's noise, robot by robot, averages
+    // out), the slope of compensated orders is near 0.
+    let delay = |robot: u64, which: usize| -> f64 {
+        match robot {
+            1 | 5 => 0.005,
+            2 | 6 => 0.020,
+            3 | 7 => 0.050,
+            4 => 0.100,
+            _ if which == 3 => 0.100,
+            _ => 0.005,
+        }
+    };
+    let mut points = Vec::new();
+    for which in 0..4 {
+        let mean = (1..=8).map(|r| at(r, which)).sum::<f64>() / 8.0;
+        points.extend((1..=8).map(|r| (delay(r, which), at(r, which) - mean)));
+    }
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p.0 / n, y + p.1 / n));
+    let slope = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+        / points.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    assert!(slope.abs() < 0.5, "slope {slope:.2}: {orders:?}\n{out}");
+    // Each order's spread: the jitter (up to 40 ms) and, on a machine with every core busy,
+    // the scheduling of eight robots' processes (94.7 ms at frame 1 in one such run).
     for (s, what) in spreads
         .iter()
         .zip(["start", "frame 1", "frame 50", "frame 215"])
     {
-        assert!(*s <= 0.080, "{what}: {s:.3} s apart: {orders:?}\n{out}");
+        assert!(*s <= 0.150, "{what}: {s:.3} s apart: {orders:?}\n{out}");
     }
     interrupt(&mut sim);
 }
