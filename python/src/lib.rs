@@ -63,7 +63,7 @@ fn make_error(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             kwargs.set_item("line", diagnostic.position.map(|p| p.line))?;
             "LoadError"
         }
-        Error::Scenario(_) | Error::NoLanguage { .. } => "LoadError",
+        Error::Scenario(_) | Error::NoLanguage { .. } | Error::NoPosture { .. } => "LoadError",
         Error::Engine(engine) => {
             match engine {
                 EngineError::NoBox { path }

@@ -81,6 +81,8 @@ pub struct Activity {
     turns: Turns,
     /// See [`Activity::seed`].
     seed: u64,
+    /// See [`Activity::chance`].
+    chance: crate::chance::Chance,
     /// See [`Activity::wall_ms`]: the wall clock at behavior time 0 (ms since the epoch).
     start_ms: u64,
     /// Told when a nested run nobody waits for fails (see [`Activity::nested_failed`]): the
@@ -144,6 +146,7 @@ impl Activity {
     fn with_clock(clock: Arc<dyn Clock>, virtual_time: bool, seed: u64, start_ms: u64) -> Activity {
         Activity {
             seed,
+            chance: crate::chance::Chance::default(),
             start_ms,
             clock,
             virtual_time,
@@ -192,6 +195,11 @@ impl Activity {
     /// dialog's random choices, anything random the robot does.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// Box code's draws, counted, some set by the run ([`crate::chance`]).
+    pub fn chance(&self) -> &crate::chance::Chance {
+        &self.chance
     }
 
     /// The wall clock at behavior time 0, in ms since the Unix epoch (UTC).

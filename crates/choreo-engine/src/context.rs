@@ -137,6 +137,22 @@ impl BoxContext {
         result
     }
 
+    /// A whole number drawn by box code's `random` among `of` outcomes, its generator's being
+    /// `drew`: the outcome the run takes (set by the run or `drew`), traced (`chance`).
+    pub fn draw(&self, of: u64, drew: u64) -> u64 {
+        let draw = self.shared.time.chance().draw(of, drew);
+        self.shared.trace.record_step(
+            self.now(),
+            self.id,
+            crate::trace::Step::Chance {
+                draw: draw.number,
+                of,
+                outcome: draw.outcome,
+            },
+        );
+        draw.outcome
+    }
+
     /// Records a message logged by the box code, with the box path (`log` in the trace).
     pub fn log(&self, level: &str, message: &str) {
         self.log_cut(level, message, 0);

@@ -11,11 +11,13 @@
 //! - [`robot`]: the boundary to a robot (service calls, ALMemory subscriptions).
 //! - [`error`]: the errors at those boundaries ([`ScriptError`], [`RobotError`],
 //!   [`EngineError`]).
-//! - [`clock`]: real and virtual time; [`activity`]: what may run beside the control thread;
+//! - [`clock`]: real and virtual time; [`chance`]: box code's random draws, counted;
+//!   [`activity`]: what may run beside the control thread;
 //!   `turn`: in virtual time, which of them acts, one at a time, in a deterministic order.
 //! - [`trace`]: the event trace. [`Value`]: dynamic values (choreo-base's).
 
 pub mod activity;
+pub mod chance;
 pub mod clock;
 pub mod context;
 pub mod engine;

@@ -71,6 +71,17 @@ impl SimRobot {
         playing::load(&self.sim, scenario);
     }
 
+    /// Puts the robot, before its run, in `posture` (one of ALRobotPosture's for its model:
+    /// a person laid it on its belly, sat it down), awake; false, and nothing changed, if the
+    /// model has no such posture.
+    pub fn place(&self, posture: &str) -> bool {
+        let Some(angles) = posture::angles(self.sim.model, posture) else {
+            return false;
+        };
+        self.sim.state().body = Body::new(self.sim.model, &angles);
+        true
+    }
+
     /// The model simulated.
     pub fn model(&self) -> Model {
         self.sim.model

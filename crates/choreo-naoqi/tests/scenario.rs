@@ -32,6 +32,18 @@ fn watch(robot: &SimRobot, keys: &[&str]) -> Arc<std::sync::Mutex<Vec<(String, V
     seen
 }
 
+/// A scenario's `chance` is read as draw number → outcome, for the run to set.
+#[test]
+fn a_scenario_sets_draws_by_their_number() {
+    let read =
+        scenario("events: []\nchance:\n  - {draw: 3, outcome: 0}\n  - {draw: 1, outcome: 8}\n");
+    assert_eq!(
+        read.chance,
+        std::collections::BTreeMap::from([(1, 8), (3, 0)])
+    );
+    assert!(scenario("events: []\n").chance.is_empty());
+}
+
 #[test]
 fn timed_entries_happen_at_their_time() {
     let robot = SimRobot::new(Model::Nao).with_scenario(scenario(
@@ -265,6 +277,14 @@ fn validation_errors_name_the_file_line_and_problem() {
             "unknown field `tuch`",
         ),
         ("evnts: []\n", "unknown field `evnts`"),
+        (
+            "events: []\nchance:\n  - {draw: 0, outcome: 1}\n",
+            "numbered from 1",
+        ),
+        (
+            "events: []\nchance:\n  - {draw: 2, outcome: 1}\n  - {draw: 2, outcome: 3}\n",
+            "draw 2 is set twice",
+        ),
     ];
     for (text, expected) in cases {
         let err = Scenario::from_str(text, "world.yaml")
@@ -272,7 +292,8 @@ fn validation_errors_name_the_file_line_and_problem() {
             .to_string();
         assert!(err.starts_with("world.yaml:"), "{err}");
         assert!(err.contains(expected), "expected {expected:?} in: {err}");
-        if expected != "unknown field `evnts`" {
+        // The file as a whole is at fault in these.
+        if !["unknown field `evnts`", "draw 2 is set twice"].contains(&expected) {
             // The line of the offending entry (2) or inside it.
             let line: usize = err.split(':').nth(1).unwrap().parse().unwrap_or(0);
             assert!(line >= 2, "no line in {err}");

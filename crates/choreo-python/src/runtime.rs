@@ -110,6 +110,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(now, &native)?)?;
     native.add_function(wrap_pyfunction!(time, &native)?)?;
     native.add_function(wrap_pyfunction!(rng, &native)?)?;
+    native.add_function(wrap_pyfunction!(draw, &native)?)?;
     native.add_function(wrap_pyfunction!(pass_turn, &native)?)?;
     native.add_function(wrap_pyfunction!(is_virtual, &native)?)?;
     native.add_function(wrap_pyfunction!(spawn, &native)?)?;
@@ -320,25 +321,32 @@ fn time() -> f64 {
     }
 }
 
-/// The `random.Random` of the current box's run, seeded with the run's seed
-/// (`choreo_engine::Options::seed`) when first asked for: what `random.random()` and the
-/// other functions of the `random` module draw from in box code, so that the same seed
-/// gives the same numbers. `None` outside box code.
+/// `_choreo.rng(cls)`: the `random.Random` of the current box's run, made with `cls` (the
+/// run's generator class, `generated.py`) and the run's seed (`choreo_engine::Options::seed`)
+/// when first asked for: what `random.random()` and the other functions of the `random`
+/// module draw from in box code, so that the same seed gives the same numbers. `None`
+/// outside box code.
 #[pyfunction]
-fn rng(py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+fn rng(py: Python<'_>, cls: Bound<'_, PyAny>) -> PyResult<Option<Py<PyAny>>> {
     let Some(state) = current_state() else {
         return Ok(None);
     };
     if let Some(rng) = state.run.rng.get() {
         return Ok(Some(rng.clone_ref(py)));
     }
-    let seed = state.clock.seed;
-    let made = py
-        .import("random")?
-        .getattr("Random")?
-        .call1((seed,))?
-        .unbind();
+    let made = cls.call1((state.clock.seed,))?.unbind();
     Ok(Some(state.run.rng.get_or_init(|| made).clone_ref(py)))
+}
+
+/// `_choreo.draw(of, drew)`: the outcome a whole-number draw among `of` takes, the run's
+/// generator having given `drew` (the run may set it: `choreo_engine::chance`); `drew`
+/// outside box code.
+#[pyfunction]
+fn draw(py: Python<'_>, of: u64, drew: u64) -> u64 {
+    match current_state() {
+        Some(state) if state.is_alive() => py.detach(|| state.side.draw(of, drew)),
+        _ => drew,
+    }
 }
 
 /// `_choreo.pass_turn()`: in virtual time, lets the activities waiting for their turn at

@@ -115,6 +115,9 @@ pub trait EngineSide: Send + Sync {
     fn sleep(&self, d: Duration) -> Duration;
     /// Lets the activities waiting for their turn at this instant run first.
     fn pass_turn(&self);
+    /// A whole number drawn by box code's `random` among `of` outcomes, the generator's
+    /// being `drew`: the outcome the run takes (`choreo_engine::chance`), traced.
+    fn draw(&self, of: u64, drew: u64) -> u64;
     /// The run's clock.
     fn clock(&self) -> ClockFacts;
     /// Runs `work` on a new thread counted by the engine (virtual time waits for it).
@@ -209,6 +212,10 @@ impl EngineSide for Local {
 
     fn pass_turn(&self) {
         self.0.activity().pass_turn();
+    }
+
+    fn draw(&self, of: u64, drew: u64) -> u64 {
+        self.0.draw(of, drew)
     }
 
     fn clock(&self) -> ClockFacts {

@@ -37,6 +37,65 @@ class MyClass(GeneratedClass):
     assert_eq!(logs(&t, "root/A"), ["info: measured 10.000"]);
 }
 
+/// Box code's whole-number draws are counted and traced; the run sets draw 2 to outcome 5
+/// (a six). By hand, from CPython: `random.Random(1)`, the default seed's generator, gives
+/// `randint(1, 6)` = 2, 5, 1 — so the run sees 2, 6, 1: the draw set leaves the third as
+/// the seed had it.
+#[test]
+fn a_draw_the_run_sets_takes_its_outcome_and_leaves_the_others() {
+    let code = "
+import random
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.log(repr([random.randint(1, 6) for _ in range(3)]))
+        self.onStopped()
+";
+    let trace = choreo_engine::Trace::new();
+    let engine = load_with(
+        &one_box("", code),
+        choreo_engine::Options {
+            trace: trace.clone(),
+            chance: std::collections::BTreeMap::from([(2, 5)]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::Finished);
+    drop(engine);
+    let t: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert_eq!(logs(&t, "root/A"), ["info: [2, 6, 1]"]);
+    let draws: Vec<&String> = t.iter().filter(|l| l.contains(" chance ")).collect();
+    assert_eq!(
+        draws,
+        [
+            "root/A chance 1: 1 of 6",
+            "root/A chance 2: 5 of 6",
+            "root/A chance 3: 0 of 6"
+        ]
+    );
+}
+
+/// `random.seed()` with no value (common at the top of old scripts) reseeds the run's
+/// generator from its own state, never from the OS's entropy: two runs draw the same.
+#[test]
+fn random_seed_without_a_value_keeps_the_run_repeatable() {
+    let code = "
+import random
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        random.seed()
+        self.log(repr(random.randint(1, 10 ** 9)))
+        self.onStopped()
+";
+    let drawn = || logs(&run(&one_box("", code)).1, "root/A");
+    let first = drawn();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first, drawn());
+}
+
 #[test]
 fn a_negative_sleep_is_an_error() {
     let code = "

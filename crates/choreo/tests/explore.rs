@@ -111,6 +111,129 @@ fn time_passing_reaches_what_a_short_horizon_cuts() {
     assert_eq!(inputs, [blue, blue, blue], "{json:#}");
 }
 
+/// fixtures/dice.xar rolls two dice (`random.randint(1, 6)`, then `random.choice` of six
+/// faces) and breaks on two sixes, which the run's seed never rolls. By hand: the root path
+/// draws twice; each other face of each draw is a path (2 × 5); each path that set the first
+/// draw tries the five other faces of the second (5 × 5); the paths that set the second
+/// draw make no draw after it: 1 + 10 + 25 = 36, the error at depth 2, and its scenario's
+/// `chance` replays it.
+#[test]
+fn explore_rolls_the_dice_the_seed_never_rolls() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("explored");
+    let dice = "crates/choreo/tests/fixtures/dice.xar";
+    let o = choreo(&["explore", dice, "--out", out.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    assert_eq!(json["paths"], 36, "{json:#}");
+    let error = json["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "error")
+        .unwrap();
+    assert_eq!(error["text"], "ValueError: two sixes break the game");
+    let set: Vec<(u64, u64, u64)> = error["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["input"])
+        .map(|i| {
+            assert_eq!(i["kind"], "chance", "{i}");
+            let n = |k: &str| i[k].as_u64().unwrap();
+            (n("draw"), n("outcome"), n("of"))
+        })
+        .collect();
+    assert_eq!(set, [(1, 5, 6), (2, 5, 6)]);
+    let scenario = std::fs::read_to_string(out.join("fault-1.yaml")).unwrap();
+    assert!(
+        scenario.contains("chance:\n  - {draw: 1, outcome: 5}"),
+        "{scenario}"
+    );
+    let replayed = choreo(&[
+        "run",
+        dice,
+        "--fast",
+        "--events",
+        out.join("fault-1.yaml").to_str().unwrap(),
+    ]);
+    let (replayed, _) = text(&replayed);
+    assert!(
+        replayed.contains("ValueError: two sixes break the game"),
+        "{replayed}"
+    );
+    // Without the scenario the seed rolls what it rolls: no error.
+    let plain = choreo(&["run", dice, "--fast"]);
+    assert!(!text(&plain).0.contains("two sixes"));
+}
+
+/// fixtures/get_up.xar asks ALRobotPose which pose the robot is in and breaks when it lies
+/// on its belly. By hand: the plain path reads the pose (the robot starts in StandInit:
+/// "Stand"); the same path is run from each other posture family of NAO's library (Crouch,
+/// Sit, LyingBelly, LyingBack: ALRobotPosture's predefined postures), 5 paths; lying on its
+/// belly, ALRobotPose says "Belly" (its page: the robot tells it from the torso), and the
+/// scenario's `posture` replays it.
+#[test]
+fn explore_lays_the_robot_down_where_a_behavior_asks_its_pose() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("explored");
+    let get_up = "crates/choreo/tests/fixtures/get_up.xar";
+    let o = choreo(&["explore", get_up, "--out", out.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    assert_eq!(json["paths"], 5, "{json:#}");
+    let error = json["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "error")
+        .unwrap();
+    assert_eq!(error["text"], "RuntimeError: cannot get up from the belly");
+    assert_eq!(
+        error["steps"],
+        serde_json::json!([{"at": 0.0, "input": {"kind": "posture", "name": "LyingBelly"}}])
+    );
+    let scenario = out.join("fault-1.yaml");
+    let text_of = std::fs::read_to_string(&scenario).unwrap();
+    assert!(text_of.contains("posture: \"LyingBelly\""), "{text_of}");
+    let replayed = choreo(&[
+        "run",
+        get_up,
+        "--fast",
+        "--events",
+        scenario.to_str().unwrap(),
+    ]);
+    assert!(text(&replayed).0.contains("cannot get up from the belly"));
+    // Sat down, it gets up from "Sit"; a posture NAO does not have is refused, named.
+    let sit = dir.path().join("sit.yaml");
+    std::fs::write(&sit, "events: []\nposture: Sit\n").unwrap();
+    let trace = dir.path().join("sit.jsonl");
+    let o = choreo(&[
+        "run",
+        get_up,
+        "--fast",
+        "--events",
+        sit.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert!(trace.contains(r#""message":"got up from Sit""#), "{trace}");
+    std::fs::write(&sit, "events: []\nposture: Frog\n").unwrap();
+    let o = choreo(&["run", get_up, "--fast", "--events", sit.to_str().unwrap()]);
+    let (out_text, err_text) = text(&o);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        err_text.contains("posture: NAO has no posture \"Frog\" (its postures: StandInit, Stand"),
+        "{out_text}{err_text}"
+    );
+}
+
 /// examples/dialog's English topic (greet/greet_enu.top) has six user rules: `e:onStart`,
 /// which answers when the box starts, and five a person can say ("hello", "my name is
 /// ...", "what is my name", "dance", "goodbye"). Each is said on a path of its own.

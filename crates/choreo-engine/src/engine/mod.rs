@@ -105,6 +105,9 @@ pub struct Options {
     /// [`crate::activity::DEFAULT_SEED`] in virtual time, a random one in real time. A nested
     /// run has its owner's.
     pub seed: Option<u64>,
+    /// The outcomes of box code's draws the run sets, by draw number (the first is 1):
+    /// the rest are the seed's ([`crate::chance`]). A nested run's are its owner's.
+    pub chance: std::collections::BTreeMap<u64, u64>,
     /// The wall clock at behavior time 0, in milliseconds since the Unix epoch (UTC): what
     /// box code's `time.time()` and `datetime.now()` and QiChat's date functions read
     /// ([`Activity::wall_ms`]). `None`: [`crate::activity::DEFAULT_START`] in virtual time,
@@ -243,6 +246,7 @@ impl Engine {
                     what: "frame clock",
                     error,
                 })?;
+            time.chance().set(options.chance.clone());
             // What repeats this run, and the robot it ran on when it says (a replay draws
             // it), first in the file (docs/trace.md).
             let model = options.robot.as_ref().and_then(|r| r.model());

@@ -177,6 +177,17 @@ pub enum Step {
         /// How long the fade takes.
         seconds: f64,
     },
+    /// Box code drew a whole number by chance (`random.randint`, `choice`, ...): the run's
+    /// draw `draw` (the first is 1), among `of` outcomes, took `outcome` (in `0..of`: the
+    /// seed's, or the one the run set, [`crate::chance`]).
+    Chance {
+        /// The draw's number in the run.
+        draw: u64,
+        /// How many outcomes it had.
+        of: u64,
+        /// The one taken.
+        outcome: u64,
+    },
     /// The simulated robot reached a posture (`Stand`, `Crouch`, ...).
     Posture {
         /// The posture's name.
@@ -270,6 +281,7 @@ impl Event {
             } => {
                 format!("leds {} {seconds:.3}s", groups.join(","))
             }
+            Step::Chance { draw, of, outcome } => format!("chance {draw}: {outcome} of {of}"),
             Step::Posture { name } => format!("posture {name}"),
         };
         if self.path.is_empty() {

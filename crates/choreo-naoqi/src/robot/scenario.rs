@@ -20,6 +20,12 @@ pub struct Scenario {
     pub name: String,
     /// Its entries, in file order.
     pub entries: Vec<Entry>,
+    /// The outcomes it sets for box code's draws by chance, by draw number (the run's first
+    /// is 1; `choreo_engine::chance`): what the run, not the robot, takes from it.
+    pub chance: std::collections::BTreeMap<u64, u64>,
+    /// The posture the robot is in when the run starts (a person put it there): one of
+    /// ALRobotPosture's for the model (`LyingBelly`); by default its wake posture.
+    pub posture: Option<String>,
 }
 
 /// One entry: when, and what.
@@ -110,6 +116,63 @@ struct File {
     #[serde(default, rename = "description")]
     _description: Option<serde::de::IgnoredAny>,
     events: Vec<Entry>,
+    #[serde(default)]
+    chance: SetDraws,
+    #[serde(default)]
+    posture: Option<String>,
+}
+
+/// `chance: [{draw: 2, outcome: 5}]`: the run's second draw takes outcome 5. Each draw
+/// once, numbered from 1 (checked while parsing, so an error names its line).
+#[derive(Default)]
+struct SetDraws(std::collections::BTreeMap<u64, u64>);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, try_from = "RawSetDraw")]
+struct SetDraw {
+    draw: u64,
+    outcome: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSetDraw {
+    draw: u64,
+    outcome: u64,
+}
+
+impl TryFrom<RawSetDraw> for SetDraw {
+    type Error = &'static str;
+
+    fn try_from(raw: RawSetDraw) -> Result<SetDraw, &'static str> {
+        if raw.draw == 0 {
+            return Err("chance: draws are numbered from 1");
+        }
+        Ok(SetDraw {
+            draw: raw.draw,
+            outcome: raw.outcome,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SetDraws {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SetDraws, D::Error> {
+        let mut out = std::collections::BTreeMap::new();
+        for s in Vec::<SetDraw>::deserialize(d)? {
+            if s.draw == 0 {
+                return Err(serde::de::Error::custom(
+                    "chance: draws are numbered from 1",
+                ));
+            }
+            if out.insert(s.draw, s.outcome).is_some() {
+                return Err(serde::de::Error::custom(format!(
+                    "chance: draw {} is set twice",
+                    s.draw
+                )));
+            }
+        }
+        Ok(SetDraws(out))
+    }
 }
 
 #[derive(Deserialize)]
@@ -396,6 +459,8 @@ impl Scenario {
         Ok(Scenario {
             name: name.to_string(),
             entries: file.events,
+            chance: file.chance.0,
+            posture: file.posture,
         })
     }
 }

@@ -799,8 +799,18 @@ _module_random = random._inst
 _real_seed = random.Random.seed
 
 
+class _RunRandom(random.Random):
+    """The run's generator. Every whole-number draw (`randint`, `randrange`, `choice`,
+    `shuffle`, `sample`) goes through `_randbelow`: the engine counts it, traces it and may
+    set its outcome (a scenario's `chance`, what `choreo explore` varies). The generator's
+    own draw is made either way, so a draw set leaves the later ones as they were."""
+
+    def _randbelow(self, n):
+        return _choreo.draw(n, super()._randbelow(n))
+
+
 def _run_random():
-    r = _choreo.rng()
+    r = _choreo.rng(_RunRandom)
     return _module_random if r is None else r
 
 
@@ -823,11 +833,12 @@ _RANDOM_FUNCTIONS = (
 
 def _seed(self, a=None, version=2):
     """A generator box code seeds without a value (`random.Random()`, `random.seed()`)
-    draws its seed from the run's: the same run, the same numbers."""
+    draws its seed from the run's: the same run, the same numbers (the run's own, reseeded,
+    from its own state: it goes on without repeating itself)."""
     if a is None:
-        r = _choreo.rng()
-        if r is not None and r is not self:
-            a = r.getrandbits(64)
+        r = _choreo.rng(_RunRandom)
+        if r is not None:
+            a = (self if r is self else r).getrandbits(64)
     _real_seed(self, a, version)
 
 

@@ -281,6 +281,7 @@ impl BoxHost {
                 ctx.activity().pass_turn();
                 Answer::Done
             }
+            Request::Draw(_, of, drew) => Answer::Number(ctx.draw(of, drew)),
             Request::Spawn(_, name, work) => Answer::Unit(self.spawn(&ctx, &name, work)),
             Request::Subscribe(_, key, id) => {
                 Answer::Robot(
@@ -387,6 +388,7 @@ fn request_box(r: &Request) -> u64 {
         | Request::Now(h)
         | Request::Sleep(h, ..)
         | Request::PassTurn(h)
+        | Request::Draw(h, ..)
         | Request::Spawn(h, ..)
         | Request::Subscribe(h, ..)
         | Request::ConnectSignal(h, ..)

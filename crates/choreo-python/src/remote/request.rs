@@ -43,6 +43,9 @@ pub enum Request {
     Sleep(u64, u64),
     /// Let the activities due now run first.
     PassTurn(u64),
+    /// A whole number drawn by chance: box, outcomes, the generator's outcome (answered
+    /// with the outcome the run takes).
+    Draw(u64, u64, u64),
     /// Start a counted thread that runs the work numbered so: box, name, work.
     Spawn(u64, String, u64),
     /// Subscribe to an ALMemory key: box, key, subscription.
@@ -94,6 +97,7 @@ pub(super) fn encode(r: &Request) -> Writer {
         Request::Now(h) => boxed(b'n', *h, |w| w),
         Request::Sleep(h, ns) => boxed(b'z', *h, |w| w.u64(*ns)),
         Request::PassTurn(h) => boxed(b'y', *h, |w| w),
+        Request::Draw(h, of, drew) => boxed(b'd', *h, |w| w.u64(*of).u64(*drew)),
         Request::Spawn(h, name, work) => boxed(b'w', *h, |w| w.str(name).u64(*work)),
         Request::Subscribe(h, key, id) => boxed(b'm', *h, |w| w.str(key).u64(*id)),
         Request::ConnectSignal(h, s, sig, id) => boxed(b'g', *h, |w| w.str(s).str(sig).u64(*id)),
@@ -137,6 +141,7 @@ pub(super) fn decode(tag: u8, r: &mut Reader<'_>) -> Result<Request, WireError> 
         b'n' => Request::Now(h),
         b'z' => Request::Sleep(h, r.u64()?),
         b'y' => Request::PassTurn(h),
+        b'd' => Request::Draw(h, r.u64()?, r.u64()?),
         b'w' => Request::Spawn(h, r.str()?, r.u64()?),
         b'm' => Request::Subscribe(h, r.str()?, r.u64()?),
         b'g' => Request::ConnectSignal(h, r.str()?, r.str()?, r.u64()?),

@@ -414,6 +414,13 @@ impl EngineSide for Remote {
         self.ask(Request::PassTurn(self.handle));
     }
 
+    fn draw(&self, of: u64, drew: u64) -> u64 {
+        match self.ask(Request::Draw(self.handle, of, drew)) {
+            Some(Answer::Number(outcome)) => outcome,
+            _ => drew,
+        }
+    }
+
     fn clock(&self) -> ClockFacts {
         self.clock
     }

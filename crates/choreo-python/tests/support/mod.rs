@@ -36,6 +36,18 @@ pub fn options() -> PythonOptions {
 
 /// Loads `xml` with a Python host.
 pub fn load(xml: &str, robot: Option<Arc<dyn Robot>>, trace: Trace) -> Result<Engine, EngineError> {
+    load_with(
+        xml,
+        Options {
+            trace,
+            robot,
+            ..Default::default()
+        },
+    )
+}
+
+/// [`load`] with `options` (virtual time and an hour's limit set).
+pub fn load_with(xml: &str, engine: Options) -> Result<Engine, EngineError> {
     let x = choreo_xar::read_xar("t.xar", xml.as_bytes())
         .expect("test behavior reads")
         .value;
@@ -44,10 +56,8 @@ pub fn load(xml: &str, robot: Option<Arc<dyn Robot>>, trace: Trace) -> Result<En
         &PythonHost::new(options()),
         Options {
             virtual_time: true,
-            trace,
-            robot,
             time_limit: Some(Duration::from_secs(3600)),
-            ..Default::default()
+            ..engine
         },
     )
 }

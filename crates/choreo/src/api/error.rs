@@ -50,6 +50,18 @@ pub enum Error {
         /// The name asked for (a NAOqi name: `French`).
         name: String,
     },
+    /// A scenario puts the simulated robot in a posture its model does not have.
+    #[error("{scenario}: posture: {model} has no posture {name:?} (its postures: {known})")]
+    NoPosture {
+        /// The scenario's name (its file).
+        scenario: String,
+        /// The model (`NAO`).
+        model: String,
+        /// The posture asked for.
+        name: String,
+        /// The model's postures, comma-separated.
+        known: String,
+    },
     /// The robot at this URL cannot be reached, or refused the connection.
     #[error("{url}: cannot reach the robot: {source}")]
     Robot {

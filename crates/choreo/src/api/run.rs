@@ -221,6 +221,7 @@ impl Run {
             time_base: None,
             timeline_sync: setup.timeline_sync.clone(),
             seed: setup.seed,
+            chance: setup.chance(),
             start_time: setup.start_time,
         };
         let engine = Engine::load(&behavior.xar, host.as_ref(), options);
@@ -739,6 +740,7 @@ fn connect(
             }
             if let Some(s) = &setup.scenario {
                 sim.load_scenario(s.clone());
+                place(&sim, s)?;
             }
             (Arc::new(sim.clone()), Some(sim))
         }
@@ -752,6 +754,24 @@ fn connect(
             only_simulated(setup)?;
             (remote as Arc<dyn Robot>, None)
         }
+    })
+}
+
+/// The simulated robot put in the posture `scenario` starts it in, if any.
+fn place(sim: &SimRobot, scenario: &Scenario) -> Result<()> {
+    let Some(name) = &scenario.posture else {
+        return Ok(());
+    };
+    if sim.place(name) {
+        return Ok(());
+    }
+    let model = sim.model();
+    let known: Vec<&str> = model.postures().iter().map(|p| p.name).collect();
+    Err(Error::NoPosture {
+        scenario: scenario.name.clone(),
+        model: model.name().to_string(),
+        name: name.clone(),
+        known: known.join(", "),
     })
 }
 

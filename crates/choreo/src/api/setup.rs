@@ -183,6 +183,15 @@ impl Setup {
         self
     }
 
+    /// The draws by chance the scenario sets: the run's to set, not the robot's
+    /// (`choreo_engine::chance`).
+    pub(crate) fn chance(&self) -> std::collections::BTreeMap<u64, u64> {
+        self.scenario
+            .as_ref()
+            .map(|s| s.chance.clone())
+            .unwrap_or_default()
+    }
+
     /// [`Setup::scenario`] read from a YAML or JSON file when the run loads.
     pub fn scenario_file(mut self, path: impl Into<PathBuf>) -> Setup {
         self.scenario_file = Some(path.into());

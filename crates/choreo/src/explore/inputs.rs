@@ -53,13 +53,31 @@ pub enum Input {
     },
     /// Nothing happens for [`WAIT_SECONDS`] more: the run goes on past its horizon.
     Wait,
+    /// The robot is in `name` when the behavior starts (a person laid it on its belly, sat
+    /// it down): one of ALRobotPosture's for the model (a scenario's `posture`).
+    Posture {
+        /// The posture.
+        name: String,
+    },
+    /// Box code's draw number `draw` by chance (a die, a random answer: `random.randint`,
+    /// `choice`) takes `outcome` of its `of`, where the seed gave another
+    /// (`choreo_engine::chance`; a scenario's `chance`).
+    Chance {
+        /// The draw's number in the run (the first is 1).
+        draw: u64,
+        /// How many outcomes it has.
+        of: u64,
+        /// The one it takes, in `0..of`.
+        outcome: u64,
+    },
 }
 
 impl Input {
-    /// The scenario action that does it (none for a wait).
+    /// The scenario action that does it (none for a wait, nor for a draw: the scenario's
+    /// `chance` sets it).
     pub fn action(&self) -> Option<Action> {
         Some(match self {
-            Input::Wait => return None,
+            Input::Wait | Input::Chance { .. } | Input::Posture { .. } => return None,
             Input::Say { words } => Action::Recognize {
                 word: words.clone(),
                 confidence: 1.0,
@@ -87,6 +105,10 @@ impl Input {
             Input::Touch { sensor } => format!("touch {sensor}"),
             Input::Event { key, value } => format!("raise {key} = {value}"),
             Input::Wait => format!("wait {WAIT_SECONDS} s more"),
+            Input::Chance { draw, of, outcome } => {
+                format!("draw {draw} by chance takes {outcome} of {of}")
+            }
+            Input::Posture { name } => format!("the robot starts in {name}"),
         }
     }
 }
@@ -208,7 +230,106 @@ pub fn scenario(steps: &[Step], name: &str) -> Scenario {
                 })
             })
             .collect(),
+        chance: steps
+            .iter()
+            .filter_map(|s| match s.input {
+                Input::Chance { draw, outcome, .. } => Some((draw, outcome)),
+                _ => None,
+            })
+            .collect(),
+        posture: start_posture(steps).map(str::to_string),
     }
+}
+
+/// The posture `steps` start the robot in, if they say.
+fn start_posture(steps: &[Step]) -> Option<&str> {
+    steps.iter().find_map(|s| match &s.input {
+        Input::Posture { name } => Some(name.as_str()),
+        _ => None,
+    })
+}
+
+/// The paths that start `steps` with the robot in each other posture family of `model`
+/// (its first posture of the family in the library's order: NAO's Crouch, Sit, LyingBelly,
+/// LyingBack; Pepper's Crouch), when the run asked the robot's posture (`read`: when it
+/// first did) after the path's last input and the path does not set it: a behavior that
+/// reads the posture (the stock 1.x Stand Up and Sit Down boxes switch on ALRobotPose's) is
+/// run once from each, with the same inputs.
+pub fn other_postures(steps: &[Step], read: Option<f64>, model: crate::Model) -> Vec<Vec<Step>> {
+    let since = steps.last().map_or(0.0, |s| s.at);
+    if start_posture(steps).is_some() || read.is_none_or(|t| t < since) {
+        return Vec::new();
+    }
+    let all = model.postures();
+    let wake = all.iter().find(|p| p.name == model.wake_posture());
+    let mut families: Vec<&str> = wake.map(|p| p.family).into_iter().collect();
+    let mut out = Vec::new();
+    for p in &all {
+        if families.contains(&p.family) {
+            continue;
+        }
+        families.push(p.family);
+        let mut path = vec![Step {
+            at: 0.0,
+            input: Input::Posture {
+                name: p.name.to_string(),
+            },
+        }];
+        path.extend(steps.iter().cloned());
+        out.push(path);
+    }
+    out
+}
+
+/// How many of the draws after a path's last input `choreo explore` tries otherwise.
+pub const DRAWS_VARIED: usize = 2;
+
+/// The most outcomes of a draw `choreo explore` tries each of: a die, a menu of answers, the
+/// stock 1.x Choice box's nine animations (`randint(0, 8)`); a draw of more (a colour, a
+/// number to guess) is a quantity more than a branch, and keeps the seed's.
+pub const OUTCOMES_VARIED: u64 = 12;
+
+/// A draw box code made, when ([`crate::explore::Ran`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drawn {
+    /// Seconds of behavior time.
+    pub time: f64,
+    /// Its number in the run.
+    pub draw: u64,
+    /// How many outcomes it had.
+    pub of: u64,
+    /// The one it took.
+    pub outcome: u64,
+}
+
+/// The other outcomes of the first [`DRAWS_VARIED`] draws made after `steps`' last input,
+/// each a step of its own (of draws of 2 to [`OUTCOMES_VARIED`] outcomes, not set by a
+/// step already): what chance could have done instead.
+pub fn other_draws(steps: &[Step], draws: &[Drawn]) -> Vec<Step> {
+    let since = steps.last().map_or(0.0, |s| s.at);
+    let set = steps
+        .iter()
+        .filter_map(|s| match s.input {
+            Input::Chance { draw, .. } => Some(draw),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    draws
+        .iter()
+        .filter(|d| d.time >= since && d.draw > set && (2..=OUTCOMES_VARIED).contains(&d.of))
+        .take(DRAWS_VARIED)
+        .flat_map(|d| {
+            (0..d.of).filter(|o| *o != d.outcome).map(|outcome| Step {
+                at: (d.time * 1000.0).round() / 1000.0,
+                input: Input::Chance {
+                    draw: d.draw,
+                    of: d.of,
+                    outcome,
+                },
+            })
+        })
+        .collect()
 }
 
 /// `steps` as a scenario file (YAML, the `--events` format: docs/scenarios.md) that
@@ -218,10 +339,21 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
     let json = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
     let text = |s: &str| json(&serde_json::Value::from(s));
     let mut out = format!("description: {}\nevents:\n", text(description));
-    if steps.iter().all(|s| s.input == Input::Wait) {
+    if steps.iter().all(|s| s.input.action().is_none()) {
         out = format!("description: {}\nevents: []\n", text(description));
     }
+    let mut chance = String::new();
     for s in steps {
+        if matches!(s.input, Input::Posture { .. }) {
+            continue;
+        }
+        if let Input::Chance { draw, of, outcome } = &s.input {
+            chance.push_str(&format!(
+                "  - {{draw: {draw}, outcome: {outcome}}}  # of {of}, at {} s\n",
+                s.at
+            ));
+            continue;
+        }
         if s.input == Input::Wait {
             out.push_str(&format!(
                 "  # from {} s, nothing happens for a while\n",
@@ -231,7 +363,7 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
         }
         out.push_str(&format!("  - at: {}\n", s.at));
         match &s.input {
-            Input::Wait => {}
+            Input::Wait | Input::Chance { .. } | Input::Posture { .. } => {}
             Input::Say { words } => out.push_str(&format!(
                 "    recognize: {{word: {}, confidence: 1.0}}\n",
                 text(words)
@@ -247,6 +379,13 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
                 json(&serde_json::to_value(value).unwrap_or_default())
             )),
         }
+    }
+    if !chance.is_empty() {
+        out.push_str("chance:\n");
+        out.push_str(&chance);
+    }
+    if let Some(name) = start_posture(steps) {
+        out.push_str(&format!("posture: {}\n", text(name)));
     }
     out
 }

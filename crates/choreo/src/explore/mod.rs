@@ -93,6 +93,7 @@ pub fn explore_with(
     let mut found = Found::default();
     let mut seen: HashSet<u64> = HashSet::new();
     let tablet = tablet::tablet_events(&setup.project().files().files);
+    let model = setup.chosen_model();
     // Breadth first, a level (paths of as many inputs) at a time; within a level, the
     // children of paths that entered something new come first (coverage-guided), so a
     // bound cuts what looked like more of the same. The order depends only on the results,
@@ -128,6 +129,15 @@ pub fn explore_with(
                         input: Input::Wait,
                     });
                     children.push(longer);
+                }
+                // What chance could have drawn instead, and the robot put down otherwise.
+                if steps.len() < options.depth {
+                    for step in inputs::other_draws(steps, &ran.draws) {
+                        let mut child = steps.clone();
+                        child.push(step);
+                        children.push(child);
+                    }
+                    children.extend(inputs::other_postures(steps, ran.posture_read, model));
                 }
                 for wait in &ran.waits {
                     found

@@ -9,7 +9,7 @@ use std::time::Duration;
 use choreo_engine::trace::{Event, Step as TraceStep};
 use choreo_naoqi::{DialogCoverage, Heard, Listening, SimRobot};
 
-use super::inputs::{Input, Step, WAIT_SECONDS, scenario};
+use super::inputs::{Drawn, Input, Step, WAIT_SECONDS, scenario};
 use super::why::Leads;
 use crate::{Clock, Ending, Setup};
 
@@ -73,6 +73,12 @@ pub struct Ran {
     pub time: f64,
     /// The ways into each box of the behavior, to tell why one was never entered.
     pub leads: Leads,
+    /// Box code's draws by chance, in order ([`super::inputs::other_draws`]).
+    #[serde(default)]
+    pub draws: Vec<Drawn>,
+    /// When box code first asked the robot's posture ([`super::inputs::other_postures`]).
+    #[serde(default)]
+    pub posture_read: Option<f64>,
 }
 
 /// Runs `setup`'s behavior with `steps`, for at most `horizon` of behavior time after the
@@ -159,9 +165,41 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         dialog,
         time,
         leads,
+        draws: Vec::new(),
+        posture_read: None,
     };
-    for e in &events {
+    tally(&mut ran, &events);
+    ran.findings = findings(&events, refused, &ending);
+    if let Some(hang) = hang(&ending, &log, &events, time) {
+        ran.findings.insert(hang);
+    }
+    Ok(ran)
+}
+
+/// The calls that ask the robot which posture it is in: ALRobotPose's (2.1; the stock 1.x
+/// Stand Up and Sit Down boxes) and ALRobotPosture's.
+const POSTURE_READS: &[&str] = &[
+    "ALRobotPose.getActualPoseAndTime",
+    "ALRobotPosture.getPosture",
+    "ALRobotPosture.getPostureFamily",
+];
+
+/// The boxes loaded and entered, the draws by chance and the first posture read, from the
+/// trace's `events`.
+fn tally(ran: &mut Ran, events: &[Event]) {
+    for e in events {
         match &e.step {
+            TraceStep::Chance { draw, of, outcome } => ran.draws.push(Drawn {
+                time: e.time_ns as f64 / 1e9,
+                draw: *draw,
+                of: *of,
+                outcome: *outcome,
+            }),
+            TraceStep::RobotCall { method, .. }
+                if ran.posture_read.is_none() && POSTURE_READS.contains(&method.as_str()) =>
+            {
+                ran.posture_read = Some(e.time_ns as f64 / 1e9);
+            }
             TraceStep::New => {
                 ran.loaded.insert(e.path.clone());
             }
@@ -171,11 +209,6 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
             _ => {}
         }
     }
-    ran.findings = findings(&events, refused, &ending);
-    if let Some(hang) = hang(&ending, &log, &events, time) {
-        ran.findings.insert(hang);
-    }
-    Ok(ran)
 }
 
 /// What went wrong on a path: box code's errors and the robot's falls in its trace, the

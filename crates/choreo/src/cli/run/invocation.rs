@@ -134,6 +134,7 @@ pub(super) fn load_error(message: String, error: &crate::Error) -> CliError {
         E::NotFound { .. } | E::NoLanguage { .. } | E::NotSimulated { .. } => {
             CliError::Usage(message)
         }
+        E::NoPosture { .. } => CliError::Load(message),
         E::Load { .. }
         | E::Unreadable { .. }
         | E::Broken { .. }
