@@ -66,8 +66,13 @@ impl SimRobot {
     }
 
     /// Loads a scenario: its timed entries run relative to the engine's attach (at once if
-    /// one is attached, else at the next attach), its call triggers from now on.
+    /// one is attached, else at the next attach), its call triggers from now on; its
+    /// `posture` puts the robot there ([`SimRobot::place`]; one the model lacks is left out:
+    /// `choreo::Run` refuses it first).
     pub fn load_scenario(&self, scenario: Scenario) {
+        if let Some(posture) = &scenario.posture {
+            self.place(posture);
+        }
         playing::load(&self.sim, scenario);
     }
 
@@ -78,7 +83,17 @@ impl SimRobot {
         let Some(angles) = posture::angles(self.sim.model, posture) else {
             return false;
         };
-        self.sim.state().body = Body::new(self.sim.model, &angles);
+        let mut body = Body::new(self.sim.model, &angles);
+        // The posture's own family: lying on its back, its legs are a standing robot's.
+        body.floor = self
+            .sim
+            .model
+            .postures()
+            .iter()
+            .find(|p| p.name == posture)
+            .map(|p| p.family)
+            .filter(|f| f.starts_with("Lying"));
+        self.sim.state().body = body;
         true
     }
 

@@ -351,6 +351,48 @@ fn sit_down_reaches_the_sit_posture() {
     posture_box("standard/Motions/Sit Down/behavior.xar", "Sit");
 }
 
+/// Choregraphe 1.x's Stand Up (the 2.1 library's deprecated one) gets a robot up from the
+/// floor: laid on its back or its belly (a scenario's `posture`), ALRobotPose reads "Back" or
+/// "Belly", the box plays its getting-up timeline for that side, and it ends standing
+/// ("success" with "Stand"), without a fall on the way: what the box is for, on a robot.
+#[test]
+fn the_old_stand_up_gets_a_robot_up_from_its_back_and_its_belly() {
+    let Some(file) = stock("deprecated/Motions/Stand Up/behavior.xar") else {
+        return;
+    };
+    for (posture, pose, motion) in [
+        ("LyingBack", "Back", "BackToStand"),
+        ("LyingBelly", "Belly", "BellyToStand"),
+    ] {
+        let scenario = format!("events: []\nposture: {posture}\n");
+        let run = Run::file(&file, Some(&scenario), 60.0);
+        assert_eq!(run.start(), Outcome::Finished, "{}", run.dump());
+        ok(&run);
+        let events: Vec<String> = run.events().iter().map(|e| e.short()).collect();
+        let played = events
+            .iter()
+            .any(|l| l.contains(&format!("{motion} motion send")));
+        assert!(played, "{posture}: {motion} not played\n{}", run.dump());
+        let fell: Vec<&String> = events.iter().filter(|l| l.contains(" fell ")).collect();
+        assert!(fell.is_empty(), "{posture}: {fell:?}");
+        let success = run.outputs("root", "success");
+        assert_eq!(success, [(success[0].0, Value::from("Stand"))], "{posture}");
+        let read: Vec<Value> = run
+            .events()
+            .iter()
+            .filter_map(|e| match &e.step {
+                choreo_engine::trace::Step::RobotReturn {
+                    method,
+                    value: Some(Value::List(v)),
+                    ..
+                } if method == "ALRobotPose.getActualPoseAndTime" => v.first().cloned(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(read.first(), Some(&Value::from(pose)), "{posture}");
+    }
+}
+
 #[test]
 fn goto_posture_reaches_the_posture_it_names() {
     let Some(file) = stock("advanced/Motions/Goto Posture/box.xar") else {

@@ -104,6 +104,10 @@ pub(crate) struct Body {
     /// Walking at a velocity (move, moveToward): since when, from where, body-frame velocity.
     pub velocity: Option<(Time, [f64; 3], [f64; 3])>,
     pub settings: BTreeMap<String, Value>,
+    /// On the floor, its torso lying as this posture family says (`LyingBack`,
+    /// `LyingBelly`): laid there, or fallen. What the robot's inertial unit tells; the
+    /// joints alone cannot (the fall manager's `down`).
+    pub floor: Option<&'static str>,
 }
 
 impl Body {
@@ -126,6 +130,7 @@ impl Body {
             pose: Trajectory::still([0.0; 3]),
             velocity: None,
             settings: BTreeMap::new(),
+            floor: None,
         }
     }
 
@@ -156,6 +161,18 @@ impl Body {
             .map(|p| after(p.origin, p.end()))
             .max()
             .unwrap_or(Time(0))
+    }
+
+    /// The posture family the robot lies in at `now` ([`Body::floor`]), unless its joints
+    /// have come to rest since in a Standing or Crouching posture: it got up.
+    pub fn lying(&self, model: Model, now: Time) -> Option<&'static str> {
+        let lying = self.floor?;
+        let on_feet = self.settled_at() <= now
+            && matches!(
+                model.family_of(&self.angles(model, now)),
+                Some("Standing" | "Crouching")
+            );
+        (!on_feet).then_some(lying)
     }
 
     /// Stiffness of joint `i` at `t`.

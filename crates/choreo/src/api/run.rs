@@ -739,8 +739,8 @@ fn connect(
                 });
             }
             if let Some(s) = &setup.scenario {
+                known_posture(&sim, s)?;
                 sim.load_scenario(s.clone());
-                place(&sim, s)?;
             }
             (Arc::new(sim.clone()), Some(sim))
         }
@@ -757,16 +757,16 @@ fn connect(
     })
 }
 
-/// The simulated robot put in the posture `scenario` starts it in, if any.
-fn place(sim: &SimRobot, scenario: &Scenario) -> Result<()> {
+/// An error unless the posture `scenario` starts the robot in, if any, is one of its model's.
+fn known_posture(sim: &SimRobot, scenario: &Scenario) -> Result<()> {
     let Some(name) = &scenario.posture else {
         return Ok(());
     };
-    if sim.place(name) {
-        return Ok(());
-    }
     let model = sim.model();
     let known: Vec<&str> = model.postures().iter().map(|p| p.name).collect();
+    if known.contains(&name.as_str()) {
+        return Ok(());
+    }
     Err(Error::NoPosture {
         scenario: scenario.name.clone(),
         model: model.name().to_string(),

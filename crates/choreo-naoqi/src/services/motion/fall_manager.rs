@@ -8,7 +8,10 @@
 //! leant on them, not fallen: no fall then.
 //!
 //! Only a standing robot falls this way (its posture family Standing or Crouching when the
-//! order comes, as the reflex works only then). It falls whether or not the fall manager is
+//! order comes, as the reflex works only then). A robot on the floor (laid there, or
+//! fallen: [`down`]) is back on its feet once its joints come to rest in a Standing or
+//! Crouching posture; on its way up it is not judged here (`choreo check --body` judges a
+//! getting-up timeline from a lying start), as a stock Stand Up gets a robot up. It falls whether or not the fall manager is
 //! on (`setFallManagerEnabled`): disabled, it falls without protection, no event raised and
 //! its stiffness kept. Down, its joints take the lying posture of its fall's direction
 //! (`LyingBelly` forwards, `LyingBack` otherwise) over [`FALL_SECONDS`].
@@ -42,6 +45,9 @@ const TASK: &str = "_fallManager";
 pub(crate) fn watch(sim: &Sim) {
     sim.stop_all("ALMotion", &[TASK]);
     let now = sim.now();
+    if down(sim, now).is_some() {
+        return;
+    }
     let angles = sim.state().body.angles(sim.model, now);
     if !matches!(sim.model.family_of(&angles), Some("Standing" | "Crouching")) {
         return;
@@ -52,9 +58,21 @@ pub(crate) fn watch(sim: &Sim) {
     let down = after(at, FALL_SECONDS);
     let plan = Plan::until(down)
         .at(at, move |sim: &Sim| begin(sim, &fall, &support))
-        .at(down, end);
+        .at(down, move |sim: &Sim| end(sim, fall.direction.lying()));
     let task = sim.start_task("ALMotion", TASK, &[], plan);
     let _ = sim.drive_in_background("choreo-fall-manager", task, |_, _| {});
+}
+
+/// The posture family the robot lies in on the floor at `now` (`LyingBack`, `LyingBelly`),
+/// if it does: laid or fallen there, and not yet at rest on its feet since (its joints
+/// settled in a Standing or Crouching posture, which ends it).
+pub(crate) fn down(sim: &Sim, now: Time) -> Option<&'static str> {
+    let mut state = sim.state();
+    let lying = state.body.lying(sim.model, now);
+    if lying.is_none() {
+        state.body.floor = None;
+    }
+    lying
 }
 
 /// When and how the robot falls if its joints go on as commanded, from `now`.
@@ -155,12 +173,14 @@ fn begin(sim: &Sim, fall: &Fall, support: &str) {
     sim.state().body.command(model, now, &moves);
 }
 
-/// Down: the stiffness cut (the fall manager's), `robotHasFallen` raised, the posture said.
-fn end(sim: &Sim) {
+/// Down, lying in posture family `lying`: the stiffness cut (the fall manager's),
+/// `robotHasFallen` raised, the posture said.
+fn end(sim: &Sim, lying_on: &'static str) {
     let model = sim.model;
     let now = sim.now();
     let angles = sim.state().body.angles(model, now);
     let lying = model.posture_of(&angles).unwrap_or("Unknown");
+    sim.state().body.floor = Some(lying_on);
     if enabled(sim) {
         let off: Vec<(usize, Vec<(Time, f64)>)> = (0..model.joints().len())
             .map(|i| (i, vec![(now, 0.0)]))

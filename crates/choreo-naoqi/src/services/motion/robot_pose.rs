@@ -3,11 +3,13 @@
 //!
 //! The pose is read from the joints as the robot reads it, from the legs (arms and head may
 //! be anywhere): Stand, Crouch, Sit or Unknown from the hip and knee pitch (thresholds
-//! below), Belly and Back when the body is in ALRobotPosture's LyingBelly or LyingBack (the
-//! robot tells those from the torso's orientation, which nothing else changes here). Knee,
-//! Frog, Left, Right and HeadBack are never seen: the simulated robot does not fall. The time in the pose counts from when the
-//! joints stopped (the end of the last motion commanded): 0 while they move. The ALMemory
-//! event `robotPoseChanged` (the pose's name) is raised when a read finds a pose other than
+//! below), Belly and Back when the body lies on the floor (laid there or fallen: the robot
+//! tells it from the torso's orientation, until it is back on its feet) or its joints are in
+//! ALRobotPosture's LyingBelly or LyingBack. Knee, Frog, Left, Right and HeadBack are never
+//! seen: the simulated robot falls only onto its back or belly, and no posture of the
+//! library is one of them. The time in the pose counts from when the joints stopped (the
+//! end of the last motion commanded): 0 while they move. The ALMemory event
+//! `robotPoseChanged` (the pose's name) is raised when a read finds a pose other than
 //! the last one reported (the robot raises it by itself once a new pose has held 500 ms).
 
 use choreo_engine::Value;
@@ -51,7 +53,10 @@ fn mean(sim: &Sim, body: &crate::robot::body::Body, now: Time, names: &[&str]) -
 /// the torso's orientation, which only ALRobotPosture's lying postures change here), else
 /// from the legs' hip and knee pitch.
 fn classify(sim: &Sim, body: &crate::robot::body::Body, now: Time) -> &'static str {
-    match posture::current(sim.model, body, now) {
+    let lying = body
+        .lying(sim.model, now)
+        .unwrap_or_else(|| posture::current(sim.model, body, now));
+    match lying {
         "LyingBelly" => return "Belly",
         "LyingBack" => return "Back",
         _ => {}
