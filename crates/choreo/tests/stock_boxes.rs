@@ -352,17 +352,20 @@ fn sit_down_reaches_the_sit_posture() {
 }
 
 /// Choregraphe 1.x's Stand Up (the 2.1 library's deprecated one) gets a robot up from the
-/// floor: laid on its back or its belly (a scenario's `posture`), ALRobotPose reads "Back" or
-/// "Belly", the box plays its getting-up timeline for that side, and it ends standing
-/// ("success" with "Stand"), without a fall on the way: what the box is for, on a robot.
+/// floor: laid on its back or its belly, or sat down (a scenario's `posture`), ALRobotPose
+/// reads "Back", "Belly" or "Sit", the box plays its getting-up timeline for that pose, and
+/// it ends standing ("success" with "Stand"), without a fall on the way: what the box is
+/// for, on a robot (from sitting, its SitToCrouch ends in a squat ALRobotPose must call
+/// "Crouch" for its CrouchToStand to follow).
 #[test]
-fn the_old_stand_up_gets_a_robot_up_from_its_back_and_its_belly() {
+fn the_old_stand_up_gets_a_robot_up_from_its_back_its_belly_and_sitting() {
     let Some(file) = stock("deprecated/Motions/Stand Up/behavior.xar") else {
         return;
     };
     for (posture, pose, motion) in [
         ("LyingBack", "Back", "BackToStand"),
         ("LyingBelly", "Belly", "BellyToStand"),
+        ("Sit", "Sit", "SitToCrouch"),
     ] {
         let scenario = format!("events: []\nposture: {posture}\n");
         let run = Run::file(&file, Some(&scenario), 60.0);

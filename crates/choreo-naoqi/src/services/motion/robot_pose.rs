@@ -66,10 +66,15 @@ fn classify(sim: &Sim, body: &crate::robot::body::Body, now: Time) -> &'static s
     let (Some(hip), Some(knee)) = (hip, knee) else {
         return "Unknown";
     };
+    let ankle = mean(sim, body, now, &["LAnklePitch", "RAnklePitch"]).unwrap_or(0.0);
     match sim.model {
-        // NAO: the knees bent deep is a crouch; thighs raised with the knees less bent, a
-        // sit; hips and knees near straight, standing.
+        // NAO: the knees bent deep is a crouch, and so are knees bent beyond standing over
+        // ankles flexed as on the feet (a squat: where the stock 1.x Stand Up's SitToCrouch
+        // ends, hips -0.69, knees 1.60, ankles -0.76 rad, before its CrouchToStand: the box
+        // reads "Crouch" there on a robot, or it could not get a sitting robot up); thighs
+        // raised with the knees less bent, a sit; hips and knees near straight, standing.
         Model::Nao if knee >= CROUCH_KNEE => "Crouch",
+        Model::Nao if knee >= STAND_KNEE && ankle <= SQUAT_ANKLE => "Crouch",
         Model::Nao if hip <= SIT_HIP => "Sit",
         Model::Nao if knee < STAND_KNEE => "Stand",
         Model::Nao => "Unknown",
@@ -89,6 +94,9 @@ pub(crate) fn on_feet(sim: &Sim, body: &crate::robot::body::Body, now: Time) -> 
 const CROUCH_KNEE: f64 = 1.6;
 /// Hip pitch (rad) at or below which NAO sits (with knees under [`CROUCH_KNEE`]).
 const SIT_HIP: f64 = -0.65;
+/// NAO's ankle pitch (rad) at or below which, knees bent beyond [`STAND_KNEE`], it squats
+/// on its feet: between StandInit's -0.35 and the squat's -0.76 (Crouch: -1.19; Sit: +0.26).
+const SQUAT_ANKLE: f64 = -0.5;
 /// NAO's knee pitch (rad) under which, hips above [`SIT_HIP`], it stands.
 const STAND_KNEE: f64 = 1.2;
 
