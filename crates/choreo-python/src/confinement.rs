@@ -247,12 +247,12 @@ impl Confinement {
     }
 
     /// What box code was refused, in order: `write /tmp/x.txt (root/Box line 4;
-    /// --allow-write /tmp)`.
+    /// --allow-write /tmp)`, then how many more past those kept ([`is_count`]).
     pub fn refused(&self) -> Vec<String> {
         let (kept, more) = &*choreo_base::lock(&self.refused);
         let mut all = kept.clone();
         if *more > 0 {
-            all.push(format!("and {more} more refusals"));
+            all.push(format!("{MORE_PREFIX}{more}{MORE_SUFFIX}"));
         }
         all
     }
@@ -354,6 +354,17 @@ pub(crate) fn set_python_folders(folders: &[String]) {
     );
 }
 
+/// How [`Confinement::refused`] words the count of refusals past those kept.
+const MORE_PREFIX: &str = "and ";
+const MORE_SUFFIX: &str = " more refusals";
+
+/// Whether a line of [`Confinement::refused`] is the count of refusals past those kept.
+pub fn is_count(line: &str) -> bool {
+    line.strip_prefix(MORE_PREFIX)
+        .and_then(|l| l.strip_suffix(MORE_SUFFIX))
+        .is_some_and(|n| n.parse::<u64>().is_ok())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
 mod tests {
@@ -441,5 +452,7 @@ mod tests {
         let all = c.refused();
         assert_eq!(all.len(), REFUSALS_KEPT + 1);
         assert_eq!(all.last().map(String::as_str), Some("and 5 more refusals"));
+        assert!(all.last().is_some_and(|l| is_count(l)));
+        assert!(!is_count(&all[0]));
     }
 }
