@@ -194,9 +194,19 @@ def assert_explored(path: Any, behavior: Optional[str] = None, *, coverage: floa
 
 
 def _describe(step_input: dict) -> str:
+    """One input of a path, in words (as `choreo explore` prints it)."""
     kind = step_input.get("kind")
     if kind == "say":
         return "say %r" % step_input.get("words")
+    if kind == "mishear":
+        return "say something else (heard %r, unsure)" % step_input.get("word")
     if kind == "touch":
         return "touch %s" % step_input.get("sensor")
+    if kind == "wait":
+        return "wait ten minutes more"
+    if kind == "chance":
+        return "draw %s by chance takes %s of %s" % (
+            step_input.get("draw"), step_input.get("outcome"), step_input.get("of"))
+    if kind == "posture":
+        return "the robot starts in %s" % step_input.get("name")
     return "raise %s = %r" % (step_input.get("key"), step_input.get("value"))

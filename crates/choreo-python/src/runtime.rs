@@ -124,6 +124,7 @@ fn set_up(py: Python<'_>) -> PyResult<Runtime> {
     native.add_function(wrap_pyfunction!(crate::sandbox::ends_process, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::confined, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::is_confined, &native)?)?;
+    native.add_function(wrap_pyfunction!(crate::sandbox::may_reach, &native)?)?;
     native.add_function(wrap_pyfunction!(crate::sandbox::python_folders, &native)?)?;
     modules.set_item("_choreo", &native)?;
     let mut last = None;

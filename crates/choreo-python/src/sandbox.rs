@@ -79,6 +79,14 @@ pub(crate) fn python_folders(folders: Vec<String>) {
     crate::confinement::set_python_folders(&folders);
 }
 
+/// `_choreo.may_reach(path)`: whether the code on this thread may read or write the
+/// machine's `path` as it is (unjudged code may): `paths.py` leaves such a path under the
+/// robot's `/tmp` the machine's (a project, a Python, a folder `--allow-read` gives).
+#[pyfunction]
+pub(crate) fn may_reach(path: &str) -> bool {
+    judging().is_none_or(|c| c.check("read", path).is_none() || c.check("write", path).is_none())
+}
+
 /// `_choreo.confined(kind, target, where)`: raises `PermissionError` when the confinement
 /// of the code on this thread (its box's run's, or its own: [`judging`]) refuses `kind` (`read`, `write`, `connect`, `run`) of `target` (a path, `host:port`,
 /// a program), and notes the refusal for the report; outside box code, or in a run without

@@ -340,6 +340,9 @@ class MyClass(GeneratedClass):
         shutil.copy(PLAY + "/behavior_1/data.txt", "/home/nao/recordings/x/copy.txt")
         self.log("listdir=" + ",".join(os.listdir("/home/nao/recordings/x")))
         self.log("real=" + str(os.path.exists(os.path.realpath(PLAY))))
+        with open("/tmp/choreo-robot-tmp-test.txt", "w") as f:
+            f.write("scratch")
+        self.log("tmp=" + open("/tmp/choreo-robot-tmp-test.txt").read() + " " + ",".join(os.listdir("/tmp")))
         self.onStopped()
 "#;
 
@@ -387,10 +390,13 @@ fn the_robots_paths_name_the_run_s_own_folders() {
         ("uuid=", "beside".to_string()),
         ("listdir=", "copy.txt".to_string()),
         ("real=", "True".to_string()),
+        // The robot's /tmp is the run's own: only what the box put there.
+        ("tmp=", "scratch choreo-robot-tmp-test.txt".to_string()),
     ] {
         assert_eq!(logged(&out, key), want, "{key}");
     }
     // Nothing was written outside the run's folders, which are gone with the run.
+    assert!(!Path::new("/tmp/choreo-robot-tmp-test.txt").exists());
     if !had_home {
         assert!(!Path::new("/home/nao").exists(), "the machine's /home/nao");
     }

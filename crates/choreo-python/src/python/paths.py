@@ -6,10 +6,14 @@ installs the project, as `.lastUploadedChoregrapheBehavior`), `/data/home/nao` o
 such a path names the same place under the run's own folder, for every function that takes
 a path: `open`, `os` (so `os.path`, `glob`, `shutil`, `pathlib` and `os.walk`, which call
 it), `io.open_code` and `posix` (what `importlib` and `imp` read modules with), and a
-`sys.path` entry (through a path hook). Confined box code's `tempfile` makes its files in the
-run's own `<root>/tmp` (the robot makes them in its `/tmp`, a path the machine's own `/tmp`
-already names). Outside box code, and for every other path,
-nothing changes. The table of folders is choreo-robot's (`paths.rs`), given by `_choreo`."""
+`sys.path` entry (through a path hook). In confined box code the robot's `/tmp` is the run's
+own `<root>/tmp` too: a name right in `/tmp`, or under a folder box code made there (a
+behavior that keeps a file in `/tmp` on a robot keeps it there, and it goes with the run),
+and `tempfile` makes its files there; any other path under the machine's `/tmp` (a folder
+of the machine's), and one box code may reach as it is (the run's root, a project or a
+Python there, a folder `--allow-read` or `--allow-write` gives), stays the machine's. Outside box code, and for every
+other path, nothing changes. The table of folders is choreo-robot's (`paths.rs`), given by
+`_choreo`."""
 
 import builtins
 import io
@@ -21,9 +25,19 @@ import tempfile
 import _choreo
 import _io
 
+# `os.makedirs` and `os.path.isdir` as they are, before `install` makes them see the robot's
+# paths (their calls inside go through the functions it wraps: paths under the run's root,
+# left as they are).
+_real_makedirs = os.makedirs
+_real_isdir = os.path.isdir
+
 # (robot prefix, folder under the run's root), the longest prefixes first.
 _FOLDERS = tuple(sorted(_choreo.robot_folders(), key=lambda f: -len(f[0])))
-_PREFIXES = tuple(p for p, _ in _FOLDERS)
+_FOLDER_PREFIXES = tuple(p for p, _ in _FOLDERS)
+# The robot's `/tmp` (see `_tmp`): a path `local` looks at, never a `sys.path` entry the
+# path hook takes (the machine's `/tmp` may hold a Python, a project, the run's root).
+_TMP = "/tmp"
+_PREFIXES = _FOLDER_PREFIXES + (_TMP,)
 _BYTES_PREFIXES = tuple(os.fsencode(p) for p in _PREFIXES)
 
 
@@ -50,7 +64,25 @@ def local(path):
     for prefix, folder in _FOLDERS:
         if path == prefix or path.startswith(prefix + "/"):
             return root + "/" + folder + path[len(prefix):]
-    return path
+    return _tmp(path, root)
+
+
+def _tmp(path, root):
+    """A path under the robot's `/tmp`, in confined box code: under the run's `<root>/tmp`
+    (made when first named) when it names a file or folder right in `/tmp`, or under a
+    folder box code made there; any other path under the machine's `/tmp` (a folder of the
+    machine's: judged as it is), and one box code may reach as it is, is left alone."""
+    if not (path == _TMP or path.startswith(_TMP + "/")) or not _choreo.is_confined():
+        return path
+    if path.startswith(root + "/") or _choreo.may_reach(path):
+        return path
+    folder = root + _TMP
+    rest = path[len(_TMP):].rstrip("/")
+    parent = rest.rpartition("/")[0]
+    if parent and not _real_isdir(folder + parent):
+        return path
+    _real_makedirs(folder, exist_ok=True)
+    return folder + path[len(_TMP):]
 
 
 def _one(function):
@@ -106,7 +138,7 @@ class _RobotEntry:
 
     @classmethod
     def hook(cls, entry):
-        if not isinstance(entry, str) or not entry.startswith(_PREFIXES):
+        if not isinstance(entry, str) or not entry.startswith(_FOLDER_PREFIXES):
             raise ImportError("not a robot path")
         return cls(entry)
 
@@ -146,8 +178,8 @@ def _gettempdir():
     root = _choreo.robot_root()
     if root is None or not _choreo.is_confined():
         return _real_gettempdir()
-    folder = root + "/tmp"
-    os.makedirs(folder, exist_ok=True)
+    folder = root + _TMP
+    _real_makedirs(folder, exist_ok=True)
     return folder
 
 
