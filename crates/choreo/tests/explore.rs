@@ -111,6 +111,28 @@ fn time_passing_reaches_what_a_short_horizon_cuts() {
     assert_eq!(inputs, [blue, blue, blue], "{json:#}");
 }
 
+/// `choreo explore FIXTURE --out <dir>/explored`, which finds faults (exit 1): its JSON, the
+/// folder it wrote, and its first fault of kind `error`.
+fn explored_to_an_error(
+    fixture: &str,
+    dir: &std::path::Path,
+) -> (serde_json::Value, std::path::PathBuf, serde_json::Value) {
+    let out = dir.join("explored");
+    let o = choreo(&["explore", fixture, "--out", out.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    let error = json["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "error")
+        .cloned()
+        .unwrap_or_else(|| panic!("no error found: {json:#}"));
+    (json, out, error)
+}
+
 /// fixtures/dice.xar rolls two dice (`random.randint(1, 6)`, then `random.choice` of six
 /// faces) and breaks on two sixes, which the run's seed never rolls. By hand: the root path
 /// draws twice; each other face of each draw is a path (2 × 5); each path that set the first
@@ -120,20 +142,9 @@ fn time_passing_reaches_what_a_short_horizon_cuts() {
 #[test]
 fn explore_rolls_the_dice_the_seed_never_rolls() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("explored");
     let dice = "crates/choreo/tests/fixtures/dice.xar";
-    let o = choreo(&["explore", dice, "--out", out.to_str().unwrap()]);
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    let (json, out, error) = explored_to_an_error(dice, dir.path());
     assert_eq!(json["paths"], 36, "{json:#}");
-    let error = json["faults"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "error")
-        .unwrap();
     assert_eq!(error["text"], "ValueError: two sixes break the game");
     let set: Vec<(u64, u64, u64)> = error["steps"]
         .as_array()
@@ -173,25 +184,14 @@ fn explore_rolls_the_dice_the_seed_never_rolls() {
 /// on its belly. By hand: the plain path reads the pose (the robot starts in StandInit:
 /// "Stand"); the same path is run from each other posture family of NAO's library (Crouch,
 /// Sit, LyingBelly, LyingBack: ALRobotPosture's predefined postures), 5 paths; lying on its
-/// belly, ALRobotPose says "Belly" (its page: the robot tells it from the torso), and the
-/// scenario's `posture` replays it.
+/// belly, ALRobotPose says "Belly" (the robot tells lying from its torso's orientation), and
+/// the scenario's `posture` replays it.
 #[test]
 fn explore_lays_the_robot_down_where_a_behavior_asks_its_pose() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("explored");
     let get_up = "crates/choreo/tests/fixtures/get_up.xar";
-    let o = choreo(&["explore", get_up, "--out", out.to_str().unwrap()]);
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("explore.json")).unwrap()).unwrap();
+    let (json, out, error) = explored_to_an_error(get_up, dir.path());
     assert_eq!(json["paths"], 5, "{json:#}");
-    let error = json["faults"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "error")
-        .unwrap();
     assert_eq!(error["text"], "RuntimeError: cannot get up from the belly");
     assert_eq!(
         error["steps"],

@@ -31,6 +31,38 @@ fn a_write_outside_the_run_is_refused_at_its_line() {
     assert!(!path.exists());
 }
 
+/// The robot's `/tmp` is the run's own folder (docs/box-environment.md): box code that
+/// climbs out of it with `..`, or links a folder of its `/tmp` to the machine's, reaches
+/// nothing more; and the folder beside the project (itself in the machine's `/tmp`) is still
+/// the machine's, refused. Each attempt raises, or the box says what it got.
+#[test]
+fn the_robots_tmp_leads_nowhere_else() {
+    let h = Hostile::new(concat!(
+        "    def onInput_onStart(self):\n",
+        "        import os\n",
+        "        tries = [\n",
+        "            ('up', lambda: open('/tmp/../../../etc/passwd').read()),\n",
+        "            ('beside', lambda: open('/tmp/../../choreo-escape.txt', 'w').write('x')),\n",
+        "            ('linked', lambda: (os.symlink('{outside}', '/tmp/out'), open('/tmp/out/secret.txt').read())),\n",
+        "            ('linked write', lambda: open('/tmp/out/new.txt', 'w').write('x')),\n",
+        "            ('outside', lambda: open('{outside}/secret.txt').read()),\n",
+        "        ]\n",
+        "        refused = []\n",
+        "        for name, attempt in tries:\n",
+        "            try:\n",
+        "                got = attempt()\n",
+        "            except PermissionError:\n",
+        "                refused.append(name)\n",
+        "                continue\n",
+        "            raise RuntimeError('%s gave %r' % (name, got))\n",
+        "        raise ValueError('refused: ' + ', '.join(refused))\n",
+    ));
+    h.run(&[])
+        .says("ValueError: refused: up, beside, linked, linked write, outside");
+    assert!(!std::path::Path::new("/tmp/choreo-escape.txt").exists());
+    assert!(!h.outside().join("new.txt").exists());
+}
+
 #[test]
 fn allow_write_lets_box_code_write_there() {
     let h = Hostile::new(

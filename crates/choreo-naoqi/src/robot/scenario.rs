@@ -159,11 +159,6 @@ impl<'de> Deserialize<'de> for SetDraws {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SetDraws, D::Error> {
         let mut out = std::collections::BTreeMap::new();
         for s in Vec::<SetDraw>::deserialize(d)? {
-            if s.draw == 0 {
-                return Err(serde::de::Error::custom(
-                    "chance: draws are numbered from 1",
-                ));
-            }
             if out.insert(s.draw, s.outcome).is_some() {
                 return Err(serde::de::Error::custom(format!(
                     "chance: draw {} is set twice",

@@ -11,9 +11,9 @@
 //! order comes, as the reflex works only then). A robot on the floor (laid there, or
 //! fallen: [`down`]) is back on its feet once its joints come to rest in a Standing or
 //! Crouching posture; on its way up it is not judged here (`choreo check --body` judges a
-//! getting-up timeline from a lying start), as a stock Stand Up gets a robot up. It falls whether or not the fall manager is
-//! on (`setFallManagerEnabled`): disabled, it falls without protection, no event raised and
-//! its stiffness kept. Down, its joints take the lying posture of its fall's direction
+//! getting-up timeline from a lying start), as a stock Stand Up gets a robot up. It falls
+//! whether or not the fall manager is on (`setFallManagerEnabled`): disabled, it falls
+//! without protection, no event raised and its stiffness kept. Down, its joints take the lying posture of its fall's direction
 //! (`LyingBelly` forwards, `LyingBack` otherwise) over [`FALL_SECONDS`].
 
 use std::rc::Rc;

@@ -49,9 +49,9 @@ fn mean(sim: &Sim, body: &crate::robot::body::Body, now: Time, names: &[&str]) -
     (!found.is_empty()).then(|| found.iter().sum::<f64>() / found.len() as f64)
 }
 
-/// The pose at `now`: lying when the whole body is in a lying posture (a robot tells it from
-/// the torso's orientation, which only ALRobotPosture's lying postures change here), else
-/// from the legs' hip and knee pitch.
+/// The pose at `now`: lying when the body lies on the floor ([`crate::robot::body::Body::lying`]: a robot tells
+/// it from the torso's orientation) or its joints are in a lying posture, else from the
+/// legs' hip, knee and ankle pitch.
 fn classify(sim: &Sim, body: &crate::robot::body::Body, now: Time) -> &'static str {
     let lying = body
         .lying(sim.model, now)
