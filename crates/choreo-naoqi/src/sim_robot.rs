@@ -92,7 +92,8 @@ impl SimRobot {
             .iter()
             .find(|p| p.name == posture)
             .map(|p| p.family)
-            .filter(|f| f.starts_with("Lying"));
+            .filter(|f| f.starts_with("Lying"))
+            .map(|f| (f, self.sim.now()));
         self.sim.state().body = body;
         true
     }

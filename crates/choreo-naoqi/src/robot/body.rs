@@ -92,6 +92,12 @@ impl JointPath {
 /// Below this stiffness a joint does not follow commands.
 const LIMP: f64 = 0.01;
 
+/// Sat on the floor: the thighs raised beyond this over the torso (mean hip pitch, rad;
+/// NAO's Sit posture has -0.87, its lying ones about 0)...
+const SAT_HIPS: f64 = -1.2;
+/// ... and the knees bent beyond this (rad; Sit has 1.05, lying about 0).
+const SAT_KNEES: f64 = 0.9;
+
 /// The body: joints, stiffness, the base.
 pub(crate) struct Body {
     /// Per joint: its path, unclamped (read through [`Body::angle`], which clamps).
@@ -104,10 +110,11 @@ pub(crate) struct Body {
     /// Walking at a velocity (move, moveToward): since when, from where, body-frame velocity.
     pub velocity: Option<(Time, [f64; 3], [f64; 3])>,
     pub settings: BTreeMap<String, Value>,
-    /// On the floor, its torso lying as this posture family says (`LyingBack`,
+    /// On the floor since a time, its torso lying as this posture family says (`LyingBack`,
     /// `LyingBelly`): laid there, or fallen. What the robot's inertial unit tells; the
-    /// joints alone cannot (the fall manager's `down`).
-    pub floor: Option<&'static str>,
+    /// joints alone cannot (the fall manager's `down`): a robot laid on its back has a
+    /// standing robot's legs until it moves them.
+    pub floor: Option<(&'static str, Time)>,
 }
 
 impl Body {
@@ -164,15 +171,50 @@ impl Body {
     }
 
     /// The posture family the robot lies in at `now` ([`Body::floor`]), unless its joints
-    /// have come to rest since in a Standing or Crouching posture: it got up.
+    /// have moved since and come to rest with its torso upright again ([`Body::upright`]).
     pub fn lying(&self, model: Model, now: Time) -> Option<&'static str> {
-        let lying = self.floor?;
-        let on_feet = self.settled_at() <= now
-            && matches!(
-                model.family_of(&self.angles(model, now)),
-                Some("Standing" | "Crouching")
-            );
-        (!on_feet).then_some(lying)
+        let (lying, since) = self.floor?;
+        let settled = self.settled_at();
+        let up = since < settled && settled <= now && self.upright(model, now);
+        (!up).then_some(lying)
+    }
+
+    /// Whether joints at rest hold the torso upright: in a Standing, Crouching or Sitting
+    /// posture, or sat on the floor with the thighs raised high and the knees bent (where
+    /// the stock 1.x Sit Down's BackToSitDown ends: hips -1.54, knees 1.41 rad), which no
+    /// robot lying down holds.
+    fn upright(&self, model: Model, now: Time) -> bool {
+        let angles = self.angles(model, now);
+        if matches!(
+            model.family_of(&angles),
+            Some("Standing" | "Crouching" | "Sitting")
+        ) {
+            return true;
+        }
+        let mean = |names: [&str; 2]| {
+            let found: Vec<f64> = names
+                .iter()
+                .filter_map(|n| angles.get(model.joint_index(n)?).copied())
+                .collect();
+            (found.len() == 2).then(|| (found[0] + found[1]) / 2.0)
+        };
+        match (
+            mean(["LHipPitch", "RHipPitch"]),
+            mean(["LKneePitch", "RKneePitch"]),
+        ) {
+            (Some(hips), Some(knees)) => hips < SAT_HIPS && knees > SAT_KNEES,
+            _ => false,
+        }
+    }
+
+    /// Forgets the floor once the joints rest on the feet: called as a new motion starts,
+    /// which would otherwise hide that the robot got up (the stock 1.x Sit Down's
+    /// BellyToCrouch ends at rest in a crouch, then its CrouchToSitDown sits the robot down:
+    /// sitting, it no longer lies on its belly).
+    fn leave_floor(&mut self, model: Model, now: Time) {
+        if self.floor.is_some() && self.lying(model, now).is_none() {
+            self.floor = None;
+        }
     }
 
     /// Stiffness of joint `i` at `t`.
@@ -190,6 +232,7 @@ impl Body {
         now: Time,
         moves: &[(usize, Keys)],
     ) -> (Vec<usize>, f64) {
+        self.leave_floor(model, now);
         let mut moved = Vec::new();
         let mut arrival: f64 = 0.0;
         for (i, keys) in moves {
@@ -222,6 +265,7 @@ impl Body {
         step: f64,
         samples: &[Vec<f64>],
     ) {
+        self.leave_floor(model, now);
         for (c, &i) in joints.iter().enumerate() {
             let knots = samples
                 .iter()

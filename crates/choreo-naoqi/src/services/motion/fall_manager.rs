@@ -180,7 +180,7 @@ fn end(sim: &Sim, lying_on: &'static str) {
     let now = sim.now();
     let angles = sim.state().body.angles(model, now);
     let lying = model.posture_of(&angles).unwrap_or("Unknown");
-    sim.state().body.floor = Some(lying_on);
+    sim.state().body.floor = Some((lying_on, now));
     if enabled(sim) {
         let off: Vec<(usize, Vec<(Time, f64)>)> = (0..model.joints().len())
             .map(|i| (i, vec![(now, 0.0)]))
