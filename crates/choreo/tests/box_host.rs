@@ -326,6 +326,25 @@ fn a_dialogs_script_runs_in_the_box_host() {
 }
 
 #[test]
+fn a_syntax_error_in_source_from_a_string_is_one_and_refuses_nothing() {
+    // CPython's parser, raising a SyntaxError in source compiled from a string, opens a
+    // file of the source's name (`<string>`, `<%script>`) for the line: there is no such
+    // file on a robot, and that is no refusal of box code's (a training project's
+    // `%script` with a syntax error was reported as a refused read of `<%script>`).
+    let h = Hostile::new(
+        "    def onInput_onStart(self):\n        import time\n        try:\n            exec('1 +')\n        except SyntaxError as e:\n            self.logger.info('caught %s' % type(e).__name__)\n        d = ALProxy('ALDialog')\n        d.activateTopic(d.loadTopic(self.behaviorAbsolutePath() + '/broken.top'))\n        d.subscribe('broken')\n        d.forceInput('count')\n        time.sleep(2)\n        self.onStopped()\n",
+    );
+    std::fs::write(
+        h.dir.path().join("project/broken.top"),
+        "topic: ~broken()\nlanguage: enu\n\nu:(count) one %script\nprint 1 +\n%script\n",
+    )
+    .unwrap();
+    let ran = h.run(&[]);
+    ran.exits(0).says("caught SyntaxError").says("SyntaxError");
+    assert!(!ran.out.contains("refused"), "{}", ran.out);
+}
+
+#[test]
 fn a_stacks_leaves_play_in_a_box_host() {
     // The Choregraphe behavior a leaf plays runs in a box host of its own, as `choreo run`'s.
     let h = logging("os.getppid()");

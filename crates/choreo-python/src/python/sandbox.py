@@ -124,6 +124,13 @@ def _path(p):
         return None
 
 
+def _no_file(name):
+    """Whether `name` is what CPython calls source that has no file (`<string>`,
+    `<%script>`): a bare name in angle brackets."""
+    return isinstance(name, str) and name.startswith("<") and name.endswith(">") \
+        and "/" not in name
+
+
 def _at(path, dir_fd):
     """`path` (from `_path`) where the kernel finds it: relative to the folder open as
     `dir_fd` in an `*at` call (-1 or `None`: the current folder). The folder is read from
@@ -200,6 +207,11 @@ def _make_hook(confined, judged, events):
             flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
             mode = args[1] if len(args) > 1 else None
             write = flags & _WRITES or (isinstance(mode, str) and any(c in mode for c in "wax+"))
+            if not write and _no_file(args[0]):
+                # CPython's parser, raising a SyntaxError in source compiled from a string
+                # (`exec("...")`, a dialog's `%script`), reads the line from a file of the
+                # source's name: no such file exists on a robot, nor is it box code's doing.
+                raise FileNotFoundError(2, "No such file or directory", args[0])
             judge("write" if write else "read", _at(_path(args[0]), getattr(_OPENING, "dir_fd", None)))
         elif event in ("os.listdir", "os.scandir"):
             judge("read", _path(args[0] if args else None))
