@@ -25,6 +25,15 @@ type After = fn(&Sim, Option<&Value>, &Value);
 
 /// The reactions run before delivery, by key.
 const BEFORE: &[(&str, Before)] = &[
+    ("PeoplePerception/JustArrived", |sim, v| {
+        people::shown(sim, "PeoplePerception/JustArrived", v)
+    }),
+    ("ALBasicAwareness/HumanTracked", |sim, v| {
+        people::shown(sim, "ALBasicAwareness/HumanTracked", v)
+    }),
+    ("PeoplePerception/PeopleDetected", |sim, v| {
+        people::shown(sim, "PeoplePerception/PeopleDetected", v)
+    }),
     (detection::MOVEMENT_DETECTED, detection::movement_event),
     (detection::DARKNESS_DETECTED, detection::darkness_event),
     (detection::BACKLIGHT_DETECTED, detection::backlight_event),

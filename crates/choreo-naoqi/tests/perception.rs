@@ -389,6 +389,55 @@ fn people_perception_tells_who_arrives_and_who_leaves() {
     assert!(get("PeoplePerception/Person/1/Distance").is_err(), "erased");
 }
 
+/// The events that name a person (alpeopleperception-api.html: JustArrived "the ID of the
+/// person", PeopleDetected's `[Id, ...]` per person; albasicawareness-api.html: HumanTracked
+/// "the ID of the tracked human", -1 when lost) come from ALPeoplePerception's population on a
+/// robot: raised by the world, the person is around, and ALFaceCharacteristics can look at
+/// them (the stock Get Expression box reads `PeopleList` once `HumanTracked` comes).
+#[test]
+fn a_person_an_event_names_is_around() {
+    let (robot, events) = watched(Model::Pepper);
+    let get = |k: &str| robot.call("ALMemory", "getData", vec![s(k)]);
+    let analyze = |id: i64| {
+        robot.call(
+            "ALFaceCharacteristics",
+            "analyzeFaceCharacteristics",
+            vec![i(id)],
+        )
+    };
+    assert_eq!(analyze(5), Ok(b(false)), "nobody around yet");
+    robot.raise_event("ALBasicAwareness/HumanTracked", i(5));
+    assert_eq!(get("PeoplePerception/PeopleList"), Ok(list(vec![i(5)])));
+    assert_eq!(
+        get("PeoplePerception/VisiblePeopleList"),
+        Ok(list(vec![i(5)]))
+    );
+    assert_eq!(analyze(5), Ok(b(true)));
+    robot.raise_event("ALBasicAwareness/HumanTracked", i(-1));
+    robot.raise_event("PeoplePerception/JustArrived", i(6));
+    let detected = list(vec![
+        list(vec![i(0), i(0)]),
+        list(vec![
+            list(vec![i(7), f(1.6), f(0.0), f(0.0)]),
+            list(vec![i(5), f(2.0), f(0.0), f(0.0)]),
+        ]),
+        list(vec![]),
+        list(vec![]),
+        i(0),
+    ]);
+    robot.raise_event("PeoplePerception/PeopleDetected", detected);
+    assert_eq!(
+        get("PeoplePerception/PeopleList"),
+        Ok(list(vec![i(5), i(6), i(7)])),
+        "-1 is nobody; each id once"
+    );
+    assert_eq!(
+        written(&events, "PeoplePerception/JustArrived"),
+        [i(6)],
+        "the world's own event only: the list written quietly"
+    );
+}
+
 /// The example of docs/scenarios.md ("People and targets").
 const PEOPLE_AND_TARGETS: &str = "\
 events:

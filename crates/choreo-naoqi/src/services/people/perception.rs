@@ -14,7 +14,8 @@
 //! `PeoplePerception/PeopleList` (the ids of the people around) makes the module raise
 //! `PeoplePerception/JustArrived` for each new id and `PeoplePerception/JustLeft` for each
 //! one gone, update `PeoplePerception/VisiblePeopleList` (everyone listed is in view) and
-//! `NonVisiblePeopleList` (nobody), and raise `PeoplePerception/PopulationUpdated`. A
+//! `NonVisiblePeopleList` (nobody), and raise `PeoplePerception/PopulationUpdated`; an event
+//! of the world's that names a person puts them in the lists ([`shown`]). A
 //! person's keys (`PeoplePerception/Person/<id>/PositionInTorsoFrame`, ...) are the
 //! scenario's too. `resetPopulation()` empties the lists and removes those keys. Its settings
 //! are kept and read back with the documented defaults (detection range 3.5 m, a person
@@ -298,4 +299,40 @@ pub(crate) fn population_changed(sim: &Sim, previous: Option<&Value>, value: &Va
     if before != now {
         sim.raise_quietly(UPDATED, value.clone());
     }
+}
+
+/// A person the world shows by an event that names them (`JustArrived`, ALBasicAwareness's
+/// `HumanTracked`, `PeopleDetected`'s ids; called by `reactions.rs` before delivery) is
+/// around: on a robot those events come from ALPeoplePerception's population, so the people
+/// list holds them when box code looks (the stock Get Expression and Get Gender boxes read
+/// `PeopleList` once `HumanTracked` comes). Written quietly: the event itself is what
+/// arrives.
+pub(crate) fn shown(sim: &Sim, key: &str, value: &Value) {
+    let named: Vec<i64> = match (key, value) {
+        ("PeoplePerception/PeopleDetected", Value::List(fields)) => match fields.get(1) {
+            Some(Value::List(people)) => people
+                .iter()
+                .filter_map(|p| match p {
+                    Value::List(data) => data.first().and_then(number).map(|x| x as i64),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+        _ => number(value).map(|x| x as i64).into_iter().collect(),
+    };
+    let mut people = around(sim);
+    let before = people.len();
+    for id in named {
+        if id >= 0 && !people.contains(&id) {
+            people.push(id);
+        }
+    }
+    if people.len() == before {
+        return;
+    }
+    let list = Value::List(people.into_iter().map(Value::Int).collect());
+    sim.insert_quietly(PEOPLE_LIST, list.clone());
+    sim.insert_quietly(VISIBLE, list);
+    sim.insert_quietly(NOT_VISIBLE, Value::List(Vec::new()));
 }
