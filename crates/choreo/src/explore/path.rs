@@ -293,7 +293,10 @@ fn hang(ending: &Ending, log: &[Heard], events: &[Event], time: f64) -> Option<F
 /// The boxes under way at `time` (seconds): an input stimulated and neither an output
 /// fired nor the box unloaded since; before the behavior is stopped (the run's end).
 fn running(events: &[Event], time: f64) -> BTreeSet<String> {
-    let until = (time * 1e9) as u64;
+    // Rounded: a time read back from seconds may fall a fraction of a nanosecond short of
+    // the event it was read from (16.82142857 s gives 16821428569.99 ns), which would leave
+    // out the last event, as the box's own end.
+    let until = (time * 1e9).round() as u64;
     let mut out = BTreeSet::new();
     for e in events.iter().take_while(|e| e.time_ns <= until) {
         match &e.step {
@@ -435,6 +438,55 @@ mod tests {
             .collect();
         // "d" lasts 0.2 s to the end: too short as well.
         assert_eq!(times, [(2.1, "c".to_string())]);
+    }
+
+    /// A box that ended at the very time the run went idle is not under way then, though
+    /// that time, read in seconds, falls short of its nanoseconds (the stock Say Text of
+    /// "NAO is Disappointed" was reported as a hang).
+    #[test]
+    fn a_box_that_ended_as_the_run_went_idle_is_not_under_way() {
+        let at = |seq: u64, time_ns: u64, path: &str, step: TraceStep| Event {
+            seq,
+            time_ns,
+            path: path.into(),
+            step,
+        };
+        let end_ns = 16_821_428_570;
+        let events = [
+            at(
+                0,
+                0,
+                "root",
+                TraceStep::In {
+                    port: "onStart".into(),
+                    value: choreo_engine::Value::None,
+                },
+            ),
+            at(
+                1,
+                12_296_428_571,
+                "root/Say",
+                TraceStep::In {
+                    port: "onStart".into(),
+                    value: choreo_engine::Value::None,
+                },
+            ),
+            at(
+                2,
+                end_ns,
+                "root/Say",
+                TraceStep::Out {
+                    port: "onStopped".into(),
+                    value: choreo_engine::Value::None,
+                },
+            ),
+        ];
+        let time = end_ns as f64 / 1e9;
+        assert!(
+            ((time * 1e9) as u64) < end_ns,
+            "the case: seconds fall short"
+        );
+        assert_eq!(running(&events, time), BTreeSet::from(["root".to_string()]));
     }
 
     #[test]
