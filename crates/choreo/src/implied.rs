@@ -96,10 +96,15 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
     let mut named: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::new();
     let used = used_dialogs(project);
+    // A `.top` beside a `.dlg` is that dialog's (Choregraphe keeps each dialog's files in a
+    // folder of its own), even where the `.dlg` cannot be read (a Leonding project's
+    // `ExampleDialog.dlg` holds a copy of its `.pml`): it is no lone topic.
+    let mut dialog_folders: BTreeSet<&str> = BTreeSet::new();
     for (path, bytes) in project.files.iter() {
         if !path.to_ascii_lowercase().ends_with(".dlg") {
             continue;
         }
+        dialog_folders.insert(path.rsplit_once('/').map_or("", |(f, _)| f));
         let Ok(dlg) = choreo_xar::project_files::read_dlg(path, bytes) else {
             continue;
         };
@@ -118,7 +123,11 @@ fn topic_languages(project: &Project) -> Vec<Topics> {
         }
     }
     for (path, bytes) in project.files.iter() {
-        if !path.to_ascii_lowercase().ends_with(".top") || named.contains(path.as_str()) {
+        let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+        if !path.to_ascii_lowercase().ends_with(".top")
+            || named.contains(path.as_str())
+            || dialog_folders.contains(folder)
+        {
             continue;
         }
         let Ok(top) = choreo_xar::project_files::read_top(path, bytes) else {
@@ -372,9 +381,19 @@ mod tests {
 
     /// The Leonding Sektbar layout: Choregraphe's default manifest (English alone), a box
     /// that loads a German-only dialog, and Choregraphe's example dialog in English, which no
-    /// box loads: its topic is no lone topic, so nothing the behavior loads is in English.
+    /// box loads: its topic is no lone topic, so nothing the behavior loads is in English;
+    /// nor when the example's `.dlg` cannot be read (the Damenspenden copy's holds its `.pml`).
     #[test]
     fn an_unused_dialogs_topic_does_not_keep_english() {
+        for example in [
+            &b"multilanguage:ExampleDialog\nenu:ExampleDialog_enu.top\n"[..],
+            PML.as_bytes(),
+        ] {
+            unused_example_dialog(example);
+        }
+    }
+
+    fn unused_example_dialog(example: &[u8]) {
         let xar = xar("class MyClass(GeneratedClass):\n    pass\n", None).replace(
             "<Box name=\"Show\" id=\"1\">",
             "<Box name=\"Show\" id=\"1\"><dialogFile>../Sentences/Sentences.dlg</dialogFile>",
@@ -391,10 +410,7 @@ mod tests {
                 "Sentences/Sentences_ged.top",
                 b"topic: ~Sentences()\nlanguage: ged\n",
             ),
-            (
-                "behavior_1/ExampleDialog/ExampleDialog.dlg",
-                b"multilanguage:ExampleDialog\nenu:ExampleDialog_enu.top\n",
-            ),
+            ("behavior_1/ExampleDialog/ExampleDialog.dlg", example),
             (
                 "behavior_1/ExampleDialog/ExampleDialog_enu.top",
                 b"topic: ~ExampleDialog()\nlanguage: enu\n",
