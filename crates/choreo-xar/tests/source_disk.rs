@@ -153,10 +153,8 @@ fn the_package_folder_is_the_manifests_uuid() {
     assert!(apps.join("show-1a2b/behavior_1/sneeze.ogg").is_file());
 
     // To run, a lone behavior file its `.pml` lists is read in its project, as the robot
-    // runs it: the package, its manifest (language, uuid) and files, narrowed to that
-    // behavior; read as a file, it is alone.
-    std::fs::create_dir(dir.join("behavior_2")).unwrap();
-    std::fs::write(dir.join("behavior_2/behavior.xar"), behavior_xar("Other")).unwrap();
+    // runs it: the package, its manifest (language, uuid), files and other behaviors, that
+    // behavior first; read as a file, it is alone.
     assert!(
         load_path(&dir.join("behavior_1/behavior.xar"))
             .unwrap()
@@ -202,8 +200,22 @@ fn the_package_folder_is_the_manifests_uuid() {
             .any(|w| w.severity == choreo_xar::Severity::Error)
     );
     // One the `.pml` does not list stays alone.
+    std::fs::create_dir(dir.join("behavior_2")).unwrap();
+    std::fs::write(dir.join("behavior_2/behavior.xar"), behavior_xar("Other")).unwrap();
     let other = load_path_to_run(&dir.join("behavior_2/behavior.xar")).unwrap();
     assert!(other.manifest.is_none() && other.pml.is_none());
+    // Listed, it runs first, the project's other (readable) behaviors installed beside it.
+    let pml = std::fs::read_to_string(dir.join(PML_NAME)).unwrap().replace(
+        "</BehaviorDescriptions>",
+        "<BehaviorDescription name=\"other\" src=\"behavior_2\" xar=\"behavior.xar\" /></BehaviorDescriptions>",
+    );
+    std::fs::write(dir.join(PML_NAME), pml).unwrap();
+    let listed = load_path_to_run(&dir.join("behavior_2/behavior.xar")).unwrap();
+    let paths: Vec<&str> = listed.behaviors.iter().map(|b| b.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["behavior_2/behavior.xar", "behavior_1/behavior.xar"]
+    );
 }
 
 /// Runs `f` with the current directory set to `dir` (this test binary's only user of the

@@ -19,14 +19,16 @@ pub fn load_path(path: &Path) -> Result<Project> {
 }
 
 /// [`load_path`] for a run: a behavior file that a `.pml` up to [`PROJECT_DEPTH`] folders
-/// above lists is loaded as that project, narrowed to it, so it runs with the package,
-/// language, dialogs and files the robot runs it with. Converting or checking a file reads
-/// it alone ([`load_path`]).
+/// above lists is loaded as that project, that behavior first (the one a run plays), so it
+/// runs with the package, language, dialogs, files and other behaviors the robot runs it
+/// with (Choregraphe's Play installs them all: a menu starts its siblings by name with
+/// ALBehaviorManager). Converting or checking a file reads it alone ([`load_path`]).
 pub fn load_path_to_run(path: &Path) -> Result<Project> {
     match holding_project(path) {
         Some((pml, behavior)) => {
             let mut project = load(&pml, None)?;
-            project.behaviors.retain(|b| b.path == behavior);
+            // Stable: the project's others keep their order after it.
+            project.behaviors.sort_by_key(|b| b.path != behavior);
             // The project's other behaviors are not run: one that cannot be read does not
             // stop this one.
             let others: Vec<String> = project
