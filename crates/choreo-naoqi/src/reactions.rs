@@ -34,6 +34,9 @@ const BEFORE: &[(&str, Before)] = &[
     ("PeoplePerception/PeopleDetected", |sim, v| {
         people::shown(sim, "PeoplePerception/PeopleDetected", v)
     }),
+    ("FaceDetected", |sim, v| {
+        people::shown(sim, "FaceDetected", v)
+    }),
     (detection::MOVEMENT_DETECTED, detection::movement_event),
     (detection::DARKNESS_DETECTED, detection::darkness_event),
     (detection::BACKLIGHT_DETECTED, detection::backlight_event),

@@ -157,7 +157,7 @@ fn people() -> Value {
 }
 
 /// The id of the person the world shows (ids are ints: ALPeoplePerception's page).
-const PERSON: i64 = 12345;
+pub(crate) const PERSON: i64 = 12345;
 
 /// The world's events, each once. Values of a type only (a bool, a distance) take the one
 /// that makes something happen: the obstacle inside the sonar's 0.5 m threshold

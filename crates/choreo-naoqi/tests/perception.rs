@@ -438,6 +438,40 @@ fn a_person_an_event_names_is_around() {
     );
 }
 
+/// A face in view is someone (alpeopleperception.html: it "gathers visual information from
+/// RGB cameras"): with nobody around, `FaceDetected` holding a face puts a person in the
+/// list, whom ALFaceCharacteristics can look at; no face, or someone around already, adds
+/// nobody.
+#[test]
+fn a_face_in_view_is_someone_around() {
+    let (robot, _events) = watched(Model::Nao);
+    let get = |k: &str| robot.call("ALMemory", "getData", vec![s(k)]);
+    robot.raise_event("FaceDetected", list(vec![]));
+    assert_eq!(
+        get("PeoplePerception/PeopleList"),
+        Ok(list(vec![])),
+        "no face"
+    );
+    robot.raise_event("FaceDetected", face(0.1));
+    let around = get("PeoplePerception/PeopleList").unwrap();
+    let Value::List(ids) = &around else {
+        panic!("{around:?}")
+    };
+    assert_eq!(ids.len(), 1, "{around:?}");
+    let analyzed = robot.call(
+        "ALFaceCharacteristics",
+        "analyzeFaceCharacteristics",
+        vec![ids[0].clone()],
+    );
+    assert_eq!(analyzed, Ok(b(true)));
+    robot.raise_event("FaceDetected", face(-0.1));
+    assert_eq!(
+        get("PeoplePerception/PeopleList"),
+        Ok(around),
+        "the same person"
+    );
+}
+
 /// The example of docs/scenarios.md ("People and targets").
 const PEOPLE_AND_TARGETS: &str = "\
 events:

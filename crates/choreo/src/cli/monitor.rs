@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use choreo_engine::graph::Graph;
@@ -160,6 +160,16 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
     stop
 }
 
+/// Set once a monitor lingers after its run's end: nothing is left to unload, so the Ctrl-C
+/// that ends the linger ends the command as the first did, not at once ([`lingering`]).
+static LINGERING: AtomicBool = AtomicBool::new(false);
+
+/// Whether a monitor lingers after its run's end (the Ctrl-C handler asks: a second Ctrl-C
+/// during a run exits at once, which would leave the run's folders behind after it).
+pub(crate) fn lingering() -> bool {
+    LINGERING.load(Ordering::SeqCst)
+}
+
 /// After the end: the page shows the outcome and `report`, and stays up for `keep`
 /// seconds, or until Ctrl-C (one more than `interrupts` had when the run ended).
 pub fn linger(
@@ -170,6 +180,7 @@ pub fn linger(
     interrupts: &AtomicUsize,
 ) {
     monitor.ended(outcome, report);
+    LINGERING.store(true, Ordering::SeqCst);
     let seen = interrupts.load(Ordering::SeqCst);
     match keep {
         Some(s) => errln!("monitor: {} stays up {s} s", monitor.url()),

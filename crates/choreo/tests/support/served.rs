@@ -113,6 +113,32 @@ impl Served {
 
 impl Drop for Served {
     fn drop(&mut self) {
+        // Stopped as a user stops it, so that it removes its robot's folders
+        // (`/tmp/choreo-*`): Ctrl-C stops the run, and once its monitor lingers, Ctrl-C
+        // again quits; killed only past margins that hold under load.
+        let interrupt = |child: &Child| {
+            if let Ok(pid) = i32::try_from(child.id()) {
+                let pid = nix::unistd::Pid::from_raw(pid);
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+            }
+        };
+        let running = |child: &mut Child| matches!(child.try_wait(), Ok(None));
+        if running(&mut self.child) {
+            interrupt(&self.child);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < deadline {
+                match self.stderr.recv_timeout(Duration::from_millis(50)) {
+                    Ok(line) if line.contains(" stays up") => break,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    _ => {}
+                }
+            }
+            interrupt(&self.child);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while running(&mut self.child) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         while self.stderr.try_recv().is_ok() {}

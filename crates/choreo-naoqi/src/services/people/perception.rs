@@ -305,10 +305,24 @@ pub(crate) fn population_changed(sim: &Sim, previous: Option<&Value>, value: &Va
 /// `HumanTracked`, `PeopleDetected`'s ids; called by `reactions.rs` before delivery) is
 /// around: on a robot those events come from ALPeoplePerception's population, so the people
 /// list holds them when box code looks (the stock Get Expression and Get Gender boxes read
-/// `PeopleList` once `HumanTracked` comes). Written quietly: the event itself is what
-/// arrives.
+/// `PeopleList` once `HumanTracked` comes). A face in view (`FaceDetected` holding one) is
+/// someone too when nobody is around yet (ALPeoplePerception "gathers visual information
+/// from RGB cameras": alpeopleperception.html), the person the world shows. Written
+/// quietly: the event itself is what arrives.
 pub(crate) fn shown(sim: &Sim, key: &str, value: &Value) {
     let named: Vec<i64> = match (key, value) {
+        ("FaceDetected", Value::List(fields)) => {
+            // `[TimeStamp, [FaceInfo..., Time_Filtered_Reco_Info], ...]`: the faces but the
+            // last item (the stock Face Detection box counts `len(p[1]) - 1`).
+            let faces = match fields.get(1) {
+                Some(Value::List(items)) => items.len().saturating_sub(1),
+                _ => 0,
+            };
+            if faces == 0 || !around(sim).is_empty() {
+                return;
+            }
+            vec![crate::world_events::PERSON]
+        }
         ("PeoplePerception/PeopleDetected", Value::List(fields)) => match fields.get(1) {
             Some(Value::List(people)) => people
                 .iter()

@@ -85,14 +85,15 @@ pub(super) fn numbered(file: &Path, n: usize) -> PathBuf {
 }
 
 /// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller
-/// makes when it sees the count; a second exits at once.
+/// makes when it sees the count; a second exits at once, unless only a monitor lingers
+/// after the end (then it ends the linger, as the caller sees).
 pub(crate) fn count_interrupts() -> Arc<AtomicUsize> {
     let interrupts = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&interrupts);
     let _ = ctrlc::set_handler(move || {
         // A load waiting for pip (a slow index) goes on to its stop at once.
         choreo_python::stop_installs();
-        if seen.fetch_add(1, Ordering::SeqCst) >= 1 {
+        if seen.fetch_add(1, Ordering::SeqCst) >= 1 && !crate::cli::monitor::lingering() {
             errln!("\ninterrupted again: exiting without unloading");
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
