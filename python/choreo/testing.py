@@ -209,4 +209,6 @@ def _describe(step_input: dict) -> str:
             step_input.get("draw"), step_input.get("outcome"), step_input.get("of"))
     if kind == "posture":
         return "the robot starts in %s" % step_input.get("name")
+    if kind == "face":
+        return "the person seen is %s, %s" % (step_input.get("gender"), step_input.get("expression"))
     return "raise %s = %r" % (step_input.get("key"), step_input.get("value"))

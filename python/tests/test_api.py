@@ -606,12 +606,16 @@ def test_assert_explored_names_each_fault_and_its_inputs():
     # A plain run (one path) never enters the box after a wrong answer: 1 of 2.
     with pytest.raises(AssertionError, match=r"1 of 2 boxes entered \(50%\), expected at least 100%"):
         assert_explored(FIXTURES / "quiz.xar", faults=True, coverage=1.0, max_paths=1)
-    # Chance and the robot's posture are inputs too, said as `choreo explore` says them.
+    # Chance, the robot's posture and a person's face are inputs too, said as `choreo
+    # explore` says them.
     with pytest.raises(AssertionError, match=r"after: draw 1 by chance takes 5 of 6 at 0.0 s, "
                                              r"draw 2 by chance takes 5 of 6 at 0.0 s"):
         assert_explored(FIXTURES / "dice.xar")
     with pytest.raises(AssertionError, match=r"after: the robot starts in LyingBelly at 0.0 s"):
         assert_explored(FIXTURES / "get_up.xar")
+    with pytest.raises(AssertionError, match=r"after: the person seen is female, sad at 0.0 s, "
+                                             r"raise FaceDetected = "):
+        assert_explored(FIXTURES / "face.xar")
 
 
 def _same_exploration(a, b):

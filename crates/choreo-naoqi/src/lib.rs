@@ -59,5 +59,6 @@ pub use services::motion::orders::HAND_SECONDS;
 pub use services::motion::posture::MAX_SECONDS as MAX_POSTURE_SECONDS;
 pub use services::motion::stiffness::WAKE_SECONDS;
 pub use services::motion::walks::WALK_START_STOP_SECONDS;
+pub use services::people::person::{Expression, Face, Gender};
 pub use sim_robot::{SimRobot, resource_tree};
 pub use world_events::{WORLD_EVENTS, WorldEvent, world_event};

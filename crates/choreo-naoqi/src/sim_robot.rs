@@ -28,6 +28,7 @@ use crate::services::core::behaviors::{self, BehaviorLauncher, Manager};
 use crate::services::core::service_manager::{self, Host as ServiceHostSlot, ServiceHost};
 use crate::services::interaction::dialog::{self, DialogScripts};
 use crate::services::motion::posture;
+use crate::services::people::person::Face;
 use choreo_base::lock;
 
 /// The simulated NAO or Pepper robot: serves the NAOqi modules of docs/simulated-robot.md with
@@ -68,10 +69,13 @@ impl SimRobot {
     /// Loads a scenario: its timed entries run relative to the engine's attach (at once if
     /// one is attached, else at the next attach), its call triggers from now on; its
     /// `posture` puts the robot there ([`SimRobot::place`]; one the model lacks is left out:
-    /// `choreo::Run` refuses it first).
+    /// `choreo::Run` refuses it first), its `face` is the face of the person it sees.
     pub fn load_scenario(&self, scenario: Scenario) {
         if let Some(posture) = &scenario.posture {
             self.place(posture);
+        }
+        if let Some(face) = scenario.face {
+            *self.sim.state().part::<Face>() = face;
         }
         playing::load(&self.sim, scenario);
     }

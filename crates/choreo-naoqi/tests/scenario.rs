@@ -44,6 +44,66 @@ fn a_scenario_sets_draws_by_their_number() {
     assert!(scenario("events: []\n").chance.is_empty());
 }
 
+/// A scenario's `face` is the face of the person the robot sees: ALFaceCharacteristics
+/// writes its properties as alfacecharacteristics-api.html gives them (gender "either 0 for
+/// female or 1 for male"; expression scores in the order neutral, happy, surprised, angry,
+/// sad, summing to 1; [value, confidence] pairs); without one, a woman at rest. A value
+/// the page does not give is refused at its line.
+#[test]
+fn a_scenario_gives_the_person_seen_a_face() {
+    let analyzed = |text: &str| {
+        let robot = SimRobot::new(Model::Pepper).with_scenario(scenario(text));
+        let call = |m: &str, args: Vec<Value>| robot.call("ALMemory", m, args);
+        call(
+            "insertData",
+            vec![
+                s("PeoplePerception/PeopleList"),
+                Value::List(vec![Value::Int(4)]),
+            ],
+        )
+        .unwrap();
+        let analyze = robot.call(
+            "ALFaceCharacteristics",
+            "analyzeFaceCharacteristics",
+            vec![Value::Int(4)],
+        );
+        assert_eq!(analyze, Ok(Value::Bool(true)));
+        let get = |name: &str| {
+            call(
+                "getData",
+                vec![s(&format!("PeoplePerception/Person/4/{name}"))],
+            )
+            .unwrap()
+        };
+        (
+            get("GenderProperties"),
+            get("ExpressionProperties"),
+            get("SmileProperties"),
+        )
+    };
+    let floats = |xs: &[f64]| Value::List(xs.iter().map(|x| Value::Float(*x)).collect());
+    let (gender, expression, smile) = analyzed("events: []\n");
+    assert_eq!(gender, floats(&[0.0, 0.9]));
+    assert_eq!(expression, floats(&[1.0, 0.0, 0.0, 0.0, 0.0]));
+    assert_eq!(smile, floats(&[0.0, 0.9]));
+    let (gender, expression, smile) =
+        analyzed("events: []\nface: {gender: male, expression: surprised}\n");
+    assert_eq!(gender, floats(&[1.0, 0.9]));
+    assert_eq!(expression, floats(&[0.0, 0.0, 1.0, 0.0, 0.0]));
+    assert_eq!(smile, floats(&[0.0, 0.9]));
+    let (_, expression, smile) = analyzed("events: []\nface: {expression: happy}\n");
+    assert_eq!(expression, floats(&[0.0, 1.0, 0.0, 0.0, 0.0]));
+    assert_eq!(smile, floats(&[0.8, 0.9]), "a happy face smiles");
+    let refused = Scenario::from_str("events: []\nface:\n  gender: robot\n", "f.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(refused.starts_with("f.yaml:3:"), "{refused}");
+    assert!(
+        refused.contains("female") && refused.contains("male"),
+        "{refused}"
+    );
+}
+
 #[test]
 fn timed_entries_happen_at_their_time() {
     let robot = SimRobot::new(Model::Nao).with_scenario(scenario(

@@ -234,6 +234,44 @@ fn explore_lays_the_robot_down_where_a_behavior_asks_its_pose() {
     );
 }
 
+/// fixtures/face.xar waits for a face (a memory input on `FaceDetected`), analyzes the
+/// person's face and breaks on a sad one. By hand: the first path waits; the face shown is
+/// a path; its box analyzed a face, so five more run it with each other face, one property
+/// at a time (male; happy, surprised, angry, sad): 1 + 1 + 5 = 7, the error with the sad
+/// face, and its scenario's `face` replays it; a happy face goes on.
+#[test]
+fn explore_shows_each_face_where_a_behavior_reads_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let face = "crates/choreo/tests/fixtures/face.xar";
+    let (json, out, error) = explored_to_an_error(face, dir.path());
+    assert_eq!(json["paths"], 7, "{json:#}");
+    assert_eq!(error["text"], "RuntimeError: the person is sad");
+    let steps = error["steps"].as_array().unwrap();
+    assert_eq!(
+        steps[0],
+        serde_json::json!({"at": 0.0, "input": {"kind": "face", "gender": "female", "expression": "sad"}})
+    );
+    assert_eq!(steps[1]["input"]["key"], "FaceDetected", "{error:#}");
+    let scenario = out.join("fault-1.yaml");
+    let text_of = std::fs::read_to_string(&scenario).unwrap();
+    assert!(
+        text_of.contains(r#"face: {"expression":"sad","gender":"female"}"#),
+        "{text_of}"
+    );
+    let replayed = choreo(&[
+        "run",
+        face,
+        "--fast",
+        "--events",
+        scenario.to_str().unwrap(),
+    ]);
+    assert!(text(&replayed).0.contains("the person is sad"));
+    let happy = dir.path().join("happy.yaml");
+    std::fs::write(&happy, text_of.replace("\"sad\"", "\"happy\"")).unwrap();
+    let o = choreo(&["run", face, "--fast", "--events", happy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+}
+
 /// examples/dialog's English topic (greet/greet_enu.top) has six user rules: `e:onStart`,
 /// which answers when the box starts, and five a person can say ("hello", "my name is
 /// ...", "what is my name", "dance", "goodbye"). Each is said on a path of its own.

@@ -9,6 +9,7 @@ use choreo_engine::Value;
 use serde::Deserialize;
 
 use crate::robot::memory::TOUCH_SENSORS;
+use crate::services::people::person::Face;
 
 /// How long a `touch` holds the sensor before releasing it, unless the entry says `hold`.
 pub const TOUCH_HOLD_SECONDS: f64 = 0.2;
@@ -26,6 +27,9 @@ pub struct Scenario {
     /// The posture the robot is in when the run starts (a person put it there): one of
     /// ALRobotPosture's for the model (`LyingBelly`); by default its wake posture.
     pub posture: Option<String>,
+    /// The face of the person the robot sees (ALFaceCharacteristics reads it); by default
+    /// [`Face::default`].
+    pub face: Option<Face>,
 }
 
 /// One entry: when, and what.
@@ -120,6 +124,8 @@ struct File {
     chance: SetDraws,
     #[serde(default)]
     posture: Option<String>,
+    #[serde(default)]
+    face: Option<Face>,
 }
 
 /// `chance: [{draw: 2, outcome: 5}]`: the run's second draw takes outcome 5. Each draw
@@ -456,6 +462,7 @@ impl Scenario {
             entries: file.events,
             chance: file.chance.0,
             posture: file.posture,
+            face: file.face,
         })
     }
 }

@@ -59,6 +59,14 @@ pub enum Input {
         /// The posture.
         name: String,
     },
+    /// The person the robot sees wears this face (a scenario's `face`): ALFaceCharacteristics
+    /// reads it.
+    Face {
+        /// Female or male.
+        gender: choreo_naoqi::Gender,
+        /// The expression.
+        expression: choreo_naoqi::Expression,
+    },
     /// Box code's draw number `draw` by chance (a die, a random answer: `random.randint`,
     /// `choice`) takes `outcome` of its `of`, where the seed gave another
     /// (`choreo_engine::chance`; a scenario's `chance`).
@@ -77,7 +85,9 @@ impl Input {
     /// `chance` sets it).
     pub fn action(&self) -> Option<Action> {
         Some(match self {
-            Input::Wait | Input::Chance { .. } | Input::Posture { .. } => return None,
+            Input::Wait | Input::Chance { .. } | Input::Posture { .. } | Input::Face { .. } => {
+                return None;
+            }
             Input::Say { words } => Action::Recognize {
                 word: words.clone(),
                 confidence: 1.0,
@@ -109,6 +119,9 @@ impl Input {
                 format!("draw {draw} by chance takes {outcome} of {of}")
             }
             Input::Posture { name } => format!("the robot starts in {name}"),
+            Input::Face { gender, expression } => {
+                format!("the person seen is {gender:?}, {expression:?}").to_lowercase()
+            }
         }
     }
 }
@@ -238,7 +251,59 @@ pub fn scenario(steps: &[Step], name: &str) -> Scenario {
             })
             .collect(),
         posture: start_posture(steps).map(str::to_string),
+        face: face_of(steps),
     }
+}
+
+/// The face `steps` give the person the robot sees, if they say.
+fn face_of(steps: &[Step]) -> Option<choreo_naoqi::Face> {
+    steps.iter().find_map(|s| match s.input {
+        Input::Face { gender, expression } => Some(choreo_naoqi::Face { gender, expression }),
+        _ => None,
+    })
+}
+
+/// The paths that run `steps` with the person the robot sees wearing each other face, one
+/// property at a time (the other gender; each other expression), when box code analyzed a
+/// face (`read`: when it first did) after the path's last input and the path does not set
+/// it: a box that waits for a gender or an expression (the stock Get Gender and Get
+/// Expression) is run once with each.
+pub fn other_faces(steps: &[Step], read: Option<f64>) -> Vec<Vec<Step>> {
+    let since = steps.last().map_or(0.0, |s| s.at);
+    if face_of(steps).is_some() || read.is_none_or(|t| t < since) {
+        return Vec::new();
+    }
+    let usual = choreo_naoqi::Face::default();
+    let other_gender = match usual.gender {
+        choreo_naoqi::Gender::Female => choreo_naoqi::Gender::Male,
+        choreo_naoqi::Gender::Male => choreo_naoqi::Gender::Female,
+    };
+    let faces = std::iter::once(choreo_naoqi::Face {
+        gender: other_gender,
+        ..usual
+    })
+    .chain(
+        choreo_naoqi::Expression::ALL
+            .into_iter()
+            .filter(|e| *e != usual.expression)
+            .map(|expression| choreo_naoqi::Face {
+                expression,
+                ..usual
+            }),
+    );
+    faces
+        .map(|face| {
+            let mut path = vec![Step {
+                at: 0.0,
+                input: Input::Face {
+                    gender: face.gender,
+                    expression: face.expression,
+                },
+            }];
+            path.extend(steps.iter().cloned());
+            path
+        })
+        .collect()
 }
 
 /// The posture `steps` start the robot in, if they say.
@@ -344,7 +409,7 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
     }
     let mut chance = String::new();
     for s in steps {
-        if matches!(s.input, Input::Posture { .. }) {
+        if matches!(s.input, Input::Posture { .. } | Input::Face { .. }) {
             continue;
         }
         if let Input::Chance { draw, of, outcome } = &s.input {
@@ -363,7 +428,7 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
         }
         out.push_str(&format!("  - at: {}\n", s.at));
         match &s.input {
-            Input::Wait | Input::Chance { .. } | Input::Posture { .. } => {}
+            Input::Wait | Input::Chance { .. } | Input::Posture { .. } | Input::Face { .. } => {}
             Input::Say { words } => out.push_str(&format!(
                 "    recognize: {{word: {}, confidence: 1.0}}\n",
                 text(words)
@@ -386,6 +451,10 @@ pub fn scenario_file(steps: &[Step], description: &str) -> String {
     }
     if let Some(name) = start_posture(steps) {
         out.push_str(&format!("posture: {}\n", text(name)));
+    }
+    if let Some(face) = face_of(steps) {
+        let face = json(&serde_json::to_value(face).unwrap_or_default());
+        out.push_str(&format!("face: {face}\n"));
     }
     out
 }

@@ -130,7 +130,7 @@ pub fn explore_with(
                     });
                     children.push(longer);
                 }
-                // What chance could have drawn instead, and the robot put down otherwise.
+                // What chance could have drawn instead, the robot put down otherwise, another face.
                 if steps.len() < options.depth {
                     for step in inputs::other_draws(steps, &ran.draws) {
                         let mut child = steps.clone();
@@ -138,6 +138,7 @@ pub fn explore_with(
                         children.push(child);
                     }
                     children.extend(inputs::other_postures(steps, ran.posture_read, model));
+                    children.extend(inputs::other_faces(steps, ran.face_read));
                 }
                 for wait in &ran.waits {
                     found

@@ -79,6 +79,8 @@ pub struct Ran {
     /// When box code first asked the robot's posture ([`super::inputs::other_postures`]).
     #[serde(default)]
     pub posture_read: Option<f64>,
+    /// When box code first analyzed a face ([`super::inputs::other_faces`]).
+    pub face_read: Option<f64>,
 }
 
 /// Runs `setup`'s behavior with `steps`, for at most `horizon` of behavior time after the
@@ -167,6 +169,7 @@ pub fn run(setup: &Setup, steps: &[Step], horizon: Duration) -> crate::Result<Ra
         leads,
         draws: Vec::new(),
         posture_read: None,
+        face_read: None,
     };
     tally(&mut ran, &events);
     ran.findings = findings(&events, refused, &ending);
@@ -184,8 +187,12 @@ const POSTURE_READS: &[&str] = &[
     "ALRobotPosture.getPostureFamily",
 ];
 
-/// The boxes loaded and entered, the draws by chance and the first posture read, from the
-/// trace's `events`.
+/// The call that reads a person's face (ALFaceCharacteristics's analysis, which box code
+/// reads back from ALMemory).
+const FACE_READ: &str = "ALFaceCharacteristics.analyzeFaceCharacteristics";
+
+/// The boxes loaded and entered, the draws by chance and the first posture and face read,
+/// from the trace's `events`.
 fn tally(ran: &mut Ran, events: &[Event]) {
     for e in events {
         match &e.step {
@@ -199,6 +206,11 @@ fn tally(ran: &mut Ran, events: &[Event]) {
                 if ran.posture_read.is_none() && POSTURE_READS.contains(&method.as_str()) =>
             {
                 ran.posture_read = Some(e.time_ns as f64 / 1e9);
+            }
+            TraceStep::RobotCall { method, .. }
+                if ran.face_read.is_none() && method == FACE_READ =>
+            {
+                ran.face_read = Some(e.time_ns as f64 / 1e9);
             }
             TraceStep::New => {
                 ran.loaded.insert(e.path.clone());

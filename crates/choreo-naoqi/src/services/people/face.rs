@@ -1,8 +1,9 @@
 //! ALFaceCharacteristics: age, gender, expression and smile of the people the robot sees.
 //! The simulated robot sees nobody unless a scenario says so: `analyzeFaceCharacteristics(id)`
 //! is True only for a person in ALMemory's `PeoplePerception/PeopleList` (a scenario's
-//! `insert_data`), and then writes that person's properties (neutral values, unless the
-//! scenario wrote its own) under `PeoplePerception/Person/<id>/...`, as the robot does.
+//! `insert_data`, or someone the world shows: `perception.rs`), and then writes that
+//! person's properties under `PeoplePerception/Person/<id>/...`, as the robot does: those of
+//! the simulated person's [`Face`] (a scenario's `face`), unless the scenario wrote its own.
 
 use choreo_engine::Value;
 
@@ -11,6 +12,7 @@ use crate::robot::core::{Reply, Sim};
 use crate::robot::error::CallError;
 use crate::robot::extractor::Extractor;
 use crate::robot::table::{Const, Op, Service};
+use crate::services::people::person::Face;
 
 /// ALFaceCharacteristics as served.
 pub(crate) const SERVICE: Service = Service {
@@ -30,16 +32,6 @@ pub(crate) const SERVICE: Service = Service {
     extractor: Some(Extractor::plain(&["FaceCharacteristics/PersonSmiling"])),
 };
 
-/// A person's properties and their neutral values: age [years, confidence], gender
-/// [0 female .. 1 male, confidence], expression [neutral, happy, surprised, angry, sad],
-/// smile [degree, confidence].
-const PROPERTIES: &[(&str, &[f64])] = &[
-    ("AgeProperties", &[30.0, 0.0]),
-    ("GenderProperties", &[0.5, 0.0]),
-    ("ExpressionProperties", &[1.0, 0.0, 0.0, 0.0, 0.0]),
-    ("SmileProperties", &[0.0, 0.0]),
-];
-
 fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
     if method != "analyzeFaceCharacteristics" {
         return Ok(Reply::NotServed);
@@ -50,12 +42,13 @@ fn own(sim: &Sim, method: &str, a: &Args<'_>) -> Result<Reply, CallError> {
         _ => false,
     };
     if seen {
-        for (name, neutral) in PROPERTIES {
+        let face = *sim.state().part::<Face>();
+        for (name, values) in face.properties() {
             let key = format!("PeoplePerception/Person/{id}/{name}");
             if sim.memory.get(&key).is_none() {
                 sim.insert(
                     &key,
-                    Value::List(neutral.iter().map(|x| Value::Float(*x)).collect()),
+                    Value::List(values.into_iter().map(Value::Float).collect()),
                 );
             }
         }

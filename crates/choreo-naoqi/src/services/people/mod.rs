@@ -3,3 +3,4 @@
 
 pub(crate) mod face;
 pub(crate) mod perception;
+pub(crate) mod person;
