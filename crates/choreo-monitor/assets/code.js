@@ -60,6 +60,8 @@ export async function codeEditor(parent, text, { language, onChange, onSave, com
       extensions: [
         C.keymap.of([{ key: "Mod-s", preventDefault: true, run: () => { onSave(); return true; } }]),
         C.basicSetup,
+        // Choregraphe's script editor indents by four spaces (its stock boxes' scripts do).
+        C.indentUnit.of("    "),
         C.oneDark,
         languages[language] ? languages[language]() : [],
         completion,

@@ -662,6 +662,22 @@ fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
     assert!(e.answered());
     assert_eq!(e.bytes(), original);
     e.page.shows(">choreo check finds no problem<");
+
+    // A new line in a block is indented by four spaces more, as in Choregraphe's editor.
+    let code = e.at("#prop-script .cm-content", 0.0, 0.0);
+    e.page.click(code.0, code.1);
+    e.page.key("End", "End", 35, CTRL);
+    e.page.type_text("    def more(self):");
+    e.page.key("Enter", "Enter", 13, 0);
+    e.page.type_text("pass");
+    let typed = e
+        .page
+        .eval("document.querySelector('#prop-script .cm-content').innerText");
+    let typed = typed.as_str().unwrap_or_default().to_string();
+    assert!(
+        typed.ends_with("\n    def more(self):\n        pass"),
+        "{typed:?}"
+    );
 }
 
 /// What `choreo edit` cannot edit in place is refused before it serves, with its exit code
