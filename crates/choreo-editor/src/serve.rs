@@ -462,6 +462,12 @@ impl Editor {
             Some("dialog") => self.dialog(&at()?),
             Some("text_check" | "complete" | "try_rule") => self.topic_request(v),
             Some("problems") => Ok(problems(self.session.document())),
+            // A page opened (or reloaded) after edits: what its Undo and Redo can do.
+            Some("history") => Ok(json!({
+                "type": "history",
+                "undo": !self.done.is_empty(),
+                "redo": !self.undone.is_empty(),
+            })),
             Some("project") => self.project_message(),
             Some("check") => {
                 let text = v["text"].as_str().ok_or("check needs the script's text")?;

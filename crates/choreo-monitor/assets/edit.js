@@ -21,9 +21,11 @@ export class EditPane {
 
   setupEditing() {
     if (!this.editing()) return;
-    // the boxes the palette offers and the behavior's problems (again after a reconnection)
+    // the boxes the palette offers, the behavior's problems and what Undo and Redo can do
+    // (again after a reconnection, or a reload of the page after edits)
     this.send({ type: "library" });
     this.send({ type: "problems" });
+    this.send({ type: "history" });
     if (this.editSetUp) return this.setupProject();
     this.editSetUp = true;
     const E = this.el;
@@ -355,6 +357,14 @@ export class EditPane {
     this.pendingEdit = edit.kind;
     this.el.editState.textContent = "saving…";
     return this.send({ type: "edit", edit });
+  }
+
+  /** What Undo and Redo can do, told to a page as it opens. */
+  onHistory(msg) {
+    const E = this.el;
+    if (!E.undo) return;
+    E.undo.disabled = !msg.undo;
+    E.redo.disabled = !msg.redo;
   }
 
   /** The server's answer to an edit, an undo, a redo or a reload; or the file changed on disk. */

@@ -199,6 +199,7 @@ export class Monitor {
       case "robot": return this.onRobot(msg);
       case "stack": return this.onStack(msg);
       case "edited": return this.onEdited(msg);
+      case "history": return this.onHistory(msg);
       case "box": return this.onBox(msg);
       case "library": return this.onLibrary(msg);
       case "problems": return this.onProblems(msg);

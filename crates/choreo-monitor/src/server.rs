@@ -283,6 +283,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         "try_rule",
         "project",
         "open_behavior",
+        "history",
     ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),

@@ -607,6 +607,38 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     assert_eq!(e.bytes(), saved, "playing changed the behavior");
 }
 
+/// A page opened again after edits (a reload) can undo them with its Undo button, as its
+/// Ctrl+Z could: the page asks what Undo and Redo can do as it opens.
+#[test]
+fn a_reloaded_page_can_undo_the_edits_made_before() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let mut e = Editing::open(&browser);
+    let original = e.bytes();
+    let from = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
+    e.page.drag(from, (from.0 + 60.0, from.1 + 30.0));
+    assert!(e.answered(), "the move was not saved");
+    assert_ne!(e.bytes(), original);
+    e.page
+        .eval("window.beforeReload = true; location.reload(); true");
+    e.until(
+        "!window.beforeReload && !!document.getElementById('undo')
+         && !document.getElementById('undo').disabled",
+    );
+    assert_eq!(
+        e.page.eval("document.getElementById('redo').disabled"),
+        Value::Bool(true)
+    );
+    // The reloaded page counts its answers from none.
+    e.answers = 0;
+    e.page.shows("data-path=\"root/Nod\"");
+    let undo = e.at("#undo", 0.0, 0.0);
+    e.page.click(undo.0, undo.1);
+    assert!(e.answered(), "the undo was not made");
+    assert_eq!(e.bytes(), original);
+}
+
 #[test]
 fn a_script_is_checked_as_it_is_typed_and_its_problems_are_listed_once_saved() {
     let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
