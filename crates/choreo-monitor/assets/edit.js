@@ -62,8 +62,8 @@ export class EditPane {
 
     E.tabProps = h("button", { type: "button", class: "tab", "data-tab": "props", text: "Properties", onclick: () => this.showTab("props") });
     E.tabStack.after(E.tabProps, E.tabProblems);
-    E.props = h("div", { id: "props", class: "tabpane props", hidden: true },
-      h("div", { class: "empty-note", text: "select a box to edit its properties" }));
+    E.props = h("div", { id: "props", class: "tabpane props", hidden: true });
+    this.clearProps();
     E.bottom.append(E.props, E.problems);
 
     window.addEventListener("mousemove", (e) => this.editMove(e));
@@ -380,8 +380,10 @@ export class EditPane {
     if (msg.ok) {
       E.editState.textContent = "saved";
       E.editState.title = msg.file ?? "";
+      // The box shown again as it is now; none when it went (deleted, grouped away).
       const b = this.selectedBox();
       if (b) this.send({ type: "inspect", box: b.ref });
+      else this.clearProps();
     } else {
       E.editState.textContent = "not saved";
       E.editState.title = msg.why ?? "";
@@ -492,6 +494,13 @@ export class EditPane {
   }
 
   // ------------------------------------------------------------ the Properties tab
+
+  /** No box selected: the Properties tab says so (as of the last answer, for the tests). */
+  clearProps() {
+    const E = this.el;
+    E.props.replaceChildren(h("div", { class: "empty-note", text: "select a box to edit its properties" }));
+    E.props.dataset.seq = E.editState?.dataset.seq || "0";
+  }
 
   renderProps(box) {
     const E = this.el;

@@ -5,6 +5,7 @@
 //! inputs and outputs are the links that cross its border).
 
 use super::{CTRL, Editing, SHIFT, links, model};
+use serde_json::Value;
 
 #[test]
 fn boxes_are_grouped_into_a_diagram_box_and_ungrouped_back_from_the_page() {
@@ -17,11 +18,18 @@ fn boxes_are_grouped_into_a_diagram_box_and_ungrouped_back_from_the_page() {
     // Wake Up (id 1, at 60,60) clicked, Say Hello (id 2) Shift+clicked, then Group.
     let wake = e.at("g.box[data-path='root/Wake Up'] .box-bg", 0.0, -0.3);
     e.page.click(wake.0, wake.1);
+    e.until("document.getElementById('prop-name')?.value === 'Wake Up'");
     let say = e.at("g.box[data-path='root/Say Hello'] .box-bg", 0.0, -0.3);
     e.page.click_with(say.0, say.1, SHIFT);
     let group = e.at("#group-boxes", 0.0, 0.0);
     e.page.click(group.0, group.1);
     assert!(e.answered(), "the boxes were not grouped");
+    // Grouped away, Wake Up is no more in the Properties tab.
+    e.properties_shown();
+    assert_eq!(
+        e.page.eval("document.getElementById('prop-name') === null"),
+        Value::Bool(true)
+    );
 
     // The root: Nod (3) and the group box, id 4 (the next free), at the boxes' smallest x, y.
     let xar = model(&e.bytes());

@@ -414,11 +414,20 @@ fn a_user_edits_the_hello_diagram_in_the_page_and_each_action_is_on_disk() {
     std::fs::create_dir_all(&shots).unwrap();
     e.page.screenshot(&shots.join("editor.png"));
 
-    // Nod selected and deleted: it goes with its links.
+    // Nod selected and deleted: it goes with its links, and from the Properties tab.
     let nod = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
     e.page.click(nod.0, nod.1);
+    e.until("document.getElementById('prop-name')?.value === 'Nod'");
     e.page.key("Delete", "Delete", 46, 0);
     assert!(e.answered(), "the delete was not saved");
+    e.properties_shown();
+    assert_eq!(
+        e.page.eval(
+            "document.getElementById('prop-name') === null
+             && document.getElementById('props').textContent"
+        ),
+        Value::from("select a box to edit its properties")
+    );
     let deleted = e.bytes();
     assert!(root_box(&deleted, "Nod").is_none());
     assert!(links(&deleted).iter().all(|l| l.0 != 3 && l.2 != 3));
