@@ -257,7 +257,8 @@ const KEYWORDS: &[(&str, &str)] = &[
 
 /// What may be typed at `position` of topic `path`: after `~` the project's concepts,
 /// after `%` or in `^goto(` the topic's tags, after `$` the variables, after `^` QiChat's
-/// functions, at a line's start the keywords.
+/// functions, at a line's start the keywords, elsewhere the concepts and variables with
+/// their sigils.
 pub fn completion(
     project: &Project,
     path: &Path,
@@ -312,7 +313,20 @@ pub fn completion(
             .iter()
             .map(|(k, example)| item((*k).to_string(), CompletionItemKind::KEYWORD, example))
             .collect(),
-        _ => Vec::new(),
+        // Elsewhere in a rule, nothing typed to say which (Ctrl+Space): the concepts and
+        // the variables, each with its sigil.
+        _ => [
+            (NameKind::Concept, CompletionItemKind::ENUM, '~'),
+            (NameKind::Variable, CompletionItemKind::VARIABLE, '$'),
+        ]
+        .into_iter()
+        .flat_map(|(kind, k, sigil)| {
+            names(kind, k).into_iter().map(move |mut i| {
+                i.label = format!("{sigil}{}", i.label);
+                i
+            })
+        })
+        .collect(),
     }
 }
 

@@ -288,6 +288,17 @@ fn a_topic_is_checked_as_typed_and_its_names_are_navigable() {
         .map(|i| i["label"].as_str().unwrap())
         .collect();
     assert_eq!(labels, ["hello"]);
+    // Inside a rule with nothing typed (Ctrl+Space after `u:(`): the concepts and the
+    // variables, their sigils included.
+    let items = c.at("textDocument/completion", &u, 8, 3, json!({}));
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(labels.contains(&"~hello"), "{labels:?}");
+    assert!(labels.iter().any(|l| l.starts_with('$')), "{labels:?}");
     let items = c.at("textDocument/completion", &u, 6, 9, json!({}));
     assert!(
         items
