@@ -80,14 +80,20 @@ export class TimelinesPane {
     this.renderTimelines();
   }
 
+  /** The ruler's frames from `start` to `end`: about eight, at a round step of whole frames
+   * (a frame is the timeline's unit: no 1.6, nor the 1.5999999999999999 that adding 0.2
+   * gives), each a multiple of the step. */
   ticks(start, end) {
     const span = end - start;
     if (span <= 0) return [start];
-    const raw = span / 8;
+    const raw = Math.max(1, span / 8);
     const mag = 10 ** Math.floor(Math.log10(raw));
     const step = [1, 2, 5, 10].map((m) => m * mag).find((st) => st >= raw) || raw;
     const out = [start];
-    for (let t = Math.ceil(start / step) * step; t < end; t += step) if (t - start > step * 0.4 && end - t > step * 0.4) out.push(t);
+    for (let k = Math.ceil(start / step); k * step < end; k++) {
+      const t = k * step;
+      if (t - start > step * 0.4 && end - t > step * 0.4) out.push(t);
+    }
     out.push(end);
     return out;
   }

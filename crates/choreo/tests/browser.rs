@@ -313,6 +313,36 @@ fn the_page_shows_a_stack_its_strip_and_the_leds() {
     assert!(html.contains("posture: StandInit"), "the posture");
 }
 
+/// A short timeline's ruler: whole frames only (a frame is a timeline's unit), never a
+/// sum of fractions printed as `1.5999999999999999`.
+#[test]
+fn a_short_timeline_s_ruler_counts_whole_frames() {
+    let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("short.xar");
+    let keys: &[(i32, f64)] = &[(1, 0.0), (3, 20.0)];
+    std::fs::write(&file, support::cli::timeline_behavior(&[("HeadYaw", keys)])).unwrap();
+    let run = Served::fast(file.to_str().unwrap());
+    run.line_with("stays up");
+    let html = look(
+        &browser,
+        &[],
+        1500,
+        &run.url,
+        &screenshots().join("short-ruler.png"),
+    );
+    let ticks: Vec<&str> = html
+        .split("class=\"tick\"")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once('<')))
+        .map(|(text, _)| text)
+        .collect();
+    assert!(ticks.len() >= 2, "no ruler: {html}");
+    assert!(ticks.iter().all(|t| t.parse::<i64>().is_ok()), "{ticks:?}");
+}
+
 #[test]
 fn the_page_draws_a_timelines_motion_curves_under_its_cursor() {
     let Some(browser) = choreo_testkit::chromium("the monitor's page in a browser") else {
