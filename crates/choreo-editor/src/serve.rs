@@ -8,6 +8,7 @@
 //! `reload` takes it. Play is a [`Player`]'s: the command line's runs `choreo run` apart.
 
 mod behaviors;
+mod drafts;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,8 @@ pub struct Editor {
     /// The archive or readable folder the project is kept in, written back after each
     /// change (the files edited are its working copy's).
     kept: Option<Kept>,
+    /// What the pages typed and the file does not hold yet.
+    drafts: drafts::Drafts,
 }
 
 impl Editor {
@@ -114,6 +117,7 @@ impl Editor {
             project_changed: false,
             played: None,
             kept: None,
+            drafts: drafts::Drafts::default(),
         }
     }
 
@@ -469,6 +473,8 @@ impl Editor {
                 "redo": !self.undone.is_empty(),
             })),
             Some("project") => self.project_message(),
+            Some("draft") => self.drafts.keep(v),
+            Some("drafts") => Ok(self.drafts.message()),
             Some("check") => {
                 let text = v["text"].as_str().ok_or("check needs the script's text")?;
                 script_problems(self.session.document(), &at()?, text)

@@ -73,6 +73,11 @@ export async function codeEditor(parent, text, { language, onChange, onSave, com
   return view;
 }
 
+/** Puts `text` in `view` in place of its text (the file's, taken again). */
+export function setText(view, text) {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+}
+
 /** Marks `problems` ({line, column, severity, message}; lines from 1) in `view`. */
 export async function showProblems(view, problems) {
   const C = await codemirror();

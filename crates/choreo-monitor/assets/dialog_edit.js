@@ -1,36 +1,49 @@
 // choreo's live monitor: an editor's dialog tools (`choreo edit`, docs/editor.md), in the
 // Properties tab of a selected Dialog box: its topics, one per language, in the code editor
 // with QiChat highlighted, the language server's problems as typed and its completions,
-// "Try this rule" (a sentence heard by the topic as typed: the dialog engine's answer), and
-// Save topic (Ctrl+S), undone and redone as the behavior's edits are; Add language (a topic
-// in another language, named in the .dlg and the project's .pml).
+// "Try this rule" (a sentence heard by the topic as typed: the dialog engine's answer); the
+// topic saved as a script is (drafts.js: after a pause, when left, Save topic or Ctrl+S),
+// undone and redone as the behavior's edits are; Add language (a topic in another language,
+// named in the .dlg and the project's .pml).
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { h } from "./dom.js";
-import { codeEditor, showProblems } from "./code.js";
+import { codeEditor, setText, showProblems } from "./code.js";
 
 export class DialogEditPane {
-  /** The Dialog section of a Dialog box's Properties: its topics are asked for. */
-  renderDialog(P, box) {
+  /** The Dialog section of a Dialog box's Properties: its topics are asked for (again when
+   * the box is shown again: `sync`). */
+  renderDialog(box) {
     this.dialogHolder = h("div", { id: "dialog-edit", class: "dialog-edit" }, h("span", { class: "dim", text: "reading its topics…" }));
-    P.append(h("h3", { text: `Dialog ${box.dialog}` }), this.dialogHolder);
+    const section = h("div", { class: "typed-section" }, h("h3", { text: `Dialog ${box.dialog}` }), this.dialogHolder);
     this.dialogBox = JSON.stringify(box.ref);
-    this.send({ type: "dialog", box: box.ref });
+    section.sync = () => this.send({ type: "dialog", box: box.ref });
+    section.sync();
+    return section;
   }
 
   /** The topics (`dialog`: `{box, file, topics: [{language, path, text}]}`): a tab each. */
   onDialog(msg) {
     const D = this.dialogHolder;
     if (!D?.isConnected || JSON.stringify(msg.box) !== this.dialogBox) return;
-    D.textContent = "";
     const topics = Array.isArray(msg.topics) ? msg.topics : [];
-    const tabs = h("div", { class: "dialog-tabs" });
+    // The topic shown, read again: its editor stays (its focus, and a draft typed in it).
+    const shown = this.topicTyped && !this.topicTyped.gone() && topics.find((t) => t.path === this.topicPath);
+    if (shown && D.querySelector(".dialog-tabs")?.dataset.paths === topics.map((t) => t.path).join("\n")) {
+      if (this.topicTyped.sync(shown.text) && this.topicView) setText(this.topicView, this.topicTyped.current);
+      this.renderDraftBar(this.el.props);
+      return;
+    }
+    D.textContent = "";
+    const tabs = h("div", { class: "dialog-tabs", "data-paths": topics.map((t) => t.path).join("\n") });
     const body = h("div", { class: "dialog-body" });
     D.append(tabs, body);
     const show = (t) => {
+      this.flushTyping(); // the topic left is saved
       this.dialogLanguage = t.language;
       for (const b of tabs.children) b.classList.toggle("active", b.dataset.language === t.language);
       this.renderTopic(body, t);
+      this.renderDraftBar(this.el.props);
     };
     for (const t of topics) {
       tabs.append(h("button", { type: "button", class: "tab dialog-tab", "data-language": t.language, text: t.language, onclick: () => show(t) }));
@@ -55,29 +68,31 @@ export class DialogEditPane {
     body.textContent = "";
     this.topicPath = t.path;
     this.topicView = null;
-    let current = t.text;
     const holder = h("div", { id: "topic-code", class: "script", "data-path": t.path });
+    const typed = this.typedCode(`topic ${t.path}`, t.text, (now) => this.sendEdit({ kind: "text", path: t.path, text: now }));
+    typed.gone = () => !holder.isConnected;
+    this.topicTyped = typed;
     const problems = h("ul", { id: "topic-problems", class: "script-problems" });
-    const save = () => this.sendEdit({ kind: "text", path: t.path, text: current });
     const sentence = h("input", { id: "try-sentence", type: "text", placeholder: "a sentence to try (else the rule's own)" });
     const tried = h("div", { id: "tried", class: "tried" });
     const tryRule = () => {
       const view = this.topicView;
       const line = view ? view.state.doc.lineAt(view.state.selection.main.head).number : 1;
-      this.send({ type: "try_rule", path: t.path, text: current, line, sentence: sentence.value });
+      this.send({ type: "try_rule", path: t.path, text: typed.current, line, sentence: sentence.value });
     };
     body.append(holder, problems,
       h("div", { class: "topic-tools" },
-        h("button", { id: "topic-save", type: "button", text: "Save topic", onclick: save }),
+        h("button", { id: "topic-save", type: "button", text: "Save topic", onclick: () => typed.flush(true) }),
         sentence,
         h("button", { id: "try-rule", type: "button", text: "Try this rule", title: "the rule where the cursor is hears the sentence", onclick: tryRule })),
       tried);
     const check = (text) => this.send({ type: "text_check", path: t.path, text });
-    codeEditor(holder, t.text, {
+    holder.addEventListener("focusout", () => typed.flush());
+    codeEditor(holder, typed.current, {
       language: "qichat",
-      onSave: save,
+      onSave: () => typed.flush(true),
       onChange: (now) => {
-        current = now;
+        typed.change(now);
         clearTimeout(this.topicTimer);
         this.topicTimer = setTimeout(() => check(now), 250);
       },
@@ -85,8 +100,9 @@ export class DialogEditPane {
     }).then((view) => {
       if (!holder.isConnected) return view.destroy();
       this.topicView = view;
+      if (view.state.doc.toString() !== typed.current) setText(view, typed.current); // synced while it loaded
       holder.dataset.ready = "true";
-      check(current);
+      check(typed.current);
     }, (e) => {
       holder.textContent = `could not load the code editor: ${e}`;
     });

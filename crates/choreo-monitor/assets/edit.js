@@ -7,7 +7,7 @@
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { BOX_W, BOX_MIN_H, h, s } from "./dom.js";
-import { codeEditor, showProblems } from "./code.js";
+import { codeEditor, setText, showProblems } from "./code.js";
 
 /** A box's `ref` as one string, to know it again after the structure is redrawn. */
 const refKey = (ref) => JSON.stringify(ref ?? null);
@@ -26,12 +26,13 @@ export class EditPane {
     this.send({ type: "library" });
     this.send({ type: "problems" });
     this.send({ type: "history" });
+    this.askDrafts();
     if (this.editSetUp) return this.setupProject();
     this.editSetUp = true;
     const E = this.el;
     this.root.classList.add("editing");
-    E.undo = h("button", { id: "undo", type: "button", title: "undo (Ctrl+Z)", text: "Undo", disabled: true, onclick: () => this.send({ type: "undo" }) });
-    E.redo = h("button", { id: "redo", type: "button", title: "redo (Ctrl+Y)", text: "Redo", disabled: true, onclick: () => this.send({ type: "redo" }) });
+    E.undo = h("button", { id: "undo", type: "button", title: "undo (Ctrl+Z)", text: "Undo", disabled: true, onclick: () => this.undoRedo("undo") });
+    E.redo = h("button", { id: "redo", type: "button", title: "redo (Ctrl+Y)", text: "Redo", disabled: true, onclick: () => this.undoRedo("redo") });
     E.reload = h("button", { id: "reload", type: "button", hidden: true, title: "take the file as the other program left it", text: "Reload", onclick: () => this.send({ type: "reload" }) });
     E.editState = h("span", { id: "edit-state", class: "stat" });
     E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState), E.outcome);
@@ -69,6 +70,12 @@ export class EditPane {
     window.addEventListener("mousemove", (e) => this.editMove(e));
     window.addEventListener("mouseup", (e) => this.editUp(e));
     window.addEventListener("keydown", (e) => this.editKey(e));
+    // Closing the page (or reloading it) with typed text the file does not hold yet warns;
+    // the drafts survive anyway (drafts.js).
+    window.addEventListener("beforeunload", (e) => {
+      this.flushTyping();
+      if (this.unsavedTyping()) e.preventDefault();
+    });
     this.setupProject();
   }
 
@@ -216,6 +223,7 @@ export class EditPane {
   // ------------------------------------------------------------ selection, keys
 
   selectBox(b) {
+    this.flushTyping();
     this.grouped = new Set();
     this.selectedKey = refKey(b.ref);
     this.selectedLink = null;
@@ -281,10 +289,10 @@ export class EditPane {
     const key = e.key.toLowerCase();
     if (mod && key === "z" && !typing) {
       e.preventDefault();
-      this.send({ type: e.shiftKey ? "redo" : "undo" });
+      this.undoRedo(e.shiftKey ? "redo" : "undo");
     } else if (mod && key === "y" && !typing) {
       e.preventDefault();
-      this.send({ type: "redo" });
+      this.undoRedo("redo");
     } else if ((e.key === "Delete" || e.key === "Backspace") && !typing) {
       this.deleteSelection();
     } else if (mod && key === "c" && !typing) {
@@ -350,6 +358,7 @@ export class EditPane {
   // ------------------------------------------------------------ messages
 
   sendEdit(edit) {
+    this.flushTyping(); // what was typed is saved first, in the order it was made
     if (!edit.diagram && ["link", "unlink", "add"].includes(edit.kind)) {
       this.toast("no diagram here to edit");
       return false;
@@ -357,6 +366,12 @@ export class EditPane {
     this.pendingEdit = edit.kind;
     this.el.editState.textContent = "saving…";
     return this.send({ type: "edit", edit });
+  }
+
+  /** Undo or redo (`which`) of the history, what was typed saved first (so undone first). */
+  undoRedo(which) {
+    this.followFile();
+    this.send({ type: which });
   }
 
   /** What Undo and Redo can do, told to a page as it opens. */
@@ -378,6 +393,7 @@ export class EditPane {
     this.answers = (this.answers || 0) + 1;
     E.editState.dataset.seq = String(this.answers); // for the tests: one more answer
     if (msg.ok) {
+      this.draftsSaved();
       E.editState.textContent = "saved";
       E.editState.title = msg.file ?? "";
       // The box shown again as it is now; none when it went (deleted, grouped away).
@@ -410,6 +426,7 @@ export class EditPane {
   /** Play: the behavior as saved, or (`box`: a box's ref) that box alone. */
   onPlay(box = null) {
     const E = this.el;
+    this.flushTyping(); // the behavior as saved: with what was typed
     if (this.send({ type: "play", box, events: E.playEvents.value, robot: E.playRobot.value })) {
       E.play.disabled = true;
     }
@@ -502,61 +519,96 @@ export class EditPane {
     E.props.dataset.seq = E.editState?.dataset.seq || "0";
   }
 
+  /**
+   * The selected box's fields. Shown again (after an edit's answer), the same box keeps its
+   * script or dialog section as it is (the code editor's focus, cursor and text typed since
+   * the last save) and the field focused keeps its focus; its other fields show their drafts.
+   */
   renderProps(box) {
     const E = this.el;
     const P = E.props;
-    P.textContent = "";
+    const key = `${refKey(box.ref)}\n${this.shownBehavior ?? ""}`;
+    const kept = this.propsKey === key ? P.querySelector(":scope > .typed-section") : null;
+    if (!kept) this.flushTyping();
+    const active = document.activeElement;
+    const focused = active && P.contains(active) && !kept?.contains(active) && active.id
+      ? { id: active.id, value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
+    for (const c of [...P.children]) if (c !== kept) c.remove();
+    this.propsKey = key;
+    if (!kept) this.restoredDrafts = new Map();
     P.dataset.seq = E.editState.dataset.seq || "0"; // the box as of that answer (for the tests)
     const at = box.ref;
-    const name = h("input", { id: "prop-name", type: "text", value: box.name });
-    name.addEventListener("change", () => this.sendEdit({ kind: "rename", box: at, name: name.value }));
+    const name = this.draftField(h("input", { id: "prop-name", type: "text" }), `${refKey(at)}\nname`, box.name,
+      (text) => this.sendEdit({ kind: "rename", box: at, name: text }));
     // Play from this box: the box alone, started and stopped as the behavior (docs/editor.md)
     const playBox = at.length ? h("button", { id: "play-box", type: "button", title: "run this box on its own on the simulated robot (or the robot URL of Play options)", text: "Play from this box", onclick: () => this.onPlay(at) }) : null;
     // Ungroup: a flow-diagram box's boxes in its place (the server says why not, if not)
     const shown = this.selectedBox();
     const ungroup = at.length && shown && this.enterable(shown) && !box.timeline ? h("button", { id: "ungroup", type: "button", title: "put this diagram box's boxes in its place", text: "Ungroup", onclick: () => this.sendEdit({ kind: "ungroup", box: at }) }) : null;
-    P.append(h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox, ungroup));
-    if (box.parameters.length) P.append(h("h3", { text: "Parameters" }));
-    for (const p of box.parameters) P.append(this.parameterField(at, p));
-    this.renderFields(P, box);
+    const head = [h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox, ungroup)];
+    if (box.parameters.length) head.push(h("h3", { text: "Parameters" }));
+    for (const p of box.parameters) head.push(this.parameterField(at, p));
+    head.push(...this.renderFields(box));
+    if (kept) kept.before(...head);
+    else P.append(...head);
     // A Dialog box's script is generated at run time, as Choregraphe's: its topics are shown.
-    if (box.script !== null && box.script !== undefined && !box.dialog) this.renderScript(P, at, box.script);
+    if (kept) kept.sync(box);
+    else if (box.script !== null && box.script !== undefined && !box.dialog) P.append(this.renderScript(at, box.script));
+    else if (box.dialog) P.append(this.renderDialog(box));
     if (box.timeline) this.renderTimelineEditor(P, box);
-    if (box.dialog) this.renderDialog(P, box);
+    this.renderDraftBar(P);
+    if (focused) {
+      // the field typed in keeps its focus, and what was typed (a drafted field has it already)
+      const el = document.getElementById(focused.id);
+      if (el && !el.dataset.draft && typeof focused.value === "string" && el.value !== focused.value) el.value = focused.value;
+      el?.focus();
+      try { el?.setSelectionRange(focused.start, focused.end); } catch { /* a number field has no selection */ }
+    }
     this.showTab("props");
   }
 
-  /** The script in a code editor, checked as it is typed; Save script (or Ctrl+S) writes it. */
-  renderScript(P, at, text) {
+  /** The script in a code editor, checked as it is typed; saved after a pause in the typing,
+   * when left, before another action, with Save script or Ctrl+S (drafts.js). */
+  renderScript(at, text) {
     const holder = h("div", { id: "prop-script", class: "script" });
     const problems = h("ul", { id: "script-problems", class: "script-problems" });
-    let current = text;
-    const save = () => this.sendEdit({ kind: "script", box: at, text: current });
-    const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: save });
-    P.append(h("h3", { text: "Script" }), holder, problems, h("div", {}, apply));
+    const typed = this.typedCode(`${refKey(at)}\nscript`, text, (now) => this.sendEdit({ kind: "script", box: at, text: now }));
+    typed.gone = () => !holder.isConnected;
+    const apply = h("button", { id: "prop-script-apply", type: "button", text: "Save script", onclick: () => typed.flush(true) });
+    const section = h("div", { class: "typed-section" }, h("h3", { text: "Script" }), holder, problems, h("div", {}, apply));
+    const check = (now) => {
+      // choreo check's reading of the script as it is typed
+      clearTimeout(this.checkTimer);
+      this.checkTimer = setTimeout(() => this.send({ type: "check", box: at, text: now }), 250);
+    };
+    section.sync = (box) => {
+      if (typed.sync(box.script ?? "") && this.scriptView) setText(this.scriptView, typed.current);
+    };
+    holder.addEventListener("focusout", () => typed.flush());
     this.scriptView = null;
-    codeEditor(holder, text, {
+    codeEditor(holder, typed.current, {
       language: "python",
-      onSave: save,
+      onSave: () => typed.flush(true),
       onChange: (now) => {
-        current = now;
-        // choreo check's reading of the script as it is typed
-        clearTimeout(this.checkTimer);
-        this.checkTimer = setTimeout(() => this.send({ type: "check", box: at, text: now }), 250);
+        typed.change(now);
+        check(now);
       },
     }).then((view) => {
       if (!holder.isConnected) return view.destroy();
       this.scriptView = view;
+      if (view.state.doc.toString() !== typed.current) setText(view, typed.current); // synced while it loaded
       holder.dataset.ready = "true";
+      if (typed.current !== text) check(typed.current);
     }, (e) => {
       holder.textContent = `could not load the code editor: ${e}`;
     });
+    return section;
   }
 
   /** The box's inputs, outputs, parameters and resources: each removable or changed in
    * place (✎ puts its fields in the row below, which then changes it, keeping its links),
    * one added with Choregraphe's fields (Edit box: name, type, nature; a parameter's value). */
-  renderFields(P, box) {
+  renderFields(box) {
     const at = box.ref;
     const remove = (kind, name) => h("button", { type: "button", class: "tl-del", title: `remove ${kind} ${name} (its links go with it)`, text: "×",
       onclick: () => this.sendEdit({ kind: "port_remove", box: at, name, port_kind: kind }) });
@@ -565,11 +617,11 @@ export class EditPane {
     const list = (title, kind, items) => h("div", { class: "prop-ports", "data-ports": kind }, h("h3", { text: title }),
       h("ul", {}, items.map((q) => h("li", { "data-port": q.name, title: q.tooltip ?? "" },
         `${q.name} (${q.type}${q.nature ? `, ${q.nature}` : ""}) `, change(kind, q), remove(kind, q.name)))));
-    P.append(h("div", { class: "prop-cols" }, list("Inputs", "input", box.inputs), list("Outputs", "output", box.outputs),
+    const cols = h("div", { class: "prop-cols" }, list("Inputs", "input", box.inputs), list("Outputs", "output", box.outputs),
       list("Parameters", "parameter", box.parameters),
       h("div", { class: "prop-ports", "data-ports": "resource" }, h("h3", { text: "Resources" }),
         h("ul", {}, (box.resources || []).map((r) => h("li", { "data-resource": r.name }, `${r.name} (${r.lock}) `,
-          h("button", { type: "button", class: "tl-del", text: "×", onclick: () => this.sendEdit({ kind: "resource_remove", box: at, name: r.name }) })))))));
+          h("button", { type: "button", class: "tl-del", text: "×", onclick: () => this.sendEdit({ kind: "resource_remove", box: at, name: r.name }) }))))));
     // Adding one: the fields its kind has.
     const kind = h("select", { id: "port-kind" }, ["input", "output", "parameter"].map((k) => h("option", { value: k, text: k })));
     const name = h("input", { id: "port-name", type: "text", placeholder: "name" });
@@ -587,10 +639,18 @@ export class EditPane {
     };
     kind.addEventListener("change", fill);
     fill();
+    // what is typed in the row is kept as the other fields' drafts are (no save: Add saves it)
+    const typedKey = (f) => `${refKey(at)}\nport ${f}`;
+    for (const [el, f] of [[name, "name"], [value, "value"]]) {
+      el.value = this.draftOr(typedKey(f), "", null);
+      el.addEventListener("input", () => { if (el.value) this.keepDraft(typedKey(f), el.value); else this.dropDraft(typedKey(f)); });
+    }
     let changed = null; // the port the row changes: {kind, name, min, max}; null: it adds
     const label = h("label", { text: "add" });
     const add = h("button", { id: "port-add", type: "button", text: "Add", onclick: () => {
       const port = { kind: kind.value, name: name.value, type: type.value, nature: nature.value, value: value.value };
+      this.dropDraft(typedKey("name"));
+      this.dropDraft(typedKey("value"));
       if (!changed) return this.sendEdit({ kind: "port_add", box: at, port });
       Object.assign(port, { min: changed.min, max: changed.max, tooltip: changed.tooltip });
       this.sendEdit({ kind: "port_change", box: at, name: changed.name, port_kind: changed.kind, port });
@@ -608,7 +668,7 @@ export class EditPane {
       add.textContent = "Change";
       name.focus();
     };
-    P.append(h("div", { class: "prop-row port-add" }, label, h("span", { class: "port-fields" }, kind, name, type, nature, value, add)));
+    return [cols, h("div", { class: "prop-row port-add" }, label, h("span", { class: "port-fields" }, kind, name, type, nature, value, add))];
   }
 
   /** One parameter's field, as Choregraphe's panel offers it for its type. */
@@ -622,16 +682,13 @@ export class EditPane {
     } else if (p.choices.length && !p.custom_choice) {
       field = h("select", { id }, p.choices.map((c) => h("option", { value: c, text: c, selected: c === p.value })));
       field.addEventListener("change", () => set(field.value));
-    } else if (p.type === "int" || p.type === "double") {
-      field = h("input", { id, type: "number", value: p.value ?? "", min: p.min ?? undefined, max: p.max ?? undefined, step: p.type === "int" ? 1 : "any" });
-      field.addEventListener("change", () => set(field.value));
-    } else if (p.type === "text") {
-      field = h("textarea", { id, rows: 3 });
-      field.value = p.value ?? "";
-      field.addEventListener("change", () => set(field.value));
     } else {
-      field = h("input", { id, type: p.password ? "password" : "text", value: p.value ?? "" });
-      field.addEventListener("change", () => set(field.value));
+      // typed: drafted as typed, saved when left (drafts.js)
+      const number = p.type === "int" || p.type === "double";
+      field = number ? h("input", { id, type: "number", min: p.min ?? undefined, max: p.max ?? undefined, step: p.type === "int" ? 1 : "any" })
+        : p.type === "text" ? h("textarea", { id, rows: 3 })
+          : h("input", { id, type: p.password ? "password" : "text" });
+      this.draftField(field, `${refKey(at)}\nparameter ${p.name}`, p.value ?? "", set);
     }
     const range = p.min !== null && p.min !== undefined ? ` ${p.min}…${p.max}` : "";
     return h("div", { class: "prop-row", title: p.tooltip ?? "" },

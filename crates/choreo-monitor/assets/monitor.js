@@ -10,7 +10,7 @@
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
 // navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
 // 3D), log.js, stack.js, replay.js, edit.js, timeline_edit.js and dialog_edit.js (`choreo
-// edit`; code.js its code editor); dom.js holds the helpers they share. This file keeps the
+// edit`; code.js its code editor, drafts.js what is typed); dom.js holds the helpers they share. This file keeps the
 // connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
@@ -25,6 +25,7 @@ import { EditPane } from "./edit.js";
 import { TimelineEditPane } from "./timeline_edit.js";
 import { DialogEditPane } from "./dialog_edit.js";
 import { ProjectEditPane } from "./project_edit.js";
+import { DraftsPane } from "./drafts.js";
 
 export { describeEvent } from "./log.js";
 
@@ -200,6 +201,8 @@ export class Monitor {
       case "stack": return this.onStack(msg);
       case "edited": return this.onEdited(msg);
       case "history": return this.onHistory(msg);
+      case "drafts": return this.onDrafts(msg);
+      case "draft_kept": return this.onDraftKept(msg);
       case "box": return this.onBox(msg);
       case "library": return this.onLibrary(msg);
       case "problems": return this.onProblems(msg);
@@ -438,7 +441,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

@@ -89,6 +89,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/project_edit.js"),
     ),
     (
+        "/drafts.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/drafts.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),
@@ -284,6 +289,8 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         "project",
         "open_behavior",
         "history",
+        "draft",
+        "drafts",
     ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),

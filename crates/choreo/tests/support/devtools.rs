@@ -21,8 +21,10 @@ const BOUND: Duration = Duration::from_secs(60);
 pub struct LivePage {
     child: Child,
     socket: WebSocket<MaybeTlsStream<TcpStream>>,
-    /// The page's DevTools session.
+    /// The page's DevTools session, its target and the URL it opened.
     session: String,
+    target: String,
+    url: String,
     next_id: u64,
     _profile: tempfile::TempDir,
 }
@@ -60,18 +62,54 @@ impl LivePage {
             child,
             socket,
             session: String::new(),
+            target: String::new(),
+            url: url.to_string(),
             next_id: 0,
             _profile: profile,
         };
-        let target = page.call(false, "Target.createTarget", json!({ "url": url }));
-        let target = target["targetId"].as_str().unwrap().to_string();
-        let attached = page.call(
+        page.attach();
+        page
+    }
+
+    /// A new tab showing the URL, attached to.
+    fn attach(&mut self) {
+        let url = self.url.clone();
+        let target = self.call(false, "Target.createTarget", json!({ "url": url }));
+        self.target = target["targetId"].as_str().unwrap().to_string();
+        let attached = self.call(
             false,
             "Target.attachToTarget",
-            json!({ "targetId": target, "flatten": true }),
+            json!({ "targetId": self.target, "flatten": true }),
         );
-        page.session = attached["sessionId"].as_str().unwrap().to_string();
-        page
+        self.session = attached["sessionId"].as_str().unwrap().to_string();
+    }
+
+    /// The tab's renderer crashed (`Page.crash`: nothing more runs or is sent, no
+    /// `beforeunload`), then the URL opened again in a new tab of the same browser, as a
+    /// user opens it after the crash.
+    pub fn crash_and_reopen(&mut self) {
+        self.call(true, "Inspector.enable", json!({}));
+        self.next_id += 1;
+        let crash = json!({ "id": self.next_id, "method": "Page.crash", "params": {},
+                            "sessionId": self.session });
+        self.socket.send(Message::text(crash.to_string())).unwrap();
+        // Crashed once chromium says so (Page.crash itself is not answered).
+        let deadline = Instant::now() + BOUND;
+        loop {
+            assert!(Instant::now() < deadline, "the page did not crash");
+            let message = self.socket.read().unwrap();
+            let Ok(event) = serde_json::from_str::<Value>(message.to_text().unwrap_or("")) else {
+                continue;
+            };
+            if event["method"] == "Inspector.targetCrashed"
+                && event["sessionId"] == json!(self.session)
+            {
+                break;
+            }
+        }
+        let target = self.target.clone();
+        self.call(false, "Target.closeTarget", json!({ "targetId": target }));
+        self.attach();
     }
 
     /// Calls `method` (on the page when `on_page`, else on the browser): its result.
