@@ -467,10 +467,12 @@ impl Editor {
             Some("text_check" | "complete" | "try_rule") => self.topic_request(v),
             Some("problems") => Ok(problems(self.session.document())),
             // A page opened (or reloaded) after edits: what its Undo and Redo can do.
+            // Told every page: one more page shares the history.
             Some("history") => Ok(json!({
                 "type": "history",
                 "undo": !self.done.is_empty(),
                 "redo": !self.undone.is_empty(),
+                "pages": self.monitor.clients(),
             })),
             Some("project") => self.project_message(),
             Some("draft") => self.drafts.keep(v),
@@ -515,6 +517,8 @@ impl Editor {
             "redo": redo,
             "file": self.session.path().display().to_string(),
             "changed_on_disk": self.told_changed,
+            // the pages open share this one history: each says so when there are several
+            "pages": self.monitor.clients(),
         })
     }
 

@@ -35,7 +35,8 @@ export class EditPane {
     E.redo = h("button", { id: "redo", type: "button", title: "redo (Ctrl+Y)", text: "Redo", disabled: true, onclick: () => this.undoRedo("redo") });
     E.reload = h("button", { id: "reload", type: "button", hidden: true, title: "take the file as the other program left it", text: "Reload", onclick: () => this.send({ type: "reload" }) });
     E.editState = h("span", { id: "edit-state", class: "stat" });
-    E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState), E.outcome);
+    E.shared = h("span", { id: "shared-history", class: "stat", hidden: true });
+    E.header.insertBefore(h("span", { class: "edit-tools" }, E.undo, E.redo, E.reload, E.editState, E.shared), E.outcome);
 
     // Play: the behavior as saved, run apart (choreo run), its events lighting this page
     E.play = h("button", { id: "play", type: "button", class: "primary", title: "run the behavior as saved on the simulated robot (or the robot URL below)", text: "Play", onclick: () => this.onPlay() });
@@ -380,6 +381,17 @@ export class EditPane {
     if (!E.undo) return;
     E.undo.disabled = !msg.undo;
     E.redo.disabled = !msg.redo;
+    this.renderShared(msg.pages);
+  }
+
+  /** Several pages (tabs) open on one server share its one history: each says so. */
+  renderShared(pages) {
+    const E = this.el;
+    const n = Number(pages) || 1;
+    E.shared.hidden = n < 2;
+    E.shared.dataset.pages = String(n);
+    E.shared.textContent = `${n} pages open, one history`;
+    E.shared.title = "Undo and Redo take back the last edit made in any of the pages open on this file";
   }
 
   /** The server's answer to an edit, an undo, a redo or a reload; or the file changed on disk. */
@@ -389,6 +401,7 @@ export class EditPane {
     E.undo.disabled = !msg.undo;
     E.redo.disabled = !msg.redo;
     E.reload.hidden = !msg.changed_on_disk;
+    this.renderShared(msg.pages);
     E.editState.dataset.ok = String(!!msg.ok);
     this.answers = (this.answers || 0) + 1;
     E.editState.dataset.seq = String(this.answers); // for the tests: one more answer

@@ -169,11 +169,7 @@ impl Editing {
 
     /// Waits until the page's `expression` is true (two minutes of real time at most).
     fn until(&mut self, expression: &str) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while self.page.eval(expression) != Value::Bool(true) {
-            assert!(Instant::now() < deadline, "never true: {expression}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        until_on(&mut self.page, expression);
     }
 
     /// Waits for the Properties tab to show its box as the last answer left it.
@@ -199,6 +195,15 @@ impl Editing {
             .eval("document.getElementById('diagram-svg').getScreenCTM().a")
             .as_f64()
             .unwrap()
+    }
+}
+
+/// Waits until `page`'s `expression` is true (two minutes of real time at most).
+fn until_on(page: &mut LivePage, expression: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while page.eval(expression) != Value::Bool(true) {
+        assert!(Instant::now() < deadline, "never true: {expression}");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 
-use super::{CTRL, Editing, root_box, type_into};
+use super::{CTRL, Editing, root_box, type_into, until_on};
+use crate::support::browser::SWIFTSHADER;
+use crate::support::devtools::LivePage;
 
 /// The page waits an hour for a pause in the typing: only the other ways can have saved.
 pub(super) const NEVER: &str = "window.choreoMonitor.typingPause = 3600000; true";
@@ -204,4 +206,44 @@ fn what_was_typed_survives_a_crash_of_the_page_and_closing_warns() {
     );
     assert!(e.answered(), "closing did not save what it could");
     assert!(script(&e).ends_with("    # kept\n    # closing\n"));
+}
+
+/// Two pages on one file share its one history, and each says so: the second page's Undo
+/// takes back the first page's edit.
+#[test]
+fn two_pages_share_one_history_and_say_so() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's page in a browser") else {
+        return;
+    };
+    let mut e = Editing::open(&browser);
+    let original = e.bytes();
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('shared-history').hidden"),
+        Value::Bool(true),
+        "one page says the history is shared"
+    );
+    let from = e.at("g.box[data-path='root/Nod'] .box-bg", 0.0, -0.3);
+    e.page.drag(from, (from.0 + 60.0, from.1 + 30.0));
+    assert!(e.answered(), "the move was not saved");
+
+    // A second page (another browser's tab) on the same server.
+    let url = e._served.url.clone();
+    let mut other = LivePage::open(&browser, SWIFTSHADER, &url);
+    other.shows("data-path=\"root/Nod\"");
+    for page in [&mut e.page, &mut other] {
+        until_on(
+            page,
+            "(() => { const s = document.getElementById('shared-history');
+               return !!s && !s.hidden && s.dataset.pages === '2'; })()",
+        );
+    }
+    // The second page's Undo takes back the first page's move.
+    until_on(
+        &mut other,
+        "document.getElementById('undo')?.disabled === false",
+    );
+    other.eval("document.getElementById('undo').click(); true");
+    assert!(e.answered(), "the first page was not told of the undo");
+    assert_eq!(e.bytes(), original);
 }
