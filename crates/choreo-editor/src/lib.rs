@@ -19,6 +19,7 @@ mod changes;
 mod dialogs;
 mod kept;
 mod library;
+mod new;
 mod play;
 mod project;
 mod serve;
@@ -26,6 +27,7 @@ pub mod wire;
 
 pub use kept::{Kept, KeptError};
 pub use library::{Library, LibraryBox, LibraryError};
+pub use new::{NewError, NewKind, make as make_new};
 pub use project::{Project, ProjectError};
 pub use serve::{Editor, PlayError, Player};
 
@@ -247,3 +249,6 @@ mod project_tests;
 
 #[cfg(test)]
 mod kept_tests;
+
+#[cfg(test)]
+mod new_tests;

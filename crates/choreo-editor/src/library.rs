@@ -13,9 +13,12 @@ use serde_json::{Value, json};
 
 use crate::changes::Operation;
 
+/// The basic Python Script box (a new box library's box too).
+pub(crate) const PYTHON_SCRIPT: &str = include_str!("../boxes/python-script.xml");
+
 /// The basic boxes: (file, text). Our own, in the shape Choregraphe writes boxes.
 const BASIC: &[(&str, &str)] = &[
-    ("python-script", include_str!("../boxes/python-script.xml")),
+    ("python-script", PYTHON_SCRIPT),
     ("say", include_str!("../boxes/say.xml")),
     ("wait", include_str!("../boxes/wait.xml")),
     ("timeline", include_str!("../boxes/timeline.xml")),

@@ -103,7 +103,8 @@ Exit codes:
   2    bad arguments, a path that does not exist, or an address it cannot
        listen on
   4    not a behavior it can edit in place (a behavior's split folder, not
-       UTF-8, not a valid behavior), or a --library that cannot be read
+       UTF-8, not a valid behavior; an empty folder: `choreo new` makes one),
+       or a --library that cannot be read
 
 A .crg, .cbl or .pkg, or a readable project folder, is edited in a working copy
 and written back in its own form after each change.
@@ -113,6 +114,19 @@ Examples:
   choreo edit project/ --behavior behavior_1
   choreo edit project.crg
   choreo edit behavior.xar --library choregraphe/libraries/box/standard";
+
+/// `choreo new --help`.
+pub(crate) const NEW: &str = "\
+Exit codes:
+  0    made (with --edit: as choreo edit's)
+  2    bad arguments, or the path is taken (a file, a folder not empty)
+  6    it could not be written
+
+Examples:
+  choreo new project greeter --edit    greeter/greeter.pml, manifest.xml,
+                                       behavior_1/behavior.xar, opened
+  choreo new behavior wave.xar
+  choreo new library 'My Boxes'        My Boxes.cbl";
 
 /// `choreo convert --help`.
 pub(crate) const CONVERT: &str = "\

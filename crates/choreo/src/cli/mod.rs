@@ -25,6 +25,7 @@ mod joints;
 mod live;
 mod monitor;
 mod motion;
+mod new;
 mod package;
 mod plot;
 mod replay;
@@ -98,7 +99,7 @@ enum Command {
     /// Check's diagnostics as you type, definitions, references, renames, completion,
     /// hover, outlines, topic formatting, "Try this rule" (docs/editors.md).
     Lsp,
-    /// Edit a behavior in the browser: diagrams, boxes, links, parameters, scripts.
+    /// Edit a behavior in the browser: diagrams, scripts, timelines.
     ///
     /// Serves the monitor's page made editable and prints its URL. Each edit is written
     /// to the file when it is made, changing only what it touches; undo and redo; a file
@@ -106,6 +107,11 @@ enum Command {
     /// docs/editor.md.
     #[command(after_help = help::EDIT)]
     Edit(edit::EditArgs),
+    /// Make a behavior, project or box library as Choregraphe does.
+    ///
+    /// Writes over nothing. `--edit` opens it in `choreo edit` at once. docs/editor.md.
+    #[command(after_help = help::NEW)]
+    New(new::NewArgs),
     /// Check files and folders of every Choregraphe format.
     #[command(after_help = help::CHECK)]
     Check(check::CheckArgs),
@@ -258,6 +264,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Sim(args) => sim::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Edit(args) => edit::run(&args),
+        Command::New(args) => new::run(&args),
         Command::Lsp => match choreo_lsp::serve() {
             Ok(clean) => Ok(if clean { exit::OK } else { exit::NO }),
             Err(e) => Err(error::CliError::Runtime(e.to_string())),

@@ -165,3 +165,75 @@ fn a_crg_and_a_readable_folder_are_edited_in_place() {
         );
     }
 }
+
+/// `choreo new project --edit`: the project made as Choregraphe's New makes it, opened in
+/// the page at once (its one behavior shown, empty); a box added lands in its behavior, and
+/// the project runs. `choreo edit` of an empty folder offers `choreo new` (exit 4).
+#[test]
+fn a_project_made_by_choreo_new_opens_at_once_and_an_empty_folder_offers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("greeter");
+    std::fs::create_dir(&empty).unwrap();
+    let refused = crate::support::cli::choreo(&["edit", empty.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(4));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains(&format!("choreo new project {} --edit", empty.display())),
+        "{said}"
+    );
+    let Some(browser) = choreo_testkit::chromium("choreo new --edit in a browser") else {
+        return;
+    };
+    let served = crate::support::served::Served::start(&[
+        "new",
+        "project",
+        empty.to_str().unwrap(),
+        "--edit",
+    ]);
+    let mut page = crate::support::devtools::LivePage::open(
+        &browser,
+        crate::support::browser::SWIFTSHADER,
+        &served.url,
+    );
+    page.shows(">behavior_1</option>");
+    page.shows("id=\"add-box\"");
+    let behavior = empty.join("behavior_1/behavior.xar");
+    let mut e = Editing {
+        page,
+        file: behavior.clone(),
+        answers: 0,
+        _served: served,
+        _dir: dir,
+    };
+    e.until("document.querySelectorAll('g.box').length === 0");
+    e.add("say", "basic/say");
+    let text = std::fs::read_to_string(&behavior).unwrap();
+    assert_eq!(super::root_names(&text), ["Say"]);
+    let fit = e.at("#fit", 0.0, 0.0);
+    e.page.click(fit.0, fit.1);
+    // The behavior's onStart → Say → its onStopped: the project says the Say's text.
+    e.link(
+        "g.owner-port.in[data-port='onStart'] circle",
+        "g.box[data-path='root/Say'] circle.input[data-port='onStart']",
+    );
+    e.link(
+        "g.box[data-path='root/Say'] circle.output[data-port='onStopped']",
+        "g.owner-port.out[data-port='onStopped'] rect",
+    );
+    let pml = empty.join("greeter.pml");
+    let trace = empty.with_file_name("trace.jsonl");
+    let run = crate::support::cli::choreo(&[
+        "run",
+        pml.to_str().unwrap(),
+        "--fast",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let said = std::fs::read_to_string(&trace).unwrap();
+    assert!(said.contains("\"said\""), "nothing said");
+}

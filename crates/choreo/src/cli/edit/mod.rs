@@ -35,8 +35,21 @@ pub(crate) struct EditArgs {
     pub(crate) library: Vec<PathBuf>,
 }
 
+impl EditArgs {
+    /// `choreo edit PATH` with its defaults (`choreo new --edit`).
+    pub(crate) fn of(path: PathBuf) -> EditArgs {
+        EditArgs {
+            path,
+            behavior: None,
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            library: Vec::new(),
+        }
+    }
+}
+
 /// Serves the editor until Ctrl-C; every edit is on disk when the page is told it took.
 pub fn run(args: &EditArgs) -> CliResult {
+    empty_folder(&args.path)?;
     let Chosen {
         file,
         title,
@@ -101,6 +114,20 @@ pub fn run(args: &EditArgs) -> CliResult {
     editor.serve(&commands, || interrupts.load(Ordering::SeqCst) > 0);
     monitor.close();
     Ok(exit::OK)
+}
+
+/// An empty folder holds nothing to edit yet: `choreo new` is offered.
+fn empty_folder(path: &Path) -> CliResult<()> {
+    let empty = std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none());
+    if !empty {
+        return Ok(());
+    }
+    let p = path.display();
+    Err(CliError::Load(format!(
+        "{p}: an empty folder, nothing to edit yet. `choreo new project {p} --edit` makes a \
+         project there as Choregraphe's New does and opens it (`choreo new behavior {p}`: a \
+         behavior alone)"
+    )))
 }
 
 /// The behavior `choreo edit` opens, and what the page is told of it.
