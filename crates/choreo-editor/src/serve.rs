@@ -38,6 +38,9 @@ pub enum PlayError {
     /// A run still plays.
     #[error("the behavior is playing: stop it first")]
     Playing,
+    /// No run plays (or it does not listen yet).
+    #[error("nothing plays: press Play first")]
+    NotPlaying,
     /// The run could not be started.
     #[error("cannot start the run: {0}")]
     Start(#[from] std::io::Error),
@@ -56,6 +59,9 @@ pub trait Player {
     ) -> Result<(), PlayError>;
     /// Stops the run playing, as Ctrl-C stops one (nothing when none plays).
     fn stop(&mut self);
+    /// Hands the run playing a person's doing: the page's `world` message (a sentence
+    /// heard, a touch, a face: docs/editor.md, "Talk to it while it plays").
+    fn world(&mut self, message: &Value) -> Result<(), PlayError>;
 }
 
 /// What an edit changed: a behavior's file, one of its topics, or the project's files.
@@ -239,7 +245,7 @@ impl Editor {
                 return;
             }
             // Not an editor's: the monitor does not send them to an editor's owner.
-            Command::Stimulate { .. } => return,
+            Command::Stimulate { .. } | Command::World(_) => return,
         };
         if done.is_ok() {
             self.monitor
@@ -476,6 +482,11 @@ impl Editor {
             })),
             Some("project") => self.project_message(),
             Some("draft") => self.drafts.keep(v),
+            Some("world") => {
+                let player = self.player.as_mut().ok_or("this editor cannot play")?;
+                player.world(v).map_err(|e| e.to_string())?;
+                Ok(json!({"type": "world_done", "step": v["step"], "event": v["event"]}))
+            }
             Some("drafts") => Ok(self.drafts.message()),
             Some("check") => {
                 let text = v["text"].as_str().ok_or("check needs the script's text")?;

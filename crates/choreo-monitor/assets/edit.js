@@ -67,6 +67,7 @@ export class EditPane {
     E.props = h("div", { id: "props", class: "tabpane props", hidden: true });
     this.clearProps();
     E.bottom.append(E.props, E.problems);
+    this.setupTalk();
 
     window.addEventListener("mousemove", (e) => this.editMove(e));
     window.addEventListener("mouseup", (e) => this.editUp(e));
@@ -452,6 +453,7 @@ export class EditPane {
     this.playing = playing;
     E.play.disabled = playing;
     E.stopRun.hidden = !playing;
+    this.renderTalk(playing);
   }
 
   onProblems(msg) {

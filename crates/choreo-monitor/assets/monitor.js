@@ -10,7 +10,7 @@
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
 // navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
 // 3D), log.js, stack.js, replay.js, edit.js, timeline_edit.js and dialog_edit.js (`choreo
-// edit`; code.js its code editor, drafts.js what is typed); dom.js holds the helpers they share. This file keeps the
+// edit`; code.js its code editor, drafts.js what is typed, talk.js the Talk tab); dom.js holds the helpers they share. This file keeps the
 // connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
@@ -26,6 +26,7 @@ import { TimelineEditPane } from "./timeline_edit.js";
 import { DialogEditPane } from "./dialog_edit.js";
 import { ProjectEditPane } from "./project_edit.js";
 import { DraftsPane } from "./drafts.js";
+import { TalkPane } from "./talk.js";
 
 export { describeEvent } from "./log.js";
 
@@ -203,6 +204,7 @@ export class Monitor {
       case "history": return this.onHistory(msg);
       case "drafts": return this.onDrafts(msg);
       case "draft_kept": return this.onDraftKept(msg);
+      case "world_done": return this.onWorldDone(msg);
       case "box": return this.onBox(msg);
       case "library": return this.onLibrary(msg);
       case "problems": return this.onProblems(msg);
@@ -343,6 +345,7 @@ export class Monitor {
     for (const [p, ks] of Object.entries(ch.keyframes || {})) this.keyframes.set(p, new Set(ks || []));
     if (ch.joints) this.mergeJoints(ch.joints);
     if (ch.said !== undefined) this.said = ch.said;
+    if (ch.said && this.editing()) this.talkSaid(ch.said);
     if (ch.leds) this.setLeds(ch.leds, false);
     if (ch.posture !== undefined) this.posture = ch.posture;
     if (ch.balance !== undefined) this.balance = ch.balance;
@@ -441,7 +444,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane, TalkPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

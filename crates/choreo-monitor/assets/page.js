@@ -226,6 +226,8 @@ export class Page {
     E.stackPane.hidden = which !== "stack";
     if (E.props) E.props.hidden = which !== "props";
     if (E.problems) E.problems.hidden = which !== "problems";
+    if (E.talk) E.talk.hidden = which !== "talk";
+    E.tabTalk?.classList.toggle("active", which === "talk");
     E.tabProps?.classList.toggle("active", which === "props");
     E.tabProblems?.classList.toggle("active", which === "problems");
     E.logFilters.hidden = which !== "log";

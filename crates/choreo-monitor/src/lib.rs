@@ -117,6 +117,9 @@ pub enum Command {
         /// The value.
         value: Value,
     },
+    /// Do what a person would, now (`{"type": "world", "step": {...}}`: one scenario action,
+    /// docs/scenarios.md; or `"event": KEY`, a world event with its documented value).
+    World(Value),
     /// Make this edit (its JSON as the page sent it: docs/monitor.md).
     Edit(Value),
     /// Undo the last edit.

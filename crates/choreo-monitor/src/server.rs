@@ -94,6 +94,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/drafts.js"),
     ),
     (
+        "/talk.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/talk.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),
@@ -291,6 +296,7 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         "history",
         "draft",
         "drafts",
+        "world",
     ];
     match (str_of("type"), &shared.replay) {
         (Some("stop"), None) => send(Command::Stop),
@@ -304,6 +310,12 @@ fn command(shared: &Shared, text: &str) -> Option<Value> {
         },
         (Some("stimulate"), None) => {
             refused("stimulating inputs is off: run with --monitor-control")
+        }
+        // A person's doing (a sentence heard, a touch): to a run, with control; an editor
+        // hands it to the run it plays.
+        (Some("world"), None) if shared.control && !shared.edit => send(Command::World(v.clone())),
+        (Some("world"), None) if !shared.edit => {
+            refused("acting on the run is off: run with --monitor-control")
         }
         (Some(t), None) if !shared.edit && EDITOR.contains(&t) => {
             refused("editing is off: open the behavior with choreo edit")

@@ -387,3 +387,27 @@ fn a_touch_by_hand_releases_by_itself() {
     );
     assert!((seen[1].2 - 0.5).abs() < 1e-9);
 }
+
+/// One action performed now (a page's Talk tab): the scenario's own fields, checked as a
+/// file's are; a trigger or a reply has no place there.
+#[test]
+fn an_action_given_alone_is_read_as_a_scenario_entry_s() {
+    use choreo_naoqi::scenario::action_now;
+    let heard = action_now(&serde_json::json!({"recognize": {"word": "hello"}})).unwrap();
+    assert!(
+        matches!(&heard, Action::Recognize { word, confidence } if word == "hello" && *confidence == 1.0),
+        "{heard:?}"
+    );
+    let touch = action_now(&serde_json::json!({"touch": "FrontTactilTouched"})).unwrap();
+    assert!(matches!(&touch, Action::Touch { sensor, .. } if sensor == "FrontTactilTouched"));
+    for bad in [
+        serde_json::json!({"touch": "Nose"}),
+        serde_json::json!({"recognize": {"word": " "}}),
+        serde_json::json!({"at": 1.0, "touch": "FrontTactilTouched"}),
+        serde_json::json!({"reply": 3}),
+        serde_json::json!({"sing": "la"}),
+        serde_json::json!({}),
+    ] {
+        assert!(action_now(&bad).is_err(), "{bad}");
+    }
+}

@@ -372,6 +372,17 @@ fn action_of(raw: &mut RawEntry) -> Result<Action, String> {
     })
 }
 
+/// One scenario action given alone, as a page sends it to a run playing (`{"recognize":
+/// {"word": "hello"}}`, `{"touch": "FrontTactilTouched"}`, `{"raise_event": {"key", "value"}}`,
+/// `{"insert_data": ...}`): performed now, its fields checked as a scenario file's.
+pub fn action_now(step: &serde_json::Value) -> Result<Action, String> {
+    let mut raw = RawEntry::deserialize(step).map_err(|e| e.to_string())?;
+    if raw.at.is_some() || raw.on_call.is_some() || raw.reply.is_some() {
+        return Err("an action performed now has no `at`, `on_call` or `reply`".into());
+    }
+    action_of(&mut raw)
+}
+
 impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
         Entry::try_from(RawEntry::deserialize(d)?).map_err(serde::de::Error::custom)

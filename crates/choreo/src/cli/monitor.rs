@@ -141,8 +141,13 @@ pub fn feed(monitor: &Arc<Monitor>, trace: &Trace) {
     trace.add_listener(Arc::new(move |e| m.publish(e)));
 }
 
-/// Carries out what pages asked; true when one asked to stop.
-pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) -> bool {
+/// Carries out what pages asked (a person's doing on `robot`, the simulated robot, when
+/// the run has one); true when one asked to stop.
+pub fn commands(
+    receiver: &std::sync::mpsc::Receiver<Command>,
+    engine: &Engine,
+    robot: Option<&choreo_naoqi::SimRobot>,
+) -> bool {
     let mut stop = false;
     while let Ok(c) = receiver.try_recv() {
         match c {
@@ -153,11 +158,34 @@ pub fn commands(receiver: &std::sync::mpsc::Receiver<Command>, engine: &Engine) 
                     errln!("monitor: cannot stimulate {path}.{input}: {e}");
                 }
             }
+            Command::World(v) => match (robot, world_action(&v)) {
+                (Some(robot), Ok(action)) => robot.inject(&action),
+                (None, _) => errln!("monitor: only the simulated robot is acted on from the page"),
+                (_, Err(e)) => errln!("monitor: {e}"),
+            },
             // A run's monitor is not an editor's: the server refuses edits to its pages.
             Command::Edit(_) | Command::Undo | Command::Redo | Command::Editor(_) => {}
         }
     }
     stop
+}
+
+/// The action a page's `world` message asks: its scenario `step`, or world `event` raised
+/// with the value its documentation page gives.
+fn world_action(v: &serde_json::Value) -> Result<choreo_naoqi::Action, String> {
+    if let Some(key) = v["event"].as_str() {
+        let event = choreo_naoqi::world_event(key)
+            .ok_or_else(|| format!("{key}: not an event the world raises"))?;
+        let value = (event.values)()
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{key}: no value"))?;
+        return Ok(choreo_naoqi::Action::RaiseEvent {
+            key: key.to_string(),
+            value,
+        });
+    }
+    choreo_naoqi::scenario::action_now(&v["step"])
 }
 
 /// Set once a monitor lingers after its run's end: nothing is left to unload, so the Ctrl-C

@@ -58,3 +58,92 @@ fn play_takes_a_scenario_file_and_a_robot_url() {
         "{log}"
     );
 }
+
+/// The Talk tab while Play runs: examples/interactive asks for a touch on its head and gets
+/// it from the page's "Touch head"; examples/dialog's topic hears the sentences typed and
+/// answers as the topic says (greet_enu.top: `u:(my name is _*) Nice to meet you, $1.`,
+/// `u:([goodbye bye]) ^first["Goodbye $name!" ...] $onStopped=1`), the conversation shown.
+#[test]
+fn the_talk_tab_touches_and_speaks_to_the_behavior_playing() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's Talk tab") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::copy(workspace().join("examples/interactive/behavior.xar"), &file).unwrap();
+    let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
+    let play_button = e.at("#play", 0.0, 0.0);
+    e.page.click(play_button.0, play_button.1);
+    let said = |who: &str, text: &str| {
+        format!(
+            "[...document.querySelectorAll('#conversation .line.{who} .what')].some((l) => l.textContent === {text:?})"
+        )
+    };
+    e.until(&said("said", "Touch my head, please."));
+    let head = e.at("#talk-head", 0.0, 0.0);
+    e.page.click(head.0, head.1);
+    e.until(&said("heard", "touched: touch head"));
+    e.until(&said("said", "Hello! You touched my head."));
+    e.until("!document.getElementById('play').disabled");
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('outcome').dataset.outcome"),
+        "finished"
+    );
+
+    // examples/dialog: a conversation to its end.
+    let dir = tempfile::tempdir().unwrap();
+    crate::editor::copy_tree(&workspace().join("examples/dialog"), dir.path());
+    let file = dir.path().join("behavior.xar");
+    let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
+    let play_button = e.at("#play", 0.0, 0.0);
+    e.page.click(play_button.0, play_button.1);
+    e.until(&said(
+        "said",
+        "Hello! Tell me your name, ask me to dance, or say goodbye.",
+    ));
+    e.until("!document.getElementById('said').classList.contains('speaking')");
+    for (line, answer) in [
+        ("my name is Ada", "Nice to meet you, Ada."),
+        ("goodbye", "Goodbye Ada!"),
+    ] {
+        e.page
+            .eval("document.getElementById('talk-sentence').focus()");
+        e.page.type_text(line);
+        e.page.key("Enter", "Enter", 13, 0);
+        e.until(&said("heard", line));
+        e.until(&said("said", answer));
+        // A person answers once the robot has spoken (ALDialog does not listen while the
+        // robot speaks; the answer's `$name=$1` is done once it is said).
+        e.until("!document.getElementById('said').classList.contains('speaking')");
+    }
+    e.until("!document.getElementById('play').disabled");
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('outcome').dataset.outcome"),
+        "finished"
+    );
+
+    // A face shown: fixtures/face.xar waits for FaceDetected, reads the face's expression
+    // (a woman at rest unless told: not sad) and finishes.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::copy(
+        workspace().join("crates/choreo/tests/fixtures/face.xar"),
+        &file,
+    )
+    .unwrap();
+    let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
+    let play_button = e.at("#play", 0.0, 0.0);
+    e.page.click(play_button.0, play_button.1);
+    e.until("document.getElementById('talk-face')?.disabled === false");
+    let face = e.at("#talk-face", 0.0, 0.0);
+    e.page.click(face.0, face.1);
+    e.until(&said("heard", "shows a face"));
+    e.until("!document.getElementById('play').disabled");
+    assert_eq!(
+        e.page
+            .eval("document.getElementById('outcome').dataset.outcome"),
+        "finished"
+    );
+}

@@ -165,7 +165,11 @@ impl One {
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
     pub(super) fn poll(&mut self, wait: Duration, stop: Option<StoppedBy>) -> bool {
         let page_stop = match &self.monitor {
-            Some((_, Some(commands))) => crate::cli::monitor::commands(commands, self.run.engine()),
+            Some((_, Some(commands))) => crate::cli::monitor::commands(
+                commands,
+                self.run.engine(),
+                self.run.simulated_robot(),
+            ),
             _ => false,
         };
         let stop = stop.or(page_stop.then_some(StoppedBy::Page));

@@ -90,7 +90,7 @@ pub(super) fn drive(
         if stopped_for.is_some() {
             continue;
         }
-        let page_stop = commands.is_some_and(|c| crate::cli::monitor::commands(c, engine));
+        let page_stop = commands.is_some_and(|c| crate::cli::monitor::commands(c, engine, None));
         stopped_for = if interrupts.load(Ordering::SeqCst) > 0 || page_stop {
             Some(exit::INTERRUPTED)
         } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {
