@@ -78,6 +78,8 @@ pub struct LibraryBox {
     pub group: String,
     /// What the box does, in its author's words.
     pub tooltip: String,
+    /// Its editor icon's path (`media/images/box/wait.png`): the palette draws its glyph.
+    pub bitmap: Option<String>,
     /// Its element's text.
     pub text: String,
 }
@@ -165,6 +167,7 @@ impl Library {
             "type": "library",
             "boxes": self.boxes.iter().map(|b| json!({
                 "key": b.key, "name": b.name, "group": b.group, "tooltip": b.tooltip,
+                "bitmap": b.bitmap,
             })).collect::<Vec<_>>(),
         })
     }
@@ -185,6 +188,7 @@ fn entry(key: String, group: &str, text: &str) -> Option<LibraryBox> {
         name: root.name,
         group: group.to_string(),
         tooltip: root.tooltip.unwrap_or_default(),
+        bitmap: root.bitmaps.first().cloned(),
         text: text.to_string(),
     })
 }

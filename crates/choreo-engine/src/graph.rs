@@ -152,6 +152,9 @@ pub struct BoxNode {
     /// The box's id in its diagram, as the file and its links name it (the editor names a
     /// box by these ids and its diagrams' places: `choreo_xar::edit::BoxRef`).
     pub xar_id: i32,
+    /// The editor's icon for it (`media/images/box/interaction/say.png`): the engine does not
+    /// use it; the monitor draws a glyph of its kind.
+    pub bitmap: Option<String>,
 }
 
 /// A diagram instance.
@@ -316,6 +319,7 @@ impl Graph {
                 Some(t) => u32::try_from(t.fps()).unwrap_or(0),
             },
             xar_id: def.id,
+            bitmap: def.bitmaps.first().cloned(),
         });
         let content = match &def.timeline {
             None => Content::None,

@@ -3,6 +3,12 @@
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
 import { BOX_W, BOX_HEAD, PORT_DY, BOX_MIN_H, OWNER_GAP, FLASH_MS, h, s, icon, fmtValue, isNum, truncate } from "./dom.js";
+import { glyph } from "./glyphs.js";
+
+/** Fit never draws a diagram smaller than this (pixels per unit): a box's name stays
+ * readable (12 px names drawn at 9 px); a larger diagram shows its top left, the rest a pan
+ * away. */
+const MIN_FIT_SCALE = 0.75;
 
 export class DiagramPane {
   // ------------------------------------------------------------ diagram
@@ -79,6 +85,9 @@ export class DiagramPane {
         g.append(s("g", { class: "icon" },
           s("rect", { x: L.w / 2 - 9, y: L.h - 17, width: 11, height: 8, rx: 1.5 }),
           s("rect", { x: L.w / 2 - 2, y: L.h - 13, width: 11, height: 8, rx: 1.5 })));
+      } else {
+        // its icon's kind, drawn in its body (glyphs.js)
+        g.append(glyph(b.bitmap, L.w / 2 - 9, 24, 18));
       }
       if (kind === "timeline") {
         const prog = s("g", { class: "tl-progress" },
@@ -360,7 +369,11 @@ export class DiagramPane {
     const svg = this.el.svg;
     let drag = null;
     svg.addEventListener("mousedown", (e) => {
-      if (e.button !== 0) return;
+      // In the editor a left drag on the background selects the boxes it frames (edit.js),
+      // as Choregraphe's; the middle button, or Alt with the left, pans there.
+      if (this.editing() && e.button === 0 && !e.altKey) return this.startBand(e);
+      if (e.button !== 0 && e.button !== 1) return;
+      if (e.button === 1) e.preventDefault(); // no autoscroll
       drag = { x: e.clientX, y: e.clientY, v: this.view ? { ...this.view } : null };
       this.dragged = false;
     });
@@ -439,6 +452,9 @@ export class DiagramPane {
         const w = r.width / 1.15;
         const hh = r.height / 1.15;
         this.view = { x: cx - w / 2, y: cy - hh / 2, w, h: hh };
+      } else if (scale < MIN_FIT_SCALE) {
+        // A large diagram: names kept readable, its top left shown, the rest a pan away.
+        this.view = { x: b.x0, y: b.y0, w: r.width / MIN_FIT_SCALE, h: r.height / MIN_FIT_SCALE };
       }
     }
     this.applyView();

@@ -8,6 +8,7 @@
 
 import { BOX_W, BOX_MIN_H, h, s } from "./dom.js";
 import { codeEditor, setText, showProblems } from "./code.js";
+import { glyphIcon } from "./glyphs.js";
 
 /** A box's `ref` as one string, to know it again after the structure is redrawn. */
 const refKey = (ref) => JSON.stringify(ref ?? null);
@@ -134,7 +135,16 @@ export class EditPane {
 
   editMove(e) {
     const pt = () => this.clientToUser(e.clientX, e.clientY);
-    if (this.boxDrag) {
+    if (this.band) {
+      const p = pt();
+      const a = this.band.a;
+      this.band.b = p;
+      const r = this.band.rect;
+      r.setAttribute("x", Math.min(a.x, p.x));
+      r.setAttribute("y", Math.min(a.y, p.y));
+      r.setAttribute("width", Math.abs(p.x - a.x));
+      r.setAttribute("height", Math.abs(p.y - a.y));
+    } else if (this.boxDrag) {
       const d = this.boxDrag;
       if (!d.moved && Math.hypot(e.clientX - d.client.x, e.clientY - d.client.y) < 4) return;
       if (!d.moved) this.lift(d);
@@ -156,6 +166,7 @@ export class EditPane {
   }
 
   editUp(e) {
+    if (this.band) this.endBand(e);
     if (this.boxDrag) {
       const d = this.boxDrag;
       this.boxDrag = null;
@@ -223,6 +234,37 @@ export class EditPane {
   }
 
   // ------------------------------------------------------------ selection, keys
+
+  /** A left drag on the diagram's background: the rubber band (Shift: adds to the
+   * selection). */
+  startBand(e) {
+    const a = this.clientToUser(e.clientX, e.clientY);
+    const rect = s("rect", { class: "band", x: a.x, y: a.y, width: 0, height: 0 });
+    this.gView?.append(rect);
+    this.band = { a, b: a, rect, add: e.shiftKey, client: { x: e.clientX, y: e.clientY } };
+  }
+
+  /** The band let go: the boxes it touches are selected (one alone shows its Properties);
+   * a click without a drag selects nothing. */
+  endBand(e) {
+    const { a, b, rect, add, client } = this.band;
+    this.band = null;
+    rect.remove();
+    if (Math.hypot(e.clientX - client.x, e.clientY - client.y) < 4) return;
+    const [x0, x1, y0, y1] = [Math.min(a.x, b.x), Math.max(a.x, b.x), Math.min(a.y, b.y), Math.max(a.y, b.y)];
+    const keys = new Set(add ? this.selectedBoxes().map((x) => refKey(x.ref)) : []);
+    for (const [id, L] of this.layout?.boxes || []) {
+      const box = this.boxes.get(id);
+      if (box?.ref?.length && L.x < x1 && x0 < L.x + L.w && L.y < y1 && y0 < L.y + L.h) keys.add(refKey(box.ref));
+    }
+    const chosen = [...this.boxes.values()].filter((x) => x.ref?.length && keys.has(refKey(x.ref)));
+    if (chosen.length === 1) return this.selectBox(chosen[0]);
+    this.flushTyping();
+    this.grouped = keys;
+    this.selectedKey = null;
+    this.selectedLink = null;
+    this.markSelection();
+  }
 
   selectBox(b) {
     this.flushTyping();
@@ -500,10 +542,11 @@ export class EditPane {
         group = b.group;
         E.paletteList.append(h("div", { class: "palette-group", text: group }));
       }
+      // its glyph, its name and where it comes from (two "Say" boxes differ by their group)
       E.paletteList.append(h("button", {
-        type: "button", class: "palette-item", "data-key": b.key, title: b.tooltip, text: b.name,
+        type: "button", class: "palette-item", "data-key": b.key, title: `${b.name} (${b.group})\n${b.tooltip}`,
         onclick: () => this.addFromLibrary(b.key),
-      }));
+      }, glyphIcon(b.bitmap), h("span", { class: "palette-name", text: b.name }), h("span", { class: "palette-from", text: b.group })));
     }
     if (!shown.length) E.paletteList.append(h("div", { class: "empty-note", text: "no box by that name" }));
   }

@@ -8,10 +8,11 @@
 // page's ?token=), unless <body data-autostart="false"> (fixture.html starts it itself).
 //
 // The page's parts, each a module of methods mixed into Monitor here: page.js (the frame,
-// navigation), diagram.js, timelines.js, robot.js (the robot pane; robot3d.js draws it in
-// 3D), log.js, stack.js, replay.js, edit.js, timeline_edit.js and dialog_edit.js (`choreo
-// edit`; code.js its code editor, drafts.js what is typed, talk.js the Talk tab); dom.js holds the helpers they share. This file keeps the
-// connection and the protocol's messages.
+// navigation), layout.js (the panes' sizes), diagram.js, timelines.js, robot.js (the robot
+// pane; robot3d.js draws it in 3D), log.js, stack.js, replay.js, edit.js, timeline_edit.js,
+// dialog_edit.js and project_edit.js (`choreo edit`; code.js its code editor, drafts.js
+// what is typed, talk.js the Talk tab); dom.js holds the helpers they share. This file
+// keeps the connection and the protocol's messages.
 
 import { s, isNum } from "./dom.js";
 import { Page } from "./page.js";
@@ -27,6 +28,7 @@ import { DialogEditPane } from "./dialog_edit.js";
 import { ProjectEditPane } from "./project_edit.js";
 import { DraftsPane } from "./drafts.js";
 import { TalkPane } from "./talk.js";
+import { LayoutPane } from "./layout.js";
 
 export { describeEvent } from "./log.js";
 
@@ -444,7 +446,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane, TalkPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane, TalkPane, LayoutPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

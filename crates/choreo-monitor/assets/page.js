@@ -210,6 +210,7 @@ export class Page {
 
     E.main = h("main", { id: "main" }, E.diagram, E.timelines, E.robot, E.bottom);
     root.append(E.header, E.replay, E.report, E.main);
+    this.setupLayout();
 
 
     this.renderHeader();

@@ -99,6 +99,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/talk.js"),
     ),
     (
+        "/layout.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/layout.js"),
+    ),
+    (
+        "/glyphs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/glyphs.js"),
+    ),
+    (
         "/code.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/code.js"),

@@ -95,6 +95,7 @@ fn box_list(graph: &Graph, at: &Offset<'_>, model: Option<Model>) -> Vec<Value> 
                     "box": at.b(owner), "diagram": at.d(d.0 as usize),
                 })),
                 "ref": place_in_file(graph, BoxId(id as u32)),
+                "bitmap": b.bitmap,
                 "x": b.position.map(|p| p.0),
                 "y": b.position.map(|p| p.1),
                 "inputs": b.inputs.iter().map(|p| json!({

@@ -15,6 +15,28 @@ fn a_box_of_choregraphes_library_is_added_from_the_palette() {
     let mut e = Editing::open_with(&browser, &["--library", library.to_str().unwrap()]);
     let add = e.at("#add-box", 0.0, 0.0);
     e.page.click(add.0, add.1);
+    // Two "Say" boxes (the basic one, the library's): each says where it comes from, with
+    // its glyph, under group headings that show however long the list.
+    e.page.type_text("Say");
+    e.until("document.querySelectorAll('.palette-item').length > 1");
+    let froms = e.page.eval(
+        "[...document.querySelectorAll('.palette-item')].filter((i) => i.querySelector('.palette-name').textContent === 'Say')
+           .map((i) => [i.querySelector('.palette-from').textContent, !!i.querySelector('svg.glyph-icon')])",
+    );
+    let froms = froms.as_array().unwrap();
+    assert!(froms.len() >= 2, "{froms:?}");
+    assert!(froms.iter().all(|f| f[1] == true), "{froms:?}");
+    assert_ne!(froms[0][0], froms[1][0], "two Say boxes look the same");
+    e.page.eval("document.getElementById('palette-search').value = ''; document.getElementById('palette-search').dispatchEvent(new Event('input')); true");
+    assert_eq!(
+        e.page.eval(
+            "[...document.querySelectorAll('.palette-group')].every((g) => g.getBoundingClientRect().height >= 10)"
+        ),
+        serde_json::Value::Bool(true),
+        "a group heading is squeezed out"
+    );
+    e.page
+        .eval("document.getElementById('palette-search').select(); true");
     e.page.type_text("Only Once");
     let item = ".palette-item[data-key*='Flow Control/Only Once']";
     e.until(&format!("!!document.querySelector(\"{item}\")"));

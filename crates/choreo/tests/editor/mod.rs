@@ -1067,3 +1067,5 @@ mod play;
 mod library;
 
 mod typed;
+
+mod screen;

@@ -249,6 +249,16 @@ impl LivePage {
         html
     }
 
+    /// The page laid out for a screen of `width` × `height` CSS pixels (a laptop's
+    /// 1366×768, a desktop's 1920×1080).
+    pub fn viewport(&mut self, width: u32, height: u32) {
+        self.call(
+            true,
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        );
+    }
+
     /// A screenshot of the page, written to `file` (PNG).
     pub fn screenshot(&mut self, file: &Path) {
         let result = self.call(true, "Page.captureScreenshot", json!({ "format": "png" }));
