@@ -66,6 +66,11 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
             at: box_ref(&v["box"])?,
             text: string(v, "text")?,
         },
+        "plugin_text" => Edit::SetPluginText {
+            at: box_ref(&v["box"])?,
+            field: string(v, "field")?,
+            text: string(v, "text")?,
+        },
         "link" | "unlink" => {
             let diagram = diagram_ref(&v["diagram"])?;
             let link = link(document, &diagram, v)?;
@@ -131,6 +136,35 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
     })
 }
 
+/// The plugin texts of the box at `at` (`b`) and of the boxes of its flow diagram: `[{box,
+/// name, plugin, texts: [{field, text}]}]`.
+fn plugin_texts_of(at: &BoxRef, b: &BoxDef) -> Vec<Value> {
+    let entry = |r: &BoxRef, d: &BoxDef| {
+        let texts = choreo_xar::edit::plugin_texts(d);
+        (!texts.is_empty()).then(|| json!({
+            "box": steps(r), "name": d.name, "plugin": d.plugin,
+            "texts": texts.iter().map(|(f, t)| json!({"field": f, "text": t})).collect::<Vec<_>>(),
+        }))
+    };
+    let mut out: Vec<Value> = entry(at, b).into_iter().collect();
+    if let Some(d) = b
+        .diagrams()
+        .next()
+        .filter(|_| b.timeline.as_ref().is_none_or(|t| t.enable != Some(true)))
+    {
+        for inner in &d.boxes {
+            let mut r = at.clone();
+            r.0.push(Step {
+                layer: 0,
+                keyframe: 0,
+                id: inner.id,
+            });
+            out.extend(entry(&r, inner));
+        }
+    }
+    out
+}
+
 /// The fields of the box at `at` as the properties panel shows them, and its element's
 /// text (what copying it takes): the `box` message of docs/editor.md.
 pub fn inspect(document: &Document, at: &BoxRef) -> Result<Value, EditError> {
@@ -144,6 +178,9 @@ pub fn inspect(document: &Document, at: &BoxRef) -> Result<Value, EditError> {
         "text": document.box_text(at)?,
         "script": b.script.as_ref().map(|_| b.code()),
         "dialog": b.dialog_file,
+        // The texts Choregraphe's panels edit: the box's own, or the boxes' of its diagram
+        // (the stock Say's Localized Text), each with its box's ref.
+        "plugin_texts": plugin_texts_of(at, b),
         "inputs": b.inputs.iter().map(|p| port(&p.name, p.port_type.name(), p.nature.name(), &p.tooltip)).collect::<Vec<_>>(),
         "outputs": b.outputs.iter().map(|p| port(&p.name, p.port_type.name(), p.nature.name(), &p.tooltip)).collect::<Vec<_>>(),
         "parameters": b.parameters.iter().map(|p| json!({

@@ -1,4 +1,4 @@
-// choreo edit's Talk tab (docs/editor.md, "Talk to it while it plays"): while Play runs, what
+// choreo edit's Talk tab (docs/editor.md, "Talk to it while it plays"; marked while Play runs): what
 // a person would do to the robot — a sentence it hears (a Dialog's topics answer it as
 // ALDialog does), a touch of the head or a hand, a face shown — sent to the run as its
 // `world` message (a scenario's action, docs/scenarios.md), and the conversation: what was
@@ -77,14 +77,15 @@ export class TalkPane {
     this.addLine("said", said.text);
   }
 
-  /** Play started (a new conversation, the tab shown) or ended (the tools off). */
+  /** Play started (a new conversation; the tab marked, not shown: the Properties being
+   * edited stay) or ended (the tools off). */
   renderTalk(playing) {
     const E = this.el;
     if (!E.talk) return;
     for (const b of E.talkTools.querySelectorAll("input, button")) b.disabled = !playing;
+    E.tabTalk.classList.toggle("live", playing);
     if (playing) {
       E.conversation.replaceChildren();
-      this.showTab("talk");
     } else if (!E.conversation.children.length) {
       E.conversation.append(h("div", { class: "empty-note", text: "Play, then say something to the robot or touch it" }));
     }

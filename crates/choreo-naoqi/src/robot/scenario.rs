@@ -375,12 +375,14 @@ fn action_of(raw: &mut RawEntry) -> Result<Action, String> {
 /// One scenario action given alone, as a page sends it to a run playing (`{"recognize":
 /// {"word": "hello"}}`, `{"touch": "FrontTactilTouched"}`, `{"raise_event": {"key", "value"}}`,
 /// `{"insert_data": ...}`): performed now, its fields checked as a scenario file's.
-pub fn action_now(step: &serde_json::Value) -> Result<Action, String> {
-    let mut raw = RawEntry::deserialize(step).map_err(|e| e.to_string())?;
+pub fn action_now(step: &serde_json::Value) -> Result<Action, ScenarioError> {
+    let mut raw = RawEntry::deserialize(step).map_err(|e| ScenarioError::Action(e.to_string()))?;
     if raw.at.is_some() || raw.on_call.is_some() || raw.reply.is_some() {
-        return Err("an action performed now has no `at`, `on_call` or `reply`".into());
+        return Err(ScenarioError::Action(
+            "an action performed now has no `at`, `on_call` or `reply`".into(),
+        ));
     }
-    action_of(&mut raw)
+    action_of(&mut raw).map_err(ScenarioError::Action)
 }
 
 impl<'de> Deserialize<'de> for Entry {
@@ -421,6 +423,9 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
+    /// An action given alone ([`action_now`]) does not hold.
+    #[error("{0}")]
+    Action(String),
 }
 
 /// A parser's message without its own ` at line L column C` tail (the error says where).

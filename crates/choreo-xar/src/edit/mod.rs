@@ -17,6 +17,8 @@ mod group;
 mod group_splices;
 mod links;
 mod paste;
+mod plugin;
+mod plugin_splices;
 mod ports;
 mod ports_splices;
 mod spans;
@@ -26,6 +28,7 @@ mod timeline_splices;
 use crate::model::{BoxDef, ContentType, Diagram, XarFile};
 use crate::xml::{escape_attribute, write_cdata};
 pub use links::LinkRef;
+pub use plugin::{LOCALIZED_TEXT, TEXT_EDIT, plugin_texts};
 pub use ports::{BoxFieldEdit, NewPort};
 use spans::{Spans, attribute, attribute_insertion};
 pub use timeline::{Interpolation, TimelineEdit};
@@ -89,6 +92,16 @@ pub enum Edit {
         /// The box.
         at: BoxRef,
         /// The whole script.
+        text: String,
+    },
+    /// Sets a stock box's text as its plugin panel does (`edit/plugin.rs`): a Text Edit's
+    /// `text`, a Localized Text's language (`english`).
+    SetPluginText {
+        /// The box.
+        at: BoxRef,
+        /// The `<pluginContent>` child.
+        field: String,
+        /// The text.
         text: String,
     },
     /// Links two ports in a diagram.
@@ -306,6 +319,7 @@ impl Document {
                 value,
             } => self.set_parameter(at, parameter, value)?,
             Edit::SetScript { at, text } => self.set_script(at, text)?,
+            Edit::SetPluginText { at, field, text } => self.set_plugin_text(at, field, text)?,
             Edit::Link { diagram, link } => self.link(diagram, *link)?,
             Edit::Unlink { diagram, link } => {
                 let node = self.link_node(diagram, *link)?;
@@ -707,7 +721,10 @@ fn unescape(raw: &str) -> String {
 #[cfg(test)]
 mod group_tests;
 #[cfg(test)]
+mod plugin_tests;
+#[cfg(test)]
 mod ports_tests;
+
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

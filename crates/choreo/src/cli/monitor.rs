@@ -185,7 +185,7 @@ fn world_action(v: &serde_json::Value) -> Result<choreo_naoqi::Action, String> {
             value,
         });
     }
-    choreo_naoqi::scenario::action_now(&v["step"])
+    choreo_naoqi::scenario::action_now(&v["step"]).map_err(|e| e.to_string())
 }
 
 /// Set once a monitor lingers after its run's end: nothing is left to unload, so the Ctrl-C

@@ -605,6 +605,10 @@ fn a_behavior_built_from_nothing_in_the_page_runs_as_built() {
     let saved = e.bytes();
     let say = e.at("g.box[data-path='root/Say'] .box-bg", 0.0, -0.3);
     e.page.click(say.0, say.1);
+    // The Say's Properties shown (the Dialog's were before).
+    e.until(
+        "document.getElementById('prop-name')?.value === 'Say' && !document.getElementById('props').hidden",
+    );
     let from_box = e.at("#play-box", 0.0, 0.0);
     e.page.click(from_box.0, from_box.1);
     e.until("document.getElementById('said-text').textContent === 'Built in the page'");
@@ -1069,3 +1073,5 @@ mod library;
 mod typed;
 
 mod screen;
+
+mod panels;

@@ -59,6 +59,15 @@ fn play_takes_a_scenario_file_and_a_robot_url() {
     );
 }
 
+/// Play clicked, then the Talk tab (marked while the run plays).
+fn play_and_talk(e: &mut Editing) {
+    let play_button = e.at("#play", 0.0, 0.0);
+    e.page.click(play_button.0, play_button.1);
+    e.until("document.querySelector(\"button.tab[data-tab='talk']\").classList.contains('live')");
+    let tab = e.at("button.tab[data-tab='talk']", 0.0, 0.0);
+    e.page.click(tab.0, tab.1);
+}
+
 /// The Talk tab while Play runs: examples/interactive asks for a touch on its head and gets
 /// it from the page's "Touch head"; examples/dialog's topic hears the sentences typed and
 /// answers as the topic says (greet_enu.top: `u:(my name is _*) Nice to meet you, $1.`,
@@ -72,8 +81,7 @@ fn the_talk_tab_touches_and_speaks_to_the_behavior_playing() {
     let file = dir.path().join("behavior.xar");
     std::fs::copy(workspace().join("examples/interactive/behavior.xar"), &file).unwrap();
     let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
-    let play_button = e.at("#play", 0.0, 0.0);
-    e.page.click(play_button.0, play_button.1);
+    play_and_talk(&mut e);
     let said = |who: &str, text: &str| {
         format!(
             "[...document.querySelectorAll('#conversation .line.{who} .what')].some((l) => l.textContent === {text:?})"
@@ -96,8 +104,7 @@ fn the_talk_tab_touches_and_speaks_to_the_behavior_playing() {
     crate::editor::copy_tree(&workspace().join("examples/dialog"), dir.path());
     let file = dir.path().join("behavior.xar");
     let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
-    let play_button = e.at("#play", 0.0, 0.0);
-    e.page.click(play_button.0, play_button.1);
+    play_and_talk(&mut e);
     e.until(&said(
         "said",
         "Hello! Tell me your name, ask me to dance, or say goodbye.",
@@ -134,8 +141,7 @@ fn the_talk_tab_touches_and_speaks_to_the_behavior_playing() {
     )
     .unwrap();
     let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
-    let play_button = e.at("#play", 0.0, 0.0);
-    e.page.click(play_button.0, play_button.1);
+    play_and_talk(&mut e);
     e.until("document.getElementById('talk-face')?.disabled === false");
     let face = e.at("#talk-face", 0.0, 0.0);
     e.page.click(face.0, face.1);
