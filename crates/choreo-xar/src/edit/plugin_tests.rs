@@ -18,6 +18,15 @@ fn localized_text() -> BoxRef {
     }])
 }
 
+/// The English text of the Say's Localized Text, as its panel shows it.
+fn english(doc: &Document) -> Option<String> {
+    let def = doc.box_def(&localized_text()).unwrap();
+    plugin_texts(def)
+        .into_iter()
+        .find(|(f, _)| f == "english")
+        .map(|(_, t)| t)
+}
+
 #[test]
 fn the_stock_say_s_english_text_is_set_in_its_panel_s_field_and_its_generated_script() {
     let Some(library) = choreo_testkit::library("the stock Say box's Localized Text") else {
@@ -25,14 +34,7 @@ fn the_stock_say_s_english_text_is_set_in_its_panel_s_field_and_its_generated_sc
     };
     let original = std::fs::read_to_string(library.join(SAY)).unwrap();
     let mut doc = Document::open("behavior.xar", original.as_bytes()).unwrap();
-    let before = doc.box_def(&localized_text()).unwrap();
-    assert_eq!(
-        plugin_texts(before)
-            .iter()
-            .find(|(f, _)| f == "english")
-            .map(|(_, t)| t.as_str()),
-        Some("Hello")
-    );
+    assert_eq!(english(&doc).as_deref(), Some("Hello"));
     let text = "Good \"morning\" & <welcome>";
     let patch = doc
         .apply(&Edit::SetPluginText {
@@ -54,14 +56,7 @@ fn the_stock_say_s_english_text_is_set_in_its_panel_s_field_and_its_generated_sc
         );
     assert_ne!(expected, original);
     assert_eq!(String::from_utf8(doc.bytes().to_vec()).unwrap(), expected);
-    let after = doc.box_def(&localized_text()).unwrap();
-    assert_eq!(
-        plugin_texts(after)
-            .iter()
-            .find(|(f, _)| f == "english")
-            .map(|(_, t)| t.as_str()),
-        Some(text)
-    );
+    assert_eq!(english(&doc).as_deref(), Some(text));
     // Undone: the file's bytes.
     doc.apply_patch(&patch.inverse()).unwrap();
     assert_eq!(String::from_utf8(doc.bytes().to_vec()).unwrap(), original);
