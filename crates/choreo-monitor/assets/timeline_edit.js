@@ -1,6 +1,7 @@
 // choreo's live monitor: an editor's timeline tools (`choreo edit`, docs/editor.md), in the
 // Properties tab of a selected timeline box: its frame rate and start and end frames, its
-// behavior layers and keyframes, its motion curves with their keys (drag a key to move it,
+// behavior layers and keyframes, its motion curves with their keys (drag a key to move it
+// along one axis, Shift: both;
 // click it to set its value and interpolation), and a pose made with the joints' sliders
 // or by dragging a limb of the 3D robot (the sliders keep the joints' ranges, coupled ones
 // following their partner) stored as keys ("Store joints in keyframe").
@@ -122,6 +123,12 @@ export class TimelineEditPane {
     if (!d.moved && Math.hypot(e.clientX - d.x, e.clientY - d.y) < 3) return;
     d.moved = true;
     const p = this.curvePoint(d.svg, e);
+    // Along one axis, the one the pointer went furthest along (a sideways drag keeps the
+    // value, an upward one the frame); Shift frees it.
+    if (!e.shiftKey) {
+      if (Math.abs(e.clientX - d.x) >= Math.abs(e.clientY - d.y)) p.value = d.k.value;
+      else p.frame = d.k.frame;
+    }
     const c = this.curveScale;
     const x = ((p.frame - c.first) / (c.last - c.first)) * c.W;
     const y = c.H - ((p.value - c.lo) / (c.hi - c.lo)) * c.H;

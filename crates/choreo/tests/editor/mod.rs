@@ -844,10 +844,23 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
         );
     }
 
-    // The key at 11 dragged later in the curve editor.
+    // The key at 11 dragged later in the curve editor, the hand wobbling 6 px: the drag
+    // keeps to one axis, the value stays.
+    let value_of = |text: &str| {
+        model(text).root_box.diagrams().next().unwrap().boxes[0]
+            .timeline
+            .clone()
+            .unwrap()
+            .actuator_list
+            .unwrap()
+            .curves[0]
+            .keys[1]
+            .value
+    };
+    let before = value_of(&e.bytes());
     let key = "#tl-curves .tl-key[data-frame='11']";
     let from = e.at(key, 0.0, 0.0);
-    e.page.drag(from, (from.0 + 60.0, from.1));
+    e.page.drag(from, (from.0 + 60.0, from.1 - 6.0));
     assert!(e.answered(), "the key was not moved");
     let xar = model(&e.bytes());
     let t = xar.root_box.diagrams().next().unwrap().boxes[0]
@@ -856,6 +869,11 @@ fn a_timeline_is_keyed_in_the_page_and_moves_the_robot_as_keyed() {
         .unwrap();
     let moved = t.actuator_list.as_ref().unwrap().curves[0].keys[1].clone();
     assert!(moved.frame > 11, "the key is at frame {}", moved.frame);
+    assert!(
+        (moved.value - before).abs() < 1e-6,
+        "a sideways drag changed the value: {before} → {}",
+        moved.value
+    );
     e.properties_shown();
 
     // Its left side made Bezier, the handle typed: 4 frames before it, 10° above. The file
