@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use choreo_xar::FileTree;
 use choreo_xar::archive::pack_ar;
 
-use crate::project::NEW_BEHAVIOR;
+use crate::project::{NEW_BEHAVIOR, escape};
 
 /// What `choreo new` makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,15 +182,6 @@ fn library(name: &str) -> choreo_xar::Result<Vec<u8>> {
     files.insert("Python Script/box.xar".into(), box_xar.into_bytes());
     files.insert("xalinfo".into(), xalinfo.as_bytes().to_vec());
     pack_ar(name, "content", "", &files)
-}
-
-/// XML's five characters escaped, for an attribute.
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
 }
 
 /// Writes `bytes` to `file`, made with its folders; never over a file already there.

@@ -450,7 +450,8 @@ fn spliced(text: &str, mut splices: Vec<(usize, usize, String)>) -> String {
     out
 }
 
-fn escape(value: &str) -> String {
+/// `value` escaped for a double-quoted attribute.
+pub(crate) fn escape(value: &str) -> String {
     value
         .replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -410,4 +410,14 @@ fn an_action_given_alone_is_read_as_a_scenario_entry_s() {
     ] {
         assert!(action_now(&bad).is_err(), "{bad}");
     }
+    // A world event by its key, raised with its documented value (the Talk tab's face).
+    let face = choreo_naoqi::scenario::world_action(&serde_json::json!({"event": "FaceDetected"}))
+        .unwrap();
+    assert!(
+        matches!(&face, Action::RaiseEvent { key, value: Value::List(v) } if key == "FaceDetected" && !v.is_empty()),
+        "{face:?}"
+    );
+    assert!(
+        choreo_naoqi::scenario::world_action(&serde_json::json!({"event": "Sneezed"})).is_err()
+    );
 }

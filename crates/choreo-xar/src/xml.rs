@@ -633,7 +633,7 @@ fn normalize_eols(s: String) -> String {
 
 /// Line ends of the source are normalised before references are resolved, as XML does, so
 /// that `&#x0D;` stays a CR.
-fn unescape_text(raw: &str) -> Option<String> {
+pub(crate) fn unescape_text(raw: &str) -> Option<String> {
     let normalized = normalize_eols(raw.to_string());
     let unescaped = quick_xml::escape::unescape(&normalized).ok()?;
     Some(unescaped.into_owned())

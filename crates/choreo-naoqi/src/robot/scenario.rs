@@ -385,6 +385,24 @@ pub fn action_now(step: &serde_json::Value) -> Result<Action, ScenarioError> {
     action_of(&mut raw).map_err(ScenarioError::Action)
 }
 
+/// The action a page's `world` message asks (docs/monitor.md): its scenario `step`
+/// ([`action_now`]), or a world `event` raised with the value its documentation page gives
+/// ([`crate::WORLD_EVENTS`]).
+pub fn world_action(message: &serde_json::Value) -> Result<Action, ScenarioError> {
+    if let Some(key) = message["event"].as_str() {
+        let value = crate::world_event(key)
+            .and_then(|e| (e.values)().into_iter().next())
+            .ok_or_else(|| {
+                ScenarioError::Action(format!("{key}: not an event the world raises"))
+            })?;
+        return Ok(Action::RaiseEvent {
+            key: key.to_string(),
+            value,
+        });
+    }
+    action_now(&message["step"])
+}
+
 impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
         Entry::try_from(RawEntry::deserialize(d)?).map_err(serde::de::Error::custom)

@@ -18,13 +18,6 @@ pub const TEXT_EDIT: (&str, &str) = ("textedit_plugin", "text");
 /// Localized Text's plugin (its fields: languages, lower case English names).
 pub const LOCALIZED_TEXT: &str = "localizationbox_plugin";
 
-/// `text` as an element's plain text.
-pub(super) fn escape_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// `english` → `English`, as the generated script names it.
 pub(super) fn capitalized(field: &str) -> String {
     let mut c = field.chars();
@@ -106,8 +99,7 @@ pub fn plugin_texts(def: &crate::model::BoxDef) -> Vec<(String, String)> {
 /// unescaped.
 fn field_text(body: &str) -> String {
     if !body.contains("<![CDATA[") {
-        return quick_xml::escape::unescape(body)
-            .map_or_else(|_| body.to_string(), |t| t.into_owned());
+        return crate::xml::unescape_text(body).unwrap_or_else(|| body.to_string());
     }
     let mut out = String::new();
     let mut rest = body;

@@ -2,11 +2,10 @@
 //! panel sets it (`plugin.rs` says what Choregraphe writes).
 
 use super::plugin::{
-    LOCALIZED_TEXT, TEXT_EDIT, capitalized, escape_text, literal_after, plugin_texts,
-    python_escaped,
+    LOCALIZED_TEXT, TEXT_EDIT, capitalized, literal_after, plugin_texts, python_escaped,
 };
 use super::{BoxRef, Document, EditError, Splice};
-use crate::xml::write_cdata;
+use crate::xml::{escape_text, write_cdata};
 
 impl Document {
     /// The splices that set `field` of the plugin box at `at` to `text`.
@@ -88,7 +87,11 @@ impl Document {
         // The CDATA sections only (the white space Choregraphe lays around them stays).
         let (range, inserted) = match (body.find("<![CDATA["), body.rfind("]]>")) {
             (Some(a), Some(z)) if a < z => (inner.start + a..inner.start + z + 3, cdata),
-            _ => (inner, escape_text(text)),
+            _ => {
+                let mut plain = String::new();
+                escape_text(&mut plain, text);
+                (inner, plain)
+            }
         };
         Splice {
             at: range.start,

@@ -158,7 +158,7 @@ pub fn commands(
                     errln!("monitor: cannot stimulate {path}.{input}: {e}");
                 }
             }
-            Command::World(v) => match (robot, world_action(&v)) {
+            Command::World(v) => match (robot, choreo_naoqi::scenario::world_action(&v)) {
                 (Some(robot), Ok(action)) => robot.inject(&action),
                 (None, _) => errln!("monitor: only the simulated robot is acted on from the page"),
                 (_, Err(e)) => errln!("monitor: {e}"),
@@ -168,24 +168,6 @@ pub fn commands(
         }
     }
     stop
-}
-
-/// The action a page's `world` message asks: its scenario `step`, or world `event` raised
-/// with the value its documentation page gives.
-fn world_action(v: &serde_json::Value) -> Result<choreo_naoqi::Action, String> {
-    if let Some(key) = v["event"].as_str() {
-        let event = choreo_naoqi::world_event(key)
-            .ok_or_else(|| format!("{key}: not an event the world raises"))?;
-        let value = (event.values)()
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("{key}: no value"))?;
-        return Ok(choreo_naoqi::Action::RaiseEvent {
-            key: key.to_string(),
-            value,
-        });
-    }
-    choreo_naoqi::scenario::action_now(&v["step"]).map_err(|e| e.to_string())
 }
 
 /// Set once a monitor lingers after its run's end: nothing is left to unload, so the Ctrl-C

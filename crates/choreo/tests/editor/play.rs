@@ -28,16 +28,21 @@ fn play(e: &mut Editing) -> String {
         .to_string()
 }
 
+/// examples/interactive (it asks for a touch on the head and answers it), edited.
+fn interactive(browser: &std::path::Path) -> Editing {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("behavior.xar");
+    std::fs::copy(workspace().join("examples/interactive/behavior.xar"), &file).unwrap();
+    Editing::serve(browser, dir, file, "id=\"play\"")
+}
+
 #[test]
 fn play_takes_a_scenario_file_and_a_robot_url() {
     let Some(browser) = choreo_testkit::chromium("choreo edit's Play options") else {
         return;
     };
     // examples/interactive with its scenario: the touch comes, the behavior answers it.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("behavior.xar");
-    std::fs::copy(workspace().join("examples/interactive/behavior.xar"), &file).unwrap();
-    let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
+    let mut e = interactive(&browser);
     let touch = workspace().join("examples/interactive/touch.yaml");
     option(&mut e, "play-events", touch.to_str().unwrap());
     assert_eq!(play(&mut e), "finished");
@@ -77,10 +82,7 @@ fn the_talk_tab_touches_and_speaks_to_the_behavior_playing() {
     let Some(browser) = choreo_testkit::chromium("choreo edit's Talk tab") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("behavior.xar");
-    std::fs::copy(workspace().join("examples/interactive/behavior.xar"), &file).unwrap();
-    let mut e = Editing::serve(&browser, dir, file, "id=\"play\"");
+    let mut e = interactive(&browser);
     play_and_talk(&mut e);
     let said = |who: &str, text: &str| {
         format!(

@@ -220,20 +220,7 @@ fn a_project_made_by_choreo_new_opens_at_once_and_an_empty_folder_offers_it() {
         "g.box[data-path='root/Say'] circle.output[data-port='onStopped']",
         "g.owner-port.out[data-port='onStopped'] rect",
     );
-    let pml = empty.join("greeter.pml");
-    let trace = empty.with_file_name("trace.jsonl");
-    let run = crate::support::cli::choreo(&[
-        "run",
-        pml.to_str().unwrap(),
-        "--fast",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let said = std::fs::read_to_string(&trace).unwrap();
-    assert!(said.contains("\"said\""), "nothing said");
+    e.file = empty.join("greeter.pml");
+    let events = e.run_fast();
+    assert!(events.iter().any(|v| v["event"] == "said"), "nothing said");
 }
