@@ -43,13 +43,14 @@ pub(super) fn literal_after(script: &str, opening: &str) -> Option<Range<usize>>
 }
 
 /// `text` inside a double-quoted Python string, as Choregraphe writes it (`\r\n` for a
-/// Windows line end, `\"`, `\\`).
+/// Windows line end, `\"`, `\'` — the corpus's `" Hello, I\'m  "` —, `\\`).
 pub(super) fn python_escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
+            '\'' => out.push_str("\\'"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),

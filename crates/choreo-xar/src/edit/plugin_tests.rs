@@ -110,3 +110,62 @@ text]]></text></pluginContent><Input name="onStart" type="1" type_size="1" natur
         );
     assert_eq!(String::from_utf8(doc.bytes().to_vec()).unwrap(), expected);
 }
+
+/// What Choregraphe wrote, written again: a 2.x project's Localized Text (CDATA in its
+/// panel, `"English" : " Hello, I\'m  ",` in its script) set to the text its panel holds
+/// gives the file's own bytes — the escaping and the padding are Choregraphe's.
+#[test]
+fn setting_the_text_choregraphe_wrote_gives_choregraphe_s_bytes() {
+    let Some(corpus) = choreo_testkit::corpus("a project's Localized Text") else {
+        return;
+    };
+    let original =
+        std::fs::read_to_string(corpus.join("icoxfog417__PepperYesMan/behavior.xar")).unwrap();
+    let mut doc = Document::open("behavior.xar", original.as_bytes()).unwrap();
+    let mut set = 0;
+    for at in plugin_boxes(&doc) {
+        let def = doc.box_def(&at).unwrap().clone();
+        for (field, text) in plugin_texts(&def) {
+            doc.apply(&Edit::SetPluginText {
+                at: at.clone(),
+                field,
+                text,
+            })
+            .unwrap();
+            set += 1;
+        }
+    }
+    assert!(set > 20, "{set} texts set");
+    assert_eq!(String::from_utf8(doc.bytes().to_vec()).unwrap(), original);
+}
+
+/// Every Localized Text box of `doc` by its ref (boxes of flow diagrams, breadth first).
+fn plugin_boxes(doc: &Document) -> Vec<BoxRef> {
+    let mut out = Vec::new();
+    let mut todo = vec![BoxRef::default()];
+    while let Some(at) = todo.pop() {
+        let def = doc.box_def(&at).unwrap();
+        if def.plugin.as_deref() == Some(LOCALIZED_TEXT) {
+            out.push(at.clone());
+        }
+        for (layer, l) in def
+            .timeline
+            .iter()
+            .flat_map(|t| t.layers.iter())
+            .enumerate()
+        {
+            for (keyframe, k) in l.keyframes.iter().enumerate() {
+                for b in k.diagram.iter().flat_map(|d| d.boxes.iter()) {
+                    let mut r = at.clone();
+                    r.0.push(Step {
+                        layer,
+                        keyframe,
+                        id: b.id,
+                    });
+                    todo.push(r);
+                }
+            }
+        }
+    }
+    out
+}
