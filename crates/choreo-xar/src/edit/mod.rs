@@ -18,6 +18,7 @@ mod group_splices;
 mod links;
 mod paste;
 mod plugin;
+mod plugin_rows;
 mod plugin_splices;
 mod ports;
 mod ports_splices;
@@ -28,7 +29,10 @@ mod timeline_splices;
 use crate::model::{BoxDef, ContentType, Diagram, XarFile};
 use crate::xml::{escape_attribute, write_cdata};
 pub use links::LinkRef;
-pub use plugin::{LOCALIZED_TEXT, TEXT_EDIT, plugin_texts};
+pub use plugin::{
+    ANGLE_EDIT, COLOR_EDIT, LOCALIZED_TEXT, MULTI_EDIT, NUMBER_EDIT, SET_LANGUAGE, SWITCH_CASE,
+    TEXT_EDIT, plugin_rows, plugin_texts,
+};
 pub use ports::{BoxFieldEdit, NewPort};
 use spans::{Spans, attribute, attribute_insertion};
 pub use timeline::{Interpolation, TimelineEdit};
@@ -94,8 +98,8 @@ pub enum Edit {
         /// The whole script.
         text: String,
     },
-    /// Sets a stock box's text as its plugin panel does (`edit/plugin.rs`): a Text Edit's
-    /// `text`, a Localized Text's language (`english`).
+    /// Sets a stock box's value as its plugin panel does (`edit/plugin.rs`): a Text Edit's
+    /// `text`, a Localized Text's language (`english`), a Number Edit's `number`, ...
     SetPluginText {
         /// The box.
         at: BoxRef,
@@ -103,6 +107,16 @@ pub enum Edit {
         field: String,
         /// The text.
         text: String,
+    },
+    /// Sets the rows of a stock box's table as its plugin panel does (`edit/plugin.rs`):
+    /// Switch Case's cases, Multi Edit's values, a Choice box's answers in one language.
+    SetPluginRows {
+        /// The box.
+        at: BoxRef,
+        /// The table: `keywords`, or the Choice box's language (`english`).
+        table: String,
+        /// The rows, first first (each a port of the box: `output_1`, ...).
+        rows: Vec<String>,
     },
     /// Links two ports in a diagram.
     Link {
@@ -320,6 +334,7 @@ impl Document {
             } => self.set_parameter(at, parameter, value)?,
             Edit::SetScript { at, text } => self.set_script(at, text)?,
             Edit::SetPluginText { at, field, text } => self.set_plugin_text(at, field, text)?,
+            Edit::SetPluginRows { at, table, rows } => self.set_plugin_rows(at, table, rows)?,
             Edit::Link { diagram, link } => self.link(diagram, *link)?,
             Edit::Unlink { diagram, link } => {
                 let node = self.link_node(diagram, *link)?;
@@ -720,6 +735,8 @@ fn unescape(raw: &str) -> String {
 
 #[cfg(test)]
 mod group_tests;
+#[cfg(test)]
+mod plugin_panel_tests;
 #[cfg(test)]
 mod plugin_tests;
 #[cfg(test)]

@@ -1,11 +1,22 @@
-//! The splices of [`super::Edit::SetPluginText`]: a stock box's text set as its plugin
-//! panel sets it (`plugin.rs` says what Choregraphe writes).
+//! The splices of [`super::Edit::SetPluginText`]: a stock box's value set as its plugin
+//! panel sets it (`plugin.rs` says what Choregraphe writes where).
+
+use std::ops::Range;
 
 use super::plugin::{
-    LOCALIZED_TEXT, TEXT_EDIT, capitalized, literal_after, plugin_texts, python_escaped,
+    ANGLE_EDIT, COLOR_EDIT, LANGUAGE_SWITCHES, LOCALIZED_TEXT, NUMBER_EDIT, SET_LANGUAGE,
+    TEXT_EDIT, capitalized, color, literal_after, number, plugin_texts, python_escaped, radians,
 };
-use super::{BoxRef, Document, EditError, Splice};
+use super::{BoxRef, Document, EditError, Splice, refused};
 use crate::xml::{escape_text, write_cdata};
+
+/// Where a generated script holds a value: after `opening`, up to `end`.
+enum Slot<'a> {
+    /// A double-quoted Python string's content.
+    Literal(&'a str),
+    /// Up to the first `end` after `opening` on its line.
+    Until(&'a str, char),
+}
 
 impl Document {
     /// The splices that set `field` of the plugin box at `at` to `text`.
@@ -17,52 +28,149 @@ impl Document {
     ) -> Result<Vec<Splice>, EditError> {
         let def = self.box_def(at)?;
         let plugin = def.plugin.as_deref().unwrap_or_default();
-        // Where the generated script holds the text: after this, up to the closing quote.
-        let (opening, padded) = match plugin {
-            p if p == TEXT_EDIT.0 && field == TEXT_EDIT.1 => {
-                ("self.onStopped(\"".to_string(), false)
-            }
-            // a language the panel lists (its element is there)
-            LOCALIZED_TEXT if plugin_texts(def).iter().any(|(f, _)| f == field) => {
-                (format!("\"{}\" : \"", capitalized(field)), true)
-            }
-            _ => {
-                return Err(EditError::Refused(format!(
-                    "{}: no text `{field}` to set (a Text Edit's `text`, a Localized Text's \
-                     language)",
-                    def.name
-                )));
-            }
-        };
+        let fields = plugin_texts(def);
+        if !fields.iter().any(|(f, _)| f == field) {
+            return Err(refused(format!(
+                "{}: its panel has no text `{field}` to set (it has: {})",
+                def.name,
+                fields
+                    .iter()
+                    .map(|(f, _)| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let bad = |why: String| refused(format!("{}: {field}: {why}", def.name));
         let node = self.box_node(at)?;
         let content = self
             .spans
             .child(node, "pluginContent")
             .ok_or_else(|| EditError::NotFound(format!("{} has no pluginContent", def.name)))?;
-        let mut splices = vec![self.plugin_field(content, field, text)];
-        // The generated script, when it holds the text (a script left empty regenerates).
-        if let Some(script) = self
+        let language_key;
+        // The panel's field as written, and where and what the script gets.
+        let (kept, slot, script_value) = match plugin {
+            p if p == TEXT_EDIT.0 => (
+                text.to_string(),
+                Slot::Literal("self.onStopped(\""),
+                python_escaped(text),
+            ),
+            LOCALIZED_TEXT => {
+                language_key = format!("\"{}\" : \"", capitalized(field));
+                let padded = format!(" {} ", python_escaped(text));
+                (text.to_string(), Slot::Literal(&language_key), padded)
+            }
+            NUMBER_EDIT => {
+                let n = number(text).map_err(bad)?;
+                (n.clone(), Slot::Until("self.onStopped(", ')'), n)
+            }
+            COLOR_EDIT => {
+                let (hex, rgb) = color(text).map_err(bad)?;
+                (hex, Slot::Until("self.onStopped([", ']'), rgb)
+            }
+            ANGLE_EDIT => {
+                let value = |f: &str| {
+                    fields
+                        .iter()
+                        .find(|(name, _)| name == f)
+                        .map_or("0", |(_, v)| v.as_str())
+                };
+                let (angle, unit) = match field {
+                    "unit" if matches!(text, "0" | "1") => (value("angle").to_string(), text),
+                    "unit" => return Err(bad("0 (degrees) or 1 (radians)".into())),
+                    _ => (number(text).map_err(bad)?, value("unit")),
+                };
+                let degrees: f64 = angle.parse().map_err(|_| bad(format!("{angle:?}")))?;
+                let kept = if field == "unit" {
+                    unit.to_string()
+                } else {
+                    angle
+                };
+                (
+                    kept,
+                    Slot::Until("self.onStopped(", ')'),
+                    radians(degrees, unit),
+                )
+            }
+            SET_LANGUAGE if field == "language" => {
+                if text.trim().is_empty() || text.contains(['"', '\\', '\n', '\r']) {
+                    return Err(bad(format!("a language's name, not {text:?}")));
+                }
+                (
+                    text.to_string(),
+                    Slot::Literal("self.language = \""),
+                    text.to_string(),
+                )
+            }
+            SET_LANGUAGE => {
+                let Some((_, line)) = LANGUAGE_SWITCHES.iter().find(|(f, _)| *f == field) else {
+                    return Err(bad("not a field of Set Language".into()));
+                };
+                let on = match text {
+                    "0" => "False",
+                    "1" => "True",
+                    _ => return Err(bad(format!("0 or 1, not {text:?}"))),
+                };
+                let mut splices = self.switch(content, field, text);
+                splices.extend(self.script_splice(node, &Slot::Until(line, '\n'), on));
+                return Ok(splices);
+            }
+            _ => return Err(bad("no panel choreo edits".into())),
+        };
+        let mut splices = vec![self.plugin_field(content, field, &kept)];
+        // A project made on Windows: its texts' line ends are `\r\n` in the script (the
+        // panel's CDATA may have lost its `\r` to a checkout; the script's escapes keep it).
+        let script_value = match self.script_splice(node, &slot, "") {
+            Some(old) if old.removed.contains("\\r\\n") && matches!(slot, Slot::Literal(_)) => {
+                script_value
+                    .replace("\\r\\n", "\\n")
+                    .replace("\\n", "\\r\\n")
+            }
+            _ => script_value,
+        };
+        splices.extend(self.script_splice(node, &slot, &script_value));
+        Ok(splices)
+    }
+
+    /// The splice that writes `value` where `slot` is in the generated script of the box
+    /// `node`, if the script has that place (a script left empty regenerates).
+    fn script_splice(&self, node: usize, slot: &Slot<'_>, value: &str) -> Option<Splice> {
+        let inner = self.script_inner(node)?;
+        let script = &self.text[inner.clone()];
+        let found = match *slot {
+            Slot::Literal(opening) => literal_after(script, opening)?,
+            Slot::Until(opening, end) => {
+                let start = script.find(opening)? + opening.len();
+                let len = script[start..].find(end)?;
+                // a Windows line end stays
+                let len = script[start..start + len].trim_end_matches('\r').len();
+                start..start + len
+            }
+        };
+        let range = inner.start + found.start..inner.start + found.end;
+        Some(Splice {
+            at: range.start,
+            removed: self.text[range].to_string(),
+            inserted: value.to_string(),
+        })
+    }
+
+    /// The text inside the `<content>` of the box `node`'s script.
+    pub(super) fn script_inner(&self, node: usize) -> Option<Range<usize>> {
+        let content = self
             .spans
             .child(node, "script")
-            .and_then(|s| self.spans.child(s, "content"))
-            && let Some(close) = &self.spans.nodes[script].close
-        {
-            let inner = self.spans.nodes[script].open.end..close.start;
-            if let Some(literal) = literal_after(&self.text[inner.clone()], &opening) {
-                let escaped = python_escaped(text);
-                splices.push(Splice {
-                    at: inner.start + literal.start,
-                    removed: self.text[inner.start + literal.start..inner.start + literal.end]
-                        .to_string(),
-                    inserted: if padded {
-                        format!(" {escaped} ")
-                    } else {
-                        escaped
-                    },
-                });
-            }
+            .and_then(|s| self.spans.child(s, "content"))?;
+        let close = self.spans.nodes[content].close.as_ref()?;
+        Some(self.spans.nodes[content].open.end..close.start)
+    }
+
+    /// Set Language's switch `field` (`<asr use="1" />`) set to `on`, the element added
+    /// after the others when the file has none.
+    fn switch(&self, content: usize, field: &str, on: &str) -> Vec<Splice> {
+        match self.spans.child(content, field) {
+            Some(element) => self.set_attribute(element, "use", on),
+            None => vec![self.insert_last(content, &format!("<{field} use=\"{on}\" />"))],
         }
-        Ok(splices)
     }
 
     /// The splice that sets the `<field>` child of `<pluginContent>` (node `content`) to
@@ -76,10 +184,15 @@ impl Document {
         };
         let n = &self.spans.nodes[child];
         let Some(close) = &n.close else {
+            // `<text />` stays so while it is empty (the 2.1 library's Text Edit)
+            let element = &self.text[n.open.clone()];
             return Splice {
                 at: n.open.start,
-                removed: self.text[n.open.clone()].to_string(),
-                inserted: format!("<{field}>{cdata}</{field}>"),
+                removed: element.to_string(),
+                inserted: match text.is_empty() {
+                    true => element.to_string(),
+                    false => format!("<{field}>{cdata}</{field}>"),
+                },
             };
         };
         let inner = n.open.end..close.start;
@@ -90,6 +203,10 @@ impl Document {
             _ => {
                 let mut plain = String::new();
                 escape_text(&mut plain, text);
+                // line ends as the file writes them in this text (Choregraphe 1.x: `&#x0A;`)
+                if body.contains("&#x0A;") {
+                    plain = plain.replace('\n', "&#x0A;");
+                }
                 (inner, plain)
             }
         };

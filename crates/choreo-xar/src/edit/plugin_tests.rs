@@ -123,7 +123,7 @@ fn setting_the_text_choregraphe_wrote_gives_choregraphe_s_bytes() {
         std::fs::read_to_string(corpus.join("icoxfog417__PepperYesMan/behavior.xar")).unwrap();
     let mut doc = Document::open("behavior.xar", original.as_bytes()).unwrap();
     let mut set = 0;
-    for at in plugin_boxes(&doc) {
+    for at in panel_boxes(&doc) {
         let def = doc.box_def(&at).unwrap().clone();
         for (field, text) in plugin_texts(&def) {
             doc.apply(&Edit::SetPluginText {
@@ -139,13 +139,13 @@ fn setting_the_text_choregraphe_wrote_gives_choregraphe_s_bytes() {
     assert_eq!(String::from_utf8(doc.bytes().to_vec()).unwrap(), original);
 }
 
-/// Every Localized Text box of `doc` by its ref (boxes of flow diagrams, breadth first).
-fn plugin_boxes(doc: &Document) -> Vec<BoxRef> {
+/// Every box of `doc` that has a panel (a `plugin`), by its ref.
+pub(super) fn panel_boxes(doc: &Document) -> Vec<BoxRef> {
     let mut out = Vec::new();
     let mut todo = vec![BoxRef::default()];
     while let Some(at) = todo.pop() {
         let def = doc.box_def(&at).unwrap();
-        if def.plugin.as_deref() == Some(LOCALIZED_TEXT) {
+        if def.plugin.as_deref().is_some_and(|p| !p.is_empty()) {
             out.push(at.clone());
         }
         for (layer, l) in def

@@ -76,7 +76,7 @@ impl Document {
 
     /// Inserts `element` (a `kind` element) among the box `node`'s fields, after the last of
     /// its kind, or where its kind goes in [`ORDER`].
-    fn insert_field(&self, node: usize, kind: &str, element: &str) -> Splice {
+    pub(super) fn insert_field(&self, node: usize, kind: &str, element: &str) -> Splice {
         let rank = ORDER.iter().position(|k| *k == kind).unwrap_or(ORDER.len());
         let children = &self.spans.nodes[node].children;
         let rank_of = |c: usize| ORDER.iter().position(|k| *k == self.spans.nodes[c].name);
