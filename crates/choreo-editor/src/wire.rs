@@ -71,6 +71,11 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
             field: string(v, "field")?,
             text: string(v, "text")?,
         },
+        "plugin_rows" => Edit::SetPluginRows {
+            at: box_ref(&v["box"])?,
+            table: string(v, "table")?,
+            rows: strings(v, "rows")?,
+        },
         "link" | "unlink" => {
             let diagram = diagram_ref(&v["diagram"])?;
             let link = link(document, &diagram, v)?;
@@ -136,14 +141,27 @@ pub fn edit(at: &Context<'_>, v: &Value) -> Result<Edit, WireError> {
     })
 }
 
-/// The plugin texts of the box at `at` (`b`) and of the boxes of its flow diagram: `[{box,
-/// name, plugin, texts: [{field, text}]}]`.
+/// The strings of the array `v[key]`.
+fn strings(v: &Value, key: &str) -> Result<Vec<String>, WireError> {
+    v[key]
+        .as_array()
+        .and_then(|a| a.iter().map(|r| r.as_str().map(str::to_string)).collect())
+        .ok_or_else(|| malformed(&format!("{key} is an array of strings")))
+}
+
+/// What the panels of the box at `at` (`b`) and of the boxes of its flow diagram edit:
+/// `[{box, name, plugin, texts: [{field, text}], tables: [{table, rows}]}]`.
 fn plugin_texts_of(at: &BoxRef, b: &BoxDef) -> Vec<Value> {
     let entry = |r: &BoxRef, d: &BoxDef| {
         let texts = choreo_xar::edit::plugin_texts(d);
-        (!texts.is_empty()).then(|| json!({
+        let tables = choreo_xar::edit::plugin_rows(d);
+        (!texts.is_empty() || !tables.is_empty()).then(|| json!({
             "box": steps(r), "name": d.name, "plugin": d.plugin,
             "texts": texts.iter().map(|(f, t)| json!({"field": f, "text": t})).collect::<Vec<_>>(),
+            "tables": tables.iter().map(|(t, rows)| json!({"table": t, "rows": rows})).collect::<Vec<_>>(),
+            // Set Language's list: the names NAOqi's setLanguage takes
+            "languages": (d.plugin.as_deref() == Some(choreo_xar::edit::SET_LANGUAGE))
+                .then(|| choreo_robot::languages::LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>()),
         }))
     };
     let mut out: Vec<Value> = entry(at, b).into_iter().collect();

@@ -20,6 +20,9 @@ export const KINDS = [
 
 // ---------------------------------------------------------------- small DOM helpers
 
+/** A box's `ref` as one string, to know it again after the structure is redrawn. */
+export const refKey = (ref) => JSON.stringify(ref ?? null);
+
 export function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
   setAttrs(el, attrs);

@@ -6,12 +6,9 @@
 // `structure` and `edited` (ok, or why not: then the drawing is put back as it was).
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
-import { BOX_W, BOX_MIN_H, h, s } from "./dom.js";
+import { BOX_W, BOX_MIN_H, h, refKey, s } from "./dom.js";
 import { codeEditor, setText, showProblems } from "./code.js";
 import { glyphIcon } from "./glyphs.js";
-
-/** A box's `ref` as one string, to know it again after the structure is redrawn. */
-const refKey = (ref) => JSON.stringify(ref ?? null);
 
 export class EditPane {
   editing() {
@@ -606,7 +603,7 @@ export class EditPane {
     const head = [h("div", { class: "prop-row" }, h("label", { text: "name", for: "prop-name" }), name, playBox, ungroup)];
     if (box.parameters.length) head.push(h("h3", { text: "Parameters" }));
     for (const p of box.parameters) head.push(this.parameterField(at, p));
-    head.push(...this.renderPluginTexts(box), ...this.renderFields(box));
+    head.push(...this.renderPanels(box), ...this.renderFields(box));
     if (kept) kept.before(...head);
     else P.append(...head);
     // A Dialog box's script is generated at run time, as Choregraphe's: its topics are shown.
@@ -661,43 +658,6 @@ export class EditPane {
       holder.textContent = `could not load the code editor: ${e}`;
     });
     return section;
-  }
-
-  /** The texts Choregraphe's panels edit (Text Edit's text; Localized Text's, one a
-   * language, for the stock Say too: its inner box's), each saved as that panel saves it
-   * (the `plugin_text` edit: the plugin's field and the script generated from it). */
-  renderPluginTexts(box) {
-    const out = [];
-    for (const entry of box.plugin_texts || []) {
-      const texts = entry.texts || [];
-      if (!texts.length) continue;
-      const key = refKey(entry.box);
-      const row = h("div", { class: "prop-row plugin-text", "data-plugin": entry.plugin ?? "" });
-      const field = h("textarea", { id: `plugin-${entry.box.map((s) => s.join("_")).join("-") || "root"}`, rows: 2 });
-      const show = (f) => {
-        const t = texts.find((x) => x.field === f) || texts[0];
-        this.pluginField = { key, field: t.field };
-        const fresh = field.cloneNode(false);
-        field.replaceWith(fresh);
-        this.draftField(fresh, `${key}\nplugin ${t.field}`, t.text, (text) => this.sendEdit({ kind: "plugin_text", box: entry.box, field: t.field, text }));
-        row.field = fresh;
-      };
-      const label = h("label", { text: entry.name, title: `${entry.plugin}: what Choregraphe's panel edits` });
-      if (texts.length > 1) {
-        // Localized Text: the language shown (English first, as the simulated robot speaks)
-        const remembered = this.pluginField?.key === key ? this.pluginField.field : null;
-        const start = remembered || (texts.some((t) => t.field === "english") ? "english" : texts[0].field);
-        const pick = h("select", { class: "plugin-language", onchange: () => show(pick.value) },
-          texts.map((t) => h("option", { value: t.field, text: t.field, selected: t.field === start })));
-        row.append(label, pick, field);
-        show(start);
-      } else {
-        row.append(label, field);
-        show(texts[0].field);
-      }
-      out.push(h("h3", { text: "Text" }), row);
-    }
-    return out;
   }
 
   /** The box's inputs, outputs, parameters and resources: each removable or changed in

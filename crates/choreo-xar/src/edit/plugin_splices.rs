@@ -68,28 +68,8 @@ impl Document {
                 (hex, Slot::Until("self.onStopped([", ']'), rgb)
             }
             ANGLE_EDIT => {
-                let value = |f: &str| {
-                    fields
-                        .iter()
-                        .find(|(name, _)| name == f)
-                        .map_or("0", |(_, v)| v.as_str())
-                };
-                let (angle, unit) = match field {
-                    "unit" if matches!(text, "0" | "1") => (value("angle").to_string(), text),
-                    "unit" => return Err(bad("0 (degrees) or 1 (radians)".into())),
-                    _ => (number(text).map_err(bad)?, value("unit")),
-                };
-                let degrees: f64 = angle.parse().map_err(|_| bad(format!("{angle:?}")))?;
-                let kept = if field == "unit" {
-                    unit.to_string()
-                } else {
-                    angle
-                };
-                (
-                    kept,
-                    Slot::Until("self.onStopped(", ')'),
-                    radians(degrees, unit),
-                )
+                let (kept, sent) = angle(&fields, field, text).map_err(bad)?;
+                (kept, Slot::Until("self.onStopped(", ')'), sent)
             }
             SET_LANGUAGE if field == "language" => {
                 if text.trim().is_empty() || text.contains(['"', '\\', '\n', '\r']) {
@@ -216,4 +196,29 @@ impl Document {
             inserted,
         }
     }
+}
+
+/// Angle Edit's `field` (`angle` or `unit`) set to `text`, the other as the panel has it in
+/// `fields`: what its field keeps, and the radians its script sends.
+fn angle(fields: &[(String, String)], field: &str, text: &str) -> Result<(String, String), String> {
+    let value = |f: &str| {
+        fields
+            .iter()
+            .find(|(name, _)| name == f)
+            .map_or("0", |(_, v)| v.as_str())
+    };
+    let (angle, unit) = match field {
+        "unit" if matches!(text, "0" | "1") => (value("angle").to_string(), text),
+        "unit" => return Err("0 (degrees) or 1 (radians)".into()),
+        _ => (number(text)?, value("unit")),
+    };
+    let a: f64 = angle
+        .parse()
+        .map_err(|_| format!("{angle:?} is not a number"))?;
+    let kept = if field == "unit" {
+        unit.to_string()
+    } else {
+        angle
+    };
+    Ok((kept, radians(a, unit)))
 }
