@@ -29,6 +29,7 @@ import { ProjectEditPane } from "./project_edit.js";
 import { DraftsPane } from "./drafts.js";
 import { TalkPane } from "./talk.js";
 import { PanelsPane } from "./panels.js";
+import { CurvesPane } from "./curves.js";
 import { LayoutPane } from "./layout.js";
 
 export { describeEvent } from "./log.js";
@@ -447,7 +448,7 @@ export class Monitor {
 }
 
 // Each part's methods become the Monitor's, as if written in its class.
-for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane, TalkPane, LayoutPane, PanelsPane]) {
+for (const part of [Page, Replay, DiagramPane, TimelinesPane, RobotPane, LogPane, StackPane, EditPane, TimelineEditPane, DialogEditPane, ProjectEditPane, DraftsPane, TalkPane, LayoutPane, PanelsPane, CurvesPane]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") {
       Object.defineProperty(Monitor.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));

@@ -1,19 +1,18 @@
 // choreo's live monitor: an editor's timeline tools (`choreo edit`, docs/editor.md), in the
 // Properties tab of a selected timeline box: its frame rate and start and end frames, its
-// behavior layers and keyframes, its motion curves with their keys (drag a key to move it
-// along one axis, Shift: both;
-// click it to set its value and interpolation), and a pose made with the joints' sliders
+// behavior layers and keyframes, its motion (curves.js: lanes a chain and a joint; a key
+// clicked shows its value and interpolation, here), and a pose made with the joints' sliders
 // or by dragging a limb of the 3D robot (the sliders keep the joints' ranges, coupled ones
 // following their partner) stored as keys ("Store joints in keyframe").
 // Each change is a `timeline` edit; the server answers as for any edit.
 // Methods of the page's Monitor (monitor.js), mixed into it there.
 
-import { h, s, isNum } from "./dom.js";
+import { h } from "./dom.js";
 
-const DEG = 180 / Math.PI;
-const HANDS = new Set(["LHand", "RHand"]);
+export const DEG = 180 / Math.PI;
+export const HANDS = new Set(["LHand", "RHand"]);
 /** A joint's value as the page shows it: degrees, a hand's ratio as it is. */
-const shown = (joint, v) => (HANDS.has(joint) ? v.toFixed(2) : `${(v * DEG).toFixed(1)}°`);
+export const shown = (joint, v) => (HANDS.has(joint) ? v.toFixed(2) : `${(v * DEG).toFixed(1)}°`);
 
 export class TimelineEditPane {
   /** The timeline section of the Properties tab of timeline box `box` (inspect's answer). */
@@ -58,94 +57,6 @@ export class TimelineEditPane {
     });
     const add = h("button", { id: "tl-add-layer", type: "button", text: "+ behavior layer", onclick: () => change({ op: "add_layer", name: `behavior_layer${t.layers.length + 1}` }) });
     P.append(h("h4", { text: "Behavior layers" }), list, add);
-  }
-
-  // ------------------------------------------------------------ motion curves
-
-  /** The curves (as choreo-motion samples them, from the structure) and the file's keys. */
-  renderCurves(P, box, change) {
-    const t = box.timeline;
-    const node = [...this.boxes.values()].find((b) => JSON.stringify(b.ref) === JSON.stringify(box.ref));
-    const sampled = node?.content?.curves || [];
-    const keys = t.curves.flatMap((c) => c.keys.map((k) => ({ ...k, actuator: c.actuator, mute: c.mute })));
-    const W = 800, H = 200;
-    const first = Math.min(t.start ?? 1, ...keys.map((k) => k.frame));
-    const last = Math.max((t.end ?? -1) > 0 ? t.end : 0, ...keys.map((k) => k.frame), first + 10) + 5;
-    const values = keys.map((k) => k.value).concat(sampled.flatMap((c) => c.values.filter(isNum)));
-    let lo = Math.min(-0.5, ...values), hi = Math.max(0.5, ...values);
-    const pad = (hi - lo) * 0.08;
-    lo -= pad; hi += pad;
-    const X = (f) => ((f - first) / (last - first)) * W;
-    const Y = (v) => H - ((v - lo) / (hi - lo)) * H;
-    this.curveScale = { first, last, lo, hi, W, H };
-    const svg = s("svg", { id: "tl-curves", class: "tl-curve-edit", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none" });
-    svg.append(s("line", { class: "tl-zero", x1: 0, x2: W, y1: Y(0), y2: Y(0) }));
-    sampled.forEach((c, i) => {
-      const pts = c.values.map((v, k) => (isNum(v) ? `${X(c.from + k * c.step)},${Y(v)}` : null)).filter(Boolean).join(" ");
-      svg.append(s("polyline", { class: "curve", "data-joint": c.joint, points: pts, style: `stroke:hsl(${(i * 137) % 360} 70% 62%)` }));
-    });
-    for (const k of keys) {
-      // A line of no length with round ends: a dot that stays round in the stretched drawing.
-      const dot = s("line", { class: `tl-key${k.mute ? " muted" : ""}`, x1: X(k.frame), y1: Y(k.value), x2: X(k.frame), y2: Y(k.value), "data-actuator": k.actuator, "data-frame": k.frame },
-        s("title", { text: `${k.actuator} ${shown(k.actuator, k.value)} at frame ${k.frame}` }));
-      dot.addEventListener("mousedown", (e) => {
-        e.stopPropagation();
-        e.preventDefault();
-        this.keyDrag = { k, dot, svg, x: e.clientX, y: e.clientY, moved: false, change };
-      });
-      svg.append(dot);
-    }
-    if (!this.keyDragSetUp) {
-      this.keyDragSetUp = true;
-      window.addEventListener("mousemove", (e) => this.keyMove(e));
-      window.addEventListener("mouseup", (e) => this.keyUp(e));
-    }
-    this.keyPanel = h("div", { id: "tl-key", class: "tl-key-panel" }, h("span", { class: "dim", text: "click a key to edit it; drag it to move it" }));
-    P.append(h("h4", { text: `Motion (${t.curves.length} curves, ${keys.length} keys)` }), svg, this.keyPanel);
-    if (this.curveKey) {
-      const k = keys.find((q) => q.actuator === this.curveKey.actuator && q.frame === this.curveKey.frame);
-      if (k) this.renderKey(k, change);
-    }
-  }
-
-  /** Frame and value under the pointer in the curve editor. */
-  curvePoint(svg, e) {
-    const r = svg.getBoundingClientRect();
-    const c = this.curveScale;
-    const frame = Math.max(1, Math.round(c.first + ((e.clientX - r.left) / r.width) * (c.last - c.first)));
-    const value = c.hi - ((e.clientY - r.top) / r.height) * (c.hi - c.lo);
-    return { frame, value };
-  }
-
-  keyMove(e) {
-    const d = this.keyDrag;
-    if (!d) return;
-    if (!d.moved && Math.hypot(e.clientX - d.x, e.clientY - d.y) < 3) return;
-    d.moved = true;
-    const p = this.curvePoint(d.svg, e);
-    // Along one axis, the one the pointer went furthest along (a sideways drag keeps the
-    // value, an upward one the frame); Shift frees it.
-    if (!e.shiftKey) {
-      if (Math.abs(e.clientX - d.x) >= Math.abs(e.clientY - d.y)) p.value = d.k.value;
-      else p.frame = d.k.frame;
-    }
-    const c = this.curveScale;
-    const x = ((p.frame - c.first) / (c.last - c.first)) * c.W;
-    const y = c.H - ((p.value - c.lo) / (c.hi - c.lo)) * c.H;
-    for (const [k, v] of [["x1", x], ["x2", x], ["y1", y], ["y2", y]]) d.dot.setAttribute(k, v);
-    d.to = p;
-  }
-
-  keyUp() {
-    const d = this.keyDrag;
-    if (!d) return;
-    this.keyDrag = null;
-    this.curveKey = { actuator: d.k.actuator, frame: d.moved && d.to ? d.to.frame : d.k.frame };
-    if (d.moved && d.to) {
-      d.change({ op: "move_key", actuator: d.k.actuator, frame: d.k.frame, to: d.to.frame, value: d.to.value });
-    } else {
-      this.renderKey(d.k, d.change);
-    }
   }
 
   /** The selected key's fields: value, each side's interpolation, delete. */

@@ -41,8 +41,23 @@ pub fn robot(model: Model) -> Value {
             json!({"name": j.name, "min": j.min, "max": j.max, "coupled": coupled})
         })
         .collect();
+    // The chains ALMotion names (`Head`, `LArm`, ...) and their joints: a timeline
+    // editor's lanes, a chain folded into one.
+    let chains: Vec<Value> = model
+        .chains()
+        .iter()
+        .map(|c| {
+            let names: Vec<&str> = model
+                .resolve(c)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|&i| all.get(i).map(|j| j.name))
+                .collect();
+            json!({"name": c, "joints": names})
+        })
+        .collect();
     json!({
         "type": "robot", "model": model.name().to_lowercase(), "links": links, "ends": ends,
-        "joints": joints,
+        "joints": joints, "chains": chains,
     })
 }

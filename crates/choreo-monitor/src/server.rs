@@ -99,6 +99,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/talk.js"),
     ),
     (
+        "/curves.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/curves.js"),
+    ),
+    (
         "/panels.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/panels.js"),

@@ -1093,3 +1093,5 @@ mod typed;
 mod screen;
 
 mod panels;
+
+mod lanes;
