@@ -208,7 +208,7 @@ impl Editor {
 
     /// Carries out one page's command and tells the pages what came of it.
     pub fn handle(&mut self, command: Command) {
-        let done = match command {
+        let mut done = match command {
             Command::Edit(v) if v["kind"] == "text" => self.save_topic(&v),
             Command::Edit(v) if v["kind"] == "topic_add" => self.add_topic(&v),
             Command::Edit(v)
@@ -250,10 +250,12 @@ impl Editor {
         if done.is_ok() {
             self.monitor
                 .restructure(&Graph::new(self.session.document().xar()));
+            // Kept in an archive or a readable folder: saved only once written back there
+            // (the working copy holds the edit; the next one writes it again).
             if let Some(kept) = &mut self.kept
                 && let Err(e) = kept.write_back()
             {
-                self.monitor.tell(&refused(&e.to_string()));
+                done = Err(e.to_string());
             }
         }
         if std::mem::take(&mut self.project_changed)

@@ -406,3 +406,35 @@ fn a_box_played_alone_is_started_and_stopped_by_the_root_of_a_new_behavior() {
     assert_eq!(d.boxes[0].parameters, say.parameters);
     assert_eq!(d.boxes[0].code(), say.code());
 }
+
+/// Choregraphe 2.1's Animated Say keeps its text where its Say does: in the Localized Text
+/// inside it ("you must open the box to enter the text", says its tooltip). Inspected, the
+/// box lists that panel with its texts, and a Switch Case lists its table (2.1 library).
+#[test]
+fn the_stock_animated_say_and_switch_case_show_their_panels() {
+    let Some(library) = choreo_testkit::library("the stock Animated Say box") else {
+        return;
+    };
+    let read = |path: &str| {
+        let bytes = std::fs::read(library.join(path)).unwrap();
+        wire::inspect(&Document::open(path, &bytes).unwrap(), &BoxRef::default()).unwrap()
+    };
+    let say = read("standard/Audio/Voice/Animated Say/behavior.xar");
+    let panels = say["plugin_texts"].as_array().unwrap();
+    assert_eq!(panels.len(), 1, "{panels:?}");
+    assert_eq!(panels[0]["name"], "Localized Text");
+    assert_eq!(panels[0]["box"], json!([[0, 0, 5]]));
+    let english = panels[0]["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["field"] == "english")
+        .unwrap();
+    assert!(!english["text"].as_str().unwrap().is_empty(), "{english}");
+
+    let switch = read("standard/Flow Control/Switch Case/box.xar");
+    assert_eq!(
+        switch["plugin_texts"][0]["tables"],
+        json!([{"table": "keywords", "rows": ["\"Hello\"", "5"]}])
+    );
+}

@@ -122,3 +122,96 @@ fn a_number_and_a_switch_case_are_edited_in_their_panels_and_the_run_follows() {
     assert!(e.answered(), "the row was not removed");
     assert_eq!(e.bytes(), before_add);
 }
+
+/// A copy of `source` edited, once the page shows the box at `path`; that box clicked.
+fn edit_box(browser: &std::path::Path, source: &std::path::Path, path: &str) -> Editing {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(source.file_name().unwrap());
+    std::fs::copy(source, &file).unwrap();
+    let mut e = Editing::serve(browser, dir, file, &format!("data-path=\"{path}\""));
+    let at = e.at(&format!("g.box[data-path='{path}'] .box-bg"), 0.0, -0.3);
+    e.page.click(at.0, at.1);
+    e
+}
+
+/// The colour of Choregraphe 2.1's Eye LEDs (its Color Edit), a 2.x project's Set Language
+/// and the stock Choice's French answers, each edited in its form: what each panel writes.
+#[test]
+fn a_colour_a_language_and_a_choice_s_answers_are_edited_in_their_panels() {
+    let Some(browser) = choreo_testkit::chromium("choreo edit's plugin panels") else {
+        return;
+    };
+    let Some(corpus) = choreo_testkit::corpus("the stock LED, Set Language and Choice boxes")
+    else {
+        return;
+    };
+    let library = corpus.join(choreo_testkit::LIBRARY);
+
+    // Colour: #ff8000 is [255, 128, 0].
+    let leds = library.join("standard/LEDs/Fade/Eye LEDs/box.xar");
+    let mut e = edit_box(&browser, &leds, "root/Color Edit");
+    e.until("document.getElementById('plugin-0_0_16-color')?.value === '#0051ff'");
+    e.page.eval(
+        "(() => { const c = document.getElementById('plugin-0_0_16-color'); c.value = '#ff8000';
+           c.dispatchEvent(new Event('input')); c.dispatchEvent(new Event('change')); })()",
+    );
+    assert!(e.answered(), "the colour was not saved");
+    let saved = e.bytes();
+    assert!(saved.contains("<color>#ff8000</color>"), "{saved}");
+    assert!(saved.contains("self.onStopped([255, 128, 0])"), "{saved}");
+
+    // Set Language: German to French, speech recognition on.
+    let project =
+        corpus.join("Humanoid-Robots-as-Edu-Assistants__evolution_game/behavior_1/behavior.xar");
+    let mut e = edit_box(&browser, &project, "root/Set Speech Lang.");
+    e.until("document.getElementById('plugin-0_0_2-language')?.value === 'German'");
+    e.page.eval(
+        "(() => { const s = document.getElementById('plugin-0_0_2-language'); s.value = 'French';
+           s.dispatchEvent(new Event('change')); })()",
+    );
+    assert!(e.answered(), "the language was not saved");
+    e.properties_shown();
+    e.until("!!document.getElementById('plugin-0_0_2-asr')");
+    e.page
+        .eval("document.getElementById('plugin-0_0_2-asr').click()");
+    assert!(e.answered(), "the switch was not saved");
+    let saved = e.bytes();
+    for written in [
+        "<language>French</language>",
+        "<asr use=\"1\" />",
+        "self.language = \"French\"",
+        "self.setASR = True",
+    ] {
+        assert!(saved.contains(written), "{written}");
+    }
+
+    // Choice: the French table's second answer retyped, a third added (an output for it,
+    // an empty row in the other languages).
+    let choice = library.join("standard/Audio/Voice/Choice/behavior.xar");
+    let mut e = edit_box(&browser, &choice, "root/Choice");
+    e.until("!!document.querySelector('.plugin-table select')");
+    e.page.eval(
+        "(() => { const s = document.querySelector('.plugin-table select'); s.value = 'french';
+           s.dispatchEvent(new Event('change')); })()",
+    );
+    e.until("document.querySelector(\"#plugin-0_0_1-rows input[data-row='2']\")?.value === 'non'");
+    e.page
+        .eval("document.querySelector(\"#plugin-0_0_1-rows input[data-row='2']\").id = 'answer-2'");
+    type_into(&mut e, "answer-2", "pas du tout");
+    assert!(e.answered(), "the answer was not saved");
+    e.properties_shown();
+    e.until("!!document.getElementById('plugin-0_0_1-new-row')");
+    e.page
+        .eval("document.getElementById('plugin-0_0_1-new-row').focus()");
+    e.page.type_text("peut-être");
+    e.page.key("Enter", "Enter", 13, 0);
+    assert!(e.answered(), "the answer was not added");
+    e.until("!!document.querySelector(\"g.box[data-path='root/Choice'] circle.output[data-port='output_3']\")");
+    let saved = e.bytes();
+    assert!(saved.contains("<keyword>pas du tout</keyword>"), "retyped");
+    assert!(saved.contains("<keyword>peut-être</keyword>"), "added");
+    assert!(
+        saved.contains("<Output name=\"output_3\""),
+        "no output for it"
+    );
+}

@@ -165,10 +165,14 @@ fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
         )));
     }
     let on_disk = project.root.as_ref().map(|root| root.join(&chosen.path));
+    // A library's `box.xar` is a XAR file too, edited in place as Choregraphe edits it.
     let is_xar = on_disk.as_ref().is_some_and(|file| {
-        std::fs::read(file)
-            .ok()
-            .is_some_and(|b| sniff(&chosen.path, &b) == Some(FileKind::Xar))
+        std::fs::read(file).ok().is_some_and(|b| {
+            matches!(
+                sniff(&chosen.path, &b),
+                Some(FileKind::Xar | FileKind::BoxXar)
+            )
+        })
     });
     if let (Some(root), Some(file), true) = (&project.root, on_disk, is_xar) {
         return Ok(Chosen {
