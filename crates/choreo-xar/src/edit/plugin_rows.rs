@@ -148,8 +148,10 @@ impl Document {
         let def = self.box_def(at)?;
         let has = |i: usize| {
             let name = format!("{kind}_{i}");
-            def.inputs.iter().any(|p| p.name == name) && kind == "input"
-                || def.outputs.iter().any(|p| p.name == name) && kind == "output"
+            match kind {
+                "input" => def.inputs.iter().any(|p| p.name == name),
+                _ => def.outputs.iter().any(|p| p.name == name),
+            }
         };
         let mut out = Vec::new();
         for i in (new + 1..=old.max(new)).filter(|&i| has(i)) {
@@ -161,15 +163,7 @@ impl Document {
                 },
             )?);
         }
-        // Ports and parameters share one id space: the next above the box's highest.
-        let mut id = def
-            .inputs
-            .iter()
-            .map(|p| p.id)
-            .chain(def.outputs.iter().map(|p| p.id))
-            .chain(def.parameters.iter().map(|p| p.id))
-            .max()
-            .unwrap_or(0);
+        let mut id = super::ports_splices::highest_id(def);
         let added: Vec<String> = (1..=new)
             .filter(|&i| !has(i))
             .map(|i| {

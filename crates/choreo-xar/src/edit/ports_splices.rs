@@ -412,16 +412,7 @@ impl Document {
 /// The element of `port` for the box `def`, after Choregraphe's rules; and its kind.
 fn new_port(def: &BoxDef, port: &NewPort) -> Result<(&'static str, String), EditError> {
     check_fields(def, port, None)?;
-    // Ports and parameters share one id space: the next above the box's highest.
-    let id = def
-        .inputs
-        .iter()
-        .map(|p| p.id)
-        .chain(def.outputs.iter().map(|p| p.id))
-        .chain(def.parameters.iter().map(|p| p.id))
-        .max()
-        .unwrap_or(0)
-        + 1;
+    let id = highest_id(def) + 1;
     match port {
         NewPort::Input {
             name,
@@ -483,6 +474,18 @@ fn new_port(def: &BoxDef, port: &NewPort) -> Result<(&'static str, String), Edit
             ))
         }
     }
+}
+
+/// The highest id of the box's ports and parameters: they share one id space, and a new
+/// one takes the next.
+pub(super) fn highest_id(def: &BoxDef) -> i32 {
+    def.inputs
+        .iter()
+        .map(|p| p.id)
+        .chain(def.outputs.iter().map(|p| p.id))
+        .chain(def.parameters.iter().map(|p| p.id))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The rules a port's fields follow, added or changed (`except`: the port changed, whose
