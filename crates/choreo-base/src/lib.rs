@@ -6,14 +6,17 @@
 //! - [`slice`](mod@slice): the shortest time slice, for threads that hand turns to one another.
 //! - [`sync`]: the poison-tolerant lock.
 //! - [`path`]: where a path really is, its links followed.
+//! - [`thread`]: the operating system's side of a thread (its id, asleep or not, how
+//!   punctually it wakes), each platform's means in one place.
 //!
-//! It depends on no other choreo crate. Its one unsafe call is `slice`'s `sched_setattr(2)`,
-//! which no safe wrapper offers.
+//! It depends on no other choreo crate. Its unsafe calls are the system calls no safe
+//! wrapper offers: `slice`'s `sched_setattr(2)`, `thread`'s macOS and Windows ids.
 
 pub mod path;
 pub mod pool;
 pub mod slice;
 pub mod sync;
+pub mod thread;
 pub mod value;
 
 pub use sync::lock;

@@ -11,7 +11,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::num::NonZeroU64;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -248,24 +247,10 @@ const FALLBACK_NICE: i32 = -15;
 /// Tunes the calling thread for punctual wake-ups: timer slack 1 ns, then the requested
 /// priority, falling back to nice −15 and then to what the thread already has. Never fails.
 fn tune_current_thread(requested: Priority) -> Scheduling {
-    let timer_slack_1ns = rustix::thread::set_current_timer_slack(NonZeroU64::new(1)).is_ok();
-    let try_nice = |nice: i32| {
-        rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice).is_ok()
-    };
-    let try_fifo = |priority: u8| {
-        use thread_priority::{
-            RealtimeThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue,
-            ThreadSchedulePolicy, set_thread_priority_and_policy, thread_native_id,
-        };
-        ThreadPriorityValue::try_from(priority).is_ok_and(|value| {
-            set_thread_priority_and_policy(
-                thread_native_id(),
-                ThreadPriority::Crossplatform(value),
-                ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo),
-            )
-            .is_ok()
-        })
-    };
+    use choreo_base::thread::{punctual_timers, set_nice, set_realtime};
+    let timer_slack_1ns = punctual_timers();
+    let try_nice = set_nice;
+    let try_fifo = set_realtime;
     let got = match requested {
         Priority::Fifo(p) if try_fifo(p) => requested,
         Priority::Nice(n) if try_nice(n) => requested,

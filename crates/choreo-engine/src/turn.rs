@@ -29,9 +29,8 @@ pub(crate) type TurnId = u64;
 const BLOCKED: Duration = Duration::from_secs(2);
 
 /// How much CPU time the holder may use without waiting (counted from the first look at it,
-/// [`LOOK`] after it took the turn) before it loses the turn, in clock ticks of `/proc`
-/// (100 per second on Linux).
-const SPINNING: u64 = 500;
+/// [`LOOK`] after it took the turn) before it loses the turn.
+const SPINNING: Duration = Duration::from_secs(5);
 
 /// How often (real time) a waiter looks at the holder's thread.
 const LOOK: Duration = Duration::from_millis(20);
@@ -93,10 +92,10 @@ impl State {
 
 struct Holder {
     id: TurnId,
-    tid: i32,
-    /// The thread's CPU time (ticks) when first looked at in this turn (read then, not when
+    tid: u64,
+    /// The thread's CPU time when first looked at in this turn (read then, not when
     /// it took the turn: most turns end before anyone looks, and a read costs a file).
-    cpu_then: Option<u64>,
+    cpu_then: Option<Duration>,
     blocked_since: Option<Instant>,
     looked: Instant,
 }
@@ -174,7 +173,7 @@ impl Turns {
             }
             if s.holder.is_none() && s.queue.front() == Some(&id) {
                 s.queue.pop_front();
-                let tid = rustix::thread::gettid().as_raw_nonzero().get();
+                let tid = choreo_base::thread::current_id();
                 s.holder = Some(Holder {
                     id,
                     tid,
@@ -300,7 +299,7 @@ impl Turns {
             return;
         }
         h.looked = now;
-        let Some((state, cpu)) = thread_stat(h.tid) else {
+        let Some(choreo_base::thread::Look { asleep, cpu }) = thread_stat(h.tid) else {
             return;
         };
         if self.patient.load(std::sync::atomic::Ordering::SeqCst) > 0 {
@@ -312,7 +311,7 @@ impl Turns {
         if h.cpu_then.is_none() {
             h.cpu_then = Some(cpu);
         }
-        let why = if matches!(state, 'S' | 'D') {
+        let why = if asleep {
             let since = *h.blocked_since.get_or_insert(now);
             (now.duration_since(since) >= BLOCKED).then(|| {
                 format!(
@@ -328,7 +327,7 @@ impl Turns {
                 .then(|| {
                     format!(
                         "ran {} s of CPU time without waiting (a busy loop?)",
-                        SPINNING / 100
+                        SPINNING.as_secs()
                     )
                 })
         };
@@ -345,17 +344,17 @@ impl Turns {
 /// Threads of this process that wait while a thread of another process acts for them (box
 /// code in a process of its own, running a hook this thread called): this thread's id, and
 /// the process and thread to look at instead (see [`stand_in`]).
-static STAND_INS: Mutex<Vec<(i32, u32, i32)>> = Mutex::new(Vec::new());
+static STAND_INS: Mutex<Vec<(u64, u32, u64)>> = Mutex::new(Vec::new());
 
 /// While it lives, the turns judge the calling thread by thread `tid` of process `pid`
 /// (running, blocked, its CPU time): the thread that runs the box code this one waits for.
 /// So box code computing in another process keeps its turn as it would in this one, and
 /// one blocked there loses it.
-pub struct StandIn(i32);
+pub struct StandIn(u64);
 
 /// Makes thread `tid` of process `pid` stand in for the calling thread (see [`StandIn`]).
-pub fn stand_in(pid: u32, tid: i32) -> StandIn {
-    let me = rustix::thread::gettid().as_raw_nonzero().get();
+pub fn stand_in(pid: u32, tid: u64) -> StandIn {
+    let me = choreo_base::thread::current_id();
     choreo_base::lock(&STAND_INS).push((me, pid, tid));
     StandIn(me)
 }
@@ -366,24 +365,17 @@ impl Drop for StandIn {
     }
 }
 
-/// A thread's state letter and CPU time (user + system, in ticks) from `/proc`: the thread
-/// standing in for it, if one does.
-fn thread_stat(tid: i32) -> Option<(char, u64)> {
+/// What the kernel says of thread `tid`, or of the thread standing in for it, if one does
+/// (`None` where the platform does not say: choreo_base's `thread`).
+fn thread_stat(tid: u64) -> Option<choreo_base::thread::Look> {
     let stand_in = choreo_base::lock(&STAND_INS)
         .iter()
         .find(|(me, _, _)| *me == tid)
         .map(|&(_, pid, other)| (pid, other));
-    let path = match stand_in {
-        Some((pid, other)) => format!("/proc/{pid}/task/{other}/stat"),
-        None => format!("/proc/self/task/{tid}/stat"),
-    };
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = &text[text.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let state = fields.first()?.chars().next()?;
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((state, utime + stime))
+    match stand_in {
+        Some((pid, other)) => choreo_base::thread::look(Some(pid), other),
+        None => choreo_base::thread::look(None, tid),
+    }
 }
 
 #[cfg(test)]
@@ -392,10 +384,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn this_thread_reads_as_running_with_its_cpu_time() {
-        let tid = rustix::thread::gettid().as_raw_nonzero().get();
-        let (state, _) = thread_stat(tid).expect("/proc of this thread");
-        assert_eq!(state, 'R');
+        let look = thread_stat(choreo_base::thread::current_id()).expect("/proc of this thread");
+        assert!(!look.asleep);
     }
 
     #[test]

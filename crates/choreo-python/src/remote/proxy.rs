@@ -42,7 +42,7 @@ struct ThreadLane {
     alive: std::sync::Weak<()>,
     lane: Rc<Lane>,
     /// The box host's thread at its other end, as this process's `/proc` names it.
-    thread: Option<i32>,
+    thread: Option<u64>,
 }
 
 thread_local! {
@@ -60,7 +60,7 @@ pub enum OrderError {
 
 impl BoxHost {
     /// This thread's lane to the box host, made at the first call.
-    fn lane(&self) -> Result<(Rc<Lane>, Option<i32>), OrderError> {
+    fn lane(&self) -> Result<(Rc<Lane>, Option<u64>), OrderError> {
         let found = LANES.with(|lanes| {
             let mut lanes = lanes.borrow_mut();
             // The lanes of box hosts that are gone are closed here.
@@ -83,11 +83,7 @@ impl BoxHost {
             .map_err(|e| self.broken(&e.to_string()))?;
         // Its thread says which it is (its id in its namespace), first.
         let thread = match lane.recv().map_err(|e| self.lane_failed(&e))? {
-            Message::Answer(Answer::Number(inner)) => {
-                let inner =
-                    i32::try_from(inner).map_err(|_| self.broken("a thread id past i32"))?;
-                self.outer_thread(inner)
-            }
+            Message::Answer(Answer::Number(inner)) => self.outer_thread(inner),
             _ => return Err(self.broken("opened a lane out of turn")),
         };
         let lane = Rc::new(lane);
@@ -193,7 +189,7 @@ impl BoxHost {
 
     /// The id, in this process's `/proc`, of the box host's thread whose id in its own
     /// namespace is `inner` (its `NSpid` line ends with it); `None` when it cannot be told.
-    fn outer_thread(&self, inner: i32) -> Option<i32> {
+    fn outer_thread(&self, inner: u64) -> Option<u64> {
         let pid = self.host_pid()?;
         std::fs::read_dir(format!("/proc/{pid}/task"))
             .ok()?
@@ -201,7 +197,7 @@ impl BoxHost {
             .find_map(|task| {
                 let status = std::fs::read_to_string(task.path().join("status")).ok()?;
                 let nspid = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
-                let last: i32 = nspid.split_whitespace().last()?.parse().ok()?;
+                let last: u64 = nspid.split_whitespace().last()?.parse().ok()?;
                 (last == inner)
                     .then(|| task.file_name().to_str()?.parse().ok())
                     .flatten()

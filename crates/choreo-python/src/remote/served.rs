@@ -80,8 +80,7 @@ impl Served {
 
     fn serve_lane(self: Arc<Self>, lane: Lane) {
         // First, which thread this is (choreo's side judges it while it waits).
-        let tid = rustix::thread::gettid().as_raw_nonzero().get();
-        let hello = Message::Answer(Answer::Number(u64::try_from(tid).unwrap_or_default()));
+        let hello = Message::Answer(Answer::Number(choreo_base::thread::current_id()));
         if lane.send(&hello).is_err() {
             return;
         }
