@@ -20,6 +20,7 @@ mod explore;
 mod fleet;
 mod hostile;
 mod lsp;
+mod made_elsewhere;
 mod monitor;
 mod motion;
 mod nested;

@@ -44,7 +44,10 @@ pub(super) fn missing_references(
         let message = match join_in_tree(dir, &src) {
             None => format!("the {what} {src:?} is outside the project folder"),
             Some(path) if !files.contains_key(&path) => {
-                format!("the {what} {src:?} is missing (no {path})")
+                format!(
+                    "the {what} {src:?} is missing (no {path}){}",
+                    case_hint(&path, files)
+                )
             }
             Some(_) => continue,
         };
@@ -56,6 +59,22 @@ pub(super) fn missing_references(
         ));
     }
     out
+}
+
+/// What a project made on Windows or macOS, whose file systems do not tell case apart,
+/// meant by `path` when `files` holds it only in other letters: said, for choreo finds
+/// files as the robot's Linux does, letter for letter, on every platform.
+fn case_hint(path: &str, files: &FileTree) -> String {
+    let lower = path.to_lowercase();
+    files
+        .keys()
+        .find(|k| k.to_lowercase() == lower)
+        .map_or(String::new(), |k| {
+            format!(
+                "; {k} differs only in case: a robot's file system tells case apart (the \
+                 project was made where it does not, Windows or macOS)"
+            )
+        })
 }
 
 /// The name of a source without folders and extension (`x/Hello World.crg` gives
@@ -82,6 +101,17 @@ mod tests {
         assert_eq!(join_in_tree("a", ".").as_deref(), Some("a"));
         assert_eq!(join_in_tree("a", "../../x"), None);
         assert_eq!(join_in_tree("a", "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn a_file_named_in_other_letters_is_missing_and_said_so() {
+        let mut files = FileTree::new();
+        files.insert("behavior_1/behavior.xar".into(), Vec::new());
+        assert!(
+            case_hint("Behavior_1/behavior.xar", &files)
+                .contains("behavior_1/behavior.xar differs only in case")
+        );
+        assert_eq!(case_hint("other/behavior.xar", &files), "");
     }
 
     #[test]

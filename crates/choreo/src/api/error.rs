@@ -32,7 +32,8 @@ pub enum Error {
     },
     /// The input has no behavior of this name (or none at all).
     #[error("{}: no behavior {}(it has: {})", path.display(),
-        name.as_ref().map_or(String::new(), |n| format!("{n:?} ")), available.join(", "))]
+        name.as_ref().map_or(String::new(), |n| format!("{n:?} ")),
+        if available.is_empty() { "none".to_string() } else { available.join(", ") })]
     NoBehavior {
         /// The input.
         path: PathBuf,

@@ -104,7 +104,11 @@ pub fn pick_behavior<'a>(
             "{}: no behavior {}(it has: {})",
             path.display(),
             name.map_or(String::new(), |n| format!("{n:?} ")),
-            names.join(", ")
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
         ))
     })
 }
