@@ -11,21 +11,12 @@
 //! thread writing the trace, the monitor, the robot's connection) keep what the user has.
 //! A confinement is for the thread's whole life: a run's threads never serve another run.
 
-// Two system calls between a program's fork and its exec (`Layer::confine_program`).
-#![allow(unsafe_code)]
+#[cfg_attr(target_os = "linux", path = "landlock_kernel.rs")]
+#[cfg_attr(not(target_os = "linux"), path = "landlock_none.rs")]
+mod kernel;
 
 use std::cell::Cell;
 use std::path::PathBuf;
-
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, Ruleset,
-    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
-};
-
-/// The newest Landlock ABI whose rights choreo asks for: files (1–3, 5: rename across
-/// folders, truncation, device ioctls), TCP (4), abstract Unix sockets (6). Newer kernels
-/// get these; older ones what they know (best effort, said by [`support`]).
-const WANTED: ABI = ABI::V6;
 
 /// What a confined thread may reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,23 +54,7 @@ pub enum Support {
 
 /// What this machine's kernel can confine (asks it; cheap).
 pub fn support() -> Support {
-    let asks = |net: bool| -> bool {
-        let ruleset = Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(ABI::V1));
-        let ruleset = match ruleset {
-            Ok(r) if net => r.handle_access(AccessNet::from_all(ABI::V4)),
-            other => other,
-        };
-        ruleset.and_then(Ruleset::create).is_ok()
-    };
-    if asks(true) {
-        Support::Full
-    } else if asks(false) {
-        Support::FilesOnly
-    } else {
-        Support::None
-    }
+    kernel::support()
 }
 
 /// The sentence that says what the kernel leaves to Python's hooks, when it cannot confine
@@ -91,35 +66,15 @@ pub fn shortfall(support: Support) -> Option<&'static str> {
             "this kernel confines box code's files but not its network (Landlock older than \
              ABI 4, Linux 6.7): box code's connections are judged in Python only",
         ),
-        Support::None => Some(
-            "this kernel cannot confine box code (Landlock is not built in or not enabled): \
-             box code is judged in Python only, which native code it calls can pass by",
-        ),
+        Support::None => Some(kernel::NONE_SAID),
     }
-}
-
-/// The ELF interpreter the kernel opens to start a dynamically linked program, which
-/// Landlock also asks to be executable.
-const ELF_INTERPRETER: &str = if cfg!(target_arch = "aarch64") {
-    "/lib/ld-linux-aarch64.so.1"
-} else {
-    "/lib64/ld-linux-x86-64.so.2"
-};
-
-/// What `rules` may start: its `execute`, and the ELF interpreter they need (which can
-/// start any program it may read: the rules still hold it).
-fn executed(rules: &Rules) -> Vec<PathBuf> {
-    let mut all = rules.execute.clone();
-    if !all.is_empty() {
-        all.push(PathBuf::from(ELF_INTERPRETER));
-    }
-    all
 }
 
 /// Why a thread could not be confined.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The ruleset could not be made or enforced.
+    #[cfg(target_os = "linux")]
     #[error("the kernel's confinement failed: {0}")]
     Ruleset(#[from] landlock::RulesetError),
     /// Its descriptor could not be copied for another thread.
@@ -130,7 +85,7 @@ pub enum Error {
 /// A run's rules, made once, enforced on each of its threads.
 #[derive(Debug)]
 pub struct Layer {
-    ruleset: RulesetCreated,
+    ruleset: kernel::Confinement,
 }
 
 thread_local! {
@@ -155,83 +110,16 @@ pub fn inherit(confined: bool) {
 impl Layer {
     /// The rules made a ruleset. Paths that do not exist are left out (nothing to reach).
     pub fn new(rules: &Rules) -> Result<Layer, Error> {
-        let run = if rules.run {
-            BitFlags::EMPTY
-        } else {
-            BitFlags::from(AccessFs::Execute)
-        };
-        let all = AccessFs::from_all(WANTED);
-        // Without `--allow-run`, execution is handled and granted nowhere; with it, not
-        // handled: programs start, and run under the same rules.
-        let handled = if rules.run {
-            all & !BitFlags::from(AccessFs::Execute)
-        } else {
-            all
-        };
-        let read = AccessFs::from_read(WANTED) & !run & handled;
-        let write = handled & !run;
-        let mut ruleset = Ruleset::default().handle_access(handled)?;
-        let mut net = BitFlags::<AccessNet>::EMPTY;
-        if rules.connect.is_some() {
-            net |= AccessNet::ConnectTcp;
-        }
-        if rules.bind.is_some() {
-            net |= AccessNet::BindTcp;
-        }
-        if !net.is_empty() {
-            ruleset = ruleset.handle_access(net)?;
-        }
-        let mut scopes = BitFlags::from(Scope::AbstractUnixSocket);
-        if rules.scope_signals {
-            scopes |= Scope::Signal;
-        }
-        let mut created = ruleset
-            .scope(scopes)?
-            .create()?
-            .add_rules(path_beneath_rules(&rules.read, read))?
-            .add_rules(path_beneath_rules(&rules.write, write))?
-            .add_rules(path_beneath_rules(
-                executed(rules),
-                AccessFs::from_read(WANTED) & handled,
-            ))?;
-        let ports = |list: &Option<Vec<u16>>, access: AccessNet| {
-            list.iter()
-                .flatten()
-                .map(move |&p| Ok::<_, landlock::RulesetError>(NetPort::new(p, access)))
-                .collect::<Vec<_>>()
-        };
-        created = created.add_rules(ports(&rules.connect, AccessNet::ConnectTcp))?;
-        created = created.add_rules(ports(&rules.bind, AccessNet::BindTcp))?;
-        Ok(Layer { ruleset: created })
+        Ok(Layer {
+            ruleset: kernel::Confinement::new(rules)?,
+        })
     }
 
-    /// Confines the program `command` starts with the rules, from its first instruction:
-    /// between the fork and the exec, two system calls (nothing there may allocate). A
-    /// kernel without Landlock leaves the command as it is.
+    /// Confines the program `command` starts with the rules, from its first instruction
+    /// (between the fork and the exec). A kernel without Landlock leaves the command as it
+    /// is.
     pub fn confine_program(&self, command: &mut std::process::Command) -> Result<(), Error> {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::process::CommandExt;
-        let fd: Option<std::os::fd::OwnedFd> = self.ruleset.try_clone()?.into();
-        let Some(fd) = fd else {
-            return Ok(());
-        };
-        let on_exec = move || {
-            // SAFETY: prctl and landlock_restrict_self are system calls, async-signal-safe,
-            // on an fd this closure owns; nothing allocates or takes a lock between fork
-            // and exec.
-            let restricted = unsafe {
-                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-                    && libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) == 0
-            };
-            if restricted {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        };
-        // SAFETY: `on_exec` only makes the two system calls above (see there).
-        unsafe { command.pre_exec(on_exec) };
-        Ok(())
+        self.ruleset.confine_program(command)
     }
 
     /// Confines the calling thread with the rules, for the rest of its life, unless it is
@@ -240,8 +128,7 @@ impl Layer {
         if this_thread_confined() {
             return Ok(true);
         }
-        let status = self.ruleset.try_clone()?.restrict_self()?;
-        let enforced = status.ruleset != RulesetStatus::NotEnforced;
+        let enforced = self.ruleset.restrict_self()?;
         CONFINED.with(|c| c.set(enforced));
         Ok(enforced)
     }
