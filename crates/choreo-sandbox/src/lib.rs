@@ -26,11 +26,20 @@
 //! The box code side of confinement (which files, hosts and programs box code may reach) is
 //! choreo-python's; this crate knows no Python and no behavior.
 
+// Linux's means, absent elsewhere (docs/platforms.md); Landlock has its place everywhere
+// (`landlock_none.rs`: nothing enforced, said).
+#[cfg(target_os = "linux")]
 pub mod isolation;
 pub mod landlock;
+#[cfg(target_os = "linux")]
 pub mod limits;
+#[cfg(target_os = "linux")]
 mod own;
+#[cfg(target_os = "linux")]
 pub mod process;
+#[cfg(target_os = "linux")]
 pub mod seccomp;
+#[cfg(target_os = "linux")]
 pub mod spawn;
+#[cfg(target_os = "linux")]
 pub mod supervisor;
