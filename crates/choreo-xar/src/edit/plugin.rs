@@ -104,18 +104,10 @@ pub fn plugin_texts(def: &crate::model::BoxDef) -> Vec<(String, String)> {
         .iter()
         .find(|(p, _)| *p == plugin)
         .map(|(_, f)| *f);
-    let (Some(content), true) = (
-        def.plugin_content.as_deref(),
-        fields.is_some() || plugin == LOCALIZED_TEXT,
-    ) else {
+    let Some((content, spans)) = indexed(def, fields.is_some() || plugin == LOCALIZED_TEXT) else {
         return Vec::new();
     };
-    let Ok(spans) = super::spans::Spans::index(content) else {
-        return Vec::new();
-    };
-    let Some(root) = spans.nodes.first() else {
-        return Vec::new();
-    };
+    let root = &spans.nodes[0];
     let mut out: Vec<(String, String)> = root
         .children
         .iter()
@@ -163,18 +155,11 @@ pub fn plugin_texts(def: &crate::model::BoxDef) -> Vec<(String, String)> {
 /// not rows, and the Choice box's tables all have as many rows as the longest.
 pub fn plugin_rows(def: &crate::model::BoxDef) -> Vec<(String, Vec<String>)> {
     let plugin = def.plugin.as_deref().unwrap_or_default();
-    let (Some(content), true) = (
-        def.plugin_content.as_deref(),
-        [SWITCH_CASE, MULTI_EDIT, crate::plugin::CHOICE_PLUGIN].contains(&plugin),
-    ) else {
+    let tabled = [SWITCH_CASE, MULTI_EDIT, crate::plugin::CHOICE_PLUGIN].contains(&plugin);
+    let Some((content, spans)) = indexed(def, tabled) else {
         return Vec::new();
     };
-    let Ok(spans) = super::spans::Spans::index(content) else {
-        return Vec::new();
-    };
-    let Some(root) = spans.nodes.first() else {
-        return Vec::new();
-    };
+    let root = &spans.nodes[0];
     let mut tables: Vec<(String, Vec<String>)> = root
         .children
         .iter()
@@ -202,6 +187,14 @@ pub fn plugin_rows(def: &crate::model::BoxDef) -> Vec<(String, Vec<String>)> {
         rows.resize(count, String::new());
     }
     tables
+}
+
+/// The box's `<pluginContent>` and its elements (the first its root), when `wanted` (a
+/// panel choreo edits) and it reads.
+fn indexed(def: &crate::model::BoxDef, wanted: bool) -> Option<(&str, super::spans::Spans)> {
+    let content = def.plugin_content.as_deref().filter(|_| wanted)?;
+    let spans = super::spans::Spans::index(content).ok()?;
+    (!spans.nodes.is_empty()).then_some((content, spans))
 }
 
 /// A number as Number Edit writes it, in its field and its script (`15`, `0.5`), or why
