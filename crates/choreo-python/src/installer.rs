@@ -11,9 +11,9 @@ use std::process::Command;
 
 use pyo3::prelude::*;
 
-/// The installs running now (a pidfd of each pip: it names that process and no other, even
-/// once it ended), and whether installs were stopped.
-static RUNNING: std::sync::Mutex<(Vec<(u64, std::os::fd::OwnedFd)>, bool)> =
+/// The installs running now (each pip's handle: on Linux a pidfd, which names that process
+/// and no other even once it ended), and whether installs were stopped.
+static RUNNING: std::sync::Mutex<(Vec<(u64, choreo_sandbox::child::Handle)>, bool)> =
     std::sync::Mutex::new((Vec::new(), false));
 
 /// Stops every install running now and refuses those asked for later: the user stopped
@@ -22,8 +22,8 @@ static RUNNING: std::sync::Mutex<(Vec<(u64, std::os::fd::OwnedFd)>, bool)> =
 pub fn stop_installs() {
     let mut running = choreo_base::lock(&RUNNING);
     running.1 = true;
-    for (_, pidfd) in &running.0 {
-        let _ = rustix::process::pidfd_send_signal(pidfd, rustix::process::Signal::KILL);
+    for (_, pip) in &running.0 {
+        pip.kill();
     }
 }
 
@@ -39,10 +39,9 @@ pub(crate) fn run(command: &mut Command) -> std::io::Result<std::process::Output
             return Err(stopped());
         }
         let child = command.spawn()?;
-        let pid = rustix::process::Pid::from_child(&child);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if let Ok(pidfd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
-            running.0.push((id, pidfd));
+        if let Ok(pip) = choreo_sandbox::child::Handle::of(&child) {
+            running.0.push((id, pip));
         }
         (child, id)
     };
@@ -129,7 +128,7 @@ pub(crate) fn pip(interpreter: &Path, cache: &Path, tmp: &Path, args: &[String])
     }
     // A run that ends mid-install (its time limit, Ctrl-C) ends pip too: the install is
     // staged, so nothing half-made is left in the cache.
-    choreo_sandbox::spawn::dies_with_starter(&mut command);
+    choreo_sandbox::child::dies_with_starter(&mut command);
     let rules = rules(interpreter, cache);
     if let Ok(layer) = choreo_sandbox::landlock::Layer::new(&rules) {
         // A kernel that cannot is said by the run's own notice; the install goes on.

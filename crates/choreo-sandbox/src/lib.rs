@@ -23,15 +23,18 @@
 //! - [`spawn`]: a program started with a socket of choreo's as its descriptor 3, dying
 //!   with choreo (the box host).
 //!
+//! - [`child`]: a child process as each platform names, ends and watches it (Linux,
+//!   macOS, Windows).
+//!
 //! The box code side of confinement (which files, hosts and programs box code may reach) is
 //! choreo-python's; this crate knows no Python and no behavior.
 
 // Linux's means, absent elsewhere (docs/platforms.md); Landlock has its place everywhere
 // (`landlock_none.rs`: nothing enforced, said).
+pub mod child;
 #[cfg(target_os = "linux")]
 pub mod isolation;
 pub mod landlock;
-#[cfg(target_os = "linux")]
 pub mod limits;
 #[cfg(target_os = "linux")]
 mod own;
@@ -41,5 +44,4 @@ pub mod process;
 pub mod seccomp;
 #[cfg(target_os = "linux")]
 pub mod spawn;
-#[cfg(target_os = "linux")]
 pub mod supervisor;

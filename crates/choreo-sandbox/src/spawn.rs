@@ -1,6 +1,5 @@
 //! Starting a program that serves choreo over a socket of its own (the box host): the
-//! socket becomes its file descriptor 3, and it dies with the thread that started it; and
-//! a helper program that dies so too.
+//! socket becomes its file descriptor 3, and it dies with the thread that started it.
 
 // dup2(2), prctl(2) between fork and exec: std has no wrapper for either there.
 #![allow(unsafe_code)]
@@ -42,24 +41,6 @@ pub fn with_socket(command: &mut Command, socket: OwnedFd) -> std::io::Result<Ch
     // The parent's copy closes here; the program keeps its own.
     drop(socket);
     child
-}
-
-/// Makes the program `command` starts die (`SIGKILL`) when the thread that starts it ends:
-/// a helper of choreo's (the package installer) never outlives choreo's process, however
-/// the process ends. Start it from a thread that waits for it, or that lives as long as
-/// the process.
-pub fn dies_with_starter(command: &mut Command) {
-    let on_exec = || {
-        // SAFETY: prctl is a system call, async-signal-safe; nothing here allocates or
-        // takes a lock between fork and exec.
-        if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) } == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
-    };
-    // SAFETY: `on_exec` only makes the system call above.
-    unsafe { command.pre_exec(on_exec) };
 }
 
 /// The socket [`with_socket`] gave this program, taken once (`None` when it has none: the

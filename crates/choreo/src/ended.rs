@@ -4,8 +4,11 @@
 
 /// How box code's own process (the box host) ended, from its exit status.
 pub(crate) fn described(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal = None;
+    match (status.code(), signal) {
         (Some(code), _) => format!(
             "box code's process exited with code {code} before the run ended: box code ended \
              it (os._exit, or exit from native code)"
@@ -36,6 +39,7 @@ pub(crate) fn box_host_how(ended: &choreo_python::remote::Ended) -> Option<Strin
 }
 
 /// What usually sends `signal` to a run.
+#[cfg(unix)]
 pub(crate) fn signal_cause(signal: i32) -> &'static str {
     use nix::sys::signal::Signal;
     match Signal::try_from(signal) {
@@ -48,8 +52,21 @@ pub(crate) fn signal_cause(signal: i32) -> &'static str {
 }
 
 /// A signal's name (`SIGSEGV`).
+#[cfg(unix)]
 pub(crate) fn signal_name(signal: i32) -> &'static str {
     nix::sys::signal::Signal::try_from(signal).map_or("unknown", |s| s.as_str())
+}
+
+/// Windows has no signals: a process ends with a code.
+#[cfg(not(unix))]
+pub(crate) fn signal_cause(_signal: i32) -> &'static str {
+    ""
+}
+
+/// Windows has no signals (see the Unix one).
+#[cfg(not(unix))]
+pub(crate) fn signal_name(_signal: i32) -> &'static str {
+    "unknown"
 }
 
 /// The innermost frame of box code in a fatal error's dump (faulthandler's: `File "root/Box",

@@ -610,16 +610,16 @@ impl ServiceHost for PackageServices {
             return Ok(false);
         };
         stopping.store(true, std::sync::atomic::Ordering::SeqCst);
-        let pid = i32::try_from(pid).map_err(|e| ProgramError::Signal(e.to_string()))?;
-        let pid = nix::unistd::Pid::from_raw(pid);
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let process = choreo_sandbox::child::Handle::of_pid(pid)
+            .map_err(|e| ProgramError::Signal(e.to_string()))?;
+        process.terminate();
         let (done, cond) = &*ended;
         let mut how = lock(done);
         let deadline = Instant::now() + STOP_GRACE;
         while how.is_none() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+                process.kill();
                 drop(
                     cond.wait_timeout(how, Duration::from_secs(5))
                         .unwrap_or_else(PoisonError::into_inner),

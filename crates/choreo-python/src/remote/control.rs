@@ -1,27 +1,15 @@
-//! The box host's control socket: records (`SOCK_SEQPACKET`, so each is whole or absent)
-//! that are no lane's — the beginning and the start, a new lane's socket, a box dropped, and from the box host
-//! its readiness, box code's refusals and what box code is about to do to its process.
-//!
-//! A new lane's pipes travel as owned descriptors (`SCM_RIGHTS`), attached to its record.
-
-use std::io::{IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
-use std::os::fd::{BorrowedFd, OwnedFd};
-use std::path::PathBuf;
-
-use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-    SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
-};
+//! The box host's control records: those that are no lane's — the beginning and the start,
+//! a new lane, a box dropped, and from the box host its readiness, box code's refusals and
+//! what box code is about to do to its process. How they travel is the platform's
+//! (`super::channel`: on Linux a `SOCK_SEQPACKET` socket with a lane's pipes attached,
+//! elsewhere lane 0 of the box host's standard streams).
 
 use super::wire::{Reader, WireError, Writer};
 use crate::confinement::Allowed;
+use std::path::PathBuf;
 
 /// The most one record may hold (the start's lists of paths are its longest).
-const MAX_RECORD: usize = 1 << 20;
-
-/// The most descriptors one record carries (a lane's two).
-const MAX_FDS: usize = 2;
+pub(crate) const MAX_RECORD: usize = 1 << 20;
 
 /// What the box host begins with, before its run is known: what it needs to take its
 /// namespaces and set its interpreter up (choreo may start it ahead of its run, while the
@@ -72,7 +60,7 @@ pub enum Record {
     Begin(Begin),
     /// choreo starts the box host's run.
     Start(Start),
-    /// A lane's pipes (attached: the box host's reading end, then its writing end).
+    /// A new lane (its ends come with it: `super::channel`).
     NewLane,
     /// The box of this handle is gone.
     DropBox(u64),
@@ -85,7 +73,7 @@ pub enum Record {
 }
 
 impl Record {
-    fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let paths = |w: &mut Writer, p: &[PathBuf]| {
             let texts: Vec<String> = p.iter().map(|p| p.display().to_string()).collect();
             w.strs(&texts);
@@ -137,7 +125,7 @@ impl Record {
         w.bytes
     }
 
-    fn decode(bytes: &[u8]) -> Result<Record, WireError> {
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Record, WireError> {
         let mut r = Reader::new(bytes);
         let paths = |r: &mut Reader<'_>| -> Result<Vec<PathBuf>, WireError> {
             Ok(r.strs()?.into_iter().map(PathBuf::from).collect())
@@ -191,133 +179,46 @@ pub enum ControlError {
     TooLarge,
 }
 
-/// One end of the control socket.
-pub struct Control {
-    fd: OwnedFd,
-    /// Where records are received: made once (a record may be 1 MiB; most are a few
-    /// bytes, and a buffer made per record would cost each its size).
-    buffer: std::sync::Mutex<Vec<u8>>,
-}
-
-impl Control {
-    /// Both ends (close-on-exec: the box host's is made its fd 3 by the spawner).
-    pub fn pair() -> std::io::Result<(Control, OwnedFd)> {
-        let (a, b) = socketpair(
-            AddressFamily::UNIX,
-            SocketType::SEQPACKET,
-            SocketFlags::CLOEXEC,
-            None,
-        )?;
-        Ok((Control::from_fd(a), b))
-    }
-
-    /// The control socket on `fd`.
-    pub fn from_fd(fd: OwnedFd) -> Control {
-        Control {
-            fd,
-            buffer: std::sync::Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Sends `record`, with `fds` attached (at most [`MAX_FDS`]).
-    pub fn send(&self, record: &Record, fds: &[BorrowedFd<'_>]) -> Result<(), ControlError> {
-        let bytes = record.encode();
-        let iov = [IoSlice::new(&bytes)];
-        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
-        let mut control = SendAncillaryBuffer::new(&mut space);
-        if !fds.is_empty() {
-            control.push(SendAncillaryMessage::ScmRights(
-                &fds[..fds.len().min(MAX_FDS)],
-            ));
-        }
-        sendmsg(&self.fd, &iov, &mut control, SendFlags::NOSIGNAL).map_err(std::io::Error::from)?;
-        Ok(())
-    }
-
-    /// The next record and the descriptors attached to it; `None` once the other end is
-    /// closed.
-    pub fn recv(&self) -> Result<Option<(Record, Vec<OwnedFd>)>, ControlError> {
-        let mut buf = choreo_base::lock(&self.buffer);
-        if buf.len() < MAX_RECORD {
-            buf.resize(MAX_RECORD, 0);
-        }
-        let mut iov = [IoSliceMut::new(&mut buf)];
-        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
-        let mut control = RecvAncillaryBuffer::new(&mut space);
-        let got = loop {
-            match recvmsg(&self.fd, &mut iov, &mut control, RecvFlags::CMSG_CLOEXEC) {
-                Err(rustix::io::Errno::INTR) => continue,
-                other => break other.map_err(std::io::Error::from)?,
-            }
-        };
-        if got.bytes == 0 {
-            return Ok(None);
-        }
-        if got.flags.contains(rustix::net::ReturnFlags::TRUNC) || got.bytes > MAX_RECORD {
-            return Err(ControlError::TooLarge);
-        }
-        let mut fds = Vec::new();
-        for message in control.drain() {
-            if let RecvAncillaryMessage::ScmRights(received) = message {
-                fds.extend(received);
-            }
-        }
-        let record = Record::decode(&buf[..got.bytes])?;
-        Ok(Some((record, fds)))
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
 mod tests {
     use super::*;
-    use std::os::fd::AsFd;
 
     #[test]
-    fn records_and_a_lanes_pipes_cross_the_control_socket() {
-        let (a, b) = Control::pair().unwrap();
-        let b = Control::from_fd(b);
-        let begin = Record::Begin(Begin {
-            version: 1,
-            isolate: true,
-            net: false,
-        });
-        a.send(&begin, &[]).unwrap();
-        let start = Record::Start(Start {
-            version: 1,
-            read: vec!["/p".into()],
-            write: vec!["/w".into()],
-            allowed: Allowed {
-                read: vec![],
-                write: vec!["/tmp".into()],
-                net: Some(vec!["h:1".into()]),
-                run: true,
-            },
-            memory: Some(1 << 30),
-            open_files: 4096,
-        });
-        a.send(&start, &[]).unwrap();
-        let (lane, theirs) = crate::remote::lane::Lane::pair().unwrap();
-        a.send(&Record::NewLane, &[theirs[0].as_fd(), theirs[1].as_fd()])
-            .unwrap();
-        drop(a);
-        assert_eq!(b.recv().unwrap().unwrap().0, begin);
-        let (got, fds) = b.recv().unwrap().unwrap();
-        assert_eq!(got, start);
-        assert!(fds.is_empty());
-        let (got, fds) = b.recv().unwrap().unwrap();
-        assert_eq!(got, Record::NewLane);
-        // The descriptors received are the lane's other ends: what one side sends, the
-        // other reads.
-        let mut fds = fds.into_iter();
-        let (Some(reader), Some(writer)) = (fds.next(), fds.next()) else {
-            panic!("two descriptors expected");
-        };
-        let theirs = crate::remote::lane::Lane::new(reader, writer);
-        let message =
-            crate::remote::message::Message::Answer(crate::remote::message::Answer::Number(7));
-        theirs.send(&message).unwrap();
-        assert_eq!(lane.recv().unwrap(), message);
-        assert!(b.recv().unwrap().is_none());
+    fn every_record_reads_back_as_written() {
+        let records = [
+            Record::Begin(Begin {
+                version: 1,
+                isolate: true,
+                net: false,
+            }),
+            Record::Start(Start {
+                version: 1,
+                read: vec!["/p".into()],
+                write: vec!["/w".into()],
+                allowed: Allowed {
+                    read: vec![],
+                    write: vec!["/tmp".into()],
+                    net: Some(vec!["h:1".into()]),
+                    run: true,
+                },
+                memory: Some(1 << 30),
+                open_files: 4096,
+            }),
+            Record::NewLane,
+            Record::DropBox(7),
+            Record::Ready(Ready {
+                version: 1,
+                no_namespaces: Some("none here".into()),
+                no_landlock: None,
+            }),
+            Record::Refused("open('/etc/shadow')".into()),
+            Record::Note("root/Box line 4: os._exit(0)".into()),
+        ];
+        for record in records {
+            assert_eq!(Record::decode(&record.encode()).unwrap(), record);
+        }
+        assert!(Record::decode(b"Z").is_err());
+        assert!(Record::decode(b"D\x01").is_err());
     }
 }

@@ -10,11 +10,23 @@
 //! - `proxy`: the engine's `ScriptHost` and `BoxCode` across it, a lane per thread.
 //! - `served`: the box host's side; `main`: its start and confinement.
 //! - `stack`: the behavior stack's own Python behaviors in it; `stack_wire`: their bytes.
-//! - `control`, `lane`, `message`, `request`, `wire`: the protocol and its bytes.
+//! - `control`, `lane`, `message`, `request`, `wire`: the protocol and its bytes;
+//!   `channel` (`channel_linux`, `channel_mux`): how its records and lanes travel on each
+//!   platform; `frame`: a lane's frames.
+//! - `walls` (`walls_linux`, `walls_other`): what confines the box host's process on each
+//!   platform.
 //! - `executable`: which program is started as the box host.
 
+// How records and lanes travel: Linux's sockets and pipes; elsewhere the standard streams
+// (the mux, also built for its tests on Linux).
+mod channel;
+#[cfg(target_os = "linux")]
+mod channel_linux;
+#[cfg(any(not(target_os = "linux"), test))]
+mod channel_mux;
 mod control;
 mod executable;
+mod frame;
 mod lane;
 mod main;
 mod message;
@@ -24,6 +36,13 @@ mod request;
 mod served;
 mod stack;
 mod stack_wire;
+// What confines the box host's process: Linux's namespaces, seccomp and Landlock; elsewhere
+// what the platform has.
+mod walls;
+#[cfg(target_os = "linux")]
+mod walls_linux;
+#[cfg(not(target_os = "linux"))]
+mod walls_other;
 mod wire;
 
 pub use executable::{BOX_HOST_VARIABLE, Executable, NoExecutable};

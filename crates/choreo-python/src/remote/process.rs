@@ -10,7 +10,8 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use choreo_engine::BoxContext;
 
-use super::control::{Begin, Control, Ready, Record, Start};
+use super::channel::Control;
+use super::control::{Begin, Ready, Record, Start};
 use super::executable::{self, Executable, NoExecutable};
 use super::message::VERSION;
 
@@ -46,6 +47,9 @@ pub struct BoxHost {
     child: Mutex<Option<Child>>,
     /// Its process id (the process choreo started: the box host's waiter).
     pid: u32,
+    /// That process, as the platform names it to end it (`None`: it could not be named;
+    /// std's `Child` still kills it).
+    handle: Option<choreo_sandbox::child::Handle>,
     /// The box host's own process, as this process's `/proc` names it (below the waiter and
     /// its namespace's init), once it is ready; `None` when it cannot be told.
     host_pid: OnceLock<Option<u32>>,
@@ -129,7 +133,6 @@ struct Begun {
 impl Begun {
     /// Starts `executable` as a box host and tells it `begin`.
     fn spawn(executable: &Executable, begin: Begin) -> Result<Begun, StartError> {
-        let (control, theirs) = Control::pair()?;
         let mut command = Command::new(&executable.program);
         command
             .args(&executable.args)
@@ -138,9 +141,8 @@ impl Begun {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = choreo_sandbox::landlock::helped(move || {
-            choreo_sandbox::spawn::with_socket(&mut command, theirs)
-        })?;
+        let (control, mut child) =
+            choreo_sandbox::landlock::helped(move || Control::spawn(&mut command))?;
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(pipe) = child.stderr.take() {
             keep_stderr(pipe, Arc::clone(&stderr));
@@ -152,7 +154,7 @@ impl Begun {
             control,
             stderr,
         };
-        if let Err(e) = begun.control.send(&Record::Begin(begin), &[]) {
+        if let Err(e) = begun.control.send(&Record::Begin(begin)) {
             begun.discard();
             return Err(StartError::NotReady(e.to_string()));
         }
@@ -230,7 +232,7 @@ impl BoxHost {
             memory,
             open_files: choreo_sandbox::limits::OPEN_FILES,
         };
-        if let Err(e) = control.send(&Record::Start(start), &[]) {
+        if let Err(e) = control.send(&Record::Start(start)) {
             let _ = child.kill();
             let _ = child.wait();
             return Err(StartError::NotReady(e.to_string()));
@@ -242,6 +244,7 @@ impl BoxHost {
             virtual_time: std::sync::atomic::AtomicBool::new(false),
             control: Arc::new(control),
             pid: child.id(),
+            handle: choreo_sandbox::child::Handle::of(&child).ok(),
             child: Mutex::new(Some(child)),
             boxes: Mutex::new(HashMap::new()),
             next_handle: AtomicU64::new(1),
@@ -352,12 +355,6 @@ impl BoxHost {
 
     /// Whether the process ends within `within` of real time (reaped, its status kept).
     pub(crate) fn ends_within(&self, within: std::time::Duration) -> bool {
-        use rustix::event::{PollFd, PollFlags, Timespec, poll};
-        // Its pidfd is readable once it has ended: woken then (a run's end waits on this),
-        // not at the next look.
-        let pidfd = rustix::process::Pid::from_raw(self.pid as i32).and_then(|pid| {
-            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
-        });
         let deadline = std::time::Instant::now() + within;
         loop {
             if self.ended().status.is_some() {
@@ -368,15 +365,10 @@ impl BoxHost {
                 return false;
             }
             let step = left.min(std::time::Duration::from_millis(10));
-            match &pidfd {
-                Some(fd) => {
-                    let mut fds = [PollFd::new(fd, PollFlags::IN)];
-                    let step = Timespec {
-                        tv_sec: 0,
-                        tv_nsec: i64::from(step.subsec_nanos()),
-                    };
-                    let _ = poll(&mut fds, Some(&step));
-                }
+            // Woken at its end where the platform says so (a run's end waits on this), not
+            // at the next look.
+            match &self.handle {
+                Some(handle) => handle.wait_end(step),
                 None => std::thread::sleep(step.min(std::time::Duration::from_millis(2))),
             }
         }
@@ -430,15 +422,15 @@ impl BoxHost {
     /// init (the kernel then ends every process of the namespace before init is gone);
     /// once. Whether it had one.
     fn kill_namespace(&self) -> bool {
-        let init = (self.init_pid.get().copied().flatten())
-            .and_then(|p| rustix::process::Pid::from_raw(p as i32));
-        let Some(init) = init else {
+        let Some(init) = self.init_pid.get().copied().flatten() else {
             return false;
         };
         if !self.killed.swap(true, Ordering::SeqCst) {
-            let left = started_in_namespace(init.as_raw_nonzero().get() as u32, self.host_pid());
+            let left = started_in_namespace(init, self.host_pid());
             choreo_base::lock(&self.ended).left_running = left;
-            let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
+            if let Ok(init) = choreo_sandbox::child::Handle::of_pid(init) {
+                init.kill();
+            }
         }
         true
     }
@@ -455,6 +447,11 @@ impl BoxHost {
             }
         }
         self.killed.store(true, Ordering::SeqCst);
+        if let Some(handle) = &self.handle {
+            // What box code started in its process group (macOS; on Linux its namespace
+            // ended them already).
+            handle.kill_group();
+        }
         if let Some(child) = choreo_base::lock(&self.child).as_mut() {
             let _ = child.kill();
             if let Ok(status) = child.wait() {
@@ -465,7 +462,8 @@ impl BoxHost {
 
     /// Bounds it in real time: if it still runs `within` from now, its threads' stacks are
     /// dumped (`SIGABRT`: Python's fatal-error handler writes where each thread is to its
-    /// standard error, which choreo keeps) and it is killed [`DUMP_WAIT`] later. What box
+    /// standard error, which choreo keeps; Windows has no such signal) and it is killed
+    /// [`DUMP_WAIT`] later. What box
     /// code does cannot lift the bound: the timer is choreo's.
     ///
     /// In virtual time the bound waits, past its deadline, while the engine still calls box
@@ -506,19 +504,11 @@ impl BoxHost {
                     return;
                 };
                 choreo_base::lock(&me.ended).out_of_time = true;
-                me.signal(rustix::process::Signal::ABORT);
-                if !me.ends_within(DUMP_WAIT) {
+                let dumping = me.handle.as_ref().is_some_and(|h| h.ask_dump());
+                if !dumping || !me.ends_within(DUMP_WAIT) {
                     me.stop("did not give the run back within its bound");
                 }
             });
-    }
-
-    /// Sends `signal` to it (the process choreo started passes it on to box code's).
-    fn signal(&self, signal: rustix::process::Signal) {
-        let pid = rustix::process::Pid::from_raw(self.pid as i32);
-        if let Some(pid) = pid {
-            let _ = rustix::process::kill_process(pid, signal);
-        }
     }
 
     /// Kills it (and, with it, every process box code started in its namespace), saying

@@ -14,7 +14,6 @@
 //! an error naming it.
 
 use std::cell::RefCell;
-use std::os::fd::AsFd;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -76,10 +75,10 @@ impl BoxHost {
         // The first lane waits for the process to be ready (it was started without waiting).
         self.wait_ready()
             .map_err(|e| OrderError::Lane(e.to_string()))?;
-        let (lane, theirs) = Lane::pair().map_err(|e| self.broken(&e.to_string()))?;
-        let fds = [theirs[0].as_fd(), theirs[1].as_fd()];
-        self.control
-            .send(&Record::NewLane, &fds)
+        let lane = self
+            .control
+            .new_lane()
+            .map(Lane::new)
             .map_err(|e| self.broken(&e.to_string()))?;
         // Its thread says which it is (its id in its namespace), first.
         let thread = match lane.recv().map_err(|e| self.lane_failed(&e))? {
@@ -578,7 +577,7 @@ impl Drop for RemoteBox {
         }
         // The box host may be gone: nothing to tell it then.
         if !self.host.killed.load(Ordering::SeqCst) {
-            let _ = self.host.control.send(&Record::DropBox(self.handle), &[]);
+            let _ = self.host.control.send(&Record::DropBox(self.handle));
         }
     }
 }

@@ -11,7 +11,6 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::os::fd::OwnedFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,7 +18,8 @@ use std::time::Duration;
 
 use choreo_engine::{EngineError, RobotError, TimelineCommand, Value};
 
-use super::control::{Control, Record};
+use super::channel::Control;
+use super::control::Record;
 use super::lane::{Lane, LaneError};
 use super::message::{Answer, HostOptions, Message, Order};
 use super::request::Request;
@@ -66,12 +66,12 @@ impl Served {
         })
     }
 
-    /// Serves the lane on these pipe ends on a thread of its own, until choreo closes it.
-    pub(crate) fn open_lane(self: &Arc<Self>, reader: OwnedFd, writer: OwnedFd) {
+    /// Serves the lane on these ends on a thread of its own, until choreo closes it.
+    pub(crate) fn open_lane(self: &Arc<Self>, ends: super::channel::Ends) {
         let me = Arc::clone(self);
         let started = std::thread::Builder::new()
             .name("choreo-lane".to_string())
-            .spawn(move || me.serve_lane(Lane::new(reader, writer)));
+            .spawn(move || me.serve_lane(Lane::new(ends)));
         if let Err(e) = started {
             // The lane's socket is closed with the closure: choreo's side sees it end.
             eprintln!("choreo box host: cannot start a lane's thread: {e}");
@@ -505,12 +505,7 @@ impl Remote {
 pub(crate) fn serve_control(served: &Arc<Served>) {
     loop {
         match served.control.recv() {
-            Ok(Some((Record::NewLane, fds))) if fds.len() == 2 => {
-                let mut fds = fds.into_iter();
-                if let (Some(reader), Some(writer)) = (fds.next(), fds.next()) {
-                    served.open_lane(reader, writer);
-                }
-            }
+            Ok(Some((Record::NewLane, Some(ends)))) => served.open_lane(ends),
             Ok(Some((Record::DropBox(handle), _))) => served.drop_box(handle),
             Ok(Some((other, _))) => {
                 eprintln!("choreo box host: an unexpected control record {other:?}");

@@ -66,7 +66,7 @@ impl BoxHost {
     pub(crate) fn stack_drop(&self, handle: u64) {
         // The box host may be gone: nothing to tell it then.
         if !self.killed.load(Ordering::SeqCst) {
-            let _ = self.control.send(&Record::DropBox(handle), &[]);
+            let _ = self.control.send(&Record::DropBox(handle));
         }
     }
 }

@@ -309,14 +309,12 @@ impl FilesOnDisk {
     }
 }
 
-/// Makes `link` a symbolic link to the folder `target` (on Unix; elsewhere an error, and
-/// [`Project::on_disk`] falls back to the project's folder).
+/// Makes `link` a symbolic link to the folder `target` (Windows allows it only to an
+/// administrator or in developer mode: otherwise an error, and [`Project::on_disk`] falls
+/// back to the project's folder).
 fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     return std::os::unix::fs::symlink(target, link);
-    #[cfg(not(unix))]
-    return Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        format!("no symbolic links here for {}", link.display()),
-    ));
+    #[cfg(windows)]
+    return std::os::windows::fs::symlink_dir(target, link);
 }

@@ -109,13 +109,12 @@ impl Player for RunPlayer {
     fn stop(&mut self) {
         if self.playing()
             && let Some(c) = &self.child
-            && let Ok(pid) = i32::try_from(c.id())
+            && let Ok(run) = choreo_sandbox::child::Handle::of(c)
+            // As Ctrl-C: the run unloads every box and ends with its report (Windows
+            // cannot ask it so: it is ended).
+            && !run.interrupt()
         {
-            // As Ctrl-C: the run unloads every box and ends with its report.
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGINT,
-            );
+            run.kill();
         }
     }
 }
