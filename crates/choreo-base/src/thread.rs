@@ -149,12 +149,19 @@ mod tests {
     use super::*;
 
     #[test]
-    #[cfg(target_os = "linux")]
-    fn this_thread_reads_as_awake_and_others_have_other_ids() {
+    fn each_thread_has_its_own_id() {
         let me = current_id();
-        assert!(!look(None, me).unwrap().asleep);
+        assert_eq!(current_id(), me);
         let other = std::thread::spawn(current_id).join().unwrap();
         assert_ne!(other, me);
+        assert_ne!(me, 0);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn this_thread_reads_as_awake() {
+        let me = current_id();
+        assert!(!look(None, me).unwrap().asleep);
         // The process's first thread's id is its pid.
         assert!(
             std::thread::spawn(|| look(None, u64::from(std::process::id())).is_some())

@@ -968,7 +968,9 @@ fn a_virtual_time_limit_stops_time_exactly_at_the_limit() {
     let _ = engine.wait(std::time::Duration::from_secs(10));
 }
 
+/// Linux's: elsewhere the kernel is not asked whether a hook is blocked (docs/platforms.md).
 #[test]
+#[cfg(target_os = "linux")]
 fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     // B blocks on a real channel (not on the engine's clock); A sleeps 1 s, then ends the
     // behavior. Blocked in the kernel for 2 s of real time, B loses its turn (crate::turn)

@@ -111,5 +111,15 @@ pub(crate) fn environment() -> Vec<(OsString, OsString)> {
     }
     let cache = crate::packages::cache_base();
     vars.push(("XDG_CACHE_HOME".into(), cache.into_os_string()));
+    // Windows: a process without these cannot start its sockets or random numbers
+    // (`SYSTEMROOT`), nor find the DLLs beside its Python (`PATH`): the parent's, as is.
+    if cfg!(windows) {
+        for name in ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "PATH"] {
+            if let Some(value) = std::env::var_os(name) {
+                vars.retain(|(n, _)| n != name);
+                vars.push((name.into(), value));
+            }
+        }
+    }
     vars
 }

@@ -316,5 +316,19 @@ fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     return std::os::unix::fs::symlink(target, link);
     #[cfg(windows)]
-    return std::os::windows::fs::symlink_dir(target, link);
+    {
+        std::os::windows::fs::symlink_dir(target, link)?;
+        // A link said made that does not lead there (wine makes none) is none.
+        match std::fs::metadata(link) {
+            Ok(m) if m.is_dir() => Ok(()),
+            _ => {
+                let _ = std::fs::remove_dir(link);
+                Err(std::io::Error::other(format!(
+                    "{} does not lead to {}",
+                    link.display(),
+                    target.display()
+                )))
+            }
+        }
+    }
 }
