@@ -2,9 +2,10 @@
 //!
 //! choreo's process keeps the engine, the robot, the trace and the report; the box host
 //! runs the embedded CPython and nothing else — box scripts, the project's modules — and
-//! is confined as a whole before its first line of box code: namespaces of its own, the
-//! kernel's Landlock rules on every thread, a seccomp filter, hard limits, no descriptor but
-//! its sockets and standard streams, and the environment a robot's box code sees.
+//! is confined as a whole before its first line of box code: on Linux namespaces of its
+//! own, the kernel's Landlock rules on every thread, a seccomp filter, hard limits, no
+//! descriptor but its sockets and standard streams; everywhere the environment a robot's
+//! box code sees (docs/platforms.md says what macOS and Windows lack).
 //!
 //! - `process`: [`BoxHost`], the process started, its control socket read, how it ended.
 //! - `proxy`: the engine's `ScriptHost` and `BoxCode` across it, a lane per thread.
