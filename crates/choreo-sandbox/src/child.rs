@@ -4,7 +4,8 @@
 //! - Linux: a pidfd, which names that process and no other even once it ended (no pid
 //!   reused by the time it is killed), and is readable when it ends.
 //! - macOS: its pid (`kill(2)`); its end is looked for every few milliseconds.
-//! - Windows: a handle of its process (`TerminateProcess`); no signal asks it for a dump.
+//! - Windows: a handle of its process (`TerminateProcess`), in a job object that ends what
+//!   it started with it, and ends with choreo (`crate::job`); no signal asks it for a dump.
 
 // kill(2) and TerminateProcess: the only calls here without a safe wrapper elsewhere.
 #![allow(unsafe_code)]
@@ -20,6 +21,9 @@ pub struct Handle {
     pid: libc::pid_t,
     #[cfg(windows)]
     process: std::os::windows::io::OwnedHandle,
+    /// Its job, when one could be made (`None`: it is ended alone).
+    #[cfg(windows)]
+    job: Option<crate::job::Job>,
 }
 
 impl Handle {
@@ -30,6 +34,7 @@ impl Handle {
             use std::os::windows::io::AsHandle;
             Ok(Handle {
                 process: child.as_handle().try_clone_to_owned()?,
+                job: crate::job::Job::around(child).ok(),
             })
         }
         #[cfg(unix)]
@@ -75,19 +80,35 @@ impl Handle {
         // SAFETY: the handle was just opened, owned by nothing else.
         Ok(Handle {
             process: unsafe { std::os::windows::io::OwnedHandle::from_raw_handle(raw) },
+            job: None,
         })
     }
 
-    /// Kills it and what it started in its process group, when it leads one (macOS: the box
-    /// host is started so); elsewhere as [`Handle::kill`] (Linux ends a box host's
-    /// processes with its PID namespace).
+    /// Kills it and what it started: its process group, when it leads one (macOS: the box
+    /// host is started so); its job (Windows); elsewhere as [`Handle::kill`] (Linux ends a
+    /// box host's processes with its PID namespace).
     pub fn kill_group(&self) {
         #[cfg(all(unix, not(target_os = "linux")))]
         // SAFETY: kill takes a (negated: the group's) pid and a signal.
         unsafe {
             libc::kill(-self.pid, libc::SIGKILL);
         }
+        #[cfg(windows)]
+        if let Some(job) = &self.job {
+            job.end();
+        }
         self.kill();
+    }
+
+    /// Bounds the memory each of its processes may commit, where only its parent can
+    /// (Windows: its job); elsewhere the process bounds itself (`crate::limits`).
+    pub fn bound_memory(&self, bytes: Option<u64>) -> std::io::Result<()> {
+        #[cfg(windows)]
+        if let Some(job) = &self.job {
+            return job.limit(bytes);
+        }
+        let _ = bytes;
+        Ok(())
     }
 
     /// Kills it (`SIGKILL`; on Windows `TerminateProcess`); a process already gone is left
@@ -210,7 +231,54 @@ pub fn dies_with_starter(command: &mut Command) {
     let _ = command;
 }
 
-// Unix's: a `sleep` to end (Windows's handle is tried under wine, docs/platforms.md).
+#[cfg(all(test, windows))]
+#[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
+mod windows_tests {
+    use super::*;
+
+    /// A program that runs long: this test binary running [`sleeper`].
+    fn pinging() -> Child {
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child::windows_tests::sleeper", "--ignored"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
+    /// What [`pinging`] runs: a minute asleep.
+    #[test]
+    #[ignore = "run by the tests above as their long-running child"]
+    fn sleeper() {
+        std::thread::sleep(Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_child_and_what_it_started_end_with_its_job() {
+        let mut child = pinging();
+        let handle = Handle::of(&child).unwrap();
+        assert!(handle.job.is_some(), "no job object");
+        handle.bound_memory(Some(1 << 30)).unwrap();
+        let started = std::time::Instant::now();
+        handle.kill_group();
+        assert!(!child.wait().unwrap().success());
+        assert!(started.elapsed() < Duration::from_secs(50));
+    }
+
+    #[test]
+    fn a_child_ends_when_its_handle_is_dropped() {
+        let mut child = pinging();
+        drop(Handle::of(&child).unwrap());
+        // Ended by its job's close (with what code is the system's): long before its minute.
+        let started = std::time::Instant::now();
+        child.wait().unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(50),
+            "it ran its whole course"
+        );
+    }
+}
+
+// Unix's: a `sleep` to end.
 #[cfg(all(test, unix))]
 #[allow(clippy::unwrap_used)] // a test's unwrap is its assertion
 mod tests {

@@ -24,7 +24,7 @@
 //!   with choreo (the box host).
 //!
 //! - [`child`]: a child process as each platform names, ends and watches it (Linux,
-//!   macOS, Windows).
+//!   macOS, Windows); `job`: Windows's job object around one.
 //!
 //! The box code side of confinement (which files, hosts and programs box code may reach) is
 //! choreo-python's; this crate knows no Python and no behavior.
@@ -34,6 +34,8 @@
 pub mod child;
 #[cfg(target_os = "linux")]
 pub mod isolation;
+#[cfg(windows)]
+pub mod job;
 pub mod landlock;
 pub mod limits;
 #[cfg(target_os = "linux")]

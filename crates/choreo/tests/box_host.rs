@@ -91,6 +91,58 @@ fn hello_runs_the_same_in_the_box_host() {
     assert_eq!(traces[0], traces[1]);
 }
 
+/// The box host's channel of macOS and Windows (`channel_mux.rs`: every lane on its standard
+/// streams), picked on Linux by `CHOREO_BOX_HOST_CHANNEL=mux`: the same trace as Linux's own
+/// channel, so a real box host and its protocol are tried over it here.
+#[test]
+fn the_channel_of_macos_and_windows_runs_hello_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let hello = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/hello");
+    let traces: Vec<String> = ["own", "mux"]
+        .iter()
+        .map(|channel| {
+            let trace = dir.path().join(format!("{channel}.jsonl"));
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_choreo"))
+                .arg("run")
+                .arg(&hello)
+                .args(["--fast", "--trace"])
+                .arg(&trace)
+                .env("CHOREO_BOX_HOST_CHANNEL", channel)
+                .output()
+                .unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            std::fs::read_to_string(&trace).unwrap()
+        })
+        .collect();
+    assert!(traces[1].contains("Hello! I am running in choreo."));
+    assert_eq!(traces[0], traces[1]);
+}
+
+/// What box code prints, and what it writes to its standard output's descriptor, cannot
+/// reach the mux's channel, which was the box host's standard output: it goes nowhere.
+#[test]
+fn box_code_printing_cannot_break_the_mux_channel() {
+    // Its descriptor 3 is the mux's input, a pipe (Linux's own channel's is a socket).
+    let h = logging(
+        "(print('x' * 100000), sys.stdout.flush(), os.write(1, b'\\x00' * 4096), os.write(0, b'\\x07' * 64), __import__('stat').S_ISFIFO(os.fstat(3).st_mode))[2::2]",
+    );
+    let mut command = h.command(&[]);
+    command.env("CHOREO_BOX_HOST_CHANNEL", "mux");
+    let o = command.output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("value=(4096, True)"), "{said}");
+}
+
 #[test]
 fn native_code_in_the_box_host_cannot_write_outside_the_run() {
     let h = Hostile::new(

@@ -62,8 +62,8 @@ impl Control {
     }
 
     /// The descriptors the box host keeps open when it closes all others.
-    pub fn kept_descriptors() -> [i32; 1] {
-        [choreo_sandbox::spawn::SOCKET_FD]
+    pub fn kept_descriptors(&self) -> Vec<i32> {
+        vec![choreo_sandbox::spawn::SOCKET_FD]
     }
 
     /// Sends `record`.

@@ -10,9 +10,9 @@
 //! A frame: its length (u32), its lane (u64), its kind (data, a lane opened, a lane closed),
 //! then its bytes. choreo's side opens lanes; a box host that opens one, or sends a frame
 //! past its bound, ends the channel (choreo then sees it gone).
-
-// On Linux this is built for its tests alone (Linux's channel is `channel_linux`).
-#![cfg_attr(all(test, target_os = "linux"), allow(dead_code))]
+//!
+//! On Linux it is chosen with `CHOREO_BOX_HOST_CHANNEL=mux` (`super::channel`), so that the
+//! channel of macOS and Windows is tried here with a real box host.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -80,53 +80,61 @@ impl Mux {
     }
 }
 
+/// A frame as read: its lane, its kind, its bytes.
+type Frame = (u64, u8, Vec<u8>);
+
+/// Reads one frame; `None` at the channel's end or a frame past its bound.
+fn read_frame(input: &mut impl Read) -> Option<Frame> {
+    let mut header = [0; HEADER];
+    input.read_exact(&mut header).ok()?;
+    let [l0, l1, l2, l3, i0, i1, i2, i3, i4, i5, i6, i7, kind] = header;
+    let len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
+    let lane = u64::from_le_bytes([i0, i1, i2, i3, i4, i5, i6, i7]);
+    let bound = if lane == CONTROL {
+        MAX_RECORD
+    } else {
+        MAX_FRAME
+    };
+    if len > bound {
+        return None;
+    }
+    let mut bytes = vec![0; len];
+    input.read_exact(&mut bytes).ok()?;
+    Some((lane, kind, bytes))
+}
+
+/// Hands `frame` to its lane's queue, or to the control queue; `false` when it breaks the
+/// protocol (the channel then ends).
+fn deliver(mux: &Arc<Mux>, (lane, kind, bytes): Frame, control: &Sender<Incoming>) -> bool {
+    match (lane, kind) {
+        (CONTROL, DATA) => control.send(Incoming::Record(bytes)).is_ok(),
+        (CONTROL, _) => false,
+        (id, OPEN) if mux.host => control.send(Incoming::Lane(mux.lane(id))).is_ok(),
+        (id, DATA) => {
+            let queue = choreo_base::lock(&mux.lanes).get(&id).cloned();
+            // A lane this side closed already: its late frame is dropped.
+            if let Some(queue) = queue {
+                let _ = queue.send(bytes);
+            }
+            true
+        }
+        (id, CLOSE) => {
+            choreo_base::lock(&mux.lanes).remove(&id);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Reads frames from `input` until it ends or breaks the protocol, each to its lane's queue;
 /// then every lane is closed, and the control queue with them. Holds the channel weakly: a
 /// side that let go of all its ends closes its writing pipe, and the other side sees it.
 fn read_frames(mux: &std::sync::Weak<Mux>, mut input: impl Read, control: &Sender<Incoming>) {
-    loop {
-        let mut header = [0; HEADER];
-        if input.read_exact(&mut header).is_err() {
-            break;
-        }
-        let [l0, l1, l2, l3, i0, i1, i2, i3, i4, i5, i6, i7, kind] = header;
-        let len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
-        let lane = u64::from_le_bytes([i0, i1, i2, i3, i4, i5, i6, i7]);
-        let bound = if lane == CONTROL {
-            MAX_RECORD
-        } else {
-            MAX_FRAME
-        };
-        if len > bound {
-            break;
-        }
-        let mut bytes = vec![0; len];
-        if input.read_exact(&mut bytes).is_err() {
-            break;
-        }
+    while let Some(frame) = read_frame(&mut input) {
         let Some(mux) = mux.upgrade() else {
-            break;
+            return;
         };
-        let delivered = match (lane, kind) {
-            (CONTROL, DATA) => control.send(Incoming::Record(bytes)).is_ok(),
-            (CONTROL, _) => false,
-            (id, OPEN) if mux.host => control.send(Incoming::Lane(mux.lane(id))).is_ok(),
-            (id, DATA) => {
-                let queue = choreo_base::lock(&mux.lanes).get(&id).cloned();
-                // A lane this side closed already: its late frame is dropped.
-                if let Some(queue) = queue {
-                    let _ = queue.send(bytes);
-                }
-                true
-            }
-            (id, CLOSE) => {
-                choreo_base::lock(&mux.lanes).remove(&id);
-                true
-            }
-            _ => false,
-        };
-        if !delivered {
-            choreo_base::lock(&mux.lanes).clear();
+        if !deliver(&mux, frame, control) {
             break;
         }
     }
@@ -135,10 +143,20 @@ fn read_frames(mux: &std::sync::Weak<Mux>, mut input: impl Read, control: &Sende
     }
 }
 
+/// What a side reads, until its reader thread takes it.
+type Input = Box<dyn Read + Send>;
+
 /// One end of the control channel.
 pub struct Control {
     mux: Arc<Mux>,
     incoming: Mutex<Receiver<Incoming>>,
+    /// The box host's input and the control queue's sender, until a lane opens: its first
+    /// records are read by the thread that asks, and its reader thread starts with its
+    /// first lane (Linux's namespaces, taken in between, need a process of one thread).
+    pending: Mutex<Option<(Input, Sender<Incoming>)>>,
+    /// The descriptors it reads and writes (Unix), which the box host keeps open when it
+    /// closes all others.
+    fds: Vec<i32>,
 }
 
 impl Control {
@@ -154,7 +172,7 @@ impl Control {
             let _ = child.wait();
             return Err(std::io::Error::other("its standard streams were not piped"));
         };
-        let control = match Control::over(input, output, false) {
+        let control = match Control::over(Box::new(input), output, false, Vec::new()) {
             Ok(control) => control,
             Err(e) => {
                 let _ = child.kill();
@@ -168,9 +186,17 @@ impl Control {
     /// The box host's end: its standard input and output as choreo started it, taken (in
     /// their place, the null device: what box code prints goes nowhere, as on Linux).
     pub fn inherited() -> Option<Control> {
-        let input = std::fs::File::from(clone_stream(&std::io::stdin()).ok()?);
-        let output = std::fs::File::from(clone_stream(&std::io::stdout()).ok()?);
-        let control = Control::over(input, output, true).ok()?;
+        let input = clone_stream(&std::io::stdin()).ok()?;
+        let output = clone_stream(&std::io::stdout()).ok()?;
+        #[cfg(unix)]
+        let fds = {
+            use std::os::fd::AsRawFd;
+            vec![input.as_raw_fd(), output.as_raw_fd()]
+        };
+        #[cfg(not(unix))]
+        let fds = Vec::new();
+        let (input, output) = (std::fs::File::from(input), std::fs::File::from(output));
+        let control = Control::over(Box::new(input), output, true, fds).ok()?;
         let quieted = pyo3::Python::attach(|py| {
             py.run(
                 c"import os\nnull = os.open(os.devnull, os.O_RDWR)\nos.dup2(null, 0)\nos.dup2(null, 1)\nos.close(null)",
@@ -181,10 +207,13 @@ impl Control {
         quieted.ok().map(|()| control)
     }
 
+    /// The channel on `input` and `output`; choreo's side reads on a thread of its own
+    /// from the start, the box host's from its first lane.
     fn over(
-        input: impl Read + Send + 'static,
+        input: Input,
         output: impl Write + Send + 'static,
         host: bool,
+        fds: Vec<i32>,
     ) -> std::io::Result<Control> {
         let mux = Arc::new(Mux {
             writer: Mutex::new(Box::new(output)),
@@ -193,14 +222,31 @@ impl Control {
             host,
         });
         let (sender, incoming) = unbounded();
-        let reading = Arc::downgrade(&mux);
+        let control = Control {
+            mux,
+            incoming: Mutex::new(incoming),
+            pending: Mutex::new(None),
+            fds,
+        };
+        if host {
+            *choreo_base::lock(&control.pending) = Some((input, sender));
+        } else {
+            control.start_reading(input, sender)?;
+        }
+        Ok(control)
+    }
+
+    fn start_reading(&self, input: Input, sender: Sender<Incoming>) -> std::io::Result<()> {
+        let reading = Arc::downgrade(&self.mux);
         std::thread::Builder::new()
             .name("choreo-box-host-channel".to_string())
             .spawn(move || read_frames(&reading, input, &sender))?;
-        Ok(Control {
-            mux,
-            incoming: Mutex::new(incoming),
-        })
+        Ok(())
+    }
+
+    /// The descriptors it reads and writes (Unix; none on Windows).
+    pub fn kept_descriptors(&self) -> Vec<i32> {
+        self.fds.clone()
     }
 
     /// Sends `record`.
@@ -224,6 +270,29 @@ impl Control {
     /// The next record, with a new lane's ends when it is one; `None` once the other end is
     /// closed.
     pub fn recv(&self) -> Result<Option<(Record, Option<Ends>)>, ControlError> {
+        {
+            let mut pending = choreo_base::lock(&self.pending);
+            if let Some((input, sender)) = pending.as_mut() {
+                match read_frame(input) {
+                    None => {
+                        *pending = None;
+                        return Ok(None);
+                    }
+                    Some((CONTROL, DATA, bytes)) => {
+                        return Ok(Some((Record::decode(&bytes)?, None)));
+                    }
+                    Some(frame) => {
+                        // The first lane: from now on the reader thread reads.
+                        let delivered = deliver(&self.mux, frame, sender);
+                        if let Some((input, sender)) = pending.take()
+                            && delivered
+                        {
+                            self.start_reading(input, sender)?;
+                        }
+                    }
+                }
+            }
+        }
         let next = choreo_base::lock(&self.incoming).recv();
         match next {
             Err(_) => Ok(None),
@@ -290,8 +359,8 @@ mod tests {
     fn records_and_lanes_cross_one_pipe_each_way() {
         let (host_reads, choreo_writes) = std::io::pipe().unwrap();
         let (choreo_reads, host_writes) = std::io::pipe().unwrap();
-        let choreo = Control::over(choreo_reads, choreo_writes, false).unwrap();
-        let host = Control::over(host_reads, host_writes, true).unwrap();
+        let choreo = Control::over(Box::new(choreo_reads), choreo_writes, false, vec![]).unwrap();
+        let host = Control::over(Box::new(host_reads), host_writes, true, vec![]).unwrap();
         choreo.send(&Record::DropBox(3)).unwrap();
         let lane = choreo.new_lane().unwrap();
         assert_eq!(host.recv().unwrap().unwrap().0, Record::DropBox(3));

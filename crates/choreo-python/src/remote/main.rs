@@ -112,7 +112,12 @@ fn run() -> Result<(), HostError> {
             let _ = forward.send(&Record::Refused(text));
         }),
     ));
-    let no_landlock = super::walls::confine(&start, &confinement, no_namespaces.is_none())?;
+    let no_landlock = super::walls::confine(
+        &start,
+        &confinement,
+        no_namespaces.is_none(),
+        &control.kept_descriptors(),
+    )?;
     control.send(&Record::Ready(Ready {
         version: VERSION,
         no_namespaces,

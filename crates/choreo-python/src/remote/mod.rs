@@ -19,11 +19,12 @@
 //! - `executable`: which program is started as the box host.
 
 // How records and lanes travel: Linux's sockets and pipes; elsewhere the standard streams
-// (the mux, also built for its tests on Linux).
+// (the mux, which Linux may use too: `channel`).
 mod channel;
 #[cfg(target_os = "linux")]
+mod channel_either;
+#[cfg(target_os = "linux")]
 mod channel_linux;
-#[cfg(any(not(target_os = "linux"), test))]
 mod channel_mux;
 mod control;
 mod executable;

@@ -257,6 +257,11 @@ impl BoxHost {
             on_end: Mutex::new(None),
             last_order: AtomicU64::new(0),
         });
+        if let Some(handle) = &host.handle {
+            // Where only its parent can bound it (Windows: its job); elsewhere it bounds
+            // itself once told (`walls`).
+            let _ = handle.bound_memory(memory);
+        }
         host.read_control();
         Ok(host)
     }

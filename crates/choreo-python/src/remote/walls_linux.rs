@@ -2,7 +2,6 @@
 //! its other descriptors closed, no capability, the seccomp filter, and Landlock with the
 //! run's rules (docs/security.md, The box host).
 
-use super::channel::Control;
 use super::control::Start;
 use crate::confinement::Confinement;
 
@@ -41,6 +40,7 @@ pub(super) fn confine(
     start: &Start,
     confinement: &Confinement,
     namespaced: bool,
+    keep: &[i32],
 ) -> Result<Option<String>, WallError> {
     use choreo_sandbox::seccomp::Net;
     let net = match &start.allowed.net {
@@ -64,7 +64,7 @@ pub(super) fn confine(
         file_size: Some(FILE_SIZE),
         processes: namespaced.then_some(PROCESSES),
     };
-    choreo_sandbox::process::confine(&bounds, &Control::kept_descriptors(), &filter)
+    choreo_sandbox::process::confine(&bounds, keep, &filter)
         .map_err(|e| WallError::Confine(e.to_string()))?;
     // Landlock last: the steps above read `/proc/self`, which its rules do not grant. Its
     // ruleset's descriptor is closed once the process is confined.

@@ -31,6 +31,7 @@ pub(super) fn confine(
     _start: &Start,
     _confinement: &Confinement,
     _namespaced: bool,
+    _keep: &[i32],
 ) -> Result<Option<String>, WallError> {
     Ok(Some(format!("{PLATFORM} has none")))
 }
