@@ -1,8 +1,8 @@
 //! The box host's control records: those that are no lane's — the beginning and the start,
-//! a new lane, a box dropped, and from the box host its readiness, box code's refusals and
-//! what box code is about to do to its process. How they travel is the platform's
-//! (`super::channel`: on Linux a `SOCK_SEQPACKET` socket with a lane's pipes attached,
-//! elsewhere lane 0 of the box host's standard streams).
+//! a new lane, a box dropped, a barrier, and from the box host its readiness, box code's
+//! refusals, what box code is about to do to its process and the barrier's answer. How
+//! they travel is the platform's (`super::channel`: on Linux a `SOCK_SEQPACKET` socket with
+//! a lane's pipes attached, elsewhere lane 0 of the box host's standard streams).
 
 use super::wire::{Reader, WireError, Writer};
 use crate::confinement::Allowed;
@@ -70,6 +70,11 @@ pub enum Record {
     Refused(String),
     /// Box code is about to end its process so (`root/Box line 4: os._exit(0)`).
     Note(String),
+    /// choreo asks the box host to answer [`Record::Synced`] with this number: what the box
+    /// host sent on this channel before the answer (a refusal) is then known to choreo.
+    Sync(u64),
+    /// The box host's answer to [`Record::Sync`].
+    Synced(u64),
 }
 
 impl Record {
@@ -121,6 +126,16 @@ impl Record {
                 w.str(t);
                 w
             }
+            Record::Sync(n) => {
+                let mut w = Writer::tagged(b'Y');
+                w.u64(*n);
+                w
+            }
+            Record::Synced(n) => {
+                let mut w = Writer::tagged(b'y');
+                w.u64(*n);
+                w
+            }
         };
         w.bytes
     }
@@ -158,6 +173,8 @@ impl Record {
             }),
             b'F' => Record::Refused(r.str()?),
             b'N' => Record::Note(r.str()?),
+            b'Y' => Record::Sync(r.u64()?),
+            b'y' => Record::Synced(r.u64()?),
             t => return Err(WireError(format!("no control record has tag {t}"))),
         };
         r.finish()?;
@@ -214,6 +231,8 @@ mod tests {
             }),
             Record::Refused("open('/etc/shadow')".into()),
             Record::Note("root/Box line 4: os._exit(0)".into()),
+            Record::Sync(3),
+            Record::Synced(u64::MAX),
         ];
         for record in records {
             assert_eq!(Record::decode(&record.encode()).unwrap(), record);

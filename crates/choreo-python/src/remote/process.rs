@@ -77,7 +77,23 @@ pub struct BoxHost {
     on_end: Mutex<Option<Box<dyn FnOnce() + Send>>>,
     /// When choreo last ordered box code to run, in nanoseconds from [`EPOCH`].
     last_order: AtomicU64,
+    /// The barriers asked on its control socket and answered ([`BoxHost::sync`]).
+    barrier: (Mutex<Barrier>, Condvar),
 }
+
+/// The control socket's barriers: the last asked, the last answered, and whether waiting
+/// for one is over (the socket closed, or a barrier went unanswered: box code may hold its
+/// process, and the run's end is not to wait for it again).
+#[derive(Debug, Default)]
+struct Barrier {
+    asked: u64,
+    answered: u64,
+    over: bool,
+}
+
+/// How long [`BoxHost::sync`] waits for its answer: the box host's thread that answers
+/// takes no lock box code can hold, so only a box host stopped or broken takes this long.
+const SYNC_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What choreo knows of the box host's end.
 #[derive(Debug, Default, Clone)]
@@ -99,6 +115,9 @@ pub struct Ended {
     /// ended it, killed with it (counted for the report; the namespace's end is the wall).
     pub left_running: usize,
 }
+
+/// How many of box code's last notes on what it does to its process are kept.
+const NOTES_KEPT: usize = 8;
 
 /// How long a box host asked for its dump has to write it and end before it is killed.
 const DUMP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -256,6 +275,7 @@ impl BoxHost {
             stderr,
             on_end: Mutex::new(None),
             last_order: AtomicU64::new(0),
+            barrier: (Mutex::new(Barrier::default()), Condvar::new()),
         });
         if let Some(handle) = &host.handle {
             // Where only its parent can bound it (Windows: its job); elsewhere it bounds
@@ -312,6 +332,50 @@ impl BoxHost {
         let (state, said) = &self.ready;
         choreo_base::lock(state).get_or_insert(ready);
         said.notify_all();
+    }
+
+    /// Returns once choreo has read every control record the box host sent before it was
+    /// asked (box code's refusals, then its error on a lane: the report counts the refusal
+    /// the error came from), or once it cannot: its socket closed, or no answer within
+    /// [`SYNC_WAIT`].
+    pub fn sync(&self) {
+        let (state, answered) = &self.barrier;
+        let want = {
+            let mut barrier = choreo_base::lock(state);
+            if barrier.over {
+                return;
+            }
+            barrier.asked += 1;
+            barrier.asked
+        };
+        // Sent unlocked: the thread that reads the answer takes the lock to note it.
+        if self.control.send(&Record::Sync(want)).is_err() {
+            return;
+        }
+        let mut barrier = choreo_base::lock(state);
+        let deadline = std::time::Instant::now() + SYNC_WAIT;
+        while !barrier.over && barrier.answered < want {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                barrier.over = true;
+                return;
+            }
+            barrier = answered
+                .wait_timeout(barrier, left)
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// A barrier's answer read (`Some`), or the control socket's end (`None`).
+    fn synced(&self, answer: Option<u64>) {
+        let (state, answered) = &self.barrier;
+        let mut barrier = choreo_base::lock(state);
+        match answer {
+            Some(n) => barrier.answered = barrier.answered.max(n),
+            None => barrier.over = true,
+        }
+        answered.notify_all();
     }
 
     /// The box host's own process in this process's `/proc`, once it is ready.
@@ -562,6 +626,7 @@ impl BoxHost {
                     follow(&control, &me, confinement.as_ref());
                 }
                 if let Some(me) = me.upgrade() {
+                    me.synced(None);
                     let waited = choreo_base::lock(&me.child).as_mut().map(Child::wait);
                     if let Some(Ok(status)) = waited {
                         choreo_base::lock(&me.ended).status.get_or_insert(status);
@@ -581,7 +646,7 @@ impl BoxHost {
 }
 
 /// Follows the control socket of a box host that is ready, until it closes or breaks the
-/// protocol: refusals to the report (`confinement`), notes kept.
+/// protocol: refusals to the report (`confinement`), notes kept, barriers' answers noted.
 fn follow(
     control: &Control,
     me: &std::sync::Weak<BoxHost>,
@@ -594,9 +659,17 @@ fn follow(
                     c.note_refusal(text);
                 }
             }
+            Ok(Some((Record::Synced(n), _))) => {
+                if let Some(me) = me.upgrade() {
+                    me.synced(Some(n));
+                }
+            }
             Ok(Some((Record::Note(text), _))) => {
                 if let Some(me) = me.upgrade() {
-                    choreo_base::lock(&me.ended).notes.insert(0, text);
+                    let notes = &mut choreo_base::lock(&me.ended).notes;
+                    notes.insert(0, text);
+                    // Box code may send notes without end: the last few say how it ended.
+                    notes.truncate(NOTES_KEPT);
                 }
             }
             Ok(Some((other, _))) => {

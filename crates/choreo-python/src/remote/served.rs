@@ -501,12 +501,18 @@ impl Remote {
     }
 }
 
-/// Serves choreo's control socket until it closes: lanes opened, boxes dropped.
+/// Serves choreo's control socket until it closes: lanes opened, boxes dropped, barriers
+/// answered.
 pub(crate) fn serve_control(served: &Arc<Served>) {
     loop {
         match served.control.recv() {
             Ok(Some((Record::NewLane, Some(ends)))) => served.open_lane(ends),
             Ok(Some((Record::DropBox(handle), _))) => served.drop_box(handle),
+            Ok(Some((Record::Sync(n), _))) => {
+                if served.control.send(&Record::Synced(n)).is_err() {
+                    return;
+                }
+            }
             Ok(Some((other, _))) => {
                 eprintln!("choreo box host: an unexpected control record {other:?}");
                 return;

@@ -285,6 +285,11 @@ impl Run {
     /// What box code was refused by the sandbox, in order (`write /tmp/x (root/Box line 4;
     /// --allow-write /tmp)`); empty when nothing was, or the run is unconfined.
     pub fn refused(&self) -> Vec<String> {
+        // A refusal travels on the box host's control socket, the error it raised on a
+        // lane: what the box host said before now is read first.
+        if let (Some(_), Some(host)) = (&self.confinement, &self.box_host) {
+            host.sync();
+        }
         let refused = self.confinement.as_ref().map(|c| c.refused());
         // The robot's paths, as the trace shows them (`Trace::set_robot_root`).
         refused

@@ -638,12 +638,8 @@ fn a_reloaded_page_can_undo_the_edits_made_before() {
     e.page.drag(from, (from.0 + 60.0, from.1 + 30.0));
     assert!(e.answered(), "the move was not saved");
     assert_ne!(e.bytes(), original);
-    e.page
-        .eval("window.beforeReload = true; location.reload(); true");
-    e.until(
-        "!window.beforeReload && !!document.getElementById('undo')
-         && !document.getElementById('undo').disabled",
-    );
+    e.page.reload();
+    e.until("!!document.getElementById('undo') && !document.getElementById('undo').disabled");
     assert_eq!(
         e.page.eval("document.getElementById('redo').disabled"),
         Value::Bool(true)

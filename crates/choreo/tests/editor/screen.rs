@@ -48,9 +48,8 @@ fn the_diagram_fills_a_laptop_screen_and_the_panes_keep_their_sizes() {
         (taller - bottom - 120.0).abs() <= 2.0,
         "{bottom} → {taller}"
     );
-    e.page
-        .eval("window.beforeReload = true; location.reload(); true");
-    e.until("!window.beforeReload && !!document.getElementById('split-bottom')");
+    e.page.reload();
+    e.until("!!document.getElementById('split-bottom')");
     let (_, kept) = size(&mut e, "bottom");
     assert!(
         (kept - taller).abs() <= 1.0,

@@ -112,8 +112,41 @@ impl LivePage {
         self.attach();
     }
 
+    /// The page loaded again (as a user's F5), returned once the new document is complete.
+    /// A call made while the old document goes away is answered "Inspected target navigated
+    /// or closed" (seen under load): those answers are waited out here, never in a test.
+    pub fn reload(&mut self) {
+        self.eval("window.beforeReload = true");
+        self.call(true, "Page.reload", json!({}));
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let state = self.try_call(
+                true,
+                "Runtime.evaluate",
+                json!({ "expression": "!window.beforeReload && document.readyState === 'complete'",
+                        "returnByValue": true }),
+            );
+            if matches!(state, Ok(ref v) if v["result"]["value"] == Value::Bool(true)) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the page did not load again: {state:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Calls `method` (on the page when `on_page`, else on the browser): its result.
     fn call(&mut self, on_page: bool, method: &str, params: Value) -> Value {
+        match self.try_call(on_page, method, params) {
+            Ok(result) => result,
+            Err(error) => panic!("{method}: {error}"),
+        }
+    }
+
+    /// Calls `method`: its result, or the error DevTools answered.
+    fn try_call(&mut self, on_page: bool, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut message = json!({ "id": id, "method": method, "params": params });
@@ -132,8 +165,10 @@ impl LivePage {
             if reply["id"] != json!(id) {
                 continue;
             }
-            assert!(reply["error"].is_null(), "{method}: {}", reply["error"]);
-            return reply["result"].clone();
+            if !reply["error"].is_null() {
+                return Err(reply["error"].clone());
+            }
+            return Ok(reply["result"].clone());
         }
     }
 
