@@ -161,7 +161,7 @@ fn a_refusal_is_counted_as_soon_as_the_run_ends() {
             matches!(ending, choreo::Ending::Failed { .. }),
             "{ending:?}"
         );
-        assert_eq!(run.refused(), [wanted.clone()]);
+        assert_eq!(run.refused(), std::slice::from_ref(&wanted));
     }
     assert!(!h.outside().join("flooded.txt").exists());
 }
