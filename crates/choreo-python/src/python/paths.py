@@ -18,11 +18,13 @@ other path, nothing changes. The table of folders is choreo-robot's (`paths.rs`)
 import builtins
 import io
 import os
-import posix
 import sys
 import tempfile
 
 import _choreo
+
+# `posix` on Unix, `nt` on Windows: the module whose functions `os` hands out.
+_native = sys.modules[os.name]
 import _io
 
 # `os.makedirs` and `os.path.isdir` as they are, before `install` makes them see the robot's
@@ -186,7 +188,7 @@ def _gettempdir():
 def install():
     tempfile.gettempdir = _gettempdir
     tempfile.gettempdirb = lambda: os.fsencode(_gettempdir())
-    for module in (os, posix):
+    for module in (os, _native):
         for name in _ONE:
             function = getattr(module, name, None)
             if function is not None and not hasattr(function, "__wrapped__"):

@@ -19,18 +19,20 @@ Python package: the process is the user's program), they are refused at the line
 import os
 import _socket
 import _thread
-import posix
 import signal
 import sys
 
 import _choreo
 
-_real_exit = posix._exit
+# `posix` on Unix, `nt` on Windows: the module whose functions `os` hands out.
+_native = sys.modules[os.name]
+
+_real_exit = _native._exit
 # `os.open` as `install` finds it (the robot's paths' wrapper: `paths.py`).
 _real_os_open = os.open
 # The folder descriptor of the `os.open` under way on this thread (see `_os_open`).
 _OPENING = _thread._local()
-_real_abort = posix.abort
+_real_abort = _native.abort
 _real_raise_signal = signal.raise_signal
 # Bound now: box code replacing `_choreo.ends_process` later changes nothing.
 _ends_process = _choreo.ends_process
@@ -298,11 +300,11 @@ def _raise_signal(signalnum):
 
 def install():
     global _real_os_open, _NOT_PROJECT
-    os._exit = posix._exit = _exit
+    os._exit = _native._exit = _exit
     if os.open is not _os_open:
         _real_os_open = os.open
         os.open = _os_open
-    os.abort = posix.abort = _abort
+    os.abort = _native.abort = _abort
     signal.raise_signal = _raise_signal
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, _choreo.packages_folder()}
     folders.update(p for p in sys.path if p and os.path.isabs(p))

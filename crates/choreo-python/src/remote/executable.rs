@@ -54,7 +54,13 @@ impl Executable {
     /// This program itself, when it serves as the box host (its `main` calls
     /// [`crate::remote::serve_box_host`] first).
     pub fn this_program() -> Executable {
-        Executable::choreo(Path::new("/proc/self/exe"))
+        // Linux names the running file itself, however it was moved or replaced since it
+        // started; elsewhere its path is what there is.
+        if cfg!(target_os = "linux") {
+            return Executable::choreo(Path::new("/proc/self/exe"));
+        }
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("choreo"));
+        Executable::choreo(&exe)
     }
 
     /// The box host of this process's runs: [`BOX_HOST_VARIABLE`], else the process's own
@@ -71,7 +77,7 @@ impl Executable {
         exe.ancestors()
             .skip(1)
             .take(2)
-            .map(|dir| dir.join("choreo"))
+            .map(|dir| dir.join(format!("choreo{}", std::env::consts::EXE_SUFFIX)))
             .find(|p| p.is_file())
             .map(|p| Executable::choreo(&p))
             .ok_or(NoExecutable)
