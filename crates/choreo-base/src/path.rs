@@ -17,7 +17,7 @@ pub fn resolved(path: &Path) -> PathBuf {
     let mut existing = absolute.as_path();
     let mut rest = Vec::new();
     loop {
-        if let Ok(real) = existing.canonicalize() {
+        if let Ok(real) = dunce::canonicalize(existing) {
             let mut out = real;
             for part in rest.iter().rev() {
                 match part {

@@ -47,12 +47,8 @@ pub(crate) fn topics_of(
     within: &Path,
 ) -> Result<Vec<(String, PathBuf, String)>, String> {
     let inside = |path: &Path| -> Result<PathBuf, String> {
-        let real = path
-            .canonicalize()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let root = within
-            .canonicalize()
-            .unwrap_or_else(|_| within.to_path_buf());
+        let real = dunce::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let root = dunce::canonicalize(within).unwrap_or_else(|_| within.to_path_buf());
         if real.starts_with(&root) {
             Ok(real)
         } else {
@@ -101,10 +97,7 @@ pub(crate) fn new_language(
             language.name
         ));
     }
-    let dlg = folder
-        .join(dialog)
-        .canonicalize()
-        .map_err(|e| format!("{dialog}: {e}"))?;
+    let dlg = dunce::canonicalize(folder.join(dialog)).map_err(|e| format!("{dialog}: {e}"))?;
     let before = std::fs::read(&dlg).map_err(|e| format!("{}: {e}", dlg.display()))?;
     let name = choreo_xar::project_files::read_dlg(&dlg.display().to_string(), &before)
         .map_err(|e| e.to_string())?
@@ -128,11 +121,7 @@ pub(crate) fn new_language(
     after.extend_from_slice(newline);
     let text = format!("topic: ~{name}()\nlanguage: {}\n\n", language.code);
     let relative = top
-        .strip_prefix(
-            within
-                .canonicalize()
-                .unwrap_or_else(|_| within.to_path_buf()),
-        )
+        .strip_prefix(dunce::canonicalize(within).unwrap_or_else(|_| within.to_path_buf()))
         .unwrap_or(&top)
         .to_path_buf();
     let ops = vec![

@@ -101,7 +101,11 @@ fn stem(path: &Path) -> Result<String, NewError> {
 
 fn make_project(dir: &Path) -> Result<PathBuf, NewError> {
     // `.` (a folder made and entered first) is named by where it is
-    let name = stem(dir).or_else(|e| dir.canonicalize().map_err(|_| e).and_then(|d| stem(&d)))?;
+    let name = stem(dir).or_else(|e| {
+        dunce::canonicalize(dir)
+            .map_err(|_| e)
+            .and_then(|d| stem(&d))
+    })?;
     let taken = match std::fs::read_dir(dir) {
         Ok(mut entries) => entries.next().is_some(),
         Err(_) => dir.exists(), // a file, or an unreadable folder

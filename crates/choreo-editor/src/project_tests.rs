@@ -165,7 +165,7 @@ fn a_topic_in_another_language_is_named_in_the_dlg_and_listed_in_the_pml() {
     let Some((_dir, root)) = hello_world() else {
         return;
     };
-    let root = root.canonicalize().unwrap();
+    let root = dunce::canonicalize(&root).unwrap();
     let (pml, dlg) = (
         root.join("Hello World.pml"),
         root.join("dialogs/main_with_tablet.dlg"),
@@ -214,7 +214,7 @@ fn a_dialog_box_added_in_a_project_lists_its_files_and_is_undone_as_one_action()
     let Some((_dir, root)) = hello_world() else {
         return;
     };
-    let root = root.canonicalize().unwrap();
+    let root = dunce::canonicalize(&root).unwrap();
     let (pml, file) = (
         root.join("Hello World.pml"),
         root.join("behaviors/behavior.xar"),

@@ -110,7 +110,7 @@ impl Installation {
 
 /// Whether two paths name the same folder (compared canonically when they exist).
 fn same_folder(a: &Path, b: &Path) -> bool {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let canonical = |p: &Path| dunce::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     canonical(a) == canonical(b)
 }
 

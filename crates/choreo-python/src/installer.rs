@@ -143,7 +143,7 @@ pub(crate) fn pip(interpreter: &Path, cache: &Path, tmp: &Path, args: &[String])
 fn rules(interpreter: &Path, cache: &Path) -> choreo_sandbox::landlock::Rules {
     let mut python = prefixes();
     python.extend(interpreter.parent().map(Path::to_path_buf));
-    if let Ok(real) = std::fs::canonicalize(interpreter) {
+    if let Ok(real) = dunce::canonicalize(interpreter) {
         python.extend(real.parent().and_then(Path::parent).map(Path::to_path_buf));
     }
     let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();

@@ -20,7 +20,7 @@ fn relative(root: &Path, p: &Path) -> String {
 
 #[test]
 fn every_crate_keeps_the_rules() {
-    let root = workspace_root().canonicalize().expect("the workspace root");
+    let root = dunce::canonicalize(workspace_root()).expect("the workspace root");
     let all = crates(&root);
     assert!(all.len() >= 10, "found only {all:?}");
     let mut faults = Vec::new();
@@ -71,7 +71,7 @@ fn every_crate_keeps_the_rules() {
 
 #[test]
 fn every_path_the_docs_name_exists() {
-    let root = workspace_root().canonicalize().expect("the workspace root");
+    let root = dunce::canonicalize(workspace_root()).expect("the workspace root");
     let mut docs = vec![root.join("README.md")];
     docs.extend(choreo_testkit::files_under(&root.join("docs"), &|p| {
         choreo_testkit::has_extension(p, &["md"])
@@ -102,7 +102,7 @@ const ONE_HOME: &[&str] = &["enum Ending", "struct Setup", "enum Outcome"];
 
 #[test]
 fn the_command_line_is_thin_and_each_fact_has_one_home() {
-    let root = workspace_root().canonicalize().expect("the workspace root");
+    let root = dunce::canonicalize(workspace_root()).expect("the workspace root");
     let mut faults = Vec::new();
     for (path, lines) in file_lengths(&root.join("crates/choreo/src/cli")) {
         if lines > CLI_FILE {

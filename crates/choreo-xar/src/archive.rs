@@ -169,7 +169,8 @@ fn tar_gz(file: &str, files: &FileTree) -> Result<Vec<u8>> {
 }
 
 /// Writes `files` as a zip (`.pkg`), deflated, every date 1980-01-01 (zip's first), mode
-/// 0644. `file` names the archive in errors.
+/// 0644, made "by Unix" (the robot's system) whatever system writes it: the same project
+/// gives the same bytes on every platform. `file` names the archive in errors.
 pub fn pack_zip(file: &str, files: &FileTree) -> Result<Vec<u8>> {
     use std::io::Write as _;
     let failed =
@@ -177,7 +178,8 @@ pub fn pack_zip(file: &str, files: &FileTree) -> Result<Vec<u8>> {
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default())
-        .unix_permissions(0o644);
+        .unix_permissions(0o644)
+        .system(zip::System::Unix);
     let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
     for (path, data) in files {
         check_packable(file, path)?;
@@ -663,6 +665,21 @@ mod tests {
         let pkg = pack_zip("t.pkg", &files).unwrap();
         assert_eq!(pkg, pack_zip("t.pkg", &files).unwrap());
         assert_eq!(unpack("t.pkg", &pkg).unwrap().value.files, files);
+        // Each central directory header (APPNOTE 4.3.12, "PK\x01\x02"): made by UNIX (3, the
+        // upper byte of "version made by", 4.4.2.2) on every platform, mode 0644 in the
+        // upper half of the external attributes.
+        let headers: Vec<usize> = pkg
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == b"PK\x01\x02")
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(headers.len(), files.len());
+        for at in headers {
+            assert_eq!(pkg[at + 5], 3, "made by UNIX");
+            let external = u32::from_le_bytes(pkg[at + 38..at + 42].try_into().unwrap());
+            assert_eq!((external >> 16) & 0o777, 0o644);
+        }
         let mut bad = FileTree::new();
         bad.insert("../x".into(), Vec::new());
         assert!(pack_zip("t.pkg", &bad).is_err());

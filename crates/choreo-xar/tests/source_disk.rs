@@ -63,13 +63,13 @@ fn resolved(dir: PathBuf, package: &str) -> PathBuf {
         dir.display(),
         apps.display()
     );
-    std::fs::canonicalize(dir).unwrap()
+    dunce::canonicalize(dir).unwrap()
 }
 
 #[test]
 fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
     let (_tmp, dir) = project_folder();
-    let expected = std::fs::canonicalize(dir.join("behavior_1")).unwrap();
+    let expected = dunce::canonicalize(dir.join("behavior_1")).unwrap();
 
     let by_folder = load_path(&dir).unwrap();
     let files = by_folder.on_disk().unwrap();
@@ -77,8 +77,8 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
         // Windows lets an administrator or developer mode make links, else the project's
         // folder is used as it is (docs/platforms.md).
         assert_eq!(
-            std::fs::canonicalize(files.path()).unwrap(),
-            std::fs::canonicalize(&dir).unwrap()
+            dunce::canonicalize(files.path()).unwrap(),
+            dunce::canonicalize(&dir).unwrap()
         );
         return;
     }
@@ -91,7 +91,7 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
     assert!(root.join("home/nao").is_dir() && root.join("opt/aldebaran").is_dir());
     // No manifest: the package also answers to the project's name.
     assert_eq!(
-        std::fs::canonicalize(root.join(APPS).join(&by_folder.name).join("behavior_1")).unwrap(),
+        dunce::canonicalize(root.join(APPS).join(&by_folder.name).join("behavior_1")).unwrap(),
         expected
     );
     // A box writes in the project's own folder, through the link.
@@ -130,7 +130,7 @@ fn the_behavior_folder_is_the_same_by_folder_pml_and_relative_pml() {
         "{}",
         lone_dir.display()
     );
-    assert_eq!(std::fs::canonicalize(lone_dir).unwrap(), expected);
+    assert_eq!(dunce::canonicalize(lone_dir).unwrap(), expected);
 }
 
 #[test]
@@ -146,8 +146,8 @@ fn the_package_folder_is_the_manifests_uuid() {
     if cfg!(windows) && matches!(files, FilesOnDisk::Folder(_)) {
         // No link allowed (see the test above): the project's folder as it is.
         assert_eq!(
-            std::fs::canonicalize(files.path()).unwrap(),
-            std::fs::canonicalize(&dir).unwrap()
+            dunce::canonicalize(files.path()).unwrap(),
+            dunce::canonicalize(&dir).unwrap()
         );
         return;
     }

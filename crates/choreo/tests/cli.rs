@@ -799,12 +799,8 @@ fn export_python_writes_a_program_that_finds_its_behavior_and_never_overwrites()
         .to_string();
     let relative = line.split('"').nth(1).unwrap();
     assert!(
-        dir.path()
-            .join(relative)
-            .join("behavior.xar")
-            .canonicalize()
-            .unwrap()
-            == workspace().join(HELLO).canonicalize().unwrap(),
+        dunce::canonicalize(dir.path().join(relative).join("behavior.xar")).unwrap()
+            == dunce::canonicalize(workspace().join(HELLO)).unwrap(),
         "{line}"
     );
     assert!(text.contains("NAME = \"hello\""), "{text}");

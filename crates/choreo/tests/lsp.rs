@@ -538,7 +538,7 @@ fn every_corpus_topic_and_behavior_is_served() {
     let (mut opened, mut errors) = (0, 0);
     for f in files.iter().take(400) {
         // A path without `..`: the URI the server names the file by is the same.
-        let Ok(f) = f.canonicalize() else {
+        let Ok(f) = dunce::canonicalize(f) else {
             continue;
         };
         let Ok(text) = std::fs::read_to_string(&f) else {

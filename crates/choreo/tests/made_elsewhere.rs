@@ -128,6 +128,18 @@ fn said(project: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The corpus's `PepperIHTE__JokeGenerator` (`original`) made on Windows in `dir`, its
+/// behavior's folder named `Connecté`: the project's folder.
+pub fn jokes_made_on_windows(original: &Path, dir: &Path) -> PathBuf {
+    let windows = dir.join("jokes");
+    made_on_windows(original, &windows);
+    std::fs::rename(windows.join("behavior_1"), windows.join("Connecté")).unwrap();
+    let pml = windows.join("jokegenerator.pml");
+    let text = std::fs::read_to_string(&pml).unwrap();
+    std::fs::write(&pml, text.replace("src=\"behavior_1\"", "src=\"Connecté\"")).unwrap();
+    windows
+}
+
 /// A corpus project with a dialog (its topic's `^gotoRandom` joke), made on Windows and
 /// with its behavior's folder named `Connecté`: the same joke.
 #[test]
@@ -137,12 +149,7 @@ fn a_project_made_on_windows_with_a_non_ascii_folder_runs_the_same() {
     };
     let original = corpus.join("PepperIHTE__JokeGenerator");
     let dir = tempfile::tempdir().unwrap();
-    let windows = dir.path().join("jokes");
-    made_on_windows(&original, &windows);
-    std::fs::rename(windows.join("behavior_1"), windows.join("Connecté")).unwrap();
-    let pml = windows.join("jokegenerator.pml");
-    let text = std::fs::read_to_string(&pml).unwrap();
-    std::fs::write(&pml, text.replace("src=\"behavior_1\"", "src=\"Connecté\"")).unwrap();
+    let windows = jokes_made_on_windows(&original, dir.path());
     let before = said(&original);
     assert_eq!(before.len(), 1, "{before:?}");
     assert_eq!(said(&windows), before);

@@ -35,3 +35,4 @@ mod same_trace;
 mod soak;
 mod stack_cli;
 mod stock_boxes;
+mod windows;

@@ -23,7 +23,7 @@ pub(super) fn io_error(path: &Path, e: &std::io::Error) -> Error {
 /// are capped like an archive's ([`archive::MAX_TOTAL_SIZE`](crate::archive::MAX_TOTAL_SIZE), [`archive::MAX_ENTRIES`](crate::archive::MAX_ENTRIES)).
 pub fn read_dir_tree(path: &Path) -> Result<FileTree> {
     let limits = Limits::default();
-    let root = fs::canonicalize(path).map_err(|e| io_error(path, &e))?;
+    let root = dunce::canonicalize(path).map_err(|e| io_error(path, &e))?;
     let mut files = FileTree::new();
     let mut total: u64 = 0;
     let mut visited = HashSet::new();
@@ -44,7 +44,7 @@ pub fn read_dir_tree(path: &Path) -> Result<FileTree> {
             let mut target = entry.path();
             let mut meta = fs::symlink_metadata(&target).map_err(|e| io_error(&target, &e))?;
             if meta.file_type().is_symlink() {
-                match fs::canonicalize(&target) {
+                match dunce::canonicalize(&target) {
                     Ok(t) if t.starts_with(&root) => {
                         meta = fs::metadata(&t).map_err(|e| io_error(&t, &e))?;
                         target = t;
@@ -54,7 +54,7 @@ pub fn read_dir_tree(path: &Path) -> Result<FileTree> {
             }
             if meta.is_dir() {
                 if name != ".git"
-                    && visited.insert(fs::canonicalize(&target).unwrap_or(target.clone()))
+                    && visited.insert(dunce::canonicalize(&target).unwrap_or(target.clone()))
                 {
                     stack.push((target, rel_path));
                 }

@@ -309,26 +309,33 @@ impl FilesOnDisk {
     }
 }
 
-/// Makes `link` a symbolic link to the folder `target` (Windows allows it only to an
-/// administrator or in developer mode: otherwise an error, and [`Project::on_disk`] falls
-/// back to the project's folder).
+/// Makes `link` a symbolic link to the folder `target` (relative: to `link`'s folder). On
+/// Windows a symbolic link needs an administrator or developer mode: else a junction (a
+/// folder's mount point, which needs neither); where neither leads there, an error, and
+/// [`Project::on_disk`] falls back to the project's folder.
 fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     return std::os::unix::fs::symlink(target, link);
     #[cfg(windows)]
     {
-        std::os::windows::fs::symlink_dir(target, link)?;
-        // A link said made that does not lead there (wine makes none) is none.
-        match std::fs::metadata(link) {
-            Ok(m) if m.is_dir() => Ok(()),
-            _ => {
-                let _ = std::fs::remove_dir(link);
-                Err(std::io::Error::other(format!(
-                    "{} does not lead to {}",
-                    link.display(),
-                    target.display()
-                )))
-            }
+        // A link said made that does not lead there (wine's symbolic links) is none.
+        let leads = || matches!(std::fs::metadata(link), Ok(m) if m.is_dir());
+        if std::os::windows::fs::symlink_dir(target, link).is_ok() && leads() {
+            return Ok(());
         }
+        let _ = std::fs::remove_dir(link);
+        let absolute = link
+            .parent()
+            .map_or(target.to_path_buf(), |p| p.join(target));
+        junction::create(&absolute, link)?;
+        if leads() {
+            return Ok(());
+        }
+        let _ = std::fs::remove_dir(link);
+        Err(std::io::Error::other(format!(
+            "{} does not lead to {}",
+            link.display(),
+            target.display()
+        )))
     }
 }

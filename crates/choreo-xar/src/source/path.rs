@@ -65,7 +65,7 @@ fn load(path: &Path, reads: Option<&Reads>) -> Result<Project> {
             None,
             reads,
         )?;
-        project.root = fs::canonicalize(path).ok();
+        project.root = dunce::canonicalize(path).ok();
         return Ok(project);
     }
     let bytes = fs::read(path).map_err(|e| io_error(path, &e))?;
@@ -97,7 +97,7 @@ fn load(path: &Path, reads: Option<&Reads>) -> Result<Project> {
         _ => load_bytes_with(&display, &bytes, reads)?,
     };
     if !matches!(kind, Some(FileKind::Crg | FileKind::Cbl | FileKind::Pkg)) {
-        project.root = fs::canonicalize(&dir).ok();
+        project.root = dunce::canonicalize(&dir).ok();
     }
     Ok(project)
 }
@@ -111,7 +111,7 @@ const PROJECT_DEPTH: usize = 3;
 /// by its file alone is run in its project, with the package, language, dialogs and files
 /// it has on the robot.
 fn holding_project(path: &Path) -> Option<(PathBuf, String)> {
-    let file = fs::canonicalize(path).ok()?;
+    let file = dunce::canonicalize(path).ok()?;
     for folder in file.ancestors().skip(1).take(PROJECT_DEPTH) {
         let inside = file.strip_prefix(folder).ok()?;
         let inside: Vec<String> = inside
@@ -150,7 +150,7 @@ fn holding_project(path: &Path) -> Option<(PathBuf, String)> {
 
 /// The name of a folder, even when given as `.` or `..`.
 fn folder_name(dir: &Path) -> String {
-    let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let dir = dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     match dir.file_name() {
         Some(n) => n.to_string_lossy().into_owned(),
         None => dir.display().to_string(),

@@ -83,7 +83,7 @@ impl Cache {
 
     /// The key of `file` (its absolute path: two `a.top` in two folders are two files).
     fn key(&self, file: &Path, options: &str) -> String {
-        let absolute = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let absolute = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         format!("{}\0{options}\0{}", self.build, absolute.display())
     }
 

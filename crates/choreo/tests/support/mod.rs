@@ -414,7 +414,7 @@ pub fn corpus_behaviors(root: &Path) -> (Vec<CorpusBehavior>, Vec<(String, Strin
             .is_some_and(|n| n.to_string_lossy().starts_with("._"))
     });
     let short = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let canonical = |p: &Path| dunce::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut behaviors = Vec::new();
     let mut load_errors = Vec::new();
     let mut covered = BTreeSet::new();

@@ -24,8 +24,8 @@ pub(super) fn written((path, e): (PathBuf, std::io::Error)) -> CliError {
 
 /// Whether `dir` is the current folder.
 pub(super) fn is_current_dir(dir: &Path) -> bool {
-    let here = std::env::current_dir().and_then(std::fs::canonicalize);
-    matches!((here, std::fs::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
+    let here = std::env::current_dir().and_then(dunce::canonicalize);
+    matches!((here, dunce::canonicalize(dir)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Which existing folders an output may replace.
