@@ -16,12 +16,23 @@ pub(super) fn robot_view(text: &str, root: &str) -> Option<String> {
     if root.is_empty() || !text.contains(root) {
         return None;
     }
+    // A Windows root (`C:\Users\nao\AppData\Local\Temp\choreo-Ab12Cd`): the separators of
+    // the path that follows it, to its end (a quote, a line's end), are the robot's `/` too.
+    let windows = root.contains('\\');
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(root) {
         out.push_str(&rest[..at]);
         rest = &rest[at + root.len()..];
-        if !rest.starts_with('/') {
+        if windows {
+            let end = rest.find(['"', '\'', '\n', '\r']).unwrap_or(rest.len());
+            let path = rest[..end].replace('\\', "/");
+            if !path.starts_with('/') {
+                out.push('/');
+            }
+            out.push_str(&path);
+            rest = &rest[end..];
+        } else if !rest.starts_with('/') {
             out.push('/');
         }
     }
@@ -99,6 +110,18 @@ mod tests {
         );
         assert_eq!(robot_view("/tmp/choreo-Ab12Cd", root).as_deref(), Some("/"));
         assert_eq!(robot_view("/tmp/other/home/nao", root), None);
+        // On Windows, with what box code joined with `\` or `/`.
+        let root = r"Z:\tmp\choreo-Ab12Cd";
+        assert_eq!(
+            robot_view(
+                r#"cannot read "Z:\tmp\choreo-Ab12Cd\home\nao\b/../d\t.top": Invalid name"#,
+                root
+            )
+            .as_deref(),
+            Some(r#"cannot read "/home/nao/b/../d/t.top": Invalid name"#)
+        );
+        assert_eq!(robot_view(root, root).as_deref(), Some("/"));
+        let root = "/tmp/choreo-Ab12Cd";
         let mut v = Value::List(vec![Value::Map(vec![(
             Value::from("file"),
             Value::from("/tmp/choreo-Ab12Cd/tmp/a.wav"),

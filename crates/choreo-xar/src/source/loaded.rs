@@ -135,8 +135,9 @@ impl Project {
     /// uuid's folder links there, so it answers to both), else the manifest's uuid (else
     /// the project's name). A project loaded from a folder on disk ([`Project::root`]) is
     /// reached there through a symbolic link to that folder (its files are read and written
-    /// in place); an archive's files (or bytes') are written there. The temporary folder is
-    /// removed when the returned value is dropped. Where a link cannot be made, the
+    /// in place); an archive's files (or bytes') are written there, and so are a folder's
+    /// where no link can be made (wine; a file system without links). The temporary folder
+    /// is removed when the returned value is dropped. Where it cannot be made, the
     /// project's own folder is used ([`FilesOnDisk::Folder`]).
     ///
     /// The files written are those the archive reader already bounded
@@ -171,11 +172,19 @@ impl Project {
                 return Ok(FilesOnDisk::Folder(root.clone()));
             };
             let path = apps.join(&package);
-            return Ok(match symlink_dir(root, &path) {
-                Ok(()) => FilesOnDisk::Installed { dir, path },
-                Err(_) => FilesOnDisk::Folder(root.clone()),
-            });
+            if symlink_dir(root, &path).is_ok() {
+                return Ok(FilesOnDisk::Installed { dir, path });
+            }
+            // No link (wine, a file system without them): the files read are written there,
+            // as Choregraphe's Play uploads a copy to the robot.
+            return self.write_into(dir, path);
         }
+        let (dir, apps) = temp()?;
+        self.write_into(dir, apps.join(&package))
+    }
+
+    /// Writes the project's files into `top`, the package's folder in the run's folder `dir`.
+    fn write_into(&self, dir: tempfile::TempDir, top: PathBuf) -> Result<FilesOnDisk> {
         let limits = Limits::default();
         let total = self
             .files
@@ -192,8 +201,6 @@ impl Project {
                 ),
             ));
         }
-        let (dir, apps) = temp()?;
-        let top = apps.join(&package);
         fs::create_dir_all(&top).map_err(|e| io_error(&top, &e))?;
         for (path, bytes) in &self.files {
             let relative = Path::new(path);
@@ -312,7 +319,7 @@ impl FilesOnDisk {
 /// Makes `link` a symbolic link to the folder `target` (relative: to `link`'s folder). On
 /// Windows a symbolic link needs an administrator or developer mode: else a junction (a
 /// folder's mount point, which needs neither); where neither leads there, an error, and
-/// [`Project::on_disk`] falls back to the project's folder.
+/// [`Project::on_disk`] writes the project's files there instead.
 fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     return std::os::unix::fs::symlink(target, link);
