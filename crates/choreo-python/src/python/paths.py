@@ -22,10 +22,10 @@ import sys
 import tempfile
 
 import _choreo
+import _io
 
 # `posix` on Unix, `nt` on Windows: the module whose functions `os` hands out.
 _native = sys.modules[os.name]
-import _io
 
 # `os.makedirs` and `os.path.isdir` as they are, before `install` makes them see the robot's
 # paths (their calls inside go through the functions it wraps: paths under the run's root,
