@@ -20,8 +20,8 @@ use serde_json::Value;
 
 use crate::support::cli::{choreo, stderr, stdout, workspace};
 
-/// Why these are ignored in the Linux suite.
-const WHY: &str = "needs the Windows build and wine: scripts/platforms runs it";
+/// What needs the corpus here (its notice when the corpus is absent).
+const CORPUS: &str = "the Windows choreo.exe's comparisons with Linux's";
 
 /// `choreo.exe ARGS` under wine in the workspace, run to its end. Its standard streams are
 /// pipes: under Debian's wine 8, a Windows CPython cannot start with a regular file as one
@@ -103,6 +103,7 @@ fn same_tree(windows: &Path, linux: &Path) {
     }
 }
 
+/// `p` as an argument (the tests' paths are UTF-8).
 fn text(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -117,7 +118,7 @@ fn slash_file(v: &mut Value) {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn the_corpus_checks_the_same_on_windows() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     let (w, l) = both(&["check", "--json", text(&corpus)]);
@@ -149,7 +150,7 @@ fn the_corpus_checks_the_same_on_windows() {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn convert_writes_the_same_files_both_ways_on_windows() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -206,7 +207,7 @@ fn same_said_apart(wargs: &[&str], largs: &[&str]) {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn inspect_diff_motion_plot_and_package_say_and_write_the_same_on_windows() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     let pepper = corpus.join("Aipakazuma__workshop_pepper_1st");
@@ -242,7 +243,7 @@ fn inspect_diff_motion_plot_and_package_say_and_write_the_same_on_windows() {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn chat_answers_the_same_on_windows() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     let topic = corpus.join(
@@ -295,7 +296,7 @@ fn traced(project: &Path, windows: bool) -> (Option<i32>, String) {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn box_code_runs_the_same_on_windows() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     // Python boxes; Python boxes and a dialog on Pepper.
@@ -323,7 +324,7 @@ fn said(trace: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs the Windows build and wine: scripts/platforms runs it"]
 fn a_project_made_on_windows_runs_there_as_the_original_here() {
-    let Some(corpus) = choreo_testkit::corpus(WHY) else {
+    let Some(corpus) = choreo_testkit::corpus(CORPUS) else {
         return;
     };
     // Windows line ends, backslashed paths, a behavior folder named `Connecté`; its Dialog
