@@ -26,7 +26,9 @@
 //! it, never the other way: a script it lets through has no error but the parser's and the
 //! symbol table's, which both `compile()` and `_symtable.symtable` report alike.
 
-use crate::fixer::tokenize::{Kind, Tok, tokenize};
+use std::ops::Range;
+
+use crate::fixer::tokenize::{Kind, Tok};
 
 /// A block that holds the lines indented under its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +40,23 @@ enum Block {
     Other,
 }
 
-/// Blocks weigh this much toward the code generator's 20 nested blocks (a handler of a
-/// `try` that also has a `finally` holds three); a `with` weighs one per item.
-const BLOCK_WEIGHT: usize = 3;
+/// What the body of a block headed by `head` adds to the code generator's 20 nested blocks
+/// (its "frame blocks"), at most: `if`/`elif` none; a loop one; a `try` body two (one for
+/// the `except` clauses, one for a `finally`); an `except` body three (its handler and its
+/// cleanup, a `finally` around them); an `else` one (that of a `try` with a `finally`; a
+/// loop's or an `if`'s holds none); a `finally` body one; a `with` one per item, counted
+/// as one more than its line's commas (parenthesized items have theirs inside brackets).
+/// Measured against 3.11's `compile()` by nesting `for` loops in each body until it refuses
+/// (test `block_weights_bound_what_compile_counts`). Functions and classes weigh nothing.
+fn weight(head: &[u8], b: &[u8], line: &[Tok]) -> usize {
+    match head {
+        b"for" | b"while" | b"else" | b"finally" => 1,
+        b"try" => 2,
+        b"except" => 3,
+        b"with" => 1 + line.iter().filter(|t| text(b, t) == b",").count(),
+        _ => 0,
+    }
+}
 
 /// The weight of nested blocks from which a script goes to the full compile.
 const DEEP: usize = 18;
@@ -102,18 +118,25 @@ pub(crate) struct Screen {
     pub(crate) shape: Option<String>,
 }
 
-/// [`Screen`] of `source`.
-pub(crate) fn screen(source: &str) -> Screen {
-    let toks = tokenize(source);
-    let full = may_fail(source, &toks);
-    let shape = (!full && !source.contains('\0')).then(|| shape(source, &toks));
+/// [`Screen`] of `source`, read as `toks`.
+pub(crate) fn screen(source: &str, toks: &[Tok]) -> Screen {
+    let full = may_fail(source, toks);
+    let shape = (!full && !source.contains('\0')).then(|| shape(source, toks));
     Screen { full, shape }
 }
 
 /// `source` with its comments reduced to `#` and its inert string literals emptied.
 fn shape(source: &str, toks: &[Tok]) -> String {
     let mut out = String::with_capacity(source.len());
-    let mut from = 0;
+    shape_into(&mut out, source, toks, 0..source.len());
+    out
+}
+
+/// [`shape`] of `source[range]`, whose tokens are `toks`, appended to `out`: for a part of a
+/// script cut between its logical lines ([`crate::methods`]), where no token nor comment
+/// crosses the range's ends.
+pub(crate) fn shape_into(out: &mut String, source: &str, toks: &[Tok], range: Range<usize>) {
+    let mut from = range.start;
     // Between tokens: whitespace, line continuations and comments (to the line's end).
     let gap = |out: &mut String, mut text: &str| {
         while let Some(at) = text.find('#') {
@@ -124,7 +147,7 @@ fn shape(source: &str, toks: &[Tok]) -> String {
         out.push_str(text);
     };
     for t in toks {
-        gap(&mut out, source.get(from..t.start).unwrap_or_default());
+        gap(out, source.get(from..t.start).unwrap_or_default());
         let token = source.get(t.start..t.end).unwrap_or_default();
         match inert_string(token) {
             Some((prefix, quote)) => {
@@ -136,8 +159,7 @@ fn shape(source: &str, toks: &[Tok]) -> String {
         }
         from = t.end.max(from);
     }
-    gap(&mut out, source.get(from..).unwrap_or_default());
-    out
+    gap(out, source.get(from..range.end).unwrap_or_default());
 }
 
 /// A string literal's prefix and opening quotes when its content cannot matter to the
@@ -197,14 +219,7 @@ fn may_fail(source: &str, toks: &[Tok]) -> bool {
         if matches!(head, b"match" | b"case") {
             return true;
         }
-        let header = header_block(head).map(|kind| {
-            let weight = match kind {
-                Block::Def | Block::Class => 0,
-                _ if head == b"with" => 1 + commas_at_top(b, line),
-                _ => BLOCK_WEIGHT,
-            };
-            (col, kind, weight)
-        });
+        let header = header_block(head).map(|kind| (col, kind, weight(head, b, line)));
         // The header's own colon: the rest of the line is its body.
         let colon = match header {
             Some(_) => match header_colon(b, line) {
@@ -327,13 +342,6 @@ fn header_colon(b: &[u8], line: &[Tok]) -> Option<usize> {
         }
     }
     None
-}
-
-/// The commas outside brackets of a `with` header (one more item each).
-fn commas_at_top(b: &[u8], line: &[Tok]) -> usize {
-    line.iter()
-        .filter(|t| t.depth == 0 && text(b, t) == b",")
-        .count()
 }
 
 /// Whether the innermost `def` or `class` around is a `def`.

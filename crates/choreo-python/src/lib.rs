@@ -65,6 +65,7 @@ pub mod fixer;
 mod host;
 mod installer;
 mod mailbox;
+mod methods;
 pub mod packages;
 mod plugins;
 pub mod program;

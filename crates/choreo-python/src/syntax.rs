@@ -13,6 +13,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;
 
+use crate::fixer::tokenize::tokenize;
+
 /// What the check of one script found: (line, column, message), or nothing.
 type Found = Option<(u32, u32, String)>;
 
@@ -116,7 +118,7 @@ fn compile_helper(py: Python<'_>) -> PyResult<&Py<PyAny>> {
 /// Compiles `fixed` in the embedded interpreter (in `full`, else its parser and symbol
 /// table only: see [`crate::codegen`]); the thread keeps its Python thread state
 /// for the next script (a check's threads compile hundreds: see [`crate::thread`]).
-fn compile_here(fixed: &str, full: bool) -> Found {
+pub(crate) fn compile_here(fixed: &str, full: bool) -> Found {
     Python::attach(|py| {
         crate::thread::keep(py);
         let helper = match compile_helper(py) {
@@ -220,15 +222,17 @@ impl CompileCheck {
             return found.clone();
         }
         let fixed = crate::fixer::fix(code);
-        let screen = crate::codegen::screen(&fixed);
-        let known = screen
-            .shape
-            .as_ref()
-            .is_some_and(|shape| lock(&self.valid_shapes).contains(shape));
-        let found = if known {
+        let toks = tokenize(&fixed);
+        let screen = crate::codegen::screen(&fixed, &toks);
+        let found = if screen.full {
+            self.compile(&fixed, true)
+        } else if self.known_valid(screen.shape.as_deref())
+            || crate::methods::parts(&fixed, &toks)
+                .is_some_and(|parts| parts.into_iter().all(|part| self.part_is_valid(part)))
+        {
             None
         } else {
-            self.compile(&fixed, screen.full)
+            self.compile(&fixed, false)
         };
         if found.is_none()
             && let Some(shape) = screen.shape
@@ -237,6 +241,34 @@ impl CompileCheck {
         }
         lock(&self.seen).insert(code.to_string(), found.clone());
         found
+    }
+
+    /// How many methods' parts ([`crate::methods`]) were found valid.
+    #[cfg(test)]
+    pub(crate) fn valid_parts(&self) -> usize {
+        lock(&self.valid_shapes)
+            .iter()
+            .filter(|shape| shape.starts_with(crate::methods::AROUND))
+            .count()
+    }
+
+    /// Whether `shape` is that of a text found valid (by the parser and the symbol table).
+    fn known_valid(&self, shape: Option<&str>) -> bool {
+        shape.is_some_and(|shape| lock(&self.valid_shapes).contains(shape))
+    }
+
+    /// Whether the parser and the symbol table accept `part` of a script the screen let
+    /// through ([`crate::methods`]): known by its shape, else compiled. Its error, if any,
+    /// is not the script's: the whole script is compiled for that.
+    fn part_is_valid(&self, part: crate::methods::Part) -> bool {
+        if self.known_valid(Some(&part.shape)) {
+            return true;
+        }
+        let valid = self.compile(&part.text, false).is_none();
+        if valid {
+            lock(&self.valid_shapes).insert(part.shape);
+        }
+        valid
     }
 
     /// Compiles `fixed` (`full`: see [`compile_here`]) in the embedded interpreter when it
@@ -305,7 +337,12 @@ impl choreo_xar::ScriptCheck for CompileCheck {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{CompileCheck, Helper, compile_here, helper_python};
+    use crate::codegen::Screen;
     use choreo_base::lock;
+
+    fn screen(script: &str) -> Screen {
+        crate::codegen::screen(script, &crate::fixer::tokenize::tokenize(script))
+    }
 
     #[test]
     fn python_2_scripts_compile_after_the_fixer_and_errors_have_their_line() {
@@ -424,7 +461,7 @@ mod tests {
             assert!(reference.is_some(), "compile() takes {script:?}");
             // The parser and the symbol table alone take it: the screen must catch it.
             assert_eq!(compile_here(script, false), None, "{script:?}");
-            assert!(crate::codegen::screen(script).full, "{script:?}");
+            assert!(screen(script).full, "{script:?}");
             // What `choreo check` says: the fixed script's full compile (the fixer renames
             // Python 2's `async`/`await` names).
             let fixed = crate::fixer::fix(script);
@@ -440,9 +477,95 @@ mod tests {
             "from naoqi import *\nimport math\nx = [a * 2 for a in range(3)]\nwhile True:\n    if x: continue\n    else:\n        break\n",
             "def f(a, *args, b=1, **kw):\n    yield a\n",
         ] {
-            assert!(!crate::codegen::screen(fine).full, "{fine:?}");
+            assert!(!screen(fine).full, "{fine:?}");
             assert_eq!(check.syntax_error(fine), None, "{fine:?}");
         }
+    }
+
+    /// Each block's body, nested `for` loops in it until `compile()` refuses with "too many
+    /// statically nested blocks" (CPython's limit of 20 frame blocks): the screen sends the
+    /// first refused script to the full compile, and lets one through that holds 17 blocks
+    /// by its weights (under the margin it keeps), so that the nesting of ordinary box scripts (the stock Choice box's six
+    /// levels of loops, `if`s and `try`s) needs no code generator.
+    #[test]
+    fn block_weights_bound_what_compile_counts() {
+        let indent = |text: &str, by: usize| -> String {
+            text.lines()
+                .map(|l| format!("{}{l}\n", "    ".repeat(by)))
+                .collect()
+        };
+        let loops = |n: usize| -> String {
+            let mut s: String = (0..n)
+                .map(|i| format!("{}for x{i} in y:\n", "    ".repeat(i)))
+                .collect();
+            s.push_str(&format!("{}pass\n", "    ".repeat(n)));
+            s
+        };
+        // The body's header, the script around a body, the screen's weight for it.
+        type Body = (&'static str, fn(&str) -> String, usize);
+        let bodies: [Body; 12] = [
+            ("if", |b| format!("if x:\n{b}"), 0),
+            ("else of if", |b| format!("if x:\n    pass\nelse:\n{b}"), 1),
+            (
+                "try",
+                |b| format!("try:\n{b}except E:\n    pass\nfinally:\n    pass\n"),
+                2,
+            ),
+            (
+                "bare except",
+                |b| format!("try:\n    pass\nexcept:\n{b}"),
+                3,
+            ),
+            (
+                "except as",
+                |b| format!("try:\n    pass\nexcept E as e:\n{b}finally:\n    pass\n"),
+                3,
+            ),
+            (
+                "else of try",
+                |b| format!("try:\n    pass\nexcept E:\n    pass\nelse:\n{b}finally:\n    pass\n"),
+                1,
+            ),
+            (
+                "finally",
+                |b| format!("try:\n    pass\nexcept E:\n    pass\nfinally:\n{b}"),
+                1,
+            ),
+            ("while", |b| format!("while x:\n{b}"), 1),
+            ("with", |b| format!("with a as x, b:\n{b}"), 2),
+            (
+                "with in brackets",
+                |b| format!("with (a as x, b as y, c):\n{b}"),
+                3,
+            ),
+            ("def", |b| format!("def f():\n{b}"), 0),
+            ("class", |b| format!("class A:\n{b}"), 0),
+        ];
+        for (name, around, weight) in bodies {
+            let script = |n: usize| around(&indent(&loops(n), 1));
+            let Some(refused) = (0..30).find(|&n| compile_here(&script(n), true).is_some()) else {
+                panic!("{name}: compile() takes 30 loops in it");
+            };
+            let found = compile_here(&script(refused), true).unwrap();
+            assert!(
+                found.2.contains("too many statically nested blocks"),
+                "{name}: {found:?}"
+            );
+            // The screen's weight bounds compile()'s count: 20 blocks in all.
+            assert!(
+                20 - (refused - 1) <= weight,
+                "{name}: weighs {} blocks",
+                21 - refused
+            );
+            assert!(screen(&script(refused)).full, "{name}");
+            // Under its margin, the screen lets the loops through.
+            let under = 17 - weight;
+            assert_eq!(compile_here(&script(under), true), None, "{name}");
+            assert!(!screen(&script(under)).full, "{name}");
+        }
+        let choice = "class MyClass(GeneratedClass):\n    def onInput_onStart(self):\n        while x:\n            try:\n                for a in b:\n                    if a:\n                        try:\n                            for c in a:\n                                if c:\n                                    pass\n                        except Exception as e:\n                            pass\n            except:\n                pass\n";
+        assert_eq!(compile_here(choice, true), None);
+        assert!(!screen(choice).full);
     }
 
     /// A script of random lines, headers and statements among those where the code
@@ -555,7 +678,7 @@ mod tests {
             let fixed = crate::fixer::fix(&script);
             let reference = compile_here(&fixed, true);
             by_shape += usize::from(
-                crate::codegen::screen(&fixed)
+                screen(&fixed)
                     .shape
                     .is_some_and(|shape| lock(&check.valid_shapes).contains(&shape)),
             );
@@ -595,7 +718,7 @@ mod tests {
             ),
             ("x = f'{a}'\n", "x = f'{a}'  # b\n", "x = f'{a!z}'\n"),
         ];
-        let shape = |s: &str| crate::codegen::screen(s).shape;
+        let shape = |s: &str| screen(s).shape;
         for (valid, same, other) in cases {
             let check = CompileCheck::default();
             assert_eq!(check.syntax_error(valid), None, "{valid:?}");
@@ -639,7 +762,7 @@ mod tests {
         for script in &scripts {
             let fixed = crate::fixer::fix(script);
             let reference = compile_here(&fixed, true);
-            screened += usize::from(!crate::codegen::screen(&fixed).full);
+            screened += usize::from(!screen(&fixed).full);
             errors += usize::from(reference.is_some());
             assert_eq!(check.syntax_error(script), reference, "{script}");
         }
