@@ -28,7 +28,7 @@ pub struct BoxScripts {
     compile: crate::CompileCheck,
     /// What each script met so far is, whatever box it is in: a project holds the stock
     /// boxes' scripts many times (the corpus: 6,846 scripts, about 1,000 distinct).
-    read: Mutex<HashMap<String, Arc<Read>>>,
+    read: Mutex<foldhash::HashMap<String, Arc<Read>>>,
 }
 
 /// What a script is, whatever box it is in.

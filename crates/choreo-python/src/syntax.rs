@@ -1,7 +1,6 @@
 //! Box scripts compiled as a run compiles them (after the Python-2 fixer), without running
 //! them: what `choreo check` reports before a run.
 
-use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -34,9 +33,9 @@ type Found = Option<(u32, u32, String)>;
 /// embedded interpreter.
 #[derive(Debug, Default)]
 pub struct CompileCheck {
-    seen: Mutex<HashMap<String, Found>>,
+    seen: Mutex<foldhash::HashMap<String, Found>>,
     /// The [`crate::codegen::Screen::shape`]s of the valid scripts met so far.
-    valid_shapes: Mutex<HashSet<String>>,
+    valid_shapes: Mutex<foldhash::HashSet<String>>,
     /// Held while the embedded interpreter compiles for this check.
     embedded: Mutex<()>,
     helpers: Mutex<Helpers>,
