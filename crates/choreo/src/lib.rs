@@ -80,6 +80,8 @@ pub mod implied;
 pub mod looks;
 pub mod nested;
 pub mod package_services;
+pub mod play;
+pub mod report;
 
 pub use api::*;
 pub use choreo_engine::trace::{Event, ListenerId, Step};

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use choreo_engine::clock::Time;
 use choreo_naoqi::RobotEvent;
 
-use crate::cli::fold::{Folder, Line};
+use crate::report::fold::{Folder, Line};
 
 /// How much the live output shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

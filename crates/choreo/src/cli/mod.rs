@@ -18,7 +18,6 @@ mod edit;
 mod error;
 mod explore;
 mod export;
-mod fold;
 mod help;
 mod inspect;
 mod joints;

@@ -19,7 +19,7 @@ pub fn load(path: &Path, partial: bool) -> CliResult<Project> {
 }
 
 /// [`load`], its warnings shown at `verbosity`: each on its own line (verbose), many of one
-/// kind folded into one line ([`crate::cli::fold::fold_diagnostics`]), or none (quiet: errors
+/// kind folded into one line ([`crate::report::fold::fold_diagnostics`]), or none (quiet: errors
 /// only).
 pub fn load_shown(path: &Path, partial: bool, verbosity: Verbosity) -> CliResult<Project> {
     shown(path, load_path, partial, verbosity)
@@ -57,7 +57,7 @@ fn shown(
                     errln!("{}", format_diagnostic(w));
                 }
             } else {
-                for line in crate::cli::fold::fold_diagnostics(&shown, format_diagnostic) {
+                for line in crate::report::fold::fold_diagnostics(&shown, format_diagnostic) {
                     errln!("{line}");
                 }
             }

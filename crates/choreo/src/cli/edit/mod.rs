@@ -1,8 +1,6 @@
 //! `choreo edit`: a behavior's file edited from the monitor's page (docs/editor.md); the
 //! work is choreo-editor's; Play runs `choreo run` apart (`play`).
 
-mod play;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -92,7 +90,7 @@ pub fn run(args: &EditArgs) -> CliResult {
     errln!("editing {}", file.display());
     errln!("editor: {}", monitor.url());
     let interrupts = crate::cli::run::count_interrupts();
-    let player = play::RunPlayer::new(&model);
+    let player = crate::play::RunPlayer::new(&model);
     let robot = choreo_robot::Model::from_hint(&model).unwrap_or(choreo_robot::Model::Nao);
     let mut editor = Editor::new(session, library, Arc::clone(&monitor))
         .for_robot(robot)

@@ -9,9 +9,10 @@ use crate::cli::live::Verbosity;
 
 use super::invocation::{Invocation, Target, count_interrupts, numbered};
 use super::one::One;
-use super::summary::{Report, print_report};
+use super::print_report;
 use crate::exit;
 use crate::fleet::FleetSync;
+use crate::report::Report;
 use crate::{Ending, StoppedBy};
 
 /// The behavior on every robot of a fleet: one engine each, all loaded, then started at one

@@ -15,16 +15,12 @@ use crate::cli::report;
 use crate::StoppedBy;
 use invocation::{Invocation, POLL};
 use one::One;
-use summary::{print_report, report_text};
 
 mod args;
-mod failure;
 mod fleet;
 mod invocation;
 mod one;
 mod repeat;
-mod summary;
-mod tally;
 
 pub(crate) use args::RunArgs;
 pub(crate) use invocation::{Target, count_interrupts};
@@ -196,9 +192,14 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
     setup.live.finish();
     print_report("run report", &report);
     if let Some(m) = monitor {
-        let text = report_text("run report", &report);
+        let text = report.text("run report");
         let keep = args.monitor.monitor_keep;
         crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
     Ok(report.ending.exit_code())
+}
+
+/// Prints the run's report under `title` (through the supervising parent when there is one).
+pub(super) fn print_report(title: &str, r: &crate::report::Report) {
+    crate::cli::supervised::print_report(&r.text(title));
 }

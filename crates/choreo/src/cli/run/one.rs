@@ -15,16 +15,16 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::{Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
-use super::failure::{Failure, logged_error};
-use super::tally::Tally;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::fold::Line;
 use crate::cli::joints::JointRecorder;
 use crate::cli::live::{Kind, Live};
 use crate::cli::monitor::{Source, others};
+use crate::report::Tally;
+use crate::report::fold::Line;
+use crate::report::{Failure, logged_error};
 
 use super::invocation::{Invocation, Target, load_error, set_param, title};
-use super::summary::Report;
+use crate::report::Report;
 use crate::{Ending, StoppedBy};
 
 /// What the trace listener needs: the tally, the live output, the stubs to recognize.

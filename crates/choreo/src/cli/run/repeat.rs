@@ -10,9 +10,10 @@ use crate::cli::live::{Live, Verbosity};
 
 use super::invocation::{Invocation, POLL, Target, count_interrupts, interrupted, numbered};
 use super::one::One;
-use super::summary::{Report, print_report};
+use super::print_report;
 use crate::StoppedBy;
 use crate::exit;
+use crate::report::Report;
 
 /// `--repeat N` (virtual time): the behavior runs `n` times, each on a new simulated robot,
 /// its trace written to a file (`--trace`'s, numbered, or a temporary one); each trace is

@@ -7,8 +7,8 @@ use std::time::Duration;
 use choreo_base::lock;
 use choreo_stack::core::trace::{Event, Record};
 
-use crate::cli::fold::Line;
 use crate::cli::live::{Kind, Live, Verbosity};
+use crate::report::fold::Line;
 
 use super::driver::tick_time;
 

@@ -1,4 +1,5 @@
-//! Play from the editor: the behavior run by a `choreo run` of its own, so that the run has
+//! Play from the editor ([`RunPlayer`]: `choreo edit`'s, and any program's that serves the
+//! editor): the behavior run by a `choreo run` of its own, so that the run has
 //! what every run has (the sandbox around box code, the simulated or real robot, the
 //! scenario) and box code never runs in the editor's process. The run serves its monitor on
 //! loopback; its messages (`snapshot`, `batch`, `ended`) are relayed to the editor's pages,
@@ -18,7 +19,7 @@ use choreo_monitor::Monitor;
 use serde_json::{Value, json};
 
 /// Plays the edited behavior with `choreo run`.
-pub(super) struct RunPlayer {
+pub struct RunPlayer {
     /// The robot the simulated run is of (the editor's).
     model: String,
     child: Option<Child>,
@@ -28,7 +29,8 @@ pub(super) struct RunPlayer {
 }
 
 impl RunPlayer {
-    pub(super) fn new(model: &str) -> RunPlayer {
+    /// A player of runs on a simulated `model` (`nao`, `pepper`).
+    pub fn new(model: &str) -> RunPlayer {
         RunPlayer {
             model: model.to_string(),
             child: None,

@@ -5,36 +5,44 @@ use std::time::Duration;
 
 use choreo_engine::clock::Time;
 
-use super::tally::Tally;
+use crate::report::Tally;
 use crate::{Ending, StoppedBy};
 
 /// What the report is made of.
-pub(super) struct Report {
-    pub(super) ending: Ending,
+pub struct Report {
+    /// How the run ended.
+    pub ending: Ending,
     /// The simulated robot's model and language where the project chose them, and why.
-    pub(super) implied: Vec<String>,
+    pub implied: Vec<String>,
     /// `--timeout`, seconds.
-    pub(super) timeout: Option<f64>,
-    pub(super) behavior_time: Time,
-    pub(super) real: Duration,
-    pub(super) tally: Tally,
-    pub(super) unsupported: BTreeMap<String, u64>,
+    pub timeout: Option<f64>,
+    /// Behavior time at the end.
+    pub behavior_time: Time,
+    /// Real time the run took.
+    pub real: Duration,
+    /// What the trace showed.
+    pub tally: Tally,
+    /// Robot calls the simulation does not support, with their counts.
+    pub unsupported: BTreeMap<String, u64>,
     /// The run's seed and start time (ms since the epoch): what repeats it.
-    pub(super) seed: u64,
-    pub(super) start_ms: u64,
+    pub seed: u64,
+    /// The run's start, ms since the epoch.
+    pub start_ms: u64,
     /// What the sandbox refused box code, with the flag that allows each.
-    pub(super) refused: Vec<String>,
+    pub refused: Vec<String>,
     /// Processes box code started, still running in its box host's namespace at the end,
     /// killed with it.
-    pub(super) left_running: usize,
+    pub left_running: usize,
 }
 
-pub(super) fn print_report(title: &str, r: &Report) {
-    crate::cli::supervised::print_report(&report_text(title, r));
+impl Report {
+    /// The report as `choreo run` prints it, under `title`.
+    pub fn text(&self, title: &str) -> String {
+        report_text(title, self)
+    }
 }
 
-/// The report as printed.
-pub(super) fn report_text(title: &str, r: &Report) -> String {
+fn report_text(title: &str, r: &Report) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
     let tally = &r.tally;

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use choreo_engine::clock::Time;
 use choreo_engine::trace::{Event, Step};
 
-use super::failure::{Failure, Logged, logged_error};
+use crate::report::{Failure, Logged, logged_error};
 
 /// The report's facts, gathered event by event.
 #[derive(Debug, Default, Clone)]
@@ -158,7 +158,7 @@ impl Tally {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::cli::run::failure::TRACEBACK;
+    use crate::report::failure::TRACEBACK;
     use choreo_engine::Value;
 
     #[test]

@@ -1,0 +1,14 @@
+//! The report of a run, as `choreo run` prints it and a Rust or Python caller can make it:
+//! what the trace showed while the behavior ran ([`Tally`]: boxes run, robot calls, errors
+//! box code raised or logged, summarized from their tracebacks as [`Failure`]s), the report's
+//! text ([`Report::text`]), and repeated lines folded so that a person can read a run
+//! ([`fold`]).
+
+mod failure;
+pub mod fold;
+mod summary;
+mod tally;
+
+pub use failure::{Failure, Logged, logged_error, summarize};
+pub use summary::Report;
+pub use tally::Tally;
