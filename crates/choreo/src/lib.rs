@@ -81,7 +81,9 @@ pub mod looks;
 pub mod nested;
 pub mod package_services;
 pub mod play;
+pub mod plot;
 pub mod report;
+pub mod trace_file;
 
 pub use api::*;
 pub use choreo_engine::trace::{Event, ListenerId, Step};

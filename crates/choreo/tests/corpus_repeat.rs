@@ -17,7 +17,7 @@ use crate::support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use choreo::cli::trace_file::comparable_line;
+use choreo::trace_file::comparable_line;
 use choreo_engine::Outcome;
 use choreo_testkit::corpus;
 use support::{CorpusBehavior as Job, REAL_IO, Run, corpus_behaviors};

@@ -78,6 +78,15 @@ impl CliError {
     }
 }
 
+impl From<crate::trace_file::TraceFileError> for CliError {
+    fn from(e: crate::trace_file::TraceFileError) -> CliError {
+        match e {
+            crate::trace_file::TraceFileError::Missing(m) => CliError::Usage(m),
+            crate::trace_file::TraceFileError::Unreadable(m) => CliError::Load(m),
+        }
+    }
+}
+
 /// What a command that ran ends with: its exit code ([`exit`]), success or a negative
 /// answer (`check` found errors, `diff` differences).
 pub type ExitCode = u8;

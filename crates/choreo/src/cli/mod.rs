@@ -35,7 +35,6 @@ mod sim;
 mod stack;
 mod stack_run;
 mod supervised;
-pub mod trace_file;
 
 use std::ffi::OsString;
 

@@ -11,6 +11,7 @@ use choreo_robot::Model;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::report;
 use crate::exit;
+use crate::plot::{Found, Located};
 
 /// `choreo motion`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -38,22 +39,6 @@ pub(crate) struct MotionArgs {
     /// Write to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
-}
-
-/// One motion timeline of the input.
-pub struct Located {
-    /// Its box path (`root/Tai Chi Chuan`), as traces name it.
-    pub path: String,
-    /// Its motion.
-    pub motion: Motion,
-}
-
-/// The motion timelines found in an input.
-pub struct Found {
-    /// The input, as a title shows it.
-    pub name: String,
-    /// The timelines, parents first (only those at `--box`'s path when it is given).
-    pub timelines: Vec<Located>,
 }
 
 /// Where to look: an input, one of its behaviors, one timeline box.

@@ -35,7 +35,7 @@ pub(crate) struct ReplayArgs {
 pub fn replay(args: &ReplayArgs) -> CliResult {
     let (trace, path, behavior) = (&args.trace, &args.behavior_path, args.behavior.as_deref());
     let flags = &args.monitor;
-    let (header, events) = crate::cli::trace_file::read(trace, |_, _| Ok(()))?;
+    let (header, events) = crate::trace_file::read(trace, |_, _| Ok(()))?;
     let events: Vec<serde_json::Value> = events.into_iter().map(|(_, v)| v).collect();
     // The robot it ran on: the header's (docs/trace.md), else the one its joints are of.
     let model = header

@@ -58,7 +58,7 @@ pub(super) fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
             let _ = std::fs::remove_file(&file);
         }
         let lines = match text {
-            Ok(text) => crate::cli::trace_file::comparable_lines(&text),
+            Ok(text) => crate::trace_file::comparable_lines(&text),
             Err(e) => {
                 return Err(CliError::Write(format!(
                     "{}: cannot read the trace back: {e}",
@@ -72,8 +72,7 @@ pub(super) fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
         match &first {
             None => first = Some((lines, report)),
             Some((first_lines, _)) => {
-                if let Some((line, a, b)) =
-                    crate::cli::trace_file::first_difference(first_lines, &lines)
+                if let Some((line, a, b)) = crate::trace_file::first_difference(first_lines, &lines)
                 {
                     differs = true;
                     let show = |l: Option<String>| l.unwrap_or_else(|| "(the end)".to_string());

@@ -17,13 +17,16 @@ use super::font::FONT;
 
 /// The image formats, told by the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Format {
+pub enum Format {
+    /// `.png`.
     Png,
+    /// `.svg`.
     Svg,
 }
 
 impl Format {
-    pub(super) fn of(path: &Path) -> Option<Format> {
+    /// The format `path`'s extension names, if any.
+    pub fn of(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "png" => Some(Format::Png),
@@ -50,12 +53,16 @@ const PALETTE: [RGBColor; 12] = [
 ];
 
 /// Writes `figure` to `output`; `text` false: no text at all (no font was found).
-pub(super) fn draw(
+pub fn draw(
     figure: &Figure,
     format: Format,
     output: &Path,
     text: bool,
-) -> Result<(), String> {
+) -> Result<(), crate::plot::PlotError> {
+    draw_to(figure, format, output, text).map_err(crate::plot::PlotError::Draw)
+}
+
+fn draw_to(figure: &Figure, format: Format, output: &Path, text: bool) -> Result<(), String> {
     let panels: u32 = figure.sections.iter().map(Section::height).sum();
     let size = (WIDTH, TITLE_HEIGHT + panels);
     match format {

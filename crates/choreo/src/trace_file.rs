@@ -1,12 +1,22 @@
-//! Reading a trace file (`choreo run --trace`, JSON Lines: docs/trace.md) for `plot --trace`
-//! and `replay`: every line an event, a bad line an error at its line.
+//! Reading a trace file (`choreo run --trace`, JSON Lines: docs/trace.md), as `plot --trace`
+//! and `replay` do: every line an event, a bad line an error at its line; and two runs'
+//! traces compared as `run --repeat` compares them.
 
 use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::cli::error::{CliError, CliResult};
+/// Why a trace file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceFileError {
+    /// There is no such file.
+    #[error("{0}")]
+    Missing(String),
+    /// It cannot be read, or a line is not an event (said at its line).
+    #[error("{0}")]
+    Unreadable(String),
+}
 
 /// The fields every event has.
 #[derive(Deserialize)]
@@ -19,32 +29,31 @@ pub struct Head {
 }
 
 /// The trace's events, each with its head, after `check` accepted it (its error is said at
-/// the event's line), the run's header (the first line, docs/trace.md) left out; [`exit::USAGE`] when the file does not exist, [`exit::LOAD`] when it
-/// cannot be read or a line is not an event. Lines are judged in order: the first bad one
-/// is the one said.
-pub(crate) fn events(
+/// the event's line), the run's header (the first line, docs/trace.md) left out. Lines are
+/// judged in order: the first bad one is the one said.
+pub fn events(
     path: &Path,
     check: impl Fn(&Head, &Value) -> Result<(), String>,
-) -> CliResult<Vec<(Head, Value)>> {
+) -> Result<Vec<(Head, Value)>, TraceFileError> {
     Ok(read(path, check)?.1)
 }
 
 /// A trace file read: its run's header when it has one, and its events.
-pub(crate) type Read = (Option<Value>, Vec<(Head, Value)>);
+pub type Read = (Option<Value>, Vec<(Head, Value)>);
 
 /// The same as [`events`], with the run's header when the file has one.
-pub(crate) fn read(
+pub fn read(
     path: &Path,
     check: impl Fn(&Head, &Value) -> Result<(), String>,
-) -> CliResult<Read> {
+) -> Result<Read, TraceFileError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
             let message = format!("{}: cannot read the trace: {e}", path.display());
             return Err(if path.exists() {
-                CliError::Load(message)
+                TraceFileError::Unreadable(message)
             } else {
-                CliError::Usage(message)
+                TraceFileError::Missing(message)
             });
         }
     };
@@ -69,7 +78,7 @@ pub(crate) fn read(
             Ok(Some(e)) => out.push(e),
             Ok(None) => {}
             Err(e) => {
-                return Err(CliError::Load(format!(
+                return Err(TraceFileError::Unreadable(format!(
                     "{}:{}: not a trace event: {e}",
                     path.display(),
                     i + 1

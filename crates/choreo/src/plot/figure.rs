@@ -9,13 +9,28 @@ use choreo_motion::Motion;
 use choreo_robot::{Model, is_hand};
 use serde::Deserialize;
 
-use crate::cli::error::{CliError, CliResult};
-use crate::cli::motion::Found;
+use crate::plot::PlotError;
 
 use super::balance::{BalanceView, balance_of};
 
+/// One motion timeline of the input.
+pub struct Located {
+    /// Its box path (`root/Tai Chi Chuan`), as traces name it.
+    pub path: String,
+    /// Its motion.
+    pub motion: Motion,
+}
+
+/// The motion timelines found in an input.
+pub struct Found {
+    /// The input, as a title shows it.
+    pub name: String,
+    /// The timelines, parents first (only those at `--box`'s path when it is given).
+    pub timelines: Vec<Located>,
+}
+
 /// A whole image: a title over sections.
-pub(super) struct Figure {
+pub struct Figure {
     pub(super) title: String,
     pub(super) sections: Vec<Section>,
 }
@@ -87,7 +102,7 @@ pub(super) fn frames(x: &Range<f64>) -> Vec<f64> {
 }
 
 /// One section per motion timeline found.
-pub(super) fn from_motion(found: &Found) -> Figure {
+pub fn from_motion(found: &Found) -> Figure {
     let sections = found
         .timelines
         .iter()
@@ -170,7 +185,7 @@ struct JointsLine {
 }
 
 /// One section: each joint of the trace's `joints` events over behavior time.
-pub(super) fn from_trace(path: &Path) -> CliResult<Figure> {
+pub fn from_trace(path: &Path) -> Result<Figure, PlotError> {
     let joints_line = |v: &serde_json::Value| -> Result<JointsLine, String> {
         let j = JointsLine::deserialize(v).map_err(|e| e.to_string())?;
         if j.names.len() != j.values.len() {
@@ -178,7 +193,7 @@ pub(super) fn from_trace(path: &Path) -> CliResult<Figure> {
         }
         Ok(j)
     };
-    let events = crate::cli::trace_file::events(path, |head, v| {
+    let events = crate::trace_file::events(path, |head, v| {
         if head.event == "joints" {
             joints_line(v).map(|_| ())
         } else {
@@ -201,7 +216,7 @@ pub(super) fn from_trace(path: &Path) -> CliResult<Figure> {
         }
     }
     if joints.is_empty() {
-        return Err(CliError::Load(format!(
+        return Err(PlotError::NoJoints(format!(
             "{}: no joints events (`choreo run --trace FILE` records them on the simulated \
              robot while a motion timeline plays)",
             path.display()

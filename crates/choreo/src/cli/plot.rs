@@ -1,25 +1,5 @@
-//! `choreo plot`: see a motion. Every joint's curve over time, one panel per joint group
-//! (head, arms, hands, legs: the robot's chains, hands apart since they are opening
-//! ratios), as PNG or SVG (by the output's extension).
-//!
-//! - From a behavior (anything `choreo run` takes): each motion timeline is one section of
-//!   the one image, sections stacked in box order, each titled with its box path and fps;
-//!   frames along x (seconds on the top axis), keys marked. Curves are sampled four times a
-//!   frame, or twice per pixel column when that is fewer points. Under the curves of a
-//!   timeline that moves a standing robot's legs (or makes it fall), its balance seen from
-//!   above (`choreo check --body`'s judgement from StandInit): the support polygon, the
-//!   paths of the centre of mass and the zero-moment point, and where it falls.
-//! - From a trace (`--trace run.jsonl`): the `joints` events `choreo run --trace` records,
-//!   each joint over behavior time, in one section.
-//!
-//! Text needs a font: one is read at run time (`CHOREO_PLOT_FONT`, else DejaVu Sans or the
-//! first TrueType file under the system font folders). Without one the plot is drawn all
-//! the same, with no text, and stderr says so.
-
-mod balance;
-mod draw;
-mod figure;
-mod font;
+//! `choreo plot`: see a motion ([`crate::plot`]), written as PNG or SVG (by the output's
+//! extension); without a font, stderr says the plot has no text.
 
 use std::path::PathBuf;
 
@@ -27,8 +7,7 @@ use crate::cli::error::{CliError, CliResult};
 use crate::cli::motion::{Pick, find};
 use crate::exit;
 
-use draw::{Format, draw};
-use figure::{from_motion, from_trace};
+use crate::plot::{Format, PlotError, draw, from_motion, from_trace};
 
 /// `choreo plot`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -67,7 +46,10 @@ pub fn run(args: &PlotArgs) -> CliResult {
             box_path: args.box_path.as_deref(),
         })
         .map(|found| from_motion(&found)),
-        (None, Some(trace)) => from_trace(trace),
+        (None, Some(trace)) => from_trace(trace).map_err(|e| match e {
+            PlotError::Trace(e) => CliError::from(e),
+            e => CliError::Load(e.to_string()),
+        }),
         _ => {
             return Err(CliError::Usage(
                 "plot a behavior (PATH) or a trace (--trace FILE), not both".to_string(),
@@ -75,7 +57,7 @@ pub fn run(args: &PlotArgs) -> CliResult {
         }
     };
     let figure = figure?;
-    let text = font::register();
+    let text = crate::plot::register_font();
     if !text {
         errln!(
             "no font found (set CHOREO_PLOT_FONT to a .ttf file, or install fonts-dejavu): \
