@@ -70,6 +70,7 @@
 //! without running them ([`check`]) and the exit codes ([`exit`]).
 
 mod api;
+pub mod chat;
 pub mod check;
 pub mod cli;
 mod ended;

@@ -1,5 +1,5 @@
-//! A conversation of `choreo chat`: the dialog engine, its memory, the topics and Dialog
-//! boxes loaded, each line said and answered.
+//! A conversation with QiChat topics, as `choreo chat` holds it ([`Session`]): the dialog
+//! engine, its memory, the topics and Dialog boxes loaded, each line said and answered.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,8 +7,18 @@ use std::path::{Path, PathBuf};
 use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
-use crate::cli::error::{CliError, CliResult};
-use crate::exit;
+/// Why a topic, a dialog or a behavior could not be added to a conversation.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    /// A file could not be read or holds no topic to talk to: why, at the file.
+    #[error("{0}")]
+    Load(String),
+    /// A topic its parser refused without an error to say.
+    #[error("the topic cannot be read")]
+    Unsaid,
+}
+
+type ChatResult<T> = Result<T, ChatError>;
 
 /// How many answers one line may set off through the memory events their `$var=value`
 /// raise (`e:` rules answering them), before the chain is cut.
@@ -16,8 +26,9 @@ const MAX_FOLLOW_UPS: usize = 16;
 
 /// A Dialog box of a behavior: its path (`behavior_1/root/Talk`), the memory prefix of its
 /// ports, and its topic.
-pub(super) struct DialogBox {
-    pub(super) path: String,
+pub struct DialogBox {
+    /// Its path, `behavior_1/root/Talk`.
+    pub path: String,
     prefix: String,
     topic: String,
 }
@@ -25,18 +36,20 @@ pub(super) struct DialogBox {
 /// What the engine runs beside in the terminal: variables in a map, the wall clock, a
 /// simulated NAO whose services `^call` calls (as ALDialog on the simulated robot does), and
 /// the embedded CPython for `%script`.
-pub(super) struct ChatHost {
-    pub(super) memory: HashMap<String, String>,
-    pub(super) robot: Option<choreo_naoqi::SimRobot>,
+pub struct ChatHost {
+    /// ALMemory's keys as the dialog sees them.
+    pub memory: HashMap<String, String>,
+    /// The simulated robot `^call` calls, once made.
+    pub robot: Option<choreo_naoqi::SimRobot>,
     /// Of `%script` (the project's code); `None`: `--no-sandbox`.
-    pub(super) confinement: Option<std::sync::Arc<choreo_python::confinement::Confinement>>,
+    pub confinement: Option<std::sync::Arc<choreo_python::confinement::Confinement>>,
     /// Where `%script` runs: a box host of its own, started at the first one (a chat
     /// without scripts starts no interpreter), or this process's confined threads.
-    pub(super) scripts: Scripts,
+    pub scripts: Scripts,
 }
 
 /// Where a chat's `%script` runs.
-pub(super) enum Scripts {
+pub enum Scripts {
     /// In a box host of its own (the default), once started; with the bound on its memory.
     BoxHost(
         Option<std::sync::Arc<choreo_python::remote::BoxHost>>,
@@ -98,53 +111,62 @@ impl Host for ChatHost {
 }
 
 /// A conversation: the engine, its memory, where each topic came from, the Dialog boxes.
-pub(super) struct Session {
-    pub(super) dialog: Dialog,
-    pub(super) memory: ChatHost,
+pub struct Session {
+    /// The dialog engine.
+    pub dialog: Dialog,
+    /// What it runs beside.
+    pub memory: ChatHost,
     /// Topic name → the file shown for it.
-    pub(super) files: Vec<(String, String)>,
-    pub(super) boxes: Vec<DialogBox>,
+    pub files: Vec<(String, String)>,
+    /// The Dialog boxes of the behaviors added.
+    pub boxes: Vec<DialogBox>,
 }
 
 impl Session {
     /// Adds a topic, a `.dlg`'s topic in `lang`, or a behavior's Dialog boxes.
-    pub(super) fn add(&mut self, path: &Path, lang: &str) -> CliResult<()> {
+    /// `warn` is told each warning and notice of the topics read.
+    pub fn add(&mut self, path: &Path, lang: &str, warn: &mut dyn FnMut(String)) -> ChatResult<()> {
         let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase());
         match extension.as_deref() {
             Some("top") => self
-                .load_topic(path, path.display().to_string())
+                .load_topic(path, path.display().to_string(), warn)
                 .map(|name| {
                     self.dialog.activate(&name);
                 }),
             Some("dlg") => {
                 let topic = dlg_topic(path, &path.display().to_string(), lang)?;
-                let name = self.load_topic(&topic, topic.display().to_string())?;
+                let name = self.load_topic(&topic, topic.display().to_string(), warn)?;
                 self.dialog.activate(&name);
                 Ok(())
             }
-            _ => self.add_behavior(path, lang),
+            _ => self.add_behavior(path, lang, warn),
         }
     }
 
     /// Loads the topic at `path` (with the concepts of the files it includes), named
     /// `shown` in messages; its name.
-    fn load_topic(&mut self, path: &Path, shown: String) -> CliResult<String> {
+    fn load_topic(
+        &mut self,
+        path: &Path,
+        shown: String,
+        warn: &mut dyn FnMut(String),
+    ) -> ChatResult<String> {
         let bytes = std::fs::read(path)
-            .map_err(|e| CliError::Load(format!("{shown}: cannot read: {e}")))?;
+            .map_err(|e| ChatError::Load(format!("{shown}: cannot read: {e}")))?;
         let mut topic = match choreo_qichat::parse(&shown, &bytes) {
             Ok(parsed) => {
                 for w in &parsed.warnings {
-                    errln!("{w}");
+                    warn(w.to_string());
                 }
                 for n in choreo_qichat::notices(&parsed.topic, &shown) {
-                    errln!("{n}");
+                    warn(n.to_string());
                 }
                 parsed.topic
             }
-            Err(errors) if errors.is_empty() => return Err(CliError::Shown(exit::LOAD)),
+            Err(errors) if errors.is_empty() => return Err(ChatError::Unsaid),
             Err(errors) => {
                 let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
-                return Err(CliError::Load(lines.join("\n")));
+                return Err(ChatError::Load(lines.join("\n")));
             }
         };
         let folder = path.parent().unwrap_or(Path::new("."));
@@ -152,7 +174,7 @@ impl Session {
             std::fs::read(folder.join(name)).map_err(|e| format!("cannot read {name}: {e}").into())
         };
         if let Err(e) = choreo_qichat::include(&mut topic, &mut read) {
-            return Err(CliError::Load(format!("{shown}: {e}")));
+            return Err(ChatError::Load(format!("{shown}: {e}")));
         }
         let name = self.dialog.load(topic);
         self.files.push((name.clone(), shown));
@@ -160,12 +182,17 @@ impl Session {
     }
 
     /// Loads the topics of every Dialog box of the behaviors at `path`, in `lang`.
-    fn add_behavior(&mut self, path: &Path, lang: &str) -> CliResult<()> {
+    fn add_behavior(
+        &mut self,
+        path: &Path,
+        lang: &str,
+        warn: &mut dyn FnMut(String),
+    ) -> ChatResult<()> {
         let project = choreo_xar::source::load_path_to_run(path)
-            .map_err(|e| CliError::Load(e.to_string()))?;
+            .map_err(|e| ChatError::Load(e.to_string()))?;
         let files = project
             .on_disk()
-            .map_err(|e| CliError::Load(e.to_string()))?;
+            .map_err(|e| ChatError::Load(e.to_string()))?;
         let before = self.boxes.len();
         for behavior in &project.behaviors {
             let folder = files.behavior_dir(behavior);
@@ -187,7 +214,7 @@ impl Session {
                 };
                 let dlg = folder.join(file);
                 let top = dlg_topic(&dlg, &member(&dlg), lang)?;
-                let topic = self.load_topic(&top, member(&top))?;
+                let topic = self.load_topic(&top, member(&top), warn)?;
                 let shown = if at.is_empty() {
                     box_path
                 } else {
@@ -212,14 +239,17 @@ impl Session {
             }
         }
         if self.boxes.len() == before {
-            return Err(CliError::Load(format!("{}: no Dialog box", path.display())));
+            return Err(ChatError::Load(format!(
+                "{}: no Dialog box",
+                path.display()
+            )));
         }
         Ok(())
     }
 
     /// Starts every Dialog box, as its onStart does: its topic activated, its `onStart`
     /// event raised. The answers, in order.
-    pub(super) fn start(&mut self) -> Vec<Answer> {
+    pub fn start(&mut self) -> Vec<Answer> {
         let keys: Vec<String> = self
             .boxes
             .iter()
@@ -237,7 +267,7 @@ impl Session {
 
     /// What the human said (or `e:Key`, an event): the answer, then those its memory writes
     /// set off (`e:` rules of their keys); a Dialog box whose onStopped is set stops.
-    pub(super) fn hear(&mut self, line: &str) -> Vec<Option<Answer>> {
+    pub fn hear(&mut self, line: &str) -> Vec<Option<Answer>> {
         let first = match line.strip_prefix("e:") {
             Some(key) => self.dialog.event(key.trim(), &mut self.memory),
             None => self.dialog.input(line, &mut self.memory),
@@ -273,7 +303,7 @@ impl Session {
 
     /// The answer as printed: `robot: text`, the rule that gave it, then what it does
     /// besides speaking (actions, memory writes, a Dialog box's outputs).
-    pub(super) fn show(&self, answer: Option<&Answer>) -> String {
+    pub fn show(&self, answer: Option<&Answer>) -> String {
         let Some(a) = answer else {
             return "robot: (no rule matches)".to_string();
         };
@@ -335,15 +365,15 @@ fn tidy(path: &Path) -> String {
 }
 
 /// The `.top` file of `.dlg` file `path` in `lang`, or why there is none.
-fn dlg_topic(path: &Path, shown: &str, lang: &str) -> CliResult<PathBuf> {
+fn dlg_topic(path: &Path, shown: &str, lang: &str) -> ChatResult<PathBuf> {
     let bytes =
-        std::fs::read(path).map_err(|e| CliError::Load(format!("{shown}: cannot read: {e}")))?;
+        std::fs::read(path).map_err(|e| ChatError::Load(format!("{shown}: cannot read: {e}")))?;
     let dialog = choreo_xar::project_files::read_dlg(shown, &bytes)
-        .map_err(|e| CliError::Load(e.to_string()))?
+        .map_err(|e| ChatError::Load(e.to_string()))?
         .value;
     let Some(topic) = dialog.topics.iter().find(|t| t.language == lang) else {
         let langs: Vec<&str> = dialog.topics.iter().map(|t| t.language.as_str()).collect();
-        return Err(CliError::Load(format!(
+        return Err(ChatError::Load(format!(
             "{shown}: no topic in {lang} (it has: {}); choose one with --lang",
             langs.join(", ")
         )));

@@ -6,8 +6,6 @@
 //! starts (its `e:onStart` rules answer first). `--script FILE` plays a written
 //! conversation and checks the answers.
 
-mod session;
-
 use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
@@ -17,7 +15,7 @@ use choreo_qichat::dialog::{Answer, Dialog};
 use crate::cli::error::{CliError, CliResult};
 use crate::exit;
 
-use session::{ChatHost, Scripts, Session};
+use crate::chat::{ChatError, ChatHost, Scripts, Session};
 
 /// `choreo chat`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -83,7 +81,12 @@ pub fn run(args: &ChatArgs) -> CliResult {
         boxes: Vec::new(),
     };
     for path in &args.topics {
-        session.add(path, &args.lang)?;
+        session
+            .add(path, &args.lang, &mut |w| errln!("{w}"))
+            .map_err(|e| match e {
+                ChatError::Load(m) => CliError::Load(m),
+                ChatError::Unsaid => CliError::Shown(exit::LOAD),
+            })?;
     }
     let started = session.start();
     for answer in &started {
