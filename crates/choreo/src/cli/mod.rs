@@ -20,8 +20,6 @@ mod explore;
 mod export;
 mod help;
 mod inspect;
-mod joints;
-mod live;
 mod monitor;
 mod motion;
 mod new;

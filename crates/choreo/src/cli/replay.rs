@@ -11,7 +11,7 @@ use choreo_monitor::Monitor;
 use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 use crate::cli::monitor::{MonitorFlags, Source, start, wait};
 use crate::exit;
 
@@ -122,7 +122,7 @@ fn behavior_replay(
     model: Option<Model>,
     events: Vec<serde_json::Value>,
 ) -> Replayed {
-    let project = crate::cli::report::load_to_run(path, crate::cli::live::Verbosity::Normal)?;
+    let project = crate::cli::report::load_to_run(path, crate::report::live::Verbosity::Normal)?;
     let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
     // Else the one the project was made for.
     let model = model

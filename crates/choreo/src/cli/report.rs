@@ -9,7 +9,7 @@ use choreo_xar::{Diagnostic, Severity};
 
 use crate::check::diagnostic_text as format_diagnostic;
 use crate::cli::error::{CliError, CliResult, PATH_FIX, with_help};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 
 /// Loads any input (file, archive, project or split folder), printing its warnings. A
 /// behavior of the input that cannot be read is an error unless `partial` allows going on

@@ -9,7 +9,7 @@ use choreo_stack::{LoadError, Options, Runner};
 use clap::Subcommand;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 use crate::cli::stack_run::StackRunArgs;
 use crate::exit;
 

@@ -1,11 +1,12 @@
 //! The report of a run, as `choreo run` prints it and a Rust or Python caller can make it:
 //! what the trace showed while the behavior ran ([`Tally`]: boxes run, robot calls, errors
 //! box code raised or logged, summarized from their tracebacks as [`Failure`]s), the report's
-//! text ([`Report::text`]), and repeated lines folded so that a person can read a run
-//! ([`fold`]).
+//! text ([`Report::text`]), repeated lines folded so that a person can read a run
+//! ([`fold`]), and the lines shown while it runs ([`live`]).
 
 mod failure;
 pub mod fold;
+pub mod live;
 mod summary;
 mod tally;
 

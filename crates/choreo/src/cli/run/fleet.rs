@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 
 use super::invocation::{Invocation, Target, count_interrupts, numbered};
 use super::one::One;

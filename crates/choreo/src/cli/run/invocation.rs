@@ -11,7 +11,7 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::RobotArgs;
 use crate::cli::error::{CliError, CliResult, robot_fix, with_help};
-use crate::cli::live::{Live, Verbosity};
+use crate::report::live::{Live, Verbosity};
 
 use super::args::RunArgs;
 use crate::exit;

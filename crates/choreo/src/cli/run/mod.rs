@@ -9,7 +9,7 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::{Live, Verbosity};
+use crate::report::live::{Live, Verbosity};
 use crate::cli::report;
 
 use crate::StoppedBy;

@@ -16,8 +16,8 @@ use choreo_naoqi::{Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::joints::JointRecorder;
-use crate::cli::live::{Kind, Live};
+use crate::joints::JointRecorder;
+use crate::report::live::{Kind, Live};
 use crate::cli::monitor::{Source, others};
 use crate::report::Tally;
 use crate::report::fold::Line;

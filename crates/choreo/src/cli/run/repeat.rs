@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use choreo_naoqi::SimRobot;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::{Live, Verbosity};
+use crate::report::live::{Live, Verbosity};
 
 use super::invocation::{Invocation, POLL, Target, count_interrupts, interrupted, numbered};
 use super::one::One;

@@ -13,7 +13,7 @@ use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls}
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::{Kind, Live, Verbosity};
+use crate::report::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source};
 use crate::looks::Sampler;
 use crate::report::fold::Line;

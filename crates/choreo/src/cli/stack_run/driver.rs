@@ -11,7 +11,7 @@ use choreo_stack::definitions::definition::Definition;
 use choreo_stack::{Runner, Tick};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Live;
+use crate::report::live::Live;
 use crate::exit;
 use choreo_monitor::stack::{StackNode, StackShape};
 

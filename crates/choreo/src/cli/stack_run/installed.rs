@@ -12,7 +12,7 @@ use choreo_stack::{Behavior, Classes, DefinitionError};
 use choreo_xar::source::{FilesOnDisk, Project};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 use crate::cli::monitor::Played;
 use crate::cli::report;
 use crate::nested::BoxCode;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use choreo_base::lock;
 use choreo_stack::core::trace::{Event, Record};
 
-use crate::cli::live::{Kind, Live, Verbosity};
+use crate::report::live::{Kind, Live, Verbosity};
 use crate::report::fold::Line;
 
 use super::driver::tick_time;

@@ -14,7 +14,7 @@ use choreo_stack::definitions::definition::{Definition, load_dir};
 
 use crate::cli::args::RobotArgs;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::Verbosity;
+use crate::report::live::Verbosity;
 use crate::cli::monitor::Played;
 use crate::cli::report;
 use crate::cli::run::Target;

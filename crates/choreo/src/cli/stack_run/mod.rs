@@ -32,7 +32,7 @@ use choreo_stack::core::trace::Record;
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::live::{Live, Verbosity};
+use crate::report::live::{Live, Verbosity};
 use crate::cli::monitor::Source;
 use crate::cli::run::Target;
 use crate::exit;

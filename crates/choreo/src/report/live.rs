@@ -1,6 +1,6 @@
 //! Live human output on stderr while a behavior runs (`choreo run`, `choreo sim`): what the
 //! robot does, errors, and a progress line while a timeline plays. Repeated lines are folded
-//! ([`crate::cli::fold`]); `-v` shows every line, `-q` only errors.
+//! ([`crate::report::fold`]); `-v` shows every line, `-q` only errors.
 
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
