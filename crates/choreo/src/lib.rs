@@ -85,6 +85,7 @@ pub mod package_services;
 pub mod play;
 pub mod plot;
 pub mod report;
+pub mod stack_driver;
 pub mod trace_file;
 
 pub use api::*;

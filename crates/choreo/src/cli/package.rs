@@ -10,9 +10,9 @@ use serde_json::json;
 use crate::check::diagnostic_json;
 use crate::check::diagnostic_text as format_diagnostic;
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::Verbosity;
 use crate::cli::report::load_shown;
 use crate::exit;
+use crate::report::live::Verbosity;
 
 /// `choreo package`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

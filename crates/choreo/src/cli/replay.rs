@@ -11,9 +11,9 @@ use choreo_monitor::Monitor;
 use choreo_robot::Model;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::Verbosity;
 use crate::cli::monitor::{MonitorFlags, Source, start, wait};
 use crate::exit;
+use crate::report::live::Verbosity;
 
 /// `choreo replay`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -87,8 +87,8 @@ fn stack_replay(
     events: Vec<serde_json::Value>,
 ) -> Replayed {
     let (defs, runner) = crate::cli::stack::load(dir, None)?;
-    let xar = crate::cli::stack_run::driver_xar()?;
-    let shape = crate::cli::stack_run::shape(&runner, &defs);
+    let xar = crate::stack_driver::driver_xar().map_err(|e| CliError::Runtime(e.to_string()))?;
+    let shape = crate::stack_driver::shape(&runner, &defs);
     // The stack plays on without the leaves' behaviors drawn when they cannot be read.
     let played = match crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet) {
         Ok(installed) => crate::cli::stack_run::played(&installed),

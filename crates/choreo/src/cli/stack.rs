@@ -9,9 +9,9 @@ use choreo_stack::{LoadError, Options, Runner};
 use clap::Subcommand;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::Verbosity;
 use crate::cli::stack_run::StackRunArgs;
 use crate::exit;
+use crate::report::live::Verbosity;
 
 /// `choreo stack ...`.
 #[derive(Subcommand)]

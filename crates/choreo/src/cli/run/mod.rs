@@ -9,8 +9,8 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::{Live, Verbosity};
 use crate::cli::report;
+use crate::report::live::{Live, Verbosity};
 
 use crate::StoppedBy;
 use invocation::{Invocation, POLL};

@@ -16,11 +16,11 @@ use choreo_naoqi::{Scenario, SimRobot};
 use std::sync::mpsc::Receiver;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::joints::JointRecorder;
-use crate::report::live::{Kind, Live};
 use crate::cli::monitor::{Source, others};
+use crate::joints::JointRecorder;
 use crate::report::Tally;
 use crate::report::fold::Line;
+use crate::report::live::{Kind, Live};
 use crate::report::{Failure, logged_error};
 
 use super::invocation::{Invocation, Target, load_error, set_param, title};

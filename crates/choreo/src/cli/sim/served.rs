@@ -13,10 +13,10 @@ use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls}
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::{Kind, Live, Verbosity};
 use crate::cli::monitor::{MonitorFlags, Source};
 use crate::looks::Sampler;
 use crate::report::fold::Line;
+use crate::report::live::{Kind, Live, Verbosity};
 
 use super::args::SimArgs;
 

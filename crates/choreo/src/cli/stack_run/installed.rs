@@ -12,10 +12,10 @@ use choreo_stack::{Behavior, Classes, DefinitionError};
 use choreo_xar::source::{FilesOnDisk, Project};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::Verbosity;
 use crate::cli::monitor::Played;
 use crate::cli::report;
 use crate::nested::BoxCode;
+use crate::report::live::Verbosity;
 
 /// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
 /// name it is installed under on the simulated robot.

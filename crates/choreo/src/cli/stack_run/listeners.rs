@@ -7,10 +7,10 @@ use std::time::Duration;
 use choreo_base::lock;
 use choreo_stack::core::trace::{Event, Record};
 
-use crate::report::live::{Kind, Live, Verbosity};
 use crate::report::fold::Line;
+use crate::report::live::{Kind, Live, Verbosity};
 
-use super::driver::tick_time;
+use crate::stack_driver::tick_time;
 
 /// Live lines for the stack: what is pushed and popped and by whom, what behaviors log (a
 /// dispatcher says why it chose a child), how delegations and actions ended, ticks over

@@ -14,7 +14,6 @@ mod listeners;
 mod load;
 
 pub(crate) use args::StackRunArgs;
-pub(crate) use driver::{driver_xar, shape};
 pub(crate) use installed::{OwnCode, classes};
 pub(crate) use installed::{install, played};
 
@@ -32,12 +31,13 @@ use choreo_stack::core::trace::Record;
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::report::live::{Live, Verbosity};
 use crate::cli::monitor::Source;
 use crate::cli::run::Target;
 use crate::exit;
+use crate::report::live::{Live, Verbosity};
 
-use driver::{Driver, StackEnd, drive, load_driver};
+use crate::stack_driver::{Driver, StackEnd, driver_xar, load_driver, shape};
+use driver::drive;
 use listeners::{TraceFile, engine_lines, json_lines, live_listener, record_json};
 use load::{Asked, Loaded, load};
 
@@ -60,7 +60,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         played,
         own,
     } = load(&asked)?;
-    let xar = driver_xar()?;
+    let xar = driver_xar().map_err(|e| CliError::Runtime(e.to_string()))?;
     let live = Live::new(asked.verbosity, asked.args.fast);
     runner.add_listener(live_listener(live.clone(), period, asked.verbosity));
     {
@@ -104,7 +104,9 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         resources: Some(resources),
         ..Options::default()
     };
-    let engine = Arc::new(load_driver(&xar, &driver, options)?);
+    let engine = Arc::new(
+        load_driver(&xar, &driver, options).map_err(|e| CliError::Runtime(e.to_string()))?,
+    );
     let sampler = watch_sim(&target, &live, &engine, &engine_trace, monitor.is_some());
     let interrupts = crate::cli::run::count_interrupts();
     say_start(&asked);

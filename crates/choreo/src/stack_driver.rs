@@ -1,0 +1,193 @@
+//! The behavior that drives a behavior stack (`choreo stack run`): one native box that ticks
+//! the stack's runner every period and sleeps on the engine's clock in between, so that the
+//! stack, the robot's durations, the scenario and the Choregraphe behaviors it plays share
+//! one time.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use choreo_engine::clock::Time;
+use choreo_engine::{Engine, NativeHost, Options, Value};
+use choreo_stack::definitions::definition::Definition;
+use choreo_stack::{Runner, Tick};
+
+/// The driver behavior did not read or load: a bug of choreo's.
+#[derive(Debug, thiserror::Error)]
+#[error("internal error: the driver behavior {0}")]
+pub struct DriverError(String);
+use choreo_monitor::stack::{StackNode, StackShape};
+
+/// The behavior that drives the stack: a root holding the native box `Stack`, started by the
+/// root and stopping it.
+const DRIVER: &str = r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1"><Diagram>
+<Box name="Stack" id="1">
+<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4"/>
+</Box>
+<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>
+<Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>
+</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
+
+/// The driver behavior, read.
+pub fn driver_xar() -> Result<choreo_xar::XarFile, DriverError> {
+    choreo_xar::read_xar("stack.xar", DRIVER.as_bytes())
+        .map(|x| x.value)
+        .map_err(|e| DriverError(format!("does not read: {e}")))
+}
+
+/// The first ALMemory subscription id of the driver (far from the engine's own).
+const SUBSCRIPTIONS: u64 = 0x5354_4143_0000_0000;
+
+/// The engine of the driver behavior, its `Stack` box ticking `driver`'s runner.
+pub fn load_driver(
+    xar: &choreo_xar::XarFile,
+    driver: &Arc<Driver>,
+    options: Options,
+) -> Result<Engine, DriverError> {
+    let host = {
+        let start = Arc::clone(driver);
+        let unload = Arc::clone(driver);
+        NativeHost::new().with("Stack", move |hook, ctx| {
+            match hook.script_name().as_str() {
+                "onInput_onStart" => start.drive(ctx),
+                "onUnload" => unload.stop.store(true, Ordering::SeqCst),
+                _ => {}
+            }
+            Ok(())
+        })
+    };
+    Engine::load(xar, &host, options).map_err(|e| DriverError(format!("does not load: {e}")))
+}
+
+/// The stack's behaviors and their delegates, for the monitor's Stack view.
+pub fn shape(runner: &Runner, defs: &[Definition]) -> StackShape {
+    let names = runner.names();
+    let name = |b: &choreo_stack::BehaviorId| names.get(b.index()).cloned().unwrap_or_default();
+    let behaviors = (0..names.len())
+        .filter_map(|i| {
+            let b = runner.id(names.get(i)?)?;
+            let n = name(&b);
+            let class = defs
+                .iter()
+                .find(|d| d.id == n || n.ends_with(&format!("/@{}", d.id)))
+                .map_or_else(String::new, |d| d.class.clone());
+            Some(StackNode {
+                class,
+                delegates: runner.delegates_of(b).iter().map(&name).collect(),
+                name: n,
+            })
+        })
+        .collect();
+    StackShape {
+        base: name(&runner.base()),
+        behaviors,
+    }
+}
+
+/// The behavior time of tick `tick` (tick 1 at 0).
+pub fn tick_time(period: Duration, tick: u64) -> Time {
+    Time(
+        u64::try_from(period.as_nanos())
+            .unwrap_or(u64::MAX)
+            .saturating_mul(tick.saturating_sub(1)),
+    )
+}
+
+/// The runner, owned by the driver box's hook while it runs.
+pub struct Driver {
+    /// The stack's runner (the box's hook holds it while it runs).
+    pub runner: Mutex<Option<Runner>>,
+    /// Set by the box's `onUnload` (a stop, the time limit, Ctrl-C).
+    pub stop: AtomicBool,
+    /// The tick period.
+    pub period: Duration,
+    /// How the stack ended.
+    pub ended: Mutex<Option<StackEnd>>,
+    /// How the process of the stack's own Python behaviors ended, if it did (a crash, an
+    /// `os._exit`): the stack stops at the tick that saw it, as a run whose box host ended.
+    pub box_code_ended: Box<dyn Fn() -> Option<String> + Send + Sync>,
+}
+
+/// How the stack ended.
+pub enum StackEnd {
+    /// It emptied, or was cancelled.
+    Done,
+    /// It could not start: why.
+    NotStarted(String),
+    /// Its own Python behaviors' process ended under it: how.
+    BoxCodeEnded(String),
+}
+
+impl Driver {
+    /// Ticks the stack every period of the engine's clock until it finishes or the box is
+    /// unloaded, then fires the box's `onStopped`.
+    pub fn drive(&self, ctx: &choreo_engine::BoxContext) {
+        let Some(mut runner) = choreo_base::lock(&self.runner).take() else {
+            return;
+        };
+        let subscribed = subscribe(&runner, ctx);
+        let period = u64::try_from(self.period.as_nanos())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let start = ctx.now().0;
+        let mut n: u64 = 0;
+        let result = loop {
+            if self.stop.load(Ordering::SeqCst) {
+                runner.cancel_all();
+                break StackEnd::Done;
+            }
+            match runner.tick() {
+                Ok(Tick::Running) => {}
+                Ok(Tick::Finished) => break StackEnd::Done,
+                Err(e) => break StackEnd::NotStarted(e.to_string()),
+            }
+            if let Some(how) = (self.box_code_ended)() {
+                runner.cancel_all();
+                break StackEnd::BoxCodeEnded(how);
+            }
+            n += 1;
+            let now = ctx.now().0;
+            // Two periods or more behind: skip ahead rather than burst (§11).
+            if now.saturating_sub(start) / period > n + 1 {
+                n = now.saturating_sub(start) / period;
+            }
+            ctx.activity()
+                .sleep_until(Time(start.saturating_add(n.saturating_mul(period))));
+        };
+        if let Some(robot) = ctx.robot() {
+            for id in subscribed {
+                robot.unsubscribe(id);
+            }
+        }
+        *choreo_base::lock(&self.ended) = Some(result);
+        *choreo_base::lock(&self.runner) = Some(runner);
+        let _ = ctx.fire("onStopped", Value::None);
+    }
+}
+
+/// Subscribes to every input the stack's behaviors and conditions watch (ALMemory keys and
+/// events of the robot), each update posted to the stack's inbox; the subscription ids.
+fn subscribe(runner: &Runner, ctx: &choreo_engine::BoxContext) -> Vec<u64> {
+    let Some(robot) = ctx.robot() else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for (i, name) in runner.input_names().into_iter().enumerate() {
+        let inbox = runner.inbox();
+        let id = SUBSCRIPTIONS + i as u64;
+        let sink = Arc::new(move |key: &str, value: Value| inbox.post(key, value));
+        match robot.subscribe(&name, id, sink) {
+            Ok(()) => ids.push(id),
+            Err(e) => ctx.log("warning", &format!("cannot watch {name}: {e}")),
+        }
+    }
+    ids
+}
