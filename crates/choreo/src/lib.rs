@@ -78,6 +78,7 @@ pub mod exit;
 pub mod explore;
 pub mod fleet;
 pub mod implied;
+pub mod inspect;
 pub mod joints;
 pub mod looks;
 pub mod nested;
