@@ -86,6 +86,7 @@ pub mod package_services;
 pub mod play;
 pub mod plot;
 pub mod report;
+pub mod robot_install;
 pub mod stack_driver;
 pub mod trace_file;
 

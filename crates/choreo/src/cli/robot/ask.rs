@@ -12,7 +12,6 @@ use crate::cli::error::{CliError, CliResult, robot_fix, with_help};
 use crate::exit;
 
 use super::answers::{behaviors, call_method, info, methods, services, watch};
-use super::install;
 
 /// What to ask the robot.
 pub enum Ask {
@@ -73,10 +72,13 @@ pub(super) fn ask_robot(robot: &RobotArgs, json: bool, ask: &Ask) -> CliResult {
             remote_path,
             ..
         } => {
-            if let Some(Err(why)) = remote_path.as_deref().map(install::check_remote_path) {
+            if let Some(Err(why)) = remote_path
+                .as_deref()
+                .map(crate::robot_install::check_remote_path)
+            {
                 return Err(CliError::Usage(why.to_string()));
             }
-            match install::read_package(package) {
+            match crate::robot_install::read_package(package) {
                 Ok(p) => Some(p),
                 Err(why) => {
                     return Err(CliError::Load(why.to_string()));
@@ -131,11 +133,11 @@ pub(super) fn ask_robot(robot: &RobotArgs, json: bool, ask: &Ask) -> CliResult {
             },
             _,
         ) => match &package {
-            Some(package) => install::install(
+            Some(package) => install(
                 &session,
                 &robot.url,
                 package,
-                &install::Options {
+                &crate::robot_install::Options {
                     remote_path: remote_path.clone(),
                     keep_old: *keep_old,
                 },
@@ -175,4 +177,52 @@ fn call_parts(target: &str, args: &[String]) -> Result<(String, String, Vec<Valu
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((service.to_string(), method.to_string(), values))
+}
+
+/// Installs `package` ([`crate::robot_install`]), a progress bar of the bytes the robot
+/// read on stderr (drawn only on a terminal); says what was installed.
+fn install(
+    session: &Session,
+    url: &str,
+    package: &crate::robot_install::Package,
+    options: &crate::robot_install::Options,
+    json: bool,
+) -> CliResult {
+    use crate::robot_install::InstallError;
+    let bar = indicatif::ProgressBar::new(package.bytes.len() as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.set_message(format!("sending {}", package.uuid));
+    let shown = bar.clone();
+    let done = crate::robot_install::install(
+        session,
+        url,
+        package,
+        options,
+        Box::new(move |at, _| shown.set_position(at)),
+    );
+    bar.finish_and_clear();
+    match done {
+        Ok(()) => {
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::json!({
+                        "installed": package.uuid,
+                        "version": package.version,
+                        "url": url,
+                    })
+                );
+            } else {
+                let version = package.version.as_deref().unwrap_or("(no version)");
+                outln!("installed {} {version} on {url}", package.uuid);
+            }
+            Ok(exit::OK)
+        }
+        Err(InstallError::Lost(m)) => Err(CliError::Robot(m)),
+        Err(InstallError::Refused(m) | InstallError::Package(m)) => Err(CliError::No(m)),
+    }
 }

@@ -1,6 +1,6 @@
 //! `choreo robot info|services|methods|call|watch|behaviors|install URL ...`: what a robot
 //! is and serves, asked over qi, as a robot developer asks `qicli`; and packages installed
-//! ([`install`]). Works against a real robot of any NAOqi generation, `choreo sim` and any
+//! ([`crate::robot_install`]). Works against a real robot of any NAOqi generation, `choreo sim` and any
 //! qi server.
 //!
 //! Exit codes: 0 done; 1 the robot answered with an error (an unknown service or method, a
@@ -11,7 +11,6 @@
 
 mod answers;
 mod ask;
-mod install;
 
 use std::path::PathBuf;
 use std::time::Duration;

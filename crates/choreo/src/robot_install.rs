@@ -1,4 +1,4 @@
-//! `choreo robot install URL PKG`: installs an application package on a robot through
+//! An application package installed on a robot (`choreo robot install URL PKG`) through
 //! NAOqi's `PackageManager` service, as qibuild's `qipkg deploy-package` does, but over qi
 //! messaging only.
 //!
@@ -20,10 +20,21 @@ use std::path::{Path, PathBuf};
 
 use choreo_engine::Value;
 use choreo_qi::{Error, FileObject, RemoteObject, Session};
-use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::error::{CliError, CliResult};
-use crate::exit;
+/// Why a package was not installed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The package cannot be installed, found before the robot is reached: why.
+    #[error("{0}")]
+    Package(String),
+    /// The robot answered no (no PackageManager, no way to take the package, the install
+    /// refused): why.
+    #[error("{0}")]
+    Refused(String),
+    /// The robot was lost or did not answer.
+    #[error("{0}")]
+    Lost(String),
+}
 
 /// A package read and checked, ready to send.
 pub struct Package {
@@ -39,7 +50,11 @@ pub struct Package {
 
 /// Reads `path` and checks it is a package the robot can install: a zip with
 /// `manifest.xml` at its root, whose root element has a `uuid`. The error says why not.
-pub(crate) fn read_package(path: &Path) -> Result<Package, String> {
+pub fn read_package(path: &Path) -> Result<Package, InstallError> {
+    read(path).map_err(InstallError::Package)
+}
+
+fn read(path: &Path) -> Result<Package, String> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
     if !bytes.starts_with(b"PK") {
@@ -86,28 +101,28 @@ pub struct Options {
 }
 
 /// Checks `--remote-path`: an absolute path on the robot.
-pub(crate) fn check_remote_path(path: &str) -> Result<(), String> {
+pub fn check_remote_path(path: &str) -> Result<(), InstallError> {
     if path.starts_with('/') {
         Ok(())
     } else {
-        Err(format!(
+        Err(InstallError::Package(format!(
             "--remote-path {path:?}: expected an absolute path on the robot \
              (/home/nao/{{name}}.pkg)"
-        ))
+        )))
     }
 }
 
 /// Why a call failed: a lost robot is 7, anything the robot answered is 1.
-fn failed(url: &str, what: &str, e: &Error) -> CliError {
+fn failed(url: &str, what: &str, e: &Error) -> InstallError {
     match e {
         Error::Disconnected(why) => {
             let why = why.strip_prefix(&format!("{url}: ")).unwrap_or(why);
-            CliError::Robot(format!("{url}: the robot was lost during {what}: {why}"))
+            InstallError::Lost(format!("{url}: the robot was lost during {what}: {why}"))
         }
         Error::Timeout(after) => {
-            CliError::Robot(format!("{url}: {what} got no answer within {after:?}"))
+            InstallError::Lost(format!("{url}: {what} got no answer within {after:?}"))
         }
-        other => CliError::No(format!("{url}: {what}: {other}")),
+        other => InstallError::Refused(format!("{url}: {what}: {other}")),
     }
 }
 
@@ -118,30 +133,25 @@ fn takes_a_file(pm: &RemoteObject) -> bool {
         .any(|m| m.parameters_signature == "(o)")
 }
 
-/// A progress bar of the package's bytes on stderr (drawn only on a terminal).
-fn progress_bar(size: u64) -> ProgressBar {
-    let bar = ProgressBar::new(size);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg}") {
-        bar.set_style(style);
-    }
-    bar
-}
+/// How far the robot read a package sent as a file: (bytes read, of the package's size).
+pub type Progress = Box<dyn Fn(u64, u64) + Send + Sync>;
 
-/// Installs `package` on the robot of `session` (at `url`).
+/// Installs `package` on the robot of `session` (at `url`); `progress` follows the robot's
+/// reads of a package sent as a file.
 pub fn install(
     session: &Session,
     url: &str,
     package: &Package,
     options: &Options,
-    json: bool,
-) -> CliResult {
+    progress: Progress,
+) -> Result<(), InstallError> {
     let pm = match session.service("PackageManager") {
         Ok(pm) => pm,
         Err(e @ Error::Disconnected(_)) => {
             return Err(failed(url, "looking for PackageManager", &e));
         }
         Err(e) => {
-            return Err(CliError::No(format!(
+            return Err(InstallError::Refused(format!(
                 "{url}: no PackageManager service ({e}): NAOqi robots (2.1 and later) have one"
             )));
         }
@@ -149,7 +159,7 @@ pub fn install(
     let shown = package.path.display();
     // Before anything changes on the robot: can it take the package this way?
     if options.remote_path.is_none() && !takes_a_file(&pm) {
-        return Err(CliError::No(format!(
+        return Err(InstallError::Refused(format!(
             "{url}: this robot's PackageManager has no install(o) (NAOqi 2.1: it installs \
              only a package already on the robot). Copy it there first, then give its \
              path:\n  scp {shown} nao@{host}:/home/nao/{name}\n  choreo robot install \
@@ -175,31 +185,17 @@ pub fn install(
         Some(path) => pm
             .call("install", &[Value::String(path.clone())])
             .map_err(|e| (format!("install({path:?})"), e)),
-        None => send(&pm, package)?,
+        None => send(&pm, package, progress)?,
     };
     let version = package.version.as_deref().unwrap_or("(no version)");
     match answer {
-        Ok(Value::Bool(true)) => {
-            if json {
-                outln!(
-                    "{}",
-                    serde_json::json!({
-                        "installed": package.uuid,
-                        "version": package.version,
-                        "url": url,
-                    })
-                );
-            } else {
-                outln!("installed {} {version} on {url}", package.uuid);
-            }
-            Ok(exit::OK)
-        }
-        Ok(Value::Bool(false)) => Err(CliError::No(format!(
+        Ok(Value::Bool(true)) => Ok(()),
+        Ok(Value::Bool(false)) => Err(InstallError::Refused(format!(
             "{url}: PackageManager.install refused {} {version} (it returned false: the \
                  robot's log says why)",
             package.uuid
         ))),
-        Ok(other) => Err(CliError::No(format!(
+        Ok(other) => Err(InstallError::Refused(format!(
             "{url}: PackageManager.install returned {other}, not a bool"
         ))),
         Err((what, e)) => Err(failed(url, &what, &e)),
@@ -210,23 +206,20 @@ pub fn install(
 type Answer = Result<Value, (String, Error)>;
 
 /// The package served to the robot as a file object and installed from it (libqi's
-/// `qi::File`, read by PackageManager at its pace), a progress bar following its reads.
-fn send(pm: &RemoteObject, package: &Package) -> CliResult<Answer> {
+/// `qi::File`, read by PackageManager at its pace), `progress` following its reads.
+fn send(pm: &RemoteObject, package: &Package, progress: Progress) -> Result<Answer, InstallError> {
     let shown = package.path.display();
-    let bar = progress_bar(package.bytes.len() as u64);
-    let shown_bar = bar.clone();
     let file = match FileObject::observed(package.bytes.clone(), move |p| {
         let at = (p.fraction * p.size as f64).max(p.bytes_read as f64);
-        shown_bar.set_position(at.min(p.size as f64) as u64);
+        progress(at.min(p.size as f64) as u64, p.size);
     }) {
         Ok(f) => f,
         Err(e) => {
-            return Err(CliError::No(format!(
+            return Err(InstallError::Refused(format!(
                 "{shown}: cannot serve the package: {e}"
             )));
         }
     };
-    bar.set_message(format!("sending {}", package.uuid));
     let answer = pm
         .call_args("install", &[file.arg()])
         .map(|d| d.value)
@@ -240,6 +233,5 @@ fn send(pm: &RemoteObject, package: &Package) -> CliResult<Answer> {
                 e,
             )
         });
-    bar.finish_and_clear();
     Ok(answer)
 }
