@@ -9,8 +9,16 @@ use std::time::Duration;
 
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Value};
-use choreo_stack::definitions::definition::Definition;
-use choreo_stack::{Runner, Tick};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use choreo_stack::builtins::robot::PlayChoregraphe;
+use choreo_stack::definitions::definition::{Definition, Spec};
+use choreo_stack::{Behavior, Classes, DefinitionError, Runner, Tick};
+use choreo_xar::source::{FilesOnDisk, Project};
+
+use crate::nested::BoxCode;
 
 /// The driver behavior did not read or load: a bug of choreo's.
 #[derive(Debug, thiserror::Error)]
@@ -190,4 +198,104 @@ fn subscribe(runner: &Runner, ctx: &choreo_engine::BoxContext) -> Vec<u64> {
         }
     }
     ids
+}
+
+/// A Choregraphe behavior a `PlayChoregraphe` leaf plays: loaded, its files on disk, and the
+/// name it is installed under on the simulated robot.
+pub struct Installed {
+    /// The name it is installed under.
+    pub name: String,
+    /// Its project.
+    pub project: Arc<Project>,
+    /// The behavior's index in the project.
+    pub index: usize,
+    /// The project's files on disk.
+    pub files: FilesOnDisk,
+}
+
+impl Installed {
+    /// The prefix of its events' paths (`Dance:` for `Dance:root/Say`).
+    pub fn prefix(&self) -> String {
+        format!("{}:", self.name.trim_start_matches("stack/"))
+    }
+}
+
+/// The behaviors the stack's leaves play, as the monitor draws them.
+pub fn played(installed: &[Installed]) -> Vec<(String, Arc<choreo_engine::graph::Graph>)> {
+    installed
+        .iter()
+        .filter_map(|i| {
+            let b = i.project.behaviors.get(i.index)?;
+            Some((
+                i.prefix(),
+                Arc::new(choreo_engine::graph::Graph::new(&b.xar)),
+            ))
+        })
+        .collect()
+}
+
+/// The name a `PlayChoregraphe` leaf's behavior is installed under on the simulated robot.
+pub fn installed_name(def: &Definition) -> String {
+    match &def.owner {
+        Some(owner) => format!("stack/{owner}/@{}", def.id),
+        None => format!("stack/{}", def.id),
+    }
+}
+
+/// Where the stack's own Python behaviors run, made at the first one (a stack without one
+/// starts no box host), or why it cannot be.
+pub type OwnCode =
+    LazyLock<Result<BoxCode, String>, Box<dyn FnOnce() -> Result<BoxCode, String> + Send>>;
+
+/// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed), and
+/// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`), its
+/// code run where `own` says.
+pub fn classes(dir: &Path, installed: &[Installed], own: Arc<OwnCode>) -> Classes {
+    let mut classes = Classes::builtin();
+    let folder = dir.to_path_buf();
+    classes.register(
+        "Python",
+        Box::new(
+            move |spec: &Spec<'_>| -> Result<Box<dyn Behavior>, DefinitionError> {
+                let file = folder.join(spec.string("file")?);
+                let class = spec.string("class")?;
+                let params = spec
+                    .get("params")
+                    .map_or(Value::None, choreo_stack::builtins::conditions::json_value);
+                if !matches!(params, Value::None | Value::Map(_)) {
+                    return Err(spec.error("params", "must be an object (keyword arguments)"));
+                }
+                let own = own.as_ref().as_ref().map_err(|e| spec.error("file", e))?;
+                choreo_python::stack::PythonBehavior::load(
+                    &file,
+                    &class,
+                    &params,
+                    own.confinement.clone(),
+                    own.host.clone(),
+                )
+                .map(|b| Box::new(b) as Box<dyn Behavior>)
+                .map_err(|e| spec.error("file", e.to_string()))
+            },
+        ),
+    );
+    let names: HashSet<String> = installed.iter().map(|i| i.name.clone()).collect();
+    classes.register(
+        "PlayChoregraphe",
+        Box::new(
+            move |spec: &Spec<'_>| -> Result<Box<dyn Behavior>, DefinitionError> {
+                let name = if spec.get("path").is_some() {
+                    let _ = spec.get("behaviorName");
+                    let name = installed_name(spec.definition());
+                    if !names.contains(&name) {
+                        return Err(spec.error("path", "was not loaded"));
+                    }
+                    name
+                } else {
+                    spec.string("installed")?
+                };
+                Ok(Box::new(PlayChoregraphe::new(&name)))
+            },
+        ),
+    );
+    classes
 }

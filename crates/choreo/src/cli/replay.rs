@@ -91,7 +91,7 @@ fn stack_replay(
     let shape = crate::stack_driver::shape(&runner, &defs);
     // The stack plays on without the leaves' behaviors drawn when they cannot be read.
     let played = match crate::cli::stack_run::install(dir, &defs, Verbosity::Quiet) {
-        Ok(installed) => crate::cli::stack_run::played(&installed),
+        Ok(installed) => crate::stack_driver::played(&installed),
         Err(e) => {
             errln!("warning: the behaviors the stack plays are not drawn: {e}");
             Vec::new()

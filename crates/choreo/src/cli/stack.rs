@@ -73,7 +73,7 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
     // without flags (the stack's folder to read, nothing to write; in a box host;
     // docs/security.md).
     let folder = dir.to_path_buf();
-    let own: crate::cli::stack_run::OwnCode = std::sync::LazyLock::new(Box::new(move || {
+    let own: crate::stack_driver::OwnCode = std::sync::LazyLock::new(Box::new(move || {
         let confinement = std::sync::Arc::new(choreo_python::confinement::Confinement::new(
             &[],
             &[folder],
@@ -81,7 +81,7 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
         ));
         crate::nested::BoxCode::in_box_host(confinement, None).map_err(|e| e.to_string())
     }));
-    let classes = crate::cli::stack_run::classes(dir, &installed, std::sync::Arc::new(own));
+    let classes = crate::stack_driver::classes(dir, &installed, std::sync::Arc::new(own));
     match classes.build(&defs, base, Options::default()) {
         Ok(r) => Ok((defs, r)),
         Err(e) => {

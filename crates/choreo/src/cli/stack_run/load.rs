@@ -21,7 +21,8 @@ use crate::cli::supervised::SandboxFlags;
 use crate::report::live::Verbosity;
 
 use super::args::StackRunArgs;
-use super::installed::{OwnCode, classes, install, played};
+use super::installed::install;
+use crate::stack_driver::{OwnCode, classes, played};
 
 /// What `choreo stack run` was asked, its flags read.
 pub(super) struct Asked<'a> {

@@ -14,8 +14,7 @@ mod listeners;
 mod load;
 
 pub(crate) use args::StackRunArgs;
-pub(crate) use installed::{OwnCode, classes};
-pub(crate) use installed::{install, played};
+pub(crate) use installed::install;
 
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
@@ -36,7 +35,7 @@ use crate::cli::run::Target;
 use crate::exit;
 use crate::report::live::{Live, Verbosity};
 
-use crate::stack_driver::{Driver, StackEnd, driver_xar, load_driver, shape};
+use crate::stack_driver::{Driver, OwnCode, StackEnd, driver_xar, load_driver, shape};
 use driver::drive;
 use listeners::{TraceFile, engine_lines, json_lines, live_listener, record_json};
 use load::{Asked, Loaded, load};
