@@ -245,7 +245,12 @@ pub fn installed_name(def: &Definition) -> String {
 /// Where the stack's own Python behaviors run, made at the first one (a stack without one
 /// starts no box host), or why it cannot be.
 pub type OwnCode =
-    LazyLock<Result<BoxCode, String>, Box<dyn FnOnce() -> Result<BoxCode, String> + Send>>;
+    LazyLock<Result<BoxCode, NoBoxCode>, Box<dyn FnOnce() -> Result<BoxCode, NoBoxCode> + Send>>;
+
+/// Why the stack's own Python behaviors have nowhere to run.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoBoxCode(pub String);
 
 /// The built-in classes, with `PlayChoregraphe` also taking a `path` (installed), and
 /// `Python`: a class of a `.py` file of the stack's folder (`file`, `class`, `params`), its
@@ -265,7 +270,10 @@ pub fn classes(dir: &Path, installed: &[Installed], own: Arc<OwnCode>) -> Classe
                 if !matches!(params, Value::None | Value::Map(_)) {
                     return Err(spec.error("params", "must be an object (keyword arguments)"));
                 }
-                let own = own.as_ref().as_ref().map_err(|e| spec.error("file", e))?;
+                let own = own
+                    .as_ref()
+                    .as_ref()
+                    .map_err(|e| spec.error("file", e.to_string()))?;
                 choreo_python::stack::PythonBehavior::load(
                     &file,
                     &class,

@@ -18,6 +18,10 @@ pub enum TraceFileError {
     Unreadable(String),
 }
 
+/// Why a line is not an event of the trace.
+#[derive(Debug)]
+pub struct NotAnEvent(pub String);
+
 /// The fields every event has.
 #[derive(Deserialize)]
 pub struct Head {
@@ -33,7 +37,7 @@ pub struct Head {
 /// judged in order: the first bad one is the one said.
 pub fn events(
     path: &Path,
-    check: impl Fn(&Head, &Value) -> Result<(), String>,
+    check: impl Fn(&Head, &Value) -> Result<(), NotAnEvent>,
 ) -> Result<Vec<(Head, Value)>, TraceFileError> {
     Ok(read(path, check)?.1)
 }
@@ -44,7 +48,7 @@ pub type Read = (Option<Value>, Vec<(Head, Value)>);
 /// The same as [`events`], with the run's header when the file has one.
 pub fn read(
     path: &Path,
-    check: impl Fn(&Head, &Value) -> Result<(), String>,
+    check: impl Fn(&Head, &Value) -> Result<(), NotAnEvent>,
 ) -> Result<Read, TraceFileError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -71,7 +75,7 @@ pub fn read(
                     return Ok(None);
                 }
                 let head = Head::deserialize(&v).map_err(|e| e.to_string())?;
-                check(&head, &v)?;
+                check(&head, &v).map_err(|e| e.0)?;
                 Ok(Some((head, v)))
             });
         match parsed {

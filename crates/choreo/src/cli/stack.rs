@@ -79,7 +79,8 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
             &[folder],
             crate::Allowed::default(),
         ));
-        crate::nested::BoxCode::in_box_host(confinement, None).map_err(|e| e.to_string())
+        crate::nested::BoxCode::in_box_host(confinement, None)
+            .map_err(|e| crate::stack_driver::NoBoxCode(e.to_string()))
     }));
     let classes = crate::stack_driver::classes(dir, &installed, std::sync::Arc::new(own));
     match classes.build(&defs, base, Options::default()) {

@@ -58,8 +58,8 @@ pub fn draw(
     format: Format,
     output: &Path,
     text: bool,
-) -> Result<(), crate::plot::PlotError> {
-    draw_to(figure, format, output, text).map_err(crate::plot::PlotError::Draw)
+) -> Result<(), crate::plot::error::PlotError> {
+    draw_to(figure, format, output, text).map_err(crate::plot::error::PlotError::Draw)
 }
 
 fn draw_to(figure: &Figure, format: Format, output: &Path, text: bool) -> Result<(), String> {

@@ -9,7 +9,7 @@ use choreo_motion::Motion;
 use choreo_robot::{Model, is_hand};
 use serde::Deserialize;
 
-use crate::plot::PlotError;
+use crate::plot::error::PlotError;
 
 use super::balance::{BalanceView, balance_of};
 
@@ -195,7 +195,9 @@ pub fn from_trace(path: &Path) -> Result<Figure, PlotError> {
     };
     let events = crate::trace_file::events(path, |head, v| {
         if head.event == "joints" {
-            joints_line(v).map(|_| ())
+            joints_line(v)
+                .map(|_| ())
+                .map_err(crate::trace_file::NotAnEvent)
         } else {
             Ok(())
         }

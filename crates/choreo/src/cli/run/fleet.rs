@@ -7,9 +7,9 @@ use std::time::Duration;
 use crate::cli::error::{CliError, CliResult};
 use crate::report::live::Verbosity;
 
+use super::invocation::print_report;
 use super::invocation::{Invocation, Target, count_interrupts, numbered};
 use super::one::One;
-use super::print_report;
 use crate::exit;
 use crate::fleet::FleetSync;
 use crate::report::Report;

@@ -174,3 +174,8 @@ impl RobotArgs {
         }
     }
 }
+
+/// Prints the run's report under `title` (through the supervising parent when there is one).
+pub(super) fn print_report(title: &str, r: &crate::report::Report) {
+    crate::cli::supervised::print_report(&r.text(title));
+}

@@ -190,16 +190,11 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
     let monitor = one.monitor.as_ref().map(|(m, _)| Arc::clone(m));
     let report = one.finish(args.timeout, &setup.implied);
     setup.live.finish();
-    print_report("run report", &report);
+    invocation::print_report("run report", &report);
     if let Some(m) = monitor {
         let text = report.text("run report");
         let keep = args.monitor.monitor_keep;
         crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
     Ok(report.ending.exit_code())
-}
-
-/// Prints the run's report under `title` (through the supervising parent when there is one).
-pub(super) fn print_report(title: &str, r: &crate::report::Report) {
-    crate::cli::supervised::print_report(&r.text(title));
 }

@@ -8,9 +8,9 @@ use choreo_naoqi::SimRobot;
 use crate::cli::error::{CliError, CliResult};
 use crate::report::live::{Live, Verbosity};
 
+use super::invocation::print_report;
 use super::invocation::{Invocation, POLL, Target, count_interrupts, interrupted, numbered};
 use super::one::One;
-use super::print_report;
 use crate::StoppedBy;
 use crate::exit;
 use crate::report::Report;

@@ -107,7 +107,7 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
     // The stack's own Python behaviors: the stack's folder to read, nothing to write.
     let (sandbox, dir) = (args.sandbox.clone(), args.dir.clone());
     let own: Arc<OwnCode> = Arc::new(LazyLock::new(Box::new(move || {
-        confined(&sandbox, &[], &[dir]).map_err(|e| e.to_string())
+        confined(&sandbox, &[], &[dir]).map_err(|e| crate::stack_driver::NoBoxCode(e.to_string()))
     })));
     let runner = classes(&args.dir, &installed, Arc::clone(&own))
         .build(
