@@ -232,48 +232,10 @@ fn ended_as_parent(ended: &Ended) -> u8 {
             } else {
                 exit::ABNORMAL
             };
-            out!("{}", abnormal_report(ended, &left));
+            out!("{}", crate::report::abnormal(ended, &left, GRACE));
             code
         }
     }
-}
-
-/// The report of a run box code ended: how, where, what was left; after the report the
-/// child printed (box code ended the process once the run was over), its last lines.
-fn abnormal_report(ended: &Ended, left: &str) -> String {
-    let how = match (ended.out_of_time, ended.exit) {
-        (true, _) => format!(
-            "stopped: timeout; box code did not give the run back within {} s of real time \
-             after --timeout, so the process was killed",
-            GRACE.as_secs()
-        ),
-        (false, Exit::Code(code)) => format!(
-            "the run's process exited with code {code} before the run ended: box code \
-             ended it (os._exit, or exit from native code)"
-        ),
-        (false, Exit::Signal(signal)) => format!(
-            "the run's process was killed by signal {signal} ({}){}",
-            crate::ended::signal_name(signal),
-            crate::ended::signal_cause(signal)
-        ),
-    };
-    let mut o = if ended.report {
-        format!("  afterwards     {how}\n")
-    } else {
-        format!("run report\n  outcome        {how}\n")
-    };
-    let mut wheres: Vec<String> = ended.notes.clone();
-    if let Some(at) = crate::ended::box_frame(&ended.fault) {
-        wheres.push(at);
-    }
-    for (i, at) in wheres.iter().enumerate() {
-        o.push_str(&format!(
-            "  {:<14} {at}\n",
-            if i == 0 { "where" } else { "" }
-        ));
-    }
-    o.push_str(left);
-    o
 }
 
 #[cfg(test)]
@@ -297,17 +259,6 @@ mod tests {
         assert!(refused.ends_with("(--sandbox=require)"), "{refused}");
     }
 
-    #[test]
-    fn the_box_frame_is_the_current_threads_innermost_box_code() {
-        // faulthandler's dump, as CPython 3.11 prints it.
-        let dump = "Fatal Python error: Segmentation fault\n\nThread 0x00007f (most recent call first):\n  File \"root/Other\", line 9 in onLoad\n\nCurrent thread 0x00007e (most recent call first):\n  File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  File \"root/Hostile\", line 4 in onInput_onStart\n  File \"choreo/generated.py\", line 300 in run_hook\n";
-        assert_eq!(
-            crate::ended::box_frame(dump).as_deref(),
-            Some("root/Hostile line 4 (onInput_onStart)")
-        );
-        assert_eq!(crate::ended::box_frame("no dump"), None);
-    }
-
     fn ended(exit: Exit, report: bool, done: Option<u8>) -> Ended {
         Ended {
             exit,
@@ -325,25 +276,10 @@ mod tests {
     fn the_parent_tells_a_run_box_code_ended_from_one_that_ended_by_itself() {
         // The command's own end: its code stands.
         assert_eq!(ended_as_parent(&ended(Exit::Code(5), true, Some(5))), 5);
-        // os._exit(0) before the report: exit 8, located.
-        let e = ended(Exit::Code(0), false, None);
-        assert_eq!(ended_as_parent(&e), exit::ABNORMAL);
-        let text = abnormal_report(&e, "");
-        assert!(
-            text.starts_with("run report\n  outcome        the run's process exited with code 0"),
-            "{text}"
-        );
-        assert!(
-            text.contains("  where          root/Box line 4 (onInput_onStart): os._exit(0)"),
-            "{text}"
-        );
-        // A crash once the report was printed: a line that follows it.
-        let after = abnormal_report(&ended(Exit::Signal(11), true, None), "");
-        assert!(
-            after.starts_with(
-                "  afterwards     the run's process was killed by signal 11 (SIGSEGV)"
-            ),
-            "{after}"
+        // os._exit(0) before the report: exit 8 (its report: crate::report::abnormal).
+        assert_eq!(
+            ended_as_parent(&ended(Exit::Code(0), false, None)),
+            exit::ABNORMAL
         );
         // Out of time: exit 5, whatever killed it.
         let mut late = ended(Exit::Signal(9), false, None);

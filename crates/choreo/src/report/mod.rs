@@ -2,14 +2,17 @@
 //! what the trace showed while the behavior ran ([`Tally`]: boxes run, robot calls, errors
 //! box code raised or logged, summarized from their tracebacks as [`Failure`]s), the report's
 //! text ([`Report::text`]), repeated lines folded so that a person can read a run
-//! ([`fold`]), and the lines shown while it runs ([`live`]).
+//! ([`fold`]), the lines shown while it runs ([`live`]), and the report of a run box code
+//! ended ([`abnormal`]).
 
+mod abnormal;
 mod failure;
 pub mod fold;
 pub mod live;
 mod summary;
 mod tally;
 
+pub use abnormal::abnormal;
 pub use failure::{Failure, Logged, logged_error, summarize};
 pub use summary::Report;
 pub use tally::Tally;
