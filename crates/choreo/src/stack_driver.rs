@@ -1,7 +1,7 @@
 //! The behavior that drives a behavior stack (`choreo stack run`): one native box that ticks
 //! the stack's runner every period and sleeps on the engine's clock in between, so that the
 //! stack, the robot's durations, the scenario and the Choregraphe behaviors it plays share
-//! one time.
+//! one time. Also what the stack's trace file holds ([`json_lines`], [`engine_lines`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,10 +10,13 @@ use std::time::Duration;
 use choreo_engine::clock::Time;
 use choreo_engine::{Engine, NativeHost, Options, Value};
 use std::collections::HashSet;
+use std::io::Write as _;
 use std::path::Path;
 use std::sync::LazyLock;
 
+use choreo_base::lock;
 use choreo_stack::builtins::robot::PlayChoregraphe;
+use choreo_stack::core::trace::Record;
 use choreo_stack::definitions::definition::{Definition, Spec};
 use choreo_stack::{Behavior, Classes, DefinitionError, Runner, Tick};
 use choreo_xar::source::{FilesOnDisk, Project};
@@ -306,4 +309,48 @@ pub fn classes(dir: &Path, installed: &[Installed], own: Arc<OwnCode>) -> Classe
         ),
     );
     classes
+}
+
+/// The `--trace` file, written by the stack's listener and the engines' trace.
+pub type TraceFile = Arc<Mutex<std::io::BufWriter<std::fs::File>>>;
+
+/// A listener writing each stack event as a JSON line, the behaviors named, with its tick's
+/// time (ticks every `period`); flushed at each, so that a stack cut short keeps its trace.
+pub fn json_lines(out: TraceFile, period: Duration) -> choreo_stack::core::trace::Listener {
+    Box::new(move |r: &Record, names: &[String]| {
+        let value = record_json(r, names, period);
+        let mut out = lock(&out);
+        // A trace that cannot be written must not stop the stack.
+        let _ = writeln!(out, "{value}");
+        let _ = out.flush();
+    })
+}
+
+/// A listener writing each event of the engines (the driver's, the played behaviors', what
+/// the robot shows) as `choreo run --trace` does: a line with `seq` and `path`, no `tick`.
+pub fn engine_lines(out: TraceFile) -> choreo_engine::trace::Listener {
+    Arc::new(move |e: &choreo_engine::trace::Event| {
+        if let Ok(line) = serde_json::to_string(e) {
+            let _ = writeln!(lock(&out), "{line}");
+        }
+    })
+}
+
+/// A stack event as JSON, each behavior index (`b`, `from`, `to`, `by`, `owner`, `base`)
+/// replaced by its name, with `time_ns`, its tick's time (ticks every `period`): a line of
+/// `--trace`, an event of the monitor.
+pub fn record_json(r: &Record, names: &[String], period: Duration) -> serde_json::Value {
+    let mut value = serde_json::to_value(r).unwrap_or_default();
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("time_ns".into(), tick_time(period, r.tick).0.into());
+        for key in ["b", "from", "to", "by", "owner", "base"] {
+            if let Some(v) = map.get_mut(key)
+                && let Some(i) = v.as_u64()
+                && let Some(name) = usize::try_from(i).ok().and_then(|i| names.get(i))
+            {
+                *v = serde_json::Value::String(name.clone());
+            }
+        }
+    }
+    value
 }

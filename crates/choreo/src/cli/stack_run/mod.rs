@@ -36,8 +36,9 @@ use crate::exit;
 use crate::report::live::{Live, Verbosity};
 
 use crate::stack_driver::{Driver, OwnCode, StackEnd, driver_xar, load_driver, shape};
+use crate::stack_driver::{TraceFile, engine_lines, json_lines, record_json};
 use driver::drive;
-use listeners::{TraceFile, engine_lines, json_lines, live_listener, record_json};
+use listeners::live_listener;
 use load::{Asked, Loaded, load};
 
 /// Runs the stack: loaded, watched, driven to its end, reported.
