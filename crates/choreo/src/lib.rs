@@ -73,6 +73,7 @@ mod api;
 pub mod chat;
 pub mod check;
 pub mod cli;
+pub mod convert_output;
 mod ended;
 pub mod exit;
 pub mod explore;

@@ -87,6 +87,15 @@ impl From<crate::trace_file::TraceFileError> for CliError {
     }
 }
 
+impl From<crate::convert_output::NoRoom> for CliError {
+    fn from(e: crate::convert_output::NoRoom) -> CliError {
+        match e {
+            crate::convert_output::NoRoom::Refused(m) => CliError::Usage(m),
+            crate::convert_output::NoRoom::CannotRemove(m) => CliError::Write(m),
+        }
+    }
+}
+
 /// What a command that ran ends with: its exit code ([`exit`]), success or a negative
 /// answer (`check` found errors, `diff` differences).
 pub type ExitCode = u8;

@@ -9,7 +9,7 @@ use choreo_xar::source::Behavior;
 use crate::cli::error::{CliError, CliResult};
 use crate::exit;
 
-use super::output::{Ownership, QIANIM, folder_name, has_extension, make_room, safe_name};
+use crate::convert_output::{Ownership, QIANIM, folder_name, has_extension, make_room, safe_name};
 
 /// Writes every motion timeline of `behaviors` as a `.qianim` file: `output` itself when it
 /// ends in `.qianim` and there is exactly one, else one file per timeline in the folder

@@ -3,7 +3,6 @@
 //! timelines to `.qianim` animations.
 
 mod animation;
-mod output;
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +14,10 @@ use crate::cli::error::{CliError, CliResult};
 use crate::cli::report;
 use crate::exit;
 
+use crate::convert_output::{
+    Ownership, QIANIM, has_extension, is_current_dir, make_room, write_tree,
+};
 use animation::to_qianim;
-use output::{Ownership, QIANIM, has_extension, is_current_dir, make_room, write_tree, written};
 
 /// `choreo convert`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -116,6 +117,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         Target::Qianim => return to_qianim(input, &project.behaviors, output, force),
         Target::Xar => to_xar(input, &project, output, force),
         Target::Split if is_lone(&project) => make_room(output, force, &Ownership::READABLE)
+            .map_err(CliError::from)
             .and_then(|()| {
                 write_tree(output, &split::to_tree(&project.behaviors[0].xar)).map_err(written)
             }),
@@ -243,4 +245,9 @@ fn to_archive(
     };
     make_room(output, force, &Ownership::NONE)?;
     std::fs::write(output, bytes).map_err(|e| written((output.to_path_buf(), e)))
+}
+
+/// A failed write.
+fn written((path, e): (std::path::PathBuf, std::io::Error)) -> CliError {
+    CliError::Write(format!("{}: cannot write: {e}", path.display()))
 }
