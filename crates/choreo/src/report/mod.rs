@@ -3,7 +3,7 @@
 //! box code raised or logged, summarized from their tracebacks as [`Failure`]s), the report's
 //! text ([`Report::text`]), repeated lines folded so that a person can read a run
 //! ([`fold`]), the lines shown while it runs ([`live`]), and the report of a run box code
-//! ended ([`abnormal`]).
+//! ended ([`abnormal`]); a run's trace watched for all of it ([`Watch`]).
 
 mod abnormal;
 mod failure;
@@ -11,8 +11,10 @@ pub mod fold;
 pub mod live;
 mod summary;
 mod tally;
+mod watch;
 
 pub use abnormal::abnormal;
 pub use failure::{Failure, Logged, logged_error, summarize};
 pub use summary::Report;
 pub use tally::Tally;
+pub use watch::{Watch, show_box_event};

@@ -24,7 +24,6 @@ mod repeat;
 
 pub(crate) use args::RunArgs;
 pub(crate) use invocation::{Target, count_interrupts};
-pub(crate) use one::show_box_event;
 
 /// Runs the behavior.
 pub fn run(args: &RunArgs) -> CliResult {

@@ -67,7 +67,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         // What the played behaviors' boxes log, and their errors, as `choreo run` shows them.
         let live = live.clone();
         engine_trace.add_listener(Arc::new(move |e| {
-            crate::cli::run::show_box_event(&live, "", e);
+            crate::report::show_box_event(&live, "", e);
         }));
     }
     // `--trace`: the stack's events and, between them, the played behaviors' and what the
