@@ -90,6 +90,7 @@ pub mod play;
 pub mod plot;
 pub mod report;
 pub mod robot_install;
+pub mod served;
 pub mod stack_driver;
 pub mod trace_file;
 

@@ -2,21 +2,19 @@
 //! monitor, its calls logged.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::sync::{Arc, Mutex};
 
-use choreo_engine::trace::Step;
 use choreo_engine::{Activity, Robot, Trace};
 use choreo_monitor::Monitor;
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
-use choreo_qi::{CallLog, CallReport, Pem, RobotServer, ServerOptions, ServerTls};
+use choreo_qi::{Pem, RobotServer, ServerOptions, ServerTls};
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::monitor::{MonitorFlags, Source};
 use crate::looks::Sampler;
-use crate::report::fold::Line;
-use crate::report::live::{Kind, Live, Verbosity};
+use crate::report::live::{Live, Verbosity};
 
 use super::args::SimArgs;
 
@@ -31,34 +29,6 @@ pub(super) struct Watching {
     pub(super) monitor: Arc<Monitor>,
     trace: Trace,
     pub(super) sampler: Option<Sampler>,
-}
-
-/// The URL of robot `index` (from 0): `listen` with its port moved up by `index` (port 0
-/// stays 0: any free port).
-fn nth_url(listen: &str, index: u16) -> Result<String, String> {
-    if index == 0 {
-        return Ok(listen.to_string());
-    }
-    let url = choreo_qi::session::parse_url(listen).map_err(|e| e.to_string())?;
-    let (host, port) = url
-        .address
-        .rsplit_once(':')
-        .ok_or_else(|| format!("{listen}: no port"))?;
-    let port: u16 = port
-        .parse()
-        .map_err(|_| format!("{listen}: bad port {port}"))?;
-    let port = if port == 0 {
-        0
-    } else {
-        port.checked_add(index).ok_or_else(|| {
-            format!(
-                "{listen}: robot {} would need a port above 65535",
-                index + 1
-            )
-        })?
-    };
-    let scheme = if url.tls { "tcps" } else { "tcp" };
-    Ok(format!("{scheme}://{host}:{port}"))
 }
 
 /// One served robot.
@@ -138,7 +108,7 @@ impl<'a> Fleet<'a> {
         } else {
             String::new()
         };
-        let url = nth_url(&args.listen, index).map_err(CliError::Usage)?;
+        let url = crate::served::nth_url(&args.listen, index).map_err(|e| CliError::Usage(e.0))?;
         let robot = Arc::new(SimRobot::new(self.model));
         // Real time: a `say` takes as long as on the robot.
         robot.attach(Arc::clone(&self.time));
@@ -166,7 +136,7 @@ impl<'a> Fleet<'a> {
             }));
         }
         let trace = watching.as_ref().map(|w| w.trace.clone());
-        let log = call_log(
+        let log = crate::served::call_log(
             &self.live,
             &self.time,
             &who,
@@ -218,7 +188,7 @@ impl<'a> Fleet<'a> {
                 "clients authenticate as user {user} with token {token} (robot options \
                  --user/--token; `choreo sim --no-auth` serves openly)"
             );
-        } else if args.no_auth && !loopback(&args.listen) {
+        } else if args.no_auth && !crate::served::loopback(&args.listen) {
             errln!(
                 "serving without authentication (--no-auth): any machine that reaches the \
                  port drives the robot"
@@ -227,23 +197,12 @@ impl<'a> Fleet<'a> {
     }
 }
 
-/// Whether `url` listens on the loopback interface only (`localhost`, `127.x`, `::1`).
-fn loopback(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.rsplit_once(':').map_or(rest, |(h, _)| h);
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 /// The user and token clients must authenticate with: beyond loopback always (a random
 /// token unless `--token`), as a NAOqi 2.9 robot asks, unless `--no-auth`; on loopback only
 /// when `--token` is given. NAOqi 2.1's protocol has no authentication: beyond loopback it
 /// is served openly only with `--no-auth`.
 fn credentials(args: &SimArgs) -> CliResult<Option<(String, String)>> {
-    if args.no_auth || (loopback(&args.listen) && args.token.is_none()) {
+    if args.no_auth || (crate::served::loopback(&args.listen) && args.token.is_none()) {
         return Ok(None);
     }
     if args.naoqi == choreo_qi::Generation::V2_1 {
@@ -294,64 +253,4 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> 
             trace,
         }
     }))
-}
-
-/// Prints each call (and writes it to the calls file).
-fn call_log(
-    live: &Live,
-    time: &Arc<Activity>,
-    who: &str,
-    robot: u16,
-    file: Option<Arc<Mutex<BufWriter<File>>>>,
-    trace: Option<Trace>,
-) -> CallLog {
-    let (live, time, who) = (live.clone(), Arc::clone(time), who.to_string());
-    Arc::new(move |c: &CallReport<'_>| {
-        if let Some(trace) = &trace {
-            // For the monitor: each call and how it ended, at the robot's time.
-            let (at, method) = (time.now(), format!("{}.{}", c.service, c.method));
-            let args = c.args.to_vec();
-            trace.record(
-                at,
-                "",
-                Step::RobotCall {
-                    method: method.clone(),
-                    args,
-                },
-            );
-            trace.record(at, "", Step::returned(method, c.result));
-        }
-        let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
-        let result = match c.result {
-            Ok(v) => format!("-> {v}"),
-            Err(e) => format!("-> error: {e}"),
-        };
-        live.line(
-            time.now(),
-            Kind::Info,
-            Line::call(
-                format!("{who}{}.{}", c.service, c.method),
-                format!("({}) {result}", args.join(", ")),
-            ),
-        );
-        if let Some(file) = &file {
-            // Wall-clock seconds: calls of robots served by several processes compare.
-            let unix = |at: std::time::SystemTime| {
-                at.duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0.0, |d| d.as_secs_f64())
-            };
-            let line = serde_json::json!({
-                "t": unix(c.received),
-                "done": unix(std::time::SystemTime::now()),
-                "robot": robot,
-                "method": format!("{}.{}", c.service, c.method),
-                "args": c.args,
-            });
-            if let Ok(mut w) = file.lock() {
-                // Each line as it comes (the file can be watched); a full disk shows at the
-                // final flush.
-                let _ = writeln!(w, "{line}").and_then(|()| w.flush());
-            }
-        }
-    })
 }
