@@ -83,6 +83,7 @@ pub mod implied;
 pub mod inspect;
 pub mod joints;
 pub mod looks;
+pub mod monitored;
 pub mod motion_csv;
 pub mod nested;
 pub mod package_services;

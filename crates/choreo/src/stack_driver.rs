@@ -224,7 +224,7 @@ impl Installed {
 }
 
 /// The behaviors the stack's leaves play, as the monitor draws them.
-pub fn played(installed: &[Installed]) -> Vec<(String, Arc<choreo_engine::graph::Graph>)> {
+pub fn played(installed: &[Installed]) -> crate::monitored::Played {
     installed
         .iter()
         .filter_map(|i| {

@@ -143,7 +143,7 @@ fn show(args: &ExploreArgs, setup: &crate::Setup, found: &Exploration, text: &st
     let behavior = setup.behavior();
     let graph = choreo_engine::graph::Graph::new(&behavior.xar);
     let title = format!("{} (explored)", setup.project().name());
-    let played = crate::cli::monitor::others(setup.project().files(), behavior);
+    let played = crate::monitored::others(setup.project().files(), behavior);
     let model = setup.project().model().name().to_lowercase();
     let Some(monitor) =
         crate::cli::monitor::start(&flags, &graph, &title, Some(&model), Source::Run(played))?

@@ -7,10 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use choreo_engine::Trace;
 use choreo_engine::graph::Graph;
-use choreo_engine::{Engine, Trace};
 use choreo_monitor::stack::StackShape;
-use choreo_monitor::{Command, Monitor, MonitorOptions};
+use choreo_monitor::{Monitor, MonitorOptions};
+
+use crate::monitored::Played;
 
 use crate::cli::error::{CliError, CliResult};
 
@@ -51,31 +53,6 @@ pub enum Source {
     /// A behavior stack's recorded events (`choreo stack run --trace`), its tree and the
     /// behaviors its leaves play.
     StackReplay(StackShape, Played, Vec<serde_json::Value>),
-}
-
-/// Behaviors a run plays beside its own, each with the prefix of its events' paths
-/// ([`MonitorOptions::played`]).
-pub type Played = Vec<(String, Arc<choreo_engine::graph::Graph>)>;
-
-/// The other behaviors of `project`, which box code of `behavior` may run
-/// (`ALBehaviorManager.runBehavior`): their events' paths start with their folder
-/// (`selfie:root/Say`), as the monitor draws them.
-pub fn others(
-    project: &choreo_xar::source::Project,
-    behavior: &choreo_xar::source::Behavior,
-) -> Played {
-    project
-        .behaviors
-        .iter()
-        .filter(|b| b.path != behavior.path)
-        .map(|b| {
-            let folder = choreo_xar::source::Project::behavior_folder(b);
-            (
-                format!("{folder}:"),
-                Arc::new(choreo_engine::graph::Graph::new(&b.xar)),
-            )
-        })
-        .collect()
 }
 
 /// Starts the monitor for the behavior `graph` when asked, and prints its URL;
@@ -141,35 +118,6 @@ pub fn feed(monitor: &Arc<Monitor>, trace: &Trace) {
     trace.add_listener(Arc::new(move |e| m.publish(e)));
 }
 
-/// Carries out what pages asked (a person's doing on `robot`, the simulated robot, when
-/// the run has one); true when one asked to stop.
-pub fn commands(
-    receiver: &std::sync::mpsc::Receiver<Command>,
-    engine: &Engine,
-    robot: Option<&choreo_naoqi::SimRobot>,
-) -> bool {
-    let mut stop = false;
-    while let Ok(c) = receiver.try_recv() {
-        match c {
-            Command::Stop => stop = true,
-            Command::Stimulate { path, input, value } => {
-                let value = choreo_stack::builtins::conditions::json_value(&value);
-                if let Err(e) = engine.stimulate(&path, &input, value) {
-                    errln!("monitor: cannot stimulate {path}.{input}: {e}");
-                }
-            }
-            Command::World(v) => match (robot, choreo_naoqi::scenario::world_action(&v)) {
-                (Some(robot), Ok(action)) => robot.inject(&action),
-                (None, _) => errln!("monitor: only the simulated robot is acted on from the page"),
-                (_, Err(e)) => errln!("monitor: {e}"),
-            },
-            // A run's monitor is not an editor's: the server refuses edits to its pages.
-            Command::Edit(_) | Command::Undo | Command::Redo | Command::Editor(_) => {}
-        }
-    }
-    stop
-}
-
 /// Set once a monitor lingers after its run's end: nothing is left to unload, so the Ctrl-C
 /// that ends the linger ends the command as the first did, not at once ([`lingering`]).
 static LINGERING: AtomicBool = AtomicBool::new(false);
@@ -206,4 +154,14 @@ pub(crate) fn wait(keep: Option<f64>, interrupts: &AtomicUsize, seen: usize) {
     while interrupts.load(Ordering::SeqCst) == seen && until.is_none_or(|u| Instant::now() < u) {
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Carries out what pages asked ([`crate::monitored::carry_out`]), saying on stderr what
+/// could not be done; true when one asked to stop.
+pub fn commands(
+    receiver: &std::sync::mpsc::Receiver<choreo_monitor::Command>,
+    engine: &choreo_engine::Engine,
+    robot: Option<&choreo_naoqi::SimRobot>,
+) -> bool {
+    crate::monitored::carry_out(receiver, engine, robot, &mut |why| errln!("monitor: {why}"))
 }

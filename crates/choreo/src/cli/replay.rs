@@ -130,7 +130,7 @@ fn behavior_replay(
         .name()
         .to_lowercase();
     let graph = Graph::new(&behavior.xar);
-    let source = Source::Replay(crate::cli::monitor::others(&project, behavior), events);
+    let source = Source::Replay(crate::monitored::others(&project, behavior), events);
     let monitor = start(flags, &graph, &behavior.name, Some(&model), source)?;
     Ok((behavior.name.clone(), monitor))
 }

@@ -15,8 +15,9 @@ use choreo_naoqi::SimRobot;
 use std::sync::mpsc::Receiver;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::{Source, others};
+use crate::cli::monitor::Source;
 use crate::joints::JointRecorder;
+use crate::monitored::others;
 use crate::report::Tally;
 
 use super::invocation::{Invocation, Target, load_error, set_param, title};

@@ -14,10 +14,10 @@ use choreo_stack::definitions::definition::{Definition, load_dir};
 
 use crate::cli::args::RobotArgs;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::Played;
 use crate::cli::report;
 use crate::cli::run::Target;
 use crate::cli::supervised::SandboxFlags;
+use crate::monitored::Played;
 use crate::report::live::Verbosity;
 
 use super::args::StackRunArgs;
