@@ -3,14 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use choreo_motion::Motion;
-use choreo_motion::motion::{made_for, timelines};
-use choreo_robot::Model;
-
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::report;
 use crate::exit;
-use crate::plot::{Found, Located};
+use crate::plot::{Found, NoMotion};
 
 /// `choreo motion`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -50,126 +46,28 @@ pub struct Pick<'a> {
     pub box_path: Option<&'a str>,
 }
 
-/// The motion timelines `pick` designates, with the curves played on the robot the package
-/// asks for (its manifest), else the one each timeline's joints or `model` hint name, else
-/// NAO. Their warnings (keys clamped, curves left out) go to stderr. On error, why:
-/// [`exit::USAGE`] for a missing path or a `--box` that names no timeline
-/// box, [`exit::LOAD`] for an unreadable input or one without a playable motion timeline.
+/// The motion timelines `pick` designates ([`crate::plot::timelines_of`]), the input's
+/// diagnostics and the timelines' warnings (keys clamped, curves left out) on stderr. On
+/// error, why: [`exit::USAGE`] for a missing path or a `--box` that names no timeline box,
+/// [`exit::LOAD`] for an unreadable input or one without a playable motion timeline.
 pub fn find(pick: &Pick<'_>) -> CliResult<Found> {
+    let warn = &mut |w: String| errln!("warning: {w}");
     let is_qianim = pick
         .path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("qianim"));
-    if is_qianim {
-        return qianim(pick.path);
-    }
-    let project = report::load(pick.path, false)?;
-    let behavior = report::pick_behavior(&project, pick.path, pick.behavior)?;
-    let manifest = report::manifest_model(&project);
-    let root = behavior.xar.root_box.name.as_str();
-    let all = timelines(&behavior.xar.root_box);
-    let wanted = |path: &str| match pick.box_path {
-        None => true,
-        Some(b) => {
-            path == b || path.strip_prefix(root).and_then(|p| p.strip_prefix('/')) == Some(b)
-        }
-    };
-    let mut found = Vec::new();
-    let mut matched = false;
-    for (path, timeline) in all.iter().filter(|(p, _)| wanted(p)) {
-        matched = true;
-        let robot = manifest
-            .or_else(|| timeline.actuator_list.as_ref().and_then(made_for))
-            .unwrap_or(Model::Nao);
-        let Some(motion) = Motion::from_timeline(timeline, robot) else {
-            continue;
-        };
-        for (joint, warning) in &motion.warnings {
-            errln!("warning: {path}: {joint}: {warning}");
-        }
-        found.push(Located {
-            path: path.clone(),
-            motion,
-        });
-    }
-    let name = display_name(pick.path, &project, &behavior.path);
-    if let (Some(b), false) = (pick.box_path, matched) {
-        let paths: Vec<&str> = all.iter().map(|(p, _)| p.as_str()).collect();
-        return Err(CliError::Usage(format!(
-            "{name}: --box {b:?}: no timeline box with curves at that path (there: {})",
-            if paths.is_empty() {
-                "none".to_string()
-            } else {
-                paths.join(", ")
-            }
-        )));
-    }
-    if found.is_empty() {
-        return Err(CliError::Load(format!(
-            "{name}: no motion timeline to show{} (a timeline box with an fps and keyed, \
-             unmuted curves of the robot's joints)",
-            pick.box_path
-                .map_or(String::new(), |b| format!(" at {b:?}"))
-        )));
-    }
-    Ok(Found {
-        name,
-        timelines: found,
-    })
-}
-
-/// A `.qianim` file (one animation, no behavior around it) as one timeline, named after the
-/// file: its tracks' curves, frames as in a XAR (`.qianim` frame 0 is frame 1), on the robot
-/// its joints name (NAO when they do not tell). An unreadable file, tracks at different frame
-/// rates or no playable curve: [`exit::LOAD`].
-fn qianim(path: &Path) -> CliResult<Found> {
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let bytes =
-        std::fs::read(path).map_err(|e| CliError::Load(format!("{}: {e}", path.display())))?;
-    let animation = choreo_motion::qianim::read(&path.display().to_string(), &bytes)
-        .map_err(|e| CliError::Load(e.to_string()))?;
-    let Some(fps) = animation.fps() else {
-        return Err(CliError::Load(format!(
-            "{}: its tracks have different frame rates (one timeline has one)",
-            path.display()
-        )));
-    };
-    let curves: Vec<choreo_motion::Curve> = animation.curves().cloned().collect();
-    let robot =
-        Model::from_joints(curves.iter().map(|c| c.actuator.as_str())).unwrap_or(Model::Nao);
-    let Some(motion) = Motion::from_curves(curves, fps, 1, -1, robot) else {
-        return Err(CliError::Load(format!(
-            "{}: no motion to show (no unmuted, keyed curve of the robot's joints)",
-            path.display()
-        )));
-    };
-    for (joint, warning) in &motion.warnings {
-        errln!("warning: {name}: {joint}: {warning}");
-    }
-    Ok(Found {
-        name: name.clone(),
-        timelines: vec![Located { path: name, motion }],
-    })
-}
-
-/// How titles name the input: its folder and file name (`Tai Chi Chuan/behavior.xar`), and
-/// the behavior's file when the input holds several.
-fn display_name(path: &Path, project: &choreo_xar::source::Project, behavior: &str) -> String {
-    let last: Vec<String> = path
-        .components()
-        .rev()
-        .take(2)
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let name = last.into_iter().rev().collect::<Vec<_>>().join("/");
-    if project.behaviors.len() > 1 {
-        format!("{name}!{behavior}")
+    let found = if is_qianim {
+        crate::plot::qianim(pick.path, warn)
     } else {
-        name
-    }
+        let project = report::load(pick.path, false)?;
+        let behavior = report::pick_behavior(&project, pick.path, pick.behavior)?;
+        let manifest = report::manifest_model(&project);
+        crate::plot::timelines_of(pick.path, &project, behavior, manifest, pick.box_path, warn)
+    };
+    found.map_err(|e| match e {
+        NoMotion::NoSuchBox(m) => CliError::Usage(m),
+        NoMotion::Unreadable(m) => CliError::Load(m),
+    })
 }
 
 /// `choreo motion --csv`: the one timeline `pick` designates (`--box` is needed when the

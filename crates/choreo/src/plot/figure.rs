@@ -10,24 +10,9 @@ use choreo_robot::{Model, is_hand};
 use serde::Deserialize;
 
 use crate::plot::error::PlotError;
+use crate::plot::found::Found;
 
 use super::balance::{BalanceView, balance_of};
-
-/// One motion timeline of the input.
-pub struct Located {
-    /// Its box path (`root/Tai Chi Chuan`), as traces name it.
-    pub path: String,
-    /// Its motion.
-    pub motion: Motion,
-}
-
-/// The motion timelines found in an input.
-pub struct Found {
-    /// The input, as a title shows it.
-    pub name: String,
-    /// The timelines, parents first (only those at `--box`'s path when it is given).
-    pub timelines: Vec<Located>,
-}
 
 /// A whole image: a title over sections.
 pub struct Figure {

@@ -21,8 +21,10 @@ mod draw;
 mod error;
 mod figure;
 mod font;
+mod found;
 
 pub use draw::{Format, draw};
 pub use error::PlotError;
-pub use figure::{Figure, Found, Located, from_motion, from_trace};
+pub use figure::{Figure, from_motion, from_trace};
 pub use font::register as register_font;
+pub use found::{Found, Located, NoMotion, qianim, timelines_of};
