@@ -78,6 +78,25 @@ impl Runner {
         self.core.slots.get(b.index()).map_or(&[], |s| &s.delegates)
     }
 
+    /// The behaviors reachable from the base through declared delegates, depth first, each
+    /// with its depth (what `GetAllDelegates` walks); one seen before is listed again but
+    /// not walked again.
+    pub fn delegation_tree(&self) -> Vec<(BehaviorId, usize)> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![(self.base(), 0usize)];
+        while let Some((b, depth)) = todo.pop() {
+            out.push((b, depth));
+            if !seen.insert(b.index()) {
+                continue;
+            }
+            for d in self.delegates_of(b).iter().rev() {
+                todo.push((*d, depth + 1));
+            }
+        }
+        out
+    }
+
     /// The linked closure of `b` (P3).
     pub fn linked_of(&self, b: BehaviorId) -> &[BehaviorId] {
         self.core.slots.get(b.index()).map_or(&[], |s| &s.linked)

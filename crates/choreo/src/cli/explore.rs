@@ -150,30 +150,8 @@ fn show(args: &ExploreArgs, setup: &crate::Setup, found: &Exploration, text: &st
     else {
         return Ok(exit::OK);
     };
-    monitor.announce(&coverage(found));
+    monitor.announce(&found.coverage_message());
     let keep = flags.monitor_keep.filter(|s| s.is_finite() && *s >= 0.0);
     crate::cli::monitor::linger(&monitor, "explored", text, keep, &interrupts);
     Ok(exit::OK)
-}
-
-/// The monitor's `coverage` message (docs/monitor.md): every box some path entered, and
-/// each box never entered with why.
-fn coverage(found: &Exploration) -> serde_json::Value {
-    let entered: Vec<&str> = found
-        .boxes
-        .iter()
-        .flat_map(|d| d.entered.iter().map(String::as_str))
-        .collect();
-    let never: Vec<serde_json::Value> = found
-        .boxes
-        .iter()
-        .flat_map(|d| &d.never_entered)
-        .map(|n| serde_json::json!({"path": n.path, "why": n.why}))
-        .collect();
-    serde_json::json!({
-        "type": "coverage",
-        "paths": found.paths,
-        "entered": entered,
-        "never_entered": never,
-    })
 }

@@ -98,8 +98,11 @@ pub(crate) fn load(dir: &Path, base: Option<&str>) -> CliResult<(Vec<Definition>
 /// `choreo stack check DIR`: 0 if every definition is valid and they make a stack.
 pub fn check(dir: &Path, base: Option<&str>) -> CliResult {
     let (defs, runner) = load(dir, base)?;
-    let seen: std::collections::BTreeSet<usize> =
-        walk(&runner).iter().map(|(b, _)| b.index()).collect();
+    let seen: std::collections::BTreeSet<usize> = runner
+        .delegation_tree()
+        .iter()
+        .map(|(b, _)| b.index())
+        .collect();
     let total = runner.names().len();
     outln!(
         "{}: {} behaviors ({} anonymous), base {}, {} reachable from it",
@@ -126,7 +129,7 @@ pub fn tree(dir: &Path, base: Option<&str>) -> CliResult {
             .map_or("?", |d| d.class.as_str())
     };
     let mut printed = std::collections::BTreeSet::new();
-    for (b, depth) in walk(&runner) {
+    for (b, depth) in runner.delegation_tree() {
         let name = &runner.names()[b.index()];
         let again = !printed.insert(b.index());
         let linked = if runner.linked_of(b).is_empty() {
@@ -146,23 +149,4 @@ pub fn tree(dir: &Path, base: Option<&str>) -> CliResult {
         }
     }
     Ok(exit::OK)
-}
-
-/// The behaviors reachable from the base through declared delegates, depth first, each
-/// with its depth; one seen before is listed again but not walked again. With a stack of our
-/// own (the definitions set the depth).
-fn walk(runner: &Runner) -> Vec<(choreo_stack::BehaviorId, usize)> {
-    let mut out = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut todo = vec![(runner.base(), 0usize)];
-    while let Some((b, depth)) = todo.pop() {
-        out.push((b, depth));
-        if !seen.insert(b.index()) {
-            continue;
-        }
-        for d in runner.delegates_of(b).iter().rev() {
-            todo.push((*d, depth + 1));
-        }
-    }
-    out
 }

@@ -231,6 +231,28 @@ pub(super) fn report(
 }
 
 impl Exploration {
+    /// The monitor's `coverage` message (docs/monitor.md): every box some path entered, and
+    /// each box never entered with why.
+    pub fn coverage_message(&self) -> serde_json::Value {
+        let entered: Vec<&str> = self
+            .boxes
+            .iter()
+            .flat_map(|d| d.entered.iter().map(String::as_str))
+            .collect();
+        let never: Vec<serde_json::Value> = self
+            .boxes
+            .iter()
+            .flat_map(|d| &d.never_entered)
+            .map(|n| serde_json::json!({"path": n.path, "why": n.why}))
+            .collect();
+        serde_json::json!({
+            "type": "coverage",
+            "paths": self.paths,
+            "entered": entered,
+            "never_entered": never,
+        })
+    }
+
     /// One screen: the counts, coverage, and each fault with its inputs.
     pub fn summary(&self) -> String {
         let mut out = String::new();
