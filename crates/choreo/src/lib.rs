@@ -91,6 +91,7 @@ pub mod play;
 pub mod plot;
 pub mod report;
 pub mod robot_install;
+pub mod robot_query;
 pub mod served;
 pub mod stack_driver;
 pub mod trace_file;

@@ -12,39 +12,12 @@ use crate::cli::error::{CliError, CliResult};
 
 use crate::exit;
 
-/// What `info` asks, from modules every NAOqi generation has: (label, service, method).
-const INFO: &[(&str, &str, &str)] = &[
-    ("name", "ALSystem", "robotName"),
-    ("naoqi", "ALSystem", "systemVersion"),
-    ("model", "ALMotion", "getRobotConfig"),
-    ("battery", "ALBattery", "getBatteryCharge"),
-];
-
-/// The robot's name, NAOqi version, model and body (ALMotion's `Model Type`: `naoH25`,
-/// `juliette`...; `Body Version`: `VERSION_50`...) and battery charge (%); what it cannot
-/// answer is said, not fatal.
+/// The robot's name, NAOqi version, model, body and battery ([`crate::robot_query::info`]);
+/// what it cannot answer is said, not fatal.
 pub(super) fn info(session: &Session, json: bool) -> CliResult {
-    let mut fields = serde_json::Map::new();
-    for (label, service, method) in INFO {
-        let answer = session
-            .service(service)
-            .and_then(|o| o.call(method, &[]))
-            .map_err(|e| e.to_string());
-        let value = match (answer, *label) {
-            (Ok(config), "model") => {
-                fields.insert("body".into(), config_entry(&config, "Body Version"));
-                config_entry(&config, "Model Type")
-            }
-            (Ok(v), _) => serde_json::to_value(&v).unwrap_or(serde_json::Value::Null),
-            (Err(why), label) => {
-                errln!("{label}: {service}.{method}: {why}");
-                if label == "model" {
-                    fields.insert("body".into(), serde_json::Value::Null);
-                }
-                serde_json::Value::Null
-            }
-        };
-        fields.insert((*label).to_string(), value);
+    let (fields, unanswered) = crate::robot_query::info(session);
+    for why in unanswered {
+        errln!("{why}");
     }
     if json {
         outln!("{}", serde_json::Value::Object(fields));
@@ -61,55 +34,19 @@ pub(super) fn info(session: &Session, json: bool) -> CliResult {
     Ok(exit::OK)
 }
 
-/// Entry `key` of ALMotion's robot configuration (`[[keys], [values]]`).
-fn config_entry(config: &Value, key: &str) -> serde_json::Value {
-    let (Value::List(parts) | Value::Tuple(parts)) = config else {
-        return serde_json::Value::Null;
-    };
-    let (Some(Value::List(keys)), Some(Value::List(values))) = (parts.first(), parts.get(1)) else {
-        return serde_json::Value::Null;
-    };
-    keys.iter()
-        .position(|k| *k == Value::from(key))
-        .and_then(|i| values.get(i))
-        .and_then(|v| serde_json::to_value(v).ok())
-        .unwrap_or(serde_json::Value::Null)
-}
-
 /// ALBehaviorManager's installed behaviors, running ones marked.
 pub(super) fn behaviors(session: &Session, json: bool) -> CliResult {
-    let names = |method: &str| -> Result<Vec<String>, String> {
-        let value = session
-            .service("ALBehaviorManager")
-            .and_then(|o| o.call(method, &[]))
-            .map_err(|e| format!("ALBehaviorManager.{method}: {e}"))?;
-        match value {
-            Value::List(items) => Ok(items
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::String(s) => Some(s),
-                    _ => None,
-                })
-                .collect()),
-            other => Err(format!("ALBehaviorManager.{method}: not a list: {other}")),
-        }
-    };
-    let (installed, running) = match (names("getInstalledBehaviors"), names("getRunningBehaviors"))
-    {
-        (Ok(i), Ok(r)) => (i, r),
-        (Err(e), _) | (_, Err(e)) => {
-            return Err(CliError::No(e.to_string()));
-        }
-    };
+    let behaviors =
+        crate::robot_query::behaviors(session).map_err(|e| CliError::No(e.to_string()))?;
     if json {
-        let items: Vec<serde_json::Value> = installed
+        let items: Vec<serde_json::Value> = behaviors
             .iter()
-            .map(|b| serde_json::json!({"name": b, "running": running.contains(b)}))
+            .map(|(b, running)| serde_json::json!({"name": b, "running": running}))
             .collect();
         outln!("{}", serde_json::Value::Array(items));
     } else {
-        for b in &installed {
-            let mark = if running.contains(b) { "running" } else { "" };
+        for (b, running) in &behaviors {
+            let mark = if *running { "running" } else { "" };
             outln!("{b}  {mark}");
         }
     }
@@ -252,63 +189,31 @@ pub(super) fn watch(
     changes: Option<usize>,
     json: bool,
 ) -> CliResult {
-    let memory = match session.service("ALMemory") {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(CliError::No(format!("ALMemory: {e}")));
-        }
-    };
     let start = Instant::now();
-    let (tx, rx) = std::sync::mpsc::channel::<(String, Value)>();
-    let mut subscriptions = Vec::new();
-    for key in keys {
-        let arg = [Value::String(key.clone())];
-        // A key nobody wrote yet has no value (NAOqi raises); its changes still come.
-        match memory.call("getData", &arg) {
-            Ok(v) => print_value(key, &v, start.elapsed(), json),
-            Err(e) => errln!("{key}: no value yet ({e})"),
-        }
-        let subscriber = match memory.call_object("subscriber", &arg) {
-            Ok(s) => s,
-            Err(e) => {
-                return Err(CliError::No(format!("ALMemory.subscriber({key:?}): {e}")));
-            }
-        };
-        let (tx, name) = (tx.clone(), key.clone());
-        match subscriber.connect("signal", move |args| {
-            let _ = tx.send((name.clone(), args.into_iter().next().unwrap_or_default()));
-        }) {
-            Ok(link) => subscriptions.push((subscriber, link)),
-            Err(e) => {
-                return Err(CliError::No(format!(
-                    "ALMemory.subscriber({key:?}).signal: {e}"
-                )));
-            }
-        }
-    }
+    let watch = crate::robot_query::watch_memory(session, keys, &mut |key, now| match now {
+        Ok(v) => print_value(key, &v, start.elapsed(), json),
+        Err(e) => errln!("{key}: no value yet ({e})"),
+    })
+    .map_err(|e| CliError::No(e.to_string()))?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let interrupted = Arc::clone(&interrupted);
         let _ = ctrlc::set_handler(move || interrupted.store(true, Ordering::SeqCst));
     }
     let mut seen = 0usize;
-    let code = loop {
+    loop {
         if interrupted.load(Ordering::SeqCst) || changes.is_some_and(|n| seen >= n) {
-            break Ok(exit::OK);
+            return Ok(exit::OK);
         }
         if duration.is_some_and(|d| start.elapsed() >= d) {
-            break Ok(exit::OK);
+            return Ok(exit::OK);
         }
         if !session.is_connected() {
-            break Err(CliError::Robot("the robot was lost".to_string()));
+            return Err(CliError::Robot("the robot was lost".to_string()));
         }
-        if let Ok((key, value)) = rx.recv_timeout(Duration::from_millis(100)) {
+        if let Some((key, value)) = watch.next(Duration::from_millis(100)) {
             print_value(&key, &value, start.elapsed(), json);
             seen += 1;
         }
-    };
-    for (subscriber, link) in subscriptions {
-        let _ = subscriber.disconnect(link);
     }
-    code
 }
