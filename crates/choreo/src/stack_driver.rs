@@ -5,14 +5,16 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use choreo_engine::clock::Time;
-use choreo_engine::{Engine, NativeHost, Options, Value};
+use choreo_engine::{Engine, NativeHost, Options, Outcome, Value};
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::Path;
 use std::sync::LazyLock;
+
+use crate::exit;
 
 use choreo_base::lock;
 use choreo_stack::builtins::robot::PlayChoregraphe;
@@ -353,4 +355,68 @@ pub fn record_json(r: &Record, names: &[String], period: Duration) -> serde_json
         }
     }
     value
+}
+
+/// How the process of the stack's own Python behaviors ended, and where, once it has
+/// (none while it runs, or when none was started).
+pub fn box_code_ended(own: Arc<OwnCode>) -> Box<dyn Fn() -> Option<String> + Send + Sync> {
+    Box::new(move || {
+        let made = std::sync::LazyLock::get(&own)?;
+        let host = made.as_ref().ok()?.host.as_ref()?;
+        let how = crate::ended::box_host_how(&host.ended())?;
+        Some(match crate::ended::box_frame(&host.stderr_tail()) {
+            Some(at) => format!("{how}, at {at}"),
+            None => how,
+        })
+    })
+}
+
+/// How the monitor's page names the end of a stack run that exits with `code`.
+pub fn outcome_word(code: u8) -> &'static str {
+    match code {
+        exit::OK => "finished",
+        exit::INTERRUPTED => "stopped",
+        exit::TIMEOUT => "time limit",
+        _ => "error",
+    }
+}
+
+/// The exit code of the stack's run ([`crate::exit`]), and its report line: how it ended
+/// (`outcome` of the driver behavior's engine, `stopped_for`: the exit code of the stop made,
+/// if one was), ticks made, stack time `time`, real time since `started`.
+pub fn report(
+    driver: &Driver,
+    outcome: &Outcome,
+    stopped_for: Option<u8>,
+    time: Time,
+    started: Instant,
+) -> (u8, String) {
+    let ended = choreo_base::lock(&driver.ended).take();
+    let ticks = choreo_base::lock(&driver.runner)
+        .as_ref()
+        .map_or(0, Runner::tick_count);
+    let code = match (stopped_for, &ended, outcome) {
+        (_, Some(StackEnd::NotStarted(_)), _) => exit::LOAD,
+        (_, Some(StackEnd::BoxCodeEnded(_)), _) => exit::ABNORMAL,
+        (_, _, Outcome::RobotLost) => exit::ROBOT,
+        (Some(code), _, _) => code,
+        (None, _, Outcome::Finished) => exit::OK,
+        (None, _, _) => exit::RUNTIME,
+    };
+    let why = match (&ended, stopped_for) {
+        (Some(StackEnd::NotStarted(e)), _) => format!("could not start: {e}"),
+        (Some(StackEnd::BoxCodeEnded(how)), _) => {
+            format!("stopped (the stack cancelled top-down): {how}")
+        }
+        (_, Some(exit::INTERRUPTED)) => "interrupted (the stack cancelled top-down)".into(),
+        (_, Some(_)) => "stopped at the time limit (the stack cancelled top-down)".into(),
+        (Some(StackEnd::Done), None) => "finished (the stack emptied)".into(),
+        (None, None) => format!("ended: {outcome:?}"),
+    };
+    let report = format!(
+        "stack {why}: {ticks} ticks, {:.2} s of stack time in {:.2} s real time",
+        time.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    (code, report)
 }

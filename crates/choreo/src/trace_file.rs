@@ -93,6 +93,16 @@ pub fn read(
     Ok((header, out))
 }
 
+/// The robot whose joints the trace's `joints` events move, if they tell.
+pub fn model_of_joints(events: &[serde_json::Value]) -> Option<choreo_robot::Model> {
+    let joints = events
+        .iter()
+        .filter(|e| e["event"] == "joints")
+        .flat_map(|e| e["names"].as_array().into_iter().flatten())
+        .filter_map(serde_json::Value::as_str);
+    choreo_robot::Model::from_joints(joints)
+}
+
 /// The lines of a trace file with the temporary folders of the machine (where an archive's
 /// behavior is unpacked for a run, or a simulated robot keeps its files: a new one each run)
 /// written `<tmp>`: what two runs of the same behavior are compared on.

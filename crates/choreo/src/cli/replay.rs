@@ -42,7 +42,7 @@ pub fn replay(args: &ReplayArgs) -> CliResult {
         .as_ref()
         .and_then(|h| h["model"].as_str())
         .and_then(choreo_robot::Model::from_hint)
-        .or_else(|| model_of_joints(&events));
+        .or_else(|| crate::trace_file::model_of_joints(&events));
     let flags = MonitorFlags {
         monitor: flags
             .monitor
@@ -102,16 +102,6 @@ fn stack_replay(
     let source = Source::StackReplay(shape, played, events);
     let monitor = start(flags, &Graph::new(&xar), &title, model.as_deref(), source)?;
     Ok((title, monitor))
-}
-
-/// The robot whose joints the trace's `joints` events move, if they tell.
-fn model_of_joints(events: &[serde_json::Value]) -> Option<Model> {
-    let joints = events
-        .iter()
-        .filter(|e| e["event"] == "joints")
-        .flat_map(|e| e["names"].as_array().into_iter().flatten())
-        .filter_map(serde_json::Value::as_str);
-    Model::from_joints(joints)
 }
 
 /// The monitor of a behavior's recorded `events`, on `model` when known.

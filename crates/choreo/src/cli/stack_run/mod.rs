@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use choreo_base::lock;
 use choreo_engine::clock::Time;
-use choreo_engine::{Engine, Options, Outcome, Trace};
+use choreo_engine::{Engine, Options, Trace};
 use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_stack::Runner;
 use choreo_stack::core::trace::Record;
@@ -32,10 +32,9 @@ use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
 use crate::cli::monitor::Source;
 use crate::cli::run::Target;
-use crate::exit;
 use crate::report::live::{Live, Verbosity};
 
-use crate::stack_driver::{Driver, OwnCode, StackEnd, driver_xar, load_driver, shape};
+use crate::stack_driver::{Driver, driver_xar, load_driver, shape};
 use crate::stack_driver::{TraceFile, engine_lines, json_lines, record_json};
 use driver::drive;
 use listeners::live_listener;
@@ -94,7 +93,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         stop: AtomicBool::new(false),
         period,
         ended: Mutex::new(None),
-        box_code_ended: box_code_ended(own),
+        box_code_ended: crate::stack_driver::box_code_ended(own),
     });
     let options = Options {
         virtual_time: args.fast,
@@ -120,7 +119,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     let time = engine.ended_at().unwrap_or_else(|| engine.now());
     drop(engine);
     live.finish();
-    let (code, report) = report(&driver, &outcome, stopped_for, time, started);
+    let (code, report) = crate::stack_driver::report(&driver, &outcome, stopped_for, time, started);
     crate::cli::supervised::hold_to(None);
     errln!("{report}");
     drop(sampler);
@@ -130,7 +129,13 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     }
     if let Some(m) = monitor {
         let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&m, outcome_word(code), &report, keep, &interrupts);
+        crate::cli::monitor::linger(
+            &m,
+            crate::stack_driver::outcome_word(code),
+            &report,
+            keep,
+            &interrupts,
+        );
     }
     Ok(code)
 }
@@ -149,68 +154,6 @@ fn asked(args: &StackRunArgs) -> CliResult<Asked<'_>> {
         model: args.robot_model.map_or(Model::Nao, ModelArg::model),
         verbosity: Verbosity::from_flags(args.quiet, args.verbose),
     })
-}
-
-/// How the process of the stack's own Python behaviors ended, and where, once it has
-/// (none while it runs, or when none was started).
-fn box_code_ended(own: Arc<OwnCode>) -> Box<dyn Fn() -> Option<String> + Send + Sync> {
-    Box::new(move || {
-        let made = std::sync::LazyLock::get(&own)?;
-        let host = made.as_ref().ok()?.host.as_ref()?;
-        let how = crate::ended::box_host_how(&host.ended())?;
-        Some(match crate::ended::box_frame(&host.stderr_tail()) {
-            Some(at) => format!("{how}, at {at}"),
-            None => how,
-        })
-    })
-}
-
-/// How the monitor's page names the end of a stack run that exits with `code`.
-fn outcome_word(code: u8) -> &'static str {
-    match code {
-        exit::OK => "finished",
-        exit::INTERRUPTED => "stopped",
-        exit::TIMEOUT => "time limit",
-        _ => "error",
-    }
-}
-
-/// The exit code of the run, and its report line.
-fn report(
-    driver: &Driver,
-    outcome: &Outcome,
-    stopped_for: Option<u8>,
-    time: Time,
-    started: Instant,
-) -> (u8, String) {
-    let ended = choreo_base::lock(&driver.ended).take();
-    let ticks = choreo_base::lock(&driver.runner)
-        .as_ref()
-        .map_or(0, Runner::tick_count);
-    let code = match (stopped_for, &ended, outcome) {
-        (_, Some(StackEnd::NotStarted(_)), _) => exit::LOAD,
-        (_, Some(StackEnd::BoxCodeEnded(_)), _) => exit::ABNORMAL,
-        (_, _, Outcome::RobotLost) => exit::ROBOT,
-        (Some(code), _, _) => code,
-        (None, _, Outcome::Finished) => exit::OK,
-        (None, _, _) => exit::RUNTIME,
-    };
-    let why = match (&ended, stopped_for) {
-        (Some(StackEnd::NotStarted(e)), _) => format!("could not start: {e}"),
-        (Some(StackEnd::BoxCodeEnded(how)), _) => {
-            format!("stopped (the stack cancelled top-down): {how}")
-        }
-        (_, Some(exit::INTERRUPTED)) => "interrupted (the stack cancelled top-down)".into(),
-        (_, Some(_)) => "stopped at the time limit (the stack cancelled top-down)".into(),
-        (Some(StackEnd::Done), None) => "finished (the stack emptied)".into(),
-        (None, None) => format!("ended: {outcome:?}"),
-    };
-    let report = format!(
-        "stack {why}: {ticks} ticks, {:.2} s of stack time in {:.2} s real time",
-        time.as_secs_f64(),
-        started.elapsed().as_secs_f64()
-    );
-    (code, report)
 }
 
 /// `--trace`: the stack's events and, between them, the played behaviors' and what the
