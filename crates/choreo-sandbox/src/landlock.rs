@@ -70,6 +70,30 @@ pub fn shortfall(support: Support) -> Option<&'static str> {
     }
 }
 
+/// What a run does on a kernel of `support`: runs confined; says [`shortfall`] once and runs
+/// with Python's judgement only; or, when the run `require`s confinement
+/// (`--sandbox=require`), refuses to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The kernel confines everything.
+    Confined,
+    /// A notice to say once; the run goes on.
+    Said(String),
+    /// Why the run is refused.
+    Refused(String),
+}
+
+/// The [`Verdict`] for a run on a kernel of `support`.
+pub fn verdict(support: Support, require: bool) -> Verdict {
+    match (shortfall(support), require) {
+        (None, _) => Verdict::Confined,
+        (Some(short), true) => Verdict::Refused(format!("error: {short} (--sandbox=require)")),
+        (Some(short), false) => Verdict::Said(format!(
+            "notice: {short}; `--sandbox=require` refuses to run on such a machine"
+        )),
+    }
+}
+
 /// Why a thread could not be confined.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -377,5 +401,29 @@ mod tests {
         });
         assert!(knows);
         assert_eq!(refused, Err(ErrorKind::PermissionDenied));
+    }
+}
+
+// Every platform's: what a run does on each kernel.
+#[cfg(test)]
+mod verdicts {
+    use super::*;
+
+    #[test]
+    fn a_kernel_that_cannot_confine_is_said_once_or_refused_under_require() {
+        assert_eq!(verdict(Support::Full, true), Verdict::Confined);
+        assert_eq!(verdict(Support::Full, false), Verdict::Confined);
+        let Verdict::Said(said) = verdict(Support::None, false) else {
+            panic!("not said");
+        };
+        assert!(
+            said.starts_with("notice: this kernel cannot confine"),
+            "{said}"
+        );
+        let Verdict::Refused(refused) = verdict(Support::FilesOnly, true) else {
+            panic!("not refused");
+        };
+        assert!(refused.contains("not its network"), "{refused}");
+        assert!(refused.ends_with("(--sandbox=require)"), "{refused}");
     }
 }

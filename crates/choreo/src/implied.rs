@@ -186,11 +186,9 @@ fn join(folder: &str, file: &str) -> String {
 /// for one, box code calling modules only one robot has); `None` when nothing names one (a
 /// robot then is a NAO, the default of Choregraphe's own virtual robot).
 pub fn model(project: &Project) -> Option<Implied<Model>> {
-    if let Some(m) = &project.manifest
-        && !m.robot_models.is_empty()
-    {
+    if let (Some(value), Some(m)) = (manifest_model(project), &project.manifest) {
         return Some(Implied {
-            value: Model::required_by(&m.robot_models),
+            value,
             why: format!("the manifest asks for {}", m.robot_models.join(", ")),
         });
     }
@@ -257,6 +255,16 @@ fn model_evidence(project: &Project) -> Vec<(Model, String)> {
         }
     }
     out
+}
+
+/// The robot the package's manifest asks for (Pepper for `JULIETTE` models); None without
+/// a manifest or when it names no robot (Choregraphe's default).
+pub fn manifest_model(project: &Project) -> Option<Model> {
+    project
+        .manifest
+        .as_ref()
+        .filter(|m| !m.robot_models.is_empty())
+        .map(|m| Model::required_by(&m.robot_models))
 }
 
 #[cfg(test)]

@@ -6,6 +6,26 @@ use std::fmt::Write as _;
 
 use choreo_xar::model::*;
 
+/// How to name behavior `b` of the input at `path`: the file itself, a file in the folder,
+/// or a member of the archive (`x.crg!behavior_1/behavior.xar`).
+pub fn behavior_name(
+    path: &std::path::Path,
+    b: &choreo_xar::source::Behavior,
+    only: bool,
+) -> String {
+    if path.is_dir() {
+        path.join(&b.path).display().to_string()
+    } else if only
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy() == b.path)
+    {
+        path.display().to_string()
+    } else {
+        format!("{}!{}", path.display(), b.path)
+    }
+}
+
 /// One line of the tree and the lines under it.
 struct Node {
     label: String,

@@ -26,7 +26,7 @@ pub fn run(args: &InspectArgs) -> CliResult {
     for b in &project.behaviors {
         out!(
             "{}",
-            crate::inspect::render(&report::behavior_name(path, b, only), &b.xar)
+            crate::inspect::render(&crate::inspect::behavior_name(path, b, only), &b.xar)
         );
     }
     let broken = project

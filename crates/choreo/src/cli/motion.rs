@@ -61,7 +61,7 @@ pub fn find(pick: &Pick<'_>) -> CliResult<Found> {
     } else {
         let project = report::load(pick.path, false)?;
         let behavior = report::pick_behavior(&project, pick.path, pick.behavior)?;
-        let manifest = report::manifest_model(&project);
+        let manifest = crate::implied::manifest_model(&project);
         crate::plot::timelines_of(pick.path, &project, behavior, manifest, pick.box_path, warn)
     };
     found.map_err(|e| match e {

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use choreo_robot::Model;
 use choreo_xar::source::{Behavior, Project, load_path, load_path_to_run};
 use choreo_xar::{Diagnostic, Severity};
 
@@ -111,30 +110,4 @@ pub fn pick_behavior<'a>(
             }
         ))
     })
-}
-
-/// The robot the package's manifest asks for (Pepper for `JULIETTE` models); None without
-/// a manifest or when it names no robot (Choregraphe's default).
-pub fn manifest_model(project: &Project) -> Option<Model> {
-    project
-        .manifest
-        .as_ref()
-        .filter(|m| !m.robot_models.is_empty())
-        .map(|m| Model::required_by(&m.robot_models))
-}
-
-/// How to name behavior `b` of the input at `path`: the file itself, a file in the folder,
-/// or a member of the archive (`x.crg!behavior_1/behavior.xar`).
-pub fn behavior_name(path: &Path, b: &Behavior, only: bool) -> String {
-    if path.is_dir() {
-        path.join(&b.path).display().to_string()
-    } else if only
-        && path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy() == b.path)
-    {
-        path.display().to_string()
-    } else {
-        format!("{}!{}", path.display(), b.path)
-    }
 }

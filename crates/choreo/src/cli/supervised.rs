@@ -59,23 +59,6 @@ pub(crate) enum Mode {
     Threads,
 }
 
-/// What the kernel's `support` means for a run in `mode`: `Err(text)` refuses it, `Ok(Some
-/// (text))` says it once and runs, `Ok(None)` runs confined.
-fn kernel_verdict(
-    support: choreo_sandbox::landlock::Support,
-    mode: Mode,
-) -> Result<Option<String>, String> {
-    let Some(short) = choreo_sandbox::landlock::shortfall(support) else {
-        return Ok(None);
-    };
-    match mode {
-        Mode::Require => Err(format!("error: {short} (--sandbox=require)")),
-        Mode::On | Mode::Threads => Ok(Some(format!(
-            "notice: {short}; `--sandbox=require` refuses to run on such a machine"
-        ))),
-    }
-}
-
 impl SandboxFlags {
     /// Whether box code runs in a box host, a process of its own (the default).
     pub(crate) fn box_host(&self) -> bool {
@@ -108,10 +91,11 @@ impl SandboxFlags {
         if self.no_sandbox {
             return None;
         }
-        match kernel_verdict(choreo_sandbox::landlock::support(), self.sandbox) {
-            Ok(None) => {}
-            Ok(Some(notice)) => errln!("{notice}"),
-            Err(refusal) => {
+        use choreo_sandbox::landlock::{Verdict, support, verdict};
+        match verdict(support(), self.sandbox == Mode::Require) {
+            Verdict::Confined => {}
+            Verdict::Said(notice) => errln!("{notice}"),
+            Verdict::Refused(refusal) => {
                 errln!("{refusal}");
                 return Some(exit::USAGE);
             }
@@ -241,23 +225,6 @@ fn ended_as_parent(ended: &Ended) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_kernel_that_cannot_confine_is_said_once_or_refused_under_require() {
-        use choreo_sandbox::landlock::Support;
-        assert_eq!(kernel_verdict(Support::Full, Mode::Require), Ok(None));
-        assert_eq!(kernel_verdict(Support::Full, Mode::On), Ok(None));
-        let said = kernel_verdict(Support::None, Mode::On).unwrap_or_default();
-        assert!(
-            said.is_some_and(|s| s.starts_with("notice: this kernel cannot confine")),
-            "notice"
-        );
-        let refused = kernel_verdict(Support::FilesOnly, Mode::Require)
-            .err()
-            .unwrap_or_default();
-        assert!(refused.contains("not its network"), "{refused}");
-        assert!(refused.ends_with("(--sandbox=require)"), "{refused}");
-    }
 
     fn ended(exit: Exit, report: bool, done: Option<u8>) -> Ended {
         Ended {
