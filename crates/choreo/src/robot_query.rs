@@ -97,6 +97,34 @@ pub fn behaviors(session: &Session) -> Result<Vec<(String, bool)>, Unanswered> {
         .collect())
 }
 
+/// A service's methods, signals and properties with their signatures, as JSON
+/// (`choreo robot methods --json`).
+pub fn meta_json(meta: &choreo_qi::MetaObject) -> serde_json::Value {
+    let methods: Vec<serde_json::Value> = meta
+        .methods
+        .values()
+        .map(|m| {
+            serde_json::json!({
+                "uid": m.uid,
+                "name": m.name,
+                "parameters": m.parameters_signature,
+                "returns": m.return_signature,
+            })
+        })
+        .collect();
+    let signals: Vec<serde_json::Value> = meta
+        .signals
+        .values()
+        .map(|s| serde_json::json!({"uid": s.uid, "name": s.name, "signature": s.signature}))
+        .collect();
+    let properties: Vec<serde_json::Value> = meta
+        .properties
+        .values()
+        .map(|p| serde_json::json!({"uid": p.uid, "name": p.name, "signature": p.signature}))
+        .collect();
+    serde_json::json!({"methods": methods, "signals": signals, "properties": properties})
+}
+
 /// ALMemory keys watched: each change as it comes ([`MemoryWatch::next`]); the
 /// subscriptions end when it is dropped.
 pub struct MemoryWatch {

@@ -89,32 +89,7 @@ pub(super) fn methods(session: &Session, service: &str, json: bool) -> CliResult
     };
     let meta: &MetaObject = object.meta_object();
     if json {
-        let methods: Vec<serde_json::Value> = meta
-            .methods
-            .values()
-            .map(|m| {
-                serde_json::json!({
-                    "uid": m.uid,
-                    "name": m.name,
-                    "parameters": m.parameters_signature,
-                    "returns": m.return_signature,
-                })
-            })
-            .collect();
-        let signals: Vec<serde_json::Value> = meta
-            .signals
-            .values()
-            .map(|s| serde_json::json!({"uid": s.uid, "name": s.name, "signature": s.signature}))
-            .collect();
-        let properties: Vec<serde_json::Value> = meta
-            .properties
-            .values()
-            .map(|p| serde_json::json!({"uid": p.uid, "name": p.name, "signature": p.signature}))
-            .collect();
-        outln!(
-            "{}",
-            serde_json::json!({"methods": methods, "signals": signals, "properties": properties})
-        );
+        outln!("{}", crate::robot_query::meta_json(meta));
     } else {
         for m in meta.methods.values() {
             outln!(
