@@ -103,6 +103,19 @@ pub fn model_of_joints(events: &[serde_json::Value]) -> Option<choreo_robot::Mod
     choreo_robot::Model::from_joints(joints)
 }
 
+/// The trace file of run `n` (robot `n` of a fleet, run `n` of `--repeat`): `t.jsonl` →
+/// `t.3.jsonl`.
+pub fn numbered(file: &Path, n: usize) -> std::path::PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match file.extension() {
+        Some(ext) => format!("{stem}.{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{n}"),
+    };
+    file.with_file_name(name)
+}
+
 /// The lines of a trace file with the temporary folders of the machine (where an archive's
 /// behavior is unpacked for a run, or a simulated robot keeps its files: a new one each run)
 /// written `<tmp>`: what two runs of the same behavior are compared on.

@@ -39,7 +39,7 @@ pub(crate) struct ChatArgs {
     /// The dialogs' `%script` blocks are the project's code: confined and supervised as
     /// `choreo run`'s box code, with the same flags (docs/security.md).
     #[command(flatten)]
-    pub(crate) sandbox: crate::cli::supervised::SandboxFlags,
+    pub(crate) sandbox: crate::cli::args::sandbox::SandboxFlags,
 }
 
 /// Runs the chat (exit 4: a topic does not parse or a behavior does not load; 1: the

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::exit;
 
 /// `choreo diff`'s arguments, as the command line gives them.
@@ -74,12 +74,12 @@ pub fn run(args: &DiffArgs) -> CliResult {
 
 /// Both sides loaded (what each cannot read said, in order), then compared.
 fn diff(a: &Path, b: &Path, editor: bool, verbose: bool, json: bool) -> CliResult {
-    let pa = report::load(a, false);
+    let pa = input::load(a, false);
     // The first side's failure is told before the second side is read, as it happened.
     if let Err(e) = &pa {
         e.print();
     }
-    let pb = report::load(b, false);
+    let pb = input::load(b, false);
     let (pa, pb) = match (pa, pb) {
         (Ok(pa), Ok(pb)) => (pa, pb),
         (Err(e), _) => return Err(CliError::Shown(e.code())),

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cli::args::monitor::{MonitorFlags, Source};
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::{MonitorFlags, Source};
 use crate::exit;
 use crate::explore::{Exploration, Journal, Options, explore, explore_resuming};
 
@@ -52,7 +52,7 @@ pub(crate) struct ExploreArgs {
     pub(crate) monitor_keep: Option<f64>,
     /// Box code's confinement, as `choreo run`'s (docs/security.md).
     #[command(flatten)]
-    pub(crate) sandbox: crate::cli::supervised::SandboxFlags,
+    pub(crate) sandbox: crate::cli::args::sandbox::SandboxFlags,
 }
 
 /// Explores (exit 0: no fault found; 1: faults found; 4: the behavior does not load).
@@ -120,7 +120,7 @@ pub fn run(args: &ExploreArgs) -> CliResult {
     } else {
         found.summary()
     };
-    crate::cli::supervised::print_report(&text);
+    crate::cli::args::sandbox::print_report(&text);
     if args.monitor.is_some() {
         show(args, &setup, &found, &text)?;
     }
@@ -145,13 +145,18 @@ fn show(args: &ExploreArgs, setup: &crate::Setup, found: &Exploration, text: &st
     let title = format!("{} (explored)", setup.project().name());
     let played = crate::monitored::others(setup.project().files(), behavior);
     let model = setup.project().model().name().to_lowercase();
-    let Some(monitor) =
-        crate::cli::monitor::start(&flags, &graph, &title, Some(&model), Source::Run(played))?
+    let Some(monitor) = crate::cli::args::monitor::start(
+        &flags,
+        &graph,
+        &title,
+        Some(&model),
+        Source::Run(played),
+    )?
     else {
         return Ok(exit::OK);
     };
     monitor.announce(&found.coverage_message());
     let keep = flags.monitor_keep.filter(|s| s.is_finite() && *s >= 0.0);
-    crate::cli::monitor::linger(&monitor, "explored", text, keep, &interrupts);
+    crate::cli::args::monitor::linger(&monitor, "explored", text, keep, &interrupts);
     Ok(exit::OK)
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::exit;
 
 /// `choreo export-python`'s arguments, as the command line gives them.
@@ -27,7 +27,7 @@ pub(crate) struct ExportArgs {
 
 /// Writes the program.
 pub fn export(args: &ExportArgs) -> CliResult {
-    let project = report::load(&args.path, false)?;
+    let project = input::load(&args.path, false)?;
     let project = crate::Project::new(&args.path, std::sync::Arc::new(project));
     let name = project
         .behavior(args.behavior.as_deref())

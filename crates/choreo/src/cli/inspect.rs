@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use choreo_xar::Severity;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::exit;
 
 /// `choreo inspect`'s arguments, as the command line gives them.
@@ -18,7 +18,7 @@ pub(crate) struct InspectArgs {
 /// Prints the tree of every behavior in `path` (exit 4 when one cannot be read).
 pub fn run(args: &InspectArgs) -> CliResult {
     let path = args.path.as_path();
-    let project = report::load(path, true)?;
+    let project = input::load(path, true)?;
     if project.behaviors.is_empty() {
         outln!("{}: no behavior", path.display());
     }

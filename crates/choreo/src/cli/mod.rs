@@ -19,20 +19,18 @@ mod error;
 mod explore;
 mod export;
 mod help;
+mod input;
 mod inspect;
-mod monitor;
 mod motion;
 mod new;
 mod package;
 mod plot;
 mod replay;
-mod report;
 mod robot;
 mod run;
 mod sim;
 mod stack;
 mod stack_run;
-mod supervised;
 
 use std::ffi::OsString;
 
@@ -230,7 +228,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
             e.code()
         }
     };
-    supervised::done(code);
+    args::sandbox::done(code);
     code
 }
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::exit;
 use crate::plot::{Found, NoMotion};
 
@@ -59,8 +59,8 @@ pub fn find(pick: &Pick<'_>) -> CliResult<Found> {
     let found = if is_qianim {
         crate::plot::qianim(pick.path, warn)
     } else {
-        let project = report::load(pick.path, false)?;
-        let behavior = report::pick_behavior(&project, pick.path, pick.behavior)?;
+        let project = input::load(pick.path, false)?;
+        let behavior = input::pick_behavior(&project, pick.path, pick.behavior)?;
         let manifest = crate::implied::manifest_model(&project);
         crate::plot::timelines_of(pick.path, &project, behavior, manifest, pick.box_path, warn)
     };

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::check::diagnostic_json;
 use crate::check::diagnostic_text as format_diagnostic;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report::load_shown;
+use crate::cli::input::load_shown;
 use crate::exit;
 use crate::report::live::Verbosity;
 

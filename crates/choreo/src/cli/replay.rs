@@ -10,8 +10,8 @@ use choreo_engine::graph::Graph;
 use choreo_monitor::Monitor;
 use choreo_robot::Model;
 
+use crate::cli::args::monitor::{MonitorFlags, Source, start, wait};
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::{MonitorFlags, Source, start, wait};
 use crate::exit;
 use crate::report::live::Verbosity;
 
@@ -112,8 +112,8 @@ fn behavior_replay(
     model: Option<Model>,
     events: Vec<serde_json::Value>,
 ) -> Replayed {
-    let project = crate::cli::report::load_to_run(path, crate::report::live::Verbosity::Normal)?;
-    let behavior = crate::cli::report::pick_behavior(&project, path, behavior)?;
+    let project = crate::cli::input::load_to_run(path, crate::report::live::Verbosity::Normal)?;
+    let behavior = crate::cli::input::pick_behavior(&project, path, behavior)?;
     // Else the one the project was made for.
     let model = model
         .unwrap_or_else(|| crate::implied::model(&project).map_or(Model::Nao, |m| m.value))

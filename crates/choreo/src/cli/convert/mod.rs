@@ -11,7 +11,7 @@ use choreo_xar::source::Project;
 use choreo_xar::{FileTree, split, write_xar};
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::exit;
 
 use crate::convert_output::{
@@ -94,7 +94,7 @@ const ARCHIVES: [&str; 3] = ["crg", "pkg", "cbl"];
 /// [`Target::of_output`]).
 pub fn run(args: &ConvertArgs) -> CliResult {
     let (input, output, to, force) = (&args.input, &args.output, args.to, args.force);
-    let project = report::load(input, false)?;
+    let project = input::load(input, false)?;
     let readable_input = input.is_dir() && input.join(PROJECT_FILE).is_file();
     let target = to.unwrap_or_else(|| Target::of_output(output, readable_input));
     // A name that says archive never becomes a folder.

@@ -148,8 +148,8 @@ struct Chosen {
 fn behavior_file(path: &Path, behavior: Option<&str>) -> CliResult<Chosen> {
     // A project whose other behaviors do not read (a merge conflict left in one) still
     // opens the behavior asked for; those are warned about.
-    let project = crate::cli::report::load(path, true)?;
-    let chosen = crate::cli::report::pick_behavior(&project, path, behavior)?;
+    let project = crate::cli::input::load(path, true)?;
+    let chosen = crate::cli::input::pick_behavior(&project, path, behavior)?;
     // The robot the project is for, else NAO (as Choregraphe starts).
     let model = crate::implied::model(&project)
         .map_or(choreo_robot::Model::Nao, |m| m.value)

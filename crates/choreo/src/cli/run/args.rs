@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::cli::args::monitor::MonitorFlags;
+use crate::cli::args::sandbox::SandboxFlags;
 use crate::cli::args::{ModelArg, RobotFlags, language_arg, start_time, timeout_secs};
-use crate::cli::monitor::MonitorFlags;
-use crate::cli::supervised::SandboxFlags;
 
 /// `choreo run`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

@@ -8,7 +8,7 @@ use crate::cli::error::{CliError, CliResult};
 use crate::report::live::Verbosity;
 
 use super::invocation::print_report;
-use super::invocation::{Invocation, Target, count_interrupts, numbered};
+use super::invocation::{Invocation, Target, count_interrupts};
 use super::one::One;
 use crate::exit;
 use crate::fleet::FleetSync;
@@ -118,7 +118,10 @@ fn load_all(setup: &Invocation<'_>, sync: &Arc<FleetSync>) -> CliResult<Vec<One>
             .enumerate()
             .map(|(i, target)| {
                 scope.spawn(move || {
-                    let trace = args.trace.as_deref().map(|f| numbered(f, i + 1));
+                    let trace = args
+                        .trace
+                        .as_deref()
+                        .map(|f| crate::trace_file::numbered(f, i + 1));
                     let who = format!("robot {}: ", i + 1);
                     One::load(setup, target, trace.as_deref(), &who, Some(sync.member(i)))
                 })

@@ -1,7 +1,6 @@
 //! What every robot's run of one `choreo run` shares: the arguments read, the target, and
 //! the small helpers the runs use (Ctrl-C, parameters, load errors).
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -72,18 +71,6 @@ pub(super) fn title(project: &crate::Project, behavior: &str) -> String {
     }
 }
 
-/// `FILE` for robot `n` of a fleet: `t.jsonl` → `t.3.jsonl`.
-pub(super) fn numbered(file: &Path, n: usize) -> PathBuf {
-    let stem = file
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let name = match file.extension() {
-        Some(ext) => format!("{stem}.{n}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.{n}"),
-    };
-    file.with_file_name(name)
-}
-
 /// Counts Ctrl-C presses from now on: the first asks for a clean stop (R4), which the caller
 /// makes when it sees the count; a second exits at once, unless only a monitor lingers
 /// after the end (then it ends the linger, as the caller sees).
@@ -93,7 +80,7 @@ pub(crate) fn count_interrupts() -> Arc<AtomicUsize> {
     let _ = ctrlc::set_handler(move || {
         // A load waiting for pip (a slow index) goes on to its stop at once.
         choreo_python::stop_installs();
-        if seen.fetch_add(1, Ordering::SeqCst) >= 1 && !crate::cli::monitor::lingering() {
+        if seen.fetch_add(1, Ordering::SeqCst) >= 1 && !crate::cli::args::monitor::lingering() {
             errln!("\ninterrupted again: exiting without unloading");
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
@@ -177,5 +164,5 @@ impl RobotArgs {
 
 /// Prints the run's report under `title` (through the supervising parent when there is one).
 pub(super) fn print_report(title: &str, r: &crate::report::Report) {
-    crate::cli::supervised::print_report(&r.text(title));
+    crate::cli::args::sandbox::print_report(&r.text(title));
 }

@@ -9,7 +9,7 @@ use choreo_naoqi::{Model, Scenario, SimRobot};
 
 use crate::cli::args::ModelArg;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::report::live::{Live, Verbosity};
 
 use crate::StoppedBy;
@@ -34,7 +34,7 @@ pub fn run(args: &RunArgs) -> CliResult {
     let _ahead = args.sandbox.box_host_ahead();
     let robots = args.remote.args().map_err(CliError::Usage)?;
     let verbosity = Verbosity::from_flags(args.quiet, args.verbose);
-    let project = report::load_to_run(&args.path, verbosity)?;
+    let project = input::load_to_run(&args.path, verbosity)?;
     let project = crate::Project::new(&args.path, Arc::new(project));
     let base = project
         .behavior(args.behavior.as_deref())
@@ -63,7 +63,7 @@ pub fn run(args: &RunArgs) -> CliResult {
                 .to_string(),
         ));
     }
-    let scenario = report::load_scenario(args.events.as_deref())?;
+    let scenario = input::load_scenario(args.events.as_deref())?;
     let base = configured(args, base, model, scenario.as_ref());
     let language = base.chosen_language();
     let behavior = base.behavior();
@@ -129,7 +129,7 @@ fn configured(
         // Before the supervising parent's bound: choreo's process reports it itself.
         .box_code_bound(
             args.timeout
-                .map(|t| Duration::from_secs_f64(t) + crate::cli::supervised::BOX_CODE_GRACE),
+                .map(|t| Duration::from_secs_f64(t) + crate::cli::args::sandbox::BOX_CODE_GRACE),
         )
 }
 
@@ -140,10 +140,10 @@ fn hold_while_called(args: &RunArgs, run: &crate::Run, started: std::time::Insta
     let Some(timeout) = args.timeout.filter(|_| args.fast) else {
         return;
     };
-    let grace = crate::cli::supervised::BOX_CODE_GRACE;
+    let grace = crate::cli::args::sandbox::BOX_CODE_GRACE;
     let most = (Duration::from_secs_f64(timeout) + grace) * choreo_python::remote::STRETCH;
     if started.elapsed() < most && run.box_code_called_within(choreo_python::remote::QUIET) {
-        crate::cli::supervised::hold_to(Some(timeout));
+        crate::cli::args::sandbox::hold_to(Some(timeout));
     }
 }
 
@@ -193,7 +193,7 @@ fn run_one(setup: &Invocation<'_>, language: Option<&str>) -> CliResult {
     if let Some(m) = monitor {
         let text = report.text("run report");
         let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
+        crate::cli::args::monitor::linger(&m, report.ending.word(), &text, keep, &interrupts);
     }
     Ok(report.ending.exit_code())
 }

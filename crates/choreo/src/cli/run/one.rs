@@ -14,8 +14,8 @@ use choreo_monitor::{Command, Monitor};
 use choreo_naoqi::SimRobot;
 use std::sync::mpsc::Receiver;
 
+use crate::cli::args::monitor::Source;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::Source;
 use crate::joints::JointRecorder;
 use crate::monitored::others;
 use crate::report::Tally;
@@ -52,7 +52,7 @@ impl One {
         let args = setup.args;
         // --timeout counts from the load; past it and a grace, the parent ends the run
         // whatever box code does (a constructor that never returns included).
-        crate::cli::supervised::hold_to(args.timeout);
+        crate::cli::args::sandbox::hold_to(args.timeout);
         let trace = trace_to(trace_file)?;
         let live = setup.live.clone();
         let scenario = match &target {
@@ -75,7 +75,7 @@ impl One {
         // A real robot does not say which model it is: the one asked for (or the
         // manifest's), as for the resource groups.
         let model = Some(setup.model.name().to_lowercase());
-        let monitor = crate::cli::monitor::start(
+        let monitor = crate::cli::args::monitor::start(
             &args.monitor,
             &Graph::new(&behavior.xar),
             &title(setup.base.project(), &behavior.name),
@@ -87,7 +87,7 @@ impl One {
             }),
         )?;
         if let Some(m) = &monitor {
-            crate::cli::monitor::feed(m, &trace);
+            crate::cli::args::monitor::feed(m, &trace);
         }
         let mut api = setup.base.clone().target(target.api()).trace(trace.clone());
         // The simulated joints at every frame, into the trace written (`choreo plot --trace`)
@@ -150,7 +150,7 @@ impl One {
     /// `stop` (Ctrl-C, the fleet) becomes a clean stop. True once the run has ended.
     pub(super) fn poll(&mut self, wait: Duration, stop: Option<StoppedBy>) -> bool {
         let page_stop = match &self.monitor {
-            Some((_, Some(commands))) => crate::cli::monitor::commands(
+            Some((_, Some(commands))) => crate::cli::args::monitor::commands(
                 commands,
                 self.run.engine(),
                 self.run.simulated_robot(),
@@ -201,7 +201,7 @@ impl One {
         if let Err(e) = self.run.trace().flush_writer() {
             errln!("{}cannot write the trace: {e}", self.watch.who);
         }
-        crate::cli::supervised::hold_to(None);
+        crate::cli::args::sandbox::hold_to(None);
         let tally = choreo_base::lock(&self.watch.tally).clone();
         let unsupported = match &self.target {
             Target::Sim(robot) => robot.stats().unsupported,

@@ -9,7 +9,7 @@ use crate::cli::error::{CliError, CliResult};
 use crate::report::live::{Live, Verbosity};
 
 use super::invocation::print_report;
-use super::invocation::{Invocation, POLL, Target, count_interrupts, interrupted, numbered};
+use super::invocation::{Invocation, POLL, Target, count_interrupts, interrupted};
 use super::one::One;
 use crate::StoppedBy;
 use crate::exit;
@@ -38,7 +38,7 @@ pub(super) fn repeat(setup: &Invocation<'_>, n: u32) -> CliResult {
     let interrupts = count_interrupts();
     for i in 1..=n {
         let file = match &args.trace {
-            Some(t) => numbered(t, i as usize),
+            Some(t) => crate::trace_file::numbered(t, i as usize),
             None => {
                 std::env::temp_dir().join(format!("choreo-repeat-{}-{i}.jsonl", std::process::id()))
             }

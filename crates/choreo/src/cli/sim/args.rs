@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::cli::args::monitor::MonitorFlags;
 use crate::cli::args::{ModelArg, listen_url};
-use crate::cli::monitor::MonitorFlags;
 
 /// `choreo sim`'s arguments, as the command line gives them.
 #[derive(clap::Args)]

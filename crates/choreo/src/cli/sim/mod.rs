@@ -74,7 +74,7 @@ pub fn run(args: &SimArgs) -> CliResult {
     if let Some(w) = watching {
         drop(w.sampler);
         let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
+        crate::cli::args::monitor::linger(&w.monitor, "stopped", &report, keep, &interrupts);
     }
     Ok(exit::OK)
 }

@@ -11,8 +11,8 @@ use choreo_naoqi::{Model, RobotEvent, SimRobot};
 use choreo_qi::{Pem, RobotServer, ServerOptions, ServerTls};
 
 use crate::cli::args::ModelArg;
+use crate::cli::args::monitor::{MonitorFlags, Source};
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::{MonitorFlags, Source};
 use crate::looks::Sampler;
 use crate::report::live::{Live, Verbosity};
 
@@ -237,7 +237,7 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> 
         })?
         .value;
     let model = robot.model().name();
-    let monitor = crate::cli::monitor::start(
+    let monitor = crate::cli::args::monitor::start(
         flags,
         &choreo_engine::graph::Graph::new(&xar),
         &format!("simulated {model}"),
@@ -246,7 +246,7 @@ fn watch(flags: &MonitorFlags, robot: &SimRobot) -> CliResult<Option<Watching>> 
     )?;
     Ok(monitor.map(|monitor| {
         let trace = Trace::unkept(None);
-        crate::cli::monitor::feed(&monitor, &trace);
+        crate::cli::args::monitor::feed(&monitor, &trace);
         Watching {
             sampler: Sampler::start(SimRobot::clone(robot), trace.clone()),
             monitor,

@@ -26,7 +26,8 @@ pub(super) fn drive(
         if stopped_for.is_some() {
             continue;
         }
-        let page_stop = commands.is_some_and(|c| crate::cli::monitor::commands(c, engine, None));
+        let page_stop =
+            commands.is_some_and(|c| crate::cli::args::monitor::commands(c, engine, None));
         stopped_for = if interrupts.load(Ordering::SeqCst) > 0 || page_stop {
             Some(exit::INTERRUPTED)
         } else if matches!(outcome, Outcome::TimeLimit | Outcome::Idle) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use choreo_stack::definitions::definition::Definition;
 
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::report::live::Verbosity;
 use crate::stack_driver::{Installed, installed_name};
 
@@ -25,10 +25,10 @@ pub(crate) fn install(
         };
         let path = dir.join(path);
         let project =
-            Arc::new(report::load_to_run(&path, verbosity).map_err(|e| e.recoded(CliError::Load))?);
+            Arc::new(input::load_to_run(&path, verbosity).map_err(|e| e.recoded(CliError::Load))?);
         let picked = def.keys.get("behaviorName").and_then(|n| n.as_str());
-        let behavior = report::pick_behavior(&project, &path, picked)
-            .map_err(|e| e.recoded(CliError::Load))?;
+        let behavior =
+            input::pick_behavior(&project, &path, picked).map_err(|e| e.recoded(CliError::Load))?;
         let index = project
             .behaviors
             .iter()

@@ -13,10 +13,10 @@ use choreo_stack::Runner;
 use choreo_stack::definitions::definition::{Definition, load_dir};
 
 use crate::cli::args::RobotArgs;
+use crate::cli::args::sandbox::SandboxFlags;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::report;
+use crate::cli::input;
 use crate::cli::run::Target;
-use crate::cli::supervised::SandboxFlags;
 use crate::monitored::Played;
 use crate::report::live::Verbosity;
 
@@ -55,7 +55,7 @@ pub(super) fn load(asked: &Asked<'_>) -> CliResult<Loaded> {
     let args = asked.args;
     let defs = load_dir(&args.dir).map_err(|e| CliError::Load(e.to_string()))?;
     let installed = install(&args.dir, &defs, asked.verbosity)?;
-    let scenario = report::load_scenario(args.events.as_deref())?;
+    let scenario = input::load_scenario(args.events.as_deref())?;
     let target = match &asked.robot {
         None => {
             let sim = Arc::new(SimRobot::new(asked.model));

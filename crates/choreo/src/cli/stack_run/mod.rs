@@ -29,8 +29,8 @@ use choreo_stack::Runner;
 use choreo_stack::core::trace::Record;
 
 use crate::cli::args::ModelArg;
+use crate::cli::args::monitor::Source;
 use crate::cli::error::{CliError, CliResult};
-use crate::cli::monitor::Source;
 use crate::cli::run::Target;
 use crate::report::live::{Live, Verbosity};
 
@@ -46,7 +46,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     if let Some(code) = args.sandbox.enter(args.verbose) {
         return Ok(code);
     }
-    crate::cli::supervised::hold_to(args.timeout);
+    crate::cli::args::sandbox::hold_to(args.timeout);
     let asked = asked(args)?;
     let Loaded {
         defs,
@@ -72,7 +72,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     // `--trace`: the stack's events and, between them, the played behaviors' and what the
     // robot showed (as `choreo run --trace` writes them), so that a replay shows both.
     let trace_file = trace_file(&asked, &mut runner, &engine_trace, period)?;
-    let monitor = crate::cli::monitor::start(
+    let monitor = crate::cli::args::monitor::start(
         &args.monitor,
         &choreo_engine::graph::Graph::new(&xar),
         &format!("stack {}", args.dir.display()),
@@ -80,7 +80,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
         Source::Stack(shape(&runner, &defs), played),
     )?;
     if let Some(m) = &monitor {
-        crate::cli::monitor::feed(m, &engine_trace);
+        crate::cli::args::monitor::feed(m, &engine_trace);
         let m = Arc::clone(m);
         let tick = period;
         runner.add_listener(Box::new(move |r: &Record, names: &[String]| {
@@ -120,7 +120,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     drop(engine);
     live.finish();
     let (code, report) = crate::stack_driver::report(&driver, &outcome, stopped_for, time, started);
-    crate::cli::supervised::hold_to(None);
+    crate::cli::args::sandbox::hold_to(None);
     errln!("{report}");
     drop(sampler);
     if let Some(out) = trace_file {
@@ -129,7 +129,7 @@ pub fn run(args: &StackRunArgs) -> CliResult {
     }
     if let Some(m) = monitor {
         let keep = args.monitor.monitor_keep;
-        crate::cli::monitor::linger(
+        crate::cli::args::monitor::linger(
             &m,
             crate::stack_driver::outcome_word(code),
             &report,

@@ -1,5 +1,5 @@
-//! Human output shared by the commands: diagnostics with their source line, and loading
-//! an input with errors reported.
+//! A command's inputs read ([`load`]: a behavior, a project, an archive) with their
+//! diagnostics shown at their file and line, a behavior picked by name, a scenario read.
 
 use std::path::Path;
 

@@ -1,6 +1,10 @@
 //! The arguments several commands share: the robot model, a real robot to reach (its URL
 //! and credentials), and the parsers of numbers and addresses that refuse bad values before
-//! anything is loaded.
+//! anything is loaded; `--monitor` ([`monitor`]) and `--sandbox` ([`sandbox`]) with what
+//! they do around a command.
+
+pub(crate) mod monitor;
+pub(crate) mod sandbox;
 
 use std::path::PathBuf;
 
