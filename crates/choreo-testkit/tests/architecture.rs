@@ -96,6 +96,14 @@ fn every_path_the_docs_name_exists() {
 /// is the API's and the libraries'.
 const CLI_FILE: usize = 400;
 
+/// The most lines the whole command line may have (`crates/choreo/src/cli/`).
+const CLI_TOTAL: usize = 6_000;
+
+/// What the command line's own plumbing is called: its entry (`mod`), the arguments and
+/// options commands share (`args`), errors and exit codes, help texts, the inputs read and
+/// the output written. Every other file or folder of `cli/` is named after a command.
+const CLI_PLUMBING: &[&str] = &["mod", "args", "error", "help", "input", "output"];
+
 /// Types whose one definition is the workspace's (`kind name`): how a run ends, what sets a
 /// run up.
 const ONE_HOME: &[&str] = &["enum Ending", "struct Setup", "enum Outcome"];
@@ -103,8 +111,11 @@ const ONE_HOME: &[&str] = &["enum Ending", "struct Setup", "enum Outcome"];
 #[test]
 fn the_command_line_is_thin_and_each_fact_has_one_home() {
     let root = dunce::canonicalize(workspace_root()).expect("the workspace root");
+    let cli = root.join("crates/choreo/src/cli");
     let mut faults = Vec::new();
-    for (path, lines) in file_lengths(&root.join("crates/choreo/src/cli")) {
+    let mut total = 0;
+    for (path, lines) in file_lengths(&cli) {
+        total += lines;
         if lines > CLI_FILE {
             let rel = relative(&root, &path);
             faults.push(format!(
@@ -112,6 +123,13 @@ fn the_command_line_is_thin_and_each_fact_has_one_home() {
             ));
         }
     }
+    if total > CLI_TOTAL {
+        faults.push(format!(
+            "crates/choreo/src/cli: {total} lines, the command line has {CLI_TOTAL} at most \
+             (move what is not parsing and printing into the API)"
+        ));
+    }
+    faults.extend(cli_names_faults(&cli));
     let mut sources = Vec::new();
     for krate in crates(&root) {
         sources.extend(choreo_testkit::files_under(&krate.dir.join("src"), &|p| {
@@ -149,4 +167,49 @@ fn the_command_line_is_thin_and_each_fact_has_one_home() {
         }
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// The files and folders of `cli/` named neither after a command nor as plumbing: a
+/// command is a module the argument types of a `Subcommand` variant come from
+/// (`Run(run::RunArgs)`, `Run(StackRunArgs)` imported from `stack_run`).
+fn cli_names_faults(cli: &Path) -> Vec<String> {
+    let mut commands: Vec<String> = Vec::new();
+    for path in choreo_testkit::files_under(cli, &|p| choreo_testkit::has_extension(p, &["rs"])) {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for line in text.lines() {
+            let line = line.trim();
+            // `Run(run::RunArgs),` and `use crate::cli::stack_run::StackRunArgs;`
+            let payload = line
+                .split_once('(')
+                .map(|(_, rest)| rest)
+                .or_else(|| line.strip_prefix("use crate::cli::"));
+            let Some(payload) = payload else { continue };
+            if let Some((module, ty)) = payload.split_once("::")
+                && (ty.contains("Args") || ty.contains("Command"))
+                && module.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            {
+                commands.push(module.to_string());
+            }
+        }
+    }
+    let mut faults = Vec::new();
+    for entry in std::fs::read_dir(cli).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let name = match path.extension() {
+            Some(e) if e == "rs" => path.file_stem(),
+            Some(_) => continue,
+            None => path.file_name(),
+        };
+        let name = name
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !CLI_PLUMBING.contains(&name.as_str()) && !commands.contains(&name) {
+            faults.push(format!(
+                "crates/choreo/src/cli/{name}: names no command and is no plumbing of the \
+                 command line ({}): a concept of its own belongs in the API",
+                CLI_PLUMBING.join(", ")
+            ));
+        }
+    }
+    faults
 }
