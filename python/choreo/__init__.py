@@ -26,6 +26,9 @@ as ``choreo check`` does: one dict per file, the object ``choreo check --json`` 
 ``explore(path, max_paths=200, depth=6, ...)`` tries every branch a person could take, as
 ``choreo explore`` does: the dict ``choreo explore --json`` prints (coverage, faults with
 their shortest inputs).
+``Chat(*paths, lang="enu")`` talks to QiChat topics, ``.dlg`` dialogs or a behavior's Dialog
+boxes as ``choreo chat`` does: ``start()`` starts the Dialog boxes, ``hear(line)`` says a line
+(``e:Key`` raises an event); each answer a dict (``text``, ``topic``, ``shown``...).
 """
 
 import atexit as _atexit
@@ -34,7 +37,7 @@ import sys as _sys
 import weakref as _weakref
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from choreo._native import Events, Fleet, Project, Run, Timeline, check, explore
+from choreo._native import Chat, Events, Fleet, Project, Run, Timeline, check, explore
 from choreo._native import _set_box_host
 from choreo._native import load_fleet as _load_fleet
 from choreo._native import load as _load
@@ -58,6 +61,7 @@ __all__ = [
     "load_fleet",
     "check",
     "explore",
+    "Chat",
     "Project",
     "Run",
     "Timeline",

@@ -60,6 +60,19 @@ def check(*paths: _Path, body: bool = False, cache: bool = False) -> List[Dict[s
     "warning" or "error", `summary`, `diagnostics`; `body` with `body=True`: the physics of
     its motion timelines). NotFoundError for a path that does not exist."""
 
+class Chat:
+    """A conversation with QiChat topics, `.dlg` dialogs or the Dialog boxes of behaviors
+    (`choreo chat`). LoadError when one does not read."""
+    warnings: List[str]
+    def __init__(self, *paths: _Path, lang: str = "enu", seed: int = 0,
+                 sandbox: bool = True) -> None: ...
+    def start(self) -> List[Dict[str, Any]]:
+        """Starts every Dialog box (its topic activated, its onStart raised): the answers."""
+    def hear(self, line: str) -> List[Optional[Dict[str, Any]]]:
+        """What the robot answers `line` (`e:Key`: the event Key), then what the memory
+        events its answers raise answer: each a dict (`text`, `topic`, `failed`, `tags`,
+        `shown`: the line `choreo chat` prints), or None where no rule matches."""
+
 def explore(path: _Path, behavior: Optional[str] = None, max_paths: int = 200, depth: int = 6,
             time: float = 30.0, timeout: float = 60.0, jobs: Optional[int] = None,
             executor: Any = None, journal: Optional[_Path] = None) -> Dict[str, Any]:

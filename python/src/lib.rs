@@ -22,6 +22,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod chat;
 mod check;
 mod explore;
 mod fleet;
@@ -1037,6 +1038,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Events>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
+    m.add_class::<chat::Chat>()?;
     m.add_function(wrap_pyfunction!(explore::explore, m)?)?;
     m.add_function(wrap_pyfunction!(explore::explore_path, m)?)?;
     m.add_function(wrap_pyfunction!(fleet::load_fleet, m)?)?;

@@ -713,3 +713,29 @@ def test_a_robot_that_asks_for_a_token_is_reached_with_user_and_token():
     finally:
         sim.terminate()
         sim.wait(timeout=30)
+
+
+def test_a_chat_answers_as_the_topics_rules_say():
+    # examples/dialog's topic (greet_enu.top): `u:(e:onStart) Hello! Tell me your name...`
+    # answers the Dialog box's start; `u:(my name is _*) Nice to meet you, $1. $name=$1`
+    # captures the name; `u:(what is my name) ^first["Your name is $name." ...]` says it.
+    chat = choreo.Chat(EXAMPLES / "dialog")
+    started = chat.start()
+    assert [a["text"] for a in started] == [
+        "Hello! Tell me your name, ask me to dance, or say goodbye."
+    ]
+    [named] = chat.hear("my name is Ada")
+    assert named["text"] == "Nice to meet you, Ada."
+    assert named["topic"] == "greet"
+    [said] = chat.hear("what is my name")
+    assert said["text"] == "Your name is Ada."
+    assert said["shown"].startswith("robot: Your name is Ada.")
+    # No rule of the topic matches this.
+    assert chat.hear("what is the weather on the moon") == [None]
+
+
+def test_a_topic_that_does_not_parse_is_a_load_error(tmp_path):
+    bad = tmp_path / "bad.top"
+    bad.write_text("topic: ~bad()\nlanguage: enu\nu:(hello hi\n")
+    with pytest.raises(choreo.LoadError):
+        choreo.Chat(bad)

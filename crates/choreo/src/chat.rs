@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Action, Answer, CallArg, Dialog, Host, HostError, Step};
+use choreo_qichat::dialog::{Action, CallArg, Dialog, Host, HostError, Step};
 use choreo_xar::model::{BoxDef, InputNature};
 
 /// Why a topic, a dialog or a behavior could not be added to a conversation.
@@ -19,6 +19,9 @@ pub enum ChatError {
 }
 
 type ChatResult<T> = Result<T, ChatError>;
+
+/// What the robot answers: what it says, the rule's topic, its steps.
+pub use choreo_qichat::dialog::Answer;
 
 /// How many answers one line may set off through the memory events their `$var=value`
 /// raise (`e:` rules answering them), before the chain is cut.
@@ -123,6 +126,45 @@ pub struct Session {
 }
 
 impl Session {
+    /// A conversation with no topic yet: the dialog engine's `^rand` seeded with `seed` (the
+    /// same seed, the same conversation); `%script` run where `scripts` says, confined to
+    /// reading the folders of `paths` (the topics and behaviors to add) and what `allowed`
+    /// allows, or unconfined (`None`: `--no-sandbox`).
+    pub fn new(
+        seed: u64,
+        paths: &[PathBuf],
+        allowed: Option<crate::Allowed>,
+        scripts: Scripts,
+    ) -> Session {
+        let confinement = allowed.map(|allowed| {
+            let read: Vec<PathBuf> = paths
+                .iter()
+                .map(|p| match p.is_dir() {
+                    true => p.clone(),
+                    false => p
+                        .parent()
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                })
+                .collect();
+            std::sync::Arc::new(choreo_python::confinement::Confinement::new(
+                &[],
+                &read,
+                allowed,
+            ))
+        });
+        Session {
+            dialog: Dialog::new(seed),
+            memory: ChatHost {
+                memory: HashMap::new(),
+                robot: None,
+                confinement,
+                scripts,
+            },
+            files: Vec::new(),
+            boxes: Vec::new(),
+        }
+    }
+
     /// Adds a topic, a `.dlg`'s topic in `lang`, or a behavior's Dialog boxes.
     /// `warn` is told each warning and notice of the topics read.
     pub fn add(&mut self, path: &Path, lang: &str, warn: &mut dyn FnMut(String)) -> ChatResult<()> {

@@ -6,16 +6,15 @@
 //! starts (its `e:onStart` rules answer first). `--script FILE` plays a written
 //! conversation and checks the answers.
 
-use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use choreo_qichat::dialog::{Answer, Dialog};
+use choreo_qichat::dialog::Answer;
 
 use crate::cli::error::{CliError, CliResult};
 use crate::exit;
 
-use crate::chat::{ChatError, ChatHost, Scripts, Session};
+use crate::chat::{ChatError, Scripts, Session};
 
 /// `choreo chat`'s arguments, as the command line gives them.
 #[derive(clap::Args)]
@@ -48,38 +47,11 @@ pub fn run(args: &ChatArgs) -> CliResult {
     if let Some(code) = args.sandbox.enter(false) {
         return Ok(code);
     }
-    // What `%script` reads: the folders of the topics and behaviors given.
-    let confinement = args.sandbox.allowed().map(|allowed| {
-        let read: Vec<PathBuf> = args
-            .topics
-            .iter()
-            .map(|p| match p.is_dir() {
-                true => p.clone(),
-                false => p
-                    .parent()
-                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-            })
-            .collect();
-        std::sync::Arc::new(choreo_python::confinement::Confinement::new(
-            &[],
-            &read,
-            allowed,
-        ))
-    });
-    let mut session = Session {
-        dialog: Dialog::new(args.seed),
-        memory: ChatHost {
-            memory: HashMap::new(),
-            robot: None,
-            confinement,
-            scripts: match args.sandbox.box_host() {
-                true => Scripts::BoxHost(None, args.sandbox.max_memory),
-                false => Scripts::Here,
-            },
-        },
-        files: Vec::new(),
-        boxes: Vec::new(),
+    let scripts = match args.sandbox.box_host() {
+        true => Scripts::BoxHost(None, args.sandbox.max_memory),
+        false => Scripts::Here,
     };
+    let mut session = Session::new(args.seed, &args.topics, args.sandbox.allowed(), scripts);
     for path in &args.topics {
         session
             .add(path, &args.lang, &mut |w| errln!("{w}"))
