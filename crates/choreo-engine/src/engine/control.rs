@@ -346,7 +346,6 @@ impl Control {
 
     pub(super) fn run(&mut self, commands: &Receiver) {
         ON_CONTROL_THREAD.with(|c| c.set(true));
-        self.shared.trace.buffer_on_this_thread();
         loop {
             self.my_turn();
             if !self.work.ready.is_empty() {
@@ -619,7 +618,7 @@ impl Control {
             Command::Memory { d, input, value } => {
                 if self.diagrams.links_on[d.0 as usize] {
                     let owner = self.shared.graph.diagram(d).owner;
-                    self.compact(owner, Compact::In(input, value.clone()));
+                    self.compact(owner, Compact::In(input, &value));
                     self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
                 }
             }

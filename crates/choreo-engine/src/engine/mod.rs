@@ -174,7 +174,7 @@ impl Engine {
         let ended_at = Arc::new(AtomicU64::new(NOT_ENDED));
         let code_slot: CodeSlot = Arc::new(Mutex::new(Vec::new()));
         let peak_ops = Arc::new(AtomicUsize::new(0));
-        let control = Control::new(
+        let parts = (
             Arc::clone(&shared),
             Arc::clone(&outcome),
             Arc::clone(&ended_at),
@@ -196,7 +196,10 @@ impl Engine {
             .spawn(move || {
                 // Its hand-overs to workers and sleepers make a run's pace (slice.rs).
                 choreo_base::slice::ask_short_slice();
-                control.supervise(&commands)
+                // Made here: it keeps the trace's buffer of this thread.
+                let (shared, outcome, ended_at, code_slot, peak_ops, options) = parts;
+                Control::new(shared, outcome, ended_at, code_slot, peak_ops, options)
+                    .supervise(&commands)
             })
             .map_err(|error| {
                 // The construction's count ends: a time base shared with another engine

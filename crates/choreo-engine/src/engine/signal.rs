@@ -20,7 +20,7 @@ impl Control {
     pub(super) fn stimulate(&mut self, b: BoxId, input: u16, value: Value, from_link: bool) {
         let g = &self.shared.graph;
         let port = &g.node(b).inputs[usize::from(input)];
-        self.compact(b, Compact::In(input, value.clone()));
+        self.compact(b, Compact::In(input, &value));
         if from_link
             && port.nature == InputNature::OnStart
             && g.node(b).resources.is_empty()
@@ -72,7 +72,7 @@ impl Control {
     /// output): a Stopped output unloads the box's content first (R11, G4).
     pub(super) fn fire(&mut self, b: BoxId, output: u16, value: Value) {
         let nature = self.shared.graph.node(b).outputs[usize::from(output)].nature;
-        self.compact(b, Compact::Out(output, value.clone()));
+        self.compact(b, Compact::Out(output, &value));
         if nature != OutputNature::Stopped {
             // P5, P6: Punctual, unDef and Recurrent outputs only deliver.
             self.deliver_output(b, output, value);
@@ -135,13 +135,12 @@ impl Control {
     /// One link carries `value` to `target`.
     pub(super) fn deliver(&mut self, from: End, target: Target, value: Value) {
         let g = &self.shared.graph;
-        let (owner_of_link, to) = match target {
-            Target::Input(c, i) => (g.node(c).parent.map_or(c, |(p, _)| p), End::Input(c, i)),
-            Target::Parameter(c, i) => {
-                (g.node(c).parent.map_or(c, |(p, _)| p), End::Parameter(c, i))
-            }
-            Target::OwnerOutput(o, i) => (o, End::OwnerOutput(o, i)),
+        let to = match target {
+            Target::Input(c, i) => End::Input(c, i),
+            Target::Parameter(c, i) => End::Parameter(c, i),
+            Target::OwnerOutput(o, i) => End::OwnerOutput(o, i),
         };
+        let owner_of_link = to.link_owner(g);
         self.compact(owner_of_link, Compact::Deliver(from, to));
         if self.watch.rates.count(g, target, self.shared.time.now()) {
             self.record(

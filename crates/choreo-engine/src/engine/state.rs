@@ -27,7 +27,7 @@ use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
 use crate::resource::ResourceTree;
-use crate::trace::{Compact, HookRef, Step as TraceStep};
+use crate::trace::{Buffer, Compact, HookRef, Step as TraceStep};
 use choreo_base::Value;
 use choreo_base::pool::{Pool, PoolOptions};
 
@@ -194,6 +194,9 @@ pub(super) struct Control {
     /// The context inline hooks get, its box set before each call: no count of the shared
     /// state is taken per call.
     pub(super) inline: BoxContext,
+    /// The trace's buffer on this thread, through which the engine records its frequent
+    /// events (which is why a `Control` is made on its own thread: the handle stays there).
+    pub(super) log: Buffer,
     pub(super) boxes: Vec<BoxState>,
     /// Where each diagram is in its lifecycle, and who waits for it.
     pub(super) diagrams: Diagrams,
@@ -384,10 +387,12 @@ impl Control {
             shared: Arc::clone(&shared),
             id: BoxId(0),
         };
+        let log = shared.trace.buffer_on_this_thread();
         Control {
             shared,
             code: Vec::new(),
             inline,
+            log,
             boxes: vec![
                 BoxState {
                     loaded: false,
@@ -492,9 +497,10 @@ impl Control {
         self.shared.trace.record_step(self.now(), b, step);
     }
 
-    /// Records a frequent event by indices (no allocation).
-    pub(super) fn compact(&self, b: BoxId, what: Compact) {
-        self.shared.trace.record_box(self.now(), b, what);
+    /// Records a frequent event by indices (no allocation for a `None` value).
+    #[inline]
+    pub(super) fn compact(&self, b: BoxId, what: Compact<'_>) {
+        self.log.record_box(self.now(), b, what);
     }
 
     /// Schedules a clock token for `timer`.

@@ -36,40 +36,47 @@
 //!
 //! - `event`: [`Event`] and [`Step`], what a trace is made of;
 //! - `record`: the compact records the engine makes, and how their names are looked up;
+//!   `packed`: a record's two words;
+//! - `batch`: records with what they carry beside them (a value, a step in full);
+//! - `buffer`: the control thread's buffer of records, and its handle;
 //! - `ring`: the kept tail of records, numbered over the whole run;
 //! - `listener`: [`Listener`]s, their ids, and announcing an event to them;
 //! - `shared`: what the clones of a [`Trace`] share (its lock, the queue, the writer);
 //! - `delivery`: the deliverer's loop, the writer's lines, a listener's own recordings;
-//! - here: [`Trace`], and the control thread's buffer of records
-//!   (`Trace::buffer_on_this_thread`).
+//! - here: [`Trace`].
 //!
 //! With no listener and no writer, recording only keeps the record: no name is looked up
-//! and nothing is allocated (beyond the ring's own growth).
+//! and nothing is allocated for a frequent event whose value is `None` (beyond the ring's
+//! own growth).
 
+mod batch;
+mod buffer;
 mod delivery;
 mod event;
 mod listener;
+mod packed;
 mod record;
 mod ring;
 mod robot_root;
 mod shared;
 
+pub(crate) use buffer::{Buffer, flush_thread_buffer};
 pub use event::{Event, Step};
 pub use listener::{Listener, ListenerId};
 pub(crate) use record::{Compact, End, HookRef};
 
-use std::cell::RefCell;
 use std::io::Write;
 use std::sync::{Arc, MutexGuard};
 
 use crate::clock::Time;
 use crate::graph::{BoxId, Graph};
-use crate::trace::record::{NO_BOX, Record};
+use crate::trace::record::{Payload, Record};
 use crate::trace::shared::{Shared, TraceInner};
 
-/// How many events [`Trace::new`] keeps: the last 262,144. A record takes 56 bytes, so a
-/// full ring is about 14 MiB (14,680,064 bytes, and at most two chunks of 4,096 records
-/// more: 14,680,064 + 458,752), plus the text of the rare events stored with their names.
+/// How many events [`Trace::new`] keeps: the last 262,144. A record takes 24 bytes, so a
+/// full ring is 6 MiB (6,291,456 bytes, and at most two chunks of 4,096 records more:
+/// 6,291,456 + 196,608), plus what the rarer events carry beside their records (a value
+/// other than `None`, a step stored with its names).
 pub const DEFAULT_KEEP: usize = 1 << 18;
 
 /// Collects events in order, keeps the last ones, and optionally writes them as JSON Lines
@@ -87,35 +94,6 @@ impl Default for Trace {
     /// The same as [`Trace::new`].
     fn default() -> Trace {
         Trace::keeping(DEFAULT_KEEP)
-    }
-}
-
-thread_local! {
-    /// See [`Trace::buffer_on_this_thread`]: the trace this thread buffers for, and its
-    /// records not appended yet. Never borrowed while a listener runs.
-    static BUFFER: RefCell<Option<(Trace, Vec<Record>)>> = const { RefCell::new(None) };
-}
-
-/// The most records a thread buffers before it appends them to the trace.
-const BUFFER_LIMIT: usize = 4096;
-
-/// Appends what this thread buffered (see [`Trace::buffer_on_this_thread`]) to its trace.
-/// The control thread calls it before anything another thread could record or read: before
-/// it hands a hook to a worker, waits, or reports an outcome.
-pub(crate) fn flush_thread_buffer() {
-    // Appended with the buffer borrowed, delivered once it is not: a listener may record,
-    // and recording looks at the buffer.
-    let appended = BUFFER.with(|b| {
-        let mut b = b.try_borrow_mut().ok()?;
-        let (trace, records) = b.as_mut()?;
-        if records.is_empty() {
-            return None;
-        }
-        let end = trace.lock().append_batch(records)?;
-        Some((trace.clone(), end))
-    });
-    if let Some((trace, end)) = appended {
-        delivery::deliver(&trace.shared, end);
     }
 }
 
@@ -220,70 +198,37 @@ impl Trace {
 
     /// Records an event.
     pub fn record(&self, time: Time, path: &str, step: Step) {
-        self.push(
-            time,
-            NO_BOX,
-            Compact::Other(Box::new((path.to_string(), step))),
-        );
+        let (record, payload) = Record::other(time.0, path.to_string(), step);
+        self.push(record, payload);
     }
 
-    /// Records an event of box `b` of the bound graph.
-    pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact) {
-        self.push(time, b.0, what);
+    /// Records an event of box `b` of the bound graph (the engine records its own through
+    /// its [`Buffer`]).
+    #[cfg(test)]
+    pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact<'_>) {
+        let (record, payload) = Record::of(time.0, b, what);
+        self.push(record, payload);
     }
 
     /// Records `step` of box `b` of the bound graph.
     pub(crate) fn record_step(&self, time: Time, b: BoxId, step: Step) {
-        self.push(time, b.0, Compact::Full(Box::new(step)));
+        let (record, payload) = Record::step(time.0, b, step);
+        self.push(record, payload);
     }
 
-    fn push(&self, time: Time, b: u32, what: Compact) {
-        let record = Record {
-            time_ns: time.0,
-            b,
-            what,
-        };
-        // Ok: buffered (and the end to deliver if the buffer was appended); Err: to append
-        // now. A listener's records are not buffered: the delivery running below it on
-        // this thread is to deliver them.
-        let buffered = BUFFER.with(|buffer| {
-            let Ok(mut buffer) = buffer.try_borrow_mut() else {
-                return Err(record);
-            };
-            match buffer.as_mut() {
-                Some((trace, records))
-                    if Arc::ptr_eq(&trace.shared, &self.shared)
-                        && !delivery::delivering_here(&self.shared) =>
-                {
-                    records.push(record);
-                    Ok(if records.len() >= BUFFER_LIMIT {
-                        trace.lock().append_batch(records)
-                    } else {
-                        None
-                    })
-                }
-                _ => Err(record),
-            }
-        });
-        let end = match buffered {
-            Ok(end) => end,
-            Err(record) => self.lock().append(std::iter::once(record)),
-        };
-        if let Some(end) = end {
-            delivery::deliver(&self.shared, end);
+    /// Records into this thread's buffer if it buffers for this trace, else at once.
+    fn push(&self, record: Record, payload: Option<Payload>) {
+        if let Err((record, payload)) = self.buffer(record, payload) {
+            self.append_now(record, payload);
         }
     }
 
-    /// From now on, events this thread records into this trace are kept in a thread-local
-    /// buffer until [`flush_thread_buffer`]: the engine's control thread records most
-    /// events, and taking the trace's lock once per batch instead of once per event is what
-    /// makes a signal hop cheap.
-    pub(crate) fn buffer_on_this_thread(&self) {
-        BUFFER.with(|b| {
-            if let Ok(mut b) = b.try_borrow_mut() {
-                *b = Some((self.clone(), Vec::with_capacity(BUFFER_LIMIT)));
-            }
-        });
+    /// Appends a record another thread than the buffering one made (or a listener).
+    fn append_now(&self, record: Record, payload: Option<Payload>) {
+        let end = self.lock().append(record, payload);
+        if let Some(end) = end {
+            delivery::deliver(&self.shared, end);
+        }
     }
 
     /// The kept events (all of them but the [`Trace::dropped`] first ones), names looked up.
@@ -336,17 +281,7 @@ impl Trace {
         // What this thread buffered is appended and the trace closed under one lock: a box
         // thread appending in between would put its event after the run's last one at a
         // moment the OS decides.
-        let appended = BUFFER.with(|b| {
-            let mut b = b.try_borrow_mut().ok();
-            let mut inner = self.lock();
-            let end = b
-                .as_mut()
-                .and_then(|b| b.as_mut())
-                .filter(|(trace, _)| Arc::ptr_eq(&trace.shared, &self.shared))
-                .and_then(|(_, records)| inner.append_batch(records));
-            inner.closed = true;
-            end
-        });
+        let appended = self.append_and_close();
         if let Some(end) = appended {
             delivery::deliver(&self.shared, end);
         }

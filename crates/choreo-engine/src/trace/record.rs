@@ -1,25 +1,51 @@
 //! Events as the engine records them: compact [`Record`]s of box and port indices, names
 //! looked up only when an event is read, written or announced ([`Record::resolve`]).
+//!
+//! A record is 24 bytes with nothing to drop: recording one is three stores (what happened
+//! is packed into two words: [`packed`](crate::trace::packed)), and letting go of old ones
+//! costs nothing per record. What does not fit (a value other than `None`, a step given in
+//! full, an event with its path as text) waits beside it as a [`Payload`], in the same order
+//! as the records that carry one: a [`Batch`](crate::trace::batch::Batch) keeps both.
 
 use crate::graph::{BoxId, Graph};
 use crate::trace::event::{Event, Step};
+use crate::trace::packed::{self, Words};
 use choreo_base::Value;
 
-/// One recorded event, before names are looked up: 56 bytes, so that moving records
-/// around costs little.
-#[derive(Debug, Clone)]
+/// One recorded event, before names are looked up (see the [module](self) doc).
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Record {
     /// Behavior time in nanoseconds.
     pub(super) time_ns: u64,
-    /// The box of the bound graph, or [`NO_BOX`] for an event given with a path as text
-    /// ([`Compact::Other`]).
-    pub(super) b: u32,
-    /// What happened, by index where the graph allows.
-    pub(super) what: Compact,
+    /// What happened, by index where the graph allows: a [`Stored`], packed.
+    words: Words,
 }
 
-/// See [`Record::b`].
-pub(super) const NO_BOX: u32 = u32::MAX;
+/// What a record says. `beside`: the value is the next [`Payload`] (else it is `None`).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Stored {
+    Call(BoxId, HookRef),
+    Ret(BoxId, HookRef, bool),
+    In(BoxId, u16, bool),
+    Out(BoxId, u16, bool),
+    /// The box of the event is the link's owner, found from its target
+    /// ([`End::link_owner`]): 24 bytes hold both ends and no third box.
+    Deliver(End, End),
+    Dropped(BoxId, u16),
+    /// Any other step of a box: [`Payload::Step`].
+    Step(BoxId),
+    /// A step with its path as text (events not of a box of the bound graph):
+    /// [`Payload::Other`].
+    Other,
+}
+
+/// What a record carries beside it (see the [module](self) doc).
+#[derive(Debug, Clone)]
+pub(super) enum Payload {
+    Value(Value),
+    Step(Box<Step>),
+    Other(Box<(String, Step)>),
+}
 
 /// A hook, by what the graph knows of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,6 +114,15 @@ pub(crate) enum End {
 }
 
 impl End {
+    /// The box a link ending here belongs to: the owner of the diagram its target is in
+    /// (what the trace shows a delivery under).
+    pub(crate) fn link_owner(self, graph: &Graph) -> BoxId {
+        match self {
+            End::Input(c, _) | End::Parameter(c, _) => graph.node(c).parent.map_or(c, |(p, _)| p),
+            End::Output(b, _) | End::OwnerInput(b, _) | End::OwnerOutput(b, _) => b,
+        }
+    }
+
     /// `Box.port`, or `(parent).port` for the diagram's owner seen from inside (`?` for a
     /// port the graph does not have).
     pub(crate) fn name(self, graph: &Graph) -> String {
@@ -111,73 +146,91 @@ impl End {
     }
 }
 
-/// The frequent steps by index (see [`Trace`](crate::trace::Trace)); anything else as a full
-/// [`Step`].
-#[derive(Debug, Clone)]
-pub(crate) enum Compact {
+/// The frequent steps by index, as the engine records them ([`Record::of`]); a value is
+/// copied into the trace only when it is not `None`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Compact<'v> {
     Call(HookRef),
     Ret(HookRef, bool),
-    In(u16, Value),
-    Out(u16, Value),
+    In(u16, &'v Value),
+    Out(u16, &'v Value),
+    /// Recorded under the link's owner, found again from `to` when read
+    /// ([`End::link_owner`]).
     Deliver(End, End),
     Dropped(u16),
-    /// Any other step of the box.
-    Full(Box<Step>),
-    /// A step with its path as text (events not of a box of the bound graph).
-    Other(Box<(String, Step)>),
 }
 
 impl Record {
-    /// The event this record is, numbered `seq`, names looked up in `graph` (the graph
-    /// bound when it was recorded).
-    pub(super) fn resolve(&self, seq: usize, graph: Option<&Graph>) -> Event {
-        let (path, b) = match (&self.what, graph) {
-            (Compact::Other(other), _) => (other.0.clone(), None),
-            (_, Some(g)) => (g.node(BoxId(self.b)).path.clone(), Some(BoxId(self.b))),
-            (_, None) => (format!("#{}", self.b), None),
-        };
-        let step = match (&self.what, graph, b) {
-            (Compact::Other(other), _, _) => other.1.clone(),
-            (Compact::Full(step), _, _) => (**step).clone(),
-            (what, Some(g), Some(b)) => {
-                let node = g.node(b);
-                let input = |i: u16| {
-                    node.inputs
-                        .get(usize::from(i))
-                        .map(|p| p.name.to_string())
-                        .unwrap_or_default()
-                };
-                let output = |i: u16| {
-                    node.outputs
-                        .get(usize::from(i))
-                        .map(|p| p.name.clone())
-                        .unwrap_or_default()
-                };
-                match what {
-                    Compact::Call(h) => Step::Call { hook: h.name(g, b) },
-                    Compact::Ret(h, ok) => Step::Ret {
-                        hook: h.name(g, b),
-                        ok: *ok,
-                    },
-                    Compact::In(i, value) => Step::In {
-                        port: input(*i),
-                        value: value.clone(),
-                    },
-                    Compact::Out(i, value) => Step::Out {
-                        port: output(*i),
-                        value: value.clone(),
-                    },
-                    Compact::Deliver(from, to) => Step::Deliver {
-                        from: from.name(g),
-                        to: to.name(g),
-                    },
-                    Compact::Dropped(i) => Step::Dropped { port: output(*i) },
-                    Compact::Full(step) => (**step).clone(),
-                    Compact::Other(other) => other.1.clone(),
-                }
+    /// The record of `what` done by box `b` at `time_ns`, and its payload if it has one.
+    #[inline]
+    pub(super) fn of(time_ns: u64, b: BoxId, what: Compact<'_>) -> (Record, Option<Payload>) {
+        let carried = |v: &Value| (!matches!(v, Value::None)).then(|| Payload::Value(v.clone()));
+        let (what, payload) = match what {
+            Compact::Call(h) => (Stored::Call(b, h), None),
+            Compact::Ret(h, ok) => (Stored::Ret(b, h, ok), None),
+            Compact::In(i, v) => {
+                let p = carried(v);
+                (Stored::In(b, i, p.is_some()), p)
             }
-            // Compact records only come with a bound graph.
-            (_, _, _) => Step::Behavior { what: "?".into() },
+            Compact::Out(i, v) => {
+                let p = carried(v);
+                (Stored::Out(b, i, p.is_some()), p)
+            }
+            Compact::Deliver(from, to) => (Stored::Deliver(from, to), None),
+            Compact::Dropped(i) => (Stored::Dropped(b, i), None),
+        };
+        (Record::new(time_ns, what), payload)
+    }
+
+    #[inline]
+    fn new(time_ns: u64, what: Stored) -> Record {
+        Record {
+            time_ns,
+            words: packed::pack(what),
+        }
+    }
+
+    /// What happened.
+    pub(super) fn what(&self) -> Stored {
+        packed::unpack(self.words)
+    }
+
+    /// The record of `step` of box `b`.
+    pub(super) fn step(time_ns: u64, b: BoxId, step: Step) -> (Record, Option<Payload>) {
+        let payload = Payload::Step(Box::new(step));
+        (Record::new(time_ns, Stored::Step(b)), Some(payload))
+    }
+
+    /// The record of `step` at `path`, given as text.
+    pub(super) fn other(time_ns: u64, path: String, step: Step) -> (Record, Option<Payload>) {
+        let payload = Payload::Other(Box::new((path, step)));
+        (Record::new(time_ns, Stored::Other), Some(payload))
+    }
+
+    /// Whether the record carries a [`Payload`].
+    #[inline]
+    pub(super) fn has_payload(&self) -> bool {
+        packed::has_payload(&self.words)
+    }
+
+    /// The event this record is, numbered `seq`, with its payload, names looked up in
+    /// `graph` (the graph bound when it was recorded).
+    pub(super) fn resolve(
+        &self,
+        seq: usize,
+        payload: Option<&Payload>,
+        graph: Option<&Graph>,
+    ) -> Event {
+        let (path, step) = match (self.what(), payload) {
+            (Stored::Other, Some(Payload::Other(other))) => (other.0.clone(), other.1.clone()),
+            (what, payload) => match (graph, what.box_of(graph)) {
+                (Some(g), Some(b)) => (g.node(b).path.clone(), what.step(g, payload)),
+                // Compact records only come with a bound graph.
+                (_, b) => (
+                    b.map_or_else(|| "?".into(), |b| format!("#{}", b.0)),
+                    Step::Behavior { what: "?".into() },
+                ),
+            },
         };
         Event {
             seq: seq as u64,
@@ -187,21 +240,97 @@ impl Record {
         }
     }
 
-    /// Looks its names up in `graph` now (numbered `seq`): the record no longer refers to
-    /// a graph, so that the trace can be bound to another one.
-    pub(super) fn detach(&mut self, seq: usize, graph: &Graph) {
-        let e = self.resolve(seq, Some(graph));
-        self.b = NO_BOX;
-        self.what = Compact::Other(Box::new((e.path, e.step)));
+    /// The record of the event this one is, numbered `seq`, its names looked up in `graph`
+    /// now: it no longer refers to a graph, so that the trace can be bound to another one.
+    pub(super) fn detach(
+        &self,
+        seq: usize,
+        payload: Option<&Payload>,
+        graph: &Graph,
+    ) -> (Record, Option<Payload>) {
+        let e = self.resolve(seq, payload, Some(graph));
+        Record::other(self.time_ns, e.path, e.step)
+    }
+}
+
+impl Stored {
+    /// Whether a record of this carries a [`Payload`] (what the packed words say faster).
+    #[cfg(test)]
+    pub(super) fn has_payload(self) -> bool {
+        matches!(
+            self,
+            Stored::In(.., true) | Stored::Out(.., true) | Stored::Step(_) | Stored::Other
+        )
+    }
+
+    /// The box of the event: the link's owner for a delivery; none for an event given with
+    /// its path as text.
+    fn box_of(self, graph: Option<&Graph>) -> Option<BoxId> {
+        match self {
+            Stored::Call(b, _)
+            | Stored::Ret(b, ..)
+            | Stored::In(b, ..)
+            | Stored::Out(b, ..)
+            | Stored::Dropped(b, _)
+            | Stored::Step(b) => Some(b),
+            Stored::Deliver(_, to) => graph.map(|g| to.link_owner(g)),
+            Stored::Other => None,
+        }
+    }
+
+    /// The step, names looked up in `g`.
+    fn step(self, g: &Graph, payload: Option<&Payload>) -> Step {
+        let value = || match payload {
+            Some(Payload::Value(v)) => v.clone(),
+            _ => Value::None,
+        };
+        let port = |b: BoxId, i: u16, output: bool| {
+            let n = g.node(b);
+            let i = usize::from(i);
+            let name = if output {
+                n.outputs.get(i).map(|p| p.name.to_string())
+            } else {
+                n.inputs.get(i).map(|p| p.name.to_string())
+            };
+            name.unwrap_or_default()
+        };
+        match (self, payload) {
+            (Stored::Call(b, h), _) => Step::Call { hook: h.name(g, b) },
+            (Stored::Ret(b, h, ok), _) => Step::Ret {
+                hook: h.name(g, b),
+                ok,
+            },
+            (Stored::In(b, i, _), _) => Step::In {
+                port: port(b, i, false),
+                value: value(),
+            },
+            (Stored::Out(b, i, _), _) => Step::Out {
+                port: port(b, i, true),
+                value: value(),
+            },
+            (Stored::Deliver(from, to), _) => Step::Deliver {
+                from: from.name(g),
+                to: to.name(g),
+            },
+            (Stored::Dropped(b, i), _) => Step::Dropped {
+                port: port(b, i, true),
+            },
+            (_, Some(Payload::Step(step))) => (**step).clone(),
+            (_, Some(Payload::Other(other))) => other.1.clone(),
+            // A step record always carries its step.
+            (Stored::Step(_) | Stored::Other, _) => Step::Behavior { what: "?".into() },
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Record;
+    use super::{Payload, Record, Value};
 
     #[test]
-    fn a_record_is_56_bytes_as_documented() {
-        assert_eq!(std::mem::size_of::<Record>(), 56);
+    fn a_record_is_24_bytes_as_documented() {
+        assert_eq!(std::mem::size_of::<Record>(), 24);
+        assert!(!std::mem::needs_drop::<Record>());
+        assert_eq!(std::mem::size_of::<Payload>(), std::mem::size_of::<Value>());
     }
 }

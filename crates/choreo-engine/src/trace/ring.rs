@@ -1,18 +1,20 @@
 //! What a trace keeps: the last records in a ring of bounded size, numbered gap-free over
 //! the whole run (see the [module](crate::trace) doc, "What is kept").
 //!
-//! The records are kept in chunks of [`CHUNK`] records (of `keep` for a smaller ring): in a
-//! ring of at least two chunks, a full batch of the control thread's buffer becomes one chunk
-//! as it is, moved in rather than copied, and the buffer gets an empty chunk back (the one the
-//! ring let go of last, when there is one). The ring never reallocates what it holds, and the
+//! The records are kept in chunks of [`CHUNK`] records (of `keep` for a smaller ring), each
+//! a [`Batch`] (records with their payloads): in a ring of at least two chunks, a full batch
+//! of the control thread's buffer becomes one chunk as it is, moved in rather than copied,
+//! and the buffer gets an empty chunk back (the one the ring let go of last, when there is
+//! one). Records have nothing to drop: letting go of a chunk drops only its payloads. The ring never reallocates what it holds, and the
 //! oldest records go a chunk at a time: it holds at most `keep` records and two chunks'
 //! room beside them (the first chunk's records no longer kept, the chunk kept for reuse).
 
 use std::collections::VecDeque;
 
 use crate::graph::Graph;
+use crate::trace::batch::Batch;
 use crate::trace::event::Event;
-use crate::trace::record::Record;
+use crate::trace::record::{Payload, Record};
 
 /// The size of a chunk the ring fills itself (a batch moved in keeps its own).
 const CHUNK: usize = 4096;
@@ -25,7 +27,7 @@ const MOVED: usize = CHUNK / 2;
 pub(super) struct Ring {
     /// The kept records, the oldest first; the first chunk's first `skip` are no longer
     /// kept (they go with their chunk).
-    chunks: VecDeque<Vec<Record>>,
+    chunks: VecDeque<Batch>,
     skip: usize,
     /// Records kept: the chunks' lengths, less `skip`.
     kept: usize,
@@ -34,7 +36,7 @@ pub(super) struct Ring {
     /// Records given so far (kept or not): the next sequence number.
     count: usize,
     /// A chunk let go of, emptied, for the next batch moved in.
-    spare: Option<Vec<Record>>,
+    spare: Option<Batch>,
 }
 
 impl Ring {
@@ -50,14 +52,14 @@ impl Ring {
         }
     }
 
-    /// Numbers `record` ([`Ring::len`] before the call) and keeps it as the newest one,
-    /// dropping the oldest when the ring is full.
-    pub(super) fn push(&mut self, record: Record) {
+    /// Numbers `record` ([`Ring::len`] before the call) and keeps it with its payload as
+    /// the newest one, dropping the oldest when the ring is full.
+    pub(super) fn push(&mut self, record: Record, payload: Option<Payload>) {
         self.count += 1;
         if self.keep == 0 {
             return;
         }
-        self.room_for_one().push(record);
+        self.room_for_one().push(record, payload);
         self.kept += 1;
         self.trim();
     }
@@ -65,7 +67,7 @@ impl Ring {
     /// Numbers and keeps the records of `batch` in order, as [`Ring::push`] each would,
     /// leaving `batch` empty: a big one is moved in as a chunk (and `batch` gets an empty
     /// one of its capacity back), a small one copied.
-    pub(super) fn take(&mut self, batch: &mut Vec<Record>) {
+    pub(super) fn take(&mut self, batch: &mut Batch) {
         let n = batch.len();
         self.count += n;
         if self.keep == 0 {
@@ -76,13 +78,13 @@ impl Ring {
             let capacity = batch.capacity();
             let empty = match self.spare.take() {
                 Some(spare) if spare.capacity() >= capacity => spare,
-                _ => Vec::with_capacity(capacity),
+                _ => Batch::with_capacity(capacity),
             };
             self.chunks.push_back(std::mem::replace(batch, empty));
             self.kept += n;
         } else {
-            for record in batch.drain(..) {
-                self.room_for_one().push(record);
+            for (record, payload) in batch.drain() {
+                self.room_for_one().push(record, payload);
                 self.kept += 1;
             }
         }
@@ -90,10 +92,9 @@ impl Ring {
     }
 
     /// The chunk the next record goes to: the last one if it has room, else a new one.
-    fn room_for_one(&mut self) -> &mut Vec<Record> {
-        let full = self.chunks.back().is_none_or(|c| c.len() == c.capacity());
-        if full {
-            let chunk = Vec::with_capacity(CHUNK.min(self.keep));
+    fn room_for_one(&mut self) -> &mut Batch {
+        if self.chunks.back().is_none_or(Batch::is_full) {
+            let chunk = Batch::with_capacity(CHUNK.min(self.keep));
             self.chunks.push_back(chunk);
         }
         let last = self.chunks.len() - 1;
@@ -133,52 +134,72 @@ impl Ring {
         self.count - self.kept
     }
 
-    /// The kept records, the oldest first.
-    fn kept(&self) -> impl Iterator<Item = &Record> {
-        self.chunks.iter().flatten().skip(self.skip)
-    }
-
-    /// The kept records as events, names looked up in `graph`.
+    /// The kept records as events, the oldest first, names looked up in `graph`.
     pub(super) fn events(&self, graph: Option<&Graph>) -> Vec<Event> {
-        let first = self.first_kept();
-        self.kept()
-            .enumerate()
-            .map(|(i, r)| r.resolve(first + i, graph))
-            .collect()
+        let mut events = Vec::with_capacity(self.kept);
+        let mut first = self.first_kept();
+        let mut skip = self.skip;
+        for chunk in &self.chunks {
+            events.extend(chunk.events(skip, first, graph));
+            first += chunk.len() - skip;
+            skip = 0;
+        }
+        events
     }
 
     /// Looks up every kept record's names in `graph` now, so that none refers to it.
     pub(super) fn detach(&mut self, graph: &Graph) {
-        let first = self.first_kept();
-        let kept = self.chunks.iter_mut().flatten().skip(self.skip);
-        for (i, r) in kept.enumerate() {
-            r.detach(first + i, graph);
+        let mut first = self.first_kept();
+        let mut skip = self.skip;
+        for chunk in &mut self.chunks {
+            chunk.detach(skip, first, graph);
+            first += chunk.len() - skip;
+            skip = 0;
         }
     }
 
-    /// Bytes the ring takes for its records: its chunks' capacity times the record size.
+    /// Bytes the ring takes for its records: its chunks' capacity times the record size
+    /// (the payloads, rare, are not counted).
     pub(super) fn bytes(&self) -> usize {
-        let capacity: usize = self.chunks.iter().map(Vec::capacity).sum::<usize>()
-            + self.spare.as_ref().map_or(0, Vec::capacity);
-        capacity * std::mem::size_of::<Record>()
+        self.chunks.iter().map(Batch::bytes).sum::<usize>()
+            + self.spare.as_ref().map_or(0, Batch::bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::record::Compact;
+    use crate::graph::BoxId;
+    use crate::trace::event::Step;
 
-    fn record(i: usize) -> Record {
-        Record {
-            time_ns: i as u64,
-            b: 0,
-            what: Compact::Dropped(0),
+    /// Record `i`: every third one carries a payload (the frame `i`).
+    fn record(i: usize) -> (Record, Option<Payload>) {
+        if i.is_multiple_of(3) {
+            Record::other(i as u64, String::new(), Step::Frame { frame: i as i64 })
+        } else {
+            Record::of(i as u64, BoxId(0), crate::trace::Compact::Dropped(0))
         }
     }
 
+    fn batch(from: usize, to: usize) -> Batch {
+        let mut b = Batch::with_capacity(to - from);
+        for i in from..to {
+            let (r, p) = record(i);
+            b.push(r, p);
+        }
+        b
+    }
+
+    /// The kept records' times, each checked to carry its own payload.
     fn times(ring: &Ring) -> Vec<u64> {
-        ring.kept().map(|r| r.time_ns).collect()
+        ring.events(None)
+            .iter()
+            .map(|e| {
+                let frame = matches!(e.step, Step::Frame { frame } if frame as u64 == e.time_ns);
+                assert_eq!(frame, e.time_ns.is_multiple_of(3), "{e:?}");
+                e.time_ns
+            })
+            .collect()
     }
 
     #[test]
@@ -189,9 +210,10 @@ mod tests {
             // Single records, small batches, batches moved in whole, in turn.
             for size in [1, 7, 4096, 3, 2048, 1, 5000, 100, 4096, 4096, 2] {
                 if size == 1 {
-                    ring.push(record(given));
+                    let (r, p) = record(given);
+                    ring.push(r, p);
                 } else {
-                    let mut batch: Vec<Record> = (given..given + size).map(record).collect();
+                    let mut batch = batch(given, given + size);
                     ring.take(&mut batch);
                     assert!(batch.is_empty());
                 }
@@ -212,8 +234,7 @@ mod tests {
         // A ring that takes batches as they are.
         const _: () = assert!(10_000 >= 2 * CHUNK);
         for round in 0..5 {
-            let mut batch = Vec::with_capacity(4096);
-            batch.extend((0..4096).map(|i| record(round * 4096 + i)));
+            let mut batch = batch(round * 4096, round * 4096 + 4096);
             ring.take(&mut batch);
             assert!(batch.is_empty() && batch.capacity() >= 4096);
         }

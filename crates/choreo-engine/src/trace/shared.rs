@@ -6,9 +6,10 @@ use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::graph::Graph;
+use crate::trace::batch::Batch;
 use crate::trace::event::Event;
 use crate::trace::listener::Listeners;
-use crate::trace::record::Record;
+use crate::trace::record::{Payload, Record};
 use crate::trace::ring::Ring;
 use crate::trace::robot_root::robot_step;
 
@@ -86,46 +87,59 @@ impl Shared {
 }
 
 impl TraceInner {
-    /// Takes records in order: numbers and keeps them and, if anyone listens or writes,
-    /// queues them resolved. Returns the end of the queue then, for the delivery.
-    pub(super) fn append(
-        &mut self,
-        records: impl ExactSizeIterator<Item = Record>,
-    ) -> Option<usize> {
+    /// Takes a record with its payload: numbers and keeps it and, if anyone listens or
+    /// writes, queues it resolved. Returns the end of the queue then, for the delivery.
+    pub(super) fn append(&mut self, record: Record, payload: Option<Payload>) -> Option<usize> {
         if self.closed {
             return None;
         }
-        let announce = self.has_writer || !self.listeners.is_empty();
-        if !announce {
-            for record in records {
-                self.ring.push(record);
-            }
+        self.add(record, payload);
+        self.queued_end()
+    }
+
+    /// [`TraceInner::append`] of each record of a thread's buffered `batch`, in order,
+    /// leaving it empty: with nobody listening or writing, the ring takes a full one as it
+    /// is (`Ring::take`).
+    pub(super) fn append_batch(&mut self, batch: &mut Batch) -> Option<usize> {
+        if self.closed {
+            batch.clear();
             return None;
         }
-        for record in records {
+        if !self.announces() {
+            self.ring.take(batch);
+            return None;
+        }
+        for (record, payload) in batch.drain() {
+            self.add(record, payload);
+        }
+        self.queued_end()
+    }
+
+    /// Whether events are resolved for someone: a writer or a listener.
+    fn announces(&self) -> bool {
+        self.has_writer || !self.listeners.is_empty()
+    }
+
+    /// Keeps a record and, if anyone listens or writes, queues its event.
+    fn add(&mut self, record: Record, payload: Option<Payload>) {
+        if self.announces() {
             let seq = self.ring.len();
-            let mut event = record.resolve(seq, self.graph.as_deref());
+            let mut event = record.resolve(seq, payload.as_ref(), self.graph.as_deref());
             if let Some(root) = &self.robot_root {
                 robot_step(&mut event.step, root);
             }
             self.pending.push(event);
-            self.ring.push(record);
         }
-        if self.queued < self.ring.len() {
+        self.ring.push(record, payload);
+    }
+
+    /// The end of the queue if records were queued since it was last said.
+    fn queued_end(&mut self) -> Option<usize> {
+        if self.announces() && self.queued < self.ring.len() {
             self.queued = self.ring.len();
             Some(self.queued)
         } else {
             None
         }
-    }
-
-    /// [`TraceInner::append`] of a thread's buffered `batch`, which it leaves empty: with
-    /// nobody listening or writing, the ring takes a full one as it is (`Ring::take`).
-    pub(super) fn append_batch(&mut self, batch: &mut Vec<Record>) -> Option<usize> {
-        if self.closed || self.has_writer || !self.listeners.is_empty() {
-            return self.append(batch.drain(..));
-        }
-        self.ring.take(batch);
-        None
     }
 }

@@ -4,6 +4,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::*;
+use crate::trace::buffer::BUFFER;
+use choreo_base::Value;
 
 type Seen = Arc<Mutex<Vec<(u64, String)>>>;
 
@@ -426,4 +428,29 @@ fn rebinding_resolves_the_kept_tail_with_its_own_numbers() {
         ]
     );
     assert_eq!(t.dropped(), 2);
+}
+
+/// The engine's own records (through its handle) and what other code on its thread records
+/// (through the trace) go into one buffer: they keep the order they were made in.
+#[test]
+fn the_handle_and_the_thread_record_into_one_buffer_in_order() {
+    let t = Trace::keep_all();
+    t.bind(graph("root", "go"));
+    let log = t.buffer_on_this_thread();
+    let none = Value::None;
+    let text = Value::String("hello".into());
+    for i in 0..3 {
+        log.record_box(Time(i), Graph::ROOT, Compact::In(0, &none));
+        t.record(Time(i), "box code", Step::New);
+        log.record_box(Time(i), Graph::ROOT, Compact::In(0, &text));
+    }
+    assert_eq!(t.len(), 0, "buffered");
+    flush_thread_buffer();
+    let got: Vec<String> = t.events().iter().map(Event::short).collect();
+    let round = ["root in go None", "box code new", "root in go \"hello\""];
+    let want: Vec<String> = (0..3)
+        .flat_map(|_| round.iter().map(|s| (*s).to_string()))
+        .collect();
+    assert_eq!(got, want);
+    BUFFER.with(|b| *b.borrow_mut() = None);
 }
