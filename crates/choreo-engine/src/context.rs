@@ -180,8 +180,8 @@ impl BoxContext {
         if self.shared.strict {
             self.shared.post(Command::BoxError {
                 b: self.id,
-                hook: source.to_string(),
-                text: text.to_string(),
+                hook: source.into(),
+                text: text.into(),
             });
         } else {
             self.log("error", text);

@@ -11,6 +11,8 @@ use crate::graph::{BoxId, DiagramId};
 use choreo_base::Value;
 
 /// A message to the control thread.
+///
+/// 40 bytes: a signal hop moves one through the queue, so the rare big ones are boxed.
 pub(crate) enum Command {
     /// Start the behavior; the gate, if any, opens once the start has been acted on (see
     /// [`StartGate`]).
@@ -46,8 +48,8 @@ pub(crate) enum Command {
     /// an error of the box, and in strict mode the behavior stops.
     BoxError {
         b: BoxId,
-        hook: String,
-        text: String,
+        hook: Box<str>,
+        text: Box<str>,
     },
     /// The robot thread's answer to a Waiting timeline's check of its joints
     /// (docs/motion.md, "Resources"): the order was sent, or the joints were taken. `epoch`: the order's, void after
@@ -62,11 +64,11 @@ pub(crate) enum Command {
     Synced {
         b: BoxId,
         stops: u64,
-        start: crate::engine::sync::Start,
+        start: Box<crate::engine::sync::Start>,
     },
     /// A nested run nobody waits for failed (see [`crate::Engine::fails_its_owner`]): a
     /// strict run stops with its outcome.
-    NestedFailed(crate::engine::Outcome),
+    NestedFailed(Box<crate::engine::Outcome>),
     /// Every box is constructed: its code waits in the control thread's code slot.
     Constructed,
     Quit,
@@ -150,5 +152,13 @@ impl Drop for StartGate {
             self.0.time.wake_turn(self.0.waiter);
             self.0.changed.notify_all();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_command_is_40_bytes_as_documented() {
+        assert_eq!(std::mem::size_of::<super::Command>(), 40);
     }
 }

@@ -13,7 +13,7 @@ use crate::clock::Time;
 use crate::engine::command::Command;
 use crate::engine::op::Step;
 use crate::engine::outcome::Outcome;
-use crate::engine::queue::Receiver;
+use crate::engine::queue::Reader;
 use crate::engine::state::{Control, LOOP_STEPS, STALL, STEP_BUDGET, Timer};
 use crate::engine::workers::{self, Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
@@ -28,8 +28,7 @@ impl Control {
     /// The control thread: [`Control::run`] under supervision. A panic anywhere on this
     /// thread (the engine itself, box code called inline, an observer) ends the run with
     /// [`Outcome::Crashed`] after a best-effort unload, so `wait` and `stop` always return.
-    pub(super) fn supervise(mut self, commands: &Receiver) {
-        commands.bind();
+    pub(super) fn supervise(mut self, commands: &Reader) {
         workers::hooks_run_here(Some(&self.shared));
         if !self.shared.time.is_virtual()
             && let Some(l) = self.time_limit
@@ -53,7 +52,7 @@ impl Control {
     /// The control thread ends. A nested engine closes its queue (nothing posted from now on
     /// is delivered), stops counting as an activity, and cancels its clock tokens: the time
     /// base it shares goes on without it.
-    fn close(&mut self, commands: &Receiver) {
+    fn close(&mut self, commands: &Reader) {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
@@ -79,7 +78,7 @@ impl Control {
     /// Nested engine with nothing left to do (no ready operation) and nothing queued: it
     /// stops counting as an activity (once the trace has what it recorded) until the next
     /// command is posted.
-    fn settle(&mut self, commands: &Receiver) {
+    fn settle(&mut self, commands: &Reader) {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };
@@ -135,7 +134,7 @@ impl Control {
     /// Best-effort unload after a panic: every loaded box gets its onUnload (deepest first;
     /// those on workers are waited for up to [`CRASH_UNLOAD`]), then every box is destroyed
     /// and the outcome is [`Outcome::Crashed`].
-    fn crashed(&mut self, message: String, commands: &Receiver) {
+    fn crashed(&mut self, message: String, commands: &Reader) {
         self.mark_ended();
         self.shared.trace.record(
             self.now(),
@@ -344,7 +343,7 @@ impl Control {
         }
     }
 
-    pub(super) fn run(&mut self, commands: &Receiver) {
+    pub(super) fn run(&mut self, commands: &Reader) {
         ON_CONTROL_THREAD.with(|c| c.set(true));
         loop {
             self.my_turn();
@@ -439,7 +438,7 @@ impl Control {
     /// Runs one budget of ready operations. Past it with operations still ready (a loop of
     /// links that never waits), the commands queued so far get their turn before the next
     /// budget.
-    fn run_budget(&mut self, commands: &Receiver) -> Flow {
+    fn run_budget(&mut self, commands: &Reader) -> Flow {
         self.run_ready(STEP_BUDGET);
         if self.work.ready.is_empty() {
             return Flow::Drained;
@@ -603,10 +602,13 @@ impl Control {
                 self.uncapped = false;
             }
             Command::Stop => self.stop_behavior(None),
-            Command::BoxError { b, hook, text } => self.box_error(b, hook, text),
-            Command::NestedFailed(outcome) => self.nested_failed(outcome),
+            Command::BoxError { b, hook, text } => self.box_error(b, hook.into(), text.into()),
+            Command::NestedFailed(outcome) => self.nested_failed(*outcome),
             Command::Constructed => {
                 self.code = std::mem::take(&mut *choreo_base::lock(&self.code_slot));
+                for (state, code) in self.boxes.iter_mut().zip(&self.code) {
+                    state.inline = code.runs_inline();
+                }
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
             Command::Fire { b, output, value } => self.fire(b, output, value),
@@ -614,7 +616,7 @@ impl Control {
             Command::Wake(token) => self.wake(token),
             Command::Timeline { b, command } => self.timeline_command(b, command),
             Command::Motion { b, epoch, sent } => self.motion_reply(b, epoch, sent),
-            Command::Synced { b, stops, start } => self.synced(b, stops, start),
+            Command::Synced { b, stops, start } => self.synced(b, stops, *start),
             Command::Memory { d, input, value } => {
                 if self.diagrams.links_on[d.0 as usize] {
                     let owner = self.shared.graph.diagram(d).owner;

@@ -16,7 +16,7 @@ use crate::trace::{Compact, HookRef, Step as TraceStep};
 
 impl Control {
     pub(super) fn dispatch(&mut self, op: OpId, b: BoxId, hook: Hook) {
-        if self.code[b.0 as usize].runs_inline() {
+        if self.boxes[b.0 as usize].inline {
             let name = HookRef::of(&self.shared.graph, b, &hook);
             let ok = self.call_inline(b, &hook, name);
             self.work.hook_result(op, ok);

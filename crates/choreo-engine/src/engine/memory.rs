@@ -51,8 +51,8 @@ impl Control {
                 if let Err(e) = robot.subscribe(&key, id, sink) {
                     let _ = queue.send(Command::BoxError {
                         b: owner,
-                        hook: format!("subscribe {key}"),
-                        text: e.to_string(),
+                        hook: format!("subscribe {key}").into(),
+                        text: e.to_string().into(),
                     });
                 }
             }));

@@ -155,11 +155,11 @@ impl Engine {
             let weak = Arc::downgrade(&shared);
             shared.time.set_owner(Arc::new(move |path, hook, message| {
                 if let Some(shared) = weak.upgrade() {
-                    shared.post(Command::NestedFailed(Outcome::Failed {
+                    shared.post(Command::NestedFailed(Box::new(Outcome::Failed {
                         path,
                         hook,
                         message,
-                    }));
+                    })));
                 }
             }));
         }
@@ -196,7 +196,8 @@ impl Engine {
             .spawn(move || {
                 // Its hand-overs to workers and sleepers make a run's pace (slice.rs).
                 choreo_base::slice::ask_short_slice();
-                // Made here: it keeps the trace's buffer of this thread.
+                // Made here: they keep this thread's own lists (the queue's, the trace's).
+                let commands = commands.reader();
                 let (shared, outcome, ended_at, code_slot, peak_ops, options) = parts;
                 Control::new(shared, outcome, ended_at, code_slot, peak_ops, options)
                     .supervise(&commands)

@@ -129,7 +129,7 @@ impl Control {
                 let _ = queue.send(Command::BoxError {
                     b,
                     hook: "motion".into(),
-                    text,
+                    text: text.into(),
                 });
             };
             if waiting && !resources_free(&ctx, &names) {
@@ -384,7 +384,7 @@ impl Control {
                 let _ = queue.send(Command::BoxError {
                     b,
                     hook: "motion".into(),
-                    text: format!("ALMotion.angleInterpolationWithSpeed: {e}"),
+                    text: format!("ALMotion.angleInterpolationWithSpeed: {e}").into(),
                 });
             }
         }));

@@ -10,7 +10,9 @@
 //! skips the lock: it goes to the thread's own list ([`OWN`]) when nothing from another
 //! thread is queued, and the reader takes that list first. Every command in the list was
 //! posted before every command in the shared deque (one goes to the list only when the
-//! deque is empty), so the order posted is the order taken, as with one deque.
+//! deque is empty), so the order posted is the order taken, as with one deque. The reader
+//! ([`Reader`], made on its thread) holds the list itself, so taking a command looks up no
+//! thread-local; a post finds it through [`OWN`].
 //!
 //! Unbounded, and argued: the control thread drains it at once but while it runs a budget
 //! of steps; what is queued meanwhile is one command per hook return, timer, fired output
@@ -18,6 +20,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -28,9 +31,12 @@ thread_local! {
     /// The queue this thread reads (by address; 0: none), checked first and cheaply: a
     /// plain value, no lookup of the list.
     static READS: Cell<usize> = const { Cell::new(0) };
-    /// The commands the reader posted to itself.
-    static OWN: RefCell<VecDeque<Command>> = const { RefCell::new(VecDeque::new()) };
+    /// The commands the reader posted to itself (its [`Reader`] holds the same list).
+    static OWN: RefCell<Option<Rc<Own>>> = const { RefCell::new(None) };
 }
+
+/// The commands the reader posted to itself, in order.
+type Own = RefCell<VecDeque<Command>>;
 
 /// What the posting side and the reader share.
 struct Queue {
@@ -71,12 +77,24 @@ impl Queue {
 #[derive(Clone)]
 pub(crate) struct Sender(Arc<Queue>);
 
-/// The control thread's end: takes commands in the order they were posted.
-pub(crate) struct Receiver(Arc<Queue>);
+/// The control thread's end, until it becomes that thread's [`Reader`]. Dropped so, it
+/// closes the queue.
+pub(crate) struct Receiver(Option<Arc<Queue>>);
+
+/// The control thread's end, on its thread: takes commands in the order they were posted.
+pub(crate) struct Reader {
+    queue: Arc<Queue>,
+    own: Rc<Own>,
+}
 
 /// A new, empty queue.
 pub(crate) fn queue() -> (Sender, Receiver) {
-    let q = Arc::new(Queue {
+    let q = empty();
+    (Sender(Arc::clone(&q)), Receiver(Some(q)))
+}
+
+fn empty() -> Arc<Queue> {
+    Arc::new(Queue {
         state: Mutex::new(State {
             commands: VecDeque::new(),
             sleeping: false,
@@ -84,17 +102,25 @@ pub(crate) fn queue() -> (Sender, Receiver) {
         }),
         posted: Condvar::new(),
         queued: AtomicBool::new(false),
-    });
-    (Sender(Arc::clone(&q)), Receiver(q))
+    })
 }
 
 impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
+    #[inline]
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
         if !self.0.queued.load(Ordering::Acquire) && self.0.read_here() {
-            OWN.with_borrow_mut(|own| own.push_back(c));
-            return Ok(());
+            let own = OWN.with(|own| own.try_borrow().ok().and_then(|own| own.clone()));
+            if let Some(Ok(mut own)) = own.as_deref().map(RefCell::try_borrow_mut) {
+                own.push_back(c);
+                return Ok(());
+            }
         }
+        self.send_shared(c)
+    }
+
+    /// Posts `c` to the deque the reader shares with the other threads.
+    fn send_shared(&self, c: Command) -> Result<(), Command> {
         let mut s = self.0.lock();
         if s.closed {
             return Err(c);
@@ -111,44 +137,72 @@ impl Sender {
 impl Receiver {
     /// Makes the calling thread this queue's reader: what it posts to the queue itself goes
     /// to its own list (see the module's doc).
-    pub(crate) fn bind(&self) {
-        READS.set(self.0.address());
-        let left = OWN.with_borrow_mut(std::mem::take);
-        drop(left);
+    pub(crate) fn reader(mut self) -> Reader {
+        // Always there: only this takes it, and it consumes the receiver.
+        let queue = self.0.take().unwrap_or_else(empty);
+        READS.set(queue.address());
+        let own = Rc::new(Own::default());
+        OWN.with(|o| {
+            if let Ok(mut o) = o.try_borrow_mut() {
+                *o = Some(Rc::clone(&own));
+            }
+        });
+        Reader { queue, own }
     }
+}
 
-    /// The oldest command this thread posted to itself, if it reads this queue.
-    fn own_command(&self) -> Option<Command> {
-        if !self.0.read_here() {
-            return None;
+impl Drop for Receiver {
+    /// Never made a reader: the queue is closed, what was posted dropped.
+    fn drop(&mut self) {
+        if let Some(q) = self.0.take() {
+            close(&q, VecDeque::new());
         }
-        OWN.with_borrow_mut(VecDeque::pop_front)
+    }
+}
+
+/// The run is over: what was posted and never taken is dropped now (`own`, and the deque),
+/// and what is posted from now on at once.
+fn close(q: &Queue, own: VecDeque<Command>) {
+    let mut s = q.lock();
+    s.closed = true;
+    let unread = std::mem::take(&mut s.commands);
+    q.queued.store(false, Ordering::Release);
+    drop(s);
+    drop((own, unread));
+}
+
+impl Reader {
+    /// The oldest command this thread posted to itself.
+    #[inline]
+    fn own_command(&self) -> Option<Command> {
+        self.own.try_borrow_mut().ok()?.pop_front()
     }
 
     /// Takes the deque's oldest command.
     fn pop(&self, s: &mut State) -> Option<Command> {
         let c = s.commands.pop_front();
         if s.commands.is_empty() {
-            self.0.queued.store(false, Ordering::Release);
+            self.queue.queued.store(false, Ordering::Release);
         }
         c
     }
 
     /// The oldest command posted, if any.
+    #[inline]
     pub(crate) fn try_recv(&self) -> Option<Command> {
         if let Some(c) = self.own_command() {
             return Some(c);
         }
-        if !self.0.queued.load(Ordering::Acquire) {
+        if !self.queue.queued.load(Ordering::Acquire) {
             return None;
         }
-        self.pop(&mut self.0.lock())
+        self.pop(&mut self.queue.lock())
     }
 
     /// Whether nothing is posted.
     pub(crate) fn is_empty(&self) -> bool {
-        (!self.0.read_here() || OWN.with_borrow(VecDeque::is_empty))
-            && self.0.lock().commands.is_empty()
+        self.own.try_borrow().is_ok_and(|own| own.is_empty())
+            && self.queue.lock().commands.is_empty()
     }
 
     /// The oldest command posted, waiting up to `timeout` for one; `None` if none came.
@@ -157,7 +211,7 @@ impl Receiver {
             return Some(c);
         }
         let deadline = Instant::now().checked_add(timeout);
-        let mut s = self.0.lock();
+        let mut s = self.queue.lock();
         loop {
             if let Some(c) = self.pop(&mut s) {
                 return Some(c);
@@ -170,7 +224,7 @@ impl Receiver {
                 return None;
             }
             s.sleeping = true;
-            s = match self.0.posted.wait_timeout(s, left) {
+            s = match self.queue.posted.wait_timeout(s, left) {
                 Ok((s, _)) => s,
                 Err(poisoned) => poisoned.into_inner().0,
             };
@@ -179,22 +233,24 @@ impl Receiver {
     }
 }
 
-impl Drop for Receiver {
+impl Drop for Reader {
     /// What was posted and never taken is dropped now, and what is posted from now on at
     /// once: the run is over.
     fn drop(&mut self) {
-        let own = if self.0.read_here() {
+        if self.queue.read_here() {
             READS.set(0);
-            OWN.with_borrow_mut(std::mem::take)
-        } else {
-            VecDeque::new()
-        };
-        let mut s = self.0.lock();
-        s.closed = true;
-        let unread = std::mem::take(&mut s.commands);
-        self.0.queued.store(false, Ordering::Release);
-        drop(s);
-        drop((own, unread));
+            OWN.with(|o| {
+                if let Ok(mut o) = o.try_borrow_mut() {
+                    *o = None;
+                }
+            });
+        }
+        let own = self
+            .own
+            .try_borrow_mut()
+            .map(|mut own| std::mem::take(&mut *own))
+            .unwrap_or_default();
+        close(&self.queue, own);
     }
 }
 
@@ -221,6 +277,7 @@ mod tests {
     #[test]
     fn commands_come_out_in_the_order_posted_from_several_threads() {
         let (tx, rx) = queue();
+        let rx = rx.reader();
         let threads: Vec<_> = (0..4u16)
             .map(|t| {
                 let tx = tx.clone();
@@ -252,7 +309,7 @@ mod tests {
     #[test]
     fn the_readers_own_posts_keep_their_place_among_the_others() {
         let (tx, rx) = queue();
-        rx.bind();
+        let rx = rx.reader();
         let other = |o: u16| {
             let tx = tx.clone();
             assert!(
@@ -288,6 +345,7 @@ mod tests {
     #[test]
     fn a_sleeping_reader_is_woken_by_a_post_and_a_quiet_one_times_out() {
         let (tx, rx) = queue();
+        let rx = rx.reader();
         assert!(output(rx.recv_timeout(Duration::from_millis(1))).is_none());
         let poster = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));

@@ -24,10 +24,7 @@ impl Control {
         if from_link
             && port.nature == InputNature::OnStart
             && g.node(b).resources.is_empty()
-            && self
-                .code
-                .get(b.0 as usize)
-                .is_some_and(|code| code.runs_inline())
+            && self.boxes[b.0 as usize].inline
         {
             self.spawn_start(b, input, value);
             return;

@@ -123,6 +123,9 @@ pub(super) enum LastCommand {
 pub(super) struct BoxState {
     pub(super) loaded: bool,
     pub(super) last: LastCommand,
+    /// Its code runs inline (`BoxCode::runs_inline`, asked once its code is constructed:
+    /// not a call through the code per signal).
+    pub(super) inline: bool,
 }
 
 /// A timeline's motion and its order in flight.
@@ -397,6 +400,7 @@ impl Control {
                 BoxState {
                     loaded: false,
                     last: LastCommand::None,
+                    inline: false,
                 };
                 n
             ],

@@ -122,7 +122,11 @@ impl Control {
             fps,
             Box::new(move |start| {
                 if let Some(shared) = shared.upgrade() {
-                    shared.post(Command::Synced { b, stops, start });
+                    shared.post(Command::Synced {
+                        b,
+                        stops,
+                        start: Box::new(start),
+                    });
                 }
             }),
         );
