@@ -501,8 +501,9 @@ impl Control {
         self.shared.trace.record_step(self.now(), b, step);
     }
 
-    /// Records a frequent event by indices (no allocation for a `None` value).
-    #[inline]
+    /// Records a frequent event by indices (no allocation for a `None` value), inlined
+    /// (see `Buffer::record_box`).
+    #[inline(always)]
     pub(super) fn compact(&self, b: BoxId, what: Compact<'_>) {
         self.log.record_box(self.now(), b, what);
     }

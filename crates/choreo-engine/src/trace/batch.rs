@@ -27,7 +27,7 @@ impl Batch {
 
     /// Adds a record and its payload (which it must carry exactly when
     /// [`Record::has_payload`]).
-    #[inline]
+    #[inline(always)]
     pub(super) fn push(&mut self, record: Record, payload: Option<Payload>) {
         debug_assert_eq!(record.has_payload(), payload.is_some());
         self.records.push(record);

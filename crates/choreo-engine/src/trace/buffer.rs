@@ -89,8 +89,10 @@ impl Trace {
 }
 
 impl Buffer {
-    /// Records an event of box `b`: the hot path of a signal hop.
-    #[inline]
+    /// Records an event of box `b`: the hot path of a signal hop. Inlined, so that what
+    /// happened goes from the caller's registers into the record (passed through memory,
+    /// it is stored in pieces and loaded whole: the load waits for the stores).
+    #[inline(always)]
     pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact<'_>) {
         let (record, payload) = Record::of(time.0, b, what);
         if let Err((record, payload)) = self.push(record, payload) {
@@ -100,7 +102,7 @@ impl Buffer {
 
     /// Adds a record to the batch, appended at once if it is full; gives it back if the
     /// batch is borrowed (it never is while code that records runs).
-    #[inline]
+    #[inline(always)]
     fn push(
         &self,
         record: Record,
@@ -119,6 +121,7 @@ impl Buffer {
 
     /// Appends the batch to the trace, then delivers it (a listener may record, and
     /// recording looks at the batch: it is not borrowed then).
+    #[inline(never)]
     fn flush(&self) {
         let end = {
             let Ok(mut batch) = self.0.batch.try_borrow_mut() else {

@@ -24,7 +24,7 @@ const DROPPED: u8 = 6;
 const STEP: u8 = 7;
 const OTHER: u8 = 8;
 
-#[inline]
+#[inline(always)]
 fn word(kind: u8, x: u8, port: u16, b: BoxId) -> u64 {
     u64::from(kind) | u64::from(x) << 8 | u64::from(port) << 16 | u64::from(b.0) << 32
 }
@@ -39,7 +39,7 @@ fn fields(w: u64) -> (u8, u8, u16, BoxId) {
     )
 }
 
-#[inline]
+#[inline(always)]
 fn hook_code(h: HookRef) -> (u8, u16) {
     match h {
         HookRef::Load => (0, 0),
@@ -62,7 +62,7 @@ fn hook_of(x: u8, port: u16) -> HookRef {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn end_word(kind: u8, e: End) -> u64 {
     let (x, b, port) = match e {
         End::Output(b, p) => (0, b, p),
@@ -86,7 +86,7 @@ fn end_of(w: u64) -> End {
 }
 
 /// `s` as two words.
-#[inline]
+#[inline(always)]
 pub(super) fn pack(s: Stored) -> Words {
     match s {
         Stored::Call(b, h) => {

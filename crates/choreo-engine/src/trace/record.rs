@@ -162,7 +162,7 @@ pub(crate) enum Compact<'v> {
 
 impl Record {
     /// The record of `what` done by box `b` at `time_ns`, and its payload if it has one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn of(time_ns: u64, b: BoxId, what: Compact<'_>) -> (Record, Option<Payload>) {
         let carried = |v: &Value| (!matches!(v, Value::None)).then(|| Payload::Value(v.clone()));
         let (what, payload) = match what {
