@@ -99,7 +99,14 @@ impl Control {
 
     /// A nested engine's control thread acts in its turn (crate::turn) while it counts as an
     /// activity: from the first command posted to it until it settles.
+    #[inline]
     fn my_turn(&self) {
+        if self.shared.accounted.is_some() {
+            self.my_turn_nested();
+        }
+    }
+
+    fn my_turn_nested(&self) {
         let Some(accounted) = &self.shared.accounted else {
             return;
         };

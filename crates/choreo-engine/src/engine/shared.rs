@@ -79,6 +79,7 @@ impl Shared {
     /// (the control thread ends the count then, `Control::settle`), so that the engine that
     /// moves virtual time never moves it while this one still has something to do at the
     /// current instant.
+    #[inline]
     pub(crate) fn post(&self, c: Command) {
         match &self.accounted {
             // The control thread is gone only after the engine is dropped: nothing to tell
@@ -86,16 +87,19 @@ impl Shared {
             None => {
                 let _ = self.queue.send(c);
             }
-            Some(accounted) => {
-                let mut accounted = choreo_base::lock(accounted);
-                if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
-                    accounted.counted = true;
-                    self.counting
-                        .store(true, std::sync::atomic::Ordering::SeqCst);
-                    self.time.nested_begin();
-                    accounted.turn = self.time.enlist_turn();
-                }
-            }
+            Some(accounted) => self.post_nested(accounted, c),
+        }
+    }
+
+    /// [`Shared::post`] to a nested engine, counted.
+    fn post_nested(&self, accounted: &Mutex<Accounted>, c: Command) {
+        let mut accounted = choreo_base::lock(accounted);
+        if accounted.open && self.queue.send(c).is_ok() && !accounted.counted {
+            accounted.counted = true;
+            self.counting
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            self.time.nested_begin();
+            accounted.turn = self.time.enlist_turn();
         }
     }
 

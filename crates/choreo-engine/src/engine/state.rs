@@ -187,7 +187,47 @@ pub(super) enum Ready {
     /// resources (`Control::spawn_start`): the operation it would make (its start, its
     /// hook, what follows the hook) runs without one (`Control::run_start`) unless it
     /// must wait or yield, the hop of a chain of signals made cheap (issue 33, part 4).
-    Start(BoxId, u16, Value),
+    /// Its value waits in [`Work::start_values`], at the slot given.
+    Start(BoxId, u16, u32),
+}
+
+/// The values of the starts on the ready stack, by slot. A start is moved on the stack
+/// (and in and out of it) several times per hop: without its value it is 12 bytes, and its
+/// value is moved once in and once out.
+#[derive(Default)]
+pub(super) struct StartValues {
+    values: Vec<Option<Value>>,
+    free: Vec<u32>,
+}
+
+impl StartValues {
+    /// Keeps `value`; the slot to take it back from.
+    #[inline]
+    pub(super) fn put(&mut self, value: Value) -> u32 {
+        match self.free.pop() {
+            Some(slot) if (slot as usize) < self.values.len() => {
+                self.values[slot as usize] = Some(value);
+                slot
+            }
+            _ => {
+                self.values.push(Some(value));
+                // At most `MAX_OPS` starts are in flight.
+                (self.values.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The value kept at `slot`, which is free again.
+    #[inline]
+    pub(super) fn take(&mut self, slot: u32) -> Value {
+        let value = self
+            .values
+            .get_mut(slot as usize)
+            .and_then(Option::take)
+            .unwrap_or_default();
+        self.free.push(slot);
+        value
+    }
 }
 
 /// The control thread's state.
@@ -272,6 +312,8 @@ pub(super) struct Work {
     pub(super) ready: Vec<Ready>,
     /// How many [`Ready::Start`] are in `ready`: they count as operations in flight.
     pub(super) starts: usize,
+    /// Their values.
+    pub(super) start_values: StartValues,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
     /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
@@ -416,6 +458,7 @@ impl Control {
                 ops: Ops::default(),
                 ready: Vec::new(),
                 starts: 0,
+                start_values: StartValues::default(),
                 dropped_ops: 0,
                 peak: peak_ops,
             },

@@ -51,7 +51,8 @@ impl Control {
             return;
         }
         self.work.starts += 1;
-        self.work.ready.push(Ready::Start(b, input, value));
+        let slot = self.work.start_values.put(value);
+        self.work.ready.push(Ready::Start(b, input, slot));
         self.work.count_peak();
     }
 
@@ -136,8 +137,9 @@ impl Control {
         while let Some(entry) = self.work.ready.pop() {
             let id = match entry {
                 Ready::Op(id) => id,
-                Ready::Start(b, input, value) => {
+                Ready::Start(b, input, slot) => {
                     self.work.starts -= 1;
+                    let value = self.work.start_values.take(slot);
                     if self.life.destroyed {
                         continue;
                     }
