@@ -19,7 +19,8 @@
 //! 4. `memory`: process RSS (`/proc/self/status` VmRSS) before and after loading, starting and
 //!    stopping the behavior of 3, and after dropping it; printed first, before criterion runs.
 //! 5. `side_by_side`: after criterion, the chain and the fan-out again, inline and worker
-//!    runs interleaved in rounds (`ENGINE_BENCH_ROUNDS`, default 15), for the ratios.
+//!    runs interleaved in rounds (`ENGINE_BENCH_ROUNDS`, default 15), for the ratios; and
+//!    the anchor, the same chain's hops in a bare arena (`arena_hops`), in the same run.
 //!
 //! Parts 4 and 5 are skipped under `--profile-time`, and under a filter that does not match
 //! their name (`cargo bench -p choreo-engine --bench engine -- memory` runs only part 4).
@@ -651,8 +652,40 @@ fn interleaved(rounds: usize, configs: &[(&XarFile, &NativeHost, Outcome)]) -> V
     times
 }
 
+/// The anchor: a chain of `n` boxes in a bare arena, no engine. Each box is a hook in a
+/// `Vec` (called through a pointer, as the engine calls box code), each link an index, the
+/// signals a queue: a hop is the hook's call, its fire queued, the next box found. No
+/// trace, no lifecycle, no order of operations: what a hop costs with nothing but the hop.
+/// Returns ns per hop.
+fn arena_hops(n: usize) -> f64 {
+    type Fire<'a> = dyn FnMut(Value) + 'a;
+    type ArenaHook = Box<dyn Fn(&Value, &mut Fire<'_>)>;
+    let hooks: Vec<ArenaHook> = (0..n)
+        .map(|_| Box::new(|v: &Value, fire: &mut Fire<'_>| fire(v.clone())) as ArenaHook)
+        .collect();
+    // Box i's output is linked to box i + 1's input; the last one's to nothing.
+    let links: Vec<Option<usize>> = (0..n).map(|i| (i + 1 < n).then_some(i + 1)).collect();
+    let mut queue = std::collections::VecDeque::new();
+    let t = Instant::now();
+    queue.push_back((0usize, Value::None));
+    let mut hops = 0usize;
+    while let Some((b, value)) = queue.pop_front() {
+        hops += 1;
+        let link = links[b];
+        hooks[b](&value, &mut |v| {
+            if let Some(next) = link {
+                queue.push_back((next, v));
+            }
+        });
+    }
+    let ns = t.elapsed().as_nanos() as f64;
+    assert_eq!(hops, n);
+    std::hint::black_box(ns / n as f64)
+}
+
 /// Inline and worker boxes measured side by side, interleaved, after criterion's runs: the
-/// net cost per hop and per delivery, and worker / inline, as medians over the rounds.
+/// net cost per hop and per delivery, and worker / inline, as medians over the rounds; the
+/// inline hop beside the bare arena's ([`arena_hops`]), measured in the same rounds.
 fn side_by_side(s: Sizes) {
     let rounds = rounds(s);
     println!("== side by side, interleaved: {rounds} rounds, the order rotating each round ==");
@@ -675,6 +708,7 @@ fn side_by_side(s: Sizes) {
     };
     let (net_inline, net_worker) = (net(0, 2), net(1, 3));
     let ratios: Vec<f64> = (0..rounds).map(|r| net_worker[r] / net_inline[r]).collect();
+    let arena: Vec<f64> = (0..rounds).map(|_| arena_hops(s.chain as usize)).collect();
     let gross = |c: usize| choreo_testkit::median(t[c].clone()) / n;
     println!(
         "hop chain, {} boxes: gross ns/hop inline {:.0}, worker {:.0} (worker / inline {:.1}x)",
@@ -685,9 +719,17 @@ fn side_by_side(s: Sizes) {
     );
     println!(
         "  net ns/hop (chain - 1-hop baseline, same round): inline {:.0}, worker {:.0}; worker / inline: median of per-round ratios {:.1}x",
-        choreo_testkit::median(net_inline),
+        choreo_testkit::median(net_inline.clone()),
         choreo_testkit::median(net_worker),
         choreo_testkit::median(ratios)
+    );
+    let (engine, anchor) = (
+        choreo_testkit::median(net_inline),
+        choreo_testkit::median(arena),
+    );
+    println!(
+        "  the anchor, a bare arena (boxes in a Vec, links as indices, a queue of signals): {anchor:.1} ns/hop; the engine's inline hop / the arena's: {:.0}x",
+        engine / anchor
     );
     println!(
         "  start -> finished ms, medians: chain inline {:.2}, worker {:.2}; baseline inline {:.2}, worker {:.2}",
