@@ -442,13 +442,20 @@ fn graph_bytes(g: &choreo_engine::graph::Graph) -> usize {
     use choreo_engine::graph::{BoxNode, Content, DiagramNode, InputNode, OutputNode, Target};
     use std::mem::size_of;
     let string = |s: &String| s.capacity();
+    // Input names are shared across the graph: each text is counted once.
+    let mut names = std::collections::HashSet::new();
     let mut n = g.boxes.capacity() * size_of::<BoxNode>()
         + g.diagrams.capacity() * size_of::<DiagramNode>();
     for b in &g.boxes {
         n += string(&b.path) + string(&b.name) + string(&b.code);
         n += b.inputs.capacity() * size_of::<InputNode>();
         // A shared name: its text and the two reference counts in front of it.
-        n += b.inputs.iter().map(|p| p.name.len() + 16).sum::<usize>();
+        n += b
+            .inputs
+            .iter()
+            .filter(|p| names.insert(p.name.as_str().as_ptr()))
+            .map(|p| p.name.len() + 16)
+            .sum::<usize>();
         n += b.outputs.capacity() * size_of::<OutputNode>();
         n += b
             .outputs

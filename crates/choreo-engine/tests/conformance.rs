@@ -1014,3 +1014,25 @@ fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     );
     assert_in_order(&t, &["root/A out onStopped None", "beh end"]);
 }
+
+/// The graph keeps one copy of each input name: every box's `onStart` is the same text in
+/// memory (a behavior of many boxes takes less).
+#[test]
+fn boxes_share_their_input_names() {
+    use choreo_testkit::generated::{behavior, hop_chain};
+    let xar = choreo_xar::read_xar("chain.xar", behavior(&hop_chain(50, true)).as_bytes())
+        .unwrap()
+        .value;
+    let g = choreo_engine::graph::Graph::new(&xar);
+    let on_start: Vec<_> = g
+        .boxes
+        .iter()
+        .skip(1)
+        .map(|b| {
+            let input = b.inputs.iter().find(|p| p.name == "onStart").unwrap();
+            input.name.as_str().as_ptr()
+        })
+        .collect();
+    assert_eq!(on_start.len(), 50);
+    assert!(on_start.iter().all(|p| *p == on_start[0]));
+}

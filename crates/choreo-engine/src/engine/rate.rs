@@ -10,12 +10,16 @@ use crate::graph::{Graph, Target};
 /// loop that sleeps 10 ms, 100. Ten thousand is far above what a behavior does on purpose.
 pub const LOUD_LINK: u32 = 10_000;
 
+/// A second of behavior time, in ns.
+const SECOND: u64 = 1_000_000_000;
+
 /// Per link target (every input, parameter and output of every box, numbered once): the
 /// behavior second of its last signals and how many came in it, and whether it was reported.
 pub(super) struct LinkRates {
     /// Per box: the number of its first port.
     base: Vec<u32>,
-    /// Per port: (second, signals in that second).
+    /// Per port: (the end of the second being counted, in ns; signals in that second). The
+    /// end, not the second's number: a delivery then divides nothing unless a second began.
     counts: Vec<(u64, u32)>,
     reported: Vec<bool>,
     /// Some target went past [`LOUD_LINK`].
@@ -63,12 +67,12 @@ impl LinkRates {
         let Some(p) = self.port(graph, target) else {
             return false;
         };
-        let second = now.0 / 1_000_000_000;
-        let Some((at, n)) = self.counts.get_mut(p) else {
+        let Some((end, n)) = self.counts.get_mut(p) else {
             return false;
         };
-        if *at != second {
-            *at = second;
+        if now.0 >= *end {
+            // Behavior time never goes back: a second at or after the end is a new one.
+            *end = (now.0 / SECOND + 1).saturating_mul(SECOND);
             *n = 0;
         }
         *n = n.saturating_add(1);

@@ -137,9 +137,9 @@ impl Control {
             Target::Parameter(c, i) => End::Parameter(c, i),
             Target::OwnerOutput(o, i) => End::OwnerOutput(o, i),
         };
-        let owner_of_link = to.link_owner(g);
-        self.compact(owner_of_link, Compact::Deliver(from, to));
+        self.record_delivery(from, to);
         if self.watch.rates.count(g, target, self.shared.time.now()) {
+            let owner_of_link = to.link_owner(g);
             self.record(
                 owner_of_link,
                 TraceStep::Log {

@@ -27,7 +27,7 @@ use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
 use crate::host::BoxCode;
 use crate::resource::ResourceTree;
-use crate::trace::{Buffer, Compact, HookRef, Step as TraceStep};
+use crate::trace::{Buffer, Compact, End, HookRef, Step as TraceStep};
 use choreo_base::Value;
 use choreo_base::pool::{Pool, PoolOptions};
 
@@ -549,6 +549,12 @@ impl Control {
     #[inline(always)]
     pub(super) fn compact(&self, b: BoxId, what: Compact<'_>) {
         self.log.record_box(self.now(), b, what);
+    }
+
+    /// Records a link carrying a value from `from` to `to` (inlined, as `compact`).
+    #[inline(always)]
+    pub(super) fn record_delivery(&self, from: End, to: End) {
+        self.log.record_delivery(self.now(), from, to);
     }
 
     /// Schedules a clock token for `timer`.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use crate::clock::Time;
 use crate::graph::BoxId;
 use crate::trace::batch::Batch;
-use crate::trace::record::{Compact, Payload, Record};
+use crate::trace::record::{Compact, End, Payload, Record};
 use crate::trace::{Trace, delivery};
 
 /// The most records a thread buffers before it appends them to the trace.
@@ -95,6 +95,17 @@ impl Buffer {
     #[inline(always)]
     pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact<'_>) {
         let (record, payload) = Record::of(time.0, b, what);
+        self.record(record, payload);
+    }
+
+    /// Records a link carrying a value from `from` to `to` (inlined, as `record_box`).
+    #[inline(always)]
+    pub(crate) fn record_delivery(&self, time: Time, from: End, to: End) {
+        self.record(Record::delivery(time.0, from, to), None);
+    }
+
+    #[inline(always)]
+    fn record(&self, record: Record, payload: Option<Payload>) {
         if let Err((record, payload)) = self.push(record, payload) {
             self.0.trace.push(record, payload);
         }

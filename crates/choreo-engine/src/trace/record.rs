@@ -154,9 +154,6 @@ pub(crate) enum Compact<'v> {
     Ret(HookRef, bool),
     In(u16, &'v Value),
     Out(u16, &'v Value),
-    /// Recorded under the link's owner, found again from `to` when read
-    /// ([`End::link_owner`]).
-    Deliver(End, End),
     Dropped(u16),
 }
 
@@ -176,7 +173,6 @@ impl Record {
                 let p = carried(v);
                 (Stored::Out(b, i, p.is_some()), p)
             }
-            Compact::Deliver(from, to) => (Stored::Deliver(from, to), None),
             Compact::Dropped(i) => (Stored::Dropped(b, i), None),
         };
         (Record::new(time_ns, what), payload)
@@ -193,6 +189,13 @@ impl Record {
     /// What happened.
     pub(super) fn what(&self) -> Stored {
         packed::unpack(self.words)
+    }
+
+    /// The record of a link carrying a value from `from` to `to`: an event of the link's
+    /// owner, found from `to` when read ([`End::link_owner`]), not looked up here.
+    #[inline(always)]
+    pub(super) fn delivery(time_ns: u64, from: End, to: End) -> Record {
+        Record::new(time_ns, Stored::Deliver(from, to))
     }
 
     /// The record of `step` of box `b`.
