@@ -134,6 +134,21 @@ const NOT_ENDED: u64 = u64::MAX;
 /// What a load constructed (each box's code, in order), and the error that ended it early.
 type Constructed = (Vec<Arc<dyn BoxCode>>, Option<EngineError>);
 
+/// What the control thread is told of the options (a nested run has no time limit of its
+/// own: the run it is nested in keeps time).
+fn control_options(options: &Options, nested: bool, route: Route) -> ControlOptions {
+    ControlOptions {
+        time_limit: if nested { None } else { options.time_limit },
+        route,
+        strict: options.strict,
+        resources: options
+            .resources
+            .clone()
+            .or_else(|| options.robot.as_ref().and_then(|r| r.resource_tree()))
+            .unwrap_or_default(),
+    }
+}
+
 impl Engine {
     /// Loads a behavior (R1): instantiates it and constructs the code of every box.
     /// Construction errors name the box (E3).
@@ -180,16 +195,7 @@ impl Engine {
             Arc::clone(&ended_at),
             Arc::clone(&code_slot),
             Arc::clone(&peak_ops),
-            ControlOptions {
-                time_limit: if nested { None } else { options.time_limit },
-                route,
-                strict: options.strict,
-                resources: options
-                    .resources
-                    .clone()
-                    .or_else(|| options.robot.as_ref().and_then(|r| r.resource_tree()))
-                    .unwrap_or_default(),
-            },
+            control_options(&options, nested, route),
         );
         let handle = std::thread::Builder::new()
             .name("choreo-control".to_string())

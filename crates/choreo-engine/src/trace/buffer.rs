@@ -3,10 +3,10 @@
 //! signal hop cheap.
 //!
 //! One batch per thread, reached two ways: the thread-local [`BUFFER`], through which any
-//! code on that thread records ([`Trace::push`]: box code called inline, the robot's
-//! answers), and the [`Buffer`] handle the control thread keeps, through which it records
-//! its own frequent events without a look-up of the thread-local per event. Both reach the
-//! same batch, so the events keep the order they happened in.
+//! code on that thread records (`Trace::push`: box code called inline, the robot's answers),
+//! and the [`Buffer`] handle the control thread keeps, through which it records its own
+//! frequent events without a look-up of the thread-local per event. Both reach the same
+//! batch, so the events keep the order they happened in.
 //!
 //! The batch is appended ([`flush_thread_buffer`]) before anything another thread could
 //! record or read: before the control thread hands a hook to a worker, waits, or reports an
@@ -19,14 +19,16 @@ use std::sync::Arc;
 use crate::clock::Time;
 use crate::graph::BoxId;
 use crate::trace::batch::Batch;
-use crate::trace::record::{Compact, End, Payload, Record};
-use crate::trace::{Trace, delivery};
+use crate::trace::delivery;
+use crate::trace::record::{Compact, Payload, Record};
+use crate::trace::shared::Shared;
+use crate::trace::stored::End;
 
 /// The most records a thread buffers before it appends them to the trace.
 pub(super) const BUFFER_LIMIT: usize = 4096;
 
 thread_local! {
-    /// See [`Trace::buffer_on_this_thread`]: the trace this thread buffers for, and its
+    /// See `Trace::buffer_on_this_thread`: the trace this thread buffers for, and its
     /// records not appended yet. Never borrowed while a listener runs.
     pub(super) static BUFFER: RefCell<Option<Rc<Buffered>>> = const { RefCell::new(None) };
 }
@@ -34,58 +36,64 @@ thread_local! {
 /// A thread's buffer: the trace it is for, and the records not appended yet (borrowed only
 /// to add a record or to append the batch, never while other code runs).
 pub(super) struct Buffered {
-    trace: Trace,
+    trace: Arc<Shared>,
     batch: RefCell<Batch>,
 }
 
 /// The control thread's own way into its buffer (see the [module](self) doc).
 pub(crate) struct Buffer(Rc<Buffered>);
 
-impl Trace {
-    /// From now on, events this thread records into this trace are buffered (see the
-    /// [module](self) doc); the handle records into the same buffer.
-    pub(crate) fn buffer_on_this_thread(&self) -> Buffer {
-        let buffered = Rc::new(Buffered {
-            trace: self.clone(),
-            batch: RefCell::new(Batch::with_capacity(BUFFER_LIMIT)),
-        });
-        BUFFER.with(|b| {
-            if let Ok(mut b) = b.try_borrow_mut() {
-                *b = Some(Rc::clone(&buffered));
-            }
-        });
-        Buffer(buffered)
-    }
-
-    /// Buffers a record if this thread buffers for this trace (and is not delivering its
-    /// events: a listener's records go to the delivery under way); else gives it back.
-    pub(super) fn buffer(
-        &self,
-        record: Record,
-        payload: Option<Payload>,
-    ) -> Result<(), (Record, Option<Payload>)> {
-        let buffered = BUFFER.with(|b| {
-            let b = b.try_borrow().ok()?;
-            let b = b.as_ref()?;
-            (Arc::ptr_eq(&b.trace.shared, &self.shared) && !delivery::delivering_here(&self.shared))
-                .then(|| Rc::clone(b))
-        });
-        match buffered {
-            Some(b) => Buffer(b).push(record, payload),
-            None => Err((record, payload)),
+/// From now on, events this thread records into `trace` are buffered (see the
+/// [module](self) doc); the handle records into the same buffer.
+pub(super) fn buffer_on_this_thread(trace: &Arc<Shared>) -> Buffer {
+    let buffered = Rc::new(Buffered {
+        trace: Arc::clone(trace),
+        batch: RefCell::new(Batch::with_capacity(BUFFER_LIMIT)),
+    });
+    BUFFER.with(|b| {
+        if let Ok(mut b) = b.try_borrow_mut() {
+            *b = Some(Rc::clone(&buffered));
         }
-    }
+    });
+    Buffer(buffered)
+}
 
-    /// Appends this thread's buffer to this trace and closes it under one lock (see
-    /// [`Trace::close`]); the end to deliver, if any.
-    pub(super) fn append_and_close(&self) -> Option<usize> {
-        let mine = this_threads().filter(|b| Arc::ptr_eq(&b.trace.shared, &self.shared));
-        let mut batch = mine.as_ref().and_then(|b| b.batch.try_borrow_mut().ok());
-        let mut inner = self.lock();
-        let end = batch.as_mut().and_then(|batch| inner.append_batch(batch));
-        inner.closed = true;
-        end
+/// Buffers a record for `trace` if this thread buffers for it (and is not delivering its
+/// events: a listener's records go to the delivery under way); else gives it back.
+pub(super) fn buffer(
+    trace: &Arc<Shared>,
+    record: Record,
+    payload: Option<Payload>,
+) -> Result<(), (Record, Option<Payload>)> {
+    let buffered = BUFFER.with(|b| {
+        let b = b.try_borrow().ok()?;
+        let b = b.as_ref()?;
+        (Arc::ptr_eq(&b.trace, trace) && !delivery::delivering_here(trace)).then(|| Rc::clone(b))
+    });
+    match buffered {
+        Some(b) => Buffer(b).push(record, payload),
+        None => Err((record, payload)),
     }
+}
+
+/// Appends a record at once (another thread than the buffering one made it, or a
+/// listener).
+pub(super) fn append_now(trace: &Arc<Shared>, record: Record, payload: Option<Payload>) {
+    let end = trace.lock().append(record, payload);
+    if let Some(end) = end {
+        delivery::deliver(trace, end);
+    }
+}
+
+/// Appends this thread's buffer to `trace` and closes it under one lock (see
+/// `Trace::close`); the end to deliver, if any.
+pub(super) fn append_and_close(trace: &Arc<Shared>) -> Option<usize> {
+    let mine = this_threads().filter(|b| Arc::ptr_eq(&b.trace, trace));
+    let mut batch = mine.as_ref().and_then(|b| b.batch.try_borrow_mut().ok());
+    let mut inner = trace.lock();
+    let end = batch.as_mut().and_then(|batch| inner.append_batch(batch));
+    inner.closed = true;
+    end
 }
 
 impl Buffer {
@@ -106,8 +114,9 @@ impl Buffer {
 
     #[inline(always)]
     fn record(&self, record: Record, payload: Option<Payload>) {
+        // The batch is never borrowed here: what records runs outside its borrows.
         if let Err((record, payload)) = self.push(record, payload) {
-            self.0.trace.push(record, payload);
+            append_now(&self.0.trace, record, payload);
         }
     }
 
@@ -144,7 +153,7 @@ impl Buffer {
             self.0.trace.lock().append_batch(&mut batch)
         };
         if let Some(end) = end {
-            delivery::deliver(&self.0.trace.shared, end);
+            delivery::deliver(&self.0.trace, end);
         }
     }
 }
@@ -154,7 +163,7 @@ fn this_threads() -> Option<Rc<Buffered>> {
     BUFFER.with(|b| b.try_borrow().ok().and_then(|b| b.clone()))
 }
 
-/// Appends what this thread buffered (see [`Trace::buffer_on_this_thread`]) to its trace.
+/// Appends what this thread buffered (see `Trace::buffer_on_this_thread`) to its trace.
 /// The control thread calls it before anything another thread could record or read: before
 /// it hands a hook to a worker, waits, or reports an outcome.
 pub(crate) fn flush_thread_buffer() {

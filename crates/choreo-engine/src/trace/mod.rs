@@ -36,7 +36,7 @@
 //!
 //! - `event`: [`Event`] and [`Step`], what a trace is made of;
 //! - `record`: the compact records the engine makes, and how their names are looked up;
-//!   `packed`: a record's two words;
+//!   `stored`: what a record says (hooks and link ends by index); `packed`: in two words;
 //! - `batch`: records with what they carry beside them (a value, a step in full);
 //! - `buffer`: the control thread's buffer of records, and its handle;
 //! - `ring`: the kept tail of records, numbered over the whole run;
@@ -59,11 +59,13 @@ mod record;
 mod ring;
 mod robot_root;
 mod shared;
+mod stored;
 
 pub(crate) use buffer::{Buffer, flush_thread_buffer};
 pub use event::{Event, Step};
 pub use listener::{Listener, ListenerId};
-pub(crate) use record::{Compact, End, HookRef};
+pub(crate) use record::Compact;
+pub(crate) use stored::{End, HookRef};
 
 use std::io::Write;
 use std::sync::{Arc, MutexGuard};
@@ -218,17 +220,15 @@ impl Trace {
 
     /// Records into this thread's buffer if it buffers for this trace, else at once.
     fn push(&self, record: Record, payload: Option<Payload>) {
-        if let Err((record, payload)) = self.buffer(record, payload) {
-            self.append_now(record, payload);
+        if let Err((record, payload)) = buffer::buffer(&self.shared, record, payload) {
+            buffer::append_now(&self.shared, record, payload);
         }
     }
 
-    /// Appends a record another thread than the buffering one made (or a listener).
-    fn append_now(&self, record: Record, payload: Option<Payload>) {
-        let end = self.lock().append(record, payload);
-        if let Some(end) = end {
-            delivery::deliver(&self.shared, end);
-        }
+    /// From now on, events this thread records into this trace are buffered (see
+    /// [`buffer`]); the handle records into the same buffer.
+    pub(crate) fn buffer_on_this_thread(&self) -> Buffer {
+        buffer::buffer_on_this_thread(&self.shared)
     }
 
     /// The kept events (all of them but the [`Trace::dropped`] first ones), names looked up.
@@ -281,7 +281,7 @@ impl Trace {
         // What this thread buffered is appended and the trace closed under one lock: a box
         // thread appending in between would put its event after the run's last one at a
         // moment the OS decides.
-        let appended = self.append_and_close();
+        let appended = buffer::append_and_close(&self.shared);
         if let Some(end) = appended {
             delivery::deliver(&self.shared, end);
         }

@@ -10,7 +10,7 @@
 //! the second is a delivery's target end, or a hook's `ok`.
 
 use crate::graph::BoxId;
-use crate::trace::record::{End, HookRef, Stored};
+use crate::trace::stored::{End, HookRef, Stored};
 
 /// See the [module](self) doc.
 pub(super) type Words = [u64; 2];
