@@ -79,6 +79,9 @@ pub struct BoxHost {
     last_order: AtomicU64,
     /// The barriers asked on its control socket and answered ([`BoxHost::sync`]).
     barrier: (Mutex<Barrier>, Condvar),
+    /// Its control socket was read to its end after the process ended, or that was waited
+    /// for long enough ([`BoxHost::read_to_its_end`]).
+    read_or_gave_up: std::sync::atomic::AtomicBool,
 }
 
 /// The control socket's barriers: the last asked, the last answered, and whether waiting
@@ -118,6 +121,11 @@ pub struct Ended {
 
 /// How many of box code's last notes on what it does to its process are kept.
 const NOTES_KEPT: usize = 8;
+
+/// How long, once the process ended, its control socket may take to be read to its end (its
+/// end comes when the process's last holder of it ends: at once, but for a process box code
+/// left holding it, which the namespace's end kills).
+const NOTES_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a box host asked for its dump has to write it and end before it is killed.
 const DUMP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -276,6 +284,7 @@ impl BoxHost {
             on_end: Mutex::new(None),
             last_order: AtomicU64::new(0),
             barrier: (Mutex::new(Barrier::default()), Condvar::new()),
+            read_or_gave_up: std::sync::atomic::AtomicBool::new(false),
         });
         if let Some(handle) = &host.handle {
             // Where only its parent can bound it (Windows: its job); elsewhere it bounds
@@ -415,11 +424,33 @@ impl BoxHost {
             Some(child) => child.try_wait().ok().flatten(),
             None => None,
         };
+        if seen.is_some() || choreo_base::lock(&self.ended).status.is_some() {
+            self.read_to_its_end();
+        }
         let mut ended = choreo_base::lock(&self.ended);
         if let Some(status) = seen {
             ended.status.get_or_insert(status);
         }
         ended.clone()
+    }
+
+    /// Once the process has ended, waits (up to [`NOTES_WAIT`], once) until its control
+    /// socket is read to its end: the notes box code wrote just before it ended its process
+    /// (`os._exit`) are then all kept, and the run says where it ended, however soon it
+    /// asks after the end.
+    fn read_to_its_end(&self) {
+        if self
+            .read_or_gave_up
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        let (state, answered) = &self.barrier;
+        let barrier = choreo_base::lock(state);
+        let waited = answered.wait_timeout_while(barrier, NOTES_WAIT, |b| !b.over);
+        drop(waited);
+        self.read_or_gave_up
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Whether the process ends within `within` of real time (reaped, its status kept).
