@@ -72,6 +72,15 @@ impl fmt::Display for Value {
 }
 
 impl Value {
+    /// Lets go of the value. A `None`, which owns nothing, goes without a call to the drop
+    /// of every kind of value (a signal hop lets go of one or two).
+    #[inline(always)]
+    pub fn discard(self) {
+        if matches!(self, Value::None) {
+            std::mem::forget(self);
+        }
+    }
+
     /// This value when it is small (at most `budget` parts: each scalar one, text and bytes
     /// one per 64), else a short text saying what it was (`<list of 3000 items>`): what a
     /// trace keeps of a robot call's result, so that an image or a long list does not fill

@@ -646,10 +646,16 @@ fn rounds(s: Sizes) -> usize {
 }
 
 /// Runs `configs` in rounds, interleaved (the order rotates every round, so drifting
-/// background load hits every configuration alike); returns each one's times (ns) by round.
-fn interleaved(rounds: usize, configs: &[(&XarFile, &NativeHost, Outcome)]) -> Vec<Vec<f64>> {
+/// background load hits every configuration alike), `beside` at the start of each round;
+/// returns each one's times (ns) by round.
+fn interleaved(
+    rounds: usize,
+    configs: &[(&XarFile, &NativeHost, Outcome)],
+    beside: &mut dyn FnMut(),
+) -> Vec<Vec<f64>> {
     let mut times = vec![Vec::with_capacity(rounds); configs.len()];
     for r in 0..rounds {
+        beside();
         for k in 0..configs.len() {
             let i = (k + r) % configs.len();
             let (x, host, outcome) = &configs[i];
@@ -657,6 +663,18 @@ fn interleaved(rounds: usize, configs: &[(&XarFile, &NativeHost, Outcome)]) -> V
         }
     }
     times
+}
+
+/// The first and third quartiles of `v`: how far the rounds spread.
+fn middle_half(v: &[f64]) -> (f64, f64) {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |q: usize| {
+        v.get((v.len().saturating_sub(1)) * q / 4)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    (at(1), at(3))
 }
 
 /// The anchor: a chain of `n` boxes in a bare arena, no engine. Each box is a hook in a
@@ -699,6 +717,9 @@ fn side_by_side(s: Sizes) {
     let n = s.chain as f64;
     let (chain, base) = (chain_xar(s.chain, true), chain_xar(s.chain, false));
     let (inline, worker) = (chain_host(true), chain_host(false));
+    // The anchor runs in each round too: the engine's hop and the arena's, measured under
+    // the same load, give a ratio per round.
+    let mut arena = Vec::with_capacity(rounds);
     let t = interleaved(
         rounds,
         &[
@@ -707,6 +728,7 @@ fn side_by_side(s: Sizes) {
             (&base, &inline, Outcome::Finished),
             (&base, &worker, Outcome::Finished),
         ],
+        &mut || arena.push(arena_hops(s.chain as usize)),
     );
     let net = |c: usize, b: usize| -> Vec<f64> {
         (0..rounds)
@@ -715,7 +737,7 @@ fn side_by_side(s: Sizes) {
     };
     let (net_inline, net_worker) = (net(0, 2), net(1, 3));
     let ratios: Vec<f64> = (0..rounds).map(|r| net_worker[r] / net_inline[r]).collect();
-    let arena: Vec<f64> = (0..rounds).map(|_| arena_hops(s.chain as usize)).collect();
+    let to_arena: Vec<f64> = (0..rounds).map(|r| net_inline[r] / arena[r]).collect();
     let gross = |c: usize| choreo_testkit::median(t[c].clone()) / n;
     println!(
         "hop chain, {} boxes: gross ns/hop inline {:.0}, worker {:.0} (worker / inline {:.1}x)",
@@ -724,8 +746,9 @@ fn side_by_side(s: Sizes) {
         gross(1),
         gross(1) / gross(0)
     );
+    let (q1, q3) = middle_half(&net_inline);
     println!(
-        "  net ns/hop (chain - 1-hop baseline, same round): inline {:.0}, worker {:.0}; worker / inline: median of per-round ratios {:.1}x",
+        "  net ns/hop (chain - 1-hop baseline, same round): inline {:.0} (the rounds' middle half {q1:.0}-{q3:.0}), worker {:.0}; worker / inline: median of per-round ratios {:.1}x",
         choreo_testkit::median(net_inline.clone()),
         choreo_testkit::median(net_worker),
         choreo_testkit::median(ratios)
@@ -735,8 +758,9 @@ fn side_by_side(s: Sizes) {
         choreo_testkit::median(arena),
     );
     println!(
-        "  the anchor, a bare arena (boxes in a Vec, links as indices, a queue of signals): {anchor:.1} ns/hop; the engine's inline hop / the arena's: {:.0}x",
-        engine / anchor
+        "  the anchor, a bare arena (boxes in a Vec, links as indices, a queue of signals), in the same rounds: {anchor:.1} ns/hop; the engine's inline hop / the arena's: {:.1}x (median of per-round ratios {:.1}x)",
+        engine / anchor,
+        choreo_testkit::median(to_arena)
     );
     println!(
         "  start -> finished ms, medians: chain inline {:.2}, worker {:.2}; baseline inline {:.2}, worker {:.2}",
@@ -762,6 +786,7 @@ fn side_by_side(s: Sizes) {
             (&x, &hosts[2], Outcome::Idle),
             (&x, &hosts[3], Outcome::Idle),
         ],
+        &mut || {},
     );
     let net =
         |c: usize, b: usize| -> Vec<f64> { (0..rounds).map(|r| (t[c][r] - t[b][r]) / d).collect() };

@@ -61,6 +61,9 @@ const ROUTE_SHIFT: u32 = 48;
 /// running beside their control threads.
 pub struct Activity {
     clock: Arc<dyn Clock>,
+    /// The same clock when it is virtual, read without a call through `clock`'s table:
+    /// every trace event reads the time.
+    virtual_clock: Option<Arc<VirtualClock>>,
     virtual_time: bool,
     /// Activities started and not finished (including those sleeping on the clock).
     in_flight: AtomicUsize,
@@ -122,10 +125,10 @@ impl Activity {
                 time.deliver(token);
             }
         });
-        let clock: Arc<dyn Clock> = if virtual_time {
-            VirtualClock::new(sink)
-        } else {
-            RealClock::new(sink)?
+        let virtual_clock = virtual_time.then(|| VirtualClock::new(Arc::clone(&sink)));
+        let clock: Arc<dyn Clock> = match &virtual_clock {
+            Some(clock) => Arc::clone(clock) as Arc<dyn Clock>,
+            None => RealClock::new(sink)?,
         };
         let (seed, start_ms) = if virtual_time {
             (
@@ -138,18 +141,24 @@ impl Activity {
                 start_ms.unwrap_or_else(wall_now_ms),
             )
         };
-        let time = Arc::new(Activity::with_clock(clock, virtual_time, seed, start_ms));
+        let time = Arc::new(Activity::with_clock(clock, virtual_clock, seed, start_ms));
         let _ = target.set(Arc::downgrade(&time));
         Ok(time)
     }
 
-    fn with_clock(clock: Arc<dyn Clock>, virtual_time: bool, seed: u64, start_ms: u64) -> Activity {
+    fn with_clock(
+        clock: Arc<dyn Clock>,
+        virtual_clock: Option<Arc<VirtualClock>>,
+        seed: u64,
+        start_ms: u64,
+    ) -> Activity {
         Activity {
             seed,
             chance: crate::chance::Chance::default(),
             start_ms,
             clock,
-            virtual_time,
+            virtual_time: virtual_clock.is_some(),
+            virtual_clock,
             in_flight: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
@@ -185,7 +194,7 @@ impl Activity {
         let clock = RealClock::new(Arc::new(|_| {}))?;
         Ok(Arc::new(Activity::with_clock(
             clock,
-            false,
+            None,
             random_seed(),
             wall_now_ms(),
         )))
@@ -296,8 +305,12 @@ impl Activity {
     }
 
     /// Now, in behavior time.
+    #[inline]
     pub fn now(&self) -> Time {
-        self.clock.now()
+        match &self.virtual_clock {
+            Some(clock) => clock.now(),
+            None => self.clock.now(),
+        }
     }
 
     /// Sleeps until `deadline` of behavior time. The caller must be a counted activity (a

@@ -512,6 +512,7 @@ impl VirtualClock {
 }
 
 impl Clock for VirtualClock {
+    #[inline]
     fn now(&self) -> Time {
         Time(self.now.load(std::sync::atomic::Ordering::Acquire))
     }

@@ -119,12 +119,12 @@ impl Hook {
         }
     }
 
-    /// The value an input's hook was given, taken back out of it ([`Value::None`] for the
-    /// other hooks, which are given none).
-    pub(crate) fn into_value(self) -> Value {
+    /// An input's hook taken apart: its name and its value (no name and [`Value::None`] for
+    /// the other hooks).
+    pub(crate) fn into_input(self) -> (Option<InputName>, Value) {
         match self {
-            Hook::Input { value, .. } => value,
-            _ => Value::None,
+            Hook::Input { name, value } => (Some(name), value),
+            _ => (None, Value::None),
         }
     }
 }

@@ -10,6 +10,10 @@ use crate::clock::TimerToken;
 use crate::graph::{BoxId, DiagramId};
 use choreo_base::Value;
 
+/// What a hook's call came to: it returned, or the text of the error it raised (or of its
+/// panic).
+pub(crate) type Returned = Result<(), String>;
+
 /// A message to the control thread.
 ///
 /// 40 bytes: a signal hop moves one through the queue, so the rare big ones are boxed.
@@ -30,8 +34,7 @@ pub(crate) enum Command {
     },
     HookDone {
         ticket: u64,
-        ok: bool,
-        text: String,
+        returned: Returned,
     },
     Wake(TimerToken),
     Timeline {

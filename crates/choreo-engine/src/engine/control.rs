@@ -99,7 +99,7 @@ impl Control {
 
     /// A nested engine's control thread acts in its turn (crate::turn) while it counts as an
     /// activity: from the first command posted to it until it settles.
-    #[inline]
+    #[inline(always)]
     fn my_turn(&self) {
         if self.shared.accounted.is_some() {
             self.my_turn_nested();
@@ -169,7 +169,7 @@ impl Control {
                     id: b,
                 };
                 if code.runs_inline() {
-                    let (ok, _) = call_guarded(code.as_ref(), &Hook::Unload, &ctx);
+                    let ok = call_guarded(code.as_ref(), &Hook::Unload, &ctx).is_ok();
                     self.compact(b, Compact::Ret(HookRef::Unload, ok));
                     continue;
                 }
@@ -195,9 +195,9 @@ impl Control {
         while !pending.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
             match commands.recv_timeout(left) {
-                Some(Command::HookDone { ticket, ok, .. }) => {
+                Some(Command::HookDone { ticket, returned }) => {
                     if let Some(b) = pending.remove(&ticket) {
-                        self.compact(b, Compact::Ret(HookRef::Unload, ok));
+                        self.compact(b, Compact::Ret(HookRef::Unload, returned.is_ok()));
                     }
                 }
                 Some(_) => {}
@@ -513,12 +513,17 @@ impl Control {
     /// behavior's, not the OS's); then [`Control::time_beside_loop`]. Counted from the
     /// behavior's start: before it, whether the load's last command and the caller's start
     /// meet in one count or are parted by a pause is the OS's doing.
+    #[inline(always)]
     fn count_steps(&mut self, n: u64) {
         if !self.life.started {
             return;
         }
         *self.watch.looped.get_or_insert(0) += n;
-        self.time_beside_loop();
+        // What `time_beside_loop` acts on, looked at here: a hop counts one step, and most
+        // never stop nor run beside a loud link.
+        if self.life.stopping || self.watch.rates.any_loud() {
+            self.time_beside_loop();
+        }
     }
 
     /// Virtual time beside a loop of links that has kept the control thread busy for
@@ -619,7 +624,7 @@ impl Control {
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),
             Command::Fire { b, output, value } => self.fire(b, output, value),
-            Command::HookDone { ticket, ok, text } => self.hook_done(ticket, ok, text),
+            Command::HookDone { ticket, returned } => self.hook_done(ticket, returned),
             Command::Wake(token) => self.wake(token),
             Command::Timeline { b, command } => self.timeline_command(b, command),
             Command::Motion { b, epoch, sent } => self.motion_reply(b, epoch, sent),

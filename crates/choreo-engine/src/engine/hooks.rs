@@ -7,6 +7,7 @@ use choreo_xar::model::InputNature;
 use crate::activity::HookYield;
 use crate::clock::{Time, TimerToken};
 use crate::context::BoxContext;
+use crate::engine::command::Returned;
 use crate::engine::op::OpId;
 use crate::engine::state::{Control, Pending, SLOW_STOP, Timer};
 use crate::engine::workers::{Handed, Job, call_unmarked};
@@ -179,7 +180,7 @@ impl Control {
         }
     }
 
-    pub(super) fn hook_done(&mut self, ticket: u64, ok: bool, text: String) {
+    pub(super) fn hook_done(&mut self, ticket: u64, returned: Returned) {
         let Some(Pending {
             op,
             b,
@@ -193,7 +194,7 @@ impl Control {
         if let Some(token) = slow_stop {
             self.cancel_timer(token);
         }
-        self.finish_hook(op, b, hook, ok, text);
+        self.finish_hook(op, b, hook, returned);
         self.work.resume(op);
     }
 
@@ -202,30 +203,32 @@ impl Control {
     pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook, name: HookRef) -> bool {
         self.compact(b, Compact::Call(name));
         self.inline.id = b;
-        let (ok, text) = call_unmarked(self.code[b.0 as usize].as_ref(), hook, &self.inline);
-        self.hook_returned(b, name, ok, text);
-        ok
+        let returned = call_unmarked(self.code[b.0 as usize].as_ref(), hook, &self.inline);
+        self.hook_returned(b, name, returned)
     }
 
     /// Records a hook's return and lets its op go on with the result (G1).
-    pub(super) fn finish_hook(
-        &mut self,
-        op: OpId,
-        b: BoxId,
-        hook: HookRef,
-        ok: bool,
-        text: String,
-    ) {
-        self.hook_returned(b, hook, ok, text);
+    pub(super) fn finish_hook(&mut self, op: OpId, b: BoxId, hook: HookRef, returned: Returned) {
+        let ok = self.hook_returned(b, hook, returned);
         self.work.hook_result(op, ok);
     }
 
-    /// Records a hook's return; a failed one is a box error.
-    fn hook_returned(&mut self, b: BoxId, hook: HookRef, ok: bool, text: String) {
-        self.compact(b, Compact::Ret(hook, ok));
-        if !ok {
-            let hook = hook.name(&self.shared.graph, b);
-            self.box_error(b, hook, text);
+    /// Records a hook's return; a failed one is a box error. Whether it returned.
+    #[inline(always)]
+    fn hook_returned(&mut self, b: BoxId, hook: HookRef, returned: Returned) -> bool {
+        self.compact(b, Compact::Ret(hook, returned.is_ok()));
+        match returned {
+            Ok(()) => true,
+            Err(text) => {
+                self.hook_failed(b, hook, text);
+                false
+            }
         }
+    }
+
+    #[cold]
+    fn hook_failed(&mut self, b: BoxId, hook: HookRef, text: String) {
+        let hook = hook.name(&self.shared.graph, b);
+        self.box_error(b, hook, text);
     }
 }

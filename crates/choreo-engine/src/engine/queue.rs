@@ -63,6 +63,7 @@ impl Queue {
     }
 
     /// Whether the calling thread reads this queue.
+    #[inline(always)]
     fn read_here(&self) -> bool {
         READS.get() == self.address()
     }

@@ -43,6 +43,7 @@ impl LinkRates {
         }
     }
 
+    #[inline(always)]
     fn port(&self, graph: &Graph, target: Target) -> Option<usize> {
         let (b, offset) = match target {
             Target::Input(b, i) => (b, usize::from(i)),
@@ -57,12 +58,14 @@ impl LinkRates {
     }
 
     /// Whether some link target went past [`LOUD_LINK`] signals within a second.
+    #[inline]
     pub(super) fn any_loud(&self) -> bool {
         self.loud
     }
 
     /// Counts one signal to `target` at `now`; true the first time the target goes past
     /// [`LOUD_LINK`] signals within one second of behavior time.
+    #[inline(always)]
     pub(super) fn count(&mut self, graph: &Graph, target: Target, now: Time) -> bool {
         let Some(p) = self.port(graph, target) else {
             return false;

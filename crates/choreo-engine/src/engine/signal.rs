@@ -18,17 +18,13 @@ impl Control {
     /// that the box is still loaded when its turn comes (a stop may come first, between two
     /// budgets of a loop of links, and no hook of an unloaded box runs).
     pub(super) fn stimulate(&mut self, b: BoxId, input: u16, value: Value, from_link: bool) {
+        if from_link && self.starts_inline(b, input) {
+            self.stimulate_start(b, input, value);
+            return;
+        }
         let g = &self.shared.graph;
         let port = &g.node(b).inputs[usize::from(input)];
         self.compact(b, Compact::In(input, &value));
-        if from_link
-            && port.nature == InputNature::OnStart
-            && g.node(b).resources.is_empty()
-            && self.boxes[b.0 as usize].inline
-        {
-            self.spawn_start(b, input, value);
-            return;
-        }
         let (name, nature) = (port.name.clone(), port.nature);
         let hook = Hook::Input {
             name,
@@ -65,6 +61,33 @@ impl Control {
         }
     }
 
+    /// [`Control::stimulate`] along a link: inlined into the delivery, the hop's usual
+    /// case (an inline box's start) made without a call.
+    #[inline(always)]
+    fn stimulate_along_link(&mut self, b: BoxId, input: u16, value: Value) {
+        if self.starts_inline(b, input) {
+            self.stimulate_start(b, input, value);
+        } else {
+            self.stimulate(b, input, value, true);
+        }
+    }
+
+    /// Whether input `input` of box `b`, stimulated along a link, starts the box as a
+    /// [`Control::spawn_start`]: an onStart input of an inline box without resources.
+    #[inline(always)]
+    fn starts_inline(&self, b: BoxId, input: u16) -> bool {
+        let node = self.shared.graph.node(b);
+        node.inputs[usize::from(input)].nature == InputNature::OnStart
+            && node.resources.is_empty()
+            && self.boxes[b.0 as usize].inline
+    }
+
+    #[inline(always)]
+    fn stimulate_start(&mut self, b: BoxId, input: u16, value: Value) {
+        self.compact(b, Compact::In(input, &value));
+        self.spawn_start(b, input, value);
+    }
+
     /// Output `output` of box `b` is stimulated (by its code, or by a link to a parent
     /// output): a Stopped output unloads the box's content first (R11, G4).
     pub(super) fn fire(&mut self, b: BoxId, output: u16, value: Value) {
@@ -89,6 +112,7 @@ impl Control {
     }
 
     /// Delivers an output along its links in the parent diagram, if they are on.
+    #[inline(always)]
     pub(super) fn deliver_output(&mut self, b: BoxId, output: u16, value: Value) {
         let node = self.shared.graph.node(b);
         let Some((_, d)) = node.parent else {
@@ -117,6 +141,7 @@ impl Control {
     /// the diagram's links are still on when its turn comes (an earlier one may have
     /// stopped the diagram's owner). Nothing here calls back into itself: a loop of links,
     /// however deep the boxes it crosses, never grows the stack.
+    #[inline(always)]
     pub(super) fn links(&mut self, d: DiagramId, from: End, targets: &[Target], value: Value) {
         match targets {
             [] => {}
@@ -130,6 +155,7 @@ impl Control {
     }
 
     /// One link carries `value` to `target`.
+    #[inline(always)]
     pub(super) fn deliver(&mut self, from: End, target: Target, value: Value) {
         let g = &self.shared.graph;
         let to = match target {
@@ -153,7 +179,7 @@ impl Control {
             );
         }
         match target {
-            Target::Input(c, i) => self.stimulate(c, i, value, true),
+            Target::Input(c, i) => self.stimulate_along_link(c, i, value),
             Target::Parameter(c, i) => {
                 let name = g.node(c).parameters[usize::from(i)].name.clone();
                 self.shared.set_parameter(c, &name, value);

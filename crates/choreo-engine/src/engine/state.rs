@@ -25,6 +25,7 @@ use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
+use crate::hook::InputName;
 use crate::host::BoxCode;
 use crate::resource::ResourceTree;
 use crate::trace::{Buffer, Compact, End, HookRef, Step as TraceStep};
@@ -196,21 +197,25 @@ pub(super) enum Ready {
 /// value is moved once in and once out.
 #[derive(Default)]
 pub(super) struct StartValues {
-    values: Vec<Option<Value>>,
+    /// A free slot holds `Value::None`: a plain `Value`, not an `Option`, so a value is
+    /// moved out whole (an `Option`'s tag stored apart from the value made the next read of
+    /// it wait for both stores to land).
+    values: Vec<Value>,
     free: Vec<u32>,
 }
 
 impl StartValues {
     /// Keeps `value`; the slot to take it back from.
-    #[inline]
+    #[inline(always)]
     pub(super) fn put(&mut self, value: Value) -> u32 {
         match self.free.pop() {
             Some(slot) if (slot as usize) < self.values.len() => {
-                self.values[slot as usize] = Some(value);
+                // A free slot holds `None`.
+                std::mem::replace(&mut self.values[slot as usize], value).discard();
                 slot
             }
             _ => {
-                self.values.push(Some(value));
+                self.values.push(value);
                 // At most `MAX_OPS` starts are in flight.
                 (self.values.len() - 1) as u32
             }
@@ -218,12 +223,12 @@ impl StartValues {
     }
 
     /// The value kept at `slot`, which is free again.
-    #[inline]
+    #[inline(always)]
     pub(super) fn take(&mut self, slot: u32) -> Value {
         let value = self
             .values
             .get_mut(slot as usize)
-            .and_then(Option::take)
+            .map(std::mem::take)
             .unwrap_or_default();
         self.free.push(slot);
         value
@@ -314,6 +319,10 @@ pub(super) struct Work {
     pub(super) starts: usize,
     /// Their values.
     pub(super) start_values: StartValues,
+    /// The input name the last inline start's hook was given, back from it: the next start
+    /// of an input of that name (a chain's `onStart`, interned by the graph) takes it
+    /// rather than a count of the graph's, which costs two atomic operations a hop.
+    pub(super) spare_name: Option<InputName>,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
     /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).
@@ -459,6 +468,7 @@ impl Control {
                 ready: Vec::new(),
                 starts: 0,
                 start_values: StartValues::default(),
+                spare_name: None,
                 dropped_ops: 0,
                 peak: peak_ops,
             },

@@ -46,6 +46,7 @@ impl Control {
     /// without resources: ready to run as the operation [`Step::Started`], [`Step::Hook`],
     /// [`Step::AfterStart`] guarded by the box would, without making one
     /// ([`Control::run_start`]).
+    #[inline(always)]
     pub(super) fn spawn_start(&mut self, b: BoxId, input: u16, value: Value) {
         if !self.room_for_one() {
             return;
@@ -57,6 +58,7 @@ impl Control {
     }
 
     /// Whether one more operation may be in flight; if not, the trace says so.
+    #[inline(always)]
     fn room_for_one(&mut self) -> bool {
         // A stop is never dropped: it is what ends a loop that filled the cap (nor the start,
         // which a stop waits for while it loads the root).
@@ -105,11 +107,18 @@ impl Control {
         }
         *budget -= 2;
         self.boxes[b.0 as usize].last = LastCommand::Start;
-        // The value goes to the hook and comes back for what follows it: not copied.
-        let hook = self.input_hook(b, input, value);
+        // The value goes to the hook and comes back for what follows it: not copied; so does
+        // the name, kept for the next start.
+        let port = &self.shared.graph.node(b).inputs[usize::from(input)];
+        let name = match self.work.spare_name.take() {
+            Some(name) if name.same(&port.name) => name,
+            _ => port.name.clone(),
+        };
+        let hook = Hook::Input { name, value };
         let mark = self.work.ready.len();
         let ok = self.call_inline(b, &hook, HookRef::Input(input));
-        let value = hook.into_value();
+        let (name, value) = hook.into_input();
+        self.work.spare_name = name;
         if self.work.ready.len() > mark {
             self.work.ready[mark..].reverse();
             let id = self
@@ -210,6 +219,7 @@ impl Control {
 
     /// The cap on operations in flight is reached (a loop of signals that multiplies them):
     /// the new one is dropped, and the trace says so once per run.
+    #[cold]
     fn too_many_ops(&mut self) {
         self.work.dropped_ops += 1;
         if self.work.dropped_ops == 1 {
@@ -343,6 +353,7 @@ impl Control {
     }
 
     /// What follows an onStart hook that returned `ok` (G1).
+    #[inline(always)]
     fn steps_after_start(&self, ok: bool, b: BoxId, input: u16, value: Value) -> Vec<Step> {
         if !ok {
             // G1 step 4: a failed hook releases and stops there.
@@ -352,6 +363,7 @@ impl Control {
         {
             vec![Step::LoadContent(b), Step::Forward(b, input, value)]
         } else {
+            value.discard();
             Vec::new()
         }
     }

@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::activity::{HookYield, running_hook};
 use crate::context::BoxContext;
-use crate::engine::command::Command;
+use crate::engine::command::{Command, Returned};
 use crate::engine::shared::Shared;
 use crate::hook::Hook;
 use crate::host::BoxCode;
@@ -91,8 +91,7 @@ impl Workers {
                 shared.time.withdraw_turn(turn);
                 shared.post(Command::HookDone {
                     ticket,
-                    ok: false,
-                    text,
+                    returned: Err(text),
                 });
                 progress.returned();
                 shared.time.end();
@@ -140,8 +139,8 @@ pub(super) fn hooks_run_here(shared: Option<&Arc<Shared>>) {
     RUNNING_HOOK_OF.with(|c| *c.borrow_mut() = shared.map(Arc::clone));
 }
 
-/// Calls a hook, turning a panic into an error; returns (ok, error text).
-pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
+/// Calls a hook, turning a panic into an error.
+pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> Returned {
     let outer = RUNNING_HOOK_OF.with(|c| c.replace(Some(Arc::clone(&ctx.shared))));
     let result = call_unmarked(code, hook, ctx);
     RUNNING_HOOK_OF.with(|c| *c.borrow_mut() = outer);
@@ -150,18 +149,18 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
 
 /// [`call_guarded`] on a thread already marked as running the hooks of `ctx`'s engine
 /// ([`hooks_run_here`]).
-pub(super) fn call_unmarked(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> (bool, String) {
+pub(super) fn call_unmarked(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> Returned {
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
     match result {
-        Ok(Ok(())) => (true, String::new()),
-        Ok(Err(e)) => (false, e.to_string()),
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
         Err(panic) => {
             let text = panic
                 .downcast_ref::<&str>()
                 .map(|s| (*s).to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "box code panicked".to_string());
-            (false, format!("panic: {text}"))
+            Err(format!("panic: {text}"))
         }
     }
 }
@@ -174,8 +173,8 @@ pub(super) fn run_job(job: Job) {
     // unloaded: no hook of an unloaded box runs (a stop beside a loop of signals through
     // worker boxes would otherwise wait for every queued one to run first). It returns at
     // once, as a call the unload overtook.
-    let (ok, text) = if matches!(job.hook, Hook::Input { .. }) && !shared.is_loaded(job.ctx.id) {
-        (true, String::new())
+    let returned = if matches!(job.hook, Hook::Input { .. }) && !shared.is_loaded(job.ctx.id) {
+        Ok(())
     } else {
         running_hook(&job.progress, || {
             call_guarded(job.code.as_ref(), &job.hook, &job.ctx)
@@ -187,8 +186,7 @@ pub(super) fn run_job(job: Job) {
     // Posted before the count drops, so "nothing in flight" implies "its result is queued".
     shared.post(Command::HookDone {
         ticket: job.ticket,
-        ok,
-        text,
+        returned,
     });
     job.progress.returned();
     shared.time.leave_turn();
