@@ -103,7 +103,16 @@ impl Buffer {
     #[inline(always)]
     pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact<'_>) {
         let (record, payload) = Record::of(time.0, b, what);
-        self.record(record, payload);
+        // Apart, so that the usual record, with no payload, moves no `Option<Payload>`.
+        match payload {
+            None => self.record(record, None),
+            Some(payload) => self.record_carrying(record, payload),
+        }
+    }
+
+    #[inline(never)]
+    fn record_carrying(&self, record: Record, payload: Payload) {
+        self.record(record, Some(payload));
     }
 
     /// Records a link carrying a value from `from` to `to` (inlined, as `record_box`).
