@@ -592,12 +592,32 @@ impl Control {
         }
     }
 
-    /// Acts on one command; false when the engine is told to quit.
+    /// Acts on one command; false when the engine is told to quit. An output fired, a
+    /// signal hop's, is acted on here, the other commands apart ([`Control::act_on`]): the
+    /// hop does not pay for their frame.
+    #[inline(always)]
     fn handle(&mut self, command: Command) -> bool {
         self.my_turn();
         self.life.idle_reported = false;
         self.watch.stalled_since = None;
         let mark = self.work.ready.len();
+        let go_on = match command {
+            Command::Fire { b, output, value } => {
+                self.fire(b, output, value);
+                true
+            }
+            command => self.act_on(command),
+        };
+        // What the command made ready runs in the order it was made ready.
+        if self.work.ready.len() > mark {
+            self.work.ready[mark..].reverse();
+        }
+        go_on
+    }
+
+    /// [`Control::handle`]'s commands other than an output fired.
+    #[inline(never)]
+    fn act_on(&mut self, command: Command) -> bool {
         match command {
             Command::Quit => return false,
             Command::Start(gate) => {
@@ -636,10 +656,6 @@ impl Control {
                     self.spawn_op(vec![Step::ForwardInto(d, input, value)]);
                 }
             }
-        }
-        // What the command made ready runs in the order it was made ready.
-        if self.work.ready.len() > mark {
-            self.work.ready[mark..].reverse();
         }
         true
     }

@@ -200,6 +200,7 @@ impl Control {
 
     /// Calls the hook of box `b` (`name`: how the graph knows it), whose code runs inline,
     /// here and now, its call and its return recorded; whether it succeeded.
+    #[inline(always)]
     pub(super) fn call_inline(&mut self, b: BoxId, hook: &Hook, name: HookRef) -> bool {
         self.compact(b, Compact::Call(name));
         self.inline.id = b;

@@ -108,7 +108,7 @@ fn empty() -> Arc<Queue> {
 
 impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
         if !self.0.queued.load(Ordering::Acquire) && self.0.read_here() {
             let own = OWN.with(|own| own.try_borrow().ok().and_then(|own| own.clone()));
@@ -174,7 +174,7 @@ fn close(q: &Queue, own: VecDeque<Command>) {
 
 impl Reader {
     /// The oldest command this thread posted to itself.
-    #[inline]
+    #[inline(always)]
     fn own_command(&self) -> Option<Command> {
         self.own.try_borrow_mut().ok()?.pop_front()
     }
@@ -189,7 +189,7 @@ impl Reader {
     }
 
     /// The oldest command posted, if any.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn try_recv(&self) -> Option<Command> {
         if let Some(c) = self.own_command() {
             return Some(c);

@@ -194,7 +194,9 @@ pub(super) enum Ready {
 
 /// The values of the starts on the ready stack, by slot. A start is moved on the stack
 /// (and in and out of it) several times per hop: without its value it is 12 bytes, and its
-/// value is moved once in and once out.
+/// value is moved once in and once out. A bang (`None`, what most signals carry) takes no
+/// slot: it is made anew when taken, never stored and read back (a `None` is stored as
+/// its tag alone, and a copy of the whole value read after it waits for the store).
 #[derive(Default)]
 pub(super) struct StartValues {
     /// A free slot holds `Value::None`: a plain `Value`, not an `Option`, so a value is
@@ -205,9 +207,16 @@ pub(super) struct StartValues {
 }
 
 impl StartValues {
+    /// The slot of a bang: none.
+    const BANG: u32 = u32::MAX;
+
     /// Keeps `value`; the slot to take it back from.
     #[inline(always)]
     pub(super) fn put(&mut self, value: Value) -> u32 {
+        if matches!(value, Value::None) {
+            value.discard();
+            return Self::BANG;
+        }
         match self.free.pop() {
             Some(slot) if (slot as usize) < self.values.len() => {
                 // A free slot holds `None`.
@@ -216,7 +225,7 @@ impl StartValues {
             }
             _ => {
                 self.values.push(value);
-                // At most `MAX_OPS` starts are in flight.
+                // At most `MAX_OPS` starts are in flight, far fewer than `BANG`.
                 (self.values.len() - 1) as u32
             }
         }
@@ -225,6 +234,9 @@ impl StartValues {
     /// The value kept at `slot`, which is free again.
     #[inline(always)]
     pub(super) fn take(&mut self, slot: u32) -> Value {
+        if slot == Self::BANG {
+            return Value::None;
+        }
         let value = self
             .values
             .get_mut(slot as usize)

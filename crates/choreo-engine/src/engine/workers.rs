@@ -148,21 +148,26 @@ pub(super) fn call_guarded(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) ->
 }
 
 /// [`call_guarded`] on a thread already marked as running the hooks of `ctx`'s engine
-/// ([`hooks_run_here`]).
+/// ([`hooks_run_here`]). Inlined: an inline hop calls it once.
+#[inline(always)]
 pub(super) fn call_unmarked(code: &dyn BoxCode, hook: &Hook, ctx: &BoxContext) -> Returned {
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| code.call(hook, ctx)));
     match result {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(e.to_string()),
-        Err(panic) => {
-            let text = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "box code panicked".to_string());
-            Err(format!("panic: {text}"))
-        }
+        Err(panic) => Err(panic_text(panic.as_ref())),
     }
+}
+
+/// What a hook's panic said.
+#[cold]
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "box code panicked".to_string());
+    format!("panic: {text}")
 }
 
 /// Runs a job on a worker and reports its result to the control thread.
