@@ -518,8 +518,12 @@ fn real_drop_from_inside_the_sink_does_not_deadlock() {
     };
     let probe = Arc::clone(&sink);
     let clock = RealClock::new(sink).unwrap();
+    // The holder has its handle before the wake-up is scheduled: a test thread preempted
+    // for the millisecond between the two (a busy machine) would leave the sink nothing to
+    // drop, and the clock running.
+    *holder.lock().unwrap() = Some(Arc::clone(&clock));
     clock.schedule(Time(clock.now().0 + MS), 1);
-    *holder.lock().unwrap() = Some(clock);
+    drop(clock);
     assert!(eventually(Duration::from_secs(10), || dropped.load(Ordering::SeqCst)));
     // The detached thread ends by itself right after the sink returns.
     assert!(eventually(Duration::from_secs(10), || Arc::strong_count(
