@@ -82,6 +82,8 @@ impl Control {
             && self.boxes[b.0 as usize].inline
     }
 
+    /// The start [`Control::starts_inline`] says an input makes: its stimulus recorded, the
+    /// start made ready.
     #[inline(always)]
     fn stimulate_start(&mut self, b: BoxId, input: u16, value: Value) {
         self.compact(b, Compact::In(input, &value));
