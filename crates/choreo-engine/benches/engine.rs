@@ -646,6 +646,11 @@ fn summary(s: Sizes) {
 /// Runs of each configuration in a row in each round of [`interleaved`], the fastest kept.
 const TRIES: usize = 3;
 
+/// The least of [`TRIES`] measurements in a row.
+fn fastest(mut measure: impl FnMut() -> f64) -> f64 {
+    (0..TRIES).map(|_| measure()).fold(f64::INFINITY, f64::min)
+}
+
 fn rounds(s: Sizes) -> usize {
     std::env::var("ENGINE_BENCH_ROUNDS")
         .ok()
@@ -669,10 +674,9 @@ fn interleaved(
         for k in 0..configs.len() {
             let i = (k + r) % configs.len();
             let (x, host, outcome) = &configs[i];
-            let fastest = (0..TRIES)
-                .map(|_| time_run(x, host, outcome.clone()).as_nanos() as f64)
-                .fold(f64::INFINITY, f64::min);
-            times[i].push(fastest);
+            times[i].push(fastest(|| {
+                time_run(x, host, outcome.clone()).as_nanos() as f64
+            }));
         }
     }
     times
@@ -741,12 +745,7 @@ fn side_by_side(s: Sizes) {
             (&base, &inline, Outcome::Finished),
             (&base, &worker, Outcome::Finished),
         ],
-        &mut || {
-            let fastest = (0..TRIES)
-                .map(|_| arena_hops(s.chain as usize, s.chain as usize))
-                .fold(f64::INFINITY, f64::min);
-            arena.push(fastest);
-        },
+        &mut || arena.push(fastest(|| arena_hops(s.chain as usize, s.chain as usize))),
     );
     let net = |c: usize, b: usize| -> Vec<f64> {
         (0..rounds)
@@ -839,12 +838,7 @@ fn cycle_side_by_side(s: Sizes, rounds: usize) {
             (&x, &laps, Outcome::Finished),
             (&x, &one, Outcome::Finished),
         ],
-        &mut || {
-            let fastest = (0..TRIES)
-                .map(|_| arena_hops(s.chain as usize, hops as usize))
-                .fold(f64::INFINITY, f64::min);
-            arena.push(fastest);
-        },
+        &mut || arena.push(fastest(|| arena_hops(s.chain as usize, hops as usize))),
     );
     let net: Vec<f64> = (0..rounds)
         .map(|r| (t[0][r] - t[1][r]) / (hops - 1) as f64)

@@ -64,7 +64,6 @@ pub struct Activity {
     /// The same clock when it is virtual, read without a call through `clock`'s table:
     /// every trace event reads the time.
     virtual_clock: Option<Arc<VirtualClock>>,
-    virtual_time: bool,
     /// Activities started and not finished (including those sleeping on the clock).
     in_flight: AtomicUsize,
     /// Counted activities waiting for a run on this time base to end (see
@@ -157,7 +156,6 @@ impl Activity {
             chance: crate::chance::Chance::default(),
             start_ms,
             clock,
-            virtual_time: virtual_clock.is_some(),
             virtual_clock,
             in_flight: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
@@ -243,7 +241,7 @@ impl Activity {
         let Some(to) = lock(&self.routes).get(&n).cloned() else {
             return;
         };
-        if to.settle && self.virtual_time {
+        if to.settle && self.virtual_clock.is_some() {
             let base = self.busy();
             (to.sink)(token);
             self.wait_for_yield(base);
@@ -301,7 +299,7 @@ impl Activity {
 
     /// Whether time is virtual (jumps when everything waits on the clock).
     pub fn is_virtual(&self) -> bool {
-        self.virtual_time
+        self.virtual_clock.is_some()
     }
 
     /// Now, in behavior time.
@@ -329,7 +327,7 @@ impl Activity {
         }
         waiting(|| {
             self.notify_progress();
-            if !self.virtual_time {
+            if self.virtual_clock.is_none() {
                 self.clock.sleep_until(deadline);
                 return;
             }
@@ -366,7 +364,7 @@ impl Activity {
     /// waits for another activity by polling: it looks again before sleeping. No effect in
     /// real time, or on a thread that runs under no turn.
     pub fn pass_turn(&self) {
-        if !self.virtual_time || ON_CONTROL_THREAD.with(std::cell::Cell::get) {
+        if self.virtual_clock.is_none() || ON_CONTROL_THREAD.with(std::cell::Cell::get) {
             return;
         }
         if let Some(id) = self.turns.mine() {
@@ -410,7 +408,7 @@ impl Activity {
             self.end();
             return Err(e);
         }
-        if self.virtual_time && ON_CONTROL_THREAD.with(std::cell::Cell::get) {
+        if self.virtual_clock.is_some() && ON_CONTROL_THREAD.with(std::cell::Cell::get) {
             self.wait_for_yield(base);
         }
         Ok(())
@@ -428,7 +426,7 @@ impl Activity {
     /// Virtual time: a new activity lines up for its turn (see [`crate::turn`]); `None` in
     /// real time, where there are no turns.
     pub(crate) fn enlist_turn(&self) -> Option<TurnId> {
-        self.virtual_time.then(|| self.turns.enlist())
+        self.virtual_clock.is_some().then(|| self.turns.enlist())
     }
 
     /// Runs this thread under turn `id` from now on, once it comes.
@@ -453,7 +451,7 @@ impl Activity {
     /// Work on this thread runs under a turn until the guard is dropped: its own if it has
     /// none yet (box constructors, virtual time), else the one it runs under.
     pub(crate) fn turn_here(&self) -> TurnHere<'_> {
-        let taken = self.turns.mine().is_none() && self.virtual_time;
+        let taken = self.turns.mine().is_none() && self.virtual_clock.is_some();
         if taken {
             self.take_turn(Some(self.turns.enlist()));
         }
