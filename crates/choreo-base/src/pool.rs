@@ -23,6 +23,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
+use crate::join::wait_finished;
 use crate::sync::lock;
 use std::thread::{JoinHandle, ThreadId};
 use std::time::{Duration, Instant};
@@ -438,18 +439,6 @@ fn reap(workers: &mut Vec<Worker>) {
             i += 1;
         }
     }
-}
-
-/// Waits (polling: std has no timed join) until `handle`'s thread has ended, or `deadline`
-/// (none: no limit).
-fn wait_finished(handle: &JoinHandle<()>, deadline: Option<Instant>) -> bool {
-    while !handle.is_finished() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    true
 }
 
 /// Waits on `signal` once (it may wake early: callers loop), unless `until` has passed: then

@@ -7,7 +7,8 @@
 //! thread), and a pool of workers ([`choreo_base::pool::Pool`]) that grows when every
 //! worker is busy (methods may block for as long as a robot action lasts) and shrinks when
 //! workers stay idle. Methods built with [`crate::ObjectBuilder::method_inline`] run on the
-//! reactor thread itself.
+//! reactor thread itself. [`Server::stop`] waits (at most [`STOP_WAIT`]) until the accepting
+//! threads, the reactor and the TLS connections' threads have ended.
 //!
 //! Bytes that break the protocol (bad magic, version, sizes, unreadable payloads) close the
 //! connection with an error reported through [`ServerOptions::log`]; other connections go on.
@@ -38,6 +39,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use choreo_base::Value;
+use choreo_base::join::ThreadSet;
 use choreo_base::lock;
 use choreo_base::pool::Pool;
 
@@ -206,6 +208,8 @@ struct ServerInner {
     /// Lanes of delay made: each seeds its jitter with its number (a repeatable run).
     lanes: AtomicU64,
     stopped: AtomicBool,
+    /// The accepting threads, the reactor's, the TLS connections': waited for by a stop.
+    threads: ThreadSet,
     workers: Pool,
     directory: Mutex<Option<Arc<ServedObject>>>,
 }
@@ -268,6 +272,7 @@ impl Server {
                 delay,
                 lanes: AtomicU64::new(0),
                 stopped: AtomicBool::new(false),
+                threads: ThreadSet::default(),
                 workers: dispatch::workers("qi-worker"),
                 directory: Mutex::new(None),
             }),
@@ -341,16 +346,19 @@ impl Server {
         {
             let mut reactor = lock(&self.inner.reactor);
             if reactor.is_none() {
-                *reactor = Some(Reactor::start(Arc::downgrade(&self.inner))?);
+                *reactor = Some(Reactor::start(
+                    Arc::downgrade(&self.inner),
+                    &self.inner.threads,
+                )?);
             }
         }
         let bound = format!("{}://{local}", if target.tls { "tcps" } else { "tcp" });
         write(&self.inner.endpoints).push(bound.clone());
         lock(&self.inner.listeners).push(listener.try_clone()?);
         let weak = Arc::downgrade(&self.inner);
-        std::thread::Builder::new()
-            .name("qi-accept".into())
-            .spawn(move || accept_loop(&weak, &listener, tls))?;
+        self.inner
+            .threads
+            .spawn("qi-accept", move || accept_loop(&weak, &listener, tls))?;
         (self.inner.options.log)(&ServerEvent::Listening(bound.clone()));
         Ok(bound)
     }
@@ -433,7 +441,9 @@ impl Server {
         }
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection; returns once the server's threads have
+    /// ended (at most [`STOP_WAIT`] later: a thread still busy then is left to end alone).
+    /// Methods running on the workers are not waited for.
     pub fn stop(&self) {
         self.inner.stopped.store(true, Ordering::SeqCst);
         for l in lock(&self.inner.listeners).drain(..) {
@@ -451,8 +461,13 @@ impl Server {
         if let Some(reactor) = lock(&self.inner.reactor).as_ref() {
             reactor.wake();
         }
+        self.inner.threads.join(STOP_WAIT);
     }
 }
+
+/// How long [`Server::stop`] waits for the server's threads to end: a TLS connection's
+/// closing message may wait on a slow peer, bounded by the socket's write timeout.
+pub const STOP_WAIT: Duration = Duration::from_secs(5);
 
 impl ServerInner {
     /// The seed of the next lane of delay.
@@ -616,15 +631,13 @@ fn accept_loop(
             });
             continue;
         }
-        let spawned = std::thread::Builder::new()
-            .name("qi-server-tls".into())
-            .spawn({
-                let inner = Arc::clone(&inner);
-                move || {
-                    serve_tls(&inner, stream, config);
-                    inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
-                }
-            });
+        let spawned = inner.threads.spawn("qi-server-tls", {
+            let inner = Arc::clone(&inner);
+            move || {
+                serve_tls(&inner, stream, config);
+                inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
+            }
+        });
         if spawned.is_err() {
             inner.tls_connections.fetch_sub(1, Ordering::SeqCst);
         }
@@ -780,6 +793,11 @@ fn serve_tls(inner: &Arc<ServerInner>, stream: TcpStream, config: Arc<rustls::Se
         }
     };
     let conn = inner.open_connection(out, &peer);
+    if inner.stopped.load(Ordering::SeqCst) {
+        // Stopped during the handshake: the stop may have looked at the connections before
+        // this one was among them (it was, if it looked after: closing twice is harmless).
+        conn.peer.out().close("server stopped");
+    }
     let mut reader = BufReader::with_capacity(1 << 16, incoming);
     let error = loop {
         match Message::read_from(&mut reader, inner.options.max_payload) {

@@ -33,6 +33,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use choreo_base::Value;
+use choreo_base::join::ThreadSet;
 use choreo_base::lock;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
@@ -112,6 +113,8 @@ pub(crate) struct Link {
     handlers: RwLock<HashMap<Address, Vec<(u64, EventHandler)>>>,
     dead: Mutex<Option<String>>,
     reading: Reading,
+    /// The reader thread, waited for when the session closes ([`Link::join_reader`]).
+    reader: ThreadSet,
 }
 
 impl Link {
@@ -192,16 +195,21 @@ impl Link {
                 tick,
                 following: AtomicUsize::new(0),
             },
+            reader: ThreadSet::default(),
         });
         let me = Arc::clone(&link);
-        std::thread::Builder::new()
-            .name("qi-client".into())
-            .spawn(move || {
-                let why = me.reader_thread();
-                me.die(&why);
-                on_close(why);
-            })?;
+        link.reader.spawn("qi-client", move || {
+            let why = me.reader_thread();
+            me.die(&why);
+            on_close(why);
+        })?;
         Ok(link)
+    }
+
+    /// Waits (at most `wait`) for the reader thread to end, unless called from it: after
+    /// the socket's close, it is ending.
+    pub(super) fn join_reader(&self, wait: Duration) {
+        self.reader.join(wait);
     }
 
     /// The reader thread: reads and routes whenever it holds the reading half; returns why

@@ -121,14 +121,23 @@ struct SessionInner {
     closing: AtomicBool,
 }
 
+/// How long closing a session waits for each link's reader thread to end (it ends as soon
+/// as it sees its socket closed; a signal handler of the caller's may hold it longer).
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
 impl Drop for SessionInner {
+    /// Closes every link and waits for their reader threads (see [`choreo_base::join`]).
     fn drop(&mut self) {
         self.closing.store(true, Ordering::SeqCst);
+        let mut links: Vec<Arc<Link>> = lock(&self.extra).values().cloned().collect();
         if let State::Connected(link) = &*lock(&self.state) {
+            links.push(Arc::clone(link));
+        }
+        for link in &links {
             link.peer.out().close("session closed");
         }
-        for link in lock(&self.extra).values() {
-            link.peer.out().close("session closed");
+        for link in links {
+            link.join_reader(CLOSE_WAIT);
         }
     }
 }

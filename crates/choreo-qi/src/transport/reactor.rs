@@ -22,6 +22,7 @@ use std::net::TcpStream as StdStream;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use choreo_base::join::ThreadSet;
 use crossbeam_channel::{Receiver, Sender};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -115,14 +116,13 @@ pub(crate) struct Reactor {
 }
 
 impl Reactor {
-    /// Starts the reactor thread serving `served` (until it is dropped or stopped).
-    pub fn start<S: Served>(served: Weak<S>) -> io::Result<Reactor> {
+    /// Starts the reactor thread serving `served` (until it is dropped or stopped), kept in
+    /// `threads`.
+    pub fn start<S: Served>(served: Weak<S>, threads: &ThreadSet) -> io::Result<Reactor> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
         let (add, added) = crossbeam_channel::unbounded();
-        std::thread::Builder::new()
-            .name("qi-reactor".into())
-            .spawn(move || Loop::new(served, poll, added).run())?;
+        threads.spawn("qi-reactor", move || Loop::new(served, poll, added).run())?;
         Ok(Reactor { add, waker })
     }
 
