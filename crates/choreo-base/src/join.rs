@@ -129,12 +129,16 @@ mod tests {
     #[test]
     fn a_thread_of_the_set_joining_it_does_not_wait_for_itself() {
         let set = Arc::new(ThreadSet::default());
+        let (go, wait) = std::sync::mpsc::channel::<()>();
         let (tx, rx) = std::sync::mpsc::channel();
         let inner = Arc::clone(&set);
         set.spawn("self", move || {
+            // Once `spawn` has kept this thread's handle: it is in the set it joins.
+            wait.recv().unwrap();
             tx.send(inner.join(Duration::from_secs(60))).unwrap();
         })
         .unwrap();
+        go.send(()).unwrap();
         assert_eq!(rx.recv().unwrap(), 1);
     }
 }
