@@ -465,8 +465,9 @@ impl Server {
     }
 }
 
-/// How long [`Server::stop`] waits for the server's threads to end: a TLS connection's
-/// closing message may wait on a slow peer, bounded by the socket's write timeout.
+/// How long [`Server::stop`] waits for the server's threads to end. Those of closed
+/// connections end at once; a TLS connection still in its handshake is not among the
+/// connections a stop closes, and ends with it (bounded by 10 s).
 pub const STOP_WAIT: Duration = Duration::from_secs(5);
 
 impl ServerInner {
