@@ -120,11 +120,16 @@ fn the_largest_timeout_and_short_ones_run() {
         assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
         assert!(out.contains("outcome        finished"), "{out}");
     }
-    // Half a second of a 7-second dance: a timeout, not a panic.
+    // Half a second of a 7-second dance: a timeout, not a panic. With every core busy the
+    // half second can pass before the boxes are built: a timeout then too, said on stderr.
     let o = choreo(&["run", "examples/dance", "--timeout", "0.5", "-q"]);
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(5), "{out}{}", text(&o.stderr));
-    assert!(out.contains("outcome        stopped: timeout"), "{out}");
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(5), "{out}{err}");
+    assert!(
+        out.contains("outcome        stopped: timeout")
+            || err.contains("the time limit (500ms) passed while the boxes were being constructed"),
+        "{out}{err}"
+    );
 }
 
 const BAD_PORTS: &[&str] = &[
