@@ -71,9 +71,8 @@ pub struct Activity {
     parked: AtomicUsize,
     /// Signalled when an activity finishes or starts sleeping.
     progress: (Mutex<u64>, Condvar),
-    /// Nested engines whose boxes are being constructed (by box code of another run, see
-    /// [`Activity::nested_loads`]).
-    nested_loads: AtomicUsize,
+    /// Real work done for box code that the clock does not see (see [`Activity::at_work`]).
+    at_work: AtomicUsize,
     /// Nested engines whose control threads count as activities (see
     /// [`Activity::nested_busy`]).
     nested_busy: AtomicUsize,
@@ -160,7 +159,7 @@ impl Activity {
             in_flight: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
             progress: (Mutex::new(0), Condvar::new()),
-            nested_loads: AtomicUsize::new(0),
+            at_work: AtomicUsize::new(0),
             nested_busy: AtomicUsize::new(0),
             routes: Mutex::new(HashMap::new()),
             turns: Turns::new(),
@@ -277,17 +276,20 @@ impl Activity {
         self.end();
     }
 
-    /// Whether a nested engine's boxes are being constructed: the box code that loads it
-    /// runs long without sleeping on the clock, and is not stalled for that.
-    pub(crate) fn nested_loads(&self) -> bool {
-        self.nested_loads.load(Ordering::SeqCst) > 0
+    /// Whether some [`Activity::at_work`] guard lives.
+    pub(crate) fn is_at_work(&self) -> bool {
+        self.at_work.load(Ordering::SeqCst) > 0
     }
 
-    /// Counts a nested engine's construction until the guard is dropped.
-    pub(crate) fn nested_load(self: &Arc<Self>) -> NestedLoad {
-        self.nested_loads.fetch_add(1, Ordering::SeqCst);
+    /// Real work done for box code, in real time, that the clock does not see: a nested
+    /// behavior's boxes being constructed, a program the robot starts and waits for
+    /// (ALServiceManager.startService). The box code waiting for it neither sleeps on the
+    /// clock nor computes, which would otherwise read as a stall (the run ends idle) or as
+    /// a hook blocked on something else (it loses its turn). Counted until the guard drops.
+    pub fn at_work(self: &Arc<Self>) -> AtWork {
+        self.at_work.fetch_add(1, Ordering::SeqCst);
         self.turns.be_patient(true);
-        NestedLoad(Arc::clone(self))
+        AtWork(Arc::clone(self))
     }
 
     /// `n` parked activities run again (see [`Activity::park`]).
@@ -698,12 +700,12 @@ impl Drop for Route {
     }
 }
 
-/// See [`Activity::nested_load`].
-pub(crate) struct NestedLoad(Arc<Activity>);
+/// See [`Activity::at_work`].
+pub struct AtWork(Arc<Activity>);
 
-impl Drop for NestedLoad {
+impl Drop for AtWork {
     fn drop(&mut self) {
-        self.0.nested_loads.fetch_sub(1, Ordering::SeqCst);
+        self.0.at_work.fetch_sub(1, Ordering::SeqCst);
         self.0.turns.be_patient(false);
     }
 }

@@ -46,8 +46,9 @@ pub(crate) struct LentTurn(Option<(usize, TurnId)>);
 /// The turns of one time base.
 pub(crate) struct Turns {
     state: Mutex<State>,
-    /// Nested behaviors being loaded: their constructors may take long, however they wait
-    /// (a slow load is not a stall), so the holder is left alone meanwhile.
+    /// Real work done for box code (a nested behavior's load, a program started:
+    /// `Activity::at_work`) may take long, however it waits (it is not a stall), so the
+    /// holder is left alone meanwhile.
     patient: std::sync::atomic::AtomicUsize,
 }
 
@@ -279,11 +280,11 @@ impl Turns {
         self.state().outside.contains(&id)
     }
 
-    /// While a nested behavior loads, the holder keeps its turn however it waits (see
-    /// [`Turns::patient`]); `false` ends one such load.
-    pub(crate) fn be_patient(&self, loading: bool) {
+    /// While real work is done for box code, the holder keeps its turn however it waits
+    /// (see [`Turns::patient`]); `false` ends one such work.
+    pub(crate) fn be_patient(&self, working: bool) {
         use std::sync::atomic::Ordering;
-        if loading {
+        if working {
             self.patient.fetch_add(1, Ordering::SeqCst);
         } else {
             self.patient.fetch_sub(1, Ordering::SeqCst);

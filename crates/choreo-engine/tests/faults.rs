@@ -827,3 +827,58 @@ fn native_boxes_that_sleep_while_constructed_and_loaded_follow_the_clock() {
         );
     }
 }
+
+/// Linux's (the turns ask the kernel whether a holder is blocked: docs/platforms.md).
+#[test]
+#[cfg(target_os = "linux")]
+fn real_work_done_for_box_code_is_neither_a_stall_nor_a_lost_turn() {
+    // S's onStart waits 3 s of real time for something the clock does not see (as box code
+    // waits in ALServiceManager.startService for a program to register), then stops the
+    // root. Blocked that long, a hook is stalled after 2 s, and with nothing due the run
+    // goes idle; under an `at_work` guard it is not.
+    let xml = project(&format!(
+        "{}{}{}",
+        loop_box("S", 1, ""),
+        link(0, 2, 1, 2),
+        link(1, 5, 0, 4)
+    ));
+    let (release, wait) = std::sync::mpsc::channel::<()>();
+    let wait = std::sync::Mutex::new(wait);
+    let host = NativeHost::new().with("S", move |hook, ctx| {
+        if matches!(hook, Hook::Input { name, .. } if name == "onStart") {
+            let guarded = ctx.parameter("guarded").is_some();
+            let _at_work = guarded.then(|| ctx.activity().at_work());
+            let _ = wait.lock().unwrap().recv_timeout(Duration::from_secs(3));
+            ctx.fire("out", Value::None)?;
+        }
+        Ok(())
+    });
+    // Unguarded: the blocked hook is reported stalled and the run goes idle while it waits.
+    let (engine, trace) = load(&xml, &host, in_virtual_time());
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::Idle);
+    // Released, S goes on and stops the root.
+    release.send(()).unwrap();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::Finished);
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("root/S log warning:") && l.contains("of real time")),
+        "{lines:#?}"
+    );
+    // Guarded: the run waits for it, at virtual time 0, and S stops the root.
+    let guarded = xml.replace(
+        r#"<Box name="S" id="1">"#,
+        r#"<Box name="S" id="1"><Parameter name="guarded" inherits_from_parent="0" content_type="0" value="1" default_value="1" id="8"/>"#,
+    );
+    let (engine, trace) = load(&guarded, &host, in_virtual_time());
+    engine.start();
+    assert_eq!(engine.wait(Duration::from_secs(60)), Outcome::Finished);
+    assert_eq!(engine.ended_at().map(|t| t.0), Some(0));
+    drop(engine);
+    let lines: Vec<String> = trace.events().iter().map(|e| e.short()).collect();
+    assert!(!lines.iter().any(|l| l.contains("warning")), "{lines:#?}");
+    assert_balanced(&trace);
+}

@@ -677,9 +677,10 @@ impl Control {
             self.watch.stalled_since = None;
             return true;
         }
-        if self.shared.time.turns().any() || self.shared.time.nested_loads() {
+        if self.shared.time.turns().any() || self.shared.time.is_at_work() {
             // Something runs in its turn, however slowly (crate::turn: one that waits on
-            // something else loses it), or box code loads a nested behavior.
+            // something else loses it), or real work is done for box code (a nested
+            // behavior's load, a program started: Activity::at_work).
             self.watch.stalled_since = None;
             return false;
         }

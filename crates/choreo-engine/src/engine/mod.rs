@@ -387,7 +387,7 @@ impl Engine {
         // none (box code loading a nested behavior runs in its hook's).
         let turn = shared.time.turn_here();
         // A nested load runs in box code of another run, which is not stalled meanwhile.
-        let nested_load = nested.then(|| shared.time.nested_load());
+        let nested_load = nested.then(|| shared.time.at_work());
         for (i, node) in shared.graph.boxes.iter().enumerate() {
             let ctx = BoxContext {
                 shared: Arc::clone(shared),

@@ -163,7 +163,12 @@ fn by_host(
 ) -> Option<Result<bool, CallError>> {
     let host = host(sim)?;
     let full = host.resolve(name)?;
-    Some(match act(host.as_ref(), &full) {
+    // A program started and awaited (up to the host's own bound), or stopped, in real time:
+    // the box code waiting is at work, not stalled.
+    let at_work = sim.time().ok().map(|t| t.at_work());
+    let done = act(host.as_ref(), &full);
+    drop(at_work);
+    Some(match done {
         Ok(true) => {
             let args = vec![Value::from(full.as_str()), Value::Int(reason)];
             sim.emit("ALServiceManager", signal, args);
