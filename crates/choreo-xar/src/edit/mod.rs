@@ -307,7 +307,11 @@ impl Document {
             }
             text.replace_range(s.at..end, &s.inserted);
         }
-        *self = Document::from_text(&self.name, text)?;
+        // An edit that sets what the file already holds (a panel set to its own value, a box
+        // moved where it is) changes no byte: the document stays as it was, not read again.
+        if text != self.text {
+            *self = Document::from_text(&self.name, text)?;
+        }
         Ok(())
     }
 
