@@ -193,7 +193,9 @@ fn reconnects_with_a_clear_error_meanwhile() {
         }
     }
     assert!(wait_until(SETTLE, || session.is_connected()));
-    assert_eq!(*reconnected.lock().unwrap(), 1);
+    // The hooks run on the reconnecting thread once the link is up (they may need it, to
+    // register services again), so they may still be running when `is_connected` turns true.
+    assert!(wait_until(SETTLE, || *reconnected.lock().unwrap() == 1));
     let pinger = session.service("Pinger").unwrap();
     assert_eq!(
         pinger.call("ping", &[Value::Int(2)]).unwrap(),

@@ -283,7 +283,9 @@ impl Session {
         self.inner.generation.load(Ordering::SeqCst)
     }
 
-    /// Runs `hook` after every successful reconnection (to subscribe again, say).
+    /// Runs `hook` after every successful reconnection (to subscribe again, say), on the
+    /// reconnecting thread once the new link is up: [`is_connected`](Self::is_connected)
+    /// may turn true while hooks still run.
     pub fn on_reconnect(&self, hook: impl Fn(&Session) + Send + Sync + 'static) {
         lock(&self.inner.hooks).push(Arc::new(hook));
     }
