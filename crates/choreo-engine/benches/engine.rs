@@ -447,7 +447,7 @@ fn graph_bytes(g: &choreo_engine::graph::Graph) -> usize {
     use choreo_engine::graph::{BoxNode, Content, DiagramNode, InputNode, OutputNode, Target};
     use std::mem::size_of;
     let string = |s: &String| s.capacity();
-    // Input names are shared across the graph: each text is counted once.
+    // Port names are shared across the graph: each text is counted once.
     let mut names = std::collections::HashSet::new();
     let mut n = g.boxes.capacity() * size_of::<BoxNode>()
         + g.diagrams.capacity() * size_of::<DiagramNode>();
@@ -455,17 +455,26 @@ fn graph_bytes(g: &choreo_engine::graph::Graph) -> usize {
         n += string(&b.path) + string(&b.name) + string(&b.code);
         n += b.inputs.capacity() * size_of::<InputNode>();
         // A shared name: its text and the two reference counts in front of it.
-        n += b
-            .inputs
-            .iter()
-            .filter(|p| names.insert(p.name.as_str().as_ptr()))
-            .map(|p| p.name.len() + 16)
-            .sum::<usize>();
+        let mut shared = |name: &choreo_engine::PortName| {
+            if names.insert(name.as_str().as_ptr()) {
+                name.len() + 16
+            } else {
+                0
+            }
+        };
+        n += b.inputs.iter().map(|p| shared(&p.name)).sum::<usize>();
         n += b.outputs.capacity() * size_of::<OutputNode>();
         n += b
             .outputs
             .iter()
-            .map(|p| string(&p.name) + p.targets.capacity() * size_of::<Target>())
+            .map(|p| {
+                let spilled = if p.targets.spilled() {
+                    p.targets.capacity()
+                } else {
+                    0
+                };
+                shared(&p.name) + spilled * size_of::<Target>()
+            })
             .sum::<usize>();
         n += b.parameters.capacity() * size_of::<choreo_engine::graph::ParameterNode>();
         n += b.parameters.iter().map(|p| string(&p.name)).sum::<usize>();

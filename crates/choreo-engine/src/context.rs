@@ -40,11 +40,7 @@ impl BoxContext {
                 output: name.to_string(),
             });
         };
-        self.shared.post(Command::Fire {
-            b: self.id,
-            output: index,
-            value,
-        });
+        self.shared.post_fire(self.id, index, value);
         Ok(())
     }
 

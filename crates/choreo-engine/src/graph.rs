@@ -14,6 +14,7 @@ use choreo_xar::model::{
 
 use crate::resource::ResourceNode;
 use choreo_base::Value;
+use smallvec::SmallVec;
 
 /// A box instance, as an index into [`Graph::boxes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +39,7 @@ pub enum Target {
 #[derive(Debug, Clone)]
 pub struct InputNode {
     /// Its name (`onStart`); the hook is `onInput_<name>`.
-    pub name: crate::hook::InputName,
+    pub name: crate::hook::PortName,
     /// What a stimulation does.
     pub nature: InputNature,
     /// ALMemory key of a memory input.
@@ -49,11 +50,13 @@ pub struct InputNode {
 #[derive(Debug, Clone)]
 pub struct OutputNode {
     /// Its name (`onStopped`).
-    pub name: String,
+    pub name: crate::hook::PortName,
     /// What firing it does.
     pub nature: OutputNature,
-    /// Destinations in the enclosing diagram, in file order.
-    pub targets: Vec<Target>,
+    /// Destinations in the enclosing diagram, in file order. The usual one in place: a
+    /// signal hop reads it with the output, not from a list of its own (a cache miss per
+    /// hop in a behavior of many boxes).
+    pub targets: SmallVec<[Target; 1]>,
 }
 
 /// A parameter of a box instance (its initial value; runtime values live in the engine).
@@ -180,9 +183,21 @@ pub type GeneratedCode<'a> = dyn Fn(&BoxDef) -> Option<String> + 'a;
 struct Build<'a> {
     generated: &'a GeneratedCode<'a>,
     suffixes: HashMap<String, u32>,
-    /// Input names, one shared name per text: a box's `onStart` is every box's (85 bytes
-    /// less per box of the engine bench's behavior).
-    input_names: HashMap<String, crate::hook::InputName>,
+    /// Port names, one shared name per text: a box's `onStart` is every box's (85 bytes
+    /// less per box of the engine bench's behavior), and so is its `onStopped`.
+    port_names: HashMap<String, crate::hook::PortName>,
+}
+
+impl Build<'_> {
+    /// The shared name of text `name`.
+    fn port_name(&mut self, name: &str) -> crate::hook::PortName {
+        if let Some(shared) = self.port_names.get(name) {
+            return shared.clone();
+        }
+        let shared = crate::hook::PortName::from(name);
+        self.port_names.insert(name.to_string(), shared.clone());
+        shared
+    }
 }
 
 /// A whole behavior, instantiated.
@@ -216,7 +231,7 @@ impl Graph {
         let mut build = Build {
             generated,
             suffixes: HashMap::new(),
-            input_names: HashMap::new(),
+            port_names: HashMap::new(),
         };
         g.add_box(&x.root_box, None, String::new(), &mut build);
         g
@@ -284,11 +299,7 @@ impl Graph {
                 .inputs
                 .iter()
                 .map(|p| InputNode {
-                    name: build
-                        .input_names
-                        .entry(p.name.clone())
-                        .or_insert_with(|| p.name.clone().into())
-                        .clone(),
+                    name: build.port_name(&p.name),
                     nature: p.nature,
                     memory_key: p.stm_value_name.clone(),
                 })
@@ -297,9 +308,9 @@ impl Graph {
                 .outputs
                 .iter()
                 .map(|p| OutputNode {
-                    name: p.name.clone(),
+                    name: build.port_name(&p.name),
                     nature: p.nature,
-                    targets: Vec::new(),
+                    targets: SmallVec::new(),
                 })
                 .collect(),
             parameters: def

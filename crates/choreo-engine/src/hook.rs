@@ -1,19 +1,21 @@
 //! The hooks the engine calls in box code (`onLoad`, `onUnload`, `onInput_*`, ...).
 //!
-//! An input's name is an [`InputName`], shared by the graph and every call it gets (a signal
-//! hop copies no string).
+//! A port's name is a [`PortName`], shared by every box of the graph with a port of that
+//! name and by every hook call it gets (a signal hop copies no string).
 
 use std::sync::Arc;
 
 use choreo_base::Value;
 
-/// The name of a box input (`onStart`), shared by the graph and every hook call it gets: a
-/// signal hop hands the name on without copying it. Reads as a `str` (it derefs to one and
+/// The name of a box input or output (`onStart`), one copy for every box with a port of
+/// that name, shared with every hook call it gets: a signal hop hands the name on without
+/// copying it, and looks up an output by a name whose text it has just read (a name kept
+/// apart in each box was a cache miss per hop). Reads as a `str` (it derefs to one and
 /// compares with `str`, `&str` and `String`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InputName(Arc<str>);
+pub struct PortName(Arc<str>);
 
-impl InputName {
+impl PortName {
     /// The name as text.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -21,62 +23,62 @@ impl InputName {
 
     /// Whether `other` is this name: the same shared text (a signal hands the graph's name
     /// on), or equal text.
-    pub(crate) fn same(&self, other: &InputName) -> bool {
+    pub(crate) fn same(&self, other: &PortName) -> bool {
         Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
     }
 }
 
-impl std::ops::Deref for InputName {
+impl std::ops::Deref for PortName {
     type Target = str;
     fn deref(&self) -> &str {
         &self.0
     }
 }
 
-impl std::fmt::Display for InputName {
+impl std::fmt::Display for PortName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl From<&str> for InputName {
-    fn from(s: &str) -> InputName {
-        InputName(Arc::from(s))
+impl From<&str> for PortName {
+    fn from(s: &str) -> PortName {
+        PortName(Arc::from(s))
     }
 }
 
-impl From<String> for InputName {
-    fn from(s: String) -> InputName {
-        InputName(Arc::from(s))
+impl From<String> for PortName {
+    fn from(s: String) -> PortName {
+        PortName(Arc::from(s))
     }
 }
 
-impl PartialEq<str> for InputName {
+impl PartialEq<str> for PortName {
     fn eq(&self, other: &str) -> bool {
         *self.0 == *other
     }
 }
 
-impl PartialEq<&str> for InputName {
+impl PartialEq<&str> for PortName {
     fn eq(&self, other: &&str) -> bool {
         *self.0 == **other
     }
 }
 
-impl PartialEq<String> for InputName {
+impl PartialEq<String> for PortName {
     fn eq(&self, other: &String) -> bool {
         *self.0 == **other
     }
 }
 
-impl PartialEq<InputName> for String {
-    fn eq(&self, other: &InputName) -> bool {
+impl PartialEq<PortName> for String {
+    fn eq(&self, other: &PortName) -> bool {
         **self == *other.0
     }
 }
 
-impl PartialEq<InputName> for str {
-    fn eq(&self, other: &InputName) -> bool {
+impl PartialEq<PortName> for str {
+    fn eq(&self, other: &PortName) -> bool {
         *self == *other.0
     }
 }
@@ -91,7 +93,7 @@ pub enum Hook {
     /// `onInput_<name>` with the delivered value (a bang is [`Value::None`]).
     Input {
         /// The input's name.
-        name: InputName,
+        name: PortName,
         /// The value.
         value: Value,
     },
@@ -116,15 +118,6 @@ impl Hook {
             Hook::ResourceLost => "onResourceLost".to_string(),
             Hook::ResourceError => "onResourceError".to_string(),
             Hook::Resource { .. } => "onResource".to_string(),
-        }
-    }
-
-    /// An input's hook taken apart: its name and its value (no name and [`Value::None`] for
-    /// the other hooks).
-    pub(crate) fn into_input(self) -> (Option<InputName>, Value) {
-        match self {
-            Hook::Input { name, value } => (Some(name), value),
-            _ => (None, Value::None),
         }
     }
 }

@@ -36,7 +36,7 @@ pub use context::BoxContext;
 pub use engine::command::TimelineCommand;
 pub use engine::{Engine, FrameObserver, Options, Outcome};
 pub use error::{EngineError, RobotError, ScriptError};
-pub use hook::{Hook, InputName};
+pub use hook::{Hook, PortName};
 pub use host::{BoxCode, NativeHost, ScriptHost};
 pub use robot::{MemorySink, Robot, SubscriptionId};
 pub use trace::Trace;

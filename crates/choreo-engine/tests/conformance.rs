@@ -1015,10 +1015,10 @@ fn a_hook_blocked_outside_the_clock_does_not_freeze_virtual_time() {
     assert_in_order(&t, &["root/A out onStopped None", "beh end"]);
 }
 
-/// The graph keeps one copy of each input name: every box's `onStart` is the same text in
-/// memory (a behavior of many boxes takes less).
+/// The graph keeps one copy of each port name: every box's `onStart` is the same text in
+/// memory (a behavior of many boxes takes less), and so is every box's `onStopped`.
 #[test]
-fn boxes_share_their_input_names() {
+fn boxes_share_their_port_names() {
     use choreo_testkit::generated::{behavior, hop_chain};
     let xar = choreo_xar::read_xar("chain.xar", behavior(&hop_chain(50, true)).as_bytes())
         .unwrap()
@@ -1035,4 +1035,14 @@ fn boxes_share_their_input_names() {
         .collect();
     assert_eq!(on_start.len(), 50);
     assert!(on_start.iter().all(|p| *p == on_start[0]));
+    let on_stopped: Vec<_> = g
+        .boxes
+        .iter()
+        .map(|b| {
+            let output = b.outputs.iter().find(|p| p.name == "onStopped").unwrap();
+            output.name.as_str().as_ptr()
+        })
+        .collect();
+    assert_eq!(on_stopped.len(), 51);
+    assert!(on_stopped.iter().all(|p| *p == on_stopped[0]));
 }

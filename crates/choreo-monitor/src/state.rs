@@ -39,7 +39,7 @@ impl Natures {
                     let outputs = b
                         .outputs
                         .iter()
-                        .map(|p| (p.name.clone(), p.nature.name()))
+                        .map(|p| (p.name.to_string(), p.nature.name()))
                         .collect();
                     (format!("{prefix}{}", b.path), (inputs, outputs))
                 })

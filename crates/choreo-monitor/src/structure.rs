@@ -102,7 +102,7 @@ fn box_list(graph: &Graph, at: &Offset<'_>, model: Option<Model>) -> Vec<Value> 
                     "name": p.name.to_string(), "nature": p.nature.name(),
                 })).collect::<Vec<_>>(),
                 "outputs": b.outputs.iter().map(|p| json!({
-                    "name": p.name, "nature": p.nature.name(),
+                    "name": p.name.to_string(), "nature": p.nature.name(),
                 })).collect::<Vec<_>>(),
                 "content": content,
             })
@@ -145,7 +145,7 @@ fn diagram_list(graph: &Graph, at: &Offset<'_>) -> Vec<Value> {
                 for out in &graph.node(b).outputs {
                     for t in &out.targets {
                         links.push(json!({
-                            "from": {"box": at.b(b), "port": out.name},
+                            "from": {"box": at.b(b), "port": out.name.to_string()},
                             "to": to(graph, at, *t),
                         }));
                     }
@@ -222,7 +222,7 @@ fn to(graph: &Graph, at: &Offset<'_>, t: Target) -> Value {
                 .node(b)
                 .outputs
                 .get(usize::from(i))
-                .map(|p| p.name.clone());
+                .map(|p| p.name.to_string());
             (None, "output", name)
         }
     };

@@ -191,7 +191,7 @@ struct Script {
     optional: Vec<String>,
     /// Each input's name and its hook's name (`onInput_<name>`) as a Python string, made
     /// once rather than on every call.
-    inputs: Vec<(choreo_engine::InputName, Py<PyString>)>,
+    inputs: Vec<(choreo_engine::PortName, Py<PyString>)>,
 }
 
 impl Script {

@@ -46,7 +46,7 @@ impl BoxInfo {
             parent: node.parent.map(|(p, _)| p.0),
             has_resources: !node.resources.is_empty(),
             inputs: node.inputs.iter().map(|p| p.name.to_string()).collect(),
-            outputs: node.outputs.iter().map(|p| p.name.clone()).collect(),
+            outputs: node.outputs.iter().map(|p| p.name.to_string()).collect(),
             parameters: node.parameters.iter().map(|p| p.name.clone()).collect(),
             end_frame: match &node.content {
                 Content::Timeline(t) => t.end_frame.unwrap_or(0),

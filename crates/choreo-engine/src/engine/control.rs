@@ -19,6 +19,7 @@ use crate::engine::workers::{self, Handed, Job, call_guarded};
 use crate::graph::{BoxId, Graph};
 use crate::hook::Hook;
 use crate::trace::{Compact, HookRef, Step as TraceStep};
+use choreo_base::Value;
 
 /// After a crash of the control thread, how long (real time) it waits for the onUnload hooks
 /// it calls on workers before it destroys every box anyway.
@@ -361,6 +362,11 @@ impl Control {
                     Flow::Drained => {}
                 }
             }
+            if let Some((b, output)) = commands.try_bang() {
+                self.count_steps(1);
+                self.handle_bang(b, output);
+                continue;
+            }
             let command = match commands.try_recv() {
                 // Commands that keep coming (a loop of links through box code posts one per
                 // hop) keep the engine busy just as ready operations do.
@@ -460,6 +466,12 @@ impl Control {
         // up to one budget's worth, so the loop still advances.
         let mut handled = 0;
         while handled < STEP_BUDGET {
+            if let Some((b, output)) = commands.try_bang() {
+                handled += 1;
+                self.count_steps(1);
+                self.handle_bang(b, output);
+                continue;
+            }
             let Some(command) = commands.try_recv() else {
                 break;
             };
@@ -597,17 +609,33 @@ impl Control {
     /// hop does not pay for their frame.
     #[inline(always)]
     fn handle(&mut self, command: Command) -> bool {
+        self.handling(|c| match command {
+            Command::Fire { b, output, value } => {
+                c.fire(b, output, value);
+                true
+            }
+            command => c.act_on(command),
+        })
+    }
+
+    /// Acts on output `output` of box `b` fired with a bang, the hop's command, taken from
+    /// the queue without a [`Command`] made of it ([`Reader::try_bang`]).
+    #[inline(always)]
+    fn handle_bang(&mut self, b: BoxId, output: u16) {
+        self.handling(|c| {
+            c.fire(b, output, Value::None);
+            true
+        });
+    }
+
+    /// What acting on any command takes: `act`, and what it made ready put in order.
+    #[inline(always)]
+    fn handling(&mut self, act: impl FnOnce(&mut Control) -> bool) -> bool {
         self.my_turn();
         self.life.idle_reported = false;
         self.watch.stalled_since = None;
         let mark = self.work.ready.len();
-        let go_on = match command {
-            Command::Fire { b, output, value } => {
-                self.fire(b, output, value);
-                true
-            }
-            command => self.act_on(command),
-        };
+        let go_on = act(self);
         // What the command made ready runs in the order it was made ready.
         if self.work.ready.len() > mark {
             self.work.ready[mark..].reverse();

@@ -14,6 +14,11 @@
 //! ([`Reader`], made on its thread) holds the list itself, so taking a command looks up no
 //! thread-local; a post finds it through [`OWN`].
 //!
+//! In that list an output fired with a bang, the hop's command, is a plain word, made and
+//! read in registers ([`Sender::send_bang`], [`Reader::try_bang`]): a whole [`Command`]
+//! moved in and out of a list is stored in pieces and loaded whole, and each load waits
+//! for the stores before it (measured, those waits were a tenth of an inline hop).
+//!
 //! Unbounded, and argued: the control thread drains it at once but while it runs a budget
 //! of steps; what is queued meanwhile is one command per hook return, timer, fired output
 //! or memory event, each bounded by the work that produced it.
@@ -26,6 +31,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::engine::command::Command;
+use crate::graph::BoxId;
 
 thread_local! {
     /// The queue this thread reads (by address; 0: none), checked first and cheaply: a
@@ -36,7 +42,56 @@ thread_local! {
 }
 
 /// The commands the reader posted to itself, in order.
-type Own = RefCell<VecDeque<Command>>;
+type Own = RefCell<OwnList>;
+
+/// The reader's own posts: a word each, in order: an output fired with a bang
+/// ([`fire_word`]), or [`WHOLE`], whose command is the next in `commands`.
+#[derive(Default)]
+struct OwnList {
+    order: VecDeque<u64>,
+    commands: VecDeque<Command>,
+}
+
+/// In [`OwnList::order`]: the next command of [`OwnList::commands`].
+const WHOLE: u64 = 0;
+
+/// In [`OwnList::order`]: output `output` of box `b` fired with a bang (never [`WHOLE`]).
+#[inline(always)]
+fn fire_word(b: BoxId, output: u16) -> u64 {
+    1 | u64::from(output) << 16 | u64::from(b.0) << 32
+}
+
+impl OwnList {
+    fn push(&mut self, c: Command) {
+        self.order.push_back(WHOLE);
+        self.commands.push_back(c);
+    }
+
+    /// The oldest post if it is a bang: `(box, output)`.
+    #[inline(always)]
+    fn pop_bang(&mut self) -> Option<(BoxId, u16)> {
+        match self.order.front() {
+            Some(&word) if word != WHOLE => {
+                self.order.pop_front();
+                Some((BoxId((word >> 32) as u32), (word >> 16) as u16))
+            }
+            _ => None,
+        }
+    }
+
+    /// The oldest post, whole.
+    fn pop(&mut self) -> Option<Command> {
+        if let Some((b, output)) = self.pop_bang() {
+            return Some(Command::Fire {
+                b,
+                output,
+                value: choreo_base::Value::None,
+            });
+        }
+        self.order.pop_front()?;
+        self.commands.pop_front()
+    }
+}
 
 /// What the posting side and the reader share.
 struct Queue {
@@ -110,14 +165,42 @@ impl Sender {
     /// Posts `c` after every command posted before it; `Err(c)` once the reader is gone.
     #[inline(always)]
     pub(crate) fn send(&self, c: Command) -> Result<(), Command> {
-        if !self.0.queued.load(Ordering::Acquire) && self.0.read_here() {
-            let own = OWN.with(|own| own.try_borrow().ok().and_then(|own| own.clone()));
-            if let Some(Ok(mut own)) = own.as_deref().map(RefCell::try_borrow_mut) {
-                own.push_back(c);
-                return Ok(());
-            }
+        match self.to_own(c, OwnList::push) {
+            Ok(()) => Ok(()),
+            Err(c) => self.send_shared(c),
         }
-        self.send_shared(c)
+    }
+
+    /// Posts output `output` of box `b` fired with a bang, as [`Sender::send`] would.
+    #[inline(always)]
+    pub(crate) fn send_bang(&self, b: BoxId, output: u16) -> Result<(), Command> {
+        match self.to_own(fire_word(b, output), |own, word| own.order.push_back(word)) {
+            Ok(()) => Ok(()),
+            Err(_) => self.send_shared(Command::Fire {
+                b,
+                output,
+                value: choreo_base::Value::None,
+            }),
+        }
+    }
+
+    /// Puts `item` on the reader's own list with `push` if the caller is the reader and
+    /// nothing from another thread is queued (see the module's doc); else gives it back.
+    #[inline(always)]
+    fn to_own<T>(&self, item: T, push: impl FnOnce(&mut OwnList, T)) -> Result<(), T> {
+        if self.0.queued.load(Ordering::Acquire) || !self.0.read_here() {
+            return Err(item);
+        }
+        OWN.with(|own| {
+            let Ok(own) = own.try_borrow() else {
+                return Err(item);
+            };
+            let Some(Ok(mut list)) = own.as_deref().map(RefCell::try_borrow_mut) else {
+                return Err(item);
+            };
+            push(&mut list, item);
+            Ok(())
+        })
     }
 
     /// Posts `c` to the deque the reader shares with the other threads.
@@ -156,14 +239,14 @@ impl Drop for Receiver {
     /// Never made a reader: the queue is closed, what was posted dropped.
     fn drop(&mut self) {
         if let Some(q) = self.0.take() {
-            close(&q, VecDeque::new());
+            close(&q, OwnList::default());
         }
     }
 }
 
 /// The run is over: what was posted and never taken is dropped now (`own`, and the deque),
 /// and what is posted from now on at once.
-fn close(q: &Queue, own: VecDeque<Command>) {
+fn close(q: &Queue, own: OwnList) {
     let mut s = q.lock();
     s.closed = true;
     let unread = std::mem::take(&mut s.commands);
@@ -174,9 +257,15 @@ fn close(q: &Queue, own: VecDeque<Command>) {
 
 impl Reader {
     /// The oldest command this thread posted to itself.
-    #[inline(always)]
     fn own_command(&self) -> Option<Command> {
-        self.own.try_borrow_mut().ok()?.pop_front()
+        self.own.try_borrow_mut().ok()?.pop()
+    }
+
+    /// The oldest command posted, if it is an output this thread fired with a bang:
+    /// `(box, output)`, in registers (see the module's doc).
+    #[inline(always)]
+    pub(crate) fn try_bang(&self) -> Option<(BoxId, u16)> {
+        self.own.try_borrow_mut().ok()?.pop_bang()
     }
 
     /// Takes the deque's oldest command.
@@ -189,7 +278,6 @@ impl Reader {
     }
 
     /// The oldest command posted, if any.
-    #[inline(always)]
     pub(crate) fn try_recv(&self) -> Option<Command> {
         if let Some(c) = self.own_command() {
             return Some(c);
@@ -202,7 +290,7 @@ impl Reader {
 
     /// Whether nothing is posted.
     pub(crate) fn is_empty(&self) -> bool {
-        self.own.try_borrow().is_ok_and(|own| own.is_empty())
+        self.own.try_borrow().is_ok_and(|own| own.order.is_empty())
             && self.queue.lock().commands.is_empty()
     }
 
@@ -336,9 +424,23 @@ mod tests {
         assert_eq!(output(rx.recv_timeout(Duration::from_secs(60))), Some(6));
         assert_eq!(output(rx.try_recv()), Some(7));
         assert!(tx.send(fire(8)).is_ok());
+        // Bangs, kept as words, in their place among whole commands; taken as bangs only
+        // when they come first.
+        assert!(tx.send_bang(BoxId(0), 9).is_ok());
+        assert!(tx.send(fire(10)).is_ok());
+        assert!(tx.send_bang(BoxId(0), 11).is_ok());
+        other(12);
+        assert!(tx.send_bang(BoxId(0), 13).is_ok());
+        assert_eq!(output(rx.try_recv()), Some(8));
+        assert_eq!(rx.try_bang(), Some((BoxId(0), 9)));
+        assert_eq!(rx.try_bang(), None);
+        let taken: Vec<_> = std::iter::from_fn(|| output(rx.try_recv())).collect();
+        assert_eq!(taken, [10, 11, 12, 13]);
+        assert!(rx.is_empty());
+        assert!(tx.send(fire(8)).is_ok());
         drop(rx);
         assert!(
-            tx.send(fire(9)).is_err(),
+            tx.send(fire(9)).is_err() && tx.send_bang(BoxId(0), 9).is_err(),
             "the reader is gone, its list with it"
         );
     }

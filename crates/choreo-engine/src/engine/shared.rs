@@ -91,6 +91,18 @@ impl Shared {
         }
     }
 
+    /// Posts output `output` of box `b` fired with `value`: a bang, the hop's usual case,
+    /// as a word ([`Sender::send_bang`]).
+    #[inline(always)]
+    pub(crate) fn post_fire(&self, b: BoxId, output: u16, value: Value) {
+        if self.accounted.is_none() && matches!(value, Value::None) {
+            value.discard();
+            let _ = self.queue.send_bang(b, output);
+        } else {
+            self.post(Command::Fire { b, output, value });
+        }
+    }
+
     /// [`Shared::post`] to a nested engine, counted.
     fn post_nested(&self, accounted: &Mutex<Accounted>, c: Command) {
         let mut accounted = choreo_base::lock(accounted);

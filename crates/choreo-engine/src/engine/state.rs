@@ -25,7 +25,7 @@ use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
 use crate::graph::{BoxId, DiagramId};
-use crate::hook::InputName;
+use crate::hook::PortName;
 use crate::host::BoxCode;
 use crate::resource::ResourceTree;
 use crate::trace::{Buffer, Compact, End, HookRef, Step as TraceStep};
@@ -195,10 +195,13 @@ pub(super) enum Ready {
 /// The values of the starts on the ready stack, by slot. A start is moved on the stack
 /// (and in and out of it) several times per hop: without its value it is 12 bytes, and its
 /// value is moved once in and once out. A bang (`None`, what most signals carry) takes no
-/// slot: it is made anew when taken, never stored and read back (a `None` is stored as
-/// its tag alone, and a copy of the whole value read after it waits for the store).
+/// slot. A `None` made anew is stored as its tag alone, and a copy of the whole value read
+/// right after waits for that store to land: so a bang is taken whole out of
+/// [`StartValues::bang`], whose tag was stored a hop ago.
 #[derive(Default)]
 pub(super) struct StartValues {
+    /// Always `None`: what a bang is moved out of.
+    bang: Value,
     /// A free slot holds `Value::None`: a plain `Value`, not an `Option`, so a value is
     /// moved out whole (an `Option`'s tag stored apart from the value made the next read of
     /// it wait for both stores to land).
@@ -235,7 +238,7 @@ impl StartValues {
     #[inline(always)]
     pub(super) fn take(&mut self, slot: u32) -> Value {
         if slot == Self::BANG {
-            return Value::None;
+            return std::mem::take(&mut self.bang);
         }
         let value = self
             .values
@@ -334,7 +337,7 @@ pub(super) struct Work {
     /// The input name the last inline start's hook was given, back from it: the next start
     /// of an input of that name (a chain's `onStart`, interned by the graph) takes it
     /// rather than a count of the graph's, which costs two atomic operations a hop.
-    pub(super) spare_name: Option<InputName>,
+    pub(super) spare_name: Option<PortName>,
     /// Operations dropped because [`MAX_OPS`] were in flight.
     pub(super) dropped_ops: u64,
     /// The most operations in flight at once so far (see [`crate::Engine::peak_operations`]).

@@ -117,8 +117,12 @@ impl Control {
         let hook = Hook::Input { name, value };
         let mark = self.work.ready.len();
         let ok = self.call_inline(b, &hook, HookRef::Input(input));
-        let (name, value) = hook.into_input();
-        self.work.spare_name = name;
+        // Taken apart where it lies: the value moved out whole only if something follows
+        // (moved as a pair, a bang's tag stored alone was loaded whole right after).
+        let Hook::Input { name, value } = hook else {
+            unreachable!("made an input's hook above")
+        };
+        self.work.spare_name = Some(name);
         if self.work.ready.len() > mark {
             self.work.ready[mark..].reverse();
             let id = self

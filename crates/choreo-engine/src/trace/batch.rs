@@ -36,6 +36,26 @@ impl Batch {
         }
     }
 
+    /// Adds a record that carries no payload, from the caller's registers: with room, no
+    /// call is on its way (a record kept across one is kept in memory: see
+    /// `Buffer::record_plain`).
+    #[inline(always)]
+    pub(super) fn push_plain(&mut self, record: Record) {
+        debug_assert!(!record.has_payload());
+        if self.records.len() < self.records.capacity() {
+            self.records.push(record);
+        } else {
+            let [time, w0, w1] = record.words();
+            self.push_growing(time, w0, w1);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_growing(&mut self, time: u64, w0: u64, w1: u64) {
+        self.records.push(Record::from_words([time, w0, w1]));
+    }
+
     pub(super) fn len(&self) -> usize {
         self.records.len()
     }

@@ -102,23 +102,48 @@ impl Buffer {
     /// it is stored in pieces and loaded whole: the load waits for the stores).
     #[inline(always)]
     pub(crate) fn record_box(&self, time: Time, b: BoxId, what: Compact<'_>) {
-        let (record, payload) = Record::of(time.0, b, what);
         // Apart, so that the usual record, with no payload, moves no `Option<Payload>`.
-        match payload {
-            None => self.record(record, None),
-            Some(payload) => self.record_carrying(record, payload),
+        if what.carries() {
+            self.record_carrying(time, b, what);
+        } else {
+            self.record_plain(Record::plain(time.0, b, what));
         }
     }
 
     #[inline(never)]
-    fn record_carrying(&self, record: Record, payload: Payload) {
-        self.record(record, Some(payload));
+    fn record_carrying(&self, time: Time, b: BoxId, what: Compact<'_>) {
+        let (record, payload) = Record::of(time.0, b, what);
+        self.record(record, payload);
     }
 
     /// Records a link carrying a value from `from` to `to` (inlined, as `record_box`).
     #[inline(always)]
     pub(crate) fn record_delivery(&self, time: Time, from: End, to: End) {
-        self.record(Record::delivery(time.0, from, to), None);
+        self.record_plain(Record::delivery(time.0, from, to));
+    }
+
+    /// A record without a payload, from the caller's registers into the batch: its rare
+    /// ways (the batch borrowed, or full) take its words as three arguments, so that no
+    /// way needs it in memory (kept there, it is stored in pieces and loaded whole, and the
+    /// load waits for the stores).
+    #[inline(always)]
+    fn record_plain(&self, record: Record) {
+        let Ok(mut batch) = self.0.batch.try_borrow_mut() else {
+            let [time, w0, w1] = record.words();
+            self.append_plain(time, w0, w1);
+            return;
+        };
+        batch.push_plain(record);
+        if batch.len() >= BUFFER_LIMIT {
+            drop(batch);
+            self.flush();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn append_plain(&self, time: u64, w0: u64, w1: u64) {
+        append_now(&self.0.trace, Record::from_words([time, w0, w1]), None);
     }
 
     #[inline(always)]

@@ -41,25 +41,68 @@ pub(crate) enum Compact<'v> {
     Dropped(u16),
 }
 
+impl Compact<'_> {
+    /// Whether a value waits beside the record: one other than `None`.
+    #[inline(always)]
+    pub(super) fn carries(&self) -> bool {
+        matches!(self, Compact::In(_, v) | Compact::Out(_, v) if !matches!(v, Value::None))
+    }
+
+    /// The value that waits beside the record, if one does.
+    #[inline(always)]
+    fn payload(&self) -> Option<Payload> {
+        match self {
+            Compact::In(_, v) | Compact::Out(_, v) if !matches!(v, Value::None) => {
+                Some(Payload::Value((*v).clone()))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Record {
     /// The record of `what` done by box `b` at `time_ns`, and its payload if it has one.
     #[inline(always)]
     pub(super) fn of(time_ns: u64, b: BoxId, what: Compact<'_>) -> (Record, Option<Payload>) {
-        let carried = |v: &Value| (!matches!(v, Value::None)).then(|| Payload::Value(v.clone()));
-        let (what, payload) = match what {
-            Compact::Call(h) => (Stored::Call(b, h), None),
-            Compact::Ret(h, ok) => (Stored::Ret(b, h, ok), None),
-            Compact::In(i, v) => {
-                let p = carried(v);
-                (Stored::In(b, i, p.is_some()), p)
-            }
-            Compact::Out(i, v) => {
-                let p = carried(v);
-                (Stored::Out(b, i, p.is_some()), p)
-            }
-            Compact::Dropped(i) => (Stored::Dropped(b, i), None),
-        };
-        (Record::new(time_ns, what), payload)
+        let payload = what.payload();
+        let carries = payload.is_some();
+        (
+            Record::new(time_ns, Record::stored(b, what, carries)),
+            payload,
+        )
+    }
+
+    /// [`Record::of`] for a `what` that carries nothing ([`Compact::carries`] is false):
+    /// the record alone, made in registers.
+    #[inline(always)]
+    pub(super) fn plain(time_ns: u64, b: BoxId, what: Compact<'_>) -> Record {
+        Record::new(time_ns, Record::stored(b, what, false))
+    }
+
+    #[inline(always)]
+    fn stored(b: BoxId, what: Compact<'_>, carries: bool) -> Stored {
+        match what {
+            Compact::Call(h) => Stored::Call(b, h),
+            Compact::Ret(h, ok) => Stored::Ret(b, h, ok),
+            Compact::In(i, _) => Stored::In(b, i, carries),
+            Compact::Out(i, _) => Stored::Out(b, i, carries),
+            Compact::Dropped(i) => Stored::Dropped(b, i),
+        }
+    }
+
+    /// The record's three words, the time first: what a call takes in three registers
+    /// rather than from memory ([`Record::from_words`] makes the record again).
+    #[inline(always)]
+    pub(super) fn words(self) -> [u64; 3] {
+        [self.time_ns, self.words[0], self.words[1]]
+    }
+
+    /// The record of [`Record::words`].
+    pub(super) fn from_words([time_ns, w0, w1]: [u64; 3]) -> Record {
+        Record {
+            time_ns,
+            words: [w0, w1],
+        }
     }
 
     #[inline]

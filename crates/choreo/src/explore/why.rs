@@ -58,7 +58,7 @@ impl Leads {
                             to.0,
                             Lead::Output {
                                 from: b.path.clone(),
-                                output: output.name.clone(),
+                                output: output.name.to_string(),
                             },
                         );
                     }
