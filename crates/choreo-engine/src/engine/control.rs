@@ -666,8 +666,10 @@ impl Control {
             Command::NestedFailed(outcome) => self.nested_failed(*outcome),
             Command::Constructed => {
                 self.code = std::mem::take(&mut *choreo_base::lock(&self.code_slot));
-                for (state, code) in self.boxes.iter_mut().zip(&self.code) {
+                let nodes = &self.shared.graph.boxes;
+                for ((state, code), node) in self.boxes.iter_mut().zip(&self.code).zip(nodes) {
                     state.inline = code.runs_inline();
+                    state.starts_inline = state.inline && node.resources.is_empty();
                 }
             }
             Command::Stimulate { b, input, value } => self.stimulate(b, input, value, false),

@@ -76,10 +76,8 @@ impl Control {
     /// [`Control::spawn_start`]: an onStart input of an inline box without resources.
     #[inline(always)]
     fn starts_inline(&self, b: BoxId, input: u16) -> bool {
-        let node = self.shared.graph.node(b);
-        node.inputs[usize::from(input)].nature == InputNature::OnStart
-            && node.resources.is_empty()
-            && self.boxes[b.0 as usize].inline
+        self.boxes[b.0 as usize].starts_inline
+            && self.shared.graph.node(b).inputs[usize::from(input)].nature == InputNature::OnStart
     }
 
     /// The start [`Control::starts_inline`] says an input makes: its stimulus recorded, the

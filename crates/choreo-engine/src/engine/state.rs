@@ -24,7 +24,7 @@ use crate::engine::outcome::{Outcome, Reported};
 use crate::engine::rate::LinkRates;
 use crate::engine::shared::Shared;
 use crate::engine::workers::Workers;
-use crate::graph::{BoxId, DiagramId};
+use crate::graph::{BoxId, Content, DiagramId};
 use crate::hook::PortName;
 use crate::host::BoxCode;
 use crate::resource::ResourceTree;
@@ -127,6 +127,13 @@ pub(super) struct BoxState {
     /// Its code runs inline (`BoxCode::runs_inline`, asked once its code is constructed:
     /// not a call through the code per signal).
     pub(super) inline: bool,
+    /// It runs inline and takes no resources: an onStart input along a link starts it as
+    /// a [`Ready::Start`] (kept here, beside `inline`, so that a signal hop does not read
+    /// the graph's resources of the box, on a line of memory of their own).
+    pub(super) starts_inline: bool,
+    /// It holds diagrams or a timeline, to load once it started (read from the graph once,
+    /// for the same reason as `starts_inline`).
+    pub(super) holds: bool,
 }
 
 /// A timeline's motion and its order in flight.
@@ -448,7 +455,18 @@ impl Control {
         peak_ops: Arc<std::sync::atomic::AtomicUsize>,
         options: ControlOptions,
     ) -> Control {
-        let n = shared.graph.boxes.len();
+        let boxes = shared
+            .graph
+            .boxes
+            .iter()
+            .map(|node| BoxState {
+                loaded: false,
+                last: LastCommand::None,
+                inline: false,
+                starts_inline: false,
+                holds: !matches!(node.content, Content::None),
+            })
+            .collect();
         let diagrams = shared.graph.diagrams.len();
         let rates = LinkRates::new(&shared.graph);
         let owns_time = shared.accounted.is_none();
@@ -462,14 +480,7 @@ impl Control {
             code: Vec::new(),
             inline,
             log,
-            boxes: vec![
-                BoxState {
-                    loaded: false,
-                    last: LastCommand::None,
-                    inline: false,
-                };
-                n
-            ],
+            boxes,
             diagrams: Diagrams {
                 links_on: vec![false; diagrams],
                 phases: vec![Phase::Unloaded; diagrams],

@@ -363,7 +363,7 @@ impl Control {
             // G1 step 4: a failed hook releases and stops there.
             vec![Step::Release(b)]
         } else if self.boxes[b.0 as usize].last == LastCommand::Start
-            && !matches!(self.shared.graph.node(b).content, Content::None)
+            && self.boxes[b.0 as usize].holds
         {
             vec![Step::LoadContent(b), Step::Forward(b, input, value)]
         } else {
