@@ -514,7 +514,18 @@ fn explore_plays_a_real_game_to_each_of_its_ends() {
         return;
     };
     let project = corpus.join("kossy__Nao-Rock-Paper-Scissors/src");
-    let o = choreo(&["explore", project.to_str().unwrap(), "--json"]);
+    // Bounded by paths, not by real time: the search's order depends only on the paths'
+    // results, so its first 40 paths (which reach both ends of PlayAgain) are the same on
+    // any machine; the default 30 s ran out after 20 with every core busy.
+    let o = choreo(&[
+        "explore",
+        project.to_str().unwrap(),
+        "--json",
+        "--max-paths",
+        "40",
+        "--time",
+        "600",
+    ]);
     let json: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
     let entered: Vec<&str> = json["boxes"]
         .as_array()

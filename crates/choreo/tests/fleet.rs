@@ -408,9 +408,11 @@ fn a_fleet_far_away_dances_in_step() {
             "robot {robot}: {delays}"
         );
     }
+    // Its first measure is of the delay before the change (none), to which a busy machine
+    // adds (52.8 ms seen with every core busy): below the one after it, whatever the load.
     let eighth = ms(8);
     assert!(
-        eighth.len() == 2 && eighth[0] < 50.0 && (85.0..150.0).contains(&eighth[1]),
+        eighth.len() == 2 && eighth[0] < 85.0 && (85.0..150.0).contains(&eighth[1]),
         "{delays}"
     );
     // Every robot's clock measured (each simulated robot has a DCM); the timeline's start
