@@ -18,9 +18,12 @@ const SECOND: u64 = 1_000_000_000;
 pub(super) struct LinkRates {
     /// Per box: the number of its first port.
     base: Vec<u32>,
-    /// Per port: (the end of the second being counted, in ns; signals in that second). The
-    /// end, not the second's number: a delivery then divides nothing unless a second began.
-    counts: Vec<(u64, u32)>,
+    /// Per port: (the second of behavior time being counted, its low 32 bits; signals in
+    /// that second). Eight bytes, not a time in ns: a hop along a chain reads a port's count
+    /// no box has touched yet, and at eight bytes a line of the cache holds the counts of
+    /// two boxes rather than one. Behavior time never goes back, so another second is a new
+    /// one; two seconds alike in their low bits are 136 years apart.
+    counts: Vec<(u32, u32)>,
     reported: Vec<bool>,
     /// Some target went past [`LOUD_LINK`].
     loud: bool,
@@ -70,12 +73,13 @@ impl LinkRates {
         let Some(p) = self.port(graph, target) else {
             return false;
         };
-        let Some((end, n)) = self.counts.get_mut(p) else {
+        let Some((counted, n)) = self.counts.get_mut(p) else {
             return false;
         };
-        if now.0 >= *end {
-            // Behavior time never goes back: a second at or after the end is a new one.
-            *end = (now.0 / SECOND + 1).saturating_mul(SECOND);
+        // The low bits only (see `counts`): the truncation is meant.
+        let second = (now.0 / SECOND) as u32;
+        if second != *counted {
+            *counted = second;
             *n = 0;
         }
         *n = n.saturating_add(1);
@@ -85,5 +89,54 @@ impl LinkRates {
             return true;
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root box with one input, `in`: one port to count.
+    fn one_port() -> Graph {
+        let xml = r#"<ChoregrapheProject xar_version="3"><Box name="root" id="-1" localization="8" tooltip="" x="0" y="0"><Input name="in" type="1" type_size="1" nature="1" inner="0" tooltip="" id="1" /><Timeline enable="0"><BehaviorLayer name="b"><BehaviorKeyframe name="k" index="1"><Diagram /></BehaviorKeyframe></BehaviorLayer></Timeline></Box></ChoregrapheProject>"#;
+        match choreo_xar::read_xar("t.xar", xml.as_bytes()) {
+            Ok(read) => Graph::new(&read.value),
+            Err(e) => panic!("the test behavior does not read: {e}"),
+        }
+    }
+
+    /// Sends `n` signals at `at` ns; how many of them were reported loud.
+    fn send(rates: &mut LinkRates, graph: &Graph, n: u32, at: u64) -> usize {
+        let target = Target::Input(Graph::ROOT, 0);
+        (0..n)
+            .filter(|_| rates.count(graph, target, Time(at)))
+            .count()
+    }
+
+    #[test]
+    fn a_port_is_loud_past_ten_thousand_signals_within_one_second_and_said_once() {
+        let graph = one_port();
+        let mut rates = LinkRates::new(&graph);
+        // 10,000 at 0.2 s and 10,000 more at 1.0 s: the second ends at 1 s, so neither half
+        // is loud on its own (1.0 s starts the next second).
+        assert_eq!(send(&mut rates, &graph, LOUD_LINK, 200_000_000), 0);
+        assert_eq!(send(&mut rates, &graph, LOUD_LINK, SECOND), 0);
+        assert!(!rates.any_loud());
+        // One more within [1 s, 2 s): the 10,001st of that second, reported; later ones not.
+        assert_eq!(send(&mut rates, &graph, 1, 2 * SECOND - 1), 1);
+        assert_eq!(send(&mut rates, &graph, 5, 2 * SECOND - 1), 0);
+        assert!(rates.any_loud());
+    }
+
+    #[test]
+    fn a_second_far_beyond_32_bits_of_seconds_is_counted_as_any_other() {
+        let graph = one_port();
+        let mut rates = LinkRates::new(&graph);
+        // Second 2^32 + 5 (its low bits: 5), after 9,000 signals in second 7.
+        assert_eq!(send(&mut rates, &graph, 9_000, 7 * SECOND), 0);
+        let far = ((1u64 << 32) + 5) * SECOND;
+        assert_eq!(send(&mut rates, &graph, 9_000, far + 1), 0);
+        assert!(!rates.any_loud(), "9,000 in each of two seconds");
+        assert_eq!(send(&mut rates, &graph, 1_001, far + 2), 1);
     }
 }
